@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Quick start: install what is missing, then run the default job: the smoke workload against the
+# default MariaDB (official build, fetched and checksum-verified by perfgate itself).
+# Extra arguments go to `perfgate run` (e.g. --server deb:mariadb@10.11.18).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash runner-setup/install-deps.sh
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+[ -f dist/cli.mjs ] || npm run build
+exec node bin/perfgate.mjs run "$@"

@@ -1,0 +1,189 @@
+/**
+ * The perfgate command line: a thin shell over the library. Errors meant for the user are printed
+ * as one line and give exit code 1 (2 for usage errors); an interrupted run exits 130. Nothing
+ * calls process.exit() inside logic: the exit code is set and cleanup runs.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError, Option } from "commander";
+import { renderMarkdown, renderTerminal } from "../report/markdown.js";
+import { readResults, writeFileAtomic } from "../results/store.js";
+import { runWorkload } from "../run/runner.js";
+import { resolveServer } from "../servers/resolve.js";
+import { errorMessage, UserError } from "../util/errors.js";
+import { consoleLogger } from "../util/log.js";
+import { killAllTracked } from "../util/processes.js";
+import { PERFGATE_VERSION } from "../version.js";
+import { loadWorkload } from "../workloads/schema.js";
+
+export const DEFAULT_SERVER = "mariadb@11.4.5";
+export const DEFAULT_WORKLOAD = "workloads/smoke.yml";
+
+/** The package root (for the bundled default workload when run from elsewhere). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+function defaultWorkload(): string {
+  if (existsSync(DEFAULT_WORKLOAD)) return DEFAULT_WORKLOAD;
+  return join(packageRoot(), DEFAULT_WORKLOAD);
+}
+
+function parseSet(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf("=");
+  if (eq <= 0) throw new UserError(`--set ${value}: expected name=value, e.g. --set innodb_flush_log_at_trx_commit=0`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+function reportPathFor(out: string): string {
+  return out.endsWith(".json") ? `${out.slice(0, -5)}.md` : `${out}.md`;
+}
+
+/** Ctrl-C / SIGTERM: abort the run (it stops sysbench and the server and writes what it has); a second signal kills. */
+function interruptController(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const handler = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      killAllTracked();
+      process.kill(process.pid, "SIGKILL");
+      return;
+    }
+    process.stderr.write(`\nperfgate: ${sig} received, stopping sysbench and the server...\n`);
+    controller.abort(sig);
+  };
+  const sigs: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of sigs) process.on(s, handler);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of sigs) process.off(s, handler);
+    },
+  };
+}
+
+interface RunFlags {
+  server: string;
+  workload: string;
+  out?: string;
+  report?: string;
+  set: Record<string, string>;
+  workDir?: string;
+  cacheDir?: string;
+}
+
+async function runCommandAction(o: RunFlags): Promise<void> {
+  const log = consoleLogger();
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
+  const out = o.out ?? join("results", `${name}-${stamp}.json`);
+  const reportPath = o.report ?? reportPathFor(out);
+  const interrupt = interruptController();
+  try {
+    const { results, exitCode } = await runWorkload({
+      server: o.server,
+      workloadFile: o.workload,
+      out,
+      set: o.set,
+      ...(o.workDir ? { workDir: o.workDir } : {}),
+      ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+      log,
+      signal: interrupt.signal,
+    });
+    writeFileAtomic(reportPath, renderMarkdown(results));
+    process.stdout.write(`${renderTerminal(results)}\n`);
+    log.info(`results: ${resolve(out)}`);
+    log.info(`report:  ${resolve(reportPath)}`);
+    if (results.status !== "complete") log.warn(`run ${results.status}: ${results.status_reason ?? ""}`);
+    process.exitCode = exitCode;
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name("perfgate")
+    .description("Continuous performance-regression gate for MySQL-family servers (MariaDB, MySQL, Percona Server).")
+    .version(PERFGATE_VERSION)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+
+  program
+    .command("run")
+    .description("Provision a server, run a sysbench workload matrix against it, write results JSON and a Markdown report.")
+    .option("-s, --server <spec>", "server spec: [maven:|deb:]mariadb@X.Y.Z or path:<dir>", DEFAULT_SERVER)
+    .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
+    .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
+    .option("--report <file>", "Markdown report file (default: the results file with .md)")
+    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet, {})
+    .option("--work-dir <dir>", "where server datadirs and logs go (default: .perfgate/work beside the results)")
+    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .action(runCommandAction);
+
+  program
+    .command("report")
+    .description("Render the Markdown report (or a terminal table) of a results file.")
+    .argument("<results.json>", "results file written by perfgate run")
+    .option("--format <format>", "markdown or text", "markdown")
+    .option("-o, --out <file>", "write to a file instead of stdout")
+    .action((file: string, o: { format: string; out?: string }) => {
+      if (o.format !== "markdown" && o.format !== "text") {
+        throw new UserError(`--format ${o.format}: accepted: markdown, text`);
+      }
+      const results = readResults(file);
+      const text = o.format === "markdown" ? renderMarkdown(results) : renderTerminal(results);
+      if (o.out) writeFileAtomic(o.out, text);
+      else process.stdout.write(`${text}\n`);
+    });
+
+  const server = program.command("server").description("Server binaries: fetch into the cache.");
+  server
+    .command("fetch")
+    .description("Download, verify and unpack a server into the cache (what run does first).")
+    .argument("<spec>", "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, maven:mariadb@10.11.5")
+    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .action(async (spec: string, o: { cacheDir?: string }) => {
+      const install = await resolveServer(spec, {
+        log: consoleLogger(),
+        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+      });
+      process.stdout.write(`${install.spec} ${install.basedir}\n`);
+    });
+
+  const workload = program.command("workload").description("Workload files.");
+  workload
+    .command("validate")
+    .description("Check workload YAML files against the schema.")
+    .argument("<files...>", "workload files")
+    .action((files: string[]) => {
+      for (const f of files) {
+        const { workload: w } = loadWorkload(f);
+        process.stdout.write(
+          `${f}: ok (${w.scripts.length} scripts x ${w.threads.length} thread counts x ${w.tiers.length} tiers x ${w.repetitions} repetitions)\n`,
+        );
+      }
+    });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were already printed.
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    process.stderr.write(`perfgate: ${errorMessage(err)}\n`);
+    if (!(err instanceof UserError) && process.env.PERFGATE_DEBUG && err instanceof Error) {
+      process.stderr.write(`${err.stack}\n`);
+    }
+    process.exitCode = 1;
+  }
+}

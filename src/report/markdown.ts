@@ -1,0 +1,139 @@
+/**
+ * Reports of one results file: Markdown (TPS by thread count per workload script and tier, like the
+ * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
+ */
+import type { Cell, Results } from "../results/schema.js";
+
+/** Escapes text for a Markdown table cell or line (untrusted: versions, paths, error messages). */
+export function mdEscape(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
+}
+
+export function fmtNumber(n: number, digits = 0): string {
+  return n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export interface TableGroup {
+  tier: string;
+  script: string;
+  threads: number[];
+  rows: { server: string; tps: (number | null)[] }[];
+}
+
+function mean(xs: number[]): number | null {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+}
+
+function ok(c: Cell): c is Cell & { summary: NonNullable<Cell["summary"]> } {
+  return c.status === "ok" && c.summary !== null;
+}
+
+/** Mean TPS over repetitions, per tier × script, one row per server, one column per thread count. */
+export function tpsTables(results: Results): TableGroup[] {
+  const groups: TableGroup[] = [];
+  const tiers = [...new Set(results.cells.map((c) => c.tier))];
+  for (const tier of tiers) {
+    const inTier = results.cells.filter((c) => c.tier === tier);
+    for (const script of [...new Set(inTier.map((c) => c.script))]) {
+      const cells = inTier.filter((c) => c.script === script);
+      const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
+      const servers = [...new Set(cells.map((c) => c.server))];
+      groups.push({
+        tier,
+        script,
+        threads,
+        rows: servers.map((server) => ({
+          server,
+          tps: threads.map((t) =>
+            mean(cells.filter((c) => c.server === server && c.threads === t && ok(c)).map((c) => c.summary!.tps)),
+          ),
+        })),
+      });
+    }
+  }
+  return groups;
+}
+
+function serverName(results: Results, label: string): string {
+  const s = results.servers.find((x) => x.label === label);
+  return s ? `${s.flavor} ${s.version} (${s.source})` : label;
+}
+
+export function renderMarkdown(results: Results): string {
+  const lines: string[] = [];
+  const w = results.workload;
+  lines.push(`# perfgate run: ${mdEscape(w.name)}`);
+  lines.push("");
+  const status =
+    results.status === "complete"
+      ? `complete, ${results.cells.length} cells`
+      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
+  lines.push(`- Status: ${status}`);
+  for (const s of results.servers) {
+    lines.push(
+      `- Server: ${mdEscape(`${s.flavor} ${s.version}`)} from ${mdEscape(s.source)} (\`VERSION()\` ${mdEscape(s.version_string || "n/a")})`,
+    );
+  }
+  const h = results.host;
+  lines.push(
+    `- Host: ${mdEscape(h.cpu_model)}, ${h.cores} cores, ${(h.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${mdEscape(h.os)}, kernel ${mdEscape(h.kernel)}`,
+  );
+  lines.push(
+    `- Workload: ${mdEscape(w.file)}: ${results.dataset.tables} tables x ${fmtNumber(results.dataset.table_size)} rows; sysbench ${mdEscape(results.sysbench.version)}`,
+  );
+  lines.push("");
+  for (const g of tpsTables(results)) {
+    lines.push(`## TPS by thread count: ${mdEscape(g.script)}, buffer pool ${mdEscape(g.tier)}`);
+    lines.push("");
+    lines.push(`| Engine | ${g.threads.map((t) => `${t}t`).join(" | ")} |`);
+    lines.push(`|---|${g.threads.map(() => "---:").join("|")}|`);
+    for (const row of g.rows) {
+      const cells = row.tps.map((v) => (v === null ? "–" : fmtNumber(v)));
+      lines.push(`| ${mdEscape(serverName(results, row.server))} | ${cells.join(" | ")} |`);
+    }
+    lines.push("");
+  }
+  lines.push("## Cells");
+  lines.push("");
+  lines.push("| Cell | TPS | QPS | p95 ms | avg ms | max ms | err/s | status |");
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const c of results.cells) {
+    const s = c.summary;
+    const name = `${c.script} ${c.threads}t ${c.tier} r${c.repetition}`;
+    if (!s) {
+      lines.push(`| ${mdEscape(name)} | – | – | – | – | – | – | failed: ${mdEscape(c.error ?? "")} |`);
+      continue;
+    }
+    lines.push(
+      `| ${mdEscape(name)} | ${fmtNumber(s.tps, 1)} | ${fmtNumber(s.qps, 1)} | ${s.latency_ms.pct === null ? "–" : fmtNumber(s.latency_ms.pct, 2)} | ${fmtNumber(s.latency_ms.avg, 2)} | ${fmtNumber(s.latency_ms.max, 2)} | ${fmtNumber(s.errors_ps, 2)} | ${c.status} |`,
+    );
+  }
+  lines.push("");
+  if (results.telemetry_overhead_pct_of_core !== null) {
+    lines.push(`Telemetry cost: ${results.telemetry_overhead_pct_of_core.toFixed(3)}% of one core.`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+/** A fixed-width table for the terminal. */
+export function renderTerminal(results: Results): string {
+  const out: string[] = [];
+  for (const g of tpsTables(results)) {
+    out.push(`TPS ${g.script}, buffer pool ${g.tier}`);
+    const header = ["engine", ...g.threads.map((t) => `${t}t`)];
+    const rows = g.rows.map((r) => [
+      serverName(results, r.server),
+      ...r.tps.map((v) => (v === null ? "-" : fmtNumber(v, 1))),
+    ]);
+    const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => (r[i] ?? "").length)));
+    const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+    out.push(fmt(header));
+    for (const r of rows) out.push(fmt(r));
+    out.push("");
+  }
+  if (results.status !== "complete") {
+    out.push(`${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${results.status_reason})` : ""}`);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,277 @@
+/**
+ * `perfgate run`: one server, one workload, every cell of the matrix. Results are written after
+ * every finished cell, so an interrupted or failed run keeps what it finished; servers and
+ * sysbench are stopped on every exit path.
+ */
+import { join, resolve } from "node:path";
+import { parseSize } from "../servers/config.js";
+import type { ServerInstall } from "../servers/install.js";
+import { ServerInstance, statusDeltas } from "../servers/instance.js";
+import { resolveServer } from "../servers/resolve.js";
+import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Cell, type Results, type ServerRecord } from "../results/schema.js";
+import { writeResults } from "../results/store.js";
+import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysbench/command.js";
+import { startTelemetry } from "../telemetry/collector.js";
+import { errorMessage, UserError } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
+import { PERFGATE_VERSION } from "../version.js";
+import { type LoadedWorkload, loadWorkload } from "../workloads/schema.js";
+import { hostFingerprint } from "./host.js";
+import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds } from "./plan.js";
+import { formatDuration, progressLine } from "./progress.js";
+import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
+
+export interface RunOptions {
+  server: string;
+  workloadFile: string;
+  out: string;
+  /** where server datadirs and logs go (default: .perfgate/work next to the results file) */
+  workDir?: string;
+  /** extra server options on top of the workload's (from --set k=v) */
+  set?: Record<string, string>;
+  cacheDir?: string;
+  log: Logger;
+  signal: AbortSignal;
+  /** called with the results each time they are written */
+  onWrite?: (r: Results) => void;
+}
+
+function serverRecord(install: ServerInstall, label: string): ServerRecord {
+  return {
+    label,
+    spec: install.spec,
+    flavor: install.flavor,
+    version: install.version,
+    version_string: "",
+    source: install.source,
+    origin: install.origin,
+    sha256: install.sha256,
+    basedir: install.basedir,
+    tiers: [],
+  };
+}
+
+export interface RunOutcome {
+  results: Results;
+  /** 0 complete, 1 failed, 130 interrupted */
+  exitCode: number;
+}
+
+export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
+  const { log, signal } = opts;
+  // Everything that can be wrong with the input is checked before anything is written or started.
+  const loaded: LoadedWorkload = loadWorkload(opts.workloadFile);
+  const w = loaded.workload;
+  const host = hostFingerprint();
+  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes);
+  const sysbench = await findSysbench();
+  const endFetch = log.group(`provision ${opts.server}`);
+  const install = await resolveServer(opts.server, {
+    log,
+    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+    signal,
+  });
+  endFetch();
+
+  const cells = planCells(w);
+  const record = serverRecord(install, "server");
+  const results: Results = {
+    schema: RESULTS_SCHEMA,
+    schema_version: RESULTS_SCHEMA_VERSION,
+    status: "running",
+    perfgate_version: PERFGATE_VERSION,
+    sysbench,
+    started_at: new Date().toISOString(),
+    ended_at: null,
+    host,
+    workload: { name: w.name, file: opts.workloadFile, sha256: loaded.sha256, spec: w as Record<string, unknown> },
+    dataset: { tables: w.tables, table_size: w.table_size },
+    servers: [record],
+    cells_planned: cells.length,
+    cells: [],
+    telemetry_overhead_pct_of_core: null,
+  };
+  const out = resolve(opts.out);
+  const save = () => {
+    writeResults(out, results);
+    opts.onWrite?.(results);
+  };
+  save();
+
+  const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
+  const started = Date.now();
+  let remaining = plannedSeconds(w);
+  let overheadSum = 0;
+  let overheadWeight = 0;
+  let instance: ServerInstance | null = null;
+  let exitCode = 0;
+
+  const sysbenchPhase = async (label: string, cellIndex: number, args: string[], seconds: number) => {
+    let lastTps: number | null = null;
+    const t0 = Date.now();
+    const r = await runSysbench(
+      sysbench.path,
+      args,
+      (i) => {
+        lastTps = i.tps;
+        log.progress(
+          progressLine({
+            phase: label,
+            cellIndex,
+            cellCount: cells.length,
+            runElapsed: i.t,
+            runLength: seconds,
+            tps: lastTps,
+            elapsed: (Date.now() - started) / 1000,
+            remainingPlanned: remaining,
+          }),
+        );
+      },
+      signal,
+    );
+    return { r, wall: (Date.now() - t0) / 1000 };
+  };
+
+  try {
+    for (const tier of w.tiers) {
+      const tierCells = cells.filter((c) => c.tier === tier);
+      const bytes = parseSize(tier) ?? 0;
+      const endStart = log.group(`start ${install.spec} (buffer pool ${tier})`);
+      instance = await ServerInstance.create({
+        install,
+        workDir: join(workRoot, `${record.label}-${install.flavor}-${install.version}-${tier}`),
+        bufferPoolBytes: bytes,
+        hostMemoryBytes: host.memory_bytes,
+        overrides: { ...w.server_options, ...(opts.set ?? {}) },
+        log,
+      });
+      await instance.initialize();
+      await instance.start(signal);
+      record.version_string = await instance.verify();
+      await instance.createBenchmarkUser();
+      record.tiers.push({
+        tier,
+        buffer_pool_bytes: bytes,
+        config: instance.config.text,
+        config_hash: instance.config.hash,
+        variables: await instance.variables(),
+      });
+      log.info(`${install.spec} is up: VERSION() ${record.version_string}, port ${instance.port}`);
+      endStart();
+      const target = { host: "127.0.0.1", port: instance.port };
+      const call = (script: string, threads: number): SysbenchCall => ({
+        script,
+        tables: w.tables,
+        tableSize: w.table_size,
+        threads,
+        options: w.sysbench_options,
+      });
+
+      const endPrepare = log.group(`prepare ${w.tables} x ${w.table_size} rows`);
+      const t0 = Date.now();
+      const prep = await runSysbench(sysbench.path, prepareArgs(call(w.scripts[0]!, w.prepare_threads), target), () => {}, signal);
+      if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
+      log.info(`prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
+      endPrepare();
+
+      if (w.warmup.length > 0) {
+        const endWarm = log.group("warmup");
+        for (const phase of w.warmup) {
+          const { r } = await sysbenchPhase(
+            `warmup ${phase.script} ${phase.threads}t`,
+            0,
+            runArgs(call(phase.script, phase.threads), target, phase.duration, w.report_interval),
+            phase.duration,
+          );
+          if (r.code !== 0) throw new UserError(`warmup ${phase.script} failed: ${sysbenchFailure(r)}`);
+          remaining -= phase.duration;
+        }
+        endWarm();
+      }
+
+      const endCells = log.group(`measure ${tierCells.length} cells (buffer pool ${tier})`);
+      for (const planned of tierCells) {
+        const index = cells.indexOf(planned) + 1;
+        remaining -= w.duration + w.pause;
+        const cell = await runCell(planned, index);
+        results.cells.push(cell);
+        save();
+        const s = cell.summary;
+        log.info(
+          `cell ${index}/${cells.length} ${planned.script} ${planned.threads}t ${tier} r${planned.repetition}: ` +
+            (s ? `${s.tps.toFixed(1)} tps, p95 ${s.latency_ms.pct ?? "-"} ms` : `FAILED: ${cell.error}`),
+        );
+        if (cell.status === "failed" && !instance.running) {
+          throw new UserError(`${install.spec} stopped during ${planned.id}: ${cell.error}`);
+        }
+        if (w.pause > 0 && planned !== tierCells.at(-1)) await sleep(w.pause * 1000, signal);
+      }
+      endCells();
+      await instance.dispose();
+      instance = null;
+
+      async function runCell(planned: PlannedCell, index: number): Promise<Cell> {
+        const args = runArgs(call(planned.script, planned.threads), target, w.duration, w.report_interval);
+        const before = await instance!.status();
+        const telemetry = startTelemetry({ intervalMs: 1000 });
+        const startedAt = new Date();
+        let r: Awaited<ReturnType<typeof sysbenchPhase>>;
+        let samples: Cell["telemetry"] = [];
+        try {
+          r = await sysbenchPhase(`${planned.script} ${planned.threads}t ${tier}`, index, args, w.duration);
+        } finally {
+          const t = telemetry.stop();
+          overheadSum += t.overheadPctOfCore * t.samples.length;
+          overheadWeight += t.samples.length;
+          samples = t.samples;
+        }
+        const ok = r.r.code === 0 && r.r.output.summary !== null;
+        const after = instance!.running ? await instance!.status() : before;
+        return {
+          ...planned,
+          status: ok ? "ok" : "failed",
+          ...(ok ? {} : { error: sysbenchFailure(r.r) }),
+          started_at: startedAt.toISOString(),
+          ended_at: new Date().toISOString(),
+          duration_s: r.wall,
+          sysbench_args: args.map((a) => (a.startsWith("--mysql-password=") ? "--mysql-password=***" : a)),
+          summary: r.r.output.summary,
+          intervals: r.r.output.intervals,
+          status_deltas: statusDeltas(before, after),
+          telemetry: samples,
+        };
+      }
+    }
+    results.status = "complete";
+  } catch (err) {
+    if (err instanceof AbortedError || signal.aborted) {
+      results.status = "incomplete";
+      results.status_reason = `interrupted (${String(signal.reason ?? "signal")}) after ${results.cells.length} of ${cells.length} cells`;
+      exitCode = 130;
+    } else {
+      results.status = "failed";
+      results.status_reason = errorMessage(err);
+      exitCode = 1;
+    }
+  } finally {
+    if (instance) await instance.dispose().catch(() => {});
+    results.ended_at = new Date().toISOString();
+    results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
+    save();
+  }
+  return { results, exitCode };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(new AbortedError("interrupted"));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

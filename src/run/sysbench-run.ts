@@ -1,0 +1,62 @@
+/** Runs one sysbench invocation as a tracked child, parsing its intervals live. */
+import type { Interval } from "../results/schema.js";
+import { parseSysbenchOutput, type SysbenchOutput, SysbenchStreamParser } from "../sysbench/parse.js";
+import { UserError } from "../util/errors.js";
+import { lastLines, spawnTracked, stopChild } from "../util/processes.js";
+
+export interface SysbenchResult {
+  output: SysbenchOutput;
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+export class AbortedError extends Error {
+  override name = "AbortedError";
+}
+
+export async function runSysbench(
+  path: string,
+  args: string[],
+  onInterval: (i: Interval) => void,
+  signal?: AbortSignal,
+): Promise<SysbenchResult> {
+  if (signal?.aborted) throw new AbortedError("interrupted");
+  const child = spawnTracked(path, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const parser = new SysbenchStreamParser(onInterval);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    const s = d.toString();
+    stdout += s;
+    parser.push(s);
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  let aborted = false;
+  const onAbort = () => {
+    aborted = true;
+    void stopChild(child, "SIGTERM", 5000);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", (err: NodeJS.ErrnoException) =>
+        reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${path}`) : err),
+      );
+      child.once("close", (c) => resolve(c));
+    });
+    parser.end();
+    if (aborted) throw new AbortedError("interrupted");
+    return { output: parseSysbenchOutput(stdout), stdout, stderr, code };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A one-line reason for a failed sysbench run. */
+export function sysbenchFailure(r: SysbenchResult): string {
+  const fatal = r.output.fatal.slice(0, 2).join(" | ");
+  return `sysbench exited with ${r.code}: ${fatal || lastLines(`${r.stdout}\n${r.stderr}`, 3)}`;
+}

@@ -1,0 +1,182 @@
+/**
+ * The download/unpack cache. Artifacts are verified against a checksum before use; unpacked
+ * installs are built in a temporary directory and renamed into place with a metadata file
+ * written last, so an interrupted unpack is never mistaken for a finished one.
+ */
+import { createHash } from "node:crypto";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { UserError } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
+
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  return join(xdg, "perfgate");
+}
+
+export interface Checksums {
+  sha256: string;
+  sha1: string;
+}
+
+export function fileChecksums(path: string): Checksums {
+  const data = readFileSync(path);
+  return {
+    sha256: createHash("sha256").update(data).digest("hex"),
+    sha1: createHash("sha1").update(data).digest("hex"),
+  };
+}
+
+export interface Expected {
+  sha256?: string;
+  sha1?: string;
+}
+
+function verify(what: string, got: Checksums, want: Expected): void {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+
+/**
+ * Downloads url to dest unless dest already exists with the expected checksum. Returns the
+ * checksums and whether anything was downloaded. A checksum mismatch deletes the file.
+ */
+export async function download(
+  url: string,
+  dest: string,
+  want: Expected,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<Checksums & { downloaded: boolean }> {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url} without a checksum`);
+  if (existsSync(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync(dest, { force: true });
+    }
+  }
+  mkdirSync(dirname(dest), { recursive: true });
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream<Uint8Array>);
+  body.on("data", (chunk: Buffer) => {
+    done += chunk.length;
+    const pct = total > 0 ? ` (${Math.round((100 * done) / total)}%)` : "";
+    log.progress(`downloading ${url}: ${(done / 1e6).toFixed(0)} MB${pct}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url, got, want);
+    renameSync(part, dest);
+    log.info(`downloaded ${url} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync(part, { force: true });
+  }
+}
+
+/** Fetches a small text resource (metadata, checksum files). */
+export async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
+  const res = await fetch(url, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+
+const META = "perfgate-install.json";
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Runs fn while holding an exclusive lock on `path` (a directory created atomically), so two
+ * perfgate processes never download or unpack the same artifact at once. A lock whose owner
+ * process is gone is taken over.
+ */
+export async function withLock<T>(path: string, fn: () => Promise<T>, log?: Logger): Promise<T> {
+  const lock = `${path}.lock`;
+  mkdirSync(dirname(lock), { recursive: true });
+  let waited = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync(join(lock, "pid"), "utf8"));
+      } catch {
+        // the owner has not written its pid yet
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Reads an unpacked install's metadata, or null when the directory is absent or unfinished. */
+export function readInstallMeta<T>(dir: string): T | null {
+  const file = join(dir, META);
+  if (!existsSync(file)) return null;
+  return JSON.parse(readFileSync(file, "utf8")) as T;
+}
+
+/**
+ * Unpacks into `dir` by running `fill(tmpDir)` and renaming the result into place, then writes
+ * the metadata last. A leftover temporary directory from an interrupted run is removed first.
+ */
+export async function unpackOnce<T>(dir: string, meta: T, fill: (tmp: string) => Promise<void>): Promise<void> {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+    await writeFile(join(dir, META), `${JSON.stringify(meta, null, 2)}\n`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

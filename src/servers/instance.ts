@@ -1,0 +1,270 @@
+/**
+ * One server instance: private datadir, socket and free TCP port under a work directory;
+ * generated my.cnf; initialise, start, wait until it answers (noticing if it dies), check the
+ * version and the buffer pool, stop cleanly. Control queries go through mysql2.
+ */
+import type { ChildProcess } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import mysql from "mysql2/promise";
+import { UserError } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
+import { lastLines, runCommand, spawnTracked, stopChild } from "../util/processes.js";
+import { type GeneratedConfig, generateConfig, type Overrides } from "./config.js";
+import { installEnv, type ServerInstall } from "./install.js";
+
+export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
+
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface InstanceOptions {
+  install: ServerInstall;
+  /** the directory this instance owns (created; datadir and logs live here) */
+  workDir: string;
+  bufferPoolBytes: number;
+  hostMemoryBytes: number;
+  overrides?: Overrides;
+  log: Logger;
+  startTimeoutMs?: number;
+}
+
+export class ServerInstance {
+  readonly config: GeneratedConfig;
+  readonly port: number;
+  readonly socket: string;
+  readonly datadir: string;
+  readonly errorLog: string;
+  private readonly cnfPath: string;
+  private readonly socketDir: string;
+  private child: ChildProcess | null = null;
+
+  private constructor(
+    private readonly opts: InstanceOptions,
+    port: number,
+  ) {
+    const { install, workDir } = opts;
+    this.port = port;
+    mkdirSync(workDir, { recursive: true });
+    // Unix socket paths are limited to ~107 bytes: keep the socket in a short private directory.
+    this.socketDir = mkdtempSync(join(tmpdir(), "pg-"));
+    this.socket = join(this.socketDir, "mysqld.sock");
+    this.datadir = join(workDir, "data");
+    this.errorLog = join(workDir, "error.log");
+    this.cnfPath = join(workDir, "my.cnf");
+    mkdirSync(join(workDir, "tmp"), { recursive: true });
+    this.config = generateConfig(
+      {
+        flavor: install.flavor,
+        version: install.version,
+        bufferPoolBytes: opts.bufferPoolBytes,
+        hostMemoryBytes: opts.hostMemoryBytes,
+      },
+      {
+        basedir: install.basedir,
+        datadir: this.datadir,
+        socket: this.socket,
+        port,
+        pidFile: join(workDir, "mysqld.pid"),
+        errorLog: this.errorLog,
+        tmpdir: join(workDir, "tmp"),
+        lcMessagesDir: install.shareDir,
+        pluginDir: install.pluginDir,
+        user: process.getuid?.() === 0 ? userInfo().username : null,
+      },
+      opts.overrides ?? {},
+    );
+    writeFileSync(this.cnfPath, this.config.text);
+  }
+
+  static async create(opts: InstanceOptions): Promise<ServerInstance> {
+    return new ServerInstance(opts, await freePort());
+  }
+
+  get install(): ServerInstall {
+    return this.opts.install;
+  }
+
+  private errorTail(n = 8): string {
+    return existsSync(this.errorLog) ? lastLines(readFileSync(this.errorLog, "utf8"), n) : "(no error log)";
+  }
+
+  /** Creates the system tables in a fresh datadir. */
+  async initialize(): Promise<void> {
+    const { install } = this.opts;
+    rmSync(this.datadir, { recursive: true, force: true });
+    const env = installEnv(install);
+    const r = install.installDb
+      ? await runCommand(
+          install.installDb,
+          [
+            `--defaults-file=${this.cnfPath}`,
+            `--basedir=${install.basedir}`,
+            `--datadir=${this.datadir}`,
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+          ],
+          { env, cwd: install.basedir },
+        )
+      : await runCommand(install.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], { env });
+    if (r.code !== 0) {
+      throw new UserError(
+        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}\n${r.stderr}`, 4)} | ${this.errorTail(4)}`,
+      );
+    }
+  }
+
+  /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
+  async start(signal?: AbortSignal): Promise<void> {
+    const { install, log } = this.opts;
+    const out = openSync(join(this.opts.workDir, "mysqld.out"), "a");
+    try {
+      this.child = spawnTracked(install.mysqld, [`--defaults-file=${this.cnfPath}`], {
+        env: installEnv(install),
+        stdio: ["ignore", out, out],
+      });
+    } finally {
+      closeSync(out);
+    }
+    const child = this.child;
+    let exit: string | null = null;
+    child.once("exit", (code, sig) => {
+      exit = `exit code ${code ?? sig}`;
+    });
+    child.once("error", (err) => {
+      exit = err.message;
+    });
+    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 180_000);
+    log.progress(`starting ${install.spec} on port ${this.port}`);
+    for (;;) {
+      if (exit !== null) {
+        this.child = null;
+        throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
+      }
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
+      if (existsSync(this.socket)) {
+        try {
+          const conn = await this.connect();
+          await conn.ping();
+          await conn.end();
+          return;
+        } catch {
+          // not ready yet
+        }
+      }
+      if (Date.now() > deadline) {
+        await this.stop();
+        throw new UserError(
+          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 180_000) / 1000} s: ${this.errorTail()}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** A root control connection over the private socket. */
+  async connect(): Promise<mysql.Connection> {
+    return await mysql.createConnection({ socketPath: this.socket, user: "root", password: "", connectTimeout: 5000 });
+  }
+
+  async query<T>(sql: string): Promise<T[]> {
+    const conn = await this.connect();
+    try {
+      const [rows] = await conn.query(sql);
+      return rows as T[];
+    } finally {
+      await conn.end();
+    }
+  }
+
+  /** The sysbench user and database. */
+  async createBenchmarkUser(): Promise<void> {
+    const { user, password, database } = SBTEST;
+    const conn = await this.connect();
+    try {
+      await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
+      for (const host of ["127.0.0.1", "localhost", "%"]) {
+        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+        await conn.query(`GRANT ALL ON ${database}.* TO '${user}'@'${host}'`);
+      }
+    } finally {
+      await conn.end();
+    }
+  }
+
+  /** SELECT VERSION() must be the requested version; the buffer pool must be the requested tier. */
+  async verify(): Promise<string> {
+    const { install } = this.opts;
+    const rows = await this.query<{ v: string; bp: number | string }>(
+      "SELECT VERSION() AS v, @@innodb_buffer_pool_size AS bp",
+    );
+    const row = rows[0];
+    if (!row) throw new UserError(`${install.spec}: SELECT VERSION() returned nothing`);
+    const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
+    if (reported !== install.version) {
+      throw new UserError(`${install.spec}: server reports VERSION() ${row.v}, expected ${install.version}`);
+    }
+    const bp = Number(row.bp);
+    if (bp !== this.opts.bufferPoolBytes) {
+      throw new UserError(
+        `${install.spec}: innodb_buffer_pool_size is ${bp} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`,
+      );
+    }
+    return row.v;
+  }
+
+  async variables(): Promise<Record<string, string>> {
+    const rows = await this.query<{ Variable_name: string; Value: string | null }>("SHOW GLOBAL VARIABLES");
+    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
+  }
+
+  async status(): Promise<Record<string, string>> {
+    const rows = await this.query<{ Variable_name: string; Value: string | null }>("SHOW GLOBAL STATUS");
+    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
+  }
+
+  get running(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Clean shutdown (SIGTERM), SIGKILL if it has not exited within the grace period. */
+  async stop(graceMs = 120_000): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (child) await stopChild(child, "SIGTERM", graceMs);
+  }
+
+  /**
+   * Stops the server and removes the socket directory and the datadir (which can be tens of GB);
+   * my.cnf and the logs stay in the work dir for inspection.
+   */
+  async dispose(keepData = false): Promise<void> {
+    await this.stop();
+    rmSync(this.socketDir, { recursive: true, force: true });
+    if (!keepData) rmSync(this.datadir, { recursive: true, force: true });
+  }
+}
+
+/** Numeric differences of two SHOW GLOBAL STATUS snapshots (non-numeric values are left out). */
+export function statusDeltas(before: Record<string, string>, after: Record<string, string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const b = before[k];
+    if (b === undefined || v === "" || b === "") continue;
+    const a = Number(v);
+    const p = Number(b);
+    if (Number.isFinite(a) && Number.isFinite(p)) out[k] = a - p;
+  }
+  return out;
+}

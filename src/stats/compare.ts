@@ -1,0 +1,301 @@
+/**
+ * Base-vs-head comparisons of one metric, on the log scale: the effect is the ratio head/base,
+ * reported as a change in % (exp(x) − 1). Methods, formulas and assumptions: docs/statistics.md.
+ *
+ * - paired: interleaved A/B pairs; per-pair d = ln(head/base); t interval on mean(d), df = n − 1.
+ * - welch: independent repetitions per side; Welch two-sample t on ln values, Welch–Satterthwaite df.
+ * - single: one pair, or fewer than 2 values on a side: a point estimate only, no interval.
+ */
+import { logs, mean, sampleVariance } from "./descriptive.js";
+import { studentTQuantile } from "./distributions.js";
+
+/** How the comparison was computed. */
+export type ComparisonMethod = "paired" | "welch" | "single";
+
+/** Confidence level and power settings. */
+export interface ComparisonOptions {
+  /** two-sided significance level: the interval is a (1 − alpha) confidence interval (default 0.05) */
+  alpha?: number;
+  /** power used for the minimum detectable effect (default 0.8) */
+  power?: number;
+}
+
+/** Default two-sided significance level: 95 % confidence intervals. */
+export const DEFAULT_ALPHA = 0.05;
+/** Default power for the minimum detectable effect. */
+export const DEFAULT_POWER = 0.8;
+
+/**
+ * A comparison of head against base. `*_log` fields are on the natural-log scale (ln of the ratio
+ * head/base); `*_pct` fields are the same numbers as changes in % ((exp(x) − 1) · 100). Fields that
+ * need a variance estimate are null for the `single` method.
+ */
+export interface Comparison {
+  method: ComparisonMethod;
+  /** number of pairs (paired/single-pair), or the smaller per-side count (welch/single unpaired) */
+  n: number;
+  n_base: number;
+  n_head: number;
+  alpha: number;
+  power: number;
+  /** estimate of ln(head/base): the mean log-ratio (paired) or the difference of mean logs (unpaired) */
+  mean_log: number;
+  /** sd of the per-pair log-ratios (paired only) */
+  sd_log: number | null;
+  /** sd of ln(base) and ln(head) values (welch only) */
+  sd_base_log: number | null;
+  sd_head_log: number | null;
+  /** standard error of mean_log */
+  se_log: number | null;
+  /** degrees of freedom of the t interval (real-valued for welch) */
+  df: number | null;
+  ci_low_log: number | null;
+  ci_high_log: number | null;
+  /** minimum detectable effect on the log scale: (t_{1−α/2,df} + t_{power,df}) · SE */
+  mde_log: number | null;
+  /** estimate as % change of head vs base: exp(mean_log) − 1 */
+  change_pct: number;
+  ci_low_pct: number | null;
+  ci_high_pct: number | null;
+  /** the MDE as a % increase: exp(mde_log) − 1 */
+  mde_pct: number | null;
+}
+
+/** Converts a log-ratio to a change in %: (exp(x) − 1) · 100. */
+export function logToPct(x: number): number {
+  return Math.expm1(x) * 100;
+}
+
+/** Converts a change in % to a log-ratio: ln(1 + pct/100); −Infinity for −100 % or below. */
+export function pctToLog(pct: number): number {
+  return pct <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct / 100);
+}
+
+function resolveOptions(options: ComparisonOptions | undefined): { alpha: number; power: number } {
+  const alpha = options?.alpha ?? DEFAULT_ALPHA;
+  const power = options?.power ?? DEFAULT_POWER;
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  if (!(power > 0 && power < 1)) throw new RangeError(`power must be in (0, 1), got ${power}`);
+  return { alpha, power };
+}
+
+interface IntervalParts {
+  se: number;
+  df: number;
+}
+
+function build(
+  method: ComparisonMethod,
+  counts: { n: number; n_base: number; n_head: number },
+  settings: { alpha: number; power: number },
+  meanLog: number,
+  sds: { sd_log: number | null; sd_base_log: number | null; sd_head_log: number | null },
+  interval: IntervalParts | null,
+): Comparison {
+  let ciLow: number | null = null;
+  let ciHigh: number | null = null;
+  let mde: number | null = null;
+  if (interval) {
+    const tCrit = studentTQuantile(1 - settings.alpha / 2, interval.df);
+    const tPower = studentTQuantile(settings.power, interval.df);
+    ciLow = meanLog - tCrit * interval.se;
+    ciHigh = meanLog + tCrit * interval.se;
+    mde = (tCrit + tPower) * interval.se;
+  }
+  return {
+    method,
+    ...counts,
+    ...settings,
+    mean_log: meanLog,
+    ...sds,
+    se_log: interval ? interval.se : null,
+    df: interval ? interval.df : null,
+    ci_low_log: ciLow,
+    ci_high_log: ciHigh,
+    mde_log: mde,
+    change_pct: logToPct(meanLog),
+    ci_low_pct: ciLow === null ? null : logToPct(ciLow),
+    ci_high_pct: ciHigh === null ? null : logToPct(ciHigh),
+    mde_pct: mde === null ? null : logToPct(mde),
+  };
+}
+
+/**
+ * Paired comparison of interleaved A/B measurements: base[i] and head[i] form pair i. Uses the
+ * per-pair log-ratios d_i = ln(head_i / base_i): estimate exp(mean d) − 1, (1 − alpha) CI from the
+ * t interval mean d ± t_{1−α/2, n−1} · sd(d)/√n, transformed with exp(·) − 1. With one pair the
+ * result is a point estimate (method `single`, no CI). Values must be finite and > 0.
+ */
+export function comparePaired(
+  base: readonly number[],
+  head: readonly number[],
+  options?: ComparisonOptions,
+): Comparison {
+  const settings = resolveOptions(options);
+  if (base.length !== head.length) {
+    throw new RangeError(`paired comparison: ${base.length} base values but ${head.length} head values`);
+  }
+  if (base.length === 0) throw new RangeError("paired comparison: no pairs");
+  const lb = logs(base, "base");
+  const lh = logs(head, "head");
+  const d = lh.map((x, i) => x - lb[i]!);
+  const n = d.length;
+  const counts = { n, n_base: n, n_head: n };
+  const m = mean(d);
+  if (n < 2) {
+    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
+  }
+  const sd = Math.sqrt(Math.max(0, sampleVariance(d)));
+  return build(
+    "paired",
+    counts,
+    settings,
+    m,
+    { sd_log: sd, sd_base_log: null, sd_head_log: null },
+    { se: sd / Math.sqrt(n), df: n - 1 },
+  );
+}
+
+/** Welch–Satterthwaite degrees of freedom for two variances-of-the-mean v1 = s1²/n1, v2 = s2²/n2. */
+export function welchDf(v1: number, n1: number, v2: number, n2: number): number {
+  const num = (v1 + v2) * (v1 + v2);
+  const den = (v1 * v1) / (n1 - 1) + (v2 * v2) / (n2 - 1);
+  // Both sides without any spread: the interval has zero width whatever df is; use the pooled df.
+  return den > 0 ? num / den : n1 + n2 - 2;
+}
+
+/**
+ * Unpaired comparison of independent repetitions per side: Welch's two-sample t on ln values.
+ * Estimate exp(mean ln head − mean ln base) − 1 (ratio of geometric means); SE = √(s_b²/n_b + s_h²/n_h)
+ * on the logs, Welch–Satterthwaite df. With fewer than 2 values on either side there is no variance
+ * estimate for that side: point estimate only (method `single`). Values must be finite and > 0.
+ */
+export function compareUnpaired(
+  base: readonly number[],
+  head: readonly number[],
+  options?: ComparisonOptions,
+): Comparison {
+  const settings = resolveOptions(options);
+  if (base.length === 0 || head.length === 0) {
+    throw new RangeError(
+      `unpaired comparison: need values on both sides (base ${base.length}, head ${head.length})`,
+    );
+  }
+  const lb = logs(base, "base");
+  const lh = logs(head, "head");
+  const nb = lb.length;
+  const nh = lh.length;
+  const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
+  const m = mean(lh) - mean(lb);
+  if (nb < 2 || nh < 2) {
+    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
+  }
+  const varB = Math.max(0, sampleVariance(lb));
+  const varH = Math.max(0, sampleVariance(lh));
+  const vb = varB / nb;
+  const vh = varH / nh;
+  return build(
+    "welch",
+    counts,
+    settings,
+    m,
+    { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
+    { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) },
+  );
+}
+
+/** Above this many samples, samplesNeeded/samplesForEffect answer null ("practically infinite"). */
+export const MAX_SAMPLES = 1e9;
+
+/**
+ * Smallest integer n >= nMin with f(n) < target, for f non-increasing in n; null if none up to
+ * MAX_SAMPLES or the target is not positive.
+ */
+function smallestN(f: (n: number) => number, target: number, nMin: number): number | null {
+  if (!(target > 0) || Number.isNaN(target)) return null;
+  if (f(nMin) < target) return nMin;
+  let lo = nMin; // f(lo) >= target
+  let hi = nMin * 2;
+  while (!(f(hi) < target)) {
+    lo = hi;
+    hi *= 2;
+    if (hi > MAX_SAMPLES) {
+      if (f(MAX_SAMPLES) < target) {
+        hi = MAX_SAMPLES;
+        break;
+      }
+      return null;
+    }
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (f(mid) < target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/**
+ * The CI half-width (log scale) the comparison would have with `n` pairs (paired) or `n`
+ * repetitions per side (welch), if the observed spread stayed the same. Null for `single`.
+ */
+export function halfWidthAt(c: Comparison, n: number): number | null {
+  const tq = (df: number) => studentTQuantile(1 - c.alpha / 2, df);
+  if (c.method === "paired" && c.sd_log !== null) {
+    return tq(n - 1) * (c.sd_log / Math.sqrt(n));
+  }
+  if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
+    const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
+    const vb = c.sd_base_log ** 2 / n;
+    const vh = c.sd_head_log ** 2 / n;
+    return tq(welchDf(vb, n, vh, n)) * Math.sqrt(v);
+  }
+  return null;
+}
+
+/**
+ * How many pairs (paired) or repetitions per side (welch, equal allocation) would let this
+ * comparison reach a decision at threshold ±thresholdPct, assuming the observed estimate and spread
+ * stay as they are. On the log scale, with band (L, U) = (ln(1 − T), ln(1 + T)) and estimate m:
+ * - m outside the band: the CI must exclude 0, i.e. half-width h(n) < |m|;
+ * - m inside the band: the CI must fit inside the band, i.e. h(n) < min(m − L, U − m);
+ * where h(n) = t_{1−α/2, df(n)} · SE(n) (see halfWidthAt). Returns the smallest such n (a total
+ * count, including the samples already taken), or null when undecidable (m exactly on ±T, no
+ * variance estimate, or more than MAX_SAMPLES needed).
+ */
+export function samplesNeeded(c: Comparison, thresholdPct: number): number | null {
+  if (!(thresholdPct > 0)) throw new RangeError(`threshold must be > 0 %, got ${thresholdPct}`);
+  if (c.method === "single") return null;
+  const lowBand = pctToLog(-thresholdPct);
+  const highBand = pctToLog(thresholdPct);
+  const m = c.mean_log;
+  const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
+  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2);
+}
+
+/** Study design for samplesForEffect. */
+export type Design = "paired" | "unpaired";
+
+/**
+ * Planning: the pairs (paired) or repetitions per side (unpaired, each side with log-sd `sdLog`)
+ * needed so that an effect of `effectPct` % is the minimum detectable effect, i.e. the smallest n
+ * with (t_{1−α/2,df} + t_{power,df}) · SE(n) < |ln(1 + effectPct/100)|, where SE(n) = sdLog/√n,
+ * df = n − 1 (paired) or SE(n) = sdLog·√(2/n), df = 2n − 2 (unpaired). Null when the effect is 0 or
+ * more than MAX_SAMPLES would be needed.
+ */
+export function samplesForEffect(
+  sdLog: number,
+  effectPct: number,
+  design: Design = "paired",
+  options?: ComparisonOptions,
+): number | null {
+  const { alpha, power } = resolveOptions(options);
+  if (!(sdLog >= 0)) throw new RangeError(`sdLog must be >= 0, got ${sdLog}`);
+  const target = Math.abs(pctToLog(effectPct));
+  const mdeAt = (n: number): number => {
+    const df = design === "paired" ? n - 1 : 2 * n - 2;
+    const se = design === "paired" ? sdLog / Math.sqrt(n) : sdLog * Math.sqrt(2 / n);
+    return (studentTQuantile(1 - alpha / 2, df) + studentTQuantile(power, df)) * se;
+  };
+  return smallestN(mdeAt, target, 2);
+}

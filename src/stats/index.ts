@@ -1,0 +1,59 @@
+/**
+ * perfgate's statistics: distributions, base-vs-head comparisons, the verdict rule and within-run
+ * degradation detection. Pure (no I/O), no statistics library. Methods: docs/statistics.md.
+ */
+export {
+  type Comparison,
+  type ComparisonMethod,
+  type ComparisonOptions,
+  comparePaired,
+  compareUnpaired,
+  DEFAULT_ALPHA,
+  DEFAULT_POWER,
+  type Design,
+  halfWidthAt,
+  logToPct,
+  MAX_SAMPLES,
+  pctToLog,
+  samplesForEffect,
+  samplesNeeded,
+  welchDf,
+} from "./compare.js";
+export {
+  compareDegradation,
+  compareDegradationSeries,
+  type DegradationComparison,
+  type DegradationOptions,
+  type DegradationResult,
+  detectDegradation,
+  fitDecline,
+  type HingeFit,
+  medianFilter,
+  type TimedValue,
+} from "./degradation.js";
+export { lag1Autocorrelation, logs, mean, median, sampleSd, sampleVariance } from "./descriptive.js";
+export {
+  erfc,
+  lnBeta,
+  lnGamma,
+  normalCdf,
+  normalPdf,
+  normalQuantile,
+  regularizedGammaQ,
+  regularizedIncompleteBeta,
+  studentTCdf,
+  studentTPdf,
+  studentTQuantile,
+} from "./distributions.js";
+export { type Direction, directionOf, isWorse, METRIC_DIRECTIONS } from "./metrics.js";
+export {
+  DEFAULT_THRESHOLD_PCT,
+  decide,
+  type JudgeInput,
+  judge,
+  type ThresholdConfig,
+  thresholdFor,
+  type Verdict,
+  type VerdictKind,
+  verdictFromComparison,
+} from "./verdict.js";

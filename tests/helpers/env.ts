@@ -1,0 +1,38 @@
+/** Test environment checks: the real things the integration tests need, with install hints on failure. */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const CLI = join(ROOT, "bin", "perfgate.mjs");
+
+/** The server specs every integration test exercises: one per source available on these machines. */
+export const REAL_SERVERS = ["maven:mariadb@11.4.5", "maven:mariadb@10.11.5", "deb:mariadb@10.11.18"] as const;
+
+export function requireSysbench(): void {
+  try {
+    execFileSync(process.env.PERFGATE_SYSBENCH || "sysbench", ["--version"], { stdio: "pipe" });
+  } catch {
+    throw new Error(
+      "sysbench is required by the integration tests and was not found: install it with `sudo apt-get install sysbench` or `bash runner-setup/install-deps.sh`",
+    );
+  }
+}
+
+export function requireBuild(): void {
+  if (!existsSync(join(ROOT, "dist", "cli.mjs"))) {
+    throw new Error("dist/cli.mjs is missing: run `npm run build` (npm test does it first)");
+  }
+}
+
+/** PIDs of processes whose command line contains `needle` (for leak checks). */
+export function processesMatching(needle: string): string[] {
+  try {
+    const out = execFileSync("pgrep", ["-a", "-f", "--", needle], { encoding: "utf8" });
+    return out
+      .split("\n")
+      .filter((l) => l.trim() !== "" && !l.includes("pgrep"));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,112 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkTiersFitHost, planCells, plannedSeconds } from "../src/run/plan.js";
+import { UserError } from "../src/util/errors.js";
+import { loadWorkload } from "../src/workloads/schema.js";
+import { ROOT } from "./helpers/env.js";
+
+const dir = mkdtempSync(join(tmpdir(), "pg-wl-"));
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+const GOOD = `name: t
+scripts: [oltp_read_write]
+tables: 1
+table_size: 10000
+threads: [1, 2]
+duration: 3
+tiers: [256M]
+`;
+
+function oneLineError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UserError);
+    const msg = (err as Error).message;
+    expect(msg).not.toContain("\n");
+    return msg;
+  }
+  throw new Error("expected an error");
+}
+
+describe("workload files", () => {
+  it("loads the shipped workloads with the report's parameters", () => {
+    const release = loadWorkload(join(ROOT, "workloads/release.yml")).workload;
+    expect(release.scripts).toEqual(["oltp_read_write", "oltp_read_only"]);
+    expect(release.threads).toEqual([1, 4, 16, 32, 64, 128, 256, 512]);
+    expect(release.tiers).toEqual(["2G", "12G", "32G"]);
+    expect([release.tables, release.table_size, release.duration]).toEqual([20, 5_000_000, 900]);
+    expect(release.warmup).toEqual([
+      { script: "oltp_read_only", duration: 180, threads: 16 },
+      { script: "oltp_read_write", duration: 600, threads: 64 },
+    ]);
+    const soak = loadWorkload(join(ROOT, "workloads/write-soak.yml")).workload;
+    expect([soak.scripts[0], soak.threads[0], soak.duration, soak.tables, soak.table_size]).toEqual([
+      "oltp_write_only",
+      64,
+      800,
+      20,
+      100_000,
+    ]);
+    expect(soak.report_interval).toBe(1);
+  });
+
+  it("keeps the smoke workload under 10 minutes of planned benchmark time", () => {
+    const smoke = loadWorkload(join(ROOT, "workloads/smoke.yml")).workload;
+    expect(plannedSeconds(smoke)).toBeLessThan(8 * 60);
+  });
+
+  it("fills defaults and hashes the file", () => {
+    const l = loadWorkload(file("good.yml", GOOD));
+    expect(l.workload.repetitions).toBe(1);
+    expect(l.workload.warmup).toEqual([]);
+    expect(l.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("names a missing file", () => {
+    expect(oneLineError(() => loadWorkload(join(dir, "nope.yml")))).toMatch(/nope\.yml does not exist/);
+  });
+
+  it("names the field and value of an invalid field", () => {
+    const msg = oneLineError(() => loadWorkload(file("bad-threads.yml", GOOD.replace("[1, 2]", "[1, -2]"))));
+    expect(msg).toMatch(/bad-threads\.yml: threads\[1\]: .*got -2/);
+    const tier = oneLineError(() => loadWorkload(file("bad-tier.yml", GOOD.replace("256M", "lots"))));
+    expect(tier).toMatch(/tiers\[0\]: a buffer-pool size such as 512M.*got "lots"/);
+    const script = oneLineError(() => loadWorkload(file("bad-script.yml", GOOD.replace("oltp_read_write", "oltp_rw"))));
+    expect(script).toMatch(/scripts\[0\]: a sysbench script: one of oltp_read_write/);
+  });
+
+  it("names unknown and missing fields", () => {
+    expect(oneLineError(() => loadWorkload(file("extra.yml", `${GOOD}thread: [4]\n`)))).toMatch(
+      /unknown field thread; accepted: name, /,
+    );
+    expect(oneLineError(() => loadWorkload(file("missing.yml", GOOD.replace("duration: 3\n", ""))))).toMatch(
+      /missing\.yml: duration: /,
+    );
+  });
+
+  it("reports YAML syntax errors with a position", () => {
+    expect(oneLineError(() => loadWorkload(file("syntax.yml", "name: [unclosed\n")))).toMatch(
+      /syntax\.yml:\d+:\d+: YAML syntax error/,
+    );
+  });
+
+  it("plans cells tier-major and refuses tiers larger than the host", () => {
+    const w = loadWorkload(file("plan.yml", GOOD.replace("[256M]", "[256M, 512M]"))).workload;
+    const cells = planCells(w);
+    expect(cells.map((c) => c.id)).toEqual([
+      "server/t/oltp_read_write/1t/256M/r1",
+      "server/t/oltp_read_write/2t/256M/r1",
+      "server/t/oltp_read_write/1t/512M/r1",
+      "server/t/oltp_read_write/2t/512M/r1",
+    ]);
+    expect(() => checkTiersFitHost(w, "plan.yml", 300 * 1024 * 1024)).toThrow(
+      /tier 512M \(536870912 bytes\) does not fit this host's memory \(314572800 bytes/,
+    );
+  });
+});
