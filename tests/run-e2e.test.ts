@@ -54,7 +54,9 @@ describe.each(REAL_SERVERS)("perfgate run --server %s", (spec) => {
     expect(s.queries.total).toBeGreaterThan(s.transactions);
     expect(s.latency_ms.pct).not.toBeNull();
     expect(cell.intervals.length).toBeGreaterThanOrEqual(2);
-    expect(cell.intervals.every((i) => i.threads === 2)).toBe(true);
+    // sysbench reports the threads still running: 2, except possibly in the last second as they finish.
+    expect(cell.intervals[0]!.threads).toBe(2);
+    expect(cell.intervals.every((i) => i.threads >= 1 && i.threads <= 2)).toBe(true);
     // The server counted the transactions sysbench made: COMMITs in the status deltas.
     expect(cell.status_deltas.com_commit).toBeGreaterThanOrEqual(s.transactions);
     expect(cell.telemetry.length).toBeGreaterThanOrEqual(1);

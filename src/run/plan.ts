@@ -45,12 +45,13 @@ export function plannedSeconds(w: Workload): number {
 }
 
 /** Refuses buffer-pool tiers the host cannot hold, before anything starts. */
-export function checkTiersFitHost(w: Workload, file: string, hostMemory: number): void {
+export function checkTiersFitHost(w: Workload, file: string, hostMemory: number, servers = 1): void {
   for (const tier of w.tiers) {
     const bytes = parseSize(tier) ?? 0;
-    if (bytes >= hostMemory) {
+    if (bytes * servers >= hostMemory) {
+      const what = servers === 1 ? `tier ${tier} (${bytes} bytes)` : `${servers} servers with tier ${tier} (${bytes} bytes each)`;
       throw new UserError(
-        `${file}: tier ${tier} (${bytes} bytes) does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`,
+        `${file}: ${what} do${servers === 1 ? "es" : ""} not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`,
       );
     }
   }

@@ -4,11 +4,9 @@
  * sysbench are stopped on every exit path.
  */
 import { join, resolve } from "node:path";
-import { parseSize } from "../servers/config.js";
-import type { ServerInstall } from "../servers/install.js";
-import { ServerInstance, statusDeltas } from "../servers/instance.js";
+import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import { resolveServer } from "../servers/resolve.js";
-import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Cell, type Results, type ServerRecord } from "../results/schema.js";
+import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../results/schema.js";
 import { writeResults } from "../results/store.js";
 import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
@@ -20,6 +18,7 @@ import { hostFingerprint } from "./host.js";
 import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds } from "./plan.js";
 import { formatDuration, progressLine } from "./progress.js";
 import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
+import { serverRecord, startTierServer } from "./tier-server.js";
 
 export interface RunOptions {
   server: string;
@@ -36,21 +35,6 @@ export interface RunOptions {
   onWrite?: (r: Results) => void;
 }
 
-function serverRecord(install: ServerInstall, label: string): ServerRecord {
-  return {
-    label,
-    spec: install.spec,
-    flavor: install.flavor,
-    version: install.version,
-    version_string: "",
-    source: install.source,
-    origin: install.origin,
-    sha256: install.sha256,
-    basedir: install.basedir,
-    tiers: [],
-  };
-}
-
 export interface RunOutcome {
   results: Results;
   /** 0 complete, 1 failed, 130 interrupted */
@@ -65,13 +49,11 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const host = hostFingerprint();
   checkTiersFitHost(w, opts.workloadFile, host.memory_bytes);
   const sysbench = await findSysbench();
-  const endFetch = log.group(`provision ${opts.server}`);
   const install = await resolveServer(opts.server, {
     log,
     ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
     signal,
   });
-  endFetch();
 
   const cells = planCells(w);
   const record = serverRecord(install, "server");
@@ -135,28 +117,17 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   try {
     for (const tier of w.tiers) {
       const tierCells = cells.filter((c) => c.tier === tier);
-      const bytes = parseSize(tier) ?? 0;
       const endStart = log.group(`start ${install.spec} (buffer pool ${tier})`);
-      instance = await ServerInstance.create({
+      instance = await startTierServer({
         install,
-        workDir: join(workRoot, `${record.label}-${install.flavor}-${install.version}-${tier}`),
-        bufferPoolBytes: bytes,
+        record,
+        tier,
+        workRoot,
         hostMemoryBytes: host.memory_bytes,
         overrides: { ...w.server_options, ...(opts.set ?? {}) },
         log,
+        signal,
       });
-      await instance.initialize();
-      await instance.start(signal);
-      record.version_string = await instance.verify();
-      await instance.createBenchmarkUser();
-      record.tiers.push({
-        tier,
-        buffer_pool_bytes: bytes,
-        config: instance.config.text,
-        config_hash: instance.config.hash,
-        variables: await instance.variables(),
-      });
-      log.info(`${install.spec} is up: VERSION() ${record.version_string}, port ${instance.port}`);
       endStart();
       const target = { host: "127.0.0.1", port: instance.port };
       const call = (script: string, threads: number): SysbenchCall => ({

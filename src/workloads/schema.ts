@@ -41,6 +41,18 @@ export const WarmupSchema = z.strictObject({
   threads: posInt,
 });
 
+/** How `perfgate ab` measures each cell: interleaved slices, ABBA order (docs/workloads.md). */
+export const AbSectionSchema = z.strictObject({
+  /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
+  slice: posInt.default(2),
+  /** interleaved pairs per cell before any confirmation */
+  pairs: posInt.default(10),
+  /** most pairs a cell may reach with adaptive confirmation */
+  max_pairs: posInt.default(40),
+  /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
+  confirm_budget: z.number().int().nonnegative().default(120),
+});
+
 export const WorkloadSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
   description: z.string().optional(),
@@ -61,6 +73,8 @@ export const WorkloadSchema = z.strictObject({
   sysbench_options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
   /** server option overrides on top of the generated config (null removes an option) */
   server_options: z.record(z.string(), optionValue).default({}),
+  /** `perfgate ab` settings (ignored by `perfgate run`) */
+  ab: AbSectionSchema.prefault({}),
 });
 export type Workload = z.infer<typeof WorkloadSchema>;
 

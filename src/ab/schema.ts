@@ -1,0 +1,108 @@
+/**
+ * The A/B results file (`perfgate ab`): base and head measured on one host, per cell in
+ * interleaved slices in ABBA order. Raw slices are stored; verdicts are computed from them by
+ * src/compare (so a report can be re-rendered with another threshold). docs/results-schema.md.
+ */
+import { z } from "zod";
+import {
+  HostSchema,
+  IntervalSchema,
+  RESULTS_SCHEMA_VERSION,
+  ServerRecordSchema,
+  TelemetrySampleSchema,
+} from "../results/schema.js";
+
+export const AB_SCHEMA = "perfgate/ab" as const;
+export const AB_SCHEMA_VERSION = 1 as const;
+
+const nonneg = z.number().finite().nonnegative();
+
+/** One side's slice: the sysbench summary figures of a `--time=slice_s` run. */
+export const SliceSchema = z.object({
+  started_at: z.string(),
+  duration_s: nonneg,
+  tps: nonneg,
+  qps: nonneg,
+  /** the summary's percentile latency (null with --percentile=0) */
+  p95_ms: nonneg.nullable(),
+  errors_ps: nonneg,
+});
+export type Slice = z.infer<typeof SliceSchema>;
+
+/** One interleaved pair: both sides measured back to back, in `order`. */
+export const PairSchema = z.object({
+  round: z.number().int().positive(),
+  order: z.enum(["AB", "BA"]),
+  /** true for pairs added by adaptive confirmation */
+  confirmation: z.boolean(),
+  base: SliceSchema,
+  head: SliceSchema,
+});
+export type Pair = z.infer<typeof PairSchema>;
+
+export const AbCellSchema = z.object({
+  id: z.string(),
+  workload: z.string(),
+  script: z.string(),
+  threads: z.number().int().positive(),
+  tier: z.string(),
+  status: z.enum(["ok", "failed"]),
+  error: z.string().optional(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  pairs: z.array(PairSchema),
+  /**
+   * each side's 1-second intervals, concatenated over its slices on the side's own clock
+   * (t = seconds that side has run this cell): for within-run degradation
+   */
+  series: z.object({ base: z.array(IntervalSchema), head: z.array(IntervalSchema) }),
+  status_deltas: z.object({
+    base: z.record(z.string(), z.number().finite()),
+    head: z.record(z.string(), z.number().finite()),
+  }),
+  telemetry: z.array(TelemetrySampleSchema),
+});
+export type AbCell = z.infer<typeof AbCellSchema>;
+
+export const AbDesignSchema = z.object({
+  order: z.literal("ABBA"),
+  slice_s: z.number().int().positive(),
+  pairs: z.number().int().positive(),
+  max_pairs: z.number().int().positive(),
+  confirm_budget_s: nonneg,
+  /** sysbench --rand-seed used by both sides' prepare, so both hold the same data */
+  prepare_seed: z.number().int(),
+});
+export type AbDesign = z.infer<typeof AbDesignSchema>;
+
+export const AbResultsSchema = z.object({
+  schema: z.literal(AB_SCHEMA),
+  schema_version: z.literal(AB_SCHEMA_VERSION),
+  /** the perfgate/results schema version whose shared parts (host, servers, intervals) this file uses */
+  results_schema_version: z.literal(RESULTS_SCHEMA_VERSION),
+  status: z.enum(["running", "complete", "incomplete", "failed"]),
+  status_reason: z.string().optional(),
+  perfgate_version: z.string(),
+  sysbench: z.object({ version: z.string(), path: z.string() }),
+  started_at: z.string(),
+  ended_at: z.string().nullable(),
+  host: HostSchema,
+  workload: z.object({
+    name: z.string(),
+    file: z.string(),
+    sha256: z.string(),
+    spec: z.record(z.string(), z.unknown()),
+  }),
+  dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
+  design: AbDesignSchema,
+  /** exactly two: label "base" and label "head" */
+  servers: z.array(ServerRecordSchema).length(2),
+  /** per-side server option overrides given on the command line (--base-set / --head-set) */
+  settings: z.object({ base: z.record(z.string(), z.string()), head: z.record(z.string(), z.string()) }),
+  cells_planned: z.number().int().nonnegative(),
+  cells: z.array(AbCellSchema),
+  /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
+  confirm_spent_s: nonneg,
+  telemetry_overhead_pct_of_core: nonneg.nullable(),
+});
+export type AbResults = z.infer<typeof AbResultsSchema>;

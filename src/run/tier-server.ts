@@ -1,0 +1,69 @@
+/** Starting one server for one buffer-pool tier and recording what it runs with (shared by run and ab). */
+import { join } from "node:path";
+import type { ServerRecord } from "../results/schema.js";
+import { parseSize } from "../servers/config.js";
+import type { ServerInstall } from "../servers/install.js";
+import { ServerInstance } from "../servers/instance.js";
+import type { Logger } from "../util/log.js";
+
+export interface TierServerOptions {
+  install: ServerInstall;
+  record: ServerRecord;
+  tier: string;
+  workRoot: string;
+  hostMemoryBytes: number;
+  overrides: Record<string, string | number | boolean | null>;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+export function serverRecord(install: ServerInstall, label: string): ServerRecord {
+  return {
+    label,
+    spec: install.spec,
+    flavor: install.flavor,
+    version: install.version,
+    version_string: "",
+    source: install.source,
+    origin: install.origin,
+    sha256: install.sha256,
+    basedir: install.basedir,
+    tiers: [],
+  };
+}
+
+/**
+ * Initializes a fresh datadir, starts the server, checks VERSION() and the buffer pool, creates the
+ * benchmark user and appends the tier (config, hash, SHOW VARIABLES) to the record. On any failure
+ * the instance is disposed before the error propagates.
+ */
+export async function startTierServer(o: TierServerOptions): Promise<ServerInstance> {
+  const { install, record, tier } = o;
+  const bytes = parseSize(tier) ?? 0;
+  const instance = await ServerInstance.create({
+    install,
+    workDir: join(o.workRoot, `${record.label}-${install.flavor}-${install.version}-${tier}`),
+    bufferPoolBytes: bytes,
+    hostMemoryBytes: o.hostMemoryBytes,
+    overrides: o.overrides,
+    log: o.log,
+  });
+  try {
+    await instance.initialize();
+    await instance.start(o.signal);
+    record.version_string = await instance.verify();
+    await instance.createBenchmarkUser();
+    record.tiers.push({
+      tier,
+      buffer_pool_bytes: bytes,
+      config: instance.config.text,
+      config_hash: instance.config.hash,
+      variables: await instance.variables(),
+    });
+    o.log.info(`${record.label}: ${install.spec} is up: VERSION() ${record.version_string}, port ${instance.port}`);
+    return instance;
+  } catch (err) {
+    await instance.dispose().catch(() => {});
+    throw err;
+  }
+}
