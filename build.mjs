@@ -9,7 +9,9 @@ const common = {
   sourcemap: false,
   legalComments: "none",
   // Some CommonJS dependencies call require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __pgCreateRequire } from 'node:module'; const require = __pgCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __pgCreateRequire } from 'node:module'; const require = __pgCreateRequire(import.meta.url);",
+  },
   logLevel: "warning",
 };
 

@@ -1,14 +1,14 @@
 // Measures what the host telemetry collector costs, two ways:
 //  1. the collector's own figure (process.cpuUsage() around each sampling callback), and
 //  2. independently: this whole process's CPU time over N idle seconds with the collector running,
-//     minus a control period of the same length without it. This also catches the event loop's cost of
-//     waking up for the timer, which (1) does not see.
-// Usage: node bench/telemetry-overhead.mjs [--seconds N]   (default 60; runs ~2N seconds in all)
+//     minus a control period of the same total length without it (half before, half after). This also
+//     catches the event loop's cost of waking up for the timer, which (1) does not see.
+// Usage: node bench/telemetry-overhead.mjs [--seconds N]   (default 60; runs 2N + 12 seconds in all)
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, release, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { build, stop as stopEsbuild } from "esbuild";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--seconds");
@@ -22,7 +22,7 @@ const intervalMs = 1000;
 console.log(`# command: node ${relative(process.cwd(), process.argv[1] ?? "")} ${args.join(" ")}`.trimEnd());
 console.log(
   `# node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), kernel ${release()}; ` +
-    `interval ${intervalMs} ms; ${seconds / 2} s control, ${seconds} s with collector, ${seconds / 2} s control`,
+    `interval ${intervalMs} ms; 12 s settle, ${seconds / 2} s control, ${seconds} s with collector, ${seconds / 2} s control`,
 );
 
 // Bundle the TypeScript collector with esbuild (no tsx here) and import the bundle.
@@ -37,6 +37,7 @@ await build({
   format: "esm",
   logLevel: "warning",
 });
+await stopEsbuild(); // its service process talks to this one over a pipe; that would blur the measurement
 const { startTelemetry } = await import(pathToFileURL(outfile).href);
 rmSync(dir, { recursive: true, force: true });
 
@@ -56,7 +57,9 @@ async function period(secs, during) {
   return { cpuUs: cpuMicros() - c0, wallMs: performance.now() - t0, result };
 }
 
-await sleep(1000); // let start-up work (bundling, import) settle before measuring
+// Let start-up work settle first: V8's memory reducer runs full GCs about 8 s after start-up (seen with
+// --trace-gc), ~30 ms of CPU that would otherwise land in the first control half.
+await sleep(12_000);
 // The control is split in two halves around the collector period, so slow drift cancels out.
 const controlA = await period(seconds / 2, () => () => null);
 const withCollector = await period(seconds, () => {
@@ -73,18 +76,20 @@ const independentPct =
 
 const f = (x, digits) => x.toFixed(digits);
 console.log(`samples taken:                        ${samples.length}`);
-console.log(`collector CPU time (in callbacks):    ${f(collectorCpuMs, 3)} ms`);
+console.log(`collector CPU time (handle % × wall): ${f(collectorCpuMs, 3)} ms`);
 console.log(
   `collector CPU per sample:             ${f(samples.length ? (collectorCpuMs * 1000) / samples.length : 0, 1)} µs`,
 );
 console.log(`overhead, collector's own figure:     ${f(overheadPctOfCore, 4)} % of one core`);
 console.log(
-  `process CPU, control (2 halves):      ${f(control.cpuUs / 1000, 3)} ms over ${f(control.wallMs / 1000, 2)} s`,
+  `process CPU, control (2 halves):      ${f(control.cpuUs / 1000, 3)} ms over ${f(control.wallMs / 1000, 2)} s` +
+    ` (${f(controlA.cpuUs / 1000, 3)} + ${f(controlB.cpuUs / 1000, 3)} ms)`,
 );
 console.log(
   `process CPU, with collector:          ${f(withCollector.cpuUs / 1000, 3)} ms over ${f(withCollector.wallMs / 1000, 2)} s`,
 );
 console.log(
   `overhead, independent (difference):   ${f(independentPct, 4)} % of one core` +
-    " (noisy at this scale: includes GC and timer jitter)",
+    " (noisy: one-off costs of a few tens of ms, V8 compiling or GC, land in whichever period they fall in;" +
+    " longer runs average them out)",
 );

@@ -13,11 +13,22 @@ import { processesMatching, REAL_SERVERS } from "./helpers/env.js";
 
 const MiB = 1024 * 1024;
 
-async function instance(spec: string, overrides: Record<string, string | null> = {}, bufferPoolBytes = 256 * MiB) {
+async function instance(
+  spec: string,
+  overrides: Record<string, string | null> = {},
+  bufferPoolBytes = 256 * MiB,
+) {
   const log = memoryLogger();
   const install = await resolveServer(spec, { log });
   const workDir = mkdtempSync(join(tmpdir(), "pg-inst-"));
-  const inst = await ServerInstance.create({ install, workDir, bufferPoolBytes, hostMemoryBytes: totalmem(), overrides, log });
+  const inst = await ServerInstance.create({
+    install,
+    workDir,
+    bufferPoolBytes,
+    hostMemoryBytes: totalmem(),
+    overrides,
+    log,
+  });
   return { inst, workDir, install };
 }
 
@@ -56,7 +67,9 @@ describe("lifecycle failures", () => {
     const { inst, workDir } = await instance("maven:mariadb@11.4.5", { innodb_no_such_option: "1" });
     try {
       await inst.initialize().catch(() => {});
-      await expect(inst.start()).rejects.toThrow(/maven:mariadb@11\.4\.5 died during start \(exit code \d+\): .*innodb[-_]no[-_]such[-_]option/);
+      await expect(inst.start()).rejects.toThrow(
+        /maven:mariadb@11\.4\.5 died during start \(exit code \d+\): .*innodb[-_]no[-_]such[-_]option/,
+      );
     } finally {
       await inst.dispose();
     }
@@ -69,7 +82,9 @@ describe("lifecycle failures", () => {
     try {
       await inst.initialize();
       await inst.start();
-      await expect(inst.verify()).rejects.toThrow(/innodb_buffer_pool_size is \d+ bytes, the tier asks for 209727545; aborting/);
+      await expect(inst.verify()).rejects.toThrow(
+        /innodb_buffer_pool_size is \d+ bytes, the tier asks for 209727545; aborting/,
+      );
     } finally {
       await inst.dispose();
     }

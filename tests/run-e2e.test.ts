@@ -25,7 +25,15 @@ describe.each(REAL_SERVERS)("perfgate run --server %s", (spec) => {
   it("writes validated results and a Markdown report and leaves no process behind", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-e2e-"));
     const out = join(dir, "r.json");
-    const r = await runCli(["run", "--server", spec, "--workload", "tests/fixtures/workloads/tiny.yml", "--out", out]);
+    const r = await runCli([
+      "run",
+      "--server",
+      spec,
+      "--workload",
+      "tests/fixtures/workloads/tiny.yml",
+      "--out",
+      out,
+    ]);
     expect(r.stderr).not.toMatch(/^perfgate: /m);
     expect(r.code, r.stderr).toBe(0);
 
@@ -78,11 +86,21 @@ describe("bad input", () => {
 
   it("an unknown version is one line naming it and what exists, exit 1, nothing written", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "pg-bad-")), "r.json");
-    const r = await runCli(["run", "--server", "mariadb@10.11.99", "--workload", "tests/fixtures/workloads/tiny.yml", "--out", out]);
+    const r = await runCli([
+      "run",
+      "--server",
+      "mariadb@10.11.99",
+      "--workload",
+      "tests/fixtures/workloads/tiny.yml",
+      "--out",
+      out,
+    ]);
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^perfgate: server spec "mariadb@10\.11\.99": version 10\.11\.99 not found \(maven has .*11\.4\.5.*; deb has .*10\.11\.18/);
+    expect(lines[0]).toMatch(
+      /^perfgate: server spec "mariadb@10\.11\.99": version 10\.11\.99 not found \(maven has .*11\.4\.5.*; deb has .*10\.11\.18/,
+    );
     noResults(out);
   });
 
@@ -98,7 +116,13 @@ describe("bad input", () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-bad-"));
     const wl = join(dir, "w.yml");
     const { writeFileSync } = await import("node:fs");
-    writeFileSync(wl, readFileSync("tests/fixtures/workloads/tiny.yml", "utf8").replace("threads: [2]", 'threads: [2, "many"]'));
+    writeFileSync(
+      wl,
+      readFileSync("tests/fixtures/workloads/tiny.yml", "utf8").replace(
+        "threads: [2]",
+        'threads: [2, "many"]',
+      ),
+    );
     const r = await runCli(["run", "--workload", wl, "--out", join(dir, "r.json")]);
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");

@@ -113,7 +113,11 @@ describe("config generation", () => {
 
   it("applies overrides last and removes options set to null", () => {
     const o = Object.fromEntries(
-      tunables(ctx("mariadb", "11.4.5"), { "innodb-flush-log-at-trx-commit": 0, log_bin: null, skip_name_resolve: true }),
+      tunables(ctx("mariadb", "11.4.5"), {
+        "innodb-flush-log-at-trx-commit": 0,
+        log_bin: null,
+        skip_name_resolve: true,
+      }),
     );
     expect(o.innodb_flush_log_at_trx_commit).toBe("0");
     expect(o.log_bin).toBeUndefined();
@@ -162,25 +166,32 @@ describe("source helpers", () => {
       "mariadb-server-core | 1:10.11.18-0+deb12u1 | http://deb.debian.org/debian bookworm/main amd64 Packages",
     ].join("\n");
     expect(parseMadison(madison)).toEqual(["1:10.11.19-0+deb12u1", "1:10.11.18-0+deb12u1"]);
-    expect(parseDepends("mariadb-common (>= 1:10.11.18), libaio1 (>= 0.3.93), liburing2 (>= 2.3), libfoo | libbar")).toEqual([
-      "mariadb-common",
-      "libaio1",
-      "liburing2",
-      "libfoo",
-    ]);
+    expect(
+      parseDepends(
+        "mariadb-common (>= 1:10.11.18), libaio1 (>= 0.3.93), liburing2 (>= 2.3), libfoo | libbar",
+      ),
+    ).toEqual(["mariadb-common", "libaio1", "liburing2", "libfoo"]);
   });
 
   it("reads flavor and version from mysqld --version", () => {
-    expect(parseServerVersionOutput("mariadbd  Ver 11.4.5-MariaDB for linux-systemd on x86_64 (MariaDB Server)")).toEqual({
+    expect(
+      parseServerVersionOutput("mariadbd  Ver 11.4.5-MariaDB for linux-systemd on x86_64 (MariaDB Server)"),
+    ).toEqual({
       flavor: "mariadb",
       version: "11.4.5",
     });
-    expect(parseServerVersionOutput("/usr/sbin/mysqld  Ver 8.0.45 for Linux on x86_64 (MySQL Community Server - GPL)")).toEqual({
+    expect(
+      parseServerVersionOutput(
+        "/usr/sbin/mysqld  Ver 8.0.45 for Linux on x86_64 (MySQL Community Server - GPL)",
+      ),
+    ).toEqual({
       flavor: "mysql",
       version: "8.0.45",
     });
     expect(
-      parseServerVersionOutput("/usr/sbin/mysqld  Ver 8.0.45-36 for Linux on x86_64 (Percona Server (GPL), Release '36')"),
+      parseServerVersionOutput(
+        "/usr/sbin/mysqld  Ver 8.0.45-36 for Linux on x86_64 (Percona Server (GPL), Release '36')",
+      ),
     ).toEqual({ flavor: "percona", version: "8.0.45" });
     expect(parseServerVersionOutput("garbage")).toBeNull();
   });

@@ -6,7 +6,8 @@ import { SummarySchema } from "../src/results/schema.js";
 import { parseIntervalLine, parseSysbenchOutput, SysbenchStreamParser } from "../src/sysbench/parse.js";
 
 // Every fixture is output captured from real sysbench 1.0.20 runs against MariaDB on these VMs.
-const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtures", "sysbench", name), "utf8");
+const fixture = (name: string) =>
+  readFileSync(join(import.meta.dirname, "fixtures", "sysbench", name), "utf8");
 
 describe("sysbench interval lines", () => {
   it("parses the C driver's format", () => {
@@ -60,8 +61,20 @@ describe("sysbench full output", () => {
     expect(s.qps).toBe(19912.46);
     expect(s.total_time_s).toBe(6.0093);
     expect(s.total_events).toBe(19945);
-    expect(s.latency_ms).toEqual({ min: 0.32, avg: 4.81, max: 49.22, pct: 9.73, pct_rank: 95, sum: 95973.26 });
-    expect(s.fairness).toEqual({ events_avg: 1246.5625, events_stddev: 120.42, exec_time_avg: 5.9983, exec_time_stddev: 0 });
+    expect(s.latency_ms).toEqual({
+      min: 0.32,
+      avg: 4.81,
+      max: 49.22,
+      pct: 9.73,
+      pct_rank: 95,
+      sum: 95973.26,
+    });
+    expect(s.fairness).toEqual({
+      events_avg: 1246.5625,
+      events_stddev: 120.42,
+      exec_time_avg: 5.9983,
+      exec_time_stddev: 0,
+    });
     expect(s.histogram).toBeUndefined();
   });
 
@@ -69,7 +82,12 @@ describe("sysbench full output", () => {
     const out = parseSysbenchOutput(fixture("oltp_read_only-1t-120s-intervals.txt"));
     expect(out.intervals).toHaveLength(120);
     expect(out.intervals.map((i) => i.t)).toEqual(Array.from({ length: 120 }, (_, k) => k + 1));
-    expect(out.intervals[119]).toMatchObject({ tps: 324.07, qps: 5178.1, reads_ps: 4529.97, other_ps: 648.14 });
+    expect(out.intervals[119]).toMatchObject({
+      tps: 324.07,
+      qps: 5178.1,
+      reads_ps: 4529.97,
+      other_ps: 648.14,
+    });
     expect(out.summary?.transactions).toBe(24811);
     expect(out.summary?.tps).toBe(206.75);
   });
@@ -92,7 +110,14 @@ describe("sysbench full output", () => {
       expect(i.lat_ms).toBeNull();
       expect(i.lat_pct).toBe(0);
     }
-    expect(out.summary?.latency_ms).toEqual({ min: 0.93, avg: 1.49, max: 14.17, pct: null, pct_rank: null, sum: 9993.95 });
+    expect(out.summary?.latency_ms).toEqual({
+      min: 0.93,
+      avg: 1.49,
+      max: 14.17,
+      pct: null,
+      pct_rank: null,
+      sum: 9993.95,
+    });
   });
 
   it("--rate: queue lines attach to their interval", () => {

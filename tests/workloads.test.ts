@@ -77,7 +77,9 @@ describe("workload files", () => {
     expect(msg).toMatch(/bad-threads\.yml: threads\[1\]: .*got -2/);
     const tier = oneLineError(() => loadWorkload(file("bad-tier.yml", GOOD.replace("256M", "lots"))));
     expect(tier).toMatch(/tiers\[0\]: a buffer-pool size such as 512M.*got "lots"/);
-    const script = oneLineError(() => loadWorkload(file("bad-script.yml", GOOD.replace("oltp_read_write", "oltp_rw"))));
+    const script = oneLineError(() =>
+      loadWorkload(file("bad-script.yml", GOOD.replace("oltp_read_write", "oltp_rw"))),
+    );
     expect(script).toMatch(/scripts\[0\]: a sysbench script: one of oltp_read_write/);
   });
 

@@ -3,7 +3,15 @@
  * inconclusive while its estimate points the worse way gets more interleaved pairs, as many as the
  * statistics say would decide it, within the cell's maximum and the run's time budget.
  */
-import { comparePaired, directionOf, isWorse, samplesNeeded, type ThresholdConfig, thresholdFor, verdictFromComparison } from "../stats/index.js";
+import {
+  comparePaired,
+  directionOf,
+  isWorse,
+  samplesNeeded,
+  type ThresholdConfig,
+  thresholdFor,
+  verdictFromComparison,
+} from "../stats/index.js";
 import type { Pair } from "./schema.js";
 
 export const AB_METRICS = ["tps", "qps", "p95_ms"] as const;

@@ -21,8 +21,15 @@ import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { confirmationNeeded } from "./confirm.js";
+import {
+  AB_SCHEMA,
+  AB_SCHEMA_VERSION,
+  type AbCell,
+  type AbResults,
+  type Pair,
+  type Slice,
+} from "./schema.js";
 import { writeAbResults } from "./store.js";
-import { AB_SCHEMA, AB_SCHEMA_VERSION, type AbCell, type AbResults, type Pair, type Slice } from "./schema.js";
 
 /** Both sides prepare with this sysbench --rand-seed, so they hold the same rows. */
 export const PREPARE_SEED = 20261123;
@@ -94,7 +101,8 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   const headInstall = await resolveServer(opts.head, fetchOpts);
 
   const planned: { script: string; threads: number; tier: string }[] = [];
-  for (const tier of w.tiers) for (const script of w.scripts) for (const threads of w.threads) planned.push({ script, threads, tier });
+  for (const tier of w.tiers)
+    for (const script of w.scripts) for (const threads of w.threads) planned.push({ script, threads, tier });
   const baseRecord = serverRecord(baseInstall, "base");
   const headRecord = serverRecord(headInstall, "head");
   const results: AbResults = {
@@ -107,7 +115,12 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     started_at: new Date().toISOString(),
     ended_at: null,
     host,
-    workload: { name: w.name, file: opts.workloadFile, sha256: loaded.sha256, spec: w as Record<string, unknown> },
+    workload: {
+      name: w.name,
+      file: opts.workloadFile,
+      sha256: loaded.sha256,
+      spec: w as Record<string, unknown>,
+    },
     dataset: { tables: w.tables, table_size: w.table_size },
     design,
     servers: [baseRecord, headRecord],
@@ -127,15 +140,18 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   const workRoot = resolvePath(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const started = Date.now();
   const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
-  let remaining =
-    w.tiers.length * 2 * warmupSeconds(w) + planned.length * design.pairs * pairSeconds;
+  let remaining = w.tiers.length * 2 * warmupSeconds(w) + planned.length * design.pairs * pairSeconds;
   let overheadSum = 0;
   let overheadWeight = 0;
   let base: ServerInstance | null = null;
   let head: ServerInstance | null = null;
   let exitCode = 0;
 
-  const call = (script: string, threads: number, extra: Record<string, string | number | boolean> = {}): SysbenchCall => ({
+  const call = (
+    script: string,
+    threads: number,
+    extra: Record<string, string | number | boolean> = {},
+  ): SysbenchCall => ({
     script,
     tables: w.tables,
     tableSize: w.table_size,
@@ -185,10 +201,15 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
         { label: "head", instance: head, target: { host: "127.0.0.1", port: head.port } },
       ];
 
-      const endPrepare = log.group(`prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`);
+      const endPrepare = log.group(
+        `prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`,
+      );
       for (const side of sides) {
         const t0 = Date.now();
-        const args = prepareArgs(call(w.scripts[0]!, w.prepare_threads, { "rand-seed": PREPARE_SEED }), side.target);
+        const args = prepareArgs(
+          call(w.scripts[0]!, w.prepare_threads, { "rand-seed": PREPARE_SEED }),
+          side.target,
+        );
         const prep = await runSysbench(sysbench.path, args, () => {}, signal);
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
@@ -205,7 +226,8 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
               phase.duration,
             );
-            if (r.code !== 0) throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
+            if (r.code !== 0)
+              throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
             remaining -= phase.duration;
           }
         }
@@ -213,7 +235,9 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
       }
 
       const tierCells = planned.filter((c) => c.tier === tier);
-      const endCells = log.group(`measure ${tierCells.length} cells in interleaved ${design.slice_s} s slices (buffer pool ${tier})`);
+      const endCells = log.group(
+        `measure ${tierCells.length} cells in interleaved ${design.slice_s} s slices (buffer pool ${tier})`,
+      );
       for (const p of tierCells) {
         const index = planned.indexOf(p) + 1;
         const cell = await measureCell(p, index, sides);
@@ -262,7 +286,11 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     const telemetry = startTelemetry({ intervalMs: 1000 });
     let samples: AbCell["telemetry"] = [];
     let error: string | undefined;
-    const slice = async (side: (typeof sides)[number], round: number, total: number): Promise<Slice | null> => {
+    const slice = async (
+      side: (typeof sides)[number],
+      round: number,
+      total: number,
+    ): Promise<Slice | null> => {
       const t0 = new Date();
       const r = await runPhase(
         `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
@@ -320,7 +348,9 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
       overheadWeight += t.samples.length;
       samples = t.samples;
     }
-    const after = await Promise.all(sides.map((s) => (s.instance.running ? s.instance.status() : Promise.resolve(null))));
+    const after = await Promise.all(
+      sides.map((s) => (s.instance.running ? s.instance.status() : Promise.resolve(null))),
+    );
     return {
       id,
       workload: w.name,

@@ -10,7 +10,8 @@ export function writeAbResults(path: string, results: AbResults): void {
 
 export function parseAbResults(data: unknown, where: string): AbResults {
   const head = (data ?? {}) as { schema?: unknown; schema_version?: unknown };
-  if (head.schema !== AB_SCHEMA) throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${AB_SCHEMA}"`);
+  if (head.schema !== AB_SCHEMA)
+    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${AB_SCHEMA}"`);
   if (head.schema_version !== AB_SCHEMA_VERSION) {
     throw new UserError(
       `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${AB_SCHEMA_VERSION})`,
@@ -19,7 +20,9 @@ export function parseAbResults(data: unknown, where: string): AbResults {
   const parsed = AbResultsSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new UserError(`${where}: field ${issue.path.map(String).join(".") || "(top level)"}: ${issue.message}`);
+    throw new UserError(
+      `${where}: field ${issue.path.map(String).join(".") || "(top level)"}: ${issue.message}`,
+    );
   }
   return parsed.data;
 }
@@ -29,7 +32,9 @@ export function readAbResults(path: string): AbResults {
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    throw new UserError(`${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
+    throw new UserError(
+      `${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`,
+    );
   }
   let data: unknown;
   try {

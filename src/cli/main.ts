@@ -16,6 +16,9 @@ import { consoleLogger } from "../util/log.js";
 import { killAllTracked } from "../util/processes.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
+import { registerAbCommand } from "./ab-command.js";
+import { registerBaselineCommands } from "./baseline-commands.js";
+import { registerCompareCommands } from "./compare-commands.js";
 
 export const DEFAULT_SERVER = "mariadb@11.4.5";
 export const DEFAULT_WORKLOAD = "workloads/smoke.yml";
@@ -34,7 +37,8 @@ function defaultWorkload(): string {
 
 function parseSet(value: string, previous: Record<string, string>): Record<string, string> {
   const eq = value.indexOf("=");
-  if (eq <= 0) throw new UserError(`--set ${value}: expected name=value, e.g. --set innodb_flush_log_at_trx_commit=0`);
+  if (eq <= 0)
+    throw new UserError(`--set ${value}: expected name=value, e.g. --set innodb_flush_log_at_trx_commit=0`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
@@ -107,20 +111,27 @@ export function buildProgram(): Command {
   const program = new Command();
   program
     .name("perfgate")
-    .description("Continuous performance-regression gate for MySQL-family servers (MariaDB, MySQL, Percona Server).")
+    .description(
+      "Continuous performance-regression gate for MySQL-family servers (MariaDB, MySQL, Percona Server).",
+    )
     .version(PERFGATE_VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
 
   program
     .command("run")
-    .description("Provision a server, run a sysbench workload matrix against it, write results JSON and a Markdown report.")
+    .description(
+      "Provision a server, run a sysbench workload matrix against it, write results JSON and a Markdown report.",
+    )
     .option("-s, --server <spec>", "server spec: [maven:|deb:]mariadb@X.Y.Z or path:<dir>", DEFAULT_SERVER)
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
     .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet, {})
-    .option("--work-dir <dir>", "where server datadirs and logs go (default: .perfgate/work beside the results)")
+    .option(
+      "--work-dir <dir>",
+      "where server datadirs and logs go (default: .perfgate/work beside the results)",
+    )
     .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
     .action(runCommandAction);
 
@@ -167,6 +178,9 @@ export function buildProgram(): Command {
         );
       }
     });
+  registerAbCommand(program, { parseSet, interruptController, defaultWorkload, reportPathFor });
+  registerCompareCommands(program);
+  registerBaselineCommands(program);
   return program;
 }
 

@@ -45,7 +45,9 @@ export function tpsTables(results: Results): TableGroup[] {
         rows: servers.map((server) => ({
           server,
           tps: threads.map((t) =>
-            mean(cells.filter((c) => c.server === server && c.threads === t && ok(c)).map((c) => c.summary!.tps)),
+            mean(
+              cells.filter((c) => c.server === server && c.threads === t && ok(c)).map((c) => c.summary!.tps),
+            ),
           ),
         })),
       });
@@ -127,13 +129,16 @@ export function renderTerminal(results: Results): string {
       ...r.tps.map((v) => (v === null ? "-" : fmtNumber(v, 1))),
     ]);
     const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => (r[i] ?? "").length)));
-    const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+    const fmt = (r: string[]) =>
+      r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
     out.push(fmt(header));
     for (const r of rows) out.push(fmt(r));
     out.push("");
   }
   if (results.status !== "complete") {
-    out.push(`${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${results.status_reason})` : ""}`);
+    out.push(
+      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${results.status_reason})` : ""}`,
+    );
   }
   return out.join("\n");
 }

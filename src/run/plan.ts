@@ -49,11 +49,13 @@ export function checkTiersFitHost(w: Workload, file: string, hostMemory: number,
   for (const tier of w.tiers) {
     const bytes = parseSize(tier) ?? 0;
     if (bytes * servers >= hostMemory) {
-      const what = servers === 1 ? `tier ${tier} (${bytes} bytes)` : `${servers} servers with tier ${tier} (${bytes} bytes each)`;
+      const what =
+        servers === 1
+          ? `tier ${tier} (${bytes} bytes)`
+          : `${servers} servers with tier ${tier} (${bytes} bytes each)`;
       throw new UserError(
         `${file}: ${what} do${servers === 1 ? "es" : ""} not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`,
       );
     }
   }
 }
-

@@ -4,10 +4,10 @@
  * sysbench are stopped on every exit path.
  */
 import { join, resolve } from "node:path";
-import { type ServerInstance, statusDeltas } from "../servers/instance.js";
-import { resolveServer } from "../servers/resolve.js";
 import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../results/schema.js";
 import { writeResults } from "../results/store.js";
+import { type ServerInstance, statusDeltas } from "../servers/instance.js";
+import { resolveServer } from "../servers/resolve.js";
 import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { errorMessage, UserError } from "../util/errors.js";
@@ -66,7 +66,12 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     started_at: new Date().toISOString(),
     ended_at: null,
     host,
-    workload: { name: w.name, file: opts.workloadFile, sha256: loaded.sha256, spec: w as Record<string, unknown> },
+    workload: {
+      name: w.name,
+      file: opts.workloadFile,
+      sha256: loaded.sha256,
+      spec: w as Record<string, unknown>,
+    },
     dataset: { tables: w.tables, table_size: w.table_size },
     servers: [record],
     cells_planned: cells.length,
@@ -140,7 +145,12 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
 
       const endPrepare = log.group(`prepare ${w.tables} x ${w.table_size} rows`);
       const t0 = Date.now();
-      const prep = await runSysbench(sysbench.path, prepareArgs(call(w.scripts[0]!, w.prepare_threads), target), () => {}, signal);
+      const prep = await runSysbench(
+        sysbench.path,
+        prepareArgs(call(w.scripts[0]!, w.prepare_threads), target),
+        () => {},
+        signal,
+      );
       if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
       log.info(`prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
       endPrepare();

@@ -60,7 +60,9 @@ export async function startTierServer(o: TierServerOptions): Promise<ServerInsta
       config_hash: instance.config.hash,
       variables: await instance.variables(),
     });
-    o.log.info(`${record.label}: ${install.spec} is up: VERSION() ${record.version_string}, port ${instance.port}`);
+    o.log.info(
+      `${record.label}: ${install.spec} is up: VERSION() ${record.version_string}, port ${instance.port}`,
+    );
     return instance;
   } catch (err) {
     await instance.dispose().catch(() => {});

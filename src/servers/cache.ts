@@ -167,7 +167,11 @@ export function readInstallMeta<T>(dir: string): T | null {
  * Unpacks into `dir` by running `fill(tmpDir)` and renaming the result into place, then writes
  * the metadata last. A leftover temporary directory from an interrupted run is removed first.
  */
-export async function unpackOnce<T>(dir: string, meta: T, fill: (tmp: string) => Promise<void>): Promise<void> {
+export async function unpackOnce<T>(
+  dir: string,
+  meta: T,
+  fill: (tmp: string) => Promise<void>,
+): Promise<void> {
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });

@@ -54,7 +54,11 @@ export const RULES: readonly Rule[] = [
     flavors: ["mariadb"],
     max: "10.6.0",
   },
-  { option: "innodb_buffer_pool_instances", value: (c) => (c.bufferPoolBytes < 8 * GiB ? "1" : "8"), flavors: ORACLE },
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => (c.bufferPoolBytes < 8 * GiB ? "1" : "8"),
+    flavors: ORACLE,
+  },
   { option: "max_connections", value: () => "4096", flavors: ALL },
   { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
   { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
@@ -84,14 +88,25 @@ export const RULES: readonly Rule[] = [
   { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
   { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
   { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
-  { option: "innodb_redo_log_capacity", value: (c) => formatBytes(2 * redoBytes(c)), flavors: ORACLE, min: "8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    value: (c) => formatBytes(2 * redoBytes(c)),
+    flavors: ORACLE,
+    min: "8.0.30",
+  },
   { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
   // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
   { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  { option: "default_authentication_plugin", value: () => "mysql_native_password", flavors: ORACLE, min: "8.0.0", max: "8.4.0" },
+  {
+    option: "default_authentication_plugin",
+    value: () => "mysql_native_password",
+    flavors: ORACLE,
+    min: "8.0.0",
+    max: "8.4.0",
+  },
 ];
 
 function applies(rule: Rule, ctx: ConfigContext): boolean {
@@ -136,7 +151,11 @@ export interface GeneratedConfig {
   hash: string;
 }
 
-export function generateConfig(ctx: ConfigContext, paths: InstancePaths, overrides: Overrides = {}): GeneratedConfig {
+export function generateConfig(
+  ctx: ConfigContext,
+  paths: InstancePaths,
+  overrides: Overrides = {},
+): GeneratedConfig {
   const options = tunables(ctx, overrides);
   const instance: [string, string][] = [
     ["basedir", paths.basedir],

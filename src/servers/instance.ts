@@ -4,7 +4,16 @@
  * version and the buffer pool, stop cleanly. Control queries go through mysql2.
  */
 import type { ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -117,7 +126,9 @@ export class ServerInstance {
           ],
           { env, cwd: install.basedir },
         )
-      : await runCommand(install.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], { env });
+      : await runCommand(install.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], {
+          env,
+        });
     if (r.code !== 0) {
       throw new UserError(
         `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}\n${r.stderr}`, 4)} | ${this.errorTail(4)}`,
@@ -175,7 +186,12 @@ export class ServerInstance {
 
   /** A root control connection over the private socket. */
   async connect(): Promise<mysql.Connection> {
-    return await mysql.createConnection({ socketPath: this.socket, user: "root", password: "", connectTimeout: 5000 });
+    return await mysql.createConnection({
+      socketPath: this.socket,
+      user: "root",
+      password: "",
+      connectTimeout: 5000,
+    });
   }
 
   async query<T>(sql: string): Promise<T[]> {
@@ -257,7 +273,10 @@ export class ServerInstance {
 }
 
 /** Numeric differences of two SHOW GLOBAL STATUS snapshots (non-numeric values are left out). */
-export function statusDeltas(before: Record<string, string>, after: Record<string, string>): Record<string, number> {
+export function statusDeltas(
+  before: Record<string, string>,
+  after: Record<string, string>,
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(after)) {
     const b = before[k];

@@ -24,13 +24,21 @@ export interface ResolveOptions {
 async function versionsOf(source: VersionedSource, flavor: Flavor, opts: ResolveOptions): Promise<string[]> {
   switch (source) {
     case "maven":
-      return await mavenVersions(flavor, { log: opts.log, ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}) });
+      return await mavenVersions(flavor, {
+        log: opts.log,
+        ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}),
+      });
     case "deb":
       return [...(await debVersions(flavor)).keys()];
   }
 }
 
-function cached(source: VersionedSource, flavor: Flavor, version: string, cacheDir?: string): ServerInstall | null {
+function cached(
+  source: VersionedSource,
+  flavor: Flavor,
+  version: string,
+  cacheDir?: string,
+): ServerInstall | null {
   switch (source) {
     case "maven":
       return flavor === "mariadb" ? cachedMavenInstall(version, cacheDir) : null;
@@ -40,10 +48,17 @@ function cached(source: VersionedSource, flavor: Flavor, version: string, cacheD
 }
 
 async function provision(source: VersionedSource, flavor: Flavor, version: string, opts: ResolveOptions) {
-  const common = { log: opts.log, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}), ...(opts.signal ? { signal: opts.signal } : {}) };
+  const common = {
+    log: opts.log,
+    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
   switch (source) {
     case "maven":
-      return await provisionMaven(version, { ...common, ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}) });
+      return await provisionMaven(version, {
+        ...common,
+        ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}),
+      });
     case "deb":
       return await provisionDeb(flavor, version, common);
   }

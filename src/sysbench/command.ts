@@ -1,7 +1,8 @@
 /** Building sysbench command lines (pure) and finding the sysbench binary (side effect). */
+
+import { SBTEST } from "../servers/instance.js";
 import { UserError } from "../util/errors.js";
 import { runCommand } from "../util/processes.js";
-import { SBTEST } from "../servers/instance.js";
 
 export interface Target {
   host: string;
@@ -40,7 +41,12 @@ export function prepareArgs(call: SysbenchCall, target: Target): string[] {
   return [...common(call, target), "prepare"];
 }
 
-export function runArgs(call: SysbenchCall, target: Target, seconds: number, reportInterval: number): string[] {
+export function runArgs(
+  call: SysbenchCall,
+  target: Target,
+  seconds: number,
+  reportInterval: number,
+): string[] {
   return [...common(call, target), `--time=${seconds}`, `--report-interval=${reportInterval}`, "run"];
 }
 
@@ -48,7 +54,9 @@ export const SYSBENCH_INSTALL_HINT =
   "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
 
 /** Finds sysbench on PATH (or $PERFGATE_SYSBENCH) and reads its version. */
-export async function findSysbench(env: NodeJS.ProcessEnv = process.env): Promise<{ path: string; version: string }> {
+export async function findSysbench(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ path: string; version: string }> {
   const path = env.PERFGATE_SYSBENCH || "sysbench";
   let r: Awaited<ReturnType<typeof runCommand>>;
   try {

@@ -52,7 +52,9 @@ export function parseIntervalLine(line: string): Interval | null {
   };
 }
 
-export function parseQueueLine(line: string): { t: number; queue_length: number; concurrency: number } | null {
+export function parseQueueLine(
+  line: string,
+): { t: number; queue_length: number; concurrency: number } | null {
   const m = QUEUE_RE.exec(line.trim());
   if (!m) return null;
   return { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };

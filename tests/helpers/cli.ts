@@ -9,7 +9,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; done: Promise<CliResult>; stderrSoFar: () => string } {
   // detached: the CLI leads its own process group, like a shell job, so a test can signal the group.
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
@@ -28,7 +31,7 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): { child: 
   const done = new Promise<CliResult>((resolve) => {
     child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, done };
+  return { child, done, stderrSoFar: () => stderr };
 }
 
 export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {

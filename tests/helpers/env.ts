@@ -7,7 +7,11 @@ export const ROOT = join(import.meta.dirname, "..", "..");
 export const CLI = join(ROOT, "bin", "perfgate.mjs");
 
 /** The server specs every integration test exercises: one per source available on these machines. */
-export const REAL_SERVERS = ["maven:mariadb@11.4.5", "maven:mariadb@10.11.5", "deb:mariadb@10.11.18"] as const;
+export const REAL_SERVERS = [
+  "maven:mariadb@11.4.5",
+  "maven:mariadb@10.11.5",
+  "deb:mariadb@10.11.18",
+] as const;
 
 export function requireSysbench(): void {
   try {
@@ -29,9 +33,7 @@ export function requireBuild(): void {
 export function processesMatching(needle: string): string[] {
   try {
     const out = execFileSync("pgrep", ["-a", "-f", "--", needle], { encoding: "utf8" });
-    return out
-      .split("\n")
-      .filter((l) => l.trim() !== "" && !l.includes("pgrep"));
+    return out.split("\n").filter((l) => l.trim() !== "" && !l.includes("pgrep"));
   } catch {
     return [];
   }

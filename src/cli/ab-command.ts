@@ -1,0 +1,149 @@
+/** `perfgate ab`: interleaved A/B of two servers (or two configurations) on this host, with verdicts. */
+import { resolve } from "node:path";
+import { type Command, Option } from "commander";
+import { runAb } from "../ab/runner.js";
+import { compareSets, hasRegression } from "../compare/compare.js";
+import { fromAb } from "../compare/model.js";
+import {
+  renderComparisonJson,
+  renderComparisonMarkdown,
+  renderComparisonText,
+} from "../report/comparison.js";
+import { writeFileAtomic } from "../results/store.js";
+import type { ThresholdConfig } from "../stats/index.js";
+import { UserError } from "../util/errors.js";
+import { consoleLogger } from "../util/log.js";
+
+export interface CliHelpers {
+  parseSet: (value: string, previous: Record<string, string>) => Record<string, string>;
+  interruptController: () => { signal: AbortSignal; dispose: () => void };
+  defaultWorkload: () => string;
+  reportPathFor: (out: string) => string;
+}
+
+function positiveInt(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n <= 0) throw new UserError(`${flag} ${v}: expected a positive whole number`);
+    return n;
+  };
+}
+
+function nonNegativeInt(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new UserError(`${flag} ${v}: expected a whole number of seconds >= 0`);
+    return n;
+  };
+}
+
+function threshold(v: string): number {
+  const n = Number(v);
+  if (!(n > 0) || !Number.isFinite(n))
+    throw new UserError(`--threshold ${v}: expected a percentage > 0, e.g. 5`);
+  return n;
+}
+
+interface AbFlags {
+  base: string;
+  head: string;
+  workload: string;
+  out?: string;
+  report?: string;
+  json?: string;
+  baseSet: Record<string, string>;
+  headSet: Record<string, string>;
+  pairs?: number;
+  slice?: number;
+  maxPairs?: number;
+  confirmBudget?: number;
+  threshold?: number;
+  failOnRegression?: boolean;
+  workDir?: string;
+  cacheDir?: string;
+}
+
+export function registerAbCommand(program: Command, h: CliHelpers): void {
+  program
+    .command("ab")
+    .description(
+      "A/B two servers (or two configurations) on this host: same data, each cell measured in interleaved " +
+        "slices in ABBA order; verdicts with confidence intervals. Exit 3 with --fail-on-regression when a regression is found.",
+    )
+    .requiredOption("--base <spec>", "base server spec, e.g. mariadb@10.11.5")
+    .requiredOption("--head <spec>", "head server spec (may equal --base to A/B a configuration change)")
+    .option(
+      "-w, --workload <file>",
+      "workload YAML file (its ab: section sets slices and pairs)",
+      h.defaultWorkload(),
+    )
+    .option("--base-set <name=value>", "server option for the base only (repeatable)", h.parseSet, {})
+    .option("--head-set <name=value>", "server option for the head only (repeatable)", h.parseSet, {})
+    .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
+    .option("--report <file>", "Markdown report (default: the results file with .md)")
+    .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
+    .option(
+      "--pairs <n>",
+      "pairs per cell before confirmation (default: workload ab.pairs)",
+      positiveInt("--pairs"),
+    )
+    .option("--slice <seconds>", "seconds per slice (default: workload ab.slice)", positiveInt("--slice"))
+    .option(
+      "--max-pairs <n>",
+      "most pairs per cell with confirmation (default: workload ab.max_pairs)",
+      positiveInt("--max-pairs"),
+    )
+    .option(
+      "--confirm-budget <seconds>",
+      "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
+      nonNegativeInt("--confirm-budget"),
+    )
+    .option("--threshold <pct>", "regression threshold in % (default 5)", threshold)
+    .option("--fail-on-regression", "exit with code 3 when any verdict is a regression")
+    .option(
+      "--work-dir <dir>",
+      "where server datadirs and logs go (default: .perfgate/work beside the results)",
+    )
+    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .action(async (o: AbFlags) => {
+      const log = consoleLogger();
+      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+      const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
+      const out = o.out ?? `results/ab-${name}-${stamp}.json`;
+      const reportPath = o.report ?? h.reportPathFor(out);
+      const thresholds: ThresholdConfig = o.threshold !== undefined ? { default_pct: o.threshold } : {};
+      const interrupt = h.interruptController();
+      try {
+        const { results, exitCode } = await runAb({
+          base: o.base,
+          head: o.head,
+          workloadFile: o.workload,
+          out,
+          baseSet: o.baseSet,
+          headSet: o.headSet,
+          thresholds,
+          ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
+          ...(o.slice !== undefined ? { slice: o.slice } : {}),
+          ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
+          ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
+          ...(o.workDir ? { workDir: o.workDir } : {}),
+          ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+          log,
+          signal: interrupt.signal,
+        });
+        const set = fromAb(results, out);
+        const report = compareSets([set], { thresholds });
+        writeFileAtomic(reportPath, renderComparisonMarkdown(report, [set]));
+        if (o.json) writeFileAtomic(o.json, renderComparisonJson(report));
+        process.stdout.write(`${renderComparisonText(report, [set])}\n`);
+        log.info(`results: ${resolve(out)}`);
+        log.info(`report:  ${resolve(reportPath)}`);
+        if (results.status !== "complete")
+          log.warn(`A/B run ${results.status}: ${results.status_reason ?? ""}`);
+        process.exitCode = exitCode !== 0 ? exitCode : o.failOnRegression && hasRegression(report) ? 3 : 0;
+      } finally {
+        interrupt.dispose();
+      }
+    });
+}

@@ -1,0 +1,176 @@
+/**
+ * Are two runs comparable? Lists the differences between two perfgate/results files that make a
+ * comparison of their numbers unfair: the host, the dataset, the sysbench version, the measurement
+ * parts of the workload, and per common tier the tuning of the generated server config.
+ *
+ * Config options that only one side sets come from version-specific rules (an option one version
+ * has and the other does not) and are listed as notes, not mismatches; instance-specific options
+ * (paths, port, socket, user) are ignored.
+ */
+
+import type { Results } from "../results/schema.js";
+import { parseSize } from "../servers/config.js";
+
+export interface Fairness {
+  /** differences that make the two not comparable, each naming the field and both values */
+  mismatches: string[];
+  /** differences that are expected (options only one side's version has) */
+  notes: string[];
+}
+
+export interface FairnessOptions {
+  /** label of the server record to compare in `base.servers` (default: the first) */
+  baseServer?: string;
+  /** label of the server record to compare in `head.servers` (default: the first) */
+  headServer?: string;
+  /** names for the two sides in notes (default "base" and "head") */
+  baseName?: string;
+  headName?: string;
+}
+
+/** my.cnf options private to one instance: never compared. */
+export const INSTANCE_KEYS: ReadonlySet<string> = new Set([
+  "basedir",
+  "datadir",
+  "socket",
+  "port",
+  "bind_address",
+  "pid_file",
+  "log_error",
+  "tmpdir",
+  "lc_messages_dir",
+  "plugin_dir",
+  "user",
+]);
+
+/** The workload fields that change what is measured (names, descriptions and pauses do not). */
+export const MEASUREMENT_FIELDS = [
+  "scripts",
+  "threads",
+  "duration",
+  "warmup",
+  "report_interval",
+  "sysbench_options",
+  "tiers",
+] as const;
+
+const SERVER_SECTIONS = new Set(["mysqld", "server", "mariadb", "mariadbd"]);
+
+/**
+ * Parses my.cnf text: `key = value` / `key=value` / bare `key` (= "ON") lines under [mysqld]
+ * (also [server], [mariadb], [mariadbd]). Keys are lower-cased with "-" as "_"; quotes and
+ * trailing comments are dropped; a later line overrides an earlier one.
+ */
+export function parseMyCnf(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let inServer = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]$/.exec(line);
+    if (section) {
+      inServer = SERVER_SECTIONS.has(section[1]!.trim().toLowerCase());
+      continue;
+    }
+    if (!inServer || line.startsWith("!")) continue;
+    const eq = line.indexOf("=");
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
+    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    if (key) out.set(key, value);
+  }
+  return out;
+}
+
+/** Two option values mean the same: equal ignoring case, or the same byte count ("2G" = "2048M"). */
+function sameValue(a: string, b: string): boolean {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  const sa = /^\d/.test(a) ? parseSize(a) : null;
+  const sb = /^\d/.test(b) ? parseSize(b) : null;
+  return sa !== null && sb !== null && sa === sb;
+}
+
+/** JSON with sorted object keys, so {a,b} and {b,a} compare equal. */
+function canonical(v: unknown): string {
+  if (v === undefined) return "(unset)";
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === "object" && !Array.isArray(x)
+      ? Object.fromEntries(
+          Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
+        )
+      : x,
+  );
+}
+
+function show(v: unknown): string {
+  return v === undefined ? "(unset)" : JSON.stringify(v);
+}
+
+/**
+ * Lists what makes `base` and `head` not comparable (see the module comment). Host memory may
+ * differ by up to 1 % (kernel reservations vary between boots) before it counts as a mismatch.
+ */
+export function checkFairness(base: Results, head: Results, options: FairnessOptions = {}): Fairness {
+  const mismatches: string[] = [];
+  const notes: string[] = [];
+  const differ = (field: string, a: unknown, b: unknown) => {
+    if (canonical(a) !== canonical(b)) mismatches.push(`${field} ${show(a)} vs ${show(b)}`);
+  };
+
+  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"] as const)
+    differ(`host.${k}`, base.host[k], head.host[k]);
+  const ma = base.host.memory_bytes;
+  const mb = head.host.memory_bytes;
+  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
+  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
+  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
+  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
+
+  const server = (r: Results, label: string | undefined) =>
+    (label === undefined ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
+  const sb = server(base, options.baseServer);
+  const sh = server(head, options.headServer);
+  if (sb && sh) {
+    const baseName = options.baseName ?? "base";
+    const headName = options.headName ?? "head";
+    // one-sided options, aggregated over tiers: "name = value only on X (tiers 2G, 32G)"
+    const oneSided = new Map<string, string[]>();
+    for (const tb of sb.tiers) {
+      const th = sh.tiers.find((t) => t.tier === tb.tier);
+      if (!th) continue;
+      const cb = parseMyCnf(tb.config);
+      const ch = parseMyCnf(th.config);
+      for (const key of [...new Set([...cb.keys(), ...ch.keys()])].sort()) {
+        if (INSTANCE_KEYS.has(key)) continue;
+        const vb = cb.get(key);
+        const vh = ch.get(key);
+        if (vb !== undefined && vh !== undefined) {
+          if (!sameValue(vb, vh)) mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        const text =
+          vb !== undefined
+            ? `${key} = ${vb} only on ${baseName}`
+            : `${key} = ${vh ?? ""} only on ${headName}`;
+        oneSided.set(text, [...(oneSided.get(text) ?? []), tb.tier]);
+      }
+    }
+    for (const [text, tiers] of oneSided) {
+      notes.push(
+        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`,
+      );
+    }
+  }
+  return { mismatches, notes };
+}
+
+/** The one-line refusal: "a.json and b.json are not comparable: …; … (pass --allow-mismatch …)". */
+export function notComparableMessage(
+  baseName: string,
+  headName: string,
+  mismatches: readonly string[],
+): string {
+  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+}

@@ -1,0 +1,254 @@
+/**
+ * One normalized model for everything `perfgate compare` reads: run results (perfgate/results),
+ * imported measurements (perfgate/import, or a .csv imported on the fly) and interleaved A/B files
+ * (perfgate/ab). Each becomes a MeasurementSet of Observations (one per scenario × tier × threads ×
+ * engine × repetition); A/B files also keep their pairs (PairedCell) for the paired comparison.
+ */
+import { readFileSync } from "node:fs";
+import { extname } from "node:path";
+import type { AbResults } from "../ab/schema.js";
+import { parseAbResults } from "../ab/store.js";
+import { importCsv } from "../import/csv.js";
+import type { ImportedSet } from "../import/schema.js";
+import { parseImportedSet } from "../import/store.js";
+import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
+import { parseResults } from "../results/store.js";
+import type { TimedValue } from "../stats/index.js";
+import { UserError } from "../util/errors.js";
+
+export type SetKind = "results" | "import" | "ab";
+
+/** One measurement of one engine in one cell. */
+export interface Observation {
+  /** the sysbench script (run results) or the CSV's scenario text */
+  scenario: string;
+  tier: string | null;
+  threads: number;
+  engine: string;
+  repetition: number;
+  tps: number;
+  qps: number | null;
+  p95_ms: number | null;
+  /** per-second tps during the run, for within-run degradation */
+  series?: TimedValue[];
+}
+
+/** One side of an interleaved pair. */
+export interface SideValues {
+  tps: number;
+  qps: number | null;
+  p95_ms: number | null;
+}
+
+/** An A/B cell: base and head measured in interleaved pairs. */
+export interface PairedCell {
+  scenario: string;
+  tier: string | null;
+  threads: number;
+  base: string;
+  head: string;
+  pairs: { base: SideValues; head: SideValues }[];
+  /** each side's per-second tps over its slices, on the side's own clock */
+  series: { base: TimedValue[]; head: TimedValue[] };
+}
+
+export interface MeasurementSet {
+  kind: SetKind;
+  file: string;
+  /** engine names in order of first appearance */
+  engines: string[];
+  observations: Observation[];
+  /** A/B files only */
+  paired?: PairedCell[];
+  /** run results only: the file itself, for the fairness checks */
+  results?: Results;
+  /** run results only: engine name → label of its server record in `results.servers` */
+  engine_servers?: Record<string, string>;
+  /** cells that failed or have no summary (skipped) */
+  failed_cells: number;
+}
+
+/** The engine name of a server record: `${flavor}@${version}`, e.g. "mariadb@11.4.5". */
+export function engineOfServer(s: Pick<ServerRecord, "flavor" | "version">): string {
+  return `${s.flavor}@${s.version}`;
+}
+
+/** Engine family: the lower-cased text before the first space or "@" ("MariaDB 10.11" → "mariadb"). */
+export function engineFamily(engine: string): string {
+  return (engine.trim().split(/[\s@]/, 1)[0] ?? "").toLowerCase();
+}
+
+function p95Of(summary: Summary): number | null {
+  const l = summary.latency_ms;
+  return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
+}
+
+function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
+  return intervals.length > 0 ? intervals.map((iv) => ({ t: iv.t, value: iv.tps })) : undefined;
+}
+
+function pushUnique(xs: string[], x: string): void {
+  if (!xs.includes(x)) xs.push(x);
+}
+
+/** A run results file as measurements: one observation per successful cell. */
+export function fromResults(results: Results, file: string): MeasurementSet {
+  const engineByLabel = new Map<string, string>();
+  const engineServers: Record<string, string> = {};
+  for (const s of results.servers) {
+    const name = engineOfServer(s);
+    // Two servers with the same flavor@version in one run (e.g. path: builds): tell them apart.
+    const engine = Object.hasOwn(engineServers, name) ? `${name} (${s.label})` : name;
+    engineByLabel.set(s.label, engine);
+    engineServers[engine] = s.label;
+  }
+  const engines: string[] = [];
+  const observations: Observation[] = [];
+  let failed = 0;
+  for (const c of results.cells) {
+    if (c.status !== "ok" || c.summary === null) {
+      failed++;
+      continue;
+    }
+    const engine = engineByLabel.get(c.server) ?? c.server;
+    pushUnique(engines, engine);
+    const series = seriesOf(c.intervals);
+    observations.push({
+      scenario: c.script,
+      tier: c.tier,
+      threads: c.threads,
+      engine,
+      repetition: c.repetition,
+      tps: c.summary.tps,
+      qps: c.summary.qps,
+      p95_ms: p95Of(c.summary),
+      ...(series ? { series } : {}),
+    });
+  }
+  return {
+    kind: "results",
+    file,
+    engines,
+    observations,
+    results,
+    engine_servers: engineServers,
+    failed_cells: failed,
+  };
+}
+
+/** An imported set as measurements. */
+export function fromImport(set: ImportedSet, file: string): MeasurementSet {
+  const engines: string[] = [];
+  const observations: Observation[] = set.rows.map((r) => {
+    pushUnique(engines, r.engine);
+    return {
+      scenario: r.scenario,
+      tier: r.tier,
+      threads: r.threads,
+      engine: r.engine,
+      repetition: r.repetition,
+      tps: r.tps,
+      qps: r.qps,
+      p95_ms: r.p95_ms,
+    };
+  });
+  return { kind: "import", file, engines, observations, failed_cells: 0 };
+}
+
+/**
+ * An A/B file as measurements: the pairs per cell, plus one observation per side and pair (for the
+ * tables). Engines are `${flavor}@${version}` of the base and head servers, with " (base)" and
+ * " (head)" appended when both are the same version.
+ */
+export function fromAb(ab: AbResults, file: string): MeasurementSet {
+  const server = (label: string, index: number) =>
+    ab.servers.find((s) => s.label === label) ?? ab.servers[index]!;
+  let base = engineOfServer(server("base", 0));
+  let head = engineOfServer(server("head", 1));
+  if (base === head) {
+    base = `${base} (base)`;
+    head = `${head} (head)`;
+  }
+  const paired: PairedCell[] = [];
+  const observations: Observation[] = [];
+  let failed = 0;
+  for (const c of ab.cells) {
+    if (c.status !== "ok" || c.pairs.length === 0) {
+      failed++;
+      continue;
+    }
+    const side = (s: { tps: number; qps: number; p95_ms: number | null }): SideValues => ({
+      tps: s.tps,
+      qps: s.qps,
+      p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null,
+    });
+    const pairs = c.pairs.map((p) => ({ base: side(p.base), head: side(p.head) }));
+    paired.push({
+      scenario: c.script,
+      tier: c.tier,
+      threads: c.threads,
+      base,
+      head,
+      pairs,
+      series: {
+        base: c.series.base.map((iv) => ({ t: iv.t, value: iv.tps })),
+        head: c.series.head.map((iv) => ({ t: iv.t, value: iv.tps })),
+      },
+    });
+    pairs.forEach((p, i) => {
+      for (const [engine, v] of [
+        [base, p.base],
+        [head, p.head],
+      ] as const) {
+        observations.push({
+          scenario: c.script,
+          tier: c.tier,
+          threads: c.threads,
+          engine,
+          repetition: i + 1,
+          ...v,
+        });
+      }
+    });
+  }
+  return { kind: "ab", file, engines: [base, head], observations, paired, failed_cells: failed };
+}
+
+const ACCEPTED_KINDS =
+  "accepted: a perfgate/results or perfgate/ab JSON file, a perfgate/import JSON file (perfgate import), or a .csv file";
+
+/**
+ * Loads any file compare reads, by content: `.csv` → CSV import; JSON with "schema"
+ * "perfgate/results" → run results, "perfgate/import" → imported set, "perfgate/ab" → A/B file.
+ * Every file is validated; errors are one line naming the file (and the field).
+ */
+export function loadMeasurements(file: string): MeasurementSet {
+  if (extname(file).toLowerCase() === ".csv") return fromImport(importCsv(file), file);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UserError(`${file}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file}: not valid JSON (${(err as Error).message}); ${ACCEPTED_KINDS}`);
+  }
+  const schema =
+    typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
+  switch (schema) {
+    case "perfgate/results":
+      return fromResults(parseResults(text, file), file);
+    case "perfgate/import":
+      return fromImport(parseImportedSet(data, file), file);
+    case "perfgate/ab":
+      return fromAb(parseAbResults(data, file), file);
+    default:
+      throw new UserError(
+        `${file}: not a measurement file perfgate knows ("schema" is ${JSON.stringify(schema)}); ${ACCEPTED_KINDS}`,
+      );
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The comparison report (`perfgate compare --format json`): every base-vs-head verdict per cell and
+ * metric, the within-run degradation checks, and what was compared. Documented in
+ * docs/comparisons.md; bump COMPARISON_SCHEMA_VERSION on any change an older reader would misread.
+ */
+import { z } from "zod";
+
+export const COMPARISON_SCHEMA = "perfgate/comparison" as const;
+export const COMPARISON_SCHEMA_VERSION = 1 as const;
+
+const num = z.number().finite();
+
+export const COMPARED_METRICS = ["tps", "qps", "p95_ms"] as const;
+export type ComparedMetric = (typeof COMPARED_METRICS)[number];
+
+export const VerdictKindSchema = z.enum(["regression", "improvement", "unchanged", "inconclusive"]);
+
+/** One cell × metric: head against base. All `_pct` values are % change of head vs base. */
+export const ComparisonCellSchema = z.object({
+  scenario: z.string(),
+  tier: z.string().nullable(),
+  threads: z.number().int().positive(),
+  /** engine names */
+  base: z.string(),
+  head: z.string(),
+  metric: z.enum(COMPARED_METRICS),
+  /** geometric mean of the side's values: the number a table shows */
+  base_value: num,
+  head_value: num,
+  change_pct: num,
+  exceeds_threshold: z.boolean(),
+  verdict: VerdictKindSchema,
+  /** decided (not inconclusive) and backed by a confidence interval */
+  confirmed: z.boolean(),
+  /** paired (A/B pairs), welch (independent repetitions) or single (one value per side: no CI) */
+  method: z.enum(["paired", "welch", "single"]),
+  /** pairs, or the smaller per-side count */
+  n: z.number().int().positive(),
+  /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
+  ci_level: num.nullable(),
+  ci_low_pct: num.optional(),
+  ci_high_pct: num.optional(),
+  /** minimum detectable effect at the observed noise and ci_level; null without a CI */
+  mde_pct: num.nullable(),
+  /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
+  samples_needed: z.number().int().positive().nullable(),
+  threshold_pct: num,
+});
+export type ComparisonCell = z.infer<typeof ComparisonCellSchema>;
+
+export const TrendSchema = z.object({
+  degrading: z.boolean(),
+  /** when the decline starts, s since the start of the run (null unless degrading) */
+  onset_s: num.nullable(),
+  /** fitted drop from the start to the end level in % (null when no declining fit) */
+  drop_pct: num.nullable(),
+  start_level: num.nullable(),
+  end_level: num.nullable(),
+});
+export type Trend = z.infer<typeof TrendSchema>;
+
+/** Within-run degradation of one cell (tps over the run), head against base. */
+export const DegradationEntrySchema = z.object({
+  scenario: z.string(),
+  tier: z.string().nullable(),
+  threads: z.number().int().positive(),
+  base: z.string(),
+  head: z.string(),
+  metric: z.literal("tps_trend"),
+  /** the repetition whose series were compared (run results); null for A/B files */
+  repetition: z.number().int().positive().nullable(),
+  verdict: z.enum(["regression", "improvement", "unchanged"]),
+  reason: z.string(),
+  base_trend: TrendSchema,
+  head_trend: TrendSchema,
+});
+export type DegradationEntry = z.infer<typeof DegradationEntrySchema>;
+
+export const ComparisonReportSchema = z.object({
+  schema: z.literal(COMPARISON_SCHEMA),
+  schema_version: z.literal(COMPARISON_SCHEMA_VERSION),
+  /** ab: paired A/B file; pair: two files, first is base; baselines: engines against named baselines */
+  kind: z.enum(["ab", "pair", "baselines"]),
+  threshold: z.object({ default_pct: num, per_metric: z.record(z.string(), num) }),
+  /** the family-wise confidence level of all intervals together */
+  confidence: num,
+  /** m: cell × metric comparisons with a CI; each CI is at level 1 − (1 − confidence)/m */
+  comparisons_with_ci: z.number().int().nonnegative(),
+  metrics: z.array(z.enum(COMPARED_METRICS)),
+  sources: z.array(
+    z.object({
+      file: z.string(),
+      kind: z.enum(["results", "import", "ab"]),
+      engines: z.array(z.string()),
+      failed_cells: z.number().int().nonnegative(),
+    }),
+  ),
+  baselines: z.array(z.string()),
+  /** differences that make the inputs not comparable (only with allowMismatch) */
+  mismatches: z.array(z.string()),
+  notes: z.array(z.string()),
+  summary: z.object({
+    regressions: z.number().int().nonnegative(),
+    improvements: z.number().int().nonnegative(),
+    unchanged: z.number().int().nonnegative(),
+    inconclusive: z.number().int().nonnegative(),
+    /** regression/improvement/unchanged verdicts without a CI (one value per side) */
+    unconfirmed: z.number().int().nonnegative(),
+  }),
+  cells: z.array(ComparisonCellSchema),
+  degradation: z.array(DegradationEntrySchema),
+});
+export type ComparisonReport = z.infer<typeof ComparisonReportSchema>;

@@ -1,0 +1,510 @@
+/**
+ * Reports of a comparison (src/compare): Markdown for PR comments and files, aligned plain text for
+ * the terminal, and JSON. The Markdown reads at a glance: an overall status line first, then TPS
+ * by thread count, version progression against each baseline (like the Percona 2026 report's
+ * tables 6.1.1 and 6.1.4-6.1.6), the list of all differences greater than the threshold (its
+ * section-9 list), every verdict with its interval, within-run degradation, warnings and notes.
+ * Pure functions. Sections: docs/comparisons.md.
+ */
+import { geometricMean, labelSets, naturalCompare } from "../compare/compare.js";
+import type { MeasurementSet } from "../compare/model.js";
+import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
+import { fmtNumber, mdEscape } from "./markdown.js";
+
+type Align = "l" | "r";
+interface Table {
+  header: string[];
+  align: Align[];
+  rows: string[][];
+}
+
+interface Group {
+  scenario: string;
+  tier: string | null;
+}
+
+const groupKey = (g: Group) => JSON.stringify([g.scenario, g.tier]);
+
+function groupTitle(g: Group): string {
+  return g.tier === null ? g.scenario : `${g.scenario}, ${g.tier}`;
+}
+
+function sortGroups<T extends Group>(groups: T[]): T[] {
+  return groups.sort(
+    (a, b) =>
+      naturalCompare(a.scenario, b.scenario) ||
+      (a.tier === b.tier ? 0 : a.tier === null ? -1 : b.tier === null ? 1 : naturalCompare(a.tier, b.tier)),
+  );
+}
+
+/** A signed % with one decimal: "-20.2%", "+4.2%", "0.0%". */
+export function fmtPct(x: number): string {
+  const r = Math.round(x * 10) / 10;
+  if (r === 0) return "0.0%";
+  return `${r > 0 ? "+" : "-"}${Math.abs(r).toFixed(1)}%`;
+}
+
+/** A measured value: thousands separators; decimals only where the value is small. */
+export function fmtValue(x: number, metric = "tps"): string {
+  if (metric === "p95_ms") return fmtNumber(x, 2);
+  return fmtNumber(x, x >= 100 ? 0 : x >= 10 ? 1 : 2);
+}
+
+function fmtLevel(c: number): string {
+  return `${Number((c * 100).toPrecision(6))}%`;
+}
+
+const METRIC_LABEL: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 ms" };
+
+function thresholdText(r: ComparisonReport): string {
+  const extra = Object.entries(r.threshold.per_metric)
+    .filter(([m]) => r.metrics.includes(m as ComparisonCell["metric"]))
+    .map(([m, v]) => `${METRIC_LABEL[m] ?? m} ${v}%`);
+  return [`threshold ${r.threshold.default_pct}%`, ...extra].join(", ");
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * The overall status: "🔴 **2 regressions**, 🟢 1 improvement, 3 unchanged, 1 inconclusive
+ * (threshold 5%, 95% simultaneous CIs)". Without markdown: plain words.
+ */
+export function statusLine(r: ComparisonReport, markdown = true): string {
+  const s = r.summary;
+  const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
+  const reg =
+    s.regressions > 0
+      ? markdown
+        ? `🔴 **${plural(s.regressions, "regression")}**`
+        : plural(s.regressions, "regression").toUpperCase()
+      : markdown
+        ? "✅ no regressions"
+        : "no regressions";
+  const regNote = trendRegressions > 0 ? ` (${trendRegressions} within-run degradation)` : "";
+  const imp = `${markdown && s.improvements > 0 ? "🟢 " : ""}${plural(s.improvements, "improvement")}`;
+  const ci =
+    r.comparisons_with_ci > 0
+      ? `${fmtLevel(r.confidence)} simultaneous CIs over ${r.comparisons_with_ci}`
+      : "no CIs: one value per side";
+  const unconfirmed = s.unconfirmed > 0 ? `; ${s.unconfirmed} unconfirmed` : "";
+  return `${reg}${regNote}, ${imp}, ${s.unchanged} unchanged, ${s.inconclusive} inconclusive (${thresholdText(r)}, ${ci}${unconfirmed})`;
+}
+
+function verdictText(c: ComparisonCell, markdown: boolean): string {
+  const mark = (emoji: string) => (markdown ? `${emoji} ` : "");
+  const unconfirmed = !c.confirmed && c.verdict !== "inconclusive" ? " (unconfirmed)" : "";
+  switch (c.verdict) {
+    case "regression":
+      return `${mark("🔴")}${markdown ? "**regression**" : "REGRESSION"}${unconfirmed}`;
+    case "improvement":
+      return `${mark("🟢")}improvement${unconfirmed}`;
+    case "unchanged":
+      return `unchanged${unconfirmed}`;
+    default: {
+      const unit = c.method === "paired" ? "pairs" : "repetitions per side";
+      return `${mark("❔")}inconclusive${c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${unit})` : ""}`;
+    }
+  }
+}
+
+function ciText(c: ComparisonCell): string {
+  return c.ci_low_pct !== undefined && c.ci_high_pct !== undefined
+    ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`
+    : "—";
+}
+
+function trendText(t: Trend): string {
+  if (t.degrading) {
+    return `degrades ${t.drop_pct === null ? "?" : t.drop_pct.toFixed(1)}% from ${t.onset_s === null ? "?" : t.onset_s.toFixed(0)} s`;
+  }
+  return "no degradation";
+}
+
+/** TPS by thread count per scenario × tier: one row per engine (all files), one column per thread count. */
+export function tpsTables(
+  sets: readonly MeasurementSet[],
+): (Group & { threads: number[]; rows: { engine: string; tps: (number | null)[] }[] })[] {
+  const labelled = labelSets(sets);
+  const groups = new Map<string, Group & { obs: MeasurementSet["observations"] }>();
+  const engineOrder: string[] = [];
+  for (const s of labelled) {
+    for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
+    for (const o of s.observations) {
+      const k = groupKey(o);
+      let g = groups.get(k);
+      if (!g) {
+        g = { scenario: o.scenario, tier: o.tier, obs: [] };
+        groups.set(k, g);
+      }
+      g.obs.push(o);
+    }
+  }
+  return sortGroups([...groups.values()]).map((g) => {
+    const threads = [...new Set(g.obs.map((o) => o.threads))].sort((a, b) => a - b);
+    const engines = engineOrder.filter((e) => g.obs.some((o) => o.engine === e));
+    return {
+      scenario: g.scenario,
+      tier: g.tier,
+      threads,
+      rows: engines.map((engine) => ({
+        engine,
+        tps: threads.map((t) => {
+          const xs = g.obs
+            .filter((o) => o.engine === engine && o.threads === t && o.tps > 0)
+            .map((o) => o.tps);
+          return xs.length > 0 ? geometricMean(xs) : null;
+        }),
+      })),
+    };
+  });
+}
+
+interface Progression extends Group {
+  baseline: string;
+  threads: number[];
+  baseRow: (number | null)[];
+  heads: { engine: string; tps: (number | null)[]; cells: (ComparisonCell | null)[] }[];
+}
+
+/** Per baseline and scenario × tier: the baseline's TPS and each compared engine's TPS and change. */
+function progressions(r: ComparisonReport): Progression[] {
+  const tps = r.cells.filter((c) => c.metric === "tps");
+  const out: Progression[] = [];
+  for (const baseline of r.baselines) {
+    const mine = tps.filter((c) => c.base === baseline);
+    const groups = new Map<string, Group>();
+    for (const c of mine) groups.set(groupKey(c), { scenario: c.scenario, tier: c.tier });
+    for (const g of sortGroups([...groups.values()])) {
+      const cells = mine.filter((c) => groupKey(c) === groupKey(g));
+      const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
+      const heads = [...new Set(cells.map((c) => c.head))];
+      out.push({
+        ...g,
+        baseline,
+        threads,
+        baseRow: threads.map((t) => cells.find((c) => c.threads === t)?.base_value ?? null),
+        heads: heads.map((engine) => {
+          const row = threads.map((t) => cells.find((c) => c.head === engine && c.threads === t) ?? null);
+          return { engine, tps: row.map((c) => c?.head_value ?? null), cells: row };
+        }),
+      });
+    }
+  }
+  return out;
+}
+
+/** Per scenario × tier, per (head vs base): tps cells with |change| above the threshold. */
+function bigDifferences(
+  r: ComparisonReport,
+): (Group & { blocks: { base: string; head: string; cells: ComparisonCell[] }[] })[] {
+  const big = r.cells.filter((c) => c.metric === "tps" && c.exceeds_threshold);
+  const groups = new Map<
+    string,
+    Group & { blocks: { base: string; head: string; cells: ComparisonCell[] }[] }
+  >();
+  for (const c of big) {
+    const k = groupKey(c);
+    let g = groups.get(k);
+    if (!g) {
+      g = { scenario: c.scenario, tier: c.tier, blocks: [] };
+      groups.set(k, g);
+    }
+    let b = g.blocks.find((x) => x.base === c.base && x.head === c.head);
+    if (!b) {
+      b = { base: c.base, head: c.head, cells: [] };
+      g.blocks.push(b);
+    }
+    b.cells.push(c);
+  }
+  return sortGroups([...groups.values()]);
+}
+
+function mdTable(t: Table): string[] {
+  const sep = t.align.map((a) => (a === "r" ? "---:" : "---"));
+  return [`| ${t.header.join(" | ")} |`, `|${sep.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
+}
+
+function textTable(t: Table): string[] {
+  const all = [t.header, ...t.rows];
+  const widths = t.header.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? "")].length)));
+  const pad = (s: string, i: number) => {
+    const gap = " ".repeat(Math.max(0, widths[i]! - [...s].length));
+    return t.align[i] === "r" ? gap + s : s + gap;
+  };
+  return all.map((r) =>
+    r
+      .map((c, i) => pad(c, i))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+function verdictTable(r: ComparisonReport, markdown: boolean): Table {
+  const esc = markdown ? mdEscape : (s: string) => s;
+  return {
+    header: [
+      "Comparison",
+      "Scenario",
+      "Tier",
+      "Threads",
+      "Metric",
+      "Base",
+      "Head",
+      "Change",
+      "CI",
+      "MDE",
+      "Verdict",
+    ],
+    align: ["l", "l", "l", "r", "l", "r", "r", "r", "l", "r", "l"],
+    rows: r.cells.map((c) => [
+      esc(`${c.head} vs ${c.base}`),
+      esc(c.scenario),
+      esc(c.tier ?? "—"),
+      String(c.threads),
+      METRIC_LABEL[c.metric] ?? c.metric,
+      fmtValue(c.base_value, c.metric),
+      fmtValue(c.head_value, c.metric),
+      fmtPct(c.change_pct),
+      ciText(c),
+      c.mde_pct === null ? "—" : `${c.mde_pct.toFixed(1)}%`,
+      verdictText(c, markdown),
+    ]),
+  };
+}
+
+function degradationShown(r: ComparisonReport): DegradationEntry[] {
+  return r.degradation.filter((d) => d.base_trend.degrading || d.head_trend.degrading);
+}
+
+function degradationTable(entries: DegradationEntry[], markdown: boolean): Table {
+  const esc = markdown ? mdEscape : (s: string) => s;
+  const verdict = (d: DegradationEntry) =>
+    d.verdict === "regression"
+      ? markdown
+        ? "🔴 **regression**"
+        : "REGRESSION"
+      : d.verdict === "improvement"
+        ? `${markdown ? "🟢 " : ""}improvement`
+        : "unchanged";
+  return {
+    header: ["Comparison", "Scenario", "Tier", "Threads", "Run", "Base", "Head", "Verdict"],
+    align: ["l", "l", "l", "r", "r", "l", "l", "l"],
+    rows: entries.map((d) => [
+      esc(`${d.head} vs ${d.base}`),
+      esc(d.scenario),
+      esc(d.tier ?? "—"),
+      String(d.threads),
+      d.repetition === null ? "A/B" : `r${d.repetition}`,
+      trendText(d.base_trend),
+      trendText(d.head_trend),
+      verdict(d),
+    ]),
+  };
+}
+
+function sourcesLine(r: ComparisonReport, markdown: boolean): string {
+  const code = (s: string) => (markdown ? `\`${s.replaceAll("`", "'")}\`` : s);
+  const esc = markdown ? mdEscape : (s: string) => s;
+  const sources = r.sources
+    .map(
+      (s) =>
+        `${code(s.file)} (${s.kind}: ${s.engines.length > 3 ? plural(s.engines.length, "engine") : esc(s.engines.join(", "))})`,
+    )
+    .join(", ");
+  const how =
+    r.kind === "ab"
+      ? `interleaved A/B pairs, head vs base ${esc(r.baselines.join(", "))}`
+      : r.kind === "pair"
+        ? `head vs base ${esc(r.baselines[0] ?? "")}`
+        : `each engine vs the baseline of its family (${esc(r.baselines.join(", "))})`;
+  return `Compared: ${how}; from ${sources}.`;
+}
+
+/** The Markdown report (see the module comment for the sections). */
+export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
+  const L: string[] = [];
+  L.push(statusLine(r, true));
+  L.push("");
+  L.push(sourcesLine(r, true));
+  L.push("");
+  if (r.mismatches.length > 0) {
+    L.push("> ⚠️ **Not strictly comparable** (compared anyway with --allow-mismatch):");
+    for (const m of r.mismatches) L.push(`> - ${mdEscape(m)}`);
+    L.push("");
+  }
+
+  for (const g of tpsTables(sets)) {
+    L.push(`## TPS by thread count: ${mdEscape(groupTitle(g))}`);
+    L.push("");
+    L.push(
+      ...mdTable({
+        header: ["Engine", ...g.threads.map((t) => `${t}t`)],
+        align: ["l", ...g.threads.map((): Align => "r")],
+        rows: g.rows.map((row) => [
+          mdEscape(row.engine),
+          ...row.tps.map((v) => (v === null ? "–" : fmtValue(v))),
+        ]),
+      }),
+    );
+    L.push("");
+  }
+
+  for (const p of progressions(r)) {
+    L.push(`## Version progression vs ${mdEscape(p.baseline)}: ${mdEscape(groupTitle(p))}`);
+    L.push("");
+    const rows: string[][] = [
+      [`${mdEscape(p.baseline)} (TPS)`, ...p.baseRow.map((v) => (v === null ? "–" : fmtValue(v)))],
+    ];
+    for (const h of p.heads) {
+      rows.push([`${mdEscape(h.engine)} (TPS)`, ...h.tps.map((v) => (v === null ? "–" : fmtValue(v)))]);
+      rows.push([
+        `vs ${mdEscape(p.baseline)}`,
+        ...h.cells.map((c) => {
+          if (!c) return "–";
+          const text = fmtPct(c.change_pct);
+          return c.verdict === "regression" ? `**${text}**` : text;
+        }),
+      ]);
+    }
+    L.push(
+      ...mdTable({
+        header: ["Engine", ...p.threads.map((t) => `${t}t`)],
+        align: ["l", ...p.threads.map((): Align => "r")],
+        rows,
+      }),
+    );
+    L.push("");
+  }
+
+  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  if (r.metrics.includes("tps")) {
+    L.push(`## All differences greater than ${tpsThreshold}% (TPS)`);
+    L.push("");
+    const big = bigDifferences(r);
+    if (big.length === 0) {
+      L.push(`None: every TPS difference is within ±${tpsThreshold}%.`);
+      L.push("");
+    }
+    for (const g of big) {
+      L.push(`**${mdEscape(groupTitle(g))}**`);
+      L.push("");
+      for (const b of g.blocks) {
+        L.push("| Database Engines Comparison | Thread Count | Difference vs Baseline |");
+        L.push("|---|---|---|");
+        for (const c of b.cells) {
+          L.push(`| ${mdEscape(c.head)} vs ${mdEscape(c.base)} | ${c.threads} | ${fmtPct(c.change_pct)} |`);
+        }
+        L.push("");
+      }
+    }
+  }
+
+  L.push("## Verdicts");
+  L.push("");
+  if (r.cells.length === 0) {
+    L.push("No cells were compared.");
+  } else {
+    const folded = r.cells.length > 25;
+    if (folded) {
+      L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`);
+      L.push("");
+    }
+    L.push(...mdTable(verdictTable(r, true)));
+    if (folded) {
+      L.push("");
+      L.push("</details>");
+    }
+  }
+  L.push("");
+  L.push(
+    r.comparisons_with_ci > 0
+      ? `CIs are simultaneous: each is a ${fmtLevel(r.cells.find((c) => c.ci_level !== null)?.ci_level ?? r.confidence)} interval, so all ${r.comparisons_with_ci} hold together with ${fmtLevel(r.confidence)} confidence. MDE: the smallest change these samples would detect.`
+      : "One value per side: verdicts compare the change with the threshold only (unconfirmed, no CI).",
+  );
+  L.push("");
+
+  const shown = degradationShown(r);
+  if (shown.length > 0) {
+    L.push("## Within-run degradation");
+    L.push("");
+    L.push(...mdTable(degradationTable(shown, true)));
+    L.push("");
+    for (const d of shown) {
+      if (d.verdict !== "unchanged") {
+        L.push(
+          `- ${mdEscape(`${d.head} vs ${d.base}`)}, ${mdEscape(groupTitle(d))} ${d.threads}t: ${mdEscape(d.reason)}`,
+        );
+      }
+    }
+    L.push("");
+  }
+
+  if (r.notes.length > 0) {
+    L.push("## Notes");
+    L.push("");
+    for (const n of r.notes) L.push(`- ${mdEscape(n)}`);
+    L.push("");
+  }
+  return L.join("\n");
+}
+
+/** Plain terminal text with aligned columns. */
+export function renderComparisonText(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
+  const L: string[] = [];
+  L.push(statusLine(r, false));
+  L.push(sourcesLine(r, false));
+  for (const m of r.mismatches) L.push(`warning: not comparable: ${m}`);
+  L.push("");
+  for (const g of tpsTables(sets)) {
+    L.push(`TPS by thread count: ${groupTitle(g)}`);
+    L.push(
+      ...textTable({
+        header: ["engine", ...g.threads.map((t) => `${t}t`)],
+        align: ["l", ...g.threads.map((): Align => "r")],
+        rows: g.rows.map((row) => [row.engine, ...row.tps.map((v) => (v === null ? "-" : fmtValue(v)))]),
+      }),
+    );
+    L.push("");
+  }
+  for (const p of progressions(r)) {
+    L.push(`Version progression vs ${p.baseline}: ${groupTitle(p)}`);
+    const rows: string[][] = [
+      [`${p.baseline} (TPS)`, ...p.baseRow.map((v) => (v === null ? "-" : fmtValue(v)))],
+    ];
+    for (const h of p.heads) {
+      rows.push([`${h.engine} (TPS)`, ...h.tps.map((v) => (v === null ? "-" : fmtValue(v)))]);
+      rows.push([
+        `  vs ${p.baseline}`,
+        ...h.cells.map((c) => (c ? `${fmtPct(c.change_pct)}${c.verdict === "regression" ? "!" : ""}` : "-")),
+      ]);
+    }
+    L.push(
+      ...textTable({
+        header: ["engine", ...p.threads.map((t) => `${t}t`)],
+        align: ["l", ...p.threads.map((): Align => "r")],
+        rows,
+      }),
+    );
+    L.push("");
+  }
+  if (r.cells.length > 0) {
+    L.push("Verdicts");
+    L.push(...textTable(verdictTable(r, false)));
+    L.push("");
+  }
+  const shown = degradationShown(r);
+  if (shown.length > 0) {
+    L.push("Within-run degradation");
+    L.push(...textTable(degradationTable(shown, false)));
+    L.push("");
+  }
+  for (const n of r.notes) L.push(`note: ${n}`);
+  return L.join("\n").trimEnd();
+}
+
+/** The report as JSON (schema perfgate/comparison, docs/comparisons.md). */
+export function renderComparisonJson(r: ComparisonReport): string {
+  return JSON.stringify(r, null, 2);
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { confirmationNeeded, pairValues } from "../src/ab/confirm.js";
+import type { Pair } from "../src/ab/schema.js";
+
+/** Deterministic pseudo-random numbers (mulberry32), so the tests are repeatable. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** n ABBA pairs; head = base × ratio; each slice has multiplicative noise of ±noise. */
+function pairs(n: number, ratio: number, noise: number, seed = 1): Pair[] {
+  const r = rng(seed);
+  const slice = (tps: number) => ({
+    started_at: "2026-11-23T00:00:00Z",
+    duration_s: 2,
+    tps,
+    qps: tps * 20,
+    p95_ms: 1000 / tps,
+    errors_ps: 0,
+  });
+  return Array.from({ length: n }, (_, i) => {
+    const level = 200 * (1 + (r() - 0.5) * 0.6); // host drift shared by both slices of a pair
+    const b = level * (1 + (r() - 0.5) * 2 * noise);
+    const h = level * ratio * (1 + (r() - 0.5) * 2 * noise);
+    return {
+      round: i + 1,
+      order: i % 2 === 0 ? "AB" : "BA",
+      confirmation: false,
+      base: slice(b),
+      head: slice(h),
+    };
+  });
+}
+
+/** Pairs with the given head/base ratios (level drifting between pairs): fully deterministic. */
+function fromRatios(ratios: number[]): Pair[] {
+  return pairs(ratios.length, 1, 0).map((p, i) => ({
+    ...p,
+    head: {
+      ...p.head,
+      tps: p.base.tps * ratios[i]!,
+      qps: p.base.qps * ratios[i]!,
+      p95_ms: p.base.p95_ms! / ratios[i]!,
+    },
+  }));
+}
+// mean change about -7%, per-pair spread about 10%: leaning worse, but the CI also covers 0.
+const LEANING = [0.8, 1.06, 0.85, 1.01, 0.9, 0.96];
+
+describe("adaptive confirmation", () => {
+  it("asks nothing more for a clear 2x regression: it is decided", () => {
+    expect(confirmationNeeded(pairs(10, 0.5, 0.05), 40, 100)).toEqual({ extra: 0, suspicious: [] });
+  });
+
+  it("asks nothing more for an improvement, even an inconclusive one", () => {
+    expect(confirmationNeeded(pairs(4, 1.06, 0.3), 40, 100).extra).toBe(0);
+  });
+
+  it("asks for more pairs when a noisy cell leans toward a regression", () => {
+    const d = confirmationNeeded(fromRatios(LEANING), 40, 100);
+    expect(d.suspicious).toContain("tps");
+    expect(d.extra).toBeGreaterThanOrEqual(2);
+    expect(d.extra % 2).toBe(0);
+    expect(d.extra).toBeLessThanOrEqual(34);
+  });
+
+  it("never exceeds max_pairs or what the budget pays for", () => {
+    const p = fromRatios(LEANING);
+    expect(confirmationNeeded(p, 8, 100).extra).toBeLessThanOrEqual(2);
+    expect(confirmationNeeded(p, 40, 3).extra).toBe(2);
+    expect(confirmationNeeded(p, 40, 1).extra).toBe(0);
+    expect(confirmationNeeded(p, 6, 100).extra).toBe(0);
+  });
+
+  it("skips latency when sysbench ran without percentiles", () => {
+    const p = pairs(4, 1, 0.05).map((x) => ({ ...x, base: { ...x.base, p95_ms: null } }));
+    expect(pairValues(p, "p95_ms").base).toEqual([]);
+    expect(pairValues(p, "tps").base).toHaveLength(4);
+  });
+});

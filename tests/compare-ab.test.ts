@@ -1,0 +1,153 @@
+/** Paired comparisons of interleaved A/B files (perfgate/ab). */
+import { describe, expect, it } from "vitest";
+import { type AbResults, AbResultsSchema } from "../src/ab/schema.js";
+import { compareSets } from "../src/compare/compare.js";
+import { fromAb, loadMeasurements } from "../src/compare/model.js";
+import { renderComparisonMarkdown } from "../src/report/comparison.js";
+import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
+import { HOST, makeIntervals, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
+
+interface AbSpec {
+  pairs: number;
+  /** head/base ratio of the true throughput */
+  ratio: number;
+  /** per-slice multiplicative noise, and a shared level shift per pair (cancels in the ratio) */
+  noise: number;
+  seed: number;
+  baseVersion?: string;
+  headVersion?: string;
+}
+
+/** A perfgate/ab object with one cell measured in `pairs` ABBA pairs, validated with AbResultsSchema. */
+function makeAb(spec: AbSpec): AbResults {
+  const g = gaussian(mulberry32(spec.seed));
+  const slice = (tps: number) => ({
+    started_at: "2026-01-01T00:00:00.000Z",
+    duration_s: 2,
+    tps,
+    qps: tps * 20,
+    p95_ms: 2000 / tps,
+    errors_ps: 0,
+  });
+  const pairs = Array.from({ length: spec.pairs }, (_, i) => {
+    const level = 1000 * (1 + 0.3 * g()); // the host's level during this pair, shared by both sides
+    return {
+      round: i + 1,
+      order: (i % 2 === 0 ? "AB" : "BA") as "AB" | "BA",
+      confirmation: false,
+      base: slice(level * (1 + spec.noise * g())),
+      head: slice(level * spec.ratio * (1 + spec.noise * g())),
+    };
+  });
+  const ab: AbResults = {
+    schema: "perfgate/ab",
+    schema_version: 1,
+    results_schema_version: 1,
+    status: "complete",
+    perfgate_version: "0.1.0",
+    sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" },
+    started_at: "2026-01-01T00:00:00.000Z",
+    ended_at: "2026-01-01T00:10:00.000Z",
+    host: HOST,
+    workload: { name: "ab", file: "workloads/ab.yml", sha256: "0".repeat(64), spec: {} },
+    dataset: { tables: 4, table_size: 100_000 },
+    design: {
+      order: "ABBA",
+      slice_s: 2,
+      pairs: spec.pairs,
+      max_pairs: 40,
+      confirm_budget_s: 120,
+      prepare_seed: 1,
+    },
+    servers: [
+      makeServer({ label: "base", version: spec.baseVersion ?? "10.11.5" }),
+      makeServer({ label: "head", version: spec.headVersion ?? "11.4.5" }),
+    ],
+    settings: { base: {}, head: {} },
+    cells_planned: 1,
+    cells: [
+      {
+        id: "oltp_read_only/8t/1G",
+        workload: "ab",
+        script: "oltp_read_only",
+        threads: 8,
+        tier: "1G",
+        status: "ok",
+        started_at: "2026-01-01T00:00:00.000Z",
+        ended_at: "2026-01-01T00:01:00.000Z",
+        pairs,
+        series: {
+          base: makeIntervals(pairs.flatMap((p) => [p.base.tps, p.base.tps])),
+          head: makeIntervals(pairs.flatMap((p) => [p.head.tps, p.head.tps])),
+        },
+        status_deltas: { base: {}, head: {} },
+        telemetry: [],
+      },
+    ],
+    confirm_spent_s: 0,
+    telemetry_overhead_pct_of_core: null,
+  };
+  return AbResultsSchema.parse(ab);
+}
+
+describe("paired A/B comparison", () => {
+  it("12 ABBA pairs with head ~2x slower: a confirmed regression with a CI", () => {
+    const set = fromAb(makeAb({ pairs: 12, ratio: 0.5, noise: 0.05, seed: 3 }), "ab.json");
+    expect(set.kind).toBe("ab");
+    expect(set.engines).toEqual(["mariadb@10.11.5", "mariadb@11.4.5"]);
+    const r = compareSets([set]);
+    expect(r.kind).toBe("ab");
+    expect(r.baselines).toEqual(["mariadb@10.11.5"]);
+    const tps = r.cells.find((c) => c.metric === "tps")!;
+    expect(tps).toMatchObject({ method: "paired", n: 12, verdict: "regression", confirmed: true });
+    expect(tps.change_pct).toBeGreaterThan(-55);
+    expect(tps.change_pct).toBeLessThan(-45);
+    expect(tps.ci_high_pct!).toBeLessThan(-40);
+    expect(tps.ci_level).toBeCloseTo(1 - 0.05 / 3, 12);
+    // p95 doubles: a regression too (lower is better)
+    const p95 = r.cells.find((c) => c.metric === "p95_ms")!;
+    expect(p95.change_pct).toBeGreaterThan(80);
+    expect(p95.verdict).toBe("regression");
+    expect(r.summary.regressions).toBe(3);
+    const md = renderComparisonMarkdown(r, [set]);
+    expect(md.split("\n")[0]).toMatch(/^🔴 \*\*3 regressions\*\*/);
+    expect(md).toContain("interleaved A/B pairs");
+  });
+
+  it("the pairing cancels the host's level shifts that an unpaired comparison could not", () => {
+    // 30 % level noise shared by both sides, 1 % own noise: the paired CI is narrow
+    const set = fromAb(makeAb({ pairs: 12, ratio: 0.97, noise: 0.01, seed: 5 }), "ab.json");
+    const tps = compareSets([set], { metrics: ["tps"] }).cells[0]!;
+    expect(tps.ci_high_pct! - tps.ci_low_pct!).toBeLessThan(4);
+    expect(tps.verdict).toBe("unchanged");
+  });
+
+  it("A/A (same values within small noise) is not a regression", () => {
+    const set = fromAb(
+      makeAb({ pairs: 12, ratio: 1, noise: 0.01, seed: 7, headVersion: "10.11.5" }),
+      "aa.json",
+    );
+    expect(set.engines).toEqual(["mariadb@10.11.5 (base)", "mariadb@10.11.5 (head)"]);
+    const r = compareSets([set]);
+    expect(r.summary.regressions).toBe(0);
+    for (const c of r.cells) {
+      expect(c.verdict).toBe("unchanged");
+      expect(Math.abs(c.change_pct)).toBeLessThan(2);
+    }
+  });
+
+  it("an A/B file is read from disk by its schema, validated, and compared on its own", () => {
+    const dir = tempDir();
+    const ab = makeAb({ pairs: 4, ratio: 0.5, noise: 0.05, seed: 1 });
+    const file = writeJson(dir, "ab.json", ab);
+    const set = loadMeasurements(file);
+    expect(set.kind).toBe("ab");
+    expect(set.paired?.[0]?.pairs).toHaveLength(4);
+    expect(() => compareSets([set, set])).toThrow(/is an A\/B file: it is compared on its own/);
+    expect(() => compareSets([set], { baselines: ["mariadb@11.4.5"] })).toThrow(
+      /the baseline of A\/B file .* is its base side, "mariadb@10\.11\.5"/,
+    );
+    const broken = writeJson(dir, "broken.json", { ...ab, design: { ...ab.design, order: "ABAB" } });
+    expect(() => loadMeasurements(broken)).toThrow(new RegExp(`^${broken}: field design\\.order: `));
+  });
+});
