@@ -57,8 +57,10 @@ export interface CompareOptions {
 export const DEFAULT_CONFIDENCE = 0.95;
 
 /** Natural order for names and tiers: "2G" < "12G" < "32G", "MySQL 8.0" < "MySQL 9.6". */
+const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
+
 export function naturalCompare(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true, sensitivity: "base" }) || (a < b ? -1 : a > b ? 1 : 0);
+  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 function compareTier(a: string | null, b: string | null): number {

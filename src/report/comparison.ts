@@ -143,7 +143,16 @@ export function tpsTables(
   }
   return sortGroups([...groups.values()]).map((g) => {
     const threads = [...new Set(g.obs.map((o) => o.threads))].sort((a, b) => a - b);
-    const engines = engineOrder.filter((e) => g.obs.some((o) => o.engine === e));
+    const byCell = new Map<string, number[]>();
+    for (const o of g.obs) {
+      if (!(o.tps > 0)) continue;
+      const k = `${o.engine}\u0000${o.threads}`;
+      const xs = byCell.get(k);
+      if (xs) xs.push(o.tps);
+      else byCell.set(k, [o.tps]);
+    }
+    const present = new Set(g.obs.map((o) => o.engine));
+    const engines = engineOrder.filter((e) => present.has(e));
     return {
       scenario: g.scenario,
       tier: g.tier,
@@ -151,10 +160,8 @@ export function tpsTables(
       rows: engines.map((engine) => ({
         engine,
         tps: threads.map((t) => {
-          const xs = g.obs
-            .filter((o) => o.engine === engine && o.threads === t && o.tps > 0)
-            .map((o) => o.tps);
-          return xs.length > 0 ? geometricMean(xs) : null;
+          const xs = byCell.get(`${engine}\u0000${t}`);
+          return xs ? geometricMean(xs) : null;
         }),
       })),
     };
@@ -174,19 +181,29 @@ function progressions(r: ComparisonReport): Progression[] {
   const out: Progression[] = [];
   for (const baseline of r.baselines) {
     const mine = tps.filter((c) => c.base === baseline);
-    const groups = new Map<string, Group>();
-    for (const c of mine) groups.set(groupKey(c), { scenario: c.scenario, tier: c.tier });
-    for (const g of sortGroups([...groups.values()])) {
-      const cells = mine.filter((c) => groupKey(c) === groupKey(g));
+    const groups = new Map<string, Group & { cells: ComparisonCell[] }>();
+    for (const c of mine) {
+      const k = groupKey(c);
+      let g = groups.get(k);
+      if (!g) {
+        g = { scenario: c.scenario, tier: c.tier, cells: [] };
+        groups.set(k, g);
+      }
+      g.cells.push(c);
+    }
+    for (const { cells, ...g } of sortGroups([...groups.values()])) {
       const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
       const heads = [...new Set(cells.map((c) => c.head))];
+      const byCell = new Map(cells.map((c) => [`${c.head}\u0000${c.threads}`, c]));
+      const baseByThreads = new Map<number, number>();
+      for (const c of cells) if (!baseByThreads.has(c.threads)) baseByThreads.set(c.threads, c.base_value);
       out.push({
         ...g,
         baseline,
         threads,
-        baseRow: threads.map((t) => cells.find((c) => c.threads === t)?.base_value ?? null),
+        baseRow: threads.map((t) => baseByThreads.get(t) ?? null),
         heads: heads.map((engine) => {
-          const row = threads.map((t) => cells.find((c) => c.head === engine && c.threads === t) ?? null);
+          const row = threads.map((t) => byCell.get(`${engine}\u0000${t}`) ?? null);
           return { engine, tps: row.map((c) => c?.head_value ?? null), cells: row };
         }),
       });

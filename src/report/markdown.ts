@@ -9,8 +9,16 @@ export function mdEscape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
 }
 
+// Intl formatters are expensive to create: one per digit count, made once (reports format 100k+ numbers).
+const numberFormats = new Map<number, Intl.NumberFormat>();
+
 export function fmtNumber(n: number, digits = 0): string {
-  return n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  let f = numberFormats.get(digits);
+  if (!f) {
+    f = new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    numberFormats.set(digits, f);
+  }
+  return f.format(n);
 }
 
 export interface TableGroup {

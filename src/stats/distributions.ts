@@ -277,6 +277,24 @@ export function studentTCdf(t: number, df: number): number {
 export function studentTQuantile(p: number, df: number): number {
   checkProbability(p, "studentTQuantile");
   checkDf(df, "studentTQuantile");
+  // A report asks for the same few (p, df) thousands of times (same alpha, same pair count): memoize.
+  let byDf = quantileCache.get(p);
+  if (!byDf) {
+    if (quantileCache.size >= 64) quantileCache.clear();
+    byDf = new Map();
+    quantileCache.set(p, byDf);
+  }
+  const hit = byDf.get(df);
+  if (hit !== undefined) return hit;
+  const t = studentTQuantileUncached(p, df);
+  if (byDf.size >= 10_000) byDf.clear();
+  byDf.set(df, t);
+  return t;
+}
+
+const quantileCache = new Map<number, Map<number, number>>();
+
+function studentTQuantileUncached(p: number, df: number): number {
   if (p === 0.5) return 0;
   const upper = p > 0.5;
   const q = upper ? 1 - p : p; // tail probability, < 0.5
