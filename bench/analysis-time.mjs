@@ -51,33 +51,84 @@ for (const tier of tiers)
 coords.length = Math.min(coords.length, cells);
 
 function slice(tps) {
-  return { started_at: "2026-11-23T00:00:00.000Z", duration_s: 2, tps, qps: tps * 20, p95_ms: 1000 / tps, errors_ps: 0 };
+  return {
+    started_at: "2026-11-23T00:00:00.000Z",
+    duration_s: 2,
+    tps,
+    qps: tps * 20,
+    p95_ms: 1000 / tps,
+    errors_ps: 0,
+  };
 }
 function series(level) {
   return Array.from({ length: 20 }, (_, i) => ({
-    t: i + 1, threads: 4, tps: level * (0.9 + 0.2 * rand()), qps: level * 20, reads_ps: level * 14, writes_ps: level * 4,
-    other_ps: level * 2, lat_ms: 5, lat_pct: 95, err_ps: 0, reconn_ps: 0,
+    t: i + 1,
+    threads: 4,
+    tps: level * (0.9 + 0.2 * rand()),
+    qps: level * 20,
+    reads_ps: level * 14,
+    writes_ps: level * 4,
+    other_ps: level * 2,
+    lat_ms: 5,
+    lat_pct: 95,
+    err_ps: 0,
+    reconn_ps: 0,
   }));
 }
 
 // A/B file
-const base = { label: "base", spec: "maven:mariadb@10.11.5", flavor: "mariadb", version: "10.11.5", version_string: "10.11.5-MariaDB", source: "maven", origin: "x", sha256: null, basedir: "/x", tiers: [] };
+const base = {
+  label: "base",
+  spec: "maven:mariadb@10.11.5",
+  flavor: "mariadb",
+  version: "10.11.5",
+  version_string: "10.11.5-MariaDB",
+  source: "maven",
+  origin: "x",
+  sha256: null,
+  basedir: "/x",
+  tiers: [],
+};
 const ab = {
-  schema: "perfgate/ab", schema_version: 1, results_schema_version: 1, status: "complete", perfgate_version: "0.1.0",
-  sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" }, started_at: "2026-11-23T00:00:00Z", ended_at: "2026-11-23T01:00:00Z",
-  host: lib.HOST, workload: { name: "synthetic", file: "x.yml", sha256: "0", spec: {} }, dataset: { tables: 4, table_size: 100000 },
+  schema: "perfgate/ab",
+  schema_version: 1,
+  results_schema_version: 1,
+  status: "complete",
+  perfgate_version: "0.1.0",
+  sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" },
+  started_at: "2026-11-23T00:00:00Z",
+  ended_at: "2026-11-23T01:00:00Z",
+  host: lib.HOST,
+  workload: { name: "synthetic", file: "x.yml", sha256: "0", spec: {} },
+  dataset: { tables: 4, table_size: 100000 },
   design: { order: "ABBA", slice_s: 2, pairs: 10, max_pairs: 40, confirm_budget_s: 120, prepare_seed: 1 },
   servers: [base, { ...base, label: "head", spec: "maven:mariadb@11.4.5", version: "11.4.5" }],
-  settings: { base: {}, head: {} }, cells_planned: coords.length, confirm_spent_s: 0, telemetry_overhead_pct_of_core: null,
+  settings: { base: {}, head: {} },
+  cells_planned: coords.length,
+  confirm_spent_s: 0,
+  telemetry_overhead_pct_of_core: null,
   cells: coords.map((c, k) => {
     const effect = k % 10 === 0 ? 0.9 : 1;
     return {
-      id: `ab/${c.script}/${c.threads}t/${c.tier}`, workload: "synthetic", ...c, status: "ok", started_at: "x", ended_at: "x",
+      id: `ab/${c.script}/${c.threads}t/${c.tier}`,
+      workload: "synthetic",
+      ...c,
+      status: "ok",
+      started_at: "x",
+      ended_at: "x",
       pairs: Array.from({ length: 10 }, (_, i) => {
         const level = 200 * (0.6 + 0.8 * rand());
-        return { round: i + 1, order: i % 2 ? "BA" : "AB", confirmation: false, base: slice(level * (0.95 + 0.1 * rand())), head: slice(level * effect * (0.95 + 0.1 * rand())) };
+        return {
+          round: i + 1,
+          order: i % 2 ? "BA" : "AB",
+          confirmation: false,
+          base: slice(level * (0.95 + 0.1 * rand())),
+          head: slice(level * effect * (0.95 + 0.1 * rand())),
+        };
       }),
-      series: { base: series(200), head: series(200) }, status_deltas: { base: {}, head: {} }, telemetry: [],
+      series: { base: series(200), head: series(200) },
+      status_deltas: { base: {}, head: {} },
+      telemetry: [],
     };
   }),
 };
@@ -87,7 +138,8 @@ lib.AbResultsSchema.parse(ab);
 function runFile(version, effect) {
   const specs = [];
   for (const c of coords)
-    for (let rep = 1; rep <= 3; rep++) specs.push({ ...c, repetition: rep, tps: 200 * effect * (0.9 + 0.2 * rand()) });
+    for (let rep = 1; rep <= 3; rep++)
+      specs.push({ ...c, repetition: rep, tps: 200 * effect * (0.9 + 0.2 * rand()) });
   return lib.makeResults({ servers: [lib.makeServer({ version, tiers })], cells: specs });
 }
 
@@ -101,7 +153,9 @@ function time(label, fn) {
     ms.push(performance.now() - t0);
   }
   ms.sort((a, b) => a - b);
-  console.log(`${label}: median ${(ms[2] / 1000).toFixed(3)} s (min ${(ms[0] / 1000).toFixed(3)}, max ${(ms[4] / 1000).toFixed(3)}) ${out}`);
+  console.log(
+    `${label}: median ${(ms[2] / 1000).toFixed(3)} s (min ${(ms[0] / 1000).toFixed(3)}, max ${(ms[4] / 1000).toFixed(3)}) ${out}`,
+  );
 }
 
 console.log(`# node bench/analysis-time.mjs --cells ${cells}`);

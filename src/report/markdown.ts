@@ -3,6 +3,7 @@
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
 import type { Cell, Results } from "../results/schema.js";
+import { type DegradationResult, detectDegradation } from "../stats/index.js";
 
 /** Escapes text for a Markdown table cell or line (untrusted: versions, paths, error messages). */
 export function mdEscape(text: string): string {
@@ -119,11 +120,39 @@ export function renderMarkdown(results: Results): string {
     );
   }
   lines.push("");
+  const decays = cellDegradation(results);
+  if (decays.length > 0) {
+    lines.push("## Within-run degradation");
+    lines.push("");
+    lines.push(
+      "Throughput that fell during the run and stayed down (like MDEV-30628), from the 1-second intervals:",
+    );
+    lines.push("");
+    lines.push("| Cell | from | start level | end level | drop |");
+    lines.push("|---|---:|---:|---:|---:|");
+    for (const { cell, d } of decays) {
+      lines.push(
+        `| ${mdEscape(`${cell.script} ${cell.threads}t ${cell.tier} r${cell.repetition}`)} | ${fmtNumber(d.onset_s ?? 0)} s | ${fmtNumber(d.start_level ?? 0, 1)} tps | ${fmtNumber(d.end_level ?? 0, 1)} tps | **-${fmtNumber(d.drop_pct ?? 0, 1)}%** |`,
+      );
+    }
+    lines.push("");
+  }
   if (results.telemetry_overhead_pct_of_core !== null) {
     lines.push(`Telemetry cost: ${results.telemetry_overhead_pct_of_core.toFixed(3)}% of one core.`);
     lines.push("");
   }
   return lines.join("\n");
+}
+
+/** Cells whose throughput decays during the run (too-short series are not analysed). */
+export function cellDegradation(results: Results): { cell: Cell; d: DegradationResult }[] {
+  const out: { cell: Cell; d: DegradationResult }[] = [];
+  for (const cell of results.cells) {
+    if (cell.intervals.length < 30) continue;
+    const d = detectDegradation(cell.intervals.map((i) => ({ t: i.t, value: i.tps })));
+    if (d.degrading) out.push({ cell, d });
+  }
+  return out;
 }
 
 /** A fixed-width table for the terminal. */
@@ -142,6 +171,11 @@ export function renderTerminal(results: Results): string {
     out.push(fmt(header));
     for (const r of rows) out.push(fmt(r));
     out.push("");
+  }
+  for (const { cell, d } of cellDegradation(results)) {
+    out.push(
+      `DEGRADING: ${cell.script} ${cell.threads}t ${cell.tier} r${cell.repetition}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
+    );
   }
   if (results.status !== "complete") {
     out.push(
