@@ -3,10 +3,14 @@
  * as one line and give exit code 1 (2 for usage errors); an interrupted run exits 130. Nothing
  * calls process.exit() inside logic: the exit code is set and cleanup runs.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Option } from "commander";
+import { readAbResults } from "../ab/store.js";
+import { compareSets } from "../compare/compare.js";
+import { fromAb } from "../compare/model.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../report/comparison.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
@@ -19,6 +23,15 @@ import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
+
+/** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
+function isAbFile(file: string): boolean {
+  try {
+    return /"schema"\s*:\s*"perfgate\/ab"/.test(readFileSync(file, "utf8").slice(0, 200));
+  } catch {
+    return false;
+  }
+}
 
 export const DEFAULT_SERVER = "mariadb@11.4.5";
 export const DEFAULT_WORKLOAD = "workloads/smoke.yml";
@@ -137,16 +150,26 @@ export function buildProgram(): Command {
 
   program
     .command("report")
-    .description("Render the Markdown report (or a terminal table) of a results file.")
-    .argument("<results.json>", "results file written by perfgate run")
+    .description("Render the Markdown report (or a terminal table) of a run's or an A/B run's results file.")
+    .argument("<results.json>", "results file written by perfgate run or perfgate ab")
     .option("--format <format>", "markdown or text", "markdown")
     .option("-o, --out <file>", "write to a file instead of stdout")
     .action((file: string, o: { format: string; out?: string }) => {
       if (o.format !== "markdown" && o.format !== "text") {
         throw new UserError(`--format ${o.format}: accepted: markdown, text`);
       }
-      const results = readResults(file);
-      const text = o.format === "markdown" ? renderMarkdown(results) : renderTerminal(results);
+      let text: string;
+      if (isAbFile(file)) {
+        const set = fromAb(readAbResults(file), file);
+        const report = compareSets([set]);
+        text =
+          o.format === "markdown"
+            ? renderComparisonMarkdown(report, [set])
+            : renderComparisonText(report, [set]);
+      } else {
+        const results = readResults(file);
+        text = o.format === "markdown" ? renderMarkdown(results) : renderTerminal(results);
+      }
       if (o.out) writeFileAtomic(o.out, text);
       else process.stdout.write(`${text}\n`);
     });
