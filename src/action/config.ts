@@ -1,0 +1,178 @@
+/**
+ * The GitHub Action's inputs (action/action.yml), read from the INPUT_* environment the runner sets
+ * and validated in one place. `parseConfig(env)` is pure: it throws a ConfigError whose `problems`
+ * are one line each, naming the input, its value and what is accepted, e.g.
+ * `input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)`.
+ */
+import { z } from "zod";
+
+export const MODES = ["ab", "compare"] as const;
+export const COMMENT_MODES = ["always", "on-change", "never"] as const;
+
+export interface ActionConfig {
+  mode: (typeof MODES)[number];
+  /** server specs (ab mode) */
+  base: string | null;
+  head: string | null;
+  baseSet: Record<string, string>;
+  headSet: Record<string, string>;
+  workload: string;
+  /** results files (compare mode) */
+  baseResults: string | null;
+  headResults: string | null;
+  /** a stored baseline results file (compare mode, instead of base-results) */
+  baseline: string | null;
+  thresholdPct: number;
+  failOnRegression: boolean;
+  comment: (typeof COMMENT_MODES)[number];
+  resultsDir: string;
+  githubToken: string;
+  /** the pull request to comment on when the event payload has none (workflow_run from a fork) */
+  prNumber: number | null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+/** The environment variable the runner sets for an input: INPUT_ + upper case, spaces as _, hyphens kept. */
+export function inputEnvName(name: string): string {
+  return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
+}
+
+export const DEFAULTS = {
+  workload: "workloads/smoke.yml",
+  threshold: "5",
+  "fail-on-regression": "true",
+  comment: "always",
+  "results-dir": "perfgate-results",
+} as const;
+
+const SET_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/** Newline-separated name=value lines; blank lines ignored. */
+const setList = z.string().transform((text, ctx) => {
+  const out: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "") continue;
+    const eq = line.indexOf("=");
+    const name = eq > 0 ? line.slice(0, eq).trim() : "";
+    if (!SET_NAME.test(name)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `has the line ${JSON.stringify(line)} (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)`,
+      });
+      return z.NEVER;
+    }
+    out[name] = line.slice(eq + 1).trim();
+  }
+  return out;
+});
+
+const FIELDS = {
+  mode: z.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
+  base: z.string(),
+  head: z.string(),
+  "base-set": setList,
+  "head-set": setList,
+  workload: z.string().min(1, { error: "is empty (accepted: the path of a workload YAML file)" }),
+  "base-results": z.string(),
+  "head-results": z.string(),
+  baseline: z.string(),
+  threshold: z
+    .string()
+    .regex(/^\d+(\.\d+)?%?$/, { error: "is not a number > 0 (accepted: a percentage such as 5 or 2.5)" })
+    .transform((s) => Number.parseFloat(s))
+    .refine((n) => n > 0 && Number.isFinite(n), {
+      error: "is not a number > 0 (accepted: a percentage such as 5 or 2.5)",
+    }),
+  // The same spellings @actions/core's getBooleanInput accepts (YAML 1.2 core schema booleans).
+  "fail-on-regression": z
+    .enum(["true", "True", "TRUE", "false", "False", "FALSE"], {
+      error: "is not a boolean (accepted: true, True, TRUE, false, False, FALSE)",
+    })
+    .transform((s) => s.toLowerCase() === "true"),
+  comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
+  "results-dir": z.string().min(1),
+  "github-token": z.string(),
+  "pr-number": z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" })
+    .transform((s) => Number(s)),
+} as const;
+
+type FieldName = keyof typeof FIELDS;
+type Parsed = { [K in FieldName]: z.output<(typeof FIELDS)[K]> | undefined };
+
+/**
+ * Reads and validates every input. Inputs are trimmed (as @actions/core's getInput does); an empty
+ * input takes its default. All problems are collected, one line each.
+ */
+export function parseConfig(env: Record<string, string | undefined>): ActionConfig {
+  const problems: string[] = [];
+  const raw = (name: FieldName): string | undefined => {
+    const v = (env[inputEnvName(name)] ?? "").trim();
+    if (v !== "") return v;
+    return (DEFAULTS as Record<string, string>)[name];
+  };
+  const parsed = {} as Parsed;
+  for (const name of Object.keys(FIELDS) as FieldName[]) {
+    const value = raw(name);
+    if (value === undefined) {
+      (parsed as Record<string, unknown>)[name] = undefined;
+      continue;
+    }
+    const r = FIELDS[name].safeParse(value);
+    if (r.success) {
+      (parsed as Record<string, unknown>)[name] = r.data;
+    } else {
+      const message = r.error.issues[0]?.message ?? "is not valid";
+      problems.push(`input "${name}": ${JSON.stringify(value)} ${message}`);
+    }
+  }
+  const mode = parsed.mode;
+  if (raw("mode") === undefined) {
+    problems.push(`input "mode": "" is missing (accepted: ${MODES.join(", ")})`);
+  }
+  if (mode === "ab") {
+    for (const name of ["base", "head"] as const) {
+      if (parsed[name] === undefined) {
+        problems.push(`input "${name}": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)`);
+      }
+    }
+  }
+  if (mode === "compare") {
+    if (parsed["head-results"] === undefined) {
+      problems.push(
+        `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`,
+      );
+    }
+    if (parsed["base-results"] !== undefined && parsed.baseline !== undefined) {
+      problems.push(
+        `input "baseline": ${JSON.stringify(parsed.baseline)} is set together with base-results (accepted: one of base-results or baseline)`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    mode: mode!,
+    base: parsed.base ?? null,
+    head: parsed.head ?? null,
+    baseSet: parsed["base-set"] ?? {},
+    headSet: parsed["head-set"] ?? {},
+    workload: parsed.workload ?? DEFAULTS.workload,
+    baseResults: parsed["base-results"] ?? null,
+    headResults: parsed["head-results"] ?? null,
+    baseline: parsed.baseline ?? null,
+    thresholdPct: parsed.threshold ?? 5,
+    failOnRegression: parsed["fail-on-regression"] ?? true,
+    comment: parsed.comment ?? "always",
+    resultsDir: parsed["results-dir"] ?? DEFAULTS["results-dir"],
+    githubToken: parsed["github-token"] ?? "",
+    prNumber: parsed["pr-number"] ?? null,
+  };
+}

@@ -1,0 +1,321 @@
+/**
+ * The GitHub Action's main step (bundled to action/dist/index.mjs). Phases, each a log group:
+ * inputs → (ab: provision base and head and run the interleaved A/B | compare: load the results
+ * files) → compare → write results, report and job summary, set outputs → the PR comment. Fails the
+ * step (exit code 1) on bad inputs, on a run that did not complete, on any error, and on a
+ * regression when fail-on-regression is true. Inputs, outputs and behaviour: docs/action.md.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as core from "@actions/core";
+import { getOctokit } from "@actions/github";
+import { runAb } from "../ab/runner.js";
+import { compareSets } from "../compare/compare.js";
+import { fromAb, loadMeasurements, type MeasurementSet } from "../compare/model.js";
+import type { ComparisonReport } from "../compare/schema.js";
+import { renderComparisonJson, renderComparisonMarkdown } from "../report/comparison.js";
+import { mdEscape } from "../report/markdown.js";
+import { writeFileAtomic } from "../results/store.js";
+import type { ThresholdConfig } from "../stats/index.js";
+import { UserError } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
+import { killAllTracked } from "../util/processes.js";
+import { descendantsOf, RUN_ENV } from "./cleanup.js";
+import { buildCommentBody, type IssueCommentsApi, truncateMarkdown, upsertComment } from "./comment.js";
+import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
+import { type EventInfo, eventInfo } from "./event.js";
+import { actionsLogger } from "./logger.js";
+import { overallVerdict } from "./verdict.js";
+
+/** GitHub's job summary is limited to 1 MiB per step. */
+const SUMMARY_BUDGET = 1_000_000;
+
+interface Measured {
+  sets: MeasurementSet[];
+  workloadName: string;
+  /** the results file this step produced or read (the `results` output) */
+  resultsFile: string | null;
+  /** a reason the measurement is not complete (ab mode), failing the step after reporting */
+  incomplete: string | null;
+}
+
+/** The checkout of perfgate this bundle lives in (action/dist/index.mjs → ../..). */
+function actionRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+}
+
+function resolveWorkload(file: string): string {
+  if (existsSync(file)) return file;
+  const shipped = join(actionRoot(), file);
+  return existsSync(shipped) ? shipped : file;
+}
+
+function workloadNameOf(file: string): string {
+  return basename(file).replace(/\.ya?ml$/i, "");
+}
+
+/** The workload name recorded in a results or A/B file, if any. */
+function recordedWorkloadName(file: string): string | null {
+  try {
+    const data = JSON.parse(readFileSync(file, "utf8")) as { workload?: { name?: unknown } };
+    return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Cancelling a job sends SIGINT (then SIGTERM): stop the run cleanly; a second signal kills. */
+function interruptController(log: Logger): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const handler = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      killAllTracked();
+      process.kill(process.pid, "SIGKILL");
+      return;
+    }
+    log.warn(`${sig} received, stopping sysbench and the servers`);
+    controller.abort(sig);
+  };
+  const sigs: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of sigs) process.on(s, handler);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of sigs) process.off(s, handler);
+    },
+  };
+}
+
+/** Saves the ids of this step's child processes for the post step, as they appear. */
+function watchChildren(): () => void {
+  const seen = new Set<number>();
+  const poll = () => {
+    let changed = false;
+    for (const pid of descendantsOf(process.pid)) {
+      if (!seen.has(pid)) {
+        seen.add(pid);
+        changed = true;
+      }
+    }
+    if (changed) core.saveState("pids", [...seen].slice(-200).join(","));
+  };
+  const timer = setInterval(poll, 1000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    poll();
+  };
+}
+
+async function measureAb(config: ActionConfig, resultsDir: string, log: Logger): Promise<Measured> {
+  const workloadFile = resolveWorkload(config.workload);
+  const name = workloadNameOf(workloadFile);
+  const out = join(resultsDir, `ab-${name}.json`);
+  const workDir = join(process.env.RUNNER_TEMP || join(resultsDir, ".."), "perfgate-work");
+  // Every process perfgate starts inherits this id: the post step finds leftovers by it.
+  const runId = randomUUID();
+  process.env[RUN_ENV] = runId;
+  core.saveState("run-id", runId);
+  core.saveState("work-dir", workDir);
+  const stopWatching = watchChildren();
+  const interrupt = interruptController(log);
+  const end = log.group(`A/B: ${config.base} vs ${config.head} (${name})`);
+  try {
+    const { results } = await runAb({
+      base: config.base!,
+      head: config.head!,
+      workloadFile,
+      out,
+      baseSet: config.baseSet,
+      headSet: config.headSet,
+      thresholds: { default_pct: config.thresholdPct },
+      workDir,
+      ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
+      log,
+      signal: interrupt.signal,
+    });
+    const incomplete =
+      results.status === "complete"
+        ? null
+        : `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
+    return {
+      sets: [fromAb(results, out)],
+      workloadName: results.workload.name,
+      resultsFile: out,
+      incomplete,
+    };
+  } finally {
+    end();
+    interrupt.dispose();
+    stopWatching();
+  }
+}
+
+function measureCompare(config: ActionConfig, log: Logger): Measured {
+  const end = log.group("Load results");
+  try {
+    const headFile = config.headResults!;
+    const baseFile = config.baseResults ?? config.baseline;
+    const head = loadMeasurements(headFile);
+    const baseInput = config.baseResults ? "base-results" : "baseline";
+    let sets: MeasurementSet[];
+    if (baseFile === null) {
+      if (head.kind !== "ab") {
+        throw new UserError(
+          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or baseline (only a perfgate/ab file compares on its own)`,
+        );
+      }
+      sets = [head];
+    } else {
+      if (head.kind === "ab") {
+        throw new UserError(
+          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/ab file, which compares on its own (accepted: leave ${baseInput} empty)`,
+        );
+      }
+      sets = [loadMeasurements(baseFile), head];
+    }
+    for (const s of sets) log.info(`${s.file}: ${s.kind}, engines ${s.engines.join(", ")}`);
+    const workloadName =
+      recordedWorkloadName(headFile) ??
+      (baseFile ? recordedWorkloadName(baseFile) : null) ??
+      workloadNameOf(config.workload);
+    return { sets, workloadName, resultsFile: null, incomplete: null };
+  } finally {
+    end();
+  }
+}
+
+function runUrl(env: NodeJS.ProcessEnv): string | null {
+  const server = env.GITHUB_SERVER_URL ?? "";
+  const repo = env.GITHUB_REPOSITORY ?? "";
+  const id = env.GITHUB_RUN_ID ?? "";
+  if (!/^https?:\/\/[^\s()<>]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repo) || !/^\d+$/.test(id))
+    return null;
+  return `${server.replace(/\/+$/, "")}/${repo}/actions/runs/${id}`;
+}
+
+async function comment(
+  config: ActionConfig,
+  event: EventInfo,
+  input: { workloadName: string; report: ComparisonReport; markdown: string; runUrl: string | null },
+  log: Logger,
+): Promise<void> {
+  if (config.comment === "never") {
+    log.info("comment: never: no pull request comment");
+    return;
+  }
+  if (event.prNumber === null || event.owner === null || event.repo === null) {
+    log.info(`not commenting: ${event.noPrReason ?? "GITHUB_REPOSITORY is not set"}`);
+    return;
+  }
+  if (config.githubToken === "") {
+    core.warning('not commenting: input "github-token" is empty');
+    return;
+  }
+  const end = log.group(`Comment on pull request #${event.prNumber}`);
+  try {
+    // getOctokit's base URL is GITHUB_API_URL (falling back to https://api.github.com).
+    const octokit = getOctokit(config.githubToken);
+    const api: IssueCommentsApi = {
+      paginate: (route, params) => octokit.paginate(route, params) as never,
+      request: (route, params) => octokit.request(route, params),
+    };
+    const hintTarget = input.runUrl ? `[the job summary](${input.runUrl})` : "the job summary";
+    const result = await upsertComment(api, {
+      owner: event.owner,
+      repo: event.repo,
+      prNumber: event.prNumber,
+      workload: input.workloadName,
+      mode: config.comment,
+      build: (previous) =>
+        buildCommentBody({
+          workload: input.workloadName,
+          report: input.report,
+          markdown: input.markdown,
+          headSha: event.headSha,
+          headRef: event.headRef,
+          runUrl: input.runUrl,
+          previous,
+          fullReportHint: `${hintTarget} and the results directory ${mdEscape(config.resultsDir)}`,
+        }),
+      info: (m) => log.info(m),
+    });
+    log.info(`comment ${result.action}${result.url ? `: ${result.url}` : ""}`);
+  } catch (err) {
+    const status = (err as { status?: unknown }).status;
+    core.warning(
+      `could not comment on pull request #${event.prNumber}${typeof status === "number" ? ` (HTTP ${status})` : ""}: ${(err as Error).message}`,
+    );
+  } finally {
+    end();
+  }
+}
+
+export async function main(): Promise<void> {
+  const log = actionsLogger();
+  let config: ActionConfig;
+  try {
+    config = parseConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      if (err.problems.length === 1) {
+        core.setFailed(err.problems[0]!);
+      } else {
+        for (const p of err.problems) core.error(p);
+        core.setFailed(`${err.problems.length} invalid inputs`);
+      }
+      return;
+    }
+    throw err;
+  }
+  if (config.githubToken !== "") core.setSecret(config.githubToken);
+  const event = eventInfo(process.env, config.prNumber);
+  const resultsDir = resolve(config.resultsDir);
+  mkdirSync(resultsDir, { recursive: true });
+
+  const measured =
+    config.mode === "ab" ? await measureAb(config, resultsDir, log) : measureCompare(config, log);
+
+  const end = log.group("Compare");
+  const thresholds: ThresholdConfig = { default_pct: config.thresholdPct };
+  const report = compareSets(measured.sets, { thresholds });
+  const markdown = renderComparisonMarkdown(report, measured.sets);
+  const verdict = overallVerdict(report);
+  const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
+  const reportPath = join(resultsDir, "report.md");
+  const comparisonPath = join(resultsDir, "comparison.json");
+  writeFileAtomic(reportPath, `${title}\n\n${markdown}\n`);
+  writeFileAtomic(comparisonPath, `${renderComparisonJson(report)}\n`);
+  log.info(`verdict: ${verdict}; ${report.summary.regressions} regression(s)`);
+  log.info(`report: ${reportPath}`);
+  end();
+
+  core.setOutput("verdict", verdict);
+  core.setOutput("regressions", String(report.summary.regressions));
+  core.setOutput("results", measured.resultsFile ?? comparisonPath);
+  core.setOutput("report", reportPath);
+
+  const url = runUrl(process.env);
+  if (process.env.GITHUB_STEP_SUMMARY) {
+    const note = "> ✂️ Shortened to fit the job summary limit; the full report is report.md in the results.";
+    await core.summary.addRaw(`${title}\n\n${truncateMarkdown(markdown, SUMMARY_BUDGET, note)}\n`).write();
+  }
+
+  await comment(config, event, { workloadName: measured.workloadName, report, markdown, runUrl: url }, log);
+
+  if (measured.incomplete !== null) {
+    core.setFailed(measured.incomplete);
+  } else if (report.summary.regressions > 0 && config.failOnRegression) {
+    core.setFailed(
+      `perfgate found ${report.summary.regressions} regression(s) (threshold ${config.thresholdPct}%); report: ${reportPath}`,
+    );
+  }
+}
+
+main().catch((err: unknown) => {
+  killAllTracked();
+  if (err instanceof Error && !(err instanceof UserError) && err.stack) core.debug(err.stack);
+  core.setFailed(err instanceof Error ? err.message : String(err));
+});

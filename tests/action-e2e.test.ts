@@ -1,0 +1,610 @@
+/**
+ * The bundled GitHub Action (action/dist/index.mjs and post.mjs) run as real processes the way the
+ * runner runs them: INPUT_* environment, a real webhook payload (@octokit/webhooks-examples) at
+ * GITHUB_EVENT_PATH, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, and GITHUB_API_URL pointing at a
+ * local stand-in for GitHub that validates every request against GitHub's OpenAPI description.
+ * Only `mode: compare` here (no servers); `mode: ab` is exercised by the lead's real-server runs.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AbResults, AbResultsSchema } from "../src/ab/schema.js";
+import { ROOT } from "./helpers/env.js";
+import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
+import {
+  HOST,
+  makeIntervals,
+  makeResults,
+  makeServer,
+  tempDir,
+  writeJson,
+} from "./helpers/results-factory.js";
+
+const require = createRequire(import.meta.url);
+const MAIN = join(ROOT, "action", "dist", "index.mjs");
+const POST = join(ROOT, "action", "dist", "post.mjs");
+
+type Json = Record<string, unknown>;
+interface WebhookGroup {
+  name: string;
+  examples: Json[];
+}
+const EXAMPLES = require("@octokit/webhooks-examples/api.github.com/index.json") as WebhookGroup[];
+
+function webhookExample(event: string, pick: (e: Json) => boolean): Json {
+  const group = EXAMPLES.find((g) => g.name === event);
+  const ex = group?.examples.find(pick);
+  if (!ex) throw new Error(`no ${event} example in @octokit/webhooks-examples`);
+  return structuredClone(ex);
+}
+
+const opened = () => webhookExample("pull_request", (e) => e.action === "opened");
+const synchronize = () => webhookExample("pull_request", (e) => e.action === "synchronize");
+
+function prOf(payload: Json): { owner: string; repo: string; number: number; sha: string } {
+  const [owner, repo] = ((payload.repository as Json).full_name as string).split("/");
+  const pr = payload.pull_request as Json;
+  return { owner: owner!, repo: repo!, number: pr.number as number, sha: (pr.head as Json).sha as string };
+}
+
+const NOISE = [1.0, 1.012, 0.991, 1.006, 0.994];
+const BASE_TPS: Record<number, number> = { 1: 420, 16: 3100 };
+
+/** A results file: 2 thread counts × 5 repetitions; `factor` scales the head's throughput. */
+function resultsFile(dir: string, name: string, factor: number, version = "11.4.5"): string {
+  const server = { ...makeServer(), version, label: "mariadb" };
+  const cells = [1, 16].flatMap((threads) =>
+    NOISE.map((n, i) => ({
+      server: "mariadb",
+      threads,
+      repetition: i + 1,
+      tps: BASE_TPS[threads]! * factor * n,
+    })),
+  );
+  return writeJson(dir, name, makeResults({ servers: [server], cells }));
+}
+
+/** A perfgate/ab file: one cell in 8 ABBA pairs, head at `ratio` of base (the benchmark job's artifact). */
+function abFile(dir: string, name: string, ratio: number): string {
+  const slice = (tps: number) => ({
+    started_at: "2026-01-01T00:00:00.000Z",
+    duration_s: 2,
+    tps,
+    qps: tps * 20,
+    p95_ms: 2000 / tps,
+    errors_ps: 0,
+  });
+  const levels = [1000, 1130, 870, 1210, 950, 1060, 900, 1100];
+  const pairs = levels.map((level, i) => ({
+    round: i + 1,
+    order: (i % 2 === 0 ? "AB" : "BA") as "AB" | "BA",
+    confirmation: false,
+    base: slice(level * (1 + 0.01 * ((i % 3) - 1))),
+    head: slice(level * ratio * (1 + 0.01 * ((i % 2) - 0.5))),
+  }));
+  const ab: AbResults = {
+    schema: "perfgate/ab",
+    schema_version: 1,
+    results_schema_version: 1,
+    status: "complete",
+    perfgate_version: "0.1.0",
+    sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" },
+    started_at: "2026-01-01T00:00:00.000Z",
+    ended_at: "2026-01-01T00:10:00.000Z",
+    host: HOST,
+    workload: { name: "smoke", file: "workloads/smoke.yml", sha256: "0".repeat(64), spec: {} },
+    dataset: { tables: 4, table_size: 100_000 },
+    design: { order: "ABBA", slice_s: 2, pairs: 8, max_pairs: 40, confirm_budget_s: 120, prepare_seed: 1 },
+    servers: [
+      makeServer({ label: "base", version: "10.11.5" }),
+      makeServer({ label: "head", version: "11.4.5" }),
+    ],
+    settings: { base: {}, head: {} },
+    cells_planned: 1,
+    cells: [
+      {
+        id: "oltp_read_only/8t/1G",
+        workload: "smoke",
+        script: "oltp_read_only",
+        threads: 8,
+        tier: "1G",
+        status: "ok",
+        started_at: "2026-01-01T00:00:00.000Z",
+        ended_at: "2026-01-01T00:01:00.000Z",
+        pairs,
+        series: {
+          base: makeIntervals(pairs.flatMap((p) => [p.base.tps, p.base.tps])),
+          head: makeIntervals(pairs.flatMap((p) => [p.head.tps, p.head.tps])),
+        },
+        status_deltas: { base: {}, head: {} },
+        telemetry: [],
+      },
+    ],
+    confirm_spent_s: 0,
+    telemetry_overhead_pct_of_core: null,
+  };
+  return writeJson(dir, name, AbResultsSchema.parse(ab));
+}
+
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+/** GITHUB_OUTPUT's `name<<delimiter ... delimiter` blocks. */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+function waitClose(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+interface RunOptions {
+  inputs: Record<string, string>;
+  payload?: Json | null;
+  eventName?: string;
+  repository?: string;
+  apiUrl: string;
+  dir: string;
+  env?: Record<string, string>;
+}
+
+/** Runs the bundled main step like the runner: clean environment, INPUT_* as GitHub names them. */
+async function runAction(o: RunOptions): Promise<RunResult> {
+  const outputFile = join(o.dir, `output-${Date.now()}-${Math.random()}.txt`);
+  const summaryFile = join(o.dir, `summary-${Date.now()}-${Math.random()}.md`);
+  writeFileSync(outputFile, "");
+  writeFileSync(summaryFile, "");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: o.dir,
+    GITHUB_ACTIONS: "true",
+    GITHUB_EVENT_NAME: o.eventName ?? "pull_request",
+    GITHUB_API_URL: o.apiUrl,
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_RUN_ID: "4242",
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_STATE: join(o.dir, "state.txt"),
+    RUNNER_TEMP: o.dir,
+    ...o.env,
+  };
+  if (o.payload !== null) {
+    const payload = o.payload ?? opened();
+    const eventPath = join(o.dir, `event-${Date.now()}-${Math.random()}.json`);
+    writeFileSync(eventPath, JSON.stringify(payload));
+    env.GITHUB_EVENT_PATH = eventPath;
+    env.GITHUB_REPOSITORY = o.repository ?? ((payload.repository as Json).full_name as string);
+  } else if (o.repository) {
+    env.GITHUB_REPOSITORY = o.repository;
+  }
+  const inputs = { "github-token": "ghs_standinToken123", "results-dir": join(o.dir, "out"), ...o.inputs };
+  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.replace(/ /g, "_").toUpperCase()}`] = v;
+  const child = spawn(process.execPath, [MAIN], { cwd: o.dir, env, stdio: ["ignore", "pipe", "pipe"] });
+  const r = await waitClose(child);
+  return {
+    ...r,
+    outputs: parseOutputs(readFileSync(outputFile, "utf8")),
+    summary: readFileSync(summaryFile, "utf8"),
+  };
+}
+
+function expectCleanTraffic(gh: GitHubStandIn): void {
+  expect(gh.unmatched.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  expect(gh.invalid.map((x) => x.problems)).toEqual([]);
+  expect(gh.unhandled.map((r) => r.operationId)).toEqual([]);
+  expect(gh.responseProblems).toEqual([]);
+}
+
+beforeAll(() => {
+  if (!existsSync(MAIN) || !existsSync(POST)) {
+    throw new Error("action/dist is missing: run `node build.mjs` (npm test does it first)");
+  }
+});
+
+describe("a pull request's life: regression, still regressed, fixed, unchanged", () => {
+  let gh: GitHubStandIn;
+  let dir: string;
+  let base: string;
+  let slow: string;
+  let same: string;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    dir = tempDir("perfgate-action-");
+    base = resultsFile(dir, "base.json", 1);
+    slow = resultsFile(dir, "head-slow.json", 0.5);
+    same = resultsFile(dir, "head-same.json", 1);
+    // Someone else's comments first: the action's own must be found on a later page.
+    const { owner, repo, number } = prOf(opened());
+    for (let i = 0; i < 120; i++) gh.seedComment(owner, repo, number, `comment ${i} <!-- perfgate:other -->`);
+  });
+  afterAll(async () => {
+    await gh.close();
+  });
+
+  it("first run: finds a regression, creates the comment, writes summary and outputs, exits 1", async () => {
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": slow },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.stdout).toContain("::group::");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/::error::perfgate found \d+ regression/);
+    expect(r.outputs.verdict).toBe("regression");
+    expect(Number(r.outputs.regressions)).toBeGreaterThan(0);
+    expect(r.outputs.report).toBe(join(dir, "out", "report.md"));
+    expect(existsSync(r.outputs.report!)).toBe(true);
+    expect(existsSync(r.outputs.results!)).toBe(true);
+    expect(r.summary).toContain("## TPS by thread count");
+    expect(r.summary).toContain("## Verdicts");
+    expect(r.summary).toContain("**regression**");
+    // The token never shows in the log (masked with ::add-mask:: and never printed).
+    expect(r.stdout).toContain("::add-mask::ghs_standinToken123");
+    expect(r.stdout.replace("::add-mask::ghs_standinToken123", "")).not.toContain("ghs_standinToken123");
+
+    expectCleanTraffic(gh);
+    expect(gh.operations()).toEqual([
+      "issues/list-comments",
+      "issues/list-comments",
+      "issues/create-comment",
+    ]);
+    expect(gh.requests[0]!.headers.authorization).toBe("token ghs_standinToken123");
+    const { owner, repo, number, sha } = prOf(opened());
+    const mine = gh.commentsOn(owner, repo, number).filter((c) => c.body.includes("<!-- perfgate:test -->"));
+    expect(mine).toHaveLength(1);
+    const body = mine[0]!.body;
+    expect(body).toContain("🔴 regression");
+    expect(body).toContain("## TPS by thread count");
+    expect(body).toContain("## Verdicts");
+    expect(body).toContain(sha.slice(0, 12));
+    expect(body).toContain(`https://github.com/${owner}/${repo}/actions/runs/4242`);
+    expect(body).not.toContain("gone");
+  });
+
+  it("second run: updates the same comment in place (never a second one), exits 0 without fail-on-regression", async () => {
+    const before = gh.requests.length;
+    const r = await runAction({
+      inputs: {
+        mode: "compare",
+        "base-results": base,
+        "head-results": slow,
+        "fail-on-regression": "false",
+      },
+      payload: synchronize(),
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expect(r.outputs.verdict).toBe("regression");
+    expectCleanTraffic(gh);
+    const ops = gh.operations().slice(before);
+    expect(ops).toEqual(["issues/list-comments", "issues/list-comments", "issues/update-comment"]);
+    expect(gh.operations().filter((o) => o === "issues/create-comment")).toHaveLength(1);
+    const patch = gh.requests.at(-1)!;
+    expect(patch.method).toBe("PATCH");
+    const { owner, repo, number } = prOf(opened());
+    expect(gh.commentsOn(owner, repo, number).filter((c) => c.body.includes("perfgate:test"))).toHaveLength(
+      1,
+    );
+  });
+
+  it("a fixed head: the comment says the regression is gone, exit 0", async () => {
+    const before = gh.requests.length;
+    const payload = synchronize();
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": same },
+      payload,
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expect(r.outputs.verdict).toBe("unchanged");
+    expect(r.outputs.regressions).toBe("0");
+    expectCleanTraffic(gh);
+    expect(gh.operations().slice(before)).toEqual([
+      "issues/list-comments",
+      "issues/list-comments",
+      "issues/update-comment",
+    ]);
+    const { owner, repo, number, sha } = prOf(payload);
+    const mine = gh.commentsOn(owner, repo, number).filter((c) => c.body.includes("perfgate:test"));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.body).toContain(`✅ The regression reported earlier is gone as of ${sha.slice(0, 12)}`);
+    expect(mine[0]!.body).toContain("✅ no regressions");
+  });
+
+  it("comment: on-change leaves the comment alone when the verdicts did not change", async () => {
+    const before = gh.requests.length;
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": same, comment: "on-change" },
+      payload: synchronize(),
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("not updated");
+    expectCleanTraffic(gh);
+    expect(gh.operations().slice(before)).toEqual(["issues/list-comments", "issues/list-comments"]);
+  });
+
+  it("comment: on-change updates when the verdicts change", async () => {
+    const before = gh.requests.length;
+    const r = await runAction({
+      inputs: {
+        mode: "compare",
+        "base-results": base,
+        "head-results": slow,
+        comment: "on-change",
+        "fail-on-regression": "false",
+      },
+      payload: synchronize(),
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    expect(gh.operations().slice(before).at(-1)).toBe("issues/update-comment");
+    expect(gh.operations().filter((o) => o === "issues/create-comment")).toHaveLength(1);
+  });
+
+  it("comment: never makes no requests at all but still writes the summary", async () => {
+    const before = gh.requests.length;
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": same, comment: "never" },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expect(gh.requests.length).toBe(before);
+    expect(r.summary).toContain("## Verdicts");
+    expect(r.outputs.verdict).toBe("unchanged");
+  });
+});
+
+describe("hostile text", () => {
+  let gh: GitHubStandIn;
+  let dir: string;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    dir = tempDir("perfgate-action-hostile-");
+  });
+  afterAll(async () => {
+    await gh.close();
+  });
+
+  it("a branch name and an engine name with shell and HTML are rendered inert", async () => {
+    const pwned = join(dir, "pwned");
+    const hostile = `\`$(touch ${pwned})\` <img src=x onerror=alert(1)> | x`;
+    const base = resultsFile(dir, "base.json", 1);
+    const head = resultsFile(dir, "head.json", 0.5, hostile);
+    const payload = opened();
+    ((payload.pull_request as Json).head as Json).ref = hostile;
+    (payload.pull_request as Json).title = hostile;
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": head, "fail-on-regression": "false" },
+      payload,
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    expect(existsSync(pwned)).toBe(false);
+    const { owner, repo, number } = prOf(payload);
+    const [c] = gh.commentsOn(owner, repo, number);
+    const body = c!.body;
+    const unescaped = /(^|[^\\])(<img|\$\(touch|`\$)/m;
+    expect(body).not.toMatch(unescaped);
+    expect(body).toContain("\\<img src=x onerror=alert\\(1\\)\\>");
+    expect(body).toContain("\\`$\\(touch");
+    // Each table row keeps its column count: the "|" in the name is escaped.
+    expect(body).toContain("\\| x");
+    expect(r.summary).not.toMatch(unescaped);
+    expect(r.summary).toContain("\\<img");
+    // Outputs are untouched by the text (no injected lines in GITHUB_OUTPUT).
+    expect(Object.keys(r.outputs).sort()).toEqual(["regressions", "report", "results", "verdict"]);
+  });
+});
+
+describe("inputs, events and the post step", () => {
+  let gh: GitHubStandIn;
+  let dir: string;
+  let base: string;
+  let head: string;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    dir = tempDir("perfgate-action-misc-");
+    base = resultsFile(dir, "base.json", 1);
+    head = resultsFile(dir, "head.json", 0.5);
+  });
+  afterAll(async () => {
+    await gh.close();
+  });
+
+  it("a bad input fails with one line naming the input, the value and what is accepted", async () => {
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": head, threshold: "abc" },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(1);
+    const errors = r.stdout.split("\n").filter((l) => l.startsWith("::error::"));
+    expect(errors).toEqual([
+      '::error::input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+    ]);
+    expect(gh.requests).toHaveLength(0);
+  });
+
+  it("a missing results file is a one-line error naming the file", async () => {
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": join(dir, "nope.json") },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`::error::${join(dir, "nope.json")}: no such file`);
+  });
+
+  it("compares head-results against a stored baseline", async () => {
+    const r = await runAction({
+      inputs: { mode: "compare", baseline: base, "head-results": head, comment: "never" },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(1);
+    expect(r.outputs.verdict).toBe("regression");
+  });
+
+  it("a lone A/B file (the benchmark job's artifact) is compared on its own; its workload names the comment", async () => {
+    const ab = abFile(dir, "ab-smoke.json", 0.5);
+    const r = await runAction({
+      inputs: { mode: "compare", "head-results": ab, "fail-on-regression": "false" },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expect(r.outputs.verdict).toBe("regression");
+    expectCleanTraffic(gh);
+    const { owner, repo, number } = prOf(opened());
+    const mine = gh.commentsOn(owner, repo, number).filter((c) => c.body.includes("<!-- perfgate:smoke -->"));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.body).toContain("interleaved A/B pairs");
+    // A results file without a base is refused with one line naming the input.
+    const alone = await runAction({ inputs: { mode: "compare", "head-results": head }, apiUrl: gh.url, dir });
+    expect(alone.code).toBe(1);
+    expect(alone.stdout).toMatch(
+      /::error::input "head-results": ".*head\.json" is a perfgate\/results file; comparing it needs base-results or baseline/,
+    );
+  });
+
+  it("not a pull request event: no comment, an info line", async () => {
+    const payload = webhookExample("push", () => true);
+    const before = gh.requests.length;
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": head, "fail-on-regression": "false" },
+      payload,
+      eventName: "push",
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('not commenting: event "push" is not a pull request event');
+    expect(gh.requests.length).toBe(before);
+  });
+
+  it("workflow_run: comments on workflow_run.pull_requests[0]", async () => {
+    const payload = webhookExample(
+      "workflow_run",
+      (e) => ((e.workflow_run as Json).pull_requests as unknown[]).length > 0,
+    );
+    const run = payload.workflow_run as Json;
+    const number = ((run.pull_requests as Json[])[0] as Json).number as number;
+    const [owner, repo] = ((payload.repository as Json).full_name as string).split("/");
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": head, "fail-on-regression": "false" },
+      payload,
+      eventName: "workflow_run",
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    const mine = gh.commentsOn(owner!, repo!, number);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.body).toContain(String(run.head_sha).slice(0, 12));
+  });
+
+  it("the post step is harmless with no state", async () => {
+    const child = spawn(process.execPath, [POST], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GITHUB_ACTIONS: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const r = await waitClose(child);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("nothing to clean up");
+  });
+
+  it("the post step kills a leftover process group of its run, and only that", async () => {
+    const mine = spawn("sleep", ["300"], {
+      detached: true,
+      stdio: "ignore",
+      env: { PATH: process.env.PATH ?? "", PERFGATE_ACTION_RUN: "run-1" },
+    });
+    const other = spawn("sleep", ["300"], {
+      detached: true,
+      stdio: "ignore",
+      env: { PATH: process.env.PATH ?? "", PERFGATE_ACTION_RUN: "run-2" },
+    });
+    const mineExit = new Promise((resolve) => mine.once("exit", (_c, sig) => resolve(sig)));
+    try {
+      const child = spawn(process.execPath, [POST], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          GITHUB_ACTIONS: "true",
+          "STATE_run-id": "run-1",
+          STATE_pids: `${mine.pid},${other.pid}`,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const r = await waitClose(child);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`stopping leftover process ${mine.pid} (sleep)`);
+      expect(await mineExit).toBe("SIGTERM");
+      expect(other.exitCode).toBeNull();
+      expect(() => process.kill(other.pid!, 0)).not.toThrow();
+    } finally {
+      for (const c of [mine, other]) {
+        try {
+          process.kill(-c.pid!, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    }
+  });
+});
+
+describe("the GitHub stand-in", () => {
+  it("answers requests the description does not have with 404 and records them", async () => {
+    const gh = await startGitHubStandIn();
+    try {
+      const r = await fetch(`${gh.url}/repos/o/r/no-such-thing`, { headers: { authorization: "token x" } });
+      expect(r.status).toBe(404);
+      expect(gh.unmatched).toHaveLength(1);
+      const bad = await fetch(`${gh.url}/repos/o/r/issues/1/comments`, {
+        method: "POST",
+        headers: { authorization: "token x", "content-type": "application/json" },
+        body: JSON.stringify({ text: "no body field" }),
+      });
+      expect(bad.status).toBe(422);
+      expect(gh.invalid[0]!.problems.join("; ")).toContain("must have required property 'body'");
+      const badQuery = await fetch(`${gh.url}/repos/o/r/issues/1/comments?per_page=lots`, {
+        headers: { authorization: "token x" },
+      });
+      expect(badQuery.status).toBe(422);
+      const noAuth = await fetch(`${gh.url}/repos/o/r/issues/1/comments`);
+      expect(noAuth.status).toBe(422);
+    } finally {
+      await gh.close();
+    }
+  });
+});

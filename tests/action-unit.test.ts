@@ -1,0 +1,317 @@
+/** The action's pure parts: inputs, events, verdicts, the comment body, the log adapter. */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  buildCommentBody,
+  commentMarker,
+  GITHUB_COMMENT_LIMIT,
+  parseCommentState,
+  truncateMarkdown,
+  upsertComment,
+} from "../src/action/comment.js";
+import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
+import { eventInfo } from "../src/action/event.js";
+import { actionsLogger, defuseCommands } from "../src/action/logger.js";
+import { overallVerdict, verdictDigest } from "../src/action/verdict.js";
+import { compareSets } from "../src/compare/compare.js";
+import { fromResults } from "../src/compare/model.js";
+import type { ComparisonReport } from "../src/compare/schema.js";
+import { renderComparisonMarkdown } from "../src/report/comparison.js";
+import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
+
+function env(inputs: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [inputEnvName(k), v]));
+}
+
+function problems(inputs: Record<string, string>): string[] {
+  try {
+    parseConfig(env(inputs));
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe("parseConfig", () => {
+  it("names inputs the way the runner does: INPUT_ + upper case, hyphens kept", () => {
+    expect(inputEnvName("fail-on-regression")).toBe("INPUT_FAIL-ON-REGRESSION");
+    expect(inputEnvName("github-token")).toBe("INPUT_GITHUB-TOKEN");
+  });
+
+  it("applies the defaults", () => {
+    const c = parseConfig(env({ mode: "compare", "head-results": "h.json", "base-results": "b.json" }));
+    expect(c).toMatchObject({
+      mode: "compare",
+      workload: "workloads/smoke.yml",
+      thresholdPct: 5,
+      failOnRegression: true,
+      comment: "always",
+      resultsDir: "perfgate-results",
+      baseSet: {},
+      prNumber: null,
+      baseline: null,
+    });
+  });
+
+  it("reads ab inputs, set lists and booleans", () => {
+    const c = parseConfig(
+      env({
+        mode: "ab",
+        base: " mariadb@10.11.5 ",
+        head: "mariadb@11.4.5",
+        "head-set": "innodb_flush_log_at_trx_commit=0\n\n  sync_binlog = 1  \n",
+        threshold: "2.5%",
+        "fail-on-regression": "False",
+        comment: "on-change",
+        "pr-number": "17",
+      }),
+    );
+    expect(c.base).toBe("mariadb@10.11.5");
+    expect(c.headSet).toEqual({ innodb_flush_log_at_trx_commit: "0", sync_binlog: "1" });
+    expect(c.thresholdPct).toBe(2.5);
+    expect(c.failOnRegression).toBe(false);
+    expect(c.comment).toBe("on-change");
+    expect(c.prNumber).toBe(17);
+  });
+
+  it("reports every bad input on its own line, naming input, value and what is accepted", () => {
+    expect(problems({ mode: "compare", "head-results": "h.json", threshold: "abc" })).toEqual([
+      'input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+    ]);
+    expect(problems({ mode: "compare", "head-results": "h.json", threshold: "0" })).toEqual([
+      'input "threshold": "0" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+    ]);
+    const all = problems({
+      mode: "benchmark",
+      comment: "sometimes",
+      "fail-on-regression": "yes",
+      "base-set": "no equals sign",
+      "pr-number": "#3",
+    });
+    expect(all).toEqual([
+      'input "mode": "benchmark" is not a mode (accepted: ab, compare)',
+      'input "base-set": "no equals sign" has the line "no equals sign" (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)',
+      'input "fail-on-regression": "yes" is not a boolean (accepted: true, True, TRUE, false, False, FALSE)',
+      'input "comment": "sometimes" is not a comment mode (accepted: always, on-change, never)',
+      'input "pr-number": "#3" is not a pull request number (accepted: a whole number > 0)',
+    ]);
+    for (const p of all) expect(p).not.toContain("\n");
+  });
+
+  it("checks what each mode needs", () => {
+    expect(problems({})).toEqual(['input "mode": "" is missing (accepted: ab, compare)']);
+    expect(problems({ mode: "ab", head: "mariadb@11.4.5" })).toEqual([
+      'input "base": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)',
+    ]);
+    expect(problems({ mode: "compare" })[0]).toMatch(/^input "head-results": "" is missing/);
+    expect(
+      problems({ mode: "compare", "head-results": "h.json", "base-results": "b.json", baseline: "x.json" }),
+    ).toEqual([
+      'input "baseline": "x.json" is set together with base-results (accepted: one of base-results or baseline)',
+    ]);
+  });
+});
+
+describe("eventInfo", () => {
+  const dir = tempDir("perfgate-action-event-");
+  const write = (name: string, payload: unknown) => {
+    const p = join(dir, name);
+    writeFileSync(p, JSON.stringify(payload));
+    return p;
+  };
+
+  it("pull_request: number, head sha and branch from the payload", () => {
+    const path = write("pr.json", {
+      number: 5,
+      pull_request: { number: 5, head: { sha: "A".repeat(40), ref: "feature/x" } },
+    });
+    const e = eventInfo({
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_EVENT_PATH: path,
+      GITHUB_REPOSITORY: "o/r",
+    });
+    expect(e).toMatchObject({
+      prNumber: 5,
+      headSha: "a".repeat(40),
+      headRef: "feature/x",
+      owner: "o",
+      repo: "r",
+    });
+  });
+
+  it("workflow_run: the first pull request; none from a fork unless pr-number says", () => {
+    const withPr = write("wr.json", {
+      workflow_run: { head_sha: "b".repeat(40), head_branch: "main", pull_requests: [{ number: 9 }] },
+    });
+    expect(eventInfo({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_EVENT_PATH: withPr }).prNumber).toBe(9);
+    const fork = write("wr-fork.json", { workflow_run: { head_sha: "c".repeat(40), pull_requests: [] } });
+    const e = eventInfo({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_EVENT_PATH: fork });
+    expect(e.prNumber).toBeNull();
+    expect(e.noPrReason).toContain("pass pr-number");
+    expect(eventInfo({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_EVENT_PATH: fork }, 12).prNumber).toBe(12);
+  });
+
+  it("a sha that is not hex is dropped", () => {
+    const path = write("bad.json", { pull_request: { number: 1, head: { sha: "$(id)", ref: "x" } } });
+    expect(eventInfo({ GITHUB_EVENT_NAME: "pull_request", GITHUB_EVENT_PATH: path }).headSha).toBeNull();
+  });
+
+  it("other events have no pull request", () => {
+    const e = eventInfo({ GITHUB_EVENT_NAME: "push" });
+    expect(e.prNumber).toBeNull();
+    expect(e.noPrReason).toContain('"push"');
+  });
+});
+
+function report(headFactor: number, threads = [1, 16]): { report: ComparisonReport; markdown: string } {
+  const noise = [1, 1.01, 0.99, 1.005, 0.995];
+  const mk = (factor: number) =>
+    makeResults({
+      servers: [makeServer()],
+      cells: threads.flatMap((t) =>
+        noise.map((n, i) => ({ threads: t, repetition: i + 1, tps: 1000 * t * factor * n })),
+      ),
+    });
+  const sets = [fromResults(mk(1), "base.json"), fromResults(mk(headFactor), "head.json")];
+  const r = compareSets(sets, {});
+  return { report: r, markdown: renderComparisonMarkdown(r, sets) };
+}
+
+describe("verdicts", () => {
+  it("worst first: regression, inconclusive, improvement, unchanged", () => {
+    expect(overallVerdict(report(0.5).report)).toBe("regression");
+    expect(overallVerdict(report(2).report)).toBe("improvement");
+    expect(overallVerdict(report(1).report)).toBe("unchanged");
+    const r = report(1).report;
+    expect(overallVerdict({ ...r, summary: { ...r.summary, inconclusive: 1, improvements: 3 } })).toBe(
+      "inconclusive",
+    );
+    expect(overallVerdict({ ...r, cells: [], degradation: [] })).toBe("inconclusive");
+  });
+
+  it("the digest follows the verdicts, not the numbers", () => {
+    expect(verdictDigest(report(0.5).report)).toBe(verdictDigest(report(0.4).report));
+    expect(verdictDigest(report(0.5).report)).not.toBe(verdictDigest(report(1).report));
+  });
+});
+
+describe("the comment body", () => {
+  const base = {
+    workload: "smoke",
+    headSha: "0123456789abcdef0123456789abcdef01234567",
+    headRef: "fix/slow",
+    runUrl: "https://github.com/o/r/actions/runs/1",
+    fullReportHint: "the job summary",
+  };
+
+  it("carries the markers, the state and the report", () => {
+    const { report: r, markdown } = report(0.5);
+    const { body, state } = buildCommentBody({ ...base, report: r, markdown, previous: null });
+    expect(body.startsWith(commentMarker("smoke"))).toBe(true);
+    expect(parseCommentState(body)).toEqual(state);
+    expect(state.verdict).toBe("regression");
+    expect(body).toContain("Head: fix/slow at 0123456789ab");
+    expect(body).toContain("[workflow run](https://github.com/o/r/actions/runs/1)");
+    expect(body).toContain("## Verdicts");
+  });
+
+  it("says so when an earlier regression is gone", () => {
+    const bad = report(0.5);
+    const good = report(1);
+    const first = buildCommentBody({ ...base, report: bad.report, markdown: bad.markdown, previous: null });
+    const later = buildCommentBody({
+      ...base,
+      report: good.report,
+      markdown: good.markdown,
+      previous: parseCommentState(first.body),
+    });
+    expect(later.body).toContain("✅ The regression reported earlier is gone as of 0123456789ab.");
+  });
+
+  it("workload names cannot break out of the marker", () => {
+    expect(commentMarker("smoke --> <script>")).toBe("<!-- perfgate:smoke------script- -->");
+  });
+
+  it("stays under GitHub's limit with a huge report, pointing at the full one", () => {
+    const { report: r, markdown } = report(0.5);
+    const huge = `<details><summary>x</summary>\n\n${"| a | b |\n".repeat(20_000)}\n</details>\n`;
+    const { body } = buildCommentBody({
+      ...base,
+      report: r,
+      markdown: `${markdown}\n${huge}`,
+      previous: null,
+    });
+    expect(body.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(body).toContain("the full report is in the job summary");
+    expect(body.match(/<details>/g)?.length).toBe(body.match(/<\/details>/g)?.length);
+    expect(truncateMarkdown("short", 100, "note")).toBe("short");
+  });
+
+  it("upsert pages through all comments and updates the marked one", async () => {
+    const calls: string[] = [];
+    const { report: r, markdown } = report(1);
+    const api = {
+      paginate: async <T>(route: string): Promise<T[]> => {
+        calls.push(route);
+        return [
+          { id: 1, body: "hello" },
+          { id: 2, body: `${commentMarker("smoke")}\nold` },
+        ] as T[];
+      },
+      request: async (route: string, params: Record<string, unknown>) => {
+        calls.push(`${route} ${String(params.comment_id ?? "")}`);
+        return { data: { id: params.comment_id, html_url: "https://x" } };
+      },
+    };
+    const result = await upsertComment(api, {
+      owner: "o",
+      repo: "r",
+      prNumber: 3,
+      workload: "smoke",
+      mode: "always",
+      build: (previous) => buildCommentBody({ ...base, report: r, markdown, previous }),
+      info: () => {},
+    });
+    expect(result.action).toBe("updated");
+    expect(calls).toEqual([
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+      "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id} 2",
+    ]);
+  });
+});
+
+describe("the log adapter", () => {
+  it("maps groups onto startGroup/endGroup without nesting, and defuses workflow commands", () => {
+    const lines: string[] = [];
+    const core = {
+      info: (m: string) => lines.push(m),
+      warning: (m: string) => lines.push(`W ${m}`),
+      startGroup: (n: string) => lines.push(`::group::${n}`),
+      endGroup: () => lines.push("::endgroup::"),
+    };
+    let t = 0;
+    const log = actionsLogger(core, () => t);
+    const endOuter = log.group("A/B");
+    const endInner = log.group("tier 1G");
+    log.info("server said:\n::set-output name=verdict::unchanged");
+    log.progress("p1");
+    t = 5_000;
+    log.progress("p2");
+    t = 11_000;
+    log.progress("p3");
+    endInner();
+    endOuter();
+    endOuter();
+    expect(lines).toEqual([
+      "::group::A/B",
+      "== tier 1G",
+      "server said:\n: :set-output name=verdict::unchanged",
+      "p1",
+      "p3",
+      "::endgroup::",
+    ]);
+    expect(defuseCommands("  ::add-mask::x")).toBe("  : :add-mask::x");
+  });
+});

@@ -1,0 +1,425 @@
+/**
+ * A local HTTP server standing in for api.github.com, driven by GitHub's published OpenAPI
+ * description (@octokit/openapi, generated/api.github.com.json). Every request's method and path
+ * are matched against the description's (templated) paths; path and query parameters and the JSON
+ * body are validated against the operation's schemas (ajv, with $refs resolved into the
+ * description's components). Requests the description does not have get a 404 and are recorded as
+ * unmatched; invalid ones get a 422 and are recorded as invalid. Issue comments are kept in memory;
+ * responses are built from the description's examples and checked against the response schemas
+ * too (problems recorded in `responseProblems`), so the stand-in cannot drift from GitHub's shapes.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import AjvModule from "ajv";
+import addFormatsModule from "ajv-formats";
+
+const require = createRequire(import.meta.url);
+
+type Json = Record<string, unknown>;
+type AnySchema = Json | boolean;
+
+// ajv and ajv-formats are CommonJS with a `default` export; take whichever the loader hands over.
+const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as unknown as new (
+  o: Json,
+) => {
+  addSchema(schema: Json, key: string): void;
+  compile(schema: AnySchema): ValidateFn;
+};
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: unknown,
+) => void;
+
+interface ValidateFn {
+  (data: unknown): boolean;
+  errors?: { instancePath: string; message?: string }[] | null;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  /** the OpenAPI operationId, null when the description has no such operation */
+  operationId: string | null;
+  status: number;
+}
+
+export interface StoredComment {
+  id: number;
+  body: string;
+  owner: string;
+  repo: string;
+  issue_number: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface Operation {
+  method: string;
+  template: string;
+  regex: RegExp;
+  names: string[];
+  literalSegments: number;
+  op: Json;
+  pointer: string;
+}
+
+let descriptionCache: Json | null = null;
+
+/** GitHub's OpenAPI description of api.github.com (from the @octokit/openapi package). */
+export function loadDescription(): Json {
+  if (descriptionCache) return descriptionCache;
+  const file = require.resolve("@octokit/openapi/generated/api.github.com.json");
+  descriptionCache = JSON.parse(readFileSync(file, "utf8")) as Json;
+  return descriptionCache;
+}
+
+const escapePointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+function deref<T = Json>(doc: Json, x: unknown): T {
+  let cur = x as Json;
+  for (let i = 0; i < 20 && cur && typeof cur.$ref === "string"; i++) {
+    const ref = cur.$ref as string;
+    if (!ref.startsWith("#/")) throw new Error(`unsupported $ref ${ref}`);
+    cur = ref
+      .slice(2)
+      .split("/")
+      .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .reduce<Json>((o, k) => o[k] as Json, doc);
+  }
+  return cur as T;
+}
+
+/** Deep copy with local "#/..." refs pointed at the description registered in ajv as "gh". */
+function rebase(schema: unknown): AnySchema {
+  return JSON.parse(JSON.stringify(schema), (k, v) =>
+    k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `gh${v}` : v,
+  ) as AnySchema;
+}
+
+export class GitHubStandIn {
+  readonly requests: RecordedRequest[] = [];
+  readonly unmatched: RecordedRequest[] = [];
+  readonly invalid: { request: RecordedRequest; problems: string[] }[] = [];
+  /** matched operations the stand-in has no handler for (answered with the description's example) */
+  readonly unhandled: RecordedRequest[] = [];
+  readonly responseProblems: string[] = [];
+  readonly comments: StoredComment[] = [];
+  url = "";
+  private nextId = 1000;
+  private readonly doc: Json;
+  private readonly ops: Operation[] = [];
+  private readonly ajv: InstanceType<typeof Ajv>;
+  private readonly compiled = new Map<string, ValidateFn>();
+  private server = createServer((req, res) => {
+    this.handle(req, res).catch((err: unknown) => {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ message: String(err) }));
+    });
+  });
+
+  constructor() {
+    this.doc = loadDescription();
+    this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema({ components: this.doc.components }, "gh");
+    for (const [template, item] of Object.entries(this.doc.paths as Record<string, Json>)) {
+      const names: string[] = [];
+      const segs = template.split("/");
+      const regex = new RegExp(
+        `^${segs
+          .map((s) =>
+            s.replace(/\{([^}]+)\}|[^{]+/g, (m, name?: string) => {
+              if (name) {
+                names.push(name);
+                return "([^/]+)";
+              }
+              return m.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+            }),
+          )
+          .join("/")}$`,
+      );
+      const literalSegments = segs.filter((s) => !s.includes("{")).length;
+      for (const method of ["get", "post", "put", "patch", "delete", "head"]) {
+        const op = item[method] as Json | undefined;
+        if (!op) continue;
+        this.ops.push({
+          method: method.toUpperCase(),
+          template,
+          regex,
+          names,
+          literalSegments,
+          op,
+          pointer: `/paths/${escapePointer(template)}/${method}`,
+        });
+      }
+    }
+    // Literal paths win over templated ones (/issues/comments before /issues/{issue_number}).
+    this.ops.sort((a, b) => b.literalSegments - a.literalSegments);
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    const { port } = this.server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Operation ids of all requests, in order. */
+  operations(): (string | null)[] {
+    return this.requests.map((r) => r.operationId);
+  }
+
+  /** Adds a comment as if someone else had written it. */
+  seedComment(owner: string, repo: string, issue: number, body: string): StoredComment {
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const c: StoredComment = {
+      id: this.nextId++,
+      body,
+      owner,
+      repo,
+      issue_number: issue,
+      created_at: now,
+      updated_at: now,
+    };
+    this.comments.push(c);
+    return c;
+  }
+
+  commentsOn(owner: string, repo: string, issue: number): StoredComment[] {
+    return this.comments.filter((c) => c.owner === owner && c.repo === repo && c.issue_number === issue);
+  }
+
+  private validator(key: string, schema: unknown): ValidateFn {
+    let v = this.compiled.get(key);
+    if (!v) {
+      v = this.ajv.compile(rebase(schema));
+      this.compiled.set(key, v);
+    }
+    return v;
+  }
+
+  private check(key: string, schema: unknown, data: unknown, what: string): string[] {
+    const v = this.validator(key, schema);
+    if (v(data)) return [];
+    return (v.errors ?? []).map((e) => `${what}${e.instancePath}: ${e.message ?? "invalid"}`);
+  }
+
+  private match(method: string, path: string): { op: Operation; params: Record<string, string> } | null {
+    for (const op of this.ops) {
+      if (op.method !== method) continue;
+      const m = op.regex.exec(path);
+      if (!m) continue;
+      const params: Record<string, string> = {};
+      op.names.forEach((n, i) => {
+        params[n] = decodeURIComponent(m[i + 1]!);
+      });
+      return { op, params };
+    }
+    return null;
+  }
+
+  /** Coerces a path/query string to the parameter schema's type before validating. */
+  private coerce(schema: Json, value: string): unknown {
+    const type = schema.type;
+    if (type === "integer" || type === "number") return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+    if (type === "boolean") return value === "true" ? true : value === "false" ? false : value;
+    return value;
+  }
+
+  private validateRequest(
+    op: Operation,
+    params: Record<string, string>,
+    query: Record<string, string>,
+    body: unknown,
+    rawBody: string,
+  ): string[] {
+    const problems: string[] = [];
+    const declared = ((op.op.parameters as unknown[]) ?? []).map((p) => deref<Json>(this.doc, p));
+    const known = new Set<string>();
+    declared.forEach((p, i) => {
+      const name = p.name as string;
+      const where = p.in as string;
+      const schema = (p.schema ?? {}) as Json;
+      const source = where === "path" ? params : where === "query" ? query : null;
+      if (source === null) return;
+      if (where === "query") known.add(name);
+      const value = source[name];
+      if (value === undefined) {
+        if (p.required) problems.push(`${where} parameter ${name} is required`);
+        return;
+      }
+      problems.push(
+        ...this.check(`${op.pointer}#param${i}`, schema, this.coerce(schema, value), `${where} ${name}`),
+      );
+    });
+    for (const q of Object.keys(query)) {
+      if (!known.has(q)) problems.push(`query parameter ${q} is not in the description`);
+    }
+    const rb = op.op.requestBody ? deref<Json>(this.doc, op.op.requestBody) : null;
+    const jsonSchema = (rb?.content as Json | undefined)?.["application/json"] as Json | undefined;
+    if (rawBody !== "") {
+      if (!jsonSchema) problems.push("a request body was sent, the operation takes none");
+      else if (body === undefined) problems.push("the request body is not JSON");
+      else problems.push(...this.check(`${op.pointer}#body`, jsonSchema.schema, body, "body"));
+    } else if (rb?.required) {
+      problems.push("the request body is required");
+    }
+    return problems;
+  }
+
+  /** The description's example for a response, as a fresh copy. */
+  private example(op: Operation, status: number): unknown {
+    const resp = deref<Json>(this.doc, (op.op.responses as Json)[String(status)]);
+    const media = (resp.content as Json | undefined)?.["application/json"] as Json | undefined;
+    const ex = deref<Json>(this.doc, (media?.examples as Json | undefined)?.default);
+    return ex && "value" in ex ? JSON.parse(JSON.stringify(ex.value)) : (media?.example ?? {});
+  }
+
+  private checkResponse(op: Operation, status: number, data: unknown): void {
+    const resp = deref<Json>(this.doc, (op.op.responses as Json)[String(status)]);
+    const media = (resp?.content as Json | undefined)?.["application/json"] as Json | undefined;
+    if (!resp) {
+      this.responseProblems.push(`${op.op.operationId}: status ${status} is not a documented response`);
+      return;
+    }
+    if (!media?.schema) return;
+    const problems = this.check(`${op.pointer}#resp${status}`, media.schema, data, "response");
+    for (const p of problems) this.responseProblems.push(`${op.op.operationId} ${status}: ${p}`);
+  }
+
+  private commentJson(op: Operation, c: StoredComment): Json {
+    const base = (this.example(op, op.method === "POST" ? 201 : 200) as Json) ?? {};
+    const item = (Array.isArray(base) ? base[0] : base) as Json;
+    const api = `${this.url}/repos/${c.owner}/${c.repo}`;
+    return {
+      ...item,
+      id: c.id,
+      node_id: Buffer.from(`IssueComment${c.id}`).toString("base64"),
+      url: `${api}/issues/comments/${c.id}`,
+      html_url: `https://github.com/${c.owner}/${c.repo}/pull/${c.issue_number}#issuecomment-${c.id}`,
+      issue_url: `${api}/issues/${c.issue_number}`,
+      body: c.body,
+      created_at: c.created_at,
+      updated_at: c.updated_at,
+    };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const rawBody = Buffer.concat(chunks).toString("utf8");
+    let body: unknown;
+    if (rawBody !== "") {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        body = undefined;
+      }
+    }
+    const url = new URL(req.url ?? "/", "http://standin");
+    const query = Object.fromEntries(url.searchParams.entries());
+    const method = (req.method ?? "GET").toUpperCase();
+    const record: RecordedRequest = {
+      method,
+      path: url.pathname,
+      query,
+      headers: req.headers,
+      body,
+      operationId: null,
+      status: 0,
+    };
+    this.requests.push(record);
+    const send = (status: number, data: unknown, headers: Record<string, string> = {}) => {
+      record.status = status;
+      res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+      res.end(data === undefined ? "" : JSON.stringify(data));
+    };
+
+    const found = this.match(method, url.pathname);
+    if (!found) {
+      this.unmatched.push(record);
+      send(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+      return;
+    }
+    const { op, params } = found;
+    record.operationId = op.op.operationId as string;
+    const problems = this.validateRequest(op, params, query, body, rawBody);
+    const auth = req.headers.authorization ?? "";
+    if (!/^(token|bearer) \S+$/i.test(auth)) problems.push("no Authorization header");
+    if (problems.length > 0) {
+      this.invalid.push({ request: record, problems });
+      send(422, { message: "Validation Failed", errors: problems });
+      return;
+    }
+
+    const owner = params.owner!;
+    const repo = params.repo!;
+    switch (record.operationId) {
+      case "issues/list-comments": {
+        const issue = Number(params.issue_number);
+        const perPage = Math.min(100, Number(query.per_page ?? 30));
+        const page = Number(query.page ?? 1);
+        const all = this.commentsOn(owner, repo, issue);
+        const items = all.slice((page - 1) * perPage, page * perPage).map((c) => this.commentJson(op, c));
+        const last = Math.max(1, Math.ceil(all.length / perPage));
+        const link = (p: number) => {
+          const u = new URL(`${this.url}${url.pathname}`);
+          u.searchParams.set("per_page", String(perPage));
+          u.searchParams.set("page", String(p));
+          return u.toString();
+        };
+        const rels: string[] = [];
+        if (page < last) rels.push(`<${link(page + 1)}>; rel="next"`, `<${link(last)}>; rel="last"`);
+        if (page > 1) rels.push(`<${link(1)}>; rel="first"`, `<${link(page - 1)}>; rel="prev"`);
+        this.checkResponse(op, 200, items);
+        send(200, items, rels.length > 0 ? { link: rels.join(", ") } : {});
+        return;
+      }
+      case "issues/create-comment": {
+        const c = this.seedComment(owner, repo, Number(params.issue_number), (body as Json).body as string);
+        const data = this.commentJson(op, c);
+        this.checkResponse(op, 201, data);
+        send(201, data, { location: data.url as string });
+        return;
+      }
+      case "issues/update-comment": {
+        const c = this.comments.find(
+          (x) => x.id === Number(params.comment_id) && x.owner === owner && x.repo === repo,
+        );
+        if (!c) {
+          send(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+          return;
+        }
+        c.body = (body as Json).body as string;
+        c.updated_at = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+        const data = this.commentJson(op, c);
+        this.checkResponse(op, 200, data);
+        send(200, data);
+        return;
+      }
+      default: {
+        // A real operation the stand-in does not model: answer with the documented example.
+        this.unhandled.push(record);
+        const responses = Object.keys(op.op.responses as Json).filter((s) => /^2\d\d$/.test(s));
+        const status = Number(responses[0] ?? 200);
+        send(status, status === 204 ? undefined : this.example(op, status));
+      }
+    }
+  }
+}
+
+/** Starts a stand-in on a free port of 127.0.0.1. */
+export async function startGitHubStandIn(): Promise<GitHubStandIn> {
+  const s = new GitHubStandIn();
+  await s.start();
+  return s;
+}
