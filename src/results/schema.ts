@@ -1,0 +1,158 @@
+/**
+ * The results file: one JSON document per run, the spine every report, verdict and baseline reads.
+ * Documented in docs/results-schema.md; bump RESULTS_SCHEMA_VERSION on any change an older reader
+ * would misread. Every file is validated on read (store.ts), so a reader never guesses.
+ */
+import { z } from "zod";
+
+export const RESULTS_SCHEMA = "perfgate/results" as const;
+export const RESULTS_SCHEMA_VERSION = 1 as const;
+
+const num = z.number().finite();
+const nonneg = num.nonnegative();
+
+/** One `--report-interval` line of sysbench. */
+export const IntervalSchema = z.object({
+  t: nonneg,
+  threads: z.number().int().nonnegative(),
+  tps: nonneg,
+  qps: nonneg,
+  reads_ps: nonneg,
+  writes_ps: nonneg,
+  other_ps: nonneg,
+  /** latency at `lat_pct` (null with --percentile=0, where sysbench prints 0.00 at 0%) */
+  lat_ms: nonneg.nullable(),
+  lat_pct: nonneg.nullable(),
+  err_ps: nonneg,
+  reconn_ps: nonneg,
+  queue_length: z.number().int().nonnegative().optional(),
+  concurrency: z.number().int().nonnegative().optional(),
+});
+export type Interval = z.infer<typeof IntervalSchema>;
+
+/** sysbench's final summary, verbatim numbers. */
+export const SummarySchema = z.object({
+  queries: z.object({ read: nonneg, write: nonneg, other: nonneg, total: nonneg }),
+  transactions: nonneg,
+  tps: nonneg,
+  qps: nonneg,
+  ignored_errors: nonneg,
+  errors_ps: nonneg,
+  reconnects: nonneg,
+  reconnects_ps: nonneg,
+  total_time_s: nonneg,
+  total_events: nonneg,
+  latency_ms: z.object({
+    min: nonneg,
+    avg: nonneg,
+    max: nonneg,
+    /** the percentile's value; null when sysbench ran with --percentile=0 ("percentile stats: disabled") */
+    pct: nonneg.nullable(),
+    /** which percentile `pct` is (95 by default) */
+    pct_rank: nonneg.nullable(),
+    sum: nonneg,
+  }),
+  fairness: z.object({
+    events_avg: nonneg,
+    events_stddev: nonneg,
+    exec_time_avg: nonneg,
+    exec_time_stddev: nonneg,
+  }),
+  histogram: z.array(z.object({ value_ms: nonneg, count: z.number().int().nonnegative() })).optional(),
+});
+export type Summary = z.infer<typeof SummarySchema>;
+
+export const TelemetrySampleSchema = z.object({
+  t: nonneg,
+  cpu_user_pct: nonneg,
+  cpu_system_pct: nonneg,
+  cpu_iowait_pct: nonneg,
+  cpu_steal_pct: nonneg,
+  cpu_idle_pct: nonneg,
+  mem_used_bytes: nonneg,
+  mem_available_bytes: nonneg,
+  swap_used_bytes: nonneg,
+  disk_read_bytes_ps: nonneg,
+  disk_write_bytes_ps: nonneg,
+  disk_read_iops: nonneg,
+  disk_write_iops: nonneg,
+});
+export type TelemetrySampleRecord = z.infer<typeof TelemetrySampleSchema>;
+
+export const HostSchema = z.object({
+  hostname: z.string(),
+  cpu_model: z.string(),
+  cores: z.number().int().positive(),
+  memory_bytes: nonneg,
+  kernel: z.string(),
+  os: z.string(),
+  arch: z.string(),
+});
+export type Host = z.infer<typeof HostSchema>;
+
+export const TierRecordSchema = z.object({
+  tier: z.string(),
+  buffer_pool_bytes: nonneg,
+  config: z.string(),
+  config_hash: z.string(),
+  variables: z.record(z.string(), z.string()),
+});
+
+export const ServerRecordSchema = z.object({
+  label: z.string().min(1),
+  spec: z.string(),
+  flavor: z.string(),
+  version: z.string(),
+  version_string: z.string(),
+  source: z.string(),
+  origin: z.string(),
+  sha256: z.string().nullable(),
+  basedir: z.string(),
+  tiers: z.array(TierRecordSchema),
+});
+export type ServerRecord = z.infer<typeof ServerRecordSchema>;
+
+export const CellSchema = z.object({
+  id: z.string(),
+  server: z.string(),
+  workload: z.string(),
+  script: z.string(),
+  threads: z.number().int().positive(),
+  tier: z.string(),
+  repetition: z.number().int().positive(),
+  status: z.enum(["ok", "failed"]),
+  error: z.string().optional(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  duration_s: nonneg,
+  sysbench_args: z.array(z.string()),
+  summary: SummarySchema.nullable(),
+  intervals: z.array(IntervalSchema),
+  status_deltas: z.record(z.string(), num),
+  telemetry: z.array(TelemetrySampleSchema),
+});
+export type Cell = z.infer<typeof CellSchema>;
+
+export const ResultsSchema = z.object({
+  schema: z.literal(RESULTS_SCHEMA),
+  schema_version: z.literal(RESULTS_SCHEMA_VERSION),
+  status: z.enum(["running", "complete", "incomplete", "failed"]),
+  status_reason: z.string().optional(),
+  perfgate_version: z.string(),
+  sysbench: z.object({ version: z.string(), path: z.string() }),
+  started_at: z.string(),
+  ended_at: z.string().nullable(),
+  host: HostSchema,
+  workload: z.object({
+    name: z.string(),
+    file: z.string(),
+    sha256: z.string(),
+    spec: z.record(z.string(), z.unknown()),
+  }),
+  dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
+  servers: z.array(ServerRecordSchema),
+  cells_planned: z.number().int().nonnegative(),
+  cells: z.array(CellSchema),
+  telemetry_overhead_pct_of_core: nonneg.nullable(),
+});
+export type Results = z.infer<typeof ResultsSchema>;
