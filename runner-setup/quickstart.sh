@@ -8,5 +8,5 @@ bash runner-setup/install-deps.sh
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
-[ -f dist/cli.mjs ] || npm run build
+npm run --silent build   # a second or two; keeps dist/ in step with the sources after a pull
 exec node bin/perfgate.mjs run "$@"
