@@ -85,3 +85,15 @@ describe("adaptive confirmation", () => {
     expect(pairValues(p, "tps").base).toHaveLength(4);
   });
 });
+
+describe("confirmation at the report's simultaneous level", () => {
+  // -9.3%, 95% CI [-14.9%, -3.4%]: a regression at a plain 95% level; at 0.05/18 the CI reaches +1.6%.
+  const BORDERLINE = [0.8, 1.0, 0.84, 1.0, 0.86, 0.97, 0.82, 0.99, 0.87, 0.95];
+  it("asks for more pairs when the report's level would leave the cell inconclusive", () => {
+    const p = fromRatios(BORDERLINE);
+    expect(confirmationNeeded(p, 40, 100, undefined, 0.05).extra).toBe(0);
+    const strict = confirmationNeeded(p, 40, 100, undefined, 0.05 / 18);
+    expect(strict.suspicious).toContain("tps");
+    expect(strict.extra).toBeGreaterThanOrEqual(2);
+  });
+});

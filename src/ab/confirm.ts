@@ -47,13 +47,19 @@ export function confirmationNeeded(
   maxPairs: number,
   affordable: number,
   thresholds?: ThresholdConfig,
+  /**
+   * the per-comparison alpha the final report will use: its intervals are simultaneous over all
+   * cells × metrics (Bonferroni, 0.05 / m), so a cell must be judged here at the same level or it
+   * could look decided now and be inconclusive in the report
+   */
+  alpha = 0.05,
 ): ConfirmDecision {
   const suspicious: AbMetric[] = [];
   let want = 0;
   for (const metric of AB_METRICS) {
     const { base, head } = pairValues(pairs, metric);
     if (base.length < 2) continue;
-    const c = comparePaired(base, head);
+    const c = comparePaired(base, head, { alpha });
     const threshold = thresholdFor(metric, thresholds);
     const direction = directionOf(metric);
     const v = verdictFromComparison(metric, direction, c, threshold);

@@ -5,6 +5,7 @@
  * adjacent slices. Results are saved after every cell; servers and sysbench stop on every exit path.
  */
 import { join, resolve as resolvePath } from "node:path";
+import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
 import { type Interval, RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { hostFingerprint } from "../run/host.js";
 import { checkTiersFitHost, warmupSeconds } from "../run/plan.js";
@@ -20,7 +21,7 @@ import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
-import { confirmationNeeded } from "./confirm.js";
+import { AB_METRICS, confirmationNeeded } from "./confirm.js";
 import {
   AB_SCHEMA,
   AB_SCHEMA_VERSION,
@@ -139,6 +140,8 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
 
   const workRoot = resolvePath(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const started = Date.now();
+  // The report judges every cell × metric with simultaneous 95% intervals: confirm at that level.
+  const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
   const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
   let remaining = w.tiers.length * 2 * warmupSeconds(w) + planned.length * design.pairs * pairSeconds;
   let overheadSum = 0;
@@ -333,7 +336,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
       while (ok) {
         const budgetLeft = design.confirm_budget_s - results.confirm_spent_s;
         const affordable = Math.floor(budgetLeft / pairSeconds);
-        const d = confirmationNeeded(pairs, design.max_pairs, affordable, opts.thresholds);
+        const d = confirmationNeeded(pairs, design.max_pairs, affordable, opts.thresholds, reportAlpha);
         if (d.extra <= 0) break;
         log.info(
           `cell ${index}/${planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${pairs.length} pairs: ${d.extra} more pairs`,
