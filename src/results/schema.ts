@@ -151,6 +151,11 @@ export const ResultsSchema = z.object({
   }),
   dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
   servers: z.array(ServerRecordSchema),
+  /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
+  shard: z
+    .object({ index: z.number().int().positive(), count: z.number().int().positive() })
+    .refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" })
+    .optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable(),

@@ -15,8 +15,9 @@ import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { type LoadedWorkload, loadWorkload } from "../workloads/schema.js";
 import { hostFingerprint } from "./host.js";
-import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds } from "./plan.js";
+import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
 import { formatDuration, progressLine } from "./progress.js";
+import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
 import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
 import { serverRecord, startTierServer } from "./tier-server.js";
 
@@ -33,6 +34,8 @@ export interface RunOptions {
   signal: AbortSignal;
   /** called with the results each time they are written */
   onWrite?: (r: Results) => void;
+  /** run only this part of the cell matrix (`--shard i/n`, src/run/shard.ts) */
+  shard?: Shard;
 }
 
 export interface RunOutcome {
@@ -55,7 +58,20 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     signal,
   });
 
-  const cells = planCells(w);
+  const allCells = planCells(w);
+  const { shard } = opts;
+  const cells = shard ? shardCells(allCells, w, shard.index, shard.count) : allCells;
+  if (shard) {
+    const tiers = w.tiers.filter((t) => cells.some((c) => c.tier === t));
+    log.info(
+      `shard ${shardLabel(shard)}: ${cells.length} of ${allCells.length} cells (by ${shardUnit(w, shard.count)}; tiers ${tiers.join(", ") || "none"})`,
+    );
+    if (cells.length === 0) {
+      log.warn(
+        `shard ${shardLabel(shard)} has no cells: the workload has fewer (script, threads) groups than shards`,
+      );
+    }
+  }
   const record = serverRecord(install, "server");
   const results: Results = {
     schema: RESULTS_SCHEMA,
@@ -74,6 +90,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     },
     dataset: { tables: w.tables, table_size: w.table_size },
     servers: [record],
+    ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
     cells_planned: cells.length,
     cells: [],
     telemetry_overhead_pct_of_core: null,
@@ -87,7 +104,10 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
 
   const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const started = Date.now();
-  let remaining = plannedSeconds(w);
+  // A shard: the warmups of the tiers it runs, plus its cells' runs and pauses.
+  let remaining = shard
+    ? new Set(cells.map((c) => c.tier)).size * warmupSeconds(w) + cells.length * (w.duration + w.pause)
+    : plannedSeconds(w);
   let overheadSum = 0;
   let overheadWeight = 0;
   let instance: ServerInstance | null = null;
@@ -122,6 +142,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   try {
     for (const tier of w.tiers) {
       const tierCells = cells.filter((c) => c.tier === tier);
+      if (tierCells.length === 0) continue; // another shard's tier
       const endStart = log.group(`start ${install.spec} (buffer pool ${tier})`);
       instance = await startTierServer({
         install,
