@@ -24,6 +24,7 @@ import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
+import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
@@ -211,6 +212,8 @@ export function buildProgram(): Command {
     });
   registerAbCommand(program, { parseSet, interruptController, defaultWorkload, reportPathFor });
   registerCompareCommands(program);
+  registerInteropCommands(program); // after compare: it extends `import` with --gab-data
+  registerMergeCommand(program);
   registerBaselineCommands(program);
   return program;
 }

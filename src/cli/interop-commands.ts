@@ -1,0 +1,139 @@
+/**
+ * `perfgate merge` (scale-out: joins `run --shard i/n` parts, docs/scale-out.md), `perfgate export
+ * --format gab-bigger|gab-smaller` and `perfgate import --gab-data` (github-action-benchmark,
+ * docs/interop.md).
+ *
+ * `import` already exists (`--csv`, src/cli/compare-commands.ts): registerInteropCommands extends that
+ * command with `--gab-data` (one of the two is required) when it is registered first, and creates
+ * it otherwise. Call it after registerCompareCommands.
+ */
+import { type Command, Option } from "commander";
+import { importCsv, importSummary } from "../import/csv.js";
+import { writeImportedSet } from "../import/store.js";
+import {
+  exportGab,
+  GAB_FORMATS,
+  GAB_TOOL,
+  type GabFormat,
+  gabImportSummary,
+  importGabData,
+  readGabInput,
+} from "../interop/gab.js";
+import { writeFileAtomic } from "../results/store.js";
+import { mergeResultFiles, mergeSummary } from "../run/merge.js";
+import { UserError } from "../util/errors.js";
+
+interface ExportFlags {
+  format: string;
+  out?: string;
+  workloadName?: string;
+}
+
+function exportAction(files: string[], o: ExportFlags): void {
+  if (!(GAB_FORMATS as readonly string[]).includes(o.format)) {
+    throw new UserError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
+  }
+  const format = o.format as GabFormat;
+  const inputs = files.map((f) => readGabInput(f));
+  const benches = exportGab(inputs, format, o.workloadName !== undefined ? { workload: o.workloadName } : {});
+  if (benches.length === 0) {
+    throw new UserError(
+      `${files.join(", ")}: no values to export as ${format} (${format === "gab-bigger" ? "tps, qps" : "p95 latency"}): no successful cells`,
+    );
+  }
+  const text = `${JSON.stringify(benches, null, 2)}\n`;
+  if (o.out) {
+    writeFileAtomic(o.out, text);
+    process.stdout.write(
+      `${o.out}: ${benches.length} values for github-action-benchmark (tool: ${GAB_TOOL[format]})\n`,
+    );
+  } else {
+    process.stdout.write(text);
+  }
+}
+
+interface ImportFlags {
+  csv?: string;
+  gabData?: string;
+  out: string;
+}
+
+function importAction(o: ImportFlags): void {
+  if (o.csv !== undefined && o.gabData !== undefined) {
+    throw new UserError("perfgate import: give --csv <file> or --gab-data <data.js>, not both");
+  }
+  if (o.gabData !== undefined) {
+    const imported = importGabData(o.gabData);
+    writeImportedSet(o.out, imported.set);
+    process.stdout.write(`${o.out}: ${gabImportSummary(imported)}\n`);
+    return;
+  }
+  if (o.csv === undefined) {
+    throw new UserError(
+      "perfgate import: accepted: --csv <file> or --gab-data <data.js>, with --out <file.json>",
+    );
+  }
+  const set = importCsv(o.csv);
+  writeImportedSet(o.out, set);
+  process.stdout.write(`${o.out}: ${importSummary(set)}\n`);
+}
+
+const GAB_DATA_HELP =
+  "github-action-benchmark gh-pages data.js (window.BENCHMARK_DATA = ...): throughput benches become tps rows, engine = commit";
+
+/** Adds `perfgate export` and `--gab-data` to `perfgate import` (creating `import` if it is not there yet). */
+export function registerInteropCommands(program: Command): void {
+  program
+    .command("export")
+    .description(
+      "Export results, A/B or comparison JSON for github-action-benchmark's custom tools: gab-bigger (tps, qps: customBiggerIsBetter) or gab-smaller (p95 latency: customSmallerIsBetter).",
+    )
+    .argument("<files...>", "perfgate/results, perfgate/ab or perfgate/comparison JSON files")
+    .addOption(
+      new Option("--format <format>", "gab-bigger or gab-smaller").choices(GAB_FORMATS).makeOptionMandatory(),
+    )
+    .option("-o, --out <file.json>", "write the array to a file (atomically) instead of stdout")
+    .option(
+      "--workload-name <name>",
+      'first word of every name (default: the workload name; "comparison" for comparison reports)',
+    )
+    .action(exportAction);
+
+  const existing = program.commands.find((c) => c.name() === "import");
+  if (existing) {
+    // `--csv` becomes one of two sources; the action below handles both.
+    for (const opt of existing.options) if (opt.long === "--csv") opt.makeOptionMandatory(false);
+    existing
+      .description(
+        "Write perfgate/import JSON from a CSV of measurements (scenario,engine,threads,tps[,tier,qps,p95_ms,repetition]) or from github-action-benchmark's data.js.",
+      )
+      .option("--gab-data <data.js>", GAB_DATA_HELP)
+      .action(importAction);
+    return;
+  }
+  program
+    .command("import")
+    .description(
+      "Write perfgate/import JSON from a CSV of measurements (scenario,engine,threads,tps[,tier,qps,p95_ms,repetition]) or from github-action-benchmark's data.js.",
+    )
+    .option("--csv <file>", "CSV file with a header line")
+    .option("--gab-data <data.js>", GAB_DATA_HELP)
+    .requiredOption("-o, --out <file.json>", "the perfgate/import JSON file to write")
+    .action(importAction);
+}
+
+/** Adds `perfgate merge`. */
+export function registerMergeCommand(program: Command): void {
+  program
+    .command("merge")
+    .description(
+      "Merge the parts of a sharded run (perfgate run --shard i/n) into one results file, as the unsharded run would have written it.",
+    )
+    .argument("<parts...>", "results files of every shard of one run")
+    .requiredOption("-o, --out <file.json>", "the merged results file (written atomically; nothing on error)")
+    .option("--allow-incomplete", "merge parts that are not complete (the merged file is then incomplete)")
+    .action((parts: string[], o: { out: string; allowIncomplete?: boolean }) => {
+      const merged = mergeResultFiles(parts, o.out, { allowIncomplete: o.allowIncomplete === true });
+      process.stdout.write(`${o.out}: ${mergeSummary(merged, parts.length)}\n`);
+    });
+}
