@@ -143,23 +143,51 @@ function runFile(version, effect) {
   return lib.makeResults({ servers: [lib.makeServer({ version, tiers })], cells: specs });
 }
 
+// Wall time and the process's CPU time (user + system, all threads: includes GC helpers). On a
+// busy host the wall time includes waiting for a core; the CPU time does not.
 function time(label, fn) {
   fn(); // warm-up
   const ms = [];
+  const cpu = [];
   let out;
   for (let i = 0; i < 5; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     out = fn();
     ms.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
   ms.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
   console.log(
-    `${label}: median ${(ms[2] / 1000).toFixed(3)} s (min ${(ms[0] / 1000).toFixed(3)}, max ${(ms[4] / 1000).toFixed(3)}) ${out}`,
+    `${label}: median ${(ms[2] / 1000).toFixed(3)} s wall (min ${(ms[0] / 1000).toFixed(3)}, max ${(ms[4] / 1000).toFixed(3)}), ${(cpu[2] / 1000).toFixed(3)} s CPU ${out}`,
   );
 }
 
 console.log(`# node bench/analysis-time.mjs --cells ${cells}`);
-console.log(`# node ${process.version}; ${coords.length} cells`);
+console.log(
+  `# node ${process.version}; ${coords.length} cells; load average ${(await import("node:os"))
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
+if (argv.includes("--breakdown")) {
+  const set = lib.fromAb(ab, "ab.json");
+  const b0 = runFile("10.11.5", 1);
+  const h0 = runFile("11.4.5", 0.95);
+  const sets = [lib.fromResults(b0, "base.json"), lib.fromResults(h0, "head.json")];
+  const report = lib.compareSets([set]);
+  const report2 = lib.compareSets(sets);
+  time("  A/B: fromAb", () => lib.fromAb(ab, "ab.json") && "");
+  time("  A/B: compareSets", () => lib.compareSets([set]) && "");
+  time("  A/B: Markdown", () => lib.renderComparisonMarkdown(report, [set]) && "");
+  time("  A/B: JSON", () => lib.renderComparisonJson(report) && "");
+  time("  runs: fromResults x2", () => sets.map((s) => lib.fromResults(s === sets[0] ? b0 : h0, "x")) && "");
+  time("  runs: compareSets", () => lib.compareSets(sets) && "");
+  time("  runs: Markdown", () => lib.renderComparisonMarkdown(report2, sets) && "");
+  time("  runs: JSON", () => lib.renderComparisonJson(report2) && "");
+}
 time("A/B file: compare + Markdown + JSON", () => {
   const set = lib.fromAb(ab, "ab.json");
   const report = lib.compareSets([set]);

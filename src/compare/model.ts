@@ -195,21 +195,33 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
         head: c.series.head.map((iv) => ({ t: iv.t, value: iv.tps })),
       },
     });
-    pairs.forEach((p, i) => {
-      for (const [engine, v] of [
-        [base, p.base],
-        [head, p.head],
-      ] as const) {
-        observations.push({
-          scenario: c.script,
-          tier: c.tier,
-          threads: c.threads,
-          engine,
-          repetition: i + 1,
-          ...v,
-        });
-      }
-    });
+    for (let i = 0; i < pairs.length; i++) {
+      const p = pairs[i]!;
+      const rep = i + 1;
+      const { script: scenario, tier, threads } = c;
+      const b = p.base;
+      const h = p.head;
+      observations.push({
+        scenario,
+        tier,
+        threads,
+        engine: base,
+        repetition: rep,
+        tps: b.tps,
+        qps: b.qps,
+        p95_ms: b.p95_ms,
+      });
+      observations.push({
+        scenario,
+        tier,
+        threads,
+        engine: head,
+        repetition: rep,
+        tps: h.tps,
+        qps: h.qps,
+        p95_ms: h.p95_ms,
+      });
+    }
   }
   return { kind: "ab", file, engines: [base, head], observations, paired, failed_cells: failed };
 }

@@ -23,7 +23,7 @@ interface Group {
   tier: string | null;
 }
 
-const groupKey = (g: Group) => JSON.stringify([g.scenario, g.tier]);
+const groupKey = (g: Group) => (g.tier === null ? `${g.scenario}\u0001` : `${g.scenario}\u0000${g.tier}`);
 
 function groupTitle(g: Group): string {
   return g.tier === null ? g.scenario : `${g.scenario}, ${g.tier}`;
@@ -142,17 +142,23 @@ export function tpsTables(
     }
   }
   return sortGroups([...groups.values()]).map((g) => {
-    const threads = [...new Set(g.obs.map((o) => o.threads))].sort((a, b) => a - b);
-    const byCell = new Map<string, number[]>();
+    // engine → threads → tps values; no per-observation string keys (an A/B file has 20 per cell)
+    const byEngine = new Map<string, Map<number, number[]>>();
+    const threadSet = new Set<number>();
     for (const o of g.obs) {
+      threadSet.add(o.threads);
+      let byThreads = byEngine.get(o.engine);
+      if (!byThreads) {
+        byThreads = new Map();
+        byEngine.set(o.engine, byThreads);
+      }
       if (!(o.tps > 0)) continue;
-      const k = `${o.engine}\u0000${o.threads}`;
-      const xs = byCell.get(k);
+      const xs = byThreads.get(o.threads);
       if (xs) xs.push(o.tps);
-      else byCell.set(k, [o.tps]);
+      else byThreads.set(o.threads, [o.tps]);
     }
-    const present = new Set(g.obs.map((o) => o.engine));
-    const engines = engineOrder.filter((e) => present.has(e));
+    const threads = [...threadSet].sort((a, b) => a - b);
+    const engines = engineOrder.filter((e) => byEngine.has(e));
     return {
       scenario: g.scenario,
       tier: g.tier,
@@ -160,7 +166,7 @@ export function tpsTables(
       rows: engines.map((engine) => ({
         engine,
         tps: threads.map((t) => {
-          const xs = byCell.get(`${engine}\u0000${t}`);
+          const xs = byEngine.get(engine)?.get(t);
           return xs ? geometricMean(xs) : null;
         }),
       })),
@@ -522,6 +528,26 @@ export function renderComparisonText(r: ComparisonReport, sets: readonly Measure
 }
 
 /** The report as JSON (schema perfgate/comparison, docs/comparisons.md). */
+/**
+ * The report as JSON: indented, except that each cell and degradation entry is one line (a
+ * 10,000-cell report stays half the size and greps well).
+ */
 export function renderComparisonJson(r: ComparisonReport): string {
-  return JSON.stringify(r, null, 2);
+  const compact = new Map<string, unknown[]>([
+    ["cells", r.cells],
+    ["degradation", r.degradation],
+  ]);
+  const text = JSON.stringify(
+    r,
+    function (this: unknown, key: string, value: unknown) {
+      return this === r && compact.has(key) && Array.isArray(value) && value.length > 0
+        ? `\u0000${key}`
+        : value;
+    },
+    2,
+  );
+  return text.replace(/"\\u0000(cells|degradation)"/g, (_, key: string) => {
+    const items = compact.get(key) ?? [];
+    return `[\n${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}\n  ]`;
+  });
 }

@@ -5,21 +5,65 @@
 import type { Cell, Results } from "../results/schema.js";
 import { type DegradationResult, detectDegradation } from "../stats/index.js";
 
+const MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
+// Reports escape the same few names (engines, scenarios, tiers) tens of thousands of times.
+const escaped = new Map<string, string>();
+
 /** Escapes text for a Markdown table cell or line (untrusted: versions, paths, error messages). */
 export function mdEscape(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
+  if (!MD_SPECIAL.test(text)) return text;
+  const hit = escaped.get(text);
+  if (hit !== undefined) return hit;
+  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
+  if (escaped.size >= 4096) escaped.clear();
+  escaped.set(text, out);
+  return out;
 }
 
-// Intl formatters are expensive to create: one per digit count, made once (reports format 100k+ numbers).
-const numberFormats = new Map<number, Intl.NumberFormat>();
-
-export function fmtNumber(n: number, digits = 0): string {
-  let f = numberFormats.get(digits);
-  if (!f) {
-    f = new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-    numberFormats.set(digits, f);
+/**
+ * |n| rounded to `digits` decimals the way Intl.NumberFormat does it: half away from zero on the
+ * shortest decimal representation (String(n)), so 1.005 → "1.01" (toFixed, working on the exact
+ * binary value 1.00499999…, says "1.00").
+ */
+function roundedDigits(abs: number, digits: number): string {
+  const str = String(abs);
+  if (str.includes("e")) return abs.toFixed(digits);
+  const dot = str.indexOf(".");
+  const int = dot < 0 ? str : str.slice(0, dot);
+  const frac = dot < 0 ? "" : str.slice(dot + 1);
+  if (frac.length <= digits) return digits === 0 ? int : `${int}.${frac.padEnd(digits, "0")}`;
+  // Only a decimal tie (…5 and nothing after it) can round differently from toFixed.
+  if (frac.length !== digits + 1 || frac.charCodeAt(digits) !== 53 /* "5" */) return abs.toFixed(digits);
+  let kept = int + frac.slice(0, digits);
+  {
+    // a tie: add one unit in the last kept place, carrying
+    const d = kept.split("");
+    let i = d.length - 1;
+    while (i >= 0 && d[i] === "9") d[i--] = "0";
+    if (i >= 0) d[i] = String(Number(d[i]) + 1);
+    else d.unshift("1");
+    kept = d.join("");
   }
-  return f.format(n);
+  const cut = kept.length - digits;
+  return digits === 0 ? kept : `${kept.slice(0, cut)}.${kept.slice(cut)}`;
+}
+
+/**
+ * A number with en-US thousands separators and exactly `digits` decimals ("12,345.68"), as
+ * Intl.NumberFormat("en-US") writes it but several times faster (reports format 100k+ numbers).
+ */
+export function fmtNumber(n: number, digits = 0): string {
+  if (!Number.isFinite(n)) return n > 0 ? "∞" : n < 0 ? "-∞" : "NaN";
+  const fixed = roundedDigits(Math.abs(n), digits);
+  const dot = fixed.indexOf(".");
+  const int = dot < 0 ? fixed : fixed.slice(0, dot);
+  let grouped = int;
+  if (int.length > 3 && !int.includes("e")) {
+    const head = int.length % 3 || 3;
+    grouped = int.slice(0, head);
+    for (let i = head; i < int.length; i += 3) grouped += `,${int.slice(i, i + 3)}`;
+  }
+  return (n < 0 || Object.is(n, -0) ? "-" : "") + grouped + (dot < 0 ? "" : fixed.slice(dot));
 }
 
 export interface TableGroup {
@@ -92,6 +136,7 @@ export function renderMarkdown(results: Results): string {
   lines.push(
     `- Workload: ${mdEscape(w.file)}: ${results.dataset.tables} tables x ${fmtNumber(results.dataset.table_size)} rows; sysbench ${mdEscape(results.sysbench.version)}`,
   );
+  if (results.network) lines.push(`- Network: ${networkLine(results.network)}`);
   lines.push("");
   for (const g of tpsTables(results)) {
     lines.push(`## TPS by thread count: ${mdEscape(g.script)}, buffer pool ${mdEscape(g.tier)}`);
@@ -142,6 +187,14 @@ export function renderMarkdown(results: Results): string {
     lines.push("");
   }
   return lines.join("\n");
+}
+
+/** The network scenario in the header (src/servers/network.ts): who connects to what, through which wrappers. */
+function networkLine(n: NonNullable<Results["network"]>): string {
+  const argv = (a: string[]) => `\`${a.join(" ").replaceAll("`", "'")}\``;
+  const client = n.client_wrapper ? `sysbench through ${argv(n.client_wrapper)}` : "sysbench on this host";
+  const server = n.server_wrapper ? `; server started through ${argv(n.server_wrapper)}` : "";
+  return `${client} to the server at ${mdEscape(n.server_address)} over TCP${server}`;
 }
 
 /** Cells whose throughput decays during the run (too-short series are not analysed). */

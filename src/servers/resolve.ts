@@ -6,6 +6,7 @@
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import type { ServerInstall } from "./install.js";
+import { provisionBuild } from "./sources/build.js";
 import { cachedDebInstall, debVersions, provisionDeb } from "./sources/deb.js";
 import { cachedMavenInstall, mavenVersions, provisionMaven } from "./sources/maven.js";
 import { provisionPath } from "./sources/path.js";
@@ -67,6 +68,13 @@ async function provision(source: VersionedSource, flavor: Flavor, version: strin
 export async function resolveServer(raw: string, opts: ResolveOptions): Promise<ServerInstall> {
   const spec = parseServerSpec(raw);
   if (spec.kind === "path") return await provisionPath(spec.dir);
+  if (spec.kind === "build") {
+    return await provisionBuild(spec.raw, {
+      log: opts.log,
+      ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  }
   const sources = spec.source ? [spec.source] : SOURCE_ORDER;
   // A cached install answers without any network or apt look-up, in the same source order.
   for (const source of sources) {

@@ -3,6 +3,7 @@
  * `path:/opt/mariadb`. Pure: parsing only; resolving a spec to files is the sources' job.
  */
 import { UserError } from "../util/errors.js";
+import { parseBuildSpec } from "./sources/build.js";
 
 export const FLAVORS = ["mariadb", "mysql", "percona"] as const;
 export type Flavor = (typeof FLAVORS)[number];
@@ -10,11 +11,12 @@ export type Flavor = (typeof FLAVORS)[number];
 /** Sources that fetch a flavor at a version. `path` is separate: it names a directory. */
 export const VERSIONED_SOURCES = ["maven", "deb"] as const;
 export type VersionedSource = (typeof VERSIONED_SOURCES)[number];
-export type SourceName = VersionedSource | "path";
+export type SourceName = VersionedSource | "path" | "build";
 
 export type ServerSpec =
   | { kind: "versioned"; raw: string; source: VersionedSource | null; flavor: Flavor; version: string }
-  | { kind: "path"; raw: string; source: "path"; dir: string };
+  | { kind: "path"; raw: string; source: "path"; dir: string }
+  | { kind: "build"; raw: string; source: "build"; repo: string; ref: string };
 
 const VERSION_RE = /^\d+\.\d+\.\d+$/;
 const ACCEPTED =
@@ -22,6 +24,8 @@ const ACCEPTED =
 
 export function parseServerSpec(raw: string): ServerSpec {
   const spec = raw.trim();
+  if (spec.startsWith("build:"))
+    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
   if (spec.startsWith("path:")) {
     const dir = spec.slice("path:".length);
     if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);

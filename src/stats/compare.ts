@@ -248,9 +248,10 @@ export function halfWidthAt(c: Comparison, n: number): number | null {
     const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
     const vb = c.sd_base_log ** 2 / n;
     const vh = c.sd_head_log ** 2 / n;
-    // A planning estimate: the Welch df is rounded down to 1/20 (conservative, a slightly wider
-    // interval) so the t quantiles are shared across cells and memoized; exact CIs use the exact df.
-    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n) * 20) / 20)) * Math.sqrt(v);
+    // A planning estimate: the Welch df is rounded down to a whole number (conservative, a slightly
+    // wider interval) so the t quantiles are shared across cells and memoized; exact CIs use the
+    // exact df.
+    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
   }
   return null;
 }

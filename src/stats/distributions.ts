@@ -99,7 +99,13 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
  * `y` may pass 1 − x when the caller knows it more precisely than `1 - x` would compute it
  * (e.g. t²/(ν+t²) for Student's t near 0).
  */
-export function regularizedIncompleteBeta(x: number, a: number, b: number, y: number = 1 - x): number {
+export function regularizedIncompleteBeta(
+  x: number,
+  a: number,
+  b: number,
+  y: number = 1 - x,
+  lnBetaAB?: number,
+): number {
   if (!(a > 0) || !(b > 0)) throw new RangeError(`incomplete beta: a and b must be > 0, got ${a}, ${b}`);
   if (!(x >= 0 && x <= 1)) throw new RangeError(`incomplete beta: x must be in [0, 1], got ${x}`);
   if (x === 0) return 0;
@@ -107,7 +113,7 @@ export function regularizedIncompleteBeta(x: number, a: number, b: number, y: nu
   // ln x and ln y from whichever of x, y is small, so x close to 1 keeps its precision.
   const lnX = x > 0.5 ? Math.log1p(-y) : Math.log(x);
   const lnY = y > 0.5 ? Math.log1p(-x) : Math.log(y);
-  const lnFront = a * lnX + b * lnY - lnBeta(a, b);
+  const lnFront = a * lnX + b * lnY - (lnBetaAB ?? lnBeta(a, b));
   if (x < (a + 1) / (a + b + 2)) {
     return (Math.exp(lnFront) * betaContinuedFraction(x, a, b)) / a;
   }
@@ -244,11 +250,11 @@ const T_NORMAL_DF = 1e10;
 /** From this many degrees of freedom the quantile is the Cornish–Fisher series alone (error < 1e-15). */
 const T_EXPANSION_DF = 1e5;
 
-/** Upper tail P(T > t) for t >= 0. */
-function studentTUpperTail(t: number, df: number): number {
+/** Upper tail P(T > t) for t >= 0 (lnB: ln B(df/2, 1/2), when the caller has it). */
+function studentTUpperTail(t: number, df: number, lnB?: number): number {
   if (df >= T_NORMAL_DF) return normalCdf(-t);
   const t2 = t * t;
-  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2));
+  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2), lnB);
 }
 
 /** Student's t density with `df` degrees of freedom (df > 0, need not be an integer). */
@@ -270,14 +276,16 @@ export function studentTCdf(t: number, df: number): number {
 
 /**
  * Student's t quantile (inverse CDF): the t with P(T <= t) = p, for 0 < p < 1 and df > 0 (real).
- * Exact closed forms for df = 1 and df = 2; otherwise Newton iteration on the tail probability,
+ * Exact closed forms for df = 1 and df = 2; otherwise Halley iteration on the tail probability,
  * bracketed by bisection, from a Cornish–Fisher starting point. E.g. studentTQuantile(0.975, 10) =
  * 2.228139.
  */
 export function studentTQuantile(p: number, df: number): number {
   checkProbability(p, "studentTQuantile");
   checkDf(df, "studentTQuantile");
-  // A report asks for the same few (p, df) thousands of times (same alpha, same pair count): memoize.
+  // A report asks for the same few (p, df) thousands of times (same alpha, same pair count):
+  // memoize whole and half-integer df. Exact Welch df (real numbers) practically never repeat.
+  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
   let byDf = quantileCache.get(p);
   if (!byDf) {
     if (quantileCache.size >= 64) quantileCache.clear();
@@ -304,8 +312,8 @@ function studentTQuantileUncached(p: number, df: number): number {
   if (df >= T_NORMAL_DF) return sign * -normalQuantile(q);
 
   // Cornish–Fisher expansion of t in terms of z (Abramowitz & Stegun 26.7.5): exact to double
-  // precision for large df, a starting point for Newton otherwise.
-  const z = -normalQuantile(q);
+  // precision for large df, a starting point for Halley's method otherwise.
+  const z = df >= T_EXPANSION_DF ? -normalQuantile(q) : -acklam(q); // Acklam: rel. error < 1.2e-9
   const z2 = z * z;
   const z3 = z2 * z;
   const z5 = z3 * z2;
@@ -319,22 +327,40 @@ function studentTQuantileUncached(p: number, df: number): number {
   if (df >= T_EXPANSION_DF) return sign * expansion;
   let x = expansion > 0 && Number.isFinite(expansion) ? expansion : z > 0 ? z : 1;
 
-  // Bracket the root of f(x) = tail(x) − q (tail is decreasing in x).
+  // The root of f(x) = tail(x) − q (tail is decreasing in x) stays bracketed by [lo, hi]; hi is
+  // unbounded until some x overshoots.
   let lo = 0;
-  let hi = x;
-  while (studentTUpperTail(hi, df) > q) {
-    lo = hi;
-    hi *= 2;
-    if (!Number.isFinite(hi)) return sign * Number.POSITIVE_INFINITY;
-  }
+  let hi = Number.POSITIVE_INFINITY;
+  // Halley's method (cubic convergence) on tail(x) − q, kept inside the bracket, bisection as the
+  // fallback. The density's constant is computed once; its log-derivative is −(df+1)·x/(df+x²).
+  // ln B(df/2, 1/2) = lnΓ(df/2) + lnΓ(1/2) − lnΓ((df+1)/2); the density's constant is
+  // lnC = −ln B(df/2, 1/2) − ½·ln(df).
+  const lnB = lnBeta(df / 2, 0.5);
+  const lnC = -lnB - 0.5 * Math.log(df);
   for (let i = 0; i < 200; i++) {
-    const f = studentTUpperTail(x, df) - q;
+    const f = studentTUpperTail(x, df, lnB) - q;
     if (f > 0) lo = x;
     else hi = x;
-    const pdf = studentTPdf(x, df);
-    let next = pdf > 0 ? x + f / pdf : Number.NaN;
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
-    const done = Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x)) || hi - lo <= 1e-15 * hi;
+    const pdf = Math.exp(lnC - ((df + 1) / 2) * Math.log1p((x * x) / df));
+    let next = Number.NaN;
+    let halley = false;
+    if (pdf > 0) {
+      const u = f / pdf; // Newton step (tail' = −pdf)
+      const dlog = (-(df + 1) * x) / (df + x * x); // pdf'/pdf
+      const denom = 1 + (dlog * u) / 2;
+      halley = denom > 0.5;
+      next = x + (halley ? u / denom : u);
+    }
+    if (!(next > lo && next < hi)) {
+      next = hi === Number.POSITIVE_INFINITY ? 2 * x : (lo + hi) / 2;
+      halley = false;
+    }
+    if (!Number.isFinite(next)) return sign * Number.POSITIVE_INFINITY;
+    // Halley converges cubically: after a relative step below 1e-6 the error is far below 1e-15,
+    // so no further evaluation is needed to confirm it.
+    const step = Math.abs(next - x) / Math.max(1, Math.abs(x));
+    const done =
+      (halley && step <= 1e-6) || step <= 1e-14 || (hi < Number.POSITIVE_INFINITY && hi - lo <= 1e-15 * hi);
     x = next;
     if (done) break;
   }

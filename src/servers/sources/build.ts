@@ -1,0 +1,606 @@
+/**
+ * Servers built from source: `build:<path-or-git-url>@<ref>`.
+ *
+ * The ref is resolved to a commit (a git URL is mirrored once into the cache and fetched on later
+ * uses; a local repository is only read). The commit is checked out as a detached `git worktree`
+ * in the cache, so the user's checkout, index and HEAD stay as they were. CMake configures it
+ * (RelWithDebInfo, Ninja when available, ccache as compiler launcher with one CCACHE_DIR under
+ * the cache, a lean plugin set), builds it, and `cmake --install`s it into
+ * `servers/build-<commit>-<options hash>/` with the metadata written last: the same commit and
+ * options again is a cache hit that runs no compiler. The worktree and build directory are
+ * removed afterwards, whatever happened; the full output of every step is in the log file.
+ *
+ * Compilation is location-independent for ccache: every build configures with the same
+ * placeholder install prefix (the real prefix is given to `cmake --install --prefix`; perfgate
+ * passes basedir, plugin and message directories explicitly) and ccache rewrites paths below the
+ * per-build directory to relative ones, so a head build after its base build reuses the base's
+ * objects for every unchanged file.
+ */
+import { createHash } from "node:crypto";
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, resolve } from "node:path";
+import { UserError } from "../../util/errors.js";
+import type { Logger } from "../../util/log.js";
+import { runCommand, spawnTracked, stopChild } from "../../util/processes.js";
+import { cacheRoot, readInstallMeta, unpackOnce, withLock } from "../cache.js";
+import type { ServerInstall } from "../install.js";
+import type { Flavor } from "../spec.js";
+import { provisionPath } from "./path.js";
+
+/** Bumped when the default recipe changes in a way that should not reuse older installs. */
+const RECIPE = 1;
+
+/**
+ * CMake options for MariaDB: the lean set measured on these machines (shared/reference anchors):
+ * the plugins a sysbench comparison never loads are off, and fmt comes from the system (CMake
+ * would otherwise try to download it).
+ */
+export const MARIADB_CMAKE_OPTIONS: readonly string[] = [
+  ...[
+    "ROCKSDB",
+    "MROONGA",
+    "SPIDER",
+    "CONNECT",
+    "S3",
+    "COLUMNSTORE",
+    "OQGRAPH",
+    "SPHINX",
+    "TOKUDB",
+    "FEDERATEDX",
+    "ARCHIVE",
+    "HASHICORP_KEY_MANAGEMENT",
+    "PROVIDER_BZIP2",
+    "PROVIDER_LZ4",
+    "PROVIDER_LZMA",
+    "PROVIDER_LZO",
+    "PROVIDER_SNAPPY",
+  ].map((p) => `-DPLUGIN_${p}=NO`),
+  "-DWITH_EMBEDDED_SERVER=OFF",
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_WSREP=OFF",
+  "-DWITH_MARIABACKUP=OFF",
+  "-DWITH_LIBFMT=system",
+];
+
+/** MySQL and Percona Server (untested here): no unit tests, no router, no NDB. */
+export const MYSQL_CMAKE_OPTIONS: readonly string[] = [
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_ROUTER=OFF",
+  "-DWITH_NDB=OFF",
+  "-DWITH_NDBCLUSTER=OFF",
+];
+
+/** Every build configures with this prefix, so compiled-in paths (and ccache keys) do not depend on where it is installed. */
+const CONFIGURE_PREFIX = "/usr/local/perfgate-build";
+
+export interface BuildSpecParts {
+  repo: string;
+  ref: string;
+}
+
+export const BUILD_ACCEPTED =
+  "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
+
+/** `build:<repo>@<ref>`: the last `@` separates the ref, so `git@host:org/repo@ref` works. */
+export function parseBuildSpec(raw: string): BuildSpecParts {
+  const body = raw.trim().slice("build:".length);
+  const at = body.lastIndexOf("@");
+  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (at < 0)
+    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
+  const repo = body.slice(0, at);
+  const ref = body.slice(at + 1);
+  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
+  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
+    throw new UserError(
+      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`,
+    );
+  }
+  return { repo, ref };
+}
+
+/** A git URL (cloned into a cache mirror) rather than a local directory. */
+export function isGitUrl(repo: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
+}
+
+/** Splits PERFGATE_CMAKE_ARGS like a shell would for plain words and '…' / "…" quoting. */
+export function splitArgs(text: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
+  let cur: string | null = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? "";
+    // Adjacent pieces without whitespace between them form one word (-DX="a b").
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = re.lastIndex;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+
+/** The CMake options of a build: the flavor's defaults, then the user's (later -D wins in CMake). */
+export function cmakeOptions(flavor: Flavor, extra: readonly string[]): string[] {
+  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
+  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
+}
+
+/** Hash of what decides the build's output (not the generator or launcher, which do not). */
+export function optionsHash(options: readonly string[]): string {
+  return createHash("sha256")
+    .update(JSON.stringify({ recipe: RECIPE, options }))
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/** Cache directory name of one build: keyed by commit and options hash. */
+export function buildKey(commit: string, optHash: string): string {
+  return `build-${commit}-${optHash}`;
+}
+
+/** `KEY=VALUE` lines of MariaDB's VERSION / MySQL's MYSQL_VERSION. */
+function versionFields(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m?.[1]) out.set(m[1], m[2] ?? "");
+  }
+  return out;
+}
+
+export interface TreeFacts {
+  /** contents of `VERSION` (MariaDB; MySQL/Percona 5.x), null when absent */
+  versionFile: string | null;
+  /** contents of `MYSQL_VERSION` (MySQL/Percona 8), null when absent */
+  mysqlVersionFile: string | null;
+  /** `storage/maria` exists (MariaDB's Aria engine) */
+  hasAria: boolean;
+  /** `build-ps` exists (Percona Server's packaging directory) */
+  hasBuildPs: boolean;
+}
+
+/** Flavor and X.Y.Z version of a source tree, or null when it is not one perfgate knows. */
+export function detectFlavorVersion(t: TreeFacts): { flavor: Flavor; version: string; file: string } | null {
+  const file = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
+  const text = t.mysqlVersionFile ?? t.versionFile;
+  if (file === null || text === null) return null;
+  const f = versionFields(text);
+  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
+    (k) => f.get(k) ?? "",
+  );
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  const version = parts.join(".");
+  let flavor: Flavor;
+  if (t.hasBuildPs) flavor = "percona";
+  else if (file === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
+    flavor = "mariadb";
+  else flavor = "mysql";
+  return { flavor, version, file };
+}
+
+export interface BuildOptions {
+  log: Logger;
+  cacheDir?: string;
+  signal?: AbortSignal;
+  /** extra CMake options; default: PERFGATE_CMAKE_ARGS split into words */
+  cmakeArgs?: string[];
+  /** parallel compile jobs; default: PERFGATE_BUILD_JOBS, else the number of CPUs */
+  jobs?: number;
+}
+
+/** The options a build uses when none are given: PERFGATE_CMAKE_ARGS. */
+export function envCmakeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
+}
+
+async function git(args: string[], cwd: string, signal?: AbortSignal) {
+  // No hooks from the repository run (post-checkout on worktree add), no prompts for credentials.
+  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    ...(signal ? { signal } : {}),
+  });
+}
+
+function oneLine(text: string): string {
+  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
+}
+
+/** A local repository's git directory (it must exist and be a repository). */
+async function localRepo(raw: string, dir: string): Promise<string> {
+  const abs = resolve(dir);
+  if (!existsSync(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
+  const r = await git(["rev-parse", "--show-toplevel"], abs);
+  if (r.code !== 0) {
+    // A bare repository (e.g. a mirror) has no top level but is still usable.
+    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
+    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
+    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
+  }
+  return r.stdout.trim();
+}
+
+/** The cache's mirror of a git URL: cloned on first use, fetched on later ones. */
+async function mirrorRepo(raw: string, url: string, cacheDir: string, opts: BuildOptions): Promise<string> {
+  const dir = join(cacheDir, "git", `${createHash("sha256").update(url).digest("hex").slice(0, 16)}.git`);
+  return await withLock(
+    dir,
+    async () => {
+      if (!existsSync(join(dir, "HEAD"))) {
+        opts.log.info(`build: cloning ${url} into ${dir}`);
+        const tmp = `${dir}.tmp-${process.pid}`;
+        rmSync(tmp, { recursive: true, force: true });
+        const r = await git(["clone", "--mirror", "--quiet", url, tmp], cacheDir, opts.signal);
+        if (r.code !== 0) {
+          rmSync(tmp, { recursive: true, force: true });
+          throw new UserError(`server spec "${raw}": git clone --mirror ${url} failed: ${oneLine(r.stderr)}`);
+        }
+        renameSync(tmp, dir);
+      } else {
+        opts.log.info(`build: fetching ${url}`);
+        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
+        if (r.code !== 0) {
+          throw new UserError(`server spec "${raw}": git fetch ${url} failed: ${oneLine(r.stderr)}`);
+        }
+      }
+      return dir;
+    },
+    opts.log,
+  );
+}
+
+async function revParse(repoDir: string, ref: string): Promise<string | null> {
+  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+async function fileAt(repoDir: string, commit: string, path: string): Promise<string | null> {
+  const r = await git(["show", `${commit}:${path}`], repoDir);
+  return r.code === 0 ? r.stdout : null;
+}
+
+async function existsAt(repoDir: string, commit: string, path: string): Promise<boolean> {
+  return (await git(["cat-file", "-e", `${commit}:${path}`], repoDir)).code === 0;
+}
+
+function installDir(cacheDir: string, key: string): string {
+  return join(cacheDir, "servers", key);
+}
+
+/** A finished build of this commit and options, read from the cache without touching git. */
+export function cachedBuildInstall(
+  commit: string,
+  options: readonly string[],
+  cacheDir = cacheRoot(),
+): ServerInstall | null {
+  return readInstallMeta<ServerInstall>(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+}
+
+async function findNinja(): Promise<string | null> {
+  for (const n of ["ninja", "ninja-build"]) {
+    const r = await runCommand(n, ["--version"]).catch(() => null);
+    if (r?.code === 0) return n;
+  }
+  return null;
+}
+
+async function haveCommand(cmd: string): Promise<boolean> {
+  const r = await runCommand(cmd, ["--version"]).catch(() => null);
+  return r?.code === 0;
+}
+
+interface StepContext {
+  label: string;
+  logPath: string;
+  log: Logger;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one build step with all output appended to the log file. Progress: ninja's `[n/N]` and
+ * make's `[ nn%]`, at most once a second. An abort stops the step's whole process group (the
+ * compilers with it). A failure is one line naming the step and the log.
+ */
+async function step(ctx: StepContext, name: string, command: string, args: string[], cwd: string) {
+  ctx.log.info(`${ctx.label}: ${name}`);
+  const out = createWriteStream(ctx.logPath, { flags: "a" });
+  out.write(`\n=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})\n`);
+  const started = Date.now();
+  const child = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  let lastShown = 0;
+  let partial = "";
+  const onData = (d: Buffer) => {
+    out.write(d);
+    const text = partial + d.toString();
+    const lines = text.split("\n");
+    partial = lines.pop() ?? "";
+    const now = Date.now();
+    if (now - lastShown < 1000) return;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
+      if (m) {
+        lastShown = now;
+        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
+        break;
+      }
+    }
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  const onAbort = () => void stopChild(child, "SIGTERM", 5_000);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await new Promise<{ code: number | null; sig: NodeJS.Signals | null }>((res, rej) => {
+      child.once("error", (err: NodeJS.ErrnoException) =>
+        rej(
+          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err,
+        ),
+      );
+      child.once("close", (code, sig) => res({ code, sig }));
+    });
+    const secs = Math.round((Date.now() - started) / 1000);
+    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s\n`);
+    if (ctx.signal?.aborted)
+      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
+    if (result.code !== 0) {
+      throw new UserError(
+        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`,
+      );
+    }
+    return secs;
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await new Promise<void>((r) => out.end(() => r()));
+  }
+}
+
+/**
+ * Resolves `build:<repo>@<ref>` to an installed server, building it unless the same commit with
+ * the same options is already in the cache.
+ */
+export async function provisionBuild(raw: string, opts: BuildOptions): Promise<ServerInstall> {
+  const { repo, ref } = parseBuildSpec(raw);
+  const cacheDir = resolve(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  const url = isGitUrl(repo);
+  // A full commit id that was built before answers without git or network.
+  if (/^[0-9a-f]{40}$/.test(ref)) {
+    for (const flavor of ["mariadb", "mysql"] as const) {
+      const hit = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit) return hit;
+    }
+  }
+  let repoDir = url ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
+  let commit = await revParse(repoDir, ref);
+  if (!commit && url) {
+    // A commit no branch or tag points at (e.g. a pull request's head): ask for it directly.
+    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
+  }
+  if (!commit) {
+    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
+  }
+  const tree: TreeFacts = {
+    versionFile: await fileAt(repoDir, commit, "VERSION"),
+    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
+    hasAria: await existsAt(repoDir, commit, "storage/maria"),
+    hasBuildPs: await existsAt(repoDir, commit, "build-ps"),
+  };
+  const detected = detectFlavorVersion(tree);
+  if (!detected) {
+    throw new UserError(
+      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`,
+    );
+  }
+  const options = cmakeOptions(detected.flavor, extra);
+  const key = buildKey(commit, optionsHash(options));
+  const dir = installDir(cacheDir, key);
+  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
+  const hit = readInstallMeta<ServerInstall>(dir);
+  if (hit) {
+    opts.log.info(`${label}: cached in ${dir}`);
+    return hit;
+  }
+  if (!url) repoDir = resolve(repoDir);
+  return await withLock(
+    dir,
+    async () => {
+      const again = readInstallMeta<ServerInstall>(dir);
+      if (again) return again;
+      return await buildAndInstall({
+        raw,
+        repo: url ? repo : repoDir,
+        repoDir,
+        commit,
+        flavor: detected.flavor,
+        version: detected.version,
+        options,
+        key,
+        dir,
+        cacheDir,
+        label,
+        opts,
+      });
+    },
+    opts.log,
+  );
+}
+
+interface BuildJob {
+  raw: string;
+  repo: string;
+  repoDir: string;
+  commit: string;
+  flavor: Flavor;
+  version: string;
+  options: string[];
+  key: string;
+  dir: string;
+  cacheDir: string;
+  label: string;
+  opts: BuildOptions;
+}
+
+async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
+  const { opts, cacheDir, key } = job;
+  const work = join(cacheDir, "builds", key);
+  const src = join(work, "src");
+  const bld = join(work, "build");
+  const logPath = join(cacheDir, "builds", `${key}.log`);
+  mkdirSync(join(cacheDir, "builds"), { recursive: true });
+  writeFileSync(
+    logPath,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})\ncmake options: ${job.options.join(" ")}\n`,
+  );
+  const ccacheDir = join(cacheDir, "ccache");
+  mkdirSync(ccacheDir, { recursive: true });
+  const ccache = await haveCommand("ccache");
+  if (!ccache)
+    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  const ninja = await findNinja();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CCACHE_DIR: ccacheDir,
+    // Paths below the per-build directory become relative, so builds of different commits
+    // (different directories) share cache entries; the working directory is not hashed.
+    CCACHE_BASEDIR: work,
+    CCACHE_NOHASHDIR: "true",
+    LC_ALL: "C",
+  };
+  const ctx: StepContext = {
+    label: job.label,
+    logPath,
+    log: opts.log,
+    env,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
+  const times: Record<string, number> = {};
+  const started = Date.now();
+
+  // A leftover from an interrupted run: drop its worktree registration and files.
+  await removeWorktree(job.repoDir, src);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  try {
+    times.checkout = await step(
+      ctx,
+      "checkout (git worktree)",
+      "git",
+      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
+      job.repoDir,
+    );
+    if (existsSync(join(src, ".gitmodules"))) {
+      times.submodules = await step(
+        ctx,
+        "submodules",
+        "git",
+        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
+        src,
+      );
+    }
+    const configure = [
+      "-S",
+      src,
+      "-B",
+      bld,
+      ...(ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"]),
+      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+      ...(ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : []),
+      ...job.options,
+    ];
+    times.configure = await step(
+      ctx,
+      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
+      "cmake",
+      configure,
+      work,
+    );
+    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
+    // unpackOnce writes this record last, after the fill below has completed it.
+    const meta = {} as ServerInstall;
+    await unpackOnce(job.dir, meta, async (tmp) => {
+      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
+      Object.assign(meta, relocate(await describeInstall(job, tmp), tmp, job.dir));
+      writeFileSync(
+        join(tmp, "perfgate-build.json"),
+        `${JSON.stringify(
+          {
+            repo: job.repo,
+            spec: job.raw,
+            commit: job.commit,
+            cmake_options: job.options,
+            generator: ninja ? "Ninja" : "Unix Makefiles",
+            ccache,
+            jobs,
+            seconds: { ...times, total: Math.round((Date.now() - started) / 1000) },
+          },
+          null,
+          2,
+        )}\n`,
+      );
+    });
+    const total = Math.round((Date.now() - started) / 1000);
+    opts.log.info(
+      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`,
+    );
+    return meta;
+  } finally {
+    await removeWorktree(job.repoDir, src);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function relocate(install: ServerInstall, from: string, to: string): ServerInstall {
+  const fix = (p: string) => (p.startsWith(from) ? to + p.slice(from.length) : p);
+  return {
+    ...install,
+    basedir: fix(install.basedir),
+    mysqld: fix(install.mysqld),
+    installDb: install.installDb ? fix(install.installDb) : null,
+    shareDir: fix(install.shareDir),
+    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
+    libDirs: install.libDirs.map(fix),
+  };
+}
+
+/** Fills the install record like `path:` does for an install prefix, with the tree's flavor and version. */
+async function describeInstall(job: BuildJob, prefix: string): Promise<ServerInstall> {
+  let found: ServerInstall;
+  try {
+    found = await provisionPath(prefix);
+  } catch (err) {
+    throw new UserError(
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join(job.cacheDir, "builds", `${job.key}.log`)}`,
+    );
+  }
+  if (found.version !== job.version || found.flavor !== job.flavor) {
+    job.opts.log.warn(
+      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`,
+    );
+  }
+  return {
+    ...found,
+    flavor: job.flavor,
+    version: job.version,
+    source: "build",
+    spec: `build:${job.repo}@${job.commit}`,
+    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
+    sha256: null,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: job.flavor === "mariadb" ? found.installDb : null,
+  };
+}
+
+async function removeWorktree(repoDir: string, path: string): Promise<void> {
+  if (existsSync(path)) await git(["worktree", "remove", "--force", "--force", path], repoDir);
+  await git(["worktree", "prune"], repoDir);
+}

@@ -1,0 +1,409 @@
+/**
+ * `build:<repo>@<ref>` with the real toolchain (git, cmake, ninja/make, ccache, cc) on a tiny
+ * CMake project standing in for MariaDB: it compiles a `mariadbd` that answers `--version` like
+ * the real one, and appends to a counter file whenever it is configured or built, which is how
+ * the tests prove that a cache hit runs no build. The MariaDB build itself is the slow test
+ * (servers-build-slow.test.ts).
+ */
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { resolveServer } from "../src/servers/resolve.js";
+import {
+  buildKey,
+  cmakeOptions,
+  detectFlavorVersion,
+  envCmakeArgs,
+  isGitUrl,
+  optionsHash,
+  provisionBuild,
+  splitArgs,
+} from "../src/servers/sources/build.js";
+import { parseServerSpec } from "../src/servers/spec.js";
+import { UserError } from "../src/util/errors.js";
+import { memoryLogger } from "../src/util/log.js";
+import { startCli } from "./helpers/cli.js";
+import { processesMatching, requireBuild } from "./helpers/env.js";
+
+describe("build: spec parsing", () => {
+  it("splits repository and ref at the last @", () => {
+    expect(parseServerSpec("build:/src/mariadb@mariadb-10.11.18")).toMatchObject({
+      kind: "build",
+      source: "build",
+      repo: "/src/mariadb",
+      ref: "mariadb-10.11.18",
+    });
+    expect(parseServerSpec("build:https://github.com/MariaDB/server@abc123")).toMatchObject({
+      repo: "https://github.com/MariaDB/server",
+      ref: "abc123",
+    });
+    expect(parseServerSpec("build:git@github.com:MariaDB/server@11.4")).toMatchObject({
+      repo: "git@github.com:MariaDB/server",
+      ref: "11.4",
+    });
+    expect(parseServerSpec("build:.@HEAD")).toMatchObject({ repo: ".", ref: "HEAD" });
+    expect(isGitUrl("https://github.com/MariaDB/server")).toBe(true);
+    expect(isGitUrl("git@github.com:MariaDB/server")).toBe(true);
+    expect(isGitUrl("file:///tmp/x")).toBe(true);
+    expect(isGitUrl("/src/mariadb")).toBe(false);
+    expect(isGitUrl(".")).toBe(false);
+  });
+
+  it.each([
+    ["build:", /repository is empty/],
+    ["build:/src/mariadb", /missing @<ref>/],
+    ["build:/src/mariadb@", /ref after @ is empty/],
+    ["build:@HEAD", /repository is empty/],
+    ["build:/src@a..b", /ref "a\.\.b" is not a commit, tag or branch name/],
+    ["build:/src@--upload-pack=x", /is not a commit, tag or branch name/],
+  ])("%s fails with one line", (spec, why) => {
+    let err: unknown;
+    try {
+      parseServerSpec(spec);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    const msg = (err as Error).message;
+    expect(msg).toMatch(why);
+    expect(msg).toContain(`server spec "${spec}"`);
+    expect(msg).toContain("accepted: build:<directory or git URL>@<ref>");
+    expect(msg).not.toContain("\n");
+  });
+});
+
+describe("build: cache key and options", () => {
+  const a = "a".repeat(40);
+  const b = "b".repeat(40);
+  it("changes with the commit and with the options", () => {
+    const base = optionsHash(cmakeOptions("mariadb", []));
+    expect(buildKey(a, base)).not.toBe(buildKey(b, base));
+    expect(buildKey(a, base)).toBe(buildKey(a, optionsHash(cmakeOptions("mariadb", []))));
+    const extra = optionsHash(cmakeOptions("mariadb", ["-DPLUGIN_ARCHIVE=YES"]));
+    expect(extra).not.toBe(base);
+    expect(optionsHash(cmakeOptions("mysql", []))).not.toBe(base);
+  });
+
+  it("takes extra CMake options from PERFGATE_CMAKE_ARGS, quoted words kept whole, after the defaults", () => {
+    expect(splitArgs(`-DA=1  -DB="x y" '-DC=z w' -DD=`)).toEqual(["-DA=1", "-DB=x y", "-DC=z w", "-DD="]);
+    expect(envCmakeArgs({})).toEqual([]);
+    expect(envCmakeArgs({ PERFGATE_CMAKE_ARGS: "-DPLUGIN_ARCHIVE=YES" })).toEqual(["-DPLUGIN_ARCHIVE=YES"]);
+    const opts = cmakeOptions("mariadb", ["-DPLUGIN_ARCHIVE=YES"]);
+    expect(opts).toContain("-DWITH_LIBFMT=system");
+    expect(opts).toContain("-DCMAKE_BUILD_TYPE=RelWithDebInfo");
+    expect(opts.indexOf("-DPLUGIN_ARCHIVE=YES")).toBeGreaterThan(opts.indexOf("-DPLUGIN_ARCHIVE=NO"));
+  });
+});
+
+describe("build: flavor and version from the tree", () => {
+  const none = { versionFile: null, mysqlVersionFile: null, hasAria: false, hasBuildPs: false };
+  it("reads MariaDB's VERSION and MySQL/Percona's MYSQL_VERSION", () => {
+    const mariadb =
+      "MYSQL_VERSION_MAJOR=10\nMYSQL_VERSION_MINOR=11\nMYSQL_VERSION_PATCH=18\nSERVER_MATURITY=stable\n";
+    expect(detectFlavorVersion({ ...none, versionFile: mariadb, hasAria: true })).toMatchObject({
+      flavor: "mariadb",
+      version: "10.11.18",
+    });
+    const mysql =
+      "MYSQL_VERSION_MAJOR=8\nMYSQL_VERSION_MINOR=4\nMYSQL_VERSION_PATCH=3\nMYSQL_VERSION_EXTRA=\n";
+    expect(detectFlavorVersion({ ...none, mysqlVersionFile: mysql })).toMatchObject({
+      flavor: "mysql",
+      version: "8.4.3",
+    });
+    expect(
+      detectFlavorVersion({
+        ...none,
+        mysqlVersionFile: mysql.replace("EXTRA=", "EXTRA=-28"),
+        hasBuildPs: true,
+      }),
+    ).toMatchObject({ flavor: "percona", version: "8.4.3" });
+    expect(
+      detectFlavorVersion({
+        ...none,
+        versionFile: "MYSQL_VERSION_MAJOR=5\nMYSQL_VERSION_MINOR=7\nMYSQL_VERSION_PATCH=44\n",
+      }),
+    ).toMatchObject({ flavor: "mysql", version: "5.7.44" });
+  });
+  it("returns null when there is nothing to read", () => {
+    expect(detectFlavorVersion(none)).toBeNull();
+    expect(detectFlavorVersion({ ...none, versionFile: "MYSQL_VERSION_MAJOR=10\n" })).toBeNull();
+  });
+});
+
+// ---- a real repository with a tiny CMake project ----
+
+const CMAKELISTS = `cmake_minimum_required(VERSION 3.13)
+project(tinyserver C)
+file(STRINGS VERSION V_MAJOR REGEX "^MYSQL_VERSION_MAJOR=")
+file(STRINGS VERSION V_MINOR REGEX "^MYSQL_VERSION_MINOR=")
+file(STRINGS VERSION V_PATCH REGEX "^MYSQL_VERSION_PATCH=")
+string(REGEX REPLACE ".*=" "" V_MAJOR "\${V_MAJOR}")
+string(REGEX REPLACE ".*=" "" V_MINOR "\${V_MINOR}")
+string(REGEX REPLACE ".*=" "" V_PATCH "\${V_PATCH}")
+if(DEFINED ENV{PG_TEST_COUNTER})
+  file(APPEND "$ENV{PG_TEST_COUNTER}" "configure\\n")
+  add_custom_target(count_build ALL COMMAND sh -c "echo build >> $ENV{PG_TEST_COUNTER}" VERBATIM)
+endif()
+if(TINY_SLOW)
+  add_custom_target(slow ALL COMMAND sh -c "sleep 120; echo \${TINY_SLOW}" VERBATIM)
+endif()
+add_executable(mariadbd mariadbd.c)
+target_compile_definitions(mariadbd PRIVATE TINY_VERSION="\${V_MAJOR}.\${V_MINOR}.\${V_PATCH}")
+install(TARGETS mariadbd DESTINATION bin)
+install(FILES errmsg.txt DESTINATION share/english)
+`;
+
+const MAIN_C = `#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+    printf("mariadbd  Ver %s-MariaDB for Linux on x86_64 (perfgate test build)\\n", TINY_VERSION);
+    return 0;
+  }
+  return 1;
+}
+`;
+
+const VERSION_FILE =
+  "MYSQL_VERSION_MAJOR=10\nMYSQL_VERSION_MINOR=11\nMYSQL_VERSION_PATCH=18\nSERVER_MATURITY=stable\n";
+
+function sh(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    },
+  }).trim();
+}
+
+function commitAll(repo: string, msg: string): string {
+  sh(repo, "add", "-A");
+  sh(repo, "commit", "-q", "--allow-empty", "-m", msg);
+  return sh(repo, "rev-parse", "HEAD");
+}
+
+describe("build: a real repository with a tiny CMake project", () => {
+  const root = mkdtempSync(join(tmpdir(), "pg-build-"));
+  const repo = join(root, "repo");
+  const cacheDir = join(root, "cache");
+  const counter = join(root, "counter.txt");
+  const commits = { good: "", broken: "", noVersion: "", viaUrl: "" };
+  let userState = "";
+
+  const count = (what: string) =>
+    existsSync(counter)
+      ? readFileSync(counter, "utf8")
+          .split("\n")
+          .filter((l) => l === what).length
+      : 0;
+  const state = () =>
+    [
+      sh(repo, "rev-parse", "HEAD"),
+      sh(repo, "symbolic-ref", "HEAD"),
+      sh(repo, "status", "--porcelain", "--untracked-files=all"),
+      sh(repo, "worktree", "list", "--porcelain"),
+      readFileSync(join(repo, "mariadbd.c"), "utf8"),
+    ].join("\n--\n");
+
+  beforeAll(() => {
+    process.env.PG_TEST_COUNTER = counter;
+    mkdirSync(repo, { recursive: true });
+    sh(repo, "init", "-q", "-b", "main");
+    writeFileSync(join(repo, "CMakeLists.txt"), CMAKELISTS);
+    writeFileSync(join(repo, "mariadbd.c"), MAIN_C);
+    writeFileSync(join(repo, "VERSION"), VERSION_FILE);
+    writeFileSync(join(repo, "errmsg.txt"), "test\n");
+    commits.good = commitAll(repo, "tiny server");
+    sh(repo, "tag", "v-good");
+    writeFileSync(join(repo, "mariadbd.c"), `${MAIN_C}\nthis is not C;\n`);
+    commits.broken = commitAll(repo, "broken");
+    sh(repo, "rm", "-q", "VERSION");
+    writeFileSync(join(repo, "mariadbd.c"), MAIN_C);
+    commits.noVersion = commitAll(repo, "no VERSION");
+    writeFileSync(join(repo, "VERSION"), VERSION_FILE);
+    commits.viaUrl = commitAll(repo, "again");
+    // The user's checkout: on a branch, with an uncommitted change and an untracked file.
+    writeFileSync(join(repo, "mariadbd.c"), `${MAIN_C}/* work in progress */\n`);
+    writeFileSync(join(repo, "notes.txt"), "mine\n");
+    userState = state();
+  });
+
+  it("checks out, configures, builds and installs a commit; the same commit again builds nothing", async () => {
+    const log = memoryLogger();
+    const install = await resolveServer(`build:${repo}@v-good`, { log, cacheDir });
+    expect(install).toMatchObject({
+      flavor: "mariadb",
+      version: "10.11.18",
+      source: "build",
+      spec: `build:${repo}@${commits.good}`,
+      sha256: null,
+    });
+    expect(install.basedir).toMatch(new RegExp(`/servers/build-${commits.good}-[0-9a-f]{16}$`));
+    expect(install.mysqld).toBe(join(install.basedir, "bin", "mariadbd"));
+    expect(execFileSync(install.mysqld, ["--version"], { encoding: "utf8" })).toContain(
+      "Ver 10.11.18-MariaDB",
+    );
+    expect(install.shareDir).toBe(join(install.basedir, "share"));
+    expect(count("configure")).toBe(1);
+    expect(count("build")).toBe(1);
+    // progress: the steps were announced, and the finished install says where it is
+    for (const stepName of ["checkout (git worktree)", "configure (cmake,", "build", "install"]) {
+      expect(log.lines.some((l) => l.includes(`@${commits.good.slice(0, 12)}: ${stepName}`))).toBe(true);
+    }
+    const build = JSON.parse(readFileSync(join(install.basedir, "perfgate-build.json"), "utf8"));
+    expect(build.commit).toBe(commits.good);
+    expect(build.cmake_options).toContain("-DWITH_LIBFMT=system");
+    // the worktree and build directory are gone; the log stays
+    expect(readdirSync(join(cacheDir, "builds")).filter((f) => !f.endsWith(".log"))).toEqual([]);
+    expect(existsSync(join(cacheDir, "ccache"))).toBe(true);
+
+    const meta = join(install.basedir, "perfgate-install.json");
+    const mtime = statSync(meta).mtimeMs;
+    const log2 = memoryLogger();
+    const again = await resolveServer(`build:${repo}@v-good`, { log: log2, cacheDir });
+    expect(again).toEqual(install);
+    const bySha = await resolveServer(`build:${repo}@${commits.good}`, { log: log2, cacheDir });
+    expect(bySha).toEqual(install);
+    expect(count("configure")).toBe(1);
+    expect(count("build")).toBe(1);
+    expect(statSync(meta).mtimeMs).toBe(mtime);
+    expect(log2.lines.some((l) => l.includes("cached"))).toBe(true);
+    expect(log2.lines.some((l) => /: (configure|build)\b/.test(l))).toBe(false);
+    expect(state()).toBe(userState);
+  });
+
+  it("builds again, into another directory, when the CMake options differ", async () => {
+    const before = count("configure");
+    const plain = await provisionBuild(`build:${repo}@${commits.good}`, {
+      log: memoryLogger(),
+      cacheDir,
+      cmakeArgs: [],
+    });
+    const other = await provisionBuild(`build:${repo}@${commits.good}`, {
+      log: memoryLogger(),
+      cacheDir,
+      cmakeArgs: ["-DTINY_EXTRA=1"],
+    });
+    expect(count("configure")).toBe(before + 1);
+    expect(other.basedir).not.toBe(plain.basedir);
+    expect(
+      JSON.parse(readFileSync(join(other.basedir, "perfgate-build.json"), "utf8")).cmake_options,
+    ).toContain("-DTINY_EXTRA=1");
+  });
+
+  it("a failed build is one line naming the step and the log, and leaves no install", async () => {
+    let err: unknown;
+    try {
+      await resolveServer(`build:${repo}@${commits.broken}`, { log: memoryLogger(), cacheDir });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    const msg = (err as Error).message;
+    expect(msg).not.toContain("\n");
+    expect(msg).toMatch(/: build failed \(cmake exited with 1\); full output in \S+\.log$/);
+    const logPath = /full output in (\S+\.log)$/.exec(msg)?.[1] ?? "";
+    expect(readFileSync(logPath, "utf8")).toMatch(/mariadbd\.c.*error/);
+    const servers = readdirSync(join(cacheDir, "servers"));
+    expect(servers.filter((d) => d.startsWith(`build-${commits.broken}`))).toEqual([]);
+    expect(readdirSync(join(cacheDir, "builds")).filter((f) => !f.endsWith(".log"))).toEqual([]);
+    expect(state()).toBe(userState);
+  });
+
+  it("says so when flavor and version cannot be detected", async () => {
+    await expect(
+      resolveServer(`build:${repo}@${commits.noVersion}`, { log: memoryLogger(), cacheDir }),
+    ).rejects.toThrow(
+      /cannot detect flavor and version of commit [0-9a-f]{12}: found no VERSION \(MariaDB\) or MYSQL_VERSION/,
+    );
+  });
+
+  it("reports unknown refs and non-repositories in one line", async () => {
+    await expect(
+      resolveServer(`build:${repo}@no-such-tag`, { log: memoryLogger(), cacheDir }),
+    ).rejects.toThrow(/ref "no-such-tag" is not a commit, tag or branch in /);
+    await expect(resolveServer(`build:${root}@HEAD`, { log: memoryLogger(), cacheDir })).rejects.toThrow(
+      /is not a git repository/,
+    );
+  });
+
+  it("builds from a git URL through a mirror in the cache", async () => {
+    const install = await resolveServer(`build:file://${repo}@${commits.viaUrl}`, {
+      log: memoryLogger(),
+      cacheDir,
+    });
+    expect(install.spec).toBe(`build:file://${repo}@${commits.viaUrl}`);
+    expect(execFileSync(install.mysqld, ["--version"], { encoding: "utf8" })).toContain("10.11.18-MariaDB");
+    expect(readdirSync(join(cacheDir, "git")).filter((d) => d.endsWith(".git"))).toHaveLength(1);
+    expect(state()).toBe(userState);
+  });
+
+  it("an abort stops the build's processes and leaves no install", async () => {
+    const marker = `pg-slow-${process.pid}-${Date.now()}`;
+    const controller = new AbortController();
+    const log = memoryLogger();
+    const pending = provisionBuild(`build:${repo}@${commits.good}`, {
+      log,
+      cacheDir,
+      cmakeArgs: [`-DTINY_SLOW=${marker}`],
+      signal: controller.signal,
+    });
+    const deadline = Date.now() + 60_000;
+    while (processesMatching(marker).filter((l) => l.includes("sleep 120")).length === 0) {
+      if (Date.now() > deadline) throw new Error(`the slow step never started: ${log.lines.join(" | ")}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    controller.abort("SIGINT");
+    await expect(pending).rejects.toThrow(/: build interrupted; output in \S+\.log/);
+    expect(processesMatching(marker)).toEqual([]);
+    expect(readdirSync(join(cacheDir, "builds")).filter((f) => !f.endsWith(".log"))).toEqual([]);
+    expect(state()).toBe(userState);
+  });
+  it("Ctrl-C during `perfgate run --server build:…` leaves no compiler or build step running", async () => {
+    requireBuild();
+    const marker = `pg-slow-cli-${process.pid}-${Date.now()}`;
+    const { child, done, stderrSoFar } = startCli(
+      [
+        "run",
+        "--server",
+        `build:${repo}@${commits.viaUrl}`,
+        "--workload",
+        "tests/fixtures/workloads/tiny.yml",
+        "--out",
+        join(root, "cli.json"),
+        "--cache-dir",
+        cacheDir,
+      ],
+      { PERFGATE_CMAKE_ARGS: `-DTINY_SLOW=${marker}` },
+    );
+    const deadline = Date.now() + 60_000;
+    while (processesMatching(marker).filter((l) => l.includes("sleep 120")).length === 0) {
+      if (Date.now() > deadline) throw new Error(`the slow step never started: ${stderrSoFar()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The whole foreground group, as a terminal delivers Ctrl-C.
+    process.kill(-(child.pid ?? 0), "SIGINT");
+    const r = await done;
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("SIGINT received");
+    expect(r.stderr).toMatch(/: build interrupted; output in \S+\.log/);
+    expect(processesMatching(marker)).toEqual([]);
+    expect(readdirSync(join(cacheDir, "builds")).filter((f) => !f.endsWith(".log"))).toEqual([]);
+    expect(state()).toBe(userState);
+  });
+});
