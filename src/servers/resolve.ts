@@ -8,12 +8,17 @@ import type { Logger } from "../util/log.js";
 import type { ServerInstall } from "./install.js";
 import { provisionBuild } from "./sources/build.js";
 import { cachedDebInstall, debVersions, provisionDeb } from "./sources/deb.js";
+import { cachedDockerInstall, provisionDocker } from "./sources/docker.js";
 import { cachedMavenInstall, mavenVersions, provisionMaven } from "./sources/maven.js";
 import { provisionPath } from "./sources/path.js";
+import { cachedTarballInstall, provisionTarball, tarballVersions } from "./sources/tarball.js";
 import { compareVersions, type Flavor, parseServerSpec, type VersionedSource } from "./spec.js";
 
-/** Official upstream builds first, then distribution packages. */
-export const SOURCE_ORDER: VersionedSource[] = ["maven", "deb"];
+/**
+ * Official upstream builds first, then distribution packages. `tarball` only probes the vendor
+ * site for the one version asked for (short timeouts); `docker` is never tried for a bare spec.
+ */
+export const SOURCE_ORDER: VersionedSource[] = ["maven", "tarball", "deb"];
 
 export interface ResolveOptions {
   log: Logger;
@@ -22,7 +27,12 @@ export interface ResolveOptions {
   signal?: AbortSignal;
 }
 
-async function versionsOf(source: VersionedSource, flavor: Flavor, opts: ResolveOptions): Promise<string[]> {
+async function versionsOf(
+  source: VersionedSource,
+  flavor: Flavor,
+  opts: ResolveOptions,
+  version: string,
+): Promise<string[]> {
   switch (source) {
     case "maven":
       return await mavenVersions(flavor, {
@@ -31,6 +41,14 @@ async function versionsOf(source: VersionedSource, flavor: Flavor, opts: Resolve
       });
     case "deb":
       return [...(await debVersions(flavor)).keys()];
+    case "tarball":
+      // Vendor sites list no versions cheaply: probe the one asked for (an error says what is missing).
+      return await tarballVersions(flavor, version, {
+        log: opts.log,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    case "docker":
+      return [];
   }
 }
 
@@ -45,6 +63,10 @@ function cached(
       return flavor === "mariadb" ? cachedMavenInstall(version, cacheDir) : null;
     case "deb":
       return cachedDebInstall(flavor, version, cacheDir);
+    case "tarball":
+      return cachedTarballInstall(flavor, version, cacheDir);
+    case "docker":
+      return cachedDockerInstall(flavor, version, cacheDir);
   }
 }
 
@@ -62,6 +84,10 @@ async function provision(source: VersionedSource, flavor: Flavor, version: strin
       });
     case "deb":
       return await provisionDeb(flavor, version, common);
+    case "tarball":
+      return await provisionTarball(flavor, version, common);
+    case "docker":
+      return await provisionDocker(flavor, version, common);
   }
 }
 
@@ -84,11 +110,15 @@ export async function resolveServer(raw: string, opts: ResolveOptions): Promise<
       return hit;
     }
   }
+  // Sources that cannot list their versions answer a qualified spec by trying, with their own error.
+  if (spec.source === "tarball" || spec.source === "docker") {
+    return await provision(spec.source, spec.flavor, spec.version, opts);
+  }
   const offered: string[] = [];
   for (const source of sources) {
     let versions: string[];
     try {
-      versions = await versionsOf(source, spec.flavor, opts);
+      versions = await versionsOf(source, spec.flavor, opts, spec.version);
     } catch (err) {
       offered.push(`${source}: unavailable (${err instanceof Error ? err.message : String(err)})`);
       continue;

@@ -1,6 +1,7 @@
 /**
  * Server spec strings, e.g. `mariadb@11.4.5`, `deb:mariadb@10.11.18`, `maven:mariadb@10.11.5`,
- * `path:/opt/mariadb`. Pure: parsing only; resolving a spec to files is the sources' job.
+ * `tarball:mysql@8.4.3`, `docker:percona@8.0.36`, `path:/opt/mariadb`. Pure: parsing only;
+ * resolving a spec to files is the sources' job.
  */
 import { UserError } from "../util/errors.js";
 import { parseBuildSpec } from "./sources/build.js";
@@ -9,7 +10,7 @@ export const FLAVORS = ["mariadb", "mysql", "percona"] as const;
 export type Flavor = (typeof FLAVORS)[number];
 
 /** Sources that fetch a flavor at a version. `path` is separate: it names a directory. */
-export const VERSIONED_SOURCES = ["maven", "deb"] as const;
+export const VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"] as const;
 export type VersionedSource = (typeof VERSIONED_SOURCES)[number];
 export type SourceName = VersionedSource | "path" | "build";
 
@@ -20,7 +21,7 @@ export type ServerSpec =
 
 const VERSION_RE = /^\d+\.\d+\.\d+$/;
 const ACCEPTED =
-  "accepted: [maven:|deb:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18) or path:<dir>";
+  "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3) or path:<dir>";
 
 export function parseServerSpec(raw: string): ServerSpec {
   const spec = raw.trim();
