@@ -13,6 +13,13 @@ import { formatDuration, progressLine } from "../run/progress.js";
 import { AbortedError, runSysbench, type SysbenchResult, sysbenchFailure } from "../run/sysbench-run.js";
 import { serverRecord, startTierServer } from "../run/tier-server.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
+import {
+  checkServerWrapper,
+  describeNetwork,
+  LOCAL_NETWORK,
+  type NetworkSetup,
+  networkRecord,
+} from "../servers/network.js";
 import { resolveServer } from "../servers/resolve.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { findSysbench, prepareArgs, runArgs, type SysbenchCall, type Target } from "../sysbench/command.js";
@@ -55,6 +62,8 @@ export interface AbOptions {
   log: Logger;
   signal: AbortSignal;
   onWrite?: (r: AbResults) => void;
+  /** the network scenario for both sides (src/servers/network.ts); default: sysbench here, servers on 127.0.0.1 */
+  network?: NetworkSetup;
 }
 
 export interface AbOutcome {
@@ -96,7 +105,11 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   const host = hostFingerprint();
   // Both servers run at once: two buffer pools must fit.
   checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
-  const sysbench = await findSysbench();
+  const net = opts.network ?? LOCAL_NETWORK;
+  const sysbench = await findSysbench(process.env, net.clientWrapper);
+  await checkServerWrapper(net, signal);
+  const networkRec = networkRecord(net);
+  if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const fetchOpts = { log, signal, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) };
   const baseInstall = await resolveServer(opts.base, fetchOpts);
   const headInstall = await resolveServer(opts.head, fetchOpts);
@@ -126,6 +139,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     design,
     servers: [baseRecord, headRecord],
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
+    ...(networkRec ? { network: networkRec } : {}),
     cells_planned: planned.length,
     cells: [],
     confirm_spent_s: 0,
@@ -180,12 +194,13 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
           }),
         ),
       signal,
+      net.clientWrapper,
     );
 
   try {
     for (const tier of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier})`);
-      const common = { tier, workRoot, hostMemoryBytes: host.memory_bytes, log, signal };
+      const common = { tier, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
       base = await startTierServer({
         ...common,
         install: baseInstall,
@@ -200,8 +215,8 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
       });
       endStart();
       const sides: { label: "base" | "head"; instance: ServerInstance; target: Target }[] = [
-        { label: "base", instance: base, target: { host: "127.0.0.1", port: base.port } },
-        { label: "head", instance: head, target: { host: "127.0.0.1", port: head.port } },
+        { label: "base", instance: base, target: { host: base.address, port: base.port } },
+        { label: "head", instance: head, target: { host: head.address, port: head.port } },
       ];
 
       const endPrepare = log.group(
@@ -213,7 +228,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
           call(w.scripts[0]!, w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target,
         );
-        const prep = await runSysbench(sysbench.path, args, () => {}, signal);
+        const prep = await runSysbench(sysbench.path, args, () => {}, signal, net.clientWrapper);
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
       }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import {
   HostSchema,
   IntervalSchema,
+  NetworkRecordSchema,
   RESULTS_SCHEMA_VERSION,
   ServerRecordSchema,
   TelemetrySampleSchema,
@@ -99,6 +100,8 @@ export const AbResultsSchema = z.object({
   servers: z.array(ServerRecordSchema).length(2),
   /** per-side server option overrides given on the command line (--base-set / --head-set) */
   settings: z.object({ base: z.record(z.string(), z.string()), head: z.record(z.string(), z.string()) }),
+  /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
+  network: NetworkRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(AbCellSchema),
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */

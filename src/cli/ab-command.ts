@@ -13,6 +13,7 @@ import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
   parseSet: (value: string, previous: Record<string, string>) => Record<string, string>;
@@ -45,7 +46,7 @@ function threshold(v: string): number {
   return n;
 }
 
-interface AbFlags {
+interface AbFlags extends NetworkFlags {
   base: string;
   head: string;
   workload: string;
@@ -106,6 +107,9 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
     )
     .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .addOption(networkOption("server-address"))
+    .addOption(networkOption("server-wrapper"))
+    .addOption(networkOption("client-wrapper"))
     .action(async (o: AbFlags) => {
       const log = consoleLogger();
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -113,6 +117,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       const out = o.out ?? `results/ab-${name}-${stamp}.json`;
       const reportPath = o.report ?? h.reportPathFor(out);
       const thresholds: ThresholdConfig = o.threshold !== undefined ? { default_pct: o.threshold } : {};
+      const network = networkFromOptions(o);
       const interrupt = h.interruptController();
       try {
         const { results, exitCode } = await runAb({
@@ -129,6 +134,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
           ...(o.workDir ? { workDir: o.workDir } : {}),
           ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+          ...(network ? { network } : {}),
           log,
           signal: interrupt.signal,
         });

@@ -25,6 +25,7 @@ import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
+import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
@@ -93,8 +94,10 @@ interface RunFlags {
   cacheDir?: string;
   shard?: Shard;
 }
+type RunCommandFlags = RunFlags & NetworkFlags;
 
-async function runCommandAction(o: RunFlags): Promise<void> {
+async function runCommandAction(o: RunCommandFlags): Promise<void> {
+  const network = networkFromOptions(o);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
@@ -110,6 +113,7 @@ async function runCommandAction(o: RunFlags): Promise<void> {
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
+      ...(network ? { network } : {}),
       log,
       signal: interrupt.signal,
     });
@@ -155,6 +159,9 @@ export function buildProgram(): Command {
       "run only part i of n of the cell matrix (whole tiers when possible); join parts with perfgate merge",
       parseShard,
     )
+    .addOption(networkOption("server-address"))
+    .addOption(networkOption("server-wrapper"))
+    .addOption(networkOption("client-wrapper"))
     .action(runCommandAction);
 
   program

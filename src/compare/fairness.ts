@@ -1,7 +1,8 @@
 /**
  * Are two runs comparable? Lists the differences between two perfgate/results files that make a
- * comparison of their numbers unfair: the host, the dataset, the sysbench version, the measurement
- * parts of the workload, and per common tier the tuning of the generated server config.
+ * comparison of their numbers unfair: the host, the dataset, the sysbench version, the network
+ * setup (src/servers/network.ts), the measurement parts of the workload, and per common tier the
+ * tuning of the generated server config.
  *
  * Config options that only one side sets come from version-specific rules (an option one version
  * has and the other does not) and are listed as notes, not mismatches; instance-specific options
@@ -126,6 +127,11 @@ export function checkFairness(base: Results, head: Results, options: FairnessOpt
   differ("dataset.tables", base.dataset.tables, head.dataset.tables);
   differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
   differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  // The network path is part of what is measured: a remote client is not comparable with a local one.
+  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+    const net = (n: Results["network"]) => (n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)");
+    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  }
   for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
 
   const server = (r: Results, label: string | undefined) =>

@@ -133,6 +133,21 @@ export const CellSchema = z.object({
 });
 export type Cell = z.infer<typeof CellSchema>;
 
+/**
+ * The network scenario (src/servers/network.ts): sysbench reaches the server over TCP at
+ * `server_address`, possibly from another host or network namespace. Absent: the default, sysbench
+ * on this host to 127.0.0.1 and no wrappers.
+ */
+export const NetworkRecordSchema = z.object({
+  /** the address the server was bound to (bind_address) and sysbench connected to */
+  server_address: z.string().min(1),
+  /** argv prefix mysqld was started through, e.g. ["ip", "netns", "exec", "pgsrv"]; null: none */
+  server_wrapper: z.array(z.string()).min(1).nullable(),
+  /** argv prefix sysbench ran through, e.g. ["ssh", "bench-client"]; null: none */
+  client_wrapper: z.array(z.string()).min(1).nullable(),
+});
+export type NetworkRecord = z.infer<typeof NetworkRecordSchema>;
+
 export const ResultsSchema = z.object({
   schema: z.literal(RESULTS_SCHEMA),
   schema_version: z.literal(RESULTS_SCHEMA_VERSION),
@@ -156,6 +171,8 @@ export const ResultsSchema = z.object({
     .object({ index: z.number().int().positive(), count: z.number().int().positive() })
     .refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" })
     .optional(),
+  /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
+  network: NetworkRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable(),

@@ -58,6 +58,10 @@ function checkSame(first: MergePart, part: MergePart): void {
   if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) refuse("host.memory_bytes", ma, mb);
   if (a.sysbench.version !== b.sysbench.version)
     refuse("sysbench version", a.sysbench.version, b.sysbench.version);
+  // A networked part (remote client) and a local one measured different paths. Parts on different
+  // machines may name different client hosts or addresses, so only the kind is compared.
+  if ((a.network === undefined) !== (b.network === undefined))
+    refuse("network", a.network ?? "local", b.network ?? "local");
   const sa = a.servers.map(engine).join(", ");
   const sb = b.servers.map(engine).join(", ");
   if (sa !== sb) refuse("server", sa, sb);

@@ -7,6 +7,13 @@ import { join, resolve } from "node:path";
 import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../results/schema.js";
 import { writeResults } from "../results/store.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
+import {
+  checkServerWrapper,
+  describeNetwork,
+  LOCAL_NETWORK,
+  type NetworkSetup,
+  networkRecord,
+} from "../servers/network.js";
 import { resolveServer } from "../servers/resolve.js";
 import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
@@ -36,6 +43,8 @@ export interface RunOptions {
   onWrite?: (r: Results) => void;
   /** run only this part of the cell matrix (`--shard i/n`, src/run/shard.ts) */
   shard?: Shard;
+  /** the network scenario (src/servers/network.ts); default: sysbench here, server on 127.0.0.1 */
+  network?: NetworkSetup;
 }
 
 export interface RunOutcome {
@@ -51,7 +60,11 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const w = loaded.workload;
   const host = hostFingerprint();
   checkTiersFitHost(w, opts.workloadFile, host.memory_bytes);
-  const sysbench = await findSysbench();
+  const net = opts.network ?? LOCAL_NETWORK;
+  const sysbench = await findSysbench(process.env, net.clientWrapper);
+  await checkServerWrapper(net, signal);
+  const networkRec = networkRecord(net);
+  if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const install = await resolveServer(opts.server, {
     log,
     ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
@@ -91,6 +104,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     dataset: { tables: w.tables, table_size: w.table_size },
     servers: [record],
     ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
+    ...(networkRec ? { network: networkRec } : {}),
     cells_planned: cells.length,
     cells: [],
     telemetry_overhead_pct_of_core: null,
@@ -135,6 +149,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         );
       },
       signal,
+      net.clientWrapper,
     );
     return { r, wall: (Date.now() - t0) / 1000 };
   };
@@ -153,9 +168,10 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         overrides: { ...w.server_options, ...(opts.set ?? {}) },
         log,
         signal,
+        network: net,
       });
       endStart();
-      const target = { host: "127.0.0.1", port: instance.port };
+      const target = { host: instance.address, port: instance.port };
       const call = (script: string, threads: number): SysbenchCall => ({
         script,
         tables: w.tables,
@@ -171,6 +187,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         prepareArgs(call(w.scripts[0]!, w.prepare_threads), target),
         () => {},
         signal,
+        net.clientWrapper,
       );
       if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
       log.info(`prepared in ${formatDuration((Date.now() - t0) / 1000)}`);

@@ -1,5 +1,6 @@
 /** Runs one sysbench invocation as a tracked child, parsing its intervals live. */
 import type { Interval } from "../results/schema.js";
+import { wrapArgv } from "../servers/network.js";
 import { parseSysbenchOutput, type SysbenchOutput, SysbenchStreamParser } from "../sysbench/parse.js";
 import { UserError } from "../util/errors.js";
 import { lastLines, spawnTracked, stopChild } from "../util/processes.js";
@@ -20,9 +21,12 @@ export async function runSysbench(
   args: string[],
   onInterval: (i: Interval) => void,
   signal?: AbortSignal,
+  /** argv prefix sysbench runs through (the network scenario's client wrapper, src/servers/network.ts) */
+  wrapper: readonly string[] | null = null,
 ): Promise<SysbenchResult> {
   if (signal?.aborted) throw new AbortedError("interrupted");
-  const child = spawnTracked(path, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const argv = wrapArgv(wrapper, path, args);
+  const child = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -43,7 +47,7 @@ export async function runSysbench(
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once("error", (err: NodeJS.ErrnoException) =>
-        reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${path}`) : err),
+        reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${argv.command}`) : err),
       );
       child.once("close", (c) => resolve(c));
     });

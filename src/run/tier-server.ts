@@ -4,6 +4,7 @@ import type { ServerRecord } from "../results/schema.js";
 import { parseSize } from "../servers/config.js";
 import type { ServerInstall } from "../servers/install.js";
 import { ServerInstance } from "../servers/instance.js";
+import type { NetworkSetup } from "../servers/network.js";
 import type { Logger } from "../util/log.js";
 
 export interface TierServerOptions {
@@ -15,6 +16,8 @@ export interface TierServerOptions {
   overrides: Record<string, string | number | boolean | null>;
   log: Logger;
   signal: AbortSignal;
+  /** the network scenario: bind address and server wrapper (default: 127.0.0.1, none) */
+  network?: NetworkSetup;
 }
 
 export function serverRecord(install: ServerInstall, label: string): ServerRecord {
@@ -47,6 +50,7 @@ export async function startTierServer(o: TierServerOptions): Promise<ServerInsta
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
     log: o.log,
+    ...(o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}),
   });
   try {
     await instance.initialize();
@@ -61,7 +65,7 @@ export async function startTierServer(o: TierServerOptions): Promise<ServerInsta
       variables: await instance.variables(),
     });
     o.log.info(
-      `${record.label}: ${install.spec} is up: VERSION() ${record.version_string}, port ${instance.port}`,
+      `${record.label}: ${install.spec} is up: VERSION() ${record.version_string}, ${instance.address} port ${instance.port}`,
     );
     return instance;
   } catch (err) {

@@ -142,6 +142,8 @@ export interface InstancePaths {
   pluginDir: string | null;
   /** needed when running as root */
   user: string | null;
+  /** the TCP address to listen on (default 127.0.0.1; the network scenario binds another) */
+  bindAddress?: string;
 }
 
 export interface GeneratedConfig {
@@ -162,7 +164,7 @@ export function generateConfig(
     ["datadir", paths.datadir],
     ["socket", paths.socket],
     ["port", String(paths.port)],
-    ["bind_address", "127.0.0.1"],
+    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
     ["pid_file", paths.pidFile],
     ["log_error", paths.errorLog],
     ["tmpdir", paths.tmpdir],

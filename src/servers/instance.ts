@@ -23,6 +23,7 @@ import type { Logger } from "../util/log.js";
 import { lastLines, runCommand, spawnTracked, stopChild } from "../util/processes.js";
 import { type GeneratedConfig, generateConfig, type Overrides } from "./config.js";
 import { installEnv, type ServerInstall } from "./install.js";
+import { wrapArgv } from "./network.js";
 
 export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
@@ -47,6 +48,10 @@ export interface InstanceOptions {
   overrides?: Overrides;
   log: Logger;
   startTimeoutMs?: number;
+  /** TCP address the server listens on (default 127.0.0.1; the network scenario, src/servers/network.ts) */
+  bindAddress?: string;
+  /** argv prefix mysqld is started through, e.g. ["ip", "netns", "exec", "pgsrv"] (it must exec or stay in the foreground) */
+  wrapper?: readonly string[] | null;
 }
 
 export class ServerInstance {
@@ -91,6 +96,7 @@ export class ServerInstance {
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
+        ...(opts.bindAddress ? { bindAddress: opts.bindAddress } : {}),
       },
       opts.overrides ?? {},
     );
@@ -99,6 +105,11 @@ export class ServerInstance {
 
   static async create(opts: InstanceOptions): Promise<ServerInstance> {
     return new ServerInstance(opts, await freePort());
+  }
+
+  /** the TCP address sysbench connects to */
+  get address(): string {
+    return this.opts.bindAddress ?? "127.0.0.1";
   }
 
   get install(): ServerInstall {
@@ -141,7 +152,8 @@ export class ServerInstance {
     const { install, log } = this.opts;
     const out = openSync(join(this.opts.workDir, "mysqld.out"), "a");
     try {
-      this.child = spawnTracked(install.mysqld, [`--defaults-file=${this.cnfPath}`], {
+      const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
+      this.child = spawnTracked(argv.command, argv.args, {
         env: installEnv(install),
         stdio: ["ignore", out, out],
       });
@@ -157,7 +169,7 @@ export class ServerInstance {
       exit = err.message;
     });
     const deadline = Date.now() + (this.opts.startTimeoutMs ?? 180_000);
-    log.progress(`starting ${install.spec} on port ${this.port}`);
+    log.progress(`starting ${install.spec} on ${this.address}:${this.port}`);
     for (;;) {
       if (exit !== null) {
         this.child = null;

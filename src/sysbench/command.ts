@@ -2,7 +2,7 @@
 
 import { SBTEST } from "../servers/instance.js";
 import { UserError } from "../util/errors.js";
-import { runCommand } from "../util/processes.js";
+import { lastLines, runCommand } from "../util/processes.js";
 
 export interface Target {
   host: string;
@@ -53,11 +53,17 @@ export function runArgs(
 export const SYSBENCH_INSTALL_HINT =
   "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
 
-/** Finds sysbench on PATH (or $PERFGATE_SYSBENCH) and reads its version. */
+/**
+ * Finds sysbench on PATH (or $PERFGATE_SYSBENCH) and reads its version; with a client wrapper
+ * (the network scenario, src/servers/network.ts) it runs `<wrapper> sysbench --version`, so the
+ * sysbench found is the one the wrapper runs (on another host for `ssh`).
+ */
 export async function findSysbench(
   env: NodeJS.ProcessEnv = process.env,
+  clientWrapper: readonly string[] | null = null,
 ): Promise<{ path: string; version: string }> {
   const path = env.PERFGATE_SYSBENCH || "sysbench";
+  if (clientWrapper && clientWrapper.length > 0) return await findWrappedSysbench(path, clientWrapper);
   let r: Awaited<ReturnType<typeof runCommand>>;
   try {
     r = await runCommand(path, ["--version"]);
@@ -66,5 +72,27 @@ export async function findSysbench(
   }
   const version = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
   if (r.code !== 0 || !version) throw new UserError(`${path} --version failed; ${SYSBENCH_INSTALL_HINT}`);
+  return { path, version };
+}
+
+async function findWrappedSysbench(
+  path: string,
+  wrapper: readonly string[],
+): Promise<{ path: string; version: string }> {
+  const shown = wrapper.join(" ");
+  let r: Awaited<ReturnType<typeof runCommand>>;
+  try {
+    r = await runCommand(wrapper[0]!, [...wrapper.slice(1), path, "--version"]);
+  } catch (err) {
+    throw new UserError(
+      `--client-wrapper ${shown}: cannot run it (${err instanceof Error ? err.message : String(err)})`,
+    );
+  }
+  const version = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !version) {
+    throw new UserError(
+      `\`${shown} ${path} --version\` failed (exit ${r.code ?? r.signal}: ${lastLines(`${r.stdout}\n${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wrapper runs it: ${SYSBENCH_INSTALL_HINT}`,
+    );
+  }
   return { path, version };
 }
