@@ -191,6 +191,20 @@ function sh(cwd: string, ...args: string[]): string {
   }).trim();
 }
 
+function ccacheStats(dir: string): { hits: number; misses: number } {
+  let text: string;
+  try {
+    text = execFileSync("ccache", ["--print-stats"], {
+      encoding: "utf8",
+      env: { ...process.env, CCACHE_DIR: dir },
+    });
+  } catch {
+    throw new Error("ccache is required by this test: run `bash runner-setup/install-build-deps.sh`");
+  }
+  const stat = (k: string) => Number(new RegExp(`^${k}\\t(\\d+)$`, "m").exec(text)?.[1] ?? 0);
+  return { hits: stat("direct_cache_hit") + stat("preprocessed_cache_hit"), misses: stat("cache_miss") };
+}
+
 function commitAll(repo: string, msg: string): string {
   sh(repo, "add", "-A");
   sh(repo, "commit", "-q", "--allow-empty", "-m", msg);
@@ -287,13 +301,14 @@ describe("build: a real repository with a tiny CMake project", () => {
     expect(state()).toBe(userState);
   });
 
-  it("builds again, into another directory, when the CMake options differ", async () => {
+  it("builds again, into another directory, when the CMake options differ, compiling from the shared ccache", async () => {
     const before = count("configure");
     const plain = await provisionBuild(`build:${repo}@${commits.good}`, {
       log: memoryLogger(),
       cacheDir,
       cmakeArgs: [],
     });
+    const stats0 = ccacheStats(join(cacheDir, "ccache"));
     const other = await provisionBuild(`build:${repo}@${commits.good}`, {
       log: memoryLogger(),
       cacheDir,
@@ -304,6 +319,10 @@ describe("build: a real repository with a tiny CMake project", () => {
     expect(
       JSON.parse(readFileSync(join(other.basedir, "perfgate-build.json"), "utf8")).cmake_options,
     ).toContain("-DTINY_EXTRA=1");
+    // The same source compiled in another build directory came from ccache: nothing recompiled.
+    const stats1 = ccacheStats(join(cacheDir, "ccache"));
+    expect(stats1.hits).toBeGreaterThan(stats0.hits);
+    expect(stats1.misses).toBe(stats0.misses);
   });
 
   it("a failed build is one line naming the step and the log, and leaves no install", async () => {
