@@ -47,6 +47,10 @@ describe.each(REAL_SERVERS)("%s lifecycle", (spec) => {
       expect(vars.innodb_flush_log_at_trx_commit).toBe("1");
       expect(vars.log_bin).toBe("ON");
       expect(vars.character_set_server).toBe("utf8mb4");
+      // read back by verify(): the server kept the table cache perfgate asked for (the report's
+      // 200000, scaled down to the open-files limit of this host) and open_files_limit with it
+      expect(inst.config.text).toContain(`table_open_cache = ${vars.table_open_cache}`);
+      expect(inst.config.text).toContain(`open_files_limit = ${vars.open_files_limit}`);
       const before = await inst.status();
       await inst.query("CREATE TABLE sbtest.t (id INT PRIMARY KEY) ENGINE=InnoDB");
       await inst.query("INSERT INTO sbtest.t VALUES (1),(2),(3)");
@@ -77,14 +81,63 @@ describe("lifecycle failures", () => {
   });
 
   it("a buffer pool that does not match the tier aborts with both numbers", async () => {
-    // Ask for a tier MariaDB cannot honour exactly: it rounds the pool to whole chunks.
-    const { inst } = await instance("maven:mariadb@11.4.5", {}, 200 * MiB + 12345);
+    // An override that contradicts the tier: the server runs 128M, the tier asked for 256M.
+    const { inst } = await instance("maven:mariadb@11.4.5", { innodb_buffer_pool_size: "128M" });
     try {
       await inst.initialize();
       await inst.start();
       await expect(inst.verify()).rejects.toThrow(
-        /innodb_buffer_pool_size is \d+ bytes, the tier asks for 209727545; aborting/,
+        /innodb_buffer_pool_size is 134217728 bytes, the tier asks for 268435456; aborting/,
       );
+    } finally {
+      await inst.dispose();
+    }
+  });
+
+  it("a tier the server rounds to whole buffer-pool chunks is accepted", async () => {
+    const { inst } = await instance("maven:mariadb@11.4.5", {}, 200 * MiB + 12345);
+    try {
+      await inst.initialize();
+      await inst.start();
+      const vars = await inst.variables();
+      const actual = Number(vars.innodb_buffer_pool_size);
+      const chunk = Number(vars.innodb_buffer_pool_chunk_size);
+      expect(actual).not.toBe(200 * MiB + 12345);
+      expect(Math.abs(actual - (200 * MiB + 12345))).toBeLessThan(chunk);
+      await expect(inst.verify()).resolves.toMatch(/^11\.4\.5/);
+    } finally {
+      await inst.dispose();
+    }
+  });
+
+  it("an option the server adjusts aborts the run naming the option, the wanted and the actual value", async () => {
+    // MariaDB lowers max_connections to what its file descriptors allow, with only a warning.
+    const { inst } = await instance("maven:mariadb@11.4.5", { max_connections: "250000" });
+    try {
+      await inst.initialize();
+      await inst.start();
+      await expect(inst.verify()).rejects.toThrow(
+        /^maven:mariadb@11\.4\.5: the server did not take perfgate's settings: max_connections is \d+, perfgate set 250000 \(open_files_limit is \d+; .*\); aborting$/,
+      );
+    } finally {
+      await inst.dispose();
+    }
+  });
+});
+
+describe.each([
+  "deb:mariadb@10.11.19",
+])("%s (every MariaDB available here reads its settings back)", (spec) => {
+  it("starts and reads every option back as set", async () => {
+    const { inst, install } = await instance(spec);
+    try {
+      await inst.initialize();
+      await inst.start();
+      const version = await inst.verify();
+      expect(version.startsWith(install.version)).toBe(true);
+      const vars = await inst.variables();
+      expect(inst.config.text).toContain(`table_open_cache = ${vars.table_open_cache}`);
+      expect(inst.config.text).toContain(`table_open_cache_instances = ${vars.table_open_cache_instances}`);
     } finally {
       await inst.dispose();
     }

@@ -7,6 +7,7 @@
  * so an option is never emitted to a server that would reject or ignore it.
  */
 import { createHash } from "node:crypto";
+import { UserError } from "../util/errors.js";
 import { compareVersions, type Flavor } from "./spec.js";
 
 export interface ConfigContext {
@@ -15,6 +16,11 @@ export interface ConfigContext {
   bufferPoolBytes: number;
   /** host memory, for scaling */
   hostMemoryBytes: number;
+  /**
+   * the hard open-files limit the server will run under (src/util/limits.ts); the table cache is
+   * scaled down to fit it. Null/absent: unknown, the report's values are emitted as they are.
+   */
+  openFilesLimit?: number | null;
 }
 
 interface Rule {
@@ -65,6 +71,9 @@ export const RULES: readonly Rule[] = [
   { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
   { option: "table_open_cache", value: () => "200000", flavors: ALL },
   { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  // open_files_limit is derived from the final table_open_cache and max_connections (see
+  // tunables): without it the server silently lowers table_open_cache to what its default file
+  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
   { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
   { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
   { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
@@ -109,25 +118,215 @@ export const RULES: readonly Rule[] = [
   },
 ];
 
-function applies(rule: Rule, ctx: ConfigContext): boolean {
-  if (!rule.flavors.includes(ctx.flavor)) return false;
-  if (rule.min && compareVersions(ctx.version, rule.min) < 0) return false;
-  if (rule.max && compareVersions(ctx.version, rule.max) >= 0) return false;
+function inRange(ctx: ConfigContext, flavors: readonly Flavor[], min?: string, max?: string): boolean {
+  if (!flavors.includes(ctx.flavor)) return false;
+  if (min && compareVersions(ctx.version, min) < 0) return false;
+  if (max && compareVersions(ctx.version, max) >= 0) return false;
   return true;
 }
 
+function applies(rule: Rule, ctx: ConfigContext): boolean {
+  return inRange(ctx, rule.flavors, rule.min, rule.max);
+}
+
+/**
+ * Options that must not be emitted to a flavor/version range: the server refuses to start, or
+ * accepts and silently ignores them (the run would not be what the config says). Overrides naming
+ * one are refused with the reason; the rules above never emit one (a unit test checks that for
+ * every listed version).
+ */
+export interface Forbidden {
+  option: string;
+  flavors: readonly Flavor[];
+  min?: string;
+  max?: string;
+  why: string;
+}
+
+export const FORBIDDEN: readonly Forbidden[] = [
+  {
+    option: "query_cache_type",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)",
+  },
+  {
+    option: "query_cache_size",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)",
+  },
+  {
+    option: "query_cache_limit",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)",
+  },
+  {
+    option: "default_authentication_plugin",
+    flavors: ORACLE,
+    min: "8.4.0",
+    why: "removed in 8.4 (use authentication_policy)",
+  },
+  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
+  {
+    option: "mysql_native_password",
+    flavors: ORACLE,
+    max: "8.4.0",
+    why: "a plugin option only from 8.4 (built in before)",
+  },
+  {
+    option: "innodb_log_file_size",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)",
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)",
+  },
+  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    flavors: ["mariadb"],
+    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)",
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ["mariadb"],
+    min: "10.5.2",
+    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6",
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)",
+  },
+  {
+    option: "innodb_thread_concurrency",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)",
+  },
+  {
+    option: "innodb_change_buffering",
+    flavors: ["mariadb"],
+    min: "11.0.0",
+    why: "removed in MariaDB 11.0 with the change buffer",
+  },
+  {
+    option: "innodb_data_file_buffering",
+    flavors: ["mariadb"],
+    max: "11.0.0",
+    why: "exists only from MariaDB 11.0",
+  },
+  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" },
+];
+
+/** The reason an option must not be set for this flavor/version, or null. */
+export function forbiddenReason(
+  option: string,
+  ctx: Pick<ConfigContext, "flavor" | "version">,
+): string | null {
+  const name = option.replaceAll("-", "_").toLowerCase();
+  for (const f of FORBIDDEN) {
+    if (f.option === name && inRange(ctx as ConfigContext, f.flavors, f.min, f.max)) return f.why;
+  }
+  return null;
+}
+
+/**
+ * The file descriptors the server reserves for the table cache and connections:
+ * 10 + max_connections + 2 · table_open_cache, plus headroom for logs and temporary files.
+ * MariaDB counts the table cache once per instance (measured: with a 20000 limit and 4096
+ * connections it keeps 3 instances of a 2000-table cache, 1 of a 7447-table one), MySQL once.
+ * Null when an input is not a plain number.
+ */
+export function neededOpenFiles(options: ReadonlyMap<string, string>, flavor: Flavor): number | null {
+  const conn = Number(options.get("max_connections") ?? "151");
+  const cache = Number(options.get("table_open_cache") ?? "2000");
+  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
+  if (!Number.isInteger(conn) || !Number.isInteger(cache) || !Number.isInteger(instances)) return null;
+  return OPEN_FILES_HEADROOM + conn + 2 * cache * instances;
+}
+
+const OPEN_FILES_HEADROOM = 1010;
+
 export type Overrides = Record<string, string | number | boolean | null>;
 
-/** Tunable options in emission order: rules, then overrides (a null override removes an option). */
+/**
+ * Tunable options in emission order: rules, then overrides (a null override removes an option),
+ * then open_files_limit derived from the result unless an override set it. An override naming an
+ * option this flavor/version must not get is refused (UserError naming the option, the server and
+ * why).
+ */
 export function tunables(ctx: ConfigContext, overrides: Overrides = {}): [string, string][] {
   const out = new Map<string, string>();
   for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
   for (const [key, value] of Object.entries(overrides)) {
     const name = key.replaceAll("-", "_");
-    if (value === null) out.delete(name);
-    else out.set(name, typeof value === "boolean" ? (value ? "ON" : "OFF") : String(value));
+    if (value === null) {
+      out.delete(name);
+      continue;
+    }
+    const why = forbiddenReason(name, ctx);
+    if (why) {
+      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
+    }
+    out.set(name, typeof value === "boolean" ? (value ? "ON" : "OFF") : String(value));
+  }
+  const has = (name: string) =>
+    Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
+  if (!has("open_files_limit")) {
+    let need = neededOpenFiles(out, ctx.flavor);
+    const limit = ctx.openFilesLimit ?? null;
+    // Scaled to the host: the server itself would silently lower the table cache (and, MariaDB,
+    // its instances) to what its file descriptors allow. perfgate does it up front, so the config
+    // it records is the one that runs: first the cache down to what one instance can have, then
+    // MariaDB's instances down to what the cache leaves room for. Explicit overrides stay as
+    // asked (the read-back then says what the server did with them).
+    if (need !== null && limit !== null && need > limit) {
+      const conn = Number(out.get("max_connections") ?? "151");
+      const room = limit - OPEN_FILES_HEADROOM - conn;
+      if (!has("table_open_cache")) {
+        out.set(
+          "table_open_cache",
+          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2)))),
+        );
+      }
+      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
+        const cache = Number(out.get("table_open_cache"));
+        const instances = Number(out.get("table_open_cache_instances") ?? "8");
+        out.set(
+          "table_open_cache_instances",
+          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache))))),
+        );
+      }
+      need = neededOpenFiles(out, ctx.flavor);
+    }
+    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
   }
   return [...out.entries()];
+}
+
+/**
+ * How the sysbench user must authenticate on this server, for sysbench 1.0.20's client library:
+ * - `plugin`: the authentication plugin to create the user with (null: the server's default);
+ * - `ssl`: sysbench must connect with --mysql-ssl=on (caching_sha2_password without
+ *   mysql_native_password needs TLS; MySQL/Percona 9.x), with the client certificates the server
+ *   generated at initialisation.
+ */
+export function sysbenchAuth(ctx: Pick<ConfigContext, "flavor" | "version">): {
+  plugin: string | null;
+  ssl: boolean;
+} {
+  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
+  return { plugin: null, ssl: true };
 }
 
 export interface InstancePaths {

@@ -19,11 +19,13 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import mysql from "mysql2/promise";
 import { UserError } from "../util/errors.js";
+import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
 import { lastLines, runCommand, spawnTracked, stopChild } from "../util/processes.js";
-import { type GeneratedConfig, generateConfig, type Overrides } from "./config.js";
+import { type GeneratedConfig, generateConfig, type Overrides, sysbenchAuth } from "./config.js";
 import { installEnv, type ServerInstall } from "./install.js";
 import { wrapArgv } from "./network.js";
+import { describeMismatches, readBack } from "./readback.js";
 
 export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
@@ -84,6 +86,7 @@ export class ServerInstance {
         version: install.version,
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
+        openFilesLimit: hardOpenFilesLimit(),
       },
       {
         basedir: install.basedir,
@@ -219,11 +222,14 @@ export class ServerInstance {
   /** The sysbench user and database. */
   async createBenchmarkUser(): Promise<void> {
     const { user, password, database } = SBTEST;
+    // sysbench 1.0.20's client library: MySQL/Percona 8.x users need mysql_native_password.
+    const { plugin } = sysbenchAuth(this.opts.install);
+    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
       for (const host of ["127.0.0.1", "localhost", "%"]) {
-        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' ${identified} '${password}'`);
         await conn.query(`GRANT ALL ON ${database}.* TO '${user}'@'${host}'`);
       }
     } finally {
@@ -231,24 +237,38 @@ export class ServerInstance {
     }
   }
 
-  /** SELECT VERSION() must be the requested version; the buffer pool must be the requested tier. */
+  /**
+   * SELECT VERSION() must be the requested version, and every option perfgate set must read back
+   * from SHOW GLOBAL VARIABLES as set (the buffer pool as the requested tier, allowing the
+   * server's rounding to whole chunks): a server that adjusted one is not running the
+   * configuration the results would claim, so the run aborts naming the option, the wanted and
+   * the actual value.
+   */
   async verify(): Promise<string> {
-    const { install } = this.opts;
-    const rows = await this.query<{ v: string; bp: number | string }>(
-      "SELECT VERSION() AS v, @@innodb_buffer_pool_size AS bp",
-    );
+    const { install, log } = this.opts;
+    const rows = await this.query<{ v: string }>("SELECT VERSION() AS v");
     const row = rows[0];
     if (!row) throw new UserError(`${install.spec}: SELECT VERSION() returned nothing`);
     const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
     if (reported !== install.version) {
       throw new UserError(`${install.spec}: server reports VERSION() ${row.v}, expected ${install.version}`);
     }
-    const bp = Number(row.bp);
-    if (bp !== this.opts.bufferPoolBytes) {
+    const variables = await this.variables();
+    const tier = readBack([["innodb_buffer_pool_size", String(this.opts.bufferPoolBytes)]], variables);
+    if (tier.mismatches.length > 0 || tier.checked.length === 0) {
       throw new UserError(
-        `${install.spec}: innodb_buffer_pool_size is ${bp} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`,
+        `${install.spec}: innodb_buffer_pool_size is ${variables.innodb_buffer_pool_size ?? "missing"} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`,
       );
     }
+    const back = readBack(this.config.options, variables);
+    if (back.mismatches.length > 0) {
+      throw new UserError(
+        `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`,
+      );
+    }
+    log.info(
+      `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`,
+    );
     return row.v;
   }
 
