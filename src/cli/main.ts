@@ -94,7 +94,7 @@ interface RunFlags {
   cacheDir?: string;
   shard?: Shard;
 }
-type RunCommandFlags = RunFlags & NetworkFlags;
+type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean };
 
 async function runCommandAction(o: RunCommandFlags): Promise<void> {
   const network = networkFromOptions(o);
@@ -114,6 +114,7 @@ async function runCommandAction(o: RunCommandFlags): Promise<void> {
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
       ...(network ? { network } : {}),
+      ...(o.reuseDataset ? { reuseDataset: true } : {}),
       log,
       signal: interrupt.signal,
     });
@@ -162,6 +163,10 @@ export function buildProgram(): Command {
     .addOption(networkOption("server-address"))
     .addOption(networkOption("server-wrapper"))
     .addOption(networkOption("client-wrapper"))
+    .option(
+      "--reuse-dataset",
+      "restore a snapshot of the prepared data (per flavor series and data spec) instead of running prepare; the first run makes it",
+    )
     .action(runCommandAction);
 
   program

@@ -96,6 +96,18 @@ export const TierRecordSchema = z.object({
   config: z.string(),
   config_hash: z.string(),
   variables: z.record(z.string(), z.string()),
+  /**
+   * where the tier's data came from when dataset reuse was on (`run --reuse-dataset`): prepared
+   * here (and snapshotted) or restored from a snapshot; absent: prepared, no snapshot involved
+   */
+  dataset: z
+    .object({
+      key: z.string(),
+      source: z.enum(["prepared", "restored"]),
+      /** seconds to prepare (sysbench prepare) or to restore (copy) */
+      seconds: nonneg,
+    })
+    .optional(),
 });
 
 export const ServerRecordSchema = z.object({

@@ -4,8 +4,10 @@
  * sysbench are stopped on every exit path.
  */
 import { join, resolve } from "node:path";
+import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
 import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../results/schema.js";
 import { writeResults } from "../results/store.js";
+import { cacheRoot } from "../servers/cache.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import {
   checkServerWrapper,
@@ -45,6 +47,8 @@ export interface RunOptions {
   shard?: Shard;
   /** the network scenario (src/servers/network.ts); default: sysbench here, server on 127.0.0.1 */
   network?: NetworkSetup;
+  /** reuse prepared datasets: restore a snapshot instead of prepare, or make one after prepare (src/datasets) */
+  reuseDataset?: boolean;
 }
 
 export interface RunOutcome {
@@ -158,7 +162,20 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     for (const tier of w.tiers) {
       const tierCells = cells.filter((c) => c.tier === tier);
       if (tierCells.length === 0) continue; // another shard's tier
+      const datasetSpec: DatasetSpec = {
+        flavor: install.flavor,
+        series: seriesOf(install.version),
+        tables: w.tables,
+        table_size: w.table_size,
+        sysbench_version: sysbench.version,
+        sysbench_options: w.sysbench_options,
+        server_overrides: { ...w.server_options, ...(opts.set ?? {}) },
+      };
+      const datasetCache = opts.cacheDir ?? cacheRoot();
+      const key = opts.reuseDataset ? datasetKey(datasetSpec) : null;
+      const snapshot = key ? findDataset(datasetCache, key) : null;
       const endStart = log.group(`start ${install.spec} (buffer pool ${tier})`);
+      const tRestore = Date.now();
       instance = await startTierServer({
         install,
         record,
@@ -169,8 +186,10 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         log,
         signal,
         network: net,
+        ...(snapshot ? { restoreFrom: snapshot.dataDir } : {}),
       });
       endStart();
+      const tierRecord = record.tiers.at(-1)!;
       const target = { host: instance.address, port: instance.port };
       const call = (script: string, threads: number): SysbenchCall => ({
         script,
@@ -180,18 +199,49 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         options: w.sysbench_options,
       });
 
-      const endPrepare = log.group(`prepare ${w.tables} x ${w.table_size} rows`);
-      const t0 = Date.now();
-      const prep = await runSysbench(
-        sysbench.path,
-        prepareArgs(call(w.scripts[0]!, w.prepare_threads), target),
-        () => {},
-        signal,
-        net.clientWrapper,
-      );
-      if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
-      log.info(`prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
-      endPrepare();
+      if (snapshot && key) {
+        // the copy that replaces prepare (the server start is common to both paths)
+        const seconds = instance.restoreSeconds ?? (Date.now() - tRestore) / 1000;
+        tierRecord.dataset = { key, source: "restored", seconds };
+        log.info(
+          `dataset ${key}: restored in ${seconds.toFixed(1)} s (prepare took ${snapshot.meta.prepare_s.toFixed(1)} s when it was made)`,
+        );
+      } else {
+        const endPrepare = log.group(`prepare ${w.tables} x ${w.table_size} rows`);
+        const t0 = Date.now();
+        const prep = await runSysbench(
+          sysbench.path,
+          prepareArgs(call(w.scripts[0]!, w.prepare_threads), target),
+          () => {},
+          signal,
+          net.clientWrapper,
+        );
+        if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
+        const prepareSeconds = (Date.now() - t0) / 1000;
+        log.info(`prepared in ${formatDuration(prepareSeconds)}`);
+        if (key) {
+          tierRecord.dataset = { key, source: "prepared", seconds: prepareSeconds };
+          const t1 = Date.now();
+          await instance.tidyForSnapshot();
+          await instance.stop();
+          await saveDataset(
+            datasetCache,
+            instance.datadir,
+            {
+              key,
+              spec: datasetSpec,
+              created_at: new Date().toISOString(),
+              prepare_s: prepareSeconds,
+              prepared_by: install.spec,
+            },
+            signal,
+          );
+          await instance.start(signal);
+          await instance.verify();
+          log.info(`dataset ${key}: snapshot saved in ${formatDuration((Date.now() - t1) / 1000)}`);
+        }
+        endPrepare();
+      }
 
       if (w.warmup.length > 0) {
         const endWarm = log.group("warmup");

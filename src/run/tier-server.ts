@@ -18,6 +18,8 @@ export interface TierServerOptions {
   signal: AbortSignal;
   /** the network scenario: bind address and server wrapper (default: 127.0.0.1, none) */
   network?: NetworkSetup;
+  /** a prepared dataset's datadir to copy instead of initialising an empty one (src/datasets) */
+  restoreFrom?: string;
 }
 
 export function serverRecord(install: ServerInstall, label: string): ServerRecord {
@@ -53,7 +55,8 @@ export async function startTierServer(o: TierServerOptions): Promise<ServerInsta
     ...(o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}),
   });
   try {
-    await instance.initialize();
+    if (o.restoreFrom) await instance.restore(o.restoreFrom, o.signal);
+    else await instance.initialize();
     await instance.start(o.signal);
     record.version_string = await instance.verify();
     await instance.createBenchmarkUser();

@@ -18,6 +18,7 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import mysql from "mysql2/promise";
+import { restoreDataset } from "../datasets/cache.js";
 import { UserError } from "../util/errors.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
@@ -26,6 +27,7 @@ import { type GeneratedConfig, generateConfig, type Overrides, sysbenchAuth } fr
 import { installEnv, type ServerInstall } from "./install.js";
 import { wrapArgv } from "./network.js";
 import { describeMismatches, readBack } from "./readback.js";
+import { compareVersions } from "./spec.js";
 
 export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
@@ -148,6 +150,28 @@ export class ServerInstance {
         `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}\n${r.stderr}`, 4)} | ${this.errorTail(4)}`,
       );
     }
+  }
+
+  /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
+  async restore(snapshotDataDir: string, signal?: AbortSignal): Promise<void> {
+    const t0 = Date.now();
+    await restoreDataset(snapshotDataDir, this.datadir, signal);
+    this.restoreSeconds = (Date.now() - t0) / 1000;
+  }
+
+  /** seconds the last restore() took (the copy) */
+  restoreSeconds: number | null = null;
+
+  /**
+   * Readies a prepared datadir for a snapshot: drops the binary logs prepare wrote (MySQL 8.4
+   * renamed RESET MASTER) and asks for a slow shutdown (purge done, everything merged), so the
+   * copy is compact and the same whoever restores it. Then stop() it.
+   */
+  async tidyForSnapshot(): Promise<void> {
+    const { install } = this.opts;
+    const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
+    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
 
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
