@@ -145,7 +145,11 @@ export function buildProgram(): Command {
     .description(
       "Provision a server, run a sysbench workload matrix against it, write results JSON and a Markdown report.",
     )
-    .option("-s, --server <spec>", "server spec: [maven:|deb:]mariadb@X.Y.Z or path:<dir>", DEFAULT_SERVER)
+    .option(
+      "-s, --server <spec>",
+      "server spec: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@X.Y.Z, build:<dir or git URL>@<ref>, or path:<dir>",
+      DEFAULT_SERVER,
+    )
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
@@ -199,7 +203,10 @@ export function buildProgram(): Command {
   server
     .command("fetch")
     .description("Download, verify and unpack a server into the cache (what run does first).")
-    .argument("<spec>", "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, maven:mariadb@10.11.5")
+    .argument(
+      "<spec>",
+      "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
+    )
     .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
     .action(async (spec: string, o: { cacheDir?: string }) => {
       const install = await resolveServer(spec, {
