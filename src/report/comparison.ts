@@ -127,21 +127,28 @@ export function tpsTables(
   sets: readonly MeasurementSet[],
 ): (Group & { threads: number[]; rows: { engine: string; tps: (number | null)[] }[] })[] {
   const labelled = labelSets(sets);
-  const groups = new Map<string, Group & { obs: MeasurementSet["observations"] }>();
+  // scenario → tier → group: no per-observation key strings (an A/B file has 20 observations per cell)
+  const groups = new Map<string, Map<string | null, Group & { obs: MeasurementSet["observations"] }>>();
+  const all: (Group & { obs: MeasurementSet["observations"] })[] = [];
   const engineOrder: string[] = [];
   for (const s of labelled) {
     for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
     for (const o of s.observations) {
-      const k = groupKey(o);
-      let g = groups.get(k);
+      let byTier = groups.get(o.scenario);
+      if (!byTier) {
+        byTier = new Map();
+        groups.set(o.scenario, byTier);
+      }
+      let g = byTier.get(o.tier);
       if (!g) {
         g = { scenario: o.scenario, tier: o.tier, obs: [] };
-        groups.set(k, g);
+        byTier.set(o.tier, g);
+        all.push(g);
       }
       g.obs.push(o);
     }
   }
-  return sortGroups([...groups.values()]).map((g) => {
+  return sortGroups(all).map((g) => {
     // engine → threads → tps values; no per-observation string keys (an A/B file has 20 per cell)
     const byEngine = new Map<string, Map<number, number[]>>();
     const threadSet = new Set<number>();

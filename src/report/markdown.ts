@@ -26,6 +26,19 @@ export function mdEscape(text: string): string {
  * binary value 1.00499999…, says "1.00").
  */
 function roundedDigits(abs: number, digits: number): string {
+  // Fast path: away from a decimal tie, rounding the scaled binary value is unambiguous (the
+  // scaled value is exact to < 1e-7 below 1e9, far inside the 1e-6 margin).
+  const scaled = abs * 10 ** digits;
+  if (scaled < 1e9) {
+    const floor = Math.floor(scaled);
+    const frac = scaled - floor;
+    if (Math.abs(frac - 0.5) > 1e-6) {
+      const r = String(frac > 0.5 ? floor + 1 : floor);
+      if (digits === 0) return r;
+      const padded = r.length > digits ? r : "0".repeat(digits + 1 - r.length) + r;
+      return `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
+    }
+  }
   const str = String(abs);
   if (str.includes("e")) return abs.toFixed(digits);
   const dot = str.indexOf(".");
