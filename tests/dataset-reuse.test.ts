@@ -75,5 +75,5 @@ describe("perfgate run --reuse-dataset", () => {
     const plain = await run("plain", []);
     expect(plain.results.servers[0]!.tiers[0]!.dataset).toBeUndefined();
     expect(processesMatching(dir)).toEqual([]);
-  });
+  }, 360_000); // three real runs, one with a snapshot; slow when the host is busy
 });
