@@ -22,6 +22,16 @@ import { pipeline } from "node:stream/promises";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 
+/** Where a versioned source unpacks a server: `servers/<source>-<flavor>-<version>`. */
+export function versionedInstallDir(
+  cacheDir: string,
+  source: string,
+  flavor: string,
+  version: string,
+): string {
+  return join(cacheDir, "servers", `${source}-${flavor}-${version}`);
+}
+
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
   const xdg = env.XDG_CACHE_HOME || join(homedir(), ".cache");

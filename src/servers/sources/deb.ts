@@ -11,7 +11,14 @@ import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runChecked, runCommand } from "../../util/processes.js";
-import { cacheRoot, fileChecksums, readInstallMeta, unpackOnce, withLock } from "../cache.js";
+import {
+  cacheRoot,
+  fileChecksums,
+  readInstallMeta,
+  unpackOnce,
+  versionedInstallDir,
+  withLock,
+} from "../cache.js";
 import type { ServerInstall } from "../install.js";
 import type { Flavor } from "../spec.js";
 
@@ -68,9 +75,8 @@ export async function debVersions(flavor: Flavor): Promise<Map<string, string>> 
   return out;
 }
 
-function installDirFor(cacheDir: string, flavor: Flavor, version: string): string {
-  return join(cacheDir, "servers", `deb-${flavor}-${version}`);
-}
+const installDirFor = (cacheDir: string, flavor: Flavor, version: string) =>
+  versionedInstallDir(cacheDir, "deb", flavor, version);
 
 export function cachedDebInstall(
   flavor: Flavor,

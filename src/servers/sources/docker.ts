@@ -26,7 +26,7 @@ import { delimiter, join, posix } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { lastLines, runChecked, runCommand } from "../../util/processes.js";
-import { cacheRoot, readInstallMeta, unpackOnce, withLock } from "../cache.js";
+import { cacheRoot, readInstallMeta, unpackOnce, versionedInstallDir, withLock } from "../cache.js";
 import type { ServerInstall } from "../install.js";
 import type { Flavor } from "../spec.js";
 
@@ -84,9 +84,8 @@ export async function requireDockerEngine(
   return docker;
 }
 
-export function dockerInstallDir(cacheDir: string, flavor: Flavor, version: string): string {
-  return join(cacheDir, "servers", `docker-${flavor}-${version}`);
-}
+export const dockerInstallDir = (cacheDir: string, flavor: Flavor, version: string) =>
+  versionedInstallDir(cacheDir, "docker", flavor, version);
 
 export function cachedDockerInstall(
   flavor: Flavor,

@@ -9,7 +9,15 @@ import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runChecked } from "../../util/processes.js";
-import { cacheRoot, download, fetchText, readInstallMeta, unpackOnce, withLock } from "../cache.js";
+import {
+  cacheRoot,
+  download,
+  fetchText,
+  readInstallMeta,
+  unpackOnce,
+  versionedInstallDir,
+  withLock,
+} from "../cache.js";
 import type { ServerInstall } from "../install.js";
 import type { Flavor } from "../spec.js";
 
@@ -44,9 +52,8 @@ export async function mavenVersions(flavor: Flavor, opts: MavenOptions): Promise
   return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
 }
 
-function installDirFor(cacheDir: string, version: string): string {
-  return join(cacheDir, "servers", `maven-mariadb-${version}`);
-}
+const installDirFor = (cacheDir: string, version: string) =>
+  versionedInstallDir(cacheDir, "maven", "mariadb", version);
 
 /** The cached install for a version, or null. Needs no network. */
 export function cachedMavenInstall(version: string, cacheDir = cacheRoot()): ServerInstall | null {

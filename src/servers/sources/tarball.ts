@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runChecked } from "../../util/processes.js";
-import { cacheRoot, download, readInstallMeta, unpackOnce, withLock } from "../cache.js";
+import { cacheRoot, download, readInstallMeta, unpackOnce, versionedInstallDir, withLock } from "../cache.js";
 import type { ServerInstall } from "../install.js";
 import { compareVersions, type Flavor } from "../spec.js";
 
@@ -305,9 +305,8 @@ export async function tarballVersions(
   return [version];
 }
 
-function installDirFor(cacheDir: string, flavor: Flavor, version: string): string {
-  return join(cacheDir, "servers", `tarball-${flavor}-${version}`);
-}
+const installDirFor = (cacheDir: string, flavor: Flavor, version: string) =>
+  versionedInstallDir(cacheDir, "tarball", flavor, version);
 
 /** The cached install, or null. Needs no network. */
 export function cachedTarballInstall(
