@@ -56251,7 +56251,7 @@ async function removeWorktree(repoDir, path6) {
 var FLAVORS = ["mariadb", "mysql", "percona"];
 var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
 var VERSION_RE = /^\d+\.\d+\.\d+$/;
-var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3) or path:<dir>";
+var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
 function parseServerSpec(raw) {
   const spec = raw.trim();
   if (spec.startsWith("build:"))

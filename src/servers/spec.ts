@@ -21,7 +21,7 @@ export type ServerSpec =
 
 const VERSION_RE = /^\d+\.\d+\.\d+$/;
 const ACCEPTED =
-  "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3) or path:<dir>";
+  "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
 
 export function parseServerSpec(raw: string): ServerSpec {
   const spec = raw.trim();
