@@ -48179,7 +48179,7 @@ var require_dist = __commonJS({
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync13, mkdirSync as mkdirSync8, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync13, mkdirSync as mkdirSync8, readFileSync as readFileSync13 } from "node:fs";
 import { basename as basename5, dirname as dirname5, join as join15, resolve as resolve5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -56690,12 +56690,48 @@ function notComparableMessage(baseName, headName, mismatches) {
 }
 
 // src/compare/model.ts
-import { readFileSync as readFileSync5 } from "node:fs";
 import { extname as extname2 } from "node:path";
 
 // src/results/store.ts
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { basename as basename3, dirname as dirname4, join as join6 } from "node:path";
+
+// src/util/documents.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+function readTextFile(path6) {
+  try {
+    return readFileSync3(path6, "utf8");
+  } catch (err) {
+    const code = err.code;
+    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : err.message}`);
+  }
+}
+function parseJson(text, where, hint) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${where}: not valid JSON (${err.message})${hint ? `; ${hint}` : ""}`);
+  }
+}
+function validateDocument(data, where, doc) {
+  const head = data ?? {};
+  if (head.schema !== doc.schema) {
+    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
+  }
+  if (head.schema_version !== doc.version) {
+    throw new UserError(
+      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
+    );
+  }
+  const parsed = doc.zod.safeParse(data);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    throw new UserError(
+      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
+    );
+  }
+  return parsed.data;
+}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -76584,30 +76620,13 @@ function writeFileAtomic(path6, text) {
     throw err;
   }
 }
-function parseResults(text, where) {
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${err.message})`);
-  }
+function parseResults(data, where) {
   if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
-  const head = data;
-  if (head.schema !== RESULTS_SCHEMA) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${RESULTS_SCHEMA}"`);
-  }
-  if (head.schema_version !== RESULTS_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${RESULTS_SCHEMA_VERSION})`
-    );
-  }
-  const parsed = ResultsSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    const at = issue3.path.map(String).join(".") || "(top level)";
-    throw new UserError(`${where}: field ${at}: ${issue3.message}`);
-  }
-  return parsed.data;
+  return validateDocument(data, where, {
+    schema: RESULTS_SCHEMA,
+    version: RESULTS_SCHEMA_VERSION,
+    zod: ResultsSchema
+  });
 }
 
 // src/ab/schema.ts
@@ -76701,22 +76720,11 @@ function writeAbResults(path6, results) {
 `);
 }
 function parseAbResults(data, where) {
-  const head = data ?? {};
-  if (head.schema !== AB_SCHEMA)
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${AB_SCHEMA}"`);
-  if (head.schema_version !== AB_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${AB_SCHEMA_VERSION})`
-    );
-  }
-  const parsed = AbResultsSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
-    );
-  }
-  return parsed.data;
+  return validateDocument(data, where, {
+    schema: AB_SCHEMA,
+    version: AB_SCHEMA_VERSION,
+    zod: AbResultsSchema
+  });
 }
 
 // src/import/csv.ts
@@ -78606,24 +78614,13 @@ function importCsv(file2, now = /* @__PURE__ */ new Date()) {
 
 // src/import/store.ts
 function parseImportedSet(data, where) {
-  const head = data ?? {};
-  if (head.schema !== IMPORT_SCHEMA) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${IMPORT_SCHEMA}"`);
-  }
-  if (head.schema_version !== IMPORT_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${IMPORT_SCHEMA_VERSION})`
-    );
-  }
-  const parsed = ImportedSetSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
-    );
-  }
+  const set2 = validateDocument(data, where, {
+    schema: IMPORT_SCHEMA,
+    version: IMPORT_SCHEMA_VERSION,
+    zod: ImportedSetSchema
+  });
   const seen = /* @__PURE__ */ new Set();
-  parsed.data.rows.forEach((r, i) => {
+  set2.rows.forEach((r, i) => {
     const key = JSON.stringify([r.scenario, r.tier, r.engine, r.threads, r.repetition]);
     if (seen.has(key)) {
       throw new UserError(
@@ -78632,7 +78629,7 @@ function parseImportedSet(data, where) {
     }
     seen.add(key);
   });
-  return parsed.data;
+  return set2;
 }
 
 // src/compare/model.ts
@@ -78778,23 +78775,11 @@ function fromAb(ab, file2) {
 var ACCEPTED_KINDS = "accepted: a perfgate/results or perfgate/ab JSON file, a perfgate/import JSON file (perfgate import), or a .csv file";
 function loadMeasurements(file2) {
   if (extname2(file2).toLowerCase() === ".csv") return fromImport(importCsv(file2), file2);
-  let text;
-  try {
-    text = readFileSync5(file2, "utf8");
-  } catch (err) {
-    const code = err.code;
-    throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
-  }
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${file2}: not valid JSON (${err.message}); ${ACCEPTED_KINDS}`);
-  }
+  const data = parseJson(readTextFile(file2), file2, ACCEPTED_KINDS);
   const schema = typeof data === "object" && data !== null ? data.schema : void 0;
   switch (schema) {
     case "perfgate/results":
-      return fromResults(parseResults(text, file2), file2);
+      return fromResults(parseResults(data, file2), file2);
     case "perfgate/import":
       return fromImport(parseImportedSet(data, file2), file2);
     case "perfgate/ab":
@@ -79272,11 +79257,11 @@ function compareSets(input2, options = {}) {
 }
 
 // src/run/host.ts
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
 function osName() {
   try {
-    const text = readFileSync6("/etc/os-release", "utf8");
+    const text = readFileSync5("/etc/os-release", "utf8");
     return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
   } catch {
     return "unknown";
@@ -79621,7 +79606,7 @@ import {
   mkdirSync as mkdirSync5,
   mkdtempSync,
   openSync,
-  readFileSync as readFileSync9,
+  readFileSync as readFileSync8,
   rmSync as rmSync5,
   writeFileSync as writeFileSync5
 } from "node:fs";
@@ -79630,7 +79615,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join as join7 } from "node:path";
 
 // src/datasets/cache.ts
-import { existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync7, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync6, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 async function copyTree(from, to, signal) {
   await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
 }
@@ -79640,11 +79625,11 @@ async function restoreDataset(snapshotDataDir, datadir, signal) {
 }
 
 // src/util/limits.ts
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
   let text;
   try {
-    text = readFileSync8(procLimits, "utf8");
+    text = readFileSync7(procLimits, "utf8");
   } catch {
     return null;
   }
@@ -79810,7 +79795,7 @@ var ServerInstance = class _ServerInstance {
     return this.opts.install;
   }
   errorTail(n = 8) {
-    return existsSync7(this.errorLog) ? lastLines(readFileSync9(this.errorLog, "utf8"), n) : "(no error log)";
+    return existsSync7(this.errorLog) ? lastLines(readFileSync8(this.errorLog, "utf8"), n) : "(no error log)";
   }
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
@@ -80908,7 +80893,7 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
 }
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync10 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync9 } from "node:fs";
 import { join as join13 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
@@ -80997,7 +80982,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync10(join13(procRoot, name), "utf8");
+    return readFileSync9(join13(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -81090,7 +81075,7 @@ var PERFGATE_VERSION = "0.1.0";
 
 // src/workloads/schema.ts
 import { createHash as createHash5 } from "node:crypto";
-import { existsSync as existsSync12, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
@@ -81180,7 +81165,7 @@ function validateWorkload(data, file2) {
 }
 function loadWorkload(file2) {
   if (!existsSync12(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync11(file2);
+  const bytes = readFileSync10(file2);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
   const err = doc.errors[0];
@@ -81970,11 +81955,11 @@ ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync12 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync11 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
-    return readFileSync12(`/proc/${pid}/${file2}`, "utf8");
+    return readFileSync11(`/proc/${pid}/${file2}`, "utf8");
   } catch {
     return null;
   }
@@ -82269,7 +82254,7 @@ function parseConfig(env) {
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync12 } from "node:fs";
 var PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"];
 function obj(x) {
   return typeof x === "object" && x !== null && !Array.isArray(x) ? x : null;
@@ -82286,7 +82271,7 @@ function prNumberOf(x) {
 function readPayload(path6) {
   if (!path6) return {};
   try {
-    return obj(JSON.parse(readFileSync13(path6, "utf8"))) ?? {};
+    return obj(JSON.parse(readFileSync12(path6, "utf8"))) ?? {};
   } catch {
     return {};
   }
@@ -82383,7 +82368,7 @@ function workloadNameOf(file2) {
 }
 function recordedWorkloadName(file2) {
   try {
-    const data = JSON.parse(readFileSync14(file2, "utf8"));
+    const data = JSON.parse(readFileSync13(file2, "utf8"));
     return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
   } catch {
     return null;

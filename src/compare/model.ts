@@ -4,7 +4,6 @@
  * (perfgate/ab). Each becomes a MeasurementSet of Observations (one per scenario × tier × threads ×
  * engine × repetition); A/B files also keep their pairs (PairedCell) for the paired comparison.
  */
-import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import type { AbResults } from "../ab/schema.js";
 import { parseAbResults } from "../ab/store.js";
@@ -14,6 +13,7 @@ import { parseImportedSet } from "../import/store.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import type { TimedValue } from "../stats/index.js";
+import { parseJson, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
 export type SetKind = "results" | "import" | "ab";
@@ -236,24 +236,12 @@ const ACCEPTED_KINDS =
  */
 export function loadMeasurements(file: string): MeasurementSet {
   if (extname(file).toLowerCase() === ".csv") return fromImport(importCsv(file), file);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${(err as Error).message}); ${ACCEPTED_KINDS}`);
-  }
+  const data = parseJson(readTextFile(file), file, ACCEPTED_KINDS);
   const schema =
     typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
   switch (schema) {
     case "perfgate/results":
-      return fromResults(parseResults(text, file), file);
+      return fromResults(parseResults(data, file), file);
     case "perfgate/import":
       return fromImport(parseImportedSet(data, file), file);
     case "perfgate/ab":

@@ -130,7 +130,7 @@ export function parseGabInput(text: string, file: string): GabInput {
     typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
   switch (schema) {
     case "perfgate/results":
-      return { kind: "results", file, results: parseResults(text, file) };
+      return { kind: "results", file, results: parseResults(data, file) };
     case "perfgate/ab":
       return { kind: "ab", file, ab: parseAbResults(data, file) };
     case "perfgate/comparison": {

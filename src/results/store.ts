@@ -1,6 +1,7 @@
 /** Reading and writing results files: atomic writes, validated reads with one-line errors. */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { parseJson, readTextFile, validateDocument } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results, ResultsSchema } from "./schema.js";
 
@@ -22,40 +23,16 @@ export function writeResults(path: string, results: Results): void {
   writeFileAtomic(path, `${JSON.stringify(results, null, 2)}\n`);
 }
 
-/** Parse and validate a results document; `where` names it in errors. */
-export function parseResults(text: string, where: string): Results {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${(err as Error).message})`);
-  }
+/** Validates a parsed results document; `where` names it in errors. */
+export function parseResults(data: unknown, where: string): Results {
   if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
-  const head = data as { schema?: unknown; schema_version?: unknown };
-  if (head.schema !== RESULTS_SCHEMA) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${RESULTS_SCHEMA}"`);
-  }
-  if (head.schema_version !== RESULTS_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${RESULTS_SCHEMA_VERSION})`,
-    );
-  }
-  const parsed = ResultsSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const at = issue.path.map(String).join(".") || "(top level)";
-    throw new UserError(`${where}: field ${at}: ${issue.message}`);
-  }
-  return parsed.data;
+  return validateDocument(data, where, {
+    schema: RESULTS_SCHEMA,
+    version: RESULTS_SCHEMA_VERSION,
+    zod: ResultsSchema,
+  });
 }
 
 export function readResults(path: string): Results {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${path}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
-  }
-  return parseResults(text, path);
+  return parseResults(parseJson(readTextFile(path), path), path);
 }
