@@ -79995,7 +79995,22 @@ function statusDeltas(before, after) {
   return out;
 }
 
+// src/version.ts
+var PERFGATE_VERSION = "0.1.0";
+
 // src/run/tier-server.ts
+function runHeader(loaded, workloadFile, host, sysbench) {
+  const w = loaded.workload;
+  return {
+    perfgate_version: PERFGATE_VERSION,
+    sysbench,
+    started_at: (/* @__PURE__ */ new Date()).toISOString(),
+    ended_at: null,
+    host,
+    workload: { name: w.name, file: workloadFile, sha256: loaded.sha256, spec: w },
+    dataset: { tables: w.tables, table_size: w.table_size }
+  };
+}
 function serverRecord(install, label) {
   return {
     label,
@@ -81070,9 +81085,6 @@ function startTelemetry(opts) {
   };
 }
 
-// src/version.ts
-var PERFGATE_VERSION = "0.1.0";
-
 // src/workloads/schema.ts
 import { createHash as createHash5 } from "node:crypto";
 import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
@@ -81264,18 +81276,7 @@ async function runAb(opts) {
     schema_version: AB_SCHEMA_VERSION,
     results_schema_version: RESULTS_SCHEMA_VERSION,
     status: "running",
-    perfgate_version: PERFGATE_VERSION,
-    sysbench,
-    started_at: (/* @__PURE__ */ new Date()).toISOString(),
-    ended_at: null,
-    host,
-    workload: {
-      name: w.name,
-      file: opts.workloadFile,
-      sha256: loaded.sha256,
-      spec: w
-    },
-    dataset: { tables: w.tables, table_size: w.table_size },
+    ...runHeader(loaded, opts.workloadFile, host, sysbench),
     design,
     servers: [baseRecord, headRecord],
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },

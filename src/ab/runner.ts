@@ -11,7 +11,7 @@ import { hostFingerprint } from "../run/host.js";
 import { checkTiersFitHost, warmupSeconds } from "../run/plan.js";
 import { formatDuration, progressLine } from "../run/progress.js";
 import { AbortedError, runSysbench, type SysbenchResult, sysbenchFailure } from "../run/sysbench-run.js";
-import { serverRecord, startTierServer } from "../run/tier-server.js";
+import { runHeader, serverRecord, startTierServer } from "../run/tier-server.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import {
   checkServerWrapper,
@@ -26,7 +26,6 @@ import { findSysbench, prepareArgs, runArgs, type SysbenchCall, type Target } fr
 import { startTelemetry } from "../telemetry/collector.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
-import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { AB_METRICS, confirmationNeeded } from "./confirm.js";
 import {
@@ -124,18 +123,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     schema_version: AB_SCHEMA_VERSION,
     results_schema_version: RESULTS_SCHEMA_VERSION,
     status: "running",
-    perfgate_version: PERFGATE_VERSION,
-    sysbench,
-    started_at: new Date().toISOString(),
-    ended_at: null,
-    host,
-    workload: {
-      name: w.name,
-      file: opts.workloadFile,
-      sha256: loaded.sha256,
-      spec: w as Record<string, unknown>,
-    },
-    dataset: { tables: w.tables, table_size: w.table_size },
+    ...runHeader(loaded, opts.workloadFile, host, sysbench),
     design,
     servers: [baseRecord, headRecord],
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },

@@ -21,14 +21,13 @@ import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysben
 import { startTelemetry } from "../telemetry/collector.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
-import { PERFGATE_VERSION } from "../version.js";
 import { type LoadedWorkload, loadWorkload } from "../workloads/schema.js";
 import { hostFingerprint } from "./host.js";
 import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
 import { formatDuration, progressLine } from "./progress.js";
 import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
 import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
-import { serverRecord, startTierServer } from "./tier-server.js";
+import { runHeader, serverRecord, startTierServer } from "./tier-server.js";
 
 export interface RunOptions {
   server: string;
@@ -94,18 +93,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     schema: RESULTS_SCHEMA,
     schema_version: RESULTS_SCHEMA_VERSION,
     status: "running",
-    perfgate_version: PERFGATE_VERSION,
-    sysbench,
-    started_at: new Date().toISOString(),
-    ended_at: null,
-    host,
-    workload: {
-      name: w.name,
-      file: opts.workloadFile,
-      sha256: loaded.sha256,
-      spec: w as Record<string, unknown>,
-    },
-    dataset: { tables: w.tables, table_size: w.table_size },
+    ...runHeader(loaded, opts.workloadFile, host, sysbench),
     servers: [record],
     ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
     ...(networkRec ? { network: networkRec } : {}),

@@ -1,11 +1,13 @@
 /** Starting one server for one buffer-pool tier and recording what it runs with (shared by run and ab). */
 import { join } from "node:path";
-import type { ServerRecord } from "../results/schema.js";
+import type { Host, Results, ServerRecord } from "../results/schema.js";
 import { parseSize } from "../servers/config.js";
 import type { ServerInstall } from "../servers/install.js";
 import { ServerInstance } from "../servers/instance.js";
 import type { NetworkSetup } from "../servers/network.js";
 import type { Logger } from "../util/log.js";
+import { PERFGATE_VERSION } from "../version.js";
+import type { LoadedWorkload } from "../workloads/schema.js";
 
 export interface TierServerOptions {
   install: ServerInstall;
@@ -20,6 +22,28 @@ export interface TierServerOptions {
   network?: NetworkSetup;
   /** a prepared dataset's datadir to copy instead of initialising an empty one (src/datasets) */
   restoreFrom?: string;
+}
+
+/** The fields a run's results and an A/B file both start with: versions, host, workload, dataset. */
+export function runHeader(
+  loaded: LoadedWorkload,
+  workloadFile: string,
+  host: Host,
+  sysbench: Results["sysbench"],
+): Pick<
+  Results,
+  "perfgate_version" | "sysbench" | "started_at" | "ended_at" | "host" | "workload" | "dataset"
+> {
+  const w = loaded.workload;
+  return {
+    perfgate_version: PERFGATE_VERSION,
+    sysbench,
+    started_at: new Date().toISOString(),
+    ended_at: null,
+    host,
+    workload: { name: w.name, file: workloadFile, sha256: loaded.sha256, spec: w as Record<string, unknown> },
+    dataset: { tables: w.tables, table_size: w.table_size },
+  };
 }
 
 export function serverRecord(install: ServerInstall, label: string): ServerRecord {
