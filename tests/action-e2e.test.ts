@@ -10,17 +10,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AbResults, AbResultsSchema } from "../src/ab/schema.js";
 import { ROOT } from "./helpers/env.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
-import {
-  HOST,
-  makeIntervals,
-  makeResults,
-  makeServer,
-  tempDir,
-  writeJson,
-} from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const require = createRequire(import.meta.url);
 const MAIN = join(ROOT, "action", "dist", "index.mjs");
@@ -68,64 +60,12 @@ function resultsFile(dir: string, name: string, factor: number, version = "11.4.
 
 /** A perfgate/ab file: one cell in 8 ABBA pairs, head at `ratio` of base (the benchmark job's artifact). */
 function abFile(dir: string, name: string, ratio: number): string {
-  const slice = (tps: number) => ({
-    started_at: "2026-01-01T00:00:00.000Z",
-    duration_s: 2,
-    tps,
-    qps: tps * 20,
-    p95_ms: 2000 / tps,
-    errors_ps: 0,
-  });
   const levels = [1000, 1130, 870, 1210, 950, 1060, 900, 1100];
   const pairs = levels.map((level, i) => ({
-    round: i + 1,
-    order: (i % 2 === 0 ? "AB" : "BA") as "AB" | "BA",
-    confirmation: false,
-    base: slice(level * (1 + 0.01 * ((i % 3) - 1))),
-    head: slice(level * ratio * (1 + 0.01 * ((i % 2) - 0.5))),
+    base: level * (1 + 0.01 * ((i % 3) - 1)),
+    head: level * ratio * (1 + 0.01 * ((i % 2) - 0.5)),
   }));
-  const ab: AbResults = {
-    schema: "perfgate/ab",
-    schema_version: 1,
-    results_schema_version: 1,
-    status: "complete",
-    perfgate_version: "0.1.0",
-    sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" },
-    started_at: "2026-01-01T00:00:00.000Z",
-    ended_at: "2026-01-01T00:10:00.000Z",
-    host: HOST,
-    workload: { name: "smoke", file: "workloads/smoke.yml", sha256: "0".repeat(64), spec: {} },
-    dataset: { tables: 4, table_size: 100_000 },
-    design: { order: "ABBA", slice_s: 2, pairs: 8, max_pairs: 40, confirm_budget_s: 120, prepare_seed: 1 },
-    servers: [
-      makeServer({ label: "base", version: "10.11.5" }),
-      makeServer({ label: "head", version: "11.4.5" }),
-    ],
-    settings: { base: {}, head: {} },
-    cells_planned: 1,
-    cells: [
-      {
-        id: "oltp_read_only/8t/1G",
-        workload: "smoke",
-        script: "oltp_read_only",
-        threads: 8,
-        tier: "1G",
-        status: "ok",
-        started_at: "2026-01-01T00:00:00.000Z",
-        ended_at: "2026-01-01T00:01:00.000Z",
-        pairs,
-        series: {
-          base: makeIntervals(pairs.flatMap((p) => [p.base.tps, p.base.tps])),
-          head: makeIntervals(pairs.flatMap((p) => [p.head.tps, p.head.tps])),
-        },
-        status_deltas: { base: {}, head: {} },
-        telemetry: [],
-      },
-    ],
-    confirm_spent_s: 0,
-    telemetry_overhead_pct_of_core: null,
-  };
-  return writeJson(dir, name, AbResultsSchema.parse(ab));
+  return writeJson(dir, name, makeAbResults({ pairs }));
 }
 
 interface RunResult {

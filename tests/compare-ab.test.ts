@@ -1,11 +1,11 @@
 /** Paired comparisons of interleaved A/B files (perfgate/ab). */
 import { describe, expect, it } from "vitest";
-import { type AbResults, AbResultsSchema } from "../src/ab/schema.js";
+import type { AbResults } from "../src/ab/schema.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, loadMeasurements } from "../src/compare/model.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
-import { HOST, makeIntervals, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
+import { makeAbResults, tempDir, writeJson } from "./helpers/results-factory.js";
 
 interface AbSpec {
   pairs: number;
@@ -21,73 +21,16 @@ interface AbSpec {
 /** A perfgate/ab object with one cell measured in `pairs` ABBA pairs, validated with AbResultsSchema. */
 function makeAb(spec: AbSpec): AbResults {
   const g = gaussian(mulberry32(spec.seed));
-  const slice = (tps: number) => ({
-    started_at: "2026-01-01T00:00:00.000Z",
-    duration_s: 2,
-    tps,
-    qps: tps * 20,
-    p95_ms: 2000 / tps,
-    errors_ps: 0,
-  });
-  const pairs = Array.from({ length: spec.pairs }, (_, i) => {
+  const pairs = Array.from({ length: spec.pairs }, () => {
     const level = 1000 * (1 + 0.3 * g()); // the host's level during this pair, shared by both sides
-    return {
-      round: i + 1,
-      order: (i % 2 === 0 ? "AB" : "BA") as "AB" | "BA",
-      confirmation: false,
-      base: slice(level * (1 + spec.noise * g())),
-      head: slice(level * spec.ratio * (1 + spec.noise * g())),
-    };
+    return { base: level * (1 + spec.noise * g()), head: level * spec.ratio * (1 + spec.noise * g()) };
   });
-  const ab: AbResults = {
-    schema: "perfgate/ab",
-    schema_version: 1,
-    results_schema_version: 1,
-    status: "complete",
-    perfgate_version: "0.1.0",
-    sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" },
-    started_at: "2026-01-01T00:00:00.000Z",
-    ended_at: "2026-01-01T00:10:00.000Z",
-    host: HOST,
-    workload: { name: "ab", file: "workloads/ab.yml", sha256: "0".repeat(64), spec: {} },
-    dataset: { tables: 4, table_size: 100_000 },
-    design: {
-      order: "ABBA",
-      slice_s: 2,
-      pairs: spec.pairs,
-      max_pairs: 40,
-      confirm_budget_s: 120,
-      prepare_seed: 1,
-    },
-    servers: [
-      makeServer({ label: "base", version: spec.baseVersion ?? "10.11.5" }),
-      makeServer({ label: "head", version: spec.headVersion ?? "11.4.5" }),
-    ],
-    settings: { base: {}, head: {} },
-    cells_planned: 1,
-    cells: [
-      {
-        id: "oltp_read_only/8t/1G",
-        workload: "ab",
-        script: "oltp_read_only",
-        threads: 8,
-        tier: "1G",
-        status: "ok",
-        started_at: "2026-01-01T00:00:00.000Z",
-        ended_at: "2026-01-01T00:01:00.000Z",
-        pairs,
-        series: {
-          base: makeIntervals(pairs.flatMap((p) => [p.base.tps, p.base.tps])),
-          head: makeIntervals(pairs.flatMap((p) => [p.head.tps, p.head.tps])),
-        },
-        status_deltas: { base: {}, head: {} },
-        telemetry: [],
-      },
-    ],
-    confirm_spent_s: 0,
-    telemetry_overhead_pct_of_core: null,
-  };
-  return AbResultsSchema.parse(ab);
+  return makeAbResults({
+    pairs,
+    workload: "ab",
+    ...(spec.baseVersion ? { baseVersion: spec.baseVersion } : {}),
+    ...(spec.headVersion ? { headVersion: spec.headVersion } : {}),
+  });
 }
 
 describe("paired A/B comparison", () => {

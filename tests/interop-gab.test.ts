@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AbResults, AbResultsSchema } from "../src/ab/schema.js";
+import type { AbResults } from "../src/ab/schema.js";
 import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { buildProgram } from "../src/cli/main.js";
 import { compareSets } from "../src/compare/compare.js";
@@ -22,14 +22,7 @@ import {
   renderGabDataJs,
 } from "../src/interop/gab.js";
 import { ROOT } from "./helpers/env.js";
-import {
-  HOST,
-  makeIntervals,
-  makeResults,
-  makeServer,
-  tempDir,
-  writeJson,
-} from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const DATA_JS = join(ROOT, "tests/fixtures/interop/data.js");
 
@@ -59,58 +52,11 @@ function expectShape(benches: GabBench[]): void {
 
 /** A perfgate/ab object: one cell, 4 pairs, head tps 200, 220, 242, 220 (base 100 each). */
 function ab(): AbResults {
-  const slice = (tps: number) => ({
-    started_at: "2026-01-01T00:00:00.000Z",
-    duration_s: 2,
-    tps,
-    qps: tps * 20,
-    p95_ms: 1000 / tps,
-    errors_ps: 0,
-  });
   const heads = [200, 220, 242, 220];
-  return AbResultsSchema.parse({
-    schema: "perfgate/ab",
-    schema_version: 1,
-    results_schema_version: 1,
-    status: "complete",
-    perfgate_version: "0.1.0",
-    sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" },
-    started_at: "2026-01-01T00:00:00.000Z",
-    ended_at: "2026-01-01T00:10:00.000Z",
-    host: HOST,
-    workload: { name: "smoke", file: "workloads/smoke.yml", sha256: "0".repeat(64), spec: {} },
-    dataset: { tables: 4, table_size: 100_000 },
-    design: { order: "ABBA", slice_s: 2, pairs: 4, max_pairs: 40, confirm_budget_s: 120, prepare_seed: 1 },
-    servers: [
-      makeServer({ label: "base", version: "10.11.5" }),
-      makeServer({ label: "head", version: "11.4.5" }),
-    ],
-    settings: { base: {}, head: {} },
-    cells_planned: 1,
-    cells: [
-      {
-        id: "oltp_read_only/8t/1G",
-        workload: "smoke",
-        script: "oltp_read_only",
-        threads: 8,
-        tier: "1G",
-        status: "ok",
-        started_at: "2026-01-01T00:00:00.000Z",
-        ended_at: "2026-01-01T00:01:00.000Z",
-        pairs: heads.map((h, i) => ({
-          round: i + 1,
-          order: i % 2 === 0 ? "AB" : "BA",
-          confirmation: false,
-          base: slice(100),
-          head: slice(h),
-        })),
-        series: { base: makeIntervals([100, 100]), head: makeIntervals(heads) },
-        status_deltas: { base: {}, head: {} },
-        telemetry: [],
-      },
-    ],
-    confirm_spent_s: 0,
-    telemetry_overhead_pct_of_core: null,
+  return makeAbResults({
+    pairs: heads.map((head) => ({ base: 100, head })),
+    p95Scale: 1000,
+    series: { base: [100, 100], head: heads },
   });
 }
 

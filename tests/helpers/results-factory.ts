@@ -5,6 +5,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type AbResults, AbResultsSchema } from "../../src/ab/schema.js";
 import {
   type Cell,
   type Host,
@@ -231,4 +232,88 @@ export function writeJson(dir: string, name: string, data: unknown): string {
   const path = join(dir, name);
   writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
   return path;
+}
+
+export interface AbSpec {
+  /** tps of each ABBA pair (the first pair is AB, then BA, AB, ...) */
+  pairs: readonly { base: number; head: number }[];
+  /** workload name (the file is workloads/<name>.yml); default "smoke" */
+  workload?: string;
+  baseVersion?: string;
+  headVersion?: string;
+  /** p95 latency of a slice is p95Scale / tps ms; default 2000 */
+  p95Scale?: number;
+  /** per-second tps of each side; default: each pair's value twice (two 1 s intervals per 2 s slice) */
+  series?: { base: readonly number[]; head: readonly number[] };
+}
+
+/**
+ * A perfgate/ab object: one cell (oltp_read_only, 8 threads, 1G) measured in `spec.pairs` ABBA
+ * pairs of 2 s slices, validated with AbResultsSchema.
+ */
+export function makeAbResults(spec: AbSpec): AbResults {
+  const name = spec.workload ?? "smoke";
+  const slice = (tps: number) => ({
+    started_at: "2026-01-01T00:00:00.000Z",
+    duration_s: 2,
+    tps,
+    qps: tps * 20,
+    p95_ms: (spec.p95Scale ?? 2000) / tps,
+    errors_ps: 0,
+  });
+  const pairs = spec.pairs.map((p, i) => ({
+    round: i + 1,
+    order: (i % 2 === 0 ? "AB" : "BA") as "AB" | "BA",
+    confirmation: false,
+    base: slice(p.base),
+    head: slice(p.head),
+  }));
+  return AbResultsSchema.parse({
+    schema: "perfgate/ab",
+    schema_version: 1,
+    results_schema_version: 1,
+    status: "complete",
+    perfgate_version: "0.1.0",
+    sysbench: { version: "1.0.20", path: "/usr/bin/sysbench" },
+    started_at: "2026-01-01T00:00:00.000Z",
+    ended_at: "2026-01-01T00:10:00.000Z",
+    host: HOST,
+    workload: { name, file: `workloads/${name}.yml`, sha256: "0".repeat(64), spec: {} },
+    dataset: { tables: 4, table_size: 100_000 },
+    design: {
+      order: "ABBA",
+      slice_s: 2,
+      pairs: pairs.length,
+      max_pairs: 40,
+      confirm_budget_s: 120,
+      prepare_seed: 1,
+    },
+    servers: [
+      makeServer({ label: "base", version: spec.baseVersion ?? "10.11.5" }),
+      makeServer({ label: "head", version: spec.headVersion ?? "11.4.5" }),
+    ],
+    settings: { base: {}, head: {} },
+    cells_planned: 1,
+    cells: [
+      {
+        id: "oltp_read_only/8t/1G",
+        workload: name,
+        script: "oltp_read_only",
+        threads: 8,
+        tier: "1G",
+        status: "ok",
+        started_at: "2026-01-01T00:00:00.000Z",
+        ended_at: "2026-01-01T00:01:00.000Z",
+        pairs,
+        series: {
+          base: makeIntervals(spec.series?.base ?? spec.pairs.flatMap((p) => [p.base, p.base])),
+          head: makeIntervals(spec.series?.head ?? spec.pairs.flatMap((p) => [p.head, p.head])),
+        },
+        status_deltas: { base: {}, head: {} },
+        telemetry: [],
+      },
+    ],
+    confirm_spent_s: 0,
+    telemetry_overhead_pct_of_core: null,
+  } satisfies AbResults);
 }
