@@ -55586,6 +55586,26 @@ ${r.stderr}`, 5);
 function lastLines(text, n) {
   return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
 }
+function interruptController(announce) {
+  const controller = new AbortController();
+  const handler2 = (sig) => {
+    if (controller.signal.aborted) {
+      killAllTracked();
+      process.kill(process.pid, "SIGKILL");
+      return;
+    }
+    announce(sig);
+    controller.abort(sig);
+  };
+  const sigs = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of sigs) process.on(s, handler2);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of sigs) process.off(s, handler2);
+    }
+  };
+}
 
 // src/servers/cache.ts
 import { createHash } from "node:crypto";
@@ -82375,26 +82395,6 @@ function recordedWorkloadName(file2) {
     return null;
   }
 }
-function interruptController(log) {
-  const controller = new AbortController();
-  const handler2 = (sig) => {
-    if (controller.signal.aborted) {
-      killAllTracked();
-      process.kill(process.pid, "SIGKILL");
-      return;
-    }
-    log.warn(`${sig} received, stopping sysbench and the servers`);
-    controller.abort(sig);
-  };
-  const sigs = ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const s of sigs) process.on(s, handler2);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      for (const s of sigs) process.off(s, handler2);
-    }
-  };
-}
 function watchChildren() {
   const seen = /* @__PURE__ */ new Set();
   const poll = () => {
@@ -82424,7 +82424,9 @@ async function measureAb(config2, resultsDir, log) {
   saveState("run-id", runId);
   saveState("work-dir", workDir);
   const stopWatching = watchChildren();
-  const interrupt = interruptController(log);
+  const interrupt = interruptController(
+    (sig) => log.warn(`${sig} received, stopping sysbench and the servers`)
+  );
   const end = log.group(`A/B: ${config2.base} vs ${config2.head} (${name})`);
   try {
     const { results } = await runAb({

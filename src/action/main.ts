@@ -21,7 +21,7 @@ import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
-import { killAllTracked } from "../util/processes.js";
+import { interruptController, killAllTracked } from "../util/processes.js";
 import { descendantsOf, RUN_ENV } from "./cleanup.js";
 import { buildCommentBody, type IssueCommentsApi, truncateMarkdown, upsertComment } from "./comment.js";
 import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
@@ -67,26 +67,6 @@ function recordedWorkloadName(file: string): string | null {
 }
 
 /** Cancelling a job sends SIGINT (then SIGTERM): stop the run cleanly; a second signal kills. */
-function interruptController(log: Logger): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const handler = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
-      killAllTracked();
-      process.kill(process.pid, "SIGKILL");
-      return;
-    }
-    log.warn(`${sig} received, stopping sysbench and the servers`);
-    controller.abort(sig);
-  };
-  const sigs: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const s of sigs) process.on(s, handler);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      for (const s of sigs) process.off(s, handler);
-    },
-  };
-}
 
 /** Saves the ids of this step's child processes for the post step, as they appear. */
 function watchChildren(): () => void {
@@ -120,7 +100,9 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   core.saveState("run-id", runId);
   core.saveState("work-dir", workDir);
   const stopWatching = watchChildren();
-  const interrupt = interruptController(log);
+  const interrupt = interruptController((sig) =>
+    log.warn(`${sig} received, stopping sysbench and the servers`),
+  );
   const end = log.group(`A/B: ${config.base} vs ${config.head} (${name})`);
   try {
     const { results } = await runAb({

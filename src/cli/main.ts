@@ -18,7 +18,7 @@ import { parseShard, type Shard } from "../run/shard.js";
 import { resolveServer } from "../servers/resolve.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
-import { killAllTracked } from "../util/processes.js";
+import { interruptController } from "../util/processes.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
@@ -63,25 +63,12 @@ function reportPathFor(out: string): string {
 }
 
 /** Ctrl-C / SIGTERM: abort the run (it stops sysbench and the server and writes what it has); a second signal kills. */
-function interruptController(): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const handler = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
-      killAllTracked();
-      process.kill(process.pid, "SIGKILL");
-      return;
-    }
-    process.stderr.write(`\nperfgate: ${sig} received, stopping sysbench and the server...\n`);
-    controller.abort(sig);
-  };
-  const sigs: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const s of sigs) process.on(s, handler);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      for (const s of sigs) process.off(s, handler);
-    },
-  };
+
+/** Ctrl-C / SIGTERM / SIGHUP stop the run cleanly; a second one kills at once. */
+function cliInterrupt(): { signal: AbortSignal; dispose: () => void } {
+  return interruptController((sig) =>
+    process.stderr.write(`\nperfgate: ${sig} received, stopping sysbench and the server...\n`),
+  );
 }
 
 interface RunFlags {
@@ -103,7 +90,7 @@ async function runCommandAction(o: RunCommandFlags): Promise<void> {
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
   const out = o.out ?? join("results", `${name}-${stamp}.json`);
   const reportPath = o.report ?? reportPathFor(out);
-  const interrupt = interruptController();
+  const interrupt = cliInterrupt();
   try {
     const { results, exitCode } = await runWorkload({
       server: o.server,
@@ -229,7 +216,7 @@ export function buildProgram(): Command {
         );
       }
     });
-  registerAbCommand(program, { parseSet, interruptController, defaultWorkload, reportPathFor });
+  registerAbCommand(program, { parseSet, interruptController: cliInterrupt, defaultWorkload, reportPathFor });
   registerCompareCommands(program);
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);

@@ -126,3 +126,32 @@ export function lastLines(text: string, n: number): string {
     .slice(-n)
     .join(" | ");
 }
+
+/**
+ * An AbortSignal that SIGINT, SIGTERM or SIGHUP aborts (after `announce(signal)`), so a run stops
+ * its children and keeps what it finished; a second signal kills every tracked child and this
+ * process at once. `dispose` removes the handlers.
+ */
+export function interruptController(announce: (sig: NodeJS.Signals) => void): {
+  signal: AbortSignal;
+  dispose: () => void;
+} {
+  const controller = new AbortController();
+  const handler = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      killAllTracked();
+      process.kill(process.pid, "SIGKILL");
+      return;
+    }
+    announce(sig);
+    controller.abort(sig);
+  };
+  const sigs: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of sigs) process.on(s, handler);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of sigs) process.off(s, handler);
+    },
+  };
+}
