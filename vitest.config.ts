@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
+    globalSetup: ["tests/helpers/global-setup.ts"],
     // Integration tests start real mysqld processes; on a 2-core host they must not run all at once.
     fileParallelism: true,
     maxWorkers: 2,
