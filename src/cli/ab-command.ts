@@ -12,8 +12,8 @@ import {
 import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
-import { refuseOutputOverInput } from "../util/outputs.js";
 import { consoleLogger } from "../util/log.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {

@@ -81,9 +81,7 @@ interface StaleRun {
 
 function staleRun(r: LockRecord): StaleRun {
   const ids = (v: unknown): ProcessId[] =>
-    Array.isArray(v)
-      ? v.filter((g): g is ProcessId => typeof g?.pid === "number" && g.pid > 1)
-      : [];
+    Array.isArray(v) ? v.filter((g): g is ProcessId => typeof g?.pid === "number" && g.pid > 1) : [];
   return {
     owner: { pid: r.pid, start: r.start, holder: r.holder },
     groups: ids(r.groups),

@@ -47,7 +47,9 @@ export function resumeDifferences(prev: Results, now: ResumeIdentity): string[] 
     for (const t of server.tiers) {
       const hash = now.tierHashes[t.tier];
       if (hash !== undefined && hash !== t.config_hash) {
-        out.push(`server configuration of tier ${t.tier} differs (config_hash ${t.config_hash.slice(0, 12)}, now ${hash.slice(0, 12)}; compare --set and server_options)`);
+        out.push(
+          `server configuration of tier ${t.tier} differs (config_hash ${t.config_hash.slice(0, 12)}, now ${hash.slice(0, 12)}; compare --set and server_options)`,
+        );
       }
     }
   }

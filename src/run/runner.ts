@@ -6,9 +6,16 @@
  */
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
-import { type Cell, type Host, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../results/schema.js";
+import {
+  type Cell,
+  type Host,
+  RESULTS_SCHEMA,
+  RESULTS_SCHEMA_VERSION,
+  type Results,
+} from "../results/schema.js";
 import { readResults, writeFileAtomic, writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
+import type { ServerInstall } from "../servers/install.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import {
   checkServerWrapper,
@@ -17,7 +24,6 @@ import {
   type NetworkSetup,
   networkRecord,
 } from "../servers/network.js";
-import type { ServerInstall } from "../servers/install.js";
 import { resolveServer } from "../servers/resolve.js";
 import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";

@@ -2,9 +2,12 @@
  * What this perfgate process would leave behind if it were killed outright (kill -9, OOM killer):
  * the process groups it started and the directories it made (datadirs, socket directories). A run
  * records them in its work dir's lock (src/run/guard.ts) so the next perfgate reaps them; spawned
- * processes also die with perfgate by themselves (src/util/processes.ts, parent-death signal).
+ * processes also die with perfgate by themselves (src/util/processes.ts, parent-death signal), and
+ * a watchdog process (src/util/watchdog.ts) kills their groups and removes the directories the
+ * moment perfgate is gone.
  */
 import type { ProcessId } from "./owner.js";
+import { tellWatchdog } from "./watchdog.js";
 
 export interface Leftovers {
   /** process groups (leader pid and start time) still running */
@@ -32,18 +35,24 @@ export function onLeftoversChange(fn: ((l: Leftovers) => void) | null): void {
 
 export function noteGroup(id: ProcessId): void {
   groups.set(id.pid, id);
+  tellWatchdog(`+g ${id.pid}`);
   changed();
 }
 
 export function forgetGroup(pid: number): void {
-  if (groups.delete(pid)) changed();
+  if (!groups.delete(pid)) return;
+  tellWatchdog(`-g ${pid}`);
+  changed();
 }
 
 export function noteDir(path: string): void {
   dirs.add(path);
+  tellWatchdog(`+d ${path}`);
   changed();
 }
 
 export function forgetDir(path: string): void {
-  if (dirs.delete(path)) changed();
+  if (!dirs.delete(path)) return;
+  tellWatchdog(`-d ${path}`);
+  changed();
 }

@@ -80,7 +80,12 @@ function removeStale(path: string, stale: LockRecord): boolean {
  * Takes the lock at `path` or throws a one-line UserError naming the live owner. `what` names the
  * locked thing in that message (e.g. "results file r.json"), `hint` says what to do about it.
  */
-export function acquireLock(path: string, what: string, holder: string, hint = "wait for it to finish or stop it"): Lock {
+export function acquireLock(
+  path: string,
+  what: string,
+  holder: string,
+  hint = "wait for it to finish or stop it",
+): Lock {
   const me: LockRecord = { ...self(), holder, since: new Date().toISOString() };
   let stale: LockRecord | null = null;
   for (let attempt = 0; attempt < 5; attempt++) {

@@ -26,7 +26,13 @@ export function parseStatStartTime(stat: string): string | null {
 /** The process group id (field 5) of a /proc/<pid>/stat line. */
 export function parseStatGroup(stat: string): number | null {
   const close = stat.lastIndexOf(")");
-  const v = close < 0 ? undefined : stat.slice(close + 1).trim().split(/\s+/)[2];
+  const v =
+    close < 0
+      ? undefined
+      : stat
+          .slice(close + 1)
+          .trim()
+          .split(/\s+/)[2];
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : null;
 }
 

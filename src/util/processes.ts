@@ -8,7 +8,9 @@
  *
  * When perfgate itself is killed outright (kill -9, the OOM killer) no handler runs: every child is
  * started through util-linux `setpriv --pdeathsig KILL`, so the kernel kills it the moment perfgate
- * dies, and its process group is recorded (src/util/leftovers.ts) for the next run to reap.
+ * dies; its process group goes to a watchdog process that kills the whole group (grandchildren
+ * too) when perfgate is gone (src/util/watchdog.ts), and is recorded (src/util/leftovers.ts) for
+ * the next run to reap if even that failed.
  * Decision record: docs/decisions/2026-11-23-orphan-prevention.md.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
@@ -17,6 +19,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import { UserError } from "./errors.js";
 import { forgetGroup, noteGroup } from "./leftovers.js";
 import { identify } from "./owner.js";
+import { deathGuardsEnabled } from "./watchdog.js";
 
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -77,7 +80,7 @@ export function deathSignalArgv(
   env: NodeJS.ProcessEnv = process.env,
 ): { command: string; args: string[] } {
   if (setprivPath === undefined) setprivPath = whichCommand("setpriv", env);
-  if (setprivPath === null || process.env.PERFGATE_NO_PDEATHSIG === "1" || whichCommand(command, env) === null)
+  if (setprivPath === null || !deathGuardsEnabled() || whichCommand(command, env) === null)
     return { command, args: [...args] };
   return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
 }
