@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readResults } from "../src/results/store.js";
 import { planCells } from "../src/run/plan.js";
 import { loadWorkload } from "../src/workloads/schema.js";
-import { runCli, startCli } from "./helpers/cli.js";
+import { runCli, startCli as startCliProcess } from "./helpers/cli.js";
 import { processesMatching, ROOT, requireBuild, requireSysbench } from "./helpers/env.js";
 
 const SERVER = "maven:mariadb@11.4.5";
@@ -31,13 +31,27 @@ const PLAN = planCells(loadWorkload(join(ROOT, WORKLOAD)).workload)
   .map((c) => c.id)
   .sort();
 const dirs: string[] = [];
+const started: ReturnType<typeof startCliProcess>[] = [];
+
+/** A CLI process that afterAll stops if a failed assertion left it running. */
+function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ReturnType<typeof startCliProcess> {
+  const run = startCliProcess(args, env);
+  started.push(run);
+  return run;
+}
 
 beforeAll(() => {
   requireSysbench();
   requireBuild();
 });
 
-afterAll(() => {
+afterAll(async () => {
+  for (const run of started) {
+    if (run.child.exitCode === null && run.child.signalCode === null) {
+      process.kill(-run.child.pid!, "SIGTERM");
+      await run.done;
+    }
+  }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

@@ -81,10 +81,11 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
-  checkOutputs(opts);
+  const replacing = checkOutputs(opts);
   const out = resolve(opts.out);
   const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const guard = guardRun({ out, workRoot, holder: `perfgate run --out ${opts.out}`, log });
+  if (replacing) log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
   try {
     return await runGuarded(opts, { loaded, host, net, sysbench, out, workRoot });
   } finally {
@@ -92,14 +93,15 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   }
 }
 
-/** --out must not be the workload, and must not replace a complete run without --force. */
-function checkOutputs(opts: RunOptions): void {
+/**
+ * --out must not be the workload, and must not replace a complete run without --force. Returns
+ * true when it replaces an unfinished run (said once the lock shows no run is writing it).
+ */
+function checkOutputs(opts: RunOptions): boolean {
   refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
-  if (opts.resume !== undefined && sameFile(opts.resume, opts.out)) return;
+  if (opts.resume !== undefined && sameFile(opts.resume, opts.out)) return false;
   const kind = checkRunOutput(opts.out, opts.force === true);
-  if (kind === "unfinished" && opts.resume === undefined) {
-    opts.log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
-  }
+  return kind === "unfinished" && opts.resume === undefined;
 }
 
 interface RunContext {
