@@ -98,10 +98,12 @@ function inside(path: string, root: string): boolean {
 
 /**
  * Only what a run makes may be removed: directories under its work dir and perfgate's socket
- * directories (`<tmp>/pg-*`). A lock file is not trusted to name anything else.
+ * directories (`<tmp>/pg-XXXXXX`). A lock file is not trusted to name anything else.
  */
 export function removableDir(path: string, workRoots: readonly string[]): boolean {
-  const socketDir = dirname(resolve(path)) === resolve(tmpdir()) && basename(path).startsWith("pg-");
+  // ServerInstance makes them with mkdtemp("<tmp>/pg-"): exactly six characters follow.
+  const socketDir =
+    dirname(resolve(path)) === resolve(tmpdir()) && /^pg-[A-Za-z0-9]{6}$/.test(basename(path));
   return socketDir || workRoots.some((root) => inside(path, root));
 }
 

@@ -85,7 +85,8 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const out = resolve(opts.out);
   const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const guard = guardRun({ out, workRoot, holder: `perfgate run --out ${opts.out}`, log });
-  if (replacing) log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
+  if (replacing)
+    log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
   try {
     return await runGuarded(opts, { loaded, host, net, sysbench, out, workRoot });
   } finally {
