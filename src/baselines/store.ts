@@ -9,6 +9,7 @@ import { join, relative } from "node:path";
 import type { Host, Results } from "../results/schema.js";
 import { readResults, writeResults } from "../results/store.js";
 import { UserError } from "../util/errors.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 
 export const DEFAULT_BASELINE_DIR = "baselines";
 const CLASS_RE = /^[a-z0-9][a-z0-9._-]*$/;
@@ -65,6 +66,7 @@ export function saveBaseline(resultsFile: string, o: SaveOptions = {}): string {
     );
   const runnerClass = runnerClassFor(results.host, o.runnerClass);
   const path = baselinePath(o.dir ?? DEFAULT_BASELINE_DIR, runnerClass, results);
+  refuseOutputOverInput("the baseline", path, [resultsFile]);
   if (existsSync(path) && !o.force) {
     throw new UserError(`${path} exists; pass --force to replace it`);
   }

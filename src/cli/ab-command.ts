@@ -13,6 +13,7 @@ import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
@@ -63,6 +64,7 @@ interface AbFlags extends NetworkFlags {
   failOnRegression?: boolean;
   workDir?: string;
   cacheDir?: string;
+  force?: boolean;
 }
 
 export function registerAbCommand(program: Command, h: CliHelpers): void {
@@ -102,6 +104,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
     )
     .option("--threshold <pct>", "regression threshold in % (default 5)", threshold)
     .option("--fail-on-regression", "exit with code 3 when any verdict is a regression")
+    .option("--force", "replace a complete A/B file at --out")
     .option(
       "--work-dir <dir>",
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
@@ -116,6 +119,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
       const out = o.out ?? `results/ab-${name}-${stamp}.json`;
       const reportPath = o.report ?? h.reportPathFor(out);
+      refuseOutputOverInput("--report", reportPath, [out, o.workload]);
       const thresholds: ThresholdConfig = o.threshold !== undefined ? { default_pct: o.threshold } : {};
       const network = networkFromOptions(o);
       const interrupt = h.interruptController();
@@ -135,6 +139,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           ...(o.workDir ? { workDir: o.workDir } : {}),
           ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
           ...(network ? { network } : {}),
+          ...(o.force ? { force: true } : {}),
           log,
           signal: interrupt.signal,
         });

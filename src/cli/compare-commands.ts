@@ -17,6 +17,7 @@ import {
 import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 
 /** Exit code of `perfgate compare --fail-on-regression` when a regression verdict was found. */
 export const EXIT_REGRESSION = 3;
@@ -118,6 +119,7 @@ interface CompareFlags {
 
 async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   // Validate every option before reading any file.
+  refuseOutputOverInput("--out", o.out, files);
   const metrics = parseMetrics(o.metric);
   const thresholds = parseThresholds(o.threshold, o.thresholdMetric);
   const confidence = parseConfidence(o.confidence);
@@ -193,6 +195,7 @@ export function registerCompareCommands(program: Command): void {
     .requiredOption("--csv <file>", "CSV file with a header line")
     .requiredOption("-o, --out <file.json>", "the perfgate/import JSON file to write")
     .action((o: { csv: string; out: string }) => {
+      refuseOutputOverInput("--out", o.out, [o.csv]);
       const set = importCsv(o.csv);
       writeImportedSet(o.out, set);
       process.stdout.write(`${o.out}: ${importSummary(set)}\n`);

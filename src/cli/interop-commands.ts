@@ -22,6 +22,7 @@ import {
 import { writeFileAtomic } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
 import { UserError } from "../util/errors.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 
 interface ExportFlags {
   format: string;
@@ -34,6 +35,7 @@ function exportAction(files: string[], o: ExportFlags): void {
     throw new UserError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
   }
   const format = o.format as GabFormat;
+  refuseOutputOverInput("--out", o.out, files);
   const inputs = files.map((f) => readGabInput(f));
   const benches = exportGab(inputs, format, o.workloadName !== undefined ? { workload: o.workloadName } : {});
   if (benches.length === 0) {
@@ -59,6 +61,7 @@ interface ImportFlags {
 }
 
 function importAction(o: ImportFlags): void {
+  refuseOutputOverInput("--out", o.out, [o.csv, o.gabData]);
   if (o.csv !== undefined && o.gabData !== undefined) {
     throw new UserError("perfgate import: give --csv <file> or --gab-data <data.js>, not both");
   }
@@ -133,6 +136,7 @@ export function registerMergeCommand(program: Command): void {
     .requiredOption("-o, --out <file.json>", "the merged results file (written atomically; nothing on error)")
     .option("--allow-incomplete", "merge parts that are not complete (the merged file is then incomplete)")
     .action((parts: string[], o: { out: string; allowIncomplete?: boolean }) => {
+      refuseOutputOverInput("--out", o.out, parts);
       const merged = mergeResultFiles(parts, o.out, { allowIncomplete: o.allowIncomplete === true });
       process.stdout.write(`${o.out}: ${mergeSummary(merged, parts.length)}\n`);
     });

@@ -16,8 +16,9 @@ import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { resolveServer } from "../servers/resolve.js";
-import { errorMessage, UserError } from "../util/errors.js";
+import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 import { interruptController } from "../util/processes.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
@@ -58,16 +59,26 @@ function parseSet(value: string, previous: Record<string, string>): Record<strin
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
+/** Writes a file after a run; a failure (a full disk) is returned as one line instead of thrown. */
+function tryWrite(path: string, text: () => string): string | null {
+  try {
+    writeFileAtomic(path, text());
+    return null;
+  } catch (err) {
+    return errorMessage(err);
+  }
+}
+
 function reportPathFor(out: string): string {
   return out.endsWith(".json") ? `${out.slice(0, -5)}.md` : `${out}.md`;
 }
 
-/** Ctrl-C / SIGTERM: abort the run (it stops sysbench and the server and writes what it has); a second signal kills. */
-
-/** Ctrl-C / SIGTERM / SIGHUP stop the run cleanly; a second one kills at once. */
+/** Ctrl-C / SIGTERM / SIGHUP, or a closed stdout (EPIPE), stop the run cleanly; a second signal kills at once. */
 function cliInterrupt(): { signal: AbortSignal; dispose: () => void } {
   return interruptController((sig) =>
-    process.stderr.write(`\nperfgate: ${sig} received, stopping sysbench and the server...\n`),
+    process.stderr.write(
+      `\nperfgate: ${sig === "EPIPE" ? "output closed (EPIPE)" : `${sig} received`}, stopping sysbench and the server...\n`,
+    ),
   );
 }
 
@@ -80,16 +91,37 @@ interface RunFlags {
   workDir?: string;
   cacheDir?: string;
   shard?: Shard;
+  force?: boolean;
+  resume?: string;
 }
 type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean };
 
-async function runCommandAction(o: RunCommandFlags): Promise<void> {
+/**
+ * `--resume r.json`: the results go back into r.json, and the server, workload and shard default to
+ * the ones it records (flags given on the command line win and are checked against it).
+ */
+function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
+  if (o.resume === undefined) return o;
+  const prev = readResults(o.resume);
+  const given = (name: string) => cmd.getOptionValueSource(name) === "cli";
+  return {
+    ...o,
+    out: o.out ?? o.resume,
+    ...(given("server") || !prev.servers[0] ? {} : { server: prev.servers[0].spec }),
+    ...(given("workload") ? {} : { workload: prev.workload.file }),
+    ...(o.shard || !prev.shard ? {} : { shard: prev.shard }),
+  };
+}
+
+async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<void> {
+  const o = resumeDefaults(flags, cmd);
   const network = networkFromOptions(o);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
   const out = o.out ?? join("results", `${name}-${stamp}.json`);
   const reportPath = o.report ?? reportPathFor(out);
+  refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const interrupt = cliInterrupt();
   try {
     const { results, exitCode } = await runWorkload({
@@ -102,15 +134,18 @@ async function runCommandAction(o: RunCommandFlags): Promise<void> {
       ...(o.shard ? { shard: o.shard } : {}),
       ...(network ? { network } : {}),
       ...(o.reuseDataset ? { reuseDataset: true } : {}),
+      ...(o.force ? { force: true } : {}),
+      ...(o.resume !== undefined ? { resume: o.resume } : {}),
       log,
       signal: interrupt.signal,
     });
-    writeFileAtomic(reportPath, renderMarkdown(results));
+    const reportError = tryWrite(reportPath, () => renderMarkdown(results));
     process.stdout.write(`${renderTerminal(results)}\n`);
     log.info(`results: ${resolve(out)}`);
-    log.info(`report:  ${resolve(reportPath)}`);
+    if (reportError) log.warn(reportError);
+    else log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(`run ${results.status}: ${results.status_reason ?? ""}`);
-    process.exitCode = exitCode;
+    process.exitCode = exitCode !== 0 ? exitCode : reportError ? 1 : 0;
   } finally {
     interrupt.dispose();
   }
@@ -158,6 +193,11 @@ export function buildProgram(): Command {
       "--reuse-dataset",
       "restore a snapshot of the prepared data (per flavor series and data spec) instead of running prepare; the first run makes it",
     )
+    .option("--force", "replace a complete results file at --out")
+    .option(
+      "--resume <results.json>",
+      "continue an interrupted run: keep its finished cells, run the rest (same workload, server, config and host, else refused); results go back into that file unless --out",
+    )
     .action(runCommandAction);
 
   program
@@ -170,6 +210,7 @@ export function buildProgram(): Command {
       if (o.format !== "markdown" && o.format !== "text") {
         throw new UserError(`--format ${o.format}: accepted: markdown, text`);
       }
+      refuseOutputOverInput("--out", o.out, [file]);
       let text: string;
       if (isAbFile(file)) {
         const set = fromAb(readAbResults(file), file);
@@ -238,6 +279,6 @@ export async function main(argv: string[]): Promise<void> {
     if (!(err instanceof UserError) && process.env.PERFGATE_DEBUG && err instanceof Error) {
       process.stderr.write(`${err.stack}\n`);
     }
-    process.exitCode = 1;
+    process.exitCode = err instanceof UsageError ? 2 : 1;
   }
 }

@@ -188,5 +188,7 @@ export const ResultsSchema = z.object({
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable(),
+  /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
+  resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
 });
 export type Results = z.infer<typeof ResultsSchema>;

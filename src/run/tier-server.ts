@@ -1,10 +1,11 @@
 /** Starting one server for one buffer-pool tier and recording what it runs with (shared by run and ab). */
 import { join } from "node:path";
 import type { Host, Results, ServerRecord } from "../results/schema.js";
-import { parseSize } from "../servers/config.js";
+import { generateConfig, parseSize } from "../servers/config.js";
 import type { ServerInstall } from "../servers/install.js";
 import { ServerInstance } from "../servers/instance.js";
 import type { NetworkSetup } from "../servers/network.js";
+import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
 import type { LoadedWorkload } from "../workloads/schema.js";
@@ -44,6 +45,30 @@ export function runHeader(
     workload: { name: w.name, file: workloadFile, sha256: loaded.sha256, spec: w as Record<string, unknown> },
     dataset: { tables: w.tables, table_size: w.table_size },
   };
+}
+
+/**
+ * The config_hash a tier's server would be recorded with (the hash covers the tunables only, not
+ * paths or ports), computed without starting anything: a resumed run checks it against the file.
+ */
+export function tierConfigHash(
+  install: ServerInstall,
+  tier: string,
+  hostMemoryBytes: number,
+  overrides: TierServerOptions["overrides"],
+): string {
+  const none = { basedir: "", datadir: "", socket: "", port: 0, pidFile: "", errorLog: "", tmpdir: "" };
+  return generateConfig(
+    {
+      flavor: install.flavor,
+      version: install.version,
+      bufferPoolBytes: parseSize(tier) ?? 0,
+      hostMemoryBytes,
+      openFilesLimit: hardOpenFilesLimit(),
+    },
+    { ...none, lcMessagesDir: "", pluginDir: null, user: null },
+    overrides,
+  ).hash;
 }
 
 export function serverRecord(install: ServerInstall, label: string): ServerRecord {

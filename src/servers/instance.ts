@@ -20,9 +20,10 @@ import { join } from "node:path";
 import mysql from "mysql2/promise";
 import { restoreDataset } from "../datasets/cache.js";
 import { UserError } from "../util/errors.js";
+import { forgetDir, noteDir } from "../util/leftovers.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
-import { lastLines, runCommand, spawnTracked, stopChild } from "../util/processes.js";
+import { describeExit, lastLines, runCommand, spawnTracked, stopChild } from "../util/processes.js";
 import { type GeneratedConfig, generateConfig, type Overrides, sysbenchAuth } from "./config.js";
 import { installEnv, type ServerInstall } from "./install.js";
 import { wrapArgv } from "./network.js";
@@ -67,6 +68,8 @@ export class ServerInstance {
   private readonly cnfPath: string;
   private readonly socketDir: string;
   private child: ChildProcess | null = null;
+  /** how the server process ended ("was killed by SIGKILL"), once it has */
+  exitDescription: string | null = null;
 
   private constructor(
     private readonly opts: InstanceOptions,
@@ -79,6 +82,9 @@ export class ServerInstance {
     this.socketDir = mkdtempSync(join(tmpdir(), "pg-"));
     this.socket = join(this.socketDir, "mysqld.sock");
     this.datadir = join(workDir, "data");
+    // Removed by dispose(); recorded so that the next run reaps them if perfgate is killed outright.
+    noteDir(this.socketDir);
+    noteDir(this.datadir);
     this.errorLog = join(workDir, "error.log");
     this.cnfPath = join(workDir, "my.cnf");
     mkdirSync(join(workDir, "tmp"), { recursive: true });
@@ -190,7 +196,8 @@ export class ServerInstance {
     const child = this.child;
     let exit: string | null = null;
     child.once("exit", (code, sig) => {
-      exit = `exit code ${code ?? sig}`;
+      exit = describeExit(code, sig);
+      this.exitDescription = exit;
     });
     child.once("error", (err) => {
       exit = err.message;
@@ -324,7 +331,9 @@ export class ServerInstance {
   async dispose(keepData = false): Promise<void> {
     await this.stop();
     rmSync(this.socketDir, { recursive: true, force: true });
+    forgetDir(this.socketDir);
     if (!keepData) rmSync(this.datadir, { recursive: true, force: true });
+    forgetDir(this.datadir);
   }
 }
 

@@ -16,3 +16,8 @@ export function errorMessage(err: unknown): string {
     return String(err);
   }
 }
+
+/** A UserError about how perfgate was called (a flag's value, an output that would clobber an input): exit 2. */
+export class UsageError extends UserError {
+  override name = "UsageError";
+}
