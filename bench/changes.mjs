@@ -27,7 +27,10 @@ const arg = (name, fallback) => {
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
 };
 const seed = arg("--seed", "42");
-const cacheDir = arg("--cache-dir", join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "perfgate", "bench-changes"));
+const cacheDir = arg(
+  "--cache-dir",
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "perfgate", "bench-changes"),
+);
 const keep = argv.includes("--keep");
 const root = join(import.meta.dirname, "..");
 const log = (msg) => process.stderr.write(`${msg}\n`);
@@ -88,7 +91,8 @@ function runOtava(otavaVenv, files) {
 /** Greedy one-to-one matching of detections to labels within the tolerance, closest pairs first. */
 function matches(detected, labels) {
   const pairs = [];
-  for (const d of detected) for (const l of labels) if (Math.abs(d - l) <= TOLERANCE) pairs.push([Math.abs(d - l), d, l]);
+  for (const d of detected)
+    for (const l of labels) if (Math.abs(d - l) <= TOLERANCE) pairs.push([Math.abs(d - l), d, l]);
   pairs.sort((a, b) => a[0] - b[0]);
   const usedD = new Set();
   const usedL = new Set();
@@ -140,7 +144,18 @@ function median(xs) {
 function printTable(results, manifest, timing) {
   const f = (x) => x.toFixed(3);
   const rows = [
-    ["tool", "all: P", "R", "F1", "mean shifts: P", "R", "F1", "TP/FP/FN (shifts)", "no-shift series flagged", "10k points"],
+    [
+      "tool",
+      "all: P",
+      "R",
+      "F1",
+      "mean shifts: P",
+      "R",
+      "F1",
+      "TP/FP/FN (shifts)",
+      "no-shift series flagged",
+      "10k points",
+    ],
   ];
   for (const [tool, acc] of Object.entries(results)) {
     const a = prf(acc.all);
@@ -191,17 +206,32 @@ async function main() {
     log(`running Apache Otava on ${files.length} series ...`);
     const otava = runOtava(otavaVenv, files);
     log("running perfgate ...");
-    const results = { perfgate: { all: newScore(), shift: newScore() }, "Apache Otava 0.8.0": { all: newScore(), shift: newScore() } };
+    const results = {
+      perfgate: { all: newScore(), shift: newScore() },
+      "Apache Otava 0.8.0": { all: newScore(), shift: newScore() },
+    };
     for (const [i, entry] of manifest.entries()) {
       const points = lib.parseSeriesCsv(readFileSync(files[i], "utf8"), files[i]).points;
-      score(results.perfgate, lib.detectChanges(points).map((c) => c.index), entry);
+      score(
+        results.perfgate,
+        lib.detectChanges(points).map((c) => c.index),
+        entry,
+      );
       score(results["Apache Otava 0.8.0"], otava.get(files[i]).indices, entry);
       if (argv.includes("--verbose")) {
-        log(`${entry.filename}: labels ${JSON.stringify(entry.change_point_indices)} ${JSON.stringify(entry.change_point_types)} perfgate ${JSON.stringify(lib.detectChanges(points).map((c) => c.index))} otava ${JSON.stringify(otava.get(files[i]).indices)}`);
+        log(
+          `${entry.filename}: labels ${JSON.stringify(entry.change_point_indices)} ${JSON.stringify(entry.change_point_types)} perfgate ${JSON.stringify(lib.detectChanges(points).map((c) => c.index))} otava ${JSON.stringify(otava.get(files[i]).indices)}`,
+        );
       }
     }
     log("timing both on a 10,000-point series ...");
-    const big = generate(genVenv, join(work, "big"), ["--lengths", "10000", "--noise-levels", "5", "--no-combinations"]);
+    const big = generate(genVenv, join(work, "big"), [
+      "--lengths",
+      "10000",
+      "--noise-levels",
+      "5",
+      "--no-combinations",
+    ]);
     const bigEntry = big.find((e) => e.generator === "multiple_changes+noise_normal");
     const bigFile = join(work, "big", bigEntry.filename);
     const pg = timePerfgate(lib, bigFile);

@@ -40,10 +40,13 @@ export interface NoiseModel {
   variance: Float64Array;
 }
 
-/** Smallest variance used, relative to the series' magnitude, so a noise-free series still works. */
+/**
+ * Smallest between-point variance: an SD of 1e-6 of the series' typical magnitude (a measurement's
+ * resolution), so a noise-free series still has a finite scale.
+ */
 function varianceFloor(values: readonly number[]): number {
   const scale = Math.max(1e-12, Math.abs(median(values)));
-  return (scale * 1e-9) ** 2;
+  return (scale * 1e-6) ** 2;
 }
 
 /**

@@ -5,9 +5,10 @@
  */
 export class SegmentSums {
   readonly n: number;
-  private readonly w: Float64Array;
-  private readonly wy: Float64Array;
-  private readonly wy2: Float64Array;
+  /** Prefix sums Σw, Σw·y, Σw·y² (index i covers points 0..i−1); read directly by PELT's inner loop. */
+  readonly w: Float64Array;
+  readonly wy: Float64Array;
+  readonly wy2: Float64Array;
   private readonly y: Float64Array;
   private readonly y2: Float64Array;
   private readonly lag: Float64Array;

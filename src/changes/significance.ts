@@ -58,6 +58,9 @@ export interface EliminationOptions {
   alpha: number;
   window: number;
   minMagnitude: number;
+  /** The series was standardized as (value − center) / scale: means are mapped back with these. */
+  center: number;
+  scale: number;
 }
 
 export interface TestedChange extends ShiftTest {
@@ -68,7 +71,8 @@ function testAt(sums: SegmentSums, cps: readonly number[], j: number, o: Elimina
   const c = cps[j]!;
   const a = Math.max(j > 0 ? cps[j - 1]! : 0, c - o.window);
   const b = Math.min(j < cps.length - 1 ? cps[j + 1]! : sums.n, c + o.window);
-  return shiftTest(sums.summary(a, c), sums.summary(c, b));
+  const t = shiftTest(sums.summary(a, c), sums.summary(c, b));
+  return { ...t, before: o.center + o.scale * t.before, after: o.center + o.scale * t.after };
 }
 
 function rejects(t: ShiftTest, o: EliminationOptions): boolean {
