@@ -63,7 +63,8 @@ function checkout(store: GitStore, dir: string): boolean {
     const ls = git(dir, ["ls-remote", "--heads", store.url, store.branch]);
     if (!ls.ok) throw new UserError(`git fetch ${store.url}: ${f.err.split("\n").slice(-1)[0]}`);
     if (ls.out !== "") throw new UserError(`git fetch ${store.url} ${store.branch}: ${f.err}`);
-    gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${(orphans += 1)}`]);
+    orphans += 1;
+    gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${orphans}`]);
     git(dir, ["rm", "-rf", "--quiet", "--ignore-unmatch", "."]);
     return false;
   }
