@@ -85,6 +85,10 @@ export function registerHistoryCommands(program: Command): void {
     )
     .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
     .option("--date <iso>", "date the point is plotted at (default: the run's start)")
+    .option(
+      "--matrix <name>",
+      "make the run part of a version matrix with this name (its runs are compared with each other, not plotted as trends)",
+    )
     .addOption(
       new Option("--runner-class <name>", "runner class (default: derived from the host fingerprint)").env(
         "PERFGATE_RUNNER_CLASS",
@@ -114,7 +118,7 @@ export function registerHistoryCommands(program: Command): void {
       if (index.runs.length === 0) process.stdout.write("no runs in the store\n");
       for (const e of index.runs) {
         process.stdout.write(
-          `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${e.cells} cells\n`,
+          `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${e.cells} cells${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
         );
       }
     });

@@ -17,6 +17,7 @@ export interface AppendFlags {
   branch?: string;
   date?: string;
   runnerClass?: string;
+  matrix?: string;
 }
 
 function gitOut(args: string[]): string | null {
@@ -46,7 +47,16 @@ export function runContext(
   if (f.date !== undefined && Number.isNaN(new Date(f.date).getTime())) {
     throw new UserError(`--date ${f.date}: not a date (accepted: ISO 8601, e.g. 2026-11-23T02:17:00Z)`);
   }
-  return { commit, commitUrl, branch: branch || "unknown", ...(f.date ? { date: f.date } : {}) };
+  if (f.matrix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(f.matrix)) {
+    throw new UserError(`--matrix ${f.matrix}: use letters, digits, '.', '_' or '-' (e.g. rc-11.8.2)`);
+  }
+  return {
+    commit,
+    commitUrl,
+    branch: branch || "unknown",
+    matrix: f.matrix ?? null,
+    ...(f.date ? { date: f.date } : {}),
+  };
 }
 
 /** The history run for a results (perfgate run) or A/B (perfgate ab) file. */

@@ -24,6 +24,8 @@ export interface RunContext {
   /** ISO date; default: the run's start */
   date?: string;
   runnerClass: string;
+  /** version-matrix name (null: a trend run) */
+  matrix?: string | null;
 }
 
 /** Per-second lines are split into this many batches for a single repetition's interval. */
@@ -141,6 +143,7 @@ function runOf(
     date,
     branch: ctx.branch,
     runner_class: ctx.runnerClass,
+    matrix: ctx.matrix ?? null,
     perfgate_version: doc.perfgate_version,
     sysbench: { version: doc.sysbench.version, options: rest.options },
     host: { ...doc.host },

@@ -50,6 +50,7 @@ export function entryOf(run: HistoryRun): IndexEntry {
     commit: run.commit,
     branch: run.branch,
     runner_class: run.runner_class,
+    matrix: run.matrix,
     workload: run.workload.name,
     servers: run.servers.map((s) => `${s.flavor}@${s.version}`),
     cells: run.cells.length,

@@ -71,6 +71,11 @@ export const HistoryRunSchema = z.object({
   date: z.string(),
   branch: z.string(),
   runner_class: z.string(),
+  /**
+   * a version-matrix name shared by the runs of one comparison (e.g. a release-candidate run's
+   * baseline and candidates); null for runs that belong to the trend series
+   */
+  matrix: z.string().nullable(),
   perfgate_version: z.string(),
   sysbench: z.object({ version: z.string(), options: z.array(z.string()) }),
   host: z.object({
@@ -95,6 +100,7 @@ export const IndexEntrySchema = z.object({
   commit: z.string(),
   branch: z.string(),
   runner_class: z.string(),
+  matrix: z.string().nullable(),
   workload: z.string(),
   /** `flavor@version` of each server, in the run's order */
   servers: z.array(z.string()),
