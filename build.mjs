@@ -23,7 +23,12 @@ await build({ ...common, entryPoints: ["src/action/post.ts"], outfile: "action/d
 
 // The trend site's client (perfgate pages copies dist/pages): one browser bundle, uPlot included,
 // and an HTML shell per page. No CDN: the site works offline.
-const PAGES = { index: ["overview", "perfgate trends"], cell: ["cell", "cell"], run: ["run", "run"], matrix: ["matrix", "version matrix"] };
+const PAGES = {
+  index: ["overview", "perfgate trends"],
+  cell: ["cell", "cell"],
+  run: ["run", "run"],
+  matrix: ["matrix", "version matrix"],
+};
 await build({
   entryPoints: ["src/pages/client/app.ts"],
   outdir: "dist/pages/assets",

@@ -63,7 +63,7 @@ function showText(run: HistoryRun): string {
   return lines.join("\n");
 }
 
-export function registerHistoryCommands(program: Command): void {
+export function registerHistoryCommands(program: Command): Command {
   const history = program
     .command("history")
     .description(
@@ -154,4 +154,5 @@ export function registerHistoryCommands(program: Command): void {
       process.stdout.write(`removed ${gone.length} run(s) from ${describeStore(store)}\n`);
       for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
     });
+  return history;
 }
