@@ -25,8 +25,10 @@ import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
+import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
+import { registerPagesCommands } from "./pages-commands.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
@@ -262,6 +264,7 @@ export function buildProgram(): Command {
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);
   registerBaselineCommands(program);
+  registerPagesCommands(program, registerHistoryCommands(program));
   return program;
 }
 
