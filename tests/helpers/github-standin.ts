@@ -309,7 +309,9 @@ export class GitHubStandIn {
   private example(op: Operation, status: number): unknown {
     const resp = deref<Json>(this.doc, (op.op.responses as Json)[String(status)]);
     const media = (resp.content as Json | undefined)?.["application/json"] as Json | undefined;
-    const ex = deref<Json>(this.doc, (media?.examples as Json | undefined)?.default);
+    // The "default" example, else the first one (GET /user names its two examples).
+    const examples = (media?.examples as Json | undefined) ?? {};
+    const ex = deref<Json>(this.doc, examples.default ?? Object.values(examples)[0]);
     return ex && "value" in ex ? JSON.parse(JSON.stringify(ex.value)) : (media?.example ?? {});
   }
 
