@@ -16,7 +16,7 @@ import { consoleLogger } from "../util/log.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
-  parseSet: (value: string, previous: Record<string, string>) => Record<string, string>;
+  parseSet: (value: string, previous: Record<string, string> | undefined) => Record<string, string>;
   interruptController: () => { signal: AbortSignal; dispose: () => void };
   defaultWorkload: () => string;
   reportPathFor: (out: string) => string;
@@ -53,8 +53,8 @@ interface AbFlags extends NetworkFlags {
   out?: string;
   report?: string;
   json?: string;
-  baseSet: Record<string, string>;
-  headSet: Record<string, string>;
+  baseSet?: Record<string, string>;
+  headSet?: Record<string, string>;
   pairs?: number;
   slice?: number;
   maxPairs?: number;
@@ -79,8 +79,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "workload YAML file (its ab: section sets slices and pairs)",
       h.defaultWorkload(),
     )
-    .option("--base-set <name=value>", "server option for the base only (repeatable)", h.parseSet, {})
-    .option("--head-set <name=value>", "server option for the head only (repeatable)", h.parseSet, {})
+    .option("--base-set <name=value>", "server option for the base only (repeatable)", h.parseSet)
+    .option("--head-set <name=value>", "server option for the head only (repeatable)", h.parseSet)
     .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
     .option("--report <file>", "Markdown report (default: the results file with .md)")
     .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
@@ -125,8 +125,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           head: o.head,
           workloadFile: o.workload,
           out,
-          baseSet: o.baseSet,
-          headSet: o.headSet,
+          baseSet: o.baseSet ?? {},
+          headSet: o.headSet ?? {},
           thresholds,
           ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
           ...(o.slice !== undefined ? { slice: o.slice } : {}),

@@ -51,7 +51,8 @@ function defaultWorkload(): string {
   return join(packageRoot(), DEFAULT_WORKLOAD);
 }
 
-function parseSet(value: string, previous: Record<string, string>): Record<string, string> {
+/** A repeatable name=value option; no commander default (it would print `(default: {})` in --help). */
+function parseSet(value: string, previous: Record<string, string> | undefined): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0)
     throw new UserError(`--set ${value}: expected name=value, e.g. --set innodb_flush_log_at_trx_commit=0`);
@@ -76,7 +77,7 @@ interface RunFlags {
   workload: string;
   out?: string;
   report?: string;
-  set: Record<string, string>;
+  set?: Record<string, string>;
   workDir?: string;
   cacheDir?: string;
   shard?: Shard;
@@ -96,7 +97,7 @@ async function runCommandAction(o: RunCommandFlags): Promise<void> {
       server: o.server,
       workloadFile: o.workload,
       out,
-      set: o.set,
+      set: o.set ?? {},
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
@@ -140,7 +141,7 @@ export function buildProgram(): Command {
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
-    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet, {})
+    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet)
     .option(
       "--work-dir <dir>",
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
