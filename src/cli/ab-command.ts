@@ -17,7 +17,7 @@ import { refuseOutputOverInput } from "../util/outputs.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
-  parseSet: (value: string, previous: Record<string, string>) => Record<string, string>;
+  parseSet: (value: string, previous: Record<string, string> | undefined) => Record<string, string>;
   interruptController: () => { signal: AbortSignal; dispose: () => void };
   defaultWorkload: () => string;
   reportPathFor: (out: string) => string;
@@ -54,8 +54,8 @@ interface AbFlags extends NetworkFlags {
   out?: string;
   report?: string;
   json?: string;
-  baseSet: Record<string, string>;
-  headSet: Record<string, string>;
+  baseSet?: Record<string, string>;
+  headSet?: Record<string, string>;
   pairs?: number;
   slice?: number;
   maxPairs?: number;
@@ -81,8 +81,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "workload YAML file (its ab: section sets slices and pairs)",
       h.defaultWorkload(),
     )
-    .option("--base-set <name=value>", "server option for the base only (repeatable)", h.parseSet, {})
-    .option("--head-set <name=value>", "server option for the head only (repeatable)", h.parseSet, {})
+    .option("--base-set <name=value>", "server option for the base only (repeatable)", h.parseSet)
+    .option("--head-set <name=value>", "server option for the head only (repeatable)", h.parseSet)
     .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
     .option("--report <file>", "Markdown report (default: the results file with .md)")
     .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
@@ -129,8 +129,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           head: o.head,
           workloadFile: o.workload,
           out,
-          baseSet: o.baseSet,
-          headSet: o.headSet,
+          baseSet: o.baseSet ?? {},
+          headSet: o.headSet ?? {},
           thresholds,
           ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
           ...(o.slice !== undefined ? { slice: o.slice } : {}),

@@ -54,7 +54,8 @@ function defaultWorkload(): string {
   return join(packageRoot(), DEFAULT_WORKLOAD);
 }
 
-function parseSet(value: string, previous: Record<string, string>): Record<string, string> {
+/** A repeatable name=value option; no commander default (it would print `(default: {})` in --help). */
+function parseSet(value: string, previous: Record<string, string> | undefined): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0)
     throw new UserError(`--set ${value}: expected name=value, e.g. --set innodb_flush_log_at_trx_commit=0`);
@@ -89,7 +90,7 @@ interface RunFlags {
   workload: string;
   out?: string;
   report?: string;
-  set: Record<string, string>;
+  set?: Record<string, string>;
   workDir?: string;
   cacheDir?: string;
   shard?: Shard;
@@ -130,7 +131,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       server: o.server,
       workloadFile: o.workload,
       out,
-      set: o.set,
+      set: o.set ?? {},
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
@@ -177,7 +178,7 @@ export function buildProgram(): Command {
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
-    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet, {})
+    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet)
     .option(
       "--work-dir <dir>",
       "where server datadirs and logs go (default: .perfgate/work beside the results)",

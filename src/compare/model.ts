@@ -62,6 +62,8 @@ export interface MeasurementSet {
   paired?: PairedCell[];
   /** run results only: the file itself, for the fairness checks */
   results?: Results;
+  /** A/B files only: the file itself (servers, settings, design) for reports */
+  ab?: AbResults;
   /** run results only: engine name → label of its server record in `results.servers` */
   engine_servers?: Record<string, string>;
   /** cells that failed or have no summary (skipped) */
@@ -223,7 +225,7 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       });
     }
   }
-  return { kind: "ab", file, engines: [base, head], observations, paired, failed_cells: failed };
+  return { kind: "ab", file, engines: [base, head], observations, paired, ab, failed_cells: failed };
 }
 
 const ACCEPTED_KINDS =

@@ -4,21 +4,10 @@
  */
 import type { Cell, Results } from "../results/schema.js";
 import { type DegradationResult, detectDegradation } from "../stats/index.js";
+import { mdEscape } from "./escape.js";
 
-const MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
-// Reports escape the same few names (engines, scenarios, tiers) tens of thousands of times.
-const escaped = new Map<string, string>();
-
-/** Escapes text for a Markdown table cell or line (untrusted: versions, paths, error messages). */
-export function mdEscape(text: string): string {
-  if (!MD_SPECIAL.test(text)) return text;
-  const hit = escaped.get(text);
-  if (hit !== undefined) return hit;
-  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
-  if (escaped.size >= 4096) escaped.clear();
-  escaped.set(text, out);
-  return out;
-}
+/** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
+export { mdEscape } from "./escape.js";
 
 /**
  * |n| rounded to `digits` decimals the way Intl.NumberFormat does it: half away from zero on the
