@@ -11,12 +11,12 @@ import {
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { UserError } from "../util/errors.js";
+import { UsageError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
-  parseSet: (value: string, previous: Record<string, string>) => Record<string, string>;
+  parseSet: (value: string, previous: Record<string, string>, flag?: string) => Record<string, string>;
   interruptController: () => { signal: AbortSignal; dispose: () => void };
   defaultWorkload: () => string;
   reportPathFor: (out: string) => string;
@@ -25,7 +25,8 @@ export interface CliHelpers {
 function positiveInt(flag: string) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new UserError(`${flag} ${v}: expected a positive whole number`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new UsageError(`${flag} ${v}: expected a positive whole number`);
     return n;
   };
 }
@@ -34,7 +35,7 @@ function nonNegativeInt(flag: string) {
   return (v: string): number => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0)
-      throw new UserError(`${flag} ${v}: expected a whole number of seconds >= 0`);
+      throw new UsageError(`${flag} ${v}: expected a whole number of seconds >= 0`);
     return n;
   };
 }
@@ -42,7 +43,7 @@ function nonNegativeInt(flag: string) {
 function threshold(v: string): number {
   const n = Number(v);
   if (!(n > 0) || !Number.isFinite(n))
-    throw new UserError(`--threshold ${v}: expected a percentage > 0, e.g. 5`);
+    throw new UsageError(`--threshold ${v}: expected a percentage > 0, e.g. 5`);
   return n;
 }
 
@@ -79,8 +80,18 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "workload YAML file (its ab: section sets slices and pairs)",
       h.defaultWorkload(),
     )
-    .option("--base-set <name=value>", "server option for the base only (repeatable)", h.parseSet, {})
-    .option("--head-set <name=value>", "server option for the head only (repeatable)", h.parseSet, {})
+    .option(
+      "--base-set <name=value>",
+      "server option for the base only (repeatable)",
+      (v, p) => h.parseSet(v, p, "--base-set"),
+      {},
+    )
+    .option(
+      "--head-set <name=value>",
+      "server option for the head only (repeatable)",
+      (v, p) => h.parseSet(v, p, "--head-set"),
+      {},
+    )
     .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
     .option("--report <file>", "Markdown report (default: the results file with .md)")
     .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")

@@ -21,7 +21,7 @@ import {
 } from "../interop/gab.js";
 import { writeFileAtomic } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 
 interface ExportFlags {
   format: string;
@@ -31,7 +31,7 @@ interface ExportFlags {
 
 function exportAction(files: string[], o: ExportFlags): void {
   if (!(GAB_FORMATS as readonly string[]).includes(o.format)) {
-    throw new UserError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
+    throw new UsageError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
   }
   const format = o.format as GabFormat;
   const inputs = files.map((f) => readGabInput(f));
@@ -60,7 +60,7 @@ interface ImportFlags {
 
 function importAction(o: ImportFlags): void {
   if (o.csv !== undefined && o.gabData !== undefined) {
-    throw new UserError("perfgate import: give --csv <file> or --gab-data <data.js>, not both");
+    throw new UsageError("perfgate import: give --csv <file> or --gab-data <data.js>, not both");
   }
   if (o.gabData !== undefined) {
     const imported = importGabData(o.gabData);
@@ -69,7 +69,7 @@ function importAction(o: ImportFlags): void {
     return;
   }
   if (o.csv === undefined) {
-    throw new UserError(
+    throw new UsageError(
       "perfgate import: accepted: --csv <file> or --gab-data <data.js>, with --out <file.json>",
     );
   }

@@ -27,8 +27,12 @@ export function parseCsvNumber(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/**
+ * A cell for an error message: quoted when it is a short plain value (a name, a number), else only
+ * its length. The file may be anything a path was pointed at; its bytes must not be echoed.
+ */
 function quote(s: string): string {
-  return JSON.stringify(s);
+  return /^[\w .,%@()+-]{0,40}$/.test(s) ? JSON.stringify(s) : `(a value of ${s.length} characters)`;
 }
 
 interface ParsedRecord {

@@ -22,6 +22,7 @@ import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow 
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";
+import { jsonErrorReason } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -124,7 +125,7 @@ export function parseGabInput(text: string, file: string): GabInput {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${oneLine((err as Error).message)}); ${ACCEPTED_INPUTS}`);
+    throw new UserError(`${file}: not valid JSON (${jsonErrorReason(err, text)}); ${ACCEPTED_INPUTS}`);
   }
   const schema =
     typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
@@ -438,7 +439,7 @@ export function parseGabDataJs(text: string, file: string): GabData {
     data = JSON.parse(json);
   } catch (err) {
     throw new UserError(
-      `${file}: the value after "${GAB_DATA_PREFIX.trim()}" is not valid JSON (${oneLine((err as Error).message)})`,
+      `${file}: the value after "${GAB_DATA_PREFIX.trim()}" is not valid JSON (${jsonErrorReason(err, json)})`,
     );
   }
   const parsed = GabDataSchema.safeParse(data);

@@ -23,7 +23,8 @@ import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { type LoadedWorkload, loadWorkload } from "../workloads/schema.js";
 import { hostFingerprint } from "./host.js";
-import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
+import { type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
+import { preflightServers } from "./preflight.js";
 import { formatDuration, progressLine } from "./progress.js";
 import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
 import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
@@ -62,7 +63,9 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const loaded: LoadedWorkload = loadWorkload(opts.workloadFile);
   const w = loaded.workload;
   const host = hostFingerprint();
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes);
+  preflightServers(w, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.server, set: opts.set ?? {}, where: "--set" },
+  ]);
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);

@@ -21,8 +21,34 @@ export function parseJson(text: string, where: string, hint?: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${(err as Error).message})${hint ? `; ${hint}` : ""}`);
+    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
   }
+}
+
+/**
+ * JSON.parse's reason without the excerpt of the text it quotes (`Unexpected token 'r',
+ * "root:x:0:0"...`): the file may be anything a path was pointed at, and its bytes must not reach
+ * a terminal, a log or a pull-request annotation. A position becomes line and column.
+ */
+export function jsonErrorReason(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
+  const pos = /at position (\d+)/.exec(message);
+  const kind = /^Unexpected token/.test(message)
+    ? "unexpected character"
+    : (/^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error");
+  if (!pos) return kind;
+  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
+}
+
+function lineColumn(text: string, offset: number): string {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return `line ${line} column ${offset - start + 1}`;
 }
 
 /**

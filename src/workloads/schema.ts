@@ -8,6 +8,7 @@ import { basename } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseSize } from "../servers/config.js";
+import { refusedReason } from "../servers/options.js";
 import { UserError } from "../util/errors.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
@@ -71,8 +72,16 @@ export const WorkloadSchema = z.strictObject({
   prepare_threads: posInt.default(4),
   /** extra sysbench options for every run, without the leading dashes */
   sysbench_options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
-  /** server option overrides on top of the generated config (null removes an option) */
-  server_options: z.record(z.string(), optionValue).default({}),
+  /** server option overrides on top of the generated config (null removes an option); data, checked by src/servers/options.ts */
+  server_options: z
+    .record(z.string(), optionValue)
+    .default({})
+    .check((ctx) => {
+      for (const [name, value] of Object.entries(ctx.value)) {
+        const why = refusedReason(name, value);
+        if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
+      }
+    }),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
   ab: AbSectionSchema.prefault({}),
 });
@@ -84,13 +93,21 @@ export interface LoadedWorkload {
   sha256: string;
 }
 
+/**
+ * " (got <value>)" for a short scalar in a named field; nothing for the top level, objects, long
+ * or multi-line strings: an error never echoes more of a file than the one value at fault (a
+ * workload path that names some other file must not print that file).
+ */
 function describeValue(root: unknown, path: PropertyKey[]): string {
+  if (path.length === 0) return "";
   let cur: unknown = root;
   for (const key of path) {
     if (cur === null || typeof cur !== "object") return "";
     cur = (cur as Record<PropertyKey, unknown>)[key];
   }
-  return cur === undefined ? "" : ` (got ${JSON.stringify(cur)})`;
+  if (typeof cur === "string" && (cur.length > 60 || /[\r\n]/.test(cur))) return "";
+  if (cur === undefined || (cur !== null && typeof cur === "object")) return "";
+  return ` (got ${JSON.stringify(cur)})`;
 }
 
 function fieldPath(path: PropertyKey[]): string {
@@ -109,7 +126,7 @@ export function validateWorkload(data: unknown, file: string): Workload {
   if (issue.code === "unrecognized_keys") {
     const at = fieldPath(issue.path);
     throw new UserError(
-      `${file}: unknown field ${issue.keys.map((k) => (at ? `${at}.${k}` : k)).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`,
+      `${file}: unknown field ${issue.keys.map((k) => (/^[\w.-]{1,40}$/.test(k) ? (at ? `${at}.${k}` : k) : `(a name of ${k.length} characters)`)).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`,
     );
   }
   const field = fieldPath(issue.path) || "(top level)";
