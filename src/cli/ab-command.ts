@@ -13,6 +13,7 @@ import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { LIMITS } from "../workloads/schema.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
@@ -22,20 +23,20 @@ export interface CliHelpers {
   reportPathFor: (out: string) => string;
 }
 
-function positiveInt(flag: string) {
+function positiveInt(flag: string, max: number) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0)
-      throw new UsageError(`${flag} ${v}: expected a positive whole number`);
+    if (!Number.isInteger(n) || n <= 0 || n > max)
+      throw new UsageError(`${flag} ${v}: expected a whole number from 1 to ${max}`);
     return n;
   };
 }
 
-function nonNegativeInt(flag: string) {
+function nonNegativeInt(flag: string, max: number) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new UsageError(`${flag} ${v}: expected a whole number of seconds >= 0`);
+    if (!Number.isInteger(n) || n < 0 || n > max)
+      throw new UsageError(`${flag} ${v}: expected a whole number of seconds from 0 to ${max}`);
     return n;
   };
 }
@@ -98,18 +99,22 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
     .option(
       "--pairs <n>",
       "pairs per cell before confirmation (default: workload ab.pairs)",
-      positiveInt("--pairs"),
+      positiveInt("--pairs", LIMITS.pairs),
     )
-    .option("--slice <seconds>", "seconds per slice (default: workload ab.slice)", positiveInt("--slice"))
+    .option(
+      "--slice <seconds>",
+      "seconds per slice (default: workload ab.slice)",
+      positiveInt("--slice", LIMITS.seconds),
+    )
     .option(
       "--max-pairs <n>",
       "most pairs per cell with confirmation (default: workload ab.max_pairs)",
-      positiveInt("--max-pairs"),
+      positiveInt("--max-pairs", LIMITS.pairs),
     )
     .option(
       "--confirm-budget <seconds>",
       "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
-      nonNegativeInt("--confirm-budget"),
+      nonNegativeInt("--confirm-budget", LIMITS.seconds),
     )
     .option("--threshold <pct>", "regression threshold in % (default 5)", threshold)
     .option("--fail-on-regression", "exit with code 3 when any verdict is a regression")

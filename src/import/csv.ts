@@ -5,8 +5,8 @@
  * repetition (optional), in any order. Every error is one line naming file:line and the column.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { CsvError, parse } from "csv-parse/sync";
+import { MAX_IMPORT_BYTES, readBytes } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "./schema.js";
 
@@ -171,13 +171,7 @@ export function parseImportCsv(text: string, file: string): ImportRow[] {
 
 /** Reads and validates a CSV file into a perfgate/import set (nothing is written). */
 export function importCsv(file: string, now: Date = new Date()): ImportedSet {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
-  }
+  const bytes = readBytes(file, MAX_IMPORT_BYTES);
   const rows = parseImportCsv(bytes.toString("utf8"), file);
   return {
     schema: IMPORT_SCHEMA,

@@ -11,7 +11,6 @@
  * id as the engine; the others are skipped and counted.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { AbResults } from "../ab/schema.js";
 import { parseAbResults } from "../ab/store.js";
@@ -22,7 +21,7 @@ import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow 
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";
-import { jsonErrorReason } from "../util/documents.js";
+import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -100,12 +99,7 @@ function zodIssue(where: string, error: z.ZodError): UserError {
 }
 
 function readText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: ${code === "ENOENT" ? "no such file" : oneLine((err as Error).message)}`);
-  }
+  return readTextFile(file, MAX_IMPORT_BYTES);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -145,7 +139,7 @@ export function parseGabInput(text: string, file: string): GabInput {
 }
 
 export function readGabInput(file: string): GabInput {
-  return parseGabInput(readText(file), file);
+  return parseGabInput(readTextFile(file), file);
 }
 
 export interface ExportOptions {

@@ -2,18 +2,42 @@
  * Reading perfgate's versioned JSON documents (results, A/B files, imported sets): the file's
  * text, its JSON and its schema, each failure one line naming the file (and the field).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { z } from "zod";
 import { UserError } from "./errors.js";
 
-/** The file's text; "<path>: no such file" (or the system's reason) when it cannot be read. */
-export function readTextFile(path: string): string {
+const MiB = 1024 * 1024;
+/** Largest results, A/B or import document read (a JSON string must stay below V8's ~512 MiB). */
+export const MAX_DOCUMENT_BYTES = 400 * MiB;
+/** Largest CSV or data.js file imported. */
+export const MAX_IMPORT_BYTES = 256 * MiB;
+
+/**
+ * The file's text; "<path>: no such file" (or the system's reason) when it cannot be read, and
+ * "<path>: N bytes; the limit is M" before reading a file larger than `maxBytes`.
+ */
+export function readTextFile(path: string, maxBytes = MAX_DOCUMENT_BYTES): string {
+  return readBytes(path, maxBytes).toString("utf8");
+}
+
+/** The file's bytes, with the errors of readTextFile. */
+export function readBytes(path: string, maxBytes: number): Buffer {
+  let size: number;
   try {
-    return readFileSync(path, "utf8");
+    const st = statSync(path);
+    if (!st.isFile()) throw new UserError(`${path}: not a regular file`);
+    size = st.size;
+    if (size <= maxBytes) return readFileSync(path);
   } catch (err) {
+    if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${path}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
+    throw new UserError(`${path}: ${code === "ENOENT" ? "no such file" : oneLine((err as Error).message)}`);
   }
+  throw new UserError(`${path}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB} MiB)`);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
 }
 
 /** JSON.parse; "<where>: not valid JSON (<reason>)[; <hint>]" on failure. */
