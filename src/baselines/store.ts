@@ -8,6 +8,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Host, Results } from "../results/schema.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
+import { pushAll } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { formatJson } from "../util/json-format.js";
 
@@ -114,7 +115,7 @@ function walk(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...walk(p));
+    if (statSync(p).isDirectory()) pushAll(out, walk(p));
     else if (name.endsWith(".json")) out.push(p);
   }
   return out.sort();

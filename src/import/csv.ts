@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { CsvError, parse } from "csv-parse/sync";
+import { maxOf, minOf } from "../util/arrays.js";
 import { MAX_IMPORT_BYTES, readBytes } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "./schema.js";
@@ -192,6 +193,6 @@ export function importSummary(set: ImportedSet): string {
     `${plural(set.rows.length, "row")}: ${plural(distinct(set.rows.map((r) => r.engine)), "engine")}`,
     plural(distinct(set.rows.map((r) => r.scenario)), "scenario"),
     ...(tiers.length > 0 ? [plural(distinct(tiers), "tier")] : []),
-    `threads ${Math.min(...threads)}-${Math.max(...threads)}`,
+    `threads ${minOf(threads)}-${maxOf(threads)}`,
   ].join(", ");
 }

@@ -21,6 +21,7 @@ import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow 
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";
+import { appendTo, maxOf, minOf, pushAll } from "../util/arrays.js";
 import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
@@ -224,7 +225,7 @@ function pointsOfResults(
   for (const c of results.cells) {
     if (c.status !== "ok" || c.summary === null) continue;
     const key = JSON.stringify([c.server, c.script, c.threads, c.tier]);
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    appendTo(groups, key, c);
   }
   for (const cells of groups.values()) {
     const c0 = cells[0]!;
@@ -361,15 +362,15 @@ export function exportGab(
   const points: Point[] = [];
   for (const input of inputs) {
     if (input.kind === "results") {
-      points.push(...pointsOfResults(input, metrics, options.workload ?? input.results.workload.name));
+      pushAll(points, pointsOfResults(input, metrics, options.workload ?? input.results.workload.name));
     } else if (input.kind === "ab") {
-      points.push(...pointsOfAb(input, metrics, options.workload ?? input.ab.workload.name));
+      pushAll(points, pointsOfAb(input, metrics, options.workload ?? input.ab.workload.name));
     } else {
-      points.push(...pointsOfComparison(input, metrics, options.workload ?? "comparison"));
+      pushAll(points, pointsOfComparison(input, metrics, options.workload ?? "comparison"));
     }
   }
   const byName = new Map<string, Point[]>();
-  for (const p of points) byName.set(baseName(p), [...(byName.get(baseName(p)) ?? []), p]);
+  for (const p of points) appendTo(byName, baseName(p), p);
   const seen = new Map<string, Point>();
   return points.map((p) => {
     const name = byName.get(baseName(p))!.length > 1 ? `${baseName(p)} (${p.engine})` : baseName(p);
@@ -549,6 +550,6 @@ export function gabImportSummary(r: GabImport): string {
   return [
     `${plural(rows.length, "row")}: ${plural(new Set(rows.map((x) => x.engine)).size, "commit")}`,
     plural(new Set(rows.map((x) => x.scenario)).size, "scenario"),
-    `threads ${Math.min(...threads)}-${Math.max(...threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why})` : ""}`,
+    `threads ${minOf(threads)}-${maxOf(threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why})` : ""}`,
   ].join(", ");
 }

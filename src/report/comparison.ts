@@ -9,6 +9,7 @@
 import { geometricMean, labelSets, naturalCompare } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
+import { maxOf, pushAll } from "../util/arrays.js";
 import { fmtNumber, mdEscape } from "./markdown.js";
 
 type Align = "l" | "r";
@@ -258,7 +259,7 @@ function mdTable(t: Table): string[] {
 
 function textTable(t: Table): string[] {
   const all = [t.header, ...t.rows];
-  const widths = t.header.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? "")].length)));
+  const widths = t.header.map((_, i) => maxOf(all.map((r) => [...(r[i] ?? "")].length)));
   const pad = (s: string, i: number) => {
     const gap = " ".repeat(Math.max(0, widths[i]! - [...s].length));
     return t.align[i] === "r" ? gap + s : s + gap;
@@ -441,7 +442,7 @@ export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly Mea
       L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`);
       L.push("");
     }
-    L.push(...mdTable(verdictTable(r, true)));
+    pushAll(L, mdTable(verdictTable(r, true)));
     if (folded) {
       L.push("");
       L.push("</details>");
@@ -459,7 +460,7 @@ export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly Mea
   if (shown.length > 0) {
     L.push("## Within-run degradation");
     L.push("");
-    L.push(...mdTable(degradationTable(shown, true)));
+    pushAll(L, mdTable(degradationTable(shown, true)));
     L.push("");
     for (const d of shown) {
       if (d.verdict !== "unchanged") {
@@ -521,13 +522,13 @@ export function renderComparisonText(r: ComparisonReport, sets: readonly Measure
   }
   if (r.cells.length > 0) {
     L.push("Verdicts");
-    L.push(...textTable(verdictTable(r, false)));
+    pushAll(L, textTable(verdictTable(r, false)));
     L.push("");
   }
   const shown = degradationShown(r);
   if (shown.length > 0) {
     L.push("Within-run degradation");
-    L.push(...textTable(degradationTable(shown, false)));
+    pushAll(L, textTable(degradationTable(shown, false)));
     L.push("");
   }
   for (const n of r.notes) L.push(`note: ${n}`);

@@ -4,6 +4,7 @@
  */
 import type { Cell, Results } from "../results/schema.js";
 import { type DegradationResult, detectDegradation } from "../stats/index.js";
+import { maxOf } from "../util/arrays.js";
 
 const MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
 // Reports escape the same few names (engines, scenarios, tiers) tens of thousands of times.
@@ -231,7 +232,7 @@ export function renderTerminal(results: Results): string {
       serverName(results, r.server),
       ...r.tps.map((v) => (v === null ? "-" : fmtNumber(v, 1))),
     ]);
-    const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => (r[i] ?? "").length)));
+    const widths = header.map((_, i) => maxOf([header, ...rows].map((r) => (r[i] ?? "").length)));
     const fmt = (r: string[]) =>
       r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
     out.push(fmt(header));
