@@ -64,8 +64,9 @@ function importAction(o: ImportFlags): void {
   }
   if (o.gabData !== undefined) {
     const imported = importGabData(o.gabData);
+    const summary = gabImportSummary(imported); // everything that can fail, before --out is written
     writeImportedSet(o.out, imported.set);
-    process.stdout.write(`${o.out}: ${gabImportSummary(imported)}\n`);
+    process.stdout.write(`${o.out}: ${summary}\n`);
     return;
   }
   if (o.csv === undefined) {
@@ -74,8 +75,9 @@ function importAction(o: ImportFlags): void {
     );
   }
   const set = importCsv(o.csv);
+  const summary = importSummary(set);
   writeImportedSet(o.out, set);
-  process.stdout.write(`${o.out}: ${importSummary(set)}\n`);
+  process.stdout.write(`${o.out}: ${summary}\n`);
 }
 
 const GAB_DATA_HELP =

@@ -113,7 +113,7 @@ async function runCommandAction(o: RunCommandFlags): Promise<void> {
       signal: interrupt.signal,
     });
     writeFileAtomic(reportPath, renderMarkdown(results));
-    process.stdout.write(`${renderTerminal(results)}\n`);
+    process.stdout.write(`${renderTerminal(results, { reason: false })}\n`);
     log.info(`results: ${resolve(out)}`);
     log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(`run ${results.status}: ${results.status_reason ?? ""}`);

@@ -223,7 +223,8 @@ export function cellDegradation(results: Results): { cell: Cell; d: DegradationR
 }
 
 /** A fixed-width table for the terminal. */
-export function renderTerminal(results: Results): string {
+/** `reason: false` leaves the status reason out (the CLI prints it once, on stderr). */
+export function renderTerminal(results: Results, o: { reason?: boolean } = {}): string {
   const out: string[] = [];
   for (const g of tpsTables(results)) {
     out.push(`TPS ${g.script}, buffer pool ${g.tier}`);
@@ -246,7 +247,7 @@ export function renderTerminal(results: Results): string {
   }
   if (results.status !== "complete") {
     out.push(
-      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${results.status_reason})` : ""}`,
+      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason && o.reason !== false ? ` (${results.status_reason})` : ""}`,
     );
   }
   return out.join("\n");
