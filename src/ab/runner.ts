@@ -9,7 +9,8 @@ import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
 import { type Host, type Interval, RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { guardRun } from "../run/guard.js";
 import { hostFingerprint } from "../run/host.js";
-import { checkTiersFitHost, warmupSeconds } from "../run/plan.js";
+import { warmupSeconds } from "../run/plan.js";
+import { preflightServers } from "../run/preflight.js";
 import { formatDuration, progressLine } from "../run/progress.js";
 import { AbortedError, runSysbench, type SysbenchResult, sysbenchFailure } from "../run/sysbench-run.js";
 import { runHeader, serverRecord, startTierServer } from "../run/tier-server.js";
@@ -107,7 +108,10 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   }
   const host = hostFingerprint();
   // Both servers run at once: two buffer pools must fit.
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
+  preflightServers(w, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
+    { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" },
+  ]);
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);

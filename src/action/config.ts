@@ -5,6 +5,7 @@
  * `input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)`.
  */
 import { z } from "zod";
+import { refusedReason } from "../servers/options.js";
 
 export const MODES = ["ab", "compare"] as const;
 export const COMMENT_MODES = ["always", "on-change", "never"] as const;
@@ -75,7 +76,16 @@ const setList = z.string().transform((text, ctx) => {
       });
       return z.NEVER;
     }
-    out[name] = line.slice(eq + 1).trim();
+    const value = line.slice(eq + 1).trim();
+    const why = refusedReason(name, value);
+    if (why) {
+      ctx.addIssue({
+        code: "custom",
+        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`,
+      });
+      return z.NEVER;
+    }
+    out[name] = value;
   }
   return out;
 });

@@ -16,7 +16,7 @@ import {
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { UserError } from "../util/errors.js";
+import { UsageError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 
 /** Exit code of `perfgate compare --fail-on-regression` when a regression verdict was found. */
@@ -40,7 +40,7 @@ function list(text: string): string[] {
 function parsePct(option: string, text: string): number {
   const n = /^\s*\d+(\.\d+)?\s*%?\s*$/.test(text) ? Number.parseFloat(text) : Number.NaN;
   if (!(n > 0) || !Number.isFinite(n)) {
-    throw new UserError(`${option} ${text}: accepted: a percentage greater than 0, e.g. 5 or 2.5`);
+    throw new UsageError(`${option} ${text}: accepted: a percentage greater than 0, e.g. 5 or 2.5`);
   }
   return n;
 }
@@ -49,7 +49,7 @@ function parseMetrics(text: string): ComparedMetric[] {
   const items = list(text);
   const bad = items.filter((m) => !(COMPARED_METRICS as readonly string[]).includes(m));
   if (items.length === 0 || bad.length > 0) {
-    throw new UserError(
+    throw new UsageError(
       `--metric ${text}: ${bad.length > 0 ? `unknown metric ${bad.map((b) => JSON.stringify(b)).join(", ")}; ` : ""}accepted: a comma list of ${COMPARED_METRICS.join(", ")}`,
     );
   }
@@ -64,14 +64,14 @@ function parseThresholds(defaultText: string | undefined, perMetric: string[] | 
     const eq = item.indexOf("=");
     const metric = eq > 0 ? item.slice(0, eq).trim() : "";
     if (!(COMPARED_METRICS as readonly string[]).includes(metric)) {
-      throw new UserError(
+      throw new UsageError(
         `--threshold-metric ${item}: accepted: metric=pct with metric one of ${COMPARED_METRICS.join(", ")}, e.g. p95_ms=10`,
       );
     }
     const pct = item.slice(eq + 1).trim();
     const n = /^\d+(\.\d+)?%?$/.test(pct) ? Number.parseFloat(pct) : Number.NaN;
     if (!(n > 0)) {
-      throw new UserError(
+      throw new UsageError(
         `--threshold-metric ${item}: accepted: metric=pct with pct a number greater than 0, e.g. ${metric}=10`,
       );
     }
@@ -84,7 +84,7 @@ function parseThresholds(defaultText: string | undefined, perMetric: string[] | 
 function parseConfidence(text: string): number {
   const n = /^\s*0?\.\d+\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!(n > 0 && n < 1)) {
-    throw new UserError(
+    throw new UsageError(
       `--confidence ${text}: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99`,
     );
   }
@@ -95,7 +95,7 @@ function parseConfidence(text: string): number {
 function resolveFormat(format: string | undefined, out: string | undefined): Format {
   if (format !== undefined) {
     if (!(FORMATS as readonly string[]).includes(format)) {
-      throw new UserError(`--format ${format}: accepted: ${FORMATS.join(", ")}`);
+      throw new UsageError(`--format ${format}: accepted: ${FORMATS.join(", ")}`);
     }
     return format as Format;
   }
@@ -126,7 +126,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   const format = resolveFormat(o.format, o.out);
   const engines = o.engines === undefined ? undefined : list(o.engines);
   if (engines !== undefined && engines.length === 0) {
-    throw new UserError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
+    throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
   const sets = files.map((f) => loadMeasurements(f));
   const report = compareSets(sets, {

@@ -21,7 +21,7 @@ import {
 } from "../interop/gab.js";
 import { writeFileAtomic } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 
 interface ExportFlags {
@@ -32,7 +32,7 @@ interface ExportFlags {
 
 function exportAction(files: string[], o: ExportFlags): void {
   if (!(GAB_FORMATS as readonly string[]).includes(o.format)) {
-    throw new UserError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
+    throw new UsageError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
   }
   const format = o.format as GabFormat;
   refuseOutputOverInput("--out", o.out, files);
@@ -63,22 +63,24 @@ interface ImportFlags {
 function importAction(o: ImportFlags): void {
   refuseOutputOverInput("--out", o.out, [o.csv, o.gabData]);
   if (o.csv !== undefined && o.gabData !== undefined) {
-    throw new UserError("perfgate import: give --csv <file> or --gab-data <data.js>, not both");
+    throw new UsageError("perfgate import: give --csv <file> or --gab-data <data.js>, not both");
   }
   if (o.gabData !== undefined) {
     const imported = importGabData(o.gabData);
+    const summary = gabImportSummary(imported); // everything that can fail, before --out is written
     writeImportedSet(o.out, imported.set);
-    process.stdout.write(`${o.out}: ${gabImportSummary(imported)}\n`);
+    process.stdout.write(`${o.out}: ${summary}\n`);
     return;
   }
   if (o.csv === undefined) {
-    throw new UserError(
+    throw new UsageError(
       "perfgate import: accepted: --csv <file> or --gab-data <data.js>, with --out <file.json>",
     );
   }
   const set = importCsv(o.csv);
+  const summary = importSummary(set);
   writeImportedSet(o.out, set);
-  process.stdout.write(`${o.out}: ${importSummary(set)}\n`);
+  process.stdout.write(`${o.out}: ${summary}\n`);
 }
 
 const GAB_DATA_HELP =

@@ -1,6 +1,6 @@
 /**
  * The perfgate command line: a thin shell over the library. Errors meant for the user are printed
- * as one line and give exit code 1 (2 for usage errors); an interrupted run exits 130. Nothing
+ * as one line and give exit code 1 (2 for usage errors: a malformed or refused flag value); an interrupted run exits 130. Nothing
  * calls process.exit() inside logic: the exit code is set and cleanup runs.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
+import { checkServerOptions } from "../servers/options.js";
 import { resolveServer } from "../servers/resolve.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
@@ -54,12 +55,24 @@ function defaultWorkload(): string {
   return join(packageRoot(), DEFAULT_WORKLOAD);
 }
 
-/** A repeatable name=value option; no commander default (it would print `(default: {})` in --help). */
-function parseSet(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+/**
+ * `--set name=value` (also --base-set/--head-set), checked as data at once (src/servers/options.ts).
+ * Repeatable; no commander default (it would print `(default: {})` in --help).
+ */
+function parseSet(
+  value: string,
+  previous: Record<string, string> | undefined,
+  flag = "--set",
+): Record<string, string> {
   const eq = value.indexOf("=");
-  if (eq <= 0)
-    throw new UserError(`--set ${value}: expected name=value, e.g. --set innodb_flush_log_at_trx_commit=0`);
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+  if (eq <= 0) {
+    throw new UsageError(
+      `${flag}: expected name=value, e.g. ${flag} innodb_flush_log_at_trx_commit=0 (got ${JSON.stringify(value.slice(0, 80))})`,
+    );
+  }
+  const option = { [value.slice(0, eq)]: value.slice(eq + 1) };
+  checkServerOptions(option, flag, (m) => new UsageError(m));
+  return { ...previous, ...option };
 }
 
 /** Writes a file after a run; a failure (a full disk) is returned as one line instead of thrown. */
@@ -143,7 +156,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       signal: interrupt.signal,
     });
     const reportError = tryWrite(reportPath, () => renderMarkdown(results));
-    process.stdout.write(`${renderTerminal(results)}\n`);
+    process.stdout.write(`${renderTerminal(results, { reason: false })}\n`);
     log.info(`results: ${resolve(out)}`);
     if (reportError) log.warn(reportError);
     else log.info(`report:  ${resolve(reportPath)}`);
@@ -211,7 +224,7 @@ export function buildProgram(): Command {
     .option("-o, --out <file>", "write to a file instead of stdout")
     .action((file: string, o: { format: string; out?: string }) => {
       if (o.format !== "markdown" && o.format !== "text") {
-        throw new UserError(`--format ${o.format}: accepted: markdown, text`);
+        throw new UsageError(`--format ${o.format}: accepted: markdown, text`);
       }
       refuseOutputOverInput("--out", o.out, [file]);
       let text: string;

@@ -24,6 +24,7 @@ import {
   thresholdFor,
   verdictFromComparison,
 } from "../stats/index.js";
+import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { checkFairness, notComparableMessage } from "./fairness.js";
 import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
@@ -269,7 +270,7 @@ export function compareSets(
           byEngine.set(o.engine, cells);
         }
         const k = cellKey(o);
-        cells.set(k, [...(cells.get(k) ?? []), o]);
+        appendTo(cells, k, o);
       }
     }
 

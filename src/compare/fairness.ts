@@ -11,6 +11,7 @@
 
 import type { Results } from "../results/schema.js";
 import { parseSize } from "../servers/config.js";
+import { appendTo } from "../util/arrays.js";
 
 export interface Fairness {
   /** differences that make the two not comparable, each naming the field and both values */
@@ -170,7 +171,7 @@ export function checkFairness(base: Results, head: Results, options: FairnessOpt
           vb !== undefined
             ? `${key} = ${vb} only on ${baseName}`
             : `${key} = ${vh ?? ""} only on ${headName}`;
-        oneSided.set(text, [...(oneSided.get(text) ?? []), tb.tier]);
+        appendTo(oneSided, text, tb.tier);
       }
     }
     for (const [text, tiers] of oneSided) {

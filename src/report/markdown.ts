@@ -4,6 +4,7 @@
  */
 import type { Cell, Results } from "../results/schema.js";
 import { type DegradationResult, detectDegradation } from "../stats/index.js";
+import { maxOf } from "../util/arrays.js";
 import { mdEscape } from "./escape.js";
 
 /** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
@@ -211,7 +212,8 @@ export function cellDegradation(results: Results): { cell: Cell; d: DegradationR
 }
 
 /** A fixed-width table for the terminal. */
-export function renderTerminal(results: Results): string {
+/** `reason: false` leaves the status reason out (the CLI prints it once, on stderr). */
+export function renderTerminal(results: Results, o: { reason?: boolean } = {}): string {
   const out: string[] = [];
   for (const g of tpsTables(results)) {
     out.push(`TPS ${g.script}, buffer pool ${g.tier}`);
@@ -220,7 +222,7 @@ export function renderTerminal(results: Results): string {
       serverName(results, r.server),
       ...r.tps.map((v) => (v === null ? "-" : fmtNumber(v, 1))),
     ]);
-    const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => (r[i] ?? "").length)));
+    const widths = header.map((_, i) => maxOf([header, ...rows].map((r) => (r[i] ?? "").length)));
     const fmt = (r: string[]) =>
       r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
     out.push(fmt(header));
@@ -234,7 +236,7 @@ export function renderTerminal(results: Results): string {
   }
   if (results.status !== "complete") {
     out.push(
-      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${results.status_reason})` : ""}`,
+      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason && o.reason !== false ? ` (${results.status_reason})` : ""}`,
     );
   }
   return out.join("\n");

@@ -33,7 +33,8 @@ import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs
 import { type LoadedWorkload, loadWorkload } from "../workloads/schema.js";
 import { guardRun } from "./guard.js";
 import { hostFingerprint } from "./host.js";
-import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
+import { type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
+import { preflightServers } from "./preflight.js";
 import { formatDuration, progressLine } from "./progress.js";
 import { checkResumable, inPlanOrder, keptCells, type ResumeIdentity } from "./resume.js";
 import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
@@ -77,7 +78,9 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const loaded: LoadedWorkload = loadWorkload(opts.workloadFile);
   const w = loaded.workload;
   const host = hostFingerprint();
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes);
+  preflightServers(w, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.server, set: opts.set ?? {}, where: "--set" },
+  ]);
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);

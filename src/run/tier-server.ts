@@ -5,6 +5,7 @@ import { generateConfig, parseSize } from "../servers/config.js";
 import type { ServerInstall } from "../servers/install.js";
 import { ServerInstance } from "../servers/instance.js";
 import type { NetworkSetup } from "../servers/network.js";
+import { effectiveBufferPool } from "../servers/options.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
@@ -93,7 +94,8 @@ export function serverRecord(install: ServerInstall, label: string): ServerRecor
  */
 export async function startTierServer(o: TierServerOptions): Promise<ServerInstance> {
   const { install, record, tier } = o;
-  const bytes = parseSize(tier) ?? 0;
+  // An innodb_buffer_pool_size override replaces the tier's size (checked against memory up front).
+  const bytes = effectiveBufferPool(parseSize(tier) ?? 0, o.overrides);
   const instance = await ServerInstance.create({
     install,
     workDir: join(o.workRoot, `${record.label}-${install.flavor}-${install.version}-${tier}`),

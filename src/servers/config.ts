@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { UserError } from "../util/errors.js";
+import { checkServerOptions } from "./options.js";
 import { compareVersions, type Flavor } from "./spec.js";
 
 export interface ConfigContext {
@@ -266,6 +267,8 @@ export type Overrides = Record<string, string | number | boolean | null>;
 export function tunables(ctx: ConfigContext, overrides: Overrides = {}): [string, string][] {
   const out = new Map<string, string>();
   for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  // Callers check user options before anything starts; this is the last guard before my.cnf text.
+  checkServerOptions(overrides, "server options");
   for (const [key, value] of Object.entries(overrides)) {
     const name = key.replaceAll("-", "_");
     if (value === null) {

@@ -23,12 +23,19 @@ import { UserError } from "../util/errors.js";
 import { forgetDir, noteDir } from "../util/leftovers.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
-import { describeExit, lastLines, runCommand, spawnTracked, stopChild } from "../util/processes.js";
+import { describeExit, runCommand, spawnTracked, stopChild } from "../util/processes.js";
 import { type GeneratedConfig, generateConfig, type Overrides, sysbenchAuth } from "./config.js";
+import { startFailureCause } from "./errorlog.js";
 import { installEnv, type ServerInstall } from "./install.js";
 import { wrapArgv } from "./network.js";
 import { describeMismatches, readBack } from "./readback.js";
 import { compareVersions } from "./spec.js";
+
+function readTail(path: string): string {
+  if (!existsSync(path)) return "";
+  const text = readFileSync(path, "utf8");
+  return text.length > 65536 ? text.slice(-65536) : text;
+}
 
 export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
@@ -127,8 +134,9 @@ export class ServerInstance {
     return this.opts.install;
   }
 
-  private errorTail(n = 8): string {
-    return existsSync(this.errorLog) ? lastLines(readFileSync(this.errorLog, "utf8"), n) : "(no error log)";
+  /** Why the server failed, one line, then where the whole log is. */
+  private failureCause(output = ""): string {
+    return `${startFailureCause(`${output}\n${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
   }
 
   /** Creates the system tables in a fresh datadir. */
@@ -153,7 +161,7 @@ export class ServerInstance {
         });
     if (r.code !== 0) {
       throw new UserError(
-        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}\n${r.stderr}`, 4)} | ${this.errorTail(4)}`,
+        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}\n${r.stderr}`)}`,
       );
     }
   }
@@ -207,7 +215,8 @@ export class ServerInstance {
     for (;;) {
       if (exit !== null) {
         this.child = null;
-        throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
+        const output = readTail(join(this.opts.workDir, "mysqld.out"));
+        throw new UserError(`${install.spec} died during start (${exit}): ${this.failureCause(output)}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
       if (existsSync(this.socket)) {
@@ -223,7 +232,7 @@ export class ServerInstance {
       if (Date.now() > deadline) {
         await this.stop();
         throw new UserError(
-          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 180_000) / 1000} s: ${this.errorTail()}`,
+          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 180_000) / 1000} s: ${this.failureCause()}`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));
