@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { runAb } from "../ab/runner.js";
-import { compareSets } from "../compare/compare.js";
+import { compareSets, gateFailure } from "../compare/compare.js";
 import { fromAb, loadMeasurements, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { renderComparisonJson, renderComparisonMarkdown } from "../report/comparison.js";
@@ -293,6 +293,8 @@ export async function main(): Promise<void> {
     core.setFailed(
       `perfgate found ${report.summary.regressions} regression(s) (threshold ${config.thresholdPct}%); report: ${reportPath}`,
     );
+  } else if (config.failOnRegression && gateFailure(report) !== null) {
+    core.setFailed(`perfgate: ${gateFailure(report)}; report: ${reportPath}`);
   }
 }
 

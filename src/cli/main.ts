@@ -16,6 +16,7 @@ import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { resolveServer } from "../servers/resolve.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { interruptController } from "../util/processes.js";
@@ -24,6 +25,7 @@ import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
@@ -81,10 +83,11 @@ interface RunFlags {
   cacheDir?: string;
   shard?: Shard;
 }
-type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean };
+type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean; degradation?: string[] };
 
 async function runCommandAction(o: RunCommandFlags): Promise<void> {
   const network = networkFromOptions(o);
+  const degradation = degradationFromFlags(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
@@ -105,8 +108,8 @@ async function runCommandAction(o: RunCommandFlags): Promise<void> {
       log,
       signal: interrupt.signal,
     });
-    writeFileAtomic(reportPath, renderMarkdown(results));
-    process.stdout.write(`${renderTerminal(results)}\n`);
+    writeFileAtomic(reportPath, renderMarkdown(results, { degradation }));
+    process.stdout.write(`${renderTerminal(results, { degradation })}\n`);
     log.info(`results: ${resolve(out)}`);
     log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(`run ${results.status}: ${results.status_reason ?? ""}`);
@@ -158,6 +161,7 @@ export function buildProgram(): Command {
       "--reuse-dataset",
       "restore a snapshot of the prepared data (per flavor series and data spec) instead of running prepare; the first run makes it",
     )
+    .addOption(degradationOption())
     .action(runCommandAction);
 
   program
@@ -166,21 +170,29 @@ export function buildProgram(): Command {
     .argument("<results.json>", "results file written by perfgate run or perfgate ab")
     .option("--format <format>", "markdown or text", "markdown")
     .option("-o, --out <file>", "write to a file instead of stdout")
-    .action((file: string, o: { format: string; out?: string }) => {
+    .addOption(degradationOption())
+    .action((file: string, o: { format: string; out?: string; degradation?: string[] }) => {
       if (o.format !== "markdown" && o.format !== "text") {
         throw new UserError(`--format ${o.format}: accepted: markdown, text`);
       }
+      const degradation = degradationFromFlags(o.degradation);
       let text: string;
       if (isAbFile(file)) {
-        const set = fromAb(readAbResults(file), file);
-        const report = compareSets([set]);
+        const ab = readAbResults(file);
+        const set = fromAb(ab, file);
+        const report = compareSets([set], {
+          degradation: { ...degradationFromSpec(ab.workload.spec), ...degradation },
+        });
         text =
           o.format === "markdown"
             ? renderComparisonMarkdown(report, [set])
             : renderComparisonText(report, [set]);
       } else {
         const results = readResults(file);
-        text = o.format === "markdown" ? renderMarkdown(results) : renderTerminal(results);
+        text =
+          o.format === "markdown"
+            ? renderMarkdown(results, { degradation })
+            : renderTerminal(results, { degradation });
       }
       if (o.out) writeFileAtomic(o.out, text);
       else process.stdout.write(`${text}\n`);

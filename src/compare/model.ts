@@ -12,7 +12,7 @@ import type { ImportedSet } from "../import/schema.js";
 import { parseImportedSet } from "../import/store.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
-import type { TimedValue } from "../stats/index.js";
+import { type TimedValue, tidySeries } from "../stats/index.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
@@ -84,7 +84,8 @@ function p95Of(summary: Summary): number | null {
 }
 
 function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
-  return intervals.length > 0 ? intervals.map((iv) => ({ t: iv.t, value: iv.tps })) : undefined;
+  // Older results files may hold a second printed twice: the series is tidied (sorted, merged).
+  return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : undefined;
 }
 
 function pushUnique(xs: string[], x: string): void {
@@ -191,8 +192,8 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       head,
       pairs,
       series: {
-        base: c.series.base.map((iv) => ({ t: iv.t, value: iv.tps })),
-        head: c.series.head.map((iv) => ({ t: iv.t, value: iv.tps })),
+        base: tidySeries(c.series.base.map((iv) => ({ t: iv.t, value: iv.tps }))),
+        head: tidySeries(c.series.head.map((iv) => ({ t: iv.t, value: iv.tps }))),
       },
     });
     for (let i = 0; i < pairs.length; i++) {

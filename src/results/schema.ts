@@ -30,6 +30,34 @@ export const IntervalSchema = z.object({
 });
 export type Interval = z.infer<typeof IntervalSchema>;
 
+const count = z.number().int().nonnegative();
+const range = z.tuple([nonneg, nonneg]);
+
+/**
+ * What was odd in a cell's sysbench output (src/sysbench/parse.ts). Lists keep their first 50
+ * items; the counts are exact. Absent when nothing was odd.
+ */
+export const OutputAnomaliesSchema = z.object({
+  /** seconds printed more than once (the reporter woke late); their lines were merged (rates averaged) */
+  duplicate_seconds: z.array(nonneg),
+  /** interval lines merged away (printed for a second already seen) */
+  duplicates: count,
+  /** report times with no line, as [first, last] ranges in s */
+  missing_seconds: z.array(range),
+  missing: count,
+  /** stretches of intervals with 0 tps, [first, last] interval end times in s */
+  stalls: z.array(range),
+  stall_intervals: count,
+  /** intervals with reconn/s > 0, and with err/s > 0 (ignored errors such as deadlocks) */
+  reconnect_intervals: count,
+  error_intervals: count,
+  /** interval lines whose time went back (dropped) */
+  out_of_order: count,
+  /** FATAL/WARNING lines and driver errors (`error 2013`), the first 20, each cut to 300 characters */
+  messages: z.array(z.string()),
+});
+export type OutputAnomalies = z.infer<typeof OutputAnomaliesSchema>;
+
 /** sysbench's final summary, verbatim numbers. */
 export const SummarySchema = z.object({
   queries: z.object({ read: nonneg, write: nonneg, other: nonneg, total: nonneg }),
@@ -140,6 +168,8 @@ export const CellSchema = z.object({
   sysbench_args: z.array(z.string()),
   summary: SummarySchema.nullable(),
   intervals: z.array(IntervalSchema),
+  /** what was odd in sysbench's output (absent: nothing) */
+  anomalies: OutputAnomaliesSchema.optional(),
   status_deltas: z.record(z.string(), num),
   telemetry: z.array(TelemetrySampleSchema),
 });

@@ -8,6 +8,7 @@ import { basename } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseSize } from "../servers/config.js";
+import { DegradationSettingsSchema } from "../stats/degradation-settings.js";
 import { UserError } from "../util/errors.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
@@ -75,6 +76,8 @@ export const WorkloadSchema = z.strictObject({
   server_options: z.record(z.string(), optionValue).default({}),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
   ab: AbSectionSchema.prefault({}),
+  /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
+  degradation: DegradationSettingsSchema.optional(),
 });
 export type Workload = z.infer<typeof WorkloadSchema>;
 
