@@ -1366,9 +1366,9 @@ var require_util = __commonJS({
     function isValidHeaderValue(characters) {
       return !headerCharRegex.test(characters);
     }
-    function parseRangeHeader(range) {
-      if (range == null || range === "") return { start: 0, end: null, size: null };
-      const m = range ? range.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
+    function parseRangeHeader(range2) {
+      if (range2 == null || range2 === "") return { start: 0, end: null, size: null };
+      const m = range2 ? range2.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
       return m ? {
         start: parseInt(m[1]),
         end: m[2] ? parseInt(m[2]) : null,
@@ -9077,16 +9077,16 @@ var require_retry_handler = __commonJS({
       const current = Date.now();
       return new Date(retryAfter).getTime() - current;
     }
-    function validatePartialResponseContentLength(headers, range, statusCode, retryCount) {
+    function validatePartialResponseContentLength(headers, range2, statusCode, retryCount) {
       const contentLength = headers["content-length"];
       if (contentLength == null) {
         return null;
       }
-      if (!Number.isFinite(range.start) || !Number.isFinite(range.end)) {
+      if (!Number.isFinite(range2.start) || !Number.isFinite(range2.end)) {
         return null;
       }
       const length = Number(contentLength);
-      const expectedLength = range.end - range.start + 1;
+      const expectedLength = range2.end - range2.start + 1;
       if (!Number.isFinite(length) || length !== expectedLength) {
         return new RequestRetryError("Content-Length mismatch", statusCode, {
           headers,
@@ -9301,8 +9301,8 @@ var require_retry_handler = __commonJS({
         }
         if (this.end == null) {
           if (statusCode === 206) {
-            const range = parseRangeHeader(headers["content-range"]);
-            if (range == null) {
+            const range2 = parseRangeHeader(headers["content-range"]);
+            if (range2 == null) {
               this.headersSent = true;
               return this.handler.onHeaders(
                 statusCode,
@@ -9311,12 +9311,12 @@ var require_retry_handler = __commonJS({
                 statusMessage
               );
             }
-            const contentLengthError = validatePartialResponseContentLength(headers, range, statusCode, this.retryCount);
+            const contentLengthError = validatePartialResponseContentLength(headers, range2, statusCode, this.retryCount);
             if (contentLengthError != null) {
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start, size, end = size - 1 } = range2;
             assert2(
               start != null && Number.isFinite(start),
               "content-range mismatch"
@@ -11240,11 +11240,11 @@ var require_pluralizer = __commonJS({
         this.singular = singular;
         this.plural = plural4;
       }
-      pluralize(count) {
-        const one = count === 1;
+      pluralize(count2) {
+        const one = count2 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count, noun };
+        return { ...keys, count: count2, noun };
       }
     };
   }
@@ -18663,15 +18663,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -20906,16 +20906,16 @@ var require_parser_cache = __commonJS({
           this.dateStrings
         );
         this.timezone = String(options.timezone || config2.timezone);
-        const count = fields.length;
-        this.columnTypes = new Array(count);
-        this.characterSets = new Array(count);
-        this.flags = new Array(count);
-        this.decimals = new Array(count);
-        this.names = new Array(count);
-        this.extendedTypeNames = new Array(count);
-        this.extendedFormats = new Array(count);
-        this.tables = this.nestTables === false ? null : new Array(count);
-        for (let i = 0; i < count; ++i) {
+        const count2 = fields.length;
+        this.columnTypes = new Array(count2);
+        this.characterSets = new Array(count2);
+        this.flags = new Array(count2);
+        this.decimals = new Array(count2);
+        this.names = new Array(count2);
+        this.extendedTypeNames = new Array(count2);
+        this.extendedFormats = new Array(count2);
+        this.tables = this.nestTables === false ? null : new Array(count2);
+        for (let i = 0; i < count2; ++i) {
           const field2 = fields[i];
           this.columnTypes[i] = field2.columnType;
           this.characterSets[i] = field2.characterSet;
@@ -21118,7 +21118,7 @@ var require_ring_queue = __commonJS({
         }
         return item;
       }
-      remove(index, count) {
+      remove(index, count2) {
         if (index !== (index | 0)) {
           return void 0;
         }
@@ -21126,27 +21126,27 @@ var require_ring_queue = __commonJS({
           return void 0;
         }
         const size = this.length;
-        if (index >= size || index < -size || count < 1) {
+        if (index >= size || index < -size || count2 < 1) {
           return void 0;
         }
         if (index < 0) {
           index += size;
         }
-        if (count === 1 || !count) {
+        if (count2 === 1 || !count2) {
           return [this.removeOne(index)];
         }
-        if (count !== (count | 0)) {
+        if (count2 !== (count2 | 0)) {
           return void 0;
         }
-        if (index + count > size) {
-          count = size - index;
+        if (index + count2 > size) {
+          count2 = size - index;
         }
         const items = this.toArray();
-        const removed = items.splice(index, count);
+        const removed = items.splice(index, count2);
         this._rebuild(items);
         return removed;
       }
-      splice(index, count, ...newItems) {
+      splice(index, count2, ...newItems) {
         if (index !== (index | 0)) {
           return void 0;
         }
@@ -21158,12 +21158,12 @@ var require_ring_queue = __commonJS({
           return void 0;
         }
         if (newItems.length === 0) {
-          return this.remove(index, count);
+          return this.remove(index, count2);
         }
         if (index < 0) {
           return void 0;
         }
-        const removalCount = count === void 0 ? 1 : count;
+        const removalCount = count2 === void 0 ? 1 : count2;
         if (removalCount !== (removalCount | 0) || removalCount < 0) {
           return void 0;
         }
@@ -21194,12 +21194,12 @@ var require_ring_queue = __commonJS({
         }
         const capacity = this._list.length;
         const items = new Array(this.length);
-        let count = 0;
+        let count2 = 0;
         for (let slot = head; slot < capacity; slot++) {
-          items[count++] = this._list[slot];
+          items[count2++] = this._list[slot];
         }
         for (let slot = 0; slot < tail; slot++) {
-          items[count++] = this._list[slot];
+          items[count2++] = this._list[slot];
         }
         return items;
       }
@@ -21211,12 +21211,12 @@ var require_ring_queue = __commonJS({
           list.length = capacity << 1;
         } else {
           const grown = new Array(capacity << 1);
-          let count = 0;
+          let count2 = 0;
           for (let slot = this._head; slot < capacity; slot++) {
-            grown[count++] = list[slot];
+            grown[count2++] = list[slot];
           }
           for (let slot = 0; slot < this._tail; slot++) {
-            grown[count++] = list[slot];
+            grown[count2++] = list[slot];
           }
           this._list = grown;
           this._head = 0;
@@ -30338,7 +30338,7 @@ var require_local_date = __commonJS({
       }
       return offset;
     }
-    function localDate(year, month, day, hours, minutes, seconds, milliseconds) {
+    function localDate(year, month, day, hours, minutes, seconds2, milliseconds) {
       if (year < 100 || month < 1 || month > 12) {
         return new Date(
           year,
@@ -30346,11 +30346,11 @@ var require_local_date = __commonJS({
           day,
           hours,
           minutes,
-          seconds,
+          seconds2,
           milliseconds
         );
       }
-      const wallTime = daysFromCivil(year, month, day) * MS_PER_DAY + hours * MS_PER_HOUR + minutes * 6e4 + seconds * 1e3 + Math.trunc(milliseconds);
+      const wallTime = daysFromCivil(year, month, day) * MS_PER_DAY + hours * MS_PER_HOUR + minutes * 6e4 + seconds2 * 1e3 + Math.trunc(milliseconds);
       const hour = Math.floor(wallTime / MS_PER_HOUR);
       let offset = hourOffsets.get(hour);
       if (offset === void 0) {
@@ -30367,7 +30367,7 @@ var require_local_date = __commonJS({
           day,
           hours,
           minutes,
-          seconds,
+          seconds2,
           milliseconds
         );
       }
@@ -31192,14 +31192,14 @@ var require_packet = __commonJS({
         this.offset += bytes;
       }
       // must match writeTime's choice of encoding byte for byte
-      static timeLength({ days, hours, minutes, seconds, microseconds }) {
-        if (!days && !hours && !minutes && !seconds && !microseconds) {
+      static timeLength({ days, hours, minutes, seconds: seconds2, microseconds }) {
+        if (!days && !hours && !minutes && !seconds2 && !microseconds) {
           return 1;
         }
         return microseconds ? 13 : 9;
       }
-      writeTime({ negative, days, hours, minutes, seconds, microseconds }) {
-        if (!days && !hours && !minutes && !seconds && !microseconds) {
+      writeTime({ negative, days, hours, minutes, seconds: seconds2, microseconds }) {
+        if (!days && !hours && !minutes && !seconds2 && !microseconds) {
           this.writeInt8(0);
           return;
         }
@@ -31208,7 +31208,7 @@ var require_packet = __commonJS({
         this.writeInt32(days);
         this.writeInt8(hours);
         this.writeInt8(minutes);
-        this.writeInt8(seconds);
+        this.writeInt8(seconds2);
         if (microseconds) {
           this.writeInt32(microseconds);
         }
@@ -32861,7 +32861,7 @@ var require_typed_parameter = __commonJS({
         let rest = Math.abs(value);
         const microseconds = Math.round(rest % 1e3 * 1e3);
         rest = Math.floor(rest / 1e3);
-        const seconds = rest % 60;
+        const seconds2 = rest % 60;
         const minutes = Math.floor(rest / 60) % 60;
         const totalHours = Math.floor(rest / 3600);
         return {
@@ -32869,7 +32869,7 @@ var require_typed_parameter = __commonJS({
           days: Math.floor(totalHours / 24),
           hours: totalHours % 24,
           minutes,
-          seconds,
+          seconds: seconds2,
           microseconds
         };
       }
@@ -41415,8 +41415,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -41524,13 +41524,13 @@ var require_Alias = __commonJS({
         const anchor2 = anchors2 && source && anchors2.get(source);
         return anchor2 ? anchor2.count * anchor2.aliasCount : 0;
       } else if (identity.isCollection(node2)) {
-        let count = 0;
+        let count2 = 0;
         for (const item of node2.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count;
+        return count2;
       } else if (identity.isPair(node2)) {
         const kc = getAliasCount(doc, node2.key, anchors2);
         const vc = getAliasCount(doc, node2.value, anchors2);
@@ -44483,8 +44483,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -44561,12 +44561,12 @@ var require_errors3 = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count2 = 1;
         const end = error63.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error63.message += `:
 
 ${lineStr}
@@ -45665,7 +45665,7 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment: comment2, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value, type, comment: comment2, range: range2 } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
@@ -45685,7 +45685,7 @@ var require_compose_scalar = __commonJS({
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
         scalar = new Scalar.Scalar(value);
       }
-      scalar.range = range;
+      scalar.range = range2;
       scalar.source = value;
       if (type)
         scalar.type = type;
@@ -54963,8 +54963,8 @@ var DEFAULT_POWER = 0.8;
 function logToPct(x) {
   return Math.expm1(x) * 100;
 }
-function pctToLog(pct) {
-  return pct <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct / 100);
+function pctToLog(pct3) {
+  return pct3 <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct3 / 100);
 }
 function resolveOptions(options) {
   const alpha = options?.alpha ?? DEFAULT_ALPHA;
@@ -55108,6 +55108,23 @@ function samplesNeeded(c, thresholdPct) {
 }
 
 // src/stats/degradation.ts
+function tidySeries(points) {
+  const ok = points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.value) && p.value >= 0);
+  const sorted = ok.map((p, i) => ({ p, i })).sort((a, b) => a.p.t - b.p.t || a.i - b.i);
+  const out = [];
+  let n = 0;
+  for (const { p } of sorted) {
+    const last = out.at(-1);
+    if (last && last.t === p.t) {
+      n++;
+      last.value += (p.value - last.value) / n;
+    } else {
+      out.push({ t: p.t, value: p.value });
+      n = 1;
+    }
+  }
+  return out;
+}
 function toTimed(series2, intervalS) {
   const out = [];
   for (let i = 0; i < series2.length; i++) {
@@ -55242,23 +55259,23 @@ function fitDecline(centers, ys, onsets, ends = [Number.POSITIVE_INFINITY]) {
   }
   return best;
 }
-function resolve2(o, durationS, interval) {
+function resolve2(o, interval) {
   const pos = (v, dflt, name) => {
     const x = v ?? dflt;
     if (!(x > 0) || !Number.isFinite(x))
       throw new RangeError(`degradation option ${name} must be > 0, got ${x}`);
     return x;
   };
-  const minDrop = pos(o.min_drop_pct, 20, "min_drop_pct");
+  const minDrop = pos(o.min_drop_pct, 15, "min_drop_pct");
   const alpha = pos(o.alpha, 1e-3, "alpha");
   if (!(alpha < 1)) throw new RangeError(`degradation option alpha must be < 1, got ${alpha}`);
   return {
     window_s: Math.max(pos(o.window_s, 10, "window_s"), interval),
     filter_s: pos(o.filter_s, 90, "filter_s"),
     min_drop_pct: minDrop,
-    min_decline_s: pos(o.min_decline_s, Math.max(90, 0.2 * durationS), "min_decline_s"),
-    sustain_s: pos(o.sustain_s, Math.max(60, 0.15 * durationS), "sustain_s"),
-    sustain_drop_pct: pos(o.sustain_drop_pct, minDrop / 2, "sustain_drop_pct"),
+    min_decline_s: pos(o.min_decline_s, 90, "min_decline_s"),
+    sustain_s: pos(o.sustain_s, 60, "sustain_s"),
+    sustain_drop_pct: pos(o.sustain_drop_pct, 10, "sustain_drop_pct"),
     alpha,
     min_windows: pos(o.min_windows, 8, "min_windows")
   };
@@ -55288,7 +55305,7 @@ function detectDegradation(series2, options = {}) {
   if (points.length < 2) return empty(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
   const firstPass = windows(points, options.window_s ?? 10);
   const duration3 = firstPass.end;
-  const p = resolve2(options, duration3, firstPass.interval);
+  const p = resolve2(options, firstPass.interval);
   const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
   const n = win.values.length;
   if (n < p.min_windows) {
@@ -55317,12 +55334,18 @@ function detectDegradation(series2, options = {}) {
   const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
   const fit = fitDecline(win.centers, filtered, candidates, ends);
   if (!fit) return empty("no declining trend", duration3, p.window_s, n);
+  const anyOnset = [];
+  for (let tau = first; tau < last; tau += p.window_s / 2) anyOnset.push(tau);
+  const free = fitDecline(win.centers, filtered, anyOnset, ends);
+  const recent = free !== null && free.tau > latest + p.window_s + 1e-9 && free.sse < fit.sse ? free : null;
   const startLevel = fit.a;
   const endLevel = fit.a + fit.b * (Math.min(last, fit.tau_end) - fit.tau);
   const drop = pctBelow(endLevel, startLevel);
   const trailing = win.values.filter((_, i) => win.centers[i] >= duration3 - p.sustain_s);
   const trailingLevel = median(trailing.length > 0 ? trailing : [win.values[n - 1]]);
   const trailingDrop = pctBelow(trailingLevel, startLevel);
+  const endMean = mean(win.values.slice(Math.max(0, n - 2)));
+  const endDrop = pctBelow(endMean, startLevel);
   const x = rampX(win.centers, fit.tau, fit.tau_end);
   const raw = fitLine(x, win.values);
   let pValue = 1;
@@ -55337,10 +55360,20 @@ function detectDegradation(series2, options = {}) {
   }
   const reasons = [];
   const f1 = (v) => v.toFixed(1);
+  if (recent) {
+    reasons.push(
+      `too recent: the best fit starts the drop at ${f1(recent.tau)} s, ${f1(duration3 - recent.tau)} s before the end (need ${p.min_decline_s} s)`
+    );
+  }
   if (!(drop >= p.min_drop_pct)) reasons.push(`fitted drop ${f1(drop)}% is below ${p.min_drop_pct}%`);
   if (!(trailingDrop >= p.sustain_drop_pct)) {
     reasons.push(
       `not sustained: the last ${f1(p.sustain_s)} s are ${f1(trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
+    );
+  }
+  if (trailingDrop >= p.sustain_drop_pct && !(endDrop >= p.sustain_drop_pct)) {
+    reasons.push(
+      `recovered: the last ${f1(2 * p.window_s)} s are ${f1(endDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
     );
   }
   if (!(pValue < p.alpha))
@@ -55667,8 +55700,8 @@ async function download(url2, dest, want, log, signal) {
   const body = Readable.fromWeb(res.body);
   body.on("data", (chunk) => {
     done += chunk.length;
-    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
+    const pct3 = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct3}`);
   });
   try {
     await pipeline(body, createWriteStream(part));
@@ -57980,14 +58013,14 @@ function codePointLength(str2) {
   const units = str2.length;
   if (!highSurrogate.test(str2))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++) {
     if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
-      count--;
+      count2--;
       i++;
     }
   }
-  return count;
+  return count2;
 }
 function getLengthableOrigin(input2) {
   if (Array.isArray(input2))
@@ -62370,8 +62403,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getBelarusianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -65018,8 +65051,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count, one, many) {
-  return Math.abs(count) === 1 ? one : many;
+function getArmenianPlural(count2, one, many) {
+  return Math.abs(count2) === 1 ? one : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -67757,8 +67790,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getRussianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -76491,6 +76524,27 @@ var IntervalSchema = external_exports.object({
   queue_length: external_exports.number().int().nonnegative().optional(),
   concurrency: external_exports.number().int().nonnegative().optional()
 });
+var count = external_exports.number().int().nonnegative();
+var range = external_exports.tuple([nonneg, nonneg]);
+var OutputAnomaliesSchema = external_exports.object({
+  /** seconds printed more than once (the reporter woke late); their lines were merged (rates averaged) */
+  duplicate_seconds: external_exports.array(nonneg),
+  /** interval lines merged away (printed for a second already seen) */
+  duplicates: count,
+  /** report times with no line, as [first, last] ranges in s */
+  missing_seconds: external_exports.array(range),
+  missing: count,
+  /** stretches of intervals with 0 tps, [first, last] interval end times in s */
+  stalls: external_exports.array(range),
+  stall_intervals: count,
+  /** intervals with reconn/s > 0, and with err/s > 0 (ignored errors such as deadlocks) */
+  reconnect_intervals: count,
+  error_intervals: count,
+  /** interval lines whose time went back (dropped) */
+  out_of_order: count,
+  /** FATAL/WARNING lines and driver errors (`error 2013`), the first 20, each cut to 300 characters */
+  messages: external_exports.array(external_exports.string())
+});
 var SummarySchema = external_exports.object({
   queries: external_exports.object({ read: nonneg, write: nonneg, other: nonneg, total: nonneg }),
   transactions: nonneg,
@@ -76538,7 +76592,8 @@ var TelemetrySampleSchema = external_exports.object({
 var HostSchema = external_exports.object({
   hostname: external_exports.string(),
   cpu_model: external_exports.string(),
-  cores: external_exports.number().int().positive(),
+  /** 0 when unknown (a results file imported from a sysbench log) */
+  cores: external_exports.number().int().nonnegative(),
   memory_bytes: nonneg,
   kernel: external_exports.string(),
   os: external_exports.string(),
@@ -76589,6 +76644,8 @@ var CellSchema = external_exports.object({
   sysbench_args: external_exports.array(external_exports.string()),
   summary: SummarySchema.nullable(),
   intervals: external_exports.array(IntervalSchema),
+  /** what was odd in sysbench's output (absent: nothing) */
+  anomalies: OutputAnomaliesSchema.optional(),
   status_deltas: external_exports.record(external_exports.string(), num),
   telemetry: external_exports.array(TelemetrySampleSchema)
 });
@@ -76616,12 +76673,18 @@ var ResultsSchema = external_exports.object({
     sha256: external_exports.string(),
     spec: external_exports.record(external_exports.string(), external_exports.unknown())
   }),
-  dataset: external_exports.object({ tables: external_exports.number().int().positive(), table_size: external_exports.number().int().positive() }),
+  /** 0 and 0 when unknown (imported from a sysbench log) */
+  dataset: external_exports.object({ tables: external_exports.number().int().nonnegative(), table_size: external_exports.number().int().nonnegative() }),
   servers: external_exports.array(ServerRecordSchema),
   /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
   shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" }).optional(),
   /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
   network: NetworkRecordSchema.optional(),
+  /**
+   * present when the file was made by `perfgate import --sysbench-log` rather than a run: host,
+   * dataset and server details are then unknown (empty strings and zeros)
+   */
+  imported: external_exports.object({ from: external_exports.literal("sysbench-log"), file: external_exports.string(), sha256: external_exports.string() }).optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable()
@@ -78664,7 +78727,7 @@ function p95Of(summary2) {
   return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
 }
 function seriesOf(intervals) {
-  return intervals.length > 0 ? intervals.map((iv) => ({ t: iv.t, value: iv.tps })) : void 0;
+  return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : void 0;
 }
 function pushUnique(xs, x) {
   if (!xs.includes(x)) xs.push(x);
@@ -78703,6 +78766,7 @@ function fromResults(results, file2) {
   }
   return {
     kind: "results",
+    workload_spec: results.workload.spec,
     file: file2,
     engines,
     observations,
@@ -78758,8 +78822,8 @@ function fromAb(ab, file2) {
       head,
       pairs,
       series: {
-        base: c.series.base.map((iv) => ({ t: iv.t, value: iv.tps })),
-        head: c.series.head.map((iv) => ({ t: iv.t, value: iv.tps }))
+        base: tidySeries(c.series.base.map((iv) => ({ t: iv.t, value: iv.tps }))),
+        head: tidySeries(c.series.head.map((iv) => ({ t: iv.t, value: iv.tps })))
       }
     });
     for (let i = 0; i < pairs.length; i++) {
@@ -78790,7 +78854,15 @@ function fromAb(ab, file2) {
       });
     }
   }
-  return { kind: "ab", file: file2, engines: [base, head], observations, paired, failed_cells: failed };
+  return {
+    kind: "ab",
+    file: file2,
+    engines: [base, head],
+    observations,
+    paired,
+    failed_cells: failed,
+    workload_spec: ab.workload.spec
+  };
 }
 var ACCEPTED_KINDS = "accepted: a perfgate/results or perfgate/ab JSON file, a perfgate/import JSON file (perfgate import), or a .csv file";
 function loadMeasurements(file2) {
@@ -78902,7 +78974,9 @@ var ComparisonReportSchema = external_exports.object({
     unconfirmed: external_exports.number().int().nonnegative()
   }),
   cells: external_exports.array(ComparisonCellSchema),
-  degradation: external_exports.array(DegradationEntrySchema)
+  degradation: external_exports.array(DegradationEntrySchema),
+  /** why nothing was compared (no cell and no degradation check); absent when something was */
+  nothing_compared: external_exports.string().optional()
 });
 
 // src/compare/compare.ts
@@ -78995,6 +79069,7 @@ function compareSets(input2, options = {}) {
   const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
   let kind;
   let baselines;
+  let emptyReason = "";
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural2(s.failed_cells, "cell")} failed (not compared)`);
   }
@@ -79016,6 +79091,7 @@ function compareSets(input2, options = {}) {
     }
     kind = "ab";
     baselines = [base];
+    emptyReason = `${ab.file} has no cell measured on both sides`;
     for (const p of ab.paired ?? []) {
       units.push({
         scenario: p.scenario,
@@ -79043,7 +79119,10 @@ function compareSets(input2, options = {}) {
       kind = "pair";
       baselines = [s0.engines[0]];
       if (!heads || heads.includes(s1.engines[0])) pairs.push([s0.engines[0], s1.engines[0]]);
-      else notes.push(`${s1.engines[0]} is not among --engines: nothing compared`);
+      else {
+        notes.push(`${s1.engines[0]} is not among --engines: nothing compared`);
+        emptyReason = `${s1.engines[0]} is not among --engines`;
+      }
     } else {
       kind = "baselines";
       baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
@@ -79056,6 +79135,9 @@ function compareSets(input2, options = {}) {
           );
         }
         for (const b of own2) pairs.push([b, h]);
+      }
+      if (pairs.length === 0) {
+        emptyReason = candidates.length === 0 ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}` : `no engine has a baseline of its family among ${baselines.join(", ")}`;
       }
     }
     const byEngine = /* @__PURE__ */ new Map();
@@ -79143,6 +79225,9 @@ function compareSets(input2, options = {}) {
         notes.push(`${h} vs ${b}: ${plural2(unmatched, "cell")} measured on only one side (not compared)`);
       }
     }
+    if (pairs.length > 0 && units.length === 0) {
+      emptyReason = `no common cells: ${pairs.map(([b, h]) => `${h} and ${b}`).join(", ")} share no successful script/tier/threads cell`;
+    }
   }
   const pending = [];
   for (const u of units) {
@@ -79213,8 +79298,11 @@ function compareSets(input2, options = {}) {
     for (const s of u.series) {
       let d;
       try {
-        d = compareDegradationSeries(s.base, s.head, options.degradation ?? {});
-      } catch {
+        d = compareDegradationSeries(tidySeries(s.base), tidySeries(s.head), options.degradation ?? {});
+      } catch (err) {
+        notes.push(
+          `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t: degradation not checked (${err.message})`
+        );
         continue;
       }
       if (tooShort(d.base) || tooShort(d.head)) continue;
@@ -79240,7 +79328,8 @@ function compareSets(input2, options = {}) {
   degradation.sort(
     (x, y) => order(x, y) || x.threads - y.threads || (x.repetition ?? 0) - (y.repetition ?? 0)
   );
-  const count = (k) => cells.filter((c) => c.verdict === k).length;
+  const nothing = cells.length === 0 && degradation.length === 0 ? units.length > 0 ? `no cell has ${metrics.join(", ")} values (above zero) on both sides` : emptyReason || "no cell to compare" : null;
+  const count2 = (k) => cells.filter((c) => c.verdict === k).length;
   const trendCount = (k) => degradation.filter((d) => d.verdict === k).length;
   const perMetric = {};
   for (const [k, v] of Object.entries(options.thresholds?.per_metric ?? {})) perMetric[k] = v;
@@ -79265,15 +79354,20 @@ function compareSets(input2, options = {}) {
     mismatches,
     notes,
     summary: {
-      regressions: count("regression") + trendCount("regression"),
-      improvements: count("improvement") + trendCount("improvement"),
-      unchanged: count("unchanged"),
-      inconclusive: count("inconclusive"),
+      regressions: count2("regression") + trendCount("regression"),
+      improvements: count2("improvement") + trendCount("improvement"),
+      unchanged: count2("unchanged"),
+      inconclusive: count2("inconclusive"),
       unconfirmed: cells.filter((c) => !c.confirmed && c.verdict !== "inconclusive").length
     },
     cells,
-    degradation
+    degradation,
+    ...nothing !== null ? { nothing_compared: nothing } : {}
   };
+}
+function gateFailure(report) {
+  if (report.cells.length > 0 || report.degradation.length > 0) return null;
+  return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
 }
 
 // src/run/host.ts
@@ -79317,9 +79411,9 @@ function checkTiersFitHost(w, file2, hostMemory, servers = 1) {
 }
 
 // src/run/progress.ts
-function formatDuration(seconds) {
-  if (!Number.isFinite(seconds) || seconds < 0) return "?";
-  const s = Math.round(seconds);
+function formatDuration(seconds2) {
+  if (!Number.isFinite(seconds2) || seconds2 < 0) return "?";
+  const s = Math.round(seconds2);
   const h = Math.floor(s / 3600);
   const m = Math.floor(s % 3600 / 60);
   const r = s % 60;
@@ -79384,6 +79478,9 @@ ${r.stderr}`, 2) || "no output"})`
 }
 
 // src/sysbench/parse.ts
+var ANOMALY_LIST_MAX = 50;
+var MESSAGES_MAX = 20;
+var MESSAGE_MAX = 300;
 var NUM = String.raw`(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)`;
 var INTERVAL_RE = new RegExp(
   String.raw`^\[\s*${NUM}s\s*\]\s+thds:\s*(\d+)\s+tps:\s*${NUM}\s+qps:\s*${NUM}\s+` + String.raw`\(r/w/o:\s*${NUM}/${NUM}/${NUM}\)\s+lat\s+\(ms,\s*${NUM}%\):\s*${NUM}\s+` + String.raw`err/s:?\s*${NUM}\s+reconn/s:?\s*${NUM}`
@@ -79391,13 +79488,15 @@ var INTERVAL_RE = new RegExp(
 var QUEUE_RE = new RegExp(String.raw`^\[\s*${NUM}s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)`);
 var VERSION_RE2 = /^sysbench\s+(\d+\.\d+\.\d+\S*)/;
 var THREADS_RE = /^Number of threads:\s*(\d+)/;
+var REPORT_INTERVAL_RE = /^Report intermediate results every\s+(\d+)\s+second/;
+var MESSAGE_RE = /^(FATAL|ALERT|WARNING|ERROR):|\berror \d{4}\b/i;
 var HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`);
 function parseIntervalLine(line) {
   const m = INTERVAL_RE.exec(line.trim());
   if (!m) return null;
   const n = (i) => Number(m[i]);
-  const pct = n(8);
-  const disabled = pct === 0;
+  const pct3 = n(8);
+  const disabled = pct3 === 0;
   return {
     t: n(1),
     threads: n(2),
@@ -79407,7 +79506,7 @@ function parseIntervalLine(line) {
     writes_ps: n(6),
     other_ps: n(7),
     lat_ms: disabled ? null : n(9),
-    lat_pct: pct,
+    lat_pct: pct3,
     err_ps: n(10),
     reconn_ps: n(11)
   };
@@ -79480,7 +79579,7 @@ function parseSummary(lines) {
   const avg = field(lines, "avg", latStart);
   const max = field(lines, "max", latStart);
   const sum = field(lines, "sum", latStart);
-  let pct = null;
+  let pct3 = null;
   let pctRank = null;
   const pctLine = lines.slice(latStart).find((l) => /^\s*(\d+)th percentile:/.test(l));
   const disabled = lines.slice(latStart).some((l) => /^\s*percentile stats:\s*disabled/.test(l));
@@ -79488,7 +79587,7 @@ function parseSummary(lines) {
     const m = new RegExp(String.raw`^\s*(\d+)th percentile:\s*${NUM}`).exec(pctLine);
     if (m) {
       pctRank = Number(m[1]);
-      pct = Number(m[2]);
+      pct3 = Number(m[2]);
     }
   }
   const fairStart = lines.findIndex((l, i) => i > latStart && l.trim() === "Threads fairness:");
@@ -79499,7 +79598,7 @@ function parseSummary(lines) {
   const qPs = queries ? perSec(queries.rest) : null;
   const ignPs = ignored ? perSec(ignored.rest) : null;
   const recPs = reconn ? perSec(reconn.rest) : null;
-  if (!read || !write || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct === null && !disabled) {
+  if (!read || !write || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct3 === null && !disabled) {
     return null;
   }
   return {
@@ -79513,7 +79612,7 @@ function parseSummary(lines) {
     reconnects_ps: recPs,
     total_time_s: totalTime.value,
     total_events: events2.value,
-    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct, pct_rank: pctRank, sum: sum.value },
+    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct: pct3, pct_rank: pctRank, sum: sum.value },
     fairness: { events_avg: ev[0], events_stddev: ev[1], exec_time_avg: ex[0], exec_time_stddev: ex[1] }
   };
 }
@@ -79530,15 +79629,99 @@ function parseHistogram(lines) {
   }
   return rows;
 }
+function mergeSame(lines) {
+  if (lines.length === 1) return lines[0];
+  const avg = (f) => lines.reduce((a, i) => a + f(i), 0) / lines.length;
+  const last = lines[lines.length - 1];
+  const lats = lines.map((i) => i.lat_ms).filter((v) => v !== null);
+  return {
+    ...last,
+    tps: avg((i) => i.tps),
+    qps: avg((i) => i.qps),
+    reads_ps: avg((i) => i.reads_ps),
+    writes_ps: avg((i) => i.writes_ps),
+    other_ps: avg((i) => i.other_ps),
+    lat_ms: lats.length > 0 ? lats.reduce((a, v) => Math.max(a, v), 0) : null,
+    err_ps: avg((i) => i.err_ps),
+    reconn_ps: avg((i) => i.reconn_ps)
+  };
+}
+function pushCapped(xs, x) {
+  if (xs.length < ANOMALY_LIST_MAX) xs.push(x);
+}
+function addRange(ranges, t, step2) {
+  const last = ranges.at(-1);
+  if (last && t - last[1] <= step2 * 1.5 + 1e-9) last[1] = t;
+  else pushCapped(ranges, [t, t]);
+}
+function tidyIntervals(raw, reportIntervalS) {
+  const groups = [];
+  let outOfOrder = 0;
+  for (const i of raw) {
+    const g = groups.at(-1);
+    if (g && i.t === g[0].t) g.push(i);
+    else if (g && i.t < g[0].t) outOfOrder++;
+    else groups.push([i]);
+  }
+  const intervals = groups.map(mergeSame);
+  const duplicateSeconds = [];
+  let duplicates = 0;
+  for (const g of groups) {
+    if (g.length < 2) continue;
+    duplicates += g.length - 1;
+    pushCapped(duplicateSeconds, g[0].t);
+  }
+  const step2 = reportIntervalS ?? (intervals[0] ? Math.max(1, intervals[0].t) : 1);
+  const missing = [];
+  let missingCount = 0;
+  for (let k = 1; k < intervals.length; k++) {
+    const gap = intervals[k].t - intervals[k - 1].t;
+    const absent = Math.round(gap / step2) - 1;
+    if (absent < 1) continue;
+    missingCount += absent;
+    pushCapped(missing, [intervals[k - 1].t + step2, intervals[k].t - step2]);
+  }
+  const stalls = [];
+  let stallCount = 0;
+  let reconnects = 0;
+  let errors = 0;
+  for (const i of intervals) {
+    if (i.tps === 0) {
+      stallCount++;
+      addRange(stalls, i.t, step2);
+    }
+    if (i.reconn_ps > 0) reconnects++;
+    if (i.err_ps > 0) errors++;
+  }
+  return {
+    intervals,
+    anomalies: {
+      duplicate_seconds: duplicateSeconds,
+      duplicates,
+      missing_seconds: missing,
+      missing: missingCount,
+      stalls,
+      stall_intervals: stallCount,
+      reconnect_intervals: reconnects,
+      error_intervals: errors,
+      out_of_order: outOfOrder
+    }
+  };
+}
+function isClean(a) {
+  return a.duplicates === 0 && a.missing === 0 && a.stall_intervals === 0 && a.reconnect_intervals === 0 && a.error_intervals === 0 && a.out_of_order === 0 && a.messages.length === 0;
+}
 function parseSysbenchOutput(text) {
   const lines = text.split(/\r?\n/);
   if (!text.endsWith("\n")) lines.pop();
   let version2 = null;
   let threads = null;
-  const intervals = [];
+  let reportInterval = null;
+  const raw = [];
   const fatal = [];
-  for (const raw of lines) {
-    const line = raw.trim();
+  const messages = [];
+  for (const rawLine of lines) {
+    const line = rawLine.trim();
     if (version2 === null) {
       const v = VERSION_RE2.exec(line);
       if (v) version2 = v[1];
@@ -79547,26 +79730,41 @@ function parseSysbenchOutput(text) {
       const t = THREADS_RE.exec(line);
       if (t) threads = Number(t[1]);
     }
-    if (line.startsWith("FATAL:")) {
-      fatal.push(line.slice("FATAL:".length).trim());
-      continue;
+    if (reportInterval === null) {
+      const r = REPORT_INTERVAL_RE.exec(line);
+      if (r && Number(r[1]) > 0) reportInterval = Number(r[1]);
     }
+    if (line.startsWith("FATAL:")) fatal.push(line.slice("FATAL:".length).trim());
     const i = parseIntervalLine(line);
     if (i) {
-      intervals.push(i);
+      raw.push(i);
+      continue;
+    }
+    if (MESSAGE_RE.test(line) && messages.length < MESSAGES_MAX) {
+      messages.push(line.length > MESSAGE_MAX ? `${line.slice(0, MESSAGE_MAX - 1)}\u2026` : line);
       continue;
     }
     const q = parseQueueLine(line);
-    const last = intervals.at(-1);
+    const last = raw.at(-1);
     if (q && last && last.t === q.t) {
       last.queue_length = q.queue_length;
       last.concurrency = q.concurrency;
     }
   }
+  const tidy = tidyIntervals(raw, reportInterval);
+  const anomalies = { ...tidy.anomalies, messages };
   let summary2 = parseSummary(lines);
   const histogram = parseHistogram(lines);
   if (summary2 && histogram) summary2 = { ...summary2, histogram };
-  return { version: version2, threads, intervals, summary: summary2, fatal };
+  return {
+    version: version2,
+    threads,
+    intervals: tidy.intervals,
+    summary: summary2,
+    fatal,
+    report_interval_s: reportInterval,
+    anomalies: isClean(anomalies) ? null : anomalies
+  };
 }
 
 // src/run/sysbench-run.ts
@@ -80890,8 +81088,8 @@ function common(call, target) {
 function prepareArgs(call, target) {
   return [...common(call, target), "prepare"];
 }
-function runArgs(call, target, seconds, reportInterval) {
-  return [...common(call, target), `--time=${seconds}`, `--report-interval=${reportInterval}`, "run"];
+function runArgs(call, target, seconds2, reportInterval) {
+  return [...common(call, target), `--time=${seconds2}`, `--report-interval=${reportInterval}`, "run"];
 }
 var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
 async function findSysbench(env = process.env, clientWrapper = null) {
@@ -80987,8 +81185,8 @@ function cpuPercents(prev, cur) {
   const idle = d("idle");
   const total = user + system + iowait + steal + idle;
   if (!(total > 0)) return { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const pct = (x) => x * 100 / total;
-  return { user: pct(user), system: pct(system), iowait: pct(iowait), steal: pct(steal), idle: pct(idle) };
+  const pct3 = (x) => x * 100 / total;
+  return { user: pct3(user), system: pct3(system), iowait: pct3(iowait), steal: pct3(steal), idle: pct3(idle) };
 }
 var VIRTUAL_DISK = /^(loop|ram|zram)\d*$/;
 var PARTITION = /^((sd|hd|vd|xvd)[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+)p\d+)$/;
@@ -81045,8 +81243,8 @@ var pct2 = (x) => Math.round(clean(x) * 100) / 100;
 var int2 = (x) => Math.round(clean(x));
 function deltaSample(prev, cur, t) {
   const cpu = prev.cpu && cur.cpu ? cpuPercents(prev.cpu, cur.cpu) : { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const seconds = (cur.at - prev.at) / 1e3;
-  const rate = (a, b) => seconds > 0 ? Math.max(0, b - a) / seconds : 0;
+  const seconds2 = (cur.at - prev.at) / 1e3;
+  const rate = (a, b) => seconds2 > 0 ? Math.max(0, b - a) / seconds2 : 0;
   const d = prev.disk && cur.disk ? { prev: prev.disk, cur: cur.disk } : null;
   return {
     t: Math.round(clean(t) * 1e3) / 1e3,
@@ -81109,6 +81307,62 @@ function startTelemetry(opts) {
 import { createHash as createHash5 } from "node:crypto";
 import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
+
+// src/stats/degradation-settings.ts
+var seconds = external_exports.number().positive().max(1e7);
+var pct = external_exports.number().positive().lt(100);
+var DegradationSettingsSchema = external_exports.strictObject({
+  window_s: seconds.optional(),
+  filter_s: seconds.optional(),
+  min_drop_pct: pct.optional(),
+  min_decline_s: seconds.optional(),
+  sustain_s: seconds.optional(),
+  sustain_drop_pct: pct.optional(),
+  alpha: external_exports.number().positive().lt(1).optional(),
+  min_windows: external_exports.number().int().min(3).max(1e6).optional()
+});
+var DEGRADATION_SETTINGS = Object.keys(
+  DegradationSettingsSchema.shape
+);
+var ACCEPTED3 = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+function clean2(o) {
+  const out = {};
+  for (const [k, v] of Object.entries(o)) if (v !== void 0) out[k] = v;
+  return out;
+}
+function validateDegradationSettings(data, where) {
+  const parsed = DegradationSettingsSchema.safeParse(data);
+  if (parsed.success) return clean2(parsed.data);
+  const issue3 = parsed.error.issues[0];
+  const field2 = issue3?.code === "unrecognized_keys" ? issue3.keys.join(", ") : (issue3?.path ?? []).map(String).join(".");
+  throw new UserError(`${where}: degradation ${field2 || "(section)"}: invalid; ${ACCEPTED3}`);
+}
+function parseDegradationAssignments(items, where) {
+  const data = {};
+  for (const item of items) {
+    const eq = item.indexOf("=");
+    const name = eq > 0 ? item.slice(0, eq).trim() : "";
+    const text = eq > 0 ? item.slice(eq + 1).trim() : "";
+    const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+    if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
+      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED3}`);
+    }
+    data[name] = value;
+  }
+  try {
+    return validateDegradationSettings(data, where);
+  } catch {
+    throw new UserError(
+      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED3}`
+    );
+  }
+}
+function degradationFromSpec(spec) {
+  const parsed = DegradationSettingsSchema.safeParse(spec.degradation);
+  return parsed.success ? clean2(parsed.data) : {};
+}
+
+// src/workloads/schema.ts
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
   "oltp_read_only",
@@ -81165,7 +81419,9 @@ var WorkloadSchema = external_exports.strictObject({
   /** server option overrides on top of the generated config (null removes an option) */
   server_options: external_exports.record(external_exports.string(), optionValue).default({}),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
-  ab: AbSectionSchema.prefault({})
+  ab: AbSectionSchema.prefault({}),
+  /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
+  degradation: DegradationSettingsSchema.optional()
 });
 function describeValue(root, path6) {
   let cur = root;
@@ -81329,7 +81585,7 @@ async function runAb(opts) {
     threads,
     options: { ...w.sysbench_options, ...extra }
   });
-  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
+  const runPhase = async (label, cellIndex, args, seconds2) => await runSysbench(
     sysbench.path,
     args,
     (i) => log.progress(
@@ -81338,7 +81594,7 @@ async function runAb(opts) {
         cellIndex,
         cellCount: planned.length,
         runElapsed: i.t,
-        runLength: seconds,
+        runLength: seconds2,
         tps: i.tps,
         elapsed: (Date.now() - started) / 1e3,
         remainingPlanned: remaining
@@ -81466,8 +81722,8 @@ async function runAb(opts) {
       clock[side.label] += s.duration_s;
       return s;
     };
-    const runPairs = async (count, confirmation, total) => {
-      for (let k = 0; k < count; k++) {
+    const runPairs = async (count2, confirmation, total) => {
+      for (let k = 0; k < count2; k++) {
         const round = pairs.length + 1;
         const order = round % 2 === 1 ? "AB" : "BA";
         const first = order === "AB" ? sides[0] : sides[1];
@@ -81538,8 +81794,8 @@ function cellLine(c, index, total) {
   if (c.status === "failed" || c.pairs.length === 0) return `${head}: FAILED: ${c.error ?? "no pairs"}`;
   const b = geomean(c.pairs.map((p) => p.base.tps));
   const h = geomean(c.pairs.map((p) => p.head.tps));
-  const pct = (h / b - 1) * 100;
-  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
+  const pct3 = (h / b - 1) * 100;
+  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct3 >= 0 ? "+" : ""}${pct3.toFixed(1)}%), ${c.pairs.length} pairs`;
 }
 
 // src/report/markdown.ts
@@ -81549,7 +81805,7 @@ function mdEscape(text) {
   if (!MD_SPECIAL.test(text)) return text;
   const hit = escaped.get(text);
   if (hit !== void 0) return hit;
-  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
+  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r\n|\r|\n/g, " ");
   if (escaped.size >= 4096) escaped.clear();
   escaped.set(text, out);
   return out;
@@ -82039,8 +82295,8 @@ function verdictDigest(r) {
 var GITHUB_COMMENT_LIMIT = 65536;
 var BODY_BUDGET = 6e4;
 function markerName(workload) {
-  const clean2 = workload.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
-  return clean2 === "" ? "workload" : clean2;
+  const clean3 = workload.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
+  return clean3 === "" ? "workload" : clean3;
 }
 function commentMarker(workload) {
   return `<!-- perfgate:${markerName(workload)} -->`;
@@ -82207,6 +82463,15 @@ var FIELDS = {
   comment: external_exports.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "results-dir": external_exports.string().min(1),
   "github-token": external_exports.string(),
+  degradation: external_exports.string().transform((text, ctx) => {
+    const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+    try {
+      return parseDegradationAssignments(lines, "line");
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `has a bad ${err.message}` });
+      return external_exports.NEVER;
+    }
+  }),
   "pr-number": external_exports.string().regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" }).transform((s) => Number(s))
 };
 function parseConfig(env) {
@@ -82270,7 +82535,8 @@ function parseConfig(env) {
     comment: parsed.comment ?? "always",
     resultsDir: parsed["results-dir"] ?? DEFAULTS2["results-dir"],
     githubToken: parsed["github-token"] ?? "",
-    prNumber: parsed["pr-number"] ?? null
+    prNumber: parsed["pr-number"] ?? null,
+    degradation: parsed.degradation ?? {}
   };
 }
 
@@ -82566,7 +82832,9 @@ async function main() {
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
   const thresholds = { default_pct: config2.thresholdPct };
-  const report = compareSets(measured.sets, { thresholds });
+  const spec = measured.sets.find((s) => s.workload_spec)?.workload_spec;
+  const degradation = { ...spec ? degradationFromSpec(spec) : {}, ...config2.degradation };
+  const report = compareSets(measured.sets, { thresholds, degradation });
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
@@ -82600,6 +82868,8 @@ ${truncateMarkdown(markdown, SUMMARY_BUDGET, note)}
     setFailed(
       `perfgate found ${report.summary.regressions} regression(s) (threshold ${config2.thresholdPct}%); report: ${reportPath}`
     );
+  } else if (config2.failOnRegression && gateFailure(report) !== null) {
+    setFailed(`perfgate: ${gateFailure(report)}; report: ${reportPath}`);
   }
 }
 main().catch((err) => {

@@ -5,6 +5,8 @@
  * `input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)`.
  */
 import { z } from "zod";
+import type { DegradationOptions } from "../stats/degradation.js";
+import { parseDegradationAssignments } from "../stats/degradation-settings.js";
 
 export const MODES = ["ab", "compare"] as const;
 export const COMMENT_MODES = ["always", "on-change", "never"] as const;
@@ -29,6 +31,8 @@ export interface ActionConfig {
   githubToken: string;
   /** the pull request to comment on when the event payload has none (workflow_run from a fork) */
   prNumber: number | null;
+  /** degradation detector settings on top of the workload's `degradation:` section */
+  degradation: DegradationOptions;
 }
 
 export class ConfigError extends Error {
@@ -99,6 +103,18 @@ const FIELDS = {
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "results-dir": z.string().min(1),
   "github-token": z.string(),
+  degradation: z.string().transform((text, ctx) => {
+    const lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== "");
+    try {
+      return parseDegradationAssignments(lines, "line");
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `has a bad ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }),
   "pr-number": z
     .string()
     .regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" })
@@ -174,5 +190,6 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     resultsDir: parsed["results-dir"] ?? DEFAULTS["results-dir"],
     githubToken: parsed["github-token"] ?? "",
     prNumber: parsed["pr-number"] ?? null,
+    degradation: parsed.degradation ?? {},
   };
 }

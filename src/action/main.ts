@@ -18,6 +18,7 @@ import type { ComparisonReport } from "../compare/schema.js";
 import { renderComparisonJson, renderComparisonMarkdown } from "../report/comparison.js";
 import { mdEscape } from "../report/markdown.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
@@ -262,7 +263,10 @@ export async function main(): Promise<void> {
 
   const end = log.group("Compare");
   const thresholds: ThresholdConfig = { default_pct: config.thresholdPct };
-  const report = compareSets(measured.sets, { thresholds });
+  // The workload's degradation: section, then the action's degradation input.
+  const spec = measured.sets.find((s) => s.workload_spec)?.workload_spec;
+  const degradation = { ...(spec ? degradationFromSpec(spec) : {}), ...config.degradation };
+  const report = compareSets(measured.sets, { thresholds, degradation });
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;

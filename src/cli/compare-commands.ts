@@ -133,7 +133,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   const flags = degradationFromFlags(o.degradation);
   const sets = files.map((f) => loadMeasurements(f));
   // The detector settings of the first run's workload, then the flags.
-  const spec = sets.find((s) => s.results)?.results?.workload.spec;
+  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
   const report = compareSets(sets, {
     degradation: { ...(spec ? degradationFromSpec(spec) : {}), ...flags },
     ...(o.baseline ? { baselines: o.baseline } : {}),

@@ -66,6 +66,8 @@ export interface MeasurementSet {
   engine_servers?: Record<string, string>;
   /** cells that failed or have no summary (skipped) */
   failed_cells: number;
+  /** run results and A/B files: the workload as run (its `degradation:` section applies) */
+  workload_spec?: Record<string, unknown>;
 }
 
 /** The engine name of a server record: `${flavor}@${version}`, e.g. "mariadb@11.4.5". */
@@ -128,6 +130,7 @@ export function fromResults(results: Results, file: string): MeasurementSet {
   }
   return {
     kind: "results",
+    workload_spec: results.workload.spec,
     file,
     engines,
     observations,
@@ -224,7 +227,15 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       });
     }
   }
-  return { kind: "ab", file, engines: [base, head], observations, paired, failed_cells: failed };
+  return {
+    kind: "ab",
+    file,
+    engines: [base, head],
+    observations,
+    paired,
+    failed_cells: failed,
+    workload_spec: ab.workload.spec,
+  };
 }
 
 const ACCEPTED_KINDS =

@@ -173,16 +173,9 @@ function cellName(c: Cell): string {
   return `${c.script} ${c.threads}t ${c.tier} r${c.repetition}`;
 }
 
-export function renderMarkdown(results: Results, options: ReportOptions = {}): string {
-  const lines: string[] = [];
+/** Server, host, workload and network lines of a run's report. */
+function headerLines(results: Results, lines: string[]): void {
   const w = results.workload;
-  lines.push(`# perfgate run: ${mdEscape(w.name)}`);
-  lines.push("");
-  const status =
-    results.status === "complete"
-      ? `complete, ${results.cells.length} cells`
-      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
-  lines.push(`- Status: ${status}`);
   for (const s of results.servers) {
     lines.push(
       `- Server: ${mdEscape(`${s.flavor} ${s.version}`)} from ${mdEscape(s.source)} (\`VERSION()\` ${mdEscape(s.version_string || "n/a")})`,
@@ -196,6 +189,25 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     `- Workload: ${mdEscape(w.file)}: ${results.dataset.tables} tables x ${fmtNumber(results.dataset.table_size)} rows; sysbench ${mdEscape(results.sysbench.version)}`,
   );
   if (results.network) lines.push(`- Network: ${networkLine(results.network)}`);
+}
+
+export function renderMarkdown(results: Results, options: ReportOptions = {}): string {
+  const lines: string[] = [];
+  const w = results.workload;
+  lines.push(`# perfgate run: ${mdEscape(w.name)}`);
+  lines.push("");
+  const status =
+    results.status === "complete"
+      ? `complete, ${results.cells.length} cells`
+      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
+  lines.push(`- Status: ${status}`);
+  if (results.imported) {
+    lines.push(
+      `- Imported from the sysbench ${mdEscape(results.sysbench.version)} log ${mdEscape(results.imported.file)} (host, server and dataset are not in the log)`,
+    );
+  } else {
+    headerLines(results, lines);
+  }
   lines.push("");
   for (const g of tpsTables(results)) {
     lines.push(`## TPS by thread count: ${mdEscape(g.script)}, buffer pool ${mdEscape(g.tier)}`);

@@ -110,7 +110,8 @@ export type TelemetrySampleRecord = z.infer<typeof TelemetrySampleSchema>;
 export const HostSchema = z.object({
   hostname: z.string(),
   cpu_model: z.string(),
-  cores: z.number().int().positive(),
+  /** 0 when unknown (a results file imported from a sysbench log) */
+  cores: z.number().int().nonnegative(),
   memory_bytes: nonneg,
   kernel: z.string(),
   os: z.string(),
@@ -206,7 +207,8 @@ export const ResultsSchema = z.object({
     sha256: z.string(),
     spec: z.record(z.string(), z.unknown()),
   }),
-  dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
+  /** 0 and 0 when unknown (imported from a sysbench log) */
+  dataset: z.object({ tables: z.number().int().nonnegative(), table_size: z.number().int().nonnegative() }),
   servers: z.array(ServerRecordSchema),
   /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
   shard: z
@@ -215,6 +217,11 @@ export const ResultsSchema = z.object({
     .optional(),
   /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
   network: NetworkRecordSchema.optional(),
+  /**
+   * present when the file was made by `perfgate import --sysbench-log` rather than a run: host,
+   * dataset and server details are then unknown (empty strings and zeros)
+   */
+  imported: z.object({ from: z.literal("sysbench-log"), file: z.string(), sha256: z.string() }).optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable(),
