@@ -148,7 +148,20 @@ export function importSysbenchLog(file: string, options: SysbenchLogOptions = {}
       `${file}: ${size} bytes; accepted: a sysbench log up to ${SYSBENCH_LOG_MAX_BYTES} bytes`,
     );
   }
-  const text = readTextFile(file);
+  return sysbenchLogToResults(readTextFile(file), file, options, mtime);
+}
+
+/**
+ * A sysbench log's text as a results file (importSysbenchLog without the file system): `file`
+ * names it in errors and in the results, `mtime` stamps the runs.
+ */
+export function sysbenchLogToResults(
+  text: string,
+  file: string,
+  options: SysbenchLogOptions = {},
+  mtime = new Date(0),
+): Results {
+  checkOptions(options);
   const label = options.label ?? (basename(file).replace(/\.[^.]*$/, "") || "sysbench-log");
   const when = mtime.toISOString();
   const cells = cellsOf(file, text, options, label, when);

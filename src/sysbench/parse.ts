@@ -6,7 +6,7 @@
  * Numbers are never synthesised: a summary missing any of its fields (a killed or crashed run)
  * is returned as null, and the caller marks the cell failed.
  */
-import type { Interval, OutputAnomalies, Summary } from "../results/schema.js";
+import { type Interval, type OutputAnomalies, type Summary, SummarySchema } from "../results/schema.js";
 
 export interface SysbenchOutput {
   /** `sysbench 1.0.20` → "1.0.20" (a git suffix such as "1.0.20-ebf1c90" is kept) */
@@ -21,6 +21,9 @@ export interface SysbenchOutput {
   /** what was odd in the output (duplicate or missing seconds, stalls, errors); null when nothing */
   anomalies: OutputAnomalies | null;
 }
+
+/** Interval times beyond this (~31 years) are not sysbench's. */
+const MAX_SECONDS = 1e9;
 
 /** At most this many items are kept in each anomaly list (the counts are exact). */
 export const ANOMALY_LIST_MAX = 50;
@@ -46,6 +49,12 @@ const HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$
 export function parseIntervalLine(line: string): Interval | null {
   const m = INTERVAL_RE.exec(line.trim());
   if (!m) return null;
+  // A number sysbench would never print (negative, or beyond double range: "1e999") is not a line of its.
+  for (let i = 1; i <= 11; i++) {
+    const v = Number(m[i]);
+    if (!Number.isFinite(v) || v < 0) return null;
+  }
+  if (!(Number(m[1]) <= MAX_SECONDS) || !Number.isSafeInteger(Number(m[2]))) return null;
   const n = (i: number) => Number(m[i]);
   const pct = n(8);
   // With --percentile=0 sysbench prints `lat (ms,0%): 0.00`: there is no latency figure.
@@ -70,7 +79,9 @@ export function parseQueueLine(
 ): { t: number; queue_length: number; concurrency: number } | null {
   const m = QUEUE_RE.exec(line.trim());
   if (!m) return null;
-  return { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  const q = { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  if (!(q.t >= 0 && Number.isFinite(q.t) && Number.isSafeInteger(q.queue_length))) return null;
+  return Number.isSafeInteger(q.concurrency) ? q : null;
 }
 
 /** Incremental parser: feed stdout chunks, get each interval as soon as its line is complete. */
@@ -339,7 +350,7 @@ export function parseSysbenchOutput(text: string): SysbenchOutput {
     }
     if (threads === null) {
       const t = THREADS_RE.exec(line);
-      if (t) threads = Number(t[1]);
+      if (t && Number.isSafeInteger(Number(t[1]))) threads = Number(t[1]);
     }
     if (reportInterval === null) {
       const r = REPORT_INTERVAL_RE.exec(line);
@@ -367,6 +378,8 @@ export function parseSysbenchOutput(text: string): SysbenchOutput {
   let summary = parseSummary(lines);
   const histogram = parseHistogram(lines);
   if (summary && histogram) summary = { ...summary, histogram };
+  // Numbers sysbench would never print (negative, "1e999") make the summary unusable, as a missing field does.
+  if (summary && !SummarySchema.safeParse(summary).success) summary = null;
   return {
     version,
     threads,

@@ -119,17 +119,29 @@ export function validateWorkload(data: unknown, file: string): Workload {
   throw new UserError(`${file}: ${field}: ${issue.message}${describeValue(data, issue.path)}`);
 }
 
-export function loadWorkload(file: string): LoadedWorkload {
-  if (!existsSync(file)) throw new UserError(`workload file ${file} does not exist`);
-  const bytes = readFileSync(file);
+/** A workload file's text, parsed and validated; `file` names it in errors (one-line UserErrors). */
+export function parseWorkloadText(text: string, file: string): Workload {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
   const err = doc.errors[0];
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);
     throw new UserError(`${file}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
-  const workload = validateWorkload(doc.toJS(), file);
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // e.g. an alias expanding beyond the yaml library's limit
+    throw new UserError(`${file}: YAML not readable: ${(e as Error).message.split("\n")[0]}`);
+  }
+  return validateWorkload(data, file);
+}
+
+export function loadWorkload(file: string): LoadedWorkload {
+  if (!existsSync(file)) throw new UserError(`workload file ${file} does not exist`);
+  const bytes = readFileSync(file);
+  const workload = parseWorkloadText(bytes.toString("utf8"), file);
   return { workload, file, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 
