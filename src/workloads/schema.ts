@@ -8,7 +8,7 @@ import { basename } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseSize } from "../servers/config.js";
-import { DegradationSettingsSchema } from "../stats/degradation-settings.js";
+import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../stats/degradation-settings.js";
 import { UserError } from "../util/errors.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
@@ -111,8 +111,13 @@ export function validateWorkload(data: unknown, file: string): Workload {
   if (!issue) throw new UserError(`${file}: invalid workload`);
   if (issue.code === "unrecognized_keys") {
     const at = fieldPath(issue.path);
+    const section: Record<string, readonly string[]> = {
+      ab: Object.keys(AbSectionSchema.shape),
+      degradation: DEGRADATION_SETTINGS,
+    };
+    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
     throw new UserError(
-      `${file}: unknown field ${issue.keys.map((k) => (at ? `${at}.${k}` : k)).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`,
+      `${file}: unknown field ${issue.keys.map((k) => (at ? `${at}.${k}` : k)).join(", ")}; accepted: ${accepted.join(", ")}`,
     );
   }
   const field = fieldPath(issue.path) || "(top level)";
