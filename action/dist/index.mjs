@@ -79478,6 +79478,7 @@ ${r.stderr}`, 2) || "no output"})`
 }
 
 // src/sysbench/parse.ts
+var MAX_SECONDS = 1e9;
 var ANOMALY_LIST_MAX = 50;
 var MESSAGES_MAX = 20;
 var MESSAGE_MAX = 300;
@@ -79494,6 +79495,11 @@ var HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`)
 function parseIntervalLine(line) {
   const m = INTERVAL_RE.exec(line.trim());
   if (!m) return null;
+  for (let i = 1; i <= 11; i++) {
+    const v = Number(m[i]);
+    if (!Number.isFinite(v) || v < 0) return null;
+  }
+  if (!(Number(m[1]) <= MAX_SECONDS) || !Number.isSafeInteger(Number(m[2]))) return null;
   const n = (i) => Number(m[i]);
   const pct3 = n(8);
   const disabled = pct3 === 0;
@@ -79514,7 +79520,9 @@ function parseIntervalLine(line) {
 function parseQueueLine(line) {
   const m = QUEUE_RE.exec(line.trim());
   if (!m) return null;
-  return { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  const q = { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  if (!(q.t >= 0 && Number.isFinite(q.t) && Number.isSafeInteger(q.queue_length))) return null;
+  return Number.isSafeInteger(q.concurrency) ? q : null;
 }
 var SysbenchStreamParser = class {
   constructor(onInterval) {
@@ -79728,7 +79736,7 @@ function parseSysbenchOutput(text) {
     }
     if (threads === null) {
       const t = THREADS_RE.exec(line);
-      if (t) threads = Number(t[1]);
+      if (t && Number.isSafeInteger(Number(t[1]))) threads = Number(t[1]);
     }
     if (reportInterval === null) {
       const r = REPORT_INTERVAL_RE.exec(line);
@@ -79756,6 +79764,7 @@ function parseSysbenchOutput(text) {
   let summary2 = parseSummary(lines);
   const histogram = parseHistogram(lines);
   if (summary2 && histogram) summary2 = { ...summary2, histogram };
+  if (summary2 && !SummarySchema.safeParse(summary2).success) summary2 = null;
   return {
     version: version2,
     threads,
@@ -81444,24 +81453,38 @@ function validateWorkload(data, file2) {
   if (!issue3) throw new UserError(`${file2}: invalid workload`);
   if (issue3.code === "unrecognized_keys") {
     const at = fieldPath(issue3.path);
+    const section = {
+      ab: Object.keys(AbSectionSchema.shape),
+      degradation: DEGRADATION_SETTINGS
+    };
+    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
     throw new UserError(
-      `${file2}: unknown field ${issue3.keys.map((k) => at ? `${at}.${k}` : k).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`
+      `${file2}: unknown field ${issue3.keys.map((k) => at ? `${at}.${k}` : k).join(", ")}; accepted: ${accepted.join(", ")}`
     );
   }
   const field2 = fieldPath(issue3.path) || "(top level)";
   throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
 }
-function loadWorkload(file2) {
-  if (!existsSync12(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync10(file2);
+function parseWorkloadText(text, file2) {
   const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
+  const doc = (0, import_yaml.parseDocument)(text, { prettyErrors: false, lineCounter });
   const err = doc.errors[0];
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);
     throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
-  const workload = validateWorkload(doc.toJS(), file2);
+  let data;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    throw new UserError(`${file2}: YAML not readable: ${e.message.split("\n")[0]}`);
+  }
+  return validateWorkload(data, file2);
+}
+function loadWorkload(file2) {
+  if (!existsSync12(file2)) throw new UserError(`workload file ${file2} does not exist`);
+  const bytes = readFileSync10(file2);
+  const workload = parseWorkloadText(bytes.toString("utf8"), file2);
   return { workload, file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") };
 }
 
