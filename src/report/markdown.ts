@@ -135,6 +135,7 @@ export function tpsTables(results: Results): TableGroup[] {
 }
 
 function serverName(results: Results, label: string): string {
+  if (results.imported) return label; // a sysbench log: the label is all there is
   const s = results.servers.find((x) => x.label === label);
   return s ? `${s.flavor} ${s.version} (${s.source})` : label;
 }
@@ -194,7 +195,7 @@ function headerLines(results: Results, lines: string[]): void {
 export function renderMarkdown(results: Results, options: ReportOptions = {}): string {
   const lines: string[] = [];
   const w = results.workload;
-  lines.push(`# perfgate run: ${mdEscape(w.name)}`);
+  lines.push(`# perfgate ${results.imported ? "sysbench log" : "run"}: ${mdEscape(w.name)}`);
   lines.push("");
   const status =
     results.status === "complete"
@@ -253,7 +254,7 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     lines.push("## Within-run degradation");
     lines.push("");
     lines.push(
-      "Throughput that fell during the run and stayed down (like MDEV-30628), from the 1-second intervals:",
+      "Throughput that fell during the run and stayed down (like MDEV-30628), from sysbench's interval lines:",
     );
     lines.push("");
     lines.push("| Cell | from | start level | end level | drop |");
