@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
-import { compareSets, hasRegression } from "../compare/compare.js";
+import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
 import { fromAb } from "../compare/model.js";
 import {
   renderComparisonJson,
@@ -10,11 +10,13 @@ import {
   renderComparisonText,
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { UsageError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { LIMITS } from "../workloads/schema.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
@@ -71,6 +73,7 @@ interface AbFlags extends NetworkFlags {
   workDir?: string;
   cacheDir?: string;
   force?: boolean;
+  degradation?: string[];
 }
 
 export function registerAbCommand(program: Command, h: CliHelpers): void {
@@ -131,7 +134,9 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
     .addOption(networkOption("server-address"))
     .addOption(networkOption("server-wrapper"))
     .addOption(networkOption("client-wrapper"))
+    .addOption(degradationOption())
     .action(async (o: AbFlags) => {
+      const degradation = degradationFromFlags(o.degradation);
       const log = consoleLogger();
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
@@ -162,7 +167,10 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           signal: interrupt.signal,
         });
         const set = fromAb(results, out);
-        const report = compareSets([set], { thresholds });
+        const report = compareSets([set], {
+          thresholds,
+          degradation: { ...degradationFromSpec(results.workload.spec), ...degradation },
+        });
         writeFileAtomic(reportPath, renderComparisonMarkdown(report, [set]));
         if (o.json) writeFileAtomic(o.json, renderComparisonJson(report));
         process.stdout.write(`${renderComparisonText(report, [set])}\n`);
@@ -171,6 +179,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
         if (results.status !== "complete")
           log.warn(`A/B run ${results.status}: ${results.status_reason ?? ""}`);
         process.exitCode = exitCode !== 0 ? exitCode : o.failOnRegression && hasRegression(report) ? 3 : 0;
+        const empty = o.failOnRegression && process.exitCode === 0 ? gateFailure(report) : null;
+        if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
       } finally {
         interrupt.dispose();
       }

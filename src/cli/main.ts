@@ -17,6 +17,7 @@ import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { checkServerOptions } from "../servers/options.js";
 import { resolveServer } from "../servers/resolve.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -26,6 +27,7 @@ import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
@@ -110,7 +112,7 @@ interface RunFlags {
   force?: boolean;
   resume?: string;
 }
-type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean };
+type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean; degradation?: string[] };
 
 /**
  * `--resume r.json`: the results go back into r.json, and the server, workload and shard default to
@@ -132,6 +134,7 @@ function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
 async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<void> {
   const o = resumeDefaults(flags, cmd);
   const network = networkFromOptions(o);
+  const degradation = degradationFromFlags(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
@@ -155,8 +158,8 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       log,
       signal: interrupt.signal,
     });
-    const reportError = tryWrite(reportPath, () => renderMarkdown(results));
-    process.stdout.write(`${renderTerminal(results, { reason: false })}\n`);
+    const reportError = tryWrite(reportPath, () => renderMarkdown(results, { degradation }));
+    process.stdout.write(`${renderTerminal(results, { reason: false, degradation })}\n`);
     log.info(`results: ${resolve(out)}`);
     if (reportError) log.warn(reportError);
     else log.info(`report:  ${resolve(reportPath)}`);
@@ -214,6 +217,7 @@ export function buildProgram(): Command {
       "--resume <results.json>",
       "continue an interrupted run: keep its finished cells, run the rest (same workload, server, config and host, else refused); results go back into that file unless --out",
     )
+    .addOption(degradationOption())
     .action(runCommandAction);
 
   program
@@ -222,22 +226,30 @@ export function buildProgram(): Command {
     .argument("<results.json>", "results file written by perfgate run or perfgate ab")
     .option("--format <format>", "markdown or text", "markdown")
     .option("-o, --out <file>", "write to a file instead of stdout")
-    .action((file: string, o: { format: string; out?: string }) => {
+    .addOption(degradationOption())
+    .action((file: string, o: { format: string; out?: string; degradation?: string[] }) => {
       if (o.format !== "markdown" && o.format !== "text") {
         throw new UsageError(`--format ${o.format}: accepted: markdown, text`);
       }
       refuseOutputOverInput("--out", o.out, [file]);
+      const degradation = degradationFromFlags(o.degradation);
       let text: string;
       if (isAbFile(file)) {
-        const set = fromAb(readAbResults(file), file);
-        const report = compareSets([set]);
+        const ab = readAbResults(file);
+        const set = fromAb(ab, file);
+        const report = compareSets([set], {
+          degradation: { ...degradationFromSpec(ab.workload.spec), ...degradation },
+        });
         text =
           o.format === "markdown"
             ? renderComparisonMarkdown(report, [set])
             : renderComparisonText(report, [set]);
       } else {
         const results = readResults(file);
-        text = o.format === "markdown" ? renderMarkdown(results) : renderTerminal(results);
+        text =
+          o.format === "markdown"
+            ? renderMarkdown(results, { degradation })
+            : renderTerminal(results, { degradation });
       }
       if (o.out) writeFileAtomic(o.out, text);
       else process.stdout.write(`${text}\n`);

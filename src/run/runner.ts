@@ -386,6 +386,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
           sysbench_args: args.map((a) => (a.startsWith("--mysql-password=") ? "--mysql-password=***" : a)),
           summary: r.r.output.summary,
           intervals: r.r.output.intervals,
+          ...(r.r.output.anomalies ? { anomalies: r.r.output.anomalies } : {}),
           status_deltas: statusDeltas(before, after),
           telemetry: samples,
         };
