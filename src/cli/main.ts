@@ -15,7 +15,6 @@ import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
-import { resolveServer } from "../servers/resolve.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { interruptController } from "../util/processes.js";
@@ -26,6 +25,7 @@ import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
+import { registerServerCommands } from "./server-commands.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
@@ -186,22 +186,7 @@ export function buildProgram(): Command {
       else process.stdout.write(`${text}\n`);
     });
 
-  const server = program.command("server").description("Server binaries: fetch into the cache.");
-  server
-    .command("fetch")
-    .description("Download, verify and unpack a server into the cache (what run does first).")
-    .argument(
-      "<spec>",
-      "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
-    .action(async (spec: string, o: { cacheDir?: string }) => {
-      const install = await resolveServer(spec, {
-        log: consoleLogger(),
-        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-      });
-      process.stdout.write(`${install.spec} ${install.basedir}\n`);
-    });
+  registerServerCommands(program);
 
   const workload = program.command("workload").description("Workload files.");
   workload
