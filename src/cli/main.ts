@@ -23,6 +23,7 @@ import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
+import { registerDoctorCommand } from "./doctor-command.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 import { registerServerCommands } from "./server-commands.js";
@@ -187,6 +188,7 @@ export function buildProgram(): Command {
     });
 
   registerServerCommands(program);
+  registerDoctorCommand(program, { defaultServer: DEFAULT_SERVER, interruptController: cliInterrupt });
 
   const workload = program.command("workload").description("Workload files.");
   workload

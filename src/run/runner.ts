@@ -5,6 +5,7 @@
  */
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
+import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
 import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../results/schema.js";
 import { writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
@@ -66,6 +67,9 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const install = await resolveServer(opts.server, {
@@ -97,6 +101,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     servers: [record],
     ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
     ...(networkRec ? { network: networkRec } : {}),
+    doctor,
     cells_planned: cells.length,
     cells: [],
     telemetry_overhead_pct_of_core: null,
