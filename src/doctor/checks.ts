@@ -159,7 +159,7 @@ function load(f: HostFacts): Finding {
     id: "load",
     status,
     value,
-    reason: `other work keeps ${(per * 100).toFixed(0)}% of the CPUs busy (1-minute load): it competes with the benchmark`,
+    reason: `${per.toFixed(2)} runnable tasks per CPU (1-minute load): other work competes with the benchmark`,
   };
 }
 
