@@ -34,10 +34,15 @@ async function main() {
     return fail(`cannot read the token file ${tokenFile}: ${err.code ?? err.message}`);
   }
   if (!token) return fail(`the token file ${tokenFile} is empty`);
-  const labels = (env.PERFGATE_RUNNER_LABELS || "bare-metal,perfgate").split(",").map((l) => l.trim()).filter(Boolean);
+  const labels = (env.PERFGATE_RUNNER_LABELS || "bare-metal,perfgate")
+    .split(",")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const group = Number(env.PERFGATE_RUNNER_GROUP_ID || "1");
   if (!Number.isInteger(group) || group < 1) {
-    return fail(`PERFGATE_RUNNER_GROUP_ID "${env.PERFGATE_RUNNER_GROUP_ID}": accepted: a runner group id (integer >= 1)`);
+    return fail(
+      `PERFGATE_RUNNER_GROUP_ID "${env.PERFGATE_RUNNER_GROUP_ID}": accepted: a runner group id (integer >= 1)`,
+    );
   }
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
   const name = `${env.PERFGATE_RUNNER_NAME_PREFIX || hostname()}-${stamp}-${randomBytes(3).toString("hex")}`;
@@ -73,7 +78,9 @@ async function main() {
   if (typeof body.encoded_jit_config !== "string" || body.encoded_jit_config === "") {
     return fail(`POST ${api}${path}: the answer has no encoded_jit_config`);
   }
-  process.stderr.write(`jit-config: registered runner ${body.runner?.id} "${name}" (labels ${labels.join(", ")})\n`);
+  process.stderr.write(
+    `jit-config: registered runner ${body.runner?.id} "${name}" (labels ${labels.join(", ")})\n`,
+  );
   process.stdout.write(`${body.encoded_jit_config}\n`);
 }
 
