@@ -61,7 +61,8 @@ runner_uid() {
 reset_user_files() {
   local uid="$1" d f
   if [ -n "$uid" ]; then
-    run_cmd pkill -KILL -u "$uid"
+    # pkill exits 1 when the user has no process left: that is the normal case.
+    run_cmd pkill -KILL -u "$uid" || true
   fi
   if [ -d "$(hp "$RUNNER_DIR/_work")" ]; then
     for f in "$(hp "$RUNNER_DIR/_work")"/* "$(hp "$RUNNER_DIR/_work")"/.[!.]*; do
