@@ -16,7 +16,6 @@ import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { checkServerOptions } from "../servers/options.js";
-import { resolveServer } from "../servers/resolve.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
@@ -28,10 +27,12 @@ import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { degradationFromFlags, degradationOption } from "./degradation-option.js";
+import { registerDoctorCommand } from "./doctor-command.js";
 import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 import { registerPagesCommands } from "./pages-commands.js";
+import { registerServerCommands } from "./server-commands.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
@@ -255,22 +256,8 @@ export function buildProgram(): Command {
       else process.stdout.write(`${text}\n`);
     });
 
-  const server = program.command("server").description("Server binaries: fetch into the cache.");
-  server
-    .command("fetch")
-    .description("Download, verify and unpack a server into the cache (what run does first).")
-    .argument(
-      "<spec>",
-      "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
-    .action(async (spec: string, o: { cacheDir?: string }) => {
-      const install = await resolveServer(spec, {
-        log: consoleLogger(),
-        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-      });
-      process.stdout.write(`${install.spec} ${install.basedir}\n`);
-    });
+  registerServerCommands(program);
+  registerDoctorCommand(program, { defaultServer: DEFAULT_SERVER, interruptController: cliInterrupt });
 
   const workload = program.command("workload").description("Workload files.");
   workload

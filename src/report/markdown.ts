@@ -2,6 +2,7 @@
  * Reports of one results file: Markdown (TPS by thread count per workload script and tier, like the
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
+import { notQuietSummary } from "../doctor/doctor.js";
 import type { Cell, OutputAnomalies, Results } from "../results/schema.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import {
@@ -201,6 +202,8 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
   } else {
     headerLines(results, lines);
   }
+  const noisy = notQuietSummary(results.doctor);
+  if (noisy) lines.push("", `> **Warning:** ${mdEscape(noisy)}`);
   lines.push("");
   for (const g of tpsTables(results)) {
     lines.push(`## TPS by thread count: ${mdEscape(g.script)}, buffer pool ${mdEscape(g.tier)}`);
@@ -316,6 +319,8 @@ export function renderTerminal(results: Results, options: ReportOptions = {}): s
       `DEGRADING: ${cell.script} ${cell.threads}t ${cell.tier} r${cell.repetition}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
     );
   }
+  const noisy = notQuietSummary(results.doctor);
+  if (noisy) out.push(`warning: ${noisy}`);
   if (results.status !== "complete") {
     out.push(
       `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason && options.reason !== false ? ` (${results.status_reason})` : ""}`,

@@ -119,6 +119,32 @@ export const HostSchema = z.object({
 });
 export type Host = z.infer<typeof HostSchema>;
 
+/**
+ * `perfgate doctor`'s findings about the host (src/doctor): the fingerprint `doctor --json` prints,
+ * and what a run records before it starts (without the noise probe).
+ */
+export const DoctorFindingSchema = z.object({
+  id: z.string(),
+  status: z.enum(["pass", "warn", "fail"]),
+  value: z.string(),
+  reason: z.string(),
+});
+export const DoctorProbeSchema = z.object({
+  cpu_cov_pct: nonneg,
+  cpu_runs: z.number().int().positive(),
+  sysbench_cov_pct: nonneg.nullable(),
+  sysbench_seconds: nonneg.nullable(),
+  sysbench_server: z.string().nullable(),
+});
+export const DoctorRecordSchema = z.object({
+  /** true when every finding passed */
+  quiet: z.boolean(),
+  taken_at: z.string(),
+  findings: z.array(DoctorFindingSchema),
+  probe: DoctorProbeSchema.nullable(),
+});
+export type DoctorRecord = z.infer<typeof DoctorRecordSchema>;
+
 export const TierRecordSchema = z.object({
   tier: z.string(),
   buffer_pool_bytes: nonneg,
@@ -222,6 +248,8 @@ export const ResultsSchema = z.object({
    * dataset and server details are then unknown (empty strings and zeros)
    */
   imported: z.object({ from: z.literal("sysbench-log"), file: z.string(), sha256: z.string() }).optional(),
+  /** `perfgate doctor`'s host findings taken before the run (src/doctor); absent in files from before it existed */
+  doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable(),

@@ -6,6 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
+import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
 import {
   type Cell,
   type Host,
@@ -139,6 +140,9 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
   const { log, signal } = opts;
   const { loaded, host, net, sysbench, out, workRoot } = ctx;
   const w = loaded.workload;
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const install = await resolveServer(opts.server, {
@@ -183,6 +187,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
     ...header,
     ...(prev ? { started_at: prev.started_at } : {}),
     servers: [record],
+    doctor,
     cells_planned: cells.length,
     cells: kept,
     telemetry_overhead_pct_of_core: prev?.telemetry_overhead_pct_of_core ?? null,
