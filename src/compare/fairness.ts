@@ -45,6 +45,9 @@ export const INSTANCE_KEYS: ReadonlySet<string> = new Set([
   "lc_messages_dir",
   "plugin_dir",
   "user",
+  "secure_file_priv",
+  // isolation (no shared X Protocol port), not tuning
+  "mysqlx",
 ]);
 
 /** The workload fields that change what is measured (names, descriptions and pauses do not). */

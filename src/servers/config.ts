@@ -343,6 +343,20 @@ export interface InstancePaths {
   user: string | null;
   /** the TCP address to listen on (default 127.0.0.1; the network scenario binds another) */
   bindAddress?: string;
+  /**
+   * the only directory LOAD DATA / SELECT … INTO OUTFILE may use. MySQL packages compile in a
+   * system path (/var/lib/mysql-files) and refuse to start when it does not exist.
+   */
+  secureFilePriv?: string;
+}
+
+/**
+ * Instance options that keep a MySQL server to itself: the X Protocol plugin (on by default from
+ * 8.0.11) would listen on the fixed port 33060 and a socket in /tmp, shared by every instance.
+ */
+function isolationOptions(ctx: Pick<ConfigContext, "flavor" | "version">): [string, string][] {
+  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
+  return [["mysqlx", "OFF"]];
 }
 
 export interface GeneratedConfig {
@@ -370,6 +384,8 @@ export function generateConfig(
     ["lc_messages_dir", paths.lcMessagesDir],
     ...(paths.pluginDir ? ([["plugin_dir", paths.pluginDir]] as [string, string][]) : []),
     ...(paths.user ? ([["user", paths.user]] as [string, string][]) : []),
+    ...(paths.secureFilePriv ? ([["secure_file_priv", paths.secureFilePriv]] as [string, string][]) : []),
+    ...isolationOptions(ctx),
   ];
   const body = (pairs: [string, string][]) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
   const text = [

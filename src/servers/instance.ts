@@ -82,6 +82,7 @@ export class ServerInstance {
     this.errorLog = join(workDir, "error.log");
     this.cnfPath = join(workDir, "my.cnf");
     mkdirSync(join(workDir, "tmp"), { recursive: true });
+    mkdirSync(join(workDir, "files"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
@@ -102,6 +103,7 @@ export class ServerInstance {
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
         ...(opts.bindAddress ? { bindAddress: opts.bindAddress } : {}),
+        secureFilePriv: join(workDir, "files"),
       },
       opts.overrides ?? {},
     );
