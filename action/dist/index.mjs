@@ -56383,16 +56383,10 @@ var RULES = [
   { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
-  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
-  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  {
-    option: "default_authentication_plugin",
-    value: () => "mysql_native_password",
-    flavors: ORACLE,
-    min: "8.0.0",
-    max: "8.4.0"
-  }
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
+  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
+  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
+  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
 ];
 function inRange(ctx, flavors, min, max) {
   if (!flavors.includes(ctx.flavor)) return false;
@@ -56543,10 +56537,12 @@ function tunables(ctx, overrides = {}) {
   return [...out.entries()];
 }
 function sysbenchAuth(ctx) {
-  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
-  return { plugin: null, ssl: true };
+  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
+  const sha2 = compareVersions(ctx.version, "8.0.0") >= 0;
+  return {
+    plugin: sha2 ? "caching_sha2_password" : "mysql_native_password",
+    tls: compareVersions(ctx.version, "5.7.0") >= 0
+  };
 }
 function isolationOptions(ctx) {
   if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
@@ -79582,10 +79578,10 @@ function parseSysbenchOutput(text) {
 var AbortedError = class extends Error {
   name = "AbortedError";
 };
-async function runSysbench(path6, args, onInterval, signal, wrapper = null) {
+async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd) {
   if (signal?.aborted) throw new AbortedError("interrupted");
   const argv = wrapArgv(wrapper, path6, args);
-  const child2 = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child2 = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"], ...cwd ? { cwd } : {} });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -79631,6 +79627,7 @@ import { join as join8 } from "node:path";
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
+  copyFileSync,
   existsSync as existsSync7,
   mkdirSync as mkdirSync5,
   mkdtempSync,
@@ -79755,6 +79752,11 @@ function describeMismatches(mismatches) {
 }
 
 // src/servers/instance.ts
+function wantsTls(options) {
+  const v = options["mysql-ssl"] ?? options.mysql_ssl;
+  if (v === void 0) return false;
+  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
+}
 var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
 async function freePort() {
   return await new Promise((resolve6, reject) => {
@@ -79853,6 +79855,39 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       );
     }
   }
+  /**
+   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
+   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
+   * directory, so the CA and client certificate the server generated in its datadir are copied
+   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
+   */
+  sysbenchTlsDir() {
+    const names = [
+      ["ca.pem", "cacert.pem"],
+      ["client-cert.pem", "client-cert.pem"],
+      ["client-key.pem", "client-key.pem"]
+    ];
+    if (!names.every(([from]) => existsSync7(join7(this.datadir, from)))) return null;
+    const dir = join7(this.opts.workDir, "sysbench-tls");
+    mkdirSync5(dir, { recursive: true, mode: 448 });
+    for (const [from, to] of names) copyFileSync(join7(this.datadir, from), join7(dir, to));
+    return dir;
+  }
+  /**
+   * sysbench's working directory for these sysbench options: the certificate directory when
+   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
+   * an error naming the option.
+   */
+  sysbenchCwd(options) {
+    if (!wantsTls(options)) return void 0;
+    const dir = this.sysbenchTlsDir();
+    if (!dir) {
+      throw new UserError(
+        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`
+      );
+    }
+    return dir;
+  }
   /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
   async restore(snapshotDataDir, signal) {
     const t0 = Date.now();
@@ -79941,7 +79976,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async createBenchmarkUser() {
     const { user, password, database } = SBTEST;
     const { plugin } = sysbenchAuth(this.opts.install);
-    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
+    const identified = this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
@@ -79982,10 +80017,21 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
         `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
       );
     }
+    await this.verifyIsolation();
     log.info(
       `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
     );
     return row.v;
+  }
+  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
+  async verifyIsolation() {
+    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
+    const rows = await this.query(
+      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'"
+    );
+    if (rows.some((r) => r.s === "ACTIVE")) {
+      throw new UserError(`${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`);
+    }
   }
   async variables() {
     const rows = await this.query("SHOW GLOBAL VARIABLES");
@@ -80385,8 +80431,9 @@ async function fetchClosure(state, roots, work, opts) {
     const need = [];
     for (const dep of level) {
       if (seen.has(dep.name) || !isRuntimeLibrary(dep.name)) continue;
+      if (await hostSatisfies(dep, host)) continue;
       seen.add(dep.name);
-      if (!await hostSatisfies(dep, host)) need.push(dep.name);
+      need.push(dep.name);
     }
     if (need.length === 0) break;
     opts.log.info(`fetching library packages from ${state.suite}: ${need.join(" ")}`);
@@ -81646,7 +81693,7 @@ async function runAb(opts) {
     threads,
     options: { ...w.sysbench_options, ...extra }
   });
-  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
+  const runPhase = async (label, cellIndex, args, seconds, instance) => await runSysbench(
     sysbench.path,
     args,
     (i) => log.progress(
@@ -81662,7 +81709,8 @@ async function runAb(opts) {
       })
     ),
     signal,
-    net.clientWrapper
+    net.clientWrapper,
+    instance.sysbenchCwd(w.sysbench_options)
   );
   try {
     for (const tier2 of w.tiers) {
@@ -81694,8 +81742,15 @@ async function runAb(opts) {
           call(w.scripts[0], w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target
         );
-        const prep = await runSysbench(sysbench.path, args, () => {
-        }, signal, net.clientWrapper);
+        const prep = await runSysbench(
+          sysbench.path,
+          args,
+          () => {
+          },
+          signal,
+          net.clientWrapper,
+          side.instance.sysbenchCwd(w.sysbench_options)
+        );
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
       }
@@ -81708,7 +81763,8 @@ async function runAb(opts) {
               `warmup ${side.label} ${phase.script} ${phase.threads}t`,
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
-              phase.duration
+              phase.duration,
+              side.instance
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -81772,7 +81828,8 @@ async function runAb(opts) {
         `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
-        design.slice_s
+        design.slice_s,
+        side.instance
       );
       const s = toSlice(r, t0);
       if (!s) {

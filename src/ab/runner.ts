@@ -164,7 +164,13 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     options: { ...w.sysbench_options, ...extra },
   });
 
-  const runPhase = async (label: string, cellIndex: number, args: string[], seconds: number) =>
+  const runPhase = async (
+    label: string,
+    cellIndex: number,
+    args: string[],
+    seconds: number,
+    instance: ServerInstance,
+  ) =>
     await runSysbench(
       sysbench.path,
       args,
@@ -183,6 +189,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
         ),
       signal,
       net.clientWrapper,
+      instance.sysbenchCwd(w.sysbench_options),
     );
 
   try {
@@ -216,7 +223,14 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
           call(w.scripts[0]!, w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target,
         );
-        const prep = await runSysbench(sysbench.path, args, () => {}, signal, net.clientWrapper);
+        const prep = await runSysbench(
+          sysbench.path,
+          args,
+          () => {},
+          signal,
+          net.clientWrapper,
+          side.instance.sysbenchCwd(w.sysbench_options),
+        );
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
       }
@@ -231,6 +245,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
               phase.duration,
+              side.instance,
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -303,6 +318,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
         design.slice_s,
+        side.instance,
       );
       const s = toSlice(r, t0);
       if (!s) {

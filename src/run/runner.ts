@@ -142,6 +142,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
       },
       signal,
       net.clientWrapper,
+      instance?.sysbenchCwd(w.sysbench_options),
     );
     return { r, wall: (Date.now() - t0) / 1000 };
   };
@@ -202,6 +203,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
           () => {},
           signal,
           net.clientWrapper,
+          instance.sysbenchCwd(w.sysbench_options),
         );
         if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
         const prepareSeconds = (Date.now() - t0) / 1000;

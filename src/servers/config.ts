@@ -107,15 +107,9 @@ export const RULES: readonly Rule[] = [
   { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
-  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
-  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  {
-    option: "default_authentication_plugin",
-    value: () => "mysql_native_password",
-    flavors: ORACLE,
-    min: "8.0.0",
-    max: "8.4.0",
-  },
+  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
+  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
+  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
 ];
 
 function inRange(ctx: ConfigContext, flavors: readonly Flavor[], min?: string, max?: string): boolean {
@@ -313,20 +307,22 @@ export function tunables(ctx: ConfigContext, overrides: Overrides = {}): [string
 }
 
 /**
- * How the sysbench user must authenticate on this server, for sysbench 1.0.20's client library:
- * - `plugin`: the authentication plugin to create the user with (null: the server's default);
- * - `ssl`: sysbench must connect with --mysql-ssl=on (caching_sha2_password without
- *   mysql_native_password needs TLS; MySQL/Percona 9.x), with the client certificates the server
- *   generated at initialisation.
+ * How the sysbench user authenticates on this server: with the server's default plugin
+ * (`plugin`: caching_sha2_password on MySQL/Percona 8.0+, mysql_native_password before and on
+ * MariaDB). `tls`: whether the server generates certificates in its datadir at initialisation
+ * (MySQL/Percona 5.7+), which sysbench needs with `--mysql-ssl=on` (src/servers/instance.ts
+ * sysbenchTlsDir). Without TLS, caching_sha2_password logs in over TCP by the RSA key exchange.
  */
 export function sysbenchAuth(ctx: Pick<ConfigContext, "flavor" | "version">): {
-  plugin: string | null;
-  ssl: boolean;
+  plugin: string;
+  tls: boolean;
 } {
-  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
-  return { plugin: null, ssl: true };
+  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
+  const sha2 = compareVersions(ctx.version, "8.0.0") >= 0;
+  return {
+    plugin: sha2 ? "caching_sha2_password" : "mysql_native_password",
+    tls: compareVersions(ctx.version, "5.7.0") >= 0,
+  };
 }
 
 export interface InstancePaths {

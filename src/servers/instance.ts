@@ -6,6 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import {
   closeSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -28,6 +29,13 @@ import { installEnv, type ServerInstall } from "./install.js";
 import { wrapArgv } from "./network.js";
 import { describeMismatches, readBack } from "./readback.js";
 import { compareVersions } from "./spec.js";
+
+/** Does a sysbench option set ask for TLS (`mysql-ssl` on/true/1/yes)? */
+export function wantsTls(options: Record<string, string | number | boolean>): boolean {
+  const v = options["mysql-ssl"] ?? options.mysql_ssl;
+  if (v === undefined) return false;
+  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
+}
 
 export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
@@ -154,6 +162,41 @@ export class ServerInstance {
     }
   }
 
+  /**
+   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
+   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
+   * directory, so the CA and client certificate the server generated in its datadir are copied
+   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
+   */
+  sysbenchTlsDir(): string | null {
+    const names: [string, string][] = [
+      ["ca.pem", "cacert.pem"],
+      ["client-cert.pem", "client-cert.pem"],
+      ["client-key.pem", "client-key.pem"],
+    ];
+    if (!names.every(([from]) => existsSync(join(this.datadir, from)))) return null;
+    const dir = join(this.opts.workDir, "sysbench-tls");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const [from, to] of names) copyFileSync(join(this.datadir, from), join(dir, to));
+    return dir;
+  }
+
+  /**
+   * sysbench's working directory for these sysbench options: the certificate directory when
+   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
+   * an error naming the option.
+   */
+  sysbenchCwd(options: Record<string, string | number | boolean>): string | undefined {
+    if (!wantsTls(options)) return undefined;
+    const dir = this.sysbenchTlsDir();
+    if (!dir) {
+      throw new UserError(
+        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`,
+      );
+    }
+    return dir;
+  }
+
   /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
   async restore(snapshotDataDir: string, signal?: AbortSignal): Promise<void> {
     const t0 = Date.now();
@@ -248,9 +291,10 @@ export class ServerInstance {
   /** The sysbench user and database. */
   async createBenchmarkUser(): Promise<void> {
     const { user, password, database } = SBTEST;
-    // sysbench 1.0.20's client library: MySQL/Percona 8.x users need mysql_native_password.
+    // The server's default plugin, named so the user is what sysbenchAuth says it is.
     const { plugin } = sysbenchAuth(this.opts.install);
-    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
+    const identified =
+      this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
@@ -292,10 +336,24 @@ export class ServerInstance {
         `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`,
       );
     }
+    await this.verifyIsolation();
     log.info(
       `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`,
     );
     return row.v;
+  }
+
+  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
+  private async verifyIsolation(): Promise<void> {
+    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
+    const rows = await this.query<{ s: string }>(
+      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'",
+    );
+    if (rows.some((r) => r.s === "ACTIVE")) {
+      throw new UserError(
+        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`,
+      );
+    }
   }
 
   async variables(): Promise<Record<string, string>> {

@@ -250,10 +250,12 @@ async function fetchClosure(state: AptState, roots: FetchedDeb[], work: string, 
   let level = roots.flatMap((r) => r.depends);
   while (level.length > 0) {
     const need: string[] = [];
+    // Every occurrence counts: one package may ask for libstdc++6 (>= 4.1) and another for (>= 14).
     for (const dep of level) {
       if (seen.has(dep.name) || !isRuntimeLibrary(dep.name)) continue;
+      if (await hostSatisfies(dep, host)) continue;
       seen.add(dep.name);
-      if (!(await hostSatisfies(dep, host))) need.push(dep.name);
+      need.push(dep.name);
     }
     if (need.length === 0) break;
     opts.log.info(`fetching library packages from ${state.suite}: ${need.join(" ")}`);

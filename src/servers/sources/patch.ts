@@ -64,7 +64,9 @@ export async function patchForSuiteLibc(
 ): Promise<number> {
   const probe = await runCommand("patchelf", ["--version"]).catch(() => null);
   if (probe?.code !== 0) {
-    throw new UserError(`this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`);
+    throw new UserError(
+      `this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`,
+    );
   }
   const loader = findLoader(tmpRoot);
   if (!loader) throw new UserError(`the fetched C library package has no dynamic loader under ${tmpRoot}`);
