@@ -195,7 +195,15 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   try {
     for (const tier of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier})`);
-      const common = { tier, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
+      const common = {
+        tier,
+        workRoot,
+        hostMemoryBytes: host.memory_bytes,
+        log,
+        signal,
+        network: net,
+        binlog: w.binlog,
+      };
       base = await startTierServer({
         ...common,
         install: baseInstall,

@@ -171,6 +171,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         workRoot,
         hostMemoryBytes: host.memory_bytes,
         overrides: { ...w.server_options, ...(opts.set ?? {}) },
+        binlog: w.binlog,
         log,
         signal,
         network: net,

@@ -21,6 +21,11 @@ export interface ConfigContext {
    * scaled down to fit it. Null/absent: unknown, the report's values are emitted as they are.
    */
   openFilesLimit?: number | null;
+  /**
+   * the binary log (default on, with sync_binlog = 1: the report's setting, and stock MySQL 8.0+'s;
+   * stock MariaDB has it off). Off: MariaDB gets no log_bin, MySQL/Percona 8.0+ disable_log_bin.
+   */
+  binlog?: boolean;
 }
 
 interface Rule {
@@ -31,7 +36,11 @@ interface Rule {
   min?: string;
   /** first version that no longer takes it (exclusive) */
   max?: string;
+  /** a further condition on the context (the workload's binlog setting) */
+  when?: (ctx: ConfigContext) => boolean;
 }
+
+const binlogOn = (c: ConfigContext) => c.binlog !== false;
 
 const ALL: readonly Flavor[] = ["mariadb", "mysql", "percona"];
 const ORACLE: readonly Flavor[] = ["mysql", "percona"];
@@ -84,7 +93,15 @@ export const RULES: readonly Rule[] = [
   { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
   // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
   // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL },
+  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
+  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
+  {
+    option: "disable_log_bin",
+    value: () => "ON",
+    flavors: ORACLE,
+    min: "8.0.0",
+    when: (c) => !binlogOn(c),
+  },
   { option: "server_id", value: () => "1", flavors: ALL },
   { option: "sync_binlog", value: () => "1", flavors: ALL },
   { option: "binlog_format", value: () => "ROW", flavors: ALL },
@@ -120,7 +137,7 @@ function inRange(ctx: ConfigContext, flavors: readonly Flavor[], min?: string, m
 }
 
 function applies(rule: Rule, ctx: ConfigContext): boolean {
-  return inRange(ctx, rule.flavors, rule.min, rule.max);
+  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
 }
 
 /**

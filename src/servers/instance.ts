@@ -62,6 +62,8 @@ export interface InstanceOptions {
   startTimeoutMs?: number;
   /** TCP address the server listens on (default 127.0.0.1; the network scenario, src/servers/network.ts) */
   bindAddress?: string;
+  /** the binary log (default on; the workload's `binlog`) */
+  binlog?: boolean;
   /** argv prefix mysqld is started through, e.g. ["ip", "netns", "exec", "pgsrv"] (it must exec or stay in the foreground) */
   wrapper?: readonly string[] | null;
 }
@@ -98,6 +100,7 @@ export class ServerInstance {
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
         openFilesLimit: hardOpenFilesLimit(),
+        binlog: opts.binlog ?? true,
       },
       {
         basedir: install.basedir,
@@ -215,7 +218,8 @@ export class ServerInstance {
   async tidyForSnapshot(): Promise<void> {
     const { install } = this.opts;
     const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
-    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    const logging = (await this.variables()).log_bin === "ON";
+    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
 

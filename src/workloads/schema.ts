@@ -73,6 +73,11 @@ export const WorkloadSchema = z.strictObject({
   sysbench_options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
   /** server option overrides on top of the generated config (null removes an option) */
   server_options: z.record(z.string(), optionValue).default({}),
+  /**
+   * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+   * for every server, so MySQL and MariaDB are compared like with like either way
+   */
+  binlog: z.boolean().default(true),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
   ab: AbSectionSchema.prefault({}),
 });
