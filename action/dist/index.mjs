@@ -56315,6 +56315,7 @@ function compareVersions(a, b) {
 }
 
 // src/servers/config.ts
+var binlogOn = (c) => c.binlog !== false;
 var ALL = ["mariadb", "mysql", "percona"];
 var ORACLE = ["mysql", "percona"];
 var GiB = 1024 ** 3;
@@ -56361,7 +56362,15 @@ var RULES = [
   { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
   // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
   // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL },
+  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
+  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
+  {
+    option: "disable_log_bin",
+    value: () => "ON",
+    flavors: ORACLE,
+    min: "8.0.0",
+    when: (c) => !binlogOn(c)
+  },
   { option: "server_id", value: () => "1", flavors: ALL },
   { option: "sync_binlog", value: () => "1", flavors: ALL },
   { option: "binlog_format", value: () => "ROW", flavors: ALL },
@@ -56395,7 +56404,7 @@ function inRange(ctx, flavors, min, max) {
   return true;
 }
 function applies(rule, ctx) {
-  return inRange(ctx, rule.flavors, rule.min, rule.max);
+  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
 }
 var FORBIDDEN = [
   {
@@ -56702,6 +56711,7 @@ function checkFairness(base, head, options = {}) {
         oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
       }
     }
+    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
     for (const [text, tiers] of oneSided) {
       notes.push(
         `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
@@ -56709,6 +56719,25 @@ function checkFairness(base, head, options = {}) {
     }
   }
   return { mismatches, notes };
+}
+function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
+  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
+  for (const tb of sb.tiers) {
+    const th = sh.tiers.find((t) => t.tier === tb.tier);
+    if (!th) continue;
+    const a = state(tb.variables);
+    const b = state(th.variables);
+    if (a === null || b === null) continue;
+    if (a !== b) {
+      mismatches.push(
+        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
+      );
+    } else if (sb.flavor !== sh.flavor) {
+      notes.push(
+        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
+      );
+    }
+  }
 }
 function notComparableMessage(baseName, headName, mismatches) {
   return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
@@ -79581,7 +79610,10 @@ var AbortedError = class extends Error {
 async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd) {
   if (signal?.aborted) throw new AbortedError("interrupted");
   const argv = wrapArgv(wrapper, path6, args);
-  const child2 = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"], ...cwd ? { cwd } : {} });
+  const child2 = spawnTracked(argv.command, argv.args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...cwd ? { cwd } : {}
+  });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -79718,7 +79750,7 @@ function readBack(options, variables) {
       result.unverifiable.push(name);
       continue;
     }
-    const actual = variables[name];
+    const actual = variables[name === "disable_log_bin" ? "log_bin" : name];
     if (actual === void 0) {
       result.unverifiable.push(name);
       continue;
@@ -79727,6 +79759,8 @@ function readBack(options, variables) {
     let ok;
     if (name === "log_bin") {
       ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
+    } else if (name === "disable_log_bin") {
+      ok = same("OFF", actual);
     } else if (name === "open_files_limit") {
       ok = Number(actual) >= Number(normalise(wanted));
     } else if (name === "innodb_buffer_pool_size") {
@@ -79788,7 +79822,8 @@ var ServerInstance = class _ServerInstance {
         version: install.version,
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
-        openFilesLimit: hardOpenFilesLimit()
+        openFilesLimit: hardOpenFilesLimit(),
+        binlog: opts.binlog ?? true
       },
       {
         basedir: install.basedir,
@@ -79904,7 +79939,8 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async tidyForSnapshot() {
     const { install } = this.opts;
     const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
-    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    const logging = (await this.variables()).log_bin === "ON";
+    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
@@ -80030,7 +80066,9 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'"
     );
     if (rows.some((r) => r.s === "ACTIVE")) {
-      throw new UserError(`${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`);
+      throw new UserError(
+        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`
+      );
     }
   }
   async variables() {
@@ -80111,6 +80149,7 @@ async function startTierServer(o) {
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
+    ...o.binlog === void 0 ? {} : { binlog: o.binlog },
     log: o.log,
     ...o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}
   });
@@ -80269,7 +80308,9 @@ async function programs(root, dirs) {
 async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
   const probe2 = await runCommand("patchelf", ["--version"]).catch(() => null);
   if (probe2?.code !== 0) {
-    throw new UserError(`this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`);
+    throw new UserError(
+      `this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`
+    );
   }
   const loader = findLoader(tmpRoot);
   if (!loader) throw new UserError(`the fetched C library package has no dynamic loader under ${tmpRoot}`);
@@ -81528,6 +81569,11 @@ var WorkloadSchema = external_exports.strictObject({
   sysbench_options: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
   /** server option overrides on top of the generated config (null removes an option) */
   server_options: external_exports.record(external_exports.string(), optionValue).default({}),
+  /**
+   * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+   * for every server, so MySQL and MariaDB are compared like with like either way
+   */
+  binlog: external_exports.boolean().default(true),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
   ab: AbSectionSchema.prefault({})
 });
@@ -81715,7 +81761,15 @@ async function runAb(opts) {
   try {
     for (const tier2 of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier2})`);
-      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
+      const common2 = {
+        tier: tier2,
+        workRoot,
+        hostMemoryBytes: host.memory_bytes,
+        log,
+        signal,
+        network: net,
+        binlog: w.binlog
+      };
       base = await startTierServer({
         ...common2,
         install: baseInstall,
