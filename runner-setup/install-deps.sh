@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs the system packages perfgate needs that are missing: sysbench (the load generator),
-# unzip (official MariaDB builds come as jars), and apt's download tools (dpkg-deb, apt-get are
-# part of every Debian/Ubuntu). Uses sudo when not root. Safe to run repeatedly.
+# unzip (official MariaDB builds come as jars), apt's download tools (dpkg-deb, apt-get are
+# part of every Debian/Ubuntu), patchelf (servers from Debian sid run with sid's C library) and
+# Debian's archive keyring (verifies sid's package index). Uses sudo when not root. Safe to run
+# repeatedly.
 set -euo pipefail
 
 need=()
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v dpkg-deb >/dev/null 2>&1 || need+=(dpkg)
+command -v patchelf >/dev/null 2>&1 || need+=(patchelf)
+[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || need+=(debian-archive-keyring)
 
 if [ "${#need[@]}" -eq 0 ]; then
-  echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip: present"
+  echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, patchelf, keyring: present"
   exit 0
 fi
 
