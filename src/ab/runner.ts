@@ -196,7 +196,13 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
     options: { ...w.sysbench_options, ...extra },
   });
 
-  const runPhase = async (label: string, cellIndex: number, args: string[], seconds: number) =>
+  const runPhase = async (
+    label: string,
+    cellIndex: number,
+    args: string[],
+    seconds: number,
+    instance: ServerInstance,
+  ) =>
     await runSysbench(
       sysbench.path,
       args,
@@ -215,12 +221,21 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
         ),
       signal,
       net.clientWrapper,
+      instance.sysbenchCwd(w.sysbench_options),
     );
 
   try {
     for (const tier of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier})`);
-      const common = { tier, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
+      const common = {
+        tier,
+        workRoot,
+        hostMemoryBytes: host.memory_bytes,
+        log,
+        signal,
+        network: net,
+        binlog: w.binlog,
+      };
       base = await startTierServer({
         ...common,
         install: baseInstall,
@@ -248,7 +263,14 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
           call(w.scripts[0]!, w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target,
         );
-        const prep = await runSysbench(sysbench.path, args, () => {}, signal, net.clientWrapper);
+        const prep = await runSysbench(
+          sysbench.path,
+          args,
+          () => {},
+          signal,
+          net.clientWrapper,
+          side.instance.sysbenchCwd(w.sysbench_options),
+        );
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
       }
@@ -263,6 +285,7 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
               phase.duration,
+              side.instance,
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -340,6 +363,7 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
         design.slice_s,
+        side.instance,
       );
       const s = toSlice(r, t0);
       if (!s) {

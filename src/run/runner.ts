@@ -237,6 +237,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
       },
       signal,
       net.clientWrapper,
+      instance?.sysbenchCwd(w.sysbench_options),
     );
     return { r, wall: (Date.now() - t0) / 1000 };
   };
@@ -266,6 +267,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
         workRoot,
         hostMemoryBytes: host.memory_bytes,
         overrides: { ...w.server_options, ...(opts.set ?? {}) },
+        binlog: w.binlog,
         log,
         signal,
         network: net,
@@ -298,6 +300,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
           () => {},
           signal,
           net.clientWrapper,
+          instance.sysbenchCwd(w.sysbench_options),
         );
         if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
         const prepareSeconds = (Date.now() - t0) / 1000;

@@ -18,6 +18,8 @@ export interface TierServerOptions {
   workRoot: string;
   hostMemoryBytes: number;
   overrides: Record<string, string | number | boolean | null>;
+  /** the workload's binary-log setting (default on) */
+  binlog?: boolean;
   log: Logger;
   signal: AbortSignal;
   /** the network scenario: bind address and server wrapper (default: 127.0.0.1, none) */
@@ -102,6 +104,7 @@ export async function startTierServer(o: TierServerOptions): Promise<ServerInsta
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
+    ...(o.binlog === undefined ? {} : { binlog: o.binlog }),
     log: o.log,
     ...(o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}),
   });

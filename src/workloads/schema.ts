@@ -119,6 +119,11 @@ export const WorkloadSchema = z
           if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
         }
       }),
+    /**
+     * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+     * for every server, so MySQL and MariaDB are compared like with like either way
+     */
+    binlog: z.boolean().default(true),
     /** `perfgate ab` settings (ignored by `perfgate run`) */
     ab: AbSectionSchema.prefault({}),
     /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
