@@ -32,8 +32,9 @@ want patchelf patchelf
 [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || need+=(debian-archive-keyring)
 if [ $tests = 1 ]; then
   want git git
-  want cc gcc
-  want make make
+  want cc build-essential
+  want make build-essential
+  [ -f /usr/include/stdio.h ] || need+=(libc6-dev)
   want cmake cmake
   want ninja ninja-build
   want ccache ccache
