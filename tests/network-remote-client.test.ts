@@ -271,8 +271,8 @@ describe("network scenario: server and sysbench in two network namespaces joined
     expect(results.cells).toHaveLength(1);
     expect(results.network).toEqual({
       server_address: SERVER_IP,
-      server_wrapper: ["ip", "netns", "exec", SRV_NS],
-      client_wrapper: ["ip", "netns", "exec", CLI_NS],
+      server_wrapper: ["nsenter", `--net=/run/netns/${SRV_NS}`],
+      client_wrapper: ["nsenter", `--net=/run/netns/${CLI_NS}`],
     });
     const tier = results.servers[0]!.tiers[0]!;
     expect(tier.config).toMatch(/^bind_address = 10\.231\.77\.1$/m);
