@@ -11,7 +11,7 @@
 // It needs python3 (with venv). The first run creates two virtualenvs under the cache dir (the
 // generator and Otava pin different numpy versions): otava-test-data 0.1.9 and apache-otava 0.8.0.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";

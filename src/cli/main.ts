@@ -23,6 +23,7 @@ import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
+import { registerChangesCommand } from "./changes-command.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
@@ -221,6 +222,7 @@ export function buildProgram(): Command {
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);
   registerBaselineCommands(program);
+  registerChangesCommand(program);
   return program;
 }
 
