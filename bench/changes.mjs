@@ -14,7 +14,8 @@
 // (each seed draws new noise for every series). --verbose prints each series' labels and detections.
 //
 // It needs python3 (with venv). The first run creates two virtualenvs under the cache dir (the
-// generator and Otava pin different numpy versions): otava-test-data 0.1.9 and apache-otava 0.8.0.
+// generator and Otava need different numpy versions: apache-otava 0.8.0 pins numpy 2.2.0 on
+// Python < 3.14): otava-test-data 0.1.9 and apache-otava 0.8.0.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
