@@ -40,9 +40,11 @@ describe("a gate that compares nothing", () => {
     expect(lines[0]).toMatch(
       /nothing was compared \(no engine to compare with the baseline mariadb@11\.4\.5/,
     );
-    // without the gate it is just a report
-    const plain = await runCli(["compare", one, "--baseline", "mariadb@11.4.5"]);
+    // the report says so instead of "no regressions"; without the gate it is just a report
+    expect(r.stdout.split("\n")[0]).toMatch(/^NOTHING COMPARED: no engine to compare/);
+    const plain = await runCli(["compare", one, "--baseline", "mariadb@11.4.5", "--format", "markdown"]);
     expect(plain.code).toBe(0);
+    expect(plain.stdout.split("\n")[0]).toMatch(/^⚪ \*\*nothing compared: /);
   });
 
   it("two runs without a common cell: exit 1, no common cells", async () => {
