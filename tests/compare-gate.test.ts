@@ -78,11 +78,11 @@ describe("a gate that compares nothing", () => {
 });
 
 describe("--degradation settings", () => {
-  it("bad names or values: one line naming what is accepted", async () => {
+  it("bad names or values: one line naming what is accepted, exit 2", async () => {
     const one = write("one.json", "11.4.5");
     for (const bad of ["min_drop=5", "min_drop_pct=abc", "min_drop_pct=150", "alpha=2"]) {
       const r = await runCli(["report", one, "--degradation", bad]);
-      expect(r.code).not.toBe(0);
+      expect(r.code).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).toMatch(/--degradation .*accepted: window_s, filter_s, min_drop_pct/);
     }
