@@ -64,24 +64,30 @@ describe("perfgate changes <series.csv>", () => {
     expect(JSON.parse(flat.stdout).series[0].changes).toEqual([]);
   });
 
-  it("bad input and bad options: one line on stderr, exit 2, nothing written", async () => {
+  it("bad input (exit 1) and bad options (exit 2): one line on stderr, nothing written", async () => {
     const out = join(dir, "never.json");
-    const cases: [string[], RegExp][] = [
+    const cases: [string[], RegExp, number][] = [
       [
         ["changes", join(dir, "bad.csv"), "--out", out],
         /bad\.csv:3: column value: "oops" is not a finite number/,
+        1,
       ],
-      [["changes", join(dir, "missing.csv")], /missing\.csv: no such file or directory/],
-      [["changes", join(dir, "cell.csv"), "--format", "xml"], /--format xml: accepted: json, text, markdown/],
-      [["changes", join(dir, "cell.csv"), "--alpha", "5"], /--alpha 5: accepted: a probability/],
+      [["changes", join(dir, "missing.csv")], /missing\.csv: no such file or directory/, 1],
+      [
+        ["changes", join(dir, "cell.csv"), "--format", "xml"],
+        /--format xml: accepted: json, text, markdown/,
+        2,
+      ],
+      [["changes", join(dir, "cell.csv"), "--alpha", "5"], /--alpha 5: accepted: a probability/, 2],
       [
         ["changes", join(dir, "cell.csv"), "--min-segment", "0"],
         /--min-segment 0: accepted: an integer >= 1/,
+        2,
       ],
     ];
-    for (const [args, message] of cases) {
+    for (const [args, message, code] of cases) {
       const r = await runCli(args);
-      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.code, args.join(" ")).toBe(code);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
       expect(r.stdout).toBe("");

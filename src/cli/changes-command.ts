@@ -15,7 +15,7 @@ import {
 } from "../changes/index.js";
 import { CHANGE_FORMATS, type ChangeFormat, type ChangesReport, renderChanges } from "../changes/report.js";
 import { writeFileAtomic } from "../results/store.js";
-import { errorMessage, UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 
 export interface NamedSeries {
   name: string;
@@ -53,7 +53,7 @@ interface ChangesFlags {
 
 function numberFlag(flag: string, text: string, ok: (v: number) => boolean, accepted: string): number {
   const v = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(v) || !ok(v)) throw new UserError(`${flag} ${text}: accepted: ${accepted}`);
+  if (!Number.isFinite(v) || !ok(v)) throw new UsageError(`${flag} ${text}: accepted: ${accepted}`);
   return v;
 }
 
@@ -100,7 +100,7 @@ export function changesReport(
 
 function changesAction(path: string, o: ChangesFlags, inputs: readonly ChangesInput[]): void {
   if (!(CHANGE_FORMATS as readonly string[]).includes(o.format)) {
-    throw new UserError(`--format ${o.format}: accepted: ${CHANGE_FORMATS.join(", ")}`);
+    throw new UsageError(`--format ${o.format}: accepted: ${CHANGE_FORMATS.join(", ")}`);
   }
   const report = changesReport(path, optionsOf(o), inputs);
   const text = renderChanges(report, o.format as ChangeFormat);
@@ -137,14 +137,6 @@ export function registerChangesCommand(
       String(d.minSegment),
     )
     .option("--window <points>", "most points on each side used to test and size a change", String(d.window))
-    .action((path: string, o: ChangesFlags) => {
-      try {
-        changesAction(path, o, inputs);
-      } catch (err) {
-        if (!(err instanceof UserError)) throw err;
-        // Bad input or option values: one line, exit 2, nothing written.
-        process.stderr.write(`perfgate: ${errorMessage(err)}\n`);
-        process.exitCode = 2;
-      }
-    });
+    // Bad option values exit 2, bad input files 1 (the CLI's convention); one line, nothing written.
+    .action((path: string, o: ChangesFlags) => changesAction(path, o, inputs));
 }
