@@ -4,7 +4,8 @@
  */
 import type { Cell, Results } from "../results/schema.js";
 import { type DegradationResult, detectDegradation } from "../stats/index.js";
-import { mdEscape } from "./escape.js";
+import { mdEscape, plainText } from "./escape.js";
+import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } from "./run-details.js";
 
 /** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
 export { mdEscape } from "./escape.js";
@@ -151,22 +152,48 @@ export function renderMarkdown(results: Results): string {
     }
     lines.push("");
   }
+  const pct = percentileHeader(results);
   lines.push("## Cells");
   lines.push("");
-  lines.push("| Cell | TPS | QPS | p95 ms | avg ms | max ms | err/s | status |");
-  lines.push("|---|---:|---:|---:|---:|---:|---:|---|");
+  lines.push(`| Cell | TPS | QPS | ${pct} ms | avg ms | max ms | err/s | CoV | min–max TPS/s | status |`);
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const c of results.cells) {
     const s = c.summary;
-    const name = `${c.script} ${c.threads}t ${c.tier} r${c.repetition}`;
+    const name = cellLabel(c);
     if (!s) {
-      lines.push(`| ${mdEscape(name)} | – | – | – | – | – | – | failed: ${mdEscape(c.error ?? "")} |`);
+      lines.push(
+        `| ${mdEscape(name)} | – | – | – | – | – | – | – | – | failed: ${mdEscape(c.error ?? "")} |`,
+      );
       continue;
     }
+    const v = cellVariability(c);
+    const spread = v
+      ? [`${fmtNumber(v.cov_pct, 1)}%`, `${fmtNumber(v.min)}–${fmtNumber(v.max)}`]
+      : ["–", "–"];
     lines.push(
-      `| ${mdEscape(name)} | ${fmtNumber(s.tps, 1)} | ${fmtNumber(s.qps, 1)} | ${s.latency_ms.pct === null ? "–" : fmtNumber(s.latency_ms.pct, 2)} | ${fmtNumber(s.latency_ms.avg, 2)} | ${fmtNumber(s.latency_ms.max, 2)} | ${fmtNumber(s.errors_ps, 2)} | ${c.status} |`,
+      `| ${mdEscape(name)} | ${fmtNumber(s.tps, 1)} | ${fmtNumber(s.qps, 1)} | ${latencyPct(s)} | ${fmtNumber(s.latency_ms.avg, 2)} | ${fmtNumber(s.latency_ms.max, 2)} | ${fmtNumber(s.errors_ps, 2)} | ${spread.join(" | ")} | ${c.status} |`,
     );
   }
   lines.push("");
+  lines.push("CoV: coefficient of variation of the 1-second TPS; min–max: the slowest and fastest second.");
+  lines.push("");
+  const noise = noiseWarnings(results);
+  if (noise.length > 0) {
+    lines.push("## Noise", "");
+    lines.push(
+      `> ⚠️ ${noise.length === 1 ? "One cell was" : `${noise.length} cells were`} measured with noise (limits: CoV ${NOISE_LIMITS.cov_pct}%, CPU steal ${NOISE_LIMITS.steal_pct}%, I/O wait ${NOISE_LIMITS.iowait_pct}%):`,
+    );
+    for (const w of noise) lines.push(`> - ${mdEscape(w)}`);
+    lines.push("");
+  }
+  const settings = keySettings(results);
+  if (settings.rows.length > 0) {
+    lines.push("## Server settings", "");
+    lines.push(`| Setting | ${settings.columns.map(mdEscape).join(" | ")} |`);
+    lines.push(`|---|${settings.columns.map(() => "---").join("|")}|`);
+    for (const r of settings.rows) lines.push(`| ${r.name} | ${r.values.map(mdEscape).join(" | ")} |`);
+    lines.push("");
+  }
   const decays = cellDegradation(results);
   if (decays.length > 0) {
     lines.push("## Within-run degradation");
@@ -191,6 +218,18 @@ export function renderMarkdown(results: Results): string {
   return lines.join("\n");
 }
 
+/** "p95" when every cell's latency percentile is the 95th (sysbench --percentile), "pctl" when mixed. */
+function percentileHeader(results: Results): string {
+  const ranks = new Set(
+    results.cells.flatMap((c) => (c.summary?.latency_ms.pct_rank ? [c.summary.latency_ms.pct_rank] : [])),
+  );
+  return ranks.size === 1 ? `p${[...ranks][0]}` : "pctl";
+}
+
+function latencyPct(s: NonNullable<Cell["summary"]>): string {
+  return s.latency_ms.pct === null ? "–" : fmtNumber(s.latency_ms.pct, 2);
+}
+
 /** The network scenario in the header (src/servers/network.ts): who connects to what, through which wrappers. */
 function networkLine(n: NonNullable<Results["network"]>): string {
   const argv = (a: string[]) => `\`${a.join(" ").replaceAll("`", "'")}\``;
@@ -210,14 +249,47 @@ export function cellDegradation(results: Results): { cell: Cell; d: DegradationR
   return out;
 }
 
+/** Left-aligned first column, right-aligned others, two spaces apart. */
+function alignRows(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? "")].length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => {
+        const gap = " ".repeat(widths[i]! - [...c].length);
+        return i === 0 ? c + gap : gap + c;
+      })
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+/** The Markdown report's cell table as text. */
+function terminalCells(results: Results): string[] {
+  const rows = [["cell", "tps", "qps", `${percentileHeader(results)} ms`, "CoV", "min-max tps/s", "status"]];
+  for (const c of results.cells) {
+    const s = c.summary;
+    const v = cellVariability(c);
+    rows.push([
+      plainText(cellLabel(c)),
+      s ? fmtNumber(s.tps, 1) : "-",
+      s ? fmtNumber(s.qps, 1) : "-",
+      s ? latencyPct(s) : "-",
+      v ? `${fmtNumber(v.cov_pct, 1)}%` : "-",
+      v ? `${fmtNumber(v.min)}-${fmtNumber(v.max)}` : "-",
+      c.status === "ok" ? "ok" : `failed: ${plainText(c.error ?? "")}`,
+    ]);
+  }
+  return ["Cells", ...alignRows(rows)];
+}
+
 /** A fixed-width table for the terminal. */
 export function renderTerminal(results: Results): string {
   const out: string[] = [];
   for (const g of tpsTables(results)) {
-    out.push(`TPS ${g.script}, buffer pool ${g.tier}`);
+    out.push(`TPS ${plainText(g.script)}, buffer pool ${plainText(g.tier)}`);
     const header = ["engine", ...g.threads.map((t) => `${t}t`)];
     const rows = g.rows.map((r) => [
-      serverName(results, r.server),
+      plainText(serverName(results, r.server)),
       ...r.tps.map((v) => (v === null ? "-" : fmtNumber(v, 1))),
     ]);
     const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => (r[i] ?? "").length)));
@@ -227,9 +299,21 @@ export function renderTerminal(results: Results): string {
     for (const r of rows) out.push(fmt(r));
     out.push("");
   }
+  out.push(...terminalCells(results), "");
   for (const { cell, d } of cellDegradation(results)) {
     out.push(
-      `DEGRADING: ${cell.script} ${cell.threads}t ${cell.tier} r${cell.repetition}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
+      `DEGRADING: ${plainText(cellLabel(cell))}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
+    );
+  }
+  for (const w of noiseWarnings(results)) out.push(`NOISE: ${plainText(w)}`);
+  const settings = keySettings(results);
+  if (settings.rows.length > 0) {
+    out.push("", "Server settings");
+    out.push(
+      ...alignRows([
+        ["setting", ...settings.columns.map(plainText)],
+        ...settings.rows.map((r) => [r.name, ...r.values.map(plainText)]),
+      ]),
     );
   }
   if (results.status !== "complete") {
