@@ -185,6 +185,28 @@ describe("golden files", () => {
     expect(out["results-pair/report.md"]).toContain("## All differences greater than 5% (TPS)");
   });
 
+  it("an undecided A/B: the comment lists the largest undecided changes and the pairs they need", () => {
+    const r = noise(11);
+    const wild = (n: number, level: number) =>
+      Array.from({ length: n }, () => ({
+        base: level * (1 + 0.5 * r()),
+        head: level * 0.93 * (1 + 0.5 * r()),
+      }));
+    const ab = makeAbResults({
+      cells: [
+        { script: "oltp_read_write", threads: 4, pairs: wild(4, 900) },
+        { script: "oltp_read_only", threads: 4, pairs: wild(4, 3000) },
+      ],
+    });
+    const sets = [fromAb(ab, "perfgate-results/ab-smoke.json")];
+    const report = compareSets(sets, {});
+    const { body } = buildCommentBody({ ...CONTEXT, workload: "smoke", report, sets, previous: null });
+    expectGolden("undecided-ab/comment.md", body);
+    expect(body.split("\n")[2]).toMatch(/^### ❔ inconclusive · perfgate smoke: 2 inconclusive of 2 cells/);
+    expect(body).toMatch(/\| ❔ \| oltp\\_read\\_(write|only) · 4 threads · 1G \|.*\(needs ~\d+ pairs\) \|/);
+    expect(body).toContain("Undecided so far");
+  });
+
   it("the run report of one results file, Markdown and text: variability, noise, settings", () => {
     const r = noise(3);
     const server = { ...makeServer({ version: "11.4.5" }), label: "mariadb" };
