@@ -38,6 +38,9 @@ function bashMatch(regex: string, value: string): string[] | null {
   return out === "NO" ? null : out.split("\n");
 }
 
+/** A GitHub Actions expression as written in a workflow: expr("inputs.pr") is expr("inputs.pr"). */
+const expr = (x: string) => `\${{ ${x} }}`;
+
 const HEAD = "a".repeat(40);
 const BASE = "b".repeat(40);
 
@@ -56,8 +59,8 @@ describe("perf-pr.yml: the benchmark", () => {
       steps(wf, "benchmark").find(
         (s) => String(s.uses ?? "").startsWith("actions/checkout@") && (s.with as Json).path === path,
       );
-    expect((checkout("head")!.with as Json).ref).toBe("${{ inputs.head-sha }}");
-    expect((checkout("base")!.with as Json).ref).toBe("${{ inputs.base-sha }}");
+    expect((checkout("head")!.with as Json).ref).toBe(expr("inputs.head-sha"));
+    expect((checkout("base")!.with as Json).ref).toBe(expr("inputs.base-sha"));
     expect(text("perf-pr.yml")).toContain('[ "$(git -C head rev-parse HEAD)" = "$HEAD_SHA" ]');
   });
 });
@@ -77,9 +80,9 @@ describe("perf-pr-comment.yml: the report", () => {
   it("parses the run name perf-pr.yml sets, and nothing else", () => {
     const runName = String(load("perf-pr.yml")["run-name"]);
     const title = runName
-      .replace("${{ inputs.pr }}", "42")
-      .replace("${{ inputs.head-sha }}", HEAD)
-      .replace("${{ inputs.base-sha }}", BASE);
+      .replace(expr("inputs.pr"), "42")
+      .replace(expr("inputs.head-sha"), HEAD)
+      .replace(expr("inputs.base-sha"), BASE);
     const re = bashRegex(text("perf-pr-comment.yml"), "TITLE");
     expect(bashMatch(re, title)).toEqual(["42", HEAD, BASE]);
     for (const forged of [
@@ -97,7 +100,7 @@ describe("perf-pr-comment.yml: the report", () => {
   it("a fork's verdict never fails the job (advisory)", () => {
     const action = steps(wf, "comment").find((s) => s.uses === "./perfgate/action")!;
     expect((action.with as Json)["fail-on-regression"]).toBe(
-      "${{ steps.run.outputs.advisory == 'true' && 'false' || 'true' }}",
+      expr("steps.run.outputs.advisory == 'true' && 'false' || 'true'"),
     );
     expect(text("perf-pr-comment.yml")).toContain(
       'if [ "$head_repo" != "$base_repo" ]; then advisory=true; fi',

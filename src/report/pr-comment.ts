@@ -173,7 +173,10 @@ function topTable(r: ComparisonReport): string[] {
     if (rest > 0)
       L.push(`… and ${plural(rest, "more changed cell")}: every verdict is in the full report below.`, "");
     if (groups[0]!.verdict === "inconclusive") {
-      L.push("Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.", "");
+      L.push(
+        "Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.",
+        "",
+      );
     }
     if (r.comparisons_with_ci > 0) {
       L.push(
