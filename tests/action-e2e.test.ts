@@ -488,7 +488,13 @@ describe("whose comment it is", () => {
     }
     const patch = gh.requests.filter((q) => q.method === "PATCH");
     expect(patch.map((q) => q.status)).toEqual([403]);
-    expect(gh.commentsOn(owner, repo, 503).filter((c) => c.author === "github-actions[bot]")).toHaveLength(2);
+    const mine = gh.commentsOn(owner, repo, 503).filter((c) => c.author === "github-actions[bot]");
+    expect(mine).toHaveLength(2);
+    // The next run edits the newer comment instead of adding a third.
+    expect((await runAction({ inputs, payload, apiUrl: gh.url, dir })).code).toBe(0);
+    const patched = gh.requests.filter((q) => q.method === "PATCH").map((q) => q.path.split("/").pop());
+    expect(patched).toEqual([String(mine[0]!.id), String(mine[1]!.id)]);
+    expect(gh.commentsOn(owner, repo, 503)).toHaveLength(2);
   });
 
   it("a personal access token: the authenticated user's comments are the action's own", async () => {
