@@ -100,6 +100,21 @@ describe("parseConfig", () => {
     for (const p of all) expect(p).not.toContain("\n");
   });
 
+  it("reads degradation settings, one name=value per line; a bad line is named", () => {
+    const c = parseConfig(
+      env({
+        mode: "compare",
+        "head-results": "h.json",
+        degradation: "min_drop_pct=10\n\n sustain_s = 30 \n",
+      }),
+    );
+    expect(c.degradation).toEqual({ min_drop_pct: 10, sustain_s: 30 });
+    expect(parseConfig(env({ mode: "compare", "head-results": "h.json" })).degradation).toEqual({});
+    const bad = problems({ mode: "compare", "head-results": "h.json", degradation: "min_drop_pct=200" });
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatch(/^input "degradation": "min_drop_pct=200" has a bad line .*accepted: window_s/);
+  });
+
   it("checks what each mode needs", () => {
     expect(problems({})).toEqual(['input "mode": "" is missing (accepted: ab, compare)']);
     expect(problems({ mode: "ab", head: "mariadb@11.4.5" })).toEqual([

@@ -5,6 +5,9 @@
  * `input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)`.
  */
 import { z } from "zod";
+import { refusedReason } from "../servers/options.js";
+import type { DegradationOptions } from "../stats/degradation.js";
+import { parseDegradationAssignments } from "../stats/degradation-settings.js";
 
 export const MODES = ["ab", "compare"] as const;
 export const COMMENT_MODES = ["always", "on-change", "never"] as const;
@@ -36,6 +39,8 @@ export interface ActionConfig {
   headSha: string | null;
   /** where the complete results are (e.g. upload-artifact's artifact-url) */
   artifactUrl: string | null;
+  /** degradation detector settings on top of the workload's `degradation:` section */
+  degradation: DegradationOptions;
 }
 
 export class ConfigError extends Error {
@@ -75,7 +80,16 @@ const setList = z.string().transform((text, ctx) => {
       });
       return z.NEVER;
     }
-    out[name] = line.slice(eq + 1).trim();
+    const value = line.slice(eq + 1).trim();
+    const why = refusedReason(name, value);
+    if (why) {
+      ctx.addIssue({
+        code: "custom",
+        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`,
+      });
+      return z.NEVER;
+    }
+    out[name] = value;
   }
   return out;
 });
@@ -111,6 +125,18 @@ const FIELDS = {
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "results-dir": z.string().min(1),
   "github-token": z.string(),
+  degradation: z.string().transform((text, ctx) => {
+    const lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== "");
+    try {
+      return parseDegradationAssignments(lines, "line");
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `has a bad ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }),
   "pr-number": z
     .string()
     .regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" })
@@ -198,5 +224,6 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     baseSha: parsed["base-sha"] ?? null,
     headSha: parsed["head-sha"] ?? null,
     artifactUrl: parsed["artifact-url"] ?? null,
+    degradation: parsed.degradation ?? {},
   };
 }

@@ -12,13 +12,14 @@ import { fileURLToPath } from "node:url";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { runAb } from "../ab/runner.js";
-import { compareSets } from "../compare/compare.js";
+import { compareSets, gateFailure } from "../compare/compare.js";
 import { fromAb, loadMeasurements, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { renderComparisonJson, renderComparisonMarkdown } from "../report/comparison.js";
 import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
@@ -286,7 +287,10 @@ export async function main(): Promise<void> {
 
   const end = log.group("Compare");
   const thresholds: ThresholdConfig = { default_pct: config.thresholdPct };
-  const report = compareSets(measured.sets, { thresholds });
+  // The workload's degradation: section, then the action's degradation input.
+  const spec = measured.sets.find((s) => s.workload_spec)?.workload_spec;
+  const degradation = { ...(spec ? degradationFromSpec(spec) : {}), ...config.degradation };
+  const report = compareSets(measured.sets, { thresholds, degradation });
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
@@ -325,6 +329,8 @@ export async function main(): Promise<void> {
     core.setFailed(
       `perfgate found ${report.summary.regressions} regression(s) (threshold ${config.thresholdPct}%); report: ${reportPath}`,
     );
+  } else if (config.failOnRegression && gateFailure(report) !== null) {
+    core.setFailed(`perfgate: ${gateFailure(report)}; report: ${reportPath}`);
   }
 }
 

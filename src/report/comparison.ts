@@ -9,6 +9,7 @@
 import { geometricMean, labelSets, naturalCompare } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
+import { maxOf, pushAll } from "../util/arrays.js";
 import { mdEscape, plainText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
 
@@ -259,7 +260,7 @@ function mdTable(t: Table): string[] {
 
 function textTable(t: Table): string[] {
   const all = [t.header, ...t.rows];
-  const widths = t.header.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? "")].length)));
+  const widths = t.header.map((_, i) => maxOf(all.map((r) => [...(r[i] ?? "")].length)));
   const pad = (s: string, i: number) => {
     const gap = " ".repeat(Math.max(0, widths[i]! - [...s].length));
     return t.align[i] === "r" ? gap + s : s + gap;
@@ -569,13 +570,13 @@ export function renderComparisonText(r: ComparisonReport, sets: readonly Measure
   if (r.metrics.includes("tps")) L.push(...bigDifferencesText(r), "");
   if (r.cells.length > 0) {
     L.push("Verdicts");
-    L.push(...textTable(verdictTable(r, false)));
+    pushAll(L, textTable(verdictTable(r, false)));
     L.push("");
   }
   const shown = degradationShown(r);
   if (shown.length > 0) {
     L.push("Within-run degradation");
-    L.push(...textTable(degradationTable(shown, false)));
+    pushAll(L, textTable(degradationTable(shown, false)));
     L.push("");
   }
   for (const n of r.notes) L.push(`note: ${t(n)}`);

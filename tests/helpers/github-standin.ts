@@ -107,8 +107,21 @@ function rebase(schema: unknown): AnySchema {
   ) as AnySchema;
 }
 
+/** A just-in-time runner the stand-in registered (POST .../actions/runners/generate-jitconfig). */
+export interface JitRunner {
+  id: number;
+  name: string;
+  labels: string[];
+  runner_group_id: number;
+  /** "repo owner/name" or "org name" */
+  scope: string;
+  encoded_jit_config: string;
+}
+
 export class GitHubStandIn {
   readonly requests: RecordedRequest[] = [];
+  /** JIT runners handed out, in order (each config is fresh and single-use) */
+  readonly jitRunners: JitRunner[] = [];
   readonly unmatched: RecordedRequest[] = [];
   readonly invalid: { request: RecordedRequest; problems: string[] }[] = [];
   /** matched operations the stand-in has no handler for (answered with the description's example) */
@@ -469,6 +482,48 @@ export class GitHubStandIn {
         const data = this.commentJson(op, c);
         this.checkResponse(op, 200, data);
         send(200, data);
+        return;
+      }
+      case "actions/generate-runner-jitconfig-for-repo":
+      case "actions/generate-runner-jitconfig-for-org": {
+        const b = body as { name: string; labels: string[]; runner_group_id: number };
+        if (this.jitRunners.some((r) => r.name === b.name)) {
+          send(409, {
+            message: "Already exists - A runner with the name already exists.",
+            documentation_url: "https://docs.github.com/rest",
+          });
+          return;
+        }
+        const id = this.nextId++;
+        const scope = params.org ? `org ${params.org}` : `repo ${owner}/${repo}`;
+        const encoded = Buffer.from(
+          JSON.stringify({ runner_id: id, name: b.name, scope, nonce: `${id}-${Date.now()}` }),
+        ).toString("base64");
+        this.jitRunners.push({
+          id,
+          name: b.name,
+          labels: b.labels,
+          runner_group_id: b.runner_group_id,
+          scope,
+          encoded_jit_config: encoded,
+        });
+        const data = {
+          runner: {
+            id,
+            name: b.name,
+            os: "unknown",
+            status: "offline",
+            busy: false,
+            runner_group_id: b.runner_group_id,
+            labels: [
+              { id: 1, name: "self-hosted", type: "read-only" },
+              ...b.labels.map((name, i) => ({ id: 100 + i, name, type: "custom" })),
+            ],
+          },
+          encoded_jit_config: encoded,
+        };
+        this.checkResponse(op, 201, data);
+        send(201, data);
         return;
       }
       default: {
