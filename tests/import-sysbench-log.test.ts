@@ -112,7 +112,7 @@ describe("perfgate import --sysbench-log", () => {
     expect(renderMarkdown(r)).toContain("## sysbench output");
   });
 
-  it("clear one-line errors, exit 1, nothing written", async () => {
+  it("clear one-line errors (exit 1 for the file, 2 for the flags), nothing written", async () => {
     const out = join(dir, "never.json");
     const noScript = await runCli(["import", "--sysbench-log", join(FIX, "fault-stall.txt"), "--out", out]);
     expect(noScript.code).toBe(1);
@@ -124,7 +124,7 @@ describe("perfgate import --sysbench-log", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/no sysbench interval lines/);
     const both = await runCli(["import", "--sysbench-log", notLog, "--csv", notLog, "--out", out]);
-    expect(both.code).toBe(1);
+    expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/not several/);
     expect(existsSync(out)).toBe(false);
   });

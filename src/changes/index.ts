@@ -14,7 +14,7 @@
 import { median } from "../stats/descriptive.js";
 import { clipOutliers, intervalSe, noiseModel } from "./noise.js";
 import { peltBlocked } from "./pelt.js";
-import { SegmentSums } from "./segments.js";
+import { LagSums, SegmentSums } from "./segments.js";
 import { eliminate } from "./significance.js";
 
 export interface SeriesPoint {
@@ -123,10 +123,11 @@ export function detectChanges(
   const weights = noise.variance.map((v) => (scale * scale) / v);
   const sums = new SegmentSums(z, weights);
   const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
-  const kept = eliminate(sums, candidates, {
+  const kept = eliminate(sums, new LagSums(z, candidates), candidates, {
     alpha: o.alpha,
     window: o.window,
     minMagnitude: o.minMagnitude,
+    minSegment: o.minSegment,
     center,
     scale,
   });

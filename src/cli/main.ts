@@ -25,6 +25,7 @@ import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
+import { registerChangesCommand } from "./changes-command.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { registerDoctorCommand } from "./doctor-command.js";
@@ -278,6 +279,7 @@ export function buildProgram(): Command {
   registerMergeCommand(program);
   registerBaselineCommands(program);
   registerPagesCommands(program, registerHistoryCommands(program));
+  registerChangesCommand(program);
   return program;
 }
 
