@@ -488,7 +488,13 @@ describe("whose comment it is", () => {
     }
     const patch = gh.requests.filter((q) => q.method === "PATCH");
     expect(patch.map((q) => q.status)).toEqual([403]);
-    expect(gh.commentsOn(owner, repo, 503).filter((c) => c.author === "github-actions[bot]")).toHaveLength(2);
+    const mine = gh.commentsOn(owner, repo, 503).filter((c) => c.author === "github-actions[bot]");
+    expect(mine).toHaveLength(2);
+    // The next run edits the newer comment instead of adding a third.
+    expect((await runAction({ inputs, payload, apiUrl: gh.url, dir })).code).toBe(0);
+    const patched = gh.requests.filter((q) => q.method === "PATCH").map((q) => q.path.split("/").pop());
+    expect(patched).toEqual([String(mine[0]!.id), String(mine[1]!.id)]);
+    expect(gh.commentsOn(owner, repo, 503)).toHaveLength(2);
   });
 
   it("a personal access token: the authenticated user's comments are the action's own", async () => {
@@ -623,6 +629,43 @@ describe("inputs, events and the post step", () => {
     const mine = gh.commentsOn(owner!, repo!, number);
     expect(mine).toHaveLength(1);
     expect(mine[0]!.body).toContain(String(run.head_sha).slice(0, 12));
+  });
+
+  it("workflow_run of a dispatched benchmark: pinned SHAs, the compare link and the artifact in the comment", async () => {
+    const payload = webhookExample(
+      "workflow_run",
+      (e) => (e.workflow_run as Json).event === "workflow_dispatch",
+    );
+    const [owner, repo] = ((payload.repository as Json).full_name as string).split("/");
+    const headSha = "c".repeat(40);
+    const baseSha = "d".repeat(40);
+    const artifact = `https://github.com/${owner}/${repo}/actions/runs/77/artifacts/123`;
+    const r = await runAction({
+      inputs: {
+        mode: "compare",
+        "head-results": abFile(dir, "ab-smoke.json", 0.5),
+        "pr-number": "31",
+        "head-sha": headSha,
+        "base-sha": baseSha,
+        "artifact-url": artifact,
+        "fail-on-regression": "false",
+      },
+      payload,
+      eventName: "workflow_run",
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    const [c] = gh.commentsOn(owner!, repo!, 31);
+    const body = c!.body;
+    const repoUrl = `https://github.com/${owner}/${repo}`;
+    expect(body).toContain(`[\`${headSha.slice(0, 12)}\`](${repoUrl}/commit/${headSha})`);
+    expect(body).toContain(`[changes](${repoUrl}/compare/${baseSha}...${headSha})`);
+    expect(body).toContain(`full results: [the results artifact](${artifact})`);
+    // The run's own branch (the default branch) is not the head's.
+    expect(body).not.toContain(`(${String((payload.workflow_run as Json).head_branch)})`);
+    expect(r.summary).toContain(`[changes](${repoUrl}/compare/${baseSha}...${headSha})`);
   });
 
   it("the post step is harmless with no state", async () => {

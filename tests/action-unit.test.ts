@@ -349,6 +349,15 @@ describe("the sticky comment", () => {
     expect(infos[0]).toContain('ignoring comment 5 by "mallory"');
   });
 
+  it("of several own marked comments, the newest is updated", async () => {
+    const { api, calls } = fakeApi([
+      { id: 2, body: `${commentMarker("smoke")}\nold`, user: bot },
+      { id: 9, body: `${commentMarker("smoke")}\nnewer`, user: bot },
+    ]);
+    expect((await upsert(api).result).action).toBe("updated");
+    expect(calls.at(-1)).toBe("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id} 9");
+  });
+
   it("a refused edit (403) posts a new comment instead", async () => {
     const { api, calls } = fakeApi([{ id: 2, body: `${commentMarker("smoke")}\nold`, user: bot }], {
       refuse: 403,

@@ -185,10 +185,64 @@ describe("golden files", () => {
     expect(out["results-pair/report.md"]).toContain("## All differences greater than 5% (TPS)");
   });
 
-  it("the run report of one results file, Markdown and text", () => {
-    const [base] = resultsPair();
-    expectGolden("run/report.md", renderMarkdown(base!.results!));
-    expectGolden("run/report.txt", renderTerminal(base!.results!));
+  it("an undecided A/B: the comment lists the largest undecided changes and the pairs they need", () => {
+    const r = noise(11);
+    const wild = (n: number, level: number) =>
+      Array.from({ length: n }, () => ({
+        base: level * (1 + 0.5 * r()),
+        head: level * 0.93 * (1 + 0.5 * r()),
+      }));
+    const ab = makeAbResults({
+      cells: [
+        { script: "oltp_read_write", threads: 4, pairs: wild(4, 900) },
+        { script: "oltp_read_only", threads: 4, pairs: wild(4, 3000) },
+      ],
+    });
+    const sets = [fromAb(ab, "perfgate-results/ab-smoke.json")];
+    const report = compareSets(sets, {});
+    const { body } = buildCommentBody({ ...CONTEXT, workload: "smoke", report, sets, previous: null });
+    expectGolden("undecided-ab/comment.md", body);
+    expect(body.split("\n")[2]).toMatch(/^### ❔ inconclusive · perfgate smoke: 2 inconclusive of 2 cells/);
+    expect(body).toMatch(/\| ❔ \| oltp\\_read\\_(write|only) · 4 threads · 1G \|.*\(needs ~\d+ pairs\) \|/);
+    expect(body).toContain("Undecided so far");
+  });
+
+  it("the run report of one results file, Markdown and text: variability, noise, settings", () => {
+    const r = noise(3);
+    const server = { ...makeServer({ version: "11.4.5" }), label: "mariadb" };
+    const results = makeResults({
+      servers: [server],
+      cells: [1, 16].flatMap((threads) =>
+        [1, 2].map((repetition) => ({
+          server: "mariadb",
+          threads,
+          repetition,
+          tps: 900 * threads ** 0.8 * (1 + 0.01 * r()),
+          p95_ms: 12.5 / threads,
+          series:
+            threads === 16 && repetition === 2
+              ? series(30, 8000, 5).map((x, i) => (i % 4 === 0 ? x * 0.6 : x))
+              : series(30, 900 * threads ** 0.8, 6),
+          ...(threads === 16 ? { steal: 6.5 } : {}),
+        })),
+      ),
+    });
+    const md = renderMarkdown(results);
+    const txt = renderTerminal(results);
+    expectGolden("run/report.md", md);
+    expectGolden("run/report.txt", txt);
+    // The same sections in both: cells with their spread, the noise warnings, the key settings.
+    for (const [cells, noisy, settings] of [
+      ["## Cells", "## Noise", "## Server settings"],
+      ["Cells", "NOISE: oltp_read_write 16t 1G r2", "Server settings"],
+    ] as const) {
+      const out = cells === "## Cells" ? md : txt;
+      expect(out).toContain(cells);
+      expect(out).toContain(noisy);
+      expect(out).toContain(settings);
+    }
+    expect(md).toMatch(/CPU steal 6\.5%/);
+    expect(md).toMatch(/\| innodb_flush_log_at_trx_commit \| \d \|/);
   });
 });
 

@@ -142,7 +142,10 @@ export async function upsertComment(api: IssueCommentsApi, o: UpsertOptions): Pr
       `ignoring comment ${c.id} by ${JSON.stringify(c.user?.login ?? "unknown")}: it carries perfgate's marker but was not written by ${o.identity}`,
     );
   }
-  const existing = marked.find((c) => sameLogin(c.user?.login, o.identity));
+  // The newest of the action's own: after a refused edit fell back to a new comment, later runs
+  // update that one instead of adding another each time.
+  const own = marked.filter((c) => sameLogin(c.user?.login, o.identity));
+  const existing = own[own.length - 1];
   const previous = existing?.body ? parseCommentState(existing.body) : null;
   const { body, state } = o.build(previous);
   if (body.length > GITHUB_COMMENT_LIMIT) {

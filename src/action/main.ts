@@ -207,8 +207,10 @@ function context(
     repoUrl: repositoryUrl(process.env),
     runUrl: run,
     artifact,
-    base: { sha: config.baseSha ?? event.baseSha, ref: event.baseRef },
-    head: { sha: config.headSha ?? event.headSha, ref: event.headRef },
+    // A SHA given as input is not the event's commit: the event's branch name would mislead
+    // (a workflow_run of a dispatched benchmark names the default branch).
+    base: { sha: config.baseSha ?? event.baseSha, ref: config.baseSha ? null : event.baseRef },
+    head: { sha: config.headSha ?? event.headSha, ref: config.headSha ? null : event.headRef },
   };
 }
 

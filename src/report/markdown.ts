@@ -12,7 +12,8 @@ import {
   tidySeries,
 } from "../stats/index.js";
 import { maxOf } from "../util/arrays.js";
-import { mdEscape } from "./escape.js";
+import { mdEscape, plainText } from "./escape.js";
+import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } from "./run-details.js";
 
 /** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
 export { mdEscape } from "./escape.js";
@@ -163,10 +164,6 @@ export function describeAnomalies(a: OutputAnomalies): string {
   return parts.join("; ");
 }
 
-function cellName(c: Cell): string {
-  return `${c.script} ${c.threads}t ${c.tier} r${c.repetition}`;
-}
-
 /** Server, host, workload and network lines of a run's report. */
 function headerLines(results: Results, lines: string[]): void {
   const w = results.workload;
@@ -216,22 +213,48 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     }
     lines.push("");
   }
+  const pct = percentileHeader(results);
   lines.push("## Cells");
   lines.push("");
-  lines.push("| Cell | TPS | QPS | p95 ms | avg ms | max ms | err/s | status |");
-  lines.push("|---|---:|---:|---:|---:|---:|---:|---|");
+  lines.push(`| Cell | TPS | QPS | ${pct} ms | avg ms | max ms | err/s | CoV | min–max TPS/s | status |`);
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const c of results.cells) {
     const s = c.summary;
-    const name = `${c.script} ${c.threads}t ${c.tier} r${c.repetition}`;
+    const name = cellLabel(c);
     if (!s) {
-      lines.push(`| ${mdEscape(name)} | – | – | – | – | – | – | failed: ${mdEscape(c.error ?? "")} |`);
+      lines.push(
+        `| ${mdEscape(name)} | – | – | – | – | – | – | – | – | failed: ${mdEscape(c.error ?? "")} |`,
+      );
       continue;
     }
+    const v = cellVariability(c);
+    const spread = v
+      ? [`${fmtNumber(v.cov_pct, 1)}%`, `${fmtNumber(v.min)}–${fmtNumber(v.max)}`]
+      : ["–", "–"];
     lines.push(
-      `| ${mdEscape(name)} | ${fmtNumber(s.tps, 1)} | ${fmtNumber(s.qps, 1)} | ${s.latency_ms.pct === null ? "–" : fmtNumber(s.latency_ms.pct, 2)} | ${fmtNumber(s.latency_ms.avg, 2)} | ${fmtNumber(s.latency_ms.max, 2)} | ${fmtNumber(s.errors_ps, 2)} | ${c.status} |`,
+      `| ${mdEscape(name)} | ${fmtNumber(s.tps, 1)} | ${fmtNumber(s.qps, 1)} | ${latencyPct(s)} | ${fmtNumber(s.latency_ms.avg, 2)} | ${fmtNumber(s.latency_ms.max, 2)} | ${fmtNumber(s.errors_ps, 2)} | ${spread.join(" | ")} | ${c.status} |`,
     );
   }
   lines.push("");
+  lines.push("CoV: coefficient of variation of the 1-second TPS; min–max: the slowest and fastest second.");
+  lines.push("");
+  const noise = noiseWarnings(results);
+  if (noise.length > 0) {
+    lines.push("## Noise", "");
+    lines.push(
+      `> ⚠️ ${noise.length === 1 ? "One cell was" : `${noise.length} cells were`} measured with noise (limits: CoV ${NOISE_LIMITS.cov_pct}%, CPU steal ${NOISE_LIMITS.steal_pct}%, I/O wait ${NOISE_LIMITS.iowait_pct}%):`,
+    );
+    for (const w of noise) lines.push(`> - ${mdEscape(w)}`);
+    lines.push("");
+  }
+  const settings = keySettings(results);
+  if (settings.rows.length > 0) {
+    lines.push("## Server settings", "");
+    lines.push(`| Setting | ${settings.columns.map(mdEscape).join(" | ")} |`);
+    lines.push(`|---|${settings.columns.map(() => "---").join("|")}|`);
+    for (const r of settings.rows) lines.push(`| ${r.name} | ${r.values.map(mdEscape).join(" | ")} |`);
+    lines.push("");
+  }
   const odd = results.cells.filter((c) => c.anomalies);
   if (odd.length > 0) {
     lines.push("## sysbench output");
@@ -241,7 +264,7 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     lines.push("| Cell | what |");
     lines.push("|---|---|");
     for (const c of odd)
-      lines.push(`| ${mdEscape(cellName(c))} | ${mdEscape(describeAnomalies(c.anomalies!))} |`);
+      lines.push(`| ${mdEscape(cellLabel(c))} | ${mdEscape(describeAnomalies(c.anomalies!))} |`);
     lines.push("");
   }
   const decays = cellDegradation(results, options);
@@ -266,6 +289,18 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     lines.push("");
   }
   return lines.join("\n");
+}
+
+/** "p95" when every cell's latency percentile is the 95th (sysbench --percentile), "pctl" when mixed. */
+function percentileHeader(results: Results): string {
+  const ranks = new Set(
+    results.cells.flatMap((c) => (c.summary?.latency_ms.pct_rank ? [c.summary.latency_ms.pct_rank] : [])),
+  );
+  return ranks.size === 1 ? `p${[...ranks][0]}` : "pctl";
+}
+
+function latencyPct(s: NonNullable<Cell["summary"]>): string {
+  return s.latency_ms.pct === null ? "–" : fmtNumber(s.latency_ms.pct, 2);
 }
 
 /** The network scenario in the header (src/servers/network.ts): who connects to what, through which wrappers. */
@@ -294,14 +329,47 @@ export function cellDegradation(
   return out;
 }
 
+/** Left-aligned first column, right-aligned others, two spaces apart. */
+function alignRows(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? "")].length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => {
+        const gap = " ".repeat(widths[i]! - [...c].length);
+        return i === 0 ? c + gap : gap + c;
+      })
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+/** The Markdown report's cell table as text. */
+function terminalCells(results: Results): string[] {
+  const rows = [["cell", "tps", "qps", `${percentileHeader(results)} ms`, "CoV", "min-max tps/s", "status"]];
+  for (const c of results.cells) {
+    const s = c.summary;
+    const v = cellVariability(c);
+    rows.push([
+      plainText(cellLabel(c)),
+      s ? fmtNumber(s.tps, 1) : "-",
+      s ? fmtNumber(s.qps, 1) : "-",
+      s ? latencyPct(s) : "-",
+      v ? `${fmtNumber(v.cov_pct, 1)}%` : "-",
+      v ? `${fmtNumber(v.min)}-${fmtNumber(v.max)}` : "-",
+      c.status === "ok" ? "ok" : `failed: ${plainText(c.error ?? "")}`,
+    ]);
+  }
+  return ["Cells", ...alignRows(rows)];
+}
+
 /** A fixed-width table for the terminal. */
 export function renderTerminal(results: Results, options: ReportOptions = {}): string {
   const out: string[] = [];
   for (const g of tpsTables(results)) {
-    out.push(`TPS ${g.script}, buffer pool ${g.tier}`);
+    out.push(`TPS ${plainText(g.script)}, buffer pool ${plainText(g.tier)}`);
     const header = ["engine", ...g.threads.map((t) => `${t}t`)];
     const rows = g.rows.map((r) => [
-      serverName(results, r.server),
+      plainText(serverName(results, r.server)),
       ...r.tps.map((v) => (v === null ? "-" : fmtNumber(v, 1))),
     ]);
     const widths = header.map((_, i) => maxOf([header, ...rows].map((r) => (r[i] ?? "").length)));
@@ -311,12 +379,26 @@ export function renderTerminal(results: Results, options: ReportOptions = {}): s
     for (const r of rows) out.push(fmt(r));
     out.push("");
   }
+  out.push(...terminalCells(results), "");
   for (const c of results.cells) {
-    if (c.anomalies) out.push(`sysbench output: ${cellName(c)}: ${describeAnomalies(c.anomalies)}`);
+    if (c.anomalies) {
+      out.push(`sysbench output: ${plainText(`${cellLabel(c)}: ${describeAnomalies(c.anomalies)}`)}`);
+    }
   }
   for (const { cell, d } of cellDegradation(results, options)) {
     out.push(
-      `DEGRADING: ${cell.script} ${cell.threads}t ${cell.tier} r${cell.repetition}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
+      `DEGRADING: ${plainText(cellLabel(cell))}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
+    );
+  }
+  for (const w of noiseWarnings(results)) out.push(`NOISE: ${plainText(w)}`);
+  const settings = keySettings(results);
+  if (settings.rows.length > 0) {
+    out.push("", "Server settings");
+    out.push(
+      ...alignRows([
+        ["setting", ...settings.columns.map(plainText)],
+        ...settings.rows.map((r) => [r.name, ...r.values.map(plainText)]),
+      ]),
     );
   }
   const noisy = notQuietSummary(results.doctor);

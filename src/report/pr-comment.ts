@@ -132,18 +132,24 @@ function decidedGroups(r: ComparisonReport): CellGroup[] {
   const size = (g: CellGroup) => Math.abs(g.primary.change_pct);
   const groups = cellGroups(r);
   const of = (v: string) => groups.filter((g) => g.verdict === v).sort((a, b) => size(b) - size(a));
-  return [...of("regression"), ...of("improvement")];
+  const decided = [...of("regression"), ...of("improvement")];
+  // Nothing decided: the undecided cells, largest change first, with the pairs each would need.
+  return decided.length > 0 ? decided : of("inconclusive").slice(0, 5);
 }
 
 function topRow(g: CellGroup, many: boolean): string {
   const c = g.primary;
-  const mark = g.verdict === "regression" ? "🔴" : "🟢";
+  const mark = g.verdict === "regression" ? "🔴" : g.verdict === "improvement" ? "🟢" : "❔";
   const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
   const ci =
     c.ci_low_pct !== undefined && c.ci_high_pct !== undefined
       ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`
       : "— (one value per side)";
-  const mde = c.mde_pct === null ? "—" : `${c.mde_pct.toFixed(1)}%`;
+  const needs =
+    g.verdict === "inconclusive" && c.samples_needed !== null
+      ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})`
+      : "";
+  const mde = `${c.mde_pct === null ? "—" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
   const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
   const also =
     g.others.length > 0
@@ -166,6 +172,12 @@ function topTable(r: ComparisonReport): string[] {
     const rest = groups.length - Math.min(groups.length, TOP_ROWS);
     if (rest > 0)
       L.push(`… and ${plural(rest, "more changed cell")}: every verdict is in the full report below.`, "");
+    if (groups[0]!.verdict === "inconclusive") {
+      L.push(
+        "Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.",
+        "",
+      );
+    }
     if (r.comparisons_with_ci > 0) {
       L.push(
         `<sub>CI: ${Number((r.confidence * 100).toPrecision(6))}% simultaneous intervals over ${fmtNumber(r.comparisons_with_ci)} comparisons; MDE: the smallest change these samples would detect.</sub>`,

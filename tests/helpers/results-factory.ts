@@ -77,6 +77,25 @@ export function makeIntervals(tps: readonly number[], threads = 16): Interval[] 
   }));
 }
 
+/** Telemetry samples t = 1..n s of a busy host with `steal` % CPU steal. */
+export function makeTelemetry(n: number, steal: number) {
+  return Array.from({ length: n }, (_, i) => ({
+    t: i + 1,
+    cpu_user_pct: 60,
+    cpu_system_pct: 15,
+    cpu_iowait_pct: 1,
+    cpu_steal_pct: steal,
+    cpu_idle_pct: Math.max(0, 24 - steal),
+    mem_used_bytes: 8 * 1024 ** 3,
+    mem_available_bytes: 100 * 1024 ** 3,
+    swap_used_bytes: 0,
+    disk_read_bytes_ps: 0,
+    disk_write_bytes_ps: 4_000_000,
+    disk_read_iops: 0,
+    disk_write_iops: 300,
+  }));
+}
+
 export interface ServerSpec {
   label?: string;
   flavor?: Flavor;
@@ -137,6 +156,8 @@ export interface CellSpec {
   /** per-second tps during the run */
   series?: readonly number[];
   status?: "ok" | "failed";
+  /** CPU steal % of the telemetry samples recorded during the cell (one per interval); none by default */
+  steal?: number;
 }
 
 export interface ResultsSpec {
@@ -181,7 +202,7 @@ export function makeResults(spec: ResultsSpec): Results {
           }),
       intervals: c.series ? makeIntervals(c.series, threads) : [],
       status_deltas: {},
-      telemetry: [],
+      telemetry: c.steal === undefined ? [] : makeTelemetry(c.series?.length ?? 10, c.steal),
     };
   });
   const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
