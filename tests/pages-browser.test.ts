@@ -15,6 +15,21 @@ import { ROOT, requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
 import { tempDir } from "./helpers/results-factory.js";
 
+/** What the pages expose on window (the test has no DOM types; these run inside the page). */
+interface MarkerEl {
+  dataset: Record<string, string | undefined>;
+  style: { left: string };
+}
+interface ChartLike {
+  data: (number | null)[][];
+  over: { querySelectorAll(selector: string): ArrayLike<MarkerEl> & Iterable<MarkerEl> };
+  valToPos(v: number, scale: string): number;
+}
+interface PageWindow {
+  perfgateReady?: number;
+  perfgateCharts: Record<string, ChartLike>;
+}
+
 const RUNS = 32;
 const AT = 20;
 const STEP = { script: "oltp_read_write", tier: "1G", threads: 16, at: AT, factor: 0.9 };
@@ -59,7 +74,11 @@ async function open(path: string): Promise<{ page: Page; errors: string[] }> {
   page.on("pageerror", (e) => errors.push(e.message));
   const [file, query] = path.split("?");
   await page.goto(`${pathToFileURL(join(site, file!)).href}${query ? `?${query}` : ""}`);
-  await page.waitForFunction(() => window.perfgateReady !== undefined, undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => (globalThis as unknown as PageWindow).perfgateReady !== undefined,
+    undefined,
+    { timeout: 30_000 },
+  );
   return { page, errors };
 }
 
@@ -113,11 +132,11 @@ describe("trend pages in Chromium", () => {
     await ov.page.close();
     const { page, errors } = await open(href!);
     const charts = await page.evaluate(() =>
-      Object.entries(window.perfgateCharts).map(([m, u]) => ({
+      Object.entries((globalThis as unknown as PageWindow).perfgateCharts).map(([m, u]) => ({
         metric: m,
-        points: u!.data[0].length,
-        values: u!.data[1].filter((v) => v !== null).length,
-        markers: [...u!.over.querySelectorAll<HTMLElement>(".change-marker")].map((e) => ({
+        points: u!.data[0]!.length,
+        values: u!.data[1]!.filter((v) => v !== null).length,
+        markers: [...u!.over.querySelectorAll(".change-marker")].map((e) => ({
           index: Number(e.dataset.index),
           commit: e.dataset.commit,
           left: Number.parseFloat(e.style.left),
@@ -148,7 +167,9 @@ describe("trend pages in Chromium", () => {
     await ov.page.close();
     const { page, errors } = await open(href!);
     expect(await page.locator(".change-marker").count()).toBe(0);
-    expect(await page.evaluate(() => window.perfgateCharts.tps!.data[0].length)).toBe(RUNS);
+    expect(
+      await page.evaluate(() => (globalThis as unknown as PageWindow).perfgateCharts.tps!.data[0]!.length),
+    ).toBe(RUNS);
     await page.close();
     const run = await open(`run.html?id=${encodeURIComponent(await firstRunId())}`);
     const text = await run.page.locator("main").textContent();
