@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Installs the system packages perfgate needs that are missing: sysbench (the load generator),
-# unzip (official MariaDB builds come as jars), and apt's download tools (dpkg-deb, apt-get are
-# part of every Debian/Ubuntu). Uses sudo when not root. Safe to run repeatedly.
+# unzip (official MariaDB builds come as jars), apt's download tools (dpkg-deb, apt-get are
+# part of every Debian/Ubuntu), and Chromium (the trend-site tests and bench/pages.mjs drive it
+# headless through playwright-core). Uses sudo when not root. Safe to run repeatedly.
 set -euo pipefail
 
 need=()
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v dpkg-deb >/dev/null 2>&1 || need+=(dpkg)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 
 if [ "${#need[@]}" -eq 0 ]; then
-  echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip: present"
+  echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, chromium: present"
   exit 0
 fi
 
