@@ -29,6 +29,10 @@ export interface ActionConfig {
   githubToken: string;
   /** the pull request to comment on when the event payload has none (workflow_run from a fork) */
   prNumber: number | null;
+  /** history store the run is appended to (docs/history.md); null: none */
+  historyStore: string | null;
+  /** folder the trend site is written to after appending; null: none */
+  pagesDir: string | null;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +107,8 @@ const FIELDS = {
     .string()
     .regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" })
     .transform((s) => Number(s)),
+  "history-store": z.string(),
+  "pages-dir": z.string(),
 } as const;
 
 type FieldName = keyof typeof FIELDS;
@@ -157,6 +163,11 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
       );
     }
   }
+  if (parsed["pages-dir"] !== undefined && parsed["history-store"] === undefined) {
+    problems.push(
+      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode: mode!,
@@ -174,5 +185,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     resultsDir: parsed["results-dir"] ?? DEFAULTS["results-dir"],
     githubToken: parsed["github-token"] ?? "",
     prNumber: parsed["pr-number"] ?? null,
+    historyStore: parsed["history-store"] ?? null,
+    pagesDir: parsed["pages-dir"] ?? null,
   };
 }

@@ -26,6 +26,7 @@ import { descendantsOf, RUN_ENV } from "./cleanup.js";
 import { buildCommentBody, type IssueCommentsApi, truncateMarkdown, upsertComment } from "./comment.js";
 import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
 import { type EventInfo, eventInfo } from "./event.js";
+import { recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
 import { overallVerdict } from "./verdict.js";
 
@@ -286,6 +287,7 @@ export async function main(): Promise<void> {
   }
 
   await comment(config, event, { workloadName: measured.workloadName, report, markdown, runUrl: url }, log);
+  await recordHistory(config, measured.resultsFile ?? config.headResults, event.name, log);
 
   if (measured.incomplete !== null) {
     core.setFailed(measured.incomplete);

@@ -1,15 +1,13 @@
 /** `perfgate pages` (the static trend site) and `perfgate history changes` (change points per cell). */
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import { detectChanges } from "../changes/index.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
-import { buildSeries, type Detector } from "../pages/model.js";
+import { detector } from "../pages/detector.js";
+import { buildSeries } from "../pages/model.js";
 import { writeSite } from "../pages/site.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/index.js";
 import { repoOption, storeOption } from "./history-commands.js";
-
-export const detector: Detector = (points) => detectChanges(points);
 
 function percent(v: string): number {
   const n = Number(v);
