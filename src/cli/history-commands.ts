@@ -11,7 +11,6 @@ import {
   pruneRuns,
   showRun,
 } from "../history/store.js";
-import { UserError } from "../util/errors.js";
 
 export const storeOption = () =>
   new Option("--store <git:branch|dir>", "history store: a branch (git:<branch>) or a folder")
@@ -37,7 +36,7 @@ export function parseAge(v: string): number {
   return Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2] as "d" | "w" | "m" | "y"];
 }
 
-function format(v: string): "text" | "json" {
+export function format(v: string): "text" | "json" {
   if (v !== "text" && v !== "json") throw new InvalidArgumentError(`--format ${v}: accepted: text, json`);
   return v;
 }
@@ -144,7 +143,11 @@ export function registerHistoryCommands(program: Command): Command {
     .option("--max-age <age>", "remove runs older than this, e.g. 180d, 26w, 6m, 1y", parseAge)
     .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
       if (o.keep === undefined && o.maxAge === undefined) {
-        throw new UserError("history prune: give --keep <n> and/or --max-age <age>");
+        process.stderr.write(
+          "perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n",
+        );
+        process.exitCode = 2;
+        return;
       }
       const store = parseStore(o.store, o.repo);
       const gone = await pruneRuns(store, {
