@@ -6,12 +6,15 @@
 //   - mean shifts only (step, regression start/end): any other detection is a false alarm;
 // how many series without a mean shift each flags, and the time of both on a 10,000-point series.
 //
-//   node bench/changes.mjs [--seed 42] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep]
+//   node bench/changes.mjs [--seeds 42[,1,2,...]] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose]
+//
+// --seeds: the generator's seed (its default is 42); several seeds pool their series into one table
+// (each seed draws new noise for every series). --verbose prints each series' labels and detections.
 //
 // It needs python3 (with venv). The first run creates two virtualenvs under the cache dir (the
 // generator and Otava pin different numpy versions): otava-test-data 0.1.9 and apache-otava 0.8.0.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -26,8 +29,11 @@ const arg = (name, fallback) => {
   const i = argv.indexOf(name);
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
 };
-const seed = arg("--seed", "42");
-const cacheDir = arg("--cache-dir", join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "perfgate", "bench-changes"));
+const seeds = arg("--seeds", arg("--seed", "42")).split(",");
+const cacheDir = arg(
+  "--cache-dir",
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "perfgate", "bench-changes"),
+);
 const keep = argv.includes("--keep");
 const root = join(import.meta.dirname, "..");
 const log = (msg) => process.stderr.write(`${msg}\n`);
@@ -64,7 +70,7 @@ async function loadPerfgate(work) {
   return import(outfile);
 }
 
-function generate(genVenv, out, extra) {
+function generate(genVenv, out, seed, extra) {
   execFileSync(join(genVenv, "bin", "otava-gen"), ["generate", "-o", out, "--seed", seed, ...extra], {
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -88,7 +94,8 @@ function runOtava(otavaVenv, files) {
 /** Greedy one-to-one matching of detections to labels within the tolerance, closest pairs first. */
 function matches(detected, labels) {
   const pairs = [];
-  for (const d of detected) for (const l of labels) if (Math.abs(d - l) <= TOLERANCE) pairs.push([Math.abs(d - l), d, l]);
+  for (const d of detected)
+    for (const l of labels) if (Math.abs(d - l) <= TOLERANCE) pairs.push([Math.abs(d - l), d, l]);
   pairs.sort((a, b) => a[0] - b[0]);
   const usedD = new Set();
   const usedL = new Set();
@@ -137,10 +144,21 @@ function median(xs) {
   return s[s.length >> 1];
 }
 
-function printTable(results, manifest, timing) {
+function printTable(results, count, timing) {
   const f = (x) => x.toFixed(3);
   const rows = [
-    ["tool", "all: P", "R", "F1", "mean shifts: P", "R", "F1", "TP/FP/FN (shifts)", "no-shift series flagged", "10k points"],
+    [
+      "tool",
+      "all: P",
+      "R",
+      "F1",
+      "mean shifts: P",
+      "R",
+      "F1",
+      "TP/FP/FN (shifts)",
+      "no-shift series flagged",
+      "10k points",
+    ],
   ];
   for (const [tool, acc] of Object.entries(results)) {
     const a = prf(acc.all);
@@ -161,7 +179,7 @@ function printTable(results, manifest, timing) {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
   const line = (r) => `| ${r.map((x, c) => String(x).padEnd(widths[c])).join(" | ")} |`;
   process.stdout.write(
-    `otava-test-data series: ${manifest.length} (seed ${seed}, lengths 50 and 500, noise SD 0/2/5/10), tolerance ±${TOLERANCE}\n`,
+    `otava-test-data ${GENERATOR.split("==")[1]} series: ${count} (seed${seeds.length > 1 ? "s" : ""} ${seeds.join(",")}; lengths 50 and 500, noise SD 0/2/5/10), tolerance ±${TOLERANCE} indices\n`,
   );
   process.stdout.write(`${line(rows[0])}\n| ${widths.map((w) => "-".repeat(w)).join(" | ")} |\n`);
   for (const r of rows.slice(1)) process.stdout.write(`${line(r)}\n`);
@@ -185,23 +203,40 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), "pg-bench-changes-"));
   try {
     const lib = await loadPerfgate(work);
-    log(`generating series (seed ${seed}) ...`);
-    const manifest = generate(genVenv, join(work, "series"), []);
-    const files = manifest.map((e) => join(work, "series", e.filename));
-    log(`running Apache Otava on ${files.length} series ...`);
-    const otava = runOtava(otavaVenv, files);
-    log("running perfgate ...");
-    const results = { perfgate: { all: newScore(), shift: newScore() }, "Apache Otava 0.8.0": { all: newScore(), shift: newScore() } };
-    for (const [i, entry] of manifest.entries()) {
-      const points = lib.parseSeriesCsv(readFileSync(files[i], "utf8"), files[i]).points;
-      score(results.perfgate, lib.detectChanges(points).map((c) => c.index), entry);
-      score(results["Apache Otava 0.8.0"], otava.get(files[i]).indices, entry);
-      if (argv.includes("--verbose")) {
-        log(`${entry.filename}: labels ${JSON.stringify(entry.change_point_indices)} ${JSON.stringify(entry.change_point_types)} perfgate ${JSON.stringify(lib.detectChanges(points).map((c) => c.index))} otava ${JSON.stringify(otava.get(files[i]).indices)}`);
+    const results = {
+      perfgate: { all: newScore(), shift: newScore() },
+      "Apache Otava 0.8.0": { all: newScore(), shift: newScore() },
+    };
+    let count = 0;
+    for (const seed of seeds) {
+      log(`generating series (seed ${seed}) ...`);
+      const dir = join(work, `series-${seed}`);
+      const manifest = generate(genVenv, dir, seed, []);
+      const files = manifest.map((e) => join(dir, e.filename));
+      log(`running Apache Otava on ${files.length} series ...`);
+      const otava = runOtava(otavaVenv, files);
+      log("running perfgate ...");
+      for (const [i, entry] of manifest.entries()) {
+        const points = lib.parseSeriesCsv(readFileSync(files[i], "utf8"), files[i]).points;
+        const found = lib.detectChanges(points).map((c) => c.index);
+        const otavaFound = otava.get(files[i]).indices;
+        score(results.perfgate, found, entry);
+        score(results["Apache Otava 0.8.0"], otavaFound, entry);
+        if (argv.includes("--verbose")) {
+          const labels = entry.change_point_indices.map((x, k) => `${x}:${entry.change_point_types[k]}`);
+          log(`${seed} ${entry.filename}: labels [${labels}] perfgate [${found}] otava [${otavaFound}]`);
+        }
       }
+      count += manifest.length;
     }
     log("timing both on a 10,000-point series ...");
-    const big = generate(genVenv, join(work, "big"), ["--lengths", "10000", "--noise-levels", "5", "--no-combinations"]);
+    const big = generate(genVenv, join(work, "big"), "42", [
+      "--lengths",
+      "10000",
+      "--noise-levels",
+      "5",
+      "--no-combinations",
+    ]);
     const bigEntry = big.find((e) => e.generator === "multiple_changes+noise_normal");
     const bigFile = join(work, "big", bigEntry.filename);
     const pg = timePerfgate(lib, bigFile);
@@ -210,7 +245,7 @@ async function main() {
       perfgate: `${pg.ms.toFixed(1)} ms`,
       "Apache Otava 0.8.0": `${(ot.seconds * 1000).toFixed(1)} ms`,
     };
-    printTable(results, manifest, timing);
+    printTable(results, count, timing);
     process.stdout.write(
       `10k series: ${bigEntry.filename} (${pg.n} points, changes at ${bigEntry.change_point_indices.join(", ")}); perfgate median of 5 runs in-process, Otava one call of compute_change_points\n`,
     );

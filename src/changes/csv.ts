@@ -49,7 +49,9 @@ function numberAt(row: Row, col: number, name: string, file: string): number | u
   if (text === "") return undefined;
   const v = Number(text);
   if (!Number.isFinite(v)) {
-    throw new UserError(`${file}:${row.line}: column ${name}: ${JSON.stringify(text)} is not a finite number`);
+    throw new UserError(
+      `${file}:${row.line}: column ${name}: ${JSON.stringify(text)} is not a finite number`,
+    );
   }
   return v;
 }
@@ -66,7 +68,9 @@ function columnsOf(header: Row, file: string): Map<string, number> {
     );
   }
   if (cols.has("lo") !== cols.has("hi")) {
-    throw new UserError(`${file}:${header.line}: give both "lo" and "hi" columns (a point's interval) or neither`);
+    throw new UserError(
+      `${file}:${header.line}: give both "lo" and "hi" columns (a point's interval) or neither`,
+    );
   }
   return cols;
 }
@@ -77,7 +81,8 @@ function pointOf(row: Row, cols: Map<string, number>, file: string): SeriesPoint
     return c === undefined ? undefined : numberAt(row, c, name, file);
   };
   const value = num("value");
-  if (value === undefined) throw new UserError(`${file}:${row.line}: column value: empty; a number is required`);
+  if (value === undefined)
+    throw new UserError(`${file}:${row.line}: column value: empty; a number is required`);
   const point: SeriesPoint = { value };
   const lo = num("lo");
   const hi = num("hi");

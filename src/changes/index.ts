@@ -11,9 +11,10 @@
  * 4. Backward elimination keeps only changes whose two neighbouring segments differ in mean by a
  *    t test using the segments' own scatter, inflated for autocorrelation and corrected for the scan.
  */
+import { median } from "../stats/descriptive.js";
 import { clipOutliers, intervalSe, noiseModel } from "./noise.js";
-import { pelt } from "./pelt.js";
-import { SegmentSums } from "./segments.js";
+import { peltBlocked } from "./pelt.js";
+import { LagSums, SegmentSums } from "./segments.js";
 import { eliminate } from "./significance.js";
 
 export interface SeriesPoint {
@@ -71,6 +72,10 @@ export const DEFAULT_CHANGE_OPTIONS: Readonly<ChangeOptions> = Object.freeze({
   intervalLevel: 0.95,
 });
 
+/** Series longer than this are segmented by overlapping blocks (see peltBlocked). */
+const PELT_BLOCK = 1000;
+const PELT_MARGIN = 100;
+
 function checkOptions(o: ChangeOptions): void {
   const bad = (name: string, v: number, what: string) => {
     throw new RangeError(`change options: ${name} = ${v}: ${what}`);
@@ -111,13 +116,20 @@ export function detectChanges(
     points.map((p) => pointSe(p, o.intervalLevel)),
   );
   const clipped = clipOutliers(values, noise.variance, o.outlierClip, o.minSegment - 1 || 1);
-  const weights = noise.variance.map((v) => 1 / v);
-  const sums = new SegmentSums(clipped, weights);
-  const candidates = pelt(sums, o.penalty * Math.log(n), o.minSegment);
-  const kept = eliminate(sums, candidates, {
+  // Centred and scaled to the typical noise so the prefix sums keep their precision.
+  const center = median(values);
+  const scale = Math.sqrt(median([...noise.variance]));
+  const z = clipped.map((v) => (v - center) / scale);
+  const weights = noise.variance.map((v) => (scale * scale) / v);
+  const sums = new SegmentSums(z, weights);
+  const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
+  const kept = eliminate(sums, new LagSums(z, candidates), candidates, {
     alpha: o.alpha,
     window: o.window,
     minMagnitude: o.minMagnitude,
+    minSegment: o.minSegment,
+    center,
+    scale,
   });
   return kept.map((c) => {
     const from = points[c.index - 1]?.id;

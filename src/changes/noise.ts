@@ -16,16 +16,29 @@ export function robustSd(xs: readonly number[]): number {
   return MAD_TO_SD * median(xs.map((x) => Math.abs(x - m)));
 }
 
+/** Fraction of the largest |differences| left out of the trimmed estimate (shifts, outliers). */
+const TRIM = 0.1;
+/** √E[d²] of a normal over its central 90%, as a fraction of its SD: 1 − 2·z·φ(z)/0.9 at z = 1.645. */
+const TRIMMED_RMS_AT_NORMAL = Math.sqrt(1 - (2 * 1.6448536269514722 * 0.10313564037537128) / 0.9);
+
 /**
- * Noise SD from first differences: MAD(x[i+1] − x[i]) / √2. A step, a regime or an outlier moves
- * only one or two differences, so the estimate stays near the point-to-point noise whatever the
- * series does (the estimator of Fryzlewicz's wild binary segmentation and of the `changepoint` docs).
+ * Noise SD from first differences d = x[i+1] − x[i], divided by √2. A step, a regime or an outlier
+ * moves only one or two differences, so the estimate stays at the point-to-point noise whatever
+ * the series does (the estimator of Fryzlewicz's wild binary segmentation). Two estimates, both
+ * consistent for normal noise, and the larger is taken: MAD(d), and the RMS of the central 90% of
+ * |d| — MAD alone is 0 when more than half the differences are 0 (values on a coarse grid, a
+ * series flipping between two levels), which would make every flip look significant.
  */
 export function differenceSd(xs: readonly number[]): number {
   if (xs.length < 3) return 0;
   const d: number[] = [];
   for (let i = 1; i < xs.length; i++) d.push(xs[i]! - xs[i - 1]!);
-  return robustSd(d) / Math.SQRT2;
+  const abs = d.map(Math.abs).sort((a, b) => a - b);
+  const keep = Math.max(1, Math.floor(abs.length * (1 - TRIM)));
+  let ss = 0;
+  for (let i = 0; i < keep; i++) ss += abs[i]! * abs[i]!;
+  const trimmed = Math.sqrt(ss / keep) / TRIMMED_RMS_AT_NORMAL;
+  return Math.max(robustSd(d), trimmed) / Math.SQRT2;
 }
 
 /** The standard error a two-sided confidence interval [lo, hi] at `level` implies (normal). */
@@ -40,10 +53,13 @@ export interface NoiseModel {
   variance: Float64Array;
 }
 
-/** Smallest variance used, relative to the series' magnitude, so a noise-free series still works. */
+/**
+ * Smallest between-point variance: an SD of 1e-6 of the series' typical magnitude (a measurement's
+ * resolution), so a noise-free series still has a finite scale.
+ */
 function varianceFloor(values: readonly number[]): number {
   const scale = Math.max(1e-12, Math.abs(median(values)));
-  return (scale * 1e-9) ** 2;
+  return (scale * 1e-6) ** 2;
 }
 
 /**

@@ -5,9 +5,10 @@
  */
 export class SegmentSums {
   readonly n: number;
-  private readonly w: Float64Array;
-  private readonly wy: Float64Array;
-  private readonly wy2: Float64Array;
+  /** Prefix sums Σw, Σw·y, Σw·y² (index i covers points 0..i−1); read directly by PELT's inner loop. */
+  readonly w: Float64Array;
+  readonly wy: Float64Array;
+  readonly wy2: Float64Array;
   private readonly y: Float64Array;
   private readonly y2: Float64Array;
   private readonly lag: Float64Array;
@@ -68,4 +69,45 @@ export interface SegmentSummary {
   ss: number;
   /** Σ of products of consecutive residuals (for the lag-1 autocorrelation). */
   lagSum: number;
+}
+
+/**
+ * Lag-1 autocorrelation of the residuals around a fixed fine segmentation (PELT's candidates), over
+ * any span [a, b) in O(1). Measured around the fine segmentation, a level shift inside the span
+ * is not mistaken for autocorrelated noise; a smooth oscillation still shows up as ρ near 1.
+ */
+export class LagSums {
+  private readonly r2: Float64Array;
+  private readonly lag: Float64Array;
+
+  constructor(values: Float64Array, boundaries: readonly number[]) {
+    const n = values.length;
+    const resid = new Float64Array(n);
+    const starts = [0, ...boundaries, n];
+    const first = new Uint8Array(n + 1);
+    for (let k = 0; k + 1 < starts.length; k++) {
+      const s = starts[k]!;
+      const e = starts[k + 1]!;
+      if (e <= s) continue;
+      first[s] = 1;
+      let m = 0;
+      for (let i = s; i < e; i++) m += values[i]!;
+      m /= e - s;
+      for (let i = s; i < e; i++) resid[i] = values[i]! - m;
+    }
+    this.r2 = new Float64Array(n + 1);
+    this.lag = new Float64Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      this.r2[i + 1] = this.r2[i]! + resid[i]! * resid[i]!;
+      // lag[i + 1] = Σ_{j < i} r[j]·r[j + 1], within fine segments only
+      this.lag[i + 1] = this.lag[i]! + (i > 0 && !first[i] ? resid[i - 1]! * resid[i]! : 0);
+    }
+  }
+
+  /** Lag-1 autocorrelation of the residuals in [a, b) (0 when they have no variance). */
+  rho(a: number, b: number): number {
+    const ss = this.r2[b]! - this.r2[a]!;
+    if (!(ss > 0) || b - a < 3) return 0;
+    return (this.lag[b]! - this.lag[a + 1]!) / ss;
+  }
 }

@@ -23,6 +23,7 @@ import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
+import { registerChangesCommand } from "./changes-command.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
@@ -224,6 +225,7 @@ export function buildProgram(): Command {
   registerMergeCommand(program);
   registerBaselineCommands(program);
   registerPagesCommands(program, registerHistoryCommands(program));
+  registerChangesCommand(program);
   return program;
 }
 
