@@ -57,19 +57,31 @@ try {
   let t = performance.now();
   writeSyntheticStore(store, {
     runs,
-    scripts: ["oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index"],
+    scripts: [
+      "oltp_read_write",
+      "oltp_read_only",
+      "oltp_write_only",
+      "oltp_point_select",
+      "oltp_update_index",
+    ],
     tiers: ["1G", "8G"],
     threads: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
     step: { script: "oltp_write_only", tier: "8G", threads: 64, at: Math.floor(runs * 0.7), factor: 0.9 },
     seed: 3,
   });
-  console.log(`store: ${runs} runs x 100 cells x 3 metrics, ${mib(size(store).bytes)} (generated in ${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  console.log(
+    `store: ${runs} runs x 100 cells x 3 metrics, ${mib(size(store).bytes)} (generated in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+  );
 
   const site = join(dir, "site");
   t = performance.now();
-  const out = execFileSync(process.execPath, [join(root, "bin", "perfgate.mjs"), "pages", "--store", store, "--out", site], {
-    encoding: "utf8",
-  });
+  const out = execFileSync(
+    process.execPath,
+    [join(root, "bin", "perfgate.mjs"), "pages", "--store", store, "--out", site],
+    {
+      encoding: "utf8",
+    },
+  );
   const buildS = (performance.now() - t) / 1000;
   console.log(out.trim());
   const s = size(site);
@@ -77,9 +89,15 @@ try {
   const cells = readdirSync(join(site, "data", "cells"));
   const cellFile = join(site, "data", "cells", cells[0]);
   console.log(`perfgate pages: ${buildS.toFixed(1)} s wall (node startup and store reading included)`);
-  console.log(`site: ${mib(s.bytes)} in ${s.files} files; overview data ${(overview / 1024).toFixed(0)} KiB; one cell ${(statSync(cellFile).size / 1024).toFixed(0)} KiB; assets ${(size(join(site, "assets")).bytes / 1024).toFixed(0)} KiB`);
+  console.log(
+    `site: ${mib(s.bytes)} in ${s.files} files; overview data ${(overview / 1024).toFixed(0)} KiB; one cell ${(statSync(cellFile).size / 1024).toFixed(0)} KiB; assets ${(size(join(site, "assets")).bytes / 1024).toFixed(0)} KiB`,
+  );
 
-  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ["--no-sandbox"] });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ["--no-sandbox"],
+  });
   const timeLoad = async (url) => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
@@ -105,8 +123,12 @@ try {
     }
   }
   await browser.close();
-  console.log(`overview interactive: median ${median(ov).toFixed(0)} ms (runs: ${ov.map((x) => x.toFixed(0)).join(", ")}); goal < 1000 ms`);
-  console.log(`one cell's charts drawn (${runs} points x 3 metrics): median ${median(cell).toFixed(0)} ms (runs: ${cell.map((x) => x.toFixed(0)).join(", ")}); goal < 1000 ms`);
+  console.log(
+    `overview interactive: median ${median(ov).toFixed(0)} ms (runs: ${ov.map((x) => x.toFixed(0)).join(", ")}); goal < 1000 ms`,
+  );
+  console.log(
+    `one cell's charts drawn (${runs} points x 3 metrics): median ${median(cell).toFixed(0)} ms (runs: ${cell.map((x) => x.toFixed(0)).join(", ")}); goal < 1000 ms`,
+  );
 } finally {
   rmSync(lib, { force: true });
   if (keep) console.log(`kept: ${dir}`);
