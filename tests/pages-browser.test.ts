@@ -108,6 +108,33 @@ describe("history changes", () => {
   });
 });
 
+describe("perfgate changes <store folder>", () => {
+  it("reads the store as one series per cell × metric and finds only the planted step", async () => {
+    const r = await runCli(["changes", join(dir, "store"), "--format", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as {
+      series: {
+        name: string;
+        points: number;
+        changes: { index: number; from_id: string; to_id: string }[];
+      }[];
+    };
+    expect(doc.series).toHaveLength(12 * 3);
+    for (const s of doc.series) expect(s.points).toBe(RUNS);
+    const changed = doc.series.filter((s) => s.changes.length > 0);
+    expect(changed.map((s) => s.name)).toEqual(
+      ["tps", "qps", "p95_ms"].map(
+        (m) => `nightly oltp_read_write 1G 16t ${m} (mariadb, x64-48c-128g-amd-epyc-7443p)`,
+      ),
+    );
+    for (const s of changed) {
+      expect(s.changes.map((c) => [c.index, c.from_id, c.to_id])).toEqual([
+        [AT, commitOf(AT - 1), commitOf(AT)],
+      ]);
+    }
+  });
+});
+
 describe("trend pages in Chromium", () => {
   it("overview: every cell with a sparkline, the planted change on its card only, filters work", async () => {
     const { page, errors } = await open("index.html");
