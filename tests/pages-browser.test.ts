@@ -153,7 +153,7 @@ describe("trend pages in Chromium", () => {
     await page.close();
   });
 
-  it("cell page: three charts of every point, markers at the planted commit", async () => {
+  it("cell page: three charts of every point, markers at the planted commit, a point links to its commit", async () => {
     const ov = await open("index.html");
     const href = await ov.page.locator(".card:has(.badge.worse)").getAttribute("href");
     await ov.page.close();
@@ -184,6 +184,23 @@ describe("trend pages in Chromium", () => {
       `${commitOf(AT - 1).slice(0, 8)}..${commitOf(AT).slice(0, 8)}`,
     );
     await page.screenshot({ path: join(OUT, "cell.png"), fullPage: true });
+    // A point links to its commit: hover point 5 of the tps chart and click.
+    const at = await page.evaluate(() => {
+      const u = (globalThis as unknown as PageWindow).perfgateCharts.tps!;
+      const box = (
+        u.over as unknown as { getBoundingClientRect(): { left: number; top: number } }
+      ).getBoundingClientRect();
+      return { x: box.left + u.valToPos(5, "x"), y: box.top + u.valToPos(u.data[1]![5]!, "y") };
+    });
+    await page.route("https://github.com/**", (route) => route.fulfill({ status: 200, body: "commit page" }));
+    await page.mouse.move(at.x, at.y);
+    expect(await page.locator("section:first-of-type .readout").textContent()).toContain(
+      commitOf(5).slice(0, 8),
+    );
+    await Promise.all([
+      page.waitForURL(`https://github.com/example/server/commit/${commitOf(5)}`),
+      page.mouse.click(at.x, at.y),
+    ]);
     expect(errors).toEqual([]);
     await page.close();
   });
