@@ -84,6 +84,25 @@ try {
   );
   const buildS = (performance.now() - t) / 1000;
   console.log(out.trim());
+  const found = JSON.parse(
+    execFileSync(
+      process.execPath,
+      [join(root, "bin", "perfgate.mjs"), "history", "changes", "--store", store, "--format", "json"],
+      {
+        encoding: "utf8",
+      },
+    ),
+  );
+  for (const c of found.cells) {
+    for (const m of c.changes) {
+      console.log(
+        `change point: ${c.script} ${c.tier} ${c.threads}t ${m.metric} ${m.pct}% at run ${m.index}`,
+      );
+    }
+  }
+  console.log(
+    `planted: oltp_write_only 8G 64t, -10% from run ${Math.floor(runs * 0.7)} (tps, qps; p95 +11%)`,
+  );
   const s = size(site);
   const overview = statSync(join(site, "data", "overview.js")).size;
   const cells = readdirSync(join(site, "data", "cells"));
