@@ -1,16 +1,21 @@
-/** `perfgate history append|list|show|prune`: the store of past runs that trend pages are built from. */
+/** `perfgate history append|list|show|prune|baseline`: the store of past runs that trend pages are built from. */
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
+import { matchingRuns, pooledBaseline } from "../history/baseline.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
   appendRun,
   DEFAULT_STORE,
   describeStore,
   listRuns,
+  loadAllRuns,
   parseStore,
   pruneRuns,
   showRun,
 } from "../history/store.js";
+import { writeImportedSet } from "../import/store.js";
+import { readResults } from "../results/store.js";
 
 export const storeOption = () =>
   new Option("--store <git:branch|dir>", "history store: a branch (git:<branch>) or a folder")
@@ -157,5 +162,50 @@ export function registerHistoryCommands(program: Command): Command {
       process.stdout.write(`removed ${gone.length} run(s) from ${describeStore(store)}\n`);
       for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
     });
+  registerHistoryBaseline(history);
   return history;
+}
+
+/** `history baseline`: the last runs of a branch pooled into a file `perfgate compare` takes as base. */
+export function registerHistoryBaseline(history: Command): void {
+  history
+    .command("baseline")
+    .description(
+      "Pool the last N runs of a branch that match a head results file (runner class, workload, flavor, tiers) into a baseline for perfgate compare.",
+    )
+    .requiredOption("--like <results.json>", "the head's results file (perfgate run)")
+    .requiredOption("-o, --out <file>", "baseline file to write (perfgate/import JSON)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--runs <n>", "how many of the newest matching runs", positiveInt("--runs"), 5)
+    .option("--branch <name>", "branch whose runs form the baseline", "main")
+    .addOption(
+      new Option(
+        "--runner-class <name>",
+        "runner class (default: the head's, from its host fingerprint)",
+      ).env("PERFGATE_RUNNER_CLASS"),
+    )
+    .action(
+      (o: {
+        like: string;
+        out: string;
+        store: string;
+        repo?: string;
+        runs: number;
+        branch: string;
+        runnerClass?: string;
+      }) => {
+        const head = readResults(o.like);
+        const q = { runnerClass: runnerClassFor(head.host, o.runnerClass), branch: o.branch, runs: o.runs };
+        const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
+        const b = pooledBaseline(runs, q);
+        writeImportedSet(o.out, b.set);
+        const now = Date.now();
+        const age = (d: string) => `${Math.max(0, Math.round((now - new Date(d).getTime()) / 86_400_000))} d`;
+        process.stdout.write(
+          `${o.out}: baseline "${b.engine}" from ${b.runs.length} run(s) of ${q.branch} on ${q.runnerClass}, ${age(b.runs[b.runs.length - 1]!.date)} to ${age(b.runs[0]!.date)} old:\n`,
+        );
+        for (const r of b.runs) process.stdout.write(`  ${r.id}  ${r.date}  ${r.commit.slice(0, 12)}\n`);
+      },
+    );
 }
