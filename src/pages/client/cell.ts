@@ -84,6 +84,15 @@ function chart(s: CellSeries, metric: HistoryMetric, host: HTMLElement, info: HT
     cursor: { drag: { x: true, y: false } },
     axes: [
       {
+        // One date label per ~110 px, on whole points.
+        splits: (u) => {
+          const n = xs.length;
+          const fit = Math.max(2, Math.floor(u.bbox.width / devicePixelRatio / 110));
+          const step = Math.max(1, Math.ceil(n / fit));
+          const out: number[] = [];
+          for (let i = 0; i < n; i += step) out.push(i);
+          return out;
+        },
         values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && s.date[v] ? day(s.date[v]!) : "")),
       },
       { label: METRIC_LABEL[metric], size: 70 },
