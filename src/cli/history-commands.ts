@@ -73,7 +73,14 @@ export function registerHistoryCommands(program: Command): Command {
     .description(
       "The history store: past runs (one file per run plus an index) in a git branch or a folder.",
     );
-
+  registerAppend(history);
+  registerList(history);
+  registerShow(history);
+  registerPrune(history);
+  registerHistoryBaseline(history);
+  return history;
+}
+function registerAppend(history: Command): void {
   history
     .command("append")
     .description(
@@ -106,7 +113,9 @@ export function registerHistoryCommands(program: Command): Command {
         `${added ? "added" : "already there"}: run ${id} (${run.cells.length} cells) to ${describeStore(store)}\n`,
       );
     });
+}
 
+function registerList(history: Command): void {
   history
     .command("list")
     .description("List the runs in the store, oldest first.")
@@ -126,7 +135,9 @@ export function registerHistoryCommands(program: Command): Command {
         );
       }
     });
+}
 
+function registerShow(history: Command): void {
   history
     .command("show")
     .description("Show one run: commit, servers, host, sysbench options and every cell's values.")
@@ -138,7 +149,9 @@ export function registerHistoryCommands(program: Command): Command {
       const run = showRun(parseStore(o.store, o.repo), id);
       process.stdout.write(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
     });
+}
 
+function registerPrune(history: Command): void {
   history
     .command("prune")
     .description("Retention: remove all but the newest N runs and/or runs older than an age.")
@@ -162,8 +175,6 @@ export function registerHistoryCommands(program: Command): Command {
       process.stdout.write(`removed ${gone.length} run(s) from ${describeStore(store)}\n`);
       for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
     });
-  registerHistoryBaseline(history);
-  return history;
 }
 
 /** `history baseline`: the last runs of a branch pooled into a file `perfgate compare` takes as base. */
