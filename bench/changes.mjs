@@ -8,13 +8,16 @@
 //
 //   node bench/changes.mjs [--seeds 42[,1,2,...]] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose]
 //
+// It also counts false alarms on series with no change at all (normal, autocorrelated and
+// heavy-tailed noise; skip with --no-false-alarms).
 // --seeds: the generator's seed (its default is 42); several seeds pool their series into one table
 // (each seed draws new noise for every series). --verbose prints each series' labels and detections.
 //
 // It needs python3 (with venv). The first run creates two virtualenvs under the cache dir (the
-// generator and Otava pin different numpy versions): otava-test-data 0.1.9 and apache-otava 0.8.0.
+// generator and Otava need different numpy versions: apache-otava 0.8.0 pins numpy 2.2.0 on
+// Python < 3.14): otava-test-data 0.1.9 and apache-otava 0.8.0.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -185,6 +188,73 @@ function printTable(results, count, timing) {
   for (const r of rows.slice(1)) process.stdout.write(`${line(r)}\n`);
 }
 
+/** mulberry32 and Box–Muller: deterministic noise for the false-alarm series. */
+function normals(seed) {
+  let a = seed >>> 0;
+  const u = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+}
+
+const NOISES = [
+  ["normal", 0, false],
+  ["AR(1) 0.3", 0.3, false],
+  ["AR(1) 0.6", 0.6, false],
+  ["Student t3", 0, true],
+];
+const FA_SERIES = 50;
+const FA_LENGTH = 2000;
+
+/** Series with no change at all (level 1000, noise SD about 10) of four noise kinds, as CSV files. */
+function writeNoiseSeries(dir) {
+  mkdirSync(dir, { recursive: true });
+  const out = [];
+  for (const [name, rho, heavy] of NOISES) {
+    for (let s = 0; s < FA_SERIES; s++) {
+      const g = normals(1000 + s);
+      let e = 0;
+      const rows = ["index,value"];
+      for (let i = 0; i < FA_LENGTH; i++) {
+        let x = g();
+        if (heavy) x /= Math.sqrt((g() ** 2 + g() ** 2 + g() ** 2) / 3);
+        e = rho * e + Math.sqrt(1 - rho * rho) * x;
+        rows.push(`${i},${(1000 + 10 * e).toFixed(4)}`);
+      }
+      const file = join(dir, `${name.replace(/\W+/g, "_")}-${s}.csv`);
+      writeFileSync(file, `${rows.join("\n")}\n`);
+      out.push({ name, file });
+    }
+  }
+  return out;
+}
+
+function falseAlarms(lib, otavaVenv, dir) {
+  const series = writeNoiseSeries(dir);
+  const otava = runOtava(
+    otavaVenv,
+    series.map((s) => s.file),
+  );
+  const rows = [];
+  for (const [name] of NOISES) {
+    const mine = series.filter((s) => s.name === name);
+    const count = (found) =>
+      `${found.filter((k) => k > 0).length} (${found.reduce((a, b) => a + b, 0)} changes)`;
+    const pg = mine.map(
+      (s) => lib.detectChanges(lib.parseSeriesCsv(readFileSync(s.file, "utf8"), s.file).points).length,
+    );
+    const ot = mine.map((s) => otava.get(s.file).indices.length);
+    rows.push(`| ${name.padEnd(10)} | ${count(pg).padEnd(17)} | ${count(ot).padEnd(17)} |`);
+  }
+  process.stdout.write(
+    `\nSeries without any change flagged, of ${FA_SERIES} per noise kind (${FA_LENGTH} points each, no generator labels involved):\n| noise      | perfgate          | Apache Otava      |\n| ---------- | ----------------- | ----------------- |\n${rows.join("\n")}\n`,
+  );
+}
+
 function timePerfgate(lib, file) {
   const points = lib.parseSeriesCsv(readFileSync(file, "utf8"), file).points;
   lib.detectChanges(points);
@@ -246,6 +316,7 @@ async function main() {
       "Apache Otava 0.8.0": `${(ot.seconds * 1000).toFixed(1)} ms`,
     };
     printTable(results, count, timing);
+    if (!argv.includes("--no-false-alarms")) falseAlarms(lib, otavaVenv, join(work, "noise"));
     process.stdout.write(
       `10k series: ${bigEntry.filename} (${pg.n} points, changes at ${bigEntry.change_point_indices.join(", ")}); perfgate median of 5 runs in-process, Otava one call of compute_change_points\n`,
     );

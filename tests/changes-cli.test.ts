@@ -28,7 +28,7 @@ beforeAll(() => {
   writeFileSync(join(dir, "cell.csv"), historyCsv());
   writeFileSync(
     join(dir, "flat.csv"),
-    "value\n" + Array.from({ length: 40 }, (_, i) => 100 + (i % 3)).join("\n"),
+    `value\n${Array.from({ length: 40 }, (_, i) => 100 + (i % 3)).join("\n")}`,
   );
   writeFileSync(join(dir, "bad.csv"), "index,value\n0,100\n1,oops\n");
 });

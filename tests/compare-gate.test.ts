@@ -40,9 +40,11 @@ describe("a gate that compares nothing", () => {
     expect(lines[0]).toMatch(
       /nothing was compared \(no engine to compare with the baseline mariadb@11\.4\.5/,
     );
-    // without the gate it is just a report
-    const plain = await runCli(["compare", one, "--baseline", "mariadb@11.4.5"]);
+    // the report says so instead of "no regressions"; without the gate it is just a report
+    expect(r.stdout.split("\n")[0]).toMatch(/^NOTHING COMPARED: no engine to compare/);
+    const plain = await runCli(["compare", one, "--baseline", "mariadb@11.4.5", "--format", "markdown"]);
     expect(plain.code).toBe(0);
+    expect(plain.stdout.split("\n")[0]).toMatch(/^⚪ \*\*nothing compared: /);
   });
 
   it("two runs without a common cell: exit 1, no common cells", async () => {
@@ -76,11 +78,11 @@ describe("a gate that compares nothing", () => {
 });
 
 describe("--degradation settings", () => {
-  it("bad names or values: one line naming what is accepted", async () => {
+  it("bad names or values: one line naming what is accepted, exit 2", async () => {
     const one = write("one.json", "11.4.5");
     for (const bad of ["min_drop=5", "min_drop_pct=abc", "min_drop_pct=150", "alpha=2"]) {
       const r = await runCli(["report", one, "--degradation", bad]);
-      expect(r.code).not.toBe(0);
+      expect(r.code).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).toMatch(/--degradation .*accepted: window_s, filter_s, min_drop_pct/);
     }

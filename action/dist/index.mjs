@@ -79991,6 +79991,7 @@ function compareSets(input2, options = {}) {
     (x, y) => order(x, y) || x.threads - y.threads || (x.repetition ?? 0) - (y.repetition ?? 0)
   );
   const nothing = cells.length === 0 && degradation.length === 0 ? units.length > 0 ? `no cell has ${metrics.join(", ")} values (above zero) on both sides` : emptyReason || "no cell to compare" : null;
+  if (nothing !== null) notes.push(`nothing compared: ${nothing}`);
   const count2 = (k) => cells.filter((c) => c.verdict === k).length;
   const trendCount = (k) => degradation.filter((d) => d.verdict === k).length;
   const perMetric = {};
@@ -83448,6 +83449,10 @@ function plural3(n, word) {
 }
 function statusLine(r, markdown = true) {
   const s = r.summary;
+  if (r.nothing_compared !== void 0) {
+    const text = `nothing compared: ${r.nothing_compared}`;
+    return markdown ? `\u26AA **${mdEscape(text)}**` : `NOTHING COMPARED: ${r.nothing_compared}`;
+  }
   const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
   const reg = s.regressions > 0 ? markdown ? `\u{1F534} **${plural3(s.regressions, "regression")}**` : plural3(s.regressions, "regression").toUpperCase() : markdown ? "\u2705 no regressions" : "no regressions";
   const regNote = trendRegressions > 0 ? ` (${trendRegressions} within-run degradation)` : "";

@@ -5,6 +5,7 @@
 import { Option } from "commander";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { parseDegradationAssignments } from "../stats/degradation-settings.js";
+import { UsageError, UserError } from "../util/errors.js";
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -17,7 +18,12 @@ export function degradationOption(): Option {
   ).argParser(collect);
 }
 
-/** The flags' settings (validated: a one-line error names the bad item). */
+/** The flags' settings (validated: a one-line usage error, exit 2, names the bad item). */
 export function degradationFromFlags(items: readonly string[] | undefined): DegradationOptions {
-  return items && items.length > 0 ? parseDegradationAssignments(items, "--degradation") : {};
+  if (!items || items.length === 0) return {};
+  try {
+    return parseDegradationAssignments(items, "--degradation");
+  } catch (err) {
+    throw err instanceof UserError ? new UsageError(err.message) : err;
+  }
 }

@@ -501,6 +501,7 @@ export function compareSets(
         ? `no cell has ${metrics.join(", ")} values (above zero) on both sides`
         : emptyReason || "no cell to compare"
       : null;
+  if (nothing !== null) notes.push(`nothing compared: ${nothing}`);
   const count = (k: ComparisonCell["verdict"]) => cells.filter((c) => c.verdict === k).length;
   const trendCount = (k: DegradationEntry["verdict"]) => degradation.filter((d) => d.verdict === k).length;
   const perMetric: Record<string, number> = {};

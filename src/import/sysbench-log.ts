@@ -81,12 +81,20 @@ function checkOptions(o: SysbenchLogOptions): void {
 }
 
 /** One cell per run in the log. */
-function cellsOf(file: string, text: string, o: SysbenchLogOptions, label: string, when: string): Cell[] {
+function cellsOf(
+  file: string,
+  text: string,
+  o: SysbenchLogOptions,
+  label: string,
+  when: string,
+): { cells: Cell[]; version: string | null } {
   const cells: Cell[] = [];
+  let version: string | null = null;
   const reps = new Map<string, number>();
   for (const run of runsOf(text)) {
     const out = parseSysbenchOutput(run.body);
     if (out.intervals.length === 0 && out.summary === null) continue; // e.g. `prepare` output
+    version ??= out.version;
     const script = o.script ?? scriptOf(run.before, run.body);
     if (script === null) {
       throw new UserError(
@@ -125,7 +133,7 @@ function cellsOf(file: string, text: string, o: SysbenchLogOptions, label: strin
       telemetry: [],
     });
   }
-  return cells;
+  return { cells, version };
 }
 
 /**
@@ -164,9 +172,9 @@ export function sysbenchLogToResults(
   checkOptions(options);
   const label = options.label ?? (basename(file).replace(/\.[^.]*$/, "") || "sysbench-log");
   const when = mtime.toISOString();
-  const cells = cellsOf(file, text, options, label, when);
+  const { cells, version: found } = cellsOf(file, text, options, label, when);
   if (cells.length === 0) throw new UserError(`${file}: ${NOT_A_LOG}`);
-  const version = parseSysbenchOutput(runsOf(text)[0]!.body).version ?? "unknown";
+  const version = found ?? "unknown";
   const failed = cells.filter((c) => c.status !== "ok").length;
   const sha256 = createHash("sha256").update(text).digest("hex");
   return {

@@ -75,6 +75,11 @@ function plural(n: number, word: string): string {
  */
 export function statusLine(r: ComparisonReport, markdown = true): string {
   const s = r.summary;
+  if (r.nothing_compared !== undefined) {
+    // Not a pass: say what happened instead of "no regressions".
+    const text = `nothing compared: ${r.nothing_compared}`;
+    return markdown ? `⚪ **${mdEscape(text)}**` : `NOTHING COMPARED: ${r.nothing_compared}`;
+  }
   const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
   const reg =
     s.regressions > 0
