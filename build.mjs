@@ -1,5 +1,5 @@
 // Bundles the CLI (dist/cli.mjs) and the GitHub Action entry (action/dist/index.mjs) with esbuild.
-import { writeFileSync } from "node:fs";
+import { cpSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
 const common = {
@@ -45,3 +45,5 @@ for (const [file, [page, title]] of Object.entries(PAGES)) {
     `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${title}</title>\n<link rel="stylesheet" href="assets/app.css">\n</head>\n<body data-page="${page}">\n<main><p>Loading…</p></main>\n<script src="assets/app.js"></script>\n</body>\n</html>\n`,
   );
 }
+// The action can write the trend site too (input pages-dir): it needs the client beside its bundle.
+cpSync("dist/pages", "action/dist/pages", { recursive: true });

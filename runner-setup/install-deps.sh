@@ -10,14 +10,16 @@
 #                                and git (the build: tests compile a tiny CMake project), iproute2
 #                                (the network-namespace test), and the Docker *client* taken out of
 #                                Debian's docker.io package into perfgate's tool cache (the docker:
-#                                tests need the client only; no daemon is installed or started)
+#                                tests need the client only; no daemon is installed or started),
+#                                and Chromium (the trend-site tests and bench/pages.mjs drive it
+#                                headless through playwright-core)
 set -euo pipefail
 
 tests=0
 for arg in "$@"; do
   case $arg in
     --for-tests) tests=1 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (accepted: --for-tests, --help)" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +42,7 @@ if [ $tests = 1 ]; then
   want ccache ccache
   want ip iproute2
   want pgrep procps
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 fi
 
 SUDO=()
@@ -76,4 +79,4 @@ if [ $tests = 1 ]; then
   fi
 fi
 
-echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client)"): present"
+echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium)"): present"

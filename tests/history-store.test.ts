@@ -186,5 +186,37 @@ describe("history CLI", () => {
     });
     expect(JSON.parse(indexText)).toEqual(index);
     expect(readFileSync(files[0]!, "utf8")).toContain("perfgate/results");
+
+    // Retention on the branch: one more commit, the oldest runs gone from the tree and the index.
+    const prune = await runCli([
+      "history",
+      "prune",
+      "--store",
+      "git:perfgate-data",
+      "--repo",
+      bare,
+      "--keep",
+      "5",
+    ]);
+    expect(prune.code, prune.stderr).toBe(0);
+    expect(prune.stdout).toContain("removed 3 run(s)");
+    const after = execFileSync("git", ["--git-dir", bare, "ls-tree", "-r", "--name-only", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(after.split("\n").filter((p) => p.startsWith("runs/"))).toHaveLength(5);
+    const shown = await runCli([
+      "history",
+      "show",
+      index.runs[7]!.id,
+      "--store",
+      "git:perfgate-data",
+      "--repo",
+      bare,
+    ]);
+    expect(shown.stdout).toContain(`run ${index.runs[7]!.id}`);
+    const count = execFileSync("git", ["--git-dir", bare, "rev-list", "--count", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(Number(count)).toBe(9);
   }, 180_000);
 });

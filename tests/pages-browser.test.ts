@@ -15,6 +15,21 @@ import { ROOT, requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
 import { tempDir } from "./helpers/results-factory.js";
 
+/** What the pages expose on window (the test has no DOM types; these run inside the page). */
+interface MarkerEl {
+  dataset: Record<string, string | undefined>;
+  style: { left: string };
+}
+interface ChartLike {
+  data: (number | null)[][];
+  over: { querySelectorAll(selector: string): ArrayLike<MarkerEl> & Iterable<MarkerEl> };
+  valToPos(v: number, scale: string): number;
+}
+interface PageWindow {
+  perfgateReady?: number;
+  perfgateCharts: Record<string, ChartLike>;
+}
+
 const RUNS = 32;
 const AT = 20;
 const STEP = { script: "oltp_read_write", tier: "1G", threads: 16, at: AT, factor: 0.9 };
@@ -59,7 +74,11 @@ async function open(path: string): Promise<{ page: Page; errors: string[] }> {
   page.on("pageerror", (e) => errors.push(e.message));
   const [file, query] = path.split("?");
   await page.goto(`${pathToFileURL(join(site, file!)).href}${query ? `?${query}` : ""}`);
-  await page.waitForFunction(() => window.perfgateReady !== undefined, undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => (globalThis as unknown as PageWindow).perfgateReady !== undefined,
+    undefined,
+    { timeout: 30_000 },
+  );
   return { page, errors };
 }
 
@@ -89,6 +108,33 @@ describe("history changes", () => {
   });
 });
 
+describe("perfgate changes <store folder>", () => {
+  it("reads the store as one series per cell × metric and finds only the planted step", async () => {
+    const r = await runCli(["changes", join(dir, "store"), "--format", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as {
+      series: {
+        name: string;
+        points: number;
+        changes: { index: number; from_id: string; to_id: string }[];
+      }[];
+    };
+    expect(doc.series).toHaveLength(12 * 3);
+    for (const s of doc.series) expect(s.points).toBe(RUNS);
+    const changed = doc.series.filter((s) => s.changes.length > 0);
+    expect(changed.map((s) => s.name)).toEqual(
+      ["tps", "qps", "p95_ms"].map(
+        (m) => `nightly oltp_read_write 1G 16t ${m} (mariadb, x64-48c-128g-amd-epyc-7443p)`,
+      ),
+    );
+    for (const s of changed) {
+      expect(s.changes.map((c) => [c.index, c.from_id, c.to_id])).toEqual([
+        [AT, commitOf(AT - 1), commitOf(AT)],
+      ]);
+    }
+  });
+});
+
 describe("trend pages in Chromium", () => {
   it("overview: every cell with a sparkline, the planted change on its card only, filters work", async () => {
     const { page, errors } = await open("index.html");
@@ -107,17 +153,17 @@ describe("trend pages in Chromium", () => {
     await page.close();
   });
 
-  it("cell page: three charts of every point, markers at the planted commit", async () => {
+  it("cell page: three charts of every point, markers at the planted commit, a point links to its commit", async () => {
     const ov = await open("index.html");
     const href = await ov.page.locator(".card:has(.badge.worse)").getAttribute("href");
     await ov.page.close();
     const { page, errors } = await open(href!);
     const charts = await page.evaluate(() =>
-      Object.entries(window.perfgateCharts).map(([m, u]) => ({
+      Object.entries((globalThis as unknown as PageWindow).perfgateCharts).map(([m, u]) => ({
         metric: m,
-        points: u!.data[0].length,
-        values: u!.data[1].filter((v) => v !== null).length,
-        markers: [...u!.over.querySelectorAll<HTMLElement>(".change-marker")].map((e) => ({
+        points: u!.data[0]!.length,
+        values: u!.data[1]!.filter((v) => v !== null).length,
+        markers: [...u!.over.querySelectorAll(".change-marker")].map((e) => ({
           index: Number(e.dataset.index),
           commit: e.dataset.commit,
           left: Number.parseFloat(e.style.left),
@@ -138,6 +184,23 @@ describe("trend pages in Chromium", () => {
       `${commitOf(AT - 1).slice(0, 8)}..${commitOf(AT).slice(0, 8)}`,
     );
     await page.screenshot({ path: join(OUT, "cell.png"), fullPage: true });
+    // A point links to its commit: hover point 5 of the tps chart and click.
+    const at = await page.evaluate(() => {
+      const u = (globalThis as unknown as PageWindow).perfgateCharts.tps!;
+      const box = (
+        u.over as unknown as { getBoundingClientRect(): { left: number; top: number } }
+      ).getBoundingClientRect();
+      return { x: box.left + u.valToPos(5, "x"), y: box.top + u.valToPos(u.data[1]![5]!, "y") };
+    });
+    await page.route("https://github.com/**", (route) => route.fulfill({ status: 200, body: "commit page" }));
+    await page.mouse.move(at.x, at.y);
+    expect(await page.locator("section:first-of-type .readout").textContent()).toContain(
+      commitOf(5).slice(0, 8),
+    );
+    await Promise.all([
+      page.waitForURL(`https://github.com/example/server/commit/${commitOf(5)}`),
+      page.mouse.click(at.x, at.y),
+    ]);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -148,7 +211,9 @@ describe("trend pages in Chromium", () => {
     await ov.page.close();
     const { page, errors } = await open(href!);
     expect(await page.locator(".change-marker").count()).toBe(0);
-    expect(await page.evaluate(() => window.perfgateCharts.tps!.data[0].length)).toBe(RUNS);
+    expect(
+      await page.evaluate(() => (globalThis as unknown as PageWindow).perfgateCharts.tps!.data[0]!.length),
+    ).toBe(RUNS);
     await page.close();
     const run = await open(`run.html?id=${encodeURIComponent(await firstRunId())}`);
     const text = await run.page.locator("main").textContent();

@@ -41,6 +41,10 @@ export interface ActionConfig {
   artifactUrl: string | null;
   /** degradation detector settings on top of the workload's `degradation:` section */
   degradation: DegradationOptions;
+  /** history store the run is appended to (docs/history.md); null: none */
+  historyStore: string | null;
+  /** folder the trend site is written to after appending; null: none */
+  pagesDir: string | null;
 }
 
 export class ConfigError extends Error {
@@ -149,6 +153,8 @@ const FIELDS = {
   "artifact-url": z.string().regex(/^https:\/\/[^\s()<>[\]"'`]+$/, {
     error: "is not an https URL (accepted: e.g. the artifact-url output of actions/upload-artifact)",
   }),
+  "history-store": z.string(),
+  "pages-dir": z.string(),
 } as const;
 
 type FieldName = keyof typeof FIELDS;
@@ -203,6 +209,11 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
       );
     }
   }
+  if (parsed["pages-dir"] !== undefined && parsed["history-store"] === undefined) {
+    problems.push(
+      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode: mode!,
@@ -225,5 +236,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     headSha: parsed["head-sha"] ?? null,
     artifactUrl: parsed["artifact-url"] ?? null,
     degradation: parsed.degradation ?? {},
+    historyStore: parsed["history-store"] ?? null,
+    pagesDir: parsed["pages-dir"] ?? null,
   };
 }

@@ -29,6 +29,7 @@ import { descendantsOf, RUN_ENV } from "./cleanup.js";
 import { buildCommentBody, type IssueCommentsApi, resolveIdentity, upsertComment } from "./comment.js";
 import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
 import { type EventInfo, eventInfo, repositoryUrl, runUrl } from "./event.js";
+import { recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
 import { overallVerdict } from "./verdict.js";
 
@@ -322,6 +323,7 @@ export async function main(): Promise<void> {
   }
 
   await comment(config, event, ctx, log);
+  await recordHistory(config, measured.resultsFile ?? config.headResults, event.name, log);
 
   if (measured.incomplete !== null) {
     core.setFailed(measured.incomplete);

@@ -1,17 +1,21 @@
-/** `perfgate history append|list|show|prune`: the store of past runs that trend pages are built from. */
+/** `perfgate history append|list|show|prune|baseline`: the store of past runs that trend pages are built from. */
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
+import { matchingRuns, pooledBaseline } from "../history/baseline.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
   appendRun,
   DEFAULT_STORE,
   describeStore,
   listRuns,
+  loadAllRuns,
   parseStore,
   pruneRuns,
   showRun,
 } from "../history/store.js";
-import { UserError } from "../util/errors.js";
+import { writeImportedSet } from "../import/store.js";
+import { readResults } from "../results/store.js";
 
 export const storeOption = () =>
   new Option("--store <git:branch|dir>", "history store: a branch (git:<branch>) or a folder")
@@ -37,7 +41,7 @@ export function parseAge(v: string): number {
   return Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2] as "d" | "w" | "m" | "y"];
 }
 
-function format(v: string): "text" | "json" {
+export function format(v: string): "text" | "json" {
   if (v !== "text" && v !== "json") throw new InvalidArgumentError(`--format ${v}: accepted: text, json`);
   return v;
 }
@@ -69,7 +73,14 @@ export function registerHistoryCommands(program: Command): Command {
     .description(
       "The history store: past runs (one file per run plus an index) in a git branch or a folder.",
     );
-
+  registerAppend(history);
+  registerList(history);
+  registerShow(history);
+  registerPrune(history);
+  registerHistoryBaseline(history);
+  return history;
+}
+function registerAppend(history: Command): void {
   history
     .command("append")
     .description(
@@ -102,7 +113,9 @@ export function registerHistoryCommands(program: Command): Command {
         `${added ? "added" : "already there"}: run ${id} (${run.cells.length} cells) to ${describeStore(store)}\n`,
       );
     });
+}
 
+function registerList(history: Command): void {
   history
     .command("list")
     .description("List the runs in the store, oldest first.")
@@ -122,7 +135,9 @@ export function registerHistoryCommands(program: Command): Command {
         );
       }
     });
+}
 
+function registerShow(history: Command): void {
   history
     .command("show")
     .description("Show one run: commit, servers, host, sysbench options and every cell's values.")
@@ -134,7 +149,9 @@ export function registerHistoryCommands(program: Command): Command {
       const run = showRun(parseStore(o.store, o.repo), id);
       process.stdout.write(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
     });
+}
 
+function registerPrune(history: Command): void {
   history
     .command("prune")
     .description("Retention: remove all but the newest N runs and/or runs older than an age.")
@@ -144,7 +161,11 @@ export function registerHistoryCommands(program: Command): Command {
     .option("--max-age <age>", "remove runs older than this, e.g. 180d, 26w, 6m, 1y", parseAge)
     .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
       if (o.keep === undefined && o.maxAge === undefined) {
-        throw new UserError("history prune: give --keep <n> and/or --max-age <age>");
+        process.stderr.write(
+          "perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n",
+        );
+        process.exitCode = 2;
+        return;
       }
       const store = parseStore(o.store, o.repo);
       const gone = await pruneRuns(store, {
@@ -154,5 +175,48 @@ export function registerHistoryCommands(program: Command): Command {
       process.stdout.write(`removed ${gone.length} run(s) from ${describeStore(store)}\n`);
       for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
     });
-  return history;
+}
+
+/** `history baseline`: the last runs of a branch pooled into a file `perfgate compare` takes as base. */
+export function registerHistoryBaseline(history: Command): void {
+  history
+    .command("baseline")
+    .description(
+      "Pool the last N runs of a branch that match a head results file (runner class, workload, flavor, tiers) into a baseline for perfgate compare.",
+    )
+    .requiredOption("--like <results.json>", "the head's results file (perfgate run)")
+    .requiredOption("-o, --out <file>", "baseline file to write (perfgate/import JSON)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--runs <n>", "how many of the newest matching runs", positiveInt("--runs"), 5)
+    .option("--branch <name>", "branch whose runs form the baseline", "main")
+    .addOption(
+      new Option(
+        "--runner-class <name>",
+        "runner class (default: the head's, from its host fingerprint)",
+      ).env("PERFGATE_RUNNER_CLASS"),
+    )
+    .action(
+      (o: {
+        like: string;
+        out: string;
+        store: string;
+        repo?: string;
+        runs: number;
+        branch: string;
+        runnerClass?: string;
+      }) => {
+        const head = readResults(o.like);
+        const q = { runnerClass: runnerClassFor(head.host, o.runnerClass), branch: o.branch, runs: o.runs };
+        const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
+        const b = pooledBaseline(runs, q);
+        writeImportedSet(o.out, b.set);
+        const now = Date.now();
+        const age = (d: string) => `${Math.max(0, Math.round((now - new Date(d).getTime()) / 86_400_000))} d`;
+        process.stdout.write(
+          `${o.out}: baseline "${b.engine}" from ${b.runs.length} run(s) of ${q.branch} on ${q.runnerClass}, ${age(b.runs[b.runs.length - 1]!.date)} to ${age(b.runs[0]!.date)} old:\n`,
+        );
+        for (const r of b.runs) process.stdout.write(`  ${r.id}  ${r.date}  ${r.commit.slice(0, 12)}\n`);
+      },
+    );
 }

@@ -25,10 +25,11 @@ import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
-import { registerChangesCommand } from "./changes-command.js";
+import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { registerDoctorCommand } from "./doctor-command.js";
+import { historyStoreInput } from "./history-changes-input.js";
 import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
@@ -279,7 +280,7 @@ export function buildProgram(): Command {
   registerMergeCommand(program);
   registerBaselineCommands(program);
   registerPagesCommands(program, registerHistoryCommands(program));
-  registerChangesCommand(program);
+  registerChangesCommand(program, [historyStoreInput, ...CHANGES_INPUTS]);
   return program;
 }
 

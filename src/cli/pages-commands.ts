@@ -1,15 +1,13 @@
 /** `perfgate pages` (the static trend site) and `perfgate history changes` (change points per cell). */
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import { detectChanges } from "../changes/index.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
-import { buildSeries, type Detector } from "../pages/model.js";
+import { detector } from "../pages/detector.js";
+import { buildSeries } from "../pages/model.js";
 import { writeSite } from "../pages/site.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/index.js";
-import { repoOption, storeOption } from "./history-commands.js";
-
-export const detector: Detector = (points) => detectChanges(points);
+import { format, repoOption, storeOption } from "./history-commands.js";
 
 function percent(v: string): number {
   const n = Number(v);
@@ -91,10 +89,8 @@ export function registerPagesCommands(program: Command, history: Command): void 
     .description("Change points of every cell × metric over the store's trend runs, with the commit range.")
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--format <format>", "text or json", "text")
-    .action((o: { store: string; repo?: string; format: string }) => {
-      if (o.format !== "text" && o.format !== "json")
-        throw new InvalidArgumentError(`--format ${o.format}: accepted: text, json`);
+    .option("--format <format>", "text or json", format, "text")
+    .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
       const runs = loadAllRuns(parseStore(o.store, o.repo));
       if (o.format === "text") {
         process.stdout.write(`${changesText(runs)}\n`);

@@ -60,10 +60,14 @@ export function runContext(
 }
 
 /** The history run for a results (perfgate run) or A/B (perfgate ab) file. */
-export function historyRunFromFile(file: string, f: AppendFlags): HistoryRun {
+export function historyRunFromFile(
+  file: string,
+  f: AppendFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): HistoryRun {
   const text = readTextFile(file);
   const data = parseJson(text, file) as { schema?: unknown };
-  const ctx = runContext(f);
+  const ctx = runContext(f, env);
   if (data?.schema === "perfgate/ab") {
     const ab = parseAbResults(data, file);
     return historyFromAb(ab, { ...ctx, runnerClass: runnerClassFor(ab.host, f.runnerClass) }, text);

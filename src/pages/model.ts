@@ -64,7 +64,9 @@ export interface CellSeries {
   run: string[];
   date: string[];
   commit: string[];
+  /** each point's commit link; empty when every link is `url_prefix` + the commit (compact) */
   url: (string | null)[];
+  url_prefix: string | null;
   version: string[];
   metrics: Partial<Record<HistoryMetric, MetricColumns>>;
   changes: ChangeMark[];
@@ -120,7 +122,18 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
       const id = cellId(key);
       let s = byId.get(id);
       if (!s) {
-        s = { id, key, run: [], date: [], commit: [], url: [], version: [], metrics: {}, changes: [] };
+        s = {
+          id,
+          key,
+          run: [],
+          date: [],
+          commit: [],
+          url: [],
+          url_prefix: null,
+          version: [],
+          metrics: {},
+          changes: [],
+        };
         byId.set(id, s);
       }
       const at = s.run.length;
@@ -145,8 +158,21 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
     for (const s of byId.values()) padTo(s);
   }
   const all = [...byId.values()];
-  for (const s of all) s.changes = changesOf(s, detect);
+  for (const s of all) {
+    s.changes = changesOf(s, detect);
+    compactUrls(s);
+  }
   return all.sort((a, b) => compareKeys(a.key, b.key));
+}
+
+/** Drops the per-point links when they all are one prefix followed by the commit. */
+function compactUrls(s: CellSeries): void {
+  const first = s.url[0];
+  const prefix = first?.endsWith(s.commit[0]!) ? first.slice(0, first.length - s.commit[0]!.length) : null;
+  if (prefix && s.url.every((u, i) => u === `${prefix}${s.commit[i]}`)) {
+    s.url_prefix = prefix;
+    s.url = [];
+  }
 }
 
 function padTo(s: CellSeries): void {

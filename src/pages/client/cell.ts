@@ -1,6 +1,7 @@
 /** One cell: tps, qps and p95 over the runs with 95% interval bands and change-point markers. */
 import uPlot from "uplot";
 import type { HistoryMetric } from "../../history/schema.js";
+import { urlOf } from "../links.js";
 import type { CellSeries, ChangeMark } from "../model.js";
 import { loadCell } from "./data.js";
 import { changeClass, day, el, fmt, METRIC_LABEL, nav, param, pct, shortSha } from "./dom.js";
@@ -60,7 +61,8 @@ function readout(s: CellSeries, metric: HistoryMetric, i: number | null | undefi
   const col = s.metrics[metric]!;
   const lo = col.lo[i];
   const hi = col.hi[i];
-  const commit = s.url[i] ? el("a", { href: s.url[i]! }, shortSha(s.commit[i]!)) : shortSha(s.commit[i]!);
+  const url = urlOf(s, i);
+  const commit = url ? el("a", { href: url }, shortSha(s.commit[i]!)) : shortSha(s.commit[i]!);
   return [
     `${day(s.date[i]!)} · `,
     commit,
@@ -82,6 +84,15 @@ function chart(s: CellSeries, metric: HistoryMetric, host: HTMLElement, info: HT
     cursor: { drag: { x: true, y: false } },
     axes: [
       {
+        // One date label per ~110 px, on whole points.
+        splits: (u) => {
+          const n = xs.length;
+          const fit = Math.max(2, Math.floor(u.bbox.width / devicePixelRatio / 110));
+          const step = Math.max(1, Math.ceil(n / fit));
+          const out: number[] = [];
+          for (let i = 0; i < n; i += step) out.push(i);
+          return out;
+        },
         values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && s.date[v] ? day(s.date[v]!) : "")),
       },
       { label: METRIC_LABEL[metric], size: 70 },
@@ -102,7 +113,7 @@ function chart(s: CellSeries, metric: HistoryMetric, host: HTMLElement, info: HT
   u.over.addEventListener("click", () => {
     const i = u.cursor.idx;
     if (i === null || i === undefined) return;
-    const target = s.url[i] ?? `run.html?id=${encodeURIComponent(s.run[i]!)}`;
+    const target = urlOf(s, i) ?? `run.html?id=${encodeURIComponent(s.run[i]!)}`;
     location.href = target;
   });
   return u;
