@@ -122,7 +122,11 @@ copy_runner() {
     return 0
   fi
   mkdir -p "$(dirname "$(hp "$JOB_DIR")")"
-  cp -al "$(hp "$RUNNER_DIR")" "$(hp "$JOB_DIR")"
+  # Hard links need one filesystem; otherwise a plain copy (still root's files).
+  cp -al "$(hp "$RUNNER_DIR")" "$(hp "$JOB_DIR")" 2>/dev/null || {
+    rm -rf "$(hp "$JOB_DIR")"
+    cp -a "$(hp "$RUNNER_DIR")" "$(hp "$JOB_DIR")"
+  }
   mkdir -p "$(hp "$JOB_DIR")/_work" "$(hp "$JOB_DIR")/_diag"
   if ! pg_fake_root; then find "$JOB_DIR" -type d -exec chown "$RUNNER_USER:" {} +; fi
   say "copied $RUNNER_DIR -> $JOB_DIR"
