@@ -67,9 +67,6 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
-  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
-  const noisy = notQuietSummary(doctor);
-  if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const install = await resolveServer(opts.server, {
@@ -77,6 +74,10 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
     signal,
   });
+  // The host checks, once everything the user gave has been accepted (bad input stays one line).
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
 
   const allCells = planCells(w);
   const { shard } = opts;
