@@ -30,6 +30,7 @@ function cachedInstallDirs(cacheDir: string): string[] {
   const servers = join(cacheDir, "servers");
   if (!existsSync(servers)) return [];
   return readdirSync(servers)
+    .filter((name) => !/\.(tmp-\d+|lock)$/.test(name)) // an unpack in progress, a lock
     .map((name) => join(servers, name))
     .filter((dir) => existsSync(join(dir, "perfgate-install.json")));
 }
