@@ -9,6 +9,7 @@ import {
   createWriteStream,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -89,6 +90,7 @@ export async function download(
     }
   }
   mkdirSync(dirname(dest), { recursive: true });
+  reclaimOrphanTemps(dirname(dest), log);
   const part = `${dest}.part-${process.pid}`;
   const res = await fetch(url, signal ? { signal } : {});
   if (!res.ok || !res.body) throw new UserError(`download ${url}: HTTP ${res.status} ${res.statusText}`);
@@ -130,6 +132,37 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** `<name>.tmp-<pid>` (an unpack or snapshot under way) or `<name>.part-<pid>` (a download): the pid, else null. */
+export function tempOwner(name: string): number | null {
+  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Removes the unpack and download temporaries in `dir` whose owning process is gone (a perfgate
+ * killed during `server fetch` leaves hundreds of MB there); returns their names. A temporary of a
+ * live process is never touched.
+ */
+export function reclaimOrphanTemps(dir: string, log?: Logger): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const orphans = names.filter((n) => {
+    const pid = tempOwner(n);
+    return pid !== null && pid !== process.pid && !pidAlive(pid);
+  });
+  for (const n of orphans) rmSync(join(dir, n), { recursive: true, force: true });
+  if (orphans.length > 0) {
+    log?.info(
+      `removed ${orphans.length} temporar${orphans.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans.join(", ")}`,
+    );
+  }
+  return orphans;
+}
+
 /**
  * Runs fn while holding an exclusive lock on `path` (a directory created atomically), so two
  * perfgate processes never download or unpack the same artifact at once. A lock whose owner
@@ -138,6 +171,7 @@ function pidAlive(pid: number): boolean {
 export async function withLock<T>(path: string, fn: () => Promise<T>, log?: Logger): Promise<T> {
   const lock = `${path}.lock`;
   mkdirSync(dirname(lock), { recursive: true });
+  reclaimOrphanTemps(dirname(path), log);
   let waited = false;
   for (;;) {
     try {
@@ -225,6 +259,7 @@ export async function unpackOnce<T>(
   fill: (tmp: string) => Promise<void>,
 ): Promise<void> {
   const tmp = `${dir}.tmp-${process.pid}`;
+  reclaimOrphanTemps(dirname(dir));
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {
