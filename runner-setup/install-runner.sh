@@ -9,7 +9,7 @@
 #   - a system user perfgate-runner (no login shell) that jobs run as;
 #   - downloads actions-runner-linux-x64-<version>.tar.gz, checks it against the sha256 pinned
 #     here (from the release's notes) and unpacks it into /opt/actions-runner, owned by root: a job
-#     cannot change the runner; only _work and _diag belong to the runner user;
+#     cannot change the runner (each job runs from a fresh hard-linked copy, jit-runner.sh);
 #   - /opt/actions-runner/.env: the job environment (PERFGATE_CACHE_DIR=/var/cache/perfgate,
 #     PERFGATE_REQUIRE_MANIFEST=1);
 #   - /var/cache/perfgate (root) with servers/ sticky and world-writable like /tmp: jobs may add
@@ -101,7 +101,7 @@ unpack_runner() {
     return 0
   fi
   if [ "$PG_DRY_RUN" = 1 ]; then
-    say "unpack $DOWNLOADS/$TARBALL -> $RUNNER_DIR (owner root; _work and _diag owned by $RUNNER_USER)"
+    say "unpack $DOWNLOADS/$TARBALL -> $RUNNER_DIR (owner root, read-only)"
     return 0
   fi
   rm -rf "$real.new"
@@ -111,7 +111,6 @@ unpack_runner() {
   printf '%s\n' "$stamp" >"$real.new/.perfgate-release"
   rm -rf "$real"
   mv "$real.new" "$real"
-  mkdir -p "$real/_work" "$real/_diag"
   say "unpacked actions/runner $RUNNER_VERSION into $RUNNER_DIR"
 }
 
@@ -126,7 +125,7 @@ install() {
   fetch_tarball
   unpack_runner
   run_cmd chown -R root:root "$RUNNER_DIR"
-  run_cmd chown "$RUNNER_USER:" "$RUNNER_DIR/_work" "$RUNNER_DIR/_diag"
+  run_cmd chmod -R go-w "$RUNNER_DIR"
   put_file "$RUNNER_DIR/.env" 644 "PERFGATE_CACHE_DIR=$CACHE
 PERFGATE_REQUIRE_MANIFEST=1"
   make_dir "$CACHE" 755
@@ -148,7 +147,6 @@ StartLimitIntervalSec=0
 
 [Service]
 User=$RUNNER_USER
-WorkingDirectory=$RUNNER_DIR
 EnvironmentFile=$ETC/runner.env
 # '+': as root. Resets the host, then asks GitHub for a JIT config with the token only root reads.
 ExecStartPre=+$HERE/jit-runner.sh prepare
@@ -180,6 +178,7 @@ uninstall() {
   remove_path "$ETC"
   remove_path "$DOWNLOADS"
   remove_path /run/perfgate-runner
+  remove_path /var/lib/perfgate-runner/runner
   if user_exists; then run_cmd userdel --remove "$RUNNER_USER"; fi
   say "kept $CACHE (perfgate's server cache); remove it by hand if you want"
 }

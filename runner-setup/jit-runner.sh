@@ -11,9 +11,11 @@
 #                                         cycle, for hosts without systemd and for tests
 #   jit-runner.sh warm <spec>...          as root: fetch servers into the shared cache and seal them
 #
-# The reset, before every job: every process of the runner user is killed; the runner's _work,
-# the runner user's home and its files in /tmp, /var/tmp and /dev/shm (server datadirs, sockets)
-# are removed; in perfgate's cache everything the runner user created is removed, and every sealed
+# The reset, before every job: every process of the runner user is killed; the previous job's copy
+# of the runner (with its _work, _diag and the JIT credentials the runner wrote there), the runner
+# user's home and its files in /tmp, /var/tmp and /dev/shm (server datadirs, sockets) are removed;
+# a fresh copy of the root-owned runner in /opt/actions-runner is made for the next job (hard links:
+# the job may add files to its copy, never change the runner's); in perfgate's cache everything the runner user created is removed, and every sealed
 # (root-owned) server is checked against its file manifest (perfgate server verify) and removed
 # if it changed.
 #
@@ -30,6 +32,9 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 
 RUNNER_USER="${PERFGATE_RUNNER_USER:-perfgate-runner}"
 RUNNER_DIR="${PERFGATE_RUNNER_DIR:-/opt/actions-runner}"
+# The job's copy of the runner: run.sh --jitconfig writes the runner's configuration files into the
+# directory it runs from, so that directory must belong to the runner user.
+JOB_DIR=/var/lib/perfgate-runner/runner
 CACHE="${PERFGATE_CACHE_DIR:-/var/cache/perfgate}"
 RUN_DIR=/run/perfgate-runner
 CONFIG="$RUN_DIR/jitconfig"
@@ -64,12 +69,7 @@ reset_user_files() {
     # pkill exits 1 when the user has no process left: that is the normal case.
     run_cmd pkill -KILL -u "$uid" || true
   fi
-  if [ -d "$(hp "$RUNNER_DIR/_work")" ]; then
-    for f in "$(hp "$RUNNER_DIR/_work")"/* "$(hp "$RUNNER_DIR/_work")"/.[!.]*; do
-      [ -e "$f" ] || [ -L "$f" ] || continue
-      remove_path "${f#"$PG_ROOT"}"
-    done
-  fi
+  remove_path "$JOB_DIR"
   [ -n "$uid" ] || return 0
   for d in /tmp /var/tmp /dev/shm "/home/$RUNNER_USER"; do
     [ -d "$(hp "$d")" ] || continue
@@ -113,8 +113,28 @@ reset() {
   reset_cache
 }
 
+# A fresh copy of the pristine runner for the next job: new directories owned by the runner user,
+# files hard-linked to root's read-only originals.
+copy_runner() {
+  [ -x "$(hp "$RUNNER_DIR")/run.sh" ] || die "no runner in $RUNNER_DIR: run install-runner.sh first"
+  if [ "$PG_DRY_RUN" = 1 ]; then
+    say "copy $RUNNER_DIR -> $JOB_DIR (hard links; directories owned by $RUNNER_USER)"
+    return 0
+  fi
+  mkdir -p "$(dirname "$(hp "$JOB_DIR")")"
+  # Hard links need one filesystem; otherwise a plain copy (still root's files).
+  cp -al "$(hp "$RUNNER_DIR")" "$(hp "$JOB_DIR")" 2>/dev/null || {
+    rm -rf "$(hp "$JOB_DIR")"
+    cp -a "$(hp "$RUNNER_DIR")" "$(hp "$JOB_DIR")"
+  }
+  mkdir -p "$(hp "$JOB_DIR")/_work" "$(hp "$JOB_DIR")/_diag"
+  if ! pg_fake_root; then find "$JOB_DIR" -type d -exec chown "$RUNNER_USER:" {} +; fi
+  say "copied $RUNNER_DIR -> $JOB_DIR"
+}
+
 prepare() {
   reset
+  copy_runner
   make_dir "$RUN_DIR" 755
   if [ "$PG_DRY_RUN" = 1 ]; then
     say "run node $HERE/jit-config.mjs > $CONFIG (mode 400, owner $RUNNER_USER)"
@@ -133,7 +153,7 @@ run() {
   [ -r "$file" ] || die "no JIT config in $CONFIG: jit-runner.sh prepare runs first (ExecStartPre)"
   cfg="$(cat "$file")"
   rm -f "$file" 2>/dev/null || true
-  exec "$(hp "$RUNNER_DIR")/run.sh" --jitconfig "$cfg"
+  exec "$(hp "$JOB_DIR")/run.sh" --jitconfig "$cfg"
 }
 
 loop() {

@@ -137,6 +137,29 @@ describe("file manifest (unit)", () => {
   });
 });
 
+describe("server fetch --force / server verify usage", () => {
+  it("refuses --force on a build: spec and verify of a directory that is no install, exit 2", async () => {
+    requireBuild();
+    const f = await runCli([
+      "server",
+      "fetch",
+      "--force",
+      "build:/src/mariadb@HEAD",
+      "--cache-dir",
+      join(tmp, "c2"),
+    ]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toBe(
+      "perfgate: --force build:/src/mariadb@HEAD: only for [source:]flavor@X.Y.Z specs; a build: or path: install is removed by deleting its directory\n",
+    );
+    const v = await runCli(["server", "verify", tmp]);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toBe(
+      `perfgate: server verify ${tmp}: not an unpacked server (no perfgate-install.json in it)\n`,
+    );
+  });
+});
+
 describe("tampered MariaDB 11.4.5 in a private cache (real CLI)", () => {
   const cache = join(tmp, "cache");
   const spec = "maven:mariadb@11.4.5";

@@ -298,10 +298,12 @@ n=$(( $(cat "$root/jobs.count" 2>/dev/null || echo 0) + 1 ))
 echo "$n" > "$root/jobs.count"
 [ "$1" = --jitconfig ] || { echo "run.sh: no --jitconfig" >&2; exit 64; }
 echo "$2" >> "$root/jobs.log"
-echo "job $n: work=$(ls -A "$root/opt/actions-runner/_work" | tr '\\n' ' ')tmp=$(ls -A "$root/tmp" | tr '\\n' ' ')" >> "$root/seen.log"
+here="$(cd "$(dirname "$0")" && pwd)"
+echo "job $n: from=\${here#"$root"} work=$(ls -A "$here/_work" | tr '\\n' ' ')tmp=$(ls -A "$root/tmp" | tr '\\n' ' ')" >> "$root/seen.log"
 case $n in
   1)
-    mkdir -p "$root/opt/actions-runner/_work/perfgate/perfgate" && echo x > "$root/opt/actions-runner/_work/perfgate/perfgate/file"
+    mkdir -p "$here/_work/perfgate/perfgate" && echo x > "$here/_work/perfgate/perfgate/file"
+    echo changed > "$here/run.sh.new" && echo '{"agentName":"x"}' > "$here/.runner"
     mkdir -p "$root/tmp/pg-datadir" && chown -R ${RUNNER_UID} "$root/tmp/pg-datadir"
     mkdir -p "$root/var/cache/perfgate/servers/maven-mariadb-9.9.9/bin" && chown -R ${RUNNER_UID} "$root/var/cache/perfgate/servers/maven-mariadb-9.9.9"
     echo evil >> "$root/var/cache/perfgate/servers/maven-mariadb-1.2.3/bin/mariadbd"
@@ -338,7 +340,6 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
       "tmp/.keep-root-owned": "",
     });
     chmodSync(join(root, "opt/actions-runner/run.sh"), 0o755);
-    mkdirSync(join(root, "opt/actions-runner/_work"), { recursive: true });
     return root;
   }
 
@@ -385,7 +386,8 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
     expect(r.stdout).toContain("job 2: the runner exited with 1; next job");
     expect(r.stdout).toContain("job 3: the runner exited with 0; next job");
     // the reset after job 1: its work, its temp files, the server it added and the tampered server are gone
-    expect(r.stdout).toContain("removed /opt/actions-runner/_work/perfgate");
+    expect(r.stdout).toContain("removed /var/lib/perfgate-runner/runner");
+    expect(r.stdout).toContain("copied /opt/actions-runner -> /var/lib/perfgate-runner/runner");
     expect(r.stdout).toContain("removed /tmp/pg-datadir");
     expect(r.stdout).toContain("removed /var/cache/perfgate/servers/maven-mariadb-9.9.9");
     expect(r.stdout).toMatch(
@@ -394,9 +396,13 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
     expect(r.stdout).toMatch(/^verified \/var\/cache\/perfgate\/servers\/maven-mariadb-1\.2\.4$/m);
     expect(existsSync(intact)).toBe(true);
     expect(existsSync(join(root, "var/cache/perfgate/servers/maven-mariadb-1.2.3"))).toBe(false);
+    // job 2 ran from a fresh copy: nothing of job 1's work, files or JIT credentials
     expect(readFileSync(join(root, "seen.log"), "utf8").split("\n")[1]).toBe(
-      "job 2: work=tmp=.keep-root-owned ",
+      "job 2: from=/var/lib/perfgate-runner/runner work=tmp=.keep-root-owned ",
     );
+    expect(existsSync(join(root, "var/lib/perfgate-runner/runner/.runner"))).toBe(false);
+    expect(existsSync(join(root, "var/lib/perfgate-runner/runner/run.sh.new"))).toBe(false);
+    expect(readFileSync(join(root, "opt/actions-runner/run.sh"), "utf8")).toBe(FAKE_RUN);
     // the config is single-use: run deleted it
     expect(existsSync(join(root, "run/perfgate-runner/jitconfig"))).toBe(false);
   }, 180_000);
@@ -423,7 +429,7 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
 
   it("--dry-run of prepare lists the reset and the config request without doing them", async () => {
     const root = runnerRoot("jit-dry");
-    mkdirSync(join(root, "opt/actions-runner/_work/old"), { recursive: true });
+    mkdirSync(join(root, "var/lib/perfgate-runner/runner/_work/old"), { recursive: true });
     await sealedInstall(root, "1.2.5");
     const extra = join(root, "var/cache/perfgate/ccache");
     mkdirSync(extra);
@@ -434,9 +440,10 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
     expect(r.stdout.split("\n")).toEqual([
       "reset: before the next job",
       `run pkill -KILL -u ${RUNNER_UID}`,
-      "remove /opt/actions-runner/_work/old",
+      "remove /var/lib/perfgate-runner/runner",
       "remove /var/cache/perfgate/ccache",
       "run perfgate server verify /var/cache/perfgate/servers/maven-mariadb-1.2.5",
+      "copy /opt/actions-runner -> /var/lib/perfgate-runner/runner (hard links; directories owned by perfgate-runner)",
       "mkdir /run/perfgate-runner (mode 755)",
       `run node ${SETUP}/jit-config.mjs > /run/perfgate-runner/jitconfig (mode 400, owner perfgate-runner)`,
       "",

@@ -173,6 +173,33 @@ function parts(count: number): MergePart[] {
 describe("mergeResults", () => {
   const unsharded = planCells(FIXTURE, "server").map((c) => c.id);
 
+  it("keeps the host checks of a part whose host was not quiet, so the merged report still warns", () => {
+    const check = (quiet: boolean) => ({
+      quiet,
+      taken_at: "2026-01-01T00:00:00.000Z",
+      findings: [
+        {
+          id: "load",
+          status: quiet ? ("pass" as const) : ("fail" as const),
+          value: quiet ? "0.01 on 8 CPUs" : "9.00 on 8 CPUs",
+          reason: "",
+        },
+      ],
+      probe: null,
+    });
+    const merged = mergeResults([
+      { file: "p1.json", results: part(1, 2, (r) => (r.doctor = check(true))) },
+      { file: "p2.json", results: part(2, 2, (r) => (r.doctor = check(false))) },
+    ]);
+    expect(merged.doctor?.quiet).toBe(false);
+    expect(merged.doctor?.findings[0]?.value).toBe("9.00 on 8 CPUs");
+    const quiet = mergeResults([
+      { file: "p1.json", results: part(1, 2, (r) => (r.doctor = check(true))) },
+      { file: "p2.json", results: part(2, 2, (r) => (r.doctor = check(true))) },
+    ]);
+    expect(quiet.doctor?.quiet).toBe(true);
+  });
+
   it.each([1, 2, 3, 4, 5])("merges %i parts into the unsharded run's cells, in plan order", (n) => {
     const merged = mergeResults(parts(n).reverse());
     expect(merged.cells.map((c) => c.id)).toEqual(unsharded);

@@ -3,7 +3,7 @@ import { type Command, Option } from "commander";
 import { hasFail, renderDoctor, runDoctor } from "../doctor/doctor.js";
 import { HOST_ROOT_ENV, hostReader, hostRoot } from "../doctor/reader.js";
 import { cacheRoot } from "../servers/cache.js";
-import { UserError } from "../util/errors.js";
+import { UsageError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 
 interface DoctorFlags {
@@ -37,7 +37,7 @@ export function registerDoctorCommand(
     .action(async (o: DoctorFlags) => {
       const seconds = Number(o.probeSeconds);
       if (!Number.isInteger(seconds) || seconds < 3 || seconds > 600) {
-        throw new UserError(`--probe-seconds ${o.probeSeconds}: accepted: a whole number from 3 to 600`);
+        throw new UsageError(`--probe-seconds ${o.probeSeconds}: accepted: a whole number from 3 to 600`);
       }
       const log = consoleLogger();
       const interrupt = deps.interruptController();

@@ -8,14 +8,14 @@ import { type Command, Option } from "commander";
 import { cacheRoot, removeInstallDir, verifyInstallDir, versionedInstallDir } from "../servers/cache.js";
 import { resolveServer } from "../servers/resolve.js";
 import { parseServerSpec, VERSIONED_SOURCES } from "../servers/spec.js";
-import { errorMessage, UserError } from "../util/errors.js";
+import { errorMessage, UsageError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";
 
 /** Removes the cached installs a versioned spec can resolve to, so fetch unpacks them afresh. */
 async function forget(raw: string, cacheDir: string, log: Logger): Promise<void> {
   const spec = parseServerSpec(raw);
   if (spec.kind !== "versioned") {
-    throw new UserError(
+    throw new UsageError(
       `--force ${raw}: only for [source:]flavor@X.Y.Z specs; a build: or path: install is removed by deleting its directory`,
     );
   }
@@ -30,6 +30,7 @@ function cachedInstallDirs(cacheDir: string): string[] {
   const servers = join(cacheDir, "servers");
   if (!existsSync(servers)) return [];
   return readdirSync(servers)
+    .filter((name) => !/\.(tmp-\d+|lock)$/.test(name)) // an unpack in progress, a lock
     .map((name) => join(servers, name))
     .filter((dir) => existsSync(join(dir, "perfgate-install.json")));
 }
@@ -81,7 +82,7 @@ export function registerServerCommands(program: Command): void {
         dirs.length > 0 ? dirs.map((d) => resolve(d)) : cachedInstallDirs(o.cacheDir ?? cacheRoot());
       for (const d of list) {
         if (!existsSync(join(d, "perfgate-install.json"))) {
-          throw new UserError(`server verify ${d}: not an unpacked server (no perfgate-install.json in it)`);
+          throw new UsageError(`server verify ${d}: not an unpacked server (no perfgate-install.json in it)`);
         }
       }
       if (verifyDirs(list) > 0) process.exitCode = 1;

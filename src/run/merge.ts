@@ -86,7 +86,8 @@ function workloadOf(part: MergePart): Workload {
 
 /**
  * Merges validated parts (pure; see the module comment). The merged file has the first part's
- * (shard 1's) host, perfgate version, workload file and sysbench path; started_at is the earliest,
+ * (shard 1's) host, perfgate version, workload file and sysbench path (and host checks, unless a
+ * later part's host was not quiet: then that part's); started_at is the earliest,
  * ended_at the latest; each server's tiers are the union over the parts in workload tier order;
  * telemetry_overhead_pct_of_core is the mean over the parts that have one.
  */
@@ -175,8 +176,11 @@ export function mergeResults(parts: readonly MergePart[], options: MergeOptions 
   const ends = sorted.map((p) => p.results.ended_at);
   const complete = incomplete.length === 0 && cells.length === plan.length;
   const { shard: _shard, status_reason: _reason, ...base } = first.results;
+  // The host checks of the first part that was not quiet, so the merged report still warns.
+  const doctor = sorted.find((p) => p.results.doctor && !p.results.doctor.quiet)?.results.doctor;
   const merged: Results = {
     ...base,
+    ...(doctor ? { doctor } : {}),
     status: complete ? "complete" : "incomplete",
     ...(complete
       ? {}

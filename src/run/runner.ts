@@ -140,9 +140,6 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
   const { log, signal } = opts;
   const { loaded, host, net, sysbench, out, workRoot } = ctx;
   const w = loaded.workload;
-  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
-  const noisy = notQuietSummary(doctor);
-  if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const install = await resolveServer(opts.server, {
@@ -150,7 +147,6 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
     ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
     signal,
   });
-
   const allCells = planCells(w);
   const { shard } = opts;
   const cells = shard ? shardCells(allCells, w, shard.index, shard.count) : allCells;
@@ -180,6 +176,10 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
     record.tiers = [...(prev.servers[0]?.tiers ?? [])];
     log.info(`resuming ${opts.resume}: ${kept.length} of ${cells.length} cells done, ${toRun.length} to run`);
   }
+  // The host checks, once everything the user gave has been accepted (bad input stays one line).
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const results: Results = {
     schema: RESULTS_SCHEMA,
     schema_version: RESULTS_SCHEMA_VERSION,
