@@ -8,5 +8,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 300_000,
+    // fetch the servers the integration tests use into the cache first (tests/helpers/fetch-servers.ts)
+    globalSetup: ["tests/helpers/fetch-servers.ts"],
   },
 });
