@@ -3,7 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
-    globalSetup: ["tests/helpers/global-setup.ts"],
+    // one temporary root for the run (removed at the end), then the servers the integration tests
+    // use fetched into the cache first (tests/helpers/fetch-servers.ts)
+    globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/fetch-servers.ts"],
     // Integration tests start real mysqld processes; on a 2-core host they must not run all at once.
     fileParallelism: true,
     maxWorkers: 2,

@@ -11,7 +11,12 @@ import { checkFairness } from "../src/compare/fairness.js";
 import { tunables } from "../src/servers/config.js";
 import { wantsTls } from "../src/servers/instance.js";
 import { readBack } from "../src/servers/readback.js";
-import { debianMirror, privateAptArgs, suiteSourcesLine } from "../src/servers/sources/apt.js";
+import {
+  debianMirror,
+  privateAptArgs,
+  privateAptConf,
+  suiteSourcesLine,
+} from "../src/servers/sources/apt.js";
 import { isRuntimeLibrary, parseDependencies, upstreamVersion } from "../src/servers/sources/deb.js";
 import { findLoader } from "../src/servers/sources/patch.js";
 import { makeResults, makeServer } from "./helpers/results-factory.js";
@@ -68,6 +73,26 @@ describe("Debian suites", () => {
     );
     expect(debianMirror({}, etc)).toBe("http://mirror.example/debian");
     expect(debianMirror({ PERFGATE_DEBIAN_MIRROR: "http://other/debian/" }, etc)).toBe("http://other/debian");
+  });
+
+  it("reads none of the host's apt configuration but its download settings (no hooks run)", () => {
+    const dump = [
+      'APT::Update::Post-Invoke:: "rm -f /var/cache/apt/archives/*.deb || true";',
+      'DPkg::Post-Invoke:: "/usr/bin/true";',
+      'Acquire::Check-Valid-Until "false";',
+      'Acquire::http::Proxy "http://proxy.example:3128";',
+      "",
+    ].join("\n");
+    const conf = privateAptConf("/c/apt/sid", dump);
+    expect(conf.split("\n")).toEqual([
+      'Dir::Etc::main "/dev/null";',
+      'Dir::Etc::parts "/c/apt/sid/conf.d";',
+      'Dir::Etc::preferences "/dev/null";',
+      'Dir::Etc::preferencesparts "/c/apt/sid/conf.d";',
+      'Acquire::Check-Valid-Until "false";',
+      'Acquire::http::Proxy "http://proxy.example:3128";',
+      "",
+    ]);
   });
 
   it("finds the suite's loader in an unpacked root", () => {

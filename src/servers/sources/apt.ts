@@ -1,15 +1,26 @@
 /**
  * apt states the deb source reads package indexes from: the host's own (as configured), and one
  * private state per extra Debian suite under `<cache>/apt/<suite>/` — its own one-line sources
- * list, lists and archive directories, passed to apt-get/apt-cache with `-o Dir::…` options. The
- * system's sources, lists and installed packages are never changed; a private index is refreshed
- * when missing or older than a day (Debian's mirrors only keep a suite's current versions).
+ * list, lists and archive directories, passed to apt-get/apt-cache with `-o Dir::…` options, and
+ * its own configuration file (APT_CONFIG) so the host's apt.conf.d is not read: its hooks (e.g.
+ * Docker images' `APT::Update::Post-Invoke` that empties /var/cache/apt) would otherwise run on
+ * the private update. Only the host's `Acquire::` (download) settings are carried over. The system's sources,
+ * lists, caches and installed packages are never changed; a private index is refreshed when
+ * missing or older than a day (Debian's mirrors only keep a suite's current versions).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
-import { runChecked } from "../../util/processes.js";
+import { runChecked, runCommand } from "../../util/processes.js";
 import { withLock } from "../cache.js";
 
 /** Debian suites searched after the host's own sources, in order. */
@@ -24,6 +35,8 @@ export interface AptState {
   suite: string;
   /** extra apt-get/apt-cache arguments selecting this state */
   args: string[];
+  /** environment for apt-get/apt-cache (APT_CONFIG for a private state) */
+  env: NodeJS.ProcessEnv;
   /** makes sure the index is there and fresh enough (no-op for the host's) */
   ready(log: Logger, signal?: AbortSignal): Promise<void>;
 }
@@ -73,6 +86,34 @@ export function privateAptArgs(dir: string): string[] {
   ];
 }
 
+/**
+ * The private state's apt configuration: no host apt.conf, apt.conf.d or preferences (pinning),
+ * so none of the host's hooks run, but the host's `Acquire::` settings (from `apt-config dump`:
+ * proxies, retries, Check-Valid-Until …), so a private update downloads the way the host's does.
+ */
+export function privateAptConf(dir: string, hostDump: string): string {
+  const acquire = hostDump
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /^Acquire::\S+\s+"[^"\n]*";$/.test(l));
+  return [
+    'Dir::Etc::main "/dev/null";',
+    `Dir::Etc::parts "${join(dir, "conf.d")}";`,
+    'Dir::Etc::preferences "/dev/null";',
+    `Dir::Etc::preferencesparts "${join(dir, "conf.d")}";`,
+    ...acquire,
+    "",
+  ].join("\n");
+}
+
+async function writeAptConf(dir: string): Promise<void> {
+  mkdirSync(join(dir, "conf.d"), { recursive: true });
+  const dump = await runCommand("apt-config", ["dump"]).catch(() => null);
+  const tmp = join(dir, `apt.conf.tmp-${process.pid}`);
+  writeFileSync(tmp, privateAptConf(dir, dump?.stdout ?? ""));
+  renameSync(tmp, join(dir, "apt.conf"));
+}
+
 function indexAge(dir: string): number {
   const lists = join(dir, "lists");
   if (!existsSync(lists)) return Number.POSITIVE_INFINITY;
@@ -84,14 +125,17 @@ function indexAge(dir: string): number {
 function privateState(cacheDir: string, suite: string): AptState {
   const dir = join(cacheDir, "apt", suite);
   const args = privateAptArgs(dir);
+  const env = { ...process.env, APT_CONFIG: join(dir, "apt.conf") };
   return {
     suite,
     args,
+    env,
     async ready(log, signal) {
-      if (indexAge(dir) < MAX_AGE_MS) return;
+      if (indexAge(dir) < MAX_AGE_MS && existsSync(join(dir, "apt.conf"))) return;
       await withLock(
         dir,
         async () => {
+          await writeAptConf(dir);
           if (indexAge(dir) < MAX_AGE_MS) return;
           if (!existsSync(DEBIAN_KEYRING)) {
             throw new UserError(
@@ -103,7 +147,10 @@ function privateState(cacheDir: string, suite: string): AptState {
           writeFileSync(join(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}\n`);
           log.info(`updating the private apt index for Debian ${suite} (${join(dir, "lists")})`);
           const t0 = Date.now();
-          await runChecked("apt-get", [...args, "-q", "update"], signal ? { signal } : {});
+          await runChecked("apt-get", [...args, "-q", "update"], {
+            env,
+            ...(signal ? { signal } : {}),
+          });
           log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
         },
         log,
@@ -114,6 +161,6 @@ function privateState(cacheDir: string, suite: string): AptState {
 
 /** The host's apt state, then one private state per DEB_SUITES entry. */
 export function aptStates(cacheDir: string): AptState[] {
-  const host: AptState = { suite: "host", args: [], ready: async () => {} };
+  const host: AptState = { suite: "host", args: [], env: process.env, ready: async () => {} };
   return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
 }

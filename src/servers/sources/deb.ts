@@ -101,7 +101,9 @@ interface Found {
 }
 
 async function madison(state: AptState, pkg: string): Promise<string[]> {
-  const r = await runCommand("apt-cache", [...state.args, "madison", pkg]).catch(() => null);
+  const r = await runCommand("apt-cache", [...state.args, "madison", pkg], { env: state.env }).catch(
+    () => null,
+  );
   return r?.code === 0 ? parseMadison(r.stdout) : [];
 }
 
@@ -174,7 +176,7 @@ async function hostSatisfies(dep: Dependency, host: Map<string, string>): Promis
 
 /** SHA256 of each `pkg=version` in the package index (one apt-cache call: it reads the whole index). */
 async function indexSha256s(state: AptState, targets: string[]): Promise<Map<string, string>> {
-  const r = await runChecked("apt-cache", [...state.args, "show", ...targets]);
+  const r = await runChecked("apt-cache", [...state.args, "show", ...targets], { env: state.env });
   const out = new Map<string, string>();
   for (const stanza of r.stdout.split(/\n\s*\n/)) {
     const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
@@ -205,6 +207,7 @@ async function fetchDebs(
   const before = new Set(readdirSync(dir));
   await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
     cwd: dir,
+    env: state.env,
     ...(signal ? { signal } : {}),
   });
   const files = readdirSync(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
