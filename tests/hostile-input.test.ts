@@ -504,3 +504,21 @@ describe("against a real maven:mariadb@11.4.5", () => {
     expect(results.cells.map((c) => c.status)).toEqual(["ok"]);
   }, 600_000); // a busy 2-core host: server start, prepare and a 3 s run can take minutes
 });
+
+describe("a JSON file whose fields hold someone else's data", () => {
+  it("schema fields are named by kind, not quoted", async () => {
+    const d = fresh("schema-field");
+    const file = join(d, "x.json");
+    writeFileSync(file, JSON.stringify({ schema: SECRET, schema_version: 1 }));
+    for (const args of [
+      ["report", file],
+      ["compare", file],
+      ["export", file, "--format", "gab-bigger"],
+    ]) {
+      const res = await runCli(args);
+      expect(res.code).toBe(1);
+      expect(oneLine(res.stderr)).toMatch(/"schema" is a string of \d+ characters/);
+      expect(res.stderr).not.toContain("SECRET");
+    }
+  });
+});
