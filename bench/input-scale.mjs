@@ -6,7 +6,7 @@
 // Inputs are generated into a temporary directory (removed at the end). Each command runs under
 // /usr/bin/time -v (GNU time: `apt-get install time`); prints one line per command.
 //
-//   npm run build && node bench/input-scale.mjs [--rows 1000000] [--cells 1200] [--seconds 800]
+//   npm run build && node bench/input-scale.mjs [--rows 1000000] [--cells 630] [--seconds 800]
 import { spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +18,7 @@ const opt = (name, dflt) => {
   return i >= 0 ? Number(argv[i + 1]) : dflt;
 };
 const rows = opt("rows", 1_000_000);
-const cellCount = opt("cells", 1200);
+const cellCount = opt("cells", 630);
 const seconds = opt("seconds", 800);
 const cli = join(import.meta.dirname, "..", "bin", "perfgate.mjs");
 const dir = mkdtempSync(join(tmpdir(), "pg-bench-input-"));

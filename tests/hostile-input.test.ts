@@ -225,7 +225,7 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
   it("--set innodb_buffer_pool_size=1T is refused against host memory before the download", async () => {
     const r = run("bp-1t", ["--server", "maven:mariadb@11.4.5", "--set", "innodb_buffer_pool_size=1T"]);
     const res = await r.result;
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(oneLine(res.stderr)).toMatch(
       /tier 256M: a buffer pool of 1099511627776 bytes as set by innodb_buffer_pool_size does not fit this host's memory/,
     );
@@ -235,9 +235,20 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
   it("an option the requested version must not get is refused before the download", async () => {
     const r = run("forbidden", ["--server", "maven:mariadb@11.4.5", "--set", "innodb_redo_log_capacity=1G"]);
     const res = await r.result;
+    expect(res.code).toBe(2);
+    expect(oneLine(res.stderr)).toMatch(
+      /^perfgate: --set: server option "innodb_redo_log_capacity": not accepted for mariadb 11\.4\.5: a MySQL option/,
+    );
+    untouched(r);
+  });
+
+  it("the same in workload server_options is an error in the file: exit 1, before the download", async () => {
+    const wl = workloadWith("wl-forbidden", "server_options:\n  innodb_redo_log_capacity: 1G\n");
+    const r = run("wl-forbidden-run", ["--workload", wl, "--server", "maven:mariadb@11.4.5"]);
+    const res = await r.result;
     expect(res.code).toBe(1);
     expect(oneLine(res.stderr)).toMatch(
-      /innodb_redo_log_capacity: not accepted for mariadb 11\.4\.5: a MySQL option/,
+      /w\.yml: server_options: server option "innodb_redo_log_capacity": not accepted for mariadb 11\.4\.5/,
     );
     untouched(r);
   });
