@@ -6,7 +6,8 @@
  */
 import { join, resolve as resolvePath } from "node:path";
 import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
-import { type Interval, RESULTS_SCHEMA_VERSION } from "../results/schema.js";
+import { type Host, type Interval, RESULTS_SCHEMA_VERSION } from "../results/schema.js";
+import { guardRun } from "../run/guard.js";
 import { hostFingerprint } from "../run/host.js";
 import { warmupSeconds } from "../run/plan.js";
 import { preflightServers } from "../run/preflight.js";
@@ -27,6 +28,7 @@ import { findSysbench, prepareArgs, runArgs, type SysbenchCall, type Target } fr
 import { startTelemetry } from "../telemetry/collector.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { checkRunOutput, refuseOutputOverInput } from "../util/outputs.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { AB_METRICS, confirmationNeeded } from "./confirm.js";
 import {
@@ -62,6 +64,8 @@ export interface AbOptions {
   log: Logger;
   signal: AbortSignal;
   onWrite?: (r: AbResults) => void;
+  /** replace a complete A/B file at `out` (`--force`) */
+  force?: boolean;
   /** the network scenario for both sides (src/servers/network.ts); default: sysbench here, servers on 127.0.0.1 */
   network?: NetworkSetup;
 }
@@ -111,6 +115,32 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
+  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
+  checkRunOutput(opts.out, opts.force === true);
+  const out = resolvePath(opts.out);
+  const workRoot = resolvePath(opts.workDir ?? join(out, "..", ".perfgate", "work"));
+  const guard = guardRun({ out, workRoot, holder: `perfgate ab --out ${opts.out}`, log });
+  try {
+    return await runAbGuarded(opts, { loaded, design, host, net, sysbench, out, workRoot });
+  } finally {
+    guard.release();
+  }
+}
+
+interface AbContext {
+  loaded: ReturnType<typeof loadWorkload>;
+  design: AbResults["design"];
+  host: Host;
+  net: NetworkSetup;
+  sysbench: AbResults["sysbench"];
+  out: string;
+  workRoot: string;
+}
+
+async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome> {
+  const { log, signal } = opts;
+  const { loaded, design, host, net, sysbench, out, workRoot } = ctx;
+  const w = loaded.workload;
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const fetchOpts = { log, signal, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) };
@@ -137,14 +167,12 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     confirm_spent_s: 0,
     telemetry_overhead_pct_of_core: null,
   };
-  const out = resolvePath(opts.out);
   const save = () => {
     writeAbResults(out, results);
     opts.onWrite?.(results);
   };
   save();
 
-  const workRoot = resolvePath(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const started = Date.now();
   // The report judges every cell × metric with simultaneous 95% intervals: confirm at that level.
   const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
@@ -168,7 +196,13 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     options: { ...w.sysbench_options, ...extra },
   });
 
-  const runPhase = async (label: string, cellIndex: number, args: string[], seconds: number) =>
+  const runPhase = async (
+    label: string,
+    cellIndex: number,
+    args: string[],
+    seconds: number,
+    instance: ServerInstance,
+  ) =>
     await runSysbench(
       sysbench.path,
       args,
@@ -187,12 +221,21 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
         ),
       signal,
       net.clientWrapper,
+      instance.sysbenchCwd(w.sysbench_options),
     );
 
   try {
     for (const tier of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier})`);
-      const common = { tier, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
+      const common = {
+        tier,
+        workRoot,
+        hostMemoryBytes: host.memory_bytes,
+        log,
+        signal,
+        network: net,
+        binlog: w.binlog,
+      };
       base = await startTierServer({
         ...common,
         install: baseInstall,
@@ -220,7 +263,14 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
           call(w.scripts[0]!, w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target,
         );
-        const prep = await runSysbench(sysbench.path, args, () => {}, signal, net.clientWrapper);
+        const prep = await runSysbench(
+          sysbench.path,
+          args,
+          () => {},
+          signal,
+          net.clientWrapper,
+          side.instance.sysbenchCwd(w.sysbench_options),
+        );
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
       }
@@ -235,6 +285,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
               phase.duration,
+              side.instance,
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -263,7 +314,12 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
       base = null;
       head = null;
     }
-    results.status = "complete";
+    const failed = results.cells.filter((c) => c.status === "failed");
+    results.status = failed.length > 0 ? "failed" : "complete";
+    if (failed.length > 0) {
+      results.status_reason = `${failed.length} of ${results.cells.length} cells failed; first: ${failed[0]!.id}: ${failed[0]!.error ?? "no result"}`;
+      exitCode = 1;
+    }
   } catch (err) {
     if (err instanceof AbortedError || signal.aborted) {
       results.status = "incomplete";
@@ -307,6 +363,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
         design.slice_s,
+        side.instance,
       );
       const s = toSlice(r, t0);
       if (!s) {

@@ -11,6 +11,7 @@ import { readResults, writeFileAtomic } from "../results/store.js";
 import { pushAll } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { formatJson } from "../util/json-format.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 
 export const DEFAULT_BASELINE_DIR = "baselines";
 const CLASS_RE = /^[a-z0-9][a-z0-9._-]*$/;
@@ -93,6 +94,7 @@ export function saveBaseline(resultsFile: string, o: SaveOptions = {}): string {
     );
   const runnerClass = runnerClassFor(results.host, o.runnerClass);
   const path = baselinePath(o.dir ?? DEFAULT_BASELINE_DIR, runnerClass, results);
+  refuseOutputOverInput("the baseline", path, [resultsFile]);
   if (existsSync(path) && !o.force) {
     throw new UserError(`${path} exists; pass --force to replace it`);
   }

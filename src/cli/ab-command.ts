@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
-import { compareSets, hasRegression } from "../compare/compare.js";
+import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
 import { fromAb } from "../compare/model.js";
 import {
   renderComparisonJson,
@@ -10,14 +10,21 @@ import {
   renderComparisonText,
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { UsageError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 import { LIMITS } from "../workloads/schema.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
-  parseSet: (value: string, previous: Record<string, string>, flag?: string) => Record<string, string>;
+  parseSet: (
+    value: string,
+    previous: Record<string, string> | undefined,
+    flag?: string,
+  ) => Record<string, string>;
   interruptController: () => { signal: AbortSignal; dispose: () => void };
   defaultWorkload: () => string;
   reportPathFor: (out: string) => string;
@@ -55,8 +62,8 @@ interface AbFlags extends NetworkFlags {
   out?: string;
   report?: string;
   json?: string;
-  baseSet: Record<string, string>;
-  headSet: Record<string, string>;
+  baseSet?: Record<string, string>;
+  headSet?: Record<string, string>;
   pairs?: number;
   slice?: number;
   maxPairs?: number;
@@ -65,6 +72,8 @@ interface AbFlags extends NetworkFlags {
   failOnRegression?: boolean;
   workDir?: string;
   cacheDir?: string;
+  force?: boolean;
+  degradation?: string[];
 }
 
 export function registerAbCommand(program: Command, h: CliHelpers): void {
@@ -84,14 +93,12 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
     .option(
       "--base-set <name=value>",
       "server option for the base only (repeatable)",
-      (v, p) => h.parseSet(v, p, "--base-set"),
-      {},
+      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--base-set"),
     )
     .option(
       "--head-set <name=value>",
       "server option for the head only (repeatable)",
-      (v, p) => h.parseSet(v, p, "--head-set"),
-      {},
+      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--head-set"),
     )
     .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
     .option("--report <file>", "Markdown report (default: the results file with .md)")
@@ -118,6 +125,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
     )
     .option("--threshold <pct>", "regression threshold in % (default 5)", threshold)
     .option("--fail-on-regression", "exit with code 3 when any verdict is a regression")
+    .option("--force", "replace a complete A/B file at --out")
     .option(
       "--work-dir <dir>",
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
@@ -126,12 +134,15 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
     .addOption(networkOption("server-address"))
     .addOption(networkOption("server-wrapper"))
     .addOption(networkOption("client-wrapper"))
+    .addOption(degradationOption())
     .action(async (o: AbFlags) => {
+      const degradation = degradationFromFlags(o.degradation);
       const log = consoleLogger();
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
       const out = o.out ?? `results/ab-${name}-${stamp}.json`;
       const reportPath = o.report ?? h.reportPathFor(out);
+      refuseOutputOverInput("--report", reportPath, [out, o.workload]);
       const thresholds: ThresholdConfig = o.threshold !== undefined ? { default_pct: o.threshold } : {};
       const network = networkFromOptions(o);
       const interrupt = h.interruptController();
@@ -141,8 +152,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           head: o.head,
           workloadFile: o.workload,
           out,
-          baseSet: o.baseSet,
-          headSet: o.headSet,
+          baseSet: o.baseSet ?? {},
+          headSet: o.headSet ?? {},
           thresholds,
           ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
           ...(o.slice !== undefined ? { slice: o.slice } : {}),
@@ -151,11 +162,15 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           ...(o.workDir ? { workDir: o.workDir } : {}),
           ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
           ...(network ? { network } : {}),
+          ...(o.force ? { force: true } : {}),
           log,
           signal: interrupt.signal,
         });
         const set = fromAb(results, out);
-        const report = compareSets([set], { thresholds });
+        const report = compareSets([set], {
+          thresholds,
+          degradation: { ...degradationFromSpec(results.workload.spec), ...degradation },
+        });
         writeFileAtomic(reportPath, renderComparisonMarkdown(report, [set]));
         if (o.json) writeFileAtomic(o.json, renderComparisonJson(report));
         process.stdout.write(`${renderComparisonText(report, [set])}\n`);
@@ -164,6 +179,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
         if (results.status !== "complete")
           log.warn(`A/B run ${results.status}: ${results.status_reason ?? ""}`);
         process.exitCode = exitCode !== 0 ? exitCode : o.failOnRegression && hasRegression(report) ? 3 : 0;
+        const empty = o.failOnRegression && process.exitCode === 0 ? gateFailure(report) : null;
+        if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
       } finally {
         interrupt.dispose();
       }

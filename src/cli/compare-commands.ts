@@ -1,10 +1,11 @@
 /**
  * `perfgate compare` and `perfgate import`: comparisons of run results, A/B files and imported
  * measurements (src/compare), and CSV import (src/import). Usage: docs/comparisons.md.
- * Exit codes: 0 ok; 1 a one-line error; 2 usage; 3 `--fail-on-regression` and a regression found.
+ * Exit codes: 0 ok; 1 a one-line error (also `--fail-on-regression` when nothing was compared);
+ * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
 import type { Command } from "commander";
-import { compareSets, hasRegression } from "../compare/compare.js";
+import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
 import { loadMeasurements } from "../compare/model.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { importCsv, importSummary } from "../import/csv.js";
@@ -15,8 +16,11 @@ import {
   renderComparisonText,
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { UsageError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 
 /** Exit code of `perfgate compare --fail-on-regression` when a regression verdict was found. */
 export const EXIT_REGRESSION = 3;
@@ -114,10 +118,12 @@ interface CompareFlags {
   out?: string;
   allowMismatch?: boolean;
   failOnRegression?: boolean;
+  degradation?: string[];
 }
 
 async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   // Validate every option before reading any file.
+  refuseOutputOverInput("--out", o.out, files);
   const metrics = parseMetrics(o.metric);
   const thresholds = parseThresholds(o.threshold, o.thresholdMetric);
   const confidence = parseConfidence(o.confidence);
@@ -126,8 +132,12 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   if (engines !== undefined && engines.length === 0) {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
+  const flags = degradationFromFlags(o.degradation);
   const sets = files.map((f) => loadMeasurements(f));
+  // The detector settings of the first run's workload, then the flags.
+  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
   const report = compareSets(sets, {
+    degradation: { ...(spec ? degradationFromSpec(spec) : {}), ...flags },
     ...(o.baseline ? { baselines: o.baseline } : {}),
     ...(engines ? { engines } : {}),
     metrics,
@@ -148,6 +158,8 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     process.stdout.write(`${text}\n`);
   }
   if (o.failOnRegression && hasRegression(report)) process.exitCode = EXIT_REGRESSION;
+  const empty = o.failOnRegression ? gateFailure(report) : null;
+  if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
 }
 
 /** Adds `perfgate compare` and `perfgate import` to the program. */
@@ -182,7 +194,11 @@ export function registerCompareCommands(program: Command): void {
       "--allow-mismatch",
       "compare runs that differ in host, dataset, workload or server config (listed as warnings)",
     )
-    .option("--fail-on-regression", `exit with code ${EXIT_REGRESSION} when any verdict is a regression`)
+    .option(
+      "--fail-on-regression",
+      `exit with code ${EXIT_REGRESSION} when any verdict is a regression (and 1 when nothing was compared)`,
+    )
+    .addOption(degradationOption())
     .action(compareAction);
 
   program
@@ -193,6 +209,7 @@ export function registerCompareCommands(program: Command): void {
     .requiredOption("--csv <file>", "CSV file with a header line")
     .requiredOption("-o, --out <file.json>", "the perfgate/import JSON file to write")
     .action((o: { csv: string; out: string }) => {
+      refuseOutputOverInput("--out", o.out, [o.csv]);
       const set = importCsv(o.csv);
       writeImportedSet(o.out, set);
       process.stdout.write(`${o.out}: ${importSummary(set)}\n`);

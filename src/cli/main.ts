@@ -16,17 +16,23 @@ import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { checkServerOptions } from "../servers/options.js";
-import { resolveServer } from "../servers/resolve.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { refuseOutputOverInput } from "../util/outputs.js";
 import { interruptController } from "../util/processes.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerCompareCommands } from "./compare-commands.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
+import { registerDoctorCommand } from "./doctor-command.js";
+import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
+import { registerPagesCommands } from "./pages-commands.js";
+import { registerServerCommands } from "./server-commands.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
@@ -52,8 +58,15 @@ function defaultWorkload(): string {
   return join(packageRoot(), DEFAULT_WORKLOAD);
 }
 
-/** `--set name=value` (also --base-set/--head-set): checked as data at once (src/servers/options.ts). */
-function parseSet(value: string, previous: Record<string, string>, flag = "--set"): Record<string, string> {
+/**
+ * `--set name=value` (also --base-set/--head-set), checked as data at once (src/servers/options.ts).
+ * Repeatable; no commander default (it would print `(default: {})` in --help).
+ */
+function parseSet(
+  value: string,
+  previous: Record<string, string> | undefined,
+  flag = "--set",
+): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0) {
     throw new UsageError(
@@ -65,16 +78,26 @@ function parseSet(value: string, previous: Record<string, string>, flag = "--set
   return { ...previous, ...option };
 }
 
+/** Writes a file after a run; a failure (a full disk) is returned as one line instead of thrown. */
+function tryWrite(path: string, text: () => string): string | null {
+  try {
+    writeFileAtomic(path, text());
+    return null;
+  } catch (err) {
+    return errorMessage(err);
+  }
+}
+
 function reportPathFor(out: string): string {
   return out.endsWith(".json") ? `${out.slice(0, -5)}.md` : `${out}.md`;
 }
 
-/** Ctrl-C / SIGTERM: abort the run (it stops sysbench and the server and writes what it has); a second signal kills. */
-
-/** Ctrl-C / SIGTERM / SIGHUP stop the run cleanly; a second one kills at once. */
+/** Ctrl-C / SIGTERM / SIGHUP, or a closed stdout (EPIPE), stop the run cleanly; a second signal kills at once. */
 function cliInterrupt(): { signal: AbortSignal; dispose: () => void } {
   return interruptController((sig) =>
-    process.stderr.write(`\nperfgate: ${sig} received, stopping sysbench and the server...\n`),
+    process.stderr.write(
+      `\nperfgate: ${sig === "EPIPE" ? "output closed (EPIPE)" : `${sig} received`}, stopping sysbench and the server...\n`,
+    ),
   );
 }
 
@@ -83,41 +106,66 @@ interface RunFlags {
   workload: string;
   out?: string;
   report?: string;
-  set: Record<string, string>;
+  set?: Record<string, string>;
   workDir?: string;
   cacheDir?: string;
   shard?: Shard;
+  force?: boolean;
+  resume?: string;
 }
-type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean };
+type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean; degradation?: string[] };
 
-async function runCommandAction(o: RunCommandFlags): Promise<void> {
+/**
+ * `--resume r.json`: the results go back into r.json, and the server, workload and shard default to
+ * the ones it records (flags given on the command line win and are checked against it).
+ */
+function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
+  if (o.resume === undefined) return o;
+  const prev = readResults(o.resume);
+  const given = (name: string) => cmd.getOptionValueSource(name) === "cli";
+  return {
+    ...o,
+    out: o.out ?? o.resume,
+    ...(given("server") || !prev.servers[0] ? {} : { server: prev.servers[0].spec }),
+    ...(given("workload") ? {} : { workload: prev.workload.file }),
+    ...(o.shard || !prev.shard ? {} : { shard: prev.shard }),
+  };
+}
+
+async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<void> {
+  const o = resumeDefaults(flags, cmd);
   const network = networkFromOptions(o);
+  const degradation = degradationFromFlags(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
   const out = o.out ?? join("results", `${name}-${stamp}.json`);
   const reportPath = o.report ?? reportPathFor(out);
+  refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const interrupt = cliInterrupt();
   try {
     const { results, exitCode } = await runWorkload({
       server: o.server,
       workloadFile: o.workload,
       out,
-      set: o.set,
+      set: o.set ?? {},
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
       ...(network ? { network } : {}),
       ...(o.reuseDataset ? { reuseDataset: true } : {}),
+      ...(o.force ? { force: true } : {}),
+      ...(o.resume !== undefined ? { resume: o.resume } : {}),
       log,
       signal: interrupt.signal,
     });
-    writeFileAtomic(reportPath, renderMarkdown(results));
-    process.stdout.write(`${renderTerminal(results, { reason: false })}\n`);
+    const reportError = tryWrite(reportPath, () => renderMarkdown(results, { degradation }));
+    process.stdout.write(`${renderTerminal(results, { reason: false, degradation })}\n`);
     log.info(`results: ${resolve(out)}`);
-    log.info(`report:  ${resolve(reportPath)}`);
+    if (reportError) log.warn(reportError);
+    else log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(`run ${results.status}: ${results.status_reason ?? ""}`);
-    process.exitCode = exitCode;
+    process.exitCode = exitCode !== 0 ? exitCode : reportError ? 1 : 0;
   } finally {
     interrupt.dispose();
   }
@@ -147,7 +195,7 @@ export function buildProgram(): Command {
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
-    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet, {})
+    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet)
     .option(
       "--work-dir <dir>",
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
@@ -165,6 +213,12 @@ export function buildProgram(): Command {
       "--reuse-dataset",
       "restore a snapshot of the prepared data (per flavor series and data spec) instead of running prepare; the first run makes it",
     )
+    .option("--force", "replace a complete results file at --out")
+    .option(
+      "--resume <results.json>",
+      "continue an interrupted run: keep its finished cells, run the rest (same workload, server, config and host, else refused); results go back into that file unless --out",
+    )
+    .addOption(degradationOption())
     .action(runCommandAction);
 
   program
@@ -173,42 +227,37 @@ export function buildProgram(): Command {
     .argument("<results.json>", "results file written by perfgate run or perfgate ab")
     .option("--format <format>", "markdown or text", "markdown")
     .option("-o, --out <file>", "write to a file instead of stdout")
-    .action((file: string, o: { format: string; out?: string }) => {
+    .addOption(degradationOption())
+    .action((file: string, o: { format: string; out?: string; degradation?: string[] }) => {
       if (o.format !== "markdown" && o.format !== "text") {
         throw new UsageError(`--format ${o.format}: accepted: markdown, text`);
       }
+      refuseOutputOverInput("--out", o.out, [file]);
+      const degradation = degradationFromFlags(o.degradation);
       let text: string;
       if (isAbFile(file)) {
-        const set = fromAb(readAbResults(file), file);
-        const report = compareSets([set]);
+        const ab = readAbResults(file);
+        const set = fromAb(ab, file);
+        const report = compareSets([set], {
+          degradation: { ...degradationFromSpec(ab.workload.spec), ...degradation },
+        });
         text =
           o.format === "markdown"
             ? renderComparisonMarkdown(report, [set])
             : renderComparisonText(report, [set]);
       } else {
         const results = readResults(file);
-        text = o.format === "markdown" ? renderMarkdown(results) : renderTerminal(results);
+        text =
+          o.format === "markdown"
+            ? renderMarkdown(results, { degradation })
+            : renderTerminal(results, { degradation });
       }
       if (o.out) writeFileAtomic(o.out, text);
       else process.stdout.write(`${text}\n`);
     });
 
-  const server = program.command("server").description("Server binaries: fetch into the cache.");
-  server
-    .command("fetch")
-    .description("Download, verify and unpack a server into the cache (what run does first).")
-    .argument(
-      "<spec>",
-      "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
-    .action(async (spec: string, o: { cacheDir?: string }) => {
-      const install = await resolveServer(spec, {
-        log: consoleLogger(),
-        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-      });
-      process.stdout.write(`${install.spec} ${install.basedir}\n`);
-    });
+  registerServerCommands(program);
+  registerDoctorCommand(program, { defaultServer: DEFAULT_SERVER, interruptController: cliInterrupt });
 
   const workload = program.command("workload").description("Workload files.");
   workload
@@ -228,6 +277,7 @@ export function buildProgram(): Command {
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);
   registerBaselineCommands(program);
+  registerPagesCommands(program, registerHistoryCommands(program));
   return program;
 }
 

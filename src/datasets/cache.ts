@@ -7,7 +7,8 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { reclaimOrphanTemps } from "../servers/cache.js";
 import { runChecked } from "../util/processes.js";
 
 /** What decides whether two prepared datasets are the same on disk. */
@@ -94,6 +95,7 @@ export async function saveDataset(
   const dir = datasetDir(cacheDir, meta.key);
   if (findDataset(cacheDir, meta.key)) return;
   const tmp = `${dir}.tmp-${process.pid}`;
+  reclaimOrphanTemps(dirname(dir));
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {

@@ -2,23 +2,27 @@
  * Reports of one results file: Markdown (TPS by thread count per workload script and tier, like the
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
-import type { Cell, Results } from "../results/schema.js";
-import { type DegradationResult, detectDegradation } from "../stats/index.js";
+import { notQuietSummary } from "../doctor/doctor.js";
+import type { Cell, OutputAnomalies, Results } from "../results/schema.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
+import {
+  type DegradationOptions,
+  type DegradationResult,
+  detectDegradation,
+  tidySeries,
+} from "../stats/index.js";
 import { maxOf } from "../util/arrays.js";
+import { mdEscape } from "./escape.js";
 
-const MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
-// Reports escape the same few names (engines, scenarios, tiers) tens of thousands of times.
-const escaped = new Map<string, string>();
+/** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
+export { mdEscape } from "./escape.js";
 
-/** Escapes text for a Markdown table cell or line (untrusted: versions, paths, error messages). */
-export function mdEscape(text: string): string {
-  if (!MD_SPECIAL.test(text)) return text;
-  const hit = escaped.get(text);
-  if (hit !== undefined) return hit;
-  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
-  if (escaped.size >= 4096) escaped.clear();
-  escaped.set(text, out);
-  return out;
+/** Options of the single-run reports. */
+export interface ReportOptions {
+  /** degradation settings on top of the workload's `degradation:` section (docs/statistics.md) */
+  degradation?: DegradationOptions;
+  /** false leaves the status reason out of the terminal table (the CLI prints it once, on stderr) */
+  reason?: boolean;
 }
 
 /**
@@ -124,20 +128,48 @@ export function tpsTables(results: Results): TableGroup[] {
 }
 
 function serverName(results: Results, label: string): string {
+  if (results.imported) return label; // a sysbench log: the label is all there is
   const s = results.servers.find((x) => x.label === label);
   return s ? `${s.flavor} ${s.version} (${s.source})` : label;
 }
 
-export function renderMarkdown(results: Results): string {
-  const lines: string[] = [];
+/** Seconds as "135, 141 and 3 more" (lists in anomalies keep their first items only). */
+function secondsList(xs: readonly number[], total: number): string {
+  const shown = xs.map((x) => fmtNumber(x)).join(", ");
+  return total > xs.length ? `${shown} and ${fmtNumber(total - xs.length)} more` : shown;
+}
+
+function rangesList(xs: readonly [number, number][]): string {
+  return xs.map(([a, b]) => (a === b ? `${fmtNumber(a)} s` : `${fmtNumber(a)}-${fmtNumber(b)} s`)).join(", ");
+}
+
+/** What was odd in a cell's sysbench output, in one line (plain text; escape for Markdown). */
+export function describeAnomalies(a: OutputAnomalies): string {
+  const parts: string[] = [];
+  if (a.duplicates > 0) {
+    parts.push(
+      `second${a.duplicate_seconds.length === 1 && a.duplicates === 1 ? "" : "s"} ${secondsList(a.duplicate_seconds, a.duplicate_seconds.length)} printed twice (merged)`,
+    );
+  }
+  if (a.missing > 0) parts.push(`${fmtNumber(a.missing)} missing (${rangesList(a.missing_seconds)})`);
+  if (a.stall_intervals > 0) parts.push(`stalled at 0 tps: ${rangesList(a.stalls)}`);
+  if (a.reconnect_intervals > 0) parts.push(`reconnects in ${fmtNumber(a.reconnect_intervals)} intervals`);
+  if (a.error_intervals > 0) parts.push(`errors in ${fmtNumber(a.error_intervals)} intervals`);
+  if (a.out_of_order > 0) parts.push(`${fmtNumber(a.out_of_order)} lines back in time (dropped)`);
+  if (a.messages.length > 0) {
+    const more = a.messages.length > 1 ? ` (+${a.messages.length - 1} more)` : "";
+    parts.push(`"${a.messages[0]}"${more}`);
+  }
+  return parts.join("; ");
+}
+
+function cellName(c: Cell): string {
+  return `${c.script} ${c.threads}t ${c.tier} r${c.repetition}`;
+}
+
+/** Server, host, workload and network lines of a run's report. */
+function headerLines(results: Results, lines: string[]): void {
   const w = results.workload;
-  lines.push(`# perfgate run: ${mdEscape(w.name)}`);
-  lines.push("");
-  const status =
-    results.status === "complete"
-      ? `complete, ${results.cells.length} cells`
-      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
-  lines.push(`- Status: ${status}`);
   for (const s of results.servers) {
     lines.push(
       `- Server: ${mdEscape(`${s.flavor} ${s.version}`)} from ${mdEscape(s.source)} (\`VERSION()\` ${mdEscape(s.version_string || "n/a")})`,
@@ -151,6 +183,27 @@ export function renderMarkdown(results: Results): string {
     `- Workload: ${mdEscape(w.file)}: ${results.dataset.tables} tables x ${fmtNumber(results.dataset.table_size)} rows; sysbench ${mdEscape(results.sysbench.version)}`,
   );
   if (results.network) lines.push(`- Network: ${networkLine(results.network)}`);
+}
+
+export function renderMarkdown(results: Results, options: ReportOptions = {}): string {
+  const lines: string[] = [];
+  const w = results.workload;
+  lines.push(`# perfgate ${results.imported ? "sysbench log" : "run"}: ${mdEscape(w.name)}`);
+  lines.push("");
+  const status =
+    results.status === "complete"
+      ? `complete, ${results.cells.length} cells`
+      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
+  lines.push(`- Status: ${status}`);
+  if (results.imported) {
+    lines.push(
+      `- Imported from the sysbench ${mdEscape(results.sysbench.version)} log ${mdEscape(results.imported.file)} (host, server and dataset are not in the log)`,
+    );
+  } else {
+    headerLines(results, lines);
+  }
+  const noisy = notQuietSummary(results.doctor);
+  if (noisy) lines.push("", `> **Warning:** ${mdEscape(noisy)}`);
   lines.push("");
   for (const g of tpsTables(results)) {
     lines.push(`## TPS by thread count: ${mdEscape(g.script)}, buffer pool ${mdEscape(g.tier)}`);
@@ -179,12 +232,24 @@ export function renderMarkdown(results: Results): string {
     );
   }
   lines.push("");
-  const decays = cellDegradation(results);
+  const odd = results.cells.filter((c) => c.anomalies);
+  if (odd.length > 0) {
+    lines.push("## sysbench output");
+    lines.push("");
+    lines.push("What was unusual in sysbench's output (analysed as printed; duplicates merged):");
+    lines.push("");
+    lines.push("| Cell | what |");
+    lines.push("|---|---|");
+    for (const c of odd)
+      lines.push(`| ${mdEscape(cellName(c))} | ${mdEscape(describeAnomalies(c.anomalies!))} |`);
+    lines.push("");
+  }
+  const decays = cellDegradation(results, options);
   if (decays.length > 0) {
     lines.push("## Within-run degradation");
     lines.push("");
     lines.push(
-      "Throughput that fell during the run and stayed down (like MDEV-30628), from the 1-second intervals:",
+      "Throughput that fell during the run and stayed down (like MDEV-30628), from sysbench's interval lines:",
     );
     lines.push("");
     lines.push("| Cell | from | start level | end level | drop |");
@@ -211,20 +276,26 @@ function networkLine(n: NonNullable<Results["network"]>): string {
   return `${client} to the server at ${mdEscape(n.server_address)} over TCP${server}`;
 }
 
-/** Cells whose throughput decays during the run (too-short series are not analysed). */
-export function cellDegradation(results: Results): { cell: Cell; d: DegradationResult }[] {
+/**
+ * Cells whose throughput decays during the run (too-short series are not analysed), with the
+ * workload's `degradation:` settings overridden by `options.degradation`.
+ */
+export function cellDegradation(
+  results: Results,
+  options: ReportOptions = {},
+): { cell: Cell; d: DegradationResult }[] {
+  const settings = { ...degradationFromSpec(results.workload.spec), ...options.degradation };
   const out: { cell: Cell; d: DegradationResult }[] = [];
   for (const cell of results.cells) {
     if (cell.intervals.length < 30) continue;
-    const d = detectDegradation(cell.intervals.map((i) => ({ t: i.t, value: i.tps })));
+    const d = detectDegradation(tidySeries(cell.intervals.map((i) => ({ t: i.t, value: i.tps }))), settings);
     if (d.degrading) out.push({ cell, d });
   }
   return out;
 }
 
 /** A fixed-width table for the terminal. */
-/** `reason: false` leaves the status reason out (the CLI prints it once, on stderr). */
-export function renderTerminal(results: Results, o: { reason?: boolean } = {}): string {
+export function renderTerminal(results: Results, options: ReportOptions = {}): string {
   const out: string[] = [];
   for (const g of tpsTables(results)) {
     out.push(`TPS ${g.script}, buffer pool ${g.tier}`);
@@ -240,14 +311,19 @@ export function renderTerminal(results: Results, o: { reason?: boolean } = {}): 
     for (const r of rows) out.push(fmt(r));
     out.push("");
   }
-  for (const { cell, d } of cellDegradation(results)) {
+  for (const c of results.cells) {
+    if (c.anomalies) out.push(`sysbench output: ${cellName(c)}: ${describeAnomalies(c.anomalies)}`);
+  }
+  for (const { cell, d } of cellDegradation(results, options)) {
     out.push(
       `DEGRADING: ${cell.script} ${cell.threads}t ${cell.tier} r${cell.repetition}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
     );
   }
+  const noisy = notQuietSummary(results.doctor);
+  if (noisy) out.push(`warning: ${noisy}`);
   if (results.status !== "complete") {
     out.push(
-      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason && o.reason !== false ? ` (${results.status_reason})` : ""}`,
+      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason && options.reason !== false ? ` (${results.status_reason})` : ""}`,
     );
   }
   return out.join("\n");

@@ -5,17 +5,37 @@ import { parseJson, readTextFile, validateDocument } from "../util/documents.js"
 import { UserError } from "../util/errors.js";
 import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results, ResultsSchema } from "./schema.js";
 
-/** Write via a temporary file in the same directory and rename, so a reader never sees half a file. */
+const REASONS: Record<string, string> = {
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EACCES: "permission denied",
+  EROFS: "read-only file system",
+  ENOENT: "no such directory",
+  EISDIR: "is a directory",
+};
+
+/** "cannot write <path>: no space left on device (ENOSPC)": one line naming the file. */
+export function writeError(path: string, err: unknown): UserError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const reason = (code && REASONS[code]) || (err as Error).message;
+  return new UserError(`cannot write ${path}: ${reason}${code ? ` (${code})` : ""}`);
+}
+
+/**
+ * Write via a temporary file in the same directory and rename, so a reader never sees half a file;
+ * on failure (a full disk) the temporary file is removed, the old file stays as it was and the
+ * error is one line naming the file.
+ */
 export function writeFileAtomic(path: string, text: string): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
   try {
+    mkdirSync(dir, { recursive: true });
     writeFileSync(tmp, text);
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
-    throw err;
+    throw writeError(path, err);
   }
 }
 

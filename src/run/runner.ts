@@ -1,13 +1,22 @@
 /**
  * `perfgate run`: one server, one workload, every cell of the matrix. Results are written after
  * every finished cell, so an interrupted or failed run keeps what it finished; servers and
- * sysbench are stopped on every exit path.
+ * sysbench are stopped on every exit path. The results file and the work dir are locked for the
+ * run (src/run/guard.ts); `resume` continues an interrupted run's file (src/run/resume.ts).
  */
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
-import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../results/schema.js";
-import { writeResults } from "../results/store.js";
+import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
+import {
+  type Cell,
+  type Host,
+  RESULTS_SCHEMA,
+  RESULTS_SCHEMA_VERSION,
+  type Results,
+} from "../results/schema.js";
+import { readResults, writeFileAtomic, writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
+import type { ServerInstall } from "../servers/install.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import {
   checkServerWrapper,
@@ -21,14 +30,17 @@ import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysben
 import { startTelemetry } from "../telemetry/collector.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
 import { type LoadedWorkload, loadWorkload } from "../workloads/schema.js";
+import { guardRun } from "./guard.js";
 import { hostFingerprint } from "./host.js";
 import { type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
 import { preflightServers } from "./preflight.js";
 import { formatDuration, progressLine } from "./progress.js";
+import { checkResumable, inPlanOrder, keptCells, type ResumeIdentity } from "./resume.js";
 import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
 import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
-import { runHeader, serverRecord, startTierServer } from "./tier-server.js";
+import { runHeader, serverRecord, startTierServer, tierConfigHash } from "./tier-server.js";
 
 export interface RunOptions {
   server: string;
@@ -49,6 +61,10 @@ export interface RunOptions {
   network?: NetworkSetup;
   /** reuse prepared datasets: restore a snapshot instead of prepare, or make one after prepare (src/datasets) */
   reuseDataset?: boolean;
+  /** replace a complete results file at `out` (`--force`) */
+  force?: boolean;
+  /** continue the interrupted run in this results file (`--resume`, src/run/resume.ts) */
+  resume?: string;
 }
 
 export interface RunOutcome {
@@ -69,6 +85,64 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
+  const replacing = checkOutputs(opts);
+  const out = resolve(opts.out);
+  const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
+  const guard = guardRun({ out, workRoot, holder: `perfgate run --out ${opts.out}`, log });
+  if (replacing)
+    log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
+  try {
+    return await runGuarded(opts, { loaded, host, net, sysbench, out, workRoot });
+  } finally {
+    guard.release();
+  }
+}
+
+/**
+ * --out must not be the workload, and must not replace a complete run without --force. Returns
+ * true when it replaces an unfinished run (said once the lock shows no run is writing it).
+ */
+function checkOutputs(opts: RunOptions): boolean {
+  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
+  if (opts.resume !== undefined && sameFile(opts.resume, opts.out)) return false;
+  const kind = checkRunOutput(opts.out, opts.force === true);
+  return kind === "unfinished" && opts.resume === undefined;
+}
+
+interface RunContext {
+  loaded: LoadedWorkload;
+  host: Host;
+  net: NetworkSetup;
+  sysbench: Results["sysbench"];
+  out: string;
+  workRoot: string;
+}
+
+/** The previous results a resumed run continues from, checked to be the same run (or null). */
+function previousRun(
+  opts: RunOptions,
+  ctx: RunContext,
+  install: ServerInstall,
+  header: ResumeIdentity["header"],
+): Results | null {
+  if (opts.resume === undefined) return null;
+  const prev = readResults(opts.resume);
+  const w = ctx.loaded.workload;
+  const overrides = { ...w.server_options, ...(opts.set ?? {}) };
+  const tierHashes = Object.fromEntries(
+    w.tiers.map((t) => [t, tierConfigHash(install, t, ctx.host.memory_bytes, overrides)]),
+  );
+  checkResumable(opts.resume, prev, { header, server: serverRecord(install, "server"), tierHashes });
+  return prev;
+}
+
+async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome> {
+  const { log, signal } = opts;
+  const { loaded, host, net, sysbench, out, workRoot } = ctx;
+  const w = loaded.workload;
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const install = await resolveServer(opts.server, {
@@ -92,31 +166,49 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
     }
   }
   const record = serverRecord(install, "server");
+  const header = {
+    ...runHeader(loaded, opts.workloadFile, host, sysbench),
+    ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
+    ...(networkRec ? { network: networkRec } : {}),
+  };
+  const prev = previousRun(opts, ctx, install, header);
+  const kept = prev ? keptCells(prev, cells) : [];
+  const keptIds = new Set(kept.map((c) => c.id));
+  const toRun = cells.filter((c) => !keptIds.has(c.id));
+  if (prev) {
+    record.version_string = prev.servers[0]?.version_string ?? "";
+    record.tiers = [...(prev.servers[0]?.tiers ?? [])];
+    log.info(`resuming ${opts.resume}: ${kept.length} of ${cells.length} cells done, ${toRun.length} to run`);
+  }
   const results: Results = {
     schema: RESULTS_SCHEMA,
     schema_version: RESULTS_SCHEMA_VERSION,
     status: "running",
-    ...runHeader(loaded, opts.workloadFile, host, sysbench),
+    ...header,
+    ...(prev ? { started_at: prev.started_at } : {}),
     servers: [record],
-    ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
-    ...(networkRec ? { network: networkRec } : {}),
+    doctor,
     cells_planned: cells.length,
-    cells: [],
-    telemetry_overhead_pct_of_core: null,
+    cells: kept,
+    telemetry_overhead_pct_of_core: prev?.telemetry_overhead_pct_of_core ?? null,
+    ...(prev
+      ? { resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }] }
+      : {}),
   };
-  const out = resolve(opts.out);
+  let persisted: Cell[] = [];
   const save = () => {
     writeResults(out, results);
+    persisted = [...results.cells];
     opts.onWrite?.(results);
   };
   save();
 
-  const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const started = Date.now();
-  // A shard: the warmups of the tiers it runs, plus its cells' runs and pauses.
-  let remaining = shard
-    ? new Set(cells.map((c) => c.tier)).size * warmupSeconds(w) + cells.length * (w.duration + w.pause)
-    : plannedSeconds(w);
+  // A shard or a resumed run: the warmups of the tiers it runs, plus its cells' runs and pauses.
+  let remaining =
+    shard || prev
+      ? new Set(toRun.map((c) => c.tier)).size * warmupSeconds(w) + toRun.length * (w.duration + w.pause)
+      : plannedSeconds(w);
   let overheadSum = 0;
   let overheadWeight = 0;
   let instance: ServerInstance | null = null;
@@ -145,14 +237,16 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
       },
       signal,
       net.clientWrapper,
+      instance?.sysbenchCwd(w.sysbench_options),
     );
     return { r, wall: (Date.now() - t0) / 1000 };
   };
 
   try {
     for (const tier of w.tiers) {
-      const tierCells = cells.filter((c) => c.tier === tier);
-      if (tierCells.length === 0) continue; // another shard's tier
+      const tierCells = toRun.filter((c) => c.tier === tier);
+      if (tierCells.length === 0) continue; // another shard's tier, or finished before a resume
+      record.tiers = record.tiers.filter((t) => t.tier !== tier); // a resumed tier is recorded anew
       const datasetSpec: DatasetSpec = {
         flavor: install.flavor,
         series: seriesOf(install.version),
@@ -173,6 +267,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         workRoot,
         hostMemoryBytes: host.memory_bytes,
         overrides: { ...w.server_options, ...(opts.set ?? {}) },
+        binlog: w.binlog,
         log,
         signal,
         network: net,
@@ -205,6 +300,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
           () => {},
           signal,
           net.clientWrapper,
+          instance.sysbenchCwd(w.sysbench_options),
         );
         if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
         const prepareSeconds = (Date.now() - t0) / 1000;
@@ -253,7 +349,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
         const index = cells.indexOf(planned) + 1;
         remaining -= w.duration + w.pause;
         const cell = await runCell(planned, index);
-        results.cells.push(cell);
+        results.cells = inPlanOrder([...results.cells, cell], cells);
         save();
         const s = cell.summary;
         log.info(
@@ -261,7 +357,9 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
             (s ? `${s.tps.toFixed(1)} tps, p95 ${s.latency_ms.pct ?? "-"} ms` : `FAILED: ${cell.error}`),
         );
         if (cell.status === "failed" && !instance.running) {
-          throw new UserError(`${install.spec} stopped during ${planned.id}: ${cell.error}`);
+          throw new UserError(
+            `${install.spec} ${instance.exitDescription ?? "stopped"} during ${planned.id}: ${cell.error}`,
+          );
         }
         if (w.pause > 0 && planned !== tierCells.at(-1)) await sleep(w.pause * 1000, signal);
       }
@@ -285,7 +383,7 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
           samples = t.samples;
         }
         const ok = r.r.code === 0 && r.r.output.summary !== null;
-        const after = instance!.running ? await instance!.status() : before;
+        const after = instance!.running ? await instance!.status().catch(() => before) : before;
         return {
           ...planned,
           status: ok ? "ok" : "failed",
@@ -296,12 +394,16 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
           sysbench_args: args.map((a) => (a.startsWith("--mysql-password=") ? "--mysql-password=***" : a)),
           summary: r.r.output.summary,
           intervals: r.r.output.intervals,
+          ...(r.r.output.anomalies ? { anomalies: r.r.output.anomalies } : {}),
           status_deltas: statusDeltas(before, after),
           telemetry: samples,
         };
       }
     }
-    results.status = "complete";
+    const failure = failedCellsReason(results.cells);
+    results.status = failure ? "failed" : "complete";
+    if (failure) results.status_reason = failure;
+    exitCode = failure ? 1 : 0;
   } catch (err) {
     if (err instanceof AbortedError || signal.aborted) {
       results.status = "incomplete";
@@ -315,10 +417,39 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   } finally {
     if (instance) await instance.dispose().catch(() => {});
     results.ended_at = new Date().toISOString();
-    results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
-    save();
+    if (overheadWeight > 0) results.telemetry_overhead_pct_of_core = overheadSum / overheadWeight;
+    exitCode = saveFinal(results, persisted, save, out) ?? exitCode;
   }
   return { results, exitCode };
+}
+
+/** "2 of 4 cells failed; first: <id>: sysbench was killed by SIGKILL", or null when none failed. */
+export function failedCellsReason(cells: readonly Cell[]): string | null {
+  const failed = cells.filter((c) => c.status === "failed");
+  if (failed.length === 0) return null;
+  return `${failed.length} of ${cells.length} cells failed; first: ${failed[0]!.id}: ${failed[0]!.error ?? "no result"}`;
+}
+
+/**
+ * The last write of a run. When the results cannot be written (a full disk), the status becomes
+ * "failed" naming the file, and a compact copy holding the cells that were already on disk is
+ * tried (it needs less room); if that fails too, the previous file stays as it was. Returns 1 when
+ * the run's status had to change, else null.
+ */
+function saveFinal(results: Results, persisted: Cell[], save: () => void, out: string): number | null {
+  try {
+    save();
+    return null;
+  } catch (err) {
+    results.status = "failed";
+    results.status_reason = errorMessage(err);
+    try {
+      writeFileAtomic(out, JSON.stringify({ ...results, cells: persisted }));
+    } catch {
+      // nothing more can be written there; the error is in the returned results
+    }
+    return 1;
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

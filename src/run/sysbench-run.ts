@@ -3,13 +3,15 @@ import type { Interval } from "../results/schema.js";
 import { wrapArgv } from "../servers/network.js";
 import { parseSysbenchOutput, type SysbenchOutput, SysbenchStreamParser } from "../sysbench/parse.js";
 import { UserError } from "../util/errors.js";
-import { lastLines, spawnTracked, stopChild } from "../util/processes.js";
+import { describeExit, lastLines, spawnTracked, stopChild } from "../util/processes.js";
 
 export interface SysbenchResult {
   output: SysbenchOutput;
   stdout: string;
   stderr: string;
   code: number | null;
+  /** the signal that killed sysbench, if one did */
+  signal?: NodeJS.Signals | null;
 }
 
 export class AbortedError extends Error {
@@ -23,10 +25,15 @@ export async function runSysbench(
   signal?: AbortSignal,
   /** argv prefix sysbench runs through (the network scenario's client wrapper, src/servers/network.ts) */
   wrapper: readonly string[] | null = null,
+  /** working directory (sysbench reads its TLS certificates from there: ServerInstance.sysbenchCwd) */
+  cwd?: string,
 ): Promise<SysbenchResult> {
   if (signal?.aborted) throw new AbortedError("interrupted");
   const argv = wrapArgv(wrapper, path, args);
-  const child = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnTracked(argv.command, argv.args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd ? { cwd } : {}),
+  });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -45,15 +52,15 @@ export async function runSysbench(
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const code = await new Promise<number | null>((resolve, reject) => {
+    const [code, killedBy] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
       child.once("error", (err: NodeJS.ErrnoException) =>
         reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${argv.command}`) : err),
       );
-      child.once("close", (c) => resolve(c));
+      child.once("close", (c, sig) => resolve([c, sig]));
     });
     parser.end();
     if (aborted) throw new AbortedError("interrupted");
-    return { output: parseSysbenchOutput(stdout), stdout, stderr, code };
+    return { output: parseSysbenchOutput(stdout), stdout, stderr, code, signal: killedBy };
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
@@ -62,5 +69,6 @@ export async function runSysbench(
 /** A one-line reason for a failed sysbench run. */
 export function sysbenchFailure(r: SysbenchResult): string {
   const fatal = r.output.fatal.slice(0, 2).join(" | ");
-  return `sysbench exited with ${r.code}: ${fatal || lastLines(`${r.stdout}\n${r.stderr}`, 3)}`;
+  const detail = fatal || lastLines(`${r.stdout}\n${r.stderr}`, 3);
+  return `sysbench ${describeExit(r.code, r.signal ?? null)}${detail ? `: ${detail}` : ""}`;
 }

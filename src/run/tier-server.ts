@@ -1,11 +1,12 @@
 /** Starting one server for one buffer-pool tier and recording what it runs with (shared by run and ab). */
 import { join } from "node:path";
 import type { Host, Results, ServerRecord } from "../results/schema.js";
-import { parseSize } from "../servers/config.js";
+import { generateConfig, parseSize } from "../servers/config.js";
 import type { ServerInstall } from "../servers/install.js";
 import { ServerInstance } from "../servers/instance.js";
 import type { NetworkSetup } from "../servers/network.js";
 import { effectiveBufferPool } from "../servers/options.js";
+import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
 import type { LoadedWorkload } from "../workloads/schema.js";
@@ -17,6 +18,8 @@ export interface TierServerOptions {
   workRoot: string;
   hostMemoryBytes: number;
   overrides: Record<string, string | number | boolean | null>;
+  /** the workload's binary-log setting (default on) */
+  binlog?: boolean;
   log: Logger;
   signal: AbortSignal;
   /** the network scenario: bind address and server wrapper (default: 127.0.0.1, none) */
@@ -45,6 +48,30 @@ export function runHeader(
     workload: { name: w.name, file: workloadFile, sha256: loaded.sha256, spec: w as Record<string, unknown> },
     dataset: { tables: w.tables, table_size: w.table_size },
   };
+}
+
+/**
+ * The config_hash a tier's server would be recorded with (the hash covers the tunables only, not
+ * paths or ports), computed without starting anything: a resumed run checks it against the file.
+ */
+export function tierConfigHash(
+  install: ServerInstall,
+  tier: string,
+  hostMemoryBytes: number,
+  overrides: TierServerOptions["overrides"],
+): string {
+  const none = { basedir: "", datadir: "", socket: "", port: 0, pidFile: "", errorLog: "", tmpdir: "" };
+  return generateConfig(
+    {
+      flavor: install.flavor,
+      version: install.version,
+      bufferPoolBytes: parseSize(tier) ?? 0,
+      hostMemoryBytes,
+      openFilesLimit: hardOpenFilesLimit(),
+    },
+    { ...none, lcMessagesDir: "", pluginDir: null, user: null },
+    overrides,
+  ).hash;
 }
 
 export function serverRecord(install: ServerInstall, label: string): ServerRecord {
@@ -77,6 +104,7 @@ export async function startTierServer(o: TierServerOptions): Promise<ServerInsta
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
+    ...(o.binlog === undefined ? {} : { binlog: o.binlog }),
     log: o.log,
     ...(o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}),
   });

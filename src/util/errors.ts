@@ -8,7 +8,8 @@ export class UserError extends Error {
 
 /**
  * A UserError in the command line itself: an unknown or malformed flag value (`--set`, `--format`,
- * `--server`, `--shard`, ...). The CLI exits 2 for these (1 for other errors), as the README says.
+ * `--server`, `--shard`, ...) or an output that would clobber an input. The CLI exits 2 for these
+ * (1 for other errors), as the README says.
  */
 export class UsageError extends UserError {
   override name = "UsageError";

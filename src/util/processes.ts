@@ -5,9 +5,21 @@
  * Children run in their own process group (detached) so a terminal's Ctrl-C or `timeout -s INT`
  * reaches perfgate, which then stops them in order (sysbench first, then a clean mysqld shutdown)
  * instead of having them die in random order underneath it.
+ *
+ * When perfgate itself is killed outright (kill -9, the OOM killer) no handler runs: every child is
+ * started through util-linux `setpriv --pdeathsig KILL`, so the kernel kills it the moment perfgate
+ * dies; its process group goes to a watchdog process that kills the whole group (grandchildren
+ * too) when perfgate is gone (src/util/watchdog.ts), and is recorded (src/util/leftovers.ts) for
+ * the next run to reap if even that failed.
+ * Decision record: docs/decisions/2026-11-23-orphan-prevention.md.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
 import { UserError } from "./errors.js";
+import { forgetGroup, noteGroup } from "./leftovers.js";
+import { identify } from "./owner.js";
+import { deathGuardsEnabled } from "./watchdog.js";
 
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -34,12 +46,57 @@ function installExitHook(): void {
   });
 }
 
-/** Spawns a tracked child in its own process group. */
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The executable a command name runs (PATH search as execvp does), or null when there is none. */
+export function whichCommand(command: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (command.includes("/")) return executable(command) ? command : null;
+  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter)) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const candidate = join(dir, command);
+    if (executable(candidate)) return candidate;
+  }
+  return null;
+}
+
+let setprivPath: string | null | undefined;
+
+/**
+ * The argv that starts `command` with the parent-death signal set to SIGKILL (pure apart from the
+ * PATH lookups): `setpriv --pdeathsig KILL -- <command> <args>`. setpriv sets the signal and execs,
+ * so the child keeps its pid, process group and command line. Without setpriv, or for a command
+ * that does not exist (so spawn reports ENOENT as usual), the command is started as it is.
+ */
+export function deathSignalArgv(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { command: string; args: string[] } {
+  if (setprivPath === undefined) setprivPath = whichCommand("setpriv", env);
+  if (setprivPath === null || !deathGuardsEnabled() || whichCommand(command, env) === null)
+    return { command, args: [...args] };
+  return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
+}
+
+/** Spawns a tracked child in its own process group; it is killed by the kernel if perfgate dies. */
 export function spawnTracked(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
   installExitHook();
-  const child = spawn(command, args, { ...options, detached: true });
+  const argv = deathSignalArgv(command, args, options.env ?? process.env);
+  const child = spawn(argv.command, argv.args, { ...options, detached: true });
   live.add(child);
-  const forget = () => live.delete(child);
+  const pid = child.pid;
+  if (pid !== undefined) noteGroup(identify(pid));
+  const forget = () => {
+    live.delete(child);
+    if (pid !== undefined) forgetGroup(pid);
+  };
   child.once("exit", forget);
   child.once("error", forget);
   return child;
@@ -113,7 +170,7 @@ export async function runChecked(
   const r = await runCommand(command, args, options);
   if (r.code !== 0) {
     const tail = lastLines(`${r.stdout}\n${r.stderr}`, 5);
-    throw new UserError(`${command} ${args.join(" ")} exited with ${r.code ?? r.signal}: ${tail}`);
+    throw new UserError(`${command} ${args.join(" ")} ${describeExit(r.code, r.signal)}: ${tail}`);
   }
   return r;
 }
@@ -130,9 +187,10 @@ export function lastLines(text: string, n: number): string {
 /**
  * An AbortSignal that SIGINT, SIGTERM or SIGHUP aborts (after `announce(signal)`), so a run stops
  * its children and keeps what it finished; a second signal kills every tracked child and this
- * process at once. `dispose` removes the handlers.
+ * process at once. A closed stdout or stderr (`perfgate run ... | head`: EPIPE) counts as an
+ * interrupt too, with "EPIPE" as the reason. `dispose` removes the handlers.
  */
-export function interruptController(announce: (sig: NodeJS.Signals) => void): {
+export function interruptController(announce: (sig: NodeJS.Signals | "EPIPE") => void): {
   signal: AbortSignal;
   dispose: () => void;
 } {
@@ -146,12 +204,29 @@ export function interruptController(announce: (sig: NodeJS.Signals) => void): {
     announce(sig);
     controller.abort(sig);
   };
+  let disposed = false;
+  const onStreamError = (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    if (disposed || controller.signal.aborted) return;
+    announce("EPIPE");
+    controller.abort("EPIPE");
+  };
   const sigs: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const s of sigs) process.on(s, handler);
+  const streams = [process.stdout, process.stderr];
+  for (const s of streams) s.on("error", onStreamError);
   return {
     signal: controller.signal,
     dispose: () => {
       for (const s of sigs) process.off(s, handler);
+      // The stream handlers stay: the final table may still hit the closed pipe; it is dropped.
+      disposed = true;
     },
   };
+}
+
+/** "exited with 1", "was killed by SIGKILL": how a child ended, for messages. */
+export function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  if (signal) return `was killed by ${signal}`;
+  return code === null ? "ended without an exit status" : `exited with ${code}`;
 }

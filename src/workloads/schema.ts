@@ -9,6 +9,7 @@ import { type Document, isScalar, LineCounter, parseDocument, visit } from "yaml
 import { z } from "zod";
 import { parseSize } from "../servers/config.js";
 import { refusedReason } from "../servers/options.js";
+import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../stats/degradation-settings.js";
 import { UserError } from "../util/errors.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
@@ -118,8 +119,15 @@ export const WorkloadSchema = z
           if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
         }
       }),
+    /**
+     * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+     * for every server, so MySQL and MariaDB are compared like with like either way
+     */
+    binlog: z.boolean().default(true),
     /** `perfgate ab` settings (ignored by `perfgate run`) */
     ab: AbSectionSchema.prefault({}),
+    /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
+    degradation: DegradationSettingsSchema.optional(),
   })
   .check((ctx) => {
     const w = ctx.value;
@@ -181,8 +189,13 @@ export function validateWorkload(data: unknown, file: string): Workload {
   if (!issue) throw new UserError(`${file}: invalid workload`);
   if (issue.code === "unrecognized_keys") {
     const at = fieldPath(issue.path);
+    const section: Record<string, readonly string[]> = {
+      ab: Object.keys(AbSectionSchema.shape),
+      degradation: DEGRADATION_SETTINGS,
+    };
+    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
     throw new UserError(
-      `${file}: unknown field ${issue.keys.map((k) => (/^[\w.-]{1,40}$/.test(k) ? (at ? `${at}.${k}` : k) : `(a name of ${k.length} characters)`)).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`,
+      `${file}: unknown field ${issue.keys.map((k) => (/^[\w.-]{1,40}$/.test(k) ? (at ? `${at}.${k}` : k) : `(a name of ${k.length} characters)`)).join(", ")}; accepted: ${accepted.join(", ")}`,
     );
   }
   const field = fieldPath(issue.path) || "(top level)";
@@ -234,10 +247,10 @@ function duplicateKey(doc: Document): { key: string; pos: number } | null {
   return found;
 }
 
-export function loadWorkload(file: string): LoadedWorkload {
-  const bytes = readWorkloadBytes(file);
+/** A workload file's text, parsed and validated; `file` names it in errors (one-line UserErrors). */
+export function parseWorkloadText(text: string, file: string): Workload {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(bytes.toString("utf8"), { prettyErrors: false, lineCounter, uniqueKeys: false });
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter, uniqueKeys: false });
   const err = doc.errors[0];
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);
@@ -249,7 +262,19 @@ export function loadWorkload(file: string): LoadedWorkload {
     const name = /^[\w.-]{1,40}$/.test(dup.key) ? ` ${dup.key}` : "";
     throw new UserError(`${file}:${at.line}:${at.col}: YAML syntax error: duplicate key${name}`);
   }
-  const workload = validateWorkload(doc.toJS({ maxAliasCount: 100 }), file);
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    // e.g. an alias expanding beyond the limit
+    throw new UserError(`${file}: YAML not readable: ${(e as Error).message.split("\n")[0]}`);
+  }
+  return validateWorkload(data, file);
+}
+
+export function loadWorkload(file: string): LoadedWorkload {
+  const bytes = readWorkloadBytes(file);
+  const workload = parseWorkloadText(bytes.toString("utf8"), file);
   return { workload, file, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 

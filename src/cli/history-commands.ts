@@ -1,0 +1,158 @@
+/** `perfgate history append|list|show|prune`: the store of past runs that trend pages are built from. */
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { type AppendFlags, historyRunFromFile } from "../history/append.js";
+import type { HistoryRun } from "../history/schema.js";
+import {
+  appendRun,
+  DEFAULT_STORE,
+  describeStore,
+  listRuns,
+  parseStore,
+  pruneRuns,
+  showRun,
+} from "../history/store.js";
+import { UserError } from "../util/errors.js";
+
+export const storeOption = () =>
+  new Option("--store <git:branch|dir>", "history store: a branch (git:<branch>) or a folder")
+    .default(DEFAULT_STORE)
+    .env("PERFGATE_HISTORY_STORE");
+export const repoOption = () =>
+  new Option(
+    "--repo <path|url>",
+    "repository holding a git: store (default: the current repository's origin)",
+  );
+
+function positiveInt(flag: string) {
+  return (v: string) => {
+    if (!/^[1-9][0-9]*$/.test(v)) throw new InvalidArgumentError(`${flag} ${v}: expected a whole number ≥ 1`);
+    return Number(v);
+  };
+}
+
+/** `180d`, `26w`, `6m` (30 days), `1y` (365 days) → days. */
+export function parseAge(v: string): number {
+  const m = /^([1-9][0-9]*)([dwmy])$/.exec(v);
+  if (!m) throw new InvalidArgumentError(`--max-age ${v}: expected <number><d|w|m|y>, e.g. 180d`);
+  return Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2] as "d" | "w" | "m" | "y"];
+}
+
+function format(v: string): "text" | "json" {
+  if (v !== "text" && v !== "json") throw new InvalidArgumentError(`--format ${v}: accepted: text, json`);
+  return v;
+}
+
+function showText(run: HistoryRun): string {
+  const lines = [
+    `run ${run.id} (${run.source})`,
+    `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
+    `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}`,
+    `servers  ${run.servers.map((s) => `${s.label}: ${s.version_string} (${s.spec})`).join("; ")}`,
+    `host     ${run.host.cpu_model}, ${run.host.cores} cores, ${(run.host.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${run.host.os}, ${run.host.kernel}`,
+    `workload ${run.workload.name}   sysbench ${run.sysbench.version} ${run.sysbench.options.join(" ")}`,
+    "",
+    "server  script  tier  threads  tps [95% interval] (n)  qps  p95 ms",
+  ];
+  const f = (m?: { value: number; lo: number | null; hi: number | null; n: number }) =>
+    m ? `${m.value}${m.lo !== null ? ` [${m.lo}, ${m.hi}]` : ""} (${m.n})` : "-";
+  for (const c of run.cells) {
+    lines.push(
+      `${c.server}  ${c.script}  ${c.tier}  ${c.threads}  ${f(c.metrics.tps)}  ${f(c.metrics.qps)}  ${f(c.metrics.p95_ms)}`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function registerHistoryCommands(program: Command): Command {
+  const history = program
+    .command("history")
+    .description(
+      "The history store: past runs (one file per run plus an index) in a git branch or a folder.",
+    );
+
+  history
+    .command("append")
+    .description(
+      "Add a run (results file or A/B file) to the store; appending the same file again changes nothing.",
+    )
+    .argument("<results.json|ab.json>", "written by perfgate run or perfgate ab")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--commit <sha>", "the commit measured (default: $GITHUB_SHA or HEAD here)")
+    .option(
+      "--commit-url <url>",
+      "link for the commit (default in GitHub Actions: the repository's commit page)",
+    )
+    .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
+    .option("--date <iso>", "date the point is plotted at (default: the run's start)")
+    .option(
+      "--matrix <name>",
+      "make the run part of a version matrix with this name (its runs are compared with each other, not plotted as trends)",
+    )
+    .addOption(
+      new Option("--runner-class <name>", "runner class (default: derived from the host fingerprint)").env(
+        "PERFGATE_RUNNER_CLASS",
+      ),
+    )
+    .action(async (file: string, o: AppendFlags & { store: string; repo?: string }) => {
+      const store = parseStore(o.store, o.repo);
+      const run = historyRunFromFile(file, o);
+      const { id, added } = await appendRun(store, run);
+      process.stdout.write(
+        `${added ? "added" : "already there"}: run ${id} (${run.cells.length} cells) to ${describeStore(store)}\n`,
+      );
+    });
+
+  history
+    .command("list")
+    .description("List the runs in the store, oldest first.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--format <format>", "text or json", format, "text")
+    .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const index = listRuns(parseStore(o.store, o.repo));
+      if (o.format === "json") {
+        process.stdout.write(`${JSON.stringify(index, null, 2)}\n`);
+        return;
+      }
+      if (index.runs.length === 0) process.stdout.write("no runs in the store\n");
+      for (const e of index.runs) {
+        process.stdout.write(
+          `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${e.cells} cells${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
+        );
+      }
+    });
+
+  history
+    .command("show")
+    .description("Show one run: commit, servers, host, sysbench options and every cell's values.")
+    .argument("<run>", "run id (or a unique prefix of it, or of the commit)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--format <format>", "text or json", format, "text")
+    .action((id: string, o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const run = showRun(parseStore(o.store, o.repo), id);
+      process.stdout.write(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
+    });
+
+  history
+    .command("prune")
+    .description("Retention: remove all but the newest N runs and/or runs older than an age.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--keep <n>", "keep the newest n runs", positiveInt("--keep"))
+    .option("--max-age <age>", "remove runs older than this, e.g. 180d, 26w, 6m, 1y", parseAge)
+    .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
+      if (o.keep === undefined && o.maxAge === undefined) {
+        throw new UserError("history prune: give --keep <n> and/or --max-age <age>");
+      }
+      const store = parseStore(o.store, o.repo);
+      const gone = await pruneRuns(store, {
+        ...(o.keep !== undefined ? { keep: o.keep } : {}),
+        ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
+      });
+      process.stdout.write(`removed ${gone.length} run(s) from ${describeStore(store)}\n`);
+      for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
+    });
+  return history;
+}

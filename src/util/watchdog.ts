@@ -1,0 +1,71 @@
+/**
+ * A tiny detached process that outlives perfgate by design: it reads "+g <pgid>", "-g <pgid>",
+ * "+d <dir>", "-d <dir>" lines on a pipe from perfgate, and when the pipe closes (perfgate exited
+ * or was killed outright) it SIGKILLs the process groups and removes the directories still
+ * registered. This covers what the parent-death signal cannot: grandchildren (the bootstrap server
+ * `mariadb-install-db` forks, a build's compilers) and the socket and data directories.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+
+/** The watchdog's program (plain JavaScript for `node -e`, so every bundle can start it). */
+export const WATCHDOG_SCRIPT = `
+const fs = require("node:fs");
+const groups = new Set();
+const dirs = new Set();
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  buf += d;
+  for (let i = buf.indexOf("\\n"); i >= 0; i = buf.indexOf("\\n")) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    const arg = line.slice(3);
+    if (line.startsWith("+g ")) groups.add(Number(arg));
+    else if (line.startsWith("-g ")) groups.delete(Number(arg));
+    else if (line.startsWith("+d ")) dirs.add(arg);
+    else if (line.startsWith("-d ")) dirs.delete(arg);
+  }
+});
+process.stdin.on("end", () => {
+  for (const g of groups) {
+    try { process.kill(-g, "SIGKILL"); } catch {}
+  }
+  setTimeout(() => {
+    for (const d of dirs) {
+      try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
+    }
+  }, groups.size > 0 ? 500 : 0);
+});
+`;
+
+let watchdog: ChildProcess | null | undefined;
+
+/** True unless PERFGATE_NO_DEATH_GUARDS=1 (tests switch both guards off to exercise reaping). */
+export function deathGuardsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.PERFGATE_NO_DEATH_GUARDS !== "1";
+}
+
+function start(): ChildProcess | null {
+  if (!deathGuardsEnabled()) return null;
+  try {
+    const child = spawn(process.execPath, ["-e", WATCHDOG_SCRIPT], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    child.on("error", () => {
+      watchdog = null;
+    });
+    child.stdin?.on("error", () => {});
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    return child;
+  } catch {
+    return null;
+  }
+}
+
+/** Sends one line to the watchdog, starting it on first use. */
+export function tellWatchdog(line: string): void {
+  if (watchdog === undefined) watchdog = start();
+  watchdog?.stdin?.write(`${line}\n`);
+}
