@@ -562,6 +562,37 @@ describe("inputs, events and the post step", () => {
     expect(r.stdout).toContain(`::error::${join(dir, "nope.json")}: no such file`);
   });
 
+  it("head-results pointing at a non-JSON file: the annotation names the file, never its bytes", async () => {
+    const secret = join(dir, "shadow");
+    writeFileSync(secret, "root:$6$SECRETSALT$SECRETHASH:19000:0:99999:7:::\n");
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": secret },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`::error::${secret}: not valid JSON (unexpected character)`);
+    expect(r.stdout + r.stderr + r.summary).not.toMatch(/SECRET|root:/);
+  });
+
+  it("base-set/head-set with a refused option fail before anything runs", async () => {
+    const r = await runAction({
+      inputs: {
+        mode: "ab",
+        base: "mariadb@11.4.5",
+        head: "mariadb@11.4.5",
+        "head-set": "init_file=/etc/shadow",
+      },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /::error::input "head-set": .*has the option "init_file": refused: it makes the server read or write files/,
+    );
+    expect(gh.requests).toHaveLength(0);
+  });
+
   it("compares head-results against a stored baseline", async () => {
     const r = await runAction({
       inputs: { mode: "compare", baseline: base, "head-results": head, comment: "never" },

@@ -393,7 +393,7 @@ describe("perfgate run --shard, then perfgate merge (real server)", () => {
       "--out",
       join(dir, "x.json"),
     ]);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2); // a bad flag value is a usage error
     expect(refused.stderr.trim()).toBe(
       "perfgate: --shard 3/2: accepted: i/n with whole numbers 1 <= i <= n, e.g. --shard 1/4",
     );

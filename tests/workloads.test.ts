@@ -119,7 +119,7 @@ describe("workload files", () => {
       "server/t/oltp_read_write/2t/512M/r1",
     ]);
     expect(() => checkTiersFitHost(w, "plan.yml", 300 * 1024 * 1024)).toThrow(
-      /tier 512M \(536870912 bytes\) does not fit this host's memory \(314572800 bytes/,
+      /tier 512M: a buffer pool of 536870912 bytes does not fit this host.s memory \(314572800 bytes/,
     );
   });
 });

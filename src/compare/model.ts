@@ -13,7 +13,7 @@ import { parseImportedSet } from "../import/store.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { type TimedValue, tidySeries } from "../stats/index.js";
-import { parseJson, readTextFile } from "../util/documents.js";
+import { parseJson, readTextFile, shortValue } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
 export type SetKind = "results" | "import" | "ab";
@@ -263,7 +263,7 @@ export function loadMeasurements(file: string): MeasurementSet {
       return fromAb(parseAbResults(data, file), file);
     default:
       throw new UserError(
-        `${file}: not a measurement file perfgate knows ("schema" is ${JSON.stringify(schema)}); ${ACCEPTED_KINDS}`,
+        `${file}: not a measurement file perfgate knows ("schema" is ${shortValue(schema)}); ${ACCEPTED_KINDS}`,
       );
   }
 }

@@ -22,7 +22,7 @@ import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";
 import { appendTo, maxOf, minOf, pushAll } from "../util/arrays.js";
-import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile } from "../util/documents.js";
+import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile, shortValue } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ export function parseGabInput(text: string, file: string): GabInput {
       return { kind: "comparison", file, report: parsed.data };
     }
     default:
-      throw new UserError(`${file}: "schema" is ${JSON.stringify(schema)}; ${ACCEPTED_INPUTS}`);
+      throw new UserError(`${file}: "schema" is ${shortValue(schema)}; ${ACCEPTED_INPUTS}`);
   }
 }
 

@@ -4,9 +4,9 @@
  * get are refused when the spec names the version, and the buffer pools fit the host.
  */
 import { forbiddenReason } from "../servers/config.js";
-import { checkServerOptions, type OptionValue } from "../servers/options.js";
+import { checkServerOptions, effectiveBufferPool, type OptionValue } from "../servers/options.js";
 import { parseServerSpec } from "../servers/spec.js";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import type { Workload } from "../workloads/schema.js";
 import { checkTiersFitHost } from "./plan.js";
 
@@ -26,26 +26,42 @@ export function preflightServers(
   servers: readonly PlannedServer[],
 ): void {
   checkServerOptions(w.server_options, `${file}: server_options`);
-  for (const s of servers) checkServerOptions(s.set, s.where);
-  for (const s of servers) checkForSpec(s.spec, { ...w.server_options, ...s.set });
-  checkTiersFitHost(
-    w,
-    file,
-    hostMemory,
-    servers.map((s) => ({ ...w.server_options, ...s.set })),
-  );
+  // Refusals of what a flag gave are usage errors (exit 2), like the flag's own checks.
+  const usage = (m: string) => new UsageError(m);
+  for (const s of servers) checkServerOptions(s.set, s.where, usage);
+  for (const s of servers) {
+    checkForSpec(s.spec, s.set, s.where, usage);
+    checkForSpec(s.spec, w.server_options, `${file}: server_options`, (m) => new UserError(m));
+  }
+  const fromFlags = servers.some((s) => effectiveBufferPool(0, s.set) !== 0);
+  try {
+    checkTiersFitHost(
+      w,
+      file,
+      hostMemory,
+      servers.map((s) => ({ ...w.server_options, ...s.set })),
+    );
+  } catch (err) {
+    if (fromFlags && err instanceof UserError) throw usage(err.message);
+    throw err;
+  }
 }
 
 /** Flavor/version refusals (config.ts FORBIDDEN) when the spec names them; others wait for the install. */
-function checkForSpec(spec: string, options: Readonly<Record<string, OptionValue>>): void {
+function checkForSpec(
+  spec: string,
+  options: Readonly<Record<string, OptionValue>>,
+  where: string,
+  make: (message: string) => Error,
+): void {
   const parsed = parseServerSpec(spec);
   if (parsed.kind !== "versioned") return;
   for (const [name, value] of Object.entries(options)) {
     if (value === null) continue;
     const why = forbiddenReason(name, parsed);
     if (why) {
-      throw new UserError(
-        `server option ${name.replaceAll("-", "_")}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`,
+      throw make(
+        `${where}: server option ${JSON.stringify(name)}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`,
       );
     }
   }

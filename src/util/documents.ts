@@ -36,6 +36,16 @@ export function readBytes(path: string, maxBytes: number): Buffer {
   throw new UserError(`${path}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB} MiB)`);
 }
 
+/** A field's value for a message: short plain values as JSON, anything else by its kind only. */
+export function shortValue(v: unknown): string {
+  if (v === undefined) return "missing";
+  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
+  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
+  return typeof v === "string"
+    ? `a string of ${v.length} characters`
+    : `a ${Array.isArray(v) ? "list" : typeof v}`;
+}
+
 function oneLine(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
@@ -86,11 +96,11 @@ export function validateDocument<T>(
 ): T {
   const head = (data ?? {}) as { schema?: unknown; schema_version?: unknown };
   if (head.schema !== doc.schema) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
+    throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
   }
   if (head.schema_version !== doc.version) {
     throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`,
+      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${doc.version})`,
     );
   }
   const parsed = doc.zod.safeParse(data);
