@@ -127,24 +127,25 @@ describe("lifecycle failures", () => {
   });
 });
 
-describe.each([
-  "deb:mariadb@10.11.19",
-])("%s (every MariaDB available here reads its settings back)", (spec) => {
-  it("starts and reads every option back as set", async () => {
-    const { inst, install } = await instance(spec);
-    try {
-      await inst.initialize();
-      await inst.start();
-      const version = await inst.verify();
-      expect(version.startsWith(install.version)).toBe(true);
-      const vars = await inst.variables();
-      expect(inst.config.text).toContain(`table_open_cache = ${vars.table_open_cache}`);
-      expect(inst.config.text).toContain(`table_open_cache_instances = ${vars.table_open_cache_instances}`);
-    } finally {
-      await inst.dispose();
-    }
-  });
-});
+describe.each(["deb:mariadb@10.11.19"])(
+  "%s (every MariaDB available here reads its settings back)",
+  (spec) => {
+    it("starts and reads every option back as set", async () => {
+      const { inst, install } = await instance(spec);
+      try {
+        await inst.initialize();
+        await inst.start();
+        const version = await inst.verify();
+        expect(version.startsWith(install.version)).toBe(true);
+        const vars = await inst.variables();
+        expect(inst.config.text).toContain(`table_open_cache = ${vars.table_open_cache}`);
+        expect(inst.config.text).toContain(`table_open_cache_instances = ${vars.table_open_cache_instances}`);
+      } finally {
+        await inst.dispose();
+      }
+    });
+  },
+);
 
 describe.each(MYSQL_SERVERS)("%s isolation and binary log", (spec) => {
   it("reads only perfgate's my.cnf, keeps files and X Protocol private, and shuts down cleanly", async () => {
