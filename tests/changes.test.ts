@@ -10,18 +10,10 @@ import {
 import { differenceSd } from "../src/changes/noise.js";
 import { renderChangesJson, renderChangesMarkdown, renderChangesText } from "../src/changes/report.js";
 import { UserError } from "../src/util/errors.js";
+import { mulberry32 } from "./fixtures/stats/synthetic.js";
 
-/** mulberry32: a small seeded PRNG, so every series here is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG, so every series here is the same on every run. */
+const rng = mulberry32;
 
 function gauss(r: () => number): () => number {
   return () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());

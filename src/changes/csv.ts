@@ -5,6 +5,7 @@
  * line naming file:line, the column and what is accepted.
  */
 import { CsvError, parse } from "csv-parse/sync";
+import { CSV_OPTIONS } from "../import/csv.js";
 import { UserError } from "../util/errors.js";
 import type { SeriesPoint } from "./index.js";
 
@@ -23,15 +24,10 @@ interface Row {
 
 function rows(text: string, file: string): Row[] {
   try {
-    const out = parse(text, {
-      info: true,
-      bom: true,
-      trim: true,
-      skip_empty_lines: true,
-      comment: "#",
-      comment_no_infix: true,
-      relax_column_count: true,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    const out = parse(text, { ...CSV_OPTIONS, info: true }) as unknown as {
+      record: string[];
+      info: { lines: number };
+    }[];
     return out.map((r) => ({ fields: r.record, line: r.info.lines }));
   } catch (err) {
     if (err instanceof CsvError) {

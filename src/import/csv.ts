@@ -41,7 +41,8 @@ interface ParsedRecord {
   line: number;
 }
 
-const CSV_OPTIONS = {
+/** The CSV dialect perfgate reads (comments with #, a BOM, ragged rows allowed). */
+export const CSV_OPTIONS = {
   bom: true,
   trim: true,
   skip_empty_lines: true,

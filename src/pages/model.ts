@@ -4,17 +4,12 @@
  * rows, and the version matrices (runs appended with --matrix, or runs holding several servers).
  */
 import { createHash } from "node:crypto";
+import type { SeriesPoint } from "../changes/index.js";
 import { naturalCompare } from "../compare/compare.js";
 import { HISTORY_METRICS, type HistoryMetric, type HistoryRun } from "../history/schema.js";
 
-export interface SeriesPoint {
-  value: number;
-  lo?: number;
-  hi?: number;
-  n?: number;
-  id?: string;
-  date?: string;
-}
+/** A point of a series, as the change-point detector takes it. */
+export type { SeriesPoint } from "../changes/index.js";
 
 /** What the change-point detector returns for one series (index = first point of the new regime). */
 export interface DetectedChange {
