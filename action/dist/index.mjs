@@ -79657,7 +79657,7 @@ function inside(path6, root) {
   return rel !== "" && !rel.startsWith("..") && !rel.startsWith(sep4);
 }
 function removableDir(path6, workRoots) {
-  const socketDir = dirname5(resolve5(path6)) === resolve5(tmpdir()) && basename5(path6).startsWith("pg-");
+  const socketDir = dirname5(resolve5(path6)) === resolve5(tmpdir()) && /^pg-[A-Za-z0-9]{6}$/.test(basename5(path6));
   return socketDir || workRoots.some((root) => inside(path6, root));
 }
 function killGroup2(g) {
@@ -81954,7 +81954,13 @@ async function runAbGuarded(opts, ctx) {
     })]);
     results.ended_at = (/* @__PURE__ */ new Date()).toISOString();
     results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
-    save();
+    try {
+      save();
+    } catch (err) {
+      results.status = "failed";
+      results.status_reason = errorMessage(err);
+      exitCode = 1;
+    }
   }
   return { results, exitCode };
   async function measureCell(p, index, sides) {
@@ -82957,6 +82963,8 @@ async function measureAb(config2, resultsDir, log) {
       thresholds: { default_pct: config2.thresholdPct },
       workDir,
       ...process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {},
+      // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
+      force: true,
       log,
       signal: interrupt.signal
     });
