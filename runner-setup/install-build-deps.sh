@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `build:` server specs need to compile MariaDB/MySQL from source: a compiler,
 # CMake, Ninja, ccache, bison and the libraries MariaDB 10.11 links against (measured on Debian
-# 12; see shared/reference anchors). libfmt-dev matters: perfgate configures with
+# 12; docs/servers.md has the measured build). libfmt-dev matters: perfgate configures with
 # -DWITH_LIBFMT=system, since CMake would otherwise try to download fmt. Uses sudo when not
 # root. Safe to run repeatedly: installs only the packages that are missing.
 set -euo pipefail

@@ -1,33 +1,74 @@
 #!/usr/bin/env bash
-# Installs the system packages perfgate needs that are missing: sysbench (the load generator),
-# unzip (official MariaDB builds come as jars), and apt's download tools (dpkg-deb, apt-get are
-# part of every Debian/Ubuntu). Uses sudo when not root. Safe to run repeatedly.
+# Installs the system packages perfgate needs that are missing. Uses sudo when not root. Safe to
+# run repeatedly: installs only what is missing.
+#
+#   install-deps.sh              what `perfgate run` needs: sysbench (the load generator), unzip
+#                                (official MariaDB builds come as jars), dpkg-deb (Debian sources)
+#   install-deps.sh --for-tests  also what the test suite needs: a C toolchain, CMake, Ninja, ccache
+#                                and git (the build: tests compile a tiny CMake project), iproute2
+#                                (the network-namespace test), and the Docker *client* taken out of
+#                                Debian's docker.io package into perfgate's tool cache (the docker:
+#                                tests need the client only; no daemon is installed or started)
 set -euo pipefail
 
+tests=0
+for arg in "$@"; do
+  case $arg in
+    --for-tests) tests=1 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps: unknown argument '$arg' (accepted: --for-tests, --help)" >&2; exit 2 ;;
+  esac
+done
+
+# command → Debian package
 need=()
-command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
-command -v unzip >/dev/null 2>&1 || need+=(unzip)
-command -v dpkg-deb >/dev/null 2>&1 || need+=(dpkg)
-
-if [ "${#need[@]}" -eq 0 ]; then
-  echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip: present"
-  exit 0
-fi
-
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "install-deps: missing ${need[*]} and no apt-get here; install them with your package manager" >&2
-  exit 1
+want() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
+want sysbench sysbench
+want unzip unzip
+want dpkg-deb dpkg
+if [ $tests = 1 ]; then
+  want git git
+  want cc gcc
+  want make make
+  want cmake cmake
+  want ninja ninja-build
+  want ccache ccache
+  want ip iproute2
+  want pgrep procps
 fi
 
 SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO=(sudo); fi
+
+if [ "${#need[@]}" -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: missing ${need[*]} and no apt-get here; install them with your package manager" >&2
+    exit 1
+  fi
+  if [ "$(id -u)" -ne 0 ] && [ "${#SUDO[@]}" -eq 0 ]; then
     echo "install-deps: need root (or sudo) to install: ${need[*]}" >&2
     exit 1
   fi
+  echo "install-deps: installing ${need[*]}"
+  "${SUDO[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-echo "install-deps: installing ${need[*]}"
-"${SUDO[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
-echo "install-deps: sysbench $(sysbench --version | awk '{print $2}')"
+if [ $tests = 1 ]; then
+  # The Docker client alone, from Debian's docker.io package, unpacked without installing it.
+  tools="${PERFGATE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/perfgate}/tools"
+  if ! command -v docker >/dev/null 2>&1 && [ ! -x "$tools/docker/docker" ]; then
+    echo "install-deps: fetching the Docker client (from Debian's docker.io package, client only)"
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    (cd "$tmp" && apt-get download -qq docker.io 2>/dev/null) || {
+      "${SUDO[@]}" apt-get update -qq && (cd "$tmp" && apt-get download -qq docker.io 2>/dev/null)
+    } || { echo "install-deps: could not download Debian's docker.io package" >&2; exit 1; }
+    dpkg-deb -x "$tmp"/docker.io_*.deb "$tmp/root"
+    mkdir -p "$tools/docker"
+    install -m 0755 "$tmp/root/usr/bin/docker" "$tools/docker/docker.tmp"
+    mv "$tools/docker/docker.tmp" "$tools/docker/docker"
+  fi
+fi
+
+echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client)"): present"

@@ -135,7 +135,7 @@ describe("perfgate ab", () => {
       out,
     ]);
     // Wait until the interleaved slices are running, then let a few go by.
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + 400_000;
     while (!stderrSoFar().includes("== measure")) {
       if (Date.now() > deadline) throw new Error(`measuring never started:\n${stderrSoFar()}`);
       await new Promise((r) => setTimeout(r, 200));

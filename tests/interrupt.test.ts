@@ -46,7 +46,7 @@ describe.each(["SIGINT", "SIGTERM"] as const)("%s during a run", (sig) => {
       "--out",
       out,
     ]);
-    await waitFor(() => cellsIn(out) >= 1, 90_000);
+    await waitFor(() => cellsIn(out) >= 1, 400_000);
     // Let the next cell's sysbench get going, then signal the whole group like a terminal does.
     await new Promise((r) => setTimeout(r, 1500));
     process.kill(-child.pid!, sig);

@@ -18,10 +18,10 @@ import {
   symlinkSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readResults } from "../src/results/store.js";
-import { unpackOnce } from "../src/servers/cache.js";
+import { cacheRoot, unpackOnce } from "../src/servers/cache.js";
 import type { ServerInstall } from "../src/servers/install.js";
 import {
   DOCKER_IMAGES,
@@ -37,11 +37,12 @@ import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.
 const work = mkdtempSync(join(tmpdir(), "pg-docker-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** The Docker client: on PATH, or the one `install-deps.sh --for-tests` put in perfgate's tool cache. */
 function requireDockerClient(): string {
-  const docker = findDocker();
+  const docker = findDocker() ?? findDocker({ PATH: join(cacheRoot(), "tools", "docker") });
   if (!docker) {
     throw new Error(
-      "this test needs the `docker` client on PATH (no daemon needed): install docker-ce-cli or docker.io",
+      "this test needs the `docker` client (no daemon needed): run `bash runner-setup/install-deps.sh --for-tests`",
     );
   }
   return docker;
@@ -87,7 +88,7 @@ describe("docker: without a Docker engine", () => {
   it("perfgate run: an unreachable daemon is one line naming the spec and the socket, exit 1, nothing written", async () => {
     requireSysbench();
     requireBuild();
-    requireDockerClient();
+    const docker = requireDockerClient();
     const dir = join(work, "run-nodaemon");
     const out = join(dir, "r.json");
     // A socket that cannot exist, so the daemon is unreachable on any machine.
@@ -102,7 +103,11 @@ describe("docker: without a Docker engine", () => {
         "--out",
         out,
       ],
-      { DOCKER_HOST: `unix://${sock}`, PERFGATE_CACHE_DIR: join(work, "cache-nodaemon") },
+      {
+        DOCKER_HOST: `unix://${sock}`,
+        PERFGATE_CACHE_DIR: join(work, "cache-nodaemon"),
+        PATH: `${dirname(docker)}${delimiter}${process.env.PATH ?? ""}`,
+      },
     );
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");

@@ -314,7 +314,7 @@ describe("mergeResults", () => {
 });
 
 describe("perfgate run --shard, then perfgate merge (real server)", () => {
-  it("two shards of shard.yml merge into the unsharded plan", { timeout: 600_000 }, async () => {
+  it("two shards of shard.yml merge into the unsharded plan", { timeout: 1_200_000 }, async () => {
     requireSysbench();
     requireBuild();
     const dir = mkdtempSync(join(tmpdir(), "pg-shard-"));

@@ -1,7 +1,7 @@
 /**
  * The statistics on real interleaved A/B measurements from our 2-core development VMs
- * (tests/fixtures/stats/interleaved-pairs-dev-vm.csv, a copy of
- * shared/reference/data/interleaved-pairs-dev-vm.csv; described in noise-on-dev-vms.md).
+ * (tests/fixtures/stats/interleaved-pairs-dev-vm.csv: pairs measured on one 2-core VM whose
+ * throughput shifts level for 10-40 s at a time; docs/workloads.md describes that noise).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * my.cnf generation: the shared base of the Percona 2026 report (§3.1) scaled to the host, then
- * flavor/version rules (§3.2 and shared/reference/anchors.md), then the workload's and the user's
+ * flavor/version rules (§3.2, and vendors' documented option changes per version), then the workload's and the user's
  * overrides. Pure: the same inputs give the same text and the same hash.
  *
  * Each rule names the flavors and the version range ([min, max) by exact version) it applies to,

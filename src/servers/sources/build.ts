@@ -32,7 +32,7 @@ import { provisionPath } from "./path.js";
 const RECIPE = 1;
 
 /**
- * CMake options for MariaDB: the lean set measured on these machines (shared/reference anchors):
+ * CMake options for MariaDB: the lean set measured on Debian 12 (docs/servers.md, build section):
  * the plugins a sysbench comparison never loads are off, and fmt comes from the system (CMake
  * would otherwise try to download it).
  */
