@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapStale, removableDir } from "../src/run/guard.js";
-import { checkResumable, keptCells, resumeDifferences } from "../src/run/resume.js";
+import { checkResumable, keptCells, resumeDifferences, startingResults } from "../src/run/resume.js";
 import { failedCellsReason } from "../src/run/runner.js";
 import { reclaimOrphanTemps, tempOwner } from "../src/servers/cache.js";
 import { acquireLock, readLock } from "../src/util/lock.js";
@@ -229,6 +229,35 @@ describe("resume checks", () => {
     expect(keptCells(withFailed, planned).map((c) => c.id)).toEqual(prev.cells.map((c) => c.id));
     expect(failedCellsReason(withFailed.cells)).toMatch(/^1 of \d+ cells failed; first: /);
     expect(failedCellsReason(prev.cells)).toBeNull();
+  });
+
+  it("start from the finished cells, their tiers and start time; run the failed and missing ones", () => {
+    const planned = prev.cells.map(({ id, server, workload, script, threads, tier, repetition }) => ({
+      id,
+      server,
+      workload,
+      script,
+      threads,
+      tier,
+      repetition,
+    }));
+    const half = {
+      ...prev,
+      status: "incomplete" as const,
+      cells: [{ ...prev.cells[0]! }, { ...prev.cells[1]!, status: "failed" as const }],
+    };
+    const record = { ...prev.servers[0]!, tiers: [] };
+    const { results, toRun } = startingResults(prev, record, planned, half);
+    expect(results.cells.map((c) => c.id)).toEqual([prev.cells[0]!.id]);
+    expect(toRun.map((c) => c.id)).toEqual([prev.cells[1]!.id]);
+    expect(results.started_at).toBe(prev.started_at);
+    expect(record.tiers).toEqual(prev.servers[0]!.tiers);
+    expect(results.resumed).toEqual([{ at: expect.any(String), cells_kept: 1 }]);
+    expect(results.status).toBe("running");
+    const fresh = startingResults(prev, { ...prev.servers[0]!, tiers: [] }, planned, null);
+    expect(fresh.results.cells).toEqual([]);
+    expect(fresh.toRun).toHaveLength(2);
+    expect(fresh.results.resumed).toBeUndefined();
   });
 });
 

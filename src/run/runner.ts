@@ -6,13 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
-import {
-  type Cell,
-  type Host,
-  RESULTS_SCHEMA,
-  RESULTS_SCHEMA_VERSION,
-  type Results,
-} from "../results/schema.js";
+import type { Cell, Host, Results } from "../results/schema.js";
 import { readResults, writeFileAtomic, writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
 import type { ServerInstall } from "../servers/install.js";
@@ -35,7 +29,7 @@ import { guardRun } from "./guard.js";
 import { hostFingerprint } from "./host.js";
 import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
 import { formatDuration, progressLine } from "./progress.js";
-import { checkResumable, inPlanOrder, keptCells, type ResumeIdentity } from "./resume.js";
+import { checkResumable, inPlanOrder, type ResumeIdentity, startingResults } from "./resume.js";
 import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
 import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
 import { runHeader, serverRecord, startTierServer, tierConfigHash } from "./tier-server.js";
@@ -165,28 +159,12 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
     ...(networkRec ? { network: networkRec } : {}),
   };
   const prev = previousRun(opts, ctx, install, header);
-  const kept = prev ? keptCells(prev, cells) : [];
-  const keptIds = new Set(kept.map((c) => c.id));
-  const toRun = cells.filter((c) => !keptIds.has(c.id));
+  const { results, toRun } = startingResults(header, record, cells, prev);
   if (prev) {
-    record.version_string = prev.servers[0]?.version_string ?? "";
-    record.tiers = [...(prev.servers[0]?.tiers ?? [])];
-    log.info(`resuming ${opts.resume}: ${kept.length} of ${cells.length} cells done, ${toRun.length} to run`);
+    log.info(
+      `resuming ${opts.resume}: ${results.cells.length} of ${cells.length} cells done, ${toRun.length} to run`,
+    );
   }
-  const results: Results = {
-    schema: RESULTS_SCHEMA,
-    schema_version: RESULTS_SCHEMA_VERSION,
-    status: "running",
-    ...header,
-    ...(prev ? { started_at: prev.started_at } : {}),
-    servers: [record],
-    cells_planned: cells.length,
-    cells: kept,
-    telemetry_overhead_pct_of_core: prev?.telemetry_overhead_pct_of_core ?? null,
-    ...(prev
-      ? { resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }] }
-      : {}),
-  };
   let persisted: Cell[] = [];
   const save = () => {
     writeResults(out, results);
