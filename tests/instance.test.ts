@@ -72,7 +72,7 @@ describe("lifecycle failures", () => {
     try {
       await inst.initialize().catch(() => {});
       await expect(inst.start()).rejects.toThrow(
-        /maven:mariadb@11\.4\.5 died during start \(exit code \d+\): .*innodb[-_]no[-_]such[-_]option/,
+        /maven:mariadb@11\.4\.5 died during start \(exited with \d+\): .*innodb[-_]no[-_]such[-_]option/,
       );
     } finally {
       await inst.dispose();
