@@ -134,6 +134,13 @@ describe("kill -9 of perfgate, then --resume", () => {
       const r = await run.done;
       expect(r.signal, `attempt ${attempt}`).toBe("SIGKILL");
       await noLeftovers(dir, ports, 10_000);
+      if (json(out) !== null) {
+        // The watchdog marks the file a killed run leaves at "running".
+        await waitFor("the results to be closed", () => json(out)?.status !== "running", 10_000);
+        expect(json(out)?.status_reason).toMatch(
+          /^perfgate \(pid \d+\) ended without finishing \(killed\) after \d of 4 cells$/,
+        );
+      }
     }
 
     // A third kill with both death guards (parent-death signal, watchdog) switched off: the server

@@ -155,16 +155,29 @@ describe("children die with perfgate", () => {
     });
   });
 
-  it("the watchdog kills registered groups and removes registered dirs when its pipe closes", async () => {
+  it("the watchdog kills registered groups, removes registered dirs and closes results when its pipe closes", async () => {
     const d = mkdtempSync(join(tmpdir(), "pg-"));
+    const running = join(tempDir(), "running.json");
+    const done = join(tempDir(), "done.json");
+    for (const f of [running, done]) {
+      writeFileSync(f, JSON.stringify({ ...makeResults({ cells: [{ tps: 1 }] }), status: "running" }));
+    }
     const sleeper = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
     const dog = spawn(process.execPath, ["-e", WATCHDOG_SCRIPT], { stdio: ["pipe", "ignore", "inherit"] });
-    dog.stdin.write(`+g ${sleeper.pid}\n+d ${d}\n+g 999999\n-g 999999\n`);
+    dog.stdin.write(
+      `+g ${sleeper.pid}\n+d ${d}\n+g 999999\n-g 999999\n+r ${running}\n+r ${done}\n-r ${done}\n`,
+    );
     dog.stdin.end();
-    const sig = await new Promise((res) => sleeper.once("exit", (_c, s) => res(s)));
-    await new Promise((res) => dog.once("exit", res));
-    expect(sig).toBe("SIGKILL");
+    const killed = new Promise((res) => sleeper.once("exit", (_c, s) => res(s)));
+    expect(await new Promise((res) => dog.once("exit", res))).toBe(0); // a broken script would exit 1 at once
+    expect(await killed).toBe("SIGKILL");
     expect(existsSync(d)).toBe(false);
+    const closed = JSON.parse(readFileSync(running, "utf8"));
+    expect(closed.status).toBe("incomplete");
+    expect(closed.status_reason).toBe(
+      `perfgate (pid ${process.pid}) ended without finishing (killed) after 1 of 1 cells`,
+    );
+    expect(JSON.parse(readFileSync(done, "utf8")).status).toBe("running"); // forgotten: not touched
   });
 
   it("exit descriptions name the signal", () => {
