@@ -3,19 +3,23 @@
 # run repeatedly: installs only what is missing.
 #
 #   install-deps.sh              what `perfgate run` needs: sysbench (the load generator), unzip
-#                                (official MariaDB builds come as jars), dpkg-deb (Debian sources)
+#                                (official MariaDB builds come as jars), dpkg-deb (Debian sources),
+#                                patchelf (servers from Debian sid run with sid's C library) and
+#                                Debian's archive keyring (verifies sid's package index)
 #   install-deps.sh --for-tests  also what the test suite needs: a C toolchain, CMake, Ninja, ccache
 #                                and git (the build: tests compile a tiny CMake project), iproute2
 #                                (the network-namespace test), and the Docker *client* taken out of
 #                                Debian's docker.io package into perfgate's tool cache (the docker:
-#                                tests need the client only; no daemon is installed or started)
+#                                tests need the client only; no daemon is installed or started),
+#                                and Chromium (the trend-site tests and bench/pages.mjs drive it
+#                                headless through playwright-core)
 set -euo pipefail
 
 tests=0
 for arg in "$@"; do
   case $arg in
     --for-tests) tests=1 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (accepted: --for-tests, --help)" >&2; exit 2 ;;
   esac
 done
@@ -26,15 +30,19 @@ want() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
 want sysbench sysbench
 want unzip unzip
 want dpkg-deb dpkg
+want patchelf patchelf
+[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || need+=(debian-archive-keyring)
 if [ $tests = 1 ]; then
   want git git
-  want cc gcc
-  want make make
+  want cc build-essential
+  want make build-essential
+  [ -f /usr/include/stdio.h ] || need+=(libc6-dev)
   want cmake cmake
   want ninja ninja-build
   want ccache ccache
   want ip iproute2
   want pgrep procps
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 fi
 
 SUDO=()
@@ -71,4 +79,4 @@ if [ $tests = 1 ]; then
   fi
 fi
 
-echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client)"): present"
+echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium)"): present"

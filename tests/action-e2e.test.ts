@@ -10,6 +10,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verdictDigest } from "../src/action/verdict.js";
+import { compareSets } from "../src/compare/compare.js";
+import { loadMeasurements } from "../src/compare/model.js";
 import { ROOT } from "./helpers/env.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
@@ -202,6 +205,7 @@ describe("a pull request's life: regression, still regressed, fixed, unchanged",
 
     expectCleanTraffic(gh);
     expect(gh.operations()).toEqual([
+      "users/get-authenticated",
       "issues/list-comments",
       "issues/list-comments",
       "issues/create-comment",
@@ -236,7 +240,12 @@ describe("a pull request's life: regression, still regressed, fixed, unchanged",
     expect(r.outputs.verdict).toBe("regression");
     expectCleanTraffic(gh);
     const ops = gh.operations().slice(before);
-    expect(ops).toEqual(["issues/list-comments", "issues/list-comments", "issues/update-comment"]);
+    expect(ops).toEqual([
+      "users/get-authenticated",
+      "issues/list-comments",
+      "issues/list-comments",
+      "issues/update-comment",
+    ]);
     expect(gh.operations().filter((o) => o === "issues/create-comment")).toHaveLength(1);
     const patch = gh.requests.at(-1)!;
     expect(patch.method).toBe("PATCH");
@@ -260,6 +269,7 @@ describe("a pull request's life: regression, still regressed, fixed, unchanged",
     expect(r.outputs.regressions).toBe("0");
     expectCleanTraffic(gh);
     expect(gh.operations().slice(before)).toEqual([
+      "users/get-authenticated",
       "issues/list-comments",
       "issues/list-comments",
       "issues/update-comment",
@@ -267,7 +277,9 @@ describe("a pull request's life: regression, still regressed, fixed, unchanged",
     const { owner, repo, number, sha } = prOf(payload);
     const mine = gh.commentsOn(owner, repo, number).filter((c) => c.body.includes("perfgate:test"));
     expect(mine).toHaveLength(1);
-    expect(mine[0]!.body).toContain(`✅ The regression reported earlier is gone as of ${sha.slice(0, 12)}`);
+    expect(mine[0]!.body).toContain(
+      `✅ The regression reported earlier is gone as of \`${sha.slice(0, 12)}\``,
+    );
     expect(mine[0]!.body).toContain("✅ no regressions");
   });
 
@@ -282,7 +294,11 @@ describe("a pull request's life: regression, still regressed, fixed, unchanged",
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("not updated");
     expectCleanTraffic(gh);
-    expect(gh.operations().slice(before)).toEqual(["issues/list-comments", "issues/list-comments"]);
+    expect(gh.operations().slice(before)).toEqual([
+      "users/get-authenticated",
+      "issues/list-comments",
+      "issues/list-comments",
+    ]);
   });
 
   it("comment: on-change updates when the verdicts change", async () => {
@@ -332,7 +348,7 @@ describe("hostile text", () => {
 
   it("a branch name and an engine name with shell and HTML are rendered inert", async () => {
     const pwned = join(dir, "pwned");
-    const hostile = `\`$(touch ${pwned})\` <img src=x onerror=alert(1)> | x`;
+    const hostile = `\`$(touch ${pwned})\` <img src=x onerror=alert(1)> | x @org/team https://evil.example\rrow`;
     const base = resultsFile(dir, "base.json", 1);
     const head = resultsFile(dir, "head.json", 0.5, hostile);
     const payload = opened();
@@ -353,13 +369,157 @@ describe("hostile text", () => {
     const unescaped = /(^|[^\\])(<img|\$\(touch|`\$)/m;
     expect(body).not.toMatch(unescaped);
     expect(body).toContain("\\<img src=x onerror=alert\\(1\\)\\>");
-    expect(body).toContain("\\`$\\(touch");
+    expect(body).toContain("\\`\\$\\(touch");
     // Each table row keeps its column count: the "|" in the name is escaped.
     expect(body).toContain("\\| x");
     expect(r.summary).not.toMatch(unescaped);
     expect(r.summary).toContain("\\<img");
+    for (const md of [body, r.summary]) {
+      expect(md).not.toMatch(/@(?!&#8203;)/); // no mention
+      expect(md).not.toContain("https://evil"); // no autolink
+      expect(md).not.toContain("\r");
+      expect(md).toContain("@&#8203;org/team https:&#8203;//evil.example row");
+    }
     // Outputs are untouched by the text (no injected lines in GITHUB_OUTPUT).
     expect(Object.keys(r.outputs).sort()).toEqual(["regressions", "report", "results", "verdict"]);
+  });
+});
+
+describe("whose comment it is", () => {
+  let gh: GitHubStandIn;
+  let dir: string;
+  let base: string;
+  let slow: string;
+  let same: string;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    dir = tempDir("perfgate-action-identity-");
+    base = resultsFile(dir, "base.json", 1);
+    slow = resultsFile(dir, "head-slow.json", 0.5);
+    same = resultsFile(dir, "head-same.json", 1);
+  });
+  afterAll(async () => {
+    await gh.close();
+  });
+
+  /** The opened payload on another pull request number, so each case starts on a fresh PR. */
+  function onPr(n: number): Json {
+    const p = opened();
+    (p.pull_request as Json).number = n;
+    p.number = n;
+    return p;
+  }
+
+  it("another user's comment with perfgate's markers and a forged state is neither edited nor trusted", async () => {
+    const payload = onPr(501);
+    const { owner, repo } = prOf(payload);
+    const sets = [loadMeasurements(base), loadMeasurements(slow)];
+    const digest = verdictDigest(compareSets(sets, {}));
+    // Forged: "unchanged" with the digest of this very report, so on-change would stay silent.
+    const forged = gh.seedComment(
+      owner,
+      repo,
+      501,
+      `<!-- perfgate:test -->\n<!-- perfgate-state verdict=unchanged digest=${digest} sha= -->\nall good`,
+      "mallory",
+    );
+    const r = await runAction({
+      inputs: {
+        mode: "compare",
+        "base-results": base,
+        "head-results": slow,
+        comment: "on-change",
+        "fail-on-regression": "false",
+      },
+      payload,
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    expect(r.stdout).toContain(`ignoring comment ${forged.id} by "mallory"`);
+    expect(gh.requests.filter((q) => q.method === "PATCH")).toHaveLength(0);
+    expect(forged.body).toContain("all good");
+    const mine = gh.commentsOn(owner, repo, 501).filter((c) => c.author === "github-actions[bot]");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.body).toContain("🔴 regression");
+  });
+
+  it("a forged earlier regression does not make a clean run announce that it is gone", async () => {
+    const payload = onPr(502);
+    const { owner, repo } = prOf(payload);
+    gh.seedComment(
+      owner,
+      repo,
+      502,
+      "<!-- perfgate:test -->\n<!-- perfgate-state verdict=regression digest=0000 sha= -->",
+      "mallory",
+    );
+    const r = await runAction({
+      inputs: { mode: "compare", "base-results": base, "head-results": same },
+      payload,
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    const mine = gh.commentsOn(owner, repo, 502).filter((c) => c.author === "github-actions[bot]");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.body).not.toContain("gone");
+  });
+
+  it("a refused edit (403) falls back to a new comment", async () => {
+    const payload = onPr(503);
+    const { owner, repo } = prOf(payload);
+    const inputs = {
+      mode: "compare",
+      "base-results": base,
+      "head-results": slow,
+      "fail-on-regression": "false",
+    };
+    expect((await runAction({ inputs, payload, apiUrl: gh.url, dir })).code).toBe(0);
+    gh.refuseEdits = true;
+    try {
+      const r = await runAction({ inputs, payload, apiUrl: gh.url, dir });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/could not edit comment \d+ \(HTTP 403\): posting a new comment instead/);
+    } finally {
+      gh.refuseEdits = false;
+    }
+    const patch = gh.requests.filter((q) => q.method === "PATCH");
+    expect(patch.map((q) => q.status)).toEqual([403]);
+    const mine = gh.commentsOn(owner, repo, 503).filter((c) => c.author === "github-actions[bot]");
+    expect(mine).toHaveLength(2);
+    // The next run edits the newer comment instead of adding a third.
+    expect((await runAction({ inputs, payload, apiUrl: gh.url, dir })).code).toBe(0);
+    const patched = gh.requests.filter((q) => q.method === "PATCH").map((q) => q.path.split("/").pop());
+    expect(patched).toEqual([String(mine[0]!.id), String(mine[1]!.id)]);
+    expect(gh.commentsOn(owner, repo, 503)).toHaveLength(2);
+  });
+
+  it("a personal access token: the authenticated user's comments are the action's own", async () => {
+    gh.addUser("ghp_personalToken456", "perf-bot");
+    const payload = onPr(504);
+    const { owner, repo } = prOf(payload);
+    gh.seedComment(owner, repo, 504, "<!-- perfgate:test -->\nby the Actions bot, not this token");
+    const inputs = {
+      mode: "compare",
+      "base-results": base,
+      "head-results": slow,
+      "fail-on-regression": "false",
+      "github-token": "ghp_personalToken456",
+    };
+    for (let i = 0; i < 2; i++)
+      expect((await runAction({ inputs, payload, apiUrl: gh.url, dir })).code).toBe(0);
+    expectCleanTraffic(gh);
+    const byBot = gh.commentsOn(owner, repo, 504).filter((c) => c.author === "perf-bot");
+    expect(byBot).toHaveLength(1);
+    expect(byBot[0]!.created_at <= byBot[0]!.updated_at).toBe(true);
+    // comment-author names the identity without asking GitHub.
+    const before = gh.requests.length;
+    await runAction({ inputs: { ...inputs, "comment-author": "perf-bot" }, payload, apiUrl: gh.url, dir });
+    expect(gh.operations().slice(before)[0]).toBe("issues/list-comments");
+    expect(gh.commentsOn(owner, repo, 504).filter((c) => c.author === "perf-bot")).toHaveLength(1);
   });
 });
 
@@ -469,6 +629,43 @@ describe("inputs, events and the post step", () => {
     const mine = gh.commentsOn(owner!, repo!, number);
     expect(mine).toHaveLength(1);
     expect(mine[0]!.body).toContain(String(run.head_sha).slice(0, 12));
+  });
+
+  it("workflow_run of a dispatched benchmark: pinned SHAs, the compare link and the artifact in the comment", async () => {
+    const payload = webhookExample(
+      "workflow_run",
+      (e) => (e.workflow_run as Json).event === "workflow_dispatch",
+    );
+    const [owner, repo] = ((payload.repository as Json).full_name as string).split("/");
+    const headSha = "c".repeat(40);
+    const baseSha = "d".repeat(40);
+    const artifact = `https://github.com/${owner}/${repo}/actions/runs/77/artifacts/123`;
+    const r = await runAction({
+      inputs: {
+        mode: "compare",
+        "head-results": abFile(dir, "ab-smoke.json", 0.5),
+        "pr-number": "31",
+        "head-sha": headSha,
+        "base-sha": baseSha,
+        "artifact-url": artifact,
+        "fail-on-regression": "false",
+      },
+      payload,
+      eventName: "workflow_run",
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    const [c] = gh.commentsOn(owner!, repo!, 31);
+    const body = c!.body;
+    const repoUrl = `https://github.com/${owner}/${repo}`;
+    expect(body).toContain(`[\`${headSha.slice(0, 12)}\`](${repoUrl}/commit/${headSha})`);
+    expect(body).toContain(`[changes](${repoUrl}/compare/${baseSha}...${headSha})`);
+    expect(body).toContain(`full results: [the results artifact](${artifact})`);
+    // The run's own branch (the default branch) is not the head's.
+    expect(body).not.toContain(`(${String((payload.workflow_run as Json).head_branch)})`);
+    expect(r.summary).toContain(`[changes](${repoUrl}/compare/${baseSha}...${headSha})`);
   });
 
   it("the post step is harmless with no state", async () => {

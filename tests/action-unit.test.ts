@@ -7,7 +7,7 @@ import {
   commentMarker,
   GITHUB_COMMENT_LIMIT,
   parseCommentState,
-  truncateMarkdown,
+  resolveIdentity,
   upsertComment,
 } from "../src/action/comment.js";
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
@@ -15,7 +15,7 @@ import { eventInfo } from "../src/action/event.js";
 import { actionsLogger, defuseCommands } from "../src/action/logger.js";
 import { overallVerdict, verdictDigest } from "../src/action/verdict.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
+import { fromResults, type MeasurementSet } from "../src/compare/model.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
@@ -100,6 +100,21 @@ describe("parseConfig", () => {
     for (const p of all) expect(p).not.toContain("\n");
   });
 
+  it("reads degradation settings, one name=value per line; a bad line is named", () => {
+    const c = parseConfig(
+      env({
+        mode: "compare",
+        "head-results": "h.json",
+        degradation: "min_drop_pct=10\n\n sustain_s = 30 \n",
+      }),
+    );
+    expect(c.degradation).toEqual({ min_drop_pct: 10, sustain_s: 30 });
+    expect(parseConfig(env({ mode: "compare", "head-results": "h.json" })).degradation).toEqual({});
+    const bad = problems({ mode: "compare", "head-results": "h.json", degradation: "min_drop_pct=200" });
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatch(/^input "degradation": "min_drop_pct=200" has a bad line .*accepted: window_s/);
+  });
+
   it("checks what each mode needs", () => {
     expect(problems({})).toEqual(['input "mode": "" is missing (accepted: ab, compare)']);
     expect(problems({ mode: "ab", head: "mariadb@11.4.5" })).toEqual([
@@ -165,7 +180,10 @@ describe("eventInfo", () => {
   });
 });
 
-function report(headFactor: number, threads = [1, 16]): { report: ComparisonReport; markdown: string } {
+function report(
+  headFactor: number,
+  threads = [1, 16],
+): { report: ComparisonReport; markdown: string; sets: MeasurementSet[] } {
   const noise = [1, 1.01, 0.99, 1.005, 0.995];
   const mk = (factor: number) =>
     makeResults({
@@ -176,7 +194,7 @@ function report(headFactor: number, threads = [1, 16]): { report: ComparisonRepo
     });
   const sets = [fromResults(mk(1), "base.json"), fromResults(mk(headFactor), "head.json")];
   const r = compareSets(sets, {});
-  return { report: r, markdown: renderComparisonMarkdown(r, sets) };
+  return { report: r, markdown: renderComparisonMarkdown(r, sets), sets };
 }
 
 describe("verdicts", () => {
@@ -200,19 +218,24 @@ describe("verdicts", () => {
 describe("the comment body", () => {
   const base = {
     workload: "smoke",
-    headSha: "0123456789abcdef0123456789abcdef01234567",
-    headRef: "fix/slow",
+    repoUrl: "https://github.com/o/r",
+    base: { sha: "fedcba9876543210fedcba9876543210fedcba98", ref: "main" },
+    head: { sha: "0123456789abcdef0123456789abcdef01234567", ref: "fix/slow" },
     runUrl: "https://github.com/o/r/actions/runs/1",
-    fullReportHint: "the job summary",
+    artifact: { url: "https://github.com/o/r/actions/runs/1", label: "this run's artifacts" },
+    perfgateVersion: "0.1.0",
   };
 
-  it("carries the markers, the state and the report", () => {
-    const { report: r, markdown } = report(0.5);
-    const { body, state } = buildCommentBody({ ...base, report: r, markdown, previous: null });
+  it("carries the markers and the state; the verdict is the first visible line", () => {
+    const { report: r, sets } = report(0.5);
+    const { body, state } = buildCommentBody({ ...base, report: r, sets, previous: null });
     expect(body.startsWith(commentMarker("smoke"))).toBe(true);
     expect(parseCommentState(body)).toEqual(state);
     expect(state.verdict).toBe("regression");
-    expect(body).toContain("Head: fix/slow at 0123456789ab");
+    expect(body.split("\n")[2]).toMatch(/^### 🔴 regression · perfgate smoke: 2 regressed of 2 cells/);
+    expect(body).toContain(
+      "[`0123456789ab`](https://github.com/o/r/commit/0123456789abcdef0123456789abcdef01234567) (fix/slow)",
+    );
     expect(body).toContain("[workflow run](https://github.com/o/r/actions/runs/1)");
     expect(body).toContain("## Verdicts");
   });
@@ -220,65 +243,135 @@ describe("the comment body", () => {
   it("says so when an earlier regression is gone", () => {
     const bad = report(0.5);
     const good = report(1);
-    const first = buildCommentBody({ ...base, report: bad.report, markdown: bad.markdown, previous: null });
+    const first = buildCommentBody({ ...base, report: bad.report, sets: bad.sets, previous: null });
     const later = buildCommentBody({
       ...base,
       report: good.report,
-      markdown: good.markdown,
+      sets: good.sets,
       previous: parseCommentState(first.body),
     });
-    expect(later.body).toContain("✅ The regression reported earlier is gone as of 0123456789ab.");
+    expect(later.body).toContain("✅ The regression reported earlier is gone as of `0123456789ab`.");
   });
 
   it("workload names cannot break out of the marker", () => {
     expect(commentMarker("smoke --> <script>")).toBe("<!-- perfgate:smoke------script- -->");
   });
 
-  it("stays under GitHub's limit with a huge report, pointing at the full one", () => {
-    const { report: r, markdown } = report(0.5);
-    const huge = `<details><summary>x</summary>\n\n${"| a | b |\n".repeat(20_000)}\n</details>\n`;
-    const { body } = buildCommentBody({
-      ...base,
-      report: r,
-      markdown: `${markdown}\n${huge}`,
-      previous: null,
-    });
+  it("stays under GitHub's limit with a huge matrix (tests/report-golden.test.ts has 10,000 cells)", () => {
+    const { report: r, sets } = report(
+      0.5,
+      Array.from({ length: 400 }, (_, i) => i + 1),
+    );
+    const { body } = buildCommentBody({ ...base, report: r, sets, previous: null });
     expect(body.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
-    expect(body).toContain("the full report is in the job summary");
+    expect(body).toContain("Left out to fit GitHub's size limit");
     expect(body.match(/<details>/g)?.length).toBe(body.match(/<\/details>/g)?.length);
-    expect(truncateMarkdown("short", 100, "note")).toBe("short");
   });
+});
 
-  it("upsert pages through all comments and updates the marked one", async () => {
-    const calls: string[] = [];
-    const { report: r, markdown } = report(1);
-    const api = {
-      paginate: async <T>(route: string): Promise<T[]> => {
-        calls.push(route);
-        return [
-          { id: 1, body: "hello" },
-          { id: 2, body: `${commentMarker("smoke")}\nold` },
-        ] as T[];
-      },
-      request: async (route: string, params: Record<string, unknown>) => {
-        calls.push(`${route} ${String(params.comment_id ?? "")}`);
-        return { data: { id: params.comment_id, html_url: "https://x" } };
-      },
-    };
-    const result = await upsertComment(api, {
+type Comment = { id: number; body: string; user: { login: string } };
+
+/** An in-memory comments API recording calls; `refuse` answers edits with that HTTP status. */
+function fakeApi(comments: Comment[], opts: { refuse?: number; login?: string | 403 } = {}) {
+  const calls: string[] = [];
+  const api = {
+    paginate: async <T>(route: string): Promise<T[]> => {
+      calls.push(route);
+      return comments as T[];
+    },
+    request: async (route: string, params: Record<string, unknown>) => {
+      calls.push(`${route} ${String(params.comment_id ?? "")}`.trim());
+      if (route === "GET /user") {
+        if (opts.login === 403 || opts.login === undefined)
+          throw Object.assign(new Error("no"), { status: 403 });
+        return { data: { login: opts.login } };
+      }
+      if (route.startsWith("PATCH") && opts.refuse) {
+        throw Object.assign(new Error("Resource not accessible by integration"), { status: opts.refuse });
+      }
+      return { data: { id: params.comment_id ?? 77, html_url: "https://x" } };
+    },
+  };
+  return { api, calls };
+}
+
+describe("the sticky comment", () => {
+  const { report: r, sets } = report(1);
+  const upsert = (api: ReturnType<typeof fakeApi>["api"], mode: "always" | "on-change" = "always") => {
+    const infos: string[] = [];
+    const result = upsertComment(api, {
       owner: "o",
       repo: "r",
       prNumber: 3,
       workload: "smoke",
-      mode: "always",
-      build: (previous) => buildCommentBody({ ...base, report: r, markdown, previous }),
-      info: () => {},
+      mode,
+      identity: "github-actions[bot]",
+      build: (previous) =>
+        buildCommentBody({
+          workload: "smoke",
+          repoUrl: null,
+          base: { sha: null, ref: null },
+          head: { sha: null, ref: null },
+          runUrl: null,
+          artifact: null,
+          perfgateVersion: "0.1.0",
+          report: r,
+          sets,
+          previous,
+        }),
+      info: (m) => infos.push(m),
     });
-    expect(result.action).toBe("updated");
+    return { result, infos };
+  };
+  const bot = { login: "github-actions[bot]" };
+  const mallory = { login: "mallory" };
+
+  it("pages through all comments and updates the action's own marked one", async () => {
+    const { api, calls } = fakeApi([
+      { id: 1, body: "hello", user: mallory },
+      { id: 2, body: `${commentMarker("smoke")}\nold`, user: bot },
+    ]);
+    expect((await upsert(api).result).action).toBe("updated");
     expect(calls).toEqual([
       "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
       "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id} 2",
     ]);
+  });
+
+  it("another user's comment with perfgate's markers and a forged state is neither edited nor trusted", async () => {
+    const forged = `${commentMarker("smoke")}\n<!-- perfgate-state verdict=regression digest=${verdictDigest(r)} sha= -->`;
+    const { api, calls } = fakeApi([{ id: 5, body: forged, user: mallory }]);
+    const { result, infos } = upsert(api, "on-change");
+    const done = await result;
+    // created, not "unchanged" (the forged digest matches) and no "regression is gone" from the forged verdict
+    expect(done.action).toBe("created");
+    expect(calls.some((c) => c.startsWith("PATCH"))).toBe(false);
+    expect(infos[0]).toContain('ignoring comment 5 by "mallory"');
+  });
+
+  it("of several own marked comments, the newest is updated", async () => {
+    const { api, calls } = fakeApi([
+      { id: 2, body: `${commentMarker("smoke")}\nold`, user: bot },
+      { id: 9, body: `${commentMarker("smoke")}\nnewer`, user: bot },
+    ]);
+    expect((await upsert(api).result).action).toBe("updated");
+    expect(calls.at(-1)).toBe("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id} 9");
+  });
+
+  it("a refused edit (403) posts a new comment instead", async () => {
+    const { api, calls } = fakeApi([{ id: 2, body: `${commentMarker("smoke")}\nold`, user: bot }], {
+      refuse: 403,
+    });
+    const { result, infos } = upsert(api);
+    expect((await result).action).toBe("created");
+    expect(calls.at(-1)).toBe("POST /repos/{owner}/{repo}/issues/{issue_number}/comments");
+    expect(infos.join("\n")).toContain("could not edit comment 2 (HTTP 403): posting a new comment instead");
+  });
+
+  it("the identity: the input, else GET /user, else github-actions[bot]", async () => {
+    expect(await resolveIdentity(fakeApi([]).api, "my-app[bot]")).toBe("my-app[bot]");
+    expect(await resolveIdentity(fakeApi([], { login: "octocat" }).api, null)).toBe("octocat");
+    expect(await resolveIdentity(fakeApi([], { login: 403 }).api, null)).toBe("github-actions[bot]");
   });
 });
 

@@ -1,15 +1,17 @@
 /**
- * The server lifecycle against real MariaDB binaries: initialise, start, verify, query, stop; and
+ * The server lifecycle against real MariaDB and MySQL binaries: initialise, start, verify, query, stop; and
  * the failures a user must be told about clearly.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { installEnv } from "../src/servers/install.js";
 import { ServerInstance, statusDeltas } from "../src/servers/instance.js";
 import { resolveServer } from "../src/servers/resolve.js";
 import { memoryLogger } from "../src/util/log.js";
-import { processesMatching, REAL_SERVERS } from "./helpers/env.js";
+import { MYSQL_SERVERS, processesMatching, REAL_SERVERS } from "./helpers/env.js";
 
 const MiB = 1024 * 1024;
 
@@ -138,6 +140,68 @@ describe.each([
       const vars = await inst.variables();
       expect(inst.config.text).toContain(`table_open_cache = ${vars.table_open_cache}`);
       expect(inst.config.text).toContain(`table_open_cache_instances = ${vars.table_open_cache_instances}`);
+    } finally {
+      await inst.dispose();
+    }
+  });
+});
+
+describe.each(MYSQL_SERVERS)("%s isolation and binary log", (spec) => {
+  it("reads only perfgate's my.cnf, keeps files and X Protocol private, and shuts down cleanly", async () => {
+    const { inst, workDir, install } = await instance(spec);
+    try {
+      // --defaults-file: the host's /etc/mysql/my.cnf and ~/.my.cnf are not read
+      const printed = execFileSync(
+        install.mysqld,
+        [`--defaults-file=${join(workDir, "my.cnf")}`, "--print-defaults"],
+        {
+          encoding: "utf8",
+          env: installEnv(install),
+        },
+      );
+      const args = printed.split("\n").slice(1).join(" ").trim().split(/\s+/);
+      const fromCnf = inst.config.text
+        .split("\n")
+        .filter((l) => / = /.test(l))
+        .map((l) => `--${l.replace(" = ", "=")}`);
+      expect(args).toEqual(fromCnf);
+      await inst.initialize();
+      await inst.start();
+      await inst.verify();
+      const vars = await inst.variables();
+      expect(vars.secure_file_priv).toBe(`${join(workDir, "files")}/`);
+      const x = await inst.query<{ s: string }>(
+        "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'",
+      );
+      expect(x.every((r) => r.s !== "ACTIVE")).toBe(true);
+      expect(vars.log_bin).toBe("ON");
+      expect(vars.sync_binlog).toBe("1");
+    } finally {
+      await inst.dispose();
+    }
+    expect(readFileSync(inst.errorLog, "utf8")).toMatch(/Shutdown complete/);
+    expect(processesMatching(workDir)).toEqual([]);
+  });
+
+  it("runs with the binary log off when the workload says so, read back as log_bin = OFF", async () => {
+    const log = memoryLogger();
+    const install = await resolveServer(spec, { log });
+    const workDir = mkdtempSync(join(tmpdir(), "pg-inst-"));
+    const inst = await ServerInstance.create({
+      install,
+      workDir,
+      bufferPoolBytes: 256 * MiB,
+      hostMemoryBytes: totalmem(),
+      binlog: false,
+      log,
+    });
+    try {
+      expect(inst.config.text).toContain("disable_log_bin = ON");
+      await inst.initialize();
+      await inst.start();
+      await inst.verify();
+      expect((await inst.variables()).log_bin).toBe("OFF");
+      expect(log.lines.join("\n")).toMatch(/options read back as set/);
     } finally {
       await inst.dispose();
     }

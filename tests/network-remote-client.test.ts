@@ -33,6 +33,19 @@ function ip(args: string[]): string {
   return execFileSync("ip", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
+/**
+ * Enters a namespace's network only (`nsenter --net`), not `ip netns exec`/`ip -n`: those also
+ * make "/" a slave mount, which fails where "/" is not a mount point (a chroot).
+ */
+const inNs = (ns: string): string => `nsenter --net=/run/netns/${ns}`;
+
+function ipIn(ns: string, args: string[]): string {
+  return execFileSync("nsenter", [`--net=/run/netns/${ns}`, "ip", ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
 function nsPids(ns: string): string[] {
   try {
     return ip(["netns", "pids", ns])
@@ -45,7 +58,7 @@ function nsPids(ns: string): string[] {
 
 /** Byte counters of the server's veth end, read inside its namespace. */
 function vethBytes(): { rx: number; tx: number } {
-  const [link] = JSON.parse(ip(["-j", "-s", "-n", SRV_NS, "link", "show", "dev", SRV_IF])) as {
+  const [link] = JSON.parse(ipIn(SRV_NS, ["-j", "-s", "link", "show", "dev", SRV_IF])) as {
     stats64: { rx: { bytes: number }; tx: { bytes: number } };
   }[];
   if (!link) throw new Error(`no ${SRV_IF} in ${SRV_NS}`);
@@ -73,9 +86,9 @@ const NET_FLAGS = [
   "--server-address",
   SERVER_IP,
   "--server-wrapper",
-  `ip netns exec ${SRV_NS}`,
+  inNs(SRV_NS),
   "--client-wrapper",
-  `ip netns exec ${CLI_NS}`,
+  inNs(CLI_NS),
 ];
 
 describe("network setup, pure parts", () => {
@@ -194,15 +207,15 @@ describe("network scenario: server and sysbench in two network namespaces joined
       ip(["link", "add", SRV_IF, "type", "veth", "peer", "name", CLI_IF]);
       ip(["link", "set", SRV_IF, "netns", SRV_NS]);
       ip(["link", "set", CLI_IF, "netns", CLI_NS]);
-      ip(["-n", SRV_NS, "addr", "add", `${SERVER_IP}/24`, "dev", SRV_IF]);
-      ip(["-n", CLI_NS, "addr", "add", `${CLIENT_IP}/24`, "dev", CLI_IF]);
+      ipIn(SRV_NS, ["addr", "add", `${SERVER_IP}/24`, "dev", SRV_IF]);
+      ipIn(CLI_NS, ["addr", "add", `${CLIENT_IP}/24`, "dev", CLI_IF]);
       for (const [ns, dev] of [
         [SRV_NS, SRV_IF],
         [CLI_NS, CLI_IF],
         [SRV_NS, "lo"],
         [CLI_NS, "lo"],
       ] as const) {
-        ip(["-n", ns, "link", "set", dev, "up"]);
+        ipIn(ns, ["link", "set", dev, "up"]);
       }
     } catch (err) {
       const e = err as { stderr?: string; message: string };
@@ -258,8 +271,8 @@ describe("network scenario: server and sysbench in two network namespaces joined
     expect(results.cells).toHaveLength(1);
     expect(results.network).toEqual({
       server_address: SERVER_IP,
-      server_wrapper: ["ip", "netns", "exec", SRV_NS],
-      client_wrapper: ["ip", "netns", "exec", CLI_NS],
+      server_wrapper: ["nsenter", `--net=/run/netns/${SRV_NS}`],
+      client_wrapper: ["nsenter", `--net=/run/netns/${CLI_NS}`],
     });
     const tier = results.servers[0]!.tiers[0]!;
     expect(tier.config).toMatch(/^bind_address = 10\.231\.77\.1$/m);
@@ -282,7 +295,7 @@ describe("network scenario: server and sysbench in two network namespaces joined
 
     const report = readFileSync(join(dir, "r.md"), "utf8");
     expect(report).toContain(
-      `- Network: sysbench through \`ip netns exec ${CLI_NS}\` to the server at ${SERVER_IP} over TCP; server started through \`ip netns exec ${SRV_NS}\``,
+      `- Network: sysbench through \`${inNs(CLI_NS)}\` to the server at ${SERVER_IP} over TCP; server started through \`${inNs(SRV_NS)}\``,
     );
 
     expect(nsPids(SRV_NS)).toEqual([]);
@@ -304,14 +317,14 @@ describe("network scenario: server and sysbench in two network namespaces joined
       "--server-address",
       SERVER_IP,
       "--client-wrapper",
-      `ip netns exec ${CLI_NS}-missing`,
+      inNs(`${CLI_NS}-missing`),
     ]);
     expect(r.code, r.stderr).toBe(1);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
       new RegExp(
-        `^perfgate: \`ip netns exec ${CLI_NS}-missing sysbench --version\` failed .*sysbench must be installed where --client-wrapper runs it`,
+        `^perfgate: \`${inNs(`${CLI_NS}-missing`)} sysbench --version\` failed .*sysbench must be installed where --client-wrapper runs it`,
       ),
     );
     expect(existsSync(out)).toBe(false);

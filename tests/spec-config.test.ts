@@ -94,10 +94,10 @@ describe("config generation", () => {
     expect(opts("mysql", "8.0.29").innodb_log_file_size).toBe("2G");
     expect(opts("mysql", "8.0.30").innodb_log_file_size).toBeUndefined();
     expect(opts("mysql", "8.0.30").innodb_redo_log_capacity).toBe("4G");
-    expect(opts("mysql", "8.4.8").mysql_native_password).toBe("ON");
+    expect(opts("mysql", "8.4.8").mysql_native_password).toBeUndefined();
     expect(opts("mysql", "8.4.8").default_authentication_plugin).toBeUndefined();
     expect(opts("mysql", "9.6.0").mysql_native_password).toBeUndefined();
-    expect(opts("percona", "8.0.45").default_authentication_plugin).toBe("mysql_native_password");
+    expect(opts("percona", "8.0.45").default_authentication_plugin).toBeUndefined();
   });
 
   it("uses 1 buffer-pool instance below 8G and 8 from 8G", () => {

@@ -7,6 +7,7 @@ import {
   detectDegradation,
   fitDecline,
   medianFilter,
+  tidySeries,
 } from "../src/stats/index.js";
 import {
   mdevShape,
@@ -78,6 +79,40 @@ describe("within-run degradation: the MDEV-30628 shape", () => {
     const r10 = detectDegradation(tenSecond);
     expect(r10.degrading).toBe(true);
     expect(Math.abs(r10.onset_s! - 450)).toBeLessThanOrEqual(60);
+  });
+});
+
+describe("within-run degradation: a late decline", () => {
+  it("the last 100 s of 800 falling 20 % is flagged, onset near 700 s", () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const s = withNoise(mdevShape({ level: 2000, onsetS: 700, endLevel: 1600 }), mulberry32(seed), 0.05);
+      const r = detectDegradation(s);
+      expect(r.degrading, r.reasons.join("; ")).toBe(true);
+      expect(Math.abs(r.onset_s! - 700)).toBeLessThanOrEqual(20);
+    }
+  });
+
+  it("is refused with the reason when min_decline_s asks for a longer decline", () => {
+    const s = withNoise(mdevShape({ level: 2000, onsetS: 700, endLevel: 1600 }), mulberry32(1), 0.05);
+    const r = detectDegradation(s, { min_decline_s: 200 });
+    expect(r.degrading).toBe(false);
+    expect(r.reasons.join("; ")).toMatch(/too recent/);
+  });
+
+  it("a dip that recovers in the last 30 s is not degradation", () => {
+    const s = flat(4).map((v, i) => (i >= 730 && i < 775 ? v * 0.6 : v));
+    const r = detectDegradation(s);
+    expect(r.degrading).toBe(false);
+  });
+
+  it("seconds printed twice do not stop the analysis once tidied", () => {
+    const pts = flat(5).map((value, i) => ({ t: i + 1, value }));
+    pts.splice(135, 0, { t: 135, value: 2100 });
+    expect(() => detectDegradation(pts)).toThrow(RangeError);
+    const tidy = tidySeries(pts);
+    expect(tidy).toHaveLength(800);
+    expect(tidy[134]).toEqual({ t: 135, value: (pts[134]!.value + 2100) / 2 });
+    expect(detectDegradation(tidy).degrading).toBe(false);
   });
 });
 

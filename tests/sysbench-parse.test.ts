@@ -176,3 +176,70 @@ describe("stream parser", () => {
     expect(seen).toHaveLength(1);
   });
 });
+
+// Real sysbench 1.0.20 output under faults (tests/fixtures/sysbench/capture-faults.sh made them).
+describe("sysbench output under faults", () => {
+  it("seconds printed twice (the reporter woke late): merged, and the skipped seconds recorded", () => {
+    const out = parseSysbenchOutput(fixture("fault-duplicate-seconds.txt"));
+    const ts = out.intervals.map((i) => i.t);
+    for (let k = 1; k < ts.length; k++) expect(ts[k]).toBeGreaterThan(ts[k - 1]!);
+    const a = out.anomalies!;
+    expect(a.duplicate_seconds).toEqual([7, 9, 18]);
+    expect(a.duplicates).toBe(3);
+    expect(a.missing_seconds).toEqual([
+      [6, 6],
+      [8, 8],
+      [17, 17],
+    ]);
+    expect(a.missing).toBe(3);
+    expect(out.summary).not.toBeNull();
+    // The merged second is the mean of its two lines.
+    const raw = fixture("fault-duplicate-seconds.txt")
+      .split("\n")
+      .map((l) => parseIntervalLine(l))
+      .filter((i): i is Interval => i !== null && i.t === 7);
+    expect(raw).toHaveLength(2);
+    expect(out.intervals.find((i) => i.t === 7)!.tps).toBeCloseTo((raw[0]!.tps + raw[1]!.tps) / 2, 9);
+  });
+
+  it("a paused server: intervals at 0 tps recorded as one stall", () => {
+    const out = parseSysbenchOutput(fixture("fault-stall.txt"));
+    expect(out.anomalies?.stalls).toEqual([[7, 11]]);
+    expect(out.anomalies?.stall_intervals).toBe(5);
+    expect(out.anomalies?.duplicates).toBe(0);
+    expect(out.summary).not.toBeNull();
+  });
+
+  it("a lost connection: FATAL error 2013 lines kept, intervals up to it, no summary", () => {
+    const out = parseSysbenchOutput(fixture("fault-fatal-2013.txt"));
+    expect(out.summary).toBeNull();
+    expect(out.fatal.some((f) => /error 2013/.test(f))).toBe(true);
+    expect(out.anomalies!.messages.some((m) => m.includes("error 2013"))).toBe(true);
+    expect(out.intervals.length).toBeGreaterThan(0);
+  });
+
+  it("ignored deadlocks: err/s counted per interval, the summary's ignored errors kept", () => {
+    const out = parseSysbenchOutput(fixture("fault-deadlocks.txt"));
+    expect(out.anomalies!.error_intervals).toBe(out.intervals.filter((i) => i.err_ps > 0).length);
+    expect(out.anomalies!.error_intervals).toBeGreaterThan(0);
+    expect(out.summary!.ignored_errors).toBeGreaterThan(0);
+  });
+
+  it("a hung run cut short: stall to the end, no summary", () => {
+    const out = parseSysbenchOutput(fixture("fault-hang-killed.txt"));
+    expect(out.summary).toBeNull();
+    expect(out.anomalies!.stall_intervals).toBeGreaterThan(10);
+  });
+
+  it("clean output has no anomalies", () => {
+    expect(parseSysbenchOutput(fixture("oltp_write_only-16t.txt")).anomalies).toBeNull();
+  });
+
+  it("lines going back in time are dropped and counted", () => {
+    const line = (t: number) =>
+      `[ ${t}s ] thds: 1 tps: 10.00 qps: 10.00 (r/w/o: 10.00/0.00/0.00) lat (ms,95%): 1.00 err/s: 0.00 reconn/s: 0.50`;
+    const out = parseSysbenchOutput(`${[1, 2, 3, 2, 4].map(line).join("\n")}\n`);
+    expect(out.intervals.map((i) => i.t)).toEqual([1, 2, 3, 4]);
+    expect(out.anomalies).toMatchObject({ out_of_order: 1, reconnect_intervals: 4 });
+  });
+});

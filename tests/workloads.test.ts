@@ -68,6 +68,17 @@ describe("workload files", () => {
     expect(l.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("a degradation: section: settings by name, stored with the workload; bad ones named", () => {
+    const l = loadWorkload(file("deg.yml", `${GOOD}degradation:\n  min_drop_pct: 10\n  sustain_s: 30\n`));
+    expect(l.workload.degradation).toEqual({ min_drop_pct: 10, sustain_s: 30 });
+    const unknown = oneLineError(() => loadWorkload(file("deg-x.yml", `${GOOD}degradation:\n  drop: 10\n`)));
+    expect(unknown).toMatch(/unknown field degradation\.drop; accepted: window_s, filter_s, min_drop_pct/);
+    const big = oneLineError(() =>
+      loadWorkload(file("deg-big.yml", `${GOOD}degradation:\n  min_drop_pct: 150\n`)),
+    );
+    expect(big).toMatch(/deg-big\.yml: degradation\.min_drop_pct: .*got 150/);
+  });
+
   it("names a missing file", () => {
     expect(oneLineError(() => loadWorkload(join(dir, "nope.yml")))).toMatch(/nope\.yml does not exist/);
   });

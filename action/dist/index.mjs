@@ -2164,9 +2164,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve11, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve8(data);
+              return err ? reject(err) : resolve11(data);
             });
           });
         }
@@ -2204,12 +2204,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve11, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve8(data);
+              ) : resolve11(data);
             });
           });
         }
@@ -4476,8 +4476,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve8, reject) => {
-        res = resolve8;
+      const promise2 = new Promise((resolve11, reject) => {
+        res = resolve11;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6728,12 +6728,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve8;
+          callback = resolve11;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7403,12 +7403,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve8;
+          callback = resolve11;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7887,16 +7887,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve8) => {
+        return new Promise((resolve11) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve8;
+            this[kClosedResolve] = resolve11;
           } else {
-            resolve8(null);
+            resolve11(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve8) => {
+        return new Promise((resolve11) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7907,7 +7907,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve8(null);
+            resolve11(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7958,7 +7958,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve8, reject) => {
+        const socket = await new Promise((resolve11, reject) => {
           client[kConnector]({
             host,
             hostname: hostname4,
@@ -7970,7 +7970,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve8(socket2);
+              resolve11(socket2);
             }
           });
         });
@@ -8306,8 +8306,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve8) => {
-            this[kClosedResolve] = resolve8;
+          await new Promise((resolve11) => {
+            this[kClosedResolve] = resolve11;
           });
         }
       }
@@ -9576,7 +9576,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve8, reject) => {
+        return await new Promise((resolve11, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9589,7 +9589,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve8(null);
+              resolve11(null);
             }
           }).on("error", noop3).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9608,7 +9608,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve11, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9625,7 +9625,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve8,
+              resolve: resolve11,
               reject,
               length: 0,
               body: []
@@ -9695,18 +9695,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve8, stream, length } = consume2;
+      const { type, body, resolve: resolve11, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve8(chunksDecode(body, length));
+          resolve11(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve8(JSON.parse(chunksDecode(body, length)));
+          resolve11(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve8(chunksConcat(body, length).buffer);
+          resolve11(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve8(new Blob(body, { type: stream[kContentType] }));
+          resolve11(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve8(chunksConcat(body, length));
+          resolve11(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9963,9 +9963,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve11, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -10188,9 +10188,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve11, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -10475,9 +10475,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve11, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -10569,9 +10569,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve11, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -14434,7 +14434,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve8, reject) => agent.dispatch(
+        return new Promise((resolve11, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14510,7 +14510,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable2({ read: resume });
               const onError = this.onError.bind(this);
-              resolve8({
+              resolve11({
                 status,
                 statusText,
                 headersList,
@@ -14553,7 +14553,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve8({
+              resolve11({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -17049,8 +17049,8 @@ var require_util7 = __commonJS({
           return false;
         }
       }
-      const num3 = Number.parseInt(value, 10);
-      return num3 >= 8 && num3 <= 15;
+      const num4 = Number.parseInt(value, 10);
+      return num4 >= 8 && num4 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -18294,8 +18294,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve8) => {
-        setTimeout(resolve8, ms).unref();
+      return new Promise((resolve11) => {
+        setTimeout(resolve11, ms).unref();
       });
     }
     module.exports = {
@@ -19277,11 +19277,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter12 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve8) {
-          resolve8(value);
+        return value instanceof P ? value : new P(function(resolve11) {
+          resolve11(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve8, reject) {
+      return new (P || (P = Promise))(function(resolve11, reject) {
         function fulfilled(value) {
           try {
             step2(generator.next(value));
@@ -19297,7 +19297,7 @@ var require_lib = __commonJS({
           }
         }
         function step2(result) {
-          result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step2((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19384,26 +19384,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve11) => __awaiter12(this, void 0, void 0, function* () {
             let output2 = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output2 = Buffer.concat([output2, chunk]);
             });
             this.message.on("end", () => {
-              resolve8(output2.toString());
+              resolve11(output2.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve11) => __awaiter12(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve8(Buffer.concat(chunks));
+              resolve11(Buffer.concat(chunks));
             });
           }));
         });
@@ -19611,14 +19611,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve11, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve8(res);
+                resolve11(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19862,12 +19862,12 @@ var require_lib = __commonJS({
         return __awaiter12(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling2, retryNumber);
           const ms = ExponentialBackoffTimeSlice2 * Math.pow(2, retryNumber);
-          return new Promise((resolve8) => setTimeout(() => resolve8(), ms));
+          return new Promise((resolve11) => setTimeout(() => resolve11(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve8, reject) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve11, reject) => __awaiter12(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19875,7 +19875,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve8(response);
+              resolve11(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19914,7 +19914,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve8(response);
+              resolve11(response);
             }
           }));
         });
@@ -30412,12 +30412,12 @@ var require_packet = __commonJS({
     var Types = require_types();
     var ZERO_DATE = "0000-00-00";
     var pad = "000000000000";
-    function leftPad(num3, value) {
+    function leftPad(num4, value) {
       const s = value.toString();
-      if (s.length >= num3) {
+      if (s.length >= num4) {
         return s;
       }
-      return (pad + s).slice(-num3);
+      return (pad + s).slice(-num4);
     }
     var minus = "-".charCodeAt(0);
     var plus = "+".charCodeAt(0);
@@ -30487,8 +30487,8 @@ var require_packet = __commonJS({
       haveMoreData() {
         return this.end > this.offset;
       }
-      skip(num3) {
-        this.offset += num3;
+      skip(num4) {
+        this.offset += num4;
       }
       readInt8() {
         return this.buffer[this.offset++];
@@ -30837,12 +30837,12 @@ var require_packet = __commonJS({
           result += this.buffer[this.offset] - 48;
           this.offset++;
         }
-        const num3 = result * sign;
+        const num4 = result * sign;
         if (!supportBigNumbers) {
-          return num3;
+          return num4;
         }
-        if (Number.isSafeInteger(num3)) {
-          return num3;
+        if (Number.isSafeInteger(num4)) {
+          return num4;
         }
         return this.buffer.toString("ascii", start2, end);
       }
@@ -30883,7 +30883,7 @@ var require_packet = __commonJS({
         }
         const bufferLength = buffer.length;
         function parseGeometry() {
-          let x, y, i, j, numPoints, numRings, num3, line;
+          let x, y, i, j, numPoints, numRings, num4, line;
           let result = null;
           if (offset + 5 > bufferLength) {
             return null;
@@ -30964,13 +30964,13 @@ var require_packet = __commonJS({
               if (offset + 4 > bufferLength) {
                 return null;
               }
-              num3 = byteOrder ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset);
+              num4 = byteOrder ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset);
               offset += 4;
-              if (num3 > (bufferLength - offset) / 9) {
+              if (num4 > (bufferLength - offset) / 9) {
                 return null;
               }
               result = [];
-              for (i = num3; i > 0; i--) {
+              for (i = num4; i > 0; i--) {
                 result.push(parseGeometry());
               }
               break;
@@ -36586,11 +36586,11 @@ var require_connection_config = __commonJS({
         return defaultFlags;
       }
       static getCharsetNumber(charset) {
-        const num3 = Charsets[charset.toUpperCase()];
-        if (num3 === void 0) {
+        const num4 = Charsets[charset.toUpperCase()];
+        if (num4 === void 0) {
           throw new TypeError(`Unknown charset '${charset}'`);
         }
-        return num3;
+        return num4;
       }
       static getSSLProfile(name) {
         if (!SSLProfiles) {
@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join21(tree) {
+      function join24(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache2 && (tree = cache2.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join21(parse6(query));
+        tree = join24(parse6(query));
         if (cache2) {
           cache2.set(query, tree);
         }
@@ -38517,11 +38517,11 @@ var require_connection2 = __commonJS({
             const config2 = this.config;
             tracePromise(
               connectChannel,
-              () => new Promise((resolve8, reject) => {
+              () => new Promise((resolve11, reject) => {
                 let onConnect, onError;
                 onConnect = (param) => {
                   this.removeListener("error", onError);
-                  resolve8(param);
+                  resolve11(param);
                 };
                 onError = (err) => {
                   this.removeListener("connect", onConnect);
@@ -38968,9 +38968,9 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(queryChannel)) {
           tracePromise(
             queryChannel,
-            () => new Promise((resolve8, reject) => {
+            () => new Promise((resolve11, reject) => {
               cmdQuery.once("error", reject);
-              cmdQuery.once("end", () => resolve8());
+              cmdQuery.once("end", () => resolve11());
               this.addCommand(cmdQuery);
             }),
             () => {
@@ -39117,12 +39117,12 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(executeChannel)) {
           tracePromise(
             executeChannel,
-            () => new Promise((resolve8, reject) => {
+            () => new Promise((resolve11, reject) => {
               prepareAndExecute((err) => {
                 executeCommand.emit("error", err);
               });
               executeCommand.once("error", reject);
-              executeCommand.once("end", () => resolve8());
+              executeCommand.once("end", () => resolve11());
             }),
             () => {
               const server = getServerContext(this.config);
@@ -39389,13 +39389,13 @@ var require_make_done_cb = __commonJS({
   "node_modules/mysql2/lib/promise/make_done_cb.js"(exports, module) {
     "use strict";
     var { applyCapturedStack } = require_capture_local_err();
-    function makeDoneCb(resolve8, reject, stackHolder) {
+    function makeDoneCb(resolve11, reject, stackHolder) {
       return function(err, rows, fields) {
         if (err) {
           applyCapturedStack(err, stackHolder);
           reject(err);
         } else {
-          resolve8([rows, fields]);
+          resolve11([rows, fields]);
         }
       };
     }
@@ -39417,8 +39417,8 @@ var require_prepared_statement_info = __commonJS({
       execute(parameters) {
         const s = this.statement;
         const stackHolder = s._connection.config.trace ? captureStackHolder(_PromisePreparedStatementInfo.prototype.execute) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           if (parameters) {
             s.execute(parameters, done);
           } else {
@@ -39427,9 +39427,9 @@ var require_prepared_statement_info = __commonJS({
         });
       }
       close() {
-        return new this.Promise((resolve8) => {
+        return new this.Promise((resolve11) => {
           this.statement.close();
-          resolve8();
+          resolve11();
         });
       }
     };
@@ -39502,8 +39502,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           if (params !== void 0) {
             c.query(query, params, done);
           } else {
@@ -39519,8 +39519,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           if (params !== void 0) {
             c.execute(query, params, done);
           } else {
@@ -39529,8 +39529,8 @@ var require_connection3 = __commonJS({
         });
       }
       end() {
-        return new this.Promise((resolve8) => {
-          this.connection.end(resolve8);
+        return new this.Promise((resolve11) => {
+          this.connection.end(resolve11);
         });
       }
       async [Symbol.asyncDispose]() {
@@ -39541,37 +39541,37 @@ var require_connection3 = __commonJS({
       beginTransaction() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.beginTransaction) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           c.beginTransaction(done);
         });
       }
       commit() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.commit) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           c.commit(done);
         });
       }
       rollback() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.rollback) : void 0;
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           c.rollback(done);
         });
       }
       ping() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.ping) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           c.ping((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8(true);
+              resolve11(true);
             }
           });
         });
@@ -39579,13 +39579,13 @@ var require_connection3 = __commonJS({
       reset() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.reset) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           c.reset((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve11();
             }
           });
         });
@@ -39593,13 +39593,13 @@ var require_connection3 = __commonJS({
       connect() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.connect) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           c.connect((err, param) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8(param);
+              resolve11(param);
             }
           });
         });
@@ -39608,7 +39608,7 @@ var require_connection3 = __commonJS({
         const c = this.connection;
         const promiseImpl = this.Promise;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.prepare) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           c.prepare(options, (err, statement) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
@@ -39618,7 +39618,7 @@ var require_connection3 = __commonJS({
                 statement,
                 promiseImpl
               );
-              resolve8(wrappedStatement);
+              resolve11(wrappedStatement);
             }
           });
         });
@@ -39626,13 +39626,13 @@ var require_connection3 = __commonJS({
       changeUser(options) {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.changeUser) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           c.changeUser(options, (err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve11();
             }
           });
         });
@@ -40122,12 +40122,12 @@ var require_pool3 = __commonJS({
       }
       getConnection() {
         const corePool = this.pool;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           corePool.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve8(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve11(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40143,8 +40143,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           if (args !== void 0) {
             corePool.query(sql, args, done);
           } else {
@@ -40160,8 +40160,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           if (args) {
             corePool.execute(sql, args, done);
           } else {
@@ -40172,13 +40172,13 @@ var require_pool3 = __commonJS({
       end() {
         const corePool = this.pool;
         const stackHolder = corePool.config.connectionConfig.trace ? captureStackHolder(_PromisePool.prototype.end) : void 0;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           corePool.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve11();
             }
           });
         });
@@ -40620,12 +40620,12 @@ var require_pool_cluster2 = __commonJS({
       }
       getConnection() {
         const corePoolNamespace = this.poolNamespace;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           corePoolNamespace.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve8(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve11(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40638,8 +40638,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           corePoolNamespace.query(sql, values, done);
         });
       }
@@ -40651,8 +40651,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           corePoolNamespace.execute(sql, values, done);
         });
       }
@@ -40691,9 +40691,9 @@ var require_promise = __commonJS({
           "no Promise implementation available.Use promise-enabled node version or pass userland Promise implementation as parameter, for example: { Promise: require('bluebird') }"
         );
       }
-      return new thePromise((resolve8, reject) => {
+      return new thePromise((resolve11, reject) => {
         coreConnection.once("connect", () => {
-          resolve8(new PromiseConnection(coreConnection, thePromise));
+          resolve11(new PromiseConnection(coreConnection, thePromise));
         });
         coreConnection.once("error", (err) => {
           applyCapturedStack(err, stackHolder);
@@ -40720,7 +40720,7 @@ var require_promise = __commonJS({
       }
       getConnection(pattern, selector) {
         const corePoolCluster = this.poolCluster;
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           corePoolCluster.getConnection(
             pattern,
             selector,
@@ -40728,7 +40728,7 @@ var require_promise = __commonJS({
               if (err) {
                 reject(err);
               } else {
-                resolve8(new PromisePoolConnection(coreConnection, this.Promise));
+                resolve11(new PromisePoolConnection(coreConnection, this.Promise));
               }
             }
           );
@@ -40742,8 +40742,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           corePoolCluster.query(sql, args, done);
         });
       }
@@ -40757,8 +40757,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve8, reject) => {
-          const done = makeDoneCb(resolve8, reject, stackHolder);
+        return new this.Promise((resolve11, reject) => {
+          const done = makeDoneCb(resolve11, reject, stackHolder);
           corePoolCluster.execute(sql, args, done);
         });
       }
@@ -40771,13 +40771,13 @@ var require_promise = __commonJS({
       end() {
         const corePoolCluster = this.poolCluster;
         const stackHolder = captureStackHolder(_PromisePoolCluster.prototype.end);
-        return new this.Promise((resolve8, reject) => {
+        return new this.Promise((resolve11, reject) => {
           corePoolCluster.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve8();
+              resolve11();
             }
           });
         });
@@ -43192,9 +43192,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
         return String(value);
-      const num3 = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num3))
-        return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
+      const num4 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num4))
+        return isNaN(num4) ? ".nan" : num4 < 0 ? "-.inf" : ".inf";
       let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
@@ -43234,8 +43234,8 @@ var require_float = __commonJS({
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2),
       stringify(node2) {
-        const num3 = Number(node2.value);
-        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num4 = Number(node2.value);
+        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -43674,8 +43674,8 @@ var require_float2 = __commonJS({
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
       stringify(node2) {
-        const num3 = Number(node2.value);
-        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num4 = Number(node2.value);
+        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -43877,23 +43877,23 @@ var require_timestamp = __commonJS({
     function parseSexagesimal(str2, asBigInt) {
       const sign = str2[0];
       const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
-      const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
-      return sign === "-" ? num3(-1) * res : res;
+      const num4 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num4(60) + num4(p), num4(0));
+      return sign === "-" ? num4(-1) * res : res;
     }
     function stringifySexagesimal(node2) {
       let { value } = node2;
-      let num3 = (n) => n;
+      let num4 = (n) => n;
       if (typeof value === "bigint")
-        num3 = (n) => BigInt(n);
+        num4 = (n) => BigInt(n);
       else if (isNaN(value) || !isFinite(value))
         return stringifyNumber.stringifyNumber(node2);
       let sign = "";
       if (value < 0) {
         sign = "-";
-        value *= num3(-1);
+        value *= num4(-1);
       }
-      const _60 = num3(60);
+      const _60 = num4(60);
       const parts = [value % _60];
       if (value < 60) {
         parts.unshift(0);
@@ -48179,9 +48179,9 @@ var require_dist = __commonJS({
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync16, mkdirSync as mkdirSync11, readFileSync as readFileSync17 } from "node:fs";
-import { basename as basename6, dirname as dirname6, join as join20, resolve as resolve7 } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync as existsSync20, mkdirSync as mkdirSync13, readFileSync as readFileSync17 } from "node:fs";
+import { basename as basename6, dirname as dirname7, join as join23, resolve as resolve10 } from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
 var core_exports = {};
@@ -48404,11 +48404,11 @@ var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -48424,7 +48424,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -48497,26 +48497,26 @@ var HttpClientResponse = class {
   }
   readBody() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve11) => __awaiter(this, void 0, void 0, function* () {
         let output2 = Buffer.alloc(0);
         this.message.on("data", (chunk) => {
           output2 = Buffer.concat([output2, chunk]);
         });
         this.message.on("end", () => {
-          resolve8(output2.toString());
+          resolve11(output2.toString());
         });
       }));
     });
   }
   readBodyBuffer() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve11) => __awaiter(this, void 0, void 0, function* () {
         const chunks = [];
         this.message.on("data", (chunk) => {
           chunks.push(chunk);
         });
         this.message.on("end", () => {
-          resolve8(Buffer.concat(chunks));
+          resolve11(Buffer.concat(chunks));
         });
       }));
     });
@@ -48719,14 +48719,14 @@ var HttpClient = class {
    */
   requestRaw(info2, data) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve11, reject) => {
         function callbackForResult(err, res) {
           if (err) {
             reject(err);
           } else if (!res) {
             reject(new Error("Unknown error"));
           } else {
-            resolve8(res);
+            resolve11(res);
           }
         }
         this.requestRawWithCallback(info2, data, callbackForResult);
@@ -48970,12 +48970,12 @@ var HttpClient = class {
     return __awaiter(this, void 0, void 0, function* () {
       retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
       const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-      return new Promise((resolve8) => setTimeout(() => resolve8(), ms));
+      return new Promise((resolve11) => setTimeout(() => resolve11(), ms));
     });
   }
   _processResponse(res, options) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve8, reject) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve11, reject) => __awaiter(this, void 0, void 0, function* () {
         const statusCode = res.message.statusCode || 0;
         const response = {
           statusCode,
@@ -48983,7 +48983,7 @@ var HttpClient = class {
           headers: {}
         };
         if (statusCode === HttpCodes.NotFound) {
-          resolve8(response);
+          resolve11(response);
         }
         function dateTimeDeserializer(key, value) {
           if (typeof value === "string") {
@@ -49022,7 +49022,7 @@ var HttpClient = class {
           err.result = response.result;
           reject(err);
         } else {
-          resolve8(response);
+          resolve11(response);
         }
       }));
     });
@@ -49033,11 +49033,11 @@ var lowercaseKeys = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCas
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49053,7 +49053,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49084,11 +49084,11 @@ var BearerCredentialHandler = class {
 // node_modules/@actions/core/lib/oidc-utils.js
 var __awaiter3 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49104,7 +49104,7 @@ var __awaiter3 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49173,11 +49173,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49193,7 +49193,7 @@ var __awaiter4 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49495,11 +49495,11 @@ import * as fs2 from "fs";
 import * as path2 from "path";
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49515,7 +49515,7 @@ var __awaiter5 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49619,11 +49619,11 @@ function isUnixExecutable(stats) {
 // node_modules/@actions/io/lib/io.js
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49639,7 +49639,7 @@ var __awaiter6 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49713,11 +49713,11 @@ function findInPath(tool) {
 import { setTimeout as setTimeout2 } from "timers";
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49733,7 +49733,7 @@ var __awaiter7 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49952,7 +49952,7 @@ var ToolRunner = class extends events.EventEmitter {
         this.toolPath = path4.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
       }
       this.toolPath = yield which(this.toolPath, true);
-      return new Promise((resolve8, reject) => __awaiter7(this, void 0, void 0, function* () {
+      return new Promise((resolve11, reject) => __awaiter7(this, void 0, void 0, function* () {
         this._debug(`exec tool: ${this.toolPath}`);
         this._debug("arguments:");
         for (const arg of this.args) {
@@ -50035,7 +50035,7 @@ var ToolRunner = class extends events.EventEmitter {
           if (error63) {
             reject(error63);
           } else {
-            resolve8(exitCode);
+            resolve11(exitCode);
           }
         });
         if (this.options.input) {
@@ -50158,11 +50158,11 @@ var ExecState = class _ExecState extends events.EventEmitter {
 // node_modules/@actions/exec/lib/exec.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50178,7 +50178,7 @@ var __awaiter8 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50231,11 +50231,11 @@ function getExecOutput(commandLine, args, options) {
 // node_modules/@actions/core/lib/platform.js
 var __awaiter9 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50251,7 +50251,7 @@ var __awaiter9 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50310,11 +50310,11 @@ function getDetails() {
 // node_modules/@actions/core/lib/core.js
 var __awaiter10 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50330,7 +50330,7 @@ var __awaiter10 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50512,11 +50512,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter11 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve8) {
-      resolve8(value);
+    return value instanceof P ? value : new P(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve8, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50532,7 +50532,7 @@ var __awaiter11 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -54648,6 +54648,9 @@ function sampleVariance(xs) {
   }
   return (ss - comp * comp / xs.length) / (xs.length - 1);
 }
+function sampleSd(xs) {
+  return Math.sqrt(Math.max(0, sampleVariance(xs)));
+}
 function median(xs) {
   requireNonEmpty(xs, "median");
   const s = [...xs].sort((a, b) => a - b);
@@ -54665,14 +54668,14 @@ function logs(xs, what) {
 function lag1Autocorrelation(xs) {
   if (xs.length < 3) return 0;
   const m = mean(xs);
-  let num3 = 0;
+  let num4 = 0;
   let den = 0;
   for (let i = 0; i < xs.length; i++) {
     const d = xs[i] - m;
     den += d * d;
-    if (i > 0) num3 += d * (xs[i - 1] - m);
+    if (i > 0) num4 += d * (xs[i - 1] - m);
   }
-  return den > 0 ? num3 / den : 0;
+  return den > 0 ? num4 / den : 0;
 }
 
 // src/stats/distributions.ts
@@ -55027,9 +55030,9 @@ function comparePaired(base, head, options) {
   );
 }
 function welchDf(v1, n1, v2, n2) {
-  const num3 = (v1 + v2) * (v1 + v2);
+  const num4 = (v1 + v2) * (v1 + v2);
   const den = v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1);
-  return den > 0 ? num3 / den : n1 + n2 - 2;
+  return den > 0 ? num4 / den : n1 + n2 - 2;
 }
 function compareUnpaired(base, head, options) {
   const settings = resolveOptions(options);
@@ -55906,9 +55909,9 @@ function spawnTracked(command, args, options = {}) {
 }
 async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
   if (child2.exitCode !== null || child2.signalCode !== null) return;
-  const exited = new Promise((resolve8) => child2.once("exit", () => resolve8()));
+  const exited = new Promise((resolve11) => child2.once("exit", () => resolve11()));
   killGroup(child2, signal);
-  const timer = new Promise((resolve8) => setTimeout(() => resolve8("timeout"), graceMs).unref());
+  const timer = new Promise((resolve11) => setTimeout(() => resolve11("timeout"), graceMs).unref());
   if (await Promise.race([exited, timer]) === "timeout") {
     killGroup(child2, "SIGKILL");
     await exited;
@@ -55931,12 +55934,12 @@ async function runCommand(command, args, options = {}) {
   const onAbort = () => killGroup(child2, "SIGTERM");
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await new Promise((resolve8, reject) => {
+    return await new Promise((resolve11, reject) => {
       child2.once("error", (err) => {
         if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
         else reject(err);
       });
-      child2.once("close", (code, sig) => resolve8({ code, signal: sig, stdout, stderr }));
+      child2.once("close", (code, sig) => resolve11({ code, signal: sig, stdout, stderr }));
     });
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -61088,7 +61091,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve8) {
+function isRecursive(inst, stack, resolve11) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -61098,7 +61101,7 @@ function isRecursive(inst, stack, resolve8) {
   let result = NONE;
   const check2 = (child2) => {
     if (result !== PROVEN && child2?._zod) {
-      const answer = isRecursive(child2, stack, resolve8);
+      const answer = isRecursive(child2, stack, resolve11);
       if (answer > result)
         result = answer;
     }
@@ -61109,7 +61112,7 @@ function isRecursive(inst, stack, resolve8) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
+      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve11) : NONE;
       if (child2 > answer)
         answer = child2;
     }
@@ -61173,7 +61176,7 @@ function isRecursive(inst, stack, resolve8) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve11 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -75964,17 +75967,17 @@ function reclaimOrphanTemps(dir, log) {
   } catch {
     return [];
   }
-  const orphans = names.filter((n) => {
+  const orphans2 = names.filter((n) => {
     const pid = tempOwner(n);
     return pid !== null && pid !== process.pid && !pidAlive(pid);
   });
-  for (const n of orphans) rmSync(join5(dir, n), { recursive: true, force: true });
-  if (orphans.length > 0) {
+  for (const n of orphans2) rmSync(join5(dir, n), { recursive: true, force: true });
+  if (orphans2.length > 0) {
     log?.info(
-      `removed ${orphans.length} temporar${orphans.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans.join(", ")}`
+      `removed ${orphans2.length} temporar${orphans2.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans2.join(", ")}`
     );
   }
-  return orphans;
+  return orphans2;
 }
 async function withLock(path6, fn, log) {
   const lock = `${path6}.lock`;
@@ -79991,6 +79994,7 @@ function compareSets(input2, options = {}) {
     (x, y) => order(x, y) || x.threads - y.threads || (x.repetition ?? 0) - (y.repetition ?? 0)
   );
   const nothing = cells.length === 0 && degradation.length === 0 ? units.length > 0 ? `no cell has ${metrics.join(", ")} values (above zero) on both sides` : emptyReason || "no cell to compare" : null;
+  if (nothing !== null) notes.push(`nothing compared: ${nothing}`);
   const count2 = (k) => cells.filter((c) => c.verdict === k).length;
   const trendCount = (k) => degradation.filter((d) => d.verdict === k).length;
   const perMetric = {};
@@ -80463,7 +80467,7 @@ function parseSummary(lines) {
   const start2 = lines.findIndex((l) => l.trim() === "SQL statistics:");
   if (start2 < 0) return null;
   const read = field(lines, "read", start2);
-  const write = field(lines, "write", start2);
+  const write2 = field(lines, "write", start2);
   const other = field(lines, "other", start2);
   const total = field(lines, "total", start2);
   const trx = field(lines, "transactions", start2);
@@ -80497,11 +80501,11 @@ function parseSummary(lines) {
   const qPs = queries ? perSec(queries.rest) : null;
   const ignPs = ignored ? perSec(ignored.rest) : null;
   const recPs = reconn ? perSec(reconn.rest) : null;
-  if (!read || !write || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct3 === null && !disabled) {
+  if (!read || !write2 || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct3 === null && !disabled) {
     return null;
   }
   return {
-    queries: { read: read.value, write: write.value, other: other.value, total: total.value },
+    queries: { read: read.value, write: write2.value, other: other.value, total: total.value },
     transactions: trx.value,
     tps: trxPs,
     qps: qPs,
@@ -80696,12 +80700,12 @@ async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd)
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const [code, killedBy] = await new Promise((resolve8, reject) => {
+    const [code, killedBy] = await new Promise((resolve11, reject) => {
       child2.once(
         "error",
         (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${argv.command}`) : err)
       );
-      child2.once("close", (c, sig) => resolve8([c, sig]));
+      child2.once("close", (c, sig) => resolve11([c, sig]));
     });
     parser.end();
     if (aborted2) throw new AbortedError("interrupted");
@@ -80887,13 +80891,13 @@ function wantsTls(options) {
 }
 var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
 async function freePort() {
-  return await new Promise((resolve8, reject) => {
+  return await new Promise((resolve11, reject) => {
     const srv = createServer();
     srv.once("error", reject);
     srv.listen(0, "127.0.0.1", () => {
       const addr = srv.address();
       const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve8(port));
+      srv.close(() => resolve11(port));
     });
   });
 }
@@ -83228,10 +83232,10 @@ async function runAbGuarded(opts, ctx) {
     const telemetry = startTelemetry({ intervalMs: 1e3 });
     let samples = [];
     let error63;
-    const slice = async (side, round, total) => {
+    const slice = async (side, round2, total) => {
       const t0 = /* @__PURE__ */ new Date();
       const r = await runPhase(
-        `${p.script} ${p.threads}t ${p.tier} pair ${round}/${total} ${side.label}`,
+        `${p.script} ${p.threads}t ${p.tier} pair ${round2}/${total} ${side.label}`,
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
         design.slice_s,
@@ -83248,16 +83252,16 @@ async function runAbGuarded(opts, ctx) {
     };
     const runPairs = async (count2, confirmation, total) => {
       for (let k = 0; k < count2; k++) {
-        const round = pairs.length + 1;
-        const order = round % 2 === 1 ? "AB" : "BA";
+        const round2 = pairs.length + 1;
+        const order = round2 % 2 === 1 ? "AB" : "BA";
         const first = order === "AB" ? sides[0] : sides[1];
         const second = order === "AB" ? sides[1] : sides[0];
-        const a = await slice(first, round, total);
+        const a = await slice(first, round2, total);
         if (!a) return false;
-        const b = await slice(second, round, total);
+        const b = await slice(second, round2, total);
         if (!b) return false;
         pairs.push({
-          round,
+          round: round2,
           order,
           confirmation,
           base: order === "AB" ? a : b,
@@ -83448,6 +83452,10 @@ function plural3(n, word) {
 }
 function statusLine(r, markdown = true) {
   const s = r.summary;
+  if (r.nothing_compared !== void 0) {
+    const text = `nothing compared: ${r.nothing_compared}`;
+    return markdown ? `\u26AA **${mdEscape(text)}**` : `NOTHING COMPARED: ${r.nothing_compared}`;
+  }
   const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
   const reg = s.regressions > 0 ? markdown ? `\u{1F534} **${plural3(s.regressions, "regression")}**` : plural3(s.regressions, "regression").toUpperCase() : markdown ? "\u2705 no regressions" : "no regressions";
   const regNote = trendRegressions > 0 ? ` (${trendRegressions} within-run degradation)` : "";
@@ -83872,14 +83880,16 @@ function decidedGroups(r) {
   const size = (g) => Math.abs(g.primary.change_pct);
   const groups2 = cellGroups(r);
   const of = (v) => groups2.filter((g) => g.verdict === v).sort((a, b) => size(b) - size(a));
-  return [...of("regression"), ...of("improvement")];
+  const decided = [...of("regression"), ...of("improvement")];
+  return decided.length > 0 ? decided : of("inconclusive").slice(0, 5);
 }
 function topRow(g, many) {
   const c = g.primary;
-  const mark = g.verdict === "regression" ? "\u{1F534}" : "\u{1F7E2}";
+  const mark = g.verdict === "regression" ? "\u{1F534}" : g.verdict === "improvement" ? "\u{1F7E2}" : "\u2754";
   const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
   const ci = c.ci_low_pct !== void 0 && c.ci_high_pct !== void 0 ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]` : "\u2014 (one value per side)";
-  const mde = c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`;
+  const needs = g.verdict === "inconclusive" && c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})` : "";
+  const mde = `${c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
   const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
   const also = g.others.length > 0 ? ` (also ${g.others.map((o) => `${METRIC[o.metric] ?? o.metric} ${fmtPct(o.change_pct)}`).join(", ")})` : "";
   return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${METRIC[c.metric] ?? c.metric}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
@@ -83898,6 +83908,12 @@ function topTable(r) {
     const rest = groups2.length - Math.min(groups2.length, TOP_ROWS);
     if (rest > 0)
       L.push(`\u2026 and ${plural4(rest, "more changed cell")}: every verdict is in the full report below.`, "");
+    if (groups2[0].verdict === "inconclusive") {
+      L.push(
+        "Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.",
+        ""
+      );
+    }
     if (r.comparisons_with_ci > 0) {
       L.push(
         `<sub>CI: ${Number((r.confidence * 100).toPrecision(6))}% simultaneous intervals over ${fmtNumber(r.comparisons_with_ci)} comparisons; MDE: the smallest change these samples would detect.</sub>`,
@@ -84219,7 +84235,8 @@ async function upsertComment(api, o) {
       `ignoring comment ${c.id} by ${JSON.stringify(c.user?.login ?? "unknown")}: it carries perfgate's marker but was not written by ${o.identity}`
     );
   }
-  const existing = marked.find((c) => sameLogin(c.user?.login, o.identity));
+  const own2 = marked.filter((c) => sameLogin(c.user?.login, o.identity));
+  const existing = own2[own2.length - 1];
   const previous = existing?.body ? parseCommentState(existing.body) : null;
   const { body, state } = o.build(previous);
   if (body.length > GITHUB_COMMENT_LIMIT) {
@@ -84344,7 +84361,9 @@ var FIELDS = {
   "head-sha": sha,
   "artifact-url": external_exports.string().regex(/^https:\/\/[^\s()<>[\]"'`]+$/, {
     error: "is not an https URL (accepted: e.g. the artifact-url output of actions/upload-artifact)"
-  })
+  }),
+  "history-store": external_exports.string(),
+  "pages-dir": external_exports.string()
 };
 function parseConfig(env) {
   const problems = [];
@@ -84391,6 +84410,11 @@ function parseConfig(env) {
       );
     }
   }
+  if (parsed["pages-dir"] !== void 0 && parsed["history-store"] === void 0) {
+    problems.push(
+      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode,
@@ -84412,7 +84436,9 @@ function parseConfig(env) {
     baseSha: parsed["base-sha"] ?? null,
     headSha: parsed["head-sha"] ?? null,
     artifactUrl: parsed["artifact-url"] ?? null,
-    degradation: parsed.degradation ?? {}
+    degradation: parsed.degradation ?? {},
+    historyStore: parsed["history-store"] ?? null,
+    pagesDir: parsed["pages-dir"] ?? null
   };
 }
 
@@ -84508,6 +84534,1284 @@ function runUrl(env) {
   return repo !== null && /^\d+$/.test(id) ? `${repo}/actions/runs/${id}` : null;
 }
 
+// src/history/append.ts
+import { spawnSync } from "node:child_process";
+
+// src/baselines/store.ts
+var CLASS_RE = /^[a-z0-9][a-z0-9._-]*$/;
+function slug(s) {
+  return s.toLowerCase().replace(/\(r\)|\(tm\)|cpu|processor|@.*$/g, " ").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function defaultRunnerClass(host) {
+  const gib = Math.round(host.memory_bytes / 1024 ** 3);
+  return `${host.arch}-${host.cores}c-${gib}g-${slug(host.cpu_model) || "cpu"}`;
+}
+function runnerClassFor(host, explicit, env = process.env) {
+  const name = explicit ?? env.PERFGATE_RUNNER_CLASS ?? defaultRunnerClass(host);
+  if (!CLASS_RE.test(name)) {
+    throw new UserError(
+      `runner class "${name}": use lower-case letters, digits, '.', '_' or '-' (e.g. bare-metal-32c)`
+    );
+  }
+  return name;
+}
+
+// src/history/extract.ts
+import { createHash as createHash8 } from "node:crypto";
+
+// src/history/schema.ts
+var HISTORY_RUN_SCHEMA = "perfgate/history-run";
+var HISTORY_INDEX_SCHEMA = "perfgate/history-index";
+var HISTORY_SCHEMA_VERSION = 1;
+var num3 = external_exports.number().finite();
+var RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
+var RunIdSchema = external_exports.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
+var MetricValueSchema = external_exports.object({
+  value: num3,
+  lo: num3.nullable(),
+  hi: num3.nullable(),
+  n: external_exports.number().int().positive()
+});
+var HISTORY_METRICS = ["tps", "qps", "p95_ms"];
+var HistoryCellSchema = external_exports.object({
+  /** label of the server in `servers` this cell measured */
+  server: external_exports.string(),
+  workload: external_exports.string(),
+  script: external_exports.string(),
+  tier: external_exports.string(),
+  threads: external_exports.number().int().positive(),
+  metrics: external_exports.object({
+    tps: MetricValueSchema.optional(),
+    qps: MetricValueSchema.optional(),
+    p95_ms: MetricValueSchema.optional()
+  })
+});
+var HistoryServerSchema = external_exports.object({
+  label: external_exports.string(),
+  flavor: external_exports.string(),
+  version: external_exports.string(),
+  version_string: external_exports.string(),
+  spec: external_exports.string(),
+  /** per tier: the generated config file's text and the variables read back from the server */
+  tiers: external_exports.array(
+    external_exports.object({
+      tier: external_exports.string(),
+      buffer_pool_bytes: num3,
+      config: external_exports.string(),
+      variables: external_exports.record(external_exports.string(), external_exports.string())
+    })
+  )
+});
+var HistoryRunSchema = external_exports.object({
+  schema: external_exports.literal(HISTORY_RUN_SCHEMA),
+  schema_version: external_exports.literal(HISTORY_SCHEMA_VERSION),
+  id: RunIdSchema,
+  /** "run": a perfgate/results file; "ab": the head side of a perfgate/ab file */
+  source: external_exports.enum(["run", "ab"]),
+  commit: external_exports.string(),
+  commit_url: external_exports.string().nullable(),
+  /** ISO 8601: the commit's (or the run's) date; points are ordered by it */
+  date: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string(),
+  /**
+   * a version-matrix name shared by the runs of one comparison (e.g. a release-candidate run's
+   * baseline and candidates); null for runs that belong to the trend series
+   */
+  matrix: external_exports.string().nullable(),
+  perfgate_version: external_exports.string(),
+  sysbench: external_exports.object({ version: external_exports.string(), options: external_exports.array(external_exports.string()) }),
+  host: external_exports.object({
+    hostname: external_exports.string(),
+    cpu_model: external_exports.string(),
+    cores: external_exports.number().int().positive(),
+    memory_bytes: num3,
+    kernel: external_exports.string(),
+    os: external_exports.string(),
+    arch: external_exports.string()
+  }),
+  workload: external_exports.object({ name: external_exports.string(), sha256: external_exports.string() }),
+  dataset: external_exports.object({ tables: external_exports.number().int().positive(), table_size: external_exports.number().int().positive() }),
+  servers: external_exports.array(HistoryServerSchema).min(1),
+  cells: external_exports.array(HistoryCellSchema)
+});
+var IndexEntrySchema = external_exports.object({
+  id: RunIdSchema,
+  date: external_exports.string(),
+  commit: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string(),
+  matrix: external_exports.string().nullable(),
+  workload: external_exports.string(),
+  /** `flavor@version` of each server, in the run's order */
+  servers: external_exports.array(external_exports.string()),
+  cells: external_exports.number().int().nonnegative()
+});
+var HistoryIndexSchema = external_exports.object({
+  schema: external_exports.literal(HISTORY_INDEX_SCHEMA),
+  schema_version: external_exports.literal(HISTORY_SCHEMA_VERSION),
+  /** oldest first (by date, then id) */
+  runs: external_exports.array(IndexEntrySchema)
+});
+
+// src/history/extract.ts
+var BATCHES = 5;
+function round(x) {
+  return Number(x.toPrecision(6));
+}
+function metricValue(xs, fallbackHalf = null) {
+  const m = mean(xs);
+  let half = fallbackHalf;
+  if (xs.length >= 2) half = studentTQuantile(0.975, xs.length - 1) * sampleSd(xs) / Math.sqrt(xs.length);
+  return {
+    value: round(m),
+    lo: half === null ? null : round(m - half),
+    hi: half === null ? null : round(m + half),
+    n: xs.length
+  };
+}
+function batchHalfWidth(xs) {
+  if (xs.length < 2 * BATCHES) return null;
+  const size = Math.floor(xs.length / BATCHES);
+  const batches = [];
+  for (let b = 0; b < BATCHES; b++) batches.push(mean(xs.slice(b * size, (b + 1) * size)));
+  return studentTQuantile(0.975, BATCHES - 1) * sampleSd(batches) / Math.sqrt(BATCHES);
+}
+function p95Of2(s) {
+  const l = s.latency_ms;
+  return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
+}
+var LINE_FIELD = {
+  tps: (iv) => iv.tps,
+  qps: (iv) => iv.qps,
+  p95_ms: (iv) => iv.lat_pct === 95 ? iv.lat_ms : null
+};
+function groupOf(groups2, key) {
+  const k = `${key.server}\0${key.workload}\0${key.script}\0${key.tier}\0${key.threads}`;
+  let g = groups2.get(k);
+  if (!g) {
+    g = { key, values: { tps: [], qps: [], p95_ms: [] }, lines: { tps: [], qps: [], p95_ms: [] } };
+    groups2.set(k, g);
+  }
+  return g;
+}
+function cellsOf(groups2) {
+  return [...groups2.values()].map((g) => {
+    const metrics = {};
+    for (const m of ["tps", "qps", "p95_ms"]) {
+      if (g.values[m].length === 0) continue;
+      const lines = g.lines[m].filter((x) => Number.isFinite(x));
+      metrics[m] = metricValue(g.values[m], g.values[m].length === 1 ? batchHalfWidth(lines) : null);
+    }
+    return { ...g.key, metrics };
+  });
+}
+function serverOf(s) {
+  return {
+    label: s.label,
+    flavor: s.flavor,
+    version: s.version,
+    version_string: s.version_string,
+    spec: s.spec,
+    tiers: s.tiers.map((t) => ({
+      tier: t.tier,
+      buffer_pool_bytes: t.buffer_pool_bytes,
+      config: t.config,
+      variables: t.variables
+    }))
+  };
+}
+function runIdFor(date5, sourceText) {
+  const d = new Date(date5);
+  if (Number.isNaN(d.getTime())) throw new Error(`run date ${JSON.stringify(date5)} is not a date`);
+  const stamp = d.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return `${stamp}-${createHash8("sha256").update(sourceText).digest("hex").slice(0, 10)}`;
+}
+function runOf(doc, source, ctx, sourceText, rest) {
+  const date5 = new Date(ctx.date ?? doc.started_at).toISOString();
+  return {
+    schema: HISTORY_RUN_SCHEMA,
+    schema_version: HISTORY_SCHEMA_VERSION,
+    id: runIdFor(date5, sourceText),
+    source,
+    commit: ctx.commit,
+    commit_url: ctx.commitUrl,
+    date: date5,
+    branch: ctx.branch,
+    runner_class: ctx.runnerClass,
+    matrix: ctx.matrix ?? null,
+    perfgate_version: doc.perfgate_version,
+    sysbench: { version: doc.sysbench.version, options: rest.options },
+    host: { ...doc.host },
+    workload: { name: doc.workload.name, sha256: doc.workload.sha256 },
+    dataset: doc.dataset,
+    servers: rest.servers,
+    cells: rest.cells
+  };
+}
+function commonOptions(cells) {
+  const first = cells[0]?.sysbench_args ?? [];
+  return first.filter(
+    (a) => a.startsWith("--") && !/^--(threads|mysql-password|mysql-socket)=/.test(a) && cells.every((c) => c.sysbench_args.includes(a))
+  );
+}
+function historyFromResults(r, ctx, sourceText) {
+  const groups2 = /* @__PURE__ */ new Map();
+  const ok = r.cells.filter((c) => c.status === "ok" && c.summary !== null);
+  for (const c of ok) {
+    const s = c.summary;
+    const g = groupOf(groups2, {
+      server: c.server,
+      workload: c.workload,
+      script: c.script,
+      tier: c.tier,
+      threads: c.threads
+    });
+    const p95 = p95Of2(s);
+    g.values.tps.push(s.tps);
+    g.values.qps.push(s.qps);
+    if (p95 !== null) g.values.p95_ms.push(p95);
+    for (const m of ["tps", "qps", "p95_ms"]) {
+      for (const iv of c.intervals) g.lines[m].push(LINE_FIELD[m](iv) ?? Number.NaN);
+    }
+  }
+  return runOf(r, "run", ctx, sourceText, {
+    servers: r.servers.map(serverOf),
+    cells: cellsOf(groups2),
+    options: commonOptions(ok)
+  });
+}
+function historyFromAb(ab, ctx, sourceText) {
+  const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1];
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const c of ab.cells) {
+    if (c.status !== "ok" || c.pairs.length === 0) continue;
+    const g = groupOf(groups2, {
+      server: head.label,
+      workload: c.workload,
+      script: c.script,
+      tier: c.tier,
+      threads: c.threads
+    });
+    for (const p of c.pairs) {
+      g.values.tps.push(p.head.tps);
+      g.values.qps.push(p.head.qps);
+      if (p.head.p95_ms !== null && p.head.p95_ms > 0) g.values.p95_ms.push(p.head.p95_ms);
+    }
+  }
+  const d = ab.design;
+  return runOf(ab, "ab", ctx, sourceText, {
+    servers: [serverOf(head)],
+    cells: cellsOf(groups2),
+    options: [`--time=${d.slice_s}`, `--rand-seed=${d.prepare_seed}`, `(A/B ${d.order}, ${d.pairs} pairs)`]
+  });
+}
+
+// src/history/append.ts
+function gitOut(args) {
+  const r = spawnSync("git", args, { encoding: "utf8" });
+  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
+}
+function runContext(f, env = process.env) {
+  const commit = f.commit ?? env.GITHUB_SHA ?? gitOut(["rev-parse", "HEAD"]);
+  if (!commit)
+    throw new UserError("history append: no commit: give --commit <sha> (or run inside a git checkout)");
+  const repoUrl = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}` : null;
+  const commitUrl = f.commitUrl ?? (repoUrl && !f.commit ? `${repoUrl}/commit/${commit}` : null);
+  const branch = f.branch ?? env.GITHUB_HEAD_REF ?? env.GITHUB_REF_NAME ?? gitOut(["rev-parse", "--abbrev-ref", "HEAD"]) ?? "unknown";
+  if (f.date !== void 0 && Number.isNaN(new Date(f.date).getTime())) {
+    throw new UserError(`--date ${f.date}: not a date (accepted: ISO 8601, e.g. 2026-11-23T02:17:00Z)`);
+  }
+  if (f.matrix !== void 0 && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(f.matrix)) {
+    throw new UserError(`--matrix ${f.matrix}: use letters, digits, '.', '_' or '-' (e.g. rc-11.8.2)`);
+  }
+  return {
+    commit,
+    commitUrl,
+    branch: branch || "unknown",
+    matrix: f.matrix ?? null,
+    ...f.date ? { date: f.date } : {}
+  };
+}
+function historyRunFromFile(file2, f, env = process.env) {
+  const text = readTextFile(file2);
+  const data = parseJson(text, file2);
+  const ctx = runContext(f, env);
+  if (data?.schema === "perfgate/ab") {
+    const ab = parseAbResults(data, file2);
+    return historyFromAb(ab, { ...ctx, runnerClass: runnerClassFor(ab.host, f.runnerClass) }, text);
+  }
+  if (data?.schema === "perfgate/results") {
+    const r = parseResults(data, file2);
+    if (r.status === "running")
+      throw new UserError(`${file2}: the run is still going (status "running"); append it when it ends`);
+    return historyFromResults(r, { ...ctx, runnerClass: runnerClassFor(r.host, f.runnerClass) }, text);
+  }
+  throw new UserError(
+    `${file2}: "schema" is ${JSON.stringify(data?.schema)}; accepted: perfgate/results (perfgate run) or perfgate/ab (perfgate ab)`
+  );
+}
+
+// src/history/store.ts
+import { existsSync as existsSync18 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
+
+// src/history/folder.ts
+import { closeSync as closeSync3, existsSync as existsSync16, mkdirSync as mkdirSync11, openSync as openSync3, readdirSync as readdirSync11, rmSync as rmSync10, statSync as statSync7 } from "node:fs";
+import { join as join20 } from "node:path";
+var INDEX_FILE = "index.json";
+var RUNS_DIR = "runs";
+var LOCK_FILE = ".index.lock";
+var LOCK_STALE_MS = 6e4;
+function runPath(root, id) {
+  return join20(root, RUNS_DIR, `${id}.json`);
+}
+function parseHistoryRun(data, where) {
+  return validateDocument(data, where, {
+    schema: HISTORY_RUN_SCHEMA,
+    version: HISTORY_SCHEMA_VERSION,
+    zod: HistoryRunSchema
+  });
+}
+function readRun(root, id) {
+  const path6 = runPath(root, id);
+  if (!existsSync16(path6)) throw new UserError(`run ${id}: not in the store (see perfgate history list)`);
+  return parseHistoryRun(parseJson(readTextFile(path6), path6), path6);
+}
+function entryOf(run) {
+  return {
+    id: run.id,
+    date: run.date,
+    commit: run.commit,
+    branch: run.branch,
+    runner_class: run.runner_class,
+    matrix: run.matrix,
+    workload: run.workload.name,
+    servers: run.servers.map((s) => `${s.flavor}@${s.version}`),
+    cells: run.cells.length
+  };
+}
+function byDate(a, b) {
+  return a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+function readIndex(root) {
+  const path6 = join20(root, INDEX_FILE);
+  if (!existsSync16(path6)) return emptyIndex();
+  return validateDocument(parseJson(readTextFile(path6), path6), path6, {
+    schema: HISTORY_INDEX_SCHEMA,
+    version: HISTORY_SCHEMA_VERSION,
+    zod: HistoryIndexSchema
+  });
+}
+function emptyIndex() {
+  return { schema: HISTORY_INDEX_SCHEMA, schema_version: HISTORY_SCHEMA_VERSION, runs: [] };
+}
+function runIdsOnDisk(root) {
+  const dir = join20(root, RUNS_DIR);
+  if (!existsSync16(dir)) return [];
+  return readdirSync11(dir).filter((f) => f.endsWith(".json") && !f.startsWith(".")).map((f) => f.slice(0, -5));
+}
+function rebuildIndex(root) {
+  let old;
+  try {
+    old = readIndex(root);
+  } catch {
+    old = emptyIndex();
+  }
+  const known = new Map(old.runs.map((e) => [e.id, e]));
+  const runs = runIdsOnDisk(root).map((id) => known.get(id) ?? entryOf(readRun(root, id)));
+  runs.sort(byDate);
+  const index = { ...emptyIndex(), runs };
+  writeFileAtomic(join20(root, INDEX_FILE), `${JSON.stringify(index, null, 1)}
+`);
+  return index;
+}
+async function withLock2(root, fn) {
+  const lock = join20(root, LOCK_FILE);
+  const deadline = Date.now() + 5 * LOCK_STALE_MS;
+  for (; ; ) {
+    try {
+      closeSync3(openSync3(lock, "wx"));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      try {
+        if (Date.now() - statSync7(lock).mtimeMs > LOCK_STALE_MS) rmSync10(lock, { force: true });
+      } catch {
+      }
+      if (Date.now() > deadline) throw new UserError(`${lock}: held by another process for too long`);
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync10(lock, { force: true });
+  }
+}
+function appendToFolderSync(root, run) {
+  const path6 = runPath(root, run.id);
+  const added = !existsSync16(path6);
+  if (added) writeFileAtomic(path6, `${JSON.stringify(run)}
+`);
+  rebuildIndex(root);
+  return { id: run.id, added };
+}
+function appendToFolder(root, run) {
+  return withLock2(ensureDir(root), () => appendToFolderSync(root, run));
+}
+function ensureDir(root) {
+  if (existsSync16(root) && !statSync7(root).isDirectory()) {
+    throw new UserError(`--store ${root}: not a directory`);
+  }
+  mkdirSync11(root, { recursive: true });
+  return root;
+}
+function readAllRuns(root) {
+  return readIndex(root).runs.map((e) => readRun(root, e.id));
+}
+
+// src/history/git.ts
+import { spawnSync as spawnSync2 } from "node:child_process";
+import { existsSync as existsSync17, mkdtempSync as mkdtempSync2, rmSync as rmSync11 } from "node:fs";
+import { tmpdir as tmpdir3 } from "node:os";
+import { isAbsolute as isAbsolute2, join as join21, resolve as resolve7 } from "node:path";
+var DEFAULT_BRANCH = "perfgate-data";
+var MAX_ATTEMPTS = 12;
+var orphans = 0;
+function git2(cwd, args) {
+  const r = spawnSync2("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" }
+  });
+  if (r.error) throw new UserError(`git: ${r.error.message} (is git installed?)`);
+  return { ok: r.status === 0, out: r.stdout.trim(), err: r.stderr.trim() };
+}
+function gitOk(cwd, args) {
+  const r = git2(cwd, args);
+  if (!r.ok) throw new UserError(`git ${args[0]}: ${r.err.split("\n").slice(-1)[0] || "failed"}`);
+  return r.out;
+}
+function resolveRepo(repo, cwd = process.cwd()) {
+  if (repo !== void 0) {
+    if (/^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^/]+:/.test(repo)) return repo;
+    const path6 = isAbsolute2(repo) ? repo : resolve7(cwd, repo);
+    if (!existsSync17(path6))
+      throw new UserError(`--repo ${repo}: no such path (give a path or URL of a git repository)`);
+    return path6;
+  }
+  const top = git2(cwd, ["rev-parse", "--show-toplevel"]);
+  if (!top.ok)
+    throw new UserError(`--store git:\u2026: ${cwd} is not in a git repository; give --repo <path|url>`);
+  const origin = git2(cwd, ["remote", "get-url", "origin"]);
+  return origin.ok && origin.out ? origin.out : top.out;
+}
+function checkout(store, dir) {
+  const ref = `refs/remotes/store/${store.branch}`;
+  const f = git2(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+  if (!f.ok) {
+    const ls = git2(dir, ["ls-remote", "--heads", store.url, store.branch]);
+    if (!ls.ok) throw new UserError(`git fetch ${store.url}: ${f.err.split("\n").slice(-1)[0]}`);
+    if (ls.out !== "") throw new UserError(`git fetch ${store.url} ${store.branch}: ${f.err}`);
+    orphans += 1;
+    gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${orphans}`]);
+    git2(dir, ["rm", "-rf", "--quiet", "--ignore-unmatch", "."]);
+    return false;
+  }
+  gitOk(dir, ["checkout", "--quiet", "--force", "--detach", ref]);
+  gitOk(dir, ["clean", "-fdxq"]);
+  return true;
+}
+function newClone() {
+  const dir = mkdtempSync2(join21(tmpdir3(), "perfgate-history-"));
+  gitOk(dir, ["init", "--quiet"]);
+  if (!git2(dir, ["config", "user.email"]).out) gitOk(dir, ["config", "user.email", "perfgate@localhost"]);
+  if (!git2(dir, ["config", "user.name"]).out) gitOk(dir, ["config", "user.name", "perfgate"]);
+  return dir;
+}
+function readGitStore(store, read) {
+  const dir = newClone();
+  try {
+    checkout(store, dir);
+    return read(dir);
+  } finally {
+    rmSync11(dir, { recursive: true, force: true });
+  }
+}
+async function updateGitStore(store, message, change) {
+  const dir = newClone();
+  try {
+    let lastErr = "";
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      checkout(store, dir);
+      const { result, changed: changed2 } = change(dir);
+      gitOk(dir, ["add", "-A", "."]);
+      if (!changed2 || git2(dir, ["diff", "--cached", "--quiet"]).ok) return result;
+      gitOk(dir, ["commit", "--quiet", "-m", message]);
+      const push = git2(dir, ["push", "--quiet", store.url, `HEAD:refs/heads/${store.branch}`]);
+      if (push.ok) return result;
+      lastErr = push.err.split("\n").slice(-1)[0] ?? "";
+      await new Promise((r) => setTimeout(r, Math.random() * 150 * attempt));
+    }
+    throw new UserError(
+      `git push ${store.url} ${store.branch}: still rejected after ${MAX_ATTEMPTS} attempts (${lastErr})`
+    );
+  } finally {
+    rmSync11(dir, { recursive: true, force: true });
+  }
+}
+
+// src/history/store.ts
+var DEFAULT_STORE = `git:${DEFAULT_BRANCH}`;
+var BRANCH_RE = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/;
+function parseStore(spec, repo) {
+  if (spec.startsWith("git:")) {
+    const branch = spec.slice(4) || DEFAULT_BRANCH;
+    if (!BRANCH_RE.test(branch)) {
+      throw new UserError(
+        `--store ${spec}: "${branch}" is not a branch name (accepted: git:<branch> or a folder)`
+      );
+    }
+    return { kind: "git", branch, url: resolveRepo(repo) };
+  }
+  if (spec === "") throw new UserError("--store: empty (accepted: git:<branch> or a folder)");
+  if (repo !== void 0)
+    throw new UserError(`--repo applies to git stores only (--store git:<branch>), not ${spec}`);
+  return { kind: "dir", path: resolve8(spec) };
+}
+function describeStore(s) {
+  return s.kind === "dir" ? s.path : `${s.url} branch ${s.branch}`;
+}
+function appendRun(store, run) {
+  if (store.kind === "dir") return appendToFolder(store.path, run);
+  return updateGitStore(
+    store,
+    `history: append run ${run.id} (${run.commit.slice(0, 12)}, ${run.branch})`,
+    (root) => {
+      const outcome = appendToFolderSync(root, run);
+      return { result: outcome, changed: true };
+    }
+  );
+}
+function withStore(store, read) {
+  if (store.kind === "dir") {
+    if (!existsSync18(store.path)) throw new UserError(`--store ${store.path}: no such folder`);
+    return read(store.path);
+  }
+  return readGitStore(store, read);
+}
+function loadAllRuns(store) {
+  return withStore(store, readAllRuns);
+}
+
+// src/changes/noise.ts
+var MAD_TO_SD = 1.482602218505602;
+function robustSd(xs) {
+  if (xs.length < 2) return 0;
+  const m = median(xs);
+  return MAD_TO_SD * median(xs.map((x) => Math.abs(x - m)));
+}
+var TRIM = 0.1;
+var TRIMMED_RMS_AT_NORMAL = Math.sqrt(1 - 2 * 1.6448536269514722 * 0.10313564037537128 / 0.9);
+function differenceSd(xs) {
+  if (xs.length < 3) return 0;
+  const d = [];
+  for (let i = 1; i < xs.length; i++) d.push(xs[i] - xs[i - 1]);
+  const abs = d.map(Math.abs).sort((a, b) => a - b);
+  const keep = Math.max(1, Math.floor(abs.length * (1 - TRIM)));
+  let ss = 0;
+  for (let i = 0; i < keep; i++) ss += abs[i] * abs[i];
+  const trimmed = Math.sqrt(ss / keep) / TRIMMED_RMS_AT_NORMAL;
+  return Math.max(robustSd(d), trimmed) / Math.SQRT2;
+}
+function intervalSe(lo, hi, level) {
+  return (hi - lo) / (2 * normalQuantile(0.5 + level / 2));
+}
+function varianceFloor(values) {
+  const scale = Math.max(1e-12, Math.abs(median(values)));
+  return (scale * 1e-6) ** 2;
+}
+function noiseModel(values, ses) {
+  const floor = varianceFloor(values);
+  const total = differenceSd(values) ** 2;
+  const known = ses.filter((s) => s !== void 0);
+  const typicalSe2 = known.length > 0 ? median(known.map((s) => s * s)) : 0;
+  const between = Math.max(total - typicalSe2, floor, total * 0.05);
+  const variance = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const se = ses[i];
+    variance[i] = between + (se !== void 0 ? se * se : known.length > 0 ? typicalSe2 : 0);
+  }
+  return { sigma: Math.sqrt(between), variance };
+}
+function runningMedian(xs, h) {
+  const out = new Array(xs.length);
+  for (let i = 0; i < xs.length; i++) {
+    const k = Math.min(h, i, xs.length - 1 - i);
+    out[i] = median(xs.slice(i - k, i + k + 1));
+  }
+  return out;
+}
+function clipOutliers(values, variance, k, h) {
+  const med = runningMedian(values, h);
+  const out = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const lim = k * Math.sqrt(variance[i]);
+    out[i] = Math.min(med[i] + lim, Math.max(med[i] - lim, values[i]));
+  }
+  return out;
+}
+
+// src/changes/pelt.ts
+function pelt(sums, penalty, minSegment, from = 0, to = sums.n) {
+  const n = to - from;
+  const m = Math.max(1, minSegment);
+  if (n < 2 * m) return [];
+  const w = sums.w.subarray(from, to + 1);
+  const wy = sums.wy.subarray(from, to + 1);
+  const wy2 = sums.wy2.subarray(from, to + 1);
+  const best = new Float64Array(n + 1).fill(Number.POSITIVE_INFINITY);
+  const last = new Int32Array(n + 1).fill(-1);
+  const cand = new Int32Array(n + 1);
+  const total = new Float64Array(n + 1);
+  let size = 1;
+  best[0] = -penalty;
+  for (let t = m; t <= n; t++) {
+    let min = Number.POSITIVE_INFINITY;
+    let arg = -1;
+    const wt = w[t];
+    const wyt = wy[t];
+    const wy2t = wy2[t];
+    for (let k = 0; k < size; k++) {
+      const s = cand[k];
+      if (t - s < m) continue;
+      const sw = wt - w[s];
+      const swy = wyt - wy[s];
+      const cost = sw > 0 ? Math.max(0, wy2t - wy2[s] - swy * swy / sw) : 0;
+      const c = best[s] + cost;
+      total[k] = c;
+      if (c + penalty < min) {
+        min = c + penalty;
+        arg = s;
+      }
+    }
+    best[t] = min;
+    last[t] = arg;
+    let kept = 0;
+    for (let k = 0; k < size; k++) {
+      const s = cand[k];
+      if (t - s < m || total[k] <= min) cand[kept++] = s;
+    }
+    size = kept;
+    if (t <= n - m) cand[size++] = t;
+  }
+  const changes = [];
+  for (let t = n; t > 0; ) {
+    const s = last[t];
+    if (s <= 0) break;
+    changes.push(from + s);
+    t = s;
+  }
+  return changes.reverse();
+}
+function peltBlocked(sums, penalty, minSegment, block, margin) {
+  const n = sums.n;
+  if (n <= block) return pelt(sums, penalty, minSegment);
+  const step2 = Math.max(1, block - 2 * margin);
+  const out = [];
+  for (let a = 0; a < n; a += step2) {
+    const b = Math.min(n, a + block);
+    const lo = a === 0 ? 0 : a + margin;
+    const hi = b === n ? n : b - margin;
+    for (const c of pelt(sums, penalty, minSegment, a, b)) if (c >= lo && c < hi) out.push(c);
+    if (b === n) break;
+  }
+  return out;
+}
+
+// src/changes/segments.ts
+var SegmentSums = class {
+  n;
+  /** Prefix sums Σw, Σw·y, Σw·y² (index i covers points 0..i−1); read directly by PELT's inner loop. */
+  w;
+  wy;
+  wy2;
+  y;
+  y2;
+  lag;
+  constructor(values, weights) {
+    const n = values.length;
+    this.n = n;
+    this.w = new Float64Array(n + 1);
+    this.wy = new Float64Array(n + 1);
+    this.wy2 = new Float64Array(n + 1);
+    this.y = new Float64Array(n + 1);
+    this.y2 = new Float64Array(n + 1);
+    this.lag = new Float64Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      const w = weights[i];
+      this.w[i + 1] = this.w[i] + w;
+      this.wy[i + 1] = this.wy[i] + w * v;
+      this.wy2[i + 1] = this.wy2[i] + w * v * v;
+      this.y[i + 1] = this.y[i] + v;
+      this.y2[i + 1] = this.y2[i] + v * v;
+      this.lag[i + 1] = this.lag[i] + (i > 0 ? values[i - 1] * v : 0);
+    }
+  }
+  /** Weighted residual sum of squares of [s, e) around its weighted mean (PELT's segment cost). */
+  cost(s, e) {
+    const w = this.w[e] - this.w[s];
+    if (w <= 0) return 0;
+    const wy = this.wy[e] - this.wy[s];
+    return Math.max(0, this.wy2[e] - this.wy2[s] - wy * wy / w);
+  }
+  /** Summary of [s, e): weighted mean, total weight, weighted residual SS, lag-1 residual moments. */
+  summary(s, e) {
+    const n = e - s;
+    const weight = this.w[e] - this.w[s];
+    const mean2 = (this.wy[e] - this.wy[s]) / weight;
+    const u = (this.y[e] - this.y[s]) / n;
+    const ss = this.y2[e] - this.y2[s] - n * u * u;
+    const cross = this.lag[e] - this.lag[s + 1];
+    const head = this.y[e - 1] - this.y[s];
+    const tail = this.y[e] - this.y[s + 1];
+    const lagSum = n > 1 ? cross - u * (head + tail) + (n - 1) * u * u : 0;
+    return { n, weight, mean: mean2, wss: this.cost(s, e), ss: Math.max(0, ss), lagSum };
+  }
+};
+var LagSums = class {
+  r2;
+  lag;
+  constructor(values, boundaries) {
+    const n = values.length;
+    const resid = new Float64Array(n);
+    const starts = [0, ...boundaries, n];
+    const first = new Uint8Array(n + 1);
+    for (let k = 0; k + 1 < starts.length; k++) {
+      const s = starts[k];
+      const e = starts[k + 1];
+      if (e <= s) continue;
+      first[s] = 1;
+      let m = 0;
+      for (let i = s; i < e; i++) m += values[i];
+      m /= e - s;
+      for (let i = s; i < e; i++) resid[i] = values[i] - m;
+    }
+    this.r2 = new Float64Array(n + 1);
+    this.lag = new Float64Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      this.r2[i + 1] = this.r2[i] + resid[i] * resid[i];
+      this.lag[i + 1] = this.lag[i] + (i > 0 && !first[i] ? resid[i - 1] * resid[i] : 0);
+    }
+  }
+  /** Lag-1 autocorrelation of the residuals in [a, b) (0 when they have no variance). */
+  rho(a, b) {
+    const ss = this.r2[b] - this.r2[a];
+    if (!(ss > 0) || b - a < 3) return 0;
+    return (this.lag[b] - this.lag[a + 1]) / ss;
+  }
+};
+
+// src/changes/significance.ts
+var MAX_RHO = 0.95;
+function scanCorrection(p, length, minSegment) {
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  const z2 = -normalQuantile(p / 2);
+  const span = Math.log(Math.max(Math.E, (length - minSegment) / Math.max(1, minSegment)));
+  return Math.min(1, Math.max(p, 2 * z2 * normalPdf(z2) * span));
+}
+function shiftTest(left, right, rho, minSegment) {
+  const n = left.n + right.n;
+  const df = n - 2;
+  const before = left.mean;
+  const after = right.mean;
+  const diff = after - before;
+  if (df < 1) return { before, after, p: 1, pAdjusted: 1 };
+  const dispersion = (left.wss + right.wss) / df;
+  const r = Math.min(MAX_RHO, Math.max(0, rho));
+  const inflation = (1 + r) / (1 - r);
+  const variance = dispersion * inflation * (1 / left.weight + 1 / right.weight);
+  let p;
+  if (diff === 0) p = 1;
+  else if (!(variance > 0)) p = 0;
+  else {
+    const t = Math.abs(diff) / Math.sqrt(variance);
+    const dfEff = Math.max(1, n / inflation - 2);
+    p = Math.min(1, 2 * studentTCdf(-t, dfEff));
+  }
+  return { before, after, p, pAdjusted: scanCorrection(p, n, minSegment) };
+}
+function testAt(sums, lags, cps, j, o) {
+  const c = cps[j];
+  const a = Math.max(j > 0 ? cps[j - 1] : 0, c - o.window);
+  const b = Math.min(j < cps.length - 1 ? cps[j + 1] : sums.n, c + o.window);
+  const t = shiftTest(sums.summary(a, c), sums.summary(c, b), lags.rho(a, b), o.minSegment);
+  return { ...t, before: o.center + o.scale * t.before, after: o.center + o.scale * t.after };
+}
+function rejects(t, o) {
+  if (t.pAdjusted > o.alpha) return true;
+  const mag = t.before !== 0 ? Math.abs(t.after / t.before - 1) : Number.POSITIVE_INFINITY;
+  return mag < o.minMagnitude;
+}
+function eliminate(sums, lags, candidates, o) {
+  const cps = [...candidates];
+  const tests = cps.map((_, j) => testAt(sums, lags, cps, j, o));
+  for (; ; ) {
+    let worst = -1;
+    let worstScore = -1;
+    for (let j = 0; j < tests.length; j++) {
+      const t = tests[j];
+      if (!rejects(t, o)) continue;
+      const score = t.pAdjusted > o.alpha ? 1 + t.pAdjusted : t.pAdjusted;
+      if (score > worstScore) {
+        worstScore = score;
+        worst = j;
+      }
+    }
+    if (worst < 0) break;
+    cps.splice(worst, 1);
+    tests.splice(worst, 1);
+    if (worst > 0) tests[worst - 1] = testAt(sums, lags, cps, worst - 1, o);
+    if (worst < cps.length) tests[worst] = testAt(sums, lags, cps, worst, o);
+  }
+  return cps.map((index, j) => ({ index, ...tests[j] }));
+}
+
+// src/changes/index.ts
+var DEFAULT_CHANGE_OPTIONS = Object.freeze({
+  alpha: 1e-3,
+  minSegment: 3,
+  penalty: 2,
+  window: 100,
+  minMagnitude: 0,
+  outlierClip: 3,
+  intervalLevel: 0.95
+});
+var PELT_BLOCK = 1e3;
+var PELT_MARGIN = 100;
+function checkOptions(o) {
+  const bad = (name, v, what) => {
+    throw new RangeError(`change options: ${name} = ${v}: ${what}`);
+  };
+  if (!(o.alpha > 0 && o.alpha < 1)) bad("alpha", o.alpha, "must be in (0, 1)");
+  if (!(Number.isInteger(o.minSegment) && o.minSegment >= 1))
+    bad("minSegment", o.minSegment, "must be an integer >= 1");
+  if (!(o.penalty > 0)) bad("penalty", o.penalty, "must be > 0");
+  if (!(o.window >= 2)) bad("window", o.window, "must be >= 2");
+  if (!(o.minMagnitude >= 0)) bad("minMagnitude", o.minMagnitude, "must be >= 0");
+  if (!(o.outlierClip > 0)) bad("outlierClip", o.outlierClip, "must be > 0");
+  if (!(o.intervalLevel > 0 && o.intervalLevel < 1))
+    bad("intervalLevel", o.intervalLevel, "must be in (0, 1)");
+}
+function pointSe(p, level) {
+  if (p.lo === void 0 || p.hi === void 0) return void 0;
+  if (!(Number.isFinite(p.lo) && Number.isFinite(p.hi) && p.hi >= p.lo)) return void 0;
+  return intervalSe(p.lo, p.hi, level);
+}
+function detectChanges(points, options) {
+  const o = { ...DEFAULT_CHANGE_OPTIONS, ...options };
+  checkOptions(o);
+  const n = points.length;
+  if (n < 2 * o.minSegment) return [];
+  const values = points.map((p, i) => {
+    if (!Number.isFinite(p.value))
+      throw new RangeError(`points[${i}].value = ${p.value}: must be a finite number`);
+    return p.value;
+  });
+  const noise = noiseModel(
+    values,
+    points.map((p) => pointSe(p, o.intervalLevel))
+  );
+  const clipped = clipOutliers(values, noise.variance, o.outlierClip, o.minSegment - 1 || 1);
+  const center = median(values);
+  const scale = Math.sqrt(median([...noise.variance]));
+  const z2 = clipped.map((v) => (v - center) / scale);
+  const weights = noise.variance.map((v) => scale * scale / v);
+  const sums = new SegmentSums(z2, weights);
+  const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
+  const kept = eliminate(sums, new LagSums(z2, candidates), candidates, {
+    alpha: o.alpha,
+    window: o.window,
+    minMagnitude: o.minMagnitude,
+    minSegment: o.minSegment,
+    center,
+    scale
+  });
+  return kept.map((c) => {
+    const from = points[c.index - 1]?.id;
+    const to = points[c.index]?.id;
+    return {
+      index: c.index,
+      before: c.before,
+      after: c.after,
+      magnitude: c.before !== 0 ? c.after / c.before - 1 : Number.NaN,
+      confidence: 1 - c.pAdjusted,
+      pValue: c.pAdjusted,
+      ...from !== void 0 ? { fromId: from } : {},
+      ...to !== void 0 ? { toId: to } : {}
+    };
+  });
+}
+
+// src/pages/detector.ts
+var detector = (points) => detectChanges(points);
+
+// src/pages/site.ts
+import { cpSync, existsSync as existsSync19, mkdirSync as mkdirSync12, readdirSync as readdirSync12, renameSync as renameSync8, rmSync as rmSync12, writeFileSync as writeFileSync10 } from "node:fs";
+import { dirname as dirname6, join as join22, resolve as resolve9 } from "node:path";
+import { fileURLToPath } from "node:url";
+
+// src/pages/model.ts
+import { createHash as createHash9 } from "node:crypto";
+var SPARK_POINTS = 120;
+function cellId(k) {
+  const slug2 = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  const hash2 = createHash9("sha256").update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads])).digest("hex").slice(0, 8);
+  return `${slug2}-${hash2}`;
+}
+function isTrendRun(run) {
+  return run.matrix === null && run.servers.length === 1;
+}
+function rangeUrl(fromUrl, toUrl, from, to) {
+  const m = fromUrl ? /^(.*)\/commit\/[0-9a-fA-F]+$/.exec(fromUrl) : null;
+  if (!m || !toUrl?.startsWith(`${m[1]}/commit/`)) return null;
+  return `${m[1]}/compare/${from}...${to}`;
+}
+function buildSeries(runs, detect) {
+  const byId = /* @__PURE__ */ new Map();
+  for (const run of runs) {
+    if (!isTrendRun(run)) continue;
+    const server = run.servers[0];
+    for (const c of run.cells) {
+      const key = {
+        runner_class: run.runner_class,
+        flavor: server.flavor,
+        workload: c.workload,
+        script: c.script,
+        tier: c.tier,
+        threads: c.threads
+      };
+      const id = cellId(key);
+      let s = byId.get(id);
+      if (!s) {
+        s = {
+          id,
+          key,
+          run: [],
+          date: [],
+          commit: [],
+          url: [],
+          url_prefix: null,
+          version: [],
+          metrics: {},
+          changes: []
+        };
+        byId.set(id, s);
+      }
+      const at = s.run.length;
+      s.run.push(run.id);
+      s.date.push(run.date);
+      s.commit.push(run.commit);
+      s.url.push(run.commit_url);
+      s.version.push(server.version);
+      for (const m of HISTORY_METRICS) {
+        const v = c.metrics[m];
+        if (!v) continue;
+        let col = s.metrics[m];
+        if (!col) {
+          col = { v: Array(at).fill(null), lo: Array(at).fill(null), hi: Array(at).fill(null) };
+          s.metrics[m] = col;
+        }
+        col.v[at] = v.value;
+        col.lo[at] = v.lo;
+        col.hi[at] = v.hi;
+      }
+    }
+    for (const s of byId.values()) padTo(s);
+  }
+  const all = [...byId.values()];
+  for (const s of all) {
+    s.changes = changesOf(s, detect);
+    compactUrls(s);
+  }
+  return all.sort((a, b) => compareKeys(a.key, b.key));
+}
+function compactUrls(s) {
+  const first = s.url[0];
+  const prefix = first?.endsWith(s.commit[0]) ? first.slice(0, first.length - s.commit[0].length) : null;
+  if (prefix && s.url.every((u, i) => u === `${prefix}${s.commit[i]}`)) {
+    s.url_prefix = prefix;
+    s.url = [];
+  }
+}
+function padTo(s) {
+  for (const col of Object.values(s.metrics)) {
+    while (col.v.length < s.run.length) {
+      col.v.push(null);
+      col.lo.push(null);
+      col.hi.push(null);
+    }
+  }
+}
+function compareKeys(a, b) {
+  return naturalCompare(a.runner_class, b.runner_class) || naturalCompare(a.flavor, b.flavor) || naturalCompare(a.workload, b.workload) || naturalCompare(a.script, b.script) || naturalCompare(a.tier, b.tier) || a.threads - b.threads;
+}
+function changesOf(s, detect) {
+  const marks = [];
+  for (const m of HISTORY_METRICS) {
+    const col = s.metrics[m];
+    if (!col) continue;
+    const at = [];
+    const points = [];
+    col.v.forEach((v, i) => {
+      if (v === null) return;
+      at.push(i);
+      const lo = col.lo[i];
+      const hi = col.hi[i];
+      points.push({
+        value: v,
+        ...lo != null && hi != null ? { lo, hi } : {},
+        id: s.run[i],
+        date: s.date[i]
+      });
+    });
+    for (const c of detect(points)) {
+      const i = at[c.index];
+      const prev = at[c.index - 1];
+      if (i === void 0 || prev === void 0) continue;
+      marks.push({
+        metric: m,
+        index: i,
+        pct: Number(((c.after / c.before - 1) * 100).toFixed(2)),
+        before: c.before,
+        after: c.after,
+        confidence: c.confidence,
+        from: s.commit[prev],
+        to: s.commit[i],
+        range_url: rangeUrl(s.url[prev], s.url[i], s.commit[prev], s.commit[i]),
+        date: s.date[i]
+      });
+    }
+  }
+  return marks.sort((a, b) => a.index - b.index);
+}
+function latestChange(marks) {
+  const last = marks.reduce((m, c) => Math.max(m, c.index), -1);
+  for (const metric of HISTORY_METRICS) {
+    const hit = marks.find((c) => c.index === last && c.metric === metric);
+    if (hit) return hit;
+  }
+  return null;
+}
+function overviewRow(s) {
+  const last = s.run.length - 1;
+  const tps = s.metrics.tps?.v ?? [];
+  return {
+    id: s.id,
+    ...s.key,
+    points: s.run.length,
+    last: { date: s.date[last], commit: s.commit[last], version: s.version[last], tps: tps[last] ?? null },
+    spark: tps.slice(-SPARK_POINTS),
+    change: latestChange(s.changes)
+  };
+}
+
+// src/pages/matrix.ts
+var FLAVOR_NAME = { mariadb: "MariaDB", mysql: "MySQL", percona: "Percona" };
+function engineName(flavor, version2) {
+  return `${FLAVOR_NAME[flavor] ?? flavor} ${version2}`;
+}
+function groupMatrices(runs) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const r of runs) {
+    if (isTrendRun(r)) continue;
+    const name = r.matrix ?? `run ${r.id}`;
+    groups2.set(name, [...groups2.get(name) ?? [], r]);
+  }
+  return groups2;
+}
+function buildMatrix(name, runs, o) {
+  const values = /* @__PURE__ */ new Map();
+  const family = /* @__PURE__ */ new Map();
+  for (const r of runs) {
+    for (const c of r.cells) {
+      const s = r.servers.find((x) => x.label === c.server);
+      if (!s || !c.metrics.tps) continue;
+      const engine = engineName(s.flavor, s.version);
+      family.set(engine, s.flavor);
+      if (!values.has(engine)) values.set(engine, /* @__PURE__ */ new Map());
+      values.get(engine).set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps.value);
+    }
+  }
+  const engines = [...values.keys()].sort((a, b) => naturalCompare(a, b));
+  const baselines = {};
+  for (const e of engines) baselines[family.get(e)] ??= e;
+  for (const b of o.baselines ?? []) {
+    const e = engines.find((x) => x.toLowerCase() === b.toLowerCase());
+    if (e) baselines[family.get(e)] = e;
+  }
+  const cells = /* @__PURE__ */ new Set();
+  for (const m of values.values()) for (const k of m.keys()) cells.add(k.split("\0").slice(0, 2).join("\0"));
+  const tables = [];
+  const over = [];
+  for (const st of [...cells].sort(naturalCompare)) {
+    const [script2, tier2] = st.split("\0");
+    const threads = /* @__PURE__ */ new Set();
+    for (const m of values.values()) {
+      for (const k of m.keys()) if (k.startsWith(`${st}\0`)) threads.add(Number(k.split("\0")[2]));
+    }
+    const ts = [...threads].sort((a, b) => a - b);
+    const rows = engines.map((engine) => {
+      const base = baselines[family.get(engine)] ?? null;
+      const tps = ts.map((t) => values.get(engine).get(`${st}\0${t}`) ?? null);
+      if (base === null || base === engine) return { engine, baseline: null, tps, pct: null };
+      const pct3 = ts.map((t, i) => {
+        const b = values.get(base).get(`${st}\0${t}`);
+        const v = tps[i];
+        if (b === void 0 || v == null || b === 0) return null;
+        const p = Number(((v / b - 1) * 100).toFixed(1));
+        if (Math.abs(p) > o.thresholdPct)
+          over.push({ engine, baseline: base, script: script2, tier: tier2, threads: t, pct: p });
+        return p;
+      });
+      return { engine, baseline: base, tps, pct: pct3 };
+    });
+    tables.push({ script: script2, tier: tier2, threads: ts, rows });
+  }
+  const latest = [...runs].sort((a, b) => a.date < b.date ? 1 : -1)[0];
+  return {
+    name,
+    date: latest.date,
+    runner_class: latest.runner_class,
+    workload: latest.workload.name,
+    runs: runs.map((r) => r.id),
+    engines,
+    baselines,
+    threshold_pct: o.thresholdPct,
+    tables,
+    over
+  };
+}
+
+// src/pages/site.ts
+function defaultAssetsDir() {
+  let dir = dirname6(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    for (const c of [join22(dir, "pages"), join22(dir, "dist", "pages")]) {
+      if (existsSync19(join22(c, "index.html"))) return c;
+    }
+    dir = dirname6(dir);
+  }
+  throw new UserError("the trend-site client is not built (dist/pages missing): run npm run build");
+}
+function dataFile(key, data) {
+  return `perfgateData(${JSON.stringify(key)},${JSON.stringify(data)});
+`;
+}
+function write(root, key, data, count2) {
+  const path6 = join22(root, "data", `${key}.js`);
+  mkdirSync12(dirname6(path6), { recursive: true });
+  writeFileSync10(path6, dataFile(key, data));
+  count2.files++;
+}
+function runPageData(run) {
+  return run;
+}
+function writeSite(runs, o) {
+  const out = resolve9(o.out);
+  if (existsSync19(out) && readdirSync12(out).length > 0 && !existsSync19(join22(out, "data", "overview.js"))) {
+    throw new UserError(`--out ${o.out}: not empty and not a perfgate site; give a new or empty folder`);
+  }
+  const tmp = `${out}.tmp-${process.pid}`;
+  rmSync12(tmp, { recursive: true, force: true });
+  try {
+    cpSync(o.assets ?? defaultAssetsDir(), tmp, { recursive: true });
+    const count2 = { files: 0 };
+    const series2 = buildSeries(runs, o.detect);
+    for (const s of series2) write(tmp, `cells/${s.id}`, s, count2);
+    for (const r of runs) write(tmp, `runs/${r.id}`, runPageData(r), count2);
+    const matrices = [];
+    for (const [name, group2] of groupMatrices(runs)) {
+      matrices.push(
+        buildMatrix(name, group2, {
+          thresholdPct: o.thresholdPct,
+          ...o.baselines ? { baselines: o.baselines } : {}
+        })
+      );
+    }
+    matrices.sort((a, b) => a.date < b.date ? 1 : -1);
+    write(tmp, "matrix", { matrices }, count2);
+    const changes = series2.reduce((n, s) => n + s.changes.length, 0);
+    write(
+      tmp,
+      "overview",
+      {
+        title: o.title ?? "perfgate trends",
+        generated_at: (/* @__PURE__ */ new Date()).toISOString(),
+        runs: runs.length,
+        first: runs[0]?.date ?? null,
+        last: runs[runs.length - 1]?.date ?? null,
+        cells: series2.map(overviewRow),
+        matrices: matrices.map((m) => ({ name: m.name, date: m.date, engines: m.engines }))
+      },
+      count2
+    );
+    rmSync12(out, { recursive: true, force: true });
+    mkdirSync12(dirname6(out), { recursive: true });
+    renameSync8(tmp, out);
+    return {
+      cells: series2.length,
+      runs: runs.length,
+      matrices: matrices.length,
+      changes,
+      files: count2.files
+    };
+  } catch (err) {
+    rmSync12(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+// src/action/history.ts
+function gitAuthEnv(token, server) {
+  const auth2 = Buffer.from(`x-access-token:${token}`).toString("base64");
+  return {
+    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_KEY_0: `http.${server}/.extraheader`,
+    GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${auth2}`
+  };
+}
+async function recordHistory(config2, file2, eventName, log, env = process.env) {
+  if (config2.historyStore === null) return;
+  if (eventName.startsWith("pull_request")) {
+    log.info(
+      `history: not appended on ${eventName} events (only runs of the project's branches are history)`
+    );
+    return;
+  }
+  if (file2 === null) throw new Error("history-store: this step produced no results file to append");
+  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
+  const git3 = config2.historyStore.startsWith("git:");
+  const repo = git3 && env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : void 0;
+  if (git3 && config2.githubToken !== "" && env.GIT_CONFIG_COUNT === void 0) {
+    Object.assign(env, gitAuthEnv(config2.githubToken, server));
+  }
+  const store = parseStore(config2.historyStore, repo);
+  const { id, added } = await appendRun(store, historyRunFromFile(file2, {}, env));
+  log.info(`history: ${added ? "appended" : "already had"} run ${id} (${describeStore(store)})`);
+  if (config2.pagesDir !== null) {
+    const s = writeSite(loadAllRuns(store), {
+      out: config2.pagesDir,
+      detect: detector,
+      thresholdPct: config2.thresholdPct
+    });
+    log.info(`trend site: ${config2.pagesDir} (${s.runs} runs, ${s.cells} cells, ${s.changes} change points)`);
+  }
+}
+
 // src/action/logger.ts
 function defuseCommands(message) {
   return message.replace(/^(\s*)::/gm, "$1: :");
@@ -84546,12 +85850,12 @@ function actionsLogger(c = core_exports, now = Date.now) {
 // src/action/main.ts
 var SUMMARY_BUDGET = 1e6;
 function actionRoot() {
-  return resolve7(dirname6(fileURLToPath(import.meta.url)), "..", "..");
+  return resolve10(dirname7(fileURLToPath2(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync16(file2)) return file2;
-  const shipped = join20(actionRoot(), file2);
-  return existsSync16(shipped) ? shipped : file2;
+  if (existsSync20(file2)) return file2;
+  const shipped = join23(actionRoot(), file2);
+  return existsSync20(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
   return basename6(file2).replace(/\.ya?ml$/i, "");
@@ -84586,8 +85890,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join20(resultsDir, `ab-${name}.json`);
-  const workDir = join20(process.env.RUNNER_TEMP || join20(resultsDir, ".."), "perfgate-work");
+  const out = join23(resultsDir, `ab-${name}.json`);
+  const workDir = join23(process.env.RUNNER_TEMP || join23(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -84664,8 +85968,10 @@ function context3(config2, event, measured, report) {
     repoUrl: repositoryUrl(process.env),
     runUrl: run,
     artifact,
-    base: { sha: config2.baseSha ?? event.baseSha, ref: event.baseRef },
-    head: { sha: config2.headSha ?? event.headSha, ref: event.headRef }
+    // A SHA given as input is not the event's commit: the event's branch name would mislead
+    // (a workflow_run of a dispatched benchmark names the default branch).
+    base: { sha: config2.baseSha ?? event.baseSha, ref: config2.baseSha ? null : event.baseRef },
+    head: { sha: config2.headSha ?? event.headSha, ref: config2.headSha ? null : event.headRef }
   };
 }
 async function comment(config2, event, ctx, log) {
@@ -84730,8 +86036,8 @@ async function main() {
   }
   if (config2.githubToken !== "") setSecret(config2.githubToken);
   const event = eventInfo(process.env, config2.prNumber);
-  const resultsDir = resolve7(config2.resultsDir);
-  mkdirSync11(resultsDir, { recursive: true });
+  const resultsDir = resolve10(config2.resultsDir);
+  mkdirSync13(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
   const thresholds = { default_pct: config2.thresholdPct };
@@ -84741,8 +86047,8 @@ async function main() {
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join20(resultsDir, "report.md");
-  const comparisonPath = join20(resultsDir, "comparison.json");
+  const reportPath = join23(resultsDir, "report.md");
+  const comparisonPath = join23(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}
@@ -84771,6 +86077,7 @@ ${markdown}
 `).write();
   }
   await comment(config2, event, ctx, log);
+  await recordHistory(config2, measured.resultsFile ?? config2.headResults, event.name, log);
   if (measured.incomplete !== null) {
     setFailed(measured.incomplete);
   } else if (report.summary.regressions > 0 && config2.failOnRegression) {

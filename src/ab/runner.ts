@@ -9,7 +9,8 @@ import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
 import { type Host, type Interval, RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { guardRun } from "../run/guard.js";
 import { hostFingerprint } from "../run/host.js";
-import { checkTiersFitHost, warmupSeconds } from "../run/plan.js";
+import { warmupSeconds } from "../run/plan.js";
+import { preflightServers } from "../run/preflight.js";
 import { formatDuration, progressLine } from "../run/progress.js";
 import { AbortedError, runSysbench, type SysbenchResult, sysbenchFailure } from "../run/sysbench-run.js";
 import { runHeader, serverRecord, startTierServer } from "../run/tier-server.js";
@@ -107,7 +108,10 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   }
   const host = hostFingerprint();
   // Both servers run at once: two buffer pools must fit.
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes, 2);
+  preflightServers(w, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
+    { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" },
+  ]);
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
@@ -192,7 +196,13 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
     options: { ...w.sysbench_options, ...extra },
   });
 
-  const runPhase = async (label: string, cellIndex: number, args: string[], seconds: number) =>
+  const runPhase = async (
+    label: string,
+    cellIndex: number,
+    args: string[],
+    seconds: number,
+    instance: ServerInstance,
+  ) =>
     await runSysbench(
       sysbench.path,
       args,
@@ -211,12 +221,21 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
         ),
       signal,
       net.clientWrapper,
+      instance.sysbenchCwd(w.sysbench_options),
     );
 
   try {
     for (const tier of w.tiers) {
       const endStart = log.group(`start base and head (buffer pool ${tier})`);
-      const common = { tier, workRoot, hostMemoryBytes: host.memory_bytes, log, signal, network: net };
+      const common = {
+        tier,
+        workRoot,
+        hostMemoryBytes: host.memory_bytes,
+        log,
+        signal,
+        network: net,
+        binlog: w.binlog,
+      };
       base = await startTierServer({
         ...common,
         install: baseInstall,
@@ -244,7 +263,14 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
           call(w.scripts[0]!, w.prepare_threads, { "rand-seed": PREPARE_SEED }),
           side.target,
         );
-        const prep = await runSysbench(sysbench.path, args, () => {}, signal, net.clientWrapper);
+        const prep = await runSysbench(
+          sysbench.path,
+          args,
+          () => {},
+          signal,
+          net.clientWrapper,
+          side.instance.sysbenchCwd(w.sysbench_options),
+        );
         if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
         log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1000)}`);
       }
@@ -259,6 +285,7 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
               0,
               runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
               phase.duration,
+              side.instance,
             );
             if (r.code !== 0)
               throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
@@ -343,6 +370,7 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
         index,
         runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
         design.slice_s,
+        side.instance,
       );
       const s = toSlice(r, t0);
       if (!s) {

@@ -7,6 +7,7 @@
  * is never killed. Linux /proc only; elsewhere (or with nothing left) it does nothing.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { pushAll } from "../util/arrays.js";
 
 export const RUN_ENV = "PERFGATE_ACTION_RUN";
 
@@ -52,7 +53,7 @@ export function descendantsOf(root: number): number[] {
   while (queue.length > 0) {
     const pid = queue.shift()!;
     out.push(pid);
-    queue.push(...(children.get(pid) ?? []));
+    pushAll(queue, children.get(pid) ?? []);
   }
   return out;
 }

@@ -1,12 +1,12 @@
 /**
  * The pull-request comment: exactly one per PR and workload, found by the hidden marker
- * `<!-- perfgate:<workload> -->` and updated in place. A second hidden marker keeps the verdict and
- * its digest so that `comment: on-change` can tell whether anything changed, and so that a later
- * run can say that a regression reported earlier is gone. Untrusted text (branch and engine names,
- * scenario names, error messages) only reaches the body through mdEscape; nothing here runs a shell.
+ * `<!-- perfgate:<workload> -->` among the comments the action's own identity wrote (never anyone
+ * else's) and updated in place. A second hidden marker keeps the verdict and its digest so that
+ * `comment: on-change` can tell whether anything changed, and so that a later run can say that a
+ * regression reported earlier is gone. The body is src/report/pr-comment.ts; untrusted text only
+ * reaches it through the one escaper (src/report/escape.ts); nothing here runs a shell.
  */
-import type { ComparisonReport } from "../compare/schema.js";
-import { mdEscape } from "../report/markdown.js";
+import { type PrReportInput, renderPrReport } from "../report/pr-comment.js";
 import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "./verdict.js";
 
 /** GitHub refuses issue comments longer than this (characters). */
@@ -42,72 +42,30 @@ export function parseCommentState(body: string): CommentState | null {
   return { verdict: m[1] as Verdict, digest: m[2]!, sha: m[3] ? m[3] : null };
 }
 
-export interface CommentInput {
-  workload: string;
-  report: ComparisonReport;
-  /** renderComparisonMarkdown(report, sets) */
-  markdown: string;
-  headSha: string | null;
-  headRef: string | null;
-  /** link to the workflow run, when known */
-  runUrl: string | null;
-  /** the state stored in the existing comment, if any */
+export interface CommentInput extends Omit<PrReportInput, "verdict" | "heading" | "notices" | "budget"> {
+  /** the state stored in the action's own existing comment, if any */
   previous: CommentState | null;
-  /** where the full report is when the comment had to be shortened */
-  fullReportHint: string;
 }
 
-const VERDICT_TITLE: Record<Verdict, string> = {
-  regression: "🔴 regression",
-  inconclusive: "❔ inconclusive",
-  improvement: "🟢 improvement",
-  unchanged: "✅ unchanged",
-};
-
-function shortSha(sha: string | null): string {
-  return sha ? sha.slice(0, 12) : "unknown commit";
-}
-
-/** Cuts Markdown at a line boundary to at most `max` characters, closing an open <details>. */
-export function truncateMarkdown(text: string, max: number, note: string): string {
-  if (text.length <= max) return text;
-  const room = Math.max(0, max - note.length - 40);
-  let cut = text.slice(0, room);
-  const nl = cut.lastIndexOf("\n");
-  if (nl > 0) cut = cut.slice(0, nl);
-  const opened = (cut.match(/<details>/g) ?? []).length;
-  const closed = (cut.match(/<\/details>/g) ?? []).length;
-  const close = opened > closed ? "\n\n</details>" : "";
-  return `${cut}${close}\n\n${note}\n`;
-}
-
-/** The comment body: markers, title, the "gone" notice, head and run, then the report. */
+/** The comment body: the two hidden markers, then the report a reviewer reads in ten seconds. */
 export function buildCommentBody(c: CommentInput): { body: string; state: CommentState } {
+  const { previous, ...rest } = c;
   const verdict = overallVerdict(c.report);
-  const state: CommentState = { verdict, digest: verdictDigest(c.report), sha: c.headSha };
-  const head: string[] = [
-    commentMarker(c.workload),
-    stateMarker(state),
-    `### perfgate: ${mdEscape(c.workload)}: ${VERDICT_TITLE[verdict]}`,
-    "",
-  ];
-  if (c.previous?.verdict === "regression" && verdict !== "regression") {
-    head.push(`✅ The regression reported earlier is gone as of ${shortSha(c.headSha)}.`, "");
+  const state: CommentState = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
+  const prefix = `${commentMarker(c.workload)}\n${stateMarker(state)}\n`;
+  const notices: string[] = [];
+  if (previous?.verdict === "regression" && verdict !== "regression") {
+    const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
+    notices.push(`✅ The regression reported earlier is gone as of ${at}.`);
   }
-  const where = [
-    `Head: ${c.headRef ? `${mdEscape(c.headRef)} at ` : ""}${shortSha(c.headSha)}`,
-    c.runUrl ? `[workflow run](${c.runUrl})` : null,
-  ]
-    .filter((x): x is string => x !== null)
-    .join(" · ");
-  head.push(where, "");
-  const foot = ["", "---", `<sub>perfgate · ${c.fullReportHint}</sub>`, ""];
-  const prefix = head.join("\n");
-  const suffix = foot.join("\n");
-  const budget = BODY_BUDGET - prefix.length - suffix.length;
-  const note = `> ✂️ The report was shortened to fit GitHub's comment limit; the full report is in ${c.fullReportHint}.`;
-  const report = truncateMarkdown(c.markdown.trimEnd(), budget, note);
-  return { body: `${prefix}\n${report}\n${suffix}`, state };
+  const report = renderPrReport({
+    ...rest,
+    verdict,
+    heading: "###",
+    notices,
+    budget: BODY_BUDGET - prefix.length,
+  });
+  return { body: `${prefix}${report}`, state };
 }
 
 /** The subset of Octokit the comment needs (so tests and the action share one code path). */
@@ -116,12 +74,35 @@ export interface IssueCommentsApi {
   request: (route: string, params: Record<string, unknown>) => Promise<{ data: unknown }>;
 }
 
+/** The login GITHUB_TOKEN (an installation token of GitHub Actions) writes comments as. */
+export const ACTIONS_BOT = "github-actions[bot]";
+
+/**
+ * Who this token writes comments as: the `comment-author` input when set; else the authenticated
+ * user (`GET /user`, which answers for personal access tokens); an installation token such as
+ * GITHUB_TOKEN gets 401/403 there, and its comments are by github-actions[bot].
+ */
+export async function resolveIdentity(api: IssueCommentsApi, override: string | null): Promise<string> {
+  if (override !== null) return override;
+  try {
+    const r = await api.request("GET /user", {});
+    const login = (r.data as { login?: unknown }).login;
+    if (typeof login === "string" && login !== "") return login;
+  } catch (err) {
+    const status = (err as { status?: unknown }).status;
+    if (status !== 401 && status !== 403) throw err;
+  }
+  return ACTIONS_BOT;
+}
+
 export interface UpsertOptions {
   owner: string;
   repo: string;
   prNumber: number;
   workload: string;
   mode: "always" | "on-change";
+  /** the login this token writes as (resolveIdentity): only its comments are edited or trusted */
+  identity: string;
   /** builds the body once the existing comment's state is known */
   build: (previous: CommentState | null) => { body: string; state: CommentState };
   info: (message: string) => void;
@@ -137,21 +118,34 @@ interface ApiComment {
   id: number;
   body?: string | null;
   html_url?: string;
+  user?: { login?: string } | null;
 }
 
-/** Finds the workload's comment on the PR (all pages) and updates it, or creates one. */
+const sameLogin = (a: string | undefined, b: string) =>
+  a !== undefined && a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Finds the workload's comment written by `identity` on the PR (all pages) and updates it, or
+ * creates one. A comment by anyone else carrying perfgate's markers is neither edited nor read for
+ * state (it could forge `perfgate-state`). An edit GitHub refuses (403, or 404 for a comment gone
+ * meanwhile) falls back to a new comment.
+ */
 export async function upsertComment(api: IssueCommentsApi, o: UpsertOptions): Promise<UpsertResult> {
   const marker = commentMarker(o.workload);
   const comments = await api.paginate<ApiComment>(
     "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
-    {
-      owner: o.owner,
-      repo: o.repo,
-      issue_number: o.prNumber,
-      per_page: 100,
-    },
+    { owner: o.owner, repo: o.repo, issue_number: o.prNumber, per_page: 100 },
   );
-  const existing = comments.find((c) => typeof c.body === "string" && c.body.includes(marker));
+  const marked = comments.filter((c) => typeof c.body === "string" && c.body.includes(marker));
+  for (const c of marked.filter((x) => !sameLogin(x.user?.login, o.identity))) {
+    o.info(
+      `ignoring comment ${c.id} by ${JSON.stringify(c.user?.login ?? "unknown")}: it carries perfgate's marker but was not written by ${o.identity}`,
+    );
+  }
+  // The newest of the action's own: after a refused edit fell back to a new comment, later runs
+  // update that one instead of adding another each time.
+  const own = marked.filter((c) => sameLogin(c.user?.login, o.identity));
+  const existing = own[own.length - 1];
   const previous = existing?.body ? parseCommentState(existing.body) : null;
   const { body, state } = o.build(previous);
   if (body.length > GITHUB_COMMENT_LIMIT) {
@@ -164,14 +158,20 @@ export async function upsertComment(api: IssueCommentsApi, o: UpsertOptions): Pr
       );
       return { action: "unchanged", id: existing.id, url: existing.html_url ?? null };
     }
-    const r = await api.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-      owner: o.owner,
-      repo: o.repo,
-      comment_id: existing.id,
-      body,
-    });
-    const data = r.data as ApiComment;
-    return { action: "updated", id: existing.id, url: data.html_url ?? existing.html_url ?? null };
+    try {
+      const r = await api.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        owner: o.owner,
+        repo: o.repo,
+        comment_id: existing.id,
+        body,
+      });
+      const data = r.data as ApiComment;
+      return { action: "updated", id: existing.id, url: data.html_url ?? existing.html_url ?? null };
+    } catch (err) {
+      const status = (err as { status?: unknown }).status;
+      if (status !== 403 && status !== 404) throw err;
+      o.info(`could not edit comment ${existing.id} (HTTP ${status}): posting a new comment instead`);
+    }
   }
   const r = await api.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
     owner: o.owner,

@@ -5,6 +5,9 @@
  * `input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)`.
  */
 import { z } from "zod";
+import { refusedReason } from "../servers/options.js";
+import type { DegradationOptions } from "../stats/degradation.js";
+import { parseDegradationAssignments } from "../stats/degradation-settings.js";
 
 export const MODES = ["ab", "compare"] as const;
 export const COMMENT_MODES = ["always", "on-change", "never"] as const;
@@ -29,6 +32,19 @@ export interface ActionConfig {
   githubToken: string;
   /** the pull request to comment on when the event payload has none (workflow_run from a fork) */
   prNumber: number | null;
+  /** the login whose comments are the action's own (null: found from the token) */
+  commentAuthor: string | null;
+  /** the commits measured, when the event does not say (workflow_run, workflow_dispatch) */
+  baseSha: string | null;
+  headSha: string | null;
+  /** where the complete results are (e.g. upload-artifact's artifact-url) */
+  artifactUrl: string | null;
+  /** degradation detector settings on top of the workload's `degradation:` section */
+  degradation: DegradationOptions;
+  /** history store the run is appended to (docs/history.md); null: none */
+  historyStore: string | null;
+  /** folder the trend site is written to after appending; null: none */
+  pagesDir: string | null;
 }
 
 export class ConfigError extends Error {
@@ -68,10 +84,24 @@ const setList = z.string().transform((text, ctx) => {
       });
       return z.NEVER;
     }
-    out[name] = line.slice(eq + 1).trim();
+    const value = line.slice(eq + 1).trim();
+    const why = refusedReason(name, value);
+    if (why) {
+      ctx.addIssue({
+        code: "custom",
+        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`,
+      });
+      return z.NEVER;
+    }
+    out[name] = value;
   }
   return out;
 });
+
+const sha = z
+  .string()
+  .regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" })
+  .transform((s) => s.toLowerCase());
 
 const FIELDS = {
   mode: z.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
@@ -99,10 +129,32 @@ const FIELDS = {
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "results-dir": z.string().min(1),
   "github-token": z.string(),
+  degradation: z.string().transform((text, ctx) => {
+    const lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== "");
+    try {
+      return parseDegradationAssignments(lines, "line");
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `has a bad ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }),
   "pr-number": z
     .string()
     .regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" })
     .transform((s) => Number(s)),
+  "comment-author": z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, {
+    error: "is not a GitHub login (accepted: a user or app login such as github-actions[bot])",
+  }),
+  "base-sha": sha,
+  "head-sha": sha,
+  "artifact-url": z.string().regex(/^https:\/\/[^\s()<>[\]"'`]+$/, {
+    error: "is not an https URL (accepted: e.g. the artifact-url output of actions/upload-artifact)",
+  }),
+  "history-store": z.string(),
+  "pages-dir": z.string(),
 } as const;
 
 type FieldName = keyof typeof FIELDS;
@@ -157,6 +209,11 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
       );
     }
   }
+  if (parsed["pages-dir"] !== undefined && parsed["history-store"] === undefined) {
+    problems.push(
+      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode: mode!,
@@ -174,5 +231,12 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     resultsDir: parsed["results-dir"] ?? DEFAULTS["results-dir"],
     githubToken: parsed["github-token"] ?? "",
     prNumber: parsed["pr-number"] ?? null,
+    commentAuthor: parsed["comment-author"] ?? null,
+    baseSha: parsed["base-sha"] ?? null,
+    headSha: parsed["head-sha"] ?? null,
+    artifactUrl: parsed["artifact-url"] ?? null,
+    degradation: parsed.degradation ?? {},
+    historyStore: parsed["history-store"] ?? null,
+    pagesDir: parsed["pages-dir"] ?? null,
   };
 }

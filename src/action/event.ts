@@ -19,6 +19,11 @@ export interface EventInfo {
   noPrReason: string | null;
   headSha: string | null;
   headRef: string | null;
+  /** the pull request's base commit and branch (pull_request events only) */
+  baseSha: string | null;
+  baseRef: string | null;
+  /** workflow_run: the page of the run that triggered this one (where its artifacts are) */
+  triggeringRunUrl: string | null;
 }
 
 type Json = Record<string, unknown>;
@@ -64,12 +69,18 @@ export function eventInfo(
   let headSha: string | null = sha(env.GITHUB_SHA);
   let headRef: string | null = str(env.GITHUB_HEAD_REF) ?? str(env.GITHUB_REF_NAME);
   let noPrReason: string | null = null;
+  let baseSha: string | null = null;
+  let baseRef: string | null = null;
+  let triggeringRunUrl: string | null = null;
   if (name === "pull_request" || name === "pull_request_target") {
     const pr = obj(payload.pull_request);
     prNumber = prNumberOf(pr?.number) ?? prNumberOf(payload.number);
     const head = obj(pr?.head);
     headSha = sha(head?.sha) ?? headSha;
     headRef = str(head?.ref) ?? headRef;
+    const base = obj(pr?.base);
+    baseSha = sha(base?.sha);
+    baseRef = str(base?.ref);
     if (prNumber === null) noPrReason = `the ${name} payload has no pull request number`;
   } else if (name === "workflow_run") {
     const run = obj(payload.workflow_run);
@@ -77,6 +88,7 @@ export function eventInfo(
     prNumber = prNumberOf(obj(prs[0])?.number);
     headSha = sha(run?.head_sha) ?? headSha;
     headRef = str(run?.head_branch) ?? headRef;
+    triggeringRunUrl = runPage(env, run?.html_url);
     if (prNumber === null) {
       noPrReason =
         "the workflow_run payload lists no pull request (runs from forks have none: pass pr-number)";
@@ -96,5 +108,31 @@ export function eventInfo(
     noPrReason,
     headSha,
     headRef,
+    baseSha,
+    baseRef,
+    triggeringRunUrl,
   };
+}
+
+/** A run page URL from the payload, kept only when it is a run of this repository on this server. */
+function runPage(env: Record<string, string | undefined>, url: unknown): string | null {
+  const repo = repositoryUrl(env);
+  if (typeof url !== "string" || repo === null) return null;
+  const prefix = `${repo}/actions/runs/`;
+  return url.startsWith(prefix) && /^\d+$/.test(url.slice(prefix.length)) ? url : null;
+}
+
+/** https://github.com/owner/repo from GITHUB_SERVER_URL and GITHUB_REPOSITORY, when both look right. */
+export function repositoryUrl(env: Record<string, string | undefined>): string | null {
+  const server = env.GITHUB_SERVER_URL ?? "";
+  const repo = env.GITHUB_REPOSITORY ?? "";
+  if (!/^https?:\/\/[^\s()<>]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repo)) return null;
+  return `${server.replace(/\/+$/, "")}/${repo}`;
+}
+
+/** The page of this workflow run, when the environment names it. */
+export function runUrl(env: Record<string, string | undefined>): string | null {
+  const repo = repositoryUrl(env);
+  const id = env.GITHUB_RUN_ID ?? "";
+  return repo !== null && /^\d+$/.test(id) ? `${repo}/actions/runs/${id}` : null;
 }

@@ -12,20 +12,24 @@ import { fileURLToPath } from "node:url";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { runAb } from "../ab/runner.js";
-import { compareSets } from "../compare/compare.js";
+import { compareSets, gateFailure } from "../compare/compare.js";
 import { fromAb, loadMeasurements, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { renderComparisonJson, renderComparisonMarkdown } from "../report/comparison.js";
 import { mdEscape } from "../report/markdown.js";
+import { renderPrReport } from "../report/pr-comment.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { interruptController, killAllTracked } from "../util/processes.js";
+import { PERFGATE_VERSION } from "../version.js";
 import { descendantsOf, RUN_ENV } from "./cleanup.js";
-import { buildCommentBody, type IssueCommentsApi, truncateMarkdown, upsertComment } from "./comment.js";
+import { buildCommentBody, type IssueCommentsApi, resolveIdentity, upsertComment } from "./comment.js";
 import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
-import { type EventInfo, eventInfo } from "./event.js";
+import { type EventInfo, eventInfo, repositoryUrl, runUrl } from "./event.js";
+import { recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
 import { overallVerdict } from "./verdict.js";
 
@@ -171,21 +175,49 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
   }
 }
 
-function runUrl(env: NodeJS.ProcessEnv): string | null {
-  const server = env.GITHUB_SERVER_URL ?? "";
-  const repo = env.GITHUB_REPOSITORY ?? "";
-  const id = env.GITHUB_RUN_ID ?? "";
-  if (!/^https?:\/\/[^\s()<>]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repo) || !/^\d+$/.test(id))
-    return null;
-  return `${server.replace(/\/+$/, "")}/${repo}/actions/runs/${id}`;
+/** What the comment and the summary say besides the report: links and the commits measured. */
+interface Context {
+  workloadName: string;
+  report: ComparisonReport;
+  sets: MeasurementSet[];
+  repoUrl: string | null;
+  runUrl: string | null;
+  artifact: { url: string; label: string } | null;
+  base: { sha: string | null; ref: string | null };
+  head: { sha: string | null; ref: string | null };
 }
 
-async function comment(
+function context(
   config: ActionConfig,
   event: EventInfo,
-  input: { workloadName: string; report: ComparisonReport; markdown: string; runUrl: string | null },
-  log: Logger,
-): Promise<void> {
+  measured: Measured,
+  report: ComparisonReport,
+): Context {
+  const run = runUrl(process.env);
+  // The complete results: the given artifact URL, else the run that uploaded them (a workflow_run's
+  // triggering run), else this run's page, which lists its artifacts.
+  const artifact = config.artifactUrl
+    ? { url: config.artifactUrl, label: "the results artifact" }
+    : event.triggeringRunUrl
+      ? { url: event.triggeringRunUrl, label: "the benchmark run's artifacts" }
+      : run
+        ? { url: run, label: "this run's artifacts" }
+        : null;
+  return {
+    workloadName: measured.workloadName,
+    report,
+    sets: measured.sets,
+    repoUrl: repositoryUrl(process.env),
+    runUrl: run,
+    artifact,
+    // A SHA given as input is not the event's commit: the event's branch name would mislead
+    // (a workflow_run of a dispatched benchmark names the default branch).
+    base: { sha: config.baseSha ?? event.baseSha, ref: config.baseSha ? null : event.baseRef },
+    head: { sha: config.headSha ?? event.headSha, ref: config.headSha ? null : event.headRef },
+  };
+}
+
+async function comment(config: ActionConfig, event: EventInfo, ctx: Context, log: Logger): Promise<void> {
   if (config.comment === "never") {
     log.info("comment: never: no pull request comment");
     return;
@@ -206,24 +238,18 @@ async function comment(
       paginate: (route, params) => octokit.paginate(route, params) as never,
       request: (route, params) => octokit.request(route, params),
     };
-    const hintTarget = input.runUrl ? `[the job summary](${input.runUrl})` : "the job summary";
+    const identity = await resolveIdentity(api, config.commentAuthor);
+    log.info(`the action's comments are those by ${identity}`);
+    const { workloadName, ...rest } = ctx;
     const result = await upsertComment(api, {
       owner: event.owner,
       repo: event.repo,
       prNumber: event.prNumber,
-      workload: input.workloadName,
+      workload: workloadName,
       mode: config.comment,
+      identity,
       build: (previous) =>
-        buildCommentBody({
-          workload: input.workloadName,
-          report: input.report,
-          markdown: input.markdown,
-          headSha: event.headSha,
-          headRef: event.headRef,
-          runUrl: input.runUrl,
-          previous,
-          fullReportHint: `${hintTarget} and the results directory ${mdEscape(config.resultsDir)}`,
-        }),
+        buildCommentBody({ ...rest, workload: workloadName, previous, perfgateVersion: PERFGATE_VERSION }),
       info: (m) => log.info(m),
     });
     log.info(`comment ${result.action}${result.url ? `: ${result.url}` : ""}`);
@@ -264,7 +290,10 @@ export async function main(): Promise<void> {
 
   const end = log.group("Compare");
   const thresholds: ThresholdConfig = { default_pct: config.thresholdPct };
-  const report = compareSets(measured.sets, { thresholds });
+  // The workload's degradation: section, then the action's degradation input.
+  const spec = measured.sets.find((s) => s.workload_spec)?.workload_spec;
+  const degradation = { ...(spec ? degradationFromSpec(spec) : {}), ...config.degradation };
+  const report = compareSets(measured.sets, { thresholds, degradation });
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
@@ -281,13 +310,22 @@ export async function main(): Promise<void> {
   core.setOutput("results", measured.resultsFile ?? comparisonPath);
   core.setOutput("report", reportPath);
 
-  const url = runUrl(process.env);
+  const ctx = context(config, event, measured, report);
   if (process.env.GITHUB_STEP_SUMMARY) {
-    const note = "> ✂️ Shortened to fit the job summary limit; the full report is report.md in the results.";
-    await core.summary.addRaw(`${title}\n\n${truncateMarkdown(markdown, SUMMARY_BUDGET, note)}\n`).write();
+    const { workloadName, ...rest } = ctx;
+    const summary = renderPrReport({
+      ...rest,
+      workload: workloadName,
+      verdict,
+      heading: "##",
+      budget: SUMMARY_BUDGET,
+      perfgateVersion: PERFGATE_VERSION,
+    });
+    await core.summary.addRaw(`${summary}\n`).write();
   }
 
-  await comment(config, event, { workloadName: measured.workloadName, report, markdown, runUrl: url }, log);
+  await comment(config, event, ctx, log);
+  await recordHistory(config, measured.resultsFile ?? config.headResults, event.name, log);
 
   if (measured.incomplete !== null) {
     core.setFailed(measured.incomplete);
@@ -295,6 +333,8 @@ export async function main(): Promise<void> {
     core.setFailed(
       `perfgate found ${report.summary.regressions} regression(s) (threshold ${config.thresholdPct}%); report: ${reportPath}`,
     );
+  } else if (config.failOnRegression && gateFailure(report) !== null) {
+    core.setFailed(`perfgate: ${gateFailure(report)}; report: ${reportPath}`);
   }
 }
 

@@ -5,10 +5,12 @@
  * derived from the host fingerprint, or set with --runner-class / PERFGATE_RUNNER_CLASS.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Host, Results } from "../results/schema.js";
-import { readResults, writeResults } from "../results/store.js";
+import { readResults, writeFileAtomic } from "../results/store.js";
+import { pushAll } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
+import { formatJson } from "../util/json-format.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 
 export const DEFAULT_BASELINE_DIR = "baselines";
@@ -38,10 +40,36 @@ export function runnerClassFor(host: Host, explicit?: string, env: NodeJS.Proces
   return name;
 }
 
+/** One path segment taken from a results file: plain characters only, never "." or "..". */
+const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
+
+function segment(value: string, field: string): string {
+  if (!SEGMENT_RE.test(value) || value.includes("..")) {
+    throw new UserError(
+      `results field ${field} ${JSON.stringify(value.slice(0, 100))} cannot name a baseline path (accepted: letters, digits, '_', '-', '.', no "..", at most 100 characters)`,
+    );
+  }
+  return value;
+}
+
+/**
+ * baselines/<runner-class>/<workload>/<flavor>-<version>.json; the parts that come from the
+ * results file are checked so the path stays inside `dir` whatever the file says.
+ */
 export function baselinePath(dir: string, runnerClass: string, results: Results): string {
   const server = results.servers[0];
   if (!server) throw new UserError("results hold no server");
-  return join(dir, runnerClass, results.workload.name, `${server.flavor}-${server.version}.json`);
+  const name = `${segment(server.flavor, "servers[0].flavor")}-${segment(server.version, "servers[0].version")}.json`;
+  const path = join(
+    dir,
+    segment(runnerClass, "runner class"),
+    segment(results.workload.name, "workload.name"),
+    name,
+  );
+  const rel = relative(resolve(dir), resolve(path));
+  if (rel.startsWith("..") || isAbsolute(rel))
+    throw new UserError(`${path}: outside the baselines directory ${dir}`);
+  return path;
 }
 
 export interface SaveOptions {
@@ -70,7 +98,8 @@ export function saveBaseline(resultsFile: string, o: SaveOptions = {}): string {
   if (existsSync(path) && !o.force) {
     throw new UserError(`${path} exists; pass --force to replace it`);
   }
-  writeResults(path, results);
+  // Baselines are committed: written as the repository's formatter would, so lint passes on them.
+  writeFileAtomic(path, formatJson(results));
   return path;
 }
 
@@ -88,7 +117,7 @@ function walk(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...walk(p));
+    if (statSync(p).isDirectory()) pushAll(out, walk(p));
     else if (name.endsWith(".json")) out.push(p);
   }
   return out.sort();
@@ -124,7 +153,12 @@ export function findBaseline(
   const server = o.server ?? (own ? `${own.flavor}@${own.version}` : "");
   const m = /^(\w+)@(.+)$/.exec(server);
   if (!m) throw new UserError(`--server ${server}: expected flavor@version, e.g. mariadb@11.4.5`);
-  const path = join(dir, runnerClass, results.workload.name, `${m[1]}-${m[2]}.json`);
+  const path = join(
+    dir,
+    segment(runnerClass, "runner class"),
+    segment(results.workload.name, "workload.name"),
+    `${segment(m[1]!, "--server flavor")}-${segment(m[2]!, "--server version")}.json`,
+  );
   if (!existsSync(path)) {
     const have = listBaselines(dir)
       .filter((b) => b.runnerClass === runnerClass && b.workload === results.workload.name)

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
-import { compareSets, hasRegression } from "../compare/compare.js";
+import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
 import { fromAb } from "../compare/model.js";
 import {
   renderComparisonJson,
@@ -10,32 +10,40 @@ import {
   renderComparisonText,
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import { LIMITS } from "../workloads/schema.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
-  parseSet: (value: string, previous: Record<string, string>) => Record<string, string>;
+  parseSet: (
+    value: string,
+    previous: Record<string, string> | undefined,
+    flag?: string,
+  ) => Record<string, string>;
   interruptController: () => { signal: AbortSignal; dispose: () => void };
   defaultWorkload: () => string;
   reportPathFor: (out: string) => string;
 }
 
-function positiveInt(flag: string) {
+function positiveInt(flag: string, max: number) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new UserError(`${flag} ${v}: expected a positive whole number`);
+    if (!Number.isInteger(n) || n <= 0 || n > max)
+      throw new UsageError(`${flag} ${v}: expected a whole number from 1 to ${max}`);
     return n;
   };
 }
 
-function nonNegativeInt(flag: string) {
+function nonNegativeInt(flag: string, max: number) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new UserError(`${flag} ${v}: expected a whole number of seconds >= 0`);
+    if (!Number.isInteger(n) || n < 0 || n > max)
+      throw new UsageError(`${flag} ${v}: expected a whole number of seconds from 0 to ${max}`);
     return n;
   };
 }
@@ -43,7 +51,7 @@ function nonNegativeInt(flag: string) {
 function threshold(v: string): number {
   const n = Number(v);
   if (!(n > 0) || !Number.isFinite(n))
-    throw new UserError(`--threshold ${v}: expected a percentage > 0, e.g. 5`);
+    throw new UsageError(`--threshold ${v}: expected a percentage > 0, e.g. 5`);
   return n;
 }
 
@@ -54,8 +62,8 @@ interface AbFlags extends NetworkFlags {
   out?: string;
   report?: string;
   json?: string;
-  baseSet: Record<string, string>;
-  headSet: Record<string, string>;
+  baseSet?: Record<string, string>;
+  headSet?: Record<string, string>;
   pairs?: number;
   slice?: number;
   maxPairs?: number;
@@ -65,6 +73,7 @@ interface AbFlags extends NetworkFlags {
   workDir?: string;
   cacheDir?: string;
   force?: boolean;
+  degradation?: string[];
 }
 
 export function registerAbCommand(program: Command, h: CliHelpers): void {
@@ -81,26 +90,38 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "workload YAML file (its ab: section sets slices and pairs)",
       h.defaultWorkload(),
     )
-    .option("--base-set <name=value>", "server option for the base only (repeatable)", h.parseSet, {})
-    .option("--head-set <name=value>", "server option for the head only (repeatable)", h.parseSet, {})
+    .option(
+      "--base-set <name=value>",
+      "server option for the base only (repeatable)",
+      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--base-set"),
+    )
+    .option(
+      "--head-set <name=value>",
+      "server option for the head only (repeatable)",
+      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--head-set"),
+    )
     .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
     .option("--report <file>", "Markdown report (default: the results file with .md)")
     .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
     .option(
       "--pairs <n>",
       "pairs per cell before confirmation (default: workload ab.pairs)",
-      positiveInt("--pairs"),
+      positiveInt("--pairs", LIMITS.pairs),
     )
-    .option("--slice <seconds>", "seconds per slice (default: workload ab.slice)", positiveInt("--slice"))
+    .option(
+      "--slice <seconds>",
+      "seconds per slice (default: workload ab.slice)",
+      positiveInt("--slice", LIMITS.seconds),
+    )
     .option(
       "--max-pairs <n>",
       "most pairs per cell with confirmation (default: workload ab.max_pairs)",
-      positiveInt("--max-pairs"),
+      positiveInt("--max-pairs", LIMITS.pairs),
     )
     .option(
       "--confirm-budget <seconds>",
       "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
-      nonNegativeInt("--confirm-budget"),
+      nonNegativeInt("--confirm-budget", LIMITS.seconds),
     )
     .option("--threshold <pct>", "regression threshold in % (default 5)", threshold)
     .option("--fail-on-regression", "exit with code 3 when any verdict is a regression")
@@ -113,7 +134,9 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
     .addOption(networkOption("server-address"))
     .addOption(networkOption("server-wrapper"))
     .addOption(networkOption("client-wrapper"))
+    .addOption(degradationOption())
     .action(async (o: AbFlags) => {
+      const degradation = degradationFromFlags(o.degradation);
       const log = consoleLogger();
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
@@ -129,8 +152,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           head: o.head,
           workloadFile: o.workload,
           out,
-          baseSet: o.baseSet,
-          headSet: o.headSet,
+          baseSet: o.baseSet ?? {},
+          headSet: o.headSet ?? {},
           thresholds,
           ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
           ...(o.slice !== undefined ? { slice: o.slice } : {}),
@@ -144,7 +167,10 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           signal: interrupt.signal,
         });
         const set = fromAb(results, out);
-        const report = compareSets([set], { thresholds });
+        const report = compareSets([set], {
+          thresholds,
+          degradation: { ...degradationFromSpec(results.workload.spec), ...degradation },
+        });
         writeFileAtomic(reportPath, renderComparisonMarkdown(report, [set]));
         if (o.json) writeFileAtomic(o.json, renderComparisonJson(report));
         process.stdout.write(`${renderComparisonText(report, [set])}\n`);
@@ -153,6 +179,8 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
         if (results.status !== "complete")
           log.warn(`A/B run ${results.status}: ${results.status_reason ?? ""}`);
         process.exitCode = exitCode !== 0 ? exitCode : o.failOnRegression && hasRegression(report) ? 3 : 0;
+        const empty = o.failOnRegression && process.exitCode === 0 ? gateFailure(report) : null;
+        if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
       } finally {
         interrupt.dispose();
       }

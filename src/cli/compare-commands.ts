@@ -1,10 +1,11 @@
 /**
  * `perfgate compare` and `perfgate import`: comparisons of run results, A/B files and imported
  * measurements (src/compare), and CSV import (src/import). Usage: docs/comparisons.md.
- * Exit codes: 0 ok; 1 a one-line error; 2 usage; 3 `--fail-on-regression` and a regression found.
+ * Exit codes: 0 ok; 1 a one-line error (also `--fail-on-regression` when nothing was compared);
+ * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
 import type { Command } from "commander";
-import { compareSets, hasRegression } from "../compare/compare.js";
+import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
 import { loadMeasurements } from "../compare/model.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { importCsv, importSummary } from "../import/csv.js";
@@ -15,9 +16,11 @@ import {
   renderComparisonText,
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 
 /** Exit code of `perfgate compare --fail-on-regression` when a regression verdict was found. */
 export const EXIT_REGRESSION = 3;
@@ -40,7 +43,7 @@ function list(text: string): string[] {
 function parsePct(option: string, text: string): number {
   const n = /^\s*\d+(\.\d+)?\s*%?\s*$/.test(text) ? Number.parseFloat(text) : Number.NaN;
   if (!(n > 0) || !Number.isFinite(n)) {
-    throw new UserError(`${option} ${text}: accepted: a percentage greater than 0, e.g. 5 or 2.5`);
+    throw new UsageError(`${option} ${text}: accepted: a percentage greater than 0, e.g. 5 or 2.5`);
   }
   return n;
 }
@@ -49,7 +52,7 @@ function parseMetrics(text: string): ComparedMetric[] {
   const items = list(text);
   const bad = items.filter((m) => !(COMPARED_METRICS as readonly string[]).includes(m));
   if (items.length === 0 || bad.length > 0) {
-    throw new UserError(
+    throw new UsageError(
       `--metric ${text}: ${bad.length > 0 ? `unknown metric ${bad.map((b) => JSON.stringify(b)).join(", ")}; ` : ""}accepted: a comma list of ${COMPARED_METRICS.join(", ")}`,
     );
   }
@@ -64,14 +67,14 @@ function parseThresholds(defaultText: string | undefined, perMetric: string[] | 
     const eq = item.indexOf("=");
     const metric = eq > 0 ? item.slice(0, eq).trim() : "";
     if (!(COMPARED_METRICS as readonly string[]).includes(metric)) {
-      throw new UserError(
+      throw new UsageError(
         `--threshold-metric ${item}: accepted: metric=pct with metric one of ${COMPARED_METRICS.join(", ")}, e.g. p95_ms=10`,
       );
     }
     const pct = item.slice(eq + 1).trim();
     const n = /^\d+(\.\d+)?%?$/.test(pct) ? Number.parseFloat(pct) : Number.NaN;
     if (!(n > 0)) {
-      throw new UserError(
+      throw new UsageError(
         `--threshold-metric ${item}: accepted: metric=pct with pct a number greater than 0, e.g. ${metric}=10`,
       );
     }
@@ -84,7 +87,7 @@ function parseThresholds(defaultText: string | undefined, perMetric: string[] | 
 function parseConfidence(text: string): number {
   const n = /^\s*0?\.\d+\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!(n > 0 && n < 1)) {
-    throw new UserError(
+    throw new UsageError(
       `--confidence ${text}: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99`,
     );
   }
@@ -95,7 +98,7 @@ function parseConfidence(text: string): number {
 function resolveFormat(format: string | undefined, out: string | undefined): Format {
   if (format !== undefined) {
     if (!(FORMATS as readonly string[]).includes(format)) {
-      throw new UserError(`--format ${format}: accepted: ${FORMATS.join(", ")}`);
+      throw new UsageError(`--format ${format}: accepted: ${FORMATS.join(", ")}`);
     }
     return format as Format;
   }
@@ -115,6 +118,7 @@ interface CompareFlags {
   out?: string;
   allowMismatch?: boolean;
   failOnRegression?: boolean;
+  degradation?: string[];
 }
 
 async function compareAction(files: string[], o: CompareFlags): Promise<void> {
@@ -126,10 +130,14 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   const format = resolveFormat(o.format, o.out);
   const engines = o.engines === undefined ? undefined : list(o.engines);
   if (engines !== undefined && engines.length === 0) {
-    throw new UserError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
+    throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
+  const flags = degradationFromFlags(o.degradation);
   const sets = files.map((f) => loadMeasurements(f));
+  // The detector settings of the first run's workload, then the flags.
+  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
   const report = compareSets(sets, {
+    degradation: { ...(spec ? degradationFromSpec(spec) : {}), ...flags },
     ...(o.baseline ? { baselines: o.baseline } : {}),
     ...(engines ? { engines } : {}),
     metrics,
@@ -150,6 +158,8 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     process.stdout.write(`${text}\n`);
   }
   if (o.failOnRegression && hasRegression(report)) process.exitCode = EXIT_REGRESSION;
+  const empty = o.failOnRegression ? gateFailure(report) : null;
+  if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
 }
 
 /** Adds `perfgate compare` and `perfgate import` to the program. */
@@ -184,7 +194,11 @@ export function registerCompareCommands(program: Command): void {
       "--allow-mismatch",
       "compare runs that differ in host, dataset, workload or server config (listed as warnings)",
     )
-    .option("--fail-on-regression", `exit with code ${EXIT_REGRESSION} when any verdict is a regression`)
+    .option(
+      "--fail-on-regression",
+      `exit with code ${EXIT_REGRESSION} when any verdict is a regression (and 1 when nothing was compared)`,
+    )
+    .addOption(degradationOption())
     .action(compareAction);
 
   program

@@ -10,6 +10,7 @@
 import { type Command, Option } from "commander";
 import { importCsv, importSummary } from "../import/csv.js";
 import { writeImportedSet } from "../import/store.js";
+import { importSysbenchLog, sysbenchLogSummary } from "../import/sysbench-log.js";
 import {
   exportGab,
   GAB_FORMATS,
@@ -21,7 +22,7 @@ import {
 } from "../interop/gab.js";
 import { writeFileAtomic } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 
 interface ExportFlags {
@@ -32,7 +33,7 @@ interface ExportFlags {
 
 function exportAction(files: string[], o: ExportFlags): void {
   if (!(GAB_FORMATS as readonly string[]).includes(o.format)) {
-    throw new UserError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
+    throw new UsageError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
   }
   const format = o.format as GabFormat;
   refuseOutputOverInput("--out", o.out, files);
@@ -57,29 +58,70 @@ function exportAction(files: string[], o: ExportFlags): void {
 interface ImportFlags {
   csv?: string;
   gabData?: string;
+  sysbenchLog?: string;
+  script?: string;
+  threads?: string;
+  label?: string;
   out: string;
 }
 
+const SOURCES = "--csv <file>, --gab-data <data.js> or --sysbench-log <file>";
+
+function importLog(o: ImportFlags & { sysbenchLog: string }): void {
+  const threads = o.threads === undefined ? undefined : /^\d{1,6}$/.test(o.threads) ? Number(o.threads) : -1;
+  const results = importSysbenchLog(o.sysbenchLog, {
+    ...(o.script !== undefined ? { script: o.script } : {}),
+    ...(threads !== undefined ? { threads } : {}),
+    ...(o.label !== undefined ? { label: o.label } : {}),
+  });
+  writeFileAtomic(o.out, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${o.out}: ${sysbenchLogSummary(results)}\n`);
+}
+
 function importAction(o: ImportFlags): void {
-  refuseOutputOverInput("--out", o.out, [o.csv, o.gabData]);
-  if (o.csv !== undefined && o.gabData !== undefined) {
-    throw new UserError("perfgate import: give --csv <file> or --gab-data <data.js>, not both");
+  refuseOutputOverInput("--out", o.out, [o.csv, o.gabData, o.sysbenchLog]);
+  const given = [o.csv, o.gabData, o.sysbenchLog].filter((x) => x !== undefined).length;
+  if (given > 1) throw new UsageError(`perfgate import: give one of ${SOURCES}, not several`);
+  if (o.sysbenchLog === undefined && (o.script ?? o.threads ?? o.label) !== undefined) {
+    throw new UsageError("perfgate import: --script, --threads and --label go with --sysbench-log");
+  }
+  if (o.sysbenchLog !== undefined) {
+    importLog({ ...o, sysbenchLog: o.sysbenchLog });
+    return;
   }
   if (o.gabData !== undefined) {
     const imported = importGabData(o.gabData);
+    const summary = gabImportSummary(imported); // everything that can fail, before --out is written
     writeImportedSet(o.out, imported.set);
-    process.stdout.write(`${o.out}: ${gabImportSummary(imported)}\n`);
+    process.stdout.write(`${o.out}: ${summary}\n`);
     return;
   }
   if (o.csv === undefined) {
-    throw new UserError(
-      "perfgate import: accepted: --csv <file> or --gab-data <data.js>, with --out <file.json>",
-    );
+    throw new UsageError(`perfgate import: accepted: ${SOURCES}, with --out <file.json>`);
   }
   const set = importCsv(o.csv);
+  const summary = importSummary(set);
   writeImportedSet(o.out, set);
-  process.stdout.write(`${o.out}: ${importSummary(set)}\n`);
+  process.stdout.write(`${o.out}: ${summary}\n`);
 }
+
+/** The --sysbench-log options of `perfgate import`. */
+function addSysbenchLogOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--sysbench-log <file>",
+      "plain sysbench 1.0.x output (run with --report-interval): written as a perfgate/results file, one cell per run in the log",
+    )
+    .option("--script <name>", "with --sysbench-log: the sysbench script, when the log does not name it")
+    .option("--threads <n>", "with --sysbench-log: the thread count, when the log does not give it")
+    .option(
+      "--label <name>",
+      "with --sysbench-log: the name the runs are shown under (default: the file name)",
+    );
+}
+
+const IMPORT_HELP =
+  "Write perfgate/import JSON from a CSV of measurements (scenario,engine,threads,tps[,tier,qps,p95_ms,repetition]) or from github-action-benchmark's data.js; or a perfgate/results file from a sysbench log.";
 
 const GAB_DATA_HELP =
   "github-action-benchmark gh-pages data.js (window.BENCHMARK_DATA = ...): throughput benches become tps rows, engine = commit";
@@ -106,23 +148,17 @@ export function registerInteropCommands(program: Command): void {
   if (existing) {
     // `--csv` becomes one of two sources; the action below handles both.
     for (const opt of existing.options) if (opt.long === "--csv") opt.makeOptionMandatory(false);
-    existing
-      .description(
-        "Write perfgate/import JSON from a CSV of measurements (scenario,engine,threads,tps[,tier,qps,p95_ms,repetition]) or from github-action-benchmark's data.js.",
-      )
-      .option("--gab-data <data.js>", GAB_DATA_HELP)
-      .action(importAction);
+    existing.description(IMPORT_HELP).option("--gab-data <data.js>", GAB_DATA_HELP);
+    addSysbenchLogOptions(existing).action(importAction);
     return;
   }
-  program
+  const cmd = program
     .command("import")
-    .description(
-      "Write perfgate/import JSON from a CSV of measurements (scenario,engine,threads,tps[,tier,qps,p95_ms,repetition]) or from github-action-benchmark's data.js.",
-    )
+    .description(IMPORT_HELP)
     .option("--csv <file>", "CSV file with a header line")
     .option("--gab-data <data.js>", GAB_DATA_HELP)
-    .requiredOption("-o, --out <file.json>", "the perfgate/import JSON file to write")
-    .action(importAction);
+    .requiredOption("-o, --out <file.json>", "the JSON file to write");
+  addSysbenchLogOptions(cmd).action(importAction);
 }
 
 /** Adds `perfgate merge`. */

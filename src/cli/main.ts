@@ -1,6 +1,6 @@
 /**
  * The perfgate command line: a thin shell over the library. Errors meant for the user are printed
- * as one line and give exit code 1 (2 for usage errors); an interrupted run exits 130. Nothing
+ * as one line and give exit code 1 (2 for usage errors: a malformed or refused flag value); an interrupted run exits 130. Nothing
  * calls process.exit() inside logic: the exit code is set and cleanup runs.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -15,7 +15,8 @@ import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
-import { resolveServer } from "../servers/resolve.js";
+import { checkServerOptions } from "../servers/options.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -24,9 +25,16 @@ import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
+import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
 import { registerCompareCommands } from "./compare-commands.js";
+import { degradationFromFlags, degradationOption } from "./degradation-option.js";
+import { registerDoctorCommand } from "./doctor-command.js";
+import { historyStoreInput } from "./history-changes-input.js";
+import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
+import { registerPagesCommands } from "./pages-commands.js";
+import { registerServerCommands } from "./server-commands.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
@@ -52,11 +60,24 @@ function defaultWorkload(): string {
   return join(packageRoot(), DEFAULT_WORKLOAD);
 }
 
-function parseSet(value: string, previous: Record<string, string>): Record<string, string> {
+/**
+ * `--set name=value` (also --base-set/--head-set), checked as data at once (src/servers/options.ts).
+ * Repeatable; no commander default (it would print `(default: {})` in --help).
+ */
+function parseSet(
+  value: string,
+  previous: Record<string, string> | undefined,
+  flag = "--set",
+): Record<string, string> {
   const eq = value.indexOf("=");
-  if (eq <= 0)
-    throw new UserError(`--set ${value}: expected name=value, e.g. --set innodb_flush_log_at_trx_commit=0`);
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+  if (eq <= 0) {
+    throw new UsageError(
+      `${flag}: expected name=value, e.g. ${flag} innodb_flush_log_at_trx_commit=0 (got ${JSON.stringify(value.slice(0, 80))})`,
+    );
+  }
+  const option = { [value.slice(0, eq)]: value.slice(eq + 1) };
+  checkServerOptions(option, flag, (m) => new UsageError(m));
+  return { ...previous, ...option };
 }
 
 /** Writes a file after a run; a failure (a full disk) is returned as one line instead of thrown. */
@@ -87,14 +108,14 @@ interface RunFlags {
   workload: string;
   out?: string;
   report?: string;
-  set: Record<string, string>;
+  set?: Record<string, string>;
   workDir?: string;
   cacheDir?: string;
   shard?: Shard;
   force?: boolean;
   resume?: string;
 }
-type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean };
+type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean; degradation?: string[] };
 
 /**
  * `--resume r.json`: the results go back into r.json, and the server, workload and shard default to
@@ -116,6 +137,7 @@ function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
 async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<void> {
   const o = resumeDefaults(flags, cmd);
   const network = networkFromOptions(o);
+  const degradation = degradationFromFlags(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
@@ -128,7 +150,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       server: o.server,
       workloadFile: o.workload,
       out,
-      set: o.set,
+      set: o.set ?? {},
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
@@ -139,8 +161,8 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       log,
       signal: interrupt.signal,
     });
-    const reportError = tryWrite(reportPath, () => renderMarkdown(results));
-    process.stdout.write(`${renderTerminal(results)}\n`);
+    const reportError = tryWrite(reportPath, () => renderMarkdown(results, { degradation }));
+    process.stdout.write(`${renderTerminal(results, { reason: false, degradation })}\n`);
     log.info(`results: ${resolve(out)}`);
     if (reportError) log.warn(reportError);
     else log.info(`report:  ${resolve(reportPath)}`);
@@ -175,7 +197,7 @@ export function buildProgram(): Command {
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
-    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet, {})
+    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet)
     .option(
       "--work-dir <dir>",
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
@@ -198,6 +220,7 @@ export function buildProgram(): Command {
       "--resume <results.json>",
       "continue an interrupted run: keep its finished cells, run the rest (same workload, server, config and host, else refused); results go back into that file unless --out",
     )
+    .addOption(degradationOption())
     .action(runCommandAction);
 
   program
@@ -206,43 +229,37 @@ export function buildProgram(): Command {
     .argument("<results.json>", "results file written by perfgate run or perfgate ab")
     .option("--format <format>", "markdown or text", "markdown")
     .option("-o, --out <file>", "write to a file instead of stdout")
-    .action((file: string, o: { format: string; out?: string }) => {
+    .addOption(degradationOption())
+    .action((file: string, o: { format: string; out?: string; degradation?: string[] }) => {
       if (o.format !== "markdown" && o.format !== "text") {
-        throw new UserError(`--format ${o.format}: accepted: markdown, text`);
+        throw new UsageError(`--format ${o.format}: accepted: markdown, text`);
       }
       refuseOutputOverInput("--out", o.out, [file]);
+      const degradation = degradationFromFlags(o.degradation);
       let text: string;
       if (isAbFile(file)) {
-        const set = fromAb(readAbResults(file), file);
-        const report = compareSets([set]);
+        const ab = readAbResults(file);
+        const set = fromAb(ab, file);
+        const report = compareSets([set], {
+          degradation: { ...degradationFromSpec(ab.workload.spec), ...degradation },
+        });
         text =
           o.format === "markdown"
             ? renderComparisonMarkdown(report, [set])
             : renderComparisonText(report, [set]);
       } else {
         const results = readResults(file);
-        text = o.format === "markdown" ? renderMarkdown(results) : renderTerminal(results);
+        text =
+          o.format === "markdown"
+            ? renderMarkdown(results, { degradation })
+            : renderTerminal(results, { degradation });
       }
       if (o.out) writeFileAtomic(o.out, text);
       else process.stdout.write(`${text}\n`);
     });
 
-  const server = program.command("server").description("Server binaries: fetch into the cache.");
-  server
-    .command("fetch")
-    .description("Download, verify and unpack a server into the cache (what run does first).")
-    .argument(
-      "<spec>",
-      "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
-    .action(async (spec: string, o: { cacheDir?: string }) => {
-      const install = await resolveServer(spec, {
-        log: consoleLogger(),
-        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-      });
-      process.stdout.write(`${install.spec} ${install.basedir}\n`);
-    });
+  registerServerCommands(program);
+  registerDoctorCommand(program, { defaultServer: DEFAULT_SERVER, interruptController: cliInterrupt });
 
   const workload = program.command("workload").description("Workload files.");
   workload
@@ -262,6 +279,8 @@ export function buildProgram(): Command {
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);
   registerBaselineCommands(program);
+  registerPagesCommands(program, registerHistoryCommands(program));
+  registerChangesCommand(program, [historyStoreInput, ...CHANGES_INPUTS]);
   return program;
 }
 

@@ -22,8 +22,10 @@ import {
   type ThresholdConfig,
   type TimedValue,
   thresholdFor,
+  tidySeries,
   verdictFromComparison,
 } from "../stats/index.js";
+import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { checkFairness, notComparableMessage } from "./fairness.js";
 import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
@@ -188,6 +190,8 @@ export function compareSets(
   const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
   let kind: ComparisonReport["kind"];
   let baselines: string[];
+  /** why no pair of engines or no common cell, should nothing end up compared */
+  let emptyReason = "";
 
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural(s.failed_cells, "cell")} failed (not compared)`);
@@ -212,6 +216,7 @@ export function compareSets(
     }
     kind = "ab";
     baselines = [base];
+    emptyReason = `${ab.file} has no cell measured on both sides`;
     for (const p of ab.paired ?? []) {
       units.push({
         scenario: p.scenario,
@@ -240,7 +245,10 @@ export function compareSets(
       kind = "pair";
       baselines = [s0.engines[0]!];
       if (!heads || heads.includes(s1.engines[0]!)) pairs.push([s0.engines[0]!, s1.engines[0]!]);
-      else notes.push(`${s1.engines[0]} is not among --engines: nothing compared`);
+      else {
+        notes.push(`${s1.engines[0]} is not among --engines: nothing compared`);
+        emptyReason = `${s1.engines[0]} is not among --engines`;
+      }
     } else {
       kind = "baselines";
       baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
@@ -254,6 +262,12 @@ export function compareSets(
           );
         }
         for (const b of own) pairs.push([b, h]);
+      }
+      if (pairs.length === 0) {
+        emptyReason =
+          candidates.length === 0
+            ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}`
+            : `no engine has a baseline of its family among ${baselines.join(", ")}`;
       }
     }
 
@@ -269,7 +283,7 @@ export function compareSets(
           byEngine.set(o.engine, cells);
         }
         const k = cellKey(o);
-        cells.set(k, [...(cells.get(k) ?? []), o]);
+        appendTo(cells, k, o);
       }
     }
 
@@ -348,6 +362,9 @@ export function compareSets(
       if (unmatched > 0) {
         notes.push(`${h} vs ${b}: ${plural(unmatched, "cell")} measured on only one side (not compared)`);
       }
+    }
+    if (pairs.length > 0 && units.length === 0) {
+      emptyReason = `no common cells: ${pairs.map(([b, h]) => `${h} and ${b}`).join(", ")} share no successful script/tier/threads cell`;
     }
   }
 
@@ -436,9 +453,12 @@ export function compareSets(
     for (const s of u.series) {
       let d: ReturnType<typeof compareDegradationSeries>;
       try {
-        d = compareDegradationSeries(s.base, s.head, options.degradation ?? {});
-      } catch {
-        continue; // malformed series (times not increasing): not analysed
+        d = compareDegradationSeries(tidySeries(s.base), tidySeries(s.head), options.degradation ?? {});
+      } catch (err) {
+        notes.push(
+          `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t: degradation not checked (${(err as Error).message})`,
+        );
+        continue;
       }
       if (tooShort(d.base) || tooShort(d.head)) continue;
       degradation.push({
@@ -475,6 +495,13 @@ export function compareSets(
     (x, y) => order(x, y) || x.threads - y.threads || (x.repetition ?? 0) - (y.repetition ?? 0),
   );
 
+  const nothing =
+    cells.length === 0 && degradation.length === 0
+      ? units.length > 0
+        ? `no cell has ${metrics.join(", ")} values (above zero) on both sides`
+        : emptyReason || "no cell to compare"
+      : null;
+  if (nothing !== null) notes.push(`nothing compared: ${nothing}`);
   const count = (k: ComparisonCell["verdict"]) => cells.filter((c) => c.verdict === k).length;
   const trendCount = (k: DegradationEntry["verdict"]) => degradation.filter((d) => d.verdict === k).length;
   const perMetric: Record<string, number> = {};
@@ -508,7 +535,17 @@ export function compareSets(
     },
     cells,
     degradation,
+    ...(nothing !== null ? { nothing_compared: nothing } : {}),
   };
+}
+
+/**
+ * Why a gate on this report cannot pass although it found no regression: it compared nothing
+ * (no cell, no degradation check). Null when something was compared.
+ */
+export function gateFailure(report: ComparisonReport): string | null {
+  if (report.cells.length > 0 || report.degradation.length > 0) return null;
+  return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
 }
 
 /** True when the report has any regression verdict (a cell or a within-run degradation). */

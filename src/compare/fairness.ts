@@ -11,6 +11,7 @@
 
 import type { Results } from "../results/schema.js";
 import { parseSize } from "../servers/config.js";
+import { appendTo } from "../util/arrays.js";
 
 export interface Fairness {
   /** differences that make the two not comparable, each naming the field and both values */
@@ -45,6 +46,9 @@ export const INSTANCE_KEYS: ReadonlySet<string> = new Set([
   "lc_messages_dir",
   "plugin_dir",
   "user",
+  "secure_file_priv",
+  // isolation (no shared X Protocol port), not tuning
+  "mysqlx",
 ]);
 
 /** The workload fields that change what is measured (names, descriptions and pauses do not). */
@@ -170,9 +174,10 @@ export function checkFairness(base: Results, head: Results, options: FairnessOpt
           vb !== undefined
             ? `${key} = ${vb} only on ${baseName}`
             : `${key} = ${vh ?? ""} only on ${headName}`;
-        oneSided.set(text, [...(oneSided.get(text) ?? []), tb.tier]);
+        appendTo(oneSided, text, tb.tier);
       }
     }
+    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
     for (const [text, tiers] of oneSided) {
       notes.push(
         `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`,
@@ -180,6 +185,42 @@ export function checkFairness(base: Results, head: Results, options: FairnessOpt
     }
   }
   return { mismatches, notes };
+}
+
+type ServerRec = Results["servers"][number];
+
+/**
+ * The binary log as the servers ran it (SHOW VARIABLES read at start), per common tier. Stock
+ * MySQL 8.0+ logs with sync_binlog = 1 and stock MariaDB does not, so a MySQL/MariaDB comparison
+ * with the log on one side only measures the log as much as the server: a mismatch. The same
+ * setting on both sides is a note when the flavors differ, saying which it was.
+ */
+function binlogFairness(
+  sb: ServerRec,
+  sh: ServerRec,
+  baseName: string,
+  headName: string,
+  mismatches: string[],
+  notes: string[],
+): void {
+  const state = (v: Record<string, string>) =>
+    v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
+  for (const tb of sb.tiers) {
+    const th = sh.tiers.find((t) => t.tier === tb.tier);
+    if (!th) continue;
+    const a = state(tb.variables);
+    const b = state(th.variables);
+    if (a === null || b === null) continue;
+    if (a !== b) {
+      mismatches.push(
+        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`,
+      );
+    } else if (sb.flavor !== sh.flavor) {
+      notes.push(
+        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`,
+      );
+    }
+  }
 }
 
 /** The one-line refusal: "a.json and b.json are not comparable: …; … (pass --allow-mismatch …)". */

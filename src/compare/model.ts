@@ -12,7 +12,7 @@ import type { ImportedSet } from "../import/schema.js";
 import { parseImportedSet } from "../import/store.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
-import type { TimedValue } from "../stats/index.js";
+import { type TimedValue, tidySeries } from "../stats/index.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
@@ -62,10 +62,14 @@ export interface MeasurementSet {
   paired?: PairedCell[];
   /** run results only: the file itself, for the fairness checks */
   results?: Results;
+  /** A/B files only: the file itself (servers, settings, design) for reports */
+  ab?: AbResults;
   /** run results only: engine name → label of its server record in `results.servers` */
   engine_servers?: Record<string, string>;
   /** cells that failed or have no summary (skipped) */
   failed_cells: number;
+  /** run results and A/B files: the workload as run (its `degradation:` section applies) */
+  workload_spec?: Record<string, unknown>;
 }
 
 /** The engine name of a server record: `${flavor}@${version}`, e.g. "mariadb@11.4.5". */
@@ -84,7 +88,8 @@ function p95Of(summary: Summary): number | null {
 }
 
 function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
-  return intervals.length > 0 ? intervals.map((iv) => ({ t: iv.t, value: iv.tps })) : undefined;
+  // Older results files may hold a second printed twice: the series is tidied (sorted, merged).
+  return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : undefined;
 }
 
 function pushUnique(xs: string[], x: string): void {
@@ -127,6 +132,7 @@ export function fromResults(results: Results, file: string): MeasurementSet {
   }
   return {
     kind: "results",
+    workload_spec: results.workload.spec,
     file,
     engines,
     observations,
@@ -191,8 +197,8 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       head,
       pairs,
       series: {
-        base: c.series.base.map((iv) => ({ t: iv.t, value: iv.tps })),
-        head: c.series.head.map((iv) => ({ t: iv.t, value: iv.tps })),
+        base: tidySeries(c.series.base.map((iv) => ({ t: iv.t, value: iv.tps }))),
+        head: tidySeries(c.series.head.map((iv) => ({ t: iv.t, value: iv.tps }))),
       },
     });
     for (let i = 0; i < pairs.length; i++) {
@@ -223,7 +229,16 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       });
     }
   }
-  return { kind: "ab", file, engines: [base, head], observations, paired, failed_cells: failed };
+  return {
+    kind: "ab",
+    file,
+    engines: [base, head],
+    observations,
+    paired,
+    ab,
+    failed_cells: failed,
+    workload_spec: ab.workload.spec,
+  };
 }
 
 const ACCEPTED_KINDS =

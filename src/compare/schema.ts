@@ -109,5 +109,7 @@ export const ComparisonReportSchema = z.object({
   }),
   cells: z.array(ComparisonCellSchema),
   degradation: z.array(DegradationEntrySchema),
+  /** why nothing was compared (no cell and no degradation check); absent when something was */
+  nothing_compared: z.string().optional(),
 });
 export type ComparisonReport = z.infer<typeof ComparisonReportSchema>;

@@ -5,8 +5,9 @@
  * repetition (optional), in any order. Every error is one line naming file:line and the column.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { CsvError, parse } from "csv-parse/sync";
+import { maxOf, minOf } from "../util/arrays.js";
+import { MAX_IMPORT_BYTES, readBytes } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "./schema.js";
 
@@ -27,8 +28,12 @@ export function parseCsvNumber(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/**
+ * A cell for an error message: quoted when it is a short plain value (a name, a number), else only
+ * its length. The file may be anything a path was pointed at; its bytes must not be echoed.
+ */
 function quote(s: string): string {
-  return JSON.stringify(s);
+  return /^[\w .,%@()+-]{0,40}$/.test(s) ? JSON.stringify(s) : `(a value of ${s.length} characters)`;
 }
 
 interface ParsedRecord {
@@ -167,13 +172,7 @@ export function parseImportCsv(text: string, file: string): ImportRow[] {
 
 /** Reads and validates a CSV file into a perfgate/import set (nothing is written). */
 export function importCsv(file: string, now: Date = new Date()): ImportedSet {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
-  }
+  const bytes = readBytes(file, MAX_IMPORT_BYTES);
   const rows = parseImportCsv(bytes.toString("utf8"), file);
   return {
     schema: IMPORT_SCHEMA,
@@ -194,6 +193,6 @@ export function importSummary(set: ImportedSet): string {
     `${plural(set.rows.length, "row")}: ${plural(distinct(set.rows.map((r) => r.engine)), "engine")}`,
     plural(distinct(set.rows.map((r) => r.scenario)), "scenario"),
     ...(tiers.length > 0 ? [plural(distinct(tiers), "tier")] : []),
-    `threads ${Math.min(...threads)}-${Math.max(...threads)}`,
+    `threads ${minOf(threads)}-${maxOf(threads)}`,
   ].join(", ");
 }

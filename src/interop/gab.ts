@@ -11,7 +11,6 @@
  * id as the engine; the others are skipped and counted.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { AbResults } from "../ab/schema.js";
 import { parseAbResults } from "../ab/store.js";
@@ -22,6 +21,8 @@ import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow 
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";
+import { appendTo, maxOf, minOf, pushAll } from "../util/arrays.js";
+import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -99,12 +100,7 @@ function zodIssue(where: string, error: z.ZodError): UserError {
 }
 
 function readText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: ${code === "ENOENT" ? "no such file" : oneLine((err as Error).message)}`);
-  }
+  return readTextFile(file, MAX_IMPORT_BYTES);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,7 +120,7 @@ export function parseGabInput(text: string, file: string): GabInput {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${oneLine((err as Error).message)}); ${ACCEPTED_INPUTS}`);
+    throw new UserError(`${file}: not valid JSON (${jsonErrorReason(err, text)}); ${ACCEPTED_INPUTS}`);
   }
   const schema =
     typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
@@ -144,7 +140,7 @@ export function parseGabInput(text: string, file: string): GabInput {
 }
 
 export function readGabInput(file: string): GabInput {
-  return parseGabInput(readText(file), file);
+  return parseGabInput(readTextFile(file), file);
 }
 
 export interface ExportOptions {
@@ -229,7 +225,7 @@ function pointsOfResults(
   for (const c of results.cells) {
     if (c.status !== "ok" || c.summary === null) continue;
     const key = JSON.stringify([c.server, c.script, c.threads, c.tier]);
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    appendTo(groups, key, c);
   }
   for (const cells of groups.values()) {
     const c0 = cells[0]!;
@@ -366,15 +362,15 @@ export function exportGab(
   const points: Point[] = [];
   for (const input of inputs) {
     if (input.kind === "results") {
-      points.push(...pointsOfResults(input, metrics, options.workload ?? input.results.workload.name));
+      pushAll(points, pointsOfResults(input, metrics, options.workload ?? input.results.workload.name));
     } else if (input.kind === "ab") {
-      points.push(...pointsOfAb(input, metrics, options.workload ?? input.ab.workload.name));
+      pushAll(points, pointsOfAb(input, metrics, options.workload ?? input.ab.workload.name));
     } else {
-      points.push(...pointsOfComparison(input, metrics, options.workload ?? "comparison"));
+      pushAll(points, pointsOfComparison(input, metrics, options.workload ?? "comparison"));
     }
   }
   const byName = new Map<string, Point[]>();
-  for (const p of points) byName.set(baseName(p), [...(byName.get(baseName(p)) ?? []), p]);
+  for (const p of points) appendTo(byName, baseName(p), p);
   const seen = new Map<string, Point>();
   return points.map((p) => {
     const name = byName.get(baseName(p))!.length > 1 ? `${baseName(p)} (${p.engine})` : baseName(p);
@@ -438,7 +434,7 @@ export function parseGabDataJs(text: string, file: string): GabData {
     data = JSON.parse(json);
   } catch (err) {
     throw new UserError(
-      `${file}: the value after "${GAB_DATA_PREFIX.trim()}" is not valid JSON (${oneLine((err as Error).message)})`,
+      `${file}: the value after "${GAB_DATA_PREFIX.trim()}" is not valid JSON (${jsonErrorReason(err, json)})`,
     );
   }
   const parsed = GabDataSchema.safeParse(data);
@@ -554,6 +550,6 @@ export function gabImportSummary(r: GabImport): string {
   return [
     `${plural(rows.length, "row")}: ${plural(new Set(rows.map((x) => x.engine)).size, "commit")}`,
     plural(new Set(rows.map((x) => x.scenario)).size, "scenario"),
-    `threads ${Math.min(...threads)}-${Math.max(...threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why})` : ""}`,
+    `threads ${minOf(threads)}-${maxOf(threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why})` : ""}`,
   ].join(", ");
 }

@@ -9,7 +9,9 @@
 import { geometricMean, labelSets, naturalCompare } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
-import { fmtNumber, mdEscape } from "./markdown.js";
+import { maxOf, pushAll } from "../util/arrays.js";
+import { mdEscape, plainText } from "./escape.js";
+import { fmtNumber } from "./markdown.js";
 
 type Align = "l" | "r";
 interface Table {
@@ -73,6 +75,11 @@ function plural(n: number, word: string): string {
  */
 export function statusLine(r: ComparisonReport, markdown = true): string {
   const s = r.summary;
+  if (r.nothing_compared !== undefined) {
+    // Not a pass: say what happened instead of "no regressions".
+    const text = `nothing compared: ${r.nothing_compared}`;
+    return markdown ? `⚪ **${mdEscape(text)}**` : `NOTHING COMPARED: ${r.nothing_compared}`;
+  }
   const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
   const reg =
     s.regressions > 0
@@ -258,7 +265,7 @@ function mdTable(t: Table): string[] {
 
 function textTable(t: Table): string[] {
   const all = [t.header, ...t.rows];
-  const widths = t.header.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? "")].length)));
+  const widths = t.header.map((_, i) => maxOf(all.map((r) => [...(r[i] ?? "")].length)));
   const pad = (s: string, i: number) => {
     const gap = " ".repeat(Math.max(0, widths[i]! - [...s].length));
     return t.align[i] === "r" ? gap + s : s + gap;
@@ -272,7 +279,7 @@ function textTable(t: Table): string[] {
 }
 
 function verdictTable(r: ComparisonReport, markdown: boolean): Table {
-  const esc = markdown ? mdEscape : (s: string) => s;
+  const esc = markdown ? mdEscape : plainText;
   return {
     header: [
       "Comparison",
@@ -309,7 +316,7 @@ function degradationShown(r: ComparisonReport): DegradationEntry[] {
 }
 
 function degradationTable(entries: DegradationEntry[], markdown: boolean): Table {
-  const esc = markdown ? mdEscape : (s: string) => s;
+  const esc = markdown ? mdEscape : plainText;
   const verdict = (d: DegradationEntry) =>
     d.verdict === "regression"
       ? markdown
@@ -335,8 +342,8 @@ function degradationTable(entries: DegradationEntry[], markdown: boolean): Table
 }
 
 function sourcesLine(r: ComparisonReport, markdown: boolean): string {
-  const code = (s: string) => (markdown ? `\`${s.replaceAll("`", "'")}\`` : s);
-  const esc = markdown ? mdEscape : (s: string) => s;
+  const code = (s: string) => (markdown ? `\`${plainText(s).replaceAll("`", "'")}\`` : plainText(s));
+  const esc = markdown ? mdEscape : plainText;
   const sources = r.sources
     .map(
       (s) =>
@@ -352,115 +359,86 @@ function sourcesLine(r: ComparisonReport, markdown: boolean): string {
   return `Compared: ${how}; from ${sources}.`;
 }
 
-/** The Markdown report (see the module comment for the sections). */
-export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
-  const L: string[] = [];
-  L.push(statusLine(r, true));
-  L.push("");
-  L.push(sourcesLine(r, true));
-  L.push("");
-  if (r.mismatches.length > 0) {
-    L.push("> ⚠️ **Not strictly comparable** (compared anyway with --allow-mismatch):");
-    for (const m of r.mismatches) L.push(`> - ${mdEscape(m)}`);
-    L.push("");
+/** One section of the Markdown report: a heading's worth of lines, kept whole when shortened. */
+export interface ReportSection {
+  /** what the section holds, for a "left out" note ("Verdicts: 10,000 rows") */
+  label: string;
+  lines: string[];
+}
+
+/** What was compared, for the report header: engines, A/B settings, where the numbers came from. */
+function comparedLines(r: ComparisonReport, sets: readonly MeasurementSet[], markdown: boolean): string[] {
+  const esc = markdown ? mdEscape : plainText;
+  const out = [sourcesLine(r, markdown)];
+  const settings = abSettingsText(sets, esc);
+  if (settings !== null) out.push(`Settings that differ (config A/B): ${settings}.`);
+  return out;
+}
+
+/**
+ * The server options a config A/B set on one side only or to different values on the two sides,
+ * as `--base-set name=value … --head-set name=value`; null when no A/B file set any.
+ */
+export function abSettingsText(
+  sets: readonly MeasurementSet[],
+  esc: (s: string) => string,
+  max = Number.POSITIVE_INFINITY,
+): string | null {
+  const parts: string[] = [];
+  for (const s of sets) {
+    const st = s.ab?.settings;
+    if (!st) continue;
+    const names = [...new Set([...Object.keys(st.base), ...Object.keys(st.head)])].sort();
+    const differing = names.filter((n) => st.base[n] !== st.head[n]);
+    const side = (flag: string, values: Record<string, string>) =>
+      differing.filter((n) => n in values).map((n) => `${flag} ${esc(`${n}=${values[n]}`)}`);
+    parts.push(...side("--base-set", st.base), ...side("--head-set", st.head));
   }
+  if (parts.length === 0) return null;
+  const more = parts.length > max ? ` … (${parts.length - max} more)` : "";
+  return parts.slice(0, max).join(" ") + more;
+}
+
+/** The Markdown report as sections (see the module comment); renderComparisonMarkdown joins them. */
+export function comparisonSections(r: ComparisonReport, sets: readonly MeasurementSet[]): ReportSection[] {
+  const S: ReportSection[] = [];
+  const head: string[] = [statusLine(r, true), ""];
+  for (const l of comparedLines(r, sets, true)) head.push(l, "");
+  if (r.mismatches.length > 0) {
+    head.push("> ⚠️ **Not strictly comparable** (compared anyway with --allow-mismatch):");
+    for (const m of r.mismatches) head.push(`> - ${mdEscape(m)}`);
+    head.push("");
+  }
+  S.push({ label: "status", lines: head });
 
   for (const g of tpsTables(sets)) {
-    L.push(`## TPS by thread count: ${mdEscape(groupTitle(g))}`);
-    L.push("");
-    L.push(
-      ...mdTable({
-        header: ["Engine", ...g.threads.map((t) => `${t}t`)],
-        align: ["l", ...g.threads.map((): Align => "r")],
-        rows: g.rows.map((row) => [
-          mdEscape(row.engine),
-          ...row.tps.map((v) => (v === null ? "–" : fmtValue(v))),
-        ]),
-      }),
-    );
-    L.push("");
-  }
-
-  for (const p of progressions(r)) {
-    L.push(`## Version progression vs ${mdEscape(p.baseline)}: ${mdEscape(groupTitle(p))}`);
-    L.push("");
-    const rows: string[][] = [
-      [`${mdEscape(p.baseline)} (TPS)`, ...p.baseRow.map((v) => (v === null ? "–" : fmtValue(v)))],
-    ];
-    for (const h of p.heads) {
-      rows.push([`${mdEscape(h.engine)} (TPS)`, ...h.tps.map((v) => (v === null ? "–" : fmtValue(v)))]);
-      rows.push([
-        `vs ${mdEscape(p.baseline)}`,
-        ...h.cells.map((c) => {
-          if (!c) return "–";
-          const text = fmtPct(c.change_pct);
-          return c.verdict === "regression" ? `**${text}**` : text;
+    S.push({
+      label: `TPS by thread count, ${groupTitle(g)}`,
+      lines: [
+        `## TPS by thread count: ${mdEscape(groupTitle(g))}`,
+        "",
+        ...mdTable({
+          header: ["Engine", ...g.threads.map((t) => `${t}t`)],
+          align: ["l", ...g.threads.map((): Align => "r")],
+          rows: g.rows.map((row) => [
+            mdEscape(row.engine),
+            ...row.tps.map((v) => (v === null ? "–" : fmtValue(v))),
+          ]),
         }),
-      ]);
-    }
-    L.push(
-      ...mdTable({
-        header: ["Engine", ...p.threads.map((t) => `${t}t`)],
-        align: ["l", ...p.threads.map((): Align => "r")],
-        rows,
-      }),
-    );
-    L.push("");
+        "",
+      ],
+    });
   }
 
-  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
-  if (r.metrics.includes("tps")) {
-    L.push(`## All differences greater than ${tpsThreshold}% (TPS)`);
-    L.push("");
-    const big = bigDifferences(r);
-    if (big.length === 0) {
-      L.push(`None: every TPS difference is within ±${tpsThreshold}%.`);
-      L.push("");
-    }
-    for (const g of big) {
-      L.push(`**${mdEscape(groupTitle(g))}**`);
-      L.push("");
-      for (const b of g.blocks) {
-        L.push("| Database Engines Comparison | Thread Count | Difference vs Baseline |");
-        L.push("|---|---|---|");
-        for (const c of b.cells) {
-          L.push(`| ${mdEscape(c.head)} vs ${mdEscape(c.base)} | ${c.threads} | ${fmtPct(c.change_pct)} |`);
-        }
-        L.push("");
-      }
-    }
-  }
+  // An A/B compares one build with another, not versions: no version progression.
+  for (const p of r.kind === "ab" ? [] : progressions(r)) S.push(progressionSection(p));
 
-  L.push("## Verdicts");
-  L.push("");
-  if (r.cells.length === 0) {
-    L.push("No cells were compared.");
-  } else {
-    const folded = r.cells.length > 25;
-    if (folded) {
-      L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`);
-      L.push("");
-    }
-    L.push(...mdTable(verdictTable(r, true)));
-    if (folded) {
-      L.push("");
-      L.push("</details>");
-    }
-  }
-  L.push("");
-  L.push(
-    r.comparisons_with_ci > 0
-      ? `CIs are simultaneous: each is a ${fmtLevel(r.cells.find((c) => c.ci_level !== null)?.ci_level ?? r.confidence)} interval, so all ${r.comparisons_with_ci} hold together with ${fmtLevel(r.confidence)} confidence. MDE: the smallest change these samples would detect.`
-      : "One value per side: verdicts compare the change with the threshold only (unconfirmed, no CI).",
-  );
-  L.push("");
+  if (r.metrics.includes("tps")) S.push(bigDifferencesSection(r));
+  S.push(verdictSection(r));
 
   const shown = degradationShown(r);
   if (shown.length > 0) {
-    L.push("## Within-run degradation");
-    L.push("");
-    L.push(...mdTable(degradationTable(shown, true)));
-    L.push("");
+    const L = ["## Within-run degradation", "", ...mdTable(degradationTable(shown, true)), ""];
     for (const d of shown) {
       if (d.verdict !== "unchanged") {
         L.push(
@@ -469,69 +447,166 @@ export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly Mea
       }
     }
     L.push("");
+    S.push({ label: "within-run degradation", lines: L });
   }
 
   if (r.notes.length > 0) {
-    L.push("## Notes");
-    L.push("");
-    for (const n of r.notes) L.push(`- ${mdEscape(n)}`);
-    L.push("");
+    S.push({ label: "notes", lines: ["## Notes", "", ...r.notes.map((n) => `- ${mdEscape(n)}`), ""] });
   }
-  return L.join("\n");
+  return S;
+}
+
+function progressionSection(p: Progression): ReportSection {
+  const rows: string[][] = [
+    [`${mdEscape(p.baseline)} (TPS)`, ...p.baseRow.map((v) => (v === null ? "–" : fmtValue(v)))],
+  ];
+  for (const h of p.heads) {
+    rows.push([`${mdEscape(h.engine)} (TPS)`, ...h.tps.map((v) => (v === null ? "–" : fmtValue(v)))]);
+    rows.push([
+      `vs ${mdEscape(p.baseline)}`,
+      ...h.cells.map((c) => {
+        if (!c) return "–";
+        const text = fmtPct(c.change_pct);
+        return c.verdict === "regression" ? `**${text}**` : text;
+      }),
+    ]);
+  }
+  return {
+    label: `version progression vs ${p.baseline}, ${groupTitle(p)}`,
+    lines: [
+      `## Version progression vs ${mdEscape(p.baseline)}: ${mdEscape(groupTitle(p))}`,
+      "",
+      ...mdTable({
+        header: ["Engine", ...p.threads.map((t) => `${t}t`)],
+        align: ["l", ...p.threads.map((): Align => "r")],
+        rows,
+      }),
+      "",
+    ],
+  };
+}
+
+function bigDifferencesSection(r: ComparisonReport): ReportSection {
+  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  const L = [`## All differences greater than ${tpsThreshold}% (TPS)`, ""];
+  const big = bigDifferences(r);
+  if (big.length === 0) L.push(`None: every TPS difference is within ±${tpsThreshold}%.`, "");
+  for (const g of big) {
+    L.push(`**${mdEscape(groupTitle(g))}**`, "");
+    for (const b of g.blocks) {
+      L.push("| Database Engines Comparison | Thread Count | Difference vs Baseline |");
+      L.push("|---|---|---|");
+      for (const c of b.cells) {
+        L.push(`| ${mdEscape(c.head)} vs ${mdEscape(c.base)} | ${c.threads} | ${fmtPct(c.change_pct)} |`);
+      }
+      L.push("");
+    }
+  }
+  return { label: `all differences greater than ${tpsThreshold}%`, lines: L };
+}
+
+function verdictSection(r: ComparisonReport): ReportSection {
+  const L = ["## Verdicts", ""];
+  if (r.cells.length === 0) {
+    L.push("No cells were compared.");
+  } else {
+    const folded = r.cells.length > 25;
+    if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`, "");
+    L.push(...mdTable(verdictTable(r, true)));
+    if (folded) L.push("", "</details>");
+  }
+  L.push("");
+  L.push(
+    r.comparisons_with_ci > 0
+      ? `CIs are simultaneous: each is a ${fmtLevel(r.cells.find((c) => c.ci_level !== null)?.ci_level ?? r.confidence)} interval, so all ${r.comparisons_with_ci} hold together with ${fmtLevel(r.confidence)} confidence. MDE: the smallest change these samples would detect.`
+      : "One value per side: verdicts compare the change with the threshold only (unconfirmed, no CI).",
+  );
+  L.push("");
+  return { label: `all ${fmtNumber(r.cells.length)} verdicts`, lines: L };
+}
+
+/** The Markdown report (see the module comment for the sections). */
+export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
+  return comparisonSections(r, sets)
+    .flatMap((s) => s.lines)
+    .join("\n");
 }
 
 /** Plain terminal text with aligned columns. */
 export function renderComparisonText(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
+  const t = plainText;
   const L: string[] = [];
   L.push(statusLine(r, false));
-  L.push(sourcesLine(r, false));
-  for (const m of r.mismatches) L.push(`warning: not comparable: ${m}`);
+  L.push(...comparedLines(r, sets, false));
+  for (const m of r.mismatches) L.push(`warning: not comparable: ${t(m)}`);
   L.push("");
   for (const g of tpsTables(sets)) {
-    L.push(`TPS by thread count: ${groupTitle(g)}`);
+    L.push(`TPS by thread count: ${t(groupTitle(g))}`);
     L.push(
       ...textTable({
-        header: ["engine", ...g.threads.map((t) => `${t}t`)],
+        header: ["engine", ...g.threads.map((n) => `${n}t`)],
         align: ["l", ...g.threads.map((): Align => "r")],
-        rows: g.rows.map((row) => [row.engine, ...row.tps.map((v) => (v === null ? "-" : fmtValue(v)))]),
+        rows: g.rows.map((row) => [t(row.engine), ...row.tps.map((v) => (v === null ? "-" : fmtValue(v)))]),
       }),
     );
     L.push("");
   }
-  for (const p of progressions(r)) {
-    L.push(`Version progression vs ${p.baseline}: ${groupTitle(p)}`);
+  for (const p of r.kind === "ab" ? [] : progressions(r)) {
+    L.push(`Version progression vs ${t(p.baseline)}: ${t(groupTitle(p))}`);
     const rows: string[][] = [
-      [`${p.baseline} (TPS)`, ...p.baseRow.map((v) => (v === null ? "-" : fmtValue(v)))],
+      [`${t(p.baseline)} (TPS)`, ...p.baseRow.map((v) => (v === null ? "-" : fmtValue(v)))],
     ];
     for (const h of p.heads) {
-      rows.push([`${h.engine} (TPS)`, ...h.tps.map((v) => (v === null ? "-" : fmtValue(v)))]);
+      rows.push([`${t(h.engine)} (TPS)`, ...h.tps.map((v) => (v === null ? "-" : fmtValue(v)))]);
       rows.push([
-        `  vs ${p.baseline}`,
+        `  vs ${t(p.baseline)}`,
         ...h.cells.map((c) => (c ? `${fmtPct(c.change_pct)}${c.verdict === "regression" ? "!" : ""}` : "-")),
       ]);
     }
     L.push(
       ...textTable({
-        header: ["engine", ...p.threads.map((t) => `${t}t`)],
+        header: ["engine", ...p.threads.map((n) => `${n}t`)],
         align: ["l", ...p.threads.map((): Align => "r")],
         rows,
       }),
     );
     L.push("");
   }
+  if (r.metrics.includes("tps")) L.push(...bigDifferencesText(r), "");
   if (r.cells.length > 0) {
     L.push("Verdicts");
-    L.push(...textTable(verdictTable(r, false)));
+    pushAll(L, textTable(verdictTable(r, false)));
     L.push("");
   }
   const shown = degradationShown(r);
   if (shown.length > 0) {
     L.push("Within-run degradation");
-    L.push(...textTable(degradationTable(shown, false)));
+    pushAll(L, textTable(degradationTable(shown, false)));
     L.push("");
   }
-  for (const n of r.notes) L.push(`note: ${n}`);
+  for (const n of r.notes) L.push(`note: ${t(n)}`);
   return L.join("\n").trimEnd();
+}
+
+/** The ">threshold" list as text: one aligned table per scenario × tier. */
+function bigDifferencesText(r: ComparisonReport): string[] {
+  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  const L = [`All differences greater than ${tpsThreshold}% (TPS)`];
+  const big = bigDifferences(r);
+  if (big.length === 0) return [...L, `none: every TPS difference is within ±${tpsThreshold}%`];
+  for (const g of big) {
+    L.push(`  ${plainText(groupTitle(g))}`);
+    L.push(
+      ...textTable({
+        header: ["comparison", "threads", "difference"],
+        align: ["l", "r", "r"],
+        rows: g.blocks.flatMap((b) =>
+          b.cells.map((c) => [plainText(`${c.head} vs ${c.base}`), String(c.threads), fmtPct(c.change_pct)]),
+        ),
+      }).map((l) => `  ${l}`),
+    );
+  }
+  return L;
 }
 
 /** The report as JSON (schema perfgate/comparison, docs/comparisons.md). */

@@ -2,22 +2,28 @@
  * Reports of one results file: Markdown (TPS by thread count per workload script and tier, like the
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
-import type { Cell, Results } from "../results/schema.js";
-import { type DegradationResult, detectDegradation } from "../stats/index.js";
+import { notQuietSummary } from "../doctor/doctor.js";
+import type { Cell, OutputAnomalies, Results } from "../results/schema.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
+import {
+  type DegradationOptions,
+  type DegradationResult,
+  detectDegradation,
+  tidySeries,
+} from "../stats/index.js";
+import { maxOf } from "../util/arrays.js";
+import { mdEscape, plainText } from "./escape.js";
+import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } from "./run-details.js";
 
-const MD_SPECIAL = /[\\`*_{}[\]()#+!|<>~\r\n]/;
-// Reports escape the same few names (engines, scenarios, tiers) tens of thousands of times.
-const escaped = new Map<string, string>();
+/** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
+export { mdEscape } from "./escape.js";
 
-/** Escapes text for a Markdown table cell or line (untrusted: versions, paths, error messages). */
-export function mdEscape(text: string): string {
-  if (!MD_SPECIAL.test(text)) return text;
-  const hit = escaped.get(text);
-  if (hit !== undefined) return hit;
-  const out = text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
-  if (escaped.size >= 4096) escaped.clear();
-  escaped.set(text, out);
-  return out;
+/** Options of the single-run reports. */
+export interface ReportOptions {
+  /** degradation settings on top of the workload's `degradation:` section (docs/statistics.md) */
+  degradation?: DegradationOptions;
+  /** false leaves the status reason out of the terminal table (the CLI prints it once, on stderr) */
+  reason?: boolean;
 }
 
 /**
@@ -123,20 +129,44 @@ export function tpsTables(results: Results): TableGroup[] {
 }
 
 function serverName(results: Results, label: string): string {
+  if (results.imported) return label; // a sysbench log: the label is all there is
   const s = results.servers.find((x) => x.label === label);
   return s ? `${s.flavor} ${s.version} (${s.source})` : label;
 }
 
-export function renderMarkdown(results: Results): string {
-  const lines: string[] = [];
+/** Seconds as "135, 141 and 3 more" (lists in anomalies keep their first items only). */
+function secondsList(xs: readonly number[], total: number): string {
+  const shown = xs.map((x) => fmtNumber(x)).join(", ");
+  return total > xs.length ? `${shown} and ${fmtNumber(total - xs.length)} more` : shown;
+}
+
+function rangesList(xs: readonly [number, number][]): string {
+  return xs.map(([a, b]) => (a === b ? `${fmtNumber(a)} s` : `${fmtNumber(a)}-${fmtNumber(b)} s`)).join(", ");
+}
+
+/** What was odd in a cell's sysbench output, in one line (plain text; escape for Markdown). */
+export function describeAnomalies(a: OutputAnomalies): string {
+  const parts: string[] = [];
+  if (a.duplicates > 0) {
+    parts.push(
+      `second${a.duplicate_seconds.length === 1 && a.duplicates === 1 ? "" : "s"} ${secondsList(a.duplicate_seconds, a.duplicate_seconds.length)} printed twice (merged)`,
+    );
+  }
+  if (a.missing > 0) parts.push(`${fmtNumber(a.missing)} missing (${rangesList(a.missing_seconds)})`);
+  if (a.stall_intervals > 0) parts.push(`stalled at 0 tps: ${rangesList(a.stalls)}`);
+  if (a.reconnect_intervals > 0) parts.push(`reconnects in ${fmtNumber(a.reconnect_intervals)} intervals`);
+  if (a.error_intervals > 0) parts.push(`errors in ${fmtNumber(a.error_intervals)} intervals`);
+  if (a.out_of_order > 0) parts.push(`${fmtNumber(a.out_of_order)} lines back in time (dropped)`);
+  if (a.messages.length > 0) {
+    const more = a.messages.length > 1 ? ` (+${a.messages.length - 1} more)` : "";
+    parts.push(`"${a.messages[0]}"${more}`);
+  }
+  return parts.join("; ");
+}
+
+/** Server, host, workload and network lines of a run's report. */
+function headerLines(results: Results, lines: string[]): void {
   const w = results.workload;
-  lines.push(`# perfgate run: ${mdEscape(w.name)}`);
-  lines.push("");
-  const status =
-    results.status === "complete"
-      ? `complete, ${results.cells.length} cells`
-      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
-  lines.push(`- Status: ${status}`);
   for (const s of results.servers) {
     lines.push(
       `- Server: ${mdEscape(`${s.flavor} ${s.version}`)} from ${mdEscape(s.source)} (\`VERSION()\` ${mdEscape(s.version_string || "n/a")})`,
@@ -150,6 +180,27 @@ export function renderMarkdown(results: Results): string {
     `- Workload: ${mdEscape(w.file)}: ${results.dataset.tables} tables x ${fmtNumber(results.dataset.table_size)} rows; sysbench ${mdEscape(results.sysbench.version)}`,
   );
   if (results.network) lines.push(`- Network: ${networkLine(results.network)}`);
+}
+
+export function renderMarkdown(results: Results, options: ReportOptions = {}): string {
+  const lines: string[] = [];
+  const w = results.workload;
+  lines.push(`# perfgate ${results.imported ? "sysbench log" : "run"}: ${mdEscape(w.name)}`);
+  lines.push("");
+  const status =
+    results.status === "complete"
+      ? `complete, ${results.cells.length} cells`
+      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
+  lines.push(`- Status: ${status}`);
+  if (results.imported) {
+    lines.push(
+      `- Imported from the sysbench ${mdEscape(results.sysbench.version)} log ${mdEscape(results.imported.file)} (host, server and dataset are not in the log)`,
+    );
+  } else {
+    headerLines(results, lines);
+  }
+  const noisy = notQuietSummary(results.doctor);
+  if (noisy) lines.push("", `> **Warning:** ${mdEscape(noisy)}`);
   lines.push("");
   for (const g of tpsTables(results)) {
     lines.push(`## TPS by thread count: ${mdEscape(g.script)}, buffer pool ${mdEscape(g.tier)}`);
@@ -162,28 +213,66 @@ export function renderMarkdown(results: Results): string {
     }
     lines.push("");
   }
+  const pct = percentileHeader(results);
   lines.push("## Cells");
   lines.push("");
-  lines.push("| Cell | TPS | QPS | p95 ms | avg ms | max ms | err/s | status |");
-  lines.push("|---|---:|---:|---:|---:|---:|---:|---|");
+  lines.push(`| Cell | TPS | QPS | ${pct} ms | avg ms | max ms | err/s | CoV | min–max TPS/s | status |`);
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const c of results.cells) {
     const s = c.summary;
-    const name = `${c.script} ${c.threads}t ${c.tier} r${c.repetition}`;
+    const name = cellLabel(c);
     if (!s) {
-      lines.push(`| ${mdEscape(name)} | – | – | – | – | – | – | failed: ${mdEscape(c.error ?? "")} |`);
+      lines.push(
+        `| ${mdEscape(name)} | – | – | – | – | – | – | – | – | failed: ${mdEscape(c.error ?? "")} |`,
+      );
       continue;
     }
+    const v = cellVariability(c);
+    const spread = v
+      ? [`${fmtNumber(v.cov_pct, 1)}%`, `${fmtNumber(v.min)}–${fmtNumber(v.max)}`]
+      : ["–", "–"];
     lines.push(
-      `| ${mdEscape(name)} | ${fmtNumber(s.tps, 1)} | ${fmtNumber(s.qps, 1)} | ${s.latency_ms.pct === null ? "–" : fmtNumber(s.latency_ms.pct, 2)} | ${fmtNumber(s.latency_ms.avg, 2)} | ${fmtNumber(s.latency_ms.max, 2)} | ${fmtNumber(s.errors_ps, 2)} | ${c.status} |`,
+      `| ${mdEscape(name)} | ${fmtNumber(s.tps, 1)} | ${fmtNumber(s.qps, 1)} | ${latencyPct(s)} | ${fmtNumber(s.latency_ms.avg, 2)} | ${fmtNumber(s.latency_ms.max, 2)} | ${fmtNumber(s.errors_ps, 2)} | ${spread.join(" | ")} | ${c.status} |`,
     );
   }
   lines.push("");
-  const decays = cellDegradation(results);
+  lines.push("CoV: coefficient of variation of the 1-second TPS; min–max: the slowest and fastest second.");
+  lines.push("");
+  const noise = noiseWarnings(results);
+  if (noise.length > 0) {
+    lines.push("## Noise", "");
+    lines.push(
+      `> ⚠️ ${noise.length === 1 ? "One cell was" : `${noise.length} cells were`} measured with noise (limits: CoV ${NOISE_LIMITS.cov_pct}%, CPU steal ${NOISE_LIMITS.steal_pct}%, I/O wait ${NOISE_LIMITS.iowait_pct}%):`,
+    );
+    for (const w of noise) lines.push(`> - ${mdEscape(w)}`);
+    lines.push("");
+  }
+  const settings = keySettings(results);
+  if (settings.rows.length > 0) {
+    lines.push("## Server settings", "");
+    lines.push(`| Setting | ${settings.columns.map(mdEscape).join(" | ")} |`);
+    lines.push(`|---|${settings.columns.map(() => "---").join("|")}|`);
+    for (const r of settings.rows) lines.push(`| ${r.name} | ${r.values.map(mdEscape).join(" | ")} |`);
+    lines.push("");
+  }
+  const odd = results.cells.filter((c) => c.anomalies);
+  if (odd.length > 0) {
+    lines.push("## sysbench output");
+    lines.push("");
+    lines.push("What was unusual in sysbench's output (analysed as printed; duplicates merged):");
+    lines.push("");
+    lines.push("| Cell | what |");
+    lines.push("|---|---|");
+    for (const c of odd)
+      lines.push(`| ${mdEscape(cellLabel(c))} | ${mdEscape(describeAnomalies(c.anomalies!))} |`);
+    lines.push("");
+  }
+  const decays = cellDegradation(results, options);
   if (decays.length > 0) {
     lines.push("## Within-run degradation");
     lines.push("");
     lines.push(
-      "Throughput that fell during the run and stayed down (like MDEV-30628), from the 1-second intervals:",
+      "Throughput that fell during the run and stayed down (like MDEV-30628), from sysbench's interval lines:",
     );
     lines.push("");
     lines.push("| Cell | from | start level | end level | drop |");
@@ -202,6 +291,18 @@ export function renderMarkdown(results: Results): string {
   return lines.join("\n");
 }
 
+/** "p95" when every cell's latency percentile is the 95th (sysbench --percentile), "pctl" when mixed. */
+function percentileHeader(results: Results): string {
+  const ranks = new Set(
+    results.cells.flatMap((c) => (c.summary?.latency_ms.pct_rank ? [c.summary.latency_ms.pct_rank] : [])),
+  );
+  return ranks.size === 1 ? `p${[...ranks][0]}` : "pctl";
+}
+
+function latencyPct(s: NonNullable<Cell["summary"]>): string {
+  return s.latency_ms.pct === null ? "–" : fmtNumber(s.latency_ms.pct, 2);
+}
+
 /** The network scenario in the header (src/servers/network.ts): who connects to what, through which wrappers. */
 function networkLine(n: NonNullable<Results["network"]>): string {
   const argv = (a: string[]) => `\`${a.join(" ").replaceAll("`", "'")}\``;
@@ -210,42 +311,101 @@ function networkLine(n: NonNullable<Results["network"]>): string {
   return `${client} to the server at ${mdEscape(n.server_address)} over TCP${server}`;
 }
 
-/** Cells whose throughput decays during the run (too-short series are not analysed). */
-export function cellDegradation(results: Results): { cell: Cell; d: DegradationResult }[] {
+/**
+ * Cells whose throughput decays during the run (too-short series are not analysed), with the
+ * workload's `degradation:` settings overridden by `options.degradation`.
+ */
+export function cellDegradation(
+  results: Results,
+  options: ReportOptions = {},
+): { cell: Cell; d: DegradationResult }[] {
+  const settings = { ...degradationFromSpec(results.workload.spec), ...options.degradation };
   const out: { cell: Cell; d: DegradationResult }[] = [];
   for (const cell of results.cells) {
     if (cell.intervals.length < 30) continue;
-    const d = detectDegradation(cell.intervals.map((i) => ({ t: i.t, value: i.tps })));
+    const d = detectDegradation(tidySeries(cell.intervals.map((i) => ({ t: i.t, value: i.tps }))), settings);
     if (d.degrading) out.push({ cell, d });
   }
   return out;
 }
 
+/** Left-aligned first column, right-aligned others, two spaces apart. */
+function alignRows(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? "")].length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => {
+        const gap = " ".repeat(widths[i]! - [...c].length);
+        return i === 0 ? c + gap : gap + c;
+      })
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+/** The Markdown report's cell table as text. */
+function terminalCells(results: Results): string[] {
+  const rows = [["cell", "tps", "qps", `${percentileHeader(results)} ms`, "CoV", "min-max tps/s", "status"]];
+  for (const c of results.cells) {
+    const s = c.summary;
+    const v = cellVariability(c);
+    rows.push([
+      plainText(cellLabel(c)),
+      s ? fmtNumber(s.tps, 1) : "-",
+      s ? fmtNumber(s.qps, 1) : "-",
+      s ? latencyPct(s) : "-",
+      v ? `${fmtNumber(v.cov_pct, 1)}%` : "-",
+      v ? `${fmtNumber(v.min)}-${fmtNumber(v.max)}` : "-",
+      c.status === "ok" ? "ok" : `failed: ${plainText(c.error ?? "")}`,
+    ]);
+  }
+  return ["Cells", ...alignRows(rows)];
+}
+
 /** A fixed-width table for the terminal. */
-export function renderTerminal(results: Results): string {
+export function renderTerminal(results: Results, options: ReportOptions = {}): string {
   const out: string[] = [];
   for (const g of tpsTables(results)) {
-    out.push(`TPS ${g.script}, buffer pool ${g.tier}`);
+    out.push(`TPS ${plainText(g.script)}, buffer pool ${plainText(g.tier)}`);
     const header = ["engine", ...g.threads.map((t) => `${t}t`)];
     const rows = g.rows.map((r) => [
-      serverName(results, r.server),
+      plainText(serverName(results, r.server)),
       ...r.tps.map((v) => (v === null ? "-" : fmtNumber(v, 1))),
     ]);
-    const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => (r[i] ?? "").length)));
+    const widths = header.map((_, i) => maxOf([header, ...rows].map((r) => (r[i] ?? "").length)));
     const fmt = (r: string[]) =>
       r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
     out.push(fmt(header));
     for (const r of rows) out.push(fmt(r));
     out.push("");
   }
-  for (const { cell, d } of cellDegradation(results)) {
+  out.push(...terminalCells(results), "");
+  for (const c of results.cells) {
+    if (c.anomalies) {
+      out.push(`sysbench output: ${plainText(`${cellLabel(c)}: ${describeAnomalies(c.anomalies)}`)}`);
+    }
+  }
+  for (const { cell, d } of cellDegradation(results, options)) {
     out.push(
-      `DEGRADING: ${cell.script} ${cell.threads}t ${cell.tier} r${cell.repetition}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
+      `DEGRADING: ${plainText(cellLabel(cell))}: throughput fell ${d.drop_pct?.toFixed(1)}% from ${d.onset_s?.toFixed(0)} s (${d.start_level?.toFixed(1)} -> ${d.end_level?.toFixed(1)} tps)`,
     );
   }
+  for (const w of noiseWarnings(results)) out.push(`NOISE: ${plainText(w)}`);
+  const settings = keySettings(results);
+  if (settings.rows.length > 0) {
+    out.push("", "Server settings");
+    out.push(
+      ...alignRows([
+        ["setting", ...settings.columns.map(plainText)],
+        ...settings.rows.map((r) => [r.name, ...r.values.map(plainText)]),
+      ]),
+    );
+  }
+  const noisy = notQuietSummary(results.doctor);
+  if (noisy) out.push(`warning: ${noisy}`);
   if (results.status !== "complete") {
     out.push(
-      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${results.status_reason})` : ""}`,
+      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason && options.reason !== false ? ` (${results.status_reason})` : ""}`,
     );
   }
   return out.join("\n");

@@ -30,6 +30,34 @@ export const IntervalSchema = z.object({
 });
 export type Interval = z.infer<typeof IntervalSchema>;
 
+const count = z.number().int().nonnegative();
+const range = z.tuple([nonneg, nonneg]);
+
+/**
+ * What was odd in a cell's sysbench output (src/sysbench/parse.ts). Lists keep their first 50
+ * items; the counts are exact. Absent when nothing was odd.
+ */
+export const OutputAnomaliesSchema = z.object({
+  /** seconds printed more than once (the reporter woke late); their lines were merged (rates averaged) */
+  duplicate_seconds: z.array(nonneg),
+  /** interval lines merged away (printed for a second already seen) */
+  duplicates: count,
+  /** report times with no line, as [first, last] ranges in s */
+  missing_seconds: z.array(range),
+  missing: count,
+  /** stretches of intervals with 0 tps, [first, last] interval end times in s */
+  stalls: z.array(range),
+  stall_intervals: count,
+  /** intervals with reconn/s > 0, and with err/s > 0 (ignored errors such as deadlocks) */
+  reconnect_intervals: count,
+  error_intervals: count,
+  /** interval lines whose time went back (dropped) */
+  out_of_order: count,
+  /** FATAL/WARNING lines and driver errors (`error 2013`), the first 20, each cut to 300 characters */
+  messages: z.array(z.string()),
+});
+export type OutputAnomalies = z.infer<typeof OutputAnomaliesSchema>;
+
 /** sysbench's final summary, verbatim numbers. */
 export const SummarySchema = z.object({
   queries: z.object({ read: nonneg, write: nonneg, other: nonneg, total: nonneg }),
@@ -82,13 +110,40 @@ export type TelemetrySampleRecord = z.infer<typeof TelemetrySampleSchema>;
 export const HostSchema = z.object({
   hostname: z.string(),
   cpu_model: z.string(),
-  cores: z.number().int().positive(),
+  /** 0 when unknown (a results file imported from a sysbench log) */
+  cores: z.number().int().nonnegative(),
   memory_bytes: nonneg,
   kernel: z.string(),
   os: z.string(),
   arch: z.string(),
 });
 export type Host = z.infer<typeof HostSchema>;
+
+/**
+ * `perfgate doctor`'s findings about the host (src/doctor): the fingerprint `doctor --json` prints,
+ * and what a run records before it starts (without the noise probe).
+ */
+export const DoctorFindingSchema = z.object({
+  id: z.string(),
+  status: z.enum(["pass", "warn", "fail"]),
+  value: z.string(),
+  reason: z.string(),
+});
+export const DoctorProbeSchema = z.object({
+  cpu_cov_pct: nonneg,
+  cpu_runs: z.number().int().positive(),
+  sysbench_cov_pct: nonneg.nullable(),
+  sysbench_seconds: nonneg.nullable(),
+  sysbench_server: z.string().nullable(),
+});
+export const DoctorRecordSchema = z.object({
+  /** true when every finding passed */
+  quiet: z.boolean(),
+  taken_at: z.string(),
+  findings: z.array(DoctorFindingSchema),
+  probe: DoctorProbeSchema.nullable(),
+});
+export type DoctorRecord = z.infer<typeof DoctorRecordSchema>;
 
 export const TierRecordSchema = z.object({
   tier: z.string(),
@@ -140,6 +195,8 @@ export const CellSchema = z.object({
   sysbench_args: z.array(z.string()),
   summary: SummarySchema.nullable(),
   intervals: z.array(IntervalSchema),
+  /** what was odd in sysbench's output (absent: nothing) */
+  anomalies: OutputAnomaliesSchema.optional(),
   status_deltas: z.record(z.string(), num),
   telemetry: z.array(TelemetrySampleSchema),
 });
@@ -176,7 +233,8 @@ export const ResultsSchema = z.object({
     sha256: z.string(),
     spec: z.record(z.string(), z.unknown()),
   }),
-  dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
+  /** 0 and 0 when unknown (imported from a sysbench log) */
+  dataset: z.object({ tables: z.number().int().nonnegative(), table_size: z.number().int().nonnegative() }),
   servers: z.array(ServerRecordSchema),
   /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
   shard: z
@@ -185,6 +243,13 @@ export const ResultsSchema = z.object({
     .optional(),
   /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
   network: NetworkRecordSchema.optional(),
+  /**
+   * present when the file was made by `perfgate import --sysbench-log` rather than a run: host,
+   * dataset and server details are then unknown (empty strings and zeros)
+   */
+  imported: z.object({ from: z.literal("sysbench-log"), file: z.string(), sha256: z.string() }).optional(),
+  /** `perfgate doctor`'s host findings taken before the run (src/doctor); absent in files from before it existed */
+  doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg.nullable(),

@@ -1,5 +1,6 @@
 /** The matrix of cells a workload asks for, in run order, and the time it should take (pure). */
 import { parseSize } from "../servers/config.js";
+import { effectiveBufferPool, type OptionValue } from "../servers/options.js";
 import { UserError } from "../util/errors.js";
 import type { Workload } from "../workloads/schema.js";
 
@@ -44,18 +45,30 @@ export function plannedSeconds(w: Workload): number {
   return w.tiers.length * (warmupSeconds(w) + cellsPerTier * (w.duration + w.pause));
 }
 
-/** Refuses buffer-pool tiers the host cannot hold, before anything starts. */
-export function checkTiersFitHost(w: Workload, file: string, hostMemory: number, servers = 1): void {
+/**
+ * Refuses buffer pools the host cannot hold, before anything is downloaded or started. Each entry
+ * of `overrideSets` is one server running at once (ab runs two); an innodb_buffer_pool_size
+ * override (from --set, --base-set/--head-set or server_options) replaces the tier's size.
+ */
+export function checkTiersFitHost(
+  w: Workload,
+  file: string,
+  hostMemory: number,
+  overrideSets: readonly Readonly<Record<string, OptionValue>>[] = [w.server_options],
+): void {
+  const servers = overrideSets.length;
   for (const tier of w.tiers) {
-    const bytes = parseSize(tier) ?? 0;
-    if (bytes * servers >= hostMemory) {
-      const what =
-        servers === 1
-          ? `tier ${tier} (${bytes} bytes)`
-          : `${servers} servers with tier ${tier} (${bytes} bytes each)`;
-      throw new UserError(
-        `${file}: ${what} do${servers === 1 ? "es" : ""} not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`,
-      );
-    }
+    const tierBytes = parseSize(tier) ?? 0;
+    const pools = overrideSets.map((o) => effectiveBufferPool(tierBytes, o));
+    const total = pools.reduce((a, b) => a + b, 0);
+    if (total < hostMemory) continue;
+    const set = pools.some((b) => b !== tierBytes) ? " as set by innodb_buffer_pool_size" : "";
+    const what =
+      servers === 1
+        ? `tier ${tier}: a buffer pool of ${pools[0]} bytes${set}`
+        : `tier ${tier}: ${servers} servers with buffer pools of ${pools.join(" + ")} bytes${set}`;
+    throw new UserError(
+      `${file}: ${what} does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`,
+    );
   }
 }

@@ -107,6 +107,7 @@ export function startingResults(
     | "dataset"
     | "shard"
     | "network"
+    | "doctor"
   >,
   record: ServerRecord,
   cells: readonly PlannedCell[],

@@ -6,6 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
+import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
 import type { Cell, Host, Results } from "../results/schema.js";
 import { readResults, writeFileAtomic, writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
@@ -27,7 +28,8 @@ import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs
 import { type LoadedWorkload, loadWorkload } from "../workloads/schema.js";
 import { guardRun } from "./guard.js";
 import { hostFingerprint } from "./host.js";
-import { checkTiersFitHost, type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
+import { type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
+import { preflightServers } from "./preflight.js";
 import { formatDuration, progressLine } from "./progress.js";
 import { checkResumable, inPlanOrder, type ResumeIdentity, startingResults } from "./resume.js";
 import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
@@ -71,7 +73,9 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const loaded: LoadedWorkload = loadWorkload(opts.workloadFile);
   const w = loaded.workload;
   const host = hostFingerprint();
-  checkTiersFitHost(w, opts.workloadFile, host.memory_bytes);
+  preflightServers(w, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.server, set: opts.set ?? {}, where: "--set" },
+  ]);
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
@@ -130,6 +134,9 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
   const { log, signal } = opts;
   const { loaded, host, net, sysbench, out, workRoot } = ctx;
   const w = loaded.workload;
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
   const install = await resolveServer(opts.server, {
@@ -157,6 +164,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
     ...runHeader(loaded, opts.workloadFile, host, sysbench),
     ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
     ...(networkRec ? { network: networkRec } : {}),
+    doctor,
   };
   const prev = previousRun(opts, ctx, install, header);
   const { results, toRun } = startingResults(header, record, cells, prev);
@@ -207,6 +215,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
       },
       signal,
       net.clientWrapper,
+      instance?.sysbenchCwd(w.sysbench_options),
     );
     return { r, wall: (Date.now() - t0) / 1000 };
   };
@@ -236,6 +245,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
         workRoot,
         hostMemoryBytes: host.memory_bytes,
         overrides: { ...w.server_options, ...(opts.set ?? {}) },
+        binlog: w.binlog,
         log,
         signal,
         network: net,
@@ -268,6 +278,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
           () => {},
           signal,
           net.clientWrapper,
+          instance.sysbenchCwd(w.sysbench_options),
         );
         if (prep.code !== 0) throw new UserError(`prepare failed: ${sysbenchFailure(prep)}`);
         const prepareSeconds = (Date.now() - t0) / 1000;
@@ -361,6 +372,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
           sysbench_args: args.map((a) => (a.startsWith("--mysql-password=") ? "--mysql-password=***" : a)),
           summary: r.r.output.summary,
           intervals: r.r.output.intervals,
+          ...(r.r.output.anomalies ? { anomalies: r.r.output.anomalies } : {}),
           status_deltas: statusDeltas(before, after),
           telemetry: samples,
         };

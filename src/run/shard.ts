@@ -8,7 +8,7 @@
  * starts a server and prepares the data of every tier it touches: unavoidable). Repetitions of a
  * group never split. Usage: docs/scale-out.md.
  */
-import { UserError } from "../util/errors.js";
+import { UsageError } from "../util/errors.js";
 import type { Workload } from "../workloads/schema.js";
 import type { PlannedCell } from "./plan.js";
 
@@ -29,7 +29,7 @@ export function parseShard(text: string): Shard {
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
   if (!m || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || index < 1 || index > count) {
-    throw new UserError(`--shard ${text}: ${ACCEPTED}`);
+    throw new UsageError(`--shard ${text}: ${ACCEPTED}`);
   }
   return { index, count };
 }
@@ -99,7 +99,7 @@ export function shardCells<T extends Coordinates>(
     index < 1 ||
     index > count
   ) {
-    throw new UserError(`--shard ${index}/${count}: ${ACCEPTED}`);
+    throw new UsageError(`--shard ${index}/${count}: ${ACCEPTED}`);
   }
   if (count === 1) return [...cells];
   const owner = owners(workload, count);

@@ -25,10 +25,15 @@ export async function runSysbench(
   signal?: AbortSignal,
   /** argv prefix sysbench runs through (the network scenario's client wrapper, src/servers/network.ts) */
   wrapper: readonly string[] | null = null,
+  /** working directory (sysbench reads its TLS certificates from there: ServerInstance.sysbenchCwd) */
+  cwd?: string,
 ): Promise<SysbenchResult> {
   if (signal?.aborted) throw new AbortedError("interrupted");
   const argv = wrapArgv(wrapper, path, args);
-  const child = spawnTracked(argv.command, argv.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnTracked(argv.command, argv.args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd ? { cwd } : {}),
+  });
   const parser = new SysbenchStreamParser(onInterval);
   let stdout = "";
   let stderr = "";

@@ -5,6 +5,7 @@ import { generateConfig, parseSize } from "../servers/config.js";
 import type { ServerInstall } from "../servers/install.js";
 import { ServerInstance } from "../servers/instance.js";
 import type { NetworkSetup } from "../servers/network.js";
+import { effectiveBufferPool } from "../servers/options.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
@@ -17,6 +18,8 @@ export interface TierServerOptions {
   workRoot: string;
   hostMemoryBytes: number;
   overrides: Record<string, string | number | boolean | null>;
+  /** the workload's binary-log setting (default on) */
+  binlog?: boolean;
   log: Logger;
   signal: AbortSignal;
   /** the network scenario: bind address and server wrapper (default: 127.0.0.1, none) */
@@ -93,13 +96,15 @@ export function serverRecord(install: ServerInstall, label: string): ServerRecor
  */
 export async function startTierServer(o: TierServerOptions): Promise<ServerInstance> {
   const { install, record, tier } = o;
-  const bytes = parseSize(tier) ?? 0;
+  // An innodb_buffer_pool_size override replaces the tier's size (checked against memory up front).
+  const bytes = effectiveBufferPool(parseSize(tier) ?? 0, o.overrides);
   const instance = await ServerInstance.create({
     install,
     workDir: join(o.workRoot, `${record.label}-${install.flavor}-${install.version}-${tier}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
+    ...(o.binlog === undefined ? {} : { binlog: o.binlog }),
     log: o.log,
     ...(o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}),
   });

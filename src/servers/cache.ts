@@ -1,7 +1,8 @@
 /**
  * The download/unpack cache. Artifacts are verified against a checksum before use; unpacked
- * installs are built in a temporary directory and renamed into place with a metadata file
- * written last, so an interrupted unpack is never mistaken for a finished one.
+ * installs are built in a temporary directory with their metadata and file manifest, then renamed
+ * into place, so an interrupted unpack is never mistaken for a finished one; every later use
+ * re-checks the tree against the manifest.
  */
 import { createHash } from "node:crypto";
 import {
@@ -22,6 +23,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { checkTree, MANIFEST_FILE, readManifest, tamperedError, writeManifest } from "./manifest.js";
 
 /** Where a versioned source unpacks a server: `servers/<source>-<flavor>-<version>`. */
 export function versionedInstallDir(
@@ -200,16 +202,56 @@ export async function withLock<T>(path: string, fn: () => Promise<T>, log?: Logg
   }
 }
 
-/** Reads an unpacked install's metadata, or null when the directory is absent or unfinished. */
+export interface InstallCheck {
+  /** "intact": matches its manifest; "recorded": had none (unpacked by an older perfgate), one was written now */
+  state: "intact" | "recorded";
+  files: number;
+  ms: number;
+}
+
+/**
+ * Checks an unpacked install against its file manifest (src/servers/manifest.ts) and throws the
+ * one-line refusal when anything changed. An install from before manifests existed gets one now
+ * (trust on first use, said on stderr) unless PERFGATE_REQUIRE_MANIFEST=1, which refuses it.
+ */
+export function verifyInstallDir(dir: string, env: NodeJS.ProcessEnv = process.env): InstallCheck {
+  const started = performance.now();
+  const meta = JSON.parse(readFileSync(join(dir, META), "utf8")) as { spec?: string; sha256?: string | null };
+  const spec = meta.spec ?? dir;
+  const manifest = readManifest(dir);
+  if (!manifest) {
+    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
+      throw tamperedError(dir, spec, [
+        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" },
+      ]);
+    }
+    const made = writeManifest(dir, meta.sha256 ?? null);
+    process.stderr.write(
+      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it\n`,
+    );
+    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
+  }
+  const problems = checkTree(dir, manifest, meta.sha256 ?? null);
+  if (problems.length > 0) throw tamperedError(dir, spec, problems);
+  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
+}
+
+/**
+ * Reads an unpacked install's metadata, or null when the directory is absent or unfinished. The
+ * tree is verified against its manifest first: a tampered install throws instead.
+ */
 export function readInstallMeta<T>(dir: string): T | null {
   const file = join(dir, META);
   if (!existsSync(file)) return null;
+  verifyInstallDir(dir);
   return JSON.parse(readFileSync(file, "utf8")) as T;
 }
 
 /**
- * Unpacks into `dir` by running `fill(tmpDir)` and renaming the result into place, then writes
- * the metadata last. A leftover temporary directory from an interrupted run is removed first.
+ * Unpacks into `dir` by running `fill(tmpDir)`, writing the metadata and the file manifest (tied
+ * to the metadata's artifact `sha256`) into it, and renaming the result into place, so an
+ * interrupted unpack is never mistaken for a finished one. A leftover temporary directory from an
+ * interrupted run is removed first.
  */
 export async function unpackOnce<T>(
   dir: string,
@@ -222,10 +264,18 @@ export async function unpackOnce<T>(
   mkdirSync(tmp, { recursive: true });
   try {
     await fill(tmp);
+    await writeFile(join(tmp, META), `${JSON.stringify(meta, null, 2)}\n`);
+    writeManifest(tmp, (meta as { sha256?: string | null }).sha256 ?? null);
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
-    await writeFile(join(dir, META), `${JSON.stringify(meta, null, 2)}\n`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** Removes an unpacked install (under its lock), so the next use fetches and unpacks it again. */
+export async function removeInstallDir(dir: string, log?: Logger): Promise<boolean> {
+  if (!existsSync(dir)) return false;
+  await withLock(dir, async () => rmSync(dir, { recursive: true, force: true }), log);
+  return true;
 }

@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { UserError } from "../util/errors.js";
+import { checkServerOptions } from "./options.js";
 import { compareVersions, type Flavor } from "./spec.js";
 
 export interface ConfigContext {
@@ -21,6 +22,11 @@ export interface ConfigContext {
    * scaled down to fit it. Null/absent: unknown, the report's values are emitted as they are.
    */
   openFilesLimit?: number | null;
+  /**
+   * the binary log (default on, with sync_binlog = 1: the report's setting, and stock MySQL 8.0+'s;
+   * stock MariaDB has it off). Off: MariaDB gets no log_bin, MySQL/Percona 8.0+ disable_log_bin.
+   */
+  binlog?: boolean;
 }
 
 interface Rule {
@@ -31,7 +37,11 @@ interface Rule {
   min?: string;
   /** first version that no longer takes it (exclusive) */
   max?: string;
+  /** a further condition on the context (the workload's binlog setting) */
+  when?: (ctx: ConfigContext) => boolean;
 }
+
+const binlogOn = (c: ConfigContext) => c.binlog !== false;
 
 const ALL: readonly Flavor[] = ["mariadb", "mysql", "percona"];
 const ORACLE: readonly Flavor[] = ["mysql", "percona"];
@@ -84,7 +94,15 @@ export const RULES: readonly Rule[] = [
   { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
   // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
   // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL },
+  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
+  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
+  {
+    option: "disable_log_bin",
+    value: () => "ON",
+    flavors: ORACLE,
+    min: "8.0.0",
+    when: (c) => !binlogOn(c),
+  },
   { option: "server_id", value: () => "1", flavors: ALL },
   { option: "sync_binlog", value: () => "1", flavors: ALL },
   { option: "binlog_format", value: () => "ROW", flavors: ALL },
@@ -107,15 +125,9 @@ export const RULES: readonly Rule[] = [
   { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
   { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" },
-  // sysbench 1.0.20 links a client library that cannot do caching_sha2 without TLS.
-  { option: "mysql_native_password", value: () => "ON", flavors: ORACLE, min: "8.4.0", max: "9.0.0" },
-  {
-    option: "default_authentication_plugin",
-    value: () => "mysql_native_password",
-    flavors: ORACLE,
-    min: "8.0.0",
-    max: "8.4.0",
-  },
+  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
+  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
+  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
 ];
 
 function inRange(ctx: ConfigContext, flavors: readonly Flavor[], min?: string, max?: string): boolean {
@@ -126,7 +138,7 @@ function inRange(ctx: ConfigContext, flavors: readonly Flavor[], min?: string, m
 }
 
 function applies(rule: Rule, ctx: ConfigContext): boolean {
-  return inRange(ctx, rule.flavors, rule.min, rule.max);
+  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
 }
 
 /**
@@ -266,6 +278,8 @@ export type Overrides = Record<string, string | number | boolean | null>;
 export function tunables(ctx: ConfigContext, overrides: Overrides = {}): [string, string][] {
   const out = new Map<string, string>();
   for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  // Callers check user options before anything starts; this is the last guard before my.cnf text.
+  checkServerOptions(overrides, "server options");
   for (const [key, value] of Object.entries(overrides)) {
     const name = key.replaceAll("-", "_");
     if (value === null) {
@@ -313,20 +327,22 @@ export function tunables(ctx: ConfigContext, overrides: Overrides = {}): [string
 }
 
 /**
- * How the sysbench user must authenticate on this server, for sysbench 1.0.20's client library:
- * - `plugin`: the authentication plugin to create the user with (null: the server's default);
- * - `ssl`: sysbench must connect with --mysql-ssl=on (caching_sha2_password without
- *   mysql_native_password needs TLS; MySQL/Percona 9.x), with the client certificates the server
- *   generated at initialisation.
+ * How the sysbench user authenticates on this server: with the server's default plugin
+ * (`plugin`: caching_sha2_password on MySQL/Percona 8.0+, mysql_native_password before and on
+ * MariaDB). `tls`: whether the server generates certificates in its datadir at initialisation
+ * (MySQL/Percona 5.7+), which sysbench needs with `--mysql-ssl=on` (src/servers/instance.ts
+ * sysbenchTlsDir). Without TLS, caching_sha2_password logs in over TCP by the RSA key exchange.
  */
 export function sysbenchAuth(ctx: Pick<ConfigContext, "flavor" | "version">): {
-  plugin: string | null;
-  ssl: boolean;
+  plugin: string;
+  tls: boolean;
 } {
-  if (ctx.flavor === "mariadb") return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "8.0.0") < 0) return { plugin: null, ssl: false };
-  if (compareVersions(ctx.version, "9.0.0") < 0) return { plugin: "mysql_native_password", ssl: false };
-  return { plugin: null, ssl: true };
+  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
+  const sha2 = compareVersions(ctx.version, "8.0.0") >= 0;
+  return {
+    plugin: sha2 ? "caching_sha2_password" : "mysql_native_password",
+    tls: compareVersions(ctx.version, "5.7.0") >= 0,
+  };
 }
 
 export interface InstancePaths {
@@ -343,6 +359,20 @@ export interface InstancePaths {
   user: string | null;
   /** the TCP address to listen on (default 127.0.0.1; the network scenario binds another) */
   bindAddress?: string;
+  /**
+   * the only directory LOAD DATA / SELECT … INTO OUTFILE may use. MySQL packages compile in a
+   * system path (/var/lib/mysql-files) and refuse to start when it does not exist.
+   */
+  secureFilePriv?: string;
+}
+
+/**
+ * Instance options that keep a MySQL server to itself: the X Protocol plugin (on by default from
+ * 8.0.11) would listen on the fixed port 33060 and a socket in /tmp, shared by every instance.
+ */
+function isolationOptions(ctx: Pick<ConfigContext, "flavor" | "version">): [string, string][] {
+  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
+  return [["mysqlx", "OFF"]];
 }
 
 export interface GeneratedConfig {
@@ -370,6 +400,8 @@ export function generateConfig(
     ["lc_messages_dir", paths.lcMessagesDir],
     ...(paths.pluginDir ? ([["plugin_dir", paths.pluginDir]] as [string, string][]) : []),
     ...(paths.user ? ([["user", paths.user]] as [string, string][]) : []),
+    ...(paths.secureFilePriv ? ([["secure_file_priv", paths.secureFilePriv]] as [string, string][]) : []),
+    ...isolationOptions(ctx),
   ];
   const body = (pairs: [string, string][]) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
   const text = [

@@ -6,6 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import {
   closeSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -23,12 +24,26 @@ import { UserError } from "../util/errors.js";
 import { forgetDir, noteDir } from "../util/leftovers.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
-import { describeExit, lastLines, runCommand, spawnTracked, stopChild } from "../util/processes.js";
+import { describeExit, runCommand, spawnTracked, stopChild } from "../util/processes.js";
 import { type GeneratedConfig, generateConfig, type Overrides, sysbenchAuth } from "./config.js";
+import { startFailureCause } from "./errorlog.js";
 import { installEnv, type ServerInstall } from "./install.js";
 import { wrapArgv } from "./network.js";
 import { describeMismatches, readBack } from "./readback.js";
 import { compareVersions } from "./spec.js";
+
+function readTail(path: string): string {
+  if (!existsSync(path)) return "";
+  const text = readFileSync(path, "utf8");
+  return text.length > 65536 ? text.slice(-65536) : text;
+}
+
+/** Does a sysbench option set ask for TLS (`mysql-ssl` on/true/1/yes)? */
+export function wantsTls(options: Record<string, string | number | boolean>): boolean {
+  const v = options["mysql-ssl"] ?? options.mysql_ssl;
+  if (v === undefined) return false;
+  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
+}
 
 export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
@@ -55,6 +70,8 @@ export interface InstanceOptions {
   startTimeoutMs?: number;
   /** TCP address the server listens on (default 127.0.0.1; the network scenario, src/servers/network.ts) */
   bindAddress?: string;
+  /** the binary log (default on; the workload's `binlog`) */
+  binlog?: boolean;
   /** argv prefix mysqld is started through, e.g. ["ip", "netns", "exec", "pgsrv"] (it must exec or stay in the foreground) */
   wrapper?: readonly string[] | null;
 }
@@ -88,6 +105,7 @@ export class ServerInstance {
     this.errorLog = join(workDir, "error.log");
     this.cnfPath = join(workDir, "my.cnf");
     mkdirSync(join(workDir, "tmp"), { recursive: true });
+    mkdirSync(join(workDir, "files"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
@@ -95,6 +113,7 @@ export class ServerInstance {
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
         openFilesLimit: hardOpenFilesLimit(),
+        binlog: opts.binlog ?? true,
       },
       {
         basedir: install.basedir,
@@ -108,6 +127,7 @@ export class ServerInstance {
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
         ...(opts.bindAddress ? { bindAddress: opts.bindAddress } : {}),
+        secureFilePriv: join(workDir, "files"),
       },
       opts.overrides ?? {},
     );
@@ -127,8 +147,9 @@ export class ServerInstance {
     return this.opts.install;
   }
 
-  private errorTail(n = 8): string {
-    return existsSync(this.errorLog) ? lastLines(readFileSync(this.errorLog, "utf8"), n) : "(no error log)";
+  /** Why the server failed, one line, then where the whole log is. */
+  private failureCause(output = ""): string {
+    return `${startFailureCause(`${output}\n${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
   }
 
   /** Creates the system tables in a fresh datadir. */
@@ -153,9 +174,44 @@ export class ServerInstance {
         });
     if (r.code !== 0) {
       throw new UserError(
-        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${lastLines(`${r.stdout}\n${r.stderr}`, 4)} | ${this.errorTail(4)}`,
+        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}\n${r.stderr}`)}`,
       );
     }
+  }
+
+  /**
+   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
+   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
+   * directory, so the CA and client certificate the server generated in its datadir are copied
+   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
+   */
+  sysbenchTlsDir(): string | null {
+    const names: [string, string][] = [
+      ["ca.pem", "cacert.pem"],
+      ["client-cert.pem", "client-cert.pem"],
+      ["client-key.pem", "client-key.pem"],
+    ];
+    if (!names.every(([from]) => existsSync(join(this.datadir, from)))) return null;
+    const dir = join(this.opts.workDir, "sysbench-tls");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const [from, to] of names) copyFileSync(join(this.datadir, from), join(dir, to));
+    return dir;
+  }
+
+  /**
+   * sysbench's working directory for these sysbench options: the certificate directory when
+   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
+   * an error naming the option.
+   */
+  sysbenchCwd(options: Record<string, string | number | boolean>): string | undefined {
+    if (!wantsTls(options)) return undefined;
+    const dir = this.sysbenchTlsDir();
+    if (!dir) {
+      throw new UserError(
+        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`,
+      );
+    }
+    return dir;
   }
 
   /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
@@ -176,7 +232,8 @@ export class ServerInstance {
   async tidyForSnapshot(): Promise<void> {
     const { install } = this.opts;
     const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
-    await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    const logging = (await this.variables()).log_bin === "ON";
+    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
 
@@ -207,7 +264,8 @@ export class ServerInstance {
     for (;;) {
       if (exit !== null) {
         this.child = null;
-        throw new UserError(`${install.spec} died during start (${exit}): ${this.errorTail()}`);
+        const output = readTail(join(this.opts.workDir, "mysqld.out"));
+        throw new UserError(`${install.spec} died during start (${exit}): ${this.failureCause(output)}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
       if (existsSync(this.socket)) {
@@ -223,7 +281,7 @@ export class ServerInstance {
       if (Date.now() > deadline) {
         await this.stop();
         throw new UserError(
-          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 180_000) / 1000} s: ${this.errorTail()}`,
+          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 180_000) / 1000} s: ${this.failureCause()}`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -253,9 +311,10 @@ export class ServerInstance {
   /** The sysbench user and database. */
   async createBenchmarkUser(): Promise<void> {
     const { user, password, database } = SBTEST;
-    // sysbench 1.0.20's client library: MySQL/Percona 8.x users need mysql_native_password.
+    // The server's default plugin, named so the user is what sysbenchAuth says it is.
     const { plugin } = sysbenchAuth(this.opts.install);
-    const identified = plugin ? `IDENTIFIED WITH ${plugin} BY` : "IDENTIFIED BY";
+    const identified =
+      this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
     const conn = await this.connect();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
@@ -297,10 +356,24 @@ export class ServerInstance {
         `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`,
       );
     }
+    await this.verifyIsolation();
     log.info(
       `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`,
     );
     return row.v;
+  }
+
+  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
+  private async verifyIsolation(): Promise<void> {
+    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
+    const rows = await this.query<{ s: string }>(
+      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'",
+    );
+    if (rows.some((r) => r.s === "ACTIVE")) {
+      throw new UserError(
+        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`,
+      );
+    }
   }
 
   async variables(): Promise<Record<string, string>> {

@@ -90,7 +90,8 @@ export function readBack(
       result.unverifiable.push(name);
       continue;
     }
-    const actual = variables[name];
+    // disable_log_bin is an option, not a variable: it shows as log_bin = OFF
+    const actual = variables[name === "disable_log_bin" ? "log_bin" : name];
     if (actual === undefined) {
       result.unverifiable.push(name);
       continue;
@@ -99,6 +100,8 @@ export function readBack(
     let ok: boolean;
     if (name === "log_bin") {
       ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
+    } else if (name === "disable_log_bin") {
+      ok = same("OFF", actual);
     } else if (name === "open_files_limit") {
       ok = Number(actual) >= Number(normalise(wanted));
     } else if (name === "innodb_buffer_pool_size") {

@@ -40,7 +40,11 @@ async function versionsOf(
         ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}),
       });
     case "deb":
-      return [...(await debVersions(flavor)).keys()];
+      return await debVersions(flavor, {
+        log: opts.log,
+        ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
     case "tarball":
       // Vendor sites list no versions cheaply: probe the one asked for (an error says what is missing).
       return await tarballVersions(flavor, version, {
@@ -60,7 +64,7 @@ function cached(
 ): ServerInstall | null {
   switch (source) {
     case "maven":
-      return flavor === "mariadb" ? cachedMavenInstall(version, cacheDir) : null;
+      return flavor === "percona" ? null : cachedMavenInstall(version, cacheDir, flavor);
     case "deb":
       return cachedDebInstall(flavor, version, cacheDir);
     case "tarball":
@@ -78,10 +82,11 @@ async function provision(source: VersionedSource, flavor: Flavor, version: strin
   };
   switch (source) {
     case "maven":
-      return await provisionMaven(version, {
-        ...common,
-        ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}),
-      });
+      return await provisionMaven(
+        version,
+        { ...common, ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}) },
+        flavor,
+      );
     case "deb":
       return await provisionDeb(flavor, version, common);
     case "tarball":

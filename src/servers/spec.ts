@@ -3,7 +3,7 @@
  * `tarball:mysql@8.4.3`, `docker:percona@8.0.36`, `path:/opt/mariadb`. Pure: parsing only;
  * resolving a spec to files is the sources' job.
  */
-import { UserError } from "../util/errors.js";
+import { UsageError } from "../util/errors.js";
 import { parseBuildSpec } from "./sources/build.js";
 
 export const FLAVORS = ["mariadb", "mysql", "percona"] as const;
@@ -29,7 +29,7 @@ export function parseServerSpec(raw: string): ServerSpec {
     return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
   if (spec.startsWith("path:")) {
     const dir = spec.slice("path:".length);
-    if (dir === "") throw new UserError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
+    if (dir === "") throw new UsageError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
     return { kind: "path", raw: spec, source: "path", dir };
   }
   let source: VersionedSource | null = null;
@@ -38,20 +38,20 @@ export function parseServerSpec(raw: string): ServerSpec {
   if (colon >= 0) {
     const name = spec.slice(0, colon);
     if (!(VERSIONED_SOURCES as readonly string[]).includes(name)) {
-      throw new UserError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
+      throw new UsageError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
     }
     source = name as VersionedSource;
     rest = spec.slice(colon + 1);
   }
   const at = rest.indexOf("@");
-  if (at < 0) throw new UserError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
+  if (at < 0) throw new UsageError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
   const flavor = rest.slice(0, at);
   const version = rest.slice(at + 1);
   if (!(FLAVORS as readonly string[]).includes(flavor)) {
-    throw new UserError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
+    throw new UsageError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
   }
   if (!VERSION_RE.test(version)) {
-    throw new UserError(`server spec "${raw}": version "${version}" is not X.Y.Z; ${ACCEPTED}`);
+    throw new UsageError(`server spec "${raw}": version "${version}" is not X.Y.Z; ${ACCEPTED}`);
   }
   return { kind: "versioned", raw: spec, source, flavor: flavor as Flavor, version };
 }

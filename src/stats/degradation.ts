@@ -14,7 +14,8 @@
  *    declining fits (b < 0).
  * 4. Degrading when all hold: the fitted end level is at least `min_drop_pct` below the start level;
  *    the median of the raw windows over the last `sustain_s` is at least `sustain_drop_pct` below the
- *    start level (it stays down: a dip that recovers is not degradation); and the slope is
+ *    start level, and so is the mean of the last two windows (it stays down: a dip that recovers is
+ *    not degradation); and the slope is
  *    significant against the residual noise of the raw windows (one-sided t test, standard error
  *    inflated for lag-1 autocorrelation, p < `alpha`).
  */
@@ -35,16 +36,17 @@ export interface DegradationOptions {
   window_s?: number;
   /** median-filter span in s (default 90) */
   filter_s?: number;
-  /** fitted drop from start to end level needed, in % (default 20) */
+  /** fitted drop from start to end level needed, in % (default 15) */
   min_drop_pct?: number;
   /**
-   * the decline must have lasted at least this long by the end of the run (default max(90 s, 20 % of
-   * the run): more than twice the longest level shift seen on our VMs, 40 s)
+   * the decline must have lasted at least this long by the end of the run (default 90 s: more than
+   * twice the longest level shift seen on our VMs, 40 s, and short enough for a decline over the
+   * last 100 s of a run)
    */
   min_decline_s?: number;
-  /** length of the trailing stretch that must stay down (default max(60 s, 15 % of the run)) */
+  /** length of the trailing stretch that must stay down (default 60 s); its last two windows too */
   sustain_s?: number;
-  /** how far below the start level the trailing median must be, in % (default min_drop_pct / 2) */
+  /** how far below the start level the trailing median and the last two windows must be, in % (default 10) */
   sustain_drop_pct?: number;
   /** one-sided significance level of the slope test (default 0.001) */
   alpha?: number;
@@ -100,6 +102,29 @@ interface Windowed {
   start: number;
   end: number;
   interval: number;
+}
+
+/**
+ * A series as detectDegradation accepts it, from samples that may repeat or go back in time
+ * (sysbench on a loaded host prints some seconds twice): sorted by time, samples of one time
+ * averaged, non-finite or negative samples dropped. Never throws.
+ */
+export function tidySeries(points: readonly TimedValue[]): TimedValue[] {
+  const ok = points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.value) && p.value >= 0);
+  const sorted = ok.map((p, i) => ({ p, i })).sort((a, b) => a.p.t - b.p.t || a.i - b.i);
+  const out: TimedValue[] = [];
+  let n = 0;
+  for (const { p } of sorted) {
+    const last = out.at(-1);
+    if (last && last.t === p.t) {
+      n++;
+      last.value += (p.value - last.value) / n;
+    } else {
+      out.push({ t: p.t, value: p.value });
+      n = 1;
+    }
+  }
+  return out;
 }
 
 function toTimed(series: readonly number[] | readonly TimedValue[], intervalS: number): TimedValue[] {
@@ -279,23 +304,23 @@ export function fitDecline(
   return best;
 }
 
-function resolve(o: DegradationOptions, durationS: number, interval: number): Resolved {
+function resolve(o: DegradationOptions, interval: number): Resolved {
   const pos = (v: number | undefined, dflt: number, name: string): number => {
     const x = v ?? dflt;
     if (!(x > 0) || !Number.isFinite(x))
       throw new RangeError(`degradation option ${name} must be > 0, got ${x}`);
     return x;
   };
-  const minDrop = pos(o.min_drop_pct, 20, "min_drop_pct");
+  const minDrop = pos(o.min_drop_pct, 15, "min_drop_pct");
   const alpha = pos(o.alpha, 0.001, "alpha");
   if (!(alpha < 1)) throw new RangeError(`degradation option alpha must be < 1, got ${alpha}`);
   return {
     window_s: Math.max(pos(o.window_s, 10, "window_s"), interval),
     filter_s: pos(o.filter_s, 90, "filter_s"),
     min_drop_pct: minDrop,
-    min_decline_s: pos(o.min_decline_s, Math.max(90, 0.2 * durationS), "min_decline_s"),
-    sustain_s: pos(o.sustain_s, Math.max(60, 0.15 * durationS), "sustain_s"),
-    sustain_drop_pct: pos(o.sustain_drop_pct, minDrop / 2, "sustain_drop_pct"),
+    min_decline_s: pos(o.min_decline_s, 90, "min_decline_s"),
+    sustain_s: pos(o.sustain_s, 60, "sustain_s"),
+    sustain_drop_pct: pos(o.sustain_drop_pct, 10, "sustain_drop_pct"),
     alpha,
     min_windows: pos(o.min_windows, 8, "min_windows"),
   };
@@ -336,7 +361,7 @@ export function detectDegradation(
 
   const firstPass = windows(points, options.window_s ?? 10);
   const duration = firstPass.end;
-  const p = resolve(options, duration, firstPass.interval);
+  const p = resolve(options, firstPass.interval);
   const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
   const n = win.values.length;
   if (n < p.min_windows) {
@@ -368,6 +393,12 @@ export function detectDegradation(
   const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
   const fit = fitDecline(win.centers, filtered, candidates, ends);
   if (!fit) return empty("no declining trend", duration, p.window_s, n);
+  // The same fit with the onset free to fall anywhere: when it clearly prefers a later onset, the
+  // drop began too recently to tell from a level shift (one window of slack for the noise).
+  const anyOnset: number[] = [];
+  for (let tau = first; tau < last; tau += p.window_s / 2) anyOnset.push(tau);
+  const free = fitDecline(win.centers, filtered, anyOnset, ends);
+  const recent = free !== null && free.tau > latest + p.window_s + 1e-9 && free.sse < fit.sse ? free : null;
 
   const startLevel = fit.a;
   const endLevel = fit.a + fit.b * (Math.min(last, fit.tau_end) - fit.tau);
@@ -376,6 +407,10 @@ export function detectDegradation(
   const trailing = win.values.filter((_, i) => win.centers[i]! >= duration - p.sustain_s);
   const trailingLevel = median(trailing.length > 0 ? trailing : [win.values[n - 1]!]);
   const trailingDrop = pctBelow(trailingLevel, startLevel);
+  // The very end (the last two windows) must be down too: a dip that recovered just before the
+  // end leaves the trailing median low but the last windows back up.
+  const endMean = mean(win.values.slice(Math.max(0, n - 2)));
+  const endDrop = pctBelow(endMean, startLevel);
 
   // Significance of the slope on the raw (unfiltered) windows, τ and τ_end fixed.
   const x = rampX(win.centers, fit.tau, fit.tau_end);
@@ -393,10 +428,20 @@ export function detectDegradation(
 
   const reasons: string[] = [];
   const f1 = (v: number) => v.toFixed(1);
+  if (recent) {
+    reasons.push(
+      `too recent: the best fit starts the drop at ${f1(recent.tau)} s, ${f1(duration - recent.tau)} s before the end (need ${p.min_decline_s} s)`,
+    );
+  }
   if (!(drop >= p.min_drop_pct)) reasons.push(`fitted drop ${f1(drop)}% is below ${p.min_drop_pct}%`);
   if (!(trailingDrop >= p.sustain_drop_pct)) {
     reasons.push(
       `not sustained: the last ${f1(p.sustain_s)} s are ${f1(trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`,
+    );
+  }
+  if (trailingDrop >= p.sustain_drop_pct && !(endDrop >= p.sustain_drop_pct)) {
+    reasons.push(
+      `recovered: the last ${f1(2 * p.window_s)} s are ${f1(endDrop)}% below the start level (need ${p.sustain_drop_pct}%)`,
     );
   }
   if (!(pValue < p.alpha))

@@ -30,6 +30,7 @@ export {
   type HingeFit,
   medianFilter,
   type TimedValue,
+  tidySeries,
 } from "./degradation.js";
 export { lag1Autocorrelation, logs, mean, median, sampleSd, sampleVariance } from "./descriptive.js";
 export {

@@ -6,7 +6,7 @@
  * Numbers are never synthesised: a summary missing any of its fields (a killed or crashed run)
  * is returned as null, and the caller marks the cell failed.
  */
-import type { Interval, Summary } from "../results/schema.js";
+import { type Interval, type OutputAnomalies, type Summary, SummarySchema } from "../results/schema.js";
 
 export interface SysbenchOutput {
   /** `sysbench 1.0.20` → "1.0.20" (a git suffix such as "1.0.20-ebf1c90" is kept) */
@@ -16,7 +16,20 @@ export interface SysbenchOutput {
   summary: Summary | null;
   /** `FATAL:` lines, without the prefix */
   fatal: string[];
+  /** `--report-interval` from the header (`Report intermediate results every N second(s)`) */
+  report_interval_s: number | null;
+  /** what was odd in the output (duplicate or missing seconds, stalls, errors); null when nothing */
+  anomalies: OutputAnomalies | null;
 }
+
+/** Interval times beyond this (~31 years) are not sysbench's. */
+const MAX_SECONDS = 1e9;
+
+/** At most this many items are kept in each anomaly list (the counts are exact). */
+export const ANOMALY_LIST_MAX = 50;
+/** At most this many error lines are kept, each cut to MESSAGE_MAX characters. */
+export const MESSAGES_MAX = 20;
+export const MESSAGE_MAX = 300;
 
 const NUM = String.raw`(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)`;
 // src/db_driver.c prints `err/s: X`; the Lua report hook prints `err/s X` (no colon): accept both.
@@ -28,11 +41,20 @@ const INTERVAL_RE = new RegExp(
 const QUEUE_RE = new RegExp(String.raw`^\[\s*${NUM}s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)`);
 const VERSION_RE = /^sysbench\s+(\d+\.\d+\.\d+\S*)/;
 const THREADS_RE = /^Number of threads:\s*(\d+)/;
+const REPORT_INTERVAL_RE = /^Report intermediate results every\s+(\d+)\s+second/;
+/** sysbench's diagnostics (`FATAL: ...`, `WARNING: ...`) and driver errors (`error 2013: ...`) */
+const MESSAGE_RE = /^(FATAL|ALERT|WARNING|ERROR):|\berror \d{4}\b/i;
 const HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`);
 
 export function parseIntervalLine(line: string): Interval | null {
   const m = INTERVAL_RE.exec(line.trim());
   if (!m) return null;
+  // A number sysbench would never print (negative, or beyond double range: "1e999") is not a line of its.
+  for (let i = 1; i <= 11; i++) {
+    const v = Number(m[i]);
+    if (!Number.isFinite(v) || v < 0) return null;
+  }
+  if (!(Number(m[1]) <= MAX_SECONDS) || !Number.isSafeInteger(Number(m[2]))) return null;
   const n = (i: number) => Number(m[i]);
   const pct = n(8);
   // With --percentile=0 sysbench prints `lat (ms,0%): 0.00`: there is no latency figure.
@@ -57,7 +79,9 @@ export function parseQueueLine(
 ): { t: number; queue_length: number; concurrency: number } | null {
   const m = QUEUE_RE.exec(line.trim());
   if (!m) return null;
-  return { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  const q = { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  if (!(q.t >= 0 && Number.isFinite(q.t) && Number.isSafeInteger(q.queue_length))) return null;
+  return Number.isSafeInteger(q.concurrency) ? q : null;
 }
 
 /** Incremental parser: feed stdout chunks, get each interval as soon as its line is complete. */
@@ -203,42 +227,166 @@ function parseHistogram(lines: string[]): { value_ms: number; count: number }[] 
   return rows;
 }
 
+/** Averages interval lines that carry the same second (rates are per second over each line's own span). */
+function mergeSame(lines: readonly Interval[]): Interval {
+  if (lines.length === 1) return lines[0]!;
+  const avg = (f: (i: Interval) => number) => lines.reduce((a, i) => a + f(i), 0) / lines.length;
+  const last = lines[lines.length - 1]!;
+  const lats = lines.map((i) => i.lat_ms).filter((v): v is number => v !== null);
+  return {
+    ...last,
+    tps: avg((i) => i.tps),
+    qps: avg((i) => i.qps),
+    reads_ps: avg((i) => i.reads_ps),
+    writes_ps: avg((i) => i.writes_ps),
+    other_ps: avg((i) => i.other_ps),
+    lat_ms: lats.length > 0 ? lats.reduce((a, v) => Math.max(a, v), 0) : null,
+    err_ps: avg((i) => i.err_ps),
+    reconn_ps: avg((i) => i.reconn_ps),
+  };
+}
+
+function pushCapped<T>(xs: T[], x: T): void {
+  if (xs.length < ANOMALY_LIST_MAX) xs.push(x);
+}
+
+/** Ranges [from, to] of consecutive items of `times` (spacing `step`), e.g. stalls 0 tps. */
+function addRange(ranges: [number, number][], t: number, step: number): void {
+  const last = ranges.at(-1);
+  if (last && t - last[1] <= step * 1.5 + 1e-9) last[1] = t;
+  else pushCapped(ranges, [t, t]);
+}
+
+/**
+ * The interval series as analysed: lines printed twice for one second (sysbench's reporter woke
+ * late and rounded up to the next second) merged, lines going back in time dropped; with what was
+ * odd: merged and missing seconds, stalls (0 tps), intervals with reconnects or errors.
+ */
+export function tidyIntervals(
+  raw: readonly Interval[],
+  reportIntervalS: number | null,
+): { intervals: Interval[]; anomalies: Omit<OutputAnomalies, "messages"> } {
+  const groups: Interval[][] = [];
+  let outOfOrder = 0;
+  for (const i of raw) {
+    const g = groups.at(-1);
+    if (g && i.t === g[0]!.t) g.push(i);
+    else if (g && i.t < g[0]!.t) outOfOrder++;
+    else groups.push([i]);
+  }
+  const intervals = groups.map(mergeSame);
+  const duplicateSeconds: number[] = [];
+  let duplicates = 0;
+  for (const g of groups) {
+    if (g.length < 2) continue;
+    duplicates += g.length - 1;
+    pushCapped(duplicateSeconds, g[0]!.t);
+  }
+  const step = reportIntervalS ?? (intervals[0] ? Math.max(1, intervals[0].t) : 1);
+  const missing: [number, number][] = [];
+  let missingCount = 0;
+  for (let k = 1; k < intervals.length; k++) {
+    const gap = intervals[k]!.t - intervals[k - 1]!.t;
+    const absent = Math.round(gap / step) - 1;
+    if (absent < 1) continue;
+    missingCount += absent;
+    pushCapped(missing, [intervals[k - 1]!.t + step, intervals[k]!.t - step]);
+  }
+  const stalls: [number, number][] = [];
+  let stallCount = 0;
+  let reconnects = 0;
+  let errors = 0;
+  for (const i of intervals) {
+    if (i.tps === 0) {
+      stallCount++;
+      addRange(stalls, i.t, step);
+    }
+    if (i.reconn_ps > 0) reconnects++;
+    if (i.err_ps > 0) errors++;
+  }
+  return {
+    intervals,
+    anomalies: {
+      duplicate_seconds: duplicateSeconds,
+      duplicates,
+      missing_seconds: missing,
+      missing: missingCount,
+      stalls,
+      stall_intervals: stallCount,
+      reconnect_intervals: reconnects,
+      error_intervals: errors,
+      out_of_order: outOfOrder,
+    },
+  };
+}
+
+function isClean(a: OutputAnomalies): boolean {
+  return (
+    a.duplicates === 0 &&
+    a.missing === 0 &&
+    a.stall_intervals === 0 &&
+    a.reconnect_intervals === 0 &&
+    a.error_intervals === 0 &&
+    a.out_of_order === 0 &&
+    a.messages.length === 0
+  );
+}
+
 export function parseSysbenchOutput(text: string): SysbenchOutput {
   const lines = text.split(/\r?\n/);
   // A last line without its newline may be cut mid-number ("5.99" of "5.9983"): never read it.
   if (!text.endsWith("\n")) lines.pop();
   let version: string | null = null;
   let threads: number | null = null;
-  const intervals: Interval[] = [];
+  let reportInterval: number | null = null;
+  const raw: Interval[] = [];
   const fatal: string[] = [];
-  for (const raw of lines) {
-    const line = raw.trim();
+  const messages: string[] = [];
+  for (const rawLine of lines) {
+    const line = rawLine.trim();
     if (version === null) {
       const v = VERSION_RE.exec(line);
       if (v) version = v[1]!;
     }
     if (threads === null) {
       const t = THREADS_RE.exec(line);
-      if (t) threads = Number(t[1]);
+      if (t && Number.isSafeInteger(Number(t[1]))) threads = Number(t[1]);
     }
-    if (line.startsWith("FATAL:")) {
-      fatal.push(line.slice("FATAL:".length).trim());
-      continue;
+    if (reportInterval === null) {
+      const r = REPORT_INTERVAL_RE.exec(line);
+      if (r && Number(r[1]) > 0) reportInterval = Number(r[1]);
     }
+    if (line.startsWith("FATAL:")) fatal.push(line.slice("FATAL:".length).trim());
     const i = parseIntervalLine(line);
     if (i) {
-      intervals.push(i);
+      raw.push(i);
+      continue;
+    }
+    if (MESSAGE_RE.test(line) && messages.length < MESSAGES_MAX) {
+      messages.push(line.length > MESSAGE_MAX ? `${line.slice(0, MESSAGE_MAX - 1)}…` : line);
       continue;
     }
     const q = parseQueueLine(line);
-    const last = intervals.at(-1);
+    const last = raw.at(-1);
     if (q && last && last.t === q.t) {
       last.queue_length = q.queue_length;
       last.concurrency = q.concurrency;
     }
   }
+  const tidy = tidyIntervals(raw, reportInterval);
+  const anomalies: OutputAnomalies = { ...tidy.anomalies, messages };
   let summary = parseSummary(lines);
   const histogram = parseHistogram(lines);
   if (summary && histogram) summary = { ...summary, histogram };
-  return { version, threads, intervals, summary, fatal };
+  // Numbers sysbench would never print (negative, "1e999") make the summary unusable, as a missing field does.
+  if (summary && !SummarySchema.safeParse(summary).success) summary = null;
+  return {
+    version,
+    threads,
+    intervals: tidy.intervals,
+    summary,
+    fatal,
+    report_interval_s: reportInterval,
+    anomalies: isClean(anomalies) ? null : anomalies,
+  };
 }

@@ -2,18 +2,42 @@
  * Reading perfgate's versioned JSON documents (results, A/B files, imported sets): the file's
  * text, its JSON and its schema, each failure one line naming the file (and the field).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { z } from "zod";
 import { UserError } from "./errors.js";
 
-/** The file's text; "<path>: no such file" (or the system's reason) when it cannot be read. */
-export function readTextFile(path: string): string {
+const MiB = 1024 * 1024;
+/** Largest results, A/B or import document read (a JSON string must stay below V8's ~512 MiB). */
+export const MAX_DOCUMENT_BYTES = 400 * MiB;
+/** Largest CSV or data.js file imported. */
+export const MAX_IMPORT_BYTES = 256 * MiB;
+
+/**
+ * The file's text; "<path>: no such file" (or the system's reason) when it cannot be read, and
+ * "<path>: N bytes; the limit is M" before reading a file larger than `maxBytes`.
+ */
+export function readTextFile(path: string, maxBytes = MAX_DOCUMENT_BYTES): string {
+  return readBytes(path, maxBytes).toString("utf8");
+}
+
+/** The file's bytes, with the errors of readTextFile. */
+export function readBytes(path: string, maxBytes: number): Buffer {
+  let size: number;
   try {
-    return readFileSync(path, "utf8");
+    const st = statSync(path);
+    if (!st.isFile()) throw new UserError(`${path}: not a regular file`);
+    size = st.size;
+    if (size <= maxBytes) return readFileSync(path);
   } catch (err) {
+    if (err instanceof UserError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${path}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
+    throw new UserError(`${path}: ${code === "ENOENT" ? "no such file" : oneLine((err as Error).message)}`);
   }
+  throw new UserError(`${path}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB} MiB)`);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
 }
 
 /** JSON.parse; "<where>: not valid JSON (<reason>)[; <hint>]" on failure. */
@@ -21,8 +45,34 @@ export function parseJson(text: string, where: string, hint?: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${(err as Error).message})${hint ? `; ${hint}` : ""}`);
+    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
   }
+}
+
+/**
+ * JSON.parse's reason without the excerpt of the text it quotes (`Unexpected token 'r',
+ * "root:x:0:0"...`): the file may be anything a path was pointed at, and its bytes must not reach
+ * a terminal, a log or a pull-request annotation. A position becomes line and column.
+ */
+export function jsonErrorReason(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
+  const pos = /at position (\d+)/.exec(message);
+  const kind = /^Unexpected token/.test(message)
+    ? "unexpected character"
+    : (/^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error");
+  if (!pos) return kind;
+  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
+}
+
+function lineColumn(text: string, offset: number): string {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return `line ${line} column ${offset - start + 1}`;
 }
 
 /**

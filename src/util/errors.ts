@@ -6,6 +6,15 @@ export class UserError extends Error {
   override name = "UserError";
 }
 
+/**
+ * A UserError in the command line itself: an unknown or malformed flag value (`--set`, `--format`,
+ * `--server`, `--shard`, ...) or an output that would clobber an input. The CLI exits 2 for these
+ * (1 for other errors), as the README says.
+ */
+export class UsageError extends UserError {
+  override name = "UsageError";
+}
+
 /** Turns anything thrown into a one-line message, without dropping non-Error throws. */
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
@@ -15,9 +24,4 @@ export function errorMessage(err: unknown): string {
   } catch {
     return String(err);
   }
-}
-
-/** A UserError about how perfgate was called (a flag's value, an output that would clobber an input): exit 2. */
-export class UsageError extends UserError {
-  override name = "UsageError";
 }

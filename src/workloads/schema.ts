@@ -3,11 +3,13 @@
  * docs/workloads.md. Errors name the file, the field and the value, and what is accepted.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { type Document, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { parseSize } from "../servers/config.js";
+import { refusedReason } from "../servers/options.js";
+import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../stats/degradation-settings.js";
 import { UserError } from "../util/errors.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
@@ -24,58 +26,129 @@ export const BUILTIN_SCRIPTS = [
   "select_random_ranges",
 ] as const;
 
+/**
+ * Upper bounds of a workload (docs/workloads.md): far above any real benchmark, low enough that a
+ * typo cannot ask for a week of runs, a million connections or a petabyte of data.
+ */
+export const LIMITS = {
+  threads: 4000, // max_connections is 4096 in the generated config
+  thread_counts: 64,
+  scripts: 64,
+  tiers: 16,
+  tables: 10_000,
+  table_size: 1_000_000_000,
+  rows: 10_000_000_000, // tables x table_size
+  seconds: 86_400, // duration, warmup duration, pause, report_interval, ab slice and budget
+  repetitions: 100,
+  cells: 10_000, // tiers x scripts x thread counts x repetitions
+  prepare_threads: 256,
+  warmups: 16,
+  pairs: 10_000,
+  options: 256, // entries of server_options / sysbench_options
+} as const;
+
+const posInt = z.number().int().positive();
+const upTo = (max: number, what: string) => posInt.max(max, `at most ${max} ${what}`);
+const seconds = upTo(LIMITS.seconds, "seconds (a day)");
 const script = z
   .string()
   .refine((s) => (BUILTIN_SCRIPTS as readonly string[]).includes(s) || s.endsWith(".lua"), {
     message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`,
   });
-const posInt = z.number().int().positive();
-const tier = z.string().refine((s) => (parseSize(s) ?? 0) >= 128 * 1024 * 1024, {
-  message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M)",
-});
+const tier = z.string().refine(
+  (s) => {
+    const n = parseSize(s) ?? 0;
+    return n >= 128 * 1024 * 1024 && n <= 16 * 1024 ** 4;
+  },
+  { message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M, at most 16T)" },
+);
 const optionValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const threadCount = upTo(LIMITS.threads, "threads");
 
 export const WarmupSchema = z.strictObject({
   script,
-  duration: posInt.describe("seconds"),
-  threads: posInt,
+  duration: seconds.describe("seconds"),
+  threads: threadCount,
 });
 
 /** How `perfgate ab` measures each cell: interleaved slices, ABBA order (docs/workloads.md). */
 export const AbSectionSchema = z.strictObject({
   /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
-  slice: posInt.default(2),
+  slice: seconds.default(2),
   /** interleaved pairs per cell before any confirmation */
-  pairs: posInt.default(10),
+  pairs: upTo(LIMITS.pairs, "pairs").default(10),
   /** most pairs a cell may reach with adaptive confirmation */
-  max_pairs: posInt.default(40),
+  max_pairs: upTo(LIMITS.pairs, "pairs").default(40),
   /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
-  confirm_budget: z.number().int().nonnegative().default(120),
+  confirm_budget: z.number().int().nonnegative().max(LIMITS.seconds).default(120),
 });
 
-export const WorkloadSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
-  description: z.string().optional(),
-  scripts: z.array(script).min(1),
-  tables: posInt,
-  table_size: posInt,
-  threads: z.array(posInt).min(1),
-  /** seconds of each measured run */
-  duration: posInt,
-  warmup: z.array(WarmupSchema).default([]),
-  repetitions: posInt.default(1),
-  report_interval: posInt.default(1),
-  tiers: z.array(tier).min(1),
-  /** seconds of pause between measured runs (the report uses 10) */
-  pause: z.number().int().nonnegative().default(0),
-  prepare_threads: posInt.default(4),
-  /** extra sysbench options for every run, without the leading dashes */
-  sysbench_options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
-  /** server option overrides on top of the generated config (null removes an option) */
-  server_options: z.record(z.string(), optionValue).default({}),
-  /** `perfgate ab` settings (ignored by `perfgate run`) */
-  ab: AbSectionSchema.prefault({}),
-});
+const boundedRecord = <T extends z.ZodType>(value: T) =>
+  z
+    .record(z.string(), value)
+    .refine((r) => Object.keys(r).length <= LIMITS.options, `at most ${LIMITS.options} options`);
+
+export const WorkloadSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .max(100)
+      .regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
+    description: z.string().max(10_000).optional(),
+    scripts: z.array(script).min(1).max(LIMITS.scripts),
+    tables: upTo(LIMITS.tables, "tables"),
+    table_size: upTo(LIMITS.table_size, "rows per table"),
+    threads: z.array(threadCount).min(1).max(LIMITS.thread_counts),
+    /** seconds of each measured run */
+    duration: seconds,
+    warmup: z.array(WarmupSchema).max(LIMITS.warmups).default([]),
+    repetitions: upTo(LIMITS.repetitions, "repetitions").default(1),
+    report_interval: seconds.default(1),
+    tiers: z.array(tier).min(1).max(LIMITS.tiers),
+    /** seconds of pause between measured runs (the report uses 10) */
+    pause: z.number().int().nonnegative().max(LIMITS.seconds).default(0),
+    prepare_threads: upTo(LIMITS.prepare_threads, "threads").default(4),
+    /** extra sysbench options for every run, without the leading dashes */
+    sysbench_options: boundedRecord(z.union([z.string(), z.number(), z.boolean()])).default({}),
+    /** server option overrides on top of the generated config (null removes an option); data, checked by src/servers/options.ts */
+    server_options: boundedRecord(optionValue)
+      .default({})
+      .check((ctx) => {
+        for (const [name, value] of Object.entries(ctx.value)) {
+          const why = refusedReason(name, value);
+          if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
+        }
+      }),
+    /**
+     * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+     * for every server, so MySQL and MariaDB are compared like with like either way
+     */
+    binlog: z.boolean().default(true),
+    /** `perfgate ab` settings (ignored by `perfgate run`) */
+    ab: AbSectionSchema.prefault({}),
+    /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
+    degradation: DegradationSettingsSchema.optional(),
+  })
+  .check((ctx) => {
+    const w = ctx.value;
+    const cells = w.tiers.length * w.scripts.length * w.threads.length * w.repetitions;
+    if (cells > LIMITS.cells) {
+      ctx.issues.push({
+        code: "custom",
+        message: `${cells} cells (tiers x scripts x threads x repetitions); at most ${LIMITS.cells}`,
+        input: w,
+        path: ["repetitions"],
+      });
+    }
+    if (w.tables * w.table_size > LIMITS.rows) {
+      ctx.issues.push({
+        code: "custom",
+        message: `${w.tables * w.table_size} rows in all (tables x table_size); at most ${LIMITS.rows}`,
+        input: w,
+        path: ["table_size"],
+      });
+    }
+  });
 export type Workload = z.infer<typeof WorkloadSchema>;
 
 export interface LoadedWorkload {
@@ -84,13 +157,21 @@ export interface LoadedWorkload {
   sha256: string;
 }
 
+/**
+ * " (got <value>)" for a short scalar in a named field; nothing for the top level, objects, long
+ * or multi-line strings: an error never echoes more of a file than the one value at fault (a
+ * workload path that names some other file must not print that file).
+ */
 function describeValue(root: unknown, path: PropertyKey[]): string {
+  if (path.length === 0) return "";
   let cur: unknown = root;
   for (const key of path) {
     if (cur === null || typeof cur !== "object") return "";
     cur = (cur as Record<PropertyKey, unknown>)[key];
   }
-  return cur === undefined ? "" : ` (got ${JSON.stringify(cur)})`;
+  if (typeof cur === "string" && (cur.length > 60 || /[\r\n]/.test(cur))) return "";
+  if (cur === undefined || (cur !== null && typeof cur === "object")) return "";
+  return ` (got ${JSON.stringify(cur)})`;
 }
 
 function fieldPath(path: PropertyKey[]): string {
@@ -108,25 +189,92 @@ export function validateWorkload(data: unknown, file: string): Workload {
   if (!issue) throw new UserError(`${file}: invalid workload`);
   if (issue.code === "unrecognized_keys") {
     const at = fieldPath(issue.path);
+    const section: Record<string, readonly string[]> = {
+      ab: Object.keys(AbSectionSchema.shape),
+      degradation: DEGRADATION_SETTINGS,
+    };
+    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
     throw new UserError(
-      `${file}: unknown field ${issue.keys.map((k) => (at ? `${at}.${k}` : k)).join(", ")}; accepted: ${Object.keys(WorkloadSchema.shape).join(", ")}`,
+      `${file}: unknown field ${issue.keys.map((k) => (/^[\w.-]{1,40}$/.test(k) ? (at ? `${at}.${k}` : k) : `(a name of ${k.length} characters)`)).join(", ")}; accepted: ${accepted.join(", ")}`,
     );
   }
   const field = fieldPath(issue.path) || "(top level)";
   throw new UserError(`${file}: ${field}: ${issue.message}${describeValue(data, issue.path)}`);
 }
 
-export function loadWorkload(file: string): LoadedWorkload {
-  if (!existsSync(file)) throw new UserError(`workload file ${file} does not exist`);
-  const bytes = readFileSync(file);
+/** Largest workload file read (the bundled ones are about 1 KB). */
+export const MAX_WORKLOAD_BYTES = 1024 * 1024;
+
+function readWorkloadBytes(file: string): Buffer {
+  let size: number;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) throw new UserError(`workload file ${file} is not a regular file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`workload file ${file} does not exist`);
+  }
+  if (size > MAX_WORKLOAD_BYTES) {
+    throw new UserError(
+      `workload file ${file} is ${size} bytes; the limit is ${MAX_WORKLOAD_BYTES} (1 MiB): a workload names a matrix, not data`,
+    );
+  }
+  return readFileSync(file);
+}
+
+/**
+ * Duplicate keys, in one pass over each mapping (the YAML library's own check compares every pair
+ * of keys: 40,000 keys took most of a minute). The position of the second occurrence is named.
+ */
+function duplicateKey(doc: Document): { key: string; pos: number } | null {
+  let found: { key: string; pos: number } | null = null;
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        if (seen.has(key)) {
+          const range = (pair.key as { range?: [number, number, number] } | null)?.range;
+          found = { key, pos: range?.[0] ?? 0 };
+          return visit.BREAK;
+        }
+        seen.add(key);
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
+/** A workload file's text, parsed and validated; `file` names it in errors (one-line UserErrors). */
+export function parseWorkloadText(text: string, file: string): Workload {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(bytes.toString("utf8"), { prettyErrors: false, lineCounter });
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter, uniqueKeys: false });
   const err = doc.errors[0];
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);
     throw new UserError(`${file}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
   }
-  const workload = validateWorkload(doc.toJS(), file);
+  const dup = duplicateKey(doc);
+  if (dup) {
+    const at = lineCounter.linePos(dup.pos);
+    const name = /^[\w.-]{1,40}$/.test(dup.key) ? ` ${dup.key}` : "";
+    throw new UserError(`${file}:${at.line}:${at.col}: YAML syntax error: duplicate key${name}`);
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    // e.g. an alias expanding beyond the limit
+    throw new UserError(`${file}: YAML not readable: ${(e as Error).message.split("\n")[0]}`);
+  }
+  return validateWorkload(data, file);
+}
+
+export function loadWorkload(file: string): LoadedWorkload {
+  const bytes = readWorkloadBytes(file);
+  const workload = parseWorkloadText(bytes.toString("utf8"), file);
   return { workload, file, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 

@@ -7,6 +7,11 @@
  * unmatched; invalid ones get a 422 and are recorded as invalid. Issue comments are kept in memory;
  * responses are built from the description's examples and checked against the response schemas
  * too (problems recorded in `responseProblems`), so the stand-in cannot drift from GitHub's shapes.
+ *
+ * Identities: every comment has an author. A token is an installation token (`ghs_…`, like
+ * GITHUB_TOKEN: it writes as github-actions[bot] and gets 403 from `GET /user`) unless `addUser`
+ * named it as a user's token. Editing a comment someone else wrote answers 403, as does any edit
+ * while `refuseEdits` is set.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -53,6 +58,8 @@ export interface StoredComment {
   owner: string;
   repo: string;
   issue_number: number;
+  /** the login that wrote it */
+  author: string;
   created_at: string;
   updated_at: string;
 }
@@ -100,8 +107,21 @@ function rebase(schema: unknown): AnySchema {
   ) as AnySchema;
 }
 
+/** A just-in-time runner the stand-in registered (POST .../actions/runners/generate-jitconfig). */
+export interface JitRunner {
+  id: number;
+  name: string;
+  labels: string[];
+  runner_group_id: number;
+  /** "repo owner/name" or "org name" */
+  scope: string;
+  encoded_jit_config: string;
+}
+
 export class GitHubStandIn {
   readonly requests: RecordedRequest[] = [];
+  /** JIT runners handed out, in order (each config is fresh and single-use) */
+  readonly jitRunners: JitRunner[] = [];
   readonly unmatched: RecordedRequest[] = [];
   readonly invalid: { request: RecordedRequest; problems: string[] }[] = [];
   /** matched operations the stand-in has no handler for (answered with the description's example) */
@@ -109,6 +129,9 @@ export class GitHubStandIn {
   readonly responseProblems: string[] = [];
   readonly comments: StoredComment[] = [];
   url = "";
+  /** answer every comment edit with 403 (a token that may create but not edit) */
+  refuseEdits = false;
+  private readonly users = new Map<string, string>();
   private nextId = 1000;
   private readonly doc: Json;
   private readonly ops: Operation[] = [];
@@ -178,8 +201,26 @@ export class GitHubStandIn {
     return this.requests.map((r) => r.operationId);
   }
 
-  /** Adds a comment as if someone else had written it. */
-  seedComment(owner: string, repo: string, issue: number, body: string): StoredComment {
+  /** Makes `token` a personal access token of `login` (GET /user answers with it). */
+  addUser(token: string, login: string): void {
+    this.users.set(token, login);
+  }
+
+  /** The login a request's token writes as, and whether it is an installation (GITHUB_TOKEN-like). */
+  identityOf(req: IncomingMessage): { login: string; installation: boolean } {
+    const token = (req.headers.authorization ?? "").replace(/^\S+\s+/, "");
+    const user = this.users.get(token);
+    return user ? { login: user, installation: false } : { login: "github-actions[bot]", installation: true };
+  }
+
+  /** Adds a comment as if `author` (by default someone else) had written it. */
+  seedComment(
+    owner: string,
+    repo: string,
+    issue: number,
+    body: string,
+    author = "someone-else",
+  ): StoredComment {
     const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
     const c: StoredComment = {
       id: this.nextId++,
@@ -187,6 +228,7 @@ export class GitHubStandIn {
       owner,
       repo,
       issue_number: issue,
+      author,
       created_at: now,
       updated_at: now,
     };
@@ -280,7 +322,9 @@ export class GitHubStandIn {
   private example(op: Operation, status: number): unknown {
     const resp = deref<Json>(this.doc, (op.op.responses as Json)[String(status)]);
     const media = (resp.content as Json | undefined)?.["application/json"] as Json | undefined;
-    const ex = deref<Json>(this.doc, (media?.examples as Json | undefined)?.default);
+    // The "default" example, else the first one (GET /user names its two examples).
+    const examples = (media?.examples as Json | undefined) ?? {};
+    const ex = deref<Json>(this.doc, examples.default ?? Object.values(examples)[0]);
     return ex && "value" in ex ? JSON.parse(JSON.stringify(ex.value)) : (media?.example ?? {});
   }
 
@@ -300,8 +344,15 @@ export class GitHubStandIn {
     const base = (this.example(op, op.method === "POST" ? 201 : 200) as Json) ?? {};
     const item = (Array.isArray(base) ? base[0] : base) as Json;
     const api = `${this.url}/repos/${c.owner}/${c.repo}`;
+    const user = item.user as Json;
     return {
       ...item,
+      user: {
+        ...user,
+        login: c.author,
+        id: loginId(c.author),
+        type: c.author.endsWith("[bot]") ? "Bot" : "User",
+      },
       id: c.id,
       node_id: Buffer.from(`IssueComment${c.id}`).toString("base64"),
       url: `${api}/issues/comments/${c.id}`,
@@ -361,8 +412,8 @@ export class GitHubStandIn {
       return;
     }
 
-    const owner = params.owner!;
-    const repo = params.repo!;
+    const owner = params.owner ?? "";
+    const repo = params.repo ?? "";
     switch (record.operationId) {
       case "issues/list-comments": {
         const issue = Number(params.issue_number);
@@ -384,8 +435,28 @@ export class GitHubStandIn {
         send(200, items, rels.length > 0 ? { link: rels.join(", ") } : {});
         return;
       }
+      case "users/get-authenticated": {
+        const who = this.identityOf(req);
+        if (who.installation) {
+          send(403, {
+            message: "Resource not accessible by integration",
+            documentation_url: "https://docs.github.com/rest/users/users#get-the-authenticated-user",
+          });
+          return;
+        }
+        const data = { ...(this.example(op, 200) as Json), login: who.login, id: loginId(who.login) };
+        this.checkResponse(op, 200, data);
+        send(200, data);
+        return;
+      }
       case "issues/create-comment": {
-        const c = this.seedComment(owner, repo, Number(params.issue_number), (body as Json).body as string);
+        const c = this.seedComment(
+          owner,
+          repo,
+          Number(params.issue_number),
+          (body as Json).body as string,
+          this.identityOf(req).login,
+        );
         const data = this.commentJson(op, c);
         this.checkResponse(op, 201, data);
         send(201, data, { location: data.url as string });
@@ -399,11 +470,60 @@ export class GitHubStandIn {
           send(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
           return;
         }
+        if (this.refuseEdits || c.author !== this.identityOf(req).login) {
+          send(403, {
+            message: "Resource not accessible by integration",
+            documentation_url: "https://docs.github.com/rest",
+          });
+          return;
+        }
         c.body = (body as Json).body as string;
         c.updated_at = new Date().toISOString().replace(/\.\d+Z$/, "Z");
         const data = this.commentJson(op, c);
         this.checkResponse(op, 200, data);
         send(200, data);
+        return;
+      }
+      case "actions/generate-runner-jitconfig-for-repo":
+      case "actions/generate-runner-jitconfig-for-org": {
+        const b = body as { name: string; labels: string[]; runner_group_id: number };
+        if (this.jitRunners.some((r) => r.name === b.name)) {
+          send(409, {
+            message: "Already exists - A runner with the name already exists.",
+            documentation_url: "https://docs.github.com/rest",
+          });
+          return;
+        }
+        const id = this.nextId++;
+        const scope = params.org ? `org ${params.org}` : `repo ${owner}/${repo}`;
+        const encoded = Buffer.from(
+          JSON.stringify({ runner_id: id, name: b.name, scope, nonce: `${id}-${Date.now()}` }),
+        ).toString("base64");
+        this.jitRunners.push({
+          id,
+          name: b.name,
+          labels: b.labels,
+          runner_group_id: b.runner_group_id,
+          scope,
+          encoded_jit_config: encoded,
+        });
+        const data = {
+          runner: {
+            id,
+            name: b.name,
+            os: "unknown",
+            status: "offline",
+            busy: false,
+            runner_group_id: b.runner_group_id,
+            labels: [
+              { id: 1, name: "self-hosted", type: "read-only" },
+              ...b.labels.map((name, i) => ({ id: 100 + i, name, type: "custom" })),
+            ],
+          },
+          encoded_jit_config: encoded,
+        };
+        this.checkResponse(op, 201, data);
+        send(201, data);
         return;
       }
       default: {
@@ -415,6 +535,13 @@ export class GitHubStandIn {
       }
     }
   }
+}
+
+/** A stable numeric id for a login (user ids in responses). */
+function loginId(login: string): number {
+  let h = 7;
+  for (const ch of login) h = (h * 31 + ch.charCodeAt(0)) % 1_000_000_007;
+  return h + 1;
 }
 
 /** Starts a stand-in on a free port of 127.0.0.1. */

@@ -77,6 +77,25 @@ export function makeIntervals(tps: readonly number[], threads = 16): Interval[] 
   }));
 }
 
+/** Telemetry samples t = 1..n s of a busy host with `steal` % CPU steal. */
+export function makeTelemetry(n: number, steal: number) {
+  return Array.from({ length: n }, (_, i) => ({
+    t: i + 1,
+    cpu_user_pct: 60,
+    cpu_system_pct: 15,
+    cpu_iowait_pct: 1,
+    cpu_steal_pct: steal,
+    cpu_idle_pct: Math.max(0, 24 - steal),
+    mem_used_bytes: 8 * 1024 ** 3,
+    mem_available_bytes: 100 * 1024 ** 3,
+    swap_used_bytes: 0,
+    disk_read_bytes_ps: 0,
+    disk_write_bytes_ps: 4_000_000,
+    disk_read_iops: 0,
+    disk_write_iops: 300,
+  }));
+}
+
 export interface ServerSpec {
   label?: string;
   flavor?: Flavor;
@@ -137,6 +156,8 @@ export interface CellSpec {
   /** per-second tps during the run */
   series?: readonly number[];
   status?: "ok" | "failed";
+  /** CPU steal % of the telemetry samples recorded during the cell (one per interval); none by default */
+  steal?: number;
 }
 
 export interface ResultsSpec {
@@ -181,7 +202,7 @@ export function makeResults(spec: ResultsSpec): Results {
           }),
       intervals: c.series ? makeIntervals(c.series, threads) : [],
       status_deltas: {},
-      telemetry: [],
+      telemetry: c.steal === undefined ? [] : makeTelemetry(c.series?.length ?? 10, c.steal),
     };
   });
   const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
@@ -234,22 +255,36 @@ export function writeJson(dir: string, name: string, data: unknown): string {
   return path;
 }
 
-export interface AbSpec {
+export interface AbCellSpec {
+  script?: string;
+  threads?: number;
+  tier?: string;
   /** tps of each ABBA pair (the first pair is AB, then BA, AB, ...) */
   pairs: readonly { base: number; head: number }[];
-  /** workload name (the file is workloads/<name>.yml); default "smoke" */
-  workload?: string;
-  baseVersion?: string;
-  headVersion?: string;
-  /** p95 latency of a slice is p95Scale / tps ms; default 2000 */
-  p95Scale?: number;
   /** per-second tps of each side; default: each pair's value twice (two 1 s intervals per 2 s slice) */
   series?: { base: readonly number[]; head: readonly number[] };
 }
 
+export interface AbSpec {
+  /** tps of each ABBA pair of the one cell (oltp_read_only, 8 threads, 1G) */
+  pairs?: readonly { base: number; head: number }[];
+  /** several cells instead of `pairs` */
+  cells?: readonly AbCellSpec[];
+  /** workload name (the file is workloads/<name>.yml); default "smoke" */
+  workload?: string;
+  baseVersion?: string;
+  headVersion?: string;
+  /** per-side server options (--base-set / --head-set) */
+  settings?: { base: Record<string, string>; head: Record<string, string> };
+  /** p95 latency of a slice is p95Scale / tps ms; default 2000 */
+  p95Scale?: number;
+  /** per-second tps of each side of the one cell */
+  series?: { base: readonly number[]; head: readonly number[] };
+}
+
 /**
- * A perfgate/ab object: one cell (oltp_read_only, 8 threads, 1G) measured in `spec.pairs` ABBA
- * pairs of 2 s slices, validated with AbResultsSchema.
+ * A perfgate/ab object measured in ABBA pairs of 2 s slices, validated with AbResultsSchema: by
+ * default one cell (oltp_read_only, 8 threads, 1G) with `spec.pairs`, or `spec.cells`.
  */
 export function makeAbResults(spec: AbSpec): AbResults {
   const name = spec.workload ?? "smoke";
@@ -261,13 +296,39 @@ export function makeAbResults(spec: AbSpec): AbResults {
     p95_ms: (spec.p95Scale ?? 2000) / tps,
     errors_ps: 0,
   });
-  const pairs = spec.pairs.map((p, i) => ({
-    round: i + 1,
-    order: (i % 2 === 0 ? "AB" : "BA") as "AB" | "BA",
-    confirmation: false,
-    base: slice(p.base),
-    head: slice(p.head),
-  }));
+  const cellSpecs: AbCellSpec[] = spec.cells
+    ? [...spec.cells]
+    : [{ pairs: spec.pairs ?? [], ...(spec.series ? { series: spec.series } : {}) }];
+  const cells = cellSpecs.map((c) => {
+    const script = c.script ?? "oltp_read_only";
+    const threads = c.threads ?? 8;
+    const tier = c.tier ?? "1G";
+    const pairs = c.pairs.map((p, i) => ({
+      round: i + 1,
+      order: (i % 2 === 0 ? "AB" : "BA") as "AB" | "BA",
+      confirmation: false,
+      base: slice(p.base),
+      head: slice(p.head),
+    }));
+    return {
+      id: `${script}/${threads}t/${tier}`,
+      workload: name,
+      script,
+      threads,
+      tier,
+      status: "ok" as const,
+      started_at: "2026-01-01T00:00:00.000Z",
+      ended_at: "2026-01-01T00:01:00.000Z",
+      pairs,
+      series: {
+        base: makeIntervals(c.series?.base ?? c.pairs.flatMap((p) => [p.base, p.base]), threads),
+        head: makeIntervals(c.series?.head ?? c.pairs.flatMap((p) => [p.head, p.head]), threads),
+      },
+      status_deltas: { base: {}, head: {} },
+      telemetry: [],
+    };
+  });
+  const tiers = [...new Set(cells.map((c) => c.tier))];
   return AbResultsSchema.parse({
     schema: "perfgate/ab",
     schema_version: 1,
@@ -283,36 +344,18 @@ export function makeAbResults(spec: AbSpec): AbResults {
     design: {
       order: "ABBA",
       slice_s: 2,
-      pairs: pairs.length,
+      pairs: Math.max(1, ...cells.map((c) => c.pairs.length)),
       max_pairs: 40,
       confirm_budget_s: 120,
       prepare_seed: 1,
     },
     servers: [
-      makeServer({ label: "base", version: spec.baseVersion ?? "10.11.5" }),
-      makeServer({ label: "head", version: spec.headVersion ?? "11.4.5" }),
+      makeServer({ label: "base", version: spec.baseVersion ?? "10.11.5", tiers }),
+      makeServer({ label: "head", version: spec.headVersion ?? "11.4.5", tiers }),
     ],
-    settings: { base: {}, head: {} },
-    cells_planned: 1,
-    cells: [
-      {
-        id: "oltp_read_only/8t/1G",
-        workload: name,
-        script: "oltp_read_only",
-        threads: 8,
-        tier: "1G",
-        status: "ok",
-        started_at: "2026-01-01T00:00:00.000Z",
-        ended_at: "2026-01-01T00:01:00.000Z",
-        pairs,
-        series: {
-          base: makeIntervals(spec.series?.base ?? spec.pairs.flatMap((p) => [p.base, p.base])),
-          head: makeIntervals(spec.series?.head ?? spec.pairs.flatMap((p) => [p.head, p.head])),
-        },
-        status_deltas: { base: {}, head: {} },
-        telemetry: [],
-      },
-    ],
+    settings: spec.settings ?? { base: {}, head: {} },
+    cells_planned: cells.length,
+    cells,
     confirm_spent_s: 0,
     telemetry_overhead_pct_of_core: null,
   } satisfies AbResults);

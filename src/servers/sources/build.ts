@@ -20,7 +20,7 @@ import { createHash } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
-import { UserError } from "../../util/errors.js";
+import { UsageError, UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runCommand, spawnTracked, stopChild } from "../../util/processes.js";
 import { cacheRoot, readInstallMeta, unpackOnce, withLock } from "../cache.js";
@@ -86,15 +86,15 @@ export const BUILD_ACCEPTED =
 export function parseBuildSpec(raw: string): BuildSpecParts {
   const body = raw.trim().slice("build:".length);
   const at = body.lastIndexOf("@");
-  if (body === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (body === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
   if (at < 0)
-    throw new UserError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
+    throw new UsageError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
   const repo = body.slice(0, at);
   const ref = body.slice(at + 1);
-  if (repo === "") throw new UserError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (ref === "") throw new UserError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
+  if (repo === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
+  if (ref === "") throw new UsageError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
   if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw new UserError(
+    throw new UsageError(
       `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`,
     );
   }

@@ -1,0 +1,116 @@
+/**
+ * The `perfgate changes` report: change points of one or more named series as JSON (schema
+ * perfgate/changes), a terminal table or Markdown. Pure: data in, text out.
+ */
+import type { ChangeOptions, ChangePoint } from "./index.js";
+
+export const CHANGES_SCHEMA = "perfgate/changes";
+export const CHANGES_SCHEMA_VERSION = 1;
+export const CHANGE_FORMATS = ["json", "text", "markdown"] as const;
+export type ChangeFormat = (typeof CHANGE_FORMATS)[number];
+
+/** One analysed series: a name (a file, or a cell × metric of a history) and its change points. */
+export interface SeriesChanges {
+  name: string;
+  points: number;
+  changes: ChangePoint[];
+}
+
+export interface ChangesReport {
+  source: string;
+  options: ChangeOptions;
+  series: SeriesChanges[];
+}
+
+function round(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** Values rounded to 6 significant digits; magnitude to 0.01%; confidence and p to 6 significant digits. */
+function jsonChange(c: ChangePoint): Record<string, unknown> {
+  return {
+    index: c.index,
+    ...(c.fromId !== undefined ? { from_id: c.fromId } : {}),
+    ...(c.toId !== undefined ? { to_id: c.toId } : {}),
+    before: Number(c.before.toPrecision(6)),
+    after: Number(c.after.toPrecision(6)),
+    magnitude: round(c.magnitude, 4),
+    confidence: c.confidence >= 0.999999 ? round(c.confidence, 6) : Number(c.confidence.toPrecision(6)),
+    p_value: Number(c.pValue.toPrecision(3)),
+  };
+}
+
+export function renderChangesJson(r: ChangesReport): string {
+  const doc = {
+    schema: CHANGES_SCHEMA,
+    schema_version: CHANGES_SCHEMA_VERSION,
+    source: r.source,
+    options: r.options,
+    series: r.series.map((s) => ({ name: s.name, points: s.points, changes: s.changes.map(jsonChange) })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function pct(m: number): string {
+  if (!Number.isFinite(m)) return "n/a";
+  return `${m >= 0 ? "+" : ""}${(m * 100).toFixed(1)}%`;
+}
+
+function num(x: number): string {
+  return Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(4)).toString();
+}
+
+function conf(c: ChangePoint): string {
+  return c.pValue < 1e-4 ? ">99.99%" : `${(c.confidence * 100).toFixed(2)}%`;
+}
+
+function range(c: ChangePoint): string {
+  if (c.fromId === undefined && c.toId === undefined) return "";
+  return `${c.fromId ?? "?"}..${c.toId ?? "?"}`;
+}
+
+function countLine(s: SeriesChanges): string {
+  const k = s.changes.length;
+  return `${s.name} (${s.points} points): ${k === 0 ? "no change point" : k === 1 ? "1 change point" : `${k} change points`}`;
+}
+
+export function renderChangesText(r: ChangesReport): string {
+  const lines: string[] = [];
+  for (const s of r.series) {
+    lines.push(countLine(s));
+    for (const c of s.changes) {
+      const ids = range(c);
+      lines.push(
+        `  at ${String(c.index).padStart(5)}  ${pct(c.magnitude).padStart(7)}  ${num(c.before)} -> ${num(c.after)}  confidence ${conf(c)}${ids ? `  ${ids}` : ""}`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function renderChangesMarkdown(r: ChangesReport): string {
+  const out: string[] = [`## Change points: ${r.source}`, ""];
+  for (const s of r.series) {
+    out.push(`**${countLine(s)}**`, "");
+    if (s.changes.length === 0) continue;
+    out.push("| index | change | before | after | confidence | range |", "|---:|---:|---:|---:|---:|---|");
+    for (const c of s.changes) {
+      out.push(
+        `| ${c.index} | ${pct(c.magnitude)} | ${num(c.before)} | ${num(c.after)} | ${conf(c)} | ${range(c) || "—"} |`,
+      );
+    }
+    out.push("");
+  }
+  out.push(
+    `_Sustained shifts of the mean, scan-corrected p ≤ ${r.options.alpha}; method: docs/statistics.md, "Change points in history"._`,
+  );
+  return `${out.join("\n")}\n`;
+}
+
+export function renderChanges(r: ChangesReport, format: ChangeFormat): string {
+  if (format === "json") return renderChangesJson(r);
+  if (format === "markdown") return renderChangesMarkdown(r);
+  return renderChangesText(r);
+}

@@ -1,0 +1,142 @@
+/**
+ * `perfgate changes <input>`: change points (sustained mean shifts) of one or more series, as
+ * JSON, text or Markdown. The input kinds are pluggable (ChangesInput): the first kind that
+ * accepts the path reads it into named series; a plain CSV series is the fallback. Bad input and
+ * bad option values print one line and exit 2.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { type Command, Option } from "commander";
+import { parseSeriesCsv } from "../changes/csv.js";
+import {
+  type ChangeOptions,
+  DEFAULT_CHANGE_OPTIONS,
+  detectChanges,
+  type SeriesPoint,
+} from "../changes/index.js";
+import { CHANGE_FORMATS, type ChangeFormat, type ChangesReport, renderChanges } from "../changes/report.js";
+import { writeFileAtomic } from "../results/store.js";
+import { UsageError, UserError } from "../util/errors.js";
+
+export interface NamedSeries {
+  name: string;
+  points: SeriesPoint[];
+}
+
+/** A kind of input `perfgate changes` reads (a CSV series, a history store, ...). */
+export interface ChangesInput {
+  /** What it is, for messages: "CSV series". */
+  kind: string;
+  /** True when this kind reads `path` (a cheap check; `load` validates). */
+  accepts(path: string): boolean;
+  /** The series in `path`, each with a name; throws UserError on bad input. */
+  load(path: string): NamedSeries[];
+}
+
+/** A plain CSV series (columns: value; optional index, lo, hi, id, date, n). Accepts any file. */
+export const csvSeriesInput: ChangesInput = {
+  kind: "CSV series",
+  accepts: (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false,
+  load: (path) => [{ name: path, points: parseSeriesCsv(readFileSync(path, "utf8"), path).points }],
+};
+
+/** The input kinds tried in order (more specific kinds go before the CSV fallback). */
+export const CHANGES_INPUTS: ChangesInput[] = [csvSeriesInput];
+
+interface ChangesFlags {
+  format: string;
+  out?: string;
+  alpha: string;
+  minMagnitude: string;
+  minSegment: string;
+  window: string;
+}
+
+function numberFlag(flag: string, text: string, ok: (v: number) => boolean, accepted: string): number {
+  const v = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(v) || !ok(v)) throw new UsageError(`${flag} ${text}: accepted: ${accepted}`);
+  return v;
+}
+
+function optionsOf(o: ChangesFlags): ChangeOptions {
+  const pct = o.minMagnitude.trim().replace(/%$/, "");
+  return {
+    ...DEFAULT_CHANGE_OPTIONS,
+    alpha: numberFlag("--alpha", o.alpha, (v) => v > 0 && v < 1, "a probability between 0 and 1, e.g. 0.001"),
+    minMagnitude: numberFlag("--min-magnitude", pct, (v) => v >= 0, "a percentage >= 0, e.g. 2 or 2%") / 100,
+    minSegment: numberFlag(
+      "--min-segment",
+      o.minSegment,
+      (v) => Number.isInteger(v) && v >= 1,
+      "an integer >= 1",
+    ),
+    window: numberFlag("--window", o.window, (v) => Number.isInteger(v) && v >= 2, "an integer >= 2"),
+  };
+}
+
+function loadInput(path: string, inputs: readonly ChangesInput[]): NamedSeries[] {
+  if (!statSync(path, { throwIfNoEntry: false })) {
+    throw new UserError(`${path}: no such file or directory`);
+  }
+  const input = inputs.find((i) => i.accepts(path));
+  if (!input) {
+    throw new UserError(`${path}: not a readable input; accepted: ${inputs.map((i) => i.kind).join(", ")}`);
+  }
+  return input.load(path);
+}
+
+/** Runs the analysis: every series of the input, with the given options. */
+export function changesReport(
+  path: string,
+  options: ChangeOptions,
+  inputs: readonly ChangesInput[] = CHANGES_INPUTS,
+): ChangesReport {
+  const series = loadInput(path, inputs).map((s) => ({
+    name: s.name,
+    points: s.points.length,
+    changes: detectChanges(s.points, options),
+  }));
+  return { source: path, options, series };
+}
+
+function changesAction(path: string, o: ChangesFlags, inputs: readonly ChangesInput[]): void {
+  if (!(CHANGE_FORMATS as readonly string[]).includes(o.format)) {
+    throw new UsageError(`--format ${o.format}: accepted: ${CHANGE_FORMATS.join(", ")}`);
+  }
+  const report = changesReport(path, optionsOf(o), inputs);
+  const text = renderChanges(report, o.format as ChangeFormat);
+  if (o.out) {
+    writeFileAtomic(o.out, text);
+    const found = report.series.reduce((k, s) => k + s.changes.length, 0);
+    process.stdout.write(`${o.out}: ${found} change point(s) in ${report.series.length} series\n`);
+  } else {
+    process.stdout.write(text);
+  }
+}
+
+export function registerChangesCommand(
+  program: Command,
+  inputs: readonly ChangesInput[] = CHANGES_INPUTS,
+): void {
+  const d = DEFAULT_CHANGE_OPTIONS;
+  program
+    .command("changes")
+    .description(
+      "Find change points (sustained shifts of the mean) in a series: a CSV with a value column (optional lo,hi,id). Method: docs/statistics.md.",
+    )
+    .argument(
+      "<series>",
+      "CSV series file: header with value (required) and index, lo, hi, id, date (optional)",
+    )
+    .addOption(new Option("--format <format>", `output format: ${CHANGE_FORMATS.join(", ")}`).default("text"))
+    .option("-o, --out <file>", "write to a file instead of stdout")
+    .option("--alpha <p>", "largest scan-corrected p-value reported", String(d.alpha))
+    .option("--min-magnitude <pct>", "smallest |change| reported, in percent", String(d.minMagnitude * 100))
+    .option(
+      "--min-segment <points>",
+      "shortest regime, in points (shorter excursions are outliers)",
+      String(d.minSegment),
+    )
+    .option("--window <points>", "most points on each side used to test and size a change", String(d.window))
+    // Bad option values exit 2, bad input files 1 (the CLI's convention); one line, nothing written.
+    .action((path: string, o: ChangesFlags) => changesAction(path, o, inputs));
+}

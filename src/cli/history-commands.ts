@@ -1,0 +1,222 @@
+/** `perfgate history append|list|show|prune|baseline`: the store of past runs that trend pages are built from. */
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { runnerClassFor } from "../baselines/store.js";
+import { type AppendFlags, historyRunFromFile } from "../history/append.js";
+import { matchingRuns, pooledBaseline } from "../history/baseline.js";
+import type { HistoryRun } from "../history/schema.js";
+import {
+  appendRun,
+  DEFAULT_STORE,
+  describeStore,
+  listRuns,
+  loadAllRuns,
+  parseStore,
+  pruneRuns,
+  showRun,
+} from "../history/store.js";
+import { writeImportedSet } from "../import/store.js";
+import { readResults } from "../results/store.js";
+
+export const storeOption = () =>
+  new Option("--store <git:branch|dir>", "history store: a branch (git:<branch>) or a folder")
+    .default(DEFAULT_STORE)
+    .env("PERFGATE_HISTORY_STORE");
+export const repoOption = () =>
+  new Option(
+    "--repo <path|url>",
+    "repository holding a git: store (default: the current repository's origin)",
+  );
+
+function positiveInt(flag: string) {
+  return (v: string) => {
+    if (!/^[1-9][0-9]*$/.test(v)) throw new InvalidArgumentError(`${flag} ${v}: expected a whole number ≥ 1`);
+    return Number(v);
+  };
+}
+
+/** `180d`, `26w`, `6m` (30 days), `1y` (365 days) → days. */
+export function parseAge(v: string): number {
+  const m = /^([1-9][0-9]*)([dwmy])$/.exec(v);
+  if (!m) throw new InvalidArgumentError(`--max-age ${v}: expected <number><d|w|m|y>, e.g. 180d`);
+  return Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2] as "d" | "w" | "m" | "y"];
+}
+
+export function format(v: string): "text" | "json" {
+  if (v !== "text" && v !== "json") throw new InvalidArgumentError(`--format ${v}: accepted: text, json`);
+  return v;
+}
+
+function showText(run: HistoryRun): string {
+  const lines = [
+    `run ${run.id} (${run.source})`,
+    `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
+    `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}`,
+    `servers  ${run.servers.map((s) => `${s.label}: ${s.version_string} (${s.spec})`).join("; ")}`,
+    `host     ${run.host.cpu_model}, ${run.host.cores} cores, ${(run.host.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${run.host.os}, ${run.host.kernel}`,
+    `workload ${run.workload.name}   sysbench ${run.sysbench.version} ${run.sysbench.options.join(" ")}`,
+    "",
+    "server  script  tier  threads  tps [95% interval] (n)  qps  p95 ms",
+  ];
+  const f = (m?: { value: number; lo: number | null; hi: number | null; n: number }) =>
+    m ? `${m.value}${m.lo !== null ? ` [${m.lo}, ${m.hi}]` : ""} (${m.n})` : "-";
+  for (const c of run.cells) {
+    lines.push(
+      `${c.server}  ${c.script}  ${c.tier}  ${c.threads}  ${f(c.metrics.tps)}  ${f(c.metrics.qps)}  ${f(c.metrics.p95_ms)}`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function registerHistoryCommands(program: Command): Command {
+  const history = program
+    .command("history")
+    .description(
+      "The history store: past runs (one file per run plus an index) in a git branch or a folder.",
+    );
+  registerAppend(history);
+  registerList(history);
+  registerShow(history);
+  registerPrune(history);
+  registerHistoryBaseline(history);
+  return history;
+}
+function registerAppend(history: Command): void {
+  history
+    .command("append")
+    .description(
+      "Add a run (results file or A/B file) to the store; appending the same file again changes nothing.",
+    )
+    .argument("<results.json|ab.json>", "written by perfgate run or perfgate ab")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--commit <sha>", "the commit measured (default: $GITHUB_SHA or HEAD here)")
+    .option(
+      "--commit-url <url>",
+      "link for the commit (default in GitHub Actions: the repository's commit page)",
+    )
+    .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
+    .option("--date <iso>", "date the point is plotted at (default: the run's start)")
+    .option(
+      "--matrix <name>",
+      "make the run part of a version matrix with this name (its runs are compared with each other, not plotted as trends)",
+    )
+    .addOption(
+      new Option("--runner-class <name>", "runner class (default: derived from the host fingerprint)").env(
+        "PERFGATE_RUNNER_CLASS",
+      ),
+    )
+    .action(async (file: string, o: AppendFlags & { store: string; repo?: string }) => {
+      const store = parseStore(o.store, o.repo);
+      const run = historyRunFromFile(file, o);
+      const { id, added } = await appendRun(store, run);
+      process.stdout.write(
+        `${added ? "added" : "already there"}: run ${id} (${run.cells.length} cells) to ${describeStore(store)}\n`,
+      );
+    });
+}
+
+function registerList(history: Command): void {
+  history
+    .command("list")
+    .description("List the runs in the store, oldest first.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--format <format>", "text or json", format, "text")
+    .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const index = listRuns(parseStore(o.store, o.repo));
+      if (o.format === "json") {
+        process.stdout.write(`${JSON.stringify(index, null, 2)}\n`);
+        return;
+      }
+      if (index.runs.length === 0) process.stdout.write("no runs in the store\n");
+      for (const e of index.runs) {
+        process.stdout.write(
+          `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${e.cells} cells${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
+        );
+      }
+    });
+}
+
+function registerShow(history: Command): void {
+  history
+    .command("show")
+    .description("Show one run: commit, servers, host, sysbench options and every cell's values.")
+    .argument("<run>", "run id (or a unique prefix of it, or of the commit)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--format <format>", "text or json", format, "text")
+    .action((id: string, o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const run = showRun(parseStore(o.store, o.repo), id);
+      process.stdout.write(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
+    });
+}
+
+function registerPrune(history: Command): void {
+  history
+    .command("prune")
+    .description("Retention: remove all but the newest N runs and/or runs older than an age.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--keep <n>", "keep the newest n runs", positiveInt("--keep"))
+    .option("--max-age <age>", "remove runs older than this, e.g. 180d, 26w, 6m, 1y", parseAge)
+    .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
+      if (o.keep === undefined && o.maxAge === undefined) {
+        process.stderr.write(
+          "perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n",
+        );
+        process.exitCode = 2;
+        return;
+      }
+      const store = parseStore(o.store, o.repo);
+      const gone = await pruneRuns(store, {
+        ...(o.keep !== undefined ? { keep: o.keep } : {}),
+        ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
+      });
+      process.stdout.write(`removed ${gone.length} run(s) from ${describeStore(store)}\n`);
+      for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
+    });
+}
+
+/** `history baseline`: the last runs of a branch pooled into a file `perfgate compare` takes as base. */
+export function registerHistoryBaseline(history: Command): void {
+  history
+    .command("baseline")
+    .description(
+      "Pool the last N runs of a branch that match a head results file (runner class, workload, flavor, tiers) into a baseline for perfgate compare.",
+    )
+    .requiredOption("--like <results.json>", "the head's results file (perfgate run)")
+    .requiredOption("-o, --out <file>", "baseline file to write (perfgate/import JSON)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--runs <n>", "how many of the newest matching runs", positiveInt("--runs"), 5)
+    .option("--branch <name>", "branch whose runs form the baseline", "main")
+    .addOption(
+      new Option(
+        "--runner-class <name>",
+        "runner class (default: the head's, from its host fingerprint)",
+      ).env("PERFGATE_RUNNER_CLASS"),
+    )
+    .action(
+      (o: {
+        like: string;
+        out: string;
+        store: string;
+        repo?: string;
+        runs: number;
+        branch: string;
+        runnerClass?: string;
+      }) => {
+        const head = readResults(o.like);
+        const q = { runnerClass: runnerClassFor(head.host, o.runnerClass), branch: o.branch, runs: o.runs };
+        const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
+        const b = pooledBaseline(runs, q);
+        writeImportedSet(o.out, b.set);
+        const now = Date.now();
+        const age = (d: string) => `${Math.max(0, Math.round((now - new Date(d).getTime()) / 86_400_000))} d`;
+        process.stdout.write(
+          `${o.out}: baseline "${b.engine}" from ${b.runs.length} run(s) of ${q.branch} on ${q.runnerClass}, ${age(b.runs[b.runs.length - 1]!.date)} to ${age(b.runs[0]!.date)} old:\n`,
+        );
+        for (const r of b.runs) process.stdout.write(`  ${r.id}  ${r.date}  ${r.commit.slice(0, 12)}\n`);
+      },
+    );
+}

@@ -1,0 +1,104 @@
+/** `perfgate pages` (the static trend site) and `perfgate history changes` (change points per cell). */
+import { resolve } from "node:path";
+import { type Command, InvalidArgumentError } from "commander";
+import type { HistoryRun } from "../history/schema.js";
+import { loadAllRuns, parseStore } from "../history/store.js";
+import { detector } from "../pages/detector.js";
+import { buildSeries } from "../pages/model.js";
+import { writeSite } from "../pages/site.js";
+import { DEFAULT_THRESHOLD_PCT } from "../stats/index.js";
+import { format, repoOption, storeOption } from "./history-commands.js";
+
+function percent(v: string): number {
+  const n = Number(v);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(v) || !(n > 0 && n < 100)) {
+    throw new InvalidArgumentError(`--threshold ${v}: expected a percentage between 0 and 100, e.g. 5`);
+  }
+  return n;
+}
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+function changesText(runs: HistoryRun[]): string {
+  const series = buildSeries(runs, detector);
+  const lines: string[] = [];
+  for (const s of series) {
+    for (const c of s.changes) {
+      const k = s.key;
+      lines.push(
+        `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t  ${c.metric}  ${c.pct > 0 ? "+" : ""}${c.pct}%  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}`,
+      );
+    }
+  }
+  const count = series.reduce((n, s) => n + Object.keys(s.metrics).length, 0);
+  lines.push(
+    `${lines.length} change point(s) in ${count} series (${series.length} cells × metrics, ${runs.length} runs)`,
+  );
+  return lines.join("\n");
+}
+
+export function registerPagesCommands(program: Command, history: Command): void {
+  program
+    .command("pages")
+    .description(
+      "Write the static trend site (overview, per-cell charts, version matrices, run pages) from a history store.",
+    )
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .requiredOption("-o, --out <dir>", "folder to write the site to (replaced)")
+    .option(
+      "--threshold <pct>",
+      "version matrix: list differences beyond this %",
+      percent,
+      DEFAULT_THRESHOLD_PCT,
+    )
+    .option(
+      "--baseline <engine>",
+      'version matrix baseline, e.g. "MariaDB 10.11.5" (repeatable; default: each family\'s oldest)',
+      collect,
+    )
+    .option("--title <text>", "site title", "perfgate trends")
+    .action(
+      (o: {
+        store: string;
+        repo?: string;
+        out: string;
+        threshold: number;
+        baseline?: string[];
+        title: string;
+      }) => {
+        const runs = loadAllRuns(parseStore(o.store, o.repo));
+        const t0 = Date.now();
+        const s = writeSite(runs, {
+          out: o.out,
+          detect: detector,
+          thresholdPct: o.threshold,
+          title: o.title,
+          ...(o.baseline ? { baselines: o.baseline } : {}),
+        });
+        process.stdout.write(
+          `site: ${resolve(o.out)}/index.html — ${s.runs} runs, ${s.cells} cells, ${s.changes} change point(s), ${s.matrices} version matri${s.matrices === 1 ? "x" : "ces"}, ${s.files} data files (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+        );
+      },
+    );
+
+  history
+    .command("changes")
+    .description("Change points of every cell × metric over the store's trend runs, with the commit range.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--format <format>", "text or json", format, "text")
+    .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const runs = loadAllRuns(parseStore(o.store, o.repo));
+      if (o.format === "text") {
+        process.stdout.write(`${changesText(runs)}\n`);
+        return;
+      }
+      const cells = buildSeries(runs, detector)
+        .filter((s) => s.changes.length > 0)
+        .map((s) => ({ cell: s.id, ...s.key, points: s.run.length, changes: s.changes }));
+      process.stdout.write(`${JSON.stringify({ runs: runs.length, cells }, null, 2)}\n`);
+    });
+}

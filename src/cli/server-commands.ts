@@ -1,0 +1,89 @@
+/**
+ * `perfgate server fetch [--force]` and `perfgate server verify`: fill the server cache, and check
+ * unpacked servers against the file manifests written when they were unpacked.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type Command, Option } from "commander";
+import { cacheRoot, removeInstallDir, verifyInstallDir, versionedInstallDir } from "../servers/cache.js";
+import { resolveServer } from "../servers/resolve.js";
+import { parseServerSpec, VERSIONED_SOURCES } from "../servers/spec.js";
+import { errorMessage, UserError } from "../util/errors.js";
+import { consoleLogger, type Logger } from "../util/log.js";
+
+/** Removes the cached installs a versioned spec can resolve to, so fetch unpacks them afresh. */
+async function forget(raw: string, cacheDir: string, log: Logger): Promise<void> {
+  const spec = parseServerSpec(raw);
+  if (spec.kind !== "versioned") {
+    throw new UserError(
+      `--force ${raw}: only for [source:]flavor@X.Y.Z specs; a build: or path: install is removed by deleting its directory`,
+    );
+  }
+  for (const source of spec.source ? [spec.source] : VERSIONED_SOURCES) {
+    const dir = versionedInstallDir(cacheDir, source, spec.flavor, spec.version);
+    if (await removeInstallDir(dir, log)) log.info(`removed ${dir}`);
+  }
+}
+
+/** Install directories in the cache (those holding an install record). */
+function cachedInstallDirs(cacheDir: string): string[] {
+  const servers = join(cacheDir, "servers");
+  if (!existsSync(servers)) return [];
+  return readdirSync(servers)
+    .map((name) => join(servers, name))
+    .filter((dir) => existsSync(join(dir, "perfgate-install.json")));
+}
+
+function verifyDirs(dirs: string[]): number {
+  let bad = 0;
+  for (const dir of dirs) {
+    try {
+      const r = verifyInstallDir(dir);
+      process.stdout.write(
+        `${r.state === "intact" ? "ok" : "recorded"} ${dir} (${r.files} entries, ${r.ms.toFixed(0)} ms)\n`,
+      );
+    } catch (err) {
+      bad++;
+      process.stdout.write(`refused ${dir}: ${errorMessage(err)}\n`);
+    }
+  }
+  return bad;
+}
+
+export function registerServerCommands(program: Command): void {
+  const server = program
+    .command("server")
+    .description("Server binaries: fetch into the cache, verify the cache.");
+  server
+    .command("fetch")
+    .description("Download, verify and unpack a server into the cache (what run does first).")
+    .argument(
+      "<spec>",
+      "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
+    )
+    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .option("--force", "remove the unpacked install first and unpack it again from the verified download")
+    .action(async (spec: string, o: { cacheDir?: string; force?: boolean }) => {
+      const log = consoleLogger();
+      if (o.force) await forget(spec, o.cacheDir ?? cacheRoot(), log);
+      const install = await resolveServer(spec, { log, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) });
+      process.stdout.write(`${install.spec} ${install.basedir}\n`);
+    });
+  server
+    .command("verify")
+    .description(
+      "Check unpacked servers against their file manifests (all in the cache, or the directories given); exit 1 if any was tampered with.",
+    )
+    .argument("[dirs...]", "install directories (default: every install under <cache>/servers)")
+    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .action((dirs: string[], o: { cacheDir?: string }) => {
+      const list =
+        dirs.length > 0 ? dirs.map((d) => resolve(d)) : cachedInstallDirs(o.cacheDir ?? cacheRoot());
+      for (const d of list) {
+        if (!existsSync(join(d, "perfgate-install.json"))) {
+          throw new UserError(`server verify ${d}: not an unpacked server (no perfgate-install.json in it)`);
+        }
+      }
+      if (verifyDirs(list) > 0) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,220 @@
+/**
+ * Turning a results file (perfgate run) or an A/B file (perfgate ab, head side) into one history
+ * run: per server × workload × script × tier × threads and metric, the mean with its 95% interval
+ * and n. Pure: the caller supplies the run's commit, branch, date and runner class.
+ */
+import { createHash } from "node:crypto";
+import type { AbResults } from "../ab/schema.js";
+import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
+import { mean, sampleSd, studentTQuantile } from "../stats/index.js";
+import {
+  HISTORY_RUN_SCHEMA,
+  HISTORY_SCHEMA_VERSION,
+  type HistoryCell,
+  type HistoryMetric,
+  type HistoryRun,
+  type HistoryServer,
+  type MetricValue,
+} from "./schema.js";
+
+export interface RunContext {
+  commit: string;
+  commitUrl: string | null;
+  branch: string;
+  /** ISO date; default: the run's start */
+  date?: string;
+  runnerClass: string;
+  /** version-matrix name (null: a trend run) */
+  matrix?: string | null;
+}
+
+/** Per-second lines are split into this many batches for a single repetition's interval. */
+const BATCHES = 5;
+
+function round(x: number): number {
+  return Number(x.toPrecision(6));
+}
+
+/** Mean of `xs` and its 95% t-interval; a single value gets `fallbackHalf` (or none). */
+export function metricValue(xs: readonly number[], fallbackHalf: number | null = null): MetricValue {
+  const m = mean(xs);
+  let half = fallbackHalf;
+  if (xs.length >= 2) half = (studentTQuantile(0.975, xs.length - 1) * sampleSd(xs)) / Math.sqrt(xs.length);
+  return {
+    value: round(m),
+    lo: half === null ? null : round(m - half),
+    hi: half === null ? null : round(m + half),
+    n: xs.length,
+  };
+}
+
+/** Half-width of the 95% interval of a mean from batch means of a per-second series (≥ 10 lines). */
+export function batchHalfWidth(xs: readonly number[]): number | null {
+  if (xs.length < 2 * BATCHES) return null;
+  const size = Math.floor(xs.length / BATCHES);
+  const batches: number[] = [];
+  for (let b = 0; b < BATCHES; b++) batches.push(mean(xs.slice(b * size, (b + 1) * size)));
+  return (studentTQuantile(0.975, BATCHES - 1) * sampleSd(batches)) / Math.sqrt(BATCHES);
+}
+
+function p95Of(s: Summary): number | null {
+  const l = s.latency_ms;
+  return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
+}
+
+const LINE_FIELD: Record<HistoryMetric, (iv: Interval) => number | null> = {
+  tps: (iv) => iv.tps,
+  qps: (iv) => iv.qps,
+  p95_ms: (iv) => (iv.lat_pct === 95 ? iv.lat_ms : null),
+};
+
+interface Group {
+  key: Omit<HistoryCell, "metrics">;
+  values: Record<HistoryMetric, number[]>;
+  lines: Record<HistoryMetric, number[]>;
+}
+
+function groupOf(groups: Map<string, Group>, key: Omit<HistoryCell, "metrics">): Group {
+  const k = `${key.server}\0${key.workload}\0${key.script}\0${key.tier}\0${key.threads}`;
+  let g = groups.get(k);
+  if (!g) {
+    g = { key, values: { tps: [], qps: [], p95_ms: [] }, lines: { tps: [], qps: [], p95_ms: [] } };
+    groups.set(k, g);
+  }
+  return g;
+}
+
+function cellsOf(groups: Map<string, Group>): HistoryCell[] {
+  return [...groups.values()].map((g) => {
+    const metrics: HistoryCell["metrics"] = {};
+    for (const m of ["tps", "qps", "p95_ms"] as const) {
+      if (g.values[m].length === 0) continue;
+      const lines = g.lines[m].filter((x) => Number.isFinite(x));
+      metrics[m] = metricValue(g.values[m], g.values[m].length === 1 ? batchHalfWidth(lines) : null);
+    }
+    return { ...g.key, metrics };
+  });
+}
+
+function serverOf(s: ServerRecord): HistoryServer {
+  return {
+    label: s.label,
+    flavor: s.flavor,
+    version: s.version,
+    version_string: s.version_string,
+    spec: s.spec,
+    tiers: s.tiers.map((t) => ({
+      tier: t.tier,
+      buffer_pool_bytes: t.buffer_pool_bytes,
+      config: t.config,
+      variables: t.variables,
+    })),
+  };
+}
+
+/** `<yyyymmddThhmmssZ>-<10 hex>`: the date and a hash of the source document, so re-appending is a no-op. */
+export function runIdFor(date: string, sourceText: string): string {
+  const d = new Date(date);
+  if (Number.isNaN(d.getTime())) throw new Error(`run date ${JSON.stringify(date)} is not a date`);
+  const stamp = d
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
+  return `${stamp}-${createHash("sha256").update(sourceText).digest("hex").slice(0, 10)}`;
+}
+
+type Header = Pick<Results, "perfgate_version" | "sysbench" | "host" | "workload" | "dataset" | "started_at">;
+
+function runOf(
+  doc: Header,
+  source: HistoryRun["source"],
+  ctx: RunContext,
+  sourceText: string,
+  rest: Pick<HistoryRun, "servers" | "cells"> & { options: string[] },
+): HistoryRun {
+  const date = new Date(ctx.date ?? doc.started_at).toISOString();
+  return {
+    schema: HISTORY_RUN_SCHEMA,
+    schema_version: HISTORY_SCHEMA_VERSION,
+    id: runIdFor(date, sourceText),
+    source,
+    commit: ctx.commit,
+    commit_url: ctx.commitUrl,
+    date,
+    branch: ctx.branch,
+    runner_class: ctx.runnerClass,
+    matrix: ctx.matrix ?? null,
+    perfgate_version: doc.perfgate_version,
+    sysbench: { version: doc.sysbench.version, options: rest.options },
+    host: { ...doc.host },
+    workload: { name: doc.workload.name, sha256: doc.workload.sha256 },
+    dataset: doc.dataset,
+    servers: rest.servers,
+    cells: rest.cells,
+  };
+}
+
+/** sysbench options shared by every cell (the per-cell script/threads/time left out). */
+function commonOptions(cells: readonly { sysbench_args: string[] }[]): string[] {
+  const first = cells[0]?.sysbench_args ?? [];
+  return first.filter(
+    (a) =>
+      a.startsWith("--") &&
+      !/^--(threads|mysql-password|mysql-socket)=/.test(a) &&
+      cells.every((c) => c.sysbench_args.includes(a)),
+  );
+}
+
+export function historyFromResults(r: Results, ctx: RunContext, sourceText: string): HistoryRun {
+  const groups = new Map<string, Group>();
+  const ok = r.cells.filter((c) => c.status === "ok" && c.summary !== null);
+  for (const c of ok) {
+    const s = c.summary!;
+    const g = groupOf(groups, {
+      server: c.server,
+      workload: c.workload,
+      script: c.script,
+      tier: c.tier,
+      threads: c.threads,
+    });
+    const p95 = p95Of(s);
+    g.values.tps.push(s.tps);
+    g.values.qps.push(s.qps);
+    if (p95 !== null) g.values.p95_ms.push(p95);
+    for (const m of ["tps", "qps", "p95_ms"] as const) {
+      for (const iv of c.intervals) g.lines[m].push(LINE_FIELD[m](iv) ?? Number.NaN);
+    }
+  }
+  return runOf(r, "run", ctx, sourceText, {
+    servers: r.servers.map(serverOf),
+    cells: cellsOf(groups),
+    options: commonOptions(ok),
+  });
+}
+
+/** The head side of an A/B file: each pair's head slice is one measurement. */
+export function historyFromAb(ab: AbResults, ctx: RunContext, sourceText: string): HistoryRun {
+  const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
+  const groups = new Map<string, Group>();
+  for (const c of ab.cells) {
+    if (c.status !== "ok" || c.pairs.length === 0) continue;
+    const g = groupOf(groups, {
+      server: head.label,
+      workload: c.workload,
+      script: c.script,
+      tier: c.tier,
+      threads: c.threads,
+    });
+    for (const p of c.pairs) {
+      g.values.tps.push(p.head.tps);
+      g.values.qps.push(p.head.qps);
+      if (p.head.p95_ms !== null && p.head.p95_ms > 0) g.values.p95_ms.push(p.head.p95_ms);
+    }
+  }
+  const d = ab.design;
+  return runOf(ab, "ab", ctx, sourceText, {
+    servers: [serverOf(head)],
+    cells: cellsOf(groups),
+    options: [`--time=${d.slice_s}`, `--rand-seed=${d.prepare_seed}`, `(A/B ${d.order}, ${d.pairs} pairs)`],
+  });
+}

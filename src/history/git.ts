@@ -1,0 +1,126 @@
+/**
+ * The history store kept in a git branch (default `perfgate-data`): every change is made in a
+ * temporary clone of the branch's tip, committed and pushed. A rejected push (someone appended
+ * meanwhile) is retried from a fresh fetch with the change applied again, so concurrent appends
+ * all land, each once (appends are idempotent by run id).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { UserError } from "../util/errors.js";
+
+export const DEFAULT_BRANCH = "perfgate-data";
+const MAX_ATTEMPTS = 12;
+let orphans = 0;
+
+export interface GitStore {
+  /** where the branch lives: a path or URL git can fetch from and push to */
+  url: string;
+  branch: string;
+}
+
+function git(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
+  const r = spawnSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+  });
+  if (r.error) throw new UserError(`git: ${r.error.message} (is git installed?)`);
+  return { ok: r.status === 0, out: r.stdout.trim(), err: r.stderr.trim() };
+}
+
+function gitOk(cwd: string, args: string[]): string {
+  const r = git(cwd, args);
+  if (!r.ok) throw new UserError(`git ${args[0]}: ${r.err.split("\n").slice(-1)[0] || "failed"}`);
+  return r.out;
+}
+
+/**
+ * `--repo` (a path or URL) or, when absent, the current repository: its `origin` remote, or the
+ * repository itself when it has none.
+ */
+export function resolveRepo(repo: string | undefined, cwd = process.cwd()): string {
+  if (repo !== undefined) {
+    if (/^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^/]+:/.test(repo)) return repo;
+    const path = isAbsolute(repo) ? repo : resolve(cwd, repo);
+    if (!existsSync(path))
+      throw new UserError(`--repo ${repo}: no such path (give a path or URL of a git repository)`);
+    return path;
+  }
+  const top = git(cwd, ["rev-parse", "--show-toplevel"]);
+  if (!top.ok)
+    throw new UserError(`--store git:…: ${cwd} is not in a git repository; give --repo <path|url>`);
+  const origin = git(cwd, ["remote", "get-url", "origin"]);
+  return origin.ok && origin.out ? origin.out : top.out;
+}
+
+/** A temporary clone positioned at the branch tip (or an empty orphan when the branch is new). */
+function checkout(store: GitStore, dir: string): boolean {
+  const ref = `refs/remotes/store/${store.branch}`;
+  const f = git(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+  if (!f.ok) {
+    const ls = git(dir, ["ls-remote", "--heads", store.url, store.branch]);
+    if (!ls.ok) throw new UserError(`git fetch ${store.url}: ${f.err.split("\n").slice(-1)[0]}`);
+    if (ls.out !== "") throw new UserError(`git fetch ${store.url} ${store.branch}: ${f.err}`);
+    orphans += 1;
+    gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${orphans}`]);
+    git(dir, ["rm", "-rf", "--quiet", "--ignore-unmatch", "."]);
+    return false;
+  }
+  gitOk(dir, ["checkout", "--quiet", "--force", "--detach", ref]);
+  gitOk(dir, ["clean", "-fdxq"]);
+  return true;
+}
+
+function newClone(): string {
+  const dir = mkdtempSync(join(tmpdir(), "perfgate-history-"));
+  gitOk(dir, ["init", "--quiet"]);
+  // Commits need an identity; keep the user's if set.
+  if (!git(dir, ["config", "user.email"]).out) gitOk(dir, ["config", "user.email", "perfgate@localhost"]);
+  if (!git(dir, ["config", "user.name"]).out) gitOk(dir, ["config", "user.name", "perfgate"]);
+  return dir;
+}
+
+/** Runs `read` on a checkout of the branch (an empty folder when the branch does not exist). */
+export function readGitStore<T>(store: GitStore, read: (root: string) => T): T {
+  const dir = newClone();
+  try {
+    checkout(store, dir);
+    return read(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Applies `change` to a checkout of the branch, commits with `message` and pushes; on a rejected
+ * push fetches again and repeats. `change` returns false when it changed nothing (no commit).
+ */
+export async function updateGitStore<T>(
+  store: GitStore,
+  message: string,
+  change: (root: string) => { result: T; changed: boolean },
+): Promise<T> {
+  const dir = newClone();
+  try {
+    let lastErr = "";
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      checkout(store, dir);
+      const { result, changed } = change(dir);
+      gitOk(dir, ["add", "-A", "."]);
+      if (!changed || git(dir, ["diff", "--cached", "--quiet"]).ok) return result;
+      gitOk(dir, ["commit", "--quiet", "-m", message]);
+      const push = git(dir, ["push", "--quiet", store.url, `HEAD:refs/heads/${store.branch}`]);
+      if (push.ok) return result;
+      lastErr = push.err.split("\n").slice(-1)[0] ?? "";
+      // Rejected (another append won the race) or the ref was locked: back off and re-apply.
+      await new Promise((r) => setTimeout(r, Math.random() * 150 * attempt));
+    }
+    throw new UserError(
+      `git push ${store.url} ${store.branch}: still rejected after ${MAX_ATTEMPTS} attempts (${lastErr})`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The history store behind `--store`: `git:<branch>` (a branch of --repo, default the current
+ * repository) or a folder. One interface for both: append, list, show, prune, read everything.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { UserError } from "../util/errors.js";
+import {
+  type AppendOutcome,
+  appendToFolder,
+  appendToFolderSync,
+  type PruneRule,
+  pruneFolder,
+  pruneFolderSync,
+  readAllRuns,
+  readIndex,
+  readRun,
+} from "./folder.js";
+import { DEFAULT_BRANCH, type GitStore, readGitStore, resolveRepo, updateGitStore } from "./git.js";
+import type { HistoryIndex, HistoryRun, IndexEntry } from "./schema.js";
+
+export const DEFAULT_STORE = `git:${DEFAULT_BRANCH}`;
+const BRANCH_RE = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/;
+
+export type StoreRef = { kind: "dir"; path: string } | ({ kind: "git" } & GitStore);
+
+/** `git:<branch>` or a folder path; `repo` only applies to git stores. */
+export function parseStore(spec: string, repo?: string): StoreRef {
+  if (spec.startsWith("git:")) {
+    const branch = spec.slice(4) || DEFAULT_BRANCH;
+    if (!BRANCH_RE.test(branch)) {
+      throw new UserError(
+        `--store ${spec}: "${branch}" is not a branch name (accepted: git:<branch> or a folder)`,
+      );
+    }
+    return { kind: "git", branch, url: resolveRepo(repo) };
+  }
+  if (spec === "") throw new UserError("--store: empty (accepted: git:<branch> or a folder)");
+  if (repo !== undefined)
+    throw new UserError(`--repo applies to git stores only (--store git:<branch>), not ${spec}`);
+  return { kind: "dir", path: resolve(spec) };
+}
+
+export function describeStore(s: StoreRef): string {
+  return s.kind === "dir" ? s.path : `${s.url} branch ${s.branch}`;
+}
+
+export function appendRun(store: StoreRef, run: HistoryRun): Promise<AppendOutcome> {
+  if (store.kind === "dir") return appendToFolder(store.path, run);
+  return updateGitStore(
+    store,
+    `history: append run ${run.id} (${run.commit.slice(0, 12)}, ${run.branch})`,
+    (root) => {
+      const outcome = appendToFolderSync(root, run);
+      return { result: outcome, changed: true }; // an existing run may still heal the index
+    },
+  );
+}
+
+export function pruneRuns(store: StoreRef, rule: PruneRule): Promise<IndexEntry[]> {
+  if (store.kind === "dir") return pruneFolder(store.path, rule);
+  const what = [
+    rule.keep !== undefined ? `keep ${rule.keep}` : "",
+    rule.maxAgeDays !== undefined ? `max age ${rule.maxAgeDays}d` : "",
+  ];
+  return updateGitStore(store, `history: prune (${what.filter(Boolean).join(", ")})`, (root) => {
+    if (!existsSync(resolve(root, "index.json"))) return { result: [], changed: false };
+    const gone = pruneFolderSync(root, rule);
+    return { result: gone, changed: gone.length > 0 };
+  });
+}
+
+/** Runs `read` on the store's folder (a temporary checkout for git stores). */
+export function withStore<T>(store: StoreRef, read: (root: string) => T): T {
+  if (store.kind === "dir") {
+    if (!existsSync(store.path)) throw new UserError(`--store ${store.path}: no such folder`);
+    return read(store.path);
+  }
+  return readGitStore(store, read);
+}
+
+export function listRuns(store: StoreRef): HistoryIndex {
+  return withStore(store, readIndex);
+}
+
+export function showRun(store: StoreRef, id: string): HistoryRun {
+  return withStore(store, (root) => {
+    const index = readIndex(root);
+    const matches = index.runs.filter((e) => e.id === id || e.id.startsWith(id) || e.commit.startsWith(id));
+    if (matches.length === 0) throw new UserError(`run ${id}: not in the store (see perfgate history list)`);
+    if (matches.length > 1 && !matches.some((e) => e.id === id)) {
+      throw new UserError(`run ${id}: ambiguous (${matches.length} runs match; give more of the id)`);
+    }
+    return readRun(root, (matches.find((e) => e.id === id) ?? matches[0]!).id);
+  });
+}
+
+export function loadAllRuns(store: StoreRef): HistoryRun[] {
+  return withStore(store, readAllRuns);
+}

@@ -1,0 +1,56 @@
+/** Small DOM helpers and number formatting shared by the pages. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string | null)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null) e.append(c);
+  return e;
+}
+
+export function fmt(v: number | null | undefined, digits = 3): string {
+  if (v === null || v === undefined) return "–";
+  const abs = Math.abs(v);
+  if (abs >= 1000) return Math.round(v).toLocaleString("en-US");
+  return Number(v.toPrecision(digits)).toString();
+}
+
+export function pct(p: number): string {
+  return `${p > 0 ? "+" : p < 0 ? "−" : ""}${Math.abs(p).toFixed(1)}%`;
+}
+
+export function shortSha(c: string): string {
+  return /^[0-9a-f]{12,}$/i.test(c) ? c.slice(0, 8) : c;
+}
+
+export function day(iso: string): string {
+  return iso.slice(0, 10);
+}
+
+export function param(name: string): string | null {
+  return new URLSearchParams(location.search).get(name);
+}
+
+export const METRIC_LABEL: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency (ms)" };
+
+/** Higher is better for throughput, lower for latency: a change's colour class. */
+export function changeClass(metric: string, p: number): string {
+  const better = metric === "p95_ms" ? p < 0 : p > 0;
+  return better ? "better" : "worse";
+}
+
+export function nav(active: string): HTMLElement {
+  const link = (href: string, text: string) =>
+    el("a", { href, ...(active === href ? { class: "active" } : {}) }, text);
+  return el("nav", {}, link("index.html", "Overview"), link("matrix.html", "Version matrix"));
+}
+
+export function fail(err: unknown): void {
+  const main = document.querySelector("main");
+  main?.replaceChildren(el("p", { class: "error" }, `Could not load the data: ${(err as Error).message}`));
+}

@@ -1,0 +1,98 @@
+/** Version matrices: TPS per engine and thread count, % vs the family's baseline, heat-coloured. */
+import type { VersionMatrix } from "../matrix.js";
+import { loadMatrices } from "./data.js";
+import { day, el, fmt, nav, param, pct } from "./dom.js";
+
+/** Red for slower, green for faster; stronger with the size of the difference (full at 30%). */
+export function heat(p: number): string {
+  const a = Math.min(1, Math.abs(p) / 30) * 0.75 + 0.08;
+  return p < 0 ? `rgba(220,38,38,${a.toFixed(2)})` : `rgba(22,163,74,${a.toFixed(2)})`;
+}
+
+function matrixTables(m: VersionMatrix): HTMLElement[] {
+  return m.tables.map((t) => {
+    const head = el("tr", {}, el("th", {}, "Engine"), ...t.threads.map((n) => el("th", {}, `${n}t`)));
+    const body: HTMLElement[] = [];
+    for (const r of t.rows) {
+      body.push(el("tr", {}, el("th", {}, `${r.engine} (TPS)`), ...r.tps.map((v) => el("td", {}, fmt(v)))));
+      if (r.pct && r.baseline) {
+        body.push(
+          el(
+            "tr",
+            { class: "vs" },
+            el("th", {}, `vs ${r.baseline}`),
+            ...r.pct.map((p) =>
+              p === null
+                ? el("td", {}, "–")
+                : el("td", { style: `background:${heat(p)}`, "data-pct": String(p) }, pct(p)),
+            ),
+          ),
+        );
+      }
+    }
+    return el(
+      "section",
+      {},
+      el("h2", {}, `TPS by thread count — ${t.script}, tier ${t.tier}`),
+      el("table", { class: "matrix" }, head, ...body),
+    );
+  });
+}
+
+function overList(m: VersionMatrix): HTMLElement {
+  const title = el("h2", {}, `All differences greater than ${m.threshold_pct}% vs baseline`);
+  if (m.over.length === 0) return el("section", {}, title, el("p", {}, "None."));
+  const t = el(
+    "table",
+    { class: "over" },
+    el(
+      "tr",
+      {},
+      ...["Engines compared", "Script", "Tier", "Threads", "Difference vs baseline"].map((h) =>
+        el("th", {}, h),
+      ),
+    ),
+  );
+  for (const o of m.over) {
+    t.append(
+      el(
+        "tr",
+        {},
+        el("td", {}, `${o.engine} vs ${o.baseline}`),
+        el("td", {}, o.script),
+        el("td", {}, o.tier),
+        el("td", {}, String(o.threads)),
+        el("td", { style: `background:${heat(o.pct)}` }, pct(o.pct)),
+      ),
+    );
+  }
+  return el("section", {}, title, t);
+}
+
+export async function matrixPage(main: HTMLElement): Promise<void> {
+  const { matrices } = await loadMatrices();
+  main.replaceChildren(el("h1", {}, "Version matrix"), nav("matrix.html"));
+  if (matrices.length === 0) {
+    main.append(el("p", {}, "No version matrix in the store (append runs with --matrix <name>)."));
+    return;
+  }
+  const name = param("name");
+  const m = matrices.find((x) => x.name === name) ?? matrices[0]!;
+  const pick = el("select", { "aria-label": "matrix" });
+  for (const x of matrices) pick.append(el("option", { value: x.name }, `${x.name} (${day(x.date)})`));
+  pick.value = m.name;
+  pick.addEventListener("change", () => {
+    location.search = `?name=${encodeURIComponent(pick.value)}`;
+  });
+  const bases = Object.values(m.baselines).join(", ");
+  main.append(
+    pick,
+    el(
+      "p",
+      { class: "card-sub" },
+      `${m.workload} · runner class ${m.runner_class} · ${m.engines.length} engines · baseline per family: ${bases}`,
+    ),
+    ...matrixTables(m),
+    overList(m),
+  );
+}

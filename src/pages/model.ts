@@ -1,0 +1,261 @@
+/**
+ * From history runs to the trend site's data (pure): one series per cell (runner class × flavor ×
+ * workload × script × tier × threads) over the trend runs, change points per metric, the overview
+ * rows, and the version matrices (runs appended with --matrix, or runs holding several servers).
+ */
+import { createHash } from "node:crypto";
+import { naturalCompare } from "../compare/compare.js";
+import { HISTORY_METRICS, type HistoryMetric, type HistoryRun } from "../history/schema.js";
+
+export interface SeriesPoint {
+  value: number;
+  lo?: number;
+  hi?: number;
+  n?: number;
+  id?: string;
+  date?: string;
+}
+
+/** What the change-point detector returns for one series (index = first point of the new regime). */
+export interface DetectedChange {
+  index: number;
+  before: number;
+  after: number;
+  magnitude: number;
+  confidence: number;
+}
+
+export type Detector = (points: SeriesPoint[]) => DetectedChange[];
+
+export interface CellKey {
+  runner_class: string;
+  flavor: string;
+  workload: string;
+  script: string;
+  tier: string;
+  threads: number;
+}
+
+export interface ChangeMark {
+  metric: HistoryMetric;
+  index: number;
+  /** relative change of the mean, after/before − 1, in % */
+  pct: number;
+  before: number;
+  after: number;
+  confidence: number;
+  /** last commit of the old regime and first of the new */
+  from: string;
+  to: string;
+  /** a compare link for the range when the commits have URLs on one repository */
+  range_url: string | null;
+  date: string;
+}
+
+export interface MetricColumns {
+  v: (number | null)[];
+  lo: (number | null)[];
+  hi: (number | null)[];
+}
+
+export interface CellSeries {
+  id: string;
+  key: CellKey;
+  run: string[];
+  date: string[];
+  commit: string[];
+  /** each point's commit link; empty when every link is `url_prefix` + the commit (compact) */
+  url: (string | null)[];
+  url_prefix: string | null;
+  version: string[];
+  metrics: Partial<Record<HistoryMetric, MetricColumns>>;
+  changes: ChangeMark[];
+}
+
+export interface OverviewRow extends CellKey {
+  id: string;
+  points: number;
+  last: { date: string; commit: string; version: string; tps: number | null };
+  /** tps of the last SPARK_POINTS points */
+  spark: (number | null)[];
+  /** the most recent change point over the cell's metrics */
+  change: ChangeMark | null;
+}
+
+export const SPARK_POINTS = 120;
+
+function cellId(k: CellKey): string {
+  const slug = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  const hash = createHash("sha256")
+    .update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads]))
+    .digest("hex")
+    .slice(0, 8);
+  return `${slug}-${hash}`;
+}
+
+/** Runs that make trend series: single-server runs not in a version matrix. */
+export function isTrendRun(run: HistoryRun): boolean {
+  return run.matrix === null && run.servers.length === 1;
+}
+
+function rangeUrl(fromUrl: string | null, toUrl: string | null, from: string, to: string): string | null {
+  const m = fromUrl ? /^(.*)\/commit\/[0-9a-fA-F]+$/.exec(fromUrl) : null;
+  if (!m || !toUrl?.startsWith(`${m[1]}/commit/`)) return null;
+  return `${m[1]}/compare/${from}...${to}`;
+}
+
+/** The trend series of every cell, points ordered by date (runs must be oldest first). */
+export function buildSeries(runs: readonly HistoryRun[], detect: Detector): CellSeries[] {
+  const byId = new Map<string, CellSeries>();
+  for (const run of runs) {
+    if (!isTrendRun(run)) continue;
+    const server = run.servers[0]!;
+    for (const c of run.cells) {
+      const key: CellKey = {
+        runner_class: run.runner_class,
+        flavor: server.flavor,
+        workload: c.workload,
+        script: c.script,
+        tier: c.tier,
+        threads: c.threads,
+      };
+      const id = cellId(key);
+      let s = byId.get(id);
+      if (!s) {
+        s = {
+          id,
+          key,
+          run: [],
+          date: [],
+          commit: [],
+          url: [],
+          url_prefix: null,
+          version: [],
+          metrics: {},
+          changes: [],
+        };
+        byId.set(id, s);
+      }
+      const at = s.run.length;
+      s.run.push(run.id);
+      s.date.push(run.date);
+      s.commit.push(run.commit);
+      s.url.push(run.commit_url);
+      s.version.push(server.version);
+      for (const m of HISTORY_METRICS) {
+        const v = c.metrics[m];
+        if (!v) continue;
+        let col = s.metrics[m];
+        if (!col) {
+          col = { v: Array(at).fill(null), lo: Array(at).fill(null), hi: Array(at).fill(null) };
+          s.metrics[m] = col;
+        }
+        col.v[at] = v.value;
+        col.lo[at] = v.lo;
+        col.hi[at] = v.hi;
+      }
+    }
+    for (const s of byId.values()) padTo(s);
+  }
+  const all = [...byId.values()];
+  for (const s of all) {
+    s.changes = changesOf(s, detect);
+    compactUrls(s);
+  }
+  return all.sort((a, b) => compareKeys(a.key, b.key));
+}
+
+/** Drops the per-point links when they all are one prefix followed by the commit. */
+function compactUrls(s: CellSeries): void {
+  const first = s.url[0];
+  const prefix = first?.endsWith(s.commit[0]!) ? first.slice(0, first.length - s.commit[0]!.length) : null;
+  if (prefix && s.url.every((u, i) => u === `${prefix}${s.commit[i]}`)) {
+    s.url_prefix = prefix;
+    s.url = [];
+  }
+}
+
+function padTo(s: CellSeries): void {
+  for (const col of Object.values(s.metrics)) {
+    while (col.v.length < s.run.length) {
+      col.v.push(null);
+      col.lo.push(null);
+      col.hi.push(null);
+    }
+  }
+}
+
+export function compareKeys(a: CellKey, b: CellKey): number {
+  return (
+    naturalCompare(a.runner_class, b.runner_class) ||
+    naturalCompare(a.flavor, b.flavor) ||
+    naturalCompare(a.workload, b.workload) ||
+    naturalCompare(a.script, b.script) ||
+    naturalCompare(a.tier, b.tier) ||
+    a.threads - b.threads
+  );
+}
+
+/** Change points of each metric, mapped back from the metric's non-empty points to series indices. */
+function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
+  const marks: ChangeMark[] = [];
+  for (const m of HISTORY_METRICS) {
+    const col = s.metrics[m];
+    if (!col) continue;
+    const at: number[] = [];
+    const points: SeriesPoint[] = [];
+    col.v.forEach((v, i) => {
+      if (v === null) return;
+      at.push(i);
+      const lo = col.lo[i];
+      const hi = col.hi[i];
+      points.push({
+        value: v,
+        ...(lo != null && hi != null ? { lo, hi } : {}),
+        id: s.run[i]!,
+        date: s.date[i]!,
+      });
+    });
+    for (const c of detect(points)) {
+      const i = at[c.index];
+      const prev = at[c.index - 1];
+      if (i === undefined || prev === undefined) continue;
+      marks.push({
+        metric: m,
+        index: i,
+        pct: Number(((c.after / c.before - 1) * 100).toFixed(2)),
+        before: c.before,
+        after: c.after,
+        confidence: c.confidence,
+        from: s.commit[prev]!,
+        to: s.commit[i]!,
+        range_url: rangeUrl(s.url[prev]!, s.url[i]!, s.commit[prev]!, s.commit[i]!),
+        date: s.date[i]!,
+      });
+    }
+  }
+  return marks.sort((a, b) => a.index - b.index);
+}
+
+/** The most recent change; of several at one point, throughput first (tps, qps, then p95). */
+function latestChange(marks: readonly ChangeMark[]): ChangeMark | null {
+  const last = marks.reduce((m, c) => Math.max(m, c.index), -1);
+  for (const metric of HISTORY_METRICS) {
+    const hit = marks.find((c) => c.index === last && c.metric === metric);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+export function overviewRow(s: CellSeries): OverviewRow {
+  const last = s.run.length - 1;
+  const tps = s.metrics.tps?.v ?? [];
+  return {
+    id: s.id,
+    ...s.key,
+    points: s.run.length,
+    last: { date: s.date[last]!, commit: s.commit[last]!, version: s.version[last]!, tps: tps[last] ?? null },
+    spark: tps.slice(-SPARK_POINTS),
+    change: latestChange(s.changes),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * `perfgate pages`: writes the static trend site. HTML shells and the bundled client (chart
+ * library included, built with the CLI) are copied; the data is written as one small file per
+ * cell, per run and for the overview and matrices, each loaded by the page only when it is shown.
+ * Data files are JavaScript calls (`perfgateData(key, json)`), so the site also works when
+ * opened straight from disk, where browsers refuse fetch().
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { HistoryRun } from "../history/schema.js";
+import { UserError } from "../util/errors.js";
+import { buildMatrix, groupMatrices, type VersionMatrix } from "./matrix.js";
+import { buildSeries, type Detector, overviewRow } from "./model.js";
+
+export interface SiteOptions {
+  out: string;
+  detect: Detector;
+  thresholdPct: number;
+  baselines?: string[];
+  title?: string;
+  /** where the built client (index.html, assets/) is; default: beside the running CLI */
+  assets?: string;
+}
+
+export interface SiteSummary {
+  cells: number;
+  runs: number;
+  matrices: number;
+  changes: number;
+  files: number;
+}
+
+/** The built client: dist/pages beside dist/cli.mjs (also when running from src/ in tests). */
+export function defaultAssetsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    for (const c of [join(dir, "pages"), join(dir, "dist", "pages")]) {
+      if (existsSync(join(c, "index.html"))) return c;
+    }
+    dir = dirname(dir);
+  }
+  throw new UserError("the trend-site client is not built (dist/pages missing): run npm run build");
+}
+
+export function dataFile(key: string, data: unknown): string {
+  return `perfgateData(${JSON.stringify(key)},${JSON.stringify(data)});\n`;
+}
+
+function write(root: string, key: string, data: unknown, count: { files: number }): void {
+  const path = join(root, "data", `${key}.js`);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, dataFile(key, data));
+  count.files++;
+}
+
+function runPageData(run: HistoryRun) {
+  return run;
+}
+
+/** Writes the site into a fresh folder next to `out`, then swaps it in (no half-written site). */
+export function writeSite(runs: readonly HistoryRun[], o: SiteOptions): SiteSummary {
+  const out = resolve(o.out);
+  if (existsSync(out) && readdirSync(out).length > 0 && !existsSync(join(out, "data", "overview.js"))) {
+    throw new UserError(`--out ${o.out}: not empty and not a perfgate site; give a new or empty folder`);
+  }
+  const tmp = `${out}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  try {
+    cpSync(o.assets ?? defaultAssetsDir(), tmp, { recursive: true });
+    const count = { files: 0 };
+    const series = buildSeries(runs, o.detect);
+    for (const s of series) write(tmp, `cells/${s.id}`, s, count);
+    for (const r of runs) write(tmp, `runs/${r.id}`, runPageData(r), count);
+    const matrices: VersionMatrix[] = [];
+    for (const [name, group] of groupMatrices(runs)) {
+      matrices.push(
+        buildMatrix(name, group, {
+          thresholdPct: o.thresholdPct,
+          ...(o.baselines ? { baselines: o.baselines } : {}),
+        }),
+      );
+    }
+    matrices.sort((a, b) => (a.date < b.date ? 1 : -1));
+    write(tmp, "matrix", { matrices }, count);
+    const changes = series.reduce((n, s) => n + s.changes.length, 0);
+    write(
+      tmp,
+      "overview",
+      {
+        title: o.title ?? "perfgate trends",
+        generated_at: new Date().toISOString(),
+        runs: runs.length,
+        first: runs[0]?.date ?? null,
+        last: runs[runs.length - 1]?.date ?? null,
+        cells: series.map(overviewRow),
+        matrices: matrices.map((m) => ({ name: m.name, date: m.date, engines: m.engines })),
+      },
+      count,
+    );
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(dirname(out), { recursive: true });
+    renameSync(tmp, out);
+    return {
+      cells: series.length,
+      runs: runs.length,
+      matrices: matrices.length,
+      changes,
+      files: count.files,
+    };
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}

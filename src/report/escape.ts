@@ -1,0 +1,86 @@
+/**
+ * The one escaper for text perfgate did not write itself (engine, scenario, tier and workload
+ * names, versions, server options, branch names, error messages, file paths) on its way into
+ * Markdown: reports, the job summary and the PR comment. A results file can come from a pull
+ * request's code, so its text is hostile until proven otherwise. What it neutralises:
+ *
+ * - control characters: CR, LF, TAB and the Unicode line/paragraph separators become a space (a
+ *   lone `\r` must not split a table row); other C0/C1 controls and bidi overrides are dropped;
+ * - Markdown and HTML: ASCII punctuation that Markdown gives meaning to, `|` (a table cell), `<`/`>`
+ *   (HTML), `&` (entities), `$` (math) is backslash-escaped, so `<img onerror=…>` shows as text;
+ * - GitHub's own links: `@name` (mentions and team pings), bare URLs (`https://…`, `www.…`) and
+ *   e-mail addresses get a zero-width space (`&#8203;`) after the `@`, `:` or `www`, so they stay
+ *   readable but neither notify anyone nor become links.
+ *
+ * `htmlEscape` does the same for text inside HTML blocks (`<summary>`), where Markdown escapes do
+ * not apply; `mermaidText` keeps a conservative alphabet for text inside a Mermaid block; `plainText`
+ * strips controls for the terminal. Pure functions.
+ */
+
+/** CR, LF, TAB, NEL and the Unicode line/paragraph separators: a space. */
+const BREAKS = /\r\n|[\r\n\t\u0085\u2028\u2029]/g;
+/** Other C0/C1 controls, DEL, and the bidi embedding/override/isolate controls: removed. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** ASCII punctuation with a meaning in GitHub Markdown (CommonMark allows escaping any of it). */
+const MD_PUNCT = /[\\`*_{}[\]()#+!|<>~&$]/g;
+const ZWSP = "&#8203;";
+
+const NEEDS_WORK =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: see CONTROLS
+  /[\\`*_{}[\]()#+!|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i;
+
+function controlsOut(text: string): string {
+  return text.replace(BREAKS, " ").replace(CONTROLS, "");
+}
+
+/** Breaks mentions, e-mail addresses and URL autolinks with a zero-width space (after escaping). */
+function defuseLinks(text: string): string {
+  return text
+    .replace(/@/g, `@${ZWSP}`)
+    .replace(/:(?=\/\/)/g, `:${ZWSP}`)
+    .replace(/\b(mailto|xmpp|javascript|data|vbscript):/gi, `$1${ZWSP}:`)
+    .replace(/\b(www)\./gi, `$1${ZWSP}.`);
+}
+
+// Reports escape the same few names (engines, scenarios, tiers) tens of thousands of times.
+const cache = new Map<string, string>();
+
+/** Text for a Markdown line or table cell: inert (see the module comment). */
+export function mdEscape(text: string): string {
+  if (!NEEDS_WORK.test(text)) return text;
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
+  const out = defuseLinks(controlsOut(text).replace(MD_PUNCT, (c) => `\\${c}`));
+  if (cache.size >= 4096) cache.clear();
+  cache.set(text, out);
+  return out;
+}
+
+const HTML_ENTITY: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "|": "&#124;",
+};
+
+/** Text inside an HTML element such as `<summary>`: entities instead of backslashes. */
+export function htmlEscape(text: string): string {
+  return defuseLinks(controlsOut(text).replace(/[&<>"'|]/g, (c) => HTML_ENTITY[c]!));
+}
+
+/** Text inside a Mermaid block (a quoted title or axis label): letters, digits and a few signs. */
+export function mermaidText(text: string, max = 60): string {
+  const clean = controlsOut(text)
+    .replace(/[^A-Za-z0-9 _.,:+\-()×]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/** Text for the terminal: no control characters (no escape sequences from a results file). */
+export function plainText(text: string): string {
+  return controlsOut(text);
+}

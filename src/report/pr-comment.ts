@@ -1,0 +1,411 @@
+/**
+ * The report a reviewer reads in ten seconds: the PR comment and the job summary. Top to bottom:
+ * the verdict (one line), a short table of only the regressions and improvements (change, interval,
+ * MDE), what was compared (base and head with commit links, the compare link, the settings a config
+ * A/B changed, the workload), per-second throughput of the worst regressed cells (Mermaid
+ * `xychart-beta`, which GitHub renders), then the full report folded in `<details>`, then where
+ * the complete results are (the artifact). The body always fits `budget` characters: whole
+ * sections of the folded report are left out (and named) rather than cutting a table. Pure.
+ * Layout: docs/action.md, "The pull request comment".
+ */
+import { labelSets } from "../compare/compare.js";
+import type { MeasurementSet } from "../compare/model.js";
+import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
+import { abSettingsText, comparisonSections, fmtPct, fmtValue, type ReportSection } from "./comparison.js";
+import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
+import { fmtNumber } from "./markdown.js";
+
+export type OverallVerdict = "regression" | "inconclusive" | "improvement" | "unchanged";
+
+export interface Revision {
+  /** a commit SHA (hex, validated by the caller) */
+  sha: string | null;
+  /** a branch name (untrusted text) */
+  ref: string | null;
+}
+
+export interface PrReportInput {
+  workload: string;
+  verdict: OverallVerdict;
+  report: ComparisonReport;
+  sets: readonly MeasurementSet[];
+  /** https://github.com/owner/repo, for commit and compare links; null: no links */
+  repoUrl: string | null;
+  base: Revision;
+  head: Revision;
+  runUrl: string | null;
+  /** where the complete results are: the artifact (or the run page listing it) */
+  artifact: { url: string; label: string } | null;
+  /** "##" in the job summary, "###" in a comment */
+  heading: "##" | "###";
+  /** Markdown lines placed right under the verdict (e.g. "the regression is gone") */
+  notices?: string[];
+  /** the body's maximum length in characters */
+  budget: number;
+  perfgateVersion: string;
+}
+
+/** Rows of the top table at most; the rest are counted and left to the folded report. */
+const TOP_ROWS = 15;
+/** Regressed cells drawn at most, and points per line (each point averages a few seconds). */
+const CHARTS = 3;
+const CHART_POINTS = 60;
+
+const TITLE: Record<OverallVerdict, string> = {
+  regression: "🔴 regression",
+  inconclusive: "❔ inconclusive",
+  improvement: "🟢 improvement",
+  unchanged: "✅ unchanged",
+};
+
+const METRIC: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency" };
+
+/** Untrusted names are cut to a readable length before escaping (a results file can hold anything). */
+function clip(text: string, max = 100): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function plural(n: number, word: string): string {
+  return `${fmtNumber(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+
+interface CellGroup {
+  key: string;
+  /** the metric the row shows: TPS when it was decided, else the first decided one */
+  primary: ComparisonCell;
+  /** the other decided metrics of the cell */
+  others: ComparisonCell[];
+  verdict: ComparisonCell["verdict"];
+}
+
+const RANK: Record<ComparisonCell["verdict"], number> = {
+  regression: 0,
+  improvement: 1,
+  inconclusive: 2,
+  unchanged: 3,
+};
+
+/** Cell × metric verdicts grouped by cell; a cell's verdict is its worst metric's. */
+export function cellGroups(r: ComparisonReport): CellGroup[] {
+  const byKey = new Map<string, ComparisonCell[]>();
+  for (const c of r.cells) {
+    const k = [c.head, c.base, c.scenario, c.tier ?? "", c.threads].join("\u0000");
+    const xs = byKey.get(k);
+    if (xs) xs.push(c);
+    else byKey.set(k, [c]);
+  }
+  return [...byKey].map(([key, cells]) => {
+    const verdict = cells.reduce(
+      (v, c) => (RANK[c.verdict] < RANK[v] ? c.verdict : v),
+      "unchanged" as ComparisonCell["verdict"],
+    );
+    const decided = cells.filter((c) => c.verdict === verdict);
+    const primary = decided.find((c) => c.metric === "tps") ?? decided[0]!;
+    return { key, primary, others: decided.filter((c) => c !== primary), verdict };
+  });
+}
+
+/** "### 🔴 regression · perfgate smoke: 1 of 3 cells regressed, 1 improved (threshold 5%)". */
+export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "report" | "heading">): string {
+  const groups = cellGroups(i.report);
+  const count = (v: ComparisonCell["verdict"]) => groups.filter((g) => g.verdict === v).length;
+  const parts = [
+    count("regression") > 0 ? `${fmtNumber(count("regression"))} regressed` : null,
+    count("improvement") > 0 ? `${fmtNumber(count("improvement"))} improved` : null,
+    count("inconclusive") > 0 ? `${fmtNumber(count("inconclusive"))} inconclusive` : null,
+  ].filter((x): x is string => x !== null);
+  const trends = i.report.degradation.filter((d) => d.verdict === "regression").length;
+  if (trends > 0) parts.push(`${plural(trends, "within-run degradation")}`);
+  const what =
+    parts.length > 0
+      ? `${parts.join(", ")} of ${plural(groups.length, "cell")}`
+      : `${plural(groups.length, "cell")}, none changed`;
+  return `${i.heading} ${TITLE[i.verdict]} · perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
+}
+
+function cellName(c: Pick<ComparisonCell, "scenario" | "threads" | "tier">): string {
+  return `${c.scenario} · ${plural(c.threads, "thread")}${c.tier === null ? "" : ` · ${c.tier}`}`;
+}
+
+/** Regressed cells worst first, then improved cells largest first. */
+function decidedGroups(r: ComparisonReport): CellGroup[] {
+  const size = (g: CellGroup) => Math.abs(g.primary.change_pct);
+  const groups = cellGroups(r);
+  const of = (v: string) => groups.filter((g) => g.verdict === v).sort((a, b) => size(b) - size(a));
+  const decided = [...of("regression"), ...of("improvement")];
+  // Nothing decided: the undecided cells, largest change first, with the pairs each would need.
+  return decided.length > 0 ? decided : of("inconclusive").slice(0, 5);
+}
+
+function topRow(g: CellGroup, many: boolean): string {
+  const c = g.primary;
+  const mark = g.verdict === "regression" ? "🔴" : g.verdict === "improvement" ? "🟢" : "❔";
+  const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
+  const ci =
+    c.ci_low_pct !== undefined && c.ci_high_pct !== undefined
+      ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`
+      : "— (one value per side)";
+  const needs =
+    g.verdict === "inconclusive" && c.samples_needed !== null
+      ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})`
+      : "";
+  const mde = `${c.mde_pct === null ? "—" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
+  const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
+  const also =
+    g.others.length > 0
+      ? ` (also ${g.others.map((o) => `${METRIC[o.metric] ?? o.metric} ${fmtPct(o.change_pct)}`).join(", ")})`
+      : "";
+  return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${METRIC[c.metric] ?? c.metric}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
+}
+
+function topTable(r: ComparisonReport): string[] {
+  const groups = decidedGroups(r);
+  const L: string[] = [];
+  if (groups.length > 0) {
+    const many = new Set(groups.map((g) => `${g.primary.head}\u0000${g.primary.base}`)).size > 1;
+    L.push(
+      `| | ${many ? "Comparison | " : ""}Cell | Metric | Base | Head | Change | CI | MDE |`,
+      `|---|${many ? "---|" : ""}---|---|---:|---:|---:|---|---:|`,
+    );
+    for (const g of groups.slice(0, TOP_ROWS)) L.push(topRow(g, many));
+    L.push("");
+    const rest = groups.length - Math.min(groups.length, TOP_ROWS);
+    if (rest > 0)
+      L.push(`… and ${plural(rest, "more changed cell")}: every verdict is in the full report below.`, "");
+    if (groups[0]!.verdict === "inconclusive") {
+      L.push(
+        "Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.",
+        "",
+      );
+    }
+    if (r.comparisons_with_ci > 0) {
+      L.push(
+        `<sub>CI: ${Number((r.confidence * 100).toPrecision(6))}% simultaneous intervals over ${fmtNumber(r.comparisons_with_ci)} comparisons; MDE: the smallest change these samples would detect.</sub>`,
+        "",
+      );
+    }
+  }
+  const trends = r.degradation.filter((x) => x.verdict === "regression");
+  for (const d of trends.slice(0, TOP_ROWS)) {
+    L.push(
+      `- 🔴 within-run degradation, ${mdEscape(clip(cellName(d), 160))}: ${mdEscape(clip(d.reason, 300))}`,
+    );
+  }
+  if (trends.length > TOP_ROWS) L.push(`- … and ${fmtNumber(trends.length - TOP_ROWS)} more`);
+  if (trends.length > 0) L.push("");
+  return L;
+}
+
+function commitLink(repoUrl: string | null, sha: string | null): string | null {
+  if (sha === null) return null;
+  const short = `\`${sha.slice(0, 12)}\``;
+  return repoUrl ? `[${short}](${repoUrl}/commit/${sha})` : short;
+}
+
+function revisionText(engine: string | null, rev: Revision, repoUrl: string | null): string {
+  const bits = [
+    engine === null ? null : `**${mdEscape(clip(engine))}**`,
+    commitLink(repoUrl, rev.sha),
+    rev.ref === null ? null : `(${mdEscape(clip(rev.ref))})`,
+  ].filter((x): x is string => x !== null);
+  return bits.length > 0 ? bits.join(" ") : "unknown";
+}
+
+/** What was compared: head and base (engine, commit, branch), the compare link, settings, workload. */
+function comparedBlock(i: PrReportInput): string[] {
+  const r = i.report;
+  const pairs = [...new Set(r.cells.map((c) => `${c.head}\u0000${c.base}`))].map((k) => k.split("\u0000"));
+  const single = pairs.length === 1 ? pairs[0]! : null;
+  const headEngine = single ? single[0]! : null;
+  const baseEngine = single ? single[1]! : r.baselines.length === 1 ? r.baselines[0]! : null;
+  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, i.base, i.repoUrl)}`;
+  if (i.repoUrl && i.base.sha && i.head.sha && i.base.sha !== i.head.sha) {
+    line += ` · [changes](${i.repoUrl}/compare/${i.base.sha}...${i.head.sha})`;
+  }
+  if (!single && pairs.length > 1) line += ` · ${plural(pairs.length, "comparison")}`;
+  const L = [`${line}  `];
+  const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
+  if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
+  const workload = workloadText(i);
+  if (workload !== null) L.push(`**Workload:** ${workload}  `);
+  L[L.length - 1] = L[L.length - 1]!.trimEnd();
+  return [...L, ""];
+}
+
+function listText(xs: readonly (string | number)[], max = 8): string {
+  const shown = xs.slice(0, max).map((x) => mdEscape(clip(String(x), 60)));
+  return (xs.length > max ? [...shown, `… (${xs.length} in all)`] : shown).join(", ");
+}
+
+function workloadText(i: PrReportInput): string | null {
+  const ab = i.sets.find((s) => s.ab)?.ab;
+  const cells = i.report.cells;
+  const scripts = [...new Set(cells.map((c) => c.scenario))];
+  const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
+  const tiers = [...new Set(cells.map((c) => c.tier).filter((t): t is string => t !== null))];
+  const parts = [mdEscape(clip(i.workload))];
+  if (scripts.length > 0)
+    parts.push(scripts.length > 4 ? plural(scripts.length, "script") : listText(scripts));
+  if (threads.length > 0) parts.push(`${listText(threads)} threads`);
+  if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
+  const results = i.sets.find((s) => s.results)?.results;
+  const dataset = ab?.dataset ?? results?.dataset;
+  if (dataset) parts.push(`${dataset.tables} × ${fmtNumber(dataset.table_size)} rows`);
+  if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);
+  return parts.join("; ");
+}
+
+/** Averages a series down to at most `max` points (each point the mean of a run of seconds). */
+export function downsample(values: readonly number[], max = CHART_POINTS): number[] {
+  if (values.length <= max) return [...values];
+  const out: number[] = [];
+  const step = values.length / max;
+  for (let k = 0; k < max; k++) {
+    const from = Math.floor(k * step);
+    const to = Math.max(from + 1, Math.floor((k + 1) * step));
+    let sum = 0;
+    for (let j = from; j < to; j++) sum += values[j]!;
+    out.push(sum / (to - from));
+  }
+  return out;
+}
+
+/** Per-second TPS of each side of a cell: the A/B series, or run results averaged over repetitions. */
+export function cellSeries(
+  labelled: readonly MeasurementSet[],
+  c: Pick<ComparisonCell, "scenario" | "tier" | "threads" | "base" | "head">,
+): { base: number[]; head: number[] } | null {
+  for (const s of labelled) {
+    const p = s.paired?.find(
+      (x) =>
+        x.scenario === c.scenario &&
+        x.tier === c.tier &&
+        x.threads === c.threads &&
+        x.base === c.base &&
+        x.head === c.head,
+    );
+    if (p) return { base: p.series.base.map((v) => v.value), head: p.series.head.map((v) => v.value) };
+  }
+  const side = (engine: string): number[] => {
+    const runs = labelled
+      .flatMap((s) => s.observations)
+      .filter(
+        (o) =>
+          o.engine === engine && o.scenario === c.scenario && o.tier === c.tier && o.threads === c.threads,
+      )
+      .map((o) => o.series?.map((v) => v.value) ?? [])
+      .filter((xs) => xs.length > 0);
+    const n = Math.min(...runs.map((xs) => xs.length));
+    if (runs.length === 0 || !Number.isFinite(n)) return [];
+    return Array.from({ length: n }, (_, k) => runs.reduce((a, xs) => a + xs[k]!, 0) / runs.length);
+  };
+  const base = side(c.base);
+  const head = side(c.head);
+  return base.length > 0 && head.length > 0 ? { base, head } : null;
+}
+
+function chartNumber(x: number): string {
+  return x >= 100 ? String(Math.round(x)) : String(Math.round(x * 10) / 10);
+}
+
+/** A Mermaid xychart-beta of base (blue) and head (red) per-second TPS over the same seconds. */
+export function throughputChart(
+  c: Pick<ComparisonCell, "scenario" | "tier" | "threads" | "base" | "head">,
+  series: { base: readonly number[]; head: readonly number[] },
+): string[] {
+  const seconds = Math.min(series.base.length, series.head.length);
+  const base = downsample(series.base.slice(0, seconds));
+  const head = downsample(series.head.slice(0, seconds));
+  const top = Math.max(...base, ...head, 1);
+  const yMax = Number((top * 1.1).toPrecision(2));
+  const title = mermaidText(
+    `${c.scenario} ${c.threads}t${c.tier === null ? "" : ` ${c.tier}`}: TPS per second`,
+  );
+  return [
+    "```mermaid",
+    "---",
+    "config:",
+    "  themeVariables:",
+    "    xyChart:",
+    '      plotColorPalette: "#0969da, #cf222e"',
+    "---",
+    "xychart-beta",
+    `  title "${title}"`,
+    `  x-axis "seconds" 0 --> ${seconds}`,
+    `  y-axis "TPS" 0 --> ${yMax}`,
+    `  line [${base.map(chartNumber).join(", ")}]`,
+    `  line [${head.map(chartNumber).join(", ")}]`,
+    "```",
+    "",
+    `<sub>Blue: base ${mdEscape(clip(c.base))}; red: head ${mdEscape(clip(c.head))}; ${seconds} s${base.length < seconds ? `, ${base.length} points of ${chartNumber(seconds / base.length)} s each` : ""}.</sub>`,
+    "",
+  ];
+}
+
+function charts(i: PrReportInput): string[][] {
+  const worst = i.report.cells
+    .filter((c) => c.verdict === "regression" && c.metric === "tps")
+    .sort((a, b) => a.change_pct - b.change_pct);
+  const out: string[][] = [];
+  const labelled = labelSets(i.sets);
+  const hasSeries = labelled.some((s) => s.paired || s.observations.some((o) => o.series));
+  for (const c of hasSeries ? worst.slice(0, 4 * CHARTS) : []) {
+    if (out.length >= CHARTS) break;
+    const s = cellSeries(labelled, c);
+    if (s && Math.min(s.base.length, s.head.length) >= 2) out.push(throughputChart(c, s));
+  }
+  return out;
+}
+
+function footer(i: PrReportInput, left: ReportSection[]): string[] {
+  const where = [
+    i.artifact ? `full results: [${mdEscape(i.artifact.label)}](${i.artifact.url})` : null,
+    i.runUrl ? `[workflow run](${i.runUrl})` : null,
+    `perfgate ${mdEscape(i.perfgateVersion)}`,
+  ].filter((x): x is string => x !== null);
+  const L: string[] = [];
+  if (left.length > 0) {
+    const names = left.map((s) => mdEscape(clip(s.label)));
+    const shown = names.length > 6 ? [...names.slice(0, 5), `${names.length - 5} more sections`] : names;
+    L.push(
+      `> ✂️ Left out to fit GitHub's size limit: ${shown.join("; ")}. The full report is report.md in ${i.artifact ? `[${mdEscape(i.artifact.label)}](${i.artifact.url})` : "the results directory"}.`,
+      "",
+    );
+  }
+  return [...L, `<sub>${where.join(" · ")}</sub>`, ""];
+}
+
+const len = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 1, 0);
+
+/** The comment or summary body, within `budget` characters. */
+export function renderPrReport(i: PrReportInput): string {
+  const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(i.report)];
+  head.push(...comparedBlock(i));
+  const sections = comparisonSections(i.report, i.sets);
+  const open = [
+    `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural(i.report.cells.length, "verdict")}`)}</summary>`,
+    "",
+  ];
+  const close = ["</details>", ""];
+  // Reserve the footer at its longest (every section left out) so whatever is added still fits.
+  let room = i.budget - len(head) - len(open) - len(close) - len(footer(i, sections)) - 1;
+  const body = [...head];
+  for (const chart of charts(i)) {
+    if (len(chart) > room) break;
+    body.push(...chart);
+    room -= len(chart);
+  }
+  const kept: string[] = [];
+  const left: ReportSection[] = [];
+  for (const s of sections) {
+    if (len(s.lines) <= room) {
+      kept.push(...s.lines);
+      room -= len(s.lines);
+    } else {
+      left.push(s);
+    }
+  }
+  if (kept.length > 0) body.push(...open, ...kept, ...close);
+  body.push(...footer(i, left));
+  return body.join("\n");
+}

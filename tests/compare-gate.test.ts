@@ -1,0 +1,99 @@
+/**
+ * A gate that compared nothing does not pass: `compare --fail-on-regression` with no engine to
+ * compare, or no common cell, exits 1 with one line naming why (the report is still printed).
+ * Also the --degradation settings of compare and report.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compareSets, gateFailure } from "../src/compare/compare.js";
+import { fromResults } from "../src/compare/model.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+import { makeResults, makeServer } from "./helpers/results-factory.js";
+
+let dir: string;
+beforeAll(() => {
+  requireBuild();
+  dir = mkdtempSync(join(tmpdir(), "pg-gate-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, version: string, script = "oltp_read_write"): string {
+  const file = join(dir, name);
+  const r = makeResults({
+    servers: [makeServer({ version })],
+    cells: [1, 2, 3].map((repetition) => ({ script, repetition, tps: 1000 + repetition })),
+  });
+  writeFileSync(file, JSON.stringify(r));
+  return file;
+}
+
+describe("a gate that compares nothing", () => {
+  it("one run against its own engine as baseline: exit 1, the reason named", async () => {
+    const one = write("one.json", "11.4.5");
+    const r = await runCli(["compare", one, "--baseline", "mariadb@11.4.5", "--fail-on-regression"]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /nothing was compared \(no engine to compare with the baseline mariadb@11\.4\.5/,
+    );
+    // the report says so instead of "no regressions"; without the gate it is just a report
+    expect(r.stdout.split("\n")[0]).toMatch(/^NOTHING COMPARED: no engine to compare/);
+    const plain = await runCli(["compare", one, "--baseline", "mariadb@11.4.5", "--format", "markdown"]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout.split("\n")[0]).toMatch(/^⚪ \*\*nothing compared: /);
+  });
+
+  it("two runs without a common cell: exit 1, no common cells", async () => {
+    const a = write("a.json", "10.11.5", "oltp_read_only");
+    const b = write("b.json", "11.4.5", "oltp_write_only");
+    const r = await runCli(["compare", a, b, "--allow-mismatch", "--fail-on-regression"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /nothing was compared \(no common cells: mariadb@11\.4\.5 and mariadb@10\.11\.5/,
+    );
+  });
+
+  it("an unknown baseline is an error naming the engines", async () => {
+    const one = write("one.json", "11.4.5");
+    const r = await runCli(["compare", one, "--baseline", "mysql@8.0.0", "--fail-on-regression"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/mysql@8\.0\.0/);
+  });
+
+  it("something compared: no gate failure", () => {
+    const base = fromResults(JSON.parse(JSON.stringify(makeResults({ cells: [{ tps: 1000 }] }))), "b");
+    const head = fromResults(
+      makeResults({ servers: [makeServer({ version: "11.4.5" })], cells: [{ tps: 1000 }] }),
+      "h",
+    );
+    const report = compareSets([base, head]);
+    expect(report.cells.length).toBeGreaterThan(0);
+    expect(gateFailure(report)).toBeNull();
+    expect(report.nothing_compared).toBeUndefined();
+  });
+});
+
+describe("--degradation settings", () => {
+  it("bad names or values: one line naming what is accepted, exit 2", async () => {
+    const one = write("one.json", "11.4.5");
+    for (const bad of ["min_drop=5", "min_drop_pct=abc", "min_drop_pct=150", "alpha=2"]) {
+      const r = await runCli(["report", one, "--degradation", bad]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(/--degradation .*accepted: window_s, filter_s, min_drop_pct/);
+    }
+    const ok = await runCli([
+      "report",
+      one,
+      "--degradation",
+      "min_drop_pct=10",
+      "--degradation",
+      "sustain_s=30",
+    ]);
+    expect(ok.code).toBe(0);
+  });
+});

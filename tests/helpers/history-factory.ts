@@ -1,0 +1,154 @@
+/**
+ * Synthetic history stores for tests and the pages benchmark: nightly trend runs of a cell matrix
+ * with seeded noise (about 1% per point, n = 3 with their 95% interval), an optional planted step
+ * in one cell, and optional version-matrix runs. Written with the store's own folder code.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { rebuildIndex, runPath } from "../../src/history/folder.js";
+import type { HistoryCell, HistoryRun, MetricValue } from "../../src/history/schema.js";
+import { HOST, makeServer } from "./results-factory.js";
+
+export interface SynthSpec {
+  runs: number;
+  scripts: string[];
+  tiers: string[];
+  threads: number[];
+  /** multiply the cell's throughput by `factor` from run `at` on (latency by 1/factor) */
+  step?: { script: string; tier: string; threads: number; at: number; factor: number };
+  /** one version-matrix run per version, e.g. ["10.11.5", "11.4.5"] */
+  matrix?: { flavor: "mariadb" | "mysql"; versions: string[] };
+  seed?: number;
+  noisePct?: number;
+}
+
+/** A small deterministic PRNG (mulberry32) and standard normal draws from it. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  const uniform = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+export function commitOf(i: number): string {
+  return createHash("sha1").update(`commit ${i}`).digest("hex");
+}
+
+function metric(base: number, noise: number, normal: () => number): MetricValue {
+  const value = base * (1 + noise * normal());
+  const half = value * noise * 1.2;
+  const r = (x: number) => Number(x.toPrecision(6));
+  return { value: r(value), lo: r(value - half), hi: r(value + half), n: 3 };
+}
+
+function cellsFor(spec: SynthSpec, runIndex: number, normal: () => number, server: string): HistoryCell[] {
+  const noise = (spec.noisePct ?? 1) / 100;
+  const cells: HistoryCell[] = [];
+  for (const [si, script] of spec.scripts.entries()) {
+    for (const [ti, tier] of spec.tiers.entries()) {
+      for (const threads of spec.threads) {
+        const s = spec.step;
+        const stepped =
+          s && s.script === script && s.tier === tier && s.threads === threads && runIndex >= s.at
+            ? s.factor
+            : 1;
+        const tps = (200 + 150 * si + 80 * ti) * Math.sqrt(threads) * stepped;
+        cells.push({
+          server,
+          workload: "nightly",
+          script,
+          tier,
+          threads,
+          metrics: {
+            tps: metric(tps, noise, normal),
+            qps: metric(tps * 20, noise, normal),
+            p95_ms: metric((threads * 1000) / tps, noise * 2, normal),
+          },
+        });
+      }
+    }
+  }
+  return cells;
+}
+
+function run(
+  i: number,
+  date: Date,
+  cells: HistoryCell[],
+  servers: HistoryRun["servers"],
+  matrix: string | null,
+): HistoryRun {
+  const commit = commitOf(i);
+  const iso = date.toISOString();
+  return {
+    schema: "perfgate/history-run",
+    schema_version: 1,
+    id: `${iso.replace(/[-:]/g, "").replace(/\.\d{3}/, "")}-${commit.slice(0, 10)}`,
+    source: "run",
+    commit,
+    commit_url: `https://github.com/example/server/commit/${commit}`,
+    date: iso,
+    branch: "main",
+    runner_class: "x64-48c-128g-amd-epyc-7443p",
+    matrix,
+    perfgate_version: "0.1.0",
+    sysbench: { version: "1.0.20", options: ["--time=60", "--report-interval=1", "--percentile=95"] },
+    host: HOST,
+    workload: { name: "nightly", sha256: "0".repeat(64) },
+    dataset: { tables: 4, table_size: 100_000 },
+    servers,
+    cells,
+  };
+}
+
+function historyServer(
+  version: string,
+  flavor: "mariadb" | "mysql" = "mariadb",
+): HistoryRun["servers"][number] {
+  const s = makeServer({ version, flavor, label: `${flavor}-${version}` });
+  return {
+    label: s.label,
+    flavor: s.flavor,
+    version: s.version,
+    version_string: s.version_string,
+    spec: s.spec,
+    tiers: s.tiers.map((t) => ({
+      tier: t.tier,
+      buffer_pool_bytes: t.buffer_pool_bytes,
+      config: t.config,
+      variables: { innodb_buffer_pool_size: String(t.buffer_pool_bytes) },
+    })),
+  };
+}
+
+/** Writes the store under `root`; returns the runs (oldest first). */
+export function writeSyntheticStore(root: string, spec: SynthSpec): HistoryRun[] {
+  const normal = rng(spec.seed ?? 7);
+  const start = Date.UTC(2025, 0, 1, 2, 17);
+  const server = historyServer("11.4.5");
+  const runs: HistoryRun[] = [];
+  for (let i = 0; i < spec.runs; i++) {
+    runs.push(
+      run(i, new Date(start + i * 86_400_000), cellsFor(spec, i, normal, server.label), [server], null),
+    );
+  }
+  for (const [k, version] of (spec.matrix?.versions ?? []).entries()) {
+    const s = historyServer(version, spec.matrix!.flavor);
+    const cells = cellsFor({ ...spec, step: undefined }, 0, normal, s.label).map((c) => {
+      const f = 1 - 0.08 * k * (c.threads <= 4 ? 1 : 0.2); // newer versions slower at low concurrency
+      const m = c.metrics;
+      return { ...c, metrics: { tps: { ...m.tps!, value: Number((m.tps!.value * f).toPrecision(6)) } } };
+    });
+    runs.push(run(10_000 + k, new Date(start + (spec.runs + k) * 86_400_000), cells, [s], "rc-test"));
+  }
+  mkdirSync(join(root, "runs"), { recursive: true });
+  for (const r of runs) writeFileSync(runPath(root, r.id), `${JSON.stringify(r)}\n`);
+  rebuildIndex(root);
+  return runs;
+}

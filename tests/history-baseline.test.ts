@@ -1,0 +1,90 @@
+/**
+ * A baseline pooled from the history store (the last N matching runs of a branch) compared with a
+ * head run by `perfgate compare`: a 15% drop in one cell is a regression, the rest are not.
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ComparisonReportSchema } from "../src/compare/schema.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+import { writeSyntheticStore } from "./helpers/history-factory.js";
+import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const CLASS = "x64-48c-128g-amd-epyc-7443p";
+
+describe("history baseline", () => {
+  requireBuild();
+
+  it("pools the newest matching runs and compare finds the planted drop only", async () => {
+    const d = tempDir("perfgate-history-baseline-");
+    dirs.push(d);
+    const store = join(d, "store");
+    const runs = writeSyntheticStore(store, {
+      runs: 8,
+      scripts: ["oltp_read_write"],
+      tiers: ["1G"],
+      threads: [1, 4, 16, 64],
+      seed: 5,
+    });
+    // The synthetic oltp_read_write tps is 200·√threads; head: 3 repetitions, 16 threads 15% slower.
+    const cells = [1, 4, 16, 64].flatMap((t) =>
+      [0.995, 1, 1.005].map((f, r) => ({
+        threads: t,
+        repetition: r + 1,
+        tps: 200 * Math.sqrt(t) * f * (t === 16 ? 0.85 : 1),
+      })),
+    );
+    const head = makeResults({ cells });
+    const headFile = writeJson(d, "head.json", { ...head, workload: { ...head.workload, name: "nightly" } });
+    const base = join(d, "base.json");
+    const b = await runCli([
+      "history",
+      "baseline",
+      "--store",
+      store,
+      "--like",
+      headFile,
+      "--out",
+      base,
+      "--runs",
+      "5",
+      "--runner-class",
+      CLASS,
+    ]);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toContain(`baseline "history main (5 runs)" from 5 run(s) of main on ${CLASS}`);
+    for (const r of runs.slice(3)) expect(b.stdout).toContain(r.id);
+    expect(b.stdout).not.toContain(runs[2]!.id);
+    expect(JSON.parse(readFileSync(base, "utf8")).rows).toHaveLength(4 * 5);
+
+    const c = await runCli(["compare", base, headFile, "--format", "json", "--metric", "tps"]);
+    expect(c.stderr).toBe("");
+    const report = ComparisonReportSchema.parse(JSON.parse(c.stdout));
+    const verdicts = Object.fromEntries(report.cells.map((x) => [x.threads, x.verdict]));
+    expect(verdicts[16]).toBe("regression");
+    for (const t of [1, 4, 64]) expect(verdicts[t]).not.toBe("regression");
+
+    const none = await runCli([
+      "history",
+      "baseline",
+      "--store",
+      store,
+      "--like",
+      headFile,
+      "--out",
+      join(d, "x.json"),
+      "--branch",
+      "release",
+      "--runner-class",
+      CLASS,
+    ]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("no run in the store matches: branch release");
+  }, 120_000);
+});

@@ -1,0 +1,222 @@
+/**
+ * The history store: extraction of runs from results/A/B files, the folder store, retention, and
+ * concurrent appends from several perfgate processes to a real local bare repository (every run
+ * lands exactly once).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { historyFromAb, historyFromResults, metricValue } from "../src/history/extract.js";
+import { appendToFolder, pruneFolder, readIndex, runsToPrune } from "../src/history/folder.js";
+import { HistoryIndexSchema, HistoryRunSchema } from "../src/history/schema.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = tempDir("perfgate-history-");
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const CTX = { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "test-class" };
+
+function resultsText(tps: number): string {
+  return JSON.stringify(
+    makeResults({
+      cells: [
+        { tps, repetition: 1 },
+        { tps: tps + 2, repetition: 2 },
+        { tps: tps + 4, repetition: 3 },
+        { tps: 50, threads: 32, series: Array.from({ length: 20 }, (_, k) => 50 + ((k * 7) % 5)) },
+      ],
+    }),
+  );
+}
+
+describe("extract", () => {
+  it("pools repetitions into mean, 95% t-interval and n; one repetition gets a batch-means interval", () => {
+    const text = resultsText(100);
+    const run = historyFromResults(JSON.parse(text), CTX, text);
+    expect(HistoryRunSchema.parse(run)).toEqual(run);
+    expect(run.cells).toHaveLength(2);
+    const c16 = run.cells.find((c) => c.threads === 16)!;
+    // mean 102, sd 2, t(0.975, 2) = 4.302653: half-width 4.302653 * 2 / sqrt(3) = 4.96828
+    expect(c16.metrics.tps).toEqual({ value: 102, lo: 97.0317, hi: 106.968, n: 3 });
+    expect(c16.metrics.qps?.value).toBe(2040);
+    const c32 = run.cells.find((c) => c.threads === 32)!;
+    expect(c32.metrics.tps?.n).toBe(1);
+    expect(c32.metrics.tps?.lo).toBeLessThan(50);
+    expect(c32.metrics.tps?.hi).toBeGreaterThan(50);
+    expect(run.id).toMatch(/^20260101T000000Z-[0-9a-f]{10}$/);
+    expect(historyFromResults(JSON.parse(text), CTX, text).id).toBe(run.id);
+  });
+
+  it("takes the head side of an A/B file, one measurement per pair", () => {
+    const ab = makeAbResults({ pairs: [100, 104, 96, 100].map((h) => ({ base: 90, head: h })) });
+    const run = historyFromAb(ab, CTX, JSON.stringify(ab));
+    expect(run.servers.map((s) => s.label)).toEqual(["head"]);
+    expect(run.cells[0]!.metrics.tps!.value).toBe(100);
+    expect(run.cells[0]!.metrics.tps!.n).toBe(4);
+  });
+
+  it("a single value has no interval", () => {
+    expect(metricValue([5])).toEqual({ value: 5, lo: null, hi: null, n: 1 });
+  });
+});
+
+describe("folder store", () => {
+  it("appends one file per run plus an index, idempotently, and prunes by count and age", async () => {
+    const root = tmp();
+    const runs = [0, 1, 2, 3].map((i) => {
+      const text = resultsText(100 + i);
+      return historyFromResults(JSON.parse(text), { ...CTX, date: `2026-0${i + 1}-01T00:00:00Z` }, text);
+    });
+    for (const r of [...runs].reverse()) expect((await appendToFolder(root, r)).added).toBe(true);
+    expect((await appendToFolder(root, runs[1]!)).added).toBe(false);
+    const index = HistoryIndexSchema.parse(readIndex(root));
+    expect(index.runs.map((e) => e.id)).toEqual(runs.map((r) => r.id)); // oldest first
+    expect(readdirSync(join(root, "runs"))).toHaveLength(4);
+    const now = new Date("2026-04-15T00:00:00Z");
+    expect(runsToPrune(index, { maxAgeDays: 60, now }).map((e) => e.id)).toEqual([runs[0]!.id, runs[1]!.id]);
+    expect((await pruneFolder(root, { keep: 3 })).map((e) => e.id)).toEqual([runs[0]!.id]);
+    expect(readIndex(root).runs).toHaveLength(3);
+    expect(existsSync(join(root, "runs", `${runs[0]!.id}.json`))).toBe(false);
+  });
+});
+
+describe("history CLI", () => {
+  requireBuild();
+
+  it("append/list/show on a folder; bad input is one line and a non-zero exit", async () => {
+    const d = tmp();
+    const file = writeJson(d, "r.json", JSON.parse(resultsText(100)));
+    const store = join(d, "store");
+    const a = await runCli([
+      "history",
+      "append",
+      file,
+      "--store",
+      store,
+      "--commit",
+      "b".repeat(40),
+      "--branch",
+      "main",
+    ]);
+    expect(a.stderr).toBe("");
+    expect(a.stdout).toMatch(/^added: run 20260101T000000Z-[0-9a-f]{10} \(2 cells\)/);
+    const again = await runCli(["history", "append", file, "--store", store, "--commit", "b".repeat(40)]);
+    expect(again.stdout).toMatch(/^already there/);
+    const list = await runCli(["history", "list", "--store", store]);
+    expect(list.stdout.trim().split("\n")).toHaveLength(1);
+    const id = list.stdout.split(" ")[0]!;
+    const show = await runCli(["history", "show", id.slice(0, 12), "--store", store]);
+    expect(show.stdout).toContain(`commit   ${"b".repeat(40)}`);
+    expect(show.stdout).toMatch(
+      /mariadb-11\.4\.5 {2}oltp_read_write {2}1G {2}16 {2}102 \[97\.0317, 106\.968\] \(3\)/,
+    );
+
+    writeFileSync(join(d, "bad.json"), JSON.stringify({ schema: "perfgate/import" }));
+    const bad = await runCli(["history", "append", join(d, "bad.json"), "--store", store, "--commit", "c"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+    expect(bad.stderr).toContain('bad.json: "schema" is "perfgate/import"; accepted: perfgate/results');
+    const age = await runCli(["history", "prune", "--store", store, "--max-age", "6 months"]);
+    expect(age.code).toBe(2);
+    expect(age.stderr).toContain("--max-age 6 months: expected <number><d|w|m|y>");
+    expect(readIndex(store).runs).toHaveLength(1);
+  });
+
+  it("concurrent appends from several processes to a bare repository: every run exactly once", async () => {
+    const d = tmp();
+    const bare = join(d, "store.git");
+    execFileSync("git", ["init", "--quiet", "--bare", bare]);
+    const files = Array.from({ length: 8 }, (_, i) =>
+      writeJson(
+        d,
+        `run${i}.json`,
+        makeResults({ servers: [makeServer({ version: `11.4.${i}` })], cells: [{ tps: 100 + i }] }),
+      ),
+    );
+    // 8 distinct runs, and run 0 appended by two processes at once: 9 processes racing.
+    const jobs = [...files, files[0]!].map((f, i) =>
+      runCli([
+        "history",
+        "append",
+        f,
+        "--store",
+        "git:perfgate-data",
+        "--repo",
+        bare,
+        "--commit",
+        `${i}`.repeat(40),
+      ]),
+    );
+    const results = await Promise.all(jobs);
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const list = await runCli([
+      "history",
+      "list",
+      "--store",
+      "git:perfgate-data",
+      "--repo",
+      bare,
+      "--format",
+      "json",
+    ]);
+    const index = HistoryIndexSchema.parse(JSON.parse(list.stdout));
+    const versions = index.runs.map((e) => e.servers[0]).sort();
+    expect(versions).toEqual(Array.from({ length: 8 }, (_, i) => `mariadb@11.4.${i}`));
+    expect(new Set(index.runs.map((e) => e.id)).size).toBe(8);
+    const tree = execFileSync("git", ["--git-dir", bare, "ls-tree", "-r", "--name-only", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(tree.split("\n").filter((p) => p.startsWith("runs/"))).toHaveLength(8);
+    const commits = execFileSync("git", ["--git-dir", bare, "rev-list", "--count", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(Number(commits)).toBe(8); // the duplicate append committed nothing
+    const indexText = execFileSync("git", ["--git-dir", bare, "show", "perfgate-data:index.json"], {
+      encoding: "utf8",
+    });
+    expect(JSON.parse(indexText)).toEqual(index);
+    expect(readFileSync(files[0]!, "utf8")).toContain("perfgate/results");
+
+    // Retention on the branch: one more commit, the oldest runs gone from the tree and the index.
+    const prune = await runCli([
+      "history",
+      "prune",
+      "--store",
+      "git:perfgate-data",
+      "--repo",
+      bare,
+      "--keep",
+      "5",
+    ]);
+    expect(prune.code, prune.stderr).toBe(0);
+    expect(prune.stdout).toContain("removed 3 run(s)");
+    const after = execFileSync("git", ["--git-dir", bare, "ls-tree", "-r", "--name-only", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(after.split("\n").filter((p) => p.startsWith("runs/"))).toHaveLength(5);
+    const shown = await runCli([
+      "history",
+      "show",
+      index.runs[7]!.id,
+      "--store",
+      "git:perfgate-data",
+      "--repo",
+      bare,
+    ]);
+    expect(shown.stdout).toContain(`run ${index.runs[7]!.id}`);
+    const count = execFileSync("git", ["--git-dir", bare, "rev-list", "--count", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(Number(count)).toBe(9);
+  }, 180_000);
+});

@@ -1,0 +1,446 @@
+/**
+ * runner-setup/: the scripts run for real against fake host trees (PERFGATE_HOST_ROOT), as root
+ * would run them on a benchmark host. tune-host.sh: --dry-run lists each sysfs/procfs write and
+ * changes nothing, apply is idempotent, --verify tells, --uninstall restores the saved values.
+ * install-runner.sh: the tarball is refused on a checksum mismatch and installed when it matches
+ * (a local file as the mirror), with the systemd unit written. jit-runner.sh: the service's cycle
+ * against the local GitHub stand-in (requests checked against GitHub's OpenAPI description): a fresh
+ * JIT config per job, the loop survives a job that exits non-zero, and the reset between jobs
+ * removes what a job left and refuses a tampered cached server.
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unpackOnce } from "../src/servers/cache.js";
+import { ROOT } from "./helpers/env.js";
+import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
+
+const SETUP = join(ROOT, "runner-setup");
+const tmp = mkdtempSync(join(tmpdir(), "perfgate-runner-setup-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function tree(name: string, files: Record<string, string>): string {
+  const root = join(tmp, name);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+/** Runs a script without blocking the event loop (the GitHub stand-in answers from this process). */
+function scriptAsync(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("bash", [join(SETUP, name), ...args], { env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function script(name: string, args: string[], env: NodeJS.ProcessEnv) {
+  const r = spawnSync("bash", [join(SETUP, name), ...args], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Every file under root with its content: a snapshot to compare. */
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, name.name);
+      if (name.isDirectory()) walk(p);
+      else out[p.slice(root.length)] = name.isSymbolicLink() ? "-> link" : readFileSync(p, "utf8");
+    }
+  };
+  walk(root);
+  return out;
+}
+
+const HOST = {
+  "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "powersave\n",
+  "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor": "powersave\n",
+  "sys/devices/system/cpu/intel_pstate/no_turbo": "0\n",
+  "sys/devices/system/cpu/smt/control": "on\n",
+  "sys/kernel/mm/transparent_hugepage/enabled": "[always] madvise never\n",
+  "sys/kernel/mm/transparent_hugepage/defrag": "always defer defer+madvise [madvise] never\n",
+  "proc/sys/vm/swappiness": "60\n",
+  "proc/sys/kernel/nmi_watchdog": "1\n",
+  "proc/sys/kernel/perf_event_max_sample_rate": "100000\n",
+  "proc/irq/24/smp_affinity_list": "0-3\n",
+  "sys/block/nvme0n1/queue/scheduler": "[none] mq-deadline kyber\n",
+  "sys/block/sda/queue/scheduler": "none [bfq] mq-deadline\n",
+  "sys/block/loop0/queue/scheduler": "[none] mq-deadline\n",
+  "lib/systemd/system/irqbalance.service": "[Unit]\n",
+  "lib/systemd/system/apt-daily.timer": "[Unit]\n",
+};
+
+function hostTree(name: string): string {
+  const root = tree(name, HOST);
+  mkdirSync(join(root, "etc/systemd/system/multi-user.target.wants"), { recursive: true });
+  mkdirSync(join(root, "etc/systemd/system/timers.target.wants"), { recursive: true });
+  symlinkSync(
+    "/lib/systemd/system/irqbalance.service",
+    join(root, "etc/systemd/system/multi-user.target.wants/irqbalance.service"),
+  );
+  symlinkSync(
+    "/lib/systemd/system/apt-daily.timer",
+    join(root, "etc/systemd/system/timers.target.wants/apt-daily.timer"),
+  );
+  return root;
+}
+
+describe("tune-host.sh", () => {
+  it("--dry-run lists every write and changes nothing", () => {
+    const root = hostTree("tune-dry");
+    const before = snapshot(root);
+    const r = script("tune-host.sh", ["--dry-run", "--smt", "off", "--housekeeping", "0"], {
+      PERFGATE_HOST_ROOT: root,
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const unit = [
+      "[Unit]",
+      "Description=perfgate: tune this host for quiet benchmarks (runner-setup/tune-host.sh)",
+      "After=sysinit.target",
+      "",
+      "[Service]",
+      "Type=oneshot",
+      `ExecStart=${join(SETUP, "tune-host.sh")} --smt off --housekeeping 0`,
+      "RemainAfterExit=yes",
+      "",
+      "[Install]",
+      "WantedBy=multi-user.target",
+    ];
+    expect(r.stdout.split("\n")).toEqual([
+      "set /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor: powersave -> performance",
+      "set /sys/devices/system/cpu/cpu1/cpufreq/scaling_governor: powersave -> performance",
+      "set /sys/devices/system/cpu/intel_pstate/no_turbo: 0 -> 1",
+      "absent /sys/devices/system/cpu/cpufreq/boost (not set)",
+      "set /sys/devices/system/cpu/smt/control: on -> off",
+      "set /sys/kernel/mm/transparent_hugepage/enabled: always -> never",
+      "set /sys/kernel/mm/transparent_hugepage/defrag: madvise -> never",
+      "set /proc/sys/vm/swappiness: 60 -> 1",
+      "set /proc/sys/kernel/nmi_watchdog: 1 -> 0",
+      "set /proc/sys/kernel/perf_event_max_sample_rate: 100000 -> 1",
+      "set /proc/irq/24/smp_affinity_list: 0-3 -> 0",
+      "unchanged /sys/block/nvme0n1/queue/scheduler: none",
+      "set /sys/block/sda/queue/scheduler: bfq -> mq-deadline",
+      "run systemctl disable --now irqbalance.service",
+      "run systemctl disable --now apt-daily.timer",
+      `write /etc/systemd/system/perfgate-tune.service (${unit.join("\n").length} bytes, mode 644)`,
+      ...unit.map((l) => `    | ${l}`),
+      "run systemctl enable --now perfgate-tune.service",
+      "",
+    ]);
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it("applies once, changes nothing the second time, verifies, and uninstall restores the originals", () => {
+    const root = hostTree("tune-apply");
+    const env = { PERFGATE_HOST_ROOT: root };
+    const before = snapshot(root);
+    expect(script("tune-host.sh", ["--verify"], env).code).toBe(1);
+    const first = script("tune-host.sh", ["--smt", "off"], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("set /proc/sys/vm/swappiness: 60 -> 1");
+    expect(readFileSync(join(root, "proc/sys/vm/swappiness"), "utf8")).toBe("1\n");
+    expect(readFileSync(join(root, "sys/kernel/mm/transparent_hugepage/enabled"), "utf8")).toBe("never\n");
+    expect(existsSync(join(root, "etc/systemd/system/multi-user.target.wants/irqbalance.service"))).toBe(
+      false,
+    );
+    const second = script("tune-host.sh", ["--smt", "off"], env);
+    expect(second.stdout.split("\n").filter((l) => l && !/^(unchanged|absent) /.test(l))).toEqual([]);
+    const verify = script("tune-host.sh", ["--verify", "--smt", "off"], env);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(/^ok {6}\/sys\/devices\/system\/cpu\/intel_pstate\/no_turbo: 1$/m);
+    expect(verify.stdout.trim().split("\n").at(-1)).toBe("tune-host: tuned");
+    const un = script("tune-host.sh", ["--uninstall"], env);
+    expect(un.code).toBe(0);
+    expect(un.stdout).toContain("set /sys/kernel/mm/transparent_hugepage/enabled: never -> always");
+    const after = snapshot(root);
+    // The fake sysfs files hold the chosen value where the kernel would show the selector list.
+    for (const [k, v] of Object.entries(before)) {
+      if (k.includes("transparent_hugepage") || k.endsWith("/scheduler")) continue;
+      expect(after[k], k).toBe(v);
+    }
+    expect(after["/sys/kernel/mm/transparent_hugepage/enabled"]).toBe("always\n");
+    expect(after["/sys/block/sda/queue/scheduler"]).toBe("bfq\n");
+    expect(existsSync(join(root, "etc/systemd/system/perfgate-tune.service"))).toBe(false);
+    expect(script("tune-host.sh", ["--verify"], env).code).toBe(1);
+  });
+
+  it("refuses a bad option value with one line and exit 2", () => {
+    const r = script("tune-host.sh", ["--smt", "maybe"], { PERFGATE_HOST_ROOT: join(tmp, "none") });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("tune-host: --smt maybe: accepted: off, on, keep\n");
+  });
+});
+
+function fakeRunnerTarball(): { file: string; sha256: string } {
+  const pkg = join(tmp, "runner-pkg");
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(join(pkg, "run.sh"), "#!/bin/sh\necho fake runner\n");
+  chmodSync(join(pkg, "run.sh"), 0o755);
+  writeFileSync(join(pkg, "config.sh"), "#!/bin/sh\n");
+  const file = join(tmp, "actions-runner-mirror.tar.gz");
+  execFileSync("tar", ["-czf", file, "-C", pkg, "."]);
+  return { file, sha256: createHash("sha256").update(readFileSync(file)).digest("hex") };
+}
+
+describe("install-runner.sh", () => {
+  it("refuses a tarball whose sha256 is not the pinned one, and installs nothing", () => {
+    const { file, sha256 } = fakeRunnerTarball();
+    const root = tree("install-bad", { "etc/passwd": "root:x:0:0::/root:/bin/sh\n" });
+    const r = script("install-runner.sh", ["--repo", "octo/perfgate"], {
+      PERFGATE_HOST_ROOT: root,
+      PERFGATE_RUNNER_URL: file,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `install-runner: ${file}: sha256 ${sha256} does not match the pinned 18f8f68ed1892854ff2ab1bab4fcaa2f5abeedc98093b6cb13638991725cab74 for actions/runner 2.333.1; nothing installed\n`,
+    );
+    expect(existsSync(join(root, "opt/actions-runner"))).toBe(false);
+    expect(readdirSync(join(root, "var/cache/perfgate-runner"))).toEqual([]);
+  });
+
+  it("installs a matching tarball from a mirror, writes the service, is idempotent, and uninstalls", () => {
+    const { file, sha256 } = fakeRunnerTarball();
+    const root = tree("install-ok", { "etc/passwd": "root:x:0:0::/root:/bin/sh\n" });
+    const env = {
+      PERFGATE_HOST_ROOT: root,
+      PERFGATE_RUNNER_URL: `file://${file}`,
+      PERFGATE_RUNNER_VERSION: "9.9.9",
+      PERFGATE_RUNNER_SHA256: sha256,
+    };
+    const dry = script("install-runner.sh", ["--repo", "octo/perfgate", "--dry-run"], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      `download file://${file} -> /var/cache/perfgate-runner/actions-runner-linux-x64-9.9.9.tar.gz (must have sha256 ${sha256})`,
+    );
+    expect(dry.stdout).toContain("write /etc/systemd/system/perfgate-runner.service (");
+    expect(dry.stdout).toContain(`    | ExecStartPre=+${SETUP}/jit-runner.sh prepare`);
+    expect(dry.stdout).toContain("    | Restart=always");
+    expect(dry.stdout).toContain("mkdir /var/cache/perfgate/servers (mode 1777)");
+    expect(readdirSync(root)).toEqual(["etc"]);
+
+    const r = script(
+      "install-runner.sh",
+      ["--repo", "octo/perfgate", "--labels", "bare-metal,perfgate"],
+      env,
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(root, "opt/actions-runner/run.sh"), "utf8")).toContain("fake runner");
+    expect(readFileSync(join(root, "opt/actions-runner/.env"), "utf8")).toBe(
+      "PERFGATE_CACHE_DIR=/var/cache/perfgate\nPERFGATE_REQUIRE_MANIFEST=1\n",
+    );
+    const unit = readFileSync(join(root, "etc/systemd/system/perfgate-runner.service"), "utf8");
+    expect(unit).toMatch(/^User=perfgate-runner$/m);
+    expect(unit).toMatch(/^ExecStart=.*\/jit-runner\.sh run$/m);
+    expect(readFileSync(join(root, "etc/perfgate-runner/runner.env"), "utf8")).toContain(
+      "PERFGATE_RUNNER_SCOPE=repo:octo/perfgate\n",
+    );
+    expect(r.stdout).toContain(
+      "next: put a token that may administer the runners of octo/perfgate in /etc/perfgate-runner/token",
+    );
+
+    const again = script(
+      "install-runner.sh",
+      ["--repo", "octo/perfgate", "--labels", "bare-metal,perfgate"],
+      env,
+    );
+    expect(again.stdout).toContain("unchanged /opt/actions-runner (actions/runner 9.9.9)");
+    expect(again.stdout).not.toMatch(/^(wrote|downloaded|unpacked|made) /m);
+
+    const un = script("install-runner.sh", ["--uninstall"], env);
+    expect(un.code).toBe(0);
+    expect(existsSync(join(root, "opt/actions-runner"))).toBe(false);
+    expect(existsSync(join(root, "etc/systemd/system/perfgate-runner.service"))).toBe(false);
+    expect(existsSync(join(root, "etc/perfgate-runner"))).toBe(false);
+  });
+});
+
+const RUNNER_UID = 4242;
+// The fake run.sh: logs the config it got, then does what a hostile job would, per job number.
+const FAKE_RUN = `#!/bin/bash
+set -e
+root="$PERFGATE_HOST_ROOT"
+n=$(( $(cat "$root/jobs.count" 2>/dev/null || echo 0) + 1 ))
+echo "$n" > "$root/jobs.count"
+[ "$1" = --jitconfig ] || { echo "run.sh: no --jitconfig" >&2; exit 64; }
+echo "$2" >> "$root/jobs.log"
+echo "job $n: work=$(ls -A "$root/opt/actions-runner/_work" | tr '\\n' ' ')tmp=$(ls -A "$root/tmp" | tr '\\n' ' ')" >> "$root/seen.log"
+case $n in
+  1)
+    mkdir -p "$root/opt/actions-runner/_work/perfgate/perfgate" && echo x > "$root/opt/actions-runner/_work/perfgate/perfgate/file"
+    mkdir -p "$root/tmp/pg-datadir" && chown -R ${RUNNER_UID} "$root/tmp/pg-datadir"
+    mkdir -p "$root/var/cache/perfgate/servers/maven-mariadb-9.9.9/bin" && chown -R ${RUNNER_UID} "$root/var/cache/perfgate/servers/maven-mariadb-9.9.9"
+    echo evil >> "$root/var/cache/perfgate/servers/maven-mariadb-1.2.3/bin/mariadbd"
+    exit 0 ;;
+  2) exit 1 ;;
+  *) exit 0 ;;
+esac
+`;
+
+async function sealedInstall(root: string, version: string): Promise<string> {
+  const dir = join(root, "var/cache/perfgate/servers", `maven-mariadb-${version}`);
+  await unpackOnce(dir, { spec: `maven:mariadb@${version}`, sha256: "ab".repeat(32) }, async (t) => {
+    mkdirSync(join(t, "bin"));
+    writeFileSync(join(t, "bin", "mariadbd"), "#!/bin/sh\n");
+    chmodSync(join(t, "bin", "mariadbd"), 0o755);
+  });
+  return dir;
+}
+
+describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-in", () => {
+  let gh: GitHubStandIn;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+  });
+  afterAll(async () => {
+    await gh?.close();
+  });
+
+  function runnerRoot(name: string): string {
+    const root = tree(name, {
+      "etc/passwd": `root:x:0:0::/root:/bin/sh\nperfgate-runner:x:${RUNNER_UID}:${RUNNER_UID}::/home/perfgate-runner:/usr/sbin/nologin\n`,
+      "etc/perfgate-runner/token": "ghp_standin_token\n",
+      "opt/actions-runner/run.sh": FAKE_RUN,
+      "tmp/.keep-root-owned": "",
+    });
+    chmodSync(join(root, "opt/actions-runner/run.sh"), 0o755);
+    mkdirSync(join(root, "opt/actions-runner/_work"), { recursive: true });
+    return root;
+  }
+
+  const env = (root: string, scope: string) => ({
+    PERFGATE_HOST_ROOT: root,
+    PERFGATE_RUNNER_SCOPE: scope,
+    PERFGATE_RUNNER_TOKEN_FILE: join(root, "etc/perfgate-runner/token"),
+    PERFGATE_RUNNER_LABELS: "bare-metal,perfgate",
+    PERFGATE_RUNNER_GROUP_ID: "3",
+    PERFGATE_RUNNER_NAME_PREFIX: "bench1",
+    GITHUB_API_URL: gh.url,
+  });
+
+  it("gets a fresh config per job, survives a failing job, and resets the host between jobs", async () => {
+    const root = runnerRoot("jit-repo");
+    await sealedInstall(root, "1.2.3");
+    const intact = await sealedInstall(root, "1.2.4");
+    const before = gh.jitRunners.length;
+    const r = await scriptAsync("jit-runner.sh", ["loop", "--jobs", "3"], env(root, "repo:octo/perfgate"));
+    expect(r.stderr).not.toMatch(/error|No such/i);
+    expect(r.code).toBe(0);
+    // one registration per job, each config handed to exactly that job's run.sh
+    const runners = gh.jitRunners.slice(before);
+    expect(runners).toHaveLength(3);
+    expect(new Set(runners.map((x) => x.encoded_jit_config)).size).toBe(3);
+    expect(readFileSync(join(root, "jobs.log"), "utf8").trim().split("\n")).toEqual(
+      runners.map((x) => x.encoded_jit_config),
+    );
+    for (const x of runners) {
+      expect(x.name).toMatch(/^bench1-\d{8}T\d{6}-[0-9a-f]{6}$/);
+      expect(x.labels).toEqual(["bare-metal", "perfgate"]);
+      expect(x.runner_group_id).toBe(3);
+      expect(x.scope).toBe("repo octo/perfgate");
+    }
+    expect(gh.invalid).toEqual([]);
+    expect(gh.unmatched).toEqual([]);
+    expect(gh.responseProblems).toEqual([]);
+    const reqs = gh.requests.slice(-3);
+    expect(reqs.map((q) => q.operationId)).toEqual(
+      Array(3).fill("actions/generate-runner-jitconfig-for-repo"),
+    );
+    expect(reqs.every((q) => q.headers.authorization === "Bearer ghp_standin_token")).toBe(true);
+    // the loop went on after job 2 exited 1
+    expect(r.stdout).toContain("job 2: the runner exited with 1; next job");
+    expect(r.stdout).toContain("job 3: the runner exited with 0; next job");
+    // the reset after job 1: its work, its temp files, the server it added and the tampered server are gone
+    expect(r.stdout).toContain("removed /opt/actions-runner/_work/perfgate");
+    expect(r.stdout).toContain("removed /tmp/pg-datadir");
+    expect(r.stdout).toContain("removed /var/cache/perfgate/servers/maven-mariadb-9.9.9");
+    expect(r.stdout).toMatch(
+      /^refused \/var\/cache\/perfgate\/servers\/maven-mariadb-1\.2\.3: .*bin\/mariadbd was changed since perfgate unpacked maven:mariadb@1\.2\.3/m,
+    );
+    expect(r.stdout).toMatch(/^verified \/var\/cache\/perfgate\/servers\/maven-mariadb-1\.2\.4$/m);
+    expect(existsSync(intact)).toBe(true);
+    expect(existsSync(join(root, "var/cache/perfgate/servers/maven-mariadb-1.2.3"))).toBe(false);
+    expect(readFileSync(join(root, "seen.log"), "utf8").split("\n")[1]).toBe(
+      "job 2: work=tmp=.keep-root-owned ",
+    );
+    // the config is single-use: run deleted it
+    expect(existsSync(join(root, "run/perfgate-runner/jitconfig"))).toBe(false);
+  }, 180_000);
+
+  it("uses the organization endpoint for an org scope", async () => {
+    const root = runnerRoot("jit-org");
+    const r = await scriptAsync("jit-runner.sh", ["loop", "--jobs", "1"], env(root, "org:octo"));
+    expect(r.code).toBe(0);
+    expect(gh.requests.at(-1)?.operationId).toBe("actions/generate-runner-jitconfig-for-org");
+    expect(gh.jitRunners.at(-1)?.scope).toBe("org octo");
+    expect(gh.invalid).toEqual([]);
+  }, 60_000);
+
+  it("prepare fails with one line when the token cannot be read, and leaves no config", () => {
+    const root = runnerRoot("jit-notoken");
+    rmSync(join(root, "etc/perfgate-runner/token"));
+    const r = script("jit-runner.sh", ["prepare"], env(root, "repo:octo/perfgate"));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `jit-config: cannot read the token file ${join(root, "etc/perfgate-runner/token")}: ENOENT\njit-runner: no JIT config (see the line above); the service retries\n`,
+    );
+    expect(existsSync(join(root, "run/perfgate-runner/jitconfig"))).toBe(false);
+  });
+
+  it("--dry-run of prepare lists the reset and the config request without doing them", async () => {
+    const root = runnerRoot("jit-dry");
+    mkdirSync(join(root, "opt/actions-runner/_work/old"), { recursive: true });
+    await sealedInstall(root, "1.2.5");
+    const extra = join(root, "var/cache/perfgate/ccache");
+    mkdirSync(extra);
+    chownSync(extra, RUNNER_UID, RUNNER_UID);
+    const before = snapshot(root);
+    const r = script("jit-runner.sh", ["prepare", "--dry-run"], env(root, "repo:octo/perfgate"));
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n")).toEqual([
+      "reset: before the next job",
+      `run pkill -KILL -u ${RUNNER_UID}`,
+      "remove /opt/actions-runner/_work/old",
+      "remove /var/cache/perfgate/ccache",
+      "run perfgate server verify /var/cache/perfgate/servers/maven-mariadb-1.2.5",
+      "mkdir /run/perfgate-runner (mode 755)",
+      `run node ${SETUP}/jit-config.mjs > /run/perfgate-runner/jitconfig (mode 400, owner perfgate-runner)`,
+      "",
+    ]);
+    expect(snapshot(root)).toEqual(before);
+  });
+});
