@@ -80,13 +80,19 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
   const replacing = checkOutputs(opts);
+  // A server spec that does not resolve is input too: refused before the locks create anything.
+  const install = await resolveServer(opts.server, {
+    log,
+    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+    signal,
+  });
   const out = resolve(opts.out);
   const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const guard = guardRun({ out, workRoot, holder: `perfgate run --out ${opts.out}`, log });
   if (replacing)
     log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
   try {
-    return await runGuarded(opts, { loaded, host, net, sysbench, out, workRoot });
+    return await runGuarded(opts, { loaded, host, net, sysbench, out, workRoot }, install);
   } finally {
     guard.release();
   }
@@ -130,7 +136,7 @@ function previousRun(
   return prev;
 }
 
-async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome> {
+async function runGuarded(opts: RunOptions, ctx: RunContext, install: ServerInstall): Promise<RunOutcome> {
   const { log, signal } = opts;
   const { loaded, host, net, sysbench, out, workRoot } = ctx;
   const w = loaded.workload;
@@ -139,11 +145,6 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
   if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
-  const install = await resolveServer(opts.server, {
-    log,
-    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
-    signal,
-  });
 
   const allCells = planCells(w);
   const { shard } = opts;
