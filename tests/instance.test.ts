@@ -74,7 +74,7 @@ describe("lifecycle failures", () => {
     try {
       await inst.initialize().catch(() => {});
       await expect(inst.start()).rejects.toThrow(
-        /^maven:mariadb@11\.4\.5 died during start \(exit code \d+\): unknown variable 'innodb[-_]no[-_]such[-_]option=1' \(log: \S+error\.log\)$/,
+        /^maven:mariadb@11\.4\.5 died during start \(exited with \d+\): unknown variable 'innodb[-_]no[-_]such[-_]option=1' \(log: \S+error\.log\)$/,
       );
     } finally {
       await inst.dispose();

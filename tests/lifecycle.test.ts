@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapStale, removableDir } from "../src/run/guard.js";
-import { checkResumable, keptCells, resumeDifferences } from "../src/run/resume.js";
+import { checkResumable, keptCells, resumeDifferences, startingResults } from "../src/run/resume.js";
 import { failedCellsReason } from "../src/run/runner.js";
 import { reclaimOrphanTemps, tempOwner } from "../src/servers/cache.js";
 import { acquireLock, readLock } from "../src/util/lock.js";
@@ -155,16 +155,29 @@ describe("children die with perfgate", () => {
     });
   });
 
-  it("the watchdog kills registered groups and removes registered dirs when its pipe closes", async () => {
+  it("the watchdog kills registered groups, removes registered dirs and closes results when its pipe closes", async () => {
     const d = mkdtempSync(join(tmpdir(), "pg-"));
+    const running = join(tempDir(), "running.json");
+    const done = join(tempDir(), "done.json");
+    for (const f of [running, done]) {
+      writeFileSync(f, JSON.stringify({ ...makeResults({ cells: [{ tps: 1 }] }), status: "running" }));
+    }
     const sleeper = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
     const dog = spawn(process.execPath, ["-e", WATCHDOG_SCRIPT], { stdio: ["pipe", "ignore", "inherit"] });
-    dog.stdin.write(`+g ${sleeper.pid}\n+d ${d}\n+g 999999\n-g 999999\n`);
+    dog.stdin.write(
+      `+g ${sleeper.pid}\n+d ${d}\n+g 999999\n-g 999999\n+r ${running}\n+r ${done}\n-r ${done}\n`,
+    );
     dog.stdin.end();
-    const sig = await new Promise((res) => sleeper.once("exit", (_c, s) => res(s)));
-    await new Promise((res) => dog.once("exit", res));
-    expect(sig).toBe("SIGKILL");
+    const killed = new Promise((res) => sleeper.once("exit", (_c, s) => res(s)));
+    expect(await new Promise((res) => dog.once("exit", res))).toBe(0); // a broken script would exit 1 at once
+    expect(await killed).toBe("SIGKILL");
     expect(existsSync(d)).toBe(false);
+    const closed = JSON.parse(readFileSync(running, "utf8"));
+    expect(closed.status).toBe("incomplete");
+    expect(closed.status_reason).toBe(
+      `perfgate (pid ${process.pid}) ended without finishing (killed) after 1 of 1 cells`,
+    );
+    expect(JSON.parse(readFileSync(done, "utf8")).status).toBe("running"); // forgotten: not touched
   });
 
   it("exit descriptions name the signal", () => {
@@ -229,6 +242,35 @@ describe("resume checks", () => {
     expect(keptCells(withFailed, planned).map((c) => c.id)).toEqual(prev.cells.map((c) => c.id));
     expect(failedCellsReason(withFailed.cells)).toMatch(/^1 of \d+ cells failed; first: /);
     expect(failedCellsReason(prev.cells)).toBeNull();
+  });
+
+  it("start from the finished cells, their tiers and start time; run the failed and missing ones", () => {
+    const planned = prev.cells.map(({ id, server, workload, script, threads, tier, repetition }) => ({
+      id,
+      server,
+      workload,
+      script,
+      threads,
+      tier,
+      repetition,
+    }));
+    const half = {
+      ...prev,
+      status: "incomplete" as const,
+      cells: [{ ...prev.cells[0]! }, { ...prev.cells[1]!, status: "failed" as const }],
+    };
+    const record = { ...prev.servers[0]!, tiers: [] };
+    const { results, toRun } = startingResults(prev, record, planned, half);
+    expect(results.cells.map((c) => c.id)).toEqual([prev.cells[0]!.id]);
+    expect(toRun.map((c) => c.id)).toEqual([prev.cells[1]!.id]);
+    expect(results.started_at).toBe(prev.started_at);
+    expect(record.tiers).toEqual(prev.servers[0]!.tiers);
+    expect(results.resumed).toEqual([{ at: expect.any(String), cells_kept: 1 }]);
+    expect(results.status).toBe("running");
+    const fresh = startingResults(prev, { ...prev.servers[0]!, tiers: [] }, planned, null);
+    expect(fresh.results.cells).toEqual([]);
+    expect(fresh.toRun).toHaveLength(2);
+    expect(fresh.results.resumed).toBeUndefined();
   });
 });
 

@@ -55711,13 +55711,28 @@ import { join as join7, resolve as resolve4 } from "node:path";
 import { spawn as spawn3 } from "node:child_process";
 import { accessSync, constants as constants3 } from "node:fs";
 import { delimiter as delimiter3, isAbsolute, join as join3 } from "node:path";
+import { isMainThread } from "node:worker_threads";
 
 // src/util/watchdog.ts
 import { spawn as spawn2 } from "node:child_process";
 var WATCHDOG_SCRIPT = `
 const fs = require("node:fs");
+const owner = process.ppid;
 const groups = new Set();
 const dirs = new Set();
+const results = new Set();
+function closeResults(file) {
+  try {
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (doc.status !== "running") return;
+    doc.status = "incomplete";
+    doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
+      doc.cells.length + " of " + doc.cells_planned + " cells";
+    const tmp = file + ".watchdog.tmp";
+    fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
+    fs.renameSync(tmp, file);
+  } catch {}
+}
 let buf = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (d) => {
@@ -55730,6 +55745,8 @@ process.stdin.on("data", (d) => {
     else if (line.startsWith("-g ")) groups.delete(Number(arg));
     else if (line.startsWith("+d ")) dirs.add(arg);
     else if (line.startsWith("-d ")) dirs.delete(arg);
+    else if (line.startsWith("+r ")) results.add(arg);
+    else if (line.startsWith("-r ")) results.delete(arg);
   }
 });
 process.stdin.on("end", () => {
@@ -55740,6 +55757,7 @@ process.stdin.on("end", () => {
     for (const d of dirs) {
       try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
     }
+    for (const f of results) closeResults(f);
   }, groups.size > 0 ? 500 : 0);
 });
 `;
@@ -55804,6 +55822,12 @@ function forgetDir(path6) {
   if (!dirs.delete(path6)) return;
   tellWatchdog(`-d ${path6}`);
   changed();
+}
+function noteResults(path6) {
+  tellWatchdog(`+r ${path6}`);
+}
+function forgetResults(path6) {
+  tellWatchdog(`-r ${path6}`);
 }
 
 // src/util/owner.ts
@@ -55888,8 +55912,8 @@ function whichCommand(command, env = process.env) {
 var setprivPath;
 function deathSignalArgv(command, args, env = process.env) {
   if (setprivPath === void 0) setprivPath = whichCommand("setpriv", env);
-  if (setprivPath === null || !deathGuardsEnabled() || whichCommand(command, env) === null)
-    return { command, args: [...args] };
+  const usable = setprivPath !== null && deathGuardsEnabled() && isMainThread;
+  if (!usable || whichCommand(command, env) === null) return { command, args: [...args] };
   return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
 }
 function spawnTracked(command, args, options = {}) {
@@ -80182,7 +80206,9 @@ function guardRun(o) {
   };
   record2(currentLeftovers());
   onLeftoversChange(record2);
+  noteResults(out);
   const release2 = () => {
+    forgetResults(out);
     onLeftoversChange(null);
     workLock.release();
     outLock.release();
@@ -83288,7 +83314,13 @@ async function runAbGuarded(opts, ctx) {
     })]);
     results.ended_at = (/* @__PURE__ */ new Date()).toISOString();
     results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
-    save();
+    try {
+      save();
+    } catch (err) {
+      results.status = "failed";
+      results.status_reason = errorMessage(err);
+      exitCode = 1;
+    }
   }
   return { results, exitCode };
   async function measureCell(p, index, sides) {
@@ -85981,6 +86013,8 @@ async function measureAb(config2, resultsDir, log) {
       thresholds: { default_pct: config2.thresholdPct },
       workDir,
       ...process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {},
+      // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
+      force: true,
       log,
       signal: interrupt.signal
     });

@@ -334,7 +334,14 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
     await Promise.all([base?.dispose().catch(() => {}), head?.dispose().catch(() => {})]);
     results.ended_at = new Date().toISOString();
     results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
-    save();
+    try {
+      save();
+    } catch (err) {
+      // A full disk: the file keeps its last complete write; the outcome names the file.
+      results.status = "failed";
+      results.status_reason = errorMessage(err);
+      exitCode = 1;
+    }
   }
   return { results, exitCode };
 

@@ -119,6 +119,8 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       thresholds: { default_pct: config.thresholdPct },
       workDir,
       ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
+      // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
+      force: true,
       log,
       signal: interrupt.signal,
     });

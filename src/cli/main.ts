@@ -285,6 +285,12 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `perfgate report r.json | head`: a reader that stops early is no crash (run and ab also stop, see cliInterrupt).
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE") throw err;
+    });
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

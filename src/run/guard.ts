@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { readResults, writeResults } from "../results/store.js";
 import { errorMessage } from "../util/errors.js";
-import { currentLeftovers, type Leftovers, onLeftoversChange } from "../util/leftovers.js";
+import {
+  currentLeftovers,
+  forgetResults,
+  type Leftovers,
+  noteResults,
+  onLeftoversChange,
+} from "../util/leftovers.js";
 import { acquireLock, type Lock, type LockRecord } from "../util/lock.js";
 import type { Logger } from "../util/log.js";
 import { isAlive, type ProcessId } from "../util/owner.js";
@@ -61,7 +67,9 @@ export function guardRun(o: GuardOptions): RunGuard {
   };
   record(currentLeftovers());
   onLeftoversChange(record);
+  noteResults(out);
   const release = () => {
+    forgetResults(out);
     onLeftoversChange(null);
     workLock.release();
     outLock.release();

@@ -4,7 +4,13 @@
  * server configuration of every tier it already measured — or it is refused with every difference
  * named. Finished cells are kept; failed and missing ones are run. Pure logic; runner.ts drives it.
  */
-import type { Cell, Results, ServerRecord } from "../results/schema.js";
+import {
+  type Cell,
+  RESULTS_SCHEMA,
+  RESULTS_SCHEMA_VERSION,
+  type Results,
+  type ServerRecord,
+} from "../results/schema.js";
 import { UsageError } from "../util/errors.js";
 import type { PlannedCell } from "./plan.js";
 
@@ -82,4 +88,50 @@ export function keptCells(prev: Results, planned: readonly PlannedCell[]): Cell[
 export function inPlanOrder(cells: readonly Cell[], planned: readonly PlannedCell[]): Cell[] {
   const rank = new Map(planned.map((c, i) => [c.id, i]));
   return [...cells].sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
+}
+
+/**
+ * A run's first results: the header, no cells — or, resuming `prev`, its finished cells, its tier
+ * records and start time, and one more `resumed` entry. `record` is the run's server record (its
+ * tiers are filled in here when resuming). Also returns the planned cells still to run.
+ */
+export function startingResults(
+  header: Pick<
+    Results,
+    | "perfgate_version"
+    | "sysbench"
+    | "started_at"
+    | "ended_at"
+    | "host"
+    | "workload"
+    | "dataset"
+    | "shard"
+    | "network"
+    | "doctor"
+  >,
+  record: ServerRecord,
+  cells: readonly PlannedCell[],
+  prev: Results | null,
+): { results: Results; toRun: PlannedCell[] } {
+  const kept = prev ? keptCells(prev, cells) : [];
+  const keptIds = new Set(kept.map((c) => c.id));
+  if (prev) {
+    record.version_string = prev.servers[0]?.version_string ?? "";
+    record.tiers = [...(prev.servers[0]?.tiers ?? [])];
+  }
+  const results: Results = {
+    schema: RESULTS_SCHEMA,
+    schema_version: RESULTS_SCHEMA_VERSION,
+    ...header,
+    status: "running",
+    ...(prev ? { started_at: prev.started_at } : {}),
+    servers: [record],
+    cells_planned: cells.length,
+    cells: kept,
+    telemetry_overhead_pct_of_core: prev?.telemetry_overhead_pct_of_core ?? null,
+    ...(prev
+      ? { resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }] }
+      : {}),
+  };
+  return { results, toRun: cells.filter((c) => !keptIds.has(c.id)) };
 }

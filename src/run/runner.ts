@@ -7,13 +7,7 @@
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
 import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
-import {
-  type Cell,
-  type Host,
-  RESULTS_SCHEMA,
-  RESULTS_SCHEMA_VERSION,
-  type Results,
-} from "../results/schema.js";
+import type { Cell, Host, Results } from "../results/schema.js";
 import { readResults, writeFileAtomic, writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
 import type { ServerInstall } from "../servers/install.js";
@@ -37,7 +31,7 @@ import { hostFingerprint } from "./host.js";
 import { type PlannedCell, planCells, plannedSeconds, warmupSeconds } from "./plan.js";
 import { preflightServers } from "./preflight.js";
 import { formatDuration, progressLine } from "./progress.js";
-import { checkResumable, inPlanOrder, keptCells, type ResumeIdentity } from "./resume.js";
+import { checkResumable, inPlanOrder, type ResumeIdentity, startingResults } from "./resume.js";
 import { type Shard, shardCells, shardLabel, shardUnit } from "./shard.js";
 import { AbortedError, runSysbench, sysbenchFailure } from "./sysbench-run.js";
 import { runHeader, serverRecord, startTierServer, tierConfigHash } from "./tier-server.js";
@@ -86,13 +80,19 @@ export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, signal);
   const replacing = checkOutputs(opts);
+  // A server spec that does not resolve is input too: refused before the locks create anything.
+  const install = await resolveServer(opts.server, {
+    log,
+    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+    signal,
+  });
   const out = resolve(opts.out);
   const workRoot = resolve(opts.workDir ?? join(out, "..", ".perfgate", "work"));
   const guard = guardRun({ out, workRoot, holder: `perfgate run --out ${opts.out}`, log });
   if (replacing)
     log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
   try {
-    return await runGuarded(opts, { loaded, host, net, sysbench, out, workRoot });
+    return await runGuarded(opts, { loaded, host, net, sysbench, out, workRoot }, install);
   } finally {
     guard.release();
   }
@@ -136,17 +136,17 @@ function previousRun(
   return prev;
 }
 
-async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome> {
+async function runGuarded(opts: RunOptions, ctx: RunContext, install: ServerInstall): Promise<RunOutcome> {
   const { log, signal } = opts;
   const { loaded, host, net, sysbench, out, workRoot } = ctx;
   const w = loaded.workload;
+  // The host checks, once everything the user gave has been accepted (bad input stays one line).
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
-  const install = await resolveServer(opts.server, {
-    log,
-    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
-    signal,
-  });
+
   const allCells = planCells(w);
   const { shard } = opts;
   const cells = shard ? shardCells(allCells, w, shard.index, shard.count) : allCells;
@@ -166,35 +166,15 @@ async function runGuarded(opts: RunOptions, ctx: RunContext): Promise<RunOutcome
     ...runHeader(loaded, opts.workloadFile, host, sysbench),
     ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
     ...(networkRec ? { network: networkRec } : {}),
+    doctor,
   };
   const prev = previousRun(opts, ctx, install, header);
-  const kept = prev ? keptCells(prev, cells) : [];
-  const keptIds = new Set(kept.map((c) => c.id));
-  const toRun = cells.filter((c) => !keptIds.has(c.id));
+  const { results, toRun } = startingResults(header, record, cells, prev);
   if (prev) {
-    record.version_string = prev.servers[0]?.version_string ?? "";
-    record.tiers = [...(prev.servers[0]?.tiers ?? [])];
-    log.info(`resuming ${opts.resume}: ${kept.length} of ${cells.length} cells done, ${toRun.length} to run`);
+    log.info(
+      `resuming ${opts.resume}: ${results.cells.length} of ${cells.length} cells done, ${toRun.length} to run`,
+    );
   }
-  // The host checks, once everything the user gave has been accepted (bad input stays one line).
-  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
-  const noisy = notQuietSummary(doctor);
-  if (noisy) log.warn(noisy);
-  const results: Results = {
-    schema: RESULTS_SCHEMA,
-    schema_version: RESULTS_SCHEMA_VERSION,
-    status: "running",
-    ...header,
-    ...(prev ? { started_at: prev.started_at } : {}),
-    servers: [record],
-    doctor,
-    cells_planned: cells.length,
-    cells: kept,
-    telemetry_overhead_pct_of_core: prev?.telemetry_overhead_pct_of_core ?? null,
-    ...(prev
-      ? { resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }] }
-      : {}),
-  };
   let persisted: Cell[] = [];
   const save = () => {
     writeResults(out, results);

@@ -56,3 +56,15 @@ export function forgetDir(path: string): void {
   tellWatchdog(`-d ${path}`);
   changed();
 }
+
+/**
+ * A results file being written: if perfgate is killed, the watchdog marks it incomplete when it
+ * still says "running". Forget it after the run's last write.
+ */
+export function noteResults(path: string): void {
+  tellWatchdog(`+r ${path}`);
+}
+
+export function forgetResults(path: string): void {
+  tellWatchdog(`-r ${path}`);
+}

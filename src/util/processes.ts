@@ -16,6 +16,7 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { UserError } from "./errors.js";
 import { forgetGroup, noteGroup } from "./leftovers.js";
 import { identify } from "./owner.js";
@@ -80,9 +81,10 @@ export function deathSignalArgv(
   env: NodeJS.ProcessEnv = process.env,
 ): { command: string; args: string[] } {
   if (setprivPath === undefined) setprivPath = whichCommand("setpriv", env);
-  if (setprivPath === null || !deathGuardsEnabled() || whichCommand(command, env) === null)
-    return { command, args: [...args] };
-  return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
+  // The kernel sends the signal when the spawning *thread* ends: only the main thread lives as long as perfgate.
+  const usable = setprivPath !== null && deathGuardsEnabled() && isMainThread;
+  if (!usable || whichCommand(command, env) === null) return { command, args: [...args] };
+  return { command: setprivPath!, args: ["--pdeathsig", "KILL", "--", command, ...args] };
 }
 
 /** Spawns a tracked child in its own process group; it is killed by the kernel if perfgate dies. */

@@ -1,8 +1,9 @@
 /**
  * A tiny detached process that outlives perfgate by design: it reads "+g <pgid>", "-g <pgid>",
- * "+d <dir>", "-d <dir>" lines on a pipe from perfgate, and when the pipe closes (perfgate exited
- * or was killed outright) it SIGKILLs the process groups and removes the directories still
- * registered. This covers what the parent-death signal cannot: grandchildren (the bootstrap server
+ * "+d <dir>", "-d <dir>", "+r <results>", "-r <results>" lines on a pipe from perfgate, and when
+ * the pipe closes (perfgate exited or was killed outright) it SIGKILLs the process groups and
+ * removes the directories still registered, and marks a registered results file still at
+ * "running" as "incomplete". This covers what the parent-death signal cannot: grandchildren (the bootstrap server
  * `mariadb-install-db` forks, a build's compilers) and the socket and data directories.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -10,8 +11,22 @@ import { type ChildProcess, spawn } from "node:child_process";
 /** The watchdog's program (plain JavaScript for `node -e`, so every bundle can start it). */
 export const WATCHDOG_SCRIPT = `
 const fs = require("node:fs");
+const owner = process.ppid;
 const groups = new Set();
 const dirs = new Set();
+const results = new Set();
+function closeResults(file) {
+  try {
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (doc.status !== "running") return;
+    doc.status = "incomplete";
+    doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
+      doc.cells.length + " of " + doc.cells_planned + " cells";
+    const tmp = file + ".watchdog.tmp";
+    fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
+    fs.renameSync(tmp, file);
+  } catch {}
+}
 let buf = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (d) => {
@@ -24,6 +39,8 @@ process.stdin.on("data", (d) => {
     else if (line.startsWith("-g ")) groups.delete(Number(arg));
     else if (line.startsWith("+d ")) dirs.add(arg);
     else if (line.startsWith("-d ")) dirs.delete(arg);
+    else if (line.startsWith("+r ")) results.add(arg);
+    else if (line.startsWith("-r ")) results.delete(arg);
   }
 });
 process.stdin.on("end", () => {
@@ -34,6 +51,7 @@ process.stdin.on("end", () => {
     for (const d of dirs) {
       try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
     }
+    for (const f of results) closeResults(f);
   }, groups.size > 0 ? 500 : 0);
 });
 `;
