@@ -43,7 +43,8 @@ function oneLine(fn: () => unknown): string {
   } catch (err) {
     const message = (err as Error).message;
     expect(message).not.toContain("\n");
-    expect((err as Error).name).toBe("UserError");
+    // a bad --shard value is a usage error (exit 2): a UserError of the UsageError kind
+    expect((err as Error).name).toBe("UsageError");
     return message;
   }
   throw new Error("expected an error");
