@@ -4,8 +4,9 @@
 #
 #   install-deps.sh              what `perfgate run` needs: sysbench (the load generator), unzip
 #                                (official MariaDB builds come as jars), dpkg-deb (Debian sources),
-#                                patchelf (servers from Debian sid run with sid's C library) and
-#                                Debian's archive keyring (verifies sid's package index)
+#                                patchelf (servers from Debian sid run with sid's C library),
+#                                Debian's archive keyring (verifies sid's package index), and
+#                                libnuma1/libaio1 (MySQL's generic Linux builds link them)
 #   install-deps.sh --for-tests  also what the test suite needs: a C toolchain, CMake, Ninja, ccache
 #                                and git (the build: tests compile a tiny CMake project), iproute2
 #                                (the network-namespace test), and the Docker *client* taken out of
@@ -31,6 +32,11 @@ want sysbench sysbench
 want unzip unzip
 want dpkg-deb dpkg
 want patchelf patchelf
+# MySQL's generic Linux builds (maven:mysql@…, tarball:mysql@…) link libnuma and libaio, as
+# MySQL's install notes say; Debian's packages are fetched with their libraries instead.
+have_lib() { [ -e "/lib/x86_64-linux-gnu/$1" ] || [ -e "/usr/lib/x86_64-linux-gnu/$1" ] || ldconfig -p 2>/dev/null | grep -q "$1"; }
+have_lib libnuma.so.1 || need+=(libnuma1)
+have_lib libaio.so.1 || need+=(libaio1)
 [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || need+=(debian-archive-keyring)
 if [ $tests = 1 ]; then
   want git git
