@@ -20,7 +20,7 @@ tests=0
 for arg in "$@"; do
   case $arg in
     --for-tests) tests=1 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (accepted: --for-tests, --help)" >&2; exit 2 ;;
   esac
 done
