@@ -85110,15 +85110,19 @@ function resolveRepo(repo, cwd = process.cwd()) {
 }
 function checkout(store, dir) {
   const ref = `refs/remotes/store/${store.branch}`;
-  const f = git2(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+  const fetch3 = () => git2(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+  const f = fetch3();
   if (!f.ok) {
     const ls = git2(dir, ["ls-remote", "--heads", store.url, store.branch]);
     if (!ls.ok) throw new UserError(`git fetch ${store.url}: ${f.err.split("\n").slice(-1)[0]}`);
-    if (ls.out !== "") throw new UserError(`git fetch ${store.url} ${store.branch}: ${f.err}`);
-    orphans += 1;
-    gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${orphans}`]);
-    git2(dir, ["rm", "-rf", "--quiet", "--ignore-unmatch", "."]);
-    return false;
+    if (ls.out === "") {
+      orphans += 1;
+      gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${orphans}`]);
+      git2(dir, ["rm", "-rf", "--quiet", "--ignore-unmatch", "."]);
+      return false;
+    }
+    const again = fetch3();
+    if (!again.ok) throw new UserError(`git fetch ${store.url} ${store.branch}: ${again.err}`);
   }
   gitOk(dir, ["checkout", "--quiet", "--force", "--detach", ref]);
   gitOk(dir, ["clean", "-fdxq"]);

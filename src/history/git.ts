@@ -58,15 +58,21 @@ export function resolveRepo(repo: string | undefined, cwd = process.cwd()): stri
 /** A temporary clone positioned at the branch tip (or an empty orphan when the branch is new). */
 function checkout(store: GitStore, dir: string): boolean {
   const ref = `refs/remotes/store/${store.branch}`;
-  const f = git(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+  const fetch = () =>
+    git(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+  const f = fetch();
   if (!f.ok) {
     const ls = git(dir, ["ls-remote", "--heads", store.url, store.branch]);
     if (!ls.ok) throw new UserError(`git fetch ${store.url}: ${f.err.split("\n").slice(-1)[0]}`);
-    if (ls.out !== "") throw new UserError(`git fetch ${store.url} ${store.branch}: ${f.err}`);
-    orphans += 1;
-    gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${orphans}`]);
-    git(dir, ["rm", "-rf", "--quiet", "--ignore-unmatch", "."]);
-    return false;
+    if (ls.out === "") {
+      orphans += 1;
+      gitOk(dir, ["checkout", "--quiet", "--orphan", `store-${process.pid}-${orphans}`]);
+      git(dir, ["rm", "-rf", "--quiet", "--ignore-unmatch", "."]);
+      return false;
+    }
+    // The branch appeared between the fetch and ls-remote (another job created it): fetch again.
+    const again = fetch();
+    if (!again.ok) throw new UserError(`git fetch ${store.url} ${store.branch}: ${again.err}`);
   }
   gitOk(dir, ["checkout", "--quiet", "--force", "--detach", ref]);
   gitOk(dir, ["clean", "-fdxq"]);
