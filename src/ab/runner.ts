@@ -6,6 +6,7 @@
  */
 import { join, resolve as resolvePath } from "node:path";
 import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
+import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
 import { type Host, type Interval, RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { guardRun } from "../run/guard.js";
 import { hostFingerprint } from "../run/host.js";
@@ -14,6 +15,7 @@ import { preflightServers } from "../run/preflight.js";
 import { formatDuration, progressLine } from "../run/progress.js";
 import { AbortedError, runSysbench, type SysbenchResult, sysbenchFailure } from "../run/sysbench-run.js";
 import { runHeader, serverRecord, startTierServer } from "../run/tier-server.js";
+import { cacheRoot } from "../servers/cache.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import {
   checkServerWrapper,
@@ -150,6 +152,10 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
   const planned: { script: string; threads: number; tier: string }[] = [];
   for (const tier of w.tiers)
     for (const script of w.scripts) for (const threads of w.threads) planned.push({ script, threads, tier });
+  // The host checks, once everything the user gave has been accepted (bad input stays one line).
+  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
+  const noisy = notQuietSummary(doctor);
+  if (noisy) log.warn(noisy);
   const baseRecord = serverRecord(baseInstall, "base");
   const headRecord = serverRecord(headInstall, "head");
   const results: AbResults = {
@@ -162,6 +168,7 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
     servers: [baseRecord, headRecord],
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
     ...(networkRec ? { network: networkRec } : {}),
+    doctor,
     cells_planned: planned.length,
     cells: [],
     confirm_spent_s: 0,

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import {
+  DoctorRecordSchema,
   HostSchema,
   IntervalSchema,
   NetworkRecordSchema,
@@ -102,6 +103,8 @@ export const AbResultsSchema = z.object({
   settings: z.object({ base: z.record(z.string(), z.string()), head: z.record(z.string(), z.string()) }),
   /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
   network: NetworkRecordSchema.optional(),
+  /** `perfgate doctor`'s host findings taken before the A/B (src/doctor); absent in older files */
+  doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(AbCellSchema),
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */

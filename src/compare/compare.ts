@@ -10,6 +10,7 @@
  * Methods: docs/statistics.md ("Comparing many cells at once"); usage: docs/comparisons.md.
  */
 import { basename } from "node:path";
+import { notQuietSummary } from "../doctor/summary.js";
 import {
   type Comparison,
   compareDegradationSeries,
@@ -195,6 +196,8 @@ export function compareSets(
 
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural(s.failed_cells, "cell")} failed (not compared)`);
+    const noisy = notQuietSummary(s.results?.doctor ?? s.ab?.doctor);
+    if (noisy) notes.push(`${s.file}: ${noisy}`);
   }
 
   const abSets = sets.filter((s) => s.kind === "ab");
