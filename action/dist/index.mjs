@@ -82571,6 +82571,12 @@ function hostCheck(diskPath, reader = hostReader()) {
   const findings = hostFindings(gatherFacts(reader, { diskPath }));
   return { quiet: isQuiet(findings), taken_at: (/* @__PURE__ */ new Date()).toISOString(), findings, probe: null };
 }
+function checkHostBeforeRun(diskPath, log) {
+  const record2 = hostCheck(diskPath);
+  const noisy = notQuietSummary(record2);
+  if (noisy) log.warn(noisy);
+  return record2;
+}
 
 // src/run/guard.ts
 import { existsSync as existsSync16, mkdirSync as mkdirSync10, rmSync as rmSync9 } from "node:fs";
@@ -83483,9 +83489,7 @@ async function runAbGuarded(opts, ctx) {
   const planned = [];
   for (const tier2 of w.tiers)
     for (const script2 of w.scripts) for (const threads of w.threads) planned.push({ script: script2, threads, tier: tier2 });
-  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
-  const noisy = notQuietSummary(doctor);
-  if (noisy) log.warn(noisy);
+  const doctor = checkHostBeforeRun(opts.cacheDir ?? cacheRoot(), log);
   const baseRecord = serverRecord(baseInstall, "base");
   const headRecord = serverRecord(headInstall, "head");
   const results = {

@@ -6,7 +6,7 @@
  */
 import { join, resolve as resolvePath } from "node:path";
 import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
-import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
+import { checkHostBeforeRun } from "../doctor/doctor.js";
 import { type Host, type Interval, RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { guardRun } from "../run/guard.js";
 import { hostFingerprint } from "../run/host.js";
@@ -153,9 +153,7 @@ async function runAbGuarded(opts: AbOptions, ctx: AbContext): Promise<AbOutcome>
   for (const tier of w.tiers)
     for (const script of w.scripts) for (const threads of w.threads) planned.push({ script, threads, tier });
   // The host checks, once everything the user gave has been accepted (bad input stays one line).
-  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
-  const noisy = notQuietSummary(doctor);
-  if (noisy) log.warn(noisy);
+  const doctor = checkHostBeforeRun(opts.cacheDir ?? cacheRoot(), log);
   const baseRecord = serverRecord(baseInstall, "base");
   const headRecord = serverRecord(headInstall, "head");
   const results: AbResults = {

@@ -16,6 +16,7 @@ import {
 import { gatherFacts } from "./facts.js";
 import { CPU_PROBE, cpuProbe, sysbenchProbe } from "./probe.js";
 import { type HostReader, hostReader } from "./reader.js";
+import { notQuietSummary } from "./summary.js";
 
 export interface ProbeOptions {
   /** server spec for the sysbench cell; null: the CPU loop only */
@@ -30,6 +31,14 @@ export interface ProbeOptions {
 export function hostCheck(diskPath: string, reader: HostReader = hostReader()): DoctorRecord {
   const findings = hostFindings(gatherFacts(reader, { diskPath }));
   return { quiet: isQuiet(findings), taken_at: new Date().toISOString(), findings, probe: null };
+}
+
+/** The host checks a run or an A/B records before it starts; a host that is not quiet is warned about once. */
+export function checkHostBeforeRun(diskPath: string, log: Logger): DoctorRecord {
+  const record = hostCheck(diskPath);
+  const noisy = notQuietSummary(record);
+  if (noisy) log.warn(noisy);
+  return record;
 }
 
 export async function runProbe(o: ProbeOptions): Promise<ProbeNumbers> {

@@ -6,7 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
-import { hostCheck, notQuietSummary } from "../doctor/doctor.js";
+import { checkHostBeforeRun } from "../doctor/doctor.js";
 import type { Cell, Host, Results } from "../results/schema.js";
 import { readResults, writeFileAtomic, writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
@@ -141,9 +141,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext, install: ServerInst
   const { loaded, host, net, sysbench, out, workRoot } = ctx;
   const w = loaded.workload;
   // The host checks, once everything the user gave has been accepted (bad input stays one line).
-  const doctor = hostCheck(opts.cacheDir ?? cacheRoot());
-  const noisy = notQuietSummary(doctor);
-  if (noisy) log.warn(noisy);
+  const doctor = checkHostBeforeRun(opts.cacheDir ?? cacheRoot(), log);
   const networkRec = networkRecord(net);
   if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
 
