@@ -75839,29 +75839,21 @@ function writeManifest(root, artifactSha256) {
 function readManifest(root) {
   const file2 = join4(root, MANIFEST_FILE);
   if (!existsSync3(file2)) return null;
+  const unreadable = {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: "unreadable",
+    created_at: "",
+    entries: []
+  };
   let raw;
   try {
     raw = JSON.parse(readFileSync3(file2, "utf8"));
   } catch {
-    return {
-      schema: MANIFEST_SCHEMA,
-      version: 1,
-      artifact_sha256: "unreadable",
-      created_at: "",
-      entries: []
-    };
+    return unreadable;
   }
   const parsed = ManifestSchema.safeParse(raw);
-  if (!parsed.success) {
-    return {
-      schema: MANIFEST_SCHEMA,
-      version: 1,
-      artifact_sha256: "unreadable",
-      created_at: "",
-      entries: []
-    };
-  }
-  return parsed.data;
+  return parsed.success ? parsed.data : unreadable;
 }
 var MODE_CHECKED = 3949;
 function describeChange(want, got) {
@@ -75979,14 +75971,6 @@ async function fetchText(url2, signal) {
   return await res.text();
 }
 var META = "perfgate-install.json";
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
 function tempOwner(name) {
   const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
   return m ? Number(m[1]) : null;
@@ -76000,7 +75984,7 @@ function reclaimOrphanTemps(dir, log) {
   }
   const orphans2 = names.filter((n) => {
     const pid = tempOwner(n);
-    return pid !== null && pid !== process.pid && !pidAlive(pid);
+    return pid !== null && pid !== process.pid && !pidExists(pid);
   });
   for (const n of orphans2) rmSync(join5(dir, n), { recursive: true, force: true });
   if (orphans2.length > 0) {
@@ -76027,7 +76011,7 @@ async function withLock(path6, fn, log) {
         owner = Number(readFileSync4(join5(lock, "pid"), "utf8"));
       } catch {
       }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+      if (Number.isInteger(owner) && owner > 0 && !pidExists(owner)) {
         rmSync(lock, { recursive: true, force: true });
         continue;
       }

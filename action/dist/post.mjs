@@ -19596,6 +19596,18 @@ function getState(name) {
 
 // src/action/cleanup.ts
 import { readdirSync, readFileSync } from "node:fs";
+
+// src/util/owner.ts
+function pidExists(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+
+// src/action/cleanup.ts
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc(pid, file) {
   try {
@@ -19618,14 +19630,6 @@ function carriesRunId(pid, runId) {
 function processesOfRun(runId) {
   return allPids().filter((pid) => pid !== process.pid && carriesRunId(pid, runId));
 }
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
 function signal(pid, sig) {
   try {
     process.kill(-pid, sig);
@@ -19640,7 +19644,7 @@ var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
   if (runId === "") return [];
   const candidates = [.../* @__PURE__ */ new Set([...savedPids, ...processesOfRun(runId)])].filter(
-    (pid) => pid > 1 && pid !== process.pid && alive(pid) && carriesRunId(pid, runId)
+    (pid) => pid > 1 && pid !== process.pid && pidExists(pid) && carriesRunId(pid, runId)
   );
   if (candidates.length === 0) return [];
   for (const pid of candidates) {
@@ -19649,8 +19653,8 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
     signal(pid, "SIGTERM");
   }
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && candidates.some(alive)) await sleep(200);
-  for (const pid of candidates.filter(alive)) {
+  while (Date.now() < deadline && candidates.some(pidExists)) await sleep(200);
+  for (const pid of candidates.filter(pidExists)) {
     log(`killing leftover process ${pid} (did not stop within ${Math.round(graceMs / 1e3)} s)`);
     signal(pid, "SIGKILL");
   }

@@ -8,6 +8,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { pushAll } from "../util/arrays.js";
+import { pidExists } from "../util/owner.js";
 
 export const RUN_ENV = "PERFGATE_ACTION_RUN";
 
@@ -69,15 +70,6 @@ export function processesOfRun(runId: string): number[] {
   return allPids().filter((pid) => pid !== process.pid && carriesRunId(pid, runId));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(-pid, sig); // its process group (perfgate's children lead their own)
@@ -104,7 +96,7 @@ export async function killLeftovers(
 ): Promise<number[]> {
   if (runId === "") return [];
   const candidates = [...new Set([...savedPids, ...processesOfRun(runId)])].filter(
-    (pid) => pid > 1 && pid !== process.pid && alive(pid) && carriesRunId(pid, runId),
+    (pid) => pid > 1 && pid !== process.pid && pidExists(pid) && carriesRunId(pid, runId),
   );
   if (candidates.length === 0) return [];
   for (const pid of candidates) {
@@ -113,8 +105,8 @@ export async function killLeftovers(
     signal(pid, "SIGTERM");
   }
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && candidates.some(alive)) await sleep(200);
-  for (const pid of candidates.filter(alive)) {
+  while (Date.now() < deadline && candidates.some(pidExists)) await sleep(200);
+  for (const pid of candidates.filter(pidExists)) {
     log(`killing leftover process ${pid} (did not stop within ${Math.round(graceMs / 1000)} s)`);
     signal(pid, "SIGKILL");
   }

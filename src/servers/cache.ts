@@ -23,6 +23,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { pidExists } from "../util/owner.js";
 import { checkTree, MANIFEST_FILE, readManifest, tamperedError, writeManifest } from "./manifest.js";
 
 /** Where a versioned source unpacks a server: `servers/<source>-<flavor>-<version>`. */
@@ -123,15 +124,6 @@ export async function fetchText(url: string, signal?: AbortSignal): Promise<stri
 
 const META = "perfgate-install.json";
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** `<name>.tmp-<pid>` (an unpack or snapshot under way) or `<name>.part-<pid>` (a download): the pid, else null. */
 export function tempOwner(name: string): number | null {
   const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
@@ -152,7 +144,7 @@ export function reclaimOrphanTemps(dir: string, log?: Logger): string[] {
   }
   const orphans = names.filter((n) => {
     const pid = tempOwner(n);
-    return pid !== null && pid !== process.pid && !pidAlive(pid);
+    return pid !== null && pid !== process.pid && !pidExists(pid);
   });
   for (const n of orphans) rmSync(join(dir, n), { recursive: true, force: true });
   if (orphans.length > 0) {
@@ -186,7 +178,7 @@ export async function withLock<T>(path: string, fn: () => Promise<T>, log?: Logg
       } catch {
         // the owner has not written its pid yet
       }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
+      if (Number.isInteger(owner) && owner > 0 && !pidExists(owner)) {
         rmSync(lock, { recursive: true, force: true });
         continue;
       }

@@ -100,29 +100,22 @@ export function writeManifest(root: string, artifactSha256: string | null): Mani
 export function readManifest(root: string): Manifest | null {
   const file = join(root, MANIFEST_FILE);
   if (!existsSync(file)) return null;
+  // A manifest that is not JSON or not a manifest lists no entries, so the tree fails its check.
+  const unreadable: Manifest = {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: "unreadable",
+    created_at: "",
+    entries: [],
+  };
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch {
-    return {
-      schema: MANIFEST_SCHEMA,
-      version: 1,
-      artifact_sha256: "unreadable",
-      created_at: "",
-      entries: [],
-    };
+    return unreadable;
   }
   const parsed = ManifestSchema.safeParse(raw);
-  if (!parsed.success) {
-    return {
-      schema: MANIFEST_SCHEMA,
-      version: 1,
-      artifact_sha256: "unreadable",
-      created_at: "",
-      entries: [],
-    };
-  }
-  return parsed.data;
+  return parsed.success ? parsed.data : unreadable;
 }
 
 export interface ManifestProblem {

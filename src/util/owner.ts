@@ -57,7 +57,8 @@ export function identify(pid: number): ProcessId {
   return { pid, start: processStartTime(pid) };
 }
 
-function pidExists(pid: number): boolean {
+/** Does a process with this pid exist (EPERM: it does, owned by another user)? */
+export function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
