@@ -13,10 +13,10 @@ import {
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
 import { eventInfo } from "../src/action/event.js";
 import { actionsLogger, defuseCommands } from "../src/action/logger.js";
-import { overallVerdict, verdictDigest } from "../src/action/verdict.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromResults, type MeasurementSet } from "../src/compare/model.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
+import { overallVerdict, verdictDigest } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
 

@@ -3,8 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EXIT_REGRESSION, registerCompareCommands } from "../src/cli/compare-commands.js";
+import { registerCompareCommands } from "../src/cli/compare-commands.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
+import { EXIT } from "../src/gate/exit.js";
 import { UserError } from "../src/util/errors.js";
 import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
@@ -94,7 +95,7 @@ describe("perfgate compare", () => {
   it("--fail-on-regression exits 3 on a regression, 0 otherwise", async () => {
     const [base, head] = twoRuns(1500);
     await perfgate("compare", base, head, "--fail-on-regression");
-    expect(process.exitCode).toBe(EXIT_REGRESSION);
+    expect(process.exitCode).toBe(EXIT.regression);
     process.exitCode = undefined;
     const [b2, h2] = twoRuns(2000);
     await perfgate("compare", b2, h2, "--fail-on-regression");

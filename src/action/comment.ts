@@ -6,8 +6,9 @@
  * regression reported earlier is gone. The body is src/report/pr-comment.ts; untrusted text only
  * reaches it through the one escaper (src/report/escape.ts); nothing here runs a shell.
  */
+
+import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "../gate/verdict.js";
 import { type PrReportInput, renderPrReport } from "../report/pr-comment.js";
-import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "./verdict.js";
 
 /** GitHub refuses issue comments longer than this (characters). */
 export const GITHUB_COMMENT_LIMIT = 65_536;

@@ -2,15 +2,8 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
-import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
-import { fromAb } from "../compare/model.js";
-import {
-  renderComparisonJson,
-  renderComparisonMarkdown,
-  renderComparisonText,
-} from "../report/comparison.js";
-import { writeFileAtomic } from "../results/store.js";
-import { degradationFromSpec } from "../stats/degradation-settings.js";
+import { EXIT } from "../gate/exit.js";
+import { abGate, writeGateFiles } from "../gate/gate.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
@@ -166,21 +159,21 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           log,
           signal: interrupt.signal,
         });
-        const set = fromAb(results, out);
-        const report = compareSets([set], {
+        const gate = abGate(results, out, {
           thresholds,
-          degradation: { ...degradationFromSpec(results.workload.spec), ...degradation },
+          degradation,
+          failOnRegression: o.failOnRegression === true,
+          runExitCode: exitCode,
         });
-        writeFileAtomic(reportPath, renderComparisonMarkdown(report, [set]));
-        if (o.json) writeFileAtomic(o.json, renderComparisonJson(report));
-        process.stdout.write(`${renderComparisonText(report, [set])}\n`);
+        writeGateFiles(gate, { markdown: reportPath, json: o.json });
+        process.stdout.write(`${gate.text}\n`);
         log.info(`results: ${resolve(out)}`);
         log.info(`report:  ${resolve(reportPath)}`);
-        if (results.status !== "complete")
-          log.warn(`A/B run ${results.status}: ${results.status_reason ?? ""}`);
-        process.exitCode = exitCode !== 0 ? exitCode : o.failOnRegression && hasRegression(report) ? 3 : 0;
-        const empty = o.failOnRegression && process.exitCode === 0 ? gateFailure(report) : null;
-        if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
+        if (results.status !== "complete") log.warn(gate.failure ?? `A/B run ${results.status}`);
+        process.exitCode = gate.exitCode;
+        if (gate.exitCode === EXIT.error && exitCode === 0 && gate.failure !== null) {
+          throw new UserError(`--fail-on-regression: ${gate.failure}`);
+        }
       } finally {
         interrupt.dispose();
       }

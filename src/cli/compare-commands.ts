@@ -5,25 +5,17 @@
  * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
 import type { Command } from "commander";
-import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
 import { loadMeasurements } from "../compare/model.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
+import { EXIT } from "../gate/exit.js";
+import { compareGate } from "../gate/gate.js";
 import { importCsv, importSummary } from "../import/csv.js";
 import { writeImportedSet } from "../import/store.js";
-import {
-  renderComparisonJson,
-  renderComparisonMarkdown,
-  renderComparisonText,
-} from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
-import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { degradationFromFlags, degradationOption } from "./degradation-option.js";
-
-/** Exit code of `perfgate compare --fail-on-regression` when a regression verdict was found. */
-export const EXIT_REGRESSION = 3;
 
 const FORMATS = ["markdown", "text", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -132,34 +124,27 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   if (engines !== undefined && engines.length === 0) {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
-  const flags = degradationFromFlags(o.degradation);
+  const degradation = degradationFromFlags(o.degradation);
   const sets = files.map((f) => loadMeasurements(f));
-  // The detector settings of the first run's workload, then the flags.
-  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
-  const report = compareSets(sets, {
-    degradation: { ...(spec ? degradationFromSpec(spec) : {}), ...flags },
+  const gate = compareGate(sets, {
+    degradation,
     ...(o.baseline ? { baselines: o.baseline } : {}),
     ...(engines ? { engines } : {}),
     metrics,
     thresholds,
     confidence,
     allowMismatch: o.allowMismatch === true,
+    failOnRegression: o.failOnRegression === true,
   });
-  const text =
-    format === "json"
-      ? renderComparisonJson(report)
-      : format === "markdown"
-        ? renderComparisonMarkdown(report, sets)
-        : renderComparisonText(report, sets);
+  const text = format === "json" ? gate.json : format === "markdown" ? gate.markdown : gate.text;
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
-    process.stdout.write(`${o.out}: ${renderComparisonText(report, sets).split("\n", 1)[0]}\n`);
+    process.stdout.write(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
   } else {
     process.stdout.write(`${text}\n`);
   }
-  if (o.failOnRegression && hasRegression(report)) process.exitCode = EXIT_REGRESSION;
-  const empty = o.failOnRegression ? gateFailure(report) : null;
-  if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
+  if (gate.exitCode === EXIT.regression) process.exitCode = EXIT.regression;
+  else if (gate.failure !== null) throw new UserError(`--fail-on-regression: ${gate.failure}`);
 }
 
 /** Adds `perfgate compare` and `perfgate import` to the program. */
@@ -196,7 +181,7 @@ export function registerCompareCommands(program: Command): void {
     )
     .option(
       "--fail-on-regression",
-      `exit with code ${EXIT_REGRESSION} when any verdict is a regression (and 1 when nothing was compared)`,
+      `exit with code ${EXIT.regression} when any verdict is a regression (and 1 when nothing was compared)`,
     )
     .addOption(degradationOption())
     .action(compareAction);
