@@ -78,10 +78,10 @@ describe("parseConfig", () => {
 
   it("reports every bad input on its own line, naming input, value and what is accepted", () => {
     expect(problems({ mode: "compare", "head-results": "h.json", threshold: "abc" })).toEqual([
-      'input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+      'input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)',
     ]);
     expect(problems({ mode: "compare", "head-results": "h.json", threshold: "0" })).toEqual([
-      'input "threshold": "0" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+      'input "threshold": "0" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)',
     ]);
     const all = problems({
       mode: "benchmark",
@@ -94,7 +94,7 @@ describe("parseConfig", () => {
       'input "mode": "benchmark" is not a mode (accepted: ab, compare)',
       'input "base-set": "no equals sign" has the line "no equals sign" (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)',
       'input "fail-on-regression": "yes" is not a boolean (accepted: true, True, TRUE, false, False, FALSE)',
-      'input "comment": "sometimes" is not a comment mode (accepted: always, on-change, never)',
+      'input "comment": "sometimes" is not a comment mode (accepted: always, on-change, on-regression, never)',
       'input "pr-number": "#3" is not a pull request number (accepted: a whole number > 0)',
     ]);
     for (const p of all) expect(p).not.toContain("\n");

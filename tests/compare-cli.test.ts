@@ -149,7 +149,7 @@ describe("perfgate compare", () => {
   it("invalid options are one-line errors naming the option, the value and what is accepted", async () => {
     const [base, head] = twoRuns(2000);
     expect(await failure("compare", base, head, "--threshold", "abc")).toBe(
-      "--threshold abc: accepted: a percentage greater than 0, e.g. 5 or 2.5",
+      "--threshold abc: accepted: a percentage > 0 such as 5, 5% or 2.5",
     );
     expect(await failure("compare", base, head, "--threshold", "0")).toMatch(/^--threshold 0: accepted/);
     expect(await failure("compare", base, head, "--confidence", "95")).toBe(
@@ -162,10 +162,10 @@ describe("perfgate compare", () => {
       '--metric tps,lat: unknown metric "lat"; accepted: a comma list of tps, qps, p95_ms',
     );
     expect(await failure("compare", base, head, "--threshold-metric", "lat=3")).toBe(
-      "--threshold-metric lat=3: accepted: metric=pct with metric one of tps, qps, p95_ms, e.g. p95_ms=10",
+      "--threshold-metric lat=3: accepted: metric=pct with metric one of tps, qps, p95_ms and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", base, head, "--threshold-metric", "tps=x")).toBe(
-      "--threshold-metric tps=x: accepted: metric=pct with pct a number greater than 0, e.g. tps=10",
+      "--threshold-metric tps=x: accepted: metric=pct with metric one of tps, qps, p95_ms and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", CSV, "--baseline", "MariaDB 10.6")).toMatch(
       /^--baseline "MariaDB 10\.6": no such engine; engines found: "MariaDB 10\.11", "MariaDB 11\.4", .*"Percona 8\.4"$/,

@@ -16,6 +16,7 @@ import { runAb } from "../ab/runner.js";
 import { fromAb, loadMeasurements, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { compareGate, writeGateFiles } from "../gate/gate.js";
+import { thresholdConfig } from "../options/values.js";
 import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
 import { writeFileAtomic } from "../results/store.js";
@@ -114,7 +115,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       out,
       baseSet: config.baseSet,
       headSet: config.headSet,
-      thresholds: { default_pct: config.thresholdPct },
+      thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
       workDir,
       ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
@@ -247,7 +248,13 @@ async function comment(config: ActionConfig, event: EventInfo, ctx: Context, log
       mode: config.comment,
       identity,
       build: (previous) =>
-        buildCommentBody({ ...rest, workload: workloadName, previous, perfgateVersion: PERFGATE_VERSION }),
+        buildCommentBody({
+          ...rest,
+          workload: workloadName,
+          previous,
+          ccUsers: config.ccUsers,
+          perfgateVersion: PERFGATE_VERSION,
+        }),
       info: (m) => log.info(m),
     });
     log.info(`comment ${result.action}${result.url ? `: ${result.url}` : ""}`);
@@ -288,9 +295,11 @@ async function gateStep(): Promise<void> {
 
   const end = log.group("Compare");
   const gate = compareGate(measured.sets, {
-    thresholds: { default_pct: config.thresholdPct },
+    thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
     degradation: config.degradation,
+    allowMismatch: config.allowMismatch,
     failOnRegression: config.failOnRegression,
+    failThresholdPct: config.failThresholdPct,
     incomplete: measured.incomplete,
   });
   const { report, verdict } = gate;

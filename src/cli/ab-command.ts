@@ -2,9 +2,20 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
+import type { ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate, writeGateFiles } from "../gate/gate.js";
-import type { ThresholdConfig } from "../stats/index.js";
+import { cliOption } from "../options/commander.js";
+import {
+  BASE,
+  FAIL_ON_REGRESSION,
+  FAIL_THRESHOLD,
+  HEAD,
+  THRESHOLD,
+  THRESHOLD_METRIC,
+  WORKLOAD,
+} from "../options/definitions.js";
+import { thresholdConfig } from "../options/values.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -41,13 +52,6 @@ function nonNegativeInt(flag: string, max: number) {
   };
 }
 
-function threshold(v: string): number {
-  const n = Number(v);
-  if (!(n > 0) || !Number.isFinite(n))
-    throw new UsageError(`--threshold ${v}: expected a percentage > 0, e.g. 5`);
-  return n;
-}
-
 interface AbFlags extends NetworkFlags {
   base: string;
   head: string;
@@ -61,7 +65,9 @@ interface AbFlags extends NetworkFlags {
   slice?: number;
   maxPairs?: number;
   confirmBudget?: number;
-  threshold?: number;
+  threshold: number;
+  thresholdMetric?: [ComparedMetric, number][];
+  failThreshold?: number;
   failOnRegression?: boolean;
   workDir?: string;
   cacheDir?: string;
@@ -76,13 +82,10 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "A/B two servers (or two configurations) on this host: same data, each cell measured in interleaved " +
         "slices in ABBA order; verdicts with confidence intervals. Exit 3 with --fail-on-regression when a regression is found.",
     )
-    .requiredOption("--base <spec>", "base server spec, e.g. mariadb@10.11.5")
-    .requiredOption("--head <spec>", "head server spec (may equal --base to A/B a configuration change)")
-    .option(
-      "-w, --workload <file>",
-      "workload YAML file (its ab: section sets slices and pairs)",
-      h.defaultWorkload(),
-    )
+    // Both specs are parsed here, before anything is downloaded or built.
+    .addOption(cliOption(BASE, { required: true }))
+    .addOption(cliOption(HEAD, { required: true }))
+    .option("-w, --workload <file>", WORKLOAD.help, h.defaultWorkload())
     .option(
       "--base-set <name=value>",
       "server option for the base only (repeatable)",
@@ -116,8 +119,10 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
       nonNegativeInt("--confirm-budget", LIMITS.seconds),
     )
-    .option("--threshold <pct>", "regression threshold in % (default 5)", threshold)
-    .option("--fail-on-regression", "exit with code 3 when any verdict is a regression")
+    .addOption(cliOption(THRESHOLD))
+    .addOption(cliOption(THRESHOLD_METRIC))
+    .addOption(cliOption(FAIL_THRESHOLD))
+    .addOption(cliOption(FAIL_ON_REGRESSION))
     .option("--force", "replace a complete A/B file at --out")
     .option(
       "--work-dir <dir>",
@@ -136,7 +141,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       const out = o.out ?? `results/ab-${name}-${stamp}.json`;
       const reportPath = o.report ?? h.reportPathFor(out);
       refuseOutputOverInput("--report", reportPath, [out, o.workload]);
-      const thresholds: ThresholdConfig = o.threshold !== undefined ? { default_pct: o.threshold } : {};
+      const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
       const network = networkFromOptions(o);
       const interrupt = h.interruptController();
       try {
@@ -163,6 +168,7 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
           thresholds,
           degradation,
           failOnRegression: o.failOnRegression === true,
+          failThresholdPct: o.failThreshold ?? null,
           runExitCode: exitCode,
         });
         writeGateFiles(gate, { markdown: reportPath, json: o.json });
