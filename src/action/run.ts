@@ -231,8 +231,10 @@ async function comment(config: ActionConfig, event: EventInfo, ctx: Context, log
   }
   const end = log.group(`Comment on pull request #${event.prNumber}`);
   try {
-    // getOctokit's base URL is GITHUB_API_URL (falling back to https://api.github.com).
-    const octokit = getOctokit(config.githubToken);
+    // GITHUB_API_URL (GitHub Enterprise, tests' stand-in), read now: @actions/github's own default
+    // is read once when the module loads.
+    const baseUrl = process.env.GITHUB_API_URL || "https://api.github.com";
+    const octokit = getOctokit(config.githubToken, { baseUrl });
     const api: IssueCommentsApi = {
       paginate: (route, params) => octokit.paginate(route, params) as never,
       request: (route, params) => octokit.request(route, params),
