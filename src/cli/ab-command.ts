@@ -75,113 +75,122 @@ interface AbFlags extends NetworkFlags {
   degradation?: string[];
 }
 
+/** `--threshold`, `--fail-on-regression` and the other options `perfgate ab` takes. */
+function addAbOptions(cmd: Command, h: CliHelpers): Command {
+  return (
+    cmd
+      // Both specs are parsed here, before anything is downloaded or built.
+      .addOption(cliOption(BASE, { required: true }))
+      .addOption(cliOption(HEAD, { required: true }))
+      .option("-w, --workload <file>", WORKLOAD.help, h.defaultWorkload())
+      .option(
+        "--base-set <name=value>",
+        "server option for the base only (repeatable)",
+        (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--base-set"),
+      )
+      .option(
+        "--head-set <name=value>",
+        "server option for the head only (repeatable)",
+        (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--head-set"),
+      )
+      .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
+      .option("--report <file>", "Markdown report (default: the results file with .md)")
+      .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
+      .option(
+        "--pairs <n>",
+        "pairs per cell before confirmation (default: workload ab.pairs)",
+        positiveInt("--pairs", LIMITS.pairs),
+      )
+      .option(
+        "--slice <seconds>",
+        "seconds per slice (default: workload ab.slice)",
+        positiveInt("--slice", LIMITS.seconds),
+      )
+      .option(
+        "--max-pairs <n>",
+        "most pairs per cell with confirmation (default: workload ab.max_pairs)",
+        positiveInt("--max-pairs", LIMITS.pairs),
+      )
+      .option(
+        "--confirm-budget <seconds>",
+        "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
+        nonNegativeInt("--confirm-budget", LIMITS.seconds),
+      )
+      .addOption(cliOption(THRESHOLD))
+      .addOption(cliOption(THRESHOLD_METRIC))
+      .addOption(cliOption(FAIL_THRESHOLD))
+      .addOption(cliOption(FAIL_ON_REGRESSION))
+      .option("--force", "replace a complete A/B file at --out")
+      .option(
+        "--work-dir <dir>",
+        "where server datadirs and logs go (default: .perfgate/work beside the results)",
+      )
+      .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+      .addOption(networkOption("server-address"))
+      .addOption(networkOption("server-wrapper"))
+      .addOption(networkOption("client-wrapper"))
+      .addOption(degradationOption())
+  );
+}
+
+async function abAction(o: AbFlags, h: CliHelpers): Promise<void> {
+  const degradation = degradationFromFlags(o.degradation);
+  const log = consoleLogger();
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
+  const out = o.out ?? `results/ab-${name}-${stamp}.json`;
+  const reportPath = o.report ?? h.reportPathFor(out);
+  refuseOutputOverInput("--report", reportPath, [out, o.workload]);
+  const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
+  const network = networkFromOptions(o);
+  const interrupt = h.interruptController();
+  try {
+    const { results, exitCode } = await runAb({
+      base: o.base,
+      head: o.head,
+      workloadFile: o.workload,
+      out,
+      baseSet: o.baseSet ?? {},
+      headSet: o.headSet ?? {},
+      thresholds,
+      ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
+      ...(o.slice !== undefined ? { slice: o.slice } : {}),
+      ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
+      ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
+      ...(o.workDir ? { workDir: o.workDir } : {}),
+      ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+      ...(network ? { network } : {}),
+      ...(o.force ? { force: true } : {}),
+      log,
+      signal: interrupt.signal,
+    });
+    const gate = abGate(results, out, {
+      thresholds,
+      degradation,
+      failOnRegression: o.failOnRegression === true,
+      failThresholdPct: o.failThreshold ?? null,
+      runExitCode: exitCode,
+    });
+    writeGateFiles(gate, { markdown: reportPath, json: o.json });
+    process.stdout.write(`${gate.text}\n`);
+    log.info(`results: ${resolve(out)}`);
+    log.info(`report:  ${resolve(reportPath)}`);
+    if (results.status !== "complete") log.warn(gate.failure ?? `A/B run ${results.status}`);
+    process.exitCode = gate.exitCode;
+    if (gate.exitCode === EXIT.error && exitCode === 0 && gate.failure !== null) {
+      throw new UserError(`--fail-on-regression: ${gate.failure}`);
+    }
+  } finally {
+    interrupt.dispose();
+  }
+}
+
 export function registerAbCommand(program: Command, h: CliHelpers): void {
-  program
+  const ab = program
     .command("ab")
     .description(
       "A/B two servers (or two configurations) on this host: same data, each cell measured in interleaved " +
         "slices in ABBA order; verdicts with confidence intervals. Exit 3 with --fail-on-regression when a regression is found.",
-    )
-    // Both specs are parsed here, before anything is downloaded or built.
-    .addOption(cliOption(BASE, { required: true }))
-    .addOption(cliOption(HEAD, { required: true }))
-    .option("-w, --workload <file>", WORKLOAD.help, h.defaultWorkload())
-    .option(
-      "--base-set <name=value>",
-      "server option for the base only (repeatable)",
-      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--base-set"),
-    )
-    .option(
-      "--head-set <name=value>",
-      "server option for the head only (repeatable)",
-      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--head-set"),
-    )
-    .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
-    .option("--report <file>", "Markdown report (default: the results file with .md)")
-    .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
-    .option(
-      "--pairs <n>",
-      "pairs per cell before confirmation (default: workload ab.pairs)",
-      positiveInt("--pairs", LIMITS.pairs),
-    )
-    .option(
-      "--slice <seconds>",
-      "seconds per slice (default: workload ab.slice)",
-      positiveInt("--slice", LIMITS.seconds),
-    )
-    .option(
-      "--max-pairs <n>",
-      "most pairs per cell with confirmation (default: workload ab.max_pairs)",
-      positiveInt("--max-pairs", LIMITS.pairs),
-    )
-    .option(
-      "--confirm-budget <seconds>",
-      "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
-      nonNegativeInt("--confirm-budget", LIMITS.seconds),
-    )
-    .addOption(cliOption(THRESHOLD))
-    .addOption(cliOption(THRESHOLD_METRIC))
-    .addOption(cliOption(FAIL_THRESHOLD))
-    .addOption(cliOption(FAIL_ON_REGRESSION))
-    .option("--force", "replace a complete A/B file at --out")
-    .option(
-      "--work-dir <dir>",
-      "where server datadirs and logs go (default: .perfgate/work beside the results)",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
-    .addOption(networkOption("server-address"))
-    .addOption(networkOption("server-wrapper"))
-    .addOption(networkOption("client-wrapper"))
-    .addOption(degradationOption())
-    .action(async (o: AbFlags) => {
-      const degradation = degradationFromFlags(o.degradation);
-      const log = consoleLogger();
-      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
-      const out = o.out ?? `results/ab-${name}-${stamp}.json`;
-      const reportPath = o.report ?? h.reportPathFor(out);
-      refuseOutputOverInput("--report", reportPath, [out, o.workload]);
-      const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
-      const network = networkFromOptions(o);
-      const interrupt = h.interruptController();
-      try {
-        const { results, exitCode } = await runAb({
-          base: o.base,
-          head: o.head,
-          workloadFile: o.workload,
-          out,
-          baseSet: o.baseSet ?? {},
-          headSet: o.headSet ?? {},
-          thresholds,
-          ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
-          ...(o.slice !== undefined ? { slice: o.slice } : {}),
-          ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
-          ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
-          ...(o.workDir ? { workDir: o.workDir } : {}),
-          ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-          ...(network ? { network } : {}),
-          ...(o.force ? { force: true } : {}),
-          log,
-          signal: interrupt.signal,
-        });
-        const gate = abGate(results, out, {
-          thresholds,
-          degradation,
-          failOnRegression: o.failOnRegression === true,
-          failThresholdPct: o.failThreshold ?? null,
-          runExitCode: exitCode,
-        });
-        writeGateFiles(gate, { markdown: reportPath, json: o.json });
-        process.stdout.write(`${gate.text}\n`);
-        log.info(`results: ${resolve(out)}`);
-        log.info(`report:  ${resolve(reportPath)}`);
-        if (results.status !== "complete") log.warn(gate.failure ?? `A/B run ${results.status}`);
-        process.exitCode = gate.exitCode;
-        if (gate.exitCode === EXIT.error && exitCode === 0 && gate.failure !== null) {
-          throw new UserError(`--fail-on-regression: ${gate.failure}`);
-        }
-      } finally {
-        interrupt.dispose();
-      }
-    });
+    );
+  addAbOptions(ab, h).action((o: AbFlags) => abAction(o, h));
 }
