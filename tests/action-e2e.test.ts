@@ -546,8 +546,9 @@ describe("inputs, events and the post step", () => {
     });
     expect(r.code).toBe(1);
     const errors = r.stdout.split("\n").filter((l) => l.startsWith("::error::"));
+    // "%" travels as %25 in a workflow command (the runner shows "5%").
     expect(errors).toEqual([
-      '::error::input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+      '::error::input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5%25 or 2.5)',
     ]);
     expect(gh.requests).toHaveLength(0);
   });

@@ -63,6 +63,7 @@ export const INPUT_DEFAULTS = {
   "results-dir": "perfgate-results",
   "history-store": "",
   "pages-dir": "",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, evaluated by the runner
   "github-token": "${{ github.token }}",
 } as const;
 

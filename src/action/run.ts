@@ -19,7 +19,6 @@ import { compareGate, writeGateFiles } from "../gate/gate.js";
 import { thresholdConfig } from "../options/values.js";
 import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
-import { writeFileAtomic } from "../results/store.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { interruptController, killAllTracked } from "../util/processes.js";
