@@ -9,7 +9,10 @@ export function parseFlag<T>(o: SharedOption<T>, text: string): T {
   try {
     return o.parse(text);
   } catch (err) {
-    if (err instanceof InvalidValue) throw new UsageError(`--${o.name} ${text}: accepted: ${err.accepted}`);
+    if (err instanceof InvalidValue) {
+      const detail = err.detail ? `${err.detail}; ` : "";
+      throw new UsageError(`--${o.name} ${text}: ${detail}accepted: ${err.accepted}`);
+    }
     throw err;
   }
 }

@@ -56,7 +56,7 @@ export const FAIL_THRESHOLD: SharedOption<number> = {
 
 export const FAIL_ON_REGRESSION: SharedOption<boolean> = {
   name: "fail-on-regression",
-  help: "fail (CLI: exit 3) when any verdict is a regression, and (exit 1) when nothing was compared",
+  help: "exit 3 when any verdict is a regression (beyond --fail-threshold when given), 1 when nothing was compared (the action: fail the step)",
   actionDefault: "true",
   parse: parseBoolean,
 };

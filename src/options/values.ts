@@ -14,6 +14,8 @@ export class InvalidValue extends Error {
     readonly problem: string,
     /** what is accepted, e.g. "a percentage > 0 such as 5, 5% or 2.5" */
     readonly accepted: string,
+    /** what exactly is wrong, when the problem alone does not say (a flag's error shows it) */
+    readonly detail?: string,
   ) {
     super(`${problem} (accepted: ${accepted})`);
     this.name = "InvalidValue";
@@ -67,9 +69,9 @@ export function parseSpec(text: string): string {
     if (!(err instanceof UserError)) throw err;
     const msg = err.message.replace(/^server spec "[^"]*": /, "");
     const cut = msg.indexOf("; accepted: ");
-    if (cut < 0)
-      throw new InvalidValue(`is not a server spec: ${msg}`, "a server spec such as mariadb@11.4.5");
-    throw new InvalidValue(`is not a server spec: ${msg.slice(0, cut)}`, msg.slice(cut + 12));
+    const detail = cut < 0 ? msg : msg.slice(0, cut);
+    const accepted = cut < 0 ? "a server spec such as mariadb@11.4.5" : msg.slice(cut + 12);
+    throw new InvalidValue(`is not a server spec: ${detail}`, accepted, detail);
   }
 }
 
