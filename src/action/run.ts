@@ -15,7 +15,7 @@ import { getOctokit } from "@actions/github";
 import { runAb } from "../ab/runner.js";
 import { fromAb, loadMeasurements, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
-import { compareGate, writeGateFiles } from "../gate/gate.js";
+import { compareGate, incompleteReason, writeGateFiles } from "../gate/gate.js";
 import { thresholdConfig } from "../options/values.js";
 import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
@@ -122,15 +122,11 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       log,
       signal: interrupt.signal,
     });
-    const incomplete =
-      results.status === "complete"
-        ? null
-        : `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
     return {
       sets: [fromAb(results, out)],
       workloadName: results.workload.name,
       resultsFile: out,
-      incomplete,
+      incomplete: incompleteReason(results),
     };
   } finally {
     end();

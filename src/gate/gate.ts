@@ -104,13 +104,15 @@ export function compareGate(sets: MeasurementSet[], options: GateOptions): GateR
   };
 }
 
+/** Why an A/B run is not complete, one line; null when it is. */
+export function incompleteReason(results: AbResults): string | null {
+  if (results.status === "complete") return null;
+  return `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
+}
+
 /** The gate over an A/B run's results (`file` is where they are). */
 export function abGate(results: AbResults, file: string, options: GateOptions): GateResult {
-  const incomplete =
-    results.status === "complete"
-      ? null
-      : `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
-  return compareGate([fromAb(results, file)], { incomplete, ...options });
+  return compareGate([fromAb(results, file)], { incomplete: incompleteReason(results), ...options });
 }
 
 /** Writes the Markdown report (with an optional first line) and the JSON comparison, atomically. */
