@@ -92,7 +92,7 @@ describe("parseConfig", () => {
     });
     expect(all).toEqual([
       'input "mode": "benchmark" is not a mode (accepted: ab, compare)',
-      'input "base-set": "no equals sign" has the line "no equals sign" (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)',
+      'input "base-set": "no equals sign" has the line "no equals sign", which is not name=value (accepted: name=value, e.g. innodb_flush_log_at_trx_commit=0; path, file and security options are refused)',
       'input "fail-on-regression": "yes" is not a boolean (accepted: true, True, TRUE, false, False, FALSE)',
       'input "comment": "sometimes" is not a comment mode (accepted: always, on-change, on-regression, never)',
       'input "pr-number": "#3" is not a pull request number (accepted: a whole number > 0)',

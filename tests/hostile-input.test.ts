@@ -208,7 +208,7 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
       "user=root",
     ]);
     expect(res.code).toBe(2);
-    expect(oneLine(res.stderr)).toMatch(/^perfgate: --head-set: server option "user": refused/);
+    expect(oneLine(res.stderr)).toMatch(/^perfgate: --head-set user=root: server option "user": refused/);
   });
 
   it("workload server_options: refused with file and field, exit 1, nothing started", async () => {

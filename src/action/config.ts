@@ -9,16 +9,17 @@ import type { ComparedMetric } from "../compare/schema.js";
 import {
   ALLOW_MISMATCH,
   BASE,
+  BASE_SET,
   DEFAULT_WORKLOAD,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   HEAD,
+  HEAD_SET,
   type SharedOption,
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
 import { InvalidValue } from "../options/values.js";
-import { refusedReason } from "../servers/options.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { parseDegradationAssignments } from "../stats/degradation-settings.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
@@ -137,37 +138,6 @@ const ccUsers = z.string().transform((text, ctx) => {
   return [...new Set(logins.map((l) => l.replace(/^@/, "")))];
 });
 
-const SET_NAME = /^[A-Za-z0-9_.-]+$/;
-
-/** Newline-separated name=value lines; blank lines ignored. */
-const setList = z.string().transform((text, ctx) => {
-  const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "") continue;
-    const eq = line.indexOf("=");
-    const name = eq > 0 ? line.slice(0, eq).trim() : "";
-    if (!SET_NAME.test(name)) {
-      ctx.addIssue({
-        code: "custom",
-        message: `has the line ${JSON.stringify(line)} (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)`,
-      });
-      return z.NEVER;
-    }
-    const value = line.slice(eq + 1).trim();
-    const why = refusedReason(name, value);
-    if (why) {
-      ctx.addIssue({
-        code: "custom",
-        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`,
-      });
-      return z.NEVER;
-    }
-    out[name] = value;
-  }
-  return out;
-});
-
 const sha = z
   .string()
   .regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" })
@@ -177,8 +147,8 @@ const FIELDS = {
   mode: z.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
   base: shared(BASE),
   head: shared(HEAD),
-  "base-set": setList,
-  "head-set": setList,
+  "base-set": sharedLines(BASE_SET),
+  "head-set": sharedLines(HEAD_SET),
   workload: z.string().min(1, { error: "is empty (accepted: the path of a workload YAML file)" }),
   "base-results": z.string(),
   "head-results": z.string(),
@@ -282,8 +252,8 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     mode: mode!,
     base: parsed.base ?? null,
     head: parsed.head ?? null,
-    baseSet: parsed["base-set"] ?? {},
-    headSet: parsed["head-set"] ?? {},
+    baseSet: Object.fromEntries(parsed["base-set"] ?? []),
+    headSet: Object.fromEntries(parsed["head-set"] ?? []),
     workload: parsed.workload ?? DEFAULT_WORKLOAD,
     baseResults: parsed["base-results"] ?? null,
     headResults: parsed["head-results"] ?? null,

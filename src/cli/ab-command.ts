@@ -8,9 +8,11 @@ import { abGate, writeGateFiles } from "../gate/gate.js";
 import { cliOption } from "../options/commander.js";
 import {
   BASE,
+  BASE_SET,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   HEAD,
+  HEAD_SET,
   THRESHOLD,
   THRESHOLD_METRIC,
   WORKLOAD,
@@ -24,11 +26,6 @@ import { degradationFromFlags, degradationOption } from "./degradation-option.js
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
-  parseSet: (
-    value: string,
-    previous: Record<string, string> | undefined,
-    flag?: string,
-  ) => Record<string, string>;
   interruptController: () => { signal: AbortSignal; dispose: () => void };
   defaultWorkload: () => string;
   reportPathFor: (out: string) => string;
@@ -59,8 +56,8 @@ interface AbFlags extends NetworkFlags {
   out?: string;
   report?: string;
   json?: string;
-  baseSet?: Record<string, string>;
-  headSet?: Record<string, string>;
+  baseSet?: [string, string][];
+  headSet?: [string, string][];
   pairs?: number;
   slice?: number;
   maxPairs?: number;
@@ -83,16 +80,8 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(BASE, { required: true }))
       .addOption(cliOption(HEAD, { required: true }))
       .option("-w, --workload <file>", WORKLOAD.help, h.defaultWorkload())
-      .option(
-        "--base-set <name=value>",
-        "server option for the base only (repeatable)",
-        (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--base-set"),
-      )
-      .option(
-        "--head-set <name=value>",
-        "server option for the head only (repeatable)",
-        (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--head-set"),
-      )
+      .addOption(cliOption(BASE_SET))
+      .addOption(cliOption(HEAD_SET))
       .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
       .option("--report <file>", "Markdown report (default: the results file with .md)")
       .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
@@ -150,8 +139,8 @@ async function abAction(o: AbFlags, h: CliHelpers): Promise<void> {
       head: o.head,
       workloadFile: o.workload,
       out,
-      baseSet: o.baseSet ?? {},
-      headSet: o.headSet ?? {},
+      baseSet: Object.fromEntries(o.baseSet ?? []),
+      headSet: Object.fromEntries(o.headSet ?? []),
       thresholds,
       ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
       ...(o.slice !== undefined ? { slice: o.slice } : {}),

@@ -59,7 +59,8 @@ function defaultWorkload(): string {
 }
 
 /**
- * `--set name=value` (also --base-set/--head-set), checked as data at once (src/servers/options.ts).
+ * `--set name=value`, checked as data at once (src/servers/options.ts); ab's --base-set/--head-set are
+ * shared with the action (src/options/definitions.ts).
  * Repeatable; no commander default (it would print `(default: {})` in --help).
  */
 function parseSet(
@@ -279,7 +280,7 @@ export function buildProgram(): Command {
   registerDoctorCommand(program, { defaultServer: DEFAULT_SERVER, interruptController: cliInterrupt });
 
   registerWorkloadCommands(program);
-  registerAbCommand(program, { parseSet, interruptController: cliInterrupt, defaultWorkload, reportPathFor });
+  registerAbCommand(program, { interruptController: cliInterrupt, defaultWorkload, reportPathFor });
   registerCompareCommands(program);
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);

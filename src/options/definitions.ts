@@ -7,7 +7,7 @@
  */
 import type { ComparedMetric } from "../compare/schema.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
-import { parseBoolean, parseMetricThreshold, parsePct, parseSpec } from "./values.js";
+import { parseBoolean, parseMetricThreshold, parsePct, parseServerSetting, parseSpec } from "./values.js";
 
 export interface SharedOption<T> {
   /** the action input's name; the CLI flag is `--<name>` */
@@ -82,6 +82,22 @@ export const HEAD: SharedOption<string> = {
   parse: parseSpec,
 };
 
+export const BASE_SET: SharedOption<[string, string]> = {
+  name: "base-set",
+  arg: "<name=value>",
+  help: "server option for the base only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting,
+};
+
+export const HEAD_SET: SharedOption<[string, string]> = {
+  name: "head-set",
+  arg: "<name=value>",
+  help: "server option for the head only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting,
+};
+
 export const WORKLOAD: SharedOption<string> = {
   name: "workload",
   arg: "<file>",
@@ -99,6 +115,8 @@ export const SHARED_OPTIONS = [
   ALLOW_MISMATCH,
   BASE,
   HEAD,
+  BASE_SET,
+  HEAD_SET,
   WORKLOAD,
 ] as const;
 

@@ -4,6 +4,7 @@
  * the value (src/options/commander.ts for flags, src/action/config.ts for inputs).
  */
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
+import { refusedReason } from "../servers/options.js";
 import { parseServerSpec } from "../servers/spec.js";
 import type { ThresholdConfig } from "../stats/verdict.js";
 import { UserError } from "../util/errors.js";
@@ -81,4 +82,26 @@ export function parseBoolean(text: string): boolean {
   if (["true", "True", "TRUE"].includes(t)) return true;
   if (["false", "False", "FALSE"].includes(t)) return false;
   throw new InvalidValue("is not a boolean", "true, True, TRUE, false, False, FALSE");
+}
+
+const SETTING_ACCEPTED =
+  "name=value, e.g. innodb_flush_log_at_trx_commit=0; path, file and security options are refused";
+
+/** A server option for one side (`--base-set`, input `base-set`): checked as data at once. */
+export function parseServerSetting(text: string): [string, string] {
+  const t = text.trim();
+  const eq = t.indexOf("=");
+  const name = eq > 0 ? t.slice(0, eq).trim() : "";
+  if (name === "") throw new InvalidValue("is not name=value", SETTING_ACCEPTED);
+  const value = t.slice(eq + 1).trim();
+  const why = refusedReason(name, value);
+  if (why) {
+    const option = JSON.stringify(name.slice(0, 64));
+    throw new InvalidValue(
+      `has the option ${option}: ${why}`,
+      SETTING_ACCEPTED,
+      `server option ${option}: ${why}`,
+    );
+  }
+  return [name, value];
 }
