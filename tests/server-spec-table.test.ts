@@ -12,8 +12,8 @@ import { SOURCE_ORDER, SOURCES } from "../src/servers/sources/registry.js";
 import {
   acceptedText,
   parseServerSpec,
-  SPEC_FORMS,
   type SourceName,
+  SPEC_FORMS,
   specFormsText,
 } from "../src/servers/spec.js";
 import { UsageError, UserError } from "../src/util/errors.js";
