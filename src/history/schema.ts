@@ -36,9 +36,6 @@ export type HistoryMetric = (typeof HISTORY_METRICS)[number];
 export const BetterSchema = z.enum(["higher", "lower"]);
 export type Better = z.infer<typeof BetterSchema>;
 
-/** The direction of each built-in metric. */
-export const BUILTIN_BETTER: Record<HistoryMetric, Better> = { tps: "higher", qps: "higher", p95_ms: "lower" };
-
 /**
  * Schema 2: a metric other than tps/qps/p95 (an imported history's `ns/iter`, `B/op`, `iter/sec`):
  * its name (unique within the cell), unit and direction, the value with its interval when one is

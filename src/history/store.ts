@@ -60,7 +60,11 @@ export function appendRun(store: StoreRef, run: HistoryRun): Promise<AppendOutco
 }
 
 /** Several runs in one change (one commit on a git store): an imported history. */
-export function appendRuns(store: StoreRef, runs: readonly HistoryRun[], what: string): Promise<AppendOutcome[]> {
+export function appendRuns(
+  store: StoreRef,
+  runs: readonly HistoryRun[],
+  what: string,
+): Promise<AppendOutcome[]> {
   if (store.kind === "dir") return appendManyToFolder(store.path, runs);
   return updateGitStore(store, `history: import ${runs.length} runs (${what})`, (root) => {
     const outcomes = appendManyToFolderSync(root, runs);

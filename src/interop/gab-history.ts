@@ -97,13 +97,18 @@ interface Measure {
  * measure per unit, and a Go bench named `<bench> - <unit>` belongs to `<bench>`.
  */
 export function measuresOf(b: GabBench, tool: string): Measure[] {
-  const common = { ...(b.range !== undefined ? { range: b.range } : {}), ...(b.extra ? { extra: b.extra } : {}) };
+  const common = {
+    ...(b.range !== undefined ? { range: b.range } : {}),
+    ...(b.extra ? { extra: b.extra } : {}),
+  };
   if (tool !== "go") return [{ bench: b.name, unit: b.unit, value: b.value, ...common }];
   const suffix = ` - ${b.unit}`;
-  const bench = b.name.endsWith(suffix) && b.name.length > suffix.length ? b.name.slice(0, -suffix.length) : b.name;
+  const bench =
+    b.name.endsWith(suffix) && b.name.length > suffix.length ? b.name.slice(0, -suffix.length) : b.name;
   const fields = b.unit.trim().split(/\s+/);
   const out: Measure[] = [{ bench, unit: fields[0] ?? b.unit, value: b.value, ...common }];
-  if (fields.length < 3 || fields.length % 2 === 0) return fields.length === 1 ? out : [{ ...out[0]!, unit: b.unit }];
+  if (fields.length < 3 || fields.length % 2 === 0)
+    return fields.length === 1 ? out : [{ ...out[0]!, unit: b.unit }];
   for (let i = 1; i + 1 < fields.length; i += 2) {
     const v = Number(fields[i]);
     if (!Number.isFinite(v)) return [{ ...out[0]!, unit: b.unit }];
@@ -211,7 +216,14 @@ function runOf(data: GabData, suite: string, entry: GabEntry, o: GabHistoryOptio
     workload: { name: suite, sha256: o.sha256 },
     dataset: { tables: 0, table_size: 0 },
     servers: [
-      { label: entry.tool, flavor: entry.tool, version: "", version_string: `github-action-benchmark tool ${entry.tool}`, spec: `gab:${entry.tool}`, tiers: [] },
+      {
+        label: entry.tool,
+        flavor: entry.tool,
+        version: "",
+        version_string: `github-action-benchmark tool ${entry.tool}`,
+        spec: `gab:${entry.tool}`,
+        tiers: [],
+      },
     ],
     cells,
   };
@@ -260,8 +272,12 @@ export function gabHistorySummary(r: GabHistoryImport): string {
   return [
     `${r.runs.length} run${r.runs.length === 1 ? "" : "s"} (${r.suites} suite${r.suites === 1 ? "" : "s"})`,
     `${r.cells} bench${r.cells === 1 ? "" : "es"}: ${units}`,
-    ...(r.duplicates > 0 ? [`${r.duplicates} value(s) given twice for one bench and unit in an entry skipped (the first kept)`] : []),
-    ...(r.unknownTools.length > 0 ? [`direction read from the unit for tool(s) ${r.unknownTools.join(", ")}`] : []),
+    ...(r.duplicates > 0
+      ? [`${r.duplicates} value(s) given twice for one bench and unit in an entry skipped (the first kept)`]
+      : []),
+    ...(r.unknownTools.length > 0
+      ? [`direction read from the unit for tool(s) ${r.unknownTools.join(", ")}`]
+      : []),
   ].join("; ");
 }
 
