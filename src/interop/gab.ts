@@ -162,9 +162,19 @@ interface Point {
   file: string;
 }
 
-/** "12.3", "1230", "0.0457": three significant digits. */
+/**
+ * An exported number: 4 significant digits, never fewer than its integer digits (1234.5678901 →
+ * 1235, 98765.4 → 98765, 9.0909 → 9.091, 0.012345 → 0.01235). The action shows values as given.
+ */
+export function roundExported(x: number): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const intDigits = Math.floor(Math.log10(Math.abs(x))) + 1;
+  return Number(x.toPrecision(Math.min(21, Math.max(4, intDigits))));
+}
+
+/** A range's half-width as text, rounded like values: "29.42", "1235", "0.04567". */
 function short(x: number): string {
-  return String(Number(x.toPrecision(3)));
+  return String(roundExported(x));
 }
 
 function plural(n: number, word: string): string {
@@ -384,7 +394,7 @@ export function exportGab(
     return {
       name,
       unit: UNIT[p.metric],
-      value: p.value,
+      value: roundExported(p.value),
       ...(p.range !== undefined ? { range: p.range } : {}),
       extra: p.extra,
     };
