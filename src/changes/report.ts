@@ -20,8 +20,8 @@ export interface SeriesChanges {
 
 /** "regression" when the change goes against the series' direction, "improvement" with it. */
 export function changeKind(s: SeriesChanges, c: ChangePoint): "regression" | "improvement" | null {
-  if (!s.better || !Number.isFinite(c.magnitude) || c.magnitude === 0) return null;
-  return (s.better === "higher") === c.magnitude > 0 ? "improvement" : "regression";
+  if (!s.better || c.after === c.before) return null;
+  return (s.better === "higher") === c.after > c.before ? "improvement" : "regression";
 }
 
 export interface ChangesReport {

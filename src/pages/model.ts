@@ -44,8 +44,8 @@ export interface ChangeMark {
   /** which way is better for the metric: a change against it is a regression */
   better: Better;
   index: number;
-  /** relative change of the mean, after/before − 1, in % */
-  pct: number;
+  /** relative change of the mean, after/before − 1, in %; null when the old mean is 0 (0 → 3 allocs/op) */
+  pct: number | null;
   before: number;
   after: number;
   confidence: number;
@@ -249,7 +249,7 @@ function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
         metric: m,
         better: metricInfo(s, m).better,
         index: i,
-        pct: Number(((c.after / c.before - 1) * 100).toFixed(2)),
+        pct: c.before !== 0 ? Number(((c.after / c.before - 1) * 100).toFixed(2)) : null,
         before: c.before,
         after: c.after,
         confidence: c.confidence,

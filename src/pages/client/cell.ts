@@ -5,7 +5,19 @@ import { urlOf } from "../links.js";
 import { metricInfo, metricKeys } from "../metrics.js";
 import type { CellSeries, ChangeMark } from "../model.js";
 import { loadCell } from "./data.js";
-import { cellTitle, changeClass, day, el, fmt, metricLabel, nav, param, pct, shortSha } from "./dom.js";
+import {
+  cellTitle,
+  changeClass,
+  changePct,
+  day,
+  el,
+  fmt,
+  METRIC_LABEL,
+  metricLabel,
+  nav,
+  param,
+  shortSha,
+} from "./dom.js";
 
 declare global {
   interface Window {
@@ -42,7 +54,7 @@ function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
           ctx.lineTo(px, u.bbox.top + u.bbox.height);
           ctx.stroke();
           ctx.restore();
-          const label = `${pct(m.pct)} ${shortSha(m.from)}..${shortSha(m.to)}`;
+          const label = `${changePct(m)} ${shortSha(m.from)}..${shortSha(m.to)}`;
           u.over.append(
             el(
               "div",
@@ -51,7 +63,7 @@ function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
                 style: `left:${left}px`,
                 "data-index": String(m.index),
                 "data-commit": m.to,
-                title: `${label} ${pct(m.pct)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}`,
+                title: `${label} ${changePct(m)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}`,
               },
               label,
             ),
@@ -79,7 +91,9 @@ function readout(s: CellSeries, metric: string, i: number | null | undefined): (
 
 function chart(s: CellSeries, metric: string, host: HTMLElement, info: HTMLElement): uPlot {
   const col = s.metrics[metric]!;
-  const label = metricLabel(metric, metricInfo(s, metric));
+  const unit = metricInfo(s, metric);
+  const label = metricLabel(metric, unit);
+  const axis = METRIC_LABEL[metric] ?? (unit.unit || metric);
   const color = colorOf(s, metric);
   const xs = s.run.map((_, i) => i);
   const marks = s.changes.filter((c) => c.metric === metric);
@@ -103,7 +117,7 @@ function chart(s: CellSeries, metric: string, host: HTMLElement, info: HTMLEleme
         },
         values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && s.date[v] ? day(s.date[v]!) : "")),
       },
-      { label, size: 70 },
+      { label: axis, size: 70 },
     ],
     series: [
       {},
@@ -141,7 +155,7 @@ function changeList(s: CellSeries, metric: string): HTMLElement {
       el(
         "li",
         { "data-index": String(m.index), "data-commit": m.to },
-        el("span", { class: `badge ${changeClass(m)}` }, pct(m.pct)),
+        el("span", { class: `badge ${changeClass(m)}` }, changePct(m)),
         ` ${fmt(m.before)} → ${fmt(m.after)} from ${day(m.date)}, commits `,
         m.range_url ? el("a", { href: m.range_url }, range) : range,
         ` (confidence ${confidence(m.confidence)})`,

@@ -38,13 +38,27 @@ export function param(name: string): string | null {
 
 export const METRIC_LABEL: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency (ms)" };
 
-/** A change's colour class by its metric's direction (marks of older sites: latency lower, else higher). */
-export function changeClass(mark: { metric: string; pct: number; better?: "higher" | "lower" }): string {
-  const lower = (mark.better ?? (mark.metric === "p95_ms" ? "lower" : "higher")) === "lower";
-  return (lower ? mark.pct < 0 : mark.pct > 0) ? "better" : "worse";
+interface Mark {
+  metric: string;
+  pct: number | null;
+  before: number;
+  after: number;
+  better?: "higher" | "lower";
 }
 
-/** A metric's heading and axis label: "TPS", "p95 latency (ms)", "ns/iter (lower is better)". */
+/** A change's colour class by its metric's direction (marks of older sites: latency lower, else higher). */
+export function changeClass(mark: Mark): string {
+  const lower = (mark.better ?? (mark.metric === "p95_ms" ? "lower" : "higher")) === "lower";
+  const up = mark.after > mark.before;
+  return (lower ? !up : up) ? "better" : "worse";
+}
+
+/** A change's size: "+9.2%", or "0 → 2.49" when the old mean is 0. */
+export function changePct(mark: Mark): string {
+  return mark.pct === null ? `${fmt(mark.before)} → ${fmt(mark.after)}` : pct(mark.pct);
+}
+
+/** A metric's heading: "TPS", "p95 latency (ms)", "ns/iter, lower is better". */
 export function metricLabel(metric: string, info: { unit: string; better: string }): string {
   const builtin = METRIC_LABEL[metric];
   if (builtin) return builtin;

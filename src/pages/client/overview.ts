@@ -1,7 +1,7 @@
 /** The overview: every cell with a sparkline and its latest change point, filterable. */
 import type { OverviewRow } from "../model.js";
 import { loadOverview, type Overview } from "./data.js";
-import { cellTitle, changeClass, day, el, fmt, METRIC_LABEL, nav, pct, shortSha } from "./dom.js";
+import { cellTitle, changeClass, changePct, day, el, fmt, METRIC_LABEL, nav, shortSha } from "./dom.js";
 
 const FILTERS = [
   ["runner_class", "Runner class"],
@@ -64,7 +64,7 @@ function card(row: OverviewRow): HTMLElement {
     ? el(
         "span",
         { class: `badge ${changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
-        `${pct(ch.pct)} ${METRIC_LABEL[ch.metric] ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
+        `${changePct(ch)} ${METRIC_LABEL[ch.metric] ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
       )
     : el("span", { class: "badge none" }, "no change point");
   return el(
