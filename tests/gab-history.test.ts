@@ -125,6 +125,13 @@ describe("perfgate history import --gab-data (real histories)", () => {
       expect([m.lo, m.hi]).toEqual([b.value - half, b.value + half]);
     }
     expect(runs.map((r) => r.date)).toEqual([...runs.map((r) => r.date)].sort());
+    // history show prints the entry as recorded.
+    const last = entries[entries.length - 1]!;
+    const show = await runCli(["history", "show", last.commit.id.slice(0, 10), "--store", store]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`commit   ${last.commit.id}  ${last.commit.url}`);
+    expect(show.stdout).toContain(`add  ns/iter  ${last.benches[0]!.value}`);
+    expect(show.stdout).toContain(`ns/iter (lower)  ${last.benches[0]!.range}`);
     // The same file again adds nothing.
     const again = await runCli(["history", "import", "--gab-data", path, "--store", store]);
     expect(again.stdout).toContain(`added 0 run(s) to ${store} (${entries.length} already there)`);

@@ -186,4 +186,20 @@ describe("imported github-action-benchmark histories in Chromium", () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it("an imported entry's run page: the commit as recorded and every bench's metrics", async () => {
+    const store = readAllRuns(join(dir, "store"));
+    const run = store.find((r) =>
+      r.cells.some((c) => c.script.startsWith("BenchmarkMainPath_FilterProject")),
+    )!;
+    const { page: rp, errors: rpErrors } = await open(`run.html?id=${encodeURIComponent(run.id)}`);
+    expect(await rp.locator("table.kv").textContent()).toContain(run.commit_info!.message!.split("\n")[0]!);
+    expect(await rp.locator("table.kv").textContent()).toContain("github-action-benchmark, tool go");
+    const rows = await rp.locator("table.cells tr").count();
+    expect(rows - 1).toBe(run.cells.reduce((n, c) => n + (c.other_metrics?.length ?? 0), 0));
+    expect(await rp.locator("table.cells").textContent()).toContain("allocs/op");
+    await rp.screenshot({ path: join(OUT, "run.png"), fullPage: true });
+    expect(rpErrors).toEqual([]);
+    await rp.close();
+  });
 });

@@ -48,7 +48,29 @@ export function format(v: string): "text" | "json" {
   return v;
 }
 
+/** An imported entry (github-action-benchmark): the commit as recorded and every bench's metrics. */
+function importedText(run: HistoryRun): string {
+  const info = run.commit_info ?? {};
+  const lines = [
+    `run ${run.id} (github-action-benchmark, tool ${run.servers[0]?.flavor ?? "?"})`,
+    `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
+    `message  ${(info.message ?? "").split("\n")[0]}`,
+    `author   ${info.author ?? "-"}   committed ${info.timestamp ?? "-"}`,
+    `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}   suite ${run.workload.name}`,
+    "",
+    "bench  metric  value [interval] unit (better)  range",
+  ];
+  for (const c of run.cells) {
+    for (const m of c.other_metrics ?? []) {
+      const iv = m.lo !== null ? ` [${m.lo}, ${m.hi}]` : "";
+      lines.push(`${c.script}  ${m.name}  ${m.value}${iv} ${m.unit} (${m.better})  ${m.range ?? "-"}`);
+    }
+  }
+  return lines.join("\n");
+}
+
 function showText(run: HistoryRun): string {
+  if (run.source === "gab") return importedText(run);
   const lines = [
     `run ${run.id} (${run.source})`,
     `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
