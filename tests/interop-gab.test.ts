@@ -239,7 +239,7 @@ describe("import (data.js)", () => {
     expect(r.entries).toBe(2);
     expect(r.skipped).toEqual({ unit: 2, nonPositive: 0 });
     expect(gabImportSummary(r)).toBe(
-      "6 rows: 2 commits, 3 scenarios, threads 1-16; 2 benches skipped (2 not a throughput unit: ms)",
+      "6 rows: 2 commits, 3 scenarios, threads 1-16; 2 benches skipped (2 not a throughput unit: ms; perfgate history import --gab-data keeps them)",
     );
   });
 
@@ -418,7 +418,7 @@ describe("malformed data.js: one line naming the file and the field", () => {
       "d.js",
     );
     expect(() => gabToImport(data, { file: "d.js", sha256: "0" })).toThrow(
-      /^d\.js: field entries: no throughput benches to import \(1 bench skipped \(units ms\)\)$/,
+      /^d\.js: field entries: no throughput benches to import \(1 bench skipped \(units ms\)\); perfgate history import --gab-data keeps every unit$/,
     );
   });
 

@@ -8,7 +8,8 @@
  *
  * Import: the action's gh-pages `data.js` (`window.BENCHMARK_DATA = {...}`), parsed without eval
  * and validated, as a perfgate/import set: throughput benches become tps rows with the short commit
- * id as the engine; the others are skipped and counted.
+ * id as the engine; the others are skipped and counted. The whole history, every unit kept, goes
+ * into the history store through src/interop/gab-history.ts (`perfgate history import`).
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -525,7 +526,9 @@ export function gabToImport(data: GabData, source: { file: string; sha256: strin
       skipped.unit + skipped.nonPositive > 0
         ? `${plural(skipped.unit + skipped.nonPositive, "bench")} skipped${skippedUnits.size > 0 ? ` (units ${[...skippedUnits].join(", ")})` : ""}`
         : `${plural(entries, "entry")}, no benches`;
-    throw new UserError(`${source.file}: field entries: no throughput benches to import (${why})`);
+    throw new UserError(
+      `${source.file}: field entries: no throughput benches to import (${why}); perfgate history import --gab-data keeps every unit`,
+    );
   }
   return {
     set: {
@@ -560,6 +563,6 @@ export function gabImportSummary(r: GabImport): string {
   return [
     `${plural(rows.length, "row")}: ${plural(new Set(rows.map((x) => x.engine)).size, "commit")}`,
     plural(new Set(rows.map((x) => x.scenario)).size, "scenario"),
-    `threads ${minOf(threads)}-${maxOf(threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why})` : ""}`,
+    `threads ${minOf(threads)}-${maxOf(threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why}; perfgate history import --gab-data keeps them)` : ""}`,
   ].join(", ");
 }
