@@ -19,8 +19,8 @@ import {
   isThroughputUnit,
   parseGabDataJs,
   parseGabInput,
-  roundExported,
   renderGabDataJs,
+  roundExported,
 } from "../src/interop/gab.js";
 import { ROOT } from "./helpers/env.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";

@@ -158,8 +158,8 @@ function cellsOf(suite: string, entry: GabEntry): { cells: HistoryCell[]; duplic
   let duplicates = 0;
   for (const b of entry.benches) {
     for (const m of measuresOf(b, entry.tool)) {
-      let metrics = byBench.get(m.bench);
-      if (!metrics) byBench.set(m.bench, (metrics = []));
+      const metrics = byBench.get(m.bench) ?? [];
+      byBench.set(m.bench, metrics);
       if (metrics.some((x) => x.name === m.unit)) duplicates++;
       else metrics.push(metricOf(m, entry.tool));
     }

@@ -5,7 +5,6 @@
  */
 import { createHash } from "node:crypto";
 import type { SeriesPoint } from "../changes/index.js";
-import { metricInfo, metricKeys } from "./metrics.js";
 import { naturalCompare } from "../compare/compare.js";
 import {
   type Better,
@@ -14,6 +13,7 @@ import {
   type HistoryMetric,
   type HistoryRun,
 } from "../history/schema.js";
+import { metricInfo, metricKeys } from "./metrics.js";
 
 /** A point of a series, as the change-point detector takes it. */
 export type { SeriesPoint } from "../changes/index.js";

@@ -54,7 +54,7 @@ function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
           ctx.lineTo(px, u.bbox.top + u.bbox.height);
           ctx.stroke();
           ctx.restore();
-          const label = `${changePct(m)} ${shortSha(m.from)}..${shortSha(m.to)}`;
+          const text = `${changePct(m)} ${shortSha(m.from)}..${shortSha(m.to)}`;
           u.over.append(
             el(
               "div",
@@ -65,7 +65,7 @@ function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
                 "data-commit": m.to,
                 title: `${label} ${changePct(m)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}`,
               },
-              label,
+              text,
             ),
           );
         }
