@@ -7,11 +7,10 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAllRuns } from "../src/history/folder.js";
-import { launchChromium } from "./helpers/browser.js";
+import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild } from "./helpers/env.js";
 import { GAB_FIXTURES, gabCommitOf, plantedGabData, REAL_GAB } from "./helpers/gab-factory.js";
@@ -86,21 +85,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function open(path: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
-  const [file, query] = path.split("?");
-  await page.goto(`${pathToFileURL(join(site, file!)).href}${query ? `?${query}` : ""}`);
-  await page.waitForFunction(
-    () => (globalThis as unknown as PageWindow).perfgateReady !== undefined,
-    undefined,
-    { timeout: 30_000 },
-  );
-  return { page, errors };
+function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  return openSitePage(browser, site, path);
 }
 
 describe("imported github-action-benchmark histories in Chromium", () => {
