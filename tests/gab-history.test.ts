@@ -93,6 +93,10 @@ describe("the action's tools and texts", () => {
       ["BenchmarkX", "B/op", 16],
       ["BenchmarkX", "allocs/op", 1],
     ]);
+    // A unit with spaces that is not "<unit> <value> <unit> ..." stays whole.
+    expect(measuresOf({ name: "BenchmarkY", value: 2, unit: "ns per op" }, "go")).toEqual([
+      { bench: "BenchmarkY", unit: "ns per op", value: 2 },
+    ]);
     // Not Go: the name is the bench, the unit is the metric.
     expect(measuresOf({ name: "fib - x", value: 1, unit: "x" }, "cargo")[0]!.bench).toBe("fib - x");
   });

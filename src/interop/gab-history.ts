@@ -105,14 +105,22 @@ export function measuresOf(b: GabBench, tool: string): Measure[] {
   const suffix = ` - ${b.unit}`;
   const bench =
     b.name.endsWith(suffix) && b.name.length > suffix.length ? b.name.slice(0, -suffix.length) : b.name;
+  const whole: Measure = { bench, unit: b.unit, value: b.value, ...common };
+  // The older combined form: "<unit> <value> <unit> [<value> <unit> ...]".
   const fields = b.unit.trim().split(/\s+/);
-  const out: Measure[] = [{ bench, unit: fields[0] ?? b.unit, value: b.value, ...common }];
-  if (fields.length < 3 || fields.length % 2 === 0)
-    return fields.length === 1 ? out : [{ ...out[0]!, unit: b.unit }];
+  const combined =
+    fields.length >= 3 &&
+    fields.length % 2 === 1 &&
+    fields.every((f, i) => i % 2 === 0 || Number.isFinite(Number(f)));
+  if (!combined) return [whole];
+  const out: Measure[] = [{ ...whole, unit: fields[0]! }];
   for (let i = 1; i + 1 < fields.length; i += 2) {
-    const v = Number(fields[i]);
-    if (!Number.isFinite(v)) return [{ ...out[0]!, unit: b.unit }];
-    out.push({ bench, unit: fields[i + 1]!, value: v, ...(b.extra ? { extra: b.extra } : {}) });
+    out.push({
+      bench,
+      unit: fields[i + 1]!,
+      value: Number(fields[i]),
+      ...(b.extra ? { extra: b.extra } : {}),
+    });
   }
   return out;
 }

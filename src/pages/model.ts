@@ -83,11 +83,12 @@ export interface CellSeries {
 export interface OverviewRow extends CellKey {
   id: string;
   points: number;
-  last: { date: string; commit: string; version: string; tps: number | null; value: number | null };
-  /** the metric of `spark` and `last.value`: tps when measured, else the cell's first metric */
-  metric: string;
-  unit: string;
-  /** that metric's last SPARK_POINTS points */
+  /** `value`: the last value of `metric`, given when that is not tps */
+  last: { date: string; commit: string; version: string; tps: number | null; value?: number | null };
+  /** the metric of `spark` when it is not tps (a cell without tps: its first metric), with its unit */
+  metric?: string;
+  unit?: string;
+  /** tps (or `metric`) of the last SPARK_POINTS points */
   spark: (number | null)[];
   /** the most recent change point over the cell's metrics */
   change: ChangeMark | null;
@@ -287,10 +288,9 @@ export function overviewRow(s: CellSeries): OverviewRow {
       commit: s.commit[last]!,
       version: s.version[last]!,
       tps: tps[last] ?? null,
-      value: values[last] ?? null,
+      ...(metric !== "tps" ? { value: values[last] ?? null } : {}),
     },
-    metric,
-    unit: metricInfo(s, metric).unit,
+    ...(metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {}),
     spark: values.slice(-SPARK_POINTS),
     change: latestChange(s, s.changes),
   };
