@@ -5,6 +5,7 @@
  * calls a worsening a regression whichever way the metric's better lies. The CLI runs as a real
  * process against a folder store.
  */
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -195,6 +196,23 @@ describe("perfgate history import --gab-data (real histories)", () => {
       lo: null,
       hi: null,
     });
+  });
+
+  it("a git store: one commit for the whole import, none when imported again", async () => {
+    const { path, data } = gabFixture(REAL_GAB.cargo.file);
+    const bare = join(dir, "store.git");
+    execFileSync("git", ["init", "--quiet", "--bare", bare]);
+    const args = ["history", "import", "--gab-data", path, "--store", "git:perfgate-data", "--repo", bare];
+    for (let i = 0; i < 2; i++) {
+      const r = await runCli(args);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const log = execFileSync("git", ["--git-dir", bare, "log", "--format=%s", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(log.trim().split("\n")).toEqual([
+      `history: import ${data.entries.Benchmark!.length} runs (${path})`,
+    ]);
   });
 
   it("refuses a file that is not a data.js in one line, writing nothing", async () => {
