@@ -16,6 +16,7 @@ import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { checkServerOptions } from "../servers/options.js";
+import { specFormsText } from "../servers/spec.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -179,11 +180,7 @@ function registerRunCommand(program: Command): void {
     .description(
       "Provision a server, run a sysbench workload matrix against it, write results JSON and a Markdown report.",
     )
-    .option(
-      "-s, --server <spec>",
-      "server spec: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@X.Y.Z, build:<dir or git URL>@<ref>, or path:<dir>",
-      DEFAULT_SERVER,
-    )
+    .option("-s, --server <spec>", `server spec: ${specFormsText()}`, DEFAULT_SERVER)
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")

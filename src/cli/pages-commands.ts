@@ -21,7 +21,7 @@ function changesText(runs: HistoryRun[]): string {
     for (const c of s.changes) {
       const k = s.key;
       lines.push(
-        `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t  ${c.metric}  ${c.pct > 0 ? "+" : ""}${c.pct}%  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}`,
+        `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t  ${c.metric}  ${c.pct === null ? `${c.before} -> ${c.after}` : `${c.pct > 0 ? "+" : ""}${c.pct}%`} ${(c.better === "higher") === c.after > c.before ? "improvement" : "regression"}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}`,
       );
     }
   }
