@@ -31,6 +31,7 @@ describe("history baseline", () => {
       tiers: ["1G"],
       threads: [1, 4, 16, 64],
       seed: 5,
+      start: Date.now() - 10 * 86_400_000,
     });
     // The synthetic oltp_read_write tps is 200·√threads; head: 3 repetitions, 16 threads 15% slower.
     const cells = [1, 4, 16, 64].flatMap((t) =>

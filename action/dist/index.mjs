@@ -31192,20 +31192,20 @@ var require_packet = __commonJS({
         this.offset += bytes;
       }
       // must match writeTime's choice of encoding byte for byte
-      static timeLength({ days, hours, minutes, seconds: seconds3, microseconds }) {
-        if (!days && !hours && !minutes && !seconds3 && !microseconds) {
+      static timeLength({ days: days2, hours, minutes, seconds: seconds3, microseconds }) {
+        if (!days2 && !hours && !minutes && !seconds3 && !microseconds) {
           return 1;
         }
         return microseconds ? 13 : 9;
       }
-      writeTime({ negative, days, hours, minutes, seconds: seconds3, microseconds }) {
-        if (!days && !hours && !minutes && !seconds3 && !microseconds) {
+      writeTime({ negative, days: days2, hours, minutes, seconds: seconds3, microseconds }) {
+        if (!days2 && !hours && !minutes && !seconds3 && !microseconds) {
           this.writeInt8(0);
           return;
         }
         this.writeInt8(microseconds ? 12 : 8);
         this.writeInt8(negative ? 1 : 0);
-        this.writeInt32(days);
+        this.writeInt32(days2);
         this.writeInt8(hours);
         this.writeInt8(minutes);
         this.writeInt8(seconds3);
@@ -79211,6 +79211,47 @@ var parse5 = function(data, opts = {}) {
   return records2;
 };
 
+// src/history/provenance.ts
+var BaselineRunSchema = external_exports.object({
+  id: external_exports.string(),
+  commit: external_exports.string(),
+  commit_url: external_exports.string().nullable(),
+  date: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string()
+});
+var BaselineProvenanceSchema = external_exports.object({
+  /** the engine name the pooled set carries, e.g. "history main (5 runs)" */
+  engine: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string(),
+  /** how many of the newest matching runs were asked for */
+  runs_requested: external_exports.number().int().positive(),
+  /** runs older than this were not pooled; null: no limit */
+  max_age_days: external_exports.number().positive().nullable(),
+  /** when the baseline was pooled: ages are counted from here */
+  as_of: external_exports.string(),
+  /** the pooled runs, oldest first */
+  runs: external_exports.array(BaselineRunSchema).min(1)
+});
+function ageDays(date5, asOf) {
+  const ms = new Date(asOf).getTime() - new Date(date5).getTime();
+  return Math.max(0, Math.floor(ms / 864e5));
+}
+function ageRange(p) {
+  return {
+    newest: ageDays(p.runs[p.runs.length - 1].date, p.as_of),
+    oldest: ageDays(p.runs[0].date, p.as_of)
+  };
+}
+function days(n) {
+  return `${n} day${n === 1 ? "" : "s"}`;
+}
+function ageText(p) {
+  const { newest, oldest } = ageRange(p);
+  return newest === oldest ? `${days(newest)} old` : `${newest} to ${days(oldest)} old`;
+}
+
 // src/import/schema.ts
 var IMPORT_SCHEMA = "perfgate/import";
 var IMPORT_SCHEMA_VERSION = 1;
@@ -79234,7 +79275,9 @@ var ImportedSetSchema = external_exports.object({
   schema_version: external_exports.literal(IMPORT_SCHEMA_VERSION),
   source: external_exports.object({ file: external_exports.string(), sha256: external_exports.string() }),
   imported_at: external_exports.string(),
-  rows: external_exports.array(ImportRowSchema).min(1)
+  rows: external_exports.array(ImportRowSchema).min(1),
+  /** a baseline pooled from the history store: the runs that formed it (perfgate history baseline) */
+  baseline: BaselineProvenanceSchema.optional()
 });
 
 // src/import/csv.ts
@@ -79495,7 +79538,14 @@ function fromImport(set2, file2) {
       p95_ms: r.p95_ms
     };
   });
-  return { kind: "import", file: file2, engines, observations, failed_cells: 0 };
+  return {
+    kind: "import",
+    file: file2,
+    engines,
+    observations,
+    failed_cells: 0,
+    ...set2.baseline ? { baseline_history: set2.baseline } : {}
+  };
 }
 function fromAb(ab, file2) {
   const server = (label, index) => ab.servers.find((s) => s.label === label) ?? ab.servers[index];
@@ -79682,7 +79732,9 @@ var ComparisonReportSchema = external_exports.object({
   cells: external_exports.array(ComparisonCellSchema),
   degradation: external_exports.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
-  nothing_compared: external_exports.string().optional()
+  nothing_compared: external_exports.string().optional(),
+  /** the base is a baseline pooled from the history store: the runs that formed it and the window */
+  baseline_history: BaselineProvenanceSchema.optional()
 });
 
 // src/compare/compare.ts
@@ -80071,8 +80123,13 @@ function compareSets(input2, options = {}) {
     },
     cells,
     degradation,
-    ...nothing !== null ? { nothing_compared: nothing } : {}
+    ...nothing !== null ? { nothing_compared: nothing } : {},
+    ...historyBaselineOf(sets, baselines)
   };
+}
+function historyBaselineOf(sets, baselines) {
+  const s = sets.find((x) => x.baseline_history && x.engines.some((e) => baselines.includes(e)));
+  return s?.baseline_history ? { baseline_history: s.baseline_history } : {};
 }
 function gateFailure(report) {
   if (report.cells.length > 0 || report.degradation.length > 0) return null;
@@ -83799,6 +83856,47 @@ function plainText(text) {
   return controlsOut(text);
 }
 
+// src/report/baseline-history.ts
+var MAX_LISTED = 10;
+var SAFE_URL = /^https:\/\/[^\s()<>[\]"'`\\]+$/;
+function shortCommit(sha3) {
+  return sha3.replace(/[^0-9A-Za-z]/g, "").slice(0, 7) || "?";
+}
+function commitUrl(run, repoUrl) {
+  const url2 = run.commit_url ?? (repoUrl ? `${repoUrl}/commit/${run.commit}` : null);
+  return url2 !== null && SAFE_URL.test(url2) ? url2 : null;
+}
+function commitMd(run, repoUrl) {
+  const code = `\`${shortCommit(run.commit)}\``;
+  const url2 = commitUrl(run, repoUrl);
+  return url2 ? `[${code}](${url2})` : code;
+}
+function whichRuns(p, esc2, code) {
+  const n = p.runs.length;
+  const runs = n === 1 ? "the last run" : `the last ${n} runs`;
+  const within = p.max_age_days === null ? "" : ` within ${p.max_age_days} days`;
+  const short = n < p.runs_requested ? ` (${p.runs_requested} asked for, ${n} found${within})` : "";
+  return `${runs} of ${esc2(p.branch)} on runner class ${code(p.runner_class)}${short}`;
+}
+function baselineHistoryLine(p, markdown, repoUrl = null) {
+  const first = p.runs[0];
+  const last = p.runs[p.runs.length - 1];
+  const commit = (r) => markdown ? commitMd(r, repoUrl) : shortCommit(r.commit);
+  const commits = p.runs.length === 1 ? `commit ${commit(first)}` : `commits ${commit(first)}\u2026${commit(last)}`;
+  const which2 = markdown ? whichRuns(p, mdEscape, (s) => `\`${plainText(s).replaceAll("`", "'")}\``) : whichRuns(p, plainText, plainText);
+  return `${markdown ? "**Baseline:**" : "Baseline:"} ${which2} (${commits}, ${ageText(p)})`;
+}
+function baselineRunsMarkdown(p, repoUrl = null) {
+  const shown = p.runs.slice(-MAX_LISTED).map((r) => `${commitMd(r, repoUrl)} ${ageDays(r.date, p.as_of)} d`);
+  const more = p.runs.length > MAX_LISTED ? `\u2026 ${p.runs.length - MAX_LISTED} older, ` : "";
+  return `**Baseline runs** (commit, age): ${more}${shown.join(" \xB7 ")}`;
+}
+function baselineRunsText(p) {
+  return p.runs.map(
+    (r) => `  ${plainText(r.id)}  ${plainText(r.date)}  ${plainText(r.commit.slice(0, 12))}  ${ageDays(r.date, p.as_of)} d old`
+  );
+}
+
 // src/report/markdown.ts
 function roundedDigits(abs, digits) {
   const scaled = abs * 10 ** digits;
@@ -84090,6 +84188,12 @@ function sourcesLine(r, markdown) {
 function comparedLines(r, sets, markdown) {
   const esc2 = markdown ? mdEscape : plainText;
   const out = [sourcesLine(r, markdown)];
+  const history = r.baseline_history;
+  if (history) {
+    out.push(baselineHistoryLine(history, markdown));
+    if (markdown) out.push(baselineRunsMarkdown(history));
+    else out.push(...baselineRunsText(history));
+  }
   const settings = abSettingsText(sets, esc2);
   if (settings !== null) out.push(`Settings that differ (config A/B): ${settings}.`);
   return out;
@@ -84375,18 +84479,30 @@ function comparedBlock(i) {
   const single = pairs.length === 1 ? pairs[0] : null;
   const headEngine = single ? single[0] : null;
   const baseEngine = single ? single[1] : r.baselines.length === 1 ? r.baselines[0] : null;
-  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, i.base, i.repoUrl)}`;
-  if (i.repoUrl && i.base.sha && i.head.sha && i.base.sha !== i.head.sha) {
-    line += ` \xB7 [changes](${i.repoUrl}/compare/${i.base.sha}...${i.head.sha})`;
+  const history = r.baseline_history;
+  const base = history ? { sha: lastCommit(history), ref: null } : i.base;
+  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, history ? { sha: null, ref: null } : base, i.repoUrl)}`;
+  if (i.repoUrl && base.sha && i.head.sha && base.sha !== i.head.sha) {
+    line += ` \xB7 [changes](${i.repoUrl}/compare/${base.sha}...${i.head.sha})`;
   }
   if (!single && pairs.length > 1) line += ` \xB7 ${plural4(pairs.length, "comparison")}`;
   const L = [`${line}  `];
+  if (history) {
+    L.push(
+      `${baselineHistoryLine(history, true, i.repoUrl)}  `,
+      `${baselineRunsMarkdown(history, i.repoUrl)}  `
+    );
+  }
   const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
   if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
   const workload = workloadText(i);
   if (workload !== null) L.push(`**Workload:** ${workload}  `);
   L[L.length - 1] = L[L.length - 1].trimEnd();
   return [...L, ""];
+}
+function lastCommit(p) {
+  const sha3 = p.runs[p.runs.length - 1].commit;
+  return /^[0-9a-f]{7,64}$/i.test(sha3) ? sha3 : null;
 }
 function listText(xs, max = 8) {
   const shown = xs.slice(0, max).map((x) => mdEscape(clip(String(x), 60)));
@@ -85242,7 +85358,7 @@ function runContext(f, env = process.env) {
   if (!commit)
     throw new UserError("history append: no commit: give --commit <sha> (or run inside a git checkout)");
   const repoUrl = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}` : null;
-  const commitUrl = f.commitUrl ?? (repoUrl && !f.commit ? `${repoUrl}/commit/${commit}` : null);
+  const commitUrl2 = f.commitUrl ?? (repoUrl && !f.commit ? `${repoUrl}/commit/${commit}` : null);
   const branch = f.branch ?? env.GITHUB_HEAD_REF ?? env.GITHUB_REF_NAME ?? gitOut(["rev-parse", "--abbrev-ref", "HEAD"]) ?? "unknown";
   if (f.date !== void 0 && Number.isNaN(new Date(f.date).getTime())) {
     throw new UserError(`--date ${f.date}: not a date (accepted: ISO 8601, e.g. 2026-11-23T02:17:00Z)`);
@@ -85252,7 +85368,7 @@ function runContext(f, env = process.env) {
   }
   return {
     commit,
-    commitUrl,
+    commitUrl: commitUrl2,
     branch: branch || "unknown",
     matrix: f.matrix ?? null,
     ...f.date ? { date: f.date } : {}

@@ -20,6 +20,12 @@ import { degradationFromSpec } from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import {
+  addBaselineStoreOptions,
+  type BaselineStoreFlags,
+  baselineStoreQuery,
+  loadWithStoreBaseline,
+} from "./baseline-store-options.js";
 import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 
 /** Exit code of `perfgate compare --fail-on-regression` when a regression verdict was found. */
@@ -107,7 +113,7 @@ function resolveFormat(format: string | undefined, out: string | undefined): For
   return "text";
 }
 
-interface CompareFlags {
+interface CompareFlags extends BaselineStoreFlags {
   baseline?: string[];
   engines?: string;
   metric: string;
@@ -133,7 +139,10 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
   const flags = degradationFromFlags(o.degradation);
-  const sets = files.map((f) => loadMeasurements(f));
+  const storeQuery = baselineStoreQuery(files, o);
+  const sets = storeQuery
+    ? loadWithStoreBaseline(files[0]!, storeQuery)
+    : files.map((f) => loadMeasurements(f));
   // The detector settings of the first run's workload, then the flags.
   const spec = sets.find((s) => s.workload_spec)?.workload_spec;
   const report = compareSets(sets, {
@@ -164,7 +173,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
 
 /** Adds `perfgate compare` and `perfgate import` to the program. */
 export function registerCompareCommands(program: Command): void {
-  program
+  const compare = program
     .command("compare")
     .description(
       "Compare run results, an A/B file or imported measurements: verdicts with simultaneous confidence intervals, version progression, differences above the threshold, within-run degradation.",
@@ -198,8 +207,8 @@ export function registerCompareCommands(program: Command): void {
       "--fail-on-regression",
       `exit with code ${EXIT_REGRESSION} when any verdict is a regression (and 1 when nothing was compared)`,
     )
-    .addOption(degradationOption())
-    .action(compareAction);
+    .addOption(degradationOption());
+  addBaselineStoreOptions(compare).action(compareAction);
 
   program
     .command("import")

@@ -7,8 +7,8 @@
 import { extname } from "node:path";
 import type { AbResults } from "../ab/schema.js";
 import { parseAbResults } from "../ab/store.js";
-import { importCsv } from "../import/csv.js";
 import type { BaselineProvenance } from "../history/provenance.js";
+import { importCsv } from "../import/csv.js";
 import type { ImportedSet } from "../import/schema.js";
 import { parseImportedSet } from "../import/store.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";

@@ -10,7 +10,7 @@ import { runnerClassFor } from "../baselines/store.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS, ageDays } from "./provenance.js";
+import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "./provenance.js";
 import type { HistoryRun } from "./schema.js";
 import { loadAllRuns, type StoreRef } from "./store.js";
 
@@ -79,7 +79,7 @@ function freshRuns(runs: HistoryRun[], q: BaselineQuery): HistoryRun[] {
   if (fresh.length > 0) return fresh;
   const newest = runs[runs.length - 1]!;
   throw new UserError(
-    `the newest matching run of ${q.branch} (${newest.id}, commit ${newest.commit.slice(0, 12)}) is ${ageDays(newest.date, now)} days old, older than the maximum age of ${maxAge} days: append a fresh run of ${q.branch} to the store, compare with a base run, or allow older runs (--baseline-max-age / baseline-max-age)`,
+    `the newest matching run of ${q.branch} (${newest.id}, commit ${newest.commit.slice(0, 12)}) is ${ageDays(newest.date, now)} days old, older than the maximum age of ${maxAge} days: append a fresh run of ${q.branch} to the store, compare with a measured base, or raise the maximum age`,
   );
 }
 

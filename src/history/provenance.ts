@@ -44,7 +44,10 @@ export function ageDays(date: string, asOf: string): number {
 
 /** The newest and oldest pooled run's age in days. */
 export function ageRange(p: BaselineProvenance): { newest: number; oldest: number } {
-  return { newest: ageDays(p.runs[p.runs.length - 1]!.date, p.as_of), oldest: ageDays(p.runs[0]!.date, p.as_of) };
+  return {
+    newest: ageDays(p.runs[p.runs.length - 1]!.date, p.as_of),
+    oldest: ageDays(p.runs[0]!.date, p.as_of),
+  };
 }
 
 function days(n: number): string {

@@ -37,11 +37,16 @@ function whichRuns(p: BaselineProvenance, esc: (s: string) => string, code: (s: 
 }
 
 /** The one-line summary; `markdown` gives commit links (the run's page, else `repoUrl`). */
-export function baselineHistoryLine(p: BaselineProvenance, markdown: boolean, repoUrl: string | null = null): string {
+export function baselineHistoryLine(
+  p: BaselineProvenance,
+  markdown: boolean,
+  repoUrl: string | null = null,
+): string {
   const first = p.runs[0]!;
   const last = p.runs[p.runs.length - 1]!;
   const commit = (r: BaselineRun) => (markdown ? commitMd(r, repoUrl) : shortCommit(r.commit));
-  const commits = p.runs.length === 1 ? `commit ${commit(first)}` : `commits ${commit(first)}…${commit(last)}`;
+  const commits =
+    p.runs.length === 1 ? `commit ${commit(first)}` : `commits ${commit(first)}…${commit(last)}`;
   const which = markdown
     ? whichRuns(p, mdEscape, (s) => `\`${plainText(s).replaceAll("`", "'")}\``)
     : whichRuns(p, plainText, plainText);

@@ -230,7 +230,10 @@ function comparedBlock(i: PrReportInput): string[] {
   if (!single && pairs.length > 1) line += ` · ${plural(pairs.length, "comparison")}`;
   const L = [`${line}  `];
   if (history) {
-    L.push(`${baselineHistoryLine(history, true, i.repoUrl)}  `, `${baselineRunsMarkdown(history, i.repoUrl)}  `);
+    L.push(
+      `${baselineHistoryLine(history, true, i.repoUrl)}  `,
+      `${baselineRunsMarkdown(history, i.repoUrl)}  `,
+    );
   }
   const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
   if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
