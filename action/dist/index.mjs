@@ -79212,6 +79212,7 @@ var parse5 = function(data, opts = {}) {
 };
 
 // src/history/provenance.ts
+var DEFAULT_BASELINE_MAX_AGE_DAYS = 14;
 var BaselineRunSchema = external_exports.object({
   id: external_exports.string(),
   commit: external_exports.string(),
@@ -79250,6 +79251,11 @@ function days(n) {
 function ageText(p) {
   const { newest, oldest } = ageRange(p);
   return newest === oldest ? `${days(newest)} old` : `${newest} to ${days(oldest)} old`;
+}
+function parseMaxAge(text) {
+  if (text === "none") return null;
+  const m = /^([1-9][0-9]{0,5})([dwmy])$/.exec(text);
+  return m ? Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2]] : void 0;
 }
 
 // src/import/schema.ts
@@ -84865,6 +84871,18 @@ var setList = external_exports.string().transform((text, ctx) => {
   return out;
 });
 var sha = external_exports.string().regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" }).transform((s) => s.toLowerCase());
+var HISTORY_BASELINE_FIELDS = {
+  "baseline-from-history": external_exports.enum(["true", "True", "TRUE", "false", "False", "FALSE"], {
+    error: "is not a boolean (accepted: true, True, TRUE, false, False, FALSE)"
+  }).transform((s) => s.toLowerCase() === "true"),
+  "baseline-runs": external_exports.string().regex(/^[1-9]\d{0,3}$/, { error: "is not a number of runs (accepted: a whole number from 1 to 9999)" }).transform((s) => Number(s)),
+  "baseline-branch": external_exports.string().regex(/^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, {
+    error: "is not a branch name (accepted: e.g. main)"
+  }),
+  "baseline-max-age": external_exports.string().refine((s) => parseMaxAge(s) !== void 0, {
+    error: "is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)"
+  }).transform((s) => parseMaxAge(s) ?? null)
+};
 var FIELDS = {
   mode: external_exports.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
   base: external_exports.string(),
@@ -84904,7 +84922,8 @@ var FIELDS = {
     error: "is not an https URL (accepted: e.g. the artifact-url output of actions/upload-artifact)"
   }),
   "history-store": external_exports.string(),
-  "pages-dir": external_exports.string()
+  "pages-dir": external_exports.string(),
+  ...HISTORY_BASELINE_FIELDS
 };
 function parseConfig(env) {
   const problems = [];
@@ -84956,6 +84975,7 @@ function parseConfig(env) {
       `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`
     );
   }
+  problems.push(...historyBaselineProblems(parsed, raw));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode,
@@ -84979,8 +84999,44 @@ function parseConfig(env) {
     artifactUrl: parsed["artifact-url"] ?? null,
     degradation: parsed.degradation ?? {},
     historyStore: parsed["history-store"] ?? null,
-    pagesDir: parsed["pages-dir"] ?? null
+    pagesDir: parsed["pages-dir"] ?? null,
+    historyBaseline: parsed["baseline-from-history"] ? {
+      branch: parsed["baseline-branch"] ?? "main",
+      runs: parsed["baseline-runs"] ?? 5,
+      maxAgeDays: parsed["baseline-max-age"] === void 0 ? DEFAULT_BASELINE_MAX_AGE_DAYS : parsed["baseline-max-age"]
+    } : null
   };
+}
+function historyBaselineProblems(parsed, raw) {
+  const problems = [];
+  const on = parsed["baseline-from-history"] === true;
+  if (!on) {
+    for (const name of ["baseline-runs", "baseline-branch", "baseline-max-age"]) {
+      if (raw(name) !== void 0) {
+        problems.push(`input "${name}": ${JSON.stringify(raw(name))} needs baseline-from-history: true`);
+      }
+    }
+    return problems;
+  }
+  const value = JSON.stringify(raw("baseline-from-history"));
+  if (parsed.mode !== "compare") {
+    problems.push(
+      `input "baseline-from-history": ${value} applies to mode compare only (the head's results compared with stored runs)`
+    );
+  }
+  if (parsed["history-store"] === void 0) {
+    problems.push(
+      `input "baseline-from-history": ${value} needs history-store (the store the baseline runs are read from)`
+    );
+  }
+  for (const name of ["base-results", "baseline"]) {
+    if (parsed[name] !== void 0) {
+      problems.push(
+        `input "${name}": ${JSON.stringify(raw(name))} is set together with baseline-from-history (accepted: one base)`
+      );
+    }
+  }
+  return problems;
 }
 
 // src/action/event.ts
@@ -85393,6 +85449,9 @@ function historyRunFromFile(file2, f, env = process.env) {
   );
 }
 
+// src/history/baseline.ts
+import { createHash as createHash9 } from "node:crypto";
+
 // src/history/store.ts
 import { existsSync as existsSync19 } from "node:fs";
 import { resolve as resolve8 } from "node:path";
@@ -85648,6 +85707,98 @@ function withStore(store, read) {
 }
 function loadAllRuns(store) {
   return withStore(store, readAllRuns);
+}
+
+// src/history/baseline.ts
+function tierSizes(tiers) {
+  return tiers.map((t) => `${t.tier}=${t.buffer_pool_bytes}`).sort().join(",");
+}
+function matchingRuns(all, head, q) {
+  const server = head.servers[0];
+  if (!server || head.servers.length !== 1) {
+    throw new UserError(`the head results must have exactly one server (it has ${head.servers.length})`);
+  }
+  const sizes = tierSizes(server.tiers);
+  const runs = all.filter(
+    (r) => r.matrix === null && r.servers.length === 1 && r.runner_class === q.runnerClass && r.branch === q.branch && r.workload.name === head.workload.name && r.servers[0].flavor === server.flavor && tierSizes(r.servers[0].tiers) === sizes
+  );
+  if (runs.length === 0) {
+    throw new UserError(
+      `no run in the store matches: branch ${q.branch}, runner class ${q.runnerClass}, workload ${head.workload.name}, ${server.flavor} with tiers ${sizes}`
+    );
+  }
+  return freshRuns(runs, q).slice(-q.runs);
+}
+function maxAgeOf(q) {
+  return q.maxAgeDays === void 0 ? DEFAULT_BASELINE_MAX_AGE_DAYS : q.maxAgeDays;
+}
+function freshRuns(runs, q) {
+  const maxAge = maxAgeOf(q);
+  if (maxAge === null) return runs;
+  const now = (q.now ?? /* @__PURE__ */ new Date()).toISOString();
+  const fresh = runs.filter((r) => ageDays(r.date, now) <= maxAge);
+  if (fresh.length > 0) return fresh;
+  const newest = runs[runs.length - 1];
+  throw new UserError(
+    `the newest matching run of ${q.branch} (${newest.id}, commit ${newest.commit.slice(0, 12)}) is ${ageDays(newest.date, now)} days old, older than the maximum age of ${maxAge} days: append a fresh run of ${q.branch} to the store, compare with a measured base, or raise the maximum age`
+  );
+}
+function pooledBaseline(runs, q) {
+  const engine = `history ${q.branch} (${runs.length} runs)`;
+  const rows = [];
+  runs.forEach((r, k) => {
+    for (const c of r.cells) {
+      const m = c.metrics;
+      if (!m.tps || m.tps.value <= 0) continue;
+      rows.push({
+        scenario: c.script,
+        tier: c.tier,
+        engine,
+        threads: c.threads,
+        repetition: k + 1,
+        tps: m.tps.value,
+        qps: m.qps && m.qps.value > 0 ? m.qps.value : null,
+        p95_ms: m.p95_ms && m.p95_ms.value > 0 ? m.p95_ms.value : null
+      });
+    }
+  });
+  const ids = runs.map((r) => r.id);
+  const provenance = {
+    engine,
+    branch: q.branch,
+    runner_class: q.runnerClass,
+    runs_requested: q.runs,
+    max_age_days: maxAgeOf(q),
+    as_of: (q.now ?? /* @__PURE__ */ new Date()).toISOString(),
+    runs: runs.map((r) => ({
+      id: r.id,
+      commit: r.commit,
+      commit_url: r.commit_url,
+      date: r.date,
+      branch: r.branch,
+      runner_class: r.runner_class
+    }))
+  };
+  return {
+    engine,
+    provenance,
+    runs: runs.map((r) => ({ id: r.id, date: r.date, commit: r.commit })),
+    set: {
+      schema: IMPORT_SCHEMA,
+      schema_version: IMPORT_SCHEMA_VERSION,
+      source: {
+        file: `history runs ${ids.join(",")}`,
+        sha256: createHash9("sha256").update(ids.join("\n")).digest("hex")
+      },
+      imported_at: provenance.as_of,
+      rows,
+      baseline: provenance
+    }
+  };
+}
+function baselineFromStore(store, head, q, env = process.env) {
+  const query = { ...q, runnerClass: runnerClassFor(head.host, q.runnerClass, env) };
+  return pooledBaseline(matchingRuns(loadAllRuns(store), head, query), query);
 }
 
 // src/changes/noise.ts
@@ -86010,11 +86161,11 @@ import { dirname as dirname7, join as join23, resolve as resolve9 } from "node:p
 import { fileURLToPath } from "node:url";
 
 // src/pages/model.ts
-import { createHash as createHash9 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
 var SPARK_POINTS = 120;
 function cellId(k) {
   const slug2 = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
-  const hash2 = createHash9("sha256").update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads])).digest("hex").slice(0, 8);
+  const hash2 = createHash10("sha256").update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads])).digest("hex").slice(0, 8);
   return `${slug2}-${hash2}`;
 }
 function isTrendRun(run) {
@@ -86329,6 +86480,28 @@ function gitAuthEnv(token, server) {
     GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${auth2}`
   };
 }
+function storeOf(spec, token, env) {
+  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
+  const git3 = spec.startsWith("git:");
+  const repo = git3 && env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : void 0;
+  if (git3 && token !== "" && env.GIT_CONFIG_COUNT === void 0) {
+    Object.assign(env, gitAuthEnv(token, server));
+  }
+  return parseStore(spec, repo);
+}
+function historyBaselineSet(config2, head, log, env = process.env) {
+  const q = config2.historyBaseline;
+  if (!head.results) {
+    throw new UserError(
+      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${head.kind} file; baseline-from-history compares a perfgate/results file (perfgate run) with the stored runs`
+    );
+  }
+  const store = storeOf(config2.historyStore, config2.githubToken, env);
+  const b = baselineFromStore(store, head.results, q, env);
+  log.info(`${baselineHistoryLine(b.provenance, false)}, from ${describeStore(store)}:`);
+  for (const line of baselineRunsText(b.provenance)) log.info(line);
+  return fromImport(b.set, `history ${describeStore(store)}`);
+}
 async function recordHistory(config2, file2, eventName, log, env = process.env) {
   if (config2.historyStore === null) return;
   if (eventName.startsWith("pull_request")) {
@@ -86338,13 +86511,7 @@ async function recordHistory(config2, file2, eventName, log, env = process.env) 
     return;
   }
   if (file2 === null) throw new Error("history-store: this step produced no results file to append");
-  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
-  const git3 = config2.historyStore.startsWith("git:");
-  const repo = git3 && env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : void 0;
-  if (git3 && config2.githubToken !== "" && env.GIT_CONFIG_COUNT === void 0) {
-    Object.assign(env, gitAuthEnv(config2.githubToken, server));
-  }
-  const store = parseStore(config2.historyStore, repo);
+  const store = storeOf(config2.historyStore, config2.githubToken, env);
   const { id, added } = await appendRun(store, historyRunFromFile(file2, {}, env));
   log.info(`history: ${added ? "appended" : "already had"} run ${id} (${describeStore(store)})`);
   if (config2.pagesDir !== null) {
@@ -86482,8 +86649,11 @@ function measureCompare(config2, log) {
     const baseFile = config2.baseResults ?? config2.baseline;
     const head = loadMeasurements(headFile);
     const baseInput = config2.baseResults ? "base-results" : "baseline";
+    const fromHistory = config2.historyBaseline ? historyBaselineSet(config2, head, log) : null;
     let sets;
-    if (baseFile === null) {
+    if (fromHistory !== null) {
+      sets = [fromHistory, head];
+    } else if (baseFile === null) {
       if (head.kind !== "ab") {
         throw new UserError(
           `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or baseline (only a perfgate/ab file compares on its own)`

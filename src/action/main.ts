@@ -29,7 +29,7 @@ import { descendantsOf, RUN_ENV } from "./cleanup.js";
 import { buildCommentBody, type IssueCommentsApi, resolveIdentity, upsertComment } from "./comment.js";
 import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
 import { type EventInfo, eventInfo, repositoryUrl, runUrl } from "./event.js";
-import { recordHistory } from "./history.js";
+import { historyBaselineSet, recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
 import { overallVerdict } from "./verdict.js";
 
@@ -148,8 +148,12 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
     const baseFile = config.baseResults ?? config.baseline;
     const head = loadMeasurements(headFile);
     const baseInput = config.baseResults ? "base-results" : "baseline";
+    // baseline-from-history: the base is pooled from the history store's runs.
+    const fromHistory = config.historyBaseline ? historyBaselineSet(config, head, log) : null;
     let sets: MeasurementSet[];
-    if (baseFile === null) {
+    if (fromHistory !== null) {
+      sets = [fromHistory, head];
+    } else if (baseFile === null) {
       if (head.kind !== "ab") {
         throw new UserError(
           `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or baseline (only a perfgate/ab file compares on its own)`,

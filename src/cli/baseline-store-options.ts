@@ -6,7 +6,7 @@
 import { type Command, Option } from "commander";
 import { fromImport, loadMeasurements, type MeasurementSet } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline } from "../history/baseline.js";
-import { DEFAULT_BASELINE_MAX_AGE_DAYS } from "../history/provenance.js";
+import { DEFAULT_BASELINE_MAX_AGE_DAYS, parseMaxAge } from "../history/provenance.js";
 import { describeStore, parseStore } from "../history/store.js";
 import { UsageError, UserError } from "../util/errors.js";
 
@@ -43,12 +43,12 @@ export function addBaselineStoreOptions(cmd: Command): Command {
     );
 }
 
-/** `14d`, `2w`, `1m` (30 days), `1y` (365 days) → days; `none` → null. */
+/** A --max-age style value in days (null: no limit); a usage error naming the flag otherwise. */
 export function parseBaselineAge(flag: string, v: string): number | null {
-  if (v === "none") return null;
-  const m = /^([1-9][0-9]*)([dwmy])$/.exec(v);
-  if (!m) throw new UsageError(`${flag} ${v}: accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none`);
-  return Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2] as "d" | "w" | "m" | "y"];
+  const days = parseMaxAge(v);
+  if (days === undefined)
+    throw new UsageError(`${flag} ${v}: accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none`);
+  return days;
 }
 
 function parseRuns(v: string): number {
