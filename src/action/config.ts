@@ -271,16 +271,17 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     degradation: parsed.degradation ?? {},
     historyStore: parsed["history-store"] ?? null,
     pagesDir: parsed["pages-dir"] ?? null,
-    historyBaseline: parsed["baseline-from-history"]
-      ? {
-          branch: parsed["baseline-branch"] ?? "main",
-          runs: parsed["baseline-runs"] ?? 5,
-          maxAgeDays:
-            parsed["baseline-max-age"] === undefined
-              ? DEFAULT_BASELINE_MAX_AGE_DAYS
-              : parsed["baseline-max-age"],
-        }
-      : null,
+    historyBaseline: historyBaselineOf(parsed),
+  };
+}
+
+function historyBaselineOf(parsed: Parsed): HistoryBaselineInput | null {
+  if (!parsed["baseline-from-history"]) return null;
+  const maxAge = parsed["baseline-max-age"];
+  return {
+    branch: parsed["baseline-branch"] ?? "main",
+    runs: parsed["baseline-runs"] ?? 5,
+    maxAgeDays: maxAge === undefined ? DEFAULT_BASELINE_MAX_AGE_DAYS : maxAge,
   };
 }
 
