@@ -824,17 +824,17 @@ describe("baseline-from-history: the head compared with the last runs of main in
   afterAll(async () => {
     await gh.close();
   });
+  const fromHistory = (extra: Record<string, string>) => ({
+    mode: "compare",
+    "head-results": head,
+    "history-store": "git:perfgate-data",
+    "baseline-from-history": "true",
+    ...extra,
+  });
 
   it("runs only head, pools the stored runs and the comment names them and their ages", async () => {
     const r = await runAction({
-      inputs: {
-        mode: "compare",
-        "head-results": head,
-        "history-store": "git:perfgate-data",
-        "baseline-from-history": "true",
-        "baseline-runs": "5",
-        "baseline-branch": "main",
-      },
+      inputs: fromHistory({ "baseline-runs": "5", "baseline-branch": "main" }),
       apiUrl: gh.url,
       dir,
       env: gitEnv,
@@ -869,14 +869,7 @@ describe("baseline-from-history: the head compared with the last runs of main in
 
   it("a history older than baseline-max-age fails the step with one line saying so", async () => {
     const r = await runAction({
-      inputs: {
-        mode: "compare",
-        "head-results": head,
-        "history-store": "git:perfgate-data",
-        "baseline-from-history": "true",
-        "baseline-max-age": "3d",
-        comment: "never",
-      },
+      inputs: fromHistory({ "baseline-max-age": "3d", comment: "never" }),
       apiUrl: gh.url,
       dir,
       env: gitEnv,

@@ -2,9 +2,8 @@
  * `perfgate compare --baseline-store`: the base pooled straight from a real history store (a folder
  * and a branch of a local bare repository) with no file in between; the report carries and names the
  * runs that formed it and their ages; a stale history is refused; bad option values are usage errors.
- * Also `history baseline` writes the same provenance into its file and `compare` passes it on.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
@@ -172,28 +171,5 @@ describe("compare --baseline-store", () => {
       expect(r.stderr).toContain(message);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
     }
-  }, 120_000);
-
-  it("history baseline writes the provenance into its file and compare carries it into the report", async () => {
-    const base = join(d, "base.json");
-    const b = await runCli([
-      "history",
-      "baseline",
-      "--store",
-      store,
-      "--like",
-      headFile,
-      "--out",
-      base,
-      "--runner-class",
-      CLASS,
-    ]);
-    expect(b.code, b.stderr).toBe(0);
-    expect(b.stdout).toContain("5 to 9 days old");
-    const file = JSON.parse(readFileSync(base, "utf8"));
-    expect(file.baseline.runs.map((r: { id: string }) => r.id)).toEqual(pooled().map((r) => r.id));
-    const c = await runCli(["compare", base, headFile, "--format", "json", "--metric", "tps"]);
-    expect(c.stderr).toBe("");
-    expectProvenance(c.stdout);
   }, 120_000);
 });

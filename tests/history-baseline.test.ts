@@ -31,7 +31,7 @@ describe("history baseline", () => {
       tiers: ["1G"],
       threads: [1, 4, 16, 64],
       seed: 5,
-      start: Date.now() - 10 * 86_400_000,
+      start: Date.now() - 8 * 86_400_000 - 60_000,
     });
     // The synthetic oltp_read_write tps is 200·√threads; head: 3 repetitions, 16 threads 15% slower.
     const cells = [1, 4, 16, 64].flatMap((t) =>
@@ -62,11 +62,16 @@ describe("history baseline", () => {
     expect(b.stdout).toContain(`baseline "history main (5 runs)" from 5 run(s) of main on ${CLASS}`);
     for (const r of runs.slice(3)) expect(b.stdout).toContain(r.id);
     expect(b.stdout).not.toContain(runs[2]!.id);
-    expect(JSON.parse(readFileSync(base, "utf8")).rows).toHaveLength(4 * 5);
+    const file = JSON.parse(readFileSync(base, "utf8"));
+    expect(file.rows).toHaveLength(4 * 5);
+    // The file records which runs formed it, and compare carries that into the report.
+    expect(file.baseline.runs.map((r: { id: string }) => r.id)).toEqual(runs.slice(3).map((r) => r.id));
+    expect(b.stdout).toContain("1 to 5 days old");
 
     const c = await runCli(["compare", base, headFile, "--format", "json", "--metric", "tps"]);
     expect(c.stderr).toBe("");
     const report = ComparisonReportSchema.parse(JSON.parse(c.stdout));
+    expect(report.baseline_history?.runs.map((r) => r.commit)).toEqual(runs.slice(3).map((r) => r.commit));
     const verdicts = Object.fromEntries(report.cells.map((x) => [x.threads, x.verdict]));
     expect(verdicts[16]).toBe("regression");
     for (const t of [1, 4, 64]) expect(verdicts[t]).not.toBe("regression");
