@@ -16,7 +16,7 @@ import { loadMeasurements } from "../src/compare/model.js";
 import type { HistoryRun } from "../src/history/schema.js";
 import { ROOT } from "./helpers/env.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
-import { gitStoreFrom, writeSyntheticStore } from "./helpers/history-factory.js";
+import { gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const require = createRequire(import.meta.url);
@@ -810,16 +810,8 @@ describe("baseline-from-history: the head compared with the last runs of main in
       GIT_CONFIG_KEY_0: `url.${bare}.insteadOf`,
       GIT_CONFIG_VALUE_0: `https://github.com/${owner}/${repo}`,
     };
-    // The synthetic tps is 200·√threads (p95 threads·1000/tps); the head: 3 repetitions, 16 threads
-    // 15% slower.
-    const cells = [1, 16].flatMap((t) =>
-      [0.995, 1, 1.005].map((f, r) => {
-        const tps = 200 * Math.sqrt(t) * f * (t === 16 ? 0.85 : 1);
-        return { threads: t, repetition: r + 1, tps, p95_ms: (t * 1000) / tps };
-      }),
-    );
-    const results = makeResults({ cells });
-    head = writeJson(dir, "head.json", { ...results, workload: { ...results.workload, name: "nightly" } });
+    // Head: 16 threads 15% slower.
+    head = writeJson(dir, "head.json", nightlyHead([1, 16]));
   });
   afterAll(async () => {
     await gh.close();

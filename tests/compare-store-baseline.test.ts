@@ -10,8 +10,8 @@ import { ComparisonReportSchema } from "../src/compare/schema.js";
 import type { HistoryRun } from "../src/history/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { commitOf, gitStoreFrom, writeSyntheticStore } from "./helpers/history-factory.js";
-import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
+import { commitOf, gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
+import { tempDir, writeJson } from "./helpers/results-factory.js";
 
 const CLASS = "x64-48c-128g-amd-epyc-7443p";
 const DAY = 86_400_000;
@@ -34,16 +34,8 @@ beforeAll(() => {
     start: Date.now() - 12 * DAY - 60_000,
   });
   bare = gitStoreFrom(store, d);
-  // The synthetic oltp_read_write tps is 200·√threads; head: 3 repetitions, 16 threads 15% slower.
-  const cells = [1, 4, 16, 64].flatMap((t) =>
-    [0.995, 1, 1.005].map((f, r) => ({
-      threads: t,
-      repetition: r + 1,
-      tps: 200 * Math.sqrt(t) * f * (t === 16 ? 0.85 : 1),
-    })),
-  );
-  const head = makeResults({ cells });
-  headFile = writeJson(d, "head.json", { ...head, workload: { ...head.workload, name: "nightly" } });
+  // Head: 16 threads 15% slower.
+  headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));
 });
 afterAll(() => rmSync(d, { recursive: true, force: true }));
 

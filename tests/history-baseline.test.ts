@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { writeSyntheticStore } from "./helpers/history-factory.js";
-import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
+import { nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
+import { tempDir, writeJson } from "./helpers/results-factory.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -33,16 +33,8 @@ describe("history baseline", () => {
       seed: 5,
       start: Date.now() - 8 * 86_400_000 - 60_000,
     });
-    // The synthetic oltp_read_write tps is 200·√threads; head: 3 repetitions, 16 threads 15% slower.
-    const cells = [1, 4, 16, 64].flatMap((t) =>
-      [0.995, 1, 1.005].map((f, r) => ({
-        threads: t,
-        repetition: r + 1,
-        tps: 200 * Math.sqrt(t) * f * (t === 16 ? 0.85 : 1),
-      })),
-    );
-    const head = makeResults({ cells });
-    const headFile = writeJson(d, "head.json", { ...head, workload: { ...head.workload, name: "nightly" } });
+    // Head: 3 repetitions, 16 threads 15% slower.
+    const headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));
     const base = join(d, "base.json");
     const b = await runCli([
       "history",

@@ -9,7 +9,8 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rebuildIndex, runPath } from "../../src/history/folder.js";
 import type { HistoryCell, HistoryRun, MetricValue } from "../../src/history/schema.js";
-import { HOST, makeServer } from "./results-factory.js";
+import type { Results } from "../../src/results/schema.js";
+import { HOST, makeResults, makeServer } from "./results-factory.js";
 
 export interface SynthSpec {
   runs: number;
@@ -172,4 +173,19 @@ export function gitStoreFrom(folder: string, dir: string, branch = "perfgate-dat
   git(work, "push", "--quiet", bare, branch);
   rmSync(work, { recursive: true, force: true });
   return bare;
+}
+
+/**
+ * A head run of the synthetic store's "nightly" oltp_read_write cells (tps 200·√threads, p95
+ * threads·1000/tps): 3 repetitions per thread count, `slow` threads at `factor` of the level.
+ */
+export function nightlyHead(threads: number[], slow = 16, factor = 0.85): Results {
+  const cells = threads.flatMap((t) =>
+    [0.995, 1, 1.005].map((f, r) => {
+      const tps = 200 * Math.sqrt(t) * f * (t === slow ? factor : 1);
+      return { threads: t, repetition: r + 1, tps, p95_ms: (t * 1000) / tps };
+    }),
+  );
+  const head = makeResults({ cells });
+  return { ...head, workload: { ...head.workload, name: "nightly" } };
 }
