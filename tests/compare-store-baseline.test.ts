@@ -126,6 +126,9 @@ describe("compare --baseline-store", () => {
     expect(any.code, any.stderr).toBe(0);
     expect(any.stdout).toContain("Baseline: the last 8 runs of main");
     expect(any.stdout).toContain("5 to 12 days old");
+    const none = await runCli(["compare", "--baseline-store", join(d, "nowhere"), headFile]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`perfgate: --baseline-store ${join(d, "nowhere")}: no such folder\n`);
     const other = await runCli([...base, "--baseline-branch", "release"]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain("no run in the store matches: branch release");

@@ -85000,11 +85000,16 @@ function parseConfig(env) {
     degradation: parsed.degradation ?? {},
     historyStore: parsed["history-store"] ?? null,
     pagesDir: parsed["pages-dir"] ?? null,
-    historyBaseline: parsed["baseline-from-history"] ? {
-      branch: parsed["baseline-branch"] ?? "main",
-      runs: parsed["baseline-runs"] ?? 5,
-      maxAgeDays: parsed["baseline-max-age"] === void 0 ? DEFAULT_BASELINE_MAX_AGE_DAYS : parsed["baseline-max-age"]
-    } : null
+    historyBaseline: historyBaselineOf2(parsed)
+  };
+}
+function historyBaselineOf2(parsed) {
+  if (!parsed["baseline-from-history"]) return null;
+  const maxAge = parsed["baseline-max-age"];
+  return {
+    branch: parsed["baseline-branch"] ?? "main",
+    runs: parsed["baseline-runs"] ?? 5,
+    maxAgeDays: maxAge === void 0 ? DEFAULT_BASELINE_MAX_AGE_DAYS : maxAge
   };
 }
 function historyBaselineProblems(parsed, raw) {

@@ -127,6 +127,14 @@ export function loadWithStoreBaseline(headFile: string, q: StoreQuery): Measurem
     );
   }
   const store = parseStore(q.store, q.repo);
-  const b = baselineFromStore(store, head.results, q);
-  return [storeBaselineSet(describeStore(store), b), head];
+  try {
+    const b = baselineFromStore(store, head.results, q);
+    return [storeBaselineSet(describeStore(store), b), head];
+  } catch (err) {
+    // The store's own messages name --store: here the option is --baseline-store.
+    if (err instanceof UserError && err.message.startsWith("--store ")) {
+      throw new UserError(`--baseline-${err.message.slice(2)}`);
+    }
+    throw err;
+  }
 }
