@@ -13,8 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { loadMeasurements } from "../src/compare/model.js";
 import { verdictDigest } from "../src/gate/verdict.js";
+import type { HistoryRun } from "../src/history/schema.js";
 import { ROOT } from "./helpers/env.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
+import { gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const require = createRequire(import.meta.url);
@@ -775,5 +777,124 @@ describe("the GitHub stand-in", () => {
     } finally {
       await gh.close();
     }
+  });
+});
+
+describe("baseline-from-history: the head compared with the last runs of main in a git store", () => {
+  let gh: GitHubStandIn;
+  let dir: string;
+  let head: string;
+  let runs: HistoryRun[];
+  let gitEnv: Record<string, string>;
+  const CLASS = "x64-48c-128g-amd-epyc-7443p";
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    dir = tempDir("perfgate-action-hbase-");
+    const folder = join(dir, "store-folder");
+    // One nightly run of main a day, the oldest 12 days ago: the newest five are 5 to 9 days old.
+    runs = writeSyntheticStore(folder, {
+      runs: 8,
+      scripts: ["oltp_read_write"],
+      tiers: ["1G"],
+      threads: [1, 16],
+      seed: 3,
+      start: Date.now() - 12 * 86_400_000 - 60_000,
+    });
+    const bare = gitStoreFrom(folder, dir);
+    // The action reads git:perfgate-data of https://github.com/<repository>; git's own URL rewriting
+    // sends that to the local bare repository.
+    const { owner, repo } = prOf(opened());
+    gitEnv = {
+      // The runs' runner class (a workflow sets it for the job, as nightly.yml does for appends).
+      PERFGATE_RUNNER_CLASS: CLASS,
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: `url.${bare}.insteadOf`,
+      GIT_CONFIG_VALUE_0: `https://github.com/${owner}/${repo}`,
+    };
+    // Head: 16 threads 15% slower.
+    head = writeJson(dir, "head.json", nightlyHead([1, 16]));
+  });
+  afterAll(async () => {
+    await gh.close();
+  });
+  const fromHistory = (extra: Record<string, string>) => ({
+    mode: "compare",
+    "head-results": head,
+    "history-store": "git:perfgate-data",
+    "baseline-from-history": "true",
+    ...extra,
+  });
+
+  it("runs only head, pools the stored runs and the comment names them and their ages", async () => {
+    const r = await runAction({
+      inputs: fromHistory({ "baseline-runs": "5", "baseline-branch": "main" }),
+      apiUrl: gh.url,
+      dir,
+      env: gitEnv,
+    });
+    expect(r.stdout).toMatch(/::error::perfgate found \d+ regression/);
+    expect(r.code).toBe(1);
+    expectCleanTraffic(gh);
+    const pooled = runs.slice(3);
+    // The log lists the runs that formed the baseline.
+    for (const run of pooled) expect(r.stdout).toContain(run.id);
+    expect(r.stdout).not.toContain(runs[2]!.id);
+    const { owner, repo, number, sha } = prOf(opened());
+    const body = gh.commentsOn(owner, repo, number).at(-1)!.body;
+    const link = (run: HistoryRun) => `[\`${run.commit.slice(0, 7)}\`](${run.commit_url})`;
+    expect(body).toContain(
+      `**Baseline:** the last 5 runs of main on runner class \`${CLASS}\` (commits ${link(pooled[0]!)}…${link(pooled[4]!)}, 5 to 9 days old)`,
+    );
+    expect(body).toContain(
+      `**Baseline runs** (commit, age): ${pooled.map((run, k) => `${link(run)} ${9 - k} d`).join(" · ")}`,
+    );
+    expect(body).toContain("with base **history main \\(5 runs\\)**");
+    expect(body).toContain(
+      `[changes](https://github.com/${owner}/${repo}/compare/${pooled[4]!.commit}...${sha})`,
+    );
+    expect(body).toMatch(/🔴 \| oltp\\_read\\_write · 16 threads · 1G/);
+    expect(r.summary).toContain("**Baseline:** the last 5 runs of main");
+    const comparison = JSON.parse(readFileSync(r.outputs.results!, "utf8"));
+    expect(comparison.baseline_history.runs.map((x: { id: string }) => x.id)).toEqual(
+      pooled.map((x) => x.id),
+    );
+  });
+
+  it("a history older than baseline-max-age fails the step with one line saying so", async () => {
+    const r = await runAction({
+      inputs: fromHistory({ "baseline-max-age": "3d", comment: "never" }),
+      apiUrl: gh.url,
+      dir,
+      env: gitEnv,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      `::error::the newest matching run of main (${runs[7]!.id}, commit ${runs[7]!.commit.slice(0, 12)}) is 5 days old, older than the maximum age of 3 days`,
+    );
+  });
+
+  it("baseline-from-history without history-store, or with base-results, is refused before anything runs", async () => {
+    const r = await runAction({
+      inputs: {
+        mode: "compare",
+        "head-results": head,
+        "baseline-from-history": "true",
+        "base-results": head,
+      },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      'input "baseline-from-history": "true" needs history-store (the store the baseline runs are read from)',
+    );
+    expect(r.stdout).toContain('input "base-results"');
+    const bad = await runAction({
+      inputs: { mode: "compare", "head-results": head, "baseline-runs": "five" },
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('::error::input "baseline-runs": "five" is not a number of runs');
   });
 });

@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { writeSyntheticStore } from "./helpers/history-factory.js";
-import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
+import { nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
+import { tempDir, writeJson } from "./helpers/results-factory.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -31,17 +31,10 @@ describe("history baseline", () => {
       tiers: ["1G"],
       threads: [1, 4, 16, 64],
       seed: 5,
+      start: Date.now() - 8 * 86_400_000 - 60_000,
     });
-    // The synthetic oltp_read_write tps is 200·√threads; head: 3 repetitions, 16 threads 15% slower.
-    const cells = [1, 4, 16, 64].flatMap((t) =>
-      [0.995, 1, 1.005].map((f, r) => ({
-        threads: t,
-        repetition: r + 1,
-        tps: 200 * Math.sqrt(t) * f * (t === 16 ? 0.85 : 1),
-      })),
-    );
-    const head = makeResults({ cells });
-    const headFile = writeJson(d, "head.json", { ...head, workload: { ...head.workload, name: "nightly" } });
+    // Head: 3 repetitions, 16 threads 15% slower.
+    const headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));
     const base = join(d, "base.json");
     const b = await runCli([
       "history",
@@ -61,11 +54,16 @@ describe("history baseline", () => {
     expect(b.stdout).toContain(`baseline "history main (5 runs)" from 5 run(s) of main on ${CLASS}`);
     for (const r of runs.slice(3)) expect(b.stdout).toContain(r.id);
     expect(b.stdout).not.toContain(runs[2]!.id);
-    expect(JSON.parse(readFileSync(base, "utf8")).rows).toHaveLength(4 * 5);
+    const file = JSON.parse(readFileSync(base, "utf8"));
+    expect(file.rows).toHaveLength(4 * 5);
+    // The file records which runs formed it, and compare carries that into the report.
+    expect(file.baseline.runs.map((r: { id: string }) => r.id)).toEqual(runs.slice(3).map((r) => r.id));
+    expect(b.stdout).toContain("1 to 5 days old");
 
     const c = await runCli(["compare", base, headFile, "--format", "json", "--metric", "tps"]);
     expect(c.stderr).toBe("");
     const report = ComparisonReportSchema.parse(JSON.parse(c.stdout));
+    expect(report.baseline_history?.runs.map((r) => r.commit)).toEqual(runs.slice(3).map((r) => r.commit));
     const verdicts = Object.fromEntries(report.cells.map((x) => [x.threads, x.verdict]));
     expect(verdicts[16]).toBe("regression");
     for (const t of [1, 4, 64]) expect(verdicts[t]).not.toBe("regression");

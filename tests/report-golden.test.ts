@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/action/comment.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb, fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { fromAb, fromImport, fromResults, type MeasurementSet } from "../src/compare/model.js";
 import { overallVerdict } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { htmlEscape, mdEscape, mermaidText } from "../src/report/escape.js";
@@ -97,6 +97,74 @@ function resultsPair(): MeasurementSet[] {
   return [fromResults(base, "results/base.json"), fromResults(head, "results/head.json")];
 }
 
+/**
+ * A head run against a baseline pooled from the history store: the last 5 runs of main (2 to 9
+ * days old when pooled), one repetition each; head 3 repetitions, 32 threads 12% slower.
+ */
+function historyBaseline(): MeasurementSet[] {
+  const r = noise(21);
+  const asOf = "2026-11-23T12:00:00.000Z";
+  const days = [9, 7, 5, 3, 2];
+  const engine = "history main (5 runs)";
+  const commit = (k: number) => `${"abcdef0123456789"[k]!.repeat(7)}${"0".repeat(33)}`;
+  const runs = days.map((ago, k) => {
+    const date = new Date(Date.parse(asOf) - ago * 86_400_000 - 3_600_000).toISOString();
+    return {
+      id: `${date.replace(/[-:]/g, "").replace(/\.\d{3}/, "")}-${commit(k).slice(0, 10)}`,
+      commit: commit(k),
+      commit_url: null,
+      date,
+      branch: "main",
+      runner_class: "x64-48c-128g-amd-epyc-7443p",
+    };
+  });
+  const level = (threads: number) => 900 * threads ** 0.8;
+  const rows = [1, 8, 32].flatMap((threads) =>
+    runs.map((_, k) => ({
+      scenario: "oltp_read_write",
+      tier: "1G",
+      engine,
+      threads,
+      repetition: k + 1,
+      tps: level(threads) * (1 + 0.02 * r()),
+      qps: null,
+      p95_ms: null,
+    })),
+  );
+  const base = fromImport(
+    {
+      schema: "perfgate/import",
+      schema_version: 1,
+      source: { file: `history runs ${runs.map((x) => x.id).join(",")}`, sha256: "0".repeat(64) },
+      imported_at: asOf,
+      rows,
+      baseline: {
+        engine,
+        branch: "main",
+        runner_class: "x64-48c-128g-amd-epyc-7443p",
+        runs_requested: 5,
+        max_age_days: 14,
+        as_of: asOf,
+        runs,
+      },
+    },
+    "history git@github.com:octo-org/mariadb-server.git branch perfgate-data",
+  );
+  const server = { ...makeServer({ version: "11.4.5" }), label: "mariadb" };
+  const head = makeResults({
+    servers: [server],
+    cells: [1, 8, 32].flatMap((threads) =>
+      [1, 2, 3].map((repetition) => ({
+        server: "mariadb",
+        threads,
+        repetition,
+        tps: level(threads) * (threads === 32 ? 0.88 : 1) * (1 + 0.01 * r()),
+      })),
+    ),
+  });
+  return [base, fromResults(head, "results/head.json")];
+}
+
 const CONTEXT = {
   repoUrl: "https://github.com/octo-org/mariadb-server",
   base: { sha: "1111111111111111111111111111111111111111", ref: "main" },
@@ -183,6 +251,25 @@ describe("golden files", () => {
     // The text report keeps the ">threshold" list the Markdown has.
     expect(out["results-pair/report.txt"]).toContain("All differences greater than 5% (TPS)");
     expect(out["results-pair/report.md"]).toContain("## All differences greater than 5% (TPS)");
+  });
+
+  it("a head run against a baseline pooled from the history store: the runs, commits and ages", () => {
+    const out = renderAll("history-baseline", "nightly", historyBaseline());
+    for (const [name, text] of Object.entries(out)) expectGolden(name, text);
+    const comment = out["history-baseline/comment.md"]!;
+    expectWellFormed(comment);
+    const link = (c: string) =>
+      `[\`${c.repeat(7)}\`](${CONTEXT.repoUrl}/commit/${c.repeat(7)}${"0".repeat(33)})`;
+    expect(comment).toContain(
+      `**Baseline:** the last 5 runs of main on runner class \`x64-48c-128g-amd-epyc-7443p\` (commits ${link("a")}…${link("e")}, 2 to 9 days old)`,
+    );
+    expect(comment).toContain(`**Baseline runs** (commit, age): ${link("a")} 9 d · ${link("b")} 7 d`);
+    // The event's base commit was not measured: the compare link starts at the newest pooled run.
+    expect(comment).not.toContain(CONTEXT.base.sha);
+    expect(comment).toContain(`/compare/${"e".repeat(7)}${"0".repeat(33)}...${CONTEXT.head.sha}`);
+    expect(out["history-baseline/report.txt"]).toContain(
+      "Baseline: the last 5 runs of main on runner class x64-48c-128g-amd-epyc-7443p (commits aaaaaaa…eeeeeee, 2 to 9 days old)",
+    );
   });
 
   it("an undecided A/B: the comment lists the largest undecided changes and the pairs they need", () => {

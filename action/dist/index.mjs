@@ -31192,20 +31192,20 @@ var require_packet = __commonJS({
         this.offset += bytes;
       }
       // must match writeTime's choice of encoding byte for byte
-      static timeLength({ days, hours, minutes, seconds: seconds3, microseconds }) {
-        if (!days && !hours && !minutes && !seconds3 && !microseconds) {
+      static timeLength({ days: days2, hours, minutes, seconds: seconds3, microseconds }) {
+        if (!days2 && !hours && !minutes && !seconds3 && !microseconds) {
           return 1;
         }
         return microseconds ? 13 : 9;
       }
-      writeTime({ negative, days, hours, minutes, seconds: seconds3, microseconds }) {
-        if (!days && !hours && !minutes && !seconds3 && !microseconds) {
+      writeTime({ negative, days: days2, hours, minutes, seconds: seconds3, microseconds }) {
+        if (!days2 && !hours && !minutes && !seconds3 && !microseconds) {
           this.writeInt8(0);
           return;
         }
         this.writeInt8(microseconds ? 12 : 8);
         this.writeInt8(negative ? 1 : 0);
-        this.writeInt32(days);
+        this.writeInt32(days2);
         this.writeInt8(hours);
         this.writeInt8(minutes);
         this.writeInt8(seconds3);
@@ -48177,7 +48177,7 @@ var require_dist = __commonJS({
   }
 });
 
-// src/action/main.ts
+// src/action/run.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
 import { existsSync as existsSync21, mkdirSync as mkdirSync13, readFileSync as readFileSync18 } from "node:fs";
 import { basename as basename6, dirname as dirname8, join as join24, resolve as resolve10 } from "node:path";
@@ -55526,6 +55526,11 @@ function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRE
 }
 
 // src/util/arrays.ts
+function maxOf(xs) {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const x of xs) if (x > m || Number.isNaN(x)) m = x;
+  return m;
+}
 function pushAll(target, items) {
   for (const x of items) target.push(x);
   return target;
@@ -56311,13 +56316,14 @@ function lineColumn(text, offset) {
   return `line ${line} column ${offset - start2 + 1}`;
 }
 function validateDocument(data, where, doc) {
+  const versions = typeof doc.version === "number" ? [doc.version] : doc.version;
   const head = data ?? {};
   if (head.schema !== doc.schema) {
     throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
   }
-  if (head.schema_version !== doc.version) {
+  if (!versions.includes(head.schema_version)) {
     throw new UserError(
-      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
+      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${versions.join(" and ")})`
     );
   }
   const parsed = doc.zod.safeParse(data);
@@ -75833,7 +75839,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache2 = /* @__PURE__ */ new Map();
-  function run(s) {
+  function run2(s) {
     const cached2 = cache2.get(s);
     if (cached2 === RESOLVING) {
       return new $ZodLazy({
@@ -75859,21 +75865,21 @@ function visit(schema, fnOrHandlers) {
         let changed2 = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run(oldShape[k]);
+          const mapped = run2(oldShape[k]);
           if (mapped !== oldShape[k])
             changed2 = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run(def.catchall);
+          newCatchall = run2(def.catchall);
           if (newCatchall !== def.catchall)
             changed2 = true;
         }
         return changed2 ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run(def.element);
+        const mapped = run2(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -75881,14 +75887,14 @@ function visit(schema, fnOrHandlers) {
         let changed2 = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run(item);
+          const mapped = run2(item);
           if (mapped !== item)
             changed2 = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run(def.rest);
+          newRest = run2(def.rest);
           if (newRest !== def.rest)
             changed2 = true;
         }
@@ -75896,12 +75902,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run(def.keyType);
-        const newVal = run(def.valueType);
+        const newKey = run2(def.keyType);
+        const newVal = run2(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run(def.valueType);
+        const newVal = run2(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -75909,7 +75915,7 @@ function visit(schema, fnOrHandlers) {
         let changed2 = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run(opt);
+          const mapped = run2(opt);
           if (mapped !== opt)
             changed2 = true;
           newOptions.push(mapped);
@@ -75917,8 +75923,8 @@ function visit(schema, fnOrHandlers) {
         return changed2 ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run(def.left);
-        const newRight = run(def.right);
+        const newLeft = run2(def.left);
+        const newRight = run2(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -75930,23 +75936,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run(def.innerType);
+        const newInner = run2(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run(def.in);
-        const newOut = run(def.out);
+        const newIn = run2(def.in);
+        const newOut = run2(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run(def.input);
-        const newOutput = run(def.output);
+        const newInput = run2(def.input);
+        const newOutput = run2(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run(original()) });
+        return clone(s, { ...rest, getter: () => run2(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -75977,7 +75983,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run(schema);
+  return run2(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -78107,6 +78113,53 @@ var parse5 = function(data, opts = {}) {
   return records2;
 };
 
+// src/history/provenance.ts
+var DEFAULT_BASELINE_MAX_AGE_DAYS = 14;
+var BaselineRunSchema = external_exports.object({
+  id: external_exports.string(),
+  commit: external_exports.string(),
+  commit_url: external_exports.string().nullable(),
+  date: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string()
+});
+var BaselineProvenanceSchema = external_exports.object({
+  /** the engine name the pooled set carries, e.g. "history main (5 runs)" */
+  engine: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string(),
+  /** how many of the newest matching runs were asked for */
+  runs_requested: external_exports.number().int().positive(),
+  /** runs older than this were not pooled; null: no limit */
+  max_age_days: external_exports.number().positive().nullable(),
+  /** when the baseline was pooled: ages are counted from here */
+  as_of: external_exports.string(),
+  /** the pooled runs, oldest first */
+  runs: external_exports.array(BaselineRunSchema).min(1)
+});
+function ageDays(date5, asOf) {
+  const ms = new Date(asOf).getTime() - new Date(date5).getTime();
+  return Math.max(0, Math.floor(ms / 864e5));
+}
+function ageRange(p) {
+  return {
+    newest: ageDays(p.runs[p.runs.length - 1].date, p.as_of),
+    oldest: ageDays(p.runs[0].date, p.as_of)
+  };
+}
+function days(n) {
+  return `${n} day${n === 1 ? "" : "s"}`;
+}
+function ageText(p) {
+  const { newest, oldest } = ageRange(p);
+  return newest === oldest ? `${days(newest)} old` : `${newest} to ${days(oldest)} old`;
+}
+function parseMaxAge(text) {
+  if (text === "none") return null;
+  const m = /^([1-9][0-9]{0,5})([dwmy])$/.exec(text);
+  return m ? Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2]] : void 0;
+}
+
 // src/import/schema.ts
 var IMPORT_SCHEMA = "perfgate/import";
 var IMPORT_SCHEMA_VERSION = 1;
@@ -78130,7 +78183,9 @@ var ImportedSetSchema = external_exports.object({
   schema_version: external_exports.literal(IMPORT_SCHEMA_VERSION),
   source: external_exports.object({ file: external_exports.string(), sha256: external_exports.string() }),
   imported_at: external_exports.string(),
-  rows: external_exports.array(ImportRowSchema).min(1)
+  rows: external_exports.array(ImportRowSchema).min(1),
+  /** a baseline pooled from the history store: the runs that formed it (perfgate history baseline) */
+  baseline: BaselineProvenanceSchema.optional()
 });
 
 // src/import/csv.ts
@@ -78391,7 +78446,14 @@ function fromImport(set2, file2) {
       p95_ms: r.p95_ms
     };
   });
-  return { kind: "import", file: file2, engines, observations, failed_cells: 0 };
+  return {
+    kind: "import",
+    file: file2,
+    engines,
+    observations,
+    failed_cells: 0,
+    ...set2.baseline ? { baseline_history: set2.baseline } : {}
+  };
 }
 function fromAb(ab, file2) {
   const server = (label, index) => ab.servers.find((s) => s.label === label) ?? ab.servers[index];
@@ -78578,7 +78640,9 @@ var ComparisonReportSchema = external_exports.object({
   cells: external_exports.array(ComparisonCellSchema),
   degradation: external_exports.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
-  nothing_compared: external_exports.string().optional()
+  nothing_compared: external_exports.string().optional(),
+  /** the base is a baseline pooled from the history store: the runs that formed it and the window */
+  baseline_history: BaselineProvenanceSchema.optional()
 });
 
 // src/compare/compare.ts
@@ -78967,8 +79031,13 @@ function compareSets(input2, options = {}) {
     },
     cells,
     degradation,
-    ...nothing !== null ? { nothing_compared: nothing } : {}
+    ...nothing !== null ? { nothing_compared: nothing } : {},
+    ...historyBaselineOf(sets, baselines)
   };
+}
+function historyBaselineOf(sets, baselines) {
+  const s = sets.find((x) => x.baseline_history && x.engines.some((e) => baselines.includes(e)));
+  return s?.baseline_history ? { baseline_history: s.baseline_history } : {};
 }
 function gateFailure(report) {
   if (report.cells.length > 0 || report.degradation.length > 0) return null;
@@ -81963,13 +82032,13 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   if (cached2) return cached2;
   const spec = `docker:${flavor}@${version2}`;
   const image = dockerImage(flavor, version2);
-  const run = { ...opts.env ? { env: opts.env } : {}, ...opts.signal ? { signal: opts.signal } : {} };
+  const run2 = { ...opts.env ? { env: opts.env } : {}, ...opts.signal ? { signal: opts.signal } : {} };
   opts.log.info(`${spec}: pulling ${image}`);
-  await runChecked(docker, ["pull", "--platform", "linux/amd64", image], run);
+  await runChecked(docker, ["pull", "--platform", "linux/amd64", image], run2);
   const inspect = await runChecked(
     docker,
     ["image", "inspect", "--format", "{{.Id}} {{index .RepoDigests 0}}", image],
-    run
+    run2
   );
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
@@ -81988,14 +82057,14 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
     pluginDir: null,
     libDirs: []
   };
-  const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
+  const container = (await runChecked(docker, ["create", image], run2)).stdout.trim();
   try {
     await unpackOnce(dir, install2, async (tmp) => {
       const root = join14(tmp, "root");
       mkdirSync7(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
       const tarFile = join14(tmp, "image.tar");
-      await runChecked(docker, ["export", "-o", tarFile, container], run);
+      await runChecked(docker, ["export", "-o", tarFile, container], run2);
       await runChecked(
         "tar",
         [
@@ -82009,7 +82078,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
           "--exclude=proc/*",
           "--exclude=sys/*"
         ],
-        run
+        run2
       );
       rmSync6(tarFile, { force: true });
       writeImageWrappers(tmp, dir, install2);
@@ -82860,9 +82929,9 @@ function reapStale(records2, workRoot) {
   let killed = 0;
   let removed = 0;
   const closed = [];
-  for (const run of runs) {
-    for (const g of run.groups) if (killGroup2(g)) killed++;
-    for (const d of run.dirs) {
+  for (const run2 of runs) {
+    for (const g of run2.groups) if (killGroup2(g)) killed++;
+    for (const d of run2.dirs) {
       if (!existsSync16(d) || !removableDir(d, roots)) continue;
       try {
         rmSync9(d, { recursive: true, force: true });
@@ -82871,7 +82940,7 @@ function reapStale(records2, workRoot) {
         return `could not remove ${d} left by a killed perfgate: ${errorMessage(err)}`;
       }
     }
-    if (run.out && !closed.includes(run.out) && closeResults(run.out, run.owner)) closed.push(run.out);
+    if (run2.out && !closed.includes(run2.out) && closeResults(run2.out, run2.owner)) closed.push(run2.out);
   }
   const owner = runs[0].owner;
   const parts = [
@@ -83917,6 +83986,47 @@ function plainText(text) {
   return controlsOut(text);
 }
 
+// src/report/baseline-history.ts
+var MAX_LISTED = 10;
+var SAFE_URL = /^https:\/\/[^\s()<>[\]"'`\\]+$/;
+function shortCommit(sha3) {
+  return sha3.replace(/[^0-9A-Za-z]/g, "").slice(0, 7) || "?";
+}
+function commitUrl(run2, repoUrl) {
+  const url2 = run2.commit_url ?? (repoUrl ? `${repoUrl}/commit/${run2.commit}` : null);
+  return url2 !== null && SAFE_URL.test(url2) ? url2 : null;
+}
+function commitMd(run2, repoUrl) {
+  const code = `\`${shortCommit(run2.commit)}\``;
+  const url2 = commitUrl(run2, repoUrl);
+  return url2 ? `[${code}](${url2})` : code;
+}
+function whichRuns(p, esc2, code) {
+  const n = p.runs.length;
+  const runs = n === 1 ? "the last run" : `the last ${n} runs`;
+  const within = p.max_age_days === null ? "" : ` within ${p.max_age_days} days`;
+  const short = n < p.runs_requested ? ` (${p.runs_requested} asked for, ${n} found${within})` : "";
+  return `${runs} of ${esc2(p.branch)} on runner class ${code(p.runner_class)}${short}`;
+}
+function baselineHistoryLine(p, markdown, repoUrl = null) {
+  const first = p.runs[0];
+  const last = p.runs[p.runs.length - 1];
+  const commit = (r) => markdown ? commitMd(r, repoUrl) : shortCommit(r.commit);
+  const commits = p.runs.length === 1 ? `commit ${commit(first)}` : `commits ${commit(first)}\u2026${commit(last)}`;
+  const which2 = markdown ? whichRuns(p, mdEscape, (s) => `\`${plainText(s).replaceAll("`", "'")}\``) : whichRuns(p, plainText, plainText);
+  return `${markdown ? "**Baseline:**" : "Baseline:"} ${which2} (${commits}, ${ageText(p)})`;
+}
+function baselineRunsMarkdown(p, repoUrl = null) {
+  const shown = p.runs.slice(-MAX_LISTED).map((r) => `${commitMd(r, repoUrl)} ${ageDays(r.date, p.as_of)} d`);
+  const more = p.runs.length > MAX_LISTED ? `\u2026 ${p.runs.length - MAX_LISTED} older, ` : "";
+  return `**Baseline runs** (commit, age): ${more}${shown.join(" \xB7 ")}`;
+}
+function baselineRunsText(p) {
+  return p.runs.map(
+    (r) => `  ${plainText(r.id)}  ${plainText(r.date)}  ${plainText(r.commit.slice(0, 12))}  ${ageDays(r.date, p.as_of)} d old`
+  );
+}
+
 // src/report/markdown.ts
 function roundedDigits(abs, digits) {
   const scaled = abs * 10 ** digits;
@@ -84143,6 +84253,17 @@ function mdTable(t) {
   const sep5 = t.align.map((a) => a === "r" ? "---:" : "---");
   return [`| ${t.header.join(" | ")} |`, `|${sep5.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
 }
+function textTable(t) {
+  const all = [t.header, ...t.rows];
+  const widths = t.header.map((_, i) => maxOf(all.map((r) => [...r[i] ?? ""].length)));
+  const pad = (s, i) => {
+    const gap = " ".repeat(Math.max(0, widths[i] - [...s].length));
+    return t.align[i] === "r" ? gap + s : s + gap;
+  };
+  return all.map(
+    (r) => r.map((c, i) => pad(c, i)).join("  ").trimEnd()
+  );
+}
 function verdictTable(r, markdown) {
   const esc2 = markdown ? mdEscape : plainText;
   return {
@@ -84208,6 +84329,12 @@ function sourcesLine(r, markdown) {
 function comparedLines(r, sets, markdown) {
   const esc2 = markdown ? mdEscape : plainText;
   const out = [sourcesLine(r, markdown)];
+  const history = r.baseline_history;
+  if (history) {
+    out.push(baselineHistoryLine(history, markdown));
+    if (markdown) out.push(baselineRunsMarkdown(history));
+    else out.push(...baselineRunsText(history));
+  }
   const settings = abSettingsText(sets, esc2);
   if (settings !== null) out.push(`Settings that differ (config A/B): ${settings}.`);
   return out;
@@ -84342,6 +84469,79 @@ function verdictSection(r) {
 function renderComparisonMarkdown(r, sets) {
   return comparisonSections(r, sets).flatMap((s) => s.lines).join("\n");
 }
+function renderComparisonText(r, sets) {
+  const t = plainText;
+  const L = [];
+  L.push(statusLine(r, false));
+  L.push(...comparedLines(r, sets, false));
+  for (const m of r.mismatches) L.push(`warning: not comparable: ${t(m)}`);
+  L.push("");
+  for (const g of tpsTables(sets)) {
+    L.push(`TPS by thread count: ${t(groupTitle(g))}`);
+    L.push(
+      ...textTable({
+        header: ["engine", ...g.threads.map((n) => `${n}t`)],
+        align: ["l", ...g.threads.map(() => "r")],
+        rows: g.rows.map((row) => [t(row.engine), ...row.tps.map((v) => v === null ? "-" : fmtValue(v))])
+      })
+    );
+    L.push("");
+  }
+  for (const p of r.kind === "ab" ? [] : progressions(r)) {
+    L.push(`Version progression vs ${t(p.baseline)}: ${t(groupTitle(p))}`);
+    const rows = [
+      [`${t(p.baseline)} (TPS)`, ...p.baseRow.map((v) => v === null ? "-" : fmtValue(v))]
+    ];
+    for (const h of p.heads) {
+      rows.push([`${t(h.engine)} (TPS)`, ...h.tps.map((v) => v === null ? "-" : fmtValue(v))]);
+      rows.push([
+        `  vs ${t(p.baseline)}`,
+        ...h.cells.map((c) => c ? `${fmtPct(c.change_pct)}${c.verdict === "regression" ? "!" : ""}` : "-")
+      ]);
+    }
+    L.push(
+      ...textTable({
+        header: ["engine", ...p.threads.map((n) => `${n}t`)],
+        align: ["l", ...p.threads.map(() => "r")],
+        rows
+      })
+    );
+    L.push("");
+  }
+  if (r.metrics.includes("tps")) L.push(...bigDifferencesText(r), "");
+  if (r.cells.length > 0) {
+    L.push("Verdicts");
+    pushAll(L, textTable(verdictTable(r, false)));
+    L.push("");
+  }
+  const shown = degradationShown(r);
+  if (shown.length > 0) {
+    L.push("Within-run degradation");
+    pushAll(L, textTable(degradationTable(shown, false)));
+    L.push("");
+  }
+  for (const n of r.notes) L.push(`note: ${t(n)}`);
+  return L.join("\n").trimEnd();
+}
+function bigDifferencesText(r) {
+  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  const L = [`All differences greater than ${tpsThreshold}% (TPS)`];
+  const big = bigDifferences(r);
+  if (big.length === 0) return [...L, `none: every TPS difference is within \xB1${tpsThreshold}%`];
+  for (const g of big) {
+    L.push(`  ${plainText(groupTitle(g))}`);
+    L.push(
+      ...textTable({
+        header: ["comparison", "threads", "difference"],
+        align: ["l", "r", "r"],
+        rows: g.blocks.flatMap(
+          (b) => b.cells.map((c) => [plainText(`${c.head} vs ${c.base}`), String(c.threads), fmtPct(c.change_pct)])
+        )
+      }).map((l) => `  ${l}`)
+    );
+  }
+  return L;
+}
 function renderComparisonJson(r) {
   const compact = /* @__PURE__ */ new Map([
     ["cells", r.cells],
@@ -84360,6 +84560,168 @@ function renderComparisonJson(r) {
 ${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
   ]`;
   });
+}
+
+// src/gate/exit.ts
+var EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  regression: 3,
+  interrupted: 130
+};
+
+// src/gate/verdict.ts
+import { createHash as createHash7 } from "node:crypto";
+var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
+function overallVerdict(r) {
+  const s = r.summary;
+  if (s.regressions > 0) return "regression";
+  if (s.inconclusive > 0 || r.cells.length === 0 && r.degradation.length === 0) return "inconclusive";
+  if (s.improvements > 0) return "improvement";
+  return "unchanged";
+}
+function verdictDigest(r) {
+  const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
+  const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
+  const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
+  return createHash7("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+// src/gate/gate.ts
+function failingRegressions(report, failThresholdPct) {
+  if (failThresholdPct === null || failThresholdPct === void 0) return report.summary.regressions;
+  const cells = report.cells.filter(
+    (c) => c.verdict === "regression" && Math.abs(c.change_pct) > failThresholdPct
+  ).length;
+  return cells + report.degradation.filter((d) => d.verdict === "regression").length;
+}
+function thresholdText2(report, failThresholdPct) {
+  const fail = failThresholdPct ? `, fail threshold ${failThresholdPct}%` : "";
+  return `threshold ${report.threshold.default_pct}%${fail}`;
+}
+function gateDecision(report, o) {
+  const failing = failingRegressions(report, o.failThresholdPct);
+  if (o.incomplete) {
+    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure: o.incomplete, failing };
+  }
+  if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", failing };
+  if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, failing };
+  if (failing > 0) {
+    const what = `${failing} regression(s) (${thresholdText2(report, o.failThresholdPct)})`;
+    return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, failing };
+  }
+  const nothing = gateFailure(report);
+  if (nothing !== null) return { exitCode: EXIT.error, failure: nothing, failing };
+  return { exitCode: EXIT.ok, failure: null, failing };
+}
+function compareGate(sets, options) {
+  const { failOnRegression, failThresholdPct, runExitCode, incomplete, degradation, ...compare } = options;
+  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
+  const report = compareSets(sets, {
+    ...compare,
+    degradation: { ...spec ? degradationFromSpec(spec) : {}, ...degradation }
+  });
+  const verdict = overallVerdict(report);
+  return {
+    report,
+    sets,
+    verdict,
+    markdown: renderComparisonMarkdown(report, sets),
+    text: `${renderComparisonText(report, sets)}
+verdict: ${verdict}`,
+    json: renderComparisonJson(report),
+    ...gateDecision(report, options)
+  };
+}
+function incompleteReason(results) {
+  if (results.status === "complete") return null;
+  return `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
+}
+function writeGateFiles(gate, files) {
+  if (files.markdown) {
+    const title = files.title ? `${files.title}
+
+` : "";
+    writeFileAtomic(files.markdown, `${title}${gate.markdown}
+`);
+  }
+  if (files.json) writeFileAtomic(files.json, `${gate.json}
+`);
+}
+
+// src/options/values.ts
+var InvalidValue = class extends Error {
+  constructor(problem, accepted, detail) {
+    super(`${problem} (accepted: ${accepted})`);
+    this.problem = problem;
+    this.accepted = accepted;
+    this.detail = detail;
+    this.name = "InvalidValue";
+  }
+  problem;
+  accepted;
+  detail;
+};
+var PCT_ACCEPTED = "a percentage > 0 such as 5, 5% or 2.5";
+function parsePct(text) {
+  const t = text.trim();
+  const n = /^\d+(\.\d+)?%?$/.test(t) ? Number.parseFloat(t) : Number.NaN;
+  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidValue("is not a percentage > 0", PCT_ACCEPTED);
+  return n;
+}
+function parseMetricThreshold(text) {
+  const eq = text.indexOf("=");
+  const metric = eq > 0 ? text.slice(0, eq).trim() : "";
+  const accepted = `metric=pct with metric one of ${COMPARED_METRICS.join(", ")} and pct ${PCT_ACCEPTED}, e.g. p95_ms=10`;
+  if (!COMPARED_METRICS.includes(metric)) {
+    throw new InvalidValue("is not a metric threshold", accepted);
+  }
+  try {
+    return [metric, parsePct(text.slice(eq + 1))];
+  } catch {
+    throw new InvalidValue(`has no percentage > 0 for ${metric}`, accepted);
+  }
+}
+function thresholdConfig(defaultPct, perMetric) {
+  const per = Object.fromEntries(perMetric ?? []);
+  return { default_pct: defaultPct, ...Object.keys(per).length > 0 ? { per_metric: per } : {} };
+}
+function parseSpec(text) {
+  try {
+    return parseServerSpec(text).raw;
+  } catch (err) {
+    if (!(err instanceof UserError)) throw err;
+    const msg = err.message.replace(/^server spec "[^"]*": /, "");
+    const cut = msg.indexOf("; accepted: ");
+    const detail = cut < 0 ? msg : msg.slice(0, cut);
+    const accepted = cut < 0 ? "a server spec such as mariadb@11.4.5" : msg.slice(cut + 12);
+    throw new InvalidValue(`is not a server spec: ${detail}`, accepted, detail);
+  }
+}
+function parseBoolean(text) {
+  const t = text.trim();
+  if (["true", "True", "TRUE"].includes(t)) return true;
+  if (["false", "False", "FALSE"].includes(t)) return false;
+  throw new InvalidValue("is not a boolean", "true, True, TRUE, false, False, FALSE");
+}
+var SETTING_ACCEPTED = "name=value, e.g. innodb_flush_log_at_trx_commit=0; path, file and security options are refused";
+function parseServerSetting(text) {
+  const t = text.trim();
+  const eq = t.indexOf("=");
+  const name = eq > 0 ? t.slice(0, eq).trim() : "";
+  if (name === "") throw new InvalidValue("is not name=value", SETTING_ACCEPTED);
+  const value = t.slice(eq + 1).trim();
+  const why = refusedReason(name, value);
+  if (why) {
+    const option = JSON.stringify(name.slice(0, 64));
+    throw new InvalidValue(
+      `has the option ${option}: ${why}`,
+      SETTING_ACCEPTED,
+      `server option ${option}: ${why}`
+    );
+  }
+  return [name, value];
 }
 
 // src/report/pr-comment.ts
@@ -84493,18 +84855,30 @@ function comparedBlock(i) {
   const single = pairs.length === 1 ? pairs[0] : null;
   const headEngine = single ? single[0] : null;
   const baseEngine = single ? single[1] : r.baselines.length === 1 ? r.baselines[0] : null;
-  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, i.base, i.repoUrl)}`;
-  if (i.repoUrl && i.base.sha && i.head.sha && i.base.sha !== i.head.sha) {
-    line += ` \xB7 [changes](${i.repoUrl}/compare/${i.base.sha}...${i.head.sha})`;
+  const history = r.baseline_history;
+  const base = history ? { sha: lastCommit(history), ref: null } : i.base;
+  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, history ? { sha: null, ref: null } : base, i.repoUrl)}`;
+  if (i.repoUrl && base.sha && i.head.sha && base.sha !== i.head.sha) {
+    line += ` \xB7 [changes](${i.repoUrl}/compare/${base.sha}...${i.head.sha})`;
   }
   if (!single && pairs.length > 1) line += ` \xB7 ${plural4(pairs.length, "comparison")}`;
   const L = [`${line}  `];
+  if (history) {
+    L.push(
+      `${baselineHistoryLine(history, true, i.repoUrl)}  `,
+      `${baselineRunsMarkdown(history, i.repoUrl)}  `
+    );
+  }
   const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
   if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
   const workload = workloadText(i);
   if (workload !== null) L.push(`**Workload:** ${workload}  `);
   L[L.length - 1] = L[L.length - 1].trimEnd();
   return [...L, ""];
+}
+function lastCommit(p) {
+  const sha3 = p.runs[p.runs.length - 1].commit;
+  return /^[0-9a-f]{7,64}$/i.test(sha3) ? sha3 : null;
 }
 function listText(xs, max = 8) {
   const shown = xs.slice(0, max).map((x) => mdEscape(clip(String(x), 60)));
@@ -84695,23 +85069,6 @@ function descendantsOf(root) {
   return out;
 }
 
-// src/action/verdict.ts
-import { createHash as createHash7 } from "node:crypto";
-var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
-function overallVerdict(r) {
-  const s = r.summary;
-  if (s.regressions > 0) return "regression";
-  if (s.inconclusive > 0 || r.cells.length === 0 && r.degradation.length === 0) return "inconclusive";
-  if (s.improvements > 0) return "improvement";
-  return "unchanged";
-}
-function verdictDigest(r) {
-  const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
-  const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
-  const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
-  return createHash7("sha256").update(text).digest("hex").slice(0, 16);
-}
-
 // src/action/comment.ts
 var GITHUB_COMMENT_LIMIT = 65536;
 var BODY_BUDGET = 6e4;
@@ -84732,7 +85089,7 @@ function parseCommentState(body) {
   return { verdict: m[1], digest: m[2], sha: m[3] ? m[3] : null };
 }
 function buildCommentBody(c) {
-  const { previous, ...rest } = c;
+  const { previous, ccUsers: ccUsers2, ...rest } = c;
   const verdict = overallVerdict(c.report);
   const state = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
   const prefix = `${commentMarker(c.workload)}
@@ -84742,6 +85099,9 @@ ${stateMarker(state)}
   if (previous?.verdict === "regression" && verdict !== "regression") {
     const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
     notices.push(`\u2705 The regression reported earlier is gone as of ${at}.`);
+  }
+  if (verdict === "regression" && ccUsers2 && ccUsers2.length > 0) {
+    notices.push(`cc ${ccUsers2.map((u) => `@${u}`).join(" ")}`);
   }
   const report = renderPrReport({
     ...rest,
@@ -84785,6 +85145,10 @@ async function upsertComment(api, o) {
   if (body.length > GITHUB_COMMENT_LIMIT) {
     throw new Error(`comment body is ${body.length} characters, over GitHub's ${GITHUB_COMMENT_LIMIT}`);
   }
+  if (!existing && o.mode === "on-regression" && state.verdict !== "regression") {
+    o.info(`no regression and no comment yet (comment: on-regression): not commenting`);
+    return { action: "skipped", id: null, url: null };
+  }
   if (existing) {
     if (o.mode === "on-change" && previous !== null && previous.digest === state.digest) {
       o.info(
@@ -84817,9 +85181,129 @@ async function upsertComment(api, o) {
   return { action: "created", id: data.id ?? null, url: data.html_url ?? null };
 }
 
+// src/options/definitions.ts
+var DEFAULT_WORKLOAD = "workloads/smoke.yml";
+var THRESHOLD = {
+  name: "threshold",
+  arg: "<pct>",
+  help: "regression threshold in %: a verdict is a regression when the change is beyond it (e.g. 5, 5% or 2.5)",
+  default: String(DEFAULT_THRESHOLD_PCT),
+  parse: parsePct
+};
+var THRESHOLD_METRIC = {
+  name: "threshold-metric",
+  arg: "<metric=pct>",
+  help: "threshold for one metric (tps, qps, p95_ms), e.g. p95_ms=10 (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseMetricThreshold
+};
+var FAIL_THRESHOLD = {
+  name: "fail-threshold",
+  arg: "<pct>",
+  help: "fail only on regressions whose change is beyond this % (they are still reported at --threshold); default: every regression fails",
+  parse: parsePct
+};
+var FAIL_ON_REGRESSION = {
+  name: "fail-on-regression",
+  help: "exit 3 when any verdict is a regression (beyond --fail-threshold when given), 1 when nothing was compared (the action: fail the step)",
+  actionDefault: "true",
+  parse: parseBoolean
+};
+var ALLOW_MISMATCH = {
+  name: "allow-mismatch",
+  help: "compare runs that differ in host, dataset, workload or server config (listed as warnings)",
+  actionDefault: "false",
+  parse: parseBoolean
+};
+var BASE = {
+  name: "base",
+  arg: "<spec>",
+  help: "base server spec, e.g. mariadb@10.11.5",
+  parse: parseSpec
+};
+var HEAD = {
+  name: "head",
+  arg: "<spec>",
+  help: "head server spec (may equal the base to A/B a configuration change)",
+  parse: parseSpec
+};
+var BASE_SET = {
+  name: "base-set",
+  arg: "<name=value>",
+  help: "server option for the base only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting
+};
+var HEAD_SET = {
+  name: "head-set",
+  arg: "<name=value>",
+  help: "server option for the head only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting
+};
+var WORKLOAD = {
+  name: "workload",
+  arg: "<file>",
+  help: "workload YAML file (its ab: section sets slices and pairs)",
+  default: DEFAULT_WORKLOAD,
+  parse: (text) => text
+};
+function actionDefault(o) {
+  return o.actionDefault ?? o.default ?? "";
+}
+
+// src/action/constants.ts
+var OUTPUTS = {
+  verdict: "verdict",
+  regressions: "regressions",
+  results: "results",
+  report: "report"
+};
+var STATE2 = {
+  /** the id every process of the run inherits (src/action/cleanup.ts RUN_ENV) */
+  runId: "run-id",
+  /** comma list of the main step's child process ids */
+  pids: "pids",
+  /** where server datadirs and logs are */
+  workDir: "work-dir"
+};
+var INPUT_DEFAULTS = {
+  mode: "",
+  base: actionDefault(BASE),
+  head: actionDefault(HEAD),
+  "base-set": "",
+  "head-set": "",
+  workload: actionDefault(WORKLOAD),
+  "base-results": "",
+  "head-results": "",
+  baseline: "",
+  threshold: actionDefault(THRESHOLD),
+  "threshold-metric": actionDefault(THRESHOLD_METRIC),
+  "fail-threshold": actionDefault(FAIL_THRESHOLD),
+  degradation: "",
+  "fail-on-regression": actionDefault(FAIL_ON_REGRESSION),
+  "allow-mismatch": actionDefault(ALLOW_MISMATCH),
+  comment: "always",
+  "cc-users": "",
+  "pr-number": "",
+  "comment-author": "",
+  "base-sha": "",
+  "head-sha": "",
+  "artifact-url": "",
+  "results-dir": "perfgate-results",
+  "history-store": "",
+  "pages-dir": "",
+  "baseline-from-history": "false",
+  "baseline-runs": "",
+  "baseline-branch": "",
+  "baseline-max-age": "",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, evaluated by the runner
+  "github-token": "${{ github.token }}"
+};
+
 // src/action/config.ts
 var MODES = ["ab", "compare"];
-var COMMENT_MODES = ["always", "on-change", "never"];
+var COMMENT_MODES = ["always", "on-change", "on-regression", "never"];
 var ConfigError = class extends Error {
   constructor(problems) {
     super(problems.join("\n"));
@@ -84831,60 +85315,83 @@ var ConfigError = class extends Error {
 function inputEnvName(name) {
   return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
 }
-var DEFAULTS2 = {
-  workload: "workloads/smoke.yml",
-  threshold: "5",
-  "fail-on-regression": "true",
-  comment: "always",
-  "results-dir": "perfgate-results"
-};
-var SET_NAME = /^[A-Za-z0-9_.-]+$/;
-var setList = external_exports.string().transform((text, ctx) => {
-  const out = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "") continue;
-    const eq = line.indexOf("=");
-    const name = eq > 0 ? line.slice(0, eq).trim() : "";
-    if (!SET_NAME.test(name)) {
+var DEFAULTS2 = Object.fromEntries(
+  Object.entries(INPUT_DEFAULTS).filter(([, v]) => v !== "" && !v.startsWith("${{"))
+);
+function shared(o) {
+  return external_exports.string().transform((text, ctx) => {
+    try {
+      return o.parse(text);
+    } catch (err) {
+      if (!(err instanceof InvalidValue)) throw err;
+      ctx.addIssue({ code: "custom", message: err.message });
+      return external_exports.NEVER;
+    }
+  });
+}
+function sharedLines(o) {
+  return external_exports.string().transform((text, ctx) => {
+    const out = [];
+    for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
+      if (line === "") continue;
+      try {
+        out.push(o.parse(line));
+      } catch (err) {
+        if (!(err instanceof InvalidValue)) throw err;
+        ctx.addIssue({
+          code: "custom",
+          message: `has the line ${JSON.stringify(line)}, which ${err.message}`
+        });
+        return external_exports.NEVER;
+      }
+    }
+    return out;
+  });
+}
+var LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+var ccUsers = external_exports.string().transform((text, ctx) => {
+  const logins = text.split(/[\s,]+/).filter((s) => s !== "");
+  for (const item of logins) {
+    if (!LOGIN.test(item.replace(/^@/, ""))) {
       ctx.addIssue({
         code: "custom",
-        message: `has the line ${JSON.stringify(line)} (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)`
+        message: `has ${JSON.stringify(item.slice(0, 64))}, which is not a GitHub login (accepted: logins such as @octocat @hubot, separated by spaces or commas)`
       });
       return external_exports.NEVER;
     }
-    const value = line.slice(eq + 1).trim();
-    const why = refusedReason(name, value);
-    if (why) {
-      ctx.addIssue({
-        code: "custom",
-        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`
-      });
-      return external_exports.NEVER;
-    }
-    out[name] = value;
   }
-  return out;
+  return [...new Set(logins.map((l) => l.replace(/^@/, "")))];
 });
 var sha = external_exports.string().regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" }).transform((s) => s.toLowerCase());
+var HISTORY_BASELINE_FIELDS = {
+  "baseline-from-history": external_exports.enum(["true", "True", "TRUE", "false", "False", "FALSE"], {
+    error: "is not a boolean (accepted: true, True, TRUE, false, False, FALSE)"
+  }).transform((s) => s.toLowerCase() === "true"),
+  "baseline-runs": external_exports.string().regex(/^[1-9]\d{0,3}$/, { error: "is not a number of runs (accepted: a whole number from 1 to 9999)" }).transform((s) => Number(s)),
+  "baseline-branch": external_exports.string().regex(/^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, {
+    error: "is not a branch name (accepted: e.g. main)"
+  }),
+  "baseline-max-age": external_exports.string().refine((s) => parseMaxAge(s) !== void 0, {
+    error: "is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)"
+  }).transform((s) => parseMaxAge(s) ?? null)
+};
 var FIELDS = {
   mode: external_exports.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
-  base: external_exports.string(),
-  head: external_exports.string(),
-  "base-set": setList,
-  "head-set": setList,
+  base: shared(BASE),
+  head: shared(HEAD),
+  "base-set": sharedLines(BASE_SET),
+  "head-set": sharedLines(HEAD_SET),
   workload: external_exports.string().min(1, { error: "is empty (accepted: the path of a workload YAML file)" }),
   "base-results": external_exports.string(),
   "head-results": external_exports.string(),
   baseline: external_exports.string(),
-  threshold: external_exports.string().regex(/^\d+(\.\d+)?%?$/, { error: "is not a number > 0 (accepted: a percentage such as 5 or 2.5)" }).transform((s) => Number.parseFloat(s)).refine((n) => n > 0 && Number.isFinite(n), {
-    error: "is not a number > 0 (accepted: a percentage such as 5 or 2.5)"
-  }),
-  // The same spellings @actions/core's getBooleanInput accepts (YAML 1.2 core schema booleans).
-  "fail-on-regression": external_exports.enum(["true", "True", "TRUE", "false", "False", "FALSE"], {
-    error: "is not a boolean (accepted: true, True, TRUE, false, False, FALSE)"
-  }).transform((s) => s.toLowerCase() === "true"),
+  threshold: shared(THRESHOLD),
+  "threshold-metric": sharedLines(THRESHOLD_METRIC),
+  "fail-threshold": shared(FAIL_THRESHOLD),
+  "fail-on-regression": shared(FAIL_ON_REGRESSION),
+  "allow-mismatch": shared(ALLOW_MISMATCH),
   comment: external_exports.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
+  "cc-users": ccUsers,
   "results-dir": external_exports.string().min(1),
   "github-token": external_exports.string(),
   degradation: external_exports.string().transform((text, ctx) => {
@@ -84906,7 +85413,8 @@ var FIELDS = {
     error: "is not an https URL (accepted: e.g. the artifact-url output of actions/upload-artifact)"
   }),
   "history-store": external_exports.string(),
-  "pages-dir": external_exports.string()
+  "pages-dir": external_exports.string(),
+  ...HISTORY_BASELINE_FIELDS
 };
 function parseConfig(env) {
   const problems = [];
@@ -84936,7 +85444,7 @@ function parseConfig(env) {
   }
   if (mode === "ab") {
     for (const name of ["base", "head"]) {
-      if (parsed[name] === void 0) {
+      if (raw(name) === void 0) {
         problems.push(`input "${name}": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)`);
       }
     }
@@ -84958,21 +85466,26 @@ function parseConfig(env) {
       `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`
     );
   }
+  problems.push(...historyBaselineProblems(parsed, raw));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode,
     base: parsed.base ?? null,
     head: parsed.head ?? null,
-    baseSet: parsed["base-set"] ?? {},
-    headSet: parsed["head-set"] ?? {},
-    workload: parsed.workload ?? DEFAULTS2.workload,
+    baseSet: Object.fromEntries(parsed["base-set"] ?? []),
+    headSet: Object.fromEntries(parsed["head-set"] ?? []),
+    workload: parsed.workload ?? DEFAULT_WORKLOAD,
     baseResults: parsed["base-results"] ?? null,
     headResults: parsed["head-results"] ?? null,
     baseline: parsed.baseline ?? null,
-    thresholdPct: parsed.threshold ?? 5,
+    thresholdPct: parsed.threshold ?? DEFAULT_THRESHOLD_PCT,
+    thresholdMetric: parsed["threshold-metric"] ?? [],
+    failThresholdPct: parsed["fail-threshold"] ?? null,
     failOnRegression: parsed["fail-on-regression"] ?? true,
+    allowMismatch: parsed["allow-mismatch"] ?? false,
     comment: parsed.comment ?? "always",
-    resultsDir: parsed["results-dir"] ?? DEFAULTS2["results-dir"],
+    ccUsers: parsed["cc-users"] ?? [],
+    resultsDir: parsed["results-dir"] ?? INPUT_DEFAULTS["results-dir"],
     githubToken: parsed["github-token"] ?? "",
     prNumber: parsed["pr-number"] ?? null,
     commentAuthor: parsed["comment-author"] ?? null,
@@ -84981,8 +85494,49 @@ function parseConfig(env) {
     artifactUrl: parsed["artifact-url"] ?? null,
     degradation: parsed.degradation ?? {},
     historyStore: parsed["history-store"] ?? null,
-    pagesDir: parsed["pages-dir"] ?? null
+    pagesDir: parsed["pages-dir"] ?? null,
+    historyBaseline: historyBaselineOf2(parsed)
   };
+}
+function historyBaselineOf2(parsed) {
+  if (!parsed["baseline-from-history"]) return null;
+  const maxAge = parsed["baseline-max-age"];
+  return {
+    branch: parsed["baseline-branch"] ?? "main",
+    runs: parsed["baseline-runs"] ?? 5,
+    maxAgeDays: maxAge === void 0 ? DEFAULT_BASELINE_MAX_AGE_DAYS : maxAge
+  };
+}
+function historyBaselineProblems(parsed, raw) {
+  const problems = [];
+  const on = parsed["baseline-from-history"] === true;
+  if (!on) {
+    for (const name of ["baseline-runs", "baseline-branch", "baseline-max-age"]) {
+      if (raw(name) !== void 0) {
+        problems.push(`input "${name}": ${JSON.stringify(raw(name))} needs baseline-from-history: true`);
+      }
+    }
+    return problems;
+  }
+  const value = JSON.stringify(raw("baseline-from-history"));
+  if (parsed.mode !== "compare") {
+    problems.push(
+      `input "baseline-from-history": ${value} applies to mode compare only (the head's results compared with stored runs)`
+    );
+  }
+  if (parsed["history-store"] === void 0) {
+    problems.push(
+      `input "baseline-from-history": ${value} needs history-store (the store the baseline runs are read from)`
+    );
+  }
+  for (const name of ["base-results", "baseline"]) {
+    if (parsed[name] !== void 0) {
+      problems.push(
+        `input "${name}": ${JSON.stringify(raw(name))} is set together with baseline-from-history (accepted: one base)`
+      );
+    }
+  }
+  return problems;
 }
 
 // src/action/event.ts
@@ -85030,12 +85584,12 @@ function eventInfo(env, prOverride = null) {
     baseRef = str(base?.ref);
     if (prNumber === null) noPrReason = `the ${name} payload has no pull request number`;
   } else if (name === "workflow_run") {
-    const run = obj(payload.workflow_run);
-    const prs = Array.isArray(run?.pull_requests) ? run.pull_requests : [];
+    const run2 = obj(payload.workflow_run);
+    const prs = Array.isArray(run2?.pull_requests) ? run2.pull_requests : [];
     prNumber = prNumberOf(obj(prs[0])?.number);
-    headSha = sha2(run?.head_sha) ?? headSha;
-    headRef = str(run?.head_branch) ?? headRef;
-    triggeringRunUrl = runPage(env, run?.html_url);
+    headSha = sha2(run2?.head_sha) ?? headSha;
+    headRef = str(run2?.head_branch) ?? headRef;
+    triggeringRunUrl = runPage(env, run2?.html_url);
     if (prNumber === null) {
       noPrReason = "the workflow_run payload lists no pull request (runs from forks have none: pass pr-number)";
     }
@@ -85106,6 +85660,8 @@ import { createHash as createHash8 } from "node:crypto";
 var HISTORY_RUN_SCHEMA = "perfgate/history-run";
 var HISTORY_INDEX_SCHEMA = "perfgate/history-index";
 var HISTORY_SCHEMA_VERSION = 1;
+var HISTORY_RUN_SCHEMA_VERSION_2 = 2;
+var HISTORY_RUN_SCHEMA_VERSIONS = [HISTORY_SCHEMA_VERSION, HISTORY_RUN_SCHEMA_VERSION_2];
 var num4 = external_exports.number().finite();
 var RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
 var RunIdSchema = external_exports.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
@@ -85116,6 +85672,15 @@ var MetricValueSchema = external_exports.object({
   n: external_exports.number().int().positive()
 });
 var HISTORY_METRICS = ["tps", "qps", "p95_ms"];
+var BetterSchema = external_exports.enum(["higher", "lower"]);
+var OtherMetricSchema = MetricValueSchema.extend({
+  name: external_exports.string().min(1),
+  unit: external_exports.string(),
+  better: BetterSchema,
+  /** the source's spread as written, e.g. "± 3%" ([lo, hi] is parsed from it where possible) */
+  range: external_exports.string().optional(),
+  extra: external_exports.string().optional()
+});
 var HistoryCellSchema = external_exports.object({
   /** label of the server in `servers` this cell measured */
   server: external_exports.string(),
@@ -85127,7 +85692,9 @@ var HistoryCellSchema = external_exports.object({
     tps: MetricValueSchema.optional(),
     qps: MetricValueSchema.optional(),
     p95_ms: MetricValueSchema.optional()
-  })
+  }),
+  /** schema 2: further metrics, each with its unit and direction */
+  other_metrics: external_exports.array(OtherMetricSchema).optional()
 });
 var HistoryServerSchema = external_exports.object({
   label: external_exports.string(),
@@ -85147,12 +85714,22 @@ var HistoryServerSchema = external_exports.object({
 });
 var HistoryRunSchema = external_exports.object({
   schema: external_exports.literal(HISTORY_RUN_SCHEMA),
-  schema_version: external_exports.literal(HISTORY_SCHEMA_VERSION),
+  schema_version: external_exports.union([external_exports.literal(HISTORY_SCHEMA_VERSION), external_exports.literal(HISTORY_RUN_SCHEMA_VERSION_2)]),
   id: RunIdSchema,
-  /** "run": a perfgate/results file; "ab": the head side of a perfgate/ab file */
-  source: external_exports.enum(["run", "ab"]),
+  /**
+   * "run": a perfgate/results file; "ab": the head side of a perfgate/ab file; "gab" (schema 2):
+   * one entry of a github-action-benchmark data.js
+   */
+  source: external_exports.enum(["run", "ab", "gab"]),
   commit: external_exports.string(),
   commit_url: external_exports.string().nullable(),
+  /** schema 2: what the source recorded of the commit besides its id and link */
+  commit_info: external_exports.object({
+    message: external_exports.string().optional(),
+    timestamp: external_exports.string().optional(),
+    author: external_exports.string().optional(),
+    committer: external_exports.string().optional()
+  }).optional(),
   /** ISO 8601: the commit's (or the run's) date; points are ordered by it */
   date: external_exports.string(),
   branch: external_exports.string(),
@@ -85167,14 +85744,16 @@ var HistoryRunSchema = external_exports.object({
   host: external_exports.object({
     hostname: external_exports.string(),
     cpu_model: external_exports.string(),
-    cores: external_exports.number().int().positive(),
+    /** 0: unknown (an imported history) */
+    cores: external_exports.number().int().nonnegative(),
     memory_bytes: num4,
     kernel: external_exports.string(),
     os: external_exports.string(),
     arch: external_exports.string()
   }),
   workload: external_exports.object({ name: external_exports.string(), sha256: external_exports.string() }),
-  dataset: external_exports.object({ tables: external_exports.number().int().positive(), table_size: external_exports.number().int().positive() }),
+  /** 0 and 0: not a sysbench dataset (an imported history) */
+  dataset: external_exports.object({ tables: external_exports.number().int().nonnegative(), table_size: external_exports.number().int().nonnegative() }),
   servers: external_exports.array(HistoryServerSchema).min(1),
   cells: external_exports.array(HistoryCellSchema)
 });
@@ -85360,7 +85939,7 @@ function runContext(f, env = process.env) {
   if (!commit)
     throw new UserError("history append: no commit: give --commit <sha> (or run inside a git checkout)");
   const repoUrl = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}` : null;
-  const commitUrl = f.commitUrl ?? (repoUrl && !f.commit ? `${repoUrl}/commit/${commit}` : null);
+  const commitUrl2 = f.commitUrl ?? (repoUrl && !f.commit ? `${repoUrl}/commit/${commit}` : null);
   const branch = f.branch ?? env.GITHUB_HEAD_REF ?? env.GITHUB_REF_NAME ?? gitOut(["rev-parse", "--abbrev-ref", "HEAD"]) ?? "unknown";
   if (f.date !== void 0 && Number.isNaN(new Date(f.date).getTime())) {
     throw new UserError(`--date ${f.date}: not a date (accepted: ISO 8601, e.g. 2026-11-23T02:17:00Z)`);
@@ -85370,7 +85949,7 @@ function runContext(f, env = process.env) {
   }
   return {
     commit,
-    commitUrl,
+    commitUrl: commitUrl2,
     branch: branch || "unknown",
     matrix: f.matrix ?? null,
     ...f.date ? { date: f.date } : {}
@@ -85395,6 +85974,9 @@ function historyRunFromFile(file2, f, env = process.env) {
   );
 }
 
+// src/history/baseline.ts
+import { createHash as createHash9 } from "node:crypto";
+
 // src/history/store.ts
 import { existsSync as existsSync19 } from "node:fs";
 import { resolve as resolve8 } from "node:path";
@@ -85412,7 +85994,7 @@ function runPath(root, id) {
 function parseHistoryRun(data, where) {
   return validateDocument(data, where, {
     schema: HISTORY_RUN_SCHEMA,
-    version: HISTORY_SCHEMA_VERSION,
+    version: HISTORY_RUN_SCHEMA_VERSIONS,
     zod: HistoryRunSchema
   });
 }
@@ -85421,17 +86003,17 @@ function readRun(root, id) {
   if (!existsSync17(path6)) throw new UserError(`run ${id}: not in the store (see perfgate history list)`);
   return parseHistoryRun(parseJson(readTextFile(path6), path6), path6);
 }
-function entryOf(run) {
+function entryOf(run2) {
   return {
-    id: run.id,
-    date: run.date,
-    commit: run.commit,
-    branch: run.branch,
-    runner_class: run.runner_class,
-    matrix: run.matrix,
-    workload: run.workload.name,
-    servers: run.servers.map((s) => `${s.flavor}@${s.version}`),
-    cells: run.cells.length
+    id: run2.id,
+    date: run2.date,
+    commit: run2.commit,
+    branch: run2.branch,
+    runner_class: run2.runner_class,
+    matrix: run2.matrix,
+    workload: run2.workload.name,
+    servers: run2.servers.map((s) => `${s.flavor}@${s.version}`),
+    cells: run2.cells.length
   };
 }
 function byDate(a, b) {
@@ -85492,16 +86074,16 @@ async function withLock2(root, fn) {
     rmSync10(lock, { force: true });
   }
 }
-function appendToFolderSync(root, run) {
-  const path6 = runPath(root, run.id);
+function appendToFolderSync(root, run2) {
+  const path6 = runPath(root, run2.id);
   const added = !existsSync17(path6);
-  if (added) writeFileAtomic(path6, `${JSON.stringify(run)}
+  if (added) writeFileAtomic(path6, `${JSON.stringify(run2)}
 `);
   rebuildIndex(root);
-  return { id: run.id, added };
+  return { id: run2.id, added };
 }
-function appendToFolder(root, run) {
-  return withLock2(ensureDir(root), () => appendToFolderSync(root, run));
+function appendToFolder(root, run2) {
+  return withLock2(ensureDir(root), () => appendToFolderSync(root, run2));
 }
 function ensureDir(root) {
   if (existsSync17(root) && !statSync7(root).isDirectory()) {
@@ -85630,13 +86212,13 @@ function parseStore(spec, repo) {
 function describeStore(s) {
   return s.kind === "dir" ? s.path : `${s.url} branch ${s.branch}`;
 }
-function appendRun(store, run) {
-  if (store.kind === "dir") return appendToFolder(store.path, run);
+function appendRun(store, run2) {
+  if (store.kind === "dir") return appendToFolder(store.path, run2);
   return updateGitStore(
     store,
-    `history: append run ${run.id} (${run.commit.slice(0, 12)}, ${run.branch})`,
+    `history: append run ${run2.id} (${run2.commit.slice(0, 12)}, ${run2.branch})`,
     (root) => {
-      const outcome = appendToFolderSync(root, run);
+      const outcome = appendToFolderSync(root, run2);
       return { result: outcome, changed: true };
     }
   );
@@ -85650,6 +86232,98 @@ function withStore(store, read) {
 }
 function loadAllRuns(store) {
   return withStore(store, readAllRuns);
+}
+
+// src/history/baseline.ts
+function tierSizes(tiers) {
+  return tiers.map((t) => `${t.tier}=${t.buffer_pool_bytes}`).sort().join(",");
+}
+function matchingRuns(all, head, q) {
+  const server = head.servers[0];
+  if (!server || head.servers.length !== 1) {
+    throw new UserError(`the head results must have exactly one server (it has ${head.servers.length})`);
+  }
+  const sizes = tierSizes(server.tiers);
+  const runs = all.filter(
+    (r) => r.matrix === null && r.servers.length === 1 && r.runner_class === q.runnerClass && r.branch === q.branch && r.workload.name === head.workload.name && r.servers[0].flavor === server.flavor && tierSizes(r.servers[0].tiers) === sizes
+  );
+  if (runs.length === 0) {
+    throw new UserError(
+      `no run in the store matches: branch ${q.branch}, runner class ${q.runnerClass}, workload ${head.workload.name}, ${server.flavor} with tiers ${sizes}`
+    );
+  }
+  return freshRuns(runs, q).slice(-q.runs);
+}
+function maxAgeOf(q) {
+  return q.maxAgeDays === void 0 ? DEFAULT_BASELINE_MAX_AGE_DAYS : q.maxAgeDays;
+}
+function freshRuns(runs, q) {
+  const maxAge = maxAgeOf(q);
+  if (maxAge === null) return runs;
+  const now = (q.now ?? /* @__PURE__ */ new Date()).toISOString();
+  const fresh = runs.filter((r) => ageDays(r.date, now) <= maxAge);
+  if (fresh.length > 0) return fresh;
+  const newest = runs[runs.length - 1];
+  throw new UserError(
+    `the newest matching run of ${q.branch} (${newest.id}, commit ${newest.commit.slice(0, 12)}) is ${ageDays(newest.date, now)} days old, older than the maximum age of ${maxAge} days: append a fresh run of ${q.branch} to the store, compare with a measured base, or raise the maximum age`
+  );
+}
+function pooledBaseline(runs, q) {
+  const engine = `history ${q.branch} (${runs.length} runs)`;
+  const rows = [];
+  runs.forEach((r, k) => {
+    for (const c of r.cells) {
+      const m = c.metrics;
+      if (!m.tps || m.tps.value <= 0) continue;
+      rows.push({
+        scenario: c.script,
+        tier: c.tier,
+        engine,
+        threads: c.threads,
+        repetition: k + 1,
+        tps: m.tps.value,
+        qps: m.qps && m.qps.value > 0 ? m.qps.value : null,
+        p95_ms: m.p95_ms && m.p95_ms.value > 0 ? m.p95_ms.value : null
+      });
+    }
+  });
+  const ids = runs.map((r) => r.id);
+  const provenance = {
+    engine,
+    branch: q.branch,
+    runner_class: q.runnerClass,
+    runs_requested: q.runs,
+    max_age_days: maxAgeOf(q),
+    as_of: (q.now ?? /* @__PURE__ */ new Date()).toISOString(),
+    runs: runs.map((r) => ({
+      id: r.id,
+      commit: r.commit,
+      commit_url: r.commit_url,
+      date: r.date,
+      branch: r.branch,
+      runner_class: r.runner_class
+    }))
+  };
+  return {
+    engine,
+    provenance,
+    runs: runs.map((r) => ({ id: r.id, date: r.date, commit: r.commit })),
+    set: {
+      schema: IMPORT_SCHEMA,
+      schema_version: IMPORT_SCHEMA_VERSION,
+      source: {
+        file: `history runs ${ids.join(",")}`,
+        sha256: createHash9("sha256").update(ids.join("\n")).digest("hex")
+      },
+      imported_at: provenance.as_of,
+      rows,
+      baseline: provenance
+    }
+  };
+}
+function baselineFromStore(store, head, q, env = process.env) {
+  const query = { ...q, runnerClass: runnerClassFor(head.host, q.runnerClass, env) };
+  return pooledBaseline(matchingRuns(loadAllRuns(store), head, query), query);
 }
 
 // src/changes/noise.ts
@@ -86012,15 +86686,31 @@ import { dirname as dirname7, join as join23, resolve as resolve9 } from "node:p
 import { fileURLToPath } from "node:url";
 
 // src/pages/model.ts
-import { createHash as createHash9 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
+
+// src/pages/metrics.ts
+var BUILTIN_METRICS = {
+  tps: { unit: "tps", better: "higher" },
+  qps: { unit: "qps", better: "higher" },
+  p95_ms: { unit: "ms", better: "lower" }
+};
+function metricKeys(s) {
+  const builtin = Object.keys(BUILTIN_METRICS).filter((m) => s.metrics[m] !== void 0);
+  return [...builtin, ...Object.keys(s.units ?? {})];
+}
+function metricInfo(s, metric) {
+  return BUILTIN_METRICS[metric] ?? s.units?.[metric] ?? { unit: "", better: "higher" };
+}
+
+// src/pages/model.ts
 var SPARK_POINTS = 120;
 function cellId(k) {
   const slug2 = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
-  const hash2 = createHash9("sha256").update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads])).digest("hex").slice(0, 8);
+  const hash2 = createHash10("sha256").update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads])).digest("hex").slice(0, 8);
   return `${slug2}-${hash2}`;
 }
-function isTrendRun(run) {
-  return run.matrix === null && run.servers.length === 1;
+function isTrendRun(run2) {
+  return run2.matrix === null && run2.servers.length === 1;
 }
 function rangeUrl(fromUrl, toUrl, from, to) {
   const m = fromUrl ? /^(.*)\/commit\/[0-9a-fA-F]+$/.exec(fromUrl) : null;
@@ -86029,12 +86719,12 @@ function rangeUrl(fromUrl, toUrl, from, to) {
 }
 function buildSeries(runs, detect) {
   const byId = /* @__PURE__ */ new Map();
-  for (const run of runs) {
-    if (!isTrendRun(run)) continue;
-    const server = run.servers[0];
-    for (const c of run.cells) {
+  for (const run2 of runs) {
+    if (!isTrendRun(run2)) continue;
+    const server = run2.servers[0];
+    for (const c of run2.cells) {
       const key = {
-        runner_class: run.runner_class,
+        runner_class: run2.runner_class,
         flavor: server.flavor,
         workload: c.workload,
         script: c.script,
@@ -86059,23 +86749,12 @@ function buildSeries(runs, detect) {
         byId.set(id, s);
       }
       const at = s.run.length;
-      s.run.push(run.id);
-      s.date.push(run.date);
-      s.commit.push(run.commit);
-      s.url.push(run.commit_url);
+      s.run.push(run2.id);
+      s.date.push(run2.date);
+      s.commit.push(run2.commit);
+      s.url.push(run2.commit_url);
       s.version.push(server.version);
-      for (const m of HISTORY_METRICS) {
-        const v = c.metrics[m];
-        if (!v) continue;
-        let col = s.metrics[m];
-        if (!col) {
-          col = { v: Array(at).fill(null), lo: Array(at).fill(null), hi: Array(at).fill(null) };
-          s.metrics[m] = col;
-        }
-        col.v[at] = v.value;
-        col.lo[at] = v.lo;
-        col.hi[at] = v.hi;
-      }
+      addMetrics(s, c, at);
     }
     for (const s of byId.values()) padTo(s);
   }
@@ -86085,6 +86764,28 @@ function buildSeries(runs, detect) {
     compactUrls(s);
   }
   return all.sort((a, b) => compareKeys(a.key, b.key));
+}
+function addMetrics(s, c, at) {
+  const put = (key, v) => {
+    let col = s.metrics[key];
+    if (!col) {
+      col = { v: Array(at).fill(null), lo: Array(at).fill(null), hi: Array(at).fill(null) };
+      s.metrics[key] = col;
+    }
+    col.v[at] = v.value;
+    col.lo[at] = v.lo;
+    col.hi[at] = v.hi;
+  };
+  for (const m of HISTORY_METRICS) {
+    const v = c.metrics[m];
+    if (v) put(m, v);
+  }
+  for (const o of c.other_metrics ?? []) {
+    const key = HISTORY_METRICS.includes(o.name) ? `${o.name} (${o.unit})` : o.name;
+    s.units ??= {};
+    s.units[key] ??= { unit: o.unit, better: o.better };
+    put(key, o);
+  }
 }
 function compactUrls(s) {
   const first = s.url[0];
@@ -86096,6 +86797,7 @@ function compactUrls(s) {
 }
 function padTo(s) {
   for (const col of Object.values(s.metrics)) {
+    if (!col) continue;
     while (col.v.length < s.run.length) {
       col.v.push(null);
       col.lo.push(null);
@@ -86108,7 +86810,7 @@ function compareKeys(a, b) {
 }
 function changesOf(s, detect) {
   const marks = [];
-  for (const m of HISTORY_METRICS) {
+  for (const m of metricKeys(s)) {
     const col = s.metrics[m];
     if (!col) continue;
     const at = [];
@@ -86131,8 +86833,9 @@ function changesOf(s, detect) {
       if (i === void 0 || prev === void 0) continue;
       marks.push({
         metric: m,
+        better: metricInfo(s, m).better,
         index: i,
-        pct: Number(((c.after / c.before - 1) * 100).toFixed(2)),
+        pct: c.before !== 0 ? Number(((c.after / c.before - 1) * 100).toFixed(2)) : null,
         before: c.before,
         after: c.after,
         confidence: c.confidence,
@@ -86145,9 +86848,9 @@ function changesOf(s, detect) {
   }
   return marks.sort((a, b) => a.index - b.index);
 }
-function latestChange(marks) {
+function latestChange(s, marks) {
   const last = marks.reduce((m, c) => Math.max(m, c.index), -1);
-  for (const metric of HISTORY_METRICS) {
+  for (const metric of metricKeys(s)) {
     const hit = marks.find((c) => c.index === last && c.metric === metric);
     if (hit) return hit;
   }
@@ -86156,13 +86859,22 @@ function latestChange(marks) {
 function overviewRow(s) {
   const last = s.run.length - 1;
   const tps = s.metrics.tps?.v ?? [];
+  const metric = s.metrics.tps ? "tps" : metricKeys(s)[0] ?? "tps";
+  const values = s.metrics[metric]?.v ?? [];
   return {
     id: s.id,
     ...s.key,
     points: s.run.length,
-    last: { date: s.date[last], commit: s.commit[last], version: s.version[last], tps: tps[last] ?? null },
-    spark: tps.slice(-SPARK_POINTS),
-    change: latestChange(s.changes)
+    last: {
+      date: s.date[last],
+      commit: s.commit[last],
+      version: s.version[last],
+      tps: tps[last] ?? null,
+      ...metric !== "tps" ? { value: values[last] ?? null } : {}
+    },
+    ...metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {},
+    spark: values.slice(-SPARK_POINTS),
+    change: latestChange(s, s.changes)
   };
 }
 
@@ -86264,8 +86976,8 @@ function write(root, key, data, count2) {
   writeFileSync10(path6, dataFile(key, data));
   count2.files++;
 }
-function runPageData(run) {
-  return run;
+function runPageData(run2) {
+  return run2;
 }
 function writeSite(runs, o) {
   const out = resolve9(o.out);
@@ -86331,6 +87043,28 @@ function gitAuthEnv(token, server) {
     GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${auth2}`
   };
 }
+function storeOf(spec, token, env) {
+  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
+  const git3 = spec.startsWith("git:");
+  const repo = git3 && env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : void 0;
+  if (git3 && token !== "" && env.GIT_CONFIG_COUNT === void 0) {
+    Object.assign(env, gitAuthEnv(token, server));
+  }
+  return parseStore(spec, repo);
+}
+function historyBaselineSet(config2, head, log, env = process.env) {
+  const q = config2.historyBaseline;
+  if (!head.results) {
+    throw new UserError(
+      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${head.kind} file; baseline-from-history compares a perfgate/results file (perfgate run) with the stored runs`
+    );
+  }
+  const store = storeOf(config2.historyStore, config2.githubToken, env);
+  const b = baselineFromStore(store, head.results, q, env);
+  log.info(`${baselineHistoryLine(b.provenance, false)}, from ${describeStore(store)}:`);
+  for (const line of baselineRunsText(b.provenance)) log.info(line);
+  return fromImport(b.set, `history ${describeStore(store)}`);
+}
 async function recordHistory(config2, file2, eventName, log, env = process.env) {
   if (config2.historyStore === null) return;
   if (eventName.startsWith("pull_request")) {
@@ -86340,13 +87074,7 @@ async function recordHistory(config2, file2, eventName, log, env = process.env) 
     return;
   }
   if (file2 === null) throw new Error("history-store: this step produced no results file to append");
-  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
-  const git3 = config2.historyStore.startsWith("git:");
-  const repo = git3 && env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : void 0;
-  if (git3 && config2.githubToken !== "" && env.GIT_CONFIG_COUNT === void 0) {
-    Object.assign(env, gitAuthEnv(config2.githubToken, server));
-  }
-  const store = parseStore(config2.historyStore, repo);
+  const store = storeOf(config2.historyStore, config2.githubToken, env);
   const { id, added } = await appendRun(store, historyRunFromFile(file2, {}, env));
   log.info(`history: ${added ? "appended" : "already had"} run ${id} (${describeStore(store)})`);
   if (config2.pagesDir !== null) {
@@ -86394,7 +87122,7 @@ function actionsLogger(c = core_exports, now = Date.now) {
   };
 }
 
-// src/action/main.ts
+// src/action/run.ts
 var SUMMARY_BUDGET = 1e6;
 function actionRoot() {
   return resolve10(dirname8(fileURLToPath2(import.meta.url)), "..", "..");
@@ -86425,7 +87153,7 @@ function watchChildren() {
         changed2 = true;
       }
     }
-    if (changed2) saveState("pids", [...seen].slice(-200).join(","));
+    if (changed2) saveState(STATE2.pids, [...seen].slice(-200).join(","));
   };
   const timer = setInterval(poll, 1e3);
   timer.unref();
@@ -86441,8 +87169,8 @@ async function measureAb(config2, resultsDir, log) {
   const workDir = join24(process.env.RUNNER_TEMP || join24(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
-  saveState("run-id", runId);
-  saveState("work-dir", workDir);
+  saveState(STATE2.runId, runId);
+  saveState(STATE2.workDir, workDir);
   const stopWatching = watchChildren();
   const interrupt = interruptController(
     (sig) => log.warn(`${sig} received, stopping sysbench and the servers`)
@@ -86456,7 +87184,7 @@ async function measureAb(config2, resultsDir, log) {
       out,
       baseSet: config2.baseSet,
       headSet: config2.headSet,
-      thresholds: { default_pct: config2.thresholdPct },
+      thresholds: thresholdConfig(config2.thresholdPct, config2.thresholdMetric),
       workDir,
       ...process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {},
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
@@ -86464,12 +87192,11 @@ async function measureAb(config2, resultsDir, log) {
       log,
       signal: interrupt.signal
     });
-    const incomplete = results.status === "complete" ? null : `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
     return {
       sets: [fromAb(results, out)],
       workloadName: results.workload.name,
       resultsFile: out,
-      incomplete
+      incomplete: incompleteReason(results)
     };
   } finally {
     end();
@@ -86484,8 +87211,11 @@ function measureCompare(config2, log) {
     const baseFile = config2.baseResults ?? config2.baseline;
     const head = loadMeasurements(headFile);
     const baseInput = config2.baseResults ? "base-results" : "baseline";
+    const fromHistory = config2.historyBaseline ? historyBaselineSet(config2, head, log) : null;
     let sets;
-    if (baseFile === null) {
+    if (fromHistory !== null) {
+      sets = [fromHistory, head];
+    } else if (baseFile === null) {
       if (head.kind !== "ab") {
         throw new UserError(
           `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or baseline (only a perfgate/ab file compares on its own)`
@@ -86508,14 +87238,14 @@ function measureCompare(config2, log) {
   }
 }
 function context3(config2, event, measured, report) {
-  const run = runUrl(process.env);
-  const artifact = config2.artifactUrl ? { url: config2.artifactUrl, label: "the results artifact" } : event.triggeringRunUrl ? { url: event.triggeringRunUrl, label: "the benchmark run's artifacts" } : run ? { url: run, label: "this run's artifacts" } : null;
+  const run2 = runUrl(process.env);
+  const artifact = config2.artifactUrl ? { url: config2.artifactUrl, label: "the results artifact" } : event.triggeringRunUrl ? { url: event.triggeringRunUrl, label: "the benchmark run's artifacts" } : run2 ? { url: run2, label: "this run's artifacts" } : null;
   return {
     workloadName: measured.workloadName,
     report,
     sets: measured.sets,
     repoUrl: repositoryUrl(process.env),
-    runUrl: run,
+    runUrl: run2,
     artifact,
     // A SHA given as input is not the event's commit: the event's branch name would mislead
     // (a workflow_run of a dispatched benchmark names the default branch).
@@ -86538,7 +87268,8 @@ async function comment(config2, event, ctx, log) {
   }
   const end = log.group(`Comment on pull request #${event.prNumber}`);
   try {
-    const octokit = getOctokit(config2.githubToken);
+    const baseUrl2 = process.env.GITHUB_API_URL || "https://api.github.com";
+    const octokit = getOctokit(config2.githubToken, { baseUrl: baseUrl2 });
     const api = {
       paginate: (route, params) => octokit.paginate(route, params),
       request: (route, params) => octokit.request(route, params)
@@ -86553,7 +87284,13 @@ async function comment(config2, event, ctx, log) {
       workload: workloadName,
       mode: config2.comment,
       identity,
-      build: (previous) => buildCommentBody({ ...rest, workload: workloadName, previous, perfgateVersion: PERFGATE_VERSION }),
+      build: (previous) => buildCommentBody({
+        ...rest,
+        workload: workloadName,
+        previous,
+        ccUsers: config2.ccUsers,
+        perfgateVersion: PERFGATE_VERSION
+      }),
       info: (m) => log.info(m)
     });
     log.info(`comment ${result.action}${result.url ? `: ${result.url}` : ""}`);
@@ -86566,7 +87303,7 @@ async function comment(config2, event, ctx, log) {
     end();
   }
 }
-async function main() {
+async function gateStep() {
   const log = actionsLogger();
   let config2;
   try {
@@ -86589,28 +87326,26 @@ async function main() {
   mkdirSync13(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
-  const thresholds = { default_pct: config2.thresholdPct };
-  const spec = measured.sets.find((s) => s.workload_spec)?.workload_spec;
-  const degradation = { ...spec ? degradationFromSpec(spec) : {}, ...config2.degradation };
-  const report = compareSets(measured.sets, { thresholds, degradation });
-  const markdown = renderComparisonMarkdown(report, measured.sets);
-  const verdict = overallVerdict(report);
-  const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
+  const gate = compareGate(measured.sets, {
+    thresholds: thresholdConfig(config2.thresholdPct, config2.thresholdMetric),
+    degradation: config2.degradation,
+    allowMismatch: config2.allowMismatch,
+    failOnRegression: config2.failOnRegression,
+    failThresholdPct: config2.failThresholdPct,
+    incomplete: measured.incomplete
+  });
+  const { report, verdict } = gate;
   const reportPath = join24(resultsDir, "report.md");
   const comparisonPath = join24(resultsDir, "comparison.json");
-  writeFileAtomic(reportPath, `${title}
-
-${markdown}
-`);
-  writeFileAtomic(comparisonPath, `${renderComparisonJson(report)}
-`);
+  const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
+  writeGateFiles(gate, { markdown: reportPath, json: comparisonPath, title });
   log.info(`verdict: ${verdict}; ${report.summary.regressions} regression(s)`);
   log.info(`report: ${reportPath}`);
   end();
-  setOutput("verdict", verdict);
-  setOutput("regressions", String(report.summary.regressions));
-  setOutput("results", measured.resultsFile ?? comparisonPath);
-  setOutput("report", reportPath);
+  setOutput(OUTPUTS.verdict, verdict);
+  setOutput(OUTPUTS.regressions, String(report.summary.regressions));
+  setOutput(OUTPUTS.results, measured.resultsFile ?? comparisonPath);
+  setOutput(OUTPUTS.report, reportPath);
   const ctx = context3(config2, event, measured, report);
   if (process.env.GITHUB_STEP_SUMMARY) {
     const { workloadName, ...rest } = ctx;
@@ -86627,21 +87362,19 @@ ${markdown}
   }
   await comment(config2, event, ctx, log);
   await recordHistory(config2, measured.resultsFile ?? config2.headResults, event.name, log);
-  if (measured.incomplete !== null) {
-    setFailed(measured.incomplete);
-  } else if (report.summary.regressions > 0 && config2.failOnRegression) {
-    setFailed(
-      `perfgate found ${report.summary.regressions} regression(s) (threshold ${config2.thresholdPct}%); report: ${reportPath}`
-    );
-  } else if (config2.failOnRegression && gateFailure(report) !== null) {
-    setFailed(`perfgate: ${gateFailure(report)}; report: ${reportPath}`);
+  if (gate.failure !== null) {
+    setFailed(measured.incomplete ? gate.failure : `${gate.failure}; report: ${reportPath}`);
   }
 }
-main().catch((err) => {
-  killAllTracked();
-  if (err instanceof Error && !(err instanceof UserError) && err.stack) debug(err.stack);
-  setFailed(err instanceof Error ? err.message : String(err));
-});
-export {
-  main
-};
+async function run() {
+  try {
+    await gateStep();
+  } catch (err) {
+    killAllTracked();
+    if (err instanceof Error && !(err instanceof UserError) && err.stack) debug(err.stack);
+    setFailed(err instanceof Error ? err.message : String(err));
+  }
+}
+
+// src/action/index.ts
+await run();

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ComparedMetric } from "../compare/schema.js";
+import { DEFAULT_BASELINE_MAX_AGE_DAYS, parseMaxAge } from "../history/provenance.js";
 import {
   ALLOW_MISMATCH,
   BASE,
@@ -68,6 +69,14 @@ export interface ActionConfig {
   historyStore: string | null;
   /** folder the trend site is written to after appending; null: none */
   pagesDir: string | null;
+  /** compare mode: the base is the last runs of a branch in history-store (baseline-from-history) */
+  historyBaseline: HistoryBaselineInput | null;
+}
+
+export interface HistoryBaselineInput {
+  branch: string;
+  runs: number;
+  maxAgeDays: number | null;
 }
 
 export class ConfigError extends Error {
@@ -143,6 +152,28 @@ const sha = z
   .regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" })
   .transform((s) => s.toLowerCase());
 
+/** The baseline-from-history inputs (compare mode): docs/action.md. */
+const HISTORY_BASELINE_FIELDS = {
+  "baseline-from-history": z
+    .enum(["true", "True", "TRUE", "false", "False", "FALSE"], {
+      error: "is not a boolean (accepted: true, True, TRUE, false, False, FALSE)",
+    })
+    .transform((s) => s.toLowerCase() === "true"),
+  "baseline-runs": z
+    .string()
+    .regex(/^[1-9]\d{0,3}$/, { error: "is not a number of runs (accepted: a whole number from 1 to 9999)" })
+    .transform((s) => Number(s)),
+  "baseline-branch": z.string().regex(/^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, {
+    error: "is not a branch name (accepted: e.g. main)",
+  }),
+  "baseline-max-age": z
+    .string()
+    .refine((s) => parseMaxAge(s) !== undefined, {
+      error: "is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)",
+    })
+    .transform((s) => parseMaxAge(s) ?? null),
+} as const;
+
 const FIELDS = {
   mode: z.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
   base: shared(BASE),
@@ -188,6 +219,7 @@ const FIELDS = {
   }),
   "history-store": z.string(),
   "pages-dir": z.string(),
+  ...HISTORY_BASELINE_FIELDS,
 } as const satisfies Record<InputName, z.ZodType<unknown, string>>;
 
 type FieldName = keyof typeof FIELDS;
@@ -247,6 +279,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
       `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`,
     );
   }
+  problems.push(...historyBaselineProblems(parsed, raw));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode: mode!,
@@ -275,5 +308,49 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     degradation: parsed.degradation ?? {},
     historyStore: parsed["history-store"] ?? null,
     pagesDir: parsed["pages-dir"] ?? null,
+    historyBaseline: historyBaselineOf(parsed),
   };
+}
+
+function historyBaselineOf(parsed: Parsed): HistoryBaselineInput | null {
+  if (!parsed["baseline-from-history"]) return null;
+  const maxAge = parsed["baseline-max-age"];
+  return {
+    branch: parsed["baseline-branch"] ?? "main",
+    runs: parsed["baseline-runs"] ?? 5,
+    maxAgeDays: maxAge === undefined ? DEFAULT_BASELINE_MAX_AGE_DAYS : maxAge,
+  };
+}
+
+/** baseline-from-history needs compare mode and history-store and replaces base-results/baseline. */
+function historyBaselineProblems(parsed: Parsed, raw: (name: FieldName) => string | undefined): string[] {
+  const problems: string[] = [];
+  const on = parsed["baseline-from-history"] === true;
+  if (!on) {
+    for (const name of ["baseline-runs", "baseline-branch", "baseline-max-age"] as const) {
+      if (raw(name) !== undefined) {
+        problems.push(`input "${name}": ${JSON.stringify(raw(name))} needs baseline-from-history: true`);
+      }
+    }
+    return problems;
+  }
+  const value = JSON.stringify(raw("baseline-from-history"));
+  if (parsed.mode !== "compare") {
+    problems.push(
+      `input "baseline-from-history": ${value} applies to mode compare only (the head's results compared with stored runs)`,
+    );
+  }
+  if (parsed["history-store"] === undefined) {
+    problems.push(
+      `input "baseline-from-history": ${value} needs history-store (the store the baseline runs are read from)`,
+    );
+  }
+  for (const name of ["base-results", "baseline"] as const) {
+    if (parsed[name] !== undefined) {
+      problems.push(
+        `input "${name}": ${JSON.stringify(raw(name))} is set together with baseline-from-history (accepted: one base)`,
+      );
+    }
+  }
+  return problems;
 }

@@ -63,6 +63,10 @@ export const INPUT_DEFAULTS = {
   "results-dir": "perfgate-results",
   "history-store": "",
   "pages-dir": "",
+  "baseline-from-history": "false",
+  "baseline-runs": "",
+  "baseline-branch": "",
+  "baseline-max-age": "",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, evaluated by the runner
   "github-token": "${{ github.token }}",
 } as const;

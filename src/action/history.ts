@@ -1,12 +1,17 @@
 /**
  * The action's `history-store` / `pages-dir` inputs: append the step's results to the history
  * store and optionally write the trend site. Pull request runs are never appended (a PR's head is
- * not part of the project's history).
+ * not part of the project's history). With `baseline-from-history`, the base of a compare is read
+ * from the same store.
  */
+import { fromImport, type MeasurementSet } from "../compare/model.js";
 import { historyRunFromFile } from "../history/append.js";
-import { appendRun, describeStore, loadAllRuns, parseStore } from "../history/store.js";
+import { baselineFromStore } from "../history/baseline.js";
+import { appendRun, describeStore, loadAllRuns, parseStore, type StoreRef } from "../history/store.js";
 import { detector } from "../pages/detector.js";
 import { writeSite } from "../pages/site.js";
+import { baselineHistoryLine, baselineRunsText } from "../report/baseline-history.js";
+import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import type { ActionConfig } from "./config.js";
 
@@ -18,6 +23,40 @@ function gitAuthEnv(token: string, server: string): Record<string, string> {
     GIT_CONFIG_KEY_0: `http.${server}/.extraheader`,
     GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${auth}`,
   };
+}
+
+/** The history-store input as a store: a git: store is this repository's, with the token's auth. */
+function storeOf(spec: string, token: string, env: NodeJS.ProcessEnv): StoreRef {
+  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
+  const git = spec.startsWith("git:");
+  const repo = git && env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : undefined;
+  if (git && token !== "" && env.GIT_CONFIG_COUNT === undefined) {
+    Object.assign(env, gitAuthEnv(token, server));
+  }
+  return parseStore(spec, repo);
+}
+
+/**
+ * baseline-from-history: the last runs of the branch in history-store that match the head results,
+ * pooled as the base (src/history/baseline.ts); the log lists the runs and their ages.
+ */
+export function historyBaselineSet(
+  config: ActionConfig,
+  head: MeasurementSet,
+  log: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): MeasurementSet {
+  const q = config.historyBaseline!;
+  if (!head.results) {
+    throw new UserError(
+      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${head.kind} file; baseline-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
+    );
+  }
+  const store = storeOf(config.historyStore!, config.githubToken, env);
+  const b = baselineFromStore(store, head.results, q, env);
+  log.info(`${baselineHistoryLine(b.provenance, false)}, from ${describeStore(store)}:`);
+  for (const line of baselineRunsText(b.provenance)) log.info(line);
+  return fromImport(b.set, `history ${describeStore(store)}`);
 }
 
 export async function recordHistory(
@@ -35,13 +74,7 @@ export async function recordHistory(
     return;
   }
   if (file === null) throw new Error("history-store: this step produced no results file to append");
-  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
-  const git = config.historyStore.startsWith("git:");
-  const repo = git && env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : undefined;
-  if (git && config.githubToken !== "" && env.GIT_CONFIG_COUNT === undefined) {
-    Object.assign(env, gitAuthEnv(config.githubToken, server));
-  }
-  const store = parseStore(config.historyStore, repo);
+  const store = storeOf(config.historyStore, config.githubToken, env);
   const { id, added } = await appendRun(store, historyRunFromFile(file, {}, env));
   log.info(`history: ${added ? "appended" : "already had"} run ${id} (${describeStore(store)})`);
   if (config.pagesDir !== null) {

@@ -28,7 +28,7 @@ import { buildCommentBody, type IssueCommentsApi, resolveIdentity, upsertComment
 import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
 import { OUTPUTS, STATE } from "./constants.js";
 import { type EventInfo, eventInfo, repositoryUrl, runUrl } from "./event.js";
-import { recordHistory } from "./history.js";
+import { historyBaselineSet, recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
 
 /** GitHub's job summary is limited to 1 MiB per step. */
@@ -142,8 +142,12 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
     const baseFile = config.baseResults ?? config.baseline;
     const head = loadMeasurements(headFile);
     const baseInput = config.baseResults ? "base-results" : "baseline";
+    // baseline-from-history: the base is pooled from the history store's runs.
+    const fromHistory = config.historyBaseline ? historyBaselineSet(config, head, log) : null;
     let sets: MeasurementSet[];
-    if (baseFile === null) {
+    if (fromHistory !== null) {
+      sets = [fromHistory, head];
+    } else if (baseFile === null) {
       if (head.kind !== "ab") {
         throw new UserError(
           `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or baseline (only a perfgate/ab file compares on its own)`,

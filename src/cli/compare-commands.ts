@@ -23,6 +23,12 @@ import { thresholdConfig } from "../options/values.js";
 import { writeFileAtomic } from "../results/store.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import {
+  addBaselineStoreOptions,
+  type BaselineStoreFlags,
+  baselineStoreQuery,
+  loadWithStoreBaseline,
+} from "./baseline-store-options.js";
 import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 
 const FORMATS = ["markdown", "text", "json"] as const;
@@ -74,7 +80,7 @@ function resolveFormat(format: string | undefined, out: string | undefined): For
   return "text";
 }
 
-interface CompareFlags {
+interface CompareFlags extends BaselineStoreFlags {
   baseline?: string[];
   engines?: string;
   metric: string;
@@ -101,7 +107,10 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
   const degradation = degradationFromFlags(o.degradation);
-  const sets = files.map((f) => loadMeasurements(f));
+  const storeQuery = baselineStoreQuery(files, o);
+  const sets = storeQuery
+    ? loadWithStoreBaseline(files[0]!, storeQuery)
+    : files.map((f) => loadMeasurements(f));
   const gate = compareGate(sets, {
     degradation,
     ...(o.baseline ? { baselines: o.baseline } : {}),
@@ -126,7 +135,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
 
 /** Adds `perfgate compare` and `perfgate import` to the program. */
 export function registerCompareCommands(program: Command): void {
-  program
+  const compare = program
     .command("compare")
     .description(
       "Compare run results, an A/B file or imported measurements: verdicts with simultaneous confidence intervals, version progression, differences above the threshold, within-run degradation.",
@@ -151,8 +160,8 @@ export function registerCompareCommands(program: Command): void {
     .option("-o, --out <file>", "write the report to a file (atomically) instead of stdout")
     .addOption(cliOption(ALLOW_MISMATCH))
     .addOption(cliOption(FAIL_ON_REGRESSION))
-    .addOption(degradationOption())
-    .action(compareAction);
+    .addOption(degradationOption());
+  addBaselineStoreOptions(compare).action(compareAction);
 
   program
     .command("import")

@@ -1,8 +1,10 @@
 /** `perfgate history append|list|show|prune|baseline`: the store of past runs that trend pages are built from. */
+
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
 import { matchingRuns, pooledBaseline } from "../history/baseline.js";
+import { ageText, DEFAULT_BASELINE_MAX_AGE_DAYS } from "../history/provenance.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
   appendRun,
@@ -17,7 +19,9 @@ import {
 } from "../history/store.js";
 import { writeImportedSet } from "../import/store.js";
 import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
+import { baselineRunsText } from "../report/baseline-history.js";
 import { readResults } from "../results/store.js";
+import { parseBaselineAge } from "./baseline-store-options.js";
 
 export const storeOption = () =>
   new Option("--store <git:branch|dir>", "history store: a branch (git:<branch>) or a folder")
@@ -243,6 +247,11 @@ export function registerHistoryBaseline(history: Command): void {
     .addOption(repoOption())
     .option("--runs <n>", "how many of the newest matching runs", positiveInt("--runs"), 5)
     .option("--branch <name>", "branch whose runs form the baseline", "main")
+    .option(
+      "--max-age <age>",
+      `runs older than this are not pooled, e.g. 14d, 2w; none left is an error ("none": no limit)`,
+      `${DEFAULT_BASELINE_MAX_AGE_DAYS}d`,
+    )
     .addOption(
       new Option(
         "--runner-class <name>",
@@ -258,18 +267,23 @@ export function registerHistoryBaseline(history: Command): void {
         runs: number;
         branch: string;
         runnerClass?: string;
+        maxAge: string;
       }) => {
+        const maxAgeDays = parseBaselineAge("--max-age", o.maxAge);
         const head = readResults(o.like);
-        const q = { runnerClass: runnerClassFor(head.host, o.runnerClass), branch: o.branch, runs: o.runs };
+        const q = {
+          runnerClass: runnerClassFor(head.host, o.runnerClass),
+          branch: o.branch,
+          runs: o.runs,
+          maxAgeDays,
+        };
         const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
         const b = pooledBaseline(runs, q);
         writeImportedSet(o.out, b.set);
-        const now = Date.now();
-        const age = (d: string) => `${Math.max(0, Math.round((now - new Date(d).getTime()) / 86_400_000))} d`;
         process.stdout.write(
-          `${o.out}: baseline "${b.engine}" from ${b.runs.length} run(s) of ${q.branch} on ${q.runnerClass}, ${age(b.runs[b.runs.length - 1]!.date)} to ${age(b.runs[0]!.date)} old:\n`,
+          `${o.out}: baseline "${b.engine}" from ${b.runs.length} run(s) of ${q.branch} on ${q.runnerClass}, ${ageText(b.provenance)}:\n`,
         );
-        for (const r of b.runs) process.stdout.write(`  ${r.id}  ${r.date}  ${r.commit.slice(0, 12)}\n`);
+        for (const line of baselineRunsText(b.provenance)) process.stdout.write(`${line}\n`);
       },
     );
 }

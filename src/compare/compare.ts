@@ -539,7 +539,17 @@ export function compareSets(
     cells,
     degradation,
     ...(nothing !== null ? { nothing_compared: nothing } : {}),
+    ...historyBaselineOf(sets, baselines),
   };
+}
+
+/** The provenance of a baseline pooled from the history store, when one is a baseline here. */
+function historyBaselineOf(
+  sets: readonly MeasurementSet[],
+  baselines: readonly string[],
+): Pick<ComparisonReport, "baseline_history"> {
+  const s = sets.find((x) => x.baseline_history && x.engines.some((e) => baselines.includes(e)));
+  return s?.baseline_history ? { baseline_history: s.baseline_history } : {};
 }
 
 /**

@@ -7,6 +7,7 @@
 import { extname } from "node:path";
 import type { AbResults } from "../ab/schema.js";
 import { parseAbResults } from "../ab/store.js";
+import type { BaselineProvenance } from "../history/provenance.js";
 import { importCsv } from "../import/csv.js";
 import type { ImportedSet } from "../import/schema.js";
 import { parseImportedSet } from "../import/store.js";
@@ -70,6 +71,8 @@ export interface MeasurementSet {
   failed_cells: number;
   /** run results and A/B files: the workload as run (its `degradation:` section applies) */
   workload_spec?: Record<string, unknown>;
+  /** a baseline pooled from the history store: the runs that formed it */
+  baseline_history?: BaselineProvenance;
 }
 
 /** The engine name of a server record: `${flavor}@${version}`, e.g. "mariadb@11.4.5". */
@@ -158,7 +161,14 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
       p95_ms: r.p95_ms,
     };
   });
-  return { kind: "import", file, engines, observations, failed_cells: 0 };
+  return {
+    kind: "import",
+    file,
+    engines,
+    observations,
+    failed_cells: 0,
+    ...(set.baseline ? { baseline_history: set.baseline } : {}),
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
  * docs/comparisons.md; bump COMPARISON_SCHEMA_VERSION on any change an older reader would misread.
  */
 import { z } from "zod";
+import { BaselineProvenanceSchema } from "../history/provenance.js";
 
 export const COMPARISON_SCHEMA = "perfgate/comparison" as const;
 export const COMPARISON_SCHEMA_VERSION = 1 as const;
@@ -111,5 +112,7 @@ export const ComparisonReportSchema = z.object({
   degradation: z.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
   nothing_compared: z.string().optional(),
+  /** the base is a baseline pooled from the history store: the runs that formed it and the window */
+  baseline_history: BaselineProvenanceSchema.optional(),
 });
 export type ComparisonReport = z.infer<typeof ComparisonReportSchema>;

@@ -2,24 +2,33 @@
  * A baseline from the history store instead of building and running base: the last N trend runs
  * of a branch that match the head run (same runner class, workload, server flavor and tier sizes),
  * pooled as a perfgate/import set with one repetition per run, so `perfgate compare` gets their
- * spread as the interval. Pure apart from the caller's reading of the store.
+ * spread as the interval. The set records which runs formed it (provenance.ts). Pure apart from
+ * `baselineFromStore`, which reads the store.
  */
 import { createHash } from "node:crypto";
+import { runnerClassFor } from "../baselines/store.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "./provenance.js";
 import type { HistoryRun } from "./schema.js";
+import { loadAllRuns, type StoreRef } from "./store.js";
 
 export interface BaselineQuery {
   runnerClass: string;
   branch: string;
   runs: number;
+  /** runs older than this many days are not pooled; null: no limit (default 14) */
+  maxAgeDays?: number | null;
+  /** the time ages are counted from (default: now) */
+  now?: Date;
 }
 
 export interface HistoryBaseline {
   set: ImportedSet;
   engine: string;
   runs: { id: string; date: string; commit: string }[];
+  provenance: BaselineProvenance;
 }
 
 function tierSizes(tiers: readonly { tier: string; buffer_pool_bytes: number }[]): string {
@@ -51,7 +60,27 @@ export function matchingRuns(all: readonly HistoryRun[], head: Results, q: Basel
       `no run in the store matches: branch ${q.branch}, runner class ${q.runnerClass}, workload ${head.workload.name}, ${server.flavor} with tiers ${sizes}`,
     );
   }
-  return runs.slice(-q.runs);
+  return freshRuns(runs, q).slice(-q.runs);
+}
+
+function maxAgeOf(q: BaselineQuery): number | null {
+  return q.maxAgeDays === undefined ? DEFAULT_BASELINE_MAX_AGE_DAYS : q.maxAgeDays;
+}
+
+/**
+ * The runs not older than the maximum age. A stale history is refused rather than compared: a
+ * baseline of old commits would blame (or credit) the pull request for everything merged since.
+ */
+function freshRuns(runs: HistoryRun[], q: BaselineQuery): HistoryRun[] {
+  const maxAge = maxAgeOf(q);
+  if (maxAge === null) return runs;
+  const now = (q.now ?? new Date()).toISOString();
+  const fresh = runs.filter((r) => ageDays(r.date, now) <= maxAge);
+  if (fresh.length > 0) return fresh;
+  const newest = runs[runs.length - 1]!;
+  throw new UserError(
+    `the newest matching run of ${q.branch} (${newest.id}, commit ${newest.commit.slice(0, 12)}) is ${ageDays(newest.date, now)} days old, older than the maximum age of ${maxAge} days: append a fresh run of ${q.branch} to the store, compare with a measured base, or raise the maximum age`,
+  );
 }
 
 /** The runs pooled as an imported set: one row per cell and run (repetition = the run's place). */
@@ -75,8 +104,25 @@ export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): H
     }
   });
   const ids = runs.map((r) => r.id);
+  const provenance: BaselineProvenance = {
+    engine,
+    branch: q.branch,
+    runner_class: q.runnerClass,
+    runs_requested: q.runs,
+    max_age_days: maxAgeOf(q),
+    as_of: (q.now ?? new Date()).toISOString(),
+    runs: runs.map((r) => ({
+      id: r.id,
+      commit: r.commit,
+      commit_url: r.commit_url,
+      date: r.date,
+      branch: r.branch,
+      runner_class: r.runner_class,
+    })),
+  };
   return {
     engine,
+    provenance,
     runs: runs.map((r) => ({ id: r.id, date: r.date, commit: r.commit })),
     set: {
       schema: IMPORT_SCHEMA,
@@ -85,8 +131,26 @@ export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): H
         file: `history runs ${ids.join(",")}`,
         sha256: createHash("sha256").update(ids.join("\n")).digest("hex"),
       },
-      imported_at: new Date().toISOString(),
+      imported_at: provenance.as_of,
       rows,
+      baseline: provenance,
     },
   };
+}
+
+/** What `baselineFromStore` needs besides the store and the head: the query, runner class optional. */
+export type StoreBaselineQuery = Omit<BaselineQuery, "runnerClass"> & { runnerClass?: string };
+
+/**
+ * The baseline for a head results file straight from a store: its matching, fresh runs pooled, with
+ * where they came from. The runner class is the query's, else the head's (as for `history append`).
+ */
+export function baselineFromStore(
+  store: StoreRef,
+  head: Results,
+  q: StoreBaselineQuery,
+  env: NodeJS.ProcessEnv = process.env,
+): HistoryBaseline {
+  const query: BaselineQuery = { ...q, runnerClass: runnerClassFor(head.host, q.runnerClass, env) };
+  return pooledBaseline(matchingRuns(loadAllRuns(store), head, query), query);
 }

@@ -4,6 +4,7 @@
  * tables. `perfgate compare` reads it like a results file. Format: docs/comparisons.md.
  */
 import { z } from "zod";
+import { BaselineProvenanceSchema } from "../history/provenance.js";
 
 export const IMPORT_SCHEMA = "perfgate/import" as const;
 export const IMPORT_SCHEMA_VERSION = 1 as const;
@@ -33,5 +34,7 @@ export const ImportedSetSchema = z.object({
   source: z.object({ file: z.string(), sha256: z.string() }),
   imported_at: z.string(),
   rows: z.array(ImportRowSchema).min(1),
+  /** a baseline pooled from the history store: the runs that formed it (perfgate history baseline) */
+  baseline: BaselineProvenanceSchema.optional(),
 });
 export type ImportedSet = z.infer<typeof ImportedSetSchema>;

@@ -10,6 +10,7 @@ import { geometricMean, labelSets, naturalCompare } from "../compare/compare.js"
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
 import { maxOf, pushAll } from "../util/arrays.js";
+import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
 import { mdEscape, plainText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
 
@@ -370,6 +371,12 @@ export interface ReportSection {
 function comparedLines(r: ComparisonReport, sets: readonly MeasurementSet[], markdown: boolean): string[] {
   const esc = markdown ? mdEscape : plainText;
   const out = [sourcesLine(r, markdown)];
+  const history = r.baseline_history;
+  if (history) {
+    out.push(baselineHistoryLine(history, markdown));
+    if (markdown) out.push(baselineRunsMarkdown(history));
+    else out.push(...baselineRunsText(history));
+  }
   const settings = abSettingsText(sets, esc);
   if (settings !== null) out.push(`Settings that differ (config A/B): ${settings}.`);
   return out;

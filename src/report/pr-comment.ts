@@ -11,6 +11,8 @@
 import { labelSets } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
+import type { BaselineProvenance } from "../history/provenance.js";
+import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
 import { abSettingsText, comparisonSections, fmtPct, fmtValue, type ReportSection } from "./comparison.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
@@ -218,18 +220,33 @@ function comparedBlock(i: PrReportInput): string[] {
   const single = pairs.length === 1 ? pairs[0]! : null;
   const headEngine = single ? single[0]! : null;
   const baseEngine = single ? single[1]! : r.baselines.length === 1 ? r.baselines[0]! : null;
-  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, i.base, i.repoUrl)}`;
-  if (i.repoUrl && i.base.sha && i.head.sha && i.base.sha !== i.head.sha) {
-    line += ` · [changes](${i.repoUrl}/compare/${i.base.sha}...${i.head.sha})`;
+  const history = r.baseline_history;
+  // A baseline from the history store was measured at its runs' commits, not at the event's base.
+  const base = history ? { sha: lastCommit(history), ref: null } : i.base;
+  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, history ? { sha: null, ref: null } : base, i.repoUrl)}`;
+  if (i.repoUrl && base.sha && i.head.sha && base.sha !== i.head.sha) {
+    line += ` · [changes](${i.repoUrl}/compare/${base.sha}...${i.head.sha})`;
   }
   if (!single && pairs.length > 1) line += ` · ${plural(pairs.length, "comparison")}`;
   const L = [`${line}  `];
+  if (history) {
+    L.push(
+      `${baselineHistoryLine(history, true, i.repoUrl)}  `,
+      `${baselineRunsMarkdown(history, i.repoUrl)}  `,
+    );
+  }
   const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
   if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
   const workload = workloadText(i);
   if (workload !== null) L.push(`**Workload:** ${workload}  `);
   L[L.length - 1] = L[L.length - 1]!.trimEnd();
   return [...L, ""];
+}
+
+/** The newest pooled run's commit, when it is a SHA (for the compare link). */
+function lastCommit(p: BaselineProvenance): string | null {
+  const sha = p.runs[p.runs.length - 1]!.commit;
+  return /^[0-9a-f]{7,64}$/i.test(sha) ? sha : null;
 }
 
 function listText(xs: readonly (string | number)[], max = 8): string {

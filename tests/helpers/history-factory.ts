@@ -3,12 +3,14 @@
  * with seeded noise (about 1% per point, n = 3 with their 95% interval), an optional planted step
  * in one cell, and optional version-matrix runs. Written with the store's own folder code.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rebuildIndex, runPath } from "../../src/history/folder.js";
 import type { HistoryCell, HistoryRun, MetricValue } from "../../src/history/schema.js";
-import { HOST, makeServer } from "./results-factory.js";
+import type { Results } from "../../src/results/schema.js";
+import { HOST, makeResults, makeServer } from "./results-factory.js";
 
 export interface SynthSpec {
   runs: number;
@@ -21,6 +23,8 @@ export interface SynthSpec {
   matrix?: { flavor: "mariadb" | "mysql"; versions: string[] };
   seed?: number;
   noisePct?: number;
+  /** the first run's date in ms since the epoch (default 2025-01-01 02:17 UTC); one run a day */
+  start?: number;
 }
 
 /** A small deterministic PRNG (mulberry32) and standard normal draws from it. */
@@ -130,7 +134,7 @@ function historyServer(
 /** Writes the store under `root`; returns the runs (oldest first). */
 export function writeSyntheticStore(root: string, spec: SynthSpec): HistoryRun[] {
   const normal = rng(spec.seed ?? 7);
-  const start = Date.UTC(2025, 0, 1, 2, 17);
+  const start = spec.start ?? Date.UTC(2025, 0, 1, 2, 17);
   const server = historyServer("11.4.5");
   const runs: HistoryRun[] = [];
   for (let i = 0; i < spec.runs; i++) {
@@ -151,4 +155,37 @@ export function writeSyntheticStore(root: string, spec: SynthSpec): HistoryRun[]
   for (const r of runs) writeFileSync(runPath(root, r.id), `${JSON.stringify(r)}\n`);
   rebuildIndex(root);
   return runs;
+}
+
+/** A git history store: a bare repository under `dir` whose `branch` holds the folder store `folder`. */
+export function gitStoreFrom(folder: string, dir: string, branch = "perfgate-data"): string {
+  const bare = join(dir, "store.git");
+  const work = join(dir, "store-work");
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync("git", ["-C", cwd, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+      stdio: "pipe",
+    });
+  execFileSync("git", ["init", "--quiet", "--bare", bare]);
+  cpSync(folder, work, { recursive: true });
+  git(work, "init", "--quiet", "-b", branch);
+  git(work, "add", "-A");
+  git(work, "commit", "--quiet", "-m", "history");
+  git(work, "push", "--quiet", bare, branch);
+  rmSync(work, { recursive: true, force: true });
+  return bare;
+}
+
+/**
+ * A head run of the synthetic store's "nightly" oltp_read_write cells (tps 200·√threads, p95
+ * threads·1000/tps): 3 repetitions per thread count, `slow` threads at `factor` of the level.
+ */
+export function nightlyHead(threads: number[], slow = 16, factor = 0.85): Results {
+  const cells = threads.flatMap((t) =>
+    [0.995, 1, 1.005].map((f, r) => {
+      const tps = 200 * Math.sqrt(t) * f * (t === slow ? factor : 1);
+      return { threads: t, repetition: r + 1, tps, p95_ms: (t * 1000) / tps };
+    }),
+  );
+  const head = makeResults({ cells });
+  return { ...head, workload: { ...head.workload, name: "nightly" } };
 }

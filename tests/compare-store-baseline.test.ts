@@ -1,0 +1,170 @@
+/**
+ * `perfgate compare --baseline-store`: the base pooled straight from a real history store (a folder
+ * and a branch of a local bare repository) with no file in between; the report carries and names the
+ * runs that formed it and their ages; a stale history is refused; bad option values are usage errors.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ComparisonReportSchema } from "../src/compare/schema.js";
+import type { HistoryRun } from "../src/history/schema.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+import { commitOf, gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
+import { tempDir, writeJson } from "./helpers/results-factory.js";
+
+const CLASS = "x64-48c-128g-amd-epyc-7443p";
+const DAY = 86_400_000;
+let d = "";
+let store = "";
+let bare = "";
+let headFile = "";
+let runs: HistoryRun[] = [];
+
+beforeAll(() => {
+  d = tempDir("perfgate-compare-store-");
+  store = join(d, "store");
+  // One run a day, the oldest 12 days ago: the last five are 5 to 9 days old.
+  runs = writeSyntheticStore(store, {
+    runs: 8,
+    scripts: ["oltp_read_write"],
+    tiers: ["1G"],
+    threads: [1, 4, 16, 64],
+    seed: 5,
+    start: Date.now() - 12 * DAY - 60_000,
+  });
+  bare = gitStoreFrom(store, d);
+  // Head: 16 threads 15% slower.
+  headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));
+});
+afterAll(() => rmSync(d, { recursive: true, force: true }));
+
+const pooled = () => runs.slice(3);
+const short = (i: number) => commitOf(i).slice(0, 7);
+
+function expectProvenance(json: string): void {
+  const report = ComparisonReportSchema.parse(JSON.parse(json));
+  const verdicts = Object.fromEntries(report.cells.map((x) => [x.threads, x.verdict]));
+  expect(verdicts[16]).toBe("regression");
+  for (const t of [1, 4, 64]) expect(verdicts[t]).not.toBe("regression");
+  const h = report.baseline_history!;
+  expect(h.runs.map((r) => r.id)).toEqual(pooled().map((r) => r.id));
+  expect(h.runs.map((r) => r.commit)).toEqual(pooled().map((r) => r.commit));
+  expect([h.branch, h.runner_class, h.runs_requested, h.max_age_days]).toEqual(["main", CLASS, 5, 14]);
+  expect(report.baselines).toEqual([h.engine]);
+}
+
+describe("compare --baseline-store", () => {
+  requireBuild();
+
+  it("pools the store's last runs and compares in one step (folder store)", async () => {
+    const args = ["compare", "--baseline-store", store, "--baseline-runner-class", CLASS, headFile];
+    const json = await runCli([...args, "--format", "json", "--metric", "tps"]);
+    expect(json.stderr).toBe("");
+    expect(json.code).toBe(0);
+    expectProvenance(json.stdout);
+
+    const md = await runCli([...args, "--format", "markdown", "--metric", "tps"]);
+    expect(md.code, md.stderr).toBe(0);
+    const url = (i: number) => `https://github.com/example/server/commit/${commitOf(i)}`;
+    expect(md.stdout).toContain(
+      `**Baseline:** the last 5 runs of main on runner class \`${CLASS}\` (commits [\`${short(3)}\`](${url(3)})…[\`${short(7)}\`](${url(7)}), 5 to 9 days old)`,
+    );
+    expect(md.stdout).toContain(`[\`${short(5)}\`](${url(5)}) 7 d`);
+
+    const text = await runCli([...args, "--metric", "tps", "--baseline-runs", "3"]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(
+      `Baseline: the last 3 runs of main on runner class ${CLASS} (commits ${short(5)}…${short(7)}, 5 to 7 days old)`,
+    );
+    for (const r of runs.slice(5))
+      expect(text.stdout).toContain(`  ${r.id}  ${r.date}  ${r.commit.slice(0, 12)}`);
+    expect(text.stdout).not.toContain(runs[4]!.id);
+  }, 120_000);
+
+  it("reads a git store (a branch of a local bare repository) the same way", async () => {
+    const r = await runCli([
+      "compare",
+      "--baseline-store",
+      "git:perfgate-data",
+      "--baseline-repo",
+      bare,
+      "--baseline-runner-class",
+      CLASS,
+      "--metric",
+      "tps",
+      "--format",
+      "json",
+      headFile,
+    ]);
+    expect(r.stderr).toBe("");
+    expectProvenance(r.stdout);
+  }, 120_000);
+
+  it("refuses a stale history and pools only runs within the maximum age", async () => {
+    const base = ["compare", "--baseline-store", store, "--baseline-runner-class", CLASS, headFile];
+    const stale = await runCli([...base, "--baseline-max-age", "4d"]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr.trim().split("\n")).toHaveLength(1);
+    expect(stale.stderr).toContain(
+      `the newest matching run of main (${runs[7]!.id}, commit ${commitOf(7).slice(0, 12)}) is 5 days old, older than the maximum age of 4 days`,
+    );
+    const some = await runCli([...base, "--baseline-max-age", "6d", "--metric", "tps"]);
+    expect(some.code, some.stderr).toBe(0);
+    expect(some.stdout).toContain(
+      `Baseline: the last 2 runs of main on runner class ${CLASS} (5 asked for, 2 found within 6 days) (commits ${short(6)}…${short(7)}, 5 to 6 days old)`,
+    );
+    const any = await runCli([
+      ...base,
+      "--baseline-max-age",
+      "none",
+      "--baseline-runs",
+      "8",
+      "--metric",
+      "tps",
+    ]);
+    expect(any.code, any.stderr).toBe(0);
+    expect(any.stdout).toContain("Baseline: the last 8 runs of main");
+    expect(any.stdout).toContain("5 to 12 days old");
+    const none = await runCli(["compare", "--baseline-store", join(d, "nowhere"), headFile]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`perfgate: --baseline-store ${join(d, "nowhere")}: no such folder\n`);
+    const other = await runCli([...base, "--baseline-branch", "release"]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain("no run in the store matches: branch release");
+  }, 120_000);
+
+  it("bad values are one-line usage errors (exit 2) before anything is read", async () => {
+    const cases: [string[], string][] = [
+      [
+        ["--baseline-store", store, "--baseline-runs", "0", headFile],
+        "--baseline-runs 0: accepted: a whole number",
+      ],
+      [
+        ["--baseline-store", store, "--baseline-max-age", "5x", headFile],
+        "--baseline-max-age 5x: accepted: <number><d|w|m|y>",
+      ],
+      [["--baseline-store", store, headFile, headFile], "--baseline-store takes exactly one file"],
+      [["--baseline-branch", "main", headFile, headFile], "--baseline-branch needs --baseline-store"],
+      [
+        ["--baseline-store", store, "--baseline", "x", headFile],
+        "--baseline and --baseline-store: give one of them",
+      ],
+      [["--baseline-store", "git:a..b", headFile], "--baseline-store git:a..b"],
+      [
+        ["--baseline-store", store, "--baseline-repo", d, headFile],
+        "--baseline-repo applies to git stores only",
+      ],
+      [
+        ["--baseline-store", join(d, "nowhere"), "--baseline-branch", "-x", headFile],
+        '--baseline-branch "-x"',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(["compare", ...args]);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
+  }, 120_000);
+});
