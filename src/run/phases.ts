@@ -9,14 +9,14 @@ import { UserError } from "../util/errors.js";
 import type { Workload } from "../workloads/schema.js";
 import { type PhaseContext, runPhase, runSysbench, sysbenchFailure } from "./sysbench-run.js";
 
-export interface Side {
+export interface Side<L extends string | null = string | null> {
   /** "base" or "head" in an A/B; null for a run's only server */
-  label: string | null;
+  label: L;
   instance: ServerInstance;
   target: Target;
 }
 
-export function sideOf(label: string | null, instance: ServerInstance): Side {
+export function sideOf<L extends string | null>(label: L, instance: ServerInstance): Side<L> {
   return { label, instance, target: { host: instance.address, port: instance.port } };
 }
 
