@@ -8,11 +8,12 @@ import type { DoctorRecord, Host, Interval } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { hostFingerprint } from "../run/host.js";
 import {
+  type CommonRunOptions,
   measureAndFinish,
+  type Outcome,
   OverheadMeter,
   ResultsWriter,
-  resolveRunPaths,
-  withRunLock,
+  resolveThenLock,
 } from "../run/lifecycle.js";
 import { prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "../run/phases.js";
 import { warmupSeconds } from "../run/plan.js";
@@ -29,12 +30,10 @@ import {
   type NetworkSetup,
   networkRecord,
 } from "../servers/network.js";
-import { resolveServer } from "../servers/resolve.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
-import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput } from "../util/outputs.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
 import {
@@ -63,11 +62,9 @@ import { writeAbResults } from "./store.js";
 
 export { PREPARE_SEED } from "./plan.js";
 
-export interface AbOptions {
+export interface AbOptions extends CommonRunOptions {
   base: string;
   head: string;
-  workloadFile: string;
-  out: string;
   baseSet?: Record<string, string>;
   headSet?: Record<string, string>;
   /** overrides of the workload's ab section */
@@ -76,40 +73,17 @@ export interface AbOptions {
   maxPairs?: number;
   confirmBudget?: number;
   thresholds?: ThresholdConfig;
-  workDir?: string;
-  cacheDir?: string;
-  log: Logger;
-  signal: AbortSignal;
   onWrite?: (r: AbResults) => void;
-  /** replace a complete A/B file at `out` (`--force`) */
-  force?: boolean;
-  /** the network scenario for both sides (src/servers/network.ts); default: sysbench here, servers on 127.0.0.1 */
-  network?: NetworkSetup;
-}
-export interface AbOutcome {
-  results: AbResults;
-  /** 0 complete, 1 failed, 130 interrupted */
-  exitCode: number;
 }
 
+export type AbOutcome = Outcome<AbResults>;
+
 export async function runAb(opts: AbOptions): Promise<AbOutcome> {
-  const { log, signal } = opts;
   const pre = await preflightAb(opts);
-  const fetchOpts = { log, signal, ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}) };
-  // Server specs that do not resolve are input too: refused before the locks create anything.
-  const installs = {
-    base: await resolveServer(opts.base, fetchOpts),
-    head: await resolveServer(opts.head, fetchOpts),
-  };
-  const { out, workRoot } = resolveRunPaths(opts.out, opts.workDir);
-  const lock = {
-    out: opts.out,
-    workRoot,
-    holder: `perfgate ab --out ${opts.out}`,
-    log,
-    cacheDir: opts.cacheDir,
-  };
-  return await withRunLock(lock, (doctor) => runAbGuarded(opts, { ...pre, out, workRoot, doctor }, installs));
+  const ab = { ...opts, command: "perfgate ab", specs: [opts.base, opts.head] };
+  return await resolveThenLock(ab, ({ installs, ...locked }) =>
+    runAbGuarded(opts, { ...pre, ...locked }, { base: installs[0]!, head: installs[1]! }),
+  );
 }
 
 /**

@@ -11,6 +11,9 @@ import { checkHostBeforeRun } from "../doctor/doctor.js";
 import type { DoctorRecord } from "../results/schema.js";
 import { writeFileAtomic } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
+import type { ServerInstall } from "../servers/install.js";
+import type { NetworkSetup } from "../servers/network.js";
+import { resolveServer } from "../servers/resolve.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { guardRun } from "./guard.js";
@@ -153,7 +156,64 @@ export async function measureAndFinish<R extends RunFile>(o: MeasurementOptions<
   return o.writer.saveFinal() ?? end.exitCode;
 }
 
-export interface LockOptions {
+/** The options `run` and `ab` share: input, where results and servers go, logging, interrupt. */
+export interface CommonRunOptions {
+  workloadFile: string;
+  out: string;
+  /** where server datadirs and logs go (default: .perfgate/work next to the results file) */
+  workDir?: string;
+  cacheDir?: string;
+  log: Logger;
+  signal: AbortSignal;
+  /** replace a complete results file at `out` (`--force`) */
+  force?: boolean;
+  /** the network scenario (src/servers/network.ts); default: sysbench here, servers on 127.0.0.1 */
+  network?: NetworkSetup;
+}
+
+/** What a run or an A/B returns: its results as written, and the exit code. */
+export interface Outcome<R> {
+  results: R;
+  /** 0 complete, 1 failed, 130 interrupted */
+  exitCode: number;
+}
+
+/** A run whose servers are resolved and whose locks are held. */
+export interface LockedRun {
+  /** the installs of the specs, in the order given */
+  installs: ServerInstall[];
+  /** the absolute results path and work dir */
+  out: string;
+  workRoot: string;
+  /** the host checks taken once the locks were held */
+  doctor: DoctorRecord;
+}
+
+/**
+ * Resolves every server spec (fetching or building what is missing), then holds the run's locks
+ * while `body` runs. A spec that does not resolve is input too: refused before the locks create
+ * anything. `command` names the holder of the locks ("perfgate run --out r.json").
+ */
+export async function resolveThenLock<T>(
+  o: CommonRunOptions & { command: string; specs: readonly string[]; onLocked?: () => void },
+  body: (run: LockedRun) => Promise<T>,
+): Promise<T> {
+  const fetchOpts = { log: o.log, signal: o.signal, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) };
+  const installs: ServerInstall[] = [];
+  for (const spec of o.specs) installs.push(await resolveServer(spec, fetchOpts));
+  const { out, workRoot } = resolveRunPaths(o.out, o.workDir);
+  const lock = {
+    out: o.out,
+    workRoot,
+    holder: `${o.command} --out ${o.out}`,
+    log: o.log,
+    cacheDir: o.cacheDir,
+    ...(o.onLocked ? { onLocked: o.onLocked } : {}),
+  };
+  return await withRunLock(lock, (doctor) => body({ installs, out, workRoot, doctor }));
+}
+
+interface LockOptions {
   /** the results file as the user gave it */
   out: string;
   /** the work dir (resolved by resolveRunPaths) */
@@ -167,7 +227,7 @@ export interface LockOptions {
 }
 
 /** The absolute results path and work dir (default: .perfgate/work next to the results file). */
-export function resolveRunPaths(out: string, workDir: string | undefined): { out: string; workRoot: string } {
+function resolveRunPaths(out: string, workDir: string | undefined): { out: string; workRoot: string } {
   const abs = resolve(out);
   return { out: abs, workRoot: resolve(workDir ?? resolve(abs, "..", ".perfgate", "work")) };
 }
@@ -177,7 +237,7 @@ export function resolveRunPaths(out: string, workDir: string | undefined): { out
  * watchdog) while `body` runs, with the host checks taken once the locks are held. Every input
  * must have been accepted before this is called: bad input stays one line and creates nothing.
  */
-export async function withRunLock<T>(o: LockOptions, body: (doctor: DoctorRecord) => Promise<T>): Promise<T> {
+async function withRunLock<T>(o: LockOptions, body: (doctor: DoctorRecord) => Promise<T>): Promise<T> {
   const out = resolve(o.out);
   const guard = guardRun({ out, workRoot: o.workRoot, holder: o.holder, log: o.log });
   try {

@@ -17,21 +17,20 @@ import {
   type NetworkSetup,
   networkRecord,
 } from "../servers/network.js";
-import { resolveServer } from "../servers/resolve.js";
 import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
-import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
 import { hostFingerprint } from "./host.js";
 import {
+  type CommonRunOptions,
   measureAndFinish,
+  type Outcome,
   OverheadMeter,
   ResultsWriter,
-  resolveRunPaths,
+  resolveThenLock,
   sleep,
-  withRunLock,
 } from "./lifecycle.js";
 import { prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "./phases.js";
 import { type PlannedCell, secondsToRun } from "./plan.js";
@@ -44,59 +43,32 @@ import { runHeader, serverRecord, startTierServer, tierConfigHash } from "./tier
 
 export { failedCellsReason } from "./lifecycle.js";
 
-export interface RunOptions {
+export interface RunOptions extends CommonRunOptions {
   server: string;
-  workloadFile: string;
-  out: string;
-  /** where server datadirs and logs go (default: .perfgate/work next to the results file) */
-  workDir?: string;
   /** extra server options on top of the workload's (from --set k=v) */
   set?: Record<string, string>;
-  cacheDir?: string;
-  log: Logger;
-  signal: AbortSignal;
   /** called with the results each time they are written */
   onWrite?: (r: Results) => void;
   /** run only this part of the cell matrix (`--shard i/n`, src/run/shard.ts) */
   shard?: Shard;
-  /** the network scenario (src/servers/network.ts); default: sysbench here, server on 127.0.0.1 */
-  network?: NetworkSetup;
   /** reuse prepared datasets: restore a snapshot instead of prepare, or make one after prepare (src/datasets) */
   reuseDataset?: boolean;
-  /** replace a complete results file at `out` (`--force`) */
-  force?: boolean;
   /** continue the interrupted run in this results file (`--resume`, src/run/resume.ts) */
   resume?: string;
 }
 
-export interface RunOutcome {
-  results: Results;
-  /** 0 complete, 1 failed, 130 interrupted */
-  exitCode: number;
-}
+export type RunOutcome = Outcome<Results>;
 
 export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
-  const { log, signal } = opts;
   const ctx = await preflightRun(opts);
-  // A server spec that does not resolve is input too: refused before the locks create anything.
-  const install = await resolveServer(opts.server, {
-    log,
-    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
-    signal,
-  });
-  const { out, workRoot } = resolveRunPaths(opts.out, opts.workDir);
-  const lock = {
-    out: opts.out,
-    workRoot,
-    holder: `perfgate run --out ${opts.out}`,
-    log,
-    cacheDir: opts.cacheDir,
-    onLocked: () => {
-      if (ctx.replacing)
-        log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
-    },
+  const onLocked = () => {
+    if (ctx.replacing)
+      opts.log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
   };
-  return await withRunLock(lock, (doctor) => runGuarded(opts, { ...ctx, out, workRoot, doctor }, install));
+  const run = { ...opts, command: "perfgate run", specs: [opts.server], onLocked };
+  return await resolveThenLock(run, ({ installs, ...locked }) =>
+    runGuarded(opts, { ...ctx, ...locked }, installs[0]!),
+  );
 }
 
 /**
