@@ -19,11 +19,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   abCellLine,
   abDesign,
+  abSecondsToRun,
   nextConfirmation,
   pairOrder,
   pairSeconds,
   planAbCells,
-  plannedAbSeconds,
   reportAlpha,
   toSlice,
 } from "../src/ab/plan.js";
@@ -262,11 +262,14 @@ describe("A/B planning and summaries (pure)", () => {
   });
 
   it("plans tier-major cells, ABBA rounds and the time they take", () => {
-    expect(planAbCells(w)).toEqual([{ script: "oltp_read_write", threads: 2, tier: "256M" }]);
+    expect(planAbCells(w)).toEqual([
+      { id: "ab/ab-tiny/oltp_read_write/2t/256M", script: "oltp_read_write", threads: 2, tier: "256M" },
+    ]);
     expect([1, 2, 3, 4].map(pairOrder)).toEqual(["AB", "BA", "AB", "BA"]);
     const design = abDesign(w, AB_WORKLOAD, {});
     expect(pairSeconds(design)).toBeCloseTo(2.8);
-    expect(plannedAbSeconds(w, design, 1, warmupSeconds(w))).toBeCloseTo(2 * 1 + 4 * 2.8);
+    expect(abSecondsToRun(design, planAbCells(w), warmupSeconds(w))).toBeCloseTo(2 * 1 + 4 * 2.8);
+    expect(abSecondsToRun(design, [], warmupSeconds(w))).toBe(0);
     expect(reportAlpha(2)).toBeCloseTo(0.05 / 6);
   });
 

@@ -43,6 +43,8 @@ export function abDesign(w: Workload, file: string, o: DesignOverrides): AbDesig
 }
 
 export interface AbPlannedCell {
+  /** the cell's id in the A/B file: ab/<workload>/<script>/<threads>t/<tier> */
+  id: string;
   script: string;
   threads: number;
   tier: string;
@@ -52,12 +54,10 @@ export interface AbPlannedCell {
 export function planAbCells(w: Workload): AbPlannedCell[] {
   const planned: AbPlannedCell[] = [];
   for (const tier of w.tiers)
-    for (const script of w.scripts) for (const threads of w.threads) planned.push({ script, threads, tier });
+    for (const script of w.scripts)
+      for (const threads of w.threads)
+        planned.push({ id: `ab/${w.name}/${script}/${threads}t/${tier}`, script, threads, tier });
   return planned;
-}
-
-export function abCellId(w: Pick<Workload, "name">, p: AbPlannedCell): string {
-  return `ab/${w.name}/${p.script}/${p.threads}t/${p.tier}`;
 }
 
 /** Seconds one pair takes (two slices and their start-up). */
@@ -65,9 +65,11 @@ export function pairSeconds(design: AbDesign): number {
   return 2 * (design.slice_s + SLICE_OVERHEAD_S);
 }
 
-/** Planned seconds for the whole A/B: both sides' warmups per tier and every cell's planned pairs. */
-export function plannedAbSeconds(w: Workload, design: AbDesign, cells: number, warmup: number): number {
-  return w.tiers.length * 2 * warmup + cells * design.pairs * pairSeconds(design);
+/** Planned seconds ahead of an A/B about to measure `toRun`: both sides' warmups in each of their tiers, and their planned pairs. */
+export function abSecondsToRun(design: AbDesign, toRun: readonly AbPlannedCell[], warmup: number): number {
+  return (
+    new Set(toRun.map((c) => c.tier)).size * 2 * warmup + toRun.length * design.pairs * pairSeconds(design)
+  );
 }
 
 /**

@@ -4,23 +4,26 @@
  * hits both sides alike. Each slice is a separate `sysbench run --time=<slice>`; a pair is two
  * adjacent slices. Results are saved after every cell; servers and sysbench stop on every exit path.
  */
-import type { DoctorRecord, Host, Interval } from "../results/schema.js";
+import type { DoctorRecord, Host, Interval, ServerRecord } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { hostFingerprint } from "../run/host.js";
 import {
   type CommonRunOptions,
+  checkOutputs,
   measureAndFinish,
   type Outcome,
   OverheadMeter,
   ResultsWriter,
+  replacingWarning,
   resolveThenLock,
 } from "../run/lifecycle.js";
 import { prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "../run/phases.js";
 import { warmupSeconds } from "../run/plan.js";
 import { parseServerSpecs, preflightServers } from "../run/preflight.js";
 import { formatDuration } from "../run/progress.js";
+import { inPlanOrder } from "../run/resume.js";
 import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
-import { runHeader, serverRecord, startTierServer } from "../run/tier-server.js";
+import { runHeader, serverRecord, startTierServer, tierConfigHash } from "../run/tier-server.js";
 import type { ServerInstall } from "../servers/install.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import {
@@ -34,22 +37,21 @@ import type { ThresholdConfig } from "../stats/index.js";
 import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
-import { checkRunOutput, refuseOutputOverInput } from "../util/outputs.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
 import {
   type AbPlannedCell,
-  abCellId,
   abCellLine,
   abDesign,
+  abSecondsToRun,
   nextConfirmation,
   PREPARE_SEED,
   pairOrder,
   pairSeconds,
   planAbCells,
-  plannedAbSeconds,
   reportAlpha,
   toSlice,
 } from "./plan.js";
+import { checkAbResumable, resumedAbResults } from "./resume.js";
 import {
   AB_SCHEMA,
   AB_SCHEMA_VERSION,
@@ -58,7 +60,7 @@ import {
   type Pair,
   type Slice,
 } from "./schema.js";
-import { writeAbResults } from "./store.js";
+import { readAbResults, writeAbResults } from "./store.js";
 
 export { PREPARE_SEED } from "./plan.js";
 
@@ -80,7 +82,10 @@ export type AbOutcome = Outcome<AbResults>;
 
 export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   const pre = await preflightAb(opts);
-  const ab = { ...opts, command: "perfgate ab", specs: [opts.base, opts.head] };
+  const onLocked = () => {
+    if (pre.replacing) opts.log.warn(replacingWarning(opts.out));
+  };
+  const ab = { ...opts, command: "perfgate ab", specs: [opts.base, opts.head], onLocked };
   return await resolveThenLock(ab, ({ installs, ...locked }) =>
     runAbGuarded(opts, { ...pre, ...locked }, { base: installs[0]!, head: installs[1]! }),
   );
@@ -103,9 +108,8 @@ async function preflightAb(opts: AbOptions): Promise<Preflight> {
   const net = opts.network ?? LOCAL_NETWORK;
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, opts.signal);
-  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
-  checkRunOutput(opts.out, opts.force === true);
-  return { loaded, design, host, net, sysbench };
+  const replacing = checkOutputs(opts);
+  return { loaded, design, host, net, sysbench, replacing };
 }
 
 interface Preflight {
@@ -114,6 +118,7 @@ interface Preflight {
   host: Host;
   net: NetworkSetup;
   sysbench: AbResults["sysbench"];
+  replacing: boolean;
 }
 
 interface AbContext extends Preflight {
@@ -130,8 +135,10 @@ interface AbState {
   ctx: AbContext;
   w: Workload;
   installs: Record<Label, ServerInstall>;
-  records: Record<Label, AbResults["servers"][number]>;
+  records: Record<Label, ServerRecord>;
   planned: AbPlannedCell[];
+  /** the planned cells still to measure (all but a resumed file's finished ones) */
+  toRun: AbPlannedCell[];
   writer: ResultsWriter<AbResults>;
   overhead: OverheadMeter;
   phase: PhaseContext;
@@ -151,12 +158,8 @@ async function runAbGuarded(
   const w = ctx.loaded.workload;
   const planned = planAbCells(w);
   const records = { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") };
-  const writer = new ResultsWriter(
-    ctx.out,
-    abResultsStart(opts, ctx, records, planned.length),
-    writeAbResults,
-    opts.onWrite,
-  );
+  const { results, toRun } = startingAbResults(opts, ctx, installs, records, planned);
+  const writer = new ResultsWriter(ctx.out, results, writeAbResults, opts.onWrite);
   writer.save();
   const s: AbState = {
     opts,
@@ -165,6 +168,7 @@ async function runAbGuarded(
     installs,
     records,
     planned,
+    toRun,
     writer,
     overhead: new OverheadMeter(),
     phase: {
@@ -177,7 +181,7 @@ async function runAbGuarded(
       remaining: () => s.remaining,
     },
     alpha: reportAlpha(planned.length),
-    remaining: plannedAbSeconds(w, ctx.design, planned.length, warmupSeconds(w)),
+    remaining: abSecondsToRun(ctx.design, toRun, warmupSeconds(w)),
     live: [],
   };
   const exitCode = await measureAndFinish({
@@ -195,11 +199,54 @@ async function runAbGuarded(
   return { results: writer.results, exitCode };
 }
 
+/**
+ * The A/B file as it starts and the cells to measure: a fresh file and every cell, or (--resume)
+ * the resumed file's finished cells, checked to be the same A/B, and the rest.
+ */
+function startingAbResults(
+  opts: AbOptions,
+  ctx: AbContext,
+  installs: Record<Label, ServerInstall>,
+  records: Record<Label, ServerRecord>,
+  planned: AbPlannedCell[],
+): { results: AbResults; toRun: AbPlannedCell[] } {
+  const fresh = abResultsStart(opts, ctx, records, planned.length);
+  if (opts.resume === undefined) return { results: fresh, toRun: planned };
+  const prev = readAbResults(opts.resume);
+  const w = ctx.loaded.workload;
+  const hashes = (label: Label) =>
+    Object.fromEntries(
+      w.tiers.map((t) => [
+        t,
+        tierConfigHash(installs[label], t, ctx.host.memory_bytes, sideOverrides(w, opts, label)),
+      ]),
+    );
+  checkAbResumable(opts.resume, prev, {
+    header: fresh,
+    servers: { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") },
+    tierHashes: { base: hashes("base"), head: hashes("head") },
+  });
+  const resumed = resumedAbResults(fresh, prev, planned);
+  opts.log.info(
+    `resuming ${opts.resume}: ${resumed.results.cells.length} of ${planned.length} cells done, ${resumed.toRun.length} to run`,
+  );
+  return resumed;
+}
+
+/** One side's server options: the workload's with --base-set or --head-set on top. */
+function sideOverrides(
+  w: Workload,
+  opts: AbOptions,
+  label: Label,
+): Record<string, string | number | boolean | null> {
+  return { ...w.server_options, ...((label === "base" ? opts.baseSet : opts.headSet) ?? {}) };
+}
+
 /** The A/B file as it starts: header, design, both server records, no cells yet. */
 function abResultsStart(
   opts: AbOptions,
   ctx: AbContext,
-  records: Record<Label, AbResults["servers"][number]>,
+  records: Record<Label, ServerRecord>,
   cellsPlanned: number,
 ): AbResults {
   const networkRec = networkRecord(ctx.net);
@@ -225,6 +272,9 @@ function abResultsStart(
 /** One buffer-pool tier: both servers up, the same data on both, warmed up, its cells measured. */
 async function runAbTier(s: AbState, tier: string): Promise<void> {
   const { log } = s.opts;
+  const tierCells = s.toRun.filter((c) => c.tier === tier);
+  if (tierCells.length === 0) return; // finished before a resume
+  for (const record of Object.values(s.records)) record.tiers = record.tiers.filter((t) => t.tier !== tier);
   const sides = await startBoth(s, tier);
   const endPrepare = log.group(
     `prepare ${s.w.tables} x ${s.w.table_size} rows on both (seed ${PREPARE_SEED})`,
@@ -241,7 +291,7 @@ async function runAbTier(s: AbState, tier: string): Promise<void> {
     });
     endWarm();
   }
-  await measureAbTierCells(s, sides, tier);
+  await measureAbTierCells(s, sides, tier, tierCells);
   await Promise.all(sides.map((side) => side.instance.dispose()));
   s.live = [];
 }
@@ -262,7 +312,7 @@ async function startBoth(s: AbState, tier: string): Promise<Side<Label>[]> {
       binlog: w.binlog,
       install: s.installs[label],
       record: s.records[label],
-      overrides: { ...w.server_options, ...((label === "base" ? opts.baseSet : opts.headSet) ?? {}) },
+      overrides: sideOverrides(w, opts, label),
     });
     s.live.push(instance);
     sides.push(sideOf(label, instance));
@@ -272,9 +322,14 @@ async function startBoth(s: AbState, tier: string): Promise<Side<Label>[]> {
 }
 
 /** The tier's cells one after another, each saved as it finishes; a stopped server ends the run. */
-async function measureAbTierCells(s: AbState, sides: Side<Label>[], tier: string): Promise<void> {
+async function measureAbTierCells(
+  s: AbState,
+  sides: Side<Label>[],
+  tier: string,
+  tierCells: AbPlannedCell[],
+): Promise<void> {
   const { log } = s.opts;
-  const tierCells = s.planned.filter((c) => c.tier === tier);
+  const { results } = s.writer;
   const endCells = log.group(
     `measure ${tierCells.length} cells in interleaved ${s.ctx.design.slice_s} s slices (buffer pool ${tier})`,
   );
@@ -288,7 +343,7 @@ async function measureAbTierCells(s: AbState, sides: Side<Label>[], tier: string
       series: { base: [], head: [] },
       clock: { base: 0, head: 0 },
     });
-    s.writer.results.cells.push(cell);
+    results.cells = inPlanOrder([...results.cells, cell], s.planned);
     s.writer.save();
     log.info(abCellLine(cell, index, s.planned.length));
     if (cell.status === "failed" && sides.some((side) => !side.instance.running)) {
@@ -328,7 +383,7 @@ async function measureCell(s: AbState, m: CellRun): Promise<AbCell> {
     m.sides.map((side) => (side.instance.running ? side.instance.status() : Promise.resolve(null))),
   );
   return {
-    id: abCellId(s.w, m.p),
+    id: m.p.id,
     workload: s.w.name,
     script: m.p.script,
     threads: m.p.threads,

@@ -16,6 +16,7 @@ import type { NetworkSetup } from "../servers/network.js";
 import { resolveServer } from "../servers/resolve.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
 import { guardRun } from "./guard.js";
 import { AbortedError } from "./sysbench-run.js";
 
@@ -169,6 +170,24 @@ export interface CommonRunOptions {
   force?: boolean;
   /** the network scenario (src/servers/network.ts); default: sysbench here, servers on 127.0.0.1 */
   network?: NetworkSetup;
+  /** continue the interrupted run in this results file (`--resume`, src/run/resume.ts, src/ab/resume.ts) */
+  resume?: string;
+}
+
+/**
+ * --out must not be the workload, and must not replace a complete run without --force. Returns
+ * true when it replaces an unfinished run (said once the lock shows no run is writing it).
+ */
+export function checkOutputs(opts: CommonRunOptions): boolean {
+  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
+  if (opts.resume !== undefined && sameFile(opts.resume, opts.out)) return false;
+  const kind = checkRunOutput(opts.out, opts.force === true);
+  return kind === "unfinished" && opts.resume === undefined;
+}
+
+/** The warning a run that replaces an unfinished one gives once it holds the locks. */
+export function replacingWarning(out: string): string {
+  return `replacing the unfinished run in ${out} (--resume ${out} would continue it)`;
 }
 
 /** What a run or an A/B returns: its results as written, and the exit code. */

@@ -20,15 +20,16 @@ import {
 import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
-import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
 import { hostFingerprint } from "./host.js";
 import {
   type CommonRunOptions,
+  checkOutputs,
   measureAndFinish,
   type Outcome,
   OverheadMeter,
   ResultsWriter,
+  replacingWarning,
   resolveThenLock,
   sleep,
 } from "./lifecycle.js";
@@ -53,8 +54,6 @@ export interface RunOptions extends CommonRunOptions {
   shard?: Shard;
   /** reuse prepared datasets: restore a snapshot instead of prepare, or make one after prepare (src/datasets) */
   reuseDataset?: boolean;
-  /** continue the interrupted run in this results file (`--resume`, src/run/resume.ts) */
-  resume?: string;
 }
 
 export type RunOutcome = Outcome<Results>;
@@ -62,8 +61,7 @@ export type RunOutcome = Outcome<Results>;
 export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const ctx = await preflightRun(opts);
   const onLocked = () => {
-    if (ctx.replacing)
-      opts.log.warn(`replacing the unfinished run in ${opts.out} (--resume ${opts.out} would continue it)`);
+    if (ctx.replacing) opts.log.warn(replacingWarning(opts.out));
   };
   const run = { ...opts, command: "perfgate run", specs: [opts.server], onLocked };
   return await resolveThenLock(run, ({ installs, ...locked }) =>
@@ -88,17 +86,6 @@ async function preflightRun(opts: RunOptions): Promise<Preflight> {
   await checkServerWrapper(net, opts.signal);
   const replacing = checkOutputs(opts);
   return { loaded, host, net, sysbench, replacing };
-}
-
-/**
- * --out must not be the workload, and must not replace a complete run without --force. Returns
- * true when it replaces an unfinished run (said once the lock shows no run is writing it).
- */
-function checkOutputs(opts: RunOptions): boolean {
-  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
-  if (opts.resume !== undefined && sameFile(opts.resume, opts.out)) return false;
-  const kind = checkRunOutput(opts.out, opts.force === true);
-  return kind === "unfinished" && opts.resume === undefined;
 }
 
 interface Preflight {
