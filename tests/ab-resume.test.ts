@@ -4,7 +4,7 @@
  * the rest is measured, and nothing is left running. A different A/B, or a complete one, is
  * refused in one line without touching the file.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import { UsageError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
 import { startCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+import { cellsIn, waitFor } from "./helpers/wait.js";
 
 const WORKLOAD = "tests/fixtures/workloads/ab-resume.yml";
 const BASE = "maven:mariadb@10.11.5";
@@ -26,23 +27,6 @@ beforeAll(() => {
 
 const dir = mkdtempSync(join(tmpdir(), "pg-ab-resume-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function cellsIn(file: string): number {
-  if (!existsSync(file)) return 0;
-  try {
-    return (JSON.parse(readFileSync(file, "utf8")) as { cells: unknown[] }).cells.length;
-  } catch {
-    return 0;
-  }
-}
-
-async function waitFor(cond: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const resume = (out: string, more: { headSet?: Record<string, string> } = {}) =>
   runAb({
