@@ -385,7 +385,7 @@ describe("preflight: every server spec is parsed before anything is fetched", ()
     );
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain('server spec "maven:mariadb-11.4.5"');
+    expect(r.stderr).toContain("maven:mariadb-11.4.5");
     expect(readdirSync(dir)).toEqual([]);
   });
 });
