@@ -10,28 +10,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readResults } from "../src/results/store.js";
 import { startCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+import { cellsIn, waitFor } from "./helpers/wait.js";
 
 beforeAll(() => {
   requireSysbench();
   requireBuild();
 });
-
-async function waitFor(cond: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function cellsIn(file: string): number {
-  if (!existsSync(file)) return 0;
-  try {
-    return (JSON.parse(readFileSync(file, "utf8")) as { cells: unknown[] }).cells.length;
-  } catch {
-    return 0;
-  }
-}
 
 describe.each(["SIGINT", "SIGTERM"] as const)("%s during a run", (sig) => {
   it("stops sysbench and mysqld and keeps the finished cells", async () => {

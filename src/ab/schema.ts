@@ -110,5 +110,7 @@ export const AbResultsSchema = z.object({
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
   confirm_spent_s: nonneg,
   telemetry_overhead_pct_of_core: nonneg.nullable(),
+  /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
+  resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
 });
 export type AbResults = z.infer<typeof AbResultsSchema>;

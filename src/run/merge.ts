@@ -10,7 +10,7 @@ import { type Cell, type Results, ResultsSchema, type ServerRecord } from "../re
 import { readResults, writeResults } from "../results/store.js";
 import { UserError } from "../util/errors.js";
 import { validateWorkload, type Workload } from "../workloads/schema.js";
-import { planCells } from "./plan.js";
+import { type PlannedCell, planCells } from "./plan.js";
 import { shardCells, shardLabel } from "./shard.js";
 
 export interface MergeOptions {
@@ -92,6 +92,49 @@ function workloadOf(part: MergePart): Workload {
  * telemetry_overhead_pct_of_core is the mean over the parts that have one.
  */
 export function mergeResults(parts: readonly MergePart[], options: MergeOptions = {}): Results {
+  const sorted = completeShardSet(parts);
+  const first = sorted[0]!;
+  for (const p of sorted.slice(1)) checkSame(first, p);
+  const incomplete = sorted.filter((p) => p.results.status !== "complete");
+  if (incomplete.length > 0 && !options.allowIncomplete) {
+    const p = incomplete[0]!;
+    throw new UserError(
+      `${p.file}: shard ${shardLabel(p.results.shard!)} is ${p.results.status}${p.results.status_reason ? ` (${p.results.status_reason})` : ""}${incomplete.length > 1 ? ` (and ${incomplete.length - 1} more part${incomplete.length > 2 ? "s" : ""})` : ""}; pass --allow-incomplete to merge anyway`,
+    );
+  }
+  const w = workloadOf(first);
+  const plan = planCells(w);
+  const cells = cellsInPlanOrder(sorted, w, plan);
+  const overheads = sorted
+    .map((p) => p.results.telemetry_overhead_pct_of_core)
+    .filter((x): x is number => x !== null);
+  const ends = sorted.map((p) => p.results.ended_at);
+  const complete = incomplete.length === 0 && cells.length === plan.length;
+  const { shard: _shard, status_reason: _reason, ...base } = first.results;
+  // The host checks of the first part that was not quiet, so the merged report still warns.
+  const doctor = sorted.find((p) => p.results.doctor && !p.results.doctor.quiet)?.results.doctor;
+  const merged: Results = {
+    ...base,
+    ...(doctor ? { doctor } : {}),
+    status: complete ? "complete" : "incomplete",
+    ...(complete
+      ? {}
+      : {
+          status_reason: `merged ${cells.length} of ${plan.length} cells; ${incomplete.map((p) => `shard ${shardLabel(p.results.shard!)} ${p.results.status}`).join(", ") || "cells missing"}`,
+        }),
+    started_at: sorted.map((p) => p.results.started_at).sort()[0]!,
+    ended_at: ends.includes(null) ? null : (ends as string[]).sort().at(-1)!,
+    servers: mergedServers(sorted, w),
+    cells_planned: plan.length,
+    cells,
+    telemetry_overhead_pct_of_core:
+      overheads.length > 0 ? overheads.reduce((s, x) => s + x, 0) / overheads.length : null,
+  };
+  return ResultsSchema.parse(merged);
+}
+
+/** The parts in shard order, refused unless they are shard parts of one count, each shard once. */
+function completeShardSet(parts: readonly MergePart[]): MergePart[] {
   if (parts.length === 0) throw new UserError("perfgate merge: no part files given");
   for (const p of parts) {
     if (p.results.shard === undefined) {
@@ -102,6 +145,7 @@ export function mergeResults(parts: readonly MergePart[], options: MergeOptions 
   }
   const sorted = [...parts].sort((x, y) => x.results.shard!.index - y.results.shard!.index);
   const count = sorted[0]!.results.shard!.count;
+  const byIndex = new Map<number, MergePart>();
   for (const p of sorted) {
     if (p.results.shard!.count !== count) {
       throw new UserError(
@@ -109,7 +153,6 @@ export function mergeResults(parts: readonly MergePart[], options: MergeOptions 
       );
     }
   }
-  const byIndex = new Map<number, MergePart>();
   for (const p of sorted) {
     const i = p.results.shard!.index;
     const seen = byIndex.get(i);
@@ -123,19 +166,12 @@ export function mergeResults(parts: readonly MergePart[], options: MergeOptions 
       `missing shard${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (given: ${sorted.map((p) => `${shardLabel(p.results.shard!)} ${p.file}`).join(", ")})`,
     );
   }
-  const first = sorted[0]!;
-  for (const p of sorted.slice(1)) checkSame(first, p);
-  const incomplete = sorted.filter((p) => p.results.status !== "complete");
-  if (incomplete.length > 0 && !options.allowIncomplete) {
-    const p = incomplete[0]!;
-    throw new UserError(
-      `${p.file}: shard ${shardLabel(p.results.shard!)} is ${p.results.status}${p.results.status_reason ? ` (${p.results.status_reason})` : ""}${incomplete.length > 1 ? ` (and ${incomplete.length - 1} more part${incomplete.length > 2 ? "s" : ""})` : ""}; pass --allow-incomplete to merge anyway`,
-    );
-  }
+  return sorted;
+}
 
-  // Every part's cells must be its own shard's, each cell once; then order by the unsharded plan.
-  const w = workloadOf(first);
-  const plan = planCells(w);
+/** Every part's cells, each its own shard's and each once, in the unsharded plan's order. */
+function cellsInPlanOrder(sorted: readonly MergePart[], w: Workload, plan: readonly PlannedCell[]): Cell[] {
+  const count = sorted[0]!.results.shard!.count;
   const order = new Map(plan.map((c, i) => [coordinates(c), i]));
   const owner = new Map<string, string>();
   const cells: { cell: Cell; at: number }[] = [];
@@ -158,44 +194,21 @@ export function mergeResults(parts: readonly MergePart[], options: MergeOptions 
       cells.push({ cell, at });
     }
   }
-  cells.sort((x, y) => x.at - y.at);
+  return cells.sort((x, y) => x.at - y.at).map((c) => c.cell);
+}
 
-  const servers: ServerRecord[] = first.results.servers.map((s, i) => {
+/** The first part's server records, each with the union of the parts' tiers in workload tier order. */
+function mergedServers(sorted: readonly MergePart[], w: Workload): ServerRecord[] {
+  const rank = (tier: string) => {
+    const k = w.tiers.indexOf(tier);
+    return k < 0 ? w.tiers.length : k;
+  };
+  return sorted[0]!.results.servers.map((s, i) => {
     const tiers = new Map<string, ServerRecord["tiers"][number]>();
     for (const p of sorted)
       for (const t of p.results.servers[i]?.tiers ?? []) if (!tiers.has(t.tier)) tiers.set(t.tier, t);
-    const rank = (tier: string) => {
-      const k = w.tiers.indexOf(tier);
-      return k < 0 ? w.tiers.length : k;
-    };
     return { ...s, tiers: [...tiers.values()].sort((x, y) => rank(x.tier) - rank(y.tier)) };
   });
-  const overheads = sorted
-    .map((p) => p.results.telemetry_overhead_pct_of_core)
-    .filter((x): x is number => x !== null);
-  const ends = sorted.map((p) => p.results.ended_at);
-  const complete = incomplete.length === 0 && cells.length === plan.length;
-  const { shard: _shard, status_reason: _reason, ...base } = first.results;
-  // The host checks of the first part that was not quiet, so the merged report still warns.
-  const doctor = sorted.find((p) => p.results.doctor && !p.results.doctor.quiet)?.results.doctor;
-  const merged: Results = {
-    ...base,
-    ...(doctor ? { doctor } : {}),
-    status: complete ? "complete" : "incomplete",
-    ...(complete
-      ? {}
-      : {
-          status_reason: `merged ${cells.length} of ${plan.length} cells; ${incomplete.map((p) => `shard ${shardLabel(p.results.shard!)} ${p.results.status}`).join(", ") || "cells missing"}`,
-        }),
-    started_at: sorted.map((p) => p.results.started_at).sort()[0]!,
-    ended_at: ends.includes(null) ? null : (ends as string[]).sort().at(-1)!,
-    servers,
-    cells_planned: plan.length,
-    cells: cells.map((c) => c.cell),
-    telemetry_overhead_pct_of_core:
-      overheads.length > 0 ? overheads.reduce((s, x) => s + x, 0) / overheads.length : null,
-  };
-  return ResultsSchema.parse(merged);
 }
 
 /** Reads and validates the part files, merges them and writes `out` atomically (nothing on error). */

@@ -72,3 +72,13 @@ export function checkTiersFitHost(
     );
   }
 }
+
+/**
+ * Planned benchmark seconds still ahead of a run about to measure `toRun`: the whole workload's
+ * for a full run, else (a shard or a resumed run) the warmups of the tiers it runs plus its cells'
+ * runs and pauses.
+ */
+export function secondsToRun(w: Workload, toRun: readonly PlannedCell[], partial: boolean): number {
+  if (!partial) return plannedSeconds(w);
+  return new Set(toRun.map((c) => c.tier)).size * warmupSeconds(w) + toRun.length * (w.duration + w.pause);
+}

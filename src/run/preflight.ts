@@ -5,7 +5,7 @@
  */
 import { forbiddenReason } from "../servers/config.js";
 import { checkServerOptions, effectiveBufferPool, type OptionValue } from "../servers/options.js";
-import { parseServerSpec } from "../servers/spec.js";
+import { parseServerSpec, type ServerSpec } from "../servers/spec.js";
 import { UsageError, UserError } from "../util/errors.js";
 import type { Workload } from "../workloads/schema.js";
 import { checkTiersFitHost } from "./plan.js";
@@ -17,6 +17,14 @@ export interface PlannedServer {
   set: Readonly<Record<string, OptionValue>>;
   /** where `set` came from, for errors: "--set", "--base-set", ... */
   where: string;
+}
+
+/**
+ * Parses every server spec a run was given, all before any is resolved, downloaded or built: a
+ * typo in the second spec fails before the first is fetched. Throws the parser's one-line error.
+ */
+export function parseServerSpecs(specs: readonly string[]): ServerSpec[] {
+  return specs.map((spec) => parseServerSpec(spec));
 }
 
 export function preflightServers(

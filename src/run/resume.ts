@@ -24,15 +24,18 @@ export interface ResumeIdentity {
 
 const HOST_FIELDS = ["cpu_model", "cores", "arch", "os", "kernel"] as const;
 
-function differ(what: string, was: unknown, now: unknown): string | null {
+/** "<what> was <json>, now <json>", or null when the two are the same. */
+export function differ(what: string, was: unknown, now: unknown): string | null {
   const a = JSON.stringify(was ?? null);
   const b = JSON.stringify(now ?? null);
   return a === b ? null : `${what} was ${a}, now ${b}`;
 }
 
-/** Every way the new run differs from the one recorded in `prev` (empty: the same run). */
-export function resumeDifferences(prev: Results, now: ResumeIdentity): string[] {
-  const h = now.header;
+/** The header fields both kinds of results files share: workload, dataset, host, sysbench, shard, network. */
+export type ResumeHeader = Pick<Results, "workload" | "dataset" | "host" | "sysbench" | "shard" | "network">;
+
+/** Every way a new run's header differs from the recorded one (run and ab). */
+export function headerDifferences(prev: ResumeHeader, h: ResumeHeader): string[] {
   const out: (string | null)[] = [
     differ("workload sha256", prev.workload.sha256, h.workload.sha256),
     differ("dataset", prev.dataset, h.dataset),
@@ -44,40 +47,71 @@ export function resumeDifferences(prev: Results, now: ResumeIdentity): string[] 
     differ("shard", prev.shard, h.shard),
     differ("network", prev.network, h.network),
   ];
-  const server = prev.servers[0];
-  if (!server) out.push("the file records no server");
-  else {
-    for (const k of ["flavor", "version", "source", "sha256"] as const) {
-      out.push(differ(`server ${k}`, server[k], now.server[k]));
-    }
-    for (const t of server.tiers) {
-      const hash = now.tierHashes[t.tier];
-      if (hash !== undefined && hash !== t.config_hash) {
-        out.push(
-          `server configuration of tier ${t.tier} differs (config_hash ${t.config_hash.slice(0, 12)}, now ${hash.slice(0, 12)}; compare --set and server_options)`,
-        );
-      }
+  return out.filter((d): d is string => d !== null);
+}
+
+/**
+ * Every way a server differs from the recorded one (`what`: "server", "base server", ...): its
+ * build, and the configuration of every tier it already measured.
+ */
+export function serverDifferences(
+  what: string,
+  prev: ServerRecord | undefined,
+  now: ResumeIdentity["server"],
+  tierHashes: Record<string, string>,
+): string[] {
+  if (!prev) return [`the file records no ${what}`];
+  const out: (string | null)[] = [];
+  for (const k of ["flavor", "version", "source", "sha256"] as const) {
+    out.push(differ(`${what} ${k}`, prev[k], now[k]));
+  }
+  for (const t of prev.tiers) {
+    const hash = tierHashes[t.tier];
+    if (hash !== undefined && hash !== t.config_hash) {
+      out.push(
+        `${what} configuration of tier ${t.tier} differs (config_hash ${t.config_hash.slice(0, 12)}, now ${hash.slice(0, 12)}; compare --set and server_options)`,
+      );
     }
   }
   return out.filter((d): d is string => d !== null);
 }
 
-/** Refuses (exit 2) a resume of a complete run or of a different run, naming every difference. */
-export function checkResumable(file: string, prev: Results, now: ResumeIdentity): void {
-  if (prev.status === "complete") {
+/** Every way the new run differs from the one recorded in `prev` (empty: the same run). */
+export function resumeDifferences(prev: Results, now: ResumeIdentity): string[] {
+  return [
+    ...headerDifferences(prev, now.header),
+    ...serverDifferences("server", prev.servers[0], now.server, now.tierHashes),
+  ];
+}
+
+/** Refuses (exit 2) a resume of a complete run, or of another run: `diffs` names every difference. */
+export function refuseResume(file: string, status: Results["status"], diffs: readonly string[]): void {
+  if (status === "complete") {
     throw new UsageError(`--resume ${file}: the run is complete; nothing to resume`);
   }
-  const diffs = resumeDifferences(prev, now);
   if (diffs.length > 0) {
     throw new UsageError(`--resume ${file}: not the same run: ${diffs.join("; ")}`);
   }
 }
 
+/** Refuses (exit 2) a resume of a complete run or of a different run, naming every difference. */
+export function checkResumable(file: string, prev: Results, now: ResumeIdentity): void {
+  refuseResume(file, prev.status, resumeDifferences(prev, now));
+}
+
 /** The finished (ok) cells of `prev` that the plan still asks for, each once. */
 export function keptCells(prev: Results, planned: readonly PlannedCell[]): Cell[] {
+  return finishedCells(prev.cells, planned);
+}
+
+/** The ok cells among `cells` whose id is planned, each once (run and ab cells alike). */
+export function finishedCells<C extends { id: string; status: string }>(
+  cells: readonly C[],
+  planned: readonly { id: string }[],
+): C[] {
   const ids = new Set(planned.map((c) => c.id));
   const seen = new Set<string>();
-  return prev.cells.filter((c) => {
+  return cells.filter((c) => {
     if (c.status !== "ok" || !ids.has(c.id) || seen.has(c.id)) return false;
     seen.add(c.id);
     return true;
@@ -85,7 +119,10 @@ export function keptCells(prev: Results, planned: readonly PlannedCell[]): Cell[
 }
 
 /** Cells in plan order (a resumed run's file reads like an uninterrupted one's). */
-export function inPlanOrder(cells: readonly Cell[], planned: readonly PlannedCell[]): Cell[] {
+export function inPlanOrder<C extends { id: string }>(
+  cells: readonly C[],
+  planned: readonly { id: string }[],
+): C[] {
   const rank = new Map(planned.map((c, i) => [c.id, i]));
   return [...cells].sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
 }

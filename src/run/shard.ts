@@ -10,7 +10,7 @@
  */
 import { UsageError } from "../util/errors.js";
 import type { Workload } from "../workloads/schema.js";
-import type { PlannedCell } from "./plan.js";
+import { type PlannedCell, planCells } from "./plan.js";
 
 /** Shard `index` (1-based) of `count`. */
 export interface Shard {
@@ -104,4 +104,23 @@ export function shardCells<T extends Coordinates>(
   if (count === 1) return [...cells];
   const owner = owners(workload, count);
   return cells.filter((c) => owner(c) === index);
+}
+
+/** A run's cells under its shard (all of them without one), with the lines that say so (pure). */
+export function shardedPlan(
+  w: Workload,
+  shard: Shard | undefined,
+): { cells: PlannedCell[]; info: string | null; warning: string | null } {
+  const all = planCells(w);
+  if (!shard) return { cells: all, info: null, warning: null };
+  const cells = shardCells(all, w, shard.index, shard.count);
+  const tiers = w.tiers.filter((t) => cells.some((c) => c.tier === t));
+  return {
+    cells,
+    info: `shard ${shardLabel(shard)}: ${cells.length} of ${all.length} cells (by ${shardUnit(w, shard.count)}; tiers ${tiers.join(", ") || "none"})`,
+    warning:
+      cells.length === 0
+        ? `shard ${shardLabel(shard)} has no cells: the workload has fewer (script, threads) groups than shards`
+        : null,
+  };
 }

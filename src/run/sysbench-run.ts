@@ -3,7 +3,9 @@ import type { Interval } from "../results/schema.js";
 import { wrapArgv } from "../servers/network.js";
 import { parseSysbenchOutput, type SysbenchOutput, SysbenchStreamParser } from "../sysbench/parse.js";
 import { UserError } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
 import { describeExit, lastLines, spawnTracked, stopChild } from "../util/processes.js";
+import { progressLine } from "./progress.js";
 
 export interface SysbenchResult {
   output: SysbenchOutput;
@@ -71,4 +73,48 @@ export function sysbenchFailure(r: SysbenchResult): string {
   const fatal = r.output.fatal.slice(0, 2).join(" | ");
   const detail = fatal || lastLines(`${r.stdout}\n${r.stderr}`, 3);
   return `sysbench ${describeExit(r.code, r.signal ?? null)}${detail ? `: ${detail}` : ""}`;
+}
+
+/** What a measuring sysbench phase needs besides its own arguments: where to report progress. */
+export interface PhaseContext {
+  sysbenchPath: string;
+  /** the network scenario's client wrapper (null: sysbench runs here directly) */
+  wrapper: readonly string[] | null;
+  log: Logger;
+  signal: AbortSignal;
+  /** the run's cell count and start (Date.now()), and its planned seconds still to go */
+  cellCount: number;
+  started: number;
+  remaining: () => number;
+}
+
+/** One sysbench phase of a run (`label`), its progress line updated at every interval. */
+export async function runPhase(
+  ctx: PhaseContext,
+  label: string,
+  cellIndex: number,
+  args: string[],
+  seconds: number,
+  cwd: string | undefined,
+): Promise<SysbenchResult> {
+  return await runSysbench(
+    ctx.sysbenchPath,
+    args,
+    (i) =>
+      ctx.log.progress(
+        progressLine({
+          phase: label,
+          cellIndex,
+          cellCount: ctx.cellCount,
+          runElapsed: i.t,
+          runLength: seconds,
+          tps: i.tps,
+          elapsed: (Date.now() - ctx.started) / 1000,
+          remainingPlanned: ctx.remaining(),
+        }),
+      ),
+    ctx.signal,
+    ctx.wrapper,
+    cwd,
+  );
 }

@@ -1,0 +1,126 @@
+/**
+ * The pure parts of `perfgate ab`: the design (pairs, slice, budget) from the workload and the
+ * flags, the cell plan, the ABBA order, the time arithmetic, when to confirm within the budget,
+ * a slice from a sysbench result and a cell's summary line. src/ab/runner.ts drives them.
+ */
+import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
+import type { SysbenchResult } from "../run/sysbench-run.js";
+import type { ThresholdConfig } from "../stats/index.js";
+import { UserError } from "../util/errors.js";
+import type { Workload } from "../workloads/schema.js";
+import { AB_METRICS, type ConfirmDecision, confirmationNeeded } from "./confirm.js";
+import type { AbCell, AbDesign, Pair, Slice } from "./schema.js";
+
+/** Both sides prepare with this sysbench --rand-seed, so they hold the same rows. */
+export const PREPARE_SEED = 20261123;
+/** sysbench start-up and connection time per slice, for ETA and budget arithmetic (measured: ~0.2-0.4 s here). */
+export const SLICE_OVERHEAD_S = 0.4;
+
+/** The flags that override the workload's ab section. */
+export interface DesignOverrides {
+  pairs?: number | undefined;
+  slice?: number | undefined;
+  maxPairs?: number | undefined;
+  confirmBudget?: number | undefined;
+}
+
+/** The A/B design: the workload's ab section with the flags on top; refuses max_pairs < pairs. */
+export function abDesign(w: Workload, file: string, o: DesignOverrides): AbDesign {
+  const design: AbDesign = {
+    order: "ABBA",
+    slice_s: o.slice ?? w.ab.slice,
+    pairs: o.pairs ?? w.ab.pairs,
+    max_pairs: o.maxPairs ?? Math.max(w.ab.max_pairs, o.pairs ?? 0),
+    confirm_budget_s: o.confirmBudget ?? w.ab.confirm_budget,
+    prepare_seed: PREPARE_SEED,
+  };
+  if (design.max_pairs < design.pairs) {
+    throw new UserError(
+      `${file}: ab.max_pairs (${design.max_pairs}) is below ab.pairs (${design.pairs}); it must be at least as large`,
+    );
+  }
+  return design;
+}
+
+export interface AbPlannedCell {
+  /** the cell's id in the A/B file: ab/<workload>/<script>/<threads>t/<tier> */
+  id: string;
+  script: string;
+  threads: number;
+  tier: string;
+}
+
+/** Tier-major, like a run: both servers start and prepare once per tier. */
+export function planAbCells(w: Workload): AbPlannedCell[] {
+  const planned: AbPlannedCell[] = [];
+  for (const tier of w.tiers)
+    for (const script of w.scripts)
+      for (const threads of w.threads)
+        planned.push({ id: `ab/${w.name}/${script}/${threads}t/${tier}`, script, threads, tier });
+  return planned;
+}
+
+/** Seconds one pair takes (two slices and their start-up). */
+export function pairSeconds(design: AbDesign): number {
+  return 2 * (design.slice_s + SLICE_OVERHEAD_S);
+}
+
+/** Planned seconds ahead of an A/B about to measure `toRun`: both sides' warmups in each of their tiers, and their planned pairs. */
+export function abSecondsToRun(design: AbDesign, toRun: readonly AbPlannedCell[], warmup: number): number {
+  return (
+    new Set(toRun.map((c) => c.tier)).size * 2 * warmup + toRun.length * design.pairs * pairSeconds(design)
+  );
+}
+
+/**
+ * The per-comparison alpha the report uses: it judges every cell × metric with simultaneous 95%
+ * intervals, so confirmation decides at that level.
+ */
+export function reportAlpha(cells: number): number {
+  return (1 - DEFAULT_CONFIDENCE) / Math.max(1, cells * AB_METRICS.length);
+}
+
+/** Round 1 is AB, round 2 BA, and so on. */
+export function pairOrder(round: number): Pair["order"] {
+  return round % 2 === 1 ? "AB" : "BA";
+}
+
+/** More pairs for a cell that leans toward a regression, as many as the remaining budget pays for. */
+export function nextConfirmation(
+  pairs: readonly Pair[],
+  design: AbDesign,
+  spentSeconds: number,
+  thresholds: ThresholdConfig | undefined,
+  alpha: number,
+): ConfirmDecision {
+  const affordable = Math.floor((design.confirm_budget_s - spentSeconds) / pairSeconds(design));
+  return confirmationNeeded(pairs, design.max_pairs, affordable, thresholds, alpha);
+}
+
+/** A slice from one side's sysbench run, or null when it failed. */
+export function toSlice(r: SysbenchResult, startedAt: Date): Slice | null {
+  const s = r.output.summary;
+  if (r.code !== 0 || !s) return null;
+  return {
+    started_at: startedAt.toISOString(),
+    duration_s: s.total_time_s,
+    tps: s.tps,
+    qps: s.qps,
+    p95_ms: s.latency_ms.pct,
+    errors_ps: s.errors_ps,
+  };
+}
+
+function geomean(xs: number[]): number {
+  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+}
+
+/** A finished cell's progress line: both sides' geometric-mean tps and the change, or the failure. */
+export function abCellLine(c: AbCell, index: number, total: number): string {
+  const head = `cell ${index}/${total} ${c.script} ${c.threads}t ${c.tier}`;
+  if (c.status === "failed" || c.pairs.length === 0) return `${head}: FAILED: ${c.error ?? "no pairs"}`;
+  const b = geomean(c.pairs.map((p) => p.base.tps));
+  const h = geomean(c.pairs.map((p) => p.head.tps));
+  const pct = (h / b - 1) * 100;
+  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
+}
