@@ -1,6 +1,6 @@
 /**
  * `ab --resume` (src/ab/resume.ts) with real servers and a real interrupt: an A/B stopped by
- * SIGINT during its second cell is continued from the file; the finished cell is kept as it was,
+ * SIGINT during its second cell is continued from the file (`perfgate ab --resume ab.json`); the finished cell is kept as it was,
  * the rest is measured, and nothing is left running. A different A/B, or a complete one, is
  * refused in one line without touching the file.
  */
@@ -65,8 +65,10 @@ describe("perfgate ab --resume", () => {
     expect(interrupted.cells).toHaveLength(1);
     const first = interrupted.cells[0]!;
 
-    const resumed = await resume(out);
-    expect(resumed.exitCode, resumed.results.status_reason).toBe(0);
+    // The command line resumes from the file alone: servers, workload and design come from it.
+    const resumed = await startCli(["ab", "--resume", out]).done;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming ${out}: 1 of 2 cells done, 1 to run`);
     const ab = readAbResults(out);
     expect(ab.status).toBe("complete");
     expect(ab.cells.map((c) => c.id)).toEqual([

@@ -252,33 +252,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     }
   }
   const mode = parsed.mode;
-  if (raw("mode") === undefined) {
-    problems.push(`input "mode": "" is missing (accepted: ${MODES.join(", ")})`);
-  }
-  if (mode === "ab") {
-    for (const name of ["base", "head"] as const) {
-      if (raw(name) === undefined) {
-        problems.push(`input "${name}": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)`);
-      }
-    }
-  }
-  if (mode === "compare") {
-    if (parsed["head-results"] === undefined) {
-      problems.push(
-        `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`,
-      );
-    }
-    if (parsed["base-results"] !== undefined && parsed.baseline !== undefined) {
-      problems.push(
-        `input "baseline": ${JSON.stringify(parsed.baseline)} is set together with base-results (accepted: one of base-results or baseline)`,
-      );
-    }
-  }
-  if (parsed["pages-dir"] !== undefined && parsed["history-store"] === undefined) {
-    problems.push(
-      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`,
-    );
-  }
+  problems.push(...modeProblems(parsed, raw));
   problems.push(...historyBaselineProblems(parsed, raw));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -310,6 +284,40 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     pagesDir: parsed["pages-dir"] ?? null,
     historyBaseline: historyBaselineOf(parsed),
   };
+}
+
+/** What mode ab and mode compare need, and inputs that need another: one line each. */
+function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefined): string[] {
+  const out: string[] = [];
+  const mode = parsed.mode;
+  if (raw("mode") === undefined) {
+    out.push(`input "mode": "" is missing (accepted: ${MODES.join(", ")})`);
+  }
+  if (mode === "ab") {
+    for (const name of ["base", "head"] as const) {
+      if (raw(name) === undefined) {
+        out.push(`input "${name}": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)`);
+      }
+    }
+  }
+  if (mode === "compare") {
+    if (parsed["head-results"] === undefined) {
+      out.push(
+        `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`,
+      );
+    }
+    if (parsed["base-results"] !== undefined && parsed.baseline !== undefined) {
+      out.push(
+        `input "baseline": ${JSON.stringify(parsed.baseline)} is set together with base-results (accepted: one of base-results or baseline)`,
+      );
+    }
+  }
+  if (parsed["pages-dir"] !== undefined && parsed["history-store"] === undefined) {
+    out.push(
+      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`,
+    );
+  }
+  return out;
 }
 
 function historyBaselineOf(parsed: Parsed): HistoryBaselineInput | null {

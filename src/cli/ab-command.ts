@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
+import { readAbResults } from "../ab/store.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate, writeGateFiles } from "../gate/gate.js";
@@ -50,8 +51,9 @@ function nonNegativeInt(flag: string, max: number) {
 }
 
 interface AbFlags extends NetworkFlags {
-  base: string;
-  head: string;
+  base?: string;
+  head?: string;
+  resume?: string;
   workload: string;
   out?: string;
   report?: string;
@@ -77,8 +79,8 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
   return (
     cmd
       // Both specs are parsed here, before anything is downloaded or built.
-      .addOption(cliOption(BASE, { required: true }))
-      .addOption(cliOption(HEAD, { required: true }))
+      .addOption(cliOption(BASE))
+      .addOption(cliOption(HEAD))
       .option("-w, --workload <file>", WORKLOAD.help, h.defaultWorkload())
       .addOption(cliOption(BASE_SET))
       .addOption(cliOption(HEAD_SET))
@@ -111,6 +113,10 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(FAIL_ON_REGRESSION))
       .option("--force", "replace a complete A/B file at --out")
       .option(
+        "--resume <ab.json>",
+        "continue an interrupted A/B file: keeps its finished cells; servers, workload, settings and design default to the file's",
+      )
+      .option(
         "--work-dir <dir>",
         "where server datadirs and logs go (default: .perfgate/work beside the results)",
       )
@@ -122,14 +128,46 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
   );
 }
 
-async function abAction(o: AbFlags, h: CliHelpers): Promise<void> {
+/**
+ * `--resume ab.json`: the results go back into ab.json, and the servers, workload, per-side settings
+ * and design default to the ones it records (flags given on the command line win; runAb checks that
+ * they describe the same A/B).
+ */
+function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
+  if (o.resume === undefined) return o;
+  const prev = readAbResults(o.resume);
+  const given = (name: string) => cmd.getOptionValueSource(name) === "cli";
+  const spec = (label: string) => prev.servers.find((s) => s.label === label)?.spec;
+  const d = prev.design;
+  return {
+    ...o,
+    out: o.out ?? o.resume,
+    base: o.base ?? spec("base"),
+    head: o.head ?? spec("head"),
+    ...(given("workload") ? {} : { workload: prev.workload.file }),
+    baseSet: o.baseSet ?? Object.entries(prev.settings.base),
+    headSet: o.headSet ?? Object.entries(prev.settings.head),
+    pairs: o.pairs ?? d.pairs,
+    slice: o.slice ?? d.slice_s,
+    maxPairs: o.maxPairs ?? d.max_pairs,
+    confirmBudget: o.confirmBudget ?? d.confirm_budget_s,
+  };
+}
+
+async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<void> {
+  const o = abResumeDefaults(flags, cmd);
+  if (o.base === undefined || o.head === undefined) {
+    throw new UsageError(
+      `required option '--${o.base === undefined ? "base" : "head"} <spec>' not specified (or --resume <ab.json>)`,
+    );
+  }
   const degradation = degradationFromFlags(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
   const out = o.out ?? `results/ab-${name}-${stamp}.json`;
   const reportPath = o.report ?? h.reportPathFor(out);
-  refuseOutputOverInput("--report", reportPath, [out, o.workload]);
+  refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
   const network = networkFromOptions(o);
   const interrupt = h.interruptController();
@@ -150,6 +188,7 @@ async function abAction(o: AbFlags, h: CliHelpers): Promise<void> {
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(network ? { network } : {}),
       ...(o.force ? { force: true } : {}),
+      ...(o.resume !== undefined ? { resume: o.resume } : {}),
       log,
       signal: interrupt.signal,
     });
@@ -181,5 +220,5 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
       "A/B two servers (or two configurations) on this host: same data, each cell measured in interleaved " +
         "slices in ABBA order; verdicts with confidence intervals. Exit 3 with --fail-on-regression when a regression is found.",
     );
-  addAbOptions(ab, h).action((o: AbFlags) => abAction(o, h));
+  addAbOptions(ab, h).action((o: AbFlags, cmd: Command) => abAction(o, h, cmd));
 }
