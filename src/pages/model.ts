@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { SeriesPoint } from "../changes/index.js";
 import { naturalCompare } from "../compare/compare.js";
 import { HISTORY_METRICS, type HistoryMetric, type HistoryRun } from "../history/schema.js";
+import { SPARK_POINTS, sparkShape } from "./spark.js";
 
 /** A point of a series, as the change-point detector takes it. */
 export type { SeriesPoint } from "../changes/index.js";
@@ -71,13 +72,13 @@ export interface OverviewRow extends CellKey {
   id: string;
   points: number;
   last: { date: string; commit: string; version: string; tps: number | null };
-  /** tps of the last SPARK_POINTS points */
+  /**
+   * The sparkline: tps of the last SPARK_POINTS points as a shape (spark.ts), not values.
+   */
   spark: (number | null)[];
   /** the most recent change point over the cell's metrics */
   change: ChangeMark | null;
 }
-
-export const SPARK_POINTS = 120;
 
 function cellId(k: CellKey): string {
   const slug = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
@@ -250,7 +251,7 @@ export function overviewRow(s: CellSeries): OverviewRow {
     ...s.key,
     points: s.run.length,
     last: { date: s.date[last]!, commit: s.commit[last]!, version: s.version[last]!, tps: tps[last] ?? null },
-    spark: tps.slice(-SPARK_POINTS),
+    spark: sparkShape(tps.slice(-SPARK_POINTS)),
     change: latestChange(s.changes),
   };
 }

@@ -71,13 +71,19 @@ function readout(s: CellSeries, metric: HistoryMetric, i: number | null | undefi
   ];
 }
 
-function chart(s: CellSeries, metric: HistoryMetric, host: HTMLElement, info: HTMLElement): uPlot {
+function chart(
+  s: CellSeries,
+  metric: HistoryMetric,
+  host: HTMLElement,
+  info: HTMLElement,
+  width: number,
+): uPlot {
   const col = s.metrics[metric]!;
   const xs = s.run.map((_, i) => i);
   const marks = s.changes.filter((c) => c.metric === metric);
   const many = xs.length > 150;
   const opts: uPlot.Options = {
-    width: Math.max(320, host.clientWidth || 900),
+    width: Math.max(320, width || 900),
     height: 260,
     legend: { show: false },
     scales: { x: { time: false } },
@@ -158,11 +164,16 @@ export async function cellPage(main: HTMLElement): Promise<void> {
       `${k.flavor} · workload ${k.workload} · runner class ${k.runner_class} · ${s.run.length} runs`,
     ),
   );
-  for (const metric of ["tps", "qps", "p95_ms"] as const) {
-    if (!s.metrics[metric]) continue;
+  const shown = (["tps", "qps", "p95_ms"] as const).filter((m) => s.metrics[m]);
+  const parts = shown.map((metric) => {
     const host = el("div", { class: "chart", "data-metric": metric });
     const info = el("p", { class: "readout" }, ...readout(s, metric, null));
     main.append(el("section", {}, el("h2", {}, METRIC_LABEL[metric]!), host, info, changeList(s, metric)));
-    window.perfgateCharts[metric] = chart(s, metric, host, info);
-  }
+    return { metric, host, info };
+  });
+  // Every width read before any chart is drawn: one layout, not one per chart.
+  const widths = parts.map((p) => p.host.clientWidth);
+  parts.forEach(({ metric, host, info }, i) => {
+    window.perfgateCharts[metric] = chart(s, metric, host, info, widths[i]!);
+  });
 }
