@@ -22,7 +22,7 @@ const common = {
 
 await build({ ...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.mjs" });
 // The GitHub Action: main and post steps (action/action.yml). Committed: `npm run check:bundle`.
-await build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "action/dist/index.mjs" });
+await build({ ...common, entryPoints: ["src/action/index.ts"], outfile: "action/dist/index.mjs" });
 await build({ ...common, entryPoints: ["src/action/post.ts"], outfile: "action/dist/post.mjs" });
 
 await buildPagesClient();

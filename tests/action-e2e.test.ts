@@ -10,9 +10,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verdictDigest } from "../src/action/verdict.js";
 import { compareSets } from "../src/compare/compare.js";
 import { loadMeasurements } from "../src/compare/model.js";
+import { verdictDigest } from "../src/gate/verdict.js";
 import { ROOT } from "./helpers/env.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
@@ -546,8 +546,9 @@ describe("inputs, events and the post step", () => {
     });
     expect(r.code).toBe(1);
     const errors = r.stdout.split("\n").filter((l) => l.startsWith("::error::"));
+    // "%" travels as %25 in a workflow command (the runner shows "5%").
     expect(errors).toEqual([
-      '::error::input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+      '::error::input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5%25 or 2.5)',
     ]);
     expect(gh.requests).toHaveLength(0);
   });

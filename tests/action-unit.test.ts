@@ -13,10 +13,10 @@ import {
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
 import { eventInfo } from "../src/action/event.js";
 import { actionsLogger, defuseCommands } from "../src/action/logger.js";
-import { overallVerdict, verdictDigest } from "../src/action/verdict.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromResults, type MeasurementSet } from "../src/compare/model.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
+import { overallVerdict, verdictDigest } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
 
@@ -78,10 +78,10 @@ describe("parseConfig", () => {
 
   it("reports every bad input on its own line, naming input, value and what is accepted", () => {
     expect(problems({ mode: "compare", "head-results": "h.json", threshold: "abc" })).toEqual([
-      'input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+      'input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)',
     ]);
     expect(problems({ mode: "compare", "head-results": "h.json", threshold: "0" })).toEqual([
-      'input "threshold": "0" is not a number > 0 (accepted: a percentage such as 5 or 2.5)',
+      'input "threshold": "0" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)',
     ]);
     const all = problems({
       mode: "benchmark",
@@ -92,9 +92,9 @@ describe("parseConfig", () => {
     });
     expect(all).toEqual([
       'input "mode": "benchmark" is not a mode (accepted: ab, compare)',
-      'input "base-set": "no equals sign" has the line "no equals sign" (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)',
+      'input "base-set": "no equals sign" has the line "no equals sign", which is not name=value (accepted: name=value, e.g. innodb_flush_log_at_trx_commit=0; path, file and security options are refused)',
       'input "fail-on-regression": "yes" is not a boolean (accepted: true, True, TRUE, false, False, FALSE)',
-      'input "comment": "sometimes" is not a comment mode (accepted: always, on-change, never)',
+      'input "comment": "sometimes" is not a comment mode (accepted: always, on-change, on-regression, never)',
       'input "pr-number": "#3" is not a pull request number (accepted: a whole number > 0)',
     ]);
     for (const p of all) expect(p).not.toContain("\n");

@@ -3,8 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EXIT_REGRESSION, registerCompareCommands } from "../src/cli/compare-commands.js";
+import { registerCompareCommands } from "../src/cli/compare-commands.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
+import { EXIT } from "../src/gate/exit.js";
 import { UserError } from "../src/util/errors.js";
 import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
@@ -94,7 +95,7 @@ describe("perfgate compare", () => {
   it("--fail-on-regression exits 3 on a regression, 0 otherwise", async () => {
     const [base, head] = twoRuns(1500);
     await perfgate("compare", base, head, "--fail-on-regression");
-    expect(process.exitCode).toBe(EXIT_REGRESSION);
+    expect(process.exitCode).toBe(EXIT.regression);
     process.exitCode = undefined;
     const [b2, h2] = twoRuns(2000);
     await perfgate("compare", b2, h2, "--fail-on-regression");
@@ -148,7 +149,7 @@ describe("perfgate compare", () => {
   it("invalid options are one-line errors naming the option, the value and what is accepted", async () => {
     const [base, head] = twoRuns(2000);
     expect(await failure("compare", base, head, "--threshold", "abc")).toBe(
-      "--threshold abc: accepted: a percentage greater than 0, e.g. 5 or 2.5",
+      "--threshold abc: accepted: a percentage > 0 such as 5, 5% or 2.5",
     );
     expect(await failure("compare", base, head, "--threshold", "0")).toMatch(/^--threshold 0: accepted/);
     expect(await failure("compare", base, head, "--confidence", "95")).toBe(
@@ -161,10 +162,10 @@ describe("perfgate compare", () => {
       '--metric tps,lat: unknown metric "lat"; accepted: a comma list of tps, qps, p95_ms',
     );
     expect(await failure("compare", base, head, "--threshold-metric", "lat=3")).toBe(
-      "--threshold-metric lat=3: accepted: metric=pct with metric one of tps, qps, p95_ms, e.g. p95_ms=10",
+      "--threshold-metric lat=3: accepted: metric=pct with metric one of tps, qps, p95_ms and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", base, head, "--threshold-metric", "tps=x")).toBe(
-      "--threshold-metric tps=x: accepted: metric=pct with pct a number greater than 0, e.g. tps=10",
+      "--threshold-metric tps=x: accepted: metric=pct with metric one of tps, qps, p95_ms and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", CSV, "--baseline", "MariaDB 10.6")).toMatch(
       /^--baseline "MariaDB 10\.6": no such engine; engines found: "MariaDB 10\.11", "MariaDB 11\.4", .*"Percona 8\.4"$/,

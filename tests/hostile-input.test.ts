@@ -208,7 +208,7 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
       "user=root",
     ]);
     expect(res.code).toBe(2);
-    expect(oneLine(res.stderr)).toMatch(/^perfgate: --head-set: server option "user": refused/);
+    expect(oneLine(res.stderr)).toMatch(/^perfgate: --head-set user=root: server option "user": refused/);
   });
 
   it("workload server_options: refused with file and field, exit 1, nothing started", async () => {
@@ -258,8 +258,15 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
     [["run", "--shard", "3/2"], /--shard 3\/2/],
     [["run", "--server", "mariadb@11"], /version "11" is not X\.Y\.Z/],
     [
-      ["ab", "--base", "a@1.2.3", "--head", "mariadb@11.4.5", "--pairs", "100000"],
+      ["ab", "--base", "mariadb@11.4.5", "--head", "mariadb@11.4.5", "--pairs", "100000"],
       /--pairs 100000: expected a whole number from 1 to 10000/,
+    ],
+    // Both specs are checked when the flags are read, before any other value or any download.
+    [["ab", "--base", "a@1.2.3", "--head", "mariadb@11.4.5"], /--base a@1\.2\.3: unknown flavor "a"/],
+    [["ab", "--base", "mariadb@11.4.5", "--head", "mariadb@11"], /--head mariadb@11: version "11" is not/],
+    [
+      ["ab", "--base", "mariadb@11.4.5", "--head", "mariadb@11.4.5", "--threshold", "1e1"],
+      /--threshold 1e1: accepted/,
     ],
   ])("bad flag values exit 2: %j", async (args, message) => {
     const res = await runCli(args);

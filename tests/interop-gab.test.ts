@@ -20,6 +20,7 @@ import {
   parseGabDataJs,
   parseGabInput,
   renderGabDataJs,
+  roundExported,
 } from "../src/interop/gab.js";
 import { ROOT } from "./helpers/env.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
@@ -65,8 +66,8 @@ describe("export (custom tools)", () => {
     const benches = exportGab([input()], "gab-bigger");
     expectShape(benches);
     expect(benches.map((b) => [b.name, b.unit, b.range])).toEqual([
-      ["test oltp_read_write 16t 1G tps", "tps", "± 29.4"],
-      ["test oltp_read_write 16t 1G qps", "qps", "± 588"],
+      ["test oltp_read_write 16t 1G tps", "tps", "± 29.39"],
+      ["test oltp_read_write 16t 1G qps", "qps", "± 587.7"],
       ["test oltp_read_only 1t 1G tps", "tps", "± 2"],
       ["test oltp_read_only 1t 1G qps", "qps", "± 40"],
     ]);
@@ -86,8 +87,8 @@ describe("export (custom tools)", () => {
       {
         name: "test oltp_read_write 16t 1G p95_ms",
         unit: "ms",
-        value: expect.closeTo(1000 / 110, 9),
-        range: "± 2.43",
+        value: 9.091, // 1000 / 110 = 9.0909…, 4 significant digits
+        range: "± 2.429",
         extra: "server mariadb@11.4.5 (11.4.5-MariaDB)\n3 repetitions\nrange: 95% CI over 3 repetitions",
       },
       {
@@ -98,6 +99,26 @@ describe("export (custom tools)", () => {
         extra: "server mariadb@11.4.5 (11.4.5-MariaDB)\n1 repetition\nrange: sd of 3 per-second values",
       },
     ]);
+  });
+
+  it("rounds values and ranges to 4 significant digits, keeping every integer digit", () => {
+    expect([1234.5678901, 98765.4321, 9.090909, 0.0123456789, 5, 0, -1234.56].map(roundExported)).toEqual([
+      1235, 98765, 9.091, 0.01235, 5, 0, -1235,
+    ]);
+    // A cell whose repetitions give long fractions: the value and its range come out short.
+    const r = makeResults({
+      cells: [1234.5678901, 1240.1234567, 1229.9876543].map((tps, i) => ({
+        script: "oltp_point_select",
+        threads: 4,
+        tier: "1G",
+        repetition: i + 1,
+        tps,
+      })),
+    });
+    const [b] = exportGab([input(r)], "gab-bigger");
+    expect(b!.value).toBe(1235);
+    expect(b!.range).toMatch(/^± \d{1,2}\.\d{1,2}$/); // e.g. "± 12.72": 4 significant digits
+    expect(JSON.stringify(b)).not.toMatch(/\d\.\d{5,}/);
   });
 
   it("leaves out range when neither repetitions nor a per-second series give one", () => {
@@ -118,7 +139,7 @@ describe("export (custom tools)", () => {
       "smoke oltp_read_only 8t 1G qps",
     ]);
     const gm = Math.exp((Math.log(200) + 2 * Math.log(220) + Math.log(242)) / 4);
-    expect(benches[0]!.value).toBeCloseTo(gm, 9);
+    expect(benches[0]!.value).toBe(Number(gm.toPrecision(4)));
     expect(benches[0]!.range).toMatch(/^± \d/);
     expect(benches[0]!.extra).toBe(
       "server mariadb@11.4.5 (11.4.5-MariaDB) (head; base mariadb@10.11.5 (10.11.5-MariaDB))\n4 pairs\nrange: 95% CI over 4 pairs",
@@ -148,9 +169,10 @@ describe("export (custom tools)", () => {
     expectShape(benches);
     const tps = report.cells.find((c) => c.metric === "tps")!;
     expect(benches[0]!.name).toBe("comparison oltp_read_write 16t 1G tps");
-    expect(benches[0]!.value).toBe(tps.head_value);
+    expect(benches[0]!.value).toBe(roundExported(tps.head_value));
+    expect(benches[0]!.value).toBeCloseTo(tps.head_value, 0);
     const hw = ((tps.ci_high_pct! - tps.ci_low_pct!) / 200) * tps.base_value;
-    expect(benches[0]!.range).toBe(`± ${Number(hw.toPrecision(3))}`);
+    expect(benches[0]!.range).toBe(`± ${roundExported(hw)}`);
     expect(benches[0]!.extra).toMatch(
       /^server mariadb@11\.4\.5 \(head; base mariadb@10\.11\.5\)\n4 repetitions\nverdict regression: -\d+\.\d% \(CI -\d+\.\d% \.\. -\d+\.\d%\)\nrange: /,
     );
@@ -217,7 +239,7 @@ describe("import (data.js)", () => {
     expect(r.entries).toBe(2);
     expect(r.skipped).toEqual({ unit: 2, nonPositive: 0 });
     expect(gabImportSummary(r)).toBe(
-      "6 rows: 2 commits, 3 scenarios, threads 1-16; 2 benches skipped (2 not a throughput unit: ms)",
+      "6 rows: 2 commits, 3 scenarios, threads 1-16; 2 benches skipped (2 not a throughput unit: ms; perfgate history import --gab-data keeps them)",
     );
   });
 
@@ -396,7 +418,7 @@ describe("malformed data.js: one line naming the file and the field", () => {
       "d.js",
     );
     expect(() => gabToImport(data, { file: "d.js", sha256: "0" })).toThrow(
-      /^d\.js: field entries: no throughput benches to import \(1 bench skipped \(units ms\)\)$/,
+      /^d\.js: field entries: no throughput benches to import \(1 bench skipped \(units ms\)\); perfgate history import --gab-data keeps every unit$/,
     );
   });
 

@@ -6,10 +6,9 @@
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./helpers/browser.js";
+import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
@@ -65,21 +64,8 @@ afterAll(async () => {
 });
 
 /** Opens a page of the site and waits for its data; collects console errors and page errors. */
-async function open(path: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
-  const [file, query] = path.split("?");
-  await page.goto(`${pathToFileURL(join(site, file!)).href}${query ? `?${query}` : ""}`);
-  await page.waitForFunction(
-    () => (globalThis as unknown as PageWindow).perfgateReady !== undefined,
-    undefined,
-    { timeout: 30_000 },
-  );
-  return { page, errors };
+function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  return openSitePage(browser, site, path);
 }
 
 describe("history changes", () => {

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/action/comment.js";
-import { overallVerdict } from "../src/action/verdict.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { overallVerdict } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { htmlEscape, mdEscape, mermaidText } from "../src/report/escape.js";
 import { renderMarkdown, renderTerminal } from "../src/report/markdown.js";

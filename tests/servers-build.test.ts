@@ -29,7 +29,7 @@ import {
   provisionBuild,
   splitArgs,
 } from "../src/servers/sources/build.js";
-import { parseServerSpec } from "../src/servers/spec.js";
+import { parseBuildSpec, parseServerSpec } from "../src/servers/spec.js";
 import { UserError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
 import { startCli } from "./helpers/cli.js";
@@ -303,13 +303,13 @@ describe("build: a real repository with a tiny CMake project", () => {
 
   it("builds again, into another directory, when the CMake options differ, compiling from the shared ccache", async () => {
     const before = count("configure");
-    const plain = await provisionBuild(`build:${repo}@${commits.good}`, {
+    const plain = await provisionBuild(parseBuildSpec(`build:${repo}@${commits.good}`), {
       log: memoryLogger(),
       cacheDir,
       cmakeArgs: [],
     });
     const stats0 = ccacheStats(join(cacheDir, "ccache"));
-    const other = await provisionBuild(`build:${repo}@${commits.good}`, {
+    const other = await provisionBuild(parseBuildSpec(`build:${repo}@${commits.good}`), {
       log: memoryLogger(),
       cacheDir,
       cmakeArgs: ["-DTINY_EXTRA=1"],
@@ -376,7 +376,7 @@ describe("build: a real repository with a tiny CMake project", () => {
     const marker = `pg-slow-${process.pid}-${Date.now()}`;
     const controller = new AbortController();
     const log = memoryLogger();
-    const pending = provisionBuild(`build:${repo}@${commits.good}`, {
+    const pending = provisionBuild(parseBuildSpec(`build:${repo}@${commits.good}`), {
       log,
       cacheDir,
       cmakeArgs: [`-DTINY_SLOW=${marker}`],

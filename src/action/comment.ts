@@ -6,8 +6,9 @@
  * regression reported earlier is gone. The body is src/report/pr-comment.ts; untrusted text only
  * reaches it through the one escaper (src/report/escape.ts); nothing here runs a shell.
  */
+
+import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "../gate/verdict.js";
 import { type PrReportInput, renderPrReport } from "../report/pr-comment.js";
-import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "./verdict.js";
 
 /** GitHub refuses issue comments longer than this (characters). */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -45,11 +46,13 @@ export function parseCommentState(body: string): CommentState | null {
 export interface CommentInput extends Omit<PrReportInput, "verdict" | "heading" | "notices" | "budget"> {
   /** the state stored in the action's own existing comment, if any */
   previous: CommentState | null;
+  /** logins (validated, without @) to mention when the verdict is a regression: trusted config */
+  ccUsers?: readonly string[];
 }
 
 /** The comment body: the two hidden markers, then the report a reviewer reads in ten seconds. */
 export function buildCommentBody(c: CommentInput): { body: string; state: CommentState } {
-  const { previous, ...rest } = c;
+  const { previous, ccUsers, ...rest } = c;
   const verdict = overallVerdict(c.report);
   const state: CommentState = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
   const prefix = `${commentMarker(c.workload)}\n${stateMarker(state)}\n`;
@@ -57,6 +60,10 @@ export function buildCommentBody(c: CommentInput): { body: string; state: Commen
   if (previous?.verdict === "regression" && verdict !== "regression") {
     const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
     notices.push(`✅ The regression reported earlier is gone as of ${at}.`);
+  }
+  // The workflow's own input, validated as logins: the one place a mention is meant to notify.
+  if (verdict === "regression" && ccUsers && ccUsers.length > 0) {
+    notices.push(`cc ${ccUsers.map((u) => `@${u}`).join(" ")}`);
   }
   const report = renderPrReport({
     ...rest,
@@ -100,7 +107,8 @@ export interface UpsertOptions {
   repo: string;
   prNumber: number;
   workload: string;
-  mode: "always" | "on-change";
+  /** on-regression: create a comment only for a regression (an existing one is still updated) */
+  mode: "always" | "on-change" | "on-regression";
   /** the login this token writes as (resolveIdentity): only its comments are edited or trusted */
   identity: string;
   /** builds the body once the existing comment's state is known */
@@ -109,7 +117,7 @@ export interface UpsertOptions {
 }
 
 export interface UpsertResult {
-  action: "created" | "updated" | "unchanged";
+  action: "created" | "updated" | "unchanged" | "skipped";
   id: number | null;
   url: string | null;
 }
@@ -150,6 +158,10 @@ export async function upsertComment(api: IssueCommentsApi, o: UpsertOptions): Pr
   const { body, state } = o.build(previous);
   if (body.length > GITHUB_COMMENT_LIMIT) {
     throw new Error(`comment body is ${body.length} characters, over GitHub's ${GITHUB_COMMENT_LIMIT}`);
+  }
+  if (!existing && o.mode === "on-regression" && state.verdict !== "regression") {
+    o.info(`no regression and no comment yet (comment: on-regression): not commenting`);
+    return { action: "skipped", id: null, url: null };
   }
   if (existing) {
     if (o.mode === "on-change" && previous !== null && previous.digest === state.digest) {

@@ -2,15 +2,31 @@
  * The GitHub Action's inputs (action/action.yml), read from the INPUT_* environment the runner sets
  * and validated in one place. `parseConfig(env)` is pure: it throws a ConfigError whose `problems`
  * are one line each, naming the input, its value and what is accepted, e.g.
- * `input "threshold": "abc" is not a number > 0 (accepted: a percentage such as 5 or 2.5)`.
+ * `input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)`.
  */
 import { z } from "zod";
-import { refusedReason } from "../servers/options.js";
+import type { ComparedMetric } from "../compare/schema.js";
+import {
+  ALLOW_MISMATCH,
+  BASE,
+  BASE_SET,
+  DEFAULT_WORKLOAD,
+  FAIL_ON_REGRESSION,
+  FAIL_THRESHOLD,
+  HEAD,
+  HEAD_SET,
+  type SharedOption,
+  THRESHOLD,
+  THRESHOLD_METRIC,
+} from "../options/definitions.js";
+import { InvalidValue } from "../options/values.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { parseDegradationAssignments } from "../stats/degradation-settings.js";
+import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
+import { INPUT_DEFAULTS, type InputName } from "./constants.js";
 
 export const MODES = ["ab", "compare"] as const;
-export const COMMENT_MODES = ["always", "on-change", "never"] as const;
+export const COMMENT_MODES = ["always", "on-change", "on-regression", "never"] as const;
 
 export interface ActionConfig {
   mode: (typeof MODES)[number];
@@ -26,8 +42,15 @@ export interface ActionConfig {
   /** a stored baseline results file (compare mode, instead of base-results) */
   baseline: string | null;
   thresholdPct: number;
+  /** per-metric thresholds (threshold-metric lines) */
+  thresholdMetric: [ComparedMetric, number][];
+  /** regressions at most this large (%) are reported but do not fail the step; null: all fail */
+  failThresholdPct: number | null;
   failOnRegression: boolean;
+  allowMismatch: boolean;
   comment: (typeof COMMENT_MODES)[number];
+  /** logins (without @) mentioned in the comment when there is a regression */
+  ccUsers: string[];
   resultsDir: string;
   githubToken: string;
   /** the pull request to comment on when the event payload has none (workflow_run from a fork) */
@@ -59,43 +82,60 @@ export function inputEnvName(name: string): string {
   return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
 }
 
-export const DEFAULTS = {
-  workload: "workloads/smoke.yml",
-  threshold: "5",
-  "fail-on-regression": "true",
-  comment: "always",
-  "results-dir": "perfgate-results",
-} as const;
+/** The defaults the step applies itself (a `${{ }}` default is the runner's to evaluate). */
+export const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(INPUT_DEFAULTS).filter(([, v]) => v !== "" && !v.startsWith("${{")),
+);
 
-const SET_NAME = /^[A-Za-z0-9_.-]+$/;
+/** An input parsed by a shared option's parser (src/options/definitions.ts). */
+function shared<T>(o: SharedOption<T>) {
+  return z.string().transform((text, ctx) => {
+    try {
+      return o.parse(text);
+    } catch (err) {
+      if (!(err instanceof InvalidValue)) throw err;
+      ctx.addIssue({ code: "custom", message: err.message });
+      return z.NEVER;
+    }
+  });
+}
 
-/** Newline-separated name=value lines; blank lines ignored. */
-const setList = z.string().transform((text, ctx) => {
-  const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "") continue;
-    const eq = line.indexOf("=");
-    const name = eq > 0 ? line.slice(0, eq).trim() : "";
-    if (!SET_NAME.test(name)) {
+/** A repeatable shared option: one value per line, blank lines ignored; a bad line is named. */
+function sharedLines<T>(o: SharedOption<T>) {
+  return z.string().transform((text, ctx) => {
+    const out: T[] = [];
+    for (const line of text.split(/\r?\n/).map((l) => l.trim())) {
+      if (line === "") continue;
+      try {
+        out.push(o.parse(line));
+      } catch (err) {
+        if (!(err instanceof InvalidValue)) throw err;
+        ctx.addIssue({
+          code: "custom",
+          message: `has the line ${JSON.stringify(line)}, which ${err.message}`,
+        });
+        return z.NEVER;
+      }
+    }
+    return out;
+  });
+}
+
+const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+
+/** `@a @b` or `a, b`: GitHub logins, @ optional, separated by spaces, commas or newlines. */
+const ccUsers = z.string().transform((text, ctx) => {
+  const logins = text.split(/[\s,]+/).filter((s) => s !== "");
+  for (const item of logins) {
+    if (!LOGIN.test(item.replace(/^@/, ""))) {
       ctx.addIssue({
         code: "custom",
-        message: `has the line ${JSON.stringify(line)} (accepted: one name=value per line, e.g. innodb_flush_log_at_trx_commit=0)`,
+        message: `has ${JSON.stringify(item.slice(0, 64))}, which is not a GitHub login (accepted: logins such as @octocat @hubot, separated by spaces or commas)`,
       });
       return z.NEVER;
     }
-    const value = line.slice(eq + 1).trim();
-    const why = refusedReason(name, value);
-    if (why) {
-      ctx.addIssue({
-        code: "custom",
-        message: `has the option ${JSON.stringify(name.slice(0, 64))}: ${why}`,
-      });
-      return z.NEVER;
-    }
-    out[name] = value;
   }
-  return out;
+  return [...new Set(logins.map((l) => l.replace(/^@/, "")))];
 });
 
 const sha = z
@@ -105,28 +145,21 @@ const sha = z
 
 const FIELDS = {
   mode: z.enum(MODES, { error: `is not a mode (accepted: ${MODES.join(", ")})` }),
-  base: z.string(),
-  head: z.string(),
-  "base-set": setList,
-  "head-set": setList,
+  base: shared(BASE),
+  head: shared(HEAD),
+  "base-set": sharedLines(BASE_SET),
+  "head-set": sharedLines(HEAD_SET),
   workload: z.string().min(1, { error: "is empty (accepted: the path of a workload YAML file)" }),
   "base-results": z.string(),
   "head-results": z.string(),
   baseline: z.string(),
-  threshold: z
-    .string()
-    .regex(/^\d+(\.\d+)?%?$/, { error: "is not a number > 0 (accepted: a percentage such as 5 or 2.5)" })
-    .transform((s) => Number.parseFloat(s))
-    .refine((n) => n > 0 && Number.isFinite(n), {
-      error: "is not a number > 0 (accepted: a percentage such as 5 or 2.5)",
-    }),
-  // The same spellings @actions/core's getBooleanInput accepts (YAML 1.2 core schema booleans).
-  "fail-on-regression": z
-    .enum(["true", "True", "TRUE", "false", "False", "FALSE"], {
-      error: "is not a boolean (accepted: true, True, TRUE, false, False, FALSE)",
-    })
-    .transform((s) => s.toLowerCase() === "true"),
+  threshold: shared(THRESHOLD),
+  "threshold-metric": sharedLines(THRESHOLD_METRIC),
+  "fail-threshold": shared(FAIL_THRESHOLD),
+  "fail-on-regression": shared(FAIL_ON_REGRESSION),
+  "allow-mismatch": shared(ALLOW_MISMATCH),
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
+  "cc-users": ccUsers,
   "results-dir": z.string().min(1),
   "github-token": z.string(),
   degradation: z.string().transform((text, ctx) => {
@@ -155,7 +188,7 @@ const FIELDS = {
   }),
   "history-store": z.string(),
   "pages-dir": z.string(),
-} as const;
+} as const satisfies Record<InputName, z.ZodType<unknown, string>>;
 
 type FieldName = keyof typeof FIELDS;
 type Parsed = { [K in FieldName]: z.output<(typeof FIELDS)[K]> | undefined };
@@ -169,7 +202,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
   const raw = (name: FieldName): string | undefined => {
     const v = (env[inputEnvName(name)] ?? "").trim();
     if (v !== "") return v;
-    return (DEFAULTS as Record<string, string>)[name];
+    return DEFAULTS[name];
   };
   const parsed = {} as Parsed;
   for (const name of Object.keys(FIELDS) as FieldName[]) {
@@ -192,7 +225,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
   }
   if (mode === "ab") {
     for (const name of ["base", "head"] as const) {
-      if (parsed[name] === undefined) {
+      if (raw(name) === undefined) {
         problems.push(`input "${name}": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)`);
       }
     }
@@ -219,16 +252,20 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     mode: mode!,
     base: parsed.base ?? null,
     head: parsed.head ?? null,
-    baseSet: parsed["base-set"] ?? {},
-    headSet: parsed["head-set"] ?? {},
-    workload: parsed.workload ?? DEFAULTS.workload,
+    baseSet: Object.fromEntries(parsed["base-set"] ?? []),
+    headSet: Object.fromEntries(parsed["head-set"] ?? []),
+    workload: parsed.workload ?? DEFAULT_WORKLOAD,
     baseResults: parsed["base-results"] ?? null,
     headResults: parsed["head-results"] ?? null,
     baseline: parsed.baseline ?? null,
-    thresholdPct: parsed.threshold ?? 5,
+    thresholdPct: parsed.threshold ?? DEFAULT_THRESHOLD_PCT,
+    thresholdMetric: parsed["threshold-metric"] ?? [],
+    failThresholdPct: parsed["fail-threshold"] ?? null,
     failOnRegression: parsed["fail-on-regression"] ?? true,
+    allowMismatch: parsed["allow-mismatch"] ?? false,
     comment: parsed.comment ?? "always",
-    resultsDir: parsed["results-dir"] ?? DEFAULTS["results-dir"],
+    ccUsers: parsed["cc-users"] ?? [],
+    resultsDir: parsed["results-dir"] ?? INPUT_DEFAULTS["results-dir"],
     githubToken: parsed["github-token"] ?? "",
     prNumber: parsed["pr-number"] ?? null,
     commentAuthor: parsed["comment-author"] ?? null,

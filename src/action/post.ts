@@ -6,15 +6,16 @@
  */
 import * as core from "@actions/core";
 import { killLeftovers } from "./cleanup.js";
+import { STATE } from "./constants.js";
 
 async function post(): Promise<void> {
-  const runId = core.getState("run-id");
+  const runId = core.getState(STATE.runId);
   if (runId === "") {
     core.info("perfgate post: nothing to clean up");
     return;
   }
   const pids = core
-    .getState("pids")
+    .getState(STATE.pids)
     .split(",")
     .map((s) => Number(s.trim()))
     .filter((n) => Number.isInteger(n) && n > 1);
@@ -24,7 +25,7 @@ async function post(): Promise<void> {
       ? "perfgate post: no leftover processes"
       : `perfgate post: stopped ${killed.length} leftover process(es)`,
   );
-  const workDir = core.getState("work-dir");
+  const workDir = core.getState(STATE.workDir);
   if (workDir !== "") core.info(`perfgate post: server logs and datadirs are in ${workDir}`);
 }
 

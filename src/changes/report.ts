@@ -13,7 +13,15 @@ export type ChangeFormat = (typeof CHANGE_FORMATS)[number];
 export interface SeriesChanges {
   name: string;
   points: number;
+  /** which way is better, when known: each change is then a regression or an improvement */
+  better?: "higher" | "lower";
   changes: ChangePoint[];
+}
+
+/** "regression" when the change goes against the series' direction, "improvement" with it. */
+export function changeKind(s: SeriesChanges, c: ChangePoint): "regression" | "improvement" | null {
+  if (!s.better || c.after === c.before) return null;
+  return (s.better === "higher") === c.after > c.before ? "improvement" : "regression";
 }
 
 export interface ChangesReport {
@@ -29,9 +37,11 @@ function round(x: number, digits: number): number {
 }
 
 /** Values rounded to 6 significant digits; magnitude to 0.01%; confidence and p to 6 significant digits. */
-function jsonChange(c: ChangePoint): Record<string, unknown> {
+function jsonChange(s: SeriesChanges, c: ChangePoint): Record<string, unknown> {
+  const kind = changeKind(s, c);
   return {
     index: c.index,
+    ...(kind ? { kind } : {}),
     ...(c.fromId !== undefined ? { from_id: c.fromId } : {}),
     ...(c.toId !== undefined ? { to_id: c.toId } : {}),
     before: Number(c.before.toPrecision(6)),
@@ -48,7 +58,12 @@ export function renderChangesJson(r: ChangesReport): string {
     schema_version: CHANGES_SCHEMA_VERSION,
     source: r.source,
     options: r.options,
-    series: r.series.map((s) => ({ name: s.name, points: s.points, changes: s.changes.map(jsonChange) })),
+    series: r.series.map((s) => ({
+      name: s.name,
+      points: s.points,
+      ...(s.better ? { better: s.better } : {}),
+      changes: s.changes.map((c) => jsonChange(s, c)),
+    })),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
@@ -82,8 +97,9 @@ export function renderChangesText(r: ChangesReport): string {
     lines.push(countLine(s));
     for (const c of s.changes) {
       const ids = range(c);
+      const kind = changeKind(s, c);
       lines.push(
-        `  at ${String(c.index).padStart(5)}  ${pct(c.magnitude).padStart(7)}  ${num(c.before)} -> ${num(c.after)}  confidence ${conf(c)}${ids ? `  ${ids}` : ""}`,
+        `  at ${String(c.index).padStart(5)}  ${pct(c.magnitude).padStart(7)}${kind ? ` ${kind}` : ""}  ${num(c.before)} -> ${num(c.after)}  confidence ${conf(c)}${ids ? `  ${ids}` : ""}`,
       );
     }
   }
@@ -98,7 +114,7 @@ export function renderChangesMarkdown(r: ChangesReport): string {
     out.push("| index | change | before | after | confidence | range |", "|---:|---:|---:|---:|---:|---|");
     for (const c of s.changes) {
       out.push(
-        `| ${c.index} | ${pct(c.magnitude)} | ${num(c.before)} | ${num(c.after)} | ${conf(c)} | ${range(c) || "—"} |`,
+        `| ${c.index} | ${pct(c.magnitude)}${changeKind(s, c) ? ` ${changeKind(s, c)}` : ""} | ${num(c.before)} | ${num(c.after)} | ${conf(c)} | ${range(c) || "—"} |`,
       );
     }
     out.push("");

@@ -2,16 +2,22 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
-import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
-import { fromAb } from "../compare/model.js";
+import type { ComparedMetric } from "../compare/schema.js";
+import { EXIT } from "../gate/exit.js";
+import { abGate, writeGateFiles } from "../gate/gate.js";
+import { cliOption } from "../options/commander.js";
 import {
-  renderComparisonJson,
-  renderComparisonMarkdown,
-  renderComparisonText,
-} from "../report/comparison.js";
-import { writeFileAtomic } from "../results/store.js";
-import { degradationFromSpec } from "../stats/degradation-settings.js";
-import type { ThresholdConfig } from "../stats/index.js";
+  BASE,
+  BASE_SET,
+  FAIL_ON_REGRESSION,
+  FAIL_THRESHOLD,
+  HEAD,
+  HEAD_SET,
+  THRESHOLD,
+  THRESHOLD_METRIC,
+  WORKLOAD,
+} from "../options/definitions.js";
+import { thresholdConfig } from "../options/values.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -20,11 +26,6 @@ import { degradationFromFlags, degradationOption } from "./degradation-option.js
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
-  parseSet: (
-    value: string,
-    previous: Record<string, string> | undefined,
-    flag?: string,
-  ) => Record<string, string>;
   interruptController: () => { signal: AbortSignal; dispose: () => void };
   defaultWorkload: () => string;
   reportPathFor: (out: string) => string;
@@ -48,13 +49,6 @@ function nonNegativeInt(flag: string, max: number) {
   };
 }
 
-function threshold(v: string): number {
-  const n = Number(v);
-  if (!(n > 0) || !Number.isFinite(n))
-    throw new UsageError(`--threshold ${v}: expected a percentage > 0, e.g. 5`);
-  return n;
-}
-
 interface AbFlags extends NetworkFlags {
   base: string;
   head: string;
@@ -62,13 +56,15 @@ interface AbFlags extends NetworkFlags {
   out?: string;
   report?: string;
   json?: string;
-  baseSet?: Record<string, string>;
-  headSet?: Record<string, string>;
+  baseSet?: [string, string][];
+  headSet?: [string, string][];
   pairs?: number;
   slice?: number;
   maxPairs?: number;
   confirmBudget?: number;
-  threshold?: number;
+  threshold: number;
+  thresholdMetric?: [ComparedMetric, number][];
+  failThreshold?: number;
   failOnRegression?: boolean;
   workDir?: string;
   cacheDir?: string;
@@ -76,113 +72,114 @@ interface AbFlags extends NetworkFlags {
   degradation?: string[];
 }
 
+/** `--threshold`, `--fail-on-regression` and the other options `perfgate ab` takes. */
+function addAbOptions(cmd: Command, h: CliHelpers): Command {
+  return (
+    cmd
+      // Both specs are parsed here, before anything is downloaded or built.
+      .addOption(cliOption(BASE, { required: true }))
+      .addOption(cliOption(HEAD, { required: true }))
+      .option("-w, --workload <file>", WORKLOAD.help, h.defaultWorkload())
+      .addOption(cliOption(BASE_SET))
+      .addOption(cliOption(HEAD_SET))
+      .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
+      .option("--report <file>", "Markdown report (default: the results file with .md)")
+      .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
+      .option(
+        "--pairs <n>",
+        "pairs per cell before confirmation (default: workload ab.pairs)",
+        positiveInt("--pairs", LIMITS.pairs),
+      )
+      .option(
+        "--slice <seconds>",
+        "seconds per slice (default: workload ab.slice)",
+        positiveInt("--slice", LIMITS.seconds),
+      )
+      .option(
+        "--max-pairs <n>",
+        "most pairs per cell with confirmation (default: workload ab.max_pairs)",
+        positiveInt("--max-pairs", LIMITS.pairs),
+      )
+      .option(
+        "--confirm-budget <seconds>",
+        "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
+        nonNegativeInt("--confirm-budget", LIMITS.seconds),
+      )
+      .addOption(cliOption(THRESHOLD))
+      .addOption(cliOption(THRESHOLD_METRIC))
+      .addOption(cliOption(FAIL_THRESHOLD))
+      .addOption(cliOption(FAIL_ON_REGRESSION))
+      .option("--force", "replace a complete A/B file at --out")
+      .option(
+        "--work-dir <dir>",
+        "where server datadirs and logs go (default: .perfgate/work beside the results)",
+      )
+      .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+      .addOption(networkOption("server-address"))
+      .addOption(networkOption("server-wrapper"))
+      .addOption(networkOption("client-wrapper"))
+      .addOption(degradationOption())
+  );
+}
+
+async function abAction(o: AbFlags, h: CliHelpers): Promise<void> {
+  const degradation = degradationFromFlags(o.degradation);
+  const log = consoleLogger();
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
+  const out = o.out ?? `results/ab-${name}-${stamp}.json`;
+  const reportPath = o.report ?? h.reportPathFor(out);
+  refuseOutputOverInput("--report", reportPath, [out, o.workload]);
+  const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
+  const network = networkFromOptions(o);
+  const interrupt = h.interruptController();
+  try {
+    const { results, exitCode } = await runAb({
+      base: o.base,
+      head: o.head,
+      workloadFile: o.workload,
+      out,
+      baseSet: Object.fromEntries(o.baseSet ?? []),
+      headSet: Object.fromEntries(o.headSet ?? []),
+      thresholds,
+      ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
+      ...(o.slice !== undefined ? { slice: o.slice } : {}),
+      ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
+      ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
+      ...(o.workDir ? { workDir: o.workDir } : {}),
+      ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+      ...(network ? { network } : {}),
+      ...(o.force ? { force: true } : {}),
+      log,
+      signal: interrupt.signal,
+    });
+    const gate = abGate(results, out, {
+      thresholds,
+      degradation,
+      failOnRegression: o.failOnRegression === true,
+      failThresholdPct: o.failThreshold ?? null,
+      runExitCode: exitCode,
+    });
+    writeGateFiles(gate, { markdown: reportPath, json: o.json });
+    process.stdout.write(`${gate.text}\n`);
+    log.info(`results: ${resolve(out)}`);
+    log.info(`report:  ${resolve(reportPath)}`);
+    if (results.status !== "complete") log.warn(gate.failure ?? `A/B run ${results.status}`);
+    process.exitCode = gate.exitCode;
+    if (gate.exitCode === EXIT.error && exitCode === 0 && gate.failure !== null) {
+      throw new UserError(`--fail-on-regression: ${gate.failure}`);
+    }
+  } finally {
+    interrupt.dispose();
+  }
+}
+
 export function registerAbCommand(program: Command, h: CliHelpers): void {
-  program
+  const ab = program
     .command("ab")
     .description(
       "A/B two servers (or two configurations) on this host: same data, each cell measured in interleaved " +
         "slices in ABBA order; verdicts with confidence intervals. Exit 3 with --fail-on-regression when a regression is found.",
-    )
-    .requiredOption("--base <spec>", "base server spec, e.g. mariadb@10.11.5")
-    .requiredOption("--head <spec>", "head server spec (may equal --base to A/B a configuration change)")
-    .option(
-      "-w, --workload <file>",
-      "workload YAML file (its ab: section sets slices and pairs)",
-      h.defaultWorkload(),
-    )
-    .option(
-      "--base-set <name=value>",
-      "server option for the base only (repeatable)",
-      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--base-set"),
-    )
-    .option(
-      "--head-set <name=value>",
-      "server option for the head only (repeatable)",
-      (v, p: Record<string, string> | undefined) => h.parseSet(v, p, "--head-set"),
-    )
-    .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
-    .option("--report <file>", "Markdown report (default: the results file with .md)")
-    .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
-    .option(
-      "--pairs <n>",
-      "pairs per cell before confirmation (default: workload ab.pairs)",
-      positiveInt("--pairs", LIMITS.pairs),
-    )
-    .option(
-      "--slice <seconds>",
-      "seconds per slice (default: workload ab.slice)",
-      positiveInt("--slice", LIMITS.seconds),
-    )
-    .option(
-      "--max-pairs <n>",
-      "most pairs per cell with confirmation (default: workload ab.max_pairs)",
-      positiveInt("--max-pairs", LIMITS.pairs),
-    )
-    .option(
-      "--confirm-budget <seconds>",
-      "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
-      nonNegativeInt("--confirm-budget", LIMITS.seconds),
-    )
-    .option("--threshold <pct>", "regression threshold in % (default 5)", threshold)
-    .option("--fail-on-regression", "exit with code 3 when any verdict is a regression")
-    .option("--force", "replace a complete A/B file at --out")
-    .option(
-      "--work-dir <dir>",
-      "where server datadirs and logs go (default: .perfgate/work beside the results)",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
-    .addOption(networkOption("server-address"))
-    .addOption(networkOption("server-wrapper"))
-    .addOption(networkOption("client-wrapper"))
-    .addOption(degradationOption())
-    .action(async (o: AbFlags) => {
-      const degradation = degradationFromFlags(o.degradation);
-      const log = consoleLogger();
-      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
-      const out = o.out ?? `results/ab-${name}-${stamp}.json`;
-      const reportPath = o.report ?? h.reportPathFor(out);
-      refuseOutputOverInput("--report", reportPath, [out, o.workload]);
-      const thresholds: ThresholdConfig = o.threshold !== undefined ? { default_pct: o.threshold } : {};
-      const network = networkFromOptions(o);
-      const interrupt = h.interruptController();
-      try {
-        const { results, exitCode } = await runAb({
-          base: o.base,
-          head: o.head,
-          workloadFile: o.workload,
-          out,
-          baseSet: o.baseSet ?? {},
-          headSet: o.headSet ?? {},
-          thresholds,
-          ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
-          ...(o.slice !== undefined ? { slice: o.slice } : {}),
-          ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
-          ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
-          ...(o.workDir ? { workDir: o.workDir } : {}),
-          ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-          ...(network ? { network } : {}),
-          ...(o.force ? { force: true } : {}),
-          log,
-          signal: interrupt.signal,
-        });
-        const set = fromAb(results, out);
-        const report = compareSets([set], {
-          thresholds,
-          degradation: { ...degradationFromSpec(results.workload.spec), ...degradation },
-        });
-        writeFileAtomic(reportPath, renderComparisonMarkdown(report, [set]));
-        if (o.json) writeFileAtomic(o.json, renderComparisonJson(report));
-        process.stdout.write(`${renderComparisonText(report, [set])}\n`);
-        log.info(`results: ${resolve(out)}`);
-        log.info(`report:  ${resolve(reportPath)}`);
-        if (results.status !== "complete")
-          log.warn(`A/B run ${results.status}: ${results.status_reason ?? ""}`);
-        process.exitCode = exitCode !== 0 ? exitCode : o.failOnRegression && hasRegression(report) ? 3 : 0;
-        const empty = o.failOnRegression && process.exitCode === 0 ? gateFailure(report) : null;
-        if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
-      } finally {
-        interrupt.dispose();
-      }
-    });
+    );
+  addAbOptions(ab, h).action((o: AbFlags) => abAction(o, h));
 }

@@ -20,6 +20,8 @@ import { UsageError, UserError } from "../util/errors.js";
 export interface NamedSeries {
   name: string;
   points: SeriesPoint[];
+  /** which way is better, when the input knows (history stores); then changes are regressions or improvements */
+  better?: "higher" | "lower";
 }
 
 /** A kind of input `perfgate changes` reads (a CSV series, a history store, ...). */
@@ -93,6 +95,7 @@ export function changesReport(
   const series = loadInput(path, inputs).map((s) => ({
     name: s.name,
     points: s.points.length,
+    ...(s.better ? { better: s.better } : {}),
     changes: detectChanges(s.points, options),
   }));
   return { source: path, options, series };

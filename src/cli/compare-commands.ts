@@ -5,25 +5,25 @@
  * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
 import type { Command } from "commander";
-import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
 import { loadMeasurements } from "../compare/model.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
+import { EXIT } from "../gate/exit.js";
+import { compareGate } from "../gate/gate.js";
 import { importCsv, importSummary } from "../import/csv.js";
 import { writeImportedSet } from "../import/store.js";
+import { cliOption } from "../options/commander.js";
 import {
-  renderComparisonJson,
-  renderComparisonMarkdown,
-  renderComparisonText,
-} from "../report/comparison.js";
+  ALLOW_MISMATCH,
+  FAIL_ON_REGRESSION,
+  FAIL_THRESHOLD,
+  THRESHOLD,
+  THRESHOLD_METRIC,
+} from "../options/definitions.js";
+import { thresholdConfig } from "../options/values.js";
 import { writeFileAtomic } from "../results/store.js";
-import { degradationFromSpec } from "../stats/degradation-settings.js";
-import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { degradationFromFlags, degradationOption } from "./degradation-option.js";
-
-/** Exit code of `perfgate compare --fail-on-regression` when a regression verdict was found. */
-export const EXIT_REGRESSION = 3;
 
 const FORMATS = ["markdown", "text", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -40,14 +40,6 @@ function list(text: string): string[] {
     .filter((s) => s !== "");
 }
 
-function parsePct(option: string, text: string): number {
-  const n = /^\s*\d+(\.\d+)?\s*%?\s*$/.test(text) ? Number.parseFloat(text) : Number.NaN;
-  if (!(n > 0) || !Number.isFinite(n)) {
-    throw new UsageError(`${option} ${text}: accepted: a percentage greater than 0, e.g. 5 or 2.5`);
-  }
-  return n;
-}
-
 function parseMetrics(text: string): ComparedMetric[] {
   const items = list(text);
   const bad = items.filter((m) => !(COMPARED_METRICS as readonly string[]).includes(m));
@@ -57,31 +49,6 @@ function parseMetrics(text: string): ComparedMetric[] {
     );
   }
   return [...new Set(items)] as ComparedMetric[];
-}
-
-function parseThresholds(defaultText: string | undefined, perMetric: string[] | undefined): ThresholdConfig {
-  const config: ThresholdConfig = {};
-  if (defaultText !== undefined) config.default_pct = parsePct("--threshold", defaultText);
-  const per: Record<string, number> = {};
-  for (const item of perMetric ?? []) {
-    const eq = item.indexOf("=");
-    const metric = eq > 0 ? item.slice(0, eq).trim() : "";
-    if (!(COMPARED_METRICS as readonly string[]).includes(metric)) {
-      throw new UsageError(
-        `--threshold-metric ${item}: accepted: metric=pct with metric one of ${COMPARED_METRICS.join(", ")}, e.g. p95_ms=10`,
-      );
-    }
-    const pct = item.slice(eq + 1).trim();
-    const n = /^\d+(\.\d+)?%?$/.test(pct) ? Number.parseFloat(pct) : Number.NaN;
-    if (!(n > 0)) {
-      throw new UsageError(
-        `--threshold-metric ${item}: accepted: metric=pct with pct a number greater than 0, e.g. ${metric}=10`,
-      );
-    }
-    per[metric] = n;
-  }
-  if (Object.keys(per).length > 0) config.per_metric = per;
-  return config;
 }
 
 function parseConfidence(text: string): number {
@@ -111,8 +78,9 @@ interface CompareFlags {
   baseline?: string[];
   engines?: string;
   metric: string;
-  threshold?: string;
-  thresholdMetric?: string[];
+  threshold: number;
+  thresholdMetric?: [ComparedMetric, number][];
+  failThreshold?: number;
   confidence: string;
   format?: string;
   out?: string;
@@ -125,41 +93,35 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   // Validate every option before reading any file.
   refuseOutputOverInput("--out", o.out, files);
   const metrics = parseMetrics(o.metric);
-  const thresholds = parseThresholds(o.threshold, o.thresholdMetric);
+  const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
   const confidence = parseConfidence(o.confidence);
   const format = resolveFormat(o.format, o.out);
   const engines = o.engines === undefined ? undefined : list(o.engines);
   if (engines !== undefined && engines.length === 0) {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
-  const flags = degradationFromFlags(o.degradation);
+  const degradation = degradationFromFlags(o.degradation);
   const sets = files.map((f) => loadMeasurements(f));
-  // The detector settings of the first run's workload, then the flags.
-  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
-  const report = compareSets(sets, {
-    degradation: { ...(spec ? degradationFromSpec(spec) : {}), ...flags },
+  const gate = compareGate(sets, {
+    degradation,
     ...(o.baseline ? { baselines: o.baseline } : {}),
     ...(engines ? { engines } : {}),
     metrics,
     thresholds,
     confidence,
     allowMismatch: o.allowMismatch === true,
+    failOnRegression: o.failOnRegression === true,
+    failThresholdPct: o.failThreshold ?? null,
   });
-  const text =
-    format === "json"
-      ? renderComparisonJson(report)
-      : format === "markdown"
-        ? renderComparisonMarkdown(report, sets)
-        : renderComparisonText(report, sets);
+  const text = format === "json" ? gate.json : format === "markdown" ? gate.markdown : gate.text;
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
-    process.stdout.write(`${o.out}: ${renderComparisonText(report, sets).split("\n", 1)[0]}\n`);
+    process.stdout.write(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
   } else {
     process.stdout.write(`${text}\n`);
   }
-  if (o.failOnRegression && hasRegression(report)) process.exitCode = EXIT_REGRESSION;
-  const empty = o.failOnRegression ? gateFailure(report) : null;
-  if (empty !== null) throw new UserError(`--fail-on-regression: ${empty}`);
+  if (gate.exitCode === EXIT.regression) process.exitCode = EXIT.regression;
+  else if (gate.failure !== null) throw new UserError(`--fail-on-regression: ${gate.failure}`);
 }
 
 /** Adds `perfgate compare` and `perfgate import` to the program. */
@@ -181,23 +143,14 @@ export function registerCompareCommands(program: Command): void {
       `metrics to judge (comma list of ${COMPARED_METRICS.join(", ")})`,
       COMPARED_METRICS.join(","),
     )
-    .option("--threshold <pct>", "verdict threshold in % (default 5)")
-    .option(
-      "--threshold-metric <metric=pct>",
-      "threshold for one metric, e.g. p95_ms=10 (repeatable)",
-      collect,
-    )
+    .addOption(cliOption(THRESHOLD))
+    .addOption(cliOption(THRESHOLD_METRIC))
+    .addOption(cliOption(FAIL_THRESHOLD))
     .option("--confidence <level>", "confidence of all intervals together (simultaneous)", "0.95")
     .option("--format <format>", "markdown, text or json (default: from --out's extension, else text)")
     .option("-o, --out <file>", "write the report to a file (atomically) instead of stdout")
-    .option(
-      "--allow-mismatch",
-      "compare runs that differ in host, dataset, workload or server config (listed as warnings)",
-    )
-    .option(
-      "--fail-on-regression",
-      `exit with code ${EXIT_REGRESSION} when any verdict is a regression (and 1 when nothing was compared)`,
-    )
+    .addOption(cliOption(ALLOW_MISMATCH))
+    .addOption(cliOption(FAIL_ON_REGRESSION))
     .addOption(degradationOption())
     .action(compareAction);
 

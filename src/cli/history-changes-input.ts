@@ -1,19 +1,19 @@
 /**
  * `perfgate changes <store-folder>`: a history store as an input of the changes command. Every
  * trend cell × metric becomes one named series over the runs (point ids are the commits, so each
- * change names its commit range). Git stores: `perfgate history changes --store git:<branch>`.
+ * change names its commit range), with the metric's direction (a change against it is a regression). Git stores: `perfgate history changes --store git:<branch>`.
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { INDEX_FILE, readAllRuns } from "../history/folder.js";
-import { HISTORY_METRICS } from "../history/schema.js";
+import { metricInfo, metricKeys } from "../pages/metrics.js";
 import { buildSeries, type CellSeries } from "../pages/model.js";
 import type { ChangesInput, NamedSeries } from "./changes-command.js";
 
 function seriesOf(s: CellSeries): NamedSeries[] {
   const k = s.key;
   const out: NamedSeries[] = [];
-  for (const metric of HISTORY_METRICS) {
+  for (const metric of metricKeys(s)) {
     const col = s.metrics[metric];
     if (!col) continue;
     const points: NamedSeries["points"] = [];
@@ -28,9 +28,11 @@ function seriesOf(s: CellSeries): NamedSeries[] {
         date: s.date[i]!,
       });
     });
+    const cell = k.tier === "" ? k.script : `${k.script} ${k.tier} ${k.threads}t`;
     out.push({
-      name: `${k.workload} ${k.script} ${k.tier} ${k.threads}t ${metric} (${k.flavor}, ${k.runner_class})`,
+      name: `${k.workload} ${cell} ${metric} (${k.flavor}, ${k.runner_class})`,
       points,
+      better: metricInfo(s, metric).better,
     });
   }
   return out;

@@ -6,6 +6,7 @@ import { matchingRuns, pooledBaseline } from "../history/baseline.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
   appendRun,
+  appendRuns,
   DEFAULT_STORE,
   describeStore,
   listRuns,
@@ -15,6 +16,7 @@ import {
   showRun,
 } from "../history/store.js";
 import { writeImportedSet } from "../import/store.js";
+import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
 import { readResults } from "../results/store.js";
 
 export const storeOption = () =>
@@ -46,7 +48,29 @@ export function format(v: string): "text" | "json" {
   return v;
 }
 
+/** An imported entry (github-action-benchmark): the commit as recorded and every bench's metrics. */
+function importedText(run: HistoryRun): string {
+  const info = run.commit_info ?? {};
+  const lines = [
+    `run ${run.id} (github-action-benchmark, tool ${run.servers[0]?.flavor ?? "?"})`,
+    `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
+    `message  ${(info.message ?? "").split("\n")[0]}`,
+    `author   ${info.author ?? "-"}   committed ${info.timestamp ?? "-"}`,
+    `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}   suite ${run.workload.name}`,
+    "",
+    "bench  metric  value [interval] unit (better)  range",
+  ];
+  for (const c of run.cells) {
+    for (const m of c.other_metrics ?? []) {
+      const iv = m.lo !== null ? ` [${m.lo}, ${m.hi}]` : "";
+      lines.push(`${c.script}  ${m.name}  ${m.value}${iv} ${m.unit} (${m.better})  ${m.range ?? "-"}`);
+    }
+  }
+  return lines.join("\n");
+}
+
 function showText(run: HistoryRun): string {
+  if (run.source === "gab") return importedText(run);
   const lines = [
     `run ${run.id} (${run.source})`,
     `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
@@ -74,6 +98,7 @@ export function registerHistoryCommands(program: Command): Command {
       "The history store: past runs (one file per run plus an index) in a git branch or a folder.",
     );
   registerAppend(history);
+  registerImport(history);
   registerList(history);
   registerShow(history);
   registerPrune(history);
@@ -113,6 +138,34 @@ function registerAppend(history: Command): void {
         `${added ? "added" : "already there"}: run ${id} (${run.cells.length} cells) to ${describeStore(store)}\n`,
       );
     });
+}
+
+function registerImport(history: Command): void {
+  history
+    .command("import")
+    .description(
+      "Add a github-action-benchmark history (its gh-pages data.js) to the store: one run per entry, every bench with its units, direction, range, extra text, date and commit.",
+    )
+    .requiredOption("--gab-data <data.js>", "github-action-benchmark's data.js (window.BENCHMARK_DATA = ...)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--branch <name>", "branch the history was measured on (data.js does not say)", "unknown")
+    .addOption(
+      new Option("--runner-class <name>", "runner class the runs are grouped under").default(
+        "github-action-benchmark",
+      ),
+    )
+    .action(
+      async (o: { gabData: string; store: string; repo?: string; branch: string; runnerClass: string }) => {
+        const store = parseStore(o.store, o.repo);
+        const imported = importGabHistory(o.gabData, { runnerClass: o.runnerClass, branch: o.branch });
+        const outcomes = await appendRuns(store, imported.runs, o.gabData);
+        const added = outcomes.filter((x) => x.added).length;
+        process.stdout.write(
+          `${o.gabData}: ${gabHistorySummary(imported)}\nadded ${added} run(s) to ${describeStore(store)}${added < outcomes.length ? ` (${outcomes.length - added} already there)` : ""}\n`,
+        );
+      },
+    );
 }
 
 function registerList(history: Command): void {

@@ -8,15 +8,15 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Option } from "commander";
 import { readAbResults } from "../ab/store.js";
-import { compareSets } from "../compare/compare.js";
-import { fromAb } from "../compare/model.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../report/comparison.js";
+import { EXIT } from "../gate/exit.js";
+import { abGate } from "../gate/gate.js";
+import { DEFAULT_WORKLOAD } from "../options/definitions.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { checkServerOptions } from "../servers/options.js";
-import { degradationFromSpec } from "../stats/degradation-settings.js";
+import { specFormsText } from "../servers/spec.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -46,7 +46,6 @@ function isAbFile(file: string): boolean {
 }
 
 export const DEFAULT_SERVER = "mariadb@11.4.5";
-export const DEFAULT_WORKLOAD = "workloads/smoke.yml";
 
 /** The package root (for the bundled default workload when run from elsewhere). */
 function packageRoot(): string {
@@ -61,7 +60,8 @@ function defaultWorkload(): string {
 }
 
 /**
- * `--set name=value` (also --base-set/--head-set), checked as data at once (src/servers/options.ts).
+ * `--set name=value`, checked as data at once (src/servers/options.ts); ab's --base-set/--head-set are
+ * shared with the action (src/options/definitions.ts).
  * Repeatable; no commander default (it would print `(default: {})` in --help).
  */
 function parseSet(
@@ -173,27 +173,14 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
   }
 }
 
-export function buildProgram(): Command {
-  const program = new Command();
-  program
-    .name("perfgate")
-    .description(
-      "Continuous performance-regression gate for MySQL-family servers (MariaDB, MySQL, Percona Server).",
-    )
-    .version(PERFGATE_VERSION)
-    .showHelpAfterError("(run with --help for usage)")
-    .exitOverride();
-
+/** `perfgate run`: provision a server and run a workload matrix. */
+function registerRunCommand(program: Command): void {
   program
     .command("run")
     .description(
       "Provision a server, run a sysbench workload matrix against it, write results JSON and a Markdown report.",
     )
-    .option(
-      "-s, --server <spec>",
-      "server spec: [maven:|deb:|tarball:|docker:]<mariadb|mysql|percona>@X.Y.Z, build:<dir or git URL>@<ref>, or path:<dir>",
-      DEFAULT_SERVER,
-    )
+    .option("-s, --server <spec>", `server spec: ${specFormsText()}`, DEFAULT_SERVER)
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
@@ -222,7 +209,10 @@ export function buildProgram(): Command {
     )
     .addOption(degradationOption())
     .action(runCommandAction);
+}
 
+/** `perfgate report`: the report of a run's or an A/B run's results file. */
+function registerReportCommand(program: Command): void {
   program
     .command("report")
     .description("Render the Markdown report (or a terminal table) of a run's or an A/B run's results file.")
@@ -238,15 +228,9 @@ export function buildProgram(): Command {
       const degradation = degradationFromFlags(o.degradation);
       let text: string;
       if (isAbFile(file)) {
-        const ab = readAbResults(file);
-        const set = fromAb(ab, file);
-        const report = compareSets([set], {
-          degradation: { ...degradationFromSpec(ab.workload.spec), ...degradation },
-        });
-        text =
-          o.format === "markdown"
-            ? renderComparisonMarkdown(report, [set])
-            : renderComparisonText(report, [set]);
+        // The gate's report without a gate: `report` only shows.
+        const gate = abGate(readAbResults(file), file, { degradation, failOnRegression: false });
+        text = o.format === "markdown" ? gate.markdown : gate.text;
       } else {
         const results = readResults(file);
         text =
@@ -257,10 +241,10 @@ export function buildProgram(): Command {
       if (o.out) writeFileAtomic(o.out, text);
       else process.stdout.write(`${text}\n`);
     });
+}
 
-  registerServerCommands(program);
-  registerDoctorCommand(program, { defaultServer: DEFAULT_SERVER, interruptController: cliInterrupt });
-
+/** `perfgate workload validate`. */
+function registerWorkloadCommands(program: Command): void {
   const workload = program.command("workload").description("Workload files.");
   workload
     .command("validate")
@@ -274,7 +258,26 @@ export function buildProgram(): Command {
         );
       }
     });
-  registerAbCommand(program, { parseSet, interruptController: cliInterrupt, defaultWorkload, reportPathFor });
+}
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name("perfgate")
+    .description(
+      "Continuous performance-regression gate for MySQL-family servers (MariaDB, MySQL, Percona Server).",
+    )
+    .version(PERFGATE_VERSION)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+
+  registerRunCommand(program);
+  registerReportCommand(program);
+  registerServerCommands(program);
+  registerDoctorCommand(program, { defaultServer: DEFAULT_SERVER, interruptController: cliInterrupt });
+
+  registerWorkloadCommands(program);
+  registerAbCommand(program, { interruptController: cliInterrupt, defaultWorkload, reportPathFor });
   registerCompareCommands(program);
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);
@@ -297,13 +300,13 @@ export async function main(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end here with code 0; usage errors were already printed.
-      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
     process.stderr.write(`perfgate: ${errorMessage(err)}\n`);
     if (!(err instanceof UserError) && process.env.PERFGATE_DEBUG && err instanceof Error) {
       process.stderr.write(`${err.stack}\n`);
     }
-    process.exitCode = err instanceof UsageError ? 2 : 1;
+    process.exitCode = err instanceof UsageError ? EXIT.usage : EXIT.error;
   }
 }

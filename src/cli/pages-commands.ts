@@ -1,21 +1,14 @@
 /** `perfgate pages` (the static trend site) and `perfgate history changes` (change points per cell). */
 import { resolve } from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
+import { cliOption } from "../options/commander.js";
+import { THRESHOLD } from "../options/definitions.js";
 import { detector } from "../pages/detector.js";
 import { buildSeries } from "../pages/model.js";
 import { writeSite } from "../pages/site.js";
-import { DEFAULT_THRESHOLD_PCT } from "../stats/index.js";
 import { format, repoOption, storeOption } from "./history-commands.js";
-
-function percent(v: string): number {
-  const n = Number(v);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(v) || !(n > 0 && n < 100)) {
-    throw new InvalidArgumentError(`--threshold ${v}: expected a percentage between 0 and 100, e.g. 5`);
-  }
-  return n;
-}
 
 function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
@@ -28,7 +21,7 @@ function changesText(runs: HistoryRun[]): string {
     for (const c of s.changes) {
       const k = s.key;
       lines.push(
-        `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t  ${c.metric}  ${c.pct > 0 ? "+" : ""}${c.pct}%  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}`,
+        `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t  ${c.metric}  ${c.pct === null ? `${c.before} -> ${c.after}` : `${c.pct > 0 ? "+" : ""}${c.pct}%`} ${(c.better === "higher") === c.after > c.before ? "improvement" : "regression"}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}`,
       );
     }
   }
@@ -48,12 +41,7 @@ export function registerPagesCommands(program: Command, history: Command): void 
     .addOption(storeOption())
     .addOption(repoOption())
     .requiredOption("-o, --out <dir>", "folder to write the site to (replaced)")
-    .option(
-      "--threshold <pct>",
-      "version matrix: list differences beyond this %",
-      percent,
-      DEFAULT_THRESHOLD_PCT,
-    )
+    .addOption(cliOption(THRESHOLD, { help: "version matrix: list differences beyond this %" }))
     .option(
       "--baseline <engine>",
       'version matrix baseline, e.g. "MariaDB 10.11.5" (repeatable; default: each family\'s oldest)',

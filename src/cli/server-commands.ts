@@ -5,7 +5,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { cacheRoot, removeInstallDir, verifyInstallDir, versionedInstallDir } from "../servers/cache.js";
+import { cacheRoot, installDir, removeInstallDir, verifyInstallDir } from "../servers/cache.js";
 import { resolveServer } from "../servers/resolve.js";
 import { parseServerSpec, VERSIONED_SOURCES } from "../servers/spec.js";
 import { errorMessage, UsageError } from "../util/errors.js";
@@ -20,7 +20,7 @@ async function forget(raw: string, cacheDir: string, log: Logger): Promise<void>
     );
   }
   for (const source of spec.source ? [spec.source] : VERSIONED_SOURCES) {
-    const dir = versionedInstallDir(cacheDir, source, spec.flavor, spec.version);
+    const dir = installDir(cacheDir, source, spec.flavor, spec.version);
     if (await removeInstallDir(dir, log)) log.info(`removed ${dir}`);
   }
 }

@@ -12,6 +12,7 @@ import { UserError } from "../util/errors.js";
 import {
   HISTORY_INDEX_SCHEMA,
   HISTORY_RUN_SCHEMA,
+  HISTORY_RUN_SCHEMA_VERSIONS,
   HISTORY_SCHEMA_VERSION,
   type HistoryIndex,
   HistoryIndexSchema,
@@ -32,7 +33,7 @@ export function runPath(root: string, id: string): string {
 export function parseHistoryRun(data: unknown, where: string): HistoryRun {
   return validateDocument(data, where, {
     schema: HISTORY_RUN_SCHEMA,
-    version: HISTORY_SCHEMA_VERSION,
+    version: HISTORY_RUN_SCHEMA_VERSIONS,
     zod: HistoryRunSchema,
   });
 }
@@ -137,6 +138,22 @@ export function appendToFolderSync(root: string, run: HistoryRun): AppendOutcome
   if (added) writeFileAtomic(path, `${JSON.stringify(run)}\n`);
   rebuildIndex(root);
   return { id: run.id, added };
+}
+
+/** Several runs at once (an imported history): every run file, then one index update. */
+export function appendManyToFolderSync(root: string, runs: readonly HistoryRun[]): AppendOutcome[] {
+  const outcomes = runs.map((run) => {
+    const path = runPath(root, run.id);
+    const added = !existsSync(path);
+    if (added) writeFileAtomic(path, `${JSON.stringify(run)}\n`);
+    return { id: run.id, added };
+  });
+  rebuildIndex(root);
+  return outcomes;
+}
+
+export function appendManyToFolder(root: string, runs: readonly HistoryRun[]): Promise<AppendOutcome[]> {
+  return withLock(ensureDir(root), () => appendManyToFolderSync(root, runs));
 }
 
 export function appendToFolder(root: string, run: HistoryRun): Promise<AppendOutcome> {

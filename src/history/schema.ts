@@ -2,13 +2,19 @@
  * The history store's two document kinds (docs/history.md): one `perfgate/history-run` file per
  * run (runs/<id>.json) and one `perfgate/history-index` (index.json) listing every run. The index
  * is derived from the run files alone, so it can always be rebuilt; runs are never edited.
- * Bump HISTORY_SCHEMA_VERSION on any change an older reader would misread.
+ * Bump the schema version on any change an older reader would misread: run files are version 1
+ * (perfgate's own runs) or 2 (a run with `other_metrics`, `commit_info` or source "gab": an
+ * imported history); a writer uses the lowest version that holds the run, so older perfgates keep
+ * reading stores of plain runs. The index is version 1.
  */
 import { z } from "zod";
 
 export const HISTORY_RUN_SCHEMA = "perfgate/history-run" as const;
 export const HISTORY_INDEX_SCHEMA = "perfgate/history-index" as const;
 export const HISTORY_SCHEMA_VERSION = 1 as const;
+/** Version of run files that use the fields added in 2 (other_metrics, commit_info, source "gab"). */
+export const HISTORY_RUN_SCHEMA_VERSION_2 = 2 as const;
+export const HISTORY_RUN_SCHEMA_VERSIONS = [HISTORY_SCHEMA_VERSION, HISTORY_RUN_SCHEMA_VERSION_2] as const;
 
 const num = z.number().finite();
 const RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
@@ -26,6 +32,25 @@ export type MetricValue = z.infer<typeof MetricValueSchema>;
 export const HISTORY_METRICS = ["tps", "qps", "p95_ms"] as const;
 export type HistoryMetric = (typeof HISTORY_METRICS)[number];
 
+/** Which way is better for a metric: tps "higher", latency "lower". */
+export const BetterSchema = z.enum(["higher", "lower"]);
+export type Better = z.infer<typeof BetterSchema>;
+
+/**
+ * Schema 2: a metric other than tps/qps/p95 (an imported history's `ns/iter`, `B/op`, `iter/sec`):
+ * its name (unique within the cell), unit and direction, the value with its interval when one is
+ * known, and the source's own spread and notes as text.
+ */
+export const OtherMetricSchema = MetricValueSchema.extend({
+  name: z.string().min(1),
+  unit: z.string(),
+  better: BetterSchema,
+  /** the source's spread as written, e.g. "± 3%" ([lo, hi] is parsed from it where possible) */
+  range: z.string().optional(),
+  extra: z.string().optional(),
+});
+export type OtherMetric = z.infer<typeof OtherMetricSchema>;
+
 export const HistoryCellSchema = z.object({
   /** label of the server in `servers` this cell measured */
   server: z.string(),
@@ -38,6 +63,8 @@ export const HistoryCellSchema = z.object({
     qps: MetricValueSchema.optional(),
     p95_ms: MetricValueSchema.optional(),
   }),
+  /** schema 2: further metrics, each with its unit and direction */
+  other_metrics: z.array(OtherMetricSchema).optional(),
 });
 export type HistoryCell = z.infer<typeof HistoryCellSchema>;
 
@@ -61,12 +88,24 @@ export type HistoryServer = z.infer<typeof HistoryServerSchema>;
 
 export const HistoryRunSchema = z.object({
   schema: z.literal(HISTORY_RUN_SCHEMA),
-  schema_version: z.literal(HISTORY_SCHEMA_VERSION),
+  schema_version: z.union([z.literal(HISTORY_SCHEMA_VERSION), z.literal(HISTORY_RUN_SCHEMA_VERSION_2)]),
   id: RunIdSchema,
-  /** "run": a perfgate/results file; "ab": the head side of a perfgate/ab file */
-  source: z.enum(["run", "ab"]),
+  /**
+   * "run": a perfgate/results file; "ab": the head side of a perfgate/ab file; "gab" (schema 2):
+   * one entry of a github-action-benchmark data.js
+   */
+  source: z.enum(["run", "ab", "gab"]),
   commit: z.string(),
   commit_url: z.string().nullable(),
+  /** schema 2: what the source recorded of the commit besides its id and link */
+  commit_info: z
+    .object({
+      message: z.string().optional(),
+      timestamp: z.string().optional(),
+      author: z.string().optional(),
+      committer: z.string().optional(),
+    })
+    .optional(),
   /** ISO 8601: the commit's (or the run's) date; points are ordered by it */
   date: z.string(),
   branch: z.string(),
@@ -81,14 +120,16 @@ export const HistoryRunSchema = z.object({
   host: z.object({
     hostname: z.string(),
     cpu_model: z.string(),
-    cores: z.number().int().positive(),
+    /** 0: unknown (an imported history) */
+    cores: z.number().int().nonnegative(),
     memory_bytes: num,
     kernel: z.string(),
     os: z.string(),
     arch: z.string(),
   }),
   workload: z.object({ name: z.string(), sha256: z.string() }),
-  dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
+  /** 0 and 0: not a sysbench dataset (an imported history) */
+  dataset: z.object({ tables: z.number().int().nonnegative(), table_size: z.number().int().nonnegative() }),
   servers: z.array(HistoryServerSchema).min(1),
   cells: z.array(HistoryCellSchema),
 });

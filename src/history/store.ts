@@ -7,6 +7,8 @@ import { resolve } from "node:path";
 import { UserError } from "../util/errors.js";
 import {
   type AppendOutcome,
+  appendManyToFolder,
+  appendManyToFolderSync,
   appendToFolder,
   appendToFolderSync,
   type PruneRule,
@@ -55,6 +57,19 @@ export function appendRun(store: StoreRef, run: HistoryRun): Promise<AppendOutco
       return { result: outcome, changed: true }; // an existing run may still heal the index
     },
   );
+}
+
+/** Several runs in one change (one commit on a git store): an imported history. */
+export function appendRuns(
+  store: StoreRef,
+  runs: readonly HistoryRun[],
+  what: string,
+): Promise<AppendOutcome[]> {
+  if (store.kind === "dir") return appendManyToFolder(store.path, runs);
+  return updateGitStore(store, `history: import ${runs.length} runs (${what})`, (root) => {
+    const outcomes = appendManyToFolderSync(root, runs);
+    return { result: outcomes, changed: outcomes.some((o) => o.added) };
+  });
 }
 
 export function pruneRuns(store: StoreRef, rule: PruneRule): Promise<IndexEntry[]> {

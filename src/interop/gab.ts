@@ -8,7 +8,8 @@
  *
  * Import: the action's gh-pages `data.js` (`window.BENCHMARK_DATA = {...}`), parsed without eval
  * and validated, as a perfgate/import set: throughput benches become tps rows with the short commit
- * id as the engine; the others are skipped and counted.
+ * id as the engine; the others are skipped and counted. The whole history, every unit kept, goes
+ * into the history store through src/interop/gab-history.ts (`perfgate history import`).
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -162,9 +163,19 @@ interface Point {
   file: string;
 }
 
-/** "12.3", "1230", "0.0457": three significant digits. */
+/**
+ * An exported number: 4 significant digits, never fewer than its integer digits (1234.5678901 →
+ * 1235, 98765.4 → 98765, 9.0909 → 9.091, 0.012345 → 0.01235). The action shows values as given.
+ */
+export function roundExported(x: number): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const intDigits = Math.floor(Math.log10(Math.abs(x))) + 1;
+  return Number(x.toPrecision(Math.min(21, Math.max(4, intDigits))));
+}
+
+/** A range's half-width as text, rounded like values: "29.42", "1235", "0.04567". */
 function short(x: number): string {
-  return String(Number(x.toPrecision(3)));
+  return String(roundExported(x));
 }
 
 function plural(n: number, word: string): string {
@@ -384,7 +395,7 @@ export function exportGab(
     return {
       name,
       unit: UNIT[p.metric],
-      value: p.value,
+      value: roundExported(p.value),
       ...(p.range !== undefined ? { range: p.range } : {}),
       extra: p.extra,
     };
@@ -515,7 +526,9 @@ export function gabToImport(data: GabData, source: { file: string; sha256: strin
       skipped.unit + skipped.nonPositive > 0
         ? `${plural(skipped.unit + skipped.nonPositive, "bench")} skipped${skippedUnits.size > 0 ? ` (units ${[...skippedUnits].join(", ")})` : ""}`
         : `${plural(entries, "entry")}, no benches`;
-    throw new UserError(`${source.file}: field entries: no throughput benches to import (${why})`);
+    throw new UserError(
+      `${source.file}: field entries: no throughput benches to import (${why}); perfgate history import --gab-data keeps every unit`,
+    );
   }
   return {
     set: {
@@ -550,6 +563,6 @@ export function gabImportSummary(r: GabImport): string {
   return [
     `${plural(rows.length, "row")}: ${plural(new Set(rows.map((x) => x.engine)).size, "commit")}`,
     plural(new Set(rows.map((x) => x.scenario)).size, "scenario"),
-    `threads ${minOf(threads)}-${maxOf(threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why})` : ""}`,
+    `threads ${minOf(threads)}-${maxOf(threads)}; ${plural(total, "bench")} skipped${total > 0 ? ` (${why}; perfgate history import --gab-data keeps them)` : ""}`,
   ].join(", ");
 }

@@ -6,7 +6,14 @@
 import { createHash } from "node:crypto";
 import type { SeriesPoint } from "../changes/index.js";
 import { naturalCompare } from "../compare/compare.js";
-import { HISTORY_METRICS, type HistoryMetric, type HistoryRun } from "../history/schema.js";
+import {
+  type Better,
+  HISTORY_METRICS,
+  type HistoryCell,
+  type HistoryMetric,
+  type HistoryRun,
+} from "../history/schema.js";
+import { metricInfo, metricKeys } from "./metrics.js";
 import { SPARK_POINTS, sparkShape } from "./spark.js";
 
 /** A point of a series, as the change-point detector takes it. */
@@ -33,10 +40,13 @@ export interface CellKey {
 }
 
 export interface ChangeMark {
-  metric: HistoryMetric;
+  /** tps, qps, p95_ms or the name of another metric (CellSeries.units) */
+  metric: string;
+  /** which way is better for the metric: a change against it is a regression */
+  better: Better;
   index: number;
-  /** relative change of the mean, after/before − 1, in % */
-  pct: number;
+  /** relative change of the mean, after/before − 1, in %; null when the old mean is 0 (0 → 3 allocs/op) */
+  pct: number | null;
   before: number;
   after: number;
   confidence: number;
@@ -64,17 +74,22 @@ export interface CellSeries {
   url: (string | null)[];
   url_prefix: string | null;
   version: string[];
-  metrics: Partial<Record<HistoryMetric, MetricColumns>>;
+  /** tps, qps, p95_ms (when measured), then other metrics by name (an imported history's) */
+  metrics: Partial<Record<HistoryMetric, MetricColumns>> & Record<string, MetricColumns | undefined>;
+  /** unit and direction of each metric that is not tps, qps or p95_ms (absent when none) */
+  units?: Record<string, { unit: string; better: Better }>;
   changes: ChangeMark[];
 }
 
 export interface OverviewRow extends CellKey {
   id: string;
   points: number;
-  last: { date: string; commit: string; version: string; tps: number | null };
-  /**
-   * The sparkline: tps of the last SPARK_POINTS points as a shape (spark.ts), not values.
-   */
+  /** `value`: the last value of `metric`, given when that is not tps */
+  last: { date: string; commit: string; version: string; tps: number | null; value?: number | null };
+  /** the metric of `spark` when it is not tps (a cell without tps: its first metric), with its unit */
+  metric?: string;
+  unit?: string;
+  /** tps (or `metric`) of the last SPARK_POINTS points as a shape (spark.ts), not values */
   spark: (number | null)[];
   /** the most recent change point over the cell's metrics */
   change: ChangeMark | null;
@@ -138,18 +153,7 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
       s.commit.push(run.commit);
       s.url.push(run.commit_url);
       s.version.push(server.version);
-      for (const m of HISTORY_METRICS) {
-        const v = c.metrics[m];
-        if (!v) continue;
-        let col = s.metrics[m];
-        if (!col) {
-          col = { v: Array(at).fill(null), lo: Array(at).fill(null), hi: Array(at).fill(null) };
-          s.metrics[m] = col;
-        }
-        col.v[at] = v.value;
-        col.lo[at] = v.lo;
-        col.hi[at] = v.hi;
-      }
+      addMetrics(s, c, at);
     }
     for (const s of byId.values()) padTo(s);
   }
@@ -159,6 +163,30 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
     compactUrls(s);
   }
   return all.sort((a, b) => compareKeys(a.key, b.key));
+}
+
+/** The point `at` of a cell's metrics: tps, qps, p95 and any other metric (with its unit). */
+function addMetrics(s: CellSeries, c: HistoryCell, at: number): void {
+  const put = (key: string, v: { value: number; lo: number | null; hi: number | null }) => {
+    let col = s.metrics[key];
+    if (!col) {
+      col = { v: Array(at).fill(null), lo: Array(at).fill(null), hi: Array(at).fill(null) };
+      s.metrics[key] = col;
+    }
+    col.v[at] = v.value;
+    col.lo[at] = v.lo;
+    col.hi[at] = v.hi;
+  };
+  for (const m of HISTORY_METRICS) {
+    const v = c.metrics[m];
+    if (v) put(m, v);
+  }
+  for (const o of c.other_metrics ?? []) {
+    const key = (HISTORY_METRICS as readonly string[]).includes(o.name) ? `${o.name} (${o.unit})` : o.name;
+    s.units ??= {};
+    s.units[key] ??= { unit: o.unit, better: o.better };
+    put(key, o);
+  }
 }
 
 /** Drops the per-point links when they all are one prefix followed by the commit. */
@@ -173,6 +201,7 @@ function compactUrls(s: CellSeries): void {
 
 function padTo(s: CellSeries): void {
   for (const col of Object.values(s.metrics)) {
+    if (!col) continue;
     while (col.v.length < s.run.length) {
       col.v.push(null);
       col.lo.push(null);
@@ -195,7 +224,7 @@ export function compareKeys(a: CellKey, b: CellKey): number {
 /** Change points of each metric, mapped back from the metric's non-empty points to series indices. */
 function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
   const marks: ChangeMark[] = [];
-  for (const m of HISTORY_METRICS) {
+  for (const m of metricKeys(s)) {
     const col = s.metrics[m];
     if (!col) continue;
     const at: number[] = [];
@@ -218,8 +247,9 @@ function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
       if (i === undefined || prev === undefined) continue;
       marks.push({
         metric: m,
+        better: metricInfo(s, m).better,
         index: i,
-        pct: Number(((c.after / c.before - 1) * 100).toFixed(2)),
+        pct: c.before !== 0 ? Number(((c.after / c.before - 1) * 100).toFixed(2)) : null,
         before: c.before,
         after: c.after,
         confidence: c.confidence,
@@ -233,10 +263,10 @@ function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
   return marks.sort((a, b) => a.index - b.index);
 }
 
-/** The most recent change; of several at one point, throughput first (tps, qps, then p95). */
-function latestChange(marks: readonly ChangeMark[]): ChangeMark | null {
+/** The most recent change; of several at one point, throughput first (tps, qps, p95, then the others). */
+function latestChange(s: CellSeries, marks: readonly ChangeMark[]): ChangeMark | null {
   const last = marks.reduce((m, c) => Math.max(m, c.index), -1);
-  for (const metric of HISTORY_METRICS) {
+  for (const metric of metricKeys(s)) {
     const hit = marks.find((c) => c.index === last && c.metric === metric);
     if (hit) return hit;
   }
@@ -246,12 +276,21 @@ function latestChange(marks: readonly ChangeMark[]): ChangeMark | null {
 export function overviewRow(s: CellSeries): OverviewRow {
   const last = s.run.length - 1;
   const tps = s.metrics.tps?.v ?? [];
+  const metric = s.metrics.tps ? "tps" : (metricKeys(s)[0] ?? "tps");
+  const values = s.metrics[metric]?.v ?? [];
   return {
     id: s.id,
     ...s.key,
     points: s.run.length,
-    last: { date: s.date[last]!, commit: s.commit[last]!, version: s.version[last]!, tps: tps[last] ?? null },
-    spark: sparkShape(tps.slice(-SPARK_POINTS)),
-    change: latestChange(s.changes),
+    last: {
+      date: s.date[last]!,
+      commit: s.commit[last]!,
+      version: s.version[last]!,
+      tps: tps[last] ?? null,
+      ...(metric !== "tps" ? { value: values[last] ?? null } : {}),
+    },
+    ...(metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {}),
+    spark: sparkShape(values.slice(-SPARK_POINTS)),
+    change: latestChange(s, s.changes),
   };
 }

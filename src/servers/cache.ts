@@ -26,14 +26,12 @@ import type { Logger } from "../util/log.js";
 import { pidExists } from "../util/owner.js";
 import { checkTree, MANIFEST_FILE, readManifest, tamperedError, writeManifest } from "./manifest.js";
 
-/** Where a versioned source unpacks a server: `servers/<source>-<flavor>-<version>`. */
-export function versionedInstallDir(
-  cacheDir: string,
-  source: string,
-  flavor: string,
-  version: string,
-): string {
-  return join(cacheDir, "servers", `${source}-${flavor}-${version}`);
+/**
+ * The one naming of install directories: `servers/<parts joined by ->`, e.g.
+ * `servers/maven-mariadb-11.4.5` (source, flavor, version) or `servers/build-<commit>-<options hash>`.
+ */
+export function installDir(cacheDir: string, ...nameParts: string[]): string {
+  return join(cacheDir, "servers", nameParts.join("-"));
 }
 
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -232,6 +230,11 @@ export function verifyInstallDir(dir: string, env: NodeJS.ProcessEnv = process.e
  * Reads an unpacked install's metadata, or null when the directory is absent or unfinished. The
  * tree is verified against its manifest first: a tampered install throws instead.
  */
+/** Whether `dir` holds a finished install (its record exists); does not verify it. */
+export function hasInstall(dir: string): boolean {
+  return existsSync(join(dir, META));
+}
+
 export function readInstallMeta<T>(dir: string): T | null {
   const file = join(dir, META);
   if (!existsSync(file)) return null;

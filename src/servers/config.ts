@@ -8,8 +8,11 @@
  */
 import { createHash } from "node:crypto";
 import { UserError } from "../util/errors.js";
-import { checkServerOptions } from "./options.js";
+import { checkServerOptions, parseSize } from "./options.js";
 import { compareVersions, type Flavor } from "./spec.js";
+
+// parseSize lives with the option checks (which need it); re-exported for the config callers.
+export { parseSize };
 
 export interface ConfigContext {
   flavor: Flavor;
@@ -415,14 +418,4 @@ export function generateConfig(
   ].join("\n");
   const hash = createHash("sha256").update(body(options)).digest("hex");
   return { text, options, hash };
-}
-
-/** Parses a tier like `2G`, `512M`, `1.5G` into bytes; null when malformed. */
-export function parseSize(text: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult: Record<string, number> = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? (mult[unit] ?? 1) : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
 }

@@ -1,24 +1,26 @@
 /**
- * Turns a spec into an unpacked install. A bare `flavor@X` tries the sources in SOURCE_ORDER
- * and takes the first that has X, saying which it used; a source-qualified spec uses only that
- * source. Unknown versions get one line listing what each source offers.
+ * Turns a spec into an unpacked install, through the source table (sources/registry.ts). A bare
+ * `flavor@X` tries the sources in SOURCE_ORDER that offer the flavor and takes the first that has
+ * X, saying which it used; a source-qualified spec uses only that source. Unknown versions get one
+ * line listing what each source offers.
  */
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { cacheRoot, hasInstall, readInstallMeta } from "./cache.js";
 import type { ServerInstall } from "./install.js";
-import { provisionBuild } from "./sources/build.js";
-import { cachedDebInstall, debVersions, provisionDeb } from "./sources/deb.js";
-import { cachedDockerInstall, provisionDocker } from "./sources/docker.js";
-import { cachedMavenInstall, mavenVersions, provisionMaven } from "./sources/maven.js";
-import { provisionPath } from "./sources/path.js";
-import { cachedTarballInstall, provisionTarball, tarballVersions } from "./sources/tarball.js";
-import { compareVersions, type Flavor, parseServerSpec, type VersionedSource } from "./spec.js";
+import { SOURCE_ORDER, SOURCES } from "./sources/registry.js";
+import {
+  type Availability,
+  LISTED,
+  missing,
+  type ServerSource,
+  type SourceContext,
+  UNKNOWN,
+} from "./sources/source.js";
+import { compareVersions, parseServerSpec, type ServerSpec, type SourceName } from "./spec.js";
 
-/**
- * Official upstream builds first, then distribution packages. `tarball` only probes the vendor
- * site for the one version asked for (short timeouts); `docker` is never tried for a bare spec.
- */
-export const SOURCE_ORDER: VersionedSource[] = ["maven", "tarball", "deb"];
+export { SOURCE_ORDER } from "./sources/registry.js";
+export type { Availability } from "./sources/source.js";
 
 export interface ResolveOptions {
   log: Logger;
@@ -27,113 +29,119 @@ export interface ResolveOptions {
   signal?: AbortSignal;
 }
 
-async function versionsOf(
-  source: VersionedSource,
-  flavor: Flavor,
-  opts: ResolveOptions,
-  version: string,
-): Promise<string[]> {
-  switch (source) {
-    case "maven":
-      return await mavenVersions(flavor, {
-        log: opts.log,
-        ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}),
-      });
-    case "deb":
-      return await debVersions(flavor, {
-        log: opts.log,
-        ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
-    case "tarball":
-      // Vendor sites list no versions cheaply: probe the one asked for (an error says what is missing).
-      return await tarballVersions(flavor, version, {
-        log: opts.log,
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
-    case "docker":
-      return [];
-  }
+/** One source a spec may come from, with the spec as that source sees it. */
+interface Candidate {
+  name: SourceName;
+  spec: ServerSpec;
+  source: ServerSource<ServerSpec>;
 }
 
-function cached(
-  source: VersionedSource,
-  flavor: Flavor,
-  version: string,
-  cacheDir?: string,
-): ServerInstall | null {
-  switch (source) {
-    case "maven":
-      return flavor === "percona" ? null : cachedMavenInstall(version, cacheDir, flavor);
-    case "deb":
-      return cachedDebInstall(flavor, version, cacheDir);
-    case "tarball":
-      return cachedTarballInstall(flavor, version, cacheDir);
-    case "docker":
-      return cachedDockerInstall(flavor, version, cacheDir);
+/** The sources a spec can come from, in order; a bare spec is qualified for each. */
+function candidates(spec: ServerSpec): Candidate[] {
+  if (spec.kind === "versioned" && spec.source === null) {
+    const { flavor, version } = spec;
+    return SOURCE_ORDER.filter((n) => SOURCES[n].form.flavors?.includes(flavor)).map((name) => ({
+      name,
+      spec: { ...spec, source: name, raw: `${name}:${flavor}@${version}` },
+      source: SOURCES[name] as ServerSource<ServerSpec>,
+    }));
   }
+  const name = spec.source as SourceName;
+  // The table maps each name to the source of that spec kind, so the spec fits the source.
+  return [{ name, spec, source: SOURCES[name] as ServerSource<ServerSpec> }];
 }
 
-async function provision(source: VersionedSource, flavor: Flavor, version: string, opts: ResolveOptions) {
-  const common = {
+function contextOf(opts: ResolveOptions): SourceContext {
+  return {
     log: opts.log,
-    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+    cacheDir: opts.cacheDir ?? cacheRoot(),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.mavenBaseUrl ? { mavenBaseUrl: opts.mavenBaseUrl } : {}),
   };
-  switch (source) {
-    case "maven":
-      return await provisionMaven(
-        version,
-        { ...common, ...(opts.mavenBaseUrl ? { baseUrl: opts.mavenBaseUrl } : {}) },
-        flavor,
-      );
-    case "deb":
-      return await provisionDeb(flavor, version, common);
-    case "tarball":
-      return await provisionTarball(flavor, version, common);
-    case "docker":
-      return await provisionDocker(flavor, version, common);
-  }
 }
 
-export async function resolveServer(raw: string, opts: ResolveOptions): Promise<ServerInstall> {
-  const spec = parseServerSpec(raw);
-  if (spec.kind === "path") return await provisionPath(spec.dir);
-  if (spec.kind === "build") {
-    return await provisionBuild(spec.raw, {
-      log: opts.log,
-      ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
+const specOf = (spec: string | ServerSpec) => (typeof spec === "string" ? parseServerSpec(spec) : spec);
+
+/** The cached install of a candidate (verified against its manifest), or null. Needs no network. */
+function cachedInstall(c: Candidate, cacheDir: string): ServerInstall | null {
+  for (const dir of c.source.installDirs(c.spec, cacheDir)) {
+    const hit = readInstallMeta<ServerInstall>(dir);
+    if (hit) return hit;
   }
-  const sources = spec.source ? [spec.source] : SOURCE_ORDER;
+  return null;
+}
+
+/** The cache directories a spec's install may be in (every source a bare spec may use). */
+export function installDirsOf(spec: string | ServerSpec, cacheDir: string = cacheRoot()): string[] {
+  return candidates(specOf(spec)).flatMap((c) => c.source.installDirs(c.spec, cacheDir));
+}
+
+export async function resolveServer(raw: string | ServerSpec, opts: ResolveOptions): Promise<ServerInstall> {
+  const spec = specOf(raw);
+  const ctx = contextOf(opts);
+  const bare = spec.kind === "versioned" && spec.source === null;
+  const cands = candidates(spec);
   // A cached install answers without any network or apt look-up, in the same source order.
-  for (const source of sources) {
-    const hit = cached(source, spec.flavor, spec.version, opts.cacheDir);
+  for (const c of cands) {
+    const hit = cachedInstall(c, ctx.cacheDir);
     if (hit) {
-      if (!spec.source) opts.log.info(`${raw}: using ${hit.spec} (cached)`);
+      if (bare) opts.log.info(`${spec.raw}: using ${hit.spec} (cached)`);
       return hit;
     }
   }
-  // Sources that cannot list their versions answer a qualified spec by trying, with their own error.
-  if (spec.source === "tarball" || spec.source === "docker") {
-    return await provision(spec.source, spec.flavor, spec.version, opts);
-  }
+  const only = !bare && cands.length === 1 ? cands[0] : undefined;
+  // A source that cannot list its versions answers a qualified spec by trying, with its own error.
+  if (only && !(only.source.versions && only.source.listsAll))
+    return await only.source.provision(only.spec, ctx);
+  if (spec.kind !== "versioned") throw new Error(`unreachable: ${spec.raw} has no single source`);
   const offered: string[] = [];
-  for (const source of sources) {
+  for (const c of cands) {
     let versions: string[];
     try {
-      versions = await versionsOf(source, spec.flavor, opts, spec.version);
+      versions = (await c.source.versions?.(c.spec, ctx)) ?? [];
     } catch (err) {
-      offered.push(`${source}: unavailable (${err instanceof Error ? err.message : String(err)})`);
+      offered.push(`${c.name}: unavailable (${err instanceof Error ? err.message : String(err)})`);
       continue;
     }
     if (versions.includes(spec.version)) {
-      if (!spec.source) opts.log.info(`${raw}: using ${source}:${spec.flavor}@${spec.version}`);
-      return await provision(source, spec.flavor, spec.version, opts);
+      if (bare) opts.log.info(`${spec.raw}: using ${c.spec.raw}`);
+      return await c.source.provision(c.spec, ctx);
     }
     const sorted = versions.sort(compareVersions);
-    offered.push(`${source} has ${sorted.length ? sorted.join(", ") : "none"}`);
+    offered.push(`${c.name} has ${sorted.length ? sorted.join(", ") : "none"}`);
   }
-  throw new UserError(`server spec "${raw}": version ${spec.version} not found (${offered.join("; ")})`);
+  throw new UserError(
+    `server spec "${spec.raw}": version ${spec.version} not found (${offered.join("; ") || `no source offers ${spec.flavor}`})`,
+  );
+}
+
+/**
+ * What can be said about a spec before anything is downloaded: cached, listed by a table shipped
+ * with perfgate, known to be missing (a directory that is not there, no docker, a MySQL version no
+ * Maven jar holds), or unknown. Reads only local files; no network, no apt, nothing written.
+ */
+export async function checkServerAvailable(
+  raw: string | ServerSpec,
+  opts: ResolveOptions,
+): Promise<Availability> {
+  const spec = specOf(raw);
+  const ctx = contextOf(opts);
+  const cands = candidates(spec);
+  for (const c of cands) {
+    const dir = c.source.installDirs(c.spec, ctx.cacheDir).find(hasInstall);
+    if (dir) return { status: "cached", dir };
+  }
+  const answers = await Promise.all(cands.map((c) => c.source.checkAvailable?.(c.spec, ctx) ?? UNKNOWN));
+  if (answers.some((a) => a.status === "listed")) return LISTED;
+  if (answers.length === 0 || answers.some((a) => a.status !== "missing")) return UNKNOWN;
+  const reasons = answers.map((a) => (a.status === "missing" ? a.reason : ""));
+  if (reasons.length === 1) return missing(reasons[0] ?? "");
+  return missing(reasons.map((r, i) => `${cands[i]?.name}: ${r}`).join("; "));
+}
+
+/** checkServerAvailable as a one-line UserError naming the spec when it is known to be missing. */
+export async function requireServerAvailable(raw: string | ServerSpec, opts: ResolveOptions): Promise<void> {
+  const spec = specOf(raw);
+  const a = await checkServerAvailable(spec, opts);
+  if (a.status === "missing") throw new UserError(`server spec "${spec.raw}": ${a.reason}`);
 }

@@ -92,15 +92,16 @@ function lineColumn(text: string, offset: number): string {
 export function validateDocument<T>(
   data: unknown,
   where: string,
-  doc: { schema: string; version: number; zod: z.ZodType<T> },
+  doc: { schema: string; version: number | readonly number[]; zod: z.ZodType<T> },
 ): T {
+  const versions: readonly number[] = typeof doc.version === "number" ? [doc.version] : doc.version;
   const head = (data ?? {}) as { schema?: unknown; schema_version?: unknown };
   if (head.schema !== doc.schema) {
     throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
   }
-  if (head.schema_version !== doc.version) {
+  if (!versions.includes(head.schema_version as number)) {
     throw new UserError(
-      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${doc.version})`,
+      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${versions.join(" and ")})`,
     );
   }
   const parsed = doc.zod.safeParse(data);

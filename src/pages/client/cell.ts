@@ -2,21 +2,39 @@
 import uPlot from "uplot";
 import type { HistoryMetric } from "../../history/schema.js";
 import { urlOf } from "../links.js";
+import { metricInfo, metricKeys } from "../metrics.js";
 import type { CellSeries, ChangeMark } from "../model.js";
 import { loadCell } from "./data.js";
-import { changeClass, day, el, fmt, METRIC_LABEL, nav, param, pct, shortSha } from "./dom.js";
+import {
+  cellTitle,
+  changeClass,
+  changePct,
+  day,
+  el,
+  fmt,
+  METRIC_LABEL,
+  metricLabel,
+  nav,
+  param,
+  shortSha,
+} from "./dom.js";
 
 declare global {
   interface Window {
-    perfgateCharts: Partial<Record<HistoryMetric, uPlot>>;
+    perfgateCharts: Partial<Record<string, uPlot>>;
   }
 }
 window.perfgateCharts = {};
 
 const COLORS: Record<HistoryMetric, string> = { tps: "#2563eb", qps: "#0891b2", p95_ms: "#9333ea" };
+const MORE_COLORS = ["#2563eb", "#9333ea", "#0891b2", "#16a34a", "#c2410c", "#be185d"];
+
+function colorOf(s: CellSeries, metric: string): string {
+  return COLORS[metric as HistoryMetric] ?? MORE_COLORS[metricKeys(s).indexOf(metric) % MORE_COLORS.length]!;
+}
 
 /** Positions one DOM marker per change point over the plot (so they can be hovered and found). */
-function markerPlugin(marks: ChangeMark[], metric: HistoryMetric): uPlot.Plugin {
+function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
   return {
     hooks: {
       draw: (u) => {
@@ -36,18 +54,18 @@ function markerPlugin(marks: ChangeMark[], metric: HistoryMetric): uPlot.Plugin 
           ctx.lineTo(px, u.bbox.top + u.bbox.height);
           ctx.stroke();
           ctx.restore();
-          const label = `${pct(m.pct)} ${shortSha(m.from)}..${shortSha(m.to)}`;
+          const text = `${changePct(m)} ${shortSha(m.from)}..${shortSha(m.to)}`;
           u.over.append(
             el(
               "div",
               {
-                class: `change-marker ${changeClass(metric, m.pct)}`,
+                class: `change-marker ${changeClass(m)}`,
                 style: `left:${left}px`,
                 "data-index": String(m.index),
                 "data-commit": m.to,
-                title: `${METRIC_LABEL[metric]} ${pct(m.pct)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}`,
+                title: `${label} ${changePct(m)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}`,
               },
-              label,
+              text,
             ),
           );
         }
@@ -56,7 +74,7 @@ function markerPlugin(marks: ChangeMark[], metric: HistoryMetric): uPlot.Plugin 
   };
 }
 
-function readout(s: CellSeries, metric: HistoryMetric, i: number | null | undefined): (Node | string)[] {
+function readout(s: CellSeries, metric: string, i: number | null | undefined): (Node | string)[] {
   if (i === null || i === undefined) return ["Hover a point; click opens its commit."];
   const col = s.metrics[metric]!;
   const lo = col.lo[i];
@@ -71,14 +89,12 @@ function readout(s: CellSeries, metric: HistoryMetric, i: number | null | undefi
   ];
 }
 
-function chart(
-  s: CellSeries,
-  metric: HistoryMetric,
-  host: HTMLElement,
-  info: HTMLElement,
-  width: number,
-): uPlot {
+function chart(s: CellSeries, metric: string, host: HTMLElement, info: HTMLElement, width: number): uPlot {
   const col = s.metrics[metric]!;
+  const unit = metricInfo(s, metric);
+  const label = metricLabel(metric, unit);
+  const axis = METRIC_LABEL[metric] ?? (unit.unit || metric);
+  const color = colorOf(s, metric);
   const xs = s.run.map((_, i) => i);
   const marks = s.changes.filter((c) => c.metric === metric);
   const many = xs.length > 150;
@@ -101,16 +117,16 @@ function chart(
         },
         values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && s.date[v] ? day(s.date[v]!) : "")),
       },
-      { label: METRIC_LABEL[metric], size: 70 },
+      { label: axis, size: 70 },
     ],
     series: [
       {},
-      { label: metric, stroke: COLORS[metric], width: 1.5, points: { show: !many, size: 5 } },
+      { label: metric, stroke: color, width: 1.5, points: { show: !many, size: 5 } },
       { label: "95% low", stroke: "transparent", points: { show: false } },
       { label: "95% high", stroke: "transparent", points: { show: false } },
     ],
-    bands: [{ series: [3, 2], fill: `${COLORS[metric]}26` }],
-    plugins: [markerPlugin(marks, metric)],
+    bands: [{ series: [3, 2], fill: `${color}26` }],
+    plugins: [markerPlugin(marks, label)],
     hooks: {
       setCursor: [(u) => info.replaceChildren(...readout(s, metric, u.cursor.idx))],
     },
@@ -129,7 +145,7 @@ function confidence(c: number): string {
   return c >= 0.999 ? "≥ 99.9%" : `${(c * 100).toFixed(1)}%`;
 }
 
-function changeList(s: CellSeries, metric: HistoryMetric): HTMLElement {
+function changeList(s: CellSeries, metric: string): HTMLElement {
   const marks = s.changes.filter((c) => c.metric === metric);
   if (marks.length === 0) return el("p", { class: "changes none" }, "No change point.");
   const ul = el("ul", { class: "changes" });
@@ -139,7 +155,7 @@ function changeList(s: CellSeries, metric: HistoryMetric): HTMLElement {
       el(
         "li",
         { "data-index": String(m.index), "data-commit": m.to },
-        el("span", { class: `badge ${changeClass(metric, m.pct)}` }, pct(m.pct)),
+        el("span", { class: `badge ${changeClass(m)}` }, changePct(m)),
         ` ${fmt(m.before)} → ${fmt(m.after)} from ${day(m.date)}, commits `,
         m.range_url ? el("a", { href: m.range_url }, range) : range,
         ` (confidence ${confidence(m.confidence)})`,
@@ -154,9 +170,9 @@ export async function cellPage(main: HTMLElement): Promise<void> {
   if (!id) throw new Error("no cell given (cell.html?id=…)");
   const s = await loadCell(id);
   const k = s.key;
-  document.title = `${k.script} ${k.tier} ${k.threads}t · perfgate`;
+  document.title = `${k.tier === "" ? k.script : `${cellTitle(k, " ")}t`} · perfgate`;
   main.replaceChildren(
-    el("h1", {}, `${k.script} · ${k.tier} · ${k.threads} threads`),
+    el("h1", {}, k.tier === "" ? k.script : `${cellTitle(k)} threads`),
     nav(""),
     el(
       "p",
@@ -164,11 +180,11 @@ export async function cellPage(main: HTMLElement): Promise<void> {
       `${k.flavor} · workload ${k.workload} · runner class ${k.runner_class} · ${s.run.length} runs`,
     ),
   );
-  const shown = (["tps", "qps", "p95_ms"] as const).filter((m) => s.metrics[m]);
-  const parts = shown.map((metric) => {
+  const parts = metricKeys(s).map((metric) => {
     const host = el("div", { class: "chart", "data-metric": metric });
     const info = el("p", { class: "readout" }, ...readout(s, metric, null));
-    main.append(el("section", {}, el("h2", {}, METRIC_LABEL[metric]!), host, info, changeList(s, metric)));
+    const heading = el("h2", {}, metricLabel(metric, metricInfo(s, metric)));
+    main.append(el("section", {}, heading, host, info, changeList(s, metric)));
     return { metric, host, info };
   });
   // Every width read before any chart is drawn: one layout, not one per chart.

@@ -41,10 +41,37 @@ export function param(name: string): string | null {
 
 export const METRIC_LABEL: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency (ms)" };
 
-/** Higher is better for throughput, lower for latency: a change's colour class. */
-export function changeClass(metric: string, p: number): string {
-  const better = metric === "p95_ms" ? p < 0 : p > 0;
-  return better ? "better" : "worse";
+interface Mark {
+  metric: string;
+  pct: number | null;
+  before: number;
+  after: number;
+  better?: "higher" | "lower";
+}
+
+/** A change's colour class by its metric's direction (marks of older sites: latency lower, else higher). */
+export function changeClass(mark: Mark): string {
+  const lower = (mark.better ?? (mark.metric === "p95_ms" ? "lower" : "higher")) === "lower";
+  const up = mark.after > mark.before;
+  return (lower ? !up : up) ? "better" : "worse";
+}
+
+/** A change's size: "+9.2%", or "0 → 2.49" when the old mean is 0. */
+export function changePct(mark: Mark): string {
+  return mark.pct === null ? `${fmt(mark.before)} → ${fmt(mark.after)}` : pct(mark.pct);
+}
+
+/** A metric's heading: "TPS", "p95 latency (ms)", "ns/iter, lower is better". */
+export function metricLabel(metric: string, info: { unit: string; better: string }): string {
+  const builtin = METRIC_LABEL[metric];
+  if (builtin) return builtin;
+  const name = info.unit === "" || info.unit === metric ? metric : `${metric} (${info.unit})`;
+  return `${name}, ${info.better} is better`;
+}
+
+/** A cell's title: script, tier and threads; an imported bench (no tier) by its name alone. */
+export function cellTitle(k: { script: string; tier: string; threads: number }, sep = " · "): string {
+  return k.tier === "" ? k.script : `${k.script}${sep}${k.tier}${sep}${k.threads}`;
 }
 
 export function nav(active: string): HTMLElement {

@@ -2,7 +2,7 @@
 import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
-import { changeClass, day, el, fmt, METRIC_LABEL, nav, pct, shortSha } from "./dom.js";
+import { cellTitle, changeClass, changePct, day, el, fmt, METRIC_LABEL, nav, shortSha } from "./dom.js";
 
 const FILTERS = [
   ["runner_class", "Runner class"],
@@ -77,21 +77,25 @@ function card(row: OverviewRow): HTMLElement {
   const badge = ch
     ? el(
         "span",
-        { class: `badge ${changeClass(ch.metric, ch.pct)}`, title: `${ch.from}..${ch.to}` },
-        `${pct(ch.pct)} ${METRIC_LABEL[ch.metric]} at ${shortSha(ch.to)} (${day(ch.date)})`,
+        { class: `badge ${changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
+        `${changePct(ch)} ${METRIC_LABEL[ch.metric] ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
       )
     : el("span", { class: "badge none" }, "no change point");
   return el(
     "a",
     { class: "card", href: `cell.html?id=${encodeURIComponent(row.id)}`, "data-cell": row.id },
-    el("div", { class: "card-title" }, `${row.script} · ${row.tier} · ${row.threads} thr`),
+    el("div", { class: "card-title" }, row.tier === "" ? row.script : `${cellTitle(row)} thr`),
     el(
       "div",
       { class: "card-sub" },
       `${row.flavor} ${row.last.version} · ${row.workload} · ${row.runner_class}`,
     ),
     sparkline(row),
-    el("div", { class: "card-last" }, `${fmt(row.last.tps)} tps · ${row.points} runs`),
+    el(
+      "div",
+      { class: "card-last" },
+      `${fmt(row.last.value ?? row.last.tps)} ${row.unit ?? "tps"} · ${row.points} runs`,
+    ),
     badge,
   );
 }

@@ -2,6 +2,7 @@
 import type { HistoryRun } from "../../history/schema.js";
 import { loadRun } from "./data.js";
 import { el, fmt, nav, param } from "./dom.js";
+import { importedRun } from "./run-imported.js";
 
 function table(rows: [string, Node | string][]): HTMLTableElement {
   return el(
@@ -64,6 +65,10 @@ export async function runPage(main: HTMLElement): Promise<void> {
   const id = param("id");
   if (!id) throw new Error("no run given (run.html?id=…)");
   const run = await loadRun(id);
+  if (run.source === "gab") {
+    main.replaceChildren(...importedRun(run));
+    return;
+  }
   const h = run.host;
   document.title = `run ${run.id} · perfgate`;
   const commit = run.commit_url ? el("a", { href: run.commit_url }, run.commit) : run.commit;

@@ -20,13 +20,14 @@ import { createHash } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
-import { UsageError, UserError } from "../../util/errors.js";
+import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runCommand, spawnTracked, stopChild } from "../../util/processes.js";
-import { cacheRoot, readInstallMeta, unpackOnce, withLock } from "../cache.js";
+import { cacheRoot, installDir, readInstallMeta, unpackOnce, withLock } from "../cache.js";
 import type { ServerInstall } from "../install.js";
-import type { Flavor } from "../spec.js";
+import { type BuildSpec, type Flavor, specForm } from "../spec.js";
 import { provisionPath } from "./path.js";
+import { missing, type ServerSource, UNKNOWN } from "./source.js";
 
 /** Bumped when the default recipe changes in a way that should not reuse older installs. */
 const RECIPE = 1;
@@ -74,33 +75,6 @@ export const MYSQL_CMAKE_OPTIONS: readonly string[] = [
 /** Every build configures with this prefix, so compiled-in paths (and ccache keys) do not depend on where it is installed. */
 const CONFIGURE_PREFIX = "/usr/local/perfgate-build";
 
-export interface BuildSpecParts {
-  repo: string;
-  ref: string;
-}
-
-export const BUILD_ACCEPTED =
-  "accepted: build:<directory or git URL>@<ref> (e.g. build:/src/mariadb@mariadb-10.11.18, build:https://github.com/MariaDB/server@abc123, build:.@HEAD)";
-
-/** `build:<repo>@<ref>`: the last `@` separates the ref, so `git@host:org/repo@ref` works. */
-export function parseBuildSpec(raw: string): BuildSpecParts {
-  const body = raw.trim().slice("build:".length);
-  const at = body.lastIndexOf("@");
-  if (body === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (at < 0)
-    throw new UsageError(`server spec "${raw}": missing @<ref> (a commit, tag or branch); ${BUILD_ACCEPTED}`);
-  const repo = body.slice(0, at);
-  const ref = body.slice(at + 1);
-  if (repo === "") throw new UsageError(`server spec "${raw}": repository is empty; ${BUILD_ACCEPTED}`);
-  if (ref === "") throw new UsageError(`server spec "${raw}": ref after @ is empty; ${BUILD_ACCEPTED}`);
-  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw new UsageError(
-      `server spec "${raw}": ref "${ref}" is not a commit, tag or branch name; ${BUILD_ACCEPTED}`,
-    );
-  }
-  return { repo, ref };
-}
-
 /** A git URL (cloned into a cache mirror) rather than a local directory. */
 export function isGitUrl(repo: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
@@ -142,7 +116,7 @@ export function optionsHash(options: readonly string[]): string {
 
 /** Cache directory name of one build: keyed by commit and options hash. */
 export function buildKey(commit: string, optHash: string): string {
-  return `build-${commit}-${optHash}`;
+  return ["build", commit, optHash].join("-");
 }
 
 /** `KEY=VALUE` lines of MariaDB's VERSION / MySQL's MYSQL_VERSION. */
@@ -270,10 +244,6 @@ async function existsAt(repoDir: string, commit: string, path: string): Promise<
   return (await git(["cat-file", "-e", `${commit}:${path}`], repoDir)).code === 0;
 }
 
-function installDir(cacheDir: string, key: string): string {
-  return join(cacheDir, "servers", key);
-}
-
 /** A finished build of this commit and options, read from the cache without touching git. */
 export function cachedBuildInstall(
   commit: string,
@@ -362,23 +332,17 @@ async function step(ctx: StepContext, name: string, command: string, args: strin
   }
 }
 
-/**
- * Resolves `build:<repo>@<ref>` to an installed server, building it unless the same commit with
- * the same options is already in the cache.
- */
-export async function provisionBuild(raw: string, opts: BuildOptions): Promise<ServerInstall> {
-  const { repo, ref } = parseBuildSpec(raw);
-  const cacheDir = resolve(opts.cacheDir ?? cacheRoot());
-  const extra = opts.cmakeArgs ?? envCmakeArgs();
+/** Flavors whose CMake options differ (Percona builds with MySQL's). */
+const OPTION_FLAVORS = ["mariadb", "mysql"] as const;
+
+/** A full commit id: its possible install directories are known without git. */
+const isCommitId = (ref: string) => /^[0-9a-f]{40}$/.test(ref);
+
+/** The repository's git directory and the commit the ref names (a git URL is mirrored in the cache first). */
+async function resolveCommit(spec: BuildSpec, cacheDir: string, opts: BuildOptions) {
+  const { raw, repo, ref } = spec;
   const url = isGitUrl(repo);
-  // A full commit id that was built before answers without git or network.
-  if (/^[0-9a-f]{40}$/.test(ref)) {
-    for (const flavor of ["mariadb", "mysql"] as const) {
-      const hit = cachedBuildInstall(ref, cmakeOptions(flavor, extra), cacheDir);
-      if (hit) return hit;
-    }
-  }
-  let repoDir = url ? await mirrorRepo(raw, repo, cacheDir, opts) : await localRepo(raw, repo);
+  const repoDir = url ? await mirrorRepo(raw, repo, cacheDir, opts) : resolve(await localRepo(raw, repo));
   let commit = await revParse(repoDir, ref);
   if (!commit && url) {
     // A commit no branch or tag points at (e.g. a pull request's head): ask for it directly.
@@ -388,6 +352,11 @@ export async function provisionBuild(raw: string, opts: BuildOptions): Promise<S
   if (!commit) {
     throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
   }
+  return { repoDir, commit, url };
+}
+
+/** Flavor and version of the commit's tree, from its VERSION / MYSQL_VERSION files. */
+async function detectAt(raw: string, repoDir: string, commit: string) {
   const tree: TreeFacts = {
     versionFile: await fileAt(repoDir, commit, "VERSION"),
     mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
@@ -400,6 +369,25 @@ export async function provisionBuild(raw: string, opts: BuildOptions): Promise<S
       `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`,
     );
   }
+  return detected;
+}
+
+/**
+ * Resolves `build:<repo>@<ref>` to an installed server, building it unless the same commit with
+ * the same options is already in the cache.
+ */
+export async function provisionBuild(spec: BuildSpec, opts: BuildOptions): Promise<ServerInstall> {
+  const cacheDir = resolve(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  // A full commit id that was built before answers without git or network.
+  if (isCommitId(spec.ref)) {
+    for (const flavor of OPTION_FLAVORS) {
+      const hit = cachedBuildInstall(spec.ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit) return hit;
+    }
+  }
+  const { repoDir, commit, url } = await resolveCommit(spec, cacheDir, opts);
+  const detected = await detectAt(spec.raw, repoDir, commit);
   const options = cmakeOptions(detected.flavor, extra);
   const key = buildKey(commit, optionsHash(options));
   const dir = installDir(cacheDir, key);
@@ -409,30 +397,43 @@ export async function provisionBuild(raw: string, opts: BuildOptions): Promise<S
     opts.log.info(`${label}: cached in ${dir}`);
     return hit;
   }
-  if (!url) repoDir = resolve(repoDir);
+  const job: BuildJob = {
+    raw: spec.raw,
+    repo: url ? spec.repo : repoDir,
+    repoDir,
+    commit,
+    flavor: detected.flavor,
+    version: detected.version,
+    options,
+    key,
+    dir,
+    cacheDir,
+    label,
+    opts,
+  };
   return await withLock(
     dir,
-    async () => {
-      const again = readInstallMeta<ServerInstall>(dir);
-      if (again) return again;
-      return await buildAndInstall({
-        raw,
-        repo: url ? repo : repoDir,
-        repoDir,
-        commit,
-        flavor: detected.flavor,
-        version: detected.version,
-        options,
-        key,
-        dir,
-        cacheDir,
-        label,
-        opts,
-      });
-    },
+    async () => readInstallMeta<ServerInstall>(dir) ?? (await buildAndInstall(job)),
     opts.log,
   );
 }
+
+/** `build:<directory or git URL>@<ref>` */
+export const buildSource: ServerSource<BuildSpec> = {
+  name: "build",
+  form: specForm("build"),
+  installDirs: (spec, cacheDir) =>
+    isCommitId(spec.ref)
+      ? OPTION_FLAVORS.map((f) =>
+          installDir(resolve(cacheDir), buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs())))),
+        )
+      : [],
+  checkAvailable: async (spec) => {
+    if (isGitUrl(spec.repo) || existsSync(resolve(spec.repo))) return UNKNOWN;
+    return missing(`no such directory ${resolve(spec.repo)}`);
+  },
+  provision: (spec, ctx) => provisionBuild(spec, ctx),
+};
 
 interface BuildJob {
   raw: string;
@@ -449,11 +450,24 @@ interface BuildJob {
   opts: BuildOptions;
 }
 
-async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
+/** The build's directories, log, tools and step context. */
+interface Workspace {
+  work: string;
+  src: string;
+  bld: string;
+  ctx: StepContext;
+  ninja: string | null;
+  ccache: boolean;
+  jobs: number;
+  /** seconds per step */
+  times: Record<string, number>;
+  started: number;
+}
+
+/** Starts the log, finds ninja and ccache, and sets up the environment every step runs with. */
+async function prepareWorkspace(job: BuildJob): Promise<Workspace> {
   const { opts, cacheDir, key } = job;
   const work = join(cacheDir, "builds", key);
-  const src = join(work, "src");
-  const bld = join(work, "build");
   const logPath = join(cacheDir, "builds", `${key}.log`);
   mkdirSync(join(cacheDir, "builds"), { recursive: true });
   writeFileSync(
@@ -465,7 +479,6 @@ async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
   const ccache = await haveCommand("ccache");
   if (!ccache)
     opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
-  const ninja = await findNinja();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CCACHE_DIR: ccacheDir,
@@ -475,87 +488,115 @@ async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
     CCACHE_NOHASHDIR: "true",
     LC_ALL: "C",
   };
-  const ctx: StepContext = {
-    label: job.label,
-    logPath,
-    log: opts.log,
-    env,
-    ...(opts.signal ? { signal: opts.signal } : {}),
+  return {
+    work,
+    src: join(work, "src"),
+    bld: join(work, "build"),
+    ctx: { label: job.label, logPath, log: opts.log, env, ...(opts.signal ? { signal: opts.signal } : {}) },
+    ninja: await findNinja(),
+    ccache,
+    jobs: opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism()),
+    times: {},
+    started: Date.now(),
   };
-  const jobs = opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism());
-  const times: Record<string, number> = {};
-  const started = Date.now();
+}
 
-  // A leftover from an interrupted run: drop its worktree registration and files.
-  await removeWorktree(job.repoDir, src);
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  try {
-    times.checkout = await step(
-      ctx,
-      "checkout (git worktree)",
+const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+
+/** The commit as a detached worktree (and its submodules): the user's checkout is not touched. */
+async function checkout(ws: Workspace, job: BuildJob): Promise<void> {
+  ws.times.checkout = await step(
+    ws.ctx,
+    "checkout (git worktree)",
+    "git",
+    [...NO_HOOKS, "worktree", "add", "--detach", "--force", ws.src, job.commit],
+    job.repoDir,
+  );
+  if (existsSync(join(ws.src, ".gitmodules"))) {
+    ws.times.submodules = await step(
+      ws.ctx,
+      "submodules",
       "git",
-      ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--force", src, job.commit],
-      job.repoDir,
+      [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
+      ws.src,
     );
-    if (existsSync(join(src, ".gitmodules"))) {
-      times.submodules = await step(
-        ctx,
-        "submodules",
-        "git",
-        ["-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"],
-        src,
-      );
-    }
-    const configure = [
-      "-S",
-      src,
-      "-B",
-      bld,
-      ...(ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ninja}`] : ["-G", "Unix Makefiles"]),
-      `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
-      ...(ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : []),
-      ...job.options,
-    ];
-    times.configure = await step(
-      ctx,
-      `configure (cmake, ${ninja ? "Ninja" : "make"})`,
+  }
+}
+
+/** CMake with the placeholder prefix, Ninja when there is one, ccache as launcher, the job's options. */
+async function configure(ws: Workspace, job: BuildJob): Promise<void> {
+  const args = [
+    "-S",
+    ws.src,
+    "-B",
+    ws.bld,
+    ...(ws.ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ws.ninja}`] : ["-G", "Unix Makefiles"]),
+    `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+    ...(ws.ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : []),
+    ...job.options,
+  ];
+  const name = `configure (cmake, ${ws.ninja ? "Ninja" : "make"})`;
+  ws.times.configure = await step(ws.ctx, name, "cmake", args, ws.work);
+}
+
+async function compile(ws: Workspace): Promise<void> {
+  const args = ["--build", ws.bld, "--parallel", String(ws.jobs)];
+  ws.times.build = await step(ws.ctx, "build", "cmake", args, ws.work);
+}
+
+/** What `perfgate-build.json` records next to the install: where it came from and how it was built. */
+function buildManifest(ws: Workspace, job: BuildJob): string {
+  const record = {
+    repo: job.repo,
+    spec: job.raw,
+    commit: job.commit,
+    cmake_options: job.options,
+    generator: ws.ninja ? "Ninja" : "Unix Makefiles",
+    ccache: ws.ccache,
+    jobs: ws.jobs,
+    seconds: { ...ws.times, total: Math.round((Date.now() - ws.started) / 1000) },
+  };
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+/** `cmake --install` into a temporary directory renamed into place, with the install record written last. */
+async function install(ws: Workspace, job: BuildJob): Promise<ServerInstall> {
+  // unpackOnce writes this record last, after the fill below has completed it.
+  const meta = {} as ServerInstall;
+  await unpackOnce(job.dir, meta, async (tmp) => {
+    ws.times.install = await step(
+      ws.ctx,
+      "install",
       "cmake",
-      configure,
-      work,
+      ["--install", ws.bld, "--prefix", tmp],
+      ws.work,
     );
-    times.build = await step(ctx, "build", "cmake", ["--build", bld, "--parallel", String(jobs)], work);
-    // unpackOnce writes this record last, after the fill below has completed it.
-    const meta = {} as ServerInstall;
-    await unpackOnce(job.dir, meta, async (tmp) => {
-      times.install = await step(ctx, "install", "cmake", ["--install", bld, "--prefix", tmp], work);
-      Object.assign(meta, relocate(await describeInstall(job, tmp), tmp, job.dir));
-      writeFileSync(
-        join(tmp, "perfgate-build.json"),
-        `${JSON.stringify(
-          {
-            repo: job.repo,
-            spec: job.raw,
-            commit: job.commit,
-            cmake_options: job.options,
-            generator: ninja ? "Ninja" : "Unix Makefiles",
-            ccache,
-            jobs,
-            seconds: { ...times, total: Math.round((Date.now() - started) / 1000) },
-          },
-          null,
-          2,
-        )}\n`,
-      );
-    });
-    const total = Math.round((Date.now() - started) / 1000);
-    opts.log.info(
+    Object.assign(meta, relocate(await describeInstall(job, tmp), tmp, job.dir));
+    writeFileSync(join(tmp, "perfgate-build.json"), buildManifest(ws, job));
+  });
+  return meta;
+}
+
+async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
+  const ws = await prepareWorkspace(job);
+  // A leftover from an interrupted run: drop its worktree registration and files.
+  await removeWorktree(job.repoDir, ws.src);
+  rmSync(ws.work, { recursive: true, force: true });
+  mkdirSync(ws.work, { recursive: true });
+  try {
+    await checkout(ws, job);
+    await configure(ws, job);
+    await compile(ws);
+    const meta = await install(ws, job);
+    const { times } = ws;
+    const total = Math.round((Date.now() - ws.started) / 1000);
+    job.opts.log.info(
       `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`,
     );
     return meta;
   } finally {
-    await removeWorktree(job.repoDir, src);
-    rmSync(work, { recursive: true, force: true });
+    await removeWorktree(job.repoDir, ws.src);
+    rmSync(ws.work, { recursive: true, force: true });
   }
 }
 

@@ -17,18 +17,12 @@ import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runChecked, runCommand } from "../../util/processes.js";
-import {
-  cacheRoot,
-  fileChecksums,
-  readInstallMeta,
-  unpackOnce,
-  versionedInstallDir,
-  withLock,
-} from "../cache.js";
+import { cacheRoot, fileChecksums, installDir, readInstallMeta, unpackOnce, withLock } from "../cache.js";
 import type { ServerInstall } from "../install.js";
-import type { Flavor } from "../spec.js";
+import { type Flavor, specForm, type VersionedSpec } from "../spec.js";
 import { type AptState, aptStates } from "./apt.js";
 import { patchForSuiteLibc } from "./patch.js";
+import type { ServerSource } from "./source.js";
 
 /**
  * Packages that hold the server (and, MariaDB, the tools its install script runs), per flavor,
@@ -141,7 +135,7 @@ export async function debVersions(flavor: Flavor, opts: DebOptions): Promise<str
 }
 
 const installDirFor = (cacheDir: string, flavor: Flavor, version: string) =>
-  versionedInstallDir(cacheDir, "deb", flavor, version);
+  installDir(cacheDir, "deb", flavor, version);
 
 export function cachedDebInstall(
   flavor: Flavor,
@@ -350,3 +344,13 @@ async function fetchAndUnpack(
     await rm(work, { recursive: true, force: true });
   }
 }
+
+/** `deb:<mariadb|mysql>@X.Y.Z` */
+export const debSource: ServerSource<VersionedSpec> = {
+  name: "deb",
+  form: specForm("deb"),
+  listsAll: true,
+  installDirs: (spec, cacheDir) => [installDirFor(cacheDir, spec.flavor, spec.version)],
+  versions: (spec, ctx) => debVersions(spec.flavor, ctx),
+  provision: (spec, ctx) => provisionDeb(spec.flavor, spec.version, ctx),
+};

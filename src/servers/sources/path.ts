@@ -4,7 +4,8 @@ import { join, resolve } from "node:path";
 import { UserError } from "../../util/errors.js";
 import { runCommand } from "../../util/processes.js";
 import type { ServerInstall } from "../install.js";
-import type { Flavor } from "../spec.js";
+import { type Flavor, type PathSpec, specForm } from "../spec.js";
+import { missing, type ServerSource, UNKNOWN } from "./source.js";
 
 /** `mariadbd  Ver 11.4.5-MariaDB for linux-systemd on x86_64 (MariaDB Server)` → flavor and version. */
 export function parseServerVersionOutput(text: string): { flavor: Flavor; version: string } | null {
@@ -24,15 +25,19 @@ const LAYOUTS = [
   { bin: ["usr", "sbin", "mysqld"], root: "usr" },
 ];
 
+const NO_SERVER = "found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it";
+
+/** What is wrong with an install directory before its server is asked for its version, or null. */
+function layoutProblem(abs: string): string | null {
+  if (!existsSync(abs)) return "no such directory";
+  return LAYOUTS.some((l) => existsSync(join(abs, ...l.bin))) ? null : NO_SERVER;
+}
+
 export async function provisionPath(dir: string): Promise<ServerInstall> {
   const abs = resolve(dir);
-  if (!existsSync(abs)) throw new UserError(`path:${dir}: no such directory`);
-  const layout = LAYOUTS.find((l) => existsSync(join(abs, ...l.bin)));
-  if (!layout) {
-    throw new UserError(
-      `path:${dir}: found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it`,
-    );
-  }
+  const problem = layoutProblem(abs);
+  if (problem) throw new UserError(`path:${dir}: ${problem}`);
+  const layout = LAYOUTS.find((l) => existsSync(join(abs, ...l.bin)))!;
   const basedir = layout.root ? join(abs, layout.root) : abs;
   const mysqld = join(abs, ...layout.bin);
   const libDirs = ["lib", "libs", "lib/private"].map((l) => join(basedir, l)).filter((l) => existsSync(l));
@@ -70,3 +75,15 @@ export async function provisionPath(dir: string): Promise<ServerInstall> {
     libDirs,
   };
 }
+
+/** `path:<directory>`: an existing install, nothing cached. */
+export const pathSource: ServerSource<PathSpec> = {
+  name: "path",
+  form: specForm("path"),
+  installDirs: () => [],
+  checkAvailable: async (spec) => {
+    const problem = layoutProblem(resolve(spec.dir));
+    return problem ? missing(`${resolve(spec.dir)}: ${problem}`) : UNKNOWN;
+  },
+  provision: (spec) => provisionPath(spec.dir),
+};

@@ -18,9 +18,10 @@ import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runChecked } from "../../util/processes.js";
-import { cacheRoot, download, readInstallMeta, unpackOnce, versionedInstallDir, withLock } from "../cache.js";
+import { cacheRoot, download, installDir, readInstallMeta, unpackOnce, withLock } from "../cache.js";
 import type { ServerInstall } from "../install.js";
-import { compareVersions, type Flavor } from "../spec.js";
+import { compareVersions, type Flavor, specForm, type VersionedSpec } from "../spec.js";
+import type { ServerSource } from "./source.js";
 
 export const TARBALL_BASES: Record<Flavor, string> = {
   mariadb: "https://archive.mariadb.org",
@@ -306,7 +307,7 @@ export async function tarballVersions(
 }
 
 const installDirFor = (cacheDir: string, flavor: Flavor, version: string) =>
-  versionedInstallDir(cacheDir, "tarball", flavor, version);
+  installDir(cacheDir, "tarball", flavor, version);
 
 /** The cached install, or null. Needs no network. */
 export function cachedTarballInstall(
@@ -415,3 +416,13 @@ async function fetchAndUnpack(
   });
   return install;
 }
+
+/** `tarball:<flavor>@X.Y.Z`: vendor sites list no versions cheaply, so a bare spec probes the one asked for. */
+export const tarballSource: ServerSource<VersionedSpec> = {
+  name: "tarball",
+  form: specForm("tarball"),
+  listsAll: false,
+  installDirs: (spec, cacheDir) => [installDirFor(cacheDir, spec.flavor, spec.version)],
+  versions: (spec, ctx) => tarballVersions(spec.flavor, spec.version, ctx),
+  provision: (spec, ctx) => provisionTarball(spec.flavor, spec.version, ctx),
+};

@@ -1,5 +1,6 @@
 /**
- * The GitHub Action's main step (bundled to action/dist/index.mjs). Phases, each a log group:
+ * The GitHub Action's main step, `run()` (src/action/index.ts is the bundle's entry,
+ * action/dist/index.mjs). Phases, each a log group:
  * inputs → (ab: provision base and head and run the interleaved A/B | compare: load the results
  * files) → compare → write results, report and job summary, set outputs → the PR comment. Fails the
  * step (exit code 1) on bad inputs, on a run that did not complete, on any error, and on a
@@ -12,15 +13,12 @@ import { fileURLToPath } from "node:url";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { runAb } from "../ab/runner.js";
-import { compareSets, gateFailure } from "../compare/compare.js";
 import { fromAb, loadMeasurements, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
-import { renderComparisonJson, renderComparisonMarkdown } from "../report/comparison.js";
+import { compareGate, incompleteReason, writeGateFiles } from "../gate/gate.js";
+import { thresholdConfig } from "../options/values.js";
 import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
-import { writeFileAtomic } from "../results/store.js";
-import { degradationFromSpec } from "../stats/degradation-settings.js";
-import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { interruptController, killAllTracked } from "../util/processes.js";
@@ -28,10 +26,10 @@ import { PERFGATE_VERSION } from "../version.js";
 import { descendantsOf, RUN_ENV } from "./cleanup.js";
 import { buildCommentBody, type IssueCommentsApi, resolveIdentity, upsertComment } from "./comment.js";
 import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
+import { OUTPUTS, STATE } from "./constants.js";
 import { type EventInfo, eventInfo, repositoryUrl, runUrl } from "./event.js";
 import { recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
-import { overallVerdict } from "./verdict.js";
 
 /** GitHub's job summary is limited to 1 MiB per step. */
 const SUMMARY_BUDGET = 1_000_000;
@@ -83,7 +81,7 @@ function watchChildren(): () => void {
         changed = true;
       }
     }
-    if (changed) core.saveState("pids", [...seen].slice(-200).join(","));
+    if (changed) core.saveState(STATE.pids, [...seen].slice(-200).join(","));
   };
   const timer = setInterval(poll, 1000);
   timer.unref();
@@ -101,8 +99,8 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   // Every process perfgate starts inherits this id: the post step finds leftovers by it.
   const runId = randomUUID();
   process.env[RUN_ENV] = runId;
-  core.saveState("run-id", runId);
-  core.saveState("work-dir", workDir);
+  core.saveState(STATE.runId, runId);
+  core.saveState(STATE.workDir, workDir);
   const stopWatching = watchChildren();
   const interrupt = interruptController((sig) =>
     log.warn(`${sig} received, stopping sysbench and the servers`),
@@ -116,7 +114,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       out,
       baseSet: config.baseSet,
       headSet: config.headSet,
-      thresholds: { default_pct: config.thresholdPct },
+      thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
       workDir,
       ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
@@ -124,15 +122,11 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       log,
       signal: interrupt.signal,
     });
-    const incomplete =
-      results.status === "complete"
-        ? null
-        : `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
     return {
       sets: [fromAb(results, out)],
       workloadName: results.workload.name,
       resultsFile: out,
-      incomplete,
+      incomplete: incompleteReason(results),
     };
   } finally {
     end();
@@ -232,8 +226,10 @@ async function comment(config: ActionConfig, event: EventInfo, ctx: Context, log
   }
   const end = log.group(`Comment on pull request #${event.prNumber}`);
   try {
-    // getOctokit's base URL is GITHUB_API_URL (falling back to https://api.github.com).
-    const octokit = getOctokit(config.githubToken);
+    // GITHUB_API_URL (GitHub Enterprise, tests' stand-in), read now: @actions/github's own default
+    // is read once when the module loads.
+    const baseUrl = process.env.GITHUB_API_URL || "https://api.github.com";
+    const octokit = getOctokit(config.githubToken, { baseUrl });
     const api: IssueCommentsApi = {
       paginate: (route, params) => octokit.paginate(route, params) as never,
       request: (route, params) => octokit.request(route, params),
@@ -249,7 +245,13 @@ async function comment(config: ActionConfig, event: EventInfo, ctx: Context, log
       mode: config.comment,
       identity,
       build: (previous) =>
-        buildCommentBody({ ...rest, workload: workloadName, previous, perfgateVersion: PERFGATE_VERSION }),
+        buildCommentBody({
+          ...rest,
+          workload: workloadName,
+          previous,
+          ccUsers: config.ccUsers,
+          perfgateVersion: PERFGATE_VERSION,
+        }),
       info: (m) => log.info(m),
     });
     log.info(`comment ${result.action}${result.url ? `: ${result.url}` : ""}`);
@@ -263,7 +265,7 @@ async function comment(config: ActionConfig, event: EventInfo, ctx: Context, log
   }
 }
 
-export async function main(): Promise<void> {
+async function gateStep(): Promise<void> {
   const log = actionsLogger();
   let config: ActionConfig;
   try {
@@ -289,26 +291,27 @@ export async function main(): Promise<void> {
     config.mode === "ab" ? await measureAb(config, resultsDir, log) : measureCompare(config, log);
 
   const end = log.group("Compare");
-  const thresholds: ThresholdConfig = { default_pct: config.thresholdPct };
-  // The workload's degradation: section, then the action's degradation input.
-  const spec = measured.sets.find((s) => s.workload_spec)?.workload_spec;
-  const degradation = { ...(spec ? degradationFromSpec(spec) : {}), ...config.degradation };
-  const report = compareSets(measured.sets, { thresholds, degradation });
-  const markdown = renderComparisonMarkdown(report, measured.sets);
-  const verdict = overallVerdict(report);
-  const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
+  const gate = compareGate(measured.sets, {
+    thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
+    degradation: config.degradation,
+    allowMismatch: config.allowMismatch,
+    failOnRegression: config.failOnRegression,
+    failThresholdPct: config.failThresholdPct,
+    incomplete: measured.incomplete,
+  });
+  const { report, verdict } = gate;
   const reportPath = join(resultsDir, "report.md");
   const comparisonPath = join(resultsDir, "comparison.json");
-  writeFileAtomic(reportPath, `${title}\n\n${markdown}\n`);
-  writeFileAtomic(comparisonPath, `${renderComparisonJson(report)}\n`);
+  const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
+  writeGateFiles(gate, { markdown: reportPath, json: comparisonPath, title });
   log.info(`verdict: ${verdict}; ${report.summary.regressions} regression(s)`);
   log.info(`report: ${reportPath}`);
   end();
 
-  core.setOutput("verdict", verdict);
-  core.setOutput("regressions", String(report.summary.regressions));
-  core.setOutput("results", measured.resultsFile ?? comparisonPath);
-  core.setOutput("report", reportPath);
+  core.setOutput(OUTPUTS.verdict, verdict);
+  core.setOutput(OUTPUTS.regressions, String(report.summary.regressions));
+  core.setOutput(OUTPUTS.results, measured.resultsFile ?? comparisonPath);
+  core.setOutput(OUTPUTS.report, reportPath);
 
   const ctx = context(config, event, measured, report);
   if (process.env.GITHUB_STEP_SUMMARY) {
@@ -327,19 +330,21 @@ export async function main(): Promise<void> {
   await comment(config, event, ctx, log);
   await recordHistory(config, measured.resultsFile ?? config.headResults, event.name, log);
 
-  if (measured.incomplete !== null) {
-    core.setFailed(measured.incomplete);
-  } else if (report.summary.regressions > 0 && config.failOnRegression) {
-    core.setFailed(
-      `perfgate found ${report.summary.regressions} regression(s) (threshold ${config.thresholdPct}%); report: ${reportPath}`,
-    );
-  } else if (config.failOnRegression && gateFailure(report) !== null) {
-    core.setFailed(`perfgate: ${gateFailure(report)}; report: ${reportPath}`);
+  if (gate.failure !== null) {
+    core.setFailed(measured.incomplete ? gate.failure : `${gate.failure}; report: ${reportPath}`);
   }
 }
-
-main().catch((err: unknown) => {
-  killAllTracked();
-  if (err instanceof Error && !(err instanceof UserError) && err.stack) core.debug(err.stack);
-  core.setFailed(err instanceof Error ? err.message : String(err));
-});
+/**
+ * The main step: reads the inputs and the event from the environment (INPUT_*, GITHUB_*), writes
+ * outputs, the job summary and saved state through @actions/core. Never rejects: any error fails
+ * the step with one line (after stopping every process the run started).
+ */
+export async function run(): Promise<void> {
+  try {
+    await gateStep();
+  } catch (err: unknown) {
+    killAllTracked();
+    if (err instanceof Error && !(err instanceof UserError) && err.stack) core.debug(err.stack);
+    core.setFailed(err instanceof Error ? err.message : String(err));
+  }
+}

@@ -1,5 +1,6 @@
 /**
- * The action's one-word verdict over a whole comparison, worst first:
+ * The one-word verdict over a whole comparison (the action's `verdict` output, the last line of
+ * `perfgate ab` and `perfgate compare`), worst first:
  * regression > inconclusive > improvement > unchanged. A report that compared nothing is
  * inconclusive. "Inconclusive" outranks "improvement" because an undecided cell may still hide a
  * regression; an improvement elsewhere does not make up for it.

@@ -1,0 +1,128 @@
+/**
+ * The gate: measurement sets in, everything a caller shows or decides out — the comparison report,
+ * its Markdown, text and JSON renderings, the overall verdict, the exit code and the one-line
+ * reason the gate fails. `perfgate ab`, `perfgate compare` and the GitHub Action all go through
+ * here, so they judge, render and exit the same way. Pure: callers write the files
+ * (`writeGateFiles`) and print.
+ */
+import type { AbResults } from "../ab/schema.js";
+import { type CompareOptions, compareSets, gateFailure } from "../compare/compare.js";
+import { fromAb, type MeasurementSet } from "../compare/model.js";
+import type { ComparisonReport } from "../compare/schema.js";
+import {
+  renderComparisonJson,
+  renderComparisonMarkdown,
+  renderComparisonText,
+} from "../report/comparison.js";
+import { writeFileAtomic } from "../results/store.js";
+import { degradationFromSpec } from "../stats/degradation-settings.js";
+import { EXIT, type ExitCode } from "./exit.js";
+import { overallVerdict, type Verdict } from "./verdict.js";
+
+export interface GateOptions extends Omit<CompareOptions, "degradation"> {
+  /** degradation detector settings on top of the workload's `degradation:` section */
+  degradation?: CompareOptions["degradation"];
+  /** fail (exit 3) on a regression, and (exit 1) when nothing was compared */
+  failOnRegression: boolean;
+  /**
+   * Regressions whose change is at most this many % are reported but do not fail the gate; null or
+   * absent: every regression fails. Within-run degradations that are regressions always fail.
+   */
+  failThresholdPct?: number | null;
+  /** exit code of the run that measured (0 complete, 1 failed, 130 interrupted) */
+  runExitCode?: number;
+  /** why the measured run is not complete (it fails the gate after reporting); null: complete */
+  incomplete?: string | null;
+}
+
+export interface GateResult {
+  report: ComparisonReport;
+  sets: MeasurementSet[];
+  verdict: Verdict;
+  markdown: string;
+  /** the terminal report, ending with the overall verdict */
+  text: string;
+  json: string;
+  /** regressions that fail the gate (all of them unless a fail threshold is set) */
+  failing: number;
+  exitCode: ExitCode | number;
+  /** one line: why the gate fails; null when it passes */
+  failure: string | null;
+}
+
+/** Regressions that fail the gate: cells beyond the fail threshold, and degradations. */
+export function failingRegressions(report: ComparisonReport, failThresholdPct?: number | null): number {
+  if (failThresholdPct === null || failThresholdPct === undefined) return report.summary.regressions;
+  const cells = report.cells.filter(
+    (c) => c.verdict === "regression" && Math.abs(c.change_pct) > failThresholdPct,
+  ).length;
+  return cells + report.degradation.filter((d) => d.verdict === "regression").length;
+}
+
+function thresholdText(report: ComparisonReport, failThresholdPct?: number | null): string {
+  const fail = failThresholdPct ? `, fail threshold ${failThresholdPct}%` : "";
+  return `threshold ${report.threshold.default_pct}%${fail}`;
+}
+
+/** The exit-code policy (src/gate/exit.ts) applied to a report. */
+export function gateDecision(
+  report: ComparisonReport,
+  o: Pick<GateOptions, "failOnRegression" | "failThresholdPct" | "runExitCode" | "incomplete">,
+): { exitCode: ExitCode | number; failure: string | null; failing: number } {
+  const failing = failingRegressions(report, o.failThresholdPct);
+  if (o.incomplete) {
+    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure: o.incomplete, failing };
+  }
+  if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", failing };
+  if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, failing };
+  if (failing > 0) {
+    const what = `${failing} regression(s) (${thresholdText(report, o.failThresholdPct)})`;
+    return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, failing };
+  }
+  const nothing = gateFailure(report);
+  if (nothing !== null) return { exitCode: EXIT.error, failure: nothing, failing };
+  return { exitCode: EXIT.ok, failure: null, failing };
+}
+
+/** Compares measurement sets (the first set's workload sets the degradation detector). */
+export function compareGate(sets: MeasurementSet[], options: GateOptions): GateResult {
+  const { failOnRegression, failThresholdPct, runExitCode, incomplete, degradation, ...compare } = options;
+  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
+  const report = compareSets(sets, {
+    ...compare,
+    degradation: { ...(spec ? degradationFromSpec(spec) : {}), ...degradation },
+  });
+  const verdict = overallVerdict(report);
+  return {
+    report,
+    sets,
+    verdict,
+    markdown: renderComparisonMarkdown(report, sets),
+    text: `${renderComparisonText(report, sets)}\nverdict: ${verdict}`,
+    json: renderComparisonJson(report),
+    ...gateDecision(report, options),
+  };
+}
+
+/** Why an A/B run is not complete, one line; null when it is. */
+export function incompleteReason(results: AbResults): string | null {
+  if (results.status === "complete") return null;
+  return `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
+}
+
+/** The gate over an A/B run's results (`file` is where they are). */
+export function abGate(results: AbResults, file: string, options: GateOptions): GateResult {
+  return compareGate([fromAb(results, file)], { incomplete: incompleteReason(results), ...options });
+}
+
+/** Writes the Markdown report (with an optional first line) and the JSON comparison, atomically. */
+export function writeGateFiles(
+  gate: GateResult,
+  files: { markdown?: string | undefined; json?: string | undefined; title?: string },
+): void {
+  if (files.markdown) {
+    const title = files.title ? `${files.title}\n\n` : "";
+    writeFileAtomic(files.markdown, `${title}${gate.markdown}\n`);
+  }
+  if (files.json) writeFileAtomic(files.json, `${gate.json}\n`);
+}

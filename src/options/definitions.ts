@@ -1,0 +1,126 @@
+/**
+ * The options `perfgate ab`, `perfgate compare` and the GitHub Action share, each defined once:
+ * name (the action input; the CLI flag is `--<name>`), default, parser and help text. The CLI builds
+ * its commander options from these (src/options/commander.ts); the action's input parser
+ * (src/action/config.ts) uses the same parsers and defaults; tests/action-inputs.test.ts keeps
+ * action/action.yml and docs/action.md in step with them.
+ */
+import type { ComparedMetric } from "../compare/schema.js";
+import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
+import { parseBoolean, parseMetricThreshold, parsePct, parseServerSetting, parseSpec } from "./values.js";
+
+export interface SharedOption<T> {
+  /** the action input's name; the CLI flag is `--<name>` */
+  name: string;
+  /** the flag's value placeholder, e.g. "<pct>"; absent: a switch (the action input is a boolean) */
+  arg?: string;
+  help: string;
+  /** the default both use, as the action input writes it; absent: none */
+  default?: string;
+  /**
+   * The action's default where it differs from the CLI's, and why: a CI step is a gate, so
+   * `fail-on-regression` is on there, while `perfgate compare` on a desk only reports.
+   */
+  actionDefault?: string;
+  /** repeatable flag; in the action one value per line */
+  repeatable?: boolean;
+  /** parses one value (throws InvalidValue) */
+  parse: (text: string) => T;
+}
+
+/** The workload both use when none is given (the CLI resolves it against the package too). */
+export const DEFAULT_WORKLOAD = "workloads/smoke.yml";
+
+export const THRESHOLD: SharedOption<number> = {
+  name: "threshold",
+  arg: "<pct>",
+  help: "regression threshold in %: a verdict is a regression when the change is beyond it (e.g. 5, 5% or 2.5)",
+  default: String(DEFAULT_THRESHOLD_PCT),
+  parse: parsePct,
+};
+
+export const THRESHOLD_METRIC: SharedOption<[ComparedMetric, number]> = {
+  name: "threshold-metric",
+  arg: "<metric=pct>",
+  help: "threshold for one metric (tps, qps, p95_ms), e.g. p95_ms=10 (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseMetricThreshold,
+};
+
+export const FAIL_THRESHOLD: SharedOption<number> = {
+  name: "fail-threshold",
+  arg: "<pct>",
+  help: "fail only on regressions whose change is beyond this % (they are still reported at --threshold); default: every regression fails",
+  parse: parsePct,
+};
+
+export const FAIL_ON_REGRESSION: SharedOption<boolean> = {
+  name: "fail-on-regression",
+  help: "exit 3 when any verdict is a regression (beyond --fail-threshold when given), 1 when nothing was compared (the action: fail the step)",
+  actionDefault: "true",
+  parse: parseBoolean,
+};
+
+export const ALLOW_MISMATCH: SharedOption<boolean> = {
+  name: "allow-mismatch",
+  help: "compare runs that differ in host, dataset, workload or server config (listed as warnings)",
+  actionDefault: "false",
+  parse: parseBoolean,
+};
+
+export const BASE: SharedOption<string> = {
+  name: "base",
+  arg: "<spec>",
+  help: "base server spec, e.g. mariadb@10.11.5",
+  parse: parseSpec,
+};
+
+export const HEAD: SharedOption<string> = {
+  name: "head",
+  arg: "<spec>",
+  help: "head server spec (may equal the base to A/B a configuration change)",
+  parse: parseSpec,
+};
+
+export const BASE_SET: SharedOption<[string, string]> = {
+  name: "base-set",
+  arg: "<name=value>",
+  help: "server option for the base only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting,
+};
+
+export const HEAD_SET: SharedOption<[string, string]> = {
+  name: "head-set",
+  arg: "<name=value>",
+  help: "server option for the head only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting,
+};
+
+export const WORKLOAD: SharedOption<string> = {
+  name: "workload",
+  arg: "<file>",
+  help: "workload YAML file (its ab: section sets slices and pairs)",
+  default: DEFAULT_WORKLOAD,
+  parse: (text) => text,
+};
+
+/** Every shared option, by name. */
+export const SHARED_OPTIONS = [
+  THRESHOLD,
+  THRESHOLD_METRIC,
+  FAIL_THRESHOLD,
+  FAIL_ON_REGRESSION,
+  ALLOW_MISMATCH,
+  BASE,
+  HEAD,
+  BASE_SET,
+  HEAD_SET,
+  WORKLOAD,
+] as const;
+
+/** The default the action input has: its own, else the shared one; "" for none. */
+export function actionDefault(o: SharedOption<unknown>): string {
+  return o.actionDefault ?? o.default ?? "";
+}

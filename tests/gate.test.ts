@@ -1,0 +1,64 @@
+/** The gate layer (src/gate): one exit-code policy for perfgate ab, perfgate compare and the action. */
+import { describe, expect, it } from "vitest";
+import { fromResults } from "../src/compare/model.js";
+import { EXIT } from "../src/gate/exit.js";
+import { abGate, compareGate, failingRegressions } from "../src/gate/gate.js";
+import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
+
+const LEVELS = [1000, 1130, 870, 1210, 950, 1060, 900, 1100];
+
+/** An A/B of one cell in 8 ABBA pairs, head at `ratio` of the base. */
+function ab(ratio: number) {
+  return makeAbResults({
+    pairs: LEVELS.map((level, i) => ({
+      base: level * (1 + 0.01 * ((i % 3) - 1)),
+      head: level * ratio * (1 + 0.01 * ((i % 2) - 0.5)),
+    })),
+  });
+}
+
+describe("abGate / compareGate", () => {
+  it("a regression: verdict, exit 3 and one line with the threshold, only with failOnRegression", () => {
+    const gate = abGate(ab(0.8), "ab.json", { failOnRegression: true });
+    expect(gate.verdict).toBe("regression");
+    expect(gate.exitCode).toBe(EXIT.regression);
+    expect(gate.failure).toMatch(/^perfgate found \d+ regression\(s\) \(threshold 5%\)$/);
+    expect(gate.text.split("\n").at(-1)).toBe("verdict: regression");
+    expect(JSON.parse(gate.json).summary.regressions).toBe(gate.failing);
+    expect(gate.markdown).toContain("regression");
+    const report = abGate(ab(0.8), "ab.json", { failOnRegression: false });
+    expect([report.exitCode, report.failure]).toEqual([EXIT.ok, null]);
+  });
+
+  it("a fail threshold: regressions within it are reported but pass; beyond it fail", () => {
+    const within = abGate(ab(0.8), "ab.json", { failOnRegression: true, failThresholdPct: 40 });
+    expect(within.verdict).toBe("regression");
+    expect(within.failing).toBe(0);
+    expect([within.exitCode, within.failure]).toEqual([EXIT.ok, null]);
+    const beyond = abGate(ab(0.8), "ab.json", { failOnRegression: true, failThresholdPct: 10 });
+    expect(beyond.exitCode).toBe(EXIT.regression);
+    expect(beyond.failure).toContain("threshold 5%, fail threshold 10%");
+    expect(failingRegressions(beyond.report, 10)).toBe(beyond.failing);
+  });
+
+  it("nothing compared fails a gate with exit 1 and says why", () => {
+    const results = makeResults({
+      servers: [makeServer({ version: "11.4.5" })],
+      cells: [1, 1.01, 0.99].map((f, i) => ({ repetition: i + 1, tps: 500 * f })),
+    });
+    const one = fromResults(results, "one.json");
+    const gate = compareGate([one], { failOnRegression: true, baselines: [one.engines[0]!] });
+    expect(gate.verdict).toBe("inconclusive");
+    expect(gate.exitCode).toBe(EXIT.error);
+    expect(gate.failure).toMatch(/^nothing was compared/);
+  });
+
+  it("an incomplete run fails after reporting, with the run's own exit code", () => {
+    const failed = { ...ab(1), status: "failed" as const, status_reason: "server died" };
+    const gate = abGate(failed, "ab.json", { failOnRegression: false, runExitCode: 1 });
+    expect([gate.exitCode, gate.failure]).toEqual([EXIT.error, "A/B run failed: server died"]);
+    const interrupted = { ...ab(1), status: "incomplete" as const };
+    const stopped = abGate(interrupted, "ab.json", { failOnRegression: true, runExitCode: EXIT.interrupted });
+    expect([stopped.exitCode, stopped.failure]).toEqual([EXIT.interrupted, "A/B run incomplete"]);
+  });
+});
