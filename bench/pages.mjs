@@ -5,10 +5,12 @@
 // and in headless Chromium (pages opened from disk) the median over 5 fresh page loads of:
 //   - overview interactive: navigation start to every card and filter drawn (window.perfgateReady);
 //   - one cell's charts drawn: navigation start to the tps, qps and p95 charts drawn.
-//   node bench/pages.mjs [--runs 730] [--keep]
+// --cpu-throttle N slows Chromium's CPU N times (DevTools CPU throttling): a stand-in for a busy
+// host that can be repeated, where the load average of a shared machine cannot.
+//   node bench/pages.mjs [--runs 730] [--cpu-throttle 1] [--keep]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -17,6 +19,9 @@ import { chromium } from "playwright-core";
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf("--runs") + 1] || 730) || 730;
 const keep = argv.includes("--keep");
+const throttle = Number(argv.includes("--cpu-throttle") ? argv[argv.indexOf("--cpu-throttle") + 1] : 1);
+if (!(throttle >= 1))
+  throw new Error(`--cpu-throttle: ${argv[argv.indexOf("--cpu-throttle") + 1]}: give a number >= 1`);
 const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(tmpdir(), "pg-pages-bench-"));
 
@@ -122,6 +127,10 @@ try {
     const page = await context.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
+    if (throttle > 1) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: throttle });
+    }
     await page.goto(url);
     await page.waitForFunction(() => window.perfgateReady !== undefined, undefined, { timeout: 60_000 });
     const ms = await page.evaluate(() => window.perfgateReady);
@@ -142,6 +151,12 @@ try {
     }
   }
   await browser.close();
+  const cpu = throttle > 1 ? `, CPU throttled ${throttle}x` : "";
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}${cpu}`,
+  );
   console.log(
     `overview interactive: median ${median(ov).toFixed(0)} ms (runs: ${ov.map((x) => x.toFixed(0)).join(", ")}); goal < 1000 ms`,
   );

@@ -125,7 +125,7 @@ describe("trend pages in Chromium", () => {
   it("overview: every cell with a sparkline, the planted change on its card only, filters work", async () => {
     const { page, errors } = await open("index.html");
     expect(await page.locator(".card").count()).toBe(12);
-    expect(await page.locator(".card canvas.spark").count()).toBe(12);
+    expect(await page.locator(".card svg.spark").count()).toBe(12);
     const changed = page.locator(".card:has(.badge.worse)");
     expect(await changed.count()).toBe(1);
     expect(await changed.locator(".card-title").textContent()).toBe("oltp_read_write · 1G · 16 thr");

@@ -14,6 +14,7 @@ import {
   type HistoryRun,
 } from "../history/schema.js";
 import { metricInfo, metricKeys } from "./metrics.js";
+import { SPARK_POINTS, sparkShape } from "./spark.js";
 
 /** A point of a series, as the change-point detector takes it. */
 export type { SeriesPoint } from "../changes/index.js";
@@ -88,13 +89,11 @@ export interface OverviewRow extends CellKey {
   /** the metric of `spark` when it is not tps (a cell without tps: its first metric), with its unit */
   metric?: string;
   unit?: string;
-  /** tps (or `metric`) of the last SPARK_POINTS points */
+  /** tps (or `metric`) of the last SPARK_POINTS points as a shape (spark.ts), not values */
   spark: (number | null)[];
   /** the most recent change point over the cell's metrics */
   change: ChangeMark | null;
 }
-
-export const SPARK_POINTS = 120;
 
 function cellId(k: CellKey): string {
   const slug = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
@@ -291,7 +290,7 @@ export function overviewRow(s: CellSeries): OverviewRow {
       ...(metric !== "tps" ? { value: values[last] ?? null } : {}),
     },
     ...(metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {}),
-    spark: values.slice(-SPARK_POINTS),
+    spark: sparkShape(values.slice(-SPARK_POINTS)),
     change: latestChange(s, s.changes),
   };
 }

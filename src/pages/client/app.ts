@@ -1,11 +1,8 @@
-/** The trend site's client: one bundle for every page; the page's <body data-page> picks the view. */
-import "uplot/dist/uPlot.min.css";
-import "./style.css";
-import { cellPage } from "./cell.js";
+/**
+ * The trend site's client: one small bundle per page (build.mjs), so the overview, run and matrix
+ * pages do not load the chart library only the cell page draws with. Each entry calls start().
+ */
 import { fail } from "./dom.js";
-import { matrixPage } from "./matrix.js";
-import { overviewPage } from "./overview.js";
-import { runPage } from "./run.js";
 
 declare global {
   interface Window {
@@ -14,18 +11,12 @@ declare global {
   }
 }
 
-const PAGES: Record<string, (main: HTMLElement) => Promise<void>> = {
-  overview: overviewPage,
-  cell: cellPage,
-  run: runPage,
-  matrix: matrixPage,
-};
-
-const main = document.querySelector("main")!;
-const page = PAGES[document.body.dataset.page ?? "overview"] ?? overviewPage;
-page(main).then(
-  () => {
-    window.perfgateReady = performance.now();
-  },
-  (err: unknown) => fail(err),
-);
+export function start(page: (main: HTMLElement) => Promise<void>): void {
+  const main = document.querySelector("main")!;
+  page(main).then(
+    () => {
+      window.perfgateReady = performance.now();
+    },
+    (err: unknown) => fail(err),
+  );
+}

@@ -89,7 +89,7 @@ function readout(s: CellSeries, metric: string, i: number | null | undefined): (
   ];
 }
 
-function chart(s: CellSeries, metric: string, host: HTMLElement, info: HTMLElement): uPlot {
+function chart(s: CellSeries, metric: string, host: HTMLElement, info: HTMLElement, width: number): uPlot {
   const col = s.metrics[metric]!;
   const unit = metricInfo(s, metric);
   const label = metricLabel(metric, unit);
@@ -99,7 +99,7 @@ function chart(s: CellSeries, metric: string, host: HTMLElement, info: HTMLEleme
   const marks = s.changes.filter((c) => c.metric === metric);
   const many = xs.length > 150;
   const opts: uPlot.Options = {
-    width: Math.max(320, host.clientWidth || 900),
+    width: Math.max(320, width || 900),
     height: 260,
     legend: { show: false },
     scales: { x: { time: false } },
@@ -180,11 +180,16 @@ export async function cellPage(main: HTMLElement): Promise<void> {
       `${k.flavor} · workload ${k.workload} · runner class ${k.runner_class} · ${s.run.length} runs`,
     ),
   );
-  for (const metric of metricKeys(s)) {
+  const parts = metricKeys(s).map((metric) => {
     const host = el("div", { class: "chart", "data-metric": metric });
     const info = el("p", { class: "readout" }, ...readout(s, metric, null));
     const heading = el("h2", {}, metricLabel(metric, metricInfo(s, metric)));
     main.append(el("section", {}, heading, host, info, changeList(s, metric)));
-    window.perfgateCharts[metric] = chart(s, metric, host, info);
-  }
+    return { metric, host, info };
+  });
+  // Every width read before any chart is drawn: one layout, not one per chart.
+  const widths = parts.map((p) => p.host.clientWidth);
+  parts.forEach(({ metric, host, info }, i) => {
+    window.perfgateCharts[metric] = chart(s, metric, host, info, widths[i]!);
+  });
 }

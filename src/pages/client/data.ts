@@ -1,7 +1,12 @@
-/** Loading the site's data files lazily: each is a script calling perfgateData(key, json). */
+/**
+ * Loading the site's data files: each is a script calling perfgateData(key, data). The page's own
+ * file was usually requested by the inline preloader already (preload.ts); its data is taken from
+ * there, or awaited, rather than loaded twice.
+ */
 import type { HistoryRun } from "../../history/schema.js";
 import type { VersionMatrix } from "../matrix.js";
 import type { CellSeries, OverviewRow } from "../model.js";
+import { requestData } from "./keys.js";
 
 export interface Overview {
   title: string;
@@ -13,26 +18,33 @@ export interface Overview {
   matrices: { name: string; date: string; engines: string[] }[];
 }
 
-declare global {
-  interface Window {
-    perfgateData: (key: string, data: unknown) => void;
-  }
-}
-
+const early = window.perfgateEarly ?? { requested: [], arrived: {} };
 const waiting = new Map<string, (data: unknown) => void>();
 window.perfgateData = (key, data) => {
-  waiting.get(key)?.(data);
+  const resolve = waiting.get(key);
   waiting.delete(key);
+  if (resolve) resolve(data);
+  else early.arrived[key] = data;
 };
 
 function load<T>(key: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    if (key in early.arrived) {
+      const data = early.arrived[key];
+      delete early.arrived[key];
+      resolve(data as T);
+      return;
+    }
     waiting.set(key, (d) => resolve(d as T));
-    const s = document.createElement("script");
-    s.src = `data/${key}.js`;
-    s.async = true;
-    s.onerror = () => reject(new Error(`cannot load data/${key}.js`));
-    document.head.append(s);
+    const fail = () => reject(new Error(`cannot load data/${key}.js`));
+    if (early.requested.includes(key)) {
+      early.requested = early.requested.filter((k) => k !== key);
+      // The preloader's request: a failed load shows as no data once the page has loaded.
+      if (document.readyState === "complete") fail();
+      else window.addEventListener("load", () => waiting.has(key) && fail(), { once: true });
+      return;
+    }
+    requestData(key, fail);
   });
 }
 

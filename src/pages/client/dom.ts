@@ -13,10 +13,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return e;
 }
 
+/** One formatter for every number (toLocaleString would build a new one per call). */
+const WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
 export function fmt(v: number | null | undefined, digits = 3): string {
   if (v === null || v === undefined) return "–";
   const abs = Math.abs(v);
-  if (abs >= 1000) return Math.round(v).toLocaleString("en-US");
+  if (abs >= 1000) return WHOLE.format(Math.round(v));
   return Number(v.toPrecision(digits)).toString();
 }
 

@@ -1,5 +1,6 @@
 /** The overview: every cell with a sparkline and its latest change point, filterable. */
 import type { OverviewRow } from "../model.js";
+import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
 import { cellTitle, changeClass, changePct, day, el, fmt, METRIC_LABEL, nav, shortSha } from "./dom.js";
 
@@ -13,49 +14,62 @@ const FILTERS = [
 ] as const;
 type FilterKey = (typeof FILTERS)[number][0];
 
-function sparkline(row: OverviewRow): HTMLCanvasElement {
-  const w = 180;
-  const h = 40;
-  const c = el("canvas", {
-    width: String(w * devicePixelRatio),
-    height: String(h * devicePixelRatio),
-    class: "spark",
-  });
-  c.style.width = `${w}px`;
-  c.style.height = `${h}px`;
-  const ctx = c.getContext("2d");
-  const vs = row.spark;
-  const finite = vs.filter((v): v is number => v !== null);
-  if (!ctx || finite.length === 0) return c;
-  ctx.scale(devicePixelRatio, devicePixelRatio);
-  let lo = Math.min(...finite);
-  let hi = Math.max(...finite);
-  if (hi - lo < 1e-9 * Math.max(1, hi)) {
-    lo -= 1;
-    hi += 1;
-  }
-  const x = (i: number) => 2 + (i * (w - 4)) / Math.max(1, vs.length - 1);
-  const y = (v: number) => h - 3 - ((v - lo) / (hi - lo)) * (h - 6);
-  const offset = row.points - vs.length;
-  if (row.change && row.change.index >= offset) {
-    ctx.fillStyle = "rgba(200,120,0,0.18)";
-    ctx.fillRect(x(row.change.index - offset), 0, w - x(row.change.index - offset), h);
-  }
-  ctx.strokeStyle = "#2563eb";
-  ctx.lineWidth = 1.25;
-  ctx.beginPath();
+const SPARK_W = 180;
+const SPARK_H = 40;
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string>,
+): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+/** The path of a sparkline: row.spark is already scaled to 0..SPARK_SCALE (model.ts). */
+function sparkPath(spark: readonly (number | null)[]): string {
+  const step = (SPARK_W - 4) / Math.max(1, spark.length - 1);
+  let d = "";
   let pen = false;
-  vs.forEach((v, i) => {
-    if (v === null) {
+  for (let i = 0; i < spark.length; i++) {
+    const q = spark[i];
+    if (q === null || q === undefined) {
       pen = false;
-      return;
+      continue;
     }
-    if (pen) ctx.lineTo(x(i), y(v));
-    else ctx.moveTo(x(i), y(v));
+    const y = SPARK_H - 3 - (q / SPARK_SCALE) * (SPARK_H - 6);
+    d += `${pen ? "L" : "M"}${(2 + i * step).toFixed(1)} ${y.toFixed(1)}`;
     pen = true;
+  }
+  return d;
+}
+
+/** An inline SVG: no canvas to rasterise per card, and the browser skips it while off screen. */
+function sparkline(row: OverviewRow): SVGSVGElement {
+  const box = svg("svg", {
+    class: "spark",
+    width: String(SPARK_W),
+    height: String(SPARK_H),
+    viewBox: `0 0 ${SPARK_W} ${SPARK_H}`,
+    "aria-hidden": "true",
   });
-  ctx.stroke();
-  return c;
+  const n = row.spark.length;
+  const offset = row.points - n;
+  if (row.change && row.change.index >= offset) {
+    const x = 2 + ((row.change.index - offset) * (SPARK_W - 4)) / Math.max(1, n - 1);
+    box.append(
+      svg("rect", {
+        class: "spark-change",
+        x: x.toFixed(1),
+        y: "0",
+        width: (SPARK_W - x).toFixed(1),
+        height: String(SPARK_H),
+      }),
+    );
+  }
+  box.append(svg("path", { class: "spark-line", d: sparkPath(row.spark) }));
+  return box;
 }
 
 function card(row: OverviewRow): HTMLElement {
