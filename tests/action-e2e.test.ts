@@ -3,48 +3,31 @@
  * runner runs them: INPUT_* environment, a real webhook payload (@octokit/webhooks-examples) at
  * GITHUB_EVENT_PATH, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, and GITHUB_API_URL pointing at a
  * local stand-in for GitHub that validates every request against GitHub's OpenAPI description.
- * Only `mode: compare` here (no servers); `mode: ab` is exercised by the lead's real-server runs.
+ * `mode: compare` here (no servers); `mode: ab` with real servers is in action-ab-e2e.test.ts.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { loadMeasurements } from "../src/compare/model.js";
 import { verdictDigest } from "../src/gate/verdict.js";
 import type { HistoryRun } from "../src/history/schema.js";
-import { ROOT } from "./helpers/env.js";
+import {
+  expectCleanTraffic,
+  type Json,
+  MAIN,
+  opened,
+  POST,
+  prOf,
+  runAction,
+  synchronize,
+  waitClose,
+  webhookExample,
+} from "./helpers/action-process.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
 import { gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
-
-const require = createRequire(import.meta.url);
-const MAIN = join(ROOT, "action", "dist", "index.mjs");
-const POST = join(ROOT, "action", "dist", "post.mjs");
-
-type Json = Record<string, unknown>;
-interface WebhookGroup {
-  name: string;
-  examples: Json[];
-}
-const EXAMPLES = require("@octokit/webhooks-examples/api.github.com/index.json") as WebhookGroup[];
-
-function webhookExample(event: string, pick: (e: Json) => boolean): Json {
-  const group = EXAMPLES.find((g) => g.name === event);
-  const ex = group?.examples.find(pick);
-  if (!ex) throw new Error(`no ${event} example in @octokit/webhooks-examples`);
-  return structuredClone(ex);
-}
-
-const opened = () => webhookExample("pull_request", (e) => e.action === "opened");
-const synchronize = () => webhookExample("pull_request", (e) => e.action === "synchronize");
-
-function prOf(payload: Json): { owner: string; repo: string; number: number; sha: string } {
-  const [owner, repo] = ((payload.repository as Json).full_name as string).split("/");
-  const pr = payload.pull_request as Json;
-  return { owner: owner!, repo: repo!, number: pr.number as number, sha: (pr.head as Json).sha as string };
-}
 
 const NOISE = [1.0, 1.012, 0.991, 1.006, 0.994];
 const BASE_TPS: Record<number, number> = { 1: 420, 16: 3100 };
@@ -71,91 +54,6 @@ function abFile(dir: string, name: string, ratio: number): string {
     head: level * ratio * (1 + 0.01 * ((i % 2) - 0.5)),
   }));
   return writeJson(dir, name, makeAbResults({ pairs }));
-}
-
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  outputs: Record<string, string>;
-  summary: string;
-}
-
-/** GITHUB_OUTPUT's `name<<delimiter ... delimiter` blocks. */
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
-  for (let m = re.exec(text); m; m = re.exec(text)) out[m[1]!] = m[3]!;
-  return out;
-}
-
-function waitClose(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
-}
-
-interface RunOptions {
-  inputs: Record<string, string>;
-  payload?: Json | null;
-  eventName?: string;
-  repository?: string;
-  apiUrl: string;
-  dir: string;
-  env?: Record<string, string>;
-}
-
-/** Runs the bundled main step like the runner: clean environment, INPUT_* as GitHub names them. */
-async function runAction(o: RunOptions): Promise<RunResult> {
-  const outputFile = join(o.dir, `output-${Date.now()}-${Math.random()}.txt`);
-  const summaryFile = join(o.dir, `summary-${Date.now()}-${Math.random()}.md`);
-  writeFileSync(outputFile, "");
-  writeFileSync(summaryFile, "");
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: o.dir,
-    GITHUB_ACTIONS: "true",
-    GITHUB_EVENT_NAME: o.eventName ?? "pull_request",
-    GITHUB_API_URL: o.apiUrl,
-    GITHUB_SERVER_URL: "https://github.com",
-    GITHUB_RUN_ID: "4242",
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    GITHUB_STATE: join(o.dir, "state.txt"),
-    RUNNER_TEMP: o.dir,
-    ...o.env,
-  };
-  if (o.payload !== null) {
-    const payload = o.payload ?? opened();
-    const eventPath = join(o.dir, `event-${Date.now()}-${Math.random()}.json`);
-    writeFileSync(eventPath, JSON.stringify(payload));
-    env.GITHUB_EVENT_PATH = eventPath;
-    env.GITHUB_REPOSITORY = o.repository ?? ((payload.repository as Json).full_name as string);
-  } else if (o.repository) {
-    env.GITHUB_REPOSITORY = o.repository;
-  }
-  const inputs = { "github-token": "ghs_standinToken123", "results-dir": join(o.dir, "out"), ...o.inputs };
-  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.replace(/ /g, "_").toUpperCase()}`] = v;
-  const child = spawn(process.execPath, [MAIN], { cwd: o.dir, env, stdio: ["ignore", "pipe", "pipe"] });
-  const r = await waitClose(child);
-  return {
-    ...r,
-    outputs: parseOutputs(readFileSync(outputFile, "utf8")),
-    summary: readFileSync(summaryFile, "utf8"),
-  };
-}
-
-function expectCleanTraffic(gh: GitHubStandIn): void {
-  expect(gh.unmatched.map((r) => `${r.method} ${r.path}`)).toEqual([]);
-  expect(gh.invalid.map((x) => x.problems)).toEqual([]);
-  expect(gh.unhandled.map((r) => r.operationId)).toEqual([]);
-  expect(gh.responseProblems).toEqual([]);
 }
 
 beforeAll(() => {
