@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verdictDigest } from "../src/action/verdict.js";
 import { compareSets } from "../src/compare/compare.js";
-import { loadMeasurements } from "../src/compare/model.js";
+import { loadMeasurements } from "../src/inputs/load.js";
 import { ROOT } from "./helpers/env.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";

@@ -6,10 +6,10 @@
  */
 import type { Command } from "commander";
 import { compareSets, gateFailure, hasRegression } from "../compare/compare.js";
-import { loadMeasurements } from "../compare/model.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { importCsv, importSummary } from "../import/csv.js";
 import { writeImportedSet } from "../import/store.js";
+import { loadMeasurements } from "../inputs/load.js";
 import {
   renderComparisonJson,
   renderComparisonMarkdown,

@@ -3,18 +3,12 @@
  * imported measurements (perfgate/import, or a .csv imported on the fly) and interleaved A/B files
  * (perfgate/ab). Each becomes a MeasurementSet of Observations (one per scenario × tier × threads ×
  * engine × repetition); A/B files also keep their pairs (PairedCell) for the paired comparison.
+ * Pure: the documents come in parsed; reading files is src/inputs/load.ts (loadMeasurements).
  */
-import { extname } from "node:path";
 import type { AbResults } from "../ab/schema.js";
-import { parseAbResults } from "../ab/store.js";
-import { importCsv } from "../import/csv.js";
 import type { ImportedSet } from "../import/schema.js";
-import { parseImportedSet } from "../import/store.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
-import { parseResults } from "../results/store.js";
 import { type TimedValue, tidySeries } from "../stats/index.js";
-import { parseJson, readTextFile, shortValue } from "../util/documents.js";
-import { UserError } from "../util/errors.js";
 
 export type SetKind = "results" | "import" | "ab";
 
@@ -239,31 +233,4 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
     failed_cells: failed,
     workload_spec: ab.workload.spec,
   };
-}
-
-const ACCEPTED_KINDS =
-  "accepted: a perfgate/results or perfgate/ab JSON file, a perfgate/import JSON file (perfgate import), or a .csv file";
-
-/**
- * Loads any file compare reads, by content: `.csv` → CSV import; JSON with "schema"
- * "perfgate/results" → run results, "perfgate/import" → imported set, "perfgate/ab" → A/B file.
- * Every file is validated; errors are one line naming the file (and the field).
- */
-export function loadMeasurements(file: string): MeasurementSet {
-  if (extname(file).toLowerCase() === ".csv") return fromImport(importCsv(file), file);
-  const data = parseJson(readTextFile(file), file, ACCEPTED_KINDS);
-  const schema =
-    typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
-  switch (schema) {
-    case "perfgate/results":
-      return fromResults(parseResults(data, file), file);
-    case "perfgate/import":
-      return fromImport(parseImportedSet(data, file), file);
-    case "perfgate/ab":
-      return fromAb(parseAbResults(data, file), file);
-    default:
-      throw new UserError(
-        `${file}: not a measurement file perfgate knows ("schema" is ${shortValue(schema)}); ${ACCEPTED_KINDS}`,
-      );
-  }
 }

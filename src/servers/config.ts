@@ -417,12 +417,5 @@ export function generateConfig(
   return { text, options, hash };
 }
 
-/** Parses a tier like `2G`, `512M`, `1.5G` into bytes; null when malformed. */
-export function parseSize(text: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult: Record<string, number> = { K: 1024, M: MiB, G: GiB, T: 1024 * GiB };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? (mult[unit] ?? 1) : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
-}
+/** Parses a tier like `2G`, `512M`, `1.5G` into bytes (kept here for the modules that import it from config). */
+export { parseSize } from "../util/size.js";
