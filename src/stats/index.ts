@@ -32,7 +32,15 @@ export {
   type TimedValue,
   tidySeries,
 } from "./degradation.js";
-export { lag1Autocorrelation, logs, mean, median, sampleSd, sampleVariance } from "./descriptive.js";
+export {
+  geometricMean,
+  lag1Autocorrelation,
+  logs,
+  mean,
+  median,
+  sampleSd,
+  sampleVariance,
+} from "./descriptive.js";
 export {
   erfc,
   lnBeta,
