@@ -107,9 +107,11 @@ interface Windowed {
 /**
  * A series as detectDegradation accepts it, from samples that may repeat or go back in time
  * (sysbench on a loaded host prints some seconds twice): sorted by time, samples of one time
- * averaged, non-finite or negative samples dropped. Never throws.
+ * averaged, non-finite or negative samples dropped. Never throws. Returns a new array; when the
+ * input is already tidy (the common case) its elements are reused, not copied.
  */
 export function tidySeries(points: readonly TimedValue[]): TimedValue[] {
+  if (isTidy(points)) return points.slice();
   const ok = points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.value) && p.value >= 0);
   const sorted = ok.map((p, i) => ({ p, i })).sort((a, b) => a.p.t - b.p.t || a.i - b.i);
   const out: TimedValue[] = [];
@@ -125,6 +127,16 @@ export function tidySeries(points: readonly TimedValue[]): TimedValue[] {
     }
   }
   return out;
+}
+
+/** Strictly increasing finite times and finite values >= 0: nothing for tidySeries to do. */
+function isTidy(points: readonly TimedValue[]): boolean {
+  let prev = Number.NEGATIVE_INFINITY;
+  for (const p of points) {
+    if (!(p.t > prev) || !Number.isFinite(p.t) || !Number.isFinite(p.value) || !(p.value >= 0)) return false;
+    prev = p.t;
+  }
+  return true;
 }
 
 function toTimed(series: readonly number[] | readonly TimedValue[], intervalS: number): TimedValue[] {
@@ -148,31 +160,40 @@ function toTimed(series: readonly number[] | readonly TimedValue[], intervalS: n
 }
 
 function windows(points: readonly TimedValue[], windowS: number): Windowed {
-  const diffs: number[] = [];
-  for (let i = 1; i < points.length; i++) diffs.push(points[i]!.t - points[i - 1]!.t);
+  const diffs: number[] = new Array(Math.max(0, points.length - 1));
+  for (let i = 1; i < points.length; i++) diffs[i - 1] = points[i]!.t - points[i - 1]!.t;
   const interval = diffs.length > 0 ? median(diffs) : 1;
   const start = points[0]!.t - interval;
   const end = points[points.length - 1]!.t;
   const w = Math.max(windowS, interval);
-  const sums = new Map<number, { v: number; t: number; n: number }>();
-  for (const p of points) {
-    const mid = p.t - interval / 2;
-    const k = Math.floor((mid - start) / w);
-    const acc = sums.get(k) ?? { v: 0, t: 0, n: 0 };
-    acc.v += p.value;
-    acc.t += mid;
-    acc.n += 1;
-    sums.set(k, acc);
-  }
   const expected = w / interval;
   const centers: number[] = [];
   const values: number[] = [];
-  for (const k of [...sums.keys()].sort((a, b) => a - b)) {
-    const acc = sums.get(k)!;
-    if (acc.n < expected / 2) continue; // a ragged partial window would only add noise
-    centers.push(acc.t / acc.n - start);
-    values.push(acc.v / acc.n);
+  // Times increase (toTimed checks), so the window index never goes back: one running window.
+  let k = Number.NaN;
+  let v = 0;
+  let t = 0;
+  let n = 0;
+  const close = () => {
+    if (n === 0 || n < expected / 2) return; // a ragged partial window would only add noise
+    centers.push(t / n - start);
+    values.push(v / n);
+  };
+  for (const p of points) {
+    const mid = p.t - interval / 2;
+    const kp = Math.floor((mid - start) / w);
+    if (kp !== k) {
+      close();
+      k = kp;
+      v = 0;
+      t = 0;
+      n = 0;
+    }
+    v += p.value;
+    t += mid;
+    n += 1;
   }
+  close();
   return { centers, values, start, end: end - start, interval };
 }
 
