@@ -9,6 +9,7 @@ import {
   compareUnpaired,
   directionOf,
   geometricMean,
+  MIN_INTERVAL_N,
   type ThresholdConfig,
   thresholdFor,
   verdictFromComparison,
@@ -22,7 +23,7 @@ export interface Pending {
   metric: ComparedMetric;
   base: number[];
   head: number[];
-  /** enough values for a confidence interval (2 pairs, or 2 repetitions per side) */
+  /** enough values for a confidence interval (MIN_INTERVAL_N pairs, or as many repetitions per side) */
   hasCi: boolean;
 }
 
@@ -71,7 +72,7 @@ export function pendingComparisons(
         notes.push(`${unitLabel(unit)}: ${metric} has zero values (not compared)`);
         continue;
       }
-      const hasCi = unit.design === "paired" ? base.length >= 2 : base.length >= 2 && head.length >= 2;
+      const hasCi = Math.min(base.length, head.length) >= MIN_INTERVAL_N;
       pending.push({ unit, metric, base, head, hasCi });
       seen.add(metric);
     }
@@ -86,7 +87,9 @@ export function pendingComparisons(
 
 /**
  * The verdict of every pending comparison with simultaneous intervals: m is the number of
- * comparisons with a CI, each interval is at level 1 − alpha with alpha = (1 − confidence)/m.
+ * comparisons with enough values for a CI, each interval is at level 1 − alpha with
+ * alpha = (1 − confidence)/m. An interval too wide to report at that level is withheld (still
+ * counted in m: whether it is withheld depends on alpha).
  */
 export function judgeAll(
   pending: readonly Pending[],
@@ -136,5 +139,6 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
     mde_pct: v.mde_pct,
     samples_needed: v.samples_needed,
     threshold_pct: v.threshold_pct,
+    ...(v.interval_withheld !== null ? { interval_withheld: v.interval_withheld } : {}),
   };
 }

@@ -121,10 +121,12 @@ function verdictText(c: ComparisonCell, markdown: boolean): string {
   }
 }
 
-function ciText(c: ComparisonCell): string {
-  return c.ci_low_pct !== undefined && c.ci_high_pct !== undefined
-    ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`
-    : "—";
+/** The interval, or why there is none worth printing. */
+export function ciText(c: ComparisonCell, none = "—"): string {
+  if (c.ci_low_pct !== undefined && c.ci_high_pct !== undefined) {
+    return `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`;
+  }
+  return c.interval_withheld ?? none;
 }
 
 function trendText(t: Trend): string {

@@ -60,9 +60,12 @@ export {
   decide,
   type JudgeInput,
   judge,
+  MAX_T_RATIO,
+  MIN_INTERVAL_N,
   type ThresholdConfig,
   thresholdFor,
   type Verdict,
   type VerdictKind,
   verdictFromComparison,
+  withheldInterval,
 } from "./verdict.js";
