@@ -177,12 +177,19 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       failed++;
       continue;
     }
-    const side = (s: { tps: number; qps: number; p95_ms: number | null }): SideValues => ({
-      tps: s.tps,
-      qps: s.qps,
-      p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null,
-    });
-    const pairs = c.pairs.map((p) => ({ base: side(p.base), head: side(p.head) }));
+    const pairs: PairedCell["pairs"] = new Array(c.pairs.length);
+    for (let i = 0; i < c.pairs.length; i++) {
+      const p = c.pairs[i]!;
+      const b = sideValues(p.base);
+      const h = sideValues(p.head);
+      pairs[i] = { base: b, head: h };
+      const { script: scenario, tier, threads } = c;
+      const repetition = i + 1;
+      observations.push(
+        { scenario, tier, threads, engine: base, repetition, tps: b.tps, qps: b.qps, p95_ms: b.p95_ms },
+        { scenario, tier, threads, engine: head, repetition, tps: h.tps, qps: h.qps, p95_ms: h.p95_ms },
+      );
+    }
     paired.push({
       scenario: c.script,
       tier: c.tier,
@@ -190,38 +197,8 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       base,
       head,
       pairs,
-      series: {
-        base: tidySeries(c.series.base.map((iv) => ({ t: iv.t, value: iv.tps }))),
-        head: tidySeries(c.series.head.map((iv) => ({ t: iv.t, value: iv.tps }))),
-      },
+      series: { base: tpsSeries(c.series.base), head: tpsSeries(c.series.head) },
     });
-    for (let i = 0; i < pairs.length; i++) {
-      const p = pairs[i]!;
-      const rep = i + 1;
-      const { script: scenario, tier, threads } = c;
-      const b = p.base;
-      const h = p.head;
-      observations.push({
-        scenario,
-        tier,
-        threads,
-        engine: base,
-        repetition: rep,
-        tps: b.tps,
-        qps: b.qps,
-        p95_ms: b.p95_ms,
-      });
-      observations.push({
-        scenario,
-        tier,
-        threads,
-        engine: head,
-        repetition: rep,
-        tps: h.tps,
-        qps: h.qps,
-        p95_ms: h.p95_ms,
-      });
-    }
   }
   return {
     kind: "ab",
@@ -233,4 +210,16 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
     failed_cells: failed,
     workload_spec: ab.workload.spec,
   };
+}
+
+/** One side of a pair as compared: a p95 of 0 (sysbench without a percentile) is no value. */
+function sideValues(s: { tps: number; qps: number; p95_ms: number | null }): SideValues {
+  return { tps: s.tps, qps: s.qps, p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null };
+}
+
+/** A side's per-second tps as a tidy series. */
+function tpsSeries(intervals: readonly { t: number; tps: number }[]): TimedValue[] {
+  const out: TimedValue[] = new Array(intervals.length);
+  for (let i = 0; i < intervals.length; i++) out[i] = { t: intervals[i]!.t, value: intervals[i]!.tps };
+  return tidySeries(out);
 }

@@ -31,10 +31,14 @@ export function unitLabel(u: Unit): string {
   return `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t`;
 }
 
-/** The values of `metric` on both sides of a unit (paired: only pairs with both values). */
-function valuesOf(u: Unit, metric: ComparedMetric): { base: number[]; head: number[] } {
+/**
+ * The values of `metric` on both sides of a unit (paired: only pairs with both values), and whether
+ * all are above zero (a log-ratio needs that).
+ */
+function valuesOf(u: Unit, metric: ComparedMetric): { base: number[]; head: number[]; positive: boolean } {
   const base: number[] = [];
   const head: number[] = [];
+  let positive = true;
   if (u.design === "paired") {
     for (let i = 0; i < u.base_obs.length; i++) {
       const b = u.base_obs[i]![metric];
@@ -42,16 +46,23 @@ function valuesOf(u: Unit, metric: ComparedMetric): { base: number[]; head: numb
       if (b !== null && h !== null) {
         base.push(b);
         head.push(h);
+        positive &&= b > 0 && h > 0;
       }
     }
   } else {
-    for (const o of u.base_obs) if (o[metric] !== null) base.push(o[metric]);
-    for (const o of u.head_obs) if (o[metric] !== null) head.push(o[metric]);
+    for (const o of u.base_obs) {
+      const v = o[metric];
+      if (v !== null) base.push(v);
+      positive &&= v === null || v > 0;
+    }
+    for (const o of u.head_obs) {
+      const v = o[metric];
+      if (v !== null) head.push(v);
+      positive &&= v === null || v > 0;
+    }
   }
-  return { base, head };
+  return { base, head, positive };
 }
-
-const allPositive = (xs: readonly number[]) => xs.every((v) => v > 0);
 
 /**
  * The comparisons to make, in unit × metric order; cells with zero values and metrics no cell has
@@ -66,9 +77,9 @@ export function pendingComparisons(
   const seen = new Set<ComparedMetric>();
   for (const unit of units) {
     for (const metric of metrics) {
-      const { base, head } = valuesOf(unit, metric);
+      const { base, head, positive } = valuesOf(unit, metric);
       if (base.length === 0 || head.length === 0) continue;
-      if (!allPositive(base) || !allPositive(head)) {
+      if (!positive) {
         notes.push(`${unitLabel(unit)}: ${metric} has zero values (not compared)`);
         continue;
       }

@@ -171,20 +171,37 @@ function tpsByEngine(obs: readonly Obs[]): {
   byEngine: Map<string, Map<number, number[]>>;
   threads: number[];
 } {
-  const byEngine = new Map<string, Map<number, number[]>>();
+  interface Side {
+    byThreads: Map<number, number[]>;
+    /** the list of the engine's previous observation: an A/B cell's come in a row */
+    lastThreads: number;
+    lastList: number[] | undefined;
+  }
+  const sides = new Map<string, Side>();
   const threadSet = new Set<number>();
+  let prevThreads = Number.NaN;
   for (const o of obs) {
-    threadSet.add(o.threads);
-    let byThreads = byEngine.get(o.engine);
-    if (!byThreads) {
-      byThreads = new Map();
-      byEngine.set(o.engine, byThreads);
+    if (o.threads !== prevThreads) {
+      threadSet.add(o.threads);
+      prevThreads = o.threads;
+    }
+    let side = sides.get(o.engine);
+    if (!side) {
+      side = { byThreads: new Map(), lastThreads: Number.NaN, lastList: undefined };
+      sides.set(o.engine, side);
     }
     if (!(o.tps > 0)) continue;
-    const xs = byThreads.get(o.threads);
-    if (xs) xs.push(o.tps);
-    else byThreads.set(o.threads, [o.tps]);
+    let list = side.lastThreads === o.threads ? side.lastList : side.byThreads.get(o.threads);
+    if (!list) {
+      list = [];
+      side.byThreads.set(o.threads, list);
+    }
+    list.push(o.tps);
+    side.lastThreads = o.threads;
+    side.lastList = list;
   }
+  const byEngine = new Map<string, Map<number, number[]>>();
+  for (const [engine, side] of sides) byEngine.set(engine, side.byThreads);
   return { byEngine, threads: [...threadSet].sort((a, b) => a - b) };
 }
 
@@ -552,7 +569,7 @@ function verdictSection(r: ComparisonReport): ReportSection {
   } else {
     const folded = r.cells.length > 25;
     if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`, "");
-    L.push(...mdTable(verdictTable(r, true)));
+    pushAll(L, mdTable(verdictTable(r, true)));
     if (folded) L.push("", "</details>");
   }
   L.push("");
@@ -568,7 +585,8 @@ function verdictSection(r: ComparisonReport): ReportSection {
 /** The Markdown report (see the module comment for the sections). */
 export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
   return comparisonSections(r, sets)
-    .flatMap((s) => s.lines)
+    .filter((s) => s.lines.length > 0)
+    .map((s) => s.lines.join("\n"))
     .join("\n");
 }
 
