@@ -156,7 +156,10 @@ export function withheldInterval(c: Comparison): WithheldInterval | null {
   }
   const p = 1 - c.alpha / 2;
   const limit = MAX_T_RATIO * normalAt(p);
-  if (studentTQuantile(p, c.df) <= limit) return null;
+  // The interval's own t quantile, read back from it (a Welch df is real-valued: recomputing the
+  // quantile would cost a root search per cell); no spread means a zero-width interval: fine.
+  if (c.se_log === null || !(c.se_log > 0) || c.ci_high_log === null) return null;
+  if ((c.ci_high_log - c.mean_log) / c.se_log <= limit) return null;
   // The fewest samples whose interval would pass, with df = n − 1 (the least a Welch df can be).
   let minimum = c.n + 1;
   while (minimum < 1000 && studentTQuantile(p, minimum - 1) > limit) minimum++;
