@@ -4,12 +4,11 @@
  * together), and the verdict of each cell × metric. Pure. Methods: docs/statistics.md.
  */
 import {
-  type Comparison,
-  comparePaired,
-  compareUnpaired,
+  compareLogs,
   directionOf,
-  geometricMean,
+  logs,
   MIN_INTERVAL_N,
+  mean,
   type ThresholdConfig,
   thresholdFor,
   verdictFromComparison,
@@ -124,10 +123,10 @@ export function judgeAll(
 
 function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell {
   const u = p.unit;
-  const c: Comparison =
-    u.design === "paired"
-      ? comparePaired(p.base, p.head, { alpha })
-      : compareUnpaired(p.base, p.head, { alpha });
+  // ln of each value once: for the comparison and for the geometric means (exp of the mean log)
+  const lb = logs(p.base, "base");
+  const lh = logs(p.head, "head");
+  const c = compareLogs(u.design, lb, lh, { alpha });
   const v = verdictFromComparison(p.metric, directionOf(p.metric), c, threshold);
   return {
     scenario: u.scenario,
@@ -136,8 +135,8 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
     base: u.base,
     head: u.head,
     metric: p.metric,
-    base_value: geometricMean(p.base),
-    head_value: geometricMean(p.head),
+    base_value: Math.exp(mean(lb)),
+    head_value: Math.exp(mean(lh)),
     change_pct: v.change_pct,
     exceeds_threshold: v.exceeds_threshold,
     verdict: v.verdict,

@@ -166,7 +166,10 @@ export function comparePaired(
     throw new RangeError(`paired comparison: ${base.length} base values but ${head.length} head values`);
   }
   if (base.length === 0) throw new RangeError("paired comparison: no pairs");
-  const d = logRatios(base, head);
+  return pairedFromRatios(logRatios(base, head), settings);
+}
+
+function pairedFromRatios(d: number[], settings: { alpha: number; power: number }): Comparison {
   const n = d.length;
   const counts = { n, n_base: n, n_head: n };
   const m = mean(d);
@@ -207,8 +210,14 @@ export function compareUnpaired(
       `unpaired comparison: need values on both sides (base ${base.length}, head ${head.length})`,
     );
   }
-  const lb = logs(base, "base");
-  const lh = logs(head, "head");
+  return unpairedFromLogs(logs(base, "base"), logs(head, "head"), settings);
+}
+
+function unpairedFromLogs(
+  lb: readonly number[],
+  lh: readonly number[],
+  settings: { alpha: number; power: number },
+): Comparison {
   const nb = lb.length;
   const nh = lh.length;
   const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
@@ -226,6 +235,35 @@ export function compareUnpaired(
     { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
     { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) },
   );
+}
+
+/**
+ * comparePaired (design "paired") or compareUnpaired ("unpaired") on values already logged:
+ * `lb`, `lh` are ln(base), ln(head) (finite). For callers that need the logs anyway (the geometric
+ * means of a report) and should not take them twice; the results are the same numbers.
+ */
+export function compareLogs(
+  design: Design,
+  lb: readonly number[],
+  lh: readonly number[],
+  options?: ComparisonOptions,
+): Comparison {
+  const settings = resolveOptions(options);
+  if (design === "unpaired") {
+    if (lb.length === 0 || lh.length === 0) {
+      throw new RangeError(
+        `unpaired comparison: need values on both sides (base ${lb.length}, head ${lh.length})`,
+      );
+    }
+    return unpairedFromLogs(lb, lh, settings);
+  }
+  if (lb.length !== lh.length) {
+    throw new RangeError(`paired comparison: ${lb.length} base values but ${lh.length} head values`);
+  }
+  if (lb.length === 0) throw new RangeError("paired comparison: no pairs");
+  const d: number[] = new Array(lb.length);
+  for (let i = 0; i < lb.length; i++) d[i] = lh[i]! - lb[i]!;
+  return pairedFromRatios(d, settings);
 }
 
 /** Above this many samples, samplesNeeded/samplesForEffect answer null ("practically infinite"). */

@@ -6,6 +6,7 @@ export {
   type Comparison,
   type ComparisonMethod,
   type ComparisonOptions,
+  compareLogs,
   comparePaired,
   compareUnpaired,
   DEFAULT_ALPHA,
