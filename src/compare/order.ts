@@ -51,30 +51,19 @@ function sortByKeys<T>(rows: T[], key: (row: T) => number[]): T[] {
   return rows;
 }
 
+/** Rows by scenario, tier, base and head (natural order), then by the numbers `then` gives. */
+function sortRows<T extends Row>(rows: T[], then: (row: T) => [number, number]): T[] {
+  const rank = ranks(rows);
+  const r = (s: string | null) => rank.get(s)!;
+  return sortByKeys(rows, (x) => [r(x.scenario), r(x.tier), r(x.base), r(x.head), ...then(x)]);
+}
+
 /** Cells by scenario, tier, base, head, metric (tps, qps, p95) and thread count. */
 export function sortCells(cells: ComparisonCell[]): ComparisonCell[] {
-  const rank = ranks(cells);
-  const r = (s: string | null) => rank.get(s)!;
-  return sortByKeys(cells, (c) => [
-    r(c.scenario),
-    r(c.tier),
-    r(c.base),
-    r(c.head),
-    COMPARED_METRICS.indexOf(c.metric),
-    c.threads,
-  ]);
+  return sortRows(cells, (c) => [COMPARED_METRICS.indexOf(c.metric), c.threads]);
 }
 
 /** Degradation entries by scenario, tier, base, head, thread count and repetition. */
 export function sortDegradation(entries: DegradationEntry[]): DegradationEntry[] {
-  const rank = ranks(entries);
-  const r = (s: string | null) => rank.get(s)!;
-  return sortByKeys(entries, (d) => [
-    r(d.scenario),
-    r(d.tier),
-    r(d.base),
-    r(d.head),
-    d.threads,
-    d.repetition ?? 0,
-  ]);
+  return sortRows(entries, (d) => [d.threads, d.repetition ?? 0]);
 }
