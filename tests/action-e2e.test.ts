@@ -10,9 +10,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { loadMeasurements } from "../src/compare/model.js";
 import { verdictDigest } from "../src/gate/verdict.js";
 import type { HistoryRun } from "../src/history/schema.js";
+import { loadMeasurements } from "../src/inputs/load.js";
 import {
   expectCleanTraffic,
   type Json,

@@ -6,9 +6,10 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromImport, loadMeasurements } from "../src/compare/model.js";
+import { fromImport } from "../src/compare/model.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { importCsv } from "../src/import/csv.js";
+import { loadMeasurements } from "../src/inputs/load.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 
 const CSV = join(import.meta.dirname, "fixtures", "compare", "percona-2026-rw-local-32g.csv");

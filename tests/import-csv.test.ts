@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerCompareCommands } from "../src/cli/compare-commands.js";
-import { loadMeasurements } from "../src/compare/model.js";
 import { importCsv, parseCsvNumber, parseImportCsv } from "../src/import/csv.js";
 import { ImportedSetSchema } from "../src/import/schema.js";
 import { readImportedSet, writeImportedSet } from "../src/import/store.js";
+import { loadMeasurements } from "../src/inputs/load.js";
 import { UserError } from "../src/util/errors.js";
 import { tempDir, writeJson } from "./helpers/results-factory.js";
 

@@ -6,8 +6,9 @@ import type { AbResults } from "../src/ab/schema.js";
 import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { buildProgram } from "../src/cli/main.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults, loadMeasurements } from "../src/compare/model.js";
+import { fromResults } from "../src/compare/model.js";
 import { readImportedSet } from "../src/import/store.js";
+import { loadMeasurements } from "../src/inputs/load.js";
 import {
   exportGab,
   type GabBench,

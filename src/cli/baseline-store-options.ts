@@ -4,10 +4,11 @@
  * step. The options, their checks (usage errors, exit 2) and the loading; docs/history.md.
  */
 import { type Command, Option } from "commander";
-import { fromImport, loadMeasurements, type MeasurementSet } from "../compare/model.js";
+import { fromImport, type MeasurementSet } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline } from "../history/baseline.js";
 import { DEFAULT_BASELINE_MAX_AGE_DAYS, parseMaxAge } from "../history/provenance.js";
 import { describeStore, parseStore } from "../history/store.js";
+import { loadMeasurements } from "../inputs/load.js";
 import { UsageError, UserError } from "../util/errors.js";
 
 export interface BaselineStoreFlags {

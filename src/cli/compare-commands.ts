@@ -5,12 +5,12 @@
  * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
 import type { Command } from "commander";
-import { loadMeasurements } from "../compare/model.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
 import { compareGate } from "../gate/gate.js";
 import { importCsv, importSummary } from "../import/csv.js";
 import { writeImportedSet } from "../import/store.js";
+import { loadMeasurements } from "../inputs/load.js";
 import { cliOption } from "../options/commander.js";
 import {
   ALLOW_MISMATCH,

@@ -10,8 +10,8 @@
  */
 
 import type { Results } from "../results/schema.js";
-import { parseSize } from "../servers/config.js";
 import { appendTo } from "../util/arrays.js";
+import { parseSize } from "../util/size.js";
 
 export interface Fairness {
   /** differences that make the two not comparable, each naming the field and both values */

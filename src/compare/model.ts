@@ -3,19 +3,13 @@
  * imported measurements (perfgate/import, or a .csv imported on the fly) and interleaved A/B files
  * (perfgate/ab). Each becomes a MeasurementSet of Observations (one per scenario × tier × threads ×
  * engine × repetition); A/B files also keep their pairs (PairedCell) for the paired comparison.
+ * Pure: the documents come in parsed; reading files is src/inputs/load.ts (loadMeasurements).
  */
-import { extname } from "node:path";
 import type { AbResults } from "../ab/schema.js";
-import { parseAbResults } from "../ab/store.js";
 import type { BaselineProvenance } from "../history/provenance.js";
-import { importCsv } from "../import/csv.js";
 import type { ImportedSet } from "../import/schema.js";
-import { parseImportedSet } from "../import/store.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
-import { parseResults } from "../results/store.js";
 import { type TimedValue, tidySeries } from "../stats/index.js";
-import { parseJson, readTextFile, shortValue } from "../util/documents.js";
-import { UserError } from "../util/errors.js";
 
 export type SetKind = "results" | "import" | "ab";
 
@@ -193,12 +187,19 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       failed++;
       continue;
     }
-    const side = (s: { tps: number; qps: number; p95_ms: number | null }): SideValues => ({
-      tps: s.tps,
-      qps: s.qps,
-      p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null,
-    });
-    const pairs = c.pairs.map((p) => ({ base: side(p.base), head: side(p.head) }));
+    const pairs: PairedCell["pairs"] = new Array(c.pairs.length);
+    for (let i = 0; i < c.pairs.length; i++) {
+      const p = c.pairs[i]!;
+      const b = sideValues(p.base);
+      const h = sideValues(p.head);
+      pairs[i] = { base: b, head: h };
+      const { script: scenario, tier, threads } = c;
+      const repetition = i + 1;
+      observations.push(
+        { scenario, tier, threads, engine: base, repetition, tps: b.tps, qps: b.qps, p95_ms: b.p95_ms },
+        { scenario, tier, threads, engine: head, repetition, tps: h.tps, qps: h.qps, p95_ms: h.p95_ms },
+      );
+    }
     paired.push({
       scenario: c.script,
       tier: c.tier,
@@ -206,38 +207,8 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       base,
       head,
       pairs,
-      series: {
-        base: tidySeries(c.series.base.map((iv) => ({ t: iv.t, value: iv.tps }))),
-        head: tidySeries(c.series.head.map((iv) => ({ t: iv.t, value: iv.tps }))),
-      },
+      series: { base: tpsSeries(c.series.base), head: tpsSeries(c.series.head) },
     });
-    for (let i = 0; i < pairs.length; i++) {
-      const p = pairs[i]!;
-      const rep = i + 1;
-      const { script: scenario, tier, threads } = c;
-      const b = p.base;
-      const h = p.head;
-      observations.push({
-        scenario,
-        tier,
-        threads,
-        engine: base,
-        repetition: rep,
-        tps: b.tps,
-        qps: b.qps,
-        p95_ms: b.p95_ms,
-      });
-      observations.push({
-        scenario,
-        tier,
-        threads,
-        engine: head,
-        repetition: rep,
-        tps: h.tps,
-        qps: h.qps,
-        p95_ms: h.p95_ms,
-      });
-    }
   }
   return {
     kind: "ab",
@@ -251,29 +222,14 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
   };
 }
 
-const ACCEPTED_KINDS =
-  "accepted: a perfgate/results or perfgate/ab JSON file, a perfgate/import JSON file (perfgate import), or a .csv file";
+/** One side of a pair as compared: a p95 of 0 (sysbench without a percentile) is no value. */
+function sideValues(s: { tps: number; qps: number; p95_ms: number | null }): SideValues {
+  return { tps: s.tps, qps: s.qps, p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null };
+}
 
-/**
- * Loads any file compare reads, by content: `.csv` → CSV import; JSON with "schema"
- * "perfgate/results" → run results, "perfgate/import" → imported set, "perfgate/ab" → A/B file.
- * Every file is validated; errors are one line naming the file (and the field).
- */
-export function loadMeasurements(file: string): MeasurementSet {
-  if (extname(file).toLowerCase() === ".csv") return fromImport(importCsv(file), file);
-  const data = parseJson(readTextFile(file), file, ACCEPTED_KINDS);
-  const schema =
-    typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
-  switch (schema) {
-    case "perfgate/results":
-      return fromResults(parseResults(data, file), file);
-    case "perfgate/import":
-      return fromImport(parseImportedSet(data, file), file);
-    case "perfgate/ab":
-      return fromAb(parseAbResults(data, file), file);
-    default:
-      throw new UserError(
-        `${file}: not a measurement file perfgate knows ("schema" is ${shortValue(schema)}); ${ACCEPTED_KINDS}`,
-      );
-  }
+/** A side's per-second tps as a tidy series. */
+function tpsSeries(intervals: readonly { t: number; tps: number }[]): TimedValue[] {
+  const out: TimedValue[] = new Array(intervals.length);
+  for (let i = 0; i < intervals.length; i++) out[i] = { t: intervals[i]!.t, value: intervals[i]!.tps };
+  return tidySeries(out);
 }

@@ -46,6 +46,12 @@ export const ComparisonCellSchema = z.object({
   /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
   samples_needed: z.number().int().positive().nullable(),
   threshold_pct: num,
+  /**
+   * present when the interval is not reported because it would be too wide to mean anything (too
+   * few pairs or repetitions for the confidence level): why, and how many would do; the verdict is
+   * inconclusive and ci_low_pct/ci_high_pct/mde_pct are absent/null
+   */
+  interval_withheld: z.string().optional(),
 });
 export type ComparisonCell = z.infer<typeof ComparisonCellSchema>;
 

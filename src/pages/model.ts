@@ -2,7 +2,10 @@
  * From history runs to the trend site's data (pure): one series per cell (runner class × flavor ×
  * workload × script × tier × threads) over the trend runs, change points per metric, the overview
  * rows, and the version matrices (runs appended with --matrix, or runs holding several servers).
+ * Runs in Node (the site generator); the browser code imports only its types, and the reference
+ * below lets the browser's type check read the Node imports.
  */
+/// <reference types="node" />
 import { createHash } from "node:crypto";
 import type { SeriesPoint } from "../changes/index.js";
 import { naturalCompare } from "../compare/compare.js";

@@ -42,9 +42,14 @@ function sortGroups<T extends Group>(groups: T[]): T[] {
 
 /** A signed % with one decimal: "-20.2%", "+4.2%", "0.0%". */
 export function fmtPct(x: number): string {
-  const r = Math.round(x * 10) / 10;
-  if (r === 0) return "0.0%";
-  return `${r > 0 ? "+" : "-"}${Math.abs(r).toFixed(1)}%`;
+  const tenths = Math.round(x * 10);
+  if (tenths === 0) return "0.0%";
+  const sign = tenths > 0 ? "+" : "-";
+  const abs = Math.abs(tenths);
+  // Whole tenths print exactly as toFixed(1) would print tenths / 10, without its cost (a report
+  // formats 100k+ of these); from 1e14 % on (or not a number), toFixed's own answer.
+  if (abs < 1e15) return `${sign}${Math.floor(abs / 10)}.${abs % 10}%`;
+  return `${sign}${Math.abs(tenths / 10).toFixed(1)}%`;
 }
 
 /** A measured value: thousands separators; decimals only where the value is small. */
@@ -117,10 +122,12 @@ function verdictText(c: ComparisonCell, markdown: boolean): string {
   }
 }
 
-function ciText(c: ComparisonCell): string {
-  return c.ci_low_pct !== undefined && c.ci_high_pct !== undefined
-    ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`
-    : "—";
+/** The interval, or why there is none worth printing. */
+export function ciText(c: ComparisonCell, none = "—"): string {
+  if (c.ci_low_pct !== undefined && c.ci_high_pct !== undefined) {
+    return `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`;
+  }
+  return c.interval_withheld ?? none;
 }
 
 function trendText(t: Trend): string {
@@ -130,49 +137,84 @@ function trendText(t: Trend): string {
   return "no degradation";
 }
 
+type Obs = MeasurementSet["observations"][number];
+
+/** Observations grouped by scenario × tier, in order of first appearance. */
+function observationGroups(sets: readonly MeasurementSet[]): (Group & { obs: Obs[] })[] {
+  // scenario → tier → group: no per-observation key strings (an A/B file has 20 observations per
+  // cell, one cell's in a row: the previous group is tried first)
+  const groups = new Map<string, Map<string | null, Group & { obs: Obs[] }>>();
+  const all: (Group & { obs: Obs[] })[] = [];
+  let last: (Group & { obs: Obs[] }) | undefined;
+  for (const s of sets) {
+    for (const o of s.observations) {
+      if (last?.scenario !== o.scenario || last.tier !== o.tier) {
+        let byTier = groups.get(o.scenario);
+        if (!byTier) {
+          byTier = new Map();
+          groups.set(o.scenario, byTier);
+        }
+        last = byTier.get(o.tier);
+        if (!last) {
+          last = { scenario: o.scenario, tier: o.tier, obs: [] };
+          byTier.set(o.tier, last);
+          all.push(last);
+        }
+      }
+      last.obs.push(o);
+    }
+  }
+  return all;
+}
+
+/** Per engine, per thread count: the tps values (above zero) of a group's observations. */
+function tpsByEngine(obs: readonly Obs[]): {
+  byEngine: Map<string, Map<number, number[]>>;
+  threads: number[];
+} {
+  interface Side {
+    byThreads: Map<number, number[]>;
+    /** the list of the engine's previous observation: an A/B cell's come in a row */
+    lastThreads: number;
+    lastList: number[] | undefined;
+  }
+  const sides = new Map<string, Side>();
+  const threadSet = new Set<number>();
+  let prevThreads = Number.NaN;
+  for (const o of obs) {
+    if (o.threads !== prevThreads) {
+      threadSet.add(o.threads);
+      prevThreads = o.threads;
+    }
+    let side = sides.get(o.engine);
+    if (!side) {
+      side = { byThreads: new Map(), lastThreads: Number.NaN, lastList: undefined };
+      sides.set(o.engine, side);
+    }
+    if (!(o.tps > 0)) continue;
+    let list = side.lastThreads === o.threads ? side.lastList : side.byThreads.get(o.threads);
+    if (!list) {
+      list = [];
+      side.byThreads.set(o.threads, list);
+    }
+    list.push(o.tps);
+    side.lastThreads = o.threads;
+    side.lastList = list;
+  }
+  const byEngine = new Map<string, Map<number, number[]>>();
+  for (const [engine, side] of sides) byEngine.set(engine, side.byThreads);
+  return { byEngine, threads: [...threadSet].sort((a, b) => a - b) };
+}
+
 /** TPS by thread count per scenario × tier: one row per engine (all files), one column per thread count. */
 export function tpsTables(
   sets: readonly MeasurementSet[],
 ): (Group & { threads: number[]; rows: { engine: string; tps: (number | null)[] }[] })[] {
   const labelled = labelSets(sets);
-  // scenario → tier → group: no per-observation key strings (an A/B file has 20 observations per cell)
-  const groups = new Map<string, Map<string | null, Group & { obs: MeasurementSet["observations"] }>>();
-  const all: (Group & { obs: MeasurementSet["observations"] })[] = [];
   const engineOrder: string[] = [];
-  for (const s of labelled) {
-    for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
-    for (const o of s.observations) {
-      let byTier = groups.get(o.scenario);
-      if (!byTier) {
-        byTier = new Map();
-        groups.set(o.scenario, byTier);
-      }
-      let g = byTier.get(o.tier);
-      if (!g) {
-        g = { scenario: o.scenario, tier: o.tier, obs: [] };
-        byTier.set(o.tier, g);
-        all.push(g);
-      }
-      g.obs.push(o);
-    }
-  }
-  return sortGroups(all).map((g) => {
-    // engine → threads → tps values; no per-observation string keys (an A/B file has 20 per cell)
-    const byEngine = new Map<string, Map<number, number[]>>();
-    const threadSet = new Set<number>();
-    for (const o of g.obs) {
-      threadSet.add(o.threads);
-      let byThreads = byEngine.get(o.engine);
-      if (!byThreads) {
-        byThreads = new Map();
-        byEngine.set(o.engine, byThreads);
-      }
-      if (!(o.tps > 0)) continue;
-      const xs = byThreads.get(o.threads);
-      if (xs) xs.push(o.tps);
-      else byThreads.set(o.threads, [o.tps]);
-    }
-    const threads = [...threadSet].sort((a, b) => a - b);
+  for (const s of labelled) for (const e of s.engines) if (!engineOrder.includes(e)) engineOrder.push(e);
+  return sortGroups(observationGroups(labelled)).map((g) => {
+    const { byEngine, threads } = tpsByEngine(g.obs);
     const engines = engineOrder.filter((e) => byEngine.has(e));
     return {
       scenario: g.scenario,
@@ -281,6 +323,21 @@ function textTable(t: Table): string[] {
 
 function verdictTable(r: ComparisonReport, markdown: boolean): Table {
   const esc = markdown ? mdEscape : plainText;
+  // "head vs base", escaped once per pair of engines rather than once per row
+  const labels = new Map<string, Map<string, string>>();
+  const label = (c: ComparisonCell): string => {
+    let byBase = labels.get(c.head);
+    if (!byBase) {
+      byBase = new Map();
+      labels.set(c.head, byBase);
+    }
+    let l = byBase.get(c.base);
+    if (l === undefined) {
+      l = esc(`${c.head} vs ${c.base}`);
+      byBase.set(c.base, l);
+    }
+    return l;
+  };
   return {
     header: [
       "Comparison",
@@ -297,7 +354,7 @@ function verdictTable(r: ComparisonReport, markdown: boolean): Table {
     ],
     align: ["l", "l", "l", "r", "l", "r", "r", "r", "l", "r", "l"],
     rows: r.cells.map((c) => [
-      esc(`${c.head} vs ${c.base}`),
+      label(c),
       esc(c.scenario),
       esc(c.tier ?? "—"),
       String(c.threads),
@@ -519,7 +576,7 @@ function verdictSection(r: ComparisonReport): ReportSection {
   } else {
     const folded = r.cells.length > 25;
     if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`, "");
-    L.push(...mdTable(verdictTable(r, true)));
+    pushAll(L, mdTable(verdictTable(r, true)));
     if (folded) L.push("", "</details>");
   }
   L.push("");
@@ -535,7 +592,8 @@ function verdictSection(r: ComparisonReport): ReportSection {
 /** The Markdown report (see the module comment for the sections). */
 export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
   return comparisonSections(r, sets)
-    .flatMap((s) => s.lines)
+    .filter((s) => s.lines.length > 0)
+    .map((s) => s.lines.join("\n"))
     .join("\n");
 }
 
@@ -616,13 +674,12 @@ function bigDifferencesText(r: ComparisonReport): string[] {
   return L;
 }
 
-/** The report as JSON (schema perfgate/comparison, docs/comparisons.md). */
 /**
- * The report as JSON: indented, except that each cell and degradation entry is one line (a
- * 10,000-cell report stays half the size and greps well).
+ * The report as JSON (schema perfgate/comparison, docs/comparisons.md): indented, except that each
+ * cell and degradation entry is one line (a 10,000-cell report stays half the size and greps well).
  */
 export function renderComparisonJson(r: ComparisonReport): string {
-  const compact = new Map<string, unknown[]>([
+  const compact = new Map<string, readonly object[]>([
     ["cells", r.cells],
     ["degradation", r.degradation],
   ]);
@@ -636,7 +693,19 @@ export function renderComparisonJson(r: ComparisonReport): string {
     2,
   );
   return text.replace(/"\\u0000(cells|degradation)"/g, (_, key: string) => {
-    const items = compact.get(key) ?? [];
-    return `[\n${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}\n  ]`;
+    return `[\n    ${oneLinePerItem(compact.get(key) ?? [])}\n  ]`;
   });
+}
+
+/**
+ * The items of an array of objects as JSON, one per line: what joining JSON.stringify(item) with
+ * ",\n    " gives, from one JSON.stringify of the whole array (twice as fast). The items are
+ * objects without objects in arrays, so `},{"` outside a string is always an item boundary; inside
+ * a string `"` is escaped, and a string's closing `"` is followed by `,` `:` `}` or `]`, never by a
+ * key's first character — hence the lookahead.
+ */
+function oneLinePerItem(items: readonly object[]): string {
+  return JSON.stringify(items)
+    .slice(1, -1)
+    .replace(/\},\{"(?![,:}\]])/g, '},\n    {"');
 }

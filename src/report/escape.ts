@@ -48,10 +48,11 @@ const cache = new Map<string, string>();
 
 /** Text for a Markdown line or table cell: inert (see the module comment). */
 export function mdEscape(text: string): string {
-  if (!NEEDS_WORK.test(text)) return text;
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const out = defuseLinks(controlsOut(text).replace(MD_PUNCT, (c) => `\\${c}`));
+  const out = NEEDS_WORK.test(text)
+    ? defuseLinks(controlsOut(text).replace(MD_PUNCT, (c) => `\\${c}`))
+    : text;
   if (cache.size >= 4096) cache.clear();
   cache.set(text, out);
   return out;

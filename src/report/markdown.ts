@@ -182,10 +182,9 @@ function headerLines(results: Results, lines: string[]): void {
   if (results.network) lines.push(`- Network: ${networkLine(results.network)}`);
 }
 
-export function renderMarkdown(results: Results, options: ReportOptions = {}): string {
-  const lines: string[] = [];
-  const w = results.workload;
-  lines.push(`# perfgate ${results.imported ? "sysbench log" : "run"}: ${mdEscape(w.name)}`);
+/** Title, status and where the numbers come from. */
+function titleLines(results: Results, lines: string[]): void {
+  lines.push(`# perfgate ${results.imported ? "sysbench log" : "run"}: ${mdEscape(results.workload.name)}`);
   lines.push("");
   const status =
     results.status === "complete"
@@ -202,6 +201,9 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
   const noisy = notQuietSummary(results.doctor);
   if (noisy) lines.push("", `> **Warning:** ${mdEscape(noisy)}`);
   lines.push("");
+}
+
+function tpsTableLines(results: Results, lines: string[]): void {
   for (const g of tpsTables(results)) {
     lines.push(`## TPS by thread count: ${mdEscape(g.script)}, buffer pool ${mdEscape(g.tier)}`);
     lines.push("");
@@ -213,6 +215,9 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     }
     lines.push("");
   }
+}
+
+function cellTableLines(results: Results, lines: string[]): void {
   const pct = percentileHeader(results);
   lines.push("## Cells");
   lines.push("");
@@ -238,6 +243,10 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
   lines.push("");
   lines.push("CoV: coefficient of variation of the 1-second TPS; min–max: the slowest and fastest second.");
   lines.push("");
+}
+
+/** Noise warnings and the key server settings. */
+function noiseAndSettingsLines(results: Results, lines: string[]): void {
   const noise = noiseWarnings(results);
   if (noise.length > 0) {
     lines.push("## Noise", "");
@@ -255,6 +264,10 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     for (const r of settings.rows) lines.push(`| ${r.name} | ${r.values.map(mdEscape).join(" | ")} |`);
     lines.push("");
   }
+}
+
+/** What was unusual in sysbench's output, and the cells whose throughput degraded during the run. */
+function anomalyAndDegradationLines(results: Results, options: ReportOptions, lines: string[]): void {
   const odd = results.cells.filter((c) => c.anomalies);
   if (odd.length > 0) {
     lines.push("## sysbench output");
@@ -284,6 +297,16 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
     }
     lines.push("");
   }
+}
+
+/** The Markdown report of one results file (see the module comment). */
+export function renderMarkdown(results: Results, options: ReportOptions = {}): string {
+  const lines: string[] = [];
+  titleLines(results, lines);
+  tpsTableLines(results, lines);
+  cellTableLines(results, lines);
+  noiseAndSettingsLines(results, lines);
+  anomalyAndDegradationLines(results, options, lines);
   if (results.telemetry_overhead_pct_of_core !== null) {
     lines.push(`Telemetry cost: ${results.telemetry_overhead_pct_of_core.toFixed(3)}% of one core.`);
     lines.push("");

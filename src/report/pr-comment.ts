@@ -13,7 +13,14 @@ import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../history/provenance.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
-import { abSettingsText, comparisonSections, fmtPct, fmtValue, type ReportSection } from "./comparison.js";
+import {
+  abSettingsText,
+  ciText,
+  comparisonSections,
+  fmtPct,
+  fmtValue,
+  type ReportSection,
+} from "./comparison.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
 
@@ -143,10 +150,7 @@ function topRow(g: CellGroup, many: boolean): string {
   const c = g.primary;
   const mark = g.verdict === "regression" ? "🔴" : g.verdict === "improvement" ? "🟢" : "❔";
   const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
-  const ci =
-    c.ci_low_pct !== undefined && c.ci_high_pct !== undefined
-      ? `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`
-      : "— (one value per side)";
+  const ci = ciText(c, "— (one value per side)");
   const needs =
     g.verdict === "inconclusive" && c.samples_needed !== null
       ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})`

@@ -8,10 +8,11 @@
  */
 import { createHash } from "node:crypto";
 import { UserError } from "../util/errors.js";
-import { checkServerOptions, parseSize } from "./options.js";
+import { parseSize } from "../util/size.js";
+import { checkServerOptions } from "./options.js";
 import { compareVersions, type Flavor } from "./spec.js";
 
-// parseSize lives with the option checks (which need it); re-exported for the config callers.
+// parseSize (src/util/size.ts) re-exported for the config callers.
 export { parseSize };
 
 export interface ConfigContext {

@@ -7,6 +7,7 @@
  * docs/decisions/2026-11-23-refused-server-options.md. Pure.
  */
 import { UserError } from "../util/errors.js";
+import { parseSize } from "../util/size.js";
 
 export type OptionValue = string | number | boolean | null;
 
@@ -196,14 +197,4 @@ export function effectiveBufferPool(
     bytes = optionBytes(value) ?? bytes;
   }
   return bytes;
-}
-
-/** Parses a tier like `2G`, `512M`, `1.5G` into bytes; null when malformed. */
-export function parseSize(text: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
-  if (!m?.[1]) return null;
-  const mult: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
-  const unit = (m[2] ?? "").toUpperCase();
-  const n = Number(m[1]) * (unit ? (mult[unit] ?? 1) : 1);
-  return Number.isFinite(n) ? Math.round(n) : null;
 }

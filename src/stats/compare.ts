@@ -84,12 +84,20 @@ interface IntervalParts {
   df: number;
 }
 
+interface Spreads {
+  sd_log: number | null;
+  sd_base_log: number | null;
+  sd_head_log: number | null;
+}
+
+const NO_SPREADS: Spreads = { sd_log: null, sd_base_log: null, sd_head_log: null };
+
 function build(
   method: ComparisonMethod,
   counts: { n: number; n_base: number; n_head: number },
   settings: { alpha: number; power: number },
   meanLog: number,
-  sds: { sd_log: number | null; sd_base_log: number | null; sd_head_log: number | null },
+  sds: Spreads,
   interval: IntervalParts | null,
 ): Comparison {
   let ciLow: number | null = null;
@@ -102,12 +110,18 @@ function build(
     ciHigh = meanLog + tCrit * interval.se;
     mde = (tCrit + tPower) * interval.se;
   }
+  // One literal, no spreads: a report builds tens of thousands of these.
   return {
     method,
-    ...counts,
-    ...settings,
+    n: counts.n,
+    n_base: counts.n_base,
+    n_head: counts.n_head,
+    alpha: settings.alpha,
+    power: settings.power,
     mean_log: meanLog,
-    ...sds,
+    sd_log: sds.sd_log,
+    sd_base_log: sds.sd_base_log,
+    sd_head_log: sds.sd_head_log,
     se_log: interval ? interval.se : null,
     df: interval ? interval.df : null,
     ci_low_log: ciLow,
@@ -118,6 +132,22 @@ function build(
     ci_high_pct: ciHigh === null ? null : logToPct(ciHigh),
     mde_pct: mde === null ? null : logToPct(mde),
   };
+}
+
+/** ln(head_i / base_i) per pair, as ln head_i − ln base_i; throws like logs() on a bad value. */
+function logRatios(base: readonly number[], head: readonly number[]): number[] {
+  const d: number[] = new Array(base.length);
+  for (let i = 0; i < base.length; i++) {
+    const b = base[i]!;
+    const h = head[i]!;
+    if (!(b > 0 && h > 0 && Number.isFinite(b) && Number.isFinite(h))) {
+      // the error names the first bad value, base before head
+      logs(base, "base");
+      logs(head, "head");
+    }
+    d[i] = Math.log(h) - Math.log(b);
+  }
+  return d;
 }
 
 /**
@@ -136,15 +166,14 @@ export function comparePaired(
     throw new RangeError(`paired comparison: ${base.length} base values but ${head.length} head values`);
   }
   if (base.length === 0) throw new RangeError("paired comparison: no pairs");
-  const lb = logs(base, "base");
-  const lh = logs(head, "head");
-  const d = lh.map((x, i) => x - lb[i]!);
+  return pairedFromRatios(logRatios(base, head), settings);
+}
+
+function pairedFromRatios(d: number[], settings: { alpha: number; power: number }): Comparison {
   const n = d.length;
   const counts = { n, n_base: n, n_head: n };
   const m = mean(d);
-  if (n < 2) {
-    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
-  }
+  if (n < 2) return build("single", counts, settings, m, NO_SPREADS, null);
   const sd = Math.sqrt(Math.max(0, sampleVariance(d)));
   return build(
     "paired",
@@ -181,15 +210,19 @@ export function compareUnpaired(
       `unpaired comparison: need values on both sides (base ${base.length}, head ${head.length})`,
     );
   }
-  const lb = logs(base, "base");
-  const lh = logs(head, "head");
+  return unpairedFromLogs(logs(base, "base"), logs(head, "head"), settings);
+}
+
+function unpairedFromLogs(
+  lb: readonly number[],
+  lh: readonly number[],
+  settings: { alpha: number; power: number },
+): Comparison {
   const nb = lb.length;
   const nh = lh.length;
   const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
   const m = mean(lh) - mean(lb);
-  if (nb < 2 || nh < 2) {
-    return build("single", counts, settings, m, { sd_log: null, sd_base_log: null, sd_head_log: null }, null);
-  }
+  if (nb < 2 || nh < 2) return build("single", counts, settings, m, NO_SPREADS, null);
   const varB = Math.max(0, sampleVariance(lb));
   const varH = Math.max(0, sampleVariance(lh));
   const vb = varB / nb;
@@ -202,6 +235,35 @@ export function compareUnpaired(
     { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
     { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) },
   );
+}
+
+/**
+ * comparePaired (design "paired") or compareUnpaired ("unpaired") on values already logged:
+ * `lb`, `lh` are ln(base), ln(head) (finite). For callers that need the logs anyway (the geometric
+ * means of a report) and should not take them twice; the results are the same numbers.
+ */
+export function compareLogs(
+  design: Design,
+  lb: readonly number[],
+  lh: readonly number[],
+  options?: ComparisonOptions,
+): Comparison {
+  const settings = resolveOptions(options);
+  if (design === "unpaired") {
+    if (lb.length === 0 || lh.length === 0) {
+      throw new RangeError(
+        `unpaired comparison: need values on both sides (base ${lb.length}, head ${lh.length})`,
+      );
+    }
+    return unpairedFromLogs(lb, lh, settings);
+  }
+  if (lb.length !== lh.length) {
+    throw new RangeError(`paired comparison: ${lb.length} base values but ${lh.length} head values`);
+  }
+  if (lb.length === 0) throw new RangeError("paired comparison: no pairs");
+  const d: number[] = new Array(lb.length);
+  for (let i = 0; i < lb.length; i++) d[i] = lh[i]! - lb[i]!;
+  return pairedFromRatios(d, settings);
 }
 
 /** Above this many samples, samplesNeeded/samplesForEffect answer null ("practically infinite"). */

@@ -107,9 +107,11 @@ interface Windowed {
 /**
  * A series as detectDegradation accepts it, from samples that may repeat or go back in time
  * (sysbench on a loaded host prints some seconds twice): sorted by time, samples of one time
- * averaged, non-finite or negative samples dropped. Never throws.
+ * averaged, non-finite or negative samples dropped. Never throws. Returns a new array; when the
+ * input is already tidy (the common case) its elements are reused, not copied.
  */
 export function tidySeries(points: readonly TimedValue[]): TimedValue[] {
+  if (isTidy(points)) return points.slice();
   const ok = points.filter((p) => Number.isFinite(p.t) && Number.isFinite(p.value) && p.value >= 0);
   const sorted = ok.map((p, i) => ({ p, i })).sort((a, b) => a.p.t - b.p.t || a.i - b.i);
   const out: TimedValue[] = [];
@@ -125,6 +127,16 @@ export function tidySeries(points: readonly TimedValue[]): TimedValue[] {
     }
   }
   return out;
+}
+
+/** Strictly increasing finite times and finite values >= 0: nothing for tidySeries to do. */
+function isTidy(points: readonly TimedValue[]): boolean {
+  let prev = Number.NEGATIVE_INFINITY;
+  for (const p of points) {
+    if (!(p.t > prev) || !Number.isFinite(p.t) || !Number.isFinite(p.value) || !(p.value >= 0)) return false;
+    prev = p.t;
+  }
+  return true;
 }
 
 function toTimed(series: readonly number[] | readonly TimedValue[], intervalS: number): TimedValue[] {
@@ -148,31 +160,40 @@ function toTimed(series: readonly number[] | readonly TimedValue[], intervalS: n
 }
 
 function windows(points: readonly TimedValue[], windowS: number): Windowed {
-  const diffs: number[] = [];
-  for (let i = 1; i < points.length; i++) diffs.push(points[i]!.t - points[i - 1]!.t);
+  const diffs: number[] = new Array(Math.max(0, points.length - 1));
+  for (let i = 1; i < points.length; i++) diffs[i - 1] = points[i]!.t - points[i - 1]!.t;
   const interval = diffs.length > 0 ? median(diffs) : 1;
   const start = points[0]!.t - interval;
   const end = points[points.length - 1]!.t;
   const w = Math.max(windowS, interval);
-  const sums = new Map<number, { v: number; t: number; n: number }>();
-  for (const p of points) {
-    const mid = p.t - interval / 2;
-    const k = Math.floor((mid - start) / w);
-    const acc = sums.get(k) ?? { v: 0, t: 0, n: 0 };
-    acc.v += p.value;
-    acc.t += mid;
-    acc.n += 1;
-    sums.set(k, acc);
-  }
   const expected = w / interval;
   const centers: number[] = [];
   const values: number[] = [];
-  for (const k of [...sums.keys()].sort((a, b) => a - b)) {
-    const acc = sums.get(k)!;
-    if (acc.n < expected / 2) continue; // a ragged partial window would only add noise
-    centers.push(acc.t / acc.n - start);
-    values.push(acc.v / acc.n);
+  // Times increase (toTimed checks), so the window index never goes back: one running window.
+  let k = Number.NaN;
+  let v = 0;
+  let t = 0;
+  let n = 0;
+  const close = () => {
+    if (n === 0 || n < expected / 2) return; // a ragged partial window would only add noise
+    centers.push(t / n - start);
+    values.push(v / n);
+  };
+  for (const p of points) {
+    const mid = p.t - interval / 2;
+    const kp = Math.floor((mid - start) / w);
+    if (kp !== k) {
+      close();
+      k = kp;
+      v = 0;
+      t = 0;
+      n = 0;
+    }
+    v += p.value;
+    t += mid;
+    n += 1;
   }
+  close();
   return { centers, values, start, end: end - start, interval };
 }
 
@@ -330,17 +351,8 @@ function pctBelow(level: number, start: number): number {
   return start > 0 ? (1 - level / start) * 100 : 0;
 }
 
-/**
- * Detects a sustained within-run decline of a higher-is-better rate series (tps, qps): plain numbers
- * one per `interval_s` (default 1 s), or {t, value} samples such as sysbench's interval lines.
- * Returns the verdict, the fitted onset and levels, and the reasons when not degrading.
- */
-export function detectDegradation(
-  series: readonly number[] | readonly TimedValue[],
-  options: DegradationOptions = {},
-): DegradationResult {
-  const points = toTimed(series, options.interval_s ?? 1);
-  const empty = (reason: string, duration: number, windowS: number, n: number): DegradationResult => ({
+function emptyResult(reason: string, duration: number, windowS: number, n: number): DegradationResult {
+  return {
     degrading: false,
     onset_s: null,
     candidate_onset_s: null,
@@ -356,76 +368,122 @@ export function detectDegradation(
     window_s: windowS,
     n_windows: n,
     reasons: [reason],
-  });
-  if (points.length < 2) return empty(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
+  };
+}
 
+/** A series ready for the fit: its windows, the median-filtered windows and the onsets to try. */
+interface Prepared {
+  win: Windowed;
+  p: Resolved;
+  duration: number;
+  filtered: number[];
+  /** onsets that leave at least min_decline_s of decline before the end */
+  candidates: number[];
+  /** the latest onset allowed */
+  latest: number;
+}
+
+/** Windows, filters and lists the onsets; a "too short" result when the series cannot be judged. */
+function prepare(
+  series: readonly number[] | readonly TimedValue[],
+  options: DegradationOptions,
+): Prepared | DegradationResult {
+  const points = toTimed(series, options.interval_s ?? 1);
+  if (points.length < 2)
+    return emptyResult(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
   const firstPass = windows(points, options.window_s ?? 10);
   const duration = firstPass.end;
   const p = resolve(options, firstPass.interval);
   const win = p.window_s === (options.window_s ?? 10) ? firstPass : windows(points, p.window_s);
   const n = win.values.length;
   if (n < p.min_windows) {
-    return empty(
+    return emptyResult(
       `too short: ${n} windows of ${p.window_s} s, need ${p.min_windows}`,
       duration,
       p.window_s,
       n,
     );
   }
-
   const half = Math.max(0, Math.floor(p.filter_s / p.window_s / 2));
-  const filtered = medianFilter(win.values, half);
   const first = win.centers[0]!;
   const last = win.centers[n - 1]!;
   const latest = duration - p.min_decline_s;
   const candidates: number[] = [];
   for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates.push(tau);
   if (candidates.length === 0) {
-    return empty(
+    return emptyResult(
       `too short: a decline of at least ${p.min_decline_s} s does not fit in ${duration} s`,
       duration,
       p.window_s,
       n,
     );
   }
+  return { win, p, duration, filtered: medianFilter(win.values, half), candidates, latest };
+}
 
-  // The decline may stop before the end (down to a single-window step); ends at window centers.
-  const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
-  const fit = fitDecline(win.centers, filtered, candidates, ends);
-  if (!fit) return empty("no declining trend", duration, p.window_s, n);
-  // The same fit with the onset free to fall anywhere: when it clearly prefers a later onset, the
-  // drop began too recently to tell from a level shift (one window of slack for the noise).
+/**
+ * The same fit with the onset free to fall anywhere: when it clearly prefers a later onset (one
+ * window of slack for the noise), the drop began too recently to tell from a level shift.
+ */
+function recentOnset(pr: Prepared, fit: HingeFit, ends: readonly number[]): HingeFit | null {
+  const { win, p } = pr;
+  const first = win.centers[0]!;
+  const last = win.centers[win.centers.length - 1]!;
   const anyOnset: number[] = [];
   for (let tau = first; tau < last; tau += p.window_s / 2) anyOnset.push(tau);
-  const free = fitDecline(win.centers, filtered, anyOnset, ends);
-  const recent = free !== null && free.tau > latest + p.window_s + 1e-9 && free.sse < fit.sse ? free : null;
+  const free = fitDecline(win.centers, pr.filtered, anyOnset, ends);
+  return free !== null && free.tau > pr.latest + p.window_s + 1e-9 && free.sse < fit.sse ? free : null;
+}
 
-  const startLevel = fit.a;
-  const endLevel = fit.a + fit.b * (Math.min(last, fit.tau_end) - fit.tau);
-  const drop = pctBelow(endLevel, startLevel);
+/** One-sided p-value of the slope on the raw windows (τ and τ_end fixed), autocorrelation-corrected. */
+function slopePValue(win: Windowed, fit: HingeFit): number {
+  const n = win.values.length;
+  const x = rampX(win.centers, fit.tau, fit.tau_end);
+  const raw = fitLine(x, win.values);
+  if (!raw || !(raw.b < 0)) return 1;
+  const resid = win.values.map((y, i) => y - raw.a - raw.b * x[i]!);
+  const rho = Math.min(0.95, Math.max(0, lag1Autocorrelation(resid)));
+  const inflation = (1 + rho) / (1 - rho);
+  const nEff = n / inflation;
+  const df = Math.max(1, nEff - 4); // a, b, τ and τ_end were fitted
+  const se = Math.sqrt((raw.sse / Math.max(1, n - 4) / raw.sxx) * inflation);
+  return se > 0 ? studentTCdf(raw.b / se, df) : 0;
+}
 
-  const trailing = win.values.filter((_, i) => win.centers[i]! >= duration - p.sustain_s);
-  const trailingLevel = median(trailing.length > 0 ? trailing : [win.values[n - 1]!]);
-  const trailingDrop = pctBelow(trailingLevel, startLevel);
+/** The fitted levels and how far below the start the end of the run stays. */
+interface Levels {
+  start: number;
+  end: number;
+  drop: number;
+  trailing: number;
+  trailingDrop: number;
+  /** the mean of the last two windows below the start level, in % */
+  endDrop: number;
+}
+
+function levelsOf(pr: Prepared, fit: HingeFit): Levels {
+  const { win, p, duration } = pr;
+  const n = win.values.length;
+  const start = fit.a;
+  const end = fit.a + fit.b * (Math.min(win.centers[n - 1]!, fit.tau_end) - fit.tau);
+  const tail = win.values.filter((_, i) => win.centers[i]! >= duration - p.sustain_s);
+  const trailing = median(tail.length > 0 ? tail : [win.values[n - 1]!]);
   // The very end (the last two windows) must be down too: a dip that recovered just before the
   // end leaves the trailing median low but the last windows back up.
   const endMean = mean(win.values.slice(Math.max(0, n - 2)));
-  const endDrop = pctBelow(endMean, startLevel);
+  return {
+    start,
+    end,
+    drop: pctBelow(end, start),
+    trailing,
+    trailingDrop: pctBelow(trailing, start),
+    endDrop: pctBelow(endMean, start),
+  };
+}
 
-  // Significance of the slope on the raw (unfiltered) windows, τ and τ_end fixed.
-  const x = rampX(win.centers, fit.tau, fit.tau_end);
-  const raw = fitLine(x, win.values);
-  let pValue = 1;
-  if (raw && raw.b < 0) {
-    const resid = win.values.map((y, i) => y - raw.a - raw.b * x[i]!);
-    const rho = Math.min(0.95, Math.max(0, lag1Autocorrelation(resid)));
-    const inflation = (1 + rho) / (1 - rho);
-    const nEff = n / inflation;
-    const df = Math.max(1, nEff - 4); // a, b, τ and τ_end were fitted
-    const se = Math.sqrt((raw.sse / Math.max(1, n - 4) / raw.sxx) * inflation);
-    pValue = se > 0 ? studentTCdf(raw.b / se, df) : 0;
-  }
-
+/** Why the fit does not count as degradation (empty: it does). */
+function reasonsAgainst(pr: Prepared, levels: Levels, pValue: number, recent: HingeFit | null): string[] {
+  const { p, duration } = pr;
   const reasons: string[] = [];
   const f1 = (v: number) => v.toFixed(1);
   if (recent) {
@@ -433,31 +491,57 @@ export function detectDegradation(
       `too recent: the best fit starts the drop at ${f1(recent.tau)} s, ${f1(duration - recent.tau)} s before the end (need ${p.min_decline_s} s)`,
     );
   }
-  if (!(drop >= p.min_drop_pct)) reasons.push(`fitted drop ${f1(drop)}% is below ${p.min_drop_pct}%`);
-  if (!(trailingDrop >= p.sustain_drop_pct)) {
+  if (!(levels.drop >= p.min_drop_pct))
+    reasons.push(`fitted drop ${f1(levels.drop)}% is below ${p.min_drop_pct}%`);
+  if (!(levels.trailingDrop >= p.sustain_drop_pct)) {
     reasons.push(
-      `not sustained: the last ${f1(p.sustain_s)} s are ${f1(trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`,
+      `not sustained: the last ${f1(p.sustain_s)} s are ${f1(levels.trailingDrop)}% below the start level (need ${p.sustain_drop_pct}%)`,
     );
   }
-  if (trailingDrop >= p.sustain_drop_pct && !(endDrop >= p.sustain_drop_pct)) {
+  if (levels.trailingDrop >= p.sustain_drop_pct && !(levels.endDrop >= p.sustain_drop_pct)) {
     reasons.push(
-      `recovered: the last ${f1(2 * p.window_s)} s are ${f1(endDrop)}% below the start level (need ${p.sustain_drop_pct}%)`,
+      `recovered: the last ${f1(2 * p.window_s)} s are ${f1(levels.endDrop)}% below the start level (need ${p.sustain_drop_pct}%)`,
     );
   }
   if (!(pValue < p.alpha))
     reasons.push(`decline not significant against the noise (p = ${pValue.toPrecision(2)})`);
+  return reasons;
+}
+
+/**
+ * Detects a sustained within-run decline of a higher-is-better rate series (tps, qps): plain numbers
+ * one per `interval_s` (default 1 s), or {t, value} samples such as sysbench's interval lines.
+ * Returns the verdict, the fitted onset and levels, and the reasons when not degrading.
+ */
+export function detectDegradation(
+  series: readonly number[] | readonly TimedValue[],
+  options: DegradationOptions = {},
+): DegradationResult {
+  const pr = prepare(series, options);
+  if (!("win" in pr)) return pr;
+  const { win, p, duration } = pr;
+  const n = win.values.length;
+  const first = win.centers[0]!;
+  const last = win.centers[n - 1]!;
+  // The decline may stop before the end (down to a single-window step); ends at window centers.
+  const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
+  const fit = fitDecline(win.centers, pr.filtered, pr.candidates, ends);
+  if (!fit) return emptyResult("no declining trend", duration, p.window_s, n);
+  const levels = levelsOf(pr, fit);
+  const pValue = slopePValue(win, fit);
+  const reasons = reasonsAgainst(pr, levels, pValue, recentOnset(pr, fit, ends));
   const degrading = reasons.length === 0;
   return {
     degrading,
     onset_s: degrading ? fit.tau : null,
     candidate_onset_s: fit.tau,
     decline_end_s: fit.tau_end < last ? fit.tau_end : null,
-    start_level: startLevel,
-    end_level: endLevel,
-    drop_pct: drop,
+    start_level: levels.start,
+    end_level: levels.end,
+    drop_pct: levels.drop,
     slope_per_s: fit.b,
-    trailing_level: trailingLevel,
-    trailing_drop_pct: trailingDrop,
+    trailing_level: levels.trailing,
+    trailing_drop_pct: levels.trailingDrop,
     p_value: pValue,
     duration_s: duration,
     window_s: p.window_s,

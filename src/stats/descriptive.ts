@@ -61,3 +61,10 @@ export function lag1Autocorrelation(xs: readonly number[]): number {
   }
   return den > 0 ? num / den : 0;
 }
+
+/** Geometric mean of positive values. */
+export function geometricMean(xs: readonly number[]): number {
+  let s = 0;
+  for (const x of xs) s += Math.log(x);
+  return Math.exp(s / xs.length);
+}

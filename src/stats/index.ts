@@ -6,6 +6,7 @@ export {
   type Comparison,
   type ComparisonMethod,
   type ComparisonOptions,
+  compareLogs,
   comparePaired,
   compareUnpaired,
   DEFAULT_ALPHA,
@@ -32,7 +33,15 @@ export {
   type TimedValue,
   tidySeries,
 } from "./degradation.js";
-export { lag1Autocorrelation, logs, mean, median, sampleSd, sampleVariance } from "./descriptive.js";
+export {
+  geometricMean,
+  lag1Autocorrelation,
+  logs,
+  mean,
+  median,
+  sampleSd,
+  sampleVariance,
+} from "./descriptive.js";
 export {
   erfc,
   lnBeta,
@@ -52,9 +61,12 @@ export {
   decide,
   type JudgeInput,
   judge,
+  MAX_T_RATIO,
+  MIN_INTERVAL_N,
   type ThresholdConfig,
   thresholdFor,
   type Verdict,
   type VerdictKind,
   verdictFromComparison,
+  withheldInterval,
 } from "./verdict.js";

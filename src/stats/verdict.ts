@@ -9,6 +9,12 @@
  * - inconclusive: anything else; `samples_needed` says how many samples would decide it.
  * Without a CI (one sample per side or one pair): |change| > T gives regression/improvement,
  * otherwise unchanged, and the verdict is marked unconfirmed.
+ *
+ * Too few samples for an interval (withheldInterval): with fewer than 3 pairs or repetitions per
+ * side the interval is withheld and the verdict is inconclusive; an inconclusive interval whose t
+ * quantile is more than MAX_T_RATIO times the normal quantile at its level (too few samples for the
+ * confidence asked, e.g. after a Bonferroni correction over many cells) is withheld too. Either
+ * way the verdict says why and how many samples would do.
  */
 import {
   type Comparison,
@@ -18,6 +24,7 @@ import {
   compareUnpaired,
   samplesNeeded,
 } from "./compare.js";
+import { normalQuantile, studentTQuantile } from "./distributions.js";
 import { type Direction, directionOf } from "./metrics.js";
 
 /** The four possible outcomes. */
@@ -44,6 +51,8 @@ export interface Verdict {
   exceeds_threshold: boolean;
   /** for inconclusive verdicts: total pairs (or per-side repetitions) that would decide; else null */
   samples_needed: number | null;
+  /** why the comparison's interval is not reported (too few samples for it); null when it is */
+  interval_withheld: string | null;
 }
 
 /** perfgate's default threshold: 5 %. */
@@ -95,29 +104,102 @@ export function decide(c: Comparison, direction: Direction, thresholdPct: number
   return "inconclusive";
 }
 
-/** Builds the structured Verdict for `metric` from a comparison at threshold `thresholdPct`. */
+/** Fewest pairs (paired) or repetitions per side (welch) for a reported interval. */
+export const MIN_INTERVAL_N = 3;
+
+/**
+ * Widest interval reported, as the ratio of its t quantile to the normal quantile at the same
+ * level: beyond it the interval mostly measures how little the samples say about the noise, not
+ * the change (2 pairs at 95 %: 6.5; 3 pairs over 30 comparisons: 3.5; 10 pairs over 30,000: 2.3).
+ */
+export const MAX_T_RATIO = 4;
+
+const normalByP = new Map<number, number>();
+
+function normalAt(p: number): number {
+  let z = normalByP.get(p);
+  if (z === undefined) {
+    if (normalByP.size >= 64) normalByP.clear();
+    z = normalQuantile(p);
+    normalByP.set(p, z);
+  }
+  return z;
+}
+
+function levelText(alpha: number): string {
+  return `${Number(((1 - alpha) * 100).toPrecision(6))}%`;
+}
+
+/** Why an interval is not worth printing, and the fewest samples that would give one. */
+export interface WithheldInterval {
+  reason: string;
+  minimum: number;
+  /**
+   * fewer than MIN_INTERVAL_N samples: never reported; otherwise the t quantile is beyond
+   * MAX_T_RATIO and the interval is withheld only when it decides nothing
+   */
+  tooFew: boolean;
+}
+
+/**
+ * Whether the comparison has too few samples for a meaningful interval (docs/statistics.md, "Too
+ * few samples for an interval"): fewer than MIN_INTERVAL_N pairs or repetitions per side, or a
+ * t quantile more than MAX_T_RATIO times the normal quantile at the comparison's level. Null when
+ * neither (or there is no interval: `single`).
+ */
+export function withheldInterval(c: Comparison): WithheldInterval | null {
+  if (c.method === "single" || c.df === null) return null;
+  const unit = c.method === "paired" ? "pairs" : "repetitions per side";
+  if (c.n < MIN_INTERVAL_N) {
+    const reason = `too few ${unit} for an interval (n=${c.n}); use ≥ ${MIN_INTERVAL_N}`;
+    return { reason, minimum: MIN_INTERVAL_N, tooFew: true };
+  }
+  const p = 1 - c.alpha / 2;
+  const limit = MAX_T_RATIO * normalAt(p);
+  // The interval's own t quantile, read back from it (a Welch df is real-valued: recomputing the
+  // quantile would cost a root search per cell); no spread means a zero-width interval: fine.
+  if (c.se_log === null || !(c.se_log > 0) || c.ci_high_log === null) return null;
+  if ((c.ci_high_log - c.mean_log) / c.se_log <= limit) return null;
+  // The fewest samples whose interval would pass, with df = n − 1 (the least a Welch df can be).
+  let minimum = c.n + 1;
+  while (minimum < 1000 && studentTQuantile(p, minimum - 1) > limit) minimum++;
+  const reason = `too few ${unit} for a ${levelText(c.alpha)} interval (n=${c.n}); use ≥ ${minimum}`;
+  return { reason, minimum, tooFew: false };
+}
+
+/**
+ * Builds the structured Verdict for `metric` from a comparison at threshold `thresholdPct`. With
+ * too few samples for an interval (withheldInterval) the interval is left out: always below
+ * MIN_INTERVAL_N samples (the verdict is then inconclusive), else only when it decides nothing.
+ */
 export function verdictFromComparison(
   metric: string,
   direction: Direction,
   c: Comparison,
   thresholdPct: number = DEFAULT_THRESHOLD_PCT,
 ): Verdict {
-  const verdict = decide(c, direction, thresholdPct);
-  const hasCi = c.ci_low_pct !== null && c.ci_high_pct !== null;
+  const decided = decide(c, direction, thresholdPct);
+  const few = c.method === "single" ? null : withheldInterval(c);
+  const withheld = few !== null && (few.tooFew || decided === "inconclusive") ? few : null;
+  const verdict = withheld ? "inconclusive" : decided;
+  const hasCi = !withheld && c.ci_low_pct !== null && c.ci_high_pct !== null;
+  let needed = verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null;
+  if (withheld && needed !== null) needed = Math.max(needed, withheld.minimum);
   return {
     metric,
     direction,
     method: c.method,
     n: c.n,
     change_pct: c.change_pct,
-    ci_low_pct: c.ci_low_pct,
-    ci_high_pct: c.ci_high_pct,
-    mde_pct: c.mde_pct,
+    ci_low_pct: withheld ? null : c.ci_low_pct,
+    ci_high_pct: withheld ? null : c.ci_high_pct,
+    mde_pct: withheld ? null : c.mde_pct,
     verdict,
     confirmed: hasCi && verdict !== "inconclusive",
     threshold_pct: thresholdPct,
     exceeds_threshold: Math.abs(c.change_pct) > thresholdPct,
-    samples_needed: verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null,
+    samples_needed: needed,
+    interval_withheld: withheld ? withheld.reason : null,
   };
 }
 

@@ -1,0 +1,301 @@
+/**
+ * What a comparison compares: the units (one cell of one base engine against one head engine) for
+ * the three modes of compareSets — an A/B file (its pairs as measured), two files with one engine
+ * each (first is base), or engines against named baselines of their family — with the fairness
+ * checks between run files and notes on what was left out. Pure.
+ */
+import type { TimedValue } from "../stats/index.js";
+import { appendTo } from "../util/arrays.js";
+import { UserError } from "../util/errors.js";
+import { checkFairness, notComparableMessage } from "./fairness.js";
+import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
+import type { ComparisonReport } from "./schema.js";
+
+/** The metric values of one side of one measurement (a repetition, or one side of a pair). */
+export interface UnitValues {
+  tps: number;
+  qps: number | null;
+  p95_ms: number | null;
+}
+
+/** One cell of a base engine and a head engine, with everything measured on both sides. */
+export interface Unit {
+  scenario: string;
+  tier: string | null;
+  threads: number;
+  base: string;
+  head: string;
+  /** paired: base_obs[i] and head_obs[i] are pair i; unpaired: independent repetitions */
+  design: "paired" | "unpaired";
+  base_obs: UnitValues[];
+  head_obs: UnitValues[];
+  /** per-second tps series of both sides, per repetition (null: the A/B file's whole cell) */
+  series: { repetition: number | null; base: TimedValue[]; head: TimedValue[] }[];
+}
+
+/** The options of compareSets that choose what is compared with what. */
+export interface PairingOptions {
+  baselines?: string[];
+  engines?: string[];
+  allowMismatch?: boolean;
+}
+
+export interface Plan {
+  kind: ComparisonReport["kind"];
+  baselines: string[];
+  units: Unit[];
+  /** why nothing is compared, should no unit come out ("" when there are units) */
+  emptyReason: string;
+  /** differences that make the inputs not comparable (only with allowMismatch) */
+  mismatches: string[];
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Finds an engine by exact name, else case-insensitively; UserError listing the engines found. */
+function resolveEngine(name: string, engines: readonly string[], option: string): string {
+  if (engines.includes(name)) return name;
+  const lower = engines.filter((e) => e.toLowerCase() === name.trim().toLowerCase());
+  if (lower.length === 1) return lower[0]!;
+  throw new UserError(
+    `${option} ${JSON.stringify(name)}: no such engine; engines found: ${engines.map((e) => JSON.stringify(e)).join(", ")}`,
+  );
+}
+
+/**
+ * The units of the (labelled) sets; notes on what was left out go to `notes`. Throws a one-line
+ * UserError for unknown engines, a missing baseline, or inputs that are not comparable.
+ */
+export function planUnits(sets: readonly MeasurementSet[], options: PairingOptions, notes: string[]): Plan {
+  const ab = sets.find((s) => s.kind === "ab");
+  if (ab) return abPlan(sets, ab, options.baselines ?? []);
+  const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
+  const { kind, baselines, pairs, emptyReason } = enginePairs(sets, allEngines, options, notes);
+  const index = indexObservations(sets);
+  const mismatches = checkPairs(pairs, index.setOf, options.allowMismatch === true, notes);
+  const units = commonCells(pairs, index.byEngine, notes);
+  const noCommon =
+    pairs.length > 0 && units.length === 0
+      ? `no common cells: ${pairs.map(([b, h]) => `${h} and ${b}`).join(", ")} share no successful script/tier/threads cell`
+      : null;
+  return { kind, baselines, units, emptyReason: noCommon ?? emptyReason, mismatches };
+}
+
+/** One A/B file: a paired unit per cell, base against head as measured. */
+function abPlan(sets: readonly MeasurementSet[], ab: MeasurementSet, named: readonly string[]): Plan {
+  if (sets.length > 1) {
+    throw new UserError(
+      `${ab.file} is an A/B file: it is compared on its own (base vs head); pass it without other files`,
+    );
+  }
+  const base = ab.engines[0]!;
+  for (const b of named) {
+    if (resolveEngine(b, ab.engines, "--baseline") !== base) {
+      throw new UserError(
+        `--baseline ${JSON.stringify(b)}: the baseline of A/B file ${ab.file} is its base side, ${JSON.stringify(base)}`,
+      );
+    }
+  }
+  const units: Unit[] = (ab.paired ?? []).map((p) => {
+    const baseObs: UnitValues[] = new Array(p.pairs.length);
+    const headObs: UnitValues[] = new Array(p.pairs.length);
+    for (let i = 0; i < p.pairs.length; i++) {
+      baseObs[i] = p.pairs[i]!.base;
+      headObs[i] = p.pairs[i]!.head;
+    }
+    return {
+      scenario: p.scenario,
+      tier: p.tier,
+      threads: p.threads,
+      base: p.base,
+      head: p.head,
+      design: "paired",
+      base_obs: baseObs,
+      head_obs: headObs,
+      series: [{ repetition: null, base: p.series.base, head: p.series.head }],
+    };
+  });
+  return {
+    kind: "ab",
+    baselines: [base],
+    units,
+    emptyReason: units.length > 0 ? "" : `${ab.file} has no cell measured on both sides`,
+    mismatches: [],
+  };
+}
+
+interface Pairs {
+  kind: "pair" | "baselines";
+  baselines: string[];
+  /** [base, head] engine names */
+  pairs: [string, string][];
+  emptyReason: string;
+}
+
+/** Which engine is compared with which: two files without baselines, or each engine vs its family's baseline. */
+function enginePairs(
+  sets: readonly MeasurementSet[],
+  allEngines: readonly string[],
+  options: PairingOptions,
+  notes: string[],
+): Pairs {
+  const heads = options.engines?.map((e) => resolveEngine(e, allEngines, "--engines"));
+  if (!options.baselines || options.baselines.length === 0) return twoFilePair(sets, heads, notes);
+  const baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
+  const candidates = allEngines.filter((e) => !baselines.includes(e) && (!heads || heads.includes(e)));
+  const pairs: [string, string][] = [];
+  for (const h of candidates) {
+    const own =
+      baselines.length === 1 ? baselines : baselines.filter((b) => engineFamily(b) === engineFamily(h));
+    if (own.length === 0) {
+      notes.push(
+        `${h}: no baseline of its family "${engineFamily(h)}" among ${baselines.join(", ")}: not compared`,
+      );
+    }
+    for (const b of own) pairs.push([b, h]);
+  }
+  let emptyReason = "";
+  if (pairs.length === 0) {
+    emptyReason =
+      candidates.length === 0
+        ? `no engine to compare with the baseline ${baselines.join(", ")}: the input holds ${allEngines.join(", ")}${heads ? ` (--engines ${heads.join(", ")})` : ""}`
+        : `no engine has a baseline of its family among ${baselines.join(", ")}`;
+  }
+  return { kind: "baselines", baselines, pairs, emptyReason };
+}
+
+/** Without baselines: exactly two files with one engine each, the first the base. */
+function twoFilePair(sets: readonly MeasurementSet[], heads: string[] | undefined, notes: string[]): Pairs {
+  const [s0, s1] = sets;
+  if (sets.length !== 2 || !s0 || !s1 || s0.engines.length !== 1 || s1.engines.length !== 1) {
+    const what = sets.map((s) => `${s.file} (${s.engines.join(", ") || "no engines"})`).join(", ");
+    throw new UserError(
+      `name the baseline engine(s) with --baseline: without one, compare takes two files with one engine each (got ${what})`,
+    );
+  }
+  const base = s0.engines[0]!;
+  const head = s1.engines[0]!;
+  if (!heads || heads.includes(head))
+    return { kind: "pair", baselines: [base], pairs: [[base, head]], emptyReason: "" };
+  notes.push(`${head} is not among --engines: nothing compared`);
+  return { kind: "pair", baselines: [base], pairs: [], emptyReason: `${head} is not among --engines` };
+}
+
+const cellKey = (o: { scenario: string; tier: string | null; threads: number }) =>
+  JSON.stringify([o.scenario, o.tier, o.threads]);
+
+/** The observations per engine and cell, and the set each engine comes from (its first). */
+function indexObservations(sets: readonly MeasurementSet[]): {
+  byEngine: Map<string, Map<string, Observation[]>>;
+  setOf: Map<string, MeasurementSet>;
+} {
+  const byEngine = new Map<string, Map<string, Observation[]>>();
+  const setOf = new Map<string, MeasurementSet>();
+  for (const s of sets) {
+    for (const e of s.engines) if (!setOf.has(e)) setOf.set(e, s);
+    for (const o of s.observations) {
+      let cells = byEngine.get(o.engine);
+      if (!cells) {
+        cells = new Map();
+        byEngine.set(o.engine, cells);
+      }
+      appendTo(cells, cellKey(o), o);
+    }
+  }
+  return { byEngine, setOf };
+}
+
+/**
+ * Fairness of each pair of run files (imported numbers carry no host or configuration details):
+ * throws when not comparable unless allowMismatch; returns the mismatches allowed, adds notes.
+ */
+function checkPairs(
+  pairs: readonly [string, string][],
+  setOf: ReadonlyMap<string, MeasurementSet>,
+  allowMismatch: boolean,
+  notes: string[],
+): string[] {
+  const mismatches = new Set<string>();
+  let unchecked = false;
+  for (const [b, h] of pairs) {
+    const sb = setOf.get(b)!;
+    const sh = setOf.get(h)!;
+    if (!sb.results || !sh.results) {
+      unchecked = true;
+      continue;
+    }
+    const f = checkFairness(sb.results, sh.results, {
+      ...(sb.engine_servers?.[b] !== undefined ? { baseServer: sb.engine_servers[b] } : {}),
+      ...(sh.engine_servers?.[h] !== undefined ? { headServer: sh.engine_servers[h] } : {}),
+      baseName: b,
+      headName: h,
+    });
+    const sameFile = sb === sh;
+    if (f.mismatches.length > 0 && !allowMismatch) {
+      throw new UserError(
+        sameFile
+          ? notComparableMessage(`${b} in ${sb.file}`, `${h} in ${sh.file}`, f.mismatches)
+          : notComparableMessage(sb.file, sh.file, f.mismatches),
+      );
+    }
+    const prefix = pairs.length > 1 ? (sameFile ? `${b} vs ${h}: ` : `${sb.file} vs ${sh.file}: `) : "";
+    for (const m of f.mismatches) mismatches.add(`${prefix}${m}`);
+    for (const n of f.notes) {
+      const text = `${b} vs ${h}: ${n}`;
+      if (!notes.includes(text)) notes.push(text);
+    }
+  }
+  if (unchecked) {
+    notes.push(
+      "imported measurements carry no host, dataset or server-config details: comparability not checked",
+    );
+  }
+  return [...mismatches];
+}
+
+/** The cells both engines of each pair have (cells on one side only are counted in a note). */
+function commonCells(
+  pairs: readonly [string, string][],
+  byEngine: ReadonlyMap<string, Map<string, Observation[]>>,
+  notes: string[],
+): Unit[] {
+  const units: Unit[] = [];
+  const none = new Map<string, Observation[]>();
+  for (const [b, h] of pairs) {
+    const cb = byEngine.get(b) ?? none;
+    const ch = byEngine.get(h) ?? none;
+    let unmatched = 0;
+    for (const k of new Set([...cb.keys(), ...ch.keys()])) {
+      const ob = cb.get(k);
+      const oh = ch.get(k);
+      if (!ob || !oh) {
+        unmatched++;
+        continue;
+      }
+      const first = ob[0]!;
+      const series: Unit["series"] = [];
+      for (const x of ob) {
+        const y = oh.find((o) => o.repetition === x.repetition);
+        if (x.series && y?.series) series.push({ repetition: x.repetition, base: x.series, head: y.series });
+      }
+      const { scenario, tier, threads } = first;
+      units.push({
+        scenario,
+        tier,
+        threads,
+        base: b,
+        head: h,
+        design: "unpaired",
+        base_obs: ob,
+        head_obs: oh,
+        series,
+      });
+    }
+    if (unmatched > 0) {
+      notes.push(`${h} vs ${b}: ${plural(unmatched, "cell")} measured on only one side (not compared)`);
+    }
+  }
+  return units;
+}

@@ -1,0 +1,108 @@
+/**
+ * Code shape: the analysis core — src/stats, src/compare, src/report — does no I/O. Every file
+ * there, and everything it imports transitively (type-only imports aside), may import only pure
+ * Node modules (PURE_NODE) and pure packages (PURE_PACKAGES). Reading files, running processes and
+ * talking to servers belong to the layers around it (src/inputs, src/servers, src/cli, ...).
+ */
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..");
+const CORE = ["src/stats", "src/compare", "src/report"];
+/** Node modules that compute without touching the outside world. */
+const PURE_NODE = new Set(["path"]);
+/** npm packages the core may use: validation only. */
+const PURE_PACKAGES = new Set(["zod"]);
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...sourceFiles(p));
+    else if (/\.ts$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+/** The specifiers a file loads at run time: value imports, re-exports, import() and require(). */
+function runtimeImports(code: string, file = "x.ts"): string[] {
+  const sf = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isImportDeclaration(n) && !n.importClause?.isTypeOnly) {
+      out.push((n.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && !n.isTypeOnly) {
+      out.push((n.moduleSpecifier as ts.StringLiteral).text);
+    } else if (
+      ts.isCallExpression(n) &&
+      (n.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(n.expression) && n.expression.text === "require")) &&
+      n.arguments[0] &&
+      ts.isStringLiteralLike(n.arguments[0])
+    ) {
+      out.push(n.arguments[0].text);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** The first chain of imports from `start` to a module the core may not use; null when none. */
+function firstImpureChain(start: string, seen: Set<string>): string[] | null {
+  const stack: { file: string; chain: string[] }[] = [{ file: start, chain: [relative(ROOT, start)] }];
+  while (stack.length > 0) {
+    const { file, chain } = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const spec of runtimeImports(readFileSync(file, "utf8"), file)) {
+      if (spec.startsWith(".")) {
+        const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
+        if (!existsSync(target)) return [...chain, `${spec} (not found)`];
+        stack.push({ file: target, chain: [...chain, relative(ROOT, target)] });
+        continue;
+      }
+      const bare = spec.replace(/^node:/, "");
+      const isNode = spec.startsWith("node:") || builtinModules.includes(bare.split("/")[0]!);
+      const pkg = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!;
+      if (isNode ? !PURE_NODE.has(bare) : !PURE_PACKAGES.has(pkg)) return [...chain, spec];
+    }
+  }
+  return null;
+}
+
+describe("the analysis core does no I/O", () => {
+  it("no file under src/stats, src/compare or src/report reaches an I/O module", () => {
+    const problems: string[] = [];
+    for (const dir of CORE) {
+      for (const file of sourceFiles(join(ROOT, dir))) {
+        const chain = firstImpureChain(file, new Set());
+        if (chain) problems.push(chain.join(" → "));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("the walker sees value imports, re-exports, import() and require(), not type-only imports", () => {
+    const code = [
+      'import type { A } from "./types.js";',
+      'import { readFileSync } from "node:fs";',
+      'import { type B } from "./kept.js";',
+      'export { c } from "./re.js";',
+      'export type { D } from "./types2.js";',
+      'const m = await import("node:child_process");',
+      'const n = require("net");',
+    ].join("\n");
+    expect(runtimeImports(code)).toEqual(["node:fs", "./kept.js", "./re.js", "node:child_process", "net"]);
+  });
+
+  it("finds the file reading in the loader outside the core (the check can fail)", () => {
+    const chain = firstImpureChain(join(ROOT, "src/inputs/load.ts"), new Set());
+    expect(chain).not.toBeNull();
+    expect(chain!.at(-1)).toMatch(/^node:fs|^fs/);
+  });
+});
