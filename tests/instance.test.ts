@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { namingDeadServer, sideOf } from "../src/run/phases.js";
 import { installEnv } from "../src/servers/install.js";
 import { ServerInstance, statusDeltas } from "../src/servers/instance.js";
 import { resolveServer } from "../src/servers/resolve.js";
@@ -69,6 +70,38 @@ describe.each(REAL_SERVERS)("%s lifecycle", (spec) => {
 });
 
 describe("lifecycle failures", () => {
+  it("a query to a server killed between cells names the server and the signal, not the lost connection", async () => {
+    const { inst, workDir } = await instance("maven:mariadb@11.4.5");
+    try {
+      await inst.initialize();
+      await inst.start();
+      const pid = processesMatching(workDir)[0]?.split(" ")[0];
+      expect(pid).toBeDefined();
+      process.kill(Number(pid), "SIGKILL");
+      const side = sideOf(null, inst);
+      await expect(namingDeadServer([side], "cell x", () => inst.status())).rejects.toThrow(
+        /^maven:mariadb@11\.4\.5 was killed by SIGKILL during cell x: /,
+      );
+    } finally {
+      await inst.dispose();
+    }
+    expect(processesMatching(workDir)).toEqual([]);
+  });
+
+  it("a failure while the server still runs is passed on unchanged", async () => {
+    const { inst } = await instance("maven:mariadb@11.4.5");
+    try {
+      await inst.initialize();
+      await inst.start();
+      const boom = new Error("not the server");
+      await expect(namingDeadServer([sideOf(null, inst)], "cell y", () => Promise.reject(boom))).rejects.toBe(
+        boom,
+      );
+    } finally {
+      await inst.dispose();
+    }
+  });
+
   it("a server that dies during start is reported by the cause line of its error log", async () => {
     const { inst, workDir } = await instance("maven:mariadb@11.4.5", { innodb_no_such_option: "1" });
     try {

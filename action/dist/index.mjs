@@ -77027,6 +77027,15 @@ ${r.stderr}`)}`
   get running() {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
+  /**
+   * How the server ended ("was killed by SIGKILL"), waiting up to `ms` for its exit to be seen: a
+   * client's lost connection usually arrives before the exit event. Null: still running.
+   */
+  async endedWithin(ms) {
+    const deadline = Date.now() + ms;
+    while (this.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return this.running ? null : this.exitDescription ?? "stopped";
+  }
   /** Clean shutdown (SIGTERM), SIGKILL if it has not exited within the grace period. */
   async stop(graceMs = 12e4) {
     const child2 = this.child;
@@ -79476,6 +79485,21 @@ async function withRunLock(o, body) {
 }
 
 // src/run/phases.ts
+async function namingDeadServer(sides, during, measure) {
+  try {
+    return await measure();
+  } catch (err) {
+    for (const side of sides) {
+      const ended = await side.instance.endedWithin(2e3);
+      if (ended !== null) {
+        throw new UserError(
+          `${side.instance.install.spec} ${ended} during ${during}: ${err instanceof Error ? err.message : String(err)}`
+        );
+      }
+    }
+    throw err;
+  }
+}
 function sideOf(label, instance) {
   return { label, instance, target: { host: instance.address, port: instance.port } };
 }
@@ -82419,14 +82443,18 @@ async function measureAbTierCells(s, sides, tier2, tierCells) {
   );
   for (const p of tierCells) {
     const index = s.planned.indexOf(p) + 1;
-    const cell = await measureCell(s, {
-      p,
-      index,
+    const cell = await namingDeadServer(
       sides,
-      pairs: [],
-      series: { base: [], head: [] },
-      clock: { base: 0, head: 0 }
-    });
+      p.id,
+      () => measureCell(s, {
+        p,
+        index,
+        sides,
+        pairs: [],
+        series: { base: [], head: [] },
+        clock: { base: 0, head: 0 }
+      })
+    );
     results.cells = inPlanOrder([...results.cells, cell], s.planned);
     s.writer.save();
     log.info(abCellLine(cell, index, s.planned.length));

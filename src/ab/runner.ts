@@ -17,7 +17,7 @@ import {
   replacingWarning,
   resolveThenLock,
 } from "../run/lifecycle.js";
-import { prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "../run/phases.js";
+import { namingDeadServer, prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "../run/phases.js";
 import { warmupSeconds } from "../run/plan.js";
 import { parseServerSpecs, preflightServers } from "../run/preflight.js";
 import { formatDuration } from "../run/progress.js";
@@ -335,14 +335,16 @@ async function measureAbTierCells(
   );
   for (const p of tierCells) {
     const index = s.planned.indexOf(p) + 1;
-    const cell = await measureCell(s, {
-      p,
-      index,
-      sides,
-      pairs: [],
-      series: { base: [], head: [] },
-      clock: { base: 0, head: 0 },
-    });
+    const cell = await namingDeadServer(sides, p.id, () =>
+      measureCell(s, {
+        p,
+        index,
+        sides,
+        pairs: [],
+        series: { base: [], head: [] },
+        clock: { base: 0, head: 0 },
+      }),
+    );
     results.cells = inPlanOrder([...results.cells, cell], s.planned);
     s.writer.save();
     log.info(abCellLine(cell, index, s.planned.length));

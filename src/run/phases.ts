@@ -16,6 +16,30 @@ export interface Side<L extends string | null = string | null> {
   target: Target;
 }
 
+/**
+ * Runs one cell's measurement; when it fails because a server died (a lost connection, a failed
+ * status query), the error names the server and how it ended instead of the client's symptom.
+ */
+export async function namingDeadServer<T>(
+  sides: readonly Side[],
+  during: string,
+  measure: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await measure();
+  } catch (err) {
+    for (const side of sides) {
+      const ended = await side.instance.endedWithin(2000);
+      if (ended !== null) {
+        throw new UserError(
+          `${side.instance.install.spec} ${ended} during ${during}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+    }
+    throw err;
+  }
+}
+
 export function sideOf<L extends string | null>(label: L, instance: ServerInstance): Side<L> {
   return { label, instance, target: { host: instance.address, port: instance.port } };
 }

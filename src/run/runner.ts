@@ -33,7 +33,7 @@ import {
   resolveThenLock,
   sleep,
 } from "./lifecycle.js";
-import { prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "./phases.js";
+import { namingDeadServer, prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "./phases.js";
 import { type PlannedCell, secondsToRun } from "./plan.js";
 import { parseServerSpecs, preflightServers } from "./preflight.js";
 import { formatDuration } from "./progress.js";
@@ -329,7 +329,7 @@ async function measureTierCells(
   for (const planned of tierCells) {
     const index = s.cells.indexOf(planned) + 1;
     s.remaining -= s.w.duration + s.w.pause;
-    const cell = await runCell(s, side, planned, index);
+    const cell = await namingDeadServer([side], planned.id, () => runCell(s, side, planned, index));
     results.cells = inPlanOrder([...results.cells, cell], s.cells);
     s.writer.save();
     log.info(cellLine(cell, index, s.cells.length));

@@ -390,6 +390,16 @@ export class ServerInstance {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /**
+   * How the server ended ("was killed by SIGKILL"), waiting up to `ms` for its exit to be seen: a
+   * client's lost connection usually arrives before the exit event. Null: still running.
+   */
+  async endedWithin(ms: number): Promise<string | null> {
+    const deadline = Date.now() + ms;
+    while (this.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return this.running ? null : (this.exitDescription ?? "stopped");
+  }
+
   /** Clean shutdown (SIGTERM), SIGKILL if it has not exited within the grace period. */
   async stop(graceMs = 120_000): Promise<void> {
     const child = this.child;
