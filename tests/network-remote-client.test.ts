@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -194,12 +194,21 @@ describe("network setup, pure parts", () => {
   });
 });
 
+/** Whether /run/netns is a mount point (`ip netns add` makes it one the first time). */
+function netnsDirMounted(): boolean {
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .some((line) => line.split(" ")[4] === "/run/netns");
+}
+
 describe("network scenario: server and sysbench in two network namespaces joined by a veth pair", () => {
   let created = false;
+  let mountedBefore = true;
 
   beforeAll(() => {
     requireSysbench();
     requireBuild();
+    mountedBefore = netnsDirMounted();
     try {
       ip(["netns", "add", SRV_NS]);
       created = true;
@@ -245,6 +254,11 @@ describe("network scenario: server and sysbench in two network namespaces joined
       } catch {
         // not created
       }
+    }
+    // Leave the host as found: the first `ip netns add` mounted /run/netns (a mount that would
+    // outlive the test, e.g. keep a chroot from being removed).
+    if (!mountedBefore && netnsDirMounted() && readdirSync("/run/netns").length === 0) {
+      execFileSync("umount", ["/run/netns"]);
     }
   });
 
