@@ -81843,7 +81843,7 @@ function judgeCell(p, alpha, threshold) {
   const lh = logs(p.head, "head");
   const c = compareLogs(u.design, lb, lh, { alpha });
   const v = verdictFromComparison(p.metric, directionOf(p.metric), c, threshold);
-  return {
+  const cell = {
     scenario: u.scenario,
     tier: u.tier,
     threads: u.threads,
@@ -81858,14 +81858,15 @@ function judgeCell(p, alpha, threshold) {
     confirmed: v.confirmed,
     method: v.method,
     n: v.n,
-    ci_level: v.ci_low_pct === null ? null : 1 - alpha,
-    ...v.ci_low_pct !== null ? { ci_low_pct: v.ci_low_pct } : {},
-    ...v.ci_high_pct !== null ? { ci_high_pct: v.ci_high_pct } : {},
-    mde_pct: v.mde_pct,
-    samples_needed: v.samples_needed,
-    threshold_pct: v.threshold_pct,
-    ...v.interval_withheld !== null ? { interval_withheld: v.interval_withheld } : {}
+    ci_level: v.ci_low_pct === null ? null : 1 - alpha
   };
+  if (v.ci_low_pct !== null) cell.ci_low_pct = v.ci_low_pct;
+  if (v.ci_high_pct !== null) cell.ci_high_pct = v.ci_high_pct;
+  cell.mde_pct = v.mde_pct;
+  cell.samples_needed = v.samples_needed;
+  cell.threshold_pct = v.threshold_pct;
+  if (v.interval_withheld !== null) cell.interval_withheld = v.interval_withheld;
+  return cell;
 }
 
 // src/compare/trends.ts
