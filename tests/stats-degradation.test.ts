@@ -7,6 +7,8 @@ import {
   detectDegradation,
   fitDecline,
   medianFilter,
+  surelyTooShort,
+  type TimedValue,
   tidySeries,
 } from "../src/stats/index.js";
 import {
@@ -266,5 +268,43 @@ describe("base vs head within-run behaviour", () => {
     const dm = detectDegradation(milder);
     expect(dm.degrading).toBe(true);
     expect(compareDegradation(dm, detectDegradation(worse)).verdict).toBe("regression");
+  });
+});
+
+describe("surelyTooShort: a cheap bound that never disagrees with the full check", () => {
+  it("is true only where detectDegradation says too short, and true for an A/B side's 20 s", () => {
+    const rng = mulberry32(7);
+    let agreedShort = 0;
+    for (let k = 0; k < 400; k++) {
+      const n = 1 + Math.floor(rng() * 120);
+      const step = [0.5, 1, 1, 2, 5][Math.floor(rng() * 5)]!;
+      const points: TimedValue[] = [];
+      let t = rng() * 10;
+      for (let i = 0; i < n; i++) {
+        t += rng() < 0.1 ? step * 2 : step; // a missing sample now and then
+        points.push({ t, value: 100 + 50 * rng() });
+      }
+      const options =
+        rng() < 0.5 ? {} : { window_s: 1 + Math.floor(rng() * 20), min_windows: 2 + Math.floor(rng() * 10) };
+      const full = detectDegradation(points, options);
+      const tooShort = full.reasons.some((r) => r.startsWith("too short"));
+      if (surelyTooShort(points, options)) {
+        expect(tooShort, `n=${n} step=${step} ${JSON.stringify(options)}: ${full.reasons.join("; ")}`).toBe(
+          true,
+        );
+        agreedShort++;
+      }
+    }
+    expect(agreedShort).toBeGreaterThan(50);
+    const abSide = Array.from({ length: 20 }, (_, i) => ({ t: i + 1, value: 200 }));
+    expect(surelyTooShort(abSide)).toBe(true);
+    expect(detectDegradation(abSide).reasons[0]).toMatch(/^too short/);
+    expect(surelyTooShort(flat(3).map((value, i) => ({ t: i + 1, value })))).toBe(false);
+  });
+
+  it("leaves bad options to the full check, which names them", () => {
+    const points = Array.from({ length: 20 }, (_, i) => ({ t: i + 1, value: 200 }));
+    expect(surelyTooShort(points, { window_s: -1 })).toBe(false);
+    expect(() => detectDegradation(points, { window_s: -1 })).toThrow(/window_s must be > 0/);
   });
 });

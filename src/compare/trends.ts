@@ -7,6 +7,7 @@ import {
   compareDegradationSeries,
   type DegradationOptions,
   type DegradationResult,
+  surelyTooShort,
   tidySeries,
 } from "../stats/index.js";
 import type { Unit } from "./plan.js";
@@ -39,7 +40,11 @@ export function degradationEntries(
     for (const s of u.series) {
       let d: ReturnType<typeof compareDegradationSeries>;
       try {
-        d = compareDegradationSeries(tidySeries(s.base), tidySeries(s.head), options);
+        const base = tidySeries(s.base);
+        const head = tidySeries(s.head);
+        // too short on either side gives no entry: skip the full check when that is certain
+        if (surelyTooShort(base, options) || surelyTooShort(head, options)) continue;
+        d = compareDegradationSeries(base, head, options);
       } catch (err) {
         notes.push(`${unitLabel(u)}: degradation not checked (${(err as Error).message})`);
         continue;

@@ -6,28 +6,46 @@
 import {
   compareLogs,
   directionOf,
-  logs,
+  logsInPlace,
   MIN_INTERVAL_N,
   mean,
   type ThresholdConfig,
   thresholdFor,
   verdictFromComparison,
 } from "../stats/index.js";
-import type { Unit } from "./plan.js";
+import type { Unit, UnitValues } from "./plan.js";
 import type { ComparedMetric, ComparisonCell } from "./schema.js";
 
-/** One cell × metric to compare: the values both sides have (pairs with both values, for paired units). */
+/**
+ * One cell × metric to compare: the natural logs of the values both sides have (pairs with both
+ * values, for paired units): the comparison works on them, and the geometric means are exp(mean).
+ */
 export interface Pending {
   unit: Unit;
   metric: ComparedMetric;
-  base: number[];
-  head: number[];
+  lnBase: number[];
+  lnHead: number[];
   /** enough values for a confidence interval (MIN_INTERVAL_N pairs, or as many repetitions per side) */
   hasCi: boolean;
 }
 
 export function unitLabel(u: Unit): string {
   return `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t`;
+}
+
+/**
+ * `metric` of one observation: a switch on the metric rather than `o[metric]`, so each read is of
+ * a property known where it is read (a report reads hundreds of thousands of them).
+ */
+function metricOf(o: UnitValues, metric: ComparedMetric): number | null {
+  switch (metric) {
+    case "tps":
+      return o.tps;
+    case "qps":
+      return o.qps;
+    default:
+      return o.p95_ms;
+  }
 }
 
 /**
@@ -40,8 +58,9 @@ function valuesOf(u: Unit, metric: ComparedMetric): { base: number[]; head: numb
   let positive = true;
   if (u.design === "paired") {
     for (let i = 0; i < u.base_obs.length; i++) {
-      const b = u.base_obs[i]![metric];
-      const h = u.head_obs[i]?.[metric] ?? null;
+      const b = metricOf(u.base_obs[i]!, metric);
+      const hObs = u.head_obs[i];
+      const h = hObs === undefined ? null : metricOf(hObs, metric);
       if (b !== null && h !== null) {
         base.push(b);
         head.push(h);
@@ -49,18 +68,23 @@ function valuesOf(u: Unit, metric: ComparedMetric): { base: number[]; head: numb
       }
     }
   } else {
-    for (const o of u.base_obs) {
-      const v = o[metric];
-      if (v !== null) base.push(v);
-      positive &&= v === null || v > 0;
-    }
-    for (const o of u.head_obs) {
-      const v = o[metric];
-      if (v !== null) head.push(v);
-      positive &&= v === null || v > 0;
-    }
+    positive = pushValues(u.base_obs, metric, base) && positive;
+    positive = pushValues(u.head_obs, metric, head) && positive;
   }
   return { base, head, positive };
+}
+
+/** Appends the non-null values of `metric` to `out`; false when one is not above zero. */
+function pushValues(obs: readonly UnitValues[], metric: ComparedMetric, out: number[]): boolean {
+  let positive = true;
+  for (let i = 0; i < obs.length; i++) {
+    const v = metricOf(obs[i]!, metric);
+    if (v !== null) {
+      out.push(v);
+      positive &&= v > 0;
+    }
+  }
+  return positive;
 }
 
 /**
@@ -83,7 +107,13 @@ export function pendingComparisons(
         continue;
       }
       const hasCi = Math.min(base.length, head.length) >= MIN_INTERVAL_N;
-      pending.push({ unit, metric, base, head, hasCi });
+      pending.push({
+        unit,
+        metric,
+        lnBase: logsInPlace(base, "base"),
+        lnHead: logsInPlace(head, "head"),
+        hasCi,
+      });
       seen.add(metric);
     }
   }
@@ -123,12 +153,39 @@ export function judgeAll(
 
 function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell {
   const u = p.unit;
-  // ln of each value once: for the comparison and for the geometric means (exp of the mean log)
-  const lb = logs(p.base, "base");
-  const lh = logs(p.head, "head");
+  const lb = p.lnBase;
+  const lh = p.lnHead;
   const c = compareLogs(u.design, lb, lh, { alpha });
   const v = verdictFromComparison(p.metric, directionOf(p.metric), c, threshold);
-  // built in key order without spreading temporary objects: one allocation per cell
+  const baseValue = Math.exp(mean(lb));
+  const headValue = Math.exp(mean(lh));
+  // Whole literals in the report's key order, one per shape (with an interval, without one):
+  // tens of thousands of cells share two layouts. An interval is never reported together with the
+  // reason it is withheld, so only a cell without one may gain `interval_withheld`, last.
+  if (v.ci_low_pct !== null && v.ci_high_pct !== null) {
+    return {
+      scenario: u.scenario,
+      tier: u.tier,
+      threads: u.threads,
+      base: u.base,
+      head: u.head,
+      metric: p.metric,
+      base_value: baseValue,
+      head_value: headValue,
+      change_pct: v.change_pct,
+      exceeds_threshold: v.exceeds_threshold,
+      verdict: v.verdict,
+      confirmed: v.confirmed,
+      method: v.method,
+      n: v.n,
+      ci_level: 1 - alpha,
+      ci_low_pct: v.ci_low_pct,
+      ci_high_pct: v.ci_high_pct,
+      mde_pct: v.mde_pct,
+      samples_needed: v.samples_needed,
+      threshold_pct: v.threshold_pct,
+    };
+  }
   const cell: ComparisonCell = {
     scenario: u.scenario,
     tier: u.tier,
@@ -136,21 +193,19 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
     base: u.base,
     head: u.head,
     metric: p.metric,
-    base_value: Math.exp(mean(lb)),
-    head_value: Math.exp(mean(lh)),
+    base_value: baseValue,
+    head_value: headValue,
     change_pct: v.change_pct,
     exceeds_threshold: v.exceeds_threshold,
     verdict: v.verdict,
     confirmed: v.confirmed,
     method: v.method,
     n: v.n,
-    ci_level: v.ci_low_pct === null ? null : 1 - alpha,
-  } as ComparisonCell;
-  if (v.ci_low_pct !== null) cell.ci_low_pct = v.ci_low_pct;
-  if (v.ci_high_pct !== null) cell.ci_high_pct = v.ci_high_pct;
-  cell.mde_pct = v.mde_pct;
-  cell.samples_needed = v.samples_needed;
-  cell.threshold_pct = v.threshold_pct;
+    ci_level: null,
+    mde_pct: v.mde_pct,
+    samples_needed: v.samples_needed,
+    threshold_pct: v.threshold_pct,
+  };
   if (v.interval_withheld !== null) cell.interval_withheld = v.interval_withheld;
   return cell;
 }

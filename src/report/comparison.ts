@@ -303,7 +303,11 @@ function bigDifferences(
 
 function mdTable(t: Table): string[] {
   const sep = t.align.map((a) => (a === "r" ? "---:" : "---"));
-  return [`| ${t.header.join(" | ")} |`, `|${sep.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
+  const out: string[] = new Array(t.rows.length + 2);
+  out[0] = `| ${t.header.join(" | ")} |`;
+  out[1] = `|${sep.join("|")}|`;
+  for (let i = 0; i < t.rows.length; i++) out[i + 2] = `| ${t.rows[i]!.join(" | ")} |`;
+  return out;
 }
 
 function textTable(t: Table): string[] {
@@ -591,10 +595,10 @@ function verdictSection(r: ComparisonReport): ReportSection {
 
 /** The Markdown report (see the module comment for the sections). */
 export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
-  return comparisonSections(r, sets)
-    .filter((s) => s.lines.length > 0)
-    .map((s) => s.lines.join("\n"))
-    .join("\n");
+  // one join over every line (a section joined first would copy the rows twice)
+  const lines: string[] = [];
+  for (const s of comparisonSections(r, sets)) pushAll(lines, s.lines);
+  return lines.join("\n");
 }
 
 /** Plain terminal text with aligned columns. */

@@ -159,10 +159,23 @@ function toTimed(series: readonly number[] | readonly TimedValue[], intervalS: n
   return out;
 }
 
+/**
+ * The median time between samples (1 with a single sample). Most series are evenly spaced: then
+ * every gap is the median, found without sorting.
+ */
+function typicalInterval(points: readonly TimedValue[]): number {
+  if (points.length < 2) return 1;
+  const diffs: number[] = new Array(points.length - 1);
+  let even = true;
+  for (let i = 1; i < points.length; i++) {
+    diffs[i - 1] = points[i]!.t - points[i - 1]!.t;
+    even &&= diffs[i - 1] === diffs[0];
+  }
+  return even ? diffs[0]! : median(diffs);
+}
+
 function windows(points: readonly TimedValue[], windowS: number): Windowed {
-  const diffs: number[] = new Array(Math.max(0, points.length - 1));
-  for (let i = 1; i < points.length; i++) diffs[i - 1] = points[i]!.t - points[i - 1]!.t;
-  const interval = diffs.length > 0 ? median(diffs) : 1;
+  const interval = typicalInterval(points);
   const start = points[0]!.t - interval;
   const end = points[points.length - 1]!.t;
   const w = Math.max(windowS, interval);
@@ -597,6 +610,31 @@ export function compareDegradation(
     );
   }
   return out("unchanged", "neither degrades during the run");
+}
+
+/**
+ * True when detectDegradation is certain to answer "too short" for this series (times increasing,
+ * as tidySeries leaves them): fewer windows than `min_windows` can fit between its first and last
+ * sample. A cheap bound for callers that check thousands of short series (an A/B file's slices)
+ * and skip the too-short ones anyway; false whenever in doubt (bad options included: the full
+ * check then reports them).
+ */
+export function surelyTooShort(points: readonly TimedValue[], options: DegradationOptions = {}): boolean {
+  if (points.length < 2) return true;
+  const interval = typicalInterval(points);
+  let p: Resolved;
+  try {
+    p = resolve(options, interval);
+  } catch {
+    return false;
+  }
+  // windows(): window k holds the samples with (t − interval/2 − start) / w in [k, k + 1), where
+  // start = first t − interval; k runs from 0 to the last sample's index, so at most last + 1
+  // windows (fewer when a ragged one is dropped).
+  const w = Math.max(p.window_s, interval);
+  const start = points[0]!.t - interval;
+  const lastK = Math.floor((points[points.length - 1]!.t - interval / 2 - start) / w);
+  return Number.isFinite(lastK) && lastK + 1 < p.min_windows;
 }
 
 /** detectDegradation on both series with the same options, then compareDegradation. */

@@ -40,12 +40,19 @@ export function median(xs: readonly number[]): number {
 
 /** Natural logs of strictly positive finite values; throws a RangeError naming `what` otherwise. */
 export function logs(xs: readonly number[], what: string): number[] {
-  return xs.map((x, i) => {
+  return logsInPlace(xs.slice(), what);
+}
+
+/** logs() written over `xs` itself, for arrays made to be logged (no second array); returns xs. */
+export function logsInPlace(xs: number[], what: string): number[] {
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
     if (!(x > 0) || !Number.isFinite(x)) {
       throw new RangeError(`${what}[${i}] = ${x}: values must be finite and > 0 to take logs`);
     }
-    return Math.log(x);
-  });
+    xs[i] = Math.log(x);
+  }
+  return xs;
 }
 
 /** Lag-1 autocorrelation of a series around its mean (0 when the series has no variance). */

@@ -284,23 +284,42 @@ export function studentTQuantile(p: number, df: number): number {
   checkProbability(p, "studentTQuantile");
   checkDf(df, "studentTQuantile");
   // A report asks for the same few (p, df) thousands of times (same alpha, same pair count):
-  // memoize whole and half-integer df. Exact Welch df (real numbers) practically never repeat.
-  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
-  let byDf = quantileCache.get(p);
+  // memoize whole and half-integer df, in a table by 2·df per p (the last p's table at hand).
+  // Exact Welch df (real numbers) practically never repeat.
+  const twice = df * 2;
+  if (!Number.isInteger(twice) || twice >= DENSE_DF2) return cachedSparse(p, df);
+  let byDf = p === lastP ? lastByDf : quantileCache.get(p);
   if (!byDf) {
-    if (quantileCache.size >= 64) quantileCache.clear();
-    byDf = new Map();
+    if (quantileCache.size >= 16) quantileCache.clear();
+    byDf = new Float64Array(DENSE_DF2).fill(Number.NaN);
     quantileCache.set(p, byDf);
   }
-  const hit = byDf.get(df);
-  if (hit !== undefined) return hit;
+  lastP = p;
+  lastByDf = byDf;
+  const hit = byDf[twice]!;
+  if (!Number.isNaN(hit)) return hit;
   const t = studentTQuantileUncached(p, df);
-  if (byDf.size >= 10_000) byDf.clear();
-  byDf.set(df, t);
+  byDf[twice] = t;
   return t;
 }
 
-const quantileCache = new Map<number, Map<number, number>>();
+/** 2·df below this is memoized in a table (NaN: not computed yet); above it (df ≥ 2,048), in a map. */
+const DENSE_DF2 = 4096;
+const quantileCache = new Map<number, Float64Array>();
+let lastP = Number.NaN;
+let lastByDf: Float64Array | undefined;
+const sparseCache = new Map<string, number>();
+
+function cachedSparse(p: number, df: number): number {
+  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
+  const key = `${p} ${df}`;
+  const hit = sparseCache.get(key);
+  if (hit !== undefined) return hit;
+  const t = studentTQuantileUncached(p, df);
+  if (sparseCache.size >= 10_000) sparseCache.clear();
+  sparseCache.set(key, t);
+  return t;
+}
 
 function studentTQuantileUncached(p: number, df: number): number {
   if (p === 0.5) return 0;

@@ -30,6 +30,7 @@ export {
   fitDecline,
   type HingeFit,
   medianFilter,
+  surelyTooShort,
   type TimedValue,
   tidySeries,
 } from "./degradation.js";
@@ -37,6 +38,7 @@ export {
   geometricMean,
   lag1Autocorrelation,
   logs,
+  logsInPlace,
   mean,
   median,
   sampleSd,
