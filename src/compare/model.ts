@@ -188,17 +188,14 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       continue;
     }
     const pairs: PairedCell["pairs"] = new Array(c.pairs.length);
+    const { script: scenario, tier, threads } = c;
     for (let i = 0; i < c.pairs.length; i++) {
       const p = c.pairs[i]!;
-      const b = sideValues(p.base);
-      const h = sideValues(p.head);
+      // each side's observation is also the pair's side: one object, not two
+      const b = sideObservation(p.base, scenario, tier, threads, base, i + 1);
+      const h = sideObservation(p.head, scenario, tier, threads, head, i + 1);
       pairs[i] = { base: b, head: h };
-      const { script: scenario, tier, threads } = c;
-      const repetition = i + 1;
-      observations.push(
-        { scenario, tier, threads, engine: base, repetition, tps: b.tps, qps: b.qps, p95_ms: b.p95_ms },
-        { scenario, tier, threads, engine: head, repetition, tps: h.tps, qps: h.qps, p95_ms: h.p95_ms },
-      );
+      observations.push(b, h);
     }
     paired.push({
       scenario: c.script,
@@ -222,9 +219,17 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
   };
 }
 
-/** One side of a pair as compared: a p95 of 0 (sysbench without a percentile) is no value. */
-function sideValues(s: { tps: number; qps: number; p95_ms: number | null }): SideValues {
-  return { tps: s.tps, qps: s.qps, p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null };
+/** One side of a pair as an observation: a p95 of 0 (sysbench without a percentile) is no value. */
+function sideObservation(
+  s: { tps: number; qps: number; p95_ms: number | null },
+  scenario: string,
+  tier: string | null,
+  threads: number,
+  engine: string,
+  repetition: number,
+): Observation {
+  const p95 = s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null;
+  return { scenario, tier, threads, engine, repetition, tps: s.tps, qps: s.qps, p95_ms: p95 };
 }
 
 /** A side's per-second tps as a tidy series. */
