@@ -308,16 +308,21 @@ const DENSE_DF2 = 4096;
 const quantileCache = new Map<number, Float64Array>();
 let lastP = Number.NaN;
 let lastByDf: Float64Array | undefined;
-const sparseCache = new Map<string, number>();
+const sparseCache = new Map<number, Map<number, number>>();
 
 function cachedSparse(p: number, df: number): number {
   if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
-  const key = `${p} ${df}`;
-  const hit = sparseCache.get(key);
+  let byDf = sparseCache.get(p);
+  if (!byDf) {
+    if (sparseCache.size >= 16) sparseCache.clear();
+    byDf = new Map();
+    sparseCache.set(p, byDf);
+  }
+  const hit = byDf.get(df);
   if (hit !== undefined) return hit;
   const t = studentTQuantileUncached(p, df);
-  if (sparseCache.size >= 10_000) sparseCache.clear();
-  sparseCache.set(key, t);
+  if (byDf.size >= 10_000) byDf.clear();
+  byDf.set(df, t);
   return t;
 }
 
