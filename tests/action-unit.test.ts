@@ -112,7 +112,15 @@ describe("parseConfig", () => {
     expect(parseConfig(env({ mode: "compare", "head-results": "h.json" })).degradation).toEqual({});
     const bad = problems({ mode: "compare", "head-results": "h.json", degradation: "min_drop_pct=200" });
     expect(bad).toHaveLength(1);
-    expect(bad[0]).toMatch(/^input "degradation": "min_drop_pct=200" has a bad line .*accepted: window_s/);
+    expect(bad[0]).toMatch(
+      /^input "degradation": .*has the line "min_drop_pct=200", which is out of range \(accepted: window_s/,
+    );
+    // the same values the CLI's --degradation refuses (tests/compare-gate.test.ts), by the same parser
+    for (const line of ["min_drop=5", "min_drop_pct=abc", "min_drop_pct=150", "alpha=2"]) {
+      const p = problems({ mode: "compare", "head-results": "h.json", degradation: `sustain_s=30\n${line}` });
+      expect(p, line).toHaveLength(1);
+      expect(p[0]).toContain(JSON.stringify(line));
+    }
   });
 
   it("checks what each mode needs", () => {

@@ -174,21 +174,24 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
   };
 
   it.each([
-    ["datadir=/tmp/elsewhere", /--set: server option "datadir": refused: perfgate sets it/],
+    [
+      "datadir=/tmp/elsewhere",
+      /--set datadir=\/tmp\/elsewhere: server option "datadir": refused: perfgate sets it/,
+    ],
     [
       "init_file=/etc/shadow",
-      /--set: server option "init_file": refused: it makes the server read or write files/,
+      /--set init_file=\/etc\/shadow: server option "init_file": refused: it makes the server read or write files/,
     ],
     [
       "x\n!include /etc/mysql/my.cnf=1",
-      /--set: server option "x\\n!include \/etc\/mysql\/my.cnf": the name must be/,
+      /--set "x\\n!include \/etc\/mysql\/my.cnf=1": server option "x\\n!include \/etc\/mysql\/my.cnf": the name must be/,
     ],
     [
       "sync_binlog=0\n!include /etc/mysql/my.cnf",
-      /--set: server option "sync_binlog": the value must not hold a newline/,
+      /--set "sync_binlog=0\\n!include \/etc\/mysql\/my.cnf": server option "sync_binlog": the value must not hold a newline/,
     ],
     ["log_bin=/tmp/binlog", /server option "log_bin": refused as a path/],
-    ["noequals", /^perfgate: --set: expected name=value/],
+    ["noequals", /^perfgate: --set noequals: accepted: name=value, e.g. innodb_flush_log_at_trx_commit=0/],
   ])("--set %j exits 2 with one line", async (set, message) => {
     const r = run(`set-${Math.random().toString(36).slice(2)}`, ["--set", set]);
     const res = await r.result;

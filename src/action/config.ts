@@ -12,6 +12,7 @@ import {
   BASE,
   BASE_SET,
   DEFAULT_WORKLOAD,
+  DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   HEAD,
@@ -20,9 +21,8 @@ import {
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
-import { InvalidValue } from "../options/values.js";
+import { degradationOptions, InvalidValue } from "../options/values.js";
 import type { DegradationOptions } from "../stats/degradation.js";
-import { parseDegradationAssignments } from "../stats/degradation-settings.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
 import { INPUT_DEFAULTS, type InputName } from "./constants.js";
 
@@ -193,18 +193,7 @@ const FIELDS = {
   "cc-users": ccUsers,
   "results-dir": z.string().min(1),
   "github-token": z.string(),
-  degradation: z.string().transform((text, ctx) => {
-    const lines = text
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .filter((l) => l !== "");
-    try {
-      return parseDegradationAssignments(lines, "line");
-    } catch (err) {
-      ctx.addIssue({ code: "custom", message: `has a bad ${(err as Error).message}` });
-      return z.NEVER;
-    }
-  }),
+  degradation: sharedLines(DEGRADATION).transform(degradationOptions),
   "pr-number": z
     .string()
     .regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" })

@@ -10,6 +10,7 @@ import { cliOption } from "../options/commander.js";
 import {
   BASE,
   BASE_SET,
+  DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   HEAD,
@@ -18,12 +19,12 @@ import {
   THRESHOLD_METRIC,
   WORKLOAD,
 } from "../options/definitions.js";
-import { thresholdConfig } from "../options/values.js";
+import { degradationOptions, thresholdConfig } from "../options/values.js";
+import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { LIMITS } from "../workloads/schema.js";
-import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
 export interface CliHelpers {
@@ -71,7 +72,7 @@ interface AbFlags extends NetworkFlags {
   workDir?: string;
   cacheDir?: string;
   force?: boolean;
-  degradation?: string[];
+  degradation?: [keyof DegradationOptions, number][];
 }
 
 /** `--threshold`, `--fail-on-regression` and the other options `perfgate ab` takes. */
@@ -124,7 +125,7 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(networkOption("server-address"))
       .addOption(networkOption("server-wrapper"))
       .addOption(networkOption("client-wrapper"))
-      .addOption(degradationOption())
+      .addOption(cliOption(DEGRADATION))
   );
 }
 
@@ -161,7 +162,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       `required option '--${o.base === undefined ? "base" : "head"} <spec>' not specified (or --resume <ab.json>)`,
     );
   }
-  const degradation = degradationFromFlags(o.degradation);
+  const degradation = degradationOptions(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");

@@ -14,13 +14,15 @@ import { loadMeasurements } from "../inputs/load.js";
 import { cliOption } from "../options/commander.js";
 import {
   ALLOW_MISMATCH,
+  DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
-import { thresholdConfig } from "../options/values.js";
+import { degradationOptions, thresholdConfig } from "../options/values.js";
 import { writeFileAtomic } from "../results/store.js";
+import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import {
@@ -29,7 +31,6 @@ import {
   baselineStoreQuery,
   loadWithStoreBaseline,
 } from "./baseline-store-options.js";
-import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 
 const FORMATS = ["markdown", "text", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -92,7 +93,7 @@ interface CompareFlags extends BaselineStoreFlags {
   out?: string;
   allowMismatch?: boolean;
   failOnRegression?: boolean;
-  degradation?: string[];
+  degradation?: [keyof DegradationOptions, number][];
 }
 
 async function compareAction(files: string[], o: CompareFlags): Promise<void> {
@@ -106,7 +107,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   if (engines !== undefined && engines.length === 0) {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
-  const degradation = degradationFromFlags(o.degradation);
+  const degradation = degradationOptions(o.degradation);
   const storeQuery = baselineStoreQuery(files, o);
   const sets = storeQuery
     ? loadWithStoreBaseline(files[0]!, storeQuery)
@@ -160,7 +161,7 @@ export function registerCompareCommands(program: Command): void {
     .option("-o, --out <file>", "write the report to a file (atomically) instead of stdout")
     .addOption(cliOption(ALLOW_MISMATCH))
     .addOption(cliOption(FAIL_ON_REGRESSION))
-    .addOption(degradationOption());
+    .addOption(cliOption(DEGRADATION));
   addBaselineStoreOptions(compare).action(compareAction);
 
   program

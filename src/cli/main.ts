@@ -10,13 +10,15 @@ import { Command, CommanderError, Option } from "commander";
 import { readAbResults } from "../ab/store.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
-import { DEFAULT_WORKLOAD } from "../options/definitions.js";
+import { cliOption } from "../options/commander.js";
+import { DEFAULT_WORKLOAD, DEGRADATION, SET } from "../options/definitions.js";
+import { degradationOptions } from "../options/values.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
-import { checkServerOptions } from "../servers/options.js";
 import { specFormsText } from "../servers/spec.js";
+import type { DegradationOptions } from "../stats/degradation.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -27,7 +29,6 @@ import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
 import { registerCompareCommands } from "./compare-commands.js";
-import { degradationFromFlags, degradationOption } from "./degradation-option.js";
 import { registerDoctorCommand } from "./doctor-command.js";
 import { historyStoreInput } from "./history-changes-input.js";
 import { registerHistoryCommands } from "./history-commands.js";
@@ -59,27 +60,6 @@ function defaultWorkload(): string {
   return join(packageRoot(), DEFAULT_WORKLOAD);
 }
 
-/**
- * `--set name=value`, checked as data at once (src/servers/options.ts); ab's --base-set/--head-set are
- * shared with the action (src/options/definitions.ts).
- * Repeatable; no commander default (it would print `(default: {})` in --help).
- */
-function parseSet(
-  value: string,
-  previous: Record<string, string> | undefined,
-  flag = "--set",
-): Record<string, string> {
-  const eq = value.indexOf("=");
-  if (eq <= 0) {
-    throw new UsageError(
-      `${flag}: expected name=value, e.g. ${flag} innodb_flush_log_at_trx_commit=0 (got ${JSON.stringify(value.slice(0, 80))})`,
-    );
-  }
-  const option = { [value.slice(0, eq)]: value.slice(eq + 1) };
-  checkServerOptions(option, flag, (m) => new UsageError(m));
-  return { ...previous, ...option };
-}
-
 /** Writes a file after a run; a failure (a full disk) is returned as one line instead of thrown. */
 function tryWrite(path: string, text: () => string): string | null {
   try {
@@ -108,14 +88,15 @@ interface RunFlags {
   workload: string;
   out?: string;
   report?: string;
-  set?: Record<string, string>;
+  set?: [string, string][];
   workDir?: string;
   cacheDir?: string;
   shard?: Shard;
   force?: boolean;
   resume?: string;
 }
-type RunCommandFlags = RunFlags & NetworkFlags & { reuseDataset?: boolean; degradation?: string[] };
+type RunCommandFlags = RunFlags &
+  NetworkFlags & { reuseDataset?: boolean; degradation?: [keyof DegradationOptions, number][] };
 
 /**
  * `--resume r.json`: the results go back into r.json, and the server, workload and shard default to
@@ -137,7 +118,7 @@ function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
 async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<void> {
   const o = resumeDefaults(flags, cmd);
   const network = networkFromOptions(o);
-  const degradation = degradationFromFlags(o.degradation);
+  const degradation = degradationOptions(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const name = o.workload.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
@@ -150,7 +131,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       server: o.server,
       workloadFile: o.workload,
       out,
-      set: o.set ?? {},
+      set: Object.fromEntries(o.set ?? []),
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
@@ -184,7 +165,7 @@ function registerRunCommand(program: Command): void {
     .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
-    .option("--set <name=value>", "server option on top of the generated config (repeatable)", parseSet)
+    .addOption(cliOption(SET))
     .option(
       "--work-dir <dir>",
       "where server datadirs and logs go (default: .perfgate/work beside the results)",
@@ -207,7 +188,7 @@ function registerRunCommand(program: Command): void {
       "--resume <results.json>",
       "continue an interrupted run: keep its finished cells, run the rest (same workload, server, config and host, else refused); results go back into that file unless --out",
     )
-    .addOption(degradationOption())
+    .addOption(cliOption(DEGRADATION))
     .action(runCommandAction);
 }
 
@@ -219,28 +200,33 @@ function registerReportCommand(program: Command): void {
     .argument("<results.json>", "results file written by perfgate run or perfgate ab")
     .option("--format <format>", "markdown or text", "markdown")
     .option("-o, --out <file>", "write to a file instead of stdout")
-    .addOption(degradationOption())
-    .action((file: string, o: { format: string; out?: string; degradation?: string[] }) => {
-      if (o.format !== "markdown" && o.format !== "text") {
-        throw new UsageError(`--format ${o.format}: accepted: markdown, text`);
-      }
-      refuseOutputOverInput("--out", o.out, [file]);
-      const degradation = degradationFromFlags(o.degradation);
-      let text: string;
-      if (isAbFile(file)) {
-        // The gate's report without a gate: `report` only shows.
-        const gate = abGate(readAbResults(file), file, { degradation, failOnRegression: false });
-        text = o.format === "markdown" ? gate.markdown : gate.text;
-      } else {
-        const results = readResults(file);
-        text =
-          o.format === "markdown"
-            ? renderMarkdown(results, { degradation })
-            : renderTerminal(results, { degradation });
-      }
-      if (o.out) writeFileAtomic(o.out, text);
-      else process.stdout.write(`${text}\n`);
-    });
+    .addOption(cliOption(DEGRADATION))
+    .action(
+      (
+        file: string,
+        o: { format: string; out?: string; degradation?: [keyof DegradationOptions, number][] },
+      ) => {
+        if (o.format !== "markdown" && o.format !== "text") {
+          throw new UsageError(`--format ${o.format}: accepted: markdown, text`);
+        }
+        refuseOutputOverInput("--out", o.out, [file]);
+        const degradation = degradationOptions(o.degradation);
+        let text: string;
+        if (isAbFile(file)) {
+          // The gate's report without a gate: `report` only shows.
+          const gate = abGate(readAbResults(file), file, { degradation, failOnRegression: false });
+          text = o.format === "markdown" ? gate.markdown : gate.text;
+        } else {
+          const results = readResults(file);
+          text =
+            o.format === "markdown"
+              ? renderMarkdown(results, { degradation })
+              : renderTerminal(results, { degradation });
+        }
+        if (o.out) writeFileAtomic(o.out, text);
+        else process.stdout.write(`${text}\n`);
+      },
+    );
 }
 
 /** `perfgate workload validate`. */

@@ -11,10 +11,15 @@ export function parseFlag<T>(o: SharedOption<T>, text: string): T {
   } catch (err) {
     if (err instanceof InvalidValue) {
       const detail = err.detail ? `${err.detail}; ` : "";
-      throw new UsageError(`--${o.name} ${text}: ${detail}accepted: ${err.accepted}`);
+      throw new UsageError(`--${o.name} ${shown(text)}: ${detail}accepted: ${err.accepted}`);
     }
     throw err;
   }
+}
+
+/** A flag's value in a one-line message: as typed, or quoted when it holds spaces or control characters. */
+function shown(text: string): string {
+  return /^[\x21-\x7e]{1,80}$/.test(text) ? text : JSON.stringify(text.slice(0, 80));
 }
 
 /**

@@ -6,8 +6,16 @@
  * action/action.yml and docs/action.md in step with them.
  */
 import type { ComparedMetric } from "../compare/schema.js";
+import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
-import { parseBoolean, parseMetricThreshold, parsePct, parseServerSetting, parseSpec } from "./values.js";
+import {
+  parseBoolean,
+  parseDegradationSetting,
+  parseMetricThreshold,
+  parsePct,
+  parseServerSetting,
+  parseSpec,
+} from "./values.js";
 
 export interface SharedOption<T> {
   /** the action input's name; the CLI flag is `--<name>` */
@@ -106,7 +114,27 @@ export const WORKLOAD: SharedOption<string> = {
   parse: (text) => text,
 };
 
-/** Every shared option, by name. */
+export const DEGRADATION: SharedOption<[keyof DegradationOptions, number]> = {
+  name: "degradation",
+  arg: "<name=value>",
+  help: "degradation detector setting on top of the workload's degradation: section, e.g. min_drop_pct=10 or min_decline_s=60 (repeatable; in the action one per line; docs/statistics.md)",
+  repeatable: true,
+  parse: parseDegradationSetting,
+};
+
+/**
+ * `perfgate run --set`: a server option for every server of the run. CLI only: the action runs A/B
+ * comparisons, whose sides take theirs from base-set/head-set (the same parser).
+ */
+export const SET: SharedOption<[string, string]> = {
+  name: "set",
+  arg: "<name=value>",
+  help: "server option on top of the generated config (repeatable)",
+  repeatable: true,
+  parse: parseServerSetting,
+};
+
+/** Every option the CLI and the action share, by name. */
 export const SHARED_OPTIONS = [
   THRESHOLD,
   THRESHOLD_METRIC,
@@ -118,6 +146,7 @@ export const SHARED_OPTIONS = [
   BASE_SET,
   HEAD_SET,
   WORKLOAD,
+  DEGRADATION,
 ] as const;
 
 /** The default the action input has: its own, else the shared one; "" for none. */

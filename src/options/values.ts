@@ -6,6 +6,11 @@
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { refusedReason } from "../servers/options.js";
 import { parseServerSpec } from "../servers/spec.js";
+import type { DegradationOptions } from "../stats/degradation.js";
+import {
+  DEGRADATION_ACCEPTED,
+  parseDegradationSetting as degradationSetting,
+} from "../stats/degradation-settings.js";
 import type { ThresholdConfig } from "../stats/verdict.js";
 import { UserError } from "../util/errors.js";
 
@@ -104,4 +109,20 @@ export function parseServerSetting(text: string): [string, string] {
     );
   }
   return [name, value];
+}
+
+/** One degradation detector setting, `name=number` (`--degradation`, a line of input `degradation`). */
+export function parseDegradationSetting(text: string): [keyof DegradationOptions, number] {
+  const parsed = degradationSetting(text);
+  if (typeof parsed === "string") throw new InvalidValue(parsed, DEGRADATION_ACCEPTED);
+  return parsed;
+}
+
+/** Settings given one per flag or line; a later one overrides an earlier one of the same name. */
+export function degradationOptions(
+  items: readonly [keyof DegradationOptions, number][] | undefined,
+): DegradationOptions {
+  const out: DegradationOptions = {};
+  for (const [name, value] of items ?? []) out[name] = value;
+  return out;
 }

@@ -25,7 +25,10 @@ export const DEGRADATION_SETTINGS = Object.keys(
   DegradationSettingsSchema.shape,
 ) as (keyof DegradationOptions)[];
 
-const ACCEPTED = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+/** What a setting may be, for error messages. */
+export const DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+
+const ACCEPTED = `accepted: ${DEGRADATION_ACCEPTED}`;
 
 function clean(o: z.infer<typeof DegradationSettingsSchema>): DegradationOptions {
   const out: DegradationOptions = {};
@@ -44,28 +47,20 @@ export function validateDegradationSettings(data: unknown, where: string): Degra
 }
 
 /**
- * `name=value` items (CLI flags or input lines) as settings. Throws a one-line UserError naming the
- * item and what is accepted.
+ * One `name=number` item (a CLI flag or an input line) as a setting, or what is wrong with it
+ * ("is not name=number", "is out of range"). Each setting's range stands alone, so items are
+ * checked one by one.
  */
-export function parseDegradationAssignments(items: readonly string[], where: string): DegradationOptions {
-  const data: Record<string, number> = {};
-  for (const item of items) {
-    const eq = item.indexOf("=");
-    const name = eq > 0 ? item.slice(0, eq).trim() : "";
-    const text = eq > 0 ? item.slice(eq + 1).trim() : "";
-    const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
-    if (!(DEGRADATION_SETTINGS as string[]).includes(name) || !Number.isFinite(value)) {
-      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED}`);
-    }
-    data[name] = value;
+export function parseDegradationSetting(item: string): [keyof DegradationOptions, number] | string {
+  const eq = item.indexOf("=");
+  const name = eq > 0 ? item.slice(0, eq).trim() : "";
+  const text = eq > 0 ? item.slice(eq + 1).trim() : "";
+  const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  if (!(DEGRADATION_SETTINGS as string[]).includes(name) || !Number.isFinite(value)) {
+    return "is not name=number with a known name";
   }
-  try {
-    return validateDegradationSettings(data, where);
-  } catch {
-    throw new UserError(
-      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED}`,
-    );
-  }
+  if (!DegradationSettingsSchema.safeParse({ [name]: value }).success) return "is out of range";
+  return [name as keyof DegradationOptions, value];
 }
 
 /**
