@@ -74607,12 +74607,17 @@ function median(xs) {
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 function logs(xs, what) {
-  return xs.map((x, i) => {
+  return logsInPlace(xs.slice(), what);
+}
+function logsInPlace(xs, what) {
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
     if (!(x > 0) || !Number.isFinite(x)) {
       throw new RangeError(`${what}[${i}] = ${x}: values must be finite and > 0 to take logs`);
     }
-    return Math.log(x);
-  });
+    xs[i] = Math.log(x);
+  }
+  return xs;
 }
 function lag1Autocorrelation(xs) {
   if (xs.length < 3) return 0;
@@ -79861,38 +79866,23 @@ var DegradationSettingsSchema = external_exports.strictObject({
 var DEGRADATION_SETTINGS = Object.keys(
   DegradationSettingsSchema.shape
 );
-var ACCEPTED = `accepted: ${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+var DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+var ACCEPTED = `accepted: ${DEGRADATION_ACCEPTED}`;
 function clean2(o) {
   const out = {};
   for (const [k, v] of Object.entries(o)) if (v !== void 0) out[k] = v;
   return out;
 }
-function validateDegradationSettings(data, where) {
-  const parsed = DegradationSettingsSchema.safeParse(data);
-  if (parsed.success) return clean2(parsed.data);
-  const issue3 = parsed.error.issues[0];
-  const field2 = issue3?.code === "unrecognized_keys" ? issue3.keys.join(", ") : (issue3?.path ?? []).map(String).join(".");
-  throw new UserError(`${where}: degradation ${field2 || "(section)"}: invalid; ${ACCEPTED}`);
-}
-function parseDegradationAssignments(items, where) {
-  const data = {};
-  for (const item of items) {
-    const eq = item.indexOf("=");
-    const name = eq > 0 ? item.slice(0, eq).trim() : "";
-    const text = eq > 0 ? item.slice(eq + 1).trim() : "";
-    const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
-    if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
-      throw new UserError(`${where} ${JSON.stringify(item)}: expected name=number; ${ACCEPTED}`);
-    }
-    data[name] = value;
+function parseDegradationSetting(item) {
+  const eq = item.indexOf("=");
+  const name = eq > 0 ? item.slice(0, eq).trim() : "";
+  const text = eq > 0 ? item.slice(eq + 1).trim() : "";
+  const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
+    return "is not name=number with a known name";
   }
-  try {
-    return validateDegradationSettings(data, where);
-  } catch {
-    throw new UserError(
-      `${where} ${items.map((i) => JSON.stringify(i)).join(" ")}: out of range; ${ACCEPTED}`
-    );
-  }
+  if (!DegradationSettingsSchema.safeParse({ [name]: value }).success) return "is out of range";
+  return [name, value];
 }
 function degradationFromSpec(spec) {
   const parsed = DegradationSettingsSchema.safeParse(spec.degradation);
@@ -80337,12 +80327,34 @@ function studentTCdf(t, df) {
 function studentTQuantile(p, df) {
   checkProbability(p, "studentTQuantile");
   checkDf(df, "studentTQuantile");
-  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
-  let byDf = quantileCache.get(p);
+  const twice = df * 2;
+  if (!Number.isInteger(twice) || twice >= DENSE_DF2) return cachedSparse(p, df);
+  let byDf = p === lastP ? lastByDf : quantileCache.get(p);
   if (!byDf) {
-    if (quantileCache.size >= 64) quantileCache.clear();
-    byDf = /* @__PURE__ */ new Map();
+    if (quantileCache.size >= 16) quantileCache.clear();
+    byDf = new Float64Array(DENSE_DF2).fill(Number.NaN);
     quantileCache.set(p, byDf);
+  }
+  lastP = p;
+  lastByDf = byDf;
+  const hit = byDf[twice];
+  if (!Number.isNaN(hit)) return hit;
+  const t = studentTQuantileUncached(p, df);
+  byDf[twice] = t;
+  return t;
+}
+var DENSE_DF2 = 4096;
+var quantileCache = /* @__PURE__ */ new Map();
+var lastP = Number.NaN;
+var lastByDf;
+var sparseCache = /* @__PURE__ */ new Map();
+function cachedSparse(p, df) {
+  if (!Number.isInteger(df * 2)) return studentTQuantileUncached(p, df);
+  let byDf = sparseCache.get(p);
+  if (!byDf) {
+    if (sparseCache.size >= 16) sparseCache.clear();
+    byDf = /* @__PURE__ */ new Map();
+    sparseCache.set(p, byDf);
   }
   const hit = byDf.get(df);
   if (hit !== void 0) return hit;
@@ -80351,7 +80363,6 @@ function studentTQuantile(p, df) {
   byDf.set(df, t);
   return t;
 }
-var quantileCache = /* @__PURE__ */ new Map();
 function studentTQuantileUncached(p, df) {
   if (p === 0.5) return 0;
   const upper = p > 0.5;
@@ -80625,10 +80636,18 @@ function toTimed(series2, intervalS) {
   }
   return out;
 }
+function typicalInterval(points) {
+  if (points.length < 2) return 1;
+  const diffs = new Array(points.length - 1);
+  let even = true;
+  for (let i = 1; i < points.length; i++) {
+    diffs[i - 1] = points[i].t - points[i - 1].t;
+    even &&= diffs[i - 1] === diffs[0];
+  }
+  return even ? diffs[0] : median(diffs);
+}
 function windows(points, windowS) {
-  const diffs = new Array(Math.max(0, points.length - 1));
-  for (let i = 1; i < points.length; i++) diffs[i - 1] = points[i].t - points[i - 1].t;
-  const interval = diffs.length > 0 ? median(diffs) : 1;
+  const interval = typicalInterval(points);
   const start2 = points[0].t - interval;
   const end = points[points.length - 1].t;
   const w = Math.max(windowS, interval);
@@ -80951,6 +80970,20 @@ function compareDegradation(base, head, marginPct = 20) {
   }
   return out("unchanged", "neither degrades during the run");
 }
+function surelyTooShort(points, options = {}) {
+  if (points.length < 2) return true;
+  const interval = typicalInterval(points);
+  let p;
+  try {
+    p = resolve7(options, interval);
+  } catch {
+    return false;
+  }
+  const w = Math.max(p.window_s, interval);
+  const start2 = points[0].t - interval;
+  const lastK = Math.floor((points[points.length - 1].t - interval / 2 - start2) / w);
+  return Number.isFinite(lastK) && lastK + 1 < p.min_windows;
+}
 function compareDegradationSeries(base, head, options = {}, marginPct = 20) {
   return compareDegradation(detectDegradation(base, options), detectDegradation(head, options), marginPct);
 }
@@ -81239,33 +81272,78 @@ function ranks(rows) {
     names.add(r.head);
     if (r.tier !== null) names.add(r.tier);
   }
-  const rank = /* @__PURE__ */ new Map([[null, -1]]);
+  const rank = /* @__PURE__ */ new Map();
   const sorted = [...names].sort(naturalCompare);
   for (let i = 0; i < sorted.length; i++) rank.set(sorted[i], i);
   return rank;
 }
-function sortByKeys(rows, key) {
-  const keyed = rows.map((row, i) => ({ row, k: key(row), i }));
-  keyed.sort((x, y) => {
-    for (let j = 0; j < x.k.length; j++) {
-      const d = x.k[j] - y.k[j];
-      if (d !== 0) return d;
-    }
-    return x.i - y.i;
-  });
-  for (let i = 0; i < keyed.length; i++) rows[i] = keyed[i].row;
+function sortByKeys(rows, keys) {
+  const n = rows.length;
+  const cols = new Float64Array(n * KEYS);
+  for (let i = 0; i < n; i++) keys(rows[i], cols, i * KEYS);
+  const folded = foldKeys(cols, n);
+  let order;
+  if (folded) {
+    folded.sort();
+    order = Array.from(folded, (k) => k % n);
+  } else {
+    order = Array.from({ length: n }, (_, i) => i);
+    order.sort((x, y) => {
+      for (let j = 0; j < KEYS; j++) {
+        const d = cols[x * KEYS + j] - cols[y * KEYS + j];
+        if (d !== 0) return d;
+      }
+      return x - y;
+    });
+  }
+  const sorted = order.map((i) => rows[i]);
+  for (let i = 0; i < n; i++) rows[i] = sorted[i];
   return rows;
 }
-function sortRows(rows, then) {
+var KEYS = 6;
+function foldKeys(cols, n) {
+  const radix = new Array(KEYS).fill(1);
+  for (let i = 0; i < cols.length; i++) {
+    const v = cols[i];
+    if (!(v >= 0) || !Number.isSafeInteger(v)) return null;
+    const j = i % KEYS;
+    if (v + 1 > radix[j]) radix[j] = v + 1;
+  }
+  let span = n;
+  for (const r of radix) span *= r;
+  if (!(span <= Number.MAX_SAFE_INTEGER)) return null;
+  const folded = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let k = 0;
+    for (let j = 0; j < KEYS; j++) k = k * radix[j] + cols[i * KEYS + j];
+    folded[i] = k * n + i;
+  }
+  return folded;
+}
+function sortRows(rows, then, last) {
   const rank = ranks(rows);
-  const r = (s) => rank.get(s);
-  return sortByKeys(rows, (x) => [r(x.scenario), r(x.tier), r(x.base), r(x.head), ...then(x)]);
+  return sortByKeys(rows, (x, out, at) => {
+    out[at] = rank.get(x.scenario);
+    out[at + 1] = x.tier === null ? 0 : rank.get(x.tier) + 1;
+    out[at + 2] = rank.get(x.base);
+    out[at + 3] = rank.get(x.head);
+    out[at + 4] = then(x);
+    out[at + 5] = last(x);
+  });
 }
 function sortCells(cells) {
-  return sortRows(cells, (c) => [COMPARED_METRICS.indexOf(c.metric), c.threads]);
+  return sortRows(
+    cells,
+    (c) => COMPARED_METRICS.indexOf(c.metric),
+    (c) => c.threads
+  );
 }
 function sortDegradation(entries) {
-  return sortRows(entries, (d) => [d.threads, d.repetition ?? 0]);
+  return sortRows(
+    entries,
+    (d) => d.threads,
+    (d) => d.repetition ?? 0
+  );
 }
 
 // src/util/arrays.ts
@@ -81275,6 +81353,10 @@ function maxOf(xs) {
   return m;
 }
 function pushAll(target, items) {
+  if (Array.isArray(items)) {
+    for (let i = 0; i < items.length; i++) target.push(items[i]);
+    return target;
+  }
   for (const x of items) target.push(x);
   return target;
 }
@@ -81532,17 +81614,13 @@ function fromAb(ab, file2) {
       continue;
     }
     const pairs = new Array(c.pairs.length);
+    const { script: scenario, tier: tier2, threads } = c;
     for (let i = 0; i < c.pairs.length; i++) {
       const p = c.pairs[i];
-      const b = sideValues(p.base);
-      const h = sideValues(p.head);
+      const b = sideObservation(p.base, scenario, tier2, threads, base, i + 1);
+      const h = sideObservation(p.head, scenario, tier2, threads, head, i + 1);
       pairs[i] = { base: b, head: h };
-      const { script: scenario, tier: tier2, threads } = c;
-      const repetition = i + 1;
-      observations.push(
-        { scenario, tier: tier2, threads, engine: base, repetition, tps: b.tps, qps: b.qps, p95_ms: b.p95_ms },
-        { scenario, tier: tier2, threads, engine: head, repetition, tps: h.tps, qps: h.qps, p95_ms: h.p95_ms }
-      );
+      observations.push(b, h);
     }
     paired.push({
       scenario: c.script,
@@ -81565,8 +81643,9 @@ function fromAb(ab, file2) {
     workload_spec: ab.workload.spec
   };
 }
-function sideValues(s) {
-  return { tps: s.tps, qps: s.qps, p95_ms: s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null };
+function sideObservation(s, scenario, tier2, threads, engine, repetition) {
+  const p95 = s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null;
+  return { scenario, tier: tier2, threads, engine, repetition, tps: s.tps, qps: s.qps, p95_ms: p95 };
 }
 function tpsSeries(intervals) {
   const out = new Array(intervals.length);
@@ -81771,14 +81850,25 @@ function commonCells(pairs, byEngine, notes) {
 function unitLabel(u) {
   return `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t`;
 }
+function metricOf(o, metric) {
+  switch (metric) {
+    case "tps":
+      return o.tps;
+    case "qps":
+      return o.qps;
+    default:
+      return o.p95_ms;
+  }
+}
 function valuesOf(u, metric) {
   const base = [];
   const head = [];
   let positive2 = true;
   if (u.design === "paired") {
     for (let i = 0; i < u.base_obs.length; i++) {
-      const b = u.base_obs[i][metric];
-      const h = u.head_obs[i]?.[metric] ?? null;
+      const b = metricOf(u.base_obs[i], metric);
+      const hObs = u.head_obs[i];
+      const h = hObs === void 0 ? null : metricOf(hObs, metric);
       if (b !== null && h !== null) {
         base.push(b);
         head.push(h);
@@ -81786,18 +81876,21 @@ function valuesOf(u, metric) {
       }
     }
   } else {
-    for (const o of u.base_obs) {
-      const v = o[metric];
-      if (v !== null) base.push(v);
-      positive2 &&= v === null || v > 0;
-    }
-    for (const o of u.head_obs) {
-      const v = o[metric];
-      if (v !== null) head.push(v);
-      positive2 &&= v === null || v > 0;
-    }
+    positive2 = pushValues(u.base_obs, metric, base) && positive2;
+    positive2 = pushValues(u.head_obs, metric, head) && positive2;
   }
   return { base, head, positive: positive2 };
+}
+function pushValues(obs, metric, out) {
+  let positive2 = true;
+  for (let i = 0; i < obs.length; i++) {
+    const v = metricOf(obs[i], metric);
+    if (v !== null) {
+      out.push(v);
+      positive2 &&= v > 0;
+    }
+  }
+  return positive2;
 }
 function pendingComparisons(units, metrics, notes) {
   const pending = [];
@@ -81811,7 +81904,13 @@ function pendingComparisons(units, metrics, notes) {
         continue;
       }
       const hasCi = Math.min(base.length, head.length) >= MIN_INTERVAL_N;
-      pending.push({ unit, metric, base, head, hasCi });
+      pending.push({
+        unit,
+        metric,
+        lnBase: logsInPlace(base, "base"),
+        lnHead: logsInPlace(head, "head"),
+        hasCi
+      });
       seen.add(metric);
     }
   }
@@ -81839,10 +81938,36 @@ function judgeAll(pending, confidence, thresholds) {
 }
 function judgeCell(p, alpha, threshold) {
   const u = p.unit;
-  const lb = logs(p.base, "base");
-  const lh = logs(p.head, "head");
+  const lb = p.lnBase;
+  const lh = p.lnHead;
   const c = compareLogs(u.design, lb, lh, { alpha });
   const v = verdictFromComparison(p.metric, directionOf(p.metric), c, threshold);
+  const baseValue = Math.exp(mean(lb));
+  const headValue = Math.exp(mean(lh));
+  if (v.ci_low_pct !== null && v.ci_high_pct !== null) {
+    return {
+      scenario: u.scenario,
+      tier: u.tier,
+      threads: u.threads,
+      base: u.base,
+      head: u.head,
+      metric: p.metric,
+      base_value: baseValue,
+      head_value: headValue,
+      change_pct: v.change_pct,
+      exceeds_threshold: v.exceeds_threshold,
+      verdict: v.verdict,
+      confirmed: v.confirmed,
+      method: v.method,
+      n: v.n,
+      ci_level: 1 - alpha,
+      ci_low_pct: v.ci_low_pct,
+      ci_high_pct: v.ci_high_pct,
+      mde_pct: v.mde_pct,
+      samples_needed: v.samples_needed,
+      threshold_pct: v.threshold_pct
+    };
+  }
   const cell = {
     scenario: u.scenario,
     tier: u.tier,
@@ -81850,21 +81975,19 @@ function judgeCell(p, alpha, threshold) {
     base: u.base,
     head: u.head,
     metric: p.metric,
-    base_value: Math.exp(mean(lb)),
-    head_value: Math.exp(mean(lh)),
+    base_value: baseValue,
+    head_value: headValue,
     change_pct: v.change_pct,
     exceeds_threshold: v.exceeds_threshold,
     verdict: v.verdict,
     confirmed: v.confirmed,
     method: v.method,
     n: v.n,
-    ci_level: v.ci_low_pct === null ? null : 1 - alpha
+    ci_level: null,
+    mde_pct: v.mde_pct,
+    samples_needed: v.samples_needed,
+    threshold_pct: v.threshold_pct
   };
-  if (v.ci_low_pct !== null) cell.ci_low_pct = v.ci_low_pct;
-  if (v.ci_high_pct !== null) cell.ci_high_pct = v.ci_high_pct;
-  cell.mde_pct = v.mde_pct;
-  cell.samples_needed = v.samples_needed;
-  cell.threshold_pct = v.threshold_pct;
   if (v.interval_withheld !== null) cell.interval_withheld = v.interval_withheld;
   return cell;
 }
@@ -81886,7 +82009,10 @@ function degradationEntries(units, options, notes) {
     for (const s of u.series) {
       let d;
       try {
-        d = compareDegradationSeries(tidySeries(s.base), tidySeries(s.head), options);
+        const base = tidySeries(s.base);
+        const head = tidySeries(s.head);
+        if (surelyTooShort(base, options) || surelyTooShort(head, options)) continue;
+        d = compareDegradationSeries(base, head, options);
       } catch (err) {
         notes.push(`${unitLabel(u)}: degradation not checked (${err.message})`);
         continue;
@@ -82884,7 +83010,11 @@ function bigDifferences(r) {
 }
 function mdTable(t) {
   const sep5 = t.align.map((a) => a === "r" ? "---:" : "---");
-  return [`| ${t.header.join(" | ")} |`, `|${sep5.join("|")}|`, ...t.rows.map((r) => `| ${r.join(" | ")} |`)];
+  const out = new Array(t.rows.length + 2);
+  out[0] = `| ${t.header.join(" | ")} |`;
+  out[1] = `|${sep5.join("|")}|`;
+  for (let i = 0; i < t.rows.length; i++) out[i + 2] = `| ${t.rows[i].join(" | ")} |`;
+  return out;
 }
 function textTable(t) {
   const all = [t.header, ...t.rows];
@@ -83114,7 +83244,9 @@ function verdictSection(r) {
   return { label: `all ${fmtNumber(r.cells.length)} verdicts`, lines: L };
 }
 function renderComparisonMarkdown(r, sets) {
-  return comparisonSections(r, sets).filter((s) => s.lines.length > 0).map((s) => s.lines.join("\n")).join("\n");
+  const lines = [];
+  for (const s of comparisonSections(r, sets)) pushAll(lines, s.lines);
+  return lines.join("\n");
 }
 function renderComparisonText(r, sets) {
   const t = plainText;
@@ -85313,6 +85445,16 @@ function parseServerSetting(text) {
   }
   return [name, value];
 }
+function parseDegradationSetting2(text) {
+  const parsed = parseDegradationSetting(text);
+  if (typeof parsed === "string") throw new InvalidValue(parsed, DEGRADATION_ACCEPTED);
+  return parsed;
+}
+function degradationOptions(items) {
+  const out = {};
+  for (const [name, value] of items ?? []) out[name] = value;
+  return out;
+}
 
 // src/report/pr-comment.ts
 var TOP_ROWS = 15;
@@ -85838,6 +85980,13 @@ var WORKLOAD = {
   default: DEFAULT_WORKLOAD,
   parse: (text) => text
 };
+var DEGRADATION = {
+  name: "degradation",
+  arg: "<name=value>",
+  help: "degradation detector setting on top of the workload's degradation: section, e.g. min_drop_pct=10 or min_decline_s=60 (repeatable; in the action one per line; docs/statistics.md)",
+  repeatable: true,
+  parse: parseDegradationSetting2
+};
 function actionDefault(o) {
   return o.actionDefault ?? o.default ?? "";
 }
@@ -85984,15 +86133,7 @@ var FIELDS = {
   "cc-users": ccUsers,
   "results-dir": external_exports.string().min(1),
   "github-token": external_exports.string(),
-  degradation: external_exports.string().transform((text, ctx) => {
-    const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
-    try {
-      return parseDegradationAssignments(lines, "line");
-    } catch (err) {
-      ctx.addIssue({ code: "custom", message: `has a bad ${err.message}` });
-      return external_exports.NEVER;
-    }
-  }),
+  degradation: sharedLines(DEGRADATION).transform(degradationOptions),
   "pr-number": external_exports.string().regex(/^[1-9]\d{0,9}$/, { error: "is not a pull request number (accepted: a whole number > 0)" }).transform((s) => Number(s)),
   "comment-author": external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, {
     error: "is not a GitHub login (accepted: a user or app login such as github-actions[bot])"

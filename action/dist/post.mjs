@@ -19667,6 +19667,7 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
 
 // src/stats/distributions.ts
 var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+var lastP = Number.NaN;
 
 // src/stats/verdict.ts
 var DEFAULT_THRESHOLD_PCT = 5;
@@ -39630,6 +39631,25 @@ function parseBuildSpec(text) {
   }
   return { kind: "build", raw, source: "build", repo, ref };
 }
+
+// src/stats/degradation-settings.ts
+var seconds = external_exports.number().positive().max(1e7);
+var pct = external_exports.number().positive().lt(100);
+var DegradationSettingsSchema = external_exports.strictObject({
+  window_s: seconds.optional(),
+  filter_s: seconds.optional(),
+  min_drop_pct: pct.optional(),
+  min_decline_s: seconds.optional(),
+  sustain_s: seconds.optional(),
+  sustain_drop_pct: pct.optional(),
+  alpha: external_exports.number().positive().lt(1).optional(),
+  min_windows: external_exports.number().int().min(3).max(1e6).optional()
+});
+var DEGRADATION_SETTINGS = Object.keys(
+  DegradationSettingsSchema.shape
+);
+var DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+var ACCEPTED = `accepted: ${DEGRADATION_ACCEPTED}`;
 
 // src/options/values.ts
 var InvalidValue = class extends Error {
