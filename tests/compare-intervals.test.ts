@@ -1,8 +1,8 @@
 /**
  * Too few samples for an interval (docs/statistics.md): with 2 repetitions per side (or 2 pairs) a
  * t interval has df 1 and, after the correction over many cells, a t quantile in the hundreds — a
- * ±900 % "interval". perfgate withholds it, says why and how many samples would do, and calls the
- * verdict inconclusive. With 3 or more, an interval that decides nothing but is still mostly
+ * ±900 % "interval". perfgate withholds it, says why and how many samples would do, and judges the
+ * change against the threshold as with one value per side (unconfirmed). With 3 or more, an interval that decides nothing but is still mostly
  * few-samples penalty is withheld the same way; a decisive interval is always kept.
  */
 import { describe, expect, it } from "vitest";
@@ -50,7 +50,7 @@ describe("two repetitions per side", () => {
     expect(c.ci_high_pct! - c.ci_low_pct!).toBeGreaterThan(100);
   });
 
-  it("withholds every interval, says why and how many would do, verdict inconclusive", () => {
+  it("withholds every interval, says why and how many would do, judged on the estimate (unconfirmed)", () => {
     const r = compareSets(sets);
     expect(r.cells.length).toBe(30);
     expect(r.comparisons_with_ci).toBe(0);
@@ -60,11 +60,30 @@ describe("two repetitions per side", () => {
       expect(c.ci_high_pct).toBeUndefined();
       expect(c.ci_level).toBeNull();
       expect(c.mde_pct).toBeNull();
-      expect(c.verdict).toBe("inconclusive");
+      const worse = c.metric === "p95_ms" ? c.change_pct > 0 : c.change_pct < 0;
+      const expected = Math.abs(c.change_pct) > 5 ? (worse ? "regression" : "improvement") : "unchanged";
+      expect(c.verdict).toBe(expected);
       expect(c.confirmed).toBe(false);
-      expect(c.samples_needed).toBeGreaterThanOrEqual(3);
+      expect(c.samples_needed).toBeNull();
     }
-    expect(r.summary.inconclusive).toBe(30);
+    expect(r.summary.inconclusive).toBe(0);
+    expect(r.summary.unconfirmed).toBe(30);
+  });
+
+  it("a second repetition never says less than the first: −30 % is a regression (unconfirmed) with 1 or 2", () => {
+    for (const reps of [1, 2]) {
+      const r = compareSets([
+        run("base.json", "10.11.5", { 4: 1000 }, reps, 3),
+        run("head.json", "11.4.5", { 4: 700 }, reps, 4),
+      ]);
+      const tps = r.cells.find((c) => c.metric === "tps")!;
+      expect({ reps, verdict: tps.verdict, confirmed: tps.confirmed }).toEqual({
+        reps,
+        verdict: "regression",
+        confirmed: false,
+      });
+      expect(r.summary.regressions).toBeGreaterThanOrEqual(1);
+    }
   });
 
   it("the reports print the reason instead of a number", () => {
@@ -72,7 +91,7 @@ describe("two repetitions per side", () => {
     const md = renderComparisonMarkdown(r, sets);
     const row = md.split("\n").find((l) => l.includes("| TPS |") && l.includes("| 1 |"))!;
     expect(row).toContain("| too few repetitions per side for an interval (n=2); use ≥ 3 |");
-    expect(row).toContain("inconclusive (needs ~");
+    expect(row).toMatch(/\| (unchanged|🔴 \*\*regression\*\*|🟢 improvement) \(unconfirmed\) \|$/);
     expect(md).not.toMatch(/\[-\d{3,}/);
     expect(renderComparisonText(r, sets)).toContain("too few repetitions per side for an interval (n=2)");
   });
@@ -81,7 +100,8 @@ describe("two repetitions per side", () => {
     const c = comparePaired([1000, 1010], [1005, 1020], { alpha: 0.05 });
     const v = verdictFromComparison("tps", "higher_is_better", c, 5);
     expect(v.interval_withheld).toBe("too few pairs for an interval (n=2); use ≥ 3");
-    expect(v.verdict).toBe("inconclusive");
+    expect(v.verdict).toBe("unchanged");
+    expect(v.confirmed).toBe(false);
     expect(v.ci_low_pct).toBeNull();
   });
 });

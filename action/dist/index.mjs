@@ -81035,11 +81035,7 @@ function decide(c, direction, thresholdPct) {
   const t = thresholdPct;
   const x = c.change_pct;
   const up = direction === "lower_is_better";
-  if (c.ci_low_pct === null || c.ci_high_pct === null) {
-    const decreased = x < 0;
-    if (Math.abs(x) > t) return decreased === up ? "improvement" : "regression";
-    return "unchanged";
-  }
+  if (c.ci_low_pct === null || c.ci_high_pct === null) return pointVerdict(x, direction, t);
   const lo = c.ci_low_pct;
   const hi = c.ci_high_pct;
   const allBelow0 = hi < 0;
@@ -81050,6 +81046,11 @@ function decide(c, direction, thresholdPct) {
   if (better) return "improvement";
   if (lo > -t && hi < t) return "unchanged";
   return "inconclusive";
+}
+function pointVerdict(changePct, direction, thresholdPct) {
+  if (!(Math.abs(changePct) > thresholdPct)) return "unchanged";
+  const worse = direction === "lower_is_better" ? changePct > 0 : changePct < 0;
+  return worse ? "regression" : "improvement";
 }
 var MIN_INTERVAL_N = 3;
 var MAX_T_RATIO = 4;
@@ -81086,7 +81087,7 @@ function verdictFromComparison(metric, direction, c, thresholdPct = DEFAULT_THRE
   const decided = decide(c, direction, thresholdPct);
   const few = c.method === "single" ? null : withheldInterval(c);
   const withheld = few !== null && (few.tooFew || decided === "inconclusive") ? few : null;
-  const verdict = withheld ? "inconclusive" : decided;
+  const verdict = withheld ? withheld.tooFew ? pointVerdict(c.change_pct, direction, thresholdPct) : "inconclusive" : decided;
   const hasCi = !withheld && c.ci_low_pct !== null && c.ci_high_pct !== null;
   let needed = verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null;
   if (withheld && needed !== null) needed = Math.max(needed, withheld.minimum);

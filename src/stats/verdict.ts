@@ -11,10 +11,11 @@
  * otherwise unchanged, and the verdict is marked unconfirmed.
  *
  * Too few samples for an interval (withheldInterval): with fewer than 3 pairs or repetitions per
- * side the interval is withheld and the verdict is inconclusive; an inconclusive interval whose t
- * quantile is more than MAX_T_RATIO times the normal quantile at its level (too few samples for the
- * confidence asked, e.g. after a Bonferroni correction over many cells) is withheld too. Either
- * way the verdict says why and how many samples would do.
+ * side the interval is withheld and the change is judged as without a CI (unconfirmed), so two
+ * samples never say less than one; an inconclusive interval whose t quantile is more than
+ * MAX_T_RATIO times the normal quantile at its level (too few samples for the confidence asked,
+ * e.g. after a Bonferroni correction over many cells) is withheld too and stays inconclusive.
+ * Either way the verdict says why there is no interval and how many samples would give one.
  */
 import {
   type Comparison,
@@ -87,11 +88,7 @@ export function decide(c: Comparison, direction: Direction, thresholdPct: number
   const t = thresholdPct;
   const x = c.change_pct;
   const up = direction === "lower_is_better"; // true: an increase is worse
-  if (c.ci_low_pct === null || c.ci_high_pct === null) {
-    const decreased = x < 0;
-    if (Math.abs(x) > t) return decreased === up ? "improvement" : "regression";
-    return "unchanged";
-  }
+  if (c.ci_low_pct === null || c.ci_high_pct === null) return pointVerdict(x, direction, t);
   const lo = c.ci_low_pct;
   const hi = c.ci_high_pct;
   const allBelow0 = hi < 0;
@@ -102,6 +99,17 @@ export function decide(c: Comparison, direction: Direction, thresholdPct: number
   if (better) return "improvement";
   if (lo > -t && hi < t) return "unchanged";
   return "inconclusive";
+}
+
+/**
+ * The verdict of a change without an interval (one value per side, or too few for an interval):
+ * beyond the threshold it is a regression or improvement by its direction, else unchanged. The
+ * caller marks it unconfirmed.
+ */
+function pointVerdict(changePct: number, direction: Direction, thresholdPct: number): VerdictKind {
+  if (!(Math.abs(changePct) > thresholdPct)) return "unchanged";
+  const worse = direction === "lower_is_better" ? changePct > 0 : changePct < 0;
+  return worse ? "regression" : "improvement";
 }
 
 /** Fewest pairs (paired) or repetitions per side (welch) for a reported interval. */
@@ -181,7 +189,14 @@ export function verdictFromComparison(
   const decided = decide(c, direction, thresholdPct);
   const few = c.method === "single" ? null : withheldInterval(c);
   const withheld = few !== null && (few.tooFew || decided === "inconclusive") ? few : null;
-  const verdict = withheld ? "inconclusive" : decided;
+  // Too few samples for any interval: judged on the estimate like one value per side (unconfirmed),
+  // so a second repetition never says less than the first. A too-wide interval that decides
+  // nothing stays inconclusive.
+  const verdict = withheld
+    ? withheld.tooFew
+      ? pointVerdict(c.change_pct, direction, thresholdPct)
+      : "inconclusive"
+    : decided;
   const hasCi = !withheld && c.ci_low_pct !== null && c.ci_high_pct !== null;
   let needed = verdict === "inconclusive" ? samplesNeeded(c, thresholdPct) : null;
   if (withheld && needed !== null) needed = Math.max(needed, withheld.minimum);
