@@ -76563,6 +76563,9 @@ function verifyInstallDir(dir, env = process.env) {
   if (problems.length > 0) throw tamperedError(dir, spec, problems);
   return { state: "intact", files: manifest.entries.length, ms: performance.now() - started };
 }
+function hasInstall(dir) {
+  return existsSync4(join5(dir, META));
+}
 function readInstallMeta(dir) {
   const file2 = join5(dir, META);
   if (!existsSync4(file2)) return null;
@@ -78864,6 +78867,26 @@ async function resolveServer(raw, opts) {
     `server spec "${spec.raw}": version ${spec.version} not found (${offered.join("; ") || `no source offers ${spec.flavor}`})`
   );
 }
+async function checkServerAvailable(raw, opts) {
+  const spec = specOf(raw);
+  const ctx = contextOf(opts);
+  const cands = candidates(spec);
+  for (const c of cands) {
+    const dir = c.source.installDirs(c.spec, ctx.cacheDir).find(hasInstall);
+    if (dir) return { status: "cached", dir };
+  }
+  const answers = await Promise.all(cands.map((c) => c.source.checkAvailable?.(c.spec, ctx) ?? UNKNOWN));
+  if (answers.some((a) => a.status === "listed")) return LISTED;
+  if (answers.length === 0 || answers.some((a) => a.status !== "missing")) return UNKNOWN;
+  const reasons = answers.map((a) => a.status === "missing" ? a.reason : "");
+  if (reasons.length === 1) return missing(reasons[0] ?? "");
+  return missing(reasons.map((r, i) => `${cands[i]?.name}: ${r}`).join("; "));
+}
+async function requireServerAvailable(raw, opts) {
+  const spec = specOf(raw);
+  const a = await checkServerAvailable(spec, opts);
+  if (a.status === "missing") throw new UserError(`server spec "${spec.raw}": ${a.reason}`);
+}
 
 // src/sysbench/command.ts
 function optionArgs(options) {
@@ -79461,6 +79484,7 @@ function replacingWarning(out) {
 }
 async function resolveThenLock(o, body) {
   const fetchOpts = { log: o.log, signal: o.signal, ...o.cacheDir ? { cacheDir: o.cacheDir } : {} };
+  for (const spec of o.specs) await requireServerAvailable(spec, fetchOpts);
   const installs = [];
   for (const spec of o.specs) installs.push(await resolveServer(spec, fetchOpts));
   const { out, workRoot } = resolveRunPaths(o.out, o.workDir);

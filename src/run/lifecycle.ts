@@ -13,7 +13,7 @@ import { writeFileAtomic } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
 import type { ServerInstall } from "../servers/install.js";
 import type { NetworkSetup } from "../servers/network.js";
-import { resolveServer } from "../servers/resolve.js";
+import { requireServerAvailable, resolveServer } from "../servers/resolve.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
@@ -218,6 +218,9 @@ export async function resolveThenLock<T>(
   body: (run: LockedRun) => Promise<T>,
 ): Promise<T> {
   const fetchOpts = { log: o.log, signal: o.signal, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) };
+  // What can be known without fetching (a path that is not there, a version no source holds) is
+  // known for every spec before the first one is downloaded or built.
+  for (const spec of o.specs) await requireServerAvailable(spec, fetchOpts);
   const installs: ServerInstall[] = [];
   for (const spec of o.specs) installs.push(await resolveServer(spec, fetchOpts));
   const { out, workRoot } = resolveRunPaths(o.out, o.workDir);
