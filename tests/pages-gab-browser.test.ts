@@ -100,9 +100,25 @@ describe("imported github-action-benchmark histories in Chromium", () => {
     expect(await planted.locator(".card-last").textContent()).toMatch(/ ns\/iter · 32 runs$/);
     expect(await planted.locator(".badge").getAttribute("class")).toContain("worse");
     expect(await planted.locator(".badge").textContent()).toMatch(/^\+1\d\.\d% ns\/iter at /);
+    // benches have no tier or thread count: those filters are not offered, and no filter lists ""
+    const filters = await page.locator("#filters select").evaluateAll((ss) =>
+      ss.map((s) => ({
+        name: (s as HTMLSelectElement).name,
+        values: [...(s as HTMLSelectElement).options].slice(1).map((o) => o.value),
+      })),
+    );
+    expect(filters.map((f) => f.name)).toEqual(["runner_class", "flavor", "workload", "script"]);
+    for (const f of filters) expect(f.values, f.name).not.toContain("");
     await page.screenshot({ path: join(OUT, "overview.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it("the store's index names an imported run's tool by its spec, not as a versionless server", async () => {
+    const r = await runCli(["history", "list", "--store", join(dir, "store")]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("gab:cargo");
+    expect(r.stdout).not.toMatch(/\b(go|cargo|pytest)@(\s|,|$)/m);
   });
 
   it("each bench's page: a chart per metric with its points, the unit on the axis", async () => {

@@ -86774,7 +86774,8 @@ function entryOf(run2) {
     runner_class: run2.runner_class,
     matrix: run2.matrix,
     workload: run2.workload.name,
-    servers: run2.servers.map((s) => `${s.flavor}@${s.version}`),
+    // an imported github-action-benchmark run has a tool, not a server version: its spec (gab:go)
+    servers: run2.servers.map((s) => s.version === "" ? s.spec : `${s.flavor}@${s.version}`),
     cells: run2.cells.length
   };
 }

@@ -53,7 +53,8 @@ export function entryOf(run: HistoryRun): IndexEntry {
     runner_class: run.runner_class,
     matrix: run.matrix,
     workload: run.workload.name,
-    servers: run.servers.map((s) => `${s.flavor}@${s.version}`),
+    // an imported github-action-benchmark run has a tool, not a server version: its spec (gab:go)
+    servers: run.servers.map((s) => (s.version === "" ? s.spec : `${s.flavor}@${s.version}`)),
     cells: run.cells.length,
   };
 }

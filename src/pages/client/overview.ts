@@ -100,13 +100,28 @@ function card(row: OverviewRow): HTMLElement {
   );
 }
 
+/**
+ * The values a filter offers. Tier and threads are sysbench's: cells without tps (an imported
+ * github-action-benchmark bench) have neither, so they add no value there; an empty value is never
+ * offered. A filter left without values is not shown.
+ */
+function filterValues(rows: readonly OverviewRow[], key: FilterKey): string[] {
+  const sysbenchOnly = key === "tier" || key === "threads";
+  const values = new Set<string>();
+  for (const r of rows) {
+    if (sysbenchOnly && r.metric !== undefined) continue;
+    const v = String(r[key]);
+    if (v !== "") values.add(v);
+  }
+  return [...values].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+}
+
 function filterBar(rows: OverviewRow[], apply: () => void): HTMLElement {
   const bar = el("form", { class: "filters", id: "filters" });
   const params = new URLSearchParams(location.search);
   for (const [key, label] of FILTERS) {
-    const values = [...new Set(rows.map((r) => String(r[key])))].sort((a, b) =>
-      a.localeCompare(b, "en", { numeric: true }),
-    );
+    const values = filterValues(rows, key);
+    if (values.length === 0) continue;
     const select = el(
       "select",
       { name: key, "aria-label": label },
