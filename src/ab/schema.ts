@@ -6,10 +6,10 @@
 import { z } from "zod";
 import {
   DoctorRecordSchema,
-  HostSchema,
   IntervalSchema,
   NetworkRecordSchema,
   RESULTS_SCHEMA_VERSION,
+  RUN_HEADER_FIELDS,
   ServerRecordSchema,
   TelemetrySampleSchema,
 } from "../results/schema.js";
@@ -82,19 +82,7 @@ export const AbResultsSchema = z.object({
   schema_version: z.literal(AB_SCHEMA_VERSION),
   /** the perfgate/results schema version whose shared parts (host, servers, intervals) this file uses */
   results_schema_version: z.literal(RESULTS_SCHEMA_VERSION),
-  status: z.enum(["running", "complete", "incomplete", "failed"]),
-  status_reason: z.string().optional(),
-  perfgate_version: z.string(),
-  sysbench: z.object({ version: z.string(), path: z.string() }),
-  started_at: z.string(),
-  ended_at: z.string().nullable(),
-  host: HostSchema,
-  workload: z.object({
-    name: z.string(),
-    file: z.string(),
-    sha256: z.string(),
-    spec: z.record(z.string(), z.unknown()),
-  }),
+  ...RUN_HEADER_FIELDS,
   dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
   design: AbDesignSchema,
   /** exactly two: label "base" and label "head" */

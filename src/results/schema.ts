@@ -217,9 +217,8 @@ export const NetworkRecordSchema = z.object({
 });
 export type NetworkRecord = z.infer<typeof NetworkRecordSchema>;
 
-export const ResultsSchema = z.object({
-  schema: z.literal(RESULTS_SCHEMA),
-  schema_version: z.literal(RESULTS_SCHEMA_VERSION),
+/** The fields a run file (perfgate/results) and an A/B file (perfgate/ab) share, in this order. */
+export const RUN_HEADER_FIELDS = {
   status: z.enum(["running", "complete", "incomplete", "failed"]),
   status_reason: z.string().optional(),
   perfgate_version: z.string(),
@@ -233,6 +232,12 @@ export const ResultsSchema = z.object({
     sha256: z.string(),
     spec: z.record(z.string(), z.unknown()),
   }),
+};
+
+export const ResultsSchema = z.object({
+  schema: z.literal(RESULTS_SCHEMA),
+  schema_version: z.literal(RESULTS_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
   /** 0 and 0 when unknown (imported from a sysbench log) */
   dataset: z.object({ tables: z.number().int().nonnegative(), table_size: z.number().int().nonnegative() }),
   servers: z.array(ServerRecordSchema),
