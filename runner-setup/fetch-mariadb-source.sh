@@ -27,6 +27,9 @@ if [ -e "$target" ] && [ -n "$(ls -A "$target" 2>/dev/null)" ]; then
   exit 1
 fi
 
+# Another apt (unattended-upgrades on a fresh host, a parallel setup) may hold dpkg's lock: wait for
+# it for up to 10 minutes instead of failing at once.
+APT_WAIT=(-o DPkg::Lock::Timeout=600)
 SUDO=()
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO=(sudo); fi
 
@@ -51,7 +54,7 @@ Suites: ${codename}-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get "${APT_WAIT[@]}" update -qq
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/perfgate-mariadb-src.XXXXXX")"

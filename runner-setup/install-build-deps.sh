@@ -28,6 +28,9 @@ if [ "${#need[@]}" -eq 0 ]; then
   exit 0
 fi
 
+# Another apt (unattended-upgrades on a fresh host, a parallel setup) may hold dpkg's lock: wait for
+# it for up to 10 minutes instead of failing at once.
+APT_WAIT=(-o DPkg::Lock::Timeout=600)
 SUDO=()
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
@@ -37,6 +40,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 echo "install-build-deps: installing ${need[*]}"
-"${SUDO[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+"${SUDO[@]}" apt-get "${APT_WAIT[@]}" update -qq
+DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get "${APT_WAIT[@]}" install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 echo "install-build-deps: done ($(cmake --version | head -1), ninja $(ninja --version), $(ccache --version | head -1))"

@@ -51,6 +51,9 @@ if [ $tests = 1 ]; then
   command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 fi
 
+# Another apt (unattended-upgrades on a fresh host, a parallel setup) may hold dpkg's lock: wait for
+# it for up to 10 minutes instead of failing at once.
+APT_WAIT=(-o DPkg::Lock::Timeout=600)
 SUDO=()
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO=(sudo); fi
 
@@ -64,8 +67,8 @@ if [ "${#need[@]}" -gt 0 ]; then
     exit 1
   fi
   echo "install-deps: installing ${need[*]}"
-  "${SUDO[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  "${SUDO[@]}" apt-get "${APT_WAIT[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get "${APT_WAIT[@]}" install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
 if [ $tests = 1 ]; then
@@ -76,7 +79,7 @@ if [ $tests = 1 ]; then
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     (cd "$tmp" && apt-get download -qq docker.io 2>/dev/null) || {
-      "${SUDO[@]}" apt-get update -qq && (cd "$tmp" && apt-get download -qq docker.io 2>/dev/null)
+      "${SUDO[@]}" apt-get "${APT_WAIT[@]}" update -qq && (cd "$tmp" && apt-get download -qq docker.io 2>/dev/null)
     } || { echo "install-deps: could not download Debian's docker.io package" >&2; exit 1; }
     dpkg-deb -x "$tmp"/docker.io_*.deb "$tmp/root"
     mkdir -p "$tools/docker"

@@ -451,3 +451,25 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
     expect(snapshot(root)).toEqual(before);
   });
 });
+
+describe("apt calls in runner-setup/", () => {
+  // A fresh host often runs unattended-upgrades at boot: an apt-get that takes dpkg's lock without
+  // waiting fails at once with "Could not get lock /var/lib/dpkg/lock-frontend".
+  it("wait for dpkg's lock instead of failing when another apt holds it", () => {
+    const dir = join(ROOT, "runner-setup");
+    const calls: string[] = [];
+    for (const f of readdirSync(dir).filter((n) => n.endsWith(".sh"))) {
+      const text = readFileSync(join(dir, f), "utf8");
+      for (const line of text.split("\n")) {
+        if (/^\s*#/.test(line) || !/apt-get\s/.test(line)) continue;
+        // apt-get, then only options, then a verb that takes the lock (not "apt-get here; install" in a message)
+        if (!/apt-get(\s+("\$\{APT_WAIT\[@\]\}"|-\S+))*\s+(update|install|upgrade|remove|purge)\b/.test(line))
+          continue;
+        calls.push(`${f}: ${line.trim()}`);
+        expect(line, `${f}: ${line.trim()}`).toMatch(/apt-get "\$\{APT_WAIT\[@\]\}" /);
+        expect(text, f).toMatch(/^APT_WAIT=\(-o DPkg::Lock::Timeout=\d+\)$/m);
+      }
+    }
+    expect(calls.length).toBeGreaterThanOrEqual(5);
+  });
+});
