@@ -43,7 +43,7 @@ function readPairs(): Map<string, Row[]> {
   return groups;
 }
 
-// The table in noise-on-dev-vms.md: geometric-mean ratio 11.4.5/10.11.5, ~95 % CI, sd of log-ratio.
+// What these pairs gave when they were measured: geometric-mean ratio 11.4.5/10.11.5, ~95 % CI, sd of log-ratio.
 const TABLE = [
   { key: "oltp_read_only/5s", pairs: 30, ratio: 0.931, lo: 0.859, hi: 1.01, sd: 0.222 },
   { key: "oltp_point_select/5s", pairs: 30, ratio: 1.072, lo: 0.971, hi: 1.183, sd: 0.271 },
@@ -72,7 +72,7 @@ describe("real interleaved pairs from the dev VMs", () => {
       );
       expect(c.n).toBe(t.pairs);
       expect(Math.abs(1 + c.change_pct / 100 - t.ratio)).toBeLessThanOrEqual(0.002);
-      // the note's "~95 % CI" is rounded; our t interval (df = n − 1) is within 0.003 of it
+      // the measured "~95 % CI" is rounded; our t interval (df = n − 1) is within 0.003 of it
       expect(Math.abs(1 + c.ci_low_pct! / 100 - t.lo)).toBeLessThanOrEqual(0.003);
       expect(Math.abs(1 + c.ci_high_pct! / 100 - t.hi)).toBeLessThanOrEqual(0.003);
       expect(Math.abs(c.sd_log! - t.sd)).toBeLessThanOrEqual(0.001);
@@ -88,7 +88,7 @@ describe("real interleaved pairs from the dev VMs", () => {
       });
       expect(v.verdict).not.toBe("regression");
       expect(["inconclusive", "unchanged"]).toContain(v.verdict);
-      // all three straddle 0: the note's "no measurable difference on this VM"
+      // all three straddle 0: "no measurable difference on this VM"
       expect(v.ci_low_pct!).toBeLessThan(0);
       expect(v.ci_high_pct!).toBeGreaterThan(0);
       expect(v.mde_pct!).toBeGreaterThan(5);
@@ -96,7 +96,7 @@ describe("real interleaved pairs from the dev VMs", () => {
     });
   }
 
-  it("finer slices give less noise per second measured (the note's conclusion)", () => {
+  it("finer slices give less noise per second measured (what the measurement showed)", () => {
     const sd = (key: string) => {
       const rows = groups.get(key)!;
       return comparePaired(

@@ -169,7 +169,7 @@ describe("structured verdict", () => {
 
 describe("verdicts on simulated VM measurements (ABBA pairs with level shifts)", () => {
   it("the simulated noise is as large as measured on our VMs", () => {
-    // noise-on-dev-vms.md: sd of log-ratio 0.222 with 5 s slices, 0.154 with 2 s slices
+    // tests/fixtures/stats/interleaved-pairs-dev-vm.csv: sd of log-ratio 0.222 with 5 s slices, 0.154 with 2 s slices
     const sd5 = comparePaired(...pair(vmInterleavedPairs(mulberry32(1), { pairs: 60, sliceS: 5 }))).sd_log!;
     const sd2 = comparePaired(...pair(vmInterleavedPairs(mulberry32(1), { pairs: 60, sliceS: 2 }))).sd_log!;
     expect(sd5).toBeGreaterThan(0.12);
