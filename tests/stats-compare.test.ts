@@ -211,7 +211,7 @@ describe("samples needed to decide", () => {
 });
 
 describe("planning: samples for a given effect", () => {
-  it("reproduces the noise note's orders of magnitude", () => {
+  it("gives the orders of magnitude of the normal approximation", () => {
     // VM: sd 0.15 per pair, 5 % effect, 95 % confidence, 90 % power: about a hundred pairs
     const n5 = samplesForEffect(0.15, 5, "paired", { power: 0.9 })!;
     const z = ((1.959964 + 1.281552) * 0.15) / Math.log(1.05);
