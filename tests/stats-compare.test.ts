@@ -1,10 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  type Comparison,
   compareLogs,
   comparePaired,
   compareUnpaired,
   halfWidthAt,
   logToPct,
+  MAX_SAMPLES,
   pctToLog,
   samplesForEffect,
   samplesNeeded,
@@ -207,6 +210,66 @@ describe("samples needed to decide", () => {
     // margin so thin that more than MAX_SAMPLES would be needed
     expect(samplesNeeded({ ...c, mean_log: pctToLog(5) - 1e-12 }, 5)).toBeNull();
     expect(() => samplesNeeded(c, 0)).toThrow(RangeError);
+  });
+});
+
+describe("samplesNeeded: the smallest n, however it searches", () => {
+  // The definition, searched plainly (doubling from 2, then bisection): what samplesNeeded must
+  // answer whatever shortcut it takes.
+  function plainSearch(c: Comparison, thresholdPct: number): number | null {
+    const lowBand = pctToLog(-thresholdPct);
+    const highBand = pctToLog(thresholdPct);
+    const m = c.mean_log;
+    const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
+    if (!(margin > 0)) return null;
+    const f = (n: number) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY;
+    if (f(2) < margin) return 2;
+    let lo = 2;
+    let hi = 4;
+    while (!(f(hi) < margin)) {
+      lo = hi;
+      hi *= 2;
+      if (hi > MAX_SAMPLES) {
+        if (!(f(MAX_SAMPLES) < margin)) return null;
+        hi = MAX_SAMPLES;
+        break;
+      }
+    }
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (f(mid) < margin) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
+  it("equals the plain search for paired and Welch comparisons, near and far from the threshold", () => {
+    const sd = fc.double({ min: 1e-4, max: 2, noNaN: true });
+    const comparison = fc.oneof(
+      fc.record({ sd, n: fc.integer({ min: 2, max: 60 }) }).map(({ sd, n }) => ({
+        ...comparePaired([100, 101], [99, 103]),
+        n,
+        sd_log: sd,
+      })),
+      fc.record({ b: sd, h: sd }).map(({ b, h }) => ({
+        ...compareUnpaired([100, 101, 98], [99, 103, 97]),
+        sd_base_log: b,
+        sd_head_log: h,
+      })),
+    );
+    const pct = fc.oneof(
+      fc.double({ min: -40, max: 40, noNaN: true }),
+      // a hair inside or outside ±5 %: thin margins, large n
+      fc.double({ min: -1e-3, max: 1e-3, noNaN: true }).map((e) => 5 + e),
+      fc.double({ min: -1e-3, max: 1e-3, noNaN: true }).map((e) => -5 + e),
+    );
+    fc.assert(
+      fc.property(comparison, pct, fc.constantFrom(0.05, 0.01, 0.2), (c, p, alpha) => {
+        const cc = { ...c, alpha, mean_log: pctToLog(p) } as Comparison;
+        expect(samplesNeeded(cc, 5)).toBe(plainSearch(cc, 5));
+      }),
+      { numRuns: 3000, seed: 7 },
+    );
   });
 });
 

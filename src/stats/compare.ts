@@ -7,7 +7,7 @@
  * - single: one pair, or fewer than 2 values on a side: a point estimate only, no interval.
  */
 import { logs, mean, sampleVariance } from "./descriptive.js";
-import { studentTQuantile } from "./distributions.js";
+import { normalQuantile, studentTQuantile } from "./distributions.js";
 
 /** How the comparison was computed. */
 export type ComparisonMethod = "paired" | "welch" | "single";
@@ -271,10 +271,17 @@ export const MAX_SAMPLES = 1e9;
 
 /**
  * Smallest integer n >= nMin with f(n) < target, for f non-increasing in n; null if none up to
- * MAX_SAMPLES or the target is not positive.
+ * MAX_SAMPLES or the target is not positive. `from`, when given, is a guess at or below the answer
+ * (f(from) >= target): the search gallops up from it instead of doubling from nMin, in a handful
+ * of steps when the guess is close. A guess that turns out too high (f(from) < target) is ignored,
+ * so the answer never depends on it.
  */
-function smallestN(f: (n: number) => number, target: number, nMin: number): number | null {
+function smallestN(f: (n: number) => number, target: number, nMin: number, from?: number): number | null {
   if (!(target > 0) || Number.isNaN(target)) return null;
+  if (from !== undefined && from > nMin) {
+    const start = Math.min(Math.floor(from), MAX_SAMPLES);
+    if (!(f(start) < target)) return gallopFrom(f, target, start);
+  }
   if (f(nMin) < target) return nMin;
   let lo = nMin; // f(lo) >= target
   let hi = nMin * 2;
@@ -297,14 +304,37 @@ function smallestN(f: (n: number) => number, target: number, nMin: number): numb
   return hi;
 }
 
+/** smallestN from `lo` with f(lo) >= target: steps of 1, 2, 4, … up, then bisection. */
+function gallopFrom(f: (n: number) => number, target: number, lo: number): number | null {
+  let step = 1;
+  let hi = lo + step;
+  while (true) {
+    if (hi > MAX_SAMPLES) {
+      if (lo >= MAX_SAMPLES || !(f(MAX_SAMPLES) < target)) return null;
+      hi = MAX_SAMPLES;
+      break;
+    }
+    if (f(hi) < target) break;
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (f(mid) < target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
 /**
  * The CI half-width (log scale) the comparison would have with `n` pairs (paired) or `n`
  * repetitions per side (welch), if the observed spread stayed the same. Null for `single`.
  */
 export function halfWidthAt(c: Comparison, n: number): number | null {
-  const tq = (df: number) => studentTQuantile(1 - c.alpha / 2, df);
+  const p = 1 - c.alpha / 2;
   if (c.method === "paired" && c.sd_log !== null) {
-    return tq(n - 1) * (c.sd_log / Math.sqrt(n));
+    return studentTQuantile(p, n - 1) * (c.sd_log / Math.sqrt(n));
   }
   if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
     const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
@@ -313,7 +343,27 @@ export function halfWidthAt(c: Comparison, n: number): number | null {
     // A planning estimate: the Welch df is rounded down to a whole number (conservative, a slightly
     // wider interval) so the t quantiles are shared across cells and memoized; exact CIs use the
     // exact df.
-    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
+    return studentTQuantile(p, Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
+  }
+  return null;
+}
+
+let zAlpha = Number.NaN;
+let zValue = Number.NaN;
+/** normalQuantile(1 − α/2), remembered for the last α (a report asks with one α throughout). */
+function normalTwoSided(alpha: number): number {
+  if (alpha !== zAlpha) {
+    zValue = normalQuantile(1 - alpha / 2);
+    zAlpha = alpha;
+  }
+  return zValue;
+}
+
+/** s with SE(n) = s / √n in halfWidthAt (the spread of one pair, or of one sample per side). */
+function spreadAt1(c: Comparison): number | null {
+  if (c.method === "paired" && c.sd_log !== null) return c.sd_log;
+  if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
+    return Math.sqrt(c.sd_base_log ** 2 + c.sd_head_log ** 2);
   }
   return null;
 }
@@ -335,7 +385,12 @@ export function samplesNeeded(c: Comparison, thresholdPct: number): number | nul
   const highBand = pctToLog(thresholdPct);
   const m = c.mean_log;
   const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
-  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2);
+  // h(n) >= z · s / √n (a t quantile is at least the normal one), so h(n) < margin needs
+  // n > (z · s / margin)²: start there (a few steps instead of ~60 for a thin margin).
+  const s = spreadAt1(c);
+  const z = normalTwoSided(c.alpha);
+  const from = s === null ? undefined : Math.floor(((0.999 * z * s) / margin) ** 2);
+  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2, from);
 }
 
 /** Study design for samplesForEffect. */

@@ -294,7 +294,7 @@ export function fitDecline(
   const sy = py[n]!;
   const my = sy / n;
   let syyC = 0;
-  for (const y of ys) syyC += (y - my) * (y - my);
+  for (let i = 0; i < n; i++) syyC += (ys[i]! - my) * (ys[i]! - my);
   /** first index whose center is > t (strictly) */
   const firstAbove = (t: number): number => {
     let lo = 0;

@@ -8,7 +8,8 @@ function requireNonEmpty(xs: readonly number[], what: string): void {
 export function mean(xs: readonly number[]): number {
   requireNonEmpty(xs, "mean");
   let s = 0;
-  for (const x of xs) s += x;
+  // indexed loops here and below: no iterator objects where a report calls these 100,000s of times
+  for (let i = 0; i < xs.length; i++) s += xs[i]!;
   return s / xs.length;
 }
 
@@ -18,9 +19,10 @@ export function sampleVariance(xs: readonly number[]): number {
   const m = mean(xs);
   let ss = 0;
   let comp = 0;
-  for (const x of xs) {
-    ss += (x - m) * (x - m);
-    comp += x - m;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i]! - m;
+    ss += d * d;
+    comp += d;
   }
   return (ss - (comp * comp) / xs.length) / (xs.length - 1);
 }
@@ -72,6 +74,6 @@ export function lag1Autocorrelation(xs: readonly number[]): number {
 /** Geometric mean of positive values. */
 export function geometricMean(xs: readonly number[]): number {
   let s = 0;
-  for (const x of xs) s += Math.log(x);
+  for (let i = 0; i < xs.length; i++) s += Math.log(xs[i]!);
   return Math.exp(s / xs.length);
 }
