@@ -74512,9 +74512,7 @@ var NetworkRecordSchema = external_exports.object({
   /** argv prefix sysbench ran through, e.g. ["ssh", "bench-client"]; null: none */
   client_wrapper: external_exports.array(external_exports.string()).min(1).nullable()
 });
-var ResultsSchema = external_exports.object({
-  schema: external_exports.literal(RESULTS_SCHEMA),
-  schema_version: external_exports.literal(RESULTS_SCHEMA_VERSION),
+var RUN_HEADER_FIELDS = {
   status: external_exports.enum(["running", "complete", "incomplete", "failed"]),
   status_reason: external_exports.string().optional(),
   perfgate_version: external_exports.string(),
@@ -74527,7 +74525,12 @@ var ResultsSchema = external_exports.object({
     file: external_exports.string(),
     sha256: external_exports.string(),
     spec: external_exports.record(external_exports.string(), external_exports.unknown())
-  }),
+  })
+};
+var ResultsSchema = external_exports.object({
+  schema: external_exports.literal(RESULTS_SCHEMA),
+  schema_version: external_exports.literal(RESULTS_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
   /** 0 and 0 when unknown (imported from a sysbench log) */
   dataset: external_exports.object({ tables: external_exports.number().int().nonnegative(), table_size: external_exports.number().int().nonnegative() }),
   servers: external_exports.array(ServerRecordSchema),
@@ -74583,7 +74586,7 @@ function requireNonEmpty(xs, what) {
 function mean(xs) {
   requireNonEmpty(xs, "mean");
   let s = 0;
-  for (const x of xs) s += x;
+  for (let i = 0; i < xs.length; i++) s += xs[i];
   return s / xs.length;
 }
 function sampleVariance(xs) {
@@ -74591,9 +74594,10 @@ function sampleVariance(xs) {
   const m = mean(xs);
   let ss = 0;
   let comp = 0;
-  for (const x of xs) {
-    ss += (x - m) * (x - m);
-    comp += x - m;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    ss += d * d;
+    comp += d;
   }
   return (ss - comp * comp / xs.length) / (xs.length - 1);
 }
@@ -74633,7 +74637,7 @@ function lag1Autocorrelation(xs) {
 }
 function geometricMean(xs) {
   let s = 0;
-  for (const x of xs) s += Math.log(x);
+  for (let i = 0; i < xs.length; i++) s += Math.log(xs[i]);
   return Math.exp(s / xs.length);
 }
 
@@ -80568,8 +80572,12 @@ function compareLogs(design, lb, lh, options) {
   return pairedFromRatios(d, settings);
 }
 var MAX_SAMPLES = 1e9;
-function smallestN(f, target, nMin) {
+function smallestN(f, target, nMin, from) {
   if (!(target > 0) || Number.isNaN(target)) return null;
+  if (from !== void 0 && from > nMin) {
+    const start2 = Math.min(Math.floor(from), MAX_SAMPLES);
+    if (!(f(start2) < target)) return gallopFrom(f, target, start2);
+  }
   if (f(nMin) < target) return nMin;
   let lo = nMin;
   let hi = nMin * 2;
@@ -80591,16 +80599,53 @@ function smallestN(f, target, nMin) {
   }
   return hi;
 }
+function gallopFrom(f, target, lo) {
+  let step2 = 1;
+  let hi = lo + step2;
+  while (true) {
+    if (hi > MAX_SAMPLES) {
+      if (lo >= MAX_SAMPLES || !(f(MAX_SAMPLES) < target)) return null;
+      hi = MAX_SAMPLES;
+      break;
+    }
+    if (f(hi) < target) break;
+    lo = hi;
+    step2 *= 2;
+    hi = lo + step2;
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (f(mid) < target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
 function halfWidthAt(c, n) {
-  const tq = (df) => studentTQuantile(1 - c.alpha / 2, df);
+  const p = 1 - c.alpha / 2;
   if (c.method === "paired" && c.sd_log !== null) {
-    return tq(n - 1) * (c.sd_log / Math.sqrt(n));
+    return studentTQuantile(p, n - 1) * (c.sd_log / Math.sqrt(n));
   }
   if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
     const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
     const vb = c.sd_base_log ** 2 / n;
     const vh = c.sd_head_log ** 2 / n;
-    return tq(Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
+    return studentTQuantile(p, Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
+  }
+  return null;
+}
+var zAlpha = Number.NaN;
+var zValue = Number.NaN;
+function normalTwoSided(alpha) {
+  if (alpha !== zAlpha) {
+    zValue = normalQuantile(1 - alpha / 2);
+    zAlpha = alpha;
+  }
+  return zValue;
+}
+function spreadAt1(c) {
+  if (c.method === "paired" && c.sd_log !== null) return c.sd_log;
+  if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
+    return Math.sqrt(c.sd_base_log ** 2 + c.sd_head_log ** 2);
   }
   return null;
 }
@@ -80611,7 +80656,10 @@ function samplesNeeded(c, thresholdPct) {
   const highBand = pctToLog(thresholdPct);
   const m = c.mean_log;
   const margin = m < lowBand || m > highBand ? Math.abs(m) : Math.min(m - lowBand, highBand - m);
-  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2);
+  const s = spreadAt1(c);
+  const z2 = normalTwoSided(c.alpha);
+  const from = s === null ? void 0 : Math.floor((0.999 * z2 * s / margin) ** 2);
+  return smallestN((n) => halfWidthAt(c, n) ?? Number.POSITIVE_INFINITY, margin, 2, from);
 }
 
 // src/stats/degradation.ts
@@ -80750,7 +80798,7 @@ function fitDecline(centers, ys, onsets, ends = [Number.POSITIVE_INFINITY]) {
   const sy = py[n];
   const my = sy / n;
   let syyC = 0;
-  for (const y of ys) syyC += (y - my) * (y - my);
+  for (let i = 0; i < n; i++) syyC += (ys[i] - my) * (ys[i] - my);
   const firstAbove = (t) => {
     let lo = 0;
     let hi = n;
@@ -82374,19 +82422,7 @@ var AbResultsSchema = external_exports.object({
   schema_version: external_exports.literal(AB_SCHEMA_VERSION),
   /** the perfgate/results schema version whose shared parts (host, servers, intervals) this file uses */
   results_schema_version: external_exports.literal(RESULTS_SCHEMA_VERSION),
-  status: external_exports.enum(["running", "complete", "incomplete", "failed"]),
-  status_reason: external_exports.string().optional(),
-  perfgate_version: external_exports.string(),
-  sysbench: external_exports.object({ version: external_exports.string(), path: external_exports.string() }),
-  started_at: external_exports.string(),
-  ended_at: external_exports.string().nullable(),
-  host: HostSchema,
-  workload: external_exports.object({
-    name: external_exports.string(),
-    file: external_exports.string(),
-    sha256: external_exports.string(),
-    spec: external_exports.record(external_exports.string(), external_exports.unknown())
-  }),
+  ...RUN_HEADER_FIELDS,
   dataset: external_exports.object({ tables: external_exports.number().int().positive(), table_size: external_exports.number().int().positive() }),
   design: AbDesignSchema,
   /** exactly two: label "base" and label "head" */

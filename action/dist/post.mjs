@@ -19669,6 +19669,10 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
 var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 var lastP = Number.NaN;
 
+// src/stats/compare.ts
+var zAlpha = Number.NaN;
+var zValue = Number.NaN;
+
 // src/stats/verdict.ts
 var DEFAULT_THRESHOLD_PCT = 5;
 
