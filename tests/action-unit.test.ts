@@ -2,20 +2,19 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  buildCommentBody,
-  commentMarker,
-  GITHUB_COMMENT_LIMIT,
-  parseCommentState,
-  resolveIdentity,
-  upsertComment,
-} from "../src/action/comment.js";
+import { resolveIdentity, upsertComment } from "../src/action/comment.js";
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
 import { eventInfo } from "../src/action/event.js";
 import { actionsLogger, defuseCommands } from "../src/action/logger.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromResults, type MeasurementSet } from "../src/compare/model.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
+import {
+  buildCommentBody,
+  commentMarker,
+  GITHUB_COMMENT_LIMIT,
+  parseCommentState,
+} from "../src/gate/comment.js";
 import { overallVerdict, verdictDigest } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";

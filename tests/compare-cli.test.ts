@@ -5,8 +5,12 @@ import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerCompareCommands } from "../src/cli/compare-commands.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
+import { commentPreview } from "../src/gate/comment.js";
 import { EXIT } from "../src/gate/exit.js";
+import { compareGate } from "../src/gate/gate.js";
+import { loadMeasurements } from "../src/inputs/load.js";
 import { UserError } from "../src/util/errors.js";
+import { PERFGATE_VERSION } from "../src/version.js";
 import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const CSV = join(import.meta.dirname, "fixtures", "compare", "percona-2026-rw-local-32g.csv");
@@ -92,6 +96,25 @@ describe("perfgate compare", () => {
     expect(ComparisonReportSchema.parse(JSON.parse(readFileSync(json, "utf8"))).summary.regressions).toBe(3);
   });
 
+  it("--format comment prints the pull-request comment the action posts, without links", async () => {
+    const [base, head] = twoRuns(1500);
+    const printed = await perfgate("compare", base, head, "--format", "comment");
+    const lines = printed.split("\n");
+    // the action's two hidden markers (the workload the files recorded), then the verdict first
+    expect(lines[0]).toBe("<!-- perfgate:test -->");
+    expect(lines[1]).toMatch(/^<!-- perfgate-state verdict=regression digest=[0-9a-f]+ sha= -->$/);
+    expect(lines[2]).toMatch(/^### 🔴 regression · perfgate test: 1 regressed of 1 cell \(threshold 5%\)$/);
+    // the regressed cell's row comes before the folded full report; nothing links anywhere
+    const row = lines.findIndex((l) => l.startsWith("| 🔴 |"));
+    const fold = lines.findIndex((l) => l.startsWith("<details>"));
+    expect(row).toBeGreaterThan(2);
+    expect(fold).toBeGreaterThan(row);
+    expect(printed).not.toMatch(/https?:\/\//);
+    // the same body the action builds for a first comment from the same comparison
+    const gate = compareGate([loadMeasurements(base), loadMeasurements(head)], { failOnRegression: false });
+    expect(printed).toBe(`${commentPreview(gate, PERFGATE_VERSION)}\n`);
+  });
+
   it("--fail-on-regression exits 3 on a regression, 0 otherwise", async () => {
     const [base, head] = twoRuns(1500);
     await perfgate("compare", base, head, "--fail-on-regression");
@@ -156,7 +179,7 @@ describe("perfgate compare", () => {
       "--confidence 95: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99",
     );
     expect(await failure("compare", base, head, "--format", "html")).toBe(
-      "--format html: accepted: markdown, text, json",
+      "--format html: accepted: markdown, text, json, comment",
     );
     expect(await failure("compare", base, head, "--metric", "tps,lat")).toBe(
       '--metric tps,lat: unknown metric "lat"; accepted: a comma list of tps, qps, p95_ms',

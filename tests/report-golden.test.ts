@@ -6,9 +6,9 @@
  * with every table whole.
  */
 import { describe, expect, it } from "vitest";
-import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/action/comment.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, fromImport, fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
 import { overallVerdict } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { htmlEscape, mdEscape, mermaidText } from "../src/report/escape.js";

@@ -83404,14 +83404,307 @@ function oneLinePerItem(items) {
   return JSON.stringify(items).slice(1, -1).replace(/\},\{"(?![,:}\]])/g, '},\n    {"');
 }
 
-// src/gate/exit.ts
-var EXIT = {
-  ok: 0,
-  error: 1,
-  usage: 2,
-  regression: 3,
-  interrupted: 130
+// src/report/pr-comment.ts
+var TOP_ROWS = 15;
+var CHARTS = 3;
+var CHART_POINTS = 60;
+var TITLE = {
+  regression: "\u{1F534} regression",
+  inconclusive: "\u2754 inconclusive",
+  improvement: "\u{1F7E2} improvement",
+  unchanged: "\u2705 unchanged"
 };
+var METRIC = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency" };
+function clip(text, max = 100) {
+  return text.length > max ? `${text.slice(0, max - 1)}\u2026` : text;
+}
+function plural4(n, word) {
+  return `${fmtNumber(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+var RANK = {
+  regression: 0,
+  improvement: 1,
+  inconclusive: 2,
+  unchanged: 3
+};
+function cellGroups(r) {
+  const byKey = /* @__PURE__ */ new Map();
+  for (const c of r.cells) {
+    const k = [c.head, c.base, c.scenario, c.tier ?? "", c.threads].join("\0");
+    const xs = byKey.get(k);
+    if (xs) xs.push(c);
+    else byKey.set(k, [c]);
+  }
+  return [...byKey].map(([key, cells]) => {
+    const verdict = cells.reduce(
+      (v, c) => RANK[c.verdict] < RANK[v] ? c.verdict : v,
+      "unchanged"
+    );
+    const decided = cells.filter((c) => c.verdict === verdict);
+    const primary = decided.find((c) => c.metric === "tps") ?? decided[0];
+    return { key, primary, others: decided.filter((c) => c !== primary), verdict };
+  });
+}
+function verdictLine(i) {
+  const groups2 = cellGroups(i.report);
+  const count2 = (v) => groups2.filter((g) => g.verdict === v).length;
+  const parts = [
+    count2("regression") > 0 ? `${fmtNumber(count2("regression"))} regressed` : null,
+    count2("improvement") > 0 ? `${fmtNumber(count2("improvement"))} improved` : null,
+    count2("inconclusive") > 0 ? `${fmtNumber(count2("inconclusive"))} inconclusive` : null
+  ].filter((x) => x !== null);
+  const trends = i.report.degradation.filter((d) => d.verdict === "regression").length;
+  if (trends > 0) parts.push(`${plural4(trends, "within-run degradation")}`);
+  const what = parts.length > 0 ? `${parts.join(", ")} of ${plural4(groups2.length, "cell")}` : `${plural4(groups2.length, "cell")}, none changed`;
+  return `${i.heading} ${TITLE[i.verdict]} \xB7 perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
+}
+function cellName(c) {
+  return `${c.scenario} \xB7 ${plural4(c.threads, "thread")}${c.tier === null ? "" : ` \xB7 ${c.tier}`}`;
+}
+function decidedGroups(r) {
+  const size = (g) => Math.abs(g.primary.change_pct);
+  const groups2 = cellGroups(r);
+  const of = (v) => groups2.filter((g) => g.verdict === v).sort((a, b) => size(b) - size(a));
+  const decided = [...of("regression"), ...of("improvement")];
+  return decided.length > 0 ? decided : of("inconclusive").slice(0, 5);
+}
+function topRow(g, many) {
+  const c = g.primary;
+  const mark = g.verdict === "regression" ? "\u{1F534}" : g.verdict === "improvement" ? "\u{1F7E2}" : "\u2754";
+  const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
+  const ci = ciText(c, "\u2014 (one value per side)");
+  const needs = g.verdict === "inconclusive" && c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})` : "";
+  const mde = `${c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
+  const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
+  const also = g.others.length > 0 ? ` (also ${g.others.map((o) => `${METRIC[o.metric] ?? o.metric} ${fmtPct(o.change_pct)}`).join(", ")})` : "";
+  return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${METRIC[c.metric] ?? c.metric}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
+}
+function topTable(r) {
+  const groups2 = decidedGroups(r);
+  const L = [];
+  if (groups2.length > 0) {
+    const many = new Set(groups2.map((g) => `${g.primary.head}\0${g.primary.base}`)).size > 1;
+    L.push(
+      `| | ${many ? "Comparison | " : ""}Cell | Metric | Base | Head | Change | CI | MDE |`,
+      `|---|${many ? "---|" : ""}---|---|---:|---:|---:|---|---:|`
+    );
+    for (const g of groups2.slice(0, TOP_ROWS)) L.push(topRow(g, many));
+    L.push("");
+    const rest = groups2.length - Math.min(groups2.length, TOP_ROWS);
+    if (rest > 0)
+      L.push(`\u2026 and ${plural4(rest, "more changed cell")}: every verdict is in the full report below.`, "");
+    if (groups2[0].verdict === "inconclusive") {
+      L.push(
+        "Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.",
+        ""
+      );
+    }
+    if (r.comparisons_with_ci > 0) {
+      L.push(
+        `<sub>CI: ${Number((r.confidence * 100).toPrecision(6))}% simultaneous intervals over ${fmtNumber(r.comparisons_with_ci)} comparisons; MDE: the smallest change these samples would detect.</sub>`,
+        ""
+      );
+    }
+  }
+  const trends = r.degradation.filter((x) => x.verdict === "regression");
+  for (const d of trends.slice(0, TOP_ROWS)) {
+    L.push(
+      `- \u{1F534} within-run degradation, ${mdEscape(clip(cellName(d), 160))}: ${mdEscape(clip(d.reason, 300))}`
+    );
+  }
+  if (trends.length > TOP_ROWS) L.push(`- \u2026 and ${fmtNumber(trends.length - TOP_ROWS)} more`);
+  if (trends.length > 0) L.push("");
+  return L;
+}
+function commitLink(repoUrl, sha3) {
+  if (sha3 === null) return null;
+  const short = `\`${sha3.slice(0, 12)}\``;
+  return repoUrl ? `[${short}](${repoUrl}/commit/${sha3})` : short;
+}
+function revisionText(engine, rev, repoUrl) {
+  const bits = [
+    engine === null ? null : `**${mdEscape(clip(engine))}**`,
+    commitLink(repoUrl, rev.sha),
+    rev.ref === null ? null : `(${mdEscape(clip(rev.ref))})`
+  ].filter((x) => x !== null);
+  return bits.length > 0 ? bits.join(" ") : "unknown";
+}
+function comparedBlock(i) {
+  const r = i.report;
+  const pairs = [...new Set(r.cells.map((c) => `${c.head}\0${c.base}`))].map((k) => k.split("\0"));
+  const single = pairs.length === 1 ? pairs[0] : null;
+  const headEngine = single ? single[0] : null;
+  const baseEngine = single ? single[1] : r.baselines.length === 1 ? r.baselines[0] : null;
+  const history = r.baseline_history;
+  const base = history ? { sha: lastCommit(history), ref: null } : i.base;
+  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, history ? { sha: null, ref: null } : base, i.repoUrl)}`;
+  if (i.repoUrl && base.sha && i.head.sha && base.sha !== i.head.sha) {
+    line += ` \xB7 [changes](${i.repoUrl}/compare/${base.sha}...${i.head.sha})`;
+  }
+  if (!single && pairs.length > 1) line += ` \xB7 ${plural4(pairs.length, "comparison")}`;
+  const L = [`${line}  `];
+  if (history) {
+    L.push(
+      `${baselineHistoryLine(history, true, i.repoUrl)}  `,
+      `${baselineRunsMarkdown(history, i.repoUrl)}  `
+    );
+  }
+  const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
+  if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
+  const workload = workloadText(i);
+  if (workload !== null) L.push(`**Workload:** ${workload}  `);
+  L[L.length - 1] = L[L.length - 1].trimEnd();
+  return [...L, ""];
+}
+function lastCommit(p) {
+  const sha3 = p.runs[p.runs.length - 1].commit;
+  return /^[0-9a-f]{7,64}$/i.test(sha3) ? sha3 : null;
+}
+function listText(xs, max = 8) {
+  const shown = xs.slice(0, max).map((x) => mdEscape(clip(String(x), 60)));
+  return (xs.length > max ? [...shown, `\u2026 (${xs.length} in all)`] : shown).join(", ");
+}
+function workloadText(i) {
+  const ab = i.sets.find((s) => s.ab)?.ab;
+  const cells = i.report.cells;
+  const scripts = [...new Set(cells.map((c) => c.scenario))];
+  const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
+  const tiers = [...new Set(cells.map((c) => c.tier).filter((t) => t !== null))];
+  const parts = [mdEscape(clip(i.workload))];
+  if (scripts.length > 0)
+    parts.push(scripts.length > 4 ? plural4(scripts.length, "script") : listText(scripts));
+  if (threads.length > 0) parts.push(`${listText(threads)} threads`);
+  if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
+  const results = i.sets.find((s) => s.results)?.results;
+  const dataset = ab?.dataset ?? results?.dataset;
+  if (dataset) parts.push(`${dataset.tables} \xD7 ${fmtNumber(dataset.table_size)} rows`);
+  if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);
+  return parts.join("; ");
+}
+function downsample(values, max = CHART_POINTS) {
+  if (values.length <= max) return [...values];
+  const out = [];
+  const step2 = values.length / max;
+  for (let k = 0; k < max; k++) {
+    const from = Math.floor(k * step2);
+    const to = Math.max(from + 1, Math.floor((k + 1) * step2));
+    let sum = 0;
+    for (let j = from; j < to; j++) sum += values[j];
+    out.push(sum / (to - from));
+  }
+  return out;
+}
+function cellSeries(labelled, c) {
+  for (const s of labelled) {
+    const p = s.paired?.find(
+      (x) => x.scenario === c.scenario && x.tier === c.tier && x.threads === c.threads && x.base === c.base && x.head === c.head
+    );
+    if (p) return { base: p.series.base.map((v) => v.value), head: p.series.head.map((v) => v.value) };
+  }
+  const side = (engine) => {
+    const runs = labelled.flatMap((s) => s.observations).filter(
+      (o) => o.engine === engine && o.scenario === c.scenario && o.tier === c.tier && o.threads === c.threads
+    ).map((o) => o.series?.map((v) => v.value) ?? []).filter((xs) => xs.length > 0);
+    const n = Math.min(...runs.map((xs) => xs.length));
+    if (runs.length === 0 || !Number.isFinite(n)) return [];
+    return Array.from({ length: n }, (_, k) => runs.reduce((a, xs) => a + xs[k], 0) / runs.length);
+  };
+  const base = side(c.base);
+  const head = side(c.head);
+  return base.length > 0 && head.length > 0 ? { base, head } : null;
+}
+function chartNumber(x) {
+  return x >= 100 ? String(Math.round(x)) : String(Math.round(x * 10) / 10);
+}
+function throughputChart(c, series2) {
+  const seconds3 = Math.min(series2.base.length, series2.head.length);
+  const base = downsample(series2.base.slice(0, seconds3));
+  const head = downsample(series2.head.slice(0, seconds3));
+  const top = Math.max(...base, ...head, 1);
+  const yMax = Number((top * 1.1).toPrecision(2));
+  const title = mermaidText(
+    `${c.scenario} ${c.threads}t${c.tier === null ? "" : ` ${c.tier}`}: TPS per second`
+  );
+  return [
+    "```mermaid",
+    "---",
+    "config:",
+    "  themeVariables:",
+    "    xyChart:",
+    '      plotColorPalette: "#0969da, #cf222e"',
+    "---",
+    "xychart-beta",
+    `  title "${title}"`,
+    `  x-axis "seconds" 0 --> ${seconds3}`,
+    `  y-axis "TPS" 0 --> ${yMax}`,
+    `  line [${base.map(chartNumber).join(", ")}]`,
+    `  line [${head.map(chartNumber).join(", ")}]`,
+    "```",
+    "",
+    `<sub>Blue: base ${mdEscape(clip(c.base))}; red: head ${mdEscape(clip(c.head))}; ${seconds3} s${base.length < seconds3 ? `, ${base.length} points of ${chartNumber(seconds3 / base.length)} s each` : ""}.</sub>`,
+    ""
+  ];
+}
+function charts(i) {
+  const worst = i.report.cells.filter((c) => c.verdict === "regression" && c.metric === "tps").sort((a, b) => a.change_pct - b.change_pct);
+  const out = [];
+  const labelled = labelSets(i.sets);
+  const hasSeries = labelled.some((s) => s.paired || s.observations.some((o) => o.series));
+  for (const c of hasSeries ? worst.slice(0, 4 * CHARTS) : []) {
+    if (out.length >= CHARTS) break;
+    const s = cellSeries(labelled, c);
+    if (s && Math.min(s.base.length, s.head.length) >= 2) out.push(throughputChart(c, s));
+  }
+  return out;
+}
+function footer(i, left) {
+  const where = [
+    i.artifact ? `full results: [${mdEscape(i.artifact.label)}](${i.artifact.url})` : null,
+    i.runUrl ? `[workflow run](${i.runUrl})` : null,
+    `perfgate ${mdEscape(i.perfgateVersion)}`
+  ].filter((x) => x !== null);
+  const L = [];
+  if (left.length > 0) {
+    const names = left.map((s) => mdEscape(clip(s.label)));
+    const shown = names.length > 6 ? [...names.slice(0, 5), `${names.length - 5} more sections`] : names;
+    L.push(
+      `> \u2702\uFE0F Left out to fit GitHub's size limit: ${shown.join("; ")}. The full report is report.md in ${i.artifact ? `[${mdEscape(i.artifact.label)}](${i.artifact.url})` : "the results directory"}.`,
+      ""
+    );
+  }
+  return [...L, `<sub>${where.join(" \xB7 ")}</sub>`, ""];
+}
+var len = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
+function renderPrReport(i) {
+  const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(i.report)];
+  head.push(...comparedBlock(i));
+  const sections = comparisonSections(i.report, i.sets);
+  const open3 = [
+    `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural4(i.report.cells.length, "verdict")}`)}</summary>`,
+    ""
+  ];
+  const close = ["</details>", ""];
+  let room = i.budget - len(head) - len(open3) - len(close) - len(footer(i, sections)) - 1;
+  const body = [...head];
+  for (const chart of charts(i)) {
+    if (len(chart) > room) break;
+    body.push(...chart);
+    room -= len(chart);
+  }
+  const kept = [];
+  const left = [];
+  for (const s of sections) {
+    if (len(s.lines) <= room) {
+      kept.push(...s.lines);
+      room -= len(s.lines);
+    } else {
+      left.push(s);
+    }
+  }
+  if (kept.length > 0) body.push(...open3, ...kept, ...close);
+  body.push(...footer(i, left));
+  return body.join("\n");
+}
 
 // src/gate/verdict.ts
 import { createHash as createHash6 } from "node:crypto";
@@ -83429,6 +83722,59 @@ function verdictDigest(r) {
   const text = JSON.stringify({ v: overallVerdict(r), s: r.summary, decided, trends });
   return createHash6("sha256").update(text).digest("hex").slice(0, 16);
 }
+
+// src/gate/comment.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var BODY_BUDGET = 6e4;
+function markerName(workload) {
+  const clean3 = workload.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
+  return clean3 === "" ? "workload" : clean3;
+}
+function commentMarker(workload) {
+  return `<!-- perfgate:${markerName(workload)} -->`;
+}
+var STATE_RE = /<!-- perfgate-state verdict=([a-z]+) digest=([0-9a-f]+) sha=([0-9a-f]*) -->/;
+function stateMarker(s) {
+  return `<!-- perfgate-state verdict=${s.verdict} digest=${s.digest} sha=${s.sha ?? ""} -->`;
+}
+function parseCommentState(body) {
+  const m = STATE_RE.exec(body);
+  if (!m || !VERDICTS.includes(m[1])) return null;
+  return { verdict: m[1], digest: m[2], sha: m[3] ? m[3] : null };
+}
+function buildCommentBody(c) {
+  const { previous, ccUsers: ccUsers2, ...rest } = c;
+  const verdict = overallVerdict(c.report);
+  const state = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
+  const prefix = `${commentMarker(c.workload)}
+${stateMarker(state)}
+`;
+  const notices = [];
+  if (previous?.verdict === "regression" && verdict !== "regression") {
+    const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
+    notices.push(`\u2705 The regression reported earlier is gone as of ${at}.`);
+  }
+  if (verdict === "regression" && ccUsers2 && ccUsers2.length > 0) {
+    notices.push(`cc ${ccUsers2.map((u) => `@${u}`).join(" ")}`);
+  }
+  const report = renderPrReport({
+    ...rest,
+    verdict,
+    heading: "###",
+    notices,
+    budget: BODY_BUDGET - prefix.length
+  });
+  return { body: `${prefix}${report}`, state };
+}
+
+// src/gate/exit.ts
+var EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  regression: 3,
+  interrupted: 130
+};
 
 // src/gate/gate.ts
 function failingRegressions(report, failThresholdPct) {
@@ -85517,308 +85863,6 @@ function degradationOptions(items) {
   return out;
 }
 
-// src/report/pr-comment.ts
-var TOP_ROWS = 15;
-var CHARTS = 3;
-var CHART_POINTS = 60;
-var TITLE = {
-  regression: "\u{1F534} regression",
-  inconclusive: "\u2754 inconclusive",
-  improvement: "\u{1F7E2} improvement",
-  unchanged: "\u2705 unchanged"
-};
-var METRIC = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency" };
-function clip(text, max = 100) {
-  return text.length > max ? `${text.slice(0, max - 1)}\u2026` : text;
-}
-function plural4(n, word) {
-  return `${fmtNumber(n)} ${word}${n === 1 ? "" : "s"}`;
-}
-var RANK = {
-  regression: 0,
-  improvement: 1,
-  inconclusive: 2,
-  unchanged: 3
-};
-function cellGroups(r) {
-  const byKey = /* @__PURE__ */ new Map();
-  for (const c of r.cells) {
-    const k = [c.head, c.base, c.scenario, c.tier ?? "", c.threads].join("\0");
-    const xs = byKey.get(k);
-    if (xs) xs.push(c);
-    else byKey.set(k, [c]);
-  }
-  return [...byKey].map(([key, cells]) => {
-    const verdict = cells.reduce(
-      (v, c) => RANK[c.verdict] < RANK[v] ? c.verdict : v,
-      "unchanged"
-    );
-    const decided = cells.filter((c) => c.verdict === verdict);
-    const primary = decided.find((c) => c.metric === "tps") ?? decided[0];
-    return { key, primary, others: decided.filter((c) => c !== primary), verdict };
-  });
-}
-function verdictLine(i) {
-  const groups2 = cellGroups(i.report);
-  const count2 = (v) => groups2.filter((g) => g.verdict === v).length;
-  const parts = [
-    count2("regression") > 0 ? `${fmtNumber(count2("regression"))} regressed` : null,
-    count2("improvement") > 0 ? `${fmtNumber(count2("improvement"))} improved` : null,
-    count2("inconclusive") > 0 ? `${fmtNumber(count2("inconclusive"))} inconclusive` : null
-  ].filter((x) => x !== null);
-  const trends = i.report.degradation.filter((d) => d.verdict === "regression").length;
-  if (trends > 0) parts.push(`${plural4(trends, "within-run degradation")}`);
-  const what = parts.length > 0 ? `${parts.join(", ")} of ${plural4(groups2.length, "cell")}` : `${plural4(groups2.length, "cell")}, none changed`;
-  return `${i.heading} ${TITLE[i.verdict]} \xB7 perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
-}
-function cellName(c) {
-  return `${c.scenario} \xB7 ${plural4(c.threads, "thread")}${c.tier === null ? "" : ` \xB7 ${c.tier}`}`;
-}
-function decidedGroups(r) {
-  const size = (g) => Math.abs(g.primary.change_pct);
-  const groups2 = cellGroups(r);
-  const of = (v) => groups2.filter((g) => g.verdict === v).sort((a, b) => size(b) - size(a));
-  const decided = [...of("regression"), ...of("improvement")];
-  return decided.length > 0 ? decided : of("inconclusive").slice(0, 5);
-}
-function topRow(g, many) {
-  const c = g.primary;
-  const mark = g.verdict === "regression" ? "\u{1F534}" : g.verdict === "improvement" ? "\u{1F7E2}" : "\u2754";
-  const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
-  const ci = ciText(c, "\u2014 (one value per side)");
-  const needs = g.verdict === "inconclusive" && c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})` : "";
-  const mde = `${c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
-  const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
-  const also = g.others.length > 0 ? ` (also ${g.others.map((o) => `${METRIC[o.metric] ?? o.metric} ${fmtPct(o.change_pct)}`).join(", ")})` : "";
-  return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${METRIC[c.metric] ?? c.metric}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
-}
-function topTable(r) {
-  const groups2 = decidedGroups(r);
-  const L = [];
-  if (groups2.length > 0) {
-    const many = new Set(groups2.map((g) => `${g.primary.head}\0${g.primary.base}`)).size > 1;
-    L.push(
-      `| | ${many ? "Comparison | " : ""}Cell | Metric | Base | Head | Change | CI | MDE |`,
-      `|---|${many ? "---|" : ""}---|---|---:|---:|---:|---|---:|`
-    );
-    for (const g of groups2.slice(0, TOP_ROWS)) L.push(topRow(g, many));
-    L.push("");
-    const rest = groups2.length - Math.min(groups2.length, TOP_ROWS);
-    if (rest > 0)
-      L.push(`\u2026 and ${plural4(rest, "more changed cell")}: every verdict is in the full report below.`, "");
-    if (groups2[0].verdict === "inconclusive") {
-      L.push(
-        "Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.",
-        ""
-      );
-    }
-    if (r.comparisons_with_ci > 0) {
-      L.push(
-        `<sub>CI: ${Number((r.confidence * 100).toPrecision(6))}% simultaneous intervals over ${fmtNumber(r.comparisons_with_ci)} comparisons; MDE: the smallest change these samples would detect.</sub>`,
-        ""
-      );
-    }
-  }
-  const trends = r.degradation.filter((x) => x.verdict === "regression");
-  for (const d of trends.slice(0, TOP_ROWS)) {
-    L.push(
-      `- \u{1F534} within-run degradation, ${mdEscape(clip(cellName(d), 160))}: ${mdEscape(clip(d.reason, 300))}`
-    );
-  }
-  if (trends.length > TOP_ROWS) L.push(`- \u2026 and ${fmtNumber(trends.length - TOP_ROWS)} more`);
-  if (trends.length > 0) L.push("");
-  return L;
-}
-function commitLink(repoUrl, sha3) {
-  if (sha3 === null) return null;
-  const short = `\`${sha3.slice(0, 12)}\``;
-  return repoUrl ? `[${short}](${repoUrl}/commit/${sha3})` : short;
-}
-function revisionText(engine, rev, repoUrl) {
-  const bits = [
-    engine === null ? null : `**${mdEscape(clip(engine))}**`,
-    commitLink(repoUrl, rev.sha),
-    rev.ref === null ? null : `(${mdEscape(clip(rev.ref))})`
-  ].filter((x) => x !== null);
-  return bits.length > 0 ? bits.join(" ") : "unknown";
-}
-function comparedBlock(i) {
-  const r = i.report;
-  const pairs = [...new Set(r.cells.map((c) => `${c.head}\0${c.base}`))].map((k) => k.split("\0"));
-  const single = pairs.length === 1 ? pairs[0] : null;
-  const headEngine = single ? single[0] : null;
-  const baseEngine = single ? single[1] : r.baselines.length === 1 ? r.baselines[0] : null;
-  const history = r.baseline_history;
-  const base = history ? { sha: lastCommit(history), ref: null } : i.base;
-  let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, history ? { sha: null, ref: null } : base, i.repoUrl)}`;
-  if (i.repoUrl && base.sha && i.head.sha && base.sha !== i.head.sha) {
-    line += ` \xB7 [changes](${i.repoUrl}/compare/${base.sha}...${i.head.sha})`;
-  }
-  if (!single && pairs.length > 1) line += ` \xB7 ${plural4(pairs.length, "comparison")}`;
-  const L = [`${line}  `];
-  if (history) {
-    L.push(
-      `${baselineHistoryLine(history, true, i.repoUrl)}  `,
-      `${baselineRunsMarkdown(history, i.repoUrl)}  `
-    );
-  }
-  const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
-  if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
-  const workload = workloadText(i);
-  if (workload !== null) L.push(`**Workload:** ${workload}  `);
-  L[L.length - 1] = L[L.length - 1].trimEnd();
-  return [...L, ""];
-}
-function lastCommit(p) {
-  const sha3 = p.runs[p.runs.length - 1].commit;
-  return /^[0-9a-f]{7,64}$/i.test(sha3) ? sha3 : null;
-}
-function listText(xs, max = 8) {
-  const shown = xs.slice(0, max).map((x) => mdEscape(clip(String(x), 60)));
-  return (xs.length > max ? [...shown, `\u2026 (${xs.length} in all)`] : shown).join(", ");
-}
-function workloadText(i) {
-  const ab = i.sets.find((s) => s.ab)?.ab;
-  const cells = i.report.cells;
-  const scripts = [...new Set(cells.map((c) => c.scenario))];
-  const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
-  const tiers = [...new Set(cells.map((c) => c.tier).filter((t) => t !== null))];
-  const parts = [mdEscape(clip(i.workload))];
-  if (scripts.length > 0)
-    parts.push(scripts.length > 4 ? plural4(scripts.length, "script") : listText(scripts));
-  if (threads.length > 0) parts.push(`${listText(threads)} threads`);
-  if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
-  const results = i.sets.find((s) => s.results)?.results;
-  const dataset = ab?.dataset ?? results?.dataset;
-  if (dataset) parts.push(`${dataset.tables} \xD7 ${fmtNumber(dataset.table_size)} rows`);
-  if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);
-  return parts.join("; ");
-}
-function downsample(values, max = CHART_POINTS) {
-  if (values.length <= max) return [...values];
-  const out = [];
-  const step2 = values.length / max;
-  for (let k = 0; k < max; k++) {
-    const from = Math.floor(k * step2);
-    const to = Math.max(from + 1, Math.floor((k + 1) * step2));
-    let sum = 0;
-    for (let j = from; j < to; j++) sum += values[j];
-    out.push(sum / (to - from));
-  }
-  return out;
-}
-function cellSeries(labelled, c) {
-  for (const s of labelled) {
-    const p = s.paired?.find(
-      (x) => x.scenario === c.scenario && x.tier === c.tier && x.threads === c.threads && x.base === c.base && x.head === c.head
-    );
-    if (p) return { base: p.series.base.map((v) => v.value), head: p.series.head.map((v) => v.value) };
-  }
-  const side = (engine) => {
-    const runs = labelled.flatMap((s) => s.observations).filter(
-      (o) => o.engine === engine && o.scenario === c.scenario && o.tier === c.tier && o.threads === c.threads
-    ).map((o) => o.series?.map((v) => v.value) ?? []).filter((xs) => xs.length > 0);
-    const n = Math.min(...runs.map((xs) => xs.length));
-    if (runs.length === 0 || !Number.isFinite(n)) return [];
-    return Array.from({ length: n }, (_, k) => runs.reduce((a, xs) => a + xs[k], 0) / runs.length);
-  };
-  const base = side(c.base);
-  const head = side(c.head);
-  return base.length > 0 && head.length > 0 ? { base, head } : null;
-}
-function chartNumber(x) {
-  return x >= 100 ? String(Math.round(x)) : String(Math.round(x * 10) / 10);
-}
-function throughputChart(c, series2) {
-  const seconds3 = Math.min(series2.base.length, series2.head.length);
-  const base = downsample(series2.base.slice(0, seconds3));
-  const head = downsample(series2.head.slice(0, seconds3));
-  const top = Math.max(...base, ...head, 1);
-  const yMax = Number((top * 1.1).toPrecision(2));
-  const title = mermaidText(
-    `${c.scenario} ${c.threads}t${c.tier === null ? "" : ` ${c.tier}`}: TPS per second`
-  );
-  return [
-    "```mermaid",
-    "---",
-    "config:",
-    "  themeVariables:",
-    "    xyChart:",
-    '      plotColorPalette: "#0969da, #cf222e"',
-    "---",
-    "xychart-beta",
-    `  title "${title}"`,
-    `  x-axis "seconds" 0 --> ${seconds3}`,
-    `  y-axis "TPS" 0 --> ${yMax}`,
-    `  line [${base.map(chartNumber).join(", ")}]`,
-    `  line [${head.map(chartNumber).join(", ")}]`,
-    "```",
-    "",
-    `<sub>Blue: base ${mdEscape(clip(c.base))}; red: head ${mdEscape(clip(c.head))}; ${seconds3} s${base.length < seconds3 ? `, ${base.length} points of ${chartNumber(seconds3 / base.length)} s each` : ""}.</sub>`,
-    ""
-  ];
-}
-function charts(i) {
-  const worst = i.report.cells.filter((c) => c.verdict === "regression" && c.metric === "tps").sort((a, b) => a.change_pct - b.change_pct);
-  const out = [];
-  const labelled = labelSets(i.sets);
-  const hasSeries = labelled.some((s) => s.paired || s.observations.some((o) => o.series));
-  for (const c of hasSeries ? worst.slice(0, 4 * CHARTS) : []) {
-    if (out.length >= CHARTS) break;
-    const s = cellSeries(labelled, c);
-    if (s && Math.min(s.base.length, s.head.length) >= 2) out.push(throughputChart(c, s));
-  }
-  return out;
-}
-function footer(i, left) {
-  const where = [
-    i.artifact ? `full results: [${mdEscape(i.artifact.label)}](${i.artifact.url})` : null,
-    i.runUrl ? `[workflow run](${i.runUrl})` : null,
-    `perfgate ${mdEscape(i.perfgateVersion)}`
-  ].filter((x) => x !== null);
-  const L = [];
-  if (left.length > 0) {
-    const names = left.map((s) => mdEscape(clip(s.label)));
-    const shown = names.length > 6 ? [...names.slice(0, 5), `${names.length - 5} more sections`] : names;
-    L.push(
-      `> \u2702\uFE0F Left out to fit GitHub's size limit: ${shown.join("; ")}. The full report is report.md in ${i.artifact ? `[${mdEscape(i.artifact.label)}](${i.artifact.url})` : "the results directory"}.`,
-      ""
-    );
-  }
-  return [...L, `<sub>${where.join(" \xB7 ")}</sub>`, ""];
-}
-var len = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
-function renderPrReport(i) {
-  const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(i.report)];
-  head.push(...comparedBlock(i));
-  const sections = comparisonSections(i.report, i.sets);
-  const open3 = [
-    `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural4(i.report.cells.length, "verdict")}`)}</summary>`,
-    ""
-  ];
-  const close = ["</details>", ""];
-  let room = i.budget - len(head) - len(open3) - len(close) - len(footer(i, sections)) - 1;
-  const body = [...head];
-  for (const chart of charts(i)) {
-    if (len(chart) > room) break;
-    body.push(...chart);
-    room -= len(chart);
-  }
-  const kept = [];
-  const left = [];
-  for (const s of sections) {
-    if (len(s.lines) <= room) {
-      kept.push(...s.lines);
-      room -= len(s.lines);
-    } else {
-      left.push(s);
-    }
-  }
-  if (kept.length > 0) body.push(...open3, ...kept, ...close);
-  body.push(...footer(i, left));
-  return body.join("\n");
-}
-
 // src/action/cleanup.ts
 import { readdirSync as readdirSync11, readFileSync as readFileSync16 } from "node:fs";
 var RUN_ENV = "PERFGATE_ACTION_RUN";
@@ -85863,48 +85907,6 @@ function descendantsOf(root) {
 }
 
 // src/action/comment.ts
-var GITHUB_COMMENT_LIMIT = 65536;
-var BODY_BUDGET = 6e4;
-function markerName(workload) {
-  const clean3 = workload.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
-  return clean3 === "" ? "workload" : clean3;
-}
-function commentMarker(workload) {
-  return `<!-- perfgate:${markerName(workload)} -->`;
-}
-var STATE_RE = /<!-- perfgate-state verdict=([a-z]+) digest=([0-9a-f]+) sha=([0-9a-f]*) -->/;
-function stateMarker(s) {
-  return `<!-- perfgate-state verdict=${s.verdict} digest=${s.digest} sha=${s.sha ?? ""} -->`;
-}
-function parseCommentState(body) {
-  const m = STATE_RE.exec(body);
-  if (!m || !VERDICTS.includes(m[1])) return null;
-  return { verdict: m[1], digest: m[2], sha: m[3] ? m[3] : null };
-}
-function buildCommentBody(c) {
-  const { previous, ccUsers: ccUsers2, ...rest } = c;
-  const verdict = overallVerdict(c.report);
-  const state = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
-  const prefix = `${commentMarker(c.workload)}
-${stateMarker(state)}
-`;
-  const notices = [];
-  if (previous?.verdict === "regression" && verdict !== "regression") {
-    const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
-    notices.push(`\u2705 The regression reported earlier is gone as of ${at}.`);
-  }
-  if (verdict === "regression" && ccUsers2 && ccUsers2.length > 0) {
-    notices.push(`cc ${ccUsers2.map((u) => `@${u}`).join(" ")}`);
-  }
-  const report = renderPrReport({
-    ...rest,
-    verdict,
-    heading: "###",
-    notices,
-    budget: BODY_BUDGET - prefix.length
-  });
-  return { body: `${prefix}${report}`, state };
-}
 var ACTIONS_BOT = "github-actions[bot]";
 async function resolveIdentity(api, override) {
   if (override !== null) return override;

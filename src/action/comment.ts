@@ -1,79 +1,17 @@
 /**
- * The pull-request comment: exactly one per PR and workload, found by the hidden marker
+ * Posting the pull-request comment: exactly one per PR and workload, found by the hidden marker
  * `<!-- perfgate:<workload> -->` among the comments the action's own identity wrote (never anyone
- * else's) and updated in place. A second hidden marker keeps the verdict and its digest so that
- * `comment: on-change` can tell whether anything changed, and so that a later run can say that a
- * regression reported earlier is gone. The body is src/report/pr-comment.ts; untrusted text only
- * reaches it through the one escaper (src/report/escape.ts); nothing here runs a shell.
+ * else's) and updated in place. The body and the markers are src/gate/comment.ts (over
+ * src/report/pr-comment.ts); untrusted text only reaches it through the one escaper
+ * (src/report/escape.ts); nothing here runs a shell.
  */
 
-import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "../gate/verdict.js";
-import { type PrReportInput, renderPrReport } from "../report/pr-comment.js";
-
-/** GitHub refuses issue comments longer than this (characters). */
-export const GITHUB_COMMENT_LIMIT = 65_536;
-/** What the body aims for: a margin below the limit (GitHub counts some characters differently). */
-const BODY_BUDGET = 60_000;
-
-/** Workload names go into an HTML comment: keep them to a safe alphabet. */
-export function markerName(workload: string): string {
-  const clean = workload.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
-  return clean === "" ? "workload" : clean;
-}
-
-export function commentMarker(workload: string): string {
-  return `<!-- perfgate:${markerName(workload)} -->`;
-}
-
-export interface CommentState {
-  verdict: Verdict;
-  digest: string;
-  sha: string | null;
-}
-
-const STATE_RE = /<!-- perfgate-state verdict=([a-z]+) digest=([0-9a-f]+) sha=([0-9a-f]*) -->/;
-
-export function stateMarker(s: CommentState): string {
-  return `<!-- perfgate-state verdict=${s.verdict} digest=${s.digest} sha=${s.sha ?? ""} -->`;
-}
-
-export function parseCommentState(body: string): CommentState | null {
-  const m = STATE_RE.exec(body);
-  if (!m || !(VERDICTS as readonly string[]).includes(m[1]!)) return null;
-  return { verdict: m[1] as Verdict, digest: m[2]!, sha: m[3] ? m[3] : null };
-}
-
-export interface CommentInput extends Omit<PrReportInput, "verdict" | "heading" | "notices" | "budget"> {
-  /** the state stored in the action's own existing comment, if any */
-  previous: CommentState | null;
-  /** logins (validated, without @) to mention when the verdict is a regression: trusted config */
-  ccUsers?: readonly string[];
-}
-
-/** The comment body: the two hidden markers, then the report a reviewer reads in ten seconds. */
-export function buildCommentBody(c: CommentInput): { body: string; state: CommentState } {
-  const { previous, ccUsers, ...rest } = c;
-  const verdict = overallVerdict(c.report);
-  const state: CommentState = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
-  const prefix = `${commentMarker(c.workload)}\n${stateMarker(state)}\n`;
-  const notices: string[] = [];
-  if (previous?.verdict === "regression" && verdict !== "regression") {
-    const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
-    notices.push(`✅ The regression reported earlier is gone as of ${at}.`);
-  }
-  // The workflow's own input, validated as logins: the one place a mention is meant to notify.
-  if (verdict === "regression" && ccUsers && ccUsers.length > 0) {
-    notices.push(`cc ${ccUsers.map((u) => `@${u}`).join(" ")}`);
-  }
-  const report = renderPrReport({
-    ...rest,
-    verdict,
-    heading: "###",
-    notices,
-    budget: BODY_BUDGET - prefix.length,
-  });
-  return { body: `${prefix}${report}`, state };
-}
+import {
+  type CommentState,
+  commentMarker,
+  GITHUB_COMMENT_LIMIT,
+  parseCommentState,
+} from "../gate/comment.js";
 
 /** The subset of Octokit the comment needs (so tests and the action share one code path). */
 export interface IssueCommentsApi {

@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
+import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
 import { compareGate } from "../gate/gate.js";
 import { importCsv, importSummary } from "../import/csv.js";
@@ -25,6 +26,7 @@ import { writeFileAtomic } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import { PERFGATE_VERSION } from "../version.js";
 import {
   addBaselineStoreOptions,
   type BaselineStoreFlags,
@@ -32,7 +34,7 @@ import {
   loadWithStoreBaseline,
 } from "./baseline-store-options.js";
 
-const FORMATS = ["markdown", "text", "json"] as const;
+const FORMATS = ["markdown", "text", "json", "comment"] as const;
 type Format = (typeof FORMATS)[number];
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -123,7 +125,14 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     failOnRegression: o.failOnRegression === true,
     failThresholdPct: o.failThreshold ?? null,
   });
-  const text = format === "json" ? gate.json : format === "markdown" ? gate.markdown : gate.text;
+  const text =
+    format === "json"
+      ? gate.json
+      : format === "markdown"
+        ? gate.markdown
+        : format === "comment"
+          ? commentPreview(gate, PERFGATE_VERSION)
+          : gate.text;
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
     process.stdout.write(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
@@ -157,7 +166,10 @@ export function registerCompareCommands(program: Command): void {
     .addOption(cliOption(THRESHOLD_METRIC))
     .addOption(cliOption(FAIL_THRESHOLD))
     .option("--confidence <level>", "confidence of all intervals together (simultaneous)", "0.95")
-    .option("--format <format>", "markdown, text or json (default: from --out's extension, else text)")
+    .option(
+      "--format <format>",
+      "markdown, text, json, or comment: the pull-request comment the action posts, without links (default: from --out's extension, else text)",
+    )
     .option("-o, --out <file>", "write the report to a file (atomically) instead of stdout")
     .addOption(cliOption(ALLOW_MISMATCH))
     .addOption(cliOption(FAIL_ON_REGRESSION))
