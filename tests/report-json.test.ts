@@ -2,14 +2,19 @@
  * The comparison JSON writes each cell and degradation entry on one line, cut out of one
  * JSON.stringify of the whole array: names that look like JSON must not move a line break, and the
  * result must be what stringifying each item on its own gives. Also: fmtPct's fast path prints what
- * toFixed(1) prints.
+ * toFixed(1) prints; counts in the reports have thousands separators.
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromImport } from "../src/compare/model.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import type { ImportedSet } from "../src/import/schema.js";
-import { fmtPct, renderComparisonJson } from "../src/report/comparison.js";
+import {
+  fmtPct,
+  renderComparisonJson,
+  renderComparisonMarkdown,
+  renderComparisonText,
+} from "../src/report/comparison.js";
 
 const NASTY = ['a},{"scenario":"b', "x},{", '"},{"', "}},{\\", '},{"tier":', "plain", 'ü},{"ä\n'];
 
@@ -91,5 +96,37 @@ describe("fmtPct", () => {
     };
     for (let i = 0; i < 50000; i++) values.push((rand() - 0.5) * 10 ** Math.floor(rand() * 12));
     for (const v of values) expect(`${v}: ${fmtPct(v)}`).toBe(`${v}: ${reference(v)}`);
+  });
+});
+
+describe("samples needed in the reports", () => {
+  it("is written with thousands separators, like every other count", () => {
+    // a change a hair below the 5% threshold, noisy: the interval needs a great many repetitions
+    const set = (engine: string, factor: number, file: string) =>
+      fromImport(
+        {
+          schema: "perfgate/import",
+          schema_version: 1,
+          source: { file: "x.csv", sha256: "0" },
+          rows: [100, 115, 88].map((tps, i) => ({
+            scenario: "oltp_read_write",
+            tier: null,
+            threads: 4,
+            engine,
+            repetition: i + 1,
+            tps: tps * factor,
+            qps: null,
+            p95_ms: null,
+          })),
+        } as ImportedSet,
+        file,
+      );
+    const sets = [set("base", 1, "b.csv"), set("head", 1.049, "h.csv")];
+    const r = compareSets(sets);
+    const needed = r.cells[0]!.samples_needed!;
+    expect(needed).toBeGreaterThan(1000);
+    const grouped = needed.toLocaleString("en-US");
+    expect(renderComparisonText(r, sets)).toContain(`inconclusive (needs ~${grouped} repetitions per side)`);
+    expect(renderComparisonMarkdown(r, sets)).toContain(`(needs ~${grouped} repetitions per side)`);
   });
 });

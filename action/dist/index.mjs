@@ -82926,7 +82926,7 @@ function verdictText(c, markdown) {
       return `unchanged${unconfirmed}`;
     default: {
       const unit = c.method === "paired" ? "pairs" : "repetitions per side";
-      return `${mark("\u2754")}inconclusive${c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${unit})` : ""}`;
+      return `${mark("\u2754")}inconclusive${c.samples_needed !== null ? ` (needs ~${fmtNumber(c.samples_needed)} ${unit})` : ""}`;
     }
   }
 }
@@ -83473,7 +83473,7 @@ function topRow(g, many) {
   const mark = g.verdict === "regression" ? "\u{1F534}" : g.verdict === "improvement" ? "\u{1F7E2}" : "\u2754";
   const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
   const ci = ciText(c, "\u2014 (one value per side)");
-  const needs = g.verdict === "inconclusive" && c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})` : "";
+  const needs = g.verdict === "inconclusive" && c.samples_needed !== null ? ` (needs ~${fmtNumber(c.samples_needed)} ${c.method === "paired" ? "pairs" : "repetitions per side"})` : "";
   const mde = `${c.mde_pct === null ? "\u2014" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
   const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
   const also = g.others.length > 0 ? ` (also ${g.others.map((o) => `${METRIC[o.metric] ?? o.metric} ${fmtPct(o.change_pct)}`).join(", ")})` : "";

@@ -117,7 +117,7 @@ function verdictText(c: ComparisonCell, markdown: boolean): string {
       return `unchanged${unconfirmed}`;
     default: {
       const unit = c.method === "paired" ? "pairs" : "repetitions per side";
-      return `${mark("❔")}inconclusive${c.samples_needed !== null ? ` (needs ~${c.samples_needed} ${unit})` : ""}`;
+      return `${mark("❔")}inconclusive${c.samples_needed !== null ? ` (needs ~${fmtNumber(c.samples_needed)} ${unit})` : ""}`;
     }
   }
 }

@@ -153,7 +153,7 @@ function topRow(g: CellGroup, many: boolean): string {
   const ci = ciText(c, "— (one value per side)");
   const needs =
     g.verdict === "inconclusive" && c.samples_needed !== null
-      ? ` (needs ~${c.samples_needed} ${c.method === "paired" ? "pairs" : "repetitions per side"})`
+      ? ` (needs ~${fmtNumber(c.samples_needed)} ${c.method === "paired" ? "pairs" : "repetitions per side"})`
       : "";
   const mde = `${c.mde_pct === null ? "—" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
   const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
