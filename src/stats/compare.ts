@@ -272,9 +272,9 @@ export const MAX_SAMPLES = 1e9;
 /**
  * Smallest integer n >= nMin with f(n) < target, for f non-increasing in n; null if none up to
  * MAX_SAMPLES or the target is not positive. `from`, when given, is a guess at or below the answer
- * (f(from) >= target): the search gallops up from it instead of doubling from nMin, in a handful
- * of steps when the guess is close. A guess that turns out too high (f(from) < target) is ignored,
- * so the answer never depends on it.
+ * (f(from) >= target): the search starts there instead of at nMin, in a handful of steps when the
+ * guess is close. A guess that turns out too high (f(from) < target) is ignored, so the answer
+ * never depends on it.
  */
 function smallestN(f: (n: number) => number, target: number, nMin: number, from?: number): number | null {
   if (!(target > 0) || Number.isNaN(target)) return null;
@@ -283,28 +283,10 @@ function smallestN(f: (n: number) => number, target: number, nMin: number, from?
     if (!(f(start) < target)) return gallopFrom(f, target, start);
   }
   if (f(nMin) < target) return nMin;
-  let lo = nMin; // f(lo) >= target
-  let hi = nMin * 2;
-  while (!(f(hi) < target)) {
-    lo = hi;
-    hi *= 2;
-    if (hi > MAX_SAMPLES) {
-      if (f(MAX_SAMPLES) < target) {
-        hi = MAX_SAMPLES;
-        break;
-      }
-      return null;
-    }
-  }
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (f(mid) < target) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  return gallopFrom(f, target, nMin);
 }
 
-/** smallestN from `lo` with f(lo) >= target: steps of 1, 2, 4, … up, then bisection. */
+/** smallestN above `lo`, where f(lo) >= target: steps of 1, 2, 4, … up, then bisection. */
 function gallopFrom(f: (n: number) => number, target: number, lo: number): number | null {
   let step = 1;
   let hi = lo + step;
