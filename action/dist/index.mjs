@@ -48179,7 +48179,7 @@ var require_dist = __commonJS({
 
 // src/action/run.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync21, mkdirSync as mkdirSync13, readFileSync as readFileSync18 } from "node:fs";
+import { existsSync as existsSync21, mkdirSync as mkdirSync13 } from "node:fs";
 import { basename as basename6, dirname as dirname8, join as join23, resolve as resolve11 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
@@ -80579,25 +80579,7 @@ function smallestN(f, target, nMin, from) {
     if (!(f(start2) < target)) return gallopFrom(f, target, start2);
   }
   if (f(nMin) < target) return nMin;
-  let lo = nMin;
-  let hi = nMin * 2;
-  while (!(f(hi) < target)) {
-    lo = hi;
-    hi *= 2;
-    if (hi > MAX_SAMPLES) {
-      if (f(MAX_SAMPLES) < target) {
-        hi = MAX_SAMPLES;
-        break;
-      }
-      return null;
-    }
-  }
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (f(mid) < target) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  return gallopFrom(f, target, nMin);
 }
 function gallopFrom(f, target, lo) {
   let step2 = 1;
@@ -83765,6 +83747,13 @@ ${stateMarker(state)}
     budget: BODY_BUDGET - prefix.length
   });
   return { body: `${prefix}${report}`, state };
+}
+function recordedWorkload(sets) {
+  for (const s of sets) {
+    const name = s.ab?.workload.name ?? s.results?.workload.name;
+    if (name) return name;
+  }
+  return null;
 }
 
 // src/gate/exit.ts
@@ -87965,14 +87954,6 @@ function resolveWorkload(file2) {
 function workloadNameOf(file2) {
   return basename6(file2).replace(/\.ya?ml$/i, "");
 }
-function recordedWorkloadName(file2) {
-  try {
-    const data = JSON.parse(readFileSync18(file2, "utf8"));
-    return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
-  } catch {
-    return null;
-  }
-}
 function watchChildren() {
   const seen = /* @__PURE__ */ new Set();
   const poll = () => {
@@ -88061,7 +88042,7 @@ function measureCompare(config2, log) {
       sets = [loadMeasurements(baseFile), head];
     }
     for (const s of sets) log.info(`${s.file}: ${s.kind}, engines ${s.engines.join(", ")}`);
-    const workloadName = recordedWorkloadName(headFile) ?? (baseFile ? recordedWorkloadName(baseFile) : null) ?? workloadNameOf(config2.workload);
+    const workloadName = recordedWorkload([head, ...sets.filter((s) => s !== head)]) ?? workloadNameOf(config2.workload);
     return { sets, workloadName, resultsFile: null, incomplete: null };
   } finally {
     end();

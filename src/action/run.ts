@@ -7,7 +7,7 @@
  * regression when fail-on-regression is true. Inputs, outputs and behaviour: docs/action.md.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as core from "@actions/core";
@@ -15,7 +15,7 @@ import { getOctokit } from "@actions/github";
 import { runAb } from "../ab/runner.js";
 import { fromAb, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
-import { buildCommentBody } from "../gate/comment.js";
+import { buildCommentBody, recordedWorkload } from "../gate/comment.js";
 import { compareGate, incompleteReason, writeGateFiles } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
 import { thresholdConfig } from "../options/values.js";
@@ -58,16 +58,6 @@ function resolveWorkload(file: string): string {
 
 function workloadNameOf(file: string): string {
   return basename(file).replace(/\.ya?ml$/i, "");
-}
-
-/** The workload name recorded in a results or A/B file, if any. */
-function recordedWorkloadName(file: string): string | null {
-  try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as { workload?: { name?: unknown } };
-    return typeof data.workload?.name === "string" && data.workload.name !== "" ? data.workload.name : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Cancelling a job sends SIGINT (then SIGTERM): stop the run cleanly; a second signal kills. */
@@ -165,10 +155,9 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
       sets = [loadMeasurements(baseFile), head];
     }
     for (const s of sets) log.info(`${s.file}: ${s.kind}, engines ${s.engines.join(", ")}`);
+    // the head's recorded workload first, then the base's (loaded above, not read again)
     const workloadName =
-      recordedWorkloadName(headFile) ??
-      (baseFile ? recordedWorkloadName(baseFile) : null) ??
-      workloadNameOf(config.workload);
+      recordedWorkload([head, ...sets.filter((s) => s !== head)]) ?? workloadNameOf(config.workload);
     return { sets, workloadName, resultsFile: null, incomplete: null };
   } finally {
     end();

@@ -76,13 +76,13 @@ export function buildCommentBody(c: CommentInput): { body: string; state: Commen
   return { body: `${prefix}${report}`, state };
 }
 
-/** The workload a comparison's files recorded (the first that has one); "comparison" otherwise. */
-export function recordedWorkload(sets: readonly MeasurementSet[]): string {
+/** The workload the sets' files recorded (the first that has one; imports record none). */
+export function recordedWorkload(sets: readonly MeasurementSet[]): string | null {
   for (const s of sets) {
     const name = s.ab?.workload.name ?? s.results?.workload.name;
     if (name) return name;
   }
-  return "comparison";
+  return null;
 }
 
 /**
@@ -92,7 +92,7 @@ export function recordedWorkload(sets: readonly MeasurementSet[]): string {
  */
 export function commentPreview(gate: Pick<GateResult, "report" | "sets">, perfgateVersion: string): string {
   return buildCommentBody({
-    workload: recordedWorkload(gate.sets),
+    workload: recordedWorkload(gate.sets) ?? "comparison",
     report: gate.report,
     sets: gate.sets,
     repoUrl: null,
