@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
-import { compareGate } from "../gate/gate.js";
+import { compareGate, type GateResult } from "../gate/gate.js";
 import { importCsv, importSummary } from "../import/csv.js";
 import { writeImportedSet } from "../import/store.js";
 import { loadMeasurements } from "../inputs/load.js";
@@ -83,6 +83,20 @@ function resolveFormat(format: string | undefined, out: string | undefined): For
   return "text";
 }
 
+/** The gate's report in the chosen format. */
+function rendered(gate: GateResult, format: Format): string {
+  switch (format) {
+    case "json":
+      return gate.json;
+    case "markdown":
+      return gate.markdown;
+    case "comment":
+      return commentPreview(gate, PERFGATE_VERSION);
+    case "text":
+      return gate.text;
+  }
+}
+
 interface CompareFlags extends BaselineStoreFlags {
   baseline?: string[];
   engines?: string;
@@ -125,14 +139,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     failOnRegression: o.failOnRegression === true,
     failThresholdPct: o.failThreshold ?? null,
   });
-  const text =
-    format === "json"
-      ? gate.json
-      : format === "markdown"
-        ? gate.markdown
-        : format === "comment"
-          ? commentPreview(gate, PERFGATE_VERSION)
-          : gate.text;
+  const text = rendered(gate, format);
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
     process.stdout.write(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
