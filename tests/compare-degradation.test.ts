@@ -98,7 +98,9 @@ describe("within-run degradation in comparisons", () => {
     expect(r.summary.regressions).toBe(0);
     const md = renderComparisonMarkdown(r, [base, head]);
     expect(md).not.toContain("## Within-run degradation");
-    expect(md.split("\n")[0]).toMatch(/^✅ no regressions, /);
+    expect(md.split("\n")[0]).toMatch(
+      /^❔ no regressions, 0 improvements, 3 unchanged: 0 of 3 decided, 3 unconfirmed/,
+    );
   });
 
   it("base degrading and head flat is an improvement; short series are not analysed (silently)", () => {

@@ -59,7 +59,7 @@ describe("unpaired comparison with repetitions", () => {
     expect(r.summary.regressions).toBe(3); // tps, qps, p95
     const md = renderComparisonMarkdown(r, [base, head]);
     expect(md.split("\n")[0]).toBe(
-      "🔴 **3 regressions**, 0 improvements, 0 unchanged, 0 inconclusive (threshold 5%, 95% simultaneous CIs over 3)",
+      "🔴 **3 regressions**, 0 improvements, 0 unchanged: all 3 decided (threshold 5%, 95% simultaneous CIs over 3)",
     );
     expect(md).toMatch(
       /\| mariadb@&#8203;11\.4\.5 vs mariadb@&#8203;10\.11\.5 \| oltp\\_read\\_write \| 1G \| 16 \| TPS \| 2,0\d\d \| 1,[56]\d\d \| -\d+\.\d% \| \[-\d+\.\d%, -\d+\.\d%\] \| \d+\.\d% \| 🔴 \*\*regression\*\* \|/,

@@ -60,7 +60,11 @@ export function buildCommentBody(c: CommentInput): { body: string; state: Commen
   const notices: string[] = [];
   if (previous?.verdict === "regression" && verdict !== "regression") {
     const at = c.head.sha ? `\`${c.head.sha.slice(0, 12)}\`` : "this run";
-    notices.push(`✅ The regression reported earlier is gone as of ${at}.`);
+    notices.push(
+      verdict === "inconclusive"
+        ? `❔ The regression reported earlier is not confirmed as of ${at}, but this run is inconclusive: it does not show that it is gone.`
+        : `✅ The regression reported earlier is gone as of ${at}.`,
+    );
   }
   // The workflow's own input, validated as logins: the one place a mention is meant to notify.
   if (verdict === "regression" && ccUsers && ccUsers.length > 0) {

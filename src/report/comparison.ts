@@ -76,8 +76,11 @@ function plural(n: number, word: string): string {
 }
 
 /**
- * The overall status: "🔴 **2 regressions**, 🟢 1 improvement, 3 unchanged, 1 inconclusive
- * (threshold 5%, 95% simultaneous CIs)". Without markdown: plain words.
+ * The overall status, counting decided verdicts first:
+ * "🔴 **2 regressions**, 🟢 1 improvement, 3 unchanged: 6 of 7 decided, 1 inconclusive (threshold 5%,
+ * 95% simultaneous CIs over 7)". Decided means with an interval: verdicts from one value per side
+ * are counted as unconfirmed. ✅ only when every verdict was decided and none is a regression;
+ * "❔ **nothing decided**" when no verdict was. Without markdown: plain words.
  */
 export function statusLine(r: ComparisonReport, markdown = true): string {
   const s = r.summary;
@@ -86,23 +89,41 @@ export function statusLine(r: ComparisonReport, markdown = true): string {
     const text = `nothing compared: ${r.nothing_compared}`;
     return markdown ? `⚪ **${mdEscape(text)}**` : `NOTHING COMPARED: ${r.nothing_compared}`;
   }
+  const decided = s.regressions + s.improvements + s.unchanged;
+  const total = decided + s.inconclusive;
+  const settings = statusSettings(r);
+  if (decided === 0) {
+    const lead = markdown ? "❔ **nothing decided**" : "NOTHING DECIDED";
+    return `${lead}: ${plural(s.inconclusive, "verdict")}, all inconclusive (${settings})`;
+  }
   const trendRegressions = r.degradation.filter((d) => d.verdict === "regression").length;
-  const reg =
-    s.regressions > 0
-      ? markdown
-        ? `🔴 **${plural(s.regressions, "regression")}**`
-        : plural(s.regressions, "regression").toUpperCase()
-      : markdown
-        ? "✅ no regressions"
-        : "no regressions";
+  const allConfirmed = s.inconclusive === 0 && s.unconfirmed === 0;
+  let reg: string;
+  if (s.regressions > 0) {
+    reg = markdown
+      ? `🔴 **${plural(s.regressions, "regression")}**`
+      : plural(s.regressions, "regression").toUpperCase();
+  } else {
+    const mark = !markdown ? "" : allConfirmed ? "✅ " : "❔ ";
+    reg = `${mark}no regressions`;
+  }
   const regNote = trendRegressions > 0 ? ` (${trendRegressions} within-run degradation)` : "";
   const imp = `${markdown && s.improvements > 0 ? "🟢 " : ""}${plural(s.improvements, "improvement")}`;
+  // decided: with an interval; an unconfirmed verdict compares one value per side with the threshold
+  const withCi = decided - s.unconfirmed;
+  const of = withCi === total ? `all ${total} decided` : `${withCi} of ${total} decided`;
+  const unconfirmed = s.unconfirmed > 0 ? `, ${s.unconfirmed} unconfirmed` : "";
+  const undecided = s.inconclusive > 0 ? `, ${s.inconclusive} inconclusive` : "";
+  return `${reg}${regNote}, ${imp}, ${s.unchanged} unchanged: ${of}${unconfirmed}${undecided} (${settings})`;
+}
+
+/** The settings behind the status line: thresholds and intervals. */
+function statusSettings(r: ComparisonReport): string {
   const ci =
     r.comparisons_with_ci > 0
       ? `${fmtLevel(r.confidence)} simultaneous CIs over ${r.comparisons_with_ci}`
       : "no CIs: one value per side";
-  const unconfirmed = s.unconfirmed > 0 ? `; ${s.unconfirmed} unconfirmed` : "";
-  return `${reg}${regNote}, ${imp}, ${s.unchanged} unchanged, ${s.inconclusive} inconclusive (${thresholdText(r)}, ${ci}${unconfirmed})`;
+  return `${thresholdText(r)}, ${ci}`;
 }
 
 function verdictText(c: ComparisonCell, markdown: boolean): string {

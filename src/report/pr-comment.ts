@@ -129,7 +129,12 @@ export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "rep
     parts.length > 0
       ? `${parts.join(", ")} of ${plural(groups.length, "cell")}`
       : `${plural(groups.length, "cell")}, none changed`;
-  return `${i.heading} ${TITLE[i.verdict]} · perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
+  // ✅ only for verdicts backed by an interval: "unchanged" from single values is not a decision.
+  const title =
+    i.verdict === "unchanged" && i.report.summary.unconfirmed > 0
+      ? "⚪ unchanged (unconfirmed)"
+      : TITLE[i.verdict];
+  return `${i.heading} ${title} · perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
 }
 
 function cellName(c: Pick<ComparisonCell, "scenario" | "threads" | "tier">): string {

@@ -1,0 +1,150 @@
+/**
+ * One honesty rule for every rendering of a comparison: a headline counts decided verdicts and
+ * never shows ✅ when nothing was decided (the report as Markdown and text, the job summary, the PR
+ * comment and its folded report, the JSON).
+ */
+import { describe, expect, it } from "vitest";
+import { compareSets } from "../src/compare/compare.js";
+import { fromAb, type MeasurementSet } from "../src/compare/model.js";
+import { buildCommentBody } from "../src/gate/comment.js";
+import { overallVerdict } from "../src/gate/verdict.js";
+import {
+  renderComparisonJson,
+  renderComparisonMarkdown,
+  renderComparisonText,
+  statusLine,
+} from "../src/report/comparison.js";
+import { renderPrReport } from "../src/report/pr-comment.js";
+import { makeAbResults } from "./helpers/results-factory.js";
+
+/** A deterministic noise source (LCG). */
+function noise(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 4294967296 - 0.5;
+  };
+}
+
+const CONTEXT = {
+  repoUrl: "https://github.com/octo-org/mariadb-server",
+  base: { sha: "1111111111111111111111111111111111111111", ref: "main" },
+  head: { sha: "2222222222222222222222222222222222222222", ref: "fix/flush" },
+  runUrl: null,
+  artifact: null,
+  perfgateVersion: "0.1.0",
+};
+
+/** An A/B whose six verdicts (2 cells × 3 metrics) are all inconclusive: ±50% noise, 4 pairs. */
+export function undecidedAb(): MeasurementSet[] {
+  const r = noise(11);
+  const wild = (n: number, level: number) =>
+    Array.from({ length: n }, () => ({
+      base: level * (1 + 0.5 * r()),
+      head: level * 0.93 * (1 + 0.5 * r()),
+    }));
+  const ab = makeAbResults({
+    cells: [
+      { script: "oltp_read_write", threads: 4, pairs: wild(4, 900) },
+      { script: "oltp_read_only", threads: 4, pairs: wild(4, 3000) },
+    ],
+  });
+  return [fromAb(ab, "perfgate-results/ab-smoke.json")];
+}
+
+/** Every rendering of one report: Markdown, text, JSON, the job summary and the PR comment. */
+function renderings(sets: MeasurementSet[]): Record<string, string> {
+  const report = compareSets(sets, {});
+  return {
+    markdown: renderComparisonMarkdown(report, sets),
+    text: renderComparisonText(report, sets),
+    json: renderComparisonJson(report),
+    summary: renderPrReport({
+      ...CONTEXT,
+      workload: "smoke",
+      report,
+      sets,
+      verdict: overallVerdict(report),
+      heading: "##",
+      budget: 1_000_000,
+    }),
+    comment: buildCommentBody({ ...CONTEXT, workload: "smoke", report, sets, previous: null }).body,
+  };
+}
+
+describe("headlines count decided verdicts", () => {
+  it("a comparison whose every verdict is inconclusive shows no ✅ anywhere", () => {
+    const sets = undecidedAb();
+    const report = compareSets(sets, {});
+    expect(report.cells.length).toBe(6);
+    expect(report.cells.every((c) => c.verdict === "inconclusive")).toBe(true);
+    for (const [name, text] of Object.entries(renderings(sets))) {
+      expect(text, name).not.toContain("✅");
+      expect(text, name).not.toMatch(/no regressions/i);
+    }
+    expect(statusLine(report, true)).toMatch(/^❔ \*\*nothing decided\*\*: 6 verdicts, all inconclusive \(/);
+    expect(statusLine(report, false)).toMatch(/^NOTHING DECIDED: 6 verdicts, all inconclusive \(/);
+  });
+
+  it("a partly decided comparison counts what was decided and still shows no ✅", () => {
+    const r = noise(5);
+    const ab = makeAbResults({
+      cells: [
+        {
+          script: "oltp_read_write",
+          threads: 4,
+          pairs: Array.from({ length: 10 }, () => {
+            const level = 900 * (1 + 0.02 * r());
+            return { base: level, head: level * (1 + 0.002 * r()) };
+          }),
+        },
+        {
+          script: "oltp_read_only",
+          threads: 4,
+          pairs: Array.from({ length: 4 }, () => ({
+            base: 3000 * (1 + 0.5 * r()),
+            head: 2800 * (1 + 0.5 * r()),
+          })),
+        },
+      ],
+    });
+    const sets = [fromAb(ab, "ab.json")];
+    const report = compareSets(sets, {});
+    const s = report.summary;
+    expect(s.unchanged).toBeGreaterThan(0);
+    expect(s.inconclusive).toBeGreaterThan(0);
+    const line = statusLine(report, true);
+    expect(line).toContain(
+      `${s.unchanged + s.improvements + s.regressions} of ${report.cells.length} decided`,
+    );
+    expect(line).not.toContain("✅");
+    expect(line.startsWith("❔ no regressions")).toBe(true);
+  });
+
+  it("✅ only when every verdict is decided with an interval and none regressed", () => {
+    const r = noise(9);
+    const ab = makeAbResults({
+      pairs: Array.from({ length: 10 }, () => {
+        const level = 900 * (1 + 0.02 * r());
+        return { base: level, head: level * (1 + 0.002 * r()) };
+      }),
+    });
+    const sets = [fromAb(ab, "ab.json")];
+    const report = compareSets(sets, {});
+    expect(report.summary.inconclusive).toBe(0);
+    expect(statusLine(report, true)).toMatch(
+      /^✅ no regressions, 0 improvements, 3 unchanged: all 3 decided \(/,
+    );
+  });
+});
+
+describe("the PR comment after an earlier regression", () => {
+  it("an all-inconclusive run does not say with a ✅ that the regression is gone", () => {
+    const sets = undecidedAb();
+    const report = compareSets(sets, {});
+    const previous = { verdict: "regression" as const, digest: "0".repeat(16), sha: null };
+    const { body } = buildCommentBody({ ...CONTEXT, workload: "smoke", report, sets, previous });
+    expect(body).not.toContain("✅");
+    expect(body).toContain("❔ The regression reported earlier is not confirmed as of `222222222222`");
+  });
+});
