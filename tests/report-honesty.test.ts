@@ -36,7 +36,7 @@ const CONTEXT = {
 };
 
 /** An A/B whose six verdicts (2 cells × 3 metrics) are all inconclusive: ±50% noise, 4 pairs. */
-export function undecidedAb(): MeasurementSet[] {
+function undecidedAb(): MeasurementSet[] {
   const r = noise(11);
   const wild = (n: number, level: number) =>
     Array.from({ length: n }, () => ({
