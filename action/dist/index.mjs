@@ -75951,6 +75951,7 @@ function parseBuildSpec(text) {
   const repo = body.slice(0, at);
   const ref = body.slice(at + 1);
   if (ref === "") throw fail("ref after @ is empty");
+  if (repo.startsWith("-")) throw fail(`repository "${repo}" starts with "-" (give a path or URL)`);
   if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
     throw fail(`ref "${ref}" is not a commit, tag or branch name`);
   }
@@ -77367,7 +77368,7 @@ async function mirrorRepo(raw, url2, cacheDir, opts) {
         opts.log.info(`build: cloning ${url2} into ${dir}`);
         const tmp = `${dir}.tmp-${process.pid}`;
         rmSync4(tmp, { recursive: true, force: true });
-        const r = await git(["clone", "--mirror", "--quiet", url2, tmp], cacheDir, opts.signal);
+        const r = await git(["clone", "--mirror", "--quiet", "--end-of-options", url2, tmp], cacheDir, opts.signal);
         if (r.code !== 0) {
           rmSync4(tmp, { recursive: true, force: true });
           throw new UserError(`server spec "${raw}": git clone --mirror ${url2} failed: ${oneLine(r.stderr)}`);
@@ -77390,11 +77391,11 @@ async function revParse(repoDir, ref) {
   return r.code === 0 ? r.stdout.trim() : null;
 }
 async function fileAt(repoDir, commit, path6) {
-  const r = await git(["show", `${commit}:${path6}`], repoDir);
+  const r = await git(["show", "--end-of-options", `${commit}:${path6}`], repoDir);
   return r.code === 0 ? r.stdout : null;
 }
 async function existsAt(repoDir, commit, path6) {
-  return (await git(["cat-file", "-e", `${commit}:${path6}`], repoDir)).code === 0;
+  return (await git(["cat-file", "-e", "--end-of-options", `${commit}:${path6}`], repoDir)).code === 0;
 }
 function cachedBuildInstall(commit, options, cacheDir = cacheRoot()) {
   return readInstallMeta(installDir(cacheDir, buildKey(commit, optionsHash(options))));
@@ -77474,7 +77475,7 @@ async function resolveCommit(spec, cacheDir, opts) {
   const repoDir = url2 ? await mirrorRepo(raw, repo, cacheDir, opts) : resolve3(await localRepo(raw, repo));
   let commit = await revParse(repoDir, ref);
   if (!commit && url2) {
-    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    const r = await git(["fetch", "--quiet", "--end-of-options", "origin", ref], repoDir, opts.signal);
     if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
   }
   if (!commit) {
@@ -77592,7 +77593,7 @@ async function checkout(ws, job) {
     ws.ctx,
     "checkout (git worktree)",
     "git",
-    [...NO_HOOKS, "worktree", "add", "--detach", "--force", ws.src, job.commit],
+    [...NO_HOOKS, "worktree", "add", "--detach", "--force", "--end-of-options", ws.src, job.commit],
     job.repoDir
   );
   if (existsSync8(join9(ws.src, ".gitmodules"))) {
@@ -77712,7 +77713,7 @@ async function describeInstall(job, prefix) {
   };
 }
 async function removeWorktree(repoDir, path6) {
-  if (existsSync8(path6)) await git(["worktree", "remove", "--force", "--force", path6], repoDir);
+  if (existsSync8(path6)) await git(["worktree", "remove", "--force", "--force", "--end-of-options", path6], repoDir);
   await git(["worktree", "prune"], repoDir);
 }
 
@@ -86910,6 +86911,11 @@ function gitOk(cwd, args) {
 }
 function resolveRepo(repo, cwd = process.cwd()) {
   if (repo !== void 0) {
+    if (repo === "" || repo.startsWith("-")) {
+      throw new UserError(
+        `--repo ${JSON.stringify(repo)}: not a repository (accepted: a path or URL; it may not start with "-")`
+      );
+    }
     if (/^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^/]+:/.test(repo)) return repo;
     const path6 = isAbsolute2(repo) ? repo : resolve8(cwd, repo);
     if (!existsSync18(path6))
@@ -86924,10 +86930,17 @@ function resolveRepo(repo, cwd = process.cwd()) {
 }
 function checkout2(store, dir) {
   const ref = `refs/remotes/store/${store.branch}`;
-  const fetch3 = () => git2(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+  const fetch3 = () => git2(dir, [
+    "fetch",
+    "--quiet",
+    "--depth=1",
+    "--end-of-options",
+    store.url,
+    `+refs/heads/${store.branch}:${ref}`
+  ]);
   const f = fetch3();
   if (!f.ok) {
-    const ls = git2(dir, ["ls-remote", "--heads", store.url, store.branch]);
+    const ls = git2(dir, ["ls-remote", "--heads", "--end-of-options", store.url, store.branch]);
     if (!ls.ok) throw new UserError(`git fetch ${store.url}: ${f.err.split("\n").slice(-1)[0]}`);
     if (ls.out === "") {
       orphans += 1;
@@ -86968,7 +86981,13 @@ async function updateGitStore(store, message, change) {
       gitOk(dir, ["add", "-A", "."]);
       if (!changed2 || git2(dir, ["diff", "--cached", "--quiet"]).ok) return result;
       gitOk(dir, ["commit", "--quiet", "-m", message]);
-      const push = git2(dir, ["push", "--quiet", store.url, `HEAD:refs/heads/${store.branch}`]);
+      const push = git2(dir, [
+        "push",
+        "--quiet",
+        "--end-of-options",
+        store.url,
+        `HEAD:refs/heads/${store.branch}`
+      ]);
       if (push.ok) return result;
       lastErr = push.err.split("\n").slice(-1)[0] ?? "";
       await new Promise((r) => setTimeout(r, Math.random() * 150 * attempt));

@@ -39630,6 +39630,7 @@ function parseBuildSpec(text) {
   const repo = body.slice(0, at);
   const ref = body.slice(at + 1);
   if (ref === "") throw fail("ref after @ is empty");
+  if (repo.startsWith("-")) throw fail(`repository "${repo}" starts with "-" (give a path or URL)`);
   if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
     throw fail(`ref "${ref}" is not a commit, tag or branch name`);
   }

@@ -42,6 +42,12 @@ function gitOk(cwd: string, args: string[]): string {
  */
 export function resolveRepo(repo: string | undefined, cwd = process.cwd()): string {
   if (repo !== undefined) {
+    // git would read a value starting with "-" as an option (--upload-pack=<command> runs it).
+    if (repo === "" || repo.startsWith("-")) {
+      throw new UserError(
+        `--repo ${JSON.stringify(repo)}: not a repository (accepted: a path or URL; it may not start with "-")`,
+      );
+    }
     if (/^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^/]+:/.test(repo)) return repo;
     const path = isAbsolute(repo) ? repo : resolve(cwd, repo);
     if (!existsSync(path))
@@ -59,10 +65,17 @@ export function resolveRepo(repo: string | undefined, cwd = process.cwd()): stri
 function checkout(store: GitStore, dir: string): boolean {
   const ref = `refs/remotes/store/${store.branch}`;
   const fetch = () =>
-    git(dir, ["fetch", "--quiet", "--depth=1", store.url, `+refs/heads/${store.branch}:${ref}`]);
+    git(dir, [
+      "fetch",
+      "--quiet",
+      "--depth=1",
+      "--end-of-options",
+      store.url,
+      `+refs/heads/${store.branch}:${ref}`,
+    ]);
   const f = fetch();
   if (!f.ok) {
-    const ls = git(dir, ["ls-remote", "--heads", store.url, store.branch]);
+    const ls = git(dir, ["ls-remote", "--heads", "--end-of-options", store.url, store.branch]);
     if (!ls.ok) throw new UserError(`git fetch ${store.url}: ${f.err.split("\n").slice(-1)[0]}`);
     if (ls.out === "") {
       orphans += 1;
@@ -117,7 +130,13 @@ export async function updateGitStore<T>(
       gitOk(dir, ["add", "-A", "."]);
       if (!changed || git(dir, ["diff", "--cached", "--quiet"]).ok) return result;
       gitOk(dir, ["commit", "--quiet", "-m", message]);
-      const push = git(dir, ["push", "--quiet", store.url, `HEAD:refs/heads/${store.branch}`]);
+      const push = git(dir, [
+        "push",
+        "--quiet",
+        "--end-of-options",
+        store.url,
+        `HEAD:refs/heads/${store.branch}`,
+      ]);
       if (push.ok) return result;
       lastErr = push.err.split("\n").slice(-1)[0] ?? "";
       // Rejected (another append won the race) or the ref was locked: back off and re-apply.

@@ -170,6 +170,8 @@ export function parseBuildSpec(text: string): BuildSpec {
   const repo = body.slice(0, at);
   const ref = body.slice(at + 1);
   if (ref === "") throw fail("ref after @ is empty");
+  // git would read a repository starting with "-" as an option (e.g. -u<command>: an upload-pack).
+  if (repo.startsWith("-")) throw fail(`repository "${repo}" starts with "-" (give a path or URL)`);
   if (ref.startsWith("-") || /\s|\.\.|[~^:?*[\\]/.test(ref) || ref.includes("@{")) {
     throw fail(`ref "${ref}" is not a commit, tag or branch name`);
   }

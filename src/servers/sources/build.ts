@@ -211,7 +211,11 @@ async function mirrorRepo(raw: string, url: string, cacheDir: string, opts: Buil
         opts.log.info(`build: cloning ${url} into ${dir}`);
         const tmp = `${dir}.tmp-${process.pid}`;
         rmSync(tmp, { recursive: true, force: true });
-        const r = await git(["clone", "--mirror", "--quiet", url, tmp], cacheDir, opts.signal);
+        const r = await git(
+          ["clone", "--mirror", "--quiet", "--end-of-options", url, tmp],
+          cacheDir,
+          opts.signal,
+        );
         if (r.code !== 0) {
           rmSync(tmp, { recursive: true, force: true });
           throw new UserError(`server spec "${raw}": git clone --mirror ${url} failed: ${oneLine(r.stderr)}`);
@@ -236,12 +240,12 @@ async function revParse(repoDir: string, ref: string): Promise<string | null> {
 }
 
 async function fileAt(repoDir: string, commit: string, path: string): Promise<string | null> {
-  const r = await git(["show", `${commit}:${path}`], repoDir);
+  const r = await git(["show", "--end-of-options", `${commit}:${path}`], repoDir);
   return r.code === 0 ? r.stdout : null;
 }
 
 async function existsAt(repoDir: string, commit: string, path: string): Promise<boolean> {
-  return (await git(["cat-file", "-e", `${commit}:${path}`], repoDir)).code === 0;
+  return (await git(["cat-file", "-e", "--end-of-options", `${commit}:${path}`], repoDir)).code === 0;
 }
 
 /** A finished build of this commit and options, read from the cache without touching git. */
@@ -346,7 +350,7 @@ async function resolveCommit(spec: BuildSpec, cacheDir: string, opts: BuildOptio
   let commit = await revParse(repoDir, ref);
   if (!commit && url) {
     // A commit no branch or tag points at (e.g. a pull request's head): ask for it directly.
-    const r = await git(["fetch", "--quiet", "origin", ref], repoDir, opts.signal);
+    const r = await git(["fetch", "--quiet", "--end-of-options", "origin", ref], repoDir, opts.signal);
     if (r.code === 0) commit = await revParse(repoDir, "FETCH_HEAD");
   }
   if (!commit) {
@@ -509,7 +513,7 @@ async function checkout(ws: Workspace, job: BuildJob): Promise<void> {
     ws.ctx,
     "checkout (git worktree)",
     "git",
-    [...NO_HOOKS, "worktree", "add", "--detach", "--force", ws.src, job.commit],
+    [...NO_HOOKS, "worktree", "add", "--detach", "--force", "--end-of-options", ws.src, job.commit],
     job.repoDir,
   );
   if (existsSync(join(ws.src, ".gitmodules"))) {
@@ -642,6 +646,7 @@ async function describeInstall(job: BuildJob, prefix: string): Promise<ServerIns
 }
 
 async function removeWorktree(repoDir: string, path: string): Promise<void> {
-  if (existsSync(path)) await git(["worktree", "remove", "--force", "--force", path], repoDir);
+  if (existsSync(path))
+    await git(["worktree", "remove", "--force", "--force", "--end-of-options", path], repoDir);
   await git(["worktree", "prune"], repoDir);
 }
