@@ -3,14 +3,21 @@
  * properties: the benchmark runs only from the default branch's file for SHAs pinned at approval,
  * the commenter reads only runs of that file, and the approval's and the commenter's parsers (bash
  * regular expressions inside the workflows, run here by real bash) accept exactly what they should.
+ * The approval's whole script runs too, against the GitHub stand-in: only the head's full SHA, from
+ * a writer, starts the benchmark.
  * actionlint and zizmor (`bash .ci/lint-workflows`) check the rest.
  */
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ROOT } from "./helpers/env.js";
+import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
+
+const execFileAsync = promisify(execFile);
 
 type Json = Record<string, unknown>;
 const WF = join(ROOT, ".github", "workflows");
@@ -32,7 +39,12 @@ function bashRegex(source: string, variable: string): string {
 function bashMatch(regex: string, value: string): string[] | null {
   const out = execFileSync(
     "bash",
-    ["-c", `if [[ "$V" =~ ${regex} ]]; then printf '%s\\n' "\${BASH_REMATCH[@]:1}"; else echo NO; fi`],
+    [
+      "--noprofile",
+      "--norc",
+      "-c",
+      `if [[ "$V" =~ ${regex} ]]; then printf '%s\\n' "\${BASH_REMATCH[@]:1}"; else echo NO; fi`,
+    ],
     { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", V: value }, encoding: "utf8" },
   ).trimEnd();
   return out === "NO" ? null : out.split("\n");
@@ -112,27 +124,150 @@ describe("perf-pr-approve.yml: the approval", () => {
   const source = text("perf-pr-approve.yml");
   const re = bashRegex(source, "first");
 
-  it("accepts '/perf <SHA>' and pins the SHA; anything else is refused", () => {
-    expect(bashMatch(re, "/perf 0123abc")).toEqual(["0123abc"]);
+  it("parses '/perf <hex>' and nothing else; the length is checked against the head after", () => {
+    expect(bashMatch(re, `/perf ${HEAD}`)).toEqual([HEAD]);
     expect(bashMatch(re, `/perf   ${HEAD}  `)).toEqual([HEAD]);
+    // parsed, so that the refusal can give the full SHA to copy (see the runs below)
+    expect(bashMatch(re, "/perf 0123abc")).toEqual(["0123abc"]);
     for (const bad of [
       "/perf",
       "/perf now",
-      "/perf 0123ab",
       "/perf $(id)",
       "/perf abc1234 x",
       "/perform abc1234",
+      `/perf ${HEAD}0${HEAD}`,
     ]) {
       expect(bashMatch(re, bad), bad).toBeNull();
     }
   });
 
-  it("requires write access and an unmoved head, then dispatches the default branch's perf-pr.yml", () => {
-    expect(source).toContain("admin | maintain | write) ;;");
-    expect(source).toContain('if [[ "$head_sha" != "$approved"* ]]; then');
-    expect(source).toContain('gh workflow run perf-pr.yml --repo "$REPO" --ref "$DEFAULT_BRANCH"');
+  it("its token can start a workflow and read pull requests, and it runs no action", () => {
     const job = (load("perf-pr-approve.yml").jobs as Json).approve as Json;
     expect(job.permissions).toEqual({ actions: "write", "pull-requests": "read" });
     expect(steps(load("perf-pr-approve.yml"), "approve").some((s) => "uses" in s)).toBe(false);
+  });
+});
+
+/**
+ * The approval step's own script, run by real bash as the workflow runs it: its `env:` filled in
+ * from a test event, `gh` sending its two requests to the GitHub stand-in (checked against GitHub's
+ * OpenAPI description) through tests/helpers/gh-cli.mjs.
+ */
+describe("perf-pr-approve.yml: the approval script, run against the GitHub stand-in", () => {
+  const step = steps(load("perf-pr-approve.yml"), "approve")[0]!;
+  const REVIEWED = "3f1c9e0a7b2d4c6e8f0a1b3c5d7e9f1a2b4c6d8e";
+  // what a brute force finds: another commit whose SHA starts with the same 7 hex digits
+  const LOOKALIKE = `${REVIEWED.slice(0, 7)}${"0".repeat(33)}`;
+  let gh: GitHubStandIn;
+  let bin: string;
+  let script: string;
+
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    bin = mkdtempSync(join(tmpdir(), "perfgate-gh-"));
+    script = join(bin, "approve.sh");
+    writeFileSync(
+      join(bin, "gh"),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "tests", "helpers", "gh-cli.mjs")}" "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    writeFileSync(script, String(step.run));
+    gh.setPermission("maintainer", "write");
+    gh.setPermission("drive-by", "read");
+  });
+  afterAll(async () => {
+    await gh.close();
+    rmSync(bin, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    gh.dispatches.length = 0;
+    gh.addPull({ owner: "o", repo: "r", number: 7, state: "open", headSha: REVIEWED, baseSha: BASE });
+  });
+
+  /** Runs the step for a comment `body` by `approver` on pull request 7 of o/r. */
+  async function approve(body: string, approver = "maintainer"): Promise<{ code: number; out: string }> {
+    const event: Record<string, string> = {
+      "github.token": "ghs_approvetoken",
+      "github.repository": "o/r",
+      "github.event.issue.number": "7",
+      "github.event.comment.user.login": approver,
+      "github.event.comment.body": body,
+      "github.event.repository.default_branch": "main",
+    };
+    const env: Record<string, string> = {
+      PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+      GH_STANDIN_URL: gh.url,
+    };
+    for (const [name, value] of Object.entries(step.env as Record<string, string>)) {
+      const m = /^\$\{\{ (\S+) \}\}$/.exec(value);
+      if (!m || event[m[1]!] === undefined)
+        throw new Error(`the step's env ${name}: ${value} is not modelled here`);
+      env[name] = event[m[1]!]!;
+    }
+    try {
+      // as GitHub runs a `run:` step: bash --noprofile --norc -eo pipefail <script file>
+      const r = await execFileAsync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+        env,
+        encoding: "utf8",
+      });
+      return { code: 0, out: r.stdout + r.stderr };
+    } catch (e) {
+      const err = e as { code?: number; stdout?: string; stderr?: string };
+      return { code: err.code ?? -1, out: `${err.stdout ?? ""}${err.stderr ?? ""}` };
+    }
+  }
+
+  afterEach(() => {
+    expect(gh.unmatched, "requests GitHub's API does not have").toEqual([]);
+    expect(gh.invalid, "requests GitHub's API would refuse").toEqual([]);
+    expect(gh.responseProblems).toEqual([]);
+  });
+
+  it("the head's full SHA, from a writer, starts perf-pr.yml on the default branch for exactly that commit", async () => {
+    const r = await approve(`/perf ${REVIEWED.toUpperCase()}\r\nlooks good`);
+    expect(r.out).toContain(`perf-pr started for #7 at ${REVIEWED}`);
+    expect(r.code).toBe(0);
+    expect(gh.dispatches).toEqual([
+      {
+        repo: "o/r",
+        workflow: "perf-pr.yml",
+        ref: "main",
+        inputs: { pr: "7", "head-sha": REVIEWED, "base-sha": BASE },
+      },
+    ]);
+  });
+
+  it("a 7-hex prefix is refused with the head's full SHA to copy; nothing starts", async () => {
+    const r = await approve(`/perf ${REVIEWED.slice(0, 7)}`);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("approval takes the full 40-hex SHA");
+    expect(r.out).toContain(`comment '/perf ${REVIEWED}' only if that is the commit you reviewed`);
+    expect(gh.dispatches).toEqual([]);
+  });
+
+  it("a prefix-matching head pushed after the review is refused, whether the prefix or the full SHA was approved", async () => {
+    gh.addPull({ owner: "o", repo: "r", number: 7, state: "open", headSha: LOOKALIKE, baseSha: BASE });
+    const prefix = await approve(`/perf ${REVIEWED.slice(0, 7)}`);
+    expect(prefix.code).toBe(1);
+    expect(prefix.out).toContain("approval takes the full 40-hex SHA");
+    const full = await approve(`/perf ${REVIEWED}`);
+    expect(full.code).toBe(1);
+    expect(full.out).toContain(`the head of #7 is now ${LOOKALIKE}, not the approved ${REVIEWED}`);
+    const longer = await approve(`/perf ${REVIEWED.slice(0, 39)}`);
+    expect(longer.code).toBe(1);
+    expect(gh.dispatches).toEqual([]);
+  });
+
+  it("a commenter without write access, or a closed pull request, starts nothing", async () => {
+    const reader = await approve(`/perf ${REVIEWED}`, "drive-by");
+    expect(reader.code).toBe(1);
+    expect(reader.out).toContain("drive-by has read access; approving a benchmark needs write access");
+    gh.addPull({ owner: "o", repo: "r", number: 7, state: "closed", headSha: REVIEWED, baseSha: BASE });
+    const closed = await approve(`/perf ${REVIEWED}`);
+    expect(closed.code).toBe(1);
+    expect(closed.out).toContain("pull request #7 is closed");
+    expect(gh.dispatches).toEqual([]);
   });
 });

@@ -12,6 +12,11 @@
  * GITHUB_TOKEN: it writes as github-actions[bot] and gets 403 from `GET /user`) unless `addUser`
  * named it as a user's token. Editing a comment someone else wrote answers 403, as does any edit
  * while `refuseEdits` is set.
+ *
+ * Pull requests and collaborators: `addPull` sets a pull request's state and head/base SHAs
+ * (GET .../pulls/{n} answers with them, else 404); `setPermission` sets a login's access level
+ * (GET .../collaborators/{login}/permission; "read" unless set). Workflow dispatches are recorded
+ * in `dispatches`.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -107,6 +112,24 @@ function rebase(schema: unknown): AnySchema {
   ) as AnySchema;
 }
 
+/** A pull request as the stand-in serves it (GET /repos/{owner}/{repo}/pulls/{pull_number}). */
+export interface StandInPull {
+  owner: string;
+  repo: string;
+  number: number;
+  state: "open" | "closed";
+  headSha: string;
+  baseSha: string;
+}
+
+/** A workflow_dispatch the stand-in received (POST .../actions/workflows/{id}/dispatches). */
+export interface Dispatch {
+  repo: string;
+  workflow: string;
+  ref: string;
+  inputs: Record<string, unknown>;
+}
+
 /** A just-in-time runner the stand-in registered (POST .../actions/runners/generate-jitconfig). */
 export interface JitRunner {
   id: number;
@@ -128,10 +151,13 @@ export class GitHubStandIn {
   readonly unhandled: RecordedRequest[] = [];
   readonly responseProblems: string[] = [];
   readonly comments: StoredComment[] = [];
+  readonly pulls: StandInPull[] = [];
+  readonly dispatches: Dispatch[] = [];
   url = "";
   /** answer every comment edit with 403 (a token that may create but not edit) */
   refuseEdits = false;
   private readonly users = new Map<string, string>();
+  private readonly permissions = new Map<string, string>();
   private nextId = 1000;
   private readonly doc: Json;
   private readonly ops: Operation[] = [];
@@ -204,6 +230,20 @@ export class GitHubStandIn {
   /** Makes `token` a personal access token of `login` (GET /user answers with it). */
   addUser(token: string, login: string): void {
     this.users.set(token, login);
+  }
+
+  /** Adds (or replaces) a pull request the API serves. */
+  addPull(pull: StandInPull): void {
+    const i = this.pulls.findIndex(
+      (p) => p.owner === pull.owner && p.repo === pull.repo && p.number === pull.number,
+    );
+    if (i >= 0) this.pulls.splice(i, 1);
+    this.pulls.push(pull);
+  }
+
+  /** Gives `login` an access level on every repository ("admin", "write", "read", "none", …). */
+  setPermission(login: string, permission: string): void {
+    this.permissions.set(login, permission);
   }
 
   /** The login a request's token writes as, and whether it is an installation (GITHUB_TOKEN-like). */
@@ -364,6 +404,54 @@ export class GitHubStandIn {
     };
   }
 
+  /** Collaborator permissions, pull requests and workflow dispatches. */
+  private handleRepoState(op: Operation, id: string, params: Record<string, string>, body: Json, send: Send) {
+    const owner = params.owner ?? "";
+    const repo = params.repo ?? "";
+    if (id === "actions/create-workflow-dispatch") {
+      const inputs = (body.inputs as Record<string, unknown> | undefined) ?? {};
+      this.dispatches.push({
+        repo: `${owner}/${repo}`,
+        workflow: params.workflow_id ?? "",
+        ref: String(body.ref),
+        inputs,
+      });
+      send(204, undefined);
+      return;
+    }
+    if (id === "repos/get-collaborator-permission-level") {
+      const login = params.username ?? "";
+      const example = this.example(op, 200) as Json;
+      const permission = this.permissions.get(login) ?? "read";
+      // (the description's example lacks user.role_name, which its schema requires)
+      const user = { ...(example.user as Json), login, id: loginId(login), role_name: permission };
+      const data = { ...example, permission, role_name: permission, user };
+      this.checkResponse(op, 200, data);
+      send(200, data);
+      return;
+    }
+    const pull = this.pulls.find(
+      (p) => p.owner === owner && p.repo === repo && p.number === Number(params.pull_number),
+    );
+    if (!pull) {
+      send(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+      return;
+    }
+    const example = this.example(op, 200) as Json;
+    const side = (key: "head" | "base", sha: string) => ({ ...(example[key] as Json), sha });
+    const data = {
+      ...example,
+      number: pull.number,
+      state: pull.state,
+      // (the description's example team lacks `type`, which its schema requires)
+      requested_teams: [],
+      head: side("head", pull.headSha),
+      base: side("base", pull.baseSha),
+    };
+    this.checkResponse(op, 200, data);
+    send(200, data);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -484,6 +572,11 @@ export class GitHubStandIn {
         send(200, data);
         return;
       }
+      case "repos/get-collaborator-permission-level":
+      case "pulls/get":
+      case "actions/create-workflow-dispatch":
+        this.handleRepoState(op, record.operationId, params, body as Json, send);
+        return;
       case "actions/generate-runner-jitconfig-for-repo":
       case "actions/generate-runner-jitconfig-for-org": {
         const b = body as { name: string; labels: string[]; runner_group_id: number };
@@ -537,6 +630,7 @@ export class GitHubStandIn {
   }
 }
 
+type Send = (status: number, data: unknown, headers?: Record<string, string>) => void;
 /** A stable numeric id for a login (user ids in responses). */
 function loginId(login: string): number {
   let h = 7;
