@@ -13,7 +13,8 @@
 #                                Debian's docker.io package into perfgate's tool cache (the docker:
 #                                tests need the client only; no daemon is installed or started),
 #                                and Chromium (the trend-site tests and bench/pages.mjs drive it
-#                                headless through playwright-core)
+#                                headless through playwright-core), and jq (the workflow tests run
+#                                the workflows' `gh ... --jq` calls against a GitHub stand-in)
 set -euo pipefail
 
 tests=0
@@ -48,6 +49,7 @@ if [ $tests = 1 ]; then
   want ccache ccache
   want ip iproute2
   want pgrep procps
+  want jq jq
   command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 fi
 
