@@ -42,6 +42,35 @@ function series(seconds: number, level: number, seed: number, sagFrom = Infinity
   });
 }
 
+/** Read-back variables both sides share in the fixtures. */
+const COMMON_VARIABLES = {
+  sync_binlog: "1",
+  log_bin: "ON",
+  performance_schema: "OFF",
+  innodb_flush_method: "O_DIRECT",
+};
+
+/** Read-back variables of 10.11.5 and 11.4.5 as the fixtures' stored runs saw them. */
+const VERSION_VARIABLES: Record<string, Record<string, string>> = {
+  "10.11.5": {
+    ...COMMON_VARIABLES,
+    innodb_change_buffering: "all",
+    innodb_purge_threads: "4",
+    hostname: "bench-a",
+    version: "10.11.5-MariaDB",
+    innodb_log_file_mmap: "",
+  },
+  "11.4.5": {
+    ...COMMON_VARIABLES,
+    innodb_change_buffering: "none",
+    innodb_purge_threads: "4",
+    hostname: "bench-b",
+    version: "11.4.5-MariaDB",
+    innodb_snapshot_isolation: "ON",
+    optimizer_adjust_secondary_key_costs: "",
+  },
+};
+
 /** A config A/B: the same server, innodb_flush_log_at_trx_commit 1 (base) vs 0 (head). */
 function configAb(): MeasurementSet {
   const ab = makeAbResults({
@@ -51,6 +80,20 @@ function configAb(): MeasurementSet {
     settings: {
       base: { innodb_flush_log_at_trx_commit: "1", sync_binlog: "1" },
       head: { innodb_flush_log_at_trx_commit: "0", sync_binlog: "1" },
+    },
+    variables: {
+      base: {
+        ...COMMON_VARIABLES,
+        innodb_flush_log_at_trx_commit: "1",
+        port: "3301",
+        pid_file: "/tmp/a/mysqld.pid",
+      },
+      head: {
+        ...COMMON_VARIABLES,
+        innodb_flush_log_at_trx_commit: "0",
+        port: "3302",
+        pid_file: "/tmp/b/mysqld.pid",
+      },
     },
     cells: [
       { script: "oltp_read_only", threads: 8, pairs: pairs(8, 5200, 1.0, 1) },
@@ -70,7 +113,7 @@ function configAb(): MeasurementSet {
 function resultsPair(): MeasurementSet[] {
   const make = (version: string, factor: (script: string, threads: number) => number, seed: number) => {
     const r = noise(seed);
-    const server = { ...makeServer({ version }), label: "mariadb" };
+    const server = { ...makeServer({ version, variables: VERSION_VARIABLES[version]! }), label: "mariadb" };
     const cells = ["oltp_point_select", "oltp_read_write"].flatMap((script) =>
       [1, 8, 32].flatMap((threads) =>
         [1, 2, 3].map((repetition) => {
@@ -343,6 +386,10 @@ describe("hostile names", () => {
       baseVersion: "11.4.5",
       headVersion: `11.4.5 ${HOSTILE}`,
       settings: { base: {}, head: { [`x${HOSTILE}`]: `@team ${HOSTILE}` } },
+      variables: {
+        base: { sync_binlog: "1", [`x${HOSTILE}`]: "1" },
+        head: { sync_binlog: `@team ${HOSTILE}`, [`x${HOSTILE}`]: `@team ${HOSTILE}` },
+      },
       cells: [
         {
           script: `oltp ${HOSTILE}`,

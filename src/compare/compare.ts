@@ -30,6 +30,7 @@ import {
   type ComparisonReport,
   type DegradationEntry,
 } from "./schema.js";
+import { settingsDiffs } from "./settings.js";
 import { degradationEntries } from "./trends.js";
 import { judgeAll, pendingComparisons } from "./verdicts.js";
 
@@ -188,8 +189,22 @@ export function compareSets(
     cells,
     degradation,
     ...(nothing !== null ? { nothing_compared: nothing } : {}),
+    ...settingsOf(sets, plan.units),
     ...historyBaselineOf(sets, plan.baselines),
   };
+}
+
+/** The settings that differ per compared base/head engine pair, when any server records are known. */
+function settingsOf(
+  sets: readonly MeasurementSet[],
+  units: readonly { base: string; head: string }[],
+): Pick<ComparisonReport, "settings"> {
+  const keys = [...new Set(units.map((u) => JSON.stringify([u.base, u.head])))];
+  const diffs = settingsDiffs(
+    sets,
+    keys.map((k) => JSON.parse(k) as [string, string]),
+  );
+  return diffs.length > 0 ? { settings: diffs } : {};
 }
 
 /** The provenance of a baseline pooled from the history store, when one is a baseline here. */

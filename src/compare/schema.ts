@@ -83,6 +83,35 @@ export const DegradationEntrySchema = z.object({
 });
 export type DegradationEntry = z.infer<typeof DegradationEntrySchema>;
 
+/** One server variable whose value differs between base and head (null: that server lacks it). */
+export const SettingDifferenceSchema = z.object({
+  name: z.string(),
+  base: z.string().nullable(),
+  head: z.string().nullable(),
+  /** set per side by the run (generated config or --base-set/--head-set), not a server default */
+  configured: z.boolean(),
+  /** known performance settings only (src/compare/known-settings.ts): why it matters */
+  why: z.string().optional(),
+});
+export type SettingDifference = z.infer<typeof SettingDifferenceSchema>;
+
+/** The server variables that differ between one base and one head (src/compare/settings.ts). */
+export const SettingsDiffSchema = z.object({
+  base: z.string(),
+  head: z.string(),
+  /** the buffer-pool tier whose read-back variables were compared */
+  tier: z.string(),
+  /** how many variables each server reported */
+  variables: z.object({ base: z.number().int().nonnegative(), head: z.number().int().nonnegative() }),
+  /** known performance settings, in the list's order */
+  known: z.array(SettingDifferenceSchema),
+  /** every other differing variable, by name */
+  other: z.array(SettingDifferenceSchema),
+  /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
+  left_out: z.number().int().nonnegative(),
+});
+export type SettingsDiff = z.infer<typeof SettingsDiffSchema>;
+
 export const ComparisonReportSchema = z.object({
   schema: z.literal(COMPARISON_SCHEMA),
   schema_version: z.literal(COMPARISON_SCHEMA_VERSION),
@@ -118,6 +147,8 @@ export const ComparisonReportSchema = z.object({
   degradation: z.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
   nothing_compared: z.string().optional(),
+  /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
+  settings: z.array(SettingsDiffSchema).optional(),
   /** the base is a baseline pooled from the history store: the runs that formed it and the window */
   baseline_history: BaselineProvenanceSchema.optional(),
 });

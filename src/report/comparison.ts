@@ -13,6 +13,7 @@ import { maxOf, pushAll } from "../util/arrays.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
 import { mdEscape, plainText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
+import { settingsMarkdown, settingsText } from "./settings.js";
 
 type Align = "l" | "r";
 interface Table {
@@ -499,6 +500,9 @@ export function comparisonSections(r: ComparisonReport, sets: readonly Measureme
     head.push("");
   }
   S.push({ label: "status", lines: head });
+  if (r.settings && r.settings.length > 0) {
+    S.push({ label: "settings that differ", lines: settingsMarkdown(r.settings) });
+  }
 
   for (const g of tpsTables(sets)) {
     S.push({
@@ -630,6 +634,7 @@ export function renderComparisonText(r: ComparisonReport, sets: readonly Measure
   L.push(...comparedLines(r, sets, false));
   for (const m of r.mismatches) L.push(`warning: not comparable: ${t(m)}`);
   L.push("");
+  if (r.settings) pushAll(L, settingsText(r.settings));
   for (const g of tpsTables(sets)) {
     L.push(`TPS by thread count: ${t(groupTitle(g))}`);
     L.push(

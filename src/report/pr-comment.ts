@@ -23,6 +23,7 @@ import {
 } from "./comparison.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
+import { settingsMarkdown } from "./settings.js";
 
 export type OverallVerdict = "regression" | "inconclusive" | "improvement" | "unchanged";
 
@@ -407,7 +408,9 @@ const len = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 
 export function renderPrReport(i: PrReportInput): string {
   const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(i.report)];
   head.push(...comparedBlock(i));
-  const sections = comparisonSections(i.report, i.sets);
+  // the known settings above the fold (the rest folded in it), not again in the full report
+  if (i.report.settings) head.push(...settingsMarkdown(i.report.settings, 8, "####"));
+  const sections = comparisonSections(i.report, i.sets).filter((s) => s.label !== "settings that differ");
   const open = [
     `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural(i.report.cells.length, "verdict")}`)}</summary>`,
     "",

@@ -103,6 +103,8 @@ export interface ServerSpec {
   tiers?: string[];
   /** server option overrides applied to every tier's generated config */
   overrides?: Overrides;
+  /** SHOW GLOBAL VARIABLES as read back, the same for every tier (default: none) */
+  variables?: Record<string, string>;
 }
 
 export function makeServer(spec: ServerSpec = {}): ServerRecord {
@@ -138,7 +140,13 @@ export function makeServer(spec: ServerSpec = {}): ServerRecord {
         },
         spec.overrides ?? {},
       );
-      return { tier, buffer_pool_bytes: bytes, config: cfg.text, config_hash: cfg.hash, variables: {} };
+      return {
+        tier,
+        buffer_pool_bytes: bytes,
+        config: cfg.text,
+        config_hash: cfg.hash,
+        variables: { ...spec.variables },
+      };
     }),
   };
 }
@@ -276,6 +284,8 @@ export interface AbSpec {
   headVersion?: string;
   /** per-side server options (--base-set / --head-set) */
   settings?: { base: Record<string, string>; head: Record<string, string> };
+  /** each side's read-back server variables */
+  variables?: { base: Record<string, string>; head: Record<string, string> };
   /** p95 latency of a slice is p95Scale / tps ms; default 2000 */
   p95Scale?: number;
   /** per-second tps of each side of the one cell */
@@ -350,8 +360,18 @@ export function makeAbResults(spec: AbSpec): AbResults {
       prepare_seed: 1,
     },
     servers: [
-      makeServer({ label: "base", version: spec.baseVersion ?? "10.11.5", tiers }),
-      makeServer({ label: "head", version: spec.headVersion ?? "11.4.5", tiers }),
+      makeServer({
+        label: "base",
+        version: spec.baseVersion ?? "10.11.5",
+        tiers,
+        ...(spec.variables ? { variables: spec.variables.base } : {}),
+      }),
+      makeServer({
+        label: "head",
+        version: spec.headVersion ?? "11.4.5",
+        tiers,
+        ...(spec.variables ? { variables: spec.variables.head } : {}),
+      }),
     ],
     settings: spec.settings ?? { base: {}, head: {} },
     cells_planned: cells.length,

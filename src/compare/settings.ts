@@ -1,0 +1,125 @@
+/**
+ * The server settings that differ between base and head: SHOW GLOBAL VARIABLES as each server ran
+ * (read back at start, `servers[].tiers[].variables`), less what the workload set the same on both
+ * sides (its generated my.cnf) and less what only names a place or an instance (paths, ports,
+ * uuids, host names, versions). Known performance settings (src/compare/known-settings.ts) come
+ * first with their why; the rest follow. A variable one server does not have is null on that side.
+ * Pure: the documents come in parsed.
+ */
+import type { ServerRecord } from "../results/schema.js";
+import { knownSetting } from "./known-settings.js";
+import type { MeasurementSet } from "./model.js";
+import type { SettingDifference, SettingsDiff } from "./schema.js";
+
+/** Variables that name a place, an address or an instance, not a behaviour. */
+const PLACE_NAME =
+  /(^|_)(port|socket|uuid|hostname|host|pid_file|dir|directory|basename|file|path|timestamp)$|^version($|_)|^innodb_version$|^(gtid_executed|gtid_purged|log_bin_index|relay_log_index|relay_log_info_file|secure_file_priv|log_error|server_id|system_time_zone|license)$|^(ssl|tls|admin_ssl|admin_tls|mysqlx_ssl)_/;
+const PLACE_VALUE = /^\.{0,2}\/|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+/** True for a variable that names a place or an instance (left out of the differences). */
+export function isPlaceVariable(name: string, values: readonly (string | undefined)[]): boolean {
+  return PLACE_NAME.test(name) || values.some((v) => v !== undefined && PLACE_VALUE.test(v));
+}
+
+/** `name = value` lines of a generated my.cnf, names lower-cased with '-' as '_'. */
+export function configOptions(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const m = /^\s*([A-Za-z][\w-]*)\s*(?:=\s*(.*?))?\s*$/.exec(line);
+    if (m) out.set(m[1]!.toLowerCase().replaceAll("-", "_"), m[2] ?? "");
+  }
+  return out;
+}
+
+export interface DiffInput {
+  base: Record<string, string>;
+  head: Record<string, string>;
+  /** the generated config of each side (the workload's settings) */
+  baseConfig: string;
+  headConfig: string;
+  /** options set per side on the command line (a config A/B) */
+  sideSet?: ReadonlySet<string>;
+}
+
+/** The differing variables of one base/head pair of servers (see the module comment). */
+export function diffVariables(d: DiffInput): Pick<SettingsDiff, "known" | "other" | "left_out"> {
+  const cb = configOptions(d.baseConfig);
+  const ch = configOptions(d.headConfig);
+  const names = [...new Set([...Object.keys(d.base), ...Object.keys(d.head)])].sort();
+  const known: (SettingDifference & { rank: number })[] = [];
+  const other: SettingDifference[] = [];
+  let leftOut = 0;
+  for (const name of names) {
+    const b = d.base[name];
+    const h = d.head[name];
+    if (b === h) continue;
+    const onCommandLine = d.sideSet?.has(name) === true;
+    const setByRun = onCommandLine || cb.get(name) !== ch.get(name);
+    const workloadSet = !setByRun && cb.has(name);
+    if (workloadSet || (!onCommandLine && isPlaceVariable(name, [b, h]))) {
+      leftOut++;
+      continue;
+    }
+    const entry: SettingDifference = { name, base: b ?? null, head: h ?? null, configured: setByRun };
+    const k = knownSetting(name);
+    if (k) known.push({ ...entry, why: k.why, rank: k.rank });
+    else other.push(entry);
+  }
+  known.sort((x, y) => x.rank - y.rank);
+  return { known: known.map(({ rank: _, ...e }) => e), other, left_out: leftOut };
+}
+
+/** The server record and the per-side command-line settings of an engine in its set. */
+function serverOf(
+  set: MeasurementSet,
+  engine: string,
+): { server: ServerRecord; set?: Record<string, string> } | null {
+  if (set.ab) {
+    const i = set.engines.indexOf(engine);
+    const label = i === 0 ? "base" : i === 1 ? "head" : null;
+    const server = label ? (set.ab.servers.find((s) => s.label === label) ?? set.ab.servers[i]) : undefined;
+    return server && label ? { server, set: set.ab.settings[label as "base" | "head"] } : null;
+  }
+  const label = set.engine_servers?.[engine];
+  const server = label === undefined ? undefined : set.results?.servers.find((s) => s.label === label);
+  return server ? { server } : null;
+}
+
+/**
+ * The settings diff of each base/head engine pair whose server records are known (run results and
+ * A/B files; imports carry none), on the first tier both ran.
+ */
+export function settingsDiffs(
+  sets: readonly MeasurementSet[],
+  pairs: readonly (readonly [string, string])[],
+): SettingsDiff[] {
+  const out: SettingsDiff[] = [];
+  for (const [b, h] of pairs) {
+    const sb = sets.find((s) => s.engines.includes(b));
+    const sh = sets.find((s) => s.engines.includes(h));
+    const rb = sb && serverOf(sb, b);
+    const rh = sh && serverOf(sh, h);
+    if (!rb || !rh) continue;
+    const tb = rb.server.tiers.find((t) => rh.server.tiers.some((x) => x.tier === t.tier));
+    const th = tb && rh.server.tiers.find((x) => x.tier === tb.tier);
+    if (!tb || !th) continue;
+    const countB = Object.keys(tb.variables).length;
+    const countH = Object.keys(th.variables).length;
+    if (countB === 0 || countH === 0) continue;
+    const sideSet = new Set([...Object.keys(rb.set ?? {}), ...Object.keys(rh.set ?? {})]);
+    out.push({
+      base: b,
+      head: h,
+      tier: tb.tier,
+      variables: { base: countB, head: countH },
+      ...diffVariables({
+        base: tb.variables,
+        head: th.variables,
+        baseConfig: tb.config,
+        headConfig: th.config,
+        sideSet,
+      }),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+/**
+ * The "settings that differ" section of every comparison report (src/compare/settings.ts): the
+ * known performance settings in a short table with their why, then every other differing variable
+ * folded. Values come from results files, so every one is escaped and clipped. Pure.
+ */
+import type { SettingDifference, SettingsDiff } from "../compare/schema.js";
+import { htmlEscape, mdEscape, plainText } from "./escape.js";
+
+const clip = (s: string, max = 60) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+const valueMd = (v: string | null) =>
+  v === null ? "*(absent)*" : v === "" ? "*(empty)*" : mdEscape(clip(v));
+const valueText = (v: string | null) => (v === null ? "(absent)" : v === "" ? "(empty)" : clip(plainText(v)));
+
+function title(d: SettingsDiff): string {
+  return `${d.base} → ${d.head}`;
+}
+
+function countsLine(d: SettingsDiff): string {
+  const n = d.known.length + d.other.length;
+  return `${n} of ${d.variables.base} / ${d.variables.head} variables differ (${d.known.length} known to move performance); ${d.left_out} more differ but were set equally by the workload or name a path, port, uuid, host or version.`;
+}
+
+function mdRow(s: SettingDifference, why: boolean): string {
+  const name = `${mdEscape(s.name)}${s.configured ? " ⚙" : ""}`;
+  const cells = [name, valueMd(s.base), valueMd(s.head)];
+  if (why) cells.push(mdEscape(s.why ?? ""));
+  return `| ${cells.join(" | ")} |`;
+}
+
+/** The Markdown section; `knownMax` rows of the known table at most (the rest counted). */
+export function settingsMarkdown(
+  diffs: readonly SettingsDiff[],
+  knownMax = Number.POSITIVE_INFINITY,
+  heading = "##",
+): string[] {
+  const L: string[] = [];
+  for (const d of diffs) {
+    L.push(`${heading} Settings that differ: ${mdEscape(title(d))}`, "", mdEscape(countsLine(d)), "");
+    if (d.known.length > 0) {
+      L.push("| Setting | Base | Head | Why it matters |", "|---|---|---|---|");
+      for (const s of d.known.slice(0, knownMax)) L.push(mdRow(s, true));
+      if (d.known.length > knownMax) L.push(`| … ${d.known.length - knownMax} more | | | |`);
+      L.push("");
+    }
+    if (d.other.length > 0) {
+      L.push(
+        `<details><summary>${htmlEscape(`${d.other.length} other settings differ`)}</summary>`,
+        "",
+        "| Setting | Base | Head |",
+        "|---|---|---|",
+      );
+      for (const s of d.other) L.push(mdRow(s, false));
+      L.push("", "</details>", "");
+    }
+    if ([...d.known, ...d.other].some((s) => s.configured)) {
+      L.push(
+        "⚙ set per side by the run (its generated config or --base-set/--head-set), not a server default.",
+        "",
+      );
+    }
+  }
+  return L;
+}
+
+/** Plain text: the known settings one per line, the others counted and named. */
+export function settingsText(diffs: readonly SettingsDiff[]): string[] {
+  const L: string[] = [];
+  for (const d of diffs) {
+    L.push(`Settings that differ: ${plainText(title(d))}`, `  ${countsLine(d)}`);
+    for (const s of d.known) {
+      L.push(
+        `  ${plainText(s.name)}${s.configured ? " (set)" : ""}: ${valueText(s.base)} -> ${valueText(s.head)}  # ${s.why ?? ""}`,
+      );
+    }
+    if (d.other.length > 0) {
+      const names = d.other.map((s) => plainText(s.name));
+      const shown =
+        names.length > 12
+          ? `${names.slice(0, 12).join(", ")}, … (${names.length - 12} more)`
+          : names.join(", ");
+      L.push(`  others: ${shown}`);
+    }
+    L.push("");
+  }
+  return L;
+}
