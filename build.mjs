@@ -41,6 +41,7 @@ async function buildPagesClient() {
     index: ["overview", "perfgate trends"],
     cell: ["cell", "cell"],
     run: ["run", "run"],
+    scaling: ["scaling", "thread scaling"],
     matrix: ["matrix", "version matrix"],
   };
   rmSync("dist/pages", { recursive: true, force: true });

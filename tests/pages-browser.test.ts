@@ -21,6 +21,12 @@ interface MarkerEl {
 }
 interface ChartLike {
   data: (number | null)[][];
+  series: { label?: string }[];
+  width: number;
+  bbox: { left: number; width: number };
+  ctx: { font: string; measureText(t: string): { width: number } };
+  axes: { font?: string[]; _splits?: number[]; _values?: string[] }[];
+  scales: { y: { min: number; max: number }; x: { time: boolean } };
   over: { querySelectorAll(selector: string): ArrayLike<MarkerEl> & Iterable<MarkerEl> };
   valToPos(v: number, scale: string): number;
 }
@@ -128,6 +134,21 @@ describe("trend pages in Chromium", () => {
     expect(await page.locator(".card svg.spark").count()).toBe(12);
     const changed = page.locator(".card:has(.badge.worse)");
     expect(await changed.count()).toBe(1);
+    // Regressions first: the regressed cell is the page's first card, under its own heading.
+    expect(await page.locator(".card").first().getAttribute("data-cell")).toBe(
+      await changed.getAttribute("data-cell"),
+    );
+    expect(await page.locator(".cell-group:not([hidden]) h2").allTextContents()).toEqual([
+      "Regressions (1)",
+      "No change point (11)",
+    ]);
+    // Each sparkline has a scale: its max above its min, both read from the cell's values.
+    const scale = (await changed.locator(".spark-scale span").allTextContents()).map((t) =>
+      Number(t.replace(/,/g, "")),
+    );
+    expect(scale[0]!).toBeGreaterThan(scale[1]!);
+    expect(scale[1]! / scale[0]!).toBeGreaterThan(0.8); // about the planted 10% step and noise
+    expect(scale[1]! / scale[0]!).toBeLessThan(0.95);
     expect(await changed.locator(".card-title").textContent()).toBe("oltp_read_write · 1G · 16 thr");
     expect(await changed.locator(".badge").textContent()).toContain(commitOf(AT).slice(0, 8));
     await page.screenshot({ path: join(OUT, "overview.png"), fullPage: true });
@@ -148,7 +169,7 @@ describe("trend pages in Chromium", () => {
       Object.entries((globalThis as unknown as PageWindow).perfgateCharts).map(([m, u]) => ({
         metric: m,
         points: u!.data[0]!.length,
-        values: u!.data[1]!.filter((v) => v !== null).length,
+        values: u!.data[3]!.filter((v) => v !== null).length,
         markers: [...u!.over.querySelectorAll(".change-marker")].map((e) => ({
           index: Number(e.dataset.index),
           commit: e.dataset.commit,
@@ -176,7 +197,7 @@ describe("trend pages in Chromium", () => {
       const box = (
         u.over as unknown as { getBoundingClientRect(): { left: number; top: number } }
       ).getBoundingClientRect();
-      return { x: box.left + u.valToPos(5, "x"), y: box.top + u.valToPos(u.data[1]![5]!, "y") };
+      return { x: box.left + u.valToPos(5, "x"), y: box.top + u.valToPos(u.data[3]![5]!, "y") };
     });
     await page.route("https://github.com/**", (route) => route.fulfill({ status: 200, body: "commit page" }));
     await page.mouse.move(at.x, at.y);
@@ -189,6 +210,81 @@ describe("trend pages in Chromium", () => {
     ]);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it("cell page: no x label cut, the line drawn over its band, y from zero and a date axis on request", async () => {
+    const ov = await open("index.html");
+    const href = await ov.page.locator(".card:has(.badge.worse)").getAttribute("href");
+    await ov.page.close();
+    // Every x label (both lines of the last one too) lies inside the canvas; the line is the last series.
+    const geometry = () =>
+      page.evaluate(() =>
+        Object.entries((globalThis as unknown as PageWindow).perfgateCharts).map(([m, u]) => {
+          const ax = u!.axes[0]!;
+          const dpr = (globalThis as unknown as { devicePixelRatio: number }).devicePixelRatio;
+          u!.ctx.font = ax.font?.[0] ?? u!.ctx.font;
+          const right = (ax._splits ?? []).map((v, i) => {
+            const w = Math.max(
+              ...String(ax._values?.[i] ?? "")
+                .split("\n")
+                .map((t) => u!.ctx.measureText(t).width),
+            );
+            return u!.bbox.left / dpr + u!.valToPos(v, "x") + w / dpr / 2;
+          });
+          return {
+            metric: m,
+            width: u!.width,
+            rightmost: Math.max(...right),
+            lastSplit: ax._splits?.at(-1),
+            labels: u!.series.map((s) => s.label),
+            yMin: u!.scales.y.min,
+            time: u!.scales.x.time,
+            markers: [...u!.over.querySelectorAll(".change-marker")].map((e) => ({
+              left: Number.parseFloat(e.style.left),
+              expected: u!.valToPos(Number(e.dataset.x), "x"),
+            })),
+          };
+        }),
+      );
+    const { page, errors } = await open(href!);
+    for (const c of await geometry()) {
+      expect(c.rightmost, c.metric).toBeLessThanOrEqual(c.width);
+      expect(c.labels.at(-1)).toBe(c.metric);
+      expect(c.yMin).toBeGreaterThan(0);
+      expect(c.time).toBe(false);
+    }
+    // The x labels name commits in commit order: the first split is the first run's commit.
+    await page.close();
+    const zero = await open(`${href!}&zero=1&x=time`);
+    const page2 = zero.page;
+    const g = await page2.evaluate(() =>
+      Object.values((globalThis as unknown as PageWindow).perfgateCharts).map((u) => ({
+        yMin: u!.scales.y.min,
+        time: u!.scales.x.time,
+        x0: u!.data[0]![0],
+        markers: [...u!.over.querySelectorAll(".change-marker")].map((e) => ({
+          left: Number.parseFloat(e.style.left),
+          expected: u!.valToPos(Number(e.dataset.x), "x"),
+        })),
+      })),
+    );
+    for (const c of g) {
+      expect(c.yMin).toBe(0);
+      expect(c.time).toBe(true);
+      expect(c.x0).toBe(Date.UTC(2025, 0, 1, 2, 17) / 1000);
+      expect(c.markers).toHaveLength(1);
+      expect(Math.abs(c.markers[0]!.left - c.markers[0]!.expected)).toBeLessThan(1);
+    }
+    expect(await page2.locator("select[name=x]").inputValue()).toBe("time");
+    expect(await page2.locator("input[name=zero]").isChecked()).toBe(true);
+    // Switching back in the page redraws in commit order.
+    await page2.selectOption("select[name=x]", "commit");
+    expect(
+      await page2.evaluate(() => (globalThis as unknown as PageWindow).perfgateCharts.tps!.data[0]![0]),
+    ).toBe(0);
+    await page2.screenshot({ path: join(OUT, "cell-zero.png"), fullPage: true });
+    expect([...errors, ...zero.errors]).toEqual([]);
+    await page2.close();
   });
 
   it("a flat cell has no marker; its run page shows config, host and sysbench options", async () => {

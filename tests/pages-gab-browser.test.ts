@@ -140,7 +140,7 @@ describe("imported github-action-benchmark histories in Chromium", () => {
         Object.entries((globalThis as unknown as PageWindow).perfgateCharts).map(([m, u]) => ({
           metric: m,
           points: u.data[0]!.length,
-          values: u.data[1]!.filter((v) => v !== null).length,
+          values: u.data[3]!.filter((v) => v !== null).length,
           axis: u.axes[1]?.label ?? "",
         })),
       );

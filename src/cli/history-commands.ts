@@ -126,6 +126,10 @@ function registerAppend(history: Command): void {
     .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
     .option("--date <iso>", "date the point is plotted at (default: the run's start)")
     .option(
+      "--results-url <url>",
+      "where the results file is kept (http or https), linked from the run's page on the trend site",
+    )
+    .option(
       "--matrix <name>",
       "make the run part of a version matrix with this name (its runs are compared with each other, not plotted as trends)",
     )

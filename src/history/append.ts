@@ -18,6 +18,7 @@ export interface AppendFlags {
   date?: string;
   runnerClass?: string;
   matrix?: string;
+  resultsUrl?: string;
 }
 
 function gitOut(args: string[]): string | null {
@@ -50,9 +51,15 @@ export function runContext(
   if (f.matrix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(f.matrix)) {
     throw new UserError(`--matrix ${f.matrix}: use letters, digits, '.', '_' or '-' (e.g. rc-11.8.2)`);
   }
+  if (f.resultsUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(f.resultsUrl)) {
+    throw new UserError(
+      `--results-url ${f.resultsUrl}: not an http(s) URL (e.g. https://example.org/nightly.json)`,
+    );
+  }
   return {
     commit,
     commitUrl,
+    ...(f.resultsUrl ? { rawUrl: f.resultsUrl } : {}),
     branch: branch || "unknown",
     matrix: f.matrix ?? null,
     ...(f.date ? { date: f.date } : {}),
@@ -67,7 +74,7 @@ export function historyRunFromFile(
 ): HistoryRun {
   const text = readTextFile(file);
   const data = parseJson(text, file) as { schema?: unknown };
-  const ctx = runContext(f, env);
+  const ctx = { ...runContext(f, env), rawFile: file };
   if (data?.schema === "perfgate/ab") {
     const ab = parseAbResults(data, file);
     return historyFromAb(ab, { ...ctx, runnerClass: runnerClassFor(ab.host, f.runnerClass) }, text);

@@ -4,9 +4,11 @@
  * and n. Pure: the caller supplies the run's commit, branch, date and runner class.
  */
 import { createHash } from "node:crypto";
+import { basename } from "node:path";
 import type { AbResults } from "../ab/schema.js";
 import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
 import { mean, sampleSd, studentTQuantile } from "../stats/index.js";
+import { addMeasurement, type DetailAcc, detailFields, newDetail } from "./detail.js";
 import {
   HISTORY_RUN_SCHEMA,
   HISTORY_SCHEMA_VERSION,
@@ -26,6 +28,9 @@ export interface RunContext {
   runnerClass: string;
   /** version-matrix name (null: a trend run) */
   matrix?: string | null;
+  /** the results file's name as given, and where it is kept (an http(s) URL) if anywhere */
+  rawFile?: string;
+  rawUrl?: string | null;
 }
 
 /** Per-second lines are split into this many batches for a single repetition's interval. */
@@ -72,13 +77,19 @@ interface Group {
   key: Omit<HistoryCell, "metrics">;
   values: Record<HistoryMetric, number[]>;
   lines: Record<HistoryMetric, number[]>;
+  detail: DetailAcc;
 }
 
 function groupOf(groups: Map<string, Group>, key: Omit<HistoryCell, "metrics">): Group {
   const k = `${key.server}\0${key.workload}\0${key.script}\0${key.tier}\0${key.threads}`;
   let g = groups.get(k);
   if (!g) {
-    g = { key, values: { tps: [], qps: [], p95_ms: [] }, lines: { tps: [], qps: [], p95_ms: [] } };
+    g = {
+      key,
+      values: { tps: [], qps: [], p95_ms: [] },
+      lines: { tps: [], qps: [], p95_ms: [] },
+      detail: newDetail(),
+    };
     groups.set(k, g);
   }
   return g;
@@ -92,7 +103,7 @@ function cellsOf(groups: Map<string, Group>): HistoryCell[] {
       const lines = g.lines[m].filter((x) => Number.isFinite(x));
       metrics[m] = metricValue(g.values[m], g.values[m].length === 1 ? batchHalfWidth(lines) : null);
     }
-    return { ...g.key, metrics };
+    return { ...g.key, metrics, ...detailFields(g.detail) };
   });
 }
 
@@ -123,14 +134,43 @@ export function runIdFor(date: string, sourceText: string): string {
   return `${stamp}-${createHash("sha256").update(sourceText).digest("hex").slice(0, 10)}`;
 }
 
-type Header = Pick<Results, "perfgate_version" | "sysbench" | "host" | "workload" | "dataset" | "started_at">;
+type Header = Pick<
+  Results,
+  "perfgate_version" | "sysbench" | "host" | "workload" | "dataset" | "started_at" | "doctor"
+>;
+
+/** The run's doctor findings and raw-file reference (run detail). */
+function provenanceOf(doc: Header, ctx: RunContext, sourceText: string): Pick<HistoryRun, "doctor" | "raw"> {
+  const d = doc.doctor;
+  return {
+    ...(d
+      ? {
+          doctor: {
+            quiet: d.quiet,
+            findings: d.findings.map((f) => ({
+              id: f.id,
+              status: f.status,
+              value: f.value,
+              reason: f.reason,
+            })),
+          },
+        }
+      : {}),
+    raw: {
+      file: basename(ctx.rawFile ?? "results.json"),
+      sha256: createHash("sha256").update(sourceText).digest("hex"),
+      bytes: Buffer.byteLength(sourceText),
+      url: ctx.rawUrl ?? null,
+    },
+  };
+}
 
 function runOf(
   doc: Header,
   source: HistoryRun["source"],
   ctx: RunContext,
   sourceText: string,
-  rest: Pick<HistoryRun, "servers" | "cells"> & { options: string[] },
+  rest: Pick<HistoryRun, "servers" | "cells" | "ab_base"> & { options: string[] },
 ): HistoryRun {
   const date = new Date(ctx.date ?? doc.started_at).toISOString();
   return {
@@ -151,6 +191,8 @@ function runOf(
     dataset: doc.dataset,
     servers: rest.servers,
     cells: rest.cells,
+    ...provenanceOf(doc, ctx, sourceText),
+    ...(rest.ab_base ? { ab_base: rest.ab_base } : {}),
   };
 }
 
@@ -184,6 +226,12 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
     for (const m of ["tps", "qps", "p95_ms"] as const) {
       for (const iv of c.intervals) g.lines[m].push(LINE_FIELD[m](iv) ?? Number.NaN);
     }
+    addMeasurement(g.detail, {
+      intervals: c.intervals,
+      deltas: c.status_deltas,
+      transactions: s.transactions,
+      ...(c.anomalies ? { anomalies: c.anomalies } : {}),
+    });
   }
   return runOf(r, "run", ctx, sourceText, {
     servers: r.servers.map(serverOf),
@@ -192,29 +240,42 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
   });
 }
 
-/** The head side of an A/B file: each pair's head slice is one measurement. */
-export function historyFromAb(ab: AbResults, ctx: RunContext, sourceText: string): HistoryRun {
-  const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
+/** One side of an A/B file as history cells: each pair's slice is one measurement. */
+function abSide(ab: AbResults, side: "base" | "head", label: string): HistoryCell[] {
   const groups = new Map<string, Group>();
   for (const c of ab.cells) {
     if (c.status !== "ok" || c.pairs.length === 0) continue;
     const g = groupOf(groups, {
-      server: head.label,
+      server: label,
       workload: c.workload,
       script: c.script,
       tier: c.tier,
       threads: c.threads,
     });
     for (const p of c.pairs) {
-      g.values.tps.push(p.head.tps);
-      g.values.qps.push(p.head.qps);
-      if (p.head.p95_ms !== null && p.head.p95_ms > 0) g.values.p95_ms.push(p.head.p95_ms);
+      const s = p[side];
+      g.values.tps.push(s.tps);
+      g.values.qps.push(s.qps);
+      if (s.p95_ms !== null && s.p95_ms > 0) g.values.p95_ms.push(s.p95_ms);
     }
+    addMeasurement(g.detail, {
+      intervals: c.series[side],
+      deltas: c.status_deltas[side],
+      transactions: c.pairs.reduce((n, p) => n + p[side].tps * p[side].duration_s, 0),
+    });
   }
+  return cellsOf(groups);
+}
+
+/** The head side of an A/B file (the trend point); the base side rides along as run detail. */
+export function historyFromAb(ab: AbResults, ctx: RunContext, sourceText: string): HistoryRun {
+  const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
+  const base = ab.servers.find((s) => s.label === "base") ?? ab.servers[0]!;
   const d = ab.design;
   return runOf(ab, "ab", ctx, sourceText, {
     servers: [serverOf(head)],
-    cells: cellsOf(groups),
+    cells: abSide(ab, "head", head.label),
+    ab_base: { server: serverOf(base), cells: abSide(ab, "base", base.label) },
     options: [`--time=${d.slice_s}`, `--rand-seed=${d.prepare_seed}`, `(A/B ${d.order}, ${d.pairs} pairs)`],
   });
 }

@@ -51,6 +51,32 @@ export const OtherMetricSchema = MetricValueSchema.extend({
 });
 export type OtherMetric = z.infer<typeof OtherMetricSchema>;
 
+/**
+ * One measurement's per-second sysbench lines (a repetition of a run, or an A/B side's slices
+ * back to back on that side's clock): `t` in s since the cell started, the rates at each second,
+ * p95 null where sysbench printed no 95th percentile. Values to 4 significant digits.
+ */
+export const TimelineSchema = z.object({
+  t: z.array(num),
+  tps: z.array(num),
+  qps: z.array(num),
+  p95_ms: z.array(num.nullable()),
+});
+export type Timeline = z.infer<typeof TimelineSchema>;
+
+/** What was odd in a cell's measurement, as counts (the results file keeps the details). */
+export const CellNoiseSchema = z.object({
+  /** coefficient of variation of the per-second tps over the cell's lines, in % (null: < 2 lines) */
+  cov_pct: num.nullable(),
+  stall_intervals: z.number().int().nonnegative(),
+  missing: z.number().int().nonnegative(),
+  error_intervals: z.number().int().nonnegative(),
+  reconnect_intervals: z.number().int().nonnegative(),
+  /** sysbench's FATAL/WARNING lines and driver errors, the first 5 (text, never markup) */
+  messages: z.array(z.string()),
+});
+export type CellNoise = z.infer<typeof CellNoiseSchema>;
+
 export const HistoryCellSchema = z.object({
   /** label of the server in `servers` this cell measured */
   server: z.string(),
@@ -65,6 +91,12 @@ export const HistoryCellSchema = z.object({
   }),
   /** schema 2: further metrics, each with its unit and direction */
   other_metrics: z.array(OtherMetricSchema).optional(),
+  /** run detail (any schema version; absent in runs appended before it): per-second lines, one per measurement */
+  timeline: z.array(TimelineSchema).optional(),
+  /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
+  counters: z.record(z.string(), num).optional(),
+  /** run detail: the measurement's noise */
+  noise: CellNoiseSchema.optional(),
 });
 export type HistoryCell = z.infer<typeof HistoryCellSchema>;
 
@@ -132,6 +164,34 @@ export const HistoryRunSchema = z.object({
   dataset: z.object({ tables: z.number().int().nonnegative(), table_size: z.number().int().nonnegative() }),
   servers: z.array(HistoryServerSchema).min(1),
   cells: z.array(HistoryCellSchema),
+  /** run detail: `perfgate doctor`'s host findings taken before the run */
+  doctor: z
+    .object({
+      quiet: z.boolean(),
+      findings: z.array(
+        z.object({
+          id: z.string(),
+          status: z.enum(["pass", "warn", "fail"]),
+          value: z.string(),
+          reason: z.string(),
+        }),
+      ),
+    })
+    .optional(),
+  /** run detail: the results file the run came from (`url`: where it is kept, http(s) only, or null) */
+  raw: z
+    .object({
+      file: z.string(),
+      sha256: z.string(),
+      bytes: z.number().int().nonnegative(),
+      url: z.string().nullable(),
+    })
+    .optional(),
+  /**
+   * run detail of an A/B run (source "ab"): the base side, which the trend series leave out —
+   * its server and its cells (label "base"), measured the same way as the head's
+   */
+  ab_base: z.object({ server: HistoryServerSchema, cells: z.array(HistoryCellSchema) }).optional(),
 });
 export type HistoryRun = z.infer<typeof HistoryRunSchema>;
 

@@ -94,6 +94,9 @@ export interface OverviewRow extends CellKey {
   unit?: string;
   /** tps (or `metric`) of the last SPARK_POINTS points as a shape (spark.ts), not values */
   spark: (number | null)[];
+  /** the lowest and highest value the sparkline spans (its scale); null when it has no value */
+  spark_min: number | null;
+  spark_max: number | null;
   /** the most recent change point over the cell's metrics */
   change: ChangeMark | null;
 }
@@ -276,11 +279,25 @@ function latestChange(s: CellSeries, marks: readonly ChangeMark[]): ChangeMark |
   return null;
 }
 
+/** The sparkline's range, to 4 significant digits. */
+function sparkScale(values: readonly (number | null)[]): {
+  spark_min: number | null;
+  spark_max: number | null;
+} {
+  const xs = values.filter((v): v is number => v !== null);
+  if (xs.length === 0) return { spark_min: null, spark_max: null };
+  return {
+    spark_min: Number(Math.min(...xs).toPrecision(4)),
+    spark_max: Number(Math.max(...xs).toPrecision(4)),
+  };
+}
+
 export function overviewRow(s: CellSeries): OverviewRow {
   const last = s.run.length - 1;
   const tps = s.metrics.tps?.v ?? [];
   const metric = s.metrics.tps ? "tps" : (metricKeys(s)[0] ?? "tps");
   const values = s.metrics[metric]?.v ?? [];
+  const recent = values.slice(-SPARK_POINTS);
   return {
     id: s.id,
     ...s.key,
@@ -293,7 +310,8 @@ export function overviewRow(s: CellSeries): OverviewRow {
       ...(metric !== "tps" ? { value: values[last] ?? null } : {}),
     },
     ...(metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {}),
-    spark: sparkShape(values.slice(-SPARK_POINTS)),
+    spark: sparkShape(recent),
+    ...sparkScale(recent),
     change: latestChange(s, s.changes),
   };
 }

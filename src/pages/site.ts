@@ -8,10 +8,12 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { naturalCompare } from "../compare/compare.js";
 import type { HistoryMetric, HistoryRun } from "../history/schema.js";
 import { UserError } from "../util/errors.js";
 import { buildMatrix, groupMatrices, type VersionMatrix } from "./matrix.js";
 import { buildSeries, type CellSeries, type Detector, type MetricColumns, overviewRow } from "./model.js";
+import { buildScaling } from "./scaling.js";
 
 export interface SiteOptions {
   out: string;
@@ -103,6 +105,7 @@ export function writeSite(runs: readonly HistoryRun[], o: SiteOptions): SiteSumm
     }
     matrices.sort((a, b) => (a.date < b.date ? 1 : -1));
     write(tmp, "matrix", { matrices }, count);
+    write(tmp, "scaling", { groups: buildScaling(runs, naturalCompare) }, count);
     const changes = series.reduce((n, s) => n + s.changes.length, 0);
     write(
       tmp,

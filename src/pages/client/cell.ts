@@ -4,6 +4,7 @@ import type { HistoryMetric } from "../../history/schema.js";
 import { urlOf } from "../links.js";
 import { metricInfo, metricKeys } from "../metrics.js";
 import type { CellSeries, ChangeMark } from "../model.js";
+import { scalingGroupId } from "../scaling.js";
 import { loadCell } from "./data.js";
 import {
   cellTitle,
@@ -18,13 +19,7 @@ import {
   param,
   shortSha,
 } from "./dom.js";
-
-declare global {
-  interface Window {
-    perfgateCharts: Partial<Record<string, uPlot>>;
-  }
-}
-window.perfgateCharts = {};
+import { yRange } from "./lines.js";
 
 const COLORS: Record<HistoryMetric, string> = { tps: "#2563eb", qps: "#0891b2", p95_ms: "#9333ea" };
 const MORE_COLORS = ["#2563eb", "#9333ea", "#0891b2", "#16a34a", "#c2410c", "#be185d"];
@@ -34,7 +29,7 @@ function colorOf(s: CellSeries, metric: string): string {
 }
 
 /** Positions one DOM marker per change point over the plot (so they can be hovered and found). */
-function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
+function markerPlugin(marks: ChangeMark[], label: string, xs: readonly number[]): uPlot.Plugin {
   return {
     hooks: {
       draw: (u) => {
@@ -43,8 +38,8 @@ function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
         });
         const ctx = u.ctx;
         for (const m of marks) {
-          const left = u.valToPos(m.index, "x");
-          const px = u.valToPos(m.index, "x", true);
+          const left = u.valToPos(xs[m.index]!, "x");
+          const px = u.valToPos(xs[m.index]!, "x", true);
           ctx.save();
           ctx.strokeStyle = "#d97706";
           ctx.setLineDash([5, 4]);
@@ -61,6 +56,7 @@ function markerPlugin(marks: ChangeMark[], label: string): uPlot.Plugin {
               {
                 class: `change-marker ${changeClass(m)}`,
                 style: `left:${left}px`,
+                "data-x": String(xs[m.index]),
                 "data-index": String(m.index),
                 "data-commit": m.to,
                 title: `${label} ${changePct(m)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}`,
@@ -89,49 +85,80 @@ function readout(s: CellSeries, metric: string, i: number | null | undefined): (
   ];
 }
 
-function chart(s: CellSeries, metric: string, host: HTMLElement, info: HTMLElement, width: number): uPlot {
+/** How a cell page draws: x by commit order or by date, y from zero or fitted (URL ?x=time&zero=1). */
+export interface ViewOptions {
+  x: "commit" | "time";
+  zero: boolean;
+}
+
+export function viewOptions(): ViewOptions {
+  return { x: param("x") === "time" ? "time" : "commit", zero: param("zero") === "1" };
+}
+
+/** A point's x label in commit order: the short commit, or the server version for a run without one. */
+function commitLabel(s: CellSeries, i: number): string {
+  const c = s.commit[i] ?? "";
+  return /^[0-9a-f]{7,}$/i.test(c) ? shortSha(c) : (s.version[i] ?? c);
+}
+
+/** The x axis: one commit (with its date below) per ~110 px in commit order; uPlot's dates in time order. */
+function xAxis(s: CellSeries, xs: number[], view: ViewOptions): uPlot.Axis {
+  if (view.x === "time") return { size: 40 };
+  return {
+    size: 48,
+    splits: (u) => {
+      const n = xs.length;
+      const fit = Math.max(2, Math.floor(u.bbox.width / devicePixelRatio / 110));
+      const step = Math.max(1, Math.ceil(n / fit));
+      const out: number[] = [];
+      for (let i = 0; i < n; i += step) out.push(i);
+      return out;
+    },
+    values: (_u, splits) =>
+      splits.map((v) => (Number.isInteger(v) && s.date[v] ? `${commitLabel(s, v)}\n${day(s.date[v]!)}` : "")),
+  };
+}
+
+function chart(
+  s: CellSeries,
+  metric: string,
+  host: HTMLElement,
+  info: HTMLElement,
+  width: number,
+  view: ViewOptions,
+): uPlot {
   const col = s.metrics[metric]!;
   const unit = metricInfo(s, metric);
   const label = metricLabel(metric, unit);
   const axis = METRIC_LABEL[metric] ?? (unit.unit || metric);
   const color = colorOf(s, metric);
-  const xs = s.run.map((_, i) => i);
+  const xs = view.x === "time" ? s.date.map((d) => Date.parse(d) / 1000) : s.run.map((_, i) => i);
   const marks = s.changes.filter((c) => c.metric === metric);
   const many = xs.length > 150;
+  const range = yRange(view.zero);
   const opts: uPlot.Options = {
     width: Math.max(320, width || 900),
     height: 260,
+    // Room right of the last point for its centred x label.
+    padding: [18, 44, 0, 0],
     legend: { show: false },
-    scales: { x: { time: false } },
+    scales: { x: { time: view.x === "time" }, y: range ? { range } : {} },
     cursor: { drag: { x: true, y: false } },
-    axes: [
-      {
-        // One date label per ~110 px, on whole points.
-        splits: (u) => {
-          const n = xs.length;
-          const fit = Math.max(2, Math.floor(u.bbox.width / devicePixelRatio / 110));
-          const step = Math.max(1, Math.ceil(n / fit));
-          const out: number[] = [];
-          for (let i = 0; i < n; i += step) out.push(i);
-          return out;
-        },
-        values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && s.date[v] ? day(s.date[v]!) : "")),
-      },
-      { label: axis, size: 70 },
-    ],
+    axes: [xAxis(s, xs, view), { label: axis, size: 70 }],
+    // The band's edges first, the line last: the line is drawn over the band's fill.
     series: [
       {},
-      { label: metric, stroke: color, width: 1.5, points: { show: !many, size: 5 } },
-      { label: "95% low", stroke: "transparent", points: { show: false } },
-      { label: "95% high", stroke: "transparent", points: { show: false } },
+      { label: "95% low", stroke: `${color}55`, width: 1, dash: [3, 3], points: { show: false } },
+      { label: "95% high", stroke: `${color}55`, width: 1, dash: [3, 3], points: { show: false } },
+      { label: metric, stroke: color, width: 2, points: { show: !many, size: 5 } },
     ],
-    bands: [{ series: [3, 2], fill: `${color}26` }],
-    plugins: [markerPlugin(marks, label)],
+    bands: [{ series: [2, 1], fill: `${color}1a` }],
+    plugins: [markerPlugin(marks, label, xs)],
     hooks: {
       setCursor: [(u) => info.replaceChildren(...readout(s, metric, u.cursor.idx))],
     },
   };
-  const u = new uPlot(opts, [xs, col.v, col.lo, col.hi] as uPlot.AlignedData, host);
+  const u = new uPlot(opts, [xs, col.lo, col.hi, col.v] as uPlot.AlignedData, host);
   u.over.addEventListener("click", () => {
     const i = u.cursor.idx;
     if (i === null || i === undefined) return;
@@ -165,12 +192,63 @@ function changeList(s: CellSeries, metric: string): HTMLElement {
   return ul;
 }
 
+/** The chart options: x by commit or by date, y from zero; kept in the URL so a link shows the same view. */
+function viewBar(view: ViewOptions, redraw: (v: ViewOptions) => void): HTMLElement {
+  const x = el(
+    "select",
+    { name: "x", "aria-label": "x axis" },
+    el("option", { value: "commit" }, "x: commit order"),
+    el("option", { value: "time" }, "x: date"),
+  );
+  x.value = view.x;
+  const zero = el("input", { type: "checkbox", name: "zero" });
+  zero.checked = view.zero;
+  const change = () => {
+    const v: ViewOptions = { x: x.value === "time" ? "time" : "commit", zero: zero.checked };
+    const q = new URLSearchParams(location.search);
+    q.set("x", v.x);
+    if (v.zero) q.set("zero", "1");
+    else q.delete("zero");
+    try {
+      history.replaceState(null, "", `?${q}`);
+    } catch {
+      // file: URLs in some browsers; the view still changes
+    }
+    redraw(v);
+  };
+  x.addEventListener("change", change);
+  zero.addEventListener("change", change);
+  return el("form", { class: "filters view-bar" }, x, el("label", {}, zero, " y from zero"));
+}
+
 export async function cellPage(main: HTMLElement): Promise<void> {
   const id = param("id");
   if (!id) throw new Error("no cell given (cell.html?id=…)");
   const s = await loadCell(id);
   const k = s.key;
   document.title = `${k.tier === "" ? k.script : `${cellTitle(k, " ")}t`} · perfgate`;
+  const parts = metricKeys(s).map((metric) => {
+    const host = el("div", { class: "chart", "data-metric": metric });
+    const info = el("p", { class: "readout" }, ...readout(s, metric, null));
+    const heading = el("h2", {}, metricLabel(metric, metricInfo(s, metric)));
+    return { metric, host, info, section: el("section", {}, heading, host, info, changeList(s, metric)) };
+  });
+  const draw = (view: ViewOptions) => {
+    // Every width read before any chart is drawn: one layout, not one per chart.
+    const widths = parts.map((p) => p.host.clientWidth);
+    parts.forEach(({ metric, host, info }, i) => {
+      window.perfgateCharts[metric]?.destroy();
+      window.perfgateCharts[metric] = chart(s, metric, host, info, widths[i]!, view);
+    });
+  };
+  const scaling =
+    k.tier === ""
+      ? null
+      : el(
+          "a",
+          { href: `scaling.html?group=${encodeURIComponent(scalingGroupId(k))}` },
+          "thread scaling by version",
+        );
   main.replaceChildren(
     el("h1", {}, k.tier === "" ? k.script : `${cellTitle(k)} threads`),
     nav(""),
@@ -178,18 +256,10 @@ export async function cellPage(main: HTMLElement): Promise<void> {
       "p",
       { class: "card-sub" },
       `${k.flavor} · workload ${k.workload} · runner class ${k.runner_class} · ${s.run.length} runs`,
+      ...(scaling ? [" · ", scaling] : []),
     ),
+    viewBar(viewOptions(), draw),
+    ...parts.map((p) => p.section),
   );
-  const parts = metricKeys(s).map((metric) => {
-    const host = el("div", { class: "chart", "data-metric": metric });
-    const info = el("p", { class: "readout" }, ...readout(s, metric, null));
-    const heading = el("h2", {}, metricLabel(metric, metricInfo(s, metric)));
-    main.append(el("section", {}, heading, host, info, changeList(s, metric)));
-    return { metric, host, info };
-  });
-  // Every width read before any chart is drawn: one layout, not one per chart.
-  const widths = parts.map((p) => p.host.clientWidth);
-  parts.forEach(({ metric, host, info }, i) => {
-    window.perfgateCharts[metric] = chart(s, metric, host, info, widths[i]!);
-  });
+  draw(viewOptions());
 }

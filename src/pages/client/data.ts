@@ -6,6 +6,7 @@
 import type { HistoryRun } from "../../history/schema.js";
 import type { VersionMatrix } from "../matrix.js";
 import type { CellSeries, OverviewRow } from "../model.js";
+import type { ScalingGroup } from "../scaling.js";
 import { requestData } from "./keys.js";
 
 export interface Overview {
@@ -52,3 +53,4 @@ export const loadOverview = () => load<Overview>("overview");
 export const loadCell = (id: string) => load<CellSeries>(`cells/${id}`);
 export const loadRun = (id: string) => load<HistoryRun>(`runs/${id}`);
 export const loadMatrices = () => load<{ matrices: VersionMatrix[] }>("matrix");
+export const loadScaling = () => load<{ groups: ScalingGroup[] }>("scaling");

@@ -77,7 +77,13 @@ export function cellTitle(k: { script: string; tier: string; threads: number }, 
 export function nav(active: string): HTMLElement {
   const link = (href: string, text: string) =>
     el("a", { href, ...(active === href ? { class: "active" } : {}) }, text);
-  return el("nav", {}, link("index.html", "Overview"), link("matrix.html", "Version matrix"));
+  return el(
+    "nav",
+    {},
+    link("index.html", "Overview"),
+    link("scaling.html", "Thread scaling"),
+    link("matrix.html", "Version matrix"),
+  );
 }
 
 export function fail(err: unknown): void {

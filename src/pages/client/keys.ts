@@ -5,6 +5,7 @@
 export function dataKey(page: string, id: string | null): string | null {
   if (page === "overview") return "overview";
   if (page === "matrix") return "matrix";
+  if (page === "scaling") return "scaling";
   if (page === "cell" && id) return `cells/${id}`;
   if (page === "run" && id) return `runs/${id}`;
   return null;

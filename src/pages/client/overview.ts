@@ -1,4 +1,7 @@
-/** The overview: every cell with a sparkline and its latest change point, filterable. */
+/**
+ * The overview: every cell with a sparkline (with its min and max) and its latest change point,
+ * regressions first, then improvements, then the cells without a change point; filterable.
+ */
 import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
@@ -14,7 +17,7 @@ const FILTERS = [
 ] as const;
 type FilterKey = (typeof FILTERS)[number][0];
 
-const SPARK_W = 180;
+const SPARK_W = 150;
 const SPARK_H = 40;
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -90,7 +93,17 @@ function card(row: OverviewRow): HTMLElement {
       { class: "card-sub" },
       `${row.flavor} ${row.last.version} · ${row.workload} · ${row.runner_class}`,
     ),
-    sparkline(row),
+    el(
+      "div",
+      { class: "spark-box" },
+      sparkline(row),
+      el(
+        "div",
+        { class: "spark-scale", title: `range of the last ${row.spark.length} points` },
+        el("span", { class: "spark-max" }, fmt(row.spark_max)),
+        el("span", { class: "spark-min" }, fmt(row.spark_min)),
+      ),
+    ),
     el(
       "div",
       { class: "card-last" },
@@ -141,21 +154,56 @@ function selected(bar: HTMLElement): Partial<Record<FilterKey, string>> {
   return out;
 }
 
+type Kind = "worse" | "better" | "none";
+const KINDS: [Kind, string][] = [
+  ["worse", "Regressions"],
+  ["better", "Improvements"],
+  ["none", "No change point"],
+];
+
+function kindOf(row: OverviewRow): Kind {
+  return row.change ? (changeClass(row.change) as Kind) : "none";
+}
+
+/** Latest change first; a larger change first on the same day. */
+function byRecentChange(a: OverviewRow, b: OverviewRow): number {
+  const da = a.change?.date ?? "";
+  const db = b.change?.date ?? "";
+  if (da !== db) return da < db ? 1 : -1;
+  return Math.abs(b.change?.pct ?? 0) - Math.abs(a.change?.pct ?? 0);
+}
+
 export async function overviewPage(main: HTMLElement): Promise<void> {
   const data: Overview = await loadOverview();
   document.title = data.title;
-  const grid = el("div", { class: "grid", id: "cells" });
   const count = el("p", { class: "count" });
-  const cards = data.cells.map((r) => ({ row: r, node: card(r) }));
+  const groups = KINDS.map(([kind, title]) => {
+    const rows = data.cells.filter((r) => kindOf(r) === kind);
+    if (kind !== "none") rows.sort(byRecentChange);
+    const cards = rows.map((r) => ({ row: r, node: card(r) }));
+    const heading = el("h2", { class: "group-title" });
+    const grid = el(
+      "div",
+      { class: "grid", id: `cells-${kind}`, "data-kind": kind },
+      ...cards.map((c) => c.node),
+    );
+    return { title, cards, heading, section: el("section", { class: "cell-group" }, heading, grid) };
+  });
   const apply = () => {
     const f = selected(bar);
     let shown = 0;
-    for (const { row, node } of cards) {
-      const ok = Object.entries(f).every(([k, v]) => String(row[k as FilterKey]) === v);
-      node.hidden = !ok;
-      if (ok) shown++;
+    for (const g of groups) {
+      let n = 0;
+      for (const { row, node } of g.cards) {
+        const ok = Object.entries(f).every(([k, v]) => String(row[k as FilterKey]) === v);
+        node.hidden = !ok;
+        if (ok) n++;
+      }
+      g.heading.textContent = `${g.title} (${n})`;
+      g.section.hidden = n === 0;
+      shown += n;
     }
-    count.textContent = `${shown} of ${cards.length} cells · ${data.runs} runs${data.first ? ` from ${day(data.first)} to ${day(data.last!)}` : ""}`;
+    count.textContent = `${shown} of ${data.cells.length} cells · ${data.runs} runs${data.first ? ` from ${day(data.first)} to ${day(data.last!)}` : ""}`;
     const q = new URLSearchParams(f as Record<string, string>).toString();
     try {
       history.replaceState(null, "", q ? `?${q}` : location.pathname);
@@ -164,8 +212,13 @@ export async function overviewPage(main: HTMLElement): Promise<void> {
     }
   };
   const bar = filterBar(data.cells, apply);
-  grid.append(...cards.map((c) => c.node));
-  main.replaceChildren(el("h1", {}, data.title), nav("index.html"), bar, count, grid);
+  main.replaceChildren(
+    el("h1", {}, data.title),
+    nav("index.html"),
+    bar,
+    count,
+    ...groups.map((g) => g.section),
+  );
   if (data.cells.length === 0) main.append(el("p", {}, "The store holds no trend runs yet."));
   apply();
 }

@@ -1,65 +1,28 @@
-/** A run's page: commit, server configuration per tier, host fingerprint, sysbench options, cells. */
-import type { HistoryRun } from "../../history/schema.js";
+/**
+ * A run's page: a list of sections (RUN_SECTIONS), each rendering what the run holds for it —
+ * summary with the raw results file, noise and warnings, doctor findings, the per-second timeline,
+ * base vs head of an A/B, thread scaling, cells, server counters per transaction, host, sysbench
+ * and server configuration. A new section is one entry in the list.
+ */
 import { loadRun } from "./data.js";
-import { el, fmt, nav, param } from "./dom.js";
+import { el, nav, param } from "./dom.js";
+import { scalingSection, timelineSection } from "./run-charts.js";
 import { importedRun } from "./run-imported.js";
+import { type RunSection, TEXT_SECTIONS as T } from "./run-sections.js";
 
-function table(rows: [string, Node | string][]): HTMLTableElement {
-  return el(
-    "table",
-    { class: "kv" },
-    ...rows.map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, v))),
-  );
-}
-
-function servers(run: HistoryRun): HTMLElement[] {
-  return run.servers.map((s) =>
-    el(
-      "section",
-      { class: "server" },
-      el("h2", {}, `Server ${s.label}: ${s.version_string}`),
-      table([
-        ["spec", s.spec],
-        ["flavor / version", `${s.flavor} ${s.version}`],
-      ]),
-      ...s.tiers.map((t) =>
-        el(
-          "details",
-          {},
-          el("summary", {}, `tier ${t.tier} (buffer pool ${fmt(t.buffer_pool_bytes / 1024 ** 2)} MiB)`),
-          el("h3", {}, "configuration file"),
-          el("pre", {}, t.config),
-          el("h3", {}, "variables read back"),
-          table(Object.entries(t.variables).map(([k, v]) => [k, v])),
-        ),
-      ),
-    ),
-  );
-}
-
-function cells(run: HistoryRun): HTMLTableElement {
-  const head = ["server", "workload", "script", "tier", "threads", "tps [95%]", "qps", "p95 ms", "n"];
-  const t = el("table", { class: "cells" }, el("tr", {}, ...head.map((h) => el("th", {}, h))));
-  for (const c of run.cells) {
-    const m = c.metrics;
-    const tps = m.tps
-      ? `${fmt(m.tps.value)}${m.tps.lo !== null ? ` [${fmt(m.tps.lo)}, ${fmt(m.tps.hi)}]` : ""}`
-      : "–";
-    const vals = [
-      c.server,
-      c.workload,
-      c.script,
-      c.tier,
-      String(c.threads),
-      tps,
-      fmt(m.qps?.value),
-      fmt(m.p95_ms?.value),
-      String(m.tps?.n ?? "–"),
-    ];
-    t.append(el("tr", {}, ...vals.map((v) => el("td", {}, v))));
-  }
-  return t;
-}
+export const RUN_SECTIONS: RunSection[] = [
+  T.summary,
+  T.noise,
+  timelineSection,
+  T.abSides,
+  scalingSection,
+  T.cells,
+  T.counters,
+  T.doctor,
+  T.host,
+  T.sysbench,
+  T.servers,
+];
 
 export async function runPage(main: HTMLElement): Promise<void> {
   const id = param("id");
@@ -69,37 +32,15 @@ export async function runPage(main: HTMLElement): Promise<void> {
     main.replaceChildren(...importedRun(run));
     return;
   }
-  const h = run.host;
   document.title = `run ${run.id} · perfgate`;
-  const commit = run.commit_url ? el("a", { href: run.commit_url }, run.commit) : run.commit;
-  main.replaceChildren(
-    el("h1", {}, `Run ${run.id}`),
-    nav(""),
-    table([
-      ["commit", commit],
-      ["date", run.date],
-      ["branch", run.branch],
-      ["runner class", run.runner_class],
-      ["version matrix", run.matrix ?? "–"],
-      ["source", run.source === "ab" ? "A/B run (head side)" : "run"],
-      ["perfgate", run.perfgate_version],
-      ["workload", `${run.workload.name} (sha256 ${run.workload.sha256.slice(0, 12)})`],
-      ["dataset", `${run.dataset.tables} tables × ${run.dataset.table_size.toLocaleString("en-US")} rows`],
-    ]),
-    el("h2", {}, "Host fingerprint"),
-    table([
-      ["hostname", h.hostname],
-      ["CPU", `${h.cpu_model} (${h.cores} cores, ${h.arch})`],
-      ["memory", `${fmt(h.memory_bytes / 1024 ** 3)} GiB`],
-      ["OS / kernel", `${h.os} / ${h.kernel}`],
-    ]),
-    el("h2", {}, "sysbench"),
-    table([
-      ["version", run.sysbench.version],
-      ["options", el("code", {}, run.sysbench.options.join(" ") || "–")],
-    ]),
-    ...servers(run),
-    el("h2", {}, "Cells"),
-    cells(run),
-  );
+  main.replaceChildren(el("h1", {}, `Run ${run.id}`), nav(""));
+  const draws: (() => void)[] = [];
+  for (const s of RUN_SECTIONS) {
+    const out = s.render(run);
+    if (!out) continue;
+    const heading = s.id === "summary" ? null : el("h2", {}, s.title);
+    main.append(el("section", { id: `run-${s.id}`, class: "run-section" }, heading, ...out.nodes));
+    if (out.draw) draws.push(out.draw);
+  }
+  for (const d of draws) d();
 }

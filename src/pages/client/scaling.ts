@@ -1,0 +1,84 @@
+/**
+ * Thread scaling: per script and tier, throughput and p95 latency over the thread counts with one
+ * line per server version (each version's latest measurement), intervals as bands.
+ */
+import type { ScalingGroup } from "../scaling.js";
+import { loadScaling } from "./data.js";
+import { el, nav, param } from "./dom.js";
+import { linesChart } from "./lines.js";
+
+function title(g: ScalingGroup): string {
+  return `${g.key.script} · ${g.key.tier} · ${g.key.flavor}`;
+}
+
+function groupSection(g: ScalingGroup): { section: HTMLElement; hosts: [string, HTMLElement][] } {
+  const hosts: [string, HTMLElement][] = [
+    ["tps", el("div", { class: "chart", "data-metric": "tps" })],
+    ["p95_ms", el("div", { class: "chart", "data-metric": "p95_ms" })],
+  ];
+  const shown =
+    g.lines.length < g.versions ? ` · the ${g.lines.length} newest of ${g.versions} versions` : "";
+  const section = el(
+    "section",
+    { class: "scaling", "data-group": g.id },
+    el("h2", {}, title(g)),
+    el(
+      "p",
+      { class: "card-sub" },
+      `workload ${g.key.workload} · runner class ${g.key.runner_class} · each version's latest run at each thread count${shown}`,
+    ),
+    el("h3", {}, "TPS by threads"),
+    hosts[0]![1],
+    el("h3", {}, "p95 latency (ms) by threads"),
+    hosts[1]![1],
+  );
+  return { section, hosts };
+}
+
+function draw(groups: ScalingGroup[], parts: ReturnType<typeof groupSection>[], zero: boolean): void {
+  const widths = parts.map((p) => p.hosts[0]![1].clientWidth);
+  parts.forEach((p, i) => {
+    const g = groups[i]!;
+    for (const [metric, host] of p.hosts) {
+      const name = `${g.id}:${metric}`;
+      window.perfgateCharts[name]?.destroy();
+      const col = (l: ScalingGroup["lines"][number]) => (metric === "tps" ? l.tps : l.p95_ms);
+      window.perfgateCharts[name] = linesChart(host, {
+        x: g.threads.map((_, j) => j),
+        xLabels: g.threads.map(String),
+        xTitle: "threads",
+        yTitle: metric === "tps" ? "TPS" : "p95 ms",
+        lines: g.lines.map((l) => ({ label: l.version, values: col(l).v, lo: col(l).lo, hi: col(l).hi })),
+        width: widths[i]!,
+        zero,
+      });
+    }
+  });
+}
+
+export async function scalingPage(main: HTMLElement): Promise<void> {
+  const { groups: all } = await loadScaling();
+  document.title = "Thread scaling · perfgate";
+  main.replaceChildren(el("h1", {}, "Thread scaling"), nav("scaling.html"));
+  if (all.length === 0) {
+    main.append(el("p", {}, "No script measured at two or more thread counts yet."));
+    return;
+  }
+  const wanted = param("group");
+  const groups = wanted ? all.filter((g) => g.id === wanted) : all;
+  if (groups.length === 0) throw new Error(`no thread-scaling group ${JSON.stringify(wanted)} in this site`);
+  const zero = el("input", { type: "checkbox", name: "zero" });
+  zero.checked = param("zero") === "1";
+  const parts = groups.map(groupSection);
+  main.append(
+    el(
+      "form",
+      { class: "filters view-bar" },
+      el("label", {}, zero, " y from zero"),
+      wanted ? el("a", { href: "scaling.html" }, `all ${all.length} groups`) : null,
+    ),
+    ...parts.map((p) => p.section),
+  );
+  zero.addEventListener("change", () => draw(groups, parts, zero.checked));
+  draw(groups, parts, zero.checked);
+}
