@@ -30,8 +30,9 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 RUNNER_VERSION=2.333.1
 RUNNER_SHA256=18f8f68ed1892854ff2ab1bab4fcaa2f5abeedc98093b6cb13638991725cab74
 if [ -n "${PERFGATE_RUNNER_VERSION:-}${PERFGATE_RUNNER_SHA256:-}" ]; then
-  [ -n "${PERFGATE_RUNNER_VERSION:-}" ] && [ -n "${PERFGATE_RUNNER_SHA256:-}" ] ||
+  if [ -z "${PERFGATE_RUNNER_VERSION:-}" ] || [ -z "${PERFGATE_RUNNER_SHA256:-}" ]; then
     usage_error "PERFGATE_RUNNER_VERSION and PERFGATE_RUNNER_SHA256 go together (the sha256 from that release's notes)"
+  fi
   RUNNER_VERSION="$PERFGATE_RUNNER_VERSION"
   RUNNER_SHA256="$PERFGATE_RUNNER_SHA256"
 fi

@@ -8,16 +8,29 @@
 #   jit-runner.sh reset [--dry-run]       only the reset
 #   jit-runner.sh run                     exec the runner for one job with the prepared config
 #   jit-runner.sh loop [--jobs N]         prepare + run, again and again (N times): the service's
-#                                         cycle, for hosts without systemd and for tests
+#                                         cycle without systemd, for trying a host and for tests.
+#                                         NOT a security boundary (see below).
 #   jit-runner.sh warm <spec>...          as root: fetch servers into the shared cache and seal them
+#   jit-runner.sh --help                  this text
 #
-# The reset, before every job: every process of the runner user is killed; the previous job's copy
-# of the runner (with its _work, _diag and the JIT credentials the runner wrote there), the runner
-# user's home and its files in /tmp, /var/tmp and /dev/shm (server datadirs, sockets) are removed;
-# a fresh copy of the root-owned runner in /opt/actions-runner is made for the next job (hard links:
-# the job may add files to its copy, never change the runner's); in perfgate's cache everything the runner user created is removed, and every sealed
-# (root-owned) server is checked against its file manifest (perfgate server verify) and removed
-# if it changed.
+# The reset, before every job: the runner user's crontab and at jobs are removed; every process of
+# the runner user is killed; the previous job's copy of the runner (with its _work, _diag and the
+# JIT credentials the runner wrote there) and the runner user's home are removed, and so is every
+# file and directory the runner user owns, at any depth, in /tmp, /var/tmp, /dev/shm, /run/lock,
+# /dev/mqueue, /var/crash and the cron and at spools (/var/spool/cron, /var/spool/at); a fresh copy
+# of the root-owned runner in /opt/actions-runner is made for the next job (hard links: the job may
+# add files to its copy, never change the runner's); in perfgate's cache everything the runner
+# user created is removed, and every sealed (root-owned) server is checked against its file
+# manifest (perfgate server verify) and removed if it changed.
+#
+# `loop` is not a security boundary. It runs the same reset, but without what the service adds:
+# systemd's KillMode=control-group (the job's whole process tree ends with the job, even processes
+# that left it), PrivateTmp (each job its own /tmp), root kept apart from the job's user (the loop
+# runs the job with runuser from a root shell; run as another user, it cannot kill or remove what
+# the job left at all), and a restart that does not depend on the loop's shell surviving the job.
+# A job can leave things the reset does not know: files in other world-writable directories, a
+# process that forks faster than one kill pass. Use it to try a host or in tests; for a runner that
+# takes jobs from pull requests, use the service (install-runner.sh).
 #
 # Settings come from the environment (/etc/perfgate-runner/runner.env under systemd):
 #   PERFGATE_RUNNER_USER (perfgate-runner), PERFGATE_RUNNER_DIR (/opt/actions-runner),
@@ -44,8 +57,11 @@ cmd="${1:-}"
 [ $# -gt 0 ] && shift
 JOBS=0
 SPECS=()
+help() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+case "$cmd" in -h | --help) help; exit 0 ;; esac
 while [ $# -gt 0 ]; do
   case "$1" in
+    -h | --help) help; exit 0 ;;
     --dry-run) PG_DRY_RUN=1 ;;
     --jobs) JOBS="${2:-}"; shift ;;
     *) if [ "$cmd" = warm ]; then SPECS+=("$1"); else usage_error "unknown argument $1"; fi ;;
@@ -62,21 +78,46 @@ runner_uid() {
   fi
 }
 
-# Removes what the runner user left: processes, work and temporary files.
+# Where a job can leave files outside its home without any privilege: the world-writable
+# directories (searched at every depth: a file deep under a root-owned directory such as
+# /tmp/.X11-unix counts too) and the cron and at spools, where a crontab or an at job would run code
+# as the runner user after the reset. A directory that does not exist is skipped.
+SWEEP_DIRS=(/tmp /var/tmp /dev/shm /run/lock /dev/mqueue /var/crash /var/spool/cron /var/spool/at)
+
+# The runner user's crontab by name (Debian: crontabs/<user>, owned by the user; cronie and
+# SUSE keep it under the spool directly or in tabs/, possibly owned by root): removed before the
+# processes are killed, so that cron starts nothing new in between.
+reset_schedules() {
+  local uid="$1" f d
+  for f in /var/spool/cron/crontabs /var/spool/cron /var/spool/cron/tabs; do
+    if [ -f "$(hp "$f/$RUNNER_USER")" ] || [ -L "$(hp "$f/$RUNNER_USER")" ]; then remove_path "$f/$RUNNER_USER"; fi
+  done
+  [ -n "$uid" ] || return 0
+  # at jobs are files owned by the user who queued them (atd runs each as its file's owner)
+  for d in /var/spool/cron/atjobs /var/spool/at; do sweep "$d" "$uid"; done
+}
+
+# sweep <dir> <uid>: removes every file and directory under <dir> owned by <uid>, at any depth (a
+# directory of the user's goes whole; a root-owned one is searched), on <dir>'s filesystem only.
+sweep() {
+  local dir="$1" uid="$2" f
+  [ -d "$(hp "$dir")" ] || return 0
+  while IFS= read -r -d '' f; do
+    remove_path "${f#"$PG_ROOT"}"
+  done < <(find "$(hp "$dir")" -xdev -mindepth 1 -uid "$uid" -prune -print0)
+}
+
+# Removes what the runner user left: schedules, processes, work and temporary files.
 reset_user_files() {
-  local uid="$1" d f
+  local uid="$1" d
+  reset_schedules "$uid"
   if [ -n "$uid" ]; then
     # pkill exits 1 when the user has no process left: that is the normal case.
     run_cmd pkill -KILL -u "$uid" || true
   fi
   remove_path "$JOB_DIR"
   [ -n "$uid" ] || return 0
-  for d in /tmp /var/tmp /dev/shm "/home/$RUNNER_USER"; do
-    [ -d "$(hp "$d")" ] || continue
-    while IFS= read -r -d '' f; do
-      remove_path "${f#"$PG_ROOT"}"
-    done < <(find "$(hp "$d")" -mindepth 1 -maxdepth 1 -uid "$uid" -print0)
-  done
+  for d in "${SWEEP_DIRS[@]}" "/home/$RUNNER_USER"; do sweep "$d" "$uid"; done
 }
 
 owner_uid() { stat -c %u "$1"; }
@@ -158,6 +199,7 @@ run() {
 
 loop() {
   local n=0 status
+  say "loop: not a security boundary (no cgroup kill, no private /tmp); for pull-request jobs use perfgate-runner.service (jit-runner.sh --help)"
   while [ "$JOBS" = 0 ] || [ "$n" -lt "$JOBS" ]; do
     n=$((n + 1))
     if ! (prepare); then
@@ -199,5 +241,5 @@ case "$cmd" in
   run) run ;;
   loop) loop ;;
   warm) warm ;;
-  *) usage_error "usage: jit-runner.sh prepare|reset|run|loop [--jobs N]|warm <spec>... [--dry-run]" ;;
+  *) usage_error "usage: jit-runner.sh prepare|reset|run|loop [--jobs N]|warm <spec>... [--dry-run] (--help: what each does)" ;;
 esac

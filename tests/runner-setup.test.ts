@@ -382,6 +382,7 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
       Array(3).fill("actions/generate-runner-jitconfig-for-repo"),
     );
     expect(reqs.every((q) => q.headers.authorization === "Bearer ghp_standin_token")).toBe(true);
+    expect(r.stdout.split("\n")[0]).toMatch(/^loop: not a security boundary/);
     // the loop went on after job 2 exited 1
     expect(r.stdout).toContain("job 2: the runner exited with 1; next job");
     expect(r.stdout).toContain("job 3: the runner exited with 0; next job");
@@ -425,6 +426,80 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
       `jit-config: cannot read the token file ${join(root, "etc/perfgate-runner/token")}: ENOENT\njit-runner: no JIT config (see the line above); the service retries\n`,
     );
     expect(existsSync(join(root, "run/perfgate-runner/jitconfig"))).toBe(false);
+  });
+
+  it("the reset removes the user's crontab, at jobs and files at any depth in world-writable and spool directories", () => {
+    const root = runnerRoot("jit-leftovers");
+    const user = (path: string, dir = false) => {
+      const p = join(root, path);
+      mkdirSync(dir ? p : dirname(p), { recursive: true });
+      if (!dir) writeFileSync(p, "x\n");
+      chownSync(p, RUNNER_UID, RUNNER_UID);
+      return path;
+    };
+    const rootOwned = (path: string) => {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), "keep\n");
+      return path;
+    };
+    const left = [
+      user("var/spool/cron/crontabs/perfgate-runner"), // Debian's crontab, the user's own
+      user("var/spool/cron/atjobs/a0000101a2b3c4"), // an at job (Debian)
+      user("var/spool/cron/atspool/=101"),
+      user("var/spool/at/a0000201a2b3c4"), // an at job (cronie's at)
+      user("run/lock/held.lock"),
+      user("dev/mqueue/pg-queue"),
+      user("tmp/.X11-unix/deep/er/file"), // deep under a root-owned directory
+      user("var/tmp/systemd-private-x/tmp/escaped"),
+      user("dev/shm/pg/seg"),
+      user("var/crash/core.1"),
+    ];
+    // a crontab named for the user but owned by root (cronie, SUSE) goes too
+    const rootCrontab = rootOwned("var/spool/cron/perfgate-runner");
+    const keep = [
+      rootOwned("var/spool/cron/crontabs/root"),
+      rootOwned("var/spool/cron/atjobs/.SEQ"),
+      rootOwned("tmp/.X11-unix/X0"),
+      rootOwned("run/lock/root.lock"),
+      rootOwned("dev/mqueue/root-queue"),
+    ];
+    user("var/tmp/pg-dir", true);
+    writeFileSync(join(root, "var/tmp/pg-dir/root-file-in-user-dir"), "x\n");
+
+    const before = snapshot(root);
+    const dry = script("jit-runner.sh", ["reset", "--dry-run"], env(root, "repo:octo/perfgate"));
+    expect(dry.code).toBe(0);
+    expect(snapshot(root)).toEqual(before);
+    // schedules first (cron and atd start nothing new while processes are killed), then the kill
+    const lines = dry.stdout.trim().split("\n");
+    expect(lines.slice(0, 3)).toEqual([
+      "reset: before the next job",
+      "remove /var/spool/cron/crontabs/perfgate-runner",
+      `remove /${rootCrontab}`,
+    ]);
+    expect(lines.indexOf(`run pkill -KILL -u ${RUNNER_UID}`)).toBeGreaterThan(
+      lines.indexOf("remove /var/spool/at/a0000201a2b3c4"),
+    );
+
+    const r = script("jit-runner.sh", ["reset"], env(root, "repo:octo/perfgate"));
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    for (const path of [...left, rootCrontab, "var/tmp/pg-dir"]) {
+      expect(existsSync(join(root, path)), path).toBe(false);
+      expect(r.stdout.split("\n"), path).toContain(`removed /${path}`);
+    }
+    for (const path of keep) expect(readFileSync(join(root, path), "utf8"), path).toBe("keep\n");
+    expect(existsSync(join(root, "tmp/.X11-unix/deep"))).toBe(true); // root's directory, emptied of the user's file
+    const again = script("jit-runner.sh", ["reset"], env(root, "repo:octo/perfgate"));
+    expect(again.stdout).not.toMatch(/^removed /m);
+  });
+
+  it("--help says what each command does, and that loop is not a security boundary", () => {
+    const help = script("jit-runner.sh", ["--help"], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("`loop` is not a security boundary");
+    expect(help.stdout).toContain("/var/spool/cron");
+    expect(script("jit-runner.sh", ["loop", "--help"], {}).stdout).toBe(help.stdout);
   });
 
   it("--dry-run of prepare lists the reset and the config request without doing them", async () => {
