@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
+import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
 
 let dir: string;
 
@@ -31,6 +32,15 @@ beforeAll(() => {
     `value\n${Array.from({ length: 40 }, (_, i) => 100 + (i % 3)).join("\n")}`,
   );
   writeFileSync(join(dir, "bad.csv"), "index,value\n0,100\n1,oops\n");
+  // 2 scripts × 3 thread counts × tps, qps, p95 = 18 series; a 10% drop in one cell at run 14
+  writeSyntheticStore(join(dir, "store"), {
+    runs: 24,
+    scripts: ["oltp_read_write", "oltp_read_only"],
+    tiers: ["1G"],
+    threads: [1, 4, 16],
+    step: { script: "oltp_read_only", tier: "1G", threads: 4, at: 14, factor: 0.9 },
+    seed: 5,
+  });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -54,14 +64,19 @@ describe("perfgate changes <series.csv>", () => {
   it("text by default; --out writes the file and says so", async () => {
     const text = await runCli(["changes", join(dir, "cell.csv")]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/\(30 points\): 1 change point\n {2}at +17 +\+\d+\.\d% .* c16\.\.c17\n$/);
+    expect(text.stdout).toMatch(
+      /\(30 points\): 1 change point\n {2}at +17 +\+\d+\.\d% .* c16\.\.c17\n1 change point in 1 series searched\n$/,
+    );
     const out = join(dir, "out", "changes.md");
     const md = await runCli(["changes", join(dir, "cell.csv"), "--format", "markdown", "--out", out]);
     expect(md.code).toBe(0);
-    expect(md.stdout).toBe(`${out}: 1 change point(s) in 1 series\n`);
+    expect(md.stdout).toBe(`${out}: 1 change point in 1 series searched\n`);
     expect(readFileSync(out, "utf8")).toContain("| 17 | +");
     const flat = await runCli(["changes", join(dir, "flat.csv"), "--format", "json"]);
     expect(JSON.parse(flat.stdout).series[0].changes).toEqual([]);
+    expect((await runCli(["changes", join(dir, "flat.csv")])).stdout).toBe(
+      "0 change points in 1 series searched\n",
+    );
   });
 
   it("bad input (exit 1) and bad options (exit 2): one line on stderr, nothing written", async () => {
@@ -93,5 +108,43 @@ describe("perfgate changes <series.csv>", () => {
       expect(r.stdout).toBe("");
     }
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe("perfgate changes <store folder> and history changes agree", () => {
+  it("--help names both inputs", async () => {
+    const r = await runCli(["changes", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/history store\s+folder: a folder with index\.json/);
+    expect(r.stdout).toMatch(/CSV\s+series/);
+  });
+
+  it("text: only the series with a change, then one line of how many were searched, the same count", async () => {
+    const r = await runCli(["changes", join(dir, "store")]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines.filter((l) => /no change point/.test(l))).toEqual([]);
+    const headers = lines.filter((l) => !l.startsWith("  ") && l !== lines.at(-1));
+    expect(headers.map((l) => l.replace(/ \(.*$/, ""))).toEqual(
+      ["tps", "qps", "p95_ms"].map((m) => `nightly oltp_read_only 1G 4t ${m}`),
+    );
+    expect(lines.filter((l) => l.startsWith("  at "))).toHaveLength(3);
+    for (const l of lines.filter((x) => x.startsWith("  at "))) {
+      expect(l).toContain(`${commitOf(13)}..${commitOf(14)}`);
+      expect(l).toMatch(/ regression /);
+    }
+    expect(lines.at(-1)).toBe("3 change points in 18 series searched");
+
+    const h = await runCli(["history", "changes", "--store", join(dir, "store")]);
+    expect(h.code, h.stderr).toBe(0);
+    const hl = h.stdout.trimEnd().split("\n");
+    expect(hl).toHaveLength(4);
+    expect(hl.at(-1)).toMatch(/^3 change points in 18 series searched \(6 cells, 24 runs\)$/);
+
+    const md = await runCli(["changes", join(dir, "store"), "--format", "markdown"]);
+    expect(md.stdout).toContain("3 change points in 18 series searched.");
+    expect(md.stdout.match(/^\*\*/gm)).toHaveLength(3);
+    expect(md.stdout).not.toContain("no change point");
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The `perfgate changes` report: change points of one or more named series as JSON (schema
- * perfgate/changes), a terminal table or Markdown. Pure: data in, text out.
+ * perfgate/changes, every series searched), a terminal table or Markdown (only the series with a
+ * change point, and one line of how many were searched). Pure: data in, text out.
  */
 import type { ChangeOptions, ChangePoint } from "./index.js";
 
@@ -86,14 +87,35 @@ function range(c: ChangePoint): string {
   return `${c.fromId ?? "?"}..${c.toId ?? "?"}`;
 }
 
-function countLine(s: SeriesChanges): string {
-  const k = s.changes.length;
-  return `${s.name} (${s.points} points): ${k === 0 ? "no change point" : k === 1 ? "1 change point" : `${k} change points`}`;
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
+function countLine(s: SeriesChanges): string {
+  const k = s.changes.length;
+  return `${s.name} (${plural(s.points, "point", "points")}): ${k === 0 ? "no change point" : plural(k, "change point", "change points")}`;
+}
+
+/**
+ * The one summary line of a changes search, the same for `changes` and `history changes`:
+ * "2 change points in 18 series searched". Series without a change are counted here, not listed.
+ */
+export function searchSummary(found: number, searched: number): string {
+  return `${plural(found, "change point", "change points")} in ${searched} series searched`;
+}
+
+function reportSummary(r: ChangesReport): string {
+  return searchSummary(
+    r.series.reduce((k, s) => k + s.changes.length, 0),
+    r.series.length,
+  );
+}
+
+/** Only the series with a change point, each with its changes, then the summary line. */
 export function renderChangesText(r: ChangesReport): string {
   const lines: string[] = [];
   for (const s of r.series) {
+    if (s.changes.length === 0) continue;
     lines.push(countLine(s));
     for (const c of s.changes) {
       const ids = range(c);
@@ -103,14 +125,15 @@ export function renderChangesText(r: ChangesReport): string {
       );
     }
   }
+  lines.push(reportSummary(r));
   return `${lines.join("\n")}\n`;
 }
 
 export function renderChangesMarkdown(r: ChangesReport): string {
-  const out: string[] = [`## Change points: ${r.source}`, ""];
+  const out: string[] = [`## Change points: ${r.source}`, "", `${reportSummary(r)}.`, ""];
   for (const s of r.series) {
-    out.push(`**${countLine(s)}**`, "");
     if (s.changes.length === 0) continue;
+    out.push(`**${countLine(s)}**`, "");
     out.push("| index | change | before | after | confidence | range |", "|---:|---:|---:|---:|---:|---|");
     for (const c of s.changes) {
       out.push(

@@ -13,7 +13,13 @@ import {
   detectChanges,
   type SeriesPoint,
 } from "../changes/index.js";
-import { CHANGE_FORMATS, type ChangeFormat, type ChangesReport, renderChanges } from "../changes/report.js";
+import {
+  CHANGE_FORMATS,
+  type ChangeFormat,
+  type ChangesReport,
+  renderChanges,
+  searchSummary,
+} from "../changes/report.js";
 import { writeFileAtomic } from "../results/store.js";
 import { UsageError, UserError } from "../util/errors.js";
 
@@ -26,8 +32,10 @@ export interface NamedSeries {
 
 /** A kind of input `perfgate changes` reads (a CSV series, a history store, ...). */
 export interface ChangesInput {
-  /** What it is, for messages: "CSV series". */
+  /** What it is, for messages and --help: "CSV series". */
   kind: string;
+  /** What it reads and how, for --help (one line). */
+  detail: string;
   /** True when this kind reads `path` (a cheap check; `load` validates). */
   accepts(path: string): boolean;
   /** The series in `path`, each with a name; throws UserError on bad input. */
@@ -37,6 +45,7 @@ export interface ChangesInput {
 /** A plain CSV series (columns: value; optional index, lo, hi, id, date, n). Accepts any file. */
 export const csvSeriesInput: ChangesInput = {
   kind: "CSV series",
+  detail: "a file with a header: value (required); index, lo, hi, id, date (optional)",
   accepts: (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false,
   load: (path) => [{ name: path, points: parseSeriesCsv(readFileSync(path, "utf8"), path).points }],
 };
@@ -110,7 +119,7 @@ function changesAction(path: string, o: ChangesFlags, inputs: readonly ChangesIn
   if (o.out) {
     writeFileAtomic(o.out, text);
     const found = report.series.reduce((k, s) => k + s.changes.length, 0);
-    process.stdout.write(`${o.out}: ${found} change point(s) in ${report.series.length} series\n`);
+    process.stdout.write(`${o.out}: ${searchSummary(found, report.series.length)}\n`);
   } else {
     process.stdout.write(text);
   }
@@ -124,12 +133,9 @@ export function registerChangesCommand(
   program
     .command("changes")
     .description(
-      "Find change points (sustained shifts of the mean) in a series: a CSV with a value column (optional lo,hi,id). Method: docs/statistics.md.",
+      `Find change points (sustained shifts of the mean) in ${inputs.map((i) => `a ${i.kind}`).join(" or ")}. Prints the series with a change point, then how many were searched. Method: docs/statistics.md.`,
     )
-    .argument(
-      "<series>",
-      "CSV series file: header with value (required) and index, lo, hi, id, date (optional)",
-    )
+    .argument("<input>", inputs.map((i) => `${i.kind}: ${i.detail}`).join("; or "))
     .addOption(new Option("--format <format>", `output format: ${CHANGE_FORMATS.join(", ")}`).default("text"))
     .option("-o, --out <file>", "write to a file instead of stdout")
     .option("--alpha <p>", "largest scan-corrected p-value reported", String(d.alpha))

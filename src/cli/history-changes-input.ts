@@ -39,7 +39,9 @@ function seriesOf(s: CellSeries): NamedSeries[] {
 }
 
 export const historyStoreInput: ChangesInput = {
-  kind: "history store (a folder with index.json)",
+  kind: "history store folder",
+  detail:
+    "a folder with index.json, one series per trend cell × metric (git stores: perfgate history changes --store git:<branch>)",
   accepts: (path) =>
     statSync(path, { throwIfNoEntry: false })?.isDirectory() === true && existsSync(join(path, INDEX_FILE)),
   load: (path) => buildSeries(readAllRuns(path), () => []).flatMap(seriesOf),

@@ -1,6 +1,7 @@
 /** `perfgate pages` (the static trend site) and `perfgate history changes` (change points per cell). */
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { searchSummary } from "../changes/report.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
 import { cliOption } from "../options/commander.js";
@@ -26,9 +27,7 @@ function changesText(runs: HistoryRun[]): string {
     }
   }
   const count = series.reduce((n, s) => n + Object.keys(s.metrics).length, 0);
-  lines.push(
-    `${lines.length} change point(s) in ${count} series (${series.length} cells × metrics, ${runs.length} runs)`,
-  );
+  lines.push(`${searchSummary(lines.length, count)} (${series.length} cells, ${runs.length} runs)`);
   return lines.join("\n");
 }
 
