@@ -128,7 +128,9 @@ describe("compare --baseline-store", () => {
     expect(any.stdout).toContain("5 to 12 days old");
     const none = await runCli(["compare", "--baseline-store", join(d, "nowhere"), headFile]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe(`perfgate: --baseline-store ${join(d, "nowhere")}: no such folder\n`);
+    expect(none.stderr).toBe(
+      `perfgate: --baseline-store ${join(d, "nowhere")}: no such folder; no history store there (perfgate history append creates one)\n`,
+    );
     const other = await runCli([...base, "--baseline-branch", "release"]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain("no run in the store matches: branch release");

@@ -5,17 +5,30 @@
  * runs the real store code (and the real CLI where a user would meet it) on real git.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { appendToFolder, readIndex, runsToPrune } from "../src/history/folder.js";
 import { readGitStore } from "../src/history/git.js";
+import { LOCK_FILE } from "../src/history/lock.js";
 import { parseStore } from "../src/history/store.js";
 import { provisionBuild } from "../src/servers/sources/build.js";
 import { parseBuildSpec } from "../src/servers/spec.js";
 import { memoryLogger } from "../src/util/log.js";
-import { runCli } from "./helpers/cli.js";
+import { runCli, startCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { tempDir } from "./helpers/results-factory.js";
+import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
+import { waitFor } from "./helpers/wait.js";
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -95,4 +108,159 @@ describe("git arguments: a user value is never read as an option", () => {
     await expect(provisionBuild(hostileUrl, opts)).rejects.toThrow(/strange hostname/);
     expect(() => parseBuildSpec("build:-utouch@x:@main")).toThrow(/starts with "-"/);
   });
+});
+
+/** A results file of one cell; `version` and `tps` make each distinct. */
+function resultsFile(d: string, name: string, tps: number, version = "11.4.5"): string {
+  return writeJson(d, name, makeResults({ servers: [makeServer({ version })], cells: [{ tps }] }));
+}
+
+const append = (file: string, store: string, ...more: string[]) =>
+  runCli([
+    "history",
+    "append",
+    file,
+    "--store",
+    store,
+    "--commit",
+    "c".repeat(40),
+    "--branch",
+    "main",
+    ...more,
+  ]);
+
+/** A bare repository whose perfgate-data branch has `runs` as a link to `outside`. */
+function gitStoreWithLink(d: string, outside: string, linkName: string): string {
+  const work = join(d, "linkwork");
+  mkdirSync(work);
+  gitIn(work, ["init", "--quiet", "-b", "perfgate-data"]);
+  symlinkSync(outside, join(work, linkName));
+  gitIn(work, ["add", linkName]);
+  gitIn(work, ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "--quiet", "-m", "link"]);
+  const bare = join(d, "links.git");
+  gitIn(d, ["clone", "--quiet", "--bare", work, bare]);
+  return bare;
+}
+
+describe("symbolic links in a store are errors naming them; nothing is written outside", () => {
+  requireBuild();
+
+  it("git store: a runs link on the branch makes append fail and write nothing at its target", async () => {
+    const d = tmp();
+    const outside = join(d, "outside");
+    mkdirSync(outside);
+    const bare = gitStoreWithLink(d, outside, "runs");
+    const r = await append(resultsFile(d, "r.json", 100), "git:perfgate-data", "--repo", bare);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\/runs: a symbolic link in the history store/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("git store: an index.json link is not read (list fails naming it)", async () => {
+    const d = tmp();
+    const secret = join(d, "secret.json");
+    writeFileSync(secret, JSON.stringify({ schema: "perfgate/history-index", schema_version: 1, runs: [] }));
+    const bare = gitStoreWithLink(d, secret, "index.json");
+    const r = await runCli(["history", "list", "--store", "git:perfgate-data", "--repo", bare]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\/index\.json: a symbolic link in the history store/);
+  });
+
+  it("folder store: runs/ as a link, index.json as a link and a run file as a link are each refused", async () => {
+    const d = tmp();
+    const outside = join(d, "outside");
+    mkdirSync(outside);
+    const store = join(d, "store");
+    mkdirSync(store);
+    symlinkSync(outside, join(store, "runs"));
+    const r = await append(resultsFile(d, "r.json", 100), store);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(store, "runs")}: a symbolic link in the history store`);
+    expect(readdirSync(outside)).toEqual([]);
+
+    // A real store, then its index replaced by a link: reads refuse it, and so does an append.
+    const real = join(d, "real");
+    expect((await append(resultsFile(d, "r1.json", 101), real)).code).toBe(0);
+    const index = join(real, "index.json");
+    const saved = readFileSync(index, "utf8");
+    writeFileSync(join(outside, "index.json"), saved);
+    rmSync(index);
+    symlinkSync(join(outside, "index.json"), index);
+    for (const args of [
+      ["history", "list"],
+      ["pages", "--out", join(d, "site")],
+      ["history", "changes"],
+    ]) {
+      const l = await runCli([...args, "--store", real]);
+      expect(l.code, args.join(" ")).toBe(1);
+      expect(l.stderr).toContain(`${index}: a symbolic link in the history store`);
+    }
+    const a = await append(resultsFile(d, "r2.json", 102), real);
+    expect(a.code).toBe(1);
+    expect(readFileSync(join(outside, "index.json"), "utf8")).toBe(saved);
+    expect(readdirSync(join(real, "runs"))).toHaveLength(1); // the refused append's run file is gone
+
+    // A run file that is a link (to a copy of a real run outside): show refuses to read it.
+    rmSync(index);
+    writeFileSync(index, saved);
+    const id = readIndex(real).runs[0]!.id;
+    const runFile = join(real, "runs", `${id}.json`);
+    writeFileSync(join(outside, "run.json"), readFileSync(runFile));
+    rmSync(runFile);
+    symlinkSync(join(outside, "run.json"), runFile);
+    const show = await runCli(["history", "show", id, "--store", real]);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toContain(`${runFile}: a symbolic link in the history store`);
+  });
+});
+
+describe("a store that does not exist is an error naming it; only append creates one", () => {
+  requireBuild();
+
+  it("folder and git stores: pages, history list/show/changes/prune and --baseline-store exit 1", async () => {
+    const d = tmp();
+    const head = resultsFile(d, "head.json", 100);
+    const bare = join(d, "empty.git");
+    gitIn(d, ["init", "--quiet", "--bare", bare]);
+    const empty = join(d, "emptydir");
+    mkdirSync(empty);
+    const stores: [string[], string][] = [
+      [["--store", join(d, "nowhere")], `${join(d, "nowhere")}: no such folder`],
+      [["--store", empty], `${empty}: no index.json or runs/ in this folder`],
+      [
+        ["--store", "git:perfgate-data", "--repo", bare],
+        `git:perfgate-data: ${bare} has no branch perfgate-data`,
+      ],
+    ];
+    for (const [store, what] of stores) {
+      for (const cmd of [
+        ["pages", "--out", join(d, "site")],
+        ["history", "list"],
+        ["history", "show", "2026"],
+        ["history", "changes"],
+        ["history", "prune", "--keep", "1"],
+      ]) {
+        const r = await runCli([...cmd, ...store]);
+        expect(r.code, `${cmd.join(" ")} ${store.join(" ")}: ${r.stderr}`).toBe(1);
+        expect(r.stderr).toBe(
+          `perfgate: --store ${what}; no history store there (perfgate history append creates one)\n`,
+        );
+      }
+      const baseline = store.map((a) =>
+        a.replace(/^--store$/, "--baseline-store").replace(/^--repo$/, "--baseline-repo"),
+      );
+      const c = await runCli(["compare", ...baseline, head]);
+      expect(c.code).toBe(1);
+      expect(c.stderr).toContain(`--baseline-store ${what}; no history store there`);
+    }
+    expect(existsSync(join(d, "site"))).toBe(false);
+    expect(existsSync(join(d, "nowhere"))).toBe(false);
+    expect(gitIn(bare, ["branch", "--list"])).toBe("");
+    // append creates it
+    const a = await append(head, "git:perfgate-data", "--repo", bare);
+    expect(a.code, a.stderr).toBe(0);
+    const l = await runCli(["history", "list", "--store", "git:perfgate-data", "--repo", bare]);
+    expect(l.stdout.trim().split("\n")).toHaveLength(1);
+  }, 120_000);
 });

@@ -5,10 +5,11 @@
  * all land, each once (appends are idempotent by run id).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { UserError } from "../util/errors.js";
+import { pidAlive } from "./lock.js";
 
 export const DEFAULT_BRANCH = "perfgate-data";
 const MAX_ATTEMPTS = 12;
@@ -92,8 +93,34 @@ function checkout(store: GitStore, dir: string): boolean {
   return true;
 }
 
+/** Temporary clones are named after their process, so a later run can tell which are orphans. */
+const CLONE_PREFIX = "perfgate-history-";
+const CLONE_RE = /^perfgate-history-([0-9]+)-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes the temporary clones of processes that no longer exist (an append killed with -9
+ * cannot clean up after itself). Only this machine's temporary folder, only our naming.
+ */
+export function removeOrphanClones(dir = tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = CLONE_RE.exec(name);
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
 function newClone(): string {
-  const dir = mkdtempSync(join(tmpdir(), "perfgate-history-"));
+  removeOrphanClones();
+  const dir = mkdtempSync(join(tmpdir(), `${CLONE_PREFIX}${process.pid}-`));
   gitOk(dir, ["init", "--quiet"]);
   // Commits need an identity; keep the user's if set.
   if (!git(dir, ["config", "user.email"]).out) gitOk(dir, ["config", "user.email", "perfgate@localhost"]);
@@ -101,11 +128,17 @@ function newClone(): string {
   return dir;
 }
 
-/** Runs `read` on a checkout of the branch (an empty folder when the branch does not exist). */
+function missingBranch(store: GitStore): UserError {
+  return new UserError(
+    `--store git:${store.branch}: ${store.url} has no branch ${store.branch}; no history store there (perfgate history append creates one)`,
+  );
+}
+
+/** Runs `read` on a checkout of the branch; a branch that does not exist is an error. */
 export function readGitStore<T>(store: GitStore, read: (root: string) => T): T {
   const dir = newClone();
   try {
-    checkout(store, dir);
+    if (!checkout(store, dir)) throw missingBranch(store);
     return read(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -115,17 +148,19 @@ export function readGitStore<T>(store: GitStore, read: (root: string) => T): T {
 /**
  * Applies `change` to a checkout of the branch, commits with `message` and pushes; on a rejected
  * push fetches again and repeats. `change` returns false when it changed nothing (no commit).
+ * A branch that does not exist is created (append, import) unless `create` is false (prune).
  */
 export async function updateGitStore<T>(
   store: GitStore,
   message: string,
   change: (root: string) => { result: T; changed: boolean },
+  opts: { create: boolean } = { create: true },
 ): Promise<T> {
   const dir = newClone();
   try {
     let lastErr = "";
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      checkout(store, dir);
+      if (!checkout(store, dir) && !opts.create) throw missingBranch(store);
       const { result, changed } = change(dir);
       gitOk(dir, ["add", "-A", "."]);
       if (!changed || git(dir, ["diff", "--cached", "--quiet"]).ok) return result;

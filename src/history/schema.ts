@@ -17,7 +17,7 @@ export const HISTORY_RUN_SCHEMA_VERSION_2 = 2 as const;
 export const HISTORY_RUN_SCHEMA_VERSIONS = [HISTORY_SCHEMA_VERSION, HISTORY_RUN_SCHEMA_VERSION_2] as const;
 
 const num = z.number().finite();
-const RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
+export const RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
 export const RunIdSchema = z.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
 
 /** One metric of one cell: the mean over `n` measurements and its 95% interval (null when n = 1). */

@@ -11,6 +11,7 @@ import {
   appendManyToFolderSync,
   appendToFolder,
   appendToFolderSync,
+  isStore,
   type PruneRule,
   pruneFolder,
   pruneFolderSync,
@@ -73,24 +74,40 @@ export function appendRuns(
 }
 
 export function pruneRuns(store: StoreRef, rule: PruneRule): Promise<IndexEntry[]> {
-  if (store.kind === "dir") return pruneFolder(store.path, rule);
+  if (store.kind === "dir") return pruneFolder(existingFolder(store), rule);
   const what = [
     rule.keep !== undefined ? `keep ${rule.keep}` : "",
     rule.maxAgeDays !== undefined ? `max age ${rule.maxAgeDays}d` : "",
   ];
-  return updateGitStore(store, `history: prune (${what.filter(Boolean).join(", ")})`, (root) => {
-    if (!existsSync(resolve(root, "index.json"))) return { result: [], changed: false };
-    const gone = pruneFolderSync(root, rule);
-    return { result: gone, changed: gone.length > 0 };
-  });
+  return updateGitStore(
+    store,
+    `history: prune (${what.filter(Boolean).join(", ")})`,
+    (root) => {
+      const gone = pruneFolderSync(root, rule);
+      return { result: gone, changed: gone.length > 0 };
+    },
+    { create: false },
+  );
 }
 
-/** Runs `read` on the store's folder (a temporary checkout for git stores). */
+/** The one-line error for a store that does not exist: only append and import create one. */
+export function missingStore(store: StoreRef, why: string): UserError {
+  const spec = store.kind === "dir" ? store.path : `git:${store.branch}`;
+  return new UserError(
+    `--store ${spec}: ${why}; no history store there (perfgate history append creates one)`,
+  );
+}
+
+/** The folder store's root, which must exist and be a store. */
+function existingFolder(store: { kind: "dir"; path: string }): string {
+  if (!existsSync(store.path)) throw missingStore(store, "no such folder");
+  if (!isStore(store.path)) throw missingStore(store, "no index.json or runs/ in this folder");
+  return store.path;
+}
+
+/** Runs `read` on the store's folder (a temporary checkout for git stores); it must exist. */
 export function withStore<T>(store: StoreRef, read: (root: string) => T): T {
-  if (store.kind === "dir") {
-    if (!existsSync(store.path)) throw new UserError(`--store ${store.path}: no such folder`);
-    return read(store.path);
-  }
+  if (store.kind === "dir") return read(existingFolder(store));
   return readGitStore(store, read);
 }
 
