@@ -264,3 +264,199 @@ describe("a store that does not exist is an error naming it; only append creates
     expect(l.stdout.trim().split("\n")).toHaveLength(1);
   }, 120_000);
 });
+
+/** A pid that existed and no longer does: a child that has exited (as after a kill -9). */
+function deadPid(): number {
+  const pid = Number(execFileSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).trim());
+  expect(Number.isInteger(pid)).toBe(true);
+  return pid;
+}
+
+describe("the folder store's lock", () => {
+  requireBuild();
+
+  it("a lock whose holder pid is gone is taken over at once, saying whose it was", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    expect((await append(resultsFile(d, "r0.json", 100), store)).code).toBe(0);
+    const pid = deadPid();
+    const holder = { pid, host: hostname(), since: new Date().toISOString() };
+    writeFileSync(join(store, LOCK_FILE), JSON.stringify(holder));
+    const r = await append(resultsFile(d, "r1.json", 101, "11.4.6"), store);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      `perfgate: ${join(store, LOCK_FILE)}: taking over the lock of pid ${pid} on ${hostname()} since ${holder.since}: pid ${pid} no longer exists\n`,
+    );
+    expect(readIndex(store).runs).toHaveLength(2);
+    expect(existsSync(join(store, LOCK_FILE))).toBe(false);
+  });
+
+  it("waiting for a live holder says whose lock and for how long, then goes on when it is released", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    expect((await append(resultsFile(d, "r0.json", 100), store)).code).toBe(0);
+    const holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    writeFileSync(join(store, LOCK_FILE), JSON.stringify(holder));
+    const job = startCli([
+      "history",
+      "append",
+      resultsFile(d, "r1.json", 101, "11.4.6"),
+      "--store",
+      store,
+      "--commit",
+      "d".repeat(40),
+    ]);
+    await waitFor(() => job.stderrSoFar().includes("waiting"), 60_000);
+    expect(job.stderrSoFar()).toBe(
+      `perfgate: ${join(store, LOCK_FILE)}: waiting for the lock held by pid ${process.pid} on ${hostname()} since ${holder.since} (up to 300 s)\n`,
+    );
+    rmSync(join(store, LOCK_FILE));
+    const r = await job.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(readIndex(store).runs).toHaveLength(2);
+  }, 90_000);
+});
+
+describe("git store: a killed append leaves no temporary clone behind for long", () => {
+  requireBuild();
+
+  it("kill -9 during an append: the next command removes the orphaned clone, and the store is intact", async () => {
+    const d = tmp();
+    const tmpRoot = join(d, "tmp");
+    mkdirSync(tmpRoot);
+    const bare = join(d, "store.git");
+    gitIn(d, ["init", "--quiet", "--bare", bare]);
+    const env = { TMPDIR: tmpRoot };
+    const clones = () => readdirSync(tmpRoot).filter((n) => n.startsWith("perfgate-history-"));
+    let killed = false;
+    for (let attempt = 0; attempt < 5 && !killed; attempt++) {
+      const file = resultsFile(d, `r${attempt}.json`, 100 + attempt, `11.4.${attempt}`);
+      const job = startCli(
+        [
+          "history",
+          "append",
+          file,
+          "--store",
+          "git:perfgate-data",
+          "--repo",
+          bare,
+          "--commit",
+          "e".repeat(40),
+        ],
+        env,
+      );
+      const exited = job.done.then(() => true);
+      while (clones().length === 0 && !(await Promise.race([exited, Promise.resolve(false)]))) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      if (clones().length > 0) {
+        process.kill(job.child.pid!, "SIGKILL");
+        killed = true;
+      }
+      await job.done;
+    }
+    expect(killed, "an append was killed while its clone existed").toBe(true);
+    expect(clones().length).toBeGreaterThan(0); // the killed process could not clean up
+    const r = await runCli(
+      [
+        "history",
+        "append",
+        resultsFile(d, "last.json", 200, "11.5.0"),
+        "--store",
+        "git:perfgate-data",
+        "--repo",
+        bare,
+        "--commit",
+        "f".repeat(40),
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(clones()).toEqual([]);
+    const list = await runCli(
+      ["history", "list", "--store", "git:perfgate-data", "--repo", bare, "--format", "json"],
+      env,
+    );
+    expect(JSON.parse(list.stdout).runs.map((e: { servers: string[] }) => e.servers[0])).toContain(
+      "mariadb@11.5.0",
+    );
+  }, 120_000);
+});
+
+describe("ids, failed appends, dates", () => {
+  requireBuild();
+
+  it("a run file holding another run's id is refused at append; the append leaves nothing", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    expect((await append(resultsFile(d, "r0.json", 100), store)).code).toBe(0);
+    const [entry] = readIndex(store).runs;
+    const copyId = `${entry!.id.slice(0, -10)}${"f".repeat(10)}`;
+    const copy = join(store, "runs", `${copyId}.json`);
+    writeFileSync(copy, readFileSync(join(store, "runs", `${entry!.id}.json`)));
+    const r = await append(resultsFile(d, "r1.json", 101, "11.4.6"), store);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `perfgate: ${copy}: holds run ${entry!.id}; a run file is named after its id, so this copy would count that run twice (remove it)\n`,
+    );
+    expect(readdirSync(join(store, "runs")).sort()).toEqual([`${copyId}.json`, `${entry!.id}.json`].sort());
+    expect(readIndex(store).runs.map((e) => e.id)).toEqual([entry!.id]);
+  });
+
+  it("a run dated in the future is refused; prune --max-age removes one already in a store", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const r = await append(resultsFile(d, "r0.json", 100), store, "--date", "2099-01-01T00:00:00Z");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/dated 2099-01-01T00:00:00\.000Z, in the future \(now 20\d\d-/);
+    expect(existsSync(join(store, "runs"))).toBe(false);
+    // One written by an older perfgate: --max-age takes it (its age is unknown), --keep alone does not.
+    expect((await append(resultsFile(d, "r1.json", 100), store, "--date", "2026-01-01T00:00:00Z")).code).toBe(
+      0,
+    );
+    const index = readIndex(store);
+    const future = {
+      ...index.runs[0]!,
+      id: `20990101T000000Z-${"a".repeat(10)}`,
+      date: "2099-01-01T00:00:00.000Z",
+    };
+    const all = { ...index, runs: [...index.runs, future] };
+    const now = new Date("2026-02-01T00:00:00Z");
+    expect(runsToPrune(all, { maxAgeDays: 365, now }).map((e) => e.id)).toEqual([future.id]);
+    expect(runsToPrune(all, { keep: 2, now })).toEqual([]);
+  });
+
+  it("a full disk during the index update: the append fails naming the file and removes its run file", async () => {
+    if (process.getuid?.() !== 0) throw new Error("this test mounts a tmpfs: it needs root (mount -t tmpfs)");
+    const d = tmp();
+    const mnt = join(d, "small");
+    mkdirSync(mnt);
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt], { stdio: "pipe" });
+    } catch (err) {
+      throw new Error(`this test mounts a small tmpfs and needs CAP_SYS_ADMIN: ${(err as Error).message}`);
+    }
+    try {
+      const store = join(mnt, "store");
+      const file = resultsFile(d, "r0.json", 100);
+      const { historyRunFromFile } = await import("../src/history/append.js");
+      const run = historyRunFromFile(file, { commit: "c".repeat(40), branch: "main" });
+      mkdirSync(store);
+      // Room for the run file and the lock (a page each) but not for the index.
+      const s = statfsSync(mnt);
+      const page = Number(s.bsize);
+      const need = Math.ceil((JSON.stringify(run).length + 1) / page) * page + page;
+      writeFileSync(join(mnt, "filler"), Buffer.alloc(Math.max(0, Number(s.bavail) * page - need)));
+      await expect(appendToFolder(store, run, () => {})).rejects.toThrow(
+        `cannot write ${join(store, "index.json")}: no space left on device (ENOSPC)`,
+      );
+      expect(readdirSync(join(store, "runs"))).toEqual([]);
+      expect(readdirSync(store).filter((n) => n !== "runs")).toEqual([]);
+      rmSync(join(mnt, "filler"));
+      expect((await appendToFolder(store, run, () => {})).added).toBe(true);
+      expect(readIndex(store).runs.map((e) => e.id)).toEqual([run.id]);
+    } finally {
+      execFileSync("umount", [mnt]);
+    }
+  });
+});
