@@ -1,15 +1,19 @@
 /**
- * `perfgate server fetch [--force]` and `perfgate server verify`: fill the server cache, and check
- * unpacked servers against the file manifests written when they were unpacked.
+ * `perfgate server fetch [--force]`, `perfgate server list` and `perfgate server verify`: fill the
+ * server cache, list what is in it, and check unpacked servers against the file manifests written
+ * when they were unpacked.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
+import { plainText } from "../report/escape.js";
 import { cacheRoot, installDir, removeInstallDir, verifyInstallDir } from "../servers/cache.js";
+import { type CachedServer, listCachedServers } from "../servers/list.js";
 import { resolveServer } from "../servers/resolve.js";
 import { parseServerSpec, VERSIONED_SOURCES } from "../servers/spec.js";
 import { errorMessage, UsageError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";
+import { format } from "./history-commands.js";
 
 /** Removes the cached installs a versioned spec can resolve to, so fetch unpacks them afresh. */
 async function forget(raw: string, cacheDir: string, log: Logger): Promise<void> {
@@ -51,10 +55,35 @@ function verifyDirs(dirs: string[]): number {
   return bad;
 }
 
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** One server: spec, source, size and checksum on its line; where it came from below. */
+function serverText(s: CachedServer): string[] {
+  const head = `${plainText(s.spec)}  ${plainText(s.source ?? "?")}  ${megabytes(s.bytes)}  sha256 ${s.sha256 ?? "none (a build)"}`;
+  const files = `${s.files} file${s.files === 1 ? "" : "s"}`;
+  const when = s.unpacked_at ? `, unpacked ${s.unpacked_at.slice(0, 10)}` : "";
+  const lines = [head, `  from ${plainText(s.origin ?? "?")} (${files}${when})`];
+  if (s.error) lines.push(`  record: ${plainText(s.error)}`);
+  if (s.manifest !== "ok")
+    lines.push(`  manifest: ${s.manifest}; perfgate server verify ${plainText(s.dir)} says more`);
+  return lines;
+}
+
+function listText(cacheDir: string, list: CachedServer[]): string {
+  const dir = join(cacheDir, "servers");
+  if (list.length === 0) return `No servers in ${dir} (perfgate server fetch <spec> adds one)\n`;
+  const total = list.reduce((n, s) => n + s.bytes, 0);
+  const lines = list.flatMap(serverText);
+  lines.push(
+    `${list.length} server${list.length === 1 ? "" : "s"}, ${megabytes(total)} in ${dir} (perfgate server verify checks their files)`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
 export function registerServerCommands(program: Command): void {
   const server = program
     .command("server")
-    .description("Server binaries: fetch into the cache, verify the cache.");
+    .description("Server binaries: fetch into the cache, list the cache, verify the cache.");
   server
     .command("fetch")
     .description("Download, verify and unpack a server into the cache (what run does first).")
@@ -69,6 +98,22 @@ export function registerServerCommands(program: Command): void {
       if (o.force) await forget(spec, o.cacheDir ?? cacheRoot(), log);
       const install = await resolveServer(spec, { log, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) });
       process.stdout.write(`${install.spec} ${install.basedir}\n`);
+    });
+  server
+    .command("list")
+    .description(
+      "The servers in the cache: spec, source, size, the downloaded artifact's sha256 and where it came from (from the install records and file manifests; nothing is re-hashed).",
+    )
+    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .option("--format <format>", "text or json", format, "text")
+    .action((o: { cacheDir?: string; format: "text" | "json" }) => {
+      const cacheDir = resolve(o.cacheDir ?? cacheRoot());
+      const list = listCachedServers(cacheDir);
+      process.stdout.write(
+        o.format === "json"
+          ? `${JSON.stringify({ cache: cacheDir, servers: list }, null, 2)}\n`
+          : listText(cacheDir, list),
+      );
     });
   server
     .command("verify")
