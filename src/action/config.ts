@@ -24,6 +24,7 @@ import {
 import { degradationOptions, InvalidValue } from "../options/values.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
+import { safeUrl } from "../util/safe-url.js";
 import { INPUT_DEFAULTS, type InputName } from "./constants.js";
 
 export const MODES = ["ab", "compare"] as const;
@@ -203,8 +204,9 @@ const FIELDS = {
   }),
   "base-sha": sha,
   "head-sha": sha,
-  "artifact-url": z.string().regex(/^https:\/\/[^\s()<>[\]"'`]+$/, {
-    error: "is not an https URL (accepted: e.g. the artifact-url output of actions/upload-artifact)",
+  "artifact-url": z.string().refine((v) => safeUrl(v) !== null, {
+    error:
+      "is not an http(s) link to a host (accepted: e.g. the artifact-url output of actions/upload-artifact)",
   }),
   "history-store": z.string(),
   "pages-dir": z.string(),

@@ -5,6 +5,7 @@
  * kept only when it looks like one.
  */
 import { readFileSync } from "node:fs";
+import { safeUrl } from "../util/safe-url.js";
 
 export const PR_EVENTS = ["pull_request", "pull_request_target", "workflow_run"] as const;
 
@@ -126,8 +127,8 @@ function runPage(env: Record<string, string | undefined>, url: unknown): string 
 export function repositoryUrl(env: Record<string, string | undefined>): string | null {
   const server = env.GITHUB_SERVER_URL ?? "";
   const repo = env.GITHUB_REPOSITORY ?? "";
-  if (!/^https?:\/\/[^\s()<>]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repo)) return null;
-  return `${server.replace(/\/+$/, "")}/${repo}`;
+  if (safeUrl(server) === null || !/^[\w.-]+\/[\w.-]+$/.test(repo)) return null;
+  return safeUrl(`${server.replace(/\/+$/, "")}/${repo}`);
 }
 
 /** The page of this workflow run, when the environment names it. */

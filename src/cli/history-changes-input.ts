@@ -8,13 +8,14 @@ import { join } from "node:path";
 import { INDEX_FILE, readAllRuns } from "../history/folder.js";
 import { metricInfo, metricKeys } from "../pages/metrics.js";
 import { buildSeries, type CellSeries } from "../pages/model.js";
+import { own } from "../util/own.js";
 import type { ChangesInput, NamedSeries } from "./changes-command.js";
 
 function seriesOf(s: CellSeries): NamedSeries[] {
   const k = s.key;
   const out: NamedSeries[] = [];
   for (const metric of metricKeys(s)) {
-    const col = s.metrics[metric];
+    const col = own(s.metrics, metric);
     if (!col) continue;
     const points: NamedSeries["points"] = [];
     col.v.forEach((value, i) => {

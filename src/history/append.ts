@@ -8,6 +8,7 @@ import { runnerClassFor } from "../baselines/store.js";
 import { parseResults } from "../results/store.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
+import { urlError } from "../util/safe-url.js";
 import { historyFromAb, historyFromResults, type RunContext } from "./extract.js";
 import type { HistoryRun } from "./schema.js";
 
@@ -39,6 +40,13 @@ export function runContext(
       ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}`
       : null;
   const commitUrl = f.commitUrl ?? (repoUrl && !f.commit ? `${repoUrl}/commit/${commit}` : null);
+  if (commitUrl !== null) {
+    const bad = urlError(
+      f.commitUrl !== undefined ? "--commit-url" : "GITHUB_SERVER_URL/GITHUB_REPOSITORY commit link",
+      commitUrl,
+    );
+    if (bad) throw new UserError(`history append: ${bad}`);
+  }
   const branch =
     f.branch ??
     env.GITHUB_HEAD_REF ??
@@ -51,10 +59,9 @@ export function runContext(
   if (f.matrix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(f.matrix)) {
     throw new UserError(`--matrix ${f.matrix}: use letters, digits, '.', '_' or '-' (e.g. rc-11.8.2)`);
   }
-  if (f.resultsUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(f.resultsUrl)) {
-    throw new UserError(
-      `--results-url ${f.resultsUrl}: not an http(s) URL (e.g. https://example.org/nightly.json)`,
-    );
+  if (f.resultsUrl !== undefined) {
+    const bad = urlError("--results-url", f.resultsUrl);
+    if (bad) throw new UserError(`history append: ${bad}`);
   }
   return {
     commit,

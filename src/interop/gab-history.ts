@@ -20,6 +20,7 @@ import {
 } from "../history/schema.js";
 import { MAX_IMPORT_BYTES, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
+import { urlError } from "../util/safe-url.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { type GabBench, type GabData, type GabEntry, isThroughputUnit, parseGabDataJs } from "./gab.js";
 
@@ -206,13 +207,14 @@ function runOf(data: GabData, suite: string, entry: GabEntry, o: GabHistoryOptio
     throw new UserError(`${o.file}: field entries.${suite}: date ${entry.date} is not a time in ms`);
   }
   const repo = data.repoUrl.replace(/\/+$/, "");
+  const derived = repo !== "" && entry.commit.url === undefined ? `${repo}/commit/${entry.commit.id}` : null;
   const run: HistoryRun = {
     schema: HISTORY_RUN_SCHEMA,
     schema_version: HISTORY_RUN_SCHEMA_VERSION_2,
     id: runIdFor(date.toISOString(), JSON.stringify([suite, entry])),
     source: "gab",
     commit: entry.commit.id,
-    commit_url: entry.commit.url ?? (/^https?:\/\//.test(repo) ? `${repo}/commit/${entry.commit.id}` : null),
+    commit_url: entry.commit.url ?? derived,
     commit_info: commitInfo(entry.commit),
     date: date.toISOString(),
     branch: o.branch,
@@ -238,6 +240,27 @@ function runOf(data: GabData, suite: string, entry: GabEntry, o: GabHistoryOptio
   return run;
 }
 
+/**
+ * Every link the history would carry is an http(s) link to a host (src/util/safe-url.ts), or the
+ * import is refused naming the field: repoUrl (empty: no links), each entry's commit.url, and the
+ * commit link made from repoUrl and a commit id.
+ */
+function checkGabUrls(data: GabData, file: string): void {
+  const repo = data.repoUrl.replace(/\/+$/, "");
+  const fail = (msg: string | null) => {
+    if (msg) throw new UserError(`${file}: ${msg}`);
+  };
+  if (repo !== "") fail(urlError("field repoUrl", data.repoUrl));
+  for (const [suite, entries] of Object.entries(data.entries)) {
+    entries.forEach((e, i) => {
+      const field = `field entries.${suite}[${i}].commit`;
+      if (e.commit.url !== undefined) fail(urlError(`${field}.url`, e.commit.url));
+      else if (repo !== "")
+        fail(urlError(`${field}.id (as a link under repoUrl)`, `${repo}/commit/${e.commit.id}`));
+    });
+  }
+}
+
 /** Every suite's entries as history runs, oldest entry first within each suite. */
 export function gabToHistory(data: GabData, o: GabHistoryOptions): GabHistoryImport {
   const runs: HistoryRun[] = [];
@@ -245,6 +268,7 @@ export function gabToHistory(data: GabData, o: GabHistoryOptions): GabHistoryImp
   const cellKeys = new Set<string>();
   const unknown = new Set<string>();
   let duplicates = 0;
+  checkGabUrls(data, o.file);
   for (const [suite, entries] of Object.entries(data.entries)) {
     for (const entry of entries) {
       if (![...GAB_BIGGER_TOOLS, ...GAB_SMALLER_TOOLS].includes(entry.tool)) unknown.add(entry.tool);

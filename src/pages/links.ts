@@ -1,3 +1,5 @@
+import { safeUrl } from "../util/safe-url.js";
+
 /** Commit links of a cell's points (shared by the site writer and the browser client; no Node APIs). */
 export interface PointLinks {
   commit: string[];
@@ -5,7 +7,7 @@ export interface PointLinks {
   url_prefix: string | null;
 }
 
-/** The commit link of point i. */
+/** The commit link of point i: null (shown as text) unless it is an http(s) link (safe-url.ts). */
 export function urlOf(s: PointLinks, i: number): string | null {
-  return s.url_prefix !== null ? `${s.url_prefix}${s.commit[i]}` : (s.url[i] ?? null);
+  return safeUrl(s.url_prefix !== null ? `${s.url_prefix}${s.commit[i]}` : (s.url[i] ?? null));
 }

@@ -5,6 +5,7 @@
  */
 import { naturalCompare } from "../compare/compare.js";
 import type { HistoryRun } from "../history/schema.js";
+import { dict, own } from "../util/own.js";
 import { isTrendRun } from "./model.js";
 
 export interface MatrixTable {
@@ -39,7 +40,7 @@ export interface VersionMatrix {
 const FLAVOR_NAME: Record<string, string> = { mariadb: "MariaDB", mysql: "MySQL", percona: "Percona" };
 
 export function engineName(flavor: string, version: string): string {
-  return `${FLAVOR_NAME[flavor] ?? flavor} ${version}`;
+  return `${own(FLAVOR_NAME, flavor) ?? flavor} ${version}`;
 }
 
 /** The matrices of the store: runs grouped by --matrix name; a run with several servers is one on its own. */
@@ -73,8 +74,8 @@ export function buildMatrix(
     }
   }
   const engines = [...values.keys()].sort((a, b) => naturalCompare(a, b));
-  const baselines: Record<string, string> = {};
-  for (const e of engines) baselines[family.get(e)!] ??= e; // each family's oldest version
+  const baselines = dict<string>(); // by flavor, a name from the store
+  for (const e of engines) baselines[family.get(e)!] = own(baselines, family.get(e)!) ?? e; // each family's oldest version
   for (const b of o.baselines ?? []) {
     const e = engines.find((x) => x.toLowerCase() === b.toLowerCase());
     if (e) baselines[family.get(e)!] = e;
@@ -91,7 +92,7 @@ export function buildMatrix(
     }
     const ts = [...threads].sort((a, b) => a - b);
     const rows = engines.map((engine) => {
-      const base = baselines[family.get(engine)!] ?? null;
+      const base = own(baselines, family.get(engine)!) ?? null;
       const tps = ts.map((t) => values.get(engine)!.get(`${st}\0${t}`) ?? null);
       if (base === null || base === engine) return { engine, baseline: null, tps, pct: null };
       const pct = ts.map((t, i) => {

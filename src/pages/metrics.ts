@@ -4,6 +4,7 @@
  * its unit and which way is better.
  */
 import type { Better, HistoryMetric } from "../history/schema.js";
+import { own } from "../util/own.js";
 
 /** The built-in metrics in display order, with their unit and direction. */
 export const BUILTIN_METRICS: Readonly<Record<HistoryMetric, { unit: string; better: Better }>> = {
@@ -26,5 +27,5 @@ export function metricKeys(s: SeriesMetrics): string[] {
 
 /** A metric's unit and direction. */
 export function metricInfo(s: SeriesMetrics, metric: string): { unit: string; better: Better } {
-  return BUILTIN_METRICS[metric as HistoryMetric] ?? s.units?.[metric] ?? { unit: "", better: "higher" };
+  return own(BUILTIN_METRICS, metric) ?? own(s.units, metric) ?? { unit: "", better: "higher" };
 }

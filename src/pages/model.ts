@@ -16,6 +16,8 @@ import {
   type HistoryMetric,
   type HistoryRun,
 } from "../history/schema.js";
+import { dict, own } from "../util/own.js";
+import { safeUrl } from "../util/safe-url.js";
 import { metricInfo, metricKeys } from "./metrics.js";
 import { SPARK_POINTS, sparkShape } from "./spark.js";
 
@@ -101,8 +103,15 @@ export interface OverviewRow extends CellKey {
   change: ChangeMark | null;
 }
 
+/**
+ * A cell's page id: a readable slug of its key (letters, digits and '-', at most 48 characters)
+ * and 8 hex digits of a hash of the whole key. Its data file is named by a hash of the id (site.ts).
+ */
 function cellId(k: CellKey): string {
-  const slug = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  const slug = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .slice(0, 48);
   const hash = createHash("sha256")
     .update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads]))
     .digest("hex")
@@ -115,10 +124,16 @@ export function isTrendRun(run: HistoryRun): boolean {
   return run.matrix === null && run.servers.length === 1;
 }
 
-function rangeUrl(fromUrl: string | null, toUrl: string | null, from: string, to: string): string | null {
-  const m = fromUrl ? /^(.*)\/commit\/[0-9a-fA-F]+$/.exec(fromUrl) : null;
-  if (!m || !toUrl?.startsWith(`${m[1]}/commit/`)) return null;
-  return `${m[1]}/compare/${from}...${to}`;
+/** A compare link for a change's commit range: both commits' links on one repository, safe (safe-url.ts). */
+export function rangeUrl(
+  fromUrl: string | null,
+  toUrl: string | null,
+  from: string,
+  to: string,
+): string | null {
+  const m = safeUrl(fromUrl) ? /^(.*)\/commit\/[0-9a-fA-F]+$/.exec(fromUrl!) : null;
+  if (!m || !safeUrl(toUrl) || !toUrl!.startsWith(`${m[1]}/commit/`)) return null;
+  return safeUrl(`${m[1]}/compare/${from}...${to}`);
 }
 
 /** The trend series of every cell, points ordered by date (runs must be oldest first). */
@@ -148,7 +163,7 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
           url: [],
           url_prefix: null,
           version: [],
-          metrics: {},
+          metrics: dict(),
           changes: [],
         };
         byId.set(id, s);
@@ -157,7 +172,8 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
       s.run.push(run.id);
       s.date.push(run.date);
       s.commit.push(run.commit);
-      s.url.push(run.commit_url);
+      // Only a safe link reaches the site: an older store may hold any text here.
+      s.url.push(safeUrl(run.commit_url));
       s.version.push(server.version);
       addMetrics(s, c, at);
     }
@@ -174,7 +190,7 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
 /** The point `at` of a cell's metrics: tps, qps, p95 and any other metric (with its unit). */
 function addMetrics(s: CellSeries, c: HistoryCell, at: number): void {
   const put = (key: string, v: { value: number; lo: number | null; hi: number | null }) => {
-    let col = s.metrics[key];
+    let col = own(s.metrics, key);
     if (!col) {
       col = { v: Array(at).fill(null), lo: Array(at).fill(null), hi: Array(at).fill(null) };
       s.metrics[key] = col;
@@ -189,8 +205,8 @@ function addMetrics(s: CellSeries, c: HistoryCell, at: number): void {
   }
   for (const o of c.other_metrics ?? []) {
     const key = (HISTORY_METRICS as readonly string[]).includes(o.name) ? `${o.name} (${o.unit})` : o.name;
-    s.units ??= {};
-    s.units[key] ??= { unit: o.unit, better: o.better };
+    s.units ??= dict();
+    if (!own(s.units, key)) s.units[key] = { unit: o.unit, better: o.better };
     put(key, o);
   }
 }
@@ -231,7 +247,7 @@ export function compareKeys(a: CellKey, b: CellKey): number {
 function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
   const marks: ChangeMark[] = [];
   for (const m of metricKeys(s)) {
-    const col = s.metrics[m];
+    const col = own(s.metrics, m);
     if (!col) continue;
     const at: number[] = [];
     const points: SeriesPoint[] = [];
@@ -296,7 +312,7 @@ export function overviewRow(s: CellSeries): OverviewRow {
   const last = s.run.length - 1;
   const tps = s.metrics.tps?.v ?? [];
   const metric = s.metrics.tps ? "tps" : (metricKeys(s)[0] ?? "tps");
-  const values = s.metrics[metric]?.v ?? [];
+  const values = own(s.metrics, metric)?.v ?? [];
   const recent = values.slice(-SPARK_POINTS);
   return {
     id: s.id,

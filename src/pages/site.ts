@@ -5,15 +5,20 @@
  * Data files are JavaScript calls (`perfgateData(key, json)`), so the site also works when
  * opened straight from disk, where browsers refuse fetch().
  */
+
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { naturalCompare } from "../compare/compare.js";
 import type { HistoryMetric, HistoryRun } from "../history/schema.js";
 import { UserError } from "../util/errors.js";
+import { dict } from "../util/own.js";
+import { safeUrl } from "../util/safe-url.js";
 import { buildMatrix, groupMatrices, type VersionMatrix } from "./matrix.js";
 import { buildSeries, type CellSeries, type Detector, type MetricColumns, overviewRow } from "./model.js";
 import { buildScaling } from "./scaling.js";
+import type { SiteIndex } from "./site-index.js";
 
 export interface SiteOptions {
   out: string;
@@ -62,11 +67,20 @@ function round5(v: number | null): number | null {
 
 /** A cell page's data: the series with its measured values rounded (round5). */
 export function cellPageData(s: CellSeries): CellSeries {
-  const metrics: CellSeries["metrics"] = {};
+  const metrics: CellSeries["metrics"] = dict();
   for (const [m, col] of Object.entries(s.metrics) as [HistoryMetric, MetricColumns][]) {
     metrics[m] = { v: col.v.map(round5), lo: col.lo.map(round5), hi: col.hi.map(round5) };
   }
   return { ...s, metrics };
+}
+
+/**
+ * The file name of a cell's or run's data: 16 hex digits of a SHA-256 of its kind and id. Never
+ * the id or a name itself, which may be long enough to break a file system's limit or hold '/'
+ * or '..' (docs/history.md, "The site's files").
+ */
+export function fileKey(kind: "cells" | "runs", id: string): string {
+  return createHash("sha256").update(`${kind}\0${id}`).digest("hex").slice(0, 16);
 }
 
 function write(root: string, key: string, data: unknown, count: { files: number }): void {
@@ -76,8 +90,31 @@ function write(root: string, key: string, data: unknown, count: { files: number 
   count.files++;
 }
 
-function runPageData(run: HistoryRun) {
-  return run;
+/** A run page's data: the run, its links kept only when safe (an older store may hold any text). */
+function runPageData(run: HistoryRun): HistoryRun {
+  const raw = run.raw ? { raw: { ...run.raw, url: safeUrl(run.raw.url) } } : {};
+  return { ...run, commit_url: safeUrl(run.commit_url), ...raw };
+}
+
+/**
+ * One data file per cell or run, named by fileKey, and the kind's index (data/cells.js,
+ * data/runs.js): every page id with its file. A cell or run page loads its data only when the id
+ * it was given is in that index (src/pages/client/keys.ts).
+ */
+function writePages<T extends { id: string }>(
+  root: string,
+  kind: "cells" | "runs",
+  items: readonly T[],
+  data: (item: T) => unknown,
+  count: { files: number },
+): void {
+  const ids: SiteIndex["ids"] = [];
+  for (const item of items) {
+    const key = fileKey(kind, item.id);
+    ids.push([item.id, key]);
+    write(root, `${kind}/${key}`, data(item), count);
+  }
+  write(root, kind, { ids } satisfies SiteIndex, count);
 }
 
 /** Writes the site into a fresh folder next to `out`, then swaps it in (no half-written site). */
@@ -92,8 +129,8 @@ export function writeSite(runs: readonly HistoryRun[], o: SiteOptions): SiteSumm
     cpSync(o.assets ?? defaultAssetsDir(), tmp, { recursive: true });
     const count = { files: 0 };
     const series = buildSeries(runs, o.detect);
-    for (const s of series) write(tmp, `cells/${s.id}`, cellPageData(s), count);
-    for (const r of runs) write(tmp, `runs/${r.id}`, runPageData(r), count);
+    writePages(tmp, "cells", series, cellPageData, count);
+    writePages(tmp, "runs", runs, runPageData, count);
     const matrices: VersionMatrix[] = [];
     for (const [name, group] of groupMatrices(runs)) {
       matrices.push(

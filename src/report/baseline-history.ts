@@ -5,12 +5,11 @@
  * a run records its commit page or the repository URL is known) and plain text. Pure.
  */
 import { ageDays, ageText, type BaselineProvenance, type BaselineRun } from "../history/provenance.js";
+import { safeUrl } from "../util/safe-url.js";
 import { mdEscape, plainText } from "./escape.js";
 
 /** Runs listed at most; the rest are counted. */
 const MAX_LISTED = 10;
-
-const SAFE_URL = /^https:\/\/[^\s()<>[\]"'`\\]+$/;
 
 function shortCommit(sha: string): string {
   return sha.replace(/[^0-9A-Za-z]/g, "").slice(0, 7) || "?";
@@ -18,7 +17,7 @@ function shortCommit(sha: string): string {
 
 function commitUrl(run: BaselineRun, repoUrl: string | null): string | null {
   const url = run.commit_url ?? (repoUrl ? `${repoUrl}/commit/${run.commit}` : null);
-  return url !== null && SAFE_URL.test(url) ? url : null;
+  return safeUrl(url);
 }
 
 function commitMd(run: BaselineRun, repoUrl: string | null): string {

@@ -12,6 +12,7 @@ import { labelSets } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../history/provenance.js";
+import { safeUrl } from "../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
 import {
   abSettingsText,
@@ -211,7 +212,8 @@ function topTable(r: ComparisonReport): string[] {
 function commitLink(repoUrl: string | null, sha: string | null): string | null {
   if (sha === null) return null;
   const short = `\`${sha.slice(0, 12)}\``;
-  return repoUrl ? `[${short}](${repoUrl}/commit/${sha})` : short;
+  const url = repoUrl ? safeUrl(`${repoUrl}/commit/${sha}`) : null;
+  return url ? `[${short}](${url})` : short;
 }
 
 function revisionText(engine: string | null, rev: Revision, repoUrl: string | null): string {
@@ -234,9 +236,11 @@ function comparedBlock(i: PrReportInput): string[] {
   // A baseline from the history store was measured at its runs' commits, not at the event's base.
   const base = history ? { sha: lastCommit(history), ref: null } : i.base;
   let line = `**Compared:** head ${revisionText(headEngine, i.head, i.repoUrl)} with base ${revisionText(baseEngine, history ? { sha: null, ref: null } : base, i.repoUrl)}`;
-  if (i.repoUrl && base.sha && i.head.sha && base.sha !== i.head.sha) {
-    line += ` · [changes](${i.repoUrl}/compare/${base.sha}...${i.head.sha})`;
-  }
+  const compare =
+    i.repoUrl && base.sha && i.head.sha && base.sha !== i.head.sha
+      ? safeUrl(`${i.repoUrl}/compare/${base.sha}...${i.head.sha}`)
+      : null;
+  if (compare) line += ` · [changes](${compare})`;
   if (!single && pairs.length > 1) line += ` · ${plural(pairs.length, "comparison")}`;
   const L = [`${line}  `];
   if (history) {
@@ -384,7 +388,14 @@ function charts(i: PrReportInput): string[][] {
   return out;
 }
 
-function footer(i: PrReportInput, left: ReportSection[]): string[] {
+/** The input with its artifact and run links dropped unless safe (src/util/safe-url.ts). */
+function safeLinks(i: PrReportInput): PrReportInput {
+  const artifact = i.artifact && safeUrl(i.artifact.url) ? i.artifact : null;
+  return { ...i, artifact, runUrl: safeUrl(i.runUrl) };
+}
+
+function footer(input: PrReportInput, left: ReportSection[]): string[] {
+  const i = safeLinks(input);
   const where = [
     i.artifact ? `full results: [${mdEscape(i.artifact.label)}](${i.artifact.url})` : null,
     i.runUrl ? `[workflow run](${i.runUrl})` : null,

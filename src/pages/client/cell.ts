@@ -1,6 +1,8 @@
 /** One cell: tps, qps and p95 over the runs with 95% interval bands and change-point markers. */
 import uPlot from "uplot";
 import type { HistoryMetric } from "../../history/schema.js";
+import { dict, own } from "../../util/own.js";
+import { safeHref, safeUrl } from "../../util/safe-url.js";
 import { urlOf } from "../links.js";
 import { metricInfo, metricKeys } from "../metrics.js";
 import type { CellSeries, ChangeMark } from "../model.js";
@@ -25,7 +27,7 @@ const COLORS: Record<HistoryMetric, string> = { tps: "#2563eb", qps: "#0891b2", 
 const MORE_COLORS = ["#2563eb", "#9333ea", "#0891b2", "#16a34a", "#c2410c", "#be185d"];
 
 function colorOf(s: CellSeries, metric: string): string {
-  return COLORS[metric as HistoryMetric] ?? MORE_COLORS[metricKeys(s).indexOf(metric) % MORE_COLORS.length]!;
+  return own(COLORS, metric) ?? MORE_COLORS[metricKeys(s).indexOf(metric) % MORE_COLORS.length]!;
 }
 
 /** Positions one DOM marker per change point over the plot (so they can be hovered and found). */
@@ -72,7 +74,7 @@ function markerPlugin(marks: ChangeMark[], label: string, xs: readonly number[])
 
 function readout(s: CellSeries, metric: string, i: number | null | undefined): (Node | string)[] {
   if (i === null || i === undefined) return ["Hover a point; click opens its commit."];
-  const col = s.metrics[metric]!;
+  const col = own(s.metrics, metric)!;
   const lo = col.lo[i];
   const hi = col.hi[i];
   const url = urlOf(s, i);
@@ -127,10 +129,10 @@ function chart(
   width: number,
   view: ViewOptions,
 ): uPlot {
-  const col = s.metrics[metric]!;
+  const col = own(s.metrics, metric)!;
   const unit = metricInfo(s, metric);
   const label = metricLabel(metric, unit);
-  const axis = METRIC_LABEL[metric] ?? (unit.unit || metric);
+  const axis = own(METRIC_LABEL, metric) ?? (unit.unit || metric);
   const color = colorOf(s, metric);
   const xs = view.x === "time" ? s.date.map((d) => Date.parse(d) / 1000) : s.run.map((_, i) => i);
   const marks = s.changes.filter((c) => c.metric === metric);
@@ -162,8 +164,8 @@ function chart(
   u.over.addEventListener("click", () => {
     const i = u.cursor.idx;
     if (i === null || i === undefined) return;
-    const target = urlOf(s, i) ?? `run.html?id=${encodeURIComponent(s.run[i]!)}`;
-    location.href = target;
+    const target = safeHref(urlOf(s, i) ?? `run.html?id=${encodeURIComponent(s.run[i]!)}`);
+    if (target !== null) location.href = target;
   });
   return u;
 }
@@ -184,7 +186,7 @@ function changeList(s: CellSeries, metric: string): HTMLElement {
         { "data-index": String(m.index), "data-commit": m.to },
         el("span", { class: `badge ${changeClass(m)}` }, changePct(m)),
         ` ${fmt(m.before)} → ${fmt(m.after)} from ${day(m.date)}, commits `,
-        m.range_url ? el("a", { href: m.range_url }, range) : range,
+        safeUrl(m.range_url) ? el("a", { href: m.range_url! }, range) : range,
         ` (confidence ${confidence(m.confidence)})`,
       ),
     );

@@ -7,7 +7,7 @@ import type { HistoryRun } from "../../history/schema.js";
 import type { VersionMatrix } from "../matrix.js";
 import type { CellSeries, OverviewRow } from "../model.js";
 import type { ScalingGroup } from "../scaling.js";
-import { requestData } from "./keys.js";
+import { dataKey, type EarlyData, requestData, type SiteIndex } from "./keys.js";
 
 export interface Overview {
   title: string;
@@ -19,7 +19,7 @@ export interface Overview {
   matrices: { name: string; date: string; engines: string[] }[];
 }
 
-const early = window.perfgateEarly ?? { requested: [], arrived: {} };
+const early: EarlyData = window.perfgateEarly ?? { requested: [], arrived: Object.create(null) };
 const waiting = new Map<string, (data: unknown) => void>();
 window.perfgateData = (key, data) => {
   const resolve = waiting.get(key);
@@ -30,7 +30,7 @@ window.perfgateData = (key, data) => {
 
 function load<T>(key: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    if (key in early.arrived) {
+    if (Object.hasOwn(early.arrived, key)) {
       const data = early.arrived[key];
       delete early.arrived[key];
       resolve(data as T);
@@ -49,8 +49,19 @@ function load<T>(key: string): Promise<T> {
   });
 }
 
+/**
+ * A cell's or run's data: its kind's index first, then the file it lists for `id`. An id the index
+ * does not hold loads nothing and is an error saying so (shown as text by the page).
+ */
+async function loadById<T>(page: "cell" | "run", id: string): Promise<T> {
+  const index = await load<SiteIndex>(page === "cell" ? "cells" : "runs");
+  const key = dataKey(page, id, index);
+  if (key === null) throw new Error(`this site has no ${page} ${JSON.stringify(id)}`);
+  return load<T>(key);
+}
+
 export const loadOverview = () => load<Overview>("overview");
-export const loadCell = (id: string) => load<CellSeries>(`cells/${id}`);
-export const loadRun = (id: string) => load<HistoryRun>(`runs/${id}`);
+export const loadCell = (id: string) => loadById<CellSeries>("cell", id);
+export const loadRun = (id: string) => loadById<HistoryRun>("run", id);
 export const loadMatrices = () => load<{ matrices: VersionMatrix[] }>("matrix");
 export const loadScaling = () => load<{ groups: ScalingGroup[] }>("scaling");

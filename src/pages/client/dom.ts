@@ -1,4 +1,13 @@
 /** Small DOM helpers and number formatting shared by the pages. */
+
+import { own } from "../../util/own.js";
+import { safeHref } from "../../util/safe-url.js";
+
+/**
+ * An element with attributes and children. Text is only ever added as text (never as HTML), and an
+ * `href` is kept only when it is a safe link (safe-url.ts: http(s) to a host, or a page of the
+ * site): a link from the data that is anything else leaves a plain, inert element.
+ */
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attrs: Record<string, string> = {},
@@ -7,7 +16,10 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") e.className = v;
-    else e.setAttribute(k, v);
+    else if (k === "href") {
+      const href = safeHref(v);
+      if (href !== null) e.setAttribute(k, href);
+    } else e.setAttribute(k, v);
   }
   for (const c of children) if (c !== null) e.append(c);
   return e;
@@ -63,7 +75,7 @@ export function changePct(mark: Mark): string {
 
 /** A metric's heading: "TPS", "p95 latency (ms)", "ns/iter, lower is better". */
 export function metricLabel(metric: string, info: { unit: string; better: string }): string {
-  const builtin = METRIC_LABEL[metric];
+  const builtin = own(METRIC_LABEL, metric);
   if (builtin) return builtin;
   const name = info.unit === "" || info.unit === metric ? metric : `${metric} (${info.unit})`;
   return `${name}, ${info.better} is better`;

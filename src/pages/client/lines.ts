@@ -5,6 +5,7 @@
  * on request, and room on the right so the last x label is never cut.
  */
 import uPlot from "uplot";
+import { dict } from "../../util/own.js";
 
 declare global {
   interface Window {
@@ -12,7 +13,7 @@ declare global {
     perfgateCharts: Partial<Record<string, uPlot>>;
   }
 }
-window.perfgateCharts ??= {};
+window.perfgateCharts ??= dict();
 
 /** y fitted to the data, or from zero (with 5% headroom) when asked. */
 export function yRange(zero: boolean): uPlot.Scale["range"] {

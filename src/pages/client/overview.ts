@@ -2,6 +2,8 @@
  * The overview: every cell with a sparkline (with its min and max) and its latest change point,
  * regressions first, then improvements, then the cells without a change point; filterable.
  */
+
+import { own } from "../../util/own.js";
 import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
@@ -81,7 +83,7 @@ function card(row: OverviewRow): HTMLElement {
     ? el(
         "span",
         { class: `badge ${changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
-        `${changePct(ch)} ${METRIC_LABEL[ch.metric] ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
+        `${changePct(ch)} ${own(METRIC_LABEL, ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
       )
     : el("span", { class: "badge none" }, "no change point");
   return el(

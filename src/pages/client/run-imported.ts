@@ -4,6 +4,7 @@
  * text. There is no host, sysbench or server configuration to show.
  */
 import type { HistoryRun } from "../../history/schema.js";
+import { safeUrl } from "../../util/safe-url.js";
 import { el, fmt, nav } from "./dom.js";
 
 function kv(rows: [string, Node | string][]): HTMLTableElement {
@@ -28,7 +29,8 @@ function benches(run: HistoryRun): HTMLTableElement {
 
 export function importedRun(run: HistoryRun): HTMLElement[] {
   const info = run.commit_info ?? {};
-  const commit = run.commit_url ? el("a", { href: run.commit_url }, run.commit) : run.commit;
+  const url = safeUrl(run.commit_url);
+  const commit = url ? el("a", { href: url }, run.commit) : run.commit;
   const tool = run.servers[0]?.flavor ?? "?";
   return [
     el("h1", {}, `Run ${run.id}`),

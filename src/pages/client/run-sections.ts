@@ -5,6 +5,7 @@
  * nodes are in the page (widths are known then).
  */
 import type { HistoryCell, HistoryRun, MetricValue } from "../../history/schema.js";
+import { safeUrl } from "../../util/safe-url.js";
 import { el, fmt, pct } from "./dom.js";
 import { cellGroups, sideName } from "./run-model.js";
 
@@ -41,7 +42,8 @@ function withInterval(m: MetricValue | undefined): string {
 
 /** Only http(s) links leave the site; anything else is shown as text. */
 function safeLink(url: string | null | undefined, text: string): Node | string {
-  return url && /^https?:\/\//i.test(url) ? el("a", { href: url }, text) : text;
+  const safe = safeUrl(url);
+  return safe ? el("a", { href: safe }, text) : text;
 }
 
 const summary: RunSection = {
