@@ -3,7 +3,7 @@
 # run repeatedly: installs only what is missing.
 #
 #   install-deps.sh              what `perfgate run` needs: sysbench (the load generator), unzip
-#                                (official MariaDB builds come as jars), dpkg-deb (Debian sources),
+#                                (maven: servers come as jars), dpkg-deb (Debian sources),
 #                                patchelf (servers from Debian sid run with sid's C library),
 #                                Debian's archive keyring (verifies sid's package index), and
 #                                libnuma1/libaio1 (MySQL's generic Linux builds link them)

