@@ -4,6 +4,7 @@
  * a slice from a sysbench result and a cell's summary line. src/ab/runner.ts drives them.
  */
 import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
+import type { PhaseMeasures } from "../run/collectors.js";
 import type { SysbenchResult } from "../run/sysbench-run.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
@@ -98,9 +99,13 @@ export function nextConfirmation(
 }
 
 /** A slice from one side's sysbench run, or null when it failed. */
-export function toSlice(r: SysbenchResult, startedAt: Date): Slice | null {
+export function toSlice(
+  r: SysbenchResult & { collected?: PhaseMeasures | null },
+  startedAt: Date,
+): Slice | null {
   const s = r.output.summary;
   if (r.code !== 0 || !s) return null;
+  const process = r.collected?.process;
   return {
     started_at: startedAt.toISOString(),
     duration_s: s.total_time_s,
@@ -108,6 +113,7 @@ export function toSlice(r: SysbenchResult, startedAt: Date): Slice | null {
     qps: s.qps,
     p95_ms: s.latency_ms.pct,
     errors_ps: s.errors_ps,
+    ...(process ? { process } : {}),
   };
 }
 

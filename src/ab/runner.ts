@@ -455,6 +455,7 @@ async function runSlice(
     runArgs(sysbenchCall(w, m.p.script, m.p.threads), side.target, slice_s, w.report_interval),
     slice_s,
     side.instance.sysbenchCwd(w.sysbench_options),
+    side.instance,
   );
   const slice = toSlice(r, t0);
   if (!slice) {

@@ -8,6 +8,7 @@ import {
   DoctorRecordSchema,
   IntervalSchema,
   NetworkRecordSchema,
+  ProcessCountersSchema,
   RESULTS_SCHEMA_VERSION,
   RUN_HEADER_FIELDS,
   ServerRecordSchema,
@@ -28,6 +29,8 @@ export const SliceSchema = z.object({
   /** the summary's percentile latency (null with --percentile=0) */
   p95_ms: nonneg.nullable(),
   errors_ps: nonneg,
+  /** the server process's counters over the slice (absent: /proc unreadable, or an older file) */
+  process: ProcessCountersSchema.optional(),
 });
 export type Slice = z.infer<typeof SliceSchema>;
 

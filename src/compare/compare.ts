@@ -18,6 +18,7 @@ import {
   thresholdFor,
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { efficiencyEntries } from "./efficiency.js";
 import type { MeasurementSet } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
 import { type PairingOptions, planUnits, plural } from "./plan.js";
@@ -190,6 +191,7 @@ export function compareSets(
     degradation,
     ...(nothing !== null ? { nothing_compared: nothing } : {}),
     ...settingsOf(sets, plan.units),
+    ...efficiencyOf(sets, plan.units),
     ...historyBaselineOf(sets, plan.baselines),
   };
 }
@@ -205,6 +207,12 @@ function settingsOf(
     keys.map((k) => JSON.parse(k) as [string, string]),
   );
   return diffs.length > 0 ? { settings: diffs } : {};
+}
+
+/** The per-transaction host metrics of the compared cells, when any were recorded. */
+function efficiencyOf(sets: readonly MeasurementSet[], units: Parameters<typeof efficiencyEntries>[1]) {
+  const entries = efficiencyEntries(sets, units);
+  return entries.length > 0 ? { efficiency: entries } : {};
 }
 
 /** The provenance of a baseline pooled from the history store, when one is a baseline here. */

@@ -83,6 +83,40 @@ export const DegradationEntrySchema = z.object({
 });
 export type DegradationEntry = z.infer<typeof DegradationEntrySchema>;
 
+export const EFFICIENCY_METRICS_NAMES = [
+  "cpu_us_per_txn",
+  "cs_voluntary_per_txn",
+  "cs_involuntary_per_txn",
+  "read_kb_per_txn",
+  "write_kb_per_txn",
+  "fsyncs_per_txn",
+  "log_writes_per_txn",
+] as const;
+export type EfficiencyMetric = (typeof EFFICIENCY_METRICS_NAMES)[number];
+
+/**
+ * One per-transaction host metric of one cell, head against base (src/compare/efficiency.ts):
+ * explanatory, never a verdict.
+ */
+export const EfficiencyEntrySchema = z.object({
+  scenario: z.string(),
+  tier: z.string().nullable(),
+  threads: z.number().int().positive(),
+  base: z.string(),
+  head: z.string(),
+  metric: z.enum(EFFICIENCY_METRICS_NAMES),
+  /** mean over the side's slices (A/B) or repetitions (run) */
+  base_value: num,
+  head_value: num,
+  /** head/base (null when the base is 0) */
+  ratio: num.nullable(),
+  /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, or a value of 0) */
+  ci_low: num.nullable(),
+  ci_high: num.nullable(),
+  n: z.number().int().positive(),
+});
+export type EfficiencyEntry = z.infer<typeof EfficiencyEntrySchema>;
+
 /** One server variable whose value differs between base and head (null: that server lacks it). */
 export const SettingDifferenceSchema = z.object({
   name: z.string(),
@@ -147,6 +181,8 @@ export const ComparisonReportSchema = z.object({
   degradation: z.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
   nothing_compared: z.string().optional(),
+  /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
+  efficiency: z.array(EfficiencyEntrySchema).optional(),
   /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
   settings: z.array(SettingsDiffSchema).optional(),
   /** the base is a baseline pooled from the history store: the runs that formed it and the window */

@@ -13,7 +13,7 @@ import type { SettingDifference, SettingsDiff } from "./schema.js";
 
 /** Variables that name a place, an address or an instance, not a behaviour. */
 const PLACE_NAME =
-  /(^|_)(port|socket|uuid|hostname|host|pid_file|dir|directory|basename|file|path|timestamp)$|^version($|_)|^innodb_version$|^(gtid_executed|gtid_purged|log_bin_index|relay_log_index|relay_log_info_file|secure_file_priv|log_error|server_id|system_time_zone|license)$|^(ssl|tls|admin_ssl|admin_tls|mysqlx_ssl)_/;
+  /(^|_)(port|socket|uuid|uid|hostname|host|pid_file|dir|directory|basename|file|path|timestamp)$|^version($|_)|^innodb_version$|^(gtid_executed|gtid_purged|log_bin_index|relay_log_index|relay_log_info_file|secure_file_priv|log_error|server_id|system_time_zone|license)$|^(ssl|tls|admin_ssl|admin_tls|mysqlx_ssl)_/;
 const PLACE_VALUE = /^\.{0,2}\/|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
 /** True for a variable that names a place or an instance (left out of the differences). */

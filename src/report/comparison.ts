@@ -11,6 +11,7 @@ import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
 import { maxOf, pushAll } from "../util/arrays.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
+import { efficiencyMarkdown, efficiencyText } from "./efficiency.js";
 import { mdEscape, plainText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
 import { settingsMarkdown, settingsText } from "./settings.js";
@@ -503,6 +504,8 @@ export function comparisonSections(r: ComparisonReport, sets: readonly Measureme
   if (r.settings && r.settings.length > 0) {
     S.push({ label: "settings that differ", lines: settingsMarkdown(r.settings) });
   }
+  const work = efficiencyMarkdown(r);
+  if (work.length > 0) S.push({ label: "work per transaction", lines: work });
 
   for (const g of tpsTables(sets)) {
     S.push({
@@ -635,6 +638,7 @@ export function renderComparisonText(r: ComparisonReport, sets: readonly Measure
   for (const m of r.mismatches) L.push(`warning: not comparable: ${t(m)}`);
   L.push("");
   if (r.settings) pushAll(L, settingsText(r.settings));
+  pushAll(L, efficiencyText(r));
   for (const g of tpsTables(sets)) {
     L.push(`TPS by thread count: ${t(groupTitle(g))}`);
     L.push(

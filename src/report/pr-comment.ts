@@ -22,6 +22,7 @@ import {
   fmtValue,
   type ReportSection,
 } from "./comparison.js";
+import { efficiencyMarkdown } from "./efficiency.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
 import { fmtNumber } from "./markdown.js";
 import { settingsMarkdown } from "./settings.js";
@@ -421,7 +422,9 @@ export function renderPrReport(i: PrReportInput): string {
   head.push(...comparedBlock(i));
   // the known settings above the fold (the rest folded in it), not again in the full report
   if (i.report.settings) head.push(...settingsMarkdown(i.report.settings, 8, "####"));
-  const sections = comparisonSections(i.report, i.sets).filter((s) => s.label !== "settings that differ");
+  head.push(...efficiencyMarkdown(i.report, "####", false));
+  const aboveTheFold = new Set(["settings that differ", "work per transaction"]);
+  const sections = comparisonSections(i.report, i.sets).filter((s) => !aboveTheFold.has(s.label));
   const open = [
     `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural(i.report.cells.length, "verdict")}`)}</summary>`,
     "",

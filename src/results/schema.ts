@@ -179,6 +179,27 @@ export const ServerRecordSchema = z.object({
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;
 
+/**
+ * The server process's own counters over one measured phase (a cell, an A/B slice):
+ * src/telemetry/process.ts. Divided by `transactions` they are the per-transaction host metrics.
+ */
+export const ProcessCountersSchema = z.object({
+  /** transactions sysbench completed in the phase */
+  transactions: nonneg,
+  /** user + system CPU time of the server process, µs (10 ms resolution) */
+  cpu_us: nonneg,
+  /** context switches summed over the server's threads: it waited (voluntary) or was preempted */
+  ctx_voluntary: nonneg,
+  ctx_involuntary: nonneg,
+  /** bytes the server read from and wrote to storage (/proc/<pid>/io) */
+  read_bytes: nonneg,
+  write_bytes: nonneg,
+  /** SHOW GLOBAL STATUS deltas: Innodb_data_fsyncs and Innodb_log_writes (null: not reported) */
+  fsyncs: nonneg.nullable(),
+  log_writes: nonneg.nullable(),
+});
+export type ProcessCounters = z.infer<typeof ProcessCountersSchema>;
+
 export const CellSchema = z.object({
   id: z.string(),
   server: z.string(),
@@ -199,6 +220,8 @@ export const CellSchema = z.object({
   anomalies: OutputAnomaliesSchema.optional(),
   status_deltas: z.record(z.string(), num),
   telemetry: z.array(TelemetrySampleSchema),
+  /** the server process's counters over the cell (absent: /proc unreadable, or an older file) */
+  process: ProcessCountersSchema.optional(),
 });
 export type Cell = z.infer<typeof CellSchema>;
 

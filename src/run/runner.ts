@@ -21,6 +21,7 @@ import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
+import type { PhaseMeasures } from "./collectors.js";
 import { hostFingerprint } from "./host.js";
 import {
   type CommonRunOptions,
@@ -355,7 +356,7 @@ async function runCell(s: RunState, side: Side, planned: PlannedCell, index: num
   const before = await side.instance.status();
   const telemetry = startTelemetry({ intervalMs: 1000 });
   const startedAt = new Date();
-  let r: SysbenchResult;
+  let r: SysbenchResult & { collected: PhaseMeasures | null };
   let wall = 0;
   let samples: Cell["telemetry"] = [];
   try {
@@ -368,6 +369,7 @@ async function runCell(s: RunState, side: Side, planned: PlannedCell, index: num
       args,
       w.duration,
       side.instance.sysbenchCwd(w.sysbench_options),
+      side.instance,
     );
     wall = (Date.now() - t0) / 1000;
   } finally {
@@ -376,7 +378,8 @@ async function runCell(s: RunState, side: Side, planned: PlannedCell, index: num
     samples = t.samples;
   }
   const after = side.instance.running ? await side.instance.status().catch(() => before) : before;
-  return cellRecord(planned, r, { startedAt, wall, args, samples, deltas: statusDeltas(before, after) });
+  const m = { startedAt, wall, args, samples, deltas: statusDeltas(before, after) };
+  return cellRecord(planned, r, { ...m, process: r.collected?.process ?? null });
 }
 
 /** A finished cell's record from its sysbench result (pure; the password in its arguments masked). */
@@ -389,6 +392,8 @@ export function cellRecord(
     args: string[];
     samples: Cell["telemetry"];
     deltas: Cell["status_deltas"];
+    /** the server process's counters over the cell (null: not measured) */
+    process?: Cell["process"] | null;
   },
   endedAt = new Date(),
 ): Cell {
@@ -406,6 +411,7 @@ export function cellRecord(
     ...(r.output.anomalies ? { anomalies: r.output.anomalies } : {}),
     status_deltas: m.deltas,
     telemetry: m.samples,
+    ...(m.process ? { process: m.process } : {}),
   };
 }
 

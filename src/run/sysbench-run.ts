@@ -1,10 +1,12 @@
 /** Runs one sysbench invocation as a tracked child, parsing its intervals live. */
 import type { Interval } from "../results/schema.js";
+import type { ServerInstance } from "../servers/instance.js";
 import { wrapArgv } from "../servers/network.js";
 import { parseSysbenchOutput, type SysbenchOutput, SysbenchStreamParser } from "../sysbench/parse.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { describeExit, lastLines, spawnTracked, stopChild } from "../util/processes.js";
+import { type PhaseMeasures, phaseCollector } from "./collectors.js";
 import { progressLine } from "./progress.js";
 
 export interface SysbenchResult {
@@ -88,8 +90,44 @@ export interface PhaseContext {
   remaining: () => number;
 }
 
-/** One sysbench phase of a run (`label`), its progress line updated at every interval. */
+/**
+ * Something measured on the server around a measuring phase, started just before sysbench and
+ * ended just after it: the process counters (src/run/collectors.ts), a profile. `end` never throws
+ * for a facility the host lacks: it returns null (and says so once).
+ */
+export interface PhaseCollector<T> {
+  begin(): Promise<void>;
+  /** null when the phase threw (interrupted): stop whatever runs, measure nothing */
+  end(result: SysbenchResult | null): Promise<T | null>;
+}
+
+/**
+ * One sysbench phase of a run (`label`), its progress line updated at every interval, with what
+ * the collector measured around it (`collected`, null without one). Shared by `run` and `ab`.
+ */
 export async function runPhase(
+  ctx: PhaseContext,
+  label: string,
+  cellIndex: number,
+  args: string[],
+  seconds: number,
+  cwd: string | undefined,
+  /** the server measured: its process counters are collected around the phase */
+  server?: ServerInstance,
+): Promise<SysbenchResult & { collected: PhaseMeasures | null }> {
+  const collector = server ? phaseCollector(server) : undefined;
+  await collector?.begin();
+  let r: SysbenchResult;
+  try {
+    r = await sysbenchPhase(ctx, label, cellIndex, args, seconds, cwd);
+  } catch (err) {
+    await collector?.end(null).catch(() => null);
+    throw err;
+  }
+  return { ...r, collected: collector ? await collector.end(r) : null };
+}
+
+async function sysbenchPhase(
   ctx: PhaseContext,
   label: string,
   cellIndex: number,

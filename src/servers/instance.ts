@@ -241,6 +241,7 @@ export class ServerInstance {
   async start(signal?: AbortSignal): Promise<void> {
     const { install, log } = this.opts;
     const out = openSync(join(this.opts.workDir, "mysqld.out"), "a");
+    this.serverPid = null;
     try {
       const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
       this.child = spawnTracked(argv.command, argv.args, {
@@ -385,6 +386,21 @@ export class ServerInstance {
     const rows = await this.query<{ Variable_name: string; Value: string | null }>("SHOW GLOBAL STATUS");
     return Object.fromEntries(rows.map((r) => [r.Variable_name.toLowerCase(), r.Value ?? ""]));
   }
+
+  /** the server's process id (its pid file, else the child's), null when not running */
+  get pid(): number | null {
+    if (!this.running) return null;
+    if (this.serverPid === null) {
+      try {
+        const n = Number(readFileSync(join(this.opts.workDir, "mysqld.pid"), "utf8").trim());
+        this.serverPid = Number.isInteger(n) && n > 1 ? n : null;
+      } catch {
+        // not written yet
+      }
+    }
+    return this.serverPid ?? this.child?.pid ?? null;
+  }
+  private serverPid: number | null = null;
 
   get running(): boolean {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;

@@ -1,0 +1,136 @@
+/**
+ * Per-transaction host metrics of each compared cell, head against base: the server process's CPU
+ * time, context switches, bytes read and written, fsyncs and redo log writes, each divided by the
+ * transactions of its slice (A/B) or cell (run), from `process` counters (src/telemetry/process.ts).
+ * Shown as head/base ratios with a 95% interval — paired over an A/B's slices, Welch over a run's
+ * repetitions — in the style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base
+ * version). They explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric
+ * that is 0 in some slice has a ratio of the means and no interval. Pure. docs/why.md.
+ */
+import type { AbResults } from "../ab/schema.js";
+import type { ProcessCounters, Results } from "../results/schema.js";
+import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
+import type { MeasurementSet } from "./model.js";
+import type { EfficiencyEntry, EfficiencyMetric } from "./schema.js";
+
+/** Each metric: its per-transaction value from one phase's counters (null: not recorded). */
+export const EFFICIENCY_METRICS: readonly {
+  metric: EfficiencyMetric;
+  label: string;
+  of: (p: ProcessCounters) => number | null;
+}[] = [
+  { metric: "cpu_us_per_txn", label: "CPU µs/txn", of: (p) => p.cpu_us / p.transactions },
+  { metric: "cs_voluntary_per_txn", label: "voluntary cs/txn", of: (p) => p.ctx_voluntary / p.transactions },
+  {
+    metric: "cs_involuntary_per_txn",
+    label: "involuntary cs/txn",
+    of: (p) => p.ctx_involuntary / p.transactions,
+  },
+  { metric: "read_kb_per_txn", label: "KB read/txn", of: (p) => p.read_bytes / 1024 / p.transactions },
+  { metric: "write_kb_per_txn", label: "KB written/txn", of: (p) => p.write_bytes / 1024 / p.transactions },
+  {
+    metric: "fsyncs_per_txn",
+    label: "fsyncs/txn",
+    of: (p) => (p.fsyncs === null ? null : p.fsyncs / p.transactions),
+  },
+  {
+    metric: "log_writes_per_txn",
+    label: "log writes/txn",
+    of: (p) => (p.log_writes === null ? null : p.log_writes / p.transactions),
+  },
+];
+
+interface UnitKey {
+  scenario: string;
+  tier: string | null;
+  threads: number;
+  base: string;
+  head: string;
+}
+
+/** Per-phase counters of both sides of a unit: paired (A/B slices) or independent (run repetitions). */
+interface Phases {
+  paired: boolean;
+  base: ProcessCounters[];
+  head: ProcessCounters[];
+}
+
+function abPhases(ab: AbResults, u: UnitKey): Phases | null {
+  const c = ab.cells.find((x) => x.script === u.scenario && x.tier === u.tier && x.threads === u.threads);
+  if (!c) return null;
+  const pairs = c.pairs.filter((p) => p.base.process && p.head.process);
+  return { paired: true, base: pairs.map((p) => p.base.process!), head: pairs.map((p) => p.head.process!) };
+}
+
+function runPhases(r: Results, label: string | undefined, u: UnitKey): ProcessCounters[] {
+  return r.cells
+    .filter(
+      (c) =>
+        c.status === "ok" &&
+        (label === undefined || c.server === label) &&
+        c.script === u.scenario &&
+        c.tier === u.tier &&
+        c.threads === u.threads,
+    )
+    .flatMap((c) => (c.process ? [c.process] : []));
+}
+
+function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {
+  const sb = sets.find((s) => s.engines.includes(u.base));
+  const sh = sets.find((s) => s.engines.includes(u.head));
+  if (!sb || !sh) return null;
+  if (sb.ab) return sb === sh ? abPhases(sb.ab, u) : null;
+  if (!sb.results || !sh.results) return null;
+  return {
+    paired: false,
+    base: runPhases(sb.results, sb.engine_servers?.[u.base], u),
+    head: runPhases(sh.results, sh.engine_servers?.[u.head], u),
+  };
+}
+
+/** One metric of one unit: the sides' means and the ratio with its interval where there is one. */
+function entry(u: UnitKey, phases: Phases, m: (typeof EFFICIENCY_METRICS)[number]): EfficiencyEntry | null {
+  const vals = (ps: ProcessCounters[]) =>
+    ps.map(m.of).filter((v): v is number => v !== null && Number.isFinite(v));
+  const b = vals(phases.base);
+  const h = vals(phases.head);
+  if (b.length === 0 || h.length === 0 || (phases.paired && b.length !== h.length)) return null;
+  const baseValue = mean(b);
+  const headValue = mean(h);
+  const key = { scenario: u.scenario, tier: u.tier, threads: u.threads, base: u.base, head: u.head };
+  const common = {
+    ...key,
+    metric: m.metric,
+    base_value: baseValue,
+    head_value: headValue,
+    n: Math.min(b.length, h.length),
+  };
+  if (!(baseValue > 0)) return { ...common, ratio: null, ci_low: null, ci_high: null };
+  const positive = b.every((x) => x > 0) && h.every((x) => x > 0);
+  const c = positive ? (phases.paired ? comparePaired(b, h) : compareUnpaired(b, h)) : null;
+  const low = c?.ci_low_log ?? null;
+  const high = c?.ci_high_log ?? null;
+  return {
+    ...common,
+    ratio: c ? Math.exp(c.mean_log) : headValue / baseValue,
+    ci_low: low === null ? null : Math.exp(low),
+    ci_high: high === null ? null : Math.exp(high),
+  };
+}
+
+/** Every unit's per-transaction metrics, where both sides recorded process counters. */
+export function efficiencyEntries(
+  sets: readonly MeasurementSet[],
+  units: readonly UnitKey[],
+): EfficiencyEntry[] {
+  const out: EfficiencyEntry[] = [];
+  for (const u of units) {
+    const phases = phasesOf(sets, u);
+    if (!phases) continue;
+    for (const m of EFFICIENCY_METRICS) {
+      const e = entry(u, phases, m);
+      if (e) out.push(e);
+    }
+  }
+  return out;
+}

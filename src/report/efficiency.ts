@@ -1,0 +1,123 @@
+/**
+ * The "work per transaction" section of comparison reports (src/compare/efficiency.ts): per cell,
+ * the TPS verdict beside the head/base ratios of the server's CPU time, context switches, bytes
+ * read and written, fsyncs and log writes per transaction, each with its 95% interval. Pure.
+ */
+import type { ComparisonReport, EfficiencyEntry, EfficiencyMetric } from "../compare/schema.js";
+import { mdEscape, plainText } from "./escape.js";
+
+export const EFFICIENCY_LABELS: Record<EfficiencyMetric, string> = {
+  cpu_us_per_txn: "CPU µs/txn",
+  cs_voluntary_per_txn: "vol. cs/txn",
+  cs_involuntary_per_txn: "invol. cs/txn",
+  read_kb_per_txn: "KB read/txn",
+  write_kb_per_txn: "KB written/txn",
+  fsyncs_per_txn: "fsyncs/txn",
+  log_writes_per_txn: "log writes/txn",
+};
+const ORDER = Object.keys(EFFICIENCY_LABELS) as EfficiencyMetric[];
+
+const r2 = (x: number) => (x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2));
+
+/** "1.12× [1.05, 1.19]", "1.12×" without an interval, "–" without a ratio. */
+export function ratioText(e: EfficiencyEntry | undefined): string {
+  if (!e || e.ratio === null) return "–";
+  const ci = e.ci_low !== null && e.ci_high !== null ? ` [${r2(e.ci_low)}, ${r2(e.ci_high)}]` : "";
+  return `${r2(e.ratio)}×${ci}`;
+}
+
+function valueText(x: number): string {
+  if (x === 0) return "0";
+  if (x >= 100) return Math.round(x).toLocaleString("en-US");
+  return x >= 1 ? x.toFixed(2) : x.toPrecision(2);
+}
+
+interface Row {
+  key: string;
+  name: string;
+  tps: string;
+  byMetric: Map<EfficiencyMetric, EfficiencyEntry>;
+}
+
+function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[] } {
+  const rows = new Map<string, Row>();
+  const seen = new Set<EfficiencyMetric>();
+  for (const e of r.efficiency ?? []) {
+    const key = JSON.stringify([e.scenario, e.tier, e.threads, e.base, e.head]);
+    let row = rows.get(key);
+    if (!row) {
+      const tps = r.cells.find(
+        (c) =>
+          c.metric === "tps" &&
+          c.scenario === e.scenario &&
+          c.tier === e.tier &&
+          c.threads === e.threads &&
+          c.base === e.base &&
+          c.head === e.head,
+      );
+      const sign = tps && tps.change_pct >= 0 ? "+" : "";
+      const name = `${e.scenario} · ${e.threads}t${e.tier ? ` · ${e.tier}` : ""}`;
+      row = {
+        key,
+        name: r.settings && r.settings.length > 1 ? `${e.head} vs ${e.base}: ${name}` : name,
+        tps: tps ? `${sign}${tps.change_pct.toFixed(1)}% ${tps.verdict}` : "–",
+        byMetric: new Map(),
+      };
+      rows.set(key, row);
+    }
+    row.byMetric.set(e.metric, e);
+    seen.add(e.metric);
+  }
+  return { rows: [...rows.values()], metrics: ORDER.filter((m) => seen.has(m)) };
+}
+
+const INTRO =
+  "Head / base ratios of the server process's own counters per transaction, with 95% intervals (paired over the slices, or over the repetitions). They explain the verdict and do not gate: more CPU per transaction is more work; more context switches with the same CPU is more waiting.";
+
+/** The Markdown section (empty without per-transaction metrics); `heading` its level. */
+export function efficiencyMarkdown(r: ComparisonReport, heading = "##", values = true): string[] {
+  const { rows, metrics } = rowsOf(r);
+  if (rows.length === 0) return [];
+  const L = [`${heading} Work per transaction (head / base)`, "", INTRO, ""];
+  L.push(`| Cell | TPS | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
+  L.push(`|---|---|${metrics.map(() => "---:").join("|")}|`);
+  for (const row of rows) {
+    L.push(
+      `| ${mdEscape(row.name)} | ${row.tps} | ${metrics.map((m) => ratioText(row.byMetric.get(m))).join(" | ")} |`,
+    );
+  }
+  L.push("");
+  if (values) {
+    L.push("<details><summary>Per-transaction values (base → head)</summary>", "");
+    L.push(`| Cell | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
+    L.push(`|---|${metrics.map(() => "---:").join("|")}|`);
+    for (const row of rows) {
+      const cell = (m: EfficiencyMetric) => {
+        const e = row.byMetric.get(m);
+        return e ? `${valueText(e.base_value)} → ${valueText(e.head_value)}` : "–";
+      };
+      L.push(`| ${mdEscape(row.name)} | ${metrics.map(cell).join(" | ")} |`);
+    }
+    L.push("", "</details>", "");
+  }
+  return L;
+}
+
+/** Plain text: one block per cell. */
+export function efficiencyText(r: ComparisonReport): string[] {
+  const { rows, metrics } = rowsOf(r);
+  if (rows.length === 0) return [];
+  const L = ["Work per transaction (head / base, 95% intervals; explanatory, not gating)"];
+  for (const row of rows) {
+    L.push(`  ${plainText(row.name)}: TPS ${row.tps}`);
+    for (const m of metrics) {
+      const e = row.byMetric.get(m);
+      if (!e) continue;
+      L.push(
+        `    ${EFFICIENCY_LABELS[m].padEnd(15)} ${valueText(e.base_value)} -> ${valueText(e.head_value)}  ${ratioText(e)}`,
+      );
+    }
+  }
+  L.push("");
+  return L;
+}

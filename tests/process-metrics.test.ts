@@ -1,0 +1,104 @@
+/**
+ * The per-transaction host metrics' pure parts: /proc parsers, the counters between two readings,
+ * and the head/base ratios with their intervals (src/compare/efficiency.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { compareSets } from "../src/compare/compare.js";
+import { fromAb } from "../src/compare/model.js";
+import {
+  countersBetween,
+  parseContextSwitches,
+  parsePidStatTicks,
+  parseProcIo,
+} from "../src/telemetry/process.js";
+import { makeAbResults } from "./helpers/results-factory.js";
+
+describe("/proc parsers", () => {
+  it("utime + stime after a comm holding ') '", () => {
+    const line = "4242 (my) sqld) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 37 0 0 20 0 40 0 1 2 3";
+    expect(parsePidStatTicks(line)).toBe(187);
+  });
+  it("context switches and io", () => {
+    expect(
+      parseContextSwitches("Name:\tmysqld\nvoluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3\n"),
+    ).toEqual({
+      voluntary: 12,
+      involuntary: 3,
+    });
+    expect(parseProcIo("rchar: 1\nwchar: 2\nread_bytes: 4096\nwrite_bytes: 8192\n")).toEqual({
+      read: 4096,
+      write: 8192,
+    });
+    expect(() => parseProcIo("rchar: 1\n")).toThrow(/read_bytes/);
+  });
+  it("counters between two readings: ticks to µs, status deltas, a missing counter is null", () => {
+    const a = {
+      cpu_ticks: 10,
+      voluntary: 5,
+      involuntary: 1,
+      read_bytes: 0,
+      write_bytes: 100,
+      status: { innodb_data_fsyncs: "7" },
+    };
+    const b = {
+      cpu_ticks: 15,
+      voluntary: 25,
+      involuntary: 0,
+      read_bytes: 0,
+      write_bytes: 300,
+      status: { innodb_data_fsyncs: "17" },
+    };
+    expect(countersBetween(a, b, 10)).toEqual({
+      transactions: 10,
+      cpu_us: 50_000,
+      ctx_voluntary: 20,
+      ctx_involuntary: 0,
+      read_bytes: 0,
+      write_bytes: 200,
+      fsyncs: 10,
+      log_writes: null,
+    });
+  });
+});
+
+describe("ratios per transaction", () => {
+  const counters = (txn: number, cpu: number, reads: number) => ({
+    transactions: txn,
+    cpu_us: cpu * txn,
+    ctx_voluntary: 8 * txn,
+    ctx_involuntary: 2 * txn,
+    read_bytes: reads * txn,
+    write_bytes: 4096 * txn,
+    fsyncs: txn,
+    log_writes: null,
+  });
+  const ab = makeAbResults({
+    pairs: [
+      { base: 100, head: 90 },
+      { base: 102, head: 91 },
+      { base: 99, head: 89 },
+      { base: 101, head: 90 },
+    ],
+  });
+  ab.cells[0]!.pairs.forEach((p, i) => {
+    p.base.process = counters(200, 500 + i, i === 0 ? 0 : 10);
+    p.head.process = counters(180, 600 + i, 10);
+  });
+  const r = compareSets([fromAb(ab, "ab.json")]);
+  const m = (name: string) => r.efficiency!.find((e) => e.metric === name);
+
+  it("a paired interval on the per-slice ratios", () => {
+    const cpu = m("cpu_us_per_txn")!;
+    expect(cpu.base_value).toBeCloseTo(501.5, 6);
+    expect(cpu.ratio!).toBeGreaterThan(1.19);
+    expect(cpu.ci_low!).toBeLessThan(cpu.ratio!);
+    expect(cpu.ci_high!).toBeGreaterThan(cpu.ratio!);
+    expect(cpu.n).toBe(4);
+  });
+  it("a metric that is 0 in some slice: ratio of means, no interval; an absent counter: no entry", () => {
+    const reads = m("read_kb_per_txn")!;
+    expect(reads.ci_low).toBeNull();
+    expect(reads.ratio).toBeCloseTo(10 / 7.5, 6);
+    expect(m("log_writes_per_txn")).toBeUndefined();
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Why throughput changed, on real servers: a planted wait (innodb_flush_log_at_trx_commit 0 vs 1 on
+ * a write workload) shows as more fsyncs, log writes and context switches per transaction and no
+ * CPU growth per transaction; the settings that differ are exactly the one set; a run records the
+ * server's counters per cell. Nothing here is about speed.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readAbResults } from "../src/ab/store.js";
+import type { ComparisonReport } from "../src/compare/schema.js";
+import { readResults } from "../src/results/store.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild, requireSysbench } from "./helpers/env.js";
+
+beforeAll(() => {
+  requireSysbench();
+  requireBuild();
+});
+
+describe("per-transaction host metrics and the settings that differ", () => {
+  it("a planted wait: more fsyncs and context switches per transaction, no CPU growth", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-why-"));
+    const out = join(dir, "ab.json");
+    const json = join(dir, "cmp.json");
+    const r = await runCli([
+      "ab",
+      "--base",
+      "maven:mariadb@11.4.5",
+      "--head",
+      "maven:mariadb@11.4.5",
+      "--base-set",
+      "innodb_flush_log_at_trx_commit=0",
+      "--head-set",
+      "innodb_flush_log_at_trx_commit=1",
+      "--workload",
+      "tests/fixtures/workloads/ab-tiny-write.yml",
+      "--out",
+      out,
+      "--json",
+      json,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const ab = readAbResults(out);
+    // every slice carries the server's own counters, with the transactions sysbench counted
+    for (const p of ab.cells[0]!.pairs) {
+      for (const s of [p.base, p.head]) {
+        expect(s.process, JSON.stringify(s)).toBeDefined();
+        expect(s.process!.transactions).toBeGreaterThan(0);
+        expect(s.process!.cpu_us).toBeGreaterThan(0);
+        expect(s.process!.fsyncs).not.toBeNull();
+      }
+    }
+    const cmp = JSON.parse(readFileSync(json, "utf8")) as ComparisonReport;
+    const m = (name: string) => cmp.efficiency!.find((e) => e.metric === name)!;
+    // the head flushes the redo log at every commit: about one more fsync per transaction
+    expect(m("fsyncs_per_txn").head_value).toBeGreaterThan(0.5);
+    expect(m("fsyncs_per_txn").ci_low!).toBeGreaterThan(5);
+    expect(m("log_writes_per_txn").ci_low!).toBeGreaterThan(5);
+    // and waits for it: more voluntary context switches per transaction, decided
+    expect(m("cs_voluntary_per_txn").ci_low!).toBeGreaterThan(1);
+    // but does not do more CPU work per transaction: no decided growth
+    expect(m("cpu_us_per_txn").ci_low!).toBeLessThan(1);
+    // the settings that differ are exactly the one the A/B set
+    const s = cmp.settings![0]!;
+    expect([...s.known, ...s.other].map((x) => x.name)).toEqual(["innodb_flush_log_at_trx_commit"]);
+    expect(s.known[0]).toMatchObject({ base: "0", head: "1", configured: true });
+    expect(r.stdout).toMatch(/Work per transaction/);
+    expect(r.stdout).toMatch(/fsyncs\/txn/);
+  });
+
+  it("a run records the server's counters per cell", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-whyrun-"));
+    const out = join(dir, "r.json");
+    const r = await runCli([
+      "run",
+      "--server",
+      "maven:mariadb@11.4.5",
+      "--workload",
+      "tests/fixtures/workloads/ab-tiny-write.yml",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const cell = readResults(out).cells[0]!;
+    expect(cell.process).toBeDefined();
+    expect(cell.process!.transactions).toBe(cell.summary!.transactions);
+    expect(cell.process!.cpu_us).toBeGreaterThan(0);
+    expect(cell.process!.ctx_voluntary).toBeGreaterThan(0);
+    expect(cell.process!.write_bytes).toBeGreaterThan(0);
+  });
+});
