@@ -27,6 +27,7 @@ import { parseBuildSpec } from "../src/servers/spec.js";
 import { memoryLogger } from "../src/util/log.js";
 import { runCli, startCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
+import { nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 import { waitFor } from "./helpers/wait.js";
 
@@ -458,5 +459,135 @@ describe("ids, failed appends, dates", () => {
     } finally {
       execFileSync("umount", [mnt]);
     }
+  });
+});
+
+describe("a baseline pool from the store", () => {
+  requireBuild();
+  const CLASS = "x64-48c-128g-amd-epyc-7443p";
+  const DAY = 86_400_000;
+
+  /** A store of 6 nightly runs (6 to 1 days old) and a head measured 12 hours ago. */
+  function setup(d: string) {
+    const store = join(d, "store");
+    const runs = writeSyntheticStore(store, {
+      runs: 6,
+      scripts: ["oltp_read_write"],
+      tiers: ["1G"],
+      threads: [1, 16],
+      seed: 3,
+      start: Date.now() - 6 * DAY,
+    });
+    const measured = new Date(Date.now() - DAY / 2).toISOString();
+    const head = { ...nightlyHead([1, 16]), started_at: measured, ended_at: measured };
+    return { store, runs, head, headFile: writeJson(d, "head.json", head) };
+  }
+  const compare = (store: string, headFile: string, ...more: string[]) =>
+    runCli([
+      "compare",
+      "--baseline-store",
+      store,
+      "--baseline-runner-class",
+      CLASS,
+      "--baseline-runs",
+      "10",
+      "--metric",
+      "tps",
+      "--format",
+      "json",
+      headFile,
+      ...more,
+    ]);
+
+  it("never holds the head's own run nor a run newer than the head; the report lists the pool", async () => {
+    const d = tmp();
+    const { store, runs, headFile } = setup(d);
+    // The head appended to the store itself (as a nightly job does before comparing), and one newer run.
+    const a = await runCli([
+      "history",
+      "append",
+      headFile,
+      "--store",
+      store,
+      "--commit",
+      "9".repeat(40),
+      "--branch",
+      "main",
+      "--runner-class",
+      CLASS,
+    ]);
+    expect(a.code, a.stderr).toBe(0);
+    const headId = readIndex(store).runs.find((e) => e.commit === "9".repeat(40))!.id;
+    const newest = runs[runs.length - 1]!; // 1 day old: older than the head
+    const newerDate = new Date(Date.now() - 60_000).toISOString(); // after the head was measured
+    const newer = {
+      ...newest,
+      id: `${newerDate.replace(/[-:]/g, "").replace(/\.\d{3}/, "")}-${"b".repeat(10)}`,
+      date: newerDate,
+    };
+    writeFileSync(join(store, "runs", `${newer.id}.json`), `${JSON.stringify(newer)}\n`);
+    const { rebuildIndex } = await import("../src/history/folder.js");
+    rebuildIndex(store);
+    expect(readIndex(store).runs.map((e) => e.id)).toEqual(expect.arrayContaining([headId, newer.id]));
+
+    const r = await compare(store, headFile);
+    expect(r.code, r.stderr).toBe(0);
+    const pooled = JSON.parse(r.stdout).baseline_history.runs.map((x: { id: string }) => x.id);
+    expect(pooled).toEqual(runs.map((x) => x.id));
+    expect(pooled).not.toContain(headId);
+    expect(pooled).not.toContain(newer.id);
+    const text = await runCli([
+      "compare",
+      "--baseline-store",
+      store,
+      "--baseline-runner-class",
+      CLASS,
+      "--metric",
+      "tps",
+      headFile,
+    ]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain("Baseline: the last 5 runs of main");
+  });
+
+  it("refuses to pool a run that is not comparable with the head, naming the differences, as compare does", async () => {
+    const d = tmp();
+    const { store, runs, headFile } = setup(d);
+    const odd = runs[4]!;
+    const changed = {
+      ...odd,
+      host: { ...odd.host, cpu_model: "Intel Xeon" },
+      dataset: { tables: 4, table_size: 10_000 },
+      workload: { ...odd.workload, sha256: "1".repeat(64) },
+      servers: odd.servers.map((s) => ({
+        ...s,
+        version: "11.4.6",
+        tiers: s.tiers.map((t) => ({
+          ...t,
+          config: `${t.config}\n[mysqld]\ninnodb_flush_log_at_trx_commit = 0\n`,
+        })),
+      })),
+    };
+    writeFileSync(join(store, "runs", `${odd.id}.json`), `${JSON.stringify(changed)}\n`);
+    const r = await compare(store, headFile);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(
+      `history run ${odd.id} (commit ${odd.commit.slice(0, 12)}) and ${headFile} are not comparable:`,
+    );
+    for (const diff of [
+      'host.cpu_model "Intel Xeon" vs "AMD EPYC 7443P 24-Core Processor"',
+      "dataset.table_size 10000 vs 100000",
+      `workload.sha256 "${"1".repeat(64)}" vs "${"0".repeat(64)}"`,
+      'server "mariadb@11.4.6" vs "mariadb@11.4.5"',
+      'config[1G].innodb_flush_log_at_trx_commit "0" vs',
+    ])
+      expect(r.stderr).toContain(diff);
+    expect(r.stderr).toContain("(pass --allow-mismatch to compare anyway)");
+    const allowed = await compare(store, headFile, "--allow-mismatch");
+    expect(allowed.code, allowed.stderr).toBe(0);
+    // Fewer runs asked for, the odd one outside the window: pooled without a word.
+    const recent = await compare(store, headFile, "--baseline-runs", "1");
+    expect(recent.code, recent.stderr).toBe(0);
   });
 });

@@ -6,11 +6,12 @@
  */
 import { fromImport, type MeasurementSet } from "../compare/model.js";
 import { historyRunFromFile } from "../history/append.js";
-import { baselineFromStore } from "../history/baseline.js";
+import { baselineFromStore, headIdentity } from "../history/baseline.js";
 import { appendRun, describeStore, loadAllRuns, parseStore, type StoreRef } from "../history/store.js";
 import { detector } from "../pages/detector.js";
 import { writeSite } from "../pages/site.js";
 import { baselineHistoryLine, baselineRunsText } from "../report/baseline-history.js";
+import { readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import type { ActionConfig } from "./config.js";
@@ -53,7 +54,12 @@ export function historyBaselineSet(
     );
   }
   const store = storeOf(config.historyStore!, config.githubToken, env);
-  const b = baselineFromStore(store, head.results, q, env);
+  const b = baselineFromStore(
+    store,
+    head.results,
+    { ...q, head: headIdentity(head.file, readTextFile(head.file)), allowMismatch: config.allowMismatch },
+    env,
+  );
   log.info(`${baselineHistoryLine(b.provenance, false)}, from ${describeStore(store)}:`);
   for (const line of baselineRunsText(b.provenance)) log.info(line);
   return fromImport(b.set, `history ${describeStore(store)}`);

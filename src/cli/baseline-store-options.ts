@@ -5,10 +5,11 @@
  */
 import { type Command, Option } from "commander";
 import { fromImport, type MeasurementSet } from "../compare/model.js";
-import { baselineFromStore, type HistoryBaseline } from "../history/baseline.js";
+import { baselineFromStore, type HistoryBaseline, headIdentity } from "../history/baseline.js";
 import { DEFAULT_BASELINE_MAX_AGE_DAYS, parseMaxAge } from "../history/provenance.js";
 import { describeStore, parseStore } from "../history/store.js";
 import { loadMeasurements } from "../inputs/load.js";
+import { readTextFile } from "../util/documents.js";
 import { UsageError, UserError } from "../util/errors.js";
 
 export interface BaselineStoreFlags {
@@ -19,6 +20,7 @@ export interface BaselineStoreFlags {
   baselineMaxAge?: string;
   baselineRunnerClass?: string;
   baseline?: string[];
+  allowMismatch?: boolean;
 }
 
 /** Adds the --baseline-store options to a command. */
@@ -66,6 +68,7 @@ interface StoreQuery {
   runs: number;
   maxAgeDays: number | null;
   runnerClass?: string;
+  allowMismatch?: boolean;
 }
 
 /** The checked options, or null without --baseline-store; throws usage errors before any reading. */
@@ -107,6 +110,7 @@ export function baselineStoreQuery(files: readonly string[], o: BaselineStoreFla
       o.baselineMaxAge ?? `${DEFAULT_BASELINE_MAX_AGE_DAYS}d`,
     ),
     ...(o.baselineRunnerClass !== undefined ? { runnerClass: o.baselineRunnerClass } : {}),
+    ...(o.allowMismatch === true ? { allowMismatch: true } : {}),
   };
 }
 
@@ -129,7 +133,10 @@ export function loadWithStoreBaseline(headFile: string, q: StoreQuery): Measurem
   }
   const store = parseStore(q.store, q.repo);
   try {
-    const b = baselineFromStore(store, head.results, q);
+    const b = baselineFromStore(store, head.results, {
+      ...q,
+      head: headIdentity(headFile, readTextFile(headFile)),
+    });
     return [storeBaselineSet(describeStore(store), b), head];
   } catch (err) {
     // The store's own messages name --store: here the option is --baseline-store.

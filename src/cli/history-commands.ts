@@ -3,7 +3,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
-import { matchingRuns, pooledBaseline } from "../history/baseline.js";
+import { headIdentity, matchingRuns, pooledBaseline } from "../history/baseline.js";
 import { ageText, DEFAULT_BASELINE_MAX_AGE_DAYS } from "../history/provenance.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
@@ -21,6 +21,7 @@ import { writeImportedSet } from "../import/store.js";
 import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
 import { baselineRunsText } from "../report/baseline-history.js";
 import { readResults } from "../results/store.js";
+import { readTextFile } from "../util/documents.js";
 import { parseBaselineAge } from "./baseline-store-options.js";
 
 export const storeOption = () =>
@@ -280,6 +281,7 @@ export function registerHistoryBaseline(history: Command): void {
           branch: o.branch,
           runs: o.runs,
           maxAgeDays,
+          head: headIdentity(o.like, readTextFile(o.like)),
         };
         const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
         const b = pooledBaseline(runs, q);

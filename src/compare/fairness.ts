@@ -20,6 +20,25 @@ export interface Fairness {
   notes: string[];
 }
 
+/**
+ * What the check reads of each side: a perfgate/results file, or a run stored in the history store
+ * (src/history/schema.ts), which records its workload by the file's hash only and not the network
+ * path (see `historyBase`).
+ */
+export interface FairnessSide {
+  host: Results["host"];
+  dataset: Results["dataset"];
+  sysbench: { version: string };
+  network?: Results["network"];
+  workload: { sha256: string; spec?: Partial<Record<(typeof MEASUREMENT_FIELDS)[number], unknown>> };
+  servers: readonly {
+    label: string;
+    flavor: string;
+    version: string;
+    tiers: readonly { tier: string; config: string; variables: Record<string, string> }[];
+  }[];
+}
+
 export interface FairnessOptions {
   /** label of the server record to compare in `base.servers` (default: the first) */
   baseServer?: string;
@@ -28,6 +47,12 @@ export interface FairnessOptions {
   /** names for the two sides in notes (default "base" and "head") */
   baseName?: string;
   headName?: string;
+  /**
+   * The base is a stored history run pooled into a baseline: the workload is compared by its file's
+   * hash (the spec is not stored), the network path is not recorded and not compared, and the
+   * server's flavor and version must be the same (a pooled baseline is one server's history).
+   */
+  historyBase?: boolean;
 }
 
 /** my.cnf options private to one instance: never compared. */
@@ -119,7 +144,11 @@ function show(v: unknown): string {
  * Lists what makes `base` and `head` not comparable (see the module comment). Host memory may
  * differ by up to 1 % (kernel reservations vary between boots) before it counts as a mismatch.
  */
-export function checkFairness(base: Results, head: Results, options: FairnessOptions = {}): Fairness {
+export function checkFairness(
+  base: FairnessSide,
+  head: FairnessSide,
+  options: FairnessOptions = {},
+): Fairness {
   const mismatches: string[] = [];
   const notes: string[] = [];
   const differ = (field: string, a: unknown, b: unknown) => {
@@ -134,17 +163,25 @@ export function checkFairness(base: Results, head: Results, options: FairnessOpt
   differ("dataset.tables", base.dataset.tables, head.dataset.tables);
   differ("dataset.table_size", base.dataset.table_size, head.dataset.table_size);
   differ("sysbench.version", base.sysbench.version, head.sysbench.version);
-  // The network path is part of what is measured: a remote client is not comparable with a local one.
-  if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
-    const net = (n: Results["network"]) => (n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)");
-    mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+  if (options.historyBase) {
+    differ("workload.sha256", base.workload.sha256, head.workload.sha256);
+  } else {
+    // The network path is part of what is measured: a remote client is not comparable with a local one.
+    if (canonical(base.network ?? null) !== canonical(head.network ?? null)) {
+      const net = (n: Results["network"]) => (n ? JSON.stringify(n) : "local (127.0.0.1, no wrappers)");
+      mismatches.push(`network ${net(base.network)} vs ${net(head.network)}`);
+    }
+    for (const f of MEASUREMENT_FIELDS)
+      differ(`workload.${f}`, base.workload.spec?.[f], head.workload.spec?.[f]);
   }
-  for (const f of MEASUREMENT_FIELDS) differ(`workload.${f}`, base.workload.spec[f], head.workload.spec[f]);
 
-  const server = (r: Results, label: string | undefined) =>
+  const server = (r: FairnessSide, label: string | undefined) =>
     (label === undefined ? r.servers[0] : r.servers.find((s) => s.label === label)) ?? r.servers[0];
   const sb = server(base, options.baseServer);
   const sh = server(head, options.headServer);
+  if (sb && sh && options.historyBase) {
+    differ("server", `${sb.flavor}@${sb.version}`, `${sh.flavor}@${sh.version}`);
+  }
   if (sb && sh) {
     const baseName = options.baseName ?? "base";
     const headName = options.headName ?? "head";
@@ -187,7 +224,7 @@ export function checkFairness(base: Results, head: Results, options: FairnessOpt
   return { mismatches, notes };
 }
 
-type ServerRec = Results["servers"][number];
+type ServerRec = FairnessSide["servers"][number];
 
 /**
  * The binary log as the servers ran it (SHOW VARIABLES read at start), per common tier. Stock

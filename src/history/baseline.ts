@@ -7,9 +7,11 @@
  */
 import { createHash } from "node:crypto";
 import { runnerClassFor } from "../baselines/store.js";
+import { checkFairness, notComparableMessage } from "../compare/fairness.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { measuredCommit } from "./commit.js";
 import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "./provenance.js";
 import type { HistoryRun } from "./schema.js";
 import { loadAllRuns, type StoreRef } from "./store.js";
@@ -22,6 +24,46 @@ export interface BaselineQuery {
   maxAgeDays?: number | null;
   /** the time ages are counted from (default: now) */
   now?: Date;
+  /** the head: what names it in errors, the sha256 of its file's text (its run id ends with it) and its commit */
+  head?: HeadIdentity;
+  /** pool runs that are not comparable with the head (compare's --allow-mismatch) */
+  allowMismatch?: boolean;
+}
+
+export interface HeadIdentity {
+  name: string;
+  /** sha256 (hex) of the head file's text: a store run with this id suffix is the head itself */
+  sha256: string | null;
+  /** the commit the head measured; null when unknown */
+  commit: string | null;
+}
+
+/**
+ * The head itself (its file appended to the store, or another run of its commit) and runs measured
+ * after it are never its baseline: the head would be compared partly with itself, or with the future.
+ */
+function notTheHead(runs: readonly HistoryRun[], head: Results, q: BaselineQuery): HistoryRun[] {
+  const id = q.head?.sha256 ? `-${q.head.sha256.slice(0, 10)}` : null;
+  const commit = q.head?.commit ?? measuredCommit(head.servers);
+  const measured = new Date(head.started_at).getTime();
+  return runs.filter(
+    (r) =>
+      !(id !== null && r.id.endsWith(id)) &&
+      !(commit && r.commit === commit) &&
+      !(new Date(r.date).getTime() > measured),
+  );
+}
+
+/** Every pooled run must be comparable with the head, as `compare` requires of a base (fairness.ts). */
+function checkComparable(runs: readonly HistoryRun[], head: Results, q: BaselineQuery): void {
+  if (q.allowMismatch) return;
+  for (const r of runs) {
+    const f = checkFairness(r, head, { historyBase: true, baseName: `run ${r.id}`, headName: "the head" });
+    if (f.mismatches.length > 0) {
+      const base = `history run ${r.id} (commit ${r.commit.slice(0, 12) || "none"})`;
+      throw new UserError(notComparableMessage(base, q.head?.name ?? "the head", f.mismatches));
+    }
+  }
 }
 
 export interface HistoryBaseline {
@@ -60,7 +102,15 @@ export function matchingRuns(all: readonly HistoryRun[], head: Results, q: Basel
       `no run in the store matches: branch ${q.branch}, runner class ${q.runnerClass}, workload ${head.workload.name}, ${server.flavor} with tiers ${sizes}`,
     );
   }
-  return freshRuns(runs, q).slice(-q.runs);
+  const before = notTheHead(runs, head, q);
+  if (before.length === 0) {
+    throw new UserError(
+      `no matching run of ${q.branch} was measured before the head (${head.started_at}) other than the head itself: the baseline must be older runs`,
+    );
+  }
+  const pooled = freshRuns(before, q).slice(-q.runs);
+  checkComparable(pooled, head, q);
+  return pooled;
 }
 
 function maxAgeOf(q: BaselineQuery): number | null {
@@ -138,6 +188,11 @@ export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): H
   };
 }
 
+/** The head's identity for `notTheHead`: its file's text hashed as a store run id would be. */
+export function headIdentity(name: string, text: string | null, commit: string | null = null): HeadIdentity {
+  return { name, sha256: text === null ? null : createHash("sha256").update(text).digest("hex"), commit };
+}
+
 /** What `baselineFromStore` needs besides the store and the head: the query, runner class optional. */
 export type StoreBaselineQuery = Omit<BaselineQuery, "runnerClass"> & { runnerClass?: string };
 
@@ -152,5 +207,8 @@ export function baselineFromStore(
   env: NodeJS.ProcessEnv = process.env,
 ): HistoryBaseline {
   const query: BaselineQuery = { ...q, runnerClass: runnerClassFor(head.host, q.runnerClass, env) };
+  if (query.head && query.head.commit === null && env.GITHUB_SHA) {
+    query.head = { ...query.head, commit: env.GITHUB_SHA }; // the workflow's event: the commit measured
+  }
   return pooledBaseline(matchingRuns(loadAllRuns(store), head, query), query);
 }

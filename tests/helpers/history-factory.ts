@@ -187,5 +187,7 @@ export function nightlyHead(threads: number[], slow = 16, factor = 0.85): Result
     }),
   );
   const head = makeResults({ cells });
-  return { ...head, workload: { ...head.workload, name: "nightly" } };
+  // Measured now: after every run of a synthetic store (a baseline is never newer than its head).
+  const now = new Date().toISOString();
+  return { ...head, started_at: now, ended_at: now, workload: { ...head.workload, name: "nightly" } };
 }
