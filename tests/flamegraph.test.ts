@@ -1,0 +1,91 @@
+/**
+ * src/flamegraph: folded stacks, `perf script` collapsed, the differential tree with difffolded's
+ * semantics (widths from the head, colour by head − base), the functions that changed, and the SVG.
+ */
+import { describe, expect, it } from "vitest";
+import { collapsePerfScript } from "../src/flamegraph/collapse-perf.js";
+import { diffTree, functionChanges } from "../src/flamegraph/diff.js";
+import { formatFolded, merge, parseFolded, scale, total } from "../src/flamegraph/folded.js";
+import { diffColor, renderDiffSvg } from "../src/flamegraph/svg.js";
+
+const PERF_SCRIPT = `mysqld  1234/1250 [001] 100.000001:   10101010 cpu-clock:pppH:
+\t    55d0a1b2c3d4 rec_get_offsets_func+0x44 (/opt/mariadb/bin/mariadbd)
+\t    55d0a1b2c000 row_search_mvcc+0x1f0 (/opt/mariadb/bin/mariadbd)
+\t    55d0a1b2b000 handle_one_connection+0x10 (/opt/mariadb/bin/mariadbd)
+\t    7f0000000000 start_thread+0x97 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+my sql thr  1234/1251 [000] 100.010001:   10101010 cpu-clock:pppH:
+\t    ffffffff81000000 do_syscall_64+0x5c ([kernel.kallsyms])
+\t    7f0000001000 [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)
+\t    55d0a1b2b000 handle_one_connection+0x10 (/opt/mariadb/bin/mariadbd)
+\t    7f0000000000 start_thread+0x97 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+mysqld  1234/1250 [001] 100.020001:   10101010 cpu-clock:pppH:
+\t    55d0a1b2c3d4 rec_get_offsets_func+0x48 (/opt/mariadb/bin/mariadbd)
+\t    55d0a1b2c000 row_search_mvcc+0x1f4 (/opt/mariadb/bin/mariadbd)
+\t    55d0a1b2b000 handle_one_connection+0x10 (/opt/mariadb/bin/mariadbd)
+\t    7f0000000000 start_thread+0x97 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+`;
+
+describe("folded stacks", () => {
+  it("parse, add up repeats, format sorted; a bad line names its number", () => {
+    const f = parseFolded("a;b 3\n\na;c 1\na;b 2\n");
+    expect([...f]).toEqual([
+      ["a;b", 5],
+      ["a;c", 1],
+    ]);
+    expect(formatFolded(f)).toBe("a;b 5\na;c 1");
+    expect(total(f)).toBe(6);
+    expect(total(scale(f, 0.5))).toBe(3);
+    expect(total(merge([f, f]))).toBe(12);
+    expect(() => parseFolded("a;b 1\nnope\n", "x.folded")).toThrow(/x\.folded: line 2/);
+  });
+  it("perf script collapses root first, offsets dropped, kernel frames and unknowns marked", () => {
+    const f = collapsePerfScript(PERF_SCRIPT);
+    expect([...f]).toEqual([
+      ["start_thread;handle_one_connection;row_search_mvcc;rec_get_offsets_func", 2],
+      ["start_thread;handle_one_connection;[unknown] (libc.so.6);do_syscall_64_[k]", 1],
+    ]);
+    const t = collapsePerfScript(PERF_SCRIPT, true);
+    expect([...t.keys()][1]).toBe(
+      "my sql thr;start_thread;handle_one_connection;[unknown] (libc.so.6);do_syscall_64_[k]",
+    );
+  });
+});
+
+describe("differential", () => {
+  const base = parseFolded("main;parse 50\nmain;exec;scan 40\nmain;exec;sort 10\n");
+  const head = parseFolded("main;parse 50\nmain;exec;scan 40\nmain;exec;sort 10\nmain;exec;pfs_start 20\n");
+  it("the tree holds both sides per frame", () => {
+    const t = diffTree(base, head);
+    expect([t.base, t.head]).toEqual([100, 120]);
+    const exec = t.children[0]!.children.find((c) => c.name === "exec")!;
+    expect([exec.base, exec.head]).toEqual([50, 70]);
+    expect(exec.children.find((c) => c.name === "pfs_start")).toMatchObject({ base: 0, head: 20 });
+  });
+  it("functions sorted by the growth of their share; inclusive counted once per stack", () => {
+    const c = functionChanges(base, head);
+    expect(c[0]).toMatchObject({ name: "pfs_start", base: 0, head: 20, delta: 20, head_self: 20 });
+    expect(c[1]!.name).toBe("exec");
+    expect(functionChanges(parseFolded("a;a;b 2\n"), parseFolded("a;a;b 2\n"))[0]).toMatchObject({
+      name: "a",
+      base: 2,
+    });
+    expect(c.at(-1)!.name).toBe("parse"); // same samples, smaller share of a larger total
+  });
+  it("the SVG: red grew, blue shrank, grey unchanged; names escaped; no script", () => {
+    expect(diffColor(10, 10)).toBe("rgb(255,0,0)");
+    expect(diffColor(-5, 10)).toBe("rgb(105,105,255)");
+    expect(diffColor(0, 10)).toBe("rgb(220,220,220)");
+    const svg = renderDiffSvg(diffTree(base, parseFolded("main;exec;<b>&'\" 5\nmain;parse 30\n")), {
+      title: "t <x>",
+      unit: "samples/txn",
+    });
+    expect(svg).toContain("&lt;b&gt;&amp;&#39;&quot;");
+    expect(svg).toContain("t &lt;x&gt;");
+    expect(svg).not.toMatch(/<script|<b>/);
+    expect(svg).toContain('fill="rgb(');
+    expect((svg.match(/<g>/g) ?? []).length).toBe((svg.match(/<\/g>/g) ?? []).length);
+    expect(svg).toMatch(/parse: base 50 → head 30 samples\/txn \(-40\.0%\)/);
+  });
+});
