@@ -360,7 +360,7 @@ describe("JSON format", () => {
     ]);
     // base_value / head_value: geometric means of the repetitions
     const tps1 = r.cells[0]!;
-    const baseTps = base.observations.filter((o) => o.threads === 1).map((o) => o.tps);
+    const baseTps = base.observations.filter((o) => o.threads === 1).map((o) => o.tps!);
     expect(tps1.base_value).toBeCloseTo(
       Math.exp(baseTps.reduce((s, x) => s + Math.log(x), 0) / baseTps.length),
       9,

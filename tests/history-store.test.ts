@@ -40,15 +40,18 @@ function resultsText(tps: number): string {
 }
 
 describe("extract", () => {
-  it("pools repetitions into mean, 95% t-interval and n; one repetition gets a batch-means interval", () => {
+  it("pools repetitions into the geometric mean, its 95% log-scale t-interval and n; one repetition gets a batch-means interval", () => {
     const text = resultsText(100);
     const run = historyFromResults(JSON.parse(text), CTX, text);
     expect(HistoryRunSchema.parse(run)).toEqual(run);
     expect(run.cells).toHaveLength(2);
     const c16 = run.cells.find((c) => c.threads === 16)!;
-    // mean 102, sd 2, t(0.975, 2) = 4.302653: half-width 4.302653 * 2 / sqrt(3) = 4.96828
-    expect(c16.metrics.tps).toEqual({ value: 102, lo: 97.0317, hi: 106.968, n: 3 });
-    expect(c16.metrics.qps?.value).toBe(2040);
+    // 100, 102, 104: geometric mean exp(mean ln) = 101.98693; sd of the logs 0.0196107,
+    // t(0.975, 2) = 4.302653: half-width on the log scale 4.302653 * 0.0196107 / sqrt(3) = 0.0487151,
+    // so [101.98693 * exp(-0.0487151), 101.98693 * exp(0.0487151)] = [97.13765, 107.07829]
+    expect(c16.metrics.tps).toEqual({ value: 101.987, lo: 97.1376, hi: 107.078, n: 3 });
+    // qps is 20 × tps in the factory: the geometric mean scales with it
+    expect(c16.metrics.qps?.value).toBe(2039.74);
     const c32 = run.cells.find((c) => c.threads === 32)!;
     expect(c32.metrics.tps?.n).toBe(1);
     expect(c32.metrics.tps?.lo).toBeLessThan(50);
@@ -61,7 +64,8 @@ describe("extract", () => {
     const ab = makeAbResults({ pairs: [100, 104, 96, 100].map((h) => ({ base: 90, head: h })) });
     const run = historyFromAb(ab, CTX, JSON.stringify(ab));
     expect(run.servers.map((s) => s.label)).toEqual(["head"]);
-    expect(run.cells[0]!.metrics.tps!.value).toBe(100);
+    // the geometric mean of 100, 104, 96, 100 (the arithmetic one would be 100)
+    expect(run.cells[0]!.metrics.tps!.value).toBe(99.96);
     expect(run.cells[0]!.metrics.tps!.n).toBe(4);
   });
 
@@ -118,7 +122,7 @@ describe("history CLI", () => {
     const show = await runCli(["history", "show", id.slice(0, 12), "--store", store]);
     expect(show.stdout).toContain(`commit   ${"b".repeat(40)}`);
     expect(show.stdout).toMatch(
-      /mariadb-11\.4\.5 {2}oltp_read_write {2}1G {2}16 {2}102 \[97\.0317, 106\.968\] \(3\)/,
+      /mariadb-11\.4\.5 {2}oltp_read_write {2}1G {2}16 {2}101\.987 \[97\.1376, 107\.078\] \(3\)/,
     );
 
     writeFileSync(join(d, "bad.json"), JSON.stringify({ schema: "perfgate/import" }));

@@ -3,9 +3,9 @@
  * inconclusive while its estimate points the worse way gets more interleaved pairs, as many as the
  * statistics say would decide it, within the cell's maximum and the run's time budget.
  */
+import { type MetricName, metricDef, SLICE_METRICS, withMetricDefaults } from "../metrics/table.js";
 import {
   comparePaired,
-  directionOf,
   isWorse,
   samplesNeeded,
   type ThresholdConfig,
@@ -14,15 +14,19 @@ import {
 } from "../stats/index.js";
 import type { Pair } from "./schema.js";
 
-export const AB_METRICS = ["tps", "qps", "p95_ms"] as const;
-export type AbMetric = (typeof AB_METRICS)[number];
+/** The metrics an A/B file carries: the rows of the metrics table with a slice extractor. */
+export const AB_METRICS = SLICE_METRICS;
+export type AbMetric = MetricName;
 
+/** Both sides' values of `metric` over the pairs that have one above zero on both sides. */
 export function pairValues(pairs: readonly Pair[], metric: AbMetric): { base: number[]; head: number[] } {
+  const slice = metricDef(metric).fromSlice;
   const base: number[] = [];
   const head: number[] = [];
+  if (!slice) return { base, head };
   for (const p of pairs) {
-    const b = p.base[metric];
-    const h = p.head[metric];
+    const b = slice(p.base);
+    const h = slice(p.head);
     // Latency is missing with --percentile=0, and a log-ratio needs values > 0.
     if (b === null || h === null || !(b > 0) || !(h > 0)) continue;
     base.push(b);
@@ -55,13 +59,14 @@ export function confirmationNeeded(
   alpha = 0.05,
 ): ConfirmDecision {
   const suspicious: AbMetric[] = [];
+  const withDefaults = withMetricDefaults(thresholds);
   let want = 0;
   for (const metric of AB_METRICS) {
     const { base, head } = pairValues(pairs, metric);
     if (base.length < 2) continue;
     const c = comparePaired(base, head, { alpha });
-    const threshold = thresholdFor(metric, thresholds);
-    const direction = directionOf(metric);
+    const threshold = thresholdFor(metric, withDefaults);
+    const { direction } = metricDef(metric);
     const v = verdictFromComparison(metric, direction, c, threshold);
     if (v.verdict !== "inconclusive" || !isWorse(c.change_pct, direction)) continue;
     suspicious.push(metric);

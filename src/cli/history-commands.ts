@@ -19,6 +19,7 @@ import {
 } from "../history/store.js";
 import { writeImportedSet } from "../import/store.js";
 import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
+import { METRICS } from "../metrics/table.js";
 import { baselineRunsText } from "../report/baseline-history.js";
 import { readResults } from "../results/store.js";
 import { readTextFile } from "../util/documents.js";
@@ -84,13 +85,13 @@ function showText(run: HistoryRun): string {
     `host     ${run.host.cpu_model}, ${run.host.cores} cores, ${(run.host.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${run.host.os}, ${run.host.kernel}`,
     `workload ${run.workload.name}   sysbench ${run.sysbench.version} ${run.sysbench.options.join(" ")}`,
     "",
-    "server  script  tier  threads  tps [95% interval] (n)  qps  p95 ms",
+    `server  script  tier  threads  ${METRICS.map((m) => `${m.name} [95% interval] (n)`).join("  ")}`,
   ];
   const f = (m?: { value: number; lo: number | null; hi: number | null; n: number }) =>
     m ? `${m.value}${m.lo !== null ? ` [${m.lo}, ${m.hi}]` : ""} (${m.n})` : "-";
   for (const c of run.cells) {
     lines.push(
-      `${c.server}  ${c.script}  ${c.tier}  ${c.threads}  ${f(c.metrics.tps)}  ${f(c.metrics.qps)}  ${f(c.metrics.p95_ms)}`,
+      `${c.server}  ${c.script}  ${c.tier}  ${c.threads}  ${METRICS.map((m) => f(c.metrics[m.name])).join("  ")}`,
     );
   }
   return lines.join("\n");

@@ -11,6 +11,7 @@
  */
 import { basename } from "node:path";
 import { notQuietSummary } from "../doctor/summary.js";
+import { withMetricDefaults } from "../metrics/table.js";
 import {
   DEFAULT_THRESHOLD_PCT,
   type DegradationOptions,
@@ -43,7 +44,7 @@ export interface CompareOptions extends PairingOptions {
   baselines?: string[];
   /** restrict the heads to these engines */
   engines?: string[];
-  /** default: tps, qps, p95_ms */
+  /** default: every metric of the metrics table (src/metrics/table.ts) */
   metrics?: ComparedMetric[];
   thresholds?: ThresholdConfig;
   /** family-wise confidence level of all intervals of the report together (default 0.95) */
@@ -172,7 +173,7 @@ export function compareSets(
     kind: plan.kind,
     threshold: {
       default_pct: options.thresholds?.default_pct ?? DEFAULT_THRESHOLD_PCT,
-      per_metric: { ...options.thresholds?.per_metric },
+      per_metric: { ...withMetricDefaults(options.thresholds).per_metric },
     },
     confidence,
     comparisons_with_ci: m,

@@ -8,32 +8,29 @@
 import type { AbResults } from "../ab/schema.js";
 import type { BaselineProvenance } from "../history/provenance.js";
 import type { ImportedSet } from "../import/schema.js";
-import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
+import { type MetricValues, type SliceValues, valuesFrom } from "../metrics/table.js";
+import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { type TimedValue, tidySeries } from "../stats/index.js";
 
 export type SetKind = "results" | "import" | "ab";
 
-/** One measurement of one engine in one cell. */
-export interface Observation {
+/**
+ * One measurement of one engine in one cell: a value (or null) per metric of the metrics table,
+ * read by its extractors (src/metrics/table.ts).
+ */
+export interface Observation extends MetricValues {
   /** the sysbench script (run results) or the CSV's scenario text */
   scenario: string;
   tier: string | null;
   threads: number;
   engine: string;
   repetition: number;
-  tps: number;
-  qps: number | null;
-  p95_ms: number | null;
   /** per-second tps during the run, for within-run degradation */
   series?: TimedValue[];
 }
 
 /** One side of an interleaved pair. */
-export interface SideValues {
-  tps: number;
-  qps: number | null;
-  p95_ms: number | null;
-}
+export type SideValues = MetricValues;
 
 /** An A/B cell: base and head measured in interleaved pairs. */
 export interface PairedCell {
@@ -79,11 +76,6 @@ export function engineFamily(engine: string): string {
   return (engine.trim().split(/[\s@]/, 1)[0] ?? "").toLowerCase();
 }
 
-function p95Of(summary: Summary): number | null {
-  const l = summary.latency_ms;
-  return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
-}
-
 function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
   // Older results files may hold a second printed twice: the series is tidied (sorted, merged).
   return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : undefined;
@@ -121,9 +113,7 @@ export function fromResults(results: Results, file: string): MeasurementSet {
       threads: c.threads,
       engine,
       repetition: c.repetition,
-      tps: c.summary.tps,
-      qps: c.summary.qps,
-      p95_ms: p95Of(c.summary),
+      ...valuesFrom((m) => m.fromCell, c),
       ...(series ? { series } : {}),
     });
   }
@@ -150,9 +140,7 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
       threads: r.threads,
       engine: r.engine,
       repetition: r.repetition,
-      tps: r.tps,
-      qps: r.qps,
-      p95_ms: r.p95_ms,
+      ...valuesFrom((m) => m.fromImport, r),
     };
   });
   return {
@@ -219,17 +207,16 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
   };
 }
 
-/** One side of a pair as an observation: a p95 of 0 (sysbench without a percentile) is no value. */
+/** One side of a pair as an observation, by the metrics' slice extractors. */
 function sideObservation(
-  s: { tps: number; qps: number; p95_ms: number | null },
+  s: SliceValues,
   scenario: string,
   tier: string | null,
   threads: number,
   engine: string,
   repetition: number,
 ): Observation {
-  const p95 = s.p95_ms !== null && s.p95_ms > 0 ? s.p95_ms : null;
-  return { scenario, tier, threads, engine, repetition, tps: s.tps, qps: s.qps, p95_ms: p95 };
+  return { scenario, tier, threads, engine, repetition, ...valuesFrom((m) => m.fromSlice, s) };
 }
 
 /** A side's per-second tps as a tidy series. */

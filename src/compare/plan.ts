@@ -4,6 +4,7 @@
  * each (first is base), or engines against named baselines of their family — with the fairness
  * checks between run files and notes on what was left out. Pure.
  */
+import type { MetricValues } from "../metrics/table.js";
 import type { TimedValue } from "../stats/index.js";
 import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
@@ -12,11 +13,7 @@ import { engineFamily, type MeasurementSet, type Observation } from "./model.js"
 import type { ComparisonReport } from "./schema.js";
 
 /** The metric values of one side of one measurement (a repetition, or one side of a pair). */
-export interface UnitValues {
-  tps: number;
-  qps: number | null;
-  p95_ms: number | null;
-}
+export type UnitValues = MetricValues;
 
 /** One cell of a base engine and a head engine, with everything measured on both sides. */
 export interface Unit {

@@ -5,14 +5,16 @@
  */
 import { z } from "zod";
 import { BaselineProvenanceSchema } from "../history/provenance.js";
+import { METRIC_NAMES, type MetricName } from "../metrics/table.js";
 
 export const COMPARISON_SCHEMA = "perfgate/comparison" as const;
 export const COMPARISON_SCHEMA_VERSION = 1 as const;
 
 const num = z.number().finite();
 
-export const COMPARED_METRICS = ["tps", "qps", "p95_ms"] as const;
-export type ComparedMetric = (typeof COMPARED_METRICS)[number];
+/** The metrics a comparison judges: every row of the metrics table (src/metrics/table.ts), in its order. */
+export const COMPARED_METRICS = METRIC_NAMES;
+export type ComparedMetric = MetricName;
 
 export const VerdictKindSchema = z.enum(["regression", "improvement", "unchanged", "inconclusive"]);
 

@@ -3,9 +3,9 @@
  * that get a confidence interval (Bonferroni: each interval at 1 − (1 − confidence)/m, so all m hold
  * together), and the verdict of each cell × metric. Pure. Methods: docs/statistics.md.
  */
+import { metricDef, withMetricDefaults } from "../metrics/table.js";
 import {
   compareLogs,
-  directionOf,
   logsInPlace,
   MIN_INTERVAL_N,
   mean,
@@ -33,19 +33,9 @@ export function unitLabel(u: Unit): string {
   return `${u.head} vs ${u.base}, ${u.scenario}${u.tier === null ? "" : ` ${u.tier}`} ${u.threads}t`;
 }
 
-/**
- * `metric` of one observation: a switch on the metric rather than `o[metric]`, so each read is of
- * a property known where it is read (a report reads hundreds of thousands of them).
- */
+/** `metric` of one observation (its value as the metric's extractor read it, or null). */
 function metricOf(o: UnitValues, metric: ComparedMetric): number | null {
-  switch (metric) {
-    case "tps":
-      return o.tps;
-    case "qps":
-      return o.qps;
-    default:
-      return o.p95_ms;
-  }
+  return o[metric];
 }
 
 /**
@@ -140,10 +130,11 @@ export function judgeAll(
   for (const p of pending) if (p.hasCi) m++;
   const alpha = (1 - confidence) / Math.max(1, m);
   const thresholdOf = new Map<ComparedMetric, number>();
+  const withDefaults = withMetricDefaults(thresholds);
   const cells = pending.map((p) => {
     let t = thresholdOf.get(p.metric);
     if (t === undefined) {
-      t = thresholdFor(p.metric, thresholds);
+      t = thresholdFor(p.metric, withDefaults);
       thresholdOf.set(p.metric, t);
     }
     return judgeCell(p, alpha, t);
@@ -156,7 +147,7 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
   const lb = p.lnBase;
   const lh = p.lnHead;
   const c = compareLogs(u.design, lb, lh, { alpha });
-  const v = verdictFromComparison(p.metric, directionOf(p.metric), c, threshold);
+  const v = verdictFromComparison(p.metric, metricDef(p.metric).direction, c, threshold);
   const baseValue = Math.exp(mean(lb));
   const headValue = Math.exp(mean(lh));
   // Whole literals in the report's key order, one per shape (with an interval, without one):

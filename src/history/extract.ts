@@ -1,19 +1,20 @@
 /**
  * Turning a results file (perfgate run) or an A/B file (perfgate ab, head side) into one history
- * run: per server × workload × script × tier × threads and metric, the mean with its 95% interval
- * and n. Pure: the caller supplies the run's commit, branch, date and runner class.
+ * run: per server × workload × script × tier × threads and metric of the metrics table
+ * (src/metrics/table.ts, read by its extractors), the aggregate with its 95% interval and n. Pure:
+ * the caller supplies the run's commit, branch, date and runner class.
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import type { AbResults } from "../ab/schema.js";
-import type { Interval, Results, ServerRecord, Summary } from "../results/schema.js";
+import { aggregate, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
+import type { Results, ServerRecord } from "../results/schema.js";
 import { mean, sampleSd, studentTQuantile } from "../stats/index.js";
 import { addMeasurement, type DetailAcc, detailFields, newDetail } from "./detail.js";
 import {
   HISTORY_RUN_SCHEMA,
   HISTORY_SCHEMA_VERSION,
   type HistoryCell,
-  type HistoryMetric,
   type HistoryRun,
   type HistoryServer,
   type MetricValue,
@@ -40,15 +41,29 @@ function round(x: number): number {
   return Number(x.toPrecision(6));
 }
 
-/** Mean of `xs` and its 95% t-interval; a single value gets `fallbackHalf` (or none). */
+/**
+ * The aggregate of `xs` (the geometric mean) and its 95% interval: with 2+ values all above zero,
+ * the t-interval of the mean log taken back (exp), which is what a comparison's interval is built
+ * on; with one value, ± `fallbackHalf` (or none); with a value of 0, none.
+ */
 export function metricValue(xs: readonly number[], fallbackHalf: number | null = null): MetricValue {
-  const m = mean(xs);
-  let half = fallbackHalf;
-  if (xs.length >= 2) half = (studentTQuantile(0.975, xs.length - 1) * sampleSd(xs)) / Math.sqrt(xs.length);
+  const m = aggregate(xs) ?? Number.NaN;
+  let lo: number | null = fallbackHalf === null ? null : m - fallbackHalf;
+  let hi: number | null = fallbackHalf === null ? null : m + fallbackHalf;
+  if (xs.length >= 2) {
+    lo = null;
+    hi = null;
+    if (xs.every((x) => x > 0)) {
+      const logs = xs.map(Math.log);
+      const half = (studentTQuantile(0.975, xs.length - 1) * sampleSd(logs)) / Math.sqrt(xs.length);
+      lo = m * Math.exp(-half);
+      hi = m * Math.exp(half);
+    }
+  }
   return {
     value: round(m),
-    lo: half === null ? null : round(m - half),
-    hi: half === null ? null : round(m + half),
+    lo: lo === null ? null : round(lo),
+    hi: hi === null ? null : round(hi),
     n: xs.length,
   };
 }
@@ -62,34 +77,22 @@ export function batchHalfWidth(xs: readonly number[]): number | null {
   return (studentTQuantile(0.975, BATCHES - 1) * sampleSd(batches)) / Math.sqrt(BATCHES);
 }
 
-function p95Of(s: Summary): number | null {
-  const l = s.latency_ms;
-  return l.pct !== null && l.pct_rank === 95 && l.pct > 0 ? l.pct : null;
-}
-
-const LINE_FIELD: Record<HistoryMetric, (iv: Interval) => number | null> = {
-  tps: (iv) => iv.tps,
-  qps: (iv) => iv.qps,
-  p95_ms: (iv) => (iv.lat_pct === 95 ? iv.lat_ms : null),
-};
-
 interface Group {
   key: Omit<HistoryCell, "metrics">;
-  values: Record<HistoryMetric, number[]>;
-  lines: Record<HistoryMetric, number[]>;
+  values: Record<MetricName, number[]>;
+  lines: Record<MetricName, number[]>;
   detail: DetailAcc;
+}
+
+function emptyLists(): Record<MetricName, number[]> {
+  return Object.fromEntries(METRICS.map((m) => [m.name, []])) as unknown as Record<MetricName, number[]>;
 }
 
 function groupOf(groups: Map<string, Group>, key: Omit<HistoryCell, "metrics">): Group {
   const k = `${key.server}\0${key.workload}\0${key.script}\0${key.tier}\0${key.threads}`;
   let g = groups.get(k);
   if (!g) {
-    g = {
-      key,
-      values: { tps: [], qps: [], p95_ms: [] },
-      lines: { tps: [], qps: [], p95_ms: [] },
-      detail: newDetail(),
-    };
+    g = { key, values: emptyLists(), lines: emptyLists(), detail: newDetail() };
     groups.set(k, g);
   }
   return g;
@@ -98,7 +101,7 @@ function groupOf(groups: Map<string, Group>, key: Omit<HistoryCell, "metrics">):
 function cellsOf(groups: Map<string, Group>): HistoryCell[] {
   return [...groups.values()].map((g) => {
     const metrics: HistoryCell["metrics"] = {};
-    for (const m of ["tps", "qps", "p95_ms"] as const) {
+    for (const { name: m } of METRICS) {
       if (g.values[m].length === 0) continue;
       const lines = g.lines[m].filter((x) => Number.isFinite(x));
       metrics[m] = metricValue(g.values[m], g.values[m].length === 1 ? batchHalfWidth(lines) : null);
@@ -211,7 +214,6 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
   const groups = new Map<string, Group>();
   const ok = r.cells.filter((c) => c.status === "ok" && c.summary !== null);
   for (const c of ok) {
-    const s = c.summary!;
     const g = groupOf(groups, {
       server: c.server,
       workload: c.workload,
@@ -219,12 +221,12 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
       tier: c.tier,
       threads: c.threads,
     });
-    const p95 = p95Of(s);
-    g.values.tps.push(s.tps);
-    g.values.qps.push(s.qps);
-    if (p95 !== null) g.values.p95_ms.push(p95);
-    for (const m of ["tps", "qps", "p95_ms"] as const) {
-      for (const iv of c.intervals) g.lines[m].push(LINE_FIELD[m](iv) ?? Number.NaN);
+    const s = c.summary!;
+    for (const m of METRICS as readonly MetricDef<MetricName>[]) {
+      const v = m.fromCell(c);
+      if (v !== null) g.values[m.name].push(v);
+      const line = m.fromInterval;
+      if (line) for (const iv of c.intervals) g.lines[m.name].push(line(iv) ?? Number.NaN);
     }
     addMeasurement(g.detail, {
       intervals: c.intervals,
@@ -254,9 +256,10 @@ function abSide(ab: AbResults, side: "base" | "head", label: string): HistoryCel
     });
     for (const p of c.pairs) {
       const s = p[side];
-      g.values.tps.push(s.tps);
-      g.values.qps.push(s.qps);
-      if (s.p95_ms !== null && s.p95_ms > 0) g.values.p95_ms.push(s.p95_ms);
+      for (const m of METRICS as readonly MetricDef<MetricName>[]) {
+        const v = m.fromSlice?.(s) ?? null;
+        if (v !== null) g.values[m.name].push(v);
+      }
     }
     addMeasurement(g.detail, {
       intervals: c.series[side],

@@ -8,6 +8,7 @@
  * reading stores of plain runs. The index is version 1.
  */
 import { z } from "zod";
+import { METRIC_NAMES, type MetricName } from "../metrics/table.js";
 
 export const HISTORY_RUN_SCHEMA = "perfgate/history-run" as const;
 export const HISTORY_INDEX_SCHEMA = "perfgate/history-index" as const;
@@ -20,7 +21,12 @@ const num = z.number().finite();
 export const RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
 export const RunIdSchema = z.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
 
-/** One metric of one cell: the mean over `n` measurements and its 95% interval (null when n = 1). */
+/**
+ * One metric of one cell: the aggregate over `n` measurements (src/metrics/table.ts `aggregate`:
+ * the geometric mean; files written before it was chosen hold the arithmetic mean, which differs
+ * by about CoV²/2, under 0.1% at a CoV of 4%) and its 95% interval (null when n = 1 without
+ * per-second lines).
+ */
 export const MetricValueSchema = z.object({
   value: num,
   lo: num.nullable(),
@@ -29,15 +35,23 @@ export const MetricValueSchema = z.object({
 });
 export type MetricValue = z.infer<typeof MetricValueSchema>;
 
-export const HISTORY_METRICS = ["tps", "qps", "p95_ms"] as const;
-export type HistoryMetric = (typeof HISTORY_METRICS)[number];
+/** The metrics a history cell stores under `metrics`: the rows of the metrics table. */
+export const HISTORY_METRICS = METRIC_NAMES;
+export type HistoryMetric = MetricName;
+
+/** `metrics` of a cell: every row of the metrics table, each optional (older files hold fewer). */
+const CellMetricsSchema = z.object(
+  Object.fromEntries(METRIC_NAMES.map((m) => [m, MetricValueSchema.optional()])) as {
+    [K in MetricName]: z.ZodOptional<typeof MetricValueSchema>;
+  },
+);
 
 /** Which way is better for a metric: tps "higher", latency "lower". */
 export const BetterSchema = z.enum(["higher", "lower"]);
 export type Better = z.infer<typeof BetterSchema>;
 
 /**
- * Schema 2: a metric other than tps/qps/p95 (an imported history's `ns/iter`, `B/op`, `iter/sec`):
+ * Schema 2: a metric not in the metrics table (an imported history's `ns/iter`, `B/op`, `iter/sec`):
  * its name (unique within the cell), unit and direction, the value with its interval when one is
  * known, and the source's own spread and notes as text.
  */
@@ -84,11 +98,7 @@ export const HistoryCellSchema = z.object({
   script: z.string(),
   tier: z.string(),
   threads: z.number().int().positive(),
-  metrics: z.object({
-    tps: MetricValueSchema.optional(),
-    qps: MetricValueSchema.optional(),
-    p95_ms: MetricValueSchema.optional(),
-  }),
+  metrics: CellMetricsSchema,
   /** schema 2: further metrics, each with its unit and direction */
   other_metrics: z.array(OtherMetricSchema).optional(),
   /** run detail (any schema version; absent in runs appended before it): per-second lines, one per measurement */

@@ -2,8 +2,9 @@
  * github-action-benchmark interop (docs/interop.md).
  *
  * Export: perfgate results, A/B files and comparison reports as the action's "custom" tool input, an
- * array of `{name, unit, value, range?, extra?}`: `customBiggerIsBetter` for tps and qps,
- * `customSmallerIsBetter` for p95 latency. Names are `<workload> <script> <threads>t <tier> <metric>`,
+ * array of `{name, unit, value, range?, extra?}`: `customBiggerIsBetter` for the metrics where
+ * higher is better (tps, qps), `customSmallerIsBetter` for the others (p95 latency), by the
+ * metrics table's direction (src/metrics/table.ts). Names are `<workload> <script> <threads>t <tier> <metric>`,
  * stable across runs so the action's history of one cell lines up.
  *
  * Import: the action's gh-pages `data.js` (`window.BENCHMARK_DATA = {...}`), parsed without eval
@@ -15,10 +16,10 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { AbResults } from "../ab/schema.js";
 import { parseAbResults } from "../ab/store.js";
-import { geometricMean } from "../compare/compare.js";
 import { engineOfServer } from "../compare/model.js";
 import { type ComparisonReport, ComparisonReportSchema } from "../compare/schema.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
+import { aggregate, METRICS, type MetricDef, type MetricName, metricDef } from "../metrics/table.js";
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";
@@ -83,12 +84,12 @@ export const GAB_TOOL: Record<GabFormat, string> = {
   "gab-smaller": "customSmallerIsBetter",
 };
 
-type Metric = "tps" | "qps" | "p95_ms";
+type Metric = MetricDef<MetricName>;
+const ALL = METRICS as readonly Metric[];
 const FORMAT_METRICS: Record<GabFormat, readonly Metric[]> = {
-  "gab-bigger": ["tps", "qps"],
-  "gab-smaller": ["p95_ms"],
+  "gab-bigger": ALL.filter((m) => m.direction === "higher_is_better"),
+  "gab-smaller": ALL.filter((m) => m.direction === "lower_is_better"),
 };
-const UNIT: Record<Metric, string> = { tps: "tps", qps: "qps", p95_ms: "ms" };
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -155,7 +156,7 @@ interface Point {
   scenario: string;
   threads: number;
   tier: string | null;
-  metric: Metric;
+  metric: MetricName;
   engine: string;
   value: number;
   range?: string;
@@ -194,7 +195,7 @@ function summarize(
   perSecond: readonly number[],
   what: string,
 ): { value: number; range?: string; note?: string } {
-  const value = values.length === 1 ? values[0]! : geometricMean(values);
+  const value = values.length === 1 ? values[0]! : aggregate(values)!;
   if (values.length >= 2) {
     const logs = values.map((v) => Math.log(v));
     const hw = studentTQuantile(0.975, values.length - 1) * (sampleSd(logs) / Math.sqrt(values.length));
@@ -214,11 +215,21 @@ function summarize(
   return { value };
 }
 
-/** A per-second interval's value of the metric (0 when it has none: p95 needs lat_pct 95). */
-function intervalValue(iv: Interval, metric: Metric): number {
-  if (metric === "tps") return iv.tps;
-  if (metric === "qps") return iv.qps;
-  return iv.lat_pct === 95 && iv.lat_ms !== null ? iv.lat_ms : 0;
+/** The per-second values of a metric above zero (none when the metric has no per-second lines). */
+function perSecondValues(intervals: readonly Interval[], metric: Metric): number[] {
+  const line = metric.fromInterval;
+  if (!line) return [];
+  const out: number[] = [];
+  for (const iv of intervals) {
+    const v = line(iv);
+    if (v !== null && v > 0) out.push(v);
+  }
+  return out;
+}
+
+/** The values above zero (a log needs them) of the ones given; null stands for no value. */
+function positives(xs: readonly (number | null)[]): number[] {
+  return xs.filter((v): v is number => v !== null && v > 0 && Number.isFinite(v));
 }
 
 function serverText(s: ServerRecord): string {
@@ -242,29 +253,16 @@ function pointsOfResults(
     const c0 = cells[0]!;
     const server = results.servers.find((s) => s.label === c0.server);
     for (const metric of metrics) {
-      const values: number[] = [];
-      for (const c of cells) {
-        const s = c.summary!;
-        const v =
-          metric === "tps"
-            ? s.tps
-            : metric === "qps"
-              ? s.qps
-              : s.latency_ms.pct_rank === 95 && s.latency_ms.pct !== null
-                ? s.latency_ms.pct
-                : 0;
-        if (v > 0 && Number.isFinite(v)) values.push(v);
-      }
+      const values = positives(cells.map((c) => metric.fromCell(c)));
       if (values.length === 0) continue;
-      const perSecond =
-        cells.length === 1 ? c0.intervals.map((iv) => intervalValue(iv, metric)).filter((v) => v > 0) : [];
+      const perSecond = cells.length === 1 ? perSecondValues(c0.intervals, metric) : [];
       const sum = summarize(values, perSecond, "repetition");
       points.push({
         workload,
         scenario: c0.script,
         threads: c0.threads,
         tier: c0.tier,
-        metric,
+        metric: metric.name,
         engine: server ? engineOfServer(server) : c0.server,
         value: sum.value,
         ...(sum.range ? { range: sum.range } : {}),
@@ -288,19 +286,18 @@ function pointsOfAb(input: { file: string; ab: AbResults }, metrics: readonly Me
   for (const c of ab.cells) {
     if (c.status !== "ok" || c.pairs.length === 0) continue;
     for (const metric of metrics) {
-      const values = c.pairs
-        .map((p) => (metric === "tps" ? p.head.tps : metric === "qps" ? p.head.qps : (p.head.p95_ms ?? 0)))
-        .filter((v) => v > 0 && Number.isFinite(v));
+      const slice = metric.fromSlice;
+      if (!slice) continue;
+      const values = positives(c.pairs.map((p) => slice(p.head)));
       if (values.length === 0) continue;
-      const perSecond =
-        values.length === 1 ? c.series.head.map((iv) => intervalValue(iv, metric)).filter((v) => v > 0) : [];
+      const perSecond = values.length === 1 ? perSecondValues(c.series.head, metric) : [];
       const sum = summarize(values, perSecond, "pair");
       points.push({
         workload,
         scenario: c.script,
         threads: c.threads,
         tier: c.tier,
-        metric,
+        metric: metric.name,
         engine: engineOfServer(head),
         value: sum.value,
         ...(sum.range ? { range: sum.range } : {}),
@@ -327,7 +324,7 @@ function pointsOfComparison(
 ) {
   const points: Point[] = [];
   for (const c of input.report.cells) {
-    if (!metrics.includes(c.metric)) continue;
+    if (!metrics.some((m) => m.name === c.metric)) continue;
     const ci = c.ci_low_pct !== undefined && c.ci_high_pct !== undefined;
     const hw = ci ? ((c.ci_high_pct! - c.ci_low_pct!) / 200) * c.base_value : null;
     points.push({
@@ -394,7 +391,7 @@ export function exportGab(
     seen.set(name, p);
     return {
       name,
-      unit: UNIT[p.metric],
+      unit: metricDef(p.metric).unit,
       value: roundExported(p.value),
       ...(p.range !== undefined ? { range: p.range } : {}),
       extra: p.extra,

@@ -6,6 +6,7 @@
  * action/action.yml and docs/action.md in step with them.
  */
 import type { ComparedMetric } from "../compare/schema.js";
+import { METRIC_NAMES } from "../metrics/table.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
 import {
@@ -50,7 +51,7 @@ export const THRESHOLD: SharedOption<number> = {
 export const THRESHOLD_METRIC: SharedOption<[ComparedMetric, number]> = {
   name: "threshold-metric",
   arg: "<metric=pct>",
-  help: "threshold for one metric (tps, qps, p95_ms), e.g. p95_ms=10 (repeatable; in the action one per line)",
+  help: `threshold for one metric (${METRIC_NAMES.join(", ")}), e.g. p95_ms=10 (repeatable; in the action one per line)`,
   repeatable: true,
   parse: parseMetricThreshold,
 };

@@ -1,17 +1,18 @@
 /**
  * A trend series' metrics, shared by the site builder and the browser client (no Node or zod
- * imports): tps, qps and p95 latency, then the other metrics an imported history brought, each with
- * its unit and which way is better.
+ * imports): the rows of the metrics table (src/metrics/table.ts) in its order, then the other
+ * metrics an imported history brought, each with its unit and which way is better.
  */
 import type { Better, HistoryMetric } from "../history/schema.js";
+import { betterOf, METRICS } from "../metrics/table.js";
 import { own } from "../util/own.js";
 
-/** The built-in metrics in display order, with their unit and direction. */
-export const BUILTIN_METRICS: Readonly<Record<HistoryMetric, { unit: string; better: Better }>> = {
-  tps: { unit: "tps", better: "higher" },
-  qps: { unit: "qps", better: "higher" },
-  p95_ms: { unit: "ms", better: "lower" },
-};
+/** The built-in metrics (the metrics table's rows) in display order, with their unit and direction. */
+export const BUILTIN_METRICS: Readonly<Record<HistoryMetric, { unit: string; better: Better }>> =
+  Object.fromEntries(METRICS.map((m) => [m.name, { unit: m.unit, better: betterOf(m.direction) }])) as Record<
+    HistoryMetric,
+    { unit: string; better: Better }
+  >;
 
 export interface SeriesMetrics {
   metrics: Record<string, unknown>;

@@ -45,7 +45,7 @@ export interface CellKey {
 }
 
 export interface ChangeMark {
-  /** tps, qps, p95_ms or the name of another metric (CellSeries.units) */
+  /** a metric of the metrics table or the name of another metric (CellSeries.units) */
   metric: string;
   /** which way is better for the metric: a change against it is a regression */
   better: Better;
@@ -79,7 +79,7 @@ export interface CellSeries {
   url: (string | null)[];
   url_prefix: string | null;
   version: string[];
-  /** tps, qps, p95_ms (when measured), then other metrics by name (an imported history's) */
+  /** the metrics table's metrics (when measured), then other metrics by name (an imported history's) */
   metrics: Partial<Record<HistoryMetric, MetricColumns>> & Record<string, MetricColumns | undefined>;
   /** unit and direction of each metric that is not tps, qps or p95_ms (absent when none) */
   units?: Record<string, { unit: string; better: Better }>;

@@ -6,9 +6,10 @@
  * section-9 list), every verdict with its interval, within-run degradation, warnings and notes.
  * Pure functions. Sections: docs/comparisons.md.
  */
-import { geometricMean, labelSets, naturalCompare } from "../compare/compare.js";
+import { labelSets, naturalCompare } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
+import { aggregate, metricDigits, metricHeading } from "../metrics/table.js";
 import { maxOf, pushAll } from "../util/arrays.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
 import { efficiencyMarkdown, efficiencyText } from "./efficiency.js";
@@ -54,22 +55,19 @@ export function fmtPct(x: number): string {
   return `${sign}${Math.abs(tenths / 10).toFixed(1)}%`;
 }
 
-/** A measured value: thousands separators; decimals only where the value is small. */
+/** A measured value: thousands separators, the metric's decimals (src/metrics/table.ts `digits`). */
 export function fmtValue(x: number, metric = "tps"): string {
-  if (metric === "p95_ms") return fmtNumber(x, 2);
-  return fmtNumber(x, x >= 100 ? 0 : x >= 10 ? 1 : 2);
+  return fmtNumber(x, metricDigits(metric, x));
 }
 
 function fmtLevel(c: number): string {
   return `${Number((c * 100).toPrecision(6))}%`;
 }
 
-const METRIC_LABEL: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 ms" };
-
 function thresholdText(r: ComparisonReport): string {
   const extra = Object.entries(r.threshold.per_metric)
     .filter(([m]) => r.metrics.includes(m as ComparisonCell["metric"]))
-    .map(([m, v]) => `${METRIC_LABEL[m] ?? m} ${v}%`);
+    .map(([m, v]) => `${metricHeading(m)} ${v}%`);
   return [`threshold ${r.threshold.default_pct}%`, ...extra].join(", ");
 }
 
@@ -214,7 +212,7 @@ function tpsByEngine(obs: readonly Obs[]): {
       side = { byThreads: new Map(), lastThreads: Number.NaN, lastList: undefined };
       sides.set(o.engine, side);
     }
-    if (!(o.tps > 0)) continue;
+    if (o.tps === null) continue;
     let list = side.lastThreads === o.threads ? side.lastList : side.byThreads.get(o.threads);
     if (!list) {
       list = [];
@@ -247,7 +245,7 @@ export function tpsTables(
         engine,
         tps: threads.map((t) => {
           const xs = byEngine.get(engine)?.get(t);
-          return xs ? geometricMean(xs) : null;
+          return xs ? aggregate(xs) : null;
         }),
       })),
     };
@@ -385,7 +383,7 @@ function verdictTable(r: ComparisonReport, markdown: boolean): Table {
       esc(c.scenario),
       esc(c.tier ?? "—"),
       String(c.threads),
-      METRIC_LABEL[c.metric] ?? c.metric,
+      metricHeading(c.metric),
       fmtValue(c.base_value, c.metric),
       fmtValue(c.head_value, c.metric),
       fmtPct(c.change_pct),

@@ -3,6 +3,7 @@
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
 import { notQuietSummary } from "../doctor/summary.js";
+import { aggregate } from "../metrics/table.js";
 import type { Cell, OutputAnomalies, Results } from "../results/schema.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import {
@@ -92,15 +93,14 @@ export interface TableGroup {
   rows: { server: string; tps: (number | null)[] }[];
 }
 
-function mean(xs: number[]): number | null {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-}
-
 function ok(c: Cell): c is Cell & { summary: NonNullable<Cell["summary"]> } {
   return c.status === "ok" && c.summary !== null;
 }
 
-/** Mean TPS over repetitions, per tier × script, one row per server, one column per thread count. */
+/**
+ * TPS over repetitions (the one aggregate, src/metrics/table.ts: the geometric mean, as in the
+ * comparison report), per tier × script, one row per server, one column per thread count.
+ */
 export function tpsTables(results: Results): TableGroup[] {
   const groups: TableGroup[] = [];
   const tiers = [...new Set(results.cells.map((c) => c.tier))];
@@ -117,7 +117,7 @@ export function tpsTables(results: Results): TableGroup[] {
         rows: servers.map((server) => ({
           server,
           tps: threads.map((t) =>
-            mean(
+            aggregate(
               cells.filter((c) => c.server === server && c.threads === t && ok(c)).map((c) => c.summary!.tps),
             ),
           ),

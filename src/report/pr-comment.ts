@@ -12,6 +12,7 @@ import { labelSets } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../history/provenance.js";
+import { metricHeading } from "../metrics/table.js";
 import { safeUrl } from "../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
 import {
@@ -69,8 +70,6 @@ const TITLE: Record<OverallVerdict, string> = {
   improvement: "🟢 improvement",
   unchanged: "✅ unchanged",
 };
-
-const METRIC: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency" };
 
 /** Untrusted names are cut to a readable length before escaping (a results file can hold anything). */
 function clip(text: string, max = 100): string {
@@ -167,9 +166,9 @@ function topRow(g: CellGroup, many: boolean): string {
   const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
   const also =
     g.others.length > 0
-      ? ` (also ${g.others.map((o) => `${METRIC[o.metric] ?? o.metric} ${fmtPct(o.change_pct)}`).join(", ")})`
+      ? ` (also ${g.others.map((o) => `${metricHeading(o.metric)} ${fmtPct(o.change_pct)}`).join(", ")})`
       : "";
-  return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${METRIC[c.metric] ?? c.metric}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
+  return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${metricHeading(c.metric)}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
 }
 
 function topTable(r: ComparisonReport): string[] {

@@ -1,7 +1,7 @@
 /** One cell: tps, qps and p95 over the runs with 95% interval bands and change-point markers. */
 import uPlot from "uplot";
 import type { HistoryMetric } from "../../history/schema.js";
-import { dict, own } from "../../util/own.js";
+import { own } from "../../util/own.js";
 import { safeHref, safeUrl } from "../../util/safe-url.js";
 import { urlOf } from "../links.js";
 import { metricInfo, metricKeys } from "../metrics.js";
@@ -9,13 +9,13 @@ import type { CellSeries, ChangeMark } from "../model.js";
 import { scalingGroupId } from "../scaling.js";
 import { loadCell } from "./data.js";
 import {
+  builtinLabel,
   cellTitle,
   changeClass,
   changePct,
   day,
   el,
   fmt,
-  METRIC_LABEL,
   metricLabel,
   nav,
   param,
@@ -23,7 +23,8 @@ import {
 } from "./dom.js";
 import { yRange } from "./lines.js";
 
-const COLORS: Record<HistoryMetric, string> = { tps: "#2563eb", qps: "#0891b2", p95_ms: "#9333ea" };
+/** Colours of the first metrics of the table; a metric without one takes the next of MORE_COLORS. */
+const COLORS: Partial<Record<HistoryMetric, string>> = { tps: "#2563eb", qps: "#0891b2", p95_ms: "#9333ea" };
 const MORE_COLORS = ["#2563eb", "#9333ea", "#0891b2", "#16a34a", "#c2410c", "#be185d"];
 
 function colorOf(s: CellSeries, metric: string): string {
@@ -132,7 +133,7 @@ function chart(
   const col = own(s.metrics, metric)!;
   const unit = metricInfo(s, metric);
   const label = metricLabel(metric, unit);
-  const axis = own(METRIC_LABEL, metric) ?? (unit.unit || metric);
+  const axis = builtinLabel(metric) ?? (unit.unit || metric);
   const color = colorOf(s, metric);
   const xs = view.x === "time" ? s.date.map((d) => Date.parse(d) / 1000) : s.run.map((_, i) => i);
   const marks = s.changes.filter((c) => c.metric === metric);

@@ -1,6 +1,6 @@
 /** Small DOM helpers and number formatting shared by the pages. */
 
-import { own } from "../../util/own.js";
+import { betterOf, isMetricName, metricDef, metricHeading } from "../../metrics/table.js";
 import { safeHref } from "../../util/safe-url.js";
 
 /**
@@ -51,7 +51,10 @@ export function param(name: string): string | null {
   return new URLSearchParams(location.search).get(name);
 }
 
-export const METRIC_LABEL: Record<string, string> = { tps: "TPS", qps: "QPS", p95_ms: "p95 latency (ms)" };
+/** The heading of a metric of the metrics table ("TPS", "p95 latency (ms)"); undefined for others. */
+export function builtinLabel(metric: string): string | undefined {
+  return isMetricName(metric) ? metricHeading(metric) : undefined;
+}
 
 interface Mark {
   metric: string;
@@ -63,7 +66,9 @@ interface Mark {
 
 /** A change's colour class by its metric's direction (marks of older sites: latency lower, else higher). */
 export function changeClass(mark: Mark): string {
-  const lower = (mark.better ?? (mark.metric === "p95_ms" ? "lower" : "higher")) === "lower";
+  const lower =
+    (mark.better ?? (isMetricName(mark.metric) ? betterOf(metricDef(mark.metric).direction) : "higher")) ===
+    "lower";
   const up = mark.after > mark.before;
   return (lower ? !up : up) ? "better" : "worse";
 }
@@ -75,7 +80,7 @@ export function changePct(mark: Mark): string {
 
 /** A metric's heading: "TPS", "p95 latency (ms)", "ns/iter, lower is better". */
 export function metricLabel(metric: string, info: { unit: string; better: string }): string {
-  const builtin = own(METRIC_LABEL, metric);
+  const builtin = builtinLabel(metric);
   if (builtin) return builtin;
   const name = info.unit === "" || info.unit === metric ? metric : `${metric} (${info.unit})`;
   return `${name}, ${info.better} is better`;

@@ -3,11 +3,10 @@
  * regressions first, then improvements, then the cells without a change point; filterable.
  */
 
-import { own } from "../../util/own.js";
 import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
-import { cellTitle, changeClass, changePct, day, el, fmt, METRIC_LABEL, nav, shortSha } from "./dom.js";
+import { builtinLabel, cellTitle, changeClass, changePct, day, el, fmt, nav, shortSha } from "./dom.js";
 
 const FILTERS = [
   ["runner_class", "Runner class"],
@@ -83,7 +82,7 @@ function card(row: OverviewRow): HTMLElement {
     ? el(
         "span",
         { class: `badge ${changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
-        `${changePct(ch)} ${own(METRIC_LABEL, ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
+        `${changePct(ch)} ${builtinLabel(ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
       )
     : el("span", { class: "badge none" }, "no change point");
   return el(

@@ -5,6 +5,7 @@
  * nodes are in the page (widths are known then).
  */
 import type { HistoryCell, HistoryRun, MetricValue } from "../../history/schema.js";
+import { heading, METRICS } from "../../metrics/table.js";
 import { safeUrl } from "../../util/safe-url.js";
 import { el, fmt, pct } from "./dom.js";
 import { cellGroups, sideName } from "./run-model.js";
@@ -199,6 +200,9 @@ const abSides: RunSection = {
   },
 };
 
+/** Every metric of the metrics table, the first (tps) with its 95% interval. */
+const [FIRST, ...REST] = METRICS;
+
 function cellRow(c: HistoryCell, label: string): string[] {
   const m = c.metrics;
   return [
@@ -207,10 +211,9 @@ function cellRow(c: HistoryCell, label: string): string[] {
     c.script,
     c.tier,
     String(c.threads),
-    withInterval(m.tps),
-    fmt(m.qps?.value),
-    fmt(m.p95_ms?.value),
-    String(m.tps?.n ?? "–"),
+    withInterval(m[FIRST.name]),
+    ...REST.map((x) => fmt(m[x.name]?.value)),
+    String(m[FIRST.name]?.n ?? "–"),
   ];
 }
 
@@ -221,7 +224,19 @@ const cells: RunSection = {
     const rows = cellGroups(run).flatMap((g) => g.sides.map((s) => cellRow(s.cell, sideName(s))));
     return {
       nodes: [
-        grid(["server", "workload", "script", "tier", "threads", "tps [95%]", "qps", "p95 ms", "n"], rows),
+        grid(
+          [
+            "server",
+            "workload",
+            "script",
+            "tier",
+            "threads",
+            `${heading(FIRST)} [95%]`,
+            ...REST.map((x) => heading(x)),
+            "n",
+          ],
+          rows,
+        ),
       ],
     };
   },

@@ -1,0 +1,185 @@
+/**
+ * The metrics table: every metric perfgate measures, judges, stores and shows, one row each, after
+ * Apache Otava's `Metric(direction, unit, scale)`. Compare, A/B confirmation, the history store,
+ * the github-action-benchmark interop, the trend pages, the reports and the PR comment all read
+ * their metrics from here, so a new metric is one row plus its extractors (docs/metrics.md):
+ *
+ * - `name`: the key in every document (results → comparison cells, history `metrics`, A/B slices);
+ *   never renamed once released, since stored files carry it.
+ * - `label`: the word for it in prose and tables ("TPS", "p95 latency"); `heading()` adds the unit.
+ * - `unit`, `direction` ("higher_is_better" for throughput, "lower_is_better" for latency and
+ *   cost), `threshold_pct` (its own default regression threshold in %, or null to follow the
+ *   global one: `--threshold`), `digits(x)` (decimals a report prints).
+ * - extractors, each returning null when the source has no value, never 0 as a stand-in for one
+ *   (a p95 of 0 is sysbench without a percentile, and 0 ms would read as infinitely fast; 0 tps
+ *   measured in a stalled cell stays 0, and the comparison says it cannot judge it): `fromCell` (a run cell of a
+ *   perfgate/results file, required), `fromSlice` (one side of an A/B pair; absent: A/B files do
+ *   not carry it), `fromInterval` (one per-second line; absent: no per-second values) and
+ *   `fromImport` (a perfgate/import row; absent: imports do not carry it).
+ *
+ * Pure and browser-safe: type imports only (the trend pages' client bundles this file).
+ */
+import type { ImportRow } from "../import/schema.js";
+import type { Cell, Interval } from "../results/schema.js";
+import { geometricMean } from "../stats/descriptive.js";
+import type { Direction } from "../stats/metrics.js";
+
+/** One side of an A/B pair, as the A/B file stores it (src/ab/schema.ts `Slice`). */
+export interface SliceValues {
+  tps: number;
+  qps: number;
+  p95_ms: number | null;
+}
+
+export interface MetricDef<N extends string = string> {
+  name: N;
+  label: string;
+  unit: string;
+  direction: Direction;
+  /** the metric's own default threshold in %; null: the global threshold (--threshold) */
+  threshold_pct: number | null;
+  /** decimals a report prints for a value `x` */
+  digits: (x: number) => number;
+  fromCell: (c: Pick<Cell, "summary">) => number | null;
+  fromSlice?: (s: SliceValues) => number | null;
+  fromInterval?: (iv: Interval) => number | null;
+  fromImport?: (r: ImportRow) => number | null;
+}
+
+/** A value above zero, else null: for values where 0 means "not measured" (latency). */
+export function positive(x: number | null | undefined): number | null {
+  return x !== null && x !== undefined && x > 0 && Number.isFinite(x) ? x : null;
+}
+
+/** A finite value (0 included), else null: for counts per second, where 0 is a measurement. */
+export function measured(x: number | null | undefined): number | null {
+  return x !== null && x !== undefined && Number.isFinite(x) ? x : null;
+}
+
+const byMagnitude = (x: number) => (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2);
+
+/** The summary's latency percentile when it is the 95th (sysbench --percentile=95, the default). */
+function p95OfCell(c: Pick<Cell, "summary">): number | null {
+  const l = c.summary?.latency_ms;
+  return l && l.pct_rank === 95 ? positive(l.pct) : null;
+}
+
+/** The rows, in display order (tables, charts and JSON list metrics in this order). */
+export const METRICS = [
+  {
+    name: "tps",
+    label: "TPS",
+    unit: "tps",
+    direction: "higher_is_better",
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.tps),
+    fromSlice: (s) => measured(s.tps),
+    fromInterval: (iv) => measured(iv.tps),
+    fromImport: (r) => positive(r.tps),
+  },
+  {
+    name: "qps",
+    label: "QPS",
+    unit: "qps",
+    direction: "higher_is_better",
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.qps),
+    fromSlice: (s) => measured(s.qps),
+    fromInterval: (iv) => measured(iv.qps),
+    fromImport: (r) => positive(r.qps),
+  },
+  {
+    name: "p95_ms",
+    label: "p95 latency",
+    unit: "ms",
+    direction: "lower_is_better",
+    threshold_pct: null,
+    digits: () => 2,
+    fromCell: p95OfCell,
+    fromSlice: (s) => positive(s.p95_ms),
+    fromInterval: (iv) => (iv.lat_pct === 95 ? positive(iv.lat_ms) : null),
+    fromImport: (r) => positive(r.p95_ms),
+  },
+] as const satisfies readonly MetricDef[];
+
+export type MetricName = (typeof METRICS)[number]["name"];
+
+/** The metric names in table order, e.g. for z.enum and option help. */
+export const METRIC_NAMES = METRICS.map((m) => m.name) as [MetricName, ...MetricName[]];
+
+/** One value (or null) per metric: how observations and slices carry their numbers in memory. */
+export type MetricValues = { [K in MetricName]: number | null };
+
+const BY_NAME = new Map<string, MetricDef<MetricName>>(METRICS.map((m) => [m.name, m]));
+
+export function isMetricName(name: string): name is MetricName {
+  return BY_NAME.has(name);
+}
+
+/** The row of a metric; throws a RangeError for a name not in the table. */
+export function metricDef(name: string): MetricDef<MetricName> {
+  const m = BY_NAME.get(name);
+  if (!m) throw new RangeError(`unknown metric "${name}": accepted: ${METRIC_NAMES.join(", ")}`);
+  return m;
+}
+
+/** The label with the unit where the label does not already say it: "TPS", "p95 latency (ms)". */
+export function heading(m: Pick<MetricDef, "label" | "unit">): string {
+  return m.unit === "" || m.unit.toLowerCase() === m.label.toLowerCase() ? m.label : `${m.label} (${m.unit})`;
+}
+
+/** A metric's heading by name; a name not in the table is shown as it is. */
+export function metricHeading(name: string): string {
+  const m = BY_NAME.get(name);
+  return m ? heading(m) : name;
+}
+
+/** Decimals a report prints for `x` of a metric (a name not in the table: as for throughput). */
+export function metricDigits(name: string, x: number): number {
+  return (BY_NAME.get(name)?.digits ?? byMagnitude)(x);
+}
+
+/** "higher" or "lower": the history store's and the trend pages' word for a direction. */
+export function betterOf(direction: Direction): "higher" | "lower" {
+  return direction === "higher_is_better" ? "higher" : "lower";
+}
+
+/** Every metric's value from one source by one extractor (null where the row has no extractor). */
+export function valuesFrom<S>(
+  pick: (m: MetricDef<MetricName>) => ((s: S) => number | null) | undefined,
+  source: S,
+): MetricValues {
+  const out = {} as MetricValues;
+  for (const m of METRICS as readonly MetricDef<MetricName>[]) out[m.name] = pick(m)?.(source) ?? null;
+  return out;
+}
+
+/** The metrics an A/B file carries (those with a slice extractor). */
+export const SLICE_METRICS: readonly MetricName[] = METRICS.filter((m) => "fromSlice" in m).map(
+  (m) => m.name,
+);
+
+/**
+ * Per-metric thresholds with the table's own defaults filled in where the caller named none:
+ * what the verdicts, A/B confirmation and the report's `threshold.per_metric` use.
+ */
+export function withMetricDefaults<T extends { per_metric?: Readonly<Record<string, number>> }>(
+  config: T | undefined,
+): T & { per_metric: Record<string, number> } {
+  const per: Record<string, number> = {};
+  for (const m of METRICS as readonly MetricDef[])
+    if (m.threshold_pct !== null) per[m.name] = m.threshold_pct;
+  return { ...(config ?? ({} as T)), per_metric: { ...per, ...config?.per_metric } };
+}
+
+/**
+ * The one aggregate of repeated measurements of a metric (repetitions, A/B pairs, the runs of a
+ * pooled baseline): the geometric mean, 0 when a value is 0 (its limit), null for no values. Every
+ * table, report, page and export shows this number, and it is the number a comparison's change is
+ * computed from (exp of the mean log). Why geometric: docs/statistics.md ("One aggregate").
+ */
+export function aggregate(xs: readonly number[]): number | null {
+  return xs.length === 0 ? null : geometricMean(xs);
+}

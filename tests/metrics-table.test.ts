@@ -1,0 +1,151 @@
+/**
+ * The metrics table (src/metrics/table.ts): one row per metric, read by compare, history, interop,
+ * pages and reports; missing values are null (never 0); and one aggregate everywhere, so a results
+ * file shows the same TPS in its run report, its comparison report, its history cell and its
+ * github-action-benchmark export.
+ */
+import { describe, expect, it } from "vitest";
+import { compareSets } from "../src/compare/compare.js";
+import { fromResults } from "../src/compare/model.js";
+import { historyFromResults } from "../src/history/extract.js";
+import { HistoryCellSchema } from "../src/history/schema.js";
+import { exportGab } from "../src/interop/gab.js";
+import {
+  aggregate,
+  heading,
+  METRIC_NAMES,
+  METRICS,
+  metricDef,
+  metricHeading,
+  SLICE_METRICS,
+  withMetricDefaults,
+} from "../src/metrics/table.js";
+import { BUILTIN_METRICS } from "../src/pages/metrics.js";
+import { tpsTables as comparisonTpsTables, renderComparisonMarkdown } from "../src/report/comparison.js";
+import { tpsTables as runTpsTables } from "../src/report/markdown.js";
+import { renderPrReport } from "../src/report/pr-comment.js";
+import { makeResults } from "./helpers/results-factory.js";
+
+describe("the metrics table", () => {
+  it("has one row per name, each with a direction, a unit and a cell extractor", () => {
+    expect(new Set(METRIC_NAMES).size).toBe(METRICS.length);
+    for (const m of METRICS) {
+      expect(["higher_is_better", "lower_is_better"]).toContain(m.direction);
+      expect(m.label.length).toBeGreaterThan(0);
+      expect(typeof m.fromCell).toBe("function");
+      expect(metricDef(m.name)).toBe(m);
+    }
+    expect(() => metricDef("widgets")).toThrow(/unknown metric "widgets": accepted: tps, qps, p95_ms/);
+    expect(SLICE_METRICS).toEqual(["tps", "qps", "p95_ms"]);
+  });
+
+  it("the pages' built-in metrics are the table's rows, in its order", () => {
+    expect(Object.keys(BUILTIN_METRICS)).toEqual(METRIC_NAMES);
+    expect(BUILTIN_METRICS.p95_ms).toEqual({ unit: "ms", better: "lower" });
+  });
+
+  it("headings say the unit where the label does not", () => {
+    expect(heading(metricDef("tps"))).toBe("TPS");
+    expect(metricHeading("p95_ms")).toBe("p95 latency (ms)");
+    expect(metricHeading("ns/iter")).toBe("ns/iter");
+  });
+
+  it("a missing value is null, never 0: p95 without a 95th percentile, a slice without latency", () => {
+    const p95 = metricDef("p95_ms");
+    const noPct = makeResults({ cells: [{ tps: 100, p95_ms: null }] }).cells[0]!;
+    expect(p95.fromCell(noPct)).toBeNull();
+    const p99 = structuredClone(makeResults({ cells: [{ tps: 100, p95_ms: 12 }] }).cells[0]!);
+    p99.summary!.latency_ms.pct_rank = 99;
+    expect(p95.fromCell(p99)).toBeNull();
+    expect(p95.fromSlice?.({ tps: 1, qps: 1, p95_ms: 0 })).toBeNull();
+    expect(p95.fromInterval?.({ ...intervalLine(), lat_pct: 95, lat_ms: null })).toBeNull();
+    expect(metricDef("tps").fromCell({ summary: null })).toBeNull();
+    // a throughput of 0 was measured (a stalled cell): it stays 0
+    expect(metricDef("tps").fromSlice?.({ tps: 0, qps: 0, p95_ms: null })).toBe(0);
+  });
+
+  it("the gab export leaves out a p95 the results do not have instead of exporting 0", () => {
+    const r = makeResults({ cells: [{ tps: 100, p95_ms: null }] });
+    const out = exportGab([{ kind: "results", file: "r.json", results: r }], "gab-smaller");
+    expect(out).toEqual([]);
+  });
+
+  it("thresholds: the caller's per-metric values over the table's own defaults", () => {
+    expect(withMetricDefaults({ default_pct: 5, per_metric: { tps: 3 } })).toEqual({
+      default_pct: 5,
+      per_metric: { tps: 3 },
+    });
+    expect(withMetricDefaults(undefined).per_metric).toEqual({});
+  });
+});
+
+describe("one aggregate: the same TPS in every report of one results file", () => {
+  // 100, 110, 121: geometric mean 110 (the cube root of 1,331,000); the arithmetic mean is 110.33
+  const results = makeResults({
+    cells: [100, 110, 121].map((tps, i) => ({ tps, repetition: i + 1 })),
+  });
+
+  it("is the geometric mean", () => {
+    expect(aggregate([100, 110, 121])).toBeCloseTo(110, 9);
+    expect(aggregate([])).toBeNull();
+    expect(aggregate([5, 0])).toBe(0);
+  });
+
+  it("run report, comparison report, history and export agree", () => {
+    const run = runTpsTables(results)[0]!.rows[0]!.tps[0]!;
+    const cmp = comparisonTpsTables([fromResults(results, "r.json")])[0]!.rows[0]!.tps[0]!;
+    const text = JSON.stringify(results);
+    const cell = historyFromResults(results, CTX, text).cells[0]!;
+    HistoryCellSchema.parse(cell);
+    const gab = exportGab([{ kind: "results", file: "r.json", results }], "gab-bigger");
+    expect(run).toBeCloseTo(110, 9);
+    expect(cmp).toBeCloseTo(110, 9);
+    expect(cell.metrics.tps!.value).toBe(110);
+    expect(gab.find((b) => b.name.endsWith(" tps"))!.value).toBe(110);
+  });
+});
+
+describe("labels: the report and the PR comment name a metric the same way", () => {
+  it("p95 latency (ms) in both", () => {
+    const base = makeResults({ cells: [100, 101, 99].map((tps, i) => ({ tps, repetition: i + 1 })) });
+    const head = makeResults({ cells: [80, 81, 79].map((tps, i) => ({ tps, repetition: i + 1 })) });
+    const sets = [fromResults(base, "base.json"), fromResults(head, "head.json")];
+    const report = compareSets(sets);
+    const md = renderComparisonMarkdown(report, sets);
+    const comment = renderPrReport({
+      workload: "w",
+      verdict: "regression",
+      report,
+      sets,
+      repoUrl: null,
+      base: { sha: null, ref: null },
+      head: { sha: null, ref: null },
+      runUrl: null,
+      artifact: null,
+      heading: "##",
+      budget: 1_000_000,
+      perfgateVersion: "0.0.0",
+    });
+    expect(md).toContain("| p95 latency (ms) |");
+    expect(comment).toContain("p95 latency (ms)");
+    expect(md).not.toMatch(/\| p95 ms \|/);
+  });
+});
+
+const CTX = { commit: "0123456789abcdef", commitUrl: null, branch: "main", runnerClass: "test" };
+
+function intervalLine() {
+  return {
+    t: 1,
+    threads: 1,
+    tps: 1,
+    qps: 1,
+    reads_ps: 0,
+    writes_ps: 0,
+    other_ps: 0,
+    lat_ms: 1,
+    lat_pct: 95,
+    err_ps: 0,
+    reconn_ps: 0,
+  };
+}
