@@ -56,6 +56,18 @@ describe("workload files", () => {
     expect(soak.report_interval).toBe(1);
   });
 
+  it("mini-benchmark.yml has the shape of MariaDB's CI mini-benchmark.sh", () => {
+    const mini = loadWorkload(join(ROOT, "workloads/mini-benchmark.yml")).workload;
+    expect(mini.scripts).toEqual(["oltp_read_write"]);
+    expect(mini.threads).toEqual([1, 2, 4, 8, 16]);
+    expect([mini.tables, mini.table_size, mini.duration, mini.repetitions]).toEqual([20, 100_000, 60, 1]);
+    expect(mini.warmup).toEqual([]);
+    expect(mini.sysbench_options).toEqual({});
+    expect(mini.binlog).toBe(false);
+    expect(planCells(mini)).toHaveLength(5);
+    expect(plannedSeconds(mini)).toBeGreaterThanOrEqual(5 * 60);
+  });
+
   it("keeps the smoke workload under 10 minutes of planned benchmark time", () => {
     const smoke = loadWorkload(join(ROOT, "workloads/smoke.yml")).workload;
     expect(plannedSeconds(smoke)).toBeLessThan(8 * 60);
