@@ -71,7 +71,7 @@ describe("perfgate ab", () => {
     expect(typeof tps.ci_low_pct).toBe("number");
     expect(typeof tps.ci_high_pct).toBe("number");
     expect(["regression", "improvement", "unchanged", "inconclusive"]).toContain(tps.verdict);
-    expect(readFileSync(join(dir, "ab.md"), "utf8")).toContain("oltp\\_read\\_write");
+    expect(readFileSync(join(dir, "ab.md"), "utf8")).toContain("oltp_read_write");
     // The stored A/B file renders again, as text, without re-running anything.
     const again = await runCli(["report", out, "--format", "text"]);
     expect(again.code, again.stderr).toBe(0);

@@ -77,10 +77,10 @@ describe("within-run degradation in comparisons", () => {
     expect(md.split("\n")[0]).toMatch(/^🔴 \*\*1 regression\*\* \(1 within-run degradation\), /);
     expect(md).toContain("## Within-run degradation");
     expect(md).toMatch(
-      /\| mariadb@&#8203;11\.4\.5 vs mariadb@&#8203;10\.11\.5 \| oltp\\_read\\_write \| 1G \| 64 \| r1 \| no degradation \| degrades \d+\.\d% from \d+ s \| 🔴 \*\*regression\*\* \|/,
+      /\| mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5 \| oltp_read_write \| 1G \| 64 \| r1 \| no degradation \| degrades \d+\.\d% from \d+ s \| 🔴 \*\*regression\*\* \|/,
     );
     expect(md).toMatch(
-      /- mariadb@&#8203;11\.4\.5 vs mariadb@&#8203;10\.11\.5, oltp\\_read\\_write, 1G 64t: head degrades by/,
+      /- mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5, oltp_read_write, 1G 64t: head degrades by/,
     );
     const text = renderComparisonText(r, [base, head]);
     expect(text).toContain("Within-run degradation");

@@ -186,7 +186,7 @@ describe("Percona 2026 report, RW local 32 GB: all differences greater than 5%",
     expect(md).toContain("| Engine | 1t | 4t | 16t | 32t | 64t | 128t | 256t | 512t |");
     expect(md).toContain("| MariaDB 10.11 | 517 | 1,574 | 3,749 | 5,844 | 8,298 | 10,694 | 5,973 | 3,921 |");
     expect(md).toContain("| Percona 8.4 | 377 | 1,139 | 2,982 | 5,007 | 7,641 | 10,260 | 12,044 | 13,385 |");
-    expect(md).toContain("## Version progression vs MariaDB 10.11: oltp\\_read\\_write local, 32G");
+    expect(md).toContain("## Version progression vs MariaDB 10.11: oltp_read_write local, 32G");
     expect(md).toContain(
       "| MariaDB 10.11 (TPS) | 517 | 1,574 | 3,749 | 5,844 | 8,298 | 10,694 | 5,973 | 3,921 |",
     );

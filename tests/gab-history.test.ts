@@ -139,7 +139,7 @@ describe("perfgate history import --gab-data (real histories)", () => {
     expect(show.stdout).toContain(`ns/iter (lower)  ${last.benches[0]!.range}`);
     // The same file again adds nothing.
     const again = await runCli(["history", "import", "--gab-data", path, "--store", store]);
-    expect(again.stdout).toContain(`added 0 run(s) to ${store} (${entries.length} already there)`);
+    expect(again.stdout).toContain(`added 0 runs to ${store} (${entries.length} already there)`);
   });
 
   it("Go: each bench's units (ns/op, B/op, allocs/op, ReportMetric units) are metrics of one bench", async () => {

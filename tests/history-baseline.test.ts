@@ -51,7 +51,7 @@ describe("history baseline", () => {
       CLASS,
     ]);
     expect(b.code, b.stderr).toBe(0);
-    expect(b.stdout).toContain(`baseline "history main (5 runs)" from 5 run(s) of main on ${CLASS}`);
+    expect(b.stdout).toContain(`baseline "history main (5 runs)" from 5 runs of main on ${CLASS}`);
     for (const r of runs.slice(3)) expect(b.stdout).toContain(r.id);
     expect(b.stdout).not.toContain(runs[2]!.id);
     const file = JSON.parse(readFileSync(base, "utf8"));

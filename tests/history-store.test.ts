@@ -203,7 +203,7 @@ describe("history CLI", () => {
       "5",
     ]);
     expect(prune.code, prune.stderr).toBe(0);
-    expect(prune.stdout).toContain("removed 3 run(s)");
+    expect(prune.stdout).toContain("removed 3 runs");
     const after = execFileSync("git", ["--git-dir", bare, "ls-tree", "-r", "--name-only", "perfgate-data"], {
       encoding: "utf8",
     });

@@ -59,7 +59,7 @@ beforeAll(async () => {
   site = join(dir, "site");
   const built = await runCli(["pages", "--store", join(dir, "store"), "--out", site]);
   expect(built.stderr).toBe("");
-  expect(built.stdout).toContain("34 runs, 12 cells, 3 change point(s), 1 version matrix");
+  expect(built.stdout).toContain("34 runs, 12 cells, 3 change points, 1 version matrix");
   browser = await launchChromium();
   mkdirSync(OUT, { recursive: true });
 }, 120_000);

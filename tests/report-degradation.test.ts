@@ -35,7 +35,7 @@ describe("run report: within-run degradation", () => {
   it("marks the MDEV-30628-shaped cell with its onset and drop, and only that one", () => {
     const md = renderMarkdown(results);
     expect(md).toContain("## Within-run degradation");
-    const rows = md.split("\n").filter((l) => l.startsWith("| oltp\\_write\\_only"));
+    const rows = md.split("\n").filter((l) => l.startsWith("| oltp_write_only"));
     const flagged = rows.filter((l) => l.includes("**-"));
     expect(flagged).toHaveLength(1);
     expect(flagged[0]).toContain("64t");

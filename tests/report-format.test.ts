@@ -30,10 +30,10 @@ describe("fmtNumber", () => {
 describe("mdEscape", () => {
   it("escapes Markdown specials and flattens newlines, repeatedly the same way", () => {
     for (let i = 0; i < 3; i++) {
-      expect(mdEscape("oltp_read_write")).toBe("oltp\\_read\\_write");
+      expect(mdEscape("oltp_read_write")).toBe("oltp_read_write");
       expect(mdEscape("a|b\n<c>")).toBe("a\\|b \\<c\\>");
       // "@" never stays live (name@host.tld is an e-mail autolink): a zero-width space follows it.
-      expect(mdEscape("mariadb@11.4.5")).toBe("mariadb@&#8203;11.4.5");
+      expect(mdEscape("mariadb@11.4.5")).toBe("mariadb@\u200b11.4.5");
     }
   });
 });

@@ -297,8 +297,8 @@ describe("golden files", () => {
     expect(comment.split("\n")[2]).toMatch(
       /^### 🔴 regression · perfgate smoke: 1 regressed, 1 improved of 3 cells \(threshold 5%\)$/,
     );
-    expect(comment).toContain("--base-set innodb\\_flush\\_log\\_at\\_trx\\_commit=1");
-    expect(comment).toContain("--head-set innodb\\_flush\\_log\\_at\\_trx\\_commit=0");
+    expect(comment).toContain("--base-set innodb_flush_log_at_trx_commit=1");
+    expect(comment).toContain("--head-set innodb_flush_log_at_trx_commit=0");
     expect(comment).not.toContain("sync\\_binlog");
     expect(comment).not.toContain("Version progression");
     expect(out["config-ab/report.txt"]).not.toContain("Version progression");
@@ -357,7 +357,7 @@ describe("golden files", () => {
     expectGolden("undecided-ab/comment.md", body);
     expect(body.split("\n")[2]).toMatch(/^### ❔ inconclusive · perfgate smoke: 2 inconclusive of 2 cells/);
     expect(body).toMatch(
-      /\| ❔ \| oltp\\_read\\_(write|only) · 4 threads · 1G \|.*\(needs ~[\d,]+ pairs\) \|/,
+      /\| ❔ \| oltp_read_(write|only) · 4 threads · 1G \|.*\(needs ~[\d,]+ pairs\) \|/,
     );
     expect(body).toContain("Undecided so far");
   });
@@ -449,12 +449,12 @@ describe("hostile names", () => {
         .replace(/^```mermaid\n[\s\S]*?^```$/gm, "")
         .replace(/^<!-- perfgate[:-][^\n]* -->$/gm, "");
       expect(md).toContain("regression");
-      expect(md).not.toMatch(/@(?!&#8203;)/); // no mention (and no e-mail autolink)
+      expect(md).not.toMatch(/@(?!\u200b)/); // no mention (and no e-mail autolink)
       expect(md).not.toContain("https://evil"); // no bare URL autolink
       expect(md).not.toMatch(/(^|[^\\])www\.evil/m);
       expect(md).not.toMatch(/(^|[^\\])<img/m); // no HTML
       expect(md).not.toContain("\r");
-      expect(md).toContain("\\<img src=x onerror=alert\\(1\\)\\>");
+      expect(md).toContain("\\<img src=x onerror=alert(1)\\>");
       expect(md).toContain("a\\|b");
       expectWellFormed(md);
     }
@@ -463,13 +463,13 @@ describe("hostile names", () => {
   });
 
   it("the escaper's pieces", () => {
-    expect(mdEscape("@org/team")).toBe("@&#8203;org/team");
-    expect(mdEscape("see https://evil.example")).toBe("see https:&#8203;//evil.example");
+    expect(mdEscape("@org/team")).toBe("@\u200borg/team");
+    expect(mdEscape("see https://evil.example")).toBe("see https:\u200b//evil.example");
     expect(mdEscape("a\rb\nc\u0007d\u202ee")).toBe("a b cde");
     expect(mdEscape("&#64;x")).toBe("\\&\\#64;x");
-    expect(htmlEscape("<b>@x|y</b>")).toBe("&lt;b&gt;@&#8203;x&#124;y&lt;/b&gt;");
+    expect(htmlEscape("<b>@x|y</b>")).toBe("&lt;b&gt;@\u200bx&#124;y&lt;/b&gt;");
     expect(mermaidText('a"]\n```%%{x}')).toBe("a x");
-    expect(mdEscape("mariadb@11.4.5")).toBe("mariadb@&#8203;11.4.5");
+    expect(mdEscape("mariadb@11.4.5")).toBe("mariadb@\u200b11.4.5");
   });
 });
 

@@ -4,6 +4,7 @@
  * comment and its folded report, the JSON).
  */
 import { describe, expect, it } from "vitest";
+import { fmtChangeValue, renderChangesText } from "../src/changes/report.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, type MeasurementSet } from "../src/compare/model.js";
 import { buildCommentBody } from "../src/gate/comment.js";
@@ -14,7 +15,9 @@ import {
   renderComparisonText,
   statusLine,
 } from "../src/report/comparison.js";
+import { mdEscape } from "../src/report/escape.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
+import { plural } from "../src/util/plural.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
 /** A deterministic noise source (LCG). */
@@ -146,5 +149,38 @@ describe("the PR comment after an earlier regression", () => {
     const { body } = buildCommentBody({ ...CONTEXT, workload: "smoke", report, sets, previous });
     expect(body).not.toContain("✅");
     expect(body).toContain("❔ The regression reported earlier is not confirmed as of `222222222222`");
+  });
+});
+
+describe("Markdown that reads cleanly as plain text and stays inert on GitHub", () => {
+  it("versions, parentheses and snake_case names are left as they are", () => {
+    expect(mdEscape("deb:mariadb@10.11.18 (bookworm)")).toBe("deb:mariadb@\u200b10.11.18 (bookworm)");
+    expect(mdEscape("oltp_read_write {x}!")).toBe("oltp_read_write {x}!");
+    const md = renderComparisonMarkdown(compareSets(undecidedAb(), {}), undecidedAb());
+    expect(md).not.toContain("&#8203;");
+    expect(md).not.toMatch(/\\[()_]/);
+  });
+
+  it("what could start Markdown syntax is still escaped", () => {
+    expect(mdEscape("_emph_ *b* [x](y) ![i](j) <b> a|b `c` ~s~ $m$ #1 &amp;")).toBe(
+      "\\_emph\\_ \\*b\\* \\[x\\](y) !\\[i\\](j) \\<b\\> a\\|b \\`c\\` \\~s\\~ \\$m\\$ \\#1 \\&amp;",
+    );
+    expect(mdEscape("+ item")).toBe("\\+ item");
+    expect(mdEscape("a_b __init__ x_")).toBe("a_b \\_\\_init\\_\\_ x\\_");
+    expect(mdEscape("@org/team mail@host.tld www.x.org https://x.org")).toBe(
+      "@\u200borg/team mail@\u200bhost.tld www\u200b.x.org https:\u200b//x.org",
+    );
+  });
+});
+
+describe("counts agree with their nouns", () => {
+  it("1 run, 1 point, 1 script; values of a change without a % are rounded", () => {
+    expect(plural(1, "run")).toBe("1 run");
+    expect(plural(2, "run")).toBe("2 runs");
+    expect(plural(1, "version matrix", "version matrices")).toBe("1 version matrix");
+    const report = { source: "x.csv", options: {}, series: [{ name: "one", points: 1, changes: [] }] };
+    expect(renderChangesText(report)).toContain("one (1 point): no change point");
+    expect(fmtChangeValue(2.4924179688880397)).toBe("2.492");
+    expect(fmtChangeValue(0)).toBe("0");
   });
 });

@@ -73,7 +73,7 @@ describe.each(REAL_SERVERS)("perfgate run --server %s", (spec) => {
     expect(results.sysbench.version).toMatch(/^1\.0\./);
 
     const report = readFileSync(join(dir, "r.md"), "utf8");
-    expect(report).toContain("## TPS by thread count: oltp\\_read\\_write, buffer pool 256M");
+    expect(report).toContain("## TPS by thread count: oltp_read_write, buffer pool 256M");
     expect(r.stdout).toContain("TPS oltp_read_write, buffer pool 256M");
 
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);

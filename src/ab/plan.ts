@@ -8,6 +8,7 @@ import type { PhaseMeasures } from "../run/collectors.js";
 import type { SysbenchResult } from "../run/sysbench-run.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { AB_METRICS, type ConfirmDecision, confirmationNeeded } from "./confirm.js";
 import type { AbCell, AbDesign, Pair, Slice } from "./schema.js";
@@ -128,5 +129,5 @@ export function abCellLine(c: AbCell, index: number, total: number): string {
   const b = geomean(c.pairs.map((p) => p.base.tps));
   const h = geomean(c.pairs.map((p) => p.head.tps));
   const pct = (h / b - 1) * 100;
-  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${c.pairs.length} pairs`;
+  return `${head}: base ${b.toFixed(1)} tps, head ${h.toFixed(1)} tps (${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%), ${plural(c.pairs.length, "pair")}`;
 }

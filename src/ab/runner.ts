@@ -37,6 +37,7 @@ import type { ThresholdConfig } from "../stats/index.js";
 import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
 import {
   type AbPlannedCell,
@@ -228,7 +229,7 @@ function startingAbResults(
   });
   const resumed = resumedAbResults(fresh, prev, planned);
   opts.log.info(
-    `resuming ${opts.resume}: ${resumed.results.cells.length} of ${planned.length} cells done, ${resumed.toRun.length} to run`,
+    `resuming ${opts.resume}: ${resumed.results.cells.length} of ${plural(planned.length, "cell")} done, ${resumed.toRun.length} to run`,
   );
   return resumed;
 }
@@ -331,7 +332,7 @@ async function measureAbTierCells(
   const { log } = s.opts;
   const { results } = s.writer;
   const endCells = log.group(
-    `measure ${tierCells.length} cells in interleaved ${s.ctx.design.slice_s} s slices (buffer pool ${tier})`,
+    `measure ${plural(tierCells.length, "cell")} in interleaved ${s.ctx.design.slice_s} s slices (buffer pool ${tier})`,
   );
   for (const p of tierCells) {
     const index = s.planned.indexOf(p) + 1;
@@ -414,7 +415,7 @@ async function measurePairs(s: AbState, m: CellRun): Promise<void> {
     const d = nextConfirmation(m.pairs, design, results.confirm_spent_s, s.opts.thresholds, s.alpha);
     if (d.extra <= 0) break;
     s.opts.log.info(
-      `cell ${m.index}/${s.planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${m.pairs.length} pairs: ${d.extra} more pairs`,
+      `cell ${m.index}/${s.planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${plural(m.pairs.length, "pair")}: ${plural(d.extra, "more pair", "more pairs")}`,
     );
     const t0 = Date.now();
     ok = await runPairs(s, m, d.extra, true, m.pairs.length + d.extra);

@@ -14,6 +14,7 @@ import { baselineHistoryLine, baselineRunsText } from "../report/baseline-histor
 import { readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { plural } from "../util/plural.js";
 import type { ActionConfig } from "./config.js";
 
 /** git reads an HTTP auth header for the server from GIT_CONFIG_* (nothing on a command line). */
@@ -89,6 +90,8 @@ export async function recordHistory(
       detect: detector,
       thresholdPct: config.thresholdPct,
     });
-    log.info(`trend site: ${config.pagesDir} (${s.runs} runs, ${s.cells} cells, ${s.changes} change points)`);
+    log.info(
+      `trend site: ${config.pagesDir} (${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")})`,
+    );
   }
 }

@@ -23,6 +23,7 @@ import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
+import { plural } from "../util/plural.js";
 import { interruptController, killAllTracked } from "../util/processes.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { descendantsOf, RUN_ENV } from "./cleanup.js";
@@ -299,7 +300,7 @@ async function gateStep(): Promise<void> {
   const comparisonPath = join(resultsDir, "comparison.json");
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
   writeGateFiles(gate, { markdown: reportPath, json: comparisonPath, title });
-  log.info(`verdict: ${verdict}; ${report.summary.regressions} regression(s)`);
+  log.info(`verdict: ${verdict}; ${plural(report.summary.regressions, "regression")}`);
   log.info(`report: ${reportPath}`);
   end();
 

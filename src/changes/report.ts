@@ -74,9 +74,12 @@ function pct(m: number): string {
   return `${m >= 0 ? "+" : ""}${(m * 100).toFixed(1)}%`;
 }
 
-function num(x: number): string {
+/** A level as text: whole numbers from 1000, else 4 significant digits ("2.492", not 2.4924179688880397). */
+export function fmtChangeValue(x: number): string {
   return Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(4)).toString();
 }
+
+const num = fmtChangeValue;
 
 function conf(c: ChangePoint): string {
   return c.pValue < 1e-4 ? ">99.99%" : `${(c.confidence * 100).toFixed(2)}%`;

@@ -2,6 +2,7 @@
 import { type Command, Option } from "commander";
 import { DEFAULT_BASELINE_DIR, findBaseline, listBaselines, saveBaseline } from "../baselines/store.js";
 import { readResults } from "../results/store.js";
+import { plural } from "../util/plural.js";
 
 export function registerBaselineCommands(program: Command): void {
   const baseline = program
@@ -43,7 +44,7 @@ export function registerBaselineCommands(program: Command): void {
       }
       for (const b of list) {
         process.stdout.write(
-          `${b.runnerClass}  ${b.workload}  ${b.server}  ${b.cells} cells  ${b.startedAt}  ${b.path}\n`,
+          `${b.runnerClass}  ${b.workload}  ${b.server}  ${plural(b.cells, "cell")}  ${b.startedAt}  ${b.path}\n`,
         );
       }
     });

@@ -22,6 +22,7 @@ import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
 import { METRICS } from "../metrics/table.js";
 import { baselineRunsText } from "../report/baseline-history.js";
 import { readResults } from "../results/store.js";
+import { plural } from "../util/plural.js";
 import { readTextFile } from "../util/documents.js";
 import { parseBaselineAge } from "./baseline-store-options.js";
 
@@ -145,7 +146,7 @@ function registerAppend(history: Command): void {
       const run = historyRunFromFile(file, o);
       const { id, added } = await appendRun(store, run);
       process.stdout.write(
-        `${added ? "added" : "already there"}: run ${id} (${run.cells.length} cells) to ${describeStore(store)}\n`,
+        `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) to ${describeStore(store)}\n`,
       );
     });
 }
@@ -172,7 +173,7 @@ function registerImport(history: Command): void {
         const outcomes = await appendRuns(store, imported.runs, o.gabData);
         const added = outcomes.filter((x) => x.added).length;
         process.stdout.write(
-          `${o.gabData}: ${gabHistorySummary(imported)}\nadded ${added} run(s) to ${describeStore(store)}${added < outcomes.length ? ` (${outcomes.length - added} already there)` : ""}\n`,
+          `${o.gabData}: ${gabHistorySummary(imported)}\nadded ${plural(added, "run")} to ${describeStore(store)}${added < outcomes.length ? ` (${outcomes.length - added} already there)` : ""}\n`,
         );
       },
     );
@@ -194,7 +195,7 @@ function registerList(history: Command): void {
       if (index.runs.length === 0) process.stdout.write("no runs in the store\n");
       for (const e of index.runs) {
         process.stdout.write(
-          `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${e.cells} cells${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
+          `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${plural(e.cells, "cell")}${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
         );
       }
     });
@@ -235,7 +236,7 @@ function registerPrune(history: Command): void {
         ...(o.keep !== undefined ? { keep: o.keep } : {}),
         ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
       });
-      process.stdout.write(`removed ${gone.length} run(s) from ${describeStore(store)}\n`);
+      process.stdout.write(`removed ${plural(gone.length, "run")} from ${describeStore(store)}\n`);
       for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
     });
 }
@@ -288,7 +289,7 @@ export function registerHistoryBaseline(history: Command): void {
         const b = pooledBaseline(runs, q);
         writeImportedSet(o.out, b.set);
         process.stdout.write(
-          `${o.out}: baseline "${b.engine}" from ${b.runs.length} run(s) of ${q.branch} on ${q.runnerClass}, ${ageText(b.provenance)}:\n`,
+          `${o.out}: baseline "${b.engine}" from ${plural(b.runs.length, "run")} of ${q.branch} on ${q.runnerClass}, ${ageText(b.provenance)}:\n`,
         );
         for (const line of baselineRunsText(b.provenance)) process.stdout.write(`${line}\n`);
       },

@@ -22,6 +22,7 @@ import type { DegradationOptions } from "../stats/degradation.js";
 import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import { plural } from "../util/plural.js";
 import { interruptController } from "../util/processes.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
@@ -240,7 +241,7 @@ function registerWorkloadCommands(program: Command): void {
       for (const f of files) {
         const { workload: w } = loadWorkload(f);
         process.stdout.write(
-          `${f}: ok (${w.scripts.length} scripts x ${w.threads.length} thread counts x ${w.tiers.length} tiers x ${w.repetitions} repetitions)\n`,
+          `${f}: ok (${plural(w.scripts.length, "script")} x ${plural(w.threads.length, "thread count")} x ${plural(w.tiers.length, "tier")} x ${plural(w.repetitions, "repetition")})\n`,
         );
       }
     });

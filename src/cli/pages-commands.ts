@@ -1,7 +1,7 @@
 /** `perfgate pages` (the static trend site) and `perfgate history changes` (change points per cell). */
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { searchSummary } from "../changes/report.js";
+import { fmtChangeValue, searchSummary } from "../changes/report.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
 import { cliOption } from "../options/commander.js";
@@ -9,6 +9,7 @@ import { THRESHOLD } from "../options/definitions.js";
 import { detector } from "../pages/detector.js";
 import { buildSeries } from "../pages/model.js";
 import { writeSite } from "../pages/site.js";
+import { plural } from "../util/plural.js";
 import { format, repoOption, storeOption } from "./history-commands.js";
 
 function collect(v: string, prev: string[] = []): string[] {
@@ -22,12 +23,14 @@ function changesText(runs: HistoryRun[]): string {
     for (const c of s.changes) {
       const k = s.key;
       lines.push(
-        `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t  ${c.metric}  ${c.pct === null ? `${c.before} -> ${c.after}` : `${c.pct > 0 ? "+" : ""}${c.pct}%`} ${(c.better === "higher") === c.after > c.before ? "improvement" : "regression"}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}`,
+        `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t  ${c.metric}  ${c.pct === null ? `${fmtChangeValue(c.before)} -> ${fmtChangeValue(c.after)}` : `${c.pct > 0 ? "+" : ""}${c.pct}%`} ${(c.better === "higher") === c.after > c.before ? "improvement" : "regression"}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}`,
       );
     }
   }
   const count = series.reduce((n, s) => n + Object.keys(s.metrics).length, 0);
-  lines.push(`${searchSummary(lines.length, count)} (${series.length} cells, ${runs.length} runs)`);
+  lines.push(
+    `${searchSummary(lines.length, count)} (${plural(series.length, "cell")}, ${plural(runs.length, "run")})`,
+  );
   return lines.join("\n");
 }
 
@@ -66,7 +69,7 @@ export function registerPagesCommands(program: Command, history: Command): void 
           ...(o.baseline ? { baselines: o.baseline } : {}),
         });
         process.stdout.write(
-          `site: ${resolve(o.out)}/index.html — ${s.runs} runs, ${s.cells} cells, ${s.changes} change point(s), ${s.matrices} version matri${s.matrices === 1 ? "x" : "ces"}, ${s.files} data files (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+          `site: ${resolve(o.out)}/index.html — ${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")}, ${plural(s.matrices, "version matrix", "version matrices")}, ${plural(s.files, "data file")} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
         );
       },
     );

@@ -8,9 +8,12 @@ import type { MetricValues } from "../metrics/table.js";
 import type { TimedValue } from "../stats/index.js";
 import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { checkFairness, notComparableMessage } from "./fairness.js";
 import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
 import type { ComparisonReport } from "./schema.js";
+
+export { plural };
 
 /** The metric values of one side of one measurement (a repetition, or one side of a pair). */
 export type UnitValues = MetricValues;
@@ -45,10 +48,6 @@ export interface Plan {
   emptyReason: string;
   /** differences that make the inputs not comparable (only with allowMismatch) */
   mismatches: string[];
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** Finds an engine by exact name, else case-insensitively; UserError listing the engines found. */

@@ -16,6 +16,7 @@ import {
 } from "../report/comparison.js";
 import { writeFileAtomic } from "../results/store.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
+import { plural } from "../util/plural.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { overallVerdict, type Verdict } from "./verdict.js";
 
@@ -76,7 +77,7 @@ export function gateDecision(
   if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", failing };
   if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, failing };
   if (failing > 0) {
-    const what = `${failing} regression(s) (${thresholdText(report, o.failThresholdPct)})`;
+    const what = `${plural(failing, "regression")} (${thresholdText(report, o.failThresholdPct)})`;
     return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, failing };
   }
   const nothing = gateFailure(report);

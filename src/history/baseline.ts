@@ -11,6 +11,7 @@ import { checkFairness, notComparableMessage } from "../compare/fairness.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { measuredCommit } from "./commit.js";
 import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "./provenance.js";
 import type { HistoryRun } from "./schema.js";
@@ -135,7 +136,7 @@ function freshRuns(runs: HistoryRun[], q: BaselineQuery): HistoryRun[] {
 
 /** The runs pooled as an imported set: one row per cell and run (repetition = the run's place). */
 export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): HistoryBaseline {
-  const engine = `history ${q.branch} (${runs.length} runs)`;
+  const engine = `history ${q.branch} (${plural(runs.length, "run")})`;
   const rows: ImportRow[] = [];
   runs.forEach((r, k) => {
     for (const c of r.cells) {

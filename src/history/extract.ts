@@ -10,6 +10,7 @@ import type { AbResults } from "../ab/schema.js";
 import { aggregate, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
 import type { Results, ServerRecord } from "../results/schema.js";
 import { mean, sampleSd, studentTQuantile } from "../stats/index.js";
+import { plural } from "../util/plural.js";
 import { addMeasurement, type DetailAcc, detailFields, newDetail } from "./detail.js";
 import {
   HISTORY_RUN_SCHEMA,
@@ -279,6 +280,10 @@ export function historyFromAb(ab: AbResults, ctx: RunContext, sourceText: string
     servers: [serverOf(head)],
     cells: abSide(ab, "head", head.label),
     ab_base: { server: serverOf(base), cells: abSide(ab, "base", base.label) },
-    options: [`--time=${d.slice_s}`, `--rand-seed=${d.prepare_seed}`, `(A/B ${d.order}, ${d.pairs} pairs)`],
+    options: [
+      `--time=${d.slice_s}`,
+      `--rand-seed=${d.prepare_seed}`,
+      `(A/B ${d.order}, ${plural(d.pairs, "pair")})`,
+    ],
   });
 }

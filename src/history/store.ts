@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import {
   type AppendOutcome,
   appendManyToFolder,
@@ -67,7 +68,7 @@ export function appendRuns(
   what: string,
 ): Promise<AppendOutcome[]> {
   if (store.kind === "dir") return appendManyToFolder(store.path, runs);
-  return updateGitStore(store, `history: import ${runs.length} runs (${what})`, (root) => {
+  return updateGitStore(store, `history: import ${plural(runs.length, "run")} (${what})`, (root) => {
     const outcomes = appendManyToFolderSync(root, runs);
     return { result: outcomes, changed: outcomes.some((o) => o.added) };
   });

@@ -12,6 +12,7 @@ import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from 
 import { parseSysbenchOutput, type SysbenchOutput } from "../sysbench/parse.js";
 import { readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { PERFGATE_VERSION } from "../version.js";
 
 export interface SysbenchLogOptions {
@@ -182,7 +183,7 @@ export function sysbenchLogToResults(
     schema_version: RESULTS_SCHEMA_VERSION,
     status: failed === 0 ? "complete" : "incomplete",
     ...(failed > 0
-      ? { status_reason: `${failed} of ${cells.length} runs in the log have no final summary` }
+      ? { status_reason: `${failed} of ${plural(cells.length, "run")} in the log have no final summary` }
       : {}),
     perfgate_version: PERFGATE_VERSION,
     sysbench: { version, path: "" },

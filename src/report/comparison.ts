@@ -11,6 +11,7 @@ import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
 import { aggregate, metricDigits, metricHeading } from "../metrics/table.js";
 import { maxOf, pushAll } from "../util/arrays.js";
+import { plural } from "../util/plural.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
 import { efficiencyMarkdown, efficiencyText } from "./efficiency.js";
 import { mdEscape, plainText } from "./escape.js";
@@ -69,10 +70,6 @@ function thresholdText(r: ComparisonReport): string {
     .filter(([m]) => r.metrics.includes(m as ComparisonCell["metric"]))
     .map(([m, v]) => `${metricHeading(m)} ${v}%`);
   return [`threshold ${r.threshold.default_pct}%`, ...extra].join(", ");
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /**

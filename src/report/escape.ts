@@ -6,11 +6,16 @@
  *
  * - control characters: CR, LF, TAB and the Unicode line/paragraph separators become a space (a
  *   lone `\r` must not split a table row); other C0/C1 controls and bidi overrides are dropped;
- * - Markdown and HTML: ASCII punctuation that Markdown gives meaning to, `|` (a table cell), `<`/`>`
- *   (HTML), `&` (entities), `$` (math) is backslash-escaped, so `<img onerror=…>` shows as text;
+ * - Markdown and HTML: the ASCII punctuation that can start Markdown syntax in running text —
+ *   `\` `` ` `` `*` `[` `]` `#` `~` `|` (a table cell), `<`/`>` (HTML), `&` (entities), `$` (math) —
+ *   is backslash-escaped, so `<img onerror=…>` shows as text. Nothing else is: `(`, `)`, `{`, `}`
+ *   and `!` mean nothing once `[`/`]` are escaped, `_` between two letters or digits cannot open or
+ *   close emphasis (CommonMark's flanking rules), and `+` only starts a list at the start of a line;
+ *   so `oltp_read_write (bookworm)` stays as it is and the Markdown reads cleanly as plain text too;
  * - GitHub's own links: `@name` (mentions and team pings), bare URLs (`https://…`, `www.…`) and
- *   e-mail addresses get a zero-width space (`&#8203;`) after the `@`, `:` or `www`, so they stay
- *   readable but neither notify anyone nor become links.
+ *   e-mail addresses get a zero-width space (U+200B, the character itself rather than `&#8203;`,
+ *   which GitHub turns into the same character) after the `@`, `:` or `www`, so they stay readable
+ *   (also in a plain-text viewer) but neither notify anyone nor become links.
  *
  * `htmlEscape` does the same for text inside HTML blocks (`<summary>`), where Markdown escapes do
  * not apply; `mermaidText` keeps a conservative alphabet for text inside a Mermaid block; `plainText`
@@ -22,13 +27,19 @@ const BREAKS = /\r\n|[\r\n\t\u0085\u2028\u2029]/g;
 /** Other C0/C1 controls, DEL, and the bidi embedding/override/isolate controls: removed. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-/** ASCII punctuation with a meaning in GitHub Markdown (CommonMark allows escaping any of it). */
-const MD_PUNCT = /[\\`*_{}[\]()#+!|<>~&$]/g;
-const ZWSP = "&#8203;";
+/**
+ * ASCII punctuation that can start Markdown syntax anywhere in a line; `_` outside a word, and a
+ * leading `+`, are added by `punctuationOut` (CommonMark allows escaping any ASCII punctuation).
+ */
+const MD_PUNCT = /[\\`*[\]#|<>~&$]/g;
+/** `_` with a letter or digit on neither side, or on one side only: it could open or close emphasis. */
+const LOOSE_UNDERSCORE = /(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g;
+/** U+200B ZERO WIDTH SPACE, written as the character: invisible in a plain-text viewer. */
+const ZWSP = "\u200b";
 
 const NEEDS_WORK =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: see CONTROLS
-  /[\\`*_{}[\]()#+!|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i;
+  /[\\`*_[\]#+|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i;
 
 function controlsOut(text: string): string {
   return text.replace(BREAKS, " ").replace(CONTROLS, "");
@@ -43,6 +54,14 @@ function defuseLinks(text: string): string {
     .replace(/\b(www)\./gi, `$1${ZWSP}.`);
 }
 
+/** Backslash-escapes the punctuation that could start Markdown syntax (see the module comment). */
+function punctuationOut(text: string): string {
+  return text
+    .replace(MD_PUNCT, (c) => `\\${c}`)
+    .replace(LOOSE_UNDERSCORE, "\\_")
+    .replace(/^\+/, "\\+");
+}
+
 // Reports escape the same few names (engines, scenarios, tiers) tens of thousands of times.
 const cache = new Map<string, string>();
 
@@ -51,7 +70,7 @@ export function mdEscape(text: string): string {
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
   const out = NEEDS_WORK.test(text)
-    ? defuseLinks(controlsOut(text).replace(MD_PUNCT, (c) => `\\${c}`))
+    ? defuseLinks(punctuationOut(controlsOut(text)))
     : text;
   if (cache.size >= 4096) cache.clear();
   cache.set(text, out);

@@ -13,6 +13,7 @@ import {
   tidySeries,
 } from "../stats/index.js";
 import { maxOf } from "../util/arrays.js";
+import { plural } from "../util/plural.js";
 import { mdEscape, plainText } from "./escape.js";
 import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } from "./run-details.js";
 
@@ -188,8 +189,8 @@ function titleLines(results: Results, lines: string[]): void {
   lines.push("");
   const status =
     results.status === "complete"
-      ? `complete, ${results.cells.length} cells`
-      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
+      ? `complete, ${plural(results.cells.length, "cell")}`
+      : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${plural(results.cells_planned, "cell")}${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
   lines.push(`- Status: ${status}`);
   if (results.imported) {
     lines.push(
@@ -428,7 +429,7 @@ export function renderTerminal(results: Results, options: ReportOptions = {}): s
   if (noisy) out.push(`warning: ${noisy}`);
   if (results.status !== "complete") {
     out.push(
-      `${results.status}: ${results.cells.length} of ${results.cells_planned} cells${results.status_reason && options.reason !== false ? ` (${results.status_reason})` : ""}`,
+      `${results.status}: ${results.cells.length} of ${plural(results.cells_planned, "cell")}${results.status_reason && options.reason !== false ? ` (${results.status_reason})` : ""}`,
     );
   }
   return out.join("\n");

@@ -13,6 +13,7 @@ import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../history/provenance.js";
 import { metricHeading } from "../metrics/table.js";
+import { pluralWord } from "../util/plural.js";
 import { safeUrl } from "../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
 import {
@@ -77,7 +78,7 @@ function clip(text: string, max = 100): string {
 }
 
 function plural(n: number, word: string): string {
-  return `${fmtNumber(n)} ${word}${n === 1 ? "" : "s"}`;
+  return `${fmtNumber(n)} ${pluralWord(n, word)}`;
 }
 
 interface CellGroup {

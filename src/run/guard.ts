@@ -19,6 +19,7 @@ import {
 import { acquireLock, type Lock, type LockRecord } from "../util/lock.js";
 import type { Logger } from "../util/log.js";
 import { isAlive, type ProcessId } from "../util/owner.js";
+import { plural } from "../util/plural.js";
 
 export const WORK_LOCK = "perfgate.lock";
 
@@ -132,7 +133,7 @@ function closeResults(file: string, owner: ProcessId): boolean {
     const r = readResults(file);
     if (r.status !== "running") return false;
     r.status = "incomplete";
-    r.status_reason = `perfgate (pid ${owner.pid}) ended without finishing (killed) after ${r.cells.length} of ${r.cells_planned} cells`;
+    r.status_reason = `perfgate (pid ${owner.pid}) ended without finishing (killed) after ${r.cells.length} of ${plural(r.cells_planned, "cell")}`;
     writeResults(file, r);
     return true;
   } catch {

@@ -17,6 +17,7 @@ import { requireServerAvailable, resolveServer } from "../servers/resolve.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
+import { plural } from "../util/plural.js";
 import { guardRun } from "./guard.js";
 import { AbortedError } from "./sysbench-run.js";
 
@@ -41,7 +42,7 @@ export interface RunEnd {
 export function failedCellsReason(cells: RunFile["cells"]): string | null {
   const failed = cells.filter((c) => c.status === "failed");
   if (failed.length === 0) return null;
-  return `${failed.length} of ${cells.length} cells failed; first: ${failed[0]!.id}: ${failed[0]!.error ?? "no result"}`;
+  return `${failed.length} of ${plural(cells.length, "cell")} failed; first: ${failed[0]!.id}: ${failed[0]!.error ?? "no result"}`;
 }
 
 /** The end of a measurement that ran through: complete, or failed when a cell failed. */
@@ -60,7 +61,7 @@ export function endOnError(
   if (err instanceof AbortedError || signal.aborted) {
     return {
       status: "incomplete",
-      reason: `interrupted (${String(signal.reason ?? "signal")}) after ${done} of ${planned} cells`,
+      reason: `interrupted (${String(signal.reason ?? "signal")}) after ${done} of ${plural(planned, "cell")}`,
       exitCode: 130,
     };
   }

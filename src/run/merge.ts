@@ -9,6 +9,7 @@ import { basename } from "node:path";
 import { type Cell, type Results, ResultsSchema, type ServerRecord } from "../results/schema.js";
 import { readResults, writeResults } from "../results/store.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { validateWorkload, type Workload } from "../workloads/schema.js";
 import { type PlannedCell, planCells } from "./plan.js";
 import { shardCells, shardLabel } from "./shard.js";
@@ -120,7 +121,7 @@ export function mergeResults(parts: readonly MergePart[], options: MergeOptions 
     ...(complete
       ? {}
       : {
-          status_reason: `merged ${cells.length} of ${plan.length} cells; ${incomplete.map((p) => `shard ${shardLabel(p.results.shard!)} ${p.results.status}`).join(", ") || "cells missing"}`,
+          status_reason: `merged ${cells.length} of ${plural(plan.length, "cell")}; ${incomplete.map((p) => `shard ${shardLabel(p.results.shard!)} ${p.results.status}`).join(", ") || "cells missing"}`,
         }),
     started_at: sorted.map((p) => p.results.started_at).sort()[0]!,
     ended_at: ends.includes(null) ? null : (ends as string[]).sort().at(-1)!,
@@ -222,5 +223,5 @@ export function mergeResultFiles(files: readonly string[], out: string, options:
 /** One line: "4 parts → 12 of 12 cells, complete (tiers 2G, 12G)". */
 export function mergeSummary(merged: Results, parts: number): string {
   const tiers = [...new Set(merged.servers.flatMap((s) => s.tiers.map((t) => t.tier)))];
-  return `${parts} part${parts === 1 ? "" : "s"} of ${merged.workload.name} (${basename(merged.workload.file)}) → ${merged.cells.length} of ${merged.cells_planned} cells, ${merged.status}${tiers.length > 0 ? ` (tiers ${tiers.join(", ")})` : ""}`;
+  return `${parts} part${parts === 1 ? "" : "s"} of ${merged.workload.name} (${basename(merged.workload.file)}) → ${merged.cells.length} of ${plural(merged.cells_planned, "cell")}, ${merged.status}${tiers.length > 0 ? ` (tiers ${tiers.join(", ")})` : ""}`;
 }

@@ -20,6 +20,7 @@ import {
 import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
 import type { PhaseMeasures } from "./collectors.js";
 import { hostFingerprint } from "./host.js";
@@ -163,7 +164,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext, install: ServerInst
   const { results, toRun } = startingResults(header, record, plan.cells, prev);
   if (prev) {
     log.info(
-      `resuming ${opts.resume}: ${results.cells.length} of ${plan.cells.length} cells done, ${toRun.length} to run`,
+      `resuming ${opts.resume}: ${results.cells.length} of ${plural(plan.cells.length, "cell")} done, ${toRun.length} to run`,
     );
   }
   const writer = new ResultsWriter(ctx.out, results, writeResults, opts.onWrite);
@@ -326,7 +327,7 @@ async function measureTierCells(
 ): Promise<void> {
   const { log, signal } = s.opts;
   const { results } = s.writer;
-  const endCells = log.group(`measure ${tierCells.length} cells (buffer pool ${tier})`);
+  const endCells = log.group(`measure ${plural(tierCells.length, "cell")} (buffer pool ${tier})`);
   for (const planned of tierCells) {
     const index = s.cells.indexOf(planned) + 1;
     s.remaining -= s.w.duration + s.w.pause;

@@ -9,6 +9,7 @@
  * group never split. Usage: docs/scale-out.md.
  */
 import { UsageError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { type PlannedCell, planCells } from "./plan.js";
 
@@ -117,7 +118,7 @@ export function shardedPlan(
   const tiers = w.tiers.filter((t) => cells.some((c) => c.tier === t));
   return {
     cells,
-    info: `shard ${shardLabel(shard)}: ${cells.length} of ${all.length} cells (by ${shardUnit(w, shard.count)}; tiers ${tiers.join(", ") || "none"})`,
+    info: `shard ${shardLabel(shard)}: ${cells.length} of ${plural(all.length, "cell")} (by ${shardUnit(w, shard.count)}; tiers ${tiers.join(", ") || "none"})`,
     warning:
       cells.length === 0
         ? `shard ${shardLabel(shard)} has no cells: the workload has fewer (script, threads) groups than shards`
