@@ -356,9 +356,7 @@ describe("golden files", () => {
     const { body } = buildCommentBody({ ...CONTEXT, workload: "smoke", report, sets, previous: null });
     expectGolden("undecided-ab/comment.md", body);
     expect(body.split("\n")[2]).toMatch(/^### ❔ inconclusive · perfgate smoke: 2 inconclusive of 2 cells/);
-    expect(body).toMatch(
-      /\| ❔ \| oltp_read_(write|only) · 4 threads · 1G \|.*\(needs ~[\d,]+ pairs\) \|/,
-    );
+    expect(body).toMatch(/\| ❔ \| oltp_read_(write|only) · 4 threads · 1G \|.*\(needs ~[\d,]+ pairs\) \|/);
     expect(body).toContain("Undecided so far");
   });
 

@@ -4,6 +4,7 @@
  * comment and its folded report, the JSON).
  */
 import { describe, expect, it } from "vitest";
+import { DEFAULT_CHANGE_OPTIONS } from "../src/changes/index.js";
 import { fmtChangeValue, renderChangesText } from "../src/changes/report.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, type MeasurementSet } from "../src/compare/model.js";
@@ -178,7 +179,11 @@ describe("counts agree with their nouns", () => {
     expect(plural(1, "run")).toBe("1 run");
     expect(plural(2, "run")).toBe("2 runs");
     expect(plural(1, "version matrix", "version matrices")).toBe("1 version matrix");
-    const report = { source: "x.csv", options: {}, series: [{ name: "one", points: 1, changes: [] }] };
+    const report = {
+      source: "x.csv",
+      options: { ...DEFAULT_CHANGE_OPTIONS },
+      series: [{ name: "one", points: 1, changes: [] }],
+    };
     expect(renderChangesText(report)).toContain("one (1 point): no change point");
     expect(fmtChangeValue(2.4924179688880397)).toBe("2.492");
     expect(fmtChangeValue(0)).toBe("0");

@@ -69,9 +69,7 @@ const cache = new Map<string, string>();
 export function mdEscape(text: string): string {
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const out = NEEDS_WORK.test(text)
-    ? defuseLinks(punctuationOut(controlsOut(text)))
-    : text;
+  const out = NEEDS_WORK.test(text) ? defuseLinks(punctuationOut(controlsOut(text))) : text;
   if (cache.size >= 4096) cache.clear();
   cache.set(text, out);
   return out;
