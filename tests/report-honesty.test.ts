@@ -179,12 +179,11 @@ describe("counts agree with their nouns", () => {
     expect(plural(1, "run")).toBe("1 run");
     expect(plural(2, "run")).toBe("2 runs");
     expect(plural(1, "version matrix", "version matrices")).toBe("1 version matrix");
-    const report = {
-      source: "x.csv",
-      options: { ...DEFAULT_CHANGE_OPTIONS },
-      series: [{ name: "one", points: 1, changes: [] }],
-    };
-    expect(renderChangesText(report)).toContain("one (1 point): no change point");
+    const change = { index: 0, before: 0, after: 2.4924179688880397, magnitude: 1, confidence: 1, pValue: 0 };
+    const series = [{ name: "one", points: 1, changes: [change] }];
+    const text = renderChangesText({ source: "x.csv", options: { ...DEFAULT_CHANGE_OPTIONS }, series });
+    expect(text).toContain("one (1 point): 1 change point");
+    expect(text).toContain("0 -> 2.492 ");
     expect(fmtChangeValue(2.4924179688880397)).toBe("2.492");
     expect(fmtChangeValue(0)).toBe("0");
   });
