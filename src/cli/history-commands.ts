@@ -22,8 +22,8 @@ import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
 import { METRICS } from "../metrics/table.js";
 import { baselineRunsText } from "../report/baseline-history.js";
 import { readResults } from "../results/store.js";
-import { plural } from "../util/plural.js";
 import { readTextFile } from "../util/documents.js";
+import { plural } from "../util/plural.js";
 import { parseBaselineAge } from "./baseline-store-options.js";
 
 export const storeOption = () =>
