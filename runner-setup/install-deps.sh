@@ -6,7 +6,9 @@
 #                                (maven: servers come as jars), dpkg-deb (Debian sources),
 #                                patchelf (servers from Debian sid run with sid's C library),
 #                                Debian's archive keyring (verifies sid's package index), and
-#                                libnuma1/libaio1 (MySQL's generic Linux builds link them)
+#                                libnuma1/libaio1 (MySQL's generic Linux builds link them), and
+#                                valgrind + binutils (instruction counts per transaction run the
+#                                server under callgrind and check its symbols with nm)
 #   install-deps.sh --for-tests  also what the test suite needs: a C toolchain, CMake, Ninja, ccache
 #                                and git (the build: tests compile a tiny CMake project), iproute2
 #                                (the network-namespace test), and the Docker *client* taken out of
@@ -33,6 +35,9 @@ want sysbench sysbench
 want unzip unzip
 want dpkg-deb dpkg
 want patchelf patchelf
+want valgrind valgrind
+want callgrind_control valgrind
+want nm binutils
 # MySQL's generic Linux builds (maven:mysql@…, tarball:mysql@…) link libnuma and libaio, as
 # MySQL's install notes say; Debian's packages are fetched with their libraries instead.
 have_lib() { [ -e "/lib/x86_64-linux-gnu/$1" ] || [ -e "/usr/lib/x86_64-linux-gnu/$1" ] || ldconfig -p 2>/dev/null | grep -q "$1"; }
@@ -90,4 +95,4 @@ if [ $tests = 1 ]; then
   fi
 fi
 
-echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium)"): present"
+echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf, valgrind $(valgrind --version | sed 's/^valgrind-//')$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium)"): present"

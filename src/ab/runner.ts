@@ -4,6 +4,8 @@
  * hits both sides alike. Each slice is a separate `sysbench run --time=<slice>`; a pair is two
  * adjacent slices. Results are saved after every cell; servers and sysbench stop on every exit path.
  */
+
+import { checkToggleSymbol, findValgrind } from "../instructions/valgrind.js";
 import type { DoctorRecord, Host, Interval, ServerRecord } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { hostFingerprint } from "../run/host.js";
@@ -39,6 +41,7 @@ import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
+import { type AbCounting, countAbTier, countingSection, toggleOf } from "./instructions.js";
 import {
   type AbPlannedCell,
   abCellLine,
@@ -76,6 +79,8 @@ export interface AbOptions extends CommonRunOptions {
   maxPairs?: number;
   confirmBudget?: number;
   thresholds?: ThresholdConfig;
+  /** count instructions per transaction under callgrind (also on when the workload has an instructions section) */
+  instructions?: boolean;
   onWrite?: (r: AbResults) => void;
 }
 
@@ -110,7 +115,9 @@ async function preflightAb(opts: AbOptions): Promise<Preflight> {
   const sysbench = await findSysbench(process.env, net.clientWrapper);
   await checkServerWrapper(net, opts.signal);
   const replacing = checkOutputs(opts);
-  return { loaded, design, host, net, sysbench, replacing };
+  const section = countingSection(loaded.workload, opts.instructions);
+  const counting = section ? { section, valgrind: await findValgrind() } : null;
+  return { loaded, design, host, net, sysbench, replacing, counting };
 }
 
 interface Preflight {
@@ -120,6 +127,8 @@ interface Preflight {
   net: NetworkSetup;
   sysbench: AbResults["sysbench"];
   replacing: boolean;
+  /** instruction counting (null: off) */
+  counting: AbCounting | null;
 }
 
 interface AbContext extends Preflight {
@@ -157,6 +166,11 @@ async function runAbGuarded(
   installs: Record<Label, ServerInstall>,
 ): Promise<AbOutcome> {
   const w = ctx.loaded.workload;
+  if (ctx.counting) {
+    for (const install of [installs.base, installs.head]) {
+      await checkToggleSymbol(install.mysqld, toggleOf(ctx.counting.section, install), install.spec);
+    }
+  }
   const planned = planAbCells(w);
   const records = { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") };
   const { results, toRun } = startingAbResults(opts, ctx, installs, records, planned);
@@ -293,8 +307,29 @@ async function runAbTier(s: AbState, tier: string): Promise<void> {
     endWarm();
   }
   await measureAbTierCells(s, sides, tier, tierCells);
+  if (s.ctx.counting) await countTier(s, s.ctx.counting, sides, tierCells);
   await Promise.all(sides.map((side) => side.instance.dispose()));
   s.live = [];
+}
+
+/** The tier's instruction counts (src/ab/instructions.ts), each cell saved with its counts. */
+async function countTier(s: AbState, counting: AbCounting, sides: Side<Label>[], tierCells: AbPlannedCell[]) {
+  const { results } = s.writer;
+  await countAbTier({
+    counting,
+    w: s.w,
+    phase: s.phase,
+    log: s.opts.log,
+    serverWrapper: s.ctx.net.serverWrapper,
+    sides,
+    tierCells,
+    planned: s.planned,
+    cellOf: (p) => results.cells.find((c) => c.id === p.id) ?? null,
+    store: (cell) => {
+      results.cells = results.cells.map((c) => (c.id === cell.id ? cell : c));
+      s.writer.save();
+    },
+  });
 }
 
 /** Starts base, then head, for the tier; each is stopped with the run if anything fails later. */

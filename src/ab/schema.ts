@@ -4,6 +4,7 @@
  * src/compare (so a report can be re-rendered with another threshold). docs/results-schema.md.
  */
 import { z } from "zod";
+import { InstructionsCellSchema } from "../callgrind/profile.js";
 import {
   DoctorRecordSchema,
   IntervalSchema,
@@ -66,6 +67,8 @@ export const AbCellSchema = z.object({
     head: z.record(z.string(), z.number().finite()),
   }),
   telemetry: z.array(TelemetrySampleSchema),
+  /** instruction counts per transaction under callgrind (docs/instructions.md); absent when off */
+  instructions: InstructionsCellSchema.optional(),
 });
 export type AbCell = z.infer<typeof AbCellSchema>;
 

@@ -65,6 +65,7 @@ interface AbFlags extends NetworkFlags {
   slice?: number;
   maxPairs?: number;
   confirmBudget?: number;
+  instructions?: boolean;
   threshold: number;
   thresholdMetric?: [ComparedMetric, number][];
   failThreshold?: number;
@@ -112,6 +113,10 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(THRESHOLD_METRIC))
       .addOption(cliOption(FAIL_THRESHOLD))
       .addOption(cliOption(FAIL_ON_REGRESSION))
+      .option(
+        "--instructions",
+        "also count instructions per transaction under valgrind's callgrind (the workload's instructions section sets how)",
+      )
       .option("--force", "replace a complete A/B file at --out")
       .option(
         "--resume <ab.json>",
@@ -189,6 +194,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(network ? { network } : {}),
       ...(o.force ? { force: true } : {}),
+      ...(o.instructions ? { instructions: true } : {}),
       ...(o.resume !== undefined ? { resume: o.resume } : {}),
       log,
       signal: interrupt.signal,

@@ -87,6 +87,8 @@ export class ServerInstance {
   private child: ChildProcess | null = null;
   /** how the server process ended ("was killed by SIGKILL"), once it has */
   exitDescription: string | null = null;
+  /** argv prefix and extra mysqld arguments of the next start (restartUnder changes them) */
+  private launch: { wrapper: readonly string[] | null; args: readonly string[] };
 
   private constructor(
     private readonly opts: InstanceOptions,
@@ -94,6 +96,7 @@ export class ServerInstance {
   ) {
     const { install, workDir } = opts;
     this.port = port;
+    this.launch = { wrapper: opts.wrapper ?? null, args: [] };
     mkdirSync(workDir, { recursive: true });
     // Unix socket paths are limited to ~107 bytes: keep the socket in a short private directory.
     this.socketDir = mkdtempSync(join(tmpdir(), "pg-"));
@@ -243,7 +246,10 @@ export class ServerInstance {
     const out = openSync(join(this.opts.workDir, "mysqld.out"), "a");
     this.serverPid = null;
     try {
-      const argv = wrapArgv(this.opts.wrapper ?? null, install.mysqld, [`--defaults-file=${this.cnfPath}`]);
+      const argv = wrapArgv(this.launch.wrapper, install.mysqld, [
+        `--defaults-file=${this.cnfPath}`,
+        ...this.launch.args,
+      ]);
       this.child = spawnTracked(argv.command, argv.args, {
         env: installEnv(install),
         stdio: ["ignore", out, out],
@@ -287,6 +293,28 @@ export class ServerInstance {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
+  }
+
+  /** the directory this instance owns */
+  get workDir(): string {
+    return this.opts.workDir;
+  }
+
+  /** the server process's pid (the wrapper's when started through one that execs), null when not running */
+  get pid(): number | null {
+    return this.running ? (this.child?.pid ?? null) : null;
+  }
+
+  /**
+   * Stops the server cleanly and starts it again on the same datadir and my.cnf, through another
+   * argv prefix and with extra mysqld arguments after --defaults-file (instruction counting starts
+   * it under valgrind: src/instructions). The options read back at the first start still hold:
+   * the extra arguments must not change what the results record.
+   */
+  async restartUnder(wrapper: readonly string[] | null, args: readonly string[], signal?: AbortSignal) {
+    await this.stop();
+    this.launch = { wrapper, args };
+    await this.start(signal);
   }
 
   /** A root control connection over the private socket. */

@@ -83,6 +83,35 @@ export const AbSectionSchema = z.strictObject({
   confirm_budget: z.number().int().nonnegative().max(LIMITS.seconds).default(120),
 });
 
+/**
+ * Instruction counts per transaction under callgrind (docs/instructions.md); the section, or
+ * `--instructions`, turns them on. Every field has a default.
+ */
+export const InstructionsSectionSchema = z.strictObject({
+  /** counted repetitions per side (base and head alternate) */
+  repetitions: z
+    .number()
+    .int()
+    .min(3, "at least 3 (an interval needs them)")
+    .max(LIMITS.repetitions)
+    .default(5),
+  /** sysbench events per repetition; default per script (2,000 point selects, 300 transactions otherwise) */
+  events: upTo(1_000_000, "events").optional(),
+  /** events of the one warmup run per side before counting; default: as many as a repetition */
+  warmup_events: z.number().int().nonnegative().max(1_000_000).optional(),
+  /** client threads while counting (valgrind runs one server thread at a time: more threads count spinning) */
+  threads: threadCount.default(1),
+  /** the function collection is switched on in (callgrind --toggle-collect pattern; * and ? wildcards) */
+  toggle: z
+    .string()
+    .regex(
+      /^[A-Za-z_*?][A-Za-z0-9_:*?<>, ]{0,199}$/,
+      "a function name pattern: letters, digits, _ : * ? < > , and spaces",
+    )
+    .optional(),
+});
+export type InstructionsSection = z.infer<typeof InstructionsSectionSchema>;
+
 const boundedRecord = <T extends z.ZodType>(value: T) =>
   z
     .record(z.string(), value)
@@ -128,6 +157,8 @@ export const WorkloadSchema = z
     ab: AbSectionSchema.prefault({}),
     /** within-run degradation detector settings (docs/statistics.md); absent: the defaults */
     degradation: DegradationSettingsSchema.optional(),
+    /** instruction counts per transaction under callgrind (absent: off unless --instructions) */
+    instructions: InstructionsSectionSchema.optional(),
   })
   .check((ctx) => {
     const w = ctx.value;
@@ -192,6 +223,7 @@ export function validateWorkload(data: unknown, file: string): Workload {
     const section: Record<string, readonly string[]> = {
       ab: Object.keys(AbSectionSchema.shape),
       degradation: DEGRADATION_SETTINGS,
+      instructions: Object.keys(InstructionsSectionSchema.shape),
     };
     const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
     throw new UserError(
@@ -276,6 +308,11 @@ export function loadWorkload(file: string): LoadedWorkload {
   const bytes = readWorkloadBytes(file);
   const workload = parseWorkloadText(bytes.toString("utf8"), file);
   return { workload, file, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
+
+/** Default sysbench events per counted repetition: a few seconds under valgrind. */
+export function defaultInstructionEvents(script: string): number {
+  return script === "oltp_point_select" || script === "select_random_points" ? 2000 : 300;
 }
 
 export function workloadLabel(file: string, w: Workload): string {

@@ -1,0 +1,116 @@
+/**
+ * `perfgate ab` with instruction counts (docs/instructions.md): after a tier's throughput cells,
+ * both servers (holding the same prepared data) are restarted under callgrind and each script of
+ * the tier is counted once, at the section's client threads, base and head alternating. The
+ * counts go into the tier's first cell of that script (the fewest threads).
+ */
+import type { InstructionsCell } from "../callgrind/profile.js";
+import { type CountingSide, countCell, defaultToggle, startCounting } from "../instructions/collect.js";
+import type { Side } from "../run/phases.js";
+import { sysbenchCall } from "../run/phases.js";
+import type { PhaseContext } from "../run/sysbench-run.js";
+import type { ServerInstall } from "../servers/install.js";
+import { wantsTls } from "../servers/instance.js";
+import type { Logger } from "../util/log.js";
+import {
+  defaultInstructionEvents,
+  type InstructionsSection,
+  InstructionsSectionSchema,
+  type Workload,
+} from "../workloads/schema.js";
+import type { AbPlannedCell } from "./plan.js";
+import type { AbCell } from "./schema.js";
+
+export interface AbCounting {
+  section: InstructionsSection;
+  valgrind: string;
+}
+
+/** The instruction-count settings of an A/B: the workload's section, or its defaults with --instructions; null when off. */
+export function countingSection(w: Workload, flag: boolean | undefined): InstructionsSection | null {
+  if (w.instructions) return w.instructions;
+  return flag ? InstructionsSectionSchema.parse({}) : null;
+}
+
+/** The toggle function of a side: the section's, else the flavor's default. */
+export function toggleOf(section: InstructionsSection, install: ServerInstall): string {
+  return section.toggle ?? defaultToggle(install);
+}
+
+/** The cells of a tier that carry counts: per script, the one with the fewest threads. */
+export function countedCells(tierCells: readonly AbPlannedCell[]): AbPlannedCell[] {
+  const first = new Map<string, AbPlannedCell>();
+  for (const c of tierCells) {
+    const had = first.get(c.script);
+    if (!had || c.threads < had.threads) first.set(c.script, c);
+  }
+  return [...first.values()];
+}
+
+export interface TierCounting {
+  counting: AbCounting;
+  w: Workload;
+  phase: PhaseContext;
+  log: Logger;
+  serverWrapper: readonly string[] | null;
+  /** [base, head], prepared and measured */
+  sides: readonly Side<"base" | "head">[];
+  tierCells: readonly AbPlannedCell[];
+  planned: readonly AbPlannedCell[];
+  /** the measured cell record of a planned cell (null when it failed or is missing) */
+  cellOf: (p: AbPlannedCell) => AbCell | null;
+  /** stores a cell record with its counts and saves the results */
+  store: (cell: AbCell) => void;
+}
+
+/** Counts the tier's cells (see the file comment); a side that cannot be counted is an error. */
+export async function countAbTier(t: TierCounting): Promise<void> {
+  const cells = countedCells(t.tierCells).filter((p) => t.cellOf(p)?.status === "ok");
+  if (cells.length === 0) return;
+  const { section, valgrind } = t.counting;
+  const end = t.log.group(
+    `instruction counts under callgrind (${cells.length} cells; servers restart under valgrind)`,
+  );
+  const counting: CountingSide[] = [];
+  for (const side of t.sides) {
+    const toggle = toggleOf(section, side.instance.install);
+    const tls = wantsTls(t.w.sysbench_options);
+    counting.push(await startCounting(side, toggle, t.serverWrapper, t.phase.signal, tls));
+  }
+  for (const p of cells) {
+    const events = section.events ?? defaultInstructionEvents(p.script);
+    const counted: InstructionsCell = await countCell({
+      phase: t.phase,
+      sides: [counting[0]!, counting[1]!],
+      call: sysbenchCall(t.w, p.script, section.threads),
+      settings: {
+        toggle: toggleOf(section, t.sides[1]!.instance.install),
+        events,
+        warmupEvents: section.warmup_events ?? events,
+        repetitions: section.repetitions,
+        threads: section.threads,
+      },
+      valgrind,
+      cellIndex: t.planned.indexOf(p) + 1,
+      label: `${p.script} ${section.threads}t ${p.tier}`,
+    });
+    const cell = t.cellOf(p)!;
+    t.store({ ...cell, instructions: counted });
+    t.log.info(countLine(p, counted));
+  }
+  end();
+}
+
+function meanOf(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+}
+
+/** "oltp_point_select 1t 128M: instructions per transaction 45,654 → 49,111 (+7.6%), 5 + 5 repetitions". */
+export function countLine(p: AbPlannedCell, c: InstructionsCell): string {
+  const b = meanOf(c.base.map((r) => r.per_transaction));
+  const h = meanOf(c.head.map((r) => r.per_transaction));
+  const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+  const pct = b > 0 ? `${h >= b ? "+" : ""}${(((h - b) / b) * 100).toFixed(2)}%` : "n/a";
+  const error = c.error ? `; stopped: ${c.error}` : "";
+  return `${p.script} ${c.threads}t ${p.tier}: instructions per transaction ${fmt(b)} → ${fmt(h)} (${pct}), ${c.base.length} + ${c.head.length} repetitions${error}`;
+}

@@ -1,0 +1,163 @@
+/**
+ * From a parsed callgrind dump to what a results file keeps (pure): instructions per transaction
+ * and, per function, its self and inclusive instructions per transaction (the top entries), and
+ * from two sides' repetitions the functions whose cost changed most.
+ */
+import { z } from "zod";
+import type { CallgrindProfile } from "./parse.js";
+
+const nonneg = z.number().finite().nonnegative();
+
+/** One function's cost per transaction. `object` is the file name of the binary or library, no directory. */
+export const FunctionCostSchema = z.object({
+  name: z.string(),
+  object: z.string(),
+  self: nonneg,
+  inclusive: nonneg,
+});
+export type FunctionCost = z.infer<typeof FunctionCostSchema>;
+
+/** One repetition: a fixed number of sysbench events counted under callgrind. */
+export const InstructionRepetitionSchema = z.object({
+  started_at: z.string(),
+  /** transactions sysbench reported for the counted events */
+  transactions: z.number().int().positive(),
+  /** instructions collected in the dump (its totals line) */
+  instructions: nonneg,
+  per_transaction: nonneg,
+  /** the functions with the most self cost, then the most inclusive cost, per transaction */
+  functions: z.array(FunctionCostSchema),
+  /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
+  stacks: z.record(z.string(), nonneg).optional(),
+});
+export type InstructionRepetition = z.infer<typeof InstructionRepetitionSchema>;
+
+/** Functions kept per repetition: by self cost, and by inclusive cost (those overlap). */
+export const TOP_SELF = 150;
+export const TOP_INCLUSIVE = 50;
+
+/** The file name of an object path (`/usr/lib/x86_64-linux-gnu/libc.so.6` → `libc.so.6`). */
+export function objectName(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i >= 0 ? path.slice(i + 1) : path;
+}
+
+/** The functions a results file keeps, per transaction: the top by self cost and by inclusive cost. */
+export function topFunctions(
+  profile: CallgrindProfile,
+  transactions: number,
+  topSelf = TOP_SELF,
+  topInclusive = TOP_INCLUSIVE,
+): FunctionCost[] {
+  const bySelf = [...profile.functions].filter((f) => f.self > 0).sort((a, b) => b.self - a.self);
+  const byInclusive = [...profile.functions]
+    .filter((f) => f.inclusive > 0)
+    .sort((a, b) => b.inclusive - a.inclusive);
+  const kept = new Set([...bySelf.slice(0, topSelf), ...byInclusive.slice(0, topInclusive)]);
+  return [...kept].map((f) => ({
+    name: f.name,
+    object: objectName(f.object),
+    self: f.self / transactions,
+    inclusive: f.inclusive / transactions,
+  }));
+}
+
+/** A repetition record from one dump and the transactions sysbench reported for it. */
+export function repetitionOf(
+  profile: CallgrindProfile,
+  transactions: number,
+  startedAt: string,
+  stacks?: Record<string, number>,
+): InstructionRepetition {
+  return {
+    started_at: startedAt,
+    transactions,
+    instructions: profile.total,
+    per_transaction: profile.total / transactions,
+    functions: topFunctions(profile, transactions),
+    ...(stacks ? { stacks } : {}),
+  };
+}
+
+export interface FunctionChange {
+  name: string;
+  object: string;
+  /** mean self instructions per transaction over the side's repetitions (0 where not among its top) */
+  base: number;
+  head: number;
+  /** head − base */
+  delta: number;
+  /** delta as a fraction of the change of the total (null when the total did not change) */
+  share: number | null;
+  /** false when the function was not among the kept top entries of one side (its value there is at most the smallest kept) */
+  complete: boolean;
+}
+
+function meanSelf(reps: readonly InstructionRepetition[]): Map<string, { f: FunctionCost; self: number }> {
+  const out = new Map<string, { f: FunctionCost; self: number }>();
+  for (const r of reps) {
+    for (const f of r.functions) {
+      const key = `${f.object}\u0000${f.name}`;
+      const e = out.get(key) ?? { f, self: 0 };
+      e.self += f.self / reps.length;
+      out.set(key, e);
+    }
+  }
+  return out;
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/**
+ * The functions whose self instructions per transaction changed most between base and head
+ * (by absolute change), each with its share of the change of the total.
+ */
+export function functionChanges(
+  base: readonly InstructionRepetition[],
+  head: readonly InstructionRepetition[],
+  top = 10,
+): FunctionChange[] {
+  const b = meanSelf(base);
+  const h = meanSelf(head);
+  const totalDelta = mean(head.map((r) => r.per_transaction)) - mean(base.map((r) => r.per_transaction));
+  const keys = new Set([...b.keys(), ...h.keys()]);
+  const changes: FunctionChange[] = [];
+  for (const key of keys) {
+    const f = (b.get(key) ?? h.get(key))!.f;
+    const bs = b.get(key)?.self ?? 0;
+    const hs = h.get(key)?.self ?? 0;
+    const delta = hs - bs;
+    changes.push({
+      name: f.name,
+      object: f.object,
+      base: bs,
+      head: hs,
+      delta,
+      share: totalDelta === 0 ? null : delta / totalDelta,
+      complete: b.has(key) && h.has(key),
+    });
+  }
+  changes.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta) || x.name.localeCompare(y.name));
+  return changes.slice(0, top);
+}
+
+/** A cell's instruction counts: both sides' repetitions and how they were taken. */
+export const InstructionsCellSchema = z.object({
+  tool: z.literal("callgrind"),
+  /** valgrind's version, e.g. "3.19.0" */
+  valgrind: z.string(),
+  /** the function pattern collection was on in (--toggle-collect) */
+  toggle: z.string(),
+  threads: z.number().int().positive(),
+  /** sysbench events per counted repetition, and of the one warmup run per side */
+  events: z.number().int().positive(),
+  warmup_events: z.number().int().nonnegative(),
+  /** repetitions in the order they ran per side; base and head alternate ABBA */
+  base: z.array(InstructionRepetitionSchema),
+  head: z.array(InstructionRepetitionSchema),
+  /** why counting stopped early, if it did */
+  error: z.string().optional(),
+});
+export type InstructionsCell = z.infer<typeof InstructionsCellSchema>;

@@ -1,0 +1,205 @@
+/**
+ * The instruction-count collector: a server already prepared with the cell's data is restarted
+ * under callgrind (instrumentation off while it starts, collection only inside the toggle
+ * function), then per repetition: zero the counters, run a fixed number of sysbench events, dump,
+ * parse the dump, keep instructions per transaction and the top functions. Base and head
+ * repetitions alternate (ABBA), after one warmup run per side.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { foldedStacks } from "../callgrind/folded.js";
+import { CallgrindParseError, parseCallgrind } from "../callgrind/parse.js";
+import { type InstructionRepetition, type InstructionsCell, repetitionOf } from "../callgrind/profile.js";
+import type { Side } from "../run/phases.js";
+import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
+import type { ServerInstall } from "../servers/install.js";
+import { runArgs, type SysbenchCall } from "../sysbench/command.js";
+import { UserError } from "../util/errors.js";
+import { callgrindControl, callgrindWrapper, checkToggleSymbol, toggleRegExp } from "./valgrind.js";
+
+/**
+ * Arguments mysqld gets under valgrind: native AIO off (valgrind does not emulate Linux's native
+ * AIO interfaces), and for MariaDB no TLS unless the workload's sysbench asks for it: MariaDB 11.4+
+ * generates an RSA key at every start without certificates, which takes minutes under valgrind
+ * (195 s against 8 s measured on a loaded 2-core VM). Neither changes the statements counted.
+ */
+export function underValgrindArgs(install: ServerInstall, tls: boolean): string[] {
+  return ["--innodb-use-native-aio=0", ...(install.flavor === "mariadb" && !tls ? ["--skip-ssl"] : [])];
+}
+
+export interface CountingSettings {
+  toggle: string;
+  events: number;
+  warmupEvents: number;
+  repetitions: number;
+  threads: number;
+}
+
+/** One server under callgrind: where its dumps go and how many it has written. */
+export interface CountingSide<L extends string | null = string | null> extends Side<L> {
+  dumpDir: string;
+  dumps: number;
+}
+
+/** The default toggle function: every flavor perfgate runs executes each statement in dispatch_command. */
+export function defaultToggle(_install: ServerInstall): string {
+  return "dispatch_command*";
+}
+
+/** Checks the binary, then restarts the (prepared) server under callgrind with instrumentation on. */
+export async function startCounting<L extends string | null>(
+  side: Side<L>,
+  toggle: string,
+  serverWrapper: readonly string[] | null,
+  signal?: AbortSignal,
+  tls = false,
+): Promise<CountingSide<L>> {
+  const { install } = side.instance;
+  await checkToggleSymbol(install.mysqld, toggle, install.spec);
+  const dumpDir = join(side.instance.workDir, "callgrind");
+  rmSync(dumpDir, { recursive: true, force: true });
+  mkdirSync(dumpDir, { recursive: true });
+  const wrapper = [...(serverWrapper ?? []), ...callgrindWrapper(join(dumpDir, "cg.%p.out"), toggle)];
+  await side.instance.restartUnder(wrapper, underValgrindArgs(install, tls), signal);
+  const pid = side.instance.pid;
+  if (pid === null) throw new UserError(`${install.spec} is not running under valgrind`);
+  await callgrindControl(pid, ["-i", "on"], signal);
+  return { ...side, dumpDir, dumps: 0 };
+}
+
+/** The sysbench arguments of a fixed number of events (no time limit, no intervals). */
+export function eventArgs(call: SysbenchCall, side: Side, events: number): string[] {
+  const args = runArgs(call, side.target, 0, 0);
+  return [...args.slice(0, -1), `--events=${events}`, "run"];
+}
+
+/** Waits for callgrind's next dump file to be complete (its last line is `totals:`) and reads it. */
+async function readDump(side: CountingSide, pid: number): Promise<{ path: string; text: string }> {
+  const path = join(side.dumpDir, `cg.${pid}.out.${side.dumps}`);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (existsSync(path)) {
+      const text = readFileSync(path, "utf8");
+      if (/\ntotals: [^\n]*\n?$/.test(text)) return { path, text };
+    }
+    if (Date.now() > deadline) {
+      const found = readdirSync(side.dumpDir).join(", ") || "nothing";
+      throw new UserError(`callgrind wrote no complete dump ${path} within 120 s (found: ${found})`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Runs `events` sysbench events; throws with sysbench's reason when it fails. Returns transactions. */
+async function runEvents(
+  phase: PhaseContext,
+  label: string,
+  cellIndex: number,
+  side: CountingSide,
+  call: SysbenchCall,
+  events: number,
+): Promise<number> {
+  const r = await runPhase(phase, label, cellIndex, eventArgs(call, side, events), 0, undefined);
+  const trx = r.output.summary?.transactions;
+  if (r.code !== 0 || !trx) throw new UserError(`${side.instance.install.spec}: ${sysbenchFailure(r)}`);
+  return trx;
+}
+
+export interface Repetition {
+  phase: PhaseContext;
+  label: string;
+  cellIndex: number;
+  call: SysbenchCall;
+  events: number;
+  /** fold the call graph into stacks for the flame graph */
+  stacks: boolean;
+  toggle: string;
+}
+
+/** One counted repetition on one side: zero, run the events, dump, parse. */
+export async function countOnce(side: CountingSide, rep: Repetition): Promise<InstructionRepetition> {
+  const pid = side.instance.pid;
+  if (pid === null) throw new UserError(`${side.instance.install.spec} stopped while counting instructions`);
+  const { signal } = rep.phase;
+  await callgrindControl(pid, ["-z"], signal);
+  const startedAt = new Date().toISOString();
+  const transactions = await runEvents(rep.phase, rep.label, rep.cellIndex, side, rep.call, rep.events);
+  await callgrindControl(pid, ["-d"], signal);
+  side.dumps++;
+  const dump = await readDump(side, pid);
+  let profile: ReturnType<typeof parseCallgrind>;
+  try {
+    profile = parseCallgrind(dump.text, dump.path);
+  } catch (err) {
+    if (err instanceof CallgrindParseError) throw new UserError(err.message);
+    throw err;
+  }
+  rmSync(dump.path, { force: true });
+  const toggle = toggleRegExp(rep.toggle);
+  const starts = (name: string) => toggle.test(name);
+  const stacks = rep.stacks
+    ? foldedStacks(profile, { per: transactions, minShare: 0.002, maxStacks: 200, startAt: starts })
+    : undefined;
+  return repetitionOf(profile, transactions, startedAt, stacks);
+}
+
+/** A warmup run of the cell's script on one side (not counted: its dump is never taken). */
+export async function warmCounting(side: CountingSide, rep: Repetition): Promise<void> {
+  await runEvents(rep.phase, `${rep.label} warmup`, rep.cellIndex, side, rep.call, rep.events);
+}
+
+export interface CellCounting {
+  phase: PhaseContext;
+  /** [base, head] */
+  sides: readonly [CountingSide, CountingSide];
+  call: SysbenchCall;
+  settings: CountingSettings;
+  valgrind: string;
+  cellIndex: number;
+  /** the cell as progress lines name it */
+  label: string;
+}
+
+/**
+ * A cell's instruction counts: one warmup run per side, then the repetitions, base and head
+ * alternating ABBA (AB, BA, AB, ...). A failure ends the counting; what was counted is kept with
+ * the error.
+ */
+export async function countCell(c: CellCounting): Promise<InstructionsCell> {
+  const { settings } = c;
+  const out: InstructionsCell = {
+    tool: "callgrind",
+    valgrind: c.valgrind,
+    toggle: settings.toggle,
+    threads: settings.threads,
+    events: settings.events,
+    warmup_events: settings.warmupEvents,
+    base: [],
+    head: [],
+  };
+  const rep = (side: CountingSide, round: number, events: number): Repetition => ({
+    phase: c.phase,
+    label: `${c.label} instructions ${round}/${settings.repetitions} ${side.label}`,
+    cellIndex: c.cellIndex,
+    call: c.call,
+    events,
+    stacks: round === settings.repetitions,
+    toggle: settings.toggle,
+  });
+  try {
+    if (settings.warmupEvents > 0) {
+      for (const side of c.sides) await warmCounting(side, rep(side, 0, settings.warmupEvents));
+    }
+    for (let round = 1; round <= settings.repetitions; round++) {
+      const order = round % 2 === 1 ? c.sides : ([c.sides[1], c.sides[0]] as const);
+      for (const side of order) {
+        const r = await countOnce(side, rep(side, round, settings.events));
+        out[side.label === "head" ? "head" : "base"].push(r);
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof UserError)) throw err;
+    out.error = err.message;
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * Instruction counts in `perfgate ab`, with real servers under real valgrind (tiny event counts):
+ * a performance_schema A/B counts more instructions per transaction on the head, in P_S
+ * functions; a missing valgrind and a binary without the toggle function are one line each and
+ * write nothing.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readAbResults } from "../src/ab/store.js";
+import { functionChanges } from "../src/callgrind/profile.js";
+import { runCli } from "./helpers/cli.js";
+import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+
+const WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
+
+beforeAll(() => {
+  requireSysbench();
+  requireBuild();
+  try {
+    execFileSync("valgrind", ["--version"], { stdio: "pipe" });
+  } catch {
+    throw new Error("valgrind is required by this test: `bash runner-setup/install-deps.sh` installs it");
+  }
+});
+
+function which(cmd: string): string {
+  return execFileSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" }).trim();
+}
+
+describe("perfgate ab with instruction counts", () => {
+  it("counts instructions per transaction on both sides, ABBA, and finds the P_S cost in P_S functions", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
+    const out = join(dir, "ab.json");
+    const r = await runCli([
+      "ab",
+      "--base",
+      "maven:mariadb@11.4.5",
+      "--head",
+      "maven:mariadb@11.4.5",
+      "--head-set",
+      "performance_schema=ON",
+      "--workload",
+      WORKLOAD,
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const ab = readAbResults(out);
+    const c = ab.cells[0]!.instructions!;
+    expect(c.error).toBeUndefined();
+    const version = /valgrind-(\S+)/.exec(execFileSync("valgrind", ["--version"], { encoding: "utf8" }))![1];
+    expect(c).toMatchObject({
+      tool: "callgrind",
+      valgrind: version,
+      toggle: "dispatch_command*",
+      events: 200,
+    });
+    expect(c.base).toHaveLength(3);
+    expect(c.head).toHaveLength(3);
+    // ABBA: base first in rounds 1 and 3, head first in round 2
+    const first = c.base.map((b, i) => Date.parse(b.started_at) < Date.parse(c.head[i]!.started_at));
+    expect(first).toEqual([true, false, true]);
+    for (const rep of [...c.base, ...c.head]) {
+      expect(rep.transactions).toBe(200);
+      expect(rep.per_transaction).toBeCloseTo(rep.instructions / rep.transactions, 6);
+      expect(rep.per_transaction).toBeGreaterThan(10_000);
+      expect(rep.functions.some((f) => /^dispatch_command\(/.test(f.name) && f.object === "mariadbd")).toBe(
+        true,
+      );
+    }
+    // P_S on costs instructions on every repetition, and the functions that grew most are P_S's
+    const maxBase = Math.max(...c.base.map((x) => x.per_transaction));
+    const minHead = Math.min(...c.head.map((x) => x.per_transaction));
+    expect(minHead).toBeGreaterThan(maxBase * 1.02);
+    const grown = functionChanges(c.base, c.head, 10).filter((f) => f.delta > 0);
+    expect(grown.some((f) => /pfs|psi|PFS|find_.*class/.test(f.name))).toBe(true);
+    // the last repetition keeps folded stacks from the toggle function down
+    const stacks = Object.keys(c.head.at(-1)!.stacks ?? {});
+    expect(stacks.length).toBeGreaterThan(10);
+    expect(stacks.every((s) => s.startsWith("dispatch_command"))).toBe(true);
+    expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
+  });
+
+  it("without valgrind: one line naming it and how to install it, nothing written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    for (const tool of ["sysbench", "nm", "setpriv"]) symlinkSync(which(tool), join(bin, tool));
+    const out = join(dir, "ab.json");
+    const r = await runCli(
+      [
+        "ab",
+        "--base",
+        "mariadb@11.4.5",
+        "--head",
+        "mariadb@11.4.5",
+        "--instructions",
+        "--workload",
+        WORKLOAD,
+        "--out",
+        out,
+      ],
+      { PATH: bin },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /instruction counts need valgrind, which is not on PATH; install it with .*apt-get install valgrind/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("a toggle function the binary does not have: one line naming binary and function, nothing written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
+    const workload = join(dir, "w.yml");
+    writeFileSync(
+      workload,
+      readFileSync(WORKLOAD, "utf8").replace(
+        "instructions:",
+        "instructions:\n  toggle: no_such_function_here*",
+      ),
+    );
+    const out = join(dir, "ab.json");
+    const r = await runCli([
+      "ab",
+      "--base",
+      "mariadb@11.4.5",
+      "--head",
+      "mariadb@11.4.5",
+      "--workload",
+      workload,
+      "--out",
+      out,
+    ]);
+    expect(r.code).toBe(1);
+    expect(
+      r.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => !/^(fetch|using|resolv)/i.test(l))
+        .at(-1),
+    ).toMatch(
+      /maven:mariadb@11\.4\.5: \S+\/mariadbd defines no function matching the instructions toggle 'no_such_function_here\*' in its dynamic symbol table/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+});
