@@ -300,11 +300,6 @@ export class ServerInstance {
     return this.opts.workDir;
   }
 
-  /** the server process's pid (the wrapper's when started through one that execs), null when not running */
-  get pid(): number | null {
-    return this.running ? (this.child?.pid ?? null) : null;
-  }
-
   /**
    * Stops the server cleanly and starts it again on the same datadir and my.cnf, through another
    * argv prefix and with extra mysqld arguments after --defaults-file (instruction counting starts
