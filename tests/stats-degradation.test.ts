@@ -196,6 +196,18 @@ describe("within-run degradation: things that are not degradation", () => {
     expect(detectDegradation(new Array<number>(60).fill(100)).degrading).toBe(false);
     expect(detectDegradation([]).degrading).toBe(false);
   });
+
+  it("says what it concluded as a typed outcome, not only as text", () => {
+    expect(detectDegradation([100, 90, 80]).outcome).toBe("too_short");
+    expect(detectDegradation([]).outcome).toBe("too_short");
+    expect(detectDegradation(mdev(1)).outcome).toBe("degrading");
+    const flatOutcome = detectDegradation(flat(7)).outcome;
+    expect(["no_decline", "not_degrading"]).toContain(flatOutcome);
+    // a decline too small for the default 15 % minimum: a fit that fails a check
+    const small = detectDegradation(mdev(1), { min_drop_pct: 90 });
+    expect(small.outcome).toBe("not_degrading");
+    expect(small.reasons.length).toBeGreaterThan(0);
+  });
 });
 
 describe("within-run degradation: parameters and building blocks", () => {
@@ -287,7 +299,7 @@ describe("surelyTooShort: a cheap bound that never disagrees with the full check
       const options =
         rng() < 0.5 ? {} : { window_s: 1 + Math.floor(rng() * 20), min_windows: 2 + Math.floor(rng() * 10) };
       const full = detectDegradation(points, options);
-      const tooShort = full.reasons.some((r) => r.startsWith("too short"));
+      const tooShort = full.outcome === "too_short";
       if (surelyTooShort(points, options)) {
         expect(tooShort, `n=${n} step=${step} ${JSON.stringify(options)}: ${full.reasons.join("; ")}`).toBe(
           true,

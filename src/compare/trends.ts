@@ -24,7 +24,7 @@ function trendOf(r: DegradationResult): Trend {
   };
 }
 
-const tooShort = (r: DegradationResult) => r.reasons.some((x) => x.startsWith("too short"));
+const tooShort = (r: DegradationResult) => r.outcome === "too_short";
 
 /**
  * The degradation entries of the units, in unit order; series too short to analyse on either side

@@ -81,9 +81,19 @@ export interface DegradationResult {
   duration_s: number;
   window_s: number;
   n_windows: number;
+  /**
+   * what the detector concluded, as a value to branch on (the `reasons` are for people and may be
+   * reworded): "degrading"; "too_short" (the series cannot be judged: too few samples or windows,
+   * or no room for a decline); "no_decline" (no declining fit); "not_degrading" (a declining fit
+   * that failed a check: the reasons say which)
+   */
+  outcome: DegradationOutcome;
   /** why the series was not judged degrading (empty when degrading) */
   reasons: string[];
 }
+
+/** What the degradation detector concluded about one series (DegradationResult.outcome). */
+export type DegradationOutcome = "degrading" | "too_short" | "no_decline" | "not_degrading";
 
 interface Resolved {
   window_s: number;
@@ -364,8 +374,15 @@ function pctBelow(level: number, start: number): number {
   return start > 0 ? (1 - level / start) * 100 : 0;
 }
 
-function emptyResult(reason: string, duration: number, windowS: number, n: number): DegradationResult {
+function emptyResult(
+  outcome: "too_short" | "no_decline",
+  reason: string,
+  duration: number,
+  windowS: number,
+  n: number,
+): DegradationResult {
   return {
+    outcome,
     degrading: false,
     onset_s: null,
     candidate_onset_s: null,
@@ -403,7 +420,7 @@ function prepare(
 ): Prepared | DegradationResult {
   const points = toTimed(series, options.interval_s ?? 1);
   if (points.length < 2)
-    return emptyResult(`too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
+    return emptyResult("too_short", `too short: ${points.length} samples`, 0, options.window_s ?? 10, 0);
   const firstPass = windows(points, options.window_s ?? 10);
   const duration = firstPass.end;
   const p = resolve(options, firstPass.interval);
@@ -411,6 +428,7 @@ function prepare(
   const n = win.values.length;
   if (n < p.min_windows) {
     return emptyResult(
+      "too_short",
       `too short: ${n} windows of ${p.window_s} s, need ${p.min_windows}`,
       duration,
       p.window_s,
@@ -425,6 +443,7 @@ function prepare(
   for (let tau = first; tau <= latest + 1e-9 && tau < last; tau += p.window_s / 2) candidates.push(tau);
   if (candidates.length === 0) {
     return emptyResult(
+      "too_short",
       `too short: a decline of at least ${p.min_decline_s} s does not fit in ${duration} s`,
       duration,
       p.window_s,
@@ -539,12 +558,13 @@ export function detectDegradation(
   // The decline may stop before the end (down to a single-window step); ends at window centers.
   const ends = [...win.centers.filter((c) => c > first && c < last), Number.POSITIVE_INFINITY];
   const fit = fitDecline(win.centers, pr.filtered, pr.candidates, ends);
-  if (!fit) return emptyResult("no declining trend", duration, p.window_s, n);
+  if (!fit) return emptyResult("no_decline", "no declining trend", duration, p.window_s, n);
   const levels = levelsOf(pr, fit);
   const pValue = slopePValue(win, fit);
   const reasons = reasonsAgainst(pr, levels, pValue, recentOnset(pr, fit, ends));
   const degrading = reasons.length === 0;
   return {
+    outcome: degrading ? "degrading" : "not_degrading",
     degrading,
     onset_s: degrading ? fit.tau : null,
     candidate_onset_s: fit.tau,
