@@ -20,6 +20,15 @@ import {
   SLICE_METRICS,
   withMetricDefaults,
 } from "../src/metrics/table.js";
+import {
+  comparisonTier,
+  historyTier,
+  IMPORTED_BENCH,
+  isImportedBench,
+  NO_TIER,
+  tierOfComparison,
+  tierOfHistory,
+} from "../src/metrics/tier.js";
 import { BUILTIN_METRICS } from "../src/pages/metrics.js";
 import { tpsTables as comparisonTpsTables, renderComparisonMarkdown } from "../src/report/comparison.js";
 import { tpsTables as runTpsTables } from "../src/report/markdown.js";
@@ -149,3 +158,18 @@ function intervalLine() {
     reconn_ps: 0,
   };
 }
+
+describe("tiers: 'no tier' and 'an imported bench' are distinct values", () => {
+  it("decodes each document's encoding and refuses to store one as the other", () => {
+    expect(tierOfComparison(null)).toEqual(NO_TIER);
+    expect(tierOfComparison("1G")).toEqual({ kind: "size", name: "1G" });
+    expect(tierOfHistory("")).toEqual(IMPORTED_BENCH);
+    expect(tierOfHistory("1G")).toEqual({ kind: "size", name: "1G" });
+    expect(isImportedBench({ tier: "" })).toBe(true);
+    expect(isImportedBench({ tier: "256M" })).toBe(false);
+    // an imported bench has no tier in a comparison; "no tier" has no history encoding
+    expect(comparisonTier(IMPORTED_BENCH)).toBeNull();
+    expect(historyTier(IMPORTED_BENCH)).toBe("");
+    expect(() => historyTier(NO_TIER)).toThrow(/no 'no tier' value/);
+  });
+});

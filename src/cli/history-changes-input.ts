@@ -6,6 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { INDEX_FILE, readAllRuns } from "../history/folder.js";
+import { isImportedBench } from "../metrics/tier.js";
 import { metricInfo, metricKeys } from "../pages/metrics.js";
 import { buildSeries, type CellSeries } from "../pages/model.js";
 import { own } from "../util/own.js";
@@ -29,7 +30,7 @@ function seriesOf(s: CellSeries): NamedSeries[] {
         date: s.date[i]!,
       });
     });
-    const cell = k.tier === "" ? k.script : `${k.script} ${k.tier} ${k.threads}t`;
+    const cell = isImportedBench(k) ? k.script : `${k.script} ${k.tier} ${k.threads}t`;
     out.push({
       name: `${k.workload} ${cell} ${metric} (${k.flavor}, ${k.runner_class})`,
       points,

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { runnerClassFor } from "../baselines/store.js";
 import { checkFairness, notComparableMessage } from "../compare/fairness.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
+import { comparisonTier, tierOfHistory } from "../metrics/tier.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
@@ -144,7 +145,7 @@ export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): H
       if (!m.tps || m.tps.value <= 0) continue;
       rows.push({
         scenario: c.script,
-        tier: c.tier,
+        tier: comparisonTier(tierOfHistory(c.tier)),
         engine,
         threads: c.threads,
         repetition: k + 1,

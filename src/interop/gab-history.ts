@@ -18,6 +18,7 @@ import {
   type HistoryRun,
   type OtherMetric,
 } from "../history/schema.js";
+import { historyTier, IMPORTED_BENCH } from "../metrics/tier.js";
 import { MAX_IMPORT_BYTES, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { urlError } from "../util/safe-url.js";
@@ -177,7 +178,7 @@ function cellsOf(suite: string, entry: GabEntry): { cells: HistoryCell[]; duplic
     server: entry.tool,
     workload: suite,
     script: bench,
-    tier: "",
+    tier: historyTier(IMPORTED_BENCH),
     threads: 1,
     metrics: {},
     other_metrics: other,

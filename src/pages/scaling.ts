@@ -5,6 +5,7 @@
  * count, from trend runs, version-matrix runs and both sides of A/B runs.
  */
 import type { HistoryCell, HistoryRun, HistoryServer } from "../history/schema.js";
+import { isImportedBench } from "../metrics/tier.js";
 
 export interface ScalingKey {
   runner_class: string;
@@ -70,7 +71,7 @@ function addCells(
 ) {
   for (const c of cells) {
     const server = servers.find((s) => s.label === c.server);
-    if (!server || !c.metrics.tps || c.tier === "" || server.version === "") continue;
+    if (!server || !c.metrics.tps || isImportedBench(c) || server.version === "") continue;
     const key: ScalingKey = {
       runner_class: run.runner_class,
       flavor: server.flavor,

@@ -1,6 +1,7 @@
 /** One cell: tps, qps and p95 over the runs with 95% interval bands and change-point markers. */
 import uPlot from "uplot";
 import type { HistoryMetric } from "../../history/schema.js";
+import { isImportedBench } from "../../metrics/tier.js";
 import { own } from "../../util/own.js";
 import { safeHref, safeUrl } from "../../util/safe-url.js";
 import { urlOf } from "../links.js";
@@ -229,7 +230,7 @@ export async function cellPage(main: HTMLElement): Promise<void> {
   if (!id) throw new Error("no cell given (cell.html?id=…)");
   const s = await loadCell(id);
   const k = s.key;
-  document.title = `${k.tier === "" ? k.script : `${cellTitle(k, " ")}t`} · perfgate`;
+  document.title = `${isImportedBench(k) ? k.script : `${cellTitle(k, " ")}t`} · perfgate`;
   const parts = metricKeys(s).map((metric) => {
     const host = el("div", { class: "chart", "data-metric": metric });
     const info = el("p", { class: "readout" }, ...readout(s, metric, null));
@@ -244,16 +245,15 @@ export async function cellPage(main: HTMLElement): Promise<void> {
       window.perfgateCharts[metric] = chart(s, metric, host, info, widths[i]!, view);
     });
   };
-  const scaling =
-    k.tier === ""
-      ? null
-      : el(
-          "a",
-          { href: `scaling.html?group=${encodeURIComponent(scalingGroupId(k))}` },
-          "thread scaling by version",
-        );
+  const scaling = isImportedBench(k)
+    ? null
+    : el(
+        "a",
+        { href: `scaling.html?group=${encodeURIComponent(scalingGroupId(k))}` },
+        "thread scaling by version",
+      );
   main.replaceChildren(
-    el("h1", {}, k.tier === "" ? k.script : `${cellTitle(k)} threads`),
+    el("h1", {}, isImportedBench(k) ? k.script : `${cellTitle(k)} threads`),
     nav(""),
     el(
       "p",

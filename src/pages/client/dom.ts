@@ -1,6 +1,7 @@
 /** Small DOM helpers and number formatting shared by the pages. */
 
 import { betterOf, isMetricName, metricDef, metricHeading } from "../../metrics/table.js";
+import { isImportedBench } from "../../metrics/tier.js";
 import { safeHref } from "../../util/safe-url.js";
 
 /**
@@ -88,7 +89,7 @@ export function metricLabel(metric: string, info: { unit: string; better: string
 
 /** A cell's title: script, tier and threads; an imported bench (no tier) by its name alone. */
 export function cellTitle(k: { script: string; tier: string; threads: number }, sep = " · "): string {
-  return k.tier === "" ? k.script : `${k.script}${sep}${k.tier}${sep}${k.threads}`;
+  return isImportedBench(k) ? k.script : `${k.script}${sep}${k.tier}${sep}${k.threads}`;
 }
 
 export function nav(active: string): HTMLElement {

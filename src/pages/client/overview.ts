@@ -3,6 +3,7 @@
  * regressions first, then improvements, then the cells without a change point; filterable.
  */
 
+import { isImportedBench } from "../../metrics/tier.js";
 import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
@@ -88,7 +89,7 @@ function card(row: OverviewRow): HTMLElement {
   return el(
     "a",
     { class: "card", href: `cell.html?id=${encodeURIComponent(row.id)}`, "data-cell": row.id },
-    el("div", { class: "card-title" }, row.tier === "" ? row.script : `${cellTitle(row)} thr`),
+    el("div", { class: "card-title" }, isImportedBench(row) ? row.script : `${cellTitle(row)} thr`),
     el(
       "div",
       { class: "card-sub" },
