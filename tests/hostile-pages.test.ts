@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendManyToFolderSync, readAllRuns } from "../src/history/folder.js";
+import { readAllRuns } from "../src/history/folder.js";
 import type { HistoryRun } from "../src/history/schema.js";
 import { type GabData, renderGabDataJs } from "../src/interop/gab.js";
 import { gabToHistory } from "../src/interop/gab-history.js";
@@ -17,7 +17,7 @@ import { baselineRunsMarkdown } from "../src/report/baseline-history.js";
 import { safeHref, safeUrl, urlError } from "../src/util/safe-url.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { gabData, PWN, SHA } from "./helpers/hostile-factory.js";
+import { gabData, PWN, plantStore, SHA } from "./helpers/hostile-factory.js";
 import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
 
 let dir: string;
@@ -46,7 +46,7 @@ function oldStore(name: string, data: GabData, patch: (r: HistoryRun, i: number)
     sha256: "0".repeat(64),
   });
   runs.forEach(patch);
-  appendManyToFolderSync(root, runs);
+  plantStore(root, runs);
   return root;
 }
 
@@ -194,7 +194,7 @@ describe("where an older store's links are rendered", () => {
 
   it("perfgate pages writes no javascript: link into any data file", async () => {
     const store = join(dir, "old-hostile");
-    appendManyToFolderSync(store, runs);
+    plantStore(store, runs);
     const site = join(dir, "old-hostile-site");
     const r = await runCli(["pages", "--store", store, "--out", site]);
     expect(r.code, r.stderr).toBe(0);

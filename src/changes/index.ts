@@ -97,20 +97,62 @@ function pointSe(p: SeriesPoint, level: number): number | undefined {
   return intervalSe(p.lo, p.hi, level);
 }
 
+/**
+ * Values whose largest magnitude is beyond these are first scaled by a power of two (exact): the
+ * noise model squares differences, which overflow near 1e154, and its variance floor (noise.ts)
+ * swamps values below about 1e-12; so the whole double range is treated alike
+ * (docs/statistics.md, "Change points in history").
+ */
+const SCALE_ABOVE = 2 ** 300;
+const SCALE_BELOW = 2 ** -30;
+
+/** `v` × 2^k, in two steps so that 2^k itself never overflows or underflows. */
+function timesPow2(v: number, k: number): number {
+  const half = Math.trunc(k / 2);
+  return v * 2 ** half * 2 ** (k - half);
+}
+
+/** The power of two the series is divided by before the search (0: not scaled). */
+function scaleExponent(points: readonly SeriesPoint[]): number {
+  let max = 0;
+  for (const p of points) {
+    for (const v of [p.value, p.lo, p.hi])
+      if (v !== undefined && Number.isFinite(v)) max = Math.max(max, Math.abs(v));
+  }
+  if (max === 0 || (max < SCALE_ABOVE && max > SCALE_BELOW)) return 0;
+  return Math.floor(Math.log2(max));
+}
+
 /** Sustained mean shifts in `points` (in order), each with its regime means, size and confidence. */
 export function detectChanges(
   points: readonly SeriesPoint[],
   options?: Partial<ChangeOptions>,
 ): ChangePoint[] {
+  points.forEach((p, i) => {
+    if (!Number.isFinite(p.value))
+      throw new RangeError(`points[${i}].value = ${p.value}: must be a finite number`);
+  });
+  const k = scaleExponent(points);
+  if (k === 0) return detectUnscaled(points, options);
+  const scaled = points.map((p) => ({
+    ...p,
+    value: timesPow2(p.value, -k),
+    ...(p.lo !== undefined ? { lo: timesPow2(p.lo, -k) } : {}),
+    ...(p.hi !== undefined ? { hi: timesPow2(p.hi, -k) } : {}),
+  }));
+  return detectUnscaled(scaled, options).map((c) => ({
+    ...c,
+    before: timesPow2(c.before, k),
+    after: timesPow2(c.after, k),
+  }));
+}
+
+function detectUnscaled(points: readonly SeriesPoint[], options?: Partial<ChangeOptions>): ChangePoint[] {
   const o: ChangeOptions = { ...DEFAULT_CHANGE_OPTIONS, ...options };
   checkOptions(o);
   const n = points.length;
   if (n < 2 * o.minSegment) return [];
-  const values = points.map((p, i) => {
-    if (!Number.isFinite(p.value))
-      throw new RangeError(`points[${i}].value = ${p.value}: must be a finite number`);
-    return p.value;
-  });
+  const values = points.map((p) => p.value);
   const noise = noiseModel(
     values,
     points.map((p) => pointSe(p, o.intervalLevel)),

@@ -24,6 +24,7 @@ import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import { writeOut } from "../util/terminal.js";
 import { LIMITS } from "../workloads/schema.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 
@@ -207,7 +208,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       runExitCode: exitCode,
     });
     writeGateFiles(gate, { markdown: reportPath, json: o.json });
-    process.stdout.write(`${gate.text}\n`);
+    writeOut(`${gate.text}\n`);
     log.info(`results: ${resolve(out)}`);
     log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(gate.failure ?? `A/B run ${results.status}`);

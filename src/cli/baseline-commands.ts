@@ -3,6 +3,7 @@ import { type Command, Option } from "commander";
 import { DEFAULT_BASELINE_DIR, findBaseline, listBaselines, saveBaseline } from "../baselines/store.js";
 import { readResults } from "../results/store.js";
 import { plural } from "../util/plural.js";
+import { writeOut } from "../util/terminal.js";
 
 export function registerBaselineCommands(program: Command): void {
   const baseline = program
@@ -29,7 +30,7 @@ export function registerBaselineCommands(program: Command): void {
         ...(o.runnerClass ? { runnerClass: o.runnerClass } : {}),
         ...(o.force ? { force: true } : {}),
       });
-      process.stdout.write(`${path}\n`);
+      writeOut(`${path}\n`);
     });
 
   baseline
@@ -39,11 +40,11 @@ export function registerBaselineCommands(program: Command): void {
     .action((o: { dir: string }) => {
       const list = listBaselines(o.dir);
       if (list.length === 0) {
-        process.stdout.write(`no baselines under ${o.dir}\n`);
+        writeOut(`no baselines under ${o.dir}\n`);
         return;
       }
       for (const b of list) {
-        process.stdout.write(
+        writeOut(
           `${b.runnerClass}  ${b.workload}  ${b.server}  ${plural(b.cells, "cell")}  ${b.startedAt}  ${b.path}\n`,
         );
       }
@@ -67,6 +68,6 @@ export function registerBaselineCommands(program: Command): void {
         ...(o.runnerClass ? { runnerClass: o.runnerClass } : {}),
         ...(o.server ? { server: o.server } : {}),
       });
-      process.stdout.write(`${path}\n`);
+      writeOut(`${path}\n`);
     });
 }

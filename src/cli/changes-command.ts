@@ -22,6 +22,7 @@ import {
 } from "../changes/report.js";
 import { writeFileAtomic } from "../results/store.js";
 import { UsageError, UserError } from "../util/errors.js";
+import { writeOut } from "../util/terminal.js";
 
 export interface NamedSeries {
   name: string;
@@ -119,9 +120,9 @@ function changesAction(path: string, o: ChangesFlags, inputs: readonly ChangesIn
   if (o.out) {
     writeFileAtomic(o.out, text);
     const found = report.series.reduce((k, s) => k + s.changes.length, 0);
-    process.stdout.write(`${o.out}: ${searchSummary(found, report.series.length)}\n`);
+    writeOut(`${o.out}: ${searchSummary(found, report.series.length)}\n`);
   } else {
-    process.stdout.write(text);
+    writeOut(text);
   }
 }
 

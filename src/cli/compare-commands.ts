@@ -26,6 +26,7 @@ import { writeFileAtomic } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import { writeOut } from "../util/terminal.js";
 import { PERFGATE_VERSION } from "../version.js";
 import {
   addBaselineStoreOptions,
@@ -142,9 +143,9 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   const text = rendered(gate, format);
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
-    process.stdout.write(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
+    writeOut(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
   } else {
-    process.stdout.write(`${text}\n`);
+    writeOut(`${text}\n`);
   }
   if (gate.exitCode === EXIT.regression) process.exitCode = EXIT.regression;
   else if (gate.failure !== null) throw new UserError(`--fail-on-regression: ${gate.failure}`);
@@ -194,6 +195,6 @@ export function registerCompareCommands(program: Command): void {
       refuseOutputOverInput("--out", o.out, [o.csv]);
       const set = importCsv(o.csv);
       writeImportedSet(o.out, set);
-      process.stdout.write(`${o.out}: ${importSummary(set)}\n`);
+      writeOut(`${o.out}: ${importSummary(set)}\n`);
     });
 }

@@ -5,6 +5,7 @@ import { HOST_ROOT_ENV, hostReader, hostRoot } from "../doctor/reader.js";
 import { cacheRoot } from "../servers/cache.js";
 import { UsageError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { writeOut } from "../util/terminal.js";
 
 interface DoctorFlags {
   json?: boolean;
@@ -55,7 +56,7 @@ export function registerDoctorCommand(
             : null,
           hostReader(hostRoot()),
         );
-        process.stdout.write(o.json ? `${JSON.stringify(rec, null, 2)}\n` : `${renderDoctor(rec)}\n`);
+        writeOut(o.json ? `${JSON.stringify(rec, null, 2)}\n` : `${renderDoctor(rec)}\n`);
         if (o.strict && hasFail(rec)) process.exitCode = 1;
       } finally {
         interrupt.dispose();

@@ -24,6 +24,7 @@ import { baselineRunsText } from "../report/baseline-history.js";
 import { readResults } from "../results/store.js";
 import { readTextFile } from "../util/documents.js";
 import { plural } from "../util/plural.js";
+import { writeErr, writeOut } from "../util/terminal.js";
 import { parseBaselineAge } from "./baseline-store-options.js";
 
 export const storeOption = () =>
@@ -145,7 +146,7 @@ function registerAppend(history: Command): void {
       const store = parseStore(o.store, o.repo);
       const run = historyRunFromFile(file, o);
       const { id, added } = await appendRun(store, run);
-      process.stdout.write(
+      writeOut(
         `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) to ${describeStore(store)}\n`,
       );
     });
@@ -172,7 +173,7 @@ function registerImport(history: Command): void {
         const imported = importGabHistory(o.gabData, { runnerClass: o.runnerClass, branch: o.branch });
         const outcomes = await appendRuns(store, imported.runs, o.gabData);
         const added = outcomes.filter((x) => x.added).length;
-        process.stdout.write(
+        writeOut(
           `${o.gabData}: ${gabHistorySummary(imported)}\nadded ${plural(added, "run")} to ${describeStore(store)}${added < outcomes.length ? ` (${outcomes.length - added} already there)` : ""}\n`,
         );
       },
@@ -189,12 +190,12 @@ function registerList(history: Command): void {
     .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
       const index = listRuns(parseStore(o.store, o.repo));
       if (o.format === "json") {
-        process.stdout.write(`${JSON.stringify(index, null, 2)}\n`);
+        writeOut(`${JSON.stringify(index, null, 2)}\n`);
         return;
       }
-      if (index.runs.length === 0) process.stdout.write("no runs in the store\n");
+      if (index.runs.length === 0) writeOut("no runs in the store\n");
       for (const e of index.runs) {
-        process.stdout.write(
+        writeOut(
           `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${plural(e.cells, "cell")}${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
         );
       }
@@ -211,7 +212,7 @@ function registerShow(history: Command): void {
     .option("--format <format>", "text or json", format, "text")
     .action((id: string, o: { store: string; repo?: string; format: "text" | "json" }) => {
       const run = showRun(parseStore(o.store, o.repo), id);
-      process.stdout.write(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
+      writeOut(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
     });
 }
 
@@ -225,9 +226,7 @@ function registerPrune(history: Command): void {
     .option("--max-age <age>", "remove runs older than this, e.g. 180d, 26w, 6m, 1y", parseAge)
     .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
       if (o.keep === undefined && o.maxAge === undefined) {
-        process.stderr.write(
-          "perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n",
-        );
+        writeErr("perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n");
         process.exitCode = 2;
         return;
       }
@@ -236,8 +235,8 @@ function registerPrune(history: Command): void {
         ...(o.keep !== undefined ? { keep: o.keep } : {}),
         ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
       });
-      process.stdout.write(`removed ${plural(gone.length, "run")} from ${describeStore(store)}\n`);
-      for (const e of gone) process.stdout.write(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
+      writeOut(`removed ${plural(gone.length, "run")} from ${describeStore(store)}\n`);
+      for (const e of gone) writeOut(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
     });
 }
 
@@ -288,10 +287,10 @@ export function registerHistoryBaseline(history: Command): void {
         const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
         const b = pooledBaseline(runs, q);
         writeImportedSet(o.out, b.set);
-        process.stdout.write(
+        writeOut(
           `${o.out}: baseline "${b.engine}" from ${plural(b.runs.length, "run")} of ${q.branch} on ${q.runnerClass}, ${ageText(b.provenance)}:\n`,
         );
-        for (const line of baselineRunsText(b.provenance)) process.stdout.write(`${line}\n`);
+        for (const line of baselineRunsText(b.provenance)) writeOut(`${line}\n`);
       },
     );
 }

@@ -24,6 +24,7 @@ import { writeFileAtomic } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
+import { writeOut } from "../util/terminal.js";
 
 interface ExportFlags {
   format: string;
@@ -47,11 +48,9 @@ function exportAction(files: string[], o: ExportFlags): void {
   const text = `${JSON.stringify(benches, null, 2)}\n`;
   if (o.out) {
     writeFileAtomic(o.out, text);
-    process.stdout.write(
-      `${o.out}: ${benches.length} values for github-action-benchmark (tool: ${GAB_TOOL[format]})\n`,
-    );
+    writeOut(`${o.out}: ${benches.length} values for github-action-benchmark (tool: ${GAB_TOOL[format]})\n`);
   } else {
-    process.stdout.write(text);
+    writeOut(text);
   }
 }
 
@@ -75,7 +74,7 @@ function importLog(o: ImportFlags & { sysbenchLog: string }): void {
     ...(o.label !== undefined ? { label: o.label } : {}),
   });
   writeFileAtomic(o.out, `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`${o.out}: ${sysbenchLogSummary(results)}\n`);
+  writeOut(`${o.out}: ${sysbenchLogSummary(results)}\n`);
 }
 
 function importAction(o: ImportFlags): void {
@@ -93,7 +92,7 @@ function importAction(o: ImportFlags): void {
     const imported = importGabData(o.gabData);
     const summary = gabImportSummary(imported); // everything that can fail, before --out is written
     writeImportedSet(o.out, imported.set);
-    process.stdout.write(`${o.out}: ${summary}\n`);
+    writeOut(`${o.out}: ${summary}\n`);
     return;
   }
   if (o.csv === undefined) {
@@ -102,7 +101,7 @@ function importAction(o: ImportFlags): void {
   const set = importCsv(o.csv);
   const summary = importSummary(set);
   writeImportedSet(o.out, set);
-  process.stdout.write(`${o.out}: ${summary}\n`);
+  writeOut(`${o.out}: ${summary}\n`);
 }
 
 /** The --sysbench-log options of `perfgate import`. */
@@ -174,6 +173,6 @@ export function registerMergeCommand(program: Command): void {
     .action((parts: string[], o: { out: string; allowIncomplete?: boolean }) => {
       refuseOutputOverInput("--out", o.out, parts);
       const merged = mergeResultFiles(parts, o.out, { allowIncomplete: o.allowIncomplete === true });
-      process.stdout.write(`${o.out}: ${mergeSummary(merged, parts.length)}\n`);
+      writeOut(`${o.out}: ${mergeSummary(merged, parts.length)}\n`);
     });
 }

@@ -24,6 +24,7 @@ import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { plural } from "../util/plural.js";
 import { interruptController } from "../util/processes.js";
+import { writeErr, writeOut } from "../util/terminal.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
@@ -78,7 +79,7 @@ function reportPathFor(out: string): string {
 /** Ctrl-C / SIGTERM / SIGHUP, or a closed stdout (EPIPE), stop the run cleanly; a second signal kills at once. */
 function cliInterrupt(): { signal: AbortSignal; dispose: () => void } {
   return interruptController((sig) =>
-    process.stderr.write(
+    writeErr(
       `\nperfgate: ${sig === "EPIPE" ? "output closed (EPIPE)" : `${sig} received`}, stopping sysbench and the server...\n`,
     ),
   );
@@ -144,7 +145,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       signal: interrupt.signal,
     });
     const reportError = tryWrite(reportPath, () => renderMarkdown(results, { degradation }));
-    process.stdout.write(`${renderTerminal(results, { reason: false, degradation })}\n`);
+    writeOut(`${renderTerminal(results, { reason: false, degradation })}\n`);
     log.info(`results: ${resolve(out)}`);
     if (reportError) log.warn(reportError);
     else log.info(`report:  ${resolve(reportPath)}`);
@@ -225,7 +226,7 @@ function registerReportCommand(program: Command): void {
               : renderTerminal(results, { degradation });
         }
         if (o.out) writeFileAtomic(o.out, text);
-        else process.stdout.write(`${text}\n`);
+        else writeOut(`${text}\n`);
       },
     );
 }
@@ -240,7 +241,7 @@ function registerWorkloadCommands(program: Command): void {
     .action((files: string[]) => {
       for (const f of files) {
         const { workload: w } = loadWorkload(f);
-        process.stdout.write(
+        writeOut(
           `${f}: ok (${plural(w.scripts.length, "script")} x ${plural(w.threads.length, "thread count")} x ${plural(w.tiers.length, "tier")} x ${plural(w.repetitions, "repetition")})\n`,
         );
       }
@@ -290,9 +291,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    process.stderr.write(`perfgate: ${errorMessage(err)}\n`);
+    writeErr(`perfgate: ${errorMessage(err)}\n`);
     if (!(err instanceof UserError) && process.env.PERFGATE_DEBUG && err instanceof Error) {
-      process.stderr.write(`${err.stack}\n`);
+      writeErr(`${err.stack}\n`);
     }
     process.exitCode = err instanceof UsageError ? EXIT.usage : EXIT.error;
   }

@@ -10,6 +10,7 @@ import { detector } from "../pages/detector.js";
 import { buildSeries } from "../pages/model.js";
 import { writeSite } from "../pages/site.js";
 import { plural } from "../util/plural.js";
+import { writeOut } from "../util/terminal.js";
 import { format, repoOption, storeOption } from "./history-commands.js";
 
 function collect(v: string, prev: string[] = []): string[] {
@@ -68,7 +69,7 @@ export function registerPagesCommands(program: Command, history: Command): void 
           title: o.title,
           ...(o.baseline ? { baselines: o.baseline } : {}),
         });
-        process.stdout.write(
+        writeOut(
           `site: ${resolve(o.out)}/index.html — ${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")}, ${plural(s.matrices, "version matrix", "version matrices")}, ${plural(s.files, "data file")} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
         );
       },
@@ -83,12 +84,12 @@ export function registerPagesCommands(program: Command, history: Command): void 
     .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
       const runs = loadAllRuns(parseStore(o.store, o.repo));
       if (o.format === "text") {
-        process.stdout.write(`${changesText(runs)}\n`);
+        writeOut(`${changesText(runs)}\n`);
         return;
       }
       const cells = buildSeries(runs, detector)
         .filter((s) => s.changes.length > 0)
         .map((s) => ({ cell: s.id, ...s.key, points: s.run.length, changes: s.changes }));
-      process.stdout.write(`${JSON.stringify({ runs: runs.length, cells }, null, 2)}\n`);
+      writeOut(`${JSON.stringify({ runs: runs.length, cells }, null, 2)}\n`);
     });
 }

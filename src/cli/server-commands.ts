@@ -13,6 +13,7 @@ import { resolveServer } from "../servers/resolve.js";
 import { parseServerSpec, VERSIONED_SOURCES } from "../servers/spec.js";
 import { errorMessage, UsageError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";
+import { writeOut } from "../util/terminal.js";
 import { format } from "./history-commands.js";
 
 /** Removes the cached installs a versioned spec can resolve to, so fetch unpacks them afresh. */
@@ -44,12 +45,12 @@ function verifyDirs(dirs: string[]): number {
   for (const dir of dirs) {
     try {
       const r = verifyInstallDir(dir);
-      process.stdout.write(
+      writeOut(
         `${r.state === "intact" ? "ok" : "recorded"} ${dir} (${r.files} entries, ${r.ms.toFixed(0)} ms)\n`,
       );
     } catch (err) {
       bad++;
-      process.stdout.write(`refused ${dir}: ${errorMessage(err)}\n`);
+      writeOut(`refused ${dir}: ${errorMessage(err)}\n`);
     }
   }
   return bad;
@@ -97,7 +98,7 @@ export function registerServerCommands(program: Command): void {
       const log = consoleLogger();
       if (o.force) await forget(spec, o.cacheDir ?? cacheRoot(), log);
       const install = await resolveServer(spec, { log, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) });
-      process.stdout.write(`${install.spec} ${install.basedir}\n`);
+      writeOut(`${install.spec} ${install.basedir}\n`);
     });
   server
     .command("list")
@@ -109,7 +110,7 @@ export function registerServerCommands(program: Command): void {
     .action((o: { cacheDir?: string; format: "text" | "json" }) => {
       const cacheDir = resolve(o.cacheDir ?? cacheRoot());
       const list = listCachedServers(cacheDir);
-      process.stdout.write(
+      writeOut(
         o.format === "json"
           ? `${JSON.stringify({ cache: cacheDir, servers: list }, null, 2)}\n`
           : listText(cacheDir, list),

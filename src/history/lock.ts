@@ -9,6 +9,7 @@ import { closeSync, constants, lstatSync, openSync, renameSync, rmSync, statSync
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../util/errors.js";
+import { terminalSafe } from "../util/terminal.js";
 import { readStoreText } from "./store-files.js";
 
 export const LOCK_FILE = ".index.lock";
@@ -25,7 +26,7 @@ export interface LockHolder {
 
 /** Where lock messages go (the CLI's stderr by default). */
 export type LockNote = (line: string) => void;
-const stderrNote: LockNote = (line) => process.stderr.write(`perfgate: ${line}\n`);
+const stderrNote: LockNote = (line) => process.stderr.write(`perfgate: ${terminalSafe(line)}\n`);
 
 /** Does a process with this pid exist here? (EPERM: it exists, owned by someone else.) */
 export function pidAlive(pid: number): boolean {

@@ -2,6 +2,8 @@
  * Where perfgate tells the user what it is doing. The CLI writes to stderr (stdout stays for
  * reports); the action maps groups onto ::group:: lines. Library code takes a Logger parameter.
  */
+import { terminalSafe } from "./terminal.js";
+
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;
@@ -22,15 +24,15 @@ export function consoleLogger(stream: NodeJS.WriteStream = process.stderr): Logg
   return {
     info(message) {
       clear();
-      stream.write(`${message}\n`);
+      stream.write(`${terminalSafe(message)}\n`);
     },
     warn(message) {
       clear();
-      stream.write(`warning: ${message}\n`);
+      stream.write(`warning: ${terminalSafe(message)}\n`);
     },
     progress(message) {
       if (tty) {
-        stream.write(`\r\x1b[2K${message}`);
+        stream.write(`\r\x1b[2K${terminalSafe(message)}`);
         progressShown = true;
         return;
       }
@@ -38,12 +40,12 @@ export function consoleLogger(stream: NodeJS.WriteStream = process.stderr): Logg
       const now = Date.now();
       if (now - lastProgress >= 10_000) {
         lastProgress = now;
-        stream.write(`${message}\n`);
+        stream.write(`${terminalSafe(message)}\n`);
       }
     },
     group(name) {
       clear();
-      stream.write(`== ${name}\n`);
+      stream.write(`== ${terminalSafe(name)}\n`);
       return () => clear();
     },
   };

@@ -1,4 +1,7 @@
 /** Hostile inputs for the tests of links, names and terminal output (hostile-pages, fuzz). */
+import { mkdirSync } from "node:fs";
+import { appendManyToFolderSync } from "../../src/history/folder.js";
+import type { HistoryRun } from "../../src/history/schema.js";
 import type { GabData } from "../../src/interop/gab.js";
 
 /** A commit link that runs script when a page makes it a live link or navigates to it. */
@@ -35,4 +38,11 @@ export function gabData(o: {
     repoUrl: o.repoUrl ?? "https://github.com/o/r",
     entries: { suite: entries },
   };
+}
+
+/** Writes `runs` into a folder store at `root` (created), without the checks of append and import. */
+export function plantStore(root: string, runs: readonly HistoryRun[]): string {
+  mkdirSync(root, { recursive: true });
+  appendManyToFolderSync(root, runs);
+  return root;
 }
