@@ -40,6 +40,14 @@ const AT = 20;
 const STEP = { script: "oltp_read_write", tier: "1G", threads: 16, at: AT, factor: 0.9 };
 const OUT = join(ROOT, "test-output", "pages");
 
+const IMG = join(ROOT, "docs", "img");
+
+/** A screenshot for the test output, and for the README when asked (UPDATE_SCREENSHOTS=1). */
+async function shoot(target: { screenshot(o: { path: string }): Promise<unknown> }, name: string) {
+  await target.screenshot({ path: join(OUT, name) });
+  if (process.env.UPDATE_SCREENSHOTS === "1") await target.screenshot({ path: join(IMG, name) });
+}
+
 let dir: string;
 let site: string;
 let browser: Browser;
@@ -151,7 +159,7 @@ describe("trend pages in Chromium", () => {
     expect(scale[1]! / scale[0]!).toBeLessThan(0.95);
     expect(await changed.locator(".card-title").textContent()).toBe("oltp_read_write · 1G · 16 thr");
     expect(await changed.locator(".badge").textContent()).toContain(commitOf(AT).slice(0, 8));
-    await page.screenshot({ path: join(OUT, "overview.png"), fullPage: true });
+    await shoot(page, "trend-overview.png");
     await page.selectOption("select[name=script]", "oltp_read_only");
     expect(await page.locator(".card:not([hidden])").count()).toBe(4);
     await page.selectOption("select[name=threads]", "64");
@@ -190,7 +198,7 @@ describe("trend pages in Chromium", () => {
     expect(await page.locator("section:first-of-type ul.changes li").textContent()).toContain(
       `${commitOf(AT - 1).slice(0, 8)}..${commitOf(AT).slice(0, 8)}`,
     );
-    await page.screenshot({ path: join(OUT, "cell.png"), fullPage: true });
+    await shoot(page.locator("main"), "trend-cell.png");
     // A point links to its commit: hover point 5 of the tps chart and click.
     const at = await page.evaluate(() => {
       const u = (globalThis as unknown as PageWindow).perfgateCharts.tps!;
@@ -304,6 +312,34 @@ describe("trend pages in Chromium", () => {
     expect(await run.page.locator("details pre").first().textContent()).toContain("innodb_buffer_pool_size");
     expect([...errors, ...run.errors]).toEqual([]);
     await run.page.close();
+  });
+
+  it("thread scaling: per script, one line per version over the four thread counts", async () => {
+    const { page, errors } = await open("scaling.html");
+    const charts = await page.evaluate(() =>
+      Object.entries((globalThis as unknown as PageWindow).perfgateCharts).map(([k, u]) => ({
+        key: k,
+        x: u!.data[0]!.length,
+        lines: u!.series.map((s) => s.label).filter((l) => !/95%|threads/.test(l ?? "")),
+      })),
+    );
+    const tps = charts.filter((c) => c.key.endsWith(":tps"));
+    expect(tps).toHaveLength(3); // oltp_point_select, oltp_read_only, oltp_read_write on 1G
+    for (const c of tps) {
+      expect(c.x).toBe(4);
+      expect(c.lines).toEqual(["10.11.5", "11.4.5"]);
+    }
+    // Sections by script, in natural order.
+    expect(await page.locator("section.scaling h2").first().textContent()).toBe(
+      "oltp_point_select · 1G · mariadb",
+    );
+    expect(charts.filter((c) => c.key.endsWith(":p95_ms"))).toEqual([]); // the matrix runs hold tps only
+    await page
+      .locator("section.scaling")
+      .last()
+      .screenshot({ path: join(OUT, "thread-scaling-synthetic.png") });
+    expect(errors).toEqual([]);
+    await page.close();
   });
 
   it("version matrix: % vs the baseline, heat-coloured, and the list beyond the threshold", async () => {

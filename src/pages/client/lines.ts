@@ -6,6 +6,7 @@
  */
 import uPlot from "uplot";
 import { dict } from "../../util/own.js";
+import { el } from "./dom.js";
 
 declare global {
   interface Window {
@@ -54,9 +55,12 @@ export interface LinesOptions {
   zero?: boolean;
 }
 
+/** Whole seconds (or counts) between labels on a numeric x axis. */
+const WHOLE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 1200, 3600];
+
 function xAxis(o: LinesOptions): uPlot.Axis {
   const labels = o.xLabels;
-  if (!labels) return { label: o.xTitle, size: 48 };
+  if (!labels) return { label: o.xTitle, size: 48, incrs: WHOLE_STEPS };
   return {
     label: o.xTitle,
     size: 48,
@@ -65,13 +69,46 @@ function xAxis(o: LinesOptions): uPlot.Axis {
   };
 }
 
+/**
+ * y spans the lines, not their bands: an interval far wider than the values (two short A/B slices)
+ * would otherwise squash every line flat. A band is cut at the plot's edge.
+ */
+function linesRange(lines: readonly Line[], zero: boolean): uPlot.Range.MinMax {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const l of lines) {
+    for (const v of l.values) {
+      if (v === null || v === undefined || !Number.isFinite(v)) continue;
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+  }
+  if (!Number.isFinite(lo)) return [0, 1];
+  if (zero) return [0, hi > 0 ? hi * 1.08 : 1];
+  const pad = Math.max((hi - lo) * 0.12, Math.abs(hi) * 0.02, 1e-9);
+  return [lo - pad < 0 && lo >= 0 ? 0 : lo - pad, hi + pad];
+}
+
+/** An interval wider than ±50% of its value somewhere says little and would cover the other lines. */
+function wideBand(line: Line): boolean {
+  return line.values.some((v, i) => {
+    const lo = line.lo?.[i];
+    const hi = line.hi?.[i];
+    return v != null && lo != null && hi != null && hi - lo > Math.abs(v);
+  });
+}
+
 export function linesChart(host: HTMLElement, o: LinesOptions): uPlot {
+  host.querySelector(".band-note")?.remove();
   const series: uPlot.Series[] = [{ label: o.xTitle }];
   const data: (number | null)[][] = [o.x];
   const bands: uPlot.Band[] = [];
+  const wide: string[] = [];
   o.lines.forEach((line, i) => {
     const color = line.color ?? LINE_COLORS[i % LINE_COLORS.length]!;
-    if (line.lo && line.hi) {
+    const hasBand = line.lo?.some((v) => v != null) && line.hi?.some((v) => v != null);
+    if (hasBand && wideBand(line)) wide.push(line.label);
+    else if (hasBand && line.lo && line.hi) {
       const lo = series.length;
       series.push({ label: `${line.label} 95% low`, stroke: "transparent", points: { show: false } });
       series.push({ label: `${line.label} 95% high`, stroke: "transparent", points: { show: false } });
@@ -88,14 +125,14 @@ export function linesChart(host: HTMLElement, o: LinesOptions): uPlot {
     });
     data.push(line.values);
   });
-  const range = yRange(o.zero ?? false);
+  const range = linesRange(o.lines, o.zero ?? false);
   const opts: uPlot.Options = {
     width: Math.max(320, o.width || 900),
     height: o.height ?? 280,
     padding: [12, 44, 0, 0],
     scales: {
       x: { time: false, ...(o.xLabels ? { range: [-0.3, o.x.length - 0.7] } : {}) },
-      y: range ? { range } : {},
+      y: { range },
     },
     legend: { show: true, live: true },
     axes: [xAxis(o), { label: o.yTitle, size: 70 }],
@@ -103,10 +140,13 @@ export function linesChart(host: HTMLElement, o: LinesOptions): uPlot {
     bands,
   };
   const u = new uPlot(opts, data as uPlot.AlignedData, host);
-  // Band edges are drawn but hidden from the legend: only the lines are named there.
-  host.querySelectorAll(".u-legend .u-series").forEach((row, i) => {
-    if (i > 0 && / 95% (low|high)$/.test(series[i]?.label?.toString() ?? ""))
-      (row as HTMLElement).hidden = true;
+  // Band edges are drawn but left out of the legend (uPlot lays its rows out inline, so not `hidden`).
+  u.root.querySelectorAll<HTMLElement>(".u-legend .u-series").forEach((row, i) => {
+    if (/ 95% (low|high)$/.test(series[i]?.label?.toString() ?? "")) row.style.display = "none";
   });
+  const bandNote = wide.length > 0 ? `; not drawn for ${wide.join(", ")}: wider than ±50% of the value` : "";
+  if (bands.length > 0 || wide.length > 0) {
+    host.append(el("p", { class: "readout band-note" }, `Bands: 95% intervals${bandNote}.`));
+  }
   return u;
 }

@@ -24,7 +24,7 @@ export function cellGroups(run: HistoryRun): CellGroup[] {
     const key = `${cell.workload}|${cell.script}|${cell.tier}|${cell.threads}`;
     let g = groups.get(key);
     if (!g) {
-      const title = `${cell.script} · ${cell.tier} · ${cell.threads} threads`;
+      const title = `${cell.script} · ${cell.tier} · ${cell.threads} ${cell.threads === 1 ? "thread" : "threads"}`;
       g = { key, title, script: cell.script, tier: cell.tier, threads: cell.threads, sides: [] };
       groups.set(key, g);
     }

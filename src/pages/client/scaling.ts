@@ -11,11 +11,20 @@ function title(g: ScalingGroup): string {
   return `${g.key.script} · ${g.key.tier} · ${g.key.flavor}`;
 }
 
+const METRICS = [
+  ["tps", "TPS by threads"],
+  ["p95_ms", "p95 latency (ms) by threads"],
+] as const;
+
 function groupSection(g: ScalingGroup): { section: HTMLElement; hosts: [string, HTMLElement][] } {
-  const hosts: [string, HTMLElement][] = [
-    ["tps", el("div", { class: "chart", "data-metric": "tps" })],
-    ["p95_ms", el("div", { class: "chart", "data-metric": "p95_ms" })],
-  ];
+  // A metric no version measured (p95 of runs without percentiles) gets no empty chart.
+  const metrics = METRICS.filter(([m]) =>
+    g.lines.some((l) => (m === "tps" ? l.tps : l.p95_ms).v.some((v) => v !== null)),
+  );
+  const hosts: [string, HTMLElement][] = metrics.map(([m]) => [
+    m,
+    el("div", { class: "chart", "data-metric": m }),
+  ]);
   const shown =
     g.lines.length < g.versions ? ` · the ${g.lines.length} newest of ${g.versions} versions` : "";
   const section = el(
@@ -27,10 +36,7 @@ function groupSection(g: ScalingGroup): { section: HTMLElement; hosts: [string, 
       { class: "card-sub" },
       `workload ${g.key.workload} · runner class ${g.key.runner_class} · each version's latest run at each thread count${shown}`,
     ),
-    el("h3", {}, "TPS by threads"),
-    hosts[0]![1],
-    el("h3", {}, "p95 latency (ms) by threads"),
-    hosts[1]![1],
+    ...metrics.flatMap(([, title], i) => [el("h3", {}, title), hosts[i]![1]]),
   );
   return { section, hosts };
 }
