@@ -142,7 +142,7 @@ describe("a run's page from a real run", () => {
     expect(cells.map((c) => c.threads)).toEqual([1, 2, 4]);
     for (const c of cells) {
       await page.selectOption("select[name=timeline-cell]", {
-        label: `oltp_read_write · 256M · ${c.threads} threads`,
+        label: `oltp_read_write · 256M · ${c.threads} thread${c.threads === 1 ? "" : "s"}`,
       });
       const t = await timeline();
       expect(t.x).toEqual(c.intervals.map((iv) => r4(iv.t)));
@@ -256,6 +256,6 @@ describe("history append --results-url", () => {
     ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain("--results-url javascript:alert(1): not an http(s) URL");
+    expect(r.stderr).toContain(`--results-url "javascript:alert(1)": not an http(s) URL`);
   });
 });
