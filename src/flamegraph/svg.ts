@@ -22,9 +22,13 @@ const FRAME_H = 16;
 const PAD = 10;
 const TOP = 44;
 
+/** Characters XML 1.0 does not allow in a document (and DEL): dropped from names. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
 export function xmlEscape(s: string): string {
   return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "")
+    .replace(NOT_XML, "")
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
     .replaceAll(">", "&gt;")
