@@ -256,6 +256,7 @@ describe("trend pages in Chromium", () => {
       );
     const { page, errors } = await open(href!);
     for (const c of await geometry()) {
+      expect(c.lastSplit, c.metric).toBe(RUNS - 1); // the newest commit is labelled
       expect(c.rightmost, c.metric).toBeLessThanOrEqual(c.width);
       expect(c.labels.at(-1)).toBe(c.metric);
       expect(c.yMin).toBeGreaterThan(0);

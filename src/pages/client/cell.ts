@@ -80,7 +80,8 @@ function readout(s: CellSeries, metric: string, i: number | null | undefined): (
   const lo = col.lo[i];
   const hi = col.hi[i];
   const url = urlOf(s, i);
-  const commit = url ? el("a", { href: url }, shortSha(s.commit[i]!)) : shortSha(s.commit[i]!);
+  const label = s.commit[i] ? shortSha(s.commit[i]!) : "no commit";
+  const commit = url ? el("a", { href: url }, label) : label;
   return [
     `${day(s.date[i]!)} · `,
     commit,
@@ -116,6 +117,11 @@ function xAxis(s: CellSeries, xs: number[], view: ViewOptions): uPlot.Axis {
       const step = Math.max(1, Math.ceil(n / fit));
       const out: number[] = [];
       for (let i = 0; i < n; i += step) out.push(i);
+      // The newest point always has its label (the commit a reader looks for); a label too close before it gives way.
+      if (n > 1 && out.at(-1) !== n - 1) {
+        if (n - 1 - out.at(-1)! < step / 2 && out.length > 1) out.pop();
+        out.push(n - 1);
+      }
       return out;
     },
     values: (_u, splits) =>

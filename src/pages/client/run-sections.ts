@@ -59,7 +59,12 @@ const summary: RunSection = {
     return {
       nodes: [
         kv([
-          ["commit", safeLink(run.commit_url, run.commit)],
+          [
+            "commit",
+            run.commit === ""
+              ? "none recorded (a release binary: plotted by server version and date)"
+              : safeLink(run.commit_url, run.commit),
+          ],
           ["date", run.date],
           ["branch", run.branch],
           ["runner class", run.runner_class],
