@@ -68,7 +68,9 @@ describe("within-run degradation in comparisons", () => {
     const r = compareSets([base, head]);
     const tps = r.cells.find((c) => c.metric === "tps")!;
     expect(Math.abs(tps.change_pct)).toBeLessThan(3);
-    expect(tps.verdict).toBe("unchanged");
+    // one run per side: the decaying head's batch means spread widely, so the means do not decide
+    expect(tps.method).toBe("batch_means");
+    expect(tps.verdict).toBe("inconclusive");
     expect(r.cells.every((c) => c.verdict !== "regression")).toBe(true);
     expect(r.degradation.map((d) => d.verdict)).toEqual(["regression"]);
     expect(r.summary.regressions).toBe(1);

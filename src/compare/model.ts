@@ -8,9 +8,15 @@
 import type { AbResults } from "../ab/schema.js";
 import type { BaselineProvenance } from "../history/provenance.js";
 import type { ImportedSet } from "../import/schema.js";
-import { type MetricValues, type SliceValues, valuesFrom } from "../metrics/table.js";
+import {
+  METRICS,
+  type MetricName,
+  type MetricValues,
+  type SliceValues,
+  valuesFrom,
+} from "../metrics/table.js";
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
-import { type TimedValue, tidySeries } from "../stats/index.js";
+import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
 
 export type SetKind = "results" | "import" | "ab";
 
@@ -27,6 +33,11 @@ export interface Observation extends MetricValues {
   repetition: number;
   /** per-second tps during the run, for within-run degradation */
   series?: TimedValue[];
+  /**
+   * per metric, the batch-means spread of the run's own per-second values (absent: no per-second
+   * values, or too few for MIN_BATCHES batches): a single run's interval (docs/statistics.md)
+   */
+  spread?: Partial<Record<MetricName, RunSpread>>;
 }
 
 /** One side of an interleaved pair. */
@@ -81,6 +92,24 @@ function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
   return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : undefined;
 }
 
+/** The batch-means spread of each metric's per-second values (metrics without enough are left out). */
+function spreadsOf(intervals: readonly Interval[]): Partial<Record<MetricName, RunSpread>> | undefined {
+  if (intervals.length === 0) return undefined;
+  const out: Partial<Record<MetricName, RunSpread>> = {};
+  for (const m of METRICS) {
+    const read = m.fromInterval;
+    if (!read) continue;
+    const xs: number[] = [];
+    for (const iv of intervals) {
+      const v = read(iv);
+      if (v !== null) xs.push(v);
+    }
+    const spread = batchMeans(xs);
+    if (spread) out[m.name] = spread;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 function pushUnique(xs: string[], x: string): void {
   if (!xs.includes(x)) xs.push(x);
 }
@@ -107,6 +136,7 @@ export function fromResults(results: Results, file: string): MeasurementSet {
     const engine = engineByLabel.get(c.server) ?? c.server;
     pushUnique(engines, engine);
     const series = seriesOf(c.intervals);
+    const spread = spreadsOf(c.intervals);
     observations.push({
       scenario: c.script,
       tier: c.tier,
@@ -115,6 +145,7 @@ export function fromResults(results: Results, file: string): MeasurementSet {
       repetition: c.repetition,
       ...valuesFrom((m) => m.fromCell, c),
       ...(series ? { series } : {}),
+      ...(spread ? { spread } : {}),
     });
   }
   return {

@@ -4,8 +4,8 @@
  * each (first is base), or engines against named baselines of their family — with the fairness
  * checks between run files and notes on what was left out. Pure.
  */
-import type { MetricValues } from "../metrics/table.js";
-import type { TimedValue } from "../stats/index.js";
+import type { MetricName, MetricValues } from "../metrics/table.js";
+import type { RunSpread, TimedValue } from "../stats/index.js";
 import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
@@ -16,7 +16,8 @@ import type { ComparisonReport } from "./schema.js";
 export { plural };
 
 /** The metric values of one side of one measurement (a repetition, or one side of a pair). */
-export type UnitValues = MetricValues;
+/** A run's values carry the batch-means spread of their per-second series when known. */
+export type UnitValues = MetricValues & { spread?: Partial<Record<MetricName, RunSpread>> };
 
 /** One cell of a base engine and a head engine, with everything measured on both sides. */
 export interface Unit {

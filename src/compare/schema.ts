@@ -35,9 +35,12 @@ export const ComparisonCellSchema = z.object({
   verdict: VerdictKindSchema,
   /** decided (not inconclusive) and backed by a confidence interval */
   confirmed: z.boolean(),
-  /** paired (A/B pairs), welch (independent repetitions) or single (one value per side: no CI) */
-  method: z.enum(["paired", "welch", "single"]),
-  /** pairs, or the smaller per-side count */
+  /**
+   * paired (A/B pairs), welch (independent repetitions), batch_means (one run per side: its interval
+   * from the batch means of each run's per-second series) or single (one value per side: no CI)
+   */
+  method: z.enum(["paired", "welch", "batch_means", "single"]),
+  /** pairs, or the smaller per-side count (batch_means: the smaller number of batches) */
   n: z.number().int().positive(),
   /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
   ci_level: num.nullable(),

@@ -6,9 +6,11 @@
 import { metricDef, withMetricDefaults } from "../metrics/table.js";
 import {
   compareLogs,
+  compareRuns,
   logsInPlace,
   MIN_INTERVAL_N,
   mean,
+  type RunSpread,
   type ThresholdConfig,
   thresholdFor,
   verdictFromComparison,
@@ -27,6 +29,8 @@ export interface Pending {
   lnHead: number[];
   /** enough values for a confidence interval (MIN_INTERVAL_N pairs, or as many repetitions per side) */
   hasCi: boolean;
+  /** one run per side, both with a batch-means spread: the comparison uses it (compareRuns) */
+  runs?: { base: RunSpread; head: RunSpread };
 }
 
 export function unitLabel(u: Unit): string {
@@ -78,6 +82,17 @@ function pushValues(obs: readonly UnitValues[], metric: ComparedMetric, out: num
 }
 
 /**
+ * One run per side (unpaired), each with a batch-means spread of `metric`: the two spreads, which
+ * give the pair of runs an interval; undefined otherwise.
+ */
+function singleRuns(u: Unit, metric: ComparedMetric): Pending["runs"] {
+  if (u.design !== "unpaired" || u.base_obs.length !== 1 || u.head_obs.length !== 1) return undefined;
+  const base = u.base_obs[0]!.spread?.[metric];
+  const head = u.head_obs[0]!.spread?.[metric];
+  return base && head ? { base, head } : undefined;
+}
+
+/**
  * The comparisons to make, in unit × metric order; cells with zero values and metrics no cell has
  * are left out with a note.
  */
@@ -96,13 +111,15 @@ export function pendingComparisons(
         notes.push(`${unitLabel(unit)}: ${metric} has zero values (not compared)`);
         continue;
       }
-      const hasCi = Math.min(base.length, head.length) >= MIN_INTERVAL_N;
+      const runs = singleRuns(unit, metric);
+      const hasCi = runs !== undefined || Math.min(base.length, head.length) >= MIN_INTERVAL_N;
       pending.push({
         unit,
         metric,
         lnBase: logsInPlace(base, "base"),
         lnHead: logsInPlace(head, "head"),
         hasCi,
+        ...(runs ? { runs } : {}),
       });
       seen.add(metric);
     }
@@ -146,7 +163,13 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
   const u = p.unit;
   const lb = p.lnBase;
   const lh = p.lnHead;
-  const c = compareLogs(u.design, lb, lh, { alpha });
+  const c = p.runs
+    ? compareRuns(
+        { value: Math.exp(lb[0]!), spread: p.runs.base },
+        { value: Math.exp(lh[0]!), spread: p.runs.head },
+        { alpha },
+      )
+    : compareLogs(u.design, lb, lh, { alpha });
   const v = verdictFromComparison(p.metric, metricDef(p.metric).direction, c, threshold);
   const baseValue = Math.exp(mean(lb));
   const headValue = Math.exp(mean(lh));

@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import type { AbResults } from "../ab/schema.js";
 import { aggregate, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
 import type { Results, ServerRecord } from "../results/schema.js";
-import { mean, sampleSd, studentTQuantile } from "../stats/index.js";
+import { batchMeans, type RunSpread, sampleSd, studentTQuantile } from "../stats/index.js";
 import { plural } from "../util/plural.js";
 import { addMeasurement, type DetailAcc, detailFields, newDetail } from "./detail.js";
 import {
@@ -35,9 +35,6 @@ export interface RunContext {
   rawUrl?: string | null;
 }
 
-/** Per-second lines are split into this many batches for a single repetition's interval. */
-const BATCHES = 5;
-
 function round(x: number): number {
   return Number(x.toPrecision(6));
 }
@@ -45,37 +42,24 @@ function round(x: number): number {
 /**
  * The aggregate of `xs` (the geometric mean) and its 95% interval: with 2+ values all above zero,
  * the t-interval of the mean log taken back (exp), which is what a comparison's interval is built
- * on; with one value, ± `fallbackHalf` (or none); with a value of 0, none.
+ * on; with one value, the interval of its batch means (`spread`, src/stats/batch-means.ts: the
+ * same method compare uses for one run per side), else none; with a value of 0, none.
  */
-export function metricValue(xs: readonly number[], fallbackHalf: number | null = null): MetricValue {
+export function metricValue(xs: readonly number[], spread: RunSpread | null = null): MetricValue {
   const m = aggregate(xs) ?? Number.NaN;
-  let lo: number | null = fallbackHalf === null ? null : m - fallbackHalf;
-  let hi: number | null = fallbackHalf === null ? null : m + fallbackHalf;
-  if (xs.length >= 2) {
-    lo = null;
-    hi = null;
-    if (xs.every((x) => x > 0)) {
-      const logs = xs.map(Math.log);
-      const half = (studentTQuantile(0.975, xs.length - 1) * sampleSd(logs)) / Math.sqrt(xs.length);
-      lo = m * Math.exp(-half);
-      hi = m * Math.exp(half);
-    }
+  let half: number | null = null;
+  if (xs.length >= 2 && xs.every((x) => x > 0)) {
+    const logs = xs.map(Math.log);
+    half = (studentTQuantile(0.975, xs.length - 1) * sampleSd(logs)) / Math.sqrt(xs.length);
+  } else if (xs.length === 1 && m > 0 && spread !== null) {
+    half = studentTQuantile(0.975, spread.df) * spread.rel_se;
   }
   return {
     value: round(m),
-    lo: lo === null ? null : round(lo),
-    hi: hi === null ? null : round(hi),
+    lo: half === null ? null : round(m * Math.exp(-half)),
+    hi: half === null ? null : round(m * Math.exp(half)),
     n: xs.length,
   };
-}
-
-/** Half-width of the 95% interval of a mean from batch means of a per-second series (≥ 10 lines). */
-export function batchHalfWidth(xs: readonly number[]): number | null {
-  if (xs.length < 2 * BATCHES) return null;
-  const size = Math.floor(xs.length / BATCHES);
-  const batches: number[] = [];
-  for (let b = 0; b < BATCHES; b++) batches.push(mean(xs.slice(b * size, (b + 1) * size)));
-  return (studentTQuantile(0.975, BATCHES - 1) * sampleSd(batches)) / Math.sqrt(BATCHES);
 }
 
 interface Group {
@@ -105,7 +89,7 @@ function cellsOf(groups: Map<string, Group>): HistoryCell[] {
     for (const { name: m } of METRICS) {
       if (g.values[m].length === 0) continue;
       const lines = g.lines[m].filter((x) => Number.isFinite(x));
-      metrics[m] = metricValue(g.values[m], g.values[m].length === 1 ? batchHalfWidth(lines) : null);
+      metrics[m] = metricValue(g.values[m], g.values[m].length === 1 ? batchMeans(lines) : null);
     }
     return { ...g.key, metrics, ...detailFields(g.detail) };
   });

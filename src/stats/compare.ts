@@ -4,13 +4,17 @@
  *
  * - paired: interleaved A/B pairs; per-pair d = ln(head/base); t interval on mean(d), df = n − 1.
  * - welch: independent repetitions per side; Welch two-sample t on ln values, Welch–Satterthwaite df.
+ * - batch_means: one run per side with per-second series: ln(head/base) of the two runs' values,
+ *   SE from each run's batch means (batch-means.ts), Welch–Satterthwaite df over the batches.
  * - single: one pair, or fewer than 2 values on a side: a point estimate only, no interval.
  */
+import type { RunSpread } from "./batch-means.js";
 import { logs, mean, sampleVariance } from "./descriptive.js";
 import { normalQuantile, studentTQuantile } from "./distributions.js";
 
 /** How the comparison was computed. */
-export type ComparisonMethod = "paired" | "welch" | "single";
+/** batch_means: one run per side, its interval from the batch means of its per-second series */
+export type ComparisonMethod = "paired" | "welch" | "batch_means" | "single";
 
 /** Confidence level and power settings. */
 export interface ComparisonOptions {
@@ -266,6 +270,34 @@ export function compareLogs(
   return pairedFromRatios(d, settings);
 }
 
+/**
+ * One run per side, each with the batch-means spread of its per-second series: the estimate is
+ * ln(head/base) of the two runs' values, its SE √(r_b² + r_h²) with r the relative standard error of
+ * each run's mean (the SE of its log, by the delta method), and Welch–Satterthwaite df with each
+ * side's batches as its sample size. `n` is the smaller batch count. Values must be finite and > 0.
+ */
+export function compareRuns(
+  base: { value: number; spread: RunSpread },
+  head: { value: number; spread: RunSpread },
+  options?: ComparisonOptions,
+): Comparison {
+  const settings = resolveOptions(options);
+  const [lb] = logs([base.value], "base");
+  const [lh] = logs([head.value], "head");
+  const vb = base.spread.rel_se ** 2;
+  const vh = head.spread.rel_se ** 2;
+  const nb = base.spread.batches;
+  const nh = head.spread.batches;
+  return build(
+    "batch_means",
+    { n: Math.min(nb, nh), n_base: nb, n_head: nh },
+    settings,
+    lh! - lb!,
+    NO_SPREADS,
+    { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) },
+  );
+}
+
 /** Above this many samples, samplesNeeded/samplesForEffect answer null ("practically infinite"). */
 export const MAX_SAMPLES = 1e9;
 
@@ -362,7 +394,8 @@ function spreadAt1(c: Comparison): number | null {
  */
 export function samplesNeeded(c: Comparison, thresholdPct: number): number | null {
   if (!(thresholdPct > 0)) throw new RangeError(`threshold must be > 0 %, got ${thresholdPct}`);
-  if (c.method === "single") return null;
+  // batch_means: more seconds, not more samples, would narrow it; no count to project
+  if (c.method === "single" || c.method === "batch_means") return null;
   const lowBand = pctToLog(-thresholdPct);
   const highBand = pctToLog(thresholdPct);
   const m = c.mean_log;

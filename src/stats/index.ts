@@ -3,11 +3,22 @@
  * degradation detection. Pure (no I/O), no statistics library. Methods: docs/statistics.md.
  */
 export {
+  BATCH_TAU_FACTOR,
+  batchLength,
+  batchMeans,
+  batchMeansShortfall,
+  MAX_BATCHES,
+  MIN_BATCH_LEN,
+  MIN_BATCHES,
+  type RunSpread,
+} from "./batch-means.js";
+export {
   type Comparison,
   type ComparisonMethod,
   type ComparisonOptions,
   compareLogs,
   comparePaired,
+  compareRuns,
   compareUnpaired,
   DEFAULT_ALPHA,
   DEFAULT_POWER,

@@ -157,7 +157,8 @@ export interface WithheldInterval {
  */
 export function withheldInterval(c: Comparison): WithheldInterval | null {
   if (c.method === "single" || c.df === null) return null;
-  const unit = c.method === "paired" ? "pairs" : "repetitions per side";
+  const unit =
+    c.method === "paired" ? "pairs" : c.method === "batch_means" ? "batches" : "repetitions per side";
   if (c.n < MIN_INTERVAL_N) {
     const reason = `too few ${unit} for an interval (n=${c.n}); use ≥ ${MIN_INTERVAL_N}`;
     return { reason, minimum: MIN_INTERVAL_N, tooFew: true };
