@@ -1,0 +1,50 @@
+/**
+ * The two vitest projects (vitest.config.ts): a test file that starts real servers, sysbench,
+ * valgrind or a browser is in the integration project, so `npm run test:unit` never waits for a
+ * server. The unit project's global setup (tests/helpers/unit-setup.ts) enforces the rest at run
+ * time: no server cache, no sysbench, closed mirrors.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { INTEGRATION } from "../vitest.config.js";
+
+const ROOT = join(import.meta.dirname, "..");
+
+/** What only an integration test uses: the real-server helpers, sysbench, valgrind, a browser. */
+const MARKERS: [RegExp, string][] = [
+  [/\bREAL_SERVERS\b|\bMYSQL_SERVERS\b/, "the real server specs"],
+  [/\bresolveServer\(/, "fetching a server"],
+  [/\brequireSysbench\(/, "sysbench"],
+  [/helpers\/browser\.js/, "headless Chromium"],
+  [/\bvalgrind\b|callgrind_control/, "valgrind"],
+];
+
+describe("test projects", () => {
+  const files = readdirSync(join(ROOT, "tests"))
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => `tests/${f}`);
+
+  it("every file listed as integration exists", () => {
+    for (const f of INTEGRATION) expect(existsSync(join(ROOT, f)), f).toBe(true);
+  });
+
+  it("a file that uses real servers, sysbench, valgrind or a browser is in the integration project", () => {
+    const misplaced: string[] = [];
+    for (const f of files) {
+      if (INTEGRATION.includes(f) || f === "tests/test-projects.test.ts") continue;
+      const text = readFileSync(join(ROOT, f), "utf8");
+      for (const [re, what] of MARKERS) if (re.test(text)) misplaced.push(`${f} (${what})`);
+    }
+    expect(misplaced, "add these to INTEGRATION in vitest.config.ts").toEqual([]);
+  });
+
+  it("both projects are in npm test; test:unit runs the unit project alone", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.test).toMatch(/vitest run$/);
+    expect(pkg.scripts["test:unit"]).toBe("vitest run --project unit");
+    expect(pkg.scripts["test:integration"]).toBe("vitest run --project integration");
+  });
+});
