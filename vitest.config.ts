@@ -31,6 +31,7 @@ export const INTEGRATION = [
   "network-remote-client",
   "pages-browser",
   "pages-gab-browser",
+  "pages-run-browser",
   "preflight-availability",
   "run-e2e",
   "run-sysbench-faults",
