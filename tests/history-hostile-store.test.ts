@@ -591,3 +591,68 @@ describe("a baseline pool from the store", () => {
     expect(recent.code, recent.stderr).toBe(0);
   });
 });
+
+describe("the measured commit comes from what was measured", () => {
+  requireBuild();
+  const noEvent = { GITHUB_SHA: "", GITHUB_SERVER_URL: "", GITHUB_REPOSITORY: "" };
+
+  it("release binaries appended inside a git checkout record no commit, say so once, and plot by version and date", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    // The CLI runs in perfgate's own checkout: its HEAD is not what was measured.
+    const add = (f: string, ...more: string[]) =>
+      runCli(["history", "append", f, "--store", store, "--branch", "main", ...more], noEvent);
+    const a = await add(resultsFile(d, "r0.json", 100, "11.4.5"), "--date", "2026-11-01T00:00:00Z");
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stderr).toBe(
+      `perfgate: ${join(d, "r0.json")}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,
+    );
+    expect((await add(resultsFile(d, "r1.json", 200, "11.4.6"), "--date", "2026-11-02T00:00:00Z")).code).toBe(
+      0,
+    );
+    const runs = readIndex(store).runs;
+    expect(runs.map((e) => e.commit)).toEqual(["", ""]);
+    const list = await runCli(["history", "list", "--store", store]);
+    expect(list.stdout).toContain("  no commit  main");
+    const { buildSeries } = await import("../src/pages/model.js");
+    const { readAllRuns } = await import("../src/history/folder.js");
+    const [series] = buildSeries(readAllRuns(store), () => []);
+    expect(series!.commit).toEqual(["11.4.5 2026-11-01", "11.4.6 2026-11-02"]);
+  });
+
+  it("a build: server's commit, else the workflow's GITHUB_SHA, else --commit over both", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const built = "ab".repeat(20);
+    const server = {
+      ...makeServer({ version: "11.8.0" }),
+      source: "build" as const,
+      spec: `build:/src/mariadb@${built}`,
+    };
+    const buildFile = writeJson(d, "b.json", makeResults({ servers: [server], cells: [{ tps: 100 }] }));
+    const withEvent = { ...noEvent, GITHUB_SHA: "cd".repeat(20) };
+    expect((await runCli(["history", "append", buildFile, "--store", store], withEvent)).code).toBe(0);
+    expect(
+      (await runCli(["history", "append", resultsFile(d, "e.json", 101), "--store", store], withEvent)).code,
+    ).toBe(0);
+    const flagged = await runCli(
+      [
+        "history",
+        "append",
+        resultsFile(d, "f.json", 102, "11.4.7"),
+        "--store",
+        store,
+        "--commit",
+        "ef".repeat(20),
+      ],
+      withEvent,
+    );
+    expect(flagged.code).toBe(0);
+    expect(flagged.stderr).toBe("");
+    expect(
+      readIndex(store)
+        .runs.map((e) => e.commit)
+        .sort(),
+    ).toEqual([built, "cd".repeat(20), "ef".repeat(20)].sort());
+  });
+});

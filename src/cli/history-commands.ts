@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
 import { headIdentity, matchingRuns, pooledBaseline } from "../history/baseline.js";
+import { NO_COMMIT, shortCommitText } from "../history/commit.js";
 import { ageText, DEFAULT_BASELINE_MAX_AGE_DAYS } from "../history/provenance.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
@@ -81,7 +82,7 @@ function showText(run: HistoryRun): string {
   if (run.source === "gab") return importedText(run);
   const lines = [
     `run ${run.id} (${run.source})`,
-    `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
+    `commit   ${run.commit === NO_COMMIT ? "(no commit: placed by server version and date)" : run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
     `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}`,
     `servers  ${run.servers.map((s) => `${s.label}: ${s.version_string} (${s.spec})`).join("; ")}`,
     `host     ${run.host.cpu_model}, ${run.host.cores} cores, ${(run.host.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${run.host.os}, ${run.host.kernel}`,
@@ -122,7 +123,10 @@ function registerAppend(history: Command): void {
     .argument("<results.json|ab.json>", "written by perfgate run or perfgate ab")
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--commit <sha>", "the commit measured (default: $GITHUB_SHA or HEAD here)")
+    .option(
+      "--commit <sha>",
+      "the commit measured (default: a build: server's commit, else $GITHUB_SHA, else none: placed by server version and date)",
+    )
     .option(
       "--commit-url <url>",
       "link for the commit (default in GitHub Actions: the repository's commit page)",
@@ -145,6 +149,11 @@ function registerAppend(history: Command): void {
     .action(async (file: string, o: AppendFlags & { store: string; repo?: string }) => {
       const store = parseStore(o.store, o.repo);
       const run = historyRunFromFile(file, o);
+      if (run.commit === NO_COMMIT) {
+        process.stderr.write(
+          `perfgate: ${file}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,
+        );
+      }
       const { id, added } = await appendRun(store, run);
       writeOut(
         `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) to ${describeStore(store)}\n`,
@@ -196,7 +205,7 @@ function registerList(history: Command): void {
       if (index.runs.length === 0) writeOut("no runs in the store\n");
       for (const e of index.runs) {
         writeOut(
-          `${e.id}  ${e.date}  ${e.commit.slice(0, 12)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${plural(e.cells, "cell")}${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
+          `${e.id}  ${e.date}  ${shortCommitText(e.commit)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${plural(e.cells, "cell")}${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
         );
       }
     });
@@ -236,7 +245,11 @@ function registerPrune(history: Command): void {
         ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
       });
       writeOut(`removed ${plural(gone.length, "run")} from ${describeStore(store)}\n`);
-      for (const e of gone) writeOut(`  ${e.id}  ${e.date}  ${e.commit.slice(0, 12)}\n`);
+      const now = Date.now();
+      for (const e of gone) {
+        const future = new Date(e.date).getTime() > now ? "  (dated in the future: its age is unknown)" : "";
+        writeOut(`  ${e.id}  ${e.date}  ${shortCommitText(e.commit)}${future}\n`);
+      }
     });
 }
 

@@ -1,6 +1,9 @@
 /**
- * `history append`: read a results or A/B file, work out the run's commit, branch and date (flags,
- * then the GitHub Actions environment, then the current git checkout) and add it to the store.
+ * `history append`: read a results or A/B file, work out the run's commit, branch and date and add
+ * it to the store. The commit is the one measured: --commit, else the commit a build: server was
+ * built from, else the workflow's event (GITHUB_SHA); otherwise the run records no commit (the
+ * checkout perfgate happens to run in says nothing about a release binary). The branch: --branch,
+ * the GitHub Actions variables, then the current git checkout.
  */
 import { spawnSync } from "node:child_process";
 import { parseAbResults } from "../ab/store.js";
@@ -9,6 +12,7 @@ import { parseResults } from "../results/store.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { urlError } from "../util/safe-url.js";
+import { measuredCommit, NO_COMMIT } from "./commit.js";
 import { historyFromAb, historyFromResults, type RunContext } from "./extract.js";
 import type { HistoryRun } from "./schema.js";
 
@@ -27,19 +31,23 @@ function gitOut(args: string[]): string | null {
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
-/** Commit, URL and branch: flags, else GITHUB_* variables, else the git checkout here. */
+/**
+ * Commit, URL and branch: the commit from --commit, the build: server (`measured`) or GITHUB_SHA,
+ * else none (NO_COMMIT); the branch from flags, GITHUB_* variables, else the git checkout here.
+ */
 export function runContext(
   f: AppendFlags,
   env: NodeJS.ProcessEnv = process.env,
+  measured: string | null = null,
 ): Omit<RunContext, "runnerClass"> {
-  const commit = f.commit ?? env.GITHUB_SHA ?? gitOut(["rev-parse", "HEAD"]);
-  if (!commit)
-    throw new UserError("history append: no commit: give --commit <sha> (or run inside a git checkout)");
+  const fromEvent = f.commit === undefined && measured === null ? env.GITHUB_SHA || null : null;
+  const commit = f.commit ?? measured ?? fromEvent ?? NO_COMMIT;
   const repoUrl =
     env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY
       ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}`
       : null;
-  const commitUrl = f.commitUrl ?? (repoUrl && !f.commit ? `${repoUrl}/commit/${commit}` : null);
+  // The repository's commit page only for the workflow's own commit (a build: may be another repository's).
+  const commitUrl = f.commitUrl ?? (repoUrl && fromEvent ? `${repoUrl}/commit/${fromEvent}` : null);
   if (commitUrl !== null) {
     const bad = urlError(
       f.commitUrl !== undefined ? "--commit-url" : "GITHUB_SERVER_URL/GITHUB_REPOSITORY commit link",
@@ -81,15 +89,17 @@ export function historyRunFromFile(
 ): HistoryRun {
   const text = readTextFile(file);
   const data = parseJson(text, file) as { schema?: unknown };
-  const ctx = { ...runContext(f, env), rawFile: file };
   if (data?.schema === "perfgate/ab") {
     const ab = parseAbResults(data, file);
+    const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1];
+    const ctx = { ...runContext(f, env, measuredCommit(head ? [head] : [])), rawFile: file };
     return historyFromAb(ab, { ...ctx, runnerClass: runnerClassFor(ab.host, f.runnerClass) }, text);
   }
   if (data?.schema === "perfgate/results") {
     const r = parseResults(data, file);
     if (r.status === "running")
       throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
+    const ctx = { ...runContext(f, env, measuredCommit(r.servers)), rawFile: file };
     return historyFromResults(r, { ...ctx, runnerClass: runnerClassFor(r.host, f.runnerClass) }, text);
   }
   throw new UserError(

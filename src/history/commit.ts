@@ -19,3 +19,18 @@ export function measuredCommit(servers: readonly { spec: string }[]): string | n
   }
   return commits.size === 1 ? [...commits][0]! : null;
 }
+
+/** How a point without a commit is labelled on pages and in change ranges: server version and date. */
+export function pointLabel(run: {
+  commit: string;
+  date: string;
+  servers: readonly { version: string }[];
+}): string {
+  if (run.commit !== NO_COMMIT) return run.commit;
+  return `${run.servers[0]?.version || "?"} ${run.date.slice(0, 10)}`;
+}
+
+/** The commit as a short text for lists and messages: 12 characters, or "no commit". */
+export function shortCommitText(commit: string): string {
+  return commit === NO_COMMIT ? "no commit" : commit.slice(0, 12);
+}

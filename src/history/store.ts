@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
+import { shortCommitText } from "./commit.js";
 import {
   type AppendOutcome,
   appendManyToFolder,
@@ -53,7 +54,7 @@ export function appendRun(store: StoreRef, run: HistoryRun): Promise<AppendOutco
   if (store.kind === "dir") return appendToFolder(store.path, run);
   return updateGitStore(
     store,
-    `history: append run ${run.id} (${run.commit.slice(0, 12)}, ${run.branch})`,
+    `history: append run ${run.id} (${shortCommitText(run.commit)}, ${run.branch})`,
     (root) => {
       const outcome = appendToFolderSync(root, run);
       return { result: outcome, changed: true }; // an existing run may still heal the index

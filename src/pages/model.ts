@@ -6,9 +6,11 @@
  * below lets the browser's type check read the Node imports.
  */
 /// <reference types="node" />
+
 import { createHash } from "node:crypto";
 import type { SeriesPoint } from "../changes/index.js";
 import { naturalCompare } from "../compare/compare.js";
+import { pointLabel } from "../history/commit.js";
 import {
   type Better,
   HISTORY_METRICS,
@@ -171,7 +173,7 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
       const at = s.run.length;
       s.run.push(run.id);
       s.date.push(run.date);
-      s.commit.push(run.commit);
+      s.commit.push(pointLabel(run)); // no commit recorded: placed by server version and date
       // Only a safe link reaches the site: an older store may hold any text here.
       s.url.push(safeUrl(run.commit_url));
       s.version.push(server.version);
