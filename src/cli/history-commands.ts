@@ -150,7 +150,7 @@ function registerAppend(history: Command): void {
       const store = parseStore(o.store, o.repo);
       const run = historyRunFromFile(file, o);
       if (run.commit === NO_COMMIT) {
-        process.stderr.write(
+        writeErr(
           `perfgate: ${file}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,
         );
       }
