@@ -11,6 +11,7 @@ import { historyFromResults } from "../src/history/extract.js";
 import { HistoryCellSchema } from "../src/history/schema.js";
 import { exportGab } from "../src/interop/gab.js";
 import {
+  AB_CELL_METRICS,
   aggregate,
   heading,
   METRIC_NAMES,
@@ -46,6 +47,7 @@ describe("the metrics table", () => {
     }
     expect(() => metricDef("widgets")).toThrow(/unknown metric "widgets": accepted: tps, qps, p95_ms/);
     expect(SLICE_METRICS).toEqual(["tps", "qps", "p95_ms"]);
+    expect(AB_CELL_METRICS).toEqual(["instructions"]);
   });
 
   it("the pages' built-in metrics are the table's rows, in its order", () => {
@@ -82,9 +84,10 @@ describe("the metrics table", () => {
   it("thresholds: the caller's per-metric values over the table's own defaults", () => {
     expect(withMetricDefaults({ default_pct: 5, per_metric: { tps: 3 } })).toEqual({
       default_pct: 5,
-      per_metric: { tps: 3 },
+      per_metric: { instructions: 1, tps: 3 },
     });
-    expect(withMetricDefaults(undefined).per_metric).toEqual({});
+    expect(withMetricDefaults(undefined).per_metric).toEqual({ instructions: 1 });
+    expect(withMetricDefaults({ per_metric: { instructions: 2 } }).per_metric).toEqual({ instructions: 2 });
   });
 });
 

@@ -106,6 +106,13 @@ function meanSelf(reps: readonly InstructionRepetition[]): Map<string, { f: Func
   return out;
 }
 
+/** The smallest self cost kept in any repetition of a side (a function not kept there had at most this). */
+function smallestKept(reps: readonly InstructionRepetition[]): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (const r of reps) for (const f of r.functions) if (f.self < min) min = f.self;
+  return Number.isFinite(min) ? min : 0;
+}
+
 function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }
@@ -124,8 +131,14 @@ export function functionChanges(
   const totalDelta = mean(head.map((r) => r.per_transaction)) - mean(base.map((r) => r.per_transaction));
   const keys = new Set([...b.keys(), ...h.keys()]);
   const changes: FunctionChange[] = [];
+  const floorB = smallestKept(base);
+  const floorH = smallestKept(head);
   for (const key of keys) {
     const f = (b.get(key) ?? h.get(key))!.f;
+    // kept on one side only: its value on the other is at most that side's smallest kept one, so
+    // it is listed only when its own value is above that (a change that is certainly there)
+    if (!b.has(key) && h.get(key)!.self <= floorB) continue;
+    if (!h.has(key) && b.get(key)!.self <= floorH) continue;
     const bs = b.get(key)?.self ?? 0;
     const hs = h.get(key)?.self ?? 0;
     const delta = hs - bs;

@@ -9,7 +9,9 @@
  * cell with a per-second series on both sides is checked for within-run degradation.
  * Methods: docs/statistics.md ("Comparing many cells at once"); usage: docs/comparisons.md.
  */
+
 import { basename } from "node:path";
+import { functionChanges } from "../callgrind/profile.js";
 import { notQuietSummary } from "../doctor/summary.js";
 import { withMetricDefaults } from "../metrics/table.js";
 import {
@@ -31,6 +33,7 @@ import {
   type ComparisonCell,
   type ComparisonReport,
   type DegradationEntry,
+  type FunctionChangesEntry,
 } from "./schema.js";
 import { settingsDiffs } from "./settings.js";
 import { degradationEntries } from "./trends.js";
@@ -193,6 +196,7 @@ export function compareSets(
     ...(nothing !== null ? { nothing_compared: nothing } : {}),
     ...settingsOf(sets, plan.units),
     ...efficiencyOf(sets, plan.units),
+    ...functionChangesOf(sets, cells),
     ...historyBaselineOf(sets, plan.baselines),
   };
 }
@@ -237,4 +241,40 @@ export function gateFailure(report: ComparisonReport): string | null {
 /** True when the report has any regression verdict (a cell or a within-run degradation). */
 export function hasRegression(report: ComparisonReport): boolean {
   return report.summary.regressions > 0;
+}
+
+/**
+ * For each A/B cell whose instructions verdict is a regression or an improvement, the functions
+ * whose self instructions per transaction changed most (top 10), beside the cell's TPS verdict.
+ */
+function functionChangesOf(
+  sets: readonly MeasurementSet[],
+  cells: readonly ComparisonCell[],
+): Pick<ComparisonReport, "function_changes"> {
+  const out: FunctionChangesEntry[] = [];
+  for (const s of sets) {
+    if (!s.ab) continue;
+    for (const c of s.ab.cells) {
+      if (!c.instructions) continue;
+      const same = (x: ComparisonCell) =>
+        x.scenario === c.script && x.tier === c.tier && x.threads === c.threads;
+      const v = cells.find((x) => x.metric === "instructions" && same(x));
+      if (!v || (v.verdict !== "regression" && v.verdict !== "improvement")) continue;
+      out.push({
+        scenario: c.script,
+        tier: c.tier,
+        threads: c.threads,
+        base: v.base,
+        head: v.head,
+        verdict: v.verdict,
+        change_pct: v.change_pct,
+        ci_low_pct: v.ci_low_pct ?? null,
+        ci_high_pct: v.ci_high_pct ?? null,
+        tps_verdict: cells.find((x) => x.metric === "tps" && same(x))?.verdict ?? null,
+        functions: functionChanges(c.instructions.base, c.instructions.head, 10),
+      });
+    }
+  }
+  out.sort((a, b) => b.change_pct - a.change_pct);
+  return out.length > 0 ? { function_changes: out } : {};
 }

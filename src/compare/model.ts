@@ -10,6 +10,7 @@ import type { BaselineProvenance } from "../history/provenance.js";
 import type { ImportedSet } from "../import/schema.js";
 import {
   METRICS,
+  type MetricDef,
   type MetricName,
   type MetricValues,
   type SliceValues,
@@ -96,7 +97,7 @@ function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
 function spreadsOf(intervals: readonly Interval[]): Partial<Record<MetricName, RunSpread>> | undefined {
   if (intervals.length === 0) return undefined;
   const out: Partial<Record<MetricName, RunSpread>> = {};
-  for (const m of METRICS) {
+  for (const m of METRICS as readonly MetricDef<MetricName>[]) {
     const read = m.fromInterval;
     if (!read) continue;
     const xs: number[] = [];
@@ -216,6 +217,7 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       pairs[i] = { base: b, head: h };
       observations.push(b, h);
     }
+    pairs.push(...cellRepetitionPairs(c, base, head));
     paired.push({
       scenario: c.script,
       tier: c.tier,
@@ -236,6 +238,32 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
     failed_cells: failed,
     workload_spec: ab.workload.spec,
   };
+}
+
+/**
+ * The cell's own repetitions of metrics measured apart from the slices (instruction counts), as
+ * more pairs in which only that metric has a value: a metric's comparison takes only the pairs
+ * with both values, so these never mix with the slices' metrics.
+ */
+function cellRepetitionPairs(c: AbResults["cells"][number], base: string, head: string): PairedCell["pairs"] {
+  const out: PairedCell["pairs"] = [];
+  for (const m of METRICS as readonly MetricDef<MetricName>[]) {
+    const reps = m.fromAbCell?.(c);
+    if (!reps) continue;
+    const obs = (engine: string, i: number, value: number): Observation => ({
+      scenario: c.script,
+      tier: c.tier,
+      threads: c.threads,
+      engine,
+      repetition: i + 1,
+      ...valuesFrom(() => undefined, null),
+      [m.name]: value,
+    });
+    for (let i = 0; i < reps.base.length; i++) {
+      out.push({ base: obs(base, i, reps.base[i]!), head: obs(head, i, reps.head[i]!) });
+    }
+  }
+  return out;
 }
 
 /** One side of a pair as an observation, by the metrics' slice extractors. */

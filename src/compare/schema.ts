@@ -151,6 +151,37 @@ export const SettingsDiffSchema = z.object({
 });
 export type SettingsDiff = z.infer<typeof SettingsDiffSchema>;
 
+/** One function's self instructions per transaction per side (src/callgrind/profile.ts functionChanges). */
+export const FunctionChangeSchema = z.object({
+  name: z.string(),
+  object: z.string(),
+  base: num,
+  head: num,
+  delta: num,
+  /** delta / the change of the cell's total (null when the total did not change) */
+  share: num.nullable(),
+  /** false when the function was among the kept top entries of one side only */
+  complete: z.boolean(),
+});
+
+/** The functions that changed most in a cell whose instructions per transaction changed. */
+export const FunctionChangesEntrySchema = z.object({
+  scenario: z.string(),
+  tier: z.string().nullable(),
+  threads: z.number().int().positive(),
+  base: z.string(),
+  head: z.string(),
+  /** the instructions verdict of the cell */
+  verdict: VerdictKindSchema,
+  change_pct: num,
+  ci_low_pct: num.nullable(),
+  ci_high_pct: num.nullable(),
+  /** the TPS verdict of the same cell, when there is one */
+  tps_verdict: VerdictKindSchema.nullable(),
+  functions: z.array(FunctionChangeSchema),
+});
+export type FunctionChangesEntry = z.infer<typeof FunctionChangesEntrySchema>;
+
 export const ComparisonReportSchema = z.object({
   schema: z.literal(COMPARISON_SCHEMA),
   schema_version: z.literal(COMPARISON_SCHEMA_VERSION),
@@ -190,6 +221,8 @@ export const ComparisonReportSchema = z.object({
   efficiency: z.array(EfficiencyEntrySchema).optional(),
   /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
   settings: z.array(SettingsDiffSchema).optional(),
+  /** per cell whose instructions per transaction changed: the functions that changed most (absent: none) */
+  function_changes: z.array(FunctionChangesEntrySchema).optional(),
   /** the base is a baseline pooled from the history store: the runs that formed it and the window */
   baseline_history: BaselineProvenanceSchema.optional(),
 });

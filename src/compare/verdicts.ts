@@ -4,6 +4,10 @@
  * together), and the verdict of each cell × metric. Pure. Methods: docs/statistics.md.
  */
 import { metricDef, withMetricDefaults } from "../metrics/table.js";
+
+const isOptIn = (metric: ComparedMetric): boolean =>
+  (metricDef(metric) as { opt_in?: boolean }).opt_in === true;
+
 import {
   compareLogs,
   compareRuns,
@@ -126,7 +130,9 @@ export function pendingComparisons(
   }
   if (units.length > 0) {
     for (const metric of metrics) {
-      if (!seen.has(metric)) notes.push(`${metric}: no cell has values on both sides (not compared)`);
+      if (!seen.has(metric) && !isOptIn(metric)) {
+        notes.push(`${metric}: no cell has values on both sides (not compared)`);
+      }
     }
   }
   return pending;

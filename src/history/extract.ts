@@ -246,6 +246,10 @@ function abSide(ab: AbResults, side: "base" | "head", label: string): HistoryCel
         if (v !== null) g.values[m.name].push(v);
       }
     }
+    for (const m of METRICS as readonly MetricDef<MetricName>[]) {
+      const reps = m.fromAbCell?.(c);
+      if (reps) g.values[m.name].push(...reps[side]);
+    }
     addMeasurement(g.detail, {
       intervals: c.series[side],
       deltas: c.status_deltas[side],

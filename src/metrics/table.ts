@@ -19,6 +19,7 @@
  *
  * Pure and browser-safe: type imports only (the trend pages' client bundles this file).
  */
+import type { AbCell } from "../ab/schema.js";
 import type { ImportRow } from "../import/schema.js";
 import type { Cell, Interval } from "../results/schema.js";
 import { geometricMean } from "../stats/descriptive.js";
@@ -44,6 +45,13 @@ export interface MetricDef<N extends string = string> {
   fromSlice?: (s: SliceValues) => number | null;
   fromInterval?: (iv: Interval) => number | null;
   fromImport?: (r: ImportRow) => number | null;
+  /**
+   * An A/B cell's own repetitions of the metric, measured apart from the slices (base[i] and
+   * head[i] are round i, so they pair); null or absent: the cell has none.
+   */
+  fromAbCell?: (c: Pick<AbCell, "instructions">) => { base: number[]; head: number[] } | null;
+  /** measured only when asked for (`--instructions`): a comparison without its values says nothing about it */
+  opt_in?: boolean;
 }
 
 /** A value above zero, else null: for values where 0 means "not measured" (latency). */
@@ -102,6 +110,25 @@ export const METRICS = [
     fromInterval: (iv) => (iv.lat_pct === 95 ? positive(iv.lat_ms) : null),
     fromImport: (r) => positive(r.p95_ms),
   },
+  {
+    // callgrind's instruction count per transaction (docs/instructions.md): CPU work per statement
+    name: "instructions",
+    label: "instructions per transaction",
+    unit: "instructions per transaction",
+    direction: "lower_is_better",
+    threshold_pct: 1,
+    opt_in: true,
+    digits: () => 0,
+    fromCell: () => null,
+    fromAbCell: (c) => {
+      const i = c.instructions;
+      if (!i) return null;
+      const n = Math.min(i.base.length, i.head.length);
+      if (n === 0) return null;
+      const per = (reps: typeof i.base) => reps.slice(0, n).map((r) => r.per_transaction);
+      return { base: per(i.base), head: per(i.head) };
+    },
+  },
 ] as const satisfies readonly MetricDef[];
 
 export type MetricName = (typeof METRICS)[number]["name"];
@@ -155,6 +182,11 @@ export function valuesFrom<S>(
   for (const m of METRICS as readonly MetricDef<MetricName>[]) out[m.name] = pick(m)?.(source) ?? null;
   return out;
 }
+
+/** The metrics an A/B cell carries as its own repetitions (those with a cell extractor). */
+export const AB_CELL_METRICS: readonly MetricName[] = METRICS.filter((m) => "fromAbCell" in m).map(
+  (m) => m.name,
+);
 
 /** The metrics an A/B file carries (those with a slice extractor). */
 export const SLICE_METRICS: readonly MetricName[] = METRICS.filter((m) => "fromSlice" in m).map(

@@ -15,6 +15,7 @@ import { plural } from "../util/plural.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
 import { efficiencyMarkdown, efficiencyText } from "./efficiency.js";
 import { mdEscape, plainText } from "./escape.js";
+import { functionChangesMarkdown, functionChangesText } from "./function-changes.js";
 import { fmtNumber } from "./markdown.js";
 import { settingsMarkdown, settingsText } from "./settings.js";
 
@@ -67,7 +68,7 @@ function fmtLevel(c: number): string {
 
 function thresholdText(r: ComparisonReport): string {
   const extra = Object.entries(r.threshold.per_metric)
-    .filter(([m]) => r.metrics.includes(m as ComparisonCell["metric"]))
+    .filter(([m]) => r.cells.some((c) => c.metric === m))
     .map(([m, v]) => `${metricHeading(m)} ${v}%`);
   return [`threshold ${r.threshold.default_pct}%`, ...extra].join(", ");
 }
@@ -501,6 +502,8 @@ export function comparisonSections(r: ComparisonReport, sets: readonly Measureme
   }
   const work = efficiencyMarkdown(r);
   if (work.length > 0) S.push({ label: "work per transaction", lines: work });
+  const fns = functionChangesMarkdown(r);
+  if (fns.length > 0) S.push({ label: "functions that changed", lines: fns });
 
   for (const g of tpsTables(sets)) {
     S.push({
@@ -634,6 +637,7 @@ export function renderComparisonText(r: ComparisonReport, sets: readonly Measure
   L.push("");
   if (r.settings) pushAll(L, settingsText(r.settings));
   pushAll(L, efficiencyText(r));
+  pushAll(L, functionChangesText(r));
   for (const g of tpsTables(sets)) {
     L.push(`TPS by thread count: ${t(groupTitle(g))}`);
     L.push(

@@ -26,6 +26,7 @@ import {
 } from "./comparison.js";
 import { efficiencyMarkdown } from "./efficiency.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
+import { functionChangesMarkdown } from "./function-changes.js";
 import { fmtNumber } from "./markdown.js";
 import { settingsMarkdown } from "./settings.js";
 
@@ -423,6 +424,8 @@ export function renderPrReport(i: PrReportInput): string {
   // the known settings above the fold (the rest folded in it), not again in the full report
   if (i.report.settings) head.push(...settingsMarkdown(i.report.settings, 8, "####"));
   head.push(...efficiencyMarkdown(i.report, "####", false));
+  // the functions that changed in the 5 worst cells, above the fold (all of them stay in the full report)
+  head.push(...functionChangesMarkdown(i.report, "####", 5));
   const aboveTheFold = new Set(["settings that differ", "work per transaction"]);
   const sections = comparisonSections(i.report, i.sets).filter((s) => !aboveTheFold.has(s.label));
   const open = [

@@ -1,0 +1,95 @@
+/**
+ * Instructions per transaction as a metric, on a real A/B file (tests/fixtures/instructions:
+ * MariaDB 11.4.5 with performance_schema OFF against ON, 3 repetitions of 500 point selects per
+ * side under callgrind; stacks trimmed to 40 per repetition): the comparison's verdict and
+ * interval, the functions that changed in the JSON, the reports and the PR comment above the fold,
+ * and the history store.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { AbResultsSchema } from "../src/ab/schema.js";
+import { compareSets } from "../src/compare/compare.js";
+import { fromAb } from "../src/compare/model.js";
+import { historyFromAb } from "../src/history/extract.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
+import { renderPrReport } from "../src/report/pr-comment.js";
+
+const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");
+const text = readFileSync(FILE, "utf8");
+const ab = AbResultsSchema.parse(JSON.parse(text));
+const sets = [fromAb(ab, "ab.json")];
+const report = compareSets(sets);
+
+describe("instructions per transaction", () => {
+  it("P_S on is a regression with an interval narrower than ±0.5%, at its own 1% threshold", () => {
+    const c = report.cells.find((x) => x.metric === "instructions")!;
+    expect(c.verdict).toBe("regression");
+    expect(c.change_pct).toBeGreaterThan(5);
+    expect(c.ci_high_pct! - c.ci_low_pct!).toBeLessThan(1);
+    expect(c.n).toBe(3);
+    expect(report.threshold.per_metric.instructions).toBe(1);
+    // tps is judged from the slices only: its n is the slice pairs
+    expect(report.cells.find((x) => x.metric === "tps")!.n).toBe(ab.cells[0]!.pairs.length);
+  });
+
+  it("equal sides are unchanged: base against itself", () => {
+    const same = structuredClone(ab);
+    const cell = same.cells[0]!;
+    cell.instructions!.head = cell.instructions!.base.map((r) => ({ ...r }));
+    const c = compareSets([fromAb(same, "aa.json")]).cells.find((x) => x.metric === "instructions")!;
+    expect(c.verdict).toBe("unchanged");
+  });
+
+  it("lists the P_S functions among the grown ones, with object, base → head and share", () => {
+    const e = report.function_changes![0]!;
+    expect(e.functions.length).toBe(10);
+    const top = e.functions[0]!;
+    expect(top.name).toBe("pfs_start_stage_v1");
+    expect(top.object).toBe("mariadbd");
+    expect(top.head).toBeGreaterThan(top.base);
+    expect(top.share).toBeGreaterThan(0.1);
+    expect(
+      e.functions.filter((f) => /^(pfs_|psi_|find_stage_class)/.test(f.name)).length,
+    ).toBeGreaterThanOrEqual(3);
+  });
+
+  it("the reports and the comment say the CPU cost apart from throughput, the functions above the fold", () => {
+    const md = renderComparisonMarkdown(report, sets);
+    expect(md).toContain("## Functions that changed (instructions per transaction)");
+    expect(md).toMatch(
+      /CPU cost \+7\.\d% \\?\[\+7\.\d%, \+7\.\d%\\?\] \(instructions per transaction, regression\); throughput \w+/,
+    );
+    expect(renderComparisonText(report, sets)).toMatch(/pfs_start_stage_v1 \(mariadbd\)/);
+    const comment = renderPrReport({
+      workload: "w",
+      verdict: "regression",
+      report,
+      sets,
+      repoUrl: null,
+      base: { sha: null, ref: null },
+      head: { sha: null, ref: null },
+      runUrl: null,
+      artifact: null,
+      heading: "##",
+      budget: 1_000_000,
+      perfgateVersion: "0.0.0",
+    });
+    const fold = comment.indexOf("<details>");
+    const fns = comment.indexOf("#### Functions that changed");
+    expect(fns).toBeGreaterThan(0);
+    expect(fns).toBeLessThan(fold);
+    expect(comment.indexOf("pfs_start_stage_v1")).toBeLessThan(fold);
+  });
+
+  it("goes into the history store with the repetitions as its measurements", () => {
+    const run = historyFromAb(
+      ab,
+      { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "t" },
+      text,
+    );
+    const m = run.cells[0]!.metrics.instructions!;
+    expect(m.n).toBe(3);
+    expect(m.value).toBeGreaterThan(40_000);
+  });
+});
