@@ -12,7 +12,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..");
-const CORE = ["src/stats", "src/compare", "src/report", "src/callgrind", "src/flamegraph"];
+const CORE = ["src/stats", "src/compare", "src/report", "src/callgrind", "src/flamegraph", "src/bisect/core"];
 /** Node modules that compute without touching the outside world. */
 const PURE_NODE = new Set(["path"]);
 /** npm packages the core may use: validation only. */

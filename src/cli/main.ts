@@ -29,6 +29,7 @@ import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
+import { registerBisectCommand } from "./bisect-command.js";
 import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
 import { registerCompareCommands } from "./compare-commands.js";
 import { registerDoctorCommand } from "./doctor-command.js";
@@ -266,6 +267,7 @@ export function buildProgram(): Command {
 
   registerWorkloadCommands(program);
   registerAbCommand(program, { interruptController: cliInterrupt, defaultWorkload, reportPathFor });
+  registerBisectCommand(program, { interruptController: cliInterrupt, defaultWorkload, reportPathFor });
   registerCompareCommands(program);
   registerInteropCommands(program); // after compare: it extends `import` with --gab-data
   registerMergeCommand(program);

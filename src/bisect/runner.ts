@@ -1,0 +1,326 @@
+/**
+ * `perfgate bisect`: from a good and a bad commit to the first bad one. Each step provisions (or
+ * builds) a commit and measures it against the good endpoint with the A/B engine (`perfgate ab`'s
+ * interleaved slices on one host, one cell); the pure core (src/bisect/core) decides the step and
+ * picks the next commit. The results file is rewritten after every round, so an interrupt loses at
+ * most the round in progress and `--resume` continues. docs/bisect.md.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { parse, stringify } from "yaml";
+import { pairValues } from "../ab/confirm.js";
+import { runAb } from "../ab/runner.js";
+import { isMetricName, metricDef } from "../metrics/table.js";
+import { endOnError } from "../run/lifecycle.js";
+import { AbortedError } from "../run/sysbench-run.js";
+import { UserError } from "../util/errors.js";
+import type { Logger } from "../util/log.js";
+import { checkRunOutput, refuseOutputOverInput } from "../util/outputs.js";
+import { loadWorkload } from "../workloads/schema.js";
+import type { Provisioned } from "./core/provision-line.js";
+import {
+  BISECT_SCHEMA,
+  BISECT_SCHEMA_VERSION,
+  type BisectArgs,
+  type BisectResults,
+  type CommitInfo,
+  type Round,
+  type Step,
+} from "./core/schema.js";
+import { estimateText, stepsBound } from "./core/search.js";
+import { effectOf, judged, nextAction } from "./core/state.js";
+import { commitRange, resolveRef, sourceRepo } from "./git.js";
+import { type ProvisionContext, provisionCommit } from "./provision.js";
+import { readBisectResults, writeBisectResults } from "./store.js";
+
+export interface BisectOptions {
+  good: string;
+  bad: string;
+  source: string;
+  provision: string | null;
+  workloadFile: string;
+  cell: BisectArgs["cell"];
+  metric: string;
+  out: string;
+  maxRounds: number;
+  alpha: number;
+  resume?: string | undefined;
+  force?: boolean;
+  workDir?: string | undefined;
+  cacheDir?: string | undefined;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+/** A bisect under way: its file, where its A/B files go, and each commit's server once known. */
+interface Ctx {
+  o: BisectOptions;
+  r: BisectResults;
+  repo: string;
+  stepsDir: string;
+  workload: string;
+  servers: Map<string, Provisioned>;
+  prov: ProvisionContext;
+}
+
+export async function runBisect(o: BisectOptions): Promise<{ results: BisectResults; exitCode: number }> {
+  const metric = checkMetric(o.metric);
+  const { text: cellWorkload, cell } = oneCellWorkload(o.workloadFile, o.cell);
+  const repo = await sourceRepo(o.source);
+  const good = await resolveRef(repo, o.good, "--good");
+  const bad = await resolveRef(repo, o.bad, "--bad");
+  const commits = await commitRange(repo, good, bad);
+  const args: BisectArgs = {
+    good: o.good,
+    bad: o.bad,
+    source: repo,
+    provision: o.provision,
+    workload: o.workloadFile,
+    cell,
+    metric,
+    max_rounds: o.maxRounds,
+    alpha: o.alpha,
+  };
+  const r = startingResults(o, args, commits);
+  const stepsDir = `${resolve(o.out).replace(/\.json$/, "")}.steps`;
+  mkdirSync(stepsDir, { recursive: true });
+  const workload = join(stepsDir, "workload.yml");
+  writeFileSync(workload, cellWorkload);
+  const prov = { repo, command: o.provision, cacheDir: o.cacheDir, log: o.log, signal: o.signal };
+  const ctx: Ctx = { o, r, repo, stepsDir, workload, servers: new Map(), prov };
+  o.log.info(
+    `bisect ${commits.length} commits (${commits[0]!.sha.slice(0, 10)}..${commits.at(-1)!.sha.slice(0, 10)}): about ${stepsBound(commits.length)} steps after the endpoints`,
+  );
+  save(ctx);
+  let exitCode = 0;
+  try {
+    await searchLoop(ctx);
+    r.status = "complete";
+  } catch (err) {
+    const end = endOnError(err, o.signal, r.steps.length, r.steps.length + 1);
+    r.status = end.status;
+    if (end.reason !== undefined) r.status_reason = end.reason;
+    exitCode = end.exitCode;
+    if (end.status === "failed" && !(err instanceof UserError)) throw err;
+    if (end.status === "failed") r.status_reason = (err as Error).message;
+  }
+  r.ended_at = new Date().toISOString();
+  save(ctx);
+  return { results: r, exitCode };
+}
+
+function checkMetric(name: string): BisectArgs["metric"] {
+  if (!isMetricName(name) || !metricDef(name).fromSlice) {
+    throw new UserError(`--metric ${JSON.stringify(name.slice(0, 40))}: accepted: tps, qps, p95_ms`);
+  }
+  return name;
+}
+
+/**
+ * The workload narrowed to the bisected cell (one script, thread count and tier), with the A/B
+ * engine's own confirmation off: the bisect decides when a commit needs more pairs.
+ */
+function oneCellWorkload(
+  file: string,
+  given: BisectArgs["cell"],
+): { text: string; cell: BisectArgs["cell"] } {
+  const w = loadWorkload(file).workload;
+  // No tier given: the workload's only one.
+  const cell = { ...given, tier: given.tier === "" && w.tiers.length === 1 ? w.tiers[0]! : given.tier };
+  const where = `--cell ${cell.script}:${cell.threads}:${cell.tier}`;
+  if (!w.scripts.includes(cell.script))
+    throw new UserError(`${where}: ${file} has no script ${cell.script} (it has ${w.scripts.join(", ")})`);
+  if (!w.threads.includes(cell.threads))
+    throw new UserError(
+      `${where}: ${file} has no thread count ${cell.threads} (it has ${w.threads.join(", ")})`,
+    );
+  if (!w.tiers.includes(cell.tier))
+    throw new UserError(`${where}: ${file} has no tier ${cell.tier} (it has ${w.tiers.join(", ")})`);
+  const raw = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  const ab = { ...w.ab, max_pairs: w.ab.pairs, confirm_budget: 0 };
+  const one = { scripts: [cell.script], threads: [cell.threads], tiers: [cell.tier], repetitions: 1, ab };
+  return { text: stringify({ ...raw, ...one }), cell };
+}
+
+function startingResults(o: BisectOptions, args: BisectArgs, commits: CommitInfo[]): BisectResults {
+  refuseOutputOverInput("--out", o.out, [o.workloadFile]);
+  if (o.resume === undefined) {
+    checkRunOutput(o.out, o.force === true);
+    return {
+      schema: BISECT_SCHEMA,
+      schema_version: BISECT_SCHEMA_VERSION,
+      status: "running",
+      started_at: new Date().toISOString(),
+      ended_at: null,
+      args,
+      commits,
+      steps: [],
+      outcome: null,
+    };
+  }
+  const prev = readBisectResults(o.resume);
+  if (JSON.stringify(prev.args) !== JSON.stringify(args)) {
+    throw new UserError(
+      `--resume ${o.resume}: a different bisect (its good, bad, source, provision, workload, cell, metric or budget differ)`,
+    );
+  }
+  if (prev.commits.map((c) => c.sha).join() !== commits.map((c) => c.sha).join()) {
+    throw new UserError(`--resume ${o.resume}: the range's commits changed since it was written`);
+  }
+  if (prev.status === "complete") throw new UserError(`--resume ${o.resume}: that bisect is complete`);
+  o.log.info(`resuming ${o.resume}: ${prev.steps.length} steps kept`);
+  const { status_reason: _dropped, ...rest } = prev;
+  return {
+    ...rest,
+    status: "running",
+    ended_at: null,
+    resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), steps_kept: prev.steps.length }],
+  };
+}
+
+function save(ctx: Ctx): void {
+  writeBisectResults(ctx.o.out, ctx.r);
+}
+
+/** Steps until the core says found or no difference. */
+async function searchLoop(ctx: Ctx): Promise<void> {
+  const { r } = ctx;
+  for (;;) {
+    const a = nextAction(r);
+    if (a.kind === "found" || a.kind === "no-difference") {
+      r.outcome =
+        a.kind === "found"
+          ? { kind: "found", index: a.index, skipped: a.skipped }
+          : { kind: "no-difference" };
+      return;
+    }
+    if (a.kind === "endpoints") await endpointsRound(ctx);
+    else if (a.kind === "more") await anotherRound(ctx, a.step);
+    else await newCandidate(ctx, a.index);
+    save(ctx);
+  }
+}
+
+/** Bad against good, once more: the first step confirms the difference and sizes it. */
+async function endpointsRound(ctx: Ctx): Promise<void> {
+  const { r } = ctx;
+  const last = r.commits.length - 1;
+  let step = r.steps.find((s) => s.kind === "endpoints");
+  if (!step) {
+    step = await provisionedStep(ctx, last, "endpoints");
+    r.steps.push(step);
+    if (step.error !== undefined) throw new UserError(`bad commit ${step.sha.slice(0, 12)}: ${step.error}`);
+  }
+  const round = await measureRound(ctx, step, r.steps.indexOf(step));
+  if (!round.ok) throw new UserError(`bad against good: ${round.error}`);
+  const rounds = [...step.rounds, round.round];
+  const judgedStep = judged({ ...step, rounds }, null, r.args.alpha, r.args.max_rounds);
+  r.steps[r.steps.indexOf(step)] = judgedStep;
+  ctx.o.log.info(
+    `endpoints: bad vs good ${judgedStep.estimate ? estimateText(judgedStep.estimate) : "?"}: ${judgedStep.mark === "differ" ? "they differ" : `not sized yet (round ${rounds.length} of at most ${r.args.max_rounds})`}`,
+  );
+}
+
+async function anotherRound(ctx: Ctx, at: number): Promise<void> {
+  const step = ctx.r.steps[at]!;
+  ctx.o.log.info(
+    `commit ${step.sha.slice(0, 10)} is unknown: round ${step.rounds.length + 1} of at most ${ctx.r.args.max_rounds}`,
+  );
+  await judgeRound(ctx, at);
+}
+
+async function newCandidate(ctx: Ctx, index: number): Promise<void> {
+  const step = await provisionedStep(ctx, index, "candidate");
+  ctx.r.steps.push(step);
+  const at = ctx.r.steps.length - 1;
+  if (step.error !== undefined) {
+    ctx.o.log.warn(`commit ${step.sha.slice(0, 10)} skipped: ${step.error}`);
+    ctx.r.steps[at] = judged(step, effectOf(ctx.r), ctx.r.args.alpha, ctx.r.args.max_rounds);
+    return;
+  }
+  await judgeRound(ctx, at);
+}
+
+/** One more round of the step at `at`, then its mark; a failed measurement skips the commit. */
+async function judgeRound(ctx: Ctx, at: number): Promise<void> {
+  const { r } = ctx;
+  const step = r.steps[at]!;
+  const round = await measureRound(ctx, step, at);
+  const next: Step = round.ok
+    ? { ...step, rounds: [...step.rounds, round.round] }
+    : { ...step, error: round.error };
+  const j = judged(next, effectOf(r), r.args.alpha, r.args.max_rounds);
+  r.steps[at] = j;
+  const sure = j.p_bad === null ? "" : ` (P(bad side) ${(j.p_bad * 100).toFixed(1)}%)`;
+  ctx.o.log.info(
+    `commit ${j.index}/${r.commits.length - 1} ${j.sha.slice(0, 10)}: vs good ${j.estimate ? estimateText(j.estimate) : "?"} → ${j.mark}${sure}${j.error ? `: ${j.error}` : ""}`,
+  );
+}
+
+/** A new step for commit `index` with its server provisioned (or the reason it could not be). */
+async function provisionedStep(ctx: Ctx, index: number, kind: Step["kind"]): Promise<Step> {
+  const sha = ctx.r.commits[index]!.sha;
+  const p = await provisionCommit(ctx.prov, sha);
+  const base = {
+    index,
+    sha,
+    kind,
+    rounds: [] as Round[],
+    estimate: null,
+    mark: "unknown" as const,
+    p_bad: null,
+  };
+  if (!p.ok) return { ...base, provisioned: null, build_s: p.seconds, error: p.error, mark: "skipped" };
+  ctx.servers.set(sha, p.provisioned);
+  return { ...base, provisioned: p.provisioned, build_s: p.seconds };
+}
+
+/** The good endpoint's server, provisioned once per process (a resumed bisect provisions it again). */
+async function goodServer(ctx: Ctx): Promise<Provisioned> {
+  const sha = ctx.r.commits[0]!.sha;
+  const known = ctx.servers.get(sha);
+  if (known) return known;
+  const p = await provisionCommit(ctx.prov, sha);
+  if (!p.ok) throw new UserError(`good commit ${sha.slice(0, 12)}: ${p.error}`);
+  ctx.servers.set(sha, p.provisioned);
+  return p.provisioned;
+}
+
+/** One A/B run of the step's commit (head) against good (base) on the bisected cell. */
+async function measureRound(
+  ctx: Ctx,
+  step: Step,
+  at: number,
+): Promise<{ ok: true; round: Round } | { ok: false; error: string }> {
+  const good = await goodServer(ctx);
+  const head = step.provisioned ?? ctx.servers.get(step.sha);
+  if (!head) return { ok: false, error: "no server" };
+  const out = join(
+    ctx.stepsDir,
+    `${String(at).padStart(2, "0")}-${step.sha.slice(0, 10)}-r${step.rounds.length + 1}.json`,
+  );
+  const t0 = Date.now();
+  const { results, exitCode } = await runAb({
+    base: good.spec,
+    head: head.spec,
+    baseSet: good.options,
+    headSet: head.options,
+    workloadFile: ctx.workload,
+    out,
+    force: true,
+    log: ctx.o.log,
+    signal: ctx.o.signal,
+    ...(ctx.o.workDir ? { workDir: ctx.o.workDir } : {}),
+    ...(ctx.o.cacheDir ? { cacheDir: ctx.o.cacheDir } : {}),
+  });
+  if (exitCode === 130 || ctx.o.signal.aborted) throw new AbortedError("interrupted");
+  const cell = results.cells[0];
+  if (cell?.status !== "ok")
+    return {
+      ok: false,
+      error: `measurement failed: ${cell?.error ?? results.status_reason ?? results.status}`,
+    };
+  const v = pairValues(cell.pairs, ctx.r.args.metric);
+  const ab_file = join(basename(ctx.stepsDir), basename(out));
+  return { ok: true, round: { ab_file, good: v.base, commit: v.head, measure_s: (Date.now() - t0) / 1000 } };
+}

@@ -1,0 +1,155 @@
+/** `perfgate bisect`: the first bad commit between a good and a bad one, measured on this host. */
+import { resolve } from "node:path";
+import { type Command, Option } from "commander";
+import { bisectText } from "../bisect/core/summary.js";
+import { runBisect } from "../bisect/runner.js";
+import { readBisectResults } from "../bisect/store.js";
+import { UsageError } from "../util/errors.js";
+import { consoleLogger } from "../util/log.js";
+import type { CliHelpers } from "./ab-command.js";
+
+interface BisectFlags {
+  good?: string;
+  bad?: string;
+  source?: string;
+  provision?: string;
+  workload: string;
+  cell?: string;
+  metric: string;
+  out?: string;
+  maxRounds: string;
+  alpha: string;
+  resume?: string;
+  force?: boolean;
+  workDir?: string;
+  cacheDir?: string;
+}
+
+/** `script:threads[:tier]`; the tier defaults to the workload's only one (checked by the runner). */
+export function parseCell(text: string): { script: string; threads: number; tier: string | null } {
+  const m = /^([A-Za-z0-9_][A-Za-z0-9_.-]{0,63}):([0-9]{1,5})(?::([0-9]{1,6}[KMGT]))?$/.exec(text);
+  if (!m) {
+    throw new UsageError(
+      `--cell ${JSON.stringify(text.slice(0, 80))}: expected script:threads[:tier], e.g. oltp_point_select:1:1G`,
+    );
+  }
+  const threads = Number(m[2]);
+  if (threads < 1) throw new UsageError(`--cell ${text}: threads must be at least 1`);
+  return { script: m[1]!, threads, tier: m[3] ?? null };
+}
+
+function whole(flag: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flag} ${text}: expected a whole number from ${min} to ${max}`);
+  }
+  return n;
+}
+
+/** The flags, with `--resume` filling in what the file records (flags given win, then must match). */
+function withResume(o: BisectFlags, cmd: Command): BisectFlags {
+  if (o.resume === undefined) return o;
+  const a = readBisectResults(o.resume).args;
+  const given = (name: string) => cmd.getOptionValueSource(name) === "cli";
+  return {
+    ...o,
+    out: o.out ?? o.resume,
+    good: o.good ?? a.good,
+    bad: o.bad ?? a.bad,
+    source: o.source ?? a.source,
+    ...(o.provision === undefined && a.provision !== null ? { provision: a.provision } : {}),
+    cell: o.cell ?? `${a.cell.script}:${a.cell.threads}:${a.cell.tier}`,
+    ...(given("workload") ? {} : { workload: a.workload }),
+    ...(given("metric") ? {} : { metric: a.metric }),
+    ...(given("maxRounds") ? {} : { maxRounds: String(a.max_rounds) }),
+    ...(given("alpha") ? {} : { alpha: String(a.alpha) }),
+  };
+}
+
+async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Promise<void> {
+  const o = withResume(flags, cmd);
+  for (const k of ["good", "bad", "source", "cell"] as const) {
+    if (o[k] === undefined)
+      throw new UsageError(`required option '--${k}' not specified (or --resume <bisect.json>)`);
+  }
+  const cell = parseCell(o.cell!);
+  const alpha = Number(o.alpha);
+  if (!(alpha > 0 && alpha < 0.5))
+    throw new UsageError(`--alpha ${o.alpha}: expected a number between 0 and 0.5`);
+  const tier = cell.tier ?? "";
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const out = o.out ?? `results/bisect-${stamp}.json`;
+  const log = consoleLogger();
+  const interrupt = h.interruptController();
+  try {
+    const { results, exitCode } = await runBisect({
+      good: o.good!,
+      bad: o.bad!,
+      source: o.source!,
+      provision: o.provision ?? null,
+      workloadFile: o.workload,
+      cell: { script: cell.script, threads: cell.threads, tier },
+      metric: o.metric,
+      out,
+      maxRounds: whole("--max-rounds", o.maxRounds, 1, 20),
+      alpha,
+      resume: o.resume,
+      ...(o.force ? { force: true } : {}),
+      workDir: o.workDir,
+      cacheDir: o.cacheDir,
+      log,
+      signal: interrupt.signal,
+    });
+    process.stdout.write(`${bisectText(results)}\n`);
+    log.info(`results: ${resolve(out)}`);
+    process.exitCode = exitCode;
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+export function registerBisectCommand(program: Command, h: CliHelpers): void {
+  program
+    .command("bisect")
+    .description(
+      "Find the first bad commit between --good and --bad: each step provisions (or builds) a commit and A/Bs it " +
+        "against good on this host (interleaved slices, one cell); a commit is bad when its interval lies on bad's side " +
+        "of the midpoint between good and bad. The first step confirms good and bad differ. docs/bisect.md",
+    )
+    .option("--good <ref>", "a commit, tag or branch without the regression")
+    .option("--bad <ref>", "a later commit with it (good must be its ancestor)")
+    .option("--source <git dir>", "the source repository holding both")
+    .option(
+      "--provision <command>",
+      "instead of building: a shell command run in a checkout of each commit whose last output line is a server spec, then optional name=value server options",
+    )
+    .option(
+      "-w, --workload <file>",
+      "workload YAML file (the cell's sysbench settings, data size and ab slices)",
+      h.defaultWorkload(),
+    )
+    .option(
+      "--cell <script:threads[:tier]>",
+      "the cell to bisect, e.g. oltp_write_only:1:1G (tier: one of the workload's)",
+    )
+    .addOption(
+      new Option("--metric <name>", "the metric to bisect").choices(["tps", "qps", "p95_ms"]).default("tps"),
+    )
+    .option(
+      "-o, --out <file>",
+      "bisect results JSON, rewritten after every step (default: results/bisect-<time>.json)",
+    )
+    .option("--max-rounds <n>", "A/B runs a commit may get while it is unknown before it is skipped", "3")
+    .option("--alpha <p>", "two-sided level of every step's interval", "0.05")
+    .option(
+      "--resume <bisect.json>",
+      "continue an interrupted bisect: keeps its steps; arguments default to the file's",
+    )
+    .option("--force", "replace a complete bisect file at --out")
+    .option(
+      "--work-dir <dir>",
+      "where server datadirs and logs go (default: .perfgate/work beside the results)",
+    )
+    .addOption(new Option("--cache-dir <dir>", "download/unpack/build cache").env("PERFGATE_CACHE_DIR"))
+    .action((o: BisectFlags, cmd: Command) => bisectAction(o, h, cmd));
+}
