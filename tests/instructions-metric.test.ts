@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AbResultsSchema } from "../src/ab/schema.js";
+import { instructionFlameGraphs } from "../src/callgrind/flame.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
 import { historyFromAb } from "../src/history/extract.js";
@@ -91,5 +92,13 @@ describe("instructions per transaction", () => {
     const m = run.cells[0]!.metrics.instructions!;
     expect(m.n).toBe(3);
     expect(m.value).toBeGreaterThan(40_000);
+  });
+
+  it("draws a differential flame graph from both sides' folded stacks, offline", () => {
+    const [f] = instructionFlameGraphs(ab);
+    expect(f!.name).toBe("oltp_point_select-1t-128M");
+    expect(f!.svg).toMatch(/^<svg|^<\?xml/);
+    expect(f!.svg).toContain("dispatch_command");
+    expect(f!.svg).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 });

@@ -1,8 +1,11 @@
 /** `perfgate ab`: interleaved A/B of two servers (or two configurations) on this host, with verdicts. */
+
+import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { runAb } from "../ab/runner.js";
 import { readAbResults } from "../ab/store.js";
+import { instructionFlameGraphs } from "../callgrind/flame.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate, writeGateFiles } from "../gate/gate.js";
@@ -208,6 +211,11 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       runExitCode: exitCode,
     });
     writeGateFiles(gate, { markdown: reportPath, json: o.json });
+    for (const f of instructionFlameGraphs(results)) {
+      const path = `${out.replace(/\.json$/, "")}.instructions-${f.name}.svg`;
+      writeFileSync(path, f.svg);
+      log.info(`flame graph (instructions per transaction): ${resolve(path)}`);
+    }
     writeOut(`${gate.text}\n`);
     log.info(`results: ${resolve(out)}`);
     log.info(`report:  ${resolve(reportPath)}`);
