@@ -54,7 +54,7 @@ function markerPlugin(marks: ChangeMark[], label: string, xs: readonly number[])
           ctx.stroke();
           ctx.restore();
           const text = `${changePct(m)} ${shortSha(m.from)}..${shortSha(m.to)}`;
-          u.over.append(
+          const node = u.over.appendChild(
             el(
               "div",
               {
@@ -68,6 +68,10 @@ function markerPlugin(marks: ChangeMark[], label: string, xs: readonly number[])
               text,
             ),
           );
+          // A change near either end keeps its whole label over the plot: shifted, not cut.
+          const w = node.offsetWidth;
+          const start = Math.min(Math.max(left - w / 2, 0), Math.max(0, u.over.clientWidth - w));
+          node.style.transform = `translateX(${(start - left).toFixed(1)}px)`;
         }
       },
     },
