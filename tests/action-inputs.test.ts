@@ -132,7 +132,7 @@ describe("one percentage parser for every threshold", () => {
       'input "fail-threshold": "-3" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)',
     ]);
     expect(problems({ "threshold-metric": "p95_ms=10\nlat=3" })).toEqual([
-      'input "threshold-metric": "p95_ms=10\\nlat=3" has the line "lat=3", which is not a metric threshold (accepted: metric=pct with metric one of tps, qps, p95_ms and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10)',
+      'input "threshold-metric": "p95_ms=10\\nlat=3" has the line "lat=3", which is not a metric threshold (accepted: metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10)',
     ]);
     expect(problems({ threshold: "5%", "fail-threshold": "12.5", "threshold-metric": "p95_ms=10%" })).toEqual(
       [],

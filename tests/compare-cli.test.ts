@@ -144,7 +144,7 @@ describe("perfgate compare", () => {
       "0.99",
     );
     const r = ComparisonReportSchema.parse(JSON.parse(json));
-    expect(r.threshold).toEqual({ default_pct: 2.5, per_metric: { qps: 20 } });
+    expect(r.threshold).toEqual({ default_pct: 2.5, per_metric: { instructions: 1, qps: 20 } });
     expect(r.confidence).toBe(0.99);
     expect(r.cells.find((c) => c.metric === "tps")!.verdict).toBe("regression");
     expect(r.cells.find((c) => c.metric === "qps")!.verdict).toBe("unchanged");
@@ -182,13 +182,13 @@ describe("perfgate compare", () => {
       "--format html: accepted: markdown, text, json, comment",
     );
     expect(await failure("compare", base, head, "--metric", "tps,lat")).toBe(
-      '--metric tps,lat: unknown metric "lat"; accepted: a comma list of tps, qps, p95_ms',
+      '--metric tps,lat: unknown metric "lat"; accepted: a comma list of tps, qps, p95_ms, instructions',
     );
     expect(await failure("compare", base, head, "--threshold-metric", "lat=3")).toBe(
-      "--threshold-metric lat=3: accepted: metric=pct with metric one of tps, qps, p95_ms and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
+      "--threshold-metric lat=3: accepted: metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", base, head, "--threshold-metric", "tps=x")).toBe(
-      "--threshold-metric tps=x: accepted: metric=pct with metric one of tps, qps, p95_ms and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
+      "--threshold-metric tps=x: accepted: metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", CSV, "--baseline", "MariaDB 10.6")).toMatch(
       /^--baseline "MariaDB 10\.6": no such engine; engines found: "MariaDB 10\.11", "MariaDB 11\.4", .*"Percona 8\.4"$/,

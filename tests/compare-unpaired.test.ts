@@ -322,7 +322,7 @@ describe("JSON format", () => {
       "degradation",
     ]);
     expect(parsed.schema).toBe("perfgate/comparison");
-    expect(parsed.threshold).toEqual({ default_pct: 5, per_metric: {} });
+    expect(parsed.threshold).toEqual({ default_pct: 5, per_metric: { instructions: 1 } });
     const cells = parsed.cells as Record<string, unknown>[];
     expect(cells).toHaveLength(6);
     expect(Object.keys(cells[0]!).sort()).toEqual(
@@ -372,7 +372,7 @@ describe("JSON format", () => {
     const base = run("base.json", "10.11.5", { 16: 2000 }, 1);
     const head = run("head.json", "11.4.5", { 16: 1600 }, 2);
     const r = compareSets([base, head], { thresholds: { default_pct: 3, per_metric: { p95_ms: 50 } } });
-    expect(r.threshold).toEqual({ default_pct: 3, per_metric: { p95_ms: 50 } });
+    expect(r.threshold).toEqual({ default_pct: 3, per_metric: { instructions: 1, p95_ms: 50 } });
     expect(r.cells.find((c) => c.metric === "tps")!.threshold_pct).toBe(3);
     const p95 = r.cells.find((c) => c.metric === "p95_ms")!;
     expect(p95.threshold_pct).toBe(50);

@@ -17,6 +17,7 @@ import {
   FAIL_THRESHOLD,
   HEAD,
   HEAD_SET,
+  INSTRUCTIONS,
   type SharedOption,
   THRESHOLD,
   THRESHOLD_METRIC,
@@ -50,6 +51,8 @@ export interface ActionConfig {
   failThresholdPct: number | null;
   failOnRegression: boolean;
   allowMismatch: boolean;
+  /** mode ab: count instructions per transaction under callgrind */
+  instructions: boolean;
   comment: (typeof COMMENT_MODES)[number];
   /** logins (without @) mentioned in the comment when there is a regression */
   ccUsers: string[];
@@ -190,6 +193,7 @@ const FIELDS = {
   "fail-threshold": shared(FAIL_THRESHOLD),
   "fail-on-regression": shared(FAIL_ON_REGRESSION),
   "allow-mismatch": shared(ALLOW_MISMATCH),
+  instructions: shared(INSTRUCTIONS),
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "cc-users": ccUsers,
   "results-dir": z.string().min(1),
@@ -261,6 +265,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     failThresholdPct: parsed["fail-threshold"] ?? null,
     failOnRegression: parsed["fail-on-regression"] ?? true,
     allowMismatch: parsed["allow-mismatch"] ?? false,
+    instructions: parsed.instructions ?? false,
     comment: parsed.comment ?? "always",
     ccUsers: parsed["cc-users"] ?? [],
     resultsDir: parsed["results-dir"] ?? INPUT_DEFAULTS["results-dir"],

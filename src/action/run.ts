@@ -108,6 +108,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       baseSet: config.baseSet,
       headSet: config.headSet,
       thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
+      ...(config.instructions ? { instructions: true } : {}),
       workDir,
       ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.

@@ -18,6 +18,7 @@ import {
   FAIL_THRESHOLD,
   HEAD,
   HEAD_SET,
+  INSTRUCTIONS,
   THRESHOLD,
   THRESHOLD_METRIC,
   WORKLOAD,
@@ -117,10 +118,7 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(THRESHOLD_METRIC))
       .addOption(cliOption(FAIL_THRESHOLD))
       .addOption(cliOption(FAIL_ON_REGRESSION))
-      .option(
-        "--instructions",
-        "also count instructions per transaction under valgrind's callgrind (the workload's instructions section sets how)",
-      )
+      .addOption(cliOption(INSTRUCTIONS))
       .option("--force", "replace a complete A/B file at --out")
       .option(
         "--resume <ab.json>",

@@ -127,6 +127,13 @@ export const DEGRADATION: SharedOption<[keyof DegradationOptions, number]> = {
  * `perfgate run --set`: a server option for every server of the run. CLI only: the action runs A/B
  * comparisons, whose sides take theirs from base-set/head-set (the same parser).
  */
+export const INSTRUCTIONS: SharedOption<boolean> = {
+  name: "instructions",
+  help: "also count instructions per transaction under valgrind's callgrind (ab; the workload's instructions section sets how: docs/instructions.md)",
+  actionDefault: "false",
+  parse: parseBoolean,
+};
+
 export const SET: SharedOption<[string, string]> = {
   name: "set",
   arg: "<name=value>",
@@ -142,6 +149,7 @@ export const SHARED_OPTIONS = [
   FAIL_THRESHOLD,
   FAIL_ON_REGRESSION,
   ALLOW_MISMATCH,
+  INSTRUCTIONS,
   BASE,
   HEAD,
   BASE_SET,
