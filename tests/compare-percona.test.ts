@@ -110,7 +110,7 @@ describe("Percona 2026 report, RW local 32 GB: all differences greater than 5%",
     expect(ComparisonReportSchema.parse(report)).toEqual(report);
     expect(report.kind).toBe("baselines");
     expect(report.baselines).toEqual(BASELINES);
-    expect(report.metrics).toEqual(["tps", "qps", "p95_ms"]);
+    expect(report.metrics).toEqual(["tps", "qps", "p95_ms", "instructions"]);
     expect(report.cells).toHaveLength(56); // no qps/p95 in the CSV: those metrics are skipped
     expect(report.cells.every((c) => c.metric === "tps" && c.method === "single")).toBe(true);
     expect(report.comparisons_with_ci).toBe(0);
