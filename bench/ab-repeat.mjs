@@ -9,6 +9,10 @@
 //   node bench/ab-repeat.mjs --label injected --runs 20 -- --base mariadb@11.4.5 --head mariadb@11.4.5 \
 //        --base-set innodb_flush_log_at_trx_commit=0 --head-set innodb_flush_log_at_trx_commit=1 \
 //        --workload bench/workloads/write-cell.yml
+//   node bench/ab-repeat.mjs --label ps-instructions --metric instructions --runs 20 -- \
+//        --base mariadb@11.4.5 --head mariadb@11.4.5 --head-set performance_schema=ON \
+//        --workload bench/workloads/instructions-cell.yml      # issue: detection on instruction counts
+// --metric names the verdict tallied (default tps); every verdict of each run is printed.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,6 +27,7 @@ const opt = (name, dflt) => {
 };
 const runs = Number(opt("runs", "20"));
 const label = opt("label", "ab");
+const metric = opt("metric", "tps");
 const dir = opt("dir", join("bench", "out", label));
 mkdirSync(dir, { recursive: true });
 const cli = join(import.meta.dirname, "..", "bin", "perfgate.mjs");
@@ -46,7 +51,7 @@ for (let i = 1; i <= runs; i++) {
     continue;
   }
   const report = JSON.parse(cmp.stdout);
-  const tps = report.cells.find((c) => c.metric === "tps");
+  const tps = report.cells.find((c) => c.metric === metric);
   const verdicts = report.cells.map((c) => `${c.metric}=${c.verdict}`).join(" ");
   const anyRegression = report.cells.some((c) => c.verdict === "regression");
   const ab1 = JSON.parse(readFileSync(out, "utf8"));
@@ -56,7 +61,7 @@ for (let i = 1; i <= runs; i++) {
   const ci =
     tps?.ci_low_pct !== undefined ? `[${tps.ci_low_pct.toFixed(1)}%, ${tps.ci_high_pct.toFixed(1)}%]` : "-";
   console.log(
-    `run ${i}: ${seconds.toFixed(0)} s, ${nPairs} pairs, tps ${tps?.change_pct.toFixed(1)}% CI ${ci} -> ${verdicts}`,
+    `run ${i}: ${seconds.toFixed(0)} s, ${nPairs} pairs, ${metric} ${tps?.change_pct.toFixed(2)}% CI ${ci} -> ${verdicts}`,
   );
 }
 const withRegression = rows.filter((r) => r.anyRegression).length;
@@ -64,7 +69,8 @@ const mean = (xs) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
 const summary = {
   label,
   runs: rows.length,
-  tps_verdicts: tally,
+  metric,
+  verdicts: tally,
   runs_with_any_regression_verdict: withRegression,
   mean_seconds_per_comparison: Number(mean(rows.map((r) => r.seconds)).toFixed(1)),
   mean_pairs: Number(mean(rows.map((r) => r.pairs)).toFixed(1)),
