@@ -15,6 +15,7 @@ import { defineConfig } from "vitest/config";
  */
 export const INTEGRATION = [
   "ab-e2e",
+  "bisect-e2e",
   "ab-resume",
   "action-ab-e2e",
   "cache-integrity",

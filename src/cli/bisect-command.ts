@@ -4,7 +4,7 @@ import { type Command, Option } from "commander";
 import { bisectText } from "../bisect/core/summary.js";
 import { runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
-import { UsageError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import type { CliHelpers } from "./ab-command.js";
 
@@ -100,6 +100,8 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
       log,
       signal: interrupt.signal,
     });
+    // A bisect that failed (bad input found on the way, a failed endpoint) is one error line.
+    if (results.status === "failed") throw new UserError(results.status_reason ?? "bisect failed");
     process.stdout.write(`${bisectText(results)}\n`);
     log.info(`results: ${resolve(out)}`);
     process.exitCode = exitCode;

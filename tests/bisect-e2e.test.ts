@@ -1,0 +1,120 @@
+/**
+ * perfgate bisect end to end with real servers and real sysbench: a local git repository of 32
+ * commits whose trees hold a server-options file; one commit turns on full durability
+ * (innodb_flush_log_at_trx_commit=1 and sync_binlog=1, against 0 and 0), which costs a write
+ * workload most of its throughput. `--provision` maps every commit to the cached MariaDB 11.4.5
+ * plus its options. The bisect is interrupted after its first steps and resumed; it must name the
+ * planted commit, having measured at most ceil(log2 32) + 2 = 7 commits (the endpoints included).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { commitsMeasured } from "../src/bisect/core/state.js";
+import { readBisectResults } from "../src/bisect/store.js";
+import { runCli, startCli } from "./helpers/cli.js";
+import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+import { waitFor } from "./helpers/wait.js";
+
+const WORKLOAD = "tests/fixtures/workloads/bisect-tiny.yml";
+const PLANTED = 19;
+const PROVISION = 'echo "maven:mariadb@11.4.5 $(cat server.opts)"';
+
+beforeAll(() => {
+  requireSysbench();
+  requireBuild();
+});
+
+/** 32 commits: commit 0 relaxed durability, commit PLANTED full durability, the rest notes only. */
+function plantedRepo(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "pipe" });
+  git("init", "-q", "-b", "main", ".");
+  git("config", "user.email", "dev@example.org");
+  git("config", "user.name", "Dev One");
+  writeFileSync(join(dir, "server.opts"), "innodb_flush_log_at_trx_commit=0 sync_binlog=0\n");
+  git("add", "-A");
+  git("commit", "-q", "-m", "commit 0: relaxed durability");
+  for (let i = 1; i < 32; i++) {
+    writeFileSync(join(dir, "notes.txt"), `change ${i}\n`);
+    if (i === PLANTED)
+      writeFileSync(join(dir, "server.opts"), "innodb_flush_log_at_trx_commit=1 sync_binlog=1\n");
+    git("add", "-A");
+    git("commit", "-q", "-m", i === PLANTED ? `commit ${i}: durable commits` : `commit ${i}`);
+  }
+}
+
+describe("perfgate bisect", () => {
+  it("finds the planted commit within 7 measured commits, through an interrupt and --resume", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-bisect-"));
+    const repo = join(dir, "repo");
+    plantedRepo(repo);
+    const out = join(dir, "bisect.json");
+    const args = ["bisect", "--source", repo, "--good", "main~31", "--bad", "main"];
+    const rest = ["--provision", PROVISION, "-w", WORKLOAD, "--cell", "oltp_write_only:1", "--out", out];
+    const { child, done } = startCli([...args, ...rest]);
+    // Interrupt once the endpoints and one more commit are in the file.
+    await waitFor(() => {
+      try {
+        return JSON.parse(readFileSync(out, "utf8")).steps.length >= 2;
+      } catch {
+        return false;
+      }
+    }, 540_000);
+    process.kill(-child.pid!, "SIGINT");
+    const r = await done;
+    expect(r.code, r.stderr).toBe(130);
+    const interrupted = readBisectResults(out);
+    expect(interrupted.status).toBe("incomplete");
+    expect(interrupted.steps[0]!.kind).toBe("endpoints");
+    expect(interrupted.steps[0]!.mark).toBe("differ");
+
+    const resumed = await runCli(["bisect", "--resume", out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming ${out}`);
+    const b = readBisectResults(out);
+    expect(b.status).toBe("complete");
+    expect(b.outcome).toEqual({ kind: "found", index: PLANTED, skipped: [] });
+    expect(b.commits[PLANTED]!.subject).toBe(`commit ${PLANTED}: durable commits`);
+    expect(commitsMeasured(b)).toBeLessThanOrEqual(7);
+    // Steps measured before the interrupt are kept as they were.
+    expect(b.steps[0]).toEqual(interrupted.steps[0]);
+    expect(resumed.stdout).toContain(
+      `first bad commit: ${b.commits[PLANTED]!.sha.slice(0, 10)} "commit ${PLANTED}: durable commits" by Dev One`,
+    );
+    expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
+  }, 1_500_000);
+
+  it("refuses a malformed provision line in one line naming the commit and the line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-bisect-bad-"));
+    const repo = join(dir, "repo");
+    plantedRepo(repo);
+    const r = await runCli([
+      "bisect",
+      "--source",
+      repo,
+      "--good",
+      "main~31",
+      "--bad",
+      "main",
+      "--provision",
+      "echo maven:mariadb@11.4.5 datadir=/etc",
+      "-w",
+      WORKLOAD,
+      "--cell",
+      "oltp_write_only:1",
+      "--out",
+      join(dir, "b.json"),
+    ]);
+    expect(r.code).not.toBe(0);
+    const lines = r.stderr
+      .trim()
+      .split("\n")
+      .filter((l) => /--provision at/.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /--provision at [0-9a-f]{12}: last line "maven:mariadb@11.4.5 datadir=\/etc" has the server option "datadir"/,
+    );
+  });
+});
