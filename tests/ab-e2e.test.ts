@@ -146,7 +146,7 @@ describe("perfgate ab", () => {
     expect(r.code, r.stderr).toBe(130);
     const ab = readAbResults(out);
     expect(ab.status).toBe("incomplete");
-    expect(ab.status_reason).toMatch(/interrupted \(SIGINT\) after 0 of 1 cells/);
+    expect(ab.status_reason).toMatch(/interrupted \(SIGINT\) after 0 of 1 cell/);
     expect(ab.ended_at).not.toBeNull();
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
   });

@@ -175,7 +175,7 @@ describe("children die with perfgate", () => {
     const closed = JSON.parse(readFileSync(running, "utf8"));
     expect(closed.status).toBe("incomplete");
     expect(closed.status_reason).toBe(
-      `perfgate (pid ${process.pid}) ended without finishing (killed) after 1 of 1 cells`,
+      `perfgate (pid ${process.pid}) ended without finishing (killed) after 1 of 1 cell`,
     );
     expect(JSON.parse(readFileSync(done, "utf8")).status).toBe("running"); // forgotten: not touched
   });

@@ -4,10 +4,12 @@
  * comment and its folded report, the JSON).
  */
 import { describe, expect, it } from "vitest";
+import { confirmationShare, nextConfirmation } from "../src/ab/plan.js";
 import { DEFAULT_CHANGE_OPTIONS } from "../src/changes/index.js";
 import { fmtChangeValue, renderChangesText } from "../src/changes/report.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, type MeasurementSet } from "../src/compare/model.js";
+import { stoppedBy } from "../src/compare/undecided.js";
 import { buildCommentBody } from "../src/gate/comment.js";
 import { overallVerdict } from "../src/gate/verdict.js";
 import {
@@ -186,5 +188,65 @@ describe("counts agree with their nouns", () => {
     expect(text).toContain("0 -> 2.492 ");
     expect(fmtChangeValue(2.4924179688880397)).toBe("2.492");
     expect(fmtChangeValue(0)).toBe("0");
+  });
+});
+
+describe("an inconclusive verdict says what stopped it and what it rules out", () => {
+  it("max_pairs reached while it needs more: in the report, the text and the JSON", () => {
+    const r = noise(13);
+    const ab = makeAbResults({
+      pairs: Array.from({ length: 30 }, () => ({ base: 900 * (1 + 0.6 * r()), head: 900 * (1 + 0.6 * r()) })),
+    });
+    ab.design.max_pairs = 30;
+    ab.cells[0]!.confirmation_stop = { reason: "max_pairs", needed: 38 };
+    const sets = [fromAb(ab, "ab.json")];
+    const report = compareSets(sets, { metrics: ["tps"] });
+    const c = report.cells[0]!;
+    expect(c.verdict).toBe("inconclusive");
+    expect(c.undecided?.stopped_by).toMatch(/^30 pairs done, needs ~[\d,]+: max_pairs 30 reached$/);
+    expect(c.undecided?.rules_out).toMatch(/^rules out a regression worse than -\d+\.\d%/);
+    const json = JSON.parse(renderComparisonJson(report)) as { cells: { undecided: unknown }[] };
+    expect(json.cells[0]!.undecided).toEqual(c.undecided);
+    for (const text of [renderComparisonMarkdown(report, sets), renderComparisonText(report, sets)]) {
+      expect(text).toContain("max_pairs 30 reached");
+      expect(text).toContain(c.undecided!.rules_out!);
+    }
+  });
+
+  it("one run per side says that only more runs would narrow it", () => {
+    const c = {
+      ...compareSets(undecidedAb(), {}).cells[0]!,
+      method: "batch_means" as const,
+    };
+    expect(stoppedBy(c, undefined)).toBe("one run per side: only more runs (or longer ones) would narrow it");
+  });
+});
+
+describe("the confirmation budget is shared across cells", () => {
+  const design = {
+    order: "ABBA" as const,
+    slice_s: 2,
+    pairs: 10,
+    max_pairs: 40,
+    confirm_budget_s: 90,
+    prepare_seed: 1,
+  };
+  it("the first of two cells may spend half; what it leaves passes on to the second", () => {
+    expect(confirmationShare(design, { spentBeforeCell: 0, spentByCell: 0, cellsLeft: 2 })).toBe(45);
+    expect(confirmationShare(design, { spentBeforeCell: 0, spentByCell: 45, cellsLeft: 2 })).toBe(0);
+    // the first cell used 20 s: the second may spend the 70 s left
+    expect(confirmationShare(design, { spentBeforeCell: 20, spentByCell: 0, cellsLeft: 1 })).toBe(70);
+  });
+
+  it("a cell that leans worse stops at its share and says so", () => {
+    const r = noise(17);
+    const pairs = makeAbResults({
+      pairs: Array.from({ length: 10 }, () => ({ base: 900 * (1 + 0.3 * r()), head: 850 * (1 + 0.3 * r()) })),
+    }).cells[0]!.pairs;
+    const spent = { spentBeforeCell: 0, spentByCell: 45, cellsLeft: 2 };
+    const d = nextConfirmation(pairs, design, spent, undefined, 0.05);
+    expect(d.suspicious).toContain("tps");
+    expect(d.extra).toBe(0);
+    expect(d.stop?.reason).toBe("budget");
   });
 });

@@ -126,7 +126,11 @@ describe("samples needed in the reports", () => {
     const needed = r.cells[0]!.samples_needed!;
     expect(needed).toBeGreaterThan(1000);
     const grouped = needed.toLocaleString("en-US");
-    expect(renderComparisonText(r, sets)).toContain(`inconclusive (needs ~${grouped} repetitions per side)`);
-    expect(renderComparisonMarkdown(r, sets)).toContain(`(needs ~${grouped} repetitions per side)`);
+    expect(renderComparisonText(r, sets)).toContain(
+      `inconclusive (3 repetitions per side, needs ~${grouped}; rules out`,
+    );
+    expect(renderComparisonMarkdown(r, sets)).toContain(
+      `(3 repetitions per side, needs ~${grouped}; rules out`,
+    );
   });
 });

@@ -40,6 +40,8 @@ export interface ConfirmDecision {
   extra: number;
   /** the metrics that look like regressions but are inconclusive */
   suspicious: AbMetric[];
+  /** why no more pairs although a metric is suspicious: max_pairs reached, or the cell's budget share spent */
+  stop?: { reason: "max_pairs" | "budget"; needed: number | null };
 }
 
 /**
@@ -61,6 +63,7 @@ export function confirmationNeeded(
   const suspicious: AbMetric[] = [];
   const withDefaults = withMetricDefaults(thresholds);
   let want = 0;
+  let needed: number | null = null;
   for (const metric of AB_METRICS) {
     const { base, head } = pairValues(pairs, metric);
     if (base.length < 2) continue;
@@ -70,11 +73,17 @@ export function confirmationNeeded(
     const v = verdictFromComparison(metric, direction, c, threshold);
     if (v.verdict !== "inconclusive" || !isWorse(c.change_pct, direction)) continue;
     suspicious.push(metric);
-    const needed = samplesNeeded(c, threshold);
-    want = Math.max(want, (needed ?? maxPairs) - pairs.length);
+    const n = samplesNeeded(c, threshold);
+    if (n !== null) needed = Math.max(needed ?? 0, n);
+    want = Math.max(want, (n ?? maxPairs) - pairs.length);
   }
   if (suspicious.length === 0) return { extra: 0, suspicious };
   let extra = Math.min(Math.max(2, want), maxPairs - pairs.length, affordable);
   if (extra % 2 === 1) extra -= 1; // whole AB+BA rounds
-  return { extra: Math.max(0, extra), suspicious };
+  if (extra > 0) return { extra, suspicious };
+  return {
+    extra: 0,
+    suspicious,
+    stop: { reason: pairs.length >= maxPairs ? "max_pairs" : "budget", needed },
+  };
 }

@@ -87,15 +87,28 @@ export function pairOrder(round: number): Pair["order"] {
   return round % 2 === 1 ? "AB" : "BA";
 }
 
-/** More pairs for a cell that leans toward a regression, as many as the remaining budget pays for. */
+/**
+ * The confirmation seconds this cell may still spend: an equal share of what was left when it
+ * started, among it and the cells after it (`cellsLeft`, this one included), less what it spent
+ * since. What an earlier cell did not use passes on to the later ones; no cell takes another's share.
+ */
+export function confirmationShare(
+  design: AbDesign,
+  budget: { spentBeforeCell: number; spentByCell: number; cellsLeft: number },
+): number {
+  const left = Math.max(0, design.confirm_budget_s - budget.spentBeforeCell);
+  return Math.max(0, left / Math.max(1, budget.cellsLeft) - budget.spentByCell);
+}
+
+/** More pairs for a cell that leans toward a regression, as many as its share of the budget pays for. */
 export function nextConfirmation(
   pairs: readonly Pair[],
   design: AbDesign,
-  spentSeconds: number,
+  budget: { spentBeforeCell: number; spentByCell: number; cellsLeft: number },
   thresholds: ThresholdConfig | undefined,
   alpha: number,
 ): ConfirmDecision {
-  const affordable = Math.floor((design.confirm_budget_s - spentSeconds) / pairSeconds(design));
+  const affordable = Math.floor(confirmationShare(design, budget) / pairSeconds(design));
   return confirmationNeeded(pairs, design.max_pairs, affordable, thresholds, alpha);
 }
 

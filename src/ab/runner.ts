@@ -41,6 +41,7 @@ import { startTelemetry } from "../telemetry/collector.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
+import type { ConfirmDecision } from "./confirm.js";
 import { type AbCounting, countAbTier, countingSection, toggleOf } from "./instructions.js";
 import {
   type AbPlannedCell,
@@ -193,7 +194,9 @@ async function runAbGuarded(
       signal: opts.signal,
       cellCount: planned.length,
       started: Date.now(),
-      remaining: () => s.remaining,
+      // the plan includes the confirmation budget not yet spent (an upper bound on it)
+      remaining: () =>
+        s.remaining + Math.max(0, ctx.design.confirm_budget_s - writer.results.confirm_spent_s),
     },
     alpha: reportAlpha(planned.length),
     remaining: abSecondsToRun(ctx.design, toRun, warmupSeconds(w)),
@@ -402,6 +405,8 @@ interface CellRun {
   clock: Record<Label, number>;
   /** the slice failure that ended the cell, if one did */
   error?: string;
+  /** why confirmation stopped while a metric still leaned worse undecided */
+  stop?: ConfirmDecision["stop"];
 }
 
 /** One cell: its pairs (and any confirmation pairs) with telemetry and both servers' status deltas. */
@@ -431,6 +436,7 @@ async function measureCell(s: AbState, m: CellRun): Promise<AbCell> {
     started_at: startedAt,
     ended_at: new Date().toISOString(),
     pairs: m.pairs,
+    ...(m.stop ? { confirmation_stop: m.stop } : {}),
     series: m.series,
     status_deltas: {
       base: statusDeltas(before[0]!, after[0] ?? before[0]!),
@@ -446,15 +452,23 @@ async function measurePairs(s: AbState, m: CellRun): Promise<void> {
   const { results } = s.writer;
   let ok = await runPairs(s, m, design.pairs, false, design.pairs);
   s.remaining -= design.pairs * pairSeconds(design);
+  const budget = {
+    spentBeforeCell: results.confirm_spent_s,
+    spentByCell: 0,
+    cellsLeft: s.planned.length - m.index + 1,
+  };
   while (ok) {
-    const d = nextConfirmation(m.pairs, design, results.confirm_spent_s, s.opts.thresholds, s.alpha);
+    const d = nextConfirmation(m.pairs, design, budget, s.opts.thresholds, s.alpha);
+    if (d.stop) m.stop = d.stop;
     if (d.extra <= 0) break;
     s.opts.log.info(
       `cell ${m.index}/${s.planned.length}: ${d.suspicious.join(", ")} looks worse but is inconclusive after ${plural(m.pairs.length, "pair")}: ${plural(d.extra, "more pair", "more pairs")}`,
     );
     const t0 = Date.now();
     ok = await runPairs(s, m, d.extra, true, m.pairs.length + d.extra);
-    results.confirm_spent_s += (Date.now() - t0) / 1000;
+    const spent = (Date.now() - t0) / 1000;
+    results.confirm_spent_s += spent;
+    budget.spentByCell += spent;
   }
 }
 

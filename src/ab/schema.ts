@@ -62,6 +62,14 @@ export const AbCellSchema = z.object({
    * (t = seconds that side has run this cell): for within-run degradation
    */
   series: z.object({ base: z.array(IntervalSchema), head: z.array(IntervalSchema) }),
+  /**
+   * why confirmation stopped while a metric still leaned worse undecided: max_pairs reached, or the
+   * cell's share of the confirmation budget spent; `needed`: the pairs it would take (null: unknown).
+   * Absent when confirmation was not needed or the cell was decided.
+   */
+  confirmation_stop: z
+    .object({ reason: z.enum(["max_pairs", "budget"]), needed: z.number().int().positive().nullable() })
+    .optional(),
   status_deltas: z.object({
     base: z.record(z.string(), z.number().finite()),
     head: z.record(z.string(), z.number().finite()),

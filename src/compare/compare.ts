@@ -37,6 +37,7 @@ import {
 } from "./schema.js";
 import { settingsDiffs } from "./settings.js";
 import { degradationEntries } from "./trends.js";
+import { explainUndecided } from "./undecided.js";
 import { judgeAll, pendingComparisons } from "./verdicts.js";
 
 export { geometricMean } from "../stats/index.js";
@@ -159,6 +160,7 @@ export function compareSets(
     confidence,
     options.thresholds,
   );
+  explainUndecided(cells, sets);
   const degradation = degradationEntries(plan.units, options.degradation ?? {}, notes);
   sortCells(cells);
   sortDegradation(degradation);

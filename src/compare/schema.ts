@@ -57,6 +57,11 @@ export const ComparisonCellSchema = z.object({
    * inconclusive and ci_low_pct/ci_high_pct/mde_pct are absent/null
    */
   interval_withheld: z.string().optional(),
+  /**
+   * inconclusive only: what stopped it (pairs done vs needed, max_pairs reached, the confirmation
+   * budget used up, one run per side) and what its interval already rules out (null: nothing)
+   */
+  undecided: z.object({ stopped_by: z.string(), rules_out: z.string().nullable() }).optional(),
 });
 export type ComparisonCell = z.infer<typeof ComparisonCellSchema>;
 

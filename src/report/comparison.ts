@@ -135,6 +135,11 @@ function verdictText(c: ComparisonCell, markdown: boolean): string {
     case "unchanged":
       return `unchanged${unconfirmed}`;
     default: {
+      // what stopped it and what it already rules out (src/compare/undecided.ts)
+      const why = c.undecided
+        ? [c.undecided.stopped_by, c.undecided.rules_out].filter((x) => x !== null)
+        : [];
+      if (why.length > 0) return `${mark("❔")}inconclusive (${why.join("; ")})`;
       const unit = c.method === "paired" ? "pairs" : "repetitions per side";
       return `${mark("❔")}inconclusive${c.samples_needed !== null ? ` (needs ~${fmtNumber(c.samples_needed)} ${unit})` : ""}`;
     }

@@ -1,0 +1,57 @@
+/**
+ * What an inconclusive verdict needs said (docs/comparisons.md, "Inconclusive"): what stopped it —
+ * pairs done against pairs needed, max_pairs reached, the confirmation budget used up, one run per
+ * side — and what its interval already rules out. Pure.
+ */
+import type { AbResults } from "../ab/schema.js";
+import { metricDef } from "../metrics/table.js";
+import type { MeasurementSet } from "./model.js";
+import type { ComparisonCell } from "./schema.js";
+
+function pct(x: number): string {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(1)}%`;
+}
+
+/** "rules out a regression worse than -5.4% and an improvement beyond +8.1%"; null without an interval. */
+export function rulesOut(c: ComparisonCell): string | null {
+  if (c.ci_low_pct === undefined || c.ci_high_pct === undefined) return null;
+  const higher = metricDef(c.metric).direction === "higher_is_better";
+  const worst = higher ? c.ci_low_pct : c.ci_high_pct;
+  const best = higher ? c.ci_high_pct : c.ci_low_pct;
+  const parts: string[] = [];
+  if (higher ? worst < 0 : worst > 0) parts.push(`a regression worse than ${pct(worst)}`);
+  if (higher ? best > 0 : best < 0) parts.push(`an improvement beyond ${pct(best)}`);
+  return parts.length > 0 ? `rules out ${parts.join(" and ")}` : null;
+}
+
+function abCellOf(ab: AbResults, c: ComparisonCell) {
+  return ab.cells.find((x) => x.script === c.scenario && x.tier === c.tier && x.threads === c.threads);
+}
+
+/** Why this inconclusive cell stopped where it did. */
+export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string {
+  if (c.interval_withheld !== undefined) return c.interval_withheld;
+  const needs = c.samples_needed !== null ? `, needs ~${c.samples_needed.toLocaleString("en-US")}` : "";
+  if (c.method === "batch_means") {
+    return "one run per side: only more runs (or longer ones) would narrow it";
+  }
+  if (c.method === "paired") {
+    const stop = ab ? abCellOf(ab, c)?.confirmation_stop : undefined;
+    const done = `${c.n} pairs done${needs}`;
+    if (stop?.reason === "max_pairs") return `${done}: max_pairs ${ab!.design.max_pairs} reached`;
+    if (stop?.reason === "budget") {
+      return `${done}: its share of the confirmation budget was used up (${Math.round(ab!.confirm_spent_s)} of ${ab!.design.confirm_budget_s} s spent in all)`;
+    }
+    return ab ? `${done}: planned pairs only (confirmation extends only cells that lean worse)` : done;
+  }
+  return `${c.n} repetitions per side${needs}`;
+}
+
+/** Adds `undecided` to every inconclusive cell (in place). */
+export function explainUndecided(cells: ComparisonCell[], sets: readonly MeasurementSet[]): void {
+  const ab = sets.find((s) => s.ab)?.ab;
+  for (const c of cells) {
+    if (c.verdict !== "inconclusive") continue;
+    c.undecided = { stopped_by: stoppedBy(c, ab), rules_out: rulesOut(c) };
+  }
+}
