@@ -78,6 +78,9 @@ export default defineConfig({
           env: UNIT_ENV,
           // one temporary root for the run (removed at the end), then no servers at all
           globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/unit-setup.ts"],
+          // `npm test` runs both projects: the unit tests first (seconds), then the integration tests
+          // with their own worker limit (vitest needs a distinct group for a distinct limit)
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -90,6 +93,7 @@ export default defineConfig({
           // they start real mysqld processes; on a 2-core host they must not run all at once
           fileParallelism: true,
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
