@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { registerCompareCommands } from "../src/cli/compare-commands.js";
+import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { importCsv, parseCsvNumber, parseImportCsv } from "../src/import/csv.js";
 import { ImportedSetSchema } from "../src/import/schema.js";
 import { readImportedSet, writeImportedSet } from "../src/import/store.js";
@@ -232,7 +232,7 @@ describe("perfgate import", () => {
 
   function program(): Command {
     const p = new Command().name("perfgate").exitOverride();
-    registerCompareCommands(p);
+    registerInteropCommands(p);
     return p;
   }
 

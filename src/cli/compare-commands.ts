@@ -9,8 +9,6 @@ import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
 import { compareGate, type GateResult } from "../gate/gate.js";
-import { importCsv, importSummary } from "../import/csv.js";
-import { writeImportedSet } from "../import/store.js";
 import { loadMeasurements } from "../inputs/load.js";
 import { cliOption } from "../options/commander.js";
 import {
@@ -183,18 +181,4 @@ export function registerCompareCommands(program: Command): void {
     .addOption(cliOption(FAIL_ON_REGRESSION))
     .addOption(cliOption(DEGRADATION));
   addBaselineStoreOptions(compare).action(compareAction);
-
-  program
-    .command("import")
-    .description(
-      "Validate a CSV of measurements (scenario,engine,threads,tps[,tier,qps,p95_ms,repetition]) and write perfgate/import JSON.",
-    )
-    .requiredOption("--csv <file>", "CSV file with a header line")
-    .requiredOption("-o, --out <file.json>", "the perfgate/import JSON file to write")
-    .action((o: { csv: string; out: string }) => {
-      refuseOutputOverInput("--out", o.out, [o.csv]);
-      const set = importCsv(o.csv);
-      writeImportedSet(o.out, set);
-      writeOut(`${o.out}: ${importSummary(set)}\n`);
-    });
 }

@@ -143,14 +143,7 @@ export function registerInteropCommands(program: Command): void {
     )
     .action(exportAction);
 
-  const existing = program.commands.find((c) => c.name() === "import");
-  if (existing) {
-    // `--csv` becomes one of two sources; the action below handles both.
-    for (const opt of existing.options) if (opt.long === "--csv") opt.makeOptionMandatory(false);
-    existing.description(IMPORT_HELP).option("--gab-data <data.js>", GAB_DATA_HELP);
-    addSysbenchLogOptions(existing).action(importAction);
-    return;
-  }
+  // `perfgate import` is registered here only: one command, three sources (CSV, data.js, log)
   const cmd = program
     .command("import")
     .description(IMPORT_HELP)

@@ -240,11 +240,6 @@ export function gateFailure(report: ComparisonReport): string | null {
   return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
 }
 
-/** True when the report has any regression verdict (a cell or a within-run degradation). */
-export function hasRegression(report: ComparisonReport): boolean {
-  return report.summary.regressions > 0;
-}
-
 /**
  * For each A/B cell whose instructions verdict is a regression or an improvement, the functions
  * whose self instructions per transaction changed most (top 10), beside the cell's TPS verdict.

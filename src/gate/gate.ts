@@ -2,8 +2,9 @@
  * The gate: measurement sets in, everything a caller shows or decides out — the comparison report,
  * its Markdown, text and JSON renderings, the overall verdict, the exit code and the one-line
  * reason the gate fails. `perfgate ab`, `perfgate compare` and the GitHub Action all go through
- * here, so they judge, render and exit the same way. Pure: callers write the files
- * (`writeGateFiles`) and print.
+ * here, so they judge, render and exit the same way. Judging and rendering are pure;
+ * `writeGateFiles` is the one function here that writes (the report files a caller names), and
+ * callers print.
  */
 import type { AbResults } from "../ab/schema.js";
 import { type CompareOptions, compareSets, gateFailure } from "../compare/compare.js";

@@ -105,7 +105,6 @@ export const TelemetrySampleSchema = z.object({
   disk_read_iops: nonneg,
   disk_write_iops: nonneg,
 });
-export type TelemetrySampleRecord = z.infer<typeof TelemetrySampleSchema>;
 
 export const HostSchema = z.object({
   hostname: z.string(),

@@ -4,7 +4,6 @@
  * per line). One schema for all three; the names are DegradationOptions' (docs/statistics.md).
  */
 import { z } from "zod";
-import { UserError } from "../util/errors.js";
 import type { DegradationOptions } from "./degradation.js";
 
 const seconds = z.number().positive().max(1e7);
@@ -28,22 +27,10 @@ export const DEGRADATION_SETTINGS = Object.keys(
 /** What a setting may be, for error messages. */
 export const DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
 
-const ACCEPTED = `accepted: ${DEGRADATION_ACCEPTED}`;
-
 function clean(o: z.infer<typeof DegradationSettingsSchema>): DegradationOptions {
   const out: DegradationOptions = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k as keyof DegradationOptions] = v;
   return out;
-}
-
-/** Validates a parsed `degradation:` object; `where` names the file or input in the error. */
-export function validateDegradationSettings(data: unknown, where: string): DegradationOptions {
-  const parsed = DegradationSettingsSchema.safeParse(data);
-  if (parsed.success) return clean(parsed.data);
-  const issue = parsed.error.issues[0];
-  const field =
-    issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : (issue?.path ?? []).map(String).join(".");
-  throw new UserError(`${where}: degradation ${field || "(section)"}: invalid; ${ACCEPTED}`);
 }
 
 /**

@@ -23,19 +23,6 @@ export function parseStatStartTime(stat: string): string | null {
   return v !== undefined && /^\d+$/.test(v) ? v : null;
 }
 
-/** The process group id (field 5) of a /proc/<pid>/stat line. */
-export function parseStatGroup(stat: string): number | null {
-  const close = stat.lastIndexOf(")");
-  const v =
-    close < 0
-      ? undefined
-      : stat
-          .slice(close + 1)
-          .trim()
-          .split(/\s+/)[2];
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : null;
-}
-
 function readStat(pid: number): string | null {
   try {
     return readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -121,10 +121,6 @@ export function killAllTracked(): void {
   for (const child of live) killGroup(child, "SIGKILL");
 }
 
-export function trackedCount(): number {
-  return live.size;
-}
-
 export interface CommandResult {
   code: number | null;
   signal: NodeJS.Signals | null;

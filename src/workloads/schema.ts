@@ -4,7 +4,6 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { basename } from "node:path";
 import { type Document, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { parseSize } from "../servers/config.js";
@@ -313,8 +312,4 @@ export function loadWorkload(file: string): LoadedWorkload {
 /** Default sysbench events per counted repetition: a few seconds under valgrind. */
 export function defaultInstructionEvents(script: string): number {
   return script === "oltp_point_select" || script === "select_random_points" ? 2000 : 300;
-}
-
-export function workloadLabel(file: string, w: Workload): string {
-  return w.name || basename(file);
 }
