@@ -32,6 +32,7 @@ export const INTEGRATION = [
   "network-remote-client",
   "pages-browser",
   "pages-gab-browser",
+  "pages-hostile-browser",
   "pages-run-browser",
   "preflight-availability",
   "run-e2e",
