@@ -150,7 +150,8 @@ export interface GabHistoryImport {
 function metricOf(m: Measure, tool: string): OtherMetric {
   const interval = m.range !== undefined ? parseRange(m.range, m.value) : null;
   return {
-    name: m.unit,
+    // a metric is named by its unit; a bench without one has the metric "value"
+    name: m.unit === "" ? "value" : m.unit,
     unit: m.unit,
     better: betterOf(tool, m.unit),
     value: m.value,
@@ -201,11 +202,19 @@ function commitInfo(c: GabEntry["commit"]): NonNullable<HistoryRun["commit_info"
   };
 }
 
+/** A suite name as a field of a one-line message: bare when plain, else quoted (escapes visible). */
+function suiteField(suite: string): string {
+  return /^[A-Za-z0-9_. -]{1,80}$/.test(suite) ? suite : JSON.stringify(suite.slice(0, 80));
+}
+
 /** One entry of one suite → one history run (source "gab", schema 2). */
 function runOf(data: GabData, suite: string, entry: GabEntry, o: GabHistoryOptions, cells: HistoryCell[]) {
   const date = new Date(entry.date);
-  if (Number.isNaN(date.getTime())) {
-    throw new UserError(`${o.file}: field entries.${suite}: date ${entry.date} is not a time in ms`);
+  // A run id and every date perfgate writes start with a four-digit year.
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1970 || date.getUTCFullYear() > 9999) {
+    throw new UserError(
+      `${o.file}: field entries.${suiteField(suite)}: date ${entry.date} is not a time in ms since 1970 (years 1970 to 9999)`,
+    );
   }
   const repo = data.repoUrl.replace(/\/+$/, "");
   const derived = repo !== "" && entry.commit.url === undefined ? `${repo}/commit/${entry.commit.id}` : null;
@@ -254,7 +263,7 @@ function checkGabUrls(data: GabData, file: string): void {
   if (repo !== "") fail(urlError("field repoUrl", data.repoUrl));
   for (const [suite, entries] of Object.entries(data.entries)) {
     entries.forEach((e, i) => {
-      const field = `field entries.${suite}[${i}].commit`;
+      const field = `field entries.${suiteField(suite)}[${i}].commit`;
       if (e.commit.url !== undefined) fail(urlError(`${field}.url`, e.commit.url));
       else if (repo !== "")
         fail(urlError(`${field}.id (as a link under repoUrl)`, `${repo}/commit/${e.commit.id}`));

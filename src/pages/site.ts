@@ -91,7 +91,7 @@ function write(root: string, key: string, data: unknown, count: { files: number 
 }
 
 /** A run page's data: the run, its links kept only when safe (an older store may hold any text). */
-function runPageData(run: HistoryRun): HistoryRun {
+export function runPageData(run: HistoryRun): HistoryRun {
   const raw = run.raw ? { raw: { ...run.raw, url: safeUrl(run.raw.url) } } : {};
   return { ...run, commit_url: safeUrl(run.commit_url), ...raw };
 }
