@@ -8,7 +8,9 @@
 #                                Debian's archive keyring (verifies sid's package index), and
 #                                libnuma1/libaio1 (MySQL's generic Linux builds link them), and
 #                                valgrind + binutils (instruction counts per transaction run the
-#                                server under callgrind and check its symbols with nm)
+#                                server under callgrind and check its symbols with nm), and
+#                                linux-perf (`perf`: sampled profiles of the servers when a verdict
+#                                changed; perfgate runs without it, saying so once)
 #   install-deps.sh --for-tests  also what the test suite needs: a C toolchain, CMake, Ninja, ccache
 #                                and git (the build: tests compile a tiny CMake project), iproute2
 #                                (the network-namespace test), and the Docker *client* taken out of
@@ -38,6 +40,15 @@ want patchelf patchelf
 want valgrind valgrind
 want callgrind_control valgrind
 want nm binutils
+# Debian ships perf as linux-perf; Ubuntu as linux-tools-<its kernel>, which a cloud kernel may lack:
+# there perf is left to the user (perfgate says once that profiles are off)
+if ! command -v perf >/dev/null 2>&1; then
+  if [ -r /etc/os-release ] && grep -q '^ID=ubuntu' /etc/os-release; then
+    echo "install-deps: perf not installed; for sampled profiles install linux-tools-$(uname -r)" >&2
+  else
+    need+=(linux-perf)
+  fi
+fi
 # MySQL's generic Linux builds (maven:mysql@…, tarball:mysql@…) link libnuma and libaio, as
 # MySQL's install notes say; Debian's packages are fetched with their libraries instead.
 have_lib() { [ -e "/lib/x86_64-linux-gnu/$1" ] || [ -e "/usr/lib/x86_64-linux-gnu/$1" ] || ldconfig -p 2>/dev/null | grep -q "$1"; }
@@ -95,4 +106,4 @@ if [ $tests = 1 ]; then
   fi
 fi
 
-echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf, valgrind $(valgrind --version | sed 's/^valgrind-//')$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium)"): present"
+echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf, valgrind $(valgrind --version | sed 's/^valgrind-//')$(command -v perf >/dev/null 2>&1 && echo ", perf")$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium)"): present"

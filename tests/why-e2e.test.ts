@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readAbResults } from "../src/ab/store.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
 import { readResults } from "../src/results/store.js";
+import { perfProbe } from "../src/telemetry/perf.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild, requireSysbench } from "./helpers/env.js";
 
@@ -18,6 +19,13 @@ beforeAll(() => {
   requireSysbench();
   requireBuild();
 });
+
+/** Why perf cannot profile here (perf_event_open refused), or null; checked once. */
+const perfRefused = await perfProbe();
+if (perfRefused !== null) {
+  // loud, and counted by the skip below: a profile test never passes without perf
+  console.warn(`\n!!! SKIPPED: sampled-profile tests: ${perfRefused} !!!\n`);
+}
 
 describe("per-transaction host metrics and the settings that differ", () => {
   it("a planted wait: more fsyncs and context switches per transaction, no CPU growth", async () => {
@@ -69,6 +77,58 @@ describe("per-transaction host metrics and the settings that differ", () => {
     expect(r.stdout).toMatch(/Work per transaction/);
     expect(r.stdout).toMatch(/fsyncs\/txn/);
   });
+
+  it.skipIf(perfRefused !== null)(
+    "a planted CPU cost (performance_schema with every instrument on): its functions grow in the differential profile",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "pg-whycpu-"));
+      const out = join(dir, "ab.json");
+      const json = join(dir, "cmp.json");
+      const r = await runCli([
+        "ab",
+        "--base",
+        "maven:mariadb@11.4.5",
+        "--head",
+        "maven:mariadb@11.4.5",
+        "--head-set",
+        "performance_schema=ON",
+        "--head-set",
+        "performance_schema_instrument=%=ON",
+        "--head-set",
+        "performance_schema_consumer_events_waits_current=ON",
+        "--head-set",
+        "performance_schema_consumer_events_statements_history_long=ON",
+        "--workload",
+        "tests/fixtures/workloads/ab-tiny-select.yml",
+        "--profile",
+        "on",
+        "--out",
+        out,
+        "--json",
+        json,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const profile = readAbResults(out).cells[0]!.profile!;
+      expect(profile.reason).toBe("requested");
+      expect(profile.base.samples).toBeGreaterThan(0);
+      expect(profile.head.samples).toBeGreaterThan(0);
+      // user and kernel frames, symbolised
+      const stacks = Object.keys(profile.head.stacks).join("\n");
+      expect(stacks).toMatch(/dispatch_command/);
+      expect(stacks).toMatch(/_\[k\]/);
+      const cmp = JSON.parse(readFileSync(json, "utf8")) as ComparisonReport;
+      const grown = cmp.profiles![0]!.grown.map((f) => f.name);
+      expect(
+        grown.some((n) => /pfs|psi|PFS/.test(n)),
+        grown.join(", "),
+      ).toBe(true);
+      // the flame graph beside the report: an SVG with a red (grown) frame
+      const svg = readFileSync(join(dir, "ab.oltp_point_select-2t-256M.flame.svg"), "utf8");
+      expect(svg).toMatch(/^<\?xml[\s\S]*<svg[\s\S]*<\/svg>\s*$/);
+      expect(svg).toMatch(/fill="rgb\(255,/);
+      expect(readFileSync(join(dir, "ab.md"), "utf8")).toContain("Where the CPU went");
+    },
+  );
 
   it("a run records the server's counters per cell", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-whyrun-"));

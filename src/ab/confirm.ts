@@ -87,3 +87,30 @@ export function confirmationNeeded(
     stop: { reason: pairs.length >= maxPairs ? "max_pairs" : "budget", needed },
   };
 }
+
+/** Profile modes: on a decided TPS change (auto), always (on), never (off). */
+export const PROFILE_MODES = ["auto", "on", "off"] as const;
+export type ProfileMode = (typeof PROFILE_MODES)[number];
+
+/**
+ * Why a cell gets profiled pairs after its measured ones, or null: `on` always ("requested"),
+ * `auto` when its TPS verdict at the report's level is a regression or an improvement.
+ */
+export function profileReason(
+  pairs: readonly Pair[],
+  mode: ProfileMode,
+  thresholds?: ThresholdConfig,
+  alpha = 0.05,
+): "requested" | "regression" | "improvement" | null {
+  if (mode === "off") return null;
+  if (mode === "on") return "requested";
+  const { base, head } = pairValues(pairs, "tps");
+  if (base.length < 2) return null;
+  const v = verdictFromComparison(
+    "tps",
+    metricDef("tps").direction,
+    comparePaired(base, head, { alpha }),
+    thresholdFor("tps", thresholds),
+  );
+  return v.verdict === "regression" || v.verdict === "improvement" ? v.verdict : null;
+}

@@ -38,10 +38,11 @@ import {
 import type { ThresholdConfig } from "../stats/index.js";
 import { findSysbench, runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
+import { perfCommand, perfProbe } from "../telemetry/perf.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
-import type { ConfirmDecision } from "./confirm.js";
+import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";
 import { type AbCounting, countAbTier, countingSection, toggleOf } from "./instructions.js";
 import {
   type AbPlannedCell,
@@ -56,12 +57,14 @@ import {
   reportAlpha,
   toSlice,
 } from "./plan.js";
+import { addProfile, emptySide, keptStacks } from "./profile.js";
 import { checkAbResumable, resumedAbResults } from "./resume.js";
 import {
   AB_SCHEMA,
   AB_SCHEMA_VERSION,
   type AbCell,
   type AbResults,
+  type CellProfile,
   type Pair,
   type Slice,
 } from "./schema.js";
@@ -82,6 +85,8 @@ export interface AbOptions extends CommonRunOptions {
   thresholds?: ThresholdConfig;
   /** count instructions per transaction under callgrind (also on when the workload has an instructions section) */
   instructions?: boolean;
+  /** sampled profiles: on a decided TPS change (auto, the default), always, or never */
+  profile?: ProfileMode;
   onWrite?: (r: AbResults) => void;
 }
 
@@ -159,6 +164,8 @@ interface AbState {
   remaining: number;
   /** the servers up now */
   live: ServerInstance[];
+  /** the profile mode in force ("off" when perf cannot run here) */
+  profileMode: ProfileMode;
 }
 
 async function runAbGuarded(
@@ -175,6 +182,8 @@ async function runAbGuarded(
   const planned = planAbCells(w);
   const records = { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") };
   const { results, toRun } = startingAbResults(opts, ctx, installs, records, planned);
+  const profileMode = await profilingMode(opts);
+  results.profiling = { mode: opts.profile ?? "auto", unavailable: profileMode.unavailable };
   const writer = new ResultsWriter(ctx.out, results, writeAbResults, opts.onWrite);
   writer.save();
   const s: AbState = {
@@ -201,6 +210,7 @@ async function runAbGuarded(
     alpha: reportAlpha(planned.length),
     remaining: abSecondsToRun(ctx.design, toRun, warmupSeconds(w)),
     live: [],
+    profileMode: profileMode.mode,
   };
   const exitCode = await measureAndFinish({
     writer,
@@ -425,6 +435,7 @@ async function measureCell(s: AbState, m: CellRun): Promise<AbCell> {
   const after = await Promise.all(
     m.sides.map((side) => (side.instance.running ? side.instance.status() : Promise.resolve(null))),
   );
+  const profile = m.error ? undefined : await profileCell(s, m);
   return {
     id: m.p.id,
     workload: s.w.name,
@@ -443,6 +454,66 @@ async function measureCell(s: AbState, m: CellRun): Promise<AbCell> {
       head: statusDeltas(before[1]!, after[1] ?? before[1]!),
     },
     telemetry: samples,
+    ...(profile ? { profile } : {}),
+  };
+}
+
+/** The profile mode in force: the one asked for, or off (with the reason, said once) when perf cannot run. */
+async function profilingMode(opts: AbOptions): Promise<{ mode: ProfileMode; unavailable: string | null }> {
+  const mode = opts.profile ?? "auto";
+  if (mode === "off") return { mode, unavailable: null };
+  const why = await perfProbe();
+  if (why !== null) opts.log.warn(`profiles off: ${why}`);
+  return { mode: why === null ? mode : "off", unavailable: why };
+}
+
+/** Profiled pairs after a cell's measured ones: 2 ABBA pairs of slices at least 4 s long. */
+const PROFILE_PAIRS = 2;
+/** Folded stacks kept per side (the rest summed into one "[other stacks]" entry). */
+const PROFILE_STACKS = 3000;
+
+/**
+ * A cell's sampled profiles when its TPS verdict is decided (or on request): extra interleaved
+ * pairs with perf on the server that is running, outside the pairs the verdicts use.
+ */
+async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefined> {
+  const reason = profileReason(m.pairs, s.profileMode, s.opts.thresholds, s.alpha);
+  if (!reason) return undefined;
+  const seconds = Math.max(4, s.ctx.design.slice_s);
+  s.opts.log.info(
+    `cell ${m.index}/${s.planned.length}: ${PROFILE_PAIRS} profiled pairs of ${seconds} s (${reason})`,
+  );
+  const acc = { base: emptySide(), head: emptySide() };
+  for (let round = 1; round <= PROFILE_PAIRS; round++) {
+    const [base, head] = m.sides as [Side<Label>, Side<Label>];
+    for (const side of pairOrder(round) === "AB" ? [base, head] : [head, base]) {
+      const r = await runPhase(
+        s.phase,
+        `${m.p.script} ${m.p.threads}t ${m.p.tier} profile ${round}/${PROFILE_PAIRS} ${side.label}`,
+        m.index,
+        runArgs(sysbenchCall(s.w, m.p.script, m.p.threads), side.target, seconds, s.w.report_interval),
+        seconds,
+        side.instance.sysbenchCwd(s.w.sysbench_options),
+        side.instance,
+        true,
+      );
+      const prof = r.collected?.profile;
+      const txn = r.output.summary?.transactions ?? 0;
+      if (!prof || !(txn > 0)) {
+        s.opts.log.warn(
+          `cell ${m.index}: no profile of ${side.label} (perf recorded nothing, or sysbench failed)`,
+        );
+        return undefined;
+      }
+      addProfile(acc[side.label], prof.folded, prof.samples, txn);
+    }
+  }
+  return {
+    reason,
+    command: perfCommand("<pid>").join(" "),
+    pairs: PROFILE_PAIRS,
+    base: keptStacks(acc.base, PROFILE_STACKS),
+    head: keptStacks(acc.head, PROFILE_STACKS),
   };
 }
 

@@ -46,6 +46,30 @@ export const PairSchema = z.object({
 });
 export type Pair = z.infer<typeof PairSchema>;
 
+/** One side's sampled profile over the profiled slices of a cell. */
+export const ProfileSideSchema = z.object({
+  /** perf samples kept (of every thread of the server) */
+  samples: nonneg,
+  /** transactions sysbench completed in the profiled slices */
+  transactions: nonneg,
+  /** folded stacks (root;…;leaf) → samples */
+  stacks: z.record(z.string(), nonneg),
+});
+export type ProfileSide = z.infer<typeof ProfileSideSchema>;
+
+/** A cell's sampled profiles, taken in extra interleaved pairs after its measured ones (docs/why.md). */
+export const CellProfileSchema = z.object({
+  /** why it was taken: the cell's TPS verdict, or on request */
+  reason: z.enum(["requested", "regression", "improvement"]),
+  /** the command, with the pid and file elided */
+  command: z.string(),
+  /** profiled pairs (not among `pairs`: they take no part in the verdicts) */
+  pairs: z.number().int().nonnegative(),
+  base: ProfileSideSchema,
+  head: ProfileSideSchema,
+});
+export type CellProfile = z.infer<typeof CellProfileSchema>;
+
 export const AbCellSchema = z.object({
   id: z.string(),
   workload: z.string(),
@@ -77,6 +101,8 @@ export const AbCellSchema = z.object({
   telemetry: z.array(TelemetrySampleSchema),
   /** instruction counts per transaction under callgrind (docs/instructions.md); absent when off */
   instructions: InstructionsCellSchema.optional(),
+  /** sampled profiles of both servers, when the cell was profiled (absent: not profiled) */
+  profile: CellProfileSchema.optional(),
 });
 export type AbCell = z.infer<typeof AbCellSchema>;
 
@@ -112,6 +138,8 @@ export const AbResultsSchema = z.object({
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
   confirm_spent_s: nonneg,
   telemetry_overhead_pct_of_core: nonneg.nullable(),
+  /** profiling: the mode asked for, and why it was off when perf could not run (absent in older files) */
+  profiling: z.object({ mode: z.enum(["auto", "on", "off"]), unavailable: z.string().nullable() }).optional(),
   /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
   resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
 });

@@ -1,11 +1,12 @@
 /** `perfgate ab`: interleaved A/B of two servers (or two configurations) on this host, with verdicts. */
-
 import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
+import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAb } from "../ab/runner.js";
 import { readAbResults } from "../ab/store.js";
 import { instructionFlameGraphs } from "../callgrind/flame.js";
+import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate, writeGateFiles } from "../gate/gate.js";
@@ -24,9 +25,10 @@ import {
   WORKLOAD,
 } from "../options/definitions.js";
 import { degradationOptions, thresholdConfig } from "../options/values.js";
+import { profileGraphs } from "../report/profiles.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
-import { consoleLogger } from "../util/log.js";
+import { consoleLogger, type Logger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { writeOut } from "../util/terminal.js";
 import { LIMITS } from "../workloads/schema.js";
@@ -79,6 +81,7 @@ interface AbFlags extends NetworkFlags {
   cacheDir?: string;
   force?: boolean;
   degradation?: [keyof DegradationOptions, number][];
+  profile?: ProfileMode;
 }
 
 /** `--threshold`, `--fail-on-regression` and the other options `perfgate ab` takes. */
@@ -133,6 +136,14 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(networkOption("server-wrapper"))
       .addOption(networkOption("client-wrapper"))
       .addOption(cliOption(DEGRADATION))
+      .addOption(
+        new Option(
+          "--profile <mode>",
+          "sampled perf profiles of both servers: auto (when a cell's TPS verdict is a regression or an improvement), on, off",
+        )
+          .choices([...PROFILE_MODES])
+          .default("auto"),
+      )
   );
 }
 
@@ -198,6 +209,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       ...(o.force ? { force: true } : {}),
       ...(o.instructions ? { instructions: true } : {}),
       ...(o.resume !== undefined ? { resume: o.resume } : {}),
+      ...(o.profile ? { profile: o.profile } : {}),
       log,
       signal: interrupt.signal,
     });
@@ -214,6 +226,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       writeFileSync(path, f.svg);
       log.info(`flame graph (instructions per transaction): ${resolve(path)}`);
     }
+    writeFlameGraphs(gate.sets, reportPath, log);
     writeOut(`${gate.text}\n`);
     log.info(`results: ${resolve(out)}`);
     log.info(`report:  ${resolve(reportPath)}`);
@@ -235,4 +248,14 @@ export function registerAbCommand(program: Command, h: CliHelpers): void {
         "slices in ABBA order; verdicts with confidence intervals. Exit 3 with --fail-on-regression when a regression is found.",
     );
   addAbOptions(ab, h).action((o: AbFlags, cmd: Command) => abAction(o, h, cmd));
+}
+
+/** Each profiled cell's differential flame graph beside the report (`<report>.<cell>.flame.svg`). */
+function writeFlameGraphs(sets: readonly MeasurementSet[], reportPath: string, log: Logger): void {
+  const stem = basename(reportPath).replace(/\.md$/, "");
+  for (const g of profileGraphs(sets, stem)) {
+    const file = join(dirname(resolve(reportPath)), g.name);
+    writeFileSync(file, g.svg);
+    log.info(`flame graph: ${file}`);
+  }
 }

@@ -25,6 +25,7 @@ import { efficiencyEntries } from "./efficiency.js";
 import type { MeasurementSet } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
 import { type PairingOptions, planUnits, plural } from "./plan.js";
+import { profileEntries } from "./profiles.js";
 import {
   COMPARED_METRICS,
   COMPARISON_SCHEMA,
@@ -199,6 +200,7 @@ export function compareSets(
     ...settingsOf(sets, plan.units),
     ...efficiencyOf(sets, plan.units),
     ...functionChangesOf(sets, cells),
+    ...profilesOf(sets),
     ...historyBaselineOf(sets, plan.baselines),
   };
 }
@@ -214,6 +216,12 @@ function settingsOf(
     keys.map((k) => JSON.parse(k) as [string, string]),
   );
   return diffs.length > 0 ? { settings: diffs } : {};
+}
+
+/** The differential profiles of the profiled cells, when there are any. */
+function profilesOf(sets: readonly MeasurementSet[]): Pick<ComparisonReport, "profiles"> {
+  const entries = profileEntries(sets);
+  return entries.length > 0 ? { profiles: entries } : {};
 }
 
 /** The per-transaction host metrics of the compared cells, when any were recorded. */

@@ -127,6 +127,39 @@ export const EfficiencyEntrySchema = z.object({
 });
 export type EfficiencyEntry = z.infer<typeof EfficiencyEntrySchema>;
 
+/** One function's change in a sampled profile (src/flamegraph/diff.ts FunctionChange, per transaction). */
+export const FunctionChangeSchema = z.object({
+  name: z.string(),
+  /** samples per transaction on the function's stacks (inclusive), per side */
+  base: num,
+  head: num,
+  delta: num,
+  /** share of the side's samples, 0..1 */
+  base_share: num,
+  head_share: num,
+  /** samples per transaction with the function as the leaf */
+  base_self: num,
+  head_self: num,
+});
+
+/** A profiled cell's differential profile (src/compare/profiles.ts). */
+export const ProfileEntrySchema = z.object({
+  scenario: z.string(),
+  tier: z.string().nullable(),
+  threads: z.number().int().positive(),
+  base: z.string(),
+  head: z.string(),
+  reason: z.enum(["requested", "regression", "improvement"]),
+  command: z.string(),
+  samples: z.object({ base: num, head: num }),
+  transactions: z.object({ base: num, head: num }),
+  /** the functions whose share of the samples grew most, largest first (at most 10) */
+  grown: z.array(FunctionChangeSchema),
+  /** and those whose share shrank most (at most 5) */
+  shrunk: z.array(FunctionChangeSchema),
+});
+export type ProfileEntry = z.infer<typeof ProfileEntrySchema>;
+
 /** One server variable whose value differs between base and head (null: that server lacks it). */
 export const SettingDifferenceSchema = z.object({
   name: z.string(),
@@ -224,6 +257,8 @@ export const ComparisonReportSchema = z.object({
   nothing_compared: z.string().optional(),
   /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
   efficiency: z.array(EfficiencyEntrySchema).optional(),
+  /** sampled differential profiles of the profiled cells (absent: none) */
+  profiles: z.array(ProfileEntrySchema).optional(),
   /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
   settings: z.array(SettingsDiffSchema).optional(),
   /** per cell whose instructions per transaction changed: the functions that changed most (absent: none) */

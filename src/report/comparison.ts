@@ -17,6 +17,7 @@ import { efficiencyMarkdown, efficiencyText } from "./efficiency.js";
 import { mdEscape, plainText } from "./escape.js";
 import { functionChangesMarkdown, functionChangesText } from "./function-changes.js";
 import { fmtNumber } from "./markdown.js";
+import { profilesMarkdown, profilesText } from "./profiles.js";
 import { settingsMarkdown, settingsText } from "./settings.js";
 
 type Align = "l" | "r";
@@ -509,6 +510,8 @@ export function comparisonSections(r: ComparisonReport, sets: readonly Measureme
   if (work.length > 0) S.push({ label: "work per transaction", lines: work });
   const fns = functionChangesMarkdown(r);
   if (fns.length > 0) S.push({ label: "functions that changed", lines: fns });
+  const cpu = profilesMarkdown(r);
+  if (cpu.length > 0) S.push({ label: "sampled profiles", lines: cpu });
 
   for (const g of tpsTables(sets)) {
     S.push({
@@ -643,6 +646,7 @@ export function renderComparisonText(r: ComparisonReport, sets: readonly Measure
   if (r.settings) pushAll(L, settingsText(r.settings));
   pushAll(L, efficiencyText(r));
   pushAll(L, functionChangesText(r));
+  pushAll(L, profilesText(r));
   for (const g of tpsTables(sets)) {
     L.push(`TPS by thread count: ${t(groupTitle(g))}`);
     L.push(

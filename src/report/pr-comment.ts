@@ -28,6 +28,7 @@ import { efficiencyMarkdown } from "./efficiency.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
 import { functionChangesMarkdown } from "./function-changes.js";
 import { fmtNumber } from "./markdown.js";
+import { profilesMarkdown } from "./profiles.js";
 import { settingsMarkdown } from "./settings.js";
 
 export type OverallVerdict = "regression" | "inconclusive" | "improvement" | "unchanged";
@@ -426,7 +427,8 @@ export function renderPrReport(i: PrReportInput): string {
   head.push(...efficiencyMarkdown(i.report, "####", false));
   // the functions that changed in the 5 worst cells, above the fold (all of them stay in the full report)
   head.push(...functionChangesMarkdown(i.report, "####", 5));
-  const aboveTheFold = new Set(["settings that differ", "work per transaction"]);
+  head.push(...profilesMarkdown(i.report, "####", 5));
+  const aboveTheFold = new Set(["settings that differ", "work per transaction", "sampled profiles"]);
   const sections = comparisonSections(i.report, i.sets).filter((s) => !aboveTheFold.has(s.label));
   const open = [
     `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural(i.report.cells.length, "verdict")}`)}</summary>`,

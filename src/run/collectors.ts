@@ -2,25 +2,49 @@
  * The collectors `run` and `ab` hand to runPhase for each server (src/run/sysbench-run.ts): the
  * server process's counters over the phase (src/telemetry/process.ts), per transaction in reports.
  */
+import type { Folded } from "../flamegraph/folded.js";
 import type { ProcessCounters } from "../results/schema.js";
 import type { ServerInstance } from "../servers/instance.js";
+import { type PerfSession, startPerf } from "../telemetry/perf.js";
 import { countersBetween, type ProcessReading, readProcessCounters } from "../telemetry/process.js";
 import type { PhaseCollector } from "./sysbench-run.js";
 
 /** What runPhase measured on the server besides sysbench's own figures. */
 export interface PhaseMeasures {
   process: ProcessCounters | null;
+  /** the sampled profile, when the phase was profiled and perf worked */
+  profile: { folded: Folded; samples: number } | null;
 }
 
-/** Every collector of a phase on `instance`, as one. */
-export function phaseCollector(instance: ServerInstance): PhaseCollector<PhaseMeasures> {
+/** Every collector of a phase on `instance`, as one; `profile` adds a perf profile. */
+export function phaseCollector(instance: ServerInstance, profile = false): PhaseCollector<PhaseMeasures> {
   const counters = processCollector(instance);
+  const sampled = profile ? profileCollector(instance) : null;
   return {
     async begin() {
       await counters.begin();
+      await sampled?.begin();
     },
     async end(result) {
-      return { process: await counters.end(result) };
+      const p = sampled ? await sampled.end(result) : null;
+      return { process: await counters.end(result), profile: p };
+    },
+  };
+}
+
+/** `perf record` on the server for the phase (src/telemetry/perf.ts). */
+function profileCollector(instance: ServerInstance): PhaseCollector<{ folded: Folded; samples: number }> {
+  let session: PerfSession | null = null;
+  return {
+    async begin() {
+      const pid = instance.pid;
+      session = pid === null ? null : startPerf(pid);
+    },
+    async end(result) {
+      const s = session;
+      session = null;
+      const r = s ? await s.stop() : null;
+      return result ? r : null;
     },
   };
 }

@@ -114,8 +114,10 @@ export async function runPhase(
   cwd: string | undefined,
   /** the server measured: its process counters are collected around the phase */
   server?: ServerInstance,
+  /** also sample the server with perf during the phase */
+  profile = false,
 ): Promise<SysbenchResult & { collected: PhaseMeasures | null }> {
-  const collector = server ? phaseCollector(server) : undefined;
+  const collector = server ? phaseCollector(server, profile) : undefined;
   await collector?.begin();
   let r: SysbenchResult;
   try {

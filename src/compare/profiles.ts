@@ -1,0 +1,59 @@
+/**
+ * The differential profiles of an A/B file's profiled cells (`cells[].profile`): both sides'
+ * folded stacks normalised per transaction, and the functions whose share of the samples grew and
+ * shrank most (src/flamegraph/diff.ts). Pure; the SVG is drawn by src/report/profiles.ts.
+ */
+import type { AbCell } from "../ab/schema.js";
+import { functionChanges } from "../flamegraph/diff.js";
+import { type Folded, scale } from "../flamegraph/folded.js";
+import type { MeasurementSet } from "./model.js";
+import type { ProfileEntry } from "./schema.js";
+
+const GROWN = 10;
+const SHRUNK = 5;
+/** A share change smaller than this (0.1 point) is noise at these sample counts, not a change. */
+const MIN_SHARE_CHANGE = 0.001;
+
+/** A side's stacks as folded, per transaction. */
+export function perTransaction(side: { stacks: Record<string, number>; transactions: number }): Folded {
+  return scale(new Map(Object.entries(side.stacks)), side.transactions > 0 ? 1 / side.transactions : 0);
+}
+
+function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
+  const p = c.profile;
+  if (!p) return null;
+  const changes = functionChanges(perTransaction(p.base), perTransaction(p.head)).filter(
+    (f) => f.name !== "[other stacks]",
+  );
+  const growth = (f: (typeof changes)[number]) => f.head_share - f.base_share;
+  return {
+    scenario: c.script,
+    tier: c.tier,
+    threads: c.threads,
+    base,
+    head,
+    reason: p.reason,
+    command: p.command,
+    samples: { base: p.base.samples, head: p.head.samples },
+    transactions: { base: p.base.transactions, head: p.head.transactions },
+    grown: changes.filter((f) => growth(f) >= MIN_SHARE_CHANGE).slice(0, GROWN),
+    shrunk: changes
+      .filter((f) => growth(f) <= -MIN_SHARE_CHANGE)
+      .slice(-SHRUNK)
+      .reverse(),
+  };
+}
+
+/** Every profiled cell of the A/B file among the sets. */
+export function profileEntries(sets: readonly MeasurementSet[]): ProfileEntry[] {
+  const out: ProfileEntry[] = [];
+  for (const s of sets) {
+    if (!s.ab) continue;
+    const [base, head] = s.engines as [string, string];
+    for (const c of s.ab.cells) {
+      const e = entry(c, base, head);
+      if (e) out.push(e);
+    }
+  }
+  return out;
+}

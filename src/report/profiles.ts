@@ -1,0 +1,105 @@
+/**
+ * Sampled differential profiles in reports (src/compare/profiles.ts): per profiled cell, the
+ * functions whose share of the CPU samples grew most, and the differential flame graph as an SVG
+ * file beside the report. Pure: the caller writes the files.
+ */
+
+import type { MeasurementSet } from "../compare/model.js";
+import { perTransaction } from "../compare/profiles.js";
+import type { ComparisonReport, ProfileEntry } from "../compare/schema.js";
+import { diffTree } from "../flamegraph/diff.js";
+import { renderDiffSvg } from "../flamegraph/svg.js";
+import { mdEscape, plainText } from "./escape.js";
+
+const clip = (s: string, max = 90) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const per = (x: number) => (x >= 1 ? x.toFixed(2) : x.toPrecision(2));
+const pts = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}`;
+
+/** The file name of a cell's flame graph, beside the report: `<stem>.<script>-<threads>t-<tier>.flame.svg`. */
+export function flameGraphName(stem: string, e: Pick<ProfileEntry, "scenario" | "threads" | "tier">): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 60);
+  return `${stem}.${safe(e.scenario)}-${e.threads}t${e.tier ? `-${safe(e.tier)}` : ""}.flame.svg`;
+}
+
+function cellTitle(e: ProfileEntry): string {
+  return `${e.scenario} · ${e.threads}t${e.tier ? ` · ${e.tier}` : ""}`;
+}
+
+function samplesLine(e: ProfileEntry): string {
+  const spt = (s: number, t: number) => (t > 0 ? per(s / t) : "–");
+  return `${e.reason === "requested" ? "Profiled on request" : `Profiled because TPS is a ${e.reason}`}: ${Math.round(e.samples.base)} / ${Math.round(e.samples.head)} samples (${spt(e.samples.base, e.transactions.base)} / ${spt(e.samples.head, e.transactions.head)} per transaction) over ${Math.round(e.transactions.base)} / ${Math.round(e.transactions.head)} transactions, base / head; \`${e.command}\`.`;
+}
+
+/** The Markdown section; `max` grown functions per cell, `graphs` links each cell's SVG by name. */
+export function profilesMarkdown(
+  r: ComparisonReport,
+  heading = "##",
+  max = 10,
+  stem: string | null = null,
+): string[] {
+  if (!r.profiles || r.profiles.length === 0) return [];
+  const L = [`${heading} Where the CPU went (sampled profiles, head vs base)`, ""];
+  for (const e of r.profiles) {
+    L.push(`**${mdEscape(cellTitle(e))}**`, "", mdEscape(samplesLine(e)), "");
+    if (stem !== null)
+      L.push(`Differential flame graph (red grew, blue shrank): \`${flameGraphName(stem, e)}\``, "");
+    if (e.grown.length === 0) {
+      L.push("No function's share of the samples grew by 0.1 point or more.", "");
+      continue;
+    }
+    L.push(
+      "| Function (grew most) | Samples/txn base → head | Share base → head | Δ share (points) |",
+      "|---|---:|---:|---:|",
+    );
+    for (const f of e.grown.slice(0, max)) {
+      L.push(
+        `| ${mdEscape(clip(f.name))} | ${per(f.base)} → ${per(f.head)} | ${pct(f.base_share)} → ${pct(f.head_share)} | ${pts(f.head_share - f.base_share)} |`,
+      );
+    }
+    L.push("");
+  }
+  return L;
+}
+
+/** Plain text: the grown functions per cell. */
+export function profilesText(r: ComparisonReport): string[] {
+  if (!r.profiles || r.profiles.length === 0) return [];
+  const L = ["Where the CPU went (sampled profiles, head vs base): functions whose share grew most"];
+  for (const e of r.profiles) {
+    L.push(`  ${plainText(cellTitle(e))}: ${plainText(samplesLine(e))}`);
+    for (const f of e.grown) {
+      L.push(
+        `    ${pts(f.head_share - f.base_share).padStart(6)} pts  ${pct(f.base_share)} -> ${pct(f.head_share)}  ${plainText(clip(f.name))}`,
+      );
+    }
+  }
+  L.push("");
+  return L;
+}
+
+/** Each profiled cell's differential flame graph: file name and SVG text. */
+export function profileGraphs(
+  sets: readonly MeasurementSet[],
+  stem: string,
+): { name: string; svg: string }[] {
+  const out: { name: string; svg: string }[] = [];
+  for (const s of sets) {
+    if (!s.ab) continue;
+    const [base, head] = s.engines as [string, string];
+    for (const c of s.ab.cells) {
+      if (!c.profile) continue;
+      const tree = diffTree(perTransaction(c.profile.base), perTransaction(c.profile.head));
+      const e = { scenario: c.script, threads: c.threads, tier: c.tier };
+      out.push({
+        name: flameGraphName(stem, e),
+        svg: renderDiffSvg(tree, {
+          title: `${c.script} ${c.threads}t ${c.tier}: ${head} vs ${base}`,
+          subtitle: `CPU samples per transaction; width: head; red: more than base, blue: less (${c.profile.command})`,
+          unit: "samples/txn",
+        }),
+      });
+    }
+  }
+  return out;
+}
