@@ -128,7 +128,7 @@ export const EfficiencyEntrySchema = z.object({
 export type EfficiencyEntry = z.infer<typeof EfficiencyEntrySchema>;
 
 /** One function's change in a sampled profile (src/flamegraph/diff.ts FunctionChange, per transaction). */
-export const FunctionChangeSchema = z.object({
+export const ProfileFunctionSchema = z.object({
   name: z.string(),
   /** samples per transaction on the function's stacks (inclusive), per side */
   base: num,
@@ -154,9 +154,9 @@ export const ProfileEntrySchema = z.object({
   samples: z.object({ base: num, head: num }),
   transactions: z.object({ base: num, head: num }),
   /** the functions whose share of the samples grew most, largest first (at most 10) */
-  grown: z.array(FunctionChangeSchema),
+  grown: z.array(ProfileFunctionSchema),
   /** and those whose share shrank most (at most 5) */
-  shrunk: z.array(FunctionChangeSchema),
+  shrunk: z.array(ProfileFunctionSchema),
 });
 export type ProfileEntry = z.infer<typeof ProfileEntrySchema>;
 
