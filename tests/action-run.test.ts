@@ -115,7 +115,7 @@ describe("run(): the main step in process", () => {
     expect(JSON.parse(readFileSync(r.out[OUTPUTS.results]!, "utf8")).schema).toBe("perfgate/comparison");
     expect(r.summary).toContain("🔴 regression");
     expect(r.code).toBe(1);
-    expect(r.log).toMatch(/::error::perfgate found \d+ regression\(s\) \(threshold 5%25\); report: /);
+    expect(r.log).toMatch(/::error::perfgate found \d+ regressions? \(threshold 5%25\); report: /);
   });
 
   it("fail-threshold: a regression within it is reported but does not fail the step; beyond it fails", async () => {
@@ -149,7 +149,7 @@ describe("run(): the main step in process", () => {
       "threshold-metric": "p95_ms=12\nqps=7.5",
     });
     const report = JSON.parse(readFileSync(r.out[OUTPUTS.results]!, "utf8"));
-    expect(report.threshold).toEqual({ default_pct: 5, per_metric: { p95_ms: 12, qps: 7.5 } });
+    expect(report.threshold).toEqual({ default_pct: 5, per_metric: { instructions: 1, p95_ms: 12, qps: 7.5 } });
     expect(r.code).toBeUndefined();
   });
 

@@ -22,7 +22,7 @@ describe("abGate / compareGate", () => {
     const gate = abGate(ab(0.8), "ab.json", { failOnRegression: true });
     expect(gate.verdict).toBe("regression");
     expect(gate.exitCode).toBe(EXIT.regression);
-    expect(gate.failure).toMatch(/^perfgate found \d+ regression\(s\) \(threshold 5%\)$/);
+    expect(gate.failure).toMatch(/^perfgate found \d+ regressions? \(threshold 5%\)$/);
     expect(gate.text.split("\n").at(-1)).toBe("verdict: regression");
     expect(JSON.parse(gate.json).summary.regressions).toBe(gate.failing);
     expect(gate.markdown).toContain("regression");

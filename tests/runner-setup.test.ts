@@ -42,6 +42,15 @@ function tree(name: string, files: Record<string, string>): string {
   return root;
 }
 
+/**
+ * The environment a script runs with: the test's own, less PERFGATE_CACHE_DIR (the unit project
+ * points it at an empty temp dir), since the scripts' default cache path is part of what is tested.
+ */
+function scriptEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { PERFGATE_CACHE_DIR: _cache, ...rest } = process.env;
+  return { ...rest, ...env };
+}
+
 /** Runs a script without blocking the event loop (the GitHub stand-in answers from this process). */
 function scriptAsync(
   name: string,
@@ -49,7 +58,7 @@ function scriptAsync(
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn("bash", [join(SETUP, name), ...args], { env: { ...process.env, ...env } });
+    const child = spawn("bash", [join(SETUP, name), ...args], { env: scriptEnv(env) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -64,7 +73,7 @@ function scriptAsync(
 
 function script(name: string, args: string[], env: NodeJS.ProcessEnv) {
   const r = spawnSync("bash", [join(SETUP, name), ...args], {
-    env: { ...process.env, ...env },
+    env: scriptEnv(env),
     encoding: "utf8",
     timeout: 120_000,
   });
