@@ -149,7 +149,10 @@ describe("run(): the main step in process", () => {
       "threshold-metric": "p95_ms=12\nqps=7.5",
     });
     const report = JSON.parse(readFileSync(r.out[OUTPUTS.results]!, "utf8"));
-    expect(report.threshold).toEqual({ default_pct: 5, per_metric: { instructions: 1, p95_ms: 12, qps: 7.5 } });
+    expect(report.threshold).toEqual({
+      default_pct: 5,
+      per_metric: { instructions: 1, p95_ms: 12, qps: 7.5 },
+    });
     expect(r.code).toBeUndefined();
   });
 
