@@ -19665,6 +19665,84 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
   return candidates;
 }
 
+// src/metrics/table.ts
+function positive(x) {
+  return x !== null && x !== void 0 && x > 0 && Number.isFinite(x) ? x : null;
+}
+function measured(x) {
+  return x !== null && x !== void 0 && Number.isFinite(x) ? x : null;
+}
+var byMagnitude = (x) => Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
+function p95OfCell(c) {
+  const l = c.summary?.latency_ms;
+  return l && l.pct_rank === 95 ? positive(l.pct) : null;
+}
+var METRICS = [
+  {
+    name: "tps",
+    label: "TPS",
+    unit: "tps",
+    direction: "higher_is_better",
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.tps),
+    fromSlice: (s) => measured(s.tps),
+    fromInterval: (iv) => measured(iv.tps),
+    fromImport: (r) => positive(r.tps)
+  },
+  {
+    name: "qps",
+    label: "QPS",
+    unit: "qps",
+    direction: "higher_is_better",
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.qps),
+    fromSlice: (s) => measured(s.qps),
+    fromInterval: (iv) => measured(iv.qps),
+    fromImport: (r) => positive(r.qps)
+  },
+  {
+    name: "p95_ms",
+    label: "p95 latency",
+    unit: "ms",
+    direction: "lower_is_better",
+    threshold_pct: null,
+    digits: () => 2,
+    fromCell: p95OfCell,
+    fromSlice: (s) => positive(s.p95_ms),
+    fromInterval: (iv) => iv.lat_pct === 95 ? positive(iv.lat_ms) : null,
+    fromImport: (r) => positive(r.p95_ms)
+  },
+  {
+    // callgrind's instruction count per transaction (docs/instructions.md): CPU work per statement
+    name: "instructions",
+    label: "instructions per transaction",
+    unit: "instructions per transaction",
+    direction: "lower_is_better",
+    threshold_pct: 1,
+    opt_in: true,
+    digits: () => 0,
+    fromCell: () => null,
+    fromAbCell: (c) => {
+      const i = c.instructions;
+      if (!i) return null;
+      const n = Math.min(i.base.length, i.head.length);
+      if (n === 0) return null;
+      const per = (reps) => reps.slice(0, n).map((r) => r.per_transaction);
+      return { base: per(i.base), head: per(i.head) };
+    }
+  }
+];
+var METRIC_NAMES = METRICS.map((m) => m.name);
+var BY_NAME = new Map(METRICS.map((m) => [m.name, m]));
+var AB_CELL_METRICS = METRICS.filter((m) => "fromAbCell" in m).map(
+  (m) => m.name
+);
+var SLICE_METRICS = METRICS.filter((m) => "fromSlice" in m).map(
+  (m) => m.name
+);
+
 // src/stats/distributions.ts
 var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 var lastP = Number.NaN;
@@ -39421,7 +39499,7 @@ var BaselineProvenanceSchema = external_exports.object({
 var COMPARISON_SCHEMA = "perfgate/comparison";
 var COMPARISON_SCHEMA_VERSION = 1;
 var num = external_exports.number().finite();
-var COMPARED_METRICS = ["tps", "qps", "p95_ms"];
+var COMPARED_METRICS = METRIC_NAMES;
 var VerdictKindSchema = external_exports.enum(["regression", "improvement", "unchanged", "inconclusive"]);
 var ComparisonCellSchema = external_exports.object({
   scenario: external_exports.string(),
@@ -39439,9 +39517,12 @@ var ComparisonCellSchema = external_exports.object({
   verdict: VerdictKindSchema,
   /** decided (not inconclusive) and backed by a confidence interval */
   confirmed: external_exports.boolean(),
-  /** paired (A/B pairs), welch (independent repetitions) or single (one value per side: no CI) */
-  method: external_exports.enum(["paired", "welch", "single"]),
-  /** pairs, or the smaller per-side count */
+  /**
+   * paired (A/B pairs), welch (independent repetitions), batch_means (one run per side: its interval
+   * from the batch means of each run's per-second series) or single (one value per side: no CI)
+   */
+  method: external_exports.enum(["paired", "welch", "batch_means", "single"]),
+  /** pairs, or the smaller per-side count (batch_means: the smaller number of batches) */
   n: external_exports.number().int().positive(),
   /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
   ci_level: num.nullable(),
@@ -39457,7 +39538,12 @@ var ComparisonCellSchema = external_exports.object({
    * few pairs or repetitions for the confidence level): why, and how many would do; the verdict is
    * inconclusive and ci_low_pct/ci_high_pct/mde_pct are absent/null
    */
-  interval_withheld: external_exports.string().optional()
+  interval_withheld: external_exports.string().optional(),
+  /**
+   * inconclusive only: what stopped it (pairs done vs needed, max_pairs reached, the confirmation
+   * budget used up, one run per side) and what its interval already rules out (null: nothing)
+   */
+  undecided: external_exports.object({ stopped_by: external_exports.string(), rules_out: external_exports.string().nullable() }).optional()
 });
 var TrendSchema = external_exports.object({
   degrading: external_exports.boolean(),
@@ -39481,6 +39567,109 @@ var DegradationEntrySchema = external_exports.object({
   reason: external_exports.string(),
   base_trend: TrendSchema,
   head_trend: TrendSchema
+});
+var EFFICIENCY_METRICS_NAMES = [
+  "cpu_us_per_txn",
+  "cs_voluntary_per_txn",
+  "cs_involuntary_per_txn",
+  "read_kb_per_txn",
+  "write_kb_per_txn",
+  "fsyncs_per_txn",
+  "log_writes_per_txn"
+];
+var EfficiencyEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  metric: external_exports.enum(EFFICIENCY_METRICS_NAMES),
+  /** mean over the side's slices (A/B) or repetitions (run) */
+  base_value: num,
+  head_value: num,
+  /** head/base (null when the base is 0) */
+  ratio: num.nullable(),
+  /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, or a value of 0) */
+  ci_low: num.nullable(),
+  ci_high: num.nullable(),
+  n: external_exports.number().int().positive()
+});
+var ProfileFunctionSchema = external_exports.object({
+  name: external_exports.string(),
+  /** samples per transaction on the function's stacks (inclusive), per side */
+  base: num,
+  head: num,
+  delta: num,
+  /** share of the side's samples, 0..1 */
+  base_share: num,
+  head_share: num,
+  /** samples per transaction with the function as the leaf */
+  base_self: num,
+  head_self: num
+});
+var ProfileEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  reason: external_exports.enum(["requested", "regression", "improvement"]),
+  command: external_exports.string(),
+  samples: external_exports.object({ base: num, head: num }),
+  transactions: external_exports.object({ base: num, head: num }),
+  /** the functions whose share of the samples grew most, largest first (at most 10) */
+  grown: external_exports.array(ProfileFunctionSchema),
+  /** and those whose share shrank most (at most 5) */
+  shrunk: external_exports.array(ProfileFunctionSchema)
+});
+var SettingDifferenceSchema = external_exports.object({
+  name: external_exports.string(),
+  base: external_exports.string().nullable(),
+  head: external_exports.string().nullable(),
+  /** set per side by the run (generated config or --base-set/--head-set), not a server default */
+  configured: external_exports.boolean(),
+  /** known performance settings only (src/compare/known-settings.ts): why it matters */
+  why: external_exports.string().optional()
+});
+var SettingsDiffSchema = external_exports.object({
+  base: external_exports.string(),
+  head: external_exports.string(),
+  /** the buffer-pool tier whose read-back variables were compared */
+  tier: external_exports.string(),
+  /** how many variables each server reported */
+  variables: external_exports.object({ base: external_exports.number().int().nonnegative(), head: external_exports.number().int().nonnegative() }),
+  /** known performance settings, in the list's order */
+  known: external_exports.array(SettingDifferenceSchema),
+  /** every other differing variable, by name */
+  other: external_exports.array(SettingDifferenceSchema),
+  /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
+  left_out: external_exports.number().int().nonnegative()
+});
+var FunctionChangeSchema = external_exports.object({
+  name: external_exports.string(),
+  object: external_exports.string(),
+  base: num,
+  head: num,
+  delta: num,
+  /** delta / the change of the cell's total (null when the total did not change) */
+  share: num.nullable(),
+  /** false when the function was among the kept top entries of one side only */
+  complete: external_exports.boolean()
+});
+var FunctionChangesEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  /** the instructions verdict of the cell */
+  verdict: VerdictKindSchema,
+  change_pct: num,
+  ci_low_pct: num.nullable(),
+  ci_high_pct: num.nullable(),
+  /** the TPS verdict of the same cell, when there is one */
+  tps_verdict: VerdictKindSchema.nullable(),
+  functions: external_exports.array(FunctionChangeSchema)
 });
 var ComparisonReportSchema = external_exports.object({
   schema: external_exports.literal(COMPARISON_SCHEMA),
@@ -39517,6 +39706,14 @@ var ComparisonReportSchema = external_exports.object({
   degradation: external_exports.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
   nothing_compared: external_exports.string().optional(),
+  /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
+  efficiency: external_exports.array(EfficiencyEntrySchema).optional(),
+  /** sampled differential profiles of the profiled cells (absent: none) */
+  profiles: external_exports.array(ProfileEntrySchema).optional(),
+  /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
+  settings: external_exports.array(SettingsDiffSchema).optional(),
+  /** per cell whose instructions per transaction changed: the functions that changed most (absent: none) */
+  function_changes: external_exports.array(FunctionChangesEntrySchema).optional(),
   /** the base is a baseline pooled from the history store: the runs that formed it and the window */
   baseline_history: BaselineProvenanceSchema.optional()
 });
@@ -39654,7 +39851,6 @@ var DEGRADATION_SETTINGS = Object.keys(
   DegradationSettingsSchema.shape
 );
 var DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
-var ACCEPTED = `accepted: ${DEGRADATION_ACCEPTED}`;
 
 // src/options/values.ts
 var InvalidValue = class extends Error {
@@ -39720,7 +39916,7 @@ var THRESHOLD = {
 var THRESHOLD_METRIC = {
   name: "threshold-metric",
   arg: "<metric=pct>",
-  help: "threshold for one metric (tps, qps, p95_ms), e.g. p95_ms=10 (repeatable; in the action one per line)",
+  help: `threshold for one metric (${METRIC_NAMES.join(", ")}), e.g. p95_ms=10 (repeatable; in the action one per line)`,
   repeatable: true,
   parse: parseMetricThreshold
 };
@@ -39761,6 +39957,12 @@ var WORKLOAD = {
   default: DEFAULT_WORKLOAD,
   parse: (text) => text
 };
+var INSTRUCTIONS = {
+  name: "instructions",
+  help: "also count instructions per transaction under valgrind's callgrind (ab; the workload's instructions section sets how: docs/instructions.md)",
+  actionDefault: "false",
+  parse: parseBoolean
+};
 function actionDefault(o) {
   return o.actionDefault ?? o.default ?? "";
 }
@@ -39790,6 +39992,7 @@ var INPUT_DEFAULTS = {
   degradation: "",
   "fail-on-regression": actionDefault(FAIL_ON_REGRESSION),
   "allow-mismatch": actionDefault(ALLOW_MISMATCH),
+  instructions: actionDefault(INSTRUCTIONS),
   comment: "always",
   "cc-users": "",
   "pr-number": "",
