@@ -354,6 +354,20 @@ describe("trend pages in Chromium", () => {
     const over = await page.locator("table.over tr").count();
     expect(over - 1).toBe(pcts.filter((p) => Math.abs(p) > 5).length);
     expect(over - 1).toBeGreaterThanOrEqual(6); // the 1 and 4 thread cells are ~8% slower
+    // every difference shows its interval, and only decided ones are coloured
+    const shown = (await cells.evaluateAll((es) =>
+      es.map((e) => ({
+        text: e.textContent ?? "",
+        decided: e.getAttribute("data-decided"),
+        coloured: (e as unknown as { style: { background: string } }).style.background !== "",
+      })),
+    )) as { text: string; decided: string | null; coloured: boolean }[];
+    for (const c of shown) {
+      expect(c.text).toMatch(/\[[-+−\d.]+%, [-+−\d.]+%\]/);
+      expect(c.coloured).toBe(c.decided === "true");
+    }
+    expect(shown.filter((c) => c.decided === "true").length).toBeGreaterThanOrEqual(6);
+    expect(shown.filter((c) => c.decided === "false").length).toBeGreaterThanOrEqual(1); // the −1.6% cells
     await page.screenshot({ path: join(OUT, "matrix.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();

@@ -2,9 +2,18 @@
  * Version matrices (pure): every engine of a matrix against the baseline version of its family,
  * TPS per script × tier × thread count, as "% vs baseline" rows and a list of every difference
  * beyond the threshold, in the layout of published cross-version sysbench reports.
+ *
+ * Each difference carries its interval, from the two stored values' own 95% intervals taken on the
+ * log scale (half-width / 1.96 as each side's standard error, the sides independent), widened to
+ * hold simultaneously over every difference of the matrix (Bonferroni), as the reports' intervals
+ * are. A difference is *decided* when that interval lies entirely on one side of 0 and the
+ * estimate is beyond the threshold, as a comparison's regression or improvement is. Only decided
+ * differences are heat-coloured; one without an interval (a single run with no per-second lines)
+ * is never decided.
  */
 import { naturalCompare } from "../compare/compare.js";
-import type { HistoryRun } from "../history/schema.js";
+import type { HistoryRun, MetricValue } from "../history/schema.js";
+import { normalQuantile } from "../stats/distributions.js";
 import { dict, own } from "../util/own.js";
 import { isTrendRun } from "./model.js";
 
@@ -12,7 +21,20 @@ export interface MatrixTable {
   script: string;
   tier: string;
   threads: number[];
-  rows: { engine: string; baseline: string | null; tps: (number | null)[]; pct: (number | null)[] | null }[];
+  rows: {
+    engine: string;
+    baseline: string | null;
+    tps: (number | null)[];
+    pct: (MatrixDiff | null)[] | null;
+  }[];
+}
+
+/** One difference vs the baseline, in %: the estimate, its simultaneous interval (null without one), decided or not. */
+export interface MatrixDiff {
+  pct: number;
+  lo: number | null;
+  hi: number | null;
+  decided: boolean;
 }
 
 export interface MatrixOver {
@@ -22,6 +44,9 @@ export interface MatrixOver {
   tier: string;
   threads: number;
   pct: number;
+  lo: number | null;
+  hi: number | null;
+  decided: boolean;
 }
 
 export interface VersionMatrix {
@@ -33,6 +58,8 @@ export interface VersionMatrix {
   engines: string[];
   baselines: Record<string, string>;
   threshold_pct: number;
+  /** the confidence of the intervals, simultaneous over every difference of the matrix */
+  confidence: number;
   tables: MatrixTable[];
   over: MatrixOver[];
 }
@@ -54,14 +81,55 @@ export function groupMatrices(runs: readonly HistoryRun[]): Map<string, HistoryR
   return groups;
 }
 
+/** The log-scale standard error of a stored value from its 95% interval; null without one. */
+function logSe(v: MetricValue): number | null {
+  if (v.lo === null || v.hi === null || !(v.lo > 0) || !(v.hi >= v.lo)) return null;
+  return (Math.log(v.hi) - Math.log(v.lo)) / (2 * normalQuantile(0.975));
+}
+
+const round1 = (x: number) => Number(x.toFixed(1));
+
+/** head vs base in %, with the interval at quantile z (both sides' errors independent). */
+export function matrixDiff(
+  head: MetricValue,
+  base: MetricValue,
+  z: number,
+  thresholdPct: number,
+): MatrixDiff {
+  const pct = round1((head.value / base.value - 1) * 100);
+  const sh = logSe(head);
+  const sb = logSe(base);
+  if (sh === null || sb === null) return { pct, lo: null, hi: null, decided: false };
+  const d = Math.log(head.value / base.value);
+  const half = z * Math.sqrt(sh * sh + sb * sb);
+  const lo = round1((Math.exp(d - half) - 1) * 100);
+  const hi = round1((Math.exp(d + half) - 1) * 100);
+  const decided = Math.abs(pct) > thresholdPct && (Math.exp(d - half) > 1 || Math.exp(d + half) < 1);
+  return { pct, lo, hi, decided };
+}
+
+/** How many differences the matrix shows: the Bonferroni m of its intervals. */
+function countDiffs(
+  values: Map<string, Map<string, MetricValue>>,
+  baseOf: (engine: string) => string | null,
+): number {
+  let m = 0;
+  for (const [engine, cells] of values) {
+    const base = baseOf(engine);
+    if (base === null || base === engine) continue;
+    for (const k of cells.keys()) if (values.get(base)?.has(k)) m++;
+  }
+  return Math.max(1, m);
+}
+
 /** `baselines`: engine names per family chosen by the user; otherwise each family's oldest version. */
 export function buildMatrix(
   name: string,
   runs: readonly HistoryRun[],
-  o: { thresholdPct: number; baselines?: readonly string[] },
+  o: { thresholdPct: number; baselines?: readonly string[]; confidence?: number },
 ): VersionMatrix {
   // engine → script|tier|threads → tps
-  const values = new Map<string, Map<string, number>>();
+  const values = new Map<string, Map<string, MetricValue>>();
   const family = new Map<string, string>();
   for (const r of runs) {
     for (const c of r.cells) {
@@ -70,7 +138,7 @@ export function buildMatrix(
       const engine = engineName(s.flavor, s.version);
       family.set(engine, s.flavor);
       if (!values.has(engine)) values.set(engine, new Map());
-      values.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps.value);
+      values.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps);
     }
   }
   const engines = [...values.keys()].sort((a, b) => naturalCompare(a, b));
@@ -80,6 +148,9 @@ export function buildMatrix(
     const e = engines.find((x) => x.toLowerCase() === b.toLowerCase());
     if (e) baselines[family.get(e)!] = e;
   }
+  const confidence = o.confidence ?? 0.95;
+  const baseOf = (engine: string) => own(baselines, family.get(engine)!) ?? null;
+  const z = normalQuantile(1 - (1 - confidence) / (2 * countDiffs(values, baseOf)));
   const cells = new Set<string>();
   for (const m of values.values()) for (const k of m.keys()) cells.add(k.split("\0").slice(0, 2).join("\0"));
   const tables: MatrixTable[] = [];
@@ -92,17 +163,18 @@ export function buildMatrix(
     }
     const ts = [...threads].sort((a, b) => a - b);
     const rows = engines.map((engine) => {
-      const base = own(baselines, family.get(engine)!) ?? null;
-      const tps = ts.map((t) => values.get(engine)!.get(`${st}\0${t}`) ?? null);
+      const base = baseOf(engine);
+      const measured = ts.map((t) => values.get(engine)!.get(`${st}\0${t}`) ?? null);
+      const tps = measured.map((v) => v?.value ?? null);
       if (base === null || base === engine) return { engine, baseline: null, tps, pct: null };
       const pct = ts.map((t, i) => {
         const b = values.get(base)!.get(`${st}\0${t}`);
-        const v = tps[i];
-        if (b === undefined || v == null || b === 0) return null;
-        const p = Number(((v / b - 1) * 100).toFixed(1));
-        if (Math.abs(p) > o.thresholdPct)
-          over.push({ engine, baseline: base, script, tier, threads: t, pct: p });
-        return p;
+        const v = measured[i];
+        if (b === undefined || v == null || b.value === 0) return null;
+        const diff = matrixDiff(v, b, z, o.thresholdPct);
+        if (Math.abs(diff.pct) > o.thresholdPct)
+          over.push({ engine, baseline: base, script, tier, threads: t, ...diff });
+        return diff;
       });
       return { engine, baseline: base, tps, pct };
     });
@@ -118,6 +190,7 @@ export function buildMatrix(
     engines,
     baselines,
     threshold_pct: o.thresholdPct,
+    confidence,
     tables,
     over,
   };

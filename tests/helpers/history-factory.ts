@@ -147,7 +147,12 @@ export function writeSyntheticStore(root: string, spec: SynthSpec): HistoryRun[]
     const cells = cellsFor({ ...spec, step: undefined }, 0, normal, s.label).map((c) => {
       const f = 1 - 0.08 * k * (c.threads <= 4 ? 1 : 0.2); // newer versions slower at low concurrency
       const m = c.metrics;
-      return { ...c, metrics: { tps: { ...m.tps!, value: Number((m.tps!.value * f).toPrecision(6)) } } };
+      const scale = (x: number | null) => (x === null ? null : Number((x * f).toPrecision(6)));
+      const tps = m.tps!;
+      return {
+        ...c,
+        metrics: { tps: { ...tps, value: scale(tps.value)!, lo: scale(tps.lo), hi: scale(tps.hi) } },
+      };
     });
     runs.push(run(10_000 + k, new Date(start + (spec.runs + k) * 86_400_000), cells, [s], "rc-test"));
   }

@@ -1,5 +1,8 @@
-/** Version matrices: TPS per engine and thread count, % vs the family's baseline, heat-coloured. */
-import type { VersionMatrix } from "../matrix.js";
+/**
+ * Version matrices: TPS per engine and thread count, % vs the family's baseline with its interval;
+ * only decided differences are heat-coloured (src/pages/matrix.ts says what decided means).
+ */
+import type { MatrixDiff, VersionMatrix } from "../matrix.js";
 import { loadMatrices } from "./data.js";
 import { day, el, fmt, nav, param, pct } from "./dom.js";
 
@@ -7,6 +10,26 @@ import { day, el, fmt, nav, param, pct } from "./dom.js";
 export function heat(p: number): string {
   const a = Math.min(1, Math.abs(p) / 30) * 0.75 + 0.08;
   return p < 0 ? `rgba(220,38,38,${a.toFixed(2)})` : `rgba(22,163,74,${a.toFixed(2)})`;
+}
+
+/** "−9.0% [−12.1%, −5.8%]", or the estimate and "no interval". */
+function withInterval(d: MatrixDiff): string {
+  return d.lo === null || d.hi === null
+    ? `${pct(d.pct)} (no interval)`
+    : `${pct(d.pct)} [${pct(d.lo)}, ${pct(d.hi)}]`;
+}
+
+/** A difference cell: coloured only when decided; the interval always shown. */
+function diffCell(d: MatrixDiff): HTMLElement {
+  const attrs: Record<string, string> = {
+    "data-pct": String(d.pct),
+    "data-decided": String(d.decided),
+    title: d.decided
+      ? "decided"
+      : "not decided: the interval does not exclude 0, or the change is within the threshold",
+  };
+  if (d.decided) attrs.style = `background:${heat(d.pct)}`;
+  return el("td", attrs, withInterval(d));
 }
 
 function matrixTables(m: VersionMatrix): HTMLElement[] {
@@ -21,11 +44,7 @@ function matrixTables(m: VersionMatrix): HTMLElement[] {
             "tr",
             { class: "vs" },
             el("th", {}, `vs ${r.baseline}`),
-            ...r.pct.map((p) =>
-              p === null
-                ? el("td", {}, "–")
-                : el("td", { style: `background:${heat(p)}`, "data-pct": String(p) }, pct(p)),
-            ),
+            ...r.pct.map((d) => (d === null ? el("td", {}, "–") : diffCell(d))),
           ),
         );
       }
@@ -48,7 +67,7 @@ function overList(m: VersionMatrix): HTMLElement {
     el(
       "tr",
       {},
-      ...["Engines compared", "Script", "Tier", "Threads", "Difference vs baseline"].map((h) =>
+      ...["Engines compared", "Script", "Tier", "Threads", "Difference vs baseline", "Decided"].map((h) =>
         el("th", {}, h),
       ),
     ),
@@ -62,7 +81,8 @@ function overList(m: VersionMatrix): HTMLElement {
         el("td", {}, o.script),
         el("td", {}, o.tier),
         el("td", {}, String(o.threads)),
-        el("td", { style: `background:${heat(o.pct)}` }, pct(o.pct)),
+        diffCell(o),
+        el("td", {}, o.decided ? "yes" : "no"),
       ),
     );
   }
@@ -91,6 +111,11 @@ export async function matrixPage(main: HTMLElement): Promise<void> {
       "p",
       { class: "card-sub" },
       `${m.workload} · runner class ${m.runner_class} · ${m.engines.length} engines · baseline per family: ${bases}`,
+    ),
+    el(
+      "p",
+      { class: "card-sub" },
+      `Intervals: ${Math.round((m.confidence ?? 0.95) * 100)}% simultaneous over every difference shown. Coloured: decided (interval on one side of 0, change beyond ${m.threshold_pct}%).`,
     ),
     ...matrixTables(m),
     overList(m),
