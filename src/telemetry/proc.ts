@@ -113,9 +113,9 @@ export function parseDiskstats(text: string, isWholeDisk: (name: string) => bool
  * utime + stime of a /proc/<pid>/stat line, in clock ticks. The comm field is in parentheses and
  * may itself contain spaces and ')', so the fixed fields are counted from after the last ')'.
  */
-export function parseSelfStat(text: string): number {
+export function parseSelfStat(text: string, file = "/proc/self/stat"): number {
   const close = text.lastIndexOf(")");
-  if (close < 0) throw new Error("/proc/self/stat has no ')' closing the comm field");
+  if (close < 0) throw new Error(`${file} has no ')' closing the comm field`);
   // After comm: state is field 3, so field n is at index n - 3. utime is field 14, stime field 15.
   const rest = text
     .slice(close + 1)
@@ -123,7 +123,7 @@ export function parseSelfStat(text: string): number {
     .split(/\s+/);
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error("/proc/self/stat is truncated");
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`${file} is truncated`);
   return utime + stime;
 }
 

@@ -10,22 +10,14 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { ProcessCounters } from "../results/schema.js";
+import { parseSelfStat } from "./proc.js";
 
 /** /proc reports CPU time in USER_HZ ticks, 100 per second on every Linux architecture perfgate runs on. */
 export const USER_HZ = 100;
 
-/** utime + stime of a /proc/<pid>/stat line, in ticks (comm may hold spaces and ')'). */
+/** utime + stime of a /proc/<pid>/stat line, in ticks (the same fields as the host sampler reads). */
 export function parsePidStatTicks(text: string): number {
-  const close = text.lastIndexOf(")");
-  if (close < 0) throw new Error("/proc/<pid>/stat has no ')' closing the comm field");
-  const rest = text
-    .slice(close + 1)
-    .trim()
-    .split(/\s+/);
-  const utime = Number(rest[11]);
-  const stime = Number(rest[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error("/proc/<pid>/stat is truncated");
-  return utime + stime;
+  return parseSelfStat(text, "/proc/<pid>/stat");
 }
 
 /** voluntary_ctxt_switches and nonvoluntary_ctxt_switches of a /proc/<pid>/task/<tid>/status. */
