@@ -21,7 +21,7 @@ function closeResults(file) {
     if (doc.status !== "running") return;
     doc.status = "incomplete";
     doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
-      doc.cells.length + " of " + doc.cells_planned + " cells";
+      doc.cells.length + " of " + doc.cells_planned + (doc.cells_planned === 1 ? " cell" : " cells");
     const tmp = file + ".watchdog.tmp";
     fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
     fs.renameSync(tmp, file);
