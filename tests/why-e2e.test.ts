@@ -28,7 +28,7 @@ if (perfRefused !== null) {
 }
 
 describe("per-transaction host metrics and the settings that differ", () => {
-  it("a planted wait: more fsyncs and context switches per transaction, no CPU growth", async () => {
+  it("a planted wait: more fsyncs and context switches per transaction, CPU moving far less", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-why-"));
     const out = join(dir, "ab.json");
     const json = join(dir, "cmp.json");
@@ -68,8 +68,10 @@ describe("per-transaction host metrics and the settings that differ", () => {
     expect(m("log_writes_per_txn").ci_low!).toBeGreaterThan(5);
     // and waits for it: more voluntary context switches per transaction, decided
     expect(m("cs_voluntary_per_txn").ci_low!).toBeGreaterThan(1);
-    // but does not do more CPU work per transaction: no decided growth
-    expect(m("cpu_us_per_txn").ci_low!).toBeLessThan(1);
+    // and it is waiting, not work: CPU per transaction moves far less than the fsyncs (the fsync
+    // and the switch themselves cost some kernel CPU, measured here at +8% to +11%)
+    expect(m("cpu_us_per_txn").ratio!).toBeLessThan(1.5);
+    expect(m("cpu_us_per_txn").ratio!).toBeLessThan(m("fsyncs_per_txn").ratio! / 10);
     // the settings that differ are exactly the one the A/B set
     const s = cmp.settings![0]!;
     expect([...s.known, ...s.other].map((x) => x.name)).toEqual(["innodb_flush_log_at_trx_commit"]);

@@ -4,7 +4,7 @@
  * shrank most (src/flamegraph/diff.ts). Pure; the SVG is drawn by src/report/profiles.ts.
  */
 import type { AbCell } from "../ab/schema.js";
-import { functionChanges } from "../flamegraph/diff.js";
+import { type FunctionChange, functionChanges } from "../flamegraph/diff.js";
 import { type Folded, scale } from "../flamegraph/folded.js";
 import type { MeasurementSet } from "./model.js";
 import type { ProfileEntry } from "./schema.js";
@@ -22,10 +22,16 @@ export function perTransaction(side: { stacks: Record<string, number>; transacti
 function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
   const p = c.profile;
   if (!p) return null;
-  const changes = functionChanges(perTransaction(p.base), perTransaction(p.head)).filter(
-    (f) => f.name !== "[other stacks]",
-  );
-  const growth = (f: (typeof changes)[number]) => f.head_share - f.base_share;
+  const b = perTransaction(p.base);
+  const h = perTransaction(p.head);
+  const total = (f: Folded) => [...f.values()].reduce((a, x) => a + x, 0);
+  const [bt, ht] = [total(b), total(h)];
+  const growth = (f: FunctionChange) => f.head_share - f.base_share;
+  // The grown are ranked by the growth of their SELF share (samples where the function is the
+  // running frame): ranked by the inclusive share, every caller of new work (dispatch_command, …)
+  // would come before the work itself.
+  const selfGrowth = (f: FunctionChange) => (ht > 0 ? f.head_self / ht : 0) - (bt > 0 ? f.base_self / bt : 0);
+  const changes = functionChanges(b, h).filter((f) => f.name !== "[other stacks]");
   return {
     scenario: c.script,
     tier: c.tier,
@@ -36,7 +42,10 @@ function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
     command: p.command,
     samples: { base: p.base.samples, head: p.head.samples },
     transactions: { base: p.base.transactions, head: p.head.transactions },
-    grown: changes.filter((f) => growth(f) >= MIN_SHARE_CHANGE).slice(0, GROWN),
+    grown: changes
+      .filter((f) => growth(f) >= MIN_SHARE_CHANGE)
+      .sort((x, y) => selfGrowth(y) - selfGrowth(x) || growth(y) - growth(x))
+      .slice(0, GROWN),
     shrunk: changes
       .filter((f) => growth(f) <= -MIN_SHARE_CHANGE)
       .slice(-SHRUNK)
