@@ -247,9 +247,7 @@ describe("a run records the findings", () => {
     expect(results.doctor?.probe).toBeNull();
     expect(results.doctor?.findings.find((f) => f.id === "servers")?.value).toBe("2");
     const md = readFileSync(join(tmp, "run", "r.md"), "utf8");
-    expect(md).toMatch(
-      /^> \*\*Warning:\*\* host not quiet when measured: .*load 6\.50 on 2 CPUs \(fail\)/m,
-    );
+    expect(md).toMatch(/^> \*\*Warning:\*\* host not quiet when measured: .*load 6\.50 on 2 CPUs \(fail\)/m);
     expect(r.stdout).toMatch(/^warning: host not quiet when measured/m);
   }, 600_000);
 });
