@@ -5,7 +5,7 @@
  */
 import type { AbCell } from "../ab/schema.js";
 import { type FunctionChange, functionChanges } from "../flamegraph/diff.js";
-import { type Folded, scale } from "../flamegraph/folded.js";
+import { type Folded, scale, total } from "../flamegraph/folded.js";
 import type { MeasurementSet } from "./model.js";
 import type { ProfileEntry } from "./schema.js";
 
@@ -24,7 +24,6 @@ function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
   if (!p) return null;
   const b = perTransaction(p.base);
   const h = perTransaction(p.head);
-  const total = (f: Folded) => [...f.values()].reduce((a, x) => a + x, 0);
   const [bt, ht] = [total(b), total(h)];
   const growth = (f: FunctionChange) => f.head_share - f.base_share;
   // The grown are ranked by the growth of their SELF share (samples where the function is the
