@@ -4,7 +4,7 @@
  * comment and its folded report, the JSON).
  */
 import { describe, expect, it } from "vitest";
-import { confirmationShare, nextConfirmation } from "../src/ab/plan.js";
+import { abSecondsAhead, confirmationShare, nextConfirmation, pairCostSeconds } from "../src/ab/plan.js";
 import { DEFAULT_CHANGE_OPTIONS } from "../src/changes/index.js";
 import { fmtChangeValue, renderChangesText } from "../src/changes/report.js";
 import { compareSets } from "../src/compare/compare.js";
@@ -248,5 +248,58 @@ describe("the confirmation budget is shared across cells", () => {
     expect(d.suspicious).toContain("tps");
     expect(d.extra).toBe(0);
     expect(d.stop?.reason).toBe("budget");
+  });
+
+  it("a share pays for pairs at what they really cost here, not at an idle host's rate", () => {
+    const r = noise(17);
+    const pairs = makeAbResults({
+      pairs: Array.from({ length: 10 }, () => ({ base: 900 * (1 + 0.3 * r()), head: 850 * (1 + 0.3 * r()) })),
+    }).cells[0]!.pairs;
+    const start = { spentBeforeCell: 0, spentByCell: 0, cellsLeft: 2 };
+    // planned: 2 × (2 + 0.4) = 4.8 s a pair: 45 s pays for the 4 more pairs it wants
+    expect(nextConfirmation(pairs, design, start, undefined, 0.05).extra).toBe(4);
+    // the 10 pairs so far took 200 s (20 s each): the same 45 s pays for 2
+    const busy = { pairs: 10, seconds: 200 };
+    expect(pairCostSeconds(design, busy)).toBeCloseTo(20);
+    expect(nextConfirmation(pairs, design, start, undefined, 0.05, busy).extra).toBe(2);
+    // faster than planned never buys more than planned
+    expect(pairCostSeconds(design, { pairs: 10, seconds: 10 })).toBeCloseTo(4.8);
+  });
+});
+
+describe("the ETA comes from the plan, confirmation included", () => {
+  const design = {
+    order: "ABBA" as const,
+    slice_s: 2,
+    pairs: 10,
+    max_pairs: 40,
+    confirm_budget_s: 90,
+    prepare_seed: 1,
+  };
+  it("counts the confirmation budget left while it can still be spent", () => {
+    const planned = 2 * 10 * 4.8; // two cells' planned pairs
+    expect(abSecondsAhead({ design, plannedLeft: planned, confirmSpent: 0, cellsUnfinished: 2 })).toBeCloseTo(
+      planned + 90,
+    );
+    // 30 s spent: 60 left to spend
+    expect(abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 30, cellsUnfinished: 1 })).toBeCloseTo(
+      48 + 60,
+    );
+    // no cell can confirm past max_pairs: the budget left beyond that is not promised
+    const tight = { ...design, max_pairs: 12 };
+    expect(
+      abSecondsAhead({ design: tight, plannedLeft: 0, confirmSpent: 0, cellsUnfinished: 1 }),
+    ).toBeCloseTo(2 * 4.8);
+    expect(abSecondsAhead({ design, plannedLeft: 0, confirmSpent: 0, cellsUnfinished: 0 })).toBe(0);
+  });
+
+  it("scales the plan by what pairs really took here", () => {
+    const cost = { pairs: 4, seconds: 4 * 9.6 }; // twice the planned 4.8 s a pair
+    expect(
+      abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 90, cellsUnfinished: 1, cost }),
+    ).toBeCloseTo(96);
+    expect(
+      abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 80, cellsUnfinished: 1, cost }),
+    ).toBeCloseTo(96 + 10);
   });
 });

@@ -67,6 +67,47 @@ export function pairSeconds(design: AbDesign): number {
   return 2 * (design.slice_s + SLICE_OVERHEAD_S);
 }
 
+/** The pairs measured so far in an A/B and the wall seconds they took (slices, sysbench start-up, collectors). */
+export interface PairCost {
+  pairs: number;
+  seconds: number;
+}
+
+/**
+ * Seconds one pair takes on this host: the planned time, or what the pairs so far really took
+ * when that is more (on a busy host sysbench starts and connects slower than SLICE_OVERHEAD_S).
+ * The budget and the ETA use it, so neither is spent or promised at an idle host's rate.
+ */
+export function pairCostSeconds(design: AbDesign, cost?: PairCost): number {
+  const planned = pairSeconds(design);
+  if (!cost || cost.pairs <= 0) return planned;
+  return Math.max(planned, cost.seconds / cost.pairs);
+}
+
+/**
+ * Seconds an A/B still has ahead after the sysbench run in progress (its ETA), from the plan:
+ * the planned seconds left (warmups and planned pairs), scaled by what pairs really cost here,
+ * plus the confirmation the unfinished cells may still spend: the budget left, but never more
+ * than their pairs up to max_pairs take. An upper bound on confirmation, so the ETA does not
+ * stay put while confirmation pairs run.
+ */
+export function abSecondsAhead(o: {
+  design: AbDesign;
+  /** planned seconds not run yet: warmups and planned pairs */
+  plannedLeft: number;
+  confirmSpent: number;
+  /** cells not finished, the one measuring now included */
+  cellsUnfinished: number;
+  cost?: PairCost;
+}): number {
+  const { design } = o;
+  const perPair = pairCostSeconds(design, o.cost);
+  const scale = perPair / pairSeconds(design);
+  const budgetLeft = Math.max(0, design.confirm_budget_s - o.confirmSpent);
+  const confirmable = Math.max(0, o.cellsUnfinished) * (design.max_pairs - design.pairs) * perPair;
+  return Math.max(0, o.plannedLeft) * scale + Math.min(budgetLeft, confirmable);
+}
+
 /** Planned seconds ahead of an A/B about to measure `toRun`: both sides' warmups in each of their tiers, and their planned pairs. */
 export function abSecondsToRun(design: AbDesign, toRun: readonly AbPlannedCell[], warmup: number): number {
   return (
@@ -100,15 +141,19 @@ export function confirmationShare(
   return Math.max(0, left / Math.max(1, budget.cellsLeft) - budget.spentByCell);
 }
 
-/** More pairs for a cell that leans toward a regression, as many as its share of the budget pays for. */
+/**
+ * More pairs for a cell that leans toward a regression, as many as its share of the budget pays
+ * for at what pairs really cost here (`cost`: the pairs measured so far; see pairCostSeconds).
+ */
 export function nextConfirmation(
   pairs: readonly Pair[],
   design: AbDesign,
   budget: { spentBeforeCell: number; spentByCell: number; cellsLeft: number },
   thresholds: ThresholdConfig | undefined,
   alpha: number,
+  cost?: PairCost,
 ): ConfirmDecision {
-  const affordable = Math.floor(confirmationShare(design, budget) / pairSeconds(design));
+  const affordable = Math.floor(confirmationShare(design, budget) / pairCostSeconds(design, cost));
   return confirmationNeeded(pairs, design.max_pairs, affordable, thresholds, alpha);
 }
 

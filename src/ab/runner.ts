@@ -48,13 +48,16 @@ import {
   type AbPlannedCell,
   abCellLine,
   abDesign,
+  abSecondsAhead,
   abSecondsToRun,
   nextConfirmation,
+  type PairCost,
   PREPARE_SEED,
   pairOrder,
   pairSeconds,
   planAbCells,
   reportAlpha,
+  SLICE_OVERHEAD_S,
   toSlice,
 } from "./plan.js";
 import { addProfile, emptySide, keptStacks } from "./profile.js";
@@ -160,8 +163,10 @@ interface AbState {
   phase: PhaseContext;
   /** the per-comparison alpha confirmation decides at (the report's) */
   alpha: number;
-  /** planned benchmark seconds still ahead, for the ETA */
+  /** planned benchmark seconds still ahead (warmups, planned pairs, decided profiles), for the ETA */
   remaining: number;
+  /** the pairs measured so far and what they took: the budget and the ETA go by it */
+  cost: PairCost;
   /** the servers up now */
   live: ServerInstance[];
   /** the profile mode in force ("off" when perf cannot run here) */
@@ -203,12 +208,19 @@ async function runAbGuarded(
       signal: opts.signal,
       cellCount: planned.length,
       started: Date.now(),
-      // the plan includes the confirmation budget not yet spent (an upper bound on it)
+      // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
       remaining: () =>
-        s.remaining + Math.max(0, ctx.design.confirm_budget_s - writer.results.confirm_spent_s),
+        abSecondsAhead({
+          design: ctx.design,
+          plannedLeft: s.remaining,
+          confirmSpent: writer.results.confirm_spent_s,
+          cellsUnfinished: planned.length - writer.results.cells.length,
+          cost: s.cost,
+        }),
     },
     alpha: reportAlpha(planned.length),
     remaining: abSecondsToRun(ctx.design, toRun, warmupSeconds(w)),
+    cost: { pairs: 0, seconds: 0 },
     live: [],
     profileMode: profileMode.mode,
   };
@@ -484,6 +496,9 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
     `cell ${m.index}/${s.planned.length}: ${PROFILE_PAIRS} profiled pairs of ${seconds} s (${reason})`,
   );
   const acc = { base: emptySide(), head: emptySide() };
+  // now part of the plan (the ETA); what a failure leaves unrun leaves it again
+  let unrun = PROFILE_PAIRS * 2;
+  s.remaining += unrun * (seconds + SLICE_OVERHEAD_S);
   for (let round = 1; round <= PROFILE_PAIRS; round++) {
     const [base, head] = m.sides as [Side<Label>, Side<Label>];
     for (const side of pairOrder(round) === "AB" ? [base, head] : [head, base]) {
@@ -497,12 +512,15 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
         side.instance,
         true,
       );
+      s.remaining -= seconds + SLICE_OVERHEAD_S;
+      unrun -= 1;
       const prof = r.collected?.profile;
       const txn = r.output.summary?.transactions ?? 0;
       if (!prof || !(txn > 0)) {
         s.opts.log.warn(
           `cell ${m.index}: no profile of ${side.label} (perf recorded nothing, or sysbench failed)`,
         );
+        s.remaining -= unrun * (seconds + SLICE_OVERHEAD_S);
         return undefined;
       }
       addProfile(acc[side.label], prof.folded, prof.samples, txn);
@@ -522,14 +540,13 @@ async function measurePairs(s: AbState, m: CellRun): Promise<void> {
   const { design } = s.ctx;
   const { results } = s.writer;
   let ok = await runPairs(s, m, design.pairs, false, design.pairs);
-  s.remaining -= design.pairs * pairSeconds(design);
   const budget = {
     spentBeforeCell: results.confirm_spent_s,
     spentByCell: 0,
     cellsLeft: s.planned.length - m.index + 1,
   };
   while (ok) {
-    const d = nextConfirmation(m.pairs, design, budget, s.opts.thresholds, s.alpha);
+    const d = nextConfirmation(m.pairs, design, budget, s.opts.thresholds, s.alpha, s.cost);
     if (d.stop) m.stop = d.stop;
     if (d.extra <= 0) break;
     s.opts.log.info(
@@ -549,11 +566,15 @@ async function runPairs(s: AbState, m: CellRun, count: number, confirmation: boo
     const round = m.pairs.length + 1;
     const order = pairOrder(round);
     const [base, head] = m.sides as [Side<Label>, Side<Label>];
+    const t0 = Date.now();
     const a = await runSlice(s, m, order === "AB" ? base : head, round, total);
     if (!a) return false;
     const b = await runSlice(s, m, order === "AB" ? head : base, round, total);
     if (!b) return false;
     m.pairs.push({ round, order, confirmation, base: order === "AB" ? a : b, head: order === "AB" ? b : a });
+    s.cost.pairs += 1;
+    s.cost.seconds += (Date.now() - t0) / 1000;
+    if (!confirmation) s.remaining -= pairSeconds(s.ctx.design);
   }
   return true;
 }
