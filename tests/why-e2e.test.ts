@@ -12,6 +12,7 @@ import { readAbResults } from "../src/ab/store.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
 import { readResults } from "../src/results/store.js";
 import { perfProbe } from "../src/telemetry/perf.js";
+import { pmuProbe } from "../src/telemetry/pmu.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild, requireSysbench } from "./helpers/env.js";
 
@@ -19,6 +20,9 @@ beforeAll(() => {
   requireSysbench();
   requireBuild();
 });
+
+/** Why hardware counters are not recorded here (no PMU, as in most VMs), or null; checked once. */
+const noPmu = await pmuProbe();
 
 /** Why perf cannot profile here (perf_event_open refused), or null; checked once. */
 const perfRefused = await perfProbe();
@@ -78,6 +82,21 @@ describe("per-transaction host metrics and the settings that differ", () => {
     expect(s.known[0]).toMatchObject({ base: "0", head: "1", configured: true });
     expect(r.stdout).toMatch(/Work per transaction/);
     expect(r.stdout).toMatch(/fsyncs\/txn/);
+    // hardware counters: every slice counts instructions and cycles where the host has a PMU;
+    // where it has none the file says why, the A/B still succeeds and the report says it once
+    const slices = ab.cells[0]!.pairs.flatMap((p) => [p.base, p.head]);
+    expect(ab.hardware_counters).toEqual({ unavailable: noPmu });
+    if (noPmu === null) {
+      for (const s of slices) expect(s.process!.instructions!).toBeGreaterThan(0);
+      expect(m("ipc").base_value).toBeGreaterThan(0);
+    } else {
+      for (const s of slices) expect(s.process!.instructions).toBeUndefined();
+      expect(cmp.hardware_counters_unavailable).toBe(noPmu);
+      expect(r.stdout.split("Hardware counters (instructions, cycles and IPC").length - 1).toBe(1);
+      expect(
+        r.stderr.split("hardware counters (instructions, cycles per transaction) not recorded").length - 1,
+      ).toBe(1);
+    }
   });
 
   it.skipIf(perfRefused !== null)(
@@ -151,5 +170,8 @@ describe("per-transaction host metrics and the settings that differ", () => {
     expect(cell.process!.cpu_us).toBeGreaterThan(0);
     expect(cell.process!.ctx_voluntary).toBeGreaterThan(0);
     expect(cell.process!.write_bytes).toBeGreaterThan(0);
+    expect(readResults(out).hardware_counters).toEqual({ unavailable: noPmu });
+    if (noPmu === null) expect(cell.process!.cycles!).toBeGreaterThan(0);
+    else expect(cell.process!.cycles).toBeUndefined();
   });
 });

@@ -144,6 +144,7 @@ interface AbContext extends Preflight {
   out: string;
   workRoot: string;
   doctor: DoctorRecord;
+  hardware: string | null;
 }
 
 type Label = "base" | "head";
@@ -302,6 +303,7 @@ function abResultsStart(
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
     ...(networkRec ? { network: networkRec } : {}),
     doctor: ctx.doctor,
+    hardware_counters: { unavailable: ctx.hardware },
     cells_planned: cellsPlanned,
     cells: [],
     confirm_spent_s: 0,

@@ -21,7 +21,7 @@ import {
   thresholdFor,
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
-import { efficiencyEntries } from "./efficiency.js";
+import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
 import type { MeasurementSet } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
 import { type PairingOptions, planUnits, plural } from "./plan.js";
@@ -225,9 +225,16 @@ function profilesOf(sets: readonly MeasurementSet[]): Pick<ComparisonReport, "pr
 }
 
 /** The per-transaction host metrics of the compared cells, when any were recorded. */
-function efficiencyOf(sets: readonly MeasurementSet[], units: Parameters<typeof efficiencyEntries>[1]) {
+function efficiencyOf(
+  sets: readonly MeasurementSet[],
+  units: Parameters<typeof efficiencyEntries>[1],
+): Pick<ComparisonReport, "efficiency" | "hardware_counters_unavailable"> {
   const entries = efficiencyEntries(sets, units);
-  return entries.length > 0 ? { efficiency: entries } : {};
+  const unavailable = hardwareCountersUnavailable(sets);
+  return {
+    ...(entries.length > 0 ? { efficiency: entries } : {}),
+    ...(unavailable !== null ? { hardware_counters_unavailable: unavailable } : {}),
+  };
 }
 
 /** The provenance of a baseline pooled from the history store, when one is a baseline here. */

@@ -38,6 +38,21 @@ export const EFFICIENCY_METRICS: readonly {
     label: "log writes/txn",
     of: (p) => (p.log_writes === null ? null : p.log_writes / p.transactions),
   },
+  {
+    metric: "hw_instructions_per_txn",
+    label: "instructions/txn (PMU)",
+    of: (p) => (p.instructions === undefined ? null : p.instructions / p.transactions),
+  },
+  {
+    metric: "hw_cycles_per_txn",
+    label: "cycles/txn (PMU)",
+    of: (p) => (p.cycles === undefined ? null : p.cycles / p.transactions),
+  },
+  {
+    metric: "ipc",
+    label: "IPC",
+    of: (p) => (p.instructions === undefined || !p.cycles ? null : p.instructions / p.cycles),
+  },
 ];
 
 interface UnitKey {
@@ -116,6 +131,19 @@ function entry(u: UnitKey, phases: Phases, m: (typeof EFFICIENCY_METRICS)[number
     ci_low: low === null ? null : Math.exp(low),
     ci_high: high === null ? null : Math.exp(high),
   };
+}
+
+/**
+ * Why the compared files recorded no hardware counters (one line per distinct reason), or null
+ * when every file that says recorded them or none says (older files).
+ */
+export function hardwareCountersUnavailable(sets: readonly MeasurementSet[]): string | null {
+  const reasons = new Set<string>();
+  for (const s of sets) {
+    const why = (s.ab ?? s.results)?.hardware_counters?.unavailable;
+    if (why) reasons.add(why);
+  }
+  return reasons.size > 0 ? [...reasons].join("; ") : null;
 }
 
 /** Every unit's per-transaction metrics, where both sides recorded process counters. */

@@ -101,6 +101,9 @@ export const EFFICIENCY_METRICS_NAMES = [
   "write_kb_per_txn",
   "fsyncs_per_txn",
   "log_writes_per_txn",
+  "hw_instructions_per_txn",
+  "hw_cycles_per_txn",
+  "ipc",
 ] as const;
 export type EfficiencyMetric = (typeof EFFICIENCY_METRICS_NAMES)[number];
 
@@ -257,6 +260,8 @@ export const ComparisonReportSchema = z.object({
   nothing_compared: z.string().optional(),
   /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
   efficiency: z.array(EfficiencyEntrySchema).optional(),
+  /** why the compared files have no hardware counters (src/telemetry/pmu.ts), said once; absent when they have them or predate them */
+  hardware_counters_unavailable: z.string().optional(),
   /** sampled differential profiles of the profiled cells (absent: none) */
   profiles: z.array(ProfileEntrySchema).optional(),
   /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */

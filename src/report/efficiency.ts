@@ -14,6 +14,9 @@ export const EFFICIENCY_LABELS: Record<EfficiencyMetric, string> = {
   write_kb_per_txn: "KB written/txn",
   fsyncs_per_txn: "fsyncs/txn",
   log_writes_per_txn: "log writes/txn",
+  hw_instructions_per_txn: "instr/txn (PMU)",
+  hw_cycles_per_txn: "cycles/txn (PMU)",
+  ipc: "IPC",
 };
 const ORDER = Object.keys(EFFICIENCY_LABELS) as EfficiencyMetric[];
 
@@ -74,11 +77,26 @@ function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[]
 const INTRO =
   "Head / base ratios of the server process's own counters per transaction, with 95% intervals (paired over the slices, or over the repetitions). They explain the verdict and do not gate: more CPU per transaction is more work; more context switches with the same CPU is more waiting.";
 
-/** The Markdown section (empty without per-transaction metrics); `heading` its level. */
+/** The one line saying why there are no hardware counters (instructions, cycles, IPC), if any. */
+export function hardwareNote(r: ComparisonReport): string | null {
+  const why = r.hardware_counters_unavailable;
+  return why
+    ? `Hardware counters (instructions, cycles and IPC per transaction) not recorded: ${why}.`
+    : null;
+}
+
+/**
+ * The Markdown section (empty without per-transaction metrics and without a hardware-counter
+ * note); `heading` its level.
+ */
 export function efficiencyMarkdown(r: ComparisonReport, heading = "##", values = true): string[] {
   const { rows, metrics } = rowsOf(r);
-  if (rows.length === 0) return [];
-  const L = [`${heading} Work per transaction (head / base)`, "", INTRO, ""];
+  const note = hardwareNote(r);
+  if (rows.length === 0 && note === null) return [];
+  const L = [`${heading} Work per transaction (head / base)`, ""];
+  if (rows.length === 0) return [...L, mdEscape(note!), ""];
+  L.push(INTRO, "");
+  if (note !== null) L.push(mdEscape(note), "");
   L.push(`| Cell | TPS | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
   L.push(`|---|---|${metrics.map(() => "---:").join("|")}|`);
   for (const row of rows) {
@@ -106,8 +124,10 @@ export function efficiencyMarkdown(r: ComparisonReport, heading = "##", values =
 /** Plain text: one block per cell. */
 export function efficiencyText(r: ComparisonReport): string[] {
   const { rows, metrics } = rowsOf(r);
-  if (rows.length === 0) return [];
+  const note = hardwareNote(r);
+  if (rows.length === 0 && note === null) return [];
   const L = ["Work per transaction (head / base, 95% intervals; explanatory, not gating)"];
+  if (note !== null) L.push(`  ${plainText(note)}`);
   for (const row of rows) {
     L.push(`  ${plainText(row.name)}: TPS ${row.tps}`);
     for (const m of metrics) {

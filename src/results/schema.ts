@@ -196,6 +196,12 @@ export const ProcessCountersSchema = z.object({
   /** SHOW GLOBAL STATUS deltas: Innodb_data_fsyncs and Innodb_log_writes (null: not reported) */
   fsyncs: nonneg.nullable(),
   log_writes: nonneg.nullable(),
+  /**
+   * instructions and cycles of the server process over the phase from `perf stat`, where the host
+   * has a hardware PMU (src/telemetry/pmu.ts); absent where it has none (see hardware_counters)
+   */
+  instructions: nonneg.optional(),
+  cycles: nonneg.optional(),
 });
 export type ProcessCounters = z.infer<typeof ProcessCountersSchema>;
 
@@ -254,6 +260,11 @@ export const RUN_HEADER_FIELDS = {
     sha256: z.string(),
     spec: z.record(z.string(), z.unknown()),
   }),
+  /**
+   * hardware counters (perf stat instructions and cycles of the server per phase): why they were
+   * not recorded, null when they were (src/telemetry/pmu.ts); absent in older files
+   */
+  hardware_counters: z.object({ unavailable: z.string().nullable() }).optional(),
 };
 
 export const ResultsSchema = z.object({

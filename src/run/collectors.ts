@@ -1,11 +1,13 @@
 /**
  * The collectors `run` and `ab` hand to runPhase for each server (src/run/sysbench-run.ts): the
- * server process's counters over the phase (src/telemetry/process.ts), per transaction in reports.
+ * server process's counters over the phase (src/telemetry/process.ts), with its instructions and
+ * cycles where the host has a hardware PMU (src/telemetry/pmu.ts), per transaction in reports.
  */
 import type { Folded } from "../flamegraph/folded.js";
 import type { ProcessCounters } from "../results/schema.js";
 import type { ServerInstance } from "../servers/instance.js";
 import { type PerfSession, startPerf } from "../telemetry/perf.js";
+import { hardwareCounters, type PerfStatSession, startPerfStat } from "../telemetry/pmu.js";
 import { countersBetween, type ProcessReading, readProcessCounters } from "../telemetry/process.js";
 import type { PhaseCollector } from "./sysbench-run.js";
 
@@ -49,22 +51,32 @@ function profileCollector(instance: ServerInstance): PhaseCollector<{ folded: Fo
   };
 }
 
-/** The server's process counters over a phase; null when its /proc entry cannot be read. */
+/**
+ * The server's process counters over a phase; null when its /proc entry cannot be read. Where the
+ * host has a hardware PMU, `perf stat` counts the server's instructions and cycles over the same
+ * phase; where it has none, the counters have no such fields (the run records why, once).
+ */
 export function processCollector(instance: ServerInstance): PhaseCollector<ProcessCounters> {
   let before: ProcessReading | null = null;
+  let pmu: PerfStatSession | null = null;
   const read = async () => {
     const pid = instance.pid;
     return pid === null ? null : await readProcessCounters(pid, () => instance.status());
   };
   return {
     async begin() {
+      const pid = instance.pid;
+      pmu = pid !== null && (await hardwareCounters()) === null ? await startPerfStat(pid) : null;
       before = await read();
     },
     async end(result) {
+      const session = pmu;
+      pmu = null;
       const summary = result?.output.summary;
-      if (!before || !summary || !(summary.transactions > 0)) return null;
-      const after = await read();
-      return after ? countersBetween(before, after, summary.transactions) : null;
+      const after = before && summary && summary.transactions > 0 ? await read() : null;
+      const hw = session ? await session.stop() : null;
+      if (!before || !after || !summary) return null;
+      return { ...countersBetween(before, after, summary.transactions), ...(hw ?? {}) };
     },
   };
 }

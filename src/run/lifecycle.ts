@@ -14,6 +14,7 @@ import { cacheRoot } from "../servers/cache.js";
 import type { ServerInstall } from "../servers/install.js";
 import type { NetworkSetup } from "../servers/network.js";
 import { requireServerAvailable, resolveServer } from "../servers/resolve.js";
+import { hardwareCounters } from "../telemetry/pmu.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
@@ -207,6 +208,8 @@ export interface LockedRun {
   workRoot: string;
   /** the host checks taken once the locks were held */
   doctor: DoctorRecord;
+  /** why hardware counters are not recorded on this host (said once), null when they are */
+  hardware: string | null;
 }
 
 /**
@@ -233,7 +236,7 @@ export async function resolveThenLock<T>(
     cacheDir: o.cacheDir,
     ...(o.onLocked ? { onLocked: o.onLocked } : {}),
   };
-  return await withRunLock(lock, (doctor) => body({ installs, out, workRoot, doctor }));
+  return await withRunLock(lock, (doctor, hardware) => body({ installs, out, workRoot, doctor, hardware }));
 }
 
 interface LockOptions {
@@ -260,12 +263,19 @@ function resolveRunPaths(out: string, workDir: string | undefined): { out: strin
  * watchdog) while `body` runs, with the host checks taken once the locks are held. Every input
  * must have been accepted before this is called: bad input stays one line and creates nothing.
  */
-async function withRunLock<T>(o: LockOptions, body: (doctor: DoctorRecord) => Promise<T>): Promise<T> {
+async function withRunLock<T>(
+  o: LockOptions,
+  body: (doctor: DoctorRecord, hardware: string | null) => Promise<T>,
+): Promise<T> {
   const out = resolve(o.out);
   const guard = guardRun({ out, workRoot: o.workRoot, holder: o.holder, log: o.log });
   try {
     o.onLocked?.();
-    return await body(checkHostBeforeRun(o.cacheDir ?? cacheRoot(), o.log));
+    const doctor = checkHostBeforeRun(o.cacheDir ?? cacheRoot(), o.log);
+    const hardware = await hardwareCounters();
+    if (hardware !== null)
+      o.log.info(`hardware counters (instructions, cycles per transaction) not recorded: ${hardware}`);
+    return await body(doctor, hardware);
   } finally {
     guard.release();
   }

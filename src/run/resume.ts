@@ -145,6 +145,7 @@ export function startingResults(
     | "shard"
     | "network"
     | "doctor"
+    | "hardware_counters"
   >,
   record: ServerRecord,
   cells: readonly PlannedCell[],

@@ -102,6 +102,7 @@ interface RunContext extends Preflight {
   out: string;
   workRoot: string;
   doctor: DoctorRecord;
+  hardware: string | null;
 }
 
 /** The previous results a resumed run continues from, checked to be the same run (or null). */
@@ -159,6 +160,7 @@ async function runGuarded(opts: RunOptions, ctx: RunContext, install: ServerInst
     ...(opts.shard ? { shard: { index: opts.shard.index, count: opts.shard.count } } : {}),
     ...(networkRec ? { network: networkRec } : {}),
     doctor: ctx.doctor,
+    hardware_counters: { unavailable: ctx.hardware },
   };
   const prev = previousRun(opts, ctx, install, header);
   const { results, toRun } = startingResults(header, record, plan.cells, prev);
