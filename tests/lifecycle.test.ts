@@ -264,7 +264,9 @@ describe("resume checks", () => {
     expect(results.cells.map((c) => c.id)).toEqual([prev.cells[0]!.id]);
     expect(toRun.map((c) => c.id)).toEqual([prev.cells[1]!.id]);
     expect(results.started_at).toBe(prev.started_at);
-    expect(record.tiers).toEqual(prev.servers[0]!.tiers);
+    expect(results.servers[0]!.tiers).toEqual(prev.servers[0]!.tiers);
+    expect(results.servers[0]!.version_string).toBe(prev.servers[0]!.version_string);
+    expect(record.tiers).toEqual([]); // the new record is not changed: the document's is computed
     expect(results.resumed).toEqual([{ at: expect.any(String), cells_kept: 1 }]);
     expect(results.status).toBe("running");
     const fresh = startingResults(prev, { ...prev.servers[0]!, tiers: [] }, planned, null);

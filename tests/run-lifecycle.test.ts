@@ -140,7 +140,7 @@ describe("measureAndFinish", () => {
       signal: new AbortController().signal,
       overhead,
       measure: async () => {
-        writer.results.cells.push(cell("a", "ok"));
+        writer.set((r) => ({ ...r, cells: [...r.cells, cell("a", "ok")] }));
         overhead.add({ overheadPctOfCore: 0.5, samples: [1, 2] });
         writer.save();
         throw new UserError("a server stopped during b: sysbench exited with 1");
@@ -177,7 +177,7 @@ describe("measureAndFinish", () => {
       signal: new AbortController().signal,
       overhead: new OverheadMeter(),
       measure: async () => {
-        writer.results.cells.push(cell("a", "ok"));
+        writer.set((r) => ({ ...r, cells: [...r.cells, cell("a", "ok")] }));
       },
       stopServers: async () => {},
     });

@@ -6,9 +6,9 @@
  * Pure logic (the checks of src/run/resume.ts); src/ab/runner.ts drives it.
  */
 import type { ServerRecord } from "../results/schema.js";
+import { resumedDocument } from "../run/engine.js";
 import {
   differ,
-  finishedCells,
   headerDifferences,
   type ResumeIdentity,
   refuseResume,
@@ -49,27 +49,14 @@ export function checkAbResumable(file: string, prev: AbResults, now: AbResumeIde
 /**
  * A resumed A/B's first results: `fresh` (the new header) with `prev`'s finished cells, its
  * servers' tier records and version strings, start time, confirmation time spent and telemetry
- * overhead, and one more `resumed` entry. Also returns the planned cells still to measure.
+ * overhead, and one more `resumed` entry (src/run/engine.ts `resumedDocument`). Also returns the
+ * planned cells still to measure.
  */
 export function resumedAbResults(
   fresh: AbResults,
   prev: AbResults,
   planned: readonly AbPlannedCell[],
 ): { results: AbResults; toRun: AbPlannedCell[] } {
-  const kept = finishedCells(prev.cells, planned);
-  const keptIds = new Set(kept.map((c) => c.id));
-  for (const record of fresh.servers) {
-    const old = prev.servers.find((s) => s.label === record.label);
-    record.version_string = old?.version_string ?? "";
-    record.tiers = [...(old?.tiers ?? [])];
-  }
-  const results: AbResults = {
-    ...fresh,
-    started_at: prev.started_at,
-    cells: kept,
-    confirm_spent_s: prev.confirm_spent_s,
-    telemetry_overhead_pct_of_core: prev.telemetry_overhead_pct_of_core,
-    resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }],
-  };
-  return { results, toRun: planned.filter((c) => !keptIds.has(c.id)) };
+  const resumed = resumedDocument(fresh, prev, planned);
+  return { results: { ...resumed.results, confirm_spent_s: prev.confirm_spent_s }, toRun: resumed.toRun };
 }

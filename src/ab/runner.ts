@@ -6,42 +6,39 @@
  */
 
 import { checkToggleSymbol, findValgrind } from "../instructions/valgrind.js";
-import type { DoctorRecord, Host, Interval, ServerRecord } from "../results/schema.js";
+import type { Interval } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
-import { hostFingerprint } from "../run/host.js";
+import {
+  type Collector,
+  Engine,
+  type EngineContext,
+  type EnginePlan,
+  type EngineRun,
+  preflightEngine,
+  prepareSides,
+  sideOverrides,
+  tierHashes,
+} from "../run/engine.js";
 import {
   type CommonRunOptions,
-  checkOutputs,
-  measureAndFinish,
   type Outcome,
-  OverheadMeter,
   ResultsWriter,
   replacingWarning,
   resolveThenLock,
 } from "../run/lifecycle.js";
-import { namingDeadServer, prepareSide, type Side, sideOf, sysbenchCall, warmUp } from "../run/phases.js";
+import { type Side, sysbenchCall } from "../run/phases.js";
 import { warmupSeconds } from "../run/plan.js";
-import { parseServerSpecs, preflightServers } from "../run/preflight.js";
-import { formatDuration } from "../run/progress.js";
-import { inPlanOrder } from "../run/resume.js";
-import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
-import { runHeader, serverRecord, startTierServer, tierConfigHash } from "../run/tier-server.js";
+import { runPhase, sysbenchFailure } from "../run/sysbench-run.js";
+import { runHeader, serverRecord } from "../run/tier-server.js";
 import type { ServerInstall } from "../servers/install.js";
-import { type ServerInstance, statusDeltas } from "../servers/instance.js";
-import {
-  checkServerWrapper,
-  describeNetwork,
-  LOCAL_NETWORK,
-  type NetworkSetup,
-  networkRecord,
-} from "../servers/network.js";
+import { statusDeltas } from "../servers/instance.js";
+import { describeNetwork, networkRecord } from "../servers/network.js";
 import type { ThresholdConfig } from "../stats/index.js";
-import { findSysbench, runArgs } from "../sysbench/command.js";
+import { runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
 import { perfCommand, perfProbe } from "../telemetry/perf.js";
-import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
-import { type LoadedWorkload, loadWorkload, type Workload } from "../workloads/schema.js";
+import type { Workload } from "../workloads/schema.js";
 import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";
 import { type AbCounting, countAbTier, countingSection, toggleOf } from "./instructions.js";
 import {
@@ -96,84 +93,57 @@ export interface AbOptions extends CommonRunOptions {
 export type AbOutcome = Outcome<AbResults>;
 
 export async function runAb(opts: AbOptions): Promise<AbOutcome> {
-  const pre = await preflightAb(opts);
+  let design: AbResults["design"] | undefined;
+  const pre = await preflightEngine(
+    opts,
+    [
+      { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
+      { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" },
+    ],
+    (loaded) => {
+      design = abDesign(loaded.workload, opts.workloadFile, opts);
+    },
+  );
+  const section = countingSection(pre.loaded.workload, opts.instructions);
+  const counting = section ? { section, valgrind: await findValgrind() } : null;
   const onLocked = () => {
     if (pre.replacing) opts.log.warn(replacingWarning(opts.out));
   };
   const ab = { ...opts, command: "perfgate ab", specs: [opts.base, opts.head], onLocked };
   return await resolveThenLock(ab, ({ installs, ...locked }) =>
-    runAbGuarded(opts, { ...pre, ...locked }, { base: installs[0]!, head: installs[1]! }),
+    runAbGuarded(
+      opts,
+      { ...pre, ...locked, design: design!, counting },
+      { base: installs[0]!, head: installs[1]! },
+    ),
   );
 }
 
-/**
- * Everything that can be wrong with the input, checked before anything is downloaded, written or
- * started: both server specs, the workload and the A/B design, both sides' server options and
- * memory (two buffer pools at once), sysbench, the network wrapper and the output file.
- */
-async function preflightAb(opts: AbOptions): Promise<Preflight> {
-  parseServerSpecs([opts.base, opts.head]);
-  const loaded = loadWorkload(opts.workloadFile);
-  const design = abDesign(loaded.workload, opts.workloadFile, opts);
-  const host = hostFingerprint();
-  preflightServers(loaded.workload, opts.workloadFile, host.memory_bytes, [
-    { spec: opts.base, set: opts.baseSet ?? {}, where: "--base-set" },
-    { spec: opts.head, set: opts.headSet ?? {}, where: "--head-set" },
-  ]);
-  const net = opts.network ?? LOCAL_NETWORK;
-  const sysbench = await findSysbench(process.env, net.clientWrapper);
-  await checkServerWrapper(net, opts.signal);
-  const replacing = checkOutputs(opts);
-  const section = countingSection(loaded.workload, opts.instructions);
-  const counting = section ? { section, valgrind: await findValgrind() } : null;
-  return { loaded, design, host, net, sysbench, replacing, counting };
-}
-
-interface Preflight {
-  loaded: LoadedWorkload;
+interface AbContext extends EngineContext {
   design: AbResults["design"];
-  host: Host;
-  net: NetworkSetup;
-  sysbench: AbResults["sysbench"];
-  replacing: boolean;
   /** instruction counting (null: off) */
   counting: AbCounting | null;
 }
 
-interface AbContext extends Preflight {
-  out: string;
-  workRoot: string;
-  doctor: DoctorRecord;
-  hardware: string | null;
-}
-
 type Label = "base" | "head";
 
-/** An A/B in progress: what every tier, cell and slice step reads, and the little that changes. */
+/** An A/B in progress: the engine's run, and what its cells and slices read. */
 interface AbState {
+  e: EngineRun<AbCell>;
   opts: AbOptions;
-  ctx: AbContext;
+  design: AbResults["design"];
   w: Workload;
-  installs: Record<Label, ServerInstall>;
-  records: Record<Label, ServerRecord>;
   planned: AbPlannedCell[];
-  /** the planned cells still to measure (all but a resumed file's finished ones) */
-  toRun: AbPlannedCell[];
   writer: ResultsWriter<AbResults>;
-  overhead: OverheadMeter;
-  phase: PhaseContext;
   /** the per-comparison alpha confirmation decides at (the report's) */
   alpha: number;
-  /** planned benchmark seconds still ahead (warmups, planned pairs, decided profiles), for the ETA */
-  remaining: number;
   /** the pairs measured so far and what they took: the budget and the ETA go by it */
   cost: PairCost;
-  /** the servers up now */
-  live: ServerInstance[];
   /** the profile mode in force ("off" when perf cannot run here) */
   profileMode: ProfileMode;
 }
 
+/** An A/B's plan for the engine: two sides on the same data, cells measured in interleaved pairs. */
 async function runAbGuarded(
   opts: AbOptions,
   ctx: AbContext,
@@ -186,58 +156,92 @@ async function runAbGuarded(
     }
   }
   const planned = planAbCells(w);
-  const records = { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") };
-  const { results, toRun } = startingAbResults(opts, ctx, installs, records, planned);
   const profileMode = await profilingMode(opts);
-  results.profiling = { mode: opts.profile ?? "auto", unavailable: profileMode.unavailable };
-  const writer = new ResultsWriter(ctx.out, results, writeAbResults, opts.onWrite);
-  writer.save();
-  const s: AbState = {
-    opts,
-    ctx,
-    w,
-    installs,
-    records,
-    planned,
-    toRun,
-    writer,
-    overhead: new OverheadMeter(),
-    phase: {
-      sysbenchPath: ctx.sysbench.path,
-      wrapper: ctx.net.clientWrapper,
-      log: opts.log,
-      signal: opts.signal,
-      cellCount: planned.length,
-      started: Date.now(),
-      // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
-      remaining: () =>
-        abSecondsAhead({
-          design: ctx.design,
-          plannedLeft: s.remaining,
-          confirmSpent: writer.results.confirm_spent_s,
-          cellsUnfinished: planned.length - writer.results.cells.length,
-          cost: s.cost,
-        }),
-    },
-    alpha: reportAlpha(planned.length),
-    remaining: abSecondsToRun(ctx.design, toRun, warmupSeconds(w)),
-    cost: { pairs: 0, seconds: 0 },
-    live: [],
-    profileMode: profileMode.mode,
+  const start = startingAbResults(opts, ctx, installs, planned);
+  const results: AbResults = {
+    ...start.results,
+    profiling: { mode: opts.profile ?? "auto", unavailable: profileMode.unavailable },
   };
-  const exitCode = await measureAndFinish({
-    writer,
-    planned: planned.length,
-    signal: opts.signal,
-    overhead: s.overhead,
-    measure: async () => {
-      for (const tier of w.tiers) await runAbTier(s, tier);
-    },
-    stopServers: async () => {
-      await Promise.all(s.live.map((i) => i.dispose().catch(() => {})));
-    },
+  const writer = new ResultsWriter(ctx.out, results, writeAbResults, opts.onWrite);
+  const side = (label: Label) => ({
+    label,
+    record: label,
+    install: installs[label],
+    overrides: sideOverrides(w, label === "base" ? opts.baseSet : opts.headSet),
   });
+  const cost: PairCost = { pairs: 0, seconds: 0 };
+  const state = (e: EngineRun<AbCell>): AbState => ({
+    e,
+    opts,
+    design: ctx.design,
+    w,
+    planned,
+    writer,
+    alpha: reportAlpha(planned.length),
+    cost,
+    profileMode: profileMode.mode,
+  });
+  const plan: EnginePlan<Label, AbPlannedCell, AbCell> = {
+    sides: [side("base"), side("head")],
+    cells: planned,
+    toRun: start.toRun,
+    startTitle: "start base and head",
+    loadData: async (e, t) => {
+      const end = opts.log.group(`prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`);
+      await prepareSides(e, t.sides, { "rand-seed": PREPARE_SEED });
+      end();
+    },
+    warmupTitle: "warmup (base, then head, per phase)",
+    measureTitle: (n, tier) =>
+      `measure ${plural(n, "cell")} in interleaved ${ctx.design.slice_s} s slices (buffer pool ${tier})`,
+    measureCell: (e, t, p, index) =>
+      measureCell(state(e), {
+        p,
+        index,
+        sides: t.sides,
+        pairs: [],
+        series: { base: [], head: [] },
+        clock: { base: 0, head: 0 },
+      }),
+    cellLine: abCellLine,
+    pauseSeconds: 0,
+    collectors: ctx.counting ? [instructionCounts(ctx.counting, ctx.net.serverWrapper, planned)] : [],
+    // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
+    secondsAhead: (plannedLeft) =>
+      abSecondsAhead({
+        design: ctx.design,
+        plannedLeft,
+        confirmSpent: writer.results.confirm_spent_s,
+        cellsUnfinished: planned.length - writer.results.cells.length,
+        cost,
+      }),
+  };
+  const seconds = abSecondsToRun(ctx.design, start.toRun, warmupSeconds(w));
+  const exitCode = await new Engine(opts, ctx, writer, plan, seconds).run();
   return { results: writer.results, exitCode };
+}
+
+/** The instruction-count collector (src/ab/instructions.ts): a tier's cells counted, each saved with its counts. */
+function instructionCounts(
+  counting: AbCounting,
+  serverWrapper: readonly string[] | null,
+  planned: AbPlannedCell[],
+): Collector<Label, AbPlannedCell, AbCell> {
+  return {
+    afterTier: (e, t) =>
+      countAbTier({
+        counting,
+        w: e.w,
+        phase: e.phase,
+        log: e.opts.log,
+        serverWrapper,
+        sides: t.sides,
+        tierCells: t.cells,
+        planned,
+        cellOf: (p) => e.cellOf(p.id),
+        store: (cell) => e.storeCell(cell),
+      }),
+  };
 }
 
 /**
@@ -248,19 +252,18 @@ function startingAbResults(
   opts: AbOptions,
   ctx: AbContext,
   installs: Record<Label, ServerInstall>,
-  records: Record<Label, ServerRecord>,
   planned: AbPlannedCell[],
 ): { results: AbResults; toRun: AbPlannedCell[] } {
-  const fresh = abResultsStart(opts, ctx, records, planned.length);
+  const fresh = abResultsStart(opts, ctx, installs, planned.length);
   if (opts.resume === undefined) return { results: fresh, toRun: planned };
   const prev = readAbResults(opts.resume);
   const w = ctx.loaded.workload;
   const hashes = (label: Label) =>
-    Object.fromEntries(
-      w.tiers.map((t) => [
-        t,
-        tierConfigHash(installs[label], t, ctx.host.memory_bytes, sideOverrides(w, opts, label)),
-      ]),
+    tierHashes(
+      installs[label],
+      w,
+      ctx.host.memory_bytes,
+      sideOverrides(w, label === "base" ? opts.baseSet : opts.headSet),
     );
   checkAbResumable(opts.resume, prev, {
     header: fresh,
@@ -274,20 +277,11 @@ function startingAbResults(
   return resumed;
 }
 
-/** One side's server options: the workload's with --base-set or --head-set on top. */
-function sideOverrides(
-  w: Workload,
-  opts: AbOptions,
-  label: Label,
-): Record<string, string | number | boolean | null> {
-  return { ...w.server_options, ...((label === "base" ? opts.baseSet : opts.headSet) ?? {}) };
-}
-
 /** The A/B file as it starts: header, design, both server records, no cells yet. */
 function abResultsStart(
   opts: AbOptions,
   ctx: AbContext,
-  records: Record<Label, ServerRecord>,
+  installs: Record<Label, ServerInstall>,
   cellsPlanned: number,
 ): AbResults {
   const networkRec = networkRecord(ctx.net);
@@ -299,7 +293,7 @@ function abResultsStart(
     status: "running",
     ...runHeader(ctx.loaded, opts.workloadFile, ctx.host, ctx.sysbench),
     design: ctx.design,
-    servers: [records.base, records.head],
+    servers: [serverRecord(installs.base, "base"), serverRecord(installs.head, "head")],
     settings: { base: opts.baseSet ?? {}, head: opts.headSet ?? {} },
     ...(networkRec ? { network: networkRec } : {}),
     doctor: ctx.doctor,
@@ -309,113 +303,6 @@ function abResultsStart(
     confirm_spent_s: 0,
     telemetry_overhead_pct_of_core: null,
   };
-}
-
-/** One buffer-pool tier: both servers up, the same data on both, warmed up, its cells measured. */
-async function runAbTier(s: AbState, tier: string): Promise<void> {
-  const { log } = s.opts;
-  const tierCells = s.toRun.filter((c) => c.tier === tier);
-  if (tierCells.length === 0) return; // finished before a resume
-  for (const record of Object.values(s.records)) record.tiers = record.tiers.filter((t) => t.tier !== tier);
-  const sides = await startBoth(s, tier);
-  const endPrepare = log.group(
-    `prepare ${s.w.tables} x ${s.w.table_size} rows on both (seed ${PREPARE_SEED})`,
-  );
-  for (const side of sides) {
-    const seconds = await prepareSide(s.phase, s.w, side, { "rand-seed": PREPARE_SEED });
-    log.info(`${side.label}: prepared in ${formatDuration(seconds)}`);
-  }
-  endPrepare();
-  if (s.w.warmup.length > 0) {
-    const endWarm = log.group("warmup (base, then head, per phase)");
-    await warmUp(s.phase, s.w, sides, (seconds) => {
-      s.remaining -= seconds;
-    });
-    endWarm();
-  }
-  await measureAbTierCells(s, sides, tier, tierCells);
-  if (s.ctx.counting) await countTier(s, s.ctx.counting, sides, tierCells);
-  await Promise.all(sides.map((side) => side.instance.dispose()));
-  s.live = [];
-}
-
-/** The tier's instruction counts (src/ab/instructions.ts), each cell saved with its counts. */
-async function countTier(s: AbState, counting: AbCounting, sides: Side<Label>[], tierCells: AbPlannedCell[]) {
-  const { results } = s.writer;
-  await countAbTier({
-    counting,
-    w: s.w,
-    phase: s.phase,
-    log: s.opts.log,
-    serverWrapper: s.ctx.net.serverWrapper,
-    sides,
-    tierCells,
-    planned: s.planned,
-    cellOf: (p) => results.cells.find((c) => c.id === p.id) ?? null,
-    store: (cell) => {
-      results.cells = results.cells.map((c) => (c.id === cell.id ? cell : c));
-      s.writer.save();
-    },
-  });
-}
-
-/** Starts base, then head, for the tier; each is stopped with the run if anything fails later. */
-async function startBoth(s: AbState, tier: string): Promise<Side<Label>[]> {
-  const { w, opts, ctx } = s;
-  const endStart = opts.log.group(`start base and head (buffer pool ${tier})`);
-  const sides: Side<Label>[] = [];
-  for (const label of ["base", "head"] as const) {
-    const instance = await startTierServer({
-      tier,
-      workRoot: ctx.workRoot,
-      hostMemoryBytes: ctx.host.memory_bytes,
-      log: opts.log,
-      signal: opts.signal,
-      network: ctx.net,
-      binlog: w.binlog,
-      install: s.installs[label],
-      record: s.records[label],
-      overrides: sideOverrides(w, opts, label),
-    });
-    s.live.push(instance);
-    sides.push(sideOf(label, instance));
-  }
-  endStart();
-  return sides;
-}
-
-/** The tier's cells one after another, each saved as it finishes; a stopped server ends the run. */
-async function measureAbTierCells(
-  s: AbState,
-  sides: Side<Label>[],
-  tier: string,
-  tierCells: AbPlannedCell[],
-): Promise<void> {
-  const { log } = s.opts;
-  const { results } = s.writer;
-  const endCells = log.group(
-    `measure ${plural(tierCells.length, "cell")} in interleaved ${s.ctx.design.slice_s} s slices (buffer pool ${tier})`,
-  );
-  for (const p of tierCells) {
-    const index = s.planned.indexOf(p) + 1;
-    const cell = await namingDeadServer(sides, p.id, () =>
-      measureCell(s, {
-        p,
-        index,
-        sides,
-        pairs: [],
-        series: { base: [], head: [] },
-        clock: { base: 0, head: 0 },
-      }),
-    );
-    results.cells = inPlanOrder([...results.cells, cell], s.planned);
-    s.writer.save();
-    log.info(abCellLine(cell, index, s.planned.length));
-    if (cell.status === "failed" && sides.some((side) => !side.instance.running)) {
-      throw new UserError(`a server stopped during ${cell.id}: ${cell.error}`);
-    }
-  }
-  endCells();
 }
 
 /** One cell being measured: its pairs so far and each side's intervals on its own clock. */
@@ -443,7 +330,7 @@ async function measureCell(s: AbState, m: CellRun): Promise<AbCell> {
     await measurePairs(s, m);
   } finally {
     const t = telemetry.stop();
-    s.overhead.add(t);
+    s.e.overhead.add(t);
     samples = t.samples;
   }
   const after = await Promise.all(
@@ -493,19 +380,19 @@ const PROFILE_STACKS = 3000;
 async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefined> {
   const reason = profileReason(m.pairs, s.profileMode, s.opts.thresholds, s.alpha);
   if (!reason) return undefined;
-  const seconds = Math.max(4, s.ctx.design.slice_s);
+  const seconds = Math.max(4, s.design.slice_s);
   s.opts.log.info(
     `cell ${m.index}/${s.planned.length}: ${PROFILE_PAIRS} profiled pairs of ${seconds} s (${reason})`,
   );
   const acc = { base: emptySide(), head: emptySide() };
   // now part of the plan (the ETA); what a failure leaves unrun leaves it again
   let unrun = PROFILE_PAIRS * 2;
-  s.remaining += unrun * (seconds + SLICE_OVERHEAD_S);
+  s.e.remaining += unrun * (seconds + SLICE_OVERHEAD_S);
   for (let round = 1; round <= PROFILE_PAIRS; round++) {
     const [base, head] = m.sides as [Side<Label>, Side<Label>];
     for (const side of pairOrder(round) === "AB" ? [base, head] : [head, base]) {
       const r = await runPhase(
-        s.phase,
+        s.e.phase,
         `${m.p.script} ${m.p.threads}t ${m.p.tier} profile ${round}/${PROFILE_PAIRS} ${side.label}`,
         m.index,
         runArgs(sysbenchCall(s.w, m.p.script, m.p.threads), side.target, seconds, s.w.report_interval),
@@ -514,7 +401,7 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
         side.instance,
         true,
       );
-      s.remaining -= seconds + SLICE_OVERHEAD_S;
+      s.e.remaining -= seconds + SLICE_OVERHEAD_S;
       unrun -= 1;
       const prof = r.collected?.profile;
       const txn = r.output.summary?.transactions ?? 0;
@@ -522,7 +409,7 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
         s.opts.log.warn(
           `cell ${m.index}: no profile of ${side.label} (perf recorded nothing, or sysbench failed)`,
         );
-        s.remaining -= unrun * (seconds + SLICE_OVERHEAD_S);
+        s.e.remaining -= unrun * (seconds + SLICE_OVERHEAD_S);
         return undefined;
       }
       addProfile(acc[side.label], prof.folded, prof.samples, txn);
@@ -539,11 +426,10 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
 
 /** The planned pairs, then confirmation pairs while a metric leans worse undecided and the budget allows. */
 async function measurePairs(s: AbState, m: CellRun): Promise<void> {
-  const { design } = s.ctx;
-  const { results } = s.writer;
+  const { design, writer } = s;
   let ok = await runPairs(s, m, design.pairs, false, design.pairs);
   const budget = {
-    spentBeforeCell: results.confirm_spent_s,
+    spentBeforeCell: writer.results.confirm_spent_s,
     spentByCell: 0,
     cellsLeft: s.planned.length - m.index + 1,
   };
@@ -557,7 +443,7 @@ async function measurePairs(s: AbState, m: CellRun): Promise<void> {
     const t0 = Date.now();
     ok = await runPairs(s, m, d.extra, true, m.pairs.length + d.extra);
     const spent = (Date.now() - t0) / 1000;
-    results.confirm_spent_s += spent;
+    writer.set((r) => ({ ...r, confirm_spent_s: r.confirm_spent_s + spent }));
     budget.spentByCell += spent;
   }
 }
@@ -576,7 +462,7 @@ async function runPairs(s: AbState, m: CellRun, count: number, confirmation: boo
     m.pairs.push({ round, order, confirmation, base: order === "AB" ? a : b, head: order === "AB" ? b : a });
     s.cost.pairs += 1;
     s.cost.seconds += (Date.now() - t0) / 1000;
-    if (!confirmation) s.remaining -= pairSeconds(s.ctx.design);
+    if (!confirmation) s.e.remaining -= pairSeconds(s.design);
   }
   return true;
 }
@@ -590,10 +476,10 @@ async function runSlice(
   total: number,
 ): Promise<Slice | null> {
   const { w } = s;
-  const { slice_s } = s.ctx.design;
+  const { slice_s } = s.design;
   const t0 = new Date();
   const r = await runPhase(
-    s.phase,
+    s.e.phase,
     `${m.p.script} ${m.p.threads}t ${m.p.tier} pair ${round}/${total} ${side.label}`,
     m.index,
     runArgs(sysbenchCall(w, m.p.script, m.p.threads), side.target, slice_s, w.report_interval),

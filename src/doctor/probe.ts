@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { runSysbench, sysbenchFailure } from "../run/sysbench-run.js";
-import { serverRecord, startTierServer } from "../run/tier-server.js";
+import { startTierServer } from "../run/tier-server.js";
 import { resolveServer } from "../servers/resolve.js";
 import { findSysbench, prepareArgs, runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { UserError } from "../util/errors.js";
@@ -65,19 +65,18 @@ export async function sysbenchProbe(o: SysbenchProbeOptions): Promise<number[]> 
     ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
   });
   const work = mkdtempSync(join(tmpdir(), "perfgate-doctor-"));
-  const record = serverRecord(install, "probe");
-  let instance: Awaited<ReturnType<typeof startTierServer>> | null = null;
+  let instance: Awaited<ReturnType<typeof startTierServer>>["instance"] | null = null;
   try {
-    instance = await startTierServer({
+    ({ instance } = await startTierServer({
       install,
-      record,
+      label: "probe",
       tier: "256M",
       workRoot: work,
       hostMemoryBytes: totalmem(),
       overrides: {},
       log: o.log,
       signal: o.signal,
-    });
+    }));
     const target = { host: instance.address, port: instance.port };
     const prep = await runSysbench(sysbench.path, prepareArgs(PROBE_CALL, target), () => {}, o.signal);
     if (prep.code !== 0)

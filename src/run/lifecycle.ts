@@ -20,6 +20,7 @@ import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";
 import { plural } from "../util/plural.js";
 import { guardRun } from "./guard.js";
+import { deepFreeze } from "./records.js";
 import { AbortedError } from "./sysbench-run.js";
 
 /** The parts of a results file (perfgate/results or perfgate/ab) the lifecycle reads and sets. */
@@ -84,22 +85,37 @@ export class OverheadMeter {
 }
 
 /**
- * Writes a run's results file (atomically, each time the run has something new) and remembers
- * which cells are on disk, for the compact last write on a full disk.
+ * The one owner of a run's results document: it holds the document as an immutable value (deeply
+ * frozen, src/run/records.ts), replaces it with `set`, writes it (atomically, each time the run
+ * has something new) and remembers which cells are on disk, for the compact last write on a full
+ * disk. Nothing else changes the document or a record in it.
  */
 export class ResultsWriter<R extends RunFile> {
   private persisted: R["cells"] = [];
+  private current: R;
   constructor(
     readonly path: string,
-    readonly results: R,
+    results: R,
     private readonly write: (path: string, results: R) => void,
     private readonly onWrite?: (results: R) => void,
-  ) {}
+  ) {
+    this.current = deepFreeze(results);
+  }
+
+  /** the document as it stands (frozen) */
+  get results(): R {
+    return this.current;
+  }
+
+  /** Replaces the document with `change` of it (not written until `save`). */
+  set(change: (results: R) => R): void {
+    this.current = deepFreeze(change(this.current));
+  }
 
   save(): void {
-    this.write(this.path, this.results);
-    this.persisted = [...this.results.cells];
-    this.onWrite?.(this.results);
+    this.write(this.path, this.current);
+    this.persisted = this.current.cells;
+    this.onWrite?.(this.current);
   }
 
   /**
@@ -113,10 +129,9 @@ export class ResultsWriter<R extends RunFile> {
       this.save();
       return null;
     } catch (err) {
-      this.results.status = "failed";
-      this.results.status_reason = errorMessage(err);
+      this.set((r) => ({ ...r, status: "failed", status_reason: errorMessage(err) }));
       try {
-        writeFileAtomic(this.path, JSON.stringify({ ...this.results, cells: this.persisted }));
+        writeFileAtomic(this.path, JSON.stringify({ ...this.current, cells: this.persisted }));
       } catch {
         // nothing more can be written there; the error is in the returned results
       }
@@ -142,20 +157,22 @@ export interface MeasurementOptions<R extends RunFile> {
  * telemetry overhead, servers stopped, last write. Returns the exit code.
  */
 export async function measureAndFinish<R extends RunFile>(o: MeasurementOptions<R>): Promise<number> {
-  const { results } = o.writer;
   let end: RunEnd;
   try {
     await o.measure();
-    end = endOfMeasurement(results.cells);
+    end = endOfMeasurement(o.writer.results.cells);
   } catch (err) {
-    end = endOnError(err, o.signal, results.cells.length, o.planned);
+    end = endOnError(err, o.signal, o.writer.results.cells.length, o.planned);
   }
-  results.status = end.status;
-  if (end.reason !== undefined) results.status_reason = end.reason;
   await o.stopServers().catch(() => {});
-  results.ended_at = new Date().toISOString();
   const overhead = o.overhead.mean();
-  if (overhead !== null) results.telemetry_overhead_pct_of_core = overhead;
+  o.writer.set((r) => ({
+    ...r,
+    status: end.status,
+    ...(end.reason !== undefined ? { status_reason: end.reason } : {}),
+    ended_at: new Date().toISOString(),
+    ...(overhead !== null ? { telemetry_overhead_pct_of_core: overhead } : {}),
+  }));
   return o.writer.saveFinal() ?? end.exitCode;
 }
 

@@ -12,6 +12,7 @@ import {
   type ServerRecord,
 } from "../results/schema.js";
 import { UsageError } from "../util/errors.js";
+import { resumedDocument } from "./engine.js";
 import type { PlannedCell } from "./plan.js";
 
 /** What the new run would record, to hold against the file being resumed. */
@@ -129,8 +130,8 @@ export function inPlanOrder<C extends { id: string }>(
 
 /**
  * A run's first results: the header, no cells — or, resuming `prev`, its finished cells, its tier
- * records and start time, and one more `resumed` entry. `record` is the run's server record (its
- * tiers are filled in here when resuming). Also returns the planned cells still to run.
+ * records and start time, and one more `resumed` entry (src/run/engine.ts `resumedDocument`).
+ * `record` is the run's new server record; it is not changed. Also returns the cells still to run.
  */
 export function startingResults(
   header: Pick<
@@ -151,25 +152,15 @@ export function startingResults(
   cells: readonly PlannedCell[],
   prev: Results | null,
 ): { results: Results; toRun: PlannedCell[] } {
-  const kept = prev ? keptCells(prev, cells) : [];
-  const keptIds = new Set(kept.map((c) => c.id));
-  if (prev) {
-    record.version_string = prev.servers[0]?.version_string ?? "";
-    record.tiers = [...(prev.servers[0]?.tiers ?? [])];
-  }
-  const results: Results = {
+  const fresh: Results = {
     schema: RESULTS_SCHEMA,
     schema_version: RESULTS_SCHEMA_VERSION,
     ...header,
     status: "running",
-    ...(prev ? { started_at: prev.started_at } : {}),
     servers: [record],
     cells_planned: cells.length,
-    cells: kept,
-    telemetry_overhead_pct_of_core: prev?.telemetry_overhead_pct_of_core ?? null,
-    ...(prev
-      ? { resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }] }
-      : {}),
+    cells: [],
+    telemetry_overhead_pct_of_core: null,
   };
-  return { results, toRun: cells.filter((c) => !keptIds.has(c.id)) };
+  return prev ? resumedDocument(fresh, prev, cells) : { results: fresh, toRun: [...cells] };
 }

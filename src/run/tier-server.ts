@@ -10,10 +10,12 @@ import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
 import { PERFGATE_VERSION } from "../version.js";
 import type { LoadedWorkload } from "../workloads/schema.js";
+import type { TierStart } from "./records.js";
 
 export interface TierServerOptions {
   install: ServerInstall;
-  record: ServerRecord;
+  /** the side's label ("server", "base", "head", "probe"): names its work dir and its log lines */
+  label: string;
   tier: string;
   workRoot: string;
   hostMemoryBytes: number;
@@ -90,17 +92,20 @@ export function serverRecord(install: ServerInstall, label: string): ServerRecor
 }
 
 /**
- * Initializes a fresh datadir, starts the server, checks VERSION() and the buffer pool, creates the
- * benchmark user and appends the tier (config, hash, SHOW VARIABLES) to the record. On any failure
- * the instance is disposed before the error propagates.
+ * Initializes a fresh datadir, starts the server, checks VERSION() and the buffer pool and creates
+ * the benchmark user. Returns the instance and what the start found: the tier's record (config,
+ * hash, SHOW VARIABLES) and VERSION(), which the caller's document records (src/run/records.ts).
+ * On any failure the instance is disposed before the error propagates.
  */
-export async function startTierServer(o: TierServerOptions): Promise<ServerInstance> {
-  const { install, record, tier } = o;
+export async function startTierServer(
+  o: TierServerOptions,
+): Promise<{ instance: ServerInstance; start: TierStart }> {
+  const { install, label, tier } = o;
   // An innodb_buffer_pool_size override replaces the tier's size (checked against memory up front).
   const bytes = effectiveBufferPool(parseSize(tier) ?? 0, o.overrides);
   const instance = await ServerInstance.create({
     install,
-    workDir: join(o.workRoot, `${record.label}-${install.flavor}-${install.version}-${tier}`),
+    workDir: join(o.workRoot, `${label}-${install.flavor}-${install.version}-${tier}`),
     bufferPoolBytes: bytes,
     hostMemoryBytes: o.hostMemoryBytes,
     overrides: o.overrides,
@@ -112,19 +117,19 @@ export async function startTierServer(o: TierServerOptions): Promise<ServerInsta
     if (o.restoreFrom) await instance.restore(o.restoreFrom, o.signal);
     else await instance.initialize();
     await instance.start(o.signal);
-    record.version_string = await instance.verify();
+    const version_string = await instance.verify();
     await instance.createBenchmarkUser();
-    record.tiers.push({
+    const record: TierStart["tier"] = {
       tier,
       buffer_pool_bytes: bytes,
       config: instance.config.text,
       config_hash: instance.config.hash,
       variables: await instance.variables(),
-    });
+    };
     o.log.info(
-      `${record.label}: ${install.spec} is up: VERSION() ${record.version_string}, ${instance.address} port ${instance.port}`,
+      `${label}: ${install.spec} is up: VERSION() ${version_string}, ${instance.address} port ${instance.port}`,
     );
-    return instance;
+    return { instance, start: { tier: record, version_string } };
   } catch (err) {
     await instance.dispose().catch(() => {});
     throw err;
