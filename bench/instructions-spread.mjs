@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Repeatability of instructions per transaction next to throughput, from A/B files with instruction
+// counts: per cell and side, the coefficient of variation (sd / mean) of instructions per
+// transaction over its counted repetitions, and of TPS over the same side's slices of the same run.
+// Several files (e.g. the runs of bench/ab-repeat.mjs) are pooled per server, script and side
+// settings: each file's repetitions are then one more group, and the CoV is over all of them.
+//
+//   node bench/instructions-spread.mjs ab.json [more.json ...]
+import { readFileSync } from "node:fs";
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error("usage: node bench/instructions-spread.mjs <ab.json> [...]");
+  process.exit(2);
+}
+const cov = (xs) => {
+  if (xs.length < 2) return Number.NaN;
+  const m = xs.reduce((a, x) => a + x, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+  return (100 * sd) / m;
+};
+const groups = new Map();
+for (const f of files) {
+  const ab = JSON.parse(readFileSync(f, "utf8"));
+  for (const c of ab.cells) {
+    if (!c.instructions) continue;
+    for (const side of ["base", "head"]) {
+      const server = ab.servers.find((s) => s.label === side)?.spec ?? side;
+      const set = Object.entries(ab.settings?.[side] ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(",");
+      const key = `${server}${set ? ` (${set})` : ""} ${c.script} ${c.threads}t ${c.tier}`;
+      const g = groups.get(key) ?? { instr: [], tps: [], files: 0 };
+      g.instr.push(...c.instructions[side].map((r) => r.per_transaction));
+      g.tps.push(...c.pairs.map((p) => p[side].tps));
+      g.files++;
+      groups.set(key, g);
+    }
+  }
+}
+console.log(
+  "cell | files | instr. repetitions | instructions/txn mean | instructions CoV | TPS slices | TPS CoV",
+);
+for (const [key, g] of groups) {
+  const mean = g.instr.reduce((a, x) => a + x, 0) / g.instr.length;
+  console.log(
+    `${key} | ${g.files} | ${g.instr.length} | ${Math.round(mean).toLocaleString("en-US")} | ${cov(g.instr).toFixed(2)}% | ${g.tps.length} | ${cov(g.tps).toFixed(1)}%`,
+  );
+}
