@@ -79,10 +79,10 @@ describe("within-run degradation in comparisons", () => {
     expect(md.split("\n")[0]).toMatch(/^🔴 \*\*1 regression\*\* \(1 within-run degradation\), /);
     expect(md).toContain("## Within-run degradation");
     expect(md).toMatch(
-      /\| mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5 \| oltp_read_write \| 1G \| 64 \| r1 \| no degradation \| degrades \d+\.\d% from \d+ s \| 🔴 \*\*regression\*\* \|/,
+      /\| mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5 \| oltp_read_write · 64 threads · 1G \| r1 \| no degradation \| degrades \d+\.\d% from \d+ s \| 🔴 \*\*regression\*\* \|/,
     );
     expect(md).toMatch(
-      /- mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5, oltp_read_write, 1G 64t: head degrades by/,
+      /- mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5, oltp_read_write · 64 threads · 1G: head degrades by/,
     );
     const text = renderComparisonText(r, [base, head]);
     expect(text).toContain("Within-run degradation");

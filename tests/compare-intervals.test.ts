@@ -89,7 +89,7 @@ describe("two repetitions per side", () => {
   it("the reports print the reason instead of a number", () => {
     const r = compareSets(sets);
     const md = renderComparisonMarkdown(r, sets);
-    const row = md.split("\n").find((l) => l.includes("| TPS |") && l.includes("| 1 |"))!;
+    const row = md.split("\n").find((l) => l.includes("| TPS |") && l.includes(" · 1 thread"))!;
     expect(row).toContain("| too few repetitions per side for an interval (n=2); use ≥ 3 |");
     expect(row).toMatch(/\| (unchanged|🔴 \*\*regression\*\*|🟢 improvement) \(unconfirmed\) \|$/);
     expect(md).not.toMatch(/\[-\d{3,}/);

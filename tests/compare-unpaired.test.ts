@@ -62,7 +62,7 @@ describe("unpaired comparison with repetitions", () => {
       "🔴 **3 regressions**, 0 improvements, 0 unchanged: all 3 decided (threshold 5%, 95% simultaneous CIs over 3)",
     );
     expect(md).toMatch(
-      /\| mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5 \| oltp_read_write \| 1G \| 16 \| TPS \| 2,0\d\d \| 1,[56]\d\d \| -\d+\.\d% \| \[-\d+\.\d%, -\d+\.\d%\] \| \d+\.\d% \| 🔴 \*\*regression\*\* \|/,
+      /\| mariadb@\u200b11\.4\.5 vs mariadb@\u200b10\.11\.5 \| oltp_read_write · 16 threads · 1G \| TPS \| 2,0\d\d \| 1,[56]\d\d \| -\d+\.\d% \| \[-\d+\.\d%, -\d+\.\d%\] \| \d+\.\d% \| 🔴 \*\*regression\*\* \|/,
     );
   });
 

@@ -1,23 +1,13 @@
 /**
- * The one-word verdict over a whole comparison (the action's `verdict` output, the last line of
- * `perfgate ab` and `perfgate compare`), worst first:
- * regression > inconclusive > improvement > unchanged. A report that compared nothing is
- * inconclusive. "Inconclusive" outranks "improvement" because an undecided cell may still hide a
- * regression; an improvement elsewhere does not make up for it.
+ * The one-word verdict over a whole comparison and its digest. The verdict order and the overall
+ * verdict are defined once, in the pure core (src/compare/overall.ts); this re-exports them.
  */
 import { createHash } from "node:crypto";
+import { overallVerdict, VERDICT_ORDER, type Verdict } from "../compare/overall.js";
 import type { ComparisonReport } from "../compare/schema.js";
 
-export const VERDICTS = ["regression", "inconclusive", "improvement", "unchanged"] as const;
-export type Verdict = (typeof VERDICTS)[number];
-
-export function overallVerdict(r: ComparisonReport): Verdict {
-  const s = r.summary;
-  if (s.regressions > 0) return "regression";
-  if (s.inconclusive > 0 || (r.cells.length === 0 && r.degradation.length === 0)) return "inconclusive";
-  if (s.improvements > 0) return "improvement";
-  return "unchanged";
-}
+export { overallVerdict, type Verdict };
+export const VERDICTS = VERDICT_ORDER;
 
 /**
  * A short digest of what the verdicts say (not of the measured numbers): the verdict, the counts and

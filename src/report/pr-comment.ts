@@ -10,28 +10,32 @@
  */
 import { labelSets } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
+import type { Verdict } from "../compare/overall.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../history/provenance.js";
-import { metricHeading } from "../metrics/table.js";
 import { pluralWord } from "../util/plural.js";
 import { safeUrl } from "../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
 import {
   abSettingsText,
   ciText,
-  comparisonSections,
   fmtPct,
   fmtValue,
+  mdeText,
+  needsText,
   type ReportSection,
+  reportParts,
 } from "./comparison.js";
 import { efficiencyMarkdown } from "./efficiency.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
+import { MARKDOWN } from "./format.js";
 import { functionChangesMarkdown } from "./function-changes.js";
 import { fmtNumber } from "./markdown.js";
+import { buildHeadline, buildReportModel, type CellRow, cellLabel, type ReportModel } from "./model.js";
 import { profilesMarkdown } from "./profiles.js";
 import { settingsMarkdown } from "./settings.js";
 
-export type OverallVerdict = "regression" | "inconclusive" | "improvement" | "unchanged";
+export type OverallVerdict = Verdict;
 
 export interface Revision {
   /** a commit SHA (hex, validated by the caller) */
@@ -83,57 +87,24 @@ function plural(n: number, word: string): string {
   return `${fmtNumber(n)} ${pluralWord(n, word)}`;
 }
 
-interface CellGroup {
-  key: string;
-  /** the metric the row shows: TPS when it was decided, else the first decided one */
-  primary: ComparisonCell;
-  /** the other decided metrics of the cell */
-  others: ComparisonCell[];
-  verdict: ComparisonCell["verdict"];
-}
+/** Inconclusive cells listed at most when some are decided (largest change first); the rest are counted. */
+const INCONCLUSIVE_ROWS = 5;
 
-const RANK: Record<ComparisonCell["verdict"], number> = {
-  regression: 0,
-  improvement: 1,
-  inconclusive: 2,
-  unchanged: 3,
-};
-
-/** Cell × metric verdicts grouped by cell; a cell's verdict is its worst metric's. */
-export function cellGroups(r: ComparisonReport): CellGroup[] {
-  const byKey = new Map<string, ComparisonCell[]>();
-  for (const c of r.cells) {
-    const k = [c.head, c.base, c.scenario, c.tier ?? "", c.threads].join("\u0000");
-    const xs = byKey.get(k);
-    if (xs) xs.push(c);
-    else byKey.set(k, [c]);
-  }
-  return [...byKey].map(([key, cells]) => {
-    const verdict = cells.reduce(
-      (v, c) => (RANK[c.verdict] < RANK[v] ? c.verdict : v),
-      "unchanged" as ComparisonCell["verdict"],
-    );
-    const decided = cells.filter((c) => c.verdict === verdict);
-    const primary = decided.find((c) => c.metric === "tps") ?? decided[0]!;
-    return { key, primary, others: decided.filter((c) => c !== primary), verdict };
-  });
-}
-
-/** "### 🔴 regression · perfgate smoke: 1 of 3 cells regressed, 1 improved (threshold 5%)". */
+/** "### 🔴 regression · perfgate smoke: 1 regressed, 1 inconclusive of 3 cells (threshold 5%)". */
 export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "report" | "heading">): string {
-  const groups = cellGroups(i.report);
-  const count = (v: ComparisonCell["verdict"]) => groups.filter((g) => g.verdict === v).length;
+  const h = buildHeadline(i.report);
+  const n = h.cellCounts;
+  // in the one verdict order (src/compare/overall.ts), as the table below lists them
   const parts = [
-    count("regression") > 0 ? `${fmtNumber(count("regression"))} regressed` : null,
-    count("improvement") > 0 ? `${fmtNumber(count("improvement"))} improved` : null,
-    count("inconclusive") > 0 ? `${fmtNumber(count("inconclusive"))} inconclusive` : null,
+    n.regression > 0 ? `${fmtNumber(n.regression)} regressed` : null,
+    n.inconclusive > 0 ? `${fmtNumber(n.inconclusive)} inconclusive` : null,
+    n.improvement > 0 ? `${fmtNumber(n.improvement)} improved` : null,
   ].filter((x): x is string => x !== null);
-  const trends = i.report.degradation.filter((d) => d.verdict === "regression").length;
-  if (trends > 0) parts.push(`${plural(trends, "within-run degradation")}`);
+  if (h.trendRegressions > 0) parts.push(`${plural(h.trendRegressions, "within-run degradation")}`);
   const what =
     parts.length > 0
-      ? `${parts.join(", ")} of ${plural(groups.length, "cell")}`
-      : `${plural(groups.length, "cell")}, none changed`;
+      ? `${parts.join(", ")} of ${plural(h.cells, "cell")}`
+      : `${plural(h.cells, "cell")}, none changed`;
   // ✅ only for verdicts backed by an interval: "unchanged" from single values is not a decision.
   const title =
     i.verdict === "unchanged" && i.report.summary.unconfirmed > 0
@@ -142,53 +113,56 @@ export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "rep
   return `${i.heading} ${title} · perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
 }
 
-function cellName(c: Pick<ComparisonCell, "scenario" | "threads" | "tier">): string {
-  return `${c.scenario} · ${plural(c.threads, "thread")}${c.tier === null ? "" : ` · ${c.tier}`}`;
+/**
+ * The cells the top table lists, in the model's order (the one verdict order, then the largest
+ * change): every regression and improvement, and the largest few inconclusive cells between them.
+ */
+export function listedCells(m: ReportModel): CellRow[] {
+  let inconclusive = 0;
+  return m.cells.filter(
+    (c) => c.verdict !== "unchanged" && (c.verdict !== "inconclusive" || inconclusive++ < INCONCLUSIVE_ROWS),
+  );
 }
 
-/** Regressed cells worst first, then improved cells largest first. */
-function decidedGroups(r: ComparisonReport): CellGroup[] {
-  const size = (g: CellGroup) => Math.abs(g.primary.change_pct);
-  const groups = cellGroups(r);
-  const of = (v: string) => groups.filter((g) => g.verdict === v).sort((a, b) => size(b) - size(a));
-  const decided = [...of("regression"), ...of("improvement")];
-  // Nothing decided: the undecided cells, largest change first, with the pairs each would need.
-  return decided.length > 0 ? decided : of("inconclusive").slice(0, 5);
-}
+const MARK: Record<Verdict, string> = {
+  regression: "🔴",
+  inconclusive: "❔",
+  improvement: "🟢",
+  unchanged: "",
+};
 
-function topRow(g: CellGroup, many: boolean): string {
-  const c = g.primary;
-  const mark = g.verdict === "regression" ? "🔴" : g.verdict === "improvement" ? "🟢" : "❔";
+function topRow(g: CellRow, many: boolean): string {
+  const c = g.primary.cell;
   const change = g.verdict === "regression" ? `**${fmtPct(c.change_pct)}**` : fmtPct(c.change_pct);
   const ci = ciText(c, "— (one value per side)");
-  const needs =
-    g.verdict === "inconclusive" && c.samples_needed !== null
-      ? ` (needs ~${fmtNumber(c.samples_needed)} ${c.method === "paired" ? "pairs" : "repetitions per side"})`
-      : "";
-  const mde = `${c.mde_pct === null ? "—" : `${c.mde_pct.toFixed(1)}%`}${needs}`;
-  const cmp = many ? `${mdEscape(clip(`${c.head} vs ${c.base}`, 160))} | ` : "";
+  const mde = `${mdeText(c)}${g.verdict === "inconclusive" ? needsText(c) : ""}`;
+  const cmp = many ? `${mdEscape(clip(g.comparison, 160))} | ` : "";
   const also =
     g.others.length > 0
-      ? ` (also ${g.others.map((o) => `${metricHeading(o.metric)} ${fmtPct(o.change_pct)}`).join(", ")})`
+      ? ` (also ${g.others.map((o) => `${o.metric} ${fmtPct(o.cell.change_pct)}`).join(", ")})`
       : "";
-  return `| ${mark} | ${cmp}${mdEscape(clip(cellName(c), 160))} | ${metricHeading(c.metric)}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
+  return `| ${MARK[g.verdict]} | ${cmp}${mdEscape(clip(g.label, 160))} | ${g.primary.metric}${also} | ${fmtValue(c.base_value, c.metric)} | ${fmtValue(c.head_value, c.metric)} | ${change} | ${ci} | ${mde} |`;
 }
 
-function topTable(r: ComparisonReport): string[] {
-  const groups = decidedGroups(r);
+function topTable(m: ReportModel): string[] {
+  const r = m.report;
+  const cells = listedCells(m);
   const L: string[] = [];
-  if (groups.length > 0) {
-    const many = new Set(groups.map((g) => `${g.primary.head}\u0000${g.primary.base}`)).size > 1;
+  if (cells.length > 0) {
+    const many = new Set(cells.map((g) => g.comparison)).size > 1;
     L.push(
       `| | ${many ? "Comparison | " : ""}Cell | Metric | Base | Head | Change | CI | MDE |`,
       `|---|${many ? "---|" : ""}---|---|---:|---:|---:|---|---:|`,
     );
-    for (const g of groups.slice(0, TOP_ROWS)) L.push(topRow(g, many));
+    for (const g of cells.slice(0, TOP_ROWS)) L.push(topRow(g, many));
     L.push("");
-    const rest = groups.length - Math.min(groups.length, TOP_ROWS);
+    const rest = m.cells.filter((c) => c.verdict !== "unchanged").length - Math.min(cells.length, TOP_ROWS);
     if (rest > 0)
-      L.push(`… and ${plural(rest, "more changed cell")}: every verdict is in the full report below.`, "");
-    if (groups[0]!.verdict === "inconclusive") {
+      L.push(
+        `… and ${plural(rest, "more changed or undecided cell")}: every verdict is in the full report below.`,
+        "",
+      );
+    if (cells.every((g) => g.verdict === "inconclusive")) {
       L.push(
         "Undecided so far: these changes are within the noise of the pairs measured; none is a verdict.",
         "",
@@ -204,7 +178,7 @@ function topTable(r: ComparisonReport): string[] {
   const trends = r.degradation.filter((x) => x.verdict === "regression");
   for (const d of trends.slice(0, TOP_ROWS)) {
     L.push(
-      `- 🔴 within-run degradation, ${mdEscape(clip(cellName(d), 160))}: ${mdEscape(clip(d.reason, 300))}`,
+      `- 🔴 within-run degradation, ${mdEscape(clip(cellLabel(d), 160))}: ${mdEscape(clip(d.reason, 300))}`,
     );
   }
   if (trends.length > TOP_ROWS) L.push(`- … and ${fmtNumber(trends.length - TOP_ROWS)} more`);
@@ -229,7 +203,7 @@ function revisionText(engine: string | null, rev: Revision, repoUrl: string | nu
 }
 
 /** What was compared: head and base (engine, commit, branch), the compare link, settings, workload. */
-function comparedBlock(i: PrReportInput): string[] {
+function comparedBlock(i: PrReportInput, m: ReportModel): string[] {
   const r = i.report;
   const pairs = [...new Set(r.cells.map((c) => `${c.head}\u0000${c.base}`))].map((k) => k.split("\u0000"));
   const single = pairs.length === 1 ? pairs[0]! : null;
@@ -252,7 +226,7 @@ function comparedBlock(i: PrReportInput): string[] {
       `${baselineRunsMarkdown(history, i.repoUrl)}  `,
     );
   }
-  const settings = abSettingsText(i.sets, (x) => mdEscape(clip(x, 120)), 12);
+  const settings = abSettingsText(m, (x) => mdEscape(clip(x, 120)), 12);
   if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
   const workload = workloadText(i);
   if (workload !== null) L.push(`**Workload:** ${workload}  `);
@@ -418,20 +392,36 @@ function footer(input: PrReportInput, left: ReportSection[]): string[] {
 
 const len = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 1, 0);
 
+/** The "why" sections shown above the fold, shortened; the full report folds the rest. */
+const ABOVE_THE_FOLD = new Set(["settings", "efficiency", "profiles"]);
+
+/**
+ * Above the fold: the verdict, the notices, the cells that changed (worst first), what was
+ * compared, then why: the known settings that differ, the work per transaction, the functions
+ * that changed in the 5 worst cells and the sampled profiles' top functions.
+ */
+function aboveTheFold(i: PrReportInput, m: ReportModel): string[] {
+  const r = m.report;
+  const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(m)];
+  // Lines about the worst cell (m.cells[0], when it regressed) go here, right under the table.
+  head.push(...comparedBlock(i, m));
+  if (r.settings) head.push(...settingsMarkdown(r.settings, 8, "####"));
+  head.push(...efficiencyMarkdown(r, "####", false));
+  // all the functions that changed stay in the full report as well
+  head.push(...functionChangesMarkdown(r, "####", 5));
+  head.push(...profilesMarkdown(r, "####", 5));
+  return head;
+}
+
 /** The comment or summary body, within `budget` characters. */
 export function renderPrReport(i: PrReportInput): string {
-  const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(i.report)];
-  head.push(...comparedBlock(i));
-  // the known settings above the fold (the rest folded in it), not again in the full report
-  if (i.report.settings) head.push(...settingsMarkdown(i.report.settings, 8, "####"));
-  head.push(...efficiencyMarkdown(i.report, "####", false));
-  // the functions that changed in the 5 worst cells, above the fold (all of them stay in the full report)
-  head.push(...functionChangesMarkdown(i.report, "####", 5));
-  head.push(...profilesMarkdown(i.report, "####", 5));
-  const aboveTheFold = new Set(["settings that differ", "work per transaction", "sampled profiles"]);
-  const sections = comparisonSections(i.report, i.sets).filter((s) => !aboveTheFold.has(s.label));
+  const m = buildReportModel(i.report, i.sets);
+  const head = aboveTheFold(i, m);
+  const parts = reportParts(m, MARKDOWN);
+  // parts[0] is the report's status part, then one part per section of the model
+  const sections = [parts[0]!, ...parts.slice(1).filter((_, k) => !ABOVE_THE_FOLD.has(m.sections[k]!.kind))];
   const open = [
-    `<details><summary>${htmlEscape(`Full report: ${sections.map((s) => s.label).filter((l) => l !== "status").length} sections, ${plural(i.report.cells.length, "verdict")}`)}</summary>`,
+    `<details><summary>${htmlEscape(`Full report: ${sections.length - 1} sections, ${plural(i.report.cells.length, "verdict")}`)}</summary>`,
     "",
   ];
   const close = ["</details>", ""];
