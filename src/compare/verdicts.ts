@@ -4,10 +4,6 @@
  * together), and the verdict of each cell × metric. Pure. Methods: docs/statistics.md.
  */
 import { metricDef, withMetricDefaults } from "../metrics/table.js";
-
-const isOptIn = (metric: ComparedMetric): boolean =>
-  (metricDef(metric) as { opt_in?: boolean }).opt_in === true;
-
 import {
   compareLogs,
   compareRuns,
@@ -21,6 +17,9 @@ import {
 } from "../stats/index.js";
 import type { Unit, UnitValues } from "./plan.js";
 import type { ComparedMetric, ComparisonCell } from "./schema.js";
+
+/** Measured only when asked for (the table's `opt_in`): a comparison without its values says nothing about it. */
+const isOptIn = (metric: ComparedMetric): boolean => metricDef(metric).opt_in === true;
 
 /**
  * One cell × metric to compare: the natural logs of the values both sides have (pairs with both
