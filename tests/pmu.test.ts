@@ -4,6 +4,7 @@
  * where the host has no PMU. The detection runs against this host's real /sys and real perf; the
  * counting path only against perf's documented CSV format (tests/fixtures/perf-stat/README.md).
  */
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import {
   EVENT_SOURCES,
   parsePerfStatCsv,
   pmuProbe,
+  startPerfStat,
 } from "../src/telemetry/pmu.js";
 import { whichCommand } from "../src/util/processes.js";
 import { makeAbResults } from "./helpers/results-factory.js";
@@ -62,6 +64,31 @@ describe("finding a hardware PMU", () => {
       }
     }
   });
+});
+
+describe("perf stat attached to a running process, for real", () => {
+  it.skipIf(whichCommand("perf") === null)(
+    "counts where the host has a PMU, gives null where it has none, and stops cleanly",
+    async () => {
+      const child = spawn("sh", ["-c", "while :; do :; done"], { stdio: "ignore" });
+      try {
+        const session = await startPerfStat(child.pid!);
+        await new Promise((r) => setTimeout(r, 300));
+        const counts = await session.stop();
+        if ((await pmuProbe()) === null) {
+          expect(counts!.instructions).toBeGreaterThan(0);
+          expect(counts!.cycles).toBeGreaterThan(0);
+        } else {
+          // perf ran, attached and answered for both events: they are not counted here
+          expect(counts).toBeNull();
+          expect(session.output()).toMatch(/^<not (supported|counted)>,,instructions,/m);
+          expect(session.output()).toMatch(/^<not (supported|counted)>,,cycles,/m);
+        }
+      } finally {
+        child.kill("SIGKILL");
+      }
+    },
+  );
 });
 
 describe("perf stat -x, output", () => {

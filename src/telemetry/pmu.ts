@@ -144,6 +144,8 @@ export function hardwareCounters(): Promise<string | null> {
 export interface PerfStatSession {
   /** stops counting; instructions and cycles over the session, or null when perf failed */
   stop(): Promise<{ instructions: number; cycles: number } | null>;
+  /** what perf stat wrote, once stopped ("" before, or when it wrote nothing) */
+  output(): string;
 }
 
 /**
@@ -166,13 +168,16 @@ export async function startPerfStat(pid: number): Promise<PerfStatSession> {
   while (!existsSync(file) && child.exitCode === null && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
   }
+  let text = "";
   return {
+    output: () => text,
     async stop() {
       try {
         // perf stat prints its counts on SIGINT and exits
         if (child.exitCode === null) await stopChild(child, "SIGINT", 10_000);
         await exited;
-        return existsSync(file) ? countersOf(parsePerfStatCsv(readFileSync(file, "utf8"))) : null;
+        text = existsSync(file) ? readFileSync(file, "utf8") : "";
+        return countersOf(parsePerfStatCsv(text));
       } catch {
         return null;
       } finally {
