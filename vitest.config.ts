@@ -34,6 +34,7 @@ export const INTEGRATION = [
   "pages-gab-browser",
   "pages-hostile-browser",
   "pages-run-browser",
+  "pages-why-browser",
   "preflight-availability",
   "run-e2e",
   "run-sysbench-faults",

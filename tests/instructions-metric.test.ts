@@ -95,8 +95,8 @@ describe("instructions per transaction", () => {
   });
 
   it("draws a differential flame graph from both sides' folded stacks, offline", () => {
-    const [f] = instructionFlameGraphs(ab);
-    expect(f!.name).toBe("oltp_point_select-1t-128M");
+    const [f] = instructionFlameGraphs(ab, "ab-x");
+    expect(f!.name).toBe("ab-x.instructions-oltp_point_select-1t-128M.svg");
     expect(f!.svg).toMatch(/^<svg|^<\?xml/);
     expect(f!.svg).toContain("dispatch_command");
     expect(f!.svg).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);

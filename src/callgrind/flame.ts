@@ -6,17 +6,17 @@
  */
 import type { AbResults } from "../ab/schema.js";
 import { diffTree } from "../flamegraph/diff.js";
+import { instructionGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
 
 export interface FlameGraphFile {
-  /** a file name part: script-threads-tier, letters, digits, '.', '_' and '-' only */
+  /** the file's name (src/flamegraph/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
   name: string;
   svg: string;
 }
 
-const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
-
-export function instructionFlameGraphs(ab: AbResults): FlameGraphFile[] {
+/** Each counted cell's graph, named after the results file's stem (its name without `.json`). */
+export function instructionFlameGraphs(ab: AbResults, stem: string): FlameGraphFile[] {
   const out: FlameGraphFile[] = [];
   for (const c of ab.cells) {
     const i = c.instructions;
@@ -29,7 +29,10 @@ export function instructionFlameGraphs(ab: AbResults): FlameGraphFile[] {
       subtitle: `head vs base; callgrind, collection inside ${i.toggle}; stacks rebuilt from the call graph (docs/instructions.md)`,
       unit: "instructions/txn",
     });
-    out.push({ name: safe(`${c.script}-${i.threads}t-${c.tier}`), svg });
+    out.push({
+      name: instructionGraphName(stem, { script: c.script, threads: i.threads, tier: c.tier }),
+      svg,
+    });
   }
   return out;
 }

@@ -221,8 +221,8 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       runExitCode: exitCode,
     });
     writeGateFiles(gate, { markdown: reportPath, json: o.json });
-    for (const f of instructionFlameGraphs(results)) {
-      const path = `${out.replace(/\.json$/, "")}.instructions-${f.name}.svg`;
+    for (const f of instructionFlameGraphs(results, basename(out).replace(/\.json$/, ""))) {
+      const path = join(dirname(out), f.name);
       writeFileSync(path, f.svg);
       log.info(`flame graph (instructions per transaction): ${resolve(path)}`);
     }

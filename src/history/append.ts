@@ -6,6 +6,8 @@
  * the GitHub Actions variables, then the current git checkout.
  */
 import { spawnSync } from "node:child_process";
+import { lstatSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { parseAbResults } from "../ab/store.js";
 import { runnerClassFor } from "../baselines/store.js";
 import { parseResults } from "../results/store.js";
@@ -81,6 +83,15 @@ export function runContext(
   };
 }
 
+/** A regular file (not a link, not a directory) at `path`. */
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** The history run for a results (perfgate run) or A/B (perfgate ab) file. */
 export function historyRunFromFile(
   file: string,
@@ -93,7 +104,12 @@ export function historyRunFromFile(
     const ab = parseAbResults(data, file);
     const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1];
     const ctx = { ...runContext(f, env, measuredCommit(head ? [head] : [])), rawFile: file };
-    return historyFromAb(ab, { ...ctx, runnerClass: runnerClassFor(ab.host, f.runnerClass) }, text);
+    const besideResults = (name: string) => isRegularFile(join(dirname(file), name));
+    return historyFromAb(
+      ab,
+      { ...ctx, besideResults, runnerClass: runnerClassFor(ab.host, f.runnerClass) },
+      text,
+    );
   }
   if (data?.schema === "perfgate/results") {
     const r = parseResults(data, file);

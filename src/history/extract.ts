@@ -20,6 +20,7 @@ import {
   type HistoryServer,
   type MetricValue,
 } from "./schema.js";
+import { whyOfAb } from "./why.js";
 
 export interface RunContext {
   commit: string;
@@ -33,6 +34,11 @@ export interface RunContext {
   /** the results file's name as given, and where it is kept (an http(s) URL) if anywhere */
   rawFile?: string;
   rawUrl?: string | null;
+  /**
+   * whether a file of that name is beside the results file (an A/B's flame graphs: the run page
+   * links only those); absent: none is known to be
+   */
+  besideResults?: (name: string) => boolean;
 }
 
 function round(x: number): number {
@@ -158,7 +164,7 @@ function runOf(
   source: HistoryRun["source"],
   ctx: RunContext,
   sourceText: string,
-  rest: Pick<HistoryRun, "servers" | "cells" | "ab_base"> & { options: string[] },
+  rest: Pick<HistoryRun, "servers" | "cells" | "ab_base" | "why"> & { options: string[] },
 ): HistoryRun {
   const date = new Date(ctx.date ?? doc.started_at).toISOString();
   return {
@@ -181,6 +187,7 @@ function runOf(
     cells: rest.cells,
     ...provenanceOf(doc, ctx, sourceText),
     ...(rest.ab_base ? { ab_base: rest.ab_base } : {}),
+    ...(rest.why ? { why: rest.why } : {}),
   };
 }
 
@@ -264,10 +271,13 @@ export function historyFromAb(ab: AbResults, ctx: RunContext, sourceText: string
   const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
   const base = ab.servers.find((s) => s.label === "base") ?? ab.servers[0]!;
   const d = ab.design;
+  const stem = basename(ctx.rawFile ?? "results.json").replace(/\.json$/, "");
+  const why = whyOfAb(ab, stem, ctx.besideResults ?? (() => false));
   return runOf(ab, "ab", ctx, sourceText, {
     servers: [serverOf(head)],
     cells: abSide(ab, "head", head.label),
     ab_base: { server: serverOf(base), cells: abSide(ab, "base", base.label) },
+    ...(why ? { why } : {}),
     options: [
       `--time=${d.slice_s}`,
       `--rand-seed=${d.prepare_seed}`,

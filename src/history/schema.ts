@@ -8,6 +8,7 @@
  * reading stores of plain runs. The index is version 1.
  */
 import { z } from "zod";
+import { FunctionChangeSchema, ProfileEntrySchema, SettingsDiffSchema } from "../compare/schema.js";
 import { METRIC_NAMES, type MetricName } from "../metrics/table.js";
 
 export const HISTORY_RUN_SCHEMA = "perfgate/history-run" as const;
@@ -128,6 +129,51 @@ export const HistoryServerSchema = z.object({
 });
 export type HistoryServer = z.infer<typeof HistoryServerSchema>;
 
+/**
+ * Run detail of an A/B run: why its throughput changed, per cell (docs/why.md). `graph` is the file
+ * name of the cell's differential flame graph in the directory the results file was kept in (the
+ * page links it relative to `raw.url`), null when that file was not beside the results file when
+ * the run was appended.
+ */
+export const WhyCellSchema = z.object({
+  workload: z.string(),
+  script: z.string(),
+  tier: z.string(),
+  threads: z.number().int().positive(),
+  /** the sampled differential profile (src/compare/profiles.ts), when the cell was profiled */
+  profile: ProfileEntrySchema.pick({
+    reason: true,
+    command: true,
+    samples: true,
+    transactions: true,
+    grown: true,
+    shrunk: true,
+  })
+    .extend({ graph: z.string().nullable() })
+    .optional(),
+  /** instruction counts: the functions whose self instructions per transaction changed most (top 10) */
+  instructions: z
+    .object({
+      /** instructions per transaction, the mean of each side's repetitions */
+      base: num,
+      head: num,
+      /** the toggle function collection was restricted to */
+      toggle: z.string(),
+      functions: z.array(FunctionChangeSchema),
+      graph: z.string().nullable(),
+    })
+    .optional(),
+});
+export type WhyCell = z.infer<typeof WhyCellSchema>;
+
+export const HistoryWhySchema = z.object({
+  /** the server variables that differ between base and head (src/compare/settings.ts); null: none recorded */
+  settings: SettingsDiffSchema.nullable(),
+  /** the cells with a profile or instruction counts */
+  cells: z.array(WhyCellSchema),
+});
+export type HistoryWhy = z.infer<typeof HistoryWhySchema>;
+
 export const HistoryRunSchema = z.object({
   schema: z.literal(HISTORY_RUN_SCHEMA),
   schema_version: z.union([z.literal(HISTORY_SCHEMA_VERSION), z.literal(HISTORY_RUN_SCHEMA_VERSION_2)]),
@@ -202,6 +248,8 @@ export const HistoryRunSchema = z.object({
    * its server and its cells (label "base"), measured the same way as the head's
    */
   ab_base: z.object({ server: HistoryServerSchema, cells: z.array(HistoryCellSchema) }).optional(),
+  /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
+  why: HistoryWhySchema.optional(),
 });
 export type HistoryRun = z.infer<typeof HistoryRunSchema>;
 

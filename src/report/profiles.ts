@@ -8,6 +8,7 @@ import type { MeasurementSet } from "../compare/model.js";
 import { perTransaction } from "../compare/profiles.js";
 import type { ComparisonReport, ProfileEntry } from "../compare/schema.js";
 import { diffTree } from "../flamegraph/diff.js";
+import { profileGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
 import { mdEscape, plainText } from "./escape.js";
 
@@ -16,11 +17,8 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const per = (x: number) => (x >= 1 ? x.toFixed(2) : x.toPrecision(2));
 const pts = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}`;
 
-/** The file name of a cell's flame graph, beside the report: `<stem>.<script>-<threads>t-<tier>.flame.svg`. */
-export function flameGraphName(stem: string, e: Pick<ProfileEntry, "scenario" | "threads" | "tier">): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 60);
-  return `${stem}.${safe(e.scenario)}-${e.threads}t${e.tier ? `-${safe(e.tier)}` : ""}.flame.svg`;
-}
+/** The file name of a cell's flame graph, beside the report (src/flamegraph/names.ts). */
+export const flameGraphName = profileGraphName;
 
 function cellTitle(e: ProfileEntry): string {
   return `${e.scenario} · ${e.threads}t${e.tier ? ` · ${e.tier}` : ""}`;

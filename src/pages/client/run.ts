@@ -1,7 +1,8 @@
 /**
  * A run's page: a list of sections (RUN_SECTIONS), each rendering what the run holds for it —
  * summary with the raw results file, noise and warnings, doctor findings, the per-second timeline,
- * base vs head of an A/B, thread scaling, cells, server counters per transaction, host, sysbench
+ * base vs head of an A/B, why it changed (settings that differ, profiles, functions whose
+ * instruction counts changed, flame graph links), thread scaling, cells, server counters per transaction, host, sysbench
  * and server configuration. A new section is one entry in the list.
  */
 import { loadRun } from "./data.js";
@@ -9,12 +10,16 @@ import { el, nav, param } from "./dom.js";
 import { scalingSection, timelineSection } from "./run-charts.js";
 import { importedRun } from "./run-imported.js";
 import { type RunSection, TEXT_SECTIONS as T } from "./run-sections.js";
+import { WHY_SECTIONS as W } from "./run-why.js";
 
 export const RUN_SECTIONS: RunSection[] = [
   T.summary,
   T.noise,
   timelineSection,
   T.abSides,
+  W.settings,
+  W.profiles,
+  W.instructions,
   scalingSection,
   T.cells,
   T.counters,

@@ -1,0 +1,174 @@
+/**
+ * The run page's sections on why an A/B's throughput changed (the run's `why`, docs/why.md): the
+ * settings that differ (known ones first with their reason, the rest folded), the functions whose
+ * share of the CPU samples grew, the functions whose instructions per transaction changed, and
+ * links to both differential flame graphs kept beside the results file. Every name and value
+ * comes from the store and is shown as text; a graph is linked only through besideResultsUrl.
+ */
+import type { SettingDifference } from "../../compare/schema.js";
+import type { HistoryRun, WhyCell } from "../../history/schema.js";
+import { plural } from "../../util/plural.js";
+import { besideResultsUrl } from "../links.js";
+import { el, fmt, pct } from "./dom.js";
+import type { RunSection } from "./run-sections.js";
+
+function table(head: string[], rows: (Node | string)[][], cls: string): HTMLTableElement {
+  const t = el("table", { class: `cells ${cls}` }, el("tr", {}, ...head.map((h) => el("th", {}, h))));
+  for (const r of rows) t.append(el("tr", {}, ...r.map((v) => el("td", {}, v))));
+  return t;
+}
+
+const side = (v: string | null) => v ?? "(not on this server)";
+
+function settingRows(list: readonly SettingDifference[], withWhy: boolean): (Node | string)[][] {
+  return list.map((s) => [
+    el("code", {}, s.name),
+    side(s.base),
+    side(s.head),
+    s.configured ? "set by the run" : "server default",
+    ...(withWhy ? [s.why ?? ""] : []),
+  ]);
+}
+
+const settings: RunSection = {
+  id: "settings",
+  title: "Settings that differ",
+  render: (run) => {
+    const d = run.why?.settings;
+    if (!d) return null;
+    const count = d.known.length + d.other.length;
+    const nodes: (Node | string)[] = [
+      el(
+        "p",
+        { class: "card-sub" },
+        `SHOW GLOBAL VARIABLES read back at start (tier ${d.tier}): ${d.variables.base} on the base, ${d.variables.head} on the head; ${plural(count, "variable")} differ, ${d.left_out} more left out (set equally by the workload, or naming a path, port, id or version).`,
+      ),
+    ];
+    if (count === 0) nodes.push(el("p", { class: "ok" }, "No setting differs between base and head."));
+    if (d.known.length > 0)
+      nodes.push(
+        table(
+          ["known performance setting", "base", "head", "origin", "why it matters"],
+          settingRows(d.known, true),
+          "settings-known",
+        ),
+      );
+    if (d.other.length > 0)
+      nodes.push(
+        el(
+          "details",
+          { class: "settings-other" },
+          el("summary", {}, `${plural(d.other.length, "other differing setting")}`),
+          table(["setting", "base", "head", "origin"], settingRows(d.other, false), "settings-other"),
+        ),
+      );
+    return { nodes };
+  },
+};
+
+const cellName = (c: WhyCell) =>
+  `${c.script} · ${c.tier} · ${plural(c.threads, "thread")}${c.workload ? ` (${c.workload})` : ""}`;
+
+/** The graph's link beside the results file, or its name as text saying why it is not linked. */
+function graphLink(run: HistoryRun, name: string | null, what: string): HTMLElement {
+  if (name === null) return el("p", { class: "readout" }, `${what}: not kept beside the results file.`);
+  const href = besideResultsUrl(run.raw?.url, name);
+  if (href === null)
+    return el(
+      "p",
+      { class: "readout graph-unlinked" },
+      `${what}: `,
+      el("code", {}, name),
+      " beside the results file (not linked: no results URL, history append --results-url <url>).",
+    );
+  return el("p", { class: "readout" }, `${what}: `, el("a", { href, class: "graph-link" }, name));
+}
+
+const share = (x: number) => `${(x * 100).toFixed(1)}%`;
+const per = (x: number) => (x >= 1 ? x.toFixed(2) : x.toPrecision(2));
+const points = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)}`;
+
+function profileCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
+  const p = c.profile!;
+  const why = p.reason === "requested" ? "on request" : `because TPS is a ${p.reason}`;
+  const spt = (s: number, t: number) => (t > 0 ? per(s / t) : "–");
+  const out: (Node | string)[] = [
+    el("h3", {}, cellName(c)),
+    el(
+      "p",
+      { class: "card-sub" },
+      `Profiled ${why}: ${fmt(p.samples.base)} / ${fmt(p.samples.head)} samples (${spt(p.samples.base, p.transactions.base)} / ${spt(p.samples.head, p.transactions.head)} per transaction), base / head; `,
+      el("code", {}, p.command),
+    ),
+    graphLink(run, p.graph, "Differential flame graph (CPU samples; red grew, blue shrank)"),
+  ];
+  if (p.grown.length === 0) {
+    out.push(el("p", {}, "No function's share of the samples grew by 0.1 point or more."));
+    return out;
+  }
+  const rows = p.grown.map((f) => [
+    el("code", {}, f.name),
+    `${per(f.base)} → ${per(f.head)}`,
+    `${share(f.base_share)} → ${share(f.head_share)}`,
+    points(f.head_share - f.base_share),
+  ]);
+  out.push(
+    table(
+      ["function (share grew most)", "samples/txn base → head", "share base → head", "Δ share (points)"],
+      rows,
+      "profile-grown",
+    ),
+  );
+  return out;
+}
+
+const profiles: RunSection = {
+  id: "profiles",
+  title: "Where the CPU went (sampled profiles)",
+  render: (run) => {
+    const cells = run.why?.cells.filter((c) => c.profile) ?? [];
+    if (cells.length === 0) return null;
+    return { nodes: cells.flatMap((c) => profileCell(run, c)) };
+  },
+};
+
+function instructionsCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
+  const i = c.instructions!;
+  const change = i.base > 0 ? ` (${pct((i.head / i.base - 1) * 100)})` : "";
+  const rows = i.functions.map((f) => [
+    el("code", {}, f.name),
+    f.object,
+    fmt(f.base, 4),
+    fmt(f.head, 4),
+    `${f.delta >= 0 ? "+" : "−"}${fmt(Math.abs(f.delta), 4)}`,
+    f.share === null ? "–" : share(f.share),
+  ]);
+  return [
+    el("h3", {}, cellName(c)),
+    el(
+      "p",
+      { class: "card-sub" },
+      `Instructions per transaction (callgrind, collection inside ${i.toggle}): ${fmt(i.base)} → ${fmt(i.head)}${change}, base → head. The verdict is perfgate compare's; these are the functions whose self instructions per transaction changed most.`,
+    ),
+    graphLink(run, i.graph, "Differential flame graph (instructions; red grew, blue shrank)"),
+    rows.length === 0
+      ? el("p", {}, "No function's instructions per transaction changed.")
+      : table(
+          ["function", "object", "base/txn", "head/txn", "Δ/txn", "share of the change"],
+          rows,
+          "instructions-functions",
+        ),
+  ];
+}
+
+const instructions: RunSection = {
+  id: "instructions",
+  title: "Functions that changed (instruction counts)",
+  render: (run) => {
+    const cells = run.why?.cells.filter((c) => c.instructions) ?? [];
+    if (cells.length === 0) return null;
+    return { nodes: cells.flatMap((c) => instructionsCell(run, c)) };
+  },
+};
+
+export const WHY_SECTIONS = { settings, profiles, instructions };
