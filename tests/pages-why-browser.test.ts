@@ -130,7 +130,13 @@ afterAll(async () => {
 /** The rows of a table on the page: each row's cell texts. */
 function rowsOf(page: import("playwright-core").Page, selector: string): Promise<string[][]> {
   return page.$$eval(`${selector} tr`, (trs) =>
-    trs.slice(1).map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? "")),
+    trs
+      .slice(1)
+      .map((tr) =>
+        Array.from(tr.querySelectorAll("td")).map(
+          (td) => (td as { textContent: string | null }).textContent ?? "",
+        ),
+      ),
   );
 }
 
@@ -202,7 +208,7 @@ describe("the run page of an A/B: why it changed", () => {
     }
     const hrefs = await page.$$eval("a[href]", (as) => as.map((a) => a.getAttribute("href") ?? ""));
     for (const h of hrefs) expect(h).not.toMatch(/^(javascript|data|file):|\.\.\//i);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator("main img, main script").count()).toBe(0);
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
