@@ -63,8 +63,8 @@ describe("action history inputs", () => {
     expect(
       problems({ ...on, "baseline-runs": "0", "baseline-max-age": "14 days", "baseline-branch": "-x" }),
     ).toEqual([
-      'input "baseline-runs": "0" is not a number of runs (accepted: a whole number from 1 to 9999)',
-      'input "baseline-branch": "-x" is not a branch name (accepted: e.g. main)',
+      'input "baseline-runs": "0" is not a whole number from 1 to 9999 (accepted: a whole number from 1 to 9999)',
+      'input "baseline-branch": "-x" is not a branch name (accepted: a branch name such as main or release/11.4)',
       'input "baseline-max-age": "14 days" is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)',
     ]);
   });

@@ -204,3 +204,49 @@ describe("run(): the main step in process", () => {
     );
   });
 });
+
+// After the tests that read the job summary: @actions/core keeps the first summary file it wrote.
+describe("run(): messages in the action's terms", () => {
+  it("a library error names the action's input, never a CLI flag (not comparable: allow-mismatch)", async () => {
+    const cells = [1, 16].map((threads) => ({
+      server: "mariadb",
+      threads,
+      repetition: 1,
+      tps: 400 * threads,
+    }));
+    const other = writeJson(
+      dir,
+      "other-host.json",
+      makeResults({
+        servers: [{ ...makeServer(), label: "mariadb" }],
+        cells,
+        host: { cpu_model: "Intel Xeon E5-2680 v4" },
+      }),
+    );
+    const r = await step({ mode: "compare", "base-results": base, "head-results": other, comment: "never" });
+    expect(r.code).toBe(1);
+    expect(r.log).toContain("are not comparable");
+    expect(r.log).toContain("(to compare anyway: allow-mismatch: true)");
+    expect(r.log).not.toContain("--allow-mismatch");
+  });
+
+  it("warns when fail-threshold is not above threshold (it would change nothing)", async () => {
+    const r = await step({
+      mode: "compare",
+      "base-results": base,
+      "head-results": same,
+      comment: "never",
+      threshold: "5",
+      "fail-threshold": "3",
+    });
+    expect(r.log).toContain('::warning::input "fail-threshold": "3" is not above threshold (5%25)');
+    const above = await step({
+      mode: "compare",
+      "base-results": base,
+      "head-results": same,
+      comment: "never",
+      "fail-threshold": "10",
+    });
+    expect(above.log).not.toContain("::warning::");
+  });
+});

@@ -203,7 +203,7 @@ describe("perfgate compare", () => {
     const [base, head] = twoRuns(2000, { kernel: "5.15.0-1-generic" });
     const file = join(tempDir(), "r.md");
     expect(await failure("compare", base, head, "--out", file)).toBe(
-      `${base} and ${head} are not comparable: host.kernel "6.8.0-45-generic" vs "5.15.0-1-generic" (pass --allow-mismatch to compare anyway)`,
+      `${base} and ${head} are not comparable: host.kernel "6.8.0-45-generic" vs "5.15.0-1-generic" (to compare anyway: --allow-mismatch)`,
     );
     expect(existsSync(file)).toBe(false);
     const md = await perfgate("compare", base, head, "--allow-mismatch", "--format", "markdown");

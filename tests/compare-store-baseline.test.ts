@@ -159,7 +159,7 @@ describe("compare --baseline-store", () => {
       ],
       [
         ["--baseline-store", join(d, "nowhere"), "--baseline-branch", "-x", headFile],
-        '--baseline-branch "-x"',
+        "--baseline-branch -x: accepted: a branch name",
       ],
     ];
     for (const [args, message] of cases) {

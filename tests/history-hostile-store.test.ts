@@ -583,7 +583,7 @@ describe("a baseline pool from the store", () => {
       'config[1G].innodb_flush_log_at_trx_commit "0" vs',
     ])
       expect(r.stderr).toContain(diff);
-    expect(r.stderr).toContain("(pass --allow-mismatch to compare anyway)");
+    expect(r.stderr).toContain("(to compare anyway: --allow-mismatch)");
     const allowed = await compare(store, headFile, "--allow-mismatch");
     expect(allowed.code, allowed.stderr).toBe(0);
     // Fewer runs asked for, the odd one outside the window: pooled without a word.

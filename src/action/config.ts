@@ -6,11 +6,14 @@
  */
 import { z } from "zod";
 import type { ComparedMetric } from "../compare/schema.js";
-import { DEFAULT_BASELINE_MAX_AGE_DAYS, parseMaxAge } from "../history/provenance.js";
 import {
   ALLOW_MISMATCH,
   BASE,
   BASE_SET,
+  BASELINE_BRANCH,
+  BASELINE_DEFAULTS,
+  BASELINE_MAX_AGE,
+  BASELINE_RUNS,
   DEFAULT_WORKLOAD,
   DEGRADATION,
   FAIL_ON_REGRESSION,
@@ -19,10 +22,18 @@ import {
   HEAD_SET,
   INSTRUCTIONS,
   type SharedOption,
+  STORE,
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
-import { degradationOptions, InvalidValue } from "../options/values.js";
+import {
+  degradationOptions,
+  failThresholdIneffective,
+  InvalidValue,
+  maxAgeDays,
+  parseBoolean,
+  thresholdConfig,
+} from "../options/values.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
 import { safeUrl } from "../util/safe-url.js";
@@ -75,6 +86,8 @@ export interface ActionConfig {
   pagesDir: string | null;
   /** compare mode: the base is the last runs of a branch in history-store (baseline-from-history) */
   historyBaseline: HistoryBaselineInput | null;
+  /** inputs that are valid but likely not what was meant, one line each (logged as warnings) */
+  warnings: string[];
 }
 
 export interface HistoryBaselineInput {
@@ -156,26 +169,20 @@ const sha = z
   .regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" })
   .transform((s) => s.toLowerCase());
 
-/** The baseline-from-history inputs (compare mode): docs/action.md. */
+/** The baseline-from-history inputs (compare mode): docs/action.md; the CLI's parsers. */
 const HISTORY_BASELINE_FIELDS = {
-  "baseline-from-history": z
-    .enum(["true", "True", "TRUE", "false", "False", "FALSE"], {
-      error: "is not a boolean (accepted: true, True, TRUE, false, False, FALSE)",
-    })
-    .transform((s) => s.toLowerCase() === "true"),
-  "baseline-runs": z
-    .string()
-    .regex(/^[1-9]\d{0,3}$/, { error: "is not a number of runs (accepted: a whole number from 1 to 9999)" })
-    .transform((s) => Number(s)),
-  "baseline-branch": z.string().regex(/^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, {
-    error: "is not a branch name (accepted: e.g. main)",
+  "baseline-from-history": z.string().transform((text, ctx) => {
+    try {
+      return parseBoolean(text);
+    } catch (err) {
+      if (!(err instanceof InvalidValue)) throw err;
+      ctx.addIssue({ code: "custom", message: err.message });
+      return z.NEVER;
+    }
   }),
-  "baseline-max-age": z
-    .string()
-    .refine((s) => parseMaxAge(s) !== undefined, {
-      error: "is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)",
-    })
-    .transform((s) => parseMaxAge(s) ?? null),
+  "baseline-runs": shared(BASELINE_RUNS),
+  "baseline-branch": shared(BASELINE_BRANCH),
+  "baseline-max-age": shared(BASELINE_MAX_AGE),
 } as const;
 
 const FIELDS = {
@@ -212,7 +219,7 @@ const FIELDS = {
     error:
       "is not an http(s) link to a host (accepted: e.g. the artifact-url output of actions/upload-artifact)",
   }),
-  "history-store": z.string(),
+  "history-store": shared(STORE),
   "pages-dir": z.string(),
   ...HISTORY_BASELINE_FIELDS,
 } as const satisfies Record<InputName, z.ZodType<unknown, string>>;
@@ -279,7 +286,19 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     historyStore: parsed["history-store"] ?? null,
     pagesDir: parsed["pages-dir"] ?? null,
     historyBaseline: historyBaselineOf(parsed),
+    warnings: warningsOf(parsed),
   };
+}
+
+/** fail-threshold at or below every threshold changes nothing: every regression fails anyway. */
+function warningsOf(parsed: Parsed): string[] {
+  const fail = parsed["fail-threshold"];
+  const threshold = parsed.threshold ?? DEFAULT_THRESHOLD_PCT;
+  const thresholds = thresholdConfig(threshold, parsed["threshold-metric"]);
+  if (fail === undefined || !failThresholdIneffective(thresholds, fail)) return [];
+  return [
+    `input "fail-threshold": "${fail}" is not above threshold (${threshold}%), so it changes nothing: every regression fails; give a larger one to fail only on larger regressions`,
+  ];
 }
 
 /** What mode ab and mode compare need, and inputs that need another: one line each. */
@@ -318,11 +337,10 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
 
 function historyBaselineOf(parsed: Parsed): HistoryBaselineInput | null {
   if (!parsed["baseline-from-history"]) return null;
-  const maxAge = parsed["baseline-max-age"];
   return {
-    branch: parsed["baseline-branch"] ?? "main",
-    runs: parsed["baseline-runs"] ?? 5,
-    maxAgeDays: maxAge === undefined ? DEFAULT_BASELINE_MAX_AGE_DAYS : maxAge,
+    branch: parsed["baseline-branch"] ?? BASELINE_DEFAULTS.branch,
+    runs: parsed["baseline-runs"] ?? BASELINE_DEFAULTS.runs,
+    maxAgeDays: maxAgeDays(parsed["baseline-max-age"], BASELINE_DEFAULTS.maxAgeDays),
   };
 }
 

@@ -33,6 +33,7 @@ import { OUTPUTS, STATE } from "./constants.js";
 import { type EventInfo, eventInfo, repositoryUrl, runUrl } from "./event.js";
 import { historyBaselineSet, recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
+import { actionMessage } from "./spelling.js";
 
 /** GitHub's job summary is limited to 1 MiB per step. */
 const SUMMARY_BUDGET = 1_000_000;
@@ -280,6 +281,7 @@ async function gateStep(): Promise<void> {
     throw err;
   }
   if (config.githubToken !== "") core.setSecret(config.githubToken);
+  for (const w of config.warnings) core.warning(w);
   const event = eventInfo(process.env, config.prNumber);
   const resultsDir = resolve(config.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
@@ -342,6 +344,6 @@ export async function run(): Promise<void> {
   } catch (err: unknown) {
     killAllTracked();
     if (err instanceof Error && !(err instanceof UserError) && err.stack) core.debug(err.stack);
-    core.setFailed(err instanceof Error ? err.message : String(err));
+    core.setFailed(actionMessage(err));
   }
 }

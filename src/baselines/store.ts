@@ -16,6 +16,11 @@ import { refuseOutputOverInput } from "../util/outputs.js";
 export const DEFAULT_BASELINE_DIR = "baselines";
 const CLASS_RE = /^[a-z0-9][a-z0-9._-]*$/;
 
+/** A runner class names a directory: lower-case letters, digits, '.', '_' or '-'. */
+export function isRunnerClass(text: string): boolean {
+  return CLASS_RE.test(text) && text.length <= 100;
+}
+
 function slug(s: string): string {
   return s
     .toLowerCase()

@@ -1,7 +1,7 @@
 /** `perfgate ab`: interleaved A/B of two servers (or two configurations) on this host, with verdicts. */
 import { writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAb } from "../ab/runner.js";
 import { readAbResults } from "../ab/store.js";
@@ -10,21 +10,24 @@ import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate, writeGateFiles } from "../gate/gate.js";
-import { cliOption } from "../options/commander.js";
+import { cliOption, flagParser, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   BASE,
   BASE_SET,
+  CACHE_DIR,
   DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   HEAD,
   HEAD_SET,
   INSTRUCTIONS,
+  type SharedOption,
   THRESHOLD,
   THRESHOLD_METRIC,
+  WORK_DIR,
   WORKLOAD,
 } from "../options/definitions.js";
-import { degradationOptions, thresholdConfig } from "../options/values.js";
+import { degradationOptions, oneOf, thresholdConfig, wholeNumber } from "../options/values.js";
 import { profileGraphs } from "../report/profiles.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
@@ -40,23 +43,14 @@ export interface CliHelpers {
   reportPathFor: (out: string) => string;
 }
 
-function positiveInt(flag: string, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0 || n > max)
-      throw new UsageError(`${flag} ${v}: expected a whole number from 1 to ${max}`);
-    return n;
-  };
-}
-
-function nonNegativeInt(flag: string, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0 || n > max)
-      throw new UsageError(`${flag} ${v}: expected a whole number of seconds from 0 to ${max}`);
-    return n;
-  };
-}
+const PROFILE: SharedOption<ProfileMode> = {
+  name: "profile",
+  arg: "<mode>",
+  help: "sampled perf profiles of both servers: auto (when a cell's TPS verdict is a regression or an improvement), on, off",
+  default: "auto",
+  choices: PROFILE_MODES,
+  parse: oneOf(PROFILE_MODES),
+};
 
 interface AbFlags extends NetworkFlags {
   base?: string;
@@ -91,7 +85,7 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       // Both specs are parsed here, before anything is downloaded or built.
       .addOption(cliOption(BASE))
       .addOption(cliOption(HEAD))
-      .option("-w, --workload <file>", WORKLOAD.help, h.defaultWorkload())
+      .addOption(cliOption(WORKLOAD, { default: h.defaultWorkload() }))
       .addOption(cliOption(BASE_SET))
       .addOption(cliOption(HEAD_SET))
       .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
@@ -100,22 +94,22 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .option(
         "--pairs <n>",
         "pairs per cell before confirmation (default: workload ab.pairs)",
-        positiveInt("--pairs", LIMITS.pairs),
+        flagParser("pairs", wholeNumber(1, LIMITS.pairs)),
       )
       .option(
         "--slice <seconds>",
         "seconds per slice (default: workload ab.slice)",
-        positiveInt("--slice", LIMITS.seconds),
+        flagParser("slice", wholeNumber(1, LIMITS.seconds, "seconds")),
       )
       .option(
         "--max-pairs <n>",
         "most pairs per cell with confirmation (default: workload ab.max_pairs)",
-        positiveInt("--max-pairs", LIMITS.pairs),
+        flagParser("max-pairs", wholeNumber(1, LIMITS.pairs)),
       )
       .option(
         "--confirm-budget <seconds>",
         "seconds the run may spend on confirmation pairs (default: workload ab.confirm_budget)",
-        nonNegativeInt("--confirm-budget", LIMITS.seconds),
+        flagParser("confirm-budget", wholeNumber(0, LIMITS.seconds, "seconds")),
       )
       .addOption(cliOption(THRESHOLD))
       .addOption(cliOption(THRESHOLD_METRIC))
@@ -127,23 +121,13 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
         "--resume <ab.json>",
         "continue an interrupted A/B file: keeps its finished cells; servers, workload, settings and design default to the file's",
       )
-      .option(
-        "--work-dir <dir>",
-        "where server datadirs and logs go (default: .perfgate/work beside the results)",
-      )
-      .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+      .addOption(cliOption(WORK_DIR))
+      .addOption(cliOption(CACHE_DIR))
       .addOption(networkOption("server-address"))
       .addOption(networkOption("server-wrapper"))
       .addOption(networkOption("client-wrapper"))
       .addOption(cliOption(DEGRADATION))
-      .addOption(
-        new Option(
-          "--profile <mode>",
-          "sampled perf profiles of both servers: auto (when a cell's TPS verdict is a regression or an improvement), on, off",
-        )
-          .choices([...PROFILE_MODES])
-          .default("auto"),
-      )
+      .addOption(cliOption(PROFILE))
   );
 }
 
@@ -188,6 +172,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
   const reportPath = o.report ?? h.reportPathFor(out);
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
+  warnIneffectiveFailThreshold(thresholds, o.failThreshold);
   const network = networkFromOptions(o);
   const interrupt = h.interruptController();
   try {

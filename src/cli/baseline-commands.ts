@@ -1,6 +1,8 @@
 /** `perfgate baseline save|list|path`: storing complete runs as the baselines later runs are compared with. */
 import { type Command, Option } from "commander";
 import { DEFAULT_BASELINE_DIR, findBaseline, listBaselines, saveBaseline } from "../baselines/store.js";
+import { cliOption } from "../options/commander.js";
+import { RUNNER_CLASS } from "../options/definitions.js";
 import { readResults } from "../results/store.js";
 import { plural } from "../util/plural.js";
 import { writeOut } from "../util/terminal.js";
@@ -12,10 +14,7 @@ export function registerBaselineCommands(program: Command): void {
       "Baselines: complete runs stored under baselines/<runner-class>/<workload>/ to compare later runs with.",
     );
   const dirOption = () => new Option("--dir <dir>", "baselines directory").default(DEFAULT_BASELINE_DIR);
-  const classOption = () =>
-    new Option("--runner-class <name>", "runner class (default: derived from the host fingerprint)").env(
-      "PERFGATE_RUNNER_CLASS",
-    );
+  const classOption = () => cliOption(RUNNER_CLASS);
 
   baseline
     .command("save")

@@ -3,62 +3,61 @@
  * the history store, pooled in memory (src/history/baseline.ts) and compared with the head in one
  * step. The options, their checks (usage errors, exit 2) and the loading; docs/history.md.
  */
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { fromImport, type MeasurementSet } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline, headIdentity } from "../history/baseline.js";
-import { DEFAULT_BASELINE_MAX_AGE_DAYS, parseMaxAge } from "../history/provenance.js";
 import { describeStore, parseStore } from "../history/store.js";
 import { loadMeasurements } from "../inputs/load.js";
+import { cliOption } from "../options/commander.js";
+import {
+  BASELINE_BRANCH,
+  BASELINE_DEFAULTS,
+  BASELINE_MAX_AGE,
+  BASELINE_RUNS,
+  REPO,
+  RUNNER_CLASS,
+  STORE,
+} from "../options/definitions.js";
+import { maxAgeDays } from "../options/values.js";
 import { readTextFile } from "../util/documents.js";
-import { UsageError, UserError } from "../util/errors.js";
+import { OptionError, UsageError, UserError } from "../util/errors.js";
 
 export interface BaselineStoreFlags {
   baselineStore?: string;
   baselineRepo?: string;
   baselineBranch?: string;
-  baselineRuns?: string;
-  baselineMaxAge?: string;
+  baselineRuns?: number;
+  baselineMaxAge?: number | "none";
   baselineRunnerClass?: string;
   baseline?: string[];
   allowMismatch?: boolean;
 }
 
-/** Adds the --baseline-store options to a command. */
+/** Adds the --baseline-store options to a command (the shared baseline-from-history group). */
 export function addBaselineStoreOptions(cmd: Command): Command {
   return cmd
     .addOption(
-      new Option(
-        "--baseline-store <store>",
-        "take the base from a history store (git:<branch> or a folder): the head's matching runs of --baseline-branch, pooled",
-      ),
-    )
-    .option("--baseline-repo <path|url>", "repository holding a git: baseline store (default: origin)")
-    .option("--baseline-branch <name>", "branch whose runs form the baseline (default main)")
-    .option("--baseline-runs <n>", "how many of the newest matching runs to pool (default 5)")
-    .option(
-      "--baseline-max-age <age>",
-      `runs older than this are not pooled, e.g. 14d, 2w; none left is an error (default ${DEFAULT_BASELINE_MAX_AGE_DAYS}d; "none": no limit)`,
+      cliOption(STORE, {
+        flag: "baseline-store",
+        env: null,
+        help: "take the base from a history store (git:<branch> or a folder): the head's matching runs of --baseline-branch, pooled",
+      }),
     )
     .addOption(
-      new Option("--baseline-runner-class <name>", "runner class of the runs (default: the head's)").env(
-        "PERFGATE_RUNNER_CLASS",
-      ),
+      cliOption(REPO, {
+        flag: "baseline-repo",
+        help: "repository holding a git: baseline store (default: origin)",
+      }),
+    )
+    .addOption(cliOption(BASELINE_BRANCH))
+    .addOption(cliOption(BASELINE_RUNS))
+    .addOption(cliOption(BASELINE_MAX_AGE))
+    .addOption(
+      cliOption(RUNNER_CLASS, {
+        flag: "baseline-runner-class",
+        help: "runner class of the runs (default: the head's)",
+      }),
     );
-}
-
-/** A --max-age style value in days (null: no limit); a usage error naming the flag otherwise. */
-export function parseBaselineAge(flag: string, v: string): number | null {
-  const days = parseMaxAge(v);
-  if (days === undefined)
-    throw new UsageError(`${flag} ${v}: accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none`);
-  return days;
-}
-
-function parseRuns(v: string): number {
-  if (!/^[1-9][0-9]{0,3}$/.test(v)) {
-    throw new UsageError(`--baseline-runs ${v}: accepted: a whole number from 1 to 9999, e.g. 5`);
-  }
-  return Number(v);
 }
 
 interface StoreQuery {
@@ -80,8 +79,6 @@ export function baselineStoreQuery(files: readonly string[], o: BaselineStoreFla
     if (given.length > 0) throw new UsageError(`--${kebab(given[0]!)} needs --baseline-store`);
     return null;
   }
-  if (o.baselineStore === "")
-    throw new UsageError("--baseline-store: empty (accepted: git:<branch> or a folder)");
   if (files.length !== 1) {
     throw new UsageError(
       `--baseline-store takes exactly one file, the head's results (got ${files.length}); the base comes from the store`,
@@ -91,27 +88,26 @@ export function baselineStoreQuery(files: readonly string[], o: BaselineStoreFla
   try {
     parseStore(o.baselineStore, o.baselineRepo);
   } catch (err) {
-    const m = (err as Error).message
-      .replace(/^--store/, "--baseline-store")
-      .replace("--repo", "--baseline-repo");
-    throw new UsageError(m);
-  }
-  const branch = o.baselineBranch ?? "main";
-  if (!/^(?!-)[A-Za-z0-9._/-]+$/.test(branch)) {
-    throw new UsageError(`--baseline-branch ${JSON.stringify(branch)}: accepted: a branch name, e.g. main`);
+    throw asBaselineStoreError(err);
   }
   return {
     store: o.baselineStore,
     ...(o.baselineRepo !== undefined ? { repo: o.baselineRepo } : {}),
-    branch,
-    runs: parseRuns(o.baselineRuns ?? "5"),
-    maxAgeDays: parseBaselineAge(
-      "--baseline-max-age",
-      o.baselineMaxAge ?? `${DEFAULT_BASELINE_MAX_AGE_DAYS}d`,
-    ),
+    branch: o.baselineBranch ?? BASELINE_DEFAULTS.branch,
+    runs: o.baselineRuns ?? BASELINE_DEFAULTS.runs,
+    maxAgeDays: maxAgeDays(o.baselineMaxAge, BASELINE_DEFAULTS.maxAgeDays),
     ...(o.baselineRunnerClass !== undefined ? { runnerClass: o.baselineRunnerClass } : {}),
     ...(o.allowMismatch === true ? { allowMismatch: true } : {}),
   };
+}
+
+/** The store's own messages name --store and --repo: here they are --baseline-store and --baseline-repo. */
+const SPELLING: Readonly<Record<string, string>> = { store: "--baseline-store", repo: "--baseline-repo" };
+
+function asBaselineStoreError(err: unknown): unknown {
+  if (!(err instanceof OptionError)) return err;
+  const message = err.render((id) => SPELLING[id] ?? `--${id}`);
+  return err.usage ? new UsageError(message) : new UserError(message);
 }
 
 function kebab(k: string): string {
@@ -139,10 +135,6 @@ export function loadWithStoreBaseline(headFile: string, q: StoreQuery): Measurem
     });
     return [storeBaselineSet(describeStore(store), b), head];
   } catch (err) {
-    // The store's own messages name --store: here the option is --baseline-store.
-    if (err instanceof UserError && err.message.startsWith("--store ")) {
-      throw new UserError(`--baseline-${err.message.slice(2)}`);
-    }
-    throw err;
+    throw asBaselineStoreError(err);
   }
 }

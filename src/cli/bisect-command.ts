@@ -1,9 +1,12 @@
 /** `perfgate bisect`: the first bad commit between a good and a bad one, measured on this host. */
 import { resolve } from "node:path";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { bisectText } from "../bisect/core/summary.js";
 import { runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
+import { cliOption, flagParser } from "../options/commander.js";
+import { CACHE_DIR, type SharedOption, WORK_DIR, WORKLOAD } from "../options/definitions.js";
+import { oneOf, wholeNumber } from "../options/values.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import type { CliHelpers } from "./ab-command.js";
@@ -38,13 +41,14 @@ export function parseCell(text: string): { script: string; threads: number; tier
   return { script: m[1]!, threads, tier: m[3] ?? null };
 }
 
-function whole(flag: string, text: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flag} ${text}: expected a whole number from ${min} to ${max}`);
-  }
-  return n;
-}
+const BISECT_METRIC: SharedOption<string> = {
+  name: "metric",
+  arg: "<name>",
+  help: "the metric to bisect",
+  default: "tps",
+  choices: ["tps", "qps", "p95_ms"],
+  parse: oneOf(["tps", "qps", "p95_ms"]),
+};
 
 /** The flags, with `--resume` filling in what the file records (flags given win, then must match). */
 function withResume(o: BisectFlags, cmd: Command): BisectFlags {
@@ -91,7 +95,7 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
       cell: { script: cell.script, threads: cell.threads, tier },
       metric: o.metric,
       out,
-      maxRounds: whole("--max-rounds", o.maxRounds, 1, 20),
+      maxRounds: flagParser("max-rounds", wholeNumber(1, 20))(o.maxRounds),
       alpha,
       resume: o.resume,
       ...(o.force ? { force: true } : {}),
@@ -125,18 +129,17 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
       "--provision <command>",
       "instead of building: a shell command run in a checkout of each commit whose last output line is a server spec, then optional name=value server options",
     )
-    .option(
-      "-w, --workload <file>",
-      "workload YAML file (the cell's sysbench settings, data size and ab slices)",
-      h.defaultWorkload(),
+    .addOption(
+      cliOption(WORKLOAD, {
+        help: "workload YAML file (the cell's sysbench settings, data size and ab slices)",
+        default: h.defaultWorkload(),
+      }),
     )
     .option(
       "--cell <script:threads[:tier]>",
       "the cell to bisect, e.g. oltp_write_only:1:1G (tier: one of the workload's)",
     )
-    .addOption(
-      new Option("--metric <name>", "the metric to bisect").choices(["tps", "qps", "p95_ms"]).default("tps"),
-    )
+    .addOption(cliOption(BISECT_METRIC))
     .option(
       "-o, --out <file>",
       "bisect results JSON, rewritten after every step (default: results/bisect-<time>.json)",
@@ -148,10 +151,7 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
       "continue an interrupted bisect: keeps its steps; arguments default to the file's",
     )
     .option("--force", "replace a complete bisect file at --out")
-    .option(
-      "--work-dir <dir>",
-      "where server datadirs and logs go (default: .perfgate/work beside the results)",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack/build cache").env("PERFGATE_CACHE_DIR"))
+    .addOption(cliOption(WORK_DIR))
+    .addOption(cliOption(CACHE_DIR))
     .action((o: BisectFlags, cmd: Command) => bisectAction(o, h, cmd));
 }

@@ -5,7 +5,7 @@
  * bad option values print one line and exit 2.
  */
 import { readFileSync, statSync } from "node:fs";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { parseSeriesCsv } from "../changes/csv.js";
 import {
   type ChangeOptions,
@@ -20,6 +20,8 @@ import {
   renderChanges,
   searchSummary,
 } from "../changes/report.js";
+import { cliOption } from "../options/commander.js";
+import { FORMAT } from "../options/definitions.js";
 import { writeFileAtomic } from "../results/store.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { writeOut } from "../util/terminal.js";
@@ -55,7 +57,7 @@ export const csvSeriesInput: ChangesInput = {
 export const CHANGES_INPUTS: ChangesInput[] = [csvSeriesInput];
 
 interface ChangesFlags {
-  format: string;
+  format: ChangeFormat;
   out?: string;
   alpha: string;
   minMagnitude: string;
@@ -112,11 +114,8 @@ export function changesReport(
 }
 
 function changesAction(path: string, o: ChangesFlags, inputs: readonly ChangesInput[]): void {
-  if (!(CHANGE_FORMATS as readonly string[]).includes(o.format)) {
-    throw new UsageError(`--format ${o.format}: accepted: ${CHANGE_FORMATS.join(", ")}`);
-  }
   const report = changesReport(path, optionsOf(o), inputs);
-  const text = renderChanges(report, o.format as ChangeFormat);
+  const text = renderChanges(report, o.format);
   if (o.out) {
     writeFileAtomic(o.out, text);
     const found = report.series.reduce((k, s) => k + s.changes.length, 0);
@@ -137,7 +136,7 @@ export function registerChangesCommand(
       `Find change points (sustained shifts of the mean) in ${inputs.map((i) => `a ${i.kind}`).join(" or ")}. Prints the series with a change point, then how many were searched. Method: docs/statistics.md.`,
     )
     .argument("<input>", inputs.map((i) => `${i.kind}: ${i.detail}`).join("; or "))
-    .addOption(new Option("--format <format>", `output format: ${CHANGE_FORMATS.join(", ")}`).default("text"))
+    .addOption(cliOption(FORMAT(CHANGE_FORMATS, undefined, "text")))
     .option("-o, --out <file>", "write to a file instead of stdout")
     .option("--alpha <p>", "largest scan-corrected p-value reported", String(d.alpha))
     .option("--min-magnitude <pct>", "smallest |change| reported, in percent", String(d.minMagnitude * 100))

@@ -1,6 +1,6 @@
 /**
- * `perfgate compare` and `perfgate import`: comparisons of run results, A/B files and imported
- * measurements (src/compare), and CSV import (src/import). Usage: docs/comparisons.md.
+ * `perfgate compare`: comparisons of run results, A/B files and imported measurements
+ * (src/compare). Usage: docs/comparisons.md.
  * Exit codes: 0 ok; 1 a one-line error (also `--fail-on-regression` when nothing was compared);
  * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
@@ -10,12 +10,13 @@ import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
 import { compareGate, type GateResult } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
-import { cliOption } from "../options/commander.js";
+import { cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   ALLOW_MISMATCH,
   DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
+  FORMAT,
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
@@ -69,14 +70,15 @@ function parseConfidence(text: string): number {
   return n;
 }
 
+const COMPARE_FORMAT = FORMAT(
+  FORMATS,
+  "markdown, text, json, or comment: the pull-request comment the action posts, without links (default: from --out's extension, else text)",
+  null,
+);
+
 /** --format, else from the --out extension (.md → markdown, .json → json), else text. */
-function resolveFormat(format: string | undefined, out: string | undefined): Format {
-  if (format !== undefined) {
-    if (!(FORMATS as readonly string[]).includes(format)) {
-      throw new UsageError(`--format ${format}: accepted: ${FORMATS.join(", ")}`);
-    }
-    return format as Format;
-  }
+function resolveFormat(format: Format | undefined, out: string | undefined): Format {
+  if (format !== undefined) return format;
   if (out?.endsWith(".md")) return "markdown";
   if (out?.endsWith(".json")) return "json";
   return "text";
@@ -104,7 +106,7 @@ interface CompareFlags extends BaselineStoreFlags {
   thresholdMetric?: [ComparedMetric, number][];
   failThreshold?: number;
   confidence: string;
-  format?: string;
+  format?: Format;
   out?: string;
   allowMismatch?: boolean;
   failOnRegression?: boolean;
@@ -116,6 +118,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   refuseOutputOverInput("--out", o.out, files);
   const metrics = parseMetrics(o.metric);
   const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
+  warnIneffectiveFailThreshold(thresholds, o.failThreshold);
   const confidence = parseConfidence(o.confidence);
   const format = resolveFormat(o.format, o.out);
   const engines = o.engines === undefined ? undefined : list(o.engines);
@@ -149,7 +152,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   else if (gate.failure !== null) throw new UserError(`--fail-on-regression: ${gate.failure}`);
 }
 
-/** Adds `perfgate compare` and `perfgate import` to the program. */
+/** Adds `perfgate compare` to the program. */
 export function registerCompareCommands(program: Command): void {
   const compare = program
     .command("compare")
@@ -172,10 +175,7 @@ export function registerCompareCommands(program: Command): void {
     .addOption(cliOption(THRESHOLD_METRIC))
     .addOption(cliOption(FAIL_THRESHOLD))
     .option("--confidence <level>", "confidence of all intervals together (simultaneous)", "0.95")
-    .option(
-      "--format <format>",
-      "markdown, text, json, or comment: the pull-request comment the action posts, without links (default: from --out's extension, else text)",
-    )
+    .addOption(cliOption(COMPARE_FORMAT))
     .option("-o, --out <file>", "write the report to a file (atomically) instead of stdout")
     .addOption(cliOption(ALLOW_MISMATCH))
     .addOption(cliOption(FAIL_ON_REGRESSION))

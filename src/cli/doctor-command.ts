@@ -1,9 +1,11 @@
 /** `perfgate doctor`: host checks and a noise probe, as text or the JSON fingerprint. */
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { hasFail, renderDoctor, runDoctor } from "../doctor/doctor.js";
 import { HOST_ROOT_ENV, hostReader, hostRoot } from "../doctor/reader.js";
+import { cliOption, flagParser } from "../options/commander.js";
+import { CACHE_DIR } from "../options/definitions.js";
+import { wholeNumber } from "../options/values.js";
 import { cacheRoot } from "../servers/cache.js";
-import { UsageError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { writeOut } from "../util/terminal.js";
 
@@ -12,7 +14,7 @@ interface DoctorFlags {
   strict?: boolean;
   probe: boolean;
   probeServer: string;
-  probeSeconds: string;
+  probeSeconds: number;
   cacheDir?: string;
 }
 
@@ -33,13 +35,15 @@ export function registerDoctorCommand(
       "server for the probe's sysbench cell, or 'none' for the CPU loop only",
       deps.defaultServer,
     )
-    .option("--probe-seconds <n>", "length of the probe's sysbench cell", "10")
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .option(
+      "--probe-seconds <n>",
+      "length of the probe's sysbench cell",
+      flagParser("probe-seconds", wholeNumber(3, 600, "seconds")),
+      10,
+    )
+    .addOption(cliOption(CACHE_DIR))
     .action(async (o: DoctorFlags) => {
-      const seconds = Number(o.probeSeconds);
-      if (!Number.isInteger(seconds) || seconds < 3 || seconds > 600) {
-        throw new UsageError(`--probe-seconds ${o.probeSeconds}: accepted: a whole number from 3 to 600`);
-      }
+      const seconds = o.probeSeconds;
       const log = consoleLogger();
       const interrupt = deps.interruptController();
       try {

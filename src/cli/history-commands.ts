@@ -1,11 +1,11 @@
 /** `perfgate history append|list|show|prune|baseline`: the store of past runs that trend pages are built from. */
 
-import { type Command, InvalidArgumentError, Option } from "commander";
+import type { Command } from "commander";
 import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
 import { headIdentity, matchingRuns, pooledBaseline } from "../history/baseline.js";
 import { NO_COMMIT, shortCommitText } from "../history/commit.js";
-import { ageText, DEFAULT_BASELINE_MAX_AGE_DAYS } from "../history/provenance.js";
+import { ageText } from "../history/provenance.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
   appendRun,
@@ -21,41 +21,27 @@ import {
 import { writeImportedSet } from "../import/store.js";
 import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
 import { METRICS } from "../metrics/table.js";
+import { cliOption, flagParser } from "../options/commander.js";
+import {
+  BASELINE_BRANCH,
+  BASELINE_DEFAULTS,
+  BASELINE_MAX_AGE,
+  BASELINE_RUNS,
+  REPO,
+  RUNNER_CLASS,
+  STORE,
+  TEXT_OR_JSON,
+} from "../options/definitions.js";
+import { maxAgeDays, parseAge, wholeNumber } from "../options/values.js";
 import { baselineRunsText } from "../report/baseline-history.js";
 import { readResults } from "../results/store.js";
 import { readTextFile } from "../util/documents.js";
 import { plural } from "../util/plural.js";
 import { writeErr, writeOut } from "../util/terminal.js";
-import { parseBaselineAge } from "./baseline-store-options.js";
 
-export const storeOption = () =>
-  new Option("--store <git:branch|dir>", "history store: a branch (git:<branch>) or a folder")
-    .default(DEFAULT_STORE)
-    .env("PERFGATE_HISTORY_STORE");
-export const repoOption = () =>
-  new Option(
-    "--repo <path|url>",
-    "repository holding a git: store (default: the current repository's origin)",
-  );
-
-function positiveInt(flag: string) {
-  return (v: string) => {
-    if (!/^[1-9][0-9]*$/.test(v)) throw new InvalidArgumentError(`${flag} ${v}: expected a whole number ≥ 1`);
-    return Number(v);
-  };
-}
-
-/** `180d`, `26w`, `6m` (30 days), `1y` (365 days) → days. */
-export function parseAge(v: string): number {
-  const m = /^([1-9][0-9]*)([dwmy])$/.exec(v);
-  if (!m) throw new InvalidArgumentError(`--max-age ${v}: expected <number><d|w|m|y>, e.g. 180d`);
-  return Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2] as "d" | "w" | "m" | "y"];
-}
-
-export function format(v: string): "text" | "json" {
-  if (v !== "text" && v !== "json") throw new InvalidArgumentError(`--format ${v}: accepted: text, json`);
-  return v;
-}
+/** `--store`, default git:perf-history or $PERFGATE_HISTORY_STORE (the action's history-store). */
+export const storeOption = () => cliOption(STORE, { flag: "store", default: DEFAULT_STORE });
+export const repoOption = () => cliOption(REPO);
 
 /** An imported entry (github-action-benchmark): the commit as recorded and every bench's metrics. */
 function importedText(run: HistoryRun): string {
@@ -141,11 +127,7 @@ function registerAppend(history: Command): void {
       "--matrix <name>",
       "make the run part of a version matrix with this name (its runs are compared with each other, not plotted as trends)",
     )
-    .addOption(
-      new Option("--runner-class <name>", "runner class (default: derived from the host fingerprint)").env(
-        "PERFGATE_RUNNER_CLASS",
-      ),
-    )
+    .addOption(cliOption(RUNNER_CLASS))
     .action(async (file: string, o: AppendFlags & { store: string; repo?: string }) => {
       const store = parseStore(o.store, o.repo);
       const run = historyRunFromFile(file, o);
@@ -172,9 +154,11 @@ function registerImport(history: Command): void {
     .addOption(repoOption())
     .option("--branch <name>", "branch the history was measured on (data.js does not say)", "unknown")
     .addOption(
-      new Option("--runner-class <name>", "runner class the runs are grouped under").default(
-        "github-action-benchmark",
-      ),
+      cliOption(RUNNER_CLASS, {
+        help: "runner class the runs are grouped under",
+        default: "github-action-benchmark",
+        env: null,
+      }),
     )
     .action(
       async (o: { gabData: string; store: string; repo?: string; branch: string; runnerClass: string }) => {
@@ -195,7 +179,7 @@ function registerList(history: Command): void {
     .description("List the runs in the store, oldest first.")
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--format <format>", "text or json", format, "text")
+    .addOption(cliOption(TEXT_OR_JSON))
     .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
       const index = listRuns(parseStore(o.store, o.repo));
       if (o.format === "json") {
@@ -218,7 +202,7 @@ function registerShow(history: Command): void {
     .argument("<run>", "run id (or a unique prefix of it, or of the commit)")
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--format <format>", "text or json", format, "text")
+    .addOption(cliOption(TEXT_OR_JSON))
     .action((id: string, o: { store: string; repo?: string; format: "text" | "json" }) => {
       const run = showRun(parseStore(o.store, o.repo), id);
       writeOut(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
@@ -231,8 +215,12 @@ function registerPrune(history: Command): void {
     .description("Retention: remove all but the newest N runs and/or runs older than an age.")
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--keep <n>", "keep the newest n runs", positiveInt("--keep"))
-    .option("--max-age <age>", "remove runs older than this, e.g. 180d, 26w, 6m, 1y", parseAge)
+    .option("--keep <n>", "keep the newest n runs", flagParser("keep", wholeNumber(1, 1e9)))
+    .option(
+      "--max-age <age>",
+      "remove runs older than this, e.g. 180d, 26w, 6m, 1y",
+      flagParser("max-age", parseAge),
+    )
     .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
       if (o.keep === undefined && o.maxAge === undefined) {
         writeErr("perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n");
@@ -264,18 +252,11 @@ export function registerHistoryBaseline(history: Command): void {
     .requiredOption("-o, --out <file>", "baseline file to write (perfgate/import JSON)")
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--runs <n>", "how many of the newest matching runs", positiveInt("--runs"), 5)
-    .option("--branch <name>", "branch whose runs form the baseline", "main")
-    .option(
-      "--max-age <age>",
-      `runs older than this are not pooled, e.g. 14d, 2w; none left is an error ("none": no limit)`,
-      `${DEFAULT_BASELINE_MAX_AGE_DAYS}d`,
-    )
+    .addOption(cliOption(BASELINE_RUNS, { flag: "runs", default: String(BASELINE_DEFAULTS.runs) }))
+    .addOption(cliOption(BASELINE_BRANCH, { flag: "branch", default: BASELINE_DEFAULTS.branch }))
+    .addOption(cliOption(BASELINE_MAX_AGE, { flag: "max-age", default: `${BASELINE_DEFAULTS.maxAgeDays}d` }))
     .addOption(
-      new Option(
-        "--runner-class <name>",
-        "runner class (default: the head's, from its host fingerprint)",
-      ).env("PERFGATE_RUNNER_CLASS"),
+      cliOption(RUNNER_CLASS, { help: "runner class (default: the head's, from its host fingerprint)" }),
     )
     .action(
       (o: {
@@ -286,15 +267,15 @@ export function registerHistoryBaseline(history: Command): void {
         runs: number;
         branch: string;
         runnerClass?: string;
-        maxAge: string;
+        maxAge: number | "none";
       }) => {
-        const maxAgeDays = parseBaselineAge("--max-age", o.maxAge);
+        const maxAge = maxAgeDays(o.maxAge, BASELINE_DEFAULTS.maxAgeDays);
         const head = readResults(o.like);
         const q = {
           runnerClass: runnerClassFor(head.host, o.runnerClass),
           branch: o.branch,
           runs: o.runs,
-          maxAgeDays,
+          maxAgeDays: maxAge,
           head: headIdentity(o.like, readTextFile(o.like)),
         };
         const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);

@@ -1,13 +1,9 @@
 /**
  * `perfgate merge` (scale-out: joins `run --shard i/n` parts, docs/scale-out.md), `perfgate export
- * --format gab-bigger|gab-smaller` and `perfgate import --gab-data` (github-action-benchmark,
- * docs/interop.md).
- *
- * `import` already exists (`--csv`, src/cli/compare-commands.ts): registerInteropCommands extends that
- * command with `--gab-data` (one of the two is required) when it is registered first, and creates
- * it otherwise. Call it after registerCompareCommands.
+ * --format gab-bigger|gab-smaller` and `perfgate import` (CSV, github-action-benchmark's data.js
+ * or a sysbench log; docs/interop.md). Each command is registered here once.
  */
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { importCsv, importSummary } from "../import/csv.js";
 import { writeImportedSet } from "../import/store.js";
 import { importSysbenchLog, sysbenchLogSummary } from "../import/sysbench-log.js";
@@ -20,6 +16,8 @@ import {
   importGabData,
   readGabInput,
 } from "../interop/gab.js";
+import { cliOption } from "../options/commander.js";
+import { FORMAT } from "../options/definitions.js";
 import { writeFileAtomic } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
 import { UsageError, UserError } from "../util/errors.js";
@@ -27,16 +25,13 @@ import { refuseOutputOverInput } from "../util/outputs.js";
 import { writeOut } from "../util/terminal.js";
 
 interface ExportFlags {
-  format: string;
+  format: GabFormat;
   out?: string;
   workloadName?: string;
 }
 
 function exportAction(files: string[], o: ExportFlags): void {
-  if (!(GAB_FORMATS as readonly string[]).includes(o.format)) {
-    throw new UsageError(`--format ${o.format}: accepted: ${GAB_FORMATS.join(", ")}`);
-  }
-  const format = o.format as GabFormat;
+  const format = o.format;
   refuseOutputOverInput("--out", o.out, files);
   const inputs = files.map((f) => readGabInput(f));
   const benches = exportGab(inputs, format, o.workloadName !== undefined ? { workload: o.workloadName } : {});
@@ -125,7 +120,7 @@ const IMPORT_HELP =
 const GAB_DATA_HELP =
   "github-action-benchmark gh-pages data.js (window.BENCHMARK_DATA = ...): throughput benches become tps rows, engine = commit";
 
-/** Adds `perfgate export` and `--gab-data` to `perfgate import` (creating `import` if it is not there yet). */
+/** Adds `perfgate export` and `perfgate import`. */
 export function registerInteropCommands(program: Command): void {
   program
     .command("export")
@@ -133,9 +128,7 @@ export function registerInteropCommands(program: Command): void {
       "Export results, A/B or comparison JSON for github-action-benchmark's custom tools: gab-bigger (tps, qps: customBiggerIsBetter) or gab-smaller (p95 latency: customSmallerIsBetter).",
     )
     .argument("<files...>", "perfgate/results, perfgate/ab or perfgate/comparison JSON files")
-    .addOption(
-      new Option("--format <format>", "gab-bigger or gab-smaller").choices(GAB_FORMATS).makeOptionMandatory(),
-    )
+    .addOption(cliOption(FORMAT(GAB_FORMATS, "gab-bigger or gab-smaller", null), { required: true }))
     .option("-o, --out <file.json>", "write the array to a file (atomically) instead of stdout")
     .option(
       "--workload-name <name>",

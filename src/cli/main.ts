@@ -6,12 +6,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError } from "commander";
 import { readAbResults } from "../ab/store.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
 import { cliOption } from "../options/commander.js";
-import { DEFAULT_WORKLOAD, DEGRADATION, SET } from "../options/definitions.js";
+import {
+  CACHE_DIR,
+  DEFAULT_WORKLOAD,
+  DEGRADATION,
+  FORMAT,
+  SET,
+  WORK_DIR,
+  WORKLOAD,
+} from "../options/definitions.js";
 import { degradationOptions } from "../options/values.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
@@ -19,7 +27,7 @@ import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { specFormsText } from "../servers/spec.js";
 import type { DegradationOptions } from "../stats/degradation.js";
-import { errorMessage, UsageError, UserError } from "../util/errors.js";
+import { errorMessage, OptionError, UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { plural } from "../util/plural.js";
@@ -165,15 +173,12 @@ function registerRunCommand(program: Command): void {
       "Provision a server, run a sysbench workload matrix against it, write results JSON and a Markdown report.",
     )
     .option("-s, --server <spec>", `server spec: ${specFormsText()}`, DEFAULT_SERVER)
-    .option("-w, --workload <file>", "workload YAML file", defaultWorkload())
+    .addOption(cliOption(WORKLOAD, { help: "workload YAML file", default: defaultWorkload() }))
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
     .addOption(cliOption(SET))
-    .option(
-      "--work-dir <dir>",
-      "where server datadirs and logs go (default: .perfgate/work beside the results)",
-    )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .addOption(cliOption(WORK_DIR))
+    .addOption(cliOption(CACHE_DIR))
     .option(
       "--shard <i/n>",
       "run only part i of n of the cell matrix (whole tiers when possible); join parts with perfgate merge",
@@ -195,23 +200,26 @@ function registerRunCommand(program: Command): void {
     .action(runCommandAction);
 }
 
+const REPORT_FORMAT = FORMAT(["markdown", "text"] as const);
+
 /** `perfgate report`: the report of a run's or an A/B run's results file. */
 function registerReportCommand(program: Command): void {
   program
     .command("report")
     .description("Render the Markdown report (or a terminal table) of a run's or an A/B run's results file.")
     .argument("<results.json>", "results file written by perfgate run or perfgate ab")
-    .option("--format <format>", "markdown or text", "markdown")
+    .addOption(cliOption(REPORT_FORMAT))
     .option("-o, --out <file>", "write to a file instead of stdout")
     .addOption(cliOption(DEGRADATION))
     .action(
       (
         file: string,
-        o: { format: string; out?: string; degradation?: [keyof DegradationOptions, number][] },
+        o: {
+          format: "markdown" | "text";
+          out?: string;
+          degradation?: [keyof DegradationOptions, number][];
+        },
       ) => {
-        if (o.format !== "markdown" && o.format !== "text") {
-          throw new UsageError(`--format ${o.format}: accepted: markdown, text`);
-        }
         refuseOutputOverInput("--out", o.out, [file]);
         const degradation = degradationOptions(o.degradation);
         let text: string;
@@ -297,6 +305,7 @@ export async function main(argv: string[]): Promise<void> {
     if (!(err instanceof UserError) && process.env.PERFGATE_DEBUG && err instanceof Error) {
       writeErr(`${err.stack}\n`);
     }
-    process.exitCode = err instanceof UsageError ? EXIT.usage : EXIT.error;
+    const usage = err instanceof UsageError || (err instanceof OptionError && err.usage);
+    process.exitCode = usage ? EXIT.usage : EXIT.error;
   }
 }

@@ -5,13 +5,13 @@ import { fmtChangeValue, searchSummary } from "../changes/report.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
 import { cliOption } from "../options/commander.js";
-import { THRESHOLD } from "../options/definitions.js";
+import { TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
 import { detector } from "../pages/detector.js";
 import { buildSeries } from "../pages/model.js";
 import { writeSite } from "../pages/site.js";
 import { plural } from "../util/plural.js";
 import { writeOut } from "../util/terminal.js";
-import { format, repoOption, storeOption } from "./history-commands.js";
+import { repoOption, storeOption } from "./history-commands.js";
 
 function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
@@ -80,7 +80,7 @@ export function registerPagesCommands(program: Command, history: Command): void 
     .description("Change points of every cell × metric over the store's trend runs, with the commit range.")
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--format <format>", "text or json", format, "text")
+    .addOption(cliOption(TEXT_OR_JSON))
     .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
       const runs = loadAllRuns(parseStore(o.store, o.repo));
       if (o.format === "text") {

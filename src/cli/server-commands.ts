@@ -5,7 +5,9 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
+import { cliOption } from "../options/commander.js";
+import { CACHE_DIR, TEXT_OR_JSON } from "../options/definitions.js";
 import { plainText } from "../report/escape.js";
 import { cacheRoot, installDir, removeInstallDir, verifyInstallDir } from "../servers/cache.js";
 import { type CachedServer, listCachedServers } from "../servers/list.js";
@@ -14,7 +16,6 @@ import { parseServerSpec, VERSIONED_SOURCES } from "../servers/spec.js";
 import { errorMessage, UsageError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";
 import { writeOut } from "../util/terminal.js";
-import { format } from "./history-commands.js";
 
 /** Removes the cached installs a versioned spec can resolve to, so fetch unpacks them afresh. */
 async function forget(raw: string, cacheDir: string, log: Logger): Promise<void> {
@@ -92,7 +93,7 @@ export function registerServerCommands(program: Command): void {
       "<spec>",
       "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
     )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .addOption(cliOption(CACHE_DIR))
     .option("--force", "remove the unpacked install first and unpack it again from the verified download")
     .action(async (spec: string, o: { cacheDir?: string; force?: boolean }) => {
       const log = consoleLogger();
@@ -105,8 +106,8 @@ export function registerServerCommands(program: Command): void {
     .description(
       "The servers in the cache: spec, source, size, the downloaded artifact's sha256 and where it came from (from the install records and file manifests; nothing is re-hashed).",
     )
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
-    .option("--format <format>", "text or json", format, "text")
+    .addOption(cliOption(CACHE_DIR))
+    .addOption(cliOption(TEXT_OR_JSON))
     .action((o: { cacheDir?: string; format: "text" | "json" }) => {
       const cacheDir = resolve(o.cacheDir ?? cacheRoot());
       const list = listCachedServers(cacheDir);
@@ -122,7 +123,7 @@ export function registerServerCommands(program: Command): void {
       "Check unpacked servers against their file manifests (all in the cache, or the directories given); exit 1 if any was tampered with.",
     )
     .argument("[dirs...]", "install directories (default: every install under <cache>/servers)")
-    .addOption(new Option("--cache-dir <dir>", "download/unpack cache").env("PERFGATE_CACHE_DIR"))
+    .addOption(cliOption(CACHE_DIR))
     .action((dirs: string[], o: { cacheDir?: string }) => {
       const list =
         dirs.length > 0 ? dirs.map((d) => resolve(d)) : cachedInstallDirs(o.cacheDir ?? cacheRoot());

@@ -11,6 +11,7 @@
 
 import type { Results } from "../results/schema.js";
 import { appendTo } from "../util/arrays.js";
+import { OptionError } from "../util/errors.js";
 import { parseSize } from "../util/size.js";
 
 export interface Fairness {
@@ -260,11 +261,17 @@ function binlogFairness(
   }
 }
 
-/** The one-line refusal: "a.json and b.json are not comparable: …; … (pass --allow-mismatch …)". */
-export function notComparableMessage(
+/**
+ * The one-line refusal: "a.json and b.json are not comparable: …; … (to compare anyway:
+ * --allow-mismatch)"; the action writes the option as its input (OptionError).
+ */
+export function notComparable(
   baseName: string,
   headName: string,
   mismatches: readonly string[],
-): string {
-  return `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (pass --allow-mismatch to compare anyway)`;
+): OptionError {
+  return new OptionError(
+    `${baseName} and ${headName} are not comparable: ${mismatches.join("; ")} (to compare anyway: {allow-mismatch})`,
+    ["allow-mismatch"],
+  );
 }

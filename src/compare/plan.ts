@@ -9,7 +9,7 @@ import type { RunSpread, TimedValue } from "../stats/index.js";
 import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
-import { checkFairness, notComparableMessage } from "./fairness.js";
+import { checkFairness, notComparable } from "./fairness.js";
 import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
 import type { ComparisonReport } from "./schema.js";
 
@@ -231,11 +231,9 @@ function checkPairs(
     });
     const sameFile = sb === sh;
     if (f.mismatches.length > 0 && !allowMismatch) {
-      throw new UserError(
-        sameFile
-          ? notComparableMessage(`${b} in ${sb.file}`, `${h} in ${sh.file}`, f.mismatches)
-          : notComparableMessage(sb.file, sh.file, f.mismatches),
-      );
+      throw sameFile
+        ? notComparable(`${b} in ${sb.file}`, `${h} in ${sh.file}`, f.mismatches)
+        : notComparable(sb.file, sh.file, f.mismatches);
     }
     const prefix = pairs.length > 1 ? (sameFile ? `${b} vs ${h}: ` : `${sb.file} vs ${sh.file}: `) : "";
     for (const m of f.mismatches) mismatches.add(`${prefix}${m}`);

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { runnerClassFor } from "../baselines/store.js";
-import { checkFairness, notComparableMessage } from "../compare/fairness.js";
+import { checkFairness, notComparable } from "../compare/fairness.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import { comparisonTier, tierOfHistory } from "../metrics/tier.js";
 import type { Results } from "../results/schema.js";
@@ -63,7 +63,7 @@ function checkComparable(runs: readonly HistoryRun[], head: Results, q: Baseline
     const f = checkFairness(r, head, { historyBase: true, baseName: `run ${r.id}`, headName: "the head" });
     if (f.mismatches.length > 0) {
       const base = `history run ${r.id} (commit ${r.commit.slice(0, 12) || "none"})`;
-      throw new UserError(notComparableMessage(base, q.head?.name ?? "the head", f.mismatches));
+      throw notComparable(base, q.head?.name ?? "the head", f.mismatches);
     }
   }
 }

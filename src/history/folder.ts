@@ -7,7 +7,7 @@
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseJson, validateDocument } from "../util/documents.js";
-import { UserError } from "../util/errors.js";
+import { OptionError, UserError } from "../util/errors.js";
 import { type LockNote, withLock } from "./lock.js";
 import {
   HISTORY_INDEX_SCHEMA,
@@ -198,7 +198,7 @@ export function appendToFolder(root: string, run: HistoryRun, note?: LockNote): 
 
 function ensureDir(root: string): string {
   if (statSync(root, { throwIfNoEntry: false })?.isDirectory() === false) {
-    throw new UserError(`--store ${root}: not a directory`);
+    throw new OptionError(`{store} ${root}: not a directory`, ["store"]);
   }
   mkdirSync(root, { recursive: true });
   return root;

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { UserError } from "../util/errors.js";
+import { OptionError, UserError } from "../util/errors.js";
 import { pidAlive } from "./lock.js";
 
 export const DEFAULT_BRANCH = "perfgate-data";
@@ -52,12 +52,17 @@ export function resolveRepo(repo: string | undefined, cwd = process.cwd()): stri
     if (/^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^/]+:/.test(repo)) return repo;
     const path = isAbsolute(repo) ? repo : resolve(cwd, repo);
     if (!existsSync(path))
-      throw new UserError(`--repo ${repo}: no such path (give a path or URL of a git repository)`);
+      throw new OptionError(`{repo} ${repo}: no such path (give a path or URL of a git repository)`, [
+        "repo",
+      ]);
     return path;
   }
   const top = git(cwd, ["rev-parse", "--show-toplevel"]);
   if (!top.ok)
-    throw new UserError(`--store git:…: ${cwd} is not in a git repository; give --repo <path|url>`);
+    throw new OptionError(`{store} git:…: ${cwd} is not in a git repository; give {repo} <path|url>`, [
+      "store",
+      "repo",
+    ]);
   const origin = git(cwd, ["remote", "get-url", "origin"]);
   return origin.ok && origin.out ? origin.out : top.out;
 }
@@ -128,9 +133,10 @@ function newClone(): string {
   return dir;
 }
 
-function missingBranch(store: GitStore): UserError {
-  return new UserError(
-    `--store git:${store.branch}: ${store.url} has no branch ${store.branch}; no history store there (perfgate history append creates one)`,
+function missingBranch(store: GitStore): OptionError {
+  return new OptionError(
+    `{store} git:${store.branch}: ${store.url} has no branch ${store.branch}; no history store there (perfgate history append creates one)`,
+    ["store"],
   );
 }
 

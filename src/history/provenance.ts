@@ -59,10 +59,3 @@ export function ageText(p: BaselineProvenance): string {
   const { newest, oldest } = ageRange(p);
   return newest === oldest ? `${days(newest)} old` : `${newest} to ${days(oldest)} old`;
 }
-
-/** A maximum age: `14d`, `2w`, `1m` (30 days), `1y` (365 days) → days; `none` → null; else undefined. */
-export function parseMaxAge(text: string): number | null | undefined {
-  if (text === "none") return null;
-  const m = /^([1-9][0-9]{0,5})([dwmy])$/.exec(text);
-  return m ? Number(m[1]) * { d: 1, w: 7, m: 30, y: 365 }[m[2] as "d" | "w" | "m" | "y"] : undefined;
-}

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { UserError } from "../util/errors.js";
+import { OptionError, UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { shortCommitText } from "./commit.js";
 import {
@@ -25,7 +25,12 @@ import { DEFAULT_BRANCH, type GitStore, readGitStore, resolveRepo, updateGitStor
 import type { HistoryIndex, HistoryRun, IndexEntry } from "./schema.js";
 
 export const DEFAULT_STORE = `git:${DEFAULT_BRANCH}`;
-const BRANCH_RE = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/;
+const BRANCH_RE = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,200}$/;
+
+/** A branch name a store or a baseline may name: no leading `-` (an option to git), no `..`. */
+export function isBranchName(text: string): boolean {
+  return BRANCH_RE.test(text);
+}
 
 export type StoreRef = { kind: "dir"; path: string } | ({ kind: "git" } & GitStore);
 
@@ -34,15 +39,22 @@ export function parseStore(spec: string, repo?: string): StoreRef {
   if (spec.startsWith("git:")) {
     const branch = spec.slice(4) || DEFAULT_BRANCH;
     if (!BRANCH_RE.test(branch)) {
-      throw new UserError(
-        `--store ${spec}: "${branch}" is not a branch name (accepted: git:<branch> or a folder)`,
+      throw new OptionError(
+        `{store} ${spec}: "${branch}" is not a branch name (accepted: git:<branch> or a folder)`,
+        ["store"],
+        true,
       );
     }
     return { kind: "git", branch, url: resolveRepo(repo) };
   }
-  if (spec === "") throw new UserError("--store: empty (accepted: git:<branch> or a folder)");
+  if (spec === "")
+    throw new OptionError("{store}: empty (accepted: git:<branch> or a folder)", ["store"], true);
   if (repo !== undefined)
-    throw new UserError(`--repo applies to git stores only (--store git:<branch>), not ${spec}`);
+    throw new OptionError(
+      `{repo} applies to git stores only ({store} git:<branch>), not ${spec}`,
+      ["repo", "store"],
+      true,
+    );
   return { kind: "dir", path: resolve(spec) };
 }
 
@@ -93,10 +105,11 @@ export function pruneRuns(store: StoreRef, rule: PruneRule): Promise<IndexEntry[
 }
 
 /** The one-line error for a store that does not exist: only append and import create one. */
-export function missingStore(store: StoreRef, why: string): UserError {
+export function missingStore(store: StoreRef, why: string): OptionError {
   const spec = store.kind === "dir" ? store.path : `git:${store.branch}`;
-  return new UserError(
-    `--store ${spec}: ${why}; no history store there (perfgate history append creates one)`,
+  return new OptionError(
+    `{store} ${spec}: ${why}; no history store there (perfgate history append creates one)`,
+    ["store"],
   );
 }
 

@@ -1,17 +1,22 @@
 /** Commander options built from the shared definitions (src/options/definitions.ts). */
 import { Option } from "commander";
+import type { ThresholdConfig } from "../stats/verdict.js";
 import { UsageError } from "../util/errors.js";
+import { writeErr } from "../util/terminal.js";
 import type { SharedOption } from "./definitions.js";
-import { InvalidValue } from "./values.js";
+import { failThresholdIneffective, InvalidValue } from "./values.js";
 
-/** Runs a shared parser for a flag: a bad value is a one-line usage error (exit 2). */
-export function parseFlag<T>(o: SharedOption<T>, text: string): T {
+/**
+ * Runs a shared parser for a flag: a bad value is a one-line usage error (exit 2). `flag` is the
+ * flag as the command spells it (default `--<name>`).
+ */
+export function parseFlag<T>(o: SharedOption<T>, text: string, flag = `--${o.name}`): T {
   try {
     return o.parse(text);
   } catch (err) {
     if (err instanceof InvalidValue) {
       const detail = err.detail ? `${err.detail}; ` : "";
-      throw new UsageError(`--${o.name} ${shown(text)}: ${detail}accepted: ${err.accepted}`);
+      throw new UsageError(`${flag} ${shown(text)}: ${detail}accepted: ${err.accepted}`);
     }
     throw err;
   }
@@ -22,19 +27,53 @@ function shown(text: string): string {
   return /^[\x21-\x7e]{1,80}$/.test(text) ? text : JSON.stringify(text.slice(0, 80));
 }
 
+export interface CliOptionExtra {
+  /** the help where a command says it differently */
+  help?: string;
+  /** mandatory on this command */
+  required?: boolean;
+  /** the flag's name on this command where it differs from the option's, e.g. "store" */
+  flag?: string;
+  /** this command's default (as typed) where it differs from the shared one */
+  default?: string;
+  /** null: this command does not read the option's environment variable */
+  env?: null;
+}
+
 /**
- * The commander option of a shared definition. `help` replaces the shared help text where a
- * command says it differently; `required` makes it mandatory. Switches take no value.
+ * The commander option of a shared definition, with its short flag, environment variable and
+ * default. Switches take no value.
  */
-export function cliOption<T>(o: SharedOption<T>, extra: { help?: string; required?: boolean } = {}): Option {
+export function cliOption<T>(o: SharedOption<T>, extra: CliOptionExtra = {}): Option {
   const help = extra.help ?? o.help;
-  if (o.arg === undefined) return new Option(`--${o.name}`, help);
-  const option = new Option(`--${o.name} ${o.arg}`, help);
+  const name = extra.flag ?? o.name;
+  const flags = `${o.short ? `-${o.short}, ` : ""}--${name}`;
+  if (o.arg === undefined) return new Option(flags, help);
+  const option = new Option(`${flags} ${o.arg}`, help);
   if (extra.required) option.makeOptionMandatory();
+  if (o.env !== undefined && extra.env !== null) option.env(o.env);
   if (o.repeatable) {
-    return option.argParser((v: string, previous: T[] | undefined) => [...(previous ?? []), parseFlag(o, v)]);
+    return option.argParser((v: string, previous: T[] | undefined) => [
+      ...(previous ?? []),
+      parseFlag(o, v, `--${name}`),
+    ]);
   }
-  option.argParser((v: string) => parseFlag(o, v));
-  if (o.default !== undefined) option.default(o.parse(o.default), o.default);
+  option.argParser((v: string) => parseFlag(o, v, `--${name}`));
+  const byDefault = extra.default ?? o.default;
+  if (byDefault !== undefined) option.default(o.parse(byDefault), byDefault);
   return option;
+}
+
+/** A commander argParser for a flag of one command, from a shared value parser (bad: usage error). */
+export function flagParser<T>(name: string, parse: (text: string) => T): (text: string) => T {
+  const o: SharedOption<T> = { name, help: "", parse };
+  return (text) => parseFlag(o, text);
+}
+
+/** `--fail-threshold` at or below every threshold changes nothing: said on stderr, not refused. */
+export function warnIneffectiveFailThreshold(thresholds: ThresholdConfig, failPct: number | undefined): void {
+  if (failPct === undefined || !failThresholdIneffective(thresholds, failPct)) return;
+  writeErr(
+    `perfgate: warning: --fail-threshold ${failPct} is not above --threshold (${thresholds.default_pct}%), so it changes nothing: every regression fails\n`,
+  );
 }

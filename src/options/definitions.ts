@@ -1,26 +1,40 @@
 /**
- * The options `perfgate ab`, `perfgate compare` and the GitHub Action share, each defined once:
- * name (the action input; the CLI flag is `--<name>`), default, parser and help text. The CLI builds
- * its commander options from these (src/options/commander.ts); the action's input parser
- * (src/action/config.ts) uses the same parsers and defaults; tests/action-inputs.test.ts keeps
- * action/action.yml and docs/action.md in step with them.
+ * Options defined once: the ones `perfgate ab`, `perfgate compare` and the GitHub Action share, and
+ * the ones many commands take (cache and work directories, runner class, history store, format).
+ * Each has its name (the action input; the CLI flag is `--<name>`), short flag, environment
+ * variable, choices, default, parser and help text. The CLI builds its commander options from these
+ * (src/options/commander.ts); the action's input parser (src/action/config.ts) uses the same
+ * parsers and defaults; tests/action-inputs.test.ts keeps action/action.yml and docs/action.md in
+ * step with them, and tests/options-defined-once.test.ts keeps the commands on them.
  */
 import type { ComparedMetric } from "../compare/schema.js";
+import { DEFAULT_BASELINE_MAX_AGE_DAYS } from "../history/provenance.js";
 import { METRIC_NAMES } from "../metrics/table.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
 import {
+  InvalidValue,
+  oneOf,
   parseBoolean,
+  parseBranch,
   parseDegradationSetting,
+  parseMaxAge,
   parseMetricThreshold,
   parsePct,
+  parseRunnerClass,
   parseServerSetting,
   parseSpec,
+  parseStoreSpec,
+  wholeNumber,
 } from "./values.js";
 
 export interface SharedOption<T> {
-  /** the action input's name; the CLI flag is `--<name>` */
+  /** the option's id: the action input's name; the CLI flag is `--<name>` */
   name: string;
+  /** the CLI's one-letter flag, e.g. "w" for `-w` */
+  short?: string;
+  /** the environment variable the CLI reads when the flag is not given (the action reads it too) */
+  env?: string;
   /** the flag's value placeholder, e.g. "<pct>"; absent: a switch (the action input is a boolean) */
   arg?: string;
   help: string;
@@ -31,6 +45,8 @@ export interface SharedOption<T> {
    * `fail-on-regression` is on there, while `perfgate compare` on a desk only reports.
    */
   actionDefault?: string;
+  /** the words accepted (shown in help) */
+  choices?: readonly string[];
   /** repeatable flag; in the action one value per line */
   repeatable?: boolean;
   /** parses one value (throws InvalidValue) */
@@ -109,6 +125,7 @@ export const HEAD_SET: SharedOption<[string, string]> = {
 
 export const WORKLOAD: SharedOption<string> = {
   name: "workload",
+  short: "w",
   arg: "<file>",
   help: "workload YAML file (its ab: section sets slices and pairs)",
   default: DEFAULT_WORKLOAD,
@@ -141,6 +158,110 @@ export const SET: SharedOption<[string, string]> = {
   repeatable: true,
   parse: parseServerSetting,
 };
+
+/**
+ * Options many commands take, each defined once; a command may word the help for itself
+ * (cliOption's `help`) or spell the flag its own way (`flag`, e.g. `--baseline-runner-class`).
+ */
+export const CACHE_DIR: SharedOption<string> = {
+  name: "cache-dir",
+  arg: "<dir>",
+  env: "PERFGATE_CACHE_DIR",
+  help: "download, unpack and build cache (default: ~/.cache/perfgate)",
+  parse: nonEmpty("a directory"),
+};
+
+export const WORK_DIR: SharedOption<string> = {
+  name: "work-dir",
+  arg: "<dir>",
+  help: "where server datadirs and logs go (default: .perfgate/work beside the results)",
+  parse: nonEmpty("a directory"),
+};
+
+export const RUNNER_CLASS: SharedOption<string> = {
+  name: "runner-class",
+  arg: "<name>",
+  env: "PERFGATE_RUNNER_CLASS",
+  help: "runner class (default: derived from the host fingerprint)",
+  parse: parseRunnerClass,
+};
+
+/** The history store (`--store` on history commands; the action's `history-store`). */
+export const STORE: SharedOption<string> = {
+  name: "history-store",
+  arg: "<git:branch|dir>",
+  env: "PERFGATE_HISTORY_STORE",
+  help: "history store: a branch (git:<branch>) or a folder",
+  parse: parseStoreSpec,
+};
+
+export const REPO: SharedOption<string> = {
+  name: "repo",
+  arg: "<path|url>",
+  help: "repository holding a git: store (default: the current repository's origin)",
+  parse: nonEmpty("a repository path or URL"),
+};
+
+/**
+ * `--format`: one of `choices`. The default is the first, or `byDefault` (null: none, the command
+ * decides).
+ */
+export function FORMAT<T extends string>(
+  choices: readonly T[],
+  help?: string,
+  byDefault: T | null = choices[0] ?? null,
+): SharedOption<T> {
+  return {
+    name: "format",
+    arg: "<format>",
+    help: help ?? `output format: ${choices.join(", ")}`,
+    ...(byDefault !== null ? { default: byDefault } : {}),
+    choices,
+    parse: oneOf(choices),
+  };
+}
+
+/** `--format text|json` of the listing commands. */
+export const TEXT_OR_JSON = FORMAT(["text", "json"] as const);
+
+/**
+ * The base of `compare` pooled from the history store: the last runs of a branch that match the
+ * head (the action's baseline-from-history). Both validate with these parsers.
+ */
+export const BASELINE_BRANCH: SharedOption<string> = {
+  name: "baseline-branch",
+  arg: "<name>",
+  help: "branch whose runs form the baseline (default main)",
+  parse: parseBranch,
+};
+
+export const BASELINE_RUNS: SharedOption<number> = {
+  name: "baseline-runs",
+  arg: "<n>",
+  help: "how many of the newest matching runs to pool (default 5)",
+  parse: wholeNumber(1, 9999),
+};
+
+export const BASELINE_MAX_AGE: SharedOption<number | "none"> = {
+  name: "baseline-max-age",
+  arg: "<age>",
+  help: `runs older than this are not pooled, e.g. 14d, 2w; none left is an error (default ${DEFAULT_BASELINE_MAX_AGE_DAYS}d; "none": no limit)`,
+  parse: parseMaxAge,
+};
+
+/** Defaults of the baseline-from-history group, for both. */
+export const BASELINE_DEFAULTS = {
+  branch: "main",
+  runs: 5,
+  maxAgeDays: DEFAULT_BASELINE_MAX_AGE_DAYS,
+} as const;
+
+function nonEmpty(what: string): (text: string) => string {
+  return (text) => {
+    if (text.trim() === "") throw new InvalidValue("is empty", what);
+    return text;
+  };
+}
 
 /** Every option the CLI and the action share, by name. */
 export const SHARED_OPTIONS = [

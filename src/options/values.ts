@@ -3,7 +3,9 @@
  * InvalidValue saying what is wrong and what is accepted; the caller names the flag or input and
  * the value (src/options/commander.ts for flags, src/action/config.ts for inputs).
  */
+import { isRunnerClass } from "../baselines/store.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
+import { isBranchName } from "../history/store.js";
 import { refusedReason } from "../servers/options.js";
 import { parseServerSpec } from "../servers/spec.js";
 import type { DegradationOptions } from "../stats/degradation.js";
@@ -125,4 +127,105 @@ export function degradationOptions(
   const out: DegradationOptions = {};
   for (const [name, value] of items ?? []) out[name] = value;
   return out;
+}
+
+/** A whole number from `min` to `max` (digits only: no sign, fraction, exponent or hex). */
+export function wholeNumber(min: number, max: number, unit = ""): (text: string) => number {
+  const accepted = `a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`;
+  return (text) => {
+    const t = text.trim();
+    const n = /^\d{1,15}$/.test(t) ? Number(t) : Number.NaN;
+    if (!(n >= min && n <= max)) throw new InvalidValue(`is not ${accepted}`, accepted);
+    return n;
+  };
+}
+
+const AGE_ACCEPTED = "<number><d|w|m|y>, e.g. 14d or 2w";
+const AGE_DAYS = { d: 1, w: 7, m: 30, y: 365 } as const;
+
+/** An age in days: `14d`, `2w`, `6m` (30 days each), `1y` (365 days). */
+export function parseAge(text: string): number {
+  const m = /^([1-9][0-9]{0,5})([dwmy])$/.exec(text.trim());
+  if (!m) throw new InvalidValue("is not an age", AGE_ACCEPTED);
+  return Number(m[1]) * AGE_DAYS[m[2] as keyof typeof AGE_DAYS];
+}
+
+/**
+ * A maximum age in days, or `none`: no limit (a word, not null: commander takes a null from a
+ * parser for "no value"). `maxAgeDays` turns it into the days or null.
+ */
+export function parseMaxAge(text: string): number | "none" {
+  if (text.trim() === "none") return "none";
+  try {
+    return parseAge(text);
+  } catch {
+    throw new InvalidValue("is not an age", `${AGE_ACCEPTED}, or none`);
+  }
+}
+
+/** A parsed maximum age in days, null for none, or `byDefault` when not given. */
+export function maxAgeDays(value: number | "none" | undefined, byDefault: number): number | null {
+  if (value === undefined) return byDefault;
+  return value === "none" ? null : value;
+}
+
+/** A git branch name: no leading `-` (it would read as an option), no `..`, plain characters. */
+export function parseBranch(text: string): string {
+  const t = text.trim();
+  if (!isBranchName(t)) {
+    throw new InvalidValue("is not a branch name", "a branch name such as main or release/11.4");
+  }
+  return t;
+}
+
+/** A runner class: lower-case letters, digits, '.', '_' or '-' (a directory name in stores). */
+export function parseRunnerClass(text: string): string {
+  const t = text.trim();
+  if (!isRunnerClass(t)) {
+    throw new InvalidValue(
+      "is not a runner class",
+      "lower-case letters, digits, '.', '_' or '-', e.g. bare-metal-32c",
+    );
+  }
+  return t;
+}
+
+const STORE_ACCEPTED = "git:<branch> or a folder";
+
+/** A history store: `git:<branch>` (a branch, checked) or a folder path (not empty). */
+export function parseStoreSpec(text: string): string {
+  const t = text.trim();
+  if (t === "") throw new InvalidValue("is empty", STORE_ACCEPTED);
+  if (t.startsWith("git:") && t.length > 4) {
+    try {
+      parseBranch(t.slice(4));
+    } catch {
+      throw new InvalidValue(
+        `names ${JSON.stringify(t.slice(4, 84))}, which is not a branch name`,
+        STORE_ACCEPTED,
+      );
+    }
+  }
+  return t;
+}
+
+/** One of a fixed list of words. */
+export function oneOf<T extends string>(choices: readonly T[]): (text: string) => T {
+  return (text) => {
+    const t = text.trim();
+    if (!(choices as readonly string[]).includes(t))
+      throw new InvalidValue(`is not one of ${choices.join(", ")}`, choices.join(", "));
+    return t as T;
+  };
+}
+
+/**
+ * True when a fail threshold changes nothing: it is not above any threshold in use, so every
+ * regression (a change beyond its threshold) is also beyond it and fails, as without it. The CLI
+ * and the action both warn.
+ */
+export function failThresholdIneffective(thresholds: ThresholdConfig, failPct: number | null): boolean {
+  if (failPct === null) return false;
+  const all = [thresholds.default_pct, ...Object.values(thresholds.per_metric ?? {})];
+  return all.every((t) => t === undefined || failPct <= t);
 }

@@ -195,7 +195,7 @@ function statusPart(m: ReportModel, f: Format): string[] {
   }
   const out = [statusText(m.headline, f), "", ...lines.flatMap((l) => [l, ""])];
   if (mismatches.length > 0) {
-    out.push("> ⚠️ **Not strictly comparable** (compared anyway with --allow-mismatch):");
+    out.push("> ⚠️ **Not strictly comparable** (compared anyway: the mismatches were allowed):");
     for (const x of mismatches) out.push(`> - ${f.esc(x)}`);
     out.push("");
   }

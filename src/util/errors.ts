@@ -25,3 +25,34 @@ export function errorMessage(err: unknown): string {
     return String(err);
   }
 }
+
+/**
+ * A UserError about options, written without saying how they are spelled: `{id}` in the template
+ * stands for the option with that id (the action input's name, e.g. `{allow-mismatch}`). The CLI
+ * writes it as a flag and the action as an input (src/options/spelling.ts), so a library message
+ * never tells an action user to pass a flag they do not have. `message` is the CLI's spelling.
+ */
+export class OptionError extends UserError {
+  override name = "OptionError";
+  constructor(
+    /** e.g. "a.json and b.json are not comparable: … (to compare anyway: {allow-mismatch})" */
+    readonly template: string,
+    /** the ids the template names */
+    readonly options: readonly string[],
+    /** a usage error (exit 2) on the command line */
+    readonly usage = false,
+  ) {
+    super(spellOptions(template, options, (id) => `--${id}`));
+  }
+
+  /** The message with every option written as `spell(id)`. */
+  render(spell: (id: string) => string): string {
+    return spellOptions(this.template, this.options, spell);
+  }
+}
+
+function spellOptions(template: string, ids: readonly string[], spell: (id: string) => string): string {
+  let text = template;
+  for (const id of ids) text = text.replaceAll(`{${id}}`, spell(id));
+  return text;
+}
