@@ -165,7 +165,9 @@ describe("doctor against fake sysfs/procfs trees", () => {
   it("refuses a bad --probe-seconds with one line naming the value and what is accepted", async () => {
     const r = await runCli(["doctor", "--probe-seconds", "1"]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe("perfgate: --probe-seconds 1: accepted: a whole number of seconds from 3 to 600");
+    expect(r.stderr.trim()).toBe(
+      "perfgate: --probe-seconds 1: accepted: a whole number of seconds from 3 to 600",
+    );
   });
 });
 
