@@ -87,6 +87,21 @@ describe("goldens from a real A/B (performance_schema off → on)", () => {
     }
   });
 
+  it("every section names a cell as the verdict table does", () => {
+    const md = renderComparisonMarkdown(report, sets);
+    const cell = "oltp_point_select · 1 thread · 128M";
+    const at = (title: string) => md.indexOf(title);
+    // the verdict table's row, the work per transaction, the functions that changed, the profiles
+    expect(md).toMatch(new RegExp(`\\| ${cell} \\| instructions per transaction \\|`));
+    for (const [from, shown] of [
+      ["## Work per transaction", `| ${cell} |`],
+      ["## Functions that changed", `**${cell}**`],
+      ["## Where the CPU went", `**${cell}**`],
+    ] as const) {
+      expect(md.indexOf(shown, at(from)), from).toBeGreaterThan(at(from));
+    }
+  });
+
   it("the PR comment and the job summary: the same sections above the fold", () => {
     const comment = buildCommentBody({
       ...CONTEXT,

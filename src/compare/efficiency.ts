@@ -13,17 +13,20 @@ import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
 import type { MeasurementSet } from "./model.js";
 import type { EfficiencyEntry, EfficiencyMetric } from "./schema.js";
 
-/** Each metric: its per-transaction value from one phase's counters (null: not recorded). */
+/**
+ * Each metric: its label in every report (src/report/efficiency.ts) and its per-transaction value
+ * from one phase's counters (null: not recorded).
+ */
 export const EFFICIENCY_METRICS: readonly {
   metric: EfficiencyMetric;
   label: string;
   of: (p: ProcessCounters) => number | null;
 }[] = [
   { metric: "cpu_us_per_txn", label: "CPU µs/txn", of: (p) => p.cpu_us / p.transactions },
-  { metric: "cs_voluntary_per_txn", label: "voluntary cs/txn", of: (p) => p.ctx_voluntary / p.transactions },
+  { metric: "cs_voluntary_per_txn", label: "vol. cs/txn", of: (p) => p.ctx_voluntary / p.transactions },
   {
     metric: "cs_involuntary_per_txn",
-    label: "involuntary cs/txn",
+    label: "invol. cs/txn",
     of: (p) => p.ctx_involuntary / p.transactions,
   },
   { metric: "read_kb_per_txn", label: "KB read/txn", of: (p) => p.read_bytes / 1024 / p.transactions },
@@ -40,7 +43,7 @@ export const EFFICIENCY_METRICS: readonly {
   },
   {
     metric: "hw_instructions_per_txn",
-    label: "instructions/txn (PMU)",
+    label: "instr/txn (PMU)",
     of: (p) => (p.instructions === undefined ? null : p.instructions / p.transactions),
   },
   {

@@ -3,21 +3,15 @@
  * the TPS verdict beside the head/base ratios of the server's CPU time, context switches, bytes
  * read and written, fsyncs and log writes per transaction, each with its 95% interval. Pure.
  */
+import { EFFICIENCY_METRICS } from "../compare/efficiency.js";
 import type { ComparisonReport, EfficiencyEntry, EfficiencyMetric } from "../compare/schema.js";
 import { mdEscape, plainText } from "./escape.js";
+import { cellLabel } from "./model.js";
 
-export const EFFICIENCY_LABELS: Record<EfficiencyMetric, string> = {
-  cpu_us_per_txn: "CPU µs/txn",
-  cs_voluntary_per_txn: "vol. cs/txn",
-  cs_involuntary_per_txn: "invol. cs/txn",
-  read_kb_per_txn: "KB read/txn",
-  write_kb_per_txn: "KB written/txn",
-  fsyncs_per_txn: "fsyncs/txn",
-  log_writes_per_txn: "log writes/txn",
-  hw_instructions_per_txn: "instr/txn (PMU)",
-  hw_cycles_per_txn: "cycles/txn (PMU)",
-  ipc: "IPC",
-};
+/** Each host metric's label, from its row in src/compare/efficiency.ts. */
+export const EFFICIENCY_LABELS = Object.fromEntries(
+  EFFICIENCY_METRICS.map((m) => [m.metric, m.label]),
+) as Record<EfficiencyMetric, string>;
 const ORDER = Object.keys(EFFICIENCY_LABELS) as EfficiencyMetric[];
 
 const r2 = (x: number) => (x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2));
@@ -59,7 +53,7 @@ function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[]
           c.head === e.head,
       );
       const sign = tps && tps.change_pct >= 0 ? "+" : "";
-      const name = `${e.scenario} · ${e.threads}t${e.tier ? ` · ${e.tier}` : ""}`;
+      const name = cellLabel(e);
       row = {
         key,
         name: r.settings && r.settings.length > 1 ? `${e.head} vs ${e.base}: ${name}` : name,

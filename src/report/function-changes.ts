@@ -6,6 +6,7 @@
  */
 import type { ComparisonReport, FunctionChangesEntry } from "../compare/schema.js";
 import { mdEscape, plainText } from "./escape.js";
+import { cellLabel } from "./model.js";
 
 const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)}%`;
 const count = (x: number) => Math.round(x).toLocaleString("en-US");
@@ -19,10 +20,6 @@ export function costVerdictLine(e: FunctionChangesEntry): string {
       ? ""
       : `; throughput ${e.tps_verdict}${e.tps_verdict === "inconclusive" ? " on this host" : ""}`;
   return `CPU cost ${pct(e.change_pct)}${ci} (instructions per transaction, ${e.verdict})${tps}`;
-}
-
-function cellName(e: FunctionChangesEntry): string {
-  return `${e.scenario} · ${e.threads}t${e.tier ? ` · ${e.tier}` : ""}`;
 }
 
 function shareText(s: number | null): string {
@@ -48,7 +45,7 @@ export function functionChangesMarkdown(
   if (entries.length === 0) return [];
   const L = [`${heading} Functions that changed (instructions per transaction)`, "", INTRO, ""];
   for (const e of entries) {
-    L.push(`**${mdEscape(cellName(e))}**: ${mdEscape(costVerdictLine(e))}`, "");
+    L.push(`**${mdEscape(cellLabel(e))}**: ${mdEscape(costVerdictLine(e))}`, "");
     L.push("| Function | Object | Base | Head | Change | Share |", "|---|---|--:|--:|--:|--:|");
     for (const f of e.functions.slice(0, top)) {
       const mark = f.complete ? "" : " ¹";
@@ -68,7 +65,7 @@ export function functionChangesText(r: ComparisonReport): string[] {
   if (entries.length === 0) return [];
   const L = ["Functions that changed (instructions per transaction, self, per transaction)"];
   for (const e of entries) {
-    L.push(`  ${plainText(cellName(e))}: ${plainText(costVerdictLine(e))}`);
+    L.push(`  ${plainText(cellLabel(e))}: ${plainText(costVerdictLine(e))}`);
     for (const f of e.functions) {
       const delta = `${f.delta >= 0 ? "+" : ""}${count(f.delta)}`;
       L.push(

@@ -135,6 +135,15 @@ export interface ReportModel {
   sections: Section[];
 }
 
+/**
+ * The cell a follow-up is about (the PR comment's line under its table, e.g. how to bisect it):
+ * the worst cell when it regressed, else null.
+ */
+export function worstCell(m: Pick<ReportModel, "cells">): CellRow | null {
+  const first = m.cells[0];
+  return first?.verdict === "regression" ? first : null;
+}
+
 /** The model of a comparison's reports (see the module comment). */
 export function buildReportModel(r: ComparisonReport, sets: readonly MeasurementSet[]): ReportModel {
   const cells = cellRows(r);

@@ -403,7 +403,7 @@ const ABOVE_THE_FOLD = new Set(["settings", "efficiency", "profiles"]);
 function aboveTheFold(i: PrReportInput, m: ReportModel): string[] {
   const r = m.report;
   const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(m)];
-  // Lines about the worst cell (m.cells[0], when it regressed) go here, right under the table.
+  // Lines about the worst regressed cell (model.ts worstCell) go here, right under the table.
   head.push(...comparedBlock(i, m));
   if (r.settings) head.push(...settingsMarkdown(r.settings, 8, "####"));
   head.push(...efficiencyMarkdown(r, "####", false));

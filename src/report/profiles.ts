@@ -11,6 +11,7 @@ import { diffTree } from "../flamegraph/diff.js";
 import { profileGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
 import { mdEscape, plainText } from "./escape.js";
+import { cellLabel } from "./model.js";
 
 const clip = (s: string, max = 90) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -19,10 +20,6 @@ const pts = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}`;
 
 /** The file name of a cell's flame graph, beside the report (src/flamegraph/names.ts). */
 export const flameGraphName = profileGraphName;
-
-function cellTitle(e: ProfileEntry): string {
-  return `${e.scenario} · ${e.threads}t${e.tier ? ` · ${e.tier}` : ""}`;
-}
 
 function samplesLine(e: ProfileEntry): string {
   const spt = (s: number, t: number) => (t > 0 ? per(s / t) : "–");
@@ -39,7 +36,7 @@ export function profilesMarkdown(
   if (!r.profiles || r.profiles.length === 0) return [];
   const L = [`${heading} Where the CPU went (sampled profiles, head vs base)`, ""];
   for (const e of r.profiles) {
-    L.push(`**${mdEscape(cellTitle(e))}**`, "", mdEscape(samplesLine(e)), "");
+    L.push(`**${mdEscape(cellLabel(e))}**`, "", mdEscape(samplesLine(e)), "");
     if (stem !== null)
       L.push(`Differential flame graph (red grew, blue shrank): \`${flameGraphName(stem, e)}\``, "");
     if (e.grown.length === 0) {
@@ -65,7 +62,7 @@ export function profilesText(r: ComparisonReport): string[] {
   if (!r.profiles || r.profiles.length === 0) return [];
   const L = ["Where the CPU went (sampled profiles, head vs base): functions whose share grew most"];
   for (const e of r.profiles) {
-    L.push(`  ${plainText(cellTitle(e))}: ${plainText(samplesLine(e))}`);
+    L.push(`  ${plainText(cellLabel(e))}: ${plainText(samplesLine(e))}`);
     for (const f of e.grown) {
       L.push(
         `    ${pts(f.head_share - f.base_share).padStart(6)} pts  ${pct(f.base_share)} -> ${pct(f.head_share)}  ${plainText(clip(f.name))}`,
