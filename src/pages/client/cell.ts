@@ -23,6 +23,7 @@ import {
   shortSha,
 } from "./dom.js";
 import { yRange } from "./lines.js";
+import { cellSubText, threadsHeading } from "./texts.js";
 
 /** Colours of the first metrics of the table; a metric without one takes the next of MORE_COLORS. */
 const COLORS: Partial<Record<HistoryMetric, string>> = { tps: "#2563eb", qps: "#0891b2", p95_ms: "#9333ea" };
@@ -263,12 +264,12 @@ export async function cellPage(main: HTMLElement): Promise<void> {
         "thread scaling by version",
       );
   main.replaceChildren(
-    el("h1", {}, isImportedBench(k) ? k.script : `${cellTitle(k)} threads`),
+    el("h1", {}, isImportedBench(k) ? k.script : threadsHeading(cellTitle(k), k.threads)),
     nav(""),
     el(
       "p",
       { class: "card-sub" },
-      `${k.flavor} · workload ${k.workload} · runner class ${k.runner_class} · ${s.run.length} runs`,
+      cellSubText(k.flavor, k.workload, k.runner_class, s.run.length),
       ...(scaling ? [" · ", scaling] : []),
     ),
     viewBar(viewOptions(), draw),

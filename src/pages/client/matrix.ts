@@ -5,6 +5,7 @@
 import type { MatrixDiff, VersionMatrix } from "../matrix.js";
 import { loadMatrices } from "./data.js";
 import { day, el, fmt, nav, param, pct } from "./dom.js";
+import { matrixSubText } from "./texts.js";
 
 /** Red for slower, green for faster; stronger with the size of the difference (full at 30%). */
 export function heat(p: number): string {
@@ -107,11 +108,7 @@ export async function matrixPage(main: HTMLElement): Promise<void> {
   const bases = Object.values(m.baselines).join(", ");
   main.append(
     pick,
-    el(
-      "p",
-      { class: "card-sub" },
-      `${m.workload} · runner class ${m.runner_class} · ${m.engines.length} engines · baseline per family: ${bases}`,
-    ),
+    el("p", { class: "card-sub" }, matrixSubText(m.workload, m.runner_class, m.engines.length, bases)),
     el(
       "p",
       { class: "card-sub" },

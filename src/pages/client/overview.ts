@@ -8,6 +8,7 @@ import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
 import { builtinLabel, cellTitle, changeClass, changePct, day, el, fmt, nav, shortSha } from "./dom.js";
+import { cardLastText, overviewCountText, sparkScaleTitle } from "./texts.js";
 
 const FILTERS = [
   ["runner_class", "Runner class"],
@@ -101,7 +102,7 @@ function card(row: OverviewRow): HTMLElement {
       sparkline(row),
       el(
         "div",
-        { class: "spark-scale", title: `range of the last ${row.spark.length} points` },
+        { class: "spark-scale", title: sparkScaleTitle(row.spark.length) },
         el("span", { class: "spark-max" }, fmt(row.spark_max)),
         el("span", { class: "spark-min" }, fmt(row.spark_min)),
       ),
@@ -109,7 +110,7 @@ function card(row: OverviewRow): HTMLElement {
     el(
       "div",
       { class: "card-last" },
-      `${fmt(row.last.value ?? row.last.tps)} ${row.unit ?? "tps"} · ${row.points} runs`,
+      cardLastText(fmt(row.last.value ?? row.last.tps), row.unit ?? "tps", row.points),
     ),
     badge,
   );
@@ -205,7 +206,12 @@ export async function overviewPage(main: HTMLElement): Promise<void> {
       g.section.hidden = n === 0;
       shown += n;
     }
-    count.textContent = `${shown} of ${data.cells.length} cells · ${data.runs} runs${data.first ? ` from ${day(data.first)} to ${day(data.last!)}` : ""}`;
+    count.textContent = overviewCountText(
+      shown,
+      data.cells.length,
+      data.runs,
+      data.first ? ` from ${day(data.first)} to ${day(data.last!)}` : "",
+    );
     const q = new URLSearchParams(f as Record<string, string>).toString();
     try {
       history.replaceState(null, "", q ? `?${q}` : location.pathname);

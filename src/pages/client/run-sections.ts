@@ -9,6 +9,7 @@ import { heading, METRICS } from "../../metrics/table.js";
 import { safeUrl } from "../../util/safe-url.js";
 import { el, fmt, pct } from "./dom.js";
 import { cellGroups, sideName } from "./run-model.js";
+import { cpuText, datasetText, missingLinesText } from "./texts.js";
 
 export interface SectionOut {
   nodes: (Node | string)[];
@@ -72,10 +73,7 @@ const summary: RunSection = {
           ["source", source],
           ["perfgate", run.perfgate_version],
           ["workload", `${run.workload.name} (sha256 ${run.workload.sha256.slice(0, 12)})`],
-          [
-            "dataset",
-            `${run.dataset.tables} tables × ${run.dataset.table_size.toLocaleString("en-US")} rows`,
-          ],
+          ["dataset", datasetText(run.dataset.tables, run.dataset.table_size)],
           [
             "raw results",
             raw?.url
@@ -105,7 +103,7 @@ function noiseWarnings(run: HistoryRun): string[] {
       if (n.cov_pct !== null && n.cov_pct > NOISY_COV_PCT)
         what.push(`per-second tps varies ${fmt(n.cov_pct)}% (CoV)`);
       if (n.stall_intervals > 0) what.push(`${n.stall_intervals} s at 0 tps`);
-      if (n.missing > 0) what.push(`${n.missing} report line(s) missing`);
+      if (n.missing > 0) what.push(missingLinesText(n.missing));
       if (n.error_intervals > 0) what.push(`errors in ${n.error_intervals} s`);
       if (n.reconnect_intervals > 0) what.push(`reconnects in ${n.reconnect_intervals} s`);
       if (what.length > 0) out.push(`${g.title}, ${sideName(s)}: ${what.join(", ")}.`);
@@ -293,7 +291,7 @@ const host: RunSection = {
       nodes: [
         kv([
           ["hostname", h.hostname],
-          ["CPU", `${h.cpu_model} (${h.cores} cores, ${h.arch})`],
+          ["CPU", cpuText(h.cpu_model, h.cores, h.arch)],
           ["memory", `${fmt(h.memory_bytes / 1024 ** 3)} GiB`],
           ["OS / kernel", `${h.os} / ${h.kernel}`],
         ]),

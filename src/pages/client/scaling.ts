@@ -6,6 +6,7 @@ import type { ScalingGroup } from "../scaling.js";
 import { loadScaling } from "./data.js";
 import { el, nav, param } from "./dom.js";
 import { linesChart } from "./lines.js";
+import { allGroupsText, newestOfText } from "./texts.js";
 
 function title(g: ScalingGroup): string {
   return `${g.key.script} · ${g.key.tier} · ${g.key.flavor}`;
@@ -25,8 +26,7 @@ function groupSection(g: ScalingGroup): { section: HTMLElement; hosts: [string, 
     m,
     el("div", { class: "chart", "data-metric": m }),
   ]);
-  const shown =
-    g.lines.length < g.versions ? ` · the ${g.lines.length} newest of ${g.versions} versions` : "";
+  const shown = g.lines.length < g.versions ? newestOfText(g.lines.length, g.versions) : "";
   const section = el(
     "section",
     { class: "scaling", "data-group": g.id },
@@ -81,7 +81,7 @@ export async function scalingPage(main: HTMLElement): Promise<void> {
       "form",
       { class: "filters view-bar" },
       el("label", {}, zero, " y from zero"),
-      wanted ? el("a", { href: "scaling.html" }, `all ${all.length} groups`) : null,
+      wanted ? el("a", { href: "scaling.html" }, allGroupsText(all.length)) : null,
     ),
     ...parts.map((p) => p.section),
   );
