@@ -14,6 +14,7 @@ import { defineConfig } from "vitest/config";
  * browser is not.
  */
 export const INTEGRATION = [
+  "ab-budget-e2e",
   "ab-e2e",
   "bisect-e2e",
   "ab-resume",

@@ -276,30 +276,37 @@ describe("the ETA comes from the plan, confirmation included", () => {
     confirm_budget_s: 90,
     prepare_seed: 1,
   };
+  // pairs measured at the planned 4.8 s each
+  const cost = { pairs: 4, seconds: 4 * 4.8 };
   it("counts the confirmation budget left while it can still be spent", () => {
     const planned = 2 * 10 * 4.8; // two cells' planned pairs
-    expect(abSecondsAhead({ design, plannedLeft: planned, confirmSpent: 0, cellsUnfinished: 2 })).toBeCloseTo(
-      planned + 90,
-    );
+    expect(
+      abSecondsAhead({ design, plannedLeft: planned, confirmSpent: 0, cellsUnfinished: 2, cost }),
+    ).toBeCloseTo(planned + 90);
     // 30 s spent: 60 left to spend
-    expect(abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 30, cellsUnfinished: 1 })).toBeCloseTo(
-      48 + 60,
-    );
+    expect(
+      abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 30, cellsUnfinished: 1, cost }),
+    ).toBeCloseTo(48 + 60);
     // no cell can confirm past max_pairs: the budget left beyond that is not promised
     const tight = { ...design, max_pairs: 12 };
     expect(
-      abSecondsAhead({ design: tight, plannedLeft: 0, confirmSpent: 0, cellsUnfinished: 1 }),
+      abSecondsAhead({ design: tight, plannedLeft: 0, confirmSpent: 0, cellsUnfinished: 1, cost }),
     ).toBeCloseTo(2 * 4.8);
-    expect(abSecondsAhead({ design, plannedLeft: 0, confirmSpent: 0, cellsUnfinished: 0 })).toBe(0);
+    expect(abSecondsAhead({ design, plannedLeft: 0, confirmSpent: 0, cellsUnfinished: 0, cost })).toBe(0);
+  });
+
+  it("errs high before the first pair is measured", () => {
+    // 1 s of start-up per slice assumed, not 0.4: 2 × (2 + 1) = 6 s a pair instead of 4.8
+    expect(abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 90, cellsUnfinished: 2 })).toBeCloseTo(60);
   });
 
   it("scales the plan by what pairs really took here", () => {
-    const cost = { pairs: 4, seconds: 4 * 9.6 }; // twice the planned 4.8 s a pair
+    const slow = { pairs: 4, seconds: 4 * 9.6 }; // twice the planned 4.8 s a pair
     expect(
-      abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 90, cellsUnfinished: 1, cost }),
+      abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 90, cellsUnfinished: 1, cost: slow }),
     ).toBeCloseTo(96);
     expect(
-      abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 80, cellsUnfinished: 1, cost }),
+      abSecondsAhead({ design, plannedLeft: 48, confirmSpent: 80, cellsUnfinished: 1, cost: slow }),
     ).toBeCloseTo(96 + 10);
   });
 });

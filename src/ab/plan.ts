@@ -85,8 +85,15 @@ export function pairCostSeconds(design: AbDesign, cost?: PairCost): number {
 }
 
 /**
+ * Start-up per slice the ETA assumes before any pair is measured: about the most seen on a busy
+ * 2-core host (0.85 s at load 21), so that the first ETA errs high, not low, until pairs say more.
+ */
+export const UNMEASURED_SLICE_OVERHEAD_S = 1;
+
+/**
  * Seconds an A/B still has ahead after the sysbench run in progress (its ETA), from the plan:
- * the planned seconds left (warmups and planned pairs), scaled by what pairs really cost here,
+ * the planned seconds left (warmups and planned pairs), scaled by what pairs really cost here
+ * (before the first pair: UNMEASURED_SLICE_OVERHEAD_S),
  * plus the confirmation the unfinished cells may still spend: the budget left, but never more
  * than their pairs up to max_pairs take. An upper bound on confirmation, so the ETA does not
  * stay put while confirmation pairs run.
@@ -101,7 +108,10 @@ export function abSecondsAhead(o: {
   cost?: PairCost;
 }): number {
   const { design } = o;
-  const perPair = pairCostSeconds(design, o.cost);
+  const measured = o.cost !== undefined && o.cost.pairs > 0;
+  const perPair = measured
+    ? pairCostSeconds(design, o.cost)
+    : 2 * (design.slice_s + Math.max(SLICE_OVERHEAD_S, UNMEASURED_SLICE_OVERHEAD_S));
   const scale = perPair / pairSeconds(design);
   const budgetLeft = Math.max(0, design.confirm_budget_s - o.confirmSpent);
   const confirmable = Math.max(0, o.cellsUnfinished) * (design.max_pairs - design.pairs) * perPair;
