@@ -548,6 +548,11 @@ describe("a baseline pool from the store", () => {
     ]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain("Baseline: the last 5 runs of main");
+    // The report lists the pool, run by run: the last five (the default), never the head's run
+    // or the newer one.
+    for (const id of pooled.slice(-5)) expect(text.stdout).toContain(`  ${id}  `);
+    expect(text.stdout).not.toContain(headId);
+    expect(text.stdout).not.toContain(newer.id);
   });
 
   it("refuses to pool a run that is not comparable with the head, naming the differences, as compare does", async () => {
