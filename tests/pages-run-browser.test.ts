@@ -129,6 +129,9 @@ async function shoot(target: { screenshot(o: { path: string }): Promise<unknown>
 
 const r4 = (x: number) => Number(x.toPrecision(4));
 
+/** A count of one before a plural noun ("1 runs", "1 tables"): what no page may print. */
+const ONE_PLURAL = /\b1 (?:runs|points|cells|tables|rows|threads|cores|engines|groups|versions|pairs)\b/;
+
 describe("a run's page from a real run", () => {
   it("per-second timeline, counters per transaction, noise, doctor findings, raw file link", async () => {
     const { page, errors } = await openSitePage(browser, site, `run.html?id=${ids.r114}`);
@@ -176,6 +179,9 @@ describe("a run's page from a real run", () => {
     // The raw results file: its name, size and hash, linked to where it is kept.
     const raw = page.locator("#run-summary a", { hasText: "r114.json" });
     expect(await raw.getAttribute("href")).toBe(RESULTS_URL);
+    // The dataset in words that agree with its counts (the workload has one table).
+    expect(await page.locator("#run-summary").textContent()).toContain("1 table × 10,000 rows");
+    expect(await page.locator("body").innerText()).not.toMatch(ONE_PLURAL);
     // Thread scaling within the run: one line (one server), three thread counts.
     const scaling = await page.evaluate(() => {
       const charts = (globalThis as unknown as { perfgateCharts: Charts }).perfgateCharts;
@@ -211,6 +217,29 @@ describe("a run's page from a real run", () => {
     await shoot(page.locator("#run-timeline"), "run-ab-timeline.png");
     expect(errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe("counts on the overview and a cell page", () => {
+  it("agree with their nouns: a store of one run says 1 run", async () => {
+    // A store holding only the 10.11.5 run: every count on its overview and cell pages is one.
+    const store = join(dir, "one-store");
+    await cli(["history", "append", join(dir, "r1011.json"), "--store", store, "--commit", "a".repeat(40)]);
+    const one = join(dir, "one-site");
+    await cli(["pages", "--store", store, "--out", one]);
+    const { page, errors } = await openSitePage(browser, one, "index.html");
+    expect(await page.locator("#count, .count").first().textContent()).toMatch(/ of 3 cells · 1 run(?: |$)/);
+    const lasts = await page.locator(".card-last").allTextContents();
+    expect(lasts).toHaveLength(3);
+    for (const t of lasts) expect(t).toMatch(/ · 1 run$/);
+    expect(await page.locator("body").innerText()).not.toMatch(ONE_PLURAL);
+    const href = (await page.locator(".card").first().getAttribute("href"))!;
+    await page.close();
+    const cell = await openSitePage(browser, one, href);
+    expect(await cell.page.locator(".card-sub").first().textContent()).toMatch(/ · 1 run(?: · |$)/);
+    expect(await cell.page.locator("body").innerText()).not.toMatch(ONE_PLURAL);
+    expect([...errors, ...cell.errors]).toEqual([]);
+    await cell.page.close();
   });
 });
 
