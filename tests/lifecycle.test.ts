@@ -28,7 +28,7 @@ import { deathSignalArgv, describeExit } from "../src/util/processes.js";
 import { WATCHDOG_SCRIPT } from "../src/util/watchdog.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { makeResults } from "./helpers/results-factory.js";
+import { makeResults, plannedOf } from "./helpers/results-factory.js";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -245,15 +245,7 @@ describe("resume checks", () => {
   });
 
   it("start from the finished cells, their tiers and start time; run the failed and missing ones", () => {
-    const planned = prev.cells.map(({ id, server, workload, script, threads, tier, repetition }) => ({
-      id,
-      server,
-      workload,
-      script,
-      threads,
-      tier,
-      repetition,
-    }));
+    const planned = plannedOf(prev);
     const half = {
       ...prev,
       status: "incomplete" as const,

@@ -10,7 +10,7 @@ import type { Results, ServerRecord } from "../src/results/schema.js";
 import { ResultsWriter } from "../src/run/lifecycle.js";
 import { serversWithDataset, serversWithTier, type TierStart } from "../src/run/records.js";
 import { startingResults } from "../src/run/resume.js";
-import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, makeServer, plannedOf } from "./helpers/results-factory.js";
 
 /** A record as a fresh run makes it: no version string, no tiers yet. */
 function freshRecord(server: ServerRecord, label = server.label): ServerRecord {
@@ -21,18 +21,6 @@ function freshRecord(server: ServerRecord, label = server.label): ServerRecord {
 function startOf(server: ServerRecord, tier: string, note: string): TierStart {
   const t = server.tiers.find((x) => x.tier === tier)!;
   return { tier: { ...t, config: `${t.config}\n# ${note}` }, version_string: server.version_string };
-}
-
-function planOf(r: Results) {
-  return r.cells.map(({ id, server, workload, script, threads, tier, repetition }) => ({
-    id,
-    server,
-    workload,
-    script,
-    threads,
-    tier,
-    repetition,
-  }));
 }
 
 describe("run + resume: the document's server records are computed", () => {
@@ -46,7 +34,7 @@ describe("run + resume: the document's server records are computed", () => {
   });
 
   it("a resumed run records each tier once, the measured-again tier by its new start", () => {
-    const planned = planOf(done);
+    const planned = plannedOf(done);
     const interrupted: Results = {
       ...done,
       status: "incomplete",
@@ -84,7 +72,7 @@ describe("run + resume: the document's server records are computed", () => {
   });
 
   it("the writer's document is frozen: a module that changes a record in place fails at once", () => {
-    const { results } = startingResults(done, freshRecord(server), planOf(done), null);
+    const { results } = startingResults(done, freshRecord(server), plannedOf(done), null);
     const writer = new ResultsWriter<Results>("/nonexistent/r.json", results, () => {});
     writer.set((r) => ({
       ...r,

@@ -15,6 +15,7 @@ import {
   type ServerRecord,
   type Summary,
 } from "../../src/results/schema.js";
+import type { PlannedCell } from "../../src/run/plan.js";
 import { generateConfig, type Overrides, parseSize } from "../../src/servers/config.js";
 import type { Flavor } from "../../src/servers/spec.js";
 
@@ -379,4 +380,17 @@ export function makeAbResults(spec: AbSpec): AbResults {
     confirm_spent_s: 0,
     telemetry_overhead_pct_of_core: null,
   } satisfies AbResults);
+}
+
+/** The planned cells a run's cells were measured from (what a resume holds its file against). */
+export function plannedOf(r: Results): PlannedCell[] {
+  return r.cells.map(({ id, server, workload, script, threads, tier, repetition }) => ({
+    id,
+    server,
+    workload,
+    script,
+    threads,
+    tier,
+    repetition,
+  }));
 }
