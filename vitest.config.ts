@@ -26,6 +26,7 @@ export const INTEGRATION = [
   "hostile-input",
   "instance",
   "instructions-ab",
+  "instructions-run",
   "interrupt",
   "maven-provenance",
   "mysql-ab",

@@ -5,47 +5,19 @@
  * counts go into the tier's first cell of that script (the fewest threads).
  */
 import type { InstructionsCell } from "../callgrind/profile.js";
-import { type CountingSide, countCell, defaultToggle, startCounting } from "../instructions/collect.js";
+import { type CountingSide, countCell, startCounting } from "../instructions/collect.js";
+import { type Counting as AbCounting, countedCells, toggleOf } from "../instructions/settings.js";
 import type { Side } from "../run/phases.js";
 import { sysbenchCall } from "../run/phases.js";
 import type { PhaseContext } from "../run/sysbench-run.js";
-import type { ServerInstall } from "../servers/install.js";
 import { wantsTls } from "../servers/instance.js";
 import type { Logger } from "../util/log.js";
-import {
-  defaultInstructionEvents,
-  type InstructionsSection,
-  InstructionsSectionSchema,
-  type Workload,
-} from "../workloads/schema.js";
+import { defaultInstructionEvents, type Workload } from "../workloads/schema.js";
 import type { AbPlannedCell } from "./plan.js";
 import type { AbCell } from "./schema.js";
 
-export interface AbCounting {
-  section: InstructionsSection;
-  valgrind: string;
-}
-
-/** The instruction-count settings of an A/B: the workload's section, or its defaults with --instructions; null when off. */
-export function countingSection(w: Workload, flag: boolean | undefined): InstructionsSection | null {
-  if (w.instructions) return w.instructions;
-  return flag ? InstructionsSectionSchema.parse({}) : null;
-}
-
-/** The toggle function of a side: the section's, else the flavor's default. */
-export function toggleOf(section: InstructionsSection, install: ServerInstall): string {
-  return section.toggle ?? defaultToggle(install);
-}
-
-/** The cells of a tier that carry counts: per script, the one with the fewest threads. */
-export function countedCells(tierCells: readonly AbPlannedCell[]): AbPlannedCell[] {
-  const first = new Map<string, AbPlannedCell>();
-  for (const c of tierCells) {
-    const had = first.get(c.script);
-    if (!had || c.threads < had.threads) first.set(c.script, c);
-  }
-  return [...first.values()];
-}
+export type { Counting as AbCounting } from "../instructions/settings.js";
+export { countedCells, countingSection, toggleOf } from "../instructions/settings.js";
 
 export interface TierCounting {
   counting: AbCounting;

@@ -174,3 +174,10 @@ export const InstructionsCellSchema = z.object({
   error: z.string().optional(),
 });
 export type InstructionsCell = z.infer<typeof InstructionsCellSchema>;
+
+/** A run cell's instruction counts (`perfgate run --instructions`): its one server's repetitions. */
+export const RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
+  /** the repetitions in the order they ran */
+  repetitions: z.array(InstructionRepetitionSchema),
+});
+export type RunInstructions = z.infer<typeof RunInstructionsSchema>;

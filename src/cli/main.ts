@@ -10,12 +10,14 @@ import { Command, CommanderError } from "commander";
 import { readAbResults } from "../ab/store.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
+import { runInstructionCounts } from "../instructions/run-mode.js";
 import { cliOption } from "../options/commander.js";
 import {
   CACHE_DIR,
   DEFAULT_WORKLOAD,
   DEGRADATION,
   FORMAT,
+  INSTRUCTIONS,
   SET,
   WORK_DIR,
   WORKLOAD,
@@ -107,7 +109,11 @@ interface RunFlags {
   resume?: string;
 }
 type RunCommandFlags = RunFlags &
-  NetworkFlags & { reuseDataset?: boolean; degradation?: [keyof DegradationOptions, number][] };
+  NetworkFlags & {
+    reuseDataset?: boolean;
+    instructions?: boolean;
+    degradation?: [keyof DegradationOptions, number][];
+  };
 
 /**
  * `--resume r.json`: the results go back into r.json, and the server, workload and shard default to
@@ -148,6 +154,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       ...(o.shard ? { shard: o.shard } : {}),
       ...(network ? { network } : {}),
       ...(o.reuseDataset ? { reuseDataset: true } : {}),
+      modes: [runInstructionCounts(o.instructions)],
       ...(o.force ? { force: true } : {}),
       ...(o.resume !== undefined ? { resume: o.resume } : {}),
       log,
@@ -177,6 +184,7 @@ function registerRunCommand(program: Command): void {
     .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
     .addOption(cliOption(SET))
+    .addOption(cliOption(INSTRUCTIONS))
     .addOption(cliOption(WORK_DIR))
     .addOption(cliOption(CACHE_DIR))
     .option(

@@ -150,8 +150,8 @@ export async function warmCounting(side: CountingSide, rep: Repetition): Promise
 
 export interface CellCounting {
   phase: PhaseContext;
-  /** [base, head] */
-  sides: readonly [CountingSide, CountingSide];
+  /** [base, head] in an A/B; a run's one side */
+  sides: readonly CountingSide[];
   call: SysbenchCall;
   settings: CountingSettings;
   valgrind: string;
@@ -160,26 +160,36 @@ export interface CellCounting {
   label: string;
 }
 
+/** A cell's counts per side, in the order of `sides`, with the settings they were counted with. */
+export interface SidesCounted {
+  settings: Omit<InstructionsCell, "base" | "head" | "error">;
+  /** per side, its repetitions in the order they ran */
+  repetitions: InstructionRepetition[][];
+  /** why counting stopped early, if it did */
+  error?: string;
+}
+
 /**
- * A cell's instruction counts: one warmup run per side, then the repetitions, base and head
- * alternating ABBA (AB, BA, AB, ...). A failure ends the counting; what was counted is kept with
- * the error.
+ * A cell's instruction counts: one warmup run per side, then the repetitions, the sides
+ * alternating ABBA (AB, BA, AB, ...) when there are two. A failure ends the counting; what was
+ * counted is kept with the error.
  */
-export async function countCell(c: CellCounting): Promise<InstructionsCell> {
+export async function countSides(c: CellCounting): Promise<SidesCounted> {
   const { settings } = c;
-  const out: InstructionsCell = {
-    tool: "callgrind",
-    valgrind: c.valgrind,
-    toggle: settings.toggle,
-    threads: settings.threads,
-    events: settings.events,
-    warmup_events: settings.warmupEvents,
-    base: [],
-    head: [],
+  const out: SidesCounted = {
+    settings: {
+      tool: "callgrind",
+      valgrind: c.valgrind,
+      toggle: settings.toggle,
+      threads: settings.threads,
+      events: settings.events,
+      warmup_events: settings.warmupEvents,
+    },
+    repetitions: c.sides.map(() => []),
   };
   const rep = (side: CountingSide, round: number, events: number): Repetition => ({
     phase: c.phase,
-    label: `${c.label} instructions ${round}/${settings.repetitions} ${side.label}`,
+    label: `${c.label} instructions ${round}/${settings.repetitions}${side.label ? ` ${side.label}` : ""}`,
     cellIndex: c.cellIndex,
     call: c.call,
     events,
@@ -191,15 +201,25 @@ export async function countCell(c: CellCounting): Promise<InstructionsCell> {
       for (const side of c.sides) await warmCounting(side, rep(side, 0, settings.warmupEvents));
     }
     for (let round = 1; round <= settings.repetitions; round++) {
-      const order = round % 2 === 1 ? c.sides : ([c.sides[1], c.sides[0]] as const);
-      for (const side of order) {
-        const r = await countOnce(side, rep(side, round, settings.events));
-        out[side.label === "head" ? "head" : "base"].push(r);
-      }
+      const order = c.sides.map((_, i) => i);
+      if (round % 2 === 0) order.reverse();
+      for (const i of order)
+        out.repetitions[i]!.push(await countOnce(c.sides[i]!, rep(c.sides[i]!, round, settings.events)));
     }
   } catch (err) {
     if (!(err instanceof UserError)) throw err;
     out.error = err.message;
   }
   return out;
+}
+
+/** An A/B cell's instruction counts (`countSides` over [base, head]). */
+export async function countCell(c: CellCounting): Promise<InstructionsCell> {
+  const counted = await countSides(c);
+  return {
+    ...counted.settings,
+    base: counted.repetitions[0] ?? [],
+    head: counted.repetitions[1] ?? [],
+    ...(counted.error !== undefined ? { error: counted.error } : {}),
+  };
 }

@@ -146,7 +146,7 @@ export const DEGRADATION: SharedOption<[keyof DegradationOptions, number]> = {
  */
 export const INSTRUCTIONS: SharedOption<boolean> = {
   name: "instructions",
-  help: "also count instructions per transaction under valgrind's callgrind (ab; the workload's instructions section sets how: docs/instructions.md)",
+  help: "also count instructions per transaction under valgrind's callgrind (run and ab; the workload's instructions section sets how: docs/instructions.md)",
   actionDefault: "false",
   parse: parseBoolean,
 };

@@ -4,6 +4,7 @@
  * would misread. Every file is validated on read (store.ts), so a reader never guesses.
  */
 import { z } from "zod";
+import { RunInstructionsSchema } from "../callgrind/profile.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
@@ -227,6 +228,8 @@ export const CellSchema = z.object({
   telemetry: z.array(TelemetrySampleSchema),
   /** the server process's counters over the cell (absent: /proc unreadable, or an older file) */
   process: ProcessCountersSchema.optional(),
+  /** instructions per transaction under callgrind (`run --instructions`; docs/instructions.md) */
+  instructions: RunInstructionsSchema.optional(),
 });
 export type Cell = z.infer<typeof CellSchema>;
 

@@ -159,6 +159,29 @@ export interface Collector<L extends string | null, P, C extends CellLike> {
   afterTier(e: EngineRun<C>, t: TierRun<L, P>): Promise<void>;
 }
 
+/**
+ * A measuring mode a command is given by its caller (the CLI), so that src/run needs no module
+ * above it: checked before anything is fetched, its builds checked before anything is written,
+ * then a collector.
+ */
+export interface MeasuringMode<L extends string | null, P, C extends CellLike> {
+  /** checks that need only the workload (e.g. valgrind installed); false: off for this workload */
+  preflight(loaded: LoadedWorkload): Promise<boolean>;
+  /** checks the resolved builds (e.g. the toggle function in the binary) */
+  checkInstalls(installs: readonly ServerInstall[]): Promise<void>;
+  collector(ctx: EngineContext, planned: readonly P[]): Collector<L, P, C>;
+}
+
+/** The modes that are on: each mode's preflight run, those that say off left out. */
+export async function activeModes<M extends { preflight(loaded: LoadedWorkload): Promise<boolean> }>(
+  modes: readonly M[] | undefined,
+  loaded: LoadedWorkload,
+): Promise<M[]> {
+  const on: M[] = [];
+  for (const m of modes ?? []) if (await m.preflight(loaded)) on.push(m);
+  return on;
+}
+
 /** The document the engine computes: the lifecycle's fields, server records and cells. */
 export type EngineDocument<C extends CellLike> = EngineFile<C>;
 

@@ -16,10 +16,12 @@ import { startTelemetry } from "../telemetry/collector.js";
 import { plural } from "../util/plural.js";
 import type { PhaseMeasures } from "./collectors.js";
 import {
+  activeModes,
   Engine,
   type EngineContext,
   type EnginePlan,
   type EngineRun,
+  type MeasuringMode,
   preflightEngine,
   prepareSides,
   sideOverrides,
@@ -54,18 +56,21 @@ export interface RunOptions extends CommonRunOptions {
   shard?: Shard;
   /** reuse prepared datasets: restore a snapshot instead of prepare, or make one after prepare (src/datasets) */
   reuseDataset?: boolean;
+  /** measuring modes besides the sysbench cells (instruction counts: src/instructions/run-mode.ts) */
+  modes?: MeasuringMode<null, PlannedCell, Cell>[];
 }
 
 export type RunOutcome = Outcome<Results>;
 
 export async function runWorkload(opts: RunOptions): Promise<RunOutcome> {
   const pre = await preflightEngine(opts, [{ spec: opts.server, set: opts.set ?? {}, where: "--set" }]);
+  const modes = await activeModes(opts.modes, pre.loaded);
   const onLocked = () => {
     if (pre.replacing) opts.log.warn(replacingWarning(opts.out));
   };
   const run = { ...opts, command: "perfgate run", specs: [opts.server], onLocked };
   return await resolveThenLock(run, ({ installs, ...locked }) =>
-    runGuarded(opts, { ...pre, ...locked }, installs[0]!),
+    runGuarded(opts, { ...pre, ...locked }, installs[0]!, modes),
   );
 }
 
@@ -99,8 +104,14 @@ function startingRun(
 }
 
 /** A run's plan for the engine: one side, its data prepared or restored, cells measured whole. */
-async function runGuarded(opts: RunOptions, ctx: EngineContext, install: ServerInstall): Promise<RunOutcome> {
+async function runGuarded(
+  opts: RunOptions,
+  ctx: EngineContext,
+  install: ServerInstall,
+  modes: MeasuringMode<null, PlannedCell, Cell>[],
+): Promise<RunOutcome> {
   const w = ctx.loaded.workload;
+  for (const mode of modes) await mode.checkInstalls([install]);
   const sharded = shardedPlan(w, opts.shard);
   if (sharded.info) opts.log.info(sharded.info);
   if (sharded.warning) opts.log.warn(sharded.warning);
@@ -122,7 +133,7 @@ async function runGuarded(opts: RunOptions, ctx: EngineContext, install: ServerI
     },
     cellLine,
     pauseSeconds: w.pause,
-    collectors: [],
+    collectors: modes.map((mode) => mode.collector(ctx, sharded.cells)),
   };
   const seconds = secondsToRun(w, toRun, opts.shard !== undefined || resumed);
   const engine = new Engine(opts, ctx, writer, plan, seconds);

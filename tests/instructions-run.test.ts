@@ -1,0 +1,79 @@
+/**
+ * `perfgate run --instructions` on a real server under real valgrind (tiny event counts): the run
+ * engine's instruction-count collector stores, per counted cell, the repetitions with
+ * instructions per transaction and the functions, with the valgrind version and toggle function.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readResults } from "../src/results/store.js";
+import { runCli } from "./helpers/cli.js";
+import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+
+/** One point-select cell; its instructions section asks for 3 repetitions of 200 events. */
+const WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
+
+beforeAll(() => {
+  requireSysbench();
+  requireBuild();
+  try {
+    execFileSync("valgrind", ["--version"], { stdio: "pipe" });
+  } catch {
+    throw new Error("valgrind is required by this test: `bash runner-setup/install-deps.sh` installs it");
+  }
+});
+
+describe("perfgate run with instruction counts", () => {
+  it("counts instructions per transaction of the run's cell under callgrind and stores them in the cell", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-run-"));
+    const out = join(dir, "r.json");
+    const r = await runCli([
+      "run",
+      "--server",
+      "maven:mariadb@11.4.5",
+      "--workload",
+      WORKLOAD,
+      "--instructions",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /instruction counts under callgrind \(1 cell; the server restarts under valgrind\)/,
+    );
+    const results = readResults(out);
+    expect(results.status).toBe("complete");
+    const cell = results.cells[0]!;
+    expect(cell.status).toBe("ok");
+    expect(cell.summary!.tps).toBeGreaterThan(0);
+    const c = cell.instructions!;
+    expect(c.error).toBeUndefined();
+    const version = /valgrind-(\S+)/.exec(execFileSync("valgrind", ["--version"], { encoding: "utf8" }))![1];
+    expect(c).toMatchObject({
+      tool: "callgrind",
+      valgrind: version,
+      toggle: "dispatch_command*",
+      threads: 1,
+      events: 200,
+      warmup_events: 100,
+    });
+    expect(c.repetitions).toHaveLength(3);
+    for (const rep of c.repetitions) {
+      expect(rep.transactions).toBe(200);
+      expect(rep.per_transaction).toBeCloseTo(rep.instructions / rep.transactions, 6);
+      expect(rep.per_transaction).toBeGreaterThan(10_000);
+      expect(rep.functions.some((f) => /^dispatch_command\(/.test(f.name) && f.object === "mariadbd")).toBe(
+        true,
+      );
+    }
+    // counting is exact enough on one server that three repetitions agree within a few percent
+    const values = c.repetitions.map((x) => x.per_transaction);
+    expect((Math.max(...values) - Math.min(...values)) / Math.min(...values)).toBeLessThan(0.05);
+    expect(r.stderr).toMatch(
+      /oltp_point_select 1t 128M: instructions per transaction [\d,]+ \(3 repetitions, spread/,
+    );
+    expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
+  });
+});
