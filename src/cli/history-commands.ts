@@ -5,7 +5,6 @@ import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
 import { headIdentity, matchingRuns, pooledBaseline } from "../history/baseline.js";
 import { NO_COMMIT, shortCommitText } from "../history/commit.js";
-import { ageText } from "../history/provenance.js";
 import type { HistoryRun } from "../history/schema.js";
 import {
   appendRun,
@@ -18,6 +17,7 @@ import {
   pruneRuns,
   showRun,
 } from "../history/store.js";
+import { ageText } from "../import/provenance.js";
 import { writeImportedSet } from "../import/store.js";
 import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
 import { METRICS } from "../metrics/table.js";

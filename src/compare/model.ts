@@ -6,7 +6,7 @@
  * Pure: the documents come in parsed; reading files is src/inputs/load.ts (loadMeasurements).
  */
 import type { AbResults } from "../ab/schema.js";
-import type { BaselineProvenance } from "../history/provenance.js";
+import type { BaselineProvenance } from "../import/provenance.js";
 import type { ImportedSet } from "../import/schema.js";
 import {
   METRICS,

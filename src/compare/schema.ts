@@ -4,7 +4,7 @@
  * docs/comparisons.md; bump COMPARISON_SCHEMA_VERSION on any change an older reader would misread.
  */
 import { z } from "zod";
-import { BaselineProvenanceSchema } from "../history/provenance.js";
+import { BaselineProvenanceSchema } from "../import/provenance.js";
 import { METRIC_NAMES, type MetricName } from "../metrics/table.js";
 
 export const COMPARISON_SCHEMA = "perfgate/comparison" as const;

@@ -2,19 +2,19 @@
  * A baseline from the history store instead of building and running base: the last N trend runs
  * of a branch that match the head run (same runner class, workload, server flavor and tier sizes),
  * pooled as a perfgate/import set with one repetition per run, so `perfgate compare` gets their
- * spread as the interval. The set records which runs formed it (provenance.ts). Pure apart from
+ * spread as the interval. The set records which runs formed it (src/import/provenance.ts). Pure apart from
  * `baselineFromStore`, which reads the store.
  */
 import { createHash } from "node:crypto";
 import { runnerClassFor } from "../baselines/store.js";
 import { checkFairness, notComparable } from "../compare/fairness.js";
+import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "../import/provenance.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import { comparisonTier, tierOfHistory } from "../metrics/tier.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { measuredCommit } from "./commit.js";
-import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "./provenance.js";
 import type { HistoryRun } from "./schema.js";
 import { loadAllRuns, type StoreRef } from "./store.js";
 

@@ -4,7 +4,7 @@
  * tables. `perfgate compare` reads it like a results file. Format: docs/comparisons.md.
  */
 import { z } from "zod";
-import { BaselineProvenanceSchema } from "../history/provenance.js";
+import { BaselineProvenanceSchema } from "./provenance.js";
 
 export const IMPORT_SCHEMA = "perfgate/import" as const;
 export const IMPORT_SCHEMA_VERSION = 1 as const;

@@ -8,7 +8,7 @@
  * step with them, and tests/options-defined-once.test.ts keeps the commands on them.
  */
 import type { ComparedMetric } from "../compare/schema.js";
-import { DEFAULT_BASELINE_MAX_AGE_DAYS } from "../history/provenance.js";
+import { DEFAULT_BASELINE_MAX_AGE_DAYS } from "../import/provenance.js";
 import { METRIC_NAMES } from "../metrics/table.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";

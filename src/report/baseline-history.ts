@@ -4,7 +4,7 @@
  * X (commits abc1234…def5678, 2 to 9 days old)"), and the list of runs. Markdown (commit links when
  * a run records its commit page or the repository URL is known) and plain text. Pure.
  */
-import { ageDays, ageText, type BaselineProvenance, type BaselineRun } from "../history/provenance.js";
+import { ageDays, ageText, type BaselineProvenance, type BaselineRun } from "../import/provenance.js";
 import { safeUrl } from "../util/safe-url.js";
 import { mdEscape, plainText } from "./escape.js";
 

@@ -18,7 +18,7 @@ import type {
   ProfileEntry,
   SettingsDiff,
 } from "../compare/schema.js";
-import type { BaselineProvenance } from "../history/provenance.js";
+import type { BaselineProvenance } from "../import/provenance.js";
 import { aggregate, metricHeading } from "../metrics/table.js";
 import { plural } from "../util/plural.js";
 

@@ -12,7 +12,7 @@ import { labelSets } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { Verdict } from "../compare/overall.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
-import type { BaselineProvenance } from "../history/provenance.js";
+import type { BaselineProvenance } from "../import/provenance.js";
 import { pluralWord } from "../util/plural.js";
 import { safeUrl } from "../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
