@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { reclaimOrphanTemps } from "../servers/cache.js";
-import { runChecked } from "../util/processes.js";
+import { copyTree } from "../util/copy-tree.js";
 
 /** What decides whether two prepared datasets are the same on disk. */
 export interface DatasetSpec {
@@ -80,11 +80,6 @@ export function findDataset(cacheDir: string, key: string): { dataDir: string; m
   }
 }
 
-async function copyTree(from: string, to: string, signal?: AbortSignal): Promise<void> {
-  // -a keeps modes and times; --reflink=auto shares blocks on btrfs/xfs and copies elsewhere.
-  await runChecked("cp", ["-a", "--reflink=auto", "--", from, to], signal ? { signal } : {});
-}
-
 /** Stores a stopped server's datadir as the snapshot for meta.key (replacing none: first one wins). */
 export async function saveDataset(
   cacheDir: string,
@@ -107,14 +102,4 @@ export async function saveDataset(
     rmSync(tmp, { recursive: true, force: true });
     throw err;
   }
-}
-
-/** Replaces `datadir` with a copy of the snapshot. */
-export async function restoreDataset(
-  snapshotDataDir: string,
-  datadir: string,
-  signal?: AbortSignal,
-): Promise<void> {
-  rmSync(datadir, { recursive: true, force: true });
-  await copyTree(snapshotDataDir, datadir, signal);
 }

@@ -19,7 +19,8 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import mysql from "mysql2/promise";
-import { restoreDataset } from "../datasets/cache.js";
+import { SBTEST } from "../sysbench/command.js";
+import { copyTree } from "../util/copy-tree.js";
 import { UserError } from "../util/errors.js";
 import { forgetDir, noteDir } from "../util/leftovers.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
@@ -44,8 +45,6 @@ export function wantsTls(options: Record<string, string | number | boolean>): bo
   if (v === undefined) return false;
   return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
 }
-
-export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
 export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -220,7 +219,8 @@ export class ServerInstance {
   /** Instead of initialize(): the datadir becomes a copy of a prepared dataset (src/datasets). */
   async restore(snapshotDataDir: string, signal?: AbortSignal): Promise<void> {
     const t0 = Date.now();
-    await restoreDataset(snapshotDataDir, this.datadir, signal);
+    rmSync(this.datadir, { recursive: true, force: true });
+    await copyTree(snapshotDataDir, this.datadir, signal);
     this.restoreSeconds = (Date.now() - t0) / 1000;
   }
 

@@ -1,8 +1,10 @@
 /** Building sysbench command lines (pure) and finding the sysbench binary (side effect). */
 
-import { SBTEST } from "../servers/instance.js";
 import { UserError } from "../util/errors.js";
 import { lastLines, runCommand } from "../util/processes.js";
+
+/** The account and database sysbench uses: the server instance creates them (src/servers/instance.ts). */
+export const SBTEST = { user: "sbtest", password: "sbtest", database: "sbtest" } as const;
 
 export interface Target {
   host: string;
