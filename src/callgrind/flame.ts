@@ -4,10 +4,10 @@
  * drawn by the shared renderer (src/flamegraph): frames as wide as the head's instructions, red
  * where the head executes more, blue where it executes fewer.
  */
-import type { AbResults } from "../ab/schema.js";
 import { diffTree } from "../flamegraph/diff.js";
 import { instructionGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
+import type { InstructionsCell } from "./profile.js";
 
 export interface FlameGraphFile {
   /** the file's name (src/flamegraph/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
@@ -15,8 +15,18 @@ export interface FlameGraphFile {
   svg: string;
 }
 
+/** What a cell must carry to be drawn: an A/B document's cells fit (src/ab/schema.ts). */
+export interface CellWithInstructions {
+  script: string;
+  tier: string;
+  instructions?: InstructionsCell | undefined;
+}
+
 /** Each counted cell's graph, named after the results file's stem (its name without `.json`). */
-export function instructionFlameGraphs(ab: AbResults, stem: string): FlameGraphFile[] {
+export function instructionFlameGraphs(
+  ab: { cells: readonly CellWithInstructions[] },
+  stem: string,
+): FlameGraphFile[] {
   const out: FlameGraphFile[] = [];
   for (const c of ab.cells) {
     const i = c.instructions;
