@@ -30,6 +30,7 @@ export const INTEGRATION = [
   "interrupt",
   "maven-provenance",
   "mysql-ab",
+  "off-cpu",
   "mysql-auth",
   "network-remote-client",
   "pages-browser",

@@ -27,6 +27,10 @@ if (perfRefused !== null) {
   console.warn(`\n!!! SKIPPED: run-page profile test: ${perfRefused} !!!\n`);
 }
 
+const offCpuRefused = perfRefused === null ? await perfProbe("cpu+off") : perfRefused;
+if (offCpuRefused !== null)
+  console.warn(`\n!!! NOT CHECKED: off-CPU time on the run page: ${offCpuRefused} !!!\n`);
+
 let dir: string;
 let site: string;
 let hostileSite: string;
@@ -180,6 +184,12 @@ describe("the run page of an A/B: why it changed", () => {
       expect(href).toMatch(/^https:\/\/example\.org\/perfgate\/runs\/ab\..+\.flame\.svg$/);
       const name = href!.slice(href!.lastIndexOf("/") + 1);
       expect(readdirSync(join(dir, "results"))).toContain(name);
+      // off-CPU time where the kernel lets perf record sched_switch (said loudly where it does not)
+      if (offCpuRefused === null) {
+        expect(await page.locator("#run-profiles p.off-cpu").first().textContent()).toMatch(
+          /^Off-CPU per transaction \(sched:sched_switch\), base → head: blocked [\d.,]+ → [\d.,]+ µs/,
+        );
+      }
       expect(errors).toEqual([]);
     },
   );

@@ -36,7 +36,7 @@ import { describeNetwork, networkRecord } from "../servers/network.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
-import { perfCommand, perfProbe } from "../telemetry/perf.js";
+import { type ProfileKind, perfCommand, perfProbe } from "../telemetry/perf.js";
 import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";
@@ -141,6 +141,8 @@ interface AbState {
   cost: PairCost;
   /** the profile mode in force ("off" when perf cannot run here) */
   profileMode: ProfileMode;
+  /** what a profile records: with off-CPU time where the kernel lets perf record sched_switch */
+  profileKind: ProfileKind;
 }
 
 /** An A/B's plan for the engine: two sides on the same data, cells measured in interleaved pairs. */
@@ -160,7 +162,7 @@ async function runAbGuarded(
   const start = startingAbResults(opts, ctx, installs, planned);
   const results: AbResults = {
     ...start.results,
-    profiling: { mode: opts.profile ?? "auto", unavailable: profileMode.unavailable },
+    profiling: profileMode.record,
   };
   const writer = new ResultsWriter(ctx.out, results, writeAbResults, opts.onWrite);
   const side = (label: Label) => ({
@@ -180,6 +182,7 @@ async function runAbGuarded(
     alpha: reportAlpha(planned.length),
     cost,
     profileMode: profileMode.mode,
+    profileKind: profileMode.kind,
   });
   const plan: EnginePlan<Label, AbPlannedCell, AbCell> = {
     sides: [side("base"), side("head")],
@@ -359,13 +362,24 @@ async function measureCell(s: AbState, m: CellRun): Promise<AbCell> {
   };
 }
 
-/** The profile mode in force: the one asked for, or off (with the reason, said once) when perf cannot run. */
-async function profilingMode(opts: AbOptions): Promise<{ mode: ProfileMode; unavailable: string | null }> {
+/**
+ * The profile mode in force: the one asked for, or off (with the reason, said once) when perf
+ * cannot run; and `offCpu`, why off-CPU time cannot be recorded (said once), or null when it can.
+ */
+async function profilingMode(
+  opts: AbOptions,
+): Promise<{ mode: ProfileMode; kind: ProfileKind; record: NonNullable<AbResults["profiling"]> }> {
   const mode = opts.profile ?? "auto";
-  if (mode === "off") return { mode, unavailable: null };
+  if (mode === "off") return { mode, kind: "cpu", record: { mode, unavailable: null } };
   const why = await perfProbe();
   if (why !== null) opts.log.warn(`profiles off: ${why}`);
-  return { mode: why === null ? mode : "off", unavailable: why };
+  const offCpu = why === null ? await perfProbe("cpu+off") : null;
+  if (offCpu !== null) opts.log.warn(`off-CPU time off (on-CPU profiles on): ${offCpu}`);
+  return {
+    mode: why === null ? mode : "off",
+    kind: why === null && offCpu === null ? "cpu+off" : "cpu",
+    record: { mode, unavailable: why, ...(offCpu !== null ? { off_cpu_unavailable: offCpu } : {}) },
+  };
 }
 
 /** Profiled pairs after a cell's measured ones: 2 ABBA pairs of slices at least 4 s long. */
@@ -399,7 +413,7 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
         seconds,
         side.instance.sysbenchCwd(s.w.sysbench_options),
         side.instance,
-        true,
+        s.profileKind,
       );
       s.e.remaining -= seconds + SLICE_OVERHEAD_S;
       unrun -= 1;
@@ -412,12 +426,12 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
         s.e.remaining -= unrun * (seconds + SLICE_OVERHEAD_S);
         return undefined;
       }
-      addProfile(acc[side.label], prof.folded, prof.samples, txn);
+      addProfile(acc[side.label], prof, txn);
     }
   }
   return {
     reason,
-    command: perfCommand("<pid>").join(" "),
+    command: perfCommand("<pid>", "<file>", s.profileKind).join(" "),
     pairs: PROFILE_PAIRS,
     base: keptStacks(acc.base, PROFILE_STACKS),
     head: keptStacks(acc.head, PROFILE_STACKS),

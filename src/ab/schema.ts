@@ -54,6 +54,14 @@ export const ProfileSideSchema = z.object({
   transactions: nonneg,
   /** folded stacks (root;…;leaf) → samples */
   stacks: z.record(z.string(), nonneg),
+  /**
+   * off-CPU time (sched:sched_switch and perf's switch events, src/flamegraph/off-cpu.ts), absent
+   * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
+   * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
+   */
+  off_cpu: z
+    .object({ blocked_us: nonneg, runnable_us: nonneg, stacks: z.record(z.string(), nonneg) })
+    .optional(),
 });
 export type ProfileSide = z.infer<typeof ProfileSideSchema>;
 
@@ -139,7 +147,14 @@ export const AbResultsSchema = z.object({
   confirm_spent_s: nonneg,
   telemetry_overhead_pct_of_core: nonneg.nullable(),
   /** profiling: the mode asked for, and why it was off when perf could not run (absent in older files) */
-  profiling: z.object({ mode: z.enum(["auto", "on", "off"]), unavailable: z.string().nullable() }).optional(),
+  profiling: z
+    .object({
+      mode: z.enum(["auto", "on", "off"]),
+      unavailable: z.string().nullable(),
+      /** why off-CPU time was not recorded when profiles were (absent: recorded, or an older file) */
+      off_cpu_unavailable: z.string().optional(),
+    })
+    .optional(),
   /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
   resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
 });

@@ -7,6 +7,7 @@ import type { AbCell } from "../ab/schema.js";
 import { type FunctionChange, functionChanges } from "../flamegraph/diff.js";
 import { type Folded, scale, total } from "../flamegraph/folded.js";
 import type { MeasurementSet } from "./model.js";
+import { offCpuOf } from "./off-cpu.js";
 import type { ProfileEntry } from "./schema.js";
 
 const GROWN = 10;
@@ -31,6 +32,7 @@ function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
   // would come before the work itself.
   const selfGrowth = (f: FunctionChange) => (ht > 0 ? f.head_self / ht : 0) - (bt > 0 ? f.base_self / bt : 0);
   const changes = functionChanges(b, h).filter((f) => f.name !== "[other stacks]");
+  const offCpu = offCpuOf(p.base, p.head);
   return {
     scenario: c.script,
     tier: c.tier,
@@ -49,6 +51,7 @@ function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
       .filter((f) => growth(f) <= -MIN_SHARE_CHANGE)
       .slice(-SHRUNK)
       .reverse(),
+    ...(offCpu ? { off_cpu: offCpu } : {}),
   };
 }
 

@@ -160,6 +160,18 @@ export const ProfileEntrySchema = z.object({
   grown: z.array(ProfileFunctionSchema),
   /** and those whose share shrank most (at most 5) */
   shrunk: z.array(ProfileFunctionSchema),
+  /**
+   * off-CPU time per transaction (µs), when both sides recorded it (src/compare/off-cpu.ts): blocked
+   * and runnable-but-waiting, and where the blocked time grew most (the two deepest user-space
+   * frames of the stack the threads blocked in, "caller > callee"; at most 5)
+   */
+  off_cpu: z
+    .object({
+      base: z.object({ blocked_us: num, runnable_us: num }),
+      head: z.object({ blocked_us: num, runnable_us: num }),
+      grown: z.array(z.object({ name: z.string(), base: num, head: num })),
+    })
+    .optional(),
 });
 export type ProfileEntry = z.infer<typeof ProfileEntrySchema>;
 

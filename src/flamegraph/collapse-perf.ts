@@ -23,11 +23,23 @@ function frameName(symbol: string, object: string): string {
   return kernel ? `${name}_[k]` : name;
 }
 
-/** Collapses `perf script` text (with call chains) into folded stacks, one count per sample. */
-export function collapsePerfScript(text: string, withThreadName = false): Folded {
+/**
+ * Collapses `perf script` text (with call chains) into folded stacks, one count per sample; with
+ * `event`, only the samples of that event (`cpu-clock`) count and other lines are skipped.
+ */
+export function collapsePerfScript(
+  text: string,
+  withThreadName = false,
+  event: string | null = null,
+): Folded {
   const out: Folded = new Map();
   let comm: string | null = null;
   let frames: string[] = [];
+  /** inside a sample of another event, or a switch record: its lines are skipped */
+  let skip = false;
+  // the event as perf script names it: `cpu-clock:`, or with the terms it was given (`cpu-clock/freq=999/:`)
+  const name = event?.replace(/[^\w:-]/g, "");
+  const wanted = name === undefined ? null : new RegExp(`:\\s+(?:\\d+\\s+)?${name}(?:/[^/\\s]*/)?:`);
   const flush = () => {
     if (comm !== null) {
       const root = frames.reverse();
@@ -44,10 +56,13 @@ export function collapsePerfScript(text: string, withThreadName = false): Folded
     }
     if (line.startsWith("#")) continue;
     const f = FRAME.exec(line);
+    if (f && skip) continue;
     if (f && comm !== null) {
       frames.push(frameName(f[2]!, f[3]!));
     } else if (!/^\s/.test(line)) {
       flush();
+      skip = wanted !== null && !wanted.test(line);
+      if (skip) continue;
       // the thread's name is everything before the pid (it may contain spaces)
       const m = /^(.*?)\s+\d+(?:\/\d+)?\s/.exec(line);
       comm = (m ? m[1]! : line.split(/\s+/)[0]!).trim().replaceAll(";", ":") || "?";

@@ -148,6 +148,7 @@ export const WhyCellSchema = z.object({
     transactions: true,
     grown: true,
     shrunk: true,
+    off_cpu: true,
   })
     .extend({ graph: z.string().nullable() })
     .optional(),

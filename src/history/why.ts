@@ -48,6 +48,7 @@ export function whyOfAb(ab: AbResults, stem: string, kept: (name: string) => boo
               transactions: p.transactions,
               grown: p.grown.slice(0, TOP),
               shrunk: p.shrunk,
+              ...(p.off_cpu ? { off_cpu: p.off_cpu } : {}),
               graph: graph(profileGraphName(stem, p)),
             },
           }

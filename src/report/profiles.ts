@@ -26,6 +26,14 @@ function samplesLine(e: ProfileEntry): string {
   return `${e.reason === "requested" ? "Profiled on request" : `Profiled because TPS is a ${e.reason}`}: ${Math.round(e.samples.base)} / ${Math.round(e.samples.head)} samples (${spt(e.samples.base, e.transactions.base)} / ${spt(e.samples.head, e.transactions.head)} per transaction) over ${Math.round(e.transactions.base)} / ${Math.round(e.transactions.head)} transactions, base / head; \`${e.command}\`.`;
 }
 
+/** "Off-CPU (sched_switch) per transaction, base → head: blocked 12 → 40 µs, waiting for a CPU 3.1 → 2.9 µs". */
+export function offCpuLine(e: ProfileEntry): string | null {
+  const o = e.off_cpu;
+  if (!o) return null;
+  const us = (x: number) => (x >= 10 ? x.toFixed(0) : x.toPrecision(2));
+  return `Off-CPU per transaction (sched_switch), base → head: blocked ${us(o.base.blocked_us)} → ${us(o.head.blocked_us)} µs, runnable waiting for a CPU ${us(o.base.runnable_us)} → ${us(o.head.runnable_us)} µs${o.grown.length > 0 ? `; blocked time grew most in ${o.grown.map((g) => `${clip(g.name, 70)} (${us(g.base)} → ${us(g.head)} µs)`).join(", ")}` : ""}.`;
+}
+
 /** The Markdown section; `max` grown functions per cell, `graphs` links each cell's SVG by name. */
 export function profilesMarkdown(
   r: ComparisonReport,
@@ -39,6 +47,8 @@ export function profilesMarkdown(
     L.push(`**${mdEscape(cellLabel(e))}**`, "", mdEscape(samplesLine(e)), "");
     if (stem !== null)
       L.push(`Differential flame graph (red grew, blue shrank): \`${flameGraphName(stem, e)}\``, "");
+    const off = offCpuLine(e);
+    if (off) L.push(mdEscape(off), "");
     if (e.grown.length === 0) {
       L.push("No function's share of the samples grew by 0.1 point or more.", "");
       continue;
@@ -63,6 +73,8 @@ export function profilesText(r: ComparisonReport): string[] {
   const L = ["Where the CPU went (sampled profiles, head vs base): functions whose share grew most"];
   for (const e of r.profiles) {
     L.push(`  ${plainText(cellLabel(e))}: ${plainText(samplesLine(e))}`);
+    const off = offCpuLine(e);
+    if (off) L.push(`    ${plainText(off)}`);
     for (const f of e.grown) {
       L.push(
         `    ${pts(f.head_share - f.base_share).padStart(6)} pts  ${pct(f.base_share)} -> ${pct(f.head_share)}  ${plainText(clip(f.name))}`,

@@ -3,10 +3,9 @@
  * server process's counters over the phase (src/telemetry/process.ts), with its instructions and
  * cycles where the host has a hardware PMU (src/telemetry/pmu.ts), per transaction in reports.
  */
-import type { Folded } from "../flamegraph/folded.js";
 import type { ProcessCounters } from "../results/schema.js";
 import type { ServerInstance } from "../servers/instance.js";
-import { type PerfSession, startPerf } from "../telemetry/perf.js";
+import { type PerfProfile, type PerfSession, type ProfileKind, startPerf } from "../telemetry/perf.js";
 import { hardwareCounters, type PerfStatSession, startPerfStat } from "../telemetry/pmu.js";
 import { countersBetween, type ProcessReading, readProcessCounters } from "../telemetry/process.js";
 import type { PhaseCollector } from "./sysbench-run.js";
@@ -15,13 +14,16 @@ import type { PhaseCollector } from "./sysbench-run.js";
 export interface PhaseMeasures {
   process: ProcessCounters | null;
   /** the sampled profile, when the phase was profiled and perf worked */
-  profile: { folded: Folded; samples: number } | null;
+  profile: PerfProfile | null;
 }
 
-/** Every collector of a phase on `instance`, as one; `profile` adds a perf profile. */
-export function phaseCollector(instance: ServerInstance, profile = false): PhaseCollector<PhaseMeasures> {
+/** Every collector of a phase on `instance`, as one; `profile` adds a perf profile (true: on-CPU only). */
+export function phaseCollector(
+  instance: ServerInstance,
+  profile: boolean | ProfileKind = false,
+): PhaseCollector<PhaseMeasures> {
   const counters = processCollector(instance);
-  const sampled = profile ? profileCollector(instance) : null;
+  const sampled = profile ? profileCollector(instance, profile === true ? "cpu" : profile) : null;
   return {
     async begin() {
       await counters.begin();
@@ -35,12 +37,12 @@ export function phaseCollector(instance: ServerInstance, profile = false): Phase
 }
 
 /** `perf record` on the server for the phase (src/telemetry/perf.ts). */
-function profileCollector(instance: ServerInstance): PhaseCollector<{ folded: Folded; samples: number }> {
+function profileCollector(instance: ServerInstance, kind: ProfileKind): PhaseCollector<PerfProfile> {
   let session: PerfSession | null = null;
   return {
     async begin() {
       const pid = instance.pid;
-      session = pid === null ? null : startPerf(pid);
+      session = pid === null ? null : startPerf(pid, kind);
     },
     async end(result) {
       const s = session;

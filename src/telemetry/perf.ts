@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { collapsePerfScript } from "../flamegraph/collapse-perf.js";
 import type { Folded } from "../flamegraph/folded.js";
+import { type OffCpu, offCpuFromPerfScript } from "../flamegraph/off-cpu.js";
 import { runCommand, spawnTracked, stopChild } from "../util/processes.js";
 
 /**
@@ -21,33 +22,32 @@ import { runCommand, spawnTracked, stopChild } from "../util/processes.js";
  */
 export const PERF_FREQUENCY_HZ = 999;
 
+/**
+ * What a profile records: on-CPU samples only, or also off-CPU time — every `sched:sched_switch`
+ * of the server's threads with its call chain, and `--switch-events` for when each thread is back
+ * on a CPU (src/flamegraph/off-cpu.ts).
+ */
+export type ProfileKind = "cpu" | "cpu+off";
+
 /** The command line recorded with every profile. */
-export function perfCommand(pid: number | string, file = "<file>"): string[] {
-  return [
-    "perf",
-    "record",
-    "-e",
-    "cpu-clock",
-    "-F",
-    String(PERF_FREQUENCY_HZ),
-    "-g",
-    "-p",
-    String(pid),
-    "-o",
-    file,
-    "--quiet",
-  ];
+export function perfCommand(pid: number | string, file = "<file>", kind: ProfileKind = "cpu"): string[] {
+  const events =
+    kind === "cpu"
+      ? ["-e", "cpu-clock", "-F", String(PERF_FREQUENCY_HZ)]
+      : // the frequency only on cpu-clock: the tracepoint records every switch (period 1)
+        ["-e", `cpu-clock/freq=${PERF_FREQUENCY_HZ}/`, "-e", "sched:sched_switch", "--switch-events"];
+  return ["perf", "record", ...events, "-g", "-p", String(pid), "-o", file, "--quiet"];
 }
 
 /**
  * Whether perf can profile a process here: null when it can, else the one-line reason. Tries a
  * 0.1 s record of this process.
  */
-export async function perfProbe(): Promise<string | null> {
+export async function perfProbe(kind: ProfileKind = "cpu"): Promise<string | null> {
   const dir = mkdtempSync(join(tmpdir(), "perfgate-perf-"));
   try {
     const r = await runCommand("perf", [
-      ...perfCommand(process.pid, join(dir, "p.data")).slice(1),
+      ...perfCommand(process.pid, join(dir, "p.data"), kind).slice(1),
       "--",
       "sleep",
       "0.1",
@@ -61,8 +61,8 @@ export async function perfProbe(): Promise<string | null> {
     if (r.code !== 0) {
       const why = r.stderr
         .split("\n")
-        .find((l) => /paranoid|permission|not permitted|denied|No such/i.test(l));
-      return `perf record was refused (${(why ?? r.stderr.split("\n").find((l) => l.trim()) ?? `exit ${r.code}`).trim().slice(0, 160)})`;
+        .find((l) => /paranoid|permission|not permitted|denied|No such|tracepoint|tracefs|debugfs/i.test(l));
+      return `perf record${kind === "cpu" ? "" : " -e sched:sched_switch"} was refused (${(why ?? r.stderr.split("\n").find((l) => l.trim()) ?? `exit ${r.code}`).trim().slice(0, 160)})`;
     }
     return null;
   } finally {
@@ -70,16 +70,23 @@ export async function perfProbe(): Promise<string | null> {
   }
 }
 
+/** What one recording gave: on-CPU folded stacks and their sample count, and off-CPU time if recorded. */
+export interface PerfProfile {
+  folded: Folded;
+  samples: number;
+  offCpu: OffCpu | null;
+}
+
 export interface PerfSession {
-  /** stops recording and returns the folded stacks and their sample count; null if perf failed */
-  stop(): Promise<{ folded: Folded; samples: number } | null>;
+  /** stops recording and returns the profile; null if perf failed */
+  stop(): Promise<PerfProfile | null>;
 }
 
 /** Starts `perf record` on `pid`. */
-export function startPerf(pid: number): PerfSession {
+export function startPerf(pid: number, kind: ProfileKind = "cpu"): PerfSession {
   const dir = mkdtempSync(join(tmpdir(), "perfgate-perf-"));
   const file = join(dir, "perf.data");
-  const argv = perfCommand(pid, file);
+  const argv = perfCommand(pid, file, kind);
   const child: ChildProcess = spawnTracked(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
   const exited = new Promise<number | null>((resolve) => {
     child.once("error", () => resolve(-1));
@@ -92,18 +99,20 @@ export function startPerf(pid: number): PerfSession {
         if (child.exitCode === null) await stopChild(child, "SIGINT", 15_000);
         const code = await exited;
         if (code !== 0 && code !== null) return null;
+        const off = kind === "cpu+off";
         const script = await runCommand("perf", [
           "script",
           "-i",
           file,
+          ...(off ? ["--show-switch-events"] : []),
           "-F",
-          "comm,pid,tid,time,event,ip,sym,dso",
+          `comm,pid,tid,time,event,ip,sym,dso${off ? ",trace" : ""}`,
         ]);
         if (script.code !== 0) return null;
-        const folded = collapsePerfScript(script.stdout);
+        const folded = collapsePerfScript(script.stdout, false, off ? "cpu-clock" : null);
         let samples = 0;
         for (const n of folded.values()) samples += n;
-        return { folded, samples };
+        return { folded, samples, offCpu: off ? offCpuFromPerfScript(script.stdout) : null };
       } catch {
         return null;
       } finally {

@@ -102,6 +102,7 @@ function profileCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
     ),
     graphLink(run, p.graph, "Differential flame graph (CPU samples; red grew, blue shrank)"),
   ];
+  if (p.off_cpu) out.push(...offCpuNodes(p.off_cpu));
   if (p.grown.length === 0) {
     out.push(el("p", {}, "No function's share of the samples grew by 0.1 point or more."));
     return out;
@@ -120,6 +121,29 @@ function profileCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
     ),
   );
   return out;
+}
+
+type OffCpu = NonNullable<NonNullable<WhyCell["profile"]>["off_cpu"]>;
+
+/** Off-CPU time per transaction and where the blocked time grew most. */
+function offCpuNodes(o: OffCpu): (Node | string)[] {
+  const us = (x: number) => fmt(x, 3);
+  return [
+    el(
+      "p",
+      { class: "off-cpu" },
+      `Off-CPU per transaction (sched:sched_switch), base → head: blocked ${us(o.base.blocked_us)} → ${us(o.head.blocked_us)} µs; runnable, waiting for a CPU ${us(o.base.runnable_us)} → ${us(o.head.runnable_us)} µs.`,
+    ),
+    ...(o.grown.length > 0
+      ? [
+          table(
+            ["where threads blocked (caller > callee)", "blocked µs/txn base → head"],
+            o.grown.map((g) => [el("code", {}, g.name), `${us(g.base)} → ${us(g.head)}`]),
+            "off-cpu-grown",
+          ),
+        ]
+      : []),
+  ];
 }
 
 const profiles: RunSection = {
