@@ -33,8 +33,8 @@ describe("off-CPU time", () => {
       const p = await session.stop();
       expect(p, "perf recorded nothing").not.toBeNull();
       // the on-CPU samples are still there (the spins), beside the off-CPU time
-    expect(p!.samples).toBeGreaterThan(0);
-    const off = p!.offCpu!;
+      expect(p!.samples).toBeGreaterThan(0);
+      const off = p!.offCpu!;
       const sleeping = [...off.stacks].filter(([stack]) => /nanosleep|clock_nanosleep|select/.test(stack));
       const sleptUs = sleeping.reduce((t, [, us]) => t + us, 0);
       // the 1 s first sleep may be cut by perf attaching during it; the six 50 ms ones are whole
