@@ -12,18 +12,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readAbResults } from "../src/ab/store.js";
 import { functionChanges } from "../src/callgrind/profile.js";
 import { runCli } from "./helpers/cli.js";
-import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
 
 const WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
 
 beforeAll(() => {
   requireSysbench();
   requireBuild();
-  try {
-    execFileSync("valgrind", ["--version"], { stdio: "pipe" });
-  } catch {
-    throw new Error("valgrind is required by this test: `bash runner-setup/install-deps.sh` installs it");
-  }
+  requireValgrind();
 });
 
 function which(cmd: string): string {
@@ -51,7 +47,7 @@ describe("perfgate ab with instruction counts", () => {
     const ab = readAbResults(out);
     const c = ab.cells[0]!.instructions!;
     expect(c.error).toBeUndefined();
-    const version = /valgrind-(\S+)/.exec(execFileSync("valgrind", ["--version"], { encoding: "utf8" }))![1];
+    const version = requireValgrind();
     expect(c).toMatchObject({
       tool: "callgrind",
       valgrind: version,

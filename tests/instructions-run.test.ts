@@ -3,14 +3,13 @@
  * engine's instruction-count collector stores, per counted cell, the repetitions with
  * instructions per transaction and the functions, with the valgrind version and toggle function.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
-import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
 
 /** One point-select cell; its instructions section asks for 3 repetitions of 200 events. */
 const WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
@@ -18,11 +17,7 @@ const WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
 beforeAll(() => {
   requireSysbench();
   requireBuild();
-  try {
-    execFileSync("valgrind", ["--version"], { stdio: "pipe" });
-  } catch {
-    throw new Error("valgrind is required by this test: `bash runner-setup/install-deps.sh` installs it");
-  }
+  requireValgrind();
 });
 
 describe("perfgate run with instruction counts", () => {
@@ -50,7 +45,7 @@ describe("perfgate run with instruction counts", () => {
     expect(cell.summary!.tps).toBeGreaterThan(0);
     const c = cell.instructions!;
     expect(c.error).toBeUndefined();
-    const version = /valgrind-(\S+)/.exec(execFileSync("valgrind", ["--version"], { encoding: "utf8" }))![1];
+    const version = requireValgrind();
     expect(c).toMatchObject({
       tool: "callgrind",
       valgrind: version,

@@ -33,6 +33,16 @@ export function requireSysbench(): void {
   }
 }
 
+/** valgrind's version ("3.19.0"); throws naming how to install it when it is missing. */
+export function requireValgrind(): string {
+  try {
+    const out = execFileSync("valgrind", ["--version"], { encoding: "utf8", stdio: "pipe" });
+    return /valgrind-(\S+)/.exec(out)![1]!;
+  } catch {
+    throw new Error("valgrind is required by this test: `bash runner-setup/install-deps.sh` installs it");
+  }
+}
+
 export function requireBuild(): void {
   if (!existsSync(join(ROOT, "dist", "cli.mjs"))) {
     throw new Error("dist/cli.mjs is missing: run `npm run build` (npm test does it first)");
