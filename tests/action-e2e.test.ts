@@ -522,7 +522,7 @@ describe("inputs, events and the post step", () => {
     const alone = await runAction({ inputs: { mode: "compare", "head-results": head }, apiUrl: gh.url, dir });
     expect(alone.code).toBe(1);
     expect(alone.stdout).toMatch(
-      /::error::input "head-results": ".*head\.json" is a perfgate\/results file; comparing it needs base-results or baseline/,
+      /::error::input "head-results": ".*head\.json" is a perfgate\/results file; comparing it needs base-results or base-from-history/,
     );
   });
 
@@ -678,7 +678,7 @@ describe("the GitHub stand-in", () => {
   });
 });
 
-describe("baseline-from-history: the head compared with the last runs of main in a git store", () => {
+describe("base-from-history: the head compared with the last runs of main in a git store", () => {
   let gh: GitHubStandIn;
   let dir: string;
   let head: string;
@@ -719,13 +719,13 @@ describe("baseline-from-history: the head compared with the last runs of main in
     mode: "compare",
     "head-results": head,
     "history-store": "git:perfgate-data",
-    "baseline-from-history": "true",
+    "base-from-history": "true",
     ...extra,
   });
 
   it("runs only head, pools the stored runs and the comment names them and their ages", async () => {
     const r = await runAction({
-      inputs: fromHistory({ "baseline-runs": "5", "baseline-branch": "main" }),
+      inputs: fromHistory({ "history-runs": "5", "history-branch": "main" }),
       apiUrl: gh.url,
       dir,
       env: gitEnv,
@@ -760,7 +760,7 @@ describe("baseline-from-history: the head compared with the last runs of main in
 
   it("a history older than baseline-max-age fails the step with one line saying so", async () => {
     const r = await runAction({
-      inputs: fromHistory({ "baseline-max-age": "3d", comment: "never" }),
+      inputs: fromHistory({ "history-max-age": "3d", comment: "never" }),
       apiUrl: gh.url,
       dir,
       env: gitEnv,
@@ -771,12 +771,12 @@ describe("baseline-from-history: the head compared with the last runs of main in
     );
   });
 
-  it("baseline-from-history without history-store, or with base-results, is refused before anything runs", async () => {
+  it("base-from-history without history-store, or with base-results, is refused before anything runs", async () => {
     const r = await runAction({
       inputs: {
         mode: "compare",
         "head-results": head,
-        "baseline-from-history": "true",
+        "base-from-history": "true",
         "base-results": head,
       },
       apiUrl: gh.url,
@@ -784,15 +784,15 @@ describe("baseline-from-history: the head compared with the last runs of main in
     });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(
-      'input "baseline-from-history": "true" needs history-store (the store the baseline runs are read from)',
+      'input "base-from-history": "true" needs history-store (the store the pooled runs are read from)',
     );
     expect(r.stdout).toContain('input "base-results"');
     const bad = await runAction({
-      inputs: { mode: "compare", "head-results": head, "baseline-runs": "five" },
+      inputs: { mode: "compare", "head-results": head, "history-runs": "five" },
       apiUrl: gh.url,
       dir,
     });
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain('::error::input "baseline-runs": "five" is not a number of runs');
+    expect(bad.stdout).toContain('::error::input "history-runs": "five" is not a number of runs');
   });
 });

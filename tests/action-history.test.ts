@@ -31,15 +31,15 @@ describe("action history inputs", () => {
     expect(() => config({ "pages-dir": "site" })).toThrow('input "pages-dir": "site" needs history-store');
   });
 
-  it("baseline-from-history: defaults, values, and the inputs it needs or excludes", () => {
-    const on = { "history-store": "git:perfgate-data", "baseline-from-history": "true" };
+  it("base-from-history: defaults, values, and the inputs it needs or excludes", () => {
+    const on = { "history-store": "git:perfgate-data", "base-from-history": "true" };
     expect(config(on).historyBaseline).toEqual({ branch: "main", runs: 5, maxAgeDays: 14 });
     expect(
-      config({ ...on, "baseline-runs": "8", "baseline-branch": "release/11.4", "baseline-max-age": "2w" })
+      config({ ...on, "history-runs": "8", "history-branch": "release/11.4", "history-max-age": "2w" })
         .historyBaseline,
     ).toEqual({ branch: "release/11.4", runs: 8, maxAgeDays: 14 });
-    expect(config({ ...on, "baseline-max-age": "none" }).historyBaseline?.maxAgeDays).toBeNull();
-    expect(config({ "baseline-from-history": "false" }).historyBaseline).toBeNull();
+    expect(config({ ...on, "history-max-age": "none" }).historyBaseline?.maxAgeDays).toBeNull();
+    expect(config({ "base-from-history": "false" }).historyBaseline).toBeNull();
     const problems = (extra: Record<string, string>) => {
       try {
         config(extra);
@@ -48,24 +48,24 @@ describe("action history inputs", () => {
         return (err as ConfigError).problems;
       }
     };
-    expect(problems({ "baseline-from-history": "true" })).toEqual([
-      'input "baseline-from-history": "true" needs history-store (the store the baseline runs are read from)',
+    expect(problems({ "base-from-history": "true" })).toEqual([
+      'input "base-from-history": "true" needs history-store (the store the pooled runs are read from)',
     ]);
     expect(problems({ ...on, mode: "ab", base: "mariadb@11.4.5", head: "mariadb@11.4.5" })).toEqual([
-      'input "baseline-from-history": "true" applies to mode compare only (the head\'s results compared with stored runs)',
+      'input "base-from-history": "true" applies to mode compare only (the head\'s results compared with stored runs)',
     ]);
     expect(problems({ ...on, "base-results": "b.json" })).toEqual([
-      'input "base-results": "b.json" is set together with baseline-from-history (accepted: one base)',
+      'input "base-results": "b.json" is set together with base-from-history (accepted: one base)',
     ]);
-    expect(problems({ "baseline-runs": "3" })).toEqual([
-      'input "baseline-runs": "3" needs baseline-from-history: true',
+    expect(problems({ "history-runs": "3" })).toEqual([
+      'input "history-runs": "3" needs base-from-history: true',
     ]);
     expect(
-      problems({ ...on, "baseline-runs": "0", "baseline-max-age": "14 days", "baseline-branch": "-x" }),
+      problems({ ...on, "history-runs": "0", "history-max-age": "14 days", "history-branch": "-x" }),
     ).toEqual([
-      'input "baseline-runs": "0" is not a whole number from 1 to 9999 (accepted: a whole number from 1 to 9999)',
-      'input "baseline-branch": "-x" is not a branch name (accepted: a branch name such as main or release/11.4)',
-      'input "baseline-max-age": "14 days" is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)',
+      'input "history-runs": "0" is not a whole number from 1 to 9999 (accepted: a whole number from 1 to 9999)',
+      'input "history-branch": "-x" is not a branch name (accepted: a branch name such as main or release/11.4)',
+      'input "history-max-age": "14 days" is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)',
     ]);
   });
 

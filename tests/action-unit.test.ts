@@ -50,7 +50,6 @@ describe("parseConfig", () => {
       resultsDir: "perfgate-results",
       baseSet: {},
       prNumber: null,
-      baseline: null,
     });
   });
 
@@ -128,11 +127,14 @@ describe("parseConfig", () => {
       'input "base": "" is missing (mode ab needs a server spec, e.g. mariadb@11.4.5)',
     ]);
     expect(problems({ mode: "compare" })[0]).toMatch(/^input "head-results": "" is missing/);
-    expect(
-      problems({ mode: "compare", "head-results": "h.json", "base-results": "b.json", baseline: "x.json" }),
-    ).toEqual([
-      'input "baseline": "x.json" is set together with base-results (accepted: one of base-results or baseline)',
-    ]);
+    // `baseline` is base-results' former name: read with a warning, the new name wins
+    const old = parseConfig(env({ mode: "compare", "head-results": "h.json", baseline: "x.json" }));
+    expect(old.baseResults).toBe("x.json");
+    expect(old.warnings).toEqual(['input "baseline" is deprecated and will be removed; use base-results']);
+    const both = parseConfig(
+      env({ mode: "compare", "head-results": "h.json", "base-results": "b.json", baseline: "x.json" }),
+    );
+    expect(both.baseResults).toBe("b.json");
   });
 });
 

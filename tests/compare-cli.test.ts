@@ -154,9 +154,9 @@ describe("perfgate compare", () => {
     const md = await perfgate(
       "compare",
       CSV,
-      "--baseline",
+      "--base-engine",
       "MariaDB 10.11",
-      "--baseline",
+      "--base-engine",
       "MySQL 5.7",
       "--engines",
       "MariaDB 11.4, MySQL 8.4",
@@ -190,10 +190,10 @@ describe("perfgate compare", () => {
     expect(await failure("compare", base, head, "--threshold-metric", "tps=x")).toBe(
       "--threshold-metric tps=x: accepted: metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
-    expect(await failure("compare", CSV, "--baseline", "MariaDB 10.6")).toMatch(
-      /^--baseline "MariaDB 10\.6": no such engine; engines found: "MariaDB 10\.11", "MariaDB 11\.4", .*"Percona 8\.4"$/,
+    expect(await failure("compare", CSV, "--base-engine", "MariaDB 10.6")).toMatch(
+      /^--base-engine "MariaDB 10\.6": no such engine; engines found: "MariaDB 10\.11", "MariaDB 11\.4", .*"Percona 8\.4"$/,
     );
-    expect(await failure("compare", CSV, "--baseline", "MariaDB 10.11", "--engines", "Oracle 23")).toMatch(
+    expect(await failure("compare", CSV, "--base-engine", "MariaDB 10.11", "--engines", "Oracle 23")).toMatch(
       /^--engines "Oracle 23": no such engine; engines found: /,
     );
     expect(await failure("compare", join(tempDir(), "missing.json"))).toMatch(/missing\.json: no such file$/);

@@ -33,7 +33,7 @@ function write(name: string, version: string, script = "oltp_read_write"): strin
 describe("a gate that compares nothing", () => {
   it("one run against its own engine as baseline: exit 1, the reason named", async () => {
     const one = write("one.json", "11.4.5");
-    const r = await runCli(["compare", one, "--baseline", "mariadb@11.4.5", "--fail-on-regression"]);
+    const r = await runCli(["compare", one, "--base-engine", "mariadb@11.4.5", "--fail-on-regression"]);
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -42,7 +42,7 @@ describe("a gate that compares nothing", () => {
     );
     // the report says so instead of "no regressions"; without the gate it is just a report
     expect(r.stdout.split("\n")[0]).toMatch(/^NOTHING COMPARED: no engine to compare/);
-    const plain = await runCli(["compare", one, "--baseline", "mariadb@11.4.5", "--format", "markdown"]);
+    const plain = await runCli(["compare", one, "--base-engine", "mariadb@11.4.5", "--format", "markdown"]);
     expect(plain.code).toBe(0);
     expect(plain.stdout.split("\n")[0]).toMatch(/^⚪ \*\*nothing compared: /);
   });
@@ -59,7 +59,7 @@ describe("a gate that compares nothing", () => {
 
   it("an unknown baseline is an error naming the engines", async () => {
     const one = write("one.json", "11.4.5");
-    const r = await runCli(["compare", one, "--baseline", "mysql@8.0.0", "--fail-on-regression"]);
+    const r = await runCli(["compare", one, "--base-engine", "mysql@8.0.0", "--fail-on-regression"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/mysql@8\.0\.0/);
   });

@@ -1,5 +1,5 @@
 /**
- * `perfgate compare --baseline-store`: the base pooled straight from a real history store (a folder
+ * `perfgate compare --base-from-history`: the base pooled straight from a real history store (a folder
  * and a branch of a local bare repository) with no file in between; the report carries and names the
  * runs that formed it and their ages; a stale history is refused; bad option values are usage errors.
  */
@@ -54,11 +54,11 @@ function expectProvenance(json: string): void {
   expect(report.baselines).toEqual([h.engine]);
 }
 
-describe("compare --baseline-store", () => {
+describe("compare --base-from-history", () => {
   requireBuild();
 
   it("pools the store's last runs and compares in one step (folder store)", async () => {
-    const args = ["compare", "--baseline-store", store, "--baseline-runner-class", CLASS, headFile];
+    const args = ["compare", "--base-from-history", store, "--history-runner-class", CLASS, headFile];
     const json = await runCli([...args, "--format", "json", "--metric", "tps"]);
     expect(json.stderr).toBe("");
     expect(json.code).toBe(0);
@@ -72,7 +72,7 @@ describe("compare --baseline-store", () => {
     );
     expect(md.stdout).toContain(`[\`${short(5)}\`](${url(5)}) 7 d`);
 
-    const text = await runCli([...args, "--metric", "tps", "--baseline-runs", "3"]);
+    const text = await runCli([...args, "--metric", "tps", "--history-runs", "3"]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(
       `Baseline: the last 3 runs of main on runner class ${CLASS} (commits ${short(5)}…${short(7)}, 5 to 7 days old)`,
@@ -85,11 +85,11 @@ describe("compare --baseline-store", () => {
   it("reads a git store (a branch of a local bare repository) the same way", async () => {
     const r = await runCli([
       "compare",
-      "--baseline-store",
+      "--base-from-history",
       "git:perfgate-data",
-      "--baseline-repo",
+      "--history-repo",
       bare,
-      "--baseline-runner-class",
+      "--history-runner-class",
       CLASS,
       "--metric",
       "tps",
@@ -102,23 +102,23 @@ describe("compare --baseline-store", () => {
   }, 120_000);
 
   it("refuses a stale history and pools only runs within the maximum age", async () => {
-    const base = ["compare", "--baseline-store", store, "--baseline-runner-class", CLASS, headFile];
-    const stale = await runCli([...base, "--baseline-max-age", "4d"]);
+    const base = ["compare", "--base-from-history", store, "--history-runner-class", CLASS, headFile];
+    const stale = await runCli([...base, "--history-max-age", "4d"]);
     expect(stale.code).toBe(1);
     expect(stale.stderr.trim().split("\n")).toHaveLength(1);
     expect(stale.stderr).toContain(
       `the newest matching run of main (${runs[7]!.id}, commit ${commitOf(7).slice(0, 12)}) is 5 days old, older than the maximum age of 4 days`,
     );
-    const some = await runCli([...base, "--baseline-max-age", "6d", "--metric", "tps"]);
+    const some = await runCli([...base, "--history-max-age", "6d", "--metric", "tps"]);
     expect(some.code, some.stderr).toBe(0);
     expect(some.stdout).toContain(
       `Baseline: the last 2 runs of main on runner class ${CLASS} (5 asked for, 2 found within 6 days) (commits ${short(6)}…${short(7)}, 5 to 6 days old)`,
     );
     const any = await runCli([
       ...base,
-      "--baseline-max-age",
+      "--history-max-age",
       "none",
-      "--baseline-runs",
+      "--history-runs",
       "8",
       "--metric",
       "tps",
@@ -126,12 +126,12 @@ describe("compare --baseline-store", () => {
     expect(any.code, any.stderr).toBe(0);
     expect(any.stdout).toContain("Baseline: the last 8 runs of main");
     expect(any.stdout).toContain("5 to 12 days old");
-    const none = await runCli(["compare", "--baseline-store", join(d, "nowhere"), headFile]);
+    const none = await runCli(["compare", "--base-from-history", join(d, "nowhere"), headFile]);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
-      `perfgate: --baseline-store ${join(d, "nowhere")}: no such folder; no history store there (perfgate history append creates one)\n`,
+      `perfgate: --base-from-history ${join(d, "nowhere")}: no such folder; no history store there (perfgate history append creates one)\n`,
     );
-    const other = await runCli([...base, "--baseline-branch", "release"]);
+    const other = await runCli([...base, "--history-branch", "release"]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain("no run in the store matches: branch release");
   }, 120_000);
@@ -139,27 +139,27 @@ describe("compare --baseline-store", () => {
   it("bad values are one-line usage errors (exit 2) before anything is read", async () => {
     const cases: [string[], string][] = [
       [
-        ["--baseline-store", store, "--baseline-runs", "0", headFile],
-        "--baseline-runs 0: accepted: a whole number",
+        ["--base-from-history", store, "--history-runs", "0", headFile],
+        "--history-runs 0: accepted: a whole number",
       ],
       [
-        ["--baseline-store", store, "--baseline-max-age", "5x", headFile],
-        "--baseline-max-age 5x: accepted: <number><d|w|m|y>",
+        ["--base-from-history", store, "--history-max-age", "5x", headFile],
+        "--history-max-age 5x: accepted: <number><d|w|m|y>",
       ],
-      [["--baseline-store", store, headFile, headFile], "--baseline-store takes exactly one file"],
-      [["--baseline-branch", "main", headFile, headFile], "--baseline-branch needs --baseline-store"],
+      [["--base-from-history", store, headFile, headFile], "--base-from-history takes exactly one file"],
+      [["--history-branch", "main", headFile, headFile], "--history-branch needs --base-from-history"],
       [
-        ["--baseline-store", store, "--baseline", "x", headFile],
-        "--baseline and --baseline-store: give one of them",
+        ["--base-from-history", store, "--base-engine", "x", headFile],
+        "--base-engine and --base-from-history: give one of them",
       ],
-      [["--baseline-store", "git:a..b", headFile], "--baseline-store git:a..b"],
+      [["--base-from-history", "git:a..b", headFile], "--base-from-history git:a..b"],
       [
-        ["--baseline-store", store, "--baseline-repo", d, headFile],
-        "--baseline-repo applies to git stores only",
+        ["--base-from-history", store, "--history-repo", d, headFile],
+        "--history-repo applies to git stores only",
       ],
       [
-        ["--baseline-store", join(d, "nowhere"), "--baseline-branch", "-x", headFile],
-        "--baseline-branch -x: accepted: a branch name",
+        ["--base-from-history", join(d, "nowhere"), "--history-branch", "-x", headFile],
+        "--history-branch -x: accepted: a branch name",
       ],
     ];
     for (const [args, message] of cases) {

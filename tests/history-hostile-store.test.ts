@@ -219,7 +219,7 @@ describe("symbolic links in a store are errors naming them; nothing is written o
 describe("a store that does not exist is an error naming it; only append creates one", () => {
   requireBuild();
 
-  it("folder and git stores: pages, history list/show/changes/prune and --baseline-store exit 1", async () => {
+  it("folder and git stores: pages, history list/show/changes/prune and --base-from-history exit 1", async () => {
     const d = tmp();
     const head = resultsFile(d, "head.json", 100);
     const bare = join(d, "empty.git");
@@ -249,11 +249,11 @@ describe("a store that does not exist is an error naming it; only append creates
         );
       }
       const baseline = store.map((a) =>
-        a.replace(/^--store$/, "--baseline-store").replace(/^--repo$/, "--baseline-repo"),
+        a.replace(/^--store$/, "--base-from-history").replace(/^--repo$/, "--history-repo"),
       );
       const c = await runCli(["compare", ...baseline, head]);
       expect(c.code).toBe(1);
-      expect(c.stderr).toContain(`--baseline-store ${what}; no history store there`);
+      expect(c.stderr).toContain(`--base-from-history ${what}; no history store there`);
     }
     expect(existsSync(join(d, "site"))).toBe(false);
     expect(existsSync(join(d, "nowhere"))).toBe(false);
@@ -485,11 +485,11 @@ describe("a baseline pool from the store", () => {
   const compare = (store: string, headFile: string, ...more: string[]) =>
     runCli([
       "compare",
-      "--baseline-store",
+      "--base-from-history",
       store,
-      "--baseline-runner-class",
+      "--history-runner-class",
       CLASS,
-      "--baseline-runs",
+      "--history-runs",
       "10",
       "--metric",
       "tps",
@@ -538,9 +538,9 @@ describe("a baseline pool from the store", () => {
     expect(pooled).not.toContain(newer.id);
     const text = await runCli([
       "compare",
-      "--baseline-store",
+      "--base-from-history",
       store,
-      "--baseline-runner-class",
+      "--history-runner-class",
       CLASS,
       "--metric",
       "tps",
@@ -592,7 +592,7 @@ describe("a baseline pool from the store", () => {
     const allowed = await compare(store, headFile, "--allow-mismatch");
     expect(allowed.code, allowed.stderr).toBe(0);
     // Fewer runs asked for, the odd one outside the window: pooled without a word.
-    const recent = await compare(store, headFile, "--baseline-runs", "1");
+    const recent = await compare(store, headFile, "--history-runs", "1");
     expect(recent.code, recent.stderr).toBe(0);
   });
 });

@@ -2,7 +2,7 @@
  * Options defined once (src/options/): every command that takes `--cache-dir`, `--work-dir`,
  * `--runner-class`, `--store`, `--format` or `-w/--workload` builds it from the one definition,
  * with its short flag and environment variable; whole numbers and ages have one parser each, and
- * a bad value reads the same on every command; the baseline-from-history group is validated the
+ * a bad value reads the same on every command; the base-from-history group is validated the
  * same by the CLI and the action; library errors name options in the caller's own terms.
  */
 import type { Command, Option } from "commander";
@@ -108,7 +108,7 @@ describe("options many commands take come from one definition", () => {
       [["ab", "--base", "mariadb@11.4.5", "--head", "mariadb@11.4.5", "--slice", "1.5"], "--slice 1.5"],
       [["history", "prune", "--keep", "0"], "--keep 0"],
       [["history", "baseline", "--runs", "0"], "--runs 0"],
-      [["compare", "h.json", "--baseline-runs", "0x5"], "--baseline-runs 0x5"],
+      [["compare", "h.json", "--history-runs", "0x5"], "--history-runs 0x5"],
       [["doctor", "--probe-seconds", "2"], "--probe-seconds 2"],
     ];
     for (const [args, start] of cases) {
@@ -120,11 +120,11 @@ describe("options many commands take come from one definition", () => {
     }
   });
 
-  it("ages: one parser for history prune, history baseline and compare's --baseline-max-age", async () => {
+  it("ages: one parser for history prune, history baseline and compare's --history-max-age", async () => {
     for (const args of [
       ["history", "prune", "--max-age", "6 months"],
       ["history", "baseline", "--max-age", "6 months"],
-      ["compare", "h.json", "--baseline-max-age", "6 months"],
+      ["compare", "h.json", "--history-max-age", "6 months"],
     ]) {
       const err = await parseError(args);
       expect(err, args.join(" ")).toBeInstanceOf(UsageError);
@@ -139,7 +139,7 @@ describe("options many commands take come from one definition", () => {
   });
 });
 
-describe("the baseline-from-history group: one validation for the CLI and the action", () => {
+describe("the base-from-history group: one validation for the CLI and the action", () => {
   const actionProblems = (inputs: Record<string, string>): string[] => {
     const env = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [inputEnvName(k), v]));
     try {
@@ -147,7 +147,7 @@ describe("the baseline-from-history group: one validation for the CLI and the ac
         [inputEnvName("mode")]: "compare",
         [inputEnvName("head-results")]: "h.json",
         [inputEnvName("history-store")]: "git:perf",
-        [inputEnvName("baseline-from-history")]: "true",
+        [inputEnvName("base-from-history")]: "true",
         ...env,
       });
     } catch (err) {
@@ -161,30 +161,30 @@ describe("the baseline-from-history group: one validation for the CLI and the ac
     const err = await parseError([
       "compare",
       "h.json",
-      "--baseline-store",
+      "--base-from-history",
       "dir",
-      "--baseline-branch",
+      "--history-branch",
       "a..b",
     ]);
     expect(err).toBeInstanceOf(UsageError);
-    expect(err?.message).toBe("--baseline-branch a..b: accepted: a branch name such as main or release/11.4");
-    expect(actionProblems({ "baseline-branch": "a..b" })).toEqual([
-      'input "baseline-branch": "a..b" is not a branch name (accepted: a branch name such as main or release/11.4)',
+    expect(err?.message).toBe("--history-branch a..b: accepted: a branch name such as main or release/11.4");
+    expect(actionProblems({ "history-branch": "a..b" })).toEqual([
+      'input "history-branch": "a..b" is not a branch name (accepted: a branch name such as main or release/11.4)',
     ]);
   });
 
   it("runs, ages and the store are refused alike", async () => {
     for (const [flag, input, value] of [
-      ["--baseline-runs", "baseline-runs", "10000"],
-      ["--baseline-max-age", "baseline-max-age", "14 days"],
-      ["--baseline-store", "history-store", "git:-x"],
+      ["--history-runs", "history-runs", "10000"],
+      ["--history-max-age", "history-max-age", "14 days"],
+      ["--base-from-history", "history-store", "git:-x"],
     ] as const) {
       const err = await parseError([
         "compare",
         "h.json",
         flag,
         value,
-        ...(flag === "--baseline-store" ? [] : ["--baseline-store", "d"]),
+        ...(flag === "--base-from-history" ? [] : ["--base-from-history", "d"]),
       ]);
       expect(err, flag).toBeInstanceOf(UsageError);
       const accepted = err!.message.slice(err!.message.indexOf("accepted: ") + 10);
@@ -218,5 +218,82 @@ describe("library errors name options in the caller's terms", () => {
       /^input "fail-threshold": "3" is not above threshold \(5%\)/,
     );
     expect(config("5", "10").warnings).toEqual([]);
+  });
+});
+
+describe("baseline's four meanings have their own names; the old ones work for one release", () => {
+  it("the CLI: --baseline and --baseline-* still parse, into the new options, with one warning line each", async () => {
+    const program = buildProgram();
+    const compare = program.commands.find((c) => c.name() === "compare")!;
+    let seen: Record<string, unknown> = {};
+    compare.action((_files: string[], o: Record<string, unknown>) => {
+      seen = o;
+    });
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      await program.parseAsync([
+        "node",
+        "perfgate",
+        "compare",
+        "h.json",
+        "--baseline",
+        "MariaDB 10.11",
+        "--baseline-store",
+        "hist",
+        "--baseline-runs",
+        "3",
+      ]);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(seen.baseEngine).toEqual(["MariaDB 10.11"]);
+    expect(seen.baseFromHistory).toBe("hist");
+    expect(seen.historyRuns).toBe(3);
+    expect(lines.sort()).toEqual([
+      "perfgate: warning: --baseline is deprecated and will be removed; use --base-engine\n",
+      "perfgate: warning: --baseline-runs is deprecated and will be removed; use --history-runs\n",
+      "perfgate: warning: --baseline-store is deprecated and will be removed; use --base-from-history\n",
+    ]);
+  });
+
+  it("the old flags are hidden from help; the new ones are shown", () => {
+    const compare = buildProgram().commands.find((c) => c.name() === "compare")!;
+    const help = compare.helpInformation();
+    expect(help).toContain("--base-engine <engine>");
+    expect(help).toContain("--base-from-history <git:branch|dir>");
+    expect(help).not.toMatch(/--baseline\b/);
+  });
+
+  it("the action: the old inputs are read, with a warning each; the new names win", () => {
+    const c = parseConfig({
+      [inputEnvName("mode")]: "compare",
+      [inputEnvName("head-results")]: "h.json",
+      [inputEnvName("history-store")]: "git:perf",
+      [inputEnvName("baseline-from-history")]: "true",
+      [inputEnvName("baseline-runs")]: "3",
+      [inputEnvName("history-runs")]: "4",
+      [inputEnvName("baseline-branch")]: "release",
+    });
+    expect(c.historyBaseline).toEqual({ branch: "release", runs: 4, maxAgeDays: 14 });
+    expect(c.warnings).toEqual([
+      'input "baseline-from-history" is deprecated and will be removed; use base-from-history',
+      'input "baseline-runs" is deprecated and will be removed; use history-runs',
+      'input "baseline-branch" is deprecated and will be removed; use history-branch',
+    ]);
+    // the old branch input is checked like the new one
+    expect(() =>
+      parseConfig({
+        [inputEnvName("mode")]: "compare",
+        [inputEnvName("head-results")]: "h.json",
+        [inputEnvName("history-store")]: "git:perf",
+        [inputEnvName("base-from-history")]: "true",
+        [inputEnvName("baseline-branch")]: "a..b",
+      }),
+    ).toThrow('input "history-branch": "a..b" is not a branch name');
   });
 });

@@ -10,16 +10,16 @@ import {
   ALLOW_MISMATCH,
   BASE,
   BASE_SET,
-  BASELINE_BRANCH,
-  BASELINE_DEFAULTS,
-  BASELINE_MAX_AGE,
-  BASELINE_RUNS,
   DEFAULT_WORKLOAD,
   DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   HEAD,
   HEAD_SET,
+  HISTORY_BASE_DEFAULTS,
+  HISTORY_BRANCH,
+  HISTORY_MAX_AGE,
+  HISTORY_RUNS,
   INSTRUCTIONS,
   type SharedOption,
   STORE,
@@ -37,7 +37,7 @@ import {
 import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
 import { safeUrl } from "../util/safe-url.js";
-import { INPUT_DEFAULTS, type InputName } from "./constants.js";
+import { FORMER_INPUTS, type FormerInput, INPUT_DEFAULTS, type InputName } from "./constants.js";
 
 export const MODES = ["ab", "compare"] as const;
 export const COMMENT_MODES = ["always", "on-change", "on-regression", "never"] as const;
@@ -53,8 +53,6 @@ export interface ActionConfig {
   /** results files (compare mode) */
   baseResults: string | null;
   headResults: string | null;
-  /** a stored baseline results file (compare mode, instead of base-results) */
-  baseline: string | null;
   thresholdPct: number;
   /** per-metric thresholds (threshold-metric lines) */
   thresholdMetric: [ComparedMetric, number][];
@@ -84,7 +82,7 @@ export interface ActionConfig {
   historyStore: string | null;
   /** folder the trend site is written to after appending; null: none */
   pagesDir: string | null;
-  /** compare mode: the base is the last runs of a branch in history-store (baseline-from-history) */
+  /** compare mode: the base is the last runs of a branch in history-store (base-from-history) */
   historyBaseline: HistoryBaselineInput | null;
   /** inputs that are valid but likely not what was meant, one line each (logged as warnings) */
   warnings: string[];
@@ -169,9 +167,9 @@ const sha = z
   .regex(/^[0-9a-fA-F]{7,64}$/, { error: "is not a commit SHA (accepted: 7 to 64 hex digits)" })
   .transform((s) => s.toLowerCase());
 
-/** The baseline-from-history inputs (compare mode): docs/action.md; the CLI's parsers. */
+/** The base-from-history inputs (compare mode): docs/action.md; the CLI's parsers. */
 const HISTORY_BASELINE_FIELDS = {
-  "baseline-from-history": z.string().transform((text, ctx) => {
+  "base-from-history": z.string().transform((text, ctx) => {
     try {
       return parseBoolean(text);
     } catch (err) {
@@ -180,9 +178,9 @@ const HISTORY_BASELINE_FIELDS = {
       return z.NEVER;
     }
   }),
-  "baseline-runs": shared(BASELINE_RUNS),
-  "baseline-branch": shared(BASELINE_BRANCH),
-  "baseline-max-age": shared(BASELINE_MAX_AGE),
+  "history-runs": shared(HISTORY_RUNS),
+  "history-branch": shared(HISTORY_BRANCH),
+  "history-max-age": shared(HISTORY_MAX_AGE),
 } as const;
 
 const FIELDS = {
@@ -194,7 +192,6 @@ const FIELDS = {
   workload: z.string().min(1, { error: "is empty (accepted: the path of a workload YAML file)" }),
   "base-results": z.string(),
   "head-results": z.string(),
-  baseline: z.string(),
   threshold: shared(THRESHOLD),
   "threshold-metric": sharedLines(THRESHOLD_METRIC),
   "fail-threshold": shared(FAIL_THRESHOLD),
@@ -222,7 +219,7 @@ const FIELDS = {
   "history-store": shared(STORE),
   "pages-dir": z.string(),
   ...HISTORY_BASELINE_FIELDS,
-} as const satisfies Record<InputName, z.ZodType<unknown, string>>;
+} as const satisfies Record<Exclude<InputName, FormerInput>, z.ZodType<unknown, string>>;
 
 type FieldName = keyof typeof FIELDS;
 type Parsed = { [K in FieldName]: z.output<(typeof FIELDS)[K]> | undefined };
@@ -233,9 +230,12 @@ type Parsed = { [K in FieldName]: z.output<(typeof FIELDS)[K]> | undefined };
  */
 export function parseConfig(env: Record<string, string | undefined>): ActionConfig {
   const problems: string[] = [];
+  const warnings = formerInputWarnings(env);
   const raw = (name: FieldName): string | undefined => {
     const v = (env[inputEnvName(name)] ?? "").trim();
     if (v !== "") return v;
+    const former = formerValue(env, name);
+    if (former !== undefined) return former;
     return DEFAULTS[name];
   };
   const parsed = {} as Parsed;
@@ -266,7 +266,6 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     workload: parsed.workload ?? DEFAULT_WORKLOAD,
     baseResults: parsed["base-results"] ?? null,
     headResults: parsed["head-results"] ?? null,
-    baseline: parsed.baseline ?? null,
     thresholdPct: parsed.threshold ?? DEFAULT_THRESHOLD_PCT,
     thresholdMetric: parsed["threshold-metric"] ?? [],
     failThresholdPct: parsed["fail-threshold"] ?? null,
@@ -286,8 +285,25 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     historyStore: parsed["history-store"] ?? null,
     pagesDir: parsed["pages-dir"] ?? null,
     historyBaseline: historyBaselineOf(parsed),
-    warnings: warningsOf(parsed),
+    warnings: [...warnings, ...warningsOf(parsed)],
   };
+}
+
+/** The value of the input `name` used to have, given under its former name. */
+function formerValue(env: Record<string, string | undefined>, name: string): string | undefined {
+  for (const [old, now] of Object.entries(FORMER_INPUTS)) {
+    if (now !== name) continue;
+    const v = (env[inputEnvName(old)] ?? "").trim();
+    if (v !== "") return v;
+  }
+  return undefined;
+}
+
+/** One line for each input given under its former name (still read for one release). */
+function formerInputWarnings(env: Record<string, string | undefined>): string[] {
+  return Object.entries(FORMER_INPUTS)
+    .filter(([old]) => (env[inputEnvName(old)] ?? "").trim() !== "")
+    .map(([old, now]) => `input "${old}" is deprecated and will be removed; use ${now}`);
 }
 
 /** fail-threshold at or below every threshold changes nothing: every regression fails anyway. */
@@ -321,11 +337,6 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
         `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`,
       );
     }
-    if (parsed["base-results"] !== undefined && parsed.baseline !== undefined) {
-      out.push(
-        `input "baseline": ${JSON.stringify(parsed.baseline)} is set together with base-results (accepted: one of base-results or baseline)`,
-      );
-    }
   }
   if (parsed["pages-dir"] !== undefined && parsed["history-store"] === undefined) {
     out.push(
@@ -336,43 +347,41 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
 }
 
 function historyBaselineOf(parsed: Parsed): HistoryBaselineInput | null {
-  if (!parsed["baseline-from-history"]) return null;
+  if (!parsed["base-from-history"]) return null;
   return {
-    branch: parsed["baseline-branch"] ?? BASELINE_DEFAULTS.branch,
-    runs: parsed["baseline-runs"] ?? BASELINE_DEFAULTS.runs,
-    maxAgeDays: maxAgeDays(parsed["baseline-max-age"], BASELINE_DEFAULTS.maxAgeDays),
+    branch: parsed["history-branch"] ?? HISTORY_BASE_DEFAULTS.branch,
+    runs: parsed["history-runs"] ?? HISTORY_BASE_DEFAULTS.runs,
+    maxAgeDays: maxAgeDays(parsed["history-max-age"], HISTORY_BASE_DEFAULTS.maxAgeDays),
   };
 }
 
-/** baseline-from-history needs compare mode and history-store and replaces base-results/baseline. */
+/** base-from-history needs compare mode and history-store and replaces base-results. */
 function historyBaselineProblems(parsed: Parsed, raw: (name: FieldName) => string | undefined): string[] {
   const problems: string[] = [];
-  const on = parsed["baseline-from-history"] === true;
+  const on = parsed["base-from-history"] === true;
   if (!on) {
-    for (const name of ["baseline-runs", "baseline-branch", "baseline-max-age"] as const) {
+    for (const name of ["history-runs", "history-branch", "history-max-age"] as const) {
       if (raw(name) !== undefined) {
-        problems.push(`input "${name}": ${JSON.stringify(raw(name))} needs baseline-from-history: true`);
+        problems.push(`input "${name}": ${JSON.stringify(raw(name))} needs base-from-history: true`);
       }
     }
     return problems;
   }
-  const value = JSON.stringify(raw("baseline-from-history"));
+  const value = JSON.stringify(raw("base-from-history"));
   if (parsed.mode !== "compare") {
     problems.push(
-      `input "baseline-from-history": ${value} applies to mode compare only (the head's results compared with stored runs)`,
+      `input "base-from-history": ${value} applies to mode compare only (the head's results compared with stored runs)`,
     );
   }
   if (parsed["history-store"] === undefined) {
     problems.push(
-      `input "baseline-from-history": ${value} needs history-store (the store the baseline runs are read from)`,
+      `input "base-from-history": ${value} needs history-store (the store the pooled runs are read from)`,
     );
   }
-  for (const name of ["base-results", "baseline"] as const) {
-    if (parsed[name] !== undefined) {
-      problems.push(
-        `input "${name}": ${JSON.stringify(raw(name))} is set together with baseline-from-history (accepted: one base)`,
-      );
-    }
+  if (parsed["base-results"] !== undefined) {
+    problems.push(
+      `input "base-results": ${JSON.stringify(raw("base-results"))} is set together with base-from-history (accepted: one base)`,
+    );
   }
   return problems;
 }

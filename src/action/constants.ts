@@ -65,7 +65,12 @@ export const INPUT_DEFAULTS = {
   "results-dir": "perfgate-results",
   "history-store": "",
   "pages-dir": "",
-  "baseline-from-history": "false",
+  "base-from-history": "false",
+  "history-runs": "",
+  "history-branch": "",
+  "history-max-age": "",
+  // Former names, read for one release (FORMER_INPUTS)
+  "baseline-from-history": "",
   "baseline-runs": "",
   "baseline-branch": "",
   "baseline-max-age": "",
@@ -74,6 +79,20 @@ export const INPUT_DEFAULTS = {
 } as const;
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
+
+/**
+ * Inputs renamed (docs/decisions/2026-11-26-baseline-names.md): still read for one release, with a
+ * deprecation warning; the new name wins when both are given.
+ */
+export const FORMER_INPUTS = {
+  baseline: "base-results",
+  "baseline-from-history": "base-from-history",
+  "baseline-runs": "history-runs",
+  "baseline-branch": "history-branch",
+  "baseline-max-age": "history-max-age",
+} as const satisfies Record<string, InputName>;
+
+export type FormerInput = keyof typeof FORMER_INPUTS;
 
 /** Inputs the workflow must give (action.yml `required: true`). */
 export const REQUIRED_INPUTS: readonly InputName[] = ["mode"];

@@ -1,7 +1,7 @@
 /**
  * The action's `history-store` / `pages-dir` inputs: append the step's results to the history
  * store and optionally write the trend site. Pull request runs are never appended (a PR's head is
- * not part of the project's history). With `baseline-from-history`, the base of a compare is read
+ * not part of the project's history). With `base-from-history`, the base of a compare is read
  * from the same store.
  */
 import { fromImport, type MeasurementSet } from "../compare/model.js";
@@ -39,7 +39,7 @@ function storeOf(spec: string, token: string, env: NodeJS.ProcessEnv): StoreRef 
 }
 
 /**
- * baseline-from-history: the last runs of the branch in history-store that match the head results,
+ * base-from-history: the last runs of the branch in history-store that match the head results,
  * pooled as the base (src/history/baseline.ts); the log lists the runs and their ages.
  */
 export function historyBaselineSet(
@@ -51,7 +51,7 @@ export function historyBaselineSet(
   const q = config.historyBaseline!;
   if (!head.results) {
     throw new UserError(
-      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${head.kind} file; baseline-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
+      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${head.kind} file; base-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
     );
   }
   const store = storeOf(config.historyStore!, config.githubToken, env);

@@ -134,10 +134,9 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
   const end = log.group("Load results");
   try {
     const headFile = config.headResults!;
-    const baseFile = config.baseResults ?? config.baseline;
+    const baseFile = config.baseResults;
     const head = loadMeasurements(headFile);
-    const baseInput = config.baseResults ? "base-results" : "baseline";
-    // baseline-from-history: the base is pooled from the history store's runs.
+    // base-from-history: the base is pooled from the history store's runs.
     const fromHistory = config.historyBaseline ? historyBaselineSet(config, head, log) : null;
     let sets: MeasurementSet[];
     if (fromHistory !== null) {
@@ -145,14 +144,14 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
     } else if (baseFile === null) {
       if (head.kind !== "ab") {
         throw new UserError(
-          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or baseline (only a perfgate/ab file compares on its own)`,
+          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or base-from-history (only a perfgate/ab file compares on its own)`,
         );
       }
       sets = [head];
     } else {
       if (head.kind === "ab") {
         throw new UserError(
-          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/ab file, which compares on its own (accepted: leave ${baseInput} empty)`,
+          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/ab file, which compares on its own (accepted: leave base-results empty)`,
         );
       }
       sets = [loadMeasurements(baseFile), head];

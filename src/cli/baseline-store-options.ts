@@ -1,5 +1,5 @@
 /**
- * `perfgate compare --baseline-store <store> head.json`: the base is the last runs of a branch in
+ * `perfgate compare --base-from-history <store> head.json`: the base is the last runs of a branch in
  * the history store, pooled in memory (src/history/baseline.ts) and compared with the head in one
  * step. The options, their checks (usage errors, exit 2) and the loading; docs/history.md.
  */
@@ -8,12 +8,12 @@ import { fromImport, type MeasurementSet } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline, headIdentity } from "../history/baseline.js";
 import { describeStore, parseStore } from "../history/store.js";
 import { loadMeasurements } from "../inputs/load.js";
-import { cliOption } from "../options/commander.js";
+import { acceptFormerNames, cliOption } from "../options/commander.js";
 import {
-  BASELINE_BRANCH,
-  BASELINE_DEFAULTS,
-  BASELINE_MAX_AGE,
-  BASELINE_RUNS,
+  HISTORY_BASE_DEFAULTS,
+  HISTORY_BRANCH,
+  HISTORY_MAX_AGE,
+  HISTORY_RUNS,
   REPO,
   RUNNER_CLASS,
   STORE,
@@ -23,41 +23,52 @@ import { readTextFile } from "../util/documents.js";
 import { OptionError, UsageError, UserError } from "../util/errors.js";
 
 export interface BaselineStoreFlags {
-  baselineStore?: string;
-  baselineRepo?: string;
-  baselineBranch?: string;
-  baselineRuns?: number;
-  baselineMaxAge?: number | "none";
-  baselineRunnerClass?: string;
-  baseline?: string[];
+  baseFromHistory?: string;
+  historyRepo?: string;
+  historyBranch?: string;
+  historyRuns?: number;
+  historyMaxAge?: number | "none";
+  historyRunnerClass?: string;
+  baseEngine?: string[];
   allowMismatch?: boolean;
 }
 
-/** Adds the --baseline-store options to a command (the shared baseline-from-history group). */
+/** The flags of the group before they were renamed (docs/decisions/2026-11-26-baseline-names.md). */
+const FORMER_FLAGS = {
+  "baseline-store": "base-from-history",
+  "baseline-repo": "history-repo",
+  "baseline-branch": "history-branch",
+  "baseline-runs": "history-runs",
+  "baseline-max-age": "history-max-age",
+  "baseline-runner-class": "history-runner-class",
+} as const;
+
+/** Adds the --base-from-history options to a command (the shared group; old names accepted). */
 export function addBaselineStoreOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .addOption(
       cliOption(STORE, {
-        flag: "baseline-store",
+        flag: "base-from-history",
         env: null,
-        help: "take the base from a history store (git:<branch> or a folder): the head's matching runs of --baseline-branch, pooled",
+        help: "take the base from a history store (git:<branch> or a folder): the head's matching runs of --history-branch, pooled",
       }),
     )
     .addOption(
       cliOption(REPO, {
-        flag: "baseline-repo",
-        help: "repository holding a git: baseline store (default: origin)",
+        flag: "history-repo",
+        help: "repository holding a git: history store (default: origin)",
       }),
     )
-    .addOption(cliOption(BASELINE_BRANCH))
-    .addOption(cliOption(BASELINE_RUNS))
-    .addOption(cliOption(BASELINE_MAX_AGE))
+    .addOption(cliOption(HISTORY_BRANCH))
+    .addOption(cliOption(HISTORY_RUNS))
+    .addOption(cliOption(HISTORY_MAX_AGE))
     .addOption(
       cliOption(RUNNER_CLASS, {
-        flag: "baseline-runner-class",
+        flag: "history-runner-class",
         help: "runner class of the runs (default: the head's)",
       }),
     );
+  return acceptFormerNames(cmd, FORMER_FLAGS);
 }
 
 interface StoreQuery {
@@ -70,39 +81,40 @@ interface StoreQuery {
   allowMismatch?: boolean;
 }
 
-/** The checked options, or null without --baseline-store; throws usage errors before any reading. */
-export function baselineStoreQuery(files: readonly string[], o: BaselineStoreFlags): StoreQuery | null {
-  const given = (["baselineRepo", "baselineBranch", "baselineRuns", "baselineMaxAge"] as const).filter(
+/** The checked options, or null without --base-from-history; throws usage errors before any reading. */
+export function baseFromHistoryQuery(files: readonly string[], o: BaselineStoreFlags): StoreQuery | null {
+  const given = (["historyRepo", "historyBranch", "historyRuns", "historyMaxAge"] as const).filter(
     (k) => o[k] !== undefined,
   );
-  if (o.baselineStore === undefined) {
-    if (given.length > 0) throw new UsageError(`--${kebab(given[0]!)} needs --baseline-store`);
+  if (o.baseFromHistory === undefined) {
+    if (given.length > 0) throw new UsageError(`--${kebab(given[0]!)} needs --base-from-history`);
     return null;
   }
   if (files.length !== 1) {
     throw new UsageError(
-      `--baseline-store takes exactly one file, the head's results (got ${files.length}); the base comes from the store`,
+      `--base-from-history takes exactly one file, the head's results (got ${files.length}); the base comes from the store`,
     );
   }
-  if (o.baseline !== undefined) throw new UsageError("--baseline and --baseline-store: give one of them");
+  if (o.baseEngine !== undefined)
+    throw new UsageError("--base-engine and --base-from-history: give one of them");
   try {
-    parseStore(o.baselineStore, o.baselineRepo);
+    parseStore(o.baseFromHistory, o.historyRepo);
   } catch (err) {
     throw asBaselineStoreError(err);
   }
   return {
-    store: o.baselineStore,
-    ...(o.baselineRepo !== undefined ? { repo: o.baselineRepo } : {}),
-    branch: o.baselineBranch ?? BASELINE_DEFAULTS.branch,
-    runs: o.baselineRuns ?? BASELINE_DEFAULTS.runs,
-    maxAgeDays: maxAgeDays(o.baselineMaxAge, BASELINE_DEFAULTS.maxAgeDays),
-    ...(o.baselineRunnerClass !== undefined ? { runnerClass: o.baselineRunnerClass } : {}),
+    store: o.baseFromHistory,
+    ...(o.historyRepo !== undefined ? { repo: o.historyRepo } : {}),
+    branch: o.historyBranch ?? HISTORY_BASE_DEFAULTS.branch,
+    runs: o.historyRuns ?? HISTORY_BASE_DEFAULTS.runs,
+    maxAgeDays: maxAgeDays(o.historyMaxAge, HISTORY_BASE_DEFAULTS.maxAgeDays),
+    ...(o.historyRunnerClass !== undefined ? { runnerClass: o.historyRunnerClass } : {}),
     ...(o.allowMismatch === true ? { allowMismatch: true } : {}),
   };
 }
 
-/** The store's own messages name --store and --repo: here they are --baseline-store and --baseline-repo. */
-const SPELLING: Readonly<Record<string, string>> = { store: "--baseline-store", repo: "--baseline-repo" };
+/** The store's own messages name --store and --repo: here they are --base-from-history and --history-repo. */
+const SPELLING: Readonly<Record<string, string>> = { store: "--base-from-history", repo: "--history-repo" };
 
 function asBaselineStoreError(err: unknown): unknown {
   if (!(err instanceof OptionError)) return err;
@@ -119,12 +131,12 @@ export function storeBaselineSet(store: string, b: HistoryBaseline): Measurement
   return fromImport(b.set, `history ${store}`);
 }
 
-/** Base (pooled from the store) and head measurement sets for `compare --baseline-store`. */
+/** Base (pooled from the store) and head measurement sets for `compare --base-from-history`. */
 export function loadWithStoreBaseline(headFile: string, q: StoreQuery): MeasurementSet[] {
   const head = loadMeasurements(headFile);
   if (!head.results) {
     throw new UserError(
-      `${headFile}: --baseline-store compares a perfgate/results file (perfgate run) with the store's runs; this is a perfgate/${head.kind} file`,
+      `${headFile}: --base-from-history compares a perfgate/results file (perfgate run) with the store's runs; this is a perfgate/${head.kind} file`,
     );
   }
   const store = parseStore(q.store, q.repo);

@@ -10,7 +10,7 @@ import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
 import { compareGate, type GateResult } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
-import { cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
+import { acceptFormerNames, cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   ALLOW_MISMATCH,
   DEGRADATION,
@@ -30,7 +30,7 @@ import { PERFGATE_VERSION } from "../version.js";
 import {
   addBaselineStoreOptions,
   type BaselineStoreFlags,
-  baselineStoreQuery,
+  baseFromHistoryQuery,
   loadWithStoreBaseline,
 } from "./baseline-store-options.js";
 
@@ -99,7 +99,7 @@ function rendered(gate: GateResult, format: Format): string {
 }
 
 interface CompareFlags extends BaselineStoreFlags {
-  baseline?: string[];
+  baseEngine?: string[];
   engines?: string;
   metric: string;
   threshold: number;
@@ -126,13 +126,13 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
   const degradation = degradationOptions(o.degradation);
-  const storeQuery = baselineStoreQuery(files, o);
+  const storeQuery = baseFromHistoryQuery(files, o);
   const sets = storeQuery
     ? loadWithStoreBaseline(files[0]!, storeQuery)
     : files.map((f) => loadMeasurements(f));
   const gate = compareGate(sets, {
     degradation,
-    ...(o.baseline ? { baselines: o.baseline } : {}),
+    ...(o.baseEngine ? { baselines: o.baseEngine } : {}),
     ...(engines ? { engines } : {}),
     metrics,
     thresholds,
@@ -161,8 +161,8 @@ export function registerCompareCommands(program: Command): void {
     )
     .argument("<files...>", "results JSON, A/B JSON, perfgate/import JSON or .csv files")
     .option(
-      "--baseline <engine>",
-      "baseline engine; every other engine is compared with its family's (repeatable)",
+      "--base-engine <engine>",
+      "the engine every other engine of its family is compared with (repeatable)",
       collect,
     )
     .option("--engines <list>", "only compare these engines (comma list)")
@@ -180,5 +180,6 @@ export function registerCompareCommands(program: Command): void {
     .addOption(cliOption(ALLOW_MISMATCH))
     .addOption(cliOption(FAIL_ON_REGRESSION))
     .addOption(cliOption(DEGRADATION));
-  addBaselineStoreOptions(compare).action(compareAction);
+  addBaselineStoreOptions(compare);
+  acceptFormerNames(compare, { baseline: "base-engine" }).action(compareAction);
 }

@@ -23,10 +23,10 @@ import { gabHistorySummary, importGabHistory } from "../interop/gab-history.js";
 import { METRICS } from "../metrics/table.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import {
-  BASELINE_BRANCH,
-  BASELINE_DEFAULTS,
-  BASELINE_MAX_AGE,
-  BASELINE_RUNS,
+  HISTORY_BASE_DEFAULTS,
+  HISTORY_BRANCH,
+  HISTORY_MAX_AGE,
+  HISTORY_RUNS,
   REPO,
   RUNNER_CLASS,
   STORE,
@@ -252,9 +252,11 @@ export function registerHistoryBaseline(history: Command): void {
     .requiredOption("-o, --out <file>", "baseline file to write (perfgate/import JSON)")
     .addOption(storeOption())
     .addOption(repoOption())
-    .addOption(cliOption(BASELINE_RUNS, { flag: "runs", default: String(BASELINE_DEFAULTS.runs) }))
-    .addOption(cliOption(BASELINE_BRANCH, { flag: "branch", default: BASELINE_DEFAULTS.branch }))
-    .addOption(cliOption(BASELINE_MAX_AGE, { flag: "max-age", default: `${BASELINE_DEFAULTS.maxAgeDays}d` }))
+    .addOption(cliOption(HISTORY_RUNS, { flag: "runs", default: String(HISTORY_BASE_DEFAULTS.runs) }))
+    .addOption(cliOption(HISTORY_BRANCH, { flag: "branch", default: HISTORY_BASE_DEFAULTS.branch }))
+    .addOption(
+      cliOption(HISTORY_MAX_AGE, { flag: "max-age", default: `${HISTORY_BASE_DEFAULTS.maxAgeDays}d` }),
+    )
     .addOption(
       cliOption(RUNNER_CLASS, { help: "runner class (default: the head's, from its host fingerprint)" }),
     )
@@ -269,7 +271,7 @@ export function registerHistoryBaseline(history: Command): void {
         runnerClass?: string;
         maxAge: number | "none";
       }) => {
-        const maxAge = maxAgeDays(o.maxAge, BASELINE_DEFAULTS.maxAgeDays);
+        const maxAge = maxAgeDays(o.maxAge, HISTORY_BASE_DEFAULTS.maxAgeDays);
         const head = readResults(o.like);
         const q = {
           runnerClass: runnerClassFor(head.host, o.runnerClass),

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { fmtChangeValue, searchSummary } from "../changes/report.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
-import { cliOption } from "../options/commander.js";
+import { acceptFormerNames, cliOption } from "../options/commander.js";
 import { TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
 import { detector } from "../pages/detector.js";
 import { buildSeries } from "../pages/model.js";
@@ -36,7 +36,7 @@ function changesText(runs: HistoryRun[]): string {
 }
 
 export function registerPagesCommands(program: Command, history: Command): void {
-  program
+  const pages = program
     .command("pages")
     .description(
       "Write the static trend site (overview, per-cell charts, version matrices, run pages) from a history store.",
@@ -46,34 +46,34 @@ export function registerPagesCommands(program: Command, history: Command): void 
     .requiredOption("-o, --out <dir>", "folder to write the site to (replaced)")
     .addOption(cliOption(THRESHOLD, { help: "version matrix: list differences beyond this %" }))
     .option(
-      "--baseline <engine>",
+      "--base-engine <engine>",
       'version matrix baseline, e.g. "MariaDB 10.11.5" (repeatable; default: each family\'s oldest)',
       collect,
     )
-    .option("--title <text>", "site title", "perfgate trends")
-    .action(
-      (o: {
-        store: string;
-        repo?: string;
-        out: string;
-        threshold: number;
-        baseline?: string[];
-        title: string;
-      }) => {
-        const runs = loadAllRuns(parseStore(o.store, o.repo));
-        const t0 = Date.now();
-        const s = writeSite(runs, {
-          out: o.out,
-          detect: detector,
-          thresholdPct: o.threshold,
-          title: o.title,
-          ...(o.baseline ? { baselines: o.baseline } : {}),
-        });
-        writeOut(
-          `site: ${resolve(o.out)}/index.html — ${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")}, ${plural(s.matrices, "version matrix", "version matrices")}, ${plural(s.files, "data file")} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
-        );
-      },
-    );
+    .option("--title <text>", "site title", "perfgate trends");
+  acceptFormerNames(pages, { baseline: "base-engine" }).action(
+    (o: {
+      store: string;
+      repo?: string;
+      out: string;
+      threshold: number;
+      baseEngine?: string[];
+      title: string;
+    }) => {
+      const runs = loadAllRuns(parseStore(o.store, o.repo));
+      const t0 = Date.now();
+      const s = writeSite(runs, {
+        out: o.out,
+        detect: detector,
+        thresholdPct: o.threshold,
+        title: o.title,
+        ...(o.baseEngine ? { baselines: o.baseEngine } : {}),
+      });
+      writeOut(
+        `site: ${resolve(o.out)}/index.html — ${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")}, ${plural(s.matrices, "version matrix", "version matrices")}, ${plural(s.files, "data file")} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+      );
+    },
+  );
 
   history
     .command("changes")

@@ -89,9 +89,9 @@ function abPlan(sets: readonly MeasurementSet[], ab: MeasurementSet, named: read
   }
   const base = ab.engines[0]!;
   for (const b of named) {
-    if (resolveEngine(b, ab.engines, "--baseline") !== base) {
+    if (resolveEngine(b, ab.engines, "--base-engine") !== base) {
       throw new UserError(
-        `--baseline ${JSON.stringify(b)}: the baseline of A/B file ${ab.file} is its base side, ${JSON.stringify(base)}`,
+        `--base-engine ${JSON.stringify(b)}: the baseline of A/B file ${ab.file} is its base side, ${JSON.stringify(base)}`,
       );
     }
   }
@@ -140,7 +140,7 @@ function enginePairs(
 ): Pairs {
   const heads = options.engines?.map((e) => resolveEngine(e, allEngines, "--engines"));
   if (!options.baselines || options.baselines.length === 0) return twoFilePair(sets, heads, notes);
-  const baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--baseline")))];
+  const baselines = [...new Set(options.baselines.map((b) => resolveEngine(b, allEngines, "--base-engine")))];
   const candidates = allEngines.filter((e) => !baselines.includes(e) && (!heads || heads.includes(e)));
   const pairs: [string, string][] = [];
   for (const h of candidates) {
@@ -169,7 +169,7 @@ function twoFilePair(sets: readonly MeasurementSet[], heads: string[] | undefine
   if (sets.length !== 2 || !s0 || !s1 || s0.engines.length !== 1 || s1.engines.length !== 1) {
     const what = sets.map((s) => `${s.file} (${s.engines.join(", ") || "no engines"})`).join(", ");
     throw new UserError(
-      `name the baseline engine(s) with --baseline: without one, compare takes two files with one engine each (got ${what})`,
+      `name the base engine(s) with --base-engine: without one, compare takes two files with one engine each (got ${what})`,
     );
   }
   const base = s0.engines[0]!;

@@ -1,5 +1,5 @@
 /** Commander options built from the shared definitions (src/options/definitions.ts). */
-import { Option } from "commander";
+import { type Command, Option } from "commander";
 import type { ThresholdConfig } from "../stats/verdict.js";
 import { UsageError } from "../util/errors.js";
 import { writeErr } from "../util/terminal.js";
@@ -76,4 +76,37 @@ export function warnIneffectiveFailThreshold(thresholds: ThresholdConfig, failPc
   writeErr(
     `perfgate: warning: --fail-threshold ${failPct} is not above --threshold (${thresholds.default_pct}%), so it changes nothing: every regression fails\n`,
   );
+}
+
+/**
+ * Old spellings still accepted for one release: each `--old` flag (hidden from help) takes the
+ * same value as `--new`, and using it prints one deprecation line. `names` maps old to new flag
+ * names (without dashes); the new option must already be on the command.
+ */
+export function acceptFormerNames(cmd: Command, names: Readonly<Record<string, string>>): Command {
+  for (const [old, now] of Object.entries(names)) {
+    const current = cmd.options.find((o) => o.long === `--${now}`);
+    if (current === undefined) throw new Error(`acceptFormerNames: ${cmd.name()} has no --${now}`);
+    const flags = current.flags.replace(`--${now}`, `--${old}`).replace(/^-\w, /, "");
+    const former = new Option(flags, `deprecated: use --${now}`).hideHelp();
+    const parse = (current as unknown as { parseArg?: (v: string, p: unknown) => unknown }).parseArg;
+    if (parse) former.argParser(parse);
+    cmd.addOption(former);
+  }
+  cmd.hook("preAction", (_cmd, action) => {
+    if (action !== cmd) return;
+    for (const [old, now] of Object.entries(names)) {
+      const oldKey = camel(old);
+      if (cmd.getOptionValueSource(oldKey) !== "cli") continue;
+      writeErr(`perfgate: warning: --${old} is deprecated and will be removed; use --${now}\n`);
+      if (cmd.getOptionValueSource(camel(now)) !== "cli") {
+        cmd.setOptionValueWithSource(camel(now), cmd.getOptionValue(oldKey), "cli");
+      }
+    }
+  });
+  return cmd;
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }

@@ -45,6 +45,8 @@ export interface SharedOption<T> {
    * `fail-on-regression` is on there, while `perfgate compare` on a desk only reports.
    */
   actionDefault?: string;
+  /** the name it had before, still accepted for one release with a deprecation warning */
+  formerly?: string;
   /** the words accepted (shown in help) */
   choices?: readonly string[];
   /** repeatable flag; in the action one value per line */
@@ -161,7 +163,7 @@ export const SET: SharedOption<[string, string]> = {
 
 /**
  * Options many commands take, each defined once; a command may word the help for itself
- * (cliOption's `help`) or spell the flag its own way (`flag`, e.g. `--baseline-runner-class`).
+ * (cliOption's `help`) or spell the flag its own way (`flag`, e.g. `--history-runner-class`).
  */
 export const CACHE_DIR: SharedOption<string> = {
   name: "cache-dir",
@@ -226,31 +228,35 @@ export const TEXT_OR_JSON = FORMAT(["text", "json"] as const);
 
 /**
  * The base of `compare` pooled from the history store: the last runs of a branch that match the
- * head (the action's baseline-from-history). Both validate with these parsers.
+ * head (`--base-from-history <store>`, the action's base-from-history). Both validate with these
+ * parsers. Called baseline-* before (docs/decisions/2026-11-26-baseline-names.md).
  */
-export const BASELINE_BRANCH: SharedOption<string> = {
-  name: "baseline-branch",
+export const HISTORY_BRANCH: SharedOption<string> = {
+  name: "history-branch",
+  formerly: "baseline-branch",
   arg: "<name>",
-  help: "branch whose runs form the baseline (default main)",
+  help: "branch whose runs form the base (default main)",
   parse: parseBranch,
 };
 
-export const BASELINE_RUNS: SharedOption<number> = {
-  name: "baseline-runs",
+export const HISTORY_RUNS: SharedOption<number> = {
+  name: "history-runs",
+  formerly: "baseline-runs",
   arg: "<n>",
   help: "how many of the newest matching runs to pool (default 5)",
   parse: wholeNumber(1, 9999),
 };
 
-export const BASELINE_MAX_AGE: SharedOption<number | "none"> = {
-  name: "baseline-max-age",
+export const HISTORY_MAX_AGE: SharedOption<number | "none"> = {
+  name: "history-max-age",
+  formerly: "baseline-max-age",
   arg: "<age>",
   help: `runs older than this are not pooled, e.g. 14d, 2w; none left is an error (default ${DEFAULT_BASELINE_MAX_AGE_DAYS}d; "none": no limit)`,
   parse: parseMaxAge,
 };
 
 /** Defaults of the baseline-from-history group, for both. */
-export const BASELINE_DEFAULTS = {
+export const HISTORY_BASE_DEFAULTS = {
   branch: "main",
   runs: 5,
   maxAgeDays: DEFAULT_BASELINE_MAX_AGE_DAYS,
