@@ -269,9 +269,9 @@ describe("modes, engine names and notes", () => {
     });
     expect(filtered.notes.some((n) => n.includes("no baseline"))).toBe(false);
     expect(() => compareSets([set], { baselines: ["mariadb@9.9"] })).toThrow(
-      '--baseline "mariadb@9.9": no such engine; engines found: "mariadb@10.11.5", "mariadb@11.4.5", "mysql@8.0.40", "mysql@8.4.3"',
+      '--base-engine "mariadb@9.9": no such engine; engines found: "mariadb@10.11.5", "mariadb@11.4.5", "mysql@8.0.40", "mysql@8.4.3"',
     );
-    expect(() => compareSets([set])).toThrow(/^name the baseline engine\(s\) with --baseline/);
+    expect(() => compareSets([set])).toThrow(/^name the base engine\(s\) with --base-engine/);
   });
 
   it("an engine with no baseline of its family is skipped and noted", () => {
