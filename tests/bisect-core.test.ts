@@ -9,11 +9,16 @@ import {
   decideStep,
   type Estimate,
   endpointsDiffer,
+  fromMidBoth,
+  fromMidGood,
   type Mark,
   nextStep,
 } from "../src/bisect/core/search.js";
 import { rng, simulateGitBisect, simulatePerfgate } from "../src/bisect/core/simulate.js";
+import { anchoringOf } from "../src/bisect/core/state.js";
 import { parseCell } from "../src/cli/bisect-command.js";
+import type { MeasurementSet } from "../src/compare/model.js";
+import { bisectCommand, recordedWorkloadFile } from "../src/report/bisect-hint.js";
 
 const est = (mean: number, lo: number, hi: number): Estimate => ({
   n: 10,
@@ -25,30 +30,51 @@ const est = (mean: number, lo: number, hi: number): Estimate => ({
 
 describe("the step rule", () => {
   const D = est(Math.log(0.5), Math.log(0.5) - 0.05, Math.log(0.5) + 0.05); // bad is half of good (a throughput drop)
-  it("calls a commit bad only when its whole interval is on bad's side of the midpoint", () => {
-    expect(decideStep(D, est(-0.65, -0.8, -0.5)).mark).toBe("bad");
-    expect(decideStep(D, est(0.01, -0.1, 0.1)).mark).toBe("good");
-    expect(decideStep(D, est(-0.35, -0.6, -0.1)).mark).toBe("unknown");
+  const fromGood = (e: Estimate) => decideStep(D, fromMidGood(D, e));
+  it("against good only: a commit is bad only when its whole interval is on bad's side of the midpoint", () => {
+    expect(fromGood(est(-0.65, -0.8, -0.5)).mark).toBe("bad");
+    expect(fromGood(est(0.01, -0.1, 0.1)).mark).toBe("good");
+    expect(fromGood(est(-0.35, -0.6, -0.1)).mark).toBe("unknown");
   });
   it("works the same for an increase (latency, cost)", () => {
     const up = est(0.5, 0.45, 0.55);
-    expect(decideStep(up, est(0.45, 0.3, 0.6)).mark).toBe("bad");
-    expect(decideStep(up, est(0.1, 0.0, 0.2)).mark).toBe("good");
+    expect(decideStep(up, fromMidGood(up, est(0.45, 0.3, 0.6))).mark).toBe("bad");
+    expect(decideStep(up, fromMidGood(up, est(0.1, 0.0, 0.2))).mark).toBe("good");
   });
   it("counts the midpoint's own uncertainty", () => {
     const wide = est(Math.log(0.5), Math.log(0.5) - 0.6, Math.log(0.5) + 0.6);
-    expect(decideStep(wide, est(-0.65, -0.8, -0.5)).mark).toBe("unknown");
+    expect(decideStep(wide, fromMidGood(wide, est(-0.65, -0.8, -0.5))).mark).toBe("unknown");
+  });
+  it("against both endpoints: a bad commit stays bad when the host's load shrinks the effect", () => {
+    // At the first step bad was half of good (D = ln 0.5). Later the host is busier and the same
+    // change costs only 20%: the bad commit is -20% against good and level with bad. Held against
+    // the old midpoint (-29%) it would look good; against both endpoints it is bad.
+    const vsGood = est(Math.log(0.8), Math.log(0.8) - 0.05, Math.log(0.8) + 0.05);
+    const vsBad = est(0, -0.05, 0.05);
+    expect(fromGood(vsGood).mark).toBe("good");
+    expect(decideStep(D, fromMidBoth(vsGood, vsBad)).mark).toBe("bad");
+    // A good commit under the same load: level with good, +25% against bad.
+    const g = decideStep(D, fromMidBoth(est(0, -0.05, 0.05), est(Math.log(1.25), 0.17, 0.27)));
+    expect(g.mark).toBe("good");
+    expect(g.p_bad).toBeLessThan(0.01);
+    // Halfway between: unknown.
+    expect(decideStep(D, fromMidBoth(est(-0.1, -0.2, 0), est(0.1, 0, 0.2))).mark).toBe("unknown");
   });
   it("is unknown without an interval, and says how sure it is", () => {
-    expect(
-      decideStep(D, { n: 1, mean_log: -0.7, se_log: null, ci_low_log: null, ci_high_log: null }).mark,
-    ).toBe("unknown");
-    expect(decideStep(D, est(-0.65, -0.8, -0.5)).p_bad).toBeGreaterThan(0.99);
-    expect(decideStep(D, est(0.01, -0.1, 0.1)).p_bad).toBeLessThan(0.01);
+    const none = { n: 1, mean_log: -0.7, se_log: null, ci_low_log: null, ci_high_log: null };
+    expect(fromGood(none).mark).toBe("unknown");
+    expect(decideStep(D, fromMidBoth(none, est(0, -0.1, 0.1))).mark).toBe("unknown");
+    expect(fromGood(est(-0.65, -0.8, -0.5)).p_bad).toBeGreaterThan(0.99);
+    expect(fromGood(est(0.01, -0.1, 0.1)).p_bad).toBeLessThan(0.01);
   });
   it("endpoints differ only when their interval excludes 0", () => {
     expect(endpointsDiffer(est(-0.5, -0.7, -0.3))).toBe(true);
     expect(endpointsDiffer(est(-0.05, -0.2, 0.1))).toBe(false);
+  });
+  it("slice metrics are measured against both endpoints, counted ones against good", () => {
+    expect(anchoringOf("tps")).toBe("both");
+    expect(anchoringOf("p95_ms")).toBe("both");
+    expect(anchoringOf("instructions")).toBe("good");
   });
 });
 
@@ -163,6 +189,27 @@ describe("whole bisects under simulated noise", () => {
     });
     expect(none.found).toBeNull();
   });
+  it("counted metrics (instructions: 5 repetitions, 0.6% repeatability) find a 2% step with good as the only anchor", () => {
+    const r = rng(3);
+    let right = 0;
+    let named = 0;
+    let maxBuilds = 0;
+    for (let k = 0; k < 40; k++) {
+      const planted = 1 + Math.floor(r.uniform() * 31);
+      const out = simulatePerfgate({ commits: 32, planted, effectLog: Math.log(1.02), sd: 0.006 }, r, {
+        pairs: 5,
+        maxRounds: 3,
+        alpha: 0.05,
+        metric: "instructions",
+      });
+      if (out.found === planted) right++;
+      else if (out.skipped.includes(planted)) named++;
+      maxBuilds = Math.max(maxBuilds, out.builds);
+    }
+    expect(right).toBeGreaterThanOrEqual(35);
+    expect(right + named).toBeGreaterThanOrEqual(39);
+    expect(maxBuilds).toBeLessThanOrEqual(12);
+  });
   it("one run per step (plain git bisect run) goes wrong under the same noise at a small effect", () => {
     const r = rng(1);
     let right = 0;
@@ -174,5 +221,28 @@ describe("whole bisects under simulated noise", () => {
         right++;
     }
     expect(right).toBeLessThan(150);
+  });
+});
+
+describe("the PR comment's bisect command", () => {
+  const cell = { scenario: "oltp_read_write", threads: 4, tier: "1G", metric: "tps" as const };
+  it("names the commits, the workload file, the cell and the metric", () => {
+    expect(bisectCommand(cell, "a".repeat(40), "b".repeat(40), "workloads/smoke.yml")).toBe(
+      "npx perfgate bisect --source . --good aaaaaaaaaaaa --bad bbbbbbbbbbbb --workload workloads/smoke.yml --cell oltp_read_write:4:1G --metric tps",
+    );
+    expect(bisectCommand({ ...cell, metric: "instructions" as const }, null, null, null)).toBe(
+      "npx perfgate bisect --source . --good <base-commit> --bad <head-commit> --workload <workload.yml> --cell oltp_read_write:4:1G --metric instructions",
+    );
+  });
+  it("puts nothing from a results file into the command that could leave its code span or run as shell", () => {
+    expect(bisectCommand({ ...cell, scenario: "x`; rm -rf ~`" }, null, null, null)).toBeNull();
+    expect(bisectCommand({ ...cell, tier: "1G $(id)" }, null, null, null)).toBeNull();
+    expect(bisectCommand(cell, "main; id", "`x`", null)).toContain(
+      "--good <base-commit> --bad <head-commit>",
+    );
+    const set = (file: string) => [{ results: { workload: { file } } }] as unknown as MeasurementSet[];
+    expect(recordedWorkloadFile(set("w.yml`$(id)`"))).toBeNull();
+    expect(recordedWorkloadFile(set("../../etc/passwd"))).toBeNull();
+    expect(recordedWorkloadFile(set("workloads/nightly.yml"))).toBe("workloads/nightly.yml");
   });
 });

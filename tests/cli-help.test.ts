@@ -19,5 +19,9 @@ describe("--help", () => {
     }
     const ab = await runCli(["ab", "--help"]);
     expect(ab.stdout).toContain("--base-set <name=value>");
+    // bisect's help says how to go from a change point on the trend site to the commit.
+    const bisect = await runCli(["bisect", "--help"]);
+    expect(bisect.stdout).toContain("From a change point on the trend site to the commit:");
+    expect(bisect.stdout).toContain("--from-change <store>");
   });
 });

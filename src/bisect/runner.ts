@@ -10,6 +10,8 @@ import { basename, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { pairValues } from "../ab/confirm.js";
 import { runAb } from "../ab/runner.js";
+import type { AbCell } from "../ab/schema.js";
+import { findValgrind } from "../instructions/valgrind.js";
 import { isMetricName, metricDef } from "../metrics/table.js";
 import { endOnError } from "../run/lifecycle.js";
 import { AbortedError } from "../run/sysbench-run.js";
@@ -28,7 +30,15 @@ import {
   type Step,
 } from "./core/schema.js";
 import { estimateText, stepsBound } from "./core/search.js";
-import { effectOf, judged, nextAction } from "./core/state.js";
+import {
+  anchoringOf,
+  BISECT_METRICS,
+  effectOf,
+  judged,
+  nextAction,
+  nextAgainst,
+  roundsAgainst,
+} from "./core/state.js";
 import { commitRange, resolveRef, sourceRepo } from "./git.js";
 import { type ProvisionContext, provisionCommit } from "./provision.js";
 import { readBisectResults, writeBisectResults } from "./store.js";
@@ -64,8 +74,9 @@ interface Ctx {
 }
 
 export async function runBisect(o: BisectOptions): Promise<{ results: BisectResults; exitCode: number }> {
-  const metric = checkMetric(o.metric);
-  const { text: cellWorkload, cell } = oneCellWorkload(o.workloadFile, o.cell);
+  const cell = bisectedCell(o.workloadFile, o.cell);
+  const metric = await resolveMetric(o.metric, cell.script, o.log);
+  const cellWorkload = oneCellWorkload(o.workloadFile, cell, anchoringOf(metric) === "good");
   const repo = await sourceRepo(o.source);
   const good = await resolveRef(repo, o.good, "--good");
   const bad = await resolveRef(repo, o.bad, "--bad");
@@ -109,23 +120,45 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
   return { results: r, exitCode };
 }
 
-function checkMetric(name: string): BisectArgs["metric"] {
-  if (!isMetricName(name) || !metricDef(name).fromSlice) {
-    throw new UserError(`--metric ${JSON.stringify(name.slice(0, 40))}: accepted: tps, qps, p95_ms`);
+/**
+ * Scripts whose cells are CPU-bound when their data fits the buffer pool: they only read, so a
+ * transaction waits on no log flush and its cost is the work the server does.
+ */
+export const CPU_BOUND_SCRIPTS: readonly string[] = [
+  "oltp_read_only",
+  "oltp_point_select",
+  "select_random_points",
+  "select_random_ranges",
+];
+
+/**
+ * The metric bisected: `auto` is instructions per transaction for a CPU-bound cell when valgrind
+ * is on this host (one deterministic count per commit), else tps through interleaved A/B; a named
+ * metric must be a slice metric or a counted one.
+ */
+async function resolveMetric(name: string, script: string, log: Logger): Promise<BisectArgs["metric"]> {
+  if (name === "auto") {
+    if (!CPU_BOUND_SCRIPTS.includes(script)) return "tps";
+    try {
+      await findValgrind();
+      log.info(`metric: instructions per transaction (${script} is CPU-bound and valgrind is here)`);
+      return "instructions";
+    } catch (err) {
+      log.info(`metric: tps (${(err as Error).message})`);
+      return "tps";
+    }
+  }
+  if (!isMetricName(name) || !(metricDef(name).fromSlice || metricDef(name).fromAbCell)) {
+    throw new UserError(
+      `--metric ${JSON.stringify(name.slice(0, 40))}: accepted: ${BISECT_METRICS.join(", ")}`,
+    );
   }
   return name;
 }
 
-/**
- * The workload narrowed to the bisected cell (one script, thread count and tier), with the A/B
- * engine's own confirmation off: the bisect decides when a commit needs more pairs.
- */
-function oneCellWorkload(
-  file: string,
-  given: BisectArgs["cell"],
-): { text: string; cell: BisectArgs["cell"] } {
+/** The cell bisected, checked against the workload; no tier given means the workload's only one. */
+function bisectedCell(file: string, given: BisectArgs["cell"]): BisectArgs["cell"] {
   const w = loadWorkload(file).workload;
-  // No tier given: the workload's only one.
   const cell = { ...given, tier: given.tier === "" && w.tiers.length === 1 ? w.tiers[0]! : given.tier };
   const where = `--cell ${cell.script}:${cell.threads}:${cell.tier}`;
   if (!w.scripts.includes(cell.script))
@@ -136,10 +169,21 @@ function oneCellWorkload(
     );
   if (!w.tiers.includes(cell.tier))
     throw new UserError(`${where}: ${file} has no tier ${cell.tier} (it has ${w.tiers.join(", ")})`);
+  return cell;
+}
+
+/**
+ * The workload narrowed to the bisected cell, with the A/B engine's own confirmation off: the
+ * bisect decides when a commit needs more pairs. A counted metric (instructions) decides on its
+ * repetitions, so its runs keep only 2 throughput pairs.
+ */
+function oneCellWorkload(file: string, cell: BisectArgs["cell"], counted: boolean): string {
+  const w = loadWorkload(file).workload;
   const raw = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-  const ab = { ...w.ab, max_pairs: w.ab.pairs, confirm_budget: 0 };
+  const pairs = counted ? Math.min(2, w.ab.pairs) : w.ab.pairs;
+  const ab = { ...w.ab, pairs, max_pairs: pairs, confirm_budget: 0 };
   const one = { scripts: [cell.script], threads: [cell.threads], tiers: [cell.tier], repetitions: 1, ab };
-  return { text: stringify({ ...raw, ...one }), cell };
+  return stringify({ ...raw, ...one });
 }
 
 function startingResults(o: BisectOptions, args: BisectArgs, commits: CommitInfo[]): BisectResults {
@@ -195,7 +239,7 @@ async function searchLoop(ctx: Ctx): Promise<void> {
       return;
     }
     if (a.kind === "endpoints") await endpointsRound(ctx);
-    else if (a.kind === "more") await anotherRound(ctx, a.step);
+    else if (a.kind === "more") await anotherRound(ctx, a.step, a.against);
     else await newCandidate(ctx, a.index);
     save(ctx);
   }
@@ -211,22 +255,33 @@ async function endpointsRound(ctx: Ctx): Promise<void> {
     r.steps.push(step);
     if (step.error !== undefined) throw new UserError(`bad commit ${step.sha.slice(0, 12)}: ${step.error}`);
   }
-  const round = await measureRound(ctx, step, r.steps.indexOf(step));
+  const round = await measureRound(ctx, step, r.steps.indexOf(step), "good");
   if (!round.ok) throw new UserError(`bad against good: ${round.error}`);
   const rounds = [...step.rounds, round.round];
-  const judgedStep = judged({ ...step, rounds }, null, r.args.alpha, r.args.max_rounds);
+  const judgedStep = judged(
+    { ...step, rounds },
+    null,
+    r.args.alpha,
+    r.args.max_rounds,
+    anchoringOf(r.args.metric),
+  );
   r.steps[r.steps.indexOf(step)] = judgedStep;
   ctx.o.log.info(
     `endpoints: bad vs good ${judgedStep.estimate ? estimateText(judgedStep.estimate) : "?"}: ${judgedStep.mark === "differ" ? "they differ" : `not sized yet (round ${rounds.length} of at most ${r.args.max_rounds})`}`,
   );
 }
 
-async function anotherRound(ctx: Ctx, at: number): Promise<void> {
+async function anotherRound(ctx: Ctx, at: number, against: Round["against"]): Promise<void> {
   const step = ctx.r.steps[at]!;
-  ctx.o.log.info(
-    `commit ${step.sha.slice(0, 10)} is unknown: round ${step.rounds.length + 1} of at most ${ctx.r.args.max_rounds}`,
-  );
-  await judgeRound(ctx, at);
+  const n = roundsAgainst(step, "good");
+  if (against === "bad") {
+    ctx.o.log.info(`commit ${step.sha.slice(0, 10)}: round ${n} against bad`);
+  } else {
+    ctx.o.log.info(
+      `commit ${step.sha.slice(0, 10)}${n > 0 ? " is unknown" : ""}: round ${n + 1} of at most ${ctx.r.args.max_rounds}`,
+    );
+  }
+  await judgeRound(ctx, at, against);
 }
 
 async function newCandidate(ctx: Ctx, index: number): Promise<void> {
@@ -238,22 +293,33 @@ async function newCandidate(ctx: Ctx, index: number): Promise<void> {
     ctx.r.steps[at] = judged(step, effectOf(ctx.r), ctx.r.args.alpha, ctx.r.args.max_rounds);
     return;
   }
-  await judgeRound(ctx, at);
+  await judgeRound(ctx, at, "good");
 }
 
-/** One more round of the step at `at`, then its mark; a failed measurement skips the commit. */
-async function judgeRound(ctx: Ctx, at: number): Promise<void> {
+/**
+ * One more A/B run of the step at `at` against an endpoint, then its mark; a failed measurement
+ * skips the commit. Against both endpoints, the mark waits for the run against bad.
+ */
+async function judgeRound(ctx: Ctx, at: number, against: Round["against"]): Promise<void> {
   const { r } = ctx;
   const step = r.steps[at]!;
-  const round = await measureRound(ctx, step, at);
+  const round = await measureRound(ctx, step, at, against);
   const next: Step = round.ok
     ? { ...step, rounds: [...step.rounds, round.round] }
     : { ...step, error: round.error };
-  const j = judged(next, effectOf(r), r.args.alpha, r.args.max_rounds);
+  const anchoring = anchoringOf(r.args.metric);
+  const j = judged(next, effectOf(r), r.args.alpha, r.args.max_rounds, anchoring);
   r.steps[at] = j;
+  if (anchoring === "both" && nextAgainst(j, anchoring) === "bad" && !j.error) {
+    ctx.o.log.info(
+      `commit ${j.index}/${r.commits.length - 1} ${j.sha.slice(0, 10)}: vs good ${j.estimate ? estimateText(j.estimate) : "?"}; now against bad`,
+    );
+    return;
+  }
   const sure = j.p_bad === null ? "" : ` (P(bad side) ${(j.p_bad * 100).toFixed(1)}%)`;
+  const vsBad = j.estimate_bad ? `, vs bad ${estimateText(j.estimate_bad)}` : "";
   ctx.o.log.info(
-    `commit ${j.index}/${r.commits.length - 1} ${j.sha.slice(0, 10)}: vs good ${j.estimate ? estimateText(j.estimate) : "?"} → ${j.mark}${sure}${j.error ? `: ${j.error}` : ""}`,
+    `commit ${j.index}/${r.commits.length - 1} ${j.sha.slice(0, 10)}: vs good ${j.estimate ? estimateText(j.estimate) : "?"}${vsBad} → ${j.mark}${sure}${j.error ? `: ${j.error}` : ""}`,
   );
 }
 
@@ -275,52 +341,67 @@ async function provisionedStep(ctx: Ctx, index: number, kind: Step["kind"]): Pro
   return { ...base, provisioned: p.provisioned, build_s: p.seconds };
 }
 
-/** The good endpoint's server, provisioned once per process (a resumed bisect provisions it again). */
-async function goodServer(ctx: Ctx): Promise<Provisioned> {
-  const sha = ctx.r.commits[0]!.sha;
+/** An endpoint's server, provisioned once per process (a resumed bisect provisions it again). */
+async function endpointServer(ctx: Ctx, which: Round["against"]): Promise<Provisioned> {
+  const sha = (which === "good" ? ctx.r.commits[0] : ctx.r.commits.at(-1))!.sha;
   const known = ctx.servers.get(sha);
   if (known) return known;
   const p = await provisionCommit(ctx.prov, sha);
-  if (!p.ok) throw new UserError(`good commit ${sha.slice(0, 12)}: ${p.error}`);
+  if (!p.ok) throw new UserError(`${which} commit ${sha.slice(0, 12)}: ${p.error}`);
   ctx.servers.set(sha, p.provisioned);
   return p.provisioned;
 }
 
-/** One A/B run of the step's commit (head) against good (base) on the bisected cell. */
+/** One A/B run of the step's commit (head) against an endpoint (base) on the bisected cell. */
 async function measureRound(
   ctx: Ctx,
   step: Step,
   at: number,
+  against: Round["against"],
 ): Promise<{ ok: true; round: Round } | { ok: false; error: string }> {
-  const good = await goodServer(ctx);
+  const base = await endpointServer(ctx, against);
   const head = step.provisioned ?? ctx.servers.get(step.sha);
   if (!head) return { ok: false, error: "no server" };
-  const out = join(
-    ctx.stepsDir,
-    `${String(at).padStart(2, "0")}-${step.sha.slice(0, 10)}-r${step.rounds.length + 1}.json`,
-  );
+  const n = step.rounds.filter((x) => x.against === against).length + 1;
+  const name = `${String(at).padStart(2, "0")}-${step.sha.slice(0, 10)}-r${n}${against === "bad" ? "-vs-bad" : ""}.json`;
+  const out = join(ctx.stepsDir, name);
   const t0 = Date.now();
+  const counted = anchoringOf(ctx.r.args.metric) === "good";
   const { results, exitCode } = await runAb({
-    base: good.spec,
+    base: base.spec,
     head: head.spec,
-    baseSet: good.options,
+    baseSet: base.options,
     headSet: head.options,
     workloadFile: ctx.workload,
     out,
     force: true,
     log: ctx.o.log,
     signal: ctx.o.signal,
+    // Profiles explain a change, which is not a bisect step's question.
+    profile: "off",
+    ...(counted ? { instructions: true } : {}),
     ...(ctx.o.workDir ? { workDir: ctx.o.workDir } : {}),
     ...(ctx.o.cacheDir ? { cacheDir: ctx.o.cacheDir } : {}),
   });
   if (exitCode === 130 || ctx.o.signal.aborted) throw new AbortedError("interrupted");
   const cell = results.cells[0];
-  if (cell?.status !== "ok")
-    return {
-      ok: false,
-      error: `measurement failed: ${cell?.error ?? results.status_reason ?? results.status}`,
-    };
-  const v = pairValues(cell.pairs, ctx.r.args.metric);
+  const failed =
+    cell?.status !== "ok"
+      ? (cell?.error ?? results.status_reason ?? results.status)
+      : cell.instructions?.error;
+  if (failed !== undefined) return { ok: false, error: `measurement failed: ${failed}` };
+  const v = roundValues(cell!, ctx.r.args.metric);
+  if (v.base.length === 0) return { ok: false, error: `measurement failed: no ${ctx.r.args.metric} values` };
   const ab_file = join(basename(ctx.stepsDir), basename(out));
-  return { ok: true, round: { ab_file, good: v.base, commit: v.head, measure_s: (Date.now() - t0) / 1000 } };
+  return {
+    ok: true,
+    round: { ab_file, against, base: v.base, commit: v.head, measure_s: (Date.now() - t0) / 1000 },
+  };
+}
+
+/** The metric's paired values of an A/B cell: its slices' pairs, or its own counted repetitions. */
+function roundValues(cell: AbCell, metric: BisectArgs["metric"]): { base: number[]; head: number[] } {
+  const def = metricDef(metric);
+  if (def.fromSlice) return pairValues(cell.pairs, metric);
+  return def.fromAbCell?.(cell) ?? { base: [], head: [] };
 }

@@ -1,15 +1,19 @@
 /** `perfgate bisect`: the first bad commit between a good and a bad one, measured on this host. */
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { bisectText } from "../bisect/core/summary.js";
+import { BISECT_METRICS } from "../bisect/core/state.js";
+import { bisectText, oneLineText } from "../bisect/core/summary.js";
 import { runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
+import { DRY_RUN, FROM_CHANGE } from "../options/bisect.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import { CACHE_DIR, type SharedOption, WORK_DIR, WORKLOAD } from "../options/definitions.js";
 import { oneOf, wholeNumber } from "../options/values.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger } from "../util/log.js";
+import { loadWorkload } from "../workloads/schema.js";
 import type { CliHelpers } from "./ab-command.js";
+import { changeFromStore } from "./bisect-from-change.js";
 
 interface BisectFlags {
   good?: string;
@@ -26,6 +30,8 @@ interface BisectFlags {
   force?: boolean;
   workDir?: string;
   cacheDir?: string;
+  fromChange?: string;
+  dryRun?: boolean;
 }
 
 /** `script:threads[:tier]`; the tier defaults to the workload's only one (checked by the runner). */
@@ -41,13 +47,14 @@ export function parseCell(text: string): { script: string; threads: number; tier
   return { script: m[1]!, threads, tier: m[3] ?? null };
 }
 
+const BISECT_METRIC_CHOICES = ["auto", ...BISECT_METRICS];
 const BISECT_METRIC: SharedOption<string> = {
   name: "metric",
   arg: "<name>",
-  help: "the metric to bisect",
-  default: "tps",
-  choices: ["tps", "qps", "p95_ms"],
-  parse: oneOf(["tps", "qps", "p95_ms"]),
+  help: "the metric to bisect; auto: instructions (per transaction, under valgrind) for a CPU-bound (read-only) cell when valgrind is installed, else tps",
+  default: "auto",
+  choices: BISECT_METRIC_CHOICES,
+  parse: oneOf(BISECT_METRIC_CHOICES),
 };
 
 /** The flags, with `--resume` filling in what the file records (flags given win, then must match). */
@@ -70,8 +77,38 @@ function withResume(o: BisectFlags, cmd: Command): BisectFlags {
   };
 }
 
+/**
+ * With --from-change, the range and metric from the store's change point (the cell must be given,
+ * --good and --bad must not). Says which change was chosen.
+ */
+function withChange(o: BisectFlags, cmd: Command): BisectFlags {
+  if (o.fromChange === undefined) return o;
+  if (o.resume !== undefined) throw new UsageError("--from-change and --resume: give one or the other");
+  if (o.good !== undefined || o.bad !== undefined) {
+    throw new UsageError("--from-change takes --good and --bad from the change point: give one or the other");
+  }
+  if (o.cell === undefined) throw new UsageError("--from-change needs --cell script:threads[:tier]");
+  const metric = cmd.getOptionValueSource("metric") === "cli" ? o.metric : "auto";
+  const name = loadWorkload(o.workload).workload.name;
+  const c = changeFromStore(o.fromChange, parseCell(o.cell), metric, name);
+  process.stderr.write(`${oneLineText(c.describe, 300)}\n`);
+  return {
+    ...o,
+    good: c.good,
+    bad: c.bad,
+    cell: `${c.cell.script}:${c.cell.threads}:${c.cell.tier}`,
+    metric: c.metric,
+  };
+}
+
 async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Promise<void> {
-  const o = withResume(flags, cmd);
+  const o = withChange(withResume(flags, cmd), cmd);
+  if (o.dryRun) {
+    process.stdout.write(
+      `perfgate bisect --good ${o.good ?? "?"} --bad ${o.bad ?? "?"} --workload ${o.workload} --cell ${o.cell ?? "?"} --metric ${o.metric}\n`,
+    );
+    return;
+  }
   for (const k of ["good", "bad", "source", "cell"] as const) {
     if (o[k] === undefined)
       throw new UsageError(`required option '--${k}' not specified (or --resume <bisect.json>)`);
@@ -114,13 +151,26 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
   }
 }
 
+const FROM_A_CHANGE_POINT = `
+From a change point on the trend site to the commit:
+  The trend site (or \`perfgate history changes\`) shows a change as "-9% between a1b2c3 and f9e8d7"
+  on a cell (script, threads, buffer pool) and a metric. Either let bisect read it from the store:
+    perfgate bisect --from-change git:perfgate-data --cell oltp_read_write:4:1G \\
+      -w workloads/nightly.yml --source ~/src/server        (--dry-run: show the range it takes)
+  or give the range by hand:
+    perfgate bisect --good a1b2c3 --bad f9e8d7 --cell oltp_read_write:4:1G \\
+      -w workloads/nightly.yml --source ~/src/server
+  A failing gate's PR comment names this command for its worst cell; .github/workflows/bisect.yml
+  runs it on the bare-metal runner. Method, rule, budget and "unknown": docs/bisect.md`;
+
 export function registerBisectCommand(program: Command, h: CliHelpers): void {
   program
     .command("bisect")
     .description(
-      "Find the first bad commit between --good and --bad: each step provisions (or builds) a commit and A/Bs it " +
-        "against good on this host (interleaved slices, one cell); a commit is bad when its interval lies on bad's side " +
-        "of the midpoint between good and bad. The first step confirms good and bad differ. docs/bisect.md",
+      "Find the first bad commit between --good and --bad (or a change point: --from-change): each step provisions (or builds) " +
+        "a commit and measures it on this host, one cell: instructions per transaction under callgrind, or tps in interleaved " +
+        "A/B slices against good and against bad. A commit is bad when its interval lies on bad's side of the midpoint " +
+        "between good and bad. The first step confirms good and bad differ. docs/bisect.md",
     )
     .option("--good <ref>", "a commit, tag or branch without the regression")
     .option("--bad <ref>", "a later commit with it (good must be its ancestor)")
@@ -150,8 +200,11 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
       "--resume <bisect.json>",
       "continue an interrupted bisect: keeps its steps; arguments default to the file's",
     )
+    .addOption(cliOption(FROM_CHANGE))
+    .addOption(cliOption(DRY_RUN))
     .option("--force", "replace a complete bisect file at --out")
     .addOption(cliOption(WORK_DIR))
     .addOption(cliOption(CACHE_DIR))
+    .addHelpText("after", FROM_A_CHANGE_POINT)
     .action((o: BisectFlags, cmd: Command) => bisectAction(o, h, cmd));
 }

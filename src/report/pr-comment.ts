@@ -16,6 +16,7 @@ import type { BaselineProvenance } from "../import/provenance.js";
 import { pluralWord } from "../util/plural.js";
 import { safeUrl } from "../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
+import { bisectCommand, recordedWorkloadFile } from "./bisect-hint.js";
 import {
   abSettingsText,
   ciText,
@@ -31,7 +32,14 @@ import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
 import { MARKDOWN } from "./format.js";
 import { functionChangesMarkdown } from "./function-changes.js";
 import { fmtNumber } from "./markdown.js";
-import { buildHeadline, buildReportModel, type CellRow, cellLabel, type ReportModel } from "./model.js";
+import {
+  buildHeadline,
+  buildReportModel,
+  type CellRow,
+  cellLabel,
+  type ReportModel,
+  worstCell,
+} from "./model.js";
 import { profilesMarkdown } from "./profiles.js";
 import { settingsMarkdown } from "./settings.js";
 
@@ -234,6 +242,22 @@ function comparedBlock(i: PrReportInput, m: ReportModel): string[] {
   return [...L, ""];
 }
 
+/**
+ * The bisect command for the worst regressed cell, between the commits compared (the baseline's
+ * newest run when the base is the history store). Nothing when no cell regressed.
+ */
+function bisectLines(i: PrReportInput, m: ReportModel): string[] {
+  const worst = worstCell(m);
+  if (worst === null) return [];
+  // A config A/B compares settings on one build: no commit to find.
+  if (m.compared.abSettings.length > 0) return [];
+  const base = m.compared.history ? lastCommit(m.compared.history) : i.base.sha;
+  if (base !== null && base === i.head.sha) return [];
+  const cmd = bisectCommand(worst.primary.cell, base, i.head.sha, recordedWorkloadFile(i.sets));
+  if (cmd === null) return [];
+  return [`**Which commit?** \`${cmd}\` finds the first bad commit between the two.`, ""];
+}
+
 /** The newest pooled run's commit, when it is a SHA (for the compare link). */
 function lastCommit(p: BaselineProvenance): string | null {
   const sha = p.runs[p.runs.length - 1]!.commit;
@@ -404,6 +428,7 @@ function aboveTheFold(i: PrReportInput, m: ReportModel): string[] {
   const r = m.report;
   const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(m)];
   // Lines about the worst regressed cell (model.ts worstCell) go here, right under the table.
+  head.push(...bisectLines(i, m));
   head.push(...comparedBlock(i, m));
   if (r.settings) head.push(...settingsMarkdown(r.settings, 8, "####"));
   head.push(...efficiencyMarkdown(r, "####", false));

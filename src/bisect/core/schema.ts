@@ -7,7 +7,7 @@ import { z } from "zod";
 import { METRIC_NAMES } from "../../metrics/table.js";
 
 export const BISECT_SCHEMA = "perfgate/bisect" as const;
-export const BISECT_SCHEMA_VERSION = 1 as const;
+export const BISECT_SCHEMA_VERSION = 2 as const;
 
 const finite = z.number().finite();
 const nonneg = finite.nonnegative();
@@ -27,10 +27,18 @@ export const EstimateSchema = z.object({
   ci_high_log: finite.nullable(),
 });
 
-/** One A/B run of a commit against the good endpoint: the metric's paired values. */
+/**
+ * One A/B run of a commit (head) against an endpoint (base): the metric's paired values. A slice
+ * metric's round is two runs, against good and against bad; a counted metric's runs are against
+ * good only (docs/bisect.md, "The step rule").
+ */
 export const RoundSchema = z.object({
   ab_file: z.string(),
-  good: z.array(finite),
+  /** the endpoint the commit was measured against (the endpoints step: bad against good) */
+  against: z.enum(["good", "bad"]),
+  /** the endpoint's values */
+  base: z.array(finite),
+  /** the commit's values, base[i] and commit[i] a pair */
   commit: z.array(finite),
   measure_s: nonneg,
 });
@@ -48,7 +56,12 @@ export const StepSchema = z.object({
   /** seconds provisioning (or building) the commit took */
   build_s: nonneg,
   rounds: z.array(RoundSchema),
+  /** ln(commit / good), its rounds against good pooled */
   estimate: EstimateSchema.nullable(),
+  /** ln(commit / bad), its rounds against bad pooled (slice metrics; absent for counted ones) */
+  estimate_bad: EstimateSchema.nullable().optional(),
+  /** the commit's distance from the midpoint of good and bad, ln(commit) − (ln good + ln bad) / 2 */
+  from_mid: EstimateSchema.nullable().optional(),
   mark: z.enum(["good", "bad", "unknown", "skipped", "differ", "same"]),
   /** probability the commit is on bad's side of the midpoint (null for endpoints or without spread) */
   p_bad: finite.nullable(),

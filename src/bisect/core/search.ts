@@ -3,9 +3,12 @@
  * step and the next commit to measure. docs/bisect.md explains the method.
  *
  * Commits are oldest first: index 0 is the good endpoint, the last index the bad one. Every value
- * is a comparison of a commit against the good endpoint measured on the same host (interleaved
- * A/B pairs): on the log scale, `ln(commit / good)`. The endpoints' own comparison gives the
- * effect `D = ln(bad / good)`; a commit is judged by where its interval lies against `D / 2`.
+ * is a comparison measured on the same host on the log scale: a commit against good,
+ * `ln(commit / good)`, and for slice metrics (tps, latency) also against bad, `ln(commit / bad)`.
+ * The endpoints' own comparison gives the effect `D = ln(bad / good)`. A commit is judged by where
+ * its distance from the midpoint of good and bad lies: half the sum of both comparisons for slice
+ * metrics (each measured in the same window of host load as the commit), or its comparison with
+ * good minus D / 2 for counted metrics (instructions do not move with the host's load).
  */
 import { logToPct, normalCdf } from "../../stats/index.js";
 
@@ -47,26 +50,69 @@ export function endpointsSized(e: Estimate): boolean {
   return e.ci_high_log! - e.mean_log < quarter && e.mean_log - e.ci_low_log! < quarter;
 }
 
+/** How a metric's steps are measured: against both endpoints (slice metrics) or good only (counted). */
+export type Anchoring = "both" | "good";
+
 /**
- * The step rule: with the effect D = ln(bad / good), a commit is bad when its interval lies wholly
- * on bad's side of D / 2, good when wholly on good's side, and unknown when it contains D / 2. The
- * midpoint's own uncertainty widens the interval: half-widths add in quadrature (the commit's, and
- * half the effect's).
+ * A half-width of an interval, or null. Intervals here are symmetric on the log scale (paired t),
+ * so half the width is the distance from the estimate to either end.
  */
-export function decideStep(effect: Estimate, e: Estimate): Decision {
-  const mid = effect.mean_log / 2;
+function halfWidth(e: Estimate): number | null {
+  return e.ci_low_log === null || e.ci_high_log === null ? null : (e.ci_high_log - e.ci_low_log) / 2;
+}
+
+/** An estimate from a mean, its standard error and its interval's half-width (nulls carried). */
+function withSpread(n: number, mean: number, se: number | null, hw: number | null): Estimate {
+  return {
+    n,
+    mean_log: mean,
+    se_log: se,
+    ci_low_log: hw === null ? null : mean - hw,
+    ci_high_log: hw === null ? null : mean + hw,
+  };
+}
+
+const quadrature = (...xs: (number | null)[]) =>
+  xs.some((x) => x === null) ? null : Math.sqrt(xs.reduce<number>((a, x) => a + x! ** 2, 0));
+
+/**
+ * The commit's distance from the midpoint, from its comparisons with both endpoints:
+ * (ln(c / good) + ln(c / bad)) / 2 = ln c − (ln good + ln bad) / 2. Both were measured in windows
+ * of the commit's own rounds, so a host whose load (and with it the size of the effect) changes
+ * during the bisect moves all three values together. Half-widths and errors add in quadrature.
+ */
+export function fromMidBoth(vsGood: Estimate, vsBad: Estimate): Estimate {
+  const mean = (vsGood.mean_log + vsBad.mean_log) / 2;
+  const se = quadrature(vsGood.se_log, vsBad.se_log);
+  const hw = quadrature(halfWidth(vsGood), halfWidth(vsBad));
+  return withSpread(vsGood.n + vsBad.n, mean, se === null ? null : se / 2, hw === null ? null : hw / 2);
+}
+
+/**
+ * The commit's distance from the midpoint, from its comparison with good and the endpoints'
+ * effect D: ln(c / good) − D / 2, the midpoint's own uncertainty added in quadrature. Sound for
+ * counted metrics (instructions), whose effect does not change with the host's load.
+ */
+export function fromMidGood(effect: Estimate, vsGood: Estimate): Estimate {
+  const mean = vsGood.mean_log - effect.mean_log / 2;
+  const se = quadrature(vsGood.se_log, effect.se_log === null ? null : effect.se_log / 2);
+  const hwEffect = halfWidth(effect);
+  const hw = quadrature(halfWidth(vsGood), hwEffect === null ? null : hwEffect / 2);
+  return withSpread(vsGood.n, mean, se, hw);
+}
+
+/**
+ * The step rule: with the effect D = ln(bad / good), a commit is bad when the interval of its
+ * distance from the midpoint lies wholly on bad's side (the sign of D), good when wholly on good's
+ * side, and unknown when it contains 0. `p_bad` is the normal approximation of how sure.
+ */
+export function decideStep(effect: Estimate, fromMid: Estimate): Decision {
   const sign = effect.mean_log >= 0 ? 1 : -1;
-  const seMid = effect.se_log === null ? 0 : effect.se_log / 2;
-  const se = e.se_log === null ? null : Math.sqrt(e.se_log ** 2 + seMid ** 2);
-  const pBad = se !== null && se > 0 ? normalCdf((sign * (e.mean_log - mid)) / se) : null;
-  if (e.ci_low_log === null || e.ci_high_log === null) return { mark: "unknown", p_bad: pBad };
-  const hwMid =
-    effect.ci_low_log === null || effect.ci_high_log === null
-      ? 0
-      : (effect.ci_high_log - effect.ci_low_log) / 4;
-  const hw = Math.sqrt(((e.ci_high_log - e.ci_low_log) / 2) ** 2 + hwMid ** 2);
-  const lo = sign * (e.mean_log - hw - mid);
-  const hi = sign * (e.mean_log + hw - mid);
+  const se = fromMid.se_log;
+  const pBad = se !== null && se > 0 ? normalCdf((sign * fromMid.mean_log) / se) : null;
+  if (fromMid.ci_low_log === null || fromMid.ci_high_log === null) return { mark: "unknown", p_bad: pBad };
+  const lo = sign * fromMid.ci_low_log;
+  const hi = sign * fromMid.ci_high_log;
   const [a, b] = lo <= hi ? [lo, hi] : [hi, lo];
   if (a > 0) return { mark: "bad", p_bad: pBad };
   if (b < 0) return { mark: "good", p_bad: pBad };

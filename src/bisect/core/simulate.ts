@@ -4,7 +4,8 @@
  * runs it over many ranges; tests/bisect-core.test.ts checks the core with it.
  *
  * - `perfgate`: this folder's core as `perfgate bisect` drives it (endpoints first, rounds of
- *   paired A/B pairs against good, interval vs midpoint, unknown → another round, then skip).
+ *   paired A/B pairs against good and, for slice metrics, against bad, the interval of the
+ *   distance from the midpoint, unknown → another round, then skip).
  * - `git-bisect`: plain `git bisect run` with one run per step: one measurement of the commit,
  *   bad when it lies past the midpoint of the (known) good and bad levels. No endpoint check.
  * - `pinpoint`: Chromium Pinpoint's rule on unpaired samples of the commit and of good:
@@ -14,7 +15,7 @@
 import { normalCdf } from "../../stats/index.js";
 import type { BisectResults, Round } from "./schema.js";
 import { nextStep } from "./search.js";
-import { effectOf, judged, nextAction } from "./state.js";
+import { anchoringOf, effectOf, judged, nextAction } from "./state.js";
 
 /** A seeded uniform generator (mulberry32) and standard normals from it (Box–Muller). */
 export function rng(seed: number): { uniform: () => number; normal: () => number } {
@@ -57,11 +58,11 @@ const level = (s: Scenario, i: number) => (i >= s.planted ? s.effectLog : 0);
 export function simulatePerfgate(
   s: Scenario,
   r: ReturnType<typeof rng>,
-  o: { pairs: number; maxRounds: number; alpha: number },
+  o: { pairs: number; maxRounds: number; alpha: number; metric?: BisectResults["args"]["metric"] },
 ): SimOutcome {
   const doc: BisectResults = {
     schema: "perfgate/bisect",
-    schema_version: 1,
+    schema_version: 2,
     status: "running",
     started_at: "",
     ended_at: null,
@@ -72,7 +73,7 @@ export function simulatePerfgate(
       provision: null,
       workload: "",
       cell: { script: "s", threads: 1, tier: "1G" },
-      metric: "tps",
+      metric: o.metric ?? "tps",
       max_rounds: o.maxRounds,
       alpha: o.alpha,
     },
@@ -84,14 +85,15 @@ export function simulatePerfgate(
     steps: [],
     outcome: null,
   };
-  const round = (i: number): Round => {
-    const good: number[] = [];
+  const round = (i: number, against: Round["against"]): Round => {
+    const base: number[] = [];
     const commit: number[] = [];
+    const endpoint = against === "good" ? 0 : s.effectLog;
     for (let k = 0; k < o.pairs; k++) {
-      good.push(Math.exp(s.sd * r.normal()));
+      base.push(Math.exp(endpoint + s.sd * r.normal()));
       commit.push(Math.exp(level(s, i) + s.sd * r.normal()));
     }
-    return { ab_file: "", good, commit, measure_s: 0 };
+    return { ab_file: "", against, base, commit, measure_s: 0 };
   };
   let measurements = 0;
   for (let guard = 0; guard < 10_000; guard++) {
@@ -101,11 +103,13 @@ export function simulatePerfgate(
     if (a.kind === "no-difference") return { found: null, skipped: [], builds: buildsOf(doc), measurements };
     const at = stepFor(doc, a);
     const step = doc.steps[at]!;
+    const against = a.kind === "more" ? a.against : "good";
     doc.steps[at] = judged(
-      { ...step, rounds: [...step.rounds, round(step.index)] },
+      { ...step, rounds: [...step.rounds, round(step.index, against)] },
       effectOf(doc),
       o.alpha,
       o.maxRounds,
+      anchoringOf(doc.args.metric),
     );
     measurements += 2 * o.pairs;
   }

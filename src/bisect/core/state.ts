@@ -3,24 +3,52 @@
  * the marks so far, and what to do next (measure the endpoints, give a commit another round,
  * measure a new commit, or finish).
  */
+import { AB_CELL_METRICS, type MetricName, metricDef, SLICE_METRICS } from "../../metrics/table.js";
 import { comparePaired } from "../../stats/index.js";
 import type { BisectResults, Round, Step } from "./schema.js";
-import { decideStep, type Estimate, endpointsDiffer, endpointsSized, type Mark, nextStep } from "./search.js";
+import {
+  type Anchoring,
+  decideStep,
+  type Estimate,
+  endpointsDiffer,
+  endpointsSized,
+  fromMidBoth,
+  fromMidGood,
+  type Mark,
+  nextStep,
+} from "./search.js";
 
-/** All rounds' pairs of a commit pooled into one paired comparison (null: no pair yet). */
-export function pooledEstimate(rounds: readonly Round[], alpha: number): Estimate | null {
-  const good: number[] = [];
+/** The metrics a bisect can decide on: the A/B slice metrics and the counted ones (instructions). */
+export const BISECT_METRICS: readonly MetricName[] = [...new Set([...SLICE_METRICS, ...AB_CELL_METRICS])];
+
+/**
+ * How a metric's commits are measured: slice metrics (tps, latency) against both endpoints, since
+ * the host's load moves them and the size of the effect with them; counted metrics (instructions)
+ * against good only, with the midpoint from the endpoints step.
+ */
+export function anchoringOf(metric: string): Anchoring {
+  return metricDef(metric).fromSlice ? "both" : "good";
+}
+
+/** A commit's rounds against one endpoint pooled into one paired comparison (null: no pair yet). */
+export function pooledEstimate(
+  rounds: readonly Round[],
+  alpha: number,
+  against: Round["against"] = "good",
+): Estimate | null {
+  const base: number[] = [];
   const commit: number[] = [];
   for (const r of rounds) {
-    for (let i = 0; i < Math.min(r.good.length, r.commit.length); i++) {
-      if (r.good[i]! > 0 && r.commit[i]! > 0) {
-        good.push(r.good[i]!);
+    if (r.against !== against) continue;
+    for (let i = 0; i < Math.min(r.base.length, r.commit.length); i++) {
+      if (r.base[i]! > 0 && r.commit[i]! > 0) {
+        base.push(r.base[i]!);
         commit.push(r.commit[i]!);
       }
     }
   }
-  if (good.length === 0) return null;
-  const c = comparePaired(good, commit, { alpha });
+  if (base.length === 0) return null;
+  const c = comparePaired(base, commit, { alpha });
   return {
     n: c.n,
     mean_log: c.mean_log,
@@ -30,21 +58,50 @@ export function pooledEstimate(rounds: readonly Round[], alpha: number): Estimat
   };
 }
 
+/** Rounds a step has had against one endpoint. */
+export function roundsAgainst(step: Step, against: Round["against"]): number {
+  return step.rounds.filter((r) => r.against === against).length;
+}
+
+/** The endpoint a candidate's next run is against: bad once good is ahead (both-endpoint metrics). */
+export function nextAgainst(step: Step, anchoring: Anchoring): Round["against"] {
+  return anchoring === "both" && roundsAgainst(step, "good") > roundsAgainst(step, "bad") ? "bad" : "good";
+}
+
 /**
- * A step with its estimate and mark brought up to date from its rounds. The endpoints differ once
- * their interval is sized (endpointsSized), or at the last round (`maxRounds`) once it excludes 0.
+ * A step with its estimates and mark brought up to date from its rounds. The endpoints differ once
+ * their interval excludes 0 when every commit is also measured against bad (only D's sign is used
+ * then); with good as the only anchor the midpoint D / 2 must be known well: sized (endpointsSized),
+ * or at the last round (`maxRounds`) excluding 0. A candidate whose round against bad is still
+ * missing stays unknown.
  */
-export function judged(step: Step, effect: Estimate | null, alpha: number, maxRounds: number): Step {
+export function judged(
+  step: Step,
+  effect: Estimate | null,
+  alpha: number,
+  maxRounds: number,
+  anchoring: Anchoring = "both",
+): Step {
   if (step.error !== undefined) return { ...step, mark: "skipped", p_bad: null };
-  const estimate = pooledEstimate(step.rounds, alpha);
+  const estimate = pooledEstimate(step.rounds, alpha, "good");
   if (step.kind === "endpoints") {
     const last = step.rounds.length >= maxRounds;
-    const differ = estimate !== null && (endpointsSized(estimate) || (last && endpointsDiffer(estimate)));
+    const differ =
+      estimate !== null &&
+      (anchoring === "both"
+        ? endpointsDiffer(estimate)
+        : endpointsSized(estimate) || (last && endpointsDiffer(estimate)));
     return { ...step, estimate, mark: differ ? "differ" : "same", p_bad: null };
   }
-  if (!estimate || effect === null) return { ...step, estimate, mark: "unknown", p_bad: null };
-  const d = decideStep(effect, estimate);
-  return { ...step, estimate, mark: d.mark, p_bad: d.p_bad };
+  const estimateBad = anchoring === "both" ? pooledEstimate(step.rounds, alpha, "bad") : null;
+  const base = { ...step, estimate, ...(anchoring === "both" ? { estimate_bad: estimateBad } : {}) };
+  const pending = nextAgainst(step, anchoring) === "bad";
+  if (!estimate || effect === null || pending || (anchoring === "both" && !estimateBad)) {
+    return { ...base, from_mid: null, mark: "unknown", p_bad: null };
+  }
+  const fromMid = anchoring === "both" ? fromMidBoth(estimate, estimateBad!) : fromMidGood(effect, estimate);
+  const d = decideStep(effect, fromMid);
+  return { ...base, from_mid: fromMid, mark: d.mark, p_bad: d.p_bad };
 }
 
 /** The endpoints' effect ln(bad / good) with its interval, once they are known to differ. */
@@ -56,18 +113,20 @@ export function effectOf(r: BisectResults): Estimate | null {
 /** What the bisect does next. */
 export type Action =
   | { kind: "endpoints"; rounds: number }
-  | { kind: "more"; step: number }
+  | { kind: "more"; step: number; against: Round["against"] }
   | { kind: "measure"; index: number }
   | { kind: "found"; index: number; skipped: number[] }
   | { kind: "no-difference" };
 
 /**
  * The next action: the endpoints first (another round while they look the same and the budget
- * allows), then, for the last step, another round while it is unknown and under budget, then the
- * next commit by the search; a commit that stays unknown at the budget is skipped.
+ * allows), then, for the last step, its run against bad when that is missing, else another round
+ * while it is unknown and under budget, then the next commit by the search; a commit that stays
+ * unknown at the budget is skipped.
  */
 export function nextAction(r: BisectResults): Action {
   const max = r.args.max_rounds;
+  const anchoring = anchoringOf(r.args.metric);
   const ends = r.steps.find((s) => s.kind === "endpoints");
   if (!ends || (ends.mark === "same" && ends.rounds.length < max && ends.error === undefined)) {
     return { kind: "endpoints", rounds: ends?.rounds.length ?? 0 };
@@ -75,8 +134,9 @@ export function nextAction(r: BisectResults): Action {
   if (ends.mark !== "differ") return { kind: "no-difference" };
   const last = r.steps.length - 1;
   const tail = r.steps[last]!;
-  if (tail.kind === "candidate" && tail.mark === "unknown" && tail.rounds.length < max && !tail.error) {
-    return { kind: "more", step: last };
+  if (tail.kind === "candidate" && tail.mark === "unknown" && !tail.error) {
+    const against = nextAgainst(tail, anchoring);
+    if (against === "bad" || roundsAgainst(tail, "good") < max) return { kind: "more", step: last, against };
   }
   const next = nextStep(r.commits.length, marksOf(r));
   return next.kind === "measure" ? next : { kind: "found", index: next.index, skipped: next.skipped };

@@ -8,7 +8,7 @@ import { logToPct } from "../../stats/index.js";
 import { plural } from "../../util/plural.js";
 import type { BisectResults, Step } from "./schema.js";
 import { estimateText } from "./search.js";
-import { commitsMeasured, effectOf } from "./state.js";
+import { anchoringOf, commitsMeasured, effectOf } from "./state.js";
 
 const short = (sha: string) => sha.slice(0, 10);
 /** Text from git or a results file, made safe for one terminal line. */
@@ -51,6 +51,9 @@ function rowOf(r: BisectResults, s: Step): string[] {
     short(c.sha),
     oneLineText(c.subject, 40),
     s.estimate ? estimateText(s.estimate) : "—",
+    ...(anchoringOf(r.args.metric) === "both"
+      ? [s.kind === "endpoints" ? "0" : s.estimate_bad ? estimateText(s.estimate_bad) : "—"]
+      : []),
     s.kind === "endpoints" ? `bad: ${s.mark}` : s.mark,
     sureText(s),
     String(s.estimate?.n ?? 0),
@@ -61,7 +64,19 @@ function rowOf(r: BisectResults, s: Step): string[] {
 
 /** The table of measured commits, in commit order (the endpoints step shows as the bad commit). */
 export function stepsTable(r: BisectResults): string {
-  const head = ["#", "commit", "subject", `vs good`, "mark", "sure", "pairs", "build", "measure"];
+  const both = anchoringOf(r.args.metric) === "both";
+  const head = [
+    "#",
+    "commit",
+    "subject",
+    "vs good",
+    ...(both ? ["vs bad"] : []),
+    "mark",
+    "sure",
+    "pairs",
+    "build",
+    "measure",
+  ];
   const rows = [...r.steps].sort((a, b) => a.index - b.index).map((s) => rowOf(r, s));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
@@ -83,7 +98,13 @@ export function stepsChart(r: BisectResults, width = 40): string {
     const bar = (pcts[k]! < 0 ? "-" : "+").repeat(n);
     return `${String(s.index).padStart(3)} ${short(r.commits[s.index]!.sha)} ${bar} ${pcts[k]!.toFixed(1)}%`;
   });
-  if (eff !== null) lines.push(`midpoint: ${logToPct(eff / 2).toFixed(1)}% (half of bad vs good)`);
+  if (eff !== null) {
+    const how =
+      anchoringOf(r.args.metric) === "both"
+        ? "half of bad vs good at the first step; each commit was held against its own runs against good and bad"
+        : "half of bad vs good";
+    lines.push(`midpoint: ${logToPct(eff / 2).toFixed(1)}% (${how})`);
+  }
   return lines.join("\n");
 }
 

@@ -1,0 +1,140 @@
+/**
+ * `perfgate bisect --from-change <store>`: a real history store (written with the store's own
+ * folder code) whose runs were measured at the commits of a real git repository, with a 20% drop
+ * planted in one cell at run 25. The bisect takes its range, cell and metric from that change
+ * point: the same change point `perfgate history changes` reports. No server is started: the
+ * provision command fails at once, after the range has been resolved in git.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rebuildIndex } from "../src/history/folder.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
+
+const RUNS = 40;
+const AT = 25;
+let dir: string;
+let store: string;
+let repo: string;
+let workload: string;
+const shas: string[] = [];
+
+beforeAll(() => {
+  requireBuild();
+  dir = mkdtempSync(join(tmpdir(), "pg-bisect-change-"));
+  repo = join(dir, "repo");
+  mkdirSync(repo);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" }).trim();
+  git("init", "-q", "-b", "main", ".");
+  git("config", "user.email", "dev@example.org");
+  git("config", "user.name", "Dev One");
+  for (let i = 0; i < RUNS; i++) {
+    writeFileSync(join(repo, "notes.txt"), `change ${i}\n`);
+    git("add", "-A");
+    git("commit", "-q", "-m", `commit ${i}`);
+    shas.push(git("rev-parse", "HEAD"));
+  }
+  store = join(dir, "store");
+  writeSyntheticStore(store, {
+    runs: RUNS,
+    scripts: ["oltp_read_write"],
+    tiers: ["1G"],
+    threads: [1, 8],
+    step: { script: "oltp_read_write", tier: "1G", threads: 8, at: AT, factor: 0.8 },
+    seed: 11,
+  });
+  // The runs were measured at the repository's commits.
+  for (const f of readdirSync(join(store, "runs"))) {
+    const path = join(store, "runs", f);
+    let text = readFileSync(path, "utf8");
+    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
+    writeFileSync(path, text);
+  }
+  rebuildIndex(store);
+  workload = join(dir, "nightly.yml");
+  writeFileSync(
+    workload,
+    "name: nightly\nscripts: [oltp_read_write]\ntables: 1\ntable_size: 1000\nthreads: [1, 8]\nduration: 2\ntiers: [1G]\n",
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("perfgate bisect --from-change", () => {
+  it("takes the range, cell and metric of the cell's regression change point", async () => {
+    const r = await runCli([
+      "bisect",
+      "--from-change",
+      store,
+      "--cell",
+      "oltp_read_write:8",
+      "-w",
+      workload,
+      "--dry-run",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `change point: tps -[0-9.]+% in oltp_read_write:8:1G .* between ${shas[AT - 1]!.slice(0, 12)} \\(good\\) and ${shas[AT]!.slice(0, 12)} \\(bad\\)`,
+      ),
+    );
+    expect(r.stdout.trim()).toBe(
+      `perfgate bisect --good ${shas[AT - 1]} --bad ${shas[AT]} --workload ${workload} --cell oltp_read_write:8:1G --metric tps`,
+    );
+  });
+
+  it("resolves that range in the source repository and goes on to measure it", async () => {
+    const r = await runCli([
+      "bisect",
+      "--from-change",
+      store,
+      "--cell",
+      "oltp_read_write:8",
+      "-w",
+      workload,
+      "--source",
+      repo,
+      "--provision",
+      "echo provisioning refused >&2; exit 3",
+      "--out",
+      join(dir, "b.json"),
+    ]);
+    expect(r.stderr).toContain(`bisect 2 commits (${shas[AT - 1]!.slice(0, 10)}..${shas[AT]!.slice(0, 10)})`);
+    // The provision command fails at the bad endpoint: one line naming the commit.
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`bad commit ${shas[AT]!.slice(0, 12)}: .*exit`));
+  });
+
+  it("says so in one line when the cell has no regression, or the workload is not the store's", async () => {
+    const none = await runCli([
+      "bisect",
+      "--from-change",
+      store,
+      "--cell",
+      "oltp_read_write:1",
+      "-w",
+      workload,
+    ]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr.trim().split("\n").at(-1)).toMatch(
+      /--from-change .*: no regression change point in oltp_read_write:1 of workload "nightly"/,
+    );
+    const other = await runCli([
+      "bisect",
+      "--from-change",
+      store,
+      "--cell",
+      "oltp_read_write:8",
+      "-w",
+      "tests/fixtures/workloads/bisect-tiny.yml",
+    ]);
+    expect(other.code).not.toBe(0);
+    expect(other.stderr).toMatch(/no trend series of workload "bisect-tiny" .*"nightly"/);
+    const both = await runCli(["bisect", "--from-change", store, "--good", "main", "--cell", "x:1"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/give one or the other/);
+  });
+});
