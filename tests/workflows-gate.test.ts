@@ -271,3 +271,46 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
     expect(gh.dispatches).toEqual([]);
   });
 });
+
+describe("bisect.yml: which commit did it", () => {
+  const wf = load("bisect.yml");
+  const job = (wf.jobs as Json).bisect as Json;
+  const script = (name: string) => String(steps(wf, "bisect").find((s) => s.name === name)!.run);
+
+  it("starts only by workflow_dispatch with good, bad, workload and cell, on the bare-metal runner, read-only", () => {
+    expect(Object.keys(wf.on as Json)).toEqual(["workflow_dispatch"]);
+    const inputs = ((wf.on as Json).workflow_dispatch as Json).inputs as Json;
+    expect(Object.keys(inputs)).toEqual(["good", "bad", "workload", "cell", "metric"]);
+    expect(wf.permissions).toEqual({});
+    expect(job.permissions).toEqual({ contents: "read" });
+    expect(job["runs-on"]).toEqual(["self-hosted", "bare-metal", "perfgate"]);
+    expect((job.concurrency as Json).group).toBe("perfgate-bare-metal");
+    expect(text("bisect.yml")).not.toMatch(/secrets\.|pull_request/);
+  });
+
+  it("takes only full SHAs, a workload under workloads/ and a cell, checked by bash before anything runs", () => {
+    const checks = script("Check the inputs");
+    const sha = bashRegex(checks, "sha");
+    expect(checks).toContain('for sha in "$GOOD" "$BAD"; do');
+    expect(bashMatch(sha, "a".repeat(40))).not.toBeNull();
+    expect(bashMatch(sha, "a".repeat(12))).toBeNull();
+    expect(bashMatch(sha, `${"a".repeat(40)} --exec=id`)).toBeNull();
+    const cell = bashRegex(checks, "CELL");
+    expect(bashMatch(cell, "oltp_read_write:4:1G")).not.toBeNull();
+    expect(bashMatch(cell, "oltp_point_select:1")).not.toBeNull();
+    expect(bashMatch(cell, "--evil:1")).toBeNull();
+    expect(bashMatch(cell, "x:1;id")).toBeNull();
+    const workload = bashRegex(checks, "WORKLOAD");
+    expect(bashMatch(workload, "workloads/smoke.yml")).not.toBeNull();
+    expect(bashMatch(workload, "workloads/../../etc/passwd.yml")).toBeNull();
+  });
+
+  it("builds only commits on the default branch, and puts the answer in the job summary without a way out of its code block", () => {
+    expect(script("Check the range")).toContain('git -C source merge-base --is-ancestor "$BAD" HEAD');
+    const run = script("perfgate bisect");
+    expect(run).toContain('>> "$GITHUB_STEP_SUMMARY"');
+    expect(run).toContain("tr -d '`' < results/bisect.txt");
+    // Inputs reach the script only through the environment.
+    expect(run).not.toContain("${{");
+  });
+});
