@@ -17,6 +17,7 @@ export const INTEGRATION = [
   "ab-budget-e2e",
   "ab-e2e",
   "bisect-e2e",
+  "bisect-instructions-e2e",
   "ab-resume",
   "action-ab-e2e",
   "cache-integrity",

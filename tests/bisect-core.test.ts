@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseProvisionLine } from "../src/bisect/core/provision-line.js";
+import type { Round, Step } from "../src/bisect/core/schema.js";
 import {
   decideStep,
   type Estimate,
@@ -15,7 +16,7 @@ import {
   nextStep,
 } from "../src/bisect/core/search.js";
 import { rng, simulateGitBisect, simulatePerfgate } from "../src/bisect/core/simulate.js";
-import { anchoringOf } from "../src/bisect/core/state.js";
+import { anchoringOf, clearlyOffGood, judged, nextAgainst } from "../src/bisect/core/state.js";
 import { parseCell } from "../src/cli/bisect-command.js";
 import type { MeasurementSet } from "../src/compare/model.js";
 import { bisectCommand, recordedWorkloadFile } from "../src/report/bisect-hint.js";
@@ -59,6 +60,36 @@ describe("the step rule", () => {
     expect(g.p_bad).toBeLessThan(0.01);
     // Halfway between: unknown.
     expect(decideStep(D, fromMidBoth(est(-0.1, -0.2, 0), est(0.1, 0, 0.2))).mark).toBe("unknown");
+  });
+  it("a commit a quarter of the effect off good toward bad is bad without its run against bad; never good so", () => {
+    expect(clearlyOffGood(D, est(-0.65, -0.8, -0.5))).toBe(true);
+    // a shrunken effect, -20% against good: still wholly beyond a quarter of ln 0.5 (-17%) toward bad
+    expect(clearlyOffGood(D, est(Math.log(0.8), Math.log(0.8) - 0.04, Math.log(0.8) + 0.04))).toBe(true);
+    expect(clearlyOffGood(D, est(Math.log(0.8), Math.log(0.8) - 0.06, Math.log(0.8) + 0.06))).toBe(false);
+    expect(clearlyOffGood(D, est(-0.15, -0.3, 0))).toBe(false);
+    expect(clearlyOffGood(D, est(0.3, 0.2, 0.4))).toBe(false); // off good, but away from bad
+    const step = (rounds: Round[]): Step => ({
+      index: 5,
+      sha: "a".repeat(40),
+      kind: "candidate",
+      provisioned: null,
+      build_s: 0,
+      rounds,
+      estimate: null,
+      mark: "unknown",
+      p_bad: null,
+    });
+    const vsGood = (ratio: number): Round => ({
+      ab_file: "",
+      against: "good",
+      base: [100, 101, 99, 100],
+      commit: [100 * ratio, 101 * ratio * 1.01, 99 * ratio * 0.99, 100 * ratio],
+      measure_s: 0,
+    });
+    expect(judged(step([vsGood(0.5)]), D, 0.05, 3).mark).toBe("bad");
+    // level with good: it waits for its run against bad
+    expect(judged(step([vsGood(1)]), D, 0.05, 3).mark).toBe("unknown");
+    expect(nextAgainst(step([vsGood(1)]), "both")).toBe("bad");
   });
   it("is unknown without an interval, and says how sure it is", () => {
     const none = { n: 1, mean_log: -0.7, se_log: null, ci_low_log: null, ci_high_log: null };

@@ -310,7 +310,7 @@ async function judgeRound(ctx: Ctx, at: number, against: Round["against"]): Prom
   const anchoring = anchoringOf(r.args.metric);
   const j = judged(next, effectOf(r), r.args.alpha, r.args.max_rounds, anchoring);
   r.steps[at] = j;
-  if (anchoring === "both" && nextAgainst(j, anchoring) === "bad" && !j.error) {
+  if (anchoring === "both" && nextAgainst(j, anchoring) === "bad" && j.mark === "unknown" && !j.error) {
     ctx.o.log.info(
       `commit ${j.index}/${r.commits.length - 1} ${j.sha.slice(0, 10)}: vs good ${j.estimate ? estimateText(j.estimate) : "?"}; now against bad`,
     );

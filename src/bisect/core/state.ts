@@ -58,6 +58,21 @@ export function pooledEstimate(
   };
 }
 
+/**
+ * A commit whose comparison with good alone lies wholly more than a quarter of the effect toward
+ * bad: bad without its run against bad. With one step in the range a good commit is good's own
+ * level whatever the host's load (both measured in the same interleaved run), so its interval
+ * would have to miss 0 by a quarter of the effect; and an effect that shrinks with the load can
+ * only keep this from applying, never make it wrong. The reverse (near good, so good) is not
+ * taken: a shrunken effect makes a bad commit look near good, the very case both endpoints are for.
+ */
+export function clearlyOffGood(effect: Estimate, vsGood: Estimate): boolean {
+  if (vsGood.ci_low_log === null || vsGood.ci_high_log === null) return false;
+  const sign = effect.mean_log >= 0 ? 1 : -1;
+  const quarter = Math.abs(effect.mean_log) / 4;
+  return Math.min(sign * vsGood.ci_low_log, sign * vsGood.ci_high_log) > quarter;
+}
+
 /** Rounds a step has had against one endpoint. */
 export function roundsAgainst(step: Step, against: Round["against"]): number {
   return step.rounds.filter((r) => r.against === against).length;
@@ -96,6 +111,10 @@ export function judged(
   const estimateBad = anchoring === "both" ? pooledEstimate(step.rounds, alpha, "bad") : null;
   const base = { ...step, estimate, ...(anchoring === "both" ? { estimate_bad: estimateBad } : {}) };
   const pending = nextAgainst(step, anchoring) === "bad";
+  if (pending && estimate && effect !== null && clearlyOffGood(effect, estimate)) {
+    const d = decideStep(effect, fromMidGood(effect, estimate));
+    return { ...base, from_mid: null, mark: "bad", p_bad: d.p_bad };
+  }
   if (!estimate || effect === null || pending || (anchoring === "both" && !estimateBad)) {
     return { ...base, from_mid: null, mark: "unknown", p_bad: null };
   }

@@ -1,0 +1,80 @@
+/**
+ * perfgate bisect's instructions path end to end, with real servers under real valgrind: the
+ * 32-commit repository of tests/bisect-e2e.test.ts, where one commit turns on performance_schema,
+ * which costs a point select CPU work. `--provision` maps every commit to the cached MariaDB
+ * 11.4.5 plus its options. With no --metric, a read-only cell on a host with valgrind is bisected
+ * on instructions per transaction (callgrind, tiny event counts: 3 repetitions of 200 events per
+ * side); the bisect must name the planted commit, having measured at most ceil(log2 32) + 2 = 7
+ * commits (the endpoints included).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { commitsMeasured } from "../src/bisect/core/state.js";
+import { readBisectResults } from "../src/bisect/store.js";
+import { plantedRepo } from "./helpers/bisect-repo.js";
+import { runCli } from "./helpers/cli.js";
+import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
+
+const INSTRUCTIONS_WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
+const PROVISION = 'echo "maven:mariadb@11.4.5 $(cat server.opts)"';
+
+beforeAll(() => {
+  requireSysbench();
+  requireBuild();
+  try {
+    execFileSync("valgrind", ["--version"], { stdio: "pipe" });
+  } catch {
+    throw new Error("valgrind is required by this test: `bash runner-setup/install-deps.sh` installs it");
+  }
+});
+
+describe("perfgate bisect on instructions per transaction", () => {
+  it("instructions path: the default metric counts instructions for a CPU-bound cell and finds the planted commit", {
+    timeout: 1_800_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-bisect-instr-"));
+    const repo = join(dir, "repo");
+    const planted = 11;
+    const pfs = {
+      before: "performance_schema=OFF",
+      after: "performance_schema=ON",
+      subject: "performance schema on",
+    };
+    plantedRepo(repo, pfs, planted);
+    const out = join(dir, "bisect.json");
+    const r = await runCli([
+      "bisect",
+      "--source",
+      repo,
+      "--good",
+      "main~31",
+      "--bad",
+      "main",
+      "--provision",
+      PROVISION,
+      "-w",
+      INSTRUCTIONS_WORKLOAD,
+      "--cell",
+      "oltp_point_select:1",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const b = readBisectResults(out);
+    expect(b.args.metric).toBe("instructions");
+    expect(b.outcome).toEqual({ kind: "found", index: planted, skipped: [] });
+    expect(commitsMeasured(b)).toBeLessThanOrEqual(7);
+    // Counted against good only, from callgrind's repetitions (3 per side in the workload).
+    const ends = b.steps[0]!;
+    expect(ends.rounds[0]!.commit).toHaveLength(3);
+    expect(ends.estimate!.mean_log).toBeGreaterThan(0);
+    expect(b.steps.every((s) => s.rounds.every((x) => x.against === "good"))).toBe(true);
+    expect(r.stdout).toContain(
+      `first bad commit: ${b.commits[planted]!.sha.slice(0, 10)} "commit ${planted}: performance schema on"`,
+    );
+    expect(processesMatching(dir)).toEqual([]);
+  });
+});
