@@ -51,7 +51,7 @@ const BISECT_METRIC_CHOICES = ["auto", ...BISECT_METRICS];
 const BISECT_METRIC: SharedOption<string> = {
   name: "metric",
   arg: "<name>",
-  help: "the metric to bisect; auto: instructions (per transaction, under valgrind) for a CPU-bound (read-only) cell when valgrind is installed, else tps",
+  help: `the metric to bisect (${BISECT_METRIC_CHOICES.join(", ")}); auto: instructions (per transaction, under valgrind) for a CPU-bound (read-only) cell when valgrind is installed, else tps`,
   default: "auto",
   choices: BISECT_METRIC_CHOICES,
   parse: oneOf(BISECT_METRIC_CHOICES),
