@@ -139,7 +139,7 @@ export const AbResultsSchema = z.object({
   settings: z.object({ base: z.record(z.string(), z.string()), head: z.record(z.string(), z.string()) }),
   /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
   network: NetworkRecordSchema.optional(),
-  /** `perfgate doctor`'s host findings taken before the A/B (src/doctor); absent in older files */
+  /** `perfgate doctor`'s host findings taken before the A/B (src/host); absent in older files */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(AbCellSchema),

@@ -1,7 +1,7 @@
 /** `perfgate doctor`: host checks and a noise probe, as text or the JSON fingerprint. */
 import type { Command } from "commander";
 import { hasFail, renderDoctor, runDoctor } from "../doctor/doctor.js";
-import { HOST_ROOT_ENV, hostReader, hostRoot } from "../doctor/reader.js";
+import { HOST_ROOT_ENV, hostReader, hostRoot } from "../host/reader.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import { CACHE_DIR } from "../options/definitions.js";
 import { wholeNumber } from "../options/values.js";

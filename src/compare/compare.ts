@@ -12,7 +12,7 @@
 
 import { basename } from "node:path";
 import { functionChanges } from "../callgrind/profile.js";
-import { notQuietSummary } from "../doctor/summary.js";
+import { notQuietSummary } from "../host/summary.js";
 import { withMetricDefaults } from "../metrics/table.js";
 import {
   DEFAULT_THRESHOLD_PCT,

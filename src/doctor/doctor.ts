@@ -1,22 +1,20 @@
 /**
- * `perfgate doctor`: is this host quiet enough to measure on? Host checks (read through a
- * HostReader, judged by pure functions) and an optional noise probe, as one record: the fingerprint
- * `doctor --json` prints and a run embeds (without the probe).
+ * `perfgate doctor`: is this host quiet enough to measure on? The host checks (src/host, which a
+ * run also records) and an optional noise probe, as one record: the fingerprint `doctor --json`
+ * prints. The probe starts a server and runs sysbench, so it lives above src/run.
  */
-import type { DoctorRecord } from "../results/schema.js";
-import type { Logger } from "../util/log.js";
+import { hostCheck } from "../host/check.js";
 import {
   coefficientOfVariationPct,
   type Finding,
-  hostFindings,
   isQuiet,
   type ProbeNumbers,
   probeFindings,
-} from "./checks.js";
-import { gatherFacts } from "./facts.js";
+} from "../host/checks.js";
+import { type HostReader, hostReader } from "../host/reader.js";
+import type { DoctorRecord } from "../results/schema.js";
+import type { Logger } from "../util/log.js";
 import { CPU_PROBE, cpuProbe, sysbenchProbe } from "./probe.js";
-import { type HostReader, hostReader } from "./reader.js";
-import { notQuietSummary } from "./summary.js";
 
 export interface ProbeOptions {
   /** server spec for the sysbench cell; null: the CPU loop only */
@@ -25,20 +23,6 @@ export interface ProbeOptions {
   cacheDir?: string;
   log: Logger;
   signal: AbortSignal;
-}
-
-/** The host checks alone (no probe): what `perfgate run` records before it starts. */
-export function hostCheck(diskPath: string, reader: HostReader = hostReader()): DoctorRecord {
-  const findings = hostFindings(gatherFacts(reader, { diskPath }));
-  return { quiet: isQuiet(findings), taken_at: new Date().toISOString(), findings, probe: null };
-}
-
-/** The host checks a run or an A/B records before it starts; a host that is not quiet is warned about once. */
-export function checkHostBeforeRun(diskPath: string, log: Logger): DoctorRecord {
-  const record = hostCheck(diskPath);
-  const noisy = notQuietSummary(record);
-  if (noisy) log.warn(noisy);
-  return record;
 }
 
 export async function runProbe(o: ProbeOptions): Promise<ProbeNumbers> {
@@ -94,5 +78,3 @@ export function renderDoctor(rec: DoctorRecord): string {
   );
   return lines.join("\n");
 }
-
-export { notQuietSummary } from "./summary.js";

@@ -2,7 +2,7 @@
  * Reports of one results file: Markdown (TPS by thread count per workload script and tier, like the
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
-import { notQuietSummary } from "../doctor/summary.js";
+import { notQuietSummary } from "../host/summary.js";
 import { aggregate } from "../metrics/table.js";
 import type { Cell, OutputAnomalies, Results } from "../results/schema.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";

@@ -120,7 +120,7 @@ export const HostSchema = z.object({
 export type Host = z.infer<typeof HostSchema>;
 
 /**
- * `perfgate doctor`'s findings about the host (src/doctor): the fingerprint `doctor --json` prints,
+ * `perfgate doctor`'s findings about the host (src/host, src/doctor): the fingerprint `doctor --json` prints,
  * and what a run records before it starts (without the noise probe).
  */
 export const DoctorFindingSchema = z.object({
@@ -289,7 +289,7 @@ export const ResultsSchema = z.object({
    * dataset and server details are then unknown (empty strings and zeros)
    */
   imported: z.object({ from: z.literal("sysbench-log"), file: z.string(), sha256: z.string() }).optional(),
-  /** `perfgate doctor`'s host findings taken before the run (src/doctor); absent in files from before it existed */
+  /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema),

@@ -7,7 +7,7 @@
  * (endOfMeasurement, endOnError, OverheadMeter); the rest drives files and processes.
  */
 import { resolve } from "node:path";
-import { checkHostBeforeRun } from "../doctor/doctor.js";
+import { checkHostBeforeRun } from "../host/check.js";
 import type { DoctorRecord } from "../results/schema.js";
 import { writeFileAtomic } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
