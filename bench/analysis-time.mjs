@@ -18,7 +18,7 @@ const entry = `
 export { compareSets } from "./src/compare/compare.ts";
 export { fromAb, fromResults } from "./src/compare/model.ts";
 export { renderComparisonMarkdown, renderComparisonJson } from "./src/report/comparison.ts";
-export { AbResultsSchema } from "./src/ab/schema.ts";
+export { AbResultsSchema } from "./src/results/ab-schema.ts";
 export { makeResults, makeServer, HOST } from "./tests/helpers/results-factory.ts";
 `;
 const outfile = join(dir, "lib.mjs");

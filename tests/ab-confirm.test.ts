@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { confirmationNeeded, pairValues } from "../src/ab/confirm.js";
-import type { Pair } from "../src/ab/schema.js";
+import type { Pair } from "../src/results/ab-schema.js";
 
 /** Deterministic pseudo-random numbers (mulberry32), so the tests are repeatable. */
 function rng(seed: number): () => number {

@@ -4,10 +4,10 @@
  * runner says so.
  */
 import { describe, expect, it } from "vitest";
-import { AbResultsSchema } from "../src/ab/schema.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
+import { AbResultsSchema } from "../src/results/ab-schema.js";
 import type { DoctorRecord } from "../src/results/schema.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 

@@ -7,11 +7,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AbResultsSchema } from "../src/ab/schema.js";
 import { instructionGraphName } from "../src/flamegraph/names.js";
 import { historyFromAb } from "../src/history/extract.js";
 import { HistoryRunSchema } from "../src/history/schema.js";
 import { besideResultsUrl } from "../src/pages/links.js";
+import { AbResultsSchema } from "../src/results/ab-schema.js";
 
 const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");
 const text = readFileSync(FILE, "utf8");

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readAbResults } from "../src/ab/store.js";
 import { functionChanges } from "../src/callgrind/profile.js";
+import { readAbResults } from "../src/results/ab-store.js";
 import { runCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
 

@@ -8,13 +8,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AbResultsSchema } from "../src/ab/schema.js";
 import { instructionFlameGraphs } from "../src/callgrind/flame.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
 import { historyFromAb } from "../src/history/extract.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
+import { AbResultsSchema } from "../src/results/ab-schema.js";
 
 const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");
 const text = readFileSync(FILE, "utf8");

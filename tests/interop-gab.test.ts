@@ -2,7 +2,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AbResults } from "../src/ab/schema.js";
 import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { buildProgram } from "../src/cli/main.js";
 import { compareSets } from "../src/compare/compare.js";
@@ -23,6 +22,7 @@ import {
   renderGabDataJs,
   roundExported,
 } from "../src/interop/gab.js";
+import type { AbResults } from "../src/results/ab-schema.js";
 import { ROOT } from "./helpers/env.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AbResults } from "../src/ab/schema.js";
+import type { AbResults } from "../src/results/ab-schema.js";
 import type { Results } from "../src/results/schema.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";

@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AbResultsSchema } from "../src/ab/schema.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
@@ -25,6 +24,7 @@ import {
   renderComparisonText,
 } from "../src/report/comparison.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
+import { AbResultsSchema } from "../src/results/ab-schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { expectGolden } from "./helpers/golden.js";

@@ -4,6 +4,7 @@
  * statistics say would decide it, within the cell's maximum and the run's time budget.
  */
 import { type MetricName, metricDef, SLICE_METRICS, withMetricDefaults } from "../metrics/table.js";
+import type { Pair } from "../results/ab-schema.js";
 import {
   comparePaired,
   isWorse,
@@ -12,7 +13,6 @@ import {
   thresholdFor,
   verdictFromComparison,
 } from "../stats/index.js";
-import type { Pair } from "./schema.js";
 
 /** The metrics an A/B file carries: the rows of the metrics table with a slice extractor. */
 export const AB_METRICS = SLICE_METRICS;

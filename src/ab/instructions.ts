@@ -7,6 +7,7 @@
 import type { InstructionsCell } from "../callgrind/profile.js";
 import { type CountingSide, countCell, startCounting } from "../instructions/collect.js";
 import { type Counting as AbCounting, countedCells, toggleOf } from "../instructions/settings.js";
+import type { AbCell } from "../results/ab-schema.js";
 import type { Side } from "../run/phases.js";
 import { sysbenchCall } from "../run/phases.js";
 import type { PhaseContext } from "../run/sysbench-run.js";
@@ -14,7 +15,6 @@ import { wantsTls } from "../servers/instance.js";
 import type { Logger } from "../util/log.js";
 import { defaultInstructionEvents, type Workload } from "../workloads/schema.js";
 import type { AbPlannedCell } from "./plan.js";
-import type { AbCell } from "./schema.js";
 
 export type { Counting as AbCounting } from "../instructions/settings.js";
 export { countedCells, countingSection, toggleOf } from "../instructions/settings.js";

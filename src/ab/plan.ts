@@ -4,6 +4,7 @@
  * a slice from a sysbench result and a cell's summary line. src/ab/runner.ts drives them.
  */
 import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
+import type { AbCell, AbDesign, Pair, Slice } from "../results/ab-schema.js";
 import type { PhaseMeasures } from "../run/collectors.js";
 import type { SysbenchResult } from "../run/sysbench-run.js";
 import type { ThresholdConfig } from "../stats/index.js";
@@ -11,7 +12,6 @@ import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { AB_METRICS, type ConfirmDecision, confirmationNeeded } from "./confirm.js";
-import type { AbCell, AbDesign, Pair, Slice } from "./schema.js";
 
 /** Both sides prepare with this sysbench --rand-seed, so they hold the same rows. */
 export const PREPARE_SEED = 20261123;

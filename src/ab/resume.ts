@@ -5,6 +5,8 @@
  * with every difference named. Finished cells are kept; failed and missing ones are measured.
  * Pure logic (the checks of src/run/resume.ts); src/ab/runner.ts drives it.
  */
+
+import type { AbResults } from "../results/ab-schema.js";
 import type { ServerRecord } from "../results/schema.js";
 import { resumedDocument } from "../run/engine.js";
 import {
@@ -15,7 +17,6 @@ import {
   serverDifferences,
 } from "../run/resume.js";
 import type { AbPlannedCell } from "./plan.js";
-import type { AbResults } from "./schema.js";
 
 type Label = "base" | "head";
 

@@ -6,6 +6,16 @@
  */
 
 import { checkToggleSymbol, findValgrind } from "../instructions/valgrind.js";
+import {
+  AB_SCHEMA,
+  AB_SCHEMA_VERSION,
+  type AbCell,
+  type AbResults,
+  type CellProfile,
+  type Pair,
+  type Slice,
+} from "../results/ab-schema.js";
+import { readAbResults, writeAbResults } from "../results/ab-store.js";
 import type { Interval } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import {
@@ -59,16 +69,6 @@ import {
 } from "./plan.js";
 import { addProfile, emptySide, keptStacks } from "./profile.js";
 import { checkAbResumable, resumedAbResults } from "./resume.js";
-import {
-  AB_SCHEMA,
-  AB_SCHEMA_VERSION,
-  type AbCell,
-  type AbResults,
-  type CellProfile,
-  type Pair,
-  type Slice,
-} from "./schema.js";
-import { readAbResults, writeAbResults } from "./store.js";
 
 export { PREPARE_SEED } from "./plan.js";
 

@@ -15,7 +15,7 @@ export interface FlameGraphFile {
   svg: string;
 }
 
-/** What a cell must carry to be drawn: an A/B document's cells fit (src/ab/schema.ts). */
+/** What a cell must carry to be drawn: an A/B document's cells fit (src/results/ab-schema.ts). */
 export interface CellWithInstructions {
   script: string;
   tier: string;

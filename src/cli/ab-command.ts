@@ -4,7 +4,6 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAb } from "../ab/runner.js";
-import { readAbResults } from "../ab/store.js";
 import { instructionFlameGraphs } from "../callgrind/flame.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
@@ -29,6 +28,7 @@ import {
 } from "../options/definitions.js";
 import { degradationOptions, oneOf, thresholdConfig, wholeNumber } from "../options/values.js";
 import { profileGraphs } from "../report/profiles.js";
+import { readAbResults } from "../results/ab-store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";

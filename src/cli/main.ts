@@ -7,7 +7,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { readAbResults } from "../ab/store.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
 import { runInstructionCounts } from "../instructions/run-mode.js";
@@ -24,6 +23,7 @@ import {
 } from "../options/definitions.js";
 import { degradationOptions } from "../options/values.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
+import { readAbResults } from "../results/ab-store.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";

@@ -5,7 +5,7 @@
  * engine × repetition); A/B files also keep their pairs (PairedCell) for the paired comparison.
  * Pure: the documents come in parsed; reading files is src/inputs/load.ts (loadMeasurements).
  */
-import type { AbResults } from "../ab/schema.js";
+
 import type { BaselineProvenance } from "../import/provenance.js";
 import type { ImportedSet } from "../import/schema.js";
 import {
@@ -16,6 +16,7 @@ import {
   type SliceValues,
   valuesFrom,
 } from "../metrics/table.js";
+import type { AbResults } from "../results/ab-schema.js";
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
 

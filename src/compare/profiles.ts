@@ -3,9 +3,10 @@
  * folded stacks normalised per transaction, and the functions whose share of the samples grew and
  * shrank most (src/flamegraph/diff.ts). Pure; the SVG is drawn by src/report/profiles.ts.
  */
-import type { AbCell } from "../ab/schema.js";
+
 import { type FunctionChange, functionChanges } from "../flamegraph/diff.js";
 import { type Folded, scale, total } from "../flamegraph/folded.js";
+import type { AbCell } from "../results/ab-schema.js";
 import type { MeasurementSet } from "./model.js";
 import { offCpuOf } from "./off-cpu.js";
 import type { ProfileEntry } from "./schema.js";

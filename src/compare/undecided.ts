@@ -3,8 +3,9 @@
  * pairs done against pairs needed, max_pairs reached, the confirmation budget used up, one run per
  * side — and what its interval already rules out. Pure.
  */
-import type { AbResults } from "../ab/schema.js";
+
 import { metricDef } from "../metrics/table.js";
+import type { AbResults } from "../results/ab-schema.js";
 import type { MeasurementSet } from "./model.js";
 import type { ComparisonCell } from "./schema.js";
 

@@ -6,7 +6,7 @@
  * `writeGateFiles` is the one function here that writes (the report files a caller names), and
  * callers print.
  */
-import type { AbResults } from "../ab/schema.js";
+
 import { type CompareOptions, compareSets, gateFailure } from "../compare/compare.js";
 import { fromAb, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
@@ -15,6 +15,7 @@ import {
   renderComparisonMarkdown,
   renderComparisonText,
 } from "../report/comparison.js";
+import type { AbResults } from "../results/ab-schema.js";
 import { writeFileAtomic } from "../results/store.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { plural } from "../util/plural.js";

@@ -8,8 +8,8 @@
 import { spawnSync } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parseAbResults } from "../ab/store.js";
 import { runnerClassFor } from "../baselines/store.js";
+import { parseAbResults } from "../results/ab-store.js";
 import { parseResults } from "../results/store.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UserError } from "../util/errors.js";

@@ -6,8 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import type { AbResults } from "../ab/schema.js";
 import { aggregate, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
+import type { AbResults } from "../results/ab-schema.js";
 import type { Results, ServerRecord } from "../results/schema.js";
 import { batchMeans, type RunSpread, sampleSd, studentTQuantile } from "../stats/index.js";
 import { plural } from "../util/plural.js";

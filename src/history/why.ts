@@ -4,12 +4,13 @@
  * per transaction changed most — what the trend site's run page shows beside the verdicts
  * (docs/why.md), computed by the same code as the reports (src/compare).
  */
-import type { AbResults } from "../ab/schema.js";
+
 import { functionChanges } from "../callgrind/profile.js";
 import { fromAb } from "../compare/model.js";
 import { profileEntries } from "../compare/profiles.js";
 import { settingsDiffs } from "../compare/settings.js";
 import { instructionGraphName, profileGraphName } from "../flamegraph/names.js";
+import type { AbResults } from "../results/ab-schema.js";
 import type { HistoryWhy, WhyCell } from "./schema.js";
 
 /** Functions kept per cell (grown profile functions and instruction changes alike). */

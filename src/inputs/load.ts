@@ -3,10 +3,10 @@
  * src/compare/model.ts, which turns the parsed documents into measurements without touching disk.
  */
 import { extname } from "node:path";
-import { parseAbResults } from "../ab/store.js";
 import { fromAb, fromImport, fromResults, type MeasurementSet } from "../compare/model.js";
 import { importCsv } from "../import/csv.js";
 import { parseImportedSet } from "../import/store.js";
+import { parseAbResults } from "../results/ab-store.js";
 import { parseResults } from "../results/store.js";
 import { parseJson, readTextFile, shortValue } from "../util/documents.js";
 import { UserError } from "../util/errors.js";

@@ -14,12 +14,12 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { AbResults } from "../ab/schema.js";
-import { parseAbResults } from "../ab/store.js";
 import { engineOfServer } from "../compare/model.js";
 import { type ComparisonReport, ComparisonReportSchema } from "../compare/schema.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import { aggregate, METRICS, type MetricDef, type MetricName, metricDef } from "../metrics/table.js";
+import type { AbResults } from "../results/ab-schema.js";
+import { parseAbResults } from "../results/ab-store.js";
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
 import { parseResults } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";

@@ -19,13 +19,14 @@
  *
  * Pure and browser-safe: type imports only (the trend pages' client bundles this file).
  */
-import type { AbCell } from "../ab/schema.js";
+
 import type { ImportRow } from "../import/schema.js";
+import type { AbCell } from "../results/ab-schema.js";
 import type { Cell, Interval } from "../results/schema.js";
 import { geometricMean } from "../stats/descriptive.js";
 import type { Direction } from "../stats/metrics.js";
 
-/** One side of an A/B pair, as the A/B file stores it (src/ab/schema.ts `Slice`). */
+/** One side of an A/B pair, as the A/B file stores it (src/results/ab-schema.ts `Slice`). */
 export interface SliceValues {
   tps: number;
   qps: number;

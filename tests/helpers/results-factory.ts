@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AbResults, AbResultsSchema } from "../../src/ab/schema.js";
+import { type AbResults, AbResultsSchema } from "../../src/results/ab-schema.js";
 import {
   type Cell,
   type Host,

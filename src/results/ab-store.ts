@@ -1,7 +1,8 @@
 /** Reading and writing A/B results files (atomic writes, validated reads with one-line errors). */
-import { writeFileAtomic } from "../results/store.js";
+
 import { parseJson, readTextFile, validateDocument } from "../util/documents.js";
-import { AB_SCHEMA, AB_SCHEMA_VERSION, type AbResults, AbResultsSchema } from "./schema.js";
+import { AB_SCHEMA, AB_SCHEMA_VERSION, type AbResults, AbResultsSchema } from "./ab-schema.js";
+import { writeFileAtomic } from "./store.js";
 
 export function writeAbResults(path: string, results: AbResults): void {
   writeFileAtomic(path, `${JSON.stringify(results, null, 2)}\n`);

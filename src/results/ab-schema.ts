@@ -14,7 +14,7 @@ import {
   RUN_HEADER_FIELDS,
   ServerRecordSchema,
   TelemetrySampleSchema,
-} from "../results/schema.js";
+} from "./schema.js";
 
 export const AB_SCHEMA = "perfgate/ab" as const;
 export const AB_SCHEMA_VERSION = 1 as const;
