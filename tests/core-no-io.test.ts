@@ -1,5 +1,5 @@
 /**
- * Code shape: the analysis core — src/stats, src/compare, src/report — does no I/O. Every file
+ * Code shape: the analysis core — src/stats, src/compare, src/report, src/changes, ... (CORE) — does no I/O. Every file
  * there, and everything it imports transitively (type-only imports aside), may import only pure
  * Node modules (PURE_NODE) and pure packages (PURE_PACKAGES). Reading files, running processes and
  * talking to servers belong to the layers around it (src/inputs, src/servers, src/cli, ...).
@@ -12,11 +12,19 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..");
-const CORE = ["src/stats", "src/compare", "src/report", "src/callgrind", "src/flamegraph", "src/bisect/core"];
+const CORE = [
+  "src/stats",
+  "src/compare",
+  "src/report",
+  "src/changes",
+  "src/callgrind",
+  "src/flamegraph",
+  "src/bisect/core",
+];
 /** Node modules that compute without touching the outside world. */
 const PURE_NODE = new Set(["path"]);
-/** npm packages the core may use: validation only. */
-const PURE_PACKAGES = new Set(["zod"]);
+/** npm packages the core may use: validation, and parsing CSV text already read. */
+const PURE_PACKAGES = new Set(["zod", "csv-parse"]);
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];

@@ -5,7 +5,7 @@
  * line naming file:line, the column and what is accepted.
  */
 import { CsvError, parse } from "csv-parse/sync";
-import { CSV_OPTIONS } from "../import/csv.js";
+import { CSV_OPTIONS } from "../util/csv.js";
 import { UserError } from "../util/errors.js";
 import type { SeriesPoint } from "./index.js";
 

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { CsvError, parse } from "csv-parse/sync";
 import { maxOf, minOf } from "../util/arrays.js";
+import { CSV_OPTIONS } from "../util/csv.js";
 import { MAX_IMPORT_BYTES, readBytes } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "./schema.js";
@@ -40,16 +41,6 @@ interface ParsedRecord {
   fields: string[];
   line: number;
 }
-
-/** The CSV dialect perfgate reads (comments with #, a BOM, ragged rows allowed). */
-export const CSV_OPTIONS = {
-  bom: true,
-  trim: true,
-  skip_empty_lines: true,
-  comment: "#",
-  comment_no_infix: true,
-  relax_column_count: true,
-} as const;
 
 /**
  * The records and their line numbers. csv-parse's per-record `info` costs a third of the time of

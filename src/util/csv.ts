@@ -1,0 +1,11 @@
+/** The CSV dialect perfgate reads, shared by imports (src/import) and change-point series (src/changes). Pure. */
+
+/** Comments with #, a BOM, ragged rows allowed. */
+export const CSV_OPTIONS = {
+  bom: true,
+  trim: true,
+  skip_empty_lines: true,
+  comment: "#",
+  comment_no_infix: true,
+  relax_column_count: true,
+} as const;
