@@ -1366,9 +1366,9 @@ var require_util = __commonJS({
     function isValidHeaderValue(characters) {
       return !headerCharRegex.test(characters);
     }
-    function parseRangeHeader(range) {
-      if (range == null || range === "") return { start: 0, end: null, size: null };
-      const m = range ? range.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
+    function parseRangeHeader(range2) {
+      if (range2 == null || range2 === "") return { start: 0, end: null, size: null };
+      const m = range2 ? range2.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
       return m ? {
         start: parseInt(m[1]),
         end: m[2] ? parseInt(m[2]) : null,
@@ -3672,8 +3672,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(context) {
-      const plural2 = context.types.length === 1 ? "" : " one of";
-      const message = `${context.argument} could not be converted to${plural2}: ${context.types.join(", ")}.`;
+      const plural3 = context.types.length === 1 ? "" : " one of";
+      const message = `${context.argument} could not be converted to${plural3}: ${context.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context.prefix,
         message
@@ -9077,16 +9077,16 @@ var require_retry_handler = __commonJS({
       const current = Date.now();
       return new Date(retryAfter).getTime() - current;
     }
-    function validatePartialResponseContentLength(headers, range, statusCode, retryCount) {
+    function validatePartialResponseContentLength(headers, range2, statusCode, retryCount) {
       const contentLength = headers["content-length"];
       if (contentLength == null) {
         return null;
       }
-      if (!Number.isFinite(range.start) || !Number.isFinite(range.end)) {
+      if (!Number.isFinite(range2.start) || !Number.isFinite(range2.end)) {
         return null;
       }
       const length = Number(contentLength);
-      const expectedLength = range.end - range.start + 1;
+      const expectedLength = range2.end - range2.start + 1;
       if (!Number.isFinite(length) || length !== expectedLength) {
         return new RequestRetryError("Content-Length mismatch", statusCode, {
           headers,
@@ -9301,8 +9301,8 @@ var require_retry_handler = __commonJS({
         }
         if (this.end == null) {
           if (statusCode === 206) {
-            const range = parseRangeHeader(headers["content-range"]);
-            if (range == null) {
+            const range2 = parseRangeHeader(headers["content-range"]);
+            if (range2 == null) {
               this.headersSent = true;
               return this.handler.onHeaders(
                 statusCode,
@@ -9311,12 +9311,12 @@ var require_retry_handler = __commonJS({
                 statusMessage
               );
             }
-            const contentLengthError = validatePartialResponseContentLength(headers, range, statusCode, this.retryCount);
+            const contentLengthError = validatePartialResponseContentLength(headers, range2, statusCode, this.retryCount);
             if (contentLengthError != null) {
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start, size, end = size - 1 } = range2;
             assert2(
               start != null && Number.isFinite(start),
               "content-range mismatch"
@@ -11236,15 +11236,15 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module.exports = class Pluralizer {
-      constructor(singular, plural2) {
+      constructor(singular, plural3) {
         this.singular = singular;
-        this.plural = plural2;
+        this.plural = plural3;
       }
-      pluralize(count) {
-        const one = count === 1;
+      pluralize(count2) {
+        const one = count2 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count, noun };
+        return { ...keys, count: count2, noun };
       }
     };
   }
@@ -17049,8 +17049,8 @@ var require_util7 = __commonJS({
           return false;
         }
       }
-      const num2 = Number.parseInt(value, 10);
-      return num2 >= 8 && num2 <= 15;
+      const num4 = Number.parseInt(value, 10);
+      return num4 >= 8 && num4 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -18663,15 +18663,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -19664,95 +19664,6 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
   }
   return candidates;
 }
-
-// src/metrics/table.ts
-function positive(x) {
-  return x !== null && x !== void 0 && x > 0 && Number.isFinite(x) ? x : null;
-}
-function measured(x) {
-  return x !== null && x !== void 0 && Number.isFinite(x) ? x : null;
-}
-var byMagnitude = (x) => Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
-function p95OfCell(c) {
-  const l = c.summary?.latency_ms;
-  return l && l.pct_rank === 95 ? positive(l.pct) : null;
-}
-var METRICS = [
-  {
-    name: "tps",
-    label: "TPS",
-    unit: "tps",
-    direction: "higher_is_better",
-    threshold_pct: null,
-    digits: byMagnitude,
-    fromCell: (c) => measured(c.summary?.tps),
-    fromSlice: (s) => measured(s.tps),
-    fromInterval: (iv) => measured(iv.tps),
-    fromImport: (r) => positive(r.tps)
-  },
-  {
-    name: "qps",
-    label: "QPS",
-    unit: "qps",
-    direction: "higher_is_better",
-    threshold_pct: null,
-    digits: byMagnitude,
-    fromCell: (c) => measured(c.summary?.qps),
-    fromSlice: (s) => measured(s.qps),
-    fromInterval: (iv) => measured(iv.qps),
-    fromImport: (r) => positive(r.qps)
-  },
-  {
-    name: "p95_ms",
-    label: "p95 latency",
-    unit: "ms",
-    direction: "lower_is_better",
-    threshold_pct: null,
-    digits: () => 2,
-    fromCell: p95OfCell,
-    fromSlice: (s) => positive(s.p95_ms),
-    fromInterval: (iv) => iv.lat_pct === 95 ? positive(iv.lat_ms) : null,
-    fromImport: (r) => positive(r.p95_ms)
-  },
-  {
-    // callgrind's instruction count per transaction (docs/instructions.md): CPU work per statement
-    name: "instructions",
-    label: "instructions per transaction",
-    unit: "instructions per transaction",
-    direction: "lower_is_better",
-    threshold_pct: 1,
-    opt_in: true,
-    digits: () => 0,
-    fromCell: () => null,
-    fromAbCell: (c) => {
-      const i = c.instructions;
-      if (!i) return null;
-      const n = Math.min(i.base.length, i.head.length);
-      if (n === 0) return null;
-      const per = (reps) => reps.slice(0, n).map((r) => r.per_transaction);
-      return { base: per(i.base), head: per(i.head) };
-    }
-  }
-];
-var METRIC_NAMES = METRICS.map((m) => m.name);
-var BY_NAME = new Map(METRICS.map((m) => [m.name, m]));
-var AB_CELL_METRICS = METRICS.filter((m) => "fromAbCell" in m).map(
-  (m) => m.name
-);
-var SLICE_METRICS = METRICS.filter((m) => "fromSlice" in m).map(
-  (m) => m.name
-);
-
-// src/stats/distributions.ts
-var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
-var lastP = Number.NaN;
-
-// src/stats/compare.ts
-var zAlpha = Number.NaN;
-var zValue = Number.NaN;
-
-// src/stats/verdict.ts
-var DEFAULT_THRESHOLD_PCT = 5;
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -20981,14 +20892,14 @@ function codePointLength(str) {
   const units = str.length;
   if (!highSurrogate.test(str))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++) {
     if ((str.charCodeAt(i) & 64512) === 55296 && (str.charCodeAt(i + 1) & 64512) === 56320) {
-      count--;
+      count2--;
       i++;
     }
   }
-  return count;
+  return count2;
 }
 function getLengthableOrigin(input2) {
   if (Array.isArray(input2))
@@ -25371,8 +25282,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getBelarusianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -28019,8 +27930,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count, one, many) {
-  return Math.abs(count) === 1 ? one : many;
+function getArmenianPlural(count2, one, many) {
+  return Math.abs(count2) === 1 ? one : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -30465,8 +30376,8 @@ var error43 = () => {
       case "not_multiple_of":
         return `N\xFAmero inv\xE1lido: deve ser m\xFAltiplo de ${issue3.divisor}`;
       case "unrecognized_keys": {
-        const plural2 = issue3.keys.length > 1 ? "s" : "";
-        return `Chave${plural2} inv\xE1lida${plural2}: ${joinValues(issue3.keys, ", ")}`;
+        const plural3 = issue3.keys.length > 1 ? "s" : "";
+        return `Chave${plural3} inv\xE1lida${plural3}: ${joinValues(issue3.keys, ", ")}`;
       }
       case "invalid_key":
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
@@ -30610,8 +30521,8 @@ var error44 = () => {
       case "not_multiple_of":
         return `N\xFAmero inv\xE1lido: deve ser m\xFAltiplo de ${issue3.divisor}`;
       case "unrecognized_keys": {
-        const plural2 = issue3.keys.length > 1 ? "s" : "";
-        return `Chave${plural2} inv\xE1lida${plural2}: ${joinValues(issue3.keys, ", ")}`;
+        const plural3 = issue3.keys.length > 1 ? "s" : "";
+        return `Chave${plural3} inv\xE1lida${plural3}: ${joinValues(issue3.keys, ", ")}`;
       }
       case "invalid_key":
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
@@ -30758,8 +30669,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getRussianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -39471,7 +39382,8 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// src/history/provenance.ts
+// src/import/provenance.ts
+var DEFAULT_BASELINE_MAX_AGE_DAYS = 14;
 var BaselineRunSchema = external_exports.object({
   id: external_exports.string(),
   commit: external_exports.string(),
@@ -39495,10 +39407,397 @@ var BaselineProvenanceSchema = external_exports.object({
   runs: external_exports.array(BaselineRunSchema).min(1)
 });
 
+// src/metrics/table.ts
+function positive(x) {
+  return x !== null && x !== void 0 && x > 0 && Number.isFinite(x) ? x : null;
+}
+function measured(x) {
+  return x !== null && x !== void 0 && Number.isFinite(x) ? x : null;
+}
+var byMagnitude = (x) => Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
+function p95OfCell(c) {
+  const l = c.summary?.latency_ms;
+  return l && l.pct_rank === 95 ? positive(l.pct) : null;
+}
+var METRICS = [
+  {
+    name: "tps",
+    label: "TPS",
+    unit: "tps",
+    direction: "higher_is_better",
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.tps),
+    fromSlice: (s) => measured(s.tps),
+    fromInterval: (iv) => measured(iv.tps),
+    fromImport: (r) => positive(r.tps)
+  },
+  {
+    name: "qps",
+    label: "QPS",
+    unit: "qps",
+    direction: "higher_is_better",
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.qps),
+    fromSlice: (s) => measured(s.qps),
+    fromInterval: (iv) => measured(iv.qps),
+    fromImport: (r) => positive(r.qps)
+  },
+  {
+    name: "p95_ms",
+    label: "p95 latency",
+    unit: "ms",
+    direction: "lower_is_better",
+    threshold_pct: null,
+    digits: () => 2,
+    fromCell: p95OfCell,
+    fromSlice: (s) => positive(s.p95_ms),
+    fromInterval: (iv) => iv.lat_pct === 95 ? positive(iv.lat_ms) : null,
+    fromImport: (r) => positive(r.p95_ms)
+  },
+  {
+    // callgrind's instruction count per transaction (docs/instructions.md): CPU work per statement
+    name: "instructions",
+    label: "instructions per transaction",
+    unit: "instructions per transaction",
+    direction: "lower_is_better",
+    threshold_pct: 1,
+    opt_in: true,
+    digits: () => 0,
+    fromCell: () => null,
+    fromAbCell: (c) => {
+      const i = c.instructions;
+      if (!i) return null;
+      const n = Math.min(i.base.length, i.head.length);
+      if (n === 0) return null;
+      const per = (reps) => reps.slice(0, n).map((r) => r.per_transaction);
+      return { base: per(i.base), head: per(i.head) };
+    }
+  }
+];
+var METRIC_NAMES = METRICS.map((m) => m.name);
+var BY_NAME = new Map(METRICS.map((m) => [m.name, m]));
+var AB_CELL_METRICS = METRICS.filter((m) => "fromAbCell" in m).map(
+  (m) => m.name
+);
+var SLICE_METRICS = METRICS.filter((m) => "fromSlice" in m).map(
+  (m) => m.name
+);
+
+// src/stats/distributions.ts
+var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+var lastP = Number.NaN;
+
+// src/stats/compare.ts
+var zAlpha = Number.NaN;
+var zValue = Number.NaN;
+
+// src/stats/verdict.ts
+var DEFAULT_THRESHOLD_PCT = 5;
+
+// src/util/errors.ts
+var UserError = class extends Error {
+  name = "UserError";
+};
+var UsageError = class extends UserError {
+  name = "UsageError";
+};
+
+// src/util/documents.ts
+var MiB = 1024 * 1024;
+var MAX_DOCUMENT_BYTES = 400 * MiB;
+var MAX_IMPORT_BYTES = 256 * MiB;
+
+// src/callgrind/profile.ts
+var nonneg = external_exports.number().finite().nonnegative();
+var FunctionCostSchema = external_exports.object({
+  name: external_exports.string(),
+  object: external_exports.string(),
+  self: nonneg,
+  inclusive: nonneg
+});
+var InstructionRepetitionSchema = external_exports.object({
+  started_at: external_exports.string(),
+  /** transactions sysbench reported for the counted events */
+  transactions: external_exports.number().int().positive(),
+  /** instructions collected in the dump (its totals line) */
+  instructions: nonneg,
+  per_transaction: nonneg,
+  /** the functions with the most self cost, then the most inclusive cost, per transaction */
+  functions: external_exports.array(FunctionCostSchema),
+  /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
+  stacks: external_exports.record(external_exports.string(), nonneg).optional()
+});
+var InstructionsCellSchema = external_exports.object({
+  tool: external_exports.literal("callgrind"),
+  /** valgrind's version, e.g. "3.19.0" */
+  valgrind: external_exports.string(),
+  /** the function pattern collection was on in (--toggle-collect) */
+  toggle: external_exports.string(),
+  threads: external_exports.number().int().positive(),
+  /** sysbench events per counted repetition, and of the one warmup run per side */
+  events: external_exports.number().int().positive(),
+  warmup_events: external_exports.number().int().nonnegative(),
+  /** repetitions in the order they ran per side; base and head alternate ABBA */
+  base: external_exports.array(InstructionRepetitionSchema),
+  head: external_exports.array(InstructionRepetitionSchema),
+  /** why counting stopped early, if it did */
+  error: external_exports.string().optional()
+});
+var RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
+  /** the repetitions in the order they ran */
+  repetitions: external_exports.array(InstructionRepetitionSchema)
+});
+
+// src/results/schema.ts
+var RESULTS_SCHEMA = "perfgate/results";
+var RESULTS_SCHEMA_VERSION = 1;
+var num = external_exports.number().finite();
+var nonneg2 = num.nonnegative();
+var IntervalSchema = external_exports.object({
+  t: nonneg2,
+  threads: external_exports.number().int().nonnegative(),
+  tps: nonneg2,
+  qps: nonneg2,
+  reads_ps: nonneg2,
+  writes_ps: nonneg2,
+  other_ps: nonneg2,
+  /** latency at `lat_pct` (null with --percentile=0, where sysbench prints 0.00 at 0%) */
+  lat_ms: nonneg2.nullable(),
+  lat_pct: nonneg2.nullable(),
+  err_ps: nonneg2,
+  reconn_ps: nonneg2,
+  queue_length: external_exports.number().int().nonnegative().optional(),
+  concurrency: external_exports.number().int().nonnegative().optional()
+});
+var count = external_exports.number().int().nonnegative();
+var range = external_exports.tuple([nonneg2, nonneg2]);
+var OutputAnomaliesSchema = external_exports.object({
+  /** seconds printed more than once (the reporter woke late); their lines were merged (rates averaged) */
+  duplicate_seconds: external_exports.array(nonneg2),
+  /** interval lines merged away (printed for a second already seen) */
+  duplicates: count,
+  /** report times with no line, as [first, last] ranges in s */
+  missing_seconds: external_exports.array(range),
+  missing: count,
+  /** stretches of intervals with 0 tps, [first, last] interval end times in s */
+  stalls: external_exports.array(range),
+  stall_intervals: count,
+  /** intervals with reconn/s > 0, and with err/s > 0 (ignored errors such as deadlocks) */
+  reconnect_intervals: count,
+  error_intervals: count,
+  /** interval lines whose time went back (dropped) */
+  out_of_order: count,
+  /** FATAL/WARNING lines and driver errors (`error 2013`), the first 20, each cut to 300 characters */
+  messages: external_exports.array(external_exports.string())
+});
+var SummarySchema = external_exports.object({
+  queries: external_exports.object({ read: nonneg2, write: nonneg2, other: nonneg2, total: nonneg2 }),
+  transactions: nonneg2,
+  tps: nonneg2,
+  qps: nonneg2,
+  ignored_errors: nonneg2,
+  errors_ps: nonneg2,
+  reconnects: nonneg2,
+  reconnects_ps: nonneg2,
+  total_time_s: nonneg2,
+  total_events: nonneg2,
+  latency_ms: external_exports.object({
+    min: nonneg2,
+    avg: nonneg2,
+    max: nonneg2,
+    /** the percentile's value; null when sysbench ran with --percentile=0 ("percentile stats: disabled") */
+    pct: nonneg2.nullable(),
+    /** which percentile `pct` is (95 by default) */
+    pct_rank: nonneg2.nullable(),
+    sum: nonneg2
+  }),
+  fairness: external_exports.object({
+    events_avg: nonneg2,
+    events_stddev: nonneg2,
+    exec_time_avg: nonneg2,
+    exec_time_stddev: nonneg2
+  }),
+  histogram: external_exports.array(external_exports.object({ value_ms: nonneg2, count: external_exports.number().int().nonnegative() })).optional()
+});
+var TelemetrySampleSchema = external_exports.object({
+  t: nonneg2,
+  cpu_user_pct: nonneg2,
+  cpu_system_pct: nonneg2,
+  cpu_iowait_pct: nonneg2,
+  cpu_steal_pct: nonneg2,
+  cpu_idle_pct: nonneg2,
+  mem_used_bytes: nonneg2,
+  mem_available_bytes: nonneg2,
+  swap_used_bytes: nonneg2,
+  disk_read_bytes_ps: nonneg2,
+  disk_write_bytes_ps: nonneg2,
+  disk_read_iops: nonneg2,
+  disk_write_iops: nonneg2
+});
+var HostSchema = external_exports.object({
+  hostname: external_exports.string(),
+  cpu_model: external_exports.string(),
+  /** 0 when unknown (a results file imported from a sysbench log) */
+  cores: external_exports.number().int().nonnegative(),
+  memory_bytes: nonneg2,
+  kernel: external_exports.string(),
+  os: external_exports.string(),
+  arch: external_exports.string()
+});
+var DoctorFindingSchema = external_exports.object({
+  id: external_exports.string(),
+  status: external_exports.enum(["pass", "warn", "fail"]),
+  value: external_exports.string(),
+  reason: external_exports.string()
+});
+var DoctorProbeSchema = external_exports.object({
+  cpu_cov_pct: nonneg2,
+  cpu_runs: external_exports.number().int().positive(),
+  sysbench_cov_pct: nonneg2.nullable(),
+  sysbench_seconds: nonneg2.nullable(),
+  sysbench_server: external_exports.string().nullable()
+});
+var DoctorRecordSchema = external_exports.object({
+  /** true when every finding passed */
+  quiet: external_exports.boolean(),
+  taken_at: external_exports.string(),
+  findings: external_exports.array(DoctorFindingSchema),
+  probe: DoctorProbeSchema.nullable()
+});
+var TierRecordSchema = external_exports.object({
+  tier: external_exports.string(),
+  buffer_pool_bytes: nonneg2,
+  config: external_exports.string(),
+  config_hash: external_exports.string(),
+  variables: external_exports.record(external_exports.string(), external_exports.string()),
+  /**
+   * where the tier's data came from when dataset reuse was on (`run --reuse-dataset`): prepared
+   * here (and snapshotted) or restored from a snapshot; absent: prepared, no snapshot involved
+   */
+  dataset: external_exports.object({
+    key: external_exports.string(),
+    source: external_exports.enum(["prepared", "restored"]),
+    /** seconds to prepare (sysbench prepare) or to restore (copy) */
+    seconds: nonneg2
+  }).optional()
+});
+var ServerRecordSchema = external_exports.object({
+  label: external_exports.string().min(1),
+  spec: external_exports.string(),
+  flavor: external_exports.string(),
+  version: external_exports.string(),
+  version_string: external_exports.string(),
+  source: external_exports.string(),
+  origin: external_exports.string(),
+  sha256: external_exports.string().nullable(),
+  basedir: external_exports.string(),
+  tiers: external_exports.array(TierRecordSchema)
+});
+var ProcessCountersSchema = external_exports.object({
+  /** transactions sysbench completed in the phase */
+  transactions: nonneg2,
+  /** user + system CPU time of the server process, µs (10 ms resolution) */
+  cpu_us: nonneg2,
+  /** context switches summed over the server's threads: it waited (voluntary) or was preempted */
+  ctx_voluntary: nonneg2,
+  ctx_involuntary: nonneg2,
+  /** bytes the server read from and wrote to storage (/proc/<pid>/io) */
+  read_bytes: nonneg2,
+  write_bytes: nonneg2,
+  /** SHOW GLOBAL STATUS deltas: Innodb_data_fsyncs and Innodb_log_writes (null: not reported) */
+  fsyncs: nonneg2.nullable(),
+  log_writes: nonneg2.nullable(),
+  /**
+   * instructions and cycles of the server process over the phase from `perf stat`, where the host
+   * has a hardware PMU (src/telemetry/pmu.ts); absent where it has none (see hardware_counters)
+   */
+  instructions: nonneg2.optional(),
+  cycles: nonneg2.optional()
+});
+var CellSchema = external_exports.object({
+  id: external_exports.string(),
+  server: external_exports.string(),
+  workload: external_exports.string(),
+  script: external_exports.string(),
+  threads: external_exports.number().int().positive(),
+  tier: external_exports.string(),
+  repetition: external_exports.number().int().positive(),
+  status: external_exports.enum(["ok", "failed"]),
+  error: external_exports.string().optional(),
+  started_at: external_exports.string(),
+  ended_at: external_exports.string(),
+  duration_s: nonneg2,
+  sysbench_args: external_exports.array(external_exports.string()),
+  summary: SummarySchema.nullable(),
+  intervals: external_exports.array(IntervalSchema),
+  /** what was odd in sysbench's output (absent: nothing) */
+  anomalies: OutputAnomaliesSchema.optional(),
+  status_deltas: external_exports.record(external_exports.string(), num),
+  telemetry: external_exports.array(TelemetrySampleSchema),
+  /** the server process's counters over the cell (absent: /proc unreadable, or an older file) */
+  process: ProcessCountersSchema.optional(),
+  /** instructions per transaction under callgrind (`run --instructions`; docs/instructions.md) */
+  instructions: RunInstructionsSchema.optional()
+});
+var NetworkRecordSchema = external_exports.object({
+  /** the address the server was bound to (bind_address) and sysbench connected to */
+  server_address: external_exports.string().min(1),
+  /** argv prefix mysqld was started through, e.g. ["ip", "netns", "exec", "pgsrv"]; null: none */
+  server_wrapper: external_exports.array(external_exports.string()).min(1).nullable(),
+  /** argv prefix sysbench ran through, e.g. ["ssh", "bench-client"]; null: none */
+  client_wrapper: external_exports.array(external_exports.string()).min(1).nullable()
+});
+var RUN_HEADER_FIELDS = {
+  status: external_exports.enum(["running", "complete", "incomplete", "failed"]),
+  status_reason: external_exports.string().optional(),
+  perfgate_version: external_exports.string(),
+  sysbench: external_exports.object({ version: external_exports.string(), path: external_exports.string() }),
+  started_at: external_exports.string(),
+  ended_at: external_exports.string().nullable(),
+  host: HostSchema,
+  workload: external_exports.object({
+    name: external_exports.string(),
+    file: external_exports.string(),
+    sha256: external_exports.string(),
+    spec: external_exports.record(external_exports.string(), external_exports.unknown())
+  }),
+  /**
+   * hardware counters (perf stat instructions and cycles of the server per phase): why they were
+   * not recorded, null when they were (src/telemetry/pmu.ts); absent in older files
+   */
+  hardware_counters: external_exports.object({ unavailable: external_exports.string().nullable() }).optional()
+};
+var ResultsSchema = external_exports.object({
+  schema: external_exports.literal(RESULTS_SCHEMA),
+  schema_version: external_exports.literal(RESULTS_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
+  /** 0 and 0 when unknown (imported from a sysbench log) */
+  dataset: external_exports.object({ tables: external_exports.number().int().nonnegative(), table_size: external_exports.number().int().nonnegative() }),
+  servers: external_exports.array(ServerRecordSchema),
+  /** `perfgate run --shard i/n`: part `index` (1-based) of `count`; cells_planned counts this part's cells */
+  shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).refine((s) => s.index <= s.count, { message: "shard.index must be at most shard.count" }).optional(),
+  /** the network scenario; absent for the default (sysbench on this host, server on 127.0.0.1) */
+  network: NetworkRecordSchema.optional(),
+  /**
+   * present when the file was made by `perfgate import --sysbench-log` rather than a run: host,
+   * dataset and server details are then unknown (empty strings and zeros)
+   */
+  imported: external_exports.object({ from: external_exports.literal("sysbench-log"), file: external_exports.string(), sha256: external_exports.string() }).optional(),
+  /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
+  doctor: DoctorRecordSchema.optional(),
+  cells_planned: external_exports.number().int().nonnegative(),
+  cells: external_exports.array(CellSchema),
+  telemetry_overhead_pct_of_core: nonneg2.nullable(),
+  /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
+  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
+});
+
 // src/compare/schema.ts
 var COMPARISON_SCHEMA = "perfgate/comparison";
 var COMPARISON_SCHEMA_VERSION = 1;
-var num = external_exports.number().finite();
+var num2 = external_exports.number().finite();
 var COMPARED_METRICS = METRIC_NAMES;
 var VerdictKindSchema = external_exports.enum(["regression", "improvement", "unchanged", "inconclusive"]);
 var ComparisonCellSchema = external_exports.object({
@@ -39510,9 +39809,9 @@ var ComparisonCellSchema = external_exports.object({
   head: external_exports.string(),
   metric: external_exports.enum(COMPARED_METRICS),
   /** geometric mean of the side's values: the number a table shows */
-  base_value: num,
-  head_value: num,
-  change_pct: num,
+  base_value: num2,
+  head_value: num2,
+  change_pct: num2,
   exceeds_threshold: external_exports.boolean(),
   verdict: VerdictKindSchema,
   /** decided (not inconclusive) and backed by a confidence interval */
@@ -39525,14 +39824,14 @@ var ComparisonCellSchema = external_exports.object({
   /** pairs, or the smaller per-side count (batch_means: the smaller number of batches) */
   n: external_exports.number().int().positive(),
   /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
-  ci_level: num.nullable(),
-  ci_low_pct: num.optional(),
-  ci_high_pct: num.optional(),
+  ci_level: num2.nullable(),
+  ci_low_pct: num2.optional(),
+  ci_high_pct: num2.optional(),
   /** minimum detectable effect at the observed noise and ci_level; null without a CI */
-  mde_pct: num.nullable(),
+  mde_pct: num2.nullable(),
   /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
   samples_needed: external_exports.number().int().positive().nullable(),
-  threshold_pct: num,
+  threshold_pct: num2,
   /**
    * present when the interval is not reported because it would be too wide to mean anything (too
    * few pairs or repetitions for the confidence level): why, and how many would do; the verdict is
@@ -39548,11 +39847,11 @@ var ComparisonCellSchema = external_exports.object({
 var TrendSchema = external_exports.object({
   degrading: external_exports.boolean(),
   /** when the decline starts, s since the start of the run (null unless degrading) */
-  onset_s: num.nullable(),
+  onset_s: num2.nullable(),
   /** fitted drop from the start to the end level in % (null when no declining fit) */
-  drop_pct: num.nullable(),
-  start_level: num.nullable(),
-  end_level: num.nullable()
+  drop_pct: num2.nullable(),
+  start_level: num2.nullable(),
+  end_level: num2.nullable()
 });
 var DegradationEntrySchema = external_exports.object({
   scenario: external_exports.string(),
@@ -39575,7 +39874,10 @@ var EFFICIENCY_METRICS_NAMES = [
   "read_kb_per_txn",
   "write_kb_per_txn",
   "fsyncs_per_txn",
-  "log_writes_per_txn"
+  "log_writes_per_txn",
+  "hw_instructions_per_txn",
+  "hw_cycles_per_txn",
+  "ipc"
 ];
 var EfficiencyEntrySchema = external_exports.object({
   scenario: external_exports.string(),
@@ -39585,27 +39887,27 @@ var EfficiencyEntrySchema = external_exports.object({
   head: external_exports.string(),
   metric: external_exports.enum(EFFICIENCY_METRICS_NAMES),
   /** mean over the side's slices (A/B) or repetitions (run) */
-  base_value: num,
-  head_value: num,
+  base_value: num2,
+  head_value: num2,
   /** head/base (null when the base is 0) */
-  ratio: num.nullable(),
+  ratio: num2.nullable(),
   /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, or a value of 0) */
-  ci_low: num.nullable(),
-  ci_high: num.nullable(),
+  ci_low: num2.nullable(),
+  ci_high: num2.nullable(),
   n: external_exports.number().int().positive()
 });
 var ProfileFunctionSchema = external_exports.object({
   name: external_exports.string(),
   /** samples per transaction on the function's stacks (inclusive), per side */
-  base: num,
-  head: num,
-  delta: num,
+  base: num2,
+  head: num2,
+  delta: num2,
   /** share of the side's samples, 0..1 */
-  base_share: num,
-  head_share: num,
+  base_share: num2,
+  head_share: num2,
   /** samples per transaction with the function as the leaf */
-  base_self: num,
-  head_self: num
+  base_self: num2,
+  head_self: num2
 });
 var ProfileEntrySchema = external_exports.object({
   scenario: external_exports.string(),
@@ -39615,12 +39917,22 @@ var ProfileEntrySchema = external_exports.object({
   head: external_exports.string(),
   reason: external_exports.enum(["requested", "regression", "improvement"]),
   command: external_exports.string(),
-  samples: external_exports.object({ base: num, head: num }),
-  transactions: external_exports.object({ base: num, head: num }),
+  samples: external_exports.object({ base: num2, head: num2 }),
+  transactions: external_exports.object({ base: num2, head: num2 }),
   /** the functions whose share of the samples grew most, largest first (at most 10) */
   grown: external_exports.array(ProfileFunctionSchema),
   /** and those whose share shrank most (at most 5) */
-  shrunk: external_exports.array(ProfileFunctionSchema)
+  shrunk: external_exports.array(ProfileFunctionSchema),
+  /**
+   * off-CPU time per transaction (µs), when both sides recorded it (src/compare/off-cpu.ts): blocked
+   * and runnable-but-waiting, and where the blocked time grew most (the two deepest user-space
+   * frames of the stack the threads blocked in, "caller > callee"; at most 5)
+   */
+  off_cpu: external_exports.object({
+    base: external_exports.object({ blocked_us: num2, runnable_us: num2 }),
+    head: external_exports.object({ blocked_us: num2, runnable_us: num2 }),
+    grown: external_exports.array(external_exports.object({ name: external_exports.string(), base: num2, head: num2 }))
+  }).optional()
 });
 var SettingDifferenceSchema = external_exports.object({
   name: external_exports.string(),
@@ -39648,11 +39960,11 @@ var SettingsDiffSchema = external_exports.object({
 var FunctionChangeSchema = external_exports.object({
   name: external_exports.string(),
   object: external_exports.string(),
-  base: num,
-  head: num,
-  delta: num,
+  base: num2,
+  head: num2,
+  delta: num2,
   /** delta / the change of the cell's total (null when the total did not change) */
-  share: num.nullable(),
+  share: num2.nullable(),
   /** false when the function was among the kept top entries of one side only */
   complete: external_exports.boolean()
 });
@@ -39664,9 +39976,9 @@ var FunctionChangesEntrySchema = external_exports.object({
   head: external_exports.string(),
   /** the instructions verdict of the cell */
   verdict: VerdictKindSchema,
-  change_pct: num,
-  ci_low_pct: num.nullable(),
-  ci_high_pct: num.nullable(),
+  change_pct: num2,
+  ci_low_pct: num2.nullable(),
+  ci_high_pct: num2.nullable(),
   /** the TPS verdict of the same cell, when there is one */
   tps_verdict: VerdictKindSchema.nullable(),
   functions: external_exports.array(FunctionChangeSchema)
@@ -39676,9 +39988,9 @@ var ComparisonReportSchema = external_exports.object({
   schema_version: external_exports.literal(COMPARISON_SCHEMA_VERSION),
   /** ab: paired A/B file; pair: two files, first is base; baselines: engines against named baselines */
   kind: external_exports.enum(["ab", "pair", "baselines"]),
-  threshold: external_exports.object({ default_pct: num, per_metric: external_exports.record(external_exports.string(), num) }),
+  threshold: external_exports.object({ default_pct: num2, per_metric: external_exports.record(external_exports.string(), num2) }),
   /** the family-wise confidence level of all intervals together */
-  confidence: num,
+  confidence: num2,
   /** m: cell × metric comparisons with a CI; each CI is at level 1 − (1 − confidence)/m */
   comparisons_with_ci: external_exports.number().int().nonnegative(),
   metrics: external_exports.array(external_exports.enum(COMPARED_METRICS)),
@@ -39708,6 +40020,8 @@ var ComparisonReportSchema = external_exports.object({
   nothing_compared: external_exports.string().optional(),
   /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
   efficiency: external_exports.array(EfficiencyEntrySchema).optional(),
+  /** why the compared files have no hardware counters (src/telemetry/pmu.ts), said once; absent when they have them or predate them */
+  hardware_counters_unavailable: external_exports.string().optional(),
   /** sampled differential profiles of the profiled cells (absent: none) */
   profiles: external_exports.array(ProfileEntrySchema).optional(),
   /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
@@ -39718,19 +40032,220 @@ var ComparisonReportSchema = external_exports.object({
   baseline_history: BaselineProvenanceSchema.optional()
 });
 
-// src/util/errors.ts
-var UserError = class extends Error {
-  name = "UserError";
-};
-var UsageError = class extends UserError {
-  name = "UsageError";
-};
+// src/history/lock.ts
+var LOCK_WAIT_MS = 5 * 6e4;
+
+// src/history/schema.ts
+var HISTORY_RUN_SCHEMA = "perfgate/history-run";
+var HISTORY_INDEX_SCHEMA = "perfgate/history-index";
+var HISTORY_SCHEMA_VERSION = 1;
+var HISTORY_RUN_SCHEMA_VERSION_2 = 2;
+var num3 = external_exports.number().finite();
+var RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
+var RunIdSchema = external_exports.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
+var MetricValueSchema = external_exports.object({
+  value: num3,
+  lo: num3.nullable(),
+  hi: num3.nullable(),
+  n: external_exports.number().int().positive()
+});
+var CellMetricsSchema = external_exports.object(
+  Object.fromEntries(METRIC_NAMES.map((m) => [m, MetricValueSchema.optional()]))
+);
+var BetterSchema = external_exports.enum(["higher", "lower"]);
+var OtherMetricSchema = MetricValueSchema.extend({
+  name: external_exports.string().min(1),
+  unit: external_exports.string(),
+  better: BetterSchema,
+  /** the source's spread as written, e.g. "± 3%" ([lo, hi] is parsed from it where possible) */
+  range: external_exports.string().optional(),
+  extra: external_exports.string().optional()
+});
+var TimelineSchema = external_exports.object({
+  t: external_exports.array(num3),
+  tps: external_exports.array(num3),
+  qps: external_exports.array(num3),
+  p95_ms: external_exports.array(num3.nullable())
+});
+var CellNoiseSchema = external_exports.object({
+  /** coefficient of variation of the per-second tps over the cell's lines, in % (null: < 2 lines) */
+  cov_pct: num3.nullable(),
+  stall_intervals: external_exports.number().int().nonnegative(),
+  missing: external_exports.number().int().nonnegative(),
+  error_intervals: external_exports.number().int().nonnegative(),
+  reconnect_intervals: external_exports.number().int().nonnegative(),
+  /** sysbench's FATAL/WARNING lines and driver errors, the first 5 (text, never markup) */
+  messages: external_exports.array(external_exports.string())
+});
+var HistoryCellSchema = external_exports.object({
+  /** label of the server in `servers` this cell measured */
+  server: external_exports.string(),
+  workload: external_exports.string(),
+  script: external_exports.string(),
+  tier: external_exports.string(),
+  threads: external_exports.number().int().positive(),
+  metrics: CellMetricsSchema,
+  /** schema 2: further metrics, each with its unit and direction */
+  other_metrics: external_exports.array(OtherMetricSchema).optional(),
+  /** run detail (any schema version; absent in runs appended before it): per-second lines, one per measurement */
+  timeline: external_exports.array(TimelineSchema).optional(),
+  /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
+  counters: external_exports.record(external_exports.string(), num3).optional(),
+  /** run detail: the measurement's noise */
+  noise: CellNoiseSchema.optional()
+});
+var HistoryServerSchema = external_exports.object({
+  label: external_exports.string(),
+  flavor: external_exports.string(),
+  version: external_exports.string(),
+  version_string: external_exports.string(),
+  spec: external_exports.string(),
+  /** per tier: the generated config file's text and the variables read back from the server */
+  tiers: external_exports.array(
+    external_exports.object({
+      tier: external_exports.string(),
+      buffer_pool_bytes: num3,
+      config: external_exports.string(),
+      variables: external_exports.record(external_exports.string(), external_exports.string())
+    })
+  )
+});
+var WhyCellSchema = external_exports.object({
+  workload: external_exports.string(),
+  script: external_exports.string(),
+  tier: external_exports.string(),
+  threads: external_exports.number().int().positive(),
+  /** the sampled differential profile (src/compare/profiles.ts), when the cell was profiled */
+  profile: ProfileEntrySchema.pick({
+    reason: true,
+    command: true,
+    samples: true,
+    transactions: true,
+    grown: true,
+    shrunk: true,
+    off_cpu: true
+  }).extend({ graph: external_exports.string().nullable() }).optional(),
+  /** instruction counts: the functions whose self instructions per transaction changed most (top 10) */
+  instructions: external_exports.object({
+    /** instructions per transaction, the mean of each side's repetitions */
+    base: num3,
+    head: num3,
+    /** the toggle function collection was restricted to */
+    toggle: external_exports.string(),
+    functions: external_exports.array(FunctionChangeSchema),
+    graph: external_exports.string().nullable()
+  }).optional()
+});
+var HistoryWhySchema = external_exports.object({
+  /** the server variables that differ between base and head (src/compare/settings.ts); null: none recorded */
+  settings: SettingsDiffSchema.nullable(),
+  /** the cells with a profile or instruction counts */
+  cells: external_exports.array(WhyCellSchema)
+});
+var HistoryRunSchema = external_exports.object({
+  schema: external_exports.literal(HISTORY_RUN_SCHEMA),
+  schema_version: external_exports.union([external_exports.literal(HISTORY_SCHEMA_VERSION), external_exports.literal(HISTORY_RUN_SCHEMA_VERSION_2)]),
+  id: RunIdSchema,
+  /**
+   * "run": a perfgate/results file; "ab": the head side of a perfgate/ab file; "gab" (schema 2):
+   * one entry of a github-action-benchmark data.js
+   */
+  source: external_exports.enum(["run", "ab", "gab"]),
+  commit: external_exports.string(),
+  commit_url: external_exports.string().nullable(),
+  /** schema 2: what the source recorded of the commit besides its id and link */
+  commit_info: external_exports.object({
+    message: external_exports.string().optional(),
+    timestamp: external_exports.string().optional(),
+    author: external_exports.string().optional(),
+    committer: external_exports.string().optional()
+  }).optional(),
+  /** ISO 8601: the commit's (or the run's) date; points are ordered by it */
+  date: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string(),
+  /**
+   * a version-matrix name shared by the runs of one comparison (e.g. a release-candidate run's
+   * baseline and candidates); null for runs that belong to the trend series
+   */
+  matrix: external_exports.string().nullable(),
+  perfgate_version: external_exports.string(),
+  sysbench: external_exports.object({ version: external_exports.string(), options: external_exports.array(external_exports.string()) }),
+  host: external_exports.object({
+    hostname: external_exports.string(),
+    cpu_model: external_exports.string(),
+    /** 0: unknown (an imported history) */
+    cores: external_exports.number().int().nonnegative(),
+    memory_bytes: num3,
+    kernel: external_exports.string(),
+    os: external_exports.string(),
+    arch: external_exports.string()
+  }),
+  workload: external_exports.object({ name: external_exports.string(), sha256: external_exports.string() }),
+  /** 0 and 0: not a sysbench dataset (an imported history) */
+  dataset: external_exports.object({ tables: external_exports.number().int().nonnegative(), table_size: external_exports.number().int().nonnegative() }),
+  servers: external_exports.array(HistoryServerSchema).min(1),
+  cells: external_exports.array(HistoryCellSchema),
+  /** run detail: `perfgate doctor`'s host findings taken before the run */
+  doctor: external_exports.object({
+    quiet: external_exports.boolean(),
+    findings: external_exports.array(
+      external_exports.object({
+        id: external_exports.string(),
+        status: external_exports.enum(["pass", "warn", "fail"]),
+        value: external_exports.string(),
+        reason: external_exports.string()
+      })
+    )
+  }).optional(),
+  /** run detail: the results file the run came from (`url`: where it is kept, http(s) only, or null) */
+  raw: external_exports.object({
+    file: external_exports.string(),
+    sha256: external_exports.string(),
+    bytes: external_exports.number().int().nonnegative(),
+    url: external_exports.string().nullable()
+  }).optional(),
+  /**
+   * run detail of an A/B run (source "ab"): the base side, which the trend series leave out —
+   * its server and its cells (label "base"), measured the same way as the head's
+   */
+  ab_base: external_exports.object({ server: HistoryServerSchema, cells: external_exports.array(HistoryCellSchema) }).optional(),
+  /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
+  why: HistoryWhySchema.optional()
+});
+var IndexEntrySchema = external_exports.object({
+  id: RunIdSchema,
+  date: external_exports.string(),
+  commit: external_exports.string(),
+  branch: external_exports.string(),
+  runner_class: external_exports.string(),
+  matrix: external_exports.string().nullable(),
+  workload: external_exports.string(),
+  /** `flavor@version` of each server, in the run's order */
+  servers: external_exports.array(external_exports.string()),
+  cells: external_exports.number().int().nonnegative()
+});
+var HistoryIndexSchema = external_exports.object({
+  schema: external_exports.literal(HISTORY_INDEX_SCHEMA),
+  schema_version: external_exports.literal(HISTORY_SCHEMA_VERSION),
+  /** oldest first (by date, then id) */
+  runs: external_exports.array(IndexEntrySchema)
+});
+
+// src/history/folder.ts
+var FUTURE_TOLERANCE_MS = 10 * 6e4;
+
+// src/history/git.ts
+var DEFAULT_BRANCH = "perfgate-data";
+
+// src/history/store.ts
+var DEFAULT_STORE = `git:${DEFAULT_BRANCH}`;
 
 // src/util/size.ts
 var KiB = 1024;
-var MiB = 1024 * KiB;
-var GiB = 1024 * MiB;
-var MULTIPLIER = { K: KiB, M: MiB, G: GiB, T: 1024 * GiB };
+var MiB2 = 1024 * KiB;
+var GiB = 1024 * MiB2;
+var MULTIPLIER = { K: KiB, M: MiB2, G: GiB, T: 1024 * GiB };
 
 // src/servers/spec.ts
 var FLAVORS = ["mariadb", "mysql", "percona"];
@@ -39903,6 +40418,38 @@ function parseBoolean(text) {
   if (["false", "False", "FALSE"].includes(t)) return false;
   throw new InvalidValue("is not a boolean", "true, True, TRUE, false, False, FALSE");
 }
+function wholeNumber(min, max, unit = "") {
+  const accepted = `a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`;
+  return (text) => {
+    const t = text.trim();
+    const n = /^\d{1,15}$/.test(t) ? Number(t) : Number.NaN;
+    if (!(n >= min && n <= max)) throw new InvalidValue(`is not ${accepted}`, accepted);
+    return n;
+  };
+}
+var AGE_ACCEPTED = "<number><d|w|m|y>, e.g. 14d or 2w";
+var AGE_DAYS = { d: 1, w: 7, m: 30, y: 365 };
+function parseAge(text) {
+  const m = /^([1-9][0-9]{0,5})([dwmy])$/.exec(text.trim());
+  if (!m) throw new InvalidValue("is not an age", AGE_ACCEPTED);
+  return Number(m[1]) * AGE_DAYS[m[2]];
+}
+function parseMaxAge(text) {
+  if (text.trim() === "none") return "none";
+  try {
+    return parseAge(text);
+  } catch {
+    throw new InvalidValue("is not an age", `${AGE_ACCEPTED}, or none`);
+  }
+}
+function oneOf(choices) {
+  return (text) => {
+    const t = text.trim();
+    if (!choices.includes(t))
+      throw new InvalidValue(`is not one of ${choices.join(", ")}`, choices.join(", "));
+    return t;
+  };
+}
 
 // src/options/definitions.ts
 var DEFAULT_WORKLOAD = "workloads/smoke.yml";
@@ -39952,6 +40499,7 @@ var HEAD = {
 };
 var WORKLOAD = {
   name: "workload",
+  short: "w",
   arg: "<file>",
   help: "workload YAML file (its ab: section sets slices and pairs)",
   default: DEFAULT_WORKLOAD,
@@ -39959,10 +40507,60 @@ var WORKLOAD = {
 };
 var INSTRUCTIONS = {
   name: "instructions",
-  help: "also count instructions per transaction under valgrind's callgrind (ab; the workload's instructions section sets how: docs/instructions.md)",
+  help: "also count instructions per transaction under valgrind's callgrind (run and ab; the workload's instructions section sets how: docs/instructions.md)",
   actionDefault: "false",
   parse: parseBoolean
 };
+var CACHE_DIR = {
+  name: "cache-dir",
+  arg: "<dir>",
+  env: "PERFGATE_CACHE_DIR",
+  help: "download, unpack and build cache (default: ~/.cache/perfgate)",
+  parse: nonEmpty("a directory")
+};
+var WORK_DIR = {
+  name: "work-dir",
+  arg: "<dir>",
+  help: "where server datadirs and logs go (default: .perfgate/work beside the results)",
+  parse: nonEmpty("a directory")
+};
+var REPO = {
+  name: "repo",
+  arg: "<path|url>",
+  help: "repository holding a git: store (default: the current repository's origin)",
+  parse: nonEmpty("a repository path or URL")
+};
+function FORMAT(choices, help, byDefault = choices[0] ?? null) {
+  return {
+    name: "format",
+    arg: "<format>",
+    help: help ?? `output format: ${choices.join(", ")}`,
+    ...byDefault !== null ? { default: byDefault } : {},
+    choices,
+    parse: oneOf(choices)
+  };
+}
+var TEXT_OR_JSON = FORMAT(["text", "json"]);
+var HISTORY_RUNS = {
+  name: "history-runs",
+  formerly: "baseline-runs",
+  arg: "<n>",
+  help: "how many of the newest matching runs to pool (default 5)",
+  parse: wholeNumber(1, 9999)
+};
+var HISTORY_MAX_AGE = {
+  name: "history-max-age",
+  formerly: "baseline-max-age",
+  arg: "<age>",
+  help: `runs older than this are not pooled, e.g. 14d, 2w; none left is an error (default ${DEFAULT_BASELINE_MAX_AGE_DAYS}d; "none": no limit)`,
+  parse: parseMaxAge
+};
+function nonEmpty(what) {
+  return (text) => {
+    if (text.trim() === "") throw new InvalidValue("is empty", what);
+    return text;
+  };
+}
 function actionDefault(o) {
   return o.actionDefault ?? o.default ?? "";
 }
@@ -40003,7 +40601,12 @@ var INPUT_DEFAULTS = {
   "results-dir": "perfgate-results",
   "history-store": "",
   "pages-dir": "",
-  "baseline-from-history": "false",
+  "base-from-history": "false",
+  "history-runs": "",
+  "history-branch": "",
+  "history-max-age": "",
+  // Former names, read for one release (FORMER_INPUTS)
+  "baseline-from-history": "",
   "baseline-runs": "",
   "baseline-branch": "",
   "baseline-max-age": "",
