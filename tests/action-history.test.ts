@@ -63,7 +63,7 @@ describe("action history inputs", () => {
     expect(
       problems({ ...on, "history-runs": "0", "history-max-age": "14 days", "history-branch": "-x" }),
     ).toEqual([
-      'input "history-runs": "0" is not a whole number from 1 to 9999 (accepted: a whole number from 1 to 9999)',
+      'input "history-runs": "0" is not a whole number of runs from 1 to 9999 (accepted: a whole number of runs from 1 to 9999)',
       'input "history-branch": "-x" is not a branch name (accepted: a branch name such as main or release/11.4)',
       'input "history-max-age": "14 days" is not an age (accepted: <number><d|w|m|y>, e.g. 14d or 2w, or none)',
     ]);

@@ -115,7 +115,7 @@ describe("options many commands take come from one definition", () => {
       const err = await parseError(args);
       expect(err, args.join(" ")).toBeInstanceOf(UsageError);
       expect(err?.message).toMatch(
-        new RegExp(`^${start}: accepted: a whole number (of seconds )?from \\d+ to \\d+$`),
+        new RegExp(`^${start}: accepted: a whole number (of (seconds|runs) )?from \\d+ to \\d+$`),
       );
     }
   });

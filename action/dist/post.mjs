@@ -40546,7 +40546,7 @@ var HISTORY_RUNS = {
   formerly: "baseline-runs",
   arg: "<n>",
   help: "how many of the newest matching runs to pool (default 5)",
-  parse: wholeNumber(1, 9999)
+  parse: wholeNumber(1, 9999, "runs")
 };
 var HISTORY_MAX_AGE = {
   name: "history-max-age",

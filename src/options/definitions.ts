@@ -244,7 +244,7 @@ export const HISTORY_RUNS: SharedOption<number> = {
   formerly: "baseline-runs",
   arg: "<n>",
   help: "how many of the newest matching runs to pool (default 5)",
-  parse: wholeNumber(1, 9999),
+  parse: wholeNumber(1, 9999, "runs"),
 };
 
 export const HISTORY_MAX_AGE: SharedOption<number | "none"> = {
