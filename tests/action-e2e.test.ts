@@ -793,6 +793,8 @@ describe("base-from-history: the head compared with the last runs of main in a g
       dir,
     });
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain('::error::input "history-runs": "five" is not a whole number of runs from 1 to 9999');
+    expect(bad.stdout).toContain(
+      '::error::input "history-runs": "five" is not a whole number of runs from 1 to 9999',
+    );
   });
 });
