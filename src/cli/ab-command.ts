@@ -8,7 +8,8 @@ import { instructionFlameGraphs } from "../callgrind/flame.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
-import { abGate, writeGateFiles } from "../gate/gate.js";
+import { writeGateFiles } from "../gate/files.js";
+import { abGate } from "../gate/gate.js";
 import { cliOption, flagParser, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   BASE,

@@ -2,9 +2,8 @@
  * The gate: measurement sets in, everything a caller shows or decides out — the comparison report,
  * its Markdown, text and JSON renderings, the overall verdict, the exit code and the one-line
  * reason the gate fails. `perfgate ab`, `perfgate compare` and the GitHub Action all go through
- * here, so they judge, render and exit the same way. Judging and rendering are pure;
- * `writeGateFiles` is the one function here that writes (the report files a caller names), and
- * callers print.
+ * here, so they judge, render and exit the same way. Pure: judging and rendering only;
+ * `writeGateFiles` (src/gate/files.ts) writes the report files a caller names, and callers print.
  */
 
 import { type CompareOptions, compareSets, gateFailure } from "../compare/compare.js";
@@ -16,7 +15,6 @@ import {
   renderComparisonText,
 } from "../report/comparison.js";
 import type { AbResults } from "../results/ab-schema.js";
-import { writeFileAtomic } from "../results/store.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { plural } from "../util/plural.js";
 import { EXIT, type ExitCode } from "./exit.js";
@@ -116,16 +114,4 @@ export function incompleteReason(results: AbResults): string | null {
 /** The gate over an A/B run's results (`file` is where they are). */
 export function abGate(results: AbResults, file: string, options: GateOptions): GateResult {
   return compareGate([fromAb(results, file)], { incomplete: incompleteReason(results), ...options });
-}
-
-/** Writes the Markdown report (with an optional first line) and the JSON comparison, atomically. */
-export function writeGateFiles(
-  gate: GateResult,
-  files: { markdown?: string | undefined; json?: string | undefined; title?: string },
-): void {
-  if (files.markdown) {
-    const title = files.title ? `${files.title}\n\n` : "";
-    writeFileAtomic(files.markdown, `${title}${gate.markdown}\n`);
-  }
-  if (files.json) writeFileAtomic(files.json, `${gate.json}\n`);
 }
