@@ -72,38 +72,39 @@ function runtimeImports(code: string, file = "x.ts"): string[] {
 }
 
 /**
- * The names a file imports by value from `spec` (`import { a, b as c } from spec` gives a, b);
- * null when it takes the module whole (default or namespace import, re-export, import()).
+ * The value imports of `spec` in a file: how many import declarations name it, and the names they
+ * take (`import { a, b as c } from spec` gives a, b); names is null when one takes the module whole
+ * (a default or namespace import). A bare `import spec` counts as a declaration taking no name.
  */
-function namedImports(code: string, spec: string): string[] | null {
+function valueImportsOf(code: string, spec: string): { declared: number; names: string[] | null } {
   const sf = ts.createSourceFile("x.ts", code, ts.ScriptTarget.Latest, true);
-  const names: string[] = [];
+  let declared = 0;
+  let names: string[] | null = [];
   for (const n of sf.statements) {
     if (!ts.isImportDeclaration(n) || (n.moduleSpecifier as ts.StringLiteral).text !== spec) continue;
     const clause = n.importClause;
-    if (!clause || clause.isTypeOnly) continue;
-    if (clause.name || !clause.namedBindings || !ts.isNamedImports(clause.namedBindings)) return null;
-    for (const el of clause.namedBindings.elements) {
-      if (!el.isTypeOnly) names.push((el.propertyName ?? el.name).text);
+    if (clause?.isTypeOnly) continue;
+    declared++;
+    if (!clause) continue; // `import "node:crypto"`: loads it and takes no name
+    if (clause.name || !clause.namedBindings || !ts.isNamedImports(clause.namedBindings)) names = null;
+    else if (names) {
+      for (const el of clause.namedBindings.elements) {
+        if (!el.isTypeOnly) names.push((el.propertyName ?? el.name).text);
+      }
     }
   }
-  return names;
+  return { declared, names };
 }
 
-/** Whether every way `code` loads the Node module `bare` is one PURE_NODE_NAMED allows. */
+/**
+ * Whether every way `code` loads the Node module `bare` is one PURE_NODE_NAMED allows: each load
+ * the walker sees is an import declaration (not a re-export or import()) taking only allowed names.
+ */
 function pureNamedUse(code: string, spec: string, bare: string): boolean {
   const allowed = PURE_NODE_NAMED[bare];
   if (!allowed) return false;
   const loads = runtimeImports(code).filter((s) => s === spec).length;
-  const declared = ts
-    .createSourceFile("x.ts", code, ts.ScriptTarget.Latest, true)
-    .statements.filter(
-      (n) =>
-        ts.isImportDeclaration(n) &&
-        (n.moduleSpecifier as ts.StringLiteral).text === spec &&
-        !n.importClause?.isTypeOnly,
-    ).length;
-  const names = namedImports(code, spec);
+  const { declared, names } = valueImportsOf(code, spec);
   return loads === declared && names !== null && names.every((n) => allowed.has(n));
 }
 
