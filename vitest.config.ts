@@ -18,6 +18,7 @@ export const INTEGRATION = [
   "ab-e2e",
   "bisect-e2e",
   "bisect-instructions-e2e",
+  "bisect-build-slow",
   "ab-resume",
   "action-ab-e2e",
   "cache-integrity",

@@ -12,6 +12,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -424,5 +425,109 @@ describe("build: a real repository with a tiny CMake project", () => {
     expect(processesMatching(marker)).toEqual([]);
     expect(readdirSync(join(cacheDir, "builds")).filter((f) => !f.endsWith(".log"))).toEqual([]);
     expect(state()).toBe(userState);
+  });
+});
+
+describe("build: incremental builds in a kept tree (bisect's builds)", () => {
+  const root = mkdtempSync(join(tmpdir(), "pg-build-inc-"));
+  const repo = join(root, "repo");
+  const cacheDir = join(root, "cache");
+  const counter = join(root, "counter.txt");
+  const c: Record<"one" | "otherChanged" | "broken" | "fixed", string> = {
+    one: "",
+    otherChanged: "",
+    broken: "",
+    fixed: "",
+  };
+  const configures = () =>
+    existsSync(counter)
+      ? readFileSync(counter, "utf8")
+          .split("\n")
+          .filter((l) => l === "configure").length
+      : 0;
+  const build = (commit: string) =>
+    provisionBuild(parseBuildSpec(`build:${repo}@${commit}`), {
+      log: memoryLogger(),
+      cacheDir,
+      cmakeArgs: [],
+      incremental: true,
+    });
+  /** The compile lines Ninja printed while building the commit (from its log). */
+  const compiled = (commit: string) => {
+    const log = join(cacheDir, "builds", `${buildKey(commit, optionsHash(cmakeOptions("mariadb", [])))}.log`);
+    return readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => /Building C object/.test(l))
+      .map((l) => /(\w+)\.c\.o/.exec(l)?.[1]);
+  };
+
+  beforeAll(() => {
+    process.env.PG_TEST_COUNTER = counter;
+    mkdirSync(repo, { recursive: true });
+    sh(repo, "init", "-q", "-b", "main");
+    writeFileSync(
+      join(repo, "CMakeLists.txt"),
+      CMAKELISTS.replace(
+        "add_executable(mariadbd mariadbd.c)",
+        "add_executable(mariadbd mariadbd.c other.c)",
+      ),
+    );
+    writeFileSync(join(repo, "mariadbd.c"), MAIN_C);
+    writeFileSync(join(repo, "other.c"), "int other(void) { return 1; }\n");
+    writeFileSync(join(repo, "VERSION"), VERSION_FILE);
+    writeFileSync(join(repo, "errmsg.txt"), "test\n");
+    c.one = commitAll(repo, "tiny server");
+    writeFileSync(join(repo, "other.c"), "/* a comment */\nint other(void) { return 1; }\n");
+    c.otherChanged = commitAll(repo, "comment in other.c");
+    writeFileSync(join(repo, "mariadbd.c"), `${MAIN_C}\nthis is not C;\n`);
+    c.broken = commitAll(repo, "broken");
+    writeFileSync(join(repo, "mariadbd.c"), MAIN_C.replace("perfgate test build", "fixed build"));
+    c.fixed = commitAll(repo, "fixed");
+  });
+
+  it("configures once, recompiles only the files a commit changed, installs each commit apart, and survives a broken commit", async () => {
+    const first = await build(c.one);
+    expect(configures()).toBe(1);
+    expect(compiled(c.one).sort()).toEqual(["mariadbd", "other"]);
+    const trees = readdirSync(join(cacheDir, "builds")).filter(
+      (f) => f.startsWith("tree-") && !f.endsWith(".lock"),
+    );
+    expect(trees).toHaveLength(1);
+
+    const second = await build(c.otherChanged);
+    expect(second.basedir).not.toBe(first.basedir);
+    expect(configures()).toBe(1);
+    expect(compiled(c.otherChanged)).toEqual(["other"]);
+    const record = JSON.parse(readFileSync(join(second.basedir, "perfgate-build.json"), "utf8"));
+    expect(record.incremental).toBe(true);
+    expect(record.seconds.configure).toBeUndefined();
+
+    await expect(build(c.broken)).rejects.toThrow(/: build failed \(cmake exited with 1\); full output in /);
+    expect(readdirSync(join(cacheDir, "servers")).filter((d) => d.startsWith(`build-${c.broken}`))).toEqual(
+      [],
+    );
+
+    const fixed = await build(c.fixed);
+    expect(configures()).toBe(1);
+    expect(compiled(c.fixed)).toEqual(["mariadbd"]);
+    expect(execFileSync(fixed.mysqld, ["--version"], { encoding: "utf8" })).toContain("fixed build");
+    // Each install is its own: the first commit's server is unchanged.
+    expect(execFileSync(first.mysqld, ["--version"], { encoding: "utf8" })).toContain("perfgate test build");
+    // The tree stays for the next commit; the user's checkout is untouched.
+    expect(
+      readdirSync(join(cacheDir, "builds")).filter((f) => f.startsWith("tree-") && !f.endsWith(".lock")),
+    ).toEqual(trees);
+    expect(sh(repo, "status", "--porcelain")).toBe("");
+  });
+
+  it("recreates a kept tree whose worktree is gone", async () => {
+    const tree = readdirSync(join(cacheDir, "builds")).find(
+      (f) => f.startsWith("tree-") && !f.endsWith(".lock"),
+    );
+    rmSync(join(cacheDir, "builds", tree ?? "none", "src"), { recursive: true, force: true });
+    sh(repo, "commit", "-q", "--allow-empty", "-m", "empty");
+    const head = sh(repo, "rev-parse", "HEAD");
+    const install = await build(head);
+    expect(execFileSync(install.mysqld, ["--version"], { encoding: "utf8" })).toContain("fixed build");
   });
 });

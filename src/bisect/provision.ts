@@ -41,6 +41,8 @@ export async function provisionCommit(ctx: ProvisionContext, sha: string): Promi
     await resolveServer(provisioned.spec, {
       log: ctx.log,
       signal: ctx.signal,
+      // Consecutive commits of a bisect differ in a few files: build them in one kept tree.
+      incrementalBuild: true,
       ...(ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {}),
     });
   } catch (err) {

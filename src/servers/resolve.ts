@@ -27,6 +27,8 @@ export interface ResolveOptions {
   cacheDir?: string;
   mavenBaseUrl?: string;
   signal?: AbortSignal;
+  /** `build:` specs build incrementally in a kept tree (see BuildOptions.incremental) */
+  incrementalBuild?: boolean;
 }
 
 /** One source a spec may come from, with the spec as that source sees it. */
@@ -57,6 +59,7 @@ function contextOf(opts: ResolveOptions): SourceContext {
     cacheDir: opts.cacheDir ?? cacheRoot(),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.mavenBaseUrl ? { mavenBaseUrl: opts.mavenBaseUrl } : {}),
+    ...(opts.incrementalBuild !== undefined ? { incrementalBuild: opts.incrementalBuild } : {}),
   };
 }
 

@@ -9,6 +9,9 @@
  * `servers/build-<commit>-<options hash>/` with the metadata written last: the same commit and
  * options again is a cache hit that runs no compiler. The worktree and build directory are
  * removed afterwards, whatever happened; the full output of every step is in the log file.
+ * Incremental builds (bisect's, or PERFGATE_BUILD_INCREMENTAL=1) instead keep one worktree and
+ * build directory per repository and options, check each commit out there and let Ninja rebuild
+ * what changed (docs/decisions/2026-11-26-incremental-builds.md).
  *
  * Compilation is location-independent for ccache: every build configures with the same
  * placeholder install prefix (the real prefix is given to `cmake --install --prefix`; perfgate
@@ -167,6 +170,22 @@ export interface BuildOptions {
   cmakeArgs?: string[];
   /** parallel compile jobs; default: PERFGATE_BUILD_JOBS, else the number of CPUs */
   jobs?: number;
+  /**
+   * Build in the one kept build tree of this repository and options (checkout, then Ninja rebuilds
+   * only what the commit changed) instead of a fresh worktree and build directory; default:
+   * PERFGATE_BUILD_INCREMENTAL=1. Either way each commit is installed into its own directory.
+   */
+  incremental?: boolean;
+}
+
+/** Whether builds keep a build tree per repository and options: PERFGATE_BUILD_INCREMENTAL=1. */
+export function envIncremental(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.PERFGATE_BUILD_INCREMENTAL === "1";
+}
+
+/** Directory name of the kept build tree of one repository (its git directory) and options hash. */
+export function treeKey(repoDir: string, optHash: string): string {
+  return `tree-${createHash("sha256").update(`${repoDir}\0${optHash}`).digest("hex").slice(0, 16)}`;
 }
 
 /** The options a build uses when none are given: PERFGATE_CMAKE_ARGS. */
@@ -414,6 +433,7 @@ export async function provisionBuild(spec: BuildSpec, opts: BuildOptions): Promi
     cacheDir,
     label,
     opts,
+    incremental: opts.incremental ?? envIncremental(),
   };
   return await withLock(
     dir,
@@ -436,7 +456,11 @@ export const buildSource: ServerSource<BuildSpec> = {
     if (isGitUrl(spec.repo) || existsSync(resolve(spec.repo))) return UNKNOWN;
     return missing(`no such directory ${resolve(spec.repo)}`);
   },
-  provision: (spec, ctx) => provisionBuild(spec, ctx),
+  provision: (spec, ctx) =>
+    provisionBuild(spec, {
+      ...ctx,
+      ...(ctx.incrementalBuild !== undefined ? { incremental: ctx.incrementalBuild } : {}),
+    }),
 };
 
 interface BuildJob {
@@ -452,6 +476,8 @@ interface BuildJob {
   cacheDir: string;
   label: string;
   opts: BuildOptions;
+  /** build in the kept tree of this repository and options (BuildOptions.incremental) */
+  incremental: boolean;
 }
 
 /** The build's directories, log, tools and step context. */
@@ -468,15 +494,17 @@ interface Workspace {
   started: number;
 }
 
-/** Starts the log, finds ninja and ccache, and sets up the environment every step runs with. */
-async function prepareWorkspace(job: BuildJob): Promise<Workspace> {
+/**
+ * Starts the log, finds ninja and ccache, and sets up the environment every step runs with. The
+ * work directory (holding src/ and build/) is the commit's own, or the kept tree when incremental.
+ */
+async function prepareWorkspace(job: BuildJob, work: string): Promise<Workspace> {
   const { opts, cacheDir, key } = job;
-  const work = join(cacheDir, "builds", key);
   const logPath = join(cacheDir, "builds", `${key}.log`);
   mkdirSync(join(cacheDir, "builds"), { recursive: true });
   writeFileSync(
     logPath,
-    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})\ncmake options: ${job.options.join(" ")}\n`,
+    `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})\ncmake options: ${job.options.join(" ")}\n${job.incremental ? `incremental, in the kept build tree ${work}\n` : ""}`,
   );
   const ccacheDir = join(cacheDir, "ccache");
   mkdirSync(ccacheDir, { recursive: true });
@@ -557,6 +585,7 @@ function buildManifest(ws: Workspace, job: BuildJob): string {
     cmake_options: job.options,
     generator: ws.ninja ? "Ninja" : "Unix Makefiles",
     ccache: ws.ccache,
+    incremental: job.incremental,
     jobs: ws.jobs,
     seconds: { ...ws.times, total: Math.round((Date.now() - ws.started) / 1000) },
   };
@@ -582,7 +611,11 @@ async function install(ws: Workspace, job: BuildJob): Promise<ServerInstall> {
 }
 
 async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
-  const ws = await prepareWorkspace(job);
+  if (job.incremental) {
+    const tree = join(job.cacheDir, "builds", treeKey(job.repoDir, optionsHash(job.options)));
+    return await withLock(tree, async () => await buildInTree(job, tree), job.opts.log);
+  }
+  const ws = await prepareWorkspace(job, join(job.cacheDir, "builds", job.key));
   // A leftover from an interrupted run: drop its worktree registration and files.
   await removeWorktree(job.repoDir, ws.src);
   rmSync(ws.work, { recursive: true, force: true });
@@ -591,17 +624,74 @@ async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
     await checkout(ws, job);
     await configure(ws, job);
     await compile(ws);
-    const meta = await install(ws, job);
-    const { times } = ws;
-    const total = Math.round((Date.now() - ws.started) / 1000);
-    job.opts.log.info(
-      `${job.label}: installed in ${job.dir} (${total} s: configure ${times.configure} s, build ${times.build} s, install ${times.install} s)`,
-    );
-    return meta;
+    return await installAndSay(ws, job);
   } finally {
     await removeWorktree(job.repoDir, ws.src);
     rmSync(ws.work, { recursive: true, force: true });
   }
+}
+
+async function installAndSay(ws: Workspace, job: BuildJob): Promise<ServerInstall> {
+  const meta = await install(ws, job);
+  const { times } = ws;
+  const total = Math.round((Date.now() - ws.started) / 1000);
+  const configured = times.configure === undefined ? "configured before" : `configure ${times.configure} s`;
+  job.opts.log.info(
+    `${job.label}: installed in ${job.dir} (${total} s: ${configured}, build ${times.build} s, install ${times.install} s)`,
+  );
+  return meta;
+}
+
+/** Written into the kept tree's build directory once CMake has configured it. */
+const CONFIGURED = "perfgate-configured";
+
+/**
+ * An incremental build in the kept tree of the repository and options: the tree's worktree is
+ * checked out at the commit (git rewrites only the files that differ, so only they get new
+ * modification times), CMake configures only a new tree (Ninja re-runs it when a CMakeLists.txt
+ * changed), Ninja rebuilds what depends on the changed files, and the result is installed into the
+ * commit's own directory. The tree stays for the next commit, also after a failed build (a commit
+ * that does not compile leaves nothing the next checkout and rebuild do not redo); a failed or
+ * interrupted configure makes the next build configure afresh.
+ */
+async function buildInTree(job: BuildJob, tree: string): Promise<ServerInstall> {
+  const ws = await prepareWorkspace(job, tree);
+  await checkoutTree(ws, job);
+  if (!existsSync(join(ws.bld, CONFIGURED))) {
+    rmSync(ws.bld, { recursive: true, force: true });
+    await configure(ws, job);
+    writeFileSync(join(ws.bld, CONFIGURED), `${job.options.join("\n")}\n`);
+  }
+  await compile(ws);
+  return await installAndSay(ws, job);
+}
+
+/** The kept tree's worktree moved to the commit, or created when it is missing or broken. */
+async function checkoutTree(ws: Workspace, job: BuildJob): Promise<void> {
+  const top = existsSync(ws.src) ? await git(["rev-parse", "--show-toplevel"], ws.src) : null;
+  if (top?.code === 0 && resolve(top.stdout.trim()) === resolve(ws.src)) {
+    ws.times.checkout = await step(
+      ws.ctx,
+      "checkout (kept tree)",
+      "git",
+      [...NO_HOOKS, "checkout", "--quiet", "--detach", "--force", job.commit, "--"],
+      ws.src,
+    );
+    if (existsSync(join(ws.src, ".gitmodules"))) {
+      ws.times.submodules = await step(
+        ws.ctx,
+        "submodules",
+        "git",
+        [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
+        ws.src,
+      );
+    }
+    return;
+  }
+  await removeWorktree(job.repoDir, ws.src);
+  rmSync(ws.work, { recursive: true, force: true });
+  mkdirSync(ws.work, { recursive: true });
+  await checkout(ws, job);
 }
 
 function relocate(install: ServerInstall, from: string, to: string): ServerInstall {

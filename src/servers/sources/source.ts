@@ -15,6 +15,8 @@ export interface SourceContext {
   env?: NodeJS.ProcessEnv;
   /** Maven Central or a mirror of it (tests) */
   mavenBaseUrl?: string;
+  /** `build:` builds in a kept tree per repository and options (incremental); unset: the environment decides */
+  incrementalBuild?: boolean;
 }
 
 /** What a source can say before provisioning, without downloading anything. */
