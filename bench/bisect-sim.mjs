@@ -3,14 +3,18 @@
 // rule, on simulated ranges (src/bisect/core/simulate.ts): per scenario, many random ranges of
 // --commits commits with one planted step at a random commit, noise per measurement on the log
 // scale. Prints the share found exactly, the share named among the skipped commits perfgate's
-// answer lists, wrong answers, and the mean builds and measurements (slices or counts) per bisect.
-//   node bench/bisect-sim.mjs [--seeds 300] [--commits 32] [--pairs 10] [--max-rounds 3]
+// answer lists, wrong answers (or none), the mean builds per bisect and the share within the bound
+// log2(commits) + 2, the measurements (slices or counts) per bisect, and the measuring time they
+// take at --slice seconds per slice (server starts, warmups and builds not included).
+//   node bench/bisect-sim.mjs [--seeds 300] [--commits 32] [--pairs 10] [--max-rounds 20] [--slice 2]
 //
-// Noise: tps per-slice sd 15% and 36% (measured on the 2-core VMs: one server's tps varies 15-50%
-// between 2 s slices); instructions per transaction repeatability 0.07% (point select) and 0.6%
-// (read-write). git bisect is given the true good and bad levels (it cannot size the effect); its
-// runs and Pinpoint's are single measurements of each commit, perfgate's are interleaved pairs
-// against good (a pair's log-ratio has sd sqrt(2) x the per-slice sd).
+// --pairs is the pairs per A/B run (the workload's ab.pairs, default 10) and --max-rounds the cap
+// of `perfgate bisect --max-rounds` (default 20); a step takes runs until it is decided or at its
+// budget (docs/bisect.md). Noise: tps per-slice sd 15% and 36% (measured on the 2-core VMs: one
+// server's tps varies 15-50% between 2 s slices); instructions per transaction repeatability
+// 0.07% (point select) and 0.6% (read-write). git bisect is given the true good and bad levels (it
+// cannot size the effect); its runs and Pinpoint's are single measurements of each commit,
+// perfgate's are interleaved pairs (a pair's log-ratio has sd sqrt(2) x the per-slice sd).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +29,8 @@ const opt = (name, dflt) => {
 const seeds = opt("seeds", 300);
 const commits = opt("commits", 32);
 const pairs = opt("pairs", 10);
-const maxRounds = opt("max-rounds", 3);
+const maxRounds = opt("max-rounds", 20);
+const slice = opt("slice", 2);
 
 const dir = mkdtempSync(join(tmpdir(), "bisect-sim-"));
 let sim;
@@ -55,9 +60,12 @@ const scenarios = [
 ];
 
 console.log(
-  `# node bench/bisect-sim.mjs --seeds ${seeds} --commits ${commits} --pairs ${pairs} --max-rounds ${maxRounds}`,
+  `# node bench/bisect-sim.mjs --seeds ${seeds} --commits ${commits} --pairs ${pairs} --max-rounds ${maxRounds} --slice ${slice}`,
 );
-console.log("scenario                      rule        exact  named  wrong/none  builds  measurements");
+const bound = Math.log2(commits) + 2;
+console.log(
+  `scenario                      rule        exact  named  wrong/none  builds  ≤${bound.toFixed(0)} builds  measurements  measuring`,
+);
 for (const s of scenarios) {
   for (const rule of ["perfgate", "git-bisect", "pinpoint"]) {
     const r = sim.rng(12345);
@@ -65,6 +73,7 @@ for (const s of scenarios) {
     let named = 0;
     let builds = 0;
     let meas = 0;
+    let within = 0;
     for (let k = 0; k < seeds; k++) {
       const planted = 1 + Math.floor(r.uniform() * (commits - 1));
       const sc = { commits, planted, effectLog: s.effect, sd: s.sd };
@@ -77,11 +86,14 @@ for (const s of scenarios) {
       if (o.found === planted) exact++;
       else if (o.skipped.includes(planted)) named++;
       builds += o.builds;
+      if (o.builds <= bound) within++;
       meas += o.measurements;
     }
     const pct = (x) => `${((100 * x) / seeds).toFixed(1)}%`.padStart(6);
+    // a counted measurement (one callgrind repetition) is not a slice: no time for instructions
+    const minutes = s.metric === "tps" ? `${(((meas / seeds) * slice) / 60).toFixed(1)} min` : "-";
     console.log(
-      `${s.name.padEnd(30)}${rule.padEnd(12)}${pct(exact)} ${pct(named)} ${pct(seeds - exact - named).padStart(11)} ${(builds / seeds).toFixed(1).padStart(7)} ${(meas / seeds).toFixed(0).padStart(13)}`,
+      `${s.name.padEnd(30)}${rule.padEnd(12)}${pct(exact)} ${pct(named)} ${pct(seeds - exact - named).padStart(11)} ${(builds / seeds).toFixed(1).padStart(7)} ${pct(within).padStart(10)} ${(meas / seeds).toFixed(0).padStart(13)} ${minutes.padStart(10)}`,
     );
   }
 }

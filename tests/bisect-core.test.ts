@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseProvisionLine } from "../src/bisect/core/provision-line.js";
-import type { Round, Step } from "../src/bisect/core/schema.js";
+import type { BisectResults, Round, Step } from "../src/bisect/core/schema.js";
 import {
   decideStep,
   type Estimate,
@@ -16,7 +16,14 @@ import {
   nextStep,
 } from "../src/bisect/core/search.js";
 import { rng, simulateGitBisect, simulatePerfgate } from "../src/bisect/core/simulate.js";
-import { anchoringOf, clearlyOffGood, judged, nextAgainst } from "../src/bisect/core/state.js";
+import {
+  anchoringOf,
+  clearlyOffGood,
+  judged,
+  MIN_ROUNDS,
+  nextAgainst,
+  stepBudget,
+} from "../src/bisect/core/state.js";
 import { parseCell } from "../src/cli/bisect-command.js";
 import type { MeasurementSet } from "../src/compare/model.js";
 import { bisectCommand, recordedWorkloadFile } from "../src/report/bisect-hint.js";
@@ -61,11 +68,13 @@ describe("the step rule", () => {
     // Halfway between: unknown.
     expect(decideStep(D, fromMidBoth(est(-0.1, -0.2, 0), est(0.1, 0, 0.2))).mark).toBe("unknown");
   });
-  it("a commit a quarter of the effect off good toward bad is bad without its run against bad; never good so", () => {
+  it("a commit wholly past the midpoint toward bad against good alone is bad without its run against bad; never good so", () => {
     expect(clearlyOffGood(D, est(-0.65, -0.8, -0.5))).toBe(true);
-    // a shrunken effect, -20% against good: still wholly beyond a quarter of ln 0.5 (-17%) toward bad
-    expect(clearlyOffGood(D, est(Math.log(0.8), Math.log(0.8) - 0.04, Math.log(0.8) + 0.04))).toBe(true);
-    expect(clearlyOffGood(D, est(Math.log(0.8), Math.log(0.8) - 0.06, Math.log(0.8) + 0.06))).toBe(false);
+    // a shrunken effect, -33% against good: still wholly beyond half of ln 0.5 (-29%) toward bad
+    expect(clearlyOffGood(D, est(Math.log(0.67), Math.log(0.67) - 0.04, Math.log(0.67) + 0.04))).toBe(true);
+    // A quarter of the effect off good is not enough: a good commit's interval gets there too often
+    // once a step takes many rounds (each another look). The rule before took this one as bad.
+    expect(clearlyOffGood(D, est(Math.log(0.8), Math.log(0.8) - 0.04, Math.log(0.8) + 0.04))).toBe(false);
     expect(clearlyOffGood(D, est(-0.15, -0.3, 0))).toBe(false);
     expect(clearlyOffGood(D, est(0.3, 0.2, 0.4))).toBe(false); // off good, but away from bad
     const step = (rounds: Round[]): Step => ({
@@ -241,6 +250,70 @@ describe("whole bisects under simulated noise", () => {
     expect(right + named).toBeGreaterThanOrEqual(39);
     expect(maxBuilds).toBeLessThanOrEqual(12);
   });
+  it("a 10% tps change at 15% slice noise: at least 95% exact within log2(n) + 2 builds (the rule before: 46%)", () => {
+    // The goal on this VM's measured per-slice noise, 10 pairs per A/B run (the workload
+    // default) and the CLI's default cap: each step adds runs while the interval of its distance
+    // from the midpoint holds 0, up to the budget sized from the endpoints.
+    const r = rng(2026);
+    let right = 0;
+    let withinBound = 0;
+    const runs = 200;
+    for (let k = 0; k < runs; k++) {
+      const planted = 1 + Math.floor(r.uniform() * 31);
+      const out = simulatePerfgate({ commits: 32, planted, effectLog: Math.log(0.9), sd: 0.15 }, r, {
+        pairs: 10,
+        maxRounds: 20,
+        alpha: 0.05,
+      });
+      if (out.found === planted) right++;
+      if (out.builds <= Math.log2(32) + 2) withinBound++;
+    }
+    expect(right / runs).toBeGreaterThanOrEqual(0.95);
+    expect(withinBound / runs).toBeGreaterThanOrEqual(0.95);
+  });
+  it("sizes a step's budget from the endpoints: the floor for a large effect, more for a small one, never past --max-rounds", () => {
+    const doc = (ratio: number, sd: number, maxRounds: number) => {
+      const g = rng(5);
+      const base: number[] = [];
+      const commit: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        base.push(Math.exp(sd * g.normal()));
+        commit.push(Math.exp(Math.log(ratio) + sd * g.normal()));
+      }
+      const ends = judged(
+        {
+          index: 31,
+          sha: "b".repeat(40),
+          kind: "endpoints",
+          provisioned: null,
+          build_s: 0,
+          rounds: [0, 10, 20].map((at) => ({
+            ab_file: "",
+            against: "good" as const,
+            base: base.slice(at, at + 10),
+            commit: commit.slice(at, at + 10),
+            measure_s: 0,
+          })),
+          estimate: null,
+          mark: "unknown",
+          p_bad: null,
+        },
+        null,
+        0.05,
+        maxRounds,
+      );
+      const r = simulatedDoc(maxRounds);
+      r.steps.push(ends);
+      return r;
+    };
+    expect(stepBudget(doc(0.5, 0.15, 20))).toBe(MIN_ROUNDS);
+    const small = stepBudget(doc(0.9, 0.15, 100));
+    expect(small).toBeGreaterThan(MIN_ROUNDS);
+    expect(small).toBeLessThanOrEqual(100);
+    expect(stepBudget(doc(0.9, 0.15, 6))).toBe(6);
+    // no endpoints yet: the floor
+    expect(stepBudget(simulatedDoc(20))).toBe(MIN_ROUNDS);
+  });
   it("one run per step (plain git bisect run) goes wrong under the same noise at a small effect", () => {
     const r = rng(1);
     let right = 0;
@@ -277,3 +350,32 @@ describe("the PR comment's bisect command", () => {
     expect(recordedWorkloadFile(set("workloads/nightly.yml"))).toBe("workloads/nightly.yml");
   });
 });
+
+/** A bisect results document with no steps, for the budget's tests. */
+function simulatedDoc(maxRounds: number): BisectResults {
+  return {
+    schema: "perfgate/bisect",
+    schema_version: 2,
+    status: "running",
+    started_at: "",
+    ended_at: null,
+    args: {
+      good: "g",
+      bad: "b",
+      source: "",
+      provision: null,
+      workload: "",
+      cell: { script: "s", threads: 1, tier: "1G" },
+      metric: "tps",
+      max_rounds: maxRounds,
+      alpha: 0.05,
+    },
+    commits: Array.from({ length: 32 }, (_, i) => ({
+      sha: i.toString(16).padStart(40, "0"),
+      subject: "",
+      author: "",
+    })),
+    steps: [],
+    outcome: null,
+  };
+}

@@ -132,7 +132,7 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
       cell: { script: cell.script, threads: cell.threads, tier },
       metric: o.metric,
       out,
-      maxRounds: flagParser("max-rounds", wholeNumber(1, 20))(o.maxRounds),
+      maxRounds: flagParser("max-rounds", wholeNumber(1, 100))(o.maxRounds),
       alpha,
       resume: o.resume,
       ...(o.force ? { force: true } : {}),
@@ -194,7 +194,11 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
       "-o, --out <file>",
       "bisect results JSON, rewritten after every step (default: results/bisect-<time>.json)",
     )
-    .option("--max-rounds <n>", "A/B runs a commit may get while it is unknown before it is skipped", "3")
+    .option(
+      "--max-rounds <n>",
+      "most A/B runs per endpoint a commit may get while it is unknown (its budget, sized from the endpoints' effect and noise, is at least 3) and the endpoints while they look the same",
+      "20",
+    )
     .option("--alpha <p>", "two-sided level of every step's interval", "0.05")
     .option(
       "--resume <bisect.json>",

@@ -4,7 +4,7 @@
  * measure a new commit, or finish).
  */
 import { AB_CELL_METRICS, type MetricName, metricDef, SLICE_METRICS } from "../../metrics/table.js";
-import { comparePaired } from "../../stats/index.js";
+import { comparePaired, normalQuantile } from "../../stats/index.js";
 import type { BisectResults, Round, Step } from "./schema.js";
 import {
   type Anchoring,
@@ -59,18 +59,21 @@ export function pooledEstimate(
 }
 
 /**
- * A commit whose comparison with good alone lies wholly more than a quarter of the effect toward
- * bad: bad without its run against bad. With one step in the range a good commit is good's own
- * level whatever the host's load (both measured in the same interleaved run), so its interval
- * would have to miss 0 by a quarter of the effect; and an effect that shrinks with the load can
- * only keep this from applying, never make it wrong. The reverse (near good, so good) is not
- * taken: a shrunken effect makes a bad commit look near good, the very case both endpoints are for.
+ * A commit whose comparison with good alone lies wholly beyond the midpoint D / 2 toward bad: bad
+ * without its run against bad. With one step in the range a good commit is good's own level
+ * whatever the host's load (both measured in the same interleaved run), so its interval would have
+ * to miss 0 by half the effect, as unlikely as the full rule's error; an effect that shrinks with
+ * the load can only keep this from applying, never make it wrong. A quarter of D was too little
+ * margin once a step may take many rounds: each round is another look at a good commit's interval,
+ * and 13 of 300 simulated bisects of a 10% change at 15% slice noise ended wrong with it, 2 with
+ * half (bench/bisect-sim.mjs). The reverse (near good, so good) is not taken: a shrunken effect makes a
+ * bad commit look near good, the very case both endpoints are for.
  */
 export function clearlyOffGood(effect: Estimate, vsGood: Estimate): boolean {
   if (vsGood.ci_low_log === null || vsGood.ci_high_log === null) return false;
   const sign = effect.mean_log >= 0 ? 1 : -1;
-  const quarter = Math.abs(effect.mean_log) / 4;
-  return Math.min(sign * vsGood.ci_low_log, sign * vsGood.ci_high_log) > quarter;
+  const half = Math.abs(effect.mean_log) / 2;
+  return Math.min(sign * vsGood.ci_low_log, sign * vsGood.ci_high_log) > half;
 }
 
 /** Rounds a step has had against one endpoint. */
@@ -129,6 +132,39 @@ export function effectOf(r: BisectResults): Estimate | null {
   return e && e.mark === "differ" && e.estimate ? e.estimate : null;
 }
 
+/** Rounds a candidate gets at least before it may be skipped (and all it gets before the endpoints are known). */
+export const MIN_ROUNDS = 3;
+
+/** The power a step's budget is sized for: a commit at good's or bad's level ends unknown with probability 1%. */
+const BUDGET_POWER = 0.99;
+
+/**
+ * Rounds (against good; slice metrics as many again against bad) a candidate may get while it is
+ * unknown before it is skipped: enough pairs that the interval of the distance from the midpoint
+ * of a commit at good's or at bad's level excludes 0 with probability BUDGET_POWER, sized from the
+ * endpoints' effect D and the spread of their pairs s (docs/bisect.md, "Budget"). The distance is
+ * D / 2 and its error s / sqrt(2n) after n pairs against each endpoint (slice metrics), or
+ * sqrt(s^2 / n + se(D)^2 / 4) against good alone (counted metrics). At least MIN_ROUNDS, at most
+ * `max_rounds`; most commits are decided long before, since a step stops at its first decision.
+ */
+export function stepBudget(r: BisectResults): number {
+  const max = r.args.max_rounds;
+  const floor = Math.min(MIN_ROUNDS, max);
+  const ends = r.steps.find((s) => s.kind === "endpoints");
+  const e = ends?.estimate;
+  if (!ends || !e || e.se_log === null || e.n < 2 || e.mean_log === 0) return floor;
+  const perRound = e.n / Math.max(1, ends.rounds.length);
+  const s = e.se_log * Math.sqrt(e.n);
+  const near = Math.min(Math.abs(e.ci_low_log ?? 0), Math.abs(e.ci_high_log ?? 0));
+  const target = near / 2 / (normalQuantile(1 - r.args.alpha / 2) + normalQuantile(BUDGET_POWER));
+  const pairs =
+    anchoringOf(r.args.metric) === "both"
+      ? (s / target) ** 2 / 2
+      : s ** 2 / Math.max(1e-300, target ** 2 - e.se_log ** 2 / 4);
+  const rounds = Number.isFinite(pairs) ? Math.ceil(pairs / perRound) : max;
+  return Math.max(floor, Math.min(max, rounds));
+}
+
 /** What the bisect does next. */
 export type Action =
   | { kind: "endpoints"; rounds: number }
@@ -155,7 +191,9 @@ export function nextAction(r: BisectResults): Action {
   const tail = r.steps[last]!;
   if (tail.kind === "candidate" && tail.mark === "unknown" && !tail.error) {
     const against = nextAgainst(tail, anchoring);
-    if (against === "bad" || roundsAgainst(tail, "good") < max) return { kind: "more", step: last, against };
+    if (against === "bad" || roundsAgainst(tail, "good") < stepBudget(r)) {
+      return { kind: "more", step: last, against };
+    }
   }
   const next = nextStep(r.commits.length, marksOf(r));
   return next.kind === "measure" ? next : { kind: "found", index: next.index, skipped: next.skipped };
