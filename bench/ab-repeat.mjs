@@ -12,9 +12,11 @@
 //   node bench/ab-repeat.mjs --label ps-instructions --metric instructions --runs 20 -- \
 //        --base mariadb@11.4.5 --head mariadb@11.4.5 --head-set performance_schema=ON \
 //        --workload bench/workloads/instructions-cell.yml      # issue: detection on instruction counts
-// --metric names the verdict tallied (default tps); every verdict of each run is printed.
+// --metric names the verdict tallied (default tps); every verdict of each run is printed, with
+// the host's 1-minute load average when the run started and ended (wall times depend on it).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 
 const argv = process.argv.slice(2);
@@ -39,8 +41,10 @@ const rows = [];
 for (let i = 1; i <= runs; i++) {
   const out = join(dir, `run-${String(i).padStart(2, "0")}.json`);
   const t0 = Date.now();
+  const load0 = loadavg()[0];
   const ab = spawnSync(process.execPath, [cli, "ab", ...abArgs, "--out", out], { encoding: "utf8" });
   const seconds = (Date.now() - t0) / 1000;
+  const load = [load0, loadavg()[0]].map((l) => Number(l.toFixed(1)));
   if (ab.status !== 0 && ab.status !== 3) {
     console.log(`run ${i}: perfgate ab failed (exit ${ab.status}): ${ab.stderr.trim().split("\n").at(-1)}`);
     continue;
@@ -57,11 +61,11 @@ for (let i = 1; i <= runs; i++) {
   const ab1 = JSON.parse(readFileSync(out, "utf8"));
   const nPairs = ab1.cells[0]?.pairs.length ?? 0;
   tally[tps?.verdict ?? "inconclusive"]++;
-  rows.push({ run: i, seconds, pairs: nPairs, tps, anyRegression, verdicts });
+  rows.push({ run: i, seconds, load, pairs: nPairs, tps, anyRegression, verdicts });
   const ci =
     tps?.ci_low_pct !== undefined ? `[${tps.ci_low_pct.toFixed(1)}%, ${tps.ci_high_pct.toFixed(1)}%]` : "-";
   console.log(
-    `run ${i}: ${seconds.toFixed(0)} s, ${nPairs} pairs, ${metric} ${tps?.change_pct.toFixed(2)}% CI ${ci} -> ${verdicts}`,
+    `run ${i}: ${seconds.toFixed(0)} s (load ${load.join(" -> ")}), ${nPairs} pairs, ${metric} ${tps?.change_pct.toFixed(2)}% CI ${ci} -> ${verdicts}`,
   );
 }
 const withRegression = rows.filter((r) => r.anyRegression).length;
@@ -73,6 +77,9 @@ const summary = {
   verdicts: tally,
   runs_with_any_regression_verdict: withRegression,
   mean_seconds_per_comparison: Number(mean(rows.map((r) => r.seconds)).toFixed(1)),
+  load_range: rows.length
+    ? [Math.min(...rows.flatMap((r) => r.load)), Math.max(...rows.flatMap((r) => r.load))]
+    : [],
   mean_pairs: Number(mean(rows.map((r) => r.pairs)).toFixed(1)),
 };
 console.log(JSON.stringify(summary));

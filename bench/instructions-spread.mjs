@@ -4,8 +4,13 @@
 // transaction over its counted repetitions, and of TPS over the same side's slices of the same run.
 // Several files (e.g. the runs of bench/ab-repeat.mjs) are pooled per server, script and side
 // settings: each file's repetitions are then one more group, and the CoV is over all of them.
+// A `perfgate run --instructions` results file counts as well: its counted cell's repetitions,
+// against the TPS of all the run's cells of the same script, threads and tier (its workload
+// `repetitions`; bench/workloads/instructions-spread.yml runs 10 of 2 s).
 //
 //   node bench/instructions-spread.mjs ab.json [more.json ...]
+//   npx perfgate run --server mariadb@11.4.5 --workload bench/workloads/instructions-spread.yml --out r.json
+//   node bench/instructions-spread.mjs r.json
 import { readFileSync } from "node:fs";
 
 const files = process.argv.slice(2);
@@ -20,8 +25,26 @@ const cov = (xs) => {
   return (100 * sd) / m;
 };
 const groups = new Map();
+const addRun = (run) => {
+  for (const c of run.cells) {
+    if (!c.instructions) continue;
+    const key = `${c.server} ${c.script} ${c.threads}t ${c.tier}`;
+    const g = groups.get(key) ?? { instr: [], tps: [], files: 0 };
+    g.instr.push(...c.instructions.repetitions.map((r) => r.per_transaction));
+    const same = run.cells.filter(
+      (x) => x.script === c.script && x.threads === c.threads && x.tier === c.tier && x.summary,
+    );
+    g.tps.push(...same.map((x) => x.summary.tps));
+    g.files++;
+    groups.set(key, g);
+  }
+};
 for (const f of files) {
   const ab = JSON.parse(readFileSync(f, "utf8"));
+  if (ab.cells.some((c) => c.instructions?.repetitions)) {
+    addRun(ab);
+    continue;
+  }
   for (const c of ab.cells) {
     if (!c.instructions) continue;
     for (const side of ["base", "head"]) {
@@ -39,7 +62,7 @@ for (const f of files) {
   }
 }
 console.log(
-  "cell | files | instr. repetitions | instructions/txn mean | instructions CoV | TPS slices | TPS CoV",
+  "cell | files | instr. repetitions | instructions/txn mean | instructions CoV | TPS slices (A/B) or runs | TPS CoV",
 );
 for (const [key, g] of groups) {
   const mean = g.instr.reduce((a, x) => a + x, 0) / g.instr.length;

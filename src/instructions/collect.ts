@@ -67,10 +67,25 @@ export async function startCounting<L extends string | null>(
   return { ...side, dumpDir, dumps: 0 };
 }
 
-/** The sysbench arguments of a fixed number of events (no time limit, no intervals). */
-export function eventArgs(call: SysbenchCall, side: Side, events: number): string[] {
+/**
+ * The sysbench --rand-seed of a counting round (0: the warmup). Base and head of a round run with
+ * the same seed, so they execute the same statements with the same keys and values: the paired
+ * difference then holds the servers' difference, not that of two random draws. Rounds differ, so
+ * a side's repetitions are still different samples.
+ */
+export function roundSeed(round: number): number {
+  return COUNTING_SEED + round;
+}
+const COUNTING_SEED = 1000;
+
+/**
+ * The sysbench arguments of a fixed number of events (no time limit, no intervals) with the
+ * round's random seed, unless the workload's sysbench options set one.
+ */
+export function eventArgs(call: SysbenchCall, side: Side, events: number, seed: number): string[] {
   const args = runArgs(call, side.target, 0, 0);
-  return [...args.slice(0, -1), `--events=${events}`, "run"];
+  const seeded = "rand-seed" in call.options ? [] : [`--rand-seed=${seed}`];
+  return [...args.slice(0, -1), `--events=${events}`, ...seeded, "run"];
 }
 
 /** Waits for callgrind's next dump file to be complete (its last line is `totals:`) and reads it. */
@@ -90,16 +105,10 @@ async function readDump(side: CountingSide, pid: number): Promise<{ path: string
   }
 }
 
-/** Runs `events` sysbench events; throws with sysbench's reason when it fails. Returns transactions. */
-async function runEvents(
-  phase: PhaseContext,
-  label: string,
-  cellIndex: number,
-  side: CountingSide,
-  call: SysbenchCall,
-  events: number,
-): Promise<number> {
-  const r = await runPhase(phase, label, cellIndex, eventArgs(call, side, events), 0, undefined);
+/** Runs a repetition's sysbench events; throws with sysbench's reason when it fails. Returns transactions. */
+async function runEvents(side: CountingSide, rep: Repetition, label: string): Promise<number> {
+  const args = eventArgs(rep.call, side, rep.events, rep.seed);
+  const r = await runPhase(rep.phase, label, rep.cellIndex, args, 0, undefined);
   const trx = r.output.summary?.transactions;
   if (r.code !== 0 || !trx) throw new UserError(`${side.instance.install.spec}: ${sysbenchFailure(r)}`);
   return trx;
@@ -111,6 +120,8 @@ export interface Repetition {
   cellIndex: number;
   call: SysbenchCall;
   events: number;
+  /** sysbench --rand-seed: the same for base and head of a round (roundSeed) */
+  seed: number;
   /** fold the call graph into stacks for the flame graph */
   stacks: boolean;
   toggle: string;
@@ -123,7 +134,7 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   const { signal } = rep.phase;
   await callgrindControl(pid, ["-z"], signal);
   const startedAt = new Date().toISOString();
-  const transactions = await runEvents(rep.phase, rep.label, rep.cellIndex, side, rep.call, rep.events);
+  const transactions = await runEvents(side, rep, rep.label);
   await callgrindControl(pid, ["-d"], signal);
   side.dumps++;
   const dump = await readDump(side, pid);
@@ -145,7 +156,7 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
 
 /** A warmup run of the cell's script on one side (not counted: its dump is never taken). */
 export async function warmCounting(side: CountingSide, rep: Repetition): Promise<void> {
-  await runEvents(rep.phase, `${rep.label} warmup`, rep.cellIndex, side, rep.call, rep.events);
+  await runEvents(side, rep, `${rep.label} warmup`);
 }
 
 export interface CellCounting {
@@ -193,6 +204,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
     cellIndex: c.cellIndex,
     call: c.call,
     events,
+    seed: roundSeed(round),
     stacks: round === settings.repetitions,
     toggle: settings.toggle,
   });
