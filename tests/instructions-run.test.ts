@@ -1,9 +1,10 @@
 /**
  * `perfgate run --instructions` on a real server under real valgrind (tiny event counts): the run
  * engine's instruction-count collector stores, per counted cell, the repetitions with
- * instructions per transaction and the functions, with the valgrind version and toggle function.
+ * instructions per transaction and the functions, with the valgrind version and toggle function,
+ * and the run's own reports (terminal and Markdown) show them.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -68,6 +69,13 @@ describe("perfgate run with instruction counts", () => {
     expect((Math.max(...values) - Math.min(...values)) / Math.min(...values)).toBeLessThan(0.05);
     expect(r.stderr).toMatch(
       /oltp_point_select 1t 128M: instructions per transaction [\d,]+ \(3 repetitions, spread/,
+    );
+    // the run's own reports show the counts of the cell
+    expect(r.stdout + r.stderr).toMatch(
+      /Instructions per transaction \(callgrind\)\noltp_point_select 1t 128M r1: [\d,]+ \(3 repetitions, spread/,
+    );
+    expect(readFileSync(join(dir, "r.md"), "utf8")).toMatch(
+      /\| oltp_point_select 1t 128M r1 \| [\d,]+ \| 3 \| \d+\.\d\d% \| 200 events at 1 client thread, inside dispatch_command\\\*, valgrind \d/,
     );
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
   });

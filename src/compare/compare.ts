@@ -11,7 +11,7 @@
  */
 
 import { basename } from "node:path";
-import { functionChanges } from "../callgrind/profile.js";
+import { functionChanges, type InstructionRepetition } from "../callgrind/profile.js";
 import { notQuietSummary } from "../host/summary.js";
 import { withMetricDefaults } from "../metrics/table.js";
 import {
@@ -255,37 +255,70 @@ export function gateFailure(report: ComparisonReport): string | null {
   return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
 }
 
+type Repetitions = readonly InstructionRepetition[];
+
+/** The counted repetitions of an engine's cell in run results (all its repetitions' cells together). */
+function runRepetitions(sets: readonly MeasurementSet[], engine: string, v: ComparisonCell): Repetitions {
+  const out: InstructionRepetition[] = [];
+  for (const s of sets) {
+    const label = s.engine_servers?.[engine];
+    if (!s.results || label === undefined) continue;
+    for (const c of s.results.cells) {
+      if (c.server !== label || c.status !== "ok" || !c.instructions) continue;
+      if (c.script === v.scenario && c.tier === v.tier && c.threads === v.threads)
+        out.push(...c.instructions.repetitions);
+    }
+  }
+  return out;
+}
+
+/** Both sides' counted repetitions of a compared cell: an A/B cell's, or two run cells'. */
+function sidesOf(
+  sets: readonly MeasurementSet[],
+  v: ComparisonCell,
+): { base: Repetitions; head: Repetitions } {
+  for (const s of sets) {
+    const c = s.ab?.cells.find(
+      (x) => x.script === v.scenario && x.tier === v.tier && x.threads === v.threads,
+    );
+    if (c?.instructions && s.engines.includes(v.head)) return c.instructions;
+  }
+  return { base: runRepetitions(sets, v.base, v), head: runRepetitions(sets, v.head, v) };
+}
+
 /**
- * For each A/B cell whose instructions verdict is a regression or an improvement, the functions
- * whose self instructions per transaction changed most (top 10), beside the cell's TPS verdict.
+ * For each cell whose instructions verdict is a regression or an improvement (an A/B cell, or a run
+ * cell of base and head results), the functions whose self instructions per transaction changed
+ * most (top 10), beside the cell's TPS verdict.
  */
 function functionChangesOf(
   sets: readonly MeasurementSet[],
   cells: readonly ComparisonCell[],
 ): Pick<ComparisonReport, "function_changes"> {
   const out: FunctionChangesEntry[] = [];
-  for (const s of sets) {
-    if (!s.ab) continue;
-    for (const c of s.ab.cells) {
-      if (!c.instructions) continue;
-      const same = (x: ComparisonCell) =>
-        x.scenario === c.script && x.tier === c.tier && x.threads === c.threads;
-      const v = cells.find((x) => x.metric === "instructions" && same(x));
-      if (!v || (v.verdict !== "regression" && v.verdict !== "improvement")) continue;
-      out.push({
-        scenario: c.script,
-        tier: c.tier,
-        threads: c.threads,
-        base: v.base,
-        head: v.head,
-        verdict: v.verdict,
-        change_pct: v.change_pct,
-        ci_low_pct: v.ci_low_pct ?? null,
-        ci_high_pct: v.ci_high_pct ?? null,
-        tps_verdict: cells.find((x) => x.metric === "tps" && same(x))?.verdict ?? null,
-        functions: functionChanges(c.instructions.base, c.instructions.head, 10),
-      });
-    }
+  for (const v of cells) {
+    if (v.metric !== "instructions" || (v.verdict !== "regression" && v.verdict !== "improvement")) continue;
+    const sides = sidesOf(sets, v);
+    if (sides.base.length === 0 || sides.head.length === 0) continue;
+    const same = (x: ComparisonCell) =>
+      x.scenario === v.scenario &&
+      x.tier === v.tier &&
+      x.threads === v.threads &&
+      x.base === v.base &&
+      x.head === v.head;
+    out.push({
+      scenario: v.scenario,
+      tier: v.tier,
+      threads: v.threads,
+      base: v.base,
+      head: v.head,
+      verdict: v.verdict,
+      change_pct: v.change_pct,
+      ci_low_pct: v.ci_low_pct ?? null,
+      ci_high_pct: v.ci_high_pct ?? null,
+      tps_verdict: cells.find((x) => x.metric === "tps" && same(x))?.verdict ?? null,
+      functions: functionChanges(sides.base, sides.head, 10),
+    });
   }
   out.sort((a, b) => b.change_pct - a.change_pct);
   return out.length > 0 ? { function_changes: out } : {};

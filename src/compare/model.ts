@@ -40,6 +40,12 @@ export interface Observation extends MetricValues {
    * values, or too few for MIN_BATCHES batches): a single run's interval (docs/statistics.md)
    */
   spread?: Partial<Record<MetricName, RunSpread>>;
+  /**
+   * per metric, the cell's own repetitions of it (a run cell's instruction counts: the table's
+   * `fromCellRepetitions`); the metric's value above is their aggregate, and a comparison takes
+   * these as the repetitions
+   */
+  repeated?: Partial<Record<MetricName, number[]>>;
 }
 
 /** One side of an interleaved pair. */
@@ -94,6 +100,20 @@ function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
   return intervals.length > 0 ? tidySeries(intervals.map((iv) => ({ t: iv.t, value: iv.tps }))) : undefined;
 }
 
+/** Each metric's own repetitions in a run cell, for the rows that have them. */
+function repeatedOf(c: Results["cells"][number]): Partial<Record<MetricName, number[]>> | undefined {
+  const out: Partial<Record<MetricName, number[]>> = {};
+  let any = false;
+  for (const m of METRICS as readonly MetricDef<MetricName>[]) {
+    const reps = m.fromCellRepetitions?.(c);
+    if (reps) {
+      out[m.name] = reps;
+      any = true;
+    }
+  }
+  return any ? out : undefined;
+}
+
 /** The batch-means spread of each metric's per-second values (metrics without enough are left out). */
 function spreadsOf(intervals: readonly Interval[]): Partial<Record<MetricName, RunSpread>> | undefined {
   if (intervals.length === 0) return undefined;
@@ -139,6 +159,7 @@ export function fromResults(results: Results, file: string): MeasurementSet {
     pushUnique(engines, engine);
     const series = seriesOf(c.intervals);
     const spread = spreadsOf(c.intervals);
+    const repeated = repeatedOf(c);
     observations.push({
       scenario: c.script,
       tier: c.tier,
@@ -148,6 +169,7 @@ export function fromResults(results: Results, file: string): MeasurementSet {
       ...valuesFrom((m) => m.fromCell, c),
       ...(series ? { series } : {}),
       ...(spread ? { spread } : {}),
+      ...(repeated ? { repeated } : {}),
     });
   }
   return {

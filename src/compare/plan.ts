@@ -17,7 +17,11 @@ export { plural };
 
 /** The metric values of one side of one measurement (a repetition, or one side of a pair). */
 /** A run's values carry the batch-means spread of their per-second series when known. */
-export type UnitValues = MetricValues & { spread?: Partial<Record<MetricName, RunSpread>> };
+/** A run cell's own repetitions of a metric (instruction counts) come with it in `repeated`. */
+export type UnitValues = MetricValues & {
+  spread?: Partial<Record<MetricName, RunSpread>>;
+  repeated?: Partial<Record<MetricName, number[]>>;
+};
 
 /** One cell of a base engine and a head engine, with everything measured on both sides. */
 export interface Unit {

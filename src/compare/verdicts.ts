@@ -71,10 +71,21 @@ function valuesOf(u: Unit, metric: ComparedMetric): { base: number[]; head: numb
   return { base, head, positive };
 }
 
-/** Appends the non-null values of `metric` to `out`; false when one is not above zero. */
+/**
+ * Appends the non-null values of `metric` to `out` (an observation's own repetitions of it, where it
+ * has them: each is one measurement); false when one is not above zero.
+ */
 function pushValues(obs: readonly UnitValues[], metric: ComparedMetric, out: number[]): boolean {
   let positive = true;
   for (let i = 0; i < obs.length; i++) {
+    const reps = obs[i]!.repeated?.[metric];
+    if (reps) {
+      for (const v of reps) {
+        out.push(v);
+        positive &&= v > 0;
+      }
+      continue;
+    }
     const v = metricOf(obs[i]!, metric);
     if (v !== null) {
       out.push(v);

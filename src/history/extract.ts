@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import { aggregate, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
+import { aggregate, cellValues, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
 import type { Results, ServerRecord } from "../results/schema.js";
 import { batchMeans, type RunSpread, sampleSd, studentTQuantile } from "../stats/index.js";
@@ -215,8 +215,7 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
     });
     const s = c.summary!;
     for (const m of METRICS as readonly MetricDef<MetricName>[]) {
-      const v = m.fromCell(c);
-      if (v !== null) g.values[m.name].push(v);
+      g.values[m.name].push(...cellValues(m, c));
       const line = m.fromInterval;
       if (line) for (const iv of c.intervals) g.lines[m.name].push(line(iv) ?? Number.NaN);
     }

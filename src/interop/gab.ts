@@ -17,7 +17,14 @@ import { z } from "zod";
 import { engineOfServer } from "../compare/model.js";
 import { type ComparisonReport, ComparisonReportSchema } from "../compare/schema.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
-import { aggregate, METRICS, type MetricDef, type MetricName, metricDef } from "../metrics/table.js";
+import {
+  aggregate,
+  cellValues,
+  METRICS,
+  type MetricDef,
+  type MetricName,
+  metricDef,
+} from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
 import { parseAbResults } from "../results/ab-store.js";
 import type { Interval, Results, ServerRecord } from "../results/schema.js";
@@ -253,7 +260,7 @@ function pointsOfResults(
     const c0 = cells[0]!;
     const server = results.servers.find((s) => s.label === c0.server);
     for (const metric of metrics) {
-      const values = positives(cells.map((c) => metric.fromCell(c)));
+      const values = positives(cells.flatMap((c) => cellValues(metric, c)));
       if (values.length === 0) continue;
       const perSecond = cells.length === 1 ? perSecondValues(c0.intervals, metric) : [];
       const sum = summarize(values, perSecond, "repetition");
@@ -287,11 +294,14 @@ function pointsOfAb(input: { file: string; ab: AbResults }, metrics: readonly Me
     if (c.status !== "ok" || c.pairs.length === 0) continue;
     for (const metric of metrics) {
       const slice = metric.fromSlice;
-      if (!slice) continue;
-      const values = positives(c.pairs.map((p) => slice(p.head)));
+      // a metric of the slices, else of the cell's own repetitions (instruction counts)
+      const what = slice ? "pair" : "repetition";
+      const values = positives(
+        slice ? c.pairs.map((p) => slice(p.head)) : (metric.fromAbCell?.(c)?.head ?? []),
+      );
       if (values.length === 0) continue;
       const perSecond = values.length === 1 ? perSecondValues(c.series.head, metric) : [];
-      const sum = summarize(values, perSecond, "pair");
+      const sum = summarize(values, perSecond, what);
       points.push({
         workload,
         scenario: c.script,
@@ -303,7 +313,7 @@ function pointsOfAb(input: { file: string; ab: AbResults }, metrics: readonly Me
         ...(sum.range ? { range: sum.range } : {}),
         extra: [
           `server ${serverText(head)} (head; base ${serverText(base)})`,
-          plural(values.length, "pair"),
+          plural(values.length, what),
           ...(sum.note ? [sum.note] : []),
         ].join("\n"),
         file,

@@ -42,7 +42,13 @@ export interface MetricDef<N extends string = string> {
   threshold_pct: number | null;
   /** decimals a report prints for a value `x` */
   digits: (x: number) => number;
-  fromCell: (c: Pick<Cell, "summary">) => number | null;
+  fromCell: (c: Pick<Cell, "summary" | "instructions">) => number | null;
+  /**
+   * A run cell's own repetitions of the metric, measured apart from its summary (instruction
+   * counts: `run --instructions`); `fromCell` is then their aggregate. Null or absent: the cell has
+   * none, and its one value is `fromCell`'s.
+   */
+  fromCellRepetitions?: (c: Pick<Cell, "instructions">) => number[] | null;
   fromSlice?: (s: SliceValues) => number | null;
   fromInterval?: (iv: Interval) => number | null;
   fromImport?: (r: ImportRow) => number | null;
@@ -71,6 +77,11 @@ const byMagnitude = (x: number) => (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ?
 function p95OfCell(c: Pick<Cell, "summary">): number | null {
   const l = c.summary?.latency_ms;
   return l && l.pct_rank === 95 ? positive(l.pct) : null;
+}
+
+/** Instructions per transaction of each counted repetition (a run cell's, or one side of an A/B cell's). */
+function perTransaction(reps: readonly { per_transaction: number }[]): number[] {
+  return reps.map((r) => r.per_transaction);
 }
 
 /** The rows, in display order (tables, charts and JSON list metrics in this order). */
@@ -120,14 +131,17 @@ export const METRICS = [
     threshold_pct: 1,
     opt_in: true,
     digits: () => 0,
-    fromCell: () => null,
+    fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),
+    fromCellRepetitions: (c) => {
+      const xs = perTransaction(c.instructions?.repetitions ?? []);
+      return xs.length > 0 ? xs : null;
+    },
     fromAbCell: (c) => {
       const i = c.instructions;
       if (!i) return null;
       const n = Math.min(i.base.length, i.head.length);
       if (n === 0) return null;
-      const per = (reps: typeof i.base) => reps.slice(0, n).map((r) => r.per_transaction);
-      return { base: per(i.base), head: per(i.head) };
+      return { base: perTransaction(i.base.slice(0, n)), head: perTransaction(i.head.slice(0, n)) };
     },
   },
 ] as const satisfies readonly MetricDef[];
@@ -182,6 +196,18 @@ export function valuesFrom<S>(
   const out = {} as MetricValues;
   for (const m of METRICS as readonly MetricDef<MetricName>[]) out[m.name] = pick(m)?.(source) ?? null;
   return out;
+}
+
+/**
+ * The measurements of a metric in one run cell: its own repetitions where the row has them
+ * (`fromCellRepetitions`), else the one value of `fromCell`, else none. Compare, the history store
+ * and the exports read a run cell's values through this.
+ */
+export function cellValues(m: MetricDef, c: Pick<Cell, "summary" | "instructions">): number[] {
+  const reps = m.fromCellRepetitions?.(c);
+  if (reps) return reps;
+  const v = m.fromCell(c);
+  return v === null ? [] : [v];
 }
 
 /** The metrics an A/B cell carries as its own repetitions (those with a cell extractor). */

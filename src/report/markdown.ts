@@ -16,6 +16,7 @@ import { maxOf } from "../util/arrays.js";
 import { plural } from "../util/plural.js";
 import { mdEscape, plainText } from "./escape.js";
 import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } from "./run-details.js";
+import { instructionsMarkdown, instructionsText } from "./run-instructions.js";
 
 /** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
 export { mdEscape } from "./escape.js";
@@ -306,6 +307,7 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
   titleLines(results, lines);
   tpsTableLines(results, lines);
   cellTableLines(results, lines);
+  lines.push(...instructionsMarkdown(results));
   noiseAndSettingsLines(results, lines);
   anomalyAndDegradationLines(results, options, lines);
   if (results.telemetry_overhead_pct_of_core !== null) {
@@ -403,7 +405,7 @@ export function renderTerminal(results: Results, options: ReportOptions = {}): s
     for (const r of rows) out.push(fmt(r));
     out.push("");
   }
-  out.push(...terminalCells(results), "");
+  out.push(...terminalCells(results), ...instructionsText(results), "");
   for (const c of results.cells) {
     if (c.anomalies) {
       out.push(`sysbench output: ${plainText(`${cellLabel(c)}: ${describeAnomalies(c.anomalies)}`)}`);
