@@ -14,9 +14,9 @@ import {
 import { makeAbResults } from "./helpers/results-factory.js";
 
 describe("/proc parsers", () => {
-  it("utime + stime after a comm holding ') '", () => {
+  it("utime and stime after a comm holding ') '", () => {
     const line = "4242 (my) sqld) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 37 0 0 20 0 40 0 1 2 3";
-    expect(parsePidStatTicks(line)).toBe(187);
+    expect(parsePidStatTicks(line)).toEqual({ user: 150, kernel: 37 });
   });
   it("context switches and io", () => {
     expect(
@@ -31,9 +31,10 @@ describe("/proc parsers", () => {
     });
     expect(() => parseProcIo("rchar: 1\n")).toThrow(/read_bytes/);
   });
-  it("counters between two readings: ticks to µs, status deltas, a missing counter is null", () => {
+  it("counters between two readings: ticks to µs (user, kernel, both), status deltas, a missing counter is null", () => {
     const a = {
-      cpu_ticks: 10,
+      cpu_user_ticks: 7,
+      cpu_kernel_ticks: 3,
       voluntary: 5,
       involuntary: 1,
       read_bytes: 0,
@@ -41,7 +42,8 @@ describe("/proc parsers", () => {
       status: { innodb_data_fsyncs: "7" },
     };
     const b = {
-      cpu_ticks: 15,
+      cpu_user_ticks: 9,
+      cpu_kernel_ticks: 6,
       voluntary: 25,
       involuntary: 0,
       read_bytes: 0,
@@ -51,6 +53,8 @@ describe("/proc parsers", () => {
     expect(countersBetween(a, b, 10)).toEqual({
       transactions: 10,
       cpu_us: 50_000,
+      cpu_user_us: 20_000,
+      cpu_kernel_us: 30_000,
       ctx_voluntary: 20,
       ctx_involuntary: 0,
       read_bytes: 0,
@@ -100,5 +104,38 @@ describe("ratios per transaction", () => {
     expect(reads.ci_low).toBeNull();
     expect(reads.ratio).toBeCloseTo(10 / 7.5, 6);
     expect(m("log_writes_per_txn")).toBeUndefined();
+  });
+  it("files without the user/kernel split (written before it) have no user or kernel CPU rows", () => {
+    expect(m("cpu_us_per_txn")).toBeDefined();
+    expect(m("cpu_user_us_per_txn")).toBeUndefined();
+    expect(m("cpu_kernel_us_per_txn")).toBeUndefined();
+  });
+  it("user and kernel CPU per transaction: rows of their own, e.g. a wait that adds kernel time only", () => {
+    const split = makeAbResults({
+      pairs: [
+        { base: 100, head: 90 },
+        { base: 102, head: 91 },
+        { base: 99, head: 89 },
+      ],
+    });
+    split.cells[0]!.pairs.forEach((p, i) => {
+      // the same user CPU per transaction on both sides; the head spends twice the kernel time
+      p.base.process = {
+        ...counters(200, 500 + i, 10),
+        cpu_user_us: 400 * 200,
+        cpu_kernel_us: (100 + i) * 200,
+      };
+      p.head.process = {
+        ...counters(180, 600 + 2 * i, 10),
+        cpu_user_us: 400 * 180,
+        cpu_kernel_us: (200 + 2 * i) * 180,
+      };
+    });
+    const e = compareSets([fromAb(split, "split.json")]).efficiency!;
+    const user = e.find((x) => x.metric === "cpu_user_us_per_txn")!;
+    const kernel = e.find((x) => x.metric === "cpu_kernel_us_per_txn")!;
+    expect(user.base_value).toBeCloseTo(400, 6);
+    expect(user.ratio!).toBeCloseTo(1, 6);
+    expect(kernel.ratio!).toBeCloseTo(2, 6);
   });
 });

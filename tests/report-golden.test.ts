@@ -116,9 +116,14 @@ function configAb(): MeasurementSet {
       ] as const) {
         const txn = Math.round(s.tps * s.duration_s);
         const flush = side === "base" && c.script !== "oltp_read_only";
+        // the fsync at commit is kernel work: the base spends more kernel CPU, the same user CPU
+        const user = Math.round(txn * 420 * (1 + 0.05 * r()));
+        const kernel = Math.round(txn * (flush ? 130 : 100) * (1 + 0.05 * r()));
         s.process = {
           transactions: txn,
-          cpu_us: Math.round(txn * 520 * (1 + 0.05 * r())),
+          cpu_us: user + kernel,
+          cpu_user_us: user,
+          cpu_kernel_us: kernel,
           ctx_voluntary: Math.round(txn * (flush ? 11 : 8) * (1 + 0.05 * r())),
           ctx_involuntary: Math.round(txn * 2.5 * (1 + 0.05 * r())),
           read_bytes: 0,

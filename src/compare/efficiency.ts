@@ -1,6 +1,6 @@
 /**
  * Per-transaction host metrics of each compared cell, head against base: the server process's CPU
- * time, context switches, bytes read and written, fsyncs and redo log writes, each divided by the
+ * time (and its user and kernel parts), context switches, bytes read and written, fsyncs and redo log writes, each divided by the
  * transactions of its slice (A/B) or cell (run), from `process` counters (src/telemetry/process.ts).
  * Shown as head/base ratios with a 95% interval — paired over an A/B's slices, Welch over a run's
  * repetitions — in the style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base
@@ -23,6 +23,16 @@ export const EFFICIENCY_METRICS: readonly {
   of: (p: ProcessCounters) => number | null;
 }[] = [
   { metric: "cpu_us_per_txn", label: "CPU µs/txn", of: (p) => p.cpu_us / p.transactions },
+  {
+    metric: "cpu_user_us_per_txn",
+    label: "user CPU µs/txn",
+    of: (p) => (p.cpu_user_us === undefined ? null : p.cpu_user_us / p.transactions),
+  },
+  {
+    metric: "cpu_kernel_us_per_txn",
+    label: "kernel CPU µs/txn",
+    of: (p) => (p.cpu_kernel_us === undefined ? null : p.cpu_kernel_us / p.transactions),
+  },
   { metric: "cs_voluntary_per_txn", label: "vol. cs/txn", of: (p) => p.ctx_voluntary / p.transactions },
   {
     metric: "cs_involuntary_per_txn",

@@ -95,6 +95,8 @@ export type DegradationEntry = z.infer<typeof DegradationEntrySchema>;
 
 export const EFFICIENCY_METRICS_NAMES = [
   "cpu_us_per_txn",
+  "cpu_user_us_per_txn",
+  "cpu_kernel_us_per_txn",
   "cs_voluntary_per_txn",
   "cs_involuntary_per_txn",
   "read_kb_per_txn",

@@ -1,6 +1,6 @@
 /**
  * The "work per transaction" section of comparison reports (src/compare/efficiency.ts): per cell,
- * the TPS verdict beside the head/base ratios of the server's CPU time, context switches, bytes
+ * the TPS verdict beside the head/base ratios of the server's CPU time (all, user, kernel), context switches, bytes
  * read and written, fsyncs and log writes per transaction, each with its 95% interval. Pure.
  */
 import { EFFICIENCY_METRICS } from "../compare/efficiency.js";
@@ -13,6 +13,8 @@ export const EFFICIENCY_LABELS = Object.fromEntries(
   EFFICIENCY_METRICS.map((m) => [m.metric, m.label]),
 ) as Record<EfficiencyMetric, string>;
 const ORDER = Object.keys(EFFICIENCY_LABELS) as EfficiencyMetric[];
+/** The plain-text label column: as wide as the longest label. */
+const LABEL_WIDTH = Math.max(...EFFICIENCY_METRICS.map((m) => m.label.length));
 
 const r2 = (x: number) => (x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2));
 
@@ -69,7 +71,7 @@ function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[]
 }
 
 const INTRO =
-  "Head / base ratios of the server process's own counters per transaction, with 95% intervals (paired over the slices, or over the repetitions). They explain the verdict and do not gate: more CPU per transaction is more work; more context switches with the same CPU is more waiting.";
+  "Head / base ratios of the server process's own counters per transaction, with 95% intervals (paired over the slices, or over the repetitions). They explain the verdict and do not gate: more CPU per transaction is more work; more context switches with the same user CPU is more waiting (which costs kernel CPU).";
 
 /** The one line saying why there are no hardware counters (instructions, cycles, IPC), if any. */
 export function hardwareNote(r: ComparisonReport): string | null {
@@ -128,7 +130,7 @@ export function efficiencyText(r: ComparisonReport): string[] {
       const e = row.byMetric.get(m);
       if (!e) continue;
       L.push(
-        `    ${EFFICIENCY_LABELS[m].padEnd(15)} ${valueText(e.base_value)} -> ${valueText(e.head_value)}  ${ratioText(e)}`,
+        `    ${EFFICIENCY_LABELS[m].padEnd(LABEL_WIDTH)} ${valueText(e.base_value)} -> ${valueText(e.head_value)}  ${ratioText(e)}`,
       );
     }
   }

@@ -188,6 +188,12 @@ export const ProcessCountersSchema = z.object({
   transactions: nonneg,
   /** user + system CPU time of the server process, µs (10 ms resolution) */
   cpu_us: nonneg,
+  /**
+   * the same split: in user space (utime) and in the kernel on the server's behalf (stime: system
+   * calls such as fsync, page faults, scheduling); absent in files written before the split
+   */
+  cpu_user_us: nonneg.optional(),
+  cpu_kernel_us: nonneg.optional(),
   /** context switches summed over the server's threads: it waited (voluntary) or was preempted */
   ctx_voluntary: nonneg,
   ctx_involuntary: nonneg,

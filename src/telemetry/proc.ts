@@ -110,10 +110,11 @@ export function parseDiskstats(text: string, isWholeDisk: (name: string) => bool
 }
 
 /**
- * utime + stime of a /proc/<pid>/stat line, in clock ticks. The comm field is in parentheses and
- * may itself contain spaces and ')', so the fixed fields are counted from after the last ')'.
+ * utime and stime of a /proc/<pid>/stat line, in clock ticks: CPU time in user space and in the
+ * kernel on the process's behalf. The comm field is in parentheses and may itself contain spaces
+ * and ')', so the fixed fields are counted from after the last ')'.
  */
-export function parseSelfStat(text: string, file = "/proc/self/stat"): number {
+export function parseStatTimes(text: string, file = "/proc/self/stat"): { utime: number; stime: number } {
   const close = text.lastIndexOf(")");
   if (close < 0) throw new Error(`${file} has no ')' closing the comm field`);
   // After comm: state is field 3, so field n is at index n - 3. utime is field 14, stime field 15.
@@ -124,6 +125,12 @@ export function parseSelfStat(text: string, file = "/proc/self/stat"): number {
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`${file} is truncated`);
+  return { utime, stime };
+}
+
+/** utime + stime of a /proc/<pid>/stat line, in clock ticks. */
+export function parseSelfStat(text: string, file = "/proc/self/stat"): number {
+  const { utime, stime } = parseStatTimes(text, file);
   return utime + stime;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Per-transaction host metrics of the server under test: its own process's CPU time
- * (/proc/<pid>/stat utime + stime), context switches (voluntary and involuntary, summed over its
+ * Per-transaction host metrics of the server under test: its own process's CPU time, in user space
+ * and in the kernel (/proc/<pid>/stat utime and stime), context switches (voluntary and involuntary, summed over its
  * threads in /proc/<pid>/task/<tid>/status), bytes read and written at the storage layer
  * (/proc/<pid>/io), and the fsyncs and redo log writes of its SHOW GLOBAL STATUS — read before and
  * after each measured phase (a run's cell, an A/B's slice) and divided by the transactions sysbench
@@ -10,14 +10,15 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { ProcessCounters } from "../results/schema.js";
-import { parseSelfStat } from "./proc.js";
+import { parseStatTimes } from "./proc.js";
 
 /** /proc reports CPU time in USER_HZ ticks, 100 per second on every Linux architecture perfgate runs on. */
 export const USER_HZ = 100;
 
-/** utime + stime of a /proc/<pid>/stat line, in ticks (the same fields as the host sampler reads). */
-export function parsePidStatTicks(text: string): number {
-  return parseSelfStat(text, "/proc/<pid>/stat");
+/** utime and stime of a /proc/<pid>/stat line, in ticks (the same fields as the host sampler reads). */
+export function parsePidStatTicks(text: string): { user: number; kernel: number } {
+  const t = parseStatTimes(text, "/proc/<pid>/stat");
+  return { user: t.utime, kernel: t.stime };
 }
 
 /** voluntary_ctxt_switches and nonvoluntary_ctxt_switches of a /proc/<pid>/task/<tid>/status. */
@@ -42,7 +43,9 @@ const LOG_WRITES = ["innodb_log_writes"];
 
 /** A reading of the server process at one moment. */
 export interface ProcessReading {
-  cpu_ticks: number;
+  /** CPU ticks in user space (utime) and in the kernel (stime) */
+  cpu_user_ticks: number;
+  cpu_kernel_ticks: number;
   voluntary: number;
   involuntary: number;
   read_bytes: number;
@@ -66,9 +69,14 @@ export function countersBetween(a: ProcessReading, b: ProcessReading, transactio
     const y = statusCount(b.status, names);
     return x === null || y === null ? null : d(x, y);
   };
+  const user = d(a.cpu_user_ticks, b.cpu_user_ticks);
+  const kernel = d(a.cpu_kernel_ticks, b.cpu_kernel_ticks);
+  const us = (ticks: number) => (ticks * 1_000_000) / USER_HZ;
   return {
     transactions,
-    cpu_us: (d(a.cpu_ticks, b.cpu_ticks) * 1_000_000) / USER_HZ,
+    cpu_us: us(user + kernel),
+    cpu_user_us: us(user),
+    cpu_kernel_us: us(kernel),
     ctx_voluntary: d(a.voluntary, b.voluntary),
     ctx_involuntary: d(a.involuntary, b.involuntary),
     read_bytes: d(a.read_bytes, b.read_bytes),
@@ -93,6 +101,11 @@ function threadSwitches(pid: number): { voluntary: number; involuntary: number }
   return out;
 }
 
+const ticks = (t: { user: number; kernel: number }) => ({
+  cpu_user_ticks: t.user,
+  cpu_kernel_ticks: t.kernel,
+});
+
 /** Reads the process's counters and the server's status; null when /proc cannot be read. */
 export async function readProcessCounters(
   pid: number,
@@ -102,7 +115,7 @@ export async function readProcessCounters(
   try {
     const io = parseProcIo(readFileSync(`/proc/${pid}/io`, "utf8"));
     proc = {
-      cpu_ticks: parsePidStatTicks(readFileSync(`/proc/${pid}/stat`, "utf8")),
+      ...ticks(parsePidStatTicks(readFileSync(`/proc/${pid}/stat`, "utf8"))),
       ...threadSwitches(pid),
       read_bytes: io.read,
       write_bytes: io.write,
