@@ -90,6 +90,8 @@ beforeAll(async () => {
     "--instructions",
     "--profile",
     perfRefused === null ? "on" : "off",
+    // off-CPU time is opt-in; asked for here so the run page's off-CPU line is checked
+    ...(perfRefused === null ? ["--off-cpu"] : []),
     "--out",
     out,
     "--work-dir",

@@ -145,6 +145,9 @@ describe("per-transaction host metrics and the settings that differ", () => {
       expect(r.code, r.stderr).toBe(0);
       const profile = readAbResults(out).cells[0]!.profile!;
       expect(profile.reason).toBe("requested");
+      console.log(
+        `planted CPU cost profile: ${profile.command}; samples base ${profile.base.samples}, head ${profile.head.samples}`,
+      );
       expect(profile.base.samples).toBeGreaterThan(0);
       expect(profile.head.samples).toBeGreaterThan(0);
       // user and kernel frames, symbolised

@@ -46,7 +46,13 @@ import { describeNetwork, networkRecord } from "../servers/network.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { runArgs } from "../sysbench/command.js";
 import { startTelemetry } from "../telemetry/collector.js";
-import { type ProfileKind, perfCommand, perfProbe } from "../telemetry/perf.js";
+import {
+  PERF_FREQUENCY_HZ,
+  type ProfileSpec,
+  perfCommand,
+  perfProbe,
+  profileSpec,
+} from "../telemetry/perf.js";
 import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";
@@ -87,6 +93,8 @@ export interface AbOptions extends CommonRunOptions {
   instructions?: boolean;
   /** sampled profiles: on a decided TPS change (auto, the default), always, or never */
   profile?: ProfileMode;
+  /** profiles also record off-CPU time (sched_switch), where the kernel allows it; off by default */
+  offCpu?: boolean;
   onWrite?: (r: AbResults) => void;
 }
 
@@ -141,8 +149,8 @@ interface AbState {
   cost: PairCost;
   /** the profile mode in force ("off" when perf cannot run here) */
   profileMode: ProfileMode;
-  /** what a profile records: with off-CPU time where the kernel lets perf record sched_switch */
-  profileKind: ProfileKind;
+  /** how a profile records (docs/decisions/2026-11-26-profiling-cost.md) */
+  profileSpec: ProfileSpec;
 }
 
 /** An A/B's plan for the engine: two sides on the same data, cells measured in interleaved pairs. */
@@ -182,7 +190,7 @@ async function runAbGuarded(
     alpha: reportAlpha(planned.length),
     cost,
     profileMode: profileMode.mode,
-    profileKind: profileMode.kind,
+    profileSpec: profileMode.spec,
   });
   const plan: EnginePlan<Label, AbPlannedCell, AbCell> = {
     sides: [side("base"), side("head")],
@@ -364,21 +372,41 @@ async function measureCell(s: AbState, m: CellRun): Promise<AbCell> {
 
 /**
  * The profile mode in force: the one asked for, or off (with the reason, said once) when perf
- * cannot run; and `offCpu`, why off-CPU time cannot be recorded (said once), or null when it can.
+ * cannot run; and how it records. On-CPU samples from a counter per CPU (`perf record -a`, the
+ * server's samples picked out by pid), which costs the profiled slices far less than a counter per
+ * thread of the server (`-p`), where the kernel allows it; else `-p`, said once. Off-CPU time
+ * only when asked for (`offCpu`), with `-p` (docs/decisions/2026-11-26-profiling-cost.md).
  */
 async function profilingMode(
   opts: AbOptions,
-): Promise<{ mode: ProfileMode; kind: ProfileKind; record: NonNullable<AbResults["profiling"]> }> {
+): Promise<{ mode: ProfileMode; spec: ProfileSpec; record: NonNullable<AbResults["profiling"]> }> {
   const mode = opts.profile ?? "auto";
-  if (mode === "off") return { mode, kind: "cpu", record: { mode, unavailable: null } };
+  const perThread = profileSpec("cpu");
+  if (mode === "off") return { mode, spec: perThread, record: { mode, unavailable: null } };
   const why = await perfProbe();
-  if (why !== null) opts.log.warn(`profiles off: ${why}`);
-  const offCpu = why === null ? await perfProbe("cpu+off") : null;
-  if (offCpu !== null) opts.log.warn(`off-CPU time off (on-CPU profiles on): ${offCpu}`);
+  if (why !== null) {
+    opts.log.warn(`profiles off: ${why}`);
+    return { mode: "off", spec: perThread, record: { mode, unavailable: why } };
+  }
+  if (opts.offCpu) {
+    const offCpu = await perfProbe("cpu+off");
+    if (offCpu !== null) opts.log.warn(`off-CPU time off (on-CPU profiles on): ${offCpu}`);
+    return {
+      mode,
+      spec: offCpu === null ? profileSpec("cpu+off") : perThread,
+      record: { mode, unavailable: null, ...(offCpu !== null ? { off_cpu_unavailable: offCpu } : {}) },
+    };
+  }
+  const perCpu: ProfileSpec = { kind: "cpu", hz: PERF_FREQUENCY_HZ, callGraph: "fp", scope: "cpus" };
+  const system = await perfProbe(perCpu);
+  if (system !== null)
+    opts.log.info(
+      `profiles sample the server's threads (perf record -p), which slows profiled slices more: ${system}`,
+    );
   return {
-    mode: why === null ? mode : "off",
-    kind: why === null && offCpu === null ? "cpu+off" : "cpu",
-    record: { mode, unavailable: why, ...(offCpu !== null ? { off_cpu_unavailable: offCpu } : {}) },
+    mode,
+    spec: system === null ? perCpu : perThread,
+    record: { mode, unavailable: null, off_cpu_unavailable: "not requested (perfgate ab --off-cpu)" },
   };
 }
 
@@ -413,7 +441,7 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
         seconds,
         side.instance.sysbenchCwd(s.w.sysbench_options),
         side.instance,
-        s.profileKind,
+        s.profileSpec,
       );
       s.e.remaining -= seconds + SLICE_OVERHEAD_S;
       unrun -= 1;
@@ -431,7 +459,7 @@ async function profileCell(s: AbState, m: CellRun): Promise<CellProfile | undefi
   }
   return {
     reason,
-    command: perfCommand("<pid>", "<file>", s.profileKind).join(" "),
+    command: `${perfCommand("<pid>", "<file>", s.profileSpec).join(" ")}${s.profileSpec.scope === "cpus" ? "; perf script --pid <pid>" : ""}`,
     pairs: PROFILE_PAIRS,
     base: keptStacks(acc.base, PROFILE_STACKS),
     head: keptStacks(acc.head, PROFILE_STACKS),

@@ -77,6 +77,7 @@ interface AbFlags extends NetworkFlags {
   force?: boolean;
   degradation?: [keyof DegradationOptions, number][];
   profile?: ProfileMode;
+  offCpu?: boolean;
 }
 
 /** `--threshold`, `--fail-on-regression` and the other options `perfgate ab` takes. */
@@ -129,6 +130,10 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(networkOption("client-wrapper"))
       .addOption(cliOption(DEGRADATION))
       .addOption(cliOption(PROFILE))
+      .option(
+        "--off-cpu",
+        "profiles also record off-CPU time (where threads block), where the kernel allows sched_switch; slows the profiled slices more",
+      )
   );
 }
 
@@ -196,6 +201,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       ...(o.instructions ? { instructions: true } : {}),
       ...(o.resume !== undefined ? { resume: o.resume } : {}),
       ...(o.profile ? { profile: o.profile } : {}),
+      ...(o.offCpu ? { offCpu: true } : {}),
       log,
       signal: interrupt.signal,
     });

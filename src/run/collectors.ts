@@ -5,7 +5,13 @@
  */
 import type { ProcessCounters } from "../results/schema.js";
 import type { ServerInstance } from "../servers/instance.js";
-import { type PerfProfile, type PerfSession, type ProfileKind, startPerf } from "../telemetry/perf.js";
+import {
+  type PerfProfile,
+  type PerfSession,
+  type ProfileKind,
+  type ProfileSpec,
+  startPerf,
+} from "../telemetry/perf.js";
 import { hardwareCounters, type PerfStatSession, startPerfStat } from "../telemetry/pmu.js";
 import { countersBetween, type ProcessReading, readProcessCounters } from "../telemetry/process.js";
 import type { PhaseCollector } from "./sysbench-run.js";
@@ -20,7 +26,7 @@ export interface PhaseMeasures {
 /** Every collector of a phase on `instance`, as one; `profile` adds a perf profile (true: on-CPU only). */
 export function phaseCollector(
   instance: ServerInstance,
-  profile: boolean | ProfileKind = false,
+  profile: boolean | ProfileKind | ProfileSpec = false,
 ): PhaseCollector<PhaseMeasures> {
   const counters = processCollector(instance);
   const sampled = profile ? profileCollector(instance, profile === true ? "cpu" : profile) : null;
@@ -37,7 +43,10 @@ export function phaseCollector(
 }
 
 /** `perf record` on the server for the phase (src/telemetry/perf.ts). */
-function profileCollector(instance: ServerInstance, kind: ProfileKind): PhaseCollector<PerfProfile> {
+function profileCollector(
+  instance: ServerInstance,
+  kind: ProfileKind | ProfileSpec,
+): PhaseCollector<PerfProfile> {
   let session: PerfSession | null = null;
   return {
     async begin() {

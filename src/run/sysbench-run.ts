@@ -3,7 +3,7 @@ import type { Interval } from "../results/schema.js";
 import type { ServerInstance } from "../servers/instance.js";
 import { wrapArgv } from "../servers/network.js";
 import { parseSysbenchOutput, type SysbenchOutput, SysbenchStreamParser } from "../sysbench/parse.js";
-import type { ProfileKind } from "../telemetry/perf.js";
+import type { ProfileKind, ProfileSpec } from "../telemetry/perf.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { describeExit, lastLines, spawnTracked, stopChild } from "../util/processes.js";
@@ -116,7 +116,7 @@ export async function runPhase(
   /** the server measured: its process counters are collected around the phase */
   server?: ServerInstance,
   /** also sample the server with perf during the phase (true: on-CPU only; "cpu+off": and off-CPU time) */
-  profile: boolean | ProfileKind = false,
+  profile: boolean | ProfileKind | ProfileSpec = false,
 ): Promise<SysbenchResult & { collected: PhaseMeasures | null }> {
   const collector = server ? phaseCollector(server, profile) : undefined;
   await collector?.begin();

@@ -16,11 +16,12 @@ import { type OffCpu, offCpuFromPerfScript } from "../flamegraph/off-cpu.js";
 import { runCommand, spawnTracked, stopChild } from "../util/processes.js";
 
 /**
- * Samples per second per CPU; odd so it does not beat with periodic work. The profiled pairs take
- * no part in the verdicts, so the rate costs the verdicts nothing; at 99 Hz a busy 2-core VM gave
- * about 100 samples per side, too few to rank the functions of a planted few-percent cost.
+ * Samples per second per CPU; odd so it does not beat with periodic work. At 99 Hz a busy 2-core VM
+ * gave about 100 samples per side, too few to rank the functions of a planted few-percent cost; at
+ * 499 Hz a counter per CPU gave about 500 samples per 5 s slice and cost about half what 999 Hz did
+ * (docs/decisions/2026-11-26-profiling-cost.md).
  */
-export const PERF_FREQUENCY_HZ = 999;
+export const PERF_FREQUENCY_HZ = 499;
 
 /**
  * What a profile records: on-CPU samples only, or also off-CPU time — every `sched:sched_switch`
@@ -29,25 +30,59 @@ export const PERF_FREQUENCY_HZ = 999;
  */
 export type ProfileKind = "cpu" | "cpu+off";
 
+/**
+ * How to record: the kind, the sampling rate, whether samples carry call chains (`fp`: perf's
+ * `-g`, frame pointers; `none`: the sampled frame alone), and what perf attaches to (`process`:
+ * `-p <pid>`, a counter per thread of the server; `cpus`: `-a`, a counter per CPU, the server's
+ * samples picked out by pid afterwards).
+ */
+export interface ProfileSpec {
+  kind: ProfileKind;
+  hz: number;
+  callGraph: "fp" | "none";
+  scope: "process" | "cpus";
+}
+
+/** A spec from a kind, with the default rate, call chains and scope. */
+export function profileSpec(p: ProfileKind | ProfileSpec): ProfileSpec {
+  return typeof p === "string" ? { kind: p, hz: PERF_FREQUENCY_HZ, callGraph: "fp", scope: "process" } : p;
+}
+
 /** The command line recorded with every profile. */
-export function perfCommand(pid: number | string, file = "<file>", kind: ProfileKind = "cpu"): string[] {
+export function perfCommand(
+  pid: number | string,
+  file = "<file>",
+  profile: ProfileKind | ProfileSpec = "cpu",
+): string[] {
+  const { kind, hz, callGraph, scope } = profileSpec(profile);
   const events =
     kind === "cpu"
-      ? ["-e", "cpu-clock", "-F", String(PERF_FREQUENCY_HZ)]
+      ? ["-e", "cpu-clock", "-F", String(hz)]
       : // the frequency only on cpu-clock: the tracepoint records every switch (period 1)
-        ["-e", `cpu-clock/freq=${PERF_FREQUENCY_HZ}/`, "-e", "sched:sched_switch", "--switch-events"];
-  return ["perf", "record", ...events, "-g", "-p", String(pid), "-o", file, "--quiet"];
+        ["-e", `cpu-clock/freq=${hz}/`, "-e", "sched:sched_switch", "--switch-events"];
+  const target = scope === "process" ? ["-p", String(pid)] : ["-a"];
+  return [
+    "perf",
+    "record",
+    ...events,
+    ...(callGraph === "fp" ? ["-g"] : []),
+    ...target,
+    "-o",
+    file,
+    "--quiet",
+  ];
 }
 
 /**
  * Whether perf can profile a process here: null when it can, else the one-line reason. Tries a
  * 0.1 s record of this process.
  */
-export async function perfProbe(kind: ProfileKind = "cpu"): Promise<string | null> {
+export async function perfProbe(profile: ProfileKind | ProfileSpec = "cpu"): Promise<string | null> {
+  const spec = profileSpec(profile);
   const dir = mkdtempSync(join(tmpdir(), "perfgate-perf-"));
   try {
     const r = await runCommand("perf", [
-      ...perfCommand(process.pid, join(dir, "p.data"), kind).slice(1),
+      ...perfCommand(process.pid, join(dir, "p.data"), spec).slice(1),
       "--",
       "sleep",
       "0.1",
@@ -62,7 +97,8 @@ export async function perfProbe(kind: ProfileKind = "cpu"): Promise<string | nul
       const why = r.stderr
         .split("\n")
         .find((l) => /paranoid|permission|not permitted|denied|No such|tracepoint|tracefs|debugfs/i.test(l));
-      return `perf record${kind === "cpu" ? "" : " -e sched:sched_switch"} was refused (${(why ?? r.stderr.split("\n").find((l) => l.trim()) ?? `exit ${r.code}`).trim().slice(0, 160)})`;
+      const what = `${spec.kind === "cpu" ? "" : " -e sched:sched_switch"}${spec.scope === "cpus" ? " -a" : ""}`;
+      return `perf record${what} was refused (${(why ?? r.stderr.split("\n").find((l) => l.trim()) ?? `exit ${r.code}`).trim().slice(0, 160)})`;
     }
     return null;
   } finally {
@@ -83,10 +119,11 @@ export interface PerfSession {
 }
 
 /** Starts `perf record` on `pid`. */
-export function startPerf(pid: number, kind: ProfileKind = "cpu"): PerfSession {
+export function startPerf(pid: number, profile: ProfileKind | ProfileSpec = "cpu"): PerfSession {
+  const { kind, scope } = profileSpec(profile);
   const dir = mkdtempSync(join(tmpdir(), "perfgate-perf-"));
   const file = join(dir, "perf.data");
-  const argv = perfCommand(pid, file, kind);
+  const argv = perfCommand(pid, file, profile);
   const child: ChildProcess = spawnTracked(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
   const exited = new Promise<number | null>((resolve) => {
     child.once("error", () => resolve(-1));
@@ -105,6 +142,7 @@ export function startPerf(pid: number, kind: ProfileKind = "cpu"): PerfSession {
           "-i",
           file,
           ...(off ? ["--show-switch-events"] : []),
+          ...(scope === "cpus" ? ["--pid", String(pid)] : []),
           "-F",
           `comm,pid,tid,time,event,ip,sym,dso${off ? ",trace" : ""}`,
         ]);
