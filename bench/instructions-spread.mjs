@@ -28,7 +28,8 @@ const groups = new Map();
 const addRun = (run) => {
   for (const c of run.cells) {
     if (!c.instructions) continue;
-    const key = `${c.server} ${c.script} ${c.threads}t ${c.tier}`;
+    const server = run.servers.find((x) => x.label === c.server)?.spec ?? c.server;
+    const key = `${server} ${c.script} ${c.threads}t ${c.tier}`;
     const g = groups.get(key) ?? { instr: [], tps: [], files: 0 };
     g.instr.push(...c.instructions.repetitions.map((r) => r.per_transaction));
     const same = run.cells.filter(
