@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
+import { compareSets, comparisonFlameGraphs } from "../src/compare/compare.js";
 import { fromAb, fromResults } from "../src/compare/model.js";
 import { historyFromResults } from "../src/history/extract.js";
 import { exportGab } from "../src/interop/gab.js";
@@ -80,6 +80,39 @@ describe("compare of two run results with instruction counts", () => {
     const ab = AbResultsSchema.parse(JSON.parse(text));
     const r = compareSets([fromAb(ab, "ab.json")]);
     expect(r.function_changes![0]!.functions[0]!.name).toBe("pfs_start_stage_v1");
+  });
+});
+
+describe("the differential flame graph of a compare of two run results", () => {
+  it("is written beside --out from both sides' folded stacks, offline", async () => {
+    requireBuild();
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-cmp-"));
+    const out = join(dir, "cmp.md");
+    const r = await runCli([
+      "compare",
+      join(DIR, "run-ps-off.json"),
+      join(DIR, "run-ps-on.json"),
+      "--allow-mismatch",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const svgPath = join(dir, "cmp.instructions-oltp_point_select-1t-128M.svg");
+    expect(r.stderr).toContain(`flame graph (instructions per transaction): ${svgPath}`);
+    const svg = readFileSync(svgPath, "utf8");
+    expect(svg).toMatch(/^<svg|^<\?xml/);
+    expect(svg).toContain("Instructions per transaction: oltp_point_select 1t 128M");
+    expect(svg).toContain("dispatch_command");
+    expect(svg).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+  });
+
+  it("a cell without stacks on a side gets no graph", () => {
+    const bare = structuredClone(on.results);
+    for (const rep of bare.cells[0]!.instructions!.repetitions) delete rep.stacks;
+    const s = [fromResults(off.results, "off.json"), fromResults(bare, "on.json")];
+    const r = compareSets(s, { allowMismatch: true });
+    expect(comparisonFlameGraphs(report, sets, "x")).toHaveLength(1);
+    expect(comparisonFlameGraphs(r, s, "x")).toEqual([]);
   });
 });
 

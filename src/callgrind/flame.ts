@@ -7,7 +7,7 @@
 import { diffTree } from "../flamegraph/diff.js";
 import { instructionGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
-import type { InstructionsCell } from "./profile.js";
+import type { InstructionRepetition, InstructionsCell } from "./profile.js";
 
 export interface FlameGraphFile {
   /** the file's name (src/flamegraph/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
@@ -30,19 +30,33 @@ export function instructionFlameGraphs(
   const out: FlameGraphFile[] = [];
   for (const c of ab.cells) {
     const i = c.instructions;
-    const base = i?.base.at(-1)?.stacks;
-    const head = i?.head.at(-1)?.stacks;
-    if (!i || !base || !head) continue;
-    const tree = diffTree(new Map(Object.entries(base)), new Map(Object.entries(head)));
-    const svg = renderDiffSvg(tree, {
-      title: `Instructions per transaction: ${c.script} ${i.threads}t ${c.tier}`,
-      subtitle: `head vs base; callgrind, collection inside ${i.toggle}; stacks rebuilt from the call graph (docs/instructions.md)`,
-      unit: "instructions/txn",
-    });
-    out.push({
-      name: instructionGraphName(stem, { script: c.script, threads: i.threads, tier: c.tier }),
-      svg,
-    });
+    const f = i ? instructionFlameGraph({ script: c.script, tier: c.tier, ...i }, stem) : null;
+    if (f) out.push(f);
   }
   return out;
+}
+
+/** One cell's counts on both sides: an A/B cell's, or those of a base and a head run cell. */
+export interface CountedSides {
+  script: string;
+  tier: string;
+  /** client threads and toggle function of the counting */
+  threads: number;
+  toggle: string;
+  base: readonly InstructionRepetition[];
+  head: readonly InstructionRepetition[];
+}
+
+/** The graph of one cell from each side's last repetition's stacks; null when a side has none. */
+export function instructionFlameGraph(c: CountedSides, stem: string): FlameGraphFile | null {
+  const base = c.base.at(-1)?.stacks;
+  const head = c.head.at(-1)?.stacks;
+  if (!base || !head) return null;
+  const tree = diffTree(new Map(Object.entries(base)), new Map(Object.entries(head)));
+  const svg = renderDiffSvg(tree, {
+    title: `Instructions per transaction: ${c.script} ${c.threads}t ${c.tier}`,
+    subtitle: `head vs base; callgrind, collection inside ${c.toggle}; stacks rebuilt from the call graph (docs/instructions.md)`,
+    unit: "instructions/txn",
+  });
+  return { name: instructionGraphName(stem, { script: c.script, threads: c.threads, tier: c.tier }), svg };
 }

@@ -4,7 +4,9 @@
  * Exit codes: 0 ok; 1 a one-line error (also `--fail-on-regression` when nothing was compared);
  * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
+import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { comparisonFlameGraphs } from "../compare/compare.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
@@ -25,7 +27,7 @@ import { writeFileAtomic } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
-import { writeOut } from "../util/terminal.js";
+import { writeErr, writeOut } from "../util/terminal.js";
 import { PERFGATE_VERSION } from "../version.js";
 import {
   addBaselineStoreOptions,
@@ -145,11 +147,25 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
     writeOut(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
+    writeInstructionGraphs(gate, o.out);
   } else {
     writeOut(`${text}\n`);
   }
   if (gate.exitCode === EXIT.regression) process.exitCode = EXIT.regression;
   else if (gate.failure !== null) throw new UserError(`--fail-on-regression: ${gate.failure}`);
+}
+
+/**
+ * Beside --out, the differential flame graph (instructions per transaction) of each compared cell
+ * whose two sides kept folded stacks: `<out stem>.instructions-<script>-<threads>t-<tier>.svg`.
+ */
+function writeInstructionGraphs(gate: GateResult, out: string): void {
+  const stem = basename(out).replace(/\.(md|json|txt)$/, "");
+  for (const f of comparisonFlameGraphs(gate.report, gate.sets, stem)) {
+    const path = join(dirname(out), f.name);
+    writeFileAtomic(path, f.svg);
+    writeErr(`flame graph (instructions per transaction): ${resolve(path)}\n`);
+  }
 }
 
 /** Adds `perfgate compare` to the program. */

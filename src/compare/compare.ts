@@ -11,6 +11,7 @@
  */
 
 import { basename } from "node:path";
+import { type CountedSides, type FlameGraphFile, instructionFlameGraph } from "../callgrind/flame.js";
 import { functionChanges, type InstructionRepetition } from "../callgrind/profile.js";
 import { notQuietSummary } from "../host/summary.js";
 import { withMetricDefaults } from "../metrics/table.js";
@@ -255,35 +256,64 @@ export function gateFailure(report: ComparisonReport): string | null {
   return `nothing was compared (${report.nothing_compared ?? "no cell to compare"}): a gate that compares nothing does not pass`;
 }
 
-type Repetitions = readonly InstructionRepetition[];
-
-/** The counted repetitions of an engine's cell in run results (all its repetitions' cells together). */
-function runRepetitions(sets: readonly MeasurementSet[], engine: string, v: ComparisonCell): Repetitions {
-  const out: InstructionRepetition[] = [];
+/** An engine's counted run cell matching a compared cell (all its repetitions' cells together). */
+function runCounts(
+  sets: readonly MeasurementSet[],
+  engine: string,
+  v: ComparisonCell,
+): { reps: InstructionRepetition[]; how: { threads: number; toggle: string } | null } {
+  const reps: InstructionRepetition[] = [];
+  let how: { threads: number; toggle: string } | null = null;
   for (const s of sets) {
     const label = s.engine_servers?.[engine];
     if (!s.results || label === undefined) continue;
     for (const c of s.results.cells) {
       if (c.server !== label || c.status !== "ok" || !c.instructions) continue;
-      if (c.script === v.scenario && c.tier === v.tier && c.threads === v.threads)
-        out.push(...c.instructions.repetitions);
+      if (c.script !== v.scenario || c.tier !== v.tier || c.threads !== v.threads) continue;
+      reps.push(...c.instructions.repetitions);
+      how ??= { threads: c.instructions.threads, toggle: c.instructions.toggle };
     }
   }
-  return out;
+  return { reps, how };
 }
 
-/** Both sides' counted repetitions of a compared cell: an A/B cell's, or two run cells'. */
-function sidesOf(
-  sets: readonly MeasurementSet[],
-  v: ComparisonCell,
-): { base: Repetitions; head: Repetitions } {
+/**
+ * Both sides' counted repetitions of a compared cell, with how they were counted: an A/B cell's,
+ * or a base and a head run cell's; null when a side has none.
+ */
+export function countedSides(sets: readonly MeasurementSet[], v: ComparisonCell): CountedSides | null {
+  const where = { script: v.scenario, tier: v.tier ?? "" };
   for (const s of sets) {
     const c = s.ab?.cells.find(
       (x) => x.script === v.scenario && x.tier === v.tier && x.threads === v.threads,
     );
-    if (c?.instructions && s.engines.includes(v.head)) return c.instructions;
+    if (c?.instructions && s.engines.includes(v.head)) return { ...where, ...c.instructions };
   }
-  return { base: runRepetitions(sets, v.base, v), head: runRepetitions(sets, v.head, v) };
+  const base = runCounts(sets, v.base, v);
+  const head = runCounts(sets, v.head, v);
+  const how = head.how ?? base.how;
+  if (base.reps.length === 0 || head.reps.length === 0 || !how) return null;
+  return { ...where, ...how, base: base.reps, head: head.reps };
+}
+
+/**
+ * The differential flame graph (instructions per transaction) of every compared cell whose sides
+ * both kept folded stacks, named after `stem` (src/flamegraph/names.ts).
+ */
+export function comparisonFlameGraphs(
+  report: ComparisonReport,
+  sets: readonly MeasurementSet[],
+  stem: string,
+): FlameGraphFile[] {
+  const out: FlameGraphFile[] = [];
+  const labelled = labelSets(sets);
+  for (const v of report.cells) {
+    if (v.metric !== "instructions") continue;
+    const sides = countedSides(labelled, v);
+    const f = sides ? instructionFlameGraph(sides, stem) : null;
+    if (f && !out.some((x) => x.name === f.name)) out.push(f);
+  }
+  return out;
 }
 
 /**
@@ -298,8 +328,8 @@ function functionChangesOf(
   const out: FunctionChangesEntry[] = [];
   for (const v of cells) {
     if (v.metric !== "instructions" || (v.verdict !== "regression" && v.verdict !== "improvement")) continue;
-    const sides = sidesOf(sets, v);
-    if (sides.base.length === 0 || sides.head.length === 0) continue;
+    const sides = countedSides(sets, v);
+    if (!sides) continue;
     const same = (x: ComparisonCell) =>
       x.scenario === v.scenario &&
       x.tier === v.tier &&
