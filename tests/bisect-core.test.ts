@@ -19,6 +19,7 @@ import { rng, simulateGitBisect, simulatePerfgate } from "../src/bisect/core/sim
 import {
   anchoringOf,
   clearlyOffGood,
+  defaultMaxRounds,
   judged,
   MIN_ROUNDS,
   nextAgainst,
@@ -313,6 +314,9 @@ describe("whole bisects under simulated noise", () => {
     expect(stepBudget(doc(0.9, 0.15, 6))).toBe(6);
     // no endpoints yet: the floor
     expect(stepBudget(simulatedDoc(20))).toBe(MIN_ROUNDS);
+    // the cap when --max-rounds is not given: room for slice metrics, the floor for counts
+    expect(defaultMaxRounds("tps")).toBe(20);
+    expect(defaultMaxRounds("instructions")).toBe(MIN_ROUNDS);
   });
   it("one run per step (plain git bisect run) goes wrong under the same noise at a small effect", () => {
     const r = rng(1);

@@ -33,6 +33,7 @@ import { estimateText, stepsBound } from "./core/search.js";
 import {
   anchoringOf,
   BISECT_METRICS,
+  defaultMaxRounds,
   effectOf,
   judged,
   nextAction,
@@ -52,7 +53,8 @@ export interface BisectOptions {
   cell: BisectArgs["cell"];
   metric: string;
   out: string;
-  maxRounds: number;
+  /** the cap of rounds (default: the metric's, `defaultMaxRounds`) */
+  maxRounds?: number | undefined;
   alpha: number;
   resume?: string | undefined;
   force?: boolean;
@@ -89,7 +91,7 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
     workload: o.workloadFile,
     cell,
     metric,
-    max_rounds: o.maxRounds,
+    max_rounds: o.maxRounds ?? defaultMaxRounds(metric),
     alpha: o.alpha,
   };
   const r = startingResults(o, args, commits);

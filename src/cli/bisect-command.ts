@@ -24,7 +24,7 @@ interface BisectFlags {
   cell?: string;
   metric: string;
   out?: string;
-  maxRounds: string;
+  maxRounds?: string;
   alpha: string;
   resume?: string;
   force?: boolean;
@@ -132,7 +132,8 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
       cell: { script: cell.script, threads: cell.threads, tier },
       metric: o.metric,
       out,
-      maxRounds: flagParser("max-rounds", wholeNumber(1, 100))(o.maxRounds),
+      maxRounds:
+        o.maxRounds === undefined ? undefined : flagParser("max-rounds", wholeNumber(1, 100))(o.maxRounds),
       alpha,
       resume: o.resume,
       ...(o.force ? { force: true } : {}),
@@ -196,8 +197,7 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
     )
     .option(
       "--max-rounds <n>",
-      "most A/B runs per endpoint a commit may get while it is unknown (its budget, sized from the endpoints' effect and noise, is at least 3) and the endpoints while they look the same",
-      "20",
+      "most A/B runs per endpoint a commit may get while it is unknown (its budget, sized from the endpoints' effect and noise, is at least 3) and the endpoints while they look the same (default: 20 for tps, qps and p95_ms, 3 for instructions)",
     )
     .option("--alpha <p>", "two-sided level of every step's interval", "0.05")
     .option(

@@ -132,6 +132,15 @@ export function effectOf(r: BisectResults): Estimate | null {
   return e && e.mark === "differ" && e.estimate ? e.estimate : null;
 }
 
+/**
+ * `--max-rounds` when not given: 20 for slice metrics, whose steps at a small effect on a noisy
+ * host need many runs (docs/bisect.md, "Budget"); 3 for counted metrics, whose repeatable counts
+ * decide in one or two.
+ */
+export function defaultMaxRounds(metric: string): number {
+  return anchoringOf(metric) === "both" ? 20 : MIN_ROUNDS;
+}
+
 /** Rounds a candidate gets at least before it may be skipped (and all it gets before the endpoints are known). */
 export const MIN_ROUNDS = 3;
 
