@@ -1,7 +1,8 @@
 /**
- * Sampled profiles of a server process with Linux perf: `perf record -e cpu-clock -g` attached to
- * the server's pid for the length of a phase, then `perf script` collapsed into folded stacks
- * (src/flamegraph/collapse-perf.ts). cpu-clock is a software event: it needs no hardware PMU, so it
+ * Sampled profiles of a server process with Linux perf: `perf record -e cpu-clock -g` for the
+ * length of a phase — attached to the server's threads (`-p <pid>`) or to every CPU (`-a`, the
+ * server's samples picked out by pid afterwards: far cheaper for the server, see ProfileSpec) — then
+ * `perf script` collapsed into folded stacks (src/flamegraph/collapse-perf.ts). cpu-clock is a software event: it needs no hardware PMU, so it
  * works in virtual machines. Where perf is missing or the kernel refuses perf_event_open
  * (perf_event_paranoid, a container's seccomp), `perfProbe` says why in one line and profiling is
  * off; it never fails a run.
@@ -16,10 +17,10 @@ import { type OffCpu, offCpuFromPerfScript } from "../flamegraph/off-cpu.js";
 import { runCommand, spawnTracked, stopChild } from "../util/processes.js";
 
 /**
- * Samples per second per CPU; odd so it does not beat with periodic work. At 99 Hz a busy 2-core VM
- * gave about 100 samples per side, too few to rank the functions of a planted few-percent cost; at
- * 499 Hz a counter per CPU gave about 500 samples per 5 s slice and cost about half what 999 Hz did
- * (docs/decisions/2026-11-26-profiling-cost.md).
+ * Samples per second per CPU; odd so it does not beat with periodic work. With a counter per CPU,
+ * 499 Hz and 249 Hz cost the server alike (about 2% CPU per transaction, within the noise), so the
+ * rate with twice the samples; at 99 Hz a busy 2-core VM gave about 100 samples per side, too few
+ * to rank the functions of a planted few-percent cost (docs/decisions/2026-11-26-profiling-cost.md).
  */
 export const PERF_FREQUENCY_HZ = 499;
 
