@@ -218,3 +218,55 @@ describe("a nightly history of run results", () => {
     expect(line).toContain(`commits ${commit(5).slice(0, 12)}..${commit(6).slice(0, 12)}`);
   });
 });
+
+describe("a pull request's run against the history store's pooled baseline", () => {
+  it("judges instructions per transaction against the nights of main (compare --base-from-history)", async () => {
+    requireBuild();
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-pool-"));
+    const store = join(dir, "store");
+    // 4 nights of main with P_S off, each keeping two of the fixture's three real repetitions
+    for (let i = 0; i < 4; i++) {
+      const doc = JSON.parse(off.text);
+      const reps = doc.cells[0].instructions.repetitions;
+      doc.cells[0].instructions.repetitions = [reps[i % 3], reps[(i + 1) % 3]];
+      const file = join(dir, `night-${i}.json`);
+      writeFileSync(file, JSON.stringify(doc));
+      const r = await runCli([
+        "history",
+        "append",
+        file,
+        "--store",
+        store,
+        "--commit",
+        String(i + 1).repeat(40),
+        "--branch",
+        "main",
+        "--date",
+        `2026-01-0${i + 1}T03:00:00Z`,
+        "--runner-class",
+        "nightly",
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const r = await runCli([
+      "compare",
+      join(DIR, "run-ps-on.json"),
+      "--base-from-history",
+      store,
+      "--history-runner-class",
+      "nightly",
+      "--history-max-age",
+      "none",
+      "--allow-mismatch",
+      "--format",
+      "json",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const cmp = JSON.parse(r.stdout) as typeof report;
+    const c = instr(cmp);
+    expect(c.verdict).toBe("regression");
+    expect(c.change_pct).toBeGreaterThan(5);
+    expect(c.n).toBe(3);
+    expect(cmp.baseline_history!.runs).toHaveLength(4);
+  });
+});

@@ -152,6 +152,7 @@ export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): H
         tps: m.tps.value,
         qps: m.qps && m.qps.value > 0 ? m.qps.value : null,
         p95_ms: m.p95_ms && m.p95_ms.value > 0 ? m.p95_ms.value : null,
+        ...(m.instructions && m.instructions.value > 0 ? { instructions: m.instructions.value } : {}),
       });
     }
   });

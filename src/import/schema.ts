@@ -23,6 +23,11 @@ export const ImportRowSchema = z.object({
   tps: positive,
   qps: positive.nullable(),
   p95_ms: positive.nullable(),
+  /**
+   * instructions per transaction (callgrind, docs/instructions.md): only in a baseline pooled from
+   * the history store whose runs counted them; absent in CSV imports
+   */
+  instructions: positive.nullable().optional(),
   /** the CSV line the row came from (for messages) */
   line: z.number().int().positive().optional(),
 });

@@ -136,6 +136,7 @@ export const METRICS = [
       const xs = perTransaction(c.instructions?.repetitions ?? []);
       return xs.length > 0 ? xs : null;
     },
+    fromImport: (r) => positive(r.instructions),
     fromAbCell: (c) => {
       const i = c.instructions;
       if (!i) return null;
