@@ -112,6 +112,33 @@ describe("the step rule", () => {
     expect(endpointsDiffer(est(-0.5, -0.7, -0.3))).toBe(true);
     expect(endpointsDiffer(est(-0.05, -0.2, 0.1))).toBe(false);
   });
+  it("endpoints of a slice metric differ only when their interval at alpha / max rounds excludes 0", () => {
+    // 10 pairs, mean ln ratio 0.08, sd about 0.105: t about 2.4, past 0.05's 2.26, short of 0.0025's.
+    const e = (i: number) => Math.exp(0.08 + (i % 2 === 0 ? 0.1 : -0.1));
+    const ends: Step = {
+      index: 31,
+      sha: "b".repeat(40),
+      kind: "endpoints",
+      provisioned: null,
+      build_s: 0,
+      rounds: [
+        {
+          ab_file: "",
+          against: "good",
+          base: Array.from({ length: 10 }, () => 100),
+          commit: Array.from({ length: 10 }, (_, i) => 100 * e(i)),
+          measure_s: 0,
+        },
+      ],
+      estimate: null,
+      mark: "unknown",
+      p_bad: null,
+    };
+    expect(endpointsDiffer(judged(ends, null, 0.05, 1, "both").estimate!)).toBe(true);
+    expect(judged(ends, null, 0.05, 1, "both").mark).toBe("differ");
+    // the rule before took this as a difference with 20 rounds allowed too
+    expect(judged(ends, null, 0.05, 20, "both").mark).toBe("same");
+  });
   it("slice metrics are measured against both endpoints, counted ones against good", () => {
     expect(anchoringOf("tps")).toBe("both");
     expect(anchoringOf("p95_ms")).toBe("both");

@@ -89,7 +89,9 @@ export function nextAgainst(step: Step, anchoring: Anchoring): Round["against"] 
 /**
  * A step with its estimates and mark brought up to date from its rounds. The endpoints differ once
  * their interval excludes 0 when every commit is also measured against bad (only D's sign is used
- * then); with good as the only anchor the midpoint D / 2 must be known well: sized (endpointsSized),
+ * then), that interval at `alpha / maxRounds`: they may be looked at after each of up to
+ * `maxRounds` rounds, and a 95% interval looked at 20 times excluded 0 for equal endpoints in a
+ * quarter of simulated bisects (bench/bisect-sim.mjs' model; docs/bisect.md); with good as the only anchor the midpoint D / 2 must be known well: sized (endpointsSized),
  * or at the last round (`maxRounds`) excluding 0. A candidate whose round against bad is still
  * missing stays unknown.
  */
@@ -107,7 +109,7 @@ export function judged(
     const differ =
       estimate !== null &&
       (anchoring === "both"
-        ? endpointsDiffer(estimate)
+        ? endpointsDiffer(pooledEstimate(step.rounds, alpha / maxRounds, "good")!)
         : endpointsSized(estimate) || (last && endpointsDiffer(estimate)));
     return { ...step, estimate, mark: differ ? "differ" : "same", p_bad: null };
   }
