@@ -7,7 +7,8 @@
  * - The tps path: the planted commit turns on full durability (innodb_flush_log_at_trx_commit=1
  *   and sync_binlog=1, against 0 and 0), which costs a write workload most of its throughput and
  *   little CPU. Each commit is measured against good and against bad. The bisect is interrupted
- *   after its first steps and resumed.
+ *   after its first steps and resumed. Good's and bad's servers are started once per process and
+ *   kept up; each commit's server is started once, for all its runs.
  * The instructions path is tests/bisect-instructions-e2e.test.ts (a file of its own, so the two
  * bisects can run on different workers).
  */
@@ -23,6 +24,11 @@ import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.
 import { waitFor } from "./helpers/wait.js";
 
 const WORKLOAD = "tests/fixtures/workloads/bisect-tiny.yml";
+
+/** How many times a bisect's output says it started the kept server of `role`. */
+function starts(stderr: string, role: "good" | "bad" | "commit"): number {
+  return stderr.split("\n").filter((l) => l.startsWith(`== start ${role} (`)).length;
+}
 const PROVISION = 'echo "maven:mariadb@11.4.5 $(cat server.opts)"';
 
 beforeAll(() => {
@@ -56,6 +62,11 @@ describe("perfgate bisect", () => {
     expect(interrupted.status).toBe("incomplete");
     expect(interrupted.steps[0]!.kind).toBe("endpoints");
     expect(interrupted.steps[0]!.mark).toBe("differ");
+    // The endpoints were started once for the steps before the interrupt, and the interrupt
+    // stopped every server it had up (no process still uses the test's directory).
+    expect(starts(r.stderr, "good")).toBe(1);
+    expect(starts(r.stderr, "bad")).toBe(1);
+    expect(processesMatching(dir)).toEqual([]);
 
     const resumed = await runCli(["bisect", "--resume", out]);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -81,6 +92,14 @@ describe("perfgate bisect", () => {
     expect(b.steps[0]).toEqual(interrupted.steps[0]);
     expect(resumed.stdout).toContain(
       `first bad commit: ${b.commits[PLANTED]!.sha.slice(0, 10)} "commit ${PLANTED}: durable commits" by Dev One`,
+    );
+    // The resumed process started good's and bad's servers again, once each, and each commit
+    // it measured once, however many runs (against good, against bad, more rounds) it had.
+    expect(starts(resumed.stderr, "good")).toBe(1);
+    expect(starts(resumed.stderr, "bad")).toBe(1);
+    const newCandidates = b.steps.filter((x, i) => x.kind === "candidate" && i >= interrupted.steps.length);
+    expect(starts(resumed.stderr, "commit")).toBeLessThanOrEqual(
+      newCandidates.length + (interrupted.steps.length > 1 ? 1 : 0),
     );
     expect(processesMatching(dir)).toEqual([]);
   });

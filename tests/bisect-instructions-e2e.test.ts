@@ -5,10 +5,11 @@
  * 11.4.5 plus its options. With no --metric, a read-only cell on a host with valgrind is bisected
  * on instructions per transaction (callgrind, tiny event counts: 3 repetitions of 200 events per
  * side); the bisect must name the planted commit, having measured at most ceil(log2 32) + 2 = 7
- * commits (the endpoints included).
+ * commits (the endpoints included). Good's counts are taken once, at the endpoints step (a block of
+ * repetitions for each round a commit may get), and reused: each later commit is counted alone.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -67,11 +68,29 @@ describe("perfgate bisect on instructions per transaction", () => {
     expect(b.args.metric).toBe("instructions");
     expect(b.outcome).toEqual({ kind: "found", index: planted, skipped: [] });
     expect(commitsMeasured(b)).toBeLessThanOrEqual(7);
-    // Counted against good only, from callgrind's repetitions (3 per side in the workload).
+    // Counted against good only, from callgrind's repetitions (3 per side in the workload; the
+    // endpoints step counts one block of 3 for each of the 3 rounds a commit may get).
     const ends = b.steps[0]!;
-    expect(ends.rounds[0]!.commit).toHaveLength(3);
+    expect(ends.rounds[0]!.commit).toHaveLength(3 * b.args.max_rounds);
     expect(ends.estimate!.mean_log).toBeGreaterThan(0);
     expect(b.steps.every((s) => s.rounds.every((x) => x.against === "good"))).toBe(true);
+    // Every later commit was counted alone, in a run of its own, and its k-th round paired with
+    // good's k-th block of counts from the endpoints step.
+    const good = ends.rounds.flatMap((x) => x.base);
+    const candidates = b.steps.filter((s) => s.kind === "candidate");
+    expect(candidates.length).toBeGreaterThan(0);
+    for (const s of candidates) {
+      s.rounds.forEach((x, k) => {
+        expect(x.commit).toHaveLength(3);
+        expect(x.base).toEqual(good.slice(3 * k, 3 * k + 3));
+        const run = JSON.parse(readFileSync(join(dir, x.ab_file), "utf8"));
+        expect(run.schema).toBe("perfgate/results");
+        const counted = run.cells[0].instructions.repetitions.map(
+          (y: { per_transaction: number }) => y.per_transaction,
+        );
+        expect(counted).toEqual(x.commit);
+      });
+    }
     expect(r.stdout).toContain(
       `first bad commit: ${b.commits[planted]!.sha.slice(0, 10)} "commit ${planted}: performance schema on"`,
     );

@@ -26,7 +26,9 @@ import {
   type EngineRun,
   preflightEngine,
   prepareSides,
+  type RunningServer,
   sideOverrides,
+  type TierRun,
   tierHashes,
 } from "../run/engine.js";
 import {
@@ -95,6 +97,12 @@ export interface AbOptions extends CommonRunOptions {
   profile?: ProfileMode;
   /** profiles also record off-CPU time (sched_switch), where the kernel allows it; off by default */
   offCpu?: boolean;
+  /**
+   * A side's server already up with the (one-tier) workload's data, prepared with PREPARE_SEED:
+   * measured as it is and left running (`perfgate bisect`'s kept servers). Not with instructions,
+   * which restart a side under valgrind.
+   */
+  running?: Partial<Record<"base" | "head", RunningServer>>;
   onWrite?: (r: AbResults) => void;
 }
 
@@ -113,6 +121,9 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
     },
   );
   const section = countingSection(pre.loaded.workload, opts.instructions);
+  if (section && (opts.running?.base || opts.running?.head)) {
+    throw new Error("an A/B with instruction counts restarts its servers: it cannot use running ones");
+  }
   const counting = section ? { section, valgrind: await findValgrind() } : null;
   const onLocked = () => {
     if (pre.replacing) opts.log.warn(replacingWarning(opts.out));
@@ -178,6 +189,7 @@ async function runAbGuarded(
     record: label,
     install: installs[label],
     overrides: sideOverrides(w, label === "base" ? opts.baseSet : opts.headSet),
+    running: opts.running?.[label],
   });
   const cost: PairCost = { pairs: 0, seconds: 0 };
   const state = (e: EngineRun<AbCell>): AbState => ({
@@ -197,11 +209,7 @@ async function runAbGuarded(
     cells: planned,
     toRun: start.toRun,
     startTitle: "start base and head",
-    loadData: async (e, t) => {
-      const end = opts.log.group(`prepare ${w.tables} x ${w.table_size} rows on both (seed ${PREPARE_SEED})`);
-      await prepareSides(e, t.sides, { "rand-seed": PREPARE_SEED });
-      end();
-    },
+    loadData: (e, t) => loadBothSides(e, t, opts),
     warmupTitle: "warmup (base, then head, per phase)",
     measureTitle: (n, tier) =>
       `measure ${plural(n, "cell")} in interleaved ${ctx.design.slice_s} s slices (buffer pool ${tier})`,
@@ -230,6 +238,21 @@ async function runAbGuarded(
   const seconds = abSecondsToRun(ctx.design, start.toRun, warmupSeconds(w));
   const exitCode = await new Engine(opts, ctx, writer, plan, seconds).run();
   return { results: writer.results, exitCode };
+}
+
+/** Prepares the data on the sides this run started (a running side holds it already), seeded alike. */
+async function loadBothSides(
+  e: EngineRun<AbCell>,
+  t: TierRun<Label, AbPlannedCell>,
+  opts: AbOptions,
+): Promise<void> {
+  if (t.started.length === 0) return;
+  const on = t.started.length === t.sides.length ? "both" : t.started.map((s) => s.label).join(", ");
+  const end = opts.log.group(
+    `prepare ${e.w.tables} x ${e.w.table_size} rows on ${on} (seed ${PREPARE_SEED})`,
+  );
+  await prepareSides(e, t.started, { "rand-seed": PREPARE_SEED });
+  end();
 }
 
 /** The instruction-count collector (src/ab/instructions.ts): a tier's cells counted, each saved with its counts. */

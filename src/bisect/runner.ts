@@ -9,16 +9,20 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { pairValues } from "../ab/confirm.js";
-import { runAb } from "../ab/runner.js";
+import { PREPARE_SEED } from "../ab/plan.js";
+import { type AbOptions, runAb } from "../ab/runner.js";
+import { runInstructionCounts } from "../instructions/run-mode.js";
 import { findValgrind } from "../instructions/valgrind.js";
 import { isMetricName, metricDef } from "../metrics/table.js";
 import type { AbCell } from "../results/ab-schema.js";
 import { endOnError } from "../run/lifecycle.js";
+import { formatDuration } from "../run/progress.js";
+import { runWorkload } from "../run/runner.js";
 import { AbortedError } from "../run/sysbench-run.js";
-import { UserError } from "../util/errors.js";
+import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput } from "../util/outputs.js";
-import { loadWorkload } from "../workloads/schema.js";
+import { InstructionsSectionSchema, loadWorkload } from "../workloads/schema.js";
 import type { Provisioned } from "./core/provision-line.js";
 import {
   BISECT_SCHEMA,
@@ -29,19 +33,21 @@ import {
   type Round,
   type Step,
 } from "./core/schema.js";
-import { estimateText, stepsBound } from "./core/search.js";
+import { bounds, estimateText, stepsBound } from "./core/search.js";
 import {
   anchoringOf,
   BISECT_METRICS,
   defaultMaxRounds,
   effectOf,
   judged,
+  marksOf,
   nextAction,
   nextAgainst,
   roundsAgainst,
 } from "./core/state.js";
 import { commitRange, resolveRef, sourceRepo } from "./git.js";
 import { type ProvisionContext, provisionCommit } from "./provision.js";
+import { keptWorkRoot, ServerPool } from "./servers.js";
 import { readBisectResults, writeBisectResults } from "./store.js";
 
 export interface BisectOptions {
@@ -71,14 +77,18 @@ interface Ctx {
   repo: string;
   stepsDir: string;
   workload: string;
+  /** the endpoints step's workload: with a counted metric, `max_rounds` blocks of repetitions */
+  endpointsWorkload: string;
   servers: Map<string, Provisioned>;
   prov: ProvisionContext;
+  /** the servers kept up between A/B runs (slice metrics: good, bad and the commit under test) */
+  pool: ServerPool;
 }
 
 export async function runBisect(o: BisectOptions): Promise<{ results: BisectResults; exitCode: number }> {
   const cell = bisectedCell(o.workloadFile, o.cell);
   const metric = await resolveMetric(o.metric, cell.script, o.log);
-  const cellWorkload = oneCellWorkload(o.workloadFile, cell, anchoringOf(metric) === "good");
+  const counted = anchoringOf(metric) === "good";
   const repo = await sourceRepo(o.source);
   const good = await resolveRef(repo, o.good, "--good");
   const bad = await resolveRef(repo, o.bad, "--bad");
@@ -98,9 +108,18 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
   const stepsDir = `${resolve(o.out).replace(/\.json$/, "")}.steps`;
   mkdirSync(stepsDir, { recursive: true });
   const workload = join(stepsDir, "workload.yml");
-  writeFileSync(workload, cellWorkload);
+  writeFileSync(workload, oneCellWorkload(o.workloadFile, cell, counted, 1));
+  const endpointsWorkload = counted ? join(stepsDir, "endpoints.yml") : workload;
+  if (counted) writeFileSync(endpointsWorkload, oneCellWorkload(o.workloadFile, cell, true, o.maxRounds));
   const prov = { repo, command: o.provision, cacheDir: o.cacheDir, log: o.log, signal: o.signal };
-  const ctx: Ctx = { o, r, repo, stepsDir, workload, servers: new Map(), prov };
+  const pool = new ServerPool({
+    workloadFile: workload,
+    workRoot: keptWorkRoot(stepsDir, o.workDir),
+    cacheDir: o.cacheDir,
+    log: o.log,
+    signal: o.signal,
+  });
+  const ctx: Ctx = { o, r, repo, stepsDir, workload, endpointsWorkload, servers: new Map(), prov, pool };
   o.log.info(
     `bisect ${commits.length} commits (${commits[0]!.sha.slice(0, 10)}..${commits.at(-1)!.sha.slice(0, 10)}): about ${stepsBound(commits.length)} steps after the endpoints`,
   );
@@ -116,6 +135,8 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
     exitCode = end.exitCode;
     if (end.status === "failed" && !(err instanceof UserError)) throw err;
     if (end.status === "failed") r.status_reason = (err as Error).message;
+  } finally {
+    await pool.stopAll();
   }
   r.ended_at = new Date().toISOString();
   save(ctx);
@@ -177,15 +198,20 @@ function bisectedCell(file: string, given: BisectArgs["cell"]): BisectArgs["cell
 /**
  * The workload narrowed to the bisected cell, with the A/B engine's own confirmation off: the
  * bisect decides when a commit needs more pairs. A counted metric (instructions) decides on its
- * repetitions, so its runs keep only 2 throughput pairs.
+ * repetitions, so its runs keep only 2 throughput pairs; `blocks` multiplies its repetitions (the
+ * endpoints step counts one block of good's for each round a candidate may get).
  */
-function oneCellWorkload(file: string, cell: BisectArgs["cell"], counted: boolean): string {
+function oneCellWorkload(file: string, cell: BisectArgs["cell"], counted: boolean, blocks: number): string {
   const w = loadWorkload(file).workload;
   const raw = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   const pairs = counted ? Math.min(2, w.ab.pairs) : w.ab.pairs;
   const ab = { ...w.ab, pairs, max_pairs: pairs, confirm_budget: 0 };
   const one = { scripts: [cell.script], threads: [cell.threads], tiers: [cell.tier], repetitions: 1, ab };
-  return stringify({ ...raw, ...one });
+  const section = w.instructions ?? InstructionsSectionSchema.parse({});
+  const given = (raw.instructions ?? {}) as Record<string, unknown>;
+  const counting =
+    counted && blocks > 1 ? { instructions: { ...given, repetitions: section.repetitions * blocks } } : {};
+  return stringify({ ...raw, ...one, ...counting });
 }
 
 function startingResults(o: BisectOptions, args: BisectArgs, commits: CommitInfo[]): BisectResults {
@@ -287,6 +313,9 @@ async function anotherRound(ctx: Ctx, at: number, against: Round["against"]): Pr
 }
 
 async function newCandidate(ctx: Ctx, index: number): Promise<void> {
+  // The previous commit is judged: its server goes before the next one is built and started.
+  await ctx.pool.stop("commit");
+  ctx.o.log.info(stepLine(ctx.r, index));
   const step = await provisionedStep(ctx, index, "candidate");
   ctx.r.steps.push(step);
   const at = ctx.r.steps.length - 1;
@@ -296,6 +325,26 @@ async function newCandidate(ctx: Ctx, index: number): Promise<void> {
     return;
   }
   await judgeRound(ctx, at, "good");
+}
+
+/**
+ * The line a new commit's step starts with: which commit, what is left to search, and what the
+ * steps so far took: "step 3: commit 23/31 4f1c2a9b0d "subject": 7 commits left between 15 and
+ * 23, at most 3 to measure (this one included); 2 steps took 4m10s, about 6m15s to go". The count
+ * is a clean bisect's (an unknown or skipped commit adds one); the time is the mean step's so far.
+ */
+export function stepLine(r: BisectResults, index: number): string {
+  const b = bounds(r.commits.length, marksOf(r));
+  const left = stepsBound(b.bad - b.good + 1);
+  const c = r.commits[index]!;
+  const subject = c.subject.replace(/[^\x20-\x7e]/g, "?").slice(0, 60);
+  const head = `step ${r.steps.length + 1}: commit ${index}/${r.commits.length - 1} ${c.sha.slice(0, 10)} "${subject}"`;
+  const search = `${b.bad - b.good - 1} commits left between ${b.good} and ${b.bad}, at most ${left} to measure if none is skipped (this one included)`;
+  const timed = r.steps.filter((x) => x.rounds.length > 0);
+  if (timed.length === 0) return `${head}: ${search}`;
+  const seconds = timed.reduce((a, x) => a + x.build_s + x.rounds.reduce((m, y) => m + y.measure_s, 0), 0);
+  const eta = (seconds / timed.length) * left;
+  return `${head}: ${search}; ${timed.length} steps took ${formatDuration(seconds)}, about ${formatDuration(eta)} to go`;
 }
 
 /**
@@ -354,27 +403,40 @@ async function endpointServer(ctx: Ctx, which: Round["against"]): Promise<Provis
   return p.provisioned;
 }
 
-/** One A/B run of the step's commit (head) against an endpoint (base) on the bisected cell. */
+type RoundResult = { ok: true; round: Round } | { ok: false; error: string };
+
+/** Where a step's next run against `against` is written: `<out>.steps/03-<sha>-r1[-vs-bad].json`. */
+function roundFile(ctx: Ctx, step: Step, at: number, against: Round["against"]): string {
+  const n = roundsAgainst(step, against) + 1;
+  const name = `${String(at).padStart(2, "0")}-${step.sha.slice(0, 10)}-r${n}${against === "bad" ? "-vs-bad" : ""}.json`;
+  return join(ctx.stepsDir, name);
+}
+
+/**
+ * One round of the step's commit: an A/B run (head) against an endpoint (base) on the bisected
+ * cell, or for a counted metric's candidate its counts alone against good's (countRound).
+ */
 async function measureRound(
   ctx: Ctx,
   step: Step,
   at: number,
   against: Round["against"],
-): Promise<{ ok: true; round: Round } | { ok: false; error: string }> {
+): Promise<RoundResult> {
+  const counted = anchoringOf(ctx.r.args.metric) === "good";
+  if (counted && step.kind === "candidate") return await countRound(ctx, step, at);
   const base = await endpointServer(ctx, against);
   const head = step.provisioned ?? ctx.servers.get(step.sha);
   if (!head) return { ok: false, error: "no server" };
-  const n = step.rounds.filter((x) => x.against === against).length + 1;
-  const name = `${String(at).padStart(2, "0")}-${step.sha.slice(0, 10)}-r${n}${against === "bad" ? "-vs-bad" : ""}.json`;
-  const out = join(ctx.stepsDir, name);
+  const out = roundFile(ctx, step, at, against);
   const t0 = Date.now();
-  const counted = anchoringOf(ctx.r.args.metric) === "good";
+  const kept = counted ? null : await keptSides(ctx, step, against, base, head);
+  if (kept && !kept.ok) return kept;
   const { results, exitCode } = await runAb({
     base: base.spec,
     head: head.spec,
     baseSet: base.options,
     headSet: head.options,
-    workloadFile: ctx.workload,
+    workloadFile: counted ? ctx.endpointsWorkload : ctx.workload,
     out,
     force: true,
     log: ctx.o.log,
@@ -382,6 +444,7 @@ async function measureRound(
     // Profiles explain a change, which is not a bisect step's question.
     profile: "off",
     ...(counted ? { instructions: true } : {}),
+    ...(kept ? { running: kept.running } : {}),
     ...(ctx.o.workDir ? { workDir: ctx.o.workDir } : {}),
     ...(ctx.o.cacheDir ? { cacheDir: ctx.o.cacheDir } : {}),
   });
@@ -399,6 +462,81 @@ async function measureRound(
     ok: true,
     round: { ab_file, against, base: v.base, commit: v.head, measure_s: (Date.now() - t0) / 1000 },
   };
+}
+
+/**
+ * A counted metric's round of a candidate: the commit alone, counted under callgrind by
+ * `perfgate run --instructions` (its data prepared with the A/B seed, as good's was), its counts
+ * paired with good's from the endpoints step: round k takes good's k-th block of repetitions
+ * (the endpoints step counts `max_rounds` blocks). Counts do not move with the host's load, so
+ * good is not counted again (docs/decisions/2026-11-26-bisect-kept-servers.md).
+ */
+async function countRound(ctx: Ctx, step: Step, at: number): Promise<RoundResult> {
+  const head = step.provisioned ?? ctx.servers.get(step.sha);
+  if (!head) return { ok: false, error: "no server" };
+  const out = roundFile(ctx, step, at, "good");
+  const t0 = Date.now();
+  const { results, exitCode } = await runWorkload({
+    server: head.spec,
+    set: head.options,
+    workloadFile: ctx.workload,
+    out,
+    force: true,
+    log: ctx.o.log,
+    signal: ctx.o.signal,
+    modes: [runInstructionCounts(true)],
+    prepareSeed: PREPARE_SEED,
+    ...(ctx.o.workDir ? { workDir: ctx.o.workDir } : {}),
+    ...(ctx.o.cacheDir ? { cacheDir: ctx.o.cacheDir } : {}),
+  });
+  if (exitCode === 130 || ctx.o.signal.aborted) throw new AbortedError("interrupted");
+  const cell = results.cells[0];
+  const failed =
+    cell?.status !== "ok"
+      ? (cell?.error ?? results.status_reason ?? results.status)
+      : (cell.instructions?.error ?? (cell.instructions ? undefined : "no instruction counts"));
+  if (failed !== undefined) return { ok: false, error: `measurement failed: ${failed}` };
+  const commit = cell!.instructions!.repetitions.map((x) => x.per_transaction);
+  const good = goodCounts(ctx.r);
+  const k = roundsAgainst(step, "good");
+  const base = good.slice(k * commit.length, (k + 1) * commit.length);
+  if (commit.length === 0 || base.length < commit.length) {
+    return {
+      ok: false,
+      error: `measurement failed: round ${k + 1} needs ${commit.length} of good's counts beyond the ${k * commit.length} used, and the endpoints step has ${good.length}`,
+    };
+  }
+  const ab_file = join(basename(ctx.stepsDir), basename(out));
+  return { ok: true, round: { ab_file, against: "good", base, commit, measure_s: (Date.now() - t0) / 1000 } };
+}
+
+/** Good's counted values from the endpoints step, its rounds in order. */
+function goodCounts(r: BisectResults): number[] {
+  const ends = r.steps.find((s) => s.kind === "endpoints");
+  return ends ? ends.rounds.flatMap((x) => x.base) : [];
+}
+
+/**
+ * A slice metric's A/B servers from the pool, kept up across runs: the endpoint measured against,
+ * and the commit under test (bad, in the endpoints step). A commit whose server does not start is
+ * skipped like one whose measurement failed; an endpoint's that does not start ends the bisect.
+ */
+async function keptSides(
+  ctx: Ctx,
+  step: Step,
+  against: Round["against"],
+  base: Provisioned,
+  head: Provisioned,
+): Promise<{ ok: true; running: NonNullable<AbOptions["running"]> } | { ok: false; error: string }> {
+  const endpointSha = (against === "good" ? ctx.r.commits[0] : ctx.r.commits.at(-1))!.sha;
+  const b = await ctx.pool.up(against, endpointSha, base);
+  const role = step.kind === "endpoints" ? "bad" : "commit";
+  try {
+    return { ok: true, running: { base: b, head: await ctx.pool.up(role, step.sha, head) } };
+  } catch (err) {
+    if (ctx.o.signal.aborted || role !== "commit") throw err;
+    return { ok: false, error: `its server did not start: ${errorMessage(err)}` };
+  }
 }
 
 /** The metric's paired values of an A/B cell: its slices' pairs, or its own counted repetitions. */

@@ -35,10 +35,21 @@ import {
   serversWithDataset,
   serversWithTier,
   type TierRecord,
+  type TierStart,
 } from "./records.js";
 import { finishedCells, inPlanOrder } from "./resume.js";
 import type { PhaseContext } from "./sysbench-run.js";
 import { startTierServer, tierConfigHash } from "./tier-server.js";
+
+/**
+ * A server its caller started for the run's one tier and loaded with the tier's data, and keeps
+ * running after the run: the engine measures on it but neither starts, loads nor stops it
+ * (`perfgate bisect` keeps its endpoints' servers up across its steps, src/bisect/servers.ts).
+ */
+export interface RunningServer {
+  instance: ServerInstance;
+  start: TierStart;
+}
 
 export type Overrides = Record<string, string | number | boolean | null>;
 
@@ -130,12 +141,16 @@ export interface EngineSide<L extends string | null> {
   record: string;
   install: ServerInstall;
   overrides: Overrides;
+  /** already up with the tier's data (a workload of one tier): used as it is, left running */
+  running?: RunningServer | undefined;
 }
 
 /** A tier being measured: its sides (up), and its planned cells still to measure. */
 export interface TierRun<L extends string | null, P> {
   tier: string;
   sides: Side<L>[];
+  /** the sides the engine started for this tier (the others were running already): those to load */
+  started: Side<L>[];
   cells: P[];
 }
 
@@ -290,7 +305,8 @@ export class Engine<
     const { log } = this.opts;
     const cells = this.plan.toRun.filter((c) => c.tier === tier);
     if (cells.length === 0) return; // another shard's tier, or finished before a resume
-    const t: TierRun<L, P> = { tier, sides: await this.startSides(tier), cells };
+    const { sides, started } = await this.startSides(tier);
+    const t: TierRun<L, P> = { tier, sides, started, cells };
     await this.plan.loadData(this, t);
     if (this.w.warmup.length > 0) {
       const endWarm = log.group(this.plan.warmupTitle);
@@ -301,17 +317,28 @@ export class Engine<
     }
     await this.measureTierCells(t);
     for (const collector of this.plan.collectors) await collector.afterTier(this, t);
-    await Promise.all(t.sides.map((side) => side.instance.dispose()));
+    await Promise.all(t.started.map((side) => side.instance.dispose()));
     this.live = [];
   }
 
-  /** Starts every side in turn for the tier, recording each start; each is stopped with the run. */
-  private async startSides(tier: string): Promise<Side<L>[]> {
+  /**
+   * Starts every side in turn for the tier, recording each start; each is stopped with the run.
+   * A side already running is recorded with the start its caller made, and not stopped.
+   */
+  private async startSides(tier: string): Promise<{ sides: Side<L>[]; started: Side<L>[] }> {
     const { opts, ctx } = this;
     const endStart = opts.log.group(`${this.plan.startTitle} (buffer pool ${tier})`);
     const sides: Side<L>[] = [];
+    const started: Side<L>[] = [];
     const restoreFrom = this.plan.restoreFrom?.(tier);
     for (const s of this.plan.sides) {
+      if (s.running) {
+        const { instance, start } = s.running;
+        if (!instance.running) throw new UserError(`${s.install.spec} (${s.record}) is not running`);
+        this.writer.set((r) => ({ ...r, servers: serversWithTier(r.servers, s.record, deepFreeze(start)) }));
+        sides.push(sideOf(s.label, instance));
+        continue;
+      }
       const { instance, start } = await startTierServer({
         install: s.install,
         label: s.record,
@@ -328,9 +355,10 @@ export class Engine<
       this.live.push(instance);
       this.writer.set((r) => ({ ...r, servers: serversWithTier(r.servers, s.record, deepFreeze(start)) }));
       sides.push(sideOf(s.label, instance));
+      started.push(sides.at(-1)!);
     }
     endStart();
-    return sides;
+    return { sides, started };
   }
 
   /** The tier's cells one after another, each saved as it finishes; a stopped server ends the run. */

@@ -58,6 +58,8 @@ export interface RunOptions extends CommonRunOptions {
   reuseDataset?: boolean;
   /** measuring modes besides the sysbench cells (instruction counts: src/instructions/run-mode.ts) */
   modes?: MeasuringMode<null, PlannedCell, Cell>[];
+  /** sysbench prepare's --rand-seed, for data equal to another run's (`perfgate bisect`: the A/B's seed) */
+  prepareSeed?: number;
 }
 
 export type RunOutcome = Outcome<Results>;
@@ -188,7 +190,8 @@ class TierData {
       return;
     }
     const endPrepare = log.group(`prepare ${e.w.tables} x ${e.w.table_size} rows`);
-    const [prepareSeconds] = await prepareSides(e, t.sides);
+    const seed = this.opts.prepareSeed;
+    const [prepareSeconds] = await prepareSides(e, t.sides, seed === undefined ? {} : { "rand-seed": seed });
     log.info(`prepared in ${formatDuration(prepareSeconds!)}`);
     if (this.key) {
       e.recordDataset("server", t.tier, { key: this.key, source: "prepared", seconds: prepareSeconds! });
