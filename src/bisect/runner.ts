@@ -40,6 +40,7 @@ import {
   defaultMaxRounds,
   effectOf,
   judged,
+  MIN_ROUNDS,
   marksOf,
   nextAction,
   nextAgainst,
@@ -110,7 +111,7 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
   const workload = join(stepsDir, "workload.yml");
   writeFileSync(workload, oneCellWorkload(o.workloadFile, cell, counted, 1));
   const endpointsWorkload = counted ? join(stepsDir, "endpoints.yml") : workload;
-  if (counted) writeFileSync(endpointsWorkload, oneCellWorkload(o.workloadFile, cell, true, o.maxRounds));
+  if (counted) writeFileSync(endpointsWorkload, oneCellWorkload(o.workloadFile, cell, true, goodBlocks(o)));
   const prov = { repo, command: o.provision, cacheDir: o.cacheDir, log: o.log, signal: o.signal };
   const pool = new ServerPool({
     workloadFile: workload,
@@ -193,6 +194,14 @@ function bisectedCell(file: string, given: BisectArgs["cell"]): BisectArgs["cell
   if (!w.tiers.includes(cell.tier))
     throw new UserError(`${where}: ${file} has no tier ${cell.tier} (it has ${w.tiers.join(", ")})`);
   return cell;
+}
+
+/**
+ * Blocks of good's counts the endpoints step takes with a counted metric: one for each round every
+ * commit's budget allows at least (MIN_ROUNDS), each paired with a candidate's round counted alone.
+ */
+function goodBlocks(o: BisectOptions): number {
+  return Math.min(MIN_ROUNDS, o.maxRounds);
 }
 
 /**
@@ -423,7 +432,9 @@ async function measureRound(
   against: Round["against"],
 ): Promise<RoundResult> {
   const counted = anchoringOf(ctx.r.args.metric) === "good";
-  if (counted && step.kind === "candidate") return await countRound(ctx, step, at);
+  if (counted && step.kind === "candidate" && roundsAgainst(step, "good") < goodBlocks(ctx.o)) {
+    return await countRound(ctx, step, at);
+  }
   const base = await endpointServer(ctx, against);
   const head = step.provisioned ?? ctx.servers.get(step.sha);
   if (!head) return { ok: false, error: "no server" };
@@ -436,7 +447,7 @@ async function measureRound(
     head: head.spec,
     baseSet: base.options,
     headSet: head.options,
-    workloadFile: counted ? ctx.endpointsWorkload : ctx.workload,
+    workloadFile: counted && step.kind === "endpoints" ? ctx.endpointsWorkload : ctx.workload,
     out,
     force: true,
     log: ctx.o.log,
@@ -468,7 +479,7 @@ async function measureRound(
  * A counted metric's round of a candidate: the commit alone, counted under callgrind by
  * `perfgate run --instructions` (its data prepared with the A/B seed, as good's was), its counts
  * paired with good's from the endpoints step: round k takes good's k-th block of repetitions
- * (the endpoints step counts `max_rounds` blocks). Counts do not move with the host's load, so
+ * (goodBlocks; a later round is an A/B run against good, both counted). Counts do not move with the host's load, so
  * good is not counted again (docs/decisions/2026-11-26-bisect-kept-servers.md).
  */
 async function countRound(ctx: Ctx, step: Step, at: number): Promise<RoundResult> {
