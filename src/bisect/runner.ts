@@ -78,7 +78,7 @@ interface Ctx {
   repo: string;
   stepsDir: string;
   workload: string;
-  /** the endpoints step's workload: with a counted metric, `max_rounds` blocks of repetitions */
+  /** the endpoints step's workload: with a counted metric, goodBlocks blocks of repetitions */
   endpointsWorkload: string;
   servers: Map<string, Provisioned>;
   prov: ProvisionContext;
@@ -111,7 +111,11 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
   const workload = join(stepsDir, "workload.yml");
   writeFileSync(workload, oneCellWorkload(o.workloadFile, cell, counted, 1));
   const endpointsWorkload = counted ? join(stepsDir, "endpoints.yml") : workload;
-  if (counted) writeFileSync(endpointsWorkload, oneCellWorkload(o.workloadFile, cell, true, goodBlocks(o)));
+  if (counted)
+    writeFileSync(
+      endpointsWorkload,
+      oneCellWorkload(o.workloadFile, cell, true, goodBlocks(args.max_rounds)),
+    );
   const prov = { repo, command: o.provision, cacheDir: o.cacheDir, log: o.log, signal: o.signal };
   const pool = new ServerPool({
     workloadFile: workload,
@@ -200,8 +204,8 @@ function bisectedCell(file: string, given: BisectArgs["cell"]): BisectArgs["cell
  * Blocks of good's counts the endpoints step takes with a counted metric: one for each round every
  * commit's budget allows at least (MIN_ROUNDS), each paired with a candidate's round counted alone.
  */
-function goodBlocks(o: BisectOptions): number {
-  return Math.min(MIN_ROUNDS, o.maxRounds);
+function goodBlocks(maxRounds: number): number {
+  return Math.min(MIN_ROUNDS, maxRounds);
 }
 
 /**
@@ -432,7 +436,11 @@ async function measureRound(
   against: Round["against"],
 ): Promise<RoundResult> {
   const counted = anchoringOf(ctx.r.args.metric) === "good";
-  if (counted && step.kind === "candidate" && roundsAgainst(step, "good") < goodBlocks(ctx.o)) {
+  if (
+    counted &&
+    step.kind === "candidate" &&
+    roundsAgainst(step, "good") < goodBlocks(ctx.r.args.max_rounds)
+  ) {
     return await countRound(ctx, step, at);
   }
   const base = await endpointServer(ctx, against);
