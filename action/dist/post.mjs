@@ -39407,6 +39407,13 @@ var BaselineProvenanceSchema = external_exports.object({
   runs: external_exports.array(BaselineRunSchema).min(1)
 });
 
+// src/stats/descriptive.ts
+function geometricMean(xs) {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += Math.log(xs[i]);
+  return Math.exp(s / xs.length);
+}
+
 // src/metrics/table.ts
 function positive(x) {
   return x !== null && x !== void 0 && x > 0 && Number.isFinite(x) ? x : null;
@@ -39418,6 +39425,9 @@ var byMagnitude = (x) => Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
 function p95OfCell(c) {
   const l = c.summary?.latency_ms;
   return l && l.pct_rank === 95 ? positive(l.pct) : null;
+}
+function perTransaction(reps) {
+  return reps.map((r) => r.per_transaction);
 }
 var METRICS = [
   {
@@ -39465,14 +39475,18 @@ var METRICS = [
     threshold_pct: 1,
     opt_in: true,
     digits: () => 0,
-    fromCell: () => null,
+    fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),
+    fromCellRepetitions: (c) => {
+      const xs = perTransaction(c.instructions?.repetitions ?? []);
+      return xs.length > 0 ? xs : null;
+    },
+    fromImport: (r) => positive(r.instructions),
     fromAbCell: (c) => {
       const i = c.instructions;
       if (!i) return null;
       const n = Math.min(i.base.length, i.head.length);
       if (n === 0) return null;
-      const per = (reps) => reps.slice(0, n).map((r) => r.per_transaction);
-      return { base: per(i.base), head: per(i.head) };
+      return { base: perTransaction(i.base.slice(0, n)), head: perTransaction(i.head.slice(0, n)) };
     }
   }
 ];
@@ -39484,6 +39498,9 @@ var AB_CELL_METRICS = METRICS.filter((m) => "fromAbCell" in m).map(
 var SLICE_METRICS = METRICS.filter((m) => "fromSlice" in m).map(
   (m) => m.name
 );
+function aggregate(xs) {
+  return xs.length === 0 ? null : geometricMean(xs);
+}
 
 // src/stats/distributions.ts
 var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
@@ -39700,6 +39717,12 @@ var ProcessCountersSchema = external_exports.object({
   transactions: nonneg2,
   /** user + system CPU time of the server process, µs (10 ms resolution) */
   cpu_us: nonneg2,
+  /**
+   * the same split: in user space (utime) and in the kernel on the server's behalf (stime: system
+   * calls such as fsync, page faults, scheduling); absent in files written before the split
+   */
+  cpu_user_us: nonneg2.optional(),
+  cpu_kernel_us: nonneg2.optional(),
   /** context switches summed over the server's threads: it waited (voluntary) or was preempted */
   ctx_voluntary: nonneg2,
   ctx_involuntary: nonneg2,
@@ -39869,6 +39892,8 @@ var DegradationEntrySchema = external_exports.object({
 });
 var EFFICIENCY_METRICS_NAMES = [
   "cpu_us_per_txn",
+  "cpu_user_us_per_txn",
+  "cpu_kernel_us_per_txn",
   "cs_voluntary_per_txn",
   "cs_involuntary_per_txn",
   "read_kb_per_txn",
