@@ -469,10 +469,7 @@ async function measureRound(
   });
   if (exitCode === 130 || ctx.o.signal.aborted) throw new AbortedError("interrupted");
   const cell = results.cells[0];
-  const failed =
-    cell?.status !== "ok"
-      ? (cell?.error ?? results.status_reason ?? results.status)
-      : cell.instructions?.error;
+  const failed = measurementFailure(results, false);
   if (failed !== undefined) return { ok: false, error: `measurement failed: ${failed}` };
   const v = roundValues(cell!, ctx.r.args.metric);
   if (v.base.length === 0) return { ok: false, error: `measurement failed: no ${ctx.r.args.metric} values` };
@@ -510,10 +507,7 @@ async function countRound(ctx: Ctx, step: Step, at: number): Promise<RoundResult
   });
   if (exitCode === 130 || ctx.o.signal.aborted) throw new AbortedError("interrupted");
   const cell = results.cells[0];
-  const failed =
-    cell?.status !== "ok"
-      ? (cell?.error ?? results.status_reason ?? results.status)
-      : (cell.instructions?.error ?? (cell.instructions ? undefined : "no instruction counts"));
+  const failed = measurementFailure(results, true);
   if (failed !== undefined) return { ok: false, error: `measurement failed: ${failed}` };
   const commit = cell!.instructions!.repetitions.map((x) => x.per_transaction);
   const good = goodCounts(ctx.r);
@@ -527,6 +521,25 @@ async function countRound(ctx: Ctx, step: Step, at: number): Promise<RoundResult
   }
   const ab_file = join(basename(ctx.stepsDir), basename(out));
   return { ok: true, round: { ab_file, against: "good", base, commit, measure_s: (Date.now() - t0) / 1000 } };
+}
+
+/** Why a one-cell measurement (an A/B or a counted run) gave no values, or undefined when it did. */
+function measurementFailure(
+  results: {
+    status: string;
+    status_reason?: string | null | undefined;
+    cells: readonly {
+      status: string;
+      error?: string | undefined;
+      instructions?: { error?: string | undefined } | undefined;
+    }[];
+  },
+  needsCounts: boolean,
+): string | undefined {
+  const cell = results.cells[0];
+  if (cell?.status !== "ok") return cell?.error ?? results.status_reason ?? results.status;
+  if (cell.instructions?.error !== undefined) return cell.instructions.error;
+  return needsCounts && !cell.instructions ? "no instruction counts" : undefined;
 }
 
 /** Good's counted values from the endpoints step, its rounds in order. */

@@ -544,15 +544,19 @@ async function checkout(ws: Workspace, job: BuildJob): Promise<void> {
     [...NO_HOOKS, "worktree", "add", "--detach", "--force", "--end-of-options", ws.src, job.commit],
     job.repoDir,
   );
-  if (existsSync(join(ws.src, ".gitmodules"))) {
-    ws.times.submodules = await step(
-      ws.ctx,
-      "submodules",
-      "git",
-      [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
-      ws.src,
-    );
-  }
+  await updateSubmodules(ws);
+}
+
+/** The checked-out commit's submodules, when it has any. */
+async function updateSubmodules(ws: Workspace): Promise<void> {
+  if (!existsSync(join(ws.src, ".gitmodules"))) return;
+  ws.times.submodules = await step(
+    ws.ctx,
+    "submodules",
+    "git",
+    [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
+    ws.src,
+  );
 }
 
 /** CMake with the placeholder prefix, Ninja when there is one, ccache as launcher, the job's options. */
@@ -677,15 +681,7 @@ async function checkoutTree(ws: Workspace, job: BuildJob): Promise<void> {
       [...NO_HOOKS, "checkout", "--quiet", "--detach", "--force", job.commit, "--"],
       ws.src,
     );
-    if (existsSync(join(ws.src, ".gitmodules"))) {
-      ws.times.submodules = await step(
-        ws.ctx,
-        "submodules",
-        "git",
-        [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
-        ws.src,
-      );
-    }
+    await updateSubmodules(ws);
     return;
   }
   await removeWorktree(job.repoDir, ws.src);
