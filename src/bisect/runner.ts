@@ -538,6 +538,8 @@ function measurementFailure(
 ): string | undefined {
   const cell = results.cells[0];
   if (cell?.status !== "ok") return cell?.error ?? results.status_reason ?? results.status;
+  // The cell's slices can be fine while what came after them (counting under valgrind) failed.
+  if (results.status === "failed" && results.status_reason) return results.status_reason;
   if (cell.instructions?.error !== undefined) return cell.instructions.error;
   return needsCounts && !cell.instructions ? "no instruction counts" : undefined;
 }
