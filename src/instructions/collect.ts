@@ -22,7 +22,7 @@ import { callgrindControl, callgrindWrapper, checkToggleSymbol, toggleRegExp } f
  * AIO interfaces), and for MariaDB no TLS unless the workload's sysbench asks for it: MariaDB 11.4+
  * generates an RSA key at every start without certificates, which takes minutes under valgrind
  * (195 s against 8 s measured on a loaded 2-core VM). Where the server has
- * `innodb_buffer_pool_size_max` (MariaDB 10.11.12+, 11.4.6+, 11.8: it reserves address space for
+ * `innodb_buffer_pool_size_max` (MariaDB 10.11.18 and 11.8.9 have it, 11.4.5 not: it reserves address space for
  * the largest pool, 8 TiB by default), that is set to the pool the server runs with: valgrind
  * refuses to map 8 TiB ("InnoDB: Cannot map innodb_buffer_pool_size_max=8388608m"). None of these
  * changes the statements counted.
