@@ -75,4 +75,16 @@ describe("a bisect step's progress line", () => {
       'step 3: commit 23/31 aaaaaaaaaa "commit 23": 15 commits left between 15 and 31, at most 4 to measure if none is skipped (this one included); 2 steps took 2m40s, about 5m20s to go',
     );
   });
+  it("agrees its counted nouns with a count of 1", () => {
+    const steps = [
+      step(31, "endpoints", "differ", 10, [50]),
+      step(15, "candidate", "good", 20, [40]),
+      step(23, "candidate", "bad", 20, [40]),
+      step(19, "candidate", "bad", 20, [40]),
+      step(17, "candidate", "good", 20, [40]),
+    ];
+    const line = stepLine(bisect(steps.slice(0, 1)), 15);
+    expect(line).toContain("; 1 step took 1m00s");
+    expect(stepLine(bisect(steps), 18)).toContain(": 1 commit left between 17 and 19");
+  });
 });

@@ -22,6 +22,7 @@ import { AbortedError } from "../run/sysbench-run.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput } from "../util/outputs.js";
+import { plural } from "../util/plural.js";
 import { InstructionsSectionSchema, loadWorkload } from "../workloads/schema.js";
 import type { Provisioned } from "./core/provision-line.js";
 import {
@@ -126,7 +127,7 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
   });
   const ctx: Ctx = { o, r, repo, stepsDir, workload, endpointsWorkload, servers: new Map(), prov, pool };
   o.log.info(
-    `bisect ${commits.length} commits (${commits[0]!.sha.slice(0, 10)}..${commits.at(-1)!.sha.slice(0, 10)}): about ${stepsBound(commits.length)} steps after the endpoints`,
+    `bisect ${commits.length} commits (${commits[0]!.sha.slice(0, 10)}..${commits.at(-1)!.sha.slice(0, 10)}): about ${plural(stepsBound(commits.length), "step")} after the endpoints`,
   );
   save(ctx);
   let exitCode = 0;
@@ -253,7 +254,7 @@ function startingResults(o: BisectOptions, args: BisectArgs, commits: CommitInfo
     throw new UserError(`--resume ${o.resume}: the range's commits changed since it was written`);
   }
   if (prev.status === "complete") throw new UserError(`--resume ${o.resume}: that bisect is complete`);
-  o.log.info(`resuming ${o.resume}: ${prev.steps.length} steps kept`);
+  o.log.info(`resuming ${o.resume}: ${plural(prev.steps.length, "step")} kept`);
   const { status_reason: _dropped, ...rest } = prev;
   return {
     ...rest,
@@ -352,12 +353,12 @@ export function stepLine(r: BisectResults, index: number): string {
   const c = r.commits[index]!;
   const subject = c.subject.replace(/[^\x20-\x7e]/g, "?").slice(0, 60);
   const head = `step ${r.steps.length + 1}: commit ${index}/${r.commits.length - 1} ${c.sha.slice(0, 10)} "${subject}"`;
-  const search = `${b.bad - b.good - 1} commits left between ${b.good} and ${b.bad}, at most ${left} to measure if none is skipped (this one included)`;
+  const search = `${plural(b.bad - b.good - 1, "commit")} left between ${b.good} and ${b.bad}, at most ${left} to measure if none is skipped (this one included)`;
   const timed = r.steps.filter((x) => x.rounds.length > 0);
   if (timed.length === 0) return `${head}: ${search}`;
   const seconds = timed.reduce((a, x) => a + x.build_s + x.rounds.reduce((m, y) => m + y.measure_s, 0), 0);
   const eta = (seconds / timed.length) * left;
-  return `${head}: ${search}; ${timed.length} steps took ${formatDuration(seconds)}, about ${formatDuration(eta)} to go`;
+  return `${head}: ${search}; ${plural(timed.length, "step")} took ${formatDuration(seconds)}, about ${formatDuration(eta)} to go`;
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { metricDef } from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
+import { plural } from "../util/plural.js";
 import type { MeasurementSet } from "./model.js";
 import type { ComparisonCell } from "./schema.js";
 
@@ -38,14 +39,14 @@ export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string 
   }
   if (c.method === "paired") {
     const stop = ab ? abCellOf(ab, c)?.confirmation_stop : undefined;
-    const done = `${c.n} pairs done${needs}`;
+    const done = `${plural(c.n, "pair")} done${needs}`;
     if (stop?.reason === "max_pairs") return `${done}: max_pairs ${ab!.design.max_pairs} reached`;
     if (stop?.reason === "budget") {
       return `${done}: its share of the confirmation budget was used up (${Math.round(ab!.confirm_spent_s)} of ${ab!.design.confirm_budget_s} s spent in all)`;
     }
     return ab ? `${done}: planned pairs only (confirmation extends only cells that lean worse)` : done;
   }
-  return `${c.n} repetitions per side${needs}`;
+  return `${plural(c.n, "repetition")} per side${needs}`;
 }
 
 /** Adds `undecided` to every inconclusive cell (in place). */
