@@ -1,7 +1,7 @@
 /**
- * The mysqld arguments of a restart under valgrind (src/instructions/collect.ts): MariaDB's
+ * The mysqld arguments of a restart for instruction counting (src/instructions/collect.ts): MariaDB's
  * buffer-pool address reservation (`innodb_buffer_pool_size_max`, 8 TiB by default where the server
- * has it) is cut to the pool the server runs with, since valgrind cannot map 8 TiB; servers without
+ * has it) is cut to the pool the server runs with, since the instrumenting tool cannot map 8 TiB; servers without
  * the variable get no such argument, which they would refuse.
  */
 import { describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import type { ServerInstall } from "../src/servers/install.js";
 const mariadb = { flavor: "mariadb", spec: "deb:mariadb@10.11.18" } as unknown as ServerInstall;
 const mysql = { flavor: "mysql", spec: "deb:mysql@9.7.4" } as unknown as ServerInstall;
 
-describe("arguments under valgrind", () => {
+describe("arguments of the restart under callgrind", () => {
   it("sets innodb_buffer_pool_size_max to the running pool where the server has the variable", () => {
     const args = underValgrindArgs(mariadb, false, {
       innodb_buffer_pool_size: "134217728",
