@@ -15,7 +15,7 @@ import {
   type Mark,
   nextStep,
 } from "../src/bisect/core/search.js";
-import { rng, simulateGitBisect, simulatePerfgate } from "../src/bisect/core/simulate.js";
+import { rng, simulatedBisect, simulateGitBisect, simulatePerfgate } from "../src/bisect/core/simulate.js";
 import {
   anchoringOf,
   clearlyOffGood,
@@ -384,29 +384,5 @@ describe("the PR comment's bisect command", () => {
 
 /** A bisect results document with no steps, for the budget's tests. */
 function simulatedDoc(maxRounds: number): BisectResults {
-  return {
-    schema: "perfgate/bisect",
-    schema_version: 2,
-    status: "running",
-    started_at: "",
-    ended_at: null,
-    args: {
-      good: "g",
-      bad: "b",
-      source: "",
-      provision: null,
-      workload: "",
-      cell: { script: "s", threads: 1, tier: "1G" },
-      metric: "tps",
-      max_rounds: maxRounds,
-      alpha: 0.05,
-    },
-    commits: Array.from({ length: 32 }, (_, i) => ({
-      sha: i.toString(16).padStart(40, "0"),
-      subject: "",
-      author: "",
-    })),
-    steps: [],
-    outcome: null,
-  };
+  return simulatedBisect(32, { metric: "tps", maxRounds, alpha: 0.05 });
 }

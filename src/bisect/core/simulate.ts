@@ -54,13 +54,12 @@ export interface SimOutcome {
 
 const level = (s: Scenario, i: number) => (i >= s.planted ? s.effectLog : 0);
 
-/** `perfgate bisect`'s core on a simulated range: `pairs` pairs per round, up to `maxRounds` rounds. */
-export function simulatePerfgate(
-  s: Scenario,
-  r: ReturnType<typeof rng>,
-  o: { pairs: number; maxRounds: number; alpha: number; metric?: BisectResults["args"]["metric"] },
-): SimOutcome {
-  const doc: BisectResults = {
+/** A running bisect of `commits` simulated commits with no steps yet (also the budget tests' start). */
+export function simulatedBisect(
+  commits: number,
+  o: { metric: BisectResults["args"]["metric"]; maxRounds: number; alpha: number },
+): BisectResults {
+  return {
     schema: "perfgate/bisect",
     schema_version: 2,
     status: "running",
@@ -73,11 +72,11 @@ export function simulatePerfgate(
       provision: null,
       workload: "",
       cell: { script: "s", threads: 1, tier: "1G" },
-      metric: o.metric ?? "tps",
+      metric: o.metric,
       max_rounds: o.maxRounds,
       alpha: o.alpha,
     },
-    commits: Array.from({ length: s.commits }, (_, i) => ({
+    commits: Array.from({ length: commits }, (_, i) => ({
       sha: i.toString(16).padStart(40, "0"),
       subject: "",
       author: "",
@@ -85,6 +84,19 @@ export function simulatePerfgate(
     steps: [],
     outcome: null,
   };
+}
+
+/** `perfgate bisect`'s core on a simulated range: `pairs` pairs per round, up to `maxRounds` rounds. */
+export function simulatePerfgate(
+  s: Scenario,
+  r: ReturnType<typeof rng>,
+  o: { pairs: number; maxRounds: number; alpha: number; metric?: BisectResults["args"]["metric"] },
+): SimOutcome {
+  const doc = simulatedBisect(s.commits, {
+    metric: o.metric ?? "tps",
+    maxRounds: o.maxRounds,
+    alpha: o.alpha,
+  });
   const round = (i: number, against: Round["against"]): Round => {
     const base: number[] = [];
     const commit: number[] = [];
