@@ -35,6 +35,15 @@ const sets = [fromResults(off.results, "off.json"), fromResults(on.results, "on.
 const report = compareSets(sets, { allowMismatch: true });
 const instr = (r: typeof report) => r.cells.find((c) => c.metric === "instructions")!;
 const repsOf = (r: typeof off.results) => r.cells[0]!.instructions!.repetitions.map((x) => x.per_transaction);
+/** Writes night i's results document and appends it to the store as main's nightly run of that day. */
+async function appendNight(dir: string, store: string, i: number, doc: unknown, sha: string): Promise<void> {
+  const file = join(dir, `night-${i}.json`);
+  writeFileSync(file, JSON.stringify(doc));
+  const date = `2026-01-${String(i + 1).padStart(2, "0")}T03:00:00Z`;
+  const args = ["history", "append", file, "--store", store, "--commit", sha, "--branch", "main"];
+  const r = await runCli([...args, "--date", date, "--runner-class", "nightly"]);
+  expect(r.code, r.stderr).toBe(0);
+}
 
 describe("compare of two run results with instruction counts", () => {
   it("judges instructions per transaction over the repetitions at its own 1% threshold", () => {
@@ -190,25 +199,7 @@ describe("a nightly history of run results", () => {
       const doc = JSON.parse(i < 6 ? off.text : on.text);
       const reps = doc.cells[0].instructions.repetitions;
       doc.cells[0].instructions.repetitions = subsets[i % 3]!.map((j) => reps[j]);
-      const file = join(dir, `night-${i}.json`);
-      writeFileSync(file, JSON.stringify(doc));
-      const date = `2026-01-${String(i + 1).padStart(2, "0")}T03:00:00Z`;
-      const r = await runCli([
-        "history",
-        "append",
-        file,
-        "--store",
-        store,
-        "--commit",
-        commit(i),
-        "--branch",
-        "main",
-        "--date",
-        date,
-        "--runner-class",
-        "nightly",
-      ]);
-      expect(r.code, r.stderr).toBe(0);
+      await appendNight(dir, store, i, doc, commit(i));
     }
     const r = await runCli(["history", "changes", "--store", store]);
     expect(r.code, r.stderr).toBe(0);
@@ -229,24 +220,7 @@ describe("a pull request's run against the history store's pooled baseline", () 
       const doc = JSON.parse(off.text);
       const reps = doc.cells[0].instructions.repetitions;
       doc.cells[0].instructions.repetitions = [reps[i % 3], reps[(i + 1) % 3]];
-      const file = join(dir, `night-${i}.json`);
-      writeFileSync(file, JSON.stringify(doc));
-      const r = await runCli([
-        "history",
-        "append",
-        file,
-        "--store",
-        store,
-        "--commit",
-        String(i + 1).repeat(40),
-        "--branch",
-        "main",
-        "--date",
-        `2026-01-0${i + 1}T03:00:00Z`,
-        "--runner-class",
-        "nightly",
-      ]);
-      expect(r.code, r.stderr).toBe(0);
+      await appendNight(dir, store, i, doc, String(i + 1).repeat(40));
     }
     const r = await runCli([
       "compare",
