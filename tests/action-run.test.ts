@@ -4,9 +4,9 @@
  * GITHUB_STEP_SUMMARY files, and the local GitHub stand-in (tests/helpers/github-standin.ts) for
  * the comment. Mode compare only (no servers).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { inputEnvName } from "../src/action/config.js";
 import { OUTPUTS } from "../src/action/constants.js";
@@ -202,6 +202,59 @@ describe("run(): the main step in process", () => {
     expect(r.log).toContain(
       '::error::input "cc-users": "@ok @not/ok" has "@not/ok", which is not a GitHub login (accepted: logins such as @octocat @hubot, separated by spaces or commas)',
     );
+  });
+});
+
+/** A copy of a real instruction-counting results file (tests/fixtures/instructions) as `dest`. */
+const INSTR = join(import.meta.dirname, "fixtures/instructions");
+function copyFixture(name: string, dest: string): string {
+  mkdirSync(dirname(dest), { recursive: true });
+  copyFileSync(join(INSTR, name), dest);
+  return dest;
+}
+
+describe("run(): the instruction flame graph in the artifact", () => {
+  const graph = "instructions-oltp_point_select-1t-128M.svg";
+
+  it("compare mode, two run results: the graph lands in results-dir, named after the head results", async () => {
+    const res = join(dir, "res-graph-compare");
+    const baseFile = copyFixture("run-ps-off.json", join(dir, "graph", "base.json"));
+    const head = copyFixture("run-ps-on.json", join(res, "head.json"));
+    const r = await step({
+      mode: "compare",
+      "base-results": baseFile,
+      "head-results": head,
+      "allow-mismatch": "true",
+      comment: "never",
+      "results-dir": res,
+    });
+    const svg = join(res, `head.${graph}`);
+    expect(r.log).toContain(`flame graph (instructions per transaction): ${svg}`);
+    const text = readFileSync(svg, "utf8");
+    expect(text).toMatch(/^<svg|^<\?xml/);
+    expect(text).toContain("dispatch_command");
+    expect(text).toContain("Instructions per transaction: oltp_point_select 1t 128M");
+  });
+
+  it("compare mode, a lone A/B file: the same graph perfgate ab writes beside it", async () => {
+    const res = join(dir, "res-graph-ab");
+    const head = copyFixture("ab-performance-schema.json", join(dir, "graph", "ab-ps.json"));
+    const r = await step({ mode: "compare", "head-results": head, comment: "never", "results-dir": res });
+    expect(r.log).toContain(`flame graph (instructions per transaction): ${join(res, `ab-ps.${graph}`)}`);
+    expect(readdirSync(res).filter((f) => f.endsWith(".svg"))).toEqual([`ab-ps.${graph}`]);
+  });
+
+  it("results without instruction counts: no graph", async () => {
+    const res = join(dir, "res-graph-none");
+    const r = await step({
+      mode: "compare",
+      "base-results": base,
+      "head-results": same,
+      comment: "never",
+      "results-dir": res,
+    });
+    expect(r.log).not.toContain("flame graph");
+    expect(readdirSync(res).filter((f) => f.endsWith(".svg"))).toEqual([]);
   });
 });
 

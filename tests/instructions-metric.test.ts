@@ -8,8 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { instructionFlameGraphs } from "../src/callgrind/flame.js";
-import { compareSets } from "../src/compare/compare.js";
+import { compareSets, comparisonFlameGraphs } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
 import { historyFromAb } from "../src/history/extract.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
@@ -95,7 +94,7 @@ describe("instructions per transaction", () => {
   });
 
   it("draws a differential flame graph from both sides' folded stacks, offline", () => {
-    const [f] = instructionFlameGraphs(ab, "ab-x");
+    const [f] = comparisonFlameGraphs(report, sets, "ab-x");
     expect(f!.name).toBe("ab-x.instructions-oltp_point_select-1t-128M.svg");
     expect(f!.svg).toMatch(/^<svg|^<\?xml/);
     expect(f!.svg).toContain("dispatch_command");

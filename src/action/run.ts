@@ -2,7 +2,8 @@
  * The GitHub Action's main step, `run()` (src/action/index.ts is the bundle's entry,
  * action/dist/index.mjs). Phases, each a log group:
  * inputs → (ab: provision base and head and run the interleaved A/B | compare: load the results
- * files) → compare → write results, report and job summary, set outputs → the PR comment. Fails the
+ * files) → compare → write results, report, instruction flame graphs and job summary, set outputs
+ * → the PR comment → history. Fails the
  * step (exit code 1) on bad inputs, on a run that did not complete, on any error, and on a
  * regression when fail-on-regression is true. Inputs, outputs and behaviour: docs/action.md.
  */
@@ -16,8 +17,8 @@ import { runAb } from "../ab/runner.js";
 import { fromAb, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { buildCommentBody, recordedWorkload } from "../gate/comment.js";
-import { writeGateFiles } from "../gate/files.js";
-import { compareGate, incompleteReason } from "../gate/gate.js";
+import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
+import { compareGate, type GateResult, incompleteReason } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
 import { thresholdConfig } from "../options/values.js";
 import { mdEscape } from "../report/markdown.js";
@@ -263,6 +264,31 @@ async function comment(config: ActionConfig, event: EventInfo, ctx: Context, log
   }
 }
 
+/**
+ * Into the results directory (the artifact): report.md, comparison.json and each compared cell's
+ * instruction flame graph, named after the results file history-store appends (`appended`) so the
+ * trend site's run page finds it when that file is in the same directory (src/history/why.ts).
+ */
+function writeStepFiles(
+  gate: GateResult,
+  measured: Measured,
+  resultsDir: string,
+  appended: string | null,
+  log: Logger,
+): { reportPath: string; comparisonPath: string } {
+  const reportPath = join(resultsDir, "report.md");
+  const comparisonPath = join(resultsDir, "comparison.json");
+  const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${gate.verdict}`;
+  writeGateFiles(gate, { markdown: reportPath, json: comparisonPath, title });
+  const stem = appended === null ? "comparison" : basename(appended).replace(/\.json$/i, "");
+  for (const path of writeInstructionGraphs(gate, resultsDir, stem)) {
+    log.info(`flame graph (instructions per transaction): ${path}`);
+  }
+  log.info(`verdict: ${gate.verdict}; ${plural(gate.report.summary.regressions, "regression")}`);
+  log.info(`report: ${reportPath}`);
+  return { reportPath, comparisonPath };
+}
+
 async function gateStep(): Promise<void> {
   const log = actionsLogger();
   let config: ActionConfig;
@@ -299,12 +325,9 @@ async function gateStep(): Promise<void> {
     incomplete: measured.incomplete,
   });
   const { report, verdict } = gate;
-  const reportPath = join(resultsDir, "report.md");
-  const comparisonPath = join(resultsDir, "comparison.json");
-  const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${verdict}`;
-  writeGateFiles(gate, { markdown: reportPath, json: comparisonPath, title });
-  log.info(`verdict: ${verdict}; ${plural(report.summary.regressions, "regression")}`);
-  log.info(`report: ${reportPath}`);
+  // the results file history-store appends: the A/B this step ran, else the head results
+  const appended = measured.resultsFile ?? config.headResults;
+  const { reportPath, comparisonPath } = writeStepFiles(gate, measured, resultsDir, appended, log);
   end();
 
   core.setOutput(OUTPUTS.verdict, verdict);
@@ -327,7 +350,7 @@ async function gateStep(): Promise<void> {
   }
 
   await comment(config, event, ctx, log);
-  await recordHistory(config, measured.resultsFile ?? config.headResults, event.name, log);
+  await recordHistory(config, appended, event.name, log);
 
   if (gate.failure !== null) {
     core.setFailed(measured.incomplete ? gate.failure : `${gate.failure}; report: ${reportPath}`);

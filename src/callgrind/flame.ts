@@ -1,5 +1,5 @@
 /**
- * Differential flame graphs of instruction counts (pure): per A/B cell with counts, the folded
+ * Differential flame graphs of instruction counts (pure): per compared cell with counts, the folded
  * stacks of each side's last repetition (instructions per transaction, src/callgrind/folded.ts)
  * drawn by the shared renderer (src/flamegraph): frames as wide as the head's instructions, red
  * where the head executes more, blue where it executes fewer.
@@ -7,33 +7,12 @@
 import { diffTree } from "../flamegraph/diff.js";
 import { instructionGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
-import type { InstructionRepetition, InstructionsCell } from "./profile.js";
+import type { InstructionRepetition } from "./profile.js";
 
 export interface FlameGraphFile {
   /** the file's name (src/flamegraph/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
   name: string;
   svg: string;
-}
-
-/** What a cell must carry to be drawn: an A/B document's cells fit (src/results/ab-schema.ts). */
-export interface CellWithInstructions {
-  script: string;
-  tier: string;
-  instructions?: InstructionsCell | undefined;
-}
-
-/** Each counted cell's graph, named after the results file's stem (its name without `.json`). */
-export function instructionFlameGraphs(
-  ab: { cells: readonly CellWithInstructions[] },
-  stem: string,
-): FlameGraphFile[] {
-  const out: FlameGraphFile[] = [];
-  for (const c of ab.cells) {
-    const i = c.instructions;
-    const f = i ? instructionFlameGraph({ script: c.script, tier: c.tier, ...i }, stem) : null;
-    if (f) out.push(f);
-  }
-  return out;
 }
 
 /** One cell's counts on both sides: an A/B cell's, or those of a base and a head run cell. */

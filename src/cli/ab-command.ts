@@ -4,11 +4,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAb } from "../ab/runner.js";
-import { instructionFlameGraphs } from "../callgrind/flame.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { EXIT } from "../gate/exit.js";
-import { writeGateFiles } from "../gate/files.js";
+import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { abGate } from "../gate/gate.js";
 import { cliOption, flagParser, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
@@ -213,9 +212,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       runExitCode: exitCode,
     });
     writeGateFiles(gate, { markdown: reportPath, json: o.json });
-    for (const f of instructionFlameGraphs(results, basename(out).replace(/\.json$/, ""))) {
-      const path = join(dirname(out), f.name);
-      writeFileSync(path, f.svg);
+    for (const path of writeInstructionGraphs(gate, dirname(out), basename(out).replace(/\.json$/, ""))) {
       log.info(`flame graph (instructions per transaction): ${resolve(path)}`);
     }
     writeFlameGraphs(gate.sets, reportPath, log);

@@ -4,12 +4,12 @@
  * Exit codes: 0 ok; 1 a one-line error (also `--fail-on-regression` when nothing was compared);
  * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { comparisonFlameGraphs } from "../compare/compare.js";
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
 import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
+import { writeInstructionGraphs } from "../gate/files.js";
 import { compareGate, type GateResult } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
 import { acceptFormerNames, cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
@@ -147,7 +147,7 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
     writeOut(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
-    writeInstructionGraphs(gate, o.out);
+    writeGraphsBeside(gate, o.out);
   } else {
     writeOut(`${text}\n`);
   }
@@ -159,11 +159,9 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
  * Beside --out, the differential flame graph (instructions per transaction) of each compared cell
  * whose two sides kept folded stacks: `<out stem>.instructions-<script>-<threads>t-<tier>.svg`.
  */
-function writeInstructionGraphs(gate: GateResult, out: string): void {
+function writeGraphsBeside(gate: GateResult, out: string): void {
   const stem = basename(out).replace(/\.(md|json|txt)$/, "");
-  for (const f of comparisonFlameGraphs(gate.report, gate.sets, stem)) {
-    const path = join(dirname(out), f.name);
-    writeFileAtomic(path, f.svg);
+  for (const path of writeInstructionGraphs(gate, dirname(out), stem)) {
     writeErr(`flame graph (instructions per transaction): ${resolve(path)}\n`);
   }
 }

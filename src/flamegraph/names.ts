@@ -1,8 +1,9 @@
 /**
- * The file names of the differential flame graphs `perfgate ab` writes beside its results (pure):
- * one rule used where they are written (src/cli/ab-command.ts) and where the history store records
- * them for the trend site's run page (src/history/extract.ts), so the page links the files that
- * were written. Names are letters, digits, '.', '_' and '-' only.
+ * The file names of the differential flame graphs perfgate writes (pure): `perfgate ab` beside its
+ * results, `perfgate compare --out` beside its report, the action into its results directory. One
+ * rule used where they are written (src/gate/files.ts, src/cli/ab-command.ts) and where the history
+ * store records them for the trend site's run page (src/history/why.ts), so the page links the
+ * files that were written. Names are letters, digits, '.', '_' and '-' only.
  */
 
 const safe = (s: string, max: number) => s.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, max);

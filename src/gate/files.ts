@@ -1,7 +1,10 @@
 /**
  * The gate's one writer: the report files a caller names (Markdown with an optional title, and the
- * comparison JSON), each written atomically. Everything else in src/gate is pure.
+ * comparison JSON) and the instruction flame graphs beside them, each written atomically.
+ * Everything else in src/gate is pure.
  */
+import { join } from "node:path";
+import { comparisonFlameGraphs } from "../compare/compare.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { GateResult } from "./gate.js";
 
@@ -15,4 +18,19 @@ export function writeGateFiles(
     writeFileAtomic(files.markdown, `${title}${gate.markdown}\n`);
   }
   if (files.json) writeFileAtomic(files.json, `${gate.json}\n`);
+}
+
+/**
+ * The differential flame graph (instructions per transaction) of each compared cell whose two
+ * sides kept folded stacks, written into `dir` as `<stem>.instructions-<script>-<threads>t-<tier>.svg`
+ * (src/flamegraph/names.ts): what `perfgate ab`, `perfgate compare --out` and the action write,
+ * and what `history append` finds beside a results file named `<stem>.json` for the trend site's
+ * run page. Returns the paths written.
+ */
+export function writeInstructionGraphs(gate: GateResult, dir: string, stem: string): string[] {
+  return comparisonFlameGraphs(gate.report, gate.sets, stem).map((f) => {
+    const path = join(dir, f.name);
+    writeFileAtomic(path, f.svg);
+    return path;
+  });
 }
