@@ -120,6 +120,12 @@ async function trapped(): Promise<{ page: Page; hits: string[]; requests: string
   await page.exposeFunction("__pwnedHit", (v: string) => hits.push(v));
   await page.addInitScript(() => {
     const w = globalThis as unknown as { __pwnedHit: (v: string) => void };
+    // A navigation to a page or an http(s) address fires `navigate` as it starts (javascript: and
+    // data: ones do not; a javascript: one that ran would hit the trap below instead).
+    const g = globalThis as unknown as { navigation?: EventTarget; __navigating?: boolean };
+    g.navigation?.addEventListener("navigate", () => {
+      g.__navigating = true;
+    });
     Object.defineProperty(globalThis, "__pwned", {
       configurable: false,
       get: () => undefined,
@@ -216,9 +222,9 @@ async function clickEveryPoint(page: Page, root: string, path: string): Promise<
             over: { getBoundingClientRect(): { left: number; top: number } };
             valToPos(v: number, s: string): number;
           };
-          const u = (globalThis as unknown as { perfgateCharts: Record<string, U> }).perfgateCharts[
-            k as string
-          ]!;
+          const g = globalThis as unknown as { perfgateCharts: Record<string, U>; __navigating?: boolean };
+          g.__navigating = false;
+          const u = g.perfgateCharts[k as string]!;
           const y = u.data[u.data.length - 1]![j as number]; // the values: the last series
           if (y === null || y === undefined) return null;
           const box = u.over.getBoundingClientRect();
@@ -230,8 +236,16 @@ async function clickEveryPoint(page: Page, root: string, path: string): Promise<
       const here = page.url();
       await page.mouse.move(at.x, at.y);
       await page.mouse.click(at.x, at.y);
-      // A point opens its commit (or its run page): wait for that before the next point.
-      await page.waitForURL((u) => u.href !== here, { timeout: 3_000 }).catch(() => {});
+      // A point opens its commit (or its run page): wait for that before the next point. One whose
+      // link the page refused starts no navigation, and waiting for one would only cost time.
+      const navigating = await page
+        .evaluate((h) => {
+          const g = globalThis as unknown as { __navigating?: boolean; location: { href: string } };
+          return g.__navigating === true || g.location.href !== h;
+        }, here)
+        .catch(() => true); // the page was already replaced by the one the point opened
+      if (navigating) await page.waitForURL((u) => u.href !== here, { timeout: 30_000 }).catch(() => {});
+      else await page.waitForTimeout(30);
       clicks++;
     }
   }
