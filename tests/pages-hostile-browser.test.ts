@@ -219,7 +219,10 @@ async function clickEveryPoint(page: Page, root: string, path: string): Promise<
         ([k, j]) => {
           type U = {
             data: (number | null)[][];
-            over: { getBoundingClientRect(): { left: number; top: number } };
+            over: {
+              getBoundingClientRect(): { left: number; top: number };
+              scrollIntoView(o: { block: string }): void;
+            };
             valToPos(v: number, s: string): number;
           };
           const g = globalThis as unknown as { perfgateCharts: Record<string, U>; __navigating?: boolean };
@@ -227,12 +230,16 @@ async function clickEveryPoint(page: Page, root: string, path: string): Promise<
           const u = g.perfgateCharts[k as string]!;
           const y = u.data[u.data.length - 1]![j as number]; // the values: the last series
           if (y === null || y === undefined) return null;
+          // a chart below the fold is scrolled to: a click outside the viewport reaches nothing
+          u.over.scrollIntoView({ block: "center" });
           const box = u.over.getBoundingClientRect();
           return { x: box.left + u.valToPos(u.data[0]![j as number]!, "x"), y: box.top + u.valToPos(y, "y") };
         },
         [name, i] as const,
       );
       if (!at) continue;
+      expect(at.y, `${path} ${name} point ${i} is on screen`).toBeGreaterThanOrEqual(0);
+      expect(at.y, `${path} ${name} point ${i} is on screen`).toBeLessThan(900);
       const here = page.url();
       await page.mouse.move(at.x, at.y);
       await page.mouse.click(at.x, at.y);
