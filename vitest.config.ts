@@ -39,6 +39,7 @@ export const INTEGRATION = [
   "pages-gab-browser",
   "pages-hostile-browser",
   "pages-run-browser",
+  "pages-run-graph-browser",
   "pages-why-browser",
   "preflight-availability",
   "run-e2e",

@@ -8,10 +8,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { instructionGraphName } from "../src/flamegraph/names.js";
-import { historyFromAb } from "../src/history/extract.js";
+import { historyFromAb, historyFromResults } from "../src/history/extract.js";
 import { HistoryRunSchema } from "../src/history/schema.js";
 import { besideResultsUrl } from "../src/pages/links.js";
 import { AbResultsSchema } from "../src/results/ab-schema.js";
+import { parseResults } from "../src/results/store.js";
 
 const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");
 const text = readFileSync(FILE, "utf8");
@@ -31,7 +32,7 @@ describe("an A/B run's why in the history store", () => {
     expect(cell.profile).toBeUndefined();
     const i = cell.instructions!;
     expect(i.graph).toBe(kept);
-    expect(i.head).toBeGreaterThan(i.base);
+    expect(i.head).toBeGreaterThan(i.base!);
     expect(i.functions.length).toBeGreaterThan(0);
     expect(i.functions.length).toBeLessThanOrEqual(10);
     expect(i.functions.slice(0, 5).some((f) => /pfs|psi/.test(f.name))).toBe(true);
@@ -40,6 +41,27 @@ describe("an A/B run's why in the history store", () => {
   it("records no graph that is not beside the results file", () => {
     const run = historyFromAb(ab, ctx, text);
     expect(run.why!.cells[0]!.instructions!.graph).toBeNull();
+  });
+});
+
+describe("a run's results in the history store: the graph a compare of it wrote beside it", () => {
+  const runText = readFileSync(join(import.meta.dirname, "fixtures/instructions/run-ps-on.json"), "utf8");
+  const r = parseResults(JSON.parse(runText), "head.json");
+  const runCtx = { ...ctx, rawFile: "dir/head.json" };
+  const kept = instructionGraphName("head", { script: "oltp_point_select", threads: 1, tier: "128M" });
+
+  it("records the counted cell whose graph is beside the results, with no base", () => {
+    const run = historyFromResults(r, { ...runCtx, besideResults: (n) => n === kept }, runText);
+    expect(HistoryRunSchema.parse(run)).toEqual(run);
+    expect(run.why!.cells).toHaveLength(1);
+    expect(run.why!.cells[0]!.instructions).toMatchObject({ base: null, graph: kept, functions: [] });
+  });
+
+  it("records nothing without the graph, nor for a cell counted on two servers", () => {
+    expect(historyFromResults(r, runCtx, runText).why).toBeUndefined();
+    const two = structuredClone(r);
+    two.cells.push({ ...structuredClone(two.cells[0]!), server: "other" });
+    expect(historyFromResults(two, { ...runCtx, besideResults: () => true }, runText).why).toBeUndefined();
   });
 });
 

@@ -100,11 +100,12 @@ export function historyRunFromFile(
 ): HistoryRun {
   const text = readTextFile(file);
   const data = parseJson(text, file) as { schema?: unknown };
+  // the flame graphs kept beside the results file: regular files only, never a link
+  const besideResults = (name: string) => isRegularFile(join(dirname(file), name));
   if (data?.schema === "perfgate/ab") {
     const ab = parseAbResults(data, file);
     const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1];
     const ctx = { ...runContext(f, env, measuredCommit(head ? [head] : [])), rawFile: file };
-    const besideResults = (name: string) => isRegularFile(join(dirname(file), name));
     return historyFromAb(
       ab,
       { ...ctx, besideResults, runnerClass: runnerClassFor(ab.host, f.runnerClass) },
@@ -116,7 +117,11 @@ export function historyRunFromFile(
     if (r.status === "running")
       throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
     const ctx = { ...runContext(f, env, measuredCommit(r.servers)), rawFile: file };
-    return historyFromResults(r, { ...ctx, runnerClass: runnerClassFor(r.host, f.runnerClass) }, text);
+    return historyFromResults(
+      r,
+      { ...ctx, besideResults, runnerClass: runnerClassFor(r.host, f.runnerClass) },
+      text,
+    );
   }
   throw new UserError(
     `${file}: "schema" is ${JSON.stringify(data?.schema)}; accepted: perfgate/results (perfgate run) or perfgate/ab (perfgate ab)`,

@@ -20,7 +20,7 @@ import {
   type HistoryServer,
   type MetricValue,
 } from "./schema.js";
-import { whyOfAb } from "./why.js";
+import { whyOfAb, whyOfRun } from "./why.js";
 
 export interface RunContext {
   commit: string;
@@ -35,8 +35,8 @@ export interface RunContext {
   rawFile?: string;
   rawUrl?: string | null;
   /**
-   * whether a file of that name is beside the results file (an A/B's flame graphs: the run page
-   * links only those); absent: none is known to be
+   * whether a file of that name is beside the results file (the flame graphs of an A/B, or of a
+   * compare of a run's results as the head: the run page links only those); absent: none is known to be
    */
   besideResults?: (name: string) => boolean;
 }
@@ -202,6 +202,9 @@ function commonOptions(cells: readonly { sysbench_args: string[] }[]): string[] 
   );
 }
 
+/** The results file's name without `.json`: what the flame graphs beside it are named after. */
+const stemOf = (ctx: RunContext) => basename(ctx.rawFile ?? "results.json").replace(/\.json$/, "");
+
 export function historyFromResults(r: Results, ctx: RunContext, sourceText: string): HistoryRun {
   const groups = new Map<string, Group>();
   const ok = r.cells.filter((c) => c.status === "ok" && c.summary !== null);
@@ -226,9 +229,11 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
       ...(c.anomalies ? { anomalies: c.anomalies } : {}),
     });
   }
+  const why = whyOfRun(r, stemOf(ctx), ctx.besideResults ?? (() => false));
   return runOf(r, "run", ctx, sourceText, {
     servers: r.servers.map(serverOf),
     cells: cellsOf(groups),
+    ...(why ? { why } : {}),
     options: commonOptions(ok),
   });
 }
@@ -270,8 +275,7 @@ export function historyFromAb(ab: AbResults, ctx: RunContext, sourceText: string
   const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
   const base = ab.servers.find((s) => s.label === "base") ?? ab.servers[0]!;
   const d = ab.design;
-  const stem = basename(ctx.rawFile ?? "results.json").replace(/\.json$/, "");
-  const why = whyOfAb(ab, stem, ctx.besideResults ?? (() => false));
+  const why = whyOfAb(ab, stemOf(ctx), ctx.besideResults ?? (() => false));
   return runOf(ab, "ab", ctx, sourceText, {
     servers: [serverOf(head)],
     cells: abSide(ab, "head", head.label),

@@ -130,7 +130,8 @@ export const HistoryServerSchema = z.object({
 export type HistoryServer = z.infer<typeof HistoryServerSchema>;
 
 /**
- * Run detail of an A/B run: why its throughput changed, per cell (docs/why.md). `graph` is the file
+ * Run detail of an A/B run: why its throughput changed, per cell (docs/why.md); of a run's results,
+ * its counted cells with an instruction flame graph beside the results file. `graph` is the file
  * name of the cell's differential flame graph in the directory the results file was kept in (the
  * page links it relative to `raw.url`), null when that file was not beside the results file when
  * the run was appended.
@@ -155,8 +156,11 @@ export const WhyCellSchema = z.object({
   /** instruction counts: the functions whose self instructions per transaction changed most (top 10) */
   instructions: z
     .object({
-      /** instructions per transaction, the mean of each side's repetitions */
-      base: num,
+      /**
+       * instructions per transaction, the mean of each side's repetitions; base null for a run's
+       * results, whose base was another file (the graph is a compare's of it as the head)
+       */
+      base: num.nullable(),
       head: num,
       /** the toggle function collection was restricted to */
       toggle: z.string(),

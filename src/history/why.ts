@@ -1,8 +1,10 @@
 /**
- * An A/B run's "why" for the history store (pure): the settings that differ between base and head,
- * each profiled cell's differential profile, and each counted cell's functions whose instructions
- * per transaction changed most — what the trend site's run page shows beside the verdicts
- * (docs/why.md), computed by the same code as the reports (src/compare).
+ * A run's "why" for the history store (pure). Of an A/B: the settings that differ between base and
+ * head, each profiled cell's differential profile, and each counted cell's functions whose
+ * instructions per transaction changed most — what the trend site's run page shows beside the
+ * verdicts (docs/why.md), computed by the same code as the reports (src/compare). Of a run's
+ * results (perfgate run --instructions): each counted cell whose differential flame graph, written
+ * by a compare of it as the head (compare --out, the action), is beside the results file.
  */
 
 import { functionChanges } from "../callgrind/profile.js";
@@ -11,6 +13,7 @@ import { profileEntries } from "../compare/profiles.js";
 import { settingsDiffs } from "../compare/settings.js";
 import { instructionGraphName, profileGraphName } from "../flamegraph/names.js";
 import type { AbResults } from "../results/ab-schema.js";
+import type { Results } from "../results/schema.js";
 import type { HistoryWhy, WhyCell } from "./schema.js";
 
 /** Functions kept per cell (grown profile functions and instruction changes alike). */
@@ -71,4 +74,42 @@ export function whyOfAb(ab: AbResults, stem: string, kept: (name: string) => boo
   }
   if (settings === null && cells.length === 0) return null;
   return { settings, cells };
+}
+
+/**
+ * The why of a run's results file: each counted cell whose instruction flame graph, named after
+ * `stem` like an A/B's (src/flamegraph/names.ts), is beside the results file (`kept`). Its base
+ * is another file, so the entry has the run's own instructions per transaction (head), no base
+ * and no function list (those are in the compare's report). A graph name counted on more than one
+ * server is left out: which one the graph drew as head is not known. Null: no such graph.
+ */
+export function whyOfRun(r: Results, stem: string, kept: (name: string) => boolean): HistoryWhy | null {
+  const byName = new Map<string, { cell: Results["cells"][number]; servers: Set<string>; reps: number[] }>();
+  for (const c of r.cells) {
+    const i = c.instructions;
+    if (c.status !== "ok" || !i || i.repetitions.length === 0) continue;
+    const name = instructionGraphName(stem, { script: c.script, threads: i.threads, tier: c.tier });
+    const e = byName.get(name) ?? { cell: c, servers: new Set<string>(), reps: [] };
+    e.servers.add(c.server);
+    e.reps.push(...i.repetitions.map((x) => x.per_transaction));
+    byName.set(name, e);
+  }
+  const cells: WhyCell[] = [];
+  for (const [name, { cell: c, servers, reps }] of byName) {
+    if (servers.size !== 1 || !kept(name)) continue;
+    cells.push({
+      workload: c.workload,
+      script: c.script,
+      tier: c.tier,
+      threads: c.threads,
+      instructions: {
+        base: null,
+        head: mean(reps),
+        toggle: c.instructions!.toggle,
+        functions: [],
+        graph: name,
+      },
+    });
+  }
+  return cells.length === 0 ? null : { settings: null, cells };
 }

@@ -2,7 +2,8 @@
  * The run page's sections on why an A/B's throughput changed (the run's `why`, docs/why.md): the
  * settings that differ (known ones first with their reason, the rest folded), the functions whose
  * share of the CPU samples grew, the functions whose instructions per transaction changed, and
- * links to both differential flame graphs kept beside the results file. Every name and value
+ * links to both differential flame graphs kept beside the results file; for a run's results, the
+ * instruction flame graph a compare of it wrote beside it. Every name and value
  * comes from the store and is shown as text; a graph is linked only through besideResultsUrl.
  */
 import type { SettingDifference } from "../../compare/schema.js";
@@ -158,7 +159,21 @@ const profiles: RunSection = {
 
 function instructionsCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
   const i = c.instructions!;
-  const change = i.base > 0 ? ` (${pct((i.head / i.base - 1) * 100)})` : "";
+  const graph = graphLink(run, i.graph, "Differential flame graph (instructions; red grew, blue shrank)");
+  const how = `Instructions per transaction (callgrind, collection inside ${i.toggle})`;
+  // a run's results: its base was another file, compared by perfgate compare (which drew the graph)
+  if (i.base === null)
+    return [
+      el("h3", {}, cellName(c)),
+      el(
+        "p",
+        { class: "card-sub" },
+        `${how}: ${fmt(i.head)} in this run. The graph is perfgate compare's of this run, as the head, against its base; the verdict and the functions that changed most are in that comparison's report.`,
+      ),
+      graph,
+    ];
+  const base = i.base;
+  const change = base > 0 ? ` (${pct((i.head / base - 1) * 100)})` : "";
   const rows = i.functions.map((f) => [
     el("code", {}, f.name),
     f.object,
@@ -172,9 +187,9 @@ function instructionsCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
     el(
       "p",
       { class: "card-sub" },
-      `Instructions per transaction (callgrind, collection inside ${i.toggle}): ${fmt(i.base)} → ${fmt(i.head)}${change}, base → head. The verdict is perfgate compare's; these are the functions whose self instructions per transaction changed most.`,
+      `${how}: ${fmt(base)} → ${fmt(i.head)}${change}, base → head. The verdict is perfgate compare's; these are the functions whose self instructions per transaction changed most.`,
     ),
-    graphLink(run, i.graph, "Differential flame graph (instructions; red grew, blue shrank)"),
+    graph,
     rows.length === 0
       ? el("p", {}, "No function's instructions per transaction changed.")
       : table(
