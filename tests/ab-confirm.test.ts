@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { confirmationNeeded, pairValues } from "../src/ab/confirm.js";
+import { confirmationNeeded, moreRepetitions, pairValues } from "../src/ab/confirm.js";
+import { undecidedLine } from "../src/ab/instructions.js";
+import type { InstructionRepetition } from "../src/callgrind/profile.js";
 import type { Pair } from "../src/results/ab-schema.js";
+import type { InstructionsSection } from "../src/workloads/schema.js";
 
 /** Deterministic pseudo-random numbers (mulberry32), so the tests are repeatable. */
 function rng(seed: number): () => number {
@@ -95,5 +98,62 @@ describe("confirmation at the report's simultaneous level", () => {
     const strict = confirmationNeeded(p, 40, 100, undefined, 0.05 / 18);
     expect(strict.suspicious).toContain("tps");
     expect(strict.extra).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("moreRepetitions / undecidedLine: extra counting rounds for undecided instruction counts", () => {
+  const reps = (values: number[]) =>
+    values.map((per_transaction) => ({ per_transaction }) as unknown as InstructionRepetition);
+  const section = { repetitions: 3, max_repetitions: 6, threads: 1 } as InstructionsSection;
+  const judged = { thresholds: undefined, alpha: 0.05 / 4 };
+
+  it("a clear change or a clear no-change stops counting", () => {
+    // +7.4% on every round: a regression, decided
+    expect(moreRepetitions([100, 101, 99], [107.4, 108.5, 106.3], 6, undefined, 0.0125)).toBeNull();
+    // within ±0.05% on every round: unchanged at the 1% threshold
+    expect(moreRepetitions([100, 101, 99], [100.02, 101.05, 98.98], 6, undefined, 0.0125)).toBeNull();
+  });
+
+  it("an interval across the threshold asks for another round, whichever way it leans", () => {
+    for (const head of [
+      [99.1, 100.4, 98.2],
+      [100.9, 101.4, 99.9],
+    ]) {
+      const v = moreRepetitions([100, 101, 99], head, 6, undefined, 0.0125);
+      expect(v?.verdict).toBe("inconclusive");
+    }
+  });
+
+  it("a change whose interval still reaches inside the threshold counts on", () => {
+    // about -1.5%, its interval from well below -1% to above it: improvement, but not settled
+    const [b, h] = [
+      [100, 101, 99, 100],
+      [98.4, 99.1, 97.3, 98.8],
+    ];
+    const v = moreRepetitions(b, h, 6, undefined, 0.0125);
+    expect(v?.verdict).toBe("improvement");
+    expect(v!.ci_high_pct!).toBeGreaterThan(-1);
+    expect(undecidedLine("c", [reps(b), reps(h)], section, judged)).toMatch(
+      /^c: instructions -1\.\d\d% \[.*\] improvement, its interval inside ±1%, after 4 \+ 4 repetitions/,
+    );
+  });
+
+  it("never beyond max_repetitions", () => {
+    expect(moreRepetitions([100, 101, 99], [99.1, 100.4, 98.2], 3, undefined, 0.0125)).toBeNull();
+  });
+
+  it("the progress line names the cell, the interval, the repetitions so far and the most it may take", () => {
+    const line = undecidedLine(
+      "oltp_read_write 1t 128M",
+      [reps([100, 101, 99]), reps([99.1, 100.4, 98.2])],
+      section,
+      judged,
+    );
+    expect(line).toMatch(
+      /^oltp_read_write 1t 128M: instructions -0\.77% \[-\d+\.\d\d%, \+\d+\.\d\d%\] undecided after 3 \+ 3 repetitions(, needs ~\d+)?; one more round \(at most 6\)$/,
+    );
+    expect(
+      undecidedLine("c", [reps([100, 101, 99]), reps([107.4, 108.5, 106.3])], section, judged),
+    ).toBeNull();
   });
 });

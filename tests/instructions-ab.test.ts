@@ -80,6 +80,61 @@ describe("perfgate ab with instruction counts", () => {
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
   });
 
+  it("an undecided count gets more rounds until it decides or reaches max_repetitions", async () => {
+    // A/A of write transactions at a 0.0001% threshold: the counts of two processes differ by a
+    // few hundredths of a percent, so an interval over 3 repetitions (wide at the report's level,
+    // df = 2) rarely decides and the cell is counted again, a round at a time, up to 5. Whether
+    // it stops early depends on the counts; the rule holds either way and is checked either way.
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
+    const workload = join(dir, "w.yml");
+    writeFileSync(
+      workload,
+      readFileSync(WORKLOAD, "utf8")
+        .replace("[oltp_point_select]", "[oltp_write_only]")
+        .replace("events: 200", "events: 100")
+        .replace("warmup_events: 100", "warmup_events: 50\n  max_repetitions: 5"),
+    );
+    const out = join(dir, "ab.json");
+    const threshold = ["--threshold-metric", "instructions=0.0001"];
+    const r = await runCli([
+      "ab",
+      "--base",
+      "maven:mariadb@11.4.5",
+      "--head",
+      "maven:mariadb@11.4.5",
+      ...threshold,
+      "--workload",
+      workload,
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const c = readAbResults(out).cells[0]!.instructions!;
+    expect(c.error).toBeUndefined();
+    expect(c).toMatchObject({ planned_repetitions: 3, max_repetitions: 5 });
+    const n = c.base.length;
+    expect(c.head).toHaveLength(n);
+    expect(n).toBeGreaterThanOrEqual(3);
+    expect(n).toBeLessThanOrEqual(5);
+    // each extra round said why: the interval it was still undecided on
+    const extra = r.stderr.match(
+      /instructions [+-]\d+\.\d+% \[.*\] (undecided|(regression|improvement), its interval inside ±[\d.]+%,) after \d \+ \d repetitions.*; one more round \(at most 5\)/g,
+    );
+    expect(extra ?? []).toHaveLength(n - 3);
+    expect((extra ?? []).map((line) => line.match(/after (\d) \+/)![1])).toEqual(
+      (extra ?? []).map((_, k) => String(3 + k)),
+    );
+    // the report judges all of them: decided where counting stopped before 5, else it says why not
+    const cmp = await runCli(["compare", out, ...threshold, "--format", "json"]);
+    const cell = JSON.parse(cmp.stdout).cells.find((x: { metric: string }) => x.metric === "instructions");
+    expect(cell.n).toBe(n);
+    if (n < 5) expect(cell.verdict).not.toBe("inconclusive");
+    if (cell.verdict === "inconclusive") {
+      expect(n).toBe(5);
+      expect(cell.undecided.stopped_by).toMatch(/^5 repetitions per side.*: max_repetitions 5 reached$/);
+    }
+  });
+
   it("without valgrind: one line naming it and how to install it, nothing written", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
     const bin = join(dir, "bin");

@@ -101,3 +101,34 @@ describe("instructions per transaction", () => {
     expect(f!.svg).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 });
+
+describe("an undecided instructions verdict of an A/B says what stopped it, in repetitions", () => {
+  /** the fixture with head's counts moved by `pcts` per repetition: an interval across the 1% line */
+  function undecided(extra: Record<string, number>) {
+    const u = structuredClone(ab);
+    const i = u.cells[0]!.instructions!;
+    const pcts = [-0.2, -1.6, -0.9];
+    i.head = i.base.map((r, k) => ({ ...r, per_transaction: r.per_transaction * (1 + pcts[k]! / 100) }));
+    Object.assign(i, extra);
+    const c = compareSets([fromAb(u, "ab.json")]).cells.find((x) => x.metric === "instructions")!;
+    expect(c.verdict).toBe("inconclusive");
+    return c.undecided!.stopped_by;
+  }
+
+  it("its planned repetitions only: names the setting that counts more", () => {
+    expect(undecided({})).toMatch(
+      /^3 repetitions per side(, needs ~[\d,]+)?: planned repetitions only \(instructions\.max_repetitions counts more until decided\)$/,
+    );
+    expect(undecided({ planned_repetitions: 3, max_repetitions: 3 })).toMatch(/planned repetitions only/);
+  });
+
+  it("max_repetitions reached", () => {
+    expect(undecided({ planned_repetitions: 2, max_repetitions: 3 })).toMatch(
+      /^3 repetitions per side(, needs ~[\d,]+)?: max_repetitions 3 reached$/,
+    );
+  });
+
+  it("counting that failed says so", () => {
+    expect(undecided({ error: "sysbench failed" })).toMatch(/: counting stopped early$/);
+  });
+});

@@ -91,6 +91,17 @@ describe("workload files", () => {
     expect(big).toMatch(/deg-big\.yml: degradation\.min_drop_pct: .*got 150/);
   });
 
+  it("an instructions: section: max_repetitions below repetitions is named; above it, kept", () => {
+    const low = oneLineError(() =>
+      loadWorkload(file("instr-low.yml", `${GOOD}instructions:\n  repetitions: 8\n  max_repetitions: 5\n`)),
+    );
+    expect(low).toMatch(
+      /instr-low\.yml: instructions\.max_repetitions: 5 is below instructions\.repetitions \(8\); it must be at least as large/,
+    );
+    const ok = loadWorkload(file("instr-ok.yml", `${GOOD}instructions:\n  max_repetitions: 20\n`));
+    expect(ok.workload.instructions).toMatchObject({ repetitions: 5, max_repetitions: 20 });
+  });
+
   it("names a missing file", () => {
     expect(oneLineError(() => loadWorkload(join(dir, "nope.yml")))).toMatch(/nope\.yml does not exist/);
   });

@@ -8,9 +8,9 @@ import type { Pair } from "../results/ab-schema.js";
 import {
   comparePaired,
   isWorse,
-  samplesNeeded,
   type ThresholdConfig,
   thresholdFor,
+  type Verdict,
   verdictFromComparison,
 } from "../stats/index.js";
 
@@ -61,21 +61,15 @@ export function confirmationNeeded(
   alpha = 0.05,
 ): ConfirmDecision {
   const suspicious: AbMetric[] = [];
-  const withDefaults = withMetricDefaults(thresholds);
   let want = 0;
   let needed: number | null = null;
   for (const metric of AB_METRICS) {
     const { base, head } = pairValues(pairs, metric);
-    if (base.length < 2) continue;
-    const c = comparePaired(base, head, { alpha });
-    const threshold = thresholdFor(metric, withDefaults);
-    const { direction } = metricDef(metric);
-    const v = verdictFromComparison(metric, direction, c, threshold);
-    if (v.verdict !== "inconclusive" || !isWorse(c.change_pct, direction)) continue;
+    const v = judgePaired(metric, base, head, thresholds, alpha);
+    if (v?.verdict !== "inconclusive" || !isWorse(v.change_pct, v.direction)) continue;
     suspicious.push(metric);
-    const n = samplesNeeded(c, threshold);
-    if (n !== null) needed = Math.max(needed ?? 0, n);
-    want = Math.max(want, (n ?? maxPairs) - pairs.length);
+    if (v.samples_needed !== null) needed = Math.max(needed ?? 0, v.samples_needed);
+    want = Math.max(want, (v.samples_needed ?? maxPairs) - pairs.length);
   }
   if (suspicious.length === 0) return { extra: 0, suspicious };
   let extra = Math.min(Math.max(2, want), maxPairs - pairs.length, affordable);
@@ -86,6 +80,51 @@ export function confirmationNeeded(
     suspicious,
     stop: { reason: pairs.length >= maxPairs ? "max_pairs" : "budget", needed },
   };
+}
+
+/** A metric's paired verdict as the report will give it at `alpha`; null below 2 pairs. */
+export function judgePaired(
+  metric: MetricName,
+  base: readonly number[],
+  head: readonly number[],
+  thresholds: ThresholdConfig | undefined,
+  alpha: number,
+): Verdict | null {
+  if (base.length < 2) return null;
+  const c = comparePaired(base, head, { alpha });
+  const threshold = thresholdFor(metric, withMetricDefaults(thresholds));
+  return verdictFromComparison(metric, metricDef(metric).direction, c, threshold);
+}
+
+/**
+ * Whether a counted cell gets another round (one more repetition per side) after its planned
+ * ones, below `max` repetitions per side: its instructions verdict at the report's level, when
+ * that verdict is not yet settled; else null. Settled means unchanged (the interval inside
+ * ±threshold) or a change whose whole interval lies beyond the threshold. A regression or
+ * improvement whose interval still reaches inside it counts on: stopping the moment an estimate
+ * crosses the line would overstate small changes (bench/repetitions-sim.mjs). Unlike the slices'
+ * confirmation, an undecided count is extended whichever way it leans
+ * (docs/decisions/2026-11-26-instruction-repetitions.md).
+ */
+export function moreRepetitions(
+  base: readonly number[],
+  head: readonly number[],
+  max: number,
+  thresholds: ThresholdConfig | undefined,
+  alpha: number,
+): Verdict | null {
+  if (Math.min(base.length, head.length) >= max) return null;
+  const v = judgePaired("instructions", base, head, thresholds, alpha);
+  if (!v) return null;
+  return settled(v) ? null : v;
+}
+
+/** Unchanged, or a change whose confirmed interval lies wholly beyond the threshold. */
+function settled(v: Verdict): boolean {
+  if (!v.confirmed || v.ci_low_pct === null || v.ci_high_pct === null) return false;
+  if (v.verdict === "unchanged") return true;
+  if (v.verdict === "inconclusive") return false;
+  return v.ci_low_pct > v.threshold_pct || v.ci_high_pct < -v.threshold_pct;
 }
 
 /** Profile modes: on a decided TPS change (auto), always (on), never (off). */

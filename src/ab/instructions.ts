@@ -4,7 +4,7 @@
  * the tier is counted once, at the section's client threads, base and head alternating. The
  * counts go into the tier's first cell of that script (the fewest threads).
  */
-import type { InstructionsCell } from "../callgrind/profile.js";
+import type { InstructionRepetition, InstructionsCell } from "../callgrind/profile.js";
 import { type CountingSide, countCell, startCounting } from "../instructions/collect.js";
 import { type Counting as AbCounting, countedCells, toggleOf } from "../instructions/settings.js";
 import type { AbCell } from "../results/ab-schema.js";
@@ -12,8 +12,10 @@ import type { Side } from "../run/phases.js";
 import { sysbenchCall } from "../run/phases.js";
 import type { PhaseContext } from "../run/sysbench-run.js";
 import { wantsTls } from "../servers/instance.js";
+import type { ThresholdConfig } from "../stats/index.js";
 import type { Logger } from "../util/log.js";
-import { defaultInstructionEvents, type Workload } from "../workloads/schema.js";
+import { defaultInstructionEvents, type InstructionsSection, type Workload } from "../workloads/schema.js";
+import { moreRepetitions } from "./confirm.js";
 import type { AbPlannedCell } from "./plan.js";
 
 export type { Counting as AbCounting } from "../instructions/settings.js";
@@ -33,6 +35,18 @@ export interface TierCounting {
   cellOf: (p: AbPlannedCell) => AbCell | null;
   /** stores a cell record with its counts and saves the results */
   store: (cell: AbCell) => void;
+  /** the thresholds and per-comparison alpha the report judges at: extra rounds stop once decided */
+  thresholds: ThresholdConfig | undefined;
+  alpha: number;
+}
+
+/** How many cells of an A/B carry instruction counts: per tier, one per script (countedCells). */
+export function countedCellCount(planned: readonly AbPlannedCell[]): number {
+  const tiers = new Map<string, AbPlannedCell[]>();
+  for (const p of planned) tiers.set(p.tier, [...(tiers.get(p.tier) ?? []), p]);
+  let n = 0;
+  for (const cells of tiers.values()) n += countedCells(cells).length;
+  return n;
 }
 
 /** Counts the tier's cells (see the file comment); a side that cannot be counted is an error. */
@@ -60,8 +74,10 @@ export async function countAbTier(t: TierCounting): Promise<void> {
         events,
         warmupEvents: section.warmup_events ?? events,
         repetitions: section.repetitions,
+        maxRepetitions: section.max_repetitions ?? section.repetitions,
         threads: section.threads,
       },
+      more: (reps) => undecidedLine(`${p.script} ${section.threads}t ${p.tier}`, reps, section, t),
       valgrind,
       cellIndex: t.planned.indexOf(p) + 1,
       label: `${p.script} ${section.threads}t ${p.tier}`,
@@ -71,6 +87,31 @@ export async function countAbTier(t: TierCounting): Promise<void> {
     t.log.info(countLine(p, counted));
   }
   end();
+}
+
+/**
+ * Why a counted cell gets another round, or null: its instructions verdict at the report's level
+ * is still undecided below max_repetitions (moreRepetitions).
+ */
+export function undecidedLine(
+  label: string,
+  reps: readonly InstructionRepetition[][],
+  section: InstructionsSection,
+  t: Pick<TierCounting, "thresholds" | "alpha">,
+): string | null {
+  const [base, head] = [reps[0] ?? [], reps[1] ?? []];
+  const n = Math.min(base.length, head.length);
+  const perTxn = (rs: readonly InstructionRepetition[]) => rs.slice(0, n).map((r) => r.per_transaction);
+  const max = section.max_repetitions ?? section.repetitions;
+  const v = moreRepetitions(perTxn(base), perTxn(head), max, t.thresholds, t.alpha);
+  if (!v) return null;
+  const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
+  const ci =
+    v.ci_low_pct !== null && v.ci_high_pct !== null ? ` [${pct(v.ci_low_pct)}, ${pct(v.ci_high_pct)}]` : "";
+  const needs = v.samples_needed !== null ? `, needs ~${v.samples_needed}` : "";
+  const state =
+    v.verdict === "inconclusive" ? "undecided" : `${v.verdict}, its interval inside ±${v.threshold_pct}%,`;
+  return `${label}: instructions ${pct(v.change_pct)}${ci} ${state} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`;
 }
 
 function meanOf(values: number[]): number {

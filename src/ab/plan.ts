@@ -127,10 +127,11 @@ export function abSecondsToRun(design: AbDesign, toRun: readonly AbPlannedCell[]
 
 /**
  * The per-comparison alpha the report uses: it judges every cell × metric with simultaneous 95%
- * intervals, so confirmation decides at that level.
+ * intervals (the slices' metrics of every cell, and the instruction counts of each counted cell),
+ * so confirmation and extra counting rounds decide at that level.
  */
-export function reportAlpha(cells: number): number {
-  return (1 - DEFAULT_CONFIDENCE) / Math.max(1, cells * AB_METRICS.length);
+export function reportAlpha(cells: number, countedCells = 0): number {
+  return (1 - DEFAULT_CONFIDENCE) / Math.max(1, cells * AB_METRICS.length + countedCells);
 }
 
 /** Round 1 is AB, round 2 BA, and so on. */

@@ -58,7 +58,14 @@ import {
 import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";
-import { type AbCounting, countAbTier, countingSection, toggleOf } from "./instructions.js";
+import {
+  type AbCounting,
+  countAbTier,
+  countedCellCount,
+  countingSection,
+  type TierCounting,
+  toggleOf,
+} from "./instructions.js";
 import {
   type AbPlannedCell,
   abCellLine,
@@ -192,6 +199,7 @@ async function runAbGuarded(
     running: opts.running?.[label],
   });
   const cost: PairCost = { pairs: 0, seconds: 0 };
+  const alpha = reportAlpha(planned.length, ctx.counting ? countedCellCount(planned) : 0);
   const state = (e: EngineRun<AbCell>): AbState => ({
     e,
     opts,
@@ -199,7 +207,7 @@ async function runAbGuarded(
     w,
     planned,
     writer,
-    alpha: reportAlpha(planned.length),
+    alpha,
     cost,
     profileMode: profileMode.mode,
     profileSpec: profileMode.spec,
@@ -224,7 +232,14 @@ async function runAbGuarded(
       }),
     cellLine: abCellLine,
     pauseSeconds: 0,
-    collectors: ctx.counting ? [instructionCounts(ctx.counting, ctx.net.serverWrapper, planned)] : [],
+    collectors: ctx.counting
+      ? [
+          instructionCounts(ctx.counting, ctx.net.serverWrapper, planned, {
+            thresholds: opts.thresholds,
+            alpha,
+          }),
+        ]
+      : [],
     // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
     secondsAhead: (plannedLeft) =>
       abSecondsAhead({
@@ -260,10 +275,12 @@ function instructionCounts(
   counting: AbCounting,
   serverWrapper: readonly string[] | null,
   planned: AbPlannedCell[],
+  judged: Pick<TierCounting, "thresholds" | "alpha">,
 ): Collector<Label, AbPlannedCell, AbCell> {
   return {
     afterTier: (e, t) =>
       countAbTier({
+        ...judged,
         counting,
         w: e.w,
         phase: e.phase,

@@ -167,6 +167,12 @@ export const InstructionsCellSchema = z.object({
   /** sysbench events per counted repetition, and of the one warmup run per side */
   events: z.number().int().positive(),
   warmup_events: z.number().int().nonnegative(),
+  /**
+   * A/B only: the repetitions per side planned, and the most the cell could get while its verdict
+   * stayed undecided (instructions.max_repetitions); absent in files written before they existed
+   */
+  planned_repetitions: z.number().int().positive().optional(),
+  max_repetitions: z.number().int().positive().optional(),
   /** repetitions in the order they ran per side; base and head alternate ABBA */
   base: z.array(InstructionRepetitionSchema),
   head: z.array(InstructionRepetitionSchema),

@@ -37,6 +37,7 @@ export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string 
   if (c.method === "batch_means") {
     return "one run per side: only more runs (or longer ones) would narrow it";
   }
+  if (c.method === "paired" && !metricDef(c.metric).fromSlice) return countedStop(c, ab, needs);
   if (c.method === "paired") {
     const stop = ab ? abCellOf(ab, c)?.confirmation_stop : undefined;
     const done = `${plural(c.n, "pair")} done${needs}`;
@@ -47,6 +48,20 @@ export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string 
     return ab ? `${done}: planned pairs only (confirmation extends only cells that lean worse)` : done;
   }
   return `${plural(c.n, "repetition")} per side${needs}`;
+}
+
+/**
+ * Why an A/B cell's own repetitions (instruction counts) stopped undecided: counting failed, the
+ * cell reached max_repetitions, or it had its planned repetitions only.
+ */
+function countedStop(c: ComparisonCell, ab: AbResults | undefined, needs: string): string {
+  const done = `${plural(c.n, "repetition")} per side${needs}`;
+  const counted = ab ? abCellOf(ab, c)?.instructions : undefined;
+  if (!counted) return done;
+  if (counted.error !== undefined) return `${done}: counting stopped early`;
+  const max = counted.max_repetitions ?? counted.planned_repetitions ?? c.n;
+  if (max > (counted.planned_repetitions ?? c.n)) return `${done}: max_repetitions ${max} reached`;
+  return `${done}: planned repetitions only (instructions.max_repetitions counts more until decided)`;
 }
 
 /** Adds `undecided` to every inconclusive cell (in place). */

@@ -51,6 +51,8 @@ export interface CountingSettings {
   events: number;
   warmupEvents: number;
   repetitions: number;
+  /** the most repetitions per side while `more` asks for another round (default: `repetitions`) */
+  maxRepetitions?: number;
   threads: number;
 }
 
@@ -189,6 +191,11 @@ export interface CellCounting {
   cellIndex: number;
   /** the cell as progress lines name it */
   label: string;
+  /**
+   * after the planned rounds: a line saying why another round is counted, or null to stop (the
+   * rounds stop at `settings.maxRepetitions` whatever it says)
+   */
+  more?: (repetitions: readonly InstructionRepetition[][]) => string | null;
 }
 
 /** A cell's counts per side, in the order of `sides`, with the settings they were counted with. */
@@ -215,12 +222,18 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
       threads: settings.threads,
       events: settings.events,
       warmup_events: settings.warmupEvents,
+      ...(settings.maxRepetitions !== undefined
+        ? { planned_repetitions: settings.repetitions, max_repetitions: settings.maxRepetitions }
+        : {}),
     },
     repetitions: c.sides.map(() => []),
   };
+  const max = Math.max(settings.repetitions, settings.maxRepetitions ?? settings.repetitions);
+  const of = (round: number) =>
+    round <= settings.repetitions ? `${settings.repetitions}` : `${max} at most`;
   const rep = (side: CountingSide, round: number, events: number): Repetition => ({
     phase: c.phase,
-    label: `${c.label} instructions ${round}/${settings.repetitions}${side.label ? ` ${side.label}` : ""}`,
+    label: `${c.label} instructions ${round}/${of(round)}${side.label ? ` ${side.label}` : ""}`,
     cellIndex: c.cellIndex,
     call: c.call,
     events,
@@ -232,7 +245,12 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
     if (settings.warmupEvents > 0) {
       for (const side of c.sides) await warmCounting(side, rep(side, 0, settings.warmupEvents));
     }
-    for (let round = 1; round <= settings.repetitions; round++) {
+    for (let round = 1; round <= max; round++) {
+      if (round > settings.repetitions) {
+        const why = c.more?.(out.repetitions) ?? null;
+        if (why === null) break;
+        c.phase.log.info(why);
+      }
       const order = c.sides.map((_, i) => i);
       if (round % 2 === 0) order.reverse();
       for (const i of order)

@@ -94,6 +94,12 @@ export const InstructionsSectionSchema = z.strictObject({
     .min(3, "at least 3 (an interval needs them)")
     .max(LIMITS.repetitions)
     .default(5),
+  /**
+   * counted repetitions per side at most: after `repetitions`, a cell whose instructions verdict
+   * is still undecided gets more rounds until it decides or reaches this (default: `repetitions`,
+   * no extra rounds)
+   */
+  max_repetitions: z.number().int().min(3, "at least 3").max(LIMITS.repetitions).optional(),
   /** sysbench events per repetition; default per script (2,000 point selects, 300 transactions otherwise) */
   events: upTo(1_000_000, "events").optional(),
   /** events of the one warmup run per side before counting; default: as many as a repetition */
@@ -176,6 +182,15 @@ export const WorkloadSchema = z
         message: `${w.tables * w.table_size} rows in all (tables x table_size); at most ${LIMITS.rows}`,
         input: w,
         path: ["table_size"],
+      });
+    }
+    const i = w.instructions;
+    if (i?.max_repetitions !== undefined && i.max_repetitions < i.repetitions) {
+      ctx.issues.push({
+        code: "custom",
+        message: `${i.max_repetitions} is below instructions.repetitions (${i.repetitions}); it must be at least as large`,
+        input: w,
+        path: ["instructions", "max_repetitions"],
       });
     }
   });
