@@ -6,7 +6,8 @@
 // (`moreRepetitions` of src/ab/confirm.ts): after --planned rounds, one more round while the
 // verdict at the report's level (0.05 / --comparisons) is undecided, up to --max. Prints, per true
 // change, the share of verdicts that are right, wrong (decided the wrong way: a change beyond the
-// 1% threshold for a true change within it, or the reverse) and undecided, with the mean rounds.
+// 1% threshold for a true change within it, or the reverse) and undecided, with the mean rounds;
+// and the rule it replaced in design, stopping at the first decided verdict.
 //   node bench/repetitions-sim.mjs [--seeds 4000] [--sd 0.67] [--planned 5] [--max 40] [--comparisons 4]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,8 +29,14 @@ const alpha = 0.05 / opt("comparisons", 4);
 const dir = mkdtempSync(join(tmpdir(), "repetitions-sim-"));
 let confirm;
 try {
+  // the rule (src/ab/confirm.ts) and the seeded normals the bisect simulation uses
   const out = await build({
-    entryPoints: [join(import.meta.dirname, "..", "src", "ab", "confirm.ts")],
+    stdin: {
+      contents:
+        'export { judgePaired, moreRepetitions } from "./src/ab/confirm.ts";\nexport { rng } from "./src/bisect/core/simulate.ts";',
+      resolveDir: join(import.meta.dirname, ".."),
+      loader: "ts",
+    },
     bundle: true,
     format: "esm",
     platform: "node",
@@ -42,24 +49,11 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Deterministic normal numbers (mulberry32 + Box-Muller), so a run repeats. */
-function normals(seed) {
-  let a = seed >>> 0;
-  const u = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 1) / 4294967297;
-  };
-  return () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
-}
-
 const right = (verdict, pct) =>
   Math.abs(pct) <= 1 ? verdict === "unchanged" : verdict === (pct > 0 ? "regression" : "improvement");
 
 function one(pct, seed, rule) {
-  const z = normals(seed);
+  const z = confirm.rng(seed).normal;
   const base = [];
   const head = [];
   const round = () => {
@@ -68,19 +62,34 @@ function one(pct, seed, rule) {
     head.push(b * (1 + pct / 100) * Math.exp(z() * sd));
   };
   for (let i = 0; i < rule.planned; i++) round();
-  while (confirm.moreRepetitions(base, head, rule.max, undefined, alpha)) round();
+  if (rule.anyDecided) {
+    // the rejected rule: stop at the first confirmed verdict, settled or not
+    while (
+      base.length < rule.max &&
+      !confirm.judgePaired("instructions", base, head, undefined, alpha).confirmed
+    )
+      round();
+  } else while (confirm.moreRepetitions(base, head, rule.max, undefined, alpha)) round();
   const v = confirm.judgePaired("instructions", base, head, undefined, alpha);
   return { verdict: v.confirmed ? v.verdict : "inconclusive", rounds: base.length };
 }
 
 console.log(`# node bench/repetitions-sim.mjs ${argv.join(" ")}`);
-console.log(`# paired sd ${(sd * 100).toFixed(2)}%, alpha ${alpha.toFixed(4)}, ${seeds} simulated cells per row`);
+console.log(
+  `# paired sd ${(sd * 100).toFixed(2)}%, alpha ${alpha.toFixed(4)}, ${seeds} simulated cells per row`,
+);
 console.log("true change | rule | right | wrong | undecided | mean rounds");
 for (const pct of [0, -0.6, -1.5, 2]) {
   for (const rule of [
     { name: `fixed ${planned}`, planned, max: planned },
     { name: `fixed ${max}`, planned: max, max },
     { name: `${planned} up to ${max}`, planned, max },
+    {
+      name: `${planned} up to ${max}, stopping at any decided verdict (rejected)`,
+      planned,
+      max,
+      anyDecided: true,
+    },
   ]) {
     const tally = { right: 0, wrong: 0, undecided: 0, rounds: 0 };
     for (let s = 1; s <= seeds; s++) {
