@@ -87,7 +87,10 @@ export default defineConfig({
           // one temporary root for the run (removed at the end), then no servers at all
           globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/unit-setup.ts"],
           // `npm test` runs both projects: the unit tests first (seconds), then the integration tests
-          // with their own worker limit (vitest needs a distinct group for a distinct limit)
+          // with their own worker limit (vitest needs a distinct group for a distinct limit).
+          // Two workers, as many as the 2-core CI host has: vitest's default (cores - 1) is one
+          // worker there, which ran the unit files one after another.
+          maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
