@@ -104,7 +104,7 @@ describe("instructions per transaction", () => {
 
 describe("an undecided instructions verdict of an A/B says what stopped it, in repetitions", () => {
   /** the fixture with head's counts moved by `pcts` per repetition: an interval across the 1% line */
-  function undecided(extra: Record<string, number>) {
+  function undecided(extra: Record<string, number | string>) {
     const u = structuredClone(ab);
     const i = u.cells[0]!.instructions!;
     const pcts = [-0.2, -1.6, -0.9];
