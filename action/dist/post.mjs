@@ -39556,6 +39556,12 @@ var InstructionsCellSchema = external_exports.object({
   /** sysbench events per counted repetition, and of the one warmup run per side */
   events: external_exports.number().int().positive(),
   warmup_events: external_exports.number().int().nonnegative(),
+  /**
+   * A/B only: the repetitions per side planned, and the most the cell could get while its verdict
+   * stayed undecided (instructions.max_repetitions); absent in files written before they existed
+   */
+  planned_repetitions: external_exports.number().int().positive().optional(),
+  max_repetitions: external_exports.number().int().positive().optional(),
   /** repetitions in the order they ran per side; base and head alternate ABBA */
   base: external_exports.array(InstructionRepetitionSchema),
   head: external_exports.array(InstructionRepetitionSchema),
@@ -40152,8 +40158,11 @@ var WhyCellSchema = external_exports.object({
   }).extend({ graph: external_exports.string().nullable() }).optional(),
   /** instruction counts: the functions whose self instructions per transaction changed most (top 10) */
   instructions: external_exports.object({
-    /** instructions per transaction, the mean of each side's repetitions */
-    base: num3,
+    /**
+     * instructions per transaction, the mean of each side's repetitions; base null for a run's
+     * results, whose base was another file (the graph is a compare's of it as the head)
+     */
+    base: num3.nullable(),
     head: num3,
     /** the toggle function collection was restricted to */
     toggle: external_exports.string(),
