@@ -199,7 +199,7 @@ async function runAbGuarded(
     running: opts.running?.[label],
   });
   const cost: PairCost = { pairs: 0, seconds: 0 };
-  const alpha = reportAlpha(planned.length, ctx.counting ? countedCellCount(planned) : 0);
+  const alpha = abAlpha(ctx, planned);
   const state = (e: EngineRun<AbCell>): AbState => ({
     e,
     opts,
@@ -232,14 +232,7 @@ async function runAbGuarded(
       }),
     cellLine: abCellLine,
     pauseSeconds: 0,
-    collectors: ctx.counting
-      ? [
-          instructionCounts(ctx.counting, ctx.net.serverWrapper, planned, {
-            thresholds: opts.thresholds,
-            alpha,
-          }),
-        ]
-      : [],
+    collectors: countingCollectors(ctx, planned, { thresholds: opts.thresholds, alpha }),
     // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
     secondsAhead: (plannedLeft) =>
       abSecondsAhead({
@@ -268,6 +261,20 @@ async function loadBothSides(
   );
   await prepareSides(e, t.started, { "rand-seed": PREPARE_SEED });
   end();
+}
+
+/** The per-comparison alpha of the report: every cell's slice metrics, and each counted cell. */
+function abAlpha(ctx: AbContext, planned: readonly AbPlannedCell[]): number {
+  return reportAlpha(planned.length, ctx.counting ? countedCellCount(planned) : 0);
+}
+
+/** The instruction-count collector when counting is on, else none. */
+function countingCollectors(
+  ctx: AbContext,
+  planned: AbPlannedCell[],
+  judged: Pick<TierCounting, "thresholds" | "alpha">,
+): Collector<Label, AbPlannedCell, AbCell>[] {
+  return ctx.counting ? [instructionCounts(ctx.counting, ctx.net.serverWrapper, planned, judged)] : [];
 }
 
 /** The instruction-count collector (src/ab/instructions.ts): a tier's cells counted, each saved with its counts. */
