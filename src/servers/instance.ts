@@ -46,14 +46,46 @@ export function wantsTls(options: Record<string, string | number | boolean>): bo
   return v === true || v === 1 || /^(on|true|1|yes|required|preferred)$/i.test(String(v));
 }
 
+/**
+ * A TCP port for a server to listen on: a free one below the kernel's range for outgoing
+ * connections' local ports (net.ipv4.ip_local_port_range, 32768–60999 by default), so that no
+ * client connection (sysbench's, the control connections', another job's) can take it between
+ * this check and mysqld's bind; a port handed out by listen(0) lies inside that range and could.
+ * Falls back to listen(0) when the range leaves no room below it or no random pick is free.
+ */
 export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
+  const low = ephemeralLow();
+  if (low - 1 - LISTEN_PORT_FLOOR >= 1000) {
+    for (let i = 0; i < 20; i++) {
+      const port = LISTEN_PORT_FLOOR + Math.floor(Math.random() * (low - LISTEN_PORT_FLOOR));
+      if ((await listenOnce(port)) !== null) return port;
+    }
+  }
+  return (await listenOnce(0)) ?? Promise.reject(new Error("no free TCP port on 127.0.0.1"));
+}
+
+/** The lowest port of the kernel's range for outgoing connections (32768 where it cannot be read). */
+export function ephemeralLow(file = "/proc/sys/net/ipv4/ip_local_port_range"): number {
+  try {
+    const low = Number(readFileSync(file, "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 && low <= 65535 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** Below this, ports are left to the system's own services. */
+const LISTEN_PORT_FLOOR = 10000;
+
+/** Listens on 127.0.0.1:port and closes again: the port it got, or null when that port is taken. */
+async function listenOnce(port: number): Promise<number | null> {
+  return await new Promise((resolve) => {
     const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
+    srv.once("error", () => resolve(null));
+    srv.listen(port, "127.0.0.1", () => {
       const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
+      const got = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(got > 0 ? got : null));
     });
   });
 }
