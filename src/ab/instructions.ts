@@ -7,6 +7,7 @@
 import type { InstructionRepetition, InstructionsCell } from "../callgrind/profile.js";
 import { type CountingSide, countCell, startCounting } from "../instructions/collect.js";
 import { type Counting as AbCounting, countedCells, toggleOf } from "../instructions/settings.js";
+import { metricDef } from "../metrics/table.js";
 import type { AbCell } from "../results/ab-schema.js";
 import type { Side } from "../run/phases.js";
 import { sysbenchCall } from "../run/phases.js";
@@ -65,6 +66,7 @@ export async function countAbTier(t: TierCounting): Promise<void> {
   }
   for (const p of cells) {
     const events = section.events ?? defaultInstructionEvents(p.script);
+    const label = `${p.script} ${section.threads}t ${p.tier}`;
     const counted: InstructionsCell = await countCell({
       phase: t.phase,
       sides: [counting[0]!, counting[1]!],
@@ -77,10 +79,10 @@ export async function countAbTier(t: TierCounting): Promise<void> {
         maxRepetitions: section.max_repetitions ?? section.repetitions,
         threads: section.threads,
       },
-      more: (reps) => undecidedLine(`${p.script} ${section.threads}t ${p.tier}`, reps, section, t),
+      more: (reps) => undecidedLine(label, reps, section, t),
       valgrind,
       cellIndex: t.planned.indexOf(p) + 1,
-      label: `${p.script} ${section.threads}t ${p.tier}`,
+      label,
     });
     const cell = t.cellOf(p)!;
     t.store({ ...cell, instructions: counted });
@@ -99,11 +101,13 @@ export function undecidedLine(
   section: InstructionsSection,
   t: Pick<TierCounting, "thresholds" | "alpha">,
 ): string | null {
-  const [base, head] = [reps[0] ?? [], reps[1] ?? []];
-  const n = Math.min(base.length, head.length);
-  const perTxn = (rs: readonly InstructionRepetition[]) => rs.slice(0, n).map((r) => r.per_transaction);
+  // the metric's own reading of an A/B cell's counts: rounds with both sides, per transaction
+  const paired = metricDef("instructions").fromAbCell?.({
+    instructions: { base: [...(reps[0] ?? [])], head: [...(reps[1] ?? [])] },
+  }) ?? { base: [], head: [] };
+  const n = paired.base.length;
   const max = section.max_repetitions ?? section.repetitions;
-  const v = moreRepetitions(perTxn(base), perTxn(head), max, t.thresholds, t.alpha);
+  const v = moreRepetitions(paired.base, paired.head, max, t.thresholds, t.alpha);
   if (!v) return null;
   const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
   const ci =

@@ -56,7 +56,9 @@ export interface MetricDef<N extends string = string> {
    * An A/B cell's own repetitions of the metric, measured apart from the slices (base[i] and
    * head[i] are round i, so they pair); null or absent: the cell has none.
    */
-  fromAbCell?: (c: Pick<AbCell, "instructions">) => { base: number[]; head: number[] } | null;
+  fromAbCell?: (c: {
+    instructions?: Pick<NonNullable<AbCell["instructions"]>, "base" | "head"> | undefined;
+  }) => { base: number[]; head: number[] } | null;
   /** measured only when asked for (`--instructions`): a comparison without its values says nothing about it */
   opt_in?: boolean;
 }
