@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { instructionGraphName } from "../src/flamegraph/names.js";
+import { instructionGraphName, resultsStem } from "../src/flamegraph/names.js";
 import { historyFromAb, historyFromResults } from "../src/history/extract.js";
 import { HistoryRunSchema } from "../src/history/schema.js";
 import { besideResultsUrl } from "../src/pages/links.js";
@@ -85,5 +85,15 @@ describe("a flame graph's link beside the results file", () => {
     ["a results URL with a user name", "https://u@evil.example/x.json", "ab.flame.svg"],
   ])("no link for %s", (_what, base, name) => {
     expect(besideResultsUrl(base, name)).toBeNull();
+  });
+});
+
+describe("the stem graphs beside a results file are named after", () => {
+  it("is the file name without .json, for writers and history append alike", () => {
+    expect(resultsStem("runs/nightly/head.json")).toBe("head");
+    expect(resultsStem("ab.json")).toBe("ab");
+    expect(resultsStem("/tmp/x/ab.results.json")).toBe("ab.results");
+    // only a lower-case .json is taken off, as history append has always done
+    expect(resultsStem("runs/HEAD.JSON")).toBe("HEAD.JSON");
   });
 });

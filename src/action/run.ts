@@ -16,6 +16,7 @@ import { getOctokit } from "@actions/github";
 import { runAb } from "../ab/runner.js";
 import { fromAb, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
+import { resultsStem } from "../flamegraph/names.js";
 import { buildCommentBody, recordedWorkload } from "../gate/comment.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { compareGate, type GateResult, incompleteReason } from "../gate/gate.js";
@@ -280,7 +281,7 @@ function writeStepFiles(
   const comparisonPath = join(resultsDir, "comparison.json");
   const title = `## perfgate: ${mdEscape(measured.workloadName)}: ${gate.verdict}`;
   writeGateFiles(gate, { markdown: reportPath, json: comparisonPath, title });
-  const stem = appended === null ? "comparison" : basename(appended).replace(/\.json$/i, "");
+  const stem = appended === null ? "comparison" : resultsStem(appended);
   for (const path of writeInstructionGraphs(gate, resultsDir, stem)) {
     log.info(`flame graph (instructions per transaction): ${path}`);
   }

@@ -6,6 +6,7 @@ import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAb } from "../ab/runner.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
+import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { abGate } from "../gate/gate.js";
@@ -212,7 +213,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       runExitCode: exitCode,
     });
     writeGateFiles(gate, { markdown: reportPath, json: o.json });
-    for (const path of writeInstructionGraphs(gate, dirname(out), basename(out).replace(/\.json$/, ""))) {
+    for (const path of writeInstructionGraphs(gate, dirname(out), resultsStem(out))) {
       log.info(`flame graph (instructions per transaction): ${resolve(path)}`);
     }
     writeFlameGraphs(gate.sets, reportPath, log);

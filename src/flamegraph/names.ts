@@ -26,3 +26,12 @@ export function profileGraphName(
 ): string {
   return `${stem}.${safe(c.scenario, 60)}-${c.threads}t${c.tier ? `-${safe(c.tier, 60)}` : ""}.flame.svg`;
 }
+
+/**
+ * The stem the graphs beside a results file are named after: its file name without `.json`. One
+ * rule for where graphs are written (`perfgate ab`, the action) and where `history append` looks
+ * for them, so a page links the files that are there.
+ */
+export function resultsStem(file: string): string {
+  return file.slice(file.lastIndexOf("/") + 1).replace(/\.json$/, "");
+}

@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { resultsStem } from "../flamegraph/names.js";
 import { aggregate, cellValues, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
 import type { Results, ServerRecord } from "../results/schema.js";
@@ -203,7 +204,7 @@ function commonOptions(cells: readonly { sysbench_args: string[] }[]): string[] 
 }
 
 /** The results file's name without `.json`: what the flame graphs beside it are named after. */
-const stemOf = (ctx: RunContext) => basename(ctx.rawFile ?? "results.json").replace(/\.json$/, "");
+const stemOf = (ctx: RunContext) => resultsStem(ctx.rawFile ?? "results.json");
 
 export function historyFromResults(r: Results, ctx: RunContext, sourceText: string): HistoryRun {
   const groups = new Map<string, Group>();
