@@ -1,5 +1,5 @@
 /**
- * Code shape: layers point one way. The README's layout section lists every folder of src/ once,
+ * Code shape: layers point one way. The layout section of docs/development.md lists every folder of src/ once,
  * in layer order from the entry points (top) down to the foundation (bottom); that list is the one
  * statement of the order, read here. A file may import (value, type-only, re-export or import())
  * from its own folder and from folders listed below its folder, never from one listed above.
@@ -22,12 +22,12 @@ const ROOT_FILES: Record<string, "top" | "bottom"> = { "cli.ts": "top", "version
  */
 const EXCEPTIONS: { from: string; to: string; reason: string }[] = [];
 
-/** The folder names of the README's layout section, top layer first. */
-function readmeOrder(readme: string): string[] {
+/** The folder names of docs/development.md's layout section, top layer first. */
+function layoutOrder(readme: string): string[] {
   const start = readme.indexOf("Layout: `src/`");
   const end = readme.indexOf("Outside `src/`", start);
   if (start < 0 || end < 0)
-    throw new Error("README.md: no layout section (Layout: `src/` ... Outside `src/`)");
+    throw new Error("docs/development.md: no layout section (Layout: `src/` ... Outside `src/`)");
   const out: string[] = [];
   for (const line of readme.slice(start, end).split("\n")) {
     const m = /^- `src\/([^`/]+)\/`/.exec(line);
@@ -82,7 +82,7 @@ function unitOf(file: string): string {
   return parts.length === 1 ? parts[0]! : parts[0]!;
 }
 
-/** Rank in the order: higher imports lower. Folders by README position, cli.ts above, version.ts below. */
+/** Rank in the order: higher imports lower. Folders by their position in the layout list, cli.ts above, version.ts below. */
 function ranker(order: string[]): (unit: string) => number | undefined {
   return (unit) => {
     if (ROOT_FILES[unit] === "top") return order.length;
@@ -134,11 +134,11 @@ function upward(edges: Edge[], order: string[]): string[] {
   return out;
 }
 
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
-const ORDER = readmeOrder(README);
+const LAYOUT_DOC = readFileSync(join(ROOT, "docs", "development.md"), "utf8");
+const ORDER = layoutOrder(LAYOUT_DOC);
 
-describe("layers point one way (README layout order)", () => {
-  it("the README's layout lists every folder of src/ exactly once, and nothing else", () => {
+describe("layers point one way (docs/development.md layout order)", () => {
+  it("the layout list in docs/development.md lists every folder of src/ exactly once, and nothing else", () => {
     const folders = readdirSync(SRC, { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name)
@@ -212,11 +212,11 @@ describe("layers point one way (README layout order)", () => {
     ]);
   });
 
-  it("the order is read from the README: entries on top, util at the bottom", () => {
+  it("the order is read from the layout list: entries on top, util at the bottom", () => {
     expect(ORDER[0]).toBe("cli");
     expect(ORDER.at(-1)).toBe("util");
     expect(
-      readmeOrder("Layout: `src/` x\n\n- `src/a/`: top\n- `src/b/`: below\n\nOutside `src/`: y"),
+      layoutOrder("Layout: `src/` x\n\n- `src/a/`: top\n- `src/b/`: below\n\nOutside `src/`: y"),
     ).toEqual(["a", "b"]);
   });
 });

