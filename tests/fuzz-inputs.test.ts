@@ -1,5 +1,5 @@
 /**
- * Property tests (fast-check), 10,000 generated inputs each, for every reader of outside input.
+ * Property tests (fast-check), RUNS generated inputs each (tests/helpers/fuzz.ts: 1,000 in the unit project, 10,000 with `npm run test:fuzz`), for every reader of outside input.
  * The property: a reader returns a valid value or throws the documented one-line UserError,
  * nothing else; writes happen only after every check passed. Inputs are built from real
  * documents with random changes, plus raw random text. This file: workload files, CSV and data.js
@@ -23,7 +23,7 @@ import { makeResults } from "./helpers/results-factory.js";
 
 let dir: string;
 beforeAll(() => {
-  // a RAM-backed directory when there is one: the CSV property writes 10,000 small files
+  // a RAM-backed directory when there is one: the CSV property writes one small file per case
   dir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "pg-fuzz-"));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Property tests (fast-check), 10,000 generated inputs each, for every reader of outside input.
+ * Property tests (fast-check), RUNS generated inputs each (tests/helpers/fuzz.ts: 1,000 in the unit project, 10,000 with `npm run test:fuzz`), for every reader of outside input.
  * The property: a reader returns a valid value or throws the documented one-line UserError,
  * nothing else; writes happen only after every check passed. Inputs are built from real
  * documents with random changes, plus raw random text. This file: sysbench output (parser, log

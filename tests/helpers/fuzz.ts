@@ -4,8 +4,20 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { UserError } from "../../src/util/errors.js";
 
-/** Cases per property: at least 10,000 each. */
-export const RUNS = 10_000;
+/**
+ * Cases per property. 1,000 in the unit project, where a run must take under a minute on a 2-core
+ * host; `npm run test:fuzz` runs the same properties with 10,000 each (PERFGATE_FUZZ_RUNS), as the
+ * scheduled CI job does. fast-check draws a new seed each run, so the cases add up across runs;
+ * a failure prints its seed and path to replay it.
+ */
+export const RUNS = fuzzRuns(process.env.PERFGATE_FUZZ_RUNS);
+
+function fuzzRuns(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 1_000;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`PERFGATE_FUZZ_RUNS: ${raw} is not a positive whole number`);
+  return n;
+}
 const FIX = join(import.meta.dirname, "..", "fixtures");
 export const read = (...p: string[]) => readFileSync(join(FIX, ...p), "utf8");
 
