@@ -3,15 +3,18 @@ import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects (docs: README "Development"):
- * - `unit`: no server, no sysbench, no browser; runs in seconds to a minute (`npm run test:unit`).
- *   tests/helpers/unit-setup.ts points the server cache at an empty directory and sysbench at
- *   nothing, so a test that needs them fails there instead of quietly using the shared cache.
+ * Three projects (docs/development.md):
+ * - `unit`: in-process only: no server, no sysbench, no browser, no child process; under a minute
+ *   on a 2-core host (`npm run test:unit`). tests/helpers/unit-setup.ts points the server cache at
+ *   an empty directory and sysbench at nothing, so a test that needs them fails there instead of
+ *   quietly using the shared cache.
+ * - `e2e`: the built CLI, the action bundle, git and other programs run as processes, still with
+ *   no server (the same empty cache and closed mirrors); `npm run test:e2e`.
  * - `integration`: real servers perfgate starts itself, real sysbench, valgrind, perf and headless
  *   Chromium. Its global setup fetches the servers first (tests/helpers/fetch-servers.ts).
- * `npm test` runs both. A test file is integration when it is listed here;
+ * `npm test` runs all three. A test file is integration or e2e when it is listed here;
  * tests/test-projects.test.ts fails when a file that starts servers, sysbench, valgrind or a
- * browser is not.
+ * browser is not integration, or a file that starts processes is in the unit project.
  */
 export const INTEGRATION = [
   "ab-budget-e2e",
@@ -53,18 +56,43 @@ export const INTEGRATION = [
   "why-e2e",
 ].map((name) => `tests/${name}.test.ts`);
 
+/** Files that run the built CLI, the action or other programs as processes, with no server. */
+export const E2E = [
+  "action-e2e",
+  "action-node24",
+  "bisect-from-change",
+  "changes-cli",
+  "cli-help",
+  "compare-gate",
+  "compare-store-baseline",
+  "gab-history",
+  "history-baseline",
+  "history-hostile-store",
+  "history-store",
+  "hostile-pages",
+  "hostile-terminal",
+  "import-sysbench-log",
+  "instructions-run-compare",
+  "lifecycle",
+  "pmu",
+  "report-real-golden",
+  "run-lifecycle",
+  "runner-setup",
+  "workflows-gate",
+].map((name) => `tests/${name}.test.ts`);
+
 /** A port nothing listens on: a download from it is refused at once. */
 const CLOSED = "http://127.0.0.1:9";
 
-/** What the unit project's tests (and the processes they start) see: no servers, no sysbench. */
-const UNIT_ENV = {
-  PERFGATE_CACHE_DIR: join(tmpdir(), `perfgate-unit-cache-${process.pid}`),
+/** What the unit and e2e projects' tests (and the processes they start) see: no servers, no sysbench. */
+const noServers = (project: string) => ({
+  PERFGATE_CACHE_DIR: join(tmpdir(), `perfgate-${project}-cache-${process.pid}`),
   PERFGATE_SYSBENCH: "/nonexistent/sysbench-is-not-available-to-unit-tests",
   PERFGATE_MIRROR_MARIADB: CLOSED,
   PERFGATE_MIRROR_MYSQL: CLOSED,
   PERFGATE_MIRROR_PERCONA: CLOSED,
   PERFGATE_DEBIAN_MIRROR: CLOSED,
-};
+});
 
 const shared = {
   // Sized for a busy 2-core host, not an idle one: a real-server test that takes 20 s when idle
@@ -82,8 +110,8 @@ export default defineConfig({
           ...shared,
           name: "unit",
           include: ["tests/**/*.test.ts"],
-          exclude: INTEGRATION,
-          env: UNIT_ENV,
+          exclude: [...INTEGRATION, ...E2E],
+          env: noServers("unit"),
           // one temporary root for the run (removed at the end), then no servers at all
           globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/unit-setup.ts"],
           // `npm test` runs both projects: the unit tests first (seconds), then the integration tests
@@ -97,6 +125,17 @@ export default defineConfig({
       {
         test: {
           ...shared,
+          name: "e2e",
+          include: E2E,
+          env: noServers("e2e"),
+          globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/unit-setup.ts"],
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          ...shared,
           name: "integration",
           include: INTEGRATION,
           // one temporary root, then the servers the integration tests use fetched into the cache
@@ -104,7 +143,7 @@ export default defineConfig({
           // they start real mysqld processes; on a 2-core host they must not run all at once
           fileParallelism: true,
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -1,7 +1,7 @@
 /** Every command's --help is for people: no internal values such as `(default: {})`. */
 import { describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.js";
 import { buildProgram } from "../src/cli/main.js";
+import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 
 describe("--help", () => {

@@ -1,13 +1,14 @@
 /**
- * The two vitest projects (vitest.config.ts): a test file that starts real servers, sysbench,
+ * The three vitest projects (vitest.config.ts): a test file that starts real servers, sysbench,
  * valgrind or a browser is in the integration project, so `npm run test:unit` never waits for a
- * server. The unit project's global setup (tests/helpers/unit-setup.ts) enforces the rest at run
+ * server; one that starts any other process (the built CLI, the action, git) is in the e2e
+ * project, so the unit project stays in-process and fast. The unit project's global setup (tests/helpers/unit-setup.ts) enforces the rest at run
  * time: no server cache, no sysbench, closed mirrors.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { INTEGRATION } from "../vitest.config.js";
+import { E2E, INTEGRATION } from "../vitest.config.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -20,13 +21,28 @@ const MARKERS: [RegExp, string][] = [
   [/\bvalgrind\b|callgrind_control/, "valgrind"],
 ];
 
+/** What only starts a process: the unit project runs none. */
+const PROCESS = /\brunCli\(|\bspawn(Sync)?\(|\bexecFile(Sync)?\(|\bexecSync\(|\brunAction\(|\bfork\(/;
+
 describe("test projects", () => {
   const files = readdirSync(join(ROOT, "tests"))
     .filter((f) => f.endsWith(".test.ts"))
     .map((f) => `tests/${f}`);
 
-  it("every file listed as integration exists", () => {
-    for (const f of INTEGRATION) expect(existsSync(join(ROOT, f)), f).toBe(true);
+  it("every file listed as integration or e2e exists, in one project only", () => {
+    for (const f of [...INTEGRATION, ...E2E]) expect(existsSync(join(ROOT, f)), f).toBe(true);
+    expect(INTEGRATION.filter((f) => E2E.includes(f))).toEqual([]);
+  });
+
+  it("a unit-project file starts no process", () => {
+    const misplaced = files.filter(
+      (f) =>
+        !INTEGRATION.includes(f) &&
+        !E2E.includes(f) &&
+        f !== "tests/test-projects.test.ts" &&
+        PROCESS.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+    expect(misplaced, "add these to E2E in vitest.config.ts").toEqual([]);
   });
 
   it("a file that uses real servers, sysbench, valgrind or a browser is in the integration project", () => {
@@ -39,12 +55,13 @@ describe("test projects", () => {
     expect(misplaced, "add these to INTEGRATION in vitest.config.ts").toEqual([]);
   });
 
-  it("both projects are in npm test; test:unit runs the unit project alone", () => {
+  it("all projects are in npm test; test:unit runs the unit project alone", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
     expect(pkg.scripts.test).toMatch(/vitest run$/);
     expect(pkg.scripts["test:unit"]).toBe("vitest run --project unit");
+    expect(pkg.scripts["test:e2e"]).toBe("vitest run --project e2e");
     expect(pkg.scripts["test:integration"]).toBe("vitest run --project integration");
   });
 });

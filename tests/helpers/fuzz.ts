@@ -15,7 +15,8 @@ export const RUNS = fuzzRuns(process.env.PERFGATE_FUZZ_RUNS);
 function fuzzRuns(raw: string | undefined): number {
   if (raw === undefined || raw === "") return 1_000;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`PERFGATE_FUZZ_RUNS: ${raw} is not a positive whole number`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`PERFGATE_FUZZ_RUNS: ${raw} is not a positive whole number`);
   return n;
 }
 const FIX = join(import.meta.dirname, "..", "fixtures");
