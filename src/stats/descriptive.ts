@@ -40,6 +40,19 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/**
+ * The `p`-quantile (0..1) of a non-empty sample, linear between order statistics (R's type 7, the
+ * default of R and NumPy): the median is quantile(xs, 0.5).
+ */
+export function quantile(xs: readonly number[], p: number): number {
+  requireNonEmpty(xs, "quantile");
+  if (!(p >= 0 && p <= 1)) throw new RangeError(`quantile: p = ${p}: must be in [0, 1]`);
+  const s = [...xs].sort((a, b) => a - b);
+  const h = (s.length - 1) * p;
+  const lo = Math.floor(h);
+  return s[lo]! + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]!) - s[lo]!);
+}
+
 /** Natural logs of strictly positive finite values; throws a RangeError naming `what` otherwise. */
 export function logs(xs: readonly number[], what: string): number[] {
   return logsInPlace(xs.slice(), what);

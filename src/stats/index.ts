@@ -52,6 +52,7 @@ export {
   logsInPlace,
   mean,
   median,
+  quantile,
   sampleSd,
   sampleVariance,
 } from "./descriptive.js";
