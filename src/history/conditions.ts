@@ -152,7 +152,8 @@ export function whatElseChanged(
   for (const f of FACTS) {
     const x = sideValue(b.map((r) => f.of(r, tier)));
     const y = sideValue(a.map((r) => f.of(r, tier)));
-    if (x !== y) out.push({ what: f.what, before: x ?? "(unknown)", after: y ?? "(unknown)" });
+    // unknown on a side (a run from before the fact was recorded) is not a change
+    if (x !== undefined && y !== undefined && x !== y) out.push({ what: f.what, before: x, after: y });
   }
   // a new version is a new build: the version says it
   const build = out.findIndex((x) => x.what === "server build");
