@@ -6,7 +6,7 @@
  * reader cannot act on it (a bisect compares single builds): it is reported as within noise.
  * Pure. Why this rule: docs/decisions/2026-11-27-history-conditions-and-noise-floor.md.
  */
-import { quantile } from "../stats/descriptive.js";
+import { quantileSorted } from "../stats/descriptive.js";
 
 export interface NoiseFloor {
   /** the floor, as a relative change in % (3.2 = ±3.2%) */
@@ -33,8 +33,9 @@ export function noiseFloor(values: readonly (number | null)[]): NoiseFloor | nul
     prev = v;
   }
   if (changes.length < NOISE_FLOOR_MIN_PAIRS) return null;
-  const q1 = quantile(changes, 0.25);
-  const q3 = quantile(changes, 0.75);
+  changes.sort((a, b) => a - b);
+  const q1 = quantileSorted(changes, 0.25);
+  const q3 = quantileSorted(changes, 0.75);
   const floor = q3 + NOISE_FLOOR_IQR_MULTIPLIER * (q3 - q1);
   return { pct: Number((floor * 100).toPrecision(3)), pairs: changes.length };
 }

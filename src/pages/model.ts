@@ -205,18 +205,19 @@ function newSeries(id: string, key: CellKey, conditions: Conditions): CellSeries
   };
 }
 
-/** The conditions of a run's cells, computed once per server, tier and counting toggle. */
-function conditionsMemo(run: HistoryRun): (c: HistoryCell) => Conditions {
-  const memo = new Map<string, Conditions>();
+/** The conditions of a run's cells and their key, computed once per server, tier and counting toggle. */
+function conditionsMemo(run: HistoryRun): (c: HistoryCell) => { conditions: Conditions; key: string } {
+  const memo = new Map<string, { conditions: Conditions; key: string }>();
+  const counted = run.why?.cells ?? [];
   return (c) => {
-    const toggle = run.why?.cells.find(
-      (w) =>
-        w.script === c.script && w.tier === c.tier && w.threads === c.threads && w.workload === c.workload,
+    const toggle = counted.find(
+      (w) => w.script === c.script && w.tier === c.tier && w.threads === c.threads && w.workload === c.workload,
     )?.instructions?.toggle;
     const k = `${c.server}\0${c.tier}\0${toggle ?? ""}`;
     let got = memo.get(k);
     if (!got) {
-      got = cellConditions(run, c);
+      const conditions = cellConditions(run, c);
+      got = { conditions, key: conditionsKey(conditions) };
       memo.set(k, got);
     }
     return got;
@@ -230,6 +231,8 @@ function conditionsMemo(run: HistoryRun): (c: HistoryCell) => Conditions {
 export function buildSeries(runs: readonly HistoryRun[], detect: Detector): CellSeries[] {
   const byId = new Map<string, CellSeries>();
   const runsOf = new Map<string, HistoryRun[]>();
+  // a cell's id is a hash: computed once per cell and set of conditions, not once per point
+  const ids = new Map<string, string>();
   for (const run of runs) {
     if (!isTrendRun(run)) continue;
     const server = run.servers[0]!;
@@ -243,8 +246,13 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
         tier: c.tier,
         threads: c.threads,
       };
-      const conditions = conditionsOf(c);
-      const id = cellId(key, conditionsKey(conditions));
+      const { conditions, key: conditionsHash } = conditionsOf(c);
+      const idKey = `${run.runner_class}\0${server.flavor}\0${c.workload}\0${c.script}\0${c.tier}\0${c.threads}\0${conditionsHash}`;
+      let id = ids.get(idKey);
+      if (id === undefined) {
+        id = cellId(key, conditionsHash);
+        ids.set(idKey, id);
+      }
       let s = byId.get(id);
       if (!s) {
         s = newSeries(id, key, conditions);

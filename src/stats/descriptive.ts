@@ -46,11 +46,20 @@ export function median(xs: readonly number[]): number {
  */
 export function quantile(xs: readonly number[], p: number): number {
   requireNonEmpty(xs, "quantile");
+  return quantileSorted(
+    [...xs].sort((a, b) => a - b),
+    p,
+  );
+}
+
+/** quantile() of a sample already sorted ascending (several quantiles of one sample, one sort). */
+export function quantileSorted(sorted: readonly number[], p: number): number {
+  requireNonEmpty(sorted, "quantile");
   if (!(p >= 0 && p <= 1)) throw new RangeError(`quantile: p = ${p}: must be in [0, 1]`);
-  const s = [...xs].sort((a, b) => a - b);
-  const h = (s.length - 1) * p;
+  const h = (sorted.length - 1) * p;
   const lo = Math.floor(h);
-  return s[lo]! + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]!) - s[lo]!);
+  const a = sorted[lo]!;
+  return a + (h - lo) * ((sorted[Math.min(lo + 1, sorted.length - 1)] ?? a) - a);
 }
 
 /** Natural logs of strictly positive finite values; throws a RangeError naming `what` otherwise. */

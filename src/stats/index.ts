@@ -53,6 +53,7 @@ export {
   mean,
   median,
   quantile,
+  quantileSorted,
   sampleSd,
   sampleVariance,
 } from "./descriptive.js";
