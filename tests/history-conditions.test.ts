@@ -16,7 +16,7 @@ import { quantile } from "../src/stats/descriptive.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
-import { tempDir } from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const CELLS = { scripts: ["oltp_read_write", "oltp_point_select"], tiers: ["1G"], threads: [1, 16] };
 const SWITCH = { at: 15, config: { innodb_flush_log_at_trx_commit: "0" }, factor: 1.4 };
@@ -185,5 +185,54 @@ describe("perfgate history changes and digest", () => {
     const bad = await runCli(["history", "digest", "--store", dir, "--since", "7x"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--since");
+  });
+
+  it("history append --ab-in-trend: an A/B head becomes a trend point; on a results file it is a usage error", async () => {
+    requireBuild();
+    const d = tempDir("perfgate-ab-trend-");
+    const dir = join(d, "store");
+    const ab = writeJson(
+      d,
+      "ab.json",
+      makeAbResults({
+        pairs: [
+          { base: 100, head: 101 },
+          { base: 100, head: 102 },
+          { base: 99, head: 101 },
+        ],
+      }),
+    );
+    const results = writeJson(d, "run.json", makeResults({ cells: [{ tps: 100 }] }));
+    const bad = await runCli([
+      "history",
+      "append",
+      results,
+      "--store",
+      dir,
+      "--ab-in-trend",
+      "--commit",
+      "a".repeat(40),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe(
+      `perfgate: --ab-in-trend: ${results} is a perfgate/results file, always a trend point; the option is for an A/B file (perfgate/ab)`,
+    );
+    const kept = await runCli(["history", "append", ab, "--store", dir, "--commit", "b".repeat(40)]);
+    expect(kept.code, kept.stderr).toBe(0);
+    const asked = await runCli([
+      "history",
+      "append",
+      ab,
+      "--store",
+      join(d, "store2"),
+      "--ab-in-trend",
+      "--commit",
+      "b".repeat(40),
+    ]);
+    expect(asked.code, asked.stderr).toBe(0);
+    const site = async (store: string) =>
+      (await runCli(["pages", "--store", store, "--out", join(store, "..", `site-${store.length}`)])).stdout;
+    expect(await site(dir)).toContain("1 run, 0 cells");
+    expect(await site(join(d, "store2"))).toContain("1 run, 1 cell,");
   });
 });
