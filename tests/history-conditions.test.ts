@@ -71,12 +71,18 @@ describe("series keyed by conditions", () => {
     expect(conditionsDiff(c, { ...c, dataset: "1 × 10" })).toEqual(["dataset 4 × 100000 → 1 × 10"]);
   });
 
-  it("an A/B head is kept apart from its branch's trend unless appended with --ab-in-trend", () => {
+  it("an A/B head is kept apart from its branch's trend unless appended with --ab-in-trend, then in its own series", () => {
     const { runs } = store({ runs: 12 });
     const ab = { ...runs[11]!, id: "20250201T021700Z-abababab00", source: "ab" as const };
-    const count = (rs: HistoryRun[]) => buildSeries(rs, () => [])[0]!.run.length;
-    expect(count([...runs, ab])).toBe(12);
-    expect(count([...runs, { ...ab, ab_in_trend: true }])).toBe(13);
+    const first = (rs: HistoryRun[]) => {
+      const all = buildSeries(rs, () => []);
+      return all.filter((s) => s.key.script === all[0]!.key.script && s.key.threads === all[0]!.key.threads);
+    };
+    expect(first([...runs, ab]).map((s) => [s.run.length, s.label])).toEqual([[12, []]]);
+    expect(first([...runs, { ...ab, ab_in_trend: true }]).map((s) => [s.run.length, s.label])).toEqual([
+      [12, ["measured as=run"]],
+      [1, ["measured as=A/B head"]],
+    ]);
   });
 });
 

@@ -32,12 +32,16 @@ function normalValue(v: string): string {
   return size !== null ? String(size) : v.toLowerCase();
 }
 
+/**
+ * The sysbench options as conditions. An A/B file's design note (`(A/B alternate, 3 pairs)`) is
+ * not one: how many pairs were measured changes the interval, not what a point measures.
+ */
 function sysbenchConditions(options: readonly string[], out: Conditions): void {
   const rest: string[] = [];
   for (const o of options) {
     const m = /^(--[\w-]+)=(.*)$/.exec(o);
     if (m) out[`sysbench ${m[1]}`] = m[2]!;
-    else rest.push(o);
+    else if (!/^\(A\/B .*\)$/.test(o)) rest.push(o);
   }
   if (rest.length > 0) out.sysbench = rest.join(" ");
 }
@@ -56,6 +60,8 @@ export function cellConditions(run: HistoryRun, cell: HistoryCell): Conditions {
     }
   }
   out.dataset = `${run.dataset.tables} × ${run.dataset.table_size}`;
+  // an A/B head (appended with --ab-in-trend) is measured in slices: never one series with runs
+  out["measured as"] = run.source === "ab" ? "A/B head" : "run";
   sysbenchConditions(run.sysbench.options, out);
   const counted = run.why?.cells.find(
     (c) =>

@@ -211,7 +211,8 @@ function conditionsMemo(run: HistoryRun): (c: HistoryCell) => { conditions: Cond
   const counted = run.why?.cells ?? [];
   return (c) => {
     const toggle = counted.find(
-      (w) => w.script === c.script && w.tier === c.tier && w.threads === c.threads && w.workload === c.workload,
+      (w) =>
+        w.script === c.script && w.tier === c.tier && w.threads === c.threads && w.workload === c.workload,
     )?.instructions?.toggle;
     const k = `${c.server}\0${c.tier}\0${toggle ?? ""}`;
     let got = memo.get(k);
