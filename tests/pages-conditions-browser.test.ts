@@ -7,13 +7,13 @@
  * draw each series apart (no marker at the switch), link the other series with what differs, show
  * the noise floor, and the drop's marker and list say what else changed.
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
-import { requireBuild } from "./helpers/env.js";
+import { ROOT, requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
 import { tempDir } from "./helpers/results-factory.js";
 
@@ -32,6 +32,8 @@ const RUNS = 30;
 const SWITCH = 15;
 const DROP = 22;
 const KERNEL = "6.8.0-49-generic";
+/** Screenshots for a reader of the test output (not compared). */
+const OUT = join(ROOT, "test-output", "pages");
 
 let dir: string;
 let site: string;
@@ -55,6 +57,7 @@ beforeAll(async () => {
   expect(built.stderr).toBe("");
   expect(built.stdout).toContain("30 runs, 8 cells, 3 change points");
   browser = await launchChromium();
+  mkdirSync(OUT, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -103,6 +106,7 @@ describe("trend pages keyed by conditions", () => {
     expect(await changed.locator(".card-also").textContent()).toContain(
       `kernel 6.8.0-45-generic → ${KERNEL}`,
     );
+    await page.screenshot({ path: join(OUT, "conditions-overview.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -147,6 +151,7 @@ describe("trend pages keyed by conditions", () => {
       "my.cnf innodb_flush_log_at_trx_commit 0 → 1",
     );
     const otherHref = (await other.getAttribute("href"))!;
+    await page.screenshot({ path: join(OUT, "conditions-cell.png"), fullPage: true });
     await page.close();
 
     const before = await open(otherHref);

@@ -299,7 +299,11 @@ function labelConditions(all: readonly CellSeries[]): void {
     const varying = names.filter(
       (n) => new Set(group.map((s) => own(s.conditions, n) ?? "(unset)")).size > 1,
     );
-    for (const s of group) s.label = varying.map((n) => `${n}=${own(s.conditions, n) ?? "(unset)"}`);
+    // a setting read back that the my.cnf sets too says the same thing twice: the my.cnf names it
+    const named = varying.filter(
+      (n) => !(n.startsWith("setting ") && varying.includes(`my.cnf ${n.slice(8)}`)),
+    );
+    for (const s of group) s.label = named.map((n) => `${n}=${own(s.conditions, n) ?? "(unset)"}`);
     for (const s of group) {
       s.others = group
         .filter((o) => o !== s)
