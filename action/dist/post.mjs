@@ -39667,9 +39667,7 @@ var HostSchema = external_exports.object({
   memory_bytes: nonneg2,
   kernel: external_exports.string(),
   os: external_exports.string(),
-  arch: external_exports.string(),
-  /** the C library perfgate ran with (`glibc 2.36`); absent where unknown and in files from before it was recorded */
-  libc: external_exports.string().optional()
+  arch: external_exports.string()
 });
 var DoctorFindingSchema = external_exports.object({
   id: external_exports.string(),
@@ -40215,9 +40213,7 @@ var HistoryRunSchema = external_exports.object({
     memory_bytes: num3,
     kernel: external_exports.string(),
     os: external_exports.string(),
-    arch: external_exports.string(),
-    /** the C library the run's host ran (`glibc 2.36`); absent in runs from before it was recorded */
-    libc: external_exports.string().optional()
+    arch: external_exports.string()
   }),
   workload: external_exports.object({ name: external_exports.string(), sha256: external_exports.string() }),
   /** 0 and 0: not a sysbench dataset (an imported history) */
@@ -40249,12 +40245,7 @@ var HistoryRunSchema = external_exports.object({
    */
   ab_base: external_exports.object({ server: HistoryServerSchema, cells: external_exports.array(HistoryCellSchema) }).optional(),
   /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
-  why: HistoryWhySchema.optional(),
-  /**
-   * an A/B run appended with `--ab-in-trend`: its head is a point of its branch's trend series;
-   * absent (the default), an A/B head is kept apart from the branch's own runs (run page only)
-   */
-  ab_in_trend: external_exports.literal(true).optional()
+  why: HistoryWhySchema.optional()
 });
 var IndexEntrySchema = external_exports.object({
   id: RunIdSchema,
