@@ -39,6 +39,7 @@ export const INTEGRATION = [
   "mysql-auth",
   "network-remote-client",
   "pages-browser",
+  "pages-conditions-browser",
   "pages-gab-browser",
   "pages-hostile-browser",
   "pages-run-browser",

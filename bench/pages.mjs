@@ -9,7 +9,7 @@
 // host that can be repeated, where the load average of a shared machine cannot.
 //   node bench/pages.mjs [--runs 730] [--cpu-throttle 1] [--keep]
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -139,7 +139,11 @@ try {
     return ms;
   };
   const base = pathToFileURL(site).href;
-  const cellId = cells.find((c) => c.includes("oltp-write-only-8g-64t")).replace(/\.js$/, "");
+  // data files are named by a hash of the page id (src/pages/site.ts): the id is in the cells index
+  const cellId = /[a-z0-9-]*oltp-write-only-8g-64t-[0-9a-f]{8}/.exec(
+    readFileSync(join(site, "data", "cells.js"), "utf8"),
+  )?.[0];
+  if (!cellId) throw new Error("no oltp_write_only 8G 64t cell in data/cells.js");
   const ov = [];
   const cell = [];
   for (let i = 0; i < 6; i++) {

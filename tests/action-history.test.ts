@@ -1,11 +1,12 @@
 /** The action's history-store / pages-dir inputs: config checks and appending with the real store code. */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
 import { recordHistory } from "../src/action/history.js";
 import { readIndex } from "../src/history/folder.js";
 import { memoryLogger } from "../src/util/log.js";
+import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const dirs: string[] = [];
@@ -86,5 +87,39 @@ describe("action history inputs", () => {
     expect(index.runs.map((r) => [r.commit, r.branch, r.cells])).toEqual([["f".repeat(40), "main", 2]]);
     expect(existsSync(join(site, "index.html"))).toBe(true);
     expect(existsSync(join(site, "data", "overview.js"))).toBe(true);
+  });
+
+  it("writes the week's decided changes, with the bisect command, into the job summary after appending", async () => {
+    const d = tempDir("perfgate-action-digest-");
+    dirs.push(d);
+    const store = join(d, "store");
+    // one run a day up to yesterday; oltp_read_write at 16 threads 20% slower for the last 4 runs
+    writeSyntheticStore(store, {
+      runs: 30,
+      scripts: ["oltp_read_write"],
+      tiers: ["1G"],
+      threads: [1, 16],
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 26, factor: 0.8 },
+      start: Date.now() - 30 * 86_400_000,
+      seed: 4,
+    });
+    const head = writeJson(d, "head.json", makeResults({ cells: [{ tps: 100 }] }));
+    const summary = join(d, "summary.md");
+    writeFileSync(summary, "");
+    const saved = process.env.GITHUB_STEP_SUMMARY;
+    process.env.GITHUB_STEP_SUMMARY = summary;
+    try {
+      const env = { GITHUB_SHA: "e".repeat(40), GITHUB_REF_NAME: "main", GITHUB_STEP_SUMMARY: summary };
+      await recordHistory(config({ "history-store": store }), head, "schedule", memoryLogger(), env);
+    } finally {
+      if (saved === undefined) delete process.env.GITHUB_STEP_SUMMARY;
+      else process.env.GITHUB_STEP_SUMMARY = saved;
+    }
+    const text = readFileSync(summary, "utf8");
+    expect(text).toContain("### Decided changes in the history, last 7 days");
+    expect(text).toMatch(/^3 decided changes from /m);
+    expect(text).toContain(
+      `npx perfgate bisect --good ${commitOf(25)} --bad ${commitOf(26)} --cell oltp_read_write:16:1G --metric tps`,
+    );
   });
 });

@@ -88,6 +88,7 @@ describe("options many commands take come from one definition", () => {
       "history list": ["history", "list"],
       "history show": ["history", "show", "x"],
       "history changes": ["history", "changes"],
+      "history digest": ["history", "digest"],
       "server list": ["server", "list"],
     };
     expect(

@@ -64,6 +64,10 @@ describe("cellPageData", () => {
         p95_ms: { v: [13.785242522, 0.000123456789], lo: [null, null], hi: [null, null] },
       },
       changes: [],
+      conditions: { dataset: "4 × 100000" },
+      label: [],
+      others: [],
+      floors: {},
     } satisfies CellSeries;
     const out = cellPageData(s);
     expect(out.metrics.tps).toEqual({ v: [4598.6, null], lo: [4543.4, null], hi: [4650, null] });

@@ -4,11 +4,15 @@
  * not part of the project's history). With `base-from-history`, the base of a compare is read
  * from the same store.
  */
+
+import * as core from "@actions/core";
 import { fromImport, type MeasurementSet } from "../compare/model.js";
 import { historyRunFromFile } from "../history/append.js";
 import { baselineFromStore, headIdentity } from "../history/baseline.js";
 import { appendRun, describeStore, loadAllRuns, parseStore, type StoreRef } from "../history/store.js";
 import { detector } from "../pages/detector.js";
+import { buildDigest, digestMarkdown } from "../pages/digest.js";
+import { buildSeries } from "../pages/model.js";
 import { writeSite } from "../pages/site.js";
 import { baselineHistoryLine, baselineRunsText } from "../report/baseline-history.js";
 import { readTextFile } from "../util/documents.js";
@@ -84,8 +88,12 @@ export async function recordHistory(
   const store = storeOf(config.historyStore, config.githubToken, env);
   const { id, added } = await appendRun(store, historyRunFromFile(file, {}, env));
   log.info(`history: ${added ? "appended" : "already had"} run ${id} (${describeStore(store)})`);
+  const summary = Boolean(env.GITHUB_STEP_SUMMARY);
+  if (config.pagesDir === null && !summary) return;
+  const runs = loadAllRuns(store);
+  if (summary) await writeDigest(runs);
   if (config.pagesDir !== null) {
-    const s = writeSite(loadAllRuns(store), {
+    const s = writeSite(runs, {
       out: config.pagesDir,
       detect: detector,
       thresholdPct: config.thresholdPct,
@@ -94,4 +102,17 @@ export async function recordHistory(
       `trend site: ${config.pagesDir} (${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")})`,
     );
   }
+}
+
+/** Days the job summary's digest looks back: a week, the nightly triage period. */
+export const SUMMARY_DIGEST_DAYS = 7;
+
+/** The job summary's digest: the week's decided changes in the store, largest first (docs/history.md). */
+async function writeDigest(runs: Parameters<typeof buildSeries>[0]): Promise<void> {
+  const until = new Date();
+  const since = new Date(until.getTime() - SUMMARY_DIGEST_DAYS * 86_400_000);
+  const d = buildDigest(buildSeries(runs, detector), since, until);
+  await core.summary
+    .addRaw(`${digestMarkdown(d, `### Decided changes in the history, last ${SUMMARY_DIGEST_DAYS} days`)}\n`)
+    .write();
 }

@@ -31,8 +31,10 @@ function seriesOf(s: CellSeries): NamedSeries[] {
       });
     });
     const cell = isImportedBench(k) ? k.script : `${k.script} ${k.tier} ${k.threads}t`;
+    // the cell's series under other conditions are told apart by what sets them apart
+    const label = s.label.length > 0 ? ` [${s.label.join(", ")}]` : "";
     out.push({
-      name: `${k.workload} ${cell} ${metric} (${k.flavor}, ${k.runner_class})`,
+      name: `${k.workload} ${cell} ${metric} (${k.flavor}, ${k.runner_class})${label}`,
       points,
       better: metricInfo(s, metric).better,
     });

@@ -127,6 +127,10 @@ function registerAppend(history: Command): void {
       "--matrix <name>",
       "make the run part of a version matrix with this name (its runs are compared with each other, not plotted as trends)",
     )
+    .option(
+      "--ab-in-trend",
+      "an A/B file: plot its head in the branch's trend series (default: an A/B head is kept apart, on its run page)",
+    )
     .addOption(cliOption(RUNNER_CLASS))
     .action(async (file: string, o: AppendFlags & { store: string; repo?: string }) => {
       const store = parseStore(o.store, o.repo);

@@ -12,7 +12,7 @@ import { runnerClassFor } from "../baselines/store.js";
 import { parseAbResults } from "../results/ab-store.js";
 import { parseResults } from "../results/store.js";
 import { parseJson, readTextFile } from "../util/documents.js";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { urlError } from "../util/safe-url.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
 import { historyFromAb, historyFromResults, type RunContext } from "./extract.js";
@@ -26,6 +26,8 @@ export interface AppendFlags {
   runnerClass?: string;
   matrix?: string;
   resultsUrl?: string;
+  /** an A/B file's head joins its branch's trend series (default: kept apart) */
+  abInTrend?: boolean;
 }
 
 function gitOut(args: string[]): string | null {
@@ -79,6 +81,7 @@ export function runContext(
     ...(f.resultsUrl ? { rawUrl: f.resultsUrl } : {}),
     branch: branch || "unknown",
     matrix: f.matrix ?? null,
+    ...(f.abInTrend ? { abInTrend: true } : {}),
     ...(f.date ? { date: f.date } : {}),
   };
 }
@@ -113,6 +116,11 @@ export function historyRunFromFile(
     );
   }
   if (data?.schema === "perfgate/results") {
+    if (f.abInTrend) {
+      throw new UsageError(
+        `--ab-in-trend: ${file} is a perfgate/results file, always a trend point; the option is for an A/B file (perfgate/ab)`,
+      );
+    }
     const r = parseResults(data, file);
     if (r.status === "running")
       throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);

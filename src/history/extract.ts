@@ -32,6 +32,8 @@ export interface RunContext {
   runnerClass: string;
   /** version-matrix name (null: a trend run) */
   matrix?: string | null;
+  /** an A/B file's head is a point of the branch's trend (history append --ab-in-trend) */
+  abInTrend?: boolean;
   /** the results file's name as given, and where it is kept (an http(s) URL) if anywhere */
   rawFile?: string;
   rawUrl?: string | null;
@@ -189,6 +191,7 @@ function runOf(
     ...provenanceOf(doc, ctx, sourceText),
     ...(rest.ab_base ? { ab_base: rest.ab_base } : {}),
     ...(rest.why ? { why: rest.why } : {}),
+    ...(source === "ab" && ctx.abInTrend ? { ab_in_trend: true as const } : {}),
   };
 }
 

@@ -219,6 +219,8 @@ export const HistoryRunSchema = z.object({
     kernel: z.string(),
     os: z.string(),
     arch: z.string(),
+    /** the C library the run's host ran (`glibc 2.36`); absent in runs from before it was recorded */
+    libc: z.string().optional(),
   }),
   workload: z.object({ name: z.string(), sha256: z.string() }),
   /** 0 and 0: not a sysbench dataset (an imported history) */
@@ -255,6 +257,11 @@ export const HistoryRunSchema = z.object({
   ab_base: z.object({ server: HistoryServerSchema, cells: z.array(HistoryCellSchema) }).optional(),
   /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
   why: HistoryWhySchema.optional(),
+  /**
+   * an A/B run appended with `--ab-in-trend`: its head is a point of its branch's trend series;
+   * absent (the default), an A/B head is kept apart from the branch's own runs (run page only)
+   */
+  ab_in_trend: z.literal(true).optional(),
 });
 export type HistoryRun = z.infer<typeof HistoryRunSchema>;
 

@@ -15,7 +15,7 @@ import { naturalCompare } from "../compare/compare.js";
 import type { HistoryRun, MetricValue } from "../history/schema.js";
 import { normalQuantile } from "../stats/distributions.js";
 import { dict, own } from "../util/own.js";
-import { isTrendRun } from "./model.js";
+import { isMatrixRun } from "./model.js";
 
 export interface MatrixTable {
   script: string;
@@ -74,7 +74,7 @@ export function engineName(flavor: string, version: string): string {
 export function groupMatrices(runs: readonly HistoryRun[]): Map<string, HistoryRun[]> {
   const groups = new Map<string, HistoryRun[]>();
   for (const r of runs) {
-    if (isTrendRun(r)) continue;
+    if (!isMatrixRun(r)) continue;
     const name = r.matrix ?? `run ${r.id}`;
     groups.set(name, [...(groups.get(name) ?? []), r]);
   }

@@ -1,16 +1,27 @@
 /**
  * From history runs to the trend site's data (pure): one series per cell (runner class × flavor ×
- * workload × script × tier × threads) over the trend runs, change points per metric, the overview
- * rows, and the version matrices (runs appended with --matrix, or runs holding several servers).
+ * workload × script × tier × threads) and set of conditions (src/history/conditions.ts) over the
+ * trend runs, change points per metric (each with what else changed between its two sides and
+ * whether it is within the series' noise floor), the overview rows, and the version matrices
+ * (runs appended with --matrix, or runs holding several servers).
  * Runs in Node (the site generator); the browser code imports only its types, and the reference
  * below lets the browser's type check read the Node imports.
  */
 /// <reference types="node" />
 
 import { createHash } from "node:crypto";
+import { type NoiseFloor, noiseFloor, withinNoise } from "../changes/floor.js";
 import type { SeriesPoint } from "../changes/index.js";
 import { naturalCompare } from "../compare/compare.js";
 import { pointLabel } from "../history/commit.js";
+import {
+  type AlsoChanged,
+  type Conditions,
+  cellConditions,
+  conditionsDiff,
+  conditionsKey,
+  whatElseChanged,
+} from "../history/conditions.js";
 import {
   type Better,
   HISTORY_METRICS,
@@ -63,6 +74,22 @@ export interface ChangeMark {
   /** a compare link for the range when the commits have URLs on one repository */
   range_url: string | null;
   date: string;
+  /** what else differs between the runs on the two sides (server, kernel, C library, …); empty: the code alone */
+  also: AlsoChanged[];
+  /** |pct| is within the metric's noise floor in this series (`floor_pct`): not a change to act on */
+  within_noise: boolean;
+  floor_pct: number | null;
+}
+
+/** The same cell measured under other conditions: another series, and what differs from this one. */
+export interface OtherConditions {
+  id: string;
+  label: string[];
+  /** `name a → b` from this series' conditions to the other's */
+  diff: string[];
+  points: number;
+  first: string;
+  last: string;
 }
 
 export interface MetricColumns {
@@ -86,6 +113,14 @@ export interface CellSeries {
   /** unit and direction of each metric that is not tps, qps or p95_ms (absent when none) */
   units?: Record<string, { unit: string; better: Better }>;
   changes: ChangeMark[];
+  /** the conditions every point of the series shares (src/history/conditions.ts) */
+  conditions: Conditions;
+  /** `name=value` of the conditions that set it apart from the cell's other series; empty when it has none */
+  label: string[];
+  /** the cell's series under other conditions */
+  others: OtherConditions[];
+  /** each metric's noise floor (src/changes/floor.ts), when the series is long enough to learn one */
+  floors: Record<string, NoiseFloor>;
 }
 
 export interface OverviewRow extends CellKey {
@@ -103,27 +138,39 @@ export interface OverviewRow extends CellKey {
   spark_max: number | null;
   /** the most recent change point over the cell's metrics */
   change: ChangeMark | null;
+  /** the conditions that set this series apart from the same cell's other series */
+  label: string[];
+  /** the most recent change is within the cell's own noise floor */
+  noisy: boolean;
 }
 
 /**
  * A cell's page id: a readable slug of its key (letters, digits and '-', at most 48 characters)
  * and 8 hex digits of a hash of the whole key. Its data file is named by a hash of the id (site.ts).
  */
-function cellId(k: CellKey): string {
+function cellId(k: CellKey, conditions: string): string {
   const slug = `${k.workload}-${k.script}-${k.tier}-${k.threads}t`
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .slice(0, 48);
   const hash = createHash("sha256")
-    .update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads]))
+    .update(JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads, conditions]))
     .digest("hex")
     .slice(0, 8);
   return `${slug}-${hash}`;
 }
 
-/** Runs that make trend series: single-server runs not in a version matrix. */
+/** Runs of a version matrix: appended with --matrix, or holding several servers. */
+export function isMatrixRun(run: HistoryRun): boolean {
+  return run.matrix !== null || run.servers.length > 1;
+}
+
+/**
+ * Runs that make trend series: single-server runs not in a version matrix; an A/B file's head only
+ * when appended with --ab-in-trend (otherwise it is kept apart from its branch's own runs).
+ */
 export function isTrendRun(run: HistoryRun): boolean {
-  return run.matrix === null && run.servers.length === 1;
+  return !isMatrixRun(run) && (run.source !== "ab" || run.ab_in_trend === true);
 }
 
 /** A compare link for a change's commit range: both commits' links on one repository, safe (safe-url.ts). */
@@ -138,12 +185,59 @@ export function rangeUrl(
   return safeUrl(`${m[1]}/compare/${from}...${to}`);
 }
 
-/** The trend series of every cell, points ordered by date (runs must be oldest first). */
+/** A new, empty series of a cell under a set of conditions. */
+function newSeries(id: string, key: CellKey, conditions: Conditions): CellSeries {
+  return {
+    id,
+    key,
+    run: [],
+    date: [],
+    commit: [],
+    url: [],
+    url_prefix: null,
+    version: [],
+    metrics: dict(),
+    changes: [],
+    conditions,
+    label: [],
+    others: [],
+    floors: dict(),
+  };
+}
+
+/** The conditions of a run's cells and their key, computed once per server, tier and counting toggle. */
+function conditionsMemo(run: HistoryRun): (c: HistoryCell) => { conditions: Conditions; key: string } {
+  const memo = new Map<string, { conditions: Conditions; key: string }>();
+  const counted = run.why?.cells ?? [];
+  return (c) => {
+    const toggle = counted.find(
+      (w) =>
+        w.script === c.script && w.tier === c.tier && w.threads === c.threads && w.workload === c.workload,
+    )?.instructions?.toggle;
+    const k = `${c.server}\0${c.tier}\0${toggle ?? ""}`;
+    let got = memo.get(k);
+    if (!got) {
+      const conditions = cellConditions(run, c);
+      got = { conditions, key: conditionsKey(conditions) };
+      memo.set(k, got);
+    }
+    return got;
+  };
+}
+
+/**
+ * The trend series of every cell under each set of conditions, points ordered by date (runs must
+ * be oldest first); change detection runs within a series, never across a change of conditions.
+ */
 export function buildSeries(runs: readonly HistoryRun[], detect: Detector): CellSeries[] {
   const byId = new Map<string, CellSeries>();
+  const runsOf = new Map<string, HistoryRun[]>();
+  // a cell's id is a hash: computed once per cell and set of conditions, not once per point
+  const ids = new Map<string, string>();
   for (const run of runs) {
     if (!isTrendRun(run)) continue;
     const server = run.servers[0]!;
+    const conditionsOf = conditionsMemo(run);
     for (const c of run.cells) {
       const key: CellKey = {
         runner_class: run.runner_class,
@@ -153,25 +247,22 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
         tier: c.tier,
         threads: c.threads,
       };
-      const id = cellId(key);
+      const { conditions, key: conditionsHash } = conditionsOf(c);
+      const idKey = `${run.runner_class}\0${server.flavor}\0${c.workload}\0${c.script}\0${c.tier}\0${c.threads}\0${conditionsHash}`;
+      let id = ids.get(idKey);
+      if (id === undefined) {
+        id = cellId(key, conditionsHash);
+        ids.set(idKey, id);
+      }
       let s = byId.get(id);
       if (!s) {
-        s = {
-          id,
-          key,
-          run: [],
-          date: [],
-          commit: [],
-          url: [],
-          url_prefix: null,
-          version: [],
-          metrics: dict(),
-          changes: [],
-        };
+        s = newSeries(id, key, conditions);
         byId.set(id, s);
+        runsOf.set(id, []);
       }
       const at = s.run.length;
       s.run.push(run.id);
+      runsOf.get(id)!.push(run);
       s.date.push(run.date);
       s.commit.push(pointLabel(run)); // no commit recorded: placed by server version and date
       // Only a safe link reaches the site: an older store may hold any text here.
@@ -183,10 +274,49 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
   }
   const all = [...byId.values()];
   for (const s of all) {
-    s.changes = changesOf(s, detect);
+    for (const m of metricKeys(s)) {
+      const f = noiseFloor(own(s.metrics, m)?.v ?? []);
+      if (f) s.floors[m] = f;
+    }
+    s.changes = changesOf(s, detect, runsOf.get(s.id)!);
     compactUrls(s);
   }
-  return all.sort((a, b) => compareKeys(a.key, b.key));
+  labelConditions(all);
+  return all.sort((a, b) => compareKeys(a.key, b.key) || naturalCompare(a.date[0]!, b.date[0]!));
+}
+
+/** The cell's key without its conditions: series with the same one are the same cell. */
+const cellOf = (k: CellKey) =>
+  JSON.stringify([k.runner_class, k.flavor, k.workload, k.script, k.tier, k.threads]);
+
+/** Each series' label (the conditions its cell's series differ in) and its cell's other series. */
+function labelConditions(all: readonly CellSeries[]): void {
+  const groups = new Map<string, CellSeries[]>();
+  for (const s of all) groups.set(cellOf(s.key), [...(groups.get(cellOf(s.key)) ?? []), s]);
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const names = [...new Set(group.flatMap((s) => Object.keys(s.conditions)))].sort();
+    const varying = names.filter(
+      (n) => new Set(group.map((s) => own(s.conditions, n) ?? "(unset)")).size > 1,
+    );
+    // a setting read back that the my.cnf sets too says the same thing twice: the my.cnf names it
+    const named = varying.filter(
+      (n) => !(n.startsWith("setting ") && varying.includes(`my.cnf ${n.slice(8)}`)),
+    );
+    for (const s of group) s.label = named.map((n) => `${n}=${own(s.conditions, n) ?? "(unset)"}`);
+    for (const s of group) {
+      s.others = group
+        .filter((o) => o !== s)
+        .map((o) => ({
+          id: o.id,
+          label: o.label,
+          diff: conditionsDiff(s.conditions, o.conditions),
+          points: o.run.length,
+          first: o.date[0]!,
+          last: o.date.at(-1)!,
+        }));
+    }
+  }
 }
 
 /** The point `at` of a cell's metrics: tps, qps, p95 and any other metric (with its unit). */
@@ -245,8 +375,11 @@ export function compareKeys(a: CellKey, b: CellKey): number {
   );
 }
 
-/** Change points of each metric, mapped back from the metric's non-empty points to series indices. */
-function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
+/**
+ * Change points of each metric, mapped back from the metric's non-empty points to series indices,
+ * each with what else changed between the runs on its two sides and whether it is within noise.
+ */
+function changesOf(s: CellSeries, detect: Detector, runs: readonly HistoryRun[]): ChangeMark[] {
   const marks: ChangeMark[] = [];
   for (const m of metricKeys(s)) {
     const col = own(s.metrics, m);
@@ -269,11 +402,13 @@ function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
       const i = at[c.index];
       const prev = at[c.index - 1];
       if (i === undefined || prev === undefined) continue;
+      const pct = c.before !== 0 ? Number(((c.after / c.before - 1) * 100).toFixed(2)) : null;
+      const floor = own(s.floors, m) ?? null;
       marks.push({
         metric: m,
         better: metricInfo(s, m).better,
         index: i,
-        pct: c.before !== 0 ? Number(((c.after / c.before - 1) * 100).toFixed(2)) : null,
+        pct,
         before: c.before,
         after: c.after,
         confidence: c.confidence,
@@ -281,6 +416,9 @@ function changesOf(s: CellSeries, detect: Detector): ChangeMark[] {
         to: s.commit[i]!,
         range_url: rangeUrl(s.url[prev]!, s.url[i]!, s.commit[prev]!, s.commit[i]!),
         date: s.date[i]!,
+        also: whatElseChanged(runs.slice(0, i), runs.slice(i), s.key.tier),
+        within_noise: withinNoise(pct, floor),
+        floor_pct: floor?.pct ?? null,
       });
     }
   }
@@ -316,6 +454,7 @@ export function overviewRow(s: CellSeries): OverviewRow {
   const metric = s.metrics.tps ? "tps" : (metricKeys(s)[0] ?? "tps");
   const values = own(s.metrics, metric)?.v ?? [];
   const recent = values.slice(-SPARK_POINTS);
+  const change = latestChange(s, s.changes);
   return {
     id: s.id,
     ...s.key,
@@ -330,6 +469,8 @@ export function overviewRow(s: CellSeries): OverviewRow {
     ...(metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {}),
     spark: sparkShape(recent),
     ...sparkScale(recent),
-    change: latestChange(s, s.changes),
+    change,
+    label: s.label,
+    noisy: change?.within_noise === true,
   };
 }

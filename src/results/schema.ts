@@ -116,6 +116,8 @@ export const HostSchema = z.object({
   kernel: z.string(),
   os: z.string(),
   arch: z.string(),
+  /** the C library perfgate ran with (`glibc 2.36`); absent where unknown and in files from before it was recorded */
+  libc: z.string().optional(),
 });
 export type Host = z.infer<typeof HostSchema>;
 

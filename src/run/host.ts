@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { arch, cpus, hostname, release, totalmem } from "node:os";
 import type { Host } from "../results/schema.js";
+import { hostGlibc } from "../servers/sources/tarball.js";
 
 function osName(): string {
   try {
@@ -14,6 +15,7 @@ function osName(): string {
 
 export function hostFingerprint(): Host {
   const list = cpus();
+  const glibc = hostGlibc();
   return {
     hostname: hostname(),
     cpu_model: list[0]?.model.trim() ?? "unknown",
@@ -22,5 +24,6 @@ export function hostFingerprint(): Host {
     kernel: release(),
     os: osName(),
     arch: arch(),
+    ...(glibc ? { libc: `glibc ${glibc}` } : {}),
   };
 }

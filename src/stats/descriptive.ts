@@ -40,6 +40,28 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/**
+ * The `p`-quantile (0..1) of a non-empty sample, linear between order statistics (R's type 7, the
+ * default of R and NumPy): the median is quantile(xs, 0.5).
+ */
+export function quantile(xs: readonly number[], p: number): number {
+  requireNonEmpty(xs, "quantile");
+  return quantileSorted(
+    [...xs].sort((a, b) => a - b),
+    p,
+  );
+}
+
+/** quantile() of a sample already sorted ascending (several quantiles of one sample, one sort). */
+export function quantileSorted(sorted: readonly number[], p: number): number {
+  requireNonEmpty(sorted, "quantile");
+  if (!(p >= 0 && p <= 1)) throw new RangeError(`quantile: p = ${p}: must be in [0, 1]`);
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  const a = sorted[lo]!;
+  return a + (h - lo) * ((sorted[Math.min(lo + 1, sorted.length - 1)] ?? a) - a);
+}
+
 /** Natural logs of strictly positive finite values; throws a RangeError naming `what` otherwise. */
 export function logs(xs: readonly number[], what: string): number[] {
   return logsInPlace(xs.slice(), what);

@@ -52,6 +52,8 @@ export {
   logsInPlace,
   mean,
   median,
+  quantile,
+  quantileSorted,
   sampleSd,
   sampleVariance,
 } from "./descriptive.js";

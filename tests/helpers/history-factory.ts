@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseMyCnf } from "../../src/compare/fairness.js";
 import { rebuildIndex, runPath } from "../../src/history/folder.js";
 import type { HistoryCell, HistoryRun, MetricValue } from "../../src/history/schema.js";
 import type { Results } from "../../src/results/schema.js";
@@ -25,6 +26,13 @@ export interface SynthSpec {
   noisePct?: number;
   /** the first run's date in ms since the epoch (default 2025-01-01 02:17 UTC); one run a day */
   start?: number;
+  /**
+   * a change of conditions from run `at` on: these my.cnf options added under [mysqld] (and read
+   * back as variables), and every cell's throughput multiplied by `factor`
+   */
+  conditions?: { at: number; config: Record<string, string>; factor: number };
+  /** from run `at` on, another kernel and/or server version (the host and the build changed) */
+  environment?: { at: number; kernel?: string; version?: string };
 }
 
 /** A small deterministic PRNG (mulberry32) and standard normal draws from it. */
@@ -53,6 +61,8 @@ function metric(base: number, noise: number, normal: () => number): MetricValue 
 
 function cellsFor(spec: SynthSpec, runIndex: number, normal: () => number, server: string): HistoryCell[] {
   const noise = (spec.noisePct ?? 1) / 100;
+  const c = spec.conditions;
+  const all = c && runIndex >= c.at ? c.factor : 1;
   const cells: HistoryCell[] = [];
   for (const [si, script] of spec.scripts.entries()) {
     for (const [ti, tier] of spec.tiers.entries()) {
@@ -62,7 +72,7 @@ function cellsFor(spec: SynthSpec, runIndex: number, normal: () => number, serve
           s && s.script === script && s.tier === tier && s.threads === threads && runIndex >= s.at
             ? s.factor
             : 1;
-        const tps = (200 + 150 * si + 80 * ti) * Math.sqrt(threads) * stepped;
+        const tps = (200 + 150 * si + 80 * ti) * Math.sqrt(threads) * stepped * all;
         cells.push({
           server,
           workload: "nightly",
@@ -114,8 +124,11 @@ function run(
 function historyServer(
   version: string,
   flavor: "mariadb" | "mysql" = "mariadb",
+  extra: Record<string, string> = {},
+  readBack: readonly string[] = [],
 ): HistoryRun["servers"][number] {
   const s = makeServer({ version, flavor, label: `${flavor}-${version}` });
+  const lines = Object.entries(extra).map(([k, v]) => `${k} = ${v}\n`);
   return {
     label: s.label,
     flavor: s.flavor,
@@ -125,22 +138,51 @@ function historyServer(
     tiers: s.tiers.map((t) => ({
       tier: t.tier,
       buffer_pool_bytes: t.buffer_pool_bytes,
-      config: t.config,
-      variables: { innodb_buffer_pool_size: String(t.buffer_pool_bytes) },
+      // after the generated options: a later line wins, as in the server's own reading
+      config: lines.length > 0 ? `${t.config.replace(/\n?$/, "\n")}${lines.join("")}` : t.config,
+      variables: {
+        innodb_buffer_pool_size: String(t.buffer_pool_bytes),
+        // the generated config's values of these, as the server would report them
+        ...Object.fromEntries(readBack.map((k) => [k, parseMyCnf(t.config).get(k) ?? ""])),
+        ...extra,
+      },
     })),
   };
+}
+
+/** The server and host of trend run `i`: the spec's change of conditions and of environment applied. */
+function trendSetup(
+  spec: SynthSpec,
+  i: number,
+): { server: HistoryRun["servers"][number]; host: typeof HOST } {
+  const c = spec.conditions;
+  const e = spec.environment;
+  const changed = e !== undefined && i >= e.at;
+  const version = changed && e.version ? e.version : "11.4.5";
+  const server = historyServer(
+    version,
+    "mariadb",
+    c && i >= c.at ? c.config : {},
+    Object.keys(c?.config ?? {}),
+  );
+  return { server, host: changed && e.kernel ? { ...HOST, kernel: e.kernel } : HOST };
 }
 
 /** Writes the store under `root`; returns the runs (oldest first). */
 export function writeSyntheticStore(root: string, spec: SynthSpec): HistoryRun[] {
   const normal = rng(spec.seed ?? 7);
   const start = spec.start ?? Date.UTC(2025, 0, 1, 2, 17);
-  const server = historyServer("11.4.5");
   const runs: HistoryRun[] = [];
   for (let i = 0; i < spec.runs; i++) {
-    runs.push(
-      run(i, new Date(start + i * 86_400_000), cellsFor(spec, i, normal, server.label), [server], null),
+    const { server, host } = trendSetup(spec, i);
+    const r = run(
+      i,
+      new Date(start + i * 86_400_000),
+      cellsFor(spec, i, normal, server.label),
+      [server],
+      null,
     );
+    runs.push({ ...r, host });
   }
   for (const [k, version] of (spec.matrix?.versions ?? []).entries()) {
     const s = historyServer(version, spec.matrix!.flavor);

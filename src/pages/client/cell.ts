@@ -1,5 +1,6 @@
 /** One cell: tps, qps and p95 over the runs with 95% interval bands and change-point markers. */
 import uPlot from "uplot";
+import { alsoChangedText } from "../../history/also-changed.js";
 import type { HistoryMetric } from "../../history/schema.js";
 import { isImportedBench } from "../../metrics/tier.js";
 import { own } from "../../util/own.js";
@@ -23,7 +24,7 @@ import {
   shortSha,
 } from "./dom.js";
 import { yRange } from "./lines.js";
-import { cellSubText, threadsHeading } from "./texts.js";
+import { allConditionsText, cellSubText, floorText, otherSeriesText, threadsHeading } from "./texts.js";
 
 /** Colours of the first metrics of the table; a metric without one takes the next of MORE_COLORS. */
 const COLORS: Partial<Record<HistoryMetric, string>> = { tps: "#2563eb", qps: "#0891b2", p95_ms: "#9333ea" };
@@ -54,7 +55,8 @@ function markerPlugin(marks: ChangeMark[], label: string, xs: readonly number[])
           ctx.lineTo(px, u.bbox.top + u.bbox.height);
           ctx.stroke();
           ctx.restore();
-          const text = `${changePct(m)} ${shortSha(m.from)}..${shortSha(m.to)}`;
+          const also = m.also.length > 0 ? ` · ${m.also.map((x) => x.what).join(", ")} changed too` : "";
+          const text = `${changePct(m)} ${shortSha(m.from)}..${shortSha(m.to)}${m.within_noise ? " (within noise)" : ""}${also}`;
           const node = u.over.appendChild(
             el(
               "div",
@@ -64,7 +66,8 @@ function markerPlugin(marks: ChangeMark[], label: string, xs: readonly number[])
                 "data-x": String(xs[m.index]),
                 "data-index": String(m.index),
                 "data-commit": m.to,
-                title: `${label} ${changePct(m)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}`,
+                "data-also": m.also.map((x) => x.what).join(","),
+                title: `${label} ${changePct(m)} (${fmt(m.before)} → ${fmt(m.after)}), commits ${m.from}..${m.to}${m.also.length > 0 ? `; also changed: ${alsoChangedText(m.also)}` : ""}`,
               },
               text,
             ),
@@ -201,10 +204,60 @@ function changeList(s: CellSeries, metric: string): HTMLElement {
         ` ${fmt(m.before)} → ${fmt(m.after)} from ${day(m.date)}, commits `,
         safeUrl(m.range_url) ? el("a", { href: m.range_url! }, range) : range,
         ` (confidence ${confidence(m.confidence)})`,
+        ...(m.within_noise
+          ? [" ", el("span", { class: "badge noise" }, `within noise (floor ±${m.floor_pct}%)`)]
+          : []),
+        ...(m.also.length > 0
+          ? [el("div", { class: "also" }, `Also changed between the two sides: ${alsoChangedText(m.also)}`)]
+          : []),
       ),
     );
   }
   return ul;
+}
+
+/** The metric's noise floor: how far one run moves from the one before, as learned from this series. */
+function floorLine(s: CellSeries, metric: string): HTMLElement {
+  const f = own(s.floors, metric);
+  return el(
+    "p",
+    { class: "floor", "data-metric": metric },
+    f
+      ? floorText(f.pct, f.pairs)
+      : "No noise floor yet: it is learned once the series has ten run-to-run changes.",
+  );
+}
+
+/** The conditions the series was measured under, and the same cell under other conditions. */
+function conditionsSection(s: CellSeries): HTMLElement {
+  const all = Object.entries(s.conditions);
+  const list = el("ul", { class: "condition-list" }, ...all.map(([k, v]) => el("li", {}, `${k} = ${v}`)));
+  const parts: (Node | string)[] = [
+    el("h2", {}, "Conditions"),
+    el(
+      "p",
+      { class: "condition-label" },
+      s.label.length > 0
+        ? `This series: ${s.label.join(", ")}. Change points are searched within it, never across a change of conditions.`
+        : "Every run of this cell was measured under the same conditions.",
+    ),
+    el("details", {}, el("summary", {}, allConditionsText(all.length)), list),
+  ];
+  if (s.others.length > 0) {
+    const ul = el("ul", { class: "other-conditions" });
+    for (const o of s.others) {
+      ul.append(
+        el(
+          "li",
+          { "data-cell": o.id },
+          el("a", { href: `cell.html?id=${encodeURIComponent(o.id)}` }, o.label.join(", ") || o.id),
+          otherSeriesText(day(o.first), day(o.last), o.points, o.diff.join("; ")),
+        ),
+      );
+    }
+    parts.push(el("h3", {}, "The same cell under other conditions"), ul);
+  }
+  return el("section", { class: "conditions" }, ...parts);
 }
 
 /** The chart options: x by commit or by date, y from zero; kept in the URL so a link shows the same view. */
@@ -246,7 +299,8 @@ export async function cellPage(main: HTMLElement): Promise<void> {
     const host = el("div", { class: "chart", "data-metric": metric });
     const info = el("p", { class: "readout" }, ...readout(s, metric, null));
     const heading = el("h2", {}, metricLabel(metric, metricInfo(s, metric)));
-    return { metric, host, info, section: el("section", {}, heading, host, info, changeList(s, metric)) };
+    const section = el("section", {}, heading, host, info, floorLine(s, metric), changeList(s, metric));
+    return { metric, host, info, section };
   });
   const draw = (view: ViewOptions) => {
     // Every width read before any chart is drawn: one layout, not one per chart.
@@ -272,8 +326,10 @@ export async function cellPage(main: HTMLElement): Promise<void> {
       cellSubText(k.flavor, k.workload, k.runner_class, s.run.length),
       ...(scaling ? [" · ", scaling] : []),
     ),
+    ...(s.label.length > 0 ? [el("p", { class: "series-label" }, `Conditions: ${s.label.join(", ")}`)] : []),
     viewBar(viewOptions(), draw),
     ...parts.map((p) => p.section),
+    conditionsSection(s),
   );
   draw(viewOptions());
 }

@@ -1,8 +1,9 @@
 /**
- * The overview: every cell with a sparkline (with its min and max) and its latest change point,
- * regressions first, then improvements, then the cells without a change point; filterable.
+ * The overview: every cell (one card per set of conditions) with a sparkline (with its min and
+ * max) and its latest change point, regressions first, then improvements, then the cells whose
+ * latest change is within their own noise floor, then those without a change point; filterable.
  */
-
+import { alsoChangedText } from "../../history/also-changed.js";
 import { isImportedBench } from "../../metrics/tier.js";
 import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
@@ -83,10 +84,12 @@ function card(row: OverviewRow): HTMLElement {
   const badge = ch
     ? el(
         "span",
-        { class: `badge ${changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
-        `${changePct(ch)} ${builtinLabel(ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})`,
+        { class: `badge ${row.noisy ? "noise" : changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
+        `${changePct(ch)} ${builtinLabel(ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})${row.noisy ? ` within noise (floor ±${ch.floor_pct}%)` : ""}`,
       )
     : el("span", { class: "badge none" }, "no change point");
+  const extra: HTMLElement[] = [];
+  if (row.label.length > 0) extra.push(el("div", { class: "card-label" }, row.label.join(", ")));
   return el(
     "a",
     { class: "card", href: `cell.html?id=${encodeURIComponent(row.id)}`, "data-cell": row.id },
@@ -96,6 +99,7 @@ function card(row: OverviewRow): HTMLElement {
       { class: "card-sub" },
       `${row.flavor} ${row.last.version} · ${row.workload} · ${row.runner_class}`,
     ),
+    ...extra,
     el(
       "div",
       { class: "spark-box" },
@@ -113,6 +117,9 @@ function card(row: OverviewRow): HTMLElement {
       cardLastText(fmt(row.last.value ?? row.last.tps), row.unit ?? "tps", row.points),
     ),
     badge,
+    ...(ch && ch.also.length > 0
+      ? [el("div", { class: "card-also" }, `also changed: ${alsoChangedText(ch.also)}`)]
+      : []),
   );
 }
 
@@ -157,15 +164,17 @@ function selected(bar: HTMLElement): Partial<Record<FilterKey, string>> {
   return out;
 }
 
-type Kind = "worse" | "better" | "none";
+type Kind = "worse" | "better" | "noise" | "none";
 const KINDS: [Kind, string][] = [
   ["worse", "Regressions"],
   ["better", "Improvements"],
+  ["noise", "Within noise"],
   ["none", "No change point"],
 ];
 
 function kindOf(row: OverviewRow): Kind {
-  return row.change ? (changeClass(row.change) as Kind) : "none";
+  if (!row.change) return "none";
+  return row.noisy ? "noise" : (changeClass(row.change) as Kind);
 }
 
 /** Latest change first; a larger change first on the same day. */

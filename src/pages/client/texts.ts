@@ -59,3 +59,18 @@ export function allGroupsText(groups: number): string {
 export function newestOfText(shown: number, versions: number): string {
   return ` · the ${shown} newest of ${plural(versions, "version")}`;
 }
+
+/** Another series of the same cell: " · 2025-01-01 to 2025-01-15 (15 points) · differs in …". */
+export function otherSeriesText(first: string, last: string, points: number, diff: string): string {
+  return ` · ${first} to ${last} (${plural(points, "point")}) · differs in ${diff}`;
+}
+
+/** A metric's noise floor on a cell page. */
+export function floorText(pct: number, pairs: number): string {
+  return `Noise floor ±${pct}% (Q3 + 3 × IQR of ${plural(pairs, "run-to-run change")}): a change point within it is marked "within noise".`;
+}
+
+/** The summary of a series' conditions list: "All 12 conditions". */
+export function allConditionsText(n: number): string {
+  return `All ${plural(n, "condition")}`;
+}

@@ -1,0 +1,242 @@
+/**
+ * Trend series keyed by conditions, change points that name what else changed, the noise floor per
+ * series and the triage digest, on synthetic stores (src/history/conditions.ts, src/changes/floor.ts,
+ * src/pages/model.ts, src/pages/digest.ts).
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { noiseFloor, withinNoise } from "../src/changes/floor.js";
+import { detectChanges } from "../src/changes/index.js";
+import { cellConditions, conditionsDiff, whatElseChanged } from "../src/history/conditions.js";
+import type { HistoryRun } from "../src/history/schema.js";
+import { detector } from "../src/pages/detector.js";
+import { buildDigest, digestMarkdown, digestText } from "../src/pages/digest.js";
+import { buildSeries, type CellSeries } from "../src/pages/model.js";
+import { quantile } from "../src/stats/descriptive.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
+import { makeAbResults, makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
+
+const CELLS = { scripts: ["oltp_read_write", "oltp_point_select"], tiers: ["1G"], threads: [1, 16] };
+const SWITCH = { at: 15, config: { innodb_flush_log_at_trx_commit: "0" }, factor: 1.4 };
+
+function store(spec: Partial<Parameters<typeof writeSyntheticStore>[1]> = {}): {
+  dir: string;
+  runs: HistoryRun[];
+} {
+  const dir = join(tempDir("perfgate-conditions-"), "store");
+  const runs = writeSyntheticStore(dir, { runs: 30, ...CELLS, seed: 5, ...spec });
+  return { dir, runs };
+}
+
+const flush = (s: CellSeries) => s.conditions["my.cnf innodb_flush_log_at_trx_commit"];
+
+describe("series keyed by conditions", () => {
+  it("a my.cnf switch in the middle makes two series per cell, labelled, with no change point across it", () => {
+    const { runs } = store({ conditions: SWITCH });
+    // On one line the switch itself is a step the detector finds: the test would fail without the split.
+    const joined = runs.map((r) => ({ value: r.cells[0]!.metrics.tps!.value }));
+    expect(detectChanges(joined).map((c) => c.index)).toContain(SWITCH.at);
+
+    const series = buildSeries(runs, detector);
+    expect(series).toHaveLength(4 * 2);
+    for (const s of series) {
+      expect(s.changes).toEqual([]);
+      expect(s.run).toHaveLength(flush(s) === "0" ? 30 - SWITCH.at : SWITCH.at);
+      // the setting read back says the same as the my.cnf: named once
+      expect(s.label).toEqual([`my.cnf innodb_flush_log_at_trx_commit=${flush(s)}`]);
+      expect(s.others).toHaveLength(1);
+      expect(s.others[0]!.diff).toContain(
+        `my.cnf innodb_flush_log_at_trx_commit ${flush(s)} → ${flush(s) === "0" ? "1" : "0"}`,
+      );
+    }
+    expect(new Set(series.map((s) => s.id)).size).toBe(8);
+  });
+
+  it("conditions: the tier's my.cnf tuning without instance paths, known settings read back, dataset, sysbench options", () => {
+    const { runs } = store({ runs: 1 });
+    const run = runs[0]!;
+    const c = cellConditions(run, run.cells[0]!);
+    expect(c["my.cnf innodb_flush_log_at_trx_commit"]).toBe("1");
+    expect(c["my.cnf innodb_buffer_pool_size"]).toBe(String(1024 ** 3));
+    expect(c["setting innodb_buffer_pool_size"]).toBe(String(1024 ** 3));
+    expect(Object.keys(c).filter((k) => /^my\.cnf (datadir|socket|port|basedir|pid_file)$/.test(k))).toEqual(
+      [],
+    );
+    expect(c.dataset).toBe("4 × 100000");
+    expect(c["sysbench --time"]).toBe("60");
+    expect(conditionsDiff(c, { ...c, dataset: "1 × 10" })).toEqual(["dataset 4 × 100000 → 1 × 10"]);
+  });
+
+  it("an A/B head is kept apart from its branch's trend unless appended with --ab-in-trend, then in its own series", () => {
+    const { runs } = store({ runs: 12 });
+    const ab = { ...runs[11]!, id: "20250201T021700Z-abababab00", source: "ab" as const };
+    const first = (rs: HistoryRun[]) => {
+      const all = buildSeries(rs, () => []);
+      return all.filter((s) => s.key.script === all[0]!.key.script && s.key.threads === all[0]!.key.threads);
+    };
+    expect(first([...runs, ab]).map((s) => [s.run.length, s.label])).toEqual([[12, []]]);
+    expect(first([...runs, { ...ab, ab_in_trend: true }]).map((s) => [s.run.length, s.label])).toEqual([
+      [12, ["measured as=run"]],
+      [1, ["measured as=A/B head"]],
+    ]);
+  });
+});
+
+describe("what else changed", () => {
+  it("a change point whose two sides differ in kernel and server version says so", () => {
+    const { runs } = store({
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 20, factor: 0.85 },
+      environment: { at: 20, kernel: "6.8.0-49-generic", version: "11.4.6" },
+    });
+    const series = buildSeries(runs, detector);
+    const changed = series.filter((s) => s.changes.length > 0);
+    expect(changed.map((s) => `${s.key.script} ${s.key.threads}`)).toEqual(["oltp_read_write 16"]);
+    const tps = changed[0]!.changes.find((c) => c.metric === "tps")!;
+    expect([tps.index, tps.from, tps.to]).toEqual([20, commitOf(19), commitOf(20)]);
+    expect(tps.also).toEqual([
+      { what: "server", before: "11.4.5", after: "11.4.6" },
+      { what: "kernel", before: "6.8.0-45-generic", after: "6.8.0-49-generic" },
+    ]);
+  });
+
+  it("names a difference one run off the change point, and nothing when only the code changed", () => {
+    const { runs } = store({ runs: 8, environment: { at: 5, kernel: "6.9" } });
+    expect(whatElseChanged(runs.slice(0, 4), runs.slice(4), "1G").map((x) => x.what)).toEqual(["kernel"]);
+    expect(whatElseChanged(runs.slice(0, 6), runs.slice(6), "1G").map((x) => x.what)).toEqual(["kernel"]);
+    const plain = store({ runs: 8 }).runs;
+    expect(whatElseChanged(plain.slice(0, 4), plain.slice(4), "1G")).toEqual([]);
+  });
+});
+
+describe("noise floor", () => {
+  it("is Q3 + 3 × IQR of the absolute run-to-run relative changes, learned from 10 pairs on", () => {
+    expect(quantile([1, 2, 3, 4], 0.25)).toBe(1.75);
+    expect(quantile([5], 0.9)).toBe(5);
+    // changes of 0%, 1%, 2%, … 10% (11 pairs): Q1 2.5%, Q3 7.5%, floor 7.5 + 3 × 5 = 22.5%
+    const values = [100];
+    for (let i = 0; i <= 10; i++) values.push(values.at(-1)! * (1 + (i % 2 === 0 ? 1 : -1) * (i / 100)));
+    expect(noiseFloor(values)).toEqual({ pct: 22.5, pairs: 11 });
+    expect(noiseFloor(values.slice(0, 10))).toBeNull();
+    expect(noiseFloor([100, null, 101, ...values])?.pairs).toBe(13);
+    expect(withinNoise(-20, { pct: 22.5, pairs: 11 })).toBe(true);
+    expect(withinNoise(-23, { pct: 22.5, pairs: 11 })).toBe(false);
+    expect(withinNoise(-23, null)).toBe(false);
+  });
+
+  it("marks a sustained shift smaller than the series' run-to-run noise as within noise", () => {
+    // 4% noise per point, a 6% step over 60 runs: the detector decides it, the floor (about 4 × 5.7%) holds it
+    const { runs } = store({
+      runs: 60,
+      noisePct: 4,
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 30, factor: 0.94 },
+    });
+    const series = buildSeries(runs, detector);
+    const marks = series.flatMap((s) => s.changes.filter((c) => c.metric === "tps"));
+    expect(marks.map((c) => c.index)).toEqual([30]);
+    for (const c of marks) expect(c.within_noise).toBe(true);
+    const s = series.find((x) => x.key.script === "oltp_read_write" && x.key.threads === 16)!;
+    expect(s.floors.tps!.pct).toBeGreaterThan(10);
+    expect(s.floors.tps!.pairs).toBe(59);
+  });
+});
+
+describe("triage digest", () => {
+  it("lists the period's decided changes largest first, with the range, what else changed and the bisect command", () => {
+    const { runs } = store({
+      runs: 40,
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 34, factor: 0.8 },
+      environment: { at: 34, kernel: "6.9" },
+    });
+    const series = buildSeries(runs, detector);
+    const until = new Date(runs.at(-1)!.date);
+    const week = buildDigest(series, new Date(until.getTime() - 7 * 86_400_000), until);
+    expect(week.entries.map((e) => [e.change.metric, e.kind])).toEqual([
+      ["p95_ms", "regression"],
+      ["tps", "regression"],
+      ["qps", "regression"],
+    ]);
+    const tps = week.entries[1]!;
+    expect(tps.bisect).toBe(
+      `npx perfgate bisect --good ${commitOf(33)} --bad ${commitOf(34)} --cell oltp_read_write:16:1G --metric tps -w workloads/nightly.yml --source <server checkout>`,
+    );
+    const text = digestText(week);
+    expect(text).toContain("3 decided changes from");
+    expect(text).toContain("also changed: kernel 6.8.0-45-generic → 6.9");
+    const md = digestMarkdown(week);
+    expect(md).toContain(
+      `[${commitOf(33).slice(0, 12)}..${commitOf(34).slice(0, 12)}](https://github.com/example/server/compare/`,
+    );
+    const before = buildDigest(series, new Date(0), new Date(runs[30]!.date));
+    expect(before.entries).toEqual([]);
+  });
+});
+
+describe("perfgate history changes and digest", () => {
+  it("report no change point across a my.cnf switch; the digest is text, Markdown or JSON", async () => {
+    requireBuild();
+    const { dir, runs } = store({ conditions: SWITCH });
+    const r = await runCli(["history", "changes", "--store", dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(
+      "0 change points in 24 series searched (4 cells, 8 series by conditions, 30 runs)",
+    );
+    const until = runs.at(-1)!.date;
+    const d = await runCli(["history", "digest", "--store", dir, "--until", until, "--format", "json"]);
+    expect(d.code, d.stderr).toBe(0);
+    expect((JSON.parse(d.stdout) as { entries: unknown[] }).entries).toEqual([]);
+    const bad = await runCli(["history", "digest", "--store", dir, "--since", "7x"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--since");
+  });
+
+  it("history append --ab-in-trend: an A/B head becomes a trend point; on a results file it is a usage error", async () => {
+    requireBuild();
+    const d = tempDir("perfgate-ab-trend-");
+    const dir = join(d, "store");
+    const ab = writeJson(
+      d,
+      "ab.json",
+      makeAbResults({
+        pairs: [
+          { base: 100, head: 101 },
+          { base: 100, head: 102 },
+          { base: 99, head: 101 },
+        ],
+      }),
+    );
+    const results = writeJson(d, "run.json", makeResults({ cells: [{ tps: 100 }] }));
+    const bad = await runCli([
+      "history",
+      "append",
+      results,
+      "--store",
+      dir,
+      "--ab-in-trend",
+      "--commit",
+      "a".repeat(40),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe(
+      `perfgate: --ab-in-trend: ${results} is a perfgate/results file, always a trend point; the option is for an A/B file (perfgate/ab)`,
+    );
+    const kept = await runCli(["history", "append", ab, "--store", dir, "--commit", "b".repeat(40)]);
+    expect(kept.code, kept.stderr).toBe(0);
+    const asked = await runCli([
+      "history",
+      "append",
+      ab,
+      "--store",
+      join(d, "store2"),
+      "--ab-in-trend",
+      "--commit",
+      "b".repeat(40),
+    ]);
+    expect(asked.code, asked.stderr).toBe(0);
+    const site = async (store: string) =>
+      (await runCli(["pages", "--store", store, "--out", join(store, "..", `site-${store.length}`)])).stdout;
+    expect(await site(dir)).toContain("1 run, 0 cells");
+    expect(await site(join(d, "store2"))).toContain("1 run, 1 cell,");
+  });
+});
