@@ -13,7 +13,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
-import { runAb } from "../ab/runner.js";
+import { runAbLikeForLike } from "../ab/like-for-like.js";
+import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import { fromAb, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { resultsStem } from "../flamegraph/names.js";
@@ -104,7 +105,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   );
   const end = log.group(`A/B: ${config.base} vs ${config.head} (${name})`);
   try {
-    const { results } = await runAb({
+    const opts: AbOptions = {
       base: config.base!,
       head: config.head!,
       workloadFile,
@@ -119,7 +120,10 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       force: true,
       log,
       signal: interrupt.signal,
-    });
+    };
+    // like for like: the stock A/B runs first (beside, <results>.stock.json); the pinned one is gated
+    const { results } =
+      config.pinDefaults === null ? await runAb(opts) : await likeForLike(opts, config.pinDefaults, log);
     return {
       sets: [fromAb(results, out)],
       workloadName: results.workload.name,
@@ -131,6 +135,18 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
     interrupt.dispose();
     stopWatching();
   }
+}
+
+/** The stock and the pinned A/B; the pinned one's outcome, the pins logged. */
+async function likeForLike(opts: AbOptions, from: string, log: Logger): Promise<AbOutcome> {
+  const { stock, pinned } = await runAbLikeForLike(opts, from);
+  if (pinned === null) return stock;
+  for (const s of pinned.results.pinned_defaults?.sides ?? []) {
+    log.info(
+      `like for like: ${s.target} pinned to ${s.reference}: ${s.pinned.map((p) => `${p.name}=${p.value}`).join(", ") || "nothing"}; not pinned: ${s.not_pinned.map((p) => p.name).join(", ") || "none"}`,
+    );
+  }
+  return pinned;
 }
 
 function measureCompare(config: ActionConfig, log: Logger): Measured {
