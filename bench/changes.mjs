@@ -36,7 +36,8 @@ const arg = (name, fallback) => {
 };
 const seeds = arg("--seeds", arg("--seed", "42")).split(",");
 const lengths = arg("--lengths", "50,500").split(",");
-if (!lengths.every((l) => /^[1-9]\d{0,6}$/.test(l))) throw new Error(`--lengths ${lengths}: whole numbers, e.g. 90,450`);
+if (!lengths.every((l) => /^[1-9]\d{0,6}$/.test(l)))
+  throw new Error(`--lengths ${lengths}: whole numbers, e.g. 90,450`);
 const cacheDir = arg(
   "--cache-dir",
   join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "perfgate", "bench-changes"),
