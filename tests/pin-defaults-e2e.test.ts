@@ -1,0 +1,58 @@
+/**
+ * `perfgate run --pin-defaults <spec>` with real servers: MySQL 9.7.4's performance-relevant
+ * defaults set to MySQL 8.0.15's, each pin read back from the running server, the ones left
+ * listed with why, and both in the results and the report.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readResults } from "../src/results/store.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild, requireSysbench } from "./helpers/env.js";
+
+beforeAll(() => {
+  requireSysbench();
+  requireBuild();
+});
+
+describe("perfgate run --pin-defaults", () => {
+  it("runs the server with the reference's known performance defaults and reports them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-pin-"));
+    const out = join(dir, "r.json");
+    const r = await runCli([
+      "run",
+      "--server",
+      "deb:mysql@9.7.4",
+      "--pin-defaults",
+      "maven:mysql@8.0.15",
+      "--workload",
+      "tests/fixtures/workloads/tiny.yml",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const results = readResults(out);
+    const p = results.pinned_defaults!;
+    expect(p.from).toBe("maven:mysql@8.0.15");
+    const side = p.sides[0]!;
+    expect(side.label).toBe("server");
+    // 9.7.4 turned the adaptive hash index off; 8.0.15 has it on
+    expect(side.pinned).toContainEqual({ name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" });
+    // every pin is what the measured server ran with
+    for (const tier of results.servers[0]!.tiers) {
+      for (const pin of side.pinned) expect(tier.variables[pin.name], pin.name).toBe(pin.value);
+    }
+    for (const n of side.not_pinned) expect(n.reason).not.toBe("");
+    const report = readFileSync(out.replace(/\.json$/, ".md"), "utf8");
+    expect(report).toContain("## Pinned defaults");
+    expect(report).toContain(`\`${side.pinned[0]!.name}\``);
+    expect(r.stdout).toContain("Pinned defaults");
+  }, 300_000);
+
+  it("refuses `older` for a run, with a usage error", async () => {
+    const r = await runCli(["run", "--server", "maven:mariadb@11.4.5", "--pin-defaults", "older"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--pin-defaults older compares two servers/);
+  });
+});
