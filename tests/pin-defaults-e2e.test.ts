@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { readAbResults } from "../src/results/ab-store.js";
 import { readResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild, requireSysbench } from "./helpers/env.js";
@@ -49,6 +50,42 @@ describe("perfgate run --pin-defaults", () => {
     expect(report).toContain(`\`${side.pinned[0]!.name}\``);
     expect(r.stdout).toContain("Pinned defaults");
   }, 300_000);
+
+  it("ab --pin-defaults older: the stock A/B beside the pinned one, the pins in the results and the report", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-pin-ab-"));
+    const out = join(dir, "ab.json");
+    const r = await runCli([
+      "ab",
+      "--base",
+      "maven:mysql@8.0.15",
+      "--head",
+      "deb:mysql@9.7.4",
+      "--pin-defaults",
+      "older",
+      "--workload",
+      "tests/fixtures/workloads/ab-tiny-select.yml",
+      "--profile",
+      "off",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const stock = readAbResults(join(dir, "ab.stock.json"));
+    const pinned = readAbResults(out);
+    expect(stock.pinned_defaults).toBeUndefined();
+    expect(stock.settings.head).toEqual({});
+    const p = pinned.pinned_defaults!;
+    expect(p).toMatchObject({ from: "older", stock: join(dir, "ab.stock.json") });
+    expect(p.sides.map((s) => s.label)).toEqual(["head"]);
+    const pins = p.sides[0]!.pinned;
+    expect(pins).toContainEqual({ name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" });
+    const head = pinned.servers.find((s) => s.label === "head")!;
+    for (const pin of pins) expect(head.tiers[0]!.variables[pin.name], pin.name).toBe(pin.value);
+    const report = readFileSync(out.replace(/\.json$/, ".md"), "utf8");
+    expect(report).toContain("## Like for like");
+    expect(report).toContain("| cell | metric | stock defaults | pinned defaults |");
+    expect(r.stdout).toMatch(/^Like for like$/m);
+  }, 600_000);
 
   it("refuses `older` for a run, with a usage error", async () => {
     const r = await runCli(["run", "--server", "maven:mariadb@11.4.5", "--pin-defaults", "older"]);
