@@ -41,10 +41,12 @@ export const INTEGRATION = [
   "pages-browser",
   "pages-conditions-browser",
   "pages-gab-browser",
+  "pages-matrix-browser",
   "pages-hostile-browser",
   "pages-run-browser",
   "pages-run-graph-browser",
   "pages-why-browser",
+  "pin-defaults-e2e",
   "preflight-availability",
   "run-e2e",
   "run-sysbench-faults",
@@ -55,6 +57,7 @@ export const INTEGRATION = [
   "servers-tarball",
   "shard-merge",
   "why-e2e",
+  "workloads-micro",
 ].map((name) => `tests/${name}.test.ts`);
 
 /** Files that run the built CLI, the action or other programs as processes, with no server. */

@@ -6,12 +6,14 @@
 //   - mean shifts only (step, regression start/end): any other detection is a false alarm;
 // how many series without a mean shift each flags, and the time of both on a 10,000-point series.
 //
-//   node bench/changes.mjs [--seeds 42[,1,2,...]] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose]
+//   node bench/changes.mjs [--seeds 42[,1,2,...]] [--lengths 50,500] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose]
 //
 // It also counts false alarms on series with no change at all (normal, autocorrelated and
 // heavy-tailed noise; skip with --no-false-alarms).
 // --seeds: the generator's seed (its default is 42); several seeds pool their series into one table
-// (each seed draws new noise for every series). --verbose prints each series' labels and detections.
+// (each seed draws new noise for every series). --lengths: the generator's series lengths (its
+// default 50 and 500); a held-out score uses seeds and lengths the parameters were never chosen on
+// (docs/decisions/2026-11-27-change-point-recall.md). --verbose prints each series' labels and detections.
 //
 // It needs python3 (with venv). The first run creates two virtualenvs under the cache dir (the
 // generator and Otava need different numpy versions: apache-otava 0.8.0 pins numpy 2.2.0 on
@@ -33,6 +35,9 @@ const arg = (name, fallback) => {
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
 };
 const seeds = arg("--seeds", arg("--seed", "42")).split(",");
+const lengths = arg("--lengths", "50,500").split(",");
+if (!lengths.every((l) => /^[1-9]\d{0,6}$/.test(l)))
+  throw new Error(`--lengths ${lengths}: whole numbers, e.g. 90,450`);
 const cacheDir = arg(
   "--cache-dir",
   join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "perfgate", "bench-changes"),
@@ -182,7 +187,7 @@ function printTable(results, count, timing) {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
   const line = (r) => `| ${r.map((x, c) => String(x).padEnd(widths[c])).join(" | ")} |`;
   process.stdout.write(
-    `otava-test-data ${GENERATOR.split("==")[1]} series: ${count} (seed${seeds.length > 1 ? "s" : ""} ${seeds.join(",")}; lengths 50 and 500, noise SD 0/2/5/10), tolerance ±${TOLERANCE} indices\n`,
+    `otava-test-data ${GENERATOR.split("==")[1]} series: ${count} (seed${seeds.length > 1 ? "s" : ""} ${seeds.join(",")}; lengths ${lengths.join(" and ")}, noise SD 0/2/5/10), tolerance ±${TOLERANCE} indices\n`,
   );
   process.stdout.write(`${line(rows[0])}\n| ${widths.map((w) => "-".repeat(w)).join(" | ")} |\n`);
   for (const r of rows.slice(1)) process.stdout.write(`${line(r)}\n`);
@@ -281,7 +286,7 @@ async function main() {
     for (const seed of seeds) {
       log(`generating series (seed ${seed}) ...`);
       const dir = join(work, `series-${seed}`);
-      const manifest = generate(genVenv, dir, seed, []);
+      const manifest = generate(genVenv, dir, seed, ["--lengths", ...lengths]);
       const files = manifest.map((e) => join(dir, e.filename));
       log(`running Apache Otava on ${files.length} series ...`);
       const otava = runOtava(otavaVenv, files);

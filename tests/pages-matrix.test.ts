@@ -63,4 +63,44 @@ describe("matrix differences", () => {
     // every listed difference beyond the threshold carries whether it was decided
     for (const o of all.over) expect(typeof o.decided).toBe("boolean");
   });
+
+  it("relative tables: QPS and the work per transaction per cell, coloured only when decided", () => {
+    const dir = tempDir("perfgate-matrix-rel-");
+    const runs: HistoryRun[] = writeSyntheticStore(dir, {
+      runs: 0,
+      scripts: ["oltp_point_select"],
+      tiers: ["1G"],
+      threads: [1, 4],
+      matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
+      seed: 5,
+    });
+    // the newer version: 20% less QPS (tight intervals), twice the fsyncs, 1.5 × the CPU
+    const newer = runs.find((r) => r.servers.some((s) => s.version === "9.7.4"))!;
+    const withWork = runs.map((r) => ({
+      ...r,
+      cells: r.cells.map((c) => {
+        const slow = r === newer ? 0.8 : 1;
+        const more = r === newer ? 2 : 1;
+        return {
+          ...c,
+          metrics: { ...c.metrics, qps: v(1000 * slow, 1) },
+          counters: { process_cpu_us: 100 * (r === newer ? 1.5 : 1), innodb_data_fsyncs: 0.5 * more },
+        };
+      }),
+    }));
+    const m = buildMatrix("m", withWork, { thresholdPct: 5 });
+    const rel = m.relative!;
+    expect(rel.map((t) => t.metric)).toEqual(["qps", "cpu", "fsyncs"]);
+    const qps = rel[0]!;
+    expect(qps.engines).toEqual(["MySQL 9.7.4"]);
+    expect(qps.baselines).toEqual(["MySQL 8.0.15"]);
+    expect(qps.rows.map((r) => r.threads)).toEqual([1, 4]);
+    for (const r of qps.rows) expect(r.values[0]).toMatchObject({ pct: -20, decided: true });
+    const fsyncs = rel.find((t) => t.metric === "fsyncs")!;
+    expect(fsyncs.lower_is_better).toBe(true);
+    // one value per run: the ratio without an interval, never decided
+    for (const r of fsyncs.rows)
+      expect(r.values[0]).toEqual({ pct: 100, lo: null, hi: null, decided: false });
+    expect(rel.find((t) => t.metric === "cpu")!.rows[0]!.values[0]!.pct).toBe(50);
+  });
 });

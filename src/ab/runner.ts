@@ -111,6 +111,8 @@ export interface AbOptions extends CommonRunOptions {
    */
   running?: Partial<Record<"base" | "head", RunningServer>>;
   onWrite?: (r: AbResults) => void;
+  /** a like-for-like A/B's pins, recorded in the results (src/ab/like-for-like.ts) */
+  pinnedDefaults?: AbResults["pinned_defaults"];
 }
 
 export type AbOutcome = Outcome<AbResults>;
@@ -360,6 +362,7 @@ function abResultsStart(
     cells: [],
     confirm_spent_s: 0,
     telemetry_overhead_pct_of_core: null,
+    ...(opts.pinnedDefaults ? { pinned_defaults: opts.pinnedDefaults } : {}),
   };
 }
 

@@ -21,6 +21,7 @@ import {
   HISTORY_MAX_AGE,
   HISTORY_RUNS,
   INSTRUCTIONS,
+  PIN_DEFAULTS,
   type SharedOption,
   STORE,
   THRESHOLD,
@@ -62,6 +63,8 @@ export interface ActionConfig {
   allowMismatch: boolean;
   /** mode ab: count instructions per transaction under callgrind */
   instructions: boolean;
+  /** mode ab: like for like (`older` or a server spec; null: stock defaults) */
+  pinDefaults: string | null;
   comment: (typeof COMMENT_MODES)[number];
   /** logins (without @) mentioned in the comment when there is a regression */
   ccUsers: string[];
@@ -198,6 +201,7 @@ const FIELDS = {
   "fail-on-regression": shared(FAIL_ON_REGRESSION),
   "allow-mismatch": shared(ALLOW_MISMATCH),
   instructions: shared(INSTRUCTIONS),
+  "pin-defaults": shared(PIN_DEFAULTS),
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "cc-users": ccUsers,
   "results-dir": z.string().min(1),
@@ -272,6 +276,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     failOnRegression: parsed["fail-on-regression"] ?? true,
     allowMismatch: parsed["allow-mismatch"] ?? false,
     instructions: parsed.instructions ?? false,
+    pinDefaults: parsed["pin-defaults"] ?? null,
     comment: parsed.comment ?? "always",
     ccUsers: parsed["cc-users"] ?? [],
     resultsDir: parsed["results-dir"] ?? INPUT_DEFAULTS["results-dir"],

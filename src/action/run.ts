@@ -13,7 +13,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
-import { runAb } from "../ab/runner.js";
+import { runAbLikeForLike } from "../ab/like-for-like.js";
+import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import { fromAb, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { resultsStem } from "../flamegraph/names.js";
@@ -22,8 +23,10 @@ import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { compareGate, type GateResult, incompleteReason } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
 import { thresholdConfig } from "../options/values.js";
+import { renderLikeForLike } from "../report/like-for-like.js";
 import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
+import type { PinnedDefaults } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { plural } from "../util/plural.js";
@@ -48,6 +51,8 @@ interface Measured {
   resultsFile: string | null;
   /** a reason the measurement is not complete (ab mode), failing the step after reporting */
   incomplete: string | null;
+  /** pin-defaults: the stock A/B measured beside the pinned one, and the pins */
+  likeForLike?: { stock: MeasurementSet; pins: PinnedDefaults };
 }
 
 /** The checkout of perfgate this bundle lives in (action/dist/index.mjs → ../..). */
@@ -104,7 +109,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   );
   const end = log.group(`A/B: ${config.base} vs ${config.head} (${name})`);
   try {
-    const { results } = await runAb({
+    const opts: AbOptions = {
       base: config.base!,
       head: config.head!,
       workloadFile,
@@ -119,18 +124,40 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       force: true,
       log,
       signal: interrupt.signal,
-    });
+    };
+    // like for like: the stock A/B runs first (beside, <results>.stock.json); the pinned one is gated
+    const outcome: AbOutcome & { stock?: MeasurementSet } =
+      config.pinDefaults === null ? await runAb(opts) : await likeForLike(opts, config.pinDefaults, log);
+    const { results, stock } = outcome;
+    const pins = results.pinned_defaults;
     return {
       sets: [fromAb(results, out)],
       workloadName: results.workload.name,
       resultsFile: out,
       incomplete: incompleteReason(results),
+      ...(stock && pins ? { likeForLike: { stock, pins } } : {}),
     };
   } finally {
     end();
     interrupt.dispose();
     stopWatching();
   }
+}
+
+/** The stock and the pinned A/B; the pinned one's outcome, the pins logged. */
+async function likeForLike(
+  opts: AbOptions,
+  from: string,
+  log: Logger,
+): Promise<AbOutcome & { stock?: MeasurementSet }> {
+  const { stock, pinned } = await runAbLikeForLike(opts, from);
+  if (pinned === null) return stock;
+  for (const s of pinned.results.pinned_defaults?.sides ?? []) {
+    log.info(
+      `like for like: ${s.target} pinned to ${s.reference}: ${s.pinned.map((p) => `${p.name}=${p.value}`).join(", ") || "nothing"}; not pinned: ${s.not_pinned.map((p) => p.name).join(", ") || "none"}`,
+    );
+  }
+  return { ...pinned, stock: fromAb(stock.results, stock.out) };
 }
 
 function measureCompare(config: ActionConfig, log: Logger): Measured {
@@ -290,6 +317,18 @@ function writeStepFiles(
   return { reportPath, comparisonPath };
 }
 
+/** With pin-defaults, the like-for-like section (pins, stock beside pinned changes); else null. */
+function likeForLikeSection(gate: GateResult, measured: Measured, config: ActionConfig): string | null {
+  if (!measured.likeForLike) return null;
+  const stock = compareGate([measured.likeForLike.stock], {
+    thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
+    degradation: config.degradation,
+    failOnRegression: false,
+  });
+  const section = renderLikeForLike(measured.likeForLike.pins, stock.report, gate.report, "markdown");
+  return section;
+}
+
 async function gateStep(): Promise<void> {
   const log = actionsLogger();
   let config: ActionConfig;
@@ -325,10 +364,12 @@ async function gateStep(): Promise<void> {
     failThresholdPct: config.failThresholdPct,
     incomplete: measured.incomplete,
   });
+  const section = likeForLikeSection(gate, measured, config);
+  const full = section === null ? gate : { ...gate, markdown: `${gate.markdown}\n\n${section}\n` };
   const { report, verdict } = gate;
   // the results file history-store appends: the A/B this step ran, else the head results
   const appended = measured.resultsFile ?? config.headResults;
-  const { reportPath, comparisonPath } = writeStepFiles(gate, measured, resultsDir, appended, log);
+  const { reportPath, comparisonPath } = writeStepFiles(full, measured, resultsDir, appended, log);
   end();
 
   core.setOutput(OUTPUTS.verdict, verdict);
@@ -347,7 +388,7 @@ async function gateStep(): Promise<void> {
       budget: SUMMARY_BUDGET,
       perfgateVersion: PERFGATE_VERSION,
     });
-    await core.summary.addRaw(`${summary}\n`).write();
+    await core.summary.addRaw(`${summary}\n${section === null ? "" : `\n${section}\n`}`).write();
   }
 
   await comment(config, event, ctx, log);

@@ -3,13 +3,14 @@ import { writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
-import { runAb } from "../ab/runner.js";
+import { runAbLikeForLike } from "../ab/like-for-like.js";
+import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
-import { abGate } from "../gate/gate.js";
+import { abGate, type GateResult } from "../gate/gate.js";
 import { cliOption, flagParser, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   BASE,
@@ -21,6 +22,7 @@ import {
   HEAD,
   HEAD_SET,
   INSTRUCTIONS,
+  PIN_DEFAULTS,
   type SharedOption,
   THRESHOLD,
   THRESHOLD_METRIC,
@@ -28,9 +30,11 @@ import {
   WORKLOAD,
 } from "../options/definitions.js";
 import { degradationOptions, oneOf, thresholdConfig, wholeNumber } from "../options/values.js";
+import { renderLikeForLike } from "../report/like-for-like.js";
 import { profileGraphs } from "../report/profiles.js";
 import { readAbResults } from "../results/ab-store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
+import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -78,6 +82,7 @@ interface AbFlags extends NetworkFlags {
   degradation?: [keyof DegradationOptions, number][];
   profile?: ProfileMode;
   offCpu?: boolean;
+  pinDefaults?: string;
 }
 
 /** `--threshold`, `--fail-on-regression` and the other options `perfgate ab` takes. */
@@ -118,6 +123,7 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(FAIL_THRESHOLD))
       .addOption(cliOption(FAIL_ON_REGRESSION))
       .addOption(cliOption(INSTRUCTIONS))
+      .addOption(cliOption(PIN_DEFAULTS))
       .option("--force", "replace a complete A/B file at --out")
       .option(
         "--resume <ab.json>",
@@ -163,12 +169,83 @@ function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
   };
 }
 
+/** The A/B's options from the flags (the output paths already chosen). */
+function abRunOptions(
+  o: AbFlags,
+  out: string,
+  thresholds: ThresholdConfig,
+  log: Logger,
+  signal: AbortSignal,
+): AbOptions {
+  const network = networkFromOptions(o);
+  return {
+    base: o.base!,
+    head: o.head!,
+    workloadFile: o.workload,
+    out,
+    baseSet: Object.fromEntries(o.baseSet ?? []),
+    headSet: Object.fromEntries(o.headSet ?? []),
+    thresholds,
+    ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
+    ...(o.slice !== undefined ? { slice: o.slice } : {}),
+    ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
+    ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
+    ...(o.workDir ? { workDir: o.workDir } : {}),
+    ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+    ...(network ? { network } : {}),
+    ...(o.force ? { force: true } : {}),
+    ...(o.instructions ? { instructions: true } : {}),
+    ...(o.resume !== undefined ? { resume: o.resume } : {}),
+    ...(o.profile ? { profile: o.profile } : {}),
+    ...(o.offCpu ? { offCpu: true } : {}),
+    log,
+    signal,
+  };
+}
+
+/**
+ * The A/B, or with --pin-defaults the stock A/B and the pinned one: the pinned one's gate decides,
+ * with the like-for-like section (pins, stock beside pinned changes) on top of its report.
+ */
+async function measure(
+  opts: AbOptions,
+  o: AbFlags,
+  gateOf: (r: AbOutcome, file: string) => GateResult,
+  h: CliHelpers,
+): Promise<{ outcome: AbOutcome; gate: GateResult }> {
+  if (o.pinDefaults === undefined) {
+    const outcome = await runAb(opts);
+    return { outcome, gate: gateOf(outcome, opts.out) };
+  }
+  if (o.pinDefaults === "older" && o.base === o.head) {
+    throw new UsageError("--pin-defaults older needs two different servers (--base and --head)");
+  }
+  const { stock, pinned } = await runAbLikeForLike(opts, o.pinDefaults);
+  const stockGate = gateOf(stock, stock.out);
+  writeGateFiles(stockGate, { markdown: h.reportPathFor(stock.out), json: undefined });
+  opts.log.info(`stock A/B results: ${resolve(stock.out)}`);
+  if (pinned === null) return { outcome: stock, gate: stockGate };
+  const gate = gateOf(pinned, pinned.out);
+  const p = pinned.results.pinned_defaults!;
+  return {
+    outcome: pinned,
+    gate: {
+      ...gate,
+      markdown: `${gate.markdown}\n\n${renderLikeForLike(p, stockGate.report, gate.report, "markdown")}\n`,
+      text: `${renderLikeForLike(p, stockGate.report, gate.report, "text")}\n\n${gate.text}`,
+    },
+  };
+}
+
 async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<void> {
   const o = abResumeDefaults(flags, cmd);
   if (o.base === undefined || o.head === undefined) {
     throw new UsageError(
       `required option '--${o.base === undefined ? "base" : "head"} <spec>' not specified (or --resume <ab.json>)`,
     );
+  }
+  if (o.pinDefaults !== undefined && o.resume !== undefined) {
+    throw new UsageError("--pin-defaults cannot be combined with --resume: run the like-for-like A/B again");
   }
   const degradation = degradationOptions(o.degradation);
   const log = consoleLogger();
@@ -179,39 +256,19 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
   warnIneffectiveFailThreshold(thresholds, o.failThreshold);
-  const network = networkFromOptions(o);
   const interrupt = h.interruptController();
   try {
-    const { results, exitCode } = await runAb({
-      base: o.base,
-      head: o.head,
-      workloadFile: o.workload,
-      out,
-      baseSet: Object.fromEntries(o.baseSet ?? []),
-      headSet: Object.fromEntries(o.headSet ?? []),
-      thresholds,
-      ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
-      ...(o.slice !== undefined ? { slice: o.slice } : {}),
-      ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
-      ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
-      ...(o.workDir ? { workDir: o.workDir } : {}),
-      ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-      ...(network ? { network } : {}),
-      ...(o.force ? { force: true } : {}),
-      ...(o.instructions ? { instructions: true } : {}),
-      ...(o.resume !== undefined ? { resume: o.resume } : {}),
-      ...(o.profile ? { profile: o.profile } : {}),
-      ...(o.offCpu ? { offCpu: true } : {}),
-      log,
-      signal: interrupt.signal,
-    });
-    const gate = abGate(results, out, {
-      thresholds,
-      degradation,
-      failOnRegression: o.failOnRegression === true,
-      failThresholdPct: o.failThreshold ?? null,
-      runExitCode: exitCode,
-    });
+    const opts = abRunOptions(o, out, thresholds, log, interrupt.signal);
+    const gateOf = ({ results, exitCode }: AbOutcome, file: string) =>
+      abGate(results, file, {
+        thresholds,
+        degradation,
+        failOnRegression: o.failOnRegression === true,
+        failThresholdPct: o.failThreshold ?? null,
+        runExitCode: exitCode,
+      });
+    const { outcome, gate } = await measure(opts, o, gateOf, h);
+    const { results, exitCode } = outcome;
     writeGateFiles(gate, { markdown: reportPath, json: o.json });
     for (const path of writeInstructionGraphs(gate, dirname(out), resultsStem(out))) {
       log.info(`flame graph (instructions per transaction): ${resolve(path)}`);

@@ -4,9 +4,11 @@
  * calls process.exit() inside logic: the exit code is set and cleanup runs.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
+import { pinOptions } from "../compare/pins.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
 import { runInstructionCounts } from "../instructions/run-mode.js";
@@ -17,6 +19,7 @@ import {
   DEGRADATION,
   FORMAT,
   INSTRUCTIONS,
+  PIN_DEFAULTS,
   SET,
   WORK_DIR,
   WORKLOAD,
@@ -24,13 +27,15 @@ import {
 import { degradationOptions } from "../options/values.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import { readAbResults } from "../results/ab-store.js";
+import type { PinnedDefaults } from "../results/schema.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
+import { PIN_OLDER, pinRunServer } from "../run/pin-defaults.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
 import { specFormsText } from "../servers/spec.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import { errorMessage, OptionError, UsageError, UserError } from "../util/errors.js";
-import { consoleLogger } from "../util/log.js";
+import { consoleLogger, type Logger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { plural } from "../util/plural.js";
 import { interruptController } from "../util/processes.js";
@@ -112,6 +117,7 @@ type RunCommandFlags = RunFlags &
   NetworkFlags & {
     reuseDataset?: boolean;
     instructions?: boolean;
+    pinDefaults?: string;
     degradation?: [keyof DegradationOptions, number][];
   };
 
@@ -132,6 +138,32 @@ function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
   };
 }
 
+/** `run --pin-defaults <spec>`: the pins (null without the flag). */
+async function runPins(
+  o: RunCommandFlags,
+  out: string,
+  given: Record<string, string>,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<PinnedDefaults | null> {
+  if (o.pinDefaults === undefined) return null;
+  if (o.pinDefaults === PIN_OLDER) {
+    throw new UsageError(
+      "--pin-defaults older compares two servers (perfgate ab); run takes a server spec to pin to",
+    );
+  }
+  if (o.resume !== undefined) throw new UsageError("--pin-defaults cannot be combined with --resume");
+  return await pinRunServer(o.server, o.pinDefaults, given, {
+    workload: loadWorkload(o.workload).workload,
+    out,
+    workDir: o.workDir,
+    cacheDir: o.cacheDir,
+    hostMemoryBytes: totalmem(),
+    log,
+    signal,
+  });
+}
+
 async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<void> {
   const o = resumeDefaults(flags, cmd);
   const network = networkFromOptions(o);
@@ -144,11 +176,14 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const interrupt = cliInterrupt();
   try {
+    const given = Object.fromEntries(o.set ?? []);
+    const pins = await runPins(o, out, given, log, interrupt.signal);
     const { results, exitCode } = await runWorkload({
       server: o.server,
       workloadFile: o.workload,
       out,
-      set: Object.fromEntries(o.set ?? []),
+      set: pins ? { ...given, ...pinOptions(pins.sides[0]!) } : given,
+      ...(pins ? { pinnedDefaults: pins } : {}),
       ...(o.workDir ? { workDir: o.workDir } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
       ...(o.shard ? { shard: o.shard } : {}),
@@ -185,6 +220,11 @@ function registerRunCommand(program: Command): void {
     .option("--report <file>", "Markdown report file (default: the results file with .md)")
     .addOption(cliOption(SET))
     .addOption(cliOption(INSTRUCTIONS))
+    .addOption(
+      cliOption(PIN_DEFAULTS, {
+        help: "like for like: set the server's performance-relevant defaults to those of this server spec (listed in the report)",
+      }),
+    )
     .addOption(cliOption(WORK_DIR))
     .addOption(cliOption(CACHE_DIR))
     .option(

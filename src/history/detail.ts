@@ -3,7 +3,7 @@
  * per-second lines, the server's status counters per transaction, and the noise of the cell.
  * Collected per cell while a results or A/B file is read (extract.ts), then frozen into the cell.
  */
-import type { Interval, OutputAnomalies } from "../results/schema.js";
+import type { Interval, OutputAnomalies, ProcessCounters } from "../results/schema.js";
 import { mean, sampleSd } from "../stats/index.js";
 import type { CellNoise, HistoryCell, Timeline } from "./schema.js";
 
@@ -12,6 +12,24 @@ import type { CellNoise, HistoryCell, Timeline } from "./schema.js";
  * page work of InnoDB, its I/O and redo log, lock waits, handler calls, temporary tables and sorts,
  * network bytes. A results file keeps every counter; the store keeps these, where they moved.
  */
+export const PROCESS_COUNTERS = [
+  "process_cpu_us",
+  "process_context_switches",
+  "process_read_bytes",
+  "process_write_bytes",
+] as const;
+
+/** A measurement's process counters under the names the store keeps them by. */
+export function processDeltas(p: ProcessCounters | undefined): Record<string, number> {
+  if (!p) return {};
+  return {
+    process_cpu_us: p.cpu_us,
+    process_context_switches: p.ctx_voluntary + p.ctx_involuntary,
+    process_read_bytes: p.read_bytes,
+    process_write_bytes: p.write_bytes,
+  };
+}
+
 export const COUNTERS = [
   "questions",
   "innodb_rows_read",
@@ -45,6 +63,9 @@ export const COUNTERS = [
   "sort_rows",
   "bytes_sent",
   "bytes_received",
+  // the server process's own counters (results `process`), the work per transaction of the
+  // version matrix: CPU µs, context switches, bytes read from and written to storage
+  ...PROCESS_COUNTERS,
 ] as const;
 
 /** Messages a cell's noise keeps (each cut to 300 characters by the parser already). */

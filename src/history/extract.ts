@@ -9,10 +9,10 @@ import { basename } from "node:path";
 import { resultsStem } from "../flamegraph/names.js";
 import { aggregate, cellValues, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
-import type { Results, ServerRecord } from "../results/schema.js";
+import type { ProcessCounters, Results, ServerRecord } from "../results/schema.js";
 import { batchMeans, type RunSpread, sampleSd, studentTQuantile } from "../stats/index.js";
 import { plural } from "../util/plural.js";
-import { addMeasurement, type DetailAcc, detailFields, newDetail } from "./detail.js";
+import { addMeasurement, type DetailAcc, detailFields, newDetail, processDeltas } from "./detail.js";
 import {
   HISTORY_RUN_SCHEMA,
   HISTORY_SCHEMA_VERSION,
@@ -228,7 +228,7 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
     }
     addMeasurement(g.detail, {
       intervals: c.intervals,
-      deltas: c.status_deltas,
+      deltas: { ...c.status_deltas, ...processDeltas(c.process) },
       transactions: s.transactions,
       ...(c.anomalies ? { anomalies: c.anomalies } : {}),
     });
@@ -240,6 +240,16 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
     ...(why ? { why } : {}),
     options: commonOptions(ok),
   });
+}
+
+/** The process counters of a side's slices, summed; none when a slice lacks them. */
+function slicesProcess(ps: readonly (ProcessCounters | undefined)[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of ps) {
+    if (!p) return {};
+    for (const [k, v] of Object.entries(processDeltas(p))) out[k] = (out[k] ?? 0) + v;
+  }
+  return out;
 }
 
 /** One side of an A/B file as history cells: each pair's slice is one measurement. */
@@ -267,7 +277,7 @@ function abSide(ab: AbResults, side: "base" | "head", label: string): HistoryCel
     }
     addMeasurement(g.detail, {
       intervals: c.series[side],
-      deltas: c.status_deltas[side],
+      deltas: { ...c.status_deltas[side], ...slicesProcess(c.pairs.map((p) => p[side].process)) },
       transactions: c.pairs.reduce((n, p) => n + p[side].tps * p[side].duration_s, 0),
     });
   }

@@ -125,6 +125,17 @@ export const HEAD_SET: SharedOption<[string, string]> = {
   parse: parseServerSetting,
 };
 
+/**
+ * `--pin-defaults`: a like-for-like comparison. `older` pins the newer server's performance-relevant
+ * defaults to the older's; a server spec pins to that server's (a named profile). src/run/pin-defaults.ts.
+ */
+export const PIN_DEFAULTS: SharedOption<string> = {
+  name: "pin-defaults",
+  arg: "<older|spec>",
+  help: "like for like: set the performance-relevant defaults of the newer server to the older's (older; ab only) or to those of a server spec; ab also runs the stock A/B beside it (<out>.stock.json) and reports both",
+  parse: (text) => (text.trim() === "older" ? "older" : parseSpec(text.trim())),
+};
+
 export const WORKLOAD: SharedOption<string> = {
   name: "workload",
   short: "w",
@@ -283,6 +294,7 @@ export const SHARED_OPTIONS = [
   HEAD_SET,
   WORKLOAD,
   DEGRADATION,
+  PIN_DEFAULTS,
 ] as const;
 
 /** The default the action input has: its own, else the shared one; "" for none. */

@@ -62,7 +62,44 @@ export interface VersionMatrix {
   confidence: number;
   tables: MatrixTable[];
   over: MatrixOver[];
+  /**
+   * Relative QPS and the work per transaction, one table per metric (absent in older data): per
+   * cell a row, per non-baseline engine a column, the engine's value over its baseline's
+   */
+  relative?: RelativeTable[];
 }
+
+/** One metric of the relative tables: QPS, or one kind of work per transaction. */
+export interface RelativeTable {
+  metric: string;
+  label: string;
+  /** true for the work per transaction: a ratio above 1 is worse */
+  lower_is_better: boolean;
+  engines: string[];
+  /** each engine's baseline, in the same order */
+  baselines: string[];
+  rows: { script: string; tier: string; threads: number; values: (MatrixDiff | null)[] }[];
+}
+
+/**
+ * The metrics of the relative tables, in Mark Callaghan's order: throughput, then CPU, context
+ * switches, storage reads and writes and fsyncs per transaction (the history's counters, one value
+ * per run: no interval, never decided), then instructions per transaction (with an interval).
+ */
+const RELATIVE: { metric: string; label: string; lower: boolean; counter?: string }[] = [
+  { metric: "qps", label: "Relative QPS", lower: false },
+  { metric: "cpu", label: "CPU per transaction", lower: true, counter: "process_cpu_us" },
+  {
+    metric: "cs",
+    label: "Context switches per transaction",
+    lower: true,
+    counter: "process_context_switches",
+  },
+  { metric: "read_kb", label: "KB read per transaction", lower: true, counter: "process_read_bytes" },
+  { metric: "write_kb", label: "KB written per transaction", lower: true, counter: "process_write_bytes" },
+  { metric: "fsyncs", label: "fsyncs per transaction", lower: true, counter: "innodb_data_fsyncs" },
+  { metric: "instructions", label: "Instructions per transaction", lower: true },
+];
 
 const FLAVOR_NAME: Record<string, string> = { mariadb: "MariaDB", mysql: "MySQL", percona: "Percona" };
 
@@ -193,5 +230,66 @@ export function buildMatrix(
     confidence,
     tables,
     over,
+    relative: relativeTables(runs, baseOf, z, o.thresholdPct),
   };
+}
+
+type CellValues = Map<string, Map<string, MetricValue>>;
+
+/** engine → cell key → the metric's value (counters as a value without an interval). */
+function metricValues(runs: readonly HistoryRun[], metric: string, counter?: string): CellValues {
+  const out: CellValues = new Map();
+  for (const r of runs) {
+    for (const c of r.cells) {
+      const s = r.servers.find((x) => x.label === c.server);
+      if (!s) continue;
+      const v: MetricValue | undefined = counter
+        ? own(c.counters ?? {}, counter) !== undefined
+          ? { value: own(c.counters ?? {}, counter)!, lo: null, hi: null, n: 1 }
+          : undefined
+        : own(c.metrics as Record<string, MetricValue>, metric);
+      if (!v) continue;
+      const engine = engineName(s.flavor, s.version);
+      if (!out.has(engine)) out.set(engine, new Map());
+      out.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, v);
+    }
+  }
+  return out;
+}
+
+/** The relative tables of a matrix: every engine with a baseline against it, per cell and metric. */
+export function relativeTables(
+  runs: readonly HistoryRun[],
+  baseOf: (engine: string) => string | null,
+  z: number,
+  thresholdPct: number,
+): RelativeTable[] {
+  const out: RelativeTable[] = [];
+  for (const d of RELATIVE) {
+    const values = metricValues(runs, d.metric, d.counter);
+    const engines = [...values.keys()]
+      .filter((e) => baseOf(e) !== null && baseOf(e) !== e)
+      .sort(naturalCompare);
+    const keys = new Set<string>();
+    for (const e of engines) for (const k of values.get(e)!.keys()) keys.add(k);
+    const rows = [...keys].sort(naturalCompare).map((k) => {
+      const [script, tier, threads] = k.split("\0") as [string, string, string];
+      const vals = engines.map((e) => {
+        const v = values.get(e)!.get(k);
+        const b = values.get(baseOf(e)!)?.get(k);
+        return v && b && b.value > 0 ? matrixDiff(v, b, z, thresholdPct) : null;
+      });
+      return { script, tier, threads: Number(threads), values: vals };
+    });
+    if (rows.some((r) => r.values.some((v) => v !== null)))
+      out.push({
+        metric: d.metric,
+        label: d.label,
+        lower_is_better: d.lower,
+        engines,
+        baselines: engines.map((e) => baseOf(e)!),
+        rows,
+      });
+  }
+  return out;
 }

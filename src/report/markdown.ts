@@ -2,6 +2,7 @@
  * Reports of one results file: Markdown (TPS by thread count per workload script and tier, like the
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
+
 import { notQuietSummary } from "../host/summary.js";
 import { aggregate } from "../metrics/table.js";
 import type { Cell, OutputAnomalies, Results } from "../results/schema.js";
@@ -15,6 +16,7 @@ import {
 import { maxOf } from "../util/arrays.js";
 import { plural } from "../util/plural.js";
 import { mdEscape, plainText } from "./escape.js";
+import { renderPins } from "./like-for-like.js";
 import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } from "./run-details.js";
 import { instructionsMarkdown, instructionsText } from "./run-instructions.js";
 
@@ -309,6 +311,7 @@ export function renderMarkdown(results: Results, options: ReportOptions = {}): s
   cellTableLines(results, lines);
   lines.push(...instructionsMarkdown(results));
   noiseAndSettingsLines(results, lines);
+  if (results.pinned_defaults) lines.push(renderPins(results.pinned_defaults, "markdown"), "");
   anomalyAndDegradationLines(results, options, lines);
   if (results.telemetry_overhead_pct_of_core !== null) {
     lines.push(`Telemetry cost: ${results.telemetry_overhead_pct_of_core.toFixed(3)}% of one core.`);
@@ -406,6 +409,7 @@ export function renderTerminal(results: Results, options: ReportOptions = {}): s
     out.push("");
   }
   out.push(...terminalCells(results), ...instructionsText(results), "");
+  if (results.pinned_defaults) out.push(renderPins(results.pinned_defaults, "text"), "");
   for (const c of results.cells) {
     if (c.anomalies) {
       out.push(`sysbench output: ${plainText(`${cellLabel(c)}: ${describeAnomalies(c.anomalies)}`)}`);

@@ -9,6 +9,7 @@ import {
   DoctorRecordSchema,
   IntervalSchema,
   NetworkRecordSchema,
+  PinnedDefaultsSchema,
   ProcessCountersSchema,
   RESULTS_SCHEMA_VERSION,
   RUN_HEADER_FIELDS,
@@ -125,6 +126,8 @@ export const AbDesignSchema = z.object({
 });
 export type AbDesign = z.infer<typeof AbDesignSchema>;
 
+export type { PinnedDefaults } from "./schema.js";
+
 export const AbResultsSchema = z.object({
   schema: z.literal(AB_SCHEMA),
   schema_version: z.literal(AB_SCHEMA_VERSION),
@@ -155,6 +158,11 @@ export const AbResultsSchema = z.object({
       off_cpu_unavailable: z.string().optional(),
     })
     .optional(),
+  /**
+   * `--pin-defaults`: the like-for-like run's pins (src/compare/pins.ts), per pinned side, and the
+   * stock A/B measured beside it (absent: stock defaults)
+   */
+  pinned_defaults: PinnedDefaultsSchema.optional(),
   /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
   resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
 });

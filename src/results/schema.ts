@@ -278,6 +278,34 @@ export const RUN_HEADER_FIELDS = {
   hardware_counters: z.object({ unavailable: z.string().nullable() }).optional(),
 };
 
+/**
+ * A like-for-like run's or A/B's pins (`--pin-defaults`, src/compare/pins.ts): which defaults of which
+ * side were set to which server's, and what could not be.
+ */
+export const PinnedDefaultsSchema = z.object({
+  /** `older` (the newer side to the older's defaults) or the server spec pinned to */
+  from: z.string(),
+  /** the stock A/B's results file (null: none, e.g. a run) */
+  stock: z.string().nullable(),
+  sides: z.array(
+    z.object({
+      label: z.enum(["base", "head", "server"]),
+      target: z.string(),
+      reference: z.string(),
+      pinned: z.array(z.object({ name: z.string(), target: z.string(), value: z.string() })),
+      not_pinned: z.array(
+        z.object({
+          name: z.string(),
+          reference: z.string().nullable(),
+          target: z.string().nullable(),
+          reason: z.string(),
+        }),
+      ),
+    }),
+  ),
+});
+export type PinnedDefaults = z.infer<typeof PinnedDefaultsSchema>;
+
 export const ResultsSchema = z.object({
   schema: z.literal(RESULTS_SCHEMA),
   schema_version: z.literal(RESULTS_SCHEMA_VERSION),
@@ -304,5 +332,7 @@ export const ResultsSchema = z.object({
   telemetry_overhead_pct_of_core: nonneg.nullable(),
   /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
   resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
+  /** `perfgate run --pin-defaults <spec>`: the server's defaults pinned to another server's */
+  pinned_defaults: PinnedDefaultsSchema.optional(),
 });
 export type Results = z.infer<typeof ResultsSchema>;

@@ -147,6 +147,7 @@ export function startingResults(
     | "network"
     | "doctor"
     | "hardware_counters"
+    | "pinned_defaults"
   >,
   record: ServerRecord,
   cells: readonly PlannedCell[],

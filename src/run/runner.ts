@@ -60,6 +60,8 @@ export interface RunOptions extends CommonRunOptions {
   modes?: MeasuringMode<null, PlannedCell, Cell>[];
   /** sysbench prepare's --rand-seed, for data equal to another run's (`perfgate bisect`: the A/B's seed) */
   prepareSeed?: number;
+  /** `--pin-defaults <spec>`: the pins merged into `set`, recorded in the results (src/run/pin-defaults.ts) */
+  pinnedDefaults?: Results["pinned_defaults"];
 }
 
 export type RunOutcome = Outcome<Results>;
@@ -91,6 +93,7 @@ function startingRun(
     ...(networkRec ? { network: networkRec } : {}),
     doctor: ctx.doctor,
     hardware_counters: { unavailable: ctx.hardware },
+    ...(opts.pinnedDefaults ? { pinned_defaults: opts.pinnedDefaults } : {}),
   };
   const record = serverRecord(install, "server");
   if (opts.resume === undefined) return { ...startingResults(header, record, cells, null), resumed: false };

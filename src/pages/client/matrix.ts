@@ -2,7 +2,7 @@
  * Version matrices: TPS per engine and thread count, % vs the family's baseline with its interval;
  * only decided differences are heat-coloured (src/pages/matrix.ts says what decided means).
  */
-import type { MatrixDiff, VersionMatrix } from "../matrix.js";
+import type { MatrixDiff, RelativeTable, VersionMatrix } from "../matrix.js";
 import { loadMatrices } from "./data.js";
 import { day, el, fmt, nav, param, pct } from "./dom.js";
 import { matrixSubText } from "./texts.js";
@@ -55,6 +55,54 @@ function matrixTables(m: VersionMatrix): HTMLElement[] {
       {},
       el("h2", {}, `TPS by thread count — ${t.script}, tier ${t.tier}`),
       el("table", { class: "matrix" }, head, ...body),
+    );
+  });
+}
+
+/** "0.91 [0.88, 0.94]": the engine's value over its baseline's, with the interval when there is one. */
+function ratioText(d: MatrixDiff): string {
+  const r = (p: number) => (1 + p / 100).toFixed(2);
+  return d.lo === null || d.hi === null ? r(d.pct) : `${r(d.pct)} [${r(d.lo)}, ${r(d.hi)}]`;
+}
+
+/** A ratio cell: coloured only when decided, red when worse (less QPS, more work per transaction). */
+function ratioCell(d: MatrixDiff | null, lowerIsBetter: boolean): HTMLElement {
+  if (d === null) return el("td", {}, "–");
+  const attrs: Record<string, string> = {
+    "data-pct": String(d.pct),
+    "data-decided": String(d.decided),
+    title: d.decided
+      ? `decided: ${pct(d.pct)}`
+      : d.lo === null
+        ? `${pct(d.pct)}; one value per run, no interval: never coloured`
+        : `${pct(d.pct)}; not decided: the interval does not exclude 0, or the change is within the threshold`,
+  };
+  if (d.decided) attrs.style = `background:${heat(lowerIsBetter ? -d.pct : d.pct)}`;
+  return el("td", attrs, ratioText(d));
+}
+
+/** Mark Callaghan's layout: per metric, a row per cell and a column per engine, relative to its baseline. */
+function relativeTables(m: VersionMatrix): HTMLElement[] {
+  return (m.relative ?? []).map((t: RelativeTable) => {
+    const head = el(
+      "tr",
+      {},
+      el("th", {}, "Cell"),
+      ...t.engines.map((e, i) => el("th", {}, `${e} / ${t.baselines[i] ?? ""}`)),
+    );
+    const rows = t.rows.map((r) =>
+      el(
+        "tr",
+        {},
+        el("th", {}, `${r.script} ${r.tier} ${r.threads}t`),
+        ...r.values.map((d) => ratioCell(d, t.lower_is_better)),
+      ),
+    );
+    return el(
+      "section",
+      { "data-metric": t.metric },
+      el("h2", {}, t.label),
+      el("table", { class: "matrix relative" }, head, ...rows),
     );
   });
 }
@@ -112,8 +160,9 @@ export async function matrixPage(main: HTMLElement): Promise<void> {
     el(
       "p",
       { class: "card-sub" },
-      `Intervals: ${Math.round((m.confidence ?? 0.95) * 100)}% simultaneous over every difference shown. Coloured: decided (interval on one side of 0, change beyond ${m.threshold_pct}%).`,
+      `Intervals: ${Math.round((m.confidence ?? 0.95) * 100)}% simultaneous over every TPS difference shown. Coloured: decided (interval on one side of 0, change beyond ${m.threshold_pct}%). Relative tables: each engine's value over its baseline's (QPS above 1 is faster; work per transaction above 1 is more work); CPU, context switches, KB read and written and fsyncs are one value per run, without an interval, so never coloured.`,
     ),
+    ...relativeTables(m),
     ...matrixTables(m),
     overList(m),
   );

@@ -1,0 +1,96 @@
+/**
+ * The version matrix's relative tables in real headless Chromium: a two-version MySQL matrix whose
+ * newer version has 20% less QPS (tight intervals) and twice the fsyncs per transaction (one value
+ * per run): the QPS cells are coloured as decided, the fsyncs cells show the ratio uncoloured.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rebuildIndex, runPath } from "../src/history/folder.js";
+import type { HistoryRun } from "../src/history/schema.js";
+import { launchChromium, openSitePage } from "./helpers/browser.js";
+import { runCli } from "./helpers/cli.js";
+import { ROOT, requireBuild } from "./helpers/env.js";
+import { writeSyntheticStore } from "./helpers/history-factory.js";
+import { tempDir } from "./helpers/results-factory.js";
+
+let site: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  requireBuild();
+  const dir = tempDir("perfgate-matrix-browser-");
+  const store = join(dir, "store");
+  const runs = writeSyntheticStore(store, {
+    runs: 0,
+    scripts: ["oltp_point_select"],
+    tiers: ["1G"],
+    threads: [1, 4],
+    matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
+    seed: 5,
+  });
+  for (const r of runs) {
+    const newer = r.servers.some((s) => s.version === "9.7.4");
+    const withWork: HistoryRun = {
+      ...r,
+      cells: r.cells.map((c) => ({
+        ...c,
+        metrics: {
+          ...c.metrics,
+          qps: { value: newer ? 800 : 1000, lo: newer ? 799 : 999, hi: newer ? 801 : 1001, n: 3 },
+        },
+        counters: { innodb_data_fsyncs: newer ? 1 : 0.5, process_cpu_us: 100 },
+      })),
+    };
+    writeFileSync(runPath(store, r.id), `${JSON.stringify(withWork)}\n`);
+  }
+  rebuildIndex(store);
+  site = join(dir, "site");
+  const built = await runCli(["pages", "--store", store, "--out", site]);
+  expect(built.code, built.stderr).toBe(0);
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("version matrix page: relative tables", () => {
+  it("shows relative QPS and the work per transaction, colouring only decided differences", async () => {
+    const { page, errors } = await openSitePage(browser, site, "matrix.html");
+    const metrics = await page
+      .locator("section[data-metric]")
+      .evaluateAll((es) => es.map((e) => e.getAttribute("data-metric")));
+    expect(metrics).toEqual(["qps", "cpu", "fsyncs"]);
+    expect(await page.locator('section[data-metric="qps"] th').nth(1).textContent()).toBe(
+      "MySQL 9.7.4 / MySQL 8.0.15",
+    );
+    const cells = (sel: string) =>
+      page.locator(`section[data-metric="${sel}"] td[data-pct]`).evaluateAll((es) =>
+        es.map((e) => ({
+          text: e.textContent ?? "",
+          decided: e.getAttribute("data-decided"),
+          coloured: (e as unknown as { style: { background: string } }).style.background !== "",
+        })),
+      );
+    const qps = await cells("qps");
+    expect(qps).toHaveLength(2);
+    for (const c of qps) {
+      expect(c.text).toMatch(/^0\.80 \[0\.\d\d, 0\.\d\d\]$/);
+      expect(c).toMatchObject({ decided: "true", coloured: true });
+    }
+    const fsyncs = await cells("fsyncs");
+    expect(fsyncs).toEqual([
+      { text: "2.00", decided: "false", coloured: false },
+      { text: "2.00", decided: "false", coloured: false },
+    ]);
+    mkdirSync(join(ROOT, "test-output", "pages"), { recursive: true });
+    await page.screenshot({
+      path: join(ROOT, "test-output", "pages", "matrix-relative.png"),
+      fullPage: true,
+    });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

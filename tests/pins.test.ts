@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { dropRefused, pinOptions, planPins } from "../src/compare/pins.js";
+import type { ComparisonReport } from "../src/compare/schema.js";
+import { renderLikeForLike } from "../src/report/like-for-like.js";
+
+const older = {
+  innodb_adaptive_hash_index: "ON",
+  innodb_change_buffering: "all",
+  innodb_flush_method: "fsync",
+  innodb_log_file_size: "268435456",
+  sync_binlog: "1",
+  datadir: "/x/",
+  max_connections: "151",
+  innodb_io_capacity: "200",
+};
+const newer = {
+  innodb_adaptive_hash_index: "OFF",
+  innodb_change_buffering: "none",
+  innodb_flush_method: "O_DIRECT",
+  innodb_redo_log_capacity: "104857600",
+  sync_binlog: "1",
+  datadir: "/y/",
+  max_connections: "500",
+  innodb_io_capacity: "10000",
+};
+
+describe("like-for-like pins", () => {
+  const plan = planPins({
+    reference: older,
+    target: newer,
+    given: { innodb_io_capacity: "1000" },
+    referenceName: "mysql@8.0.15",
+    targetName: "mysql@9.7.4",
+  });
+
+  it("pins the known performance settings that differ and exist on both, in the list's order", () => {
+    expect(plan.pinned).toEqual([
+      { name: "innodb_flush_method", target: "O_DIRECT", value: "fsync" },
+      { name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" },
+      { name: "innodb_change_buffering", target: "none", value: "all" },
+    ]);
+    expect(pinOptions(plan)).toEqual({
+      innodb_flush_method: "fsync",
+      innodb_adaptive_hash_index: "ON",
+      innodb_change_buffering: "all",
+    });
+  });
+
+  it("says why the others are not pinned: absent on one side, or set by the user; unknown ones are left alone", () => {
+    const why = Object.fromEntries(plan.not_pinned.map((n) => [n.name, n.reason]));
+    expect(why).toEqual({
+      innodb_redo_log_capacity: "mysql@8.0.15 does not have it",
+      innodb_log_file_size: "mysql@9.7.4 does not have it",
+      innodb_io_capacity: "set by the user to 1000",
+    });
+    expect(plan.pinned.some((p) => p.name === "max_connections" || p.name === "datadir")).toBe(false);
+    expect(plan.pinned.some((p) => p.name === "sync_binlog")).toBe(false);
+  });
+
+  it("moves a value the server refused to not pinned, with the server's reason", () => {
+    const d = dropRefused(plan, new Map([["innodb_change_buffering", "unknown value"]]));
+    expect(d.pinned.map((p) => p.name)).toEqual(["innodb_flush_method", "innodb_adaptive_hash_index"]);
+    expect(d.not_pinned.at(-1)).toEqual({
+      name: "innodb_change_buffering",
+      reference: "all",
+      target: "none",
+      reason: "the server did not accept all: unknown value",
+    });
+  });
+
+  it("does not pin a value that cannot be a server option", () => {
+    const p = planPins({
+      reference: { innodb_flush_method: "" },
+      target: { innodb_flush_method: "O_DIRECT" },
+      given: {},
+      referenceName: "a",
+      targetName: "b",
+    });
+    expect(p.pinned).toEqual([]);
+    expect(p.not_pinned[0]!.reason).toMatch(/empty/);
+  });
+
+  it("reports the pins and the stock change beside the pinned one per cell", () => {
+    const cell = (change: number) => ({
+      scenario: "oltp_point_select",
+      tier: "128M",
+      threads: 1,
+      base: "mysql@8.0.15",
+      head: "mysql@9.7.4",
+      metric: "instructions",
+      change_pct: change,
+      ci_low_pct: change - 1,
+      ci_high_pct: change + 1,
+      verdict: "regression",
+    });
+    const report = (change: number) => ({ cells: [cell(change)] }) as unknown as ComparisonReport;
+    const p = {
+      from: "older",
+      stock: "ab.stock.json",
+      sides: [{ label: "head" as const, target: "mysql@9.7.4", reference: "mysql@8.0.15", ...plan }],
+    };
+    const md = renderLikeForLike(p, report(20), report(13), "markdown");
+    expect(md).toContain("| `innodb_adaptive_hash_index` | OFF | ON |");
+    expect(md).toContain(
+      "| oltp_point_select 128M 1t | instructions | +20.00% [19.00, 21.00] regression | +13.00% [12.00, 14.00] regression |",
+    );
+    expect(md).toContain("set by the user to 1000");
+  });
+});
