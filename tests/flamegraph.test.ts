@@ -3,8 +3,8 @@
  * semantics (widths from the head, colour by head − base), the functions that changed, and the SVG.
  */
 import { describe, expect, it } from "vitest";
-import { collapsePerfScript } from "../src/flamegraph/collapse-perf.js";
 import { instructionFlameGraph } from "../src/callgrind/flame.js";
+import { collapsePerfScript } from "../src/flamegraph/collapse-perf.js";
 import { diffTree, functionChanges, GRAPH_CAPS, OTHER_STACKS } from "../src/flamegraph/diff.js";
 import { formatFolded, merge, parseFolded, scale, total } from "../src/flamegraph/folded.js";
 import { diffColor, renderDiffSvg } from "../src/flamegraph/svg.js";

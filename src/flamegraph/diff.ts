@@ -103,9 +103,9 @@ function sidesOf(base: Folded, head: Folded, caps: GraphCaps, cut: CapCount) {
   const add = (f: Folded, side: "base" | "head") => {
     for (const [frames, n] of cappedStacks(f, caps, cut, side)) {
       const key = frames.join("\u0000");
-      let e = stacks.get(key);
-      if (!e) stacks.set(key, (e = { frames, base: 0, head: 0 }));
+      const e = stacks.get(key) ?? { frames, base: 0, head: 0 };
       e[side] += n;
+      stacks.set(key, e);
     }
   };
   add(base, "base");
