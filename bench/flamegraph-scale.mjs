@@ -5,7 +5,8 @@
 //   - N distinct stacks per side (default 10,000, 40,000 and 100,000), 8 to 40 frames each, names
 //     from a pool of 3,000 functions, the head's weights perturbed;
 //   - one stack of 20,000 frames (and a few ordinary ones) per side.
-// Prints the median of 3 timed runs per size, the graph's size, and whether a cap was stated.
+// Prints the median of 3 timed runs per size (wall and this process's CPU time, which a shared
+// host's load inflates less), the graph's size, and whether a cap was stated.
 //   node bench/flamegraph-scale.mjs [--stacks 10000,40000,100000] [--depth 20000]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,15 +68,19 @@ const rep = (s) => ({
   stacks: s,
 });
 
+/** The median of 3 runs: wall time, and this process's CPU time (steadier on a shared host). */
 function time(fn) {
   const t = [];
   let r;
   for (let i = 0; i < 3; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     r = fn();
-    t.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    t.push([performance.now() - t0, (c.user + c.system) / 1000]);
   }
-  return { ms: t.sort((a, b) => a - b)[1], r };
+  t.sort((a, b) => a[0] - b[0]);
+  return { ms: t[1][0], cpu: t[1][1], r };
 }
 
 function report(label, base, head) {
@@ -91,7 +96,7 @@ function report(label, base, head) {
   const f = time(() => lib.functionChanges(new Map(Object.entries(base)), new Map(Object.entries(head))));
   const capped = (g.r.svg.match(/Capped: [^<]*/g) ?? []).join(" | ");
   console.log(
-    `${label.padEnd(28)} graph ${(g.ms / 1000).toFixed(2).padStart(6)} s (${(g.r.svg.length / 1e6).toFixed(2)} MB SVG)  function table ${(f.ms / 1000).toFixed(2).padStart(6)} s${capped ? `  ${capped}` : ""}`,
+    `${label.padEnd(28)} graph ${(g.ms / 1000).toFixed(2).padStart(6)} s wall, ${(g.cpu / 1000).toFixed(2).padStart(5)} s CPU (${(g.r.svg.length / 1e6).toFixed(2)} MB SVG)  function table ${(f.ms / 1000).toFixed(2).padStart(6)} s wall, ${(f.cpu / 1000).toFixed(2).padStart(5)} s CPU${capped ? `  ${capped}` : ""}`,
   );
 }
 

@@ -174,7 +174,7 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   const toggle = toggleRegExp(rep.toggle);
   const starts = (name: string) => toggle.test(name);
   const stacks = rep.stacks
-    ? foldedStacks(profile, { per: transactions, minShare: 0.002, maxStacks: 200, startAt: starts })
+    ? foldedStacks(profile, { per: transactions, minShare: 0.0005, maxStacks: 1000, startAt: starts })
     : undefined;
   return repetitionOf(profile, transactions, startedAt, stacks);
 }
