@@ -98,6 +98,15 @@ describe("differential", () => {
     expect(fill("main")).toBe("rgb(220,220,220)");
     expect(svg).toMatch(/exec: base 50 → head 70 u \(\+40\.0%\)/);
     expect(svg).toMatch(/pfs_start: [^<]*own \(self\) \+20/);
+    // sums of per-transaction weights differ by rounding only: no change, grey, no "own" in the tooltip
+    const third = (x: number) =>
+      new Map([
+        ["a;b", x / 3],
+        ["a;c", (2 * x) / 3],
+        ["a", 0.1 + 0.2],
+      ]);
+    const t = renderDiffSvg(diffTree(third(7), third(7.000000000000001)), { title: "t" });
+    expect(t).not.toMatch(/own \(self\)/);
   });
 });
 

@@ -173,6 +173,16 @@ export function selfOf(n: DiffNode): { base: number; head: number } {
 }
 
 /**
+ * The change of a frame's own weight, head − base; a difference of sums that is rounding error
+ * (a billionth of the frame's weight) is no change, so the frame stays grey.
+ */
+export function selfDelta(n: DiffNode): number {
+  const s = selfOf(n);
+  const d = s.head - s.base;
+  return Math.abs(d) <= Math.max(n.base, n.head) * 1e-9 ? 0 : d;
+}
+
+/**
  * One function's weight per side and its change: the shared "functions that changed" row, for
  * sampled profiles (samples per transaction) and instruction counts (instructions per transaction)
  * alike.

@@ -7,7 +7,7 @@
  * (a caller whose callees alone grew). Every frame has a tooltip (`<title>`) with both inclusive
  * weights and the change of its own. Names come from binaries and are XML-escaped. Pure.
  */
-import { type DiffNode, selfOf } from "./diff.js";
+import { type DiffNode, selfDelta } from "./diff.js";
 
 export interface SvgOptions {
   title: string;
@@ -45,8 +45,8 @@ function extent(root: DiffNode): { depth: number; maxSelfDelta: number } {
   while (todo.length > 0) {
     const [n, level] = todo.pop()!;
     if (level > depth) depth = level;
-    const s = selfOf(n);
-    if (Math.abs(s.head - s.base) > max) max = Math.abs(s.head - s.base);
+    const d = Math.abs(selfDelta(n));
+    if (d > max) max = d;
     for (const c of n.children) todo.push([c, level + 1]);
   }
   return { depth, maxSelfDelta: max };
@@ -69,8 +69,7 @@ function frameSvg(
   y: number,
   ctx: { max: number; unit: string; total: number },
 ): string {
-  const own = selfOf(n);
-  const selfDelta = own.head - own.base;
+  const ownDelta = selfDelta(n);
   const pct =
     n.base > 0
       ? ` (${n.head >= n.base ? "+" : ""}${(((n.head - n.base) / n.base) * 100).toFixed(1)}%)`
@@ -78,13 +77,12 @@ function frameSvg(
         ? " (new)"
         : "";
   const share = ctx.total > 0 ? `, ${((n.head / ctx.total) * 100).toFixed(1)}% of head` : "";
-  const ownText =
-    selfDelta === 0 ? "" : `; own (self) ${selfDelta > 0 ? "+" : "−"}${fmt(Math.abs(selfDelta))}`;
+  const ownText = ownDelta === 0 ? "" : `; own (self) ${ownDelta > 0 ? "+" : "−"}${fmt(Math.abs(ownDelta))}`;
   const tip = `${n.name}: base ${fmt(n.base)} → head ${fmt(n.head)} ${ctx.unit}${pct}${share}${ownText}`;
   const chars = Math.floor((w - 6) / 7);
   const label = chars >= 3 ? (n.name.length > chars ? `${n.name.slice(0, chars - 2)}..` : n.name) : "";
   return (
-    `<g><title>${xmlEscape(tip)}</title><rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${FRAME_H - 1}" fill="${diffColor(selfDelta, ctx.max)}" rx="2"/>` +
+    `<g><title>${xmlEscape(tip)}</title><rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${FRAME_H - 1}" fill="${diffColor(ownDelta, ctx.max)}" rx="2"/>` +
     (label ? `<text x="${(x + 3).toFixed(1)}" y="${y + 11.5}">${xmlEscape(label)}</text>` : "") +
     "</g>"
   );
