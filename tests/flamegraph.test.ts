@@ -99,7 +99,7 @@ describe("differential", () => {
     expect(svg).toMatch(/exec: base 50 → head 70 u \(\+40\.0%\)/);
     expect(svg).toMatch(/pfs_start: [^<]*own \(self\) \+20/);
     // sums of per-transaction weights differ by rounding only: no change, grey, no "own" in the tooltip
-    const leaf = { name: "b", base: 42135, head: 44746.9999999999853, children: [] };
+    const leaf = { name: "b", base: 42135, head: 44797 - 50.0000000000147, children: [] };
     const rounding = { name: "a", base: 42185, head: 44797, children: [leaf] };
     expect(selfDelta(rounding)).toBe(0);
     const all = { name: "all", base: 42185, head: 44797, children: [rounding] };

@@ -218,7 +218,10 @@ describe("the run page of an A/B: why it changed", () => {
     const fn = page.locator("#run-instructions table.instructions-functions td code").first();
     expect(await fn.textContent()).toBe(`<b onmouseover="window.pwned=4">pfs</b>`);
     const inc = await rowsOf(page, "#run-instructions table.instructions-inclusive");
-    expect(inc[0]!.slice(0, 2)).toEqual([`<img src=x onerror="window.pwned=5">`, `<script>window.pwned=6</script>`]);
+    expect(inc[0]!.slice(0, 2)).toEqual([
+      `<img src=x onerror="window.pwned=5">`,
+      `<script>window.pwned=6</script>`,
+    ]);
     await fn.hover();
     // neither hostile graph name is a link; each is shown as text
     expect(await page.locator("#run-instructions a").count()).toBe(0);
