@@ -3,8 +3,9 @@
  * semantics (widths from the head, colour by head − base), the functions that changed, and the SVG.
  */
 import { describe, expect, it } from "vitest";
+import { instructionFlameGraph } from "../src/callgrind/flame.js";
 import { collapsePerfScript } from "../src/flamegraph/collapse-perf.js";
-import { diffTree, functionChanges } from "../src/flamegraph/diff.js";
+import { diffTree, functionChanges, GRAPH_CAPS, OTHER_STACKS, selfDelta } from "../src/flamegraph/diff.js";
 import { formatFolded, merge, parseFolded, scale, total } from "../src/flamegraph/folded.js";
 import { diffColor, renderDiffSvg } from "../src/flamegraph/svg.js";
 
@@ -87,5 +88,72 @@ describe("differential", () => {
     expect(svg).toContain('fill="rgb(');
     expect((svg.match(/<g>/g) ?? []).length).toBe((svg.match(/<\/g>/g) ?? []).length);
     expect(svg).toMatch(/parse: base 50 → head 30 samples\/txn \(-40\.0%\)/);
+  });
+  it("colours a frame by the change of its own (self) weight: callers of the growth stay grey", () => {
+    const svg = renderDiffSvg(diffTree(base, head), { title: "t", unit: "u" });
+    const fill = (name: string) =>
+      new RegExp(`<title>${name}: [^<]*</title><rect [^>]*fill="([^"]+)"`).exec(svg)?.[1];
+    expect(fill("pfs_start")).toBe("rgb(255,0,0)"); // new own work: the largest change
+    expect(fill("exec")).toBe("rgb(220,220,220)"); // inclusive 50 → 70, own 0 → 0
+    expect(fill("main")).toBe("rgb(220,220,220)");
+    expect(svg).toMatch(/exec: base 50 → head 70 u \(\+40\.0%\)/);
+    expect(svg).toMatch(/pfs_start: [^<]*own \(self\) \+20/);
+    // sums of per-transaction weights differ by rounding only: no change, grey, no "own" in the tooltip
+    const leaf = { name: "b", base: 42135, head: 44797 - 50.0000000000147, children: [] };
+    const rounding = { name: "a", base: 42185, head: 44797, children: [leaf] };
+    expect(selfDelta(rounding)).toBe(0);
+    const all = { name: "all", base: 42185, head: 44797, children: [rounding] };
+    expect(renderDiffSvg(all, { title: "t" })).not.toMatch(/a: [^<]*own \(self\)/);
+  });
+});
+
+/** One counted cell whose sides' last repetitions hold these stacks. */
+const cellOf = (base: Record<string, number>, head: Record<string, number>) => {
+  const rep = (stacks: Record<string, number>) => ({
+    started_at: "",
+    transactions: 1,
+    instructions: 1,
+    per_transaction: 1,
+    functions: [],
+    stacks,
+  });
+  return { script: "s", tier: "t", threads: 1, toggle: "x", base: [rep(base)], head: [rep(head)] };
+};
+
+describe("graphs of hostile sizes (bench/flamegraph-scale.mjs times the large ones)", () => {
+  it("a 20,000-frame stack renders (no recursion) and the frames cap is stated", () => {
+    const deep = Array.from({ length: 20_000 }, (_, i) => `f${i}`).join(";");
+    const g = instructionFlameGraph(cellOf({ [deep]: 5, "a;b": 1 }, { [deep]: 7, "a;b": 1 }), "x")!;
+    expect(g.svg).toContain(
+      `Capped: 2 stacks (both sides counted) deeper than ${GRAPH_CAPS.frames.toLocaleString("en-US")} frames`,
+    );
+    expect(g.svg).toContain("[19,001 deeper frames]");
+    // the tree itself is walked without recursion too, whatever the cap
+    const t = diffTree(new Map([[deep, 1]]), new Map([[deep, 2]]), { ...GRAPH_CAPS, frames: 50_000 });
+    expect(renderDiffSvg(t, { title: "deep" })).toContain("f19999");
+  });
+  it("many distinct stacks render; over the stacks cap the lightest are summed and it is stated", () => {
+    const many = new Map(Array.from({ length: 3_000 }, (_, i) => [`root;m${i % 40};n${i}`, 1 + (i % 7)]));
+    const t = diffTree(many, many, { ...GRAPH_CAPS, stacks: 1_000 });
+    expect(t.notes).toEqual([
+      `the lightest stacks summed into ${OTHER_STACKS}, 2,000 of the base and 2,000 of the head (at most 1,000 stacks per side)`,
+    ]);
+    expect(t.base).toBe(total(many)); // nothing lost
+    expect(t.children.find((c) => c.name === OTHER_STACKS)).toBeDefined();
+    expect(renderDiffSvg(t, { title: "many" })).toContain("Capped: the lightest stacks summed into");
+    const full = diffTree(many, many);
+    expect(full.notes).toBeUndefined();
+    expect(full.children).toHaveLength(1); // shared prefixes share nodes
+    expect(full.children[0]!.children).toHaveLength(40);
+  });
+  it("long names are cut and the cap is stated; a NUL in a name cannot merge frames", () => {
+    const long = "x".repeat(GRAPH_CAPS.nameChars + 50);
+    const t = diffTree(new Map([[`a;${long}`, 1]]), new Map([["a\u0000;b", 1]]));
+    expect(t.notes).toEqual([`1 frame names longer than ${GRAPH_CAPS.nameChars} characters cut`]);
+    expect(t.children.map((c) => c.name)).toEqual(["a"]);
+    expect(t.children[0]!.children.map((c) => [c.name.length, c.base, c.head])).toEqual([
+      [1, 0, 1],
+      [GRAPH_CAPS.nameChars, 1, 0],
+    ]);
   });
 });

@@ -41,14 +41,40 @@ describe("instructions per transaction", () => {
     expect(c.verdict).toBe("unchanged");
   });
 
+  it("shows no value a side did not measure: below a kept list is a bound, never 0", () => {
+    const e = report.function_changes![0]!;
+    const rows = [...e.functions, ...(e.inclusive ?? [])];
+    expect(e.inclusive!.length).toBeGreaterThan(0);
+    for (const f of rows) {
+      for (const side of ["base", "head"] as const) {
+        const reps = ab.cells[0]!.instructions![side];
+        const kept = reps.every((r) => r.functions.some((x) => x.name === f.name && x.object === f.object));
+        // a value is shown only where every repetition of the side kept the function
+        if (f[side] !== null) expect(kept).toBe(true);
+        else expect(f[`${side}_below`]).toBeGreaterThan(0);
+      }
+    }
+    // the inclusive table is ordered by its change, and names the callers that carry it
+    const changes = e.inclusive!.map((f) => Math.abs(f.delta ?? 0));
+    expect(changes).toEqual([...changes].sort((a, b) => b - a));
+    expect(e.inclusive!.map((f) => f.name).some((n) => n.startsWith("dispatch_command"))).toBe(true);
+    const md = renderComparisonMarkdown(report, sets);
+    expect(md).toContain("| Function (inclusive changed most) |");
+    expect(md).toMatch(/\| `pfs_start_stage_v1` \| mariadbd \| ≤ [\d,]+ ² \| [\d,]+ \| ≥ \+[\d,]+ \|/);
+    expect(md).not.toMatch(/\| 0 \| [\d,]+ \| \+/);
+  });
+
   it("lists the P_S functions among the grown ones, with object, base → head and share", () => {
     const e = report.function_changes![0]!;
     expect(e.functions.length).toBe(10);
     const top = e.functions[0]!;
     expect(top.name).toBe("pfs_start_stage_v1");
     expect(top.object).toBe("mariadbd");
-    expect(top.head).toBeGreaterThan(top.base);
-    expect(top.share).toBeGreaterThan(0.1);
+    // below the base's kept list: no base value, the most it can have been instead (never 0)
+    expect(top.base).toBeNull();
+    expect(top.base_below).toBeGreaterThan(0);
+    expect(top.head).toBeGreaterThan(top.base_below!);
+    expect(top.share).toBeNull(); // no share of a change that was not measured
     expect(
       e.functions.filter((f) => /^(pfs_|psi_|find_stage_class)/.test(f.name)).length,
     ).toBeGreaterThanOrEqual(3);

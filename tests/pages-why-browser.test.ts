@@ -123,6 +123,8 @@ beforeAll(async () => {
     const i = why.cells[0]!.instructions!;
     i.graph = "javascript:window.pwned=3//.svg";
     i.functions[0]!.name = `<b onmouseover="window.pwned=4">pfs</b>`;
+    i.inclusive![0]!.name = `<img src=x onerror="window.pwned=5">`;
+    i.inclusive![0]!.object = `<script>window.pwned=6</script>`;
     if (why.cells[0]!.profile) why.cells[0]!.profile.graph = "../../../etc/passwd.svg";
   });
   browser = await launchChromium();
@@ -168,6 +170,13 @@ describe("the run page of an A/B: why it changed", () => {
     const rows = await rowsOf(page, "#run-instructions table.instructions-functions");
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.slice(0, 10).some((r) => /pfs|psi|performance_schema/i.test(r[0]!))).toBe(true);
+    // no value a side did not measure: P_S functions are below the base's kept list, shown as a bound
+    for (const r of rows) if (/^pfs_/.test(r[0]!)) expect(r[2]).toMatch(/^≤ [\d,.]+$/);
+    expect(rows.every((r) => r[2] !== "0" && r[3] !== "0")).toBe(true);
+    // the inclusive table beside it, ordered by its change
+    const inclusive = await rowsOf(page, "#run-instructions table.instructions-inclusive");
+    expect(inclusive.length).toBeGreaterThan(0);
+    expect(inclusive.some((r) => r[0]!.startsWith("dispatch_command"))).toBe(true);
     const href = await page.locator("#run-instructions a.graph-link").getAttribute("href");
     expect(href).toMatch(/^https:\/\/example\.org\/perfgate\/runs\/ab\.instructions-.+\.svg$/);
     // the link names a file perfgate wrote beside the results file
@@ -208,6 +217,11 @@ describe("the run page of an A/B: why it changed", () => {
     expect(known[0]![4]).toBe(`<script>window.pwned=2</script>`);
     const fn = page.locator("#run-instructions table.instructions-functions td code").first();
     expect(await fn.textContent()).toBe(`<b onmouseover="window.pwned=4">pfs</b>`);
+    const inc = await rowsOf(page, "#run-instructions table.instructions-inclusive");
+    expect(inc[0]!.slice(0, 2)).toEqual([
+      `<img src=x onerror="window.pwned=5">`,
+      `<script>window.pwned=6</script>`,
+    ]);
     await fn.hover();
     // neither hostile graph name is a link; each is shown as text
     expect(await page.locator("#run-instructions a").count()).toBe(0);

@@ -67,6 +67,14 @@ describe("goldens from a real A/B (performance_schema off → on)", () => {
     expect(doc.efficiency?.length).toBeGreaterThan(0);
     expect(doc.profiles?.length).toBe(2);
     expect(doc.function_changes?.[0]?.functions[0]?.name).toBe("pfs_start_stage_v1");
+    // each sampled ranking is ordered by the column it names: self share growth, inclusive share growth
+    for (const p of doc.profiles ?? []) {
+      const self = p.grown.map((f) => f.head_self_share! - f.base_self_share!);
+      expect(self).toEqual([...self].sort((a, b) => b - a));
+      const incl = (p.grown_inclusive ?? []).map((f) => f.head_share - f.base_share);
+      expect(incl.length).toBeGreaterThan(0);
+      expect(incl).toEqual([...incl].sort((a, b) => b - a));
+    }
     expect(doc.cells.find((c) => c.metric === "instructions")?.verdict).toBe("regression");
   });
 

@@ -109,9 +109,14 @@ export function foldedStacks(profile: CallgrindProfile, opts: FoldOptions = {}):
   return out;
 }
 
+/** The frame the lighter stacks under a kept one are summed into, so that no frame gains self cost it did not have. */
+export const OTHER_CALLEES = "[other callees]";
+
 /**
- * The heaviest `max` stacks; each lighter one is added to the longest kept stack that is a prefix
- * of it (else to its first frame alone), so the total stays the same.
+ * The heaviest `max` stacks; each lighter one is added, as an OTHER_CALLEES frame, under the
+ * longest kept stack that is a proper prefix of it (else under its first frame), so the total stays
+ * the same and a kept frame's own (self) cost is not inflated by its callees' (the differential
+ * graph colours frames by the change of their self cost).
  */
 function capped(stacks: Map<string, number>, max: number): [string, number][] {
   const sorted = [...stacks.entries()].sort((a, b) => b[1] - a[1]);
@@ -125,7 +130,9 @@ function capped(stacks: Map<string, number>, max: number): [string, number][] {
       prefix = prefix.slice(0, i);
       if (kept.has(prefix)) break;
     }
-    kept.set(prefix, (kept.get(prefix) ?? 0) + v);
+    // a one-frame stack is exact as it is; a deeper one goes under its kept prefix
+    const key = prefix === k ? k : `${prefix};${OTHER_CALLEES}`;
+    kept.set(key, (kept.get(key) ?? 0) + v);
   }
   return [...kept.entries()].sort((a, b) => b[1] - a[1]);
 }

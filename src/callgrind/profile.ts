@@ -27,6 +27,12 @@ export const InstructionRepetitionSchema = z.object({
   per_transaction: nonneg,
   /** the functions with the most self cost, then the most inclusive cost, per transaction */
   functions: z.array(FunctionCostSchema),
+  /**
+   * every function not in `functions` had at most this self and this inclusive cost per
+   * transaction (the largest of those left out); absent in older files, where it is derived from
+   * the kept list (keptCutoff)
+   */
+  functions_cutoff: z.object({ self: nonneg, inclusive: nonneg }).optional(),
   /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
   stacks: z.record(z.string(), nonneg).optional(),
 });
@@ -35,6 +41,12 @@ export type InstructionRepetition = z.infer<typeof InstructionRepetitionSchema>;
 /** Functions kept per repetition: by self cost, and by inclusive cost (those overlap). */
 export const TOP_SELF = 150;
 export const TOP_INCLUSIVE = 50;
+/**
+ * Also kept: every function with at least this share of the total as self cost (at most 1 / share
+ * of them), or ten times it as inclusive cost, so the other side of a comparison has a measured
+ * value for a function that only one side ranks high.
+ */
+export const KEEP_SHARE = 0.0005;
 
 /** The file name of an object path (`/usr/lib/x86_64-linux-gnu/libc.so.6` → `libc.so.6`). */
 export function objectName(path: string): string {
@@ -42,25 +54,43 @@ export function objectName(path: string): string {
   return i >= 0 ? path.slice(i + 1) : path;
 }
 
-/** The functions a results file keeps, per transaction: the top by self cost and by inclusive cost. */
+/** The functions a results file keeps, per transaction, and the most a function left out had. */
 export function topFunctions(
   profile: CallgrindProfile,
   transactions: number,
   topSelf = TOP_SELF,
   topInclusive = TOP_INCLUSIVE,
-): FunctionCost[] {
+): { functions: FunctionCost[]; cutoff: { self: number; inclusive: number } } {
   const bySelf = [...profile.functions].filter((f) => f.self > 0).sort((a, b) => b.self - a.self);
   const byInclusive = [...profile.functions]
     .filter((f) => f.inclusive > 0)
     .sort((a, b) => b.inclusive - a.inclusive);
-  const kept = new Set([...bySelf.slice(0, topSelf), ...byInclusive.slice(0, topInclusive)]);
-  return [...kept].map((f) => ({
+  const total = profile.total > 0 ? profile.total : 0;
+  const kept = new Set([
+    ...bySelf.slice(0, topSelf),
+    ...byInclusive.slice(0, topInclusive),
+    ...bySelf.filter((f) => total > 0 && f.self >= total * KEEP_SHARE),
+    ...byInclusive.filter((f) => total > 0 && f.inclusive >= total * KEEP_SHARE * 10),
+  ]);
+  const cutoff = { self: 0, inclusive: 0 };
+  for (const f of profile.functions) {
+    if (kept.has(f)) continue;
+    cutoff.self = Math.max(cutoff.self, f.self / transactions);
+    cutoff.inclusive = Math.max(cutoff.inclusive, f.inclusive / transactions);
+  }
+  const functions = [...kept].map((f) => ({
     name: f.name,
     object: objectName(f.object),
     self: f.self / transactions,
     inclusive: f.inclusive / transactions,
   }));
+  return { functions, cutoff };
 }
+
+const keptOf = (t: ReturnType<typeof topFunctions>) => ({
+  functions: t.functions,
+  functions_cutoff: t.cutoff,
+});
 
 /** A repetition record from one dump and the transactions sysbench reported for it. */
 export function repetitionOf(
@@ -74,43 +104,87 @@ export function repetitionOf(
     transactions,
     instructions: profile.total,
     per_transaction: profile.total / transactions,
-    functions: topFunctions(profile, transactions),
+    ...keptOf(topFunctions(profile, transactions)),
     ...(stacks ? { stacks } : {}),
   };
 }
 
+/** Which cost of a function a change is of: its own instructions, or with its callees'. */
+export type CostKind = "self" | "inclusive";
+
 export interface FunctionChange {
   name: string;
   object: string;
-  /** mean self instructions per transaction over the side's repetitions (0 where not among its top) */
-  base: number;
-  head: number;
-  /** head − base */
-  delta: number;
-  /** delta as a fraction of the change of the total (null when the total did not change) */
+  /**
+   * mean instructions per transaction (self or inclusive) over the side's repetitions; null where
+   * the function was not measured on that side (below the side's kept list in some repetition)
+   */
+  base: number | null;
+  head: number | null;
+  /** head − base; null when a side was not measured */
+  delta: number | null;
+  /** delta as a fraction of the change of the total (null when the total did not change or delta is null) */
   share: number | null;
-  /** false when the function was not among the kept top entries of one side (its value there is at most the smallest kept) */
+  /** both sides measured */
   complete: boolean;
+  /** where a side was not measured: the most it can have been (the mean of its repetitions' cut-offs) */
+  base_below?: number;
+  head_below?: number;
 }
 
-function meanSelf(reps: readonly InstructionRepetition[]): Map<string, { f: FunctionCost; self: number }> {
-  const out = new Map<string, { f: FunctionCost; self: number }>();
-  for (const r of reps) {
-    for (const f of r.functions) {
-      const key = `${f.object}\u0000${f.name}`;
-      const e = out.get(key) ?? { f, self: 0 };
-      e.self += f.self / reps.length;
-      out.set(key, e);
+/**
+ * The most a function left out of a repetition's kept list had: stored (functions_cutoff), or for
+ * older files derived from the list — a function left out was outside the top TOP_SELF by self
+ * and TOP_INCLUSIVE by inclusive cost, so it had at most the smallest of those; where fewer were
+ * kept, every function with a cost was kept, and one left out had none.
+ */
+export function keptCutoff(r: InstructionRepetition): { self: number; inclusive: number } {
+  if (r.functions_cutoff) return r.functions_cutoff;
+  const nth = (values: number[], n: number) => {
+    const v = values.filter((x) => x > 0).sort((a, b) => b - a);
+    return v.length >= n ? v[n - 1]! : 0;
+  };
+  return {
+    self: nth(
+      r.functions.map((f) => f.self),
+      TOP_SELF,
+    ),
+    inclusive: nth(
+      r.functions.map((f) => f.inclusive),
+      TOP_INCLUSIVE,
+    ),
+  };
+}
+
+const keyOf = (f: FunctionCost) => `${f.object}\u0000${f.name}`;
+
+/** One side's value of a function: measured (the mean), or not, with the most it can have been. */
+type SideValue = { value: number } | { value: null; below: number };
+
+/** A side's value of every function any repetition of either side kept. */
+function sideValues(
+  reps: readonly InstructionRepetition[],
+  keys: ReadonlySet<string>,
+  kind: CostKind,
+): Map<string, SideValue> {
+  const kept = reps.map((r) => new Map(r.functions.map((f) => [keyOf(f), f[kind]])));
+  const cut = reps.map((r) => keptCutoff(r)[kind]);
+  const out = new Map<string, SideValue>();
+  for (const key of keys) {
+    let sum = 0;
+    let bound = 0;
+    let measured = reps.length > 0;
+    for (let i = 0; i < reps.length; i++) {
+      const v = kept[i]!.get(key);
+      // left out where nothing with a cost was: measured 0
+      if (v === undefined && cut[i]! > 0) measured = false;
+      sum += v ?? 0;
+      bound += v ?? cut[i]!;
     }
+    const n = Math.max(1, reps.length);
+    out.set(key, measured ? { value: sum / n } : { value: null, below: bound / n });
   }
   return out;
-}
-
-/** The smallest self cost kept in any repetition of a side (a function not kept there had at most this). */
-function smallestKept(reps: readonly InstructionRepetition[]): number {
-  let min = Number.POSITIVE_INFINITY;
-  for (const r of reps) for (const f of r.functions) if (f.self < min) min = f.self;
-  return Number.isFinite(min) ? min : 0;
 }
 
 function mean(values: readonly number[]): number {
@@ -118,41 +192,59 @@ function mean(values: readonly number[]): number {
 }
 
 /**
- * The functions whose self instructions per transaction changed most between base and head
- * (by absolute change), each with its share of the change of the total.
+ * The change of one function, or null when it is not certainly a change: where a side was not
+ * measured, the function is listed only if its measured side is beyond the other's bound.
+ */
+function changeOf(f: FunctionCost, b: SideValue, h: SideValue, totalDelta: number): FunctionChange | null {
+  if (b.value === null && h.value === null) return null;
+  if (b.value === null && h.value! <= b.below) return null;
+  if (h.value === null && b.value! <= h.below) return null;
+  const delta = b.value !== null && h.value !== null ? h.value - b.value : null;
+  return {
+    name: f.name,
+    object: f.object,
+    base: b.value,
+    head: h.value,
+    delta,
+    share: totalDelta === 0 || delta === null ? null : delta / totalDelta,
+    complete: delta !== null,
+    ...(b.value === null ? { base_below: b.below } : {}),
+    ...(h.value === null ? { head_below: h.below } : {}),
+  };
+}
+
+/** The least the change can be: head − base, or with an unmeasured side at its bound. */
+export function leastChange(c: FunctionChange): number {
+  if (c.delta !== null) return c.delta;
+  return c.base === null ? c.head! - c.base_below! : c.head_below! - c.base!;
+}
+
+/**
+ * The functions whose self (or inclusive) instructions per transaction changed most between base
+ * and head (by absolute change; where a side was not measured, by the least the change can be),
+ * each with its share of the change of the total. No value is invented: a function below a
+ * side's kept list has no value there (null, with the most it can have been).
  */
 export function functionChanges(
   base: readonly InstructionRepetition[],
   head: readonly InstructionRepetition[],
   top = 10,
+  kind: CostKind = "self",
 ): FunctionChange[] {
-  const b = meanSelf(base);
-  const h = meanSelf(head);
+  const first = new Map<string, FunctionCost>();
+  for (const r of [...base, ...head])
+    for (const f of r.functions) if (!first.has(keyOf(f))) first.set(keyOf(f), f);
+  const keys = new Set(first.keys());
+  const b = sideValues(base, keys, kind);
+  const h = sideValues(head, keys, kind);
   const totalDelta = mean(head.map((r) => r.per_transaction)) - mean(base.map((r) => r.per_transaction));
-  const keys = new Set([...b.keys(), ...h.keys()]);
   const changes: FunctionChange[] = [];
-  const floorB = smallestKept(base);
-  const floorH = smallestKept(head);
   for (const key of keys) {
-    const f = (b.get(key) ?? h.get(key))!.f;
-    // kept on one side only: its value on the other is at most that side's smallest kept one, so
-    // it is listed only when its own value is above that (a change that is certainly there)
-    if (!b.has(key) && h.get(key)!.self <= floorB) continue;
-    if (!h.has(key) && b.get(key)!.self <= floorH) continue;
-    const bs = b.get(key)?.self ?? 0;
-    const hs = h.get(key)?.self ?? 0;
-    const delta = hs - bs;
-    changes.push({
-      name: f.name,
-      object: f.object,
-      base: bs,
-      head: hs,
-      delta,
-      share: totalDelta === 0 ? null : delta / totalDelta,
-      complete: b.has(key) && h.has(key),
-    });
+    const c = changeOf(first.get(key)!, b.get(key)!, h.get(key)!, totalDelta);
+    if (c) changes.push(c);
   }
-  changes.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta) || x.name.localeCompare(y.name));
+  const size = (c: FunctionChange) => Math.abs(leastChange(c));
+  changes.sort((x, y) => size(y) - size(x) || x.name.localeCompare(y.name));
   return changes.slice(0, top);
 }
 

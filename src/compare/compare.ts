@@ -347,7 +347,8 @@ function functionChangesOf(
       ci_low_pct: v.ci_low_pct ?? null,
       ci_high_pct: v.ci_high_pct ?? null,
       tps_verdict: cells.find((x) => x.metric === "tps" && same(x))?.verdict ?? null,
-      functions: functionChanges(sides.base, sides.head, 10),
+      functions: functionChanges(sides.base, sides.head, 10, "self"),
+      inclusive: functionChanges(sides.base, sides.head, 10, "inclusive"),
     });
   }
   out.sort((a, b) => b.change_pct - a.change_pct);

@@ -4,7 +4,7 @@
  * shrank most (src/flamegraph/diff.ts). Pure; the SVG is drawn by src/report/profiles.ts.
  */
 
-import { type FunctionChange, functionChanges } from "../flamegraph/diff.js";
+import { type FunctionChange, functionChanges, OTHER_STACKS } from "../flamegraph/diff.js";
 import { type Folded, scale, total } from "../flamegraph/folded.js";
 import type { AbCell } from "../results/ab-schema.js";
 import type { MeasurementSet } from "./model.js";
@@ -12,6 +12,8 @@ import { offCpuOf } from "./off-cpu.js";
 import type { ProfileEntry } from "./schema.js";
 
 const GROWN = 10;
+
+type SampledFunction = FunctionChange & { base_self_share: number; head_self_share: number };
 const SHRUNK = 5;
 /** A share change smaller than this (0.1 point) is noise at these sample counts, not a change. */
 const MIN_SHARE_CHANGE = 0.001;
@@ -28,11 +30,18 @@ function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
   const h = perTransaction(p.head);
   const [bt, ht] = [total(b), total(h)];
   const growth = (f: FunctionChange) => f.head_share - f.base_share;
-  // The grown are ranked by the growth of their SELF share (samples where the function is the
-  // running frame): ranked by the inclusive share, every caller of new work (dispatch_command, …)
-  // would come before the work itself.
-  const selfGrowth = (f: FunctionChange) => (ht > 0 ? f.head_self / ht : 0) - (bt > 0 ? f.base_self / bt : 0);
-  const changes = functionChanges(b, h).filter((f) => f.name !== "[other stacks]");
+  // Two rankings, each listed by the column it is ranked by: by the growth of the SELF share
+  // (samples where the function is the running frame: the work itself), and by the growth of the
+  // INCLUSIVE share (samples with the function on the stack: what a caller brought in, such as
+  // a commit path whose own cost is small but whose callees wait in fdatasync).
+  const selfGrowth = (f: SampledFunction) => f.head_self_share - f.base_self_share;
+  const changes = functionChanges(b, h)
+    .filter((f) => f.name !== OTHER_STACKS)
+    .map((f) => ({
+      ...f,
+      base_self_share: bt > 0 ? f.base_self / bt : 0,
+      head_self_share: ht > 0 ? f.head_self / ht : 0,
+    }));
   const offCpu = offCpuOf(p.base, p.head);
   return {
     scenario: c.script,
@@ -45,8 +54,12 @@ function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
     samples: { base: p.base.samples, head: p.head.samples },
     transactions: { base: p.base.transactions, head: p.head.transactions },
     grown: changes
-      .filter((f) => growth(f) >= MIN_SHARE_CHANGE)
+      .filter((f) => selfGrowth(f) >= MIN_SHARE_CHANGE)
       .sort((x, y) => selfGrowth(y) - selfGrowth(x) || growth(y) - growth(x))
+      .slice(0, GROWN),
+    grown_inclusive: changes
+      .filter((f) => growth(f) >= MIN_SHARE_CHANGE)
+      .sort((x, y) => growth(y) - growth(x) || selfGrowth(y) - selfGrowth(x))
       .slice(0, GROWN),
     shrunk: changes
       .filter((f) => growth(f) <= -MIN_SHARE_CHANGE)

@@ -145,6 +145,9 @@ export const ProfileFunctionSchema = z.object({
   /** samples per transaction with the function as the leaf */
   base_self: num,
   head_self: num,
+  /** the self samples' share of the side's samples, 0..1 (absent in older reports) */
+  base_self_share: num.optional(),
+  head_self_share: num.optional(),
 });
 
 /** A profiled cell's differential profile (src/compare/profiles.ts). */
@@ -158,8 +161,13 @@ export const ProfileEntrySchema = z.object({
   command: z.string(),
   samples: z.object({ base: num, head: num }),
   transactions: z.object({ base: num, head: num }),
-  /** the functions whose share of the samples grew most, largest first (at most 10) */
+  /**
+   * the functions whose self share of the samples (as the running frame) grew most, largest first
+   * (at most 10); in older reports ranked the same way but listed by their inclusive share
+   */
   grown: z.array(ProfileFunctionSchema),
+  /** the functions whose inclusive share (on the stack) grew most, largest first (at most 10) */
+  grown_inclusive: z.array(ProfileFunctionSchema).optional(),
   /** and those whose share shrank most (at most 5) */
   shrunk: z.array(ProfileFunctionSchema),
   /**
@@ -206,18 +214,27 @@ export const SettingsDiffSchema = z.object({
 });
 export type SettingsDiff = z.infer<typeof SettingsDiffSchema>;
 
-/** One function's self instructions per transaction per side (src/callgrind/profile.ts functionChanges). */
+/**
+ * One function's self (or inclusive) instructions per transaction per side (src/callgrind/profile.ts
+ * functionChanges). A side where the function was below the kept list has no value (null) and the
+ * most it can have been (`base_below` / `head_below`); files written before those existed have
+ * numbers on both sides.
+ */
 export const FunctionChangeSchema = z.object({
   name: z.string(),
   object: z.string(),
-  base: num,
-  head: num,
-  delta: num,
-  /** delta / the change of the cell's total (null when the total did not change) */
+  base: num.nullable(),
+  head: num.nullable(),
+  /** head − base; null when a side was not measured */
+  delta: num.nullable(),
+  /** delta / the change of the cell's total (null when the total did not change or delta is null) */
   share: num.nullable(),
   /** false when the function was among the kept top entries of one side only */
   complete: z.boolean(),
+  base_below: num.optional(),
+  head_below: num.optional(),
 });
+export type FunctionChangeRow = z.infer<typeof FunctionChangeSchema>;
 
 /** The functions that changed most in a cell whose instructions per transaction changed. */
 export const FunctionChangesEntrySchema = z.object({
@@ -233,7 +250,10 @@ export const FunctionChangesEntrySchema = z.object({
   ci_high_pct: num.nullable(),
   /** the TPS verdict of the same cell, when there is one */
   tps_verdict: VerdictKindSchema.nullable(),
+  /** by self instructions per transaction */
   functions: z.array(FunctionChangeSchema),
+  /** by inclusive instructions per transaction (with the callees'); absent in older reports */
+  inclusive: z.array(FunctionChangeSchema).optional(),
 });
 export type FunctionChangesEntry = z.infer<typeof FunctionChangesEntrySchema>;
 

@@ -1,12 +1,13 @@
 /**
  * A differential flame graph as one self-contained SVG (no script, no external resource: it opens
  * offline and in an artifact viewer): the root at the bottom, each frame as wide as its head
- * weight, coloured like flamegraph.pl's differential mode — red where the head spends more than
- * the base, blue where it spends less, the deeper the colour the larger the change relative to the
- * largest one; white-grey for no change. Every frame has a tooltip (`<title>`) with both weights.
- * Names come from binaries and are XML-escaped. Pure.
+ * weight, coloured like flamegraph.pl's differential mode by the change of the frame's own (self)
+ * weight — red where the head spends more in the frame itself than the base, blue where it spends
+ * less, the deeper the colour the larger the change relative to the largest one; grey for no change
+ * (a caller whose callees alone grew). Every frame has a tooltip (`<title>`) with both inclusive
+ * weights and the change of its own. Names come from binaries and are XML-escaped. Pure.
  */
-import type { DiffNode } from "./diff.js";
+import { type DiffNode, selfDelta } from "./diff.js";
 
 export interface SvgOptions {
   title: string;
@@ -36,16 +37,19 @@ export function xmlEscape(s: string): string {
     .replaceAll("'", "&#39;");
 }
 
-function maxDepth(n: DiffNode): number {
-  let d = 0;
-  for (const c of n.children) d = Math.max(d, maxDepth(c));
-  return d + 1;
-}
-
-function maxDelta(n: DiffNode): number {
-  let m = Math.abs(n.head - n.base);
-  for (const c of n.children) m = Math.max(m, maxDelta(c));
-  return m;
+/** The depth of the tree in frames (the root counts) and the largest change of a frame's own weight. */
+function extent(root: DiffNode): { depth: number; maxSelfDelta: number } {
+  let depth = 0;
+  let max = 0;
+  const todo: [DiffNode, number][] = [[root, 1]];
+  while (todo.length > 0) {
+    const [n, level] = todo.pop()!;
+    if (level > depth) depth = level;
+    const d = Math.abs(selfDelta(n));
+    if (d > max) max = d;
+    for (const c of n.children) todo.push([c, level + 1]);
+  }
+  return { depth, maxSelfDelta: max };
 }
 
 /** flamegraph.pl's differential palette: red for growth, blue for shrinkage, by |delta| / max. */
@@ -65,6 +69,7 @@ function frameSvg(
   y: number,
   ctx: { max: number; unit: string; total: number },
 ): string {
+  const ownDelta = selfDelta(n);
   const pct =
     n.base > 0
       ? ` (${n.head >= n.base ? "+" : ""}${(((n.head - n.base) / n.base) * 100).toFixed(1)}%)`
@@ -72,37 +77,58 @@ function frameSvg(
         ? " (new)"
         : "";
   const share = ctx.total > 0 ? `, ${((n.head / ctx.total) * 100).toFixed(1)}% of head` : "";
-  const tip = `${n.name}: base ${fmt(n.base)} → head ${fmt(n.head)} ${ctx.unit}${pct}${share}`;
+  const ownText = ownDelta === 0 ? "" : `; own (self) ${ownDelta > 0 ? "+" : "−"}${fmt(Math.abs(ownDelta))}`;
+  const tip = `${n.name}: base ${fmt(n.base)} → head ${fmt(n.head)} ${ctx.unit}${pct}${share}${ownText}`;
   const chars = Math.floor((w - 6) / 7);
   const label = chars >= 3 ? (n.name.length > chars ? `${n.name.slice(0, chars - 2)}..` : n.name) : "";
   return (
-    `<g><title>${xmlEscape(tip)}</title><rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${FRAME_H - 1}" fill="${diffColor(n.head - n.base, ctx.max)}" rx="2"/>` +
+    `<g><title>${xmlEscape(tip)}</title><rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${FRAME_H - 1}" fill="${diffColor(ownDelta, ctx.max)}" rx="2"/>` +
     (label ? `<text x="${(x + 3).toFixed(1)}" y="${y + 11.5}">${xmlEscape(label)}</text>` : "") +
     "</g>"
   );
 }
 
-/** The differential flame graph of a frame tree (src/flamegraph/diff.ts). */
-export function renderDiffSvg(root: DiffNode, o: SvgOptions): string {
-  const width = o.width ?? 1200;
-  const minPx = o.minWidthPx ?? 0.5;
-  const depth = maxDepth(root);
-  const height = TOP + depth * FRAME_H + PAD * 2;
-  const plot = width - 2 * PAD;
-  const ctx = { max: maxDelta(root), unit: o.unit ?? "", total: root.head };
+/** The frames of the tree as SVG groups, widths from the head, walked without recursion. */
+function frameParts(
+  root: DiffNode,
+  height: number,
+  plot: number,
+  minPx: number,
+  ctx: { max: number; unit: string; total: number },
+): string[] {
   const parts: string[] = [];
+  if (!(root.head > 0)) return parts;
+  const scale = plot / root.head;
   // widths from the head (difffolded semantics); a frame only the base has gets no width
-  const walk = (n: DiffNode, x: number, level: number, scale: number) => {
+  const todo: [DiffNode, number, number][] = [[root, PAD, 0]];
+  while (todo.length > 0) {
+    const [n, x, level] = todo.pop()!;
     const w = n.head * scale;
-    if (w < minPx) return;
+    if (w < minPx) continue;
     parts.push(frameSvg(n, x, w, height - PAD - (level + 1) * FRAME_H, ctx));
     let cx = x;
     for (const c of n.children) {
-      walk(c, cx, level + 1, scale);
+      todo.push([c, cx, level + 1]);
       cx += c.head * scale;
     }
-  };
-  if (root.head > 0) walk(root, PAD, 0, plot / root.head);
+  }
+  return parts;
+}
+
+/**
+ * The differential flame graph of a frame tree (src/flamegraph/diff.ts): each frame as wide as its
+ * head weight and coloured by the change of its own (self) weight, so a caller that only carries
+ * its callees' growth stays grey (as in flamegraph.pl's differential mode). The caps the tree hit
+ * (`root.notes`) are stated under the title.
+ */
+export function renderDiffSvg(root: DiffNode, o: SvgOptions): string {
+  const width = o.width ?? 1200;
+  const notes = root.notes ?? [];
+  const top = TOP + notes.length * 14;
+  const { depth, maxSelfDelta } = extent(root);
+  const height = top + depth * FRAME_H + PAD * 2;
+  const ctx = { max: maxSelfDelta, unit: o.unit ?? "", total: root.head };
+  const parts = frameParts(root, height, width - 2 * PAD, o.minWidthPx ?? 0.5, ctx);
   return [
     `<?xml version="1.0" standalone="no"?>`,
     `<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Verdana, sans-serif" font-size="11">`,
@@ -111,6 +137,10 @@ export function renderDiffSvg(root: DiffNode, o: SvgOptions): string {
     o.subtitle
       ? `<text x="${width / 2}" y="36" text-anchor="middle" fill="#555">${xmlEscape(o.subtitle)}</text>`
       : "",
+    ...notes.map(
+      (t, i) =>
+        `<text class="cap" x="${width / 2}" y="${50 + i * 14}" text-anchor="middle" fill="#a33">${xmlEscape(`Capped: ${t}.`)}</text>`,
+    ),
     ...parts,
     "</svg>",
     "",

@@ -148,12 +148,13 @@ export const WhyCellSchema = z.object({
     samples: true,
     transactions: true,
     grown: true,
+    grown_inclusive: true,
     shrunk: true,
     off_cpu: true,
   })
     .extend({ graph: z.string().nullable() })
     .optional(),
-  /** instruction counts: the functions whose self instructions per transaction changed most (top 10) */
+  /** instruction counts: the functions whose self and inclusive instructions per transaction changed most (top 10 each) */
   instructions: z
     .object({
       /**
@@ -165,6 +166,8 @@ export const WhyCellSchema = z.object({
       /** the toggle function collection was restricted to */
       toggle: z.string(),
       functions: z.array(FunctionChangeSchema),
+      /** by inclusive instructions per transaction (absent in older stores) */
+      inclusive: z.array(FunctionChangeSchema).optional(),
       graph: z.string().nullable(),
     })
     .optional(),

@@ -51,6 +51,7 @@ export function whyOfAb(ab: AbResults, stem: string, kept: (name: string) => boo
               samples: p.samples,
               transactions: p.transactions,
               grown: p.grown.slice(0, TOP),
+              ...(p.grown_inclusive ? { grown_inclusive: p.grown_inclusive.slice(0, TOP) } : {}),
               shrunk: p.shrunk,
               ...(p.off_cpu ? { off_cpu: p.off_cpu } : {}),
               graph: graph(profileGraphName(stem, p)),
@@ -63,7 +64,8 @@ export function whyOfAb(ab: AbResults, stem: string, kept: (name: string) => boo
               base: mean(counted.base.map((r) => r.per_transaction)),
               head: mean(counted.head.map((r) => r.per_transaction)),
               toggle: counted.toggle,
-              functions: functionChanges(counted.base, counted.head, TOP),
+              functions: functionChanges(counted.base, counted.head, TOP, "self"),
+              inclusive: functionChanges(counted.base, counted.head, TOP, "inclusive"),
               graph: graph(
                 instructionGraphName(stem, { script: c.script, threads: counted.threads, tier: c.tier }),
               ),

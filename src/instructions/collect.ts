@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { nameAddresses } from "../callgrind/elf-symbols.js";
 import { foldedStacks } from "../callgrind/folded.js";
 import { CallgrindParseError, parseCallgrind } from "../callgrind/parse.js";
 import { type InstructionRepetition, type InstructionsCell, repetitionOf } from "../callgrind/profile.js";
@@ -15,6 +16,7 @@ import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-ru
 import type { ServerInstall } from "../servers/install.js";
 import { runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { UserError } from "../util/errors.js";
+import { objectSymbols } from "./symbols.js";
 import { callgrindControl, callgrindWrapper, checkToggleSymbol, toggleRegExp } from "./valgrind.js";
 
 /**
@@ -162,7 +164,8 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   const dump = await readDump(side, pid);
   let profile: ReturnType<typeof parseCallgrind>;
   try {
-    profile = parseCallgrind(dump.text, dump.path);
+    // a stripped binary's static functions are raw addresses: named by library and nearest symbol
+    profile = nameAddresses(parseCallgrind(dump.text, dump.path), objectSymbols);
   } catch (err) {
     if (err instanceof CallgrindParseError) throw new UserError(err.message);
     throw err;
@@ -171,7 +174,7 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   const toggle = toggleRegExp(rep.toggle);
   const starts = (name: string) => toggle.test(name);
   const stacks = rep.stacks
-    ? foldedStacks(profile, { per: transactions, minShare: 0.002, maxStacks: 200, startAt: starts })
+    ? foldedStacks(profile, { per: transactions, minShare: 0.0005, maxStacks: 1000, startAt: starts })
     : undefined;
   return repetitionOf(profile, transactions, startedAt, stacks);
 }

@@ -1,10 +1,12 @@
 /**
  * The "functions that changed" section of comparison reports: per cell whose instructions per
  * transaction changed, the verdict line that tells the CPU-cost signal from the throughput one,
- * then the functions whose self instructions per transaction changed most (base → head, share of
- * the total change, demangled name, binary or library). Pure.
+ * then the functions whose self instructions per transaction changed most and those whose inclusive
+ * ones did (base → head, share of the total change, demangled name, binary or library). A side
+ * where a function was below the kept list shows the most it can have been, never a value. Pure.
  */
-import type { ComparisonReport, FunctionChangesEntry } from "../compare/schema.js";
+import { leastChange } from "../callgrind/profile.js";
+import type { ComparisonReport, FunctionChangeRow, FunctionChangesEntry } from "../compare/schema.js";
 import { mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 
@@ -32,7 +34,38 @@ function shortName(name: string, max = 90): string {
 }
 
 const INTRO =
-  "Self instructions per transaction of the functions that changed most, from callgrind (collection only inside statement execution); share: of the change of the cell's total.";
+  "Instructions per transaction of the functions that changed most, from callgrind (collection only inside statement execution): self (the function's own instructions), then inclusive (with its callees'), each table ordered by the size of its change; share: of the change of the cell's total.";
+
+const BELOW_NOTE =
+  "² below that side's kept list of functions, not measured there: at most the value shown, so the change is at least what is shown";
+
+/** A side's value: measured, or "≤ cut-off ²" where the function was below that side's kept list. */
+function sideText(v: number | null, below: number | undefined): string {
+  return v !== null ? count(v) : `≤ ${count(below ?? 0)} ²`;
+}
+
+/** The change: head − base, or its least size ("≥ +84") where a side was not measured. */
+function changeText(f: FunctionChangeRow): string {
+  if (f.delta !== null) return `${f.delta >= 0 ? "+" : "−"}${count(Math.abs(f.delta))}`;
+  const least = leastChange(f);
+  return least >= 0 ? `≥ +${count(least)}` : `≤ −${count(-least)}`;
+}
+
+const TABLES: { key: "functions" | "inclusive"; title: string }[] = [
+  { key: "functions", title: "Function (self changed most)" },
+  { key: "inclusive", title: "Function (inclusive changed most)" },
+];
+
+function markdownTable(rows: readonly FunctionChangeRow[], title: string, top: number): string[] {
+  const L = [`| ${title} | Object | Base | Head | Change | Share |`, "|---|---|--:|--:|--:|--:|"];
+  for (const f of rows.slice(0, top)) {
+    L.push(
+      `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\` | ${mdEscape(f.object)} | ${sideText(f.base, f.base_below)} | ${sideText(f.head, f.head_below)} | ${changeText(f)} | ${shareText(f.share)} |`,
+    );
+  }
+  L.push("");
+  return L;
+}
 
 /** The Markdown section; `cells` limits how many cells, `top` how many functions each. */
 export function functionChangesMarkdown(
@@ -46,15 +79,14 @@ export function functionChangesMarkdown(
   const L = [`${heading} Functions that changed (instructions per transaction)`, "", INTRO, ""];
   for (const e of entries) {
     L.push(`**${mdEscape(cellLabel(e))}**: ${mdEscape(costVerdictLine(e))}`, "");
-    L.push("| Function | Object | Base | Head | Change | Share |", "|---|---|--:|--:|--:|--:|");
-    for (const f of e.functions.slice(0, top)) {
-      const mark = f.complete ? "" : " ¹";
-      L.push(
-        `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\`${mark} | ${mdEscape(f.object)} | ${count(f.base)} | ${count(f.head)} | ${f.delta >= 0 ? "+" : ""}${count(f.delta)} | ${shareText(f.share)} |`,
-      );
+    const shown: FunctionChangeRow[] = [];
+    for (const t of TABLES) {
+      const rows = (e[t.key] ?? []).slice(0, top);
+      if (rows.length === 0) continue;
+      L.push(...markdownTable(rows, t.title, top));
+      shown.push(...rows);
     }
-    L.push("");
-    if (e.functions.some((f) => !f.complete)) L.push("¹ among the kept top functions of one side only", "");
+    if (shown.some((f) => f.base === null || f.head === null)) L.push(BELOW_NOTE, "");
   }
   return L;
 }
@@ -63,14 +95,19 @@ export function functionChangesMarkdown(
 export function functionChangesText(r: ComparisonReport): string[] {
   const entries = r.function_changes ?? [];
   if (entries.length === 0) return [];
-  const L = ["Functions that changed (instructions per transaction, self, per transaction)"];
+  const L = ["Functions that changed (instructions per transaction; self, then inclusive)"];
   for (const e of entries) {
     L.push(`  ${plainText(cellLabel(e))}: ${plainText(costVerdictLine(e))}`);
-    for (const f of e.functions) {
-      const delta = `${f.delta >= 0 ? "+" : ""}${count(f.delta)}`;
-      L.push(
-        `    ${count(f.base).padStart(9)} -> ${count(f.head).padStart(9)}  ${delta.padStart(8)}  ${shareText(f.share).padStart(5)}  ${plainText(shortName(f.name, 100))} (${plainText(f.object)})${f.complete ? "" : " [one side's top only]"}`,
-      );
+    for (const t of TABLES) {
+      const rows = e[t.key] ?? [];
+      if (rows.length > 0) L.push(`    ${t.key === "functions" ? "self" : "inclusive"}:`);
+      for (const f of rows) {
+        const side = (v: number | null, below: number | undefined) =>
+          v !== null ? count(v) : `<=${count(below ?? 0)}`;
+        L.push(
+          `    ${side(f.base, f.base_below).padStart(9)} -> ${side(f.head, f.head_below).padStart(9)}  ${changeText(f).replace("≥", ">=").replace("≤", "<=").padStart(8)}  ${shareText(f.share).padStart(5)}  ${plainText(shortName(f.name, 100))} (${plainText(f.object)})${f.complete ? "" : " [below one side's kept list: at most the value shown]"}`,
+        );
+      }
     }
   }
   L.push("");

@@ -1,7 +1,7 @@
 /**
  * Sampled differential profiles in reports (src/compare/profiles.ts): per profiled cell, the
- * functions whose share of the CPU samples grew most, and the differential flame graph as an SVG
- * file beside the report. Pure: the caller writes the files.
+ * functions whose self share and whose inclusive share of the CPU samples grew most, and the
+ * differential flame graph as an SVG file beside the report. Pure: the caller writes the files.
  */
 
 import type { MeasurementSet } from "../compare/model.js";
@@ -34,7 +34,59 @@ export function offCpuLine(e: ProfileEntry): string | null {
   return `Off-CPU per transaction (sched_switch), base → head: blocked ${us(o.base.blocked_us)} → ${us(o.head.blocked_us)} µs, runnable waiting for a CPU ${us(o.base.runnable_us)} → ${us(o.head.runnable_us)} µs${o.grown.length > 0 ? `; blocked time grew most in ${o.grown.map((g) => `${clip(g.name, 70)} (${us(g.base)} → ${us(g.head)} µs)`).join(", ")}` : ""}.`;
 }
 
-/** The Markdown section; `max` grown functions per cell, `graphs` links each cell's SVG by name. */
+type ProfileFunction = ProfileEntry["grown"][number];
+
+/** A function's self share per side: stored, or (older reports) from the side's samples per transaction. */
+export function selfShares(e: ProfileEntry, f: ProfileFunction): { base: number; head: number } {
+  const per = (self: number, samples: number, txns: number) =>
+    samples > 0 && txns > 0 ? self / (samples / txns) : 0;
+  return {
+    base: f.base_self_share ?? per(f.base_self, e.samples.base, e.transactions.base),
+    head: f.head_self_share ?? per(f.head_self, e.samples.head, e.transactions.head),
+  };
+}
+
+/**
+ * The two rankings of a profiled cell, each shown with the column it is ordered by: self (the
+ * function is the running frame) and inclusive (the function is on the stack).
+ */
+export function profileTables(e: ProfileEntry): {
+  title: string;
+  columns: [string, string, string];
+  rows: { name: string; perTxn: [number, number]; share: [number, number] }[];
+}[] {
+  const self = e.grown.map((f) => {
+    const s = selfShares(e, f);
+    return {
+      name: f.name,
+      perTxn: [f.base_self, f.head_self] as [number, number],
+      share: [s.base, s.head] as [number, number],
+    };
+  });
+  const inclusive = (e.grown_inclusive ?? []).map((f) => ({
+    name: f.name,
+    perTxn: [f.base, f.head] as [number, number],
+    share: [f.base_share, f.head_share] as [number, number],
+  }));
+  return [
+    {
+      title: "Function (self share grew most)",
+      columns: ["Self samples/txn base → head", "Self share base → head", "Δ self share (points)"],
+      rows: self,
+    },
+    {
+      title: "Function (inclusive share grew most)",
+      columns: [
+        "Samples/txn on the stack base → head",
+        "Inclusive share base → head",
+        "Δ inclusive share (points)",
+      ],
+      rows: inclusive,
+    },
+  ].filter((t) => t.rows.length > 0) as ReturnType<typeof profileTables>;
+}
+
+/** The Markdown section; `max` grown functions per cell and table, `graphs` links each cell's SVG by name. */
 export function profilesMarkdown(
   r: ComparisonReport,
   heading = "##",
@@ -46,28 +98,31 @@ export function profilesMarkdown(
   for (const e of r.profiles) {
     L.push(`**${mdEscape(cellLabel(e))}**`, "", mdEscape(samplesLine(e)), "");
     if (stem !== null)
-      L.push(`Differential flame graph (red grew, blue shrank): \`${flameGraphName(stem, e)}\``, "");
+      L.push(
+        `Differential flame graph (width: head; red: a frame's own samples grew, blue: shrank): \`${flameGraphName(stem, e)}\``,
+        "",
+      );
     const off = offCpuLine(e);
     if (off) L.push(mdEscape(off), "");
-    if (e.grown.length === 0) {
+    const tables = profileTables(e);
+    if (tables.length === 0) {
       L.push("No function's share of the samples grew by 0.1 point or more.", "");
       continue;
     }
-    L.push(
-      "| Function (grew most) | Samples/txn base → head | Share base → head | Δ share (points) |",
-      "|---|---:|---:|---:|",
-    );
-    for (const f of e.grown.slice(0, max)) {
-      L.push(
-        `| ${mdEscape(clip(f.name))} | ${per(f.base)} → ${per(f.head)} | ${pct(f.base_share)} → ${pct(f.head_share)} | ${pts(f.head_share - f.base_share)} |`,
-      );
+    for (const t of tables) {
+      L.push(`| ${t.title} | ${t.columns.join(" | ")} |`, "|---|---:|---:|---:|");
+      for (const f of t.rows.slice(0, max)) {
+        L.push(
+          `| ${mdEscape(clip(f.name))} | ${per(f.perTxn[0])} → ${per(f.perTxn[1])} | ${pct(f.share[0])} → ${pct(f.share[1])} | ${pts(f.share[1] - f.share[0])} |`,
+        );
+      }
+      L.push("");
     }
-    L.push("");
   }
   return L;
 }
 
-/** Plain text: the grown functions per cell. */
+/** Plain text: the grown functions per cell, by self share, then by inclusive share. */
 export function profilesText(r: ComparisonReport): string[] {
   if (!r.profiles || r.profiles.length === 0) return [];
   const L = ["Where the CPU went (sampled profiles, head vs base): functions whose share grew most"];
@@ -75,10 +130,13 @@ export function profilesText(r: ComparisonReport): string[] {
     L.push(`  ${plainText(cellLabel(e))}: ${plainText(samplesLine(e))}`);
     const off = offCpuLine(e);
     if (off) L.push(`    ${plainText(off)}`);
-    for (const f of e.grown) {
-      L.push(
-        `    ${pts(f.head_share - f.base_share).padStart(6)} pts  ${pct(f.base_share)} -> ${pct(f.head_share)}  ${plainText(clip(f.name))}`,
-      );
+    for (const t of profileTables(e)) {
+      L.push(`    ${t.title.startsWith("Function (self") ? "self share:" : "inclusive share:"}`);
+      for (const f of t.rows) {
+        L.push(
+          `    ${pts(f.share[1] - f.share[0]).padStart(6)} pts  ${pct(f.share[0])} -> ${pct(f.share[1])}  ${plainText(clip(f.name))}`,
+        );
+      }
     }
   }
   L.push("");
@@ -102,7 +160,7 @@ export function profileGraphs(
         name: flameGraphName(stem, e),
         svg: renderDiffSvg(tree, {
           title: `${c.script} ${c.threads}t ${c.tier}: ${head} vs ${base}`,
-          subtitle: `CPU samples per transaction; width: head; red: more than base, blue: less (${c.profile.command})`,
+          subtitle: `CPU samples per transaction; width: head; colour: a frame's own samples, red more than base, blue fewer (${c.profile.command})`,
           unit: "samples/txn",
         }),
       });

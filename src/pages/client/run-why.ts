@@ -101,27 +101,71 @@ function profileCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
       `Profiled ${why}: ${fmt(p.samples.base)} / ${fmt(p.samples.head)} samples (${spt(p.samples.base, p.transactions.base)} / ${spt(p.samples.head, p.transactions.head)} per transaction), base / head; `,
       el("code", {}, p.command),
     ),
-    graphLink(run, p.graph, "Differential flame graph (CPU samples; red grew, blue shrank)"),
+    graphLink(
+      run,
+      p.graph,
+      "Differential flame graph (CPU samples; width: head; red: a frame's own samples grew, blue: shrank)",
+    ),
   ];
   if (p.off_cpu) out.push(...offCpuNodes(p.off_cpu));
-  if (p.grown.length === 0) {
-    out.push(el("p", {}, "No function's share of the samples grew by 0.1 point or more."));
-    return out;
-  }
-  const rows = p.grown.map((f) => [
+  const self = p.grown.map((f) => {
+    const sh = selfShares(p, f);
+    return [
+      el("code", {}, f.name),
+      `${per(f.base_self)} → ${per(f.head_self)}`,
+      `${share(sh.base)} → ${share(sh.head)}`,
+      points(sh.head - sh.base),
+    ];
+  });
+  const inclusive = (p.grown_inclusive ?? []).map((f) => [
     el("code", {}, f.name),
     `${per(f.base)} → ${per(f.head)}`,
     `${share(f.base_share)} → ${share(f.head_share)}`,
     points(f.head_share - f.base_share),
   ]);
-  out.push(
-    table(
-      ["function (share grew most)", "samples/txn base → head", "share base → head", "Δ share (points)"],
-      rows,
-      "profile-grown",
-    ),
-  );
+  if (self.length === 0 && inclusive.length === 0) {
+    out.push(el("p", {}, "No function's share of the samples grew by 0.1 point or more."));
+    return out;
+  }
+  if (self.length > 0)
+    out.push(
+      table(
+        [
+          "function (self share grew most)",
+          "self samples/txn base → head",
+          "self share base → head",
+          "Δ self share (points)",
+        ],
+        self,
+        "profile-grown",
+      ),
+    );
+  if (inclusive.length > 0)
+    out.push(
+      table(
+        [
+          "function (inclusive share grew most)",
+          "samples/txn on the stack base → head",
+          "inclusive share base → head",
+          "Δ inclusive share (points)",
+        ],
+        inclusive,
+        "profile-grown-inclusive",
+      ),
+    );
   return out;
+}
+
+type ProfileWhy = NonNullable<WhyCell["profile"]>;
+
+/** A function's self share per side: stored, or (older stores) from the side's samples per transaction. */
+function selfShares(p: ProfileWhy, f: ProfileWhy["grown"][number]): { base: number; head: number } {
+  const of = (self: number, samples: number, txns: number) =>
+    samples > 0 && txns > 0 ? self / (samples / txns) : 0;
+  return {
+    base: f.base_self_share ?? of(f.base_self, p.samples.base, p.transactions.base),
+    head: f.head_self_share ?? of(f.head_self, p.samples.head, p.transactions.head),
+  };
 }
 
 type OffCpu = NonNullable<NonNullable<WhyCell["profile"]>["off_cpu"]>;
@@ -159,7 +203,11 @@ const profiles: RunSection = {
 
 function instructionsCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
   const i = c.instructions!;
-  const graph = graphLink(run, i.graph, "Differential flame graph (instructions; red grew, blue shrank)");
+  const graph = graphLink(
+    run,
+    i.graph,
+    "Differential flame graph (instructions; width: head; red: a frame's own count grew, blue: shrank)",
+  );
   const how = `Instructions per transaction (callgrind, collection inside ${i.toggle})`;
   // a run's results: its base was another file, compared by perfgate compare (which drew the graph)
   if (i.base === null)
@@ -174,29 +222,60 @@ function instructionsCell(run: HistoryRun, c: WhyCell): (Node | string)[] {
     ];
   const base = i.base;
   const change = base > 0 ? ` (${pct((i.head / base - 1) * 100)})` : "";
-  const rows = i.functions.map((f) => [
-    el("code", {}, f.name),
-    f.object,
-    fmt(f.base, 4),
-    fmt(f.head, 4),
-    `${f.delta >= 0 ? "+" : "−"}${fmt(Math.abs(f.delta), 4)}`,
-    f.share === null ? "–" : share(f.share),
-  ]);
+  const tables = [
+    { rows: i.functions, title: "function (self changed most)", kind: "instructions-functions" },
+    { rows: i.inclusive ?? [], title: "function (inclusive changed most)", kind: "instructions-inclusive" },
+  ].filter((t) => t.rows.length > 0);
+  const below = tables.some((t) => t.rows.some((f) => f.base === null || f.head === null));
   return [
     el("h3", {}, cellName(c)),
     el(
       "p",
       { class: "card-sub" },
-      `${how}: ${fmt(base)} → ${fmt(i.head)}${change}, base → head. The verdict is perfgate compare's; these are the functions whose self instructions per transaction changed most.`,
+      `${how}: ${fmt(base)} → ${fmt(i.head)}${change}, base → head. The verdict is perfgate compare's; these are the functions whose self, then inclusive, instructions per transaction changed most.`,
     ),
     graph,
-    rows.length === 0
-      ? el("p", {}, "No function's instructions per transaction changed.")
-      : table(
-          ["function", "object", "base/txn", "head/txn", "Δ/txn", "share of the change"],
-          rows,
-          "instructions-functions",
-        ),
+    ...(tables.length === 0
+      ? [el("p", {}, "No function's instructions per transaction changed.")]
+      : tables.map((t) =>
+          table(
+            [t.title, "object", "base/txn", "head/txn", "Δ/txn", "share of the change"],
+            t.rows.map(functionRow),
+            t.kind,
+          ),
+        )),
+    ...(below
+      ? [
+          el(
+            "p",
+            { class: "readout below-kept" },
+            "≤ n: below that side's kept list of functions, not measured there; at most n, so the change is at least the one shown.",
+          ),
+        ]
+      : []),
+  ];
+}
+
+type FunctionRow = NonNullable<WhyCell["instructions"]>["functions"][number];
+
+/** One function's row: a side below its kept list shows "≤ cut-off", never a value it did not measure. */
+function functionRow(f: FunctionRow): (Node | string)[] {
+  const side = (v: number | null, bound: number | undefined) =>
+    v !== null ? fmt(v, 4) : `≤ ${fmt(bound ?? 0, 4)}`;
+  const sign = (x: number) => (x >= 0 ? "+" : "−");
+  let delta: string;
+  if (f.delta !== null) delta = `${sign(f.delta)}${fmt(Math.abs(f.delta), 4)}`;
+  else {
+    const least = f.base === null ? f.head! - (f.base_below ?? 0) : (f.head_below ?? 0) - f.base!;
+    delta = `${least >= 0 ? "≥ +" : "≤ −"}${fmt(Math.abs(least), 4)}`;
+  }
+  return [
+    el("code", {}, f.name),
+    f.object,
+    side(f.base, f.base_below),
+    side(f.head, f.head_below),
+    delta,
+    f.share === null ? "–" : share(f.share),
   ];
 }
 
