@@ -209,7 +209,7 @@ export interface ActRun {
   code: number | null;
   /** "job | message" lines, the step output included */
   logs: string;
-  /** each job's job summary (all its steps' GITHUB_STEP_SUMMARY), by job name */
+  /** each job's job summary (all its steps' GITHUB_STEP_SUMMARY), by job name (as GitHub shows it) */
   summaries: Record<string, string>;
   /** each job's result (success, failure, ...), by job name */
   results: Record<string, string>;
@@ -295,7 +295,10 @@ function readLine(
   } catch {
     return raw;
   }
-  const job = String(e.job ?? "");
+  // act names a job "<workflow>/<job name>", padded to the longest name
+  const job = String(e.job ?? "")
+    .replace(/^[^/]*\//, "")
+    .trim();
   if (e.command === "summary") summaries[job] = (summaries[job] ?? "") + String(e.content ?? "");
   if (typeof e.jobResult === "string") results[job] = e.jobResult;
   const msg = String(e.msg ?? "").replace(/\n$/, "");
