@@ -88,8 +88,12 @@ describe("nightly and release-candidate under act", () => {
 
     const site = join(world.pages, "deployed");
     expect(existsSync(join(site, "index.html")), listFiles(world.pages).join("\n")).toBe(true);
-    const pages = listFiles(site);
-    expect(pages.join("\n")).toMatch(/\.html/);
+    // the published site lists the run the store got
+    const index = execFileSync("git", ["show", "perfgate-data:index.json"], { cwd: bare, encoding: "utf8" });
+    const ids = [...index.matchAll(/"id":\s*"([^"]+)"/g)].map((m) => m[1]!);
+    expect(ids, index.slice(0, 2000)).toHaveLength(1);
+    expect(listFiles(site)).toEqual(expect.arrayContaining(["data/overview.js", "data/runs.js"]));
+    expect(readFileSync(join(site, "data", "runs.js"), "utf8")).toContain(ids[0]);
     expect(Object.keys(r.results).sort()).toEqual(
       [
         "append to the history store",
