@@ -57,6 +57,9 @@ export const INTEGRATION = [
   "servers-tarball",
   "shard-merge",
   "why-e2e",
+  "workflows-act",
+  "workflows-act-store",
+  "workflows-act-bisect",
   "workloads-micro",
 ].map((name) => `tests/${name}.test.ts`);
 
