@@ -18,7 +18,9 @@
 #                                tests need the client only; no daemon is installed or started),
 #                                and Chromium (the trend-site tests and bench/pages.mjs drive it
 #                                headless through playwright-core), and jq (the workflow tests run
-#                                the workflows' `gh ... --jq` calls against a GitHub stand-in)
+#                                the workflows' `gh ... --jq` calls against a GitHub stand-in), and
+#                                act and Node 24 for the workflow tests (.ci/install-act: the first
+#                                time it builds act with Go, ~8 minutes on 2 cores)
 set -euo pipefail
 
 tests=0
@@ -104,6 +106,9 @@ if [ $tests = 1 ]; then
     install -m 0755 "$tmp/root/usr/bin/docker" "$tools/docker/docker.tmp"
     mv "$tools/docker/docker.tmp" "$tools/docker/docker"
   fi
+  # act (a real Actions engine, for the workflow tests) and Node 24 (the action's runtime), pinned
+  # and cached under ~/.cache/perfgate-ci: the first time builds act with Go (fetched if needed)
+  bash "$(dirname "$0")/../.ci/install-act"
 fi
 
-echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf, valgrind $(valgrind --version | sed 's/^valgrind-//')$(command -v perf >/dev/null 2>&1 && echo ", perf")$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium)"): present"
+echo "install-deps: sysbench $(sysbench --version | awk '{print $2}'), unzip, dpkg-deb, patchelf, valgrind $(valgrind --version | sed 's/^valgrind-//')$(command -v perf >/dev/null 2>&1 && echo ", perf")$([ $tests = 1 ] && echo ", test tools (cc, cmake, ninja, ccache, git, ip, docker client, chromium, act, node 24)"): present"
