@@ -6,75 +6,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { fromAb } from "../src/compare/model.js";
-import { compareGate } from "../src/gate/gate.js";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
+import { compareGate } from "../src/gate/gate.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
 import type { AbResults } from "../src/results/ab-schema.js";
-import { makeAbResults } from "./helpers/results-factory.js";
+import { hostileAb } from "./helpers/hostile-factory.js";
 
-const LONG = (tag: string, n: number, char = "x") => `${tag}_${char.repeat(n)}`;
-
-/** An A/B file crafted to blow up every list and name of the comment. */
-export function hostileAb(o: {
-  variables: number;
-  cells: number;
-  nameLength: number;
-  char?: string;
-}): AbResults {
-  const cells = Array.from({ length: o.cells }, (_, i) => ({
-    script: LONG(`script${i}`, o.nameLength, o.char),
-    threads: i + 1,
-    tier: "1G",
-    pairs: Array.from({ length: 6 }, (_, k) => ({ base: 1000 + k, head: 500 + k })),
-  }));
-  const vars = (side: string) =>
-    Object.fromEntries(
-      Array.from({ length: o.variables }, (_, i) => [
-        LONG(`variable${i}`, o.nameLength),
-        `${side}${"v".repeat(o.nameLength)}`,
-      ]),
-    );
-  const ab = makeAbResults({
-    workload: "w",
-    cells,
-    variables: { base: vars("base"), head: vars("head") },
-    settings: {
-      base: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [LONG(`set${i}`, 200), "1"])),
-      head: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [LONG(`set${i}`, 200), "2"])),
-    },
-  });
-  const fn = (i: number, side: number) => ({
-    name: LONG(`function${i}`, o.nameLength),
-    object: LONG(`object${i}`, o.nameLength),
-    self: 100 + i * side,
-    inclusive: 200 + i * side,
-  });
-  const rep = (per: number, side: number) => ({
-    started_at: "2026-01-01T00:00:00.000Z",
-    transactions: 100,
-    instructions: per * 100,
-    per_transaction: per,
-    functions: Array.from({ length: 150 }, (_, i) => fn(i, side)),
-  });
-  const counted = ab.cells.map((c) => ({
-    ...c,
-    instructions: {
-      tool: "callgrind" as const,
-      valgrind: LONG("3.19.0", o.nameLength),
-      toggle: "dispatch_command*",
-      threads: 1,
-      events: 100,
-      warmup_events: 100,
-      base: [rep(1000, 1), rep(1001, 1), rep(1002, 1)],
-      head: [rep(2000, 3), rep(2001, 3), rep(2002, 3)],
-    },
-  }));
-  return {
-    ...ab,
-    workload: { ...ab.workload, name: LONG("workload", o.nameLength) },
-    cells: counted,
-  };
-}
+const LONG = (tag: string, n: number) => `${tag}_${"x".repeat(n)}`;
 
 const input = {
   repoUrl: "https://github.com/o/r",

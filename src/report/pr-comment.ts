@@ -464,7 +464,8 @@ export function cutToFit(lines: readonly string[], room: number, size: (s: strin
     let fence = false;
     for (const l of kept) {
       if (l.startsWith("```")) fence = !fence;
-      else if (!fence) details += (l.match(/<details>/g)?.length ?? 0) - (l.match(/<\/details>/g)?.length ?? 0);
+      else if (!fence)
+        details += (l.match(/<details>/g)?.length ?? 0) - (l.match(/<\/details>/g)?.length ?? 0);
     }
     return [...(fence ? ["```"] : []), ...Array.from({ length: Math.max(0, details) }, () => "</details>")];
   };
