@@ -58,7 +58,7 @@ describe("the whole comment is budgeted", () => {
 
   it("the job summary fits 1,000,000 bytes of UTF-8, not characters", () => {
     // three bytes per character in every name
-    const gate = gateOf(hostileAb({ variables: 5, cells: 30, nameLength: 6000, char: "€" }));
+    const gate = gateOf(hostileAb({ variables: 5, cells: 30, nameLength: 6000, char: "€", functions: 5 }));
     const summary = renderPrReport({
       ...input,
       workload: "w",

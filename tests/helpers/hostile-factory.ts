@@ -61,6 +61,8 @@ export function hostileAb(o: {
   cells: number;
   nameLength: number;
   char?: string;
+  /** counted functions per repetition (default 150, as many as a results file keeps) */
+  functions?: number;
 }): AbResults {
   const cells = Array.from({ length: o.cells }, (_, i) => ({
     script: LONG_NAME(`script${i}`, o.nameLength, o.char),
@@ -95,7 +97,7 @@ export function hostileAb(o: {
     transactions: 100,
     instructions: per * 100,
     per_transaction: per,
-    functions: Array.from({ length: 150 }, (_, i) => fn(i, side)),
+    functions: Array.from({ length: o.functions ?? 150 }, (_, i) => fn(i, side)),
   });
   const counted = ab.cells.map((c) => ({
     ...c,
