@@ -54,6 +54,9 @@ describe("--metrics", () => {
     expect(() => parseConfig({ ...env, INPUT_METRICS: "tps" })).toThrow(
       'input "metrics": "tps" is not one of throughput, instructions, auto',
     );
+    expect(() =>
+      parseConfig({ INPUT_MODE: "compare", "INPUT_HEAD-RESULTS": "ab.json", INPUT_METRICS: "instructions" }),
+    ).toThrow('input "metrics": "instructions" applies to mode ab only');
   });
 });
 
