@@ -31,6 +31,7 @@ export const INTEGRATION = [
   "hostile-input",
   "instance",
   "instructions-ab",
+  "instructions-only",
   "instructions-run",
   "interrupt",
   "maven-provenance",

@@ -21,6 +21,8 @@ import {
   HISTORY_MAX_AGE,
   HISTORY_RUNS,
   INSTRUCTIONS,
+  METRICS,
+  type MetricsMode,
   PIN_DEFAULTS,
   type SharedOption,
   STORE,
@@ -65,6 +67,8 @@ export interface ActionConfig {
   instructions: boolean;
   /** mode ab: like for like (`older` or a server spec; null: stock defaults) */
   pinDefaults: string | null;
+  /** mode ab: what is measured (throughput, instructions only, or auto: instructions only on a noisy host) */
+  metrics: MetricsMode;
   comment: (typeof COMMENT_MODES)[number];
   /** logins (without @) mentioned in the comment when there is a regression */
   ccUsers: string[];
@@ -202,6 +206,7 @@ const FIELDS = {
   "allow-mismatch": shared(ALLOW_MISMATCH),
   instructions: shared(INSTRUCTIONS),
   "pin-defaults": shared(PIN_DEFAULTS),
+  metrics: shared(METRICS),
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "cc-users": ccUsers,
   "results-dir": z.string().min(1),
@@ -277,6 +282,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     allowMismatch: parsed["allow-mismatch"] ?? false,
     instructions: parsed.instructions ?? false,
     pinDefaults: parsed["pin-defaults"] ?? null,
+    metrics: parsed.metrics ?? "throughput",
     comment: parsed.comment ?? "always",
     ccUsers: parsed["cc-users"] ?? [],
     resultsDir: parsed["results-dir"] ?? INPUT_DEFAULTS["results-dir"],
@@ -337,6 +343,11 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
     }
   }
   if (mode === "compare") {
+    if (parsed.metrics !== undefined && parsed.metrics !== "throughput") {
+      out.push(
+        `input "metrics": ${JSON.stringify(parsed.metrics)} applies to mode ab only (mode compare reads what its results files measured)`,
+      );
+    }
     if (parsed["head-results"] === undefined) {
       out.push(
         `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`,

@@ -41,7 +41,7 @@ import { historyBaselineSet, recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
 import { actionMessage } from "./spelling.js";
 
-/** GitHub's job summary is limited to 1 MiB per step. */
+/** GitHub's job summary is limited to 1 MiB (1,048,576 bytes) per step: the budget, in bytes, with a margin. */
 const SUMMARY_BUDGET = 1_000_000;
 
 interface Measured {
@@ -107,7 +107,9 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   const interrupt = interruptController((sig) =>
     log.warn(`${sig} received, stopping sysbench and the servers`),
   );
-  const end = log.group(`A/B: ${config.base} vs ${config.head} (${name})`);
+  // No group of its own: the A/B's phases (start, prepare, measure, instruction counts) are the
+  // groups, since Actions does not nest them.
+  log.info(`A/B: ${config.base} vs ${config.head} (${name}; metrics: ${config.metrics})`);
   try {
     const opts: AbOptions = {
       base: config.base!,
@@ -118,6 +120,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       headSet: config.headSet,
       thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
       ...(config.instructions ? { instructions: true } : {}),
+      metrics: config.metrics,
       workDir,
       ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
@@ -138,7 +141,6 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       ...(stock && pins ? { likeForLike: { stock, pins } } : {}),
     };
   } finally {
-    end();
     interrupt.dispose();
     stopWatching();
   }
@@ -386,6 +388,7 @@ async function gateStep(): Promise<void> {
       verdict,
       heading: "##",
       budget: SUMMARY_BUDGET,
+      unit: "bytes",
       perfgateVersion: PERFGATE_VERSION,
     });
     await core.summary.addRaw(`${summary}\n${section === null ? "" : `\n${section}\n`}`).write();

@@ -22,6 +22,8 @@ import {
   HEAD,
   HEAD_SET,
   INSTRUCTIONS,
+  METRICS,
+  type MetricsMode,
   PIN_DEFAULTS,
   type SharedOption,
   THRESHOLD,
@@ -72,6 +74,7 @@ interface AbFlags extends NetworkFlags {
   maxPairs?: number;
   confirmBudget?: number;
   instructions?: boolean;
+  metrics?: MetricsMode;
   threshold: number;
   thresholdMetric?: [ComparedMetric, number][];
   failThreshold?: number;
@@ -124,6 +127,7 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(FAIL_ON_REGRESSION))
       .addOption(cliOption(INSTRUCTIONS))
       .addOption(cliOption(PIN_DEFAULTS))
+      .addOption(cliOption(METRICS))
       .option("--force", "replace a complete A/B file at --out")
       .option(
         "--resume <ab.json>",
@@ -166,6 +170,10 @@ function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
     slice: o.slice ?? d.slice_s,
     maxPairs: o.maxPairs ?? d.max_pairs,
     confirmBudget: o.confirmBudget ?? d.confirm_budget_s,
+    // what the file measured: instructions only as asked for, or as auto decided on a noisy host
+    ...(given("metrics") || !d.throughput_not_measured
+      ? {}
+      : { metrics: d.throughput_not_measured.reason === "requested" ? "instructions" : "auto" }),
   };
 }
 
@@ -195,6 +203,7 @@ function abRunOptions(
     ...(network ? { network } : {}),
     ...(o.force ? { force: true } : {}),
     ...(o.instructions ? { instructions: true } : {}),
+    ...(o.metrics ? { metrics: o.metrics } : {}),
     ...(o.resume !== undefined ? { resume: o.resume } : {}),
     ...(o.profile ? { profile: o.profile } : {}),
     ...(o.offCpu ? { offCpu: true } : {}),

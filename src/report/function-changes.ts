@@ -60,7 +60,7 @@ function markdownTable(rows: readonly FunctionChangeRow[], title: string, top: n
   const L = [`| ${title} | Object | Base | Head | Change | Share |`, "|---|---|--:|--:|--:|--:|"];
   for (const f of rows.slice(0, top)) {
     L.push(
-      `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\` | ${mdEscape(f.object)} | ${sideText(f.base, f.base_below)} | ${sideText(f.head, f.head_below)} | ${changeText(f)} | ${shareText(f.share)} |`,
+      `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\` | ${mdEscape(shortName(f.object, 60))} | ${sideText(f.base, f.base_below)} | ${sideText(f.head, f.head_below)} | ${changeText(f)} | ${shareText(f.share)} |`,
     );
   }
   L.push("");
@@ -78,7 +78,7 @@ export function functionChangesMarkdown(
   if (entries.length === 0) return [];
   const L = [`${heading} Functions that changed (instructions per transaction)`, "", INTRO, ""];
   for (const e of entries) {
-    L.push(`**${mdEscape(cellLabel(e))}**: ${mdEscape(costVerdictLine(e))}`, "");
+    L.push(`**${mdEscape(shortName(cellLabel(e), 200))}**: ${mdEscape(costVerdictLine(e))}`, "");
     const shown: FunctionChangeRow[] = [];
     for (const t of TABLES) {
       const rows = (e[t.key] ?? []).slice(0, top);
@@ -88,6 +88,8 @@ export function functionChangesMarkdown(
     }
     if (shown.some((f) => f.base === null || f.head === null)) L.push(BELOW_NOTE, "");
   }
+  const all = r.function_changes?.length ?? 0;
+  if (all > entries.length) L.push(`… and ${all - entries.length} more cells in the full report.`, "");
   return L;
 }
 
