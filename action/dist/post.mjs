@@ -39546,6 +39546,31 @@ var InstructionRepetitionSchema = external_exports.object({
   /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
   stacks: external_exports.record(external_exports.string(), nonneg).optional()
 });
+function badCountReason(where, rep, toggle) {
+  const ok = (x) => Number.isFinite(x) && x > 0;
+  if (ok(rep.instructions) && ok(rep.per_transaction)) return null;
+  const value = ok(rep.per_transaction) ? rep.instructions : rep.per_transaction;
+  return `${where}: callgrind counted ${value} instructions per transaction: the toggle function '${toggle}' never ran (the counted statements do not go through it; set instructions.toggle in the workload to a function each statement runs)`;
+}
+function badCounts(cellId, c) {
+  const out = [];
+  for (const side of ["repetitions", "base", "head"]) {
+    c[side]?.forEach((rep, i) => {
+      const where = `cell ${cellId}${side === "repetitions" ? "" : ` ${side}`} repetition ${i + 1}`;
+      const message = badCountReason(where, rep, c.toggle);
+      if (message) out.push({ path: [side, i, "per_transaction"], message });
+    });
+  }
+  return out;
+}
+function countsAreCounts(cells, ctx) {
+  cells.forEach((cell, i) => {
+    if (!cell.instructions) return;
+    for (const bad of badCounts(cell.id, cell.instructions)) {
+      ctx.addIssue({ code: "custom", path: [i, "instructions", ...bad.path], message: bad.message });
+    }
+  });
+}
 var InstructionsCellSchema = external_exports.object({
   tool: external_exports.literal("callgrind"),
   /** valgrind's version, e.g. "3.19.0" */
@@ -39817,7 +39842,7 @@ var ResultsSchema = external_exports.object({
   /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
-  cells: external_exports.array(CellSchema),
+  cells: external_exports.array(CellSchema).superRefine(countsAreCounts),
   telemetry_overhead_pct_of_core: nonneg2.nullable(),
   /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
   resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()

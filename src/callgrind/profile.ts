@@ -156,6 +156,62 @@ export function functionChanges(
   return changes.slice(0, top);
 }
 
+/**
+ * Why a counted repetition is not a count, or null when it is one: callgrind counts instructions
+ * only inside the toggle function, so 0 (or a value that is not a finite number) means the counted
+ * statements never ran through it. `where` names the cell (and side).
+ */
+export function badCountReason(
+  where: string,
+  rep: { instructions: number; per_transaction: number },
+  toggle: string,
+): string | null {
+  const ok = (x: number) => Number.isFinite(x) && x > 0;
+  if (ok(rep.instructions) && ok(rep.per_transaction)) return null;
+  const value = ok(rep.per_transaction) ? rep.instructions : rep.per_transaction;
+  return `${where}: callgrind counted ${value} instructions per transaction: the toggle function '${toggle}' never ran (the counted statements do not go through it; set instructions.toggle in the workload to a function each statement runs)`;
+}
+
+/**
+ * Every repetition of a cell's counts that is not a count (badCountReason), with its path inside
+ * the cell: `repetitions.<i>` for a run cell, `base.<i>`/`head.<i>` for an A/B cell.
+ */
+export function badCounts(
+  cellId: string,
+  c: {
+    toggle: string;
+    repetitions?: readonly InstructionRepetition[];
+    base?: readonly InstructionRepetition[];
+    head?: readonly InstructionRepetition[];
+  },
+): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  for (const side of ["repetitions", "base", "head"] as const) {
+    c[side]?.forEach((rep, i) => {
+      const where = `cell ${cellId}${side === "repetitions" ? "" : ` ${side}`} repetition ${i + 1}`;
+      const message = badCountReason(where, rep, c.toggle);
+      if (message) out.push({ path: [side, i, "per_transaction"], message });
+    });
+  }
+  return out;
+}
+
+/**
+ * The check a results or A/B file's cells get on read: a counted repetition of 0 instructions (or
+ * not a finite number) is refused, naming the cell and the likely cause (badCountReason).
+ */
+export function countsAreCounts(
+  cells: readonly { id: string; instructions?: Parameters<typeof badCounts>[1] | undefined }[],
+  ctx: z.RefinementCtx,
+): void {
+  cells.forEach((cell, i) => {
+    if (!cell.instructions) return;
+    for (const bad of badCounts(cell.id, cell.instructions)) {
+      ctx.addIssue({ code: "custom", path: [i, "instructions", ...bad.path], message: bad.message });
+    }
+  });
+}
+
 /** A cell's instruction counts: both sides' repetitions and how they were taken. */
 export const InstructionsCellSchema = z.object({
   tool: z.literal("callgrind"),

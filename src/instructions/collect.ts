@@ -5,11 +5,16 @@
  * parse the dump, keep instructions per transaction and the top functions. Base and head
  * repetitions alternate (ABBA), after one warmup run per side.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { foldedStacks } from "../callgrind/folded.js";
 import { CallgrindParseError, parseCallgrind } from "../callgrind/parse.js";
-import { type InstructionRepetition, type InstructionsCell, repetitionOf } from "../callgrind/profile.js";
+import {
+  badCountReason,
+  type InstructionRepetition,
+  type InstructionsCell,
+  repetitionOf,
+} from "../callgrind/profile.js";
 import type { Side } from "../run/phases.js";
 import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import type { ServerInstall } from "../servers/install.js";
@@ -77,9 +82,8 @@ export async function startCounting<L extends string | null>(
 ): Promise<CountingSide<L>> {
   const { install } = side.instance;
   await checkToggleSymbol(install.mysqld, toggle, install.spec);
-  const dumpDir = join(side.instance.workDir, "callgrind");
-  rmSync(dumpDir, { recursive: true, force: true });
-  mkdirSync(dumpDir, { recursive: true });
+  // removed with the server (dispose), interrupted or not; a resumed run starts it empty
+  const dumpDir = side.instance.scratchDir("callgrind");
   const wrapper = [...(serverWrapper ?? []), ...callgrindWrapper(join(dumpDir, "cg.%p.out"), toggle)];
   const variables = await side.instance.variables();
   await side.instance.restartUnder(wrapper, underValgrindArgs(install, tls, variables), signal);
@@ -173,7 +177,10 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   const stacks = rep.stacks
     ? foldedStacks(profile, { per: transactions, minShare: 0.002, maxStacks: 200, startAt: starts })
     : undefined;
-  return repetitionOf(profile, transactions, startedAt, stacks);
+  const counted = repetitionOf(profile, transactions, startedAt, stacks);
+  const bad = badCountReason(rep.label, counted, rep.toggle);
+  if (bad) throw new UserError(bad);
+  return counted;
 }
 
 /** A warmup run of the cell's script on one side (not counted: its dump is never taken). */
@@ -257,7 +264,8 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
         out.repetitions[i]!.push(await countOnce(c.sides[i]!, rep(c.sides[i]!, round, settings.events)));
     }
   } catch (err) {
-    if (!(err instanceof UserError)) throw err;
+    // an interrupt ends the run (the cell keeps no partial counts; a resume counts it again)
+    if (!(err instanceof UserError) || c.phase.signal?.aborted) throw err;
     out.error = err.message;
   }
   return out;

@@ -1,0 +1,170 @@
+/**
+ * The count that decides is never lost: a resumed `run` or `ab` counts again every counted cell
+ * whose planned instruction counts are missing (none, or fewer repetitions than planned) and never
+ * ends `complete` without them; a count of 0 (or not a finite number) is refused when counted and
+ * when read from a file, naming the cell and the likely cause (the toggle function never ran).
+ *
+ * Fixtures: real files (tests/fixtures/instructions, see tests/instructions-run-compare.test.ts),
+ * changed in the one field each case is about.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { planAbCells } from "../src/ab/plan.js";
+import { resumedAbResults } from "../src/ab/resume.js";
+import { badCountReason } from "../src/callgrind/profile.js";
+import { countsRule, missingCounts, plannedCounts } from "../src/instructions/settings.js";
+import { type AbResults, AbResultsSchema } from "../src/results/ab-schema.js";
+import { readAbResults } from "../src/results/ab-store.js";
+import type { Results } from "../src/results/schema.js";
+import { parseResults, readResults } from "../src/results/store.js";
+import { endOfMeasurement } from "../src/run/lifecycle.js";
+import { planCells } from "../src/run/plan.js";
+import { checkResumable, startingResults } from "../src/run/resume.js";
+import { UserError } from "../src/util/errors.js";
+import { WorkloadSchema } from "../src/workloads/schema.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+
+const DIR = join(import.meta.dirname, "fixtures/instructions");
+const runText = readFileSync(join(DIR, "run-ps-off.json"), "utf8");
+const abText = readFileSync(join(DIR, "ab-performance-schema.json"), "utf8");
+const run = (): Results => parseResults(JSON.parse(runText), "run-ps-off.json");
+const ab = (): AbResults => AbResultsSchema.parse(JSON.parse(abText));
+const tmp = mkdtempSync(join(tmpdir(), "pg-counts-"));
+
+/** A run file whose first (counted) cell is changed by `change`, status incomplete. */
+function runWith(change: (c: Results["cells"][number]) => Results["cells"][number]): Results {
+  const r = run();
+  return { ...r, status: "incomplete", cells: [change(r.cells[0]!), ...r.cells.slice(1)] };
+}
+
+describe("a cell without its planned counts is not finished", () => {
+  const r = run();
+  const w = WorkloadSchema.parse(r.workload.spec);
+  const planned = planCells(w);
+  const section = w.instructions!;
+  const rule = countsRule(planned, section)!;
+  const record = { ...r.servers[0]!, tiers: [] };
+
+  it("plans counts for the first cell of each script in each tier, at the section's repetitions", () => {
+    expect([...plannedCounts(planned, section)]).toEqual([[r.cells[0]!.id, 3]]);
+    expect(rule(r.cells[0]!)).toBeNull();
+  });
+
+  it("run --resume counts again a cell whose counts are missing or short, and keeps one that has them", () => {
+    const none = runWith(({ instructions: _, ...c }) => c);
+    expect(missingCounts(none.cells[0]!, plannedCounts(planned, section))).toBe(
+      `${r.cells[0]!.id}: no instruction counts (planned: 3 repetitions)`,
+    );
+    const resumed = startingResults(r, record, planned, none, rule);
+    expect(resumed.toRun.map((c) => c.id)).toEqual([r.cells[0]!.id]);
+    expect(resumed.results.cells).toEqual([]);
+
+    const short = runWith((c) => ({
+      ...c,
+      instructions: { ...c.instructions!, repetitions: c.instructions!.repetitions.slice(0, 2), error: "x" },
+    }));
+    expect(rule(short.cells[0]!)).toBe(`${r.cells[0]!.id}: 2 of 3 planned instruction-count repetitions: x`);
+    expect(startingResults(r, record, planned, short, rule).toRun).toHaveLength(1);
+
+    const whole = runWith((c) => c);
+    expect(startingResults(r, record, planned, whole, rule).toRun).toEqual([]);
+  });
+
+  it("never ends complete without them, and a file marked complete without them can be resumed", () => {
+    const none = runWith(({ instructions: _, ...c }) => c);
+    expect(endOfMeasurement(none.cells, rule)).toEqual({
+      status: "failed",
+      reason: `1 of 1 cell lacks what was planned; first: ${r.cells[0]!.id}: no instruction counts (planned: 3 repetitions)`,
+      exitCode: 1,
+    });
+    expect(endOfMeasurement(r.cells, rule)).toEqual({ status: "complete", exitCode: 0 });
+    const identity = {
+      header: r,
+      server: r.servers[0]!,
+      tierHashes: Object.fromEntries(r.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])),
+    };
+    expect(() => checkResumable("r.json", { ...none, status: "complete" }, identity, rule)).not.toThrow();
+    expect(() => checkResumable("r.json", { ...r, status: "complete" }, identity, rule)).toThrow(
+      "the run is complete; nothing to resume",
+    );
+  });
+
+  it("ab --resume counts again a cell whose counts are missing or short on a side", () => {
+    const a = ab();
+    const wa = WorkloadSchema.parse(a.workload.spec);
+    const plannedAb = planAbCells(wa);
+    const abRule = countsRule(plannedAb, wa.instructions!)!;
+    const cell = a.cells[0]!;
+    const fresh = { ...a, cells: [], confirm_spent_s: 0 };
+    const { instructions: _, ...bare } = cell;
+    for (const changed of [
+      bare,
+      { ...cell, instructions: { ...cell.instructions!, head: cell.instructions!.head.slice(0, 1) } },
+    ]) {
+      const prev = { ...a, status: "incomplete" as const, cells: [changed] };
+      const { results, toRun } = resumedAbResults(fresh, prev, plannedAb, abRule);
+      expect(toRun.map((c) => c.id)).toEqual([cell.id]);
+      expect(results.cells).toEqual([]);
+    }
+    const kept = resumedAbResults(fresh, { ...a, status: "incomplete" }, plannedAb, abRule);
+    expect(kept.toRun).toEqual([]);
+    expect(kept.results.cells).toEqual([cell]);
+  });
+});
+
+describe("a count of 0 or not finite is an error naming the cell and the cause", () => {
+  it("says which repetition and that the toggle function never ran", () => {
+    expect(badCountReason("c", { instructions: 100, per_transaction: 1 }, "f*")).toBeNull();
+    for (const bad of [0, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(
+        badCountReason(
+          "oltp_point_select 1t 128M instructions 1/3 base",
+          { instructions: bad, per_transaction: bad },
+          "dispatch_command*",
+        ),
+      ).toMatch(
+        /^oltp_point_select 1t 128M instructions 1\/3 base: callgrind counted .* instructions per transaction: the toggle function 'dispatch_command\*' never ran/,
+      );
+    }
+  });
+
+  it("a results file and an A/B file with a zero count are refused on read, naming the cell", () => {
+    const r = JSON.parse(runText);
+    r.cells[0].instructions.repetitions[1].instructions = 0;
+    r.cells[0].instructions.repetitions[1].per_transaction = 0;
+    const file = join(tmp, "zero.json");
+    writeFileSync(file, JSON.stringify(r));
+    expect(() => readResults(file)).toThrow(UserError);
+    expect(() => readResults(file)).toThrow(
+      `${file}: field cells.0.instructions.repetitions.1.per_transaction: cell ${r.cells[0].id} repetition 2: callgrind counted 0 instructions per transaction: the toggle function 'dispatch_command*' never ran`,
+    );
+
+    const a = JSON.parse(abText);
+    a.cells[0].instructions.head[0].per_transaction = 0;
+    const abFile = join(tmp, "zero-ab.json");
+    writeFileSync(abFile, JSON.stringify(a));
+    expect(() => readAbResults(abFile)).toThrow(
+      `field cells.0.instructions.head.0.per_transaction: cell ${a.cells[0].id} head repetition 1: callgrind counted 0 instructions per transaction`,
+    );
+  });
+
+  it("compare --fail-on-regression refuses such a file instead of dropping the metric and exiting 0", async () => {
+    requireBuild();
+    const r = JSON.parse(runText);
+    for (const rep of r.cells[0].instructions.repetitions) {
+      rep.instructions = 0;
+      rep.per_transaction = 0;
+    }
+    const zero = join(tmp, "all-zero.json");
+    writeFileSync(zero, JSON.stringify(r));
+    const base = join(tmp, "base.json");
+    writeFileSync(base, runText);
+    const out = await runCli(["compare", base, zero, "--fail-on-regression"]);
+    expect(out.code).not.toBe(0);
+    expect(out.stderr.trim().split("\n")).toHaveLength(1);
+    expect(out.stderr).toContain("the toggle function 'dispatch_command*' never ran");
+  });
+});
