@@ -28,6 +28,7 @@ export const INTEGRATION = [
   "hostile-input",
   "instance",
   "instructions-ab",
+  "instructions-resume",
   "instructions-run",
   "interrupt",
   "maven-provenance",

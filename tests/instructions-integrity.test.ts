@@ -14,6 +14,8 @@ import { describe, expect, it } from "vitest";
 import { planAbCells } from "../src/ab/plan.js";
 import { resumedAbResults } from "../src/ab/resume.js";
 import { badCountReason } from "../src/callgrind/profile.js";
+import { compareSets } from "../src/compare/compare.js";
+import { fromAb, fromResults } from "../src/compare/model.js";
 import { countsRule, missingCounts, plannedCounts } from "../src/instructions/settings.js";
 import { type AbResults, AbResultsSchema } from "../src/results/ab-schema.js";
 import { readAbResults } from "../src/results/ab-store.js";
@@ -166,5 +168,96 @@ describe("a count of 0 or not finite is an error naming the cell and the cause",
     expect(out.code).not.toBe(0);
     expect(out.stderr.trim().split("\n")).toHaveLength(1);
     expect(out.stderr).toContain("the toggle function 'dispatch_command*' never ran");
+  });
+});
+
+describe("counts taken under different conditions are not comparable", () => {
+  const base = run();
+  /** The base file with its counted cell's conditions changed: the only difference. */
+  const headWith = (
+    change: (i: NonNullable<Results["cells"][number]["instructions"]>) => object,
+  ): Results => ({
+    ...base,
+    cells: base.cells.map((c) =>
+      c.instructions ? { ...c, instructions: { ...c.instructions, ...change(c.instructions) } } : c,
+    ),
+  });
+  const cell = "instructions [oltp_point_select 1t 128M]";
+  const refusal = (head: Results): string => {
+    try {
+      compareSets([fromResults(base, "base.json"), fromResults(head, "head.json")]);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "compared";
+  };
+
+  it("a different valgrind version or toggle function is named, and the files are refused", () => {
+    expect(refusal(headWith(() => ({ valgrind: "3.22.0" })))).toBe(
+      `base.json and head.json are not comparable: ${cell}: valgrind "3.19.0" vs "3.22.0" (to compare anyway: --allow-mismatch)`,
+    );
+    expect(refusal(headWith(() => ({ toggle: "mysql_execute_command*" })))).toBe(
+      `base.json and head.json are not comparable: ${cell}: toggle function "dispatch_command*" vs "mysql_execute_command*" (to compare anyway: --allow-mismatch)`,
+    );
+    expect(refusal(headWith(() => ({ threads: 4, events: 100 })))).toContain(
+      `${cell}: client threads 1 vs 4; ${cell}: events per repetition 500 vs 100`,
+    );
+    expect(refusal(headWith(() => ({})))).toBe("compared");
+  });
+
+  it("a different CPU or C library is named; a file without them (older) is still compared", () => {
+    const server = (libc: string) => ({
+      libc: { name: "glibc", version: libc },
+      libc_required: "GLIBC_2.17",
+      compiler: ["GCC: (GNU) 4.8.5"],
+      build_type: null,
+      version_variables: { version: "11.4.5-MariaDB" },
+    });
+    const on = (cpu: string, flags: string[], libc: string) => (i: object) => ({
+      ...i,
+      cpu: { model: cpu, flags },
+      servers: { server: server(libc) },
+    });
+    const b = headWith(on("Xeon", ["avx2", "erms"], "2.36"));
+    const h = headWith(on("EPYC", ["avx2"], "2.41"));
+    let message = "";
+    try {
+      compareSets([fromResults(b, "base.json"), fromResults(h, "head.json")]);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`${cell}: CPU model "Xeon" vs "EPYC"`);
+    expect(message).toContain(`${cell}: CPU flags "avx2 erms" vs "avx2"`);
+    expect(message).toContain(`${cell}: C library "glibc 2.36" vs "glibc 2.41"`);
+    expect(() => compareSets([fromResults(b, "base.json"), fromResults(base, "head.json")])).not.toThrow();
+  });
+
+  it("an A/B whose sides ran with different C libraries or builds says so in its notes", () => {
+    const a = ab();
+    const c = a.cells[0]!;
+    const side = (libc: string, compiler: string) => ({
+      libc: { name: "glibc", version: libc },
+      libc_required: null,
+      compiler: [compiler],
+      build_type: null,
+      version_variables: {},
+    });
+    const changed = {
+      ...a,
+      cells: [
+        {
+          ...c,
+          instructions: {
+            ...c.instructions!,
+            servers: { base: side("2.36", "GCC 12"), head: side("2.41", "GCC 14") },
+          },
+        },
+      ],
+    };
+    const report = compareSets([fromAb(changed, "ab.json")]);
+    expect(report.notes).toContain(
+      `${cell}: base and head ran with different C libraries (glibc 2.36 vs glibc 2.41): the library's functions (memcpy, strlen, ...) differ, and so do the counts inside them`,
+    );
+    expect(report.notes).toContain(`${cell}: the servers' builds differ: compiler "GCC 12" vs "GCC 14"`);
   });
 });

@@ -39571,6 +39571,20 @@ function countsAreCounts(cells, ctx) {
     }
   });
 }
+var short = external_exports.string().max(300);
+var CountedServerSchema = external_exports.object({
+  /** the C library the process mapped, e.g. glibc 2.36 ("Debian GLIBC 2.36-9+deb12u13"); null: not found */
+  libc: external_exports.object({ name: short, version: short, release: short.optional() }).nullable(),
+  /** the newest GLIBC_x.y symbol version the binary requires (what it was built against); null: none */
+  libc_required: short.nullable(),
+  /** the binary's .comment lines: compiler and version (empty when the binary has none, e.g. stripped) */
+  compiler: external_exports.array(short).max(8),
+  /** the build type where the build says it (CMAKE_BUILD_TYPE in docs/INFO_BIN, "Debug" for a -debug version); null: unknown */
+  build_type: short.nullable(),
+  /** the server's own version variables (version, version_comment, version_compile_*, version_source_revision, ...) */
+  version_variables: external_exports.record(short, short).refine((r) => Object.keys(r).length <= 24, "at most 24 version variables")
+});
+var CountingCpuSchema = external_exports.object({ model: short, flags: external_exports.array(short).max(64) });
 var InstructionsCellSchema = external_exports.object({
   tool: external_exports.literal("callgrind"),
   /** valgrind's version, e.g. "3.19.0" */
@@ -39587,6 +39601,10 @@ var InstructionsCellSchema = external_exports.object({
    */
   planned_repetitions: external_exports.number().int().positive().optional(),
   max_repetitions: external_exports.number().int().positive().optional(),
+  /** the CPU counted on (absent in files written before it was recorded) */
+  cpu: CountingCpuSchema.optional(),
+  /** per side ("server" in a run, "base" and "head" in an A/B): its C library and build (absent in older files) */
+  servers: external_exports.record(short, CountedServerSchema).refine((r) => Object.keys(r).length <= 2, "at most 2 servers").optional(),
   /** repetitions in the order they ran per side; base and head alternate ABBA */
   base: external_exports.array(InstructionRepetitionSchema),
   head: external_exports.array(InstructionRepetitionSchema),

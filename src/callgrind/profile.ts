@@ -212,6 +212,33 @@ export function countsAreCounts(
   });
 }
 
+const short = z.string().max(300);
+
+/**
+ * What a counted server process ran with (docs/instructions.md, "Counting conditions"): the C
+ * library it mapped (memcpy and friends are chosen per C library and CPU at run time), and its
+ * build. Read from the running server and its binary before it restarts under valgrind.
+ */
+export const CountedServerSchema = z.object({
+  /** the C library the process mapped, e.g. glibc 2.36 ("Debian GLIBC 2.36-9+deb12u13"); null: not found */
+  libc: z.object({ name: short, version: short, release: short.optional() }).nullable(),
+  /** the newest GLIBC_x.y symbol version the binary requires (what it was built against); null: none */
+  libc_required: short.nullable(),
+  /** the binary's .comment lines: compiler and version (empty when the binary has none, e.g. stripped) */
+  compiler: z.array(short).max(8),
+  /** the build type where the build says it (CMAKE_BUILD_TYPE in docs/INFO_BIN, "Debug" for a -debug version); null: unknown */
+  build_type: short.nullable(),
+  /** the server's own version variables (version, version_comment, version_compile_*, version_source_revision, ...) */
+  version_variables: z
+    .record(short, short)
+    .refine((r) => Object.keys(r).length <= 24, "at most 24 version variables"),
+});
+export type CountedServer = z.infer<typeof CountedServerSchema>;
+
+/** The CPU a cell was counted on: its model, and the flags libc's ifunc choice reads (avx2, avx512*, erms, ...). */
+export const CountingCpuSchema = z.object({ model: short, flags: z.array(short).max(64) });
+export type CountingCpu = z.infer<typeof CountingCpuSchema>;
+
 /** A cell's instruction counts: both sides' repetitions and how they were taken. */
 export const InstructionsCellSchema = z.object({
   tool: z.literal("callgrind"),
@@ -229,6 +256,13 @@ export const InstructionsCellSchema = z.object({
    */
   planned_repetitions: z.number().int().positive().optional(),
   max_repetitions: z.number().int().positive().optional(),
+  /** the CPU counted on (absent in files written before it was recorded) */
+  cpu: CountingCpuSchema.optional(),
+  /** per side ("server" in a run, "base" and "head" in an A/B): its C library and build (absent in older files) */
+  servers: z
+    .record(short, CountedServerSchema)
+    .refine((r) => Object.keys(r).length <= 2, "at most 2 servers")
+    .optional(),
   /** repetitions in the order they ran per side; base and head alternate ABBA */
   base: z.array(InstructionRepetitionSchema),
   head: z.array(InstructionRepetitionSchema),

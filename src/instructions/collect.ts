@@ -11,6 +11,7 @@ import { foldedStacks } from "../callgrind/folded.js";
 import { CallgrindParseError, parseCallgrind } from "../callgrind/parse.js";
 import {
   badCountReason,
+  type CountedServer,
   type InstructionRepetition,
   type InstructionsCell,
   repetitionOf,
@@ -20,6 +21,7 @@ import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-ru
 import type { ServerInstall } from "../servers/install.js";
 import { runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { UserError } from "../util/errors.js";
+import { countedServer, countingCpu } from "./conditions.js";
 import { callgrindControl, callgrindWrapper, checkToggleSymbol, toggleRegExp } from "./valgrind.js";
 
 /**
@@ -65,6 +67,8 @@ export interface CountingSettings {
 export interface CountingSide<L extends string | null = string | null> extends Side<L> {
   dumpDir: string;
   dumps: number;
+  /** what the server ran with natively: its C library and build (src/instructions/conditions.ts) */
+  server: CountedServer;
 }
 
 /** The default toggle function: every flavor perfgate runs executes each statement in dispatch_command. */
@@ -86,11 +90,12 @@ export async function startCounting<L extends string | null>(
   const dumpDir = side.instance.scratchDir("callgrind");
   const wrapper = [...(serverWrapper ?? []), ...callgrindWrapper(join(dumpDir, "cg.%p.out"), toggle)];
   const variables = await side.instance.variables();
+  const server = await countedServer(install, side.instance.pid, variables);
   await side.instance.restartUnder(wrapper, underValgrindArgs(install, tls, variables), signal);
   const pid = side.instance.pid;
   if (pid === null) throw new UserError(`${install.spec} is not running under valgrind`);
   await callgrindControl(pid, ["-i", "on"], signal);
-  return { ...side, dumpDir, dumps: 0 };
+  return { ...side, dumpDir, dumps: 0, server };
 }
 
 /**
@@ -229,6 +234,8 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
       threads: settings.threads,
       events: settings.events,
       warmup_events: settings.warmupEvents,
+      cpu: countingCpu(),
+      servers: Object.fromEntries(c.sides.map((side) => [side.label ?? "server", side.server])),
       ...(settings.maxRepetitions !== undefined
         ? { planned_repetitions: settings.repetitions, max_repetitions: settings.maxRepetitions }
         : {}),
