@@ -16,6 +16,8 @@ import { resumedAbResults } from "../src/ab/resume.js";
 import { badCountReason } from "../src/callgrind/profile.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, fromResults } from "../src/compare/model.js";
+import { matchingRuns } from "../src/history/baseline.js";
+import { historyFromResults } from "../src/history/extract.js";
 import { countsRule, missingCounts, plannedCounts } from "../src/instructions/settings.js";
 import { type AbResults, AbResultsSchema } from "../src/results/ab-schema.js";
 import { readAbResults } from "../src/results/ab-store.js";
@@ -259,5 +261,35 @@ describe("counts taken under different conditions are not comparable", () => {
       `${cell}: base and head ran with different C libraries (glibc 2.36 vs glibc 2.41): the library's functions (memcpy, strlen, ...) differ, and so do the counts inside them`,
     );
     expect(report.notes).toContain(`${cell}: the servers' builds differ: compiler "GCC 12" vs "GCC 14"`);
+  });
+});
+
+describe("a pooled baseline pools only counts taken alike", () => {
+  it("refuses a stored run whose counts were taken with another toggle function, naming it", () => {
+    const base = run();
+    const ctx = {
+      commit: "a".repeat(40),
+      commitUrl: null,
+      branch: "main",
+      runnerClass: "vm",
+      date: "2026-11-20T00:00:00Z",
+    };
+    const stored = historyFromResults(base, ctx, runText);
+    expect(stored.cells.find((c) => c.counting)?.counting).toMatchObject({
+      toggle: "dispatch_command*",
+      valgrind: "3.19.0",
+    });
+    const head: Results = {
+      ...base,
+      started_at: "2026-11-26T00:00:00Z",
+      cells: base.cells.map((c) =>
+        c.instructions ? { ...c, instructions: { ...c.instructions, toggle: "mysql_execute_command*" } } : c,
+      ),
+    };
+    const q = { runnerClass: "vm", branch: "main", runs: 5, maxAgeDays: null };
+    expect(() => matchingRuns([stored], head, q)).toThrow(
+      /not comparable: instructions \[oltp_point_select 1t 128M\]: toggle function "dispatch_command\*" vs "mysql_execute_command\*"/,
+    );
+    expect(matchingRuns([stored], { ...base, started_at: "2026-11-26T00:00:00Z" }, q)).toHaveLength(1);
   });
 });

@@ -271,6 +271,40 @@ export const InstructionsCellSchema = z.object({
 });
 export type InstructionsCell = z.infer<typeof InstructionsCellSchema>;
 
+/** How and where a cell was counted, without its repetitions (the history store keeps this per cell). */
+export const CountingConditionsSchema = InstructionsCellSchema.pick({
+  toggle: true,
+  threads: true,
+  events: true,
+  valgrind: true,
+  cpu: true,
+  servers: true,
+});
+export type CountingConditionsRecord = z.infer<typeof CountingConditionsSchema>;
+
+/** The counting conditions of a cell's counts, `servers` limited to `labels` (a stored side's own). */
+export function countingConditionsOf(
+  c: CountingConditionsRecord,
+  labels?: Readonly<Record<string, string>>,
+): CountingConditionsRecord {
+  const servers =
+    c.servers && labels
+      ? Object.fromEntries(
+          Object.entries(labels)
+            .filter(([from]) => c.servers![from])
+            .map(([from, to]) => [to, c.servers![from]!]),
+        )
+      : c.servers;
+  return {
+    toggle: c.toggle,
+    threads: c.threads,
+    events: c.events,
+    valgrind: c.valgrind,
+    ...(c.cpu ? { cpu: c.cpu } : {}),
+    ...(servers ? { servers } : {}),
+  };
+}
+
 /** A run cell's instruction counts (`perfgate run --instructions`): its one server's repetitions. */
 export const RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
   /** the repetitions in the order they ran */
