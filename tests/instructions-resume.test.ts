@@ -4,9 +4,11 @@
  * slices (before the tier is counted), or in the middle of counting, and then resumed, ends
  * complete with counts in every counted cell; a `run` killed outright (SIGKILL) while counting and
  * resumed does too. No server, sysbench or valgrind is left running, and no callgrind dump is left
- * in the servers' work folders.
+ * in the servers' work folders. A full disk during a callgrind dump (a 16 KiB tmpfs mounted where
+ * the dumps go: the test fails loudly where the kernel refuses the mount) is one line naming it.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -173,5 +175,46 @@ describe("interrupted instruction counts, resumed", () => {
     expect(counted?.repetitions).toHaveLength(3);
     expect(r.cells.find((c) => c.threads === 2)!.instructions).toBeUndefined();
     expectNothingLeft(dir);
+  });
+});
+
+describe("a full disk during a callgrind dump", () => {
+  it("run: is one line naming the dump and the free space; with room again, --resume counts the cell", async () => {
+    const { dir, workload } = setup();
+    const out = join(dir, "r.json");
+    const work = join(dir, "work");
+    const dumps = join(work, "server-mariadb-11.4.5-128M", "callgrind");
+    mkdirSync(dumps, { recursive: true });
+    // a 16 KiB filesystem where callgrind writes its dumps: the first dump fills it
+    const m = spawnSync("mount", ["-t", "tmpfs", "-o", "size=16k", "perfgate-test-full", dumps], {
+      encoding: "utf8",
+    });
+    if (m.status !== 0) {
+      throw new Error(
+        `DISK-FULL CASE NOT TRIED: the kernel refused a 16 KiB tmpfs at ${dumps}: ${m.stderr.trim()} (run this test as root, or where mount -t tmpfs is allowed)`,
+      );
+    }
+    const args = ["run", "--server", SERVER, "--instructions", "--workload", workload, "--work-dir", work];
+    try {
+      const r = await runCli([...args, "--out", out]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        /callgrind could not write its dump \S+cg\.\d+\.out\.1: no space left on the filesystem holding \S+callgrind \(\d+ bytes free\)/,
+      );
+      const failed = readResults(out);
+      expect(failed.status).toBe("failed");
+      expect(failed.status_reason).toMatch(
+        /^1 of 2 cells lacks what was planned; first: .*1t.*: 0 of 3 planned instruction-count repetitions: callgrind could not write its dump/,
+      );
+      expect(readdirSync(dumps)).toEqual([]); // emptied with the server, the mount point left as it was
+    } finally {
+      spawnSync("umount", [dumps]);
+    }
+    const resumed = await runCli(["run", "--resume", out, "--work-dir", work]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const r = readResults(out);
+    expect(r.status).toBe("complete");
+    expect(r.cells.find((c) => c.threads === 1)!.instructions?.repetitions).toHaveLength(3);
+    expect(processesMatching(dir)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  * parse the dump, keep instructions per transaction and the top functions. Base and head
  * repetitions alternate (ABBA), after one warmup run per side.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { foldedStacks } from "../callgrind/folded.js";
 import { CallgrindParseError, parseCallgrind } from "../callgrind/parse.js";
@@ -119,6 +119,27 @@ export function eventArgs(call: SysbenchCall, side: Side, events: number, seed: 
   return [...args.slice(0, -1), `--events=${events}`, ...seeded, "run"];
 }
 
+/** Free bytes where callgrind writes below which a dump that is not complete is a full disk. */
+const DUMP_ROOM_BYTES = 1024 * 1024;
+
+/**
+ * The error of a dump callgrind could not write for want of space (the filesystem holding `dir`
+ * has less than DUMP_ROOM_BYTES free), or null when there is room.
+ */
+export function noRoomForDump(dir: string, path: string): UserError | null {
+  let free: number;
+  try {
+    const st = statfsSync(dir);
+    free = st.bavail * st.bsize;
+  } catch {
+    return null;
+  }
+  if (free >= DUMP_ROOM_BYTES) return null;
+  return new UserError(
+    `callgrind could not write its dump ${path}: no space left on the filesystem holding ${dir} (${free} bytes free); free space there (or give --work-dir another filesystem) and continue with --resume`,
+  );
+}
+
 /** Waits for callgrind's next dump file to be complete (its last line is `totals:`) and reads it. */
 async function readDump(side: CountingSide, pid: number): Promise<{ path: string; text: string }> {
   const path = join(side.dumpDir, `cg.${pid}.out.${side.dumps}`);
@@ -128,6 +149,8 @@ async function readDump(side: CountingSide, pid: number): Promise<{ path: string
       const text = readFileSync(path, "utf8");
       if (/\ntotals: [^\n]*\n?$/.test(text)) return { path, text };
     }
+    const full = noRoomForDump(side.dumpDir, path);
+    if (full) throw full;
     if (Date.now() > deadline) {
       const found = readdirSync(side.dumpDir).join(", ") || "nothing";
       throw new UserError(`callgrind wrote no complete dump ${path} within 120 s (found: ${found})`);
@@ -166,7 +189,9 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   await callgrindControl(pid, ["-z"], signal);
   const startedAt = new Date().toISOString();
   const transactions = await runEvents(side, rep, rep.label);
-  await callgrindControl(pid, ["-d"], signal);
+  await callgrindControl(pid, ["-d"], signal).catch((err: unknown) => {
+    throw noRoomForDump(side.dumpDir, join(side.dumpDir, `cg.${pid}.out.${side.dumps + 1}`)) ?? err;
+  });
   side.dumps++;
   const dump = await readDump(side, pid);
   let profile: ReturnType<typeof parseCallgrind>;

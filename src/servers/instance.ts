@@ -11,6 +11,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -353,8 +354,9 @@ export class ServerInstance {
    */
   scratchDir(name: string): string {
     const dir = join(this.opts.workDir, name);
-    rmSync(dir, { recursive: true, force: true });
+    // emptied rather than replaced: it may be a mount point the user gave the dumps
     mkdirSync(dir, { recursive: true });
+    emptyDir(dir);
     this.scratch.add(dir);
     noteDir(dir);
     return dir;
@@ -503,13 +505,29 @@ export class ServerInstance {
     rmSync(this.socketDir, { recursive: true, force: true });
     forgetDir(this.socketDir);
     for (const dir of this.scratch) {
-      rmSync(dir, { recursive: true, force: true });
+      emptyDir(dir);
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // a mount point stays where it was, empty
+      }
       forgetDir(dir);
     }
     this.scratch.clear();
     if (!keepData) rmSync(this.datadir, { recursive: true, force: true });
     forgetDir(this.datadir);
   }
+}
+
+/** Removes everything inside `dir` (not `dir` itself). */
+function emptyDir(dir: string): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) rmSync(join(dir, n), { recursive: true, force: true });
 }
 
 /** Numeric differences of two SHOW GLOBAL STATUS snapshots (non-numeric values are left out). */
