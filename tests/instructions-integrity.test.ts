@@ -261,6 +261,13 @@ describe("counts taken under different conditions are not comparable", () => {
       `${cell}: base and head ran with different C libraries (glibc 2.36 vs glibc 2.41): the library's functions (memcpy, strlen, ...) differ, and so do the counts inside them`,
     );
     expect(report.notes).toContain(`${cell}: the servers' builds differ: compiler "GCC 12" vs "GCC 14"`);
+    // beside the settings that differ: the builds and the C libraries
+    expect(report.settings?.[0]?.build).toEqual(
+      expect.arrayContaining([
+        { name: "C library", base: "glibc 2.36", head: "glibc 2.41", configured: false },
+        { name: "compiler", base: "GCC 12", head: "GCC 14", configured: false },
+      ]),
+    );
   });
 });
 
