@@ -39611,6 +39611,14 @@ var InstructionsCellSchema = external_exports.object({
   /** why counting stopped early, if it did */
   error: external_exports.string().optional()
 });
+var CountingConditionsSchema = InstructionsCellSchema.pick({
+  toggle: true,
+  threads: true,
+  events: true,
+  valgrind: true,
+  cpu: true,
+  servers: true
+});
 var RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
   /** the repetitions in the order they ran */
   repetitions: external_exports.array(InstructionRepetitionSchema)
@@ -40029,7 +40037,12 @@ var SettingsDiffSchema = external_exports.object({
   /** every other differing variable, by name */
   other: external_exports.array(SettingDifferenceSchema),
   /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
-  left_out: external_exports.number().int().nonnegative()
+  left_out: external_exports.number().int().nonnegative(),
+  /**
+   * how the two servers' builds and environment differ: their version variables and, where a cell
+   * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
+   */
+  build: external_exports.array(SettingDifferenceSchema).optional()
 });
 var FunctionChangeSchema = external_exports.object({
   name: external_exports.string(),
@@ -40166,7 +40179,13 @@ var HistoryCellSchema = external_exports.object({
   /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
   counters: external_exports.record(external_exports.string(), num3).optional(),
   /** run detail: the measurement's noise */
-  noise: CellNoiseSchema.optional()
+  noise: CellNoiseSchema.optional(),
+  /**
+   * instruction counts: how and where they were taken (toggle, threads, events, valgrind, CPU, the
+   * server's C library and build), so a pooled baseline pools only comparable counts (absent:
+   * not counted, or appended before it was recorded)
+   */
+  counting: CountingConditionsSchema.optional()
 });
 var HistoryServerSchema = external_exports.object({
   label: external_exports.string(),

@@ -220,8 +220,7 @@ export function checkFairness(
       }
     }
     binlogFairness(sb, sh, baseName, headName, mismatches, notes);
-    const servers = { base: sb.label, head: sh.label };
-    mismatches.push(...countingMismatches(cellsOf(base, sb.label), cellsOf(head, sh.label), servers));
+    mismatches.push(...countedFairness(base, head, sb.label, sh.label));
     for (const [text, tiers] of oneSided) {
       notes.push(
         `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`,
@@ -232,6 +231,11 @@ export function checkFairness(
 }
 
 type ServerRec = FairnessSide["servers"][number];
+
+/** The counting mismatches of the two sides' counted cells of the compared servers (src/compare/counting.ts). */
+function countedFairness(base: FairnessSide, head: FairnessSide, lb: string, lh: string): string[] {
+  return countingMismatches(cellsOf(base, lb), cellsOf(head, lh), { base: lb, head: lh });
+}
 
 /** A side's cells of one server (run cells name theirs; history cells carry `server` too). */
 function cellsOf(side: FairnessSide, label: string): readonly CountedCellLike[] {
