@@ -39546,45 +39546,6 @@ var InstructionRepetitionSchema = external_exports.object({
   /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
   stacks: external_exports.record(external_exports.string(), nonneg).optional()
 });
-function badCountReason(where, rep, toggle) {
-  const ok = (x) => Number.isFinite(x) && x > 0;
-  if (ok(rep.instructions) && ok(rep.per_transaction)) return null;
-  const value = ok(rep.per_transaction) ? rep.instructions : rep.per_transaction;
-  return `${where}: callgrind counted ${value} instructions per transaction: the toggle function '${toggle}' never ran (the counted statements do not go through it; set instructions.toggle in the workload to a function each statement runs)`;
-}
-function badCounts(cellId, c) {
-  const out = [];
-  for (const side of ["repetitions", "base", "head"]) {
-    c[side]?.forEach((rep, i) => {
-      const where = `cell ${cellId}${side === "repetitions" ? "" : ` ${side}`} repetition ${i + 1}`;
-      const message = badCountReason(where, rep, c.toggle);
-      if (message) out.push({ path: [side, i, "per_transaction"], message });
-    });
-  }
-  return out;
-}
-function countsAreCounts(cells, ctx) {
-  cells.forEach((cell, i) => {
-    if (!cell.instructions) return;
-    for (const bad of badCounts(cell.id, cell.instructions)) {
-      ctx.addIssue({ code: "custom", path: [i, "instructions", ...bad.path], message: bad.message });
-    }
-  });
-}
-var short = external_exports.string().max(300);
-var CountedServerSchema = external_exports.object({
-  /** the C library the process mapped, e.g. glibc 2.36 ("Debian GLIBC 2.36-9+deb12u13"); null: not found */
-  libc: external_exports.object({ name: short, version: short, release: short.optional() }).nullable(),
-  /** the newest GLIBC_x.y symbol version the binary requires (what it was built against); null: none */
-  libc_required: short.nullable(),
-  /** the binary's .comment lines: compiler and version (empty when the binary has none, e.g. stripped) */
-  compiler: external_exports.array(short).max(8),
-  /** the build type where the build says it (CMAKE_BUILD_TYPE in docs/INFO_BIN, "Debug" for a -debug version); null: unknown */
-  build_type: short.nullable(),
-  /** the server's own version variables (version, version_comment, version_compile_*, version_source_revision, ...) */
-  version_variables: external_exports.record(short, short).refine((r) => Object.keys(r).length <= 24, "at most 24 version variables")
-});
-var CountingCpuSchema = external_exports.object({ model: short, flags: external_exports.array(short).max(64) });
 var InstructionsCellSchema = external_exports.object({
   tool: external_exports.literal("callgrind"),
   /** valgrind's version, e.g. "3.19.0" */
@@ -39601,23 +39562,11 @@ var InstructionsCellSchema = external_exports.object({
    */
   planned_repetitions: external_exports.number().int().positive().optional(),
   max_repetitions: external_exports.number().int().positive().optional(),
-  /** the CPU counted on (absent in files written before it was recorded) */
-  cpu: CountingCpuSchema.optional(),
-  /** per side ("server" in a run, "base" and "head" in an A/B): its C library and build (absent in older files) */
-  servers: external_exports.record(short, CountedServerSchema).refine((r) => Object.keys(r).length <= 2, "at most 2 servers").optional(),
   /** repetitions in the order they ran per side; base and head alternate ABBA */
   base: external_exports.array(InstructionRepetitionSchema),
   head: external_exports.array(InstructionRepetitionSchema),
   /** why counting stopped early, if it did */
   error: external_exports.string().optional()
-});
-var CountingConditionsSchema = InstructionsCellSchema.pick({
-  toggle: true,
-  threads: true,
-  events: true,
-  valgrind: true,
-  cpu: true,
-  servers: true
 });
 var RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
   /** the repetitions in the order they ran */
@@ -39868,7 +39817,7 @@ var ResultsSchema = external_exports.object({
   /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
-  cells: external_exports.array(CellSchema).superRefine(countsAreCounts),
+  cells: external_exports.array(CellSchema),
   telemetry_overhead_pct_of_core: nonneg2.nullable(),
   /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
   resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
@@ -40037,12 +39986,7 @@ var SettingsDiffSchema = external_exports.object({
   /** every other differing variable, by name */
   other: external_exports.array(SettingDifferenceSchema),
   /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
-  left_out: external_exports.number().int().nonnegative(),
-  /**
-   * how the two servers' builds and environment differ: their version variables and, where a cell
-   * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
-   */
-  build: external_exports.array(SettingDifferenceSchema).optional()
+  left_out: external_exports.number().int().nonnegative()
 });
 var FunctionChangeSchema = external_exports.object({
   name: external_exports.string(),
@@ -40179,13 +40123,7 @@ var HistoryCellSchema = external_exports.object({
   /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
   counters: external_exports.record(external_exports.string(), num3).optional(),
   /** run detail: the measurement's noise */
-  noise: CellNoiseSchema.optional(),
-  /**
-   * instruction counts: how and where they were taken (toggle, threads, events, valgrind, CPU, the
-   * server's C library and build), so a pooled baseline pools only comparable counts (absent:
-   * not counted, or appended before it was recorded)
-   */
-  counting: CountingConditionsSchema.optional()
+  noise: CellNoiseSchema.optional()
 });
 var HistoryServerSchema = external_exports.object({
   label: external_exports.string(),
