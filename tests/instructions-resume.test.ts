@@ -164,6 +164,8 @@ describe("interrupted instruction counts, resumed", () => {
     process.kill(child.pid!, "SIGKILL"); // perfgate alone: its watchdog stops the servers
     await done;
     await waitFor(() => processesMatching(join(dir, ".perfgate")).length === 0, 60_000);
+    // the watchdog removes what the killed run recorded: the dump folder too
+    await waitFor(() => callgrindLeftovers(dir).length === 0, 30_000);
 
     const resumed = await runCli(["run", "--resume", out]);
     expect(resumed.code, resumed.stderr).toBe(0);
