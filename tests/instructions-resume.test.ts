@@ -5,10 +5,19 @@
  * complete with counts in every counted cell; a `run` killed outright (SIGKILL) while counting and
  * resumed does too. No server, sysbench or valgrind is left running, and no callgrind dump is left
  * in the servers' work folders. A full disk during a callgrind dump (a 16 KiB tmpfs mounted where
- * the dumps go: the test fails loudly where the kernel refuses the mount) is one line naming it.
+ * the dumps go: the test fails loudly where the kernel refuses the mount) is one line naming it, and
+ * so is a count of 0 from a toggle function that never runs.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -218,5 +227,31 @@ describe("a full disk during a callgrind dump", () => {
     expect(r.status).toBe("complete");
     expect(r.cells.find((c) => c.threads === 1)!.instructions?.repetitions).toHaveLength(3);
     expect(processesMatching(dir)).toEqual([]);
+  });
+});
+
+describe("a toggle function that never runs", () => {
+  it("run: a count of 0 is an error naming the cell and the toggle; the run is not complete", async () => {
+    const { dir, workload } = setup();
+    // defined in the binary (the toggle check passes), never run by a point select
+    writeFileSync(
+      workload,
+      readFileSync(workload, "utf8").replace(
+        "warmup_events: 50}",
+        'warmup_events: 50, toggle: "Item_func_sleep::val_int*"}',
+      ),
+    );
+    const out = join(dir, "r.json");
+    const r = await runCli(["run", "--server", SERVER, "--workload", workload, "--out", out]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /oltp_point_select 1t 128M instructions 1\/3: callgrind counted 0 instructions per transaction: the toggle function 'Item_func_sleep::val_int\*' never ran/,
+    );
+    const res = readResults(out);
+    expect(res.status).toBe("failed");
+    expect(res.status_reason).toMatch(
+      /lacks what was planned; first: .*1t.*: 0 of 3 planned instruction-count repetitions: .*never ran/,
+    );
+    expectNothingLeft(dir);
   });
 });
