@@ -18,7 +18,8 @@ const MARKERS: [RegExp, string][] = [
   [/\bresolveServer\(/, "fetching a server"],
   [/\brequireSysbench\(/, "sysbench"],
   [/helpers\/browser\.js/, "headless Chromium"],
-  [/\bvalgrind\b|callgrind_control/, "valgrind"],
+  // running it, not naming it: a unit test may read a file's `valgrind` version field
+  [/\brequireValgrind\(|\bfindValgrind\(|["'`]valgrind["'`]\s*,|callgrind_control/, "valgrind"],
 ];
 
 /** What only starts a process: the unit project runs none. */

@@ -19665,6 +19665,9 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
   return candidates;
 }
 
+// src/ab/metrics.ts
+var METRICS_MODES = ["throughput", "instructions", "auto"];
+
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -39543,9 +39546,54 @@ var InstructionRepetitionSchema = external_exports.object({
   per_transaction: nonneg,
   /** the functions with the most self cost, then the most inclusive cost, per transaction */
   functions: external_exports.array(FunctionCostSchema),
+  /**
+   * every function not in `functions` had at most this self and this inclusive cost per
+   * transaction (the largest of those left out); absent in older files, where it is derived from
+   * the kept list (keptCutoff)
+   */
+  functions_cutoff: external_exports.object({ self: nonneg, inclusive: nonneg }).optional(),
   /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
   stacks: external_exports.record(external_exports.string(), nonneg).optional()
 });
+function badCountReason(where, rep, toggle) {
+  const ok = (x) => Number.isFinite(x) && x > 0;
+  if (ok(rep.instructions) && ok(rep.per_transaction)) return null;
+  const value = ok(rep.per_transaction) ? rep.instructions : rep.per_transaction;
+  return `${where}: callgrind counted ${value} instructions per transaction: the toggle function '${toggle}' never ran (the counted statements do not go through it; set instructions.toggle in the workload to a function each statement runs)`;
+}
+function badCounts(cellId, c) {
+  const out = [];
+  for (const side of ["repetitions", "base", "head"]) {
+    c[side]?.forEach((rep, i) => {
+      const where = `cell ${cellId}${side === "repetitions" ? "" : ` ${side}`} repetition ${i + 1}`;
+      const message = badCountReason(where, rep, c.toggle);
+      if (message) out.push({ path: [side, i, "per_transaction"], message });
+    });
+  }
+  return out;
+}
+function countsAreCounts(cells, ctx) {
+  cells.forEach((cell, i) => {
+    if (!cell.instructions) return;
+    for (const bad of badCounts(cell.id, cell.instructions)) {
+      ctx.addIssue({ code: "custom", path: [i, "instructions", ...bad.path], message: bad.message });
+    }
+  });
+}
+var short = external_exports.string().max(300);
+var CountedServerSchema = external_exports.object({
+  /** the C library the process mapped, e.g. glibc 2.36 ("Debian GLIBC 2.36-9+deb12u13"); null: not found */
+  libc: external_exports.object({ name: short, version: short, release: short.optional() }).nullable(),
+  /** the newest GLIBC_x.y symbol version the binary requires (what it was built against); null: none */
+  libc_required: short.nullable(),
+  /** the binary's .comment lines: compiler and version (empty when the binary has none, e.g. stripped) */
+  compiler: external_exports.array(short).max(8),
+  /** the build type where the build says it (CMAKE_BUILD_TYPE in docs/INFO_BIN, "Debug" for a -debug version); null: unknown */
+  build_type: short.nullable(),
+  /** the server's own version variables (version, version_comment, version_compile_*, version_source_revision, ...) */
+  version_variables: external_exports.record(short, short).refine((r) => Object.keys(r).length <= 24, "at most 24 version variables")
+});
+var CountingCpuSchema = external_exports.object({ model: short, flags: external_exports.array(short).max(64) });
 var InstructionsCellSchema = external_exports.object({
   tool: external_exports.literal("callgrind"),
   /** valgrind's version, e.g. "3.19.0" */
@@ -39562,11 +39610,23 @@ var InstructionsCellSchema = external_exports.object({
    */
   planned_repetitions: external_exports.number().int().positive().optional(),
   max_repetitions: external_exports.number().int().positive().optional(),
+  /** the CPU counted on (absent in files written before it was recorded) */
+  cpu: CountingCpuSchema.optional(),
+  /** per side ("server" in a run, "base" and "head" in an A/B): its C library and build (absent in older files) */
+  servers: external_exports.record(short, CountedServerSchema).refine((r) => Object.keys(r).length <= 2, "at most 2 servers").optional(),
   /** repetitions in the order they ran per side; base and head alternate ABBA */
   base: external_exports.array(InstructionRepetitionSchema),
   head: external_exports.array(InstructionRepetitionSchema),
   /** why counting stopped early, if it did */
   error: external_exports.string().optional()
+});
+var CountingConditionsSchema = InstructionsCellSchema.pick({
+  toggle: true,
+  threads: true,
+  events: true,
+  valgrind: true,
+  cpu: true,
+  servers: true
 });
 var RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
   /** the repetitions in the order they ran */
@@ -39667,7 +39727,9 @@ var HostSchema = external_exports.object({
   memory_bytes: nonneg2,
   kernel: external_exports.string(),
   os: external_exports.string(),
-  arch: external_exports.string()
+  arch: external_exports.string(),
+  /** the C library perfgate ran with (`glibc 2.36`); absent where unknown and in files from before it was recorded */
+  libc: external_exports.string().optional()
 });
 var DoctorFindingSchema = external_exports.object({
   id: external_exports.string(),
@@ -39798,6 +39860,28 @@ var RUN_HEADER_FIELDS = {
    */
   hardware_counters: external_exports.object({ unavailable: external_exports.string().nullable() }).optional()
 };
+var PinnedDefaultsSchema = external_exports.object({
+  /** `older` (the newer side to the older's defaults) or the server spec pinned to */
+  from: external_exports.string(),
+  /** the stock A/B's results file (null: none, e.g. a run) */
+  stock: external_exports.string().nullable(),
+  sides: external_exports.array(
+    external_exports.object({
+      label: external_exports.enum(["base", "head", "server"]),
+      target: external_exports.string(),
+      reference: external_exports.string(),
+      pinned: external_exports.array(external_exports.object({ name: external_exports.string(), target: external_exports.string(), value: external_exports.string() })),
+      not_pinned: external_exports.array(
+        external_exports.object({
+          name: external_exports.string(),
+          reference: external_exports.string().nullable(),
+          target: external_exports.string().nullable(),
+          reason: external_exports.string()
+        })
+      )
+    })
+  )
+});
 var ResultsSchema = external_exports.object({
   schema: external_exports.literal(RESULTS_SCHEMA),
   schema_version: external_exports.literal(RESULTS_SCHEMA_VERSION),
@@ -39817,10 +39901,12 @@ var ResultsSchema = external_exports.object({
   /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
-  cells: external_exports.array(CellSchema),
+  cells: external_exports.array(CellSchema).superRefine(countsAreCounts),
   telemetry_overhead_pct_of_core: nonneg2.nullable(),
   /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
-  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
+  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional(),
+  /** `perfgate run --pin-defaults <spec>`: the server's defaults pinned to another server's */
+  pinned_defaults: PinnedDefaultsSchema.optional()
 });
 
 // src/compare/schema.ts
@@ -39938,7 +40024,10 @@ var ProfileFunctionSchema = external_exports.object({
   head_share: num2,
   /** samples per transaction with the function as the leaf */
   base_self: num2,
-  head_self: num2
+  head_self: num2,
+  /** the self samples' share of the side's samples, 0..1 (absent in older reports) */
+  base_self_share: num2.optional(),
+  head_self_share: num2.optional()
 });
 var ProfileEntrySchema = external_exports.object({
   scenario: external_exports.string(),
@@ -39950,8 +40039,13 @@ var ProfileEntrySchema = external_exports.object({
   command: external_exports.string(),
   samples: external_exports.object({ base: num2, head: num2 }),
   transactions: external_exports.object({ base: num2, head: num2 }),
-  /** the functions whose share of the samples grew most, largest first (at most 10) */
+  /**
+   * the functions whose self share of the samples (as the running frame) grew most, largest first
+   * (at most 10); in older reports ranked the same way but listed by their inclusive share
+   */
   grown: external_exports.array(ProfileFunctionSchema),
+  /** the functions whose inclusive share (on the stack) grew most, largest first (at most 10) */
+  grown_inclusive: external_exports.array(ProfileFunctionSchema).optional(),
   /** and those whose share shrank most (at most 5) */
   shrunk: external_exports.array(ProfileFunctionSchema),
   /**
@@ -39986,18 +40080,26 @@ var SettingsDiffSchema = external_exports.object({
   /** every other differing variable, by name */
   other: external_exports.array(SettingDifferenceSchema),
   /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
-  left_out: external_exports.number().int().nonnegative()
+  left_out: external_exports.number().int().nonnegative(),
+  /**
+   * how the two servers' builds and environment differ: their version variables and, where a cell
+   * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
+   */
+  build: external_exports.array(SettingDifferenceSchema).optional()
 });
 var FunctionChangeSchema = external_exports.object({
   name: external_exports.string(),
   object: external_exports.string(),
-  base: num2,
-  head: num2,
-  delta: num2,
-  /** delta / the change of the cell's total (null when the total did not change) */
+  base: num2.nullable(),
+  head: num2.nullable(),
+  /** head − base; null when a side was not measured */
+  delta: num2.nullable(),
+  /** delta / the change of the cell's total (null when the total did not change or delta is null) */
   share: num2.nullable(),
   /** false when the function was among the kept top entries of one side only */
-  complete: external_exports.boolean()
+  complete: external_exports.boolean(),
+  base_below: num2.optional(),
+  head_below: num2.optional()
 });
 var FunctionChangesEntrySchema = external_exports.object({
   scenario: external_exports.string(),
@@ -40012,7 +40114,10 @@ var FunctionChangesEntrySchema = external_exports.object({
   ci_high_pct: num2.nullable(),
   /** the TPS verdict of the same cell, when there is one */
   tps_verdict: VerdictKindSchema.nullable(),
-  functions: external_exports.array(FunctionChangeSchema)
+  /** by self instructions per transaction */
+  functions: external_exports.array(FunctionChangeSchema),
+  /** by inclusive instructions per transaction (with the callees'); absent in older reports */
+  inclusive: external_exports.array(FunctionChangeSchema).optional()
 });
 var ComparisonReportSchema = external_exports.object({
   schema: external_exports.literal(COMPARISON_SCHEMA),
@@ -40123,7 +40228,13 @@ var HistoryCellSchema = external_exports.object({
   /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
   counters: external_exports.record(external_exports.string(), num3).optional(),
   /** run detail: the measurement's noise */
-  noise: CellNoiseSchema.optional()
+  noise: CellNoiseSchema.optional(),
+  /**
+   * instruction counts: how and where they were taken (toggle, threads, events, valgrind, CPU, the
+   * server's C library and build), so a pooled baseline pools only comparable counts (absent:
+   * not counted, or appended before it was recorded)
+   */
+  counting: CountingConditionsSchema.optional()
 });
 var HistoryServerSchema = external_exports.object({
   label: external_exports.string(),
@@ -40153,10 +40264,11 @@ var WhyCellSchema = external_exports.object({
     samples: true,
     transactions: true,
     grown: true,
+    grown_inclusive: true,
     shrunk: true,
     off_cpu: true
   }).extend({ graph: external_exports.string().nullable() }).optional(),
-  /** instruction counts: the functions whose self instructions per transaction changed most (top 10) */
+  /** instruction counts: the functions whose self and inclusive instructions per transaction changed most (top 10 each) */
   instructions: external_exports.object({
     /**
      * instructions per transaction, the mean of each side's repetitions; base null for a run's
@@ -40167,6 +40279,8 @@ var WhyCellSchema = external_exports.object({
     /** the toggle function collection was restricted to */
     toggle: external_exports.string(),
     functions: external_exports.array(FunctionChangeSchema),
+    /** by inclusive instructions per transaction (absent in older stores) */
+    inclusive: external_exports.array(FunctionChangeSchema).optional(),
     graph: external_exports.string().nullable()
   }).optional()
 });
@@ -40213,7 +40327,9 @@ var HistoryRunSchema = external_exports.object({
     memory_bytes: num3,
     kernel: external_exports.string(),
     os: external_exports.string(),
-    arch: external_exports.string()
+    arch: external_exports.string(),
+    /** the C library the run's host ran (`glibc 2.36`); absent in runs from before it was recorded */
+    libc: external_exports.string().optional()
   }),
   workload: external_exports.object({ name: external_exports.string(), sha256: external_exports.string() }),
   /** 0 and 0: not a sysbench dataset (an imported history) */
@@ -40245,7 +40361,12 @@ var HistoryRunSchema = external_exports.object({
    */
   ab_base: external_exports.object({ server: HistoryServerSchema, cells: external_exports.array(HistoryCellSchema) }).optional(),
   /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
-  why: HistoryWhySchema.optional()
+  why: HistoryWhySchema.optional(),
+  /**
+   * an A/B run appended with `--ab-in-trend`: its head is a point of its branch's trend series;
+   * absent (the default), an A/B head is kept apart from the branch's own runs (run page only)
+   */
+  ab_in_trend: external_exports.literal(true).optional()
 });
 var IndexEntrySchema = external_exports.object({
   id: RunIdSchema,
@@ -40531,6 +40652,12 @@ var HEAD = {
   help: "head server spec (may equal the base to A/B a configuration change)",
   parse: parseSpec
 };
+var PIN_DEFAULTS = {
+  name: "pin-defaults",
+  arg: "<older|spec>",
+  help: "like for like: set the performance-relevant defaults of the newer server to the older's (older; ab only) or to those of a server spec; ab also runs the stock A/B beside it (<out>.stock.json) and reports both",
+  parse: (text) => text.trim() === "older" ? "older" : parseSpec(text.trim())
+};
 var WORKLOAD = {
   name: "workload",
   short: "w",
@@ -40544,6 +40671,14 @@ var INSTRUCTIONS = {
   help: "also count instructions per transaction under valgrind's callgrind (run and ab; the workload's instructions section sets how: docs/instructions.md)",
   actionDefault: "false",
   parse: parseBoolean
+};
+var METRICS2 = {
+  name: "metrics",
+  arg: "<mode>",
+  help: "what ab measures: throughput (interleaved TPS slices; instruction counts too with --instructions or the workload's instructions section), instructions (instruction counts only: no TPS slices), auto (instructions only when the doctor finds the host noisy, else TPS slices and instruction counts)",
+  default: "throughput",
+  choices: METRICS_MODES,
+  parse: oneOf(METRICS_MODES)
 };
 var CACHE_DIR = {
   name: "cache-dir",
@@ -40625,6 +40760,8 @@ var INPUT_DEFAULTS = {
   "fail-on-regression": actionDefault(FAIL_ON_REGRESSION),
   "allow-mismatch": actionDefault(ALLOW_MISMATCH),
   instructions: actionDefault(INSTRUCTIONS),
+  "pin-defaults": actionDefault(PIN_DEFAULTS),
+  metrics: actionDefault(METRICS2),
   comment: "always",
   "cc-users": "",
   "pr-number": "",

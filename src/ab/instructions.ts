@@ -13,7 +13,12 @@ import {
   startCounting,
 } from "../instructions/collect.js";
 import { CountingClock } from "../instructions/progress.js";
-import { type Counting as AbCounting, countedCells, toggleOf } from "../instructions/settings.js";
+import {
+  type Counting as AbCounting,
+  cellsToCount,
+  countedCells,
+  toggleOf,
+} from "../instructions/settings.js";
 import { metricDef } from "../metrics/table.js";
 import type { AbCell } from "../results/ab-schema.js";
 import type { Side } from "../run/phases.js";
@@ -28,7 +33,7 @@ import { moreRepetitions } from "./confirm.js";
 import type { AbPlannedCell } from "./plan.js";
 
 export type { Counting as AbCounting } from "../instructions/settings.js";
-export { countedCells, countingSection, toggleOf } from "../instructions/settings.js";
+export { countedCells, countingSection, countsRule, toggleOf } from "../instructions/settings.js";
 
 export interface TierCounting {
   counting: AbCounting;
@@ -60,9 +65,9 @@ export function countedCellCount(planned: readonly AbPlannedCell[]): number {
 
 /** Counts the tier's cells (see the file comment); a side that cannot be counted is an error. */
 export async function countAbTier(t: TierCounting): Promise<void> {
-  const cells = countedCells(t.tierCells).filter((p) => t.cellOf(p)?.status === "ok");
-  if (cells.length === 0) return;
   const { section, valgrind } = t.counting;
+  const cells = cellsToCount(t.planned, t.tierCells, section, (p) => t.cellOf(p)?.status === "ok");
+  if (cells.length === 0) return;
   const end = t.log.group(
     `instruction counts under callgrind (${cells.length} cells; servers restart under valgrind)`,
   );

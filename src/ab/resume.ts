@@ -6,12 +6,14 @@
  * Pure logic (the checks of src/run/resume.ts); src/ab/runner.ts drives it.
  */
 
-import type { AbResults } from "../results/ab-schema.js";
+import type { AbCell, AbResults } from "../results/ab-schema.js";
 import type { ServerRecord } from "../results/schema.js";
 import { resumedDocument } from "../run/engine.js";
+import type { UnfinishedRule } from "../run/lifecycle.js";
 import {
   differ,
   headerDifferences,
+  pendingCells,
   type ResumeIdentity,
   refuseResume,
   serverDifferences,
@@ -43,12 +45,18 @@ export function abResumeDifferences(prev: AbResults, now: AbResumeIdentity): str
 }
 
 /** Refuses (exit 2) a resume of a complete A/B or of a different one, naming every difference. */
-export function checkAbResumable(file: string, prev: AbResults, now: AbResumeIdentity): void {
-  refuseResume(file, prev.status, abResumeDifferences(prev, now));
+export function checkAbResumable(
+  file: string,
+  prev: AbResults,
+  now: AbResumeIdentity,
+  unfinished?: UnfinishedRule<AbCell>,
+): void {
+  refuseResume(file, prev.status, abResumeDifferences(prev, now), pendingCells(prev.cells, unfinished));
 }
 
 /**
- * A resumed A/B's first results: `fresh` (the new header) with `prev`'s finished cells, its
+ * A resumed A/B's first results: `fresh` (the new header) with `prev`'s finished cells (by
+ * `unfinished`, the counts rule: a counted cell without its counts is measured again), its
  * servers' tier records and version strings, start time, confirmation time spent and telemetry
  * overhead, and one more `resumed` entry (src/run/engine.ts `resumedDocument`). Also returns the
  * planned cells still to measure.
@@ -57,7 +65,8 @@ export function resumedAbResults(
   fresh: AbResults,
   prev: AbResults,
   planned: readonly AbPlannedCell[],
+  unfinished?: UnfinishedRule<AbCell>,
 ): { results: AbResults; toRun: AbPlannedCell[] } {
-  const resumed = resumedDocument(fresh, prev, planned);
+  const resumed = resumedDocument(fresh, prev, planned, unfinished);
   return { results: { ...resumed.results, confirm_spent_s: prev.confirm_spent_s }, toRun: resumed.toRun };
 }

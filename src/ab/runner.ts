@@ -64,6 +64,7 @@ import {
   countAbTier,
   countedCellCount,
   countingSection,
+  countsRule,
   type TierCounting,
   toggleOf,
 } from "./instructions.js";
@@ -245,6 +246,7 @@ async function runAbGuarded(
     pauseSeconds: 0,
     ...(countsOnly ? countsOnlySteps(ctx, w) : {}),
     collectors: countingCollectors(ctx, planned, { thresholds: opts.thresholds, alpha }),
+    unfinished: countsRule(planned, ctx.counting?.section ?? null),
     // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
     secondsAhead: (plannedLeft) =>
       abSecondsAhead({
@@ -404,12 +406,14 @@ function startingAbResults(
       ctx.host.memory_bytes,
       sideOverrides(w, label === "base" ? opts.baseSet : opts.headSet),
     );
-  checkAbResumable(opts.resume, prev, {
+  const unfinished = countsRule(planned, ctx.counting?.section ?? null);
+  const identity = {
     header: fresh,
     servers: { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") },
     tierHashes: { base: hashes("base"), head: hashes("head") },
-  });
-  const resumed = resumedAbResults(fresh, prev, planned);
+  };
+  checkAbResumable(opts.resume, prev, identity, unfinished);
+  const resumed = resumedAbResults(fresh, prev, planned, unfinished);
   opts.log.info(
     `resuming ${opts.resume}: ${resumed.results.cells.length} of ${plural(planned.length, "cell")} done, ${resumed.toRun.length} to run`,
   );

@@ -248,6 +248,89 @@ export function functionChanges(
   return changes.slice(0, top);
 }
 
+/**
+ * Why a counted repetition is not a count, or null when it is one: callgrind counts instructions
+ * only inside the toggle function, so 0 (or a value that is not a finite number) means the counted
+ * statements never ran through it. `where` names the cell (and side).
+ */
+export function badCountReason(
+  where: string,
+  rep: { instructions: number; per_transaction: number },
+  toggle: string,
+): string | null {
+  const ok = (x: number) => Number.isFinite(x) && x > 0;
+  if (ok(rep.instructions) && ok(rep.per_transaction)) return null;
+  const value = ok(rep.per_transaction) ? rep.instructions : rep.per_transaction;
+  return `${where}: callgrind counted ${value} instructions per transaction: the toggle function '${toggle}' never ran (the counted statements do not go through it; set instructions.toggle in the workload to a function each statement runs)`;
+}
+
+/**
+ * Every repetition of a cell's counts that is not a count (badCountReason), with its path inside
+ * the cell: `repetitions.<i>` for a run cell, `base.<i>`/`head.<i>` for an A/B cell.
+ */
+export function badCounts(
+  cellId: string,
+  c: {
+    toggle: string;
+    repetitions?: readonly InstructionRepetition[];
+    base?: readonly InstructionRepetition[];
+    head?: readonly InstructionRepetition[];
+  },
+): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  for (const side of ["repetitions", "base", "head"] as const) {
+    c[side]?.forEach((rep, i) => {
+      const where = `cell ${cellId}${side === "repetitions" ? "" : ` ${side}`} repetition ${i + 1}`;
+      const message = badCountReason(where, rep, c.toggle);
+      if (message) out.push({ path: [side, i, "per_transaction"], message });
+    });
+  }
+  return out;
+}
+
+/**
+ * The check a results or A/B file's cells get on read: a counted repetition of 0 instructions (or
+ * not a finite number) is refused, naming the cell and the likely cause (badCountReason).
+ */
+export function countsAreCounts(
+  cells: readonly { id: string; instructions?: Parameters<typeof badCounts>[1] | undefined }[],
+  ctx: z.RefinementCtx,
+): void {
+  cells.forEach((cell, i) => {
+    if (!cell.instructions) return;
+    for (const bad of badCounts(cell.id, cell.instructions)) {
+      ctx.addIssue({ code: "custom", path: [i, "instructions", ...bad.path], message: bad.message });
+    }
+  });
+}
+
+const short = z.string().max(300);
+
+/**
+ * What a counted server process ran with (docs/instructions.md, "Counting conditions"): the C
+ * library it mapped (memcpy and friends are chosen per C library and CPU at run time), and its
+ * build. Read from the running server and its binary before it restarts under valgrind.
+ */
+export const CountedServerSchema = z.object({
+  /** the C library the process mapped, e.g. glibc 2.36 ("Debian GLIBC 2.36-9+deb12u13"); null: not found */
+  libc: z.object({ name: short, version: short, release: short.optional() }).nullable(),
+  /** the newest GLIBC_x.y symbol version the binary requires (what it was built against); null: none */
+  libc_required: short.nullable(),
+  /** the binary's .comment lines: compiler and version (empty when the binary has none, e.g. stripped) */
+  compiler: z.array(short).max(8),
+  /** the build type where the build says it (CMAKE_BUILD_TYPE in docs/INFO_BIN, "Debug" for a -debug version); null: unknown */
+  build_type: short.nullable(),
+  /** the server's own version variables (version, version_comment, version_compile_*, version_source_revision, ...) */
+  version_variables: z
+    .record(short, short)
+    .refine((r) => Object.keys(r).length <= 24, "at most 24 version variables"),
+});
+export type CountedServer = z.infer<typeof CountedServerSchema>;
+
+/** The CPU a cell was counted on: its model, and the flags libc's ifunc choice reads (avx2, avx512*, erms, ...). */
+export const CountingCpuSchema = z.object({ model: short, flags: z.array(short).max(64) });
+export type CountingCpu = z.infer<typeof CountingCpuSchema>;
+
 /** A cell's instruction counts: both sides' repetitions and how they were taken. */
 export const InstructionsCellSchema = z.object({
   tool: z.literal("callgrind"),
@@ -265,6 +348,13 @@ export const InstructionsCellSchema = z.object({
    */
   planned_repetitions: z.number().int().positive().optional(),
   max_repetitions: z.number().int().positive().optional(),
+  /** the CPU counted on (absent in files written before it was recorded) */
+  cpu: CountingCpuSchema.optional(),
+  /** per side ("server" in a run, "base" and "head" in an A/B): its C library and build (absent in older files) */
+  servers: z
+    .record(short, CountedServerSchema)
+    .refine((r) => Object.keys(r).length <= 2, "at most 2 servers")
+    .optional(),
   /** repetitions in the order they ran per side; base and head alternate ABBA */
   base: z.array(InstructionRepetitionSchema),
   head: z.array(InstructionRepetitionSchema),
@@ -272,6 +362,40 @@ export const InstructionsCellSchema = z.object({
   error: z.string().optional(),
 });
 export type InstructionsCell = z.infer<typeof InstructionsCellSchema>;
+
+/** How and where a cell was counted, without its repetitions (the history store keeps this per cell). */
+export const CountingConditionsSchema = InstructionsCellSchema.pick({
+  toggle: true,
+  threads: true,
+  events: true,
+  valgrind: true,
+  cpu: true,
+  servers: true,
+});
+export type CountingConditionsRecord = z.infer<typeof CountingConditionsSchema>;
+
+/** The counting conditions of a cell's counts, `servers` limited to `labels` (a stored side's own). */
+export function countingConditionsOf(
+  c: CountingConditionsRecord,
+  labels?: Readonly<Record<string, string>>,
+): CountingConditionsRecord {
+  const servers =
+    c.servers && labels
+      ? Object.fromEntries(
+          Object.entries(labels)
+            .filter(([from]) => c.servers![from])
+            .map(([from, to]) => [to, c.servers![from]!]),
+        )
+      : c.servers;
+  return {
+    toggle: c.toggle,
+    threads: c.threads,
+    events: c.events,
+    valgrind: c.valgrind,
+    ...(c.cpu ? { cpu: c.cpu } : {}),
+    ...(servers ? { servers } : {}),
+  };
+}
 
 /** A run cell's instruction counts (`perfgate run --instructions`): its one server's repetitions. */
 export const RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({

@@ -22,6 +22,7 @@ import {
   thresholdFor,
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
 import type { MeasurementSet } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
@@ -122,6 +123,8 @@ function inputNotes(sets: readonly MeasurementSet[]): string[] {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural(s.failed_cells, "cell")} failed (not compared)`);
     const noisy = notQuietSummary(s.results?.doctor ?? s.ab?.doctor);
     if (noisy) notes.push(`${s.file}: ${noisy}`);
+    // an A/B's counts: a C library that differs between the sides, and the builds (information)
+    for (const c of s.ab?.cells ?? []) notes.push(...abCountingNotes(c));
   }
   return notes;
 }

@@ -1,8 +1,9 @@
 /**
  * Are two runs comparable? Lists the differences between two perfgate/results files that make a
  * comparison of their numbers unfair: the host, the dataset, the sysbench version, the network
- * setup (src/servers/network.ts), the measurement parts of the workload, and per common tier the
- * tuning of the generated server config.
+ * setup (src/servers/network.ts), the measurement parts of the workload, per common tier the
+ * tuning of the generated server config, and for counted cells how and where they were counted
+ * (src/compare/counting.ts: toggle, threads, events, valgrind, CPU, C library).
  *
  * Config options that only one side sets come from version-specific rules (an option one version
  * has and the other does not) and are listed as notes, not mismatches; instance-specific options
@@ -13,6 +14,7 @@ import type { Results } from "../results/schema.js";
 import { appendTo } from "../util/arrays.js";
 import { OptionError } from "../util/errors.js";
 import { parseSize } from "../util/size.js";
+import { type CountedCellLike, countingMismatches } from "./counting.js";
 
 export interface Fairness {
   /** differences that make the two not comparable, each naming the field and both values */
@@ -38,6 +40,8 @@ export interface FairnessSide {
     version: string;
     tiers: readonly { tier: string; config: string; variables: Record<string, string> }[];
   }[];
+  /** the cells, for the counting conditions of counted ones (src/compare/counting.ts) */
+  cells?: readonly CountedCellLike[];
 }
 
 export interface FairnessOptions {
@@ -216,6 +220,7 @@ export function checkFairness(
       }
     }
     binlogFairness(sb, sh, baseName, headName, mismatches, notes);
+    mismatches.push(...countedFairness(base, head, sb.label, sh.label));
     for (const [text, tiers] of oneSided) {
       notes.push(
         `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`,
@@ -226,6 +231,18 @@ export function checkFairness(
 }
 
 type ServerRec = FairnessSide["servers"][number];
+
+/** The counting mismatches of the two sides' counted cells of the compared servers (src/compare/counting.ts). */
+function countedFairness(base: FairnessSide, head: FairnessSide, lb: string, lh: string): string[] {
+  return countingMismatches(cellsOf(base, lb), cellsOf(head, lh), { base: lb, head: lh });
+}
+
+/** A side's cells of one server (run cells name theirs; history cells carry `server` too). */
+function cellsOf(side: FairnessSide, label: string): readonly CountedCellLike[] {
+  return (side.cells ?? []).filter(
+    (c) => (c as { server?: string }).server === undefined || (c as { server?: string }).server === label,
+  );
+}
 
 /**
  * The binary log as the servers ran it (SHOW VARIABLES read at start), per common tier. Stock

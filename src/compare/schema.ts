@@ -211,6 +211,11 @@ export const SettingsDiffSchema = z.object({
   other: z.array(SettingDifferenceSchema),
   /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
   left_out: z.number().int().nonnegative(),
+  /**
+   * how the two servers' builds and environment differ: their version variables and, where a cell
+   * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
+   */
+  build: z.array(SettingDifferenceSchema).optional(),
 });
 export type SettingsDiff = z.infer<typeof SettingsDiffSchema>;
 

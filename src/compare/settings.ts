@@ -6,7 +6,9 @@
  * first with their why; the rest follow. A variable one server does not have is null on that side.
  * Pure: the documents come in parsed.
  */
+import type { CountedServer } from "../callgrind/profile.js";
 import type { ServerRecord } from "../results/schema.js";
+import { countedServer, libcName } from "./counting.js";
 import { knownSetting } from "./known-settings.js";
 import type { MeasurementSet } from "./model.js";
 import type { SettingDifference, SettingsDiff } from "./schema.js";
@@ -85,6 +87,43 @@ function serverOf(
   return server ? { server } : null;
 }
 
+/** The build record of an engine's first counted cell (src/compare/counting.ts), or null. */
+function countedOf(set: MeasurementSet, engine: string): CountedServer | null {
+  if (set.ab) {
+    const label = set.engines.indexOf(engine) === 0 ? "base" : "head";
+    const c = set.ab.cells.find((x) => x.instructions?.servers);
+    return c ? countedServer(c.instructions!, label) : null;
+  }
+  const label = set.engine_servers?.[engine];
+  const c = set.results?.cells.find((x) => x.server === label && x.instructions?.servers);
+  return c ? countedServer(c.instructions!, label) : null;
+}
+
+/** A server's build and environment as named facts: its version variables and its counted record's. */
+export function buildFacts(
+  variables: Readonly<Record<string, string>>,
+  counted: CountedServer | null,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(variables)) if (/^(version(_.+)?|innodb_version)$/.test(k)) out[k] = v;
+  if (counted) {
+    const libc = libcName(counted);
+    if (libc) out["C library"] = counted.libc?.release ? `${libc} (${counted.libc.release})` : libc;
+    if (counted.libc_required) out["C library required"] = counted.libc_required;
+    if (counted.compiler.length > 0) out.compiler = counted.compiler.join("; ");
+    if (counted.build_type) out["build type"] = counted.build_type;
+  }
+  return out;
+}
+
+/** The facts that differ, by name (a fact one side lacks is null there). */
+function buildDiff(b: Record<string, string>, h: Record<string, string>): SettingDifference[] {
+  const names = [...new Set([...Object.keys(b), ...Object.keys(h)])].sort();
+  return names
+    .filter((n) => b[n] !== h[n])
+    .map((n) => ({ name: n, base: b[n] ?? null, head: h[n] ?? null, configured: false }));
+}
+
 /**
  * The settings diff of each base/head engine pair whose server records are known (run results and
  * A/B files; imports carry none), on the first tier both ran.
@@ -107,7 +146,12 @@ export function settingsDiffs(
     const countH = Object.keys(th.variables).length;
     if (countB === 0 || countH === 0) continue;
     const sideSet = new Set([...Object.keys(rb.set ?? {}), ...Object.keys(rh.set ?? {})]);
+    const build = buildDiff(
+      buildFacts(tb.variables, countedOf(sb, b)),
+      buildFacts(th.variables, countedOf(sh, h)),
+    );
     out.push({
+      ...(build.length > 0 ? { build } : {}),
       base: b,
       head: h,
       tier: tb.tier,

@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { countingConditionsOf } from "../callgrind/profile.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { aggregate, cellValues, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
@@ -221,6 +222,8 @@ export function historyFromResults(r: Results, ctx: RunContext, sourceText: stri
       threads: c.threads,
     });
     const s = c.summary!;
+    if (c.instructions && !g.key.counting)
+      g.key = { ...g.key, counting: countingConditionsOf(c.instructions) };
     for (const m of METRICS as readonly MetricDef<MetricName>[]) {
       g.values[m.name].push(...cellValues(m, c));
       const line = m.fromInterval;
@@ -275,6 +278,8 @@ function abSide(ab: AbResults, side: "base" | "head", label: string): HistoryCel
       const reps = m.fromAbCell?.(c);
       if (reps) g.values[m.name].push(...reps[side]);
     }
+    if (c.instructions && !g.key.counting)
+      g.key = { ...g.key, counting: countingConditionsOf(c.instructions, { [side]: label }) };
     addMeasurement(g.detail, {
       intervals: c.series[side],
       deltas: { ...c.status_deltas[side], ...slicesProcess(c.pairs.map((p) => p[side].process)) },

@@ -8,6 +8,7 @@
  * reading stores of plain runs. The index is version 1.
  */
 import { z } from "zod";
+import { CountingConditionsSchema } from "../callgrind/profile.js";
 import { FunctionChangeSchema, ProfileEntrySchema, SettingsDiffSchema } from "../compare/schema.js";
 import { METRIC_NAMES, type MetricName } from "../metrics/table.js";
 
@@ -108,6 +109,12 @@ export const HistoryCellSchema = z.object({
   counters: z.record(z.string(), num).optional(),
   /** run detail: the measurement's noise */
   noise: CellNoiseSchema.optional(),
+  /**
+   * instruction counts: how and where they were taken (toggle, threads, events, valgrind, CPU, the
+   * server's C library and build), so a pooled baseline pools only comparable counts (absent:
+   * not counted, or appended before it was recorded)
+   */
+  counting: CountingConditionsSchema.optional(),
 });
 export type HistoryCell = z.infer<typeof HistoryCellSchema>;
 

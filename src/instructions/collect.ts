@@ -5,17 +5,24 @@
  * parse the dump, keep instructions per transaction and the top functions. Base and head
  * repetitions alternate (ABBA), after one warmup run per side.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { nameAddresses } from "../callgrind/elf-symbols.js";
 import { foldedStacks } from "../callgrind/folded.js";
 import { CallgrindParseError, parseCallgrind } from "../callgrind/parse.js";
-import { type InstructionRepetition, type InstructionsCell, repetitionOf } from "../callgrind/profile.js";
+import {
+  badCountReason,
+  type CountedServer,
+  type InstructionRepetition,
+  type InstructionsCell,
+  repetitionOf,
+} from "../callgrind/profile.js";
 import type { Side } from "../run/phases.js";
 import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import type { ServerInstall } from "../servers/install.js";
 import { runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { UserError } from "../util/errors.js";
+import { countedServer, countingCpu } from "./conditions.js";
 import type { CountingClock } from "./progress.js";
 import { objectSymbols } from "./symbols.js";
 import { callgrindControl, callgrindWrapper, checkToggleSymbol, toggleRegExp } from "./valgrind.js";
@@ -63,6 +70,8 @@ export interface CountingSettings {
 export interface CountingSide<L extends string | null = string | null> extends Side<L> {
   dumpDir: string;
   dumps: number;
+  /** what the server ran with natively: its C library and build (src/instructions/conditions.ts) */
+  server: CountedServer;
 }
 
 /** The default toggle function: every flavor perfgate runs executes each statement in dispatch_command. */
@@ -80,16 +89,16 @@ export async function startCounting<L extends string | null>(
 ): Promise<CountingSide<L>> {
   const { install } = side.instance;
   await checkToggleSymbol(install.mysqld, toggle, install.spec);
-  const dumpDir = join(side.instance.workDir, "callgrind");
-  rmSync(dumpDir, { recursive: true, force: true });
-  mkdirSync(dumpDir, { recursive: true });
+  // removed with the server (dispose), interrupted or not; a resumed run starts it empty
+  const dumpDir = side.instance.scratchDir("callgrind");
   const wrapper = [...(serverWrapper ?? []), ...callgrindWrapper(join(dumpDir, "cg.%p.out"), toggle)];
   const variables = await side.instance.variables();
+  const server = await countedServer(install, side.instance.pid, variables);
   await side.instance.restartUnder(wrapper, underValgrindArgs(install, tls, variables), signal);
   const pid = side.instance.pid;
   if (pid === null) throw new UserError(`${install.spec} is not running under valgrind`);
   await callgrindControl(pid, ["-i", "on"], signal);
-  return { ...side, dumpDir, dumps: 0 };
+  return { ...side, dumpDir, dumps: 0, server };
 }
 
 /**
@@ -113,6 +122,27 @@ export function eventArgs(call: SysbenchCall, side: Side, events: number, seed: 
   return [...args.slice(0, -1), `--events=${events}`, ...seeded, "run"];
 }
 
+/** Free bytes where callgrind writes below which a dump that is not complete is a full disk. */
+const DUMP_ROOM_BYTES = 1024 * 1024;
+
+/**
+ * The error of a dump callgrind could not write for want of space (the filesystem holding `dir`
+ * has less than DUMP_ROOM_BYTES free), or null when there is room.
+ */
+export function noRoomForDump(dir: string, path: string): UserError | null {
+  let free: number;
+  try {
+    const st = statfsSync(dir);
+    free = st.bavail * st.bsize;
+  } catch {
+    return null;
+  }
+  if (free >= DUMP_ROOM_BYTES) return null;
+  return new UserError(
+    `callgrind could not write its dump ${path}: no space left on the filesystem holding ${dir} (${free} bytes free); free space there (or give --work-dir another filesystem) and continue with --resume`,
+  );
+}
+
 /** Waits for callgrind's next dump file to be complete (its last line is `totals:`) and reads it. */
 async function readDump(side: CountingSide, pid: number): Promise<{ path: string; text: string }> {
   const path = join(side.dumpDir, `cg.${pid}.out.${side.dumps}`);
@@ -122,6 +152,8 @@ async function readDump(side: CountingSide, pid: number): Promise<{ path: string
       const text = readFileSync(path, "utf8");
       if (/\ntotals: [^\n]*\n?$/.test(text)) return { path, text };
     }
+    const full = noRoomForDump(side.dumpDir, path);
+    if (full) throw full;
     if (Date.now() > deadline) {
       const found = readdirSync(side.dumpDir).join(", ") || "nothing";
       throw new UserError(`callgrind wrote no complete dump ${path} within 120 s (found: ${found})`);
@@ -160,7 +192,9 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   await callgrindControl(pid, ["-z"], signal);
   const startedAt = new Date().toISOString();
   const transactions = await runEvents(side, rep, rep.label);
-  await callgrindControl(pid, ["-d"], signal);
+  await callgrindControl(pid, ["-d"], signal).catch((err: unknown) => {
+    throw noRoomForDump(side.dumpDir, join(side.dumpDir, `cg.${pid}.out.${side.dumps + 1}`)) ?? err;
+  });
   side.dumps++;
   const dump = await readDump(side, pid);
   let profile: ReturnType<typeof parseCallgrind>;
@@ -177,7 +211,10 @@ export async function countOnce(side: CountingSide, rep: Repetition): Promise<In
   const stacks = rep.stacks
     ? foldedStacks(profile, { per: transactions, minShare: 0.0005, maxStacks: 1000, startAt: starts })
     : undefined;
-  return repetitionOf(profile, transactions, startedAt, stacks);
+  const counted = repetitionOf(profile, transactions, startedAt, stacks);
+  const bad = badCountReason(rep.label, counted, rep.toggle);
+  if (bad) throw new UserError(bad);
+  return counted;
 }
 
 /** A warmup run of the cell's script on one side (not counted: its dump is never taken). */
@@ -227,22 +264,27 @@ export interface SidesCounted {
  * alternating ABBA (AB, BA, AB, ...) when there are two. A failure ends the counting; what was
  * counted is kept with the error.
  */
+/** The conditions a cell is counted under, as its results record them. */
+function countedSettings(c: CellCounting): SidesCounted["settings"] {
+  const { settings } = c;
+  return {
+    tool: "callgrind",
+    valgrind: c.valgrind,
+    toggle: settings.toggle,
+    threads: settings.threads,
+    events: settings.events,
+    warmup_events: settings.warmupEvents,
+    cpu: countingCpu(),
+    servers: Object.fromEntries(c.sides.map((side) => [side.label ?? "server", side.server])),
+    ...(settings.maxRepetitions !== undefined
+      ? { planned_repetitions: settings.repetitions, max_repetitions: settings.maxRepetitions }
+      : {}),
+  };
+}
+
 export async function countSides(c: CellCounting): Promise<SidesCounted> {
   const { settings } = c;
-  const out: SidesCounted = {
-    settings: {
-      tool: "callgrind",
-      valgrind: c.valgrind,
-      toggle: settings.toggle,
-      threads: settings.threads,
-      events: settings.events,
-      warmup_events: settings.warmupEvents,
-      ...(settings.maxRepetitions !== undefined
-        ? { planned_repetitions: settings.repetitions, max_repetitions: settings.maxRepetitions }
-        : {}),
-    },
-    repetitions: c.sides.map(() => []),
-  };
+  const out: SidesCounted = { settings: countedSettings(c), repetitions: c.sides.map(() => []) };
   const max = Math.max(settings.repetitions, settings.maxRepetitions ?? settings.repetitions);
   const of = (round: number) =>
     round <= settings.repetitions ? `${settings.repetitions}` : `${max} at most`;
@@ -297,7 +339,8 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
       }
     }
   } catch (err) {
-    if (!(err instanceof UserError)) throw err;
+    // an interrupt ends the run (the cell keeps no partial counts; a resume counts it again)
+    if (!(err instanceof UserError) || c.phase.signal?.aborted) throw err;
     out.error = err.message;
   }
   // what this cell did not run is no longer ahead

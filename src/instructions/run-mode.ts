@@ -14,7 +14,7 @@ import { plural } from "../util/plural.js";
 import { defaultInstructionEvents } from "../workloads/schema.js";
 import { cellRuns, countSides, startCounting } from "./collect.js";
 import { CountingClock } from "./progress.js";
-import { type Counting, countedCells, countingSection, toggleOf } from "./settings.js";
+import { type Counting, cellsToCount, countingSection, countsRule, toggleOf } from "./settings.js";
 import { checkToggleSymbol, findValgrind } from "./valgrind.js";
 
 /** Instruction counts as a measuring mode of `perfgate run`: on with `flag` or the workload's section. */
@@ -33,6 +33,7 @@ export function runInstructionCounts(flag: boolean | undefined): MeasuringMode<n
     collector: (ctx, planned): Collector<null, PlannedCell, Cell> => ({
       afterTier: (e, t) => countRunTier(e, t, counting!, ctx.net.serverWrapper, planned),
     }),
+    unfinished: (planned) => countsRule(planned, counting?.section ?? null),
   };
 }
 
@@ -44,9 +45,9 @@ async function countRunTier(
   serverWrapper: readonly string[] | null,
   planned: readonly PlannedCell[],
 ): Promise<void> {
-  const cells = countedCells(t.cells).filter((p) => e.cellOf(p.id)?.status === "ok");
-  if (cells.length === 0) return;
   const { section, valgrind } = counting;
+  const cells = cellsToCount(planned, t.cells, section, (p) => e.cellOf(p.id)?.status === "ok");
+  if (cells.length === 0) return;
   const side = t.sides[0]!;
   const toggle = toggleOf(section, side.instance.install);
   const end = e.opts.log.group(

@@ -1,6 +1,7 @@
 /**
- * The "settings that differ" section of every comparison report (src/compare/settings.ts): the
- * known performance settings in a short table with their why, then every other differing variable
+ * The "settings that differ" section of every comparison report (src/compare/settings.ts): how
+ * the two servers' builds and environment differ (versions, C library, compiler), the known
+ * performance settings in a short table with their why, then every other differing variable
  * folded. Values come from results files, so every one is escaped and clipped. Pure.
  */
 import type { SettingDifference, SettingsDiff } from "../compare/schema.js";
@@ -41,6 +42,11 @@ export function settingsMarkdown(
   const L: string[] = [];
   for (const d of diffs.slice(0, diffsMax)) {
     L.push(`${heading} Settings that differ: ${mdEscape(title(d))}`, "", mdEscape(countsLine(d)), "");
+    if (d.build && d.build.length > 0) {
+      L.push("| Build and environment | Base | Head |", "|---|---|---|");
+      for (const s of d.build) L.push(mdRow(s, false));
+      L.push("");
+    }
     if (d.known.length > 0) {
       L.push("| Setting | Base | Head | Why it matters |", "|---|---|---|---|");
       for (const s of d.known.slice(0, knownMax)) L.push(mdRow(s, true));
@@ -75,6 +81,9 @@ export function settingsText(diffs: readonly SettingsDiff[]): string[] {
   const L: string[] = [];
   for (const d of diffs) {
     L.push(`Settings that differ: ${plainText(title(d))}`, `  ${countsLine(d)}`);
+    for (const s of d.build ?? []) {
+      L.push(`  build: ${plainText(s.name)}: ${valueText(s.base)} -> ${valueText(s.head)}`);
+    }
     for (const s of d.known) {
       L.push(
         `  ${plainText(s.name)}${s.configured ? " (set)" : ""}: ${valueText(s.base)} -> ${valueText(s.head)}  # ${s.why ?? ""}`,

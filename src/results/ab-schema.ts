@@ -4,7 +4,7 @@
  * src/compare (so a report can be re-rendered with another threshold). docs/results-schema.md.
  */
 import { z } from "zod";
-import { InstructionsCellSchema } from "../callgrind/profile.js";
+import { countsAreCounts, InstructionsCellSchema } from "../callgrind/profile.js";
 import {
   DoctorRecordSchema,
   IntervalSchema,
@@ -153,7 +153,7 @@ export const AbResultsSchema = z.object({
   /** `perfgate doctor`'s host findings taken before the A/B (src/host); absent in older files */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
-  cells: z.array(AbCellSchema),
+  cells: z.array(AbCellSchema).superRefine(countsAreCounts),
   /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
   confirm_spent_s: nonneg,
   telemetry_overhead_pct_of_core: nonneg.nullable(),

@@ -4,7 +4,7 @@
  * would misread. Every file is validated on read (store.ts), so a reader never guesses.
  */
 import { z } from "zod";
-import { RunInstructionsSchema } from "../callgrind/profile.js";
+import { countsAreCounts, RunInstructionsSchema } from "../callgrind/profile.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
@@ -328,7 +328,7 @@ export const ResultsSchema = z.object({
   /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
-  cells: z.array(CellSchema),
+  cells: z.array(CellSchema).superRefine(countsAreCounts),
   telemetry_overhead_pct_of_core: nonneg.nullable(),
   /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
   resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),

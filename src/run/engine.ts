@@ -25,6 +25,7 @@ import {
   type ResultsWriter,
   type RunFile,
   sleep,
+  type UnfinishedRule,
 } from "./lifecycle.js";
 import { namingDeadServer, prepareSide, type Side, sideOf, warmUp } from "./phases.js";
 import { type PlannedServer, parseServerSpecs, preflightServers } from "./preflight.js";
@@ -113,15 +114,16 @@ export interface EngineFile<C extends CellLike = CellLike> extends RunFile {
 
 /**
  * A resumed document: `fresh` (the new header and server records) with `prev`'s finished cells
- * that are still planned, its servers' tiers and version strings, start time and telemetry
+ * that are still planned (and finished by `unfinished`, the measuring modes' rule), its servers' tiers and version strings, start time and telemetry
  * overhead, and one more `resumed` entry. Also returns the planned cells still to measure.
  */
 export function resumedDocument<R extends EngineFile, P extends { id: string }>(
   fresh: R,
   prev: R,
   planned: readonly P[],
+  unfinished?: UnfinishedRule<R["cells"][number]>,
 ): { results: R; toRun: P[] } {
-  const kept = finishedCells(prev.cells, planned) as R["cells"];
+  const kept = finishedCells(prev.cells, planned, unfinished) as R["cells"];
   const keptIds = new Set(kept.map((c) => c.id));
   const results: R = {
     ...fresh,
@@ -185,6 +187,24 @@ export interface MeasuringMode<L extends string | null, P, C extends CellLike> {
   /** checks the resolved builds (e.g. the toggle function in the binary) */
   checkInstalls(installs: readonly ServerInstall[]): Promise<void>;
   collector(ctx: EngineContext, planned: readonly P[]): Collector<L, P, C>;
+  /** why a measured cell lacks what the mode planned for it (null: nothing missing), after preflight */
+  unfinished?(planned: readonly P[]): UnfinishedRule<C>;
+}
+
+/** The rules of every mode in one: the first reason any mode gives (null rule: no mode has one). */
+export function modesRule<P, C>(
+  modes: readonly { unfinished?(planned: readonly P[]): UnfinishedRule<C> }[],
+  planned: readonly P[],
+): UnfinishedRule<C> {
+  const rules = modes.map((m) => m.unfinished?.(planned)).filter((r) => typeof r === "function");
+  if (rules.length === 0) return null;
+  return (cell) => {
+    for (const rule of rules) {
+      const why = rule(cell);
+      if (why !== null) return why;
+    }
+    return null;
+  };
 }
 
 /** The modes that are on: each mode's preflight run, those that say off left out. */
@@ -224,6 +244,8 @@ export interface EnginePlan<L extends string | null, P extends PlannedLike, C ex
   /** seconds to wait between a tier's cells */
   pauseSeconds: number;
   collectors: Collector<L, P, C>[];
+  /** why a measured cell is not finished (a counted cell without its counts): the run is then not complete */
+  unfinished?: UnfinishedRule<C>;
   /** the ETA's seconds ahead from the engine's planned seconds left (default: those; ab adds confirmation) */
   secondsAhead?: (plannedLeft: number) => number;
 }
@@ -283,6 +305,7 @@ export class Engine<
       stopServers: async () => {
         await Promise.all(this.live.map((i) => i.dispose().catch(() => {})));
       },
+      unfinished: this.plan.unfinished,
     });
   }
 

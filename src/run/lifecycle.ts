@@ -47,9 +47,34 @@ export function failedCellsReason(cells: RunFile["cells"]): string | null {
   return `${failed.length} of ${plural(cells.length, "cell")} failed; first: ${failed[0]!.id}: ${failed[0]!.error ?? "no result"}`;
 }
 
-/** The end of a measurement that ran through: complete, or failed when a cell failed. */
-export function endOfMeasurement(cells: RunFile["cells"]): RunEnd {
-  const failure = failedCellsReason(cells);
+/**
+ * Why a measured (ok) cell is not finished, or null when it is: the measuring modes' rule (a
+ * counted cell without its planned instruction counts, src/instructions/settings.ts). A run is
+ * complete, and a resume keeps a cell, only when the rule says null.
+ */
+export type UnfinishedRule<C> = ((cell: C) => string | null) | null | undefined;
+
+/** "1 of 2 cells lacks what was planned; first: <why>", or null when every cell is finished. */
+export function unfinishedCellsReason<C extends RunFile["cells"][number]>(
+  cells: readonly C[],
+  unfinished: UnfinishedRule<C>,
+): string | null {
+  if (!unfinished) return null;
+  const why = cells.map((c) => unfinished(c)).filter((w): w is string => w !== null);
+  if (why.length === 0) return null;
+  const verb = why.length === 1 ? "lacks" : "lack";
+  return `${why.length} of ${plural(cells.length, "cell")} ${verb} what was planned; first: ${why[0]}`;
+}
+
+/**
+ * The end of a measurement that ran through: complete, or failed when a cell failed or lacks what
+ * was planned for it (`unfinished`: instruction counts), never complete without it.
+ */
+export function endOfMeasurement<C extends RunFile["cells"][number]>(
+  cells: readonly C[],
+  unfinished?: UnfinishedRule<C>,
+): RunEnd {
+  const failure = failedCellsReason(cells) ?? unfinishedCellsReason(cells, unfinished);
   return failure ? { status: "failed", reason: failure, exitCode: 1 } : { status: "complete", exitCode: 0 };
 }
 
@@ -150,6 +175,8 @@ export interface MeasurementOptions<R extends RunFile> {
   measure: () => Promise<void>;
   /** stops whatever servers are still up (called on every path; its errors are ignored) */
   stopServers: () => Promise<void>;
+  /** why a measured cell is not finished (endOfMeasurement) */
+  unfinished?: UnfinishedRule<R["cells"][number]>;
 }
 
 /**
@@ -160,7 +187,7 @@ export async function measureAndFinish<R extends RunFile>(o: MeasurementOptions<
   let end: RunEnd;
   try {
     await o.measure();
-    end = endOfMeasurement(o.writer.results.cells);
+    end = endOfMeasurement(o.writer.results.cells, o.unfinished);
   } catch (err) {
     end = endOnError(err, o.signal, o.writer.results.cells.length, o.planned);
   }

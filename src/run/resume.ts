@@ -13,6 +13,7 @@ import {
 } from "../results/schema.js";
 import { UsageError } from "../util/errors.js";
 import { resumedDocument } from "./engine.js";
+import type { UnfinishedRule } from "./lifecycle.js";
 import type { PlannedCell } from "./plan.js";
 
 /** What the new run would record, to hold against the file being resumed. */
@@ -85,9 +86,18 @@ export function resumeDifferences(prev: Results, now: ResumeIdentity): string[] 
   ];
 }
 
-/** Refuses (exit 2) a resume of a complete run, or of another run: `diffs` names every difference. */
-export function refuseResume(file: string, status: Results["status"], diffs: readonly string[]): void {
-  if (status === "complete") {
+/**
+ * Refuses (exit 2) a resume of a complete run, or of another run: `diffs` names every difference.
+ * A file marked complete whose cells still lack what was planned (`pending`: instruction counts, as
+ * older versions could leave it) is resumed.
+ */
+export function refuseResume(
+  file: string,
+  status: Results["status"],
+  diffs: readonly string[],
+  pending = 0,
+): void {
+  if (status === "complete" && pending === 0) {
     throw new UsageError(`--resume ${file}: the run is complete; nothing to resume`);
   }
   if (diffs.length > 0) {
@@ -95,25 +105,48 @@ export function refuseResume(file: string, status: Results["status"], diffs: rea
   }
 }
 
-/** Refuses (exit 2) a resume of a complete run or of a different run, naming every difference. */
-export function checkResumable(file: string, prev: Results, now: ResumeIdentity): void {
-  refuseResume(file, prev.status, resumeDifferences(prev, now));
+/**
+ * Refuses (exit 2) a resume of a complete run or of a different run, naming every difference.
+ * `unfinished`: the measuring modes' rule of a finished cell (refuseResume's `pending`).
+ */
+export function checkResumable(
+  file: string,
+  prev: Results,
+  now: ResumeIdentity,
+  unfinished?: UnfinishedRule<Cell>,
+): void {
+  refuseResume(file, prev.status, resumeDifferences(prev, now), pendingCells(prev.cells, unfinished));
+}
+
+/** How many of `cells` are ok but not finished by the rule (0 without one). */
+export function pendingCells<C>(cells: readonly C[], unfinished: UnfinishedRule<C>): number {
+  return unfinished ? cells.filter((c) => unfinished(c) !== null).length : 0;
 }
 
 /** The finished (ok) cells of `prev` that the plan still asks for, each once. */
-export function keptCells(prev: Results, planned: readonly PlannedCell[]): Cell[] {
-  return finishedCells(prev.cells, planned);
+export function keptCells(
+  prev: Results,
+  planned: readonly PlannedCell[],
+  unfinished?: UnfinishedRule<Cell>,
+): Cell[] {
+  return finishedCells(prev.cells, planned, unfinished);
 }
 
-/** The ok cells among `cells` whose id is planned, each once (run and ab cells alike). */
+/**
+ * The finished cells among `cells` whose id is planned, each once (run and ab cells alike): ok,
+ * and with everything the measuring modes planned for them (`unfinished` says null: a counted
+ * cell has its instruction counts). The others are measured again.
+ */
 export function finishedCells<C extends { id: string; status: string }>(
   cells: readonly C[],
   planned: readonly { id: string }[],
+  unfinished?: UnfinishedRule<C>,
 ): C[] {
   const ids = new Set(planned.map((c) => c.id));
   const seen = new Set<string>();
   return cells.filter((c) => {
     if (c.status !== "ok" || !ids.has(c.id) || seen.has(c.id)) return false;
+    if (unfinished && unfinished(c) !== null) return false;
     seen.add(c.id);
     return true;
   });
@@ -152,6 +185,7 @@ export function startingResults(
   record: ServerRecord,
   cells: readonly PlannedCell[],
   prev: Results | null,
+  unfinished?: UnfinishedRule<Cell>,
 ): { results: Results; toRun: PlannedCell[] } {
   const fresh: Results = {
     schema: RESULTS_SCHEMA,
@@ -163,5 +197,5 @@ export function startingResults(
     cells: [],
     telemetry_overhead_pct_of_core: null,
   };
-  return prev ? resumedDocument(fresh, prev, cells) : { results: fresh, toRun: [...cells] };
+  return prev ? resumedDocument(fresh, prev, cells, unfinished) : { results: fresh, toRun: [...cells] };
 }

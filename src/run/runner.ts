@@ -22,6 +22,7 @@ import {
   type EnginePlan,
   type EngineRun,
   type MeasuringMode,
+  modesRule,
   preflightEngine,
   prepareSides,
   sideOverrides,
@@ -34,6 +35,7 @@ import {
   ResultsWriter,
   replacingWarning,
   resolveThenLock,
+  type UnfinishedRule,
 } from "./lifecycle.js";
 import type { Side } from "./phases.js";
 import { sysbenchCall } from "./phases.js";
@@ -84,6 +86,7 @@ function startingRun(
   ctx: EngineContext,
   install: ServerInstall,
   cells: PlannedCell[],
+  unfinished: UnfinishedRule<Cell>,
 ): { results: Results; toRun: PlannedCell[]; resumed: boolean } {
   const networkRec = networkRecord(ctx.net);
   if (networkRec) opts.log.info(`network scenario: ${describeNetwork(networkRec)}`);
@@ -100,8 +103,8 @@ function startingRun(
   const prev = readResults(opts.resume);
   const w = ctx.loaded.workload;
   const hashes = tierHashes(install, w, ctx.host.memory_bytes, sideOverrides(w, opts.set));
-  checkResumable(opts.resume, prev, { header, server: record, tierHashes: hashes });
-  const started = startingResults(header, record, cells, prev);
+  checkResumable(opts.resume, prev, { header, server: record, tierHashes: hashes }, unfinished);
+  const started = startingResults(header, record, cells, prev, unfinished);
   opts.log.info(
     `resuming ${opts.resume}: ${started.results.cells.length} of ${plural(cells.length, "cell")} done, ${started.toRun.length} to run`,
   );
@@ -120,7 +123,8 @@ async function runGuarded(
   const sharded = shardedPlan(w, opts.shard);
   if (sharded.info) opts.log.info(sharded.info);
   if (sharded.warning) opts.log.warn(sharded.warning);
-  const { results, toRun, resumed } = startingRun(opts, ctx, install, sharded.cells);
+  const unfinished = modesRule(modes, sharded.cells);
+  const { results, toRun, resumed } = startingRun(opts, ctx, install, sharded.cells, unfinished);
   const writer = new ResultsWriter(ctx.out, results, writeResults, opts.onWrite);
   const data = new TierData(opts, ctx, install);
   const plan: EnginePlan<null, PlannedCell, Cell> = {
@@ -139,6 +143,7 @@ async function runGuarded(
     cellLine,
     pauseSeconds: w.pause,
     collectors: modes.map((mode) => mode.collector(ctx, sharded.cells)),
+    unfinished,
   };
   const seconds = secondsToRun(w, toRun, opts.shard !== undefined || resumed);
   const engine = new Engine(opts, ctx, writer, plan, seconds);

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -118,6 +119,8 @@ export class ServerInstance {
   private child: ChildProcess | null = null;
   /** how the server process ended ("was killed by SIGKILL"), once it has */
   exitDescription: string | null = null;
+  /** directories of this server process's own files (scratchDir): removed by dispose() */
+  private readonly scratch = new Set<string>();
   /** argv prefix and extra mysqld arguments of the next start (restartUnder changes them) */
   private launch: { wrapper: readonly string[] | null; args: readonly string[] };
 
@@ -344,6 +347,21 @@ export class ServerInstance {
     await this.start(signal);
   }
 
+  /**
+   * An empty directory `name` in the work dir for files this server process writes (callgrind's
+   * dumps): whatever an earlier (interrupted) run left there is removed first; dispose() removes
+   * it, and the watchdog reaps it if perfgate is killed outright.
+   */
+  scratchDir(name: string): string {
+    const dir = join(this.opts.workDir, name);
+    // emptied rather than replaced: it may be a mount point the user gave the dumps
+    mkdirSync(dir, { recursive: true });
+    emptyDir(dir);
+    this.scratch.add(dir);
+    noteDir(dir);
+    return dir;
+  }
+
   /** A root control connection over the private socket. */
   async connect(): Promise<mysql.Connection> {
     return await mysql.createConnection({
@@ -486,9 +504,30 @@ export class ServerInstance {
     await this.stop();
     rmSync(this.socketDir, { recursive: true, force: true });
     forgetDir(this.socketDir);
+    for (const dir of this.scratch) {
+      emptyDir(dir);
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // a mount point stays where it was, empty
+      }
+      forgetDir(dir);
+    }
+    this.scratch.clear();
     if (!keepData) rmSync(this.datadir, { recursive: true, force: true });
     forgetDir(this.datadir);
   }
+}
+
+/** Removes everything inside `dir` (not `dir` itself). */
+function emptyDir(dir: string): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) rmSync(join(dir, n), { recursive: true, force: true });
 }
 
 /** Numeric differences of two SHOW GLOBAL STATUS snapshots (non-numeric values are left out). */
