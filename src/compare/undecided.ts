@@ -7,6 +7,7 @@
 import { metricDef } from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
 import { plural } from "../util/plural.js";
+import { abCellAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";
 import type { ComparisonCell } from "./schema.js";
 
@@ -27,7 +28,7 @@ export function rulesOut(c: ComparisonCell): string | null {
 }
 
 function abCellOf(ab: AbResults, c: ComparisonCell) {
-  return ab.cells.find((x) => x.script === c.scenario && x.tier === c.tier && x.threads === c.threads);
+  return abCellAt(ab, c.scenario, c.tier, c.threads);
 }
 
 /** Why this inconclusive cell stopped where it did. */

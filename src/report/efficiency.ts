@@ -41,19 +41,15 @@ interface Row {
 function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[] } {
   const rows = new Map<string, Row>();
   const seen = new Set<EfficiencyMetric>();
+  const keyOf = (c: Pick<EfficiencyEntry, "scenario" | "tier" | "threads" | "base" | "head">) =>
+    JSON.stringify([c.scenario, c.tier, c.threads, c.base, c.head]);
+  const tpsCells = new Map<string, ComparisonReport["cells"][number]>();
+  for (const c of r.cells) if (c.metric === "tps" && !tpsCells.has(keyOf(c))) tpsCells.set(keyOf(c), c);
   for (const e of r.efficiency ?? []) {
-    const key = JSON.stringify([e.scenario, e.tier, e.threads, e.base, e.head]);
+    const key = keyOf(e);
     let row = rows.get(key);
     if (!row) {
-      const tps = r.cells.find(
-        (c) =>
-          c.metric === "tps" &&
-          c.scenario === e.scenario &&
-          c.tier === e.tier &&
-          c.threads === e.threads &&
-          c.base === e.base &&
-          c.head === e.head,
-      );
+      const tps = tpsCells.get(key);
       const sign = tps && tps.change_pct >= 0 ? "+" : "";
       const name = cellLabel(e);
       row = {
