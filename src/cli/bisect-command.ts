@@ -157,10 +157,10 @@ From a change point on the trend site to the commit:
   The trend site (or \`perfgate history changes\`) shows a change as "-9% between a1b2c3 and f9e8d7"
   on a cell (script, threads, buffer pool) and a metric. Either let bisect read it from the store:
     perfgate bisect --from-change git:perfgate-data --cell oltp_read_write:4:1G \\
-      -w workloads/nightly.yml --source ~/src/server        (--dry-run: show the range it takes)
+      -w workloads/smoke.yml --source ~/src/server        (--dry-run: show the range it takes)
   or give the range by hand:
     perfgate bisect --good a1b2c3 --bad f9e8d7 --cell oltp_read_write:4:1G \\
-      -w workloads/nightly.yml --source ~/src/server
+      -w workloads/smoke.yml --source ~/src/server
   A failing gate's PR comment names this command for its worst cell; .github/workflows/bisect.yml
   runs it on the bare-metal runner. Method, rule, budget and "unknown": docs/bisect.md`;
 
