@@ -57,6 +57,8 @@ export interface BisectOptions {
   bad: string;
   source: string;
   provision: string | null;
+  /** the longest a --provision command may run, in seconds (default PROVISION_TIMEOUT_S) */
+  provisionTimeoutS?: number;
   workloadFile: string;
   cell: BisectArgs["cell"];
   metric: string;
@@ -117,7 +119,14 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
       endpointsWorkload,
       oneCellWorkload(o.workloadFile, cell, true, goodBlocks(args.max_rounds)),
     );
-  const prov = { repo, command: o.provision, cacheDir: o.cacheDir, log: o.log, signal: o.signal };
+  const prov: ProvisionContext = {
+    repo,
+    command: o.provision,
+    cacheDir: o.cacheDir,
+    log: o.log,
+    signal: o.signal,
+    ...(o.provisionTimeoutS === undefined ? {} : { timeoutS: o.provisionTimeoutS }),
+  };
   const pool = new ServerPool({
     workloadFile: workload,
     workRoot: keptWorkRoot(stepsDir, o.workDir),

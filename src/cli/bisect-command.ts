@@ -5,6 +5,7 @@ import { BISECT_METRICS } from "../bisect/core/state.js";
 import { bisectText, oneLineText } from "../bisect/core/summary.js";
 import { runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
+import { PROVISION_TIMEOUT_S } from "../bisect/provision.js";
 import { DRY_RUN, FROM_CHANGE } from "../options/bisect.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import { CACHE_DIR, type SharedOption, WORK_DIR, WORKLOAD } from "../options/definitions.js";
@@ -20,6 +21,7 @@ interface BisectFlags {
   bad?: string;
   source?: string;
   provision?: string;
+  provisionTimeout?: string;
   workload: string;
   cell?: string;
   metric: string;
@@ -128,6 +130,11 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
       bad: o.bad!,
       source: o.source!,
       provision: o.provision ?? null,
+      ...(o.provisionTimeout === undefined
+        ? {}
+        : {
+            provisionTimeoutS: flagParser("provision-timeout", wholeNumber(1, 7 * 86400))(o.provisionTimeout),
+          }),
       workloadFile: o.workload,
       cell: { script: cell.script, threads: cell.threads, tier },
       metric: o.metric,
@@ -179,6 +186,10 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
     .option(
       "--provision <command>",
       "instead of building: a shell command run in a checkout of each commit whose last output line is a server spec, then optional name=value server options",
+    )
+    .option(
+      "--provision-timeout <s>",
+      `stop the bisect when a --provision command runs longer than this many seconds (default: ${PROVISION_TIMEOUT_S})`,
     )
     .addOption(
       cliOption(WORKLOAD, {
