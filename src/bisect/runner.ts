@@ -45,6 +45,7 @@ import {
   marksOf,
   nextAction,
   nextAgainst,
+  resumeProblem,
   roundsAgainst,
 } from "./core/state.js";
 import { commitRange, resolveRef, sourceRepo } from "./git.js";
@@ -263,6 +264,12 @@ function startingResults(o: BisectOptions, args: BisectArgs, commits: CommitInfo
     throw new UserError(`--resume ${o.resume}: the range's commits changed since it was written`);
   }
   if (prev.status === "complete") throw new UserError(`--resume ${o.resume}: that bisect is complete`);
+  const problem = resumeProblem(prev);
+  if (problem !== null) {
+    throw new UserError(
+      `--resume ${o.resume}: ${problem}; not resumed (start a new bisect, or restore the file perfgate wrote)`,
+    );
+  }
   o.log.info(`resuming ${o.resume}: ${plural(prev.steps.length, "step")} kept`);
   const { status_reason: _dropped, ...rest } = prev;
   return {
