@@ -5,7 +5,7 @@
  * the total change, demangled name, binary or library). Pure.
  */
 import type { ComparisonReport, FunctionChangesEntry } from "../compare/schema.js";
-import { mdEscape, plainText } from "./escape.js";
+import { mdCode, mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 
 const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)}%`;
@@ -50,7 +50,7 @@ export function functionChangesMarkdown(
     for (const f of e.functions.slice(0, top)) {
       const mark = f.complete ? "" : " ¹";
       L.push(
-        `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\`${mark} | ${mdEscape(f.object)} | ${count(f.base)} | ${count(f.head)} | ${f.delta >= 0 ? "+" : ""}${count(f.delta)} | ${shareText(f.share)} |`,
+        `| ${mdCode(shortName(f.name))}${mark} | ${mdEscape(f.object)} | ${count(f.base)} | ${count(f.head)} | ${f.delta >= 0 ? "+" : ""}${count(f.delta)} | ${shareText(f.share)} |`,
       );
     }
     L.push("");

@@ -10,7 +10,7 @@ import type { ComparisonReport, ProfileEntry } from "../compare/schema.js";
 import { diffTree } from "../flamegraph/diff.js";
 import { profileGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
-import { mdEscape, plainText } from "./escape.js";
+import { mdCode, mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 
 const clip = (s: string, max = 90) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
@@ -59,7 +59,7 @@ export function profilesMarkdown(
     );
     for (const f of e.grown.slice(0, max)) {
       L.push(
-        `| ${mdEscape(clip(f.name))} | ${per(f.base)} → ${per(f.head)} | ${pct(f.base_share)} → ${pct(f.head_share)} | ${pts(f.head_share - f.base_share)} |`,
+        `| ${mdCode(clip(f.name))} | ${per(f.base)} → ${per(f.head)} | ${pct(f.base_share)} → ${pct(f.head_share)} | ${pts(f.head_share - f.base_share)} |`,
       );
     }
     L.push("");
