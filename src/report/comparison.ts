@@ -11,7 +11,8 @@
  */
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
-import { metricDigits } from "../metrics/table.js";
+import { needsWords } from "../compare/undecided.js";
+import { metricDef, metricDigits } from "../metrics/table.js";
 import { pushAll } from "../util/arrays.js";
 import { plural } from "../util/plural.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
@@ -72,8 +73,9 @@ export function mdeText(c: ComparisonCell): string {
 
 /** "(needs ~12 pairs)": what would decide an inconclusive verdict without an `undecided` record. */
 export function needsText(c: ComparisonCell): string {
-  const unit = c.method === "paired" ? "pairs" : "repetitions per side";
-  return c.samples_needed !== null ? ` (needs ~${fmtNumber(c.samples_needed)} ${unit})` : "";
+  const unit =
+    c.method === "paired" ? (metricDef(c.metric).fromSlice ? "pairs" : "repetitions") : "repetitions per side";
+  return c.samples_needed !== null ? ` (${needsWords(c.samples_needed, unit)})` : "";
 }
 
 /**

@@ -16,11 +16,16 @@ const ORDER = Object.keys(EFFICIENCY_LABELS) as EfficiencyMetric[];
 /** The plain-text label column: as wide as the longest label. */
 const LABEL_WIDTH = Math.max(...EFFICIENCY_METRICS.map((m) => m.label.length));
 
-const r2 = (x: number) => (x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2));
+const r2 = (x: number) =>
+  x === 0 ? "0" : x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
 
-/** "1.12× [1.05, 1.19]", "1.12×" without an interval, "–" without a ratio. */
+/**
+ * "1.12× [1.05, 1.19]", "1.12×" without an interval, "–" without a ratio, "none on head" when the
+ * head counted nothing (a ratio of 0 would read as a measured "0.0×").
+ */
 export function ratioText(e: EfficiencyEntry | undefined): string {
   if (!e || e.ratio === null) return "–";
+  if (e.head_value === 0) return "none on head";
   const ci = e.ci_low !== null && e.ci_high !== null ? ` [${r2(e.ci_low)}, ${r2(e.ci_high)}]` : "";
   return `${r2(e.ratio)}×${ci}`;
 }
