@@ -10,10 +10,12 @@ import { describe, expect, it } from "vitest";
 import type { BisectResults, Round } from "../src/bisect/core/schema.js";
 import { rng, simulatedBisect } from "../src/bisect/core/simulate.js";
 import { anchoringOf, effectOf, judged, nextAction, resumeProblem } from "../src/bisect/core/state.js";
+import { bisectText } from "../src/bisect/core/summary.js";
 import { runBisect } from "../src/bisect/runner.js";
 import { memoryLogger } from "../src/util/log.js";
 import { plantedRepo } from "./helpers/bisect-repo.js";
-import { ROOT } from "./helpers/env.js";
+import { runCli } from "./helpers/cli.js";
+import { ROOT, requireBuild } from "./helpers/env.js";
 import { tempDir } from "./helpers/results-factory.js";
 
 /** Plays `steps` actions of a bisect of `doc` with a step at commit `planted` (noise sd 0.02, 4 pairs a round). */
@@ -167,5 +169,26 @@ describe("perfgate bisect --resume of a tampered file", () => {
       ),
     );
     expect(() => execFileSync("test", ["-e", marker])).toThrow();
+  });
+});
+
+describe("perfgate report of a finished bisect file", () => {
+  it("renders the bisect's report again, as text and as Markdown", async () => {
+    requireBuild();
+    const doc = play(simulatedBisect(32, { metric: "tps", maxRounds: 20, alpha: 0.05 }), 19, 200);
+    const a = nextAction(doc);
+    expect(a.kind).toBe("found");
+    doc.outcome = a.kind === "found" ? { kind: "found", index: a.index, skipped: a.skipped } : null;
+    doc.status = "complete";
+    const file = join(tempDir("perfgate-bisect-report-"), "bisect.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const text = await runCli(["report", file, "--format", "text"]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe(`${bisectText(doc)}\n`);
+    expect(doc.outcome).toMatchObject({ kind: "found", index: 19 });
+    expect(text.stdout).toMatch(/^first bad commit: 0{10} /);
+    const md = await runCli(["report", file]);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toBe(`\`\`\`text\n${bisectText(doc)}\n\`\`\`\n`);
   });
 });
