@@ -74,7 +74,11 @@ export function mdeText(c: ComparisonCell): string {
 /** "(needs ~12 pairs)": what would decide an inconclusive verdict without an `undecided` record. */
 export function needsText(c: ComparisonCell): string {
   const unit =
-    c.method === "paired" ? (metricDef(c.metric).fromSlice ? "pairs" : "repetitions") : "repetitions per side";
+    c.method === "paired"
+      ? metricDef(c.metric).fromSlice
+        ? "pairs"
+        : "repetitions"
+      : "repetitions per side";
   return c.samples_needed !== null ? ` (${needsWords(c.samples_needed, unit)})` : "";
 }
 

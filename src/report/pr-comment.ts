@@ -282,7 +282,8 @@ function workloadText(i: PrReportInput): string | null {
   const parts = [mdEscape(clip(i.workload))];
   if (scripts.length > 0)
     parts.push(scripts.length > 4 ? plural(scripts.length, "script") : listText(scripts));
-  if (threads.length > 0) parts.push(`${listText(threads)} ${threads.length === 1 && threads[0] === 1 ? "thread" : "threads"}`);
+  if (threads.length > 0)
+    parts.push(`${listText(threads)} ${threads.length === 1 && threads[0] === 1 ? "thread" : "threads"}`);
   if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
   const results = i.sets.find((s) => s.results)?.results;
   const dataset = ab?.dataset ?? results?.dataset;

@@ -370,7 +370,9 @@ export class ServerInstance {
       if (existsSync(this.socket) && (await this.answers())) return false;
       if (Date.now() > deadline) {
         await this.stop();
-        throw new UserError(`${install.spec} did not answer within ${timeoutMs / 1000} s: ${this.failureCause()}`);
+        throw new UserError(
+          `${install.spec} did not answer within ${timeoutMs / 1000} s: ${this.failureCause()}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
     }
