@@ -336,7 +336,7 @@ export async function runBounded(
         child.once("exit", (code, sig) => resolve({ code, signal: sig }));
       },
     );
-    const leftBehind = reapAfter(child.pid, marker);
+    const leftBehind = await reapAfter(child.pid, marker);
     await closedWithin(child, 2000);
     return {
       ...ended,
@@ -352,24 +352,34 @@ export async function runBounded(
   }
 }
 
-/** Kills what a finished command left: its process group, and processes carrying its marker. */
-function reapAfter(pid: number | undefined, marker: string): string[] {
-  const left = processesWithEnv(marker);
-  if (pid !== undefined) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // the group is empty
+/**
+ * Kills what a finished command left: its process group, and processes carrying its marker. A
+ * process caught between fork and exec can show no environment for a moment, so the scan is
+ * repeated until one finds nothing (at most 10 times, 50 ms apart).
+ */
+async function reapAfter(pid: number | undefined, marker: string): Promise<string[]> {
+  const left = new Map<number, string>();
+  for (let round = 0; round < 10; round++) {
+    const found = processesWithEnv(marker);
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // the group is empty
+      }
     }
-  }
-  for (const p of left) {
-    try {
-      process.kill(p.pid, "SIGKILL");
-    } catch {
-      // already gone
+    for (const p of found) {
+      left.set(p.pid, p.command);
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
     }
+    if (found.length === 0 && round > 0) break;
+    await new Promise((r) => setTimeout(r, 50));
   }
-  return left.map((p) => `${p.pid} ${p.command}`);
+  return [...left].map(([p, command]) => `${p} ${command}`);
 }
 
 /** Waits up to `ms` for the child's output pipes to close, then closes them from this side. */
