@@ -20,7 +20,9 @@ const AB = new WeakMap<readonly AbCell[], Indexed<AbCell>>();
 const RUN = new WeakMap<readonly RunCell[], Indexed<RunCell[]>>();
 
 function key(server: string | null, script: string, tier: string | null, threads: number): string {
-  return JSON.stringify([server, script, tier, threads]);
+  // Each part with its length (null as "-"), so that no name, whatever it holds, makes another key.
+  const part = (x: string | null) => (x === null ? "-" : `${x.length}:${x}`);
+  return `${part(server)}|${part(script)}|${part(tier)}|${threads}`;
 }
 
 /** The first A/B cell of a coordinate (as a scan from the start would find it). */

@@ -31,6 +31,13 @@ function abCellOf(ab: AbResults, c: ComparisonCell) {
   return abCellAt(ab, c.scenario, c.tier, c.threads);
 }
 
+/** 91184 → "91,184" (what toLocaleString("en-US") writes for a whole number, without its cost). */
+function grouped(n: number): string {
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 /** From this many samples on, a verdict is out of reach on this host and the report says so. */
 export const OUT_OF_REACH = 1000;
 
@@ -39,7 +46,7 @@ export const OUT_OF_REACH = 1000;
  * host can decide (~91,184 pairs): the difference is smaller than the noise here".
  */
 export function needsWords(needed: number, unit: string): string {
-  const n = `~${needed.toLocaleString("en-US")} ${unit}`;
+  const n = `~${grouped(needed)} ${unit}`;
   return needed >= OUT_OF_REACH
     ? `beyond what this host can decide (${n}): the difference is smaller than the noise here`
     : `needs ${n}`;
