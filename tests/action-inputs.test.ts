@@ -11,6 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
 import { INPUT_DEFAULTS, REQUIRED_INPUTS } from "../src/action/constants.js";
 import { buildProgram } from "../src/cli/main.js";
+import { METRIC_NAMES } from "../src/metrics/table.js";
 import { parseFlag } from "../src/options/commander.js";
 import { actionDefault, SHARED_OPTIONS, THRESHOLD } from "../src/options/definitions.js";
 import { InvalidValue, parsePct } from "../src/options/values.js";
@@ -63,6 +64,22 @@ describe("the action's inputs: one list, the same in action.yml and docs/action.
     for (const [name, shown] of Object.entries(docs)) {
       const expected = REQUIRED_INPUTS.includes(name as never) ? "(required)" : INPUT_DEFAULTS[name as never];
       expect({ name, default: shown }).toEqual({ name, default: expected });
+    }
+  });
+
+  it("threshold-metric names every metric of the metrics table, in action.yml and docs/action.md", () => {
+    const yml = readFileSync(join(ROOT, "action", "action.yml"), "utf8");
+    const ymlText = ymlInputs()["threshold-metric"] as YamlInput & { description?: string };
+    const docRow = readFileSync(join(ROOT, "docs", "action.md"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("| `threshold-metric` |"));
+    expect(yml).toContain("threshold-metric");
+    for (const metric of METRIC_NAMES) {
+      expect({ metric, in: ymlText.description ?? "" }).toEqual({
+        metric,
+        in: expect.stringMatching(new RegExp(`\\b${metric}\\b`)),
+      });
+      expect({ metric, in: docRow ?? "" }).toEqual({ metric, in: expect.stringContaining(`\`${metric}\``) });
     }
   });
 

@@ -6,7 +6,15 @@
  * provision command fails at once, after the range has been resolved in git.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +81,8 @@ describe("perfgate bisect --from-change", () => {
       "oltp_read_write:8",
       "-w",
       workload,
+      "--source",
+      repo,
       "--dry-run",
     ]);
     expect(r.code, r.stderr).toBe(0);
@@ -81,8 +91,8 @@ describe("perfgate bisect --from-change", () => {
         `change point: tps -[0-9.]+% in oltp_read_write:8:1G .* between ${shas[AT - 1]!.slice(0, 12)} \\(good\\) and ${shas[AT]!.slice(0, 12)} \\(bad\\)`,
       ),
     );
-    expect(r.stdout.trim()).toBe(
-      `perfgate bisect --good ${shas[AT - 1]} --bad ${shas[AT]} --workload ${workload} --cell oltp_read_write:8:1G --metric tps`,
+    expect(r.stdout.trim().split("\n")[0]).toBe(
+      `perfgate bisect --good ${shas[AT - 1]} --bad ${shas[AT]} --source ${realpathSync(repo)} --workload ${workload} --cell oltp_read_write:8:1G --metric tps`,
     );
   });
 

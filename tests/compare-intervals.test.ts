@@ -118,7 +118,7 @@ describe("three or more", () => {
     expect(w.minimum).toBeGreaterThan(3);
     expect(studentTQuantile(p, w.minimum - 1)).toBeLessThanOrEqual(limit);
     expect(studentTQuantile(p, w.minimum - 2)).toBeGreaterThan(limit);
-    expect(v.interval_withheld).toBe(`too few pairs for a 99.99% interval (n=3); use ≥ ${w.minimum}`);
+    expect(v.interval_withheld).toBe(`99.99% interval too wide to report with 3 pairs; use ≥ ${w.minimum}`);
     expect(v.verdict).toBe("inconclusive");
     expect(v.samples_needed).toBeGreaterThanOrEqual(w.minimum);
   });

@@ -4,6 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -241,3 +242,34 @@ describe.each(MYSQL_SERVERS)("%s isolation and binary log", (spec) => {
     }
   });
 });
+
+describe.each(["maven:mariadb@11.4.5", "deb:mysql@9.7.4"])(
+  "%s port taken before the server binds it",
+  (spec) => {
+    it("starts again on another free port and answers there; the first port stays with its holder", async () => {
+      const { inst, workDir } = await instance(spec);
+      const holder = createServer();
+      try {
+        await inst.initialize();
+        const taken = inst.port;
+        // Another process takes the port between perfgate's check and mysqld's bind.
+        await new Promise<void>((resolve, reject) => {
+          holder.once("error", reject);
+          holder.listen(taken, "127.0.0.1", resolve);
+        });
+        await inst.start();
+        expect(inst.port).not.toBe(taken);
+        const vars = await inst.variables();
+        expect(vars.port).toBe(String(inst.port));
+        expect(inst.config.text).toContain(`port = ${inst.port}`);
+        // The side's sysbench target follows the new port.
+        expect(sideOf("base", inst).target.port).toBe(inst.port);
+        expect(readFileSync(join(workDir, "my.cnf"), "utf8")).toContain(`port = ${inst.port}`);
+      } finally {
+        holder.close();
+        await inst.dispose();
+      }
+      expect(processesMatching(workDir)).toEqual([]);
+    });
+  },
+);

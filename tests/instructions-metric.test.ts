@@ -143,14 +143,14 @@ describe("an undecided instructions verdict of an A/B says what stopped it, in r
 
   it("its planned repetitions only: names the setting that counts more", () => {
     expect(undecided({})).toMatch(
-      /^3 repetitions per side(, needs ~[\d,]+)?: planned repetitions only \(instructions\.max_repetitions counts more until decided\)$/,
+      /^3 repetitions per side(, needs ~[\d,]+ repetitions)?: planned repetitions only \(instructions\.max_repetitions counts more until decided\)$/,
     );
     expect(undecided({ planned_repetitions: 3, max_repetitions: 3 })).toMatch(/planned repetitions only/);
   });
 
   it("max_repetitions reached", () => {
     expect(undecided({ planned_repetitions: 2, max_repetitions: 3 })).toMatch(
-      /^3 repetitions per side(, needs ~[\d,]+)?: max_repetitions 3 reached$/,
+      /^3 repetitions per side(, needs ~[\d,]+ repetitions)?: max_repetitions 3 reached$/,
     );
   });
 

@@ -1,5 +1,8 @@
 /** The hand-rolled number formatter must write exactly what Intl.NumberFormat("en-US") writes. */
 import { describe, expect, it } from "vitest";
+import type { ComparisonReport } from "../src/compare/schema.js";
+import { mdCode } from "../src/report/escape.js";
+import { functionChangesMarkdown } from "../src/report/function-changes.js";
 import { fmtNumber, mdEscape } from "../src/report/markdown.js";
 
 describe("fmtNumber", () => {
@@ -35,5 +38,68 @@ describe("mdEscape", () => {
       // "@" never stays live (name@host.tld is an e-mail autolink): a zero-width space follows it.
       expect(mdEscape("mariadb@11.4.5")).toBe("mariadb@\u200b11.4.5");
     }
+  });
+});
+
+describe("mdCode: names as code spans, exactly as they are", () => {
+  it("keeps C++ and versioned symbol names whole: no backslashes, no zero-width spaces", () => {
+    expect(mdCode("Field::make_send_field(Send_field*)")).toBe("`Field::make_send_field(Send_field*)`");
+    expect(mdCode("pthread_getspecific@@GLIBC_2.34")).toBe("`pthread_getspecific@@GLIBC_2.34`");
+    expect(mdCode("std::vector<int, Alloc<int>>::~vector() [clone .cold]")).toBe(
+      "`std::vector<int, Alloc<int>>::~vector() [clone .cold]`",
+    );
+    for (const name of ["a\\b", "x_y_", "*p", "https://x.y", "www.x.org", "@team"]) {
+      expect(mdCode(name)).toBe(`\`${name}\``);
+      expect(mdCode(name)).not.toContain("\u200b");
+    }
+  });
+
+  it("cannot end the span or the table cell, and carries no control characters", () => {
+    expect(mdCode("operator|(a, b)")).toBe("`operator\\|(a, b)`");
+    expect(mdCode("a`b")).toBe("``a`b``");
+    expect(mdCode("`x``")).toBe("``` `x`` ```");
+    expect(mdCode("f\n| injected | row\u202e")).toBe("`f \\| injected \\| row`");
+  });
+
+  it("the function table shows the names of the issue as they are", () => {
+    const report = {
+      function_changes: [
+        {
+          scenario: "oltp_read_only",
+          tier: "1G",
+          threads: 1,
+          base: "mariadb@11.4.5 (base)",
+          head: "mariadb@11.4.5 (head)",
+          verdict: "regression",
+          change_pct: 12,
+          ci_low_pct: 11,
+          ci_high_pct: 13,
+          tps_verdict: null,
+          functions: [
+            {
+              name: "Field::make_send_field(Send_field*)",
+              object: "mariadbd",
+              base: 71,
+              head: 80,
+              delta: 9,
+              share: 0.1,
+              complete: true,
+            },
+            {
+              name: "pthread_getspecific@@GLIBC_2.34",
+              object: "libc.so.6",
+              base: 77,
+              head: 613,
+              delta: 536,
+              share: 0.9,
+              complete: true,
+            },
+          ],
+        },
+      ],
+    } as unknown as ComparisonReport;
+    const md = functionChangesMarkdown(report).join("\n");
+    expect(md).toContain("| `Field::make_send_field(Send_field*)` | mariadbd |");
+    expect(md).toContain("| `pthread_getspecific@@GLIBC_2.34` | libc.so.6 |");
   });
 });

@@ -203,7 +203,7 @@ describe("an inconclusive verdict says what stopped it and what it rules out", (
     const report = compareSets(sets, { metrics: ["tps"] });
     const c = report.cells[0]!;
     expect(c.verdict).toBe("inconclusive");
-    expect(c.undecided?.stopped_by).toMatch(/^30 pairs done, needs ~[\d,]+: max_pairs 30 reached$/);
+    expect(c.undecided?.stopped_by).toMatch(/^30 pairs done, needs ~[\d,]+ pairs: max_pairs 30 reached$/);
     expect(c.undecided?.rules_out).toMatch(/^rules out a regression worse than -\d+\.\d%/);
     const json = JSON.parse(renderComparisonJson(report)) as { cells: { undecided: unknown }[] };
     expect(json.cells[0]!.undecided).toEqual(c.undecided);

@@ -126,11 +126,9 @@ describe("samples needed in the reports", () => {
     const needed = r.cells[0]!.samples_needed!;
     expect(needed).toBeGreaterThan(1000);
     const grouped = needed.toLocaleString("en-US");
-    expect(renderComparisonText(r, sets)).toContain(
-      `inconclusive (3 repetitions per side, needs ~${grouped}; rules out`,
-    );
-    expect(renderComparisonMarkdown(r, sets)).toContain(
-      `(3 repetitions per side, needs ~${grouped}; rules out`,
-    );
+    // beyond reach: said plainly, the count still written with separators
+    const why = `3 repetitions per side, beyond what this host can decide (~${grouped} repetitions): the difference is smaller than the noise here; rules out`;
+    expect(renderComparisonText(r, sets)).toContain(`inconclusive (${why}`);
+    expect(renderComparisonMarkdown(r, sets)).toContain(`(${why}`);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -144,5 +144,29 @@ describe("workload files", () => {
     expect(() => checkTiersFitHost(w, "plan.yml", 300 * 1024 * 1024)).toThrow(
       /tier 512M: a buffer pool of 536870912 bytes does not fit this host.s memory \(314572800 bytes/,
     );
+  });
+});
+
+describe("workload files the docs and sources name", () => {
+  it("every workloads/<name>.yml named in docs/, src/, the workflows and runner-setup/ exists", () => {
+    const roots = ["docs", "src", ".github/workflows", "runner-setup"];
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+        const rel = join(dir, e.name);
+        if (e.isDirectory()) walk(rel);
+        else if (/\.(md|ts|ya?ml|sh|mjs)$/.test(e.name)) files.push(rel);
+      }
+    };
+    for (const r of roots) walk(r);
+    const missing: string[] = [];
+    for (const f of files) {
+      // (lines of quoted error output, "perfgate: workloads/x.yml: …", name example files)
+      const text = readFileSync(join(ROOT, f), "utf8").replace(/^perfgate: .*$/gm, "");
+      for (const m of text.matchAll(/(?<![\w/.-])workloads\/([A-Za-z0-9_-]+\.ya?ml)\b/g)) {
+        if (!existsSync(join(ROOT, "workloads", m[1]!))) missing.push(`${f}: workloads/${m[1]}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { UserError } from "../util/errors.js";
+import { UsageError, UserError } from "../util/errors.js";
 import { runCommand } from "../util/processes.js";
 import type { CommitInfo } from "./core/schema.js";
 
@@ -33,19 +33,19 @@ function lastErr(text: string): string {
 export async function sourceRepo(dir: string): Promise<string> {
   const abs = resolve(dir);
   const r = await git(abs, ["rev-parse", "--show-toplevel"]).catch(() => null);
-  if (r?.code !== 0) throw new UserError(`--source ${dir}: not a git repository`);
+  if (r?.code !== 0) throw new UsageError(`--source ${dir}: not a git repository`);
   return r.stdout.trim();
 }
 
 /** The commit a ref names; a one-line error naming the flag and the ref otherwise. */
 export async function resolveRef(repo: string, ref: string, flag: string): Promise<string> {
   if (!REF_RE.test(ref) || ref.includes("..")) {
-    throw new UserError(
+    throw new UsageError(
       `${flag} ${JSON.stringify(ref.slice(0, 80))}: not a git ref (accepted: a commit, tag or branch)`,
     );
   }
   const r = await git(repo, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
-  if (r.code !== 0) throw new UserError(`${flag} ${ref}: no such commit in ${repo}`);
+  if (r.code !== 0) throw new UsageError(`${flag} ${ref}: no such commit in ${repo}`);
   return r.stdout.trim();
 }
 
@@ -57,7 +57,9 @@ export async function resolveRef(repo: string, ref: string, flag: string): Promi
 export async function commitRange(repo: string, good: string, bad: string): Promise<CommitInfo[]> {
   const anc = await git(repo, ["merge-base", "--is-ancestor", "--end-of-options", good, bad]);
   if (anc.code !== 0)
-    throw new UserError(`--good ${good.slice(0, 12)} is not an ancestor of --bad ${bad.slice(0, 12)}`);
+    throw new UsageError(
+      `--good ${good.slice(0, 12)} is not an ancestor of --bad ${bad.slice(0, 12)} (reversed? --good is the earlier commit, without the regression)`,
+    );
   const r = await git(repo, [
     "log",
     "--ancestry-path",
@@ -71,7 +73,7 @@ export async function commitRange(repo: string, good: string, bad: string): Prom
   if (r.code !== 0)
     throw new UserError(`git log ${good.slice(0, 12)}..${bad.slice(0, 12)}: ${lastErr(r.stderr)}`);
   const after = r.stdout.split("\n").filter(Boolean).map(parseLogLine);
-  if (after.length === 0) throw new UserError("--good and --bad are the same commit: nothing to bisect");
+  if (after.length === 0) throw new UsageError("--good and --bad are the same commit: nothing to bisect");
   return [await commitInfo(repo, good), ...after];
 }
 

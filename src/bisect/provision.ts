@@ -8,7 +8,7 @@
 import { resolveServer } from "../servers/resolve.js";
 import { errorMessage, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
-import { runCommand } from "../util/processes.js";
+import { runBounded } from "../util/processes.js";
 import { lastLine, type Provisioned, parseProvisionLine, quoteLine } from "./core/provision-line.js";
 import { withWorktree } from "./git.js";
 
@@ -19,7 +19,14 @@ export interface ProvisionContext {
   cacheDir?: string | undefined;
   log: Logger;
   signal: AbortSignal;
+  /** the longest a --provision command may run, in seconds (default PROVISION_TIMEOUT_S) */
+  timeoutS?: number;
 }
+
+/** The longest a --provision command runs by default: 2 h (it may build a server from source). */
+export const PROVISION_TIMEOUT_S = 7200;
+/** The most of each of its output streams kept: only the last line of stdout is read. */
+export const PROVISION_OUTPUT_KEPT = 1024 * 1024;
 
 export type ProvisionResult =
   | { ok: true; provisioned: Provisioned; seconds: number }
@@ -56,13 +63,31 @@ async function runProvision(
   ctx: ProvisionContext,
   sha: string,
 ): Promise<{ ok: true; provisioned: Provisioned } | { ok: false; error: string }> {
+  const at = `--provision at ${sha.slice(0, 12)}`;
+  const timeoutS = ctx.timeoutS ?? PROVISION_TIMEOUT_S;
   return await withWorktree(ctx.repo, sha, ctx.signal, async (dir) => {
-    const r = await runCommand("sh", ["-c", ctx.command!], {
+    const r = await runBounded("sh", ["-c", ctx.command!], {
       cwd: dir,
       env: { ...process.env, PERFGATE_BISECT_COMMIT: sha },
       signal: ctx.signal,
+      timeoutMs: timeoutS * 1000,
+      maxOutputBytes: PROVISION_OUTPUT_KEPT,
     });
     if (ctx.signal.aborted) throw new UserError("interrupted");
+    if (r.leftBehind.length > 0) {
+      ctx.log.warn(
+        `${at} left ${r.leftBehind.length} process(es) running when it ended; stopped: ${r.leftBehind.slice(0, 3).map(quoteLine).join(", ")}`,
+      );
+    }
+    for (const [name, n] of Object.entries(r.printed)) {
+      if (n > PROVISION_OUTPUT_KEPT)
+        ctx.log.info(`${at} printed ${(n / 1048576).toFixed(1)} MiB on ${name}; its last 1 MiB kept`);
+    }
+    if (r.timedOut) {
+      throw new UserError(
+        `${at} did not finish within ${timeoutS} s and was stopped (--provision-timeout sets the limit)`,
+      );
+    }
     if (r.code !== 0) {
       const tail = lastLine(r.stderr) || lastLine(r.stdout);
       return { ok: false, error: `--provision exited ${r.code ?? r.signal}: ${quoteLine(tail)}` };

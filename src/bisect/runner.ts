@@ -19,7 +19,7 @@ import { endOnError } from "../run/lifecycle.js";
 import { formatDuration } from "../run/progress.js";
 import { runWorkload } from "../run/runner.js";
 import { AbortedError } from "../run/sysbench-run.js";
-import { errorMessage, UserError } from "../util/errors.js";
+import { errorMessage, UsageError, UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput } from "../util/outputs.js";
 import { plural } from "../util/plural.js";
@@ -45,6 +45,7 @@ import {
   marksOf,
   nextAction,
   nextAgainst,
+  resumeProblem,
   roundsAgainst,
 } from "./core/state.js";
 import { commitRange, resolveRef, sourceRepo } from "./git.js";
@@ -57,6 +58,8 @@ export interface BisectOptions {
   bad: string;
   source: string;
   provision: string | null;
+  /** the longest a --provision command may run, in seconds (default PROVISION_TIMEOUT_S) */
+  provisionTimeoutS?: number;
   workloadFile: string;
   cell: BisectArgs["cell"];
   metric: string;
@@ -87,14 +90,33 @@ interface Ctx {
   pool: ServerPool;
 }
 
-export async function runBisect(o: BisectOptions): Promise<{ results: BisectResults; exitCode: number }> {
+/** What a bisect would take, checked: the cell in the workload, the metric resolved, the range. */
+export interface BisectPlan {
+  cell: BisectArgs["cell"];
+  metric: BisectArgs["metric"];
+  repo: string;
+  commits: CommitInfo[];
+}
+
+/**
+ * Checks what a bisect needs before anything is built (`--dry-run` stops here): the cell is one of
+ * the workload's, the metric resolves, both refs are commits of the source and good is an
+ * ancestor of bad. Each problem is a one-line usage error.
+ */
+export async function planBisect(
+  o: Pick<BisectOptions, "good" | "bad" | "source" | "workloadFile" | "cell" | "metric" | "log">,
+): Promise<BisectPlan> {
   const cell = bisectedCell(o.workloadFile, o.cell);
   const metric = await resolveMetric(o.metric, cell.script, o.log);
-  const counted = anchoringOf(metric) === "good";
   const repo = await sourceRepo(o.source);
   const good = await resolveRef(repo, o.good, "--good");
   const bad = await resolveRef(repo, o.bad, "--bad");
-  const commits = await commitRange(repo, good, bad);
+  return { cell, metric, repo, commits: await commitRange(repo, good, bad) };
+}
+
+export async function runBisect(o: BisectOptions): Promise<{ results: BisectResults; exitCode: number }> {
+  const { cell, metric, repo, commits } = await planBisect(o);
+  const counted = anchoringOf(metric) === "good";
   const args: BisectArgs = {
     good: o.good,
     bad: o.bad,
@@ -117,7 +139,14 @@ export async function runBisect(o: BisectOptions): Promise<{ results: BisectResu
       endpointsWorkload,
       oneCellWorkload(o.workloadFile, cell, true, goodBlocks(args.max_rounds)),
     );
-  const prov = { repo, command: o.provision, cacheDir: o.cacheDir, log: o.log, signal: o.signal };
+  const prov: ProvisionContext = {
+    repo,
+    command: o.provision,
+    cacheDir: o.cacheDir,
+    log: o.log,
+    signal: o.signal,
+    ...(o.provisionTimeoutS === undefined ? {} : { timeoutS: o.provisionTimeoutS }),
+  };
   const pool = new ServerPool({
     workloadFile: workload,
     workRoot: keptWorkRoot(stepsDir, o.workDir),
@@ -178,7 +207,7 @@ async function resolveMetric(name: string, script: string, log: Logger): Promise
     }
   }
   if (!isMetricName(name) || !(metricDef(name).fromSlice || metricDef(name).fromAbCell)) {
-    throw new UserError(
+    throw new UsageError(
       `--metric ${JSON.stringify(name.slice(0, 40))}: accepted: ${BISECT_METRICS.join(", ")}`,
     );
   }
@@ -191,13 +220,13 @@ function bisectedCell(file: string, given: BisectArgs["cell"]): BisectArgs["cell
   const cell = { ...given, tier: given.tier === "" && w.tiers.length === 1 ? w.tiers[0]! : given.tier };
   const where = `--cell ${cell.script}:${cell.threads}:${cell.tier}`;
   if (!w.scripts.includes(cell.script))
-    throw new UserError(`${where}: ${file} has no script ${cell.script} (it has ${w.scripts.join(", ")})`);
+    throw new UsageError(`${where}: ${file} has no script ${cell.script} (it has ${w.scripts.join(", ")})`);
   if (!w.threads.includes(cell.threads))
-    throw new UserError(
+    throw new UsageError(
       `${where}: ${file} has no thread count ${cell.threads} (it has ${w.threads.join(", ")})`,
     );
   if (!w.tiers.includes(cell.tier))
-    throw new UserError(`${where}: ${file} has no tier ${cell.tier} (it has ${w.tiers.join(", ")})`);
+    throw new UsageError(`${where}: ${file} has no tier ${cell.tier} (it has ${w.tiers.join(", ")})`);
   return cell;
 }
 
@@ -254,6 +283,12 @@ function startingResults(o: BisectOptions, args: BisectArgs, commits: CommitInfo
     throw new UserError(`--resume ${o.resume}: the range's commits changed since it was written`);
   }
   if (prev.status === "complete") throw new UserError(`--resume ${o.resume}: that bisect is complete`);
+  const problem = resumeProblem(prev);
+  if (problem !== null) {
+    throw new UserError(
+      `--resume ${o.resume}: ${problem}; not resumed (start a new bisect, or restore the file perfgate wrote)`,
+    );
+  }
   o.log.info(`resuming ${o.resume}: ${plural(prev.steps.length, "step")} kept`);
   const { status_reason: _dropped, ...rest } = prev;
   return {

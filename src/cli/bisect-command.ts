@@ -1,16 +1,19 @@
 /** `perfgate bisect`: the first bad commit between a good and a bad one, measured on this host. */
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { stepsBound } from "../bisect/core/search.js";
 import { BISECT_METRICS } from "../bisect/core/state.js";
 import { bisectText, oneLineText } from "../bisect/core/summary.js";
-import { runBisect } from "../bisect/runner.js";
+import { PROVISION_TIMEOUT_S } from "../bisect/provision.js";
+import { planBisect, runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
 import { DRY_RUN, FROM_CHANGE } from "../options/bisect.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import { CACHE_DIR, type SharedOption, WORK_DIR, WORKLOAD } from "../options/definitions.js";
 import { oneOf, wholeNumber } from "../options/values.js";
 import { UsageError, UserError } from "../util/errors.js";
-import { consoleLogger } from "../util/log.js";
+import { consoleLogger, memoryLogger } from "../util/log.js";
+import { plural } from "../util/plural.js";
 import { loadWorkload } from "../workloads/schema.js";
 import type { CliHelpers } from "./ab-command.js";
 import { changeFromStore } from "./bisect-from-change.js";
@@ -20,6 +23,7 @@ interface BisectFlags {
   bad?: string;
   source?: string;
   provision?: string;
+  provisionTimeout?: string;
   workload: string;
   cell?: string;
   metric: string;
@@ -103,17 +107,15 @@ function withChange(o: BisectFlags, cmd: Command): BisectFlags {
 
 async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Promise<void> {
   const o = withChange(withResume(flags, cmd), cmd);
-  if (o.dryRun) {
-    process.stdout.write(
-      `perfgate bisect --good ${o.good ?? "?"} --bad ${o.bad ?? "?"} --workload ${o.workload} --cell ${o.cell ?? "?"} --metric ${o.metric}\n`,
-    );
-    return;
-  }
   for (const k of ["good", "bad", "source", "cell"] as const) {
     if (o[k] === undefined)
       throw new UsageError(`required option '--${k}' not specified (or --resume <bisect.json>)`);
   }
   const cell = parseCell(o.cell!);
+  if (o.dryRun) {
+    await dryRun(o, cell);
+    return;
+  }
   const alpha = Number(o.alpha);
   if (!(alpha > 0 && alpha < 0.5))
     throw new UsageError(`--alpha ${o.alpha}: expected a number between 0 and 0.5`);
@@ -128,6 +130,11 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
       bad: o.bad!,
       source: o.source!,
       provision: o.provision ?? null,
+      ...(o.provisionTimeout === undefined
+        ? {}
+        : {
+            provisionTimeoutS: flagParser("provision-timeout", wholeNumber(1, 7 * 86400))(o.provisionTimeout),
+          }),
       workloadFile: o.workload,
       cell: { script: cell.script, threads: cell.threads, tier },
       metric: o.metric,
@@ -152,15 +159,39 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
   }
 }
 
+/**
+ * `--dry-run`: everything a bisect checks before it builds anything (the cell against the
+ * workload, the metric, the refs and the range), then the command it would run, with the metric
+ * resolved, and the range's size. A problem is the same one-line usage error as without it.
+ */
+async function dryRun(o: BisectFlags, cell: ReturnType<typeof parseCell>): Promise<void> {
+  const plan = await planBisect({
+    good: o.good!,
+    bad: o.bad!,
+    source: o.source!,
+    workloadFile: o.workload,
+    cell: { script: cell.script, threads: cell.threads, tier: cell.tier ?? "" },
+    metric: o.metric,
+    log: memoryLogger(),
+  });
+  const c = plan.cell;
+  const first = plan.commits[0]!.sha.slice(0, 10);
+  const last = plan.commits.at(-1)!.sha.slice(0, 10);
+  process.stdout.write(
+    `perfgate bisect --good ${o.good} --bad ${o.bad} --source ${plan.repo} --workload ${o.workload} --cell ${c.script}:${c.threads}:${c.tier} --metric ${plan.metric}\n` +
+      `${plan.commits.length} commits (${first}..${last}): about ${plural(stepsBound(plan.commits.length), "step")} after the endpoints\n`,
+  );
+}
+
 const FROM_A_CHANGE_POINT = `
 From a change point on the trend site to the commit:
   The trend site (or \`perfgate history changes\`) shows a change as "-9% between a1b2c3 and f9e8d7"
   on a cell (script, threads, buffer pool) and a metric. Either let bisect read it from the store:
     perfgate bisect --from-change git:perfgate-data --cell oltp_read_write:4:1G \\
-      -w workloads/nightly.yml --source ~/src/server        (--dry-run: show the range it takes)
+      -w workloads/smoke.yml --source ~/src/server        (--dry-run: show the range it takes)
   or give the range by hand:
     perfgate bisect --good a1b2c3 --bad f9e8d7 --cell oltp_read_write:4:1G \\
-      -w workloads/nightly.yml --source ~/src/server
+      -w workloads/smoke.yml --source ~/src/server
   A failing gate's PR comment names this command for its worst cell; .github/workflows/bisect.yml
   runs it on the bare-metal runner. Method, rule, budget and "unknown": docs/bisect.md`;
 
@@ -179,6 +210,10 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
     .option(
       "--provision <command>",
       "instead of building: a shell command run in a checkout of each commit whose last output line is a server spec, then optional name=value server options",
+    )
+    .option(
+      "--provision-timeout <s>",
+      `stop the bisect when a --provision command runs longer than this many seconds (default: ${PROVISION_TIMEOUT_S})`,
     )
     .addOption(
       cliOption(WORKLOAD, {

@@ -8,6 +8,8 @@ import { totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
+import { bisectText } from "../bisect/core/summary.js";
+import { readBisectResults } from "../bisect/store.js";
 import { pinOptions } from "../compare/pins.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
@@ -57,11 +59,29 @@ import { registerServerCommands } from "./server-commands.js";
 
 /** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
 function isAbFile(file: string): boolean {
+  return schemaOf(file) === "perfgate/ab";
+}
+
+/** The `schema` a JSON file names near its start (null: none found, or unreadable). */
+function schemaOf(file: string): string | null {
   try {
-    return /"schema"\s*:\s*"perfgate\/ab"/.test(readFileSync(file, "utf8").slice(0, 200));
+    return /"schema"\s*:\s*"(perfgate\/[a-z-]+)"/.exec(readFileSync(file, "utf8").slice(0, 200))?.[1] ?? null;
   } catch {
-    return false;
+    return null;
   }
+}
+
+/**
+ * A bisect's report again (what `perfgate bisect` printed at its end): text, or for Markdown the
+ * same text in a code block whose fence no subject or author in it can close.
+ */
+function bisectReport(file: string, format: "markdown" | "text"): string {
+  const text = bisectText(readBisectResults(file));
+  if (format === "text") return text;
+  let longest = 2;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = "`".repeat(longest + 1);
+  return `${fence}text\n${text}\n${fence}`;
 }
 
 export const DEFAULT_SERVER = "mariadb@11.4.5";
@@ -254,8 +274,10 @@ const REPORT_FORMAT = FORMAT(["markdown", "text"] as const);
 function registerReportCommand(program: Command): void {
   program
     .command("report")
-    .description("Render the Markdown report (or a terminal table) of a run's or an A/B run's results file.")
-    .argument("<results.json>", "results file written by perfgate run or perfgate ab")
+    .description(
+      "Render the Markdown report (or a terminal table) of a run's or an A/B run's results file, or a bisect's report.",
+    )
+    .argument("<results.json>", "results file written by perfgate run, perfgate ab or perfgate bisect")
     .addOption(cliOption(REPORT_FORMAT))
     .option("-o, --out <file>", "write to a file instead of stdout")
     .addOption(cliOption(DEGRADATION))
@@ -271,7 +293,9 @@ function registerReportCommand(program: Command): void {
         refuseOutputOverInput("--out", o.out, [file]);
         const degradation = degradationOptions(o.degradation);
         let text: string;
-        if (isAbFile(file)) {
+        if (schemaOf(file) === "perfgate/bisect") {
+          text = bisectReport(file, o.format);
+        } else if (isAbFile(file)) {
           // The gate's report without a gate: `report` only shows.
           const gate = abGate(readAbResults(file), file, { degradation, failOnRegression: false });
           text = o.format === "markdown" ? gate.markdown : gate.text;

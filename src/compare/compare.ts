@@ -22,6 +22,7 @@ import {
   thresholdFor,
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { abCellAt, runCellsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
 import type { MeasurementSet } from "./model.js";
@@ -270,9 +271,8 @@ function runCounts(
   for (const s of sets) {
     const label = s.engine_servers?.[engine];
     if (!s.results || label === undefined) continue;
-    for (const c of s.results.cells) {
-      if (c.server !== label || c.status !== "ok" || !c.instructions) continue;
-      if (c.script !== v.scenario || c.tier !== v.tier || c.threads !== v.threads) continue;
+    for (const c of runCellsAt(s.results, label, v.scenario, v.tier, v.threads)) {
+      if (c.status !== "ok" || !c.instructions) continue;
       reps.push(...c.instructions.repetitions);
       how ??= { threads: c.instructions.threads, toggle: c.instructions.toggle };
     }
@@ -287,9 +287,7 @@ function runCounts(
 export function countedSides(sets: readonly MeasurementSet[], v: ComparisonCell): CountedSides | null {
   const where = { script: v.scenario, tier: v.tier ?? "" };
   for (const s of sets) {
-    const c = s.ab?.cells.find(
-      (x) => x.script === v.scenario && x.tier === v.tier && x.threads === v.threads,
-    );
+    const c = s.ab ? abCellAt(s.ab, v.scenario, v.tier, v.threads) : undefined;
     if (c?.instructions && s.engines.includes(v.head)) return { ...where, ...c.instructions };
   }
   const base = runCounts(sets, v.base, v);

@@ -10,6 +10,7 @@
 import type { AbResults } from "../results/ab-schema.js";
 import type { ProcessCounters, Results } from "../results/schema.js";
 import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
+import { abCellAt, runCellsAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";
 import type { EfficiencyEntry, EfficiencyMetric } from "./schema.js";
 
@@ -84,23 +85,16 @@ interface Phases {
 }
 
 function abPhases(ab: AbResults, u: UnitKey): Phases | null {
-  const c = ab.cells.find((x) => x.script === u.scenario && x.tier === u.tier && x.threads === u.threads);
+  const c = abCellAt(ab, u.scenario, u.tier, u.threads);
   if (!c) return null;
   const pairs = c.pairs.filter((p) => p.base.process && p.head.process);
   return { paired: true, base: pairs.map((p) => p.base.process!), head: pairs.map((p) => p.head.process!) };
 }
 
 function runPhases(r: Results, label: string | undefined, u: UnitKey): ProcessCounters[] {
-  return r.cells
-    .filter(
-      (c) =>
-        c.status === "ok" &&
-        (label === undefined || c.server === label) &&
-        c.script === u.scenario &&
-        c.tier === u.tier &&
-        c.threads === u.threads,
-    )
-    .flatMap((c) => (c.process ? [c.process] : []));
+  return runCellsAt(r, label, u.scenario, u.tier, u.threads).flatMap((c) =>
+    c.status === "ok" && c.process ? [c.process] : [],
+  );
 }
 
 function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {

@@ -7,6 +7,7 @@
 import { metricDef } from "../metrics/table.js";
 import type { AbResults } from "../results/ab-schema.js";
 import { plural } from "../util/plural.js";
+import { abCellAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";
 import type { ComparisonCell } from "./schema.js";
 
@@ -27,13 +28,35 @@ export function rulesOut(c: ComparisonCell): string | null {
 }
 
 function abCellOf(ab: AbResults, c: ComparisonCell) {
-  return ab.cells.find((x) => x.script === c.scenario && x.tier === c.tier && x.threads === c.threads);
+  return abCellAt(ab, c.scenario, c.tier, c.threads);
+}
+
+/** 91184 → "91,184" (what toLocaleString("en-US") writes for a whole number, without its cost). */
+function grouped(n: number): string {
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** From this many samples on, a verdict is out of reach on this host and the report says so. */
+export const OUT_OF_REACH = 1000;
+
+/**
+ * "needs ~19 pairs", or, when that is more than a run can give, what it means: "beyond what this
+ * host can decide (~91,184 pairs): the difference is smaller than the noise here".
+ */
+export function needsWords(needed: number, unit: string): string {
+  const n = `~${grouped(needed)} ${unit}`;
+  return needed >= OUT_OF_REACH
+    ? `beyond what this host can decide (${n}): the difference is smaller than the noise here`
+    : `needs ${n}`;
 }
 
 /** Why this inconclusive cell stopped where it did. */
 export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string {
   if (c.interval_withheld !== undefined) return c.interval_withheld;
-  const needs = c.samples_needed !== null ? `, needs ~${c.samples_needed.toLocaleString("en-US")}` : "";
+  const unit = c.method === "paired" && metricDef(c.metric).fromSlice ? "pairs" : "repetitions";
+  const needs = c.samples_needed !== null ? `, ${needsWords(c.samples_needed, unit)}` : "";
   if (c.method === "batch_means") {
     return "one run per side: only more runs (or longer ones) would narrow it";
   }

@@ -186,7 +186,10 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
         { alpha },
       )
     : compareLogs(u.design, lb, lh, { alpha });
-  const v = verdictFromComparison(p.metric, metricDef(p.metric).direction, c, threshold);
+  const def = metricDef(p.metric);
+  // an A/B's counted metric pairs repetitions (instruction counts), not slices
+  const unit = c.method === "paired" && !def.fromSlice ? "repetitions" : undefined;
+  const v = verdictFromComparison(p.metric, def.direction, c, threshold, unit);
   const baseValue = Math.exp(mean(lb));
   const headValue = Math.exp(mean(lh));
   // Whole literals in the report's key order, one per shape (with an interval, without one):

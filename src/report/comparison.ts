@@ -11,7 +11,8 @@
  */
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
-import { metricDigits } from "../metrics/table.js";
+import { needsWords } from "../compare/undecided.js";
+import { metricDef, metricDigits } from "../metrics/table.js";
 import { pushAll } from "../util/arrays.js";
 import { plural } from "../util/plural.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
@@ -72,8 +73,13 @@ export function mdeText(c: ComparisonCell): string {
 
 /** "(needs ~12 pairs)": what would decide an inconclusive verdict without an `undecided` record. */
 export function needsText(c: ComparisonCell): string {
-  const unit = c.method === "paired" ? "pairs" : "repetitions per side";
-  return c.samples_needed !== null ? ` (needs ~${fmtNumber(c.samples_needed)} ${unit})` : "";
+  const unit =
+    c.method === "paired"
+      ? metricDef(c.metric).fromSlice
+        ? "pairs"
+        : "repetitions"
+      : "repetitions per side";
+  return c.samples_needed !== null ? ` (${needsWords(c.samples_needed, unit)})` : "";
 }
 
 /**
@@ -430,15 +436,11 @@ export function renderComparisonJson(r: ComparisonReport): string {
     ["cells", r.cells],
     ["degradation", r.degradation],
   ]);
-  const text = JSON.stringify(
-    r,
-    function (this: unknown, key: string, value: unknown) {
-      return this === r && compact.has(key) && Array.isArray(value) && value.length > 0
-        ? `\u0000${key}`
-        : value;
-    },
-    2,
-  );
+  // A placeholder in a shallow copy (same key order), not a replacer: a replacer function is called
+  // for every value of the document, which made this the slowest step of a large comparison.
+  const shallow: Record<string, unknown> = { ...r };
+  for (const [key, items] of compact) if (items.length > 0) shallow[key] = `\u0000${key}`;
+  const text = JSON.stringify(shallow, null, 2);
   return text.replace(/"\\u0000(cells|degradation)"/g, (_, key: string) => {
     return `[\n    ${oneLinePerItem(compact.get(key) ?? [])}\n  ]`;
   });

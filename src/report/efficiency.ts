@@ -16,11 +16,16 @@ const ORDER = Object.keys(EFFICIENCY_LABELS) as EfficiencyMetric[];
 /** The plain-text label column: as wide as the longest label. */
 const LABEL_WIDTH = Math.max(...EFFICIENCY_METRICS.map((m) => m.label.length));
 
-const r2 = (x: number) => (x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2));
+const r2 = (x: number) =>
+  x === 0 ? "0" : x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
 
-/** "1.12× [1.05, 1.19]", "1.12×" without an interval, "–" without a ratio. */
+/**
+ * "1.12× [1.05, 1.19]", "1.12×" without an interval, "–" without a ratio, "none on head" when the
+ * head counted nothing (a ratio of 0 would read as a measured "0.0×").
+ */
 export function ratioText(e: EfficiencyEntry | undefined): string {
   if (!e || e.ratio === null) return "–";
+  if (e.head_value === 0) return "none on head";
   const ci = e.ci_low !== null && e.ci_high !== null ? ` [${r2(e.ci_low)}, ${r2(e.ci_high)}]` : "";
   return `${r2(e.ratio)}×${ci}`;
 }
@@ -41,19 +46,15 @@ interface Row {
 function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[] } {
   const rows = new Map<string, Row>();
   const seen = new Set<EfficiencyMetric>();
+  const keyOf = (c: Pick<EfficiencyEntry, "scenario" | "tier" | "threads" | "base" | "head">) =>
+    JSON.stringify([c.scenario, c.tier, c.threads, c.base, c.head]);
+  const tpsCells = new Map<string, ComparisonReport["cells"][number]>();
+  for (const c of r.cells) if (c.metric === "tps" && !tpsCells.has(keyOf(c))) tpsCells.set(keyOf(c), c);
   for (const e of r.efficiency ?? []) {
-    const key = JSON.stringify([e.scenario, e.tier, e.threads, e.base, e.head]);
+    const key = keyOf(e);
     let row = rows.get(key);
     if (!row) {
-      const tps = r.cells.find(
-        (c) =>
-          c.metric === "tps" &&
-          c.scenario === e.scenario &&
-          c.tier === e.tier &&
-          c.threads === e.threads &&
-          c.base === e.base &&
-          c.head === e.head,
-      );
+      const tps = tpsCells.get(key);
       const sign = tps && tps.change_pct >= 0 ? "+" : "";
       const name = cellLabel(e);
       row = {

@@ -17,6 +17,10 @@
  *   which GitHub turns into the same character) after the `@`, `:` or `www`, so they stay readable
  *   (also in a plain-text viewer) but neither notify anyone nor become links.
  *
+ * `mdCode` puts such text in a code span instead (function names, which are full of `*`, `_`, `<`,
+ * `@` and `:`): inside a code span backslashes are literal and nothing is a link or a mention, so
+ * only what ends the span or the table cell is handled, and the name reads and copies as it is.
+ *
  * `htmlEscape` does the same for text inside HTML blocks (`<summary>`), where Markdown escapes do
  * not apply; `mermaidText` keeps a conservative alphabet for text inside a Mermaid block; `plainText`
  * strips controls for the terminal. Pure functions.
@@ -73,6 +77,24 @@ export function mdEscape(text: string): string {
   if (cache.size >= 4096) cache.clear();
   cache.set(text, out);
   return out;
+}
+
+/**
+ * Text as an inline code span, e.g. `Field::make_send_field(Send_field*)` or
+ * `pthread_getspecific@@GLIBC_2.34`, exactly as it is: no backslash escapes (they would show) and
+ * no zero-width spaces (they break copy and search). Inside a code span GitHub makes no links,
+ * mentions or HTML. What is handled: controls become spaces or go (as in mdEscape); the fence is
+ * one backtick more than the longest run of backticks inside (CommonMark), padded with a space
+ * when the text starts or ends with one; and `|`, which splits a table row even inside a code
+ * span, is written `\|` (GitHub's tables remove that backslash before the span is read).
+ */
+export function mdCode(text: string): string {
+  const clean = controlsOut(text).replace(/\|/g, "\\|");
+  let longest = 0;
+  for (const run of clean.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = "`".repeat(longest + 1);
+  const pad = clean.startsWith("`") || clean.endsWith("`") || /^ .* $/.test(clean) ? " " : "";
+  return `${fence}${pad}${clean}${pad}${fence}`;
 }
 
 const HTML_ENTITY: Record<string, string> = {

@@ -7,7 +7,7 @@
  */
 import { leastChange } from "../callgrind/profile.js";
 import type { ComparisonReport, FunctionChangeRow, FunctionChangesEntry } from "../compare/schema.js";
-import { mdEscape, plainText } from "./escape.js";
+import { mdCode, mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 
 const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)}%`;
@@ -60,7 +60,7 @@ function markdownTable(rows: readonly FunctionChangeRow[], title: string, top: n
   const L = [`| ${title} | Object | Base | Head | Change | Share |`, "|---|---|--:|--:|--:|--:|"];
   for (const f of rows.slice(0, top)) {
     L.push(
-      `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\` | ${mdEscape(shortName(f.object, 60))} | ${sideText(f.base, f.base_below)} | ${sideText(f.head, f.head_below)} | ${changeText(f)} | ${shareText(f.share)} |`,
+      `| ${mdCode(shortName(f.name))} | ${mdEscape(shortName(f.object, 60))} | ${sideText(f.base, f.base_below)} | ${sideText(f.head, f.head_below)} | ${changeText(f)} | ${shareText(f.share)} |`,
     );
   }
   L.push("");

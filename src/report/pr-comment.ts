@@ -101,7 +101,10 @@ function plural(n: number, word: string): string {
 /** Inconclusive cells listed at most when some are decided (largest change first); the rest are counted. */
 const INCONCLUSIVE_ROWS = 5;
 
-/** "### 🔴 regression · perfgate smoke: 1 regressed, 1 inconclusive of 3 cells (threshold 5%)". */
+/**
+ * "### 🔴 regression · perfgate smoke: 1 regressed, 1 inconclusive of 3 cells (threshold 5%,
+ * instructions per transaction 1%)".
+ */
 export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "report" | "heading">): string {
   const h = buildHeadline(i.report);
   const n = h.cellCounts;
@@ -121,7 +124,8 @@ export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "rep
     i.verdict === "unchanged" && i.report.summary.unconfirmed > 0
       ? "⚪ unchanged (unconfirmed)"
       : TITLE[i.verdict];
-  return `${i.heading} ${title} · perfgate ${mdEscape(clip(i.workload))}: ${what} (threshold ${i.report.threshold.default_pct}%)`;
+  // each compared metric's own threshold where it has one (instructions: 1%), as the report's first line
+  return `${i.heading} ${title} · perfgate ${mdEscape(clip(i.workload))}: ${what} (${h.thresholds})`;
 }
 
 /**
@@ -284,7 +288,8 @@ function workloadText(i: PrReportInput): string | null {
   const parts = [mdEscape(clip(i.workload))];
   if (scripts.length > 0)
     parts.push(scripts.length > 4 ? plural(scripts.length, "script") : listText(scripts));
-  if (threads.length > 0) parts.push(`${listText(threads)} threads`);
+  if (threads.length > 0)
+    parts.push(`${listText(threads)} ${threads.length === 1 && threads[0] === 1 ? "thread" : "threads"}`);
   if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
   const results = i.sets.find((s) => s.results)?.results;
   const dataset = ab?.dataset ?? results?.dataset;

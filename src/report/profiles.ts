@@ -10,7 +10,7 @@ import type { ComparisonReport, ProfileEntry } from "../compare/schema.js";
 import { diffTree } from "../flamegraph/diff.js";
 import { profileGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
-import { mdEscape, plainText } from "./escape.js";
+import { mdCode, mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 
 const clip = (s: string, max = 90) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
@@ -114,7 +114,7 @@ export function profilesMarkdown(
       L.push(`| ${t.title} | ${t.columns.join(" | ")} |`, "|---|---:|---:|---:|");
       for (const f of t.rows.slice(0, max)) {
         L.push(
-          `| ${mdEscape(clip(f.name))} | ${per(f.perTxn[0])} → ${per(f.perTxn[1])} | ${pct(f.share[0])} → ${pct(f.share[1])} | ${pts(f.share[1] - f.share[0])} |`,
+          `| ${mdCode(clip(f.name))} | ${per(f.perTxn[0])} → ${per(f.perTxn[1])} | ${pct(f.share[0])} → ${pct(f.share[1])} | ${pts(f.share[1] - f.share[0])} |`,
         );
       }
       L.push("");

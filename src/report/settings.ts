@@ -18,7 +18,9 @@ function title(d: SettingsDiff): string {
 
 function countsLine(d: SettingsDiff): string {
   const n = d.known.length + d.other.length;
-  return `${n} of ${d.variables.base} / ${d.variables.head} variables differ (${d.known.length} known to move performance); ${d.left_out} more differ but were set equally by the workload or name a path, port, uuid, host or version.`;
+  const { base, head } = d.variables;
+  const of = base === head ? `${base} variables` : `the variables (${base} on base, ${head} on head)`;
+  return `${n} of ${of} differ (${d.known.length} known to move performance); ${d.left_out} more differ but were set equally by the workload or name a path, port, uuid, host or version.`;
 }
 
 function mdRow(s: SettingDifference, why: boolean): string {

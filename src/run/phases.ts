@@ -40,8 +40,15 @@ export async function namingDeadServer<T>(
   }
 }
 
+/** A side; its target follows the instance's port, which a start that found its port taken changes. */
 export function sideOf<L extends string | null>(label: L, instance: ServerInstance): Side<L> {
-  return { label, instance, target: { host: instance.address, port: instance.port } };
+  const target: Target = {
+    host: instance.address,
+    get port() {
+      return instance.port;
+    },
+  };
+  return { label, instance, target };
 }
 
 /** The workload's sysbench call for one script and thread count (pure). */

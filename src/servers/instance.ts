@@ -14,6 +14,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
@@ -34,10 +35,29 @@ import { wrapArgv } from "./network.js";
 import { describeMismatches, readBack } from "./readback.js";
 import { compareVersions } from "./spec.js";
 
-function readTail(path: string): string {
+function readTail(path: string, from = 0): string {
   if (!existsSync(path)) return "";
-  const text = readFileSync(path, "utf8");
-  return text.length > 65536 ? text.slice(-65536) : text;
+  const buf = readFileSync(path);
+  const start = Math.max(from, buf.length - 65536);
+  return buf.subarray(Math.min(start, buf.length)).toString("utf8");
+}
+
+/** A file's size in bytes, 0 when it does not exist. */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Did the server die because its TCP port was taken? MariaDB: "Can't start server: Bind on TCP/IP
+ * port. Got error: 98: Address already in use"; MySQL: "… Bind on TCP/IP port: Address already in
+ * use". Only the output of the start at hand is passed.
+ */
+export function portTaken(text: string): boolean {
+  return /Bind on TCP\/IP port.*(Address already in use|error: 98\b)|\bEADDRINUSE\b/i.test(text);
 }
 
 /** Does a sysbench option set ask for TLS (`mysql-ssl` on/true/1/yes)? */
@@ -109,8 +129,10 @@ export interface InstanceOptions {
 }
 
 export class ServerInstance {
-  readonly config: GeneratedConfig;
-  readonly port: number;
+  /** my.cnf as written; rewritten with the new port when a start retries on another port */
+  config: GeneratedConfig;
+  /** the TCP port; changes when another process took it before mysqld bound it (start() retries) */
+  port: number;
   readonly socket: string;
   readonly datadir: string;
   readonly errorLog: string;
@@ -128,7 +150,7 @@ export class ServerInstance {
     private readonly opts: InstanceOptions,
     port: number,
   ) {
-    const { install, workDir } = opts;
+    const { workDir } = opts;
     this.port = port;
     this.launch = { wrapper: opts.wrapper ?? null, args: [] };
     mkdirSync(workDir, { recursive: true });
@@ -143,7 +165,14 @@ export class ServerInstance {
     this.cnfPath = join(workDir, "my.cnf");
     mkdirSync(join(workDir, "tmp"), { recursive: true });
     mkdirSync(join(workDir, "files"), { recursive: true });
-    this.config = generateConfig(
+    this.config = this.writeConfig(port);
+  }
+
+  /** Generates my.cnf for this port and writes it. */
+  private writeConfig(port: number): GeneratedConfig {
+    const { install, workDir } = this.opts;
+    const opts = this.opts;
+    const config = generateConfig(
       {
         flavor: install.flavor,
         version: install.version,
@@ -168,7 +197,8 @@ export class ServerInstance {
       },
       opts.overrides ?? {},
     );
-    writeFileSync(this.cnfPath, this.config.text);
+    writeFileSync(this.cnfPath, config.text);
+    return config;
   }
 
   static async create(opts: InstanceOptions): Promise<ServerInstance> {
@@ -275,10 +305,40 @@ export class ServerInstance {
     await this.query("SET GLOBAL innodb_fast_shutdown = 0");
   }
 
-  /** Starts mysqld and waits until it answers a ping; a server that dies is reported with its error log. */
+  /**
+   * Starts mysqld and waits until it answers a ping; a server that dies is reported with its error
+   * log. The port was free when it was picked, but mysqld binds it seconds later (up to 20 s on a
+   * loaded host) and another process can take it meanwhile: when the server dies saying the address
+   * is in use, it is started again on a new free port, as long as the start timeout allows.
+   */
   async start(signal?: AbortSignal): Promise<void> {
+    const timeoutMs = this.opts.startTimeoutMs ?? 180_000;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const logFrom = fileSize(this.errorLog);
+      const outFrom = fileSize(join(this.opts.workDir, "mysqld.out"));
+      const taken = await this.startOnce(deadline, timeoutMs, logFrom, outFrom, signal);
+      if (!taken) return;
+      const old = this.port;
+      this.port = await freePort();
+      this.config = this.writeConfig(this.port);
+      this.opts.log.info(
+        `${this.opts.install.spec}: port ${old} was taken by another process before the server bound it; starting again on port ${this.port}`,
+      );
+    }
+  }
+
+  /** One start: true when the server died because its port was taken and there is time to retry. */
+  private async startOnce(
+    deadline: number,
+    timeoutMs: number,
+    logFrom: number,
+    outFrom: number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
     const { install, log } = this.opts;
-    const out = openSync(join(this.opts.workDir, "mysqld.out"), "a");
+    const outPath = join(this.opts.workDir, "mysqld.out");
+    const out = openSync(outPath, "a");
     this.serverPid = null;
     try {
       const argv = wrapArgv(this.launch.wrapper, install.mysqld, [
@@ -301,32 +361,35 @@ export class ServerInstance {
     child.once("error", (err) => {
       exit = err.message;
     });
-    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 180_000);
     log.progress(`starting ${install.spec} on ${this.address}:${this.port}`);
     for (;;) {
       if (exit !== null) {
         this.child = null;
-        const output = readTail(join(this.opts.workDir, "mysqld.out"));
+        const output = readTail(outPath, outFrom);
+        if (portTaken(`${output}\n${readTail(this.errorLog, logFrom)}`) && Date.now() < deadline) return true;
         throw new UserError(`${install.spec} died during start (${exit}): ${this.failureCause(output)}`);
       }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
-      if (existsSync(this.socket)) {
-        try {
-          const conn = await this.connect();
-          await conn.ping();
-          await conn.end();
-          return;
-        } catch {
-          // not ready yet
-        }
-      }
+      if (existsSync(this.socket) && (await this.answers())) return false;
       if (Date.now() > deadline) {
         await this.stop();
         throw new UserError(
-          `${install.spec} did not answer within ${(this.opts.startTimeoutMs ?? 180_000) / 1000} s: ${this.failureCause()}`,
+          `${install.spec} did not answer within ${timeoutMs / 1000} s: ${this.failureCause()}`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Does the server answer a ping over its socket? */
+  private async answers(): Promise<boolean> {
+    try {
+      const conn = await this.connect();
+      await conn.ping();
+      await conn.end();
+      return true;
+    } catch {
+      return false; // not ready yet
     }
   }
 

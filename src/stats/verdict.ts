@@ -155,10 +155,11 @@ export interface WithheldInterval {
  * t quantile more than MAX_T_RATIO times the normal quantile at the comparison's level. Null when
  * neither (or there is no interval: `single`).
  */
-export function withheldInterval(c: Comparison): WithheldInterval | null {
+export function withheldInterval(c: Comparison, sampleUnit?: string): WithheldInterval | null {
   if (c.method === "single" || c.df === null) return null;
   const unit =
-    c.method === "paired" ? "pairs" : c.method === "batch_means" ? "batches" : "repetitions per side";
+    sampleUnit ??
+    (c.method === "paired" ? "pairs" : c.method === "batch_means" ? "batches" : "repetitions per side");
   if (c.n < MIN_INTERVAL_N) {
     const reason = `too few ${unit} for an interval (n=${c.n}); use ≥ ${MIN_INTERVAL_N}`;
     return { reason, minimum: MIN_INTERVAL_N, tooFew: true };
@@ -172,7 +173,8 @@ export function withheldInterval(c: Comparison): WithheldInterval | null {
   // The fewest samples whose interval would pass, with df = n − 1 (the least a Welch df can be).
   let minimum = c.n + 1;
   while (minimum < 1000 && studentTQuantile(p, minimum - 1) > limit) minimum++;
-  const reason = `too few ${unit} for a ${levelText(c.alpha)} interval (n=${c.n}); use ≥ ${minimum}`;
+  // There is an interval, but with so few samples its t quantile makes it too wide to tell anything.
+  const reason = `${levelText(c.alpha)} interval too wide to report with ${c.n} ${unit}; use ≥ ${minimum}`;
   return { reason, minimum, tooFew: false };
 }
 
@@ -186,9 +188,11 @@ export function verdictFromComparison(
   direction: Direction,
   c: Comparison,
   thresholdPct: number = DEFAULT_THRESHOLD_PCT,
+  /** what one sample is, for the reason an interval is withheld (default from the method) */
+  sampleUnit?: string,
 ): Verdict {
   const decided = decide(c, direction, thresholdPct);
-  const few = c.method === "single" ? null : withheldInterval(c);
+  const few = c.method === "single" ? null : withheldInterval(c, sampleUnit);
   const withheld = few !== null && (few.tooFew || decided === "inconclusive") ? few : null;
   // Too few samples for any interval: judged on the estimate like one value per side (unconfirmed),
   // so a second repetition never says less than the first. A too-wide interval that decides

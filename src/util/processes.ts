@@ -14,7 +14,7 @@
  * Decision record: docs/decisions/2026-11-23-orphan-prevention.md.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { isMainThread } from "node:worker_threads";
 import { UserError } from "./errors.js";
@@ -227,4 +227,167 @@ export function interruptController(announce: (sig: NodeJS.Signals | "EPIPE") =>
 export function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
   if (signal) return `was killed by ${signal}`;
   return code === null ? "ended without an exit status" : `exited with ${code}`;
+}
+
+export interface BoundedOptions extends SpawnOptions {
+  signal?: AbortSignal;
+  /** stopped (SIGTERM, SIGKILL 5 s later) when it runs longer */
+  timeoutMs: number;
+  /** the most kept of each stream: its last bytes (the rest is counted, not kept) */
+  maxOutputBytes: number;
+}
+
+export interface BoundedResult extends CommandResult {
+  timedOut: boolean;
+  /** bytes each stream printed in all (more than kept when over maxOutputBytes) */
+  printed: { stdout: number; stderr: number };
+  /** processes the command left running when it ended (killed): "pid command" */
+  leftBehind: string[];
+}
+
+/** The last `max` bytes of a stream, and how many it printed. */
+function tailCollector(max: number): { add: (d: Buffer) => void; text: () => string; total: () => number } {
+  let chunks: Buffer[] = [];
+  let kept = 0;
+  let total = 0;
+  return {
+    add(d) {
+      total += d.length;
+      chunks.push(d);
+      kept += d.length;
+      if (kept > 2 * max) {
+        const all = Buffer.concat(chunks).subarray(-max);
+        chunks = [all];
+        kept = all.length;
+      }
+    },
+    text: () => Buffer.concat(chunks).subarray(-max).toString("utf8"),
+    total: () => total,
+  };
+}
+
+/**
+ * Processes of this user whose environment holds `marker` (NAME=value): what a command started with
+ * that variable left behind, even in a session of its own (a daemon that called setsid).
+ */
+export function processesWithEnv(marker: string): { pid: number; command: string }[] {
+  const out: { pid: number; command: string }[] = [];
+  let entries: string[] = [];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  const needle = Buffer.from(`${marker}\0`);
+  for (const e of entries) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${e}/environ`);
+      if (!Buffer.concat([env, Buffer.from("\0")]).includes(needle)) continue;
+      const cmd = readFileSync(`/proc/${e}/cmdline`, "utf8").replace(/\0+$/, "").replaceAll("\0", " ");
+      out.push({ pid: Number(e), command: cmd.slice(0, 120) });
+    } catch {
+      // gone, or another user's
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs a command that perfgate does not control (a user's shell command) with bounds: a time
+ * limit, the last `maxOutputBytes` of each stream kept, and nothing left running when it ends:
+ * its process group is killed when the command exits, and so is any process that still carries
+ * the run's marker variable in its environment (a daemon that left the group). A command that
+ * leaves its output pipes open in a process that escaped both is not waited for beyond 2 s.
+ */
+export async function runBounded(
+  command: string,
+  args: string[],
+  options: BoundedOptions,
+): Promise<BoundedResult> {
+  const { signal, timeoutMs, maxOutputBytes, ...spawnOptions } = options;
+  const marker = `PERFGATE_RUN_ID=${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const env = {
+    ...(spawnOptions.env ?? process.env),
+    PERFGATE_RUN_ID: marker.slice(marker.indexOf("=") + 1),
+  };
+  const child = spawnTracked(command, args, { ...spawnOptions, env, stdio: ["ignore", "pipe", "pipe"] });
+  const out = tailCollector(maxOutputBytes);
+  const err = tailCollector(maxOutputBytes);
+  child.stdout?.on("data", out.add);
+  child.stderr?.on("data", err.add);
+  let timedOut = false;
+  const stop = () => {
+    killGroup(child, "SIGTERM");
+    setTimeout(() => killGroup(child, "SIGKILL"), 5000).unref();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, timeoutMs);
+  timer.unref();
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+      (resolve, reject) => {
+        child.once("error", (e: NodeJS.ErrnoException) => {
+          reject(e.code === "ENOENT" ? new UserError(`command not found: ${command}`) : e);
+        });
+        child.once("exit", (code, sig) => resolve({ code, signal: sig }));
+      },
+    );
+    const leftBehind = await reapAfter(child.pid, marker);
+    await closedWithin(child, 2000);
+    return {
+      ...ended,
+      stdout: out.text(),
+      stderr: err.text(),
+      timedOut,
+      printed: { stdout: out.total(), stderr: err.total() },
+      leftBehind,
+    };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", stop);
+  }
+}
+
+/**
+ * Kills what a finished command left: its process group, and processes carrying its marker. A
+ * process caught between fork and exec can show no environment for a moment, so the scan is
+ * repeated until one finds nothing (at most 10 times, 50 ms apart).
+ */
+async function reapAfter(pid: number | undefined, marker: string): Promise<string[]> {
+  const left = new Map<number, string>();
+  for (let round = 0; round < 10; round++) {
+    const found = processesWithEnv(marker);
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // the group is empty
+      }
+    }
+    for (const p of found) {
+      left.set(p.pid, p.command);
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    if (found.length === 0 && round > 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [...left].map(([p, command]) => `${p} ${command}`);
+}
+
+/** Waits up to `ms` for the child's output pipes to close, then closes them from this side. */
+async function closedWithin(child: ChildProcess, ms: number): Promise<void> {
+  if (child.stdout?.closed !== false && child.stderr?.closed !== false) return;
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const timer = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+  await Promise.race([closed, timer]);
+  child.stdout?.destroy();
+  child.stderr?.destroy();
 }

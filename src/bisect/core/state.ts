@@ -232,3 +232,41 @@ export function commitsMeasured(r: BisectResults): number {
   }
   return seen.size;
 }
+
+/**
+ * Why a bisect file cannot be resumed as it is (null: it can): what the search decides from must
+ * be what its own measurements say. Each step names a commit of the range by index and SHA (the
+ * endpoints step once, first, on the last commit; candidates between, each once), each round pairs
+ * as many endpoint values as commit values, all positive, and each step's mark is the one its
+ * rounds give under the file's rule. A file edited by hand, or by anything but perfgate, is refused
+ * rather than continued from a mark that no measurement gave.
+ */
+export function resumeProblem(r: BisectResults): string | null {
+  const last = r.commits.length - 1;
+  if (new Set(r.commits.map((c) => c.sha)).size !== r.commits.length) return "commits lists a SHA twice";
+  const seen = new Set<number>();
+  for (const [k, s] of r.steps.entries()) {
+    const where = `steps[${k}]`;
+    if ((k === 0) !== (s.kind === "endpoints")) {
+      return `${where}: ${s.kind === "endpoints" ? "an endpoints step after the first" : "a candidate step first"} (the endpoints step is steps[0], the candidates follow)`;
+    }
+    if (s.kind === "endpoints" ? s.index !== last : s.index <= 0 || s.index >= last) {
+      return `${where}: a ${s.kind} step at commit index ${s.index} (the endpoints step is at ${last}; candidates lie between 1 and ${last - 1})`;
+    }
+    if (r.commits[s.index]!.sha !== s.sha)
+      return `${where}: sha ${JSON.stringify(s.sha.slice(0, 64))} is not commit ${s.index} of the range`;
+    if (s.kind === "candidate" && seen.has(s.index)) return `${where}: commit ${s.index} has a second step`;
+    seen.add(s.index);
+    for (const [j, round] of s.rounds.entries()) {
+      if (round.base.length === 0 || round.base.length !== round.commit.length)
+        return `${where}.rounds[${j}]: ${round.base.length} endpoint values against ${round.commit.length} commit values`;
+      if (![...round.base, ...round.commit].every((x) => x > 0))
+        return `${where}.rounds[${j}]: a value that is not positive`;
+    }
+    const effect = s.kind === "endpoints" ? null : effectOf(r);
+    const again = judged(s, effect, r.args.alpha, r.args.max_rounds, anchoringOf(r.args.metric));
+    if (again.mark !== s.mark)
+      return `${where}: mark "${s.mark}" is not what its rounds give ("${again.mark}")`;
+  }
+  return null;
+}

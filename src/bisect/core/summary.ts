@@ -115,7 +115,7 @@ export function bisectText(r: BisectResults): string {
   const measure = r.steps.reduce((a, s) => a + s.rounds.reduce((b, x) => b + x.measure_s, 0), 0);
   return [
     verdictLine(r),
-    `${plural(commitsMeasured(r), "commit")} measured of ${r.commits.length} (good and bad included); ${m.label} of ${r.args.cell.script} at ${r.args.cell.threads} threads, buffer pool ${r.args.cell.tier}; build ${Math.round(build)} s, measure ${Math.round(measure)} s`,
+    `${plural(commitsMeasured(r), "commit")} measured of ${r.commits.length} (good and bad included); ${m.label} of ${r.args.cell.script} at ${plural(r.args.cell.threads, "thread")}, buffer pool ${r.args.cell.tier}; build ${Math.round(build)} s, measure ${Math.round(measure)} s`,
     "",
     stepsTable(r),
     "",
