@@ -69,7 +69,10 @@ export const INTEGRATION = [
 export const E2E = [
   "action-e2e",
   "action-node24",
+  "bisect-dry-run",
   "bisect-from-change",
+  "bisect-provision-bounds",
+  "bisect-resume-tampered",
   "changes-cli",
   "cli-help",
   "compare-gate",
