@@ -3,6 +3,8 @@
  * perfgate/changes, every series searched), a terminal table or Markdown (only the series with a
  * change point, and one line of how many were searched). Pure: data in, text out.
  */
+
+import { plural } from "../util/plural.js";
 import type { ChangeOptions, ChangePoint } from "./index.js";
 
 export const CHANGES_SCHEMA = "perfgate/changes";
@@ -88,10 +90,6 @@ function conf(c: ChangePoint): string {
 function range(c: ChangePoint): string {
   if (c.fromId === undefined && c.toId === undefined) return "";
   return `${c.fromId ?? "?"}..${c.toId ?? "?"}`;
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 function countLine(s: SeriesChanges): string {

@@ -10,6 +10,7 @@ import { maxOf, minOf } from "../util/arrays.js";
 import { CSV_OPTIONS } from "../util/csv.js";
 import { MAX_IMPORT_BYTES, readBytes } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "./schema.js";
 
 export const REQUIRED_COLUMNS = ["scenario", "engine", "threads", "tps"] as const;
@@ -205,7 +206,6 @@ export function importCsv(file: string, now: Date = new Date()): ImportedSet {
 /** One line for the terminal: "80 rows: 10 engines, 1 scenario, 1 tier, threads 1-512". */
 export function importSummary(set: ImportedSet): string {
   const distinct = (xs: (string | null)[]) => new Set(xs).size;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const threads = set.rows.map((r) => r.threads);
   const tiers = set.rows.map((r) => r.tier).filter((t) => t !== null);
   return [

@@ -33,6 +33,7 @@ import { sampleSd, studentTQuantile } from "../stats/index.js";
 import { appendTo, maxOf, minOf, pushAll } from "../util/arrays.js";
 import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile, shortValue } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 
 // ---------------------------------------------------------------------------------------------
 // The action's formats
@@ -184,12 +185,6 @@ export function roundExported(x: number): number {
 /** A range's half-width as text, rounded like values: "29.42", "1235", "0.04567". */
 function short(x: number): string {
   return String(roundExported(x));
-}
-
-function plural(n: number, word: string): string {
-  if (n === 1) return `1 ${word}`;
-  if (/(ch|sh|s|x)$/.test(word)) return `${n} ${word}es`;
-  return word.endsWith("y") ? `${n} ${word.slice(0, -1)}ies` : `${n} ${word}s`;
 }
 
 /**

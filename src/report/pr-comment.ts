@@ -94,6 +94,7 @@ function clip(text: string, max = 100): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** A count with thousands separators and the word that agrees with it (util/plural's rule). */
 function plural(n: number, word: string): string {
   return `${fmtNumber(n)} ${pluralWord(n, word)}`;
 }
