@@ -51,6 +51,7 @@ export const INTEGRATION = [
   "servers-tarball",
   "shard-merge",
   "why-e2e",
+  "workflows-act",
 ].map((name) => `tests/${name}.test.ts`);
 
 /** A port nothing listens on: a download from it is refused at once. */

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * The two `gh` commands the workflows' scripts use, sent to the GitHub stand-in
+ * The `gh` commands the workflows' scripts use, sent to the GitHub stand-in
  * (tests/helpers/github-standin.ts) at $GH_STANDIN_URL with $GH_TOKEN, the way the GitHub CLI sends
  * them to api.github.com (which tests cannot reach):
  *
  *   gh api <path> [--jq <filter>]                            GET <path>; the filter runs in jq -r
+ *   gh api --method <M> <path> [-f k=v…] [--silent]          <M> <path> with the fields as a JSON body
  *   gh workflow run <file> --repo <o/r> --ref <ref> -f k=v…  POST …/actions/workflows/<file>/dispatches
  *
  * Like gh, an HTTP error prints "gh: <message> (HTTP <status>)" on stderr and exits 1; anything
@@ -47,7 +48,19 @@ function usage(args) {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === "api" && (args.length === 2 || (args.length === 4 && args[2] === "--jq"))) {
+if (args[0] === "api" && args[1] === "--method" && args[2] && args[3]) {
+  const fields = {};
+  let silent = false;
+  for (let i = 4; i < args.length; i++) {
+    if (args[i] === "--silent") silent = true;
+    else if (args[i] === "-f" && args[i + 1]?.includes("=")) {
+      const f = args[++i];
+      fields[f.slice(0, f.indexOf("="))] = f.slice(f.indexOf("=") + 1);
+    } else usage(args);
+  }
+  const text = await call(args[2], args[3], fields);
+  if (!silent) process.stdout.write(text);
+} else if (args[0] === "api" && (args.length === 2 || (args.length === 4 && args[2] === "--jq"))) {
   const text = await call("GET", args[1]);
   if (args.length === 4) {
     process.stdout.write(execFileSync("jq", ["-r", args[3]], { input: text, encoding: "utf8" }));

@@ -16,7 +16,8 @@
  * Pull requests and collaborators: `addPull` sets a pull request's state and head/base SHAs
  * (GET .../pulls/{n} answers with them, else 404); `setPermission` sets a login's access level
  * (GET .../collaborators/{login}/permission; "read" unless set). Workflow dispatches are recorded
- * in `dispatches`.
+ * in `dispatches`. Commit statuses (POST .../statuses/{sha}) are recorded in `statuses`, in order;
+ * `addRunArtifact` lists an artifact under a workflow run (GET .../actions/runs/{id}/artifacts).
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -130,6 +131,18 @@ export interface Dispatch {
   inputs: Record<string, unknown>;
 }
 
+/** A commit status the stand-in received (POST /repos/{owner}/{repo}/statuses/{sha}). */
+export interface StandInStatus {
+  repo: string;
+  sha: string;
+  state: string;
+  context: string;
+  description: string | null;
+  target_url: string | null;
+  /** the login that set it */
+  creator: string;
+}
+
 /** A just-in-time runner the stand-in registered (POST .../actions/runners/generate-jitconfig). */
 export interface JitRunner {
   id: number;
@@ -153,6 +166,8 @@ export class GitHubStandIn {
   readonly comments: StoredComment[] = [];
   readonly pulls: StandInPull[] = [];
   readonly dispatches: Dispatch[] = [];
+  readonly statuses: StandInStatus[] = [];
+  private readonly runArtifacts: { repo: string; runId: number; id: number; name: string }[] = [];
   url = "";
   /** answer every comment edit with 403 (a token that may create but not edit) */
   refuseEdits = false;
@@ -242,6 +257,20 @@ export class GitHubStandIn {
   }
 
   /** Gives `login` an access level on every repository ("admin", "write", "read", "none", …). */
+  /** An artifact of a workflow run, listed by GET .../actions/runs/{run_id}/artifacts. */
+  addRunArtifact(repo: string, runId: number, name: string): number {
+    const id = this.nextId++;
+    this.runArtifacts.push({ repo, runId, id, name });
+    return id;
+  }
+
+  /** The statuses of one commit as GitHub shows them: the latest per context. */
+  latestStatuses(repo: string, sha: string): Map<string, StandInStatus> {
+    const out = new Map<string, StandInStatus>();
+    for (const st of this.statuses) if (st.repo === repo && st.sha === sha) out.set(st.context, st);
+    return out;
+  }
+
   setPermission(login: string, permission: string): void {
     this.permissions.set(login, permission);
   }
@@ -405,6 +434,51 @@ export class GitHubStandIn {
   }
 
   /** Collaborator permissions, pull requests and workflow dispatches. */
+  /** Commit statuses and a run's artifacts. */
+  private handleChecks(
+    op: Operation,
+    id: string,
+    params: Record<string, string>,
+    body: Json,
+    login: string,
+    send: Send,
+  ) {
+    const repo = `${params.owner}/${params.repo}`;
+    if (id === "repos/create-commit-status") {
+      const st: StandInStatus = {
+        repo,
+        sha: params.sha ?? "",
+        state: body.state as string,
+        context: (body.context as string | undefined) ?? "default",
+        description: (body.description as string | null | undefined) ?? null,
+        target_url: (body.target_url as string | null | undefined) ?? null,
+        creator: login,
+      };
+      this.statuses.push(st);
+      const example = this.example(op, 201) as Json;
+      const data = {
+        ...example,
+        id: this.nextId++,
+        state: st.state,
+        context: st.context,
+        description: st.description,
+        target_url: st.target_url,
+        creator: { ...(example.creator as Json), login, id: loginId(login) },
+      };
+      this.checkResponse(op, 201, data);
+      send(201, data);
+      return;
+    }
+    const example = this.example(op, 200) as Json;
+    const template = ((example.artifacts as Json[] | undefined) ?? [])[0] ?? {};
+    const artifacts = this.runArtifacts
+      .filter((a) => a.repo === repo && a.runId === Number(params.run_id))
+      .map((a) => ({ ...template, id: a.id, name: a.name }));
+    const data = { total_count: artifacts.length, artifacts };
+    this.checkResponse(op, 200, data);
+    send(200, data);
+  }
+
   private handleRepoState(op: Operation, id: string, params: Record<string, string>, body: Json, send: Send) {
     const owner = params.owner ?? "";
     const repo = params.repo ?? "";
@@ -572,6 +646,10 @@ export class GitHubStandIn {
         send(200, data);
         return;
       }
+      case "repos/create-commit-status":
+      case "actions/list-workflow-run-artifacts":
+        this.handleChecks(op, record.operationId, params, body as Json, this.identityOf(req).login, send);
+        return;
       case "repos/get-collaborator-permission-level":
       case "pulls/get":
       case "actions/create-workflow-dispatch":

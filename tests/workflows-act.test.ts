@@ -1,0 +1,245 @@
+/**
+ * The pull-request gate's workflows run for real under act (tests/helpers/act.ts,
+ * docs/workflows-under-act.md): `/perf <full SHA>` on a pull request → perf-pr-approve.yml sets the
+ * head's pending status and starts perf-pr.yml → perf-pr.yml A/Bs a tiny workload on real servers →
+ * perf-pr-comment.yml, given that run's artifact, comments and sets the status; a second run
+ * updates the comment in place. A planted regression (a real performance_schema=ON A/B) turns the
+ * status to failure. Everything GitHub would do is the stand-in's, checked against GitHub's
+ * OpenAPI description.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ActRun, ActWorld, runAct } from "./helpers/act.js";
+import { type Json, webhookExample } from "./helpers/action-process.js";
+import { ROOT } from "./helpers/env.js";
+import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
+
+const OWNER = "Codertocat";
+const NAME = "Hello-World";
+const REPO = `${OWNER}/${NAME}`;
+const BRANCH = "master";
+const WORKLOAD = "tests/fixtures/workloads/act-gate.yml";
+const CONTEXT = "perfgate/act-gate";
+const VARS = { PERFGATE_PR_WORKLOAD: WORKLOAD, PERFGATE_AA_SERVER: "maven:mariadb@11.4.5" };
+
+/** A real issue_comment payload, turned into a comment on pull request `pr` by `login`. */
+function prComment(body: string, pr: number, login: string): Json {
+  const e = webhookExample("issue_comment", (x) => x.action === "created");
+  const issue = e.issue as Json;
+  issue.number = pr;
+  issue.pull_request = { url: `https://api.github.com/repos/${REPO}/pulls/${pr}` };
+  (e.comment as Json).body = body;
+  ((e.comment as Json).user as Json).login = login;
+  return e;
+}
+
+/** A real workflow_run payload: perf-pr.yml's run `runId`, named as its run-name sets it. */
+function perfPrCompleted(runId: number, pr: number, head: string, base: string): Json {
+  const e = webhookExample(
+    "workflow_run",
+    (x) => x.action === "completed" && !!(x.workflow_run as Json).path,
+  );
+  const run = e.workflow_run as Json;
+  Object.assign(run, {
+    id: runId,
+    name: "perf-pr",
+    path: ".github/workflows/perf-pr.yml",
+    event: "workflow_dispatch",
+    head_branch: BRANCH,
+    conclusion: "success",
+    display_title: `perf-pr #${pr} head ${head} base ${base}`,
+  });
+  (run.head_repository as Json).full_name = REPO;
+  (e.repository as Json).full_name = REPO;
+  (e.repository as Json).default_branch = BRANCH;
+  return e;
+}
+
+/** workflow_dispatch with the inputs the approval sent (a real payload's shape). */
+function dispatched(inputs: Record<string, unknown>): Json {
+  const e = webhookExample("workflow_dispatch", (x) => typeof x.ref === "string");
+  return { ...e, inputs, ref: `refs/heads/${BRANCH}` };
+}
+
+const ok = (r: ActRun) => `${r.logs.slice(-6000)}`;
+
+describe("the pull-request gate under act", () => {
+  let gh: GitHubStandIn;
+  let world: ActWorld;
+  let project: { dir: string; sha: string };
+  let head: string;
+
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    world = new ActWorld(mkdtempSync(join(tmpdir(), "perfgate-act-")));
+    project = world.project(REPO, BRANCH);
+    // the pull request: one commit on a branch
+    writeFileSync(join(project.dir, "CHANGE.md"), "a change under review\n");
+    const { execFileSync } = await import("node:child_process");
+    const g = (...a: string[]) => execFileSync("git", a, { cwd: project.dir, encoding: "utf8" }).trim();
+    g("checkout", "-q", "-b", "feature");
+    head = world.commitAll(project.dir, REPO, "a change under review");
+    g("checkout", "-q", BRANCH);
+    gh.setPermission("maintainer", "write");
+    gh.addPull({ owner: OWNER, repo: NAME, number: 7, state: "open", headSha: head, baseSha: project.sha });
+  });
+  afterEach(() => {
+    expect(
+      gh.unmatched.map((r) => `${r.method} ${r.path}`),
+      "requests GitHub's API does not have",
+    ).toEqual([]);
+    expect(
+      gh.invalid.map((x) => x.problems),
+      "requests GitHub's API would refuse",
+    ).toEqual([]);
+    expect(gh.responseProblems).toEqual([]);
+  });
+  afterAll(async () => {
+    await gh?.close();
+    if (world) rmSync(world.root, { recursive: true, force: true });
+  });
+
+  it("/perf <full SHA>: the head gets a pending status and perf-pr.yml is started for exactly that commit", async () => {
+    const r = await runAct({
+      world,
+      dir: project.dir,
+      workflow: "perf-pr-approve.yml",
+      event: "issue_comment",
+      payload: prComment(`/perf ${head}`, 7, "maintainer"),
+      gh,
+      vars: VARS,
+    });
+    expect(r.code, ok(r)).toBe(0);
+    expect(r.logs).toContain(
+      `perf-pr started for #7 at ${head} (base ${project.sha}), approved by maintainer`,
+    );
+    expect(gh.dispatches).toEqual([
+      {
+        repo: REPO,
+        workflow: "perf-pr.yml",
+        ref: BRANCH,
+        inputs: { pr: "7", "head-sha": head, "base-sha": project.sha },
+      },
+    ]);
+    const st = gh.latestStatuses(REPO, head).get(CONTEXT);
+    expect(st).toMatchObject({
+      state: "pending",
+      description: "Benchmark approved by maintainer; waiting for perf-pr",
+    });
+    expect(st?.target_url).toBe(`https://github.com/${REPO}/actions/workflows/perf-pr.yml`);
+  });
+
+  it("perf-pr.yml A/Bs the tiny workload on real servers and uploads the results; the comment run comments and sets the status", async () => {
+    const bench = await runAct({
+      world,
+      dir: project.dir,
+      workflow: "perf-pr.yml",
+      event: "workflow_dispatch",
+      payload: dispatched(gh.dispatches[0]!.inputs),
+      gh,
+      vars: VARS,
+    });
+    expect(bench.code, ok(bench)).toBe(0);
+    expect(world.artifactFiles("perfgate-results")).toContain("ab-act-gate.json");
+    const summary = Object.values(bench.summaries).join("\n");
+    expect(summary).toContain("act-gate");
+
+    const artifactId = gh.addRunArtifact(REPO, 501, "perfgate-results");
+    const c = await runAct({
+      world,
+      dir: project.dir,
+      workflow: "perf-pr-comment.yml",
+      event: "workflow_run",
+      payload: perfPrCompleted(501, 7, head, project.sha),
+      gh,
+      vars: VARS,
+    });
+    expect(c.code, ok(c)).toBe(0);
+    const comments = gh.commentsOn(OWNER, NAME, 7);
+    expect(comments).toHaveLength(1);
+    const body = comments[0]!.body;
+    expect(body).toContain("<!-- perfgate:act-gate -->");
+    expect(body).toMatch(/^### \S+ (unchanged|inconclusive|improvement) · perfgate act-gate/m);
+    expect(body).toContain(`/actions/runs/501/artifacts/${artifactId}`);
+    expect(Object.values(c.summaries).join("\n")).toContain("act-gate");
+    // A/A: never a regression; the status links to this run's summary
+    const st = gh.latestStatuses(REPO, head).get(CONTEXT)!;
+    expect(st.state, c.logs).toBe("success");
+    expect(st.description).toMatch(
+      /^(unchanged: no regression|inconclusive: no regression shown, none ruled out|improvement, no regression)$/,
+    );
+    expect(st.target_url).toMatch(new RegExp(`^https://github.com/${REPO}/actions/runs/\\d+$`));
+
+    // a second run for the same pull request updates that comment in place
+    const id = comments[0]!.id;
+    const second = gh.addRunArtifact(REPO, 502, "perfgate-results");
+    const again = await runAct({
+      world,
+      dir: project.dir,
+      workflow: "perf-pr-comment.yml",
+      event: "workflow_run",
+      payload: perfPrCompleted(502, 7, head, project.sha),
+      gh,
+      vars: VARS,
+    });
+    expect(again.code, ok(again)).toBe(0);
+    const after = gh.commentsOn(OWNER, NAME, 7);
+    expect(after.map((x) => x.id)).toEqual([id]);
+    expect(after[0]!.body).toContain(`/actions/runs/502/artifacts/${second}`);
+    expect(again.requests.some((q) => q.operationId === "issues/update-comment")).toBe(true);
+  });
+
+  it("a planted regression (performance_schema=ON on the head, counted) turns the pending status to failure", async () => {
+    const regressed = "4d2e0f1b8c3e5d7f9a1b2c4d6e8f0a2b3c5d7e9f";
+    gh.addPull({
+      owner: OWNER,
+      repo: NAME,
+      number: 8,
+      state: "open",
+      headSha: regressed,
+      baseSha: project.sha,
+    });
+    const approve = await runAct({
+      world,
+      dir: project.dir,
+      workflow: "perf-pr-approve.yml",
+      event: "issue_comment",
+      payload: prComment(`/perf ${regressed}`, 8, "maintainer"),
+      gh,
+      vars: VARS,
+    });
+    expect(approve.code, ok(approve)).toBe(0);
+    expect(gh.latestStatuses(REPO, regressed).get(CONTEXT)?.state).toBe("pending");
+
+    // the benchmark's artifact: a real A/B of MariaDB 11.4.5 against itself with
+    // performance_schema=ON on the head (tests/fixtures/report/README.md), under this workload's name
+    rmSync(join(world.artifacts, "perfgate-results"), { recursive: true, force: true });
+    mkdirSync(join(world.artifacts, "perfgate-results"), { recursive: true });
+    cpSync(
+      join(ROOT, "tests/fixtures/instructions/ab-performance-schema.json"),
+      join(world.artifacts, "perfgate-results", "ab-act-gate.json"),
+    );
+    gh.addRunArtifact(REPO, 503, "perfgate-results");
+    const c = await runAct({
+      world,
+      dir: project.dir,
+      workflow: "perf-pr-comment.yml",
+      event: "workflow_run",
+      payload: perfPrCompleted(503, 8, regressed, project.sha),
+      gh,
+      vars: VARS,
+    });
+    // the regression fails the comment job (a same-repository pull request), after the status is set
+    expect(c.code, ok(c)).not.toBe(0);
+    const body = gh.commentsOn(OWNER, NAME, 8)[0]?.body ?? "";
+    expect(body).toMatch(/^### \S+ regression · /m);
+    const st = gh.latestStatuses(REPO, regressed).get(CONTEXT)!;
+    expect(st.state, c.logs).toBe("failure");
+    expect(st.description).toMatch(/^regression: [1-9]\d* verdict\(s\) worse than the base$/);
+    expect(readFileSync(join(world.artifacts, "perfgate-results", "ab-act-gate.json"), "utf8")).toContain(
+      "performance_schema",
+    );
+  });
+});
