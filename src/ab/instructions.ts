@@ -5,13 +5,21 @@
  * counts go into the tier's first cell of that script (the fewest threads).
  */
 import type { InstructionRepetition, InstructionsCell } from "../callgrind/profile.js";
-import { type CountingSide, countCell, startCounting } from "../instructions/collect.js";
+import {
+  type CountingSettings,
+  type CountingSide,
+  cellRuns,
+  countCell,
+  startCounting,
+} from "../instructions/collect.js";
+import { CountingClock } from "../instructions/progress.js";
 import { type Counting as AbCounting, countedCells, toggleOf } from "../instructions/settings.js";
 import { metricDef } from "../metrics/table.js";
 import type { AbCell } from "../results/ab-schema.js";
 import type { Side } from "../run/phases.js";
 import { sysbenchCall } from "../run/phases.js";
 import type { PhaseContext } from "../run/sysbench-run.js";
+import type { ServerInstall } from "../servers/install.js";
 import { wantsTls } from "../servers/instance.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import type { Logger } from "../util/log.js";
@@ -58,6 +66,11 @@ export async function countAbTier(t: TierCounting): Promise<void> {
   const end = t.log.group(
     `instruction counts under callgrind (${cells.length} cells; servers restart under valgrind)`,
   );
+  const runs = cellRuns(2, countingSettings(section, t.sides[1]!.instance.install, 1));
+  const clock = new CountingClock(t.log, cells.length * runs.planned, cells.length * runs.extra);
+  t.log.info(
+    `${cells.length * runs.planned} counting runs planned (per cell and side: ${runs.planned / 2 - section.repetitions > 0 ? "a warmup and " : ""}${section.repetitions} repetitions${runs.extra > 0 ? `, up to ${section.max_repetitions} while a verdict is unsettled` : ""}); the first sets the ETA`,
+  );
   const counting: CountingSide[] = [];
   for (const side of t.sides) {
     const toggle = toggleOf(section, side.instance.install);
@@ -71,15 +84,9 @@ export async function countAbTier(t: TierCounting): Promise<void> {
       phase: t.phase,
       sides: [counting[0]!, counting[1]!],
       call: sysbenchCall(t.w, p.script, section.threads),
-      settings: {
-        toggle: toggleOf(section, t.sides[1]!.instance.install),
-        events,
-        warmupEvents: section.warmup_events ?? events,
-        repetitions: section.repetitions,
-        maxRepetitions: section.max_repetitions ?? section.repetitions,
-        threads: section.threads,
-      },
+      settings: countingSettings(section, t.sides[1]!.instance.install, events),
       more: (reps) => undecidedLine(label, reps, section, t),
+      clock,
       valgrind,
       cellIndex: t.planned.indexOf(p) + 1,
       label,
@@ -89,6 +96,22 @@ export async function countAbTier(t: TierCounting): Promise<void> {
     t.log.info(countLine(p, counted));
   }
   end();
+}
+
+/** A counted cell's settings: the section's, with the cell's events. */
+function countingSettings(
+  section: InstructionsSection,
+  head: ServerInstall,
+  events: number,
+): CountingSettings {
+  return {
+    toggle: toggleOf(section, head),
+    events,
+    warmupEvents: section.warmup_events ?? events,
+    repetitions: section.repetitions,
+    maxRepetitions: section.max_repetitions ?? section.repetitions,
+    threads: section.threads,
+  };
 }
 
 /**

@@ -5,6 +5,7 @@
  * adjacent slices. Results are saved after every cell; servers and sysbench stop on every exit path.
  */
 
+import { countedCells } from "../instructions/settings.js";
 import { checkToggleSymbol, findValgrind } from "../instructions/valgrind.js";
 import {
   AB_SCHEMA,
@@ -66,6 +67,7 @@ import {
   type TierCounting,
   toggleOf,
 } from "./instructions.js";
+import { countsWanted, type MetricsMode, throughputSkipped } from "./metrics.js";
 import {
   type AbPlannedCell,
   abCellLine,
@@ -100,6 +102,11 @@ export interface AbOptions extends CommonRunOptions {
   thresholds?: ThresholdConfig;
   /** count instructions per transaction under callgrind (also on when the workload has an instructions section) */
   instructions?: boolean;
+  /**
+   * what is measured (src/ab/metrics.ts): TPS slices (default), instruction counts only, or auto
+   * (instructions only when the doctor finds the host noisy); instructions and auto count instructions
+   */
+  metrics?: MetricsMode;
   /** sampled profiles: on a decided TPS change (auto, the default), always, or never */
   profile?: ProfileMode;
   /** profiles also record off-CPU time (sched_switch), where the kernel allows it; off by default */
@@ -127,7 +134,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
       design = abDesign(loaded.workload, opts.workloadFile, opts);
     },
   );
-  const section = countingSection(pre.loaded.workload, opts.instructions);
+  const section = countingSection(pre.loaded.workload, countsWanted(opts.metrics, opts.instructions));
   if (section && (opts.running?.base || opts.running?.head)) {
     throw new Error("an A/B with instruction counts restarts its servers: it cannot use running ones");
   }
@@ -174,17 +181,22 @@ interface AbState {
 /** An A/B's plan for the engine: two sides on the same data, cells measured in interleaved pairs. */
 async function runAbGuarded(
   opts: AbOptions,
-  ctx: AbContext,
+  given: AbContext,
   installs: Record<Label, ServerInstall>,
 ): Promise<AbOutcome> {
-  const w = ctx.loaded.workload;
-  if (ctx.counting) {
+  const w = given.loaded.workload;
+  if (given.counting) {
     for (const install of [installs.base, installs.head]) {
-      await checkToggleSymbol(install.mysqld, toggleOf(ctx.counting.section, install), install.spec);
+      await checkToggleSymbol(install.mysqld, toggleOf(given.counting.section, install), install.spec);
     }
   }
-  const planned = planAbCells(w);
-  const profileMode = await profilingMode(opts);
+  const skipped = throughputSkipped(opts.metrics, given.doctor);
+  if (skipped) opts.log.info(`instructions only: ${skipped.detail}`);
+  const ctx = skipped ? { ...given, design: { ...given.design, throughput_not_measured: skipped } } : given;
+  const countsOnly = skipped !== null;
+  // instructions only: the cells that carry counts, per tier and script the fewest threads
+  const planned = countsOnly ? countedPlan(w) : planAbCells(w);
+  const profileMode = countsOnly ? noProfiles(opts) : await profilingMode(opts);
   const start = startingAbResults(opts, ctx, installs, planned);
   const results: AbResults = {
     ...start.results,
@@ -199,7 +211,7 @@ async function runAbGuarded(
     running: opts.running?.[label],
   });
   const cost: PairCost = { pairs: 0, seconds: 0 };
-  const alpha = abAlpha(ctx, planned);
+  const alpha = abAlpha(ctx, planned, countsOnly);
   const state = (e: EngineRun<AbCell>): AbState => ({
     e,
     opts,
@@ -232,6 +244,7 @@ async function runAbGuarded(
       }),
     cellLine: abCellLine,
     pauseSeconds: 0,
+    ...(countsOnly ? countsOnlySteps(ctx, w) : {}),
     collectors: countingCollectors(ctx, planned, { thresholds: opts.thresholds, alpha }),
     // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
     secondsAhead: (plannedLeft) =>
@@ -243,7 +256,7 @@ async function runAbGuarded(
         cost,
       }),
   };
-  const seconds = abSecondsToRun(ctx.design, start.toRun, warmupSeconds(w));
+  const seconds = countsOnly ? 0 : abSecondsToRun(ctx.design, start.toRun, warmupSeconds(w));
   const exitCode = await new Engine(opts, ctx, writer, plan, seconds).run();
   return { results: writer.results, exitCode };
 }
@@ -263,9 +276,67 @@ async function loadBothSides(
   end();
 }
 
-/** The per-comparison alpha of the report: every cell's slice metrics, and each counted cell. */
-function abAlpha(ctx: AbContext, planned: readonly AbPlannedCell[]): number {
-  return reportAlpha(planned.length, ctx.counting ? countedCellCount(planned) : 0);
+/** The per-comparison alpha of the report: every cell's slice metrics (none when only counted), and each counted cell. */
+function abAlpha(ctx: AbContext, planned: readonly AbPlannedCell[], countsOnly: boolean): number {
+  return reportAlpha(countsOnly ? 0 : planned.length, ctx.counting ? countedCellCount(planned) : 0);
+}
+
+/** An instructions-only plan: per tier, the cells that carry counts (countedCells), in plan order. */
+function countedPlan(w: Workload): AbPlannedCell[] {
+  const all = planAbCells(w);
+  const kept = new Set(w.tiers.flatMap((t) => countedCells(all.filter((p) => p.tier === t))));
+  return all.filter((p) => kept.has(p));
+}
+
+/** Profiles sample TPS slices: with none, none are taken (and perf is not probed). */
+function noProfiles(opts: AbOptions): Awaited<ReturnType<typeof profilingMode>> {
+  return {
+    mode: "off",
+    spec: profileSpec("cpu"),
+    record: { mode: opts.profile ?? "auto", unavailable: "no TPS slices to profile (instructions only)" },
+  };
+}
+
+/**
+ * The steps of an instructions-only A/B: no warmup and no slices; each cell is recorded without
+ * pairs once the data is loaded, and the instruction-count collector then restarts both servers
+ * once under callgrind and counts them (src/ab/instructions.ts).
+ */
+function countsOnlySteps(
+  ctx: AbContext,
+  w: Workload,
+): Pick<
+  EnginePlan<Label, AbPlannedCell, AbCell>,
+  "skipWarmup" | "measureTitle" | "measureCell" | "cellLine"
+> {
+  return {
+    skipWarmup: true,
+    measureTitle: (n, tier) =>
+      `instructions only: ${plural(n, "cell")} to count, no TPS slices (buffer pool ${tier}; ${ctx.design.throughput_not_measured?.reason === "noisy-host" ? "noisy host" : "asked for"})`,
+    measureCell: (_e, t, p) => unmeasuredCell(w, p, t.sides),
+    cellLine: (c, index, total) =>
+      `cell ${index}/${total} ${c.script} ${c.threads}t ${c.tier}: no TPS slices; instruction counts follow`,
+  };
+}
+
+/** A cell of an instructions-only A/B before its counts: no pairs, no series, no telemetry. */
+async function unmeasuredCell(w: Workload, p: AbPlannedCell, sides: readonly Side<Label>[]): Promise<AbCell> {
+  const at = new Date().toISOString();
+  const status = await Promise.all(sides.map((side) => side.instance.status()));
+  return {
+    id: p.id,
+    workload: w.name,
+    script: p.script,
+    threads: p.threads,
+    tier: p.tier,
+    status: "ok",
+    started_at: at,
+    ended_at: at,
+    pairs: [],
+    series: { base: [], head: [] },
+    status_deltas: { base: statusDeltas(status[0]!, status[0]!), head: statusDeltas(status[1]!, status[1]!) },
+    telemetry: [],
+  };
 }
 
 /** The instruction-count collector when counting is on, else none. */

@@ -21,6 +21,8 @@ import {
   HISTORY_MAX_AGE,
   HISTORY_RUNS,
   INSTRUCTIONS,
+  METRICS,
+  type MetricsMode,
   type SharedOption,
   STORE,
   THRESHOLD,
@@ -62,6 +64,8 @@ export interface ActionConfig {
   allowMismatch: boolean;
   /** mode ab: count instructions per transaction under callgrind */
   instructions: boolean;
+  /** mode ab: what is measured (throughput, instructions only, or auto: instructions only on a noisy host) */
+  metrics: MetricsMode;
   comment: (typeof COMMENT_MODES)[number];
   /** logins (without @) mentioned in the comment when there is a regression */
   ccUsers: string[];
@@ -198,6 +202,7 @@ const FIELDS = {
   "fail-on-regression": shared(FAIL_ON_REGRESSION),
   "allow-mismatch": shared(ALLOW_MISMATCH),
   instructions: shared(INSTRUCTIONS),
+  metrics: shared(METRICS),
   comment: z.enum(COMMENT_MODES, { error: `is not a comment mode (accepted: ${COMMENT_MODES.join(", ")})` }),
   "cc-users": ccUsers,
   "results-dir": z.string().min(1),
@@ -272,6 +277,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     failOnRegression: parsed["fail-on-regression"] ?? true,
     allowMismatch: parsed["allow-mismatch"] ?? false,
     instructions: parsed.instructions ?? false,
+    metrics: parsed.metrics ?? "throughput",
     comment: parsed.comment ?? "always",
     ccUsers: parsed["cc-users"] ?? [],
     resultsDir: parsed["results-dir"] ?? INPUT_DEFAULTS["results-dir"],

@@ -102,7 +102,9 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   const interrupt = interruptController((sig) =>
     log.warn(`${sig} received, stopping sysbench and the servers`),
   );
-  const end = log.group(`A/B: ${config.base} vs ${config.head} (${name})`);
+  // No group of its own: the A/B's phases (start, prepare, measure, instruction counts) are the
+  // groups, since Actions does not nest them.
+  log.info(`A/B: ${config.base} vs ${config.head} (${name}; metrics: ${config.metrics})`);
   try {
     const { results } = await runAb({
       base: config.base!,
@@ -113,6 +115,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       headSet: config.headSet,
       thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
       ...(config.instructions ? { instructions: true } : {}),
+      metrics: config.metrics,
       workDir,
       ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
@@ -127,7 +130,6 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
       incomplete: incompleteReason(results),
     };
   } finally {
-    end();
     interrupt.dispose();
     stopWatching();
   }

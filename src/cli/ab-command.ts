@@ -21,6 +21,8 @@ import {
   HEAD,
   HEAD_SET,
   INSTRUCTIONS,
+  METRICS,
+  type MetricsMode,
   type SharedOption,
   THRESHOLD,
   THRESHOLD_METRIC,
@@ -68,6 +70,7 @@ interface AbFlags extends NetworkFlags {
   maxPairs?: number;
   confirmBudget?: number;
   instructions?: boolean;
+  metrics?: MetricsMode;
   threshold: number;
   thresholdMetric?: [ComparedMetric, number][];
   failThreshold?: number;
@@ -118,6 +121,7 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(FAIL_THRESHOLD))
       .addOption(cliOption(FAIL_ON_REGRESSION))
       .addOption(cliOption(INSTRUCTIONS))
+      .addOption(cliOption(METRICS))
       .option("--force", "replace a complete A/B file at --out")
       .option(
         "--resume <ab.json>",
@@ -199,6 +203,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       ...(network ? { network } : {}),
       ...(o.force ? { force: true } : {}),
       ...(o.instructions ? { instructions: true } : {}),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
       ...(o.resume !== undefined ? { resume: o.resume } : {}),
       ...(o.profile ? { profile: o.profile } : {}),
       ...(o.offCpu ? { offCpu: true } : {}),

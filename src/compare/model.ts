@@ -226,7 +226,9 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
   const observations: Observation[] = [];
   let failed = 0;
   for (const c of ab.cells) {
-    if (c.status !== "ok" || c.pairs.length === 0) {
+    // an instructions-only A/B's cell has counts and no slices (src/ab/metrics.ts)
+    const repetitions = c.status === "ok" ? cellRepetitionPairs(c, base, head) : [];
+    if (c.status !== "ok" || (c.pairs.length === 0 && repetitions.length === 0)) {
       failed++;
       continue;
     }
@@ -240,7 +242,7 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
       pairs[i] = { base: b, head: h };
       observations.push(b, h);
     }
-    pairs.push(...cellRepetitionPairs(c, base, head));
+    pairs.push(...repetitions);
     paired.push({
       scenario: c.script,
       tier: c.tier,

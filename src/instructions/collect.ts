@@ -15,6 +15,7 @@ import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-ru
 import type { ServerInstall } from "../servers/install.js";
 import { runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { UserError } from "../util/errors.js";
+import type { CountingClock } from "./progress.js";
 import { callgrindControl, callgrindWrapper, checkToggleSymbol, toggleRegExp } from "./valgrind.js";
 
 /**
@@ -196,6 +197,17 @@ export interface CellCounting {
    * rounds stop at `settings.maxRepetitions` whatever it says)
    */
   more?: (repetitions: readonly InstructionRepetition[][]) => string | null;
+  /** progress lines with an ETA, one per counting run (src/instructions/progress.ts) */
+  clock?: CountingClock;
+}
+
+/** The counting runs a cell plans (warmups and repetitions) and the extra rounds may add. */
+export function cellRuns(sides: number, settings: CountingSettings): { planned: number; extra: number } {
+  const max = Math.max(settings.repetitions, settings.maxRepetitions ?? settings.repetitions);
+  return {
+    planned: sides * ((settings.warmupEvents > 0 ? 1 : 0) + settings.repetitions),
+    extra: sides * (max - settings.repetitions),
+  };
 }
 
 /** A cell's counts per side, in the order of `sides`, with the settings they were counted with. */
@@ -241,25 +253,53 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
     stacks: round === settings.repetitions,
     toggle: settings.toggle,
   });
+  const runs = cellRuns(c.sides.length, settings);
+  let ran = 0;
+  const timed = async <T>(r: Repetition, run: () => Promise<T>, per: (x: T) => number | null) => {
+    const t0 = Date.now();
+    const x = await run();
+    ran++;
+    c.clock?.ran(r.label, (Date.now() - t0) / 1000, per(x));
+    return x;
+  };
   try {
     if (settings.warmupEvents > 0) {
-      for (const side of c.sides) await warmCounting(side, rep(side, 0, settings.warmupEvents));
+      for (const side of c.sides) {
+        const r = rep(side, 0, settings.warmupEvents);
+        await timed(
+          { ...r, label: `${r.label} warmup` },
+          () => warmCounting(side, r),
+          () => null,
+        );
+      }
     }
     for (let round = 1; round <= max; round++) {
       if (round > settings.repetitions) {
         const why = c.more?.(out.repetitions) ?? null;
         if (why === null) break;
         c.phase.log.info(why);
+        c.clock?.addRuns(c.sides.length);
       }
       const order = c.sides.map((_, i) => i);
       if (round % 2 === 0) order.reverse();
-      for (const i of order)
-        out.repetitions[i]!.push(await countOnce(c.sides[i]!, rep(c.sides[i]!, round, settings.events)));
+      for (const i of order) {
+        const r = rep(c.sides[i]!, round, settings.events);
+        out.repetitions[i]!.push(
+          await timed(
+            r,
+            () => countOnce(c.sides[i]!, r),
+            (x) => x.per_transaction,
+          ),
+        );
+      }
     }
   } catch (err) {
     if (!(err instanceof UserError)) throw err;
     out.error = err.message;
   }
+  // what this cell did not run is no longer ahead
+  const extraRan = Math.max(0, ran - runs.planned);
+  c.clock?.dropRuns(Math.max(0, runs.planned - ran), Math.max(0, runs.extra - extraRan));
   return out;
 }
 

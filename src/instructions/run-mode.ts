@@ -12,7 +12,8 @@ import type { PlannedCell } from "../run/plan.js";
 import { wantsTls } from "../servers/instance.js";
 import { plural } from "../util/plural.js";
 import { defaultInstructionEvents } from "../workloads/schema.js";
-import { countSides, startCounting } from "./collect.js";
+import { cellRuns, countSides, startCounting } from "./collect.js";
+import { CountingClock } from "./progress.js";
 import { type Counting, countedCells, countingSection, toggleOf } from "./settings.js";
 import { checkToggleSymbol, findValgrind } from "./valgrind.js";
 
@@ -53,19 +54,23 @@ async function countRunTier(
   );
   const tls = wantsTls(e.w.sysbench_options);
   const counted = await startCounting(side, toggle, serverWrapper, e.phase.signal, tls);
+  const settings = (events: number) => ({
+    toggle,
+    events,
+    warmupEvents: section.warmup_events ?? events,
+    repetitions: section.repetitions,
+    threads: section.threads,
+  });
+  const runs = cellRuns(1, settings(1));
+  const clock = new CountingClock(e.opts.log, cells.length * runs.planned, 0);
   for (const p of cells) {
     const events = section.events ?? defaultInstructionEvents(p.script);
     const c = await countSides({
       phase: e.phase,
       sides: [counted],
       call: sysbenchCall(e.w, p.script, section.threads),
-      settings: {
-        toggle,
-        events,
-        warmupEvents: section.warmup_events ?? events,
-        repetitions: section.repetitions,
-        threads: section.threads,
-      },
+      settings: settings(events),
+      clock,
       valgrind,
       cellIndex: planned.indexOf(p) + 1,
       label: `${p.script} ${section.threads}t ${p.tier}`,

@@ -7,6 +7,7 @@
  * parsers and defaults; tests/action-inputs.test.ts keeps action/action.yml and docs/action.md in
  * step with them, and tests/options-defined-once.test.ts keeps the commands on them.
  */
+import { METRICS_MODES, type MetricsMode } from "../ab/metrics.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import { DEFAULT_BASELINE_MAX_AGE_DAYS } from "../import/provenance.js";
 import { METRIC_NAMES } from "../metrics/table.js";
@@ -153,6 +154,18 @@ export const INSTRUCTIONS: SharedOption<boolean> = {
   parse: parseBoolean,
 };
 
+export type { MetricsMode } from "../ab/metrics.js";
+
+/** What `perfgate ab` measures (docs/instructions.md, "Instructions only"). */
+export const METRICS: SharedOption<MetricsMode> = {
+  name: "metrics",
+  arg: "<mode>",
+  help: "what ab measures: throughput (interleaved TPS slices; instruction counts too with --instructions or the workload's instructions section), instructions (instruction counts only: no TPS slices), auto (instructions only when the doctor finds the host noisy, else TPS slices and instruction counts)",
+  default: "throughput",
+  choices: METRICS_MODES,
+  parse: oneOf(METRICS_MODES),
+};
+
 export const SET: SharedOption<[string, string]> = {
   name: "set",
   arg: "<name=value>",
@@ -277,6 +290,7 @@ export const SHARED_OPTIONS = [
   FAIL_ON_REGRESSION,
   ALLOW_MISMATCH,
   INSTRUCTIONS,
+  METRICS,
   BASE,
   HEAD,
   BASE_SET,

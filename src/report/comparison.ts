@@ -157,7 +157,7 @@ function sourcesLine(m: ReportModel, f: Format): string {
     .join(", ");
   const how =
     c.kind === "ab"
-      ? `interleaved A/B pairs, head vs base ${f.esc(c.baselines.join(", "))}`
+      ? `${c.throughputNotMeasured === null ? "interleaved A/B pairs" : "instruction counts only (base and head repetitions interleaved)"}, head vs base ${f.esc(c.baselines.join(", "))}`
       : c.kind === "pair"
         ? `head vs base ${f.esc(c.baselines[0] ?? "")}`
         : `each engine vs the baseline of its family (${f.esc(c.baselines.join(", "))})`;
@@ -172,10 +172,23 @@ export function abSettingsText(m: ReportModel, esc: (s: string) => string, max =
   return parts.slice(0, max).join(" ") + more;
 }
 
+/**
+ * "Throughput was not measured: …" for an instructions-only A/B (said once per report), else null.
+ * The sentence comes from the results file: cut and escaped.
+ */
+export function throughputNote(m: Pick<ReportModel, "compared">, f: Pick<Format, "esc">): string | null {
+  const why = m.compared.throughputNotMeasured;
+  if (why === null) return null;
+  const text = why.length > 400 ? `${why.slice(0, 399)}…` : why;
+  return f.esc(`${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`);
+}
+
 /** The status line, what was compared, and the warnings: the report's first part. */
 function statusPart(m: ReportModel, f: Format): string[] {
   const md = f.name === "markdown";
   const lines = [sourcesLine(m, f)];
+  const note = throughputNote(m, f);
+  if (note !== null) lines.push(note);
   const history = m.compared.history;
   if (history) {
     lines.push(baselineHistoryLine(history, md));

@@ -19,7 +19,7 @@ import type {
   SettingsDiff,
 } from "../compare/schema.js";
 import type { BaselineProvenance } from "../import/provenance.js";
-import { aggregate, metricHeading } from "../metrics/table.js";
+import { aggregate, metricHeading, SLICE_METRICS } from "../metrics/table.js";
 import { plural } from "../util/plural.js";
 
 export type { Verdict };
@@ -95,6 +95,8 @@ export interface Compared {
   /** a config A/B's server options, as given: `--base-set name=value` */
   abSettings: { flag: "--base-set" | "--head-set"; setting: string }[];
   mismatches: string[];
+  /** an instructions-only A/B: the sentence saying why throughput was not measured (untrusted text) */
+  throughputNotMeasured: string | null;
 }
 
 export interface TpsTable extends Group {
@@ -176,7 +178,7 @@ function sections(r: ComparisonReport, sets: readonly MeasurementSet[], cells: C
       progression: p,
     });
   }
-  if (r.metrics.includes("tps")) {
+  if (r.metrics.includes("tps") && r.cells.some((c) => c.metric === "tps")) {
     const thresholdPct = r.threshold.per_metric.tps ?? r.threshold.default_pct;
     const label = `all differences greater than ${thresholdPct}%`;
     S.push({ kind: "big_differences", label, thresholdPct, groups: bigDifferences(r) });
@@ -184,8 +186,18 @@ function sections(r: ComparisonReport, sets: readonly MeasurementSet[], cells: C
   S.push({ kind: "verdicts", label: `all ${r.cells.length.toLocaleString("en-US")} verdicts`, cells });
   const shown = r.degradation.filter((d) => d.base_trend.degrading || d.head_trend.degrading);
   if (shown.length > 0) S.push({ kind: "degradation", label: "within-run degradation", entries: shown });
-  if (r.notes.length > 0) S.push({ kind: "notes", label: "notes", notes: r.notes });
+  const notes = r.notes.filter((n) => !unmeasuredNote(n, sets));
+  if (notes.length > 0) S.push({ kind: "notes", label: "notes", notes });
   return S;
+}
+
+/**
+ * "tps: no cell has values on both sides" of an instructions-only A/B: the report says once that
+ * throughput was not measured, not once per slice metric.
+ */
+function unmeasuredNote(note: string, sets: readonly MeasurementSet[]): boolean {
+  if (!sets.some((s) => s.ab?.design.throughput_not_measured)) return false;
+  return SLICE_METRICS.some((m) => note === `${m}: no cell has values on both sides (not compared)`);
 }
 
 /** Cell × metric verdicts grouped by cell, in the one verdict order, then the largest change first. */
@@ -263,6 +275,9 @@ function compared(r: ComparisonReport, sets: readonly MeasurementSet[]): Compare
     history: r.baseline_history ?? null,
     abSettings: abSettings(sets),
     mismatches: r.mismatches,
+    throughputNotMeasured:
+      sets.find((s) => s.ab?.design.throughput_not_measured)?.ab?.design.throughput_not_measured?.detail ??
+      null,
   };
 }
 

@@ -26,6 +26,7 @@ import {
   needsText,
   type ReportSection,
   reportParts,
+  throughputNote,
 } from "./comparison.js";
 import { efficiencyMarkdown } from "./efficiency.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
@@ -238,6 +239,9 @@ function comparedBlock(i: PrReportInput, m: ReportModel): string[] {
   if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
   const workload = workloadText(i);
   if (workload !== null) L.push(`**Workload:** ${workload}  `);
+  // said here once: the folded report leaves it out (renderPrReport)
+  const note = throughputNote(m, MARKDOWN);
+  if (note !== null) L.push(`**Throughput:** ${note}  `);
   L[L.length - 1] = L[L.length - 1]!.trimEnd();
   return [...L, ""];
 }
@@ -283,7 +287,8 @@ function workloadText(i: PrReportInput): string | null {
   const results = i.sets.find((s) => s.results)?.results;
   const dataset = ab?.dataset ?? results?.dataset;
   if (dataset) parts.push(`${dataset.tables} × ${fmtNumber(dataset.table_size)} rows`);
-  if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);
+  if (ab?.design.throughput_not_measured) parts.push("instruction counts only, no TPS slices");
+  else if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);
   return parts.join("; ");
 }
 
@@ -438,13 +443,22 @@ function aboveTheFold(i: PrReportInput, m: ReportModel): string[] {
   return head;
 }
 
+/** The lines without the note and the blank line after it. */
+function dropNote(lines: readonly string[], note: string | null): string[] {
+  const k = note === null ? -1 : lines.indexOf(note);
+  return k < 0 ? [...lines] : [...lines.slice(0, k), ...lines.slice(k + (lines[k + 1] === "" ? 2 : 1))];
+}
+
 /** The comment or summary body, within `budget` characters. */
 export function renderPrReport(i: PrReportInput): string {
   const m = buildReportModel(i.report, i.sets);
   const head = aboveTheFold(i, m);
   const parts = reportParts(m, MARKDOWN);
-  // parts[0] is the report's status part, then one part per section of the model
-  const sections = [parts[0]!, ...parts.slice(1).filter((_, k) => !ABOVE_THE_FOLD.has(m.sections[k]!.kind))];
+  // parts[0] is the report's status part, then one part per section of the model; the note on
+  // throughput is above the fold already
+  const note = throughputNote(m, MARKDOWN);
+  const status = { ...parts[0]!, lines: dropNote(parts[0]!.lines, note) };
+  const sections = [status, ...parts.slice(1).filter((_, k) => !ABOVE_THE_FOLD.has(m.sections[k]!.kind))];
   const open = [
     `<details><summary>${htmlEscape(`Full report: ${sections.length - 1} sections, ${plural(i.report.cells.length, "verdict")}`)}</summary>`,
     "",

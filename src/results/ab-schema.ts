@@ -122,6 +122,14 @@ export const AbDesignSchema = z.object({
   confirm_budget_s: nonneg,
   /** sysbench --rand-seed used by both sides' prepare, so both hold the same data */
   prepare_seed: z.number().int(),
+  /**
+   * An instructions-only A/B (`--metrics instructions`, or `auto` on a noisy host): no TPS slices
+   * were run, only instruction counts; why (asked for, or the doctor found the host noisy) and the
+   * sentence the report says it with. Absent: throughput was measured.
+   */
+  throughput_not_measured: z
+    .object({ reason: z.enum(["requested", "noisy-host"]), detail: z.string().max(2000) })
+    .optional(),
 });
 export type AbDesign = z.infer<typeof AbDesignSchema>;
 

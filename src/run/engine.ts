@@ -214,6 +214,8 @@ export interface EnginePlan<L extends string | null, P extends PlannedLike, C ex
   loadData: (e: EngineRun<C>, t: TierRun<L, P>) => Promise<void>;
   /** the warmup's progress title */
   warmupTitle: string;
+  /** no warmup (an A/B that only counts instructions: its counting warms up on its own) */
+  skipWarmup?: boolean;
   /** "measure 2 cells in ..." (the tier's cells' progress title) */
   measureTitle: (count: number, tier: string) => string;
   measureCell: (e: EngineRun<C>, t: TierRun<L, P>, p: P, index: number) => Promise<C>;
@@ -308,7 +310,7 @@ export class Engine<
     const { sides, started } = await this.startSides(tier);
     const t: TierRun<L, P> = { tier, sides, started, cells };
     await this.plan.loadData(this, t);
-    if (this.w.warmup.length > 0) {
+    if (this.w.warmup.length > 0 && this.plan.skipWarmup !== true) {
       const endWarm = log.group(this.plan.warmupTitle);
       await warmUp(this.phase, this.w, t.sides, (seconds) => {
         this.remaining -= seconds;
