@@ -16,12 +16,12 @@
 // hand-over and the comment's POST (seconds each on GitHub, not reproducible here).
 //
 //   node bench/server-gate-time.mjs --source <mariadb repo> --cache-dir <dir> \
-//     [--ref mariadb-10.11.18] [--workload workloads/server-gate.yml] [--metrics auto] [--json <file>]
+//     [--ref mariadb-10.11.18] [--workload workloads/server-gate.yml] [--metrics auto|instructions|throughput] [--json <file>]
 //
 // --source: a repository from runner-setup/fetch-mariadb-source.sh. The head is a commit on top of
 // --ref (branch perfgate-gate-bench) changing one line of code in sql/sql_parse.cc. --metrics is
-// passed to `perfgate ab` when given (instructions-only A/B); without it the A/B runs the
-// workload's TPS slices and then counts (--instructions). Run it under `nice` on a shared host.
+// passed to `perfgate ab` (default auto, as the gate's workflow: instructions only on a noisy
+// host). Run it under `nice` on a shared host.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -41,7 +41,7 @@ if (!source || !cacheDir) {
 }
 const ref = opt("ref", "mariadb-10.11.18");
 const workload = opt("workload", "workloads/server-gate.yml");
-const metrics = opt("metrics");
+const metrics = opt("metrics", "auto");
 const jsonOut = opt("json", join(cacheDir, "server-gate-time.json"));
 const cli = join(import.meta.dirname, "..", "bin", "perfgate.mjs");
 const src = resolve(source);
@@ -182,7 +182,7 @@ const abArgs = [
   "--work-dir",
   join(cacheDir, "bench-work"),
 ];
-if (metrics) abArgs.push("--metrics", metrics);
+abArgs.push("--metrics", metrics);
 const ab = await timed("ab", abArgs, { PERFGATE_BUILD_CACHE: "" });
 record.seconds.ab = ab.s;
 record.ab_file = abOut;
