@@ -500,16 +500,15 @@ export async function provisionBuild(spec: BuildSpec, opts: BuildOptions): Promi
 export const buildSource: ServerSource<BuildSpec> = {
   name: "build",
   form: specForm("build"),
-  installDirs: (spec, cacheDir) =>
-    isCommitId(spec.ref)
-      ? OPTION_FLAVORS.flatMap((f) =>
-          reusableInstallDirs(
-            resolve(cacheDir),
-            buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs()))),
-            envBuildTrust(),
-          ),
-        )
-      : [],
+  installDirs: (spec, cacheDir) => {
+    if (!isCommitId(spec.ref)) return [];
+    const trust = envBuildTrust();
+    const key = (f: Flavor) => buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs())));
+    // A trusted build takes only its own installs, here as in provisionBuild.
+    return OPTION_FLAVORS.flatMap((f) => reusableInstallDirs(resolve(cacheDir), key(f), trust)).filter(
+      (d) => trust !== "trusted" || !hasInstall(d) || ownInstall(d, META),
+    );
+  },
   checkAvailable: async (spec) => {
     if (isGitUrl(spec.repo) || existsSync(resolve(spec.repo))) return UNKNOWN;
     return missing(`no such directory ${resolve(spec.repo)}`);
