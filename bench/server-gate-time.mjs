@@ -72,7 +72,7 @@ function headCommit(base) {
   const wt = join(cacheDir, "bench-head-worktree");
   rmSync(wt, { recursive: true, force: true });
   git("worktree", "prune");
-  git("worktree", "add", "--detach", "--force", wt, base);
+  git("worktree", "add", "--quiet", "--detach", "--force", wt, base);
   const file = join(wt, "sql", "sql_parse.cc");
   writeFileSync(
     file,
