@@ -53,6 +53,8 @@ export const INTEGRATION = [
   "shard-merge",
   "why-e2e",
   "workflows-act",
+  "workflows-act-store",
+  "workflows-act-bisect",
 ].map((name) => `tests/${name}.test.ts`);
 
 /** A port nothing listens on: a download from it is refused at once. */

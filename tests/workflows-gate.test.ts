@@ -141,9 +141,9 @@ describe("perf-pr-approve.yml: the approval", () => {
     }
   });
 
-  it("its token can start a workflow and read pull requests, and it runs no action", () => {
+  it("its token can start a workflow, read pull requests and set statuses, and it runs no action", () => {
     const job = (load("perf-pr-approve.yml").jobs as Json).approve as Json;
-    expect(job.permissions).toEqual({ actions: "write", "pull-requests": "read" });
+    expect(job.permissions).toEqual({ actions: "write", "pull-requests": "read", statuses: "write" });
     expect(steps(load("perf-pr-approve.yml"), "approve").some((s) => "uses" in s)).toBe(false);
   });
 });
@@ -183,6 +183,7 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
   });
   beforeEach(() => {
     gh.dispatches.length = 0;
+    gh.statuses.length = 0;
     gh.addPull({ owner: "o", repo: "r", number: 7, state: "open", headSha: REVIEWED, baseSha: BASE });
   });
 
@@ -195,13 +196,15 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
       "github.event.comment.user.login": approver,
       "github.event.comment.body": body,
       "github.event.repository.default_branch": "main",
+      "vars.PERFGATE_PR_WORKLOAD || 'workloads/smoke.yml'": "workloads/smoke.yml",
     };
     const env: Record<string, string> = {
       PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
       GH_STANDIN_URL: gh.url,
+      GITHUB_SERVER_URL: "https://github.com",
     };
     for (const [name, value] of Object.entries(step.env as Record<string, string>)) {
-      const m = /^\$\{\{ (\S+) \}\}$/.exec(value);
+      const m = /^\$\{\{ (.+) \}\}$/.exec(value);
       if (!m || event[m[1]!] === undefined)
         throw new Error(`the step's env ${name}: ${value} is not modelled here`);
       env[name] = event[m[1]!]!;
@@ -237,6 +240,17 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
         inputs: { pr: "7", "head-sha": REVIEWED, "base-sha": BASE },
       },
     ]);
+    expect(gh.statuses).toEqual([
+      {
+        repo: "o/r",
+        sha: REVIEWED,
+        state: "pending",
+        context: "perfgate/smoke",
+        description: "Benchmark approved by maintainer; waiting for perf-pr",
+        target_url: "https://github.com/o/r/actions/workflows/perf-pr.yml",
+        creator: "github-actions[bot]",
+      },
+    ]);
   });
 
   it("a 7-hex prefix is refused with the head's full SHA to copy; nothing starts", async () => {
@@ -258,6 +272,7 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
     const longer = await approve(`/perf ${REVIEWED.slice(0, 39)}`);
     expect(longer.code).toBe(1);
     expect(gh.dispatches).toEqual([]);
+    expect(gh.statuses).toEqual([]);
   });
 
   it("a commenter without write access, or a closed pull request, starts nothing", async () => {
@@ -269,6 +284,7 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
     expect(closed.code).toBe(1);
     expect(closed.out).toContain("pull request #7 is closed");
     expect(gh.dispatches).toEqual([]);
+    expect(gh.statuses).toEqual([]);
   });
 });
 
@@ -312,5 +328,110 @@ describe("bisect.yml: which commit did it", () => {
     expect(run).toContain("tr -d '`' < results/bisect.txt");
     // Inputs reach the script only through the environment.
     expect(run).not.toContain("${{");
+  });
+});
+
+/**
+ * perf-pr-comment.yml's status step, run by real bash as the workflow runs it, against the GitHub
+ * stand-in: each verdict the action can output becomes one status on the head commit.
+ */
+describe("perf-pr-comment.yml: the head commit's status", () => {
+  const step = steps(load("perf-pr-comment.yml"), "comment").find((s) => s.name === "Commit status")!;
+  let gh: GitHubStandIn;
+  let bin: string;
+  let script: string;
+
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    bin = mkdtempSync(join(tmpdir(), "perfgate-gh-"));
+    script = join(bin, "status.sh");
+    writeFileSync(
+      join(bin, "gh"),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "tests", "helpers", "gh-cli.mjs")}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    writeFileSync(script, String(step.run));
+  });
+  afterAll(async () => {
+    await gh.close();
+    rmSync(bin, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    expect(gh.unmatched, "requests GitHub's API does not have").toEqual([]);
+    expect(gh.invalid, "requests GitHub's API would refuse").toEqual([]);
+  });
+
+  async function status(vars: Record<string, string>): Promise<{ code: number; out: string }> {
+    gh.statuses.length = 0;
+    const env: Record<string, string> = {
+      PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+      GH_STANDIN_URL: gh.url,
+      GITHUB_SERVER_URL: "https://github.com",
+      GITHUB_RUN_ID: "77",
+      GH_TOKEN: "ghs_commenttoken",
+      REPO: "o/r",
+      HEAD_SHA: HEAD,
+      RESULTS: "perfgate-results/ab-smoke.json",
+      WORKLOAD: "workloads/smoke.yml",
+      VERDICT: "",
+      REGRESSIONS: "",
+      ADVISORY: "false",
+      ...vars,
+    };
+    expect(Object.keys(step.env as Json).sort()).toEqual(
+      Object.keys(env)
+        .filter((k) => !["PATH", "GH_STANDIN_URL", "GITHUB_SERVER_URL", "GITHUB_RUN_ID"].includes(k))
+        .sort(),
+    );
+    try {
+      const r = await execFileAsync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { env });
+      return { code: 0, out: r.stdout + r.stderr };
+    } catch (e) {
+      const err = e as { code?: number; stdout?: string; stderr?: string };
+      return { code: err.code ?? -1, out: `${err.stdout ?? ""}${err.stderr ?? ""}` };
+    }
+  }
+
+  it("maps every verdict to a state and a one-line description, linking this run", async () => {
+    const cases: [Record<string, string>, string, string][] = [
+      [
+        { VERDICT: "regression", REGRESSIONS: "2" },
+        "failure",
+        "regression: 2 verdict(s) worse than the base",
+      ],
+      [{ VERDICT: "unchanged", REGRESSIONS: "0" }, "success", "unchanged: no regression"],
+      [{ VERDICT: "improvement" }, "success", "improvement, no regression"],
+      [{ VERDICT: "inconclusive" }, "success", "inconclusive: no regression shown, none ruled out"],
+      [{ VERDICT: "" }, "error", "not run: the benchmark left no verdict"],
+      [
+        { VERDICT: "regression", REGRESSIONS: "1", ADVISORY: "true" },
+        "failure",
+        "advisory (fork): regression: 1 verdict(s) worse than the base",
+      ],
+      // no results file (the download failed): the status is still named after the workload
+      [{ VERDICT: "", RESULTS: "" }, "error", "not run: the benchmark left no verdict"],
+    ];
+    for (const [vars, state, description] of cases) {
+      const r = await status(vars);
+      expect(r.code, r.out).toBe(0);
+      expect(gh.statuses).toEqual([
+        {
+          repo: "o/r",
+          sha: HEAD,
+          state,
+          context: "perfgate/smoke",
+          description,
+          target_url: "https://github.com/o/r/actions/runs/77",
+          creator: "github-actions[bot]",
+        },
+      ]);
+    }
+  });
+
+  it("sets nothing for a head that is not a full SHA", async () => {
+    const r = await status({ HEAD_SHA: "", VERDICT: "unchanged" });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("no head commit for the status");
+    expect(gh.statuses).toEqual([]);
   });
 });

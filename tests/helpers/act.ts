@@ -71,8 +71,11 @@ export class ActWorld {
   readonly gitRoot: string;
   readonly bin: string;
   readonly node20Bin: string;
+  /** the git configuration the workflows' git sees (GIT_CONFIG_GLOBAL): the remotes' insteadOf */
+  readonly gitConfig: string;
 
   constructor(readonly root: string) {
+    this.gitConfig = join(root, "gitconfig");
     this.artifacts = join(root, "artifacts");
     this.pages = join(root, "pages");
     this.gitRoot = join(root, "git");
@@ -80,6 +83,7 @@ export class ActWorld {
     this.node20Bin = join(root, "node20");
     for (const d of [this.artifacts, this.pages, this.gitRoot, this.bin, this.node20Bin])
       mkdirSync(d, { recursive: true });
+    writeFileSync(this.gitConfig, "");
     // `gh` for the workflows' scripts: the GitHub stand-in's client
     const gh = join(this.bin, "gh");
     writeFileSync(
@@ -101,7 +105,11 @@ export class ActWorld {
    * `owner/name`, one commit on `branch`, with an `origin` remote on github.com (act takes the
    * repository's name from it). Returns its folder and commit.
    */
-  project(fullName: string, branch = "main"): { dir: string; sha: string } {
+  project(
+    fullName: string,
+    branch = "main",
+    extra: Record<string, string> = {},
+  ): { dir: string; sha: string } {
     const dir = join(this.gitRoot, fullName);
     mkdirSync(dir, { recursive: true });
     const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], {
@@ -113,6 +121,10 @@ export class ActWorld {
     for (const f of files) {
       mkdirSync(dirname(join(dir, f)), { recursive: true });
       copyFileSync(join(ROOT, f), join(dir, f));
+    }
+    for (const [f, text] of Object.entries(extra)) {
+      mkdirSync(dirname(join(dir, f)), { recursive: true });
+      writeFileSync(join(dir, f), text);
     }
     return { dir, sha: this.commitAll(dir, fullName, "perfgate", branch) };
   }
@@ -126,6 +138,19 @@ export class ActWorld {
     git(dir, "add", "-A");
     git(dir, "commit", "-q", "--allow-empty", "-m", message);
     return git(dir, "rev-parse", "HEAD");
+  }
+
+  /**
+   * An empty bare repository that the workflows' git reaches as https://github.com/<fullName>
+   * (an insteadOf in their GIT_CONFIG_GLOBAL): where a history store branch is pushed.
+   */
+  remote(fullName: string): string {
+    const bare = join(this.root, "remotes", `${fullName}.git`);
+    mkdirSync(bare, { recursive: true });
+    git(bare, "init", "-q", "--bare");
+    const entry = `[url "file://${bare}"]\n\tinsteadOf = https://github.com/${fullName}\n`;
+    writeFileSync(this.gitConfig, readFileSync(this.gitConfig, "utf8") + entry);
+    return bare;
   }
 
   /** Files of an uploaded artifact, relative to it, sorted. */
@@ -170,6 +195,8 @@ export interface ActOptions {
   gh: GitHubStandIn;
   /** repository variables (`vars.*`) */
   vars?: Record<string, string>;
+  /** more environment for every step */
+  env?: Record<string, string>;
   /** the token the workflow gets as github.token */
   token?: string;
   /** only this job (and what it needs) */
@@ -182,7 +209,7 @@ export interface ActRun {
   code: number | null;
   /** "job | message" lines, the step output included */
   logs: string;
-  /** each job's job summary (all its steps' GITHUB_STEP_SUMMARY), by job name */
+  /** each job's job summary (all its steps' GITHUB_STEP_SUMMARY), by job name (as GitHub shows it) */
   summaries: Record<string, string>;
   /** each job's result (success, failure, ...), by job name */
   results: Record<string, string>;
@@ -201,6 +228,8 @@ function actArgs(o: ActOptions, eventFile: string): string[] {
     PERFGATE_ACT_GIT: w.gitRoot,
     PERFGATE_ACT_NODE20: w.node20Bin,
     PERFGATE_ACT_NODE24: actTools().node24Bin,
+    GIT_CONFIG_GLOBAL: w.gitConfig,
+    ...o.env,
   };
   return [
     o.event,
@@ -266,7 +295,10 @@ function readLine(
   } catch {
     return raw;
   }
-  const job = String(e.job ?? "");
+  // act names a job "<workflow>/<job name>", padded to the longest name
+  const job = String(e.job ?? "")
+    .replace(/^[^/]*\//, "")
+    .trim();
   if (e.command === "summary") summaries[job] = (summaries[job] ?? "") + String(e.content ?? "");
   if (typeof e.jobResult === "string") results[job] = e.jobResult;
   const msg = String(e.msg ?? "").replace(/\n$/, "");

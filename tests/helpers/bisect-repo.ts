@@ -17,11 +17,12 @@ export const DURABILITY = {
   subject: "durable commits",
 };
 
-/** 32 commits: commit 0 has the options before, commit `planted` those after, the rest notes only. */
+/** `count` commits (32): commit 0 has the options before, commit `planted` those after, the rest notes only. */
 export function plantedRepo(
   dir: string,
   opts: { before: string; after: string; subject: string } = DURABILITY,
   planted = PLANTED,
+  count = 32,
 ): void {
   mkdirSync(dir, { recursive: true });
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "pipe" });
@@ -31,7 +32,7 @@ export function plantedRepo(
   writeFileSync(join(dir, "server.opts"), `${opts.before}\n`);
   git("add", "-A");
   git("commit", "-q", "-m", "commit 0: the good one");
-  for (let i = 1; i < 32; i++) {
+  for (let i = 1; i < count; i++) {
     writeFileSync(join(dir, "notes.txt"), `change ${i}\n`);
     if (i === planted) writeFileSync(join(dir, "server.opts"), `${opts.after}\n`);
     git("add", "-A");
