@@ -28,6 +28,7 @@ export const INTEGRATION = [
   "hostile-input",
   "instance",
   "instructions-ab",
+  "instructions-only",
   "instructions-run",
   "interrupt",
   "maven-provenance",

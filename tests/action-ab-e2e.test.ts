@@ -55,7 +55,10 @@ describe("the action's A/B on a pull request (real servers)", () => {
     expect(ab.status).toBe("complete");
     expect(ab.cells).toHaveLength(2);
     expect(ab.servers.map((s) => s.version)).toEqual(["10.11.5", "11.4.5"]);
-    expect(r.stdout).toContain(`::group::A/B: ${BASE} vs ${HEAD}`);
+    expect(r.stdout).toContain(`A/B: ${BASE} vs ${HEAD} (ab-resume; metrics: throughput)`);
+    // the phases are the log's groups (Actions does not nest groups)
+    expect(r.stdout).toContain("::group::start base and head (buffer pool");
+    expect(r.stdout).toMatch(/::group::measure \d+ cells? in interleaved/);
 
     expectCleanTraffic(gh);
     const { owner, repo, number } = prOf(opened());
@@ -82,6 +85,40 @@ describe("the action's A/B on a pull request (real servers)", () => {
     if (r.outputs.verdict === "improvement") expect(top.some((l) => l.startsWith("| 🟢 |"))).toBe(true);
     expect(mine[0]!.body).not.toContain("Version progression");
     expect(readFileSync(r.outputs.report!, "utf8")).toContain("perfgate: ab-resume");
+    expect(processesMatching(dir)).toEqual([]);
+  }, 900_000);
+
+  it("metrics: instructions counts only, and the comment says throughput was not measured", async () => {
+    const payload = opened();
+    (payload.pull_request as Record<string, unknown>).number = 77;
+    payload.number = 77;
+    const r = await runAction({
+      inputs: {
+        mode: "ab",
+        base: HEAD,
+        head: HEAD,
+        "head-set": "performance_schema=ON",
+        metrics: "instructions",
+        workload: join(ROOT, "tests/fixtures/workloads/instructions-only-tiny.yml"),
+        "fail-on-regression": "false",
+      },
+      payload,
+      apiUrl: gh.url,
+      dir,
+      env: { PERFGATE_CACHE_DIR: cacheRoot() },
+    });
+    expect(r.code, r.stdout.slice(-3000)).toBe(0);
+    const ab = readAbResults(r.outputs.results!);
+    expect(ab.design.throughput_not_measured?.reason).toBe("requested");
+    expect(ab.cells.map((c) => c.pairs.length)).toEqual([0]);
+    expect(r.outputs.verdict).toBe("regression");
+    expect(r.stdout).toContain("::group::instruction counts under callgrind");
+    expect(r.stdout).toMatch(/counting runs done, ETA \d/);
+    expectCleanTraffic(gh);
+    const { owner, repo } = prOf(payload);
+    const [mine] = gh.commentsOn(owner, repo, 77);
+    expect(mine!.body.split("Throughput was not measured").length - 1).toBe(1);
+    expect(mine!.body).toContain("**Throughput:** Throughput was not measured: instruction counts only");
     expect(processesMatching(dir)).toEqual([]);
   }, 900_000);
 });

@@ -27,6 +27,7 @@ import {
 } from "./helpers/action-process.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
 import { gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
+import { hostileAb } from "./helpers/hostile-factory.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const NOISE = [1.0, 1.012, 0.991, 1.006, 0.994];
@@ -395,6 +396,73 @@ describe("whose comment it is", () => {
     const patched = gh.requests.filter((q) => q.method === "PATCH").map((q) => q.path.split("/").pop());
     expect(patched).toEqual([String(mine[0]!.id), String(mine[1]!.id)]);
     expect(gh.commentsOn(owner, repo, 503)).toHaveLength(2);
+  });
+
+  it("a results file that would make a megabyte comment gets a comment under 65,536 characters", async () => {
+    const payload = onPr(505);
+    const { owner, repo } = prOf(payload);
+    const hostile = writeJson(
+      dir,
+      "hostile-ab.json",
+      hostileAb({ variables: 1500, cells: 20, nameLength: 1000 }),
+    );
+    const r = await runAction({
+      inputs: { mode: "compare", "head-results": hostile, "fail-on-regression": "false" },
+      payload,
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(r.code).toBe(0);
+    expectCleanTraffic(gh);
+    const mine = gh.commentsOn(owner, repo, 505).filter((c) => c.author === "github-actions[bot]");
+    expect(mine).toHaveLength(1);
+    // the full comment, not the short one: budgeted, it fits
+    expect(mine[0]!.body.length).toBeLessThan(65_536);
+    expect(mine[0]!.body).toContain("🔴 regression");
+    expect(mine[0]!.body).toContain("| … and 1475 more | | |");
+    expect(mine[0]!.body).not.toContain("could not be posted here");
+  });
+
+  it("an update GitHub refuses (422, body too long) replaces the old comment with the short one", async () => {
+    const payload = onPr(506);
+    const { owner, repo, sha } = prOf(payload);
+    const inputs = { mode: "compare", "base-results": base, "fail-on-regression": "false" };
+    const first = await runAction({
+      inputs: { ...inputs, "head-results": slow },
+      payload,
+      apiUrl: gh.url,
+      dir,
+    });
+    expect(first.code).toBe(0);
+    const [mine] = gh.commentsOn(owner, repo, 506).filter((c) => c.author === "github-actions[bot]");
+    expect(mine!.body).toContain("🔴 regression");
+    // GitHub refuses this run's full body: the old "regression" must not stay up
+    gh.commentBodyLimit = 1_500;
+    try {
+      const r = await runAction({
+        inputs: { ...inputs, "head-results": same },
+        payload,
+        apiUrl: gh.url,
+        dir,
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(
+        /GitHub refused the update of comment \d+ \(GitHub answered HTTP 422: .*body is too long/,
+      );
+    } finally {
+      gh.commentBodyLimit = 65_536;
+    }
+    const patches = gh.requests.filter((q) => q.method === "PATCH" && q.path.endsWith(`/${mine!.id}`));
+    expect(patches.map((q) => q.status)).toEqual([422, 200]);
+    const after = gh.commentsOn(owner, repo, 506);
+    expect(after).toHaveLength(1);
+    const body = after[0]!.body;
+    expect(body).not.toContain("🔴 regression");
+    expect(body).toMatch(/^<!-- perfgate:test -->\n<!-- perfgate-state verdict=unchanged /);
+    expect(body).toContain("perfgate test:");
+    expect(body).toContain(`The full report for \`${sha.slice(0, 12)}\` could not be posted here`);
+    expect(body).toContain("the job summary of [the workflow run](");
+    expect(body.length).toBeLessThan(1_500);
   });
 
   it("a personal access token: the authenticated user's comments are the action's own", async () => {

@@ -19665,9 +19665,6 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
   return candidates;
 }
 
-// src/ab/metrics.ts
-var METRICS_MODES = ["throughput", "instructions", "auto"];
-
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -40548,14 +40545,6 @@ var INSTRUCTIONS = {
   actionDefault: "false",
   parse: parseBoolean
 };
-var METRICS2 = {
-  name: "metrics",
-  arg: "<mode>",
-  help: "what ab measures: throughput (interleaved TPS slices; instruction counts too with --instructions or the workload's instructions section), instructions (instruction counts only: no TPS slices), auto (instructions only when the doctor finds the host noisy, else TPS slices and instruction counts)",
-  default: "throughput",
-  choices: METRICS_MODES,
-  parse: oneOf(METRICS_MODES)
-};
 var CACHE_DIR = {
   name: "cache-dir",
   arg: "<dir>",
@@ -40636,7 +40625,6 @@ var INPUT_DEFAULTS = {
   "fail-on-regression": actionDefault(FAIL_ON_REGRESSION),
   "allow-mismatch": actionDefault(ALLOW_MISMATCH),
   instructions: actionDefault(INSTRUCTIONS),
-  metrics: actionDefault(METRICS2),
   comment: "always",
   "cc-users": "",
   "pr-number": "",

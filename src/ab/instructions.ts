@@ -71,12 +71,14 @@ export async function countAbTier(t: TierCounting): Promise<void> {
   t.log.info(
     `${cells.length * runs.planned} counting runs planned (per cell and side: ${runs.planned / 2 - section.repetitions > 0 ? "a warmup and " : ""}${section.repetitions} repetitions${runs.extra > 0 ? `, up to ${section.max_repetitions} while a verdict is unsettled` : ""}); the first sets the ETA`,
   );
-  const counting: CountingSide[] = [];
-  for (const side of t.sides) {
-    const toggle = toggleOf(section, side.instance.install);
-    const tls = wantsTls(t.w.sysbench_options);
-    counting.push(await startCounting(side, toggle, t.serverWrapper, t.phase.signal, tls));
-  }
+  // both servers restart under valgrind at once: each start is mostly waiting on its own
+  // server, and the slowest part of counting a point-select cell on a busy host
+  const tls = wantsTls(t.w.sysbench_options);
+  const counting: CountingSide[] = await Promise.all(
+    t.sides.map((side) =>
+      startCounting(side, toggleOf(section, side.instance.install), t.serverWrapper, t.phase.signal, tls),
+    ),
+  );
   for (const p of cells) {
     const events = section.events ?? defaultInstructionEvents(p.script);
     const label = `${p.script} ${section.threads}t ${p.tier}`;

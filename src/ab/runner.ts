@@ -190,10 +190,7 @@ async function runAbGuarded(
       await checkToggleSymbol(install.mysqld, toggleOf(given.counting.section, install), install.spec);
     }
   }
-  const skipped = throughputSkipped(opts.metrics, given.doctor);
-  if (skipped) opts.log.info(`instructions only: ${skipped.detail}`);
-  const ctx = skipped ? { ...given, design: { ...given.design, throughput_not_measured: skipped } } : given;
-  const countsOnly = skipped !== null;
+  const { ctx, countsOnly } = withMetrics(opts, given);
   // instructions only: the cells that carry counts, per tier and script the fewest threads
   const planned = countsOnly ? countedPlan(w) : planAbCells(w);
   const profileMode = countsOnly ? noProfiles(opts) : await profilingMode(opts);
@@ -279,6 +276,17 @@ async function loadBothSides(
 /** The per-comparison alpha of the report: every cell's slice metrics (none when only counted), and each counted cell. */
 function abAlpha(ctx: AbContext, planned: readonly AbPlannedCell[], countsOnly: boolean): number {
   return reportAlpha(countsOnly ? 0 : planned.length, ctx.counting ? countedCellCount(planned) : 0);
+}
+
+/** The context with what this A/B measures (src/ab/metrics.ts), said once when throughput is not. */
+function withMetrics(opts: AbOptions, given: AbContext): { ctx: AbContext; countsOnly: boolean } {
+  const skipped = throughputSkipped(opts.metrics, given.doctor);
+  if (skipped === null) return { ctx: given, countsOnly: false };
+  opts.log.info(`instructions only: ${skipped.detail}`);
+  return {
+    ctx: { ...given, design: { ...given.design, throughput_not_measured: skipped } },
+    countsOnly: true,
+  };
 }
 
 /** An instructions-only plan: per tier, the cells that carry counts (countedCells), in plan order. */

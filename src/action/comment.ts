@@ -49,13 +49,21 @@ export interface UpsertOptions {
   mode: "always" | "on-change" | "on-regression";
   /** the login this token writes as (resolveIdentity): only its comments are edited or trusted */
   identity: string;
-  /** builds the body once the existing comment's state is known */
-  build: (previous: CommentState | null) => { body: string; state: CommentState };
+  /**
+   * builds the body once the existing comment's state is known, and the short body that replaces
+   * it when GitHub refuses the full one (too long, or any other validation failure)
+   */
+  build: (previous: CommentState | null) => {
+    body: string;
+    state: CommentState;
+    short: (reason: string) => string;
+  };
   info: (message: string) => void;
 }
 
 export interface UpsertResult {
-  action: "created" | "updated" | "unchanged" | "skipped";
+  /** `shortened`: the full comment was refused, the short one (verdict, where the report is) posted */
+  action: "created" | "updated" | "unchanged" | "skipped" | "shortened";
   id: number | null;
   url: string | null;
 }
@@ -93,9 +101,17 @@ export async function upsertComment(api: IssueCommentsApi, o: UpsertOptions): Pr
   const own = marked.filter((c) => sameLogin(c.user?.login, o.identity));
   const existing = own[own.length - 1];
   const previous = existing?.body ? parseCommentState(existing.body) : null;
-  const { body, state } = o.build(previous);
+  const built = o.build(previous);
+  const { state } = built;
+  let body = built.body;
+  let shortened = false;
   if (body.length > GITHUB_COMMENT_LIMIT) {
-    throw new Error(`comment body is ${body.length} characters, over GitHub's ${GITHUB_COMMENT_LIMIT}`);
+    // never the case for a body from buildCommentBody (budgeted below the limit); said and handled anyway
+    o.info(
+      `comment body is ${body.length} characters, over GitHub's ${GITHUB_COMMENT_LIMIT}: posting the short comment`,
+    );
+    body = built.short(`${body.length} characters, over GitHub's limit of ${GITHUB_COMMENT_LIMIT}`);
+    shortened = true;
   }
   if (!existing && o.mode === "on-regression" && state.verdict !== "regression") {
     o.info(`no regression and no comment yet (comment: on-regression): not commenting`);
@@ -108,27 +124,84 @@ export async function upsertComment(api: IssueCommentsApi, o: UpsertOptions): Pr
       );
       return { action: "unchanged", id: existing.id, url: existing.html_url ?? null };
     }
-    try {
-      const r = await api.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-        owner: o.owner,
-        repo: o.repo,
-        comment_id: existing.id,
-        body,
-      });
-      const data = r.data as ApiComment;
-      return { action: "updated", id: existing.id, url: data.html_url ?? existing.html_url ?? null };
-    } catch (err) {
-      const status = (err as { status?: unknown }).status;
-      if (status !== 403 && status !== 404) throw err;
-      o.info(`could not edit comment ${existing.id} (HTTP ${status}): posting a new comment instead`);
-    }
+    const edited = await editComment(api, o, existing, { body, shortened, short: built.short });
+    if (edited !== null) return edited;
   }
-  const r = await api.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-    owner: o.owner,
-    repo: o.repo,
-    issue_number: o.prNumber,
-    body,
+  return await postComment(api, o, { body, shortened, short: built.short });
+}
+
+interface Bodies {
+  body: string;
+  /** `body` is the short one already */
+  shortened: boolean;
+  short: (reason: string) => string;
+}
+
+/** Why GitHub refused a body, for the short comment: its status and message. */
+function refusal(err: unknown): string {
+  const status = (err as { status?: unknown }).status;
+  const message = err instanceof Error ? err.message.split("\n")[0]!.slice(0, 120) : "refused";
+  return `GitHub answered ${typeof status === "number" ? `HTTP ${status}` : "with an error"}: ${message}`;
+}
+
+/**
+ * Updates the comment; when GitHub refuses the body (422: too long, or invalid), replaces it with
+ * the short comment so that the old verdict does not stay up. Null when the edit itself is not
+ * allowed (403, or 404 for a comment gone meanwhile): the caller posts a new comment instead.
+ */
+async function editComment(
+  api: IssueCommentsApi,
+  o: UpsertOptions,
+  existing: ApiComment,
+  b: Bodies,
+): Promise<UpsertResult | null> {
+  const patch = (body: string) =>
+    api.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+      owner: o.owner,
+      repo: o.repo,
+      comment_id: existing.id,
+      body,
+    });
+  const done = (r: { data: unknown }, action: UpsertResult["action"]): UpsertResult => ({
+    action,
+    id: existing.id,
+    url: (r.data as ApiComment).html_url ?? existing.html_url ?? null,
   });
-  const data = r.data as ApiComment;
-  return { action: "created", id: data.id ?? null, url: data.html_url ?? null };
+  try {
+    return done(await patch(b.body), b.shortened ? "shortened" : "updated");
+  } catch (err) {
+    const status = (err as { status?: unknown }).status;
+    if (status === 403 || status === 404) {
+      o.info(`could not edit comment ${existing.id} (HTTP ${status}): posting a new comment instead`);
+      return null;
+    }
+    if (b.shortened || status !== 422) throw err;
+    o.info(
+      `GitHub refused the update of comment ${existing.id} (${refusal(err)}): replacing it with the short comment`,
+    );
+    return done(await patch(b.short(refusal(err))), "shortened");
+  }
+}
+
+/** Posts a new comment; the short one when GitHub refuses the full body (422). */
+async function postComment(api: IssueCommentsApi, o: UpsertOptions, b: Bodies): Promise<UpsertResult> {
+  const post = (body: string) =>
+    api.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      owner: o.owner,
+      repo: o.repo,
+      issue_number: o.prNumber,
+      body,
+    });
+  const done = (r: { data: unknown }, action: UpsertResult["action"]): UpsertResult => {
+    const data = r.data as ApiComment;
+    return { action, id: data.id ?? null, url: data.html_url ?? null };
+  };
+  try {
+    return done(await post(b.body), b.shortened ? "shortened" : "created");
+  } catch (err) {
+    const status = (err as { status?: unknown }).status;
+    if (b.shortened || status !== 422) throw err;
+    o.info(`GitHub refused the comment (${refusal(err)}): posting the short comment`);
+    return done(await post(b.short(refusal(err))), "shortened");
+  }
 }

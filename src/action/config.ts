@@ -338,6 +338,11 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
     }
   }
   if (mode === "compare") {
+    if (parsed.metrics !== undefined && parsed.metrics !== "throughput") {
+      out.push(
+        `input "metrics": ${JSON.stringify(parsed.metrics)} applies to mode ab only (mode compare reads what its results files measured)`,
+      );
+    }
     if (parsed["head-results"] === undefined) {
       out.push(
         `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`,

@@ -38,7 +38,7 @@ import { historyBaselineSet, recordHistory } from "./history.js";
 import { actionsLogger } from "./logger.js";
 import { actionMessage } from "./spelling.js";
 
-/** GitHub's job summary is limited to 1 MiB per step. */
+/** GitHub's job summary is limited to 1 MiB (1,048,576 bytes) per step: the budget, in bytes, with a margin. */
 const SUMMARY_BUDGET = 1_000_000;
 
 interface Measured {
@@ -347,6 +347,7 @@ async function gateStep(): Promise<void> {
       verdict,
       heading: "##",
       budget: SUMMARY_BUDGET,
+      unit: "bytes",
       perfgateVersion: PERFGATE_VERSION,
     });
     await core.summary.addRaw(`${summary}\n`).write();

@@ -164,6 +164,10 @@ function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
     slice: o.slice ?? d.slice_s,
     maxPairs: o.maxPairs ?? d.max_pairs,
     confirmBudget: o.confirmBudget ?? d.confirm_budget_s,
+    // what the file measured: instructions only as asked for, or as auto decided on a noisy host
+    ...(given("metrics") || !d.throughput_not_measured
+      ? {}
+      : { metrics: d.throughput_not_measured.reason === "requested" ? "instructions" : "auto" }),
   };
 }
 

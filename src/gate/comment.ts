@@ -7,7 +7,9 @@
  */
 
 import type { MeasurementSet } from "../compare/model.js";
-import { type PrReportInput, renderPrReport } from "../report/pr-comment.js";
+import { mdEscape } from "../report/escape.js";
+import { type PrReportInput, renderPrReport, verdictLine } from "../report/pr-comment.js";
+import { safeUrl } from "../util/safe-url.js";
 import type { GateResult } from "./gate.js";
 import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "./verdict.js";
 
@@ -51,8 +53,16 @@ export interface CommentInput extends Omit<PrReportInput, "verdict" | "heading" 
   ccUsers?: readonly string[];
 }
 
+/** A comment body, its state, and the short body that replaces it when GitHub refuses it. */
+export interface CommentBody {
+  body: string;
+  state: CommentState;
+  /** the short comment (markers, verdict, where the full report is), saying why (`reason`) */
+  short: (reason: string) => string;
+}
+
 /** The comment body: the two hidden markers, then the report a reviewer reads in ten seconds. */
-export function buildCommentBody(c: CommentInput): { body: string; state: CommentState } {
+export function buildCommentBody(c: CommentInput): CommentBody {
   const { previous, ccUsers, ...rest } = c;
   const verdict = overallVerdict(c.report);
   const state: CommentState = { verdict, digest: verdictDigest(c.report), sha: c.head.sha };
@@ -77,7 +87,36 @@ export function buildCommentBody(c: CommentInput): { body: string; state: Commen
     notices,
     budget: BODY_BUDGET - prefix.length,
   });
-  return { body: `${prefix}${report}`, state };
+  return {
+    body: `${prefix}${report}`,
+    state,
+    short: (reason) => `${prefix}${shortReport(c, verdict, reason)}`,
+  };
+}
+
+/**
+ * The short comment: the verdict line, why the full comment is not here, and where the full
+ * report is (the job summary of the workflow run, report.md in the results artifact). Always a
+ * few hundred characters: every name in it is cut (verdictLine), every link checked (safeUrl).
+ */
+function shortReport(c: CommentInput, verdict: Verdict, reason: string): string {
+  const run = safeUrl(c.runUrl);
+  const artifact = c.artifact && safeUrl(c.artifact.url) ? c.artifact : null;
+  const where = [
+    run ? `the job summary of [the workflow run](${run})` : "the job summary of the workflow run",
+    artifact
+      ? `report.md in [${mdEscape(artifact.label.slice(0, 100))}](${artifact.url})`
+      : "report.md in the results artifact",
+  ];
+  const at = c.head.sha ? ` for \`${c.head.sha.slice(0, 12)}\`` : "";
+  return [
+    verdictLine({ workload: c.workload, verdict, report: c.report, heading: "###" }),
+    "",
+    `The full report${at} could not be posted here (${mdEscape(reason.slice(0, 200))}). It is in ${where.join(" and in ")}.`,
+    "",
+    `<sub>perfgate ${mdEscape(c.perfgateVersion.slice(0, 40))}</sub>`,
+    "",
+  ].join("\n");
 }
 
 /** The workload the sets' files recorded (the first that has one; imports record none). */

@@ -85,7 +85,12 @@ export function hardwareNote(r: ComparisonReport): string | null {
  * The Markdown section (empty without per-transaction metrics and without a hardware-counter
  * note); `heading` its level.
  */
-export function efficiencyMarkdown(r: ComparisonReport, heading = "##", values = true): string[] {
+export function efficiencyMarkdown(
+  r: ComparisonReport,
+  heading = "##",
+  values = true,
+  maxRows = Number.POSITIVE_INFINITY,
+): string[] {
   const { rows, metrics } = rowsOf(r);
   const note = hardwareNote(r);
   if (rows.length === 0 && note === null) return [];
@@ -95,11 +100,13 @@ export function efficiencyMarkdown(r: ComparisonReport, heading = "##", values =
   if (note !== null) L.push(mdEscape(note), "");
   L.push(`| Cell | TPS | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
   L.push(`|---|---|${metrics.map(() => "---:").join("|")}|`);
-  for (const row of rows) {
+  for (const row of rows.slice(0, maxRows)) {
     L.push(
-      `| ${mdEscape(row.name)} | ${row.tps} | ${metrics.map((m) => ratioText(row.byMetric.get(m))).join(" | ")} |`,
+      `| ${mdEscape(clipName(row.name))} | ${row.tps} | ${metrics.map((m) => ratioText(row.byMetric.get(m))).join(" | ")} |`,
     );
   }
+  if (rows.length > maxRows)
+    L.push(`| … and ${rows.length - maxRows} more cells | |${metrics.map(() => " |").join("")}`);
   L.push("");
   if (values) {
     L.push("<details><summary>Per-transaction values (base → head)</summary>", "");
@@ -110,11 +117,16 @@ export function efficiencyMarkdown(r: ComparisonReport, heading = "##", values =
         const e = row.byMetric.get(m);
         return e ? `${valueText(e.base_value)} → ${valueText(e.head_value)}` : "–";
       };
-      L.push(`| ${mdEscape(row.name)} | ${metrics.map(cell).join(" | ")} |`);
+      L.push(`| ${mdEscape(clipName(row.name))} | ${metrics.map(cell).join(" | ")} |`);
     }
     L.push("", "</details>", "");
   }
   return L;
+}
+
+/** A cell's name from a results file, cut to a readable length. */
+function clipName(name: string, max = 160): string {
+  return name.length > max ? `${name.slice(0, max - 1)}…` : name;
 }
 
 /** Plain text: one block per cell. */

@@ -45,17 +45,19 @@ export function functionChangesMarkdown(
   if (entries.length === 0) return [];
   const L = [`${heading} Functions that changed (instructions per transaction)`, "", INTRO, ""];
   for (const e of entries) {
-    L.push(`**${mdEscape(cellLabel(e))}**: ${mdEscape(costVerdictLine(e))}`, "");
+    L.push(`**${mdEscape(shortName(cellLabel(e), 200))}**: ${mdEscape(costVerdictLine(e))}`, "");
     L.push("| Function | Object | Base | Head | Change | Share |", "|---|---|--:|--:|--:|--:|");
     for (const f of e.functions.slice(0, top)) {
       const mark = f.complete ? "" : " ¹";
       L.push(
-        `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\`${mark} | ${mdEscape(f.object)} | ${count(f.base)} | ${count(f.head)} | ${f.delta >= 0 ? "+" : ""}${count(f.delta)} | ${shareText(f.share)} |`,
+        `| \`${mdEscape(shortName(f.name)).replace(/`/g, "'")}\`${mark} | ${mdEscape(shortName(f.object, 60))} | ${count(f.base)} | ${count(f.head)} | ${f.delta >= 0 ? "+" : ""}${count(f.delta)} | ${shareText(f.share)} |`,
       );
     }
     L.push("");
     if (e.functions.some((f) => !f.complete)) L.push("¹ among the kept top functions of one side only", "");
   }
+  const all = r.function_changes?.length ?? 0;
+  if (all > entries.length) L.push(`… and ${all - entries.length} more cells in the full report.`, "");
   return L;
 }
 

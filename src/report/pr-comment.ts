@@ -69,8 +69,10 @@ export interface PrReportInput {
   heading: "##" | "###";
   /** Markdown lines placed right under the verdict (e.g. "the regression is gone") */
   notices?: string[];
-  /** the body's maximum length in characters */
+  /** the body's maximum length, in characters (a comment) or UTF-8 bytes (`unit`: the job summary) */
   budget: number;
+  /** what `budget` counts: characters (GitHub's comment limit) or bytes (its job summary limit) */
+  unit?: "characters" | "bytes";
   perfgateVersion: string;
 }
 
@@ -419,7 +421,10 @@ function footer(input: PrReportInput, left: ReportSection[]): string[] {
   return [...L, `<sub>${where.join(" · ")}</sub>`, ""];
 }
 
-const len = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 1, 0);
+/** The size of a text in the unit the budget counts. */
+function sizer(i: Pick<PrReportInput, "unit">): (s: string) => number {
+  return i.unit === "bytes" ? (s) => Buffer.byteLength(s, "utf8") : (s) => s.length;
+}
 
 /** The "why" sections shown above the fold, shortened; the full report folds the rest. */
 const ABOVE_THE_FOLD = new Set(["settings", "efficiency", "profiles"]);
@@ -435,12 +440,47 @@ function aboveTheFold(i: PrReportInput, m: ReportModel): string[] {
   // Lines about the worst regressed cell (model.ts worstCell) go here, right under the table.
   head.push(...bisectLines(i, m));
   head.push(...comparedBlock(i, m));
-  if (r.settings) head.push(...settingsMarkdown(r.settings, 8, "####"));
-  head.push(...efficiencyMarkdown(r, "####", false));
+  if (r.settings) head.push(...settingsMarkdown(r.settings, 8, "####", OTHER_SETTINGS, 2));
+  head.push(...efficiencyMarkdown(r, "####", false, EFFICIENCY_ROWS));
   // all the functions that changed stay in the full report as well
   head.push(...functionChangesMarkdown(r, "####", 5));
-  head.push(...profilesMarkdown(r, "####", 5));
+  head.push(...profilesMarkdown(r, "####", 5, null, 3));
   return head;
+}
+
+/** Rows above the fold: the other differing settings, and the cells of the work-per-transaction table. */
+const OTHER_SETTINGS = 25;
+const EFFICIENCY_ROWS = 10;
+
+/**
+ * The lines kept whole while they fit `room` (the last one cut when even it does not), any
+ * `<details>` or code fence left open closed, and a line saying the rest was cut: the last resort
+ * when capped lists still do not fit the budget.
+ */
+export function cutToFit(lines: readonly string[], room: number, size: (s: string) => number): string[] {
+  const note = "> ✂️ Cut here to fit GitHub's size limit: the full report is in the results.";
+  const closing = (kept: readonly string[]) => {
+    let details = 0;
+    let fence = false;
+    for (const l of kept) {
+      if (l.startsWith("```")) fence = !fence;
+      else if (!fence)
+        details += (l.match(/<details>/g)?.length ?? 0) - (l.match(/<\/details>/g)?.length ?? 0);
+    }
+    return [...(fence ? ["```"] : []), ...Array.from({ length: Math.max(0, details) }, () => "</details>")];
+  };
+  // room for the note and the closing tags of everything that could be open
+  const reserve = size(note) + 2 + 16 * 20;
+  const kept: string[] = [];
+  let used = 0;
+  for (const l of lines) {
+    const n = size(l) + 1;
+    if (used + n > room - reserve) break;
+    kept.push(l);
+    used += n;
+  }
+  if (kept.length === lines.length) return [...lines];
+  return [...kept, ...closing(kept), "", note, ""];
 }
 
 /** The lines without the note and the blank line after it. */
@@ -451,8 +491,9 @@ function dropNote(lines: readonly string[], note: string | null): string[] {
 
 /** The comment or summary body, within `budget` characters. */
 export function renderPrReport(i: PrReportInput): string {
+  const size = sizer(i);
+  const len = (lines: readonly string[]) => lines.reduce((n, l) => n + size(l) + 1, 0);
   const m = buildReportModel(i.report, i.sets);
-  const head = aboveTheFold(i, m);
   const parts = reportParts(m, MARKDOWN);
   // parts[0] is the report's status part, then one part per section of the model; the note on
   // throughput is above the fold already
@@ -464,8 +505,11 @@ export function renderPrReport(i: PrReportInput): string {
     "",
   ];
   const close = ["</details>", ""];
-  // Reserve the footer at its longest (every section left out) so whatever is added still fits.
-  let room = i.budget - len(head) - len(open) - len(close) - len(footer(i, sections)) - 1;
+  // Reserve the footer at its longest (every section left out) so whatever is added still fits;
+  // above the fold, every list is capped, and what still does not fit is cut (cutToFit).
+  const foot = len(footer(i, sections));
+  const head = cutToFit(aboveTheFold(i, m), i.budget - foot - len(open) - len(close) - 1, size);
+  let room = i.budget - len(head) - len(open) - len(close) - foot - 1;
   const body = [...head];
   for (const chart of charts(i)) {
     if (len(chart) > room) break;

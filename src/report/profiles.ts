@@ -40,11 +40,12 @@ export function profilesMarkdown(
   heading = "##",
   max = 10,
   stem: string | null = null,
+  maxCells = Number.POSITIVE_INFINITY,
 ): string[] {
   if (!r.profiles || r.profiles.length === 0) return [];
   const L = [`${heading} Where the CPU went (sampled profiles, head vs base)`, ""];
-  for (const e of r.profiles) {
-    L.push(`**${mdEscape(cellLabel(e))}**`, "", mdEscape(samplesLine(e)), "");
+  for (const e of r.profiles.slice(0, maxCells)) {
+    L.push(`**${mdEscape(clip(cellLabel(e), 200))}**`, "", mdEscape(samplesLine(e)), "");
     if (stem !== null)
       L.push(`Differential flame graph (red grew, blue shrank): \`${flameGraphName(stem, e)}\``, "");
     const off = offCpuLine(e);
@@ -64,6 +65,8 @@ export function profilesMarkdown(
     }
     L.push("");
   }
+  if (r.profiles.length > maxCells)
+    L.push(`… and ${r.profiles.length - maxCells} more profiled cells in the full report.`, "");
   return L;
 }
 

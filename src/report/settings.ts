@@ -12,7 +12,7 @@ const valueMd = (v: string | null) =>
 const valueText = (v: string | null) => (v === null ? "(absent)" : v === "" ? "(empty)" : clip(plainText(v)));
 
 function title(d: SettingsDiff): string {
-  return `${d.base} → ${d.head}`;
+  return `${clip(d.base, 100)} → ${clip(d.head, 100)}`;
 }
 
 function countsLine(d: SettingsDiff): string {
@@ -21,20 +21,25 @@ function countsLine(d: SettingsDiff): string {
 }
 
 function mdRow(s: SettingDifference, why: boolean): string {
-  const name = `${mdEscape(s.name)}${s.configured ? " ⚙" : ""}`;
+  const name = `${mdEscape(clip(s.name, 80))}${s.configured ? " ⚙" : ""}`;
   const cells = [name, valueMd(s.base), valueMd(s.head)];
   if (why) cells.push(mdEscape(s.why ?? ""));
   return `| ${cells.join(" | ")} |`;
 }
 
-/** The Markdown section; `knownMax` rows of the known table at most (the rest counted). */
+/**
+ * The Markdown section; `knownMax` rows of the known table at most and `otherMax` of the other
+ * settings (the rest counted), for `diffsMax` comparisons at most.
+ */
 export function settingsMarkdown(
   diffs: readonly SettingsDiff[],
   knownMax = Number.POSITIVE_INFINITY,
   heading = "##",
+  otherMax = Number.POSITIVE_INFINITY,
+  diffsMax = Number.POSITIVE_INFINITY,
 ): string[] {
   const L: string[] = [];
-  for (const d of diffs) {
+  for (const d of diffs.slice(0, diffsMax)) {
     L.push(`${heading} Settings that differ: ${mdEscape(title(d))}`, "", mdEscape(countsLine(d)), "");
     if (d.known.length > 0) {
       L.push("| Setting | Base | Head | Why it matters |", "|---|---|---|---|");
@@ -49,7 +54,8 @@ export function settingsMarkdown(
         "| Setting | Base | Head |",
         "|---|---|---|",
       );
-      for (const s of d.other) L.push(mdRow(s, false));
+      for (const s of d.other.slice(0, otherMax)) L.push(mdRow(s, false));
+      if (d.other.length > otherMax) L.push(`| … and ${d.other.length - otherMax} more | | |`);
       L.push("", "</details>", "");
     }
     if ([...d.known, ...d.other].some((s) => s.configured)) {
@@ -59,6 +65,8 @@ export function settingsMarkdown(
       );
     }
   }
+  if (diffs.length > diffsMax)
+    L.push(`… and ${diffs.length - diffsMax} more comparisons with settings that differ.`, "");
   return L;
 }
 

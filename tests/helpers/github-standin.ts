@@ -171,6 +171,12 @@ export class GitHubStandIn {
   url = "";
   /** answer every comment edit with 403 (a token that may create but not edit) */
   refuseEdits = false;
+  /**
+   * the longest comment body accepted, in characters: GitHub's 65,536; a longer one, created or
+   * edited, gets GitHub's 422 "body is too long" (a test may lower it to refuse a body perfgate
+   * budgeted, as GitHub may where it counts some characters differently)
+   */
+  commentBodyLimit = 65_536;
   private readonly users = new Map<string, string>();
   private readonly permissions = new Map<string, string>();
   private nextId = 1000;
@@ -283,6 +289,24 @@ export class GitHubStandIn {
   }
 
   /** Adds a comment as if `author` (by default someone else) had written it. */
+  /** GitHub's 422 for a comment body over `commentBodyLimit` characters; true when sent. */
+  private tooLong(body: unknown, send: (status: number, data: unknown) => void): boolean {
+    if (typeof body !== "string" || body.length <= this.commentBodyLimit) return false;
+    send(422, {
+      message: "Validation Failed",
+      errors: [
+        {
+          resource: "IssueComment",
+          code: "custom",
+          field: "body",
+          message: `body is too long (maximum is ${this.commentBodyLimit} characters)`,
+        },
+      ],
+      documentation_url: "https://docs.github.com/rest/issues/comments#update-an-issue-comment",
+    });
+    return true;
+  }
+
   seedComment(
     owner: string,
     repo: string,
@@ -612,6 +636,7 @@ export class GitHubStandIn {
         return;
       }
       case "issues/create-comment": {
+        if (this.tooLong((body as Json).body, send)) return;
         const c = this.seedComment(
           owner,
           repo,
@@ -639,6 +664,7 @@ export class GitHubStandIn {
           });
           return;
         }
+        if (this.tooLong((body as Json).body, send)) return;
         c.body = (body as Json).body as string;
         c.updated_at = new Date().toISOString().replace(/\.\d+Z$/, "Z");
         const data = this.commentJson(op, c);

@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import { appendManyToFolderSync } from "../../src/history/folder.js";
 import type { HistoryRun } from "../../src/history/schema.js";
 import type { GabData } from "../../src/interop/gab.js";
+import type { AbResults } from "../../src/results/ab-schema.js";
+import { makeAbResults } from "./results-factory.js";
 
 /** A commit link that runs script when a page makes it a live link or navigates to it. */
 export const PWN = "javascript:void(window.__pwned='xss')//github.com/o/r/commit/0123abcd";
@@ -45,4 +47,74 @@ export function plantStore(root: string, runs: readonly HistoryRun[]): string {
   mkdirSync(root, { recursive: true });
   appendManyToFolderSync(root, runs);
   return root;
+}
+
+const LONG_NAME = (tag: string, n: number, char = "x") => `${tag}_${char.repeat(n)}`;
+
+/**
+ * An A/B file crafted to blow up every list and name of the PR comment: `variables` differing
+ * server variables and `cells` cells with names of `nameLength` characters (`char`), each with
+ * 150 counted functions of such names on both sides.
+ */
+export function hostileAb(o: {
+  variables: number;
+  cells: number;
+  nameLength: number;
+  char?: string;
+  /** counted functions per repetition (default 150, as many as a results file keeps) */
+  functions?: number;
+}): AbResults {
+  const cells = Array.from({ length: o.cells }, (_, i) => ({
+    script: LONG_NAME(`script${i}`, o.nameLength, o.char),
+    threads: i + 1,
+    tier: "1G",
+    pairs: Array.from({ length: 6 }, (_, k) => ({ base: 1000 + k, head: 500 + k })),
+  }));
+  const vars = (side: string) =>
+    Object.fromEntries(
+      Array.from({ length: o.variables }, (_, i) => [
+        LONG_NAME(`variable${i}`, o.nameLength),
+        `${side}${"v".repeat(o.nameLength)}`,
+      ]),
+    );
+  const ab = makeAbResults({
+    workload: "w",
+    cells,
+    variables: { base: vars("base"), head: vars("head") },
+    settings: {
+      base: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [LONG_NAME(`set${i}`, 200), "1"])),
+      head: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [LONG_NAME(`set${i}`, 200), "2"])),
+    },
+  });
+  const fn = (i: number, side: number) => ({
+    name: LONG_NAME(`function${i}`, o.nameLength),
+    object: LONG_NAME(`object${i}`, o.nameLength),
+    self: 100 + i * side,
+    inclusive: 200 + i * side,
+  });
+  const rep = (per: number, side: number) => ({
+    started_at: "2026-01-01T00:00:00.000Z",
+    transactions: 100,
+    instructions: per * 100,
+    per_transaction: per,
+    functions: Array.from({ length: o.functions ?? 150 }, (_, i) => fn(i, side)),
+  });
+  const counted = ab.cells.map((c) => ({
+    ...c,
+    instructions: {
+      tool: "callgrind" as const,
+      valgrind: LONG_NAME("3.19.0", o.nameLength),
+      toggle: "dispatch_command*",
+      threads: 1,
+      events: 100,
+      warmup_events: 100,
+      base: [rep(1000, 1), rep(1001, 1), rep(1002, 1)],
+      head: [rep(2000, 3), rep(2001, 3), rep(2002, 3)],
+    },
+  }));
+  return {
+    ...ab,
+    workload: { ...ab.workload, name: LONG_NAME("workload", o.nameLength) },
+    cells: counted,
+  };
 }
