@@ -52,6 +52,7 @@ export const INTEGRATION = [
   "preflight-availability",
   "run-e2e",
   "run-sysbench-faults",
+  "server-gate-act-slow",
   "server-list",
   "servers-build",
   "servers-build-slow",

@@ -224,14 +224,27 @@ warm() {
   local spec line dir
   for spec in "${SPECS[@]}"; do
     if [ "$PG_DRY_RUN" = 1 ]; then
-      say "run perfgate server fetch $spec (PERFGATE_CACHE_DIR=$CACHE), then chown -R root:root and chmod -R a-w its directory"
+      say "run perfgate server fetch $spec (PERFGATE_CACHE_DIR=$CACHE, PERFGATE_BUILD_CACHE=trusted), then chown -R root:root and chmod -R a-w its directory"
       continue
     fi
-    line="$(PERFGATE_CACHE_DIR="$(hp "$CACHE")" node "$CLI" server fetch "$spec")" || die "server fetch $spec failed"
+    # A build of a trusted ref (the default branch, a tag) fills the trusted layer of the build
+    # cache, which pull requests' builds only read (docs/runner-security.md, "The build cache").
+    line="$(PERFGATE_BUILD_CACHE=trusted PERFGATE_CACHE_DIR="$(hp "$CACHE")" node "$CLI" server fetch "$spec")" || die "server fetch $spec failed"
     dir="$(hp "$CACHE")/servers/$(printf '%s' "${line#* }" | sed "s|^$(hp "$CACHE")/servers/||; s|/.*||")"
     chown -R 0:0 "$dir"
     chmod -R a-w "$dir"
     say "sealed ${dir#"$PG_ROOT"} ($spec)"
+  done
+  if [ "$PG_DRY_RUN" = 1 ]; then
+    say "then chown -R root:root and chmod -R go-w the build cache's trusted layers (ccache-trusted, ccache-trusted-local)"
+    return 0
+  fi
+  local layer
+  for layer in ccache-trusted ccache-trusted-local; do
+    [ -d "$(hp "$CACHE")/$layer" ] || continue
+    chown -R 0:0 "$(hp "$CACHE")/$layer"
+    chmod -R go-w "$(hp "$CACHE")/$layer"
+    say "sealed the build cache's ${layer} (read-only to jobs)"
   done
 }
 

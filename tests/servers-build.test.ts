@@ -30,11 +30,12 @@ import {
   provisionBuild,
   splitArgs,
 } from "../src/servers/sources/build.js";
+import { ccacheLayers, envBuildTrust } from "../src/servers/sources/build-cache.js";
 import { parseBuildSpec, parseServerSpec } from "../src/servers/spec.js";
 import { UserError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
 import { startCli } from "./helpers/cli.js";
-import { processesMatching, requireBuild } from "./helpers/env.js";
+import { CLI, processesMatching, requireBuild } from "./helpers/env.js";
 
 describe("build: spec parsing", () => {
   it("splits repository and ref at the last @", () => {
@@ -103,6 +104,44 @@ describe("build: cache key and options", () => {
     expect(opts).toContain("-DWITH_LIBFMT=system");
     expect(opts).toContain("-DCMAKE_BUILD_TYPE=RelWithDebInfo");
     expect(opts.indexOf("-DPLUGIN_ARCHIVE=YES")).toBeGreaterThan(opts.indexOf("-DPLUGIN_ARCHIVE=NO"));
+  });
+});
+
+describe("build cache layers: settings", () => {
+  it("PERFGATE_BUILD_CACHE is trusted or untrusted (the default); anything else is one line", () => {
+    expect(envBuildTrust({})).toBe("untrusted");
+    expect(envBuildTrust({ PERFGATE_BUILD_CACHE: "" })).toBe("untrusted");
+    expect(envBuildTrust({ PERFGATE_BUILD_CACHE: "trusted" })).toBe("trusted");
+    expect(() => envBuildTrust({ PERFGATE_BUILD_CACHE: "yes" })).toThrow(
+      /^PERFGATE_BUILD_CACHE="yes": accepted: trusted .* or untrusted/,
+    );
+  });
+
+  it("a trusted build writes only the trusted layer; an untrusted one reads it read-only, whatever the environment said", () => {
+    const inherited = {
+      CCACHE_REMOTE_STORAGE: "file:/elsewhere",
+      CCACHE_READONLY: "1",
+      CCACHE_DIR: "/x",
+      PATH: "/bin",
+    };
+    const t = ccacheLayers("/c", "trusted", inherited);
+    expect(t.env).toMatchObject({
+      CCACHE_DIR: "/c/ccache-trusted-local",
+      CCACHE_REMOTE_STORAGE: "file:/c/ccache-trusted",
+      CCACHE_REMOTE_ONLY: "true",
+      CCACHE_UMASK: "022",
+      PATH: "/bin",
+    });
+    expect(t.env.CCACHE_READONLY).toBeUndefined();
+    const u = ccacheLayers("/c", "untrusted", { ...inherited, CCACHE_REMOTE_ONLY: "1" });
+    expect(u.env).toMatchObject({
+      CCACHE_DIR: "/c/ccache",
+      CCACHE_REMOTE_STORAGE: "file:/c/ccache-trusted|read-only=true",
+    });
+    expect(u.env.CCACHE_REMOTE_ONLY).toBeUndefined();
+    // A path ccache's URL cannot carry: no trusted layer for untrusted builds, a refusal for trusted ones.
+    expect(ccacheLayers("/a b", "untrusted", {}).env.CCACHE_REMOTE_STORAGE).toBeUndefined();
+    expect(() => ccacheLayers("/a|b", "trusted", {})).toThrow(/characters ccache's storage URL cannot carry/);
   });
 });
 
@@ -268,7 +307,8 @@ describe("build: a real repository with a tiny CMake project", () => {
       spec: `build:${repo}@${commits.good}`,
       sha256: null,
     });
-    expect(install.basedir).toMatch(new RegExp(`/servers/build-${commits.good}-[0-9a-f]{16}$`));
+    // an untrusted build (the default) installs apart from a trusted build of the same commit
+    expect(install.basedir).toMatch(new RegExp(`/servers/build-${commits.good}-[0-9a-f]{16}-untrusted$`));
     expect(install.mysqld).toBe(join(install.basedir, "bin", "mariadbd"));
     expect(execFileSync(install.mysqld, ["--version"], { encoding: "utf8" })).toContain(
       "Ver 10.11.18-MariaDB",
@@ -531,3 +571,199 @@ describe("build: incremental builds in a kept tree (bisect's builds)", () => {
     expect(execFileSync(install.mysqld, ["--version"], { encoding: "utf8" })).toContain("fixed build");
   });
 });
+
+// ---- the build cache: a pull request's build cannot poison the next trusted build ----
+
+/**
+ * A hostile build step (a custom target of the pull request's CMakeLists.txt): it compiles its own
+ * `mariadbd.c` (one that says POISONED) through ccache into a scratch directory, then copies that
+ * result over every ccache result file it can reach under the perfgate cache, the trusted layer
+ * included. Against one shared ccache directory this makes the next build of the default branch
+ * link the hostile object (the control case below shows it does).
+ */
+const HOSTILE_SH = `#!/bin/sh
+cache="\${PG_HOSTILE_CACHE:-$(dirname "$CCACHE_DIR")}"
+scratch="$(mktemp -d /tmp/pg-hostile.XXXXXX)"
+sed 's/perfgate test build/POISONED/' "$1" > "$scratch/mariadbd.c"
+(cd "$scratch" && env -u CCACHE_REMOTE_STORAGE -u CCACHE_REMOTE_ONLY CCACHE_DIR="$scratch/cc" \\
+  ccache cc -DTINY_VERSION='"10.11.18"' -O2 -g -DNDEBUG -MD -MT mariadbd.c.o -MF mariadbd.c.o.d \\
+  -o mariadbd.c.o -c mariadbd.c)
+evil="$(find "$scratch/cc" -type f -name '*R' | head -n 1)"
+[ -n "$evil" ] || { echo "hostile: no result of my own"; exit 0; }
+find "$cache" -type f ! -path "$scratch/*" | while read -r f; do
+  # ccache's entries start with 0xcc 0xac; byte 3 is 00 for a result (01 for a manifest)
+  [ "$(od -An -tx1 -N4 "$f" | tr -d ' ')" = "ccac0100" ] || continue
+  if cp "$evil" "$f" 2>/dev/null; then echo "hostile: overwrote $f"; else echo "hostile: denied $f"; fi
+done
+rm -rf "$scratch"
+exit 0
+`;
+
+/** sha256 of every file under `dir`, keyed by path relative to it. */
+function treeHashes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  for (const f of execFileSync("find", [dir, "-type", "f"], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean)) {
+    out[f.slice(dir.length)] = execFileSync("sha256sum", [f], { encoding: "utf8" }).split(" ")[0] ?? "";
+  }
+  return out;
+}
+
+const NOBODY = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+
+describe.skipIf(process.getuid?.() !== 0)(
+  "build cache: a pull request's build does not change what the next trusted build gets (as root: the job runs as nobody, like the runner's job user)",
+  () => {
+    const root = mkdtempSync(join(tmpdir(), "pg-build-trust-"));
+    const repo = join(root, "repo");
+    const cacheDir = join(root, "cache");
+    const jobHome = join(root, "job");
+    const c = { main: "", pr: "", innocent: "", next: "" };
+    const trustedLayer = join(cacheDir, "ccache-trusted");
+    const trusted = (commit: string, dir = cacheDir) =>
+      provisionBuild(parseBuildSpec(`build:${repo}@${commit}`), {
+        log: memoryLogger(),
+        cacheDir: dir,
+        cmakeArgs: [],
+        trust: "trusted",
+      });
+    /** The CLI as the job's user (nobody) on its own clone of the repository, untrusted (the default). */
+    const asJob = (args: string[]) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: jobHome };
+      delete env.PERFGATE_BUILD_CACHE;
+      delete env.PG_TEST_COUNTER;
+      try {
+        return execFileSync("setpriv", [...NOBODY, process.execPath, CLI, ...args], {
+          encoding: "utf8",
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+      } catch (err) {
+        // The build's log says why; the test's directory is gone once it fails.
+        const log = /full output in (\S+\.log)/.exec(String((err as { stderr?: string }).stderr))?.[1];
+        throw new Error(
+          `${(err as Error).message}\n${log ? readFileSync(log, "utf8").split("\n=== ").slice(-2).join("\n=== ").slice(0, 3000) : ""}`,
+        );
+      }
+    };
+
+    beforeAll(() => {
+      requireBuild();
+      // The job's user must reach the tree: the tests' temporary directory gets traverse-only access.
+      execFileSync("chmod", ["711", tmpdir()]);
+      execFileSync("chmod", ["755", root]);
+      mkdirSync(repo, { recursive: true });
+      sh(repo, "init", "-q", "-b", "main");
+      writeFileSync(join(repo, "CMakeLists.txt"), CMAKELISTS);
+      writeFileSync(join(repo, "mariadbd.c"), MAIN_C);
+      writeFileSync(join(repo, "VERSION"), VERSION_FILE);
+      writeFileSync(join(repo, "errmsg.txt"), "test\n");
+      c.main = commitAll(repo, "tiny server");
+      writeFileSync(join(repo, "hostile.sh"), HOSTILE_SH);
+      writeFileSync(
+        join(repo, "CMakeLists.txt"),
+        `${CMAKELISTS}add_custom_target(hostile ALL COMMAND sh \${CMAKE_SOURCE_DIR}/hostile.sh \${CMAKE_SOURCE_DIR}/mariadbd.c)\nadd_dependencies(hostile mariadbd)\n`,
+      );
+      c.pr = commitAll(repo, "a pull request with a hostile build step");
+      sh(repo, "checkout", "-q", c.main);
+      writeFileSync(join(repo, "mariadbd.c"), MAIN_C.replace("return 1;", "return 2;"));
+      c.innocent = commitAll(repo, "an ordinary pull request");
+      sh(repo, "checkout", "-q", c.main);
+      writeFileSync(join(repo, "README"), "the default branch moves on\n");
+      c.next = commitAll(repo, "next commit of the default branch");
+      sh(repo, "checkout", "-q", "main");
+      // The runner's cache: root's, sticky and world-writable like /tmp, so the job's user can add
+      // its own entries (deleted by the reset) but not change root's.
+      mkdirSync(join(cacheDir, "servers"), { recursive: true });
+      mkdirSync(join(cacheDir, "builds"), { recursive: true });
+      for (const d of [cacheDir, join(cacheDir, "servers"), join(cacheDir, "builds")])
+        execFileSync("chmod", ["1777", d]);
+      mkdirSync(jobHome);
+      execFileSync("chown", ["65534:65534", jobHome]);
+      // The job's own checkout of the repository, as the job's user has it.
+      execFileSync("git", ["clone", "-q", repo, join(jobHome, "src")]);
+      execFileSync("chown", ["-R", "65534:65534", jobHome]);
+    });
+
+    it("fills the trusted layer only from trusted builds; ordinary and hostile pull-request builds leave it as it was", async () => {
+      const main = await trusted(c.main);
+      expect(execFileSync(main.mysqld, ["--version"], { encoding: "utf8" })).toContain("perfgate test build");
+      const filled = treeHashes(trustedLayer);
+      expect(Object.keys(filled).length).toBeGreaterThan(1);
+      // Readable by the job's user, writable only by its owner.
+      for (const f of execFileSync("find", [trustedLayer], { encoding: "utf8" }).split("\n").filter(Boolean))
+        expect(statSync(f).mode & 0o022, f).toBe(0);
+
+      // An ordinary pull request, built by root itself as an untrusted build: its new object is
+      // stored in the job's layer, the trusted layer is unchanged.
+      const innocent = await provisionBuild(parseBuildSpec(`build:${repo}@${c.innocent}`), {
+        log: memoryLogger(),
+        cacheDir,
+        cmakeArgs: [],
+        trust: "untrusted",
+      });
+      expect(innocent.basedir).toMatch(/-untrusted$/);
+      expect(treeHashes(trustedLayer)).toEqual(filled);
+      expect(ccacheStats(join(cacheDir, "ccache")).misses).toBeGreaterThan(0);
+      // The runner's reset between jobs: that job's layer is gone.
+      rmSync(join(cacheDir, "ccache"), { recursive: true, force: true });
+
+      // The hostile pull request, built as the job's user from its clone: the build succeeds, its
+      // hostile step is denied every file of the trusted layer.
+      const src = join(jobHome, "src");
+      const out = asJob(["server", "fetch", `build:${src}@${c.pr}`, "--cache-dir", cacheDir]);
+      expect(out).toMatch(/-untrusted/);
+      const prLog = readFileSync(
+        join(cacheDir, "builds", `${buildKey(c.pr, optionsHash(cmakeOptions("mariadb", [])))}.log`),
+        "utf8",
+      );
+      expect(prLog).toMatch(/hostile: denied .*ccache-trusted/);
+      expect(prLog).not.toMatch(/hostile: overwrote .*ccache-trusted/);
+      expect(treeHashes(trustedLayer)).toEqual(filled);
+      // It also plants an install under the trusted name of the default branch's next commit.
+      const planted = join(
+        cacheDir,
+        "servers",
+        `build-${c.next}-${optionsHash(cmakeOptions("mariadb", []))}`,
+      );
+      const prInstall = out.trim().split(" ")[1] ?? "";
+      execFileSync("setpriv", [...NOBODY, "cp", "-a", prInstall, planted]);
+
+      // The next trusted build (as the runner's warm step asks for it: by full commit id, through
+      // the resolver) compiles the default branch from the trusted layer: not poisoned.
+      process.env.PERFGATE_BUILD_CACHE = "trusted";
+      let next: Awaited<ReturnType<typeof trusted>>;
+      try {
+        next = await resolveServer(`build:${repo}@${c.next}`, { log: memoryLogger(), cacheDir });
+      } finally {
+        delete process.env.PERFGATE_BUILD_CACHE;
+      }
+      expect(next.basedir).toBe(planted); // rebuilt in place of the planted one
+      expect(statSync(planted).uid).toBe(0);
+      expect(execFileSync(next.mysqld, ["--version"], { encoding: "utf8" })).toContain("perfgate test build");
+      expect(execFileSync(next.mysqld, ["--version"], { encoding: "utf8" })).not.toContain("POISONED");
+    });
+
+    it("control: the same hostile step with write access to the trusted layer does poison the next trusted build", async () => {
+      // What the test above guards against is real: on a copy of the cache where the hostile step
+      // may write (root), the next trusted build links the hostile object.
+      const copy = join(root, "cache-copy");
+      execFileSync("cp", ["-a", cacheDir, copy]);
+      const hostile = join(root, "hostile.sh");
+      writeFileSync(hostile, HOSTILE_SH);
+      const said = execFileSync("sh", [hostile, join(repo, "mariadbd.c")], {
+        encoding: "utf8",
+        env: { ...process.env, PG_HOSTILE_CACHE: copy },
+      });
+      expect(said).toMatch(/hostile: overwrote .*ccache-trusted/);
+      sh(repo, "checkout", "-q", c.next);
+      writeFileSync(join(repo, "README"), "and once more\n");
+      const again = commitAll(repo, "another commit of the default branch");
+      sh(repo, "checkout", "-q", "main");
+      const poisoned = await trusted(again, copy);
+      expect(execFileSync(poisoned.mysqld, ["--version"], { encoding: "utf8" })).toContain("POISONED");
+    });
+  },
+);

@@ -120,7 +120,7 @@ export async function fetchText(url: string, signal?: AbortSignal): Promise<stri
   return await res.text();
 }
 
-const META = "perfgate-install.json";
+export const META = "perfgate-install.json";
 
 /** `<name>.tmp-<pid>` (an unpack or snapshot under way) or `<name>.part-<pid>` (a download): the pid, else null. */
 export function tempOwner(name: string): number | null {

@@ -26,9 +26,17 @@ import { join, resolve } from "node:path";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { runCommand, spawnTracked, stopChild } from "../../util/processes.js";
-import { cacheRoot, installDir, readInstallMeta, unpackOnce, withLock } from "../cache.js";
+import { cacheRoot, hasInstall, installDir, META, readInstallMeta, unpackOnce, withLock } from "../cache.js";
 import type { ServerInstall } from "../install.js";
 import { type BuildSpec, type Flavor, specForm } from "../spec.js";
+import {
+  type BuildTrust,
+  ccacheLayers,
+  envBuildTrust,
+  ownInstall,
+  trustedLayerWritable,
+  UNTRUSTED_SUFFIX,
+} from "./build-cache.js";
 import { provisionPath } from "./path.js";
 import { missing, type ServerSource, UNKNOWN } from "./source.js";
 
@@ -176,6 +184,11 @@ export interface BuildOptions {
    * PERFGATE_BUILD_INCREMENTAL=1. Either way each commit is installed into its own directory.
    */
   incremental?: boolean;
+  /**
+   * Which layer of the build cache the build may write (src/servers/sources/build-cache.ts);
+   * default: PERFGATE_BUILD_CACHE, else untrusted.
+   */
+  trust?: BuildTrust;
 }
 
 /** Whether builds keep a build tree per repository and options: PERFGATE_BUILD_INCREMENTAL=1. */
@@ -183,9 +196,13 @@ export function envIncremental(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.PERFGATE_BUILD_INCREMENTAL === "1";
 }
 
-/** Directory name of the kept build tree of one repository (its git directory) and options hash. */
-export function treeKey(repoDir: string, optHash: string): string {
-  return `tree-${createHash("sha256").update(`${repoDir}\0${optHash}`).digest("hex").slice(0, 16)}`;
+/**
+ * Directory name of the kept build tree of one repository (its git directory) and options hash;
+ * trusted builds keep their own tree, never one an untrusted build compiled in.
+ */
+export function treeKey(repoDir: string, optHash: string, trust: BuildTrust = "untrusted"): string {
+  const hash = createHash("sha256").update(`${repoDir}\0${optHash}`).digest("hex").slice(0, 16);
+  return trust === "trusted" ? `tree-trusted-${hash}` : `tree-${hash}`;
 }
 
 /** The options a build uses when none are given: PERFGATE_CMAKE_ARGS. */
@@ -267,13 +284,46 @@ async function existsAt(repoDir: string, commit: string, path: string): Promise<
   return (await git(["cat-file", "-e", "--end-of-options", `${commit}:${path}`], repoDir)).code === 0;
 }
 
+/**
+ * The install directories a build of this key may reuse, in order: the trusted build's, then (for
+ * an untrusted build only) an untrusted build's own. A trusted build never reuses an untrusted one.
+ */
+export function reusableInstallDirs(cacheDir: string, key: string, trust: BuildTrust): string[] {
+  const trusted = installDir(cacheDir, key);
+  return trust === "trusted" ? [trusted] : [trusted, installDir(cacheDir, `${key}${UNTRUSTED_SUFFIX}`)];
+}
+
+/** Where a build of this key installs: the trusted build's directory, or an untrusted build's own. */
+function ownInstallDir(cacheDir: string, key: string, trust: BuildTrust): string {
+  return installDir(cacheDir, trust === "trusted" ? key : `${key}${UNTRUSTED_SUFFIX}`);
+}
+
+/** The first finished install among `dirs`; a trusted build skips one that is not its own. */
+function reuseInstall(dirs: string[], trust: BuildTrust, log: Logger): ServerInstall | null {
+  for (const dir of dirs) {
+    if (trust === "trusted" && hasInstall(dir) && !ownInstall(dir, META)) {
+      log.warn(`${dir} was not installed by this user (or is writable by everyone): building it again`);
+      continue;
+    }
+    const hit = readInstallMeta<ServerInstall>(dir);
+    if (hit) return hit;
+  }
+  return null;
+}
+
 /** A finished build of this commit and options, read from the cache without touching git. */
 export function cachedBuildInstall(
   commit: string,
   options: readonly string[],
-  cacheDir = cacheRoot(),
+  cacheDir: string,
+  trust: BuildTrust,
+  log: Logger,
 ): ServerInstall | null {
-  return readInstallMeta<ServerInstall>(installDir(cacheDir, buildKey(commit, optionsHash(options))));
+  return reuseInstall(
+    reusableInstallDirs(cacheDir, buildKey(commit, optionsHash(options)), trust),
+    trust,
+    log,
+  );
 }
 
 async function findNinja(): Promise<string | null> {
@@ -402,10 +452,11 @@ async function detectAt(raw: string, repoDir: string, commit: string) {
 export async function provisionBuild(spec: BuildSpec, opts: BuildOptions): Promise<ServerInstall> {
   const cacheDir = resolve(opts.cacheDir ?? cacheRoot());
   const extra = opts.cmakeArgs ?? envCmakeArgs();
+  const trust = opts.trust ?? envBuildTrust();
   // A full commit id that was built before answers without git or network.
   if (isCommitId(spec.ref)) {
     for (const flavor of OPTION_FLAVORS) {
-      const hit = cachedBuildInstall(spec.ref, cmakeOptions(flavor, extra), cacheDir);
+      const hit = cachedBuildInstall(spec.ref, cmakeOptions(flavor, extra), cacheDir, trust, opts.log);
       if (hit) return hit;
     }
   }
@@ -413,11 +464,11 @@ export async function provisionBuild(spec: BuildSpec, opts: BuildOptions): Promi
   const detected = await detectAt(spec.raw, repoDir, commit);
   const options = cmakeOptions(detected.flavor, extra);
   const key = buildKey(commit, optionsHash(options));
-  const dir = installDir(cacheDir, key);
+  const dir = ownInstallDir(cacheDir, key, trust);
   const label = `build ${detected.flavor} ${detected.version} @${commit.slice(0, 12)}`;
-  const hit = readInstallMeta<ServerInstall>(dir);
+  const hit = reuseInstall(reusableInstallDirs(cacheDir, key, trust), trust, opts.log);
   if (hit) {
-    opts.log.info(`${label}: cached in ${dir}`);
+    opts.log.info(`${label}: cached in ${hit.basedir}`);
     return hit;
   }
   const job: BuildJob = {
@@ -434,10 +485,13 @@ export async function provisionBuild(spec: BuildSpec, opts: BuildOptions): Promi
     label,
     opts,
     incremental: opts.incremental ?? envIncremental(),
+    trust,
   };
   return await withLock(
     dir,
-    async () => readInstallMeta<ServerInstall>(dir) ?? (await buildAndInstall(job)),
+    async () =>
+      (trust === "trusted" && !ownInstall(dir, META) ? null : readInstallMeta<ServerInstall>(dir)) ??
+      (await buildAndInstall(job)),
     opts.log,
   );
 }
@@ -446,12 +500,15 @@ export async function provisionBuild(spec: BuildSpec, opts: BuildOptions): Promi
 export const buildSource: ServerSource<BuildSpec> = {
   name: "build",
   form: specForm("build"),
-  installDirs: (spec, cacheDir) =>
-    isCommitId(spec.ref)
-      ? OPTION_FLAVORS.map((f) =>
-          installDir(resolve(cacheDir), buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs())))),
-        )
-      : [],
+  installDirs: (spec, cacheDir) => {
+    if (!isCommitId(spec.ref)) return [];
+    const trust = envBuildTrust();
+    const key = (f: Flavor) => buildKey(spec.ref, optionsHash(cmakeOptions(f, envCmakeArgs())));
+    // A trusted build takes only its own installs, here as in provisionBuild.
+    return OPTION_FLAVORS.flatMap((f) => reusableInstallDirs(resolve(cacheDir), key(f), trust)).filter(
+      (d) => trust !== "trusted" || !hasInstall(d) || ownInstall(d, META),
+    );
+  },
   checkAvailable: async (spec) => {
     if (isGitUrl(spec.repo) || existsSync(resolve(spec.repo))) return UNKNOWN;
     return missing(`no such directory ${resolve(spec.repo)}`);
@@ -478,6 +535,8 @@ interface BuildJob {
   opts: BuildOptions;
   /** build in the kept tree of this repository and options (BuildOptions.incremental) */
   incremental: boolean;
+  /** which layer of the build cache it may write (BuildOptions.trust) */
+  trust: BuildTrust;
 }
 
 /** The build's directories, log, tools and step context. */
@@ -506,14 +565,19 @@ async function prepareWorkspace(job: BuildJob, work: string): Promise<Workspace>
     logPath,
     `perfgate build of ${job.repo} @ ${job.commit} (${job.flavor} ${job.version})\ncmake options: ${job.options.join(" ")}\n${job.incremental ? `incremental, in the kept build tree ${work}\n` : ""}`,
   );
-  const ccacheDir = join(cacheDir, "ccache");
-  mkdirSync(ccacheDir, { recursive: true });
+  const layers = ccacheLayers(cacheDir, job.trust, process.env);
+  mkdirSync(layers.dir, { recursive: true });
+  if (job.trust === "trusted" && layers.trusted) mkdirSync(layers.trusted, { recursive: true, mode: 0o755 });
   const ccache = await haveCommand("ccache");
   if (!ccache)
     opts.log.warn("ccache not found: building without it (runner-setup/install-build-deps.sh installs it)");
+  if (ccache && job.trust === "untrusted" && trustedLayerWritable(layers.trusted)) {
+    opts.log.info(
+      `${job.label}: note: the trusted build cache ${layers.trusted} is writable by this user, so a build step could change it; on a runner it belongs to root (docs/runner-security.md)`,
+    );
+  }
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CCACHE_DIR: ccacheDir,
+    ...layers.env,
     // Paths below the per-build directory become relative, so builds of different commits
     // (different directories) share cache entries; the working directory is not hashed.
     CCACHE_BASEDIR: work,
@@ -589,6 +653,7 @@ function buildManifest(ws: Workspace, job: BuildJob): string {
     cmake_options: job.options,
     generator: ws.ninja ? "Ninja" : "Unix Makefiles",
     ccache: ws.ccache,
+    build_cache: job.trust,
     incremental: job.incremental,
     jobs: ws.jobs,
     seconds: { ...ws.times, total: Math.round((Date.now() - ws.started) / 1000) },
@@ -616,7 +681,7 @@ async function install(ws: Workspace, job: BuildJob): Promise<ServerInstall> {
 
 async function buildAndInstall(job: BuildJob): Promise<ServerInstall> {
   if (job.incremental) {
-    const tree = join(job.cacheDir, "builds", treeKey(job.repoDir, optionsHash(job.options)));
+    const tree = join(job.cacheDir, "builds", treeKey(job.repoDir, optionsHash(job.options), job.trust));
     return await withLock(tree, async () => await buildInTree(job, tree), job.opts.log);
   }
   const ws = await prepareWorkspace(job, join(job.cacheDir, "builds", job.key));
