@@ -90,9 +90,11 @@ export const E2E = [
   "instructions-run-compare",
   "lifecycle",
   "pmu",
+  "release-candidate-inputs",
   "report-real-golden",
   "run-lifecycle",
   "runner-setup",
+  "server-gate",
   "workflows-gate",
 ].map((name) => `tests/${name}.test.ts`);
 
