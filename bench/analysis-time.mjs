@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { loadSources, seeded } from "./lib.mjs";
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -30,33 +30,15 @@ if (sizes.length === 0) {
 }
 const reps = Math.max(1, Math.floor(Number(option("--reps", 5))) || 5);
 const withProcess = argv.includes("--process");
-const root = join(import.meta.dirname, "..");
-const dir = mkdtempSync(join(tmpdir(), "pg-analysis-"));
-const entry = `
+const lib = await loadSources(`
 export { compareSets } from "./src/compare/compare.ts";
 export { fromAb, fromResults } from "./src/compare/model.ts";
 export { renderComparisonMarkdown, renderComparisonJson } from "./src/report/comparison.ts";
 export { AbResultsSchema } from "./src/results/ab-schema.ts";
 export { makeResults, makeServer, HOST } from "./tests/helpers/results-factory.ts";
-`;
-const outfile = join(dir, "lib.mjs");
-await build({
-  stdin: { contents: entry, resolveDir: root, loader: "ts" },
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  outfile,
-  logLevel: "error",
-  banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-});
-const lib = await import(outfile);
-rmSync(dir, { recursive: true, force: true });
+`);
 
-let seed = 42;
-const rand = () => {
-  seed = (seed * 1664525 + 1013904223) >>> 0;
-  return seed / 4294967296;
-};
+const rand = seeded(42);
 /** Process counters of one phase of `transactions` transactions (src/telemetry/process.ts). */
 function process_(transactions) {
   return {

@@ -11,36 +11,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { loadSources, seeded } from "./lib.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
 const sizes = opt("stacks", "10000,40000,100000").split(",").map(Number);
 const depth = Number(opt("depth", "20000"));
-const root = join(import.meta.dirname, "..");
-const dir = mkdtempSync(join(tmpdir(), "pg-flame-"));
-const entry = `
+const lib = await loadSources(`
 export { instructionFlameGraph } from "./src/callgrind/flame.ts";
 export { functionChanges } from "./src/flamegraph/diff.ts";
-`;
-const outfile = join(dir, "lib.mjs");
-await build({
-  stdin: { contents: entry, resolveDir: root, loader: "ts" },
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  outfile,
-  logLevel: "error",
-  banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-});
-const lib = await import(outfile);
-rmSync(dir, { recursive: true, force: true });
+`);
 
-let seed = 7;
-const rand = () => {
-  seed = (seed * 1664525 + 1013904223) >>> 0;
-  return seed / 4294967296;
-};
+const rand = seeded(7);
 const names = Array.from({ length: 3000 }, (_, i) => `ns${i % 37}::Class${i % 211}::function_${i}`);
 
 /** `n` distinct stacks, root first, sharing prefixes like a real profile. */
