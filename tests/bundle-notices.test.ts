@@ -94,7 +94,9 @@ describe("third-party notices", () => {
     expect(names).toContain("d3-selection");
     expect(names).toContain("zod");
     // nothing else: the d3 modules d3-flame-graph is built on
-    expect(names.filter((n) => !["uplot", "d3-flame-graph", "zod"].includes(n!) && !/^d3-[a-z]+$/.test(n!))).toEqual([]);
+    expect(
+      names.filter((n) => !["uplot", "d3-flame-graph", "zod"].includes(n!) && !/^d3-[a-z]+$/.test(n!)),
+    ).toEqual([]);
     expect(readFileSync(join(ROOT, "action/dist/pages/assets/licenses.txt"), "utf8")).toBe(
       readFileSync(join(ROOT, "dist/pages/assets/licenses.txt"), "utf8"),
     );
