@@ -59,6 +59,29 @@ describe("the graph's data file", () => {
     expect(back.tree.notes).toEqual(tree.notes);
   });
 
+  it("sums frames narrower than a hundred-thousandth under their caller, the kept ones exact, and says so", () => {
+    const base = new Map([
+      ["a;b", 1_000_000],
+      ["a;tiny1;deeper", 1],
+      ["a;tiny2", 2],
+    ]);
+    const head = new Map([
+      ["a;b", 1_200_000],
+      ["a;tiny1;deeper", 3],
+    ]);
+    const tree = diffTree(base, head);
+    const back = readGraphData(graphDataJson(tree, texts), "g.json").tree;
+    const a = back.children[0]!;
+    expect(a.children.map((c) => [c.name, c.base, c.head])).toEqual([
+      ["[2 narrower frames]", 3, 3],
+      ["b", 1_000_000, 1_200_000],
+    ]);
+    expect([a.base, a.head]).toEqual([tree.base, tree.head]);
+    expect(back.notes).toEqual([
+      '2 frames narrower than 0.001% of the total summed, with their callees, into one "[n narrower frames]" frame under their caller (the data file beside the SVG keeps to 16 MiB)',
+    ]);
+  });
+
   it("is written with each instruction graph", () => {
     const rep = (stacks: Record<string, number>) => ({
       started_at: "",

@@ -36,31 +36,93 @@ export const GraphDataSchema = z.strictObject({
 });
 export type GraphData = z.infer<typeof GraphDataSchema>;
 
-/** Each stack's own weight per side, from the tree (no recursion: stacks can be deep). */
-function stacksOf(root: DiffNode): { base: [string, number][]; head: [string, number][] } {
-  const base: [string, number][] = [];
-  const head: [string, number][] = [];
-  const todo: [DiffNode, string][] = root.children.map((c) => [c, c.name]);
+type Stacks = { base: [string, number][]; head: [string, number][] };
+
+/** The largest data file perfgate writes (characters): narrower frames are summed until it fits. */
+export const GRAPH_DATA_BUDGET = 16 * 1024 * 1024;
+
+/** The widths below which frames are summed, tried in turn, with how the note states them. */
+const SHARES: [number, string][] = [
+  [1e-5, "0.001%"],
+  [1e-4, "0.01%"],
+  [1e-3, "0.1%"],
+  [1e-2, "1%"],
+  [1e-1, "10%"],
+];
+
+const own = (x: number, of: number) => x > of * 1e-9;
+
+/**
+ * Each stack's own weight per side, from the tree, depth first with the path kept as a list and
+ * joined only where a frame has weight of its own (no recursion: stacks can be deep). A frame
+ * narrower than `min` on both sides is not descended: it and its callees are summed into one
+ * "[n narrower frames]" frame under their caller, so every kept frame keeps its own and its
+ * inclusive weight exactly.
+ */
+function stacksOf(root: DiffNode, min: number, budget: number): (Stacks & { summed: number }) | null {
+  const out: Stacks = { base: [], head: [] };
+  const path: string[] = [];
+  let summed = 0;
+  // the file's size so far, within a few characters per stack: past the budget, stop early
+  let chars = 0;
+  const todo: [DiffNode, number][] = [[root, -1]];
   while (todo.length > 0) {
-    const [n, path] = todo.pop()!;
+    const [n, depth] = todo.pop()!;
+    if (depth >= 0) {
+      path.length = depth;
+      path.push(n.name);
+    }
     let b = n.base;
     let h = n.head;
+    const narrow = { n: 0, base: 0, head: 0 };
     for (const c of n.children) {
       b -= c.base;
       h -= c.head;
-      todo.push([c, `${path};${c.name}`]);
+      if (Math.max(c.base, c.head) >= min) todo.push([c, depth + 1]);
+      else {
+        narrow.n++;
+        narrow.base += c.base;
+        narrow.head += c.head;
+      }
     }
-    // sums of floating-point weights: a self of a billionth of the frame's weight is rounding
-    if (b > n.base * 1e-9) base.push([path, b]);
-    if (h > n.head * 1e-9) head.push([path, h]);
+    const at = depth >= 0 ? path.join(";") : "";
+    chars += at.length + 60;
+    if (chars > budget) return null;
+    if (depth >= 0 && own(b, n.base)) out.base.push([at, b]);
+    if (depth >= 0 && own(h, n.head)) out.head.push([at, h]);
+    if (narrow.n > 0) {
+      summed += narrow.n;
+      const name = `${at}${at ? ";" : ""}[${narrow.n.toLocaleString("en-US")} narrower frames]`;
+      if (narrow.base > 0) out.base.push([name, narrow.base]);
+      if (narrow.head > 0) out.head.push([name, narrow.head]);
+    }
   }
-  return { base, head };
+  return { ...out, summed };
 }
 
-/** The data file of a graph drawn from `tree`, with the texts the SVG states. */
+/**
+ * The data file of a graph drawn from `tree`, with the texts the SVG states. Frames narrower than a
+ * hundred-thousandth of the total are summed under their caller, and wider ones (by tens, up to a
+ * tenth) while the file would exceed GRAPH_DATA_BUDGET; stated in its notes.
+ */
 export function graphDataJson(tree: DiffNode, o: { title: string; subtitle: string; unit: string }): string {
-  const data: GraphData = { format: GRAPH_DATA_FORMAT, ...o, notes: tree.notes ?? [], ...stacksOf(tree) };
-  return `${JSON.stringify(data)}\n`;
+  const total = Math.max(tree.base, tree.head);
+  let json = "";
+  for (const [i, [share, percent]] of SHARES.entries()) {
+    // the last width is kept whatever the size (the run page refuses what is over its own cap)
+    const kept = stacksOf(tree, total * share, i === SHARES.length - 1 ? Infinity : GRAPH_DATA_BUDGET);
+    if (kept === null) continue;
+    const { summed, ...stacks } = kept;
+    const notes = [...(tree.notes ?? [])];
+    if (summed > 0)
+      notes.push(
+        `${summed.toLocaleString("en-US")} frames narrower than ${percent} of the total summed, with their callees, into one "[n narrower frames]" frame under their caller (the data file beside the SVG keeps to ${GRAPH_DATA_BUDGET / 1024 / 1024} MiB)`,
+      );
+    const data: GraphData = { format: GRAPH_DATA_FORMAT, ...o, notes, ...stacks };
+    json = `${JSON.stringify(data)}\n`;
+    if (json.length <= GRAPH_DATA_BUDGET) break;
+  }
+  return json;
 }
 
 /**
