@@ -56,6 +56,8 @@ async function buildPagesClient() {
     ...browser,
     entryPoints: [
       ...Object.values(pages).map(([page]) => ({ in: `src/pages/client/entries/${page}.ts`, out: page })),
+      // the run page's interactive flame graph (d3-flame-graph), loaded only when a graph is opened
+      { in: "src/pages/client/entries/flame.ts", out: "flame" },
       { in: "src/pages/client/app.css", out: "app" },
     ],
     outdir: "dist/pages/assets",

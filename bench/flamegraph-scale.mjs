@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Time to draw a differential flame graph from hostile-sized folded stacks, through the path
-// `compare --out` and `perfgate ab` take (src/callgrind/flame.ts: diffTree, then renderDiffSvg),
+// `compare --out` and `perfgate ab` take (src/callgrind/flame.ts: diffTree, then renderDiffSvg and
+// the data file beside it for the run page, src/flamegraph/data.ts),
 // plus the sampled-profile function table (src/flamegraph/diff.ts functionChanges):
 //   - N distinct stacks per side (default 10,000, 40,000 and 100,000), 8 to 40 frames each, names
 //     from a pool of 3,000 functions, the head's weights perturbed;
@@ -78,7 +79,7 @@ function report(label, base, head) {
   const f = time(() => lib.functionChanges(new Map(Object.entries(base)), new Map(Object.entries(head))));
   const capped = (g.r.svg.match(/Capped: [^<]*/g) ?? []).join(" | ");
   console.log(
-    `${label.padEnd(28)} graph ${(g.ms / 1000).toFixed(2).padStart(6)} s wall, ${(g.cpu / 1000).toFixed(2).padStart(5)} s CPU (${(g.r.svg.length / 1e6).toFixed(2)} MB SVG)  function table ${(f.ms / 1000).toFixed(2).padStart(6)} s wall, ${(f.cpu / 1000).toFixed(2).padStart(5)} s CPU${capped ? `  ${capped}` : ""}`,
+    `${label.padEnd(28)} graph ${(g.ms / 1000).toFixed(2).padStart(6)} s wall, ${(g.cpu / 1000).toFixed(2).padStart(5)} s CPU (${(g.r.svg.length / 1e6).toFixed(2)} MB SVG, ${(g.r.data.length / 1e6).toFixed(2)} MB data)  function table ${(f.ms / 1000).toFixed(2).padStart(6)} s wall, ${(f.cpu / 1000).toFixed(2).padStart(5)} s CPU${capped ? `  ${capped}` : ""}`,
   );
 }
 

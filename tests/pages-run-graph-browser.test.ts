@@ -6,6 +6,10 @@
  * head records it, and the run page links it against the results URL, as an A/B's page does
  * (tests/pages-why-browser.test.ts). A results file with no graph beside it, or with a symbolic
  * link in its place, gets no such section; hostile graph names edited into the store stay text.
+ * The graph's box on the page loads d3-flame-graph and the graph's data (`<graph>.json` beside
+ * the SVG, served here as the results URL's host would serve it) only when opened: it draws the
+ * frames, finds a frame by search, zooms on click and resets; a hostile frame name in the data
+ * stays text, and a data file that is not perfgate's is refused with one line.
  */
 import {
   copyFileSync,
@@ -17,7 +21,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HistoryRun } from "../src/history/schema.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
@@ -28,6 +32,8 @@ import { tempDir } from "./helpers/results-factory.js";
 const FIXTURES = join(import.meta.dirname, "fixtures/instructions");
 const RESULTS_URL = "https://example.org/perfgate/runs/head.json";
 const GRAPH = "head.instructions-oltp_point_select-1t-128M.svg";
+const DATA = GRAPH.replace(/\.svg$/, ".json");
+const HOSTILE_FRAME = `<img src=x onerror="window.pwned=3">`;
 
 let dir: string;
 let browser: Browser;
@@ -83,6 +89,43 @@ let compared: Awaited<ReturnType<typeof siteOf>>;
 let bare: Awaited<ReturnType<typeof siteOf>>;
 let linked: Awaited<ReturnType<typeof siteOf>>;
 let hostile: Awaited<ReturnType<typeof siteOf>>;
+let poisoned: Awaited<ReturnType<typeof siteOf>>;
+let foreign: Awaited<ReturnType<typeof siteOf>>;
+
+/** The results' folder served at the results URL's folder (with CORS, as a static host would). */
+async function serveResults(page: Page, folder: string): Promise<string[]> {
+  const asked: string[] = [];
+  await page.route("https://example.org/perfgate/runs/*", async (route) => {
+    const name = new URL(route.request().url()).pathname.replace(/^.*\//, "");
+    asked.push(name);
+    const file = join(dir, folder, name);
+    if (!existsSync(file)) return route.fulfill({ status: 404, body: "" });
+    await route.fulfill({
+      status: 200,
+      body: readFileSync(file),
+      headers: { "content-type": "application/json", "access-control-allow-origin": "*" },
+    });
+  });
+  return asked;
+}
+
+/** Opens the run page, serves the results folder and opens the first graph's search-and-zoom box. */
+async function openGraph(s: Awaited<ReturnType<typeof siteOf>>, folder: string) {
+  const opened = await openSitePage(browser, s.site, `run.html?id=${s.id}`);
+  const asked = await serveResults(opened.page, folder);
+  expect(await opened.page.locator('script[src="assets/flame.js"]').count()).toBe(0);
+  await opened.page.locator("#run-instructions details.flame-live > summary").click();
+  return { ...opened, asked };
+}
+
+/** A copy of the compared results, graph and data, the data edited. */
+function copiedWithData(folder: string, edit: (data: Record<string, unknown>) => unknown): string {
+  const { head } = results(folder);
+  copyFileSync(join(dir, "compared", GRAPH), join(dir, folder, GRAPH));
+  const data = JSON.parse(readFileSync(join(dir, "compared", DATA), "utf8")) as Record<string, unknown>;
+  writeFileSync(join(dir, folder, DATA), JSON.stringify(edit(data)));
+  return head;
+}
 
 beforeAll(async () => {
   requireBuild();
@@ -110,6 +153,18 @@ beforeAll(async () => {
     i.graph = "javascript:window.pwned=1//.svg";
     i.toggle = `<img src=x onerror="window.pwned=2">`;
   });
+  poisoned = await siteOf(
+    "poisoned",
+    copiedWithData("poisoned", (d) => {
+      const head = d.head as [string, number][];
+      head.push([`dispatch_command;${HOSTILE_FRAME}`, 50_000]);
+      return d;
+    }),
+  );
+  foreign = await siteOf(
+    "foreign",
+    copiedWithData("foreign", (d) => ({ ...d, format: "speedscope" })),
+  );
   browser = await launchChromium();
 }, 300_000);
 
@@ -165,5 +220,78 @@ describe("the run page of a run's results compared with compare --out", () => {
     expect(await page.locator("main img").count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(errors).toEqual([]);
+  });
+});
+
+describe("the run page's interactive flame graph (d3-flame-graph)", () => {
+  it("compare --out writes the graph's data beside the SVG; the SVG carries no script", () => {
+    const svg = readFileSync(join(dir, "compared", GRAPH), "utf8");
+    expect(svg).not.toMatch(/<script|\bon[a-z]+=/i);
+    const data = JSON.parse(readFileSync(join(dir, "compared", DATA), "utf8"));
+    expect(data.format).toBe("perfgate-flame-graph/1");
+    expect(data.unit).toBe("instructions/txn");
+    expect(data.head.length).toBeGreaterThan(1);
+    expect(data.base.length).toBeGreaterThan(1);
+  });
+
+  it("loads only when opened, draws the frames, searches, zooms on click and resets", async () => {
+    const { page, errors, asked } = await openGraph(compared, "compared");
+    const frames = page.locator("#run-instructions .flame-chart svg g.frame");
+    await frames.first().waitFor({ timeout: 30_000 });
+    expect(asked).toEqual([DATA]);
+    expect(await page.locator('script[src="assets/flame.js"]').count()).toBe(1);
+    expect(await frames.count()).toBeGreaterThan(5);
+    // colour by the change of the frame's own count: some frame grew (red), none is the search colour yet
+    const fills = await page
+      .locator(".flame-chart svg g.frame rect")
+      .evaluateAll((rs) => rs.map((r) => r.getAttribute("fill")));
+    expect(fills.some((f) => /^rgb\(255,\d+,\d+\)$/.test(f ?? "") && f !== "rgb(255,255,255)")).toBe(true);
+    expect(fills).not.toContain("#E600E6");
+    // search: plain text, case-insensitive
+    await page.locator(".flame-search").fill("MYSQL_EXECUTE_COMMAND");
+    await page.locator(".flame-tools button[type=submit]").click();
+    await expect
+      .poll(() => page.locator(".flame-details").textContent())
+      .toMatch(/^search: [1-9]\d* frames, /);
+    const found = page.locator('.flame-chart g.frame[name="mysql_execute_command"] rect').first();
+    await expect.poll(() => found.getAttribute("fill")).toBe("#E600E6");
+    // a regular-expression character is a character, not an error
+    await page.locator(".flame-search").fill("(");
+    await page.locator(".flame-tools button[type=submit]").click();
+    await expect.poll(() => page.locator(".flame-details").textContent()).toMatch(/^search: 0 frames/);
+    // click to zoom: the frame takes the whole width; reset gives the root back
+    const width = async (name: string) =>
+      Number(await page.locator(`.flame-chart g.frame[name="${name}"] rect`).first().getAttribute("width"));
+    const full = Number(await page.locator(".flame-chart svg").first().getAttribute("width"));
+    const settled = { timeout: 10_000 };
+    await expect.poll(() => width("all"), settled).toBeCloseTo(full, 0);
+    const before = await width("mysql_execute_command");
+    expect(before).toBeLessThan(full * 0.999);
+    await page.locator('.flame-chart g.frame[name="mysql_execute_command"]').first().click();
+    await expect.poll(() => width("mysql_execute_command"), settled).toBeCloseTo(full, 0);
+    await page.locator(".flame-reset").click();
+    await expect.poll(() => width("mysql_execute_command"), settled).toBeCloseTo(before, 0);
+    expect(errors).toEqual([]);
+  });
+
+  it("a hostile frame name in the data stays inert text", async () => {
+    const { page, errors } = await openGraph(poisoned, "poisoned");
+    const frame = page.locator(".flame-chart g.frame").filter({ hasText: HOSTILE_FRAME });
+    await frame.first().waitFor({ timeout: 30_000 });
+    expect(await frame.first().getAttribute("name")).toBe(HOSTILE_FRAME);
+    await frame.first().dispatchEvent("mouseover");
+    await expect.poll(() => page.locator(".flame-details").textContent()).toContain(HOSTILE_FRAME);
+    expect(await page.locator("main img, body > img, .flame-chart img").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  it("a data file that is not perfgate's is refused with one line, the SVG link kept", async () => {
+    const { page } = await openGraph(foreign, "foreign");
+    const refused = page.locator("#run-instructions .flame-error");
+    await refused.waitFor({ timeout: 30_000 });
+    expect(await refused.textContent()).toMatch(new RegExp(`${DATA.replaceAll(".", "\\.")}: format: `));
+    expect(await page.locator(".flame-chart").count()).toBe(0);
+    expect(await page.locator("#run-instructions a.graph-link").count()).toBe(1);
   });
 });

@@ -195,6 +195,27 @@ describe("the run page of an A/B: why it changed", () => {
       expect(href).toMatch(/^https:\/\/example\.org\/perfgate\/runs\/ab\..+\.flame\.svg$/);
       const name = href!.slice(href!.lastIndexOf("/") + 1);
       expect(readdirSync(join(dir, "results"))).toContain(name);
+      // ab writes the graph's data beside it; the page draws it, served from the results URL
+      const data = name.replace(/\.svg$/, ".json");
+      expect(readdirSync(join(dir, "results"))).toContain(data);
+      await page.route("https://example.org/perfgate/runs/*", (route) =>
+        route.fulfill({
+          status: 200,
+          body: readFileSync(
+            join(dir, "results", new URL(route.request().url()).pathname.replace(/^.*\//, "")),
+          ),
+          headers: { "content-type": "application/json", "access-control-allow-origin": "*" },
+        }),
+      );
+      await page.locator("#run-profiles details.flame-live > summary").first().click();
+      await page.locator("#run-profiles .flame-chart svg g.frame").first().waitFor({ timeout: 30_000 });
+      expect(await page.locator("#run-profiles .flame-chart svg g.frame").count()).toBeGreaterThan(1);
+      expect(
+        await page
+          .locator("#run-profiles .card-sub")
+          .filter({ hasText: "CPU samples per transaction" })
+          .count(),
+      ).toBe(1);
       // off-CPU time where the kernel lets perf record sched_switch (said loudly where it does not)
       if (offCpuRefused === null) {
         expect(await page.locator("#run-profiles p.off-cpu").first().textContent()).toMatch(

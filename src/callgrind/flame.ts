@@ -4,6 +4,7 @@
  * drawn by the shared renderer (src/flamegraph): frames as wide as the head's instructions, red
  * where the head executes more, blue where it executes fewer.
  */
+import { graphDataJson } from "../flamegraph/data.js";
 import { diffTree } from "../flamegraph/diff.js";
 import { instructionGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
@@ -13,6 +14,8 @@ export interface FlameGraphFile {
   /** the file's name (src/flamegraph/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
   name: string;
   svg: string;
+  /** the graph's data for the trend site's interactive renderer, written as `<graph>.json` (src/flamegraph/data.ts) */
+  data: string;
 }
 
 /** One cell's counts on both sides: an A/B cell's, or those of a base and a head run cell. */
@@ -32,10 +35,14 @@ export function instructionFlameGraph(c: CountedSides, stem: string): FlameGraph
   const head = c.head.at(-1)?.stacks;
   if (!base || !head) return null;
   const tree = diffTree(new Map(Object.entries(base)), new Map(Object.entries(head)));
-  const svg = renderDiffSvg(tree, {
+  const texts = {
     title: `Instructions per transaction: ${c.script} ${c.threads}t ${c.tier}`,
     subtitle: `head vs base; callgrind, collection inside ${c.toggle}; stacks rebuilt from the call graph (docs/instructions.md)`,
     unit: "instructions/txn",
-  });
-  return { name: instructionGraphName(stem, { script: c.script, threads: c.threads, tier: c.tier }), svg };
+  };
+  return {
+    name: instructionGraphName(stem, { script: c.script, threads: c.threads, tier: c.tier }),
+    svg: renderDiffSvg(tree, texts),
+    data: graphDataJson(tree, texts),
+  };
 }

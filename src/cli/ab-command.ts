@@ -7,6 +7,7 @@ import { runAbLikeForLike } from "../ab/like-for-like.js";
 import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
+import { graphDataName } from "../flamegraph/data.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
@@ -312,6 +313,7 @@ function writeFlameGraphs(sets: readonly MeasurementSet[], reportPath: string, l
   for (const g of profileGraphs(sets, stem)) {
     const file = join(dirname(resolve(reportPath)), g.name);
     writeFileSync(file, g.svg);
+    writeFileSync(join(dirname(file), graphDataName(g.name)), g.data);
     log.info(`flame graph: ${file}`);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { comparisonFlameGraphs } from "../compare/compare.js";
+import { graphDataName } from "../flamegraph/data.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { GateResult } from "./gate.js";
 
@@ -25,12 +26,14 @@ export function writeGateFiles(
  * sides kept folded stacks, written into `dir` as `<stem>.instructions-<script>-<threads>t-<tier>.svg`
  * (src/flamegraph/names.ts): what `perfgate ab`, `perfgate compare --out` and the action write,
  * and what `history append` finds beside a results file named `<stem>.json` for the trend site's
- * run page. Returns the paths written.
+ * run page, each with its data beside it as `<graph>.json` for the page's interactive renderer
+ * (src/flamegraph/data.ts). Returns the paths of the graphs written.
  */
 export function writeInstructionGraphs(gate: GateResult, dir: string, stem: string): string[] {
   return comparisonFlameGraphs(gate.report, gate.sets, stem).map((f) => {
     const path = join(dir, f.name);
     writeFileAtomic(path, f.svg);
+    writeFileAtomic(join(dir, graphDataName(f.name)), f.data);
     return path;
   });
 }

@@ -7,6 +7,7 @@
 import type { MeasurementSet } from "../compare/model.js";
 import { perTransaction } from "../compare/profiles.js";
 import type { ComparisonReport, ProfileEntry } from "../compare/schema.js";
+import { graphDataJson } from "../flamegraph/data.js";
 import { diffTree } from "../flamegraph/diff.js";
 import { profileGraphName } from "../flamegraph/names.js";
 import { renderDiffSvg } from "../flamegraph/svg.js";
@@ -146,12 +147,12 @@ export function profilesText(r: ComparisonReport): string[] {
   return L;
 }
 
-/** Each profiled cell's differential flame graph: file name and SVG text. */
+/** Each profiled cell's differential flame graph: file name, SVG text and data (src/flamegraph/data.ts). */
 export function profileGraphs(
   sets: readonly MeasurementSet[],
   stem: string,
-): { name: string; svg: string }[] {
-  const out: { name: string; svg: string }[] = [];
+): { name: string; svg: string; data: string }[] {
+  const out: { name: string; svg: string; data: string }[] = [];
   for (const s of sets) {
     if (!s.ab) continue;
     const [base, head] = s.engines as [string, string];
@@ -159,13 +160,15 @@ export function profileGraphs(
       if (!c.profile) continue;
       const tree = diffTree(perTransaction(c.profile.base), perTransaction(c.profile.head));
       const e = { scenario: c.script, threads: c.threads, tier: c.tier };
+      const texts = {
+        title: `${c.script} ${c.threads}t ${c.tier}: ${head} vs ${base}`,
+        subtitle: `CPU samples per transaction; width: head; colour: a frame's own samples, red more than base, blue fewer (${c.profile.command})`,
+        unit: "samples/txn",
+      };
       out.push({
         name: flameGraphName(stem, e),
-        svg: renderDiffSvg(tree, {
-          title: `${c.script} ${c.threads}t ${c.tier}: ${head} vs ${base}`,
-          subtitle: `CPU samples per transaction; width: head; colour: a frame's own samples, red more than base, blue fewer (${c.profile.command})`,
-          unit: "samples/txn",
-        }),
+        svg: renderDiffSvg(tree, texts),
+        data: graphDataJson(tree, texts),
       });
     }
   }

@@ -11,6 +11,7 @@ import type { HistoryRun, WhyCell } from "../../history/schema.js";
 import { plural } from "../../util/plural.js";
 import { besideResultsUrl } from "../links.js";
 import { el, fmt, pct } from "./dom.js";
+import { interactiveGraph } from "./run-flame.js";
 import type { RunSection } from "./run-sections.js";
 
 function table(head: string[], rows: (Node | string)[][], cls: string): HTMLTableElement {
@@ -70,7 +71,7 @@ const settings: RunSection = {
 const cellName = (c: WhyCell) =>
   `${c.script} · ${c.tier} · ${plural(c.threads, "thread")}${c.workload ? ` (${c.workload})` : ""}`;
 
-/** The graph's link beside the results file, or its name as text saying why it is not linked. */
+/** The graph's link beside the results file with its search-and-zoom box (run-flame.ts), or its name as text saying why it is not linked. */
 function graphLink(run: HistoryRun, name: string | null, what: string): HTMLElement {
   if (name === null) return el("p", { class: "readout" }, `${what}: not kept beside the results file.`);
   const href = besideResultsUrl(run.raw?.url, name);
@@ -82,7 +83,12 @@ function graphLink(run: HistoryRun, name: string | null, what: string): HTMLElem
       el("code", {}, name),
       " beside the results file (not linked: no results URL, history append --results-url <url>).",
     );
-  return el("p", { class: "readout" }, `${what}: `, el("a", { href, class: "graph-link" }, name));
+  return el(
+    "div",
+    { class: "graph" },
+    el("p", { class: "readout" }, `${what}: `, el("a", { href, class: "graph-link" }, name)),
+    interactiveGraph(href),
+  );
 }
 
 const share = (x: number) => `${(x * 100).toFixed(1)}%`;
