@@ -326,11 +326,17 @@ function bigDifferencesSection(threshold: number, groups: readonly BigDifference
   return L;
 }
 
-function verdictRow(row: VerdictRow, cell: CellRow, f: Format): string[] {
+/** A cell's escaped comparison and label, computed once for all of its rows. */
+interface CellNames {
+  comparison: string;
+  label: string;
+}
+
+function verdictRow(row: VerdictRow, names: CellNames, f: Format): string[] {
   const c = row.cell;
   return [
-    f.esc(cell.comparison),
-    f.esc(cell.label),
+    names.comparison,
+    names.label,
     row.metric,
     fmtValue(c.base_value, c.metric),
     fmtValue(c.head_value, c.metric),
@@ -351,7 +357,10 @@ function verdictSection(m: ReportModel, cells: readonly CellRow[], f: Format): s
     const folded = f.name === "markdown" && r.cells.length > 25;
     if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`, "");
     const rows: string[][] = [];
-    for (const cell of cells) for (const row of cell.rows) rows.push(verdictRow(row, cell, f));
+    for (const cell of cells) {
+      const names = { comparison: f.esc(cell.comparison), label: f.esc(cell.label) };
+      for (const row of cell.rows) rows.push(verdictRow(row, names, f));
+    }
     pushAll(
       L,
       f.table({
