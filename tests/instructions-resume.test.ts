@@ -108,6 +108,9 @@ function expectCounted(out: string): void {
   expect(ab.cells[1]!.instructions).toBeUndefined();
 }
 
+/** The progress line of the first counting run of a cell (src/instructions/progress.ts). */
+const FIRST_COUNTING_RUN = /\b1 of \d+ counting runs done/;
+
 describe("interrupted instruction counts, resumed", () => {
   it("ab: SIGINT after the first cell's slices, then --resume: every counted cell has its counts", async () => {
     const { dir, workload } = setup();
@@ -133,10 +136,14 @@ describe("interrupted instruction counts, resumed", () => {
   it("ab: SIGINT in the middle of counting, then --resume: counted, and no dump left behind", async () => {
     const { dir, workload } = setup();
     const out = join(dir, "ab.json");
-    const { child, done } = startCli(abArgs(workload, out));
-    // both servers restarted under callgrind (each has its dump folder), and counting under way
-    await waitFor(() => callgrindLeftovers(dir).length === 2, 900_000);
-    await new Promise((r) => setTimeout(r, 20_000));
+    const { child, done, stderrSoFar } = startCli(abArgs(workload, out));
+    // both servers restarted under callgrind (each has its dump folder), and the first counting
+    // run done: the interrupt comes with the rest of the counting still to run, whatever the
+    // host's speed (a fixed wait let a quiet host finish first)
+    await waitFor(
+      () => callgrindLeftovers(dir).length === 2 && FIRST_COUNTING_RUN.test(stderrSoFar()),
+      900_000,
+    );
     expect(readAbResults(out).status).toBe("running");
     process.kill(-child.pid!, "SIGINT");
     const r = await done;
@@ -157,7 +164,7 @@ describe("interrupted instruction counts, resumed", () => {
   it("run: killed outright while counting, then --resume: counted, and the dump folder reaped", async () => {
     const { dir, workload } = setup();
     const out = join(dir, "r.json");
-    const { child, done } = startCli([
+    const { child, done, stderrSoFar } = startCli([
       "run",
       "--server",
       SERVER,
@@ -167,8 +174,11 @@ describe("interrupted instruction counts, resumed", () => {
       "--out",
       out,
     ]);
-    await waitFor(() => callgrindLeftovers(dir).length === 1, 900_000); // the server is under callgrind
-    await new Promise((r) => setTimeout(r, 15_000));
+    // the server is under callgrind and its first counting run is done: the rest still to run
+    await waitFor(
+      () => callgrindLeftovers(dir).length === 1 && FIRST_COUNTING_RUN.test(stderrSoFar()),
+      900_000,
+    );
     expect(readResults(out).status).toBe("running");
     process.kill(child.pid!, "SIGKILL"); // perfgate alone: its watchdog stops the servers
     await done;
