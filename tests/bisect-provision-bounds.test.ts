@@ -22,13 +22,20 @@ function ctx(command: string, timeoutS = 60) {
   return { log, ctx: { repo, command, log, signal: new AbortController().signal, timeoutS } };
 }
 
+/**
+ * The sleeps' durations carry this process's pid (`sleep 4301.<pid>`), so that another test run
+ * on the same host (its own sleeps) is neither seen nor killed here.
+ */
+const sleepFor = (n: number) => `sleep ${n}.${process.pid}`;
+
 afterAll(() => {
-  for (const l of processesMatching("sleep 43")) process.kill(Number(l.split(" ")[0]), "SIGKILL");
+  for (const l of processesMatching(`.${process.pid}`).filter((x) => / sleep 43\d\d\./.test(x)))
+    process.kill(Number(l.split(" ")[0]), "SIGKILL");
 });
 
 describe("--provision commands are bounded", () => {
   it("one that never ends is stopped at the time limit with one line, and leaves no process", async () => {
-    const { ctx: c } = ctx("echo building; sleep 4301", 2);
+    const { ctx: c } = ctx(`echo building; ${sleepFor(4301)}`, 2);
     const t0 = Date.now();
     await expect(provisionCommit(c, head)).rejects.toThrow(
       new RegExp(
@@ -36,18 +43,18 @@ describe("--provision commands are bounded", () => {
       ),
     );
     expect(Date.now() - t0).toBeLessThan(20_000);
-    expect(processesMatching("sleep 4301")).toEqual([]);
+    expect(processesMatching(sleepFor(4301))).toEqual([]);
   });
 
   it("one that forks daemons (in its group and in a session of their own) ends, and they are stopped", async () => {
     const { ctx: c, log } = ctx(
-      "sleep 4302 & setsid sleep 4303 & (setsid sh -c 'sleep 4304' >/dev/null 2>&1 &); echo 'no server' >&2; exit 3",
+      `${sleepFor(4302)} & setsid ${sleepFor(4303)} & (setsid sh -c '${sleepFor(4304)}' >/dev/null 2>&1 &); echo 'no server' >&2; exit 3`,
     );
     const t0 = Date.now();
     const r = await provisionCommit(c, head);
     expect(Date.now() - t0).toBeLessThan(20_000);
     expect(r).toMatchObject({ ok: false, error: '--provision exited 3: "no server"' });
-    for (const n of ["4302", "4303", "4304"]) expect(processesMatching(`sleep ${n}`)).toEqual([]);
+    for (const n of [4302, 4303, 4304]) expect(processesMatching(sleepFor(n))).toEqual([]);
     expect(log.lines.join("\n")).toMatch(/left [1-9]\d* process\(es\) running when it ended; stopped: /);
   }, 30_000);
 
