@@ -28,7 +28,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActWorld, runAct } from "./helpers/act.js";
+import { ActWorld, git, runAct } from "./helpers/act.js";
 import { type Json, webhookExample } from "./helpers/action-process.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild, requireSysbench } from "./helpers/env.js";
@@ -42,19 +42,6 @@ const REPO = `${OWNER}/${NAME}`;
 const BRANCH = "main";
 const HOUR = 3_600_000;
 const WORKLOAD = "perfgate/tests/fixtures/workloads/instructions-tiny.yml";
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "perfgate test",
-      GIT_AUTHOR_EMAIL: "test@example.invalid",
-      GIT_COMMITTER_NAME: "perfgate test",
-      GIT_COMMITTER_EMAIL: "test@example.invalid",
-    },
-  }).trim();
 
 describe.skipIf(!SLOW)(
   "the server repository's gate under act on Debian's MariaDB 10.11.18 source (slow: set PERFGATE_SLOW_TESTS=1; a MariaDB build, then an A/B under callgrind)",

@@ -51,7 +51,8 @@ export function actTools(): { act: string; node24Bin: string } {
   return { act, node24Bin };
 }
 
-const git = (cwd: string, ...args: string[]) =>
+/** git in `cwd` with a fixed test identity; its trimmed output. */
+export const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, {
     cwd,
     encoding: "utf8",
