@@ -1,18 +1,5 @@
 #!/usr/bin/env node
-// Time to analyse many cells: compareSets (verdicts, simultaneous CIs, degradation checks,
-// per-transaction efficiency) plus rendering the Markdown and JSON reports, on synthetic data
-// shaped like real files:
-//   - an A/B file: N cells x 10 ABBA pairs, 20 one-second intervals per side per cell;
-//   - two run files: N cells x 3 repetitions per side (unpaired Welch comparisons).
-// With --process, every slice and run cell also carries the server's process counters, which add
-// the per-transaction efficiency table (9 metrics per cell) to the analysis and both reports.
-// Prints the median of --reps timed repetitions (default 5) after one warm-up, per size, then how
-// the time grew from the smallest size to the largest beside how the cells grew (near linear: the
-// two ratios are close). Generation and JSON parsing are not timed.
-//   node bench/analysis-time.mjs [--cells 1000,10000] [--reps 5] [--process] [--breakdown]
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { loadSources, seeded } from "./lib.mjs";
 
 const argv = process.argv.slice(2);

@@ -1,17 +1,4 @@
 #!/usr/bin/env node
-// Time to draw a differential flame graph from hostile-sized folded stacks, through the path
-// `compare --out` and `perfgate ab` take (src/callgrind/flame.ts: diffTree, then renderDiffSvg and
-// the data file beside it for the run page, src/flamegraph/data.ts),
-// plus the sampled-profile function table (src/flamegraph/diff.ts functionChanges):
-//   - N distinct stacks per side (default 10,000, 40,000 and 100,000), 8 to 40 frames each, names
-//     from a pool of 3,000 functions, the head's weights perturbed;
-//   - one stack of 20,000 frames (and a few ordinary ones) per side.
-// Prints the median of 3 timed runs per size (wall and this process's CPU time, which a shared
-// host's load inflates less), the graph's size, and whether a cap was stated.
-//   node bench/flamegraph-scale.mjs [--stacks 10000,40000,100000] [--depth 20000]
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadSources, seeded } from "./lib.mjs";
 
 const argv = process.argv.slice(2);
