@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/env.js";
 
@@ -30,6 +31,13 @@ describe("documentation front pages", () => {
     expect(gate).toBeGreaterThan(0);
     expect(gate).toBeLessThan(80);
     for (const l of lines) expect(l.length, l.slice(0, 80)).toBeLessThanOrEqual(200);
+  });
+
+  it("docs/README.md is what .ci/docs-index.mjs writes (run it after adding a page or a record)", async () => {
+    const { docsIndex } = (await import(pathToFileURL(join(ROOT, ".ci", "docs-index.mjs")).href)) as {
+      docsIndex: () => string;
+    };
+    expect(read(join(DOCS, "README.md"))).toBe(docsIndex());
   });
 
   it("docs/README.md links every document and every decision record", () => {
