@@ -1,9 +1,23 @@
-/** Reading and writing results files: atomic writes, validated reads with one-line errors. */
+/**
+ * Reading and writing results documents (a run's, perfgate/results, and an A/B's, perfgate/ab):
+ * atomic writes, validated reads with one-line errors. Every version perfgate wrote is read through
+ * one function, parseResultsDocument: the one place where an older file is brought to what the
+ * readers take (docs/results-schema.md).
+ */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { parseJson, readTextFile, validateDocument } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
-import { RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results, ResultsSchema } from "./schema.js";
+import {
+  AB_SCHEMA,
+  AB_SCHEMA_VERSION,
+  type AbResults,
+  AbResultsSchema,
+  RESULTS_SCHEMA,
+  RESULTS_SCHEMA_VERSION,
+  type Results,
+  ResultsSchema,
+} from "./schema.js";
 
 const REASONS: Record<string, string> = {
   ENOSPC: "no space left on device",
@@ -43,16 +57,48 @@ export function writeResults(path: string, results: Results): void {
   writeFileAtomic(path, `${JSON.stringify(results, null, 2)}\n`);
 }
 
-/** Validates a parsed results document; `where` names it in errors. */
+/** A results document as read: a run (perfgate/results) or an A/B (perfgate/ab, two sides). */
+export type ResultsDocument = { kind: "run"; results: Results } | { kind: "ab"; ab: AbResults };
+
+const RUN_DOCUMENT = { schema: RESULTS_SCHEMA, version: RESULTS_SCHEMA_VERSION, zod: ResultsSchema };
+const AB_DOCUMENT = { schema: AB_SCHEMA, version: AB_SCHEMA_VERSION, zod: AbResultsSchema };
+
+/**
+ * The one reading function of results documents: validates a parsed document of any version
+ * perfgate wrote (perfgate/results v1, perfgate/ab v1) and upgrades it to what the readers take;
+ * `where` names it in errors. A document of neither schema gets the run document's one-line error.
+ */
+export function parseResultsDocument(data: unknown, where: string): ResultsDocument {
+  if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
+  if ((data as { schema?: unknown }).schema === AB_SCHEMA) {
+    return { kind: "ab", ab: validateDocument(data, where, AB_DOCUMENT) };
+  }
+  return { kind: "run", results: validateDocument(data, where, RUN_DOCUMENT) };
+}
+
+export function readResultsDocument(path: string): ResultsDocument {
+  return parseResultsDocument(parseJson(readTextFile(path), path), path);
+}
+
+/** A run's results document; any other document gets the run document's one-line error. */
 export function parseResults(data: unknown, where: string): Results {
   if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
-  return validateDocument(data, where, {
-    schema: RESULTS_SCHEMA,
-    version: RESULTS_SCHEMA_VERSION,
-    zod: ResultsSchema,
-  });
+  return validateDocument(data, where, RUN_DOCUMENT);
 }
 
 export function readResults(path: string): Results {
   return parseResults(parseJson(readTextFile(path), path), path);
+}
+
+/** An A/B's results document; any other document gets the A/B document's one-line error. */
+export function parseAbResults(data: unknown, where: string): AbResults {
+  return validateDocument(data, where, AB_DOCUMENT);
+}
+
+export function readAbResults(path: string): AbResults {
+  return parseAbResults(parseJson(readTextFile(path), path), path);
+}
+
+export function writeAbResults(path: string, results: AbResults): void {
+  writeFileAtomic(path, `${JSON.stringify(results, null, 2)}\n`);
 }
