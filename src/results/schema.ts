@@ -4,7 +4,12 @@
  * would misread. Every file is validated on read (store.ts), so a reader never guesses.
  */
 import { z } from "zod";
-import { countsAreCounts, InstructionsCellSchema, RunInstructionsSchema } from "../callgrind/profile.js";
+import {
+  countsAreCounts,
+  InstructionRepetitionSchema,
+  InstructionsCellSchema,
+  RunInstructionsSchema,
+} from "../callgrind/profile.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
@@ -497,3 +502,110 @@ export const AbResultsSchema = z.object({
   resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
 });
 export type AbResults = z.infer<typeof AbResultsSchema>;
+
+/*
+ * The one results document (version 2, docs/results-schema.md "One results document"): a run and an
+ * A/B alike, an A/B being a run with two sides measured in interleaved pairs. Designed and read
+ * (store.ts upgradeResults maps every v1 file into it); not yet written by run, ab or bisect.
+ */
+export const RESULTS_V2_SCHEMA_VERSION = 2 as const;
+
+/** What a run's observation keeps of its v1 cell besides the figures every comparison reads. */
+export const RunRecordSchema = CellSchema.pick({
+  id: true,
+  status: true,
+  error: true,
+  ended_at: true,
+  sysbench_args: true,
+  summary: true,
+  intervals: true,
+  anomalies: true,
+  status_deltas: true,
+  telemetry: true,
+  instructions: true,
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/**
+ * One side's one measurement of a cell: a run's repetition (with its v1 cell in `run`), or one side's
+ * slice of an A/B pair (`round`, `order`, `confirmation`).
+ */
+export const ObservationSchema = z.object({
+  /** the label of its server record: "server" (a run), "base" or "head" (an A/B) */
+  side: z.string().min(1),
+  repetition: z.number().int().positive().optional(),
+  round: z.number().int().positive().optional(),
+  order: z.enum(["AB", "BA"]).optional(),
+  confirmation: z.boolean().optional(),
+  started_at: z.string(),
+  duration_s: nonneg,
+  /** sysbench's summary figures (null: no complete summary); p95_ms: the summary's percentile latency */
+  tps: nonneg.nullable(),
+  qps: nonneg.nullable(),
+  p95_ms: nonneg.nullable(),
+  errors_ps: nonneg.nullable(),
+  process: ProcessCountersSchema.optional(),
+  /** a run's observation: the rest of its v1 cell */
+  run: RunRecordSchema.optional(),
+});
+export type Observation = z.infer<typeof ObservationSchema>;
+
+/** A cell's instruction counts with the counting conditions once and the repetitions per side. */
+export const SidesInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
+  sides: z.record(z.string(), z.array(InstructionRepetitionSchema)),
+});
+
+export const CellV2Schema = z.object({
+  id: z.string(),
+  workload: z.string(),
+  script: z.string(),
+  threads: z.number().int().positive(),
+  tier: z.string(),
+  status: z.enum(["ok", "failed"]),
+  error: z.string().optional(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  observations: z.array(ObservationSchema),
+  /** an A/B: per side, the 1-second intervals over its slices (own clock) and its status deltas */
+  sides: z
+    .record(
+      z.string(),
+      z.object({ series: z.array(IntervalSchema), status_deltas: z.record(z.string(), num) }),
+    )
+    .optional(),
+  /** an A/B: host samples over the cell (both sides) */
+  telemetry: z.array(TelemetrySampleSchema).optional(),
+  confirmation_stop: AbCellSchema.shape.confirmation_stop,
+  instructions: SidesInstructionsSchema.optional(),
+  profile: CellProfileSchema.omit({ base: true, head: true })
+    .extend({ sides: z.record(z.string(), ProfileSideSchema) })
+    .optional(),
+});
+export type CellV2 = z.infer<typeof CellV2Schema>;
+
+export const ResultsV2Schema = z.object({
+  schema: z.literal(RESULTS_SCHEMA),
+  schema_version: z.literal(RESULTS_V2_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
+  dataset: ResultsSchema.shape.dataset,
+  servers: z.array(ServerRecordSchema),
+  shard: ResultsSchema.shape.shard,
+  network: NetworkRecordSchema.optional(),
+  imported: ResultsSchema.shape.imported,
+  doctor: DoctorRecordSchema.optional(),
+  /** an A/B: how its two sides were interleaved (v1's design, settings, confirm_spent_s, profiling) */
+  interleaved: z
+    .object({
+      design: AbDesignSchema,
+      settings: AbResultsSchema.shape.settings,
+      confirm_spent_s: nonneg,
+      profiling: AbResultsSchema.shape.profiling,
+    })
+    .optional(),
+  cells_planned: z.number().int().nonnegative(),
+  cells: z.array(CellV2Schema),
+  telemetry_overhead_pct_of_core: nonneg.nullable(),
+  resumed: ResultsSchema.shape.resumed,
+  pinned_defaults: PinnedDefaultsSchema.optional(),
+});
+export type ResultsV2 = z.infer<typeof ResultsV2Schema>;
