@@ -68,6 +68,7 @@ export const INTEGRATION = [
 
 /** Files that run the built CLI, the action or other programs as processes, with no server. */
 export const E2E = [
+  "golden-old-files",
   "action-e2e",
   "action-node24",
   "bisect-dry-run",

@@ -21,7 +21,7 @@ const lib = await loadSources(`
 export { compareSets } from "./src/compare/compare.ts";
 export { fromAb, fromResults } from "./src/compare/model.ts";
 export { renderComparisonMarkdown, renderComparisonJson } from "./src/report/comparison.ts";
-export { AbResultsSchema } from "./src/results/ab-schema.ts";
+export { AbResultsSchema } from "./src/results/schema.ts";
 export { makeResults, makeServer, HOST } from "./tests/helpers/results-factory.ts";
 `);
 

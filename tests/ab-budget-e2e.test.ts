@@ -13,8 +13,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AbCell, Pair } from "../src/results/ab-schema.js";
-import { readAbResults } from "../src/results/ab-store.js";
+import type { AbCell, Pair } from "../src/results/schema.js";
+import { readAbResults } from "../src/results/store.js";
 import { startCli } from "./helpers/cli.js";
 import { processesMatching, ROOT, requireBuild, requireSysbench } from "./helpers/env.js";
 

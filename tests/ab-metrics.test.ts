@@ -11,9 +11,8 @@ import { fromAb } from "../src/compare/model.js";
 import { buildCommentBody } from "../src/gate/comment.js";
 import { compareGate } from "../src/gate/gate.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
-import type { AbResults } from "../src/results/ab-schema.js";
-import { readAbResults } from "../src/results/ab-store.js";
-import type { DoctorRecord } from "../src/results/schema.js";
+import type { AbResults, DoctorRecord } from "../src/results/schema.js";
+import { readAbResults } from "../src/results/store.js";
 
 const doctor = (quiet: boolean): DoctorRecord => ({
   quiet,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAb } from "../src/ab/runner.js";
-import { readAbResults } from "../src/results/ab-store.js";
+import { readAbResults } from "../src/results/store.js";
 import { UsageError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
 import { startCli } from "./helpers/cli.js";

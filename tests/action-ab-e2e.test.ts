@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readAbResults } from "../src/results/ab-store.js";
+import { readAbResults } from "../src/results/store.js";
 import { cacheRoot } from "../src/servers/cache.js";
 import { expectCleanTraffic, MAIN, opened, prOf, runAction } from "./helpers/action-process.js";
 import { processesMatching, ROOT, requireBuild, requireSysbench } from "./helpers/env.js";

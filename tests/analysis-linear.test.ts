@@ -8,8 +8,7 @@ import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, fromResults } from "../src/compare/model.js";
 import { renderComparisonJson, renderComparisonMarkdown } from "../src/report/comparison.js";
-import type { AbResults } from "../src/results/ab-schema.js";
-import type { ProcessCounters, Results } from "../src/results/schema.js";
+import type { AbResults, ProcessCounters, Results } from "../src/results/schema.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 
 const CELLS = 300;

@@ -9,7 +9,7 @@ import { fromAb } from "../src/compare/model.js";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
 import { compareGate } from "../src/gate/gate.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
-import type { AbResults } from "../src/results/ab-schema.js";
+import type { AbResults } from "../src/results/schema.js";
 import { hostileAb } from "./helpers/hostile-factory.js";
 
 const LONG = (tag: string, n: number) => `${tag}_${"x".repeat(n)}`;

@@ -4,7 +4,7 @@ import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
 import { loadMeasurements } from "../src/inputs/load.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
-import type { AbResults } from "../src/results/ab-schema.js";
+import type { AbResults } from "../src/results/schema.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
 import { makeAbResults, tempDir, writeJson } from "./helpers/results-factory.js";
 

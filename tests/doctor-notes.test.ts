@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
-import { AbResultsSchema } from "../src/results/ab-schema.js";
 import type { DoctorRecord } from "../src/results/schema.js";
+import { AbResultsSchema } from "../src/results/schema.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
 const pairs = Array.from({ length: 10 }, (_, i) => ({ base: 1000 + (i % 3) * 10, head: 995 + (i % 4) * 10 }));

@@ -11,7 +11,7 @@ import { instructionGraphName, resultsStem } from "../src/flamegraph/names.js";
 import { historyFromAb, historyFromResults } from "../src/history/extract.js";
 import { HistoryRunSchema } from "../src/history/schema.js";
 import { besideResultsUrl } from "../src/pages/links.js";
-import { AbResultsSchema } from "../src/results/ab-schema.js";
+import { AbResultsSchema } from "../src/results/schema.js";
 import { parseResults } from "../src/results/store.js";
 
 const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");

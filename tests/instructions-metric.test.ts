@@ -13,7 +13,7 @@ import { fromAb } from "../src/compare/model.js";
 import { historyFromAb } from "../src/history/extract.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
-import { AbResultsSchema } from "../src/results/ab-schema.js";
+import { AbResultsSchema } from "../src/results/schema.js";
 
 const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");
 const text = readFileSync(FILE, "utf8");

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readAbResults } from "../src/results/ab-store.js";
+import { readAbResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
 

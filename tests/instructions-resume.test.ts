@@ -21,8 +21,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readAbResults } from "../src/results/ab-store.js";
-import { readResults } from "../src/results/store.js";
+import { readAbResults, readResults } from "../src/results/store.js";
 import { runCli, startCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
 import { cellsIn, waitFor } from "./helpers/wait.js";

@@ -19,7 +19,7 @@ import { historyFromResults } from "../src/history/extract.js";
 import { exportGab } from "../src/interop/gab.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { renderMarkdown, renderTerminal } from "../src/report/markdown.js";
-import { AbResultsSchema } from "../src/results/ab-schema.js";
+import { AbResultsSchema } from "../src/results/schema.js";
 import { parseResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";

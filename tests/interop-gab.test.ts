@@ -22,7 +22,7 @@ import {
   renderGabDataJs,
   roundExported,
 } from "../src/interop/gab.js";
-import type { AbResults } from "../src/results/ab-schema.js";
+import type { AbResults } from "../src/results/schema.js";
 import { ROOT } from "./helpers/env.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 

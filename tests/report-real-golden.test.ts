@@ -24,7 +24,7 @@ import {
   renderComparisonText,
 } from "../src/report/comparison.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
-import { AbResultsSchema } from "../src/results/ab-schema.js";
+import { AbResultsSchema } from "../src/results/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { expectGolden } from "./helpers/golden.js";

@@ -28,7 +28,7 @@ import {
   toSlice,
 } from "../src/ab/plan.js";
 import { runAb } from "../src/ab/runner.js";
-import type { AbCell, Pair } from "../src/results/ab-schema.js";
+import type { AbCell, Pair } from "../src/results/schema.js";
 import {
   endOfMeasurement,
   endOnError,

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { resumedAbResults } from "../src/ab/resume.js";
-import type { AbResults } from "../src/results/ab-schema.js";
-import type { Results, ServerRecord } from "../src/results/schema.js";
+import type { AbResults, Results, ServerRecord } from "../src/results/schema.js";
 import { ResultsWriter } from "../src/run/lifecycle.js";
 import { serversWithDataset, serversWithTier, type TierStart } from "../src/run/records.js";
 import { startingResults } from "../src/run/resume.js";

@@ -4,7 +4,7 @@
  * statistics say would decide it, within the cell's maximum and the run's time budget.
  */
 import { type MetricName, metricDef, SLICE_METRICS, withMetricDefaults } from "../metrics/table.js";
-import type { Pair } from "../results/ab-schema.js";
+import type { Pair } from "../results/schema.js";
 import {
   comparePaired,
   isWorse,

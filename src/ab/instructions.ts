@@ -20,7 +20,7 @@ import {
   toggleOf,
 } from "../instructions/settings.js";
 import { metricDef } from "../metrics/table.js";
-import type { AbCell } from "../results/ab-schema.js";
+import type { AbCell } from "../results/schema.js";
 import type { Side } from "../run/phases.js";
 import { sysbenchCall } from "../run/phases.js";
 import type { PhaseContext } from "../run/sysbench-run.js";

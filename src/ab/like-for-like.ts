@@ -6,7 +6,7 @@
  */
 import { totalmem } from "node:os";
 import { pinOptions } from "../compare/pins.js";
-import type { PinnedDefaults } from "../results/ab-schema.js";
+import type { PinnedDefaults } from "../results/schema.js";
 import { installsOf, olderAndNewer, PIN_OLDER, type ProbeContext, pinsFor } from "../run/pin-defaults.js";
 import { loadWorkload } from "../workloads/schema.js";
 import { type AbOptions, type AbOutcome, runAb } from "./runner.js";

@@ -4,8 +4,7 @@
  * `auto`: instructions only when the doctor finds the host noisy, else slices and counts
  * (docs/decisions/2026-11-27-instructions-only.md).
  */
-import type { AbDesign } from "../results/ab-schema.js";
-import type { DoctorRecord } from "../results/schema.js";
+import type { AbDesign, DoctorRecord } from "../results/schema.js";
 
 /** `--metrics` (the action's `metrics` input): what an A/B measures. */
 export const METRICS_MODES = ["throughput", "instructions", "auto"] as const;

@@ -4,7 +4,7 @@
  * a slice from a sysbench result and a cell's summary line. src/ab/runner.ts drives them.
  */
 import { DEFAULT_CONFIDENCE } from "../compare/compare.js";
-import type { AbCell, AbDesign, Pair, Slice } from "../results/ab-schema.js";
+import type { AbCell, AbDesign, Pair, Slice } from "../results/schema.js";
 import type { PhaseMeasures } from "../run/collectors.js";
 import type { SysbenchResult } from "../run/sysbench-run.js";
 import type { ThresholdConfig } from "../stats/index.js";

@@ -4,7 +4,7 @@
  */
 import type { Folded } from "../flamegraph/folded.js";
 import type { OffCpu } from "../flamegraph/off-cpu.js";
-import type { ProfileSide } from "../results/ab-schema.js";
+import type { ProfileSide } from "../results/schema.js";
 
 export interface ProfileAccumulator {
   samples: number;

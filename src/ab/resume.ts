@@ -6,8 +6,7 @@
  * Pure logic (the checks of src/run/resume.ts); src/ab/runner.ts drives it.
  */
 
-import type { AbCell, AbResults } from "../results/ab-schema.js";
-import type { ServerRecord } from "../results/schema.js";
+import type { AbCell, AbResults, ServerRecord } from "../results/schema.js";
 import { resumedDocument } from "../run/engine.js";
 import type { UnfinishedRule } from "../run/lifecycle.js";
 import {

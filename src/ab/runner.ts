@@ -7,6 +7,7 @@
 
 import { countedCells } from "../instructions/settings.js";
 import { checkToggleSymbol, findValgrind } from "../instructions/valgrind.js";
+import type { Interval } from "../results/schema.js";
 import {
   AB_SCHEMA,
   AB_SCHEMA_VERSION,
@@ -14,11 +15,10 @@ import {
   type AbResults,
   type CellProfile,
   type Pair,
+  RESULTS_SCHEMA_VERSION,
   type Slice,
-} from "../results/ab-schema.js";
-import { readAbResults, writeAbResults } from "../results/ab-store.js";
-import type { Interval } from "../results/schema.js";
-import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
+} from "../results/schema.js";
+import { readAbResults, writeAbResults } from "../results/store.js";
 import {
   type Collector,
   Engine,

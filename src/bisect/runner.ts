@@ -14,7 +14,7 @@ import { type AbOptions, runAb } from "../ab/runner.js";
 import { runInstructionCounts } from "../instructions/run-mode.js";
 import { findValgrind } from "../instructions/valgrind.js";
 import { isMetricName, metricDef } from "../metrics/table.js";
-import type { AbCell } from "../results/ab-schema.js";
+import type { AbCell } from "../results/schema.js";
 import { endOnError } from "../run/lifecycle.js";
 import { formatDuration } from "../run/progress.js";
 import { runWorkload } from "../run/runner.js";

@@ -35,7 +35,7 @@ import {
 import { degradationOptions, oneOf, thresholdConfig, wholeNumber } from "../options/values.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
 import { profileGraphs } from "../report/profiles.js";
-import { readAbResults } from "../results/ab-store.js";
+import { readAbResults } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";

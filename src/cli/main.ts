@@ -28,9 +28,8 @@ import {
 } from "../options/definitions.js";
 import { degradationOptions } from "../options/values.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
-import { readAbResults } from "../results/ab-store.js";
 import type { PinnedDefaults } from "../results/schema.js";
-import { readResults, writeFileAtomic } from "../results/store.js";
+import { readResults, readResultsDocument, writeFileAtomic } from "../results/store.js";
 import { PIN_OLDER, pinRunServer } from "../run/pin-defaults.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
@@ -56,11 +55,6 @@ import { registerInteropCommands, registerMergeCommand } from "./interop-command
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 import { registerPagesCommands } from "./pages-commands.js";
 import { registerServerCommands } from "./server-commands.js";
-
-/** True when the file is a perfgate/ab document (a cheap sniff; the reader validates). */
-function isAbFile(file: string): boolean {
-  return schemaOf(file) === "perfgate/ab";
-}
 
 /** The `schema` a JSON file names near its start (null: none found, or unreadable). */
 function schemaOf(file: string): string | null {
@@ -295,16 +289,18 @@ function registerReportCommand(program: Command): void {
         let text: string;
         if (schemaOf(file) === "perfgate/bisect") {
           text = bisectReport(file, o.format);
-        } else if (isAbFile(file)) {
-          // The gate's report without a gate: `report` only shows.
-          const gate = abGate(readAbResults(file), file, { degradation, failOnRegression: false });
-          text = o.format === "markdown" ? gate.markdown : gate.text;
         } else {
-          const results = readResults(file);
-          text =
-            o.format === "markdown"
-              ? renderMarkdown(results, { degradation })
-              : renderTerminal(results, { degradation });
+          const doc = readResultsDocument(file);
+          if (doc.kind === "ab") {
+            // The gate's report without a gate: `report` only shows.
+            const gate = abGate(doc.ab, file, { degradation, failOnRegression: false });
+            text = o.format === "markdown" ? gate.markdown : gate.text;
+          } else {
+            text =
+              o.format === "markdown"
+                ? renderMarkdown(doc.results, { degradation })
+                : renderTerminal(doc.results, { degradation });
+          }
         }
         if (o.out) writeFileAtomic(o.out, text);
         else writeOut(`${text}\n`);

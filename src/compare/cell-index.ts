@@ -4,8 +4,7 @@
  * in the number of cells (bench/analysis-time.mjs). Each index is built once per cells array, kept
  * in a WeakMap, and built again when the array's length changed. Pure.
  */
-import type { AbResults } from "../results/ab-schema.js";
-import type { Results } from "../results/schema.js";
+import type { AbResults, Results } from "../results/schema.js";
 import { appendTo } from "../util/arrays.js";
 
 type AbCell = AbResults["cells"][number];

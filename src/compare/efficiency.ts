@@ -7,8 +7,7 @@
  * version). They explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric
  * that is 0 in some slice has a ratio of the means and no interval. Pure. docs/why.md.
  */
-import type { AbResults } from "../results/ab-schema.js";
-import type { ProcessCounters, Results } from "../results/schema.js";
+import type { AbResults, ProcessCounters, Results } from "../results/schema.js";
 import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
 import { abCellAt, runCellsAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";

@@ -16,8 +16,7 @@ import {
   type SliceValues,
   valuesFrom,
 } from "../metrics/table.js";
-import type { AbResults } from "../results/ab-schema.js";
-import type { Interval, Results, ServerRecord } from "../results/schema.js";
+import type { AbResults, Interval, Results, ServerRecord } from "../results/schema.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
 
 export type SetKind = "results" | "import" | "ab";

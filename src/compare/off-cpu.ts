@@ -6,7 +6,7 @@
  * redo-log flush and a row-lock wait come apart. From `cells[].profile.*.off_cpu`
  * (src/flamegraph/off-cpu.ts).
  */
-import type { ProfileSide } from "../results/ab-schema.js";
+import type { ProfileSide } from "../results/schema.js";
 import type { ProfileEntry } from "./schema.js";
 
 const GROWN = 5;

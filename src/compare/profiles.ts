@@ -6,7 +6,7 @@
 
 import { type FunctionChange, functionChanges, OTHER_STACKS } from "../flamegraph/diff.js";
 import { type Folded, scale, total } from "../flamegraph/folded.js";
-import type { AbCell } from "../results/ab-schema.js";
+import type { AbCell } from "../results/schema.js";
 import type { MeasurementSet } from "./model.js";
 import { offCpuOf } from "./off-cpu.js";
 import type { ProfileEntry } from "./schema.js";

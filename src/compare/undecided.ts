@@ -5,7 +5,7 @@
  */
 
 import { metricDef } from "../metrics/table.js";
-import type { AbResults } from "../results/ab-schema.js";
+import type { AbResults } from "../results/schema.js";
 import { plural } from "../util/plural.js";
 import { abCellAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";

@@ -14,7 +14,7 @@ import {
   renderComparisonMarkdown,
   renderComparisonText,
 } from "../report/comparison.js";
-import type { AbResults } from "../results/ab-schema.js";
+import type { AbResults } from "../results/schema.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { plural } from "../util/plural.js";
 import { EXIT, type ExitCode } from "./exit.js";

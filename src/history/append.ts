@@ -9,8 +9,7 @@ import { spawnSync } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runnerClassFor } from "../baselines/store.js";
-import { parseAbResults } from "../results/ab-store.js";
-import { parseResults } from "../results/store.js";
+import { parseResultsDocument } from "../results/store.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { urlError } from "../util/safe-url.js";
@@ -105,8 +104,14 @@ export function historyRunFromFile(
   const data = parseJson(text, file) as { schema?: unknown };
   // the flame graphs kept beside the results file: regular files only, never a link
   const besideResults = (name: string) => isRegularFile(join(dirname(file), name));
-  if (data?.schema === "perfgate/ab") {
-    const ab = parseAbResults(data, file);
+  if (data?.schema !== "perfgate/ab" && data?.schema !== "perfgate/results") {
+    throw new UserError(
+      `${file}: "schema" is ${JSON.stringify(data?.schema)}; accepted: perfgate/results (perfgate run) or perfgate/ab (perfgate ab)`,
+    );
+  }
+  const doc = parseResultsDocument(data, file);
+  if (doc.kind === "ab") {
+    const ab = doc.ab;
     const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1];
     const ctx = { ...runContext(f, env, measuredCommit(head ? [head] : [])), rawFile: file };
     return historyFromAb(
@@ -115,23 +120,18 @@ export function historyRunFromFile(
       text,
     );
   }
-  if (data?.schema === "perfgate/results") {
-    if (f.abInTrend) {
-      throw new UsageError(
-        `--ab-in-trend: ${file} is a perfgate/results file, always a trend point; the option is for an A/B file (perfgate/ab)`,
-      );
-    }
-    const r = parseResults(data, file);
-    if (r.status === "running")
-      throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
-    const ctx = { ...runContext(f, env, measuredCommit(r.servers)), rawFile: file };
-    return historyFromResults(
-      r,
-      { ...ctx, besideResults, runnerClass: runnerClassFor(r.host, f.runnerClass) },
-      text,
+  if (f.abInTrend) {
+    throw new UsageError(
+      `--ab-in-trend: ${file} is a perfgate/results file, always a trend point; the option is for an A/B file (perfgate/ab)`,
     );
   }
-  throw new UserError(
-    `${file}: "schema" is ${JSON.stringify(data?.schema)}; accepted: perfgate/results (perfgate run) or perfgate/ab (perfgate ab)`,
+  const r = doc.results;
+  if (r.status === "running")
+    throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
+  const ctx = { ...runContext(f, env, measuredCommit(r.servers)), rawFile: file };
+  return historyFromResults(
+    r,
+    { ...ctx, besideResults, runnerClass: runnerClassFor(r.host, f.runnerClass) },
+    text,
   );
 }

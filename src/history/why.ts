@@ -12,8 +12,7 @@ import { fromAb } from "../compare/model.js";
 import { profileEntries } from "../compare/profiles.js";
 import { settingsDiffs } from "../compare/settings.js";
 import { instructionGraphName, profileGraphName } from "../flamegraph/names.js";
-import type { AbResults } from "../results/ab-schema.js";
-import type { Results } from "../results/schema.js";
+import type { AbResults, Results } from "../results/schema.js";
 import type { HistoryWhy, WhyCell } from "./schema.js";
 
 /** Functions kept per cell (grown profile functions and instruction changes alike). */

@@ -6,8 +6,7 @@ import { extname } from "node:path";
 import { fromAb, fromImport, fromResults, type MeasurementSet } from "../compare/model.js";
 import { importCsv } from "../import/csv.js";
 import { parseImportedSet } from "../import/store.js";
-import { parseAbResults } from "../results/ab-store.js";
-import { parseResults } from "../results/store.js";
+import { parseResultsDocument } from "../results/store.js";
 import { parseJson, readTextFile, shortValue } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
@@ -26,11 +25,12 @@ export function loadMeasurements(file: string): MeasurementSet {
     typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
   switch (schema) {
     case "perfgate/results":
-      return fromResults(parseResults(data, file), file);
+    case "perfgate/ab": {
+      const doc = parseResultsDocument(data, file);
+      return doc.kind === "ab" ? fromAb(doc.ab, file) : fromResults(doc.results, file);
+    }
     case "perfgate/import":
       return fromImport(parseImportedSet(data, file), file);
-    case "perfgate/ab":
-      return fromAb(parseAbResults(data, file), file);
     default:
       throw new UserError(
         `${file}: not a measurement file perfgate knows ("schema" is ${shortValue(schema)}); ${ACCEPTED_KINDS}`,

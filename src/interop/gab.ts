@@ -25,10 +25,8 @@ import {
   type MetricName,
   metricDef,
 } from "../metrics/table.js";
-import type { AbResults } from "../results/ab-schema.js";
-import { parseAbResults } from "../results/ab-store.js";
-import type { Interval, Results, ServerRecord } from "../results/schema.js";
-import { parseResults } from "../results/store.js";
+import type { AbResults, Interval, Results, ServerRecord } from "../results/schema.js";
+import { parseResultsDocument } from "../results/store.js";
 import { sampleSd, studentTQuantile } from "../stats/index.js";
 import { appendTo, maxOf, minOf, pushAll } from "../util/arrays.js";
 import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile, shortValue } from "../util/documents.js";
@@ -136,9 +134,12 @@ export function parseGabInput(text: string, file: string): GabInput {
     typeof data === "object" && data !== null ? (data as { schema?: unknown }).schema : undefined;
   switch (schema) {
     case "perfgate/results":
-      return { kind: "results", file, results: parseResults(data, file) };
-    case "perfgate/ab":
-      return { kind: "ab", file, ab: parseAbResults(data, file) };
+    case "perfgate/ab": {
+      const doc = parseResultsDocument(data, file);
+      return doc.kind === "ab"
+        ? { kind: "ab", file, ab: doc.ab }
+        : { kind: "results", file, results: doc.results };
+    }
     case "perfgate/comparison": {
       const parsed = ComparisonReportSchema.safeParse(data);
       if (!parsed.success) throw zodIssue(file, parsed.error);

@@ -21,12 +21,11 @@
  */
 
 import type { ImportRow } from "../import/schema.js";
-import type { AbCell } from "../results/ab-schema.js";
-import type { Cell, Interval } from "../results/schema.js";
+import type { AbCell, Cell, Interval } from "../results/schema.js";
 import { geometricMean } from "../stats/descriptive.js";
 import type { Direction } from "../stats/metrics.js";
 
-/** One side of an A/B pair, as the A/B file stores it (src/results/ab-schema.ts `Slice`). */
+/** One side of an A/B pair, as the A/B file stores it (src/results/schema.ts `Slice`). */
 export interface SliceValues {
   tps: number;
   qps: number;

@@ -4,7 +4,7 @@
  * the part of a version change that came from its defaults reads at a glance. Pure.
  */
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
-import type { PinnedDefaults } from "../results/ab-schema.js";
+import type { PinnedDefaults } from "../results/schema.js";
 import { type Format, MARKDOWN, TEXT } from "./format.js";
 
 const pct = (c: ComparisonCell | undefined, f: Format): string => {

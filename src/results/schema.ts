@@ -4,7 +4,12 @@
  * would misread. Every file is validated on read (store.ts), so a reader never guesses.
  */
 import { z } from "zod";
-import { countsAreCounts, RunInstructionsSchema } from "../callgrind/profile.js";
+import {
+  countsAreCounts,
+  InstructionRepetitionSchema,
+  InstructionsCellSchema,
+  RunInstructionsSchema,
+} from "../callgrind/profile.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
@@ -336,3 +341,271 @@ export const ResultsSchema = z.object({
   pinned_defaults: PinnedDefaultsSchema.optional(),
 });
 export type Results = z.infer<typeof ResultsSchema>;
+
+/*
+ * The A/B results file (`perfgate ab`): base and head measured on one host, per cell in
+ * interleaved slices in ABBA order. Raw slices are stored; verdicts are computed from them by
+ * src/compare (so a report can be re-rendered with another threshold). docs/results-schema.md.
+ */
+
+export const AB_SCHEMA = "perfgate/ab" as const;
+export const AB_SCHEMA_VERSION = 1 as const;
+
+/** One side's slice: the sysbench summary figures of a `--time=slice_s` run. */
+export const SliceSchema = z.object({
+  started_at: z.string(),
+  duration_s: nonneg,
+  tps: nonneg,
+  qps: nonneg,
+  /** the summary's percentile latency (null with --percentile=0) */
+  p95_ms: nonneg.nullable(),
+  errors_ps: nonneg,
+  /** the server process's counters over the slice (absent: /proc unreadable, or an older file) */
+  process: ProcessCountersSchema.optional(),
+});
+export type Slice = z.infer<typeof SliceSchema>;
+
+/** One interleaved pair: both sides measured back to back, in `order`. */
+export const PairSchema = z.object({
+  round: z.number().int().positive(),
+  order: z.enum(["AB", "BA"]),
+  /** true for pairs added by adaptive confirmation */
+  confirmation: z.boolean(),
+  base: SliceSchema,
+  head: SliceSchema,
+});
+export type Pair = z.infer<typeof PairSchema>;
+
+/** One side's sampled profile over the profiled slices of a cell. */
+export const ProfileSideSchema = z.object({
+  /** perf samples kept (of every thread of the server) */
+  samples: nonneg,
+  /** transactions sysbench completed in the profiled slices */
+  transactions: nonneg,
+  /** folded stacks (root;…;leaf) → samples */
+  stacks: z.record(z.string(), nonneg),
+  /**
+   * off-CPU time (sched:sched_switch and perf's switch events, src/flamegraph/off-cpu.ts), absent
+   * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
+   * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
+   */
+  off_cpu: z
+    .object({ blocked_us: nonneg, runnable_us: nonneg, stacks: z.record(z.string(), nonneg) })
+    .optional(),
+});
+export type ProfileSide = z.infer<typeof ProfileSideSchema>;
+
+/** A cell's sampled profiles, taken in extra interleaved pairs after its measured ones (docs/why.md). */
+export const CellProfileSchema = z.object({
+  /** why it was taken: the cell's TPS verdict, or on request */
+  reason: z.enum(["requested", "regression", "improvement"]),
+  /** the command, with the pid and file elided */
+  command: z.string(),
+  /** profiled pairs (not among `pairs`: they take no part in the verdicts) */
+  pairs: z.number().int().nonnegative(),
+  base: ProfileSideSchema,
+  head: ProfileSideSchema,
+});
+export type CellProfile = z.infer<typeof CellProfileSchema>;
+
+export const AbCellSchema = z.object({
+  id: z.string(),
+  workload: z.string(),
+  script: z.string(),
+  threads: z.number().int().positive(),
+  tier: z.string(),
+  status: z.enum(["ok", "failed"]),
+  error: z.string().optional(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  pairs: z.array(PairSchema),
+  /**
+   * each side's 1-second intervals, concatenated over its slices on the side's own clock
+   * (t = seconds that side has run this cell): for within-run degradation
+   */
+  series: z.object({ base: z.array(IntervalSchema), head: z.array(IntervalSchema) }),
+  /**
+   * why confirmation stopped while a metric still leaned worse undecided: max_pairs reached, or the
+   * cell's share of the confirmation budget spent; `needed`: the pairs it would take (null: unknown).
+   * Absent when confirmation was not needed or the cell was decided.
+   */
+  confirmation_stop: z
+    .object({ reason: z.enum(["max_pairs", "budget"]), needed: z.number().int().positive().nullable() })
+    .optional(),
+  status_deltas: z.object({
+    base: z.record(z.string(), z.number().finite()),
+    head: z.record(z.string(), z.number().finite()),
+  }),
+  telemetry: z.array(TelemetrySampleSchema),
+  /** instruction counts per transaction under callgrind (docs/instructions.md); absent when off */
+  instructions: InstructionsCellSchema.optional(),
+  /** sampled profiles of both servers, when the cell was profiled (absent: not profiled) */
+  profile: CellProfileSchema.optional(),
+});
+export type AbCell = z.infer<typeof AbCellSchema>;
+
+export const AbDesignSchema = z.object({
+  order: z.literal("ABBA"),
+  slice_s: z.number().int().positive(),
+  pairs: z.number().int().positive(),
+  max_pairs: z.number().int().positive(),
+  confirm_budget_s: nonneg,
+  /** sysbench --rand-seed used by both sides' prepare, so both hold the same data */
+  prepare_seed: z.number().int(),
+  /**
+   * An instructions-only A/B (`--metrics instructions`, or `auto` on a noisy host): no TPS slices
+   * were run, only instruction counts; why (asked for, or the doctor found the host noisy) and the
+   * sentence the report says it with. Absent: throughput was measured.
+   */
+  throughput_not_measured: z
+    .object({ reason: z.enum(["requested", "noisy-host"]), detail: z.string().max(2000) })
+    .optional(),
+});
+export type AbDesign = z.infer<typeof AbDesignSchema>;
+
+export const AbResultsSchema = z.object({
+  schema: z.literal(AB_SCHEMA),
+  schema_version: z.literal(AB_SCHEMA_VERSION),
+  /** the perfgate/results schema version whose shared parts (host, servers, intervals) this file uses */
+  results_schema_version: z.literal(RESULTS_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
+  dataset: z.object({ tables: z.number().int().positive(), table_size: z.number().int().positive() }),
+  design: AbDesignSchema,
+  /** exactly two: label "base" and label "head" */
+  servers: z.array(ServerRecordSchema).length(2),
+  /** per-side server option overrides given on the command line (--base-set / --head-set) */
+  settings: z.object({ base: z.record(z.string(), z.string()), head: z.record(z.string(), z.string()) }),
+  /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
+  network: NetworkRecordSchema.optional(),
+  /** `perfgate doctor`'s host findings taken before the A/B (src/host); absent in older files */
+  doctor: DoctorRecordSchema.optional(),
+  cells_planned: z.number().int().nonnegative(),
+  cells: z.array(AbCellSchema).superRefine(countsAreCounts),
+  /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
+  confirm_spent_s: nonneg,
+  telemetry_overhead_pct_of_core: nonneg.nullable(),
+  /** profiling: the mode asked for, and why it was off when perf could not run (absent in older files) */
+  profiling: z
+    .object({
+      mode: z.enum(["auto", "on", "off"]),
+      unavailable: z.string().nullable(),
+      /** why off-CPU time was not recorded when profiles were (absent: recorded, or an older file) */
+      off_cpu_unavailable: z.string().optional(),
+    })
+    .optional(),
+  /**
+   * `--pin-defaults`: the like-for-like run's pins (src/compare/pins.ts), per pinned side, and the
+   * stock A/B measured beside it (absent: stock defaults)
+   */
+  pinned_defaults: PinnedDefaultsSchema.optional(),
+  /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
+  resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
+});
+export type AbResults = z.infer<typeof AbResultsSchema>;
+
+/*
+ * The one results document (version 2, docs/results-schema.md "One results document"): a run and an
+ * A/B alike, an A/B being a run with two sides measured in interleaved pairs. Designed and read
+ * (store.ts upgradeResults maps every v1 file into it); not yet written by run, ab or bisect.
+ */
+export const RESULTS_V2_SCHEMA_VERSION = 2 as const;
+
+/** What a run's observation keeps of its v1 cell besides the figures every comparison reads. */
+export const RunRecordSchema = CellSchema.pick({
+  id: true,
+  status: true,
+  error: true,
+  ended_at: true,
+  sysbench_args: true,
+  summary: true,
+  intervals: true,
+  anomalies: true,
+  status_deltas: true,
+  telemetry: true,
+  instructions: true,
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/**
+ * One side's one measurement of a cell: a run's repetition (with its v1 cell in `run`), or one side's
+ * slice of an A/B pair (`round`, `order`, `confirmation`).
+ */
+export const ObservationSchema = z.object({
+  /** the label of its server record: "server" (a run), "base" or "head" (an A/B) */
+  side: z.string().min(1),
+  repetition: z.number().int().positive().optional(),
+  round: z.number().int().positive().optional(),
+  order: z.enum(["AB", "BA"]).optional(),
+  confirmation: z.boolean().optional(),
+  started_at: z.string(),
+  duration_s: nonneg,
+  /** sysbench's summary figures (null: no complete summary); p95_ms: the summary's percentile latency */
+  tps: nonneg.nullable(),
+  qps: nonneg.nullable(),
+  p95_ms: nonneg.nullable(),
+  errors_ps: nonneg.nullable(),
+  process: ProcessCountersSchema.optional(),
+  /** a run's observation: the rest of its v1 cell */
+  run: RunRecordSchema.optional(),
+});
+export type Observation = z.infer<typeof ObservationSchema>;
+
+/** A cell's instruction counts with the counting conditions once and the repetitions per side. */
+export const SidesInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
+  sides: z.record(z.string(), z.array(InstructionRepetitionSchema)),
+});
+
+export const CellV2Schema = z.object({
+  id: z.string(),
+  workload: z.string(),
+  script: z.string(),
+  threads: z.number().int().positive(),
+  tier: z.string(),
+  status: z.enum(["ok", "failed"]),
+  error: z.string().optional(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  observations: z.array(ObservationSchema),
+  /** an A/B: per side, the 1-second intervals over its slices (own clock) and its status deltas */
+  sides: z
+    .record(
+      z.string(),
+      z.object({ series: z.array(IntervalSchema), status_deltas: z.record(z.string(), num) }),
+    )
+    .optional(),
+  /** an A/B: host samples over the cell (both sides) */
+  telemetry: z.array(TelemetrySampleSchema).optional(),
+  confirmation_stop: AbCellSchema.shape.confirmation_stop,
+  instructions: SidesInstructionsSchema.optional(),
+  profile: CellProfileSchema.omit({ base: true, head: true })
+    .extend({ sides: z.record(z.string(), ProfileSideSchema) })
+    .optional(),
+});
+export type CellV2 = z.infer<typeof CellV2Schema>;
+
+export const ResultsV2Schema = z.object({
+  schema: z.literal(RESULTS_SCHEMA),
+  schema_version: z.literal(RESULTS_V2_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
+  dataset: ResultsSchema.shape.dataset,
+  servers: z.array(ServerRecordSchema),
+  shard: ResultsSchema.shape.shard,
+  network: NetworkRecordSchema.optional(),
+  imported: ResultsSchema.shape.imported,
+  doctor: DoctorRecordSchema.optional(),
+  /** an A/B: how its two sides were interleaved (v1's design, settings, confirm_spent_s, profiling) */
+  interleaved: z
+    .object({
+      design: AbDesignSchema,
+      settings: AbResultsSchema.shape.settings,
+      confirm_spent_s: nonneg,
+      profiling: AbResultsSchema.shape.profiling,
+    })
+    .optional(),
+  cells_planned: z.number().int().nonnegative(),
+  cells: z.array(CellV2Schema),
+  telemetry_overhead_pct_of_core: nonneg.nullable(),
+  resumed: ResultsSchema.shape.resumed,
+  pinned_defaults: PinnedDefaultsSchema.optional(),
+});
+export type ResultsV2 = z.infer<typeof ResultsV2Schema>;

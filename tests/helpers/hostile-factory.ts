@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { appendManyToFolderSync } from "../../src/history/folder.js";
 import type { HistoryRun } from "../../src/history/schema.js";
 import type { GabData } from "../../src/interop/gab.js";
-import type { AbResults } from "../../src/results/ab-schema.js";
+import type { AbResults } from "../../src/results/schema.js";
 import { makeAbResults } from "./results-factory.js";
 
 /** A commit link that runs script when a page makes it a live link or navigates to it. */

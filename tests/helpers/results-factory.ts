@@ -5,8 +5,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AbResults, AbResultsSchema } from "../../src/results/ab-schema.js";
 import {
+  type AbResults,
+  AbResultsSchema,
   type Cell,
   type Host,
   type Interval,

@@ -1,0 +1,232 @@
+/**
+ * The upgrade to the one results document (version 2, docs/results-schema.md): every old file the
+ * tests commit (real perfgate/ab v1 and perfgate/results v1 recordings) and factory-made ones with two
+ * servers, repetitions and a failed cell are upgraded, the result is valid against the version 2
+ * schema as written to disk (JSON), and mapped back to version 1 it is the file that was read: no
+ * field was lost on the way. The mapping back lives here only, as the check.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import type { InstructionRepetition } from "../src/callgrind/profile.js";
+import {
+  type AbCell,
+  type AbResults,
+  type Cell,
+  type CellV2,
+  type Observation,
+  type Results,
+  type ResultsV2,
+  ResultsV2Schema,
+} from "../src/results/schema.js";
+import { parseResultsDocument, type ResultsDocument, upgradeResults } from "../src/results/store.js";
+import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
+
+const FIXTURES = join(import.meta.dirname, "fixtures");
+const OLD_FILES = [
+  "report/ab-performance-schema.json.gz",
+  "instructions/ab-performance-schema.json",
+  "results-v1/ab-pinned-defaults.json.gz",
+  "results-v1/ab-instructions-only.json.gz",
+  "instructions/run-ps-off.json",
+  "instructions/run-ps-on.json",
+];
+
+function readOld(file: string): ResultsDocument {
+  const bytes = readFileSync(join(FIXTURES, file));
+  const text = (file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
+  return parseResultsDocument(JSON.parse(text), file);
+}
+
+/** Version 2 back to the version 1 document it came from (the check that nothing was lost). */
+function downgrade(v2: ResultsV2, kind: ResultsDocument["kind"]): Results | AbResults {
+  const { schema_version, cells, interleaved, ...rest } = v2;
+  if (kind === "run") {
+    return { ...rest, schema: "perfgate/results", schema_version: 1, cells: cells.flatMap(runCellsV1) };
+  }
+  const { design, settings, confirm_spent_s, profiling } = interleaved!;
+  return {
+    ...rest,
+    schema: "perfgate/ab",
+    schema_version: 1,
+    results_schema_version: 1,
+    design,
+    settings,
+    confirm_spent_s,
+    ...(profiling ? { profiling } : {}),
+    cells: cells.map(abCellV1),
+  } as AbResults;
+}
+
+function runCellsV1(c: CellV2): Cell[] {
+  return c.observations.map((o) => {
+    const run = o.run!;
+    return {
+      id: run.id,
+      server: o.side,
+      workload: c.workload,
+      script: c.script,
+      threads: c.threads,
+      tier: c.tier,
+      repetition: o.repetition!,
+      status: run.status,
+      ...(run.error !== undefined ? { error: run.error } : {}),
+      started_at: o.started_at,
+      ended_at: run.ended_at,
+      duration_s: o.duration_s,
+      sysbench_args: run.sysbench_args,
+      summary: run.summary,
+      intervals: run.intervals,
+      ...(run.anomalies ? { anomalies: run.anomalies } : {}),
+      status_deltas: run.status_deltas,
+      telemetry: run.telemetry,
+      ...(o.process ? { process: o.process } : {}),
+      ...(run.instructions ? { instructions: run.instructions } : {}),
+    };
+  });
+}
+
+function slice(o: Observation) {
+  return {
+    started_at: o.started_at,
+    duration_s: o.duration_s,
+    tps: o.tps!,
+    qps: o.qps!,
+    p95_ms: o.p95_ms,
+    errors_ps: o.errors_ps!,
+    ...(o.process ? { process: o.process } : {}),
+  };
+}
+
+function abCellV1(c: CellV2): AbCell {
+  const rounds = new Map<number, Observation[]>();
+  for (const o of c.observations) rounds.set(o.round!, [...(rounds.get(o.round!) ?? []), o]);
+  const pairs = [...rounds.values()].map((two) => {
+    const base = two.find((o) => o.side === "base")!;
+    const head = two.find((o) => o.side === "head")!;
+    return {
+      round: base.round!,
+      order: base.order!,
+      confirmation: base.confirmation!,
+      base: slice(base),
+      head: slice(head),
+    };
+  });
+  const sides = c.sides!;
+  const out: AbCell = {
+    id: c.id,
+    workload: c.workload,
+    script: c.script,
+    threads: c.threads,
+    tier: c.tier,
+    status: c.status,
+    ...(c.error !== undefined ? { error: c.error } : {}),
+    started_at: c.started_at,
+    ended_at: c.ended_at,
+    pairs,
+    series: { base: sides.base!.series, head: sides.head!.series },
+    ...(c.confirmation_stop ? { confirmation_stop: c.confirmation_stop } : {}),
+    status_deltas: { base: sides.base!.status_deltas, head: sides.head!.status_deltas },
+    telemetry: c.telemetry!,
+  };
+  if (c.instructions) {
+    const { sides: counted, ...conditions } = c.instructions;
+    out.instructions = {
+      ...conditions,
+      base: counted.base as InstructionRepetition[],
+      head: counted.head as InstructionRepetition[],
+    };
+  }
+  if (c.profile) {
+    const { sides: profiled, ...rest } = c.profile;
+    out.profile = { ...rest, base: profiled.base!, head: profiled.head! };
+  }
+  return out;
+}
+
+function original(doc: ResultsDocument): Results | AbResults {
+  return doc.kind === "run" ? doc.results : doc.ab;
+}
+
+/** Upgrades, checks the version 2 document as written to disk, and maps it back. */
+function roundTrip(doc: ResultsDocument): { v2: ResultsV2; back: Results | AbResults } {
+  const v2 = upgradeResults(doc);
+  const onDisk = ResultsV2Schema.parse(JSON.parse(JSON.stringify(v2)));
+  expect(onDisk).toEqual(v2);
+  return { v2, back: downgrade(onDisk, doc.kind) };
+}
+
+describe("the upgrade of old files to the one results document", () => {
+  for (const file of OLD_FILES) {
+    it(`${file}: valid version 2, and mapped back it is the file read`, () => {
+      const doc = readOld(file);
+      const { v2, back } = roundTrip(doc);
+      expect(v2.schema).toBe("perfgate/results");
+      expect(v2.schema_version).toBe(2);
+      expect(v2.interleaved !== undefined).toBe(doc.kind === "ab");
+      expect(back).toEqual(original(doc));
+    });
+  }
+
+  it("an A/B: two sides; each pair's observations in the order they ran, with round and order", () => {
+    const doc = readOld("report/ab-performance-schema.json.gz");
+    if (doc.kind !== "ab") throw new Error("expected an A/B file");
+    const { v2 } = roundTrip(doc);
+    for (const [i, cell] of v2.cells.entries()) {
+      const pairs = doc.ab.cells[i]!.pairs;
+      expect(cell.observations).toHaveLength(pairs.length * 2);
+      for (const [j, p] of pairs.entries()) {
+        const [first, second] = [cell.observations[2 * j]!, cell.observations[2 * j + 1]!];
+        expect([first.side, second.side]).toEqual(p.order === "AB" ? ["base", "head"] : ["head", "base"]);
+        expect([first.round, second.round]).toEqual([p.round, p.round]);
+        expect(first.tps).toBe(p.order === "AB" ? p.base.tps : p.head.tps);
+      }
+      expect(Object.keys(cell.sides ?? {})).toEqual(["base", "head"]);
+    }
+  });
+
+  it("a run of two servers with repetitions and a failed cell: one cell per coordinates, an observation per server and repetition", () => {
+    const servers = [
+      makeServer({ label: "a", version: "10.11.5" }),
+      makeServer({ label: "b", version: "11.4.5" }),
+    ];
+    const results = makeResults({
+      servers,
+      cells: [
+        { server: "a", threads: 1, repetition: 1, tps: 100 },
+        { server: "a", threads: 1, repetition: 2, tps: 102 },
+        { server: "a", threads: 8, repetition: 1, tps: 500, status: "failed" },
+        { server: "b", threads: 1, repetition: 1, tps: 110 },
+        { server: "b", threads: 1, repetition: 2, tps: 111 },
+        { server: "b", threads: 8, repetition: 1, tps: 520, series: [510, 520, 530] },
+      ],
+    });
+    const doc: ResultsDocument = { kind: "run", results };
+    const { v2, back } = roundTrip(doc);
+    expect(
+      v2.cells.map((c) => [c.id, c.status, c.observations.map((o) => `${o.side} r${o.repetition}`)]),
+    ).toEqual([
+      ["test/oltp_read_write/1t/1G", "ok", ["a r1", "a r2", "b r1", "b r2"]],
+      ["test/oltp_read_write/8t/1G", "failed", ["a r1", "b r1"]],
+    ]);
+    expect(v2.cells[1]!.error).toBe("sysbench exited with code 1");
+    expect(v2.cells[1]!.observations.map((o) => o.tps)).toEqual([null, 520]);
+    // the plan's order (server by server) comes back grouped by coordinates: the same cells
+    const byId = (r: Results) => [...r.cells].sort((x, y) => x.id.localeCompare(y.id));
+    expect(byId(back as Results)).toEqual(byId(results));
+    expect({ ...back, cells: [] }).toEqual({ ...results, cells: [] });
+  });
+
+  it("a factory A/B with confirmation pairs in both orders maps back whole", () => {
+    const ab = makeAbResults({
+      pairs: [
+        { base: 100, head: 90 },
+        { base: 101, head: 91 },
+        { base: 99, head: 92 },
+      ],
+    });
+    const { back } = roundTrip({ kind: "ab", ab });
+    expect(back).toEqual(ab);
+  });
+});
