@@ -121,18 +121,21 @@ const shared = {
 };
 
 /**
- * Workers for the integration and e2e files (one group) on the 2-core host: three, one more than
- * its cores. Much of an integration file's wall time is not CPU: sysbench runs for fixed seconds
- * (fewer transactions when the cores are shared, not more seconds), servers wait on fsync at
- * initialise and shutdown, act waits on containers. Measured alone, tests/instance.test.ts used
- * 57 s of CPU in a run that takes 203 s on a quiet host (docs/measured.md, "Test files sized for
- * their job"): two workers left cores idle. Tests never assert on speed, and their timeouts are
- * sized for a host loaded far beyond this. PERFGATE_TEST_WORKERS sets another number.
+ * Workers for the integration and e2e files (one group) on the 2-core host: four, two per core.
+ * Most of an integration file's wall time is not CPU: sysbench runs for fixed seconds (fewer
+ * transactions when the cores are shared, not more seconds), servers wait on fsync at initialise,
+ * start and shutdown, act waits on containers. Measured, the CPU time of the whole process tree
+ * (perfgate, mysqld, sysbench, valgrind) was 57 s for tests/instance.test.ts, 64 s for
+ * tests/faults.test.ts and 112 s for tests/instructions-resume.test.ts, against 175-283 s of wall
+ * time each on a quiet host: 0.3-0.6 of a core per file (docs/measured.md, "Test files sized for
+ * their job"). Two workers left most of the two cores idle; four keep them about busy. Tests never
+ * assert on speed, and their timeouts are sized for a host loaded far beyond this.
+ * PERFGATE_TEST_WORKERS sets another number.
  */
 const INTEGRATION_WORKERS = testWorkers(process.env.PERFGATE_TEST_WORKERS);
 
 function testWorkers(value: string | undefined): number {
-  if (value === undefined || value === "") return 3;
+  if (value === undefined || value === "") return 4;
   if (!/^[1-9]\d*$/.test(value)) {
     throw new Error(`PERFGATE_TEST_WORKERS is "${value}": give a whole number of workers, 1 or more`);
   }
