@@ -1,6 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import { SlowestFirst } from "./tests/helpers/slowest-first.js";
 
 /**
  * Three projects (docs/development.md):
@@ -120,8 +121,32 @@ const shared = {
   hookTimeout: 900_000,
 };
 
+/**
+ * Workers for the integration and e2e files (one group) on the 2-core host: four, two per core.
+ * Most of an integration file's wall time is not CPU: sysbench runs for fixed seconds (fewer
+ * transactions when the cores are shared, not more seconds), servers wait on fsync at initialise,
+ * start and shutdown, act waits on containers. Measured, the CPU time of the whole process tree
+ * (perfgate, mysqld, sysbench, valgrind) was 57 s for tests/instance.test.ts, 64 s for
+ * tests/faults.test.ts and 112 s for tests/instructions-resume.test.ts, against 175-283 s of wall
+ * time each on a quiet host: 0.3-0.6 of a core per file (docs/measured.md, "Test files sized for
+ * their job"). Two workers left most of the two cores idle; four keep them about busy. Tests never
+ * assert on speed, and their timeouts are sized for a host loaded far beyond this.
+ * PERFGATE_TEST_WORKERS sets another number.
+ */
+const INTEGRATION_WORKERS = testWorkers(process.env.PERFGATE_TEST_WORKERS);
+
+function testWorkers(value: string | undefined): number {
+  if (value === undefined || value === "") return 4;
+  if (!/^[1-9]\d*$/.test(value)) {
+    throw new Error(`PERFGATE_TEST_WORKERS is "${value}": give a whole number of workers, 1 or more`);
+  }
+  return Number(value);
+}
+
 export default defineConfig({
   test: {
+    // longest files first, e2e last (tests/helpers/slowest-first.ts)
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         test: {
@@ -132,8 +157,8 @@ export default defineConfig({
           env: noServers("unit"),
           // one temporary root for the run (removed at the end), then no servers at all
           globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/unit-setup.ts"],
-          // `npm test` runs both projects: the unit tests first (seconds), then the integration tests
-          // with their own worker limit (vitest needs a distinct group for a distinct limit).
+          // `npm test` runs the unit files first (seconds), then the e2e and integration files in
+          // one group with their own worker limit (vitest needs a distinct group for a distinct limit).
           // Two workers, as many as the 2-core CI host has: vitest's default (cores - 1) is one
           // worker there, which ran the unit files one after another.
           maxWorkers: 2,
@@ -147,7 +172,10 @@ export default defineConfig({
           include: E2E,
           env: noServers("e2e"),
           globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/unit-setup.ts"],
-          maxWorkers: 2,
+          // one group with the integration files (the same worker limit): its short files fill the
+          // workers the slow integration files leave idle at the end, instead of running before
+          // them on their own (tests/helpers/slowest-first.ts)
+          maxWorkers: INTEGRATION_WORKERS,
           sequence: { groupOrder: 1 },
         },
       },
@@ -158,10 +186,9 @@ export default defineConfig({
           include: INTEGRATION,
           // one temporary root, then the servers the integration tests use fetched into the cache
           globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/fetch-servers.ts"],
-          // they start real mysqld processes; on a 2-core host they must not run all at once
           fileParallelism: true,
-          maxWorkers: 2,
-          sequence: { groupOrder: 2 },
+          maxWorkers: INTEGRATION_WORKERS,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

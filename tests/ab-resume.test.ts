@@ -106,5 +106,5 @@ describe("perfgate ab --resume", () => {
     expect(message).toContain("head server configuration of tier 256M differs");
     expect(readFileSync(out, "utf8")).toBe(before);
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
-  }, 300_000);
+  });
 });

@@ -87,4 +87,4 @@ it("the action bundle runs a compare on node 24 and sets verdict, regressions, r
     },
   );
   expect(check.status, check.stdout + check.stderr).toBe(0);
-}, 180_000);
+});

@@ -42,7 +42,8 @@ describe("--provision commands are bounded", () => {
         `^--provision at ${head.slice(0, 12)} did not finish within 2 s and was stopped \\(--provision-timeout sets the limit\\)$`,
       ),
     );
-    expect(Date.now() - t0).toBeLessThan(20_000);
+    // stopped, not waited for: far below the sleep's 4,301 s, whatever the host's load
+    expect(Date.now() - t0).toBeLessThan(300_000);
     expect(processesMatching(sleepFor(4301))).toEqual([]);
   });
 
@@ -52,11 +53,12 @@ describe("--provision commands are bounded", () => {
     );
     const t0 = Date.now();
     const r = await provisionCommit(c, head);
-    expect(Date.now() - t0).toBeLessThan(20_000);
+    // the daemons were not waited for: far below their 4,302 s, whatever the host's load
+    expect(Date.now() - t0).toBeLessThan(300_000);
     expect(r).toMatchObject({ ok: false, error: '--provision exited 3: "no server"' });
     for (const n of [4302, 4303, 4304]) expect(processesMatching(sleepFor(n))).toEqual([]);
     expect(log.lines.join("\n")).toMatch(/left [1-9]\d* process\(es\) running when it ended; stopped: /);
-  }, 30_000);
+  });
 
   it("one that prints megabytes keeps its last MiB and still reads its last line", async () => {
     const { ctx: c, log } = ctx(
@@ -69,7 +71,7 @@ describe("--provision commands are bounded", () => {
 
   it("runBounded keeps the tail of each stream and counts all of it", async () => {
     const r = await runBounded("sh", ["-c", "head -c 300000 /dev/zero | tr '\\0' y; echo END"], {
-      timeoutMs: 30_000,
+      timeoutMs: 300_000,
       maxOutputBytes: 1000,
     });
     expect(r.code).toBe(0);

@@ -188,7 +188,7 @@ describe("tampered MariaDB 11.4.5 in a private cache (real CLI)", () => {
     const r = await runCli(["server", "verify", "--cache-dir", cache]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^ok ${install} \\(\\d+ entries, \\d+ ms\\)$`, "m"));
-  }, 120_000);
+  });
 
   it("refuses a run on a tampered mariadbd, and fetch --force restores it", async () => {
     appendFileSync(mariadbd, "\n# tampered\n");
@@ -222,7 +222,7 @@ describe("tampered MariaDB 11.4.5 in a private cache (real CLI)", () => {
     );
     rmSync(evil);
     expect((await runCli(["server", "verify", install])).code).toBe(0);
-  }, 120_000);
+  });
 
   it("passes a read-only (sealed) unchanged install: write bits are not a change", () => {
     // the runner's reset step seals installs root-owned and read-only; verifying only reads

@@ -80,7 +80,7 @@ describe("compare --base-from-history", () => {
     for (const r of runs.slice(5))
       expect(text.stdout).toContain(`  ${r.id}  ${r.date}  ${r.commit.slice(0, 12)}`);
     expect(text.stdout).not.toContain(runs[4]!.id);
-  }, 120_000);
+  });
 
   it("reads a git store (a branch of a local bare repository) the same way", async () => {
     const r = await runCli([
@@ -99,7 +99,7 @@ describe("compare --base-from-history", () => {
     ]);
     expect(r.stderr).toBe("");
     expectProvenance(r.stdout);
-  }, 120_000);
+  });
 
   it("refuses a stale history and pools only runs within the maximum age", async () => {
     const base = ["compare", "--base-from-history", store, "--history-runner-class", CLASS, headFile];
@@ -134,7 +134,7 @@ describe("compare --base-from-history", () => {
     const other = await runCli([...base, "--history-branch", "release"]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain("no run in the store matches: branch release");
-  }, 120_000);
+  });
 
   it("bad values are one-line usage errors (exit 2) before anything is read", async () => {
     const cases: [string[], string][] = [
@@ -168,5 +168,5 @@ describe("compare --base-from-history", () => {
       expect(r.stderr).toContain(message);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
     }
-  }, 120_000);
+  });
 });

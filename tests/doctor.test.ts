@@ -222,7 +222,7 @@ describe("doctor on this host (real probe)", () => {
     expect(rec.probe?.sysbench_cov_pct).toBeGreaterThan(0);
     expect(rec.findings.map((f) => f.id)).toContain("probe_sysbench");
     expect(processesMatching(join(tmpdir(), "perfgate-doctor-"))).toEqual([]);
-  }, 300_000);
+  });
 });
 
 describe("a run records the findings", () => {

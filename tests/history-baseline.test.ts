@@ -84,5 +84,5 @@ describe("history baseline", () => {
     ]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no run in the store matches: branch release");
-  }, 120_000);
+  });
 });

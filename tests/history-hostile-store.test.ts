@@ -263,7 +263,7 @@ describe("a store that does not exist is an error naming it; only append creates
     expect(a.code, a.stderr).toBe(0);
     const l = await runCli(["history", "list", "--store", "git:perfgate-data", "--repo", bare]);
     expect(l.stdout.trim().split("\n")).toHaveLength(1);
-  }, 120_000);
+  });
 });
 
 /** A pid that existed and no longer does: a child that has exited (as after a kill -9). */
@@ -315,7 +315,7 @@ describe("the folder store's lock", () => {
     const r = await job.done;
     expect(r.code, r.stderr).toBe(0);
     expect(readIndex(store).runs).toHaveLength(2);
-  }, 90_000);
+  });
 });
 
 describe("git store: a killed append leaves no temporary clone behind for long", () => {
@@ -381,7 +381,7 @@ describe("git store: a killed append leaves no temporary clone behind for long",
     expect(JSON.parse(list.stdout).runs.map((e: { servers: string[] }) => e.servers[0])).toContain(
       "mariadb@11.5.0",
     );
-  }, 120_000);
+  });
 });
 
 describe("ids, failed appends, dates", () => {

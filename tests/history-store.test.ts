@@ -222,5 +222,5 @@ describe("history CLI", () => {
       encoding: "utf8",
     });
     expect(Number(count)).toBe(9);
-  }, 180_000);
+  });
 });

@@ -9,7 +9,7 @@ import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { namingDeadServer, sideOf } from "../src/run/phases.js";
-import { installEnv } from "../src/servers/install.js";
+import { installEnv, type ServerInstall } from "../src/servers/install.js";
 import { ServerInstance, statusDeltas } from "../src/servers/instance.js";
 import { resolveServer } from "../src/servers/resolve.js";
 import { memoryLogger } from "../src/util/log.js";
@@ -36,10 +36,15 @@ async function instance(
   return { inst, workDir, install };
 }
 
+/** MySQL's: the default my.cnf is the same as the lifecycle test's, so one server checks both. */
+const isMysql = (spec: string) => (MYSQL_SERVERS as readonly string[]).includes(spec);
+
 describe.each(REAL_SERVERS)("%s lifecycle", (spec) => {
-  it("initialises, starts, answers, reports its version and buffer pool, and stops", async () => {
+  const mysql = isMysql(spec) ? "; reads only perfgate's my.cnf, keeps files and X Protocol private" : "";
+  it(`initialises, starts, answers, reports its version and buffer pool, and stops${mysql}`, async () => {
     const { inst, workDir, install } = await instance(spec);
     try {
+      if (isMysql(spec)) expectOnlyPerfgateCnf(install, workDir, inst.config.text);
       await inst.initialize();
       await inst.start();
       expect(inst.running).toBe(true);
@@ -61,9 +66,11 @@ describe.each(REAL_SERVERS)("%s lifecycle", (spec) => {
       const deltas = statusDeltas(before, await inst.status());
       expect(deltas.handler_write).toBeGreaterThanOrEqual(3);
       expect(deltas.com_insert).toBe(1);
+      if (isMysql(spec)) await expectPrivateFilesNoXProtocol(inst, workDir);
     } finally {
       await inst.dispose();
     }
+    if (isMysql(spec)) expect(readFileSync(inst.errorLog, "utf8")).toMatch(/Shutdown complete/);
     expect(inst.running).toBe(false);
     expect(existsSync(inst.datadir)).toBe(false);
     expect(processesMatching(workDir)).toEqual([]);
@@ -71,11 +78,16 @@ describe.each(REAL_SERVERS)("%s lifecycle", (spec) => {
 });
 
 describe("lifecycle failures", () => {
-  it("a query to a server killed between cells names the server and the signal, not the lost connection", async () => {
+  it("a failure while the server still runs is passed on unchanged; a query to a server killed between cells names the server and the signal, not the lost connection", async () => {
     const { inst, workDir } = await instance("maven:mariadb@11.4.5");
     try {
       await inst.initialize();
       await inst.start();
+      // while it runs (one server for both cases: the kill below comes after)
+      const boom = new Error("not the server");
+      await expect(namingDeadServer([sideOf(null, inst)], "cell y", () => Promise.reject(boom))).rejects.toBe(
+        boom,
+      );
       const pid = processesMatching(workDir)[0]?.split(" ")[0];
       expect(pid).toBeDefined();
       process.kill(Number(pid), "SIGKILL");
@@ -87,20 +99,6 @@ describe("lifecycle failures", () => {
       await inst.dispose();
     }
     expect(processesMatching(workDir)).toEqual([]);
-  });
-
-  it("a failure while the server still runs is passed on unchanged", async () => {
-    const { inst } = await instance("maven:mariadb@11.4.5");
-    try {
-      await inst.initialize();
-      await inst.start();
-      const boom = new Error("not the server");
-      await expect(namingDeadServer([sideOf(null, inst)], "cell y", () => Promise.reject(boom))).rejects.toBe(
-        boom,
-      );
-    } finally {
-      await inst.dispose();
-    }
   });
 
   it("a server that dies during start is reported by the cause line of its error log", async () => {
@@ -181,43 +179,39 @@ describe.each(["deb:mariadb@10.11.19"])(
   },
 );
 
-describe.each(MYSQL_SERVERS)("%s isolation and binary log", (spec) => {
-  it("reads only perfgate's my.cnf, keeps files and X Protocol private, and shuts down cleanly", async () => {
-    const { inst, workDir, install } = await instance(spec);
-    try {
-      // --defaults-file: the host's /etc/mysql/my.cnf and ~/.my.cnf are not read
-      const printed = execFileSync(
-        install.mysqld,
-        [`--defaults-file=${join(workDir, "my.cnf")}`, "--print-defaults"],
-        {
-          encoding: "utf8",
-          env: installEnv(install),
-        },
-      );
-      const args = printed.split("\n").slice(1).join(" ").trim().split(/\s+/);
-      const fromCnf = inst.config.text
-        .split("\n")
-        .filter((l) => / = /.test(l))
-        .map((l) => `--${l.replace(" = ", "=")}`);
-      expect(args).toEqual(fromCnf);
-      await inst.initialize();
-      await inst.start();
-      await inst.verify();
-      const vars = await inst.variables();
-      expect(vars.secure_file_priv).toBe(`${join(workDir, "files")}/`);
-      const x = await inst.query<{ s: string }>(
-        "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'",
-      );
-      expect(x.every((r) => r.s !== "ACTIVE")).toBe(true);
-      expect(vars.log_bin).toBe("ON");
-      expect(vars.sync_binlog).toBe("1");
-    } finally {
-      await inst.dispose();
-    }
-    expect(readFileSync(inst.errorLog, "utf8")).toMatch(/Shutdown complete/);
-    expect(processesMatching(workDir)).toEqual([]);
-  });
+/** --defaults-file: the host's /etc/mysql/my.cnf and ~/.my.cnf are not read, only perfgate's. */
+function expectOnlyPerfgateCnf(install: ServerInstall, workDir: string, cnf: string): void {
+  const printed = execFileSync(
+    install.mysqld,
+    [`--defaults-file=${join(workDir, "my.cnf")}`, "--print-defaults"],
+    {
+      encoding: "utf8",
+      env: installEnv(install),
+    },
+  );
+  const args = printed.split("\n").slice(1).join(" ").trim().split(/\s+/);
+  const fromCnf = cnf
+    .split("\n")
+    .filter((l) => / = /.test(l))
+    .map((l) => `--${l.replace(" = ", "=")}`);
+  expect(args).toEqual(fromCnf);
+}
 
+/** MySQL's files stay in the work dir, X Protocol is off, the binary log is on and synced. */
+async function expectPrivateFilesNoXProtocol(inst: ServerInstance, workDir: string): Promise<void> {
+  const vars = await inst.variables();
+  expect(vars.secure_file_priv).toBe(`${join(workDir, "files")}/`);
+  const x = await inst.query<{ s: string }>(
+    "SELECT PLUGIN_STATUS AS s FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'mysqlx'",
+  );
+  expect(x.every((r) => r.s !== "ACTIVE")).toBe(true);
+  expect(vars.log_bin).toBe("ON");
+  expect(vars.sync_binlog).toBe("1");
+}
+
+// (their isolation, X Protocol and clean shutdown are checked by the lifecycle test above, on the
+// same default my.cnf: one server start each instead of two)
+describe.each(MYSQL_SERVERS)("%s binary log", (spec) => {
   it("runs with the binary log off when the workload says so, read back as log_bin = OFF", async () => {
     const log = memoryLogger();
     const install = await resolveServer(spec, { log });

@@ -1,12 +1,12 @@
 /**
  * Interrupted instruction counts are never lost, with real servers under real valgrind and real
  * signals (tiny data, few events): an A/B stopped by SIGINT after its first cell's throughput
- * slices (before the tier is counted), or in the middle of counting, and then resumed, ends
- * complete with counts in every counted cell; a `run` killed outright (SIGKILL) while counting and
- * resumed does too. No server, sysbench or valgrind is left running, and no callgrind dump is left
- * in the servers' work folders. A full disk during a callgrind dump (a 16 KiB tmpfs mounted where
- * the dumps go: the test fails loudly where the kernel refuses the mount) is one line naming it, and
- * so is a count of 0 from a toggle function that never runs.
+ * slices (before the tier is counted), resumed, stopped again in the middle of counting, and
+ * resumed again, ends complete with counts in every counted cell; a `run` killed outright
+ * (SIGKILL) while counting and resumed does too. No server, sysbench or valgrind is left running,
+ * and no callgrind dump is left in the servers' work folders. A full disk during a callgrind dump
+ * (a 16 KiB tmpfs mounted where the dumps go: the test fails loudly where the kernel refuses the
+ * mount) is one line naming it, and so is a count of 0 from a toggle function that never runs.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -111,7 +111,9 @@ function expectCounted(out: string): void {
 const FIRST_COUNTING_RUN = /\b1 of \d+ counting runs done/;
 
 describe("interrupted instruction counts, resumed", () => {
-  it("ab: SIGINT after the first cell's slices, then --resume: every counted cell has its counts", async () => {
+  it("ab: SIGINT after the first cell's slices, --resume, SIGINT in the middle of counting, --resume: every counted cell has its counts, no dump left behind", async () => {
+    // One A/B interrupted at both points in turn (one A/B's servers, datasets and slices instead
+    // of two): each interrupt is checked where it happens, and the last resume ends complete.
     const { dir, workload } = setup();
     const out = join(dir, "ab.json");
     const { child, done } = startCli(abArgs(workload, out));
@@ -124,33 +126,24 @@ describe("interrupted instruction counts, resumed", () => {
     expect(interrupted.cells[0]!.instructions).toBeUndefined();
     expectNothingLeft(dir);
 
-    const resumed = await runCli(["ab", "--resume", out]);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    // the first cell has no counts yet: it is not finished, so it is measured and counted again
-    expect(resumed.stderr).toMatch(/resuming .*: 0 of 2 cells done, 2 to run/);
-    expectCounted(out);
-    expectNothingLeft(dir);
-  });
-
-  it("ab: SIGINT in the middle of counting, then --resume: counted, and no dump left behind", async () => {
-    const { dir, workload } = setup();
-    const out = join(dir, "ab.json");
-    const { child, done, stderrSoFar } = startCli(abArgs(workload, out));
+    // resumed: the first cell has no counts yet: it is not finished, so it is measured and counted again
+    const second = startCli(["ab", "--resume", out]);
     // both servers restarted under callgrind (each has its dump folder), and the first counting
     // run done: the interrupt comes with the rest of the counting still to run, whatever the
     // host's speed (a fixed wait let a quiet host finish first)
     await waitFor(
-      () => callgrindLeftovers(dir).length === 2 && FIRST_COUNTING_RUN.test(stderrSoFar()),
+      () => callgrindLeftovers(dir).length === 2 && FIRST_COUNTING_RUN.test(second.stderrSoFar()),
       900_000,
     );
+    expect(second.stderrSoFar()).toMatch(/resuming .*: 0 of 2 cells done, 2 to run/);
     expect(readAbResults(out).status).toBe("running");
-    process.kill(-child.pid!, "SIGINT");
-    const r = await done;
-    expect(r.code, r.stderr).toBe(130);
-    const interrupted = readAbResults(out);
-    expect(interrupted.status).toBe("incomplete");
-    expect(interrupted.cells).toHaveLength(2);
-    expect(interrupted.cells[0]!.instructions).toBeUndefined(); // no partial counts kept
+    process.kill(-second.child.pid!, "SIGINT");
+    const r2 = await second.done;
+    expect(r2.code, r2.stderr).toBe(130);
+    const counting = readAbResults(out);
+    expect(counting.status).toBe("incomplete");
+    expect(counting.cells).toHaveLength(2);
+    expect(counting.cells[0]!.instructions).toBeUndefined(); // no partial counts kept
     expectNothingLeft(dir);
 
     const resumed = await runCli(["ab", "--resume", out]);
@@ -181,9 +174,9 @@ describe("interrupted instruction counts, resumed", () => {
     expect(readResults(out).status).toBe("running");
     process.kill(child.pid!, "SIGKILL"); // perfgate alone: its watchdog stops the servers
     await done;
-    await waitFor(() => processesMatching(join(dir, ".perfgate")).length === 0, 60_000);
+    await waitFor(() => processesMatching(join(dir, ".perfgate")).length === 0, 120_000);
     // the watchdog removes what the killed run recorded: the dump folder too
-    await waitFor(() => callgrindLeftovers(dir).length === 0, 30_000);
+    await waitFor(() => callgrindLeftovers(dir).length === 0, 120_000);
 
     const resumed = await runCli(["run", "--resume", out]);
     expect(resumed.code, resumed.stderr).toBe(0);

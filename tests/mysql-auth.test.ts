@@ -61,7 +61,7 @@ describe.each(MYSQL_SERVERS)("%s: caching_sha2_password logins", (spec) => {
     await inst.verify();
     await inst.createBenchmarkUser();
     execFileSync(SYSBENCH, [...base(), `--mysql-socket=${inst.socket}`, "prepare"], { stdio: "pipe" });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await inst?.dispose();
@@ -84,7 +84,7 @@ describe.each(MYSQL_SERVERS)("%s: caching_sha2_password logins", (spec) => {
     expect(tls).toBeDefined();
     expect(await sysbench([...tcp(), "--mysql-ssl=on"], tls)).toBeGreaterThan(0);
     expect(await sslAccepts()).toBeGreaterThan(before);
-  }, 120_000);
+  });
 
   it("mysql2 logs in over the socket, over TCP (RSA key exchange) and over TLS with the server's CA", async () => {
     const user = { user: SBTEST.user, password: SBTEST.password, database: SBTEST.database };
@@ -104,7 +104,7 @@ describe.each(MYSQL_SERVERS)("%s: caching_sha2_password logins", (spec) => {
         await conn.end();
       }
     }
-  }, 60_000);
+  });
 
   it("mysql-ssl=on on a server without certificates is refused naming the option", () => {
     const other = Object.create(inst) as ServerInstance;

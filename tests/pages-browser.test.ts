@@ -70,7 +70,7 @@ beforeAll(async () => {
   expect(built.stdout).toContain("34 runs, 12 cells, 3 change points, 1 version matrix");
   browser = await launchChromium();
   mkdirSync(OUT, { recursive: true });
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -58,7 +58,7 @@ beforeAll(async () => {
   expect(built.stdout).toContain("30 runs, 8 cells, 3 change points");
   browser = await launchChromium();
   mkdirSync(OUT, { recursive: true });
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();

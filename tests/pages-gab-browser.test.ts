@@ -78,7 +78,7 @@ beforeAll(async () => {
   expect(built.code, built.stderr).toBe(0);
   browser = await launchChromium();
   mkdirSync(OUT, { recursive: true });
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();

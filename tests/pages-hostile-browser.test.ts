@@ -105,7 +105,7 @@ beforeAll(async () => {
     writeFileSync(join(root, "data", "cells", "sub", "evil.js"), `${PAYLOAD};`);
   }
   browser = await launchChromium();
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -194,7 +194,7 @@ async function clickEveryLink(
     const href = await a.getAttribute("href");
     if (href !== null) hrefs.push(href);
     if (!(await a.isVisible())) await a.evaluate((e) => (e as unknown as { click(): void }).click());
-    else await a.click({ timeout: 5_000 });
+    else await a.click({ timeout: 30_000 });
     await page.waitForTimeout(30);
   }
   return { links: count, hrefs };

@@ -50,7 +50,7 @@ beforeAll(async () => {
   const built = await runCli(["pages", "--store", store, "--out", site]);
   expect(built.code, built.stderr).toBe(0);
   browser = await launchChromium();
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -48,7 +48,7 @@ describe("perfgate run --pin-defaults", () => {
     expect(report).toContain("## Pinned defaults");
     expect(report).toContain(`\`${side.pinned[0]!.name}\``);
     expect(r.stdout).toContain("Pinned defaults");
-  }, 300_000);
+  });
 
   it("ab --pin-defaults older: the stock A/B beside the pinned one, the pins in the results and the report", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-pin-ab-"));

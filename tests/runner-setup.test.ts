@@ -415,7 +415,7 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
     expect(readFileSync(join(root, "opt/actions-runner/run.sh"), "utf8")).toBe(FAKE_RUN);
     // the config is single-use: run deleted it
     expect(existsSync(join(root, "run/perfgate-runner/jitconfig"))).toBe(false);
-  }, 180_000);
+  });
 
   it("uses the organization endpoint for an org scope", async () => {
     const root = runnerRoot("jit-org");
@@ -424,7 +424,7 @@ describe("jit-runner.sh: the ephemeral runner's cycle against the GitHub stand-i
     expect(gh.requests.at(-1)?.operationId).toBe("actions/generate-runner-jitconfig-for-org");
     expect(gh.jitRunners.at(-1)?.scope).toBe("org octo");
     expect(gh.invalid).toEqual([]);
-  }, 60_000);
+  });
 
   it("prepare fails with one line when the token cannot be read, and leaves no config", () => {
     const root = runnerRoot("jit-notoken");

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { E2E, INTEGRATION } from "../vitest.config.js";
+import { SLOWEST_FIRST } from "./helpers/slowest-first.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -64,5 +65,10 @@ describe("test projects", () => {
     expect(pkg.scripts["test:unit"]).toBe("vitest run --project unit");
     expect(pkg.scripts["test:e2e"]).toBe("vitest run --project e2e");
     expect(pkg.scripts["test:integration"]).toBe("vitest run --project integration");
+  });
+
+  it("the files started first are integration files, each listed once", () => {
+    expect(SLOWEST_FIRST.filter((f) => !INTEGRATION.includes(f))).toEqual([]);
+    expect(new Set(SLOWEST_FIRST).size).toBe(SLOWEST_FIRST.length);
   });
 });
