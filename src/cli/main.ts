@@ -44,7 +44,7 @@ import { interruptController } from "../util/processes.js";
 import { writeErr, writeOut } from "../util/terminal.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
-import { registerAbCommand } from "./ab-command.js";
+import { registerAbCommand, stockFileOf, withLikeForLike } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerBisectCommand } from "./bisect-command.js";
 import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
@@ -297,7 +297,19 @@ function registerReportCommand(program: Command): void {
           text = bisectReport(file, o.format);
         } else if (isAbFile(file)) {
           // The gate's report without a gate: `report` only shows.
-          const gate = abGate(readAbResults(file), file, { degradation, failOnRegression: false });
+          const results = readAbResults(file);
+          let gate = abGate(results, file, { degradation, failOnRegression: false });
+          const p = results.pinned_defaults;
+          if (p !== undefined) {
+            // a like-for-like A/B: the section `ab` printed, from the stock A/B beside it
+            const stockFile = stockFileOf(file, p);
+            const stock =
+              stockFile === null
+                ? null
+                : abGate(readAbResults(stockFile), stockFile, { degradation, failOnRegression: false })
+                    .report;
+            gate = withLikeForLike(gate, stockFile === null ? p : { ...p, stock: stockFile }, stock);
+          }
           text = o.format === "markdown" ? gate.markdown : gate.text;
         } else {
           const results = readResults(file);
