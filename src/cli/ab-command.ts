@@ -245,7 +245,11 @@ async function measure(
  * A pinned A/B's gate with the like-for-like section: after the Markdown report, before the
  * terminal one (where the verdict line stays last). `stock` null: its results were not found.
  */
-export function withLikeForLike(gate: GateResult, p: PinnedDefaults, stock: ComparisonReport | null): GateResult {
+export function withLikeForLike(
+  gate: GateResult,
+  p: PinnedDefaults,
+  stock: ComparisonReport | null,
+): GateResult {
   return {
     ...gate,
     markdown: `${gate.markdown}\n\n${renderLikeForLike(p, stock, gate.report, "markdown")}\n`,
