@@ -28,6 +28,7 @@ const AT = 25;
 let dir: string;
 let store: string;
 let quiet: string;
+let mixed: string;
 let repo: string;
 let workload: string;
 const shas: string[] = [];
@@ -82,6 +83,26 @@ beforeAll(() => {
     writeFileSync(path, text);
   }
   rebuildIndex(quiet);
+  // A 20% drop at run 15, then a 3% one at run 30 within the noise floor: the 20% one is taken.
+  mixed = join(dir, "mixed-store");
+  writeSyntheticStore(mixed, {
+    runs: RUNS,
+    scripts: ["oltp_read_write"],
+    tiers: ["1G"],
+    threads: [1, 8],
+    step: [
+      { script: "oltp_read_write", tier: "1G", threads: 8, at: 15, factor: 0.8 },
+      { script: "oltp_read_write", tier: "1G", threads: 8, at: 30, factor: 0.97 },
+    ],
+    seed: 11,
+  });
+  for (const f of readdirSync(join(mixed, "runs"))) {
+    const path = join(mixed, "runs", f);
+    let text = readFileSync(path, "utf8");
+    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
+    writeFileSync(path, text);
+  }
+  rebuildIndex(mixed);
   workload = join(dir, "nightly.yml");
   writeFileSync(
     workload,
@@ -199,6 +220,15 @@ describe("perfgate bisect --from-change", () => {
     const outside = await runCli([...args.slice(0, 2), store, ...args.slice(3), "--dry-run"]);
     expect(outside.code, outside.stderr).toBe(0);
     expect(outside.stderr).not.toContain("noise floor");
+
+    // a newer change within the floor is passed over for the older one outside it, and said so
+    const older = await runCli([...args.slice(0, 2), mixed, ...args.slice(3), "--dry-run"]);
+    expect(older.code, older.stderr).toBe(0);
+    expect(older.stderr).toMatch(
+      new RegExp(
+        `change point: tps -[0-9.]+% .* between ${shas[14]!.slice(0, 12)} \\(good\\) and ${shas[15]!.slice(0, 12)} \\(bad\\).*; [1-9]\\d* newer within the cell's noise floor passed over`,
+      ),
+    );
 
     const alone = await runCli([
       "bisect",
