@@ -93,6 +93,7 @@ export const E2E = [
   "lifecycle",
   "pmu",
   "release-candidate-inputs",
+  "report-like-for-like",
   "report-real-golden",
   "run-lifecycle",
   "runner-setup",

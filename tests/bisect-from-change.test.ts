@@ -27,6 +27,8 @@ const RUNS = 40;
 const AT = 25;
 let dir: string;
 let store: string;
+let quiet: string;
+let mixed: string;
 let repo: string;
 let workload: string;
 const shas: string[] = [];
@@ -63,6 +65,44 @@ beforeAll(() => {
     writeFileSync(path, text);
   }
   rebuildIndex(store);
+  // The same cell with a 3% drop on 1% noise: a change point, but within the cell's noise floor
+  // (Q3 + 3 × IQR of the adjacent runs' changes, about 5% at 1% noise).
+  quiet = join(dir, "quiet-store");
+  writeSyntheticStore(quiet, {
+    runs: RUNS,
+    scripts: ["oltp_read_write"],
+    tiers: ["1G"],
+    threads: [1, 8],
+    step: { script: "oltp_read_write", tier: "1G", threads: 8, at: AT, factor: 0.97 },
+    seed: 11,
+  });
+  for (const f of readdirSync(join(quiet, "runs"))) {
+    const path = join(quiet, "runs", f);
+    let text = readFileSync(path, "utf8");
+    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
+    writeFileSync(path, text);
+  }
+  rebuildIndex(quiet);
+  // A 20% drop at run 15, then a 3% one at run 30 within the noise floor: the 20% one is taken.
+  mixed = join(dir, "mixed-store");
+  writeSyntheticStore(mixed, {
+    runs: RUNS,
+    scripts: ["oltp_read_write"],
+    tiers: ["1G"],
+    threads: [1, 8],
+    step: [
+      { script: "oltp_read_write", tier: "1G", threads: 8, at: 15, factor: 0.8 },
+      { script: "oltp_read_write", tier: "1G", threads: 8, at: 30, factor: 0.97 },
+    ],
+    seed: 11,
+  });
+  for (const f of readdirSync(join(mixed, "runs"))) {
+    const path = join(mixed, "runs", f);
+    let text = readFileSync(path, "utf8");
+    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
+    writeFileSync(path, text);
+  }
+  rebuildIndex(mixed);
   workload = join(dir, "nightly.yml");
   writeFileSync(
     workload,
@@ -146,5 +186,61 @@ describe("perfgate bisect --from-change", () => {
     const both = await runCli(["bisect", "--from-change", store, "--good", "main", "--cell", "x:1"]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/give one or the other/);
+  });
+
+  it("refuses a change within the cell's noise floor in one line, unless --allow-within-noise", async () => {
+    const args = [
+      "bisect",
+      "--from-change",
+      quiet,
+      "--cell",
+      "oltp_read_write:8",
+      "-w",
+      workload,
+      "--source",
+      repo,
+    ];
+    const refused = await runCli([...args, "--dry-run"]);
+    expect(refused.code).toBe(1);
+    const lines = refused.stderr.trim().split("\n");
+    expect(lines, refused.stderr).toHaveLength(1);
+    const m = new RegExp(
+      `--from-change .*: the regression change point of oltp_read_write:8:1G in tps \\((-[0-9.]+)% between ${shas[AT - 1]!.slice(0, 12)} and ${shas[AT]!.slice(0, 12)}\\) is within the cell's noise floor of ±([0-9.]+)%: a bisect cannot tell it from noise \\(as are the cell's 2 other regression change points\\); --allow-within-noise bisects it anyway`,
+    ).exec(lines[0]!);
+    expect(m, lines[0]).not.toBeNull();
+    expect(Math.abs(Number(m![1]))).toBeLessThanOrEqual(Number(m![2]));
+    expect(refused.stdout).toBe("");
+
+    const forced = await runCli([...args, "--allow-within-noise", "--dry-run"]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toMatch(/within the cell's noise floor of ±[0-9.]+% \(--allow-within-noise\)/);
+    expect(forced.stdout.trim().split("\n")[0]).toContain(`--good ${shas[AT - 1]} --bad ${shas[AT]} `);
+
+    // the 20% drop of the other store is well outside its floor: chosen as before, with no note
+    const outside = await runCli([...args.slice(0, 2), store, ...args.slice(3), "--dry-run"]);
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(outside.stderr).not.toContain("noise floor");
+
+    // a newer change within the floor is passed over for the older one outside it, and said so
+    const older = await runCli([...args.slice(0, 2), mixed, ...args.slice(3), "--dry-run"]);
+    expect(older.code, older.stderr).toBe(0);
+    expect(older.stderr).toMatch(
+      new RegExp(
+        `change point: tps -[0-9.]+% .* between ${shas[14]!.slice(0, 12)} \\(good\\) and ${shas[15]!.slice(0, 12)} \\(bad\\).*; [1-9]\\d* newer within the cell's noise floor passed over`,
+      ),
+    );
+
+    const alone = await runCli([
+      "bisect",
+      "--allow-within-noise",
+      "--good",
+      "a",
+      "--bad",
+      "b",
+      "--cell",
+      "x:1",
+    ]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("--allow-within-noise goes with --from-change");
   });
 });

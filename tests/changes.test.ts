@@ -200,15 +200,61 @@ describe("detectChanges: options", () => {
     expect(detectChanges(pts, { minMagnitude: 0.02 })).toEqual([]);
   });
 
+  it("further: a staircase of short regimes keeps its weaker steps once one step is decided", () => {
+    // four regimes of 12 points, steps of 2 noise SDs: each step alone is near alpha
+    const stairs = (i: number) => 1000 + 20 * Math.floor(i / 12);
+    const found = (cs: ChangePoint[]) =>
+      [12, 24, 36].filter((at) => cs.some((c) => Math.abs(c.index - at) <= 2)).length;
+    let strict = 0;
+    let further = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const s = series(48, seed, stairs, () => 10);
+      strict += found(detectChanges(s, { further: 1 }));
+      further += found(detectChanges(s));
+    }
+    expect(further).toBeGreaterThan(strict * 1.2);
+    expect(
+      indices(
+        detectChanges(
+          series(48, 23, stairs, () => 10),
+          { further: 1 },
+        ),
+      ),
+    ).toEqual([24]);
+    expect(indices(detectChanges(series(48, 23, stairs, () => 10)))).toEqual([12, 24, 36]);
+  });
+
+  it("further: a series without a change at alpha reports none, however many pass the further level", () => {
+    let looser = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const s = series(
+        48,
+        1000 + seed,
+        () => 1000,
+        () => 10,
+      );
+      expect(detectChanges(s), `seed ${1000 + seed}`).toEqual([]);
+      if (
+        detectChanges(s, { alpha: DEFAULT_CHANGE_OPTIONS.alpha * DEFAULT_CHANGE_OPTIONS.further, further: 1 })
+          .length > 0
+      )
+        looser++;
+    }
+    // the further level alone would flag some of them
+    expect(looser).toBeGreaterThan(0);
+  });
+
   it("rejects bad options and non-finite values with a RangeError naming them", () => {
     expect(() => detectChanges(pts, { alpha: 0 })).toThrow(/alpha = 0/);
     expect(() => detectChanges(pts, { minSegment: 1.5 })).toThrow(/minSegment/);
+    expect(() => detectChanges(pts, { further: 0.5 })).toThrow(/further = 0.5/);
     expect(() => detectChanges([...pts, { value: Number.NaN }])).toThrow(/points\[200\]\.value/);
   });
 
   it("has documented defaults", () => {
     expect(DEFAULT_CHANGE_OPTIONS).toMatchObject({
       alpha: 0.001,
+      further: 10,
       minSegment: 3,
       window: 100,
       minMagnitude: 0,

@@ -104,6 +104,10 @@ describe("nightly and release-candidate under act", () => {
     );
     expect(Object.values(r.results)).toEqual(["success", "success", "success", "success"]);
     expect(r.summaries["build the trend site"] ?? "", JSON.stringify(r.summaries)).not.toBe("");
+    // the week's digest, after the append: one run decides no change yet, and says so for the period
+    const digest = r.summaries["append to the history store"] ?? "";
+    expect(digest, JSON.stringify(r.summaries)).toContain("### Decided changes this period");
+    expect(digest).toMatch(/0 decided changes from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}, largest first/);
   });
 
   it("release-candidate.yml: two versions measured, compared in the summary and appended as one matrix", async () => {

@@ -9,7 +9,8 @@
  * 3. PELT finds the optimal segmentation under a weighted normal mean-shift cost with a BIC-type
  *    penalty: the candidates.
  * 4. Backward elimination keeps only changes whose two neighbouring segments differ in mean by a
- *    t test using the segments' own scatter, inflated for autocorrelation and corrected for the scan.
+ *    t test using the segments' own scatter, inflated for autocorrelation and corrected for the scan;
+ *    once one change passes at alpha, further ones are kept up to `further` × alpha.
  */
 import { median } from "../stats/descriptive.js";
 import { clipOutliers, intervalSe, noiseModel } from "./noise.js";
@@ -48,6 +49,13 @@ export interface ChangePoint {
 export interface ChangeOptions {
   /** Largest scan-corrected p-value of a reported change. Default 0.001 (Otava's default too). */
   alpha: number;
+  /**
+   * A series with a change at `alpha` or below may have further changes up to `further` × `alpha`
+   * (a staircase of short regimes, each step tested between its neighbours). A series without one
+   * reports nothing, so a change-free series is flagged at `alpha` as before. Default 5; 1: every
+   * change at `alpha`.
+   */
+  further: number;
   /** Shortest regime, in points: shorter excursions are outliers, not shifts. Default 3. */
   minSegment: number;
   /** PELT penalty per change, in units of log(n) × noise variance (BIC-type). Default 2. */
@@ -64,6 +72,7 @@ export interface ChangeOptions {
 
 export const DEFAULT_CHANGE_OPTIONS: Readonly<ChangeOptions> = Object.freeze({
   alpha: 0.001,
+  further: 10,
   minSegment: 3,
   penalty: 2,
   window: 100,
@@ -81,6 +90,7 @@ function checkOptions(o: ChangeOptions): void {
     throw new RangeError(`change options: ${name} = ${v}: ${what}`);
   };
   if (!(o.alpha > 0 && o.alpha < 1)) bad("alpha", o.alpha, "must be in (0, 1)");
+  if (!(o.further >= 1)) bad("further", o.further, "must be >= 1");
   if (!(Number.isInteger(o.minSegment) && o.minSegment >= 1))
     bad("minSegment", o.minSegment, "must be an integer >= 1");
   if (!(o.penalty > 0)) bad("penalty", o.penalty, "must be > 0");
@@ -165,14 +175,23 @@ function detectUnscaled(points: readonly SeriesPoint[], options?: Partial<Change
   const weights = noise.variance.map((v) => (scale * scale) / v);
   const sums = new SegmentSums(z, weights);
   const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
-  const kept = eliminate(sums, new LagSums(z, candidates), candidates, {
+  const lags = new LagSums(z, candidates);
+  const tests = {
     alpha: o.alpha,
     window: o.window,
     minMagnitude: o.minMagnitude,
     minSegment: o.minSegment,
     center,
     scale,
-  });
+  };
+  // Backward elimination at alpha; when it keeps a change, the series has one, and the elimination
+  // is done again at the further changes' level. A series without a change at alpha reports none.
+  const strict = eliminate(sums, lags, candidates, tests);
+  const furtherAlpha = Math.min(0.5, o.alpha * o.further);
+  const kept =
+    strict.length > 0 && furtherAlpha > o.alpha
+      ? eliminate(sums, lags, candidates, { ...tests, alpha: furtherAlpha })
+      : strict;
   return kept.map((c) => {
     const from = points[c.index - 1]?.id;
     const to = points[c.index]?.id;

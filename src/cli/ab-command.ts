@@ -1,12 +1,12 @@
 /** `perfgate ab`: interleaved A/B of two servers (or two configurations) on this host, with verdicts. */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAbLikeForLike } from "../ab/like-for-like.js";
 import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import type { MeasurementSet } from "../compare/model.js";
-import type { ComparedMetric } from "../compare/schema.js";
+import type { ComparedMetric, ComparisonReport } from "../compare/schema.js";
 import { graphDataName } from "../flamegraph/data.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
@@ -35,6 +35,7 @@ import {
 import { degradationOptions, oneOf, thresholdConfig, wholeNumber } from "../options/values.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
 import { profileGraphs } from "../report/profiles.js";
+import type { PinnedDefaults } from "../results/schema.js";
 import { readAbResults } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
 import type { ThresholdConfig } from "../stats/index.js";
@@ -237,14 +238,35 @@ async function measure(
   if (pinned === null) return { outcome: stock, gate: stockGate };
   const gate = gateOf(pinned, pinned.out);
   const p = pinned.results.pinned_defaults!;
+  return { outcome: pinned, gate: withLikeForLike(gate, p, stockGate.report) };
+}
+
+/**
+ * A pinned A/B's gate with the like-for-like section: after the Markdown report, before the
+ * terminal one (where the verdict line stays last). `stock` null: its results were not found.
+ */
+export function withLikeForLike(
+  gate: GateResult,
+  p: PinnedDefaults,
+  stock: ComparisonReport | null,
+): GateResult {
   return {
-    outcome: pinned,
-    gate: {
-      ...gate,
-      markdown: `${gate.markdown}\n\n${renderLikeForLike(p, stockGate.report, gate.report, "markdown")}\n`,
-      text: `${renderLikeForLike(p, stockGate.report, gate.report, "text")}\n\n${gate.text}`,
-    },
+    ...gate,
+    markdown: `${gate.markdown}\n\n${renderLikeForLike(p, stock, gate.report, "markdown")}\n`,
+    text: `${renderLikeForLike(p, stock, gate.report, "text")}\n\n${gate.text}`,
   };
+}
+
+/**
+ * The stock A/B's results file of a pinned A/B: `ab` writes it beside the pinned one as
+ * `<name>.stock.json` and records the path it was given, so the file beside `file` is looked for
+ * first (the pair moved or read from another directory), then the recorded path. null: neither exists.
+ */
+export function stockFileOf(file: string, p: PinnedDefaults): string | null {
+  if (p.stock === null) return null;
+  const beside = join(dirname(file), basename(p.stock));
+  for (const candidate of [beside, p.stock]) if (existsSync(candidate)) return candidate;
+  return null;
 }
 
 async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<void> {

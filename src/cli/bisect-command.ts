@@ -7,7 +7,7 @@ import { bisectText, oneLineText } from "../bisect/core/summary.js";
 import { PROVISION_TIMEOUT_S } from "../bisect/provision.js";
 import { planBisect, runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
-import { DRY_RUN, FROM_CHANGE } from "../options/bisect.js";
+import { ALLOW_WITHIN_NOISE, DRY_RUN, FROM_CHANGE } from "../options/bisect.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import { CACHE_DIR, type SharedOption, WORK_DIR, WORKLOAD } from "../options/definitions.js";
 import { oneOf, wholeNumber } from "../options/values.js";
@@ -36,6 +36,7 @@ interface BisectFlags {
   cacheDir?: string;
   fromChange?: string;
   dryRun?: boolean;
+  allowWithinNoise?: boolean;
 }
 
 /** `script:threads[:tier]`; the tier defaults to the workload's only one (checked by the runner). */
@@ -86,7 +87,10 @@ function withResume(o: BisectFlags, cmd: Command): BisectFlags {
  * --good and --bad must not). Says which change was chosen.
  */
 function withChange(o: BisectFlags, cmd: Command): BisectFlags {
-  if (o.fromChange === undefined) return o;
+  if (o.fromChange === undefined) {
+    if (o.allowWithinNoise) throw new UsageError("--allow-within-noise goes with --from-change");
+    return o;
+  }
   if (o.resume !== undefined) throw new UsageError("--from-change and --resume: give one or the other");
   if (o.good !== undefined || o.bad !== undefined) {
     throw new UsageError("--from-change takes --good and --bad from the change point: give one or the other");
@@ -94,7 +98,7 @@ function withChange(o: BisectFlags, cmd: Command): BisectFlags {
   if (o.cell === undefined) throw new UsageError("--from-change needs --cell script:threads[:tier]");
   const metric = cmd.getOptionValueSource("metric") === "cli" ? o.metric : "auto";
   const name = loadWorkload(o.workload).workload.name;
-  const c = changeFromStore(o.fromChange, parseCell(o.cell), metric, name);
+  const c = changeFromStore(o.fromChange, parseCell(o.cell), metric, name, o.allowWithinNoise === true);
   process.stderr.write(`${oneLineText(c.describe, 300)}\n`);
   return {
     ...o,
@@ -240,6 +244,7 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
       "continue an interrupted bisect: keeps its steps; arguments default to the file's",
     )
     .addOption(cliOption(FROM_CHANGE))
+    .addOption(cliOption(ALLOW_WITHIN_NOISE))
     .addOption(cliOption(DRY_RUN))
     .option("--force", "replace a complete bisect file at --out")
     .addOption(cliOption(WORK_DIR))

@@ -60,15 +60,21 @@ function cellSeries(
   return found;
 }
 
+const signed = (pct: number) => `${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%`;
+
 /**
  * The newest regression change point of the cell in the store (`metric` "auto": any metric bisect
- * decides on; else that one), as a bisect's range, cell and metric.
+ * decides on; else that one), as a bisect's range, cell and metric. A change within its series'
+ * noise floor (src/changes/floor.ts) is one no pair of single builds can show, so a bisect from it
+ * would decide on noise: such changes are passed over, and when the cell has only those the bisect
+ * is refused, unless `allowWithinNoise`.
  */
 export function changeFromStore(
   storeSpec: string,
   cell: { script: string; threads: number; tier: string | null },
   metric: string,
   workload: string,
+  allowWithinNoise = false,
 ): ChosenChange {
   const where = `--from-change ${storeSpec}`;
   const series = cellSeries(buildSeries(loadAllRuns(parseStore(storeSpec)), detector), cell, workload, where);
@@ -82,18 +88,32 @@ export function changeFromStore(
       `${where}: no regression change point in ${cellText(cell)} of workload "${workload}"${metric === "auto" ? "" : ` in ${metric}`} (perfgate history changes lists them)`,
     );
   }
-  const { s, c } = marks.reduce((a, b) => (b.c.date > a.c.date ? b : a));
+  const newest = <T extends { c: ChangeMark }>(xs: T[]) => xs.reduce((a, b) => (b.c.date > a.c.date ? b : a));
+  const actionable = allowWithinNoise ? marks : marks.filter((m) => !m.c.within_noise);
+  if (actionable.length === 0) {
+    const { s, c } = newest(marks);
+    throw new UserError(
+      `${where}: the regression change point of ${s.key.script}:${s.key.threads}:${s.key.tier} in ${c.metric} (${c.pct === null ? "" : `${signed(c.pct)} `}between ${c.from.slice(0, 12)} and ${c.to.slice(0, 12)}) is within the cell's noise floor of ±${c.floor_pct}%: a bisect cannot tell it from noise${marks.length > 1 ? ` (as are the cell's ${marks.length - 1} other regression change points)` : ""}; --allow-within-noise bisects it anyway`,
+    );
+  }
+  const { s, c } = newest(actionable);
+  const passedOver = marks.filter((m) => m.c.within_noise && m.c.date > c.date).length;
   if (!SHA.test(c.from) || !SHA.test(c.to)) {
     throw new UserError(
       `${where}: the change's commits are not commit hashes (${JSON.stringify(c.from.slice(0, 20))}..${JSON.stringify(c.to.slice(0, 20))})`,
     );
   }
-  const pct = c.pct === null ? "" : `${c.pct >= 0 ? "+" : ""}${c.pct.toFixed(1)}% `;
+  const pct = c.pct === null ? "" : `${signed(c.pct)} `;
+  const noise = c.within_noise
+    ? `; within the cell's noise floor of ±${c.floor_pct}% (--allow-within-noise)`
+    : passedOver > 0
+      ? `; ${passedOver} newer within the cell's noise floor passed over`
+      : "";
   return {
     good: c.from,
     bad: c.to,
     cell: { script: s.key.script, threads: s.key.threads, tier: s.key.tier },
     metric: c.metric,
-    describe: `change point: ${c.metric} ${pct}in ${s.key.script}:${s.key.threads}:${s.key.tier} (${s.key.flavor}, ${s.key.runner_class.slice(0, 60)}) between ${c.from.slice(0, 12)} (good) and ${c.to.slice(0, 12)} (bad), confidence ${(c.confidence * 100).toFixed(1)}%`,
+    describe: `change point: ${c.metric} ${pct}in ${s.key.script}:${s.key.threads}:${s.key.tier} (${s.key.flavor}, ${s.key.runner_class.slice(0, 60)}) between ${c.from.slice(0, 12)} (good) and ${c.to.slice(0, 12)} (bad), confidence ${(c.confidence * 100).toFixed(1)}%${noise}`,
   };
 }

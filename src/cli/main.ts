@@ -29,7 +29,7 @@ import {
 import { degradationOptions } from "../options/values.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import type { PinnedDefaults } from "../results/schema.js";
-import { readResults, readResultsDocument, writeFileAtomic } from "../results/store.js";
+import { readAbResults, readResults, readResultsDocument, writeFileAtomic } from "../results/store.js";
 import { PIN_OLDER, pinRunServer } from "../run/pin-defaults.js";
 import { runWorkload } from "../run/runner.js";
 import { parseShard, type Shard } from "../run/shard.js";
@@ -43,7 +43,7 @@ import { interruptController } from "../util/processes.js";
 import { writeErr, writeOut } from "../util/terminal.js";
 import { PERFGATE_VERSION } from "../version.js";
 import { loadWorkload } from "../workloads/schema.js";
-import { registerAbCommand } from "./ab-command.js";
+import { registerAbCommand, stockFileOf, withLikeForLike } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerBisectCommand } from "./bisect-command.js";
 import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
@@ -293,7 +293,18 @@ function registerReportCommand(program: Command): void {
           const doc = readResultsDocument(file);
           if (doc.kind === "ab") {
             // The gate's report without a gate: `report` only shows.
-            const gate = abGate(doc.ab, file, { degradation, failOnRegression: false });
+            let gate = abGate(doc.ab, file, { degradation, failOnRegression: false });
+            const p = doc.ab.pinned_defaults;
+            if (p !== undefined) {
+              // a like-for-like A/B: the section `ab` printed, from the stock A/B beside it
+              const stockFile = stockFileOf(file, p);
+              const stock =
+                stockFile === null
+                  ? null
+                  : abGate(readAbResults(stockFile), stockFile, { degradation, failOnRegression: false })
+                      .report;
+              gate = withLikeForLike(gate, stockFile === null ? p : { ...p, stock: stockFile }, stock);
+            }
             text = o.format === "markdown" ? gate.markdown : gate.text;
           } else {
             text =

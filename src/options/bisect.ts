@@ -22,6 +22,12 @@ export const FROM_CHANGE: SharedOption<string> = {
   parse: parseStoreText,
 };
 
+export const ALLOW_WITHIN_NOISE: SharedOption<boolean> = {
+  name: "allow-within-noise",
+  help: "with --from-change: bisect a change point within the cell's noise floor too (refused by default: a bisect cannot tell it from noise)",
+  parse: () => true,
+};
+
 export const DRY_RUN: SharedOption<boolean> = {
   name: "dry-run",
   help: "print the range, cell and metric the bisect would take (with --from-change: the change point chosen) and stop",

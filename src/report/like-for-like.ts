@@ -75,20 +75,30 @@ export function renderPins(p: PinnedDefaults, format: "markdown" | "text"): stri
   return [...f.heading("Pinned defaults"), ...pinLines(p, f)].join("\n");
 }
 
-/** The section, in Markdown or terminal text. */
+/**
+ * The section, in Markdown or terminal text. `stock` is null when the stock A/B's results could not
+ * be read (`perfgate report` of a pinned A/B whose `.stock.json` was not kept beside it): then
+ * the pins alone, and a line that says why the changes are missing.
+ */
 export function renderLikeForLike(
   p: PinnedDefaults,
-  stock: ComparisonReport,
+  stock: ComparisonReport | null,
   pinned: ComparisonReport,
   format: "markdown" | "text",
 ): string {
   const f = format === "markdown" ? MARKDOWN : TEXT;
   const from = p.from === "older" ? "the older server's" : `${f.esc(p.from)}'s`;
+  const intro =
+    stock === null
+      ? `Head against base with the performance-relevant defaults pinned to ${from}. The stock A/B's results (${p.stock === null ? "not kept" : f.code(p.stock)}) were not found, so its changes are not shown beside the pinned ones.`
+      : `Head against base with stock defaults (${p.stock === null ? "not kept" : f.code(p.stock)}) and with the performance-relevant defaults pinned to ${from}.`;
   return [
     ...f.heading("Like for like"),
-    `Head against base with stock defaults (${p.stock === null ? "not kept" : f.code(p.stock)}) and with the performance-relevant defaults pinned to ${from}.`,
+    intro,
     "",
     ...pinLines(p, f),
-    ...changeTable(stock, pinned, f),
-  ].join("\n");
+    ...(stock === null ? [] : changeTable(stock, pinned, f)),
+  ]
+    .join("\n")
+    .trimEnd();
 }

@@ -13,13 +13,21 @@ import type { HistoryCell, HistoryRun, MetricValue } from "../../src/history/sch
 import type { Results } from "../../src/results/schema.js";
 import { HOST, makeResults, makeServer } from "./results-factory.js";
 
+interface Step {
+  script: string;
+  tier: string;
+  threads: number;
+  at: number;
+  factor: number;
+}
+
 export interface SynthSpec {
   runs: number;
   scripts: string[];
   tiers: string[];
   threads: number[];
-  /** multiply the cell's throughput by `factor` from run `at` on (latency by 1/factor) */
-  step?: { script: string; tier: string; threads: number; at: number; factor: number };
+  /** multiply the cell's throughput by `factor` from run `at` on (latency by 1/factor); several multiply */
+  step?: Step | Step[];
   /** one version-matrix run per version, e.g. ["10.11.5", "11.4.5"] */
   matrix?: { flavor: "mariadb" | "mysql"; versions: string[] };
   seed?: number;
@@ -67,11 +75,12 @@ function cellsFor(spec: SynthSpec, runIndex: number, normal: () => number, serve
   for (const [si, script] of spec.scripts.entries()) {
     for (const [ti, tier] of spec.tiers.entries()) {
       for (const threads of spec.threads) {
-        const s = spec.step;
-        const stepped =
-          s && s.script === script && s.tier === tier && s.threads === threads && runIndex >= s.at
-            ? s.factor
-            : 1;
+        const steps = spec.step === undefined ? [] : Array.isArray(spec.step) ? spec.step : [spec.step];
+        let stepped = 1;
+        for (const s of steps) {
+          if (s.script === script && s.tier === tier && s.threads === threads && runIndex >= s.at)
+            stepped *= s.factor;
+        }
         const tps = (200 + 150 * si + 80 * ti) * Math.sqrt(threads) * stepped * all;
         cells.push({
           server,

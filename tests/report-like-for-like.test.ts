@@ -1,0 +1,113 @@
+/**
+ * `perfgate report <ab.json>` of a like-for-like A/B (`ab --pin-defaults`) shows the section `ab`
+ * printed: what was pinned, and per cell the stock change beside the pinned one, read from the
+ * stock A/B's results beside the file. The pair is two real A/B files of the same cell
+ * (performance_schema=ON on the head, tests/fixtures/report/README.md); the pinned one carries the
+ * pins as `ab --pin-defaults` records them. Runs the built CLI.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { abGate } from "../src/gate/gate.js";
+import type { PinnedDefaults } from "../src/results/schema.js";
+import { readAbResults } from "../src/results/store.js";
+import { runCli } from "./helpers/cli.js";
+import { requireBuild } from "./helpers/env.js";
+
+beforeAll(() => requireBuild());
+
+const PINNED_SOURCE = "tests/fixtures/instructions/ab-performance-schema.json";
+const STOCK_SOURCE = "tests/fixtures/report/ab-performance-schema.json.gz";
+
+/** A pinned A/B and its stock A/B in a new directory; the pins record `recordedStock` as `ab` does. */
+function pair(recordedStock: (dir: string) => string, withStock = true): { dir: string; ab: string } {
+  const dir = mkdtempSync(join(tmpdir(), "pg-report-lfl-"));
+  const pins: PinnedDefaults = {
+    from: "older",
+    stock: recordedStock(dir),
+    sides: [
+      {
+        label: "head",
+        target: "maven:mariadb@11.4.5",
+        reference: "maven:mariadb@11.4.5",
+        pinned: [{ name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" }],
+        not_pinned: [
+          { name: "innodb_log_file_size", reference: "100663296", target: null, reason: "not reported" },
+        ],
+      },
+    ],
+  };
+  const results = JSON.parse(readFileSync(PINNED_SOURCE, "utf8"));
+  const ab = join(dir, "ab.json");
+  writeFileSync(ab, JSON.stringify({ ...results, pinned_defaults: pins }));
+  if (withStock) writeFileSync(join(dir, "ab.stock.json"), gunzipSync(readFileSync(STOCK_SOURCE)));
+  return { dir, ab };
+}
+
+/** The instructions cell's change as the like-for-like table writes it, from the file's own comparison. */
+function instructionsChange(file: string): string {
+  const cell = abGate(readAbResults(file), file, { failOnRegression: false }).report.cells.find(
+    (c) => c.metric === "instructions" && c.threads === 1,
+  )!;
+  return `${cell.change_pct >= 0 ? "+" : ""}${cell.change_pct.toFixed(2)}%`;
+}
+
+describe("perfgate report of a like-for-like A/B", () => {
+  it("shows the pins and the stock change beside the pinned one, in Markdown and text", async () => {
+    const { dir, ab } = pair((d) => join(d, "ab.stock.json"));
+    const stockChange = instructionsChange(join(dir, "ab.stock.json"));
+    const pinnedChange = instructionsChange(ab);
+    expect(stockChange).not.toBe(pinnedChange);
+
+    const md = await runCli(["report", ab]);
+    expect(md.code, md.stderr).toBe(0);
+    const section = md.stdout.slice(md.stdout.indexOf("## Like for like"));
+    expect(md.stdout).toContain("## Like for like");
+    expect(section).toContain("| `innodb_adaptive_hash_index` | OFF | ON |");
+    expect(section).toContain("`innodb_log_file_size`");
+    const row = section.split("\n").find((l) => l.startsWith("| oltp_point_select 128M 1t | instructions |"));
+    expect(row, section).toBeDefined();
+    // stock column first, pinned column second
+    expect(row!.indexOf(stockChange)).toBeGreaterThan(0);
+    expect(row!.indexOf(pinnedChange)).toBeGreaterThan(row!.indexOf(stockChange));
+
+    const text = await runCli(["report", "--format", "text", ab]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain("Like for like");
+    expect(text.stdout).toMatch(/innodb_adaptive_hash_index\s+OFF\s+ON/);
+    // the verdict line stays last, as `ab` prints it
+    expect(text.stdout.indexOf("Like for like")).toBeLessThan(text.stdout.indexOf("REGRESSION"));
+  }, 60_000);
+
+  it("finds the stock A/B beside the file when the pair was moved from where ab wrote it", async () => {
+    const { dir, ab } = pair(() => "results/elsewhere/ab.stock.json");
+    const r = await runCli(["report", ab]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`with stock defaults (\`${join(dir, "ab.stock.json")}\`)`);
+    expect(r.stdout).toContain(instructionsChange(join(dir, "ab.stock.json")));
+  }, 60_000);
+
+  it("without the stock A/B: the pins, and a line that says its changes are missing", async () => {
+    const { ab } = pair(() => "results/gone/ab.stock.json", false);
+    const r = await runCli(["report", ab]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("## Like for like");
+    expect(r.stdout).toContain(
+      "The stock A/B's results (`results/gone/ab.stock.json`) were not found, so its changes are not shown beside the pinned ones.",
+    );
+    expect(r.stdout).toContain("| `innodb_adaptive_hash_index` | OFF | ON |");
+    expect(r.stdout).not.toContain("| cell | metric | stock defaults | pinned defaults |");
+  }, 60_000);
+
+  it("a stock A/B that is not an A/B file is refused with its name, nothing written", async () => {
+    const { dir, ab } = pair((d) => join(d, "ab.stock.json"), false);
+    copyFileSync(PINNED_SOURCE.replace("ab-performance-schema", "run-ps-on"), join(dir, "ab.stock.json"));
+    const out = join(dir, "report.md");
+    const r = await runCli(["report", ab, "--out", out]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("ab.stock.json");
+    expect(() => readFileSync(out)).toThrow();
+  }, 60_000);
+});
