@@ -49,6 +49,10 @@ beforeAll(() => {
     const bytes = readFileSync(join(FIXTURES, file));
     writeFileSync(join(dir, `${name}.json`), file.endsWith(".gz") ? gunzipSync(bytes) : bytes);
   }
+  // the stock A/B beside the like-for-like one, under the name its pins record, where `report` looks
+  // first (the recorded path is on the machine that ran it)
+  const stock = readFileSync(join(FIXTURES, "results-v1/ab-pinned-defaults.stock.json.gz"));
+  writeFileSync(join(dir, "ab.stock.json"), gunzipSync(stock));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
