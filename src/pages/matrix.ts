@@ -13,6 +13,7 @@
  */
 import { naturalCompare } from "../compare/compare.js";
 import type { HistoryRun, MetricValue } from "../history/schema.js";
+import { METRICS } from "../metrics/table.js";
 import { normalQuantile } from "../stats/distributions.js";
 import { dict, own } from "../util/own.js";
 import { isMatrixRun } from "./model.js";
@@ -81,13 +82,23 @@ export interface RelativeTable {
   rows: { script: string; tier: string; threads: number; values: (MatrixDiff | null)[] }[];
 }
 
+/** The metrics table's rows with `matrix` (src/metrics/table.ts): measured always, or opt-in (counted). */
+const MATRIX_ROWS = METRICS.filter((m) => "matrix" in m);
+const judgedRow = (m: (typeof MATRIX_ROWS)[number]) => ({
+  metric: m.name,
+  label:
+    m.direction === "higher_is_better" ? `Relative ${m.label}` : m.label[0]!.toUpperCase() + m.label.slice(1),
+  lower: m.direction === "lower_is_better",
+});
+
 /**
- * The metrics of the relative tables, in Mark Callaghan's order: throughput, then CPU, context
- * switches, storage reads and writes and fsyncs per transaction (the history's counters, one value
- * per run: no interval, never decided), then instructions per transaction (with an interval).
+ * The metrics of the relative tables, in Mark Callaghan's order: throughput (the table's `matrix`
+ * rows measured always), then CPU, context switches, storage reads and writes and fsyncs per
+ * transaction (the history's counters, one value per run: no interval, never decided), then the
+ * counted ones (instructions per transaction, with an interval).
  */
 const RELATIVE: { metric: string; label: string; lower: boolean; counter?: string }[] = [
-  { metric: "qps", label: "Relative QPS", lower: false },
+  ...MATRIX_ROWS.filter((m) => !("opt_in" in m)).map(judgedRow),
   { metric: "cpu", label: "CPU per transaction", lower: true, counter: "process_cpu_us" },
   {
     metric: "cs",
@@ -98,7 +109,7 @@ const RELATIVE: { metric: string; label: string; lower: boolean; counter?: strin
   { metric: "read_kb", label: "KB read per transaction", lower: true, counter: "process_read_bytes" },
   { metric: "write_kb", label: "KB written per transaction", lower: true, counter: "process_write_bytes" },
   { metric: "fsyncs", label: "fsyncs per transaction", lower: true, counter: "innodb_data_fsyncs" },
-  { metric: "instructions", label: "Instructions per transaction", lower: true },
+  ...MATRIX_ROWS.filter((m) => "opt_in" in m).map(judgedRow),
 ];
 
 const FLAVOR_NAME: Record<string, string> = { mariadb: "MariaDB", mysql: "MySQL", percona: "Percona" };
