@@ -9,6 +9,7 @@
  * the metrics table (src/metrics/table.ts `HOST_METRICS`). Pure. docs/why.md.
  */
 import { HOST_METRICS } from "../metrics/table.js";
+import { writeCaveatText } from "../metrics/write-accounting.js";
 import type { AbResults } from "../results/ab-schema.js";
 import type { ProcessCounters, Results } from "../results/schema.js";
 import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
@@ -67,12 +68,14 @@ function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): Ef
   const baseValue = mean(b);
   const headValue = mean(h);
   const key = { scenario: u.scenario, tier: u.tier, threads: u.threads, base: u.base, head: u.head };
+  const caveat = m.caveat ? writeCaveatText(m.caveat(phases.base), m.caveat(phases.head)) : null;
   const common = {
     ...key,
     metric: m.name,
     base_value: baseValue,
     head_value: headValue,
     n: Math.min(b.length, h.length),
+    ...(caveat ? { caveat } : {}),
   };
   if (!(baseValue > 0)) return { ...common, ratio: null, ci_low: null, ci_high: null };
   const positive = b.every((x) => x > 0) && h.every((x) => x > 0);

@@ -116,6 +116,12 @@ export const EfficiencyEntrySchema = z.object({
   ci_low: num.nullable(),
   ci_high: num.nullable(),
   n: z.number().int().positive(),
+  /**
+   * why the ratio misleads, naming the side and the reason (the "KB written" row when a side's
+   * writes escape /proc/<pid>/io or it counts blocks rather than data: docs/metrics.md); absent:
+   * nothing known against it
+   */
+  caveat: z.string().optional(),
 });
 export type EfficiencyEntry = z.infer<typeof EfficiencyEntrySchema>;
 

@@ -34,6 +34,7 @@ import type { AbCell } from "../results/ab-schema.js";
 import type { Cell, Interval, ProcessCounters } from "../results/schema.js";
 import { geometricMean } from "../stats/descriptive.js";
 import type { Direction } from "../stats/metrics.js";
+import { type WriteCaveat, writeCaveat } from "./write-accounting.js";
 
 /** One side of an A/B pair, as the A/B file stores it (src/results/ab-schema.ts `Slice`). */
 export interface SliceValues {
@@ -90,6 +91,26 @@ export interface HostMetricDef<N extends string = string> {
   digits: (x: number) => number;
   /** the per-transaction value of one phase's counters (null: not recorded) */
   fromProcess: (p: ProcessCounters) => number | null;
+  /**
+   * Why one side's values of this row mislead over its phases (the counter misses or overcounts
+   * what it stands for), or null; the reports then mark the row with the reason instead of a bare
+   * ratio. Absent: the row has no such check.
+   */
+  caveat?: (phases: readonly ProcessCounters[]) => WriteCaveat | null;
+}
+
+/** The mean over phases of a per-transaction value, null when a phase lacks it or there are none. */
+function phaseMean(
+  phases: readonly ProcessCounters[],
+  of: (p: ProcessCounters) => number | null,
+): number | null {
+  let sum = 0;
+  for (const p of phases) {
+    const v = of(p);
+    if (v === null || !Number.isFinite(v)) return null;
+    sum += v;
+  }
+  return phases.length > 0 ? sum / phases.length : null;
 }
 
 /** A value above zero, else null: for values where 0 means "not measured" (latency). */
@@ -242,6 +263,18 @@ const ROWS = [
     direction: "lower_is_better",
     digits: byMagnitude,
     fromProcess: (p) => perTxn(p.write_bytes / 1024, p),
+    caveat: (phases) => {
+      const written = phaseMean(phases, (p) => perTxn(p.write_bytes / 1024, p));
+      if (written === null) return null;
+      const innodb = phaseMean(phases, (p) =>
+        perTxn(p.data_written === undefined || p.data_written === null ? null : p.data_written / 1024, p),
+      );
+      return writeCaveat(
+        written,
+        innodb,
+        phaseMean(phases, (p) => perTxn(p.fsyncs, p)),
+      );
+    },
   },
   {
     name: "fsyncs_per_txn",

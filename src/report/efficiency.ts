@@ -1,7 +1,9 @@
 /**
  * The "work per transaction" section of comparison reports (src/compare/efficiency.ts): per cell,
  * the TPS verdict beside the head/base ratios of the server's CPU time (all, user, kernel), context switches, bytes
- * read and written, fsyncs and log writes per transaction, each with its 95% interval. Pure.
+ * read and written, fsyncs and log writes per transaction, each with its 95% interval. A ratio the
+ * comparison marked with a caveat (`caveat`: the "KB written" row when a side's writes escape
+ * /proc/<pid>/io, docs/metrics.md) is printed as a numbered note, not as a ratio. Pure.
  */
 import type { ComparisonReport, EfficiencyEntry, EfficiencyMetric } from "../compare/schema.js";
 import { HEADLINE_METRIC, HOST_METRICS, metricHeading } from "../metrics/table.js";
@@ -37,6 +39,45 @@ function valueText(x: number): string {
   if (x === 0) return "0";
   if (x >= 100) return Math.round(x).toLocaleString("en-US");
   return x >= 1 ? x.toFixed(2) : x.toPrecision(2);
+}
+
+/** The numbers of the distinct caveats of the shown entries, in order of appearance. */
+function caveatNotes(rows: readonly Row[], metrics: readonly EfficiencyMetric[]): Map<string, number> {
+  const notes = new Map<string, number>();
+  for (const row of rows)
+    for (const m of metrics) {
+      const c = row.byMetric.get(m)?.caveat;
+      if (c && !notes.has(c)) notes.set(c, notes.size + 1);
+    }
+  return notes;
+}
+
+/** A ratio, or "⚠ note N" where the entry has a caveat (the note says why there is no ratio). */
+function markedRatio(e: EfficiencyEntry | undefined, notes: ReadonlyMap<string, number>): string {
+  const n = e?.caveat ? notes.get(e.caveat) : undefined;
+  return n === undefined ? ratioText(e) : `⚠ note ${n}`;
+}
+
+/** The notes under a table: "⚠ 1. KB written/txn, oltp_read_write 4t: base: …". */
+function noteLines(
+  rows: readonly Row[],
+  metrics: readonly EfficiencyMetric[],
+  notes: ReadonlyMap<string, number>,
+): {
+  n: number;
+  where: string;
+  text: string;
+}[] {
+  const out: { n: number; where: string; text: string }[] = [];
+  for (const [text, n] of notes) {
+    const where: string[] = [];
+    for (const row of rows)
+      for (const m of metrics)
+        if (row.byMetric.get(m)?.caveat === text)
+          where.push(`${EFFICIENCY_LABELS[m]}, ${clipName(row.name, 80)}`);
+    out.push({ n, where: where.join("; "), text });
+  }
+  return out;
 }
 
 interface Row {
@@ -106,14 +147,18 @@ export function efficiencyMarkdown(
   if (note !== null) L.push(mdEscape(note), "");
   L.push(`| Cell | ${HEADLINE} | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
   L.push(`|---|---|${metrics.map(() => "---:").join("|")}|`);
-  for (const row of rows.slice(0, maxRows)) {
+  const shown = rows.slice(0, maxRows);
+  const notes = caveatNotes(shown, metrics);
+  for (const row of shown) {
     L.push(
-      `| ${mdEscape(clipName(row.name))} | ${row.headline} | ${metrics.map((m) => ratioText(row.byMetric.get(m))).join(" | ")} |`,
+      `| ${mdEscape(clipName(row.name))} | ${row.headline} | ${metrics.map((m) => markedRatio(row.byMetric.get(m), notes)).join(" | ")} |`,
     );
   }
   if (rows.length > maxRows)
     L.push(`| … and ${rows.length - maxRows} more cells | |${metrics.map(() => " |").join("")}`);
   L.push("");
+  for (const note of noteLines(shown, metrics, notes))
+    L.push(`⚠ ${note.n}. ${mdEscape(note.where)}: ${mdEscape(note.text)} (docs/metrics.md)`, "");
   if (values) {
     L.push("<details><summary>Per-transaction values (base → head)</summary>", "");
     L.push(`| Cell | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
@@ -142,16 +187,19 @@ export function efficiencyText(r: ComparisonReport): string[] {
   if (rows.length === 0 && note === null) return [];
   const L = ["Work per transaction (head / base, 95% intervals; explanatory, not gating)"];
   if (note !== null) L.push(`  ${plainText(note)}`);
+  const notes = caveatNotes(rows, metrics);
   for (const row of rows) {
     L.push(`  ${plainText(row.name)}: ${HEADLINE} ${row.headline}`);
     for (const m of metrics) {
       const e = row.byMetric.get(m);
       if (!e) continue;
       L.push(
-        `    ${EFFICIENCY_LABELS[m].padEnd(LABEL_WIDTH)} ${valueText(e.base_value)} -> ${valueText(e.head_value)}  ${ratioText(e)}`,
+        `    ${EFFICIENCY_LABELS[m].padEnd(LABEL_WIDTH)} ${valueText(e.base_value)} -> ${valueText(e.head_value)}  ${markedRatio(e, notes)}`,
       );
     }
   }
+  for (const n of noteLines(rows, metrics, notes))
+    L.push(`  ⚠ ${n.n}. ${plainText(n.where)}: ${plainText(n.text)}`);
   L.push("");
   return L;
 }
