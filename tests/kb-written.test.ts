@@ -3,18 +3,22 @@
  * /proc/<pid>/io and Innodb_data_written counts of perfgate runs (tests/fixtures/proc/
  * kb-written-mysql.json), a side whose counter counts whole blocks rather than data (MySQL 8.0.15)
  * or none of its writes (a work dir on tmpfs) gets its row marked with the reason, in the JSON
- * report, the Markdown report, the PR comment and the text report, instead of a bare ratio.
+ * report, the Markdown report, the PR comment, the text report and the version-matrix page,
+ * instead of a bare ratio.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromResults } from "../src/compare/model.js";
+import type { HistoryRun } from "../src/history/schema.js";
 import { ESCAPED_BELOW, writeCaveat } from "../src/metrics/write-accounting.js";
+import { buildMatrix } from "../src/pages/matrix.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
 import type { ProcessCounters } from "../src/results/schema.js";
-import { makeResults, makeServer } from "./helpers/results-factory.js";
+import { writeSyntheticStore } from "./helpers/history-factory.js";
+import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
 
 interface Run {
   version: string;
@@ -136,5 +140,58 @@ describe("the reports mark the row instead of printing the ratio", () => {
       /^base: .*whole blocks.*; head: \/proc\/<pid>\/io counted no writes while InnoDB wrote 18\.6 KB\/txn/,
     );
     expect(renderComparisonText(r, sets)).toMatch(/KB written\/txn +2,184 -> 0 +⚠ note 1/);
+  });
+});
+
+describe("the version-matrix page marks the KB written table", () => {
+  const { runs } = FIXTURE;
+  /** A history cell's counters per transaction as the store keeps them (src/history/detail.ts): non-zero ones. */
+  const counters = (p: ProcessCounters) =>
+    Object.fromEntries(
+      Object.entries({
+        process_cpu_us: p.cpu_us / p.transactions,
+        process_write_bytes: p.write_bytes / p.transactions,
+        innodb_data_written: p.data_written! / p.transactions,
+        innodb_data_fsyncs: p.fsyncs! / p.transactions,
+      }).filter(([, x]) => x !== 0),
+    );
+  const matrix = (head: Run) => {
+    const store: HistoryRun[] = writeSyntheticStore(tempDir("perfgate-kb-written-"), {
+      runs: 0,
+      scripts: ["oltp_read_write"],
+      tiers: ["256M"],
+      threads: [2],
+      matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
+      seed: 5,
+    });
+    const measured = (r: HistoryRun) =>
+      r.servers.some((s) => s.version === "9.7.4") ? head : runs["mysql-8.0.15-ext4"];
+    const withCounters = store.map((r) => ({
+      ...r,
+      cells: r.cells.map((c) => ({ ...c, counters: counters(measured(r).process) })),
+    }));
+    return buildMatrix("m", withCounters, { thresholdPct: 5 }).relative!.find(
+      (t) => t.metric === "write_kb",
+    )!;
+  };
+
+  it("8.0.15 → 9.7.4: the cell is note 1, naming the engine and the reason; other tables have no notes", () => {
+    const t = matrix(runs["mysql-9.7.4-ext4"]);
+    expect(t.rows[0]!.notes).toEqual([1]);
+    expect(t.notes).toHaveLength(1);
+    expect(t.notes![0]).toMatch(
+      /^MySQL 8\.0\.15: \/proc\/<pid>\/io counted 2,184 KB\/txn, 417× the 5\.2 KB\/txn/,
+    );
+    expect(t.notes![0]).not.toMatch(/MySQL 9\.7\.4:/);
+  });
+
+  it("a head on tmpfs counts no writes (no KB written value at all): its cell is still there, with the note", () => {
+    const t = matrix(runs["mysql-9.7.4-tmpfs"]);
+    expect(t.engines).toEqual(["MySQL 9.7.4"]);
+    expect(t.rows[0]!.values).toEqual([null]);
+    expect(t.rows[0]!.notes).toEqual([1]);
+    expect(t.notes![0]).toMatch(
+      /MySQL 9\.7\.4: \/proc\/<pid>\/io counted no writes while InnoDB wrote 18\.6 KB\/txn/,
+    );
   });
 });
