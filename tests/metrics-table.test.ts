@@ -12,7 +12,11 @@ import { HistoryCellSchema } from "../src/history/schema.js";
 import { exportGab } from "../src/interop/gab.js";
 import {
   AB_CELL_METRICS,
+  ALL_METRIC_NAMES,
   aggregate,
+  COUNTED_METRIC,
+  HEADLINE_METRIC,
+  HOST_METRICS,
   heading,
   METRIC_NAMES,
   METRICS,
@@ -48,6 +52,35 @@ describe("the metrics table", () => {
     expect(() => metricDef("widgets")).toThrow(/unknown metric "widgets": accepted: tps, qps, p95_ms/);
     expect(SLICE_METRICS).toEqual(["tps", "qps", "p95_ms"]);
     expect(AB_CELL_METRICS).toEqual(["instructions"]);
+  });
+
+  it("the host metrics are rows of the same table: unique names, a direction, a unit, never judged", () => {
+    expect(new Set(ALL_METRIC_NAMES).size).toBe(METRICS.length + HOST_METRICS.length);
+    for (const m of HOST_METRICS) {
+      expect(["higher_is_better", "lower_is_better"]).toContain(m.direction);
+      expect(m.unit.length).toBeGreaterThan(0);
+      expect(() => metricDef(m.name)).toThrow(/unknown metric/);
+    }
+    const write = HOST_METRICS.find((m) => m.label === "KB written/txn")!;
+    const p = {
+      transactions: 4,
+      cpu_us: 0,
+      ctx_voluntary: 0,
+      ctx_involuntary: 0,
+      read_bytes: 0,
+      write_bytes: 8192,
+      fsyncs: null,
+      log_writes: null,
+    };
+    expect(write.fromProcess(p)).toBe(2);
+    // not recorded is null, never 0
+    expect(HOST_METRICS.find((m) => m.label === "fsyncs/txn")!.fromProcess(p)).toBeNull();
+  });
+
+  it("one row is the headline; the counted metric is the one with its own A/B repetitions", () => {
+    expect(METRICS.filter((m) => "headline" in m).map((m) => m.name)).toEqual([HEADLINE_METRIC]);
+    expect(HEADLINE_METRIC).toBe("tps");
+    expect(COUNTED_METRIC).toBe("instructions");
   });
 
   it("the pages' built-in metrics are the table's rows, in its order", () => {

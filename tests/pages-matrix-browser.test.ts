@@ -2,8 +2,10 @@
  * The version matrix's relative tables in real headless Chromium: a two-version MySQL matrix whose
  * newer version has 20% less QPS (tight intervals) and twice the fsyncs per transaction (one value
  * per run): the QPS cells are coloured as decided, the fsyncs cells show the ratio uncoloured.
+ * Its bytes written per transaction are those measured (tests/fixtures/proc/kb-written-mysql.json):
+ * 8.0.15's /proc/<pid>/io count is 417× what InnoDB wrote, so the KB written cells show a note.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +16,23 @@ import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild } from "./helpers/env.js";
 import { writeSyntheticStore } from "./helpers/history-factory.js";
 import { tempDir } from "./helpers/results-factory.js";
+
+/** The measured counters per transaction, as the history store keeps them (bytes). */
+const MEASURED = (() => {
+  const f = JSON.parse(
+    readFileSync(join(import.meta.dirname, "fixtures", "proc", "kb-written-mysql.json"), "utf8"),
+  ) as {
+    runs: Record<string, { process: { transactions: number; write_bytes: number; data_written: number } }>;
+  };
+  const per = (k: string) => {
+    const p = f.runs[k]!.process;
+    return {
+      process_write_bytes: p.write_bytes / p.transactions,
+      innodb_data_written: p.data_written / p.transactions,
+    };
+  };
+  return { old: per("mysql-8.0.15-ext4"), newer: per("mysql-9.7.4-ext4") };
+})();
 
 let site: string;
 let browser: Browser;
@@ -40,7 +59,11 @@ beforeAll(async () => {
           ...c.metrics,
           qps: { value: newer ? 800 : 1000, lo: newer ? 799 : 999, hi: newer ? 801 : 1001, n: 3 },
         },
-        counters: { innodb_data_fsyncs: newer ? 1 : 0.5, process_cpu_us: 100 },
+        counters: {
+          innodb_data_fsyncs: newer ? 1 : 0.5,
+          process_cpu_us: 100,
+          ...(newer ? MEASURED.newer : MEASURED.old),
+        },
       })),
     };
     writeFileSync(runPath(store, r.id), `${JSON.stringify(withWork)}\n`);
@@ -62,7 +85,7 @@ describe("version matrix page: relative tables", () => {
     const metrics = await page
       .locator("section[data-metric]")
       .evaluateAll((es) => es.map((e) => e.getAttribute("data-metric")));
-    expect(metrics).toEqual(["qps", "cpu", "fsyncs"]);
+    expect(metrics).toEqual(["qps", "cpu", "write_kb", "fsyncs"]);
     expect(await page.locator('section[data-metric="qps"] th').nth(1).textContent()).toBe(
       "MySQL 9.7.4 / MySQL 8.0.15",
     );
@@ -85,6 +108,13 @@ describe("version matrix page: relative tables", () => {
       { text: "2.00", decided: "false", coloured: false },
       { text: "2.00", decided: "false", coloured: false },
     ]);
+    // KB written: 8.0.15 (the baseline) counts whole blocks: each cell is the note, not the ratio
+    const written = page.locator('section[data-metric="write_kb"]');
+    expect(await written.locator("td").allTextContents()).toEqual(["⚠ note 1", "⚠ note 1"]);
+    expect(await written.locator("td[data-pct]").count()).toBe(0);
+    expect(await written.locator("p.note").textContent()).toMatch(
+      /^⚠ 1\. MySQL 8\.0\.15: \/proc\/<pid>\/io counted 2,184 KB\/txn, 417× the 5\.2 KB\/txn InnoDB wrote/,
+    );
     mkdirSync(join(ROOT, "test-output", "pages"), { recursive: true });
     await page.screenshot({
       path: join(ROOT, "test-output", "pages", "matrix-relative.png"),

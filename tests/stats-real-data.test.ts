@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { comparePaired, judge } from "../src/stats/index.js";
+import { comparePaired, verdictFromComparison } from "../src/stats/index.js";
 
 interface Row {
   workload: string;
@@ -80,12 +80,14 @@ describe("real interleaved pairs from the dev VMs", () => {
 
     it(`${t.key}: is not a regression at the 5 % threshold`, () => {
       const rows = groups.get(t.key)!;
-      const v = judge({
-        metric: "tps",
-        design: "paired",
-        base: rows.map((r) => r.base),
-        head: rows.map((r) => r.head),
-      });
+      const v = verdictFromComparison(
+        "tps",
+        "higher_is_better",
+        comparePaired(
+          rows.map((r) => r.base),
+          rows.map((r) => r.head),
+        ),
+      );
       expect(v.verdict).not.toBe("regression");
       expect(["inconclusive", "unchanged"]).toContain(v.verdict);
       // all three straddle 0: "no measurable difference on this VM"

@@ -2,12 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   type Comparison,
   comparePaired,
+  compareUnpaired,
   DEFAULT_THRESHOLD_PCT,
   type Direction,
   decide,
-  directionOf,
   isWorse,
-  judge,
   thresholdFor,
   verdictFromComparison,
 } from "../src/stats/index.js";
@@ -61,7 +60,7 @@ describe("verdict rule", () => {
 
 describe("structured verdict", () => {
   it("one sample per side: point estimate, unconfirmed, by threshold", () => {
-    const v = judge({ metric: "tps", design: "unpaired", base: [200], head: [180] });
+    const v = verdictFromComparison("tps", "higher_is_better", compareUnpaired([200], [180]));
     expect(v).toEqual({
       metric: "tps",
       direction: "higher_is_better",
@@ -78,35 +77,36 @@ describe("structured verdict", () => {
       samples_needed: null,
       interval_withheld: null,
     });
-    const small = judge({ metric: "tps", design: "paired", base: [200], head: [196] });
+    const small = verdictFromComparison("tps", "higher_is_better", comparePaired([200], [196]));
     expect(small.verdict).toBe("unchanged");
     expect(small.confirmed).toBe(false);
     expect(small.exceeds_threshold).toBe(false);
-    const lat = judge({ metric: "latency_p95_ms", design: "unpaired", base: [10], head: [12] });
+    const lat = verdictFromComparison("p95_ms", "lower_is_better", compareUnpaired([10], [12]));
     expect(lat.direction).toBe("lower_is_better");
     expect(lat.verdict).toBe("regression");
   });
 
   it("confirms decided verdicts, reports samples_needed only when inconclusive", () => {
     const base = [200, 210, 190, 205, 198, 202];
-    const clear = judge({
-      metric: "tps",
-      design: "paired",
-      base,
-      head: base.map((b, i) => b * (0.8 + i * 0.002)),
-    });
+    const clear = verdictFromComparison(
+      "tps",
+      "higher_is_better",
+      comparePaired(
+        base,
+        base.map((b, i) => b * (0.8 + i * 0.002)),
+      ),
+    );
     expect(clear.verdict).toBe("regression");
     expect(clear.confirmed).toBe(true);
     expect(clear.samples_needed).toBeNull();
     expect(clear.ci_high_pct!).toBeLessThan(0);
     expect(clear.mde_pct!).toBeGreaterThan(0);
 
-    const noisy = judge({
-      metric: "tps",
-      design: "paired",
-      base,
-      head: [180, 230, 170, 215, 190, 185],
-    });
+    const noisy = verdictFromComparison(
+      "tps",
+      "higher_is_better",
+      comparePaired(base, [180, 230, 170, 215, 190, 185]),
+    );
     expect(noisy.verdict).toBe("inconclusive");
     expect(noisy.confirmed).toBe(false);
     expect(noisy.samples_needed!).toBeGreaterThan(6);
@@ -122,37 +122,26 @@ describe("structured verdict", () => {
 
     const base = [100, 102, 98, 101];
     const head = [96, 98, 94, 97]; // about −4 %, tight
-    expect(judge({ metric: "qps", design: "paired", base, head }).verdict).toBe("unchanged");
-    const strict = judge({
-      metric: "qps",
-      design: "paired",
-      base,
-      head,
-      thresholds: { per_metric: { qps: 2 } },
-    });
+    const c = comparePaired(base, head);
+    expect(verdictFromComparison("qps", "higher_is_better", c, thresholdFor("qps")).verdict).toBe(
+      "unchanged",
+    );
+    const strict = verdictFromComparison(
+      "qps",
+      "higher_is_better",
+      c,
+      thresholdFor("qps", { per_metric: { qps: 2 } }),
+    );
     expect(strict.verdict).toBe("regression");
     expect(strict.threshold_pct).toBe(2);
-    expect(judge({ metric: "qps", design: "paired", base, head, threshold_pct: 3 }).verdict).toBe(
-      "regression",
-    );
+    expect(verdictFromComparison("qps", "higher_is_better", c, 3).verdict).toBe("regression");
   });
 
-  it("knows metric directions and refuses to guess unknown ones", () => {
-    expect(directionOf("tps")).toBe("higher_is_better");
-    expect(directionOf("qps")).toBe("higher_is_better");
-    expect(directionOf("latency_p95_ms")).toBe("lower_is_better");
-    expect(directionOf("p99_ms")).toBe("lower_is_better");
-    expect(() => directionOf("widgets")).toThrow(/direction/);
+  it("judges a change worse in the direction it is given", () => {
     expect(isWorse(-1, "higher_is_better")).toBe(true);
     expect(isWorse(1, "lower_is_better")).toBe(true);
     expect(isWorse(1, "higher_is_better")).toBe(false);
-    const v = judge({
-      metric: "widgets",
-      direction: "lower_is_better",
-      design: "unpaired",
-      base: [1],
-      head: [2],
-    });
+    const v = verdictFromComparison("widgets", "lower_is_better", compareUnpaired([1], [2]));
     expect(v.verdict).toBe("regression");
   });
 
@@ -185,7 +174,7 @@ describe("verdicts on simulated VM measurements (ABBA pairs with level shifts)",
         pairs: 10 + seed,
         sliceS: seed % 2 ? 5 : 2,
       });
-      verdicts.push(judge({ metric: "tps", design: "paired", base, head }).verdict);
+      verdicts.push(verdictFromComparison("tps", "higher_is_better", comparePaired(base, head)).verdict);
     }
     expect(verdicts.filter((v) => v === "regression")).toEqual([]);
     expect(verdicts.filter((v) => v === "improvement")).toEqual([]);
@@ -196,7 +185,10 @@ describe("verdicts on simulated VM measurements (ABBA pairs with level shifts)",
     const runs = 1000;
     for (let seed = 1000; seed < 1000 + runs; seed++) {
       const { base, head } = vmInterleavedPairs(mulberry32(seed), { pairs: 10, sliceS: 5 });
-      if (judge({ metric: "tps", design: "paired", base, head }).verdict === "regression") regressions++;
+      if (
+        verdictFromComparison("tps", "higher_is_better", comparePaired(base, head)).verdict === "regression"
+      )
+        regressions++;
     }
     expect(regressions / runs).toBeLessThan(0.025);
   });
@@ -204,7 +196,7 @@ describe("verdicts on simulated VM measurements (ABBA pairs with level shifts)",
   it("an injected 2x slowdown is a regression with 5 pairs, CI entirely below −5 %", () => {
     for (let seed = 1; seed <= 20; seed++) {
       const { base, head } = vmInterleavedPairs(mulberry32(seed), { pairs: 5, sliceS: 5, headFactor: 0.5 });
-      const v = judge({ metric: "tps", design: "paired", base, head });
+      const v = verdictFromComparison("tps", "higher_is_better", comparePaired(base, head));
       expect(v.verdict).toBe("regression");
       expect(v.confirmed).toBe(true);
       expect(v.ci_high_pct!).toBeLessThan(-5);

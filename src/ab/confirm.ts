@@ -3,7 +3,14 @@
  * inconclusive while its estimate points the worse way gets more interleaved pairs, as many as the
  * statistics say would decide it, within the cell's maximum and the run's time budget.
  */
-import { type MetricName, metricDef, SLICE_METRICS, withMetricDefaults } from "../metrics/table.js";
+import {
+  COUNTED_METRIC,
+  HEADLINE_METRIC,
+  type MetricName,
+  metricDef,
+  SLICE_METRICS,
+  withMetricDefaults,
+} from "../metrics/table.js";
 import type { Pair } from "../results/schema.js";
 import {
   comparePaired,
@@ -114,7 +121,7 @@ export function moreRepetitions(
   alpha: number,
 ): Verdict | null {
   if (Math.min(base.length, head.length) >= max) return null;
-  const v = judgePaired("instructions", base, head, thresholds, alpha);
+  const v = judgePaired(COUNTED_METRIC, base, head, thresholds, alpha);
   if (!v) return null;
   return settled(v) ? null : v;
 }
@@ -143,13 +150,13 @@ export function profileReason(
 ): "requested" | "regression" | "improvement" | null {
   if (mode === "off") return null;
   if (mode === "on") return "requested";
-  const { base, head } = pairValues(pairs, "tps");
+  const { base, head } = pairValues(pairs, HEADLINE_METRIC);
   if (base.length < 2) return null;
   const v = verdictFromComparison(
-    "tps",
-    metricDef("tps").direction,
+    HEADLINE_METRIC,
+    metricDef(HEADLINE_METRIC).direction,
     comparePaired(base, head, { alpha }),
-    thresholdFor("tps", thresholds),
+    thresholdFor(HEADLINE_METRIC, thresholds),
   );
   return v.verdict === "regression" || v.verdict === "improvement" ? v.verdict : null;
 }

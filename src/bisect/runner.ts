@@ -13,7 +13,7 @@ import { PREPARE_SEED } from "../ab/plan.js";
 import { type AbOptions, runAb } from "../ab/runner.js";
 import { runInstructionCounts } from "../instructions/run-mode.js";
 import { findValgrind } from "../instructions/valgrind.js";
-import { isMetricName, metricDef } from "../metrics/table.js";
+import { COUNTED_METRIC, HEADLINE_METRIC, isMetricName, metricDef } from "../metrics/table.js";
 import type { AbCell } from "../results/schema.js";
 import { endOnError } from "../run/lifecycle.js";
 import { formatDuration } from "../run/progress.js";
@@ -196,14 +196,14 @@ export const CPU_BOUND_SCRIPTS: readonly string[] = [
  */
 async function resolveMetric(name: string, script: string, log: Logger): Promise<BisectArgs["metric"]> {
   if (name === "auto") {
-    if (!CPU_BOUND_SCRIPTS.includes(script)) return "tps";
+    if (!CPU_BOUND_SCRIPTS.includes(script)) return HEADLINE_METRIC;
     try {
       await findValgrind();
-      log.info(`metric: instructions per transaction (${script} is CPU-bound and valgrind is here)`);
-      return "instructions";
+      log.info(`metric: ${metricDef(COUNTED_METRIC).label} (${script} is CPU-bound and valgrind is here)`);
+      return COUNTED_METRIC;
     } catch (err) {
-      log.info(`metric: tps (${(err as Error).message})`);
-      return "tps";
+      log.info(`metric: ${HEADLINE_METRIC} (${(err as Error).message})`);
+      return HEADLINE_METRIC;
     }
   }
   if (!isMetricName(name) || !(metricDef(name).fromSlice || metricDef(name).fromAbCell)) {

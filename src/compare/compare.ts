@@ -14,7 +14,7 @@ import { basename } from "node:path";
 import { type CountedSides, type FlameGraphFile, instructionFlameGraph } from "../callgrind/flame.js";
 import { functionChanges, type InstructionRepetition } from "../callgrind/profile.js";
 import { notQuietSummary } from "../host/summary.js";
-import { withMetricDefaults } from "../metrics/table.js";
+import { COUNTED_METRIC, HEADLINE_METRIC, withMetricDefaults } from "../metrics/table.js";
 import {
   DEFAULT_THRESHOLD_PCT,
   type DegradationOptions,
@@ -309,7 +309,7 @@ export function comparisonFlameGraphs(
   const out: FlameGraphFile[] = [];
   const labelled = labelSets(sets);
   for (const v of report.cells) {
-    if (v.metric !== "instructions") continue;
+    if (v.metric !== COUNTED_METRIC) continue;
     const sides = countedSides(labelled, v);
     const f = sides ? instructionFlameGraph(sides, stem) : null;
     if (f && !out.some((x) => x.name === f.name)) out.push(f);
@@ -328,7 +328,7 @@ function functionChangesOf(
 ): Pick<ComparisonReport, "function_changes"> {
   const out: FunctionChangesEntry[] = [];
   for (const v of cells) {
-    if (v.metric !== "instructions" || (v.verdict !== "regression" && v.verdict !== "improvement")) continue;
+    if (v.metric !== COUNTED_METRIC || (v.verdict !== "regression" && v.verdict !== "improvement")) continue;
     const sides = countedSides(sets, v);
     if (!sides) continue;
     const same = (x: ComparisonCell) =>
@@ -347,7 +347,7 @@ function functionChangesOf(
       change_pct: v.change_pct,
       ci_low_pct: v.ci_low_pct ?? null,
       ci_high_pct: v.ci_high_pct ?? null,
-      tps_verdict: cells.find((x) => x.metric === "tps" && same(x))?.verdict ?? null,
+      tps_verdict: cells.find((x) => x.metric === HEADLINE_METRIC && same(x))?.verdict ?? null,
       functions: functionChanges(sides.base, sides.head, 10, "self"),
       inclusive: functionChanges(sides.base, sides.head, 10, "inclusive"),
     });

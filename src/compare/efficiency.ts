@@ -5,68 +5,16 @@
  * Shown as head/base ratios with a 95% interval — paired over an A/B's slices, Welch over a run's
  * repetitions — in the style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base
  * version). They explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric
- * that is 0 in some slice has a ratio of the means and no interval. Pure. docs/why.md.
+ * that is 0 in some slice has a ratio of the means and no interval. The metrics are the host rows of
+ * the metrics table (src/metrics/table.ts `HOST_METRICS`). Pure. docs/why.md.
  */
+import { HOST_METRICS } from "../metrics/table.js";
+import { writeCaveatText } from "../metrics/write-accounting.js";
 import type { AbResults, ProcessCounters, Results } from "../results/schema.js";
 import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
 import { abCellAt, runCellsAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";
-import type { EfficiencyEntry, EfficiencyMetric } from "./schema.js";
-
-/**
- * Each metric: its label in every report (src/report/efficiency.ts) and its per-transaction value
- * from one phase's counters (null: not recorded).
- */
-export const EFFICIENCY_METRICS: readonly {
-  metric: EfficiencyMetric;
-  label: string;
-  of: (p: ProcessCounters) => number | null;
-}[] = [
-  { metric: "cpu_us_per_txn", label: "CPU µs/txn", of: (p) => p.cpu_us / p.transactions },
-  {
-    metric: "cpu_user_us_per_txn",
-    label: "user CPU µs/txn",
-    of: (p) => (p.cpu_user_us === undefined ? null : p.cpu_user_us / p.transactions),
-  },
-  {
-    metric: "cpu_kernel_us_per_txn",
-    label: "kernel CPU µs/txn",
-    of: (p) => (p.cpu_kernel_us === undefined ? null : p.cpu_kernel_us / p.transactions),
-  },
-  { metric: "cs_voluntary_per_txn", label: "vol. cs/txn", of: (p) => p.ctx_voluntary / p.transactions },
-  {
-    metric: "cs_involuntary_per_txn",
-    label: "invol. cs/txn",
-    of: (p) => p.ctx_involuntary / p.transactions,
-  },
-  { metric: "read_kb_per_txn", label: "KB read/txn", of: (p) => p.read_bytes / 1024 / p.transactions },
-  { metric: "write_kb_per_txn", label: "KB written/txn", of: (p) => p.write_bytes / 1024 / p.transactions },
-  {
-    metric: "fsyncs_per_txn",
-    label: "fsyncs/txn",
-    of: (p) => (p.fsyncs === null ? null : p.fsyncs / p.transactions),
-  },
-  {
-    metric: "log_writes_per_txn",
-    label: "log writes/txn",
-    of: (p) => (p.log_writes === null ? null : p.log_writes / p.transactions),
-  },
-  {
-    metric: "hw_instructions_per_txn",
-    label: "instr/txn (PMU)",
-    of: (p) => (p.instructions === undefined ? null : p.instructions / p.transactions),
-  },
-  {
-    metric: "hw_cycles_per_txn",
-    label: "cycles/txn (PMU)",
-    of: (p) => (p.cycles === undefined ? null : p.cycles / p.transactions),
-  },
-  {
-    metric: "ipc",
-    label: "IPC",
-    of: (p) => (p.instructions === undefined || !p.cycles ? null : p.instructions / p.cycles),
-  },
-];
+import type { EfficiencyEntry } from "./schema.js";
 
 interface UnitKey {
   scenario: string;
@@ -110,21 +58,23 @@ function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {
 }
 
 /** One metric of one unit: the sides' means and the ratio with its interval where there is one. */
-function entry(u: UnitKey, phases: Phases, m: (typeof EFFICIENCY_METRICS)[number]): EfficiencyEntry | null {
+function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): EfficiencyEntry | null {
   const vals = (ps: ProcessCounters[]) =>
-    ps.map(m.of).filter((v): v is number => v !== null && Number.isFinite(v));
+    ps.map(m.fromProcess).filter((v): v is number => v !== null && Number.isFinite(v));
   const b = vals(phases.base);
   const h = vals(phases.head);
   if (b.length === 0 || h.length === 0 || (phases.paired && b.length !== h.length)) return null;
   const baseValue = mean(b);
   const headValue = mean(h);
   const key = { scenario: u.scenario, tier: u.tier, threads: u.threads, base: u.base, head: u.head };
+  const caveat = m.caveat ? writeCaveatText(m.caveat(phases.base), m.caveat(phases.head)) : null;
   const common = {
     ...key,
-    metric: m.metric,
+    metric: m.name,
     base_value: baseValue,
     head_value: headValue,
     n: Math.min(b.length, h.length),
+    ...(caveat ? { caveat } : {}),
   };
   if (!(baseValue > 0)) return { ...common, ratio: null, ci_low: null, ci_high: null };
   const positive = b.every((x) => x > 0) && h.every((x) => x > 0);
@@ -161,7 +111,7 @@ export function efficiencyEntries(
   for (const u of units) {
     const phases = phasesOf(sets, u);
     if (!phases) continue;
-    for (const m of EFFICIENCY_METRICS) {
+    for (const m of HOST_METRICS) {
       const e = entry(u, phases, m);
       if (e) out.push(e);
     }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { BaselineProvenanceSchema } from "../import/provenance.js";
-import { METRIC_NAMES, type MetricName } from "../metrics/table.js";
+import { HOST_METRIC_NAMES, type HostMetricName, METRIC_NAMES, type MetricName } from "../metrics/table.js";
 
 export const COMPARISON_SCHEMA = "perfgate/comparison" as const;
 export const COMPARISON_SCHEMA_VERSION = 1 as const;
@@ -93,21 +93,8 @@ export const DegradationEntrySchema = z.object({
 });
 export type DegradationEntry = z.infer<typeof DegradationEntrySchema>;
 
-export const EFFICIENCY_METRICS_NAMES = [
-  "cpu_us_per_txn",
-  "cpu_user_us_per_txn",
-  "cpu_kernel_us_per_txn",
-  "cs_voluntary_per_txn",
-  "cs_involuntary_per_txn",
-  "read_kb_per_txn",
-  "write_kb_per_txn",
-  "fsyncs_per_txn",
-  "log_writes_per_txn",
-  "hw_instructions_per_txn",
-  "hw_cycles_per_txn",
-  "ipc",
-] as const;
-export type EfficiencyMetric = (typeof EFFICIENCY_METRICS_NAMES)[number];
+/** A per-transaction host metric: a row of the metrics table (src/metrics/table.ts `HOST_METRICS`). */
+export type EfficiencyMetric = HostMetricName;
 
 /**
  * One per-transaction host metric of one cell, head against base (src/compare/efficiency.ts):
@@ -119,7 +106,7 @@ export const EfficiencyEntrySchema = z.object({
   threads: z.number().int().positive(),
   base: z.string(),
   head: z.string(),
-  metric: z.enum(EFFICIENCY_METRICS_NAMES),
+  metric: z.enum(HOST_METRIC_NAMES),
   /** mean over the side's slices (A/B) or repetitions (run) */
   base_value: num,
   head_value: num,
@@ -129,6 +116,12 @@ export const EfficiencyEntrySchema = z.object({
   ci_low: num.nullable(),
   ci_high: num.nullable(),
   n: z.number().int().positive(),
+  /**
+   * why the ratio misleads, naming the side and the reason (the "KB written" row when a side's
+   * writes escape /proc/<pid>/io or it counts blocks rather than data: docs/metrics.md); absent:
+   * nothing known against it
+   */
+  caveat: z.string().optional(),
 });
 export type EfficiencyEntry = z.infer<typeof EfficiencyEntrySchema>;
 

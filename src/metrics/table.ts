@@ -16,14 +16,24 @@
  *   perfgate/results file, required), `fromSlice` (one side of an A/B pair; absent: A/B files do
  *   not carry it), `fromInterval` (one per-second line; absent: no per-second values) and
  *   `fromImport` (a perfgate/import row; absent: imports do not carry it).
+ * - `headline`: the metric a view shows first and decides on when it shows one (the TPS-by-threads
+ *   tables, the PR comment's charts, the work-per-transaction section's verdict column, adaptive
+ *   confirmation's profiling trigger, bisect's default): exactly one row has it. `by_threads`: the
+ *   thread-scaling page draws it over the thread counts.
+ *
+ * The same table holds the per-transaction host metrics (`HOST_METRICS`: the server process's CPU
+ * time, context switches, bytes, fsyncs, … per transaction, src/compare/efficiency.ts): rows with a
+ * `fromProcess` extractor instead of `fromCell`. They explain a verdict and are never judged, so
+ * they are not among `METRICS` (the judged rows: `--metric`, the history store, the exports).
  *
  * Pure and browser-safe: type imports only (the trend pages' client bundles this file).
  */
 
 import type { ImportRow } from "../import/schema.js";
-import type { AbCell, Cell, Interval } from "../results/schema.js";
+import type { AbCell, Cell, Interval, ProcessCounters } from "../results/schema.js";
 import { geometricMean } from "../stats/descriptive.js";
 import type { Direction } from "../stats/metrics.js";
+import { type WriteCaveat, writeCaveat } from "./write-accounting.js";
 
 /** One side of an A/B pair, as the A/B file stores it (src/results/schema.ts `Slice`). */
 export interface SliceValues {
@@ -60,6 +70,46 @@ export interface MetricDef<N extends string = string> {
   }) => { base: number[]; head: number[] } | null;
   /** measured only when asked for (`--instructions`): a comparison without its values says nothing about it */
   opt_in?: boolean;
+  /** the metric views show first and decide on (exactly one row) */
+  headline?: true;
+  /** drawn over the thread counts on the thread-scaling page (throughput and latency) */
+  by_threads?: true;
+  /** a relative table of the version-matrix page (src/pages/matrix.ts) */
+  matrix?: true;
+}
+
+/**
+ * A per-transaction host metric: explanatory, never judged (no threshold, no verdict). Its value
+ * comes from one phase's process counters (a run cell's or an A/B slice's `process`).
+ */
+export interface HostMetricDef<N extends string = string> {
+  name: N;
+  label: string;
+  unit: string;
+  direction: Direction;
+  digits: (x: number) => number;
+  /** the per-transaction value of one phase's counters (null: not recorded) */
+  fromProcess: (p: ProcessCounters) => number | null;
+  /**
+   * Why one side's values of this row mislead over its phases (the counter misses or overcounts
+   * what it stands for), or null; the reports then mark the row with the reason instead of a bare
+   * ratio. Absent: the row has no such check.
+   */
+  caveat?: (phases: readonly ProcessCounters[]) => WriteCaveat | null;
+}
+
+/** The mean over phases of a per-transaction value, null when a phase lacks it or there are none. */
+function phaseMean(
+  phases: readonly ProcessCounters[],
+  of: (p: ProcessCounters) => number | null,
+): number | null {
+  let sum = 0;
+  for (const p of phases) {
+    const v = of(p);
+    if (v === null || !Number.isFinite(v)) return null;
+    sum += v;
+  }
+  return phases.length > 0 ? sum / phases.length : null;
 }
 
 /** A value above zero, else null: for values where 0 means "not measured" (latency). */
@@ -85,13 +135,19 @@ function perTransaction(reps: readonly { per_transaction: number }[]): number[] 
   return reps.map((r) => r.per_transaction);
 }
 
+/** Per transaction of one phase, or null when the counter was not recorded. */
+const perTxn = (x: number | null | undefined, p: ProcessCounters) =>
+  x === null || x === undefined ? null : x / p.transactions;
+
 /** The rows, in display order (tables, charts and JSON list metrics in this order). */
-export const METRICS = [
+const ROWS = [
   {
     name: "tps",
     label: "TPS",
     unit: "tps",
     direction: "higher_is_better",
+    headline: true,
+    by_threads: true,
     threshold_pct: null,
     digits: byMagnitude,
     fromCell: (c) => measured(c.summary?.tps),
@@ -104,6 +160,7 @@ export const METRICS = [
     label: "QPS",
     unit: "qps",
     direction: "higher_is_better",
+    matrix: true,
     threshold_pct: null,
     digits: byMagnitude,
     fromCell: (c) => measured(c.summary?.qps),
@@ -116,6 +173,7 @@ export const METRICS = [
     label: "p95 latency",
     unit: "ms",
     direction: "lower_is_better",
+    by_threads: true,
     threshold_pct: null,
     digits: () => 2,
     fromCell: p95OfCell,
@@ -129,6 +187,7 @@ export const METRICS = [
     label: "instructions per transaction",
     unit: "instructions per transaction",
     direction: "lower_is_better",
+    matrix: true,
     threshold_pct: 1,
     opt_in: true,
     digits: () => 0,
@@ -146,9 +205,149 @@ export const METRICS = [
       return { base: perTransaction(i.base.slice(0, n)), head: perTransaction(i.head.slice(0, n)) };
     },
   },
-] as const satisfies readonly MetricDef[];
+  // the per-transaction host metrics (HostMetricDef), in the order the reports show them
+  {
+    name: "cpu_us_per_txn",
+    label: "CPU µs/txn",
+    unit: "µs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_us, p),
+  },
+  {
+    name: "cpu_user_us_per_txn",
+    label: "user CPU µs/txn",
+    unit: "µs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_user_us, p),
+  },
+  {
+    name: "cpu_kernel_us_per_txn",
+    label: "kernel CPU µs/txn",
+    unit: "µs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_kernel_us, p),
+  },
+  {
+    name: "cs_voluntary_per_txn",
+    label: "vol. cs/txn",
+    unit: "cs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.ctx_voluntary, p),
+  },
+  {
+    name: "cs_involuntary_per_txn",
+    label: "invol. cs/txn",
+    unit: "cs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.ctx_involuntary, p),
+  },
+  {
+    name: "read_kb_per_txn",
+    label: "KB read/txn",
+    unit: "KB/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.read_bytes / 1024, p),
+  },
+  {
+    // what escapes this counter, and when the reports mark it: docs/metrics.md
+    name: "write_kb_per_txn",
+    label: "KB written/txn",
+    unit: "KB/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.write_bytes / 1024, p),
+    caveat: (phases) => {
+      const written = phaseMean(phases, (p) => perTxn(p.write_bytes / 1024, p));
+      if (written === null) return null;
+      const innodb = phaseMean(phases, (p) =>
+        perTxn(p.data_written === undefined || p.data_written === null ? null : p.data_written / 1024, p),
+      );
+      return writeCaveat(
+        written,
+        innodb,
+        phaseMean(phases, (p) => perTxn(p.fsyncs, p)),
+      );
+    },
+  },
+  {
+    name: "fsyncs_per_txn",
+    label: "fsyncs/txn",
+    unit: "fsyncs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.fsyncs, p),
+  },
+  {
+    name: "log_writes_per_txn",
+    label: "log writes/txn",
+    unit: "writes/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.log_writes, p),
+  },
+  {
+    name: "hw_instructions_per_txn",
+    label: "instr/txn (PMU)",
+    unit: "instructions/txn",
+    direction: "lower_is_better",
+    digits: () => 0,
+    fromProcess: (p) => perTxn(p.instructions, p),
+  },
+  {
+    name: "hw_cycles_per_txn",
+    label: "cycles/txn (PMU)",
+    unit: "cycles/txn",
+    direction: "lower_is_better",
+    digits: () => 0,
+    fromProcess: (p) => perTxn(p.cycles, p),
+  },
+  {
+    name: "ipc",
+    label: "IPC",
+    unit: "instructions/cycle",
+    direction: "higher_is_better",
+    digits: () => 2,
+    fromProcess: (p) => (p.instructions === undefined || !p.cycles ? null : p.instructions / p.cycles),
+  },
+] as const satisfies readonly (MetricDef | HostMetricDef)[];
 
-export type MetricName = (typeof METRICS)[number]["name"];
+type Row = (typeof ROWS)[number];
+type JudgedRow = Exclude<Row, { fromProcess: unknown }>;
+type HostRow = Extract<Row, { fromProcess: unknown }>;
+
+/** The judged metrics, in display order: compare, A/B, the history store, the exports. */
+export const METRICS = ROWS.filter((m): m is JudgedRow => !("fromProcess" in m)) as [
+  JudgedRow,
+  ...JudgedRow[],
+];
+
+/** The per-transaction host metrics, in display order: explanatory, never judged. */
+export const HOST_METRICS = ROWS.filter((m): m is HostRow => "fromProcess" in m) as readonly (HostRow &
+  HostMetricDef<HostRow["name"]>)[];
+
+export type MetricName = JudgedRow["name"];
+export type HostMetricName = HostRow["name"];
+
+/** Every name of the table, judged and host metrics (e.g. for checks that nothing else lists them). */
+export const ALL_METRIC_NAMES: readonly string[] = ROWS.map((m) => m.name);
+
+/** The host metric names in table order, e.g. for z.enum. */
+export const HOST_METRIC_NAMES = HOST_METRICS.map((m) => m.name) as [HostMetricName, ...HostMetricName[]];
+
+/** The metric views show first and decide on: the row marked `headline`. */
+export const HEADLINE_METRIC: MetricName = METRICS.find((m) => "headline" in m)!.name;
+
+/**
+ * The metric counted apart from the measured slices (the row with its own A/B repetitions:
+ * instructions per transaction under callgrind), which bisect decides on for a CPU-bound script.
+ */
+export const COUNTED_METRIC: MetricName = METRICS.find((m) => "fromAbCell" in m)!.name;
 
 /** The metric names in table order, e.g. for z.enum and option help. */
 export const METRIC_NAMES = METRICS.map((m) => m.name) as [MetricName, ...MetricName[]];
@@ -214,6 +413,16 @@ export function cellValues(m: MetricDef, c: Pick<Cell, "summary" | "instructions
 
 /** The metrics an A/B cell carries as its own repetitions (those with a cell extractor). */
 export const AB_CELL_METRICS: readonly MetricName[] = METRICS.filter((m) => "fromAbCell" in m).map(
+  (m) => m.name,
+);
+
+/** The metrics with per-second values (an interval extractor): the run page's timelines. */
+export const INTERVAL_METRICS: readonly MetricName[] = METRICS.filter((m) => "fromInterval" in m).map(
+  (m) => m.name,
+);
+
+/** The metrics the thread-scaling page draws over the thread counts (`by_threads`). */
+export const SCALING_METRICS: readonly MetricName[] = METRICS.filter((m) => "by_threads" in m).map(
   (m) => m.name,
 );
 

@@ -13,6 +13,8 @@
  */
 import { naturalCompare } from "../compare/compare.js";
 import type { HistoryRun, MetricValue } from "../history/schema.js";
+import { METRICS } from "../metrics/table.js";
+import { type WriteCaveat, writeCaveat } from "../metrics/write-accounting.js";
 import { normalQuantile } from "../stats/distributions.js";
 import { dict, own } from "../util/own.js";
 import { isMatrixRun } from "./model.js";
@@ -78,16 +80,50 @@ export interface RelativeTable {
   engines: string[];
   /** each engine's baseline, in the same order */
   baselines: string[];
-  rows: { script: string; tier: string; threads: number; values: (MatrixDiff | null)[] }[];
+  rows: {
+    script: string;
+    tier: string;
+    threads: number;
+    values: (MatrixDiff | null)[];
+    /** per engine, the number of the note (1-based, in `notes`) shown instead of the ratio; absent: none */
+    notes?: (number | null)[];
+  }[];
+  /** why a ratio is not shown (the "KB written" table when a side's count misleads: docs/metrics.md) */
+  notes?: string[];
 }
 
+/** A cell's history counters per transaction: the caveat of its KB written (src/metrics/write-accounting.ts). */
+function writtenCaveat(c: Readonly<Record<string, number>>): WriteCaveat | null {
+  // the process's counters or InnoDB's byte count were not recorded: nothing to say (the store
+  // keeps non-zero counters only, so a missing process_write_bytes beside them is 0)
+  const innodb = own(c, "innodb_data_written");
+  if (own(c, "process_cpu_us") === undefined || innodb === undefined) return null;
+  return writeCaveat((own(c, "process_write_bytes") ?? 0) / 1024, innodb / 1024);
+}
+
+/** The metrics table's rows with `matrix` (src/metrics/table.ts): measured always, or opt-in (counted). */
+const MATRIX_ROWS = METRICS.filter((m) => "matrix" in m);
+const judgedRow = (m: (typeof MATRIX_ROWS)[number]) => ({
+  metric: m.name,
+  label:
+    m.direction === "higher_is_better" ? `Relative ${m.label}` : m.label[0]!.toUpperCase() + m.label.slice(1),
+  lower: m.direction === "lower_is_better",
+});
+
 /**
- * The metrics of the relative tables, in Mark Callaghan's order: throughput, then CPU, context
- * switches, storage reads and writes and fsyncs per transaction (the history's counters, one value
- * per run: no interval, never decided), then instructions per transaction (with an interval).
+ * The metrics of the relative tables, in Mark Callaghan's order: throughput (the table's `matrix`
+ * rows measured always), then CPU, context switches, storage reads and writes and fsyncs per
+ * transaction (the history's counters, one value per run: no interval, never decided), then the
+ * counted ones (instructions per transaction, with an interval).
  */
-const RELATIVE: { metric: string; label: string; lower: boolean; counter?: string }[] = [
-  { metric: "qps", label: "Relative QPS", lower: false },
+const RELATIVE: {
+  metric: string;
+  label: string;
+  lower: boolean;
+  counter?: string;
+  caveat?: (counters: Readonly<Record<string, number>>) => WriteCaveat | null;
+}[] = [
+  ...MATRIX_ROWS.filter((m) => !("opt_in" in m)).map(judgedRow),
   { metric: "cpu", label: "CPU per transaction", lower: true, counter: "process_cpu_us" },
   {
     metric: "cs",
@@ -96,9 +132,15 @@ const RELATIVE: { metric: string; label: string; lower: boolean; counter?: strin
     counter: "process_context_switches",
   },
   { metric: "read_kb", label: "KB read per transaction", lower: true, counter: "process_read_bytes" },
-  { metric: "write_kb", label: "KB written per transaction", lower: true, counter: "process_write_bytes" },
+  {
+    metric: "write_kb",
+    label: "KB written per transaction",
+    lower: true,
+    counter: "process_write_bytes",
+    caveat: writtenCaveat,
+  },
   { metric: "fsyncs", label: "fsyncs per transaction", lower: true, counter: "innodb_data_fsyncs" },
-  { metric: "instructions", label: "Instructions per transaction", lower: true },
+  ...MATRIX_ROWS.filter((m) => "opt_in" in m).map(judgedRow),
 ];
 
 const FLAVOR_NAME: Record<string, string> = { mariadb: "MariaDB", mysql: "MySQL", percona: "Percona" };
@@ -257,6 +299,26 @@ function metricValues(runs: readonly HistoryRun[], metric: string, counter?: str
   return out;
 }
 
+/** Each engine's cells whose counters have a caveat for the table (none without a check). */
+function caveatsOf(
+  runs: readonly HistoryRun[],
+  check: ((counters: Readonly<Record<string, number>>) => WriteCaveat | null) | undefined,
+): Map<string, Map<string, WriteCaveat>> {
+  const out = new Map<string, Map<string, WriteCaveat>>();
+  if (!check) return out;
+  for (const r of runs) {
+    for (const c of r.cells) {
+      const s = r.servers.find((x) => x.label === c.server);
+      const caveat = s && c.counters ? check(c.counters) : null;
+      if (!s || !caveat) continue;
+      const engine = engineName(s.flavor, s.version);
+      if (!out.has(engine)) out.set(engine, new Map());
+      out.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, caveat);
+    }
+  }
+  return out;
+}
+
 /** The relative tables of a matrix: every engine with a baseline against it, per cell and metric. */
 export function relativeTables(
   runs: readonly HistoryRun[],
@@ -267,21 +329,44 @@ export function relativeTables(
   const out: RelativeTable[] = [];
   for (const d of RELATIVE) {
     const values = metricValues(runs, d.metric, d.counter);
-    const engines = [...values.keys()]
+    const caveats = caveatsOf(runs, d.caveat);
+    const engines = [...new Set([...values.keys(), ...caveats.keys()])]
       .filter((e) => baseOf(e) !== null && baseOf(e) !== e)
       .sort(naturalCompare);
     const keys = new Set<string>();
-    for (const e of engines) for (const k of values.get(e)!.keys()) keys.add(k);
+    for (const e of engines) {
+      for (const k of values.get(e)?.keys() ?? []) keys.add(k);
+      for (const k of caveats.get(e)?.keys() ?? []) keys.add(k);
+    }
+    const notes: string[] = [];
+    const noteOf = (e: string, k: string): number | null => {
+      const parts: string[] = [];
+      for (const side of [baseOf(e)!, e]) {
+        const c = caveats.get(side)?.get(k);
+        if (c) parts.push(`${side}: ${c.reason}`);
+      }
+      if (parts.length === 0) return null;
+      const text = `${parts.join("; ")}. The ratio does not measure the change in data written.`;
+      const i = notes.indexOf(text);
+      return i >= 0 ? i + 1 : notes.push(text);
+    };
     const rows = [...keys].sort(naturalCompare).map((k) => {
       const [script, tier, threads] = k.split("\0") as [string, string, string];
       const vals = engines.map((e) => {
-        const v = values.get(e)!.get(k);
+        const v = values.get(e)?.get(k);
         const b = values.get(baseOf(e)!)?.get(k);
         return v && b && b.value > 0 ? matrixDiff(v, b, z, thresholdPct) : null;
       });
-      return { script, tier, threads: Number(threads), values: vals };
+      const marks = engines.map((e) => noteOf(e, k));
+      return {
+        script,
+        tier,
+        threads: Number(threads),
+        values: vals,
+        ...(marks.some((n) => n !== null) ? { notes: marks } : {}),
+      };
     });
-    if (rows.some((r) => r.values.some((v) => v !== null)))
+    if (rows.some((r) => r.values.some((v) => v !== null) || r.notes))
       out.push({
         metric: d.metric,
         label: d.label,
@@ -289,6 +374,7 @@ export function relativeTables(
         engines,
         baselines: engines.map((e) => baseOf(e)!),
         rows,
+        ...(notes.length > 0 ? { notes } : {}),
       });
   }
   return out;

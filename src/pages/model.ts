@@ -29,6 +29,7 @@ import {
   type HistoryMetric,
   type HistoryRun,
 } from "../history/schema.js";
+import { HEADLINE_METRIC } from "../metrics/table.js";
 import { dict, own } from "../util/own.js";
 import { safeUrl } from "../util/safe-url.js";
 import { metricInfo, metricKeys } from "./metrics.js";
@@ -126,9 +127,9 @@ export interface CellSeries {
 export interface OverviewRow extends CellKey {
   id: string;
   points: number;
-  /** `value`: the last value of `metric`, given when that is not tps */
+  /** `tps`: the last value of the headline metric (src/metrics/table.ts); `value`: of `metric`, given when that is another */
   last: { date: string; commit: string; version: string; tps: number | null; value?: number | null };
-  /** the metric of `spark` when it is not tps (a cell without tps: its first metric), with its unit */
+  /** the metric of `spark` when it is not the headline one (a cell without it: its first metric), with its unit */
   metric?: string;
   unit?: string;
   /** tps (or `metric`) of the last SPARK_POINTS points as a shape (spark.ts), not values */
@@ -450,8 +451,9 @@ function sparkScale(values: readonly (number | null)[]): {
 
 export function overviewRow(s: CellSeries): OverviewRow {
   const last = s.run.length - 1;
-  const tps = s.metrics.tps?.v ?? [];
-  const metric = s.metrics.tps ? "tps" : (metricKeys(s)[0] ?? "tps");
+  const headline = own(s.metrics, HEADLINE_METRIC);
+  const tps = headline?.v ?? [];
+  const metric = headline ? HEADLINE_METRIC : (metricKeys(s)[0] ?? HEADLINE_METRIC);
   const values = own(s.metrics, metric)?.v ?? [];
   const recent = values.slice(-SPARK_POINTS);
   const change = latestChange(s, s.changes);
@@ -464,9 +466,9 @@ export function overviewRow(s: CellSeries): OverviewRow {
       commit: s.commit[last]!,
       version: s.version[last]!,
       tps: tps[last] ?? null,
-      ...(metric !== "tps" ? { value: values[last] ?? null } : {}),
+      ...(metric !== HEADLINE_METRIC ? { value: values[last] ?? null } : {}),
     },
-    ...(metric !== "tps" ? { metric, unit: metricInfo(s, metric).unit } : {}),
+    ...(metric !== HEADLINE_METRIC ? { metric, unit: metricInfo(s, metric).unit } : {}),
     spark: sparkShape(recent),
     ...sparkScale(recent),
     change,

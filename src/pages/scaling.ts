@@ -1,11 +1,13 @@
 /**
  * Thread scaling (pure; shared by the site writer and the browser client, no Node imports): per
- * runner class × flavor × workload × script × tier, throughput and p95 latency over the thread
- * counts, one line per server version — each version's most recent measurement at each thread
+ * runner class × flavor × workload × script × tier, the metrics table's `by_threads` rows
+ * (throughput and p95 latency) over the thread counts, one line per server version — each version's most recent measurement at each thread
  * count, from trend runs, version-matrix runs and both sides of A/B runs.
  */
-import type { HistoryCell, HistoryRun, HistoryServer } from "../history/schema.js";
+import type { HistoryCell, HistoryRun, HistoryServer, MetricValue } from "../history/schema.js";
+import { HEADLINE_METRIC, SCALING_METRICS } from "../metrics/table.js";
 import { isImportedBench } from "../metrics/tier.js";
+import { own } from "../util/own.js";
 
 export interface ScalingKey {
   runner_class: string;
@@ -23,8 +25,8 @@ export interface ScalingColumns {
 
 export interface ScalingLine {
   version: string;
-  tps: ScalingColumns;
-  p95_ms: ScalingColumns;
+  /** each of SCALING_METRICS (src/metrics/table.ts), by name */
+  metrics: Record<string, ScalingColumns>;
   /** the run and date each point comes from (null: the version was not measured at that count) */
   run: (string | null)[];
   date: (string | null)[];
@@ -55,8 +57,7 @@ export function scalingGroupId(k: ScalingKey): string {
 }
 
 interface Point {
-  tps: HistoryCell["metrics"]["tps"];
-  p95: HistoryCell["metrics"]["p95_ms"];
+  values: Record<string, MetricValue | undefined>;
   run: string;
   date: string;
 }
@@ -71,7 +72,7 @@ function addCells(
 ) {
   for (const c of cells) {
     const server = servers.find((s) => s.label === c.server);
-    if (!server || !c.metrics.tps || isImportedBench(c) || server.version === "") continue;
+    if (!server || !own(c.metrics, HEADLINE_METRIC) || isImportedBench(c) || server.version === "") continue;
     const key: ScalingKey = {
       runner_class: run.runner_class,
       flavor: server.flavor,
@@ -92,12 +93,13 @@ function addCells(
     }
     const old = points.get(c.threads);
     if (old && old.date > run.date) continue;
-    points.set(c.threads, { tps: c.metrics.tps, p95: c.metrics.p95_ms, run: run.id, date: run.date });
+    const values = Object.fromEntries(SCALING_METRICS.map((m) => [m, own(c.metrics, m)]));
+    points.set(c.threads, { values, run: run.id, date: run.date });
   }
 }
 
-function column(points: readonly (Point | undefined)[], pick: (p: Point) => Point["tps"]): ScalingColumns {
-  const m = points.map((p) => (p ? pick(p) : undefined));
+function column(points: readonly (Point | undefined)[], metric: string): ScalingColumns {
+  const m = points.map((p) => p?.values[metric]);
   return {
     v: m.map((x) => x?.value ?? null),
     lo: m.map((x) => x?.lo ?? null),
@@ -126,8 +128,7 @@ export function buildScaling(
       const points = ts.map((t) => g.byVersion.get(version)!.get(t));
       return {
         version,
-        tps: column(points, (p) => p.tps),
-        p95_ms: column(points, (p) => p.p95),
+        metrics: Object.fromEntries(SCALING_METRICS.map((m) => [m, column(points, m)])),
         run: points.map((p) => p?.run ?? null),
         date: points.map((p) => p?.date ?? null),
       };

@@ -7,7 +7,7 @@
  */
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell } from "../compare/schema.js";
-import { isMetricName, metricDef } from "../metrics/table.js";
+import { HEADLINE_METRIC, isMetricName, metricDef } from "../metrics/table.js";
 
 const SHA = /^[0-9a-f]{7,64}$/;
 const FILE = /^[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}$/;
@@ -23,11 +23,11 @@ export function recordedWorkloadFile(sets: readonly MeasurementSet[]): string | 
   return null;
 }
 
-/** The metric bisect would decide the cell on: the cell's own when bisect can, else tps. */
+/** The metric bisect would decide the cell on: the cell's own when bisect can, else the headline metric. */
 function bisectMetric(metric: string): string {
-  if (!isMetricName(metric)) return "tps";
+  if (!isMetricName(metric)) return HEADLINE_METRIC;
   const m = metricDef(metric);
-  return m.fromSlice || m.fromAbCell ? metric : "tps";
+  return m.fromSlice || m.fromAbCell ? metric : HEADLINE_METRIC;
 }
 
 /**

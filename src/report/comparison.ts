@@ -12,7 +12,7 @@
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparisonCell, ComparisonReport, DegradationEntry, Trend } from "../compare/schema.js";
 import { needsWords } from "../compare/undecided.js";
-import { metricDef, metricDigits } from "../metrics/table.js";
+import { HEADLINE_METRIC, metricDef, metricDigits } from "../metrics/table.js";
 import { pushAll } from "../util/arrays.js";
 import { plural } from "../util/plural.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
@@ -54,7 +54,7 @@ export function fmtPct(x: number): string {
 }
 
 /** A measured value: thousands separators, the metric's decimals (src/metrics/table.ts `digits`). */
-export function fmtValue(x: number, metric = "tps"): string {
+export function fmtValue(x: number, metric: string = HEADLINE_METRIC): string {
   return fmtNumber(x, metricDigits(metric, x));
 }
 
@@ -249,7 +249,7 @@ export function renderSection(s: Section, m: ReportModel, f: Format): string[] {
       return why.functions(m.report);
     case "profiles":
       return why.profiles(m.report);
-    case "tps":
+    case "by_threads":
       return tpsSection(s.table, f);
     case "progression":
       return progressionSection(s.progression, f);

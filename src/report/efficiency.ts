@@ -1,20 +1,25 @@
 /**
  * The "work per transaction" section of comparison reports (src/compare/efficiency.ts): per cell,
  * the TPS verdict beside the head/base ratios of the server's CPU time (all, user, kernel), context switches, bytes
- * read and written, fsyncs and log writes per transaction, each with its 95% interval. Pure.
+ * read and written, fsyncs and log writes per transaction, each with its 95% interval. A ratio the
+ * comparison marked with a caveat (`caveat`: the "KB written" row when a side's writes escape
+ * /proc/<pid>/io, docs/metrics.md) is printed as a numbered note, not as a ratio. Pure.
  */
-import { EFFICIENCY_METRICS } from "../compare/efficiency.js";
 import type { ComparisonReport, EfficiencyEntry, EfficiencyMetric } from "../compare/schema.js";
+import { HEADLINE_METRIC, HOST_METRICS, metricHeading } from "../metrics/table.js";
 import { mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 
-/** Each host metric's label, from its row in src/compare/efficiency.ts. */
-export const EFFICIENCY_LABELS = Object.fromEntries(
-  EFFICIENCY_METRICS.map((m) => [m.metric, m.label]),
-) as Record<EfficiencyMetric, string>;
-const ORDER = Object.keys(EFFICIENCY_LABELS) as EfficiencyMetric[];
+/** Each host metric's label, from its row in the metrics table (src/metrics/table.ts). */
+export const EFFICIENCY_LABELS = Object.fromEntries(HOST_METRICS.map((m) => [m.name, m.label])) as Record<
+  EfficiencyMetric,
+  string
+>;
+const ORDER = HOST_METRICS.map((m) => m.name);
 /** The plain-text label column: as wide as the longest label. */
-const LABEL_WIDTH = Math.max(...EFFICIENCY_METRICS.map((m) => m.label.length));
+const LABEL_WIDTH = Math.max(...HOST_METRICS.map((m) => m.label.length));
+/** The headline metric's column (its verdict beside the ratios), e.g. "TPS". */
+const HEADLINE = metricHeading(HEADLINE_METRIC);
 
 const r2 = (x: number) =>
   x === 0 ? "0" : x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
@@ -36,10 +41,50 @@ function valueText(x: number): string {
   return x >= 1 ? x.toFixed(2) : x.toPrecision(2);
 }
 
+/** The numbers of the distinct caveats of the shown entries, in order of appearance. */
+function caveatNotes(rows: readonly Row[], metrics: readonly EfficiencyMetric[]): Map<string, number> {
+  const notes = new Map<string, number>();
+  for (const row of rows)
+    for (const m of metrics) {
+      const c = row.byMetric.get(m)?.caveat;
+      if (c && !notes.has(c)) notes.set(c, notes.size + 1);
+    }
+  return notes;
+}
+
+/** A ratio, or "⚠ note N" where the entry has a caveat (the note says why there is no ratio). */
+function markedRatio(e: EfficiencyEntry | undefined, notes: ReadonlyMap<string, number>): string {
+  const n = e?.caveat ? notes.get(e.caveat) : undefined;
+  return n === undefined ? ratioText(e) : `⚠ note ${n}`;
+}
+
+/** The notes under a table: "⚠ 1. KB written/txn, oltp_read_write 4t: base: …". */
+function noteLines(
+  rows: readonly Row[],
+  metrics: readonly EfficiencyMetric[],
+  notes: ReadonlyMap<string, number>,
+): {
+  n: number;
+  where: string;
+  text: string;
+}[] {
+  const out: { n: number; where: string; text: string }[] = [];
+  for (const [text, n] of notes) {
+    const where: string[] = [];
+    for (const row of rows)
+      for (const m of metrics)
+        if (row.byMetric.get(m)?.caveat === text)
+          where.push(`${EFFICIENCY_LABELS[m]}, ${clipName(row.name, 80)}`);
+    out.push({ n, where: where.join("; "), text });
+  }
+  return out;
+}
+
 interface Row {
   key: string;
   name: string;
-  tps: string;
+  /** the headline metric's change and verdict */
+  headline: string;
   byMetric: Map<EfficiencyMetric, EfficiencyEntry>;
 }
 
@@ -48,19 +93,20 @@ function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[]
   const seen = new Set<EfficiencyMetric>();
   const keyOf = (c: Pick<EfficiencyEntry, "scenario" | "tier" | "threads" | "base" | "head">) =>
     JSON.stringify([c.scenario, c.tier, c.threads, c.base, c.head]);
-  const tpsCells = new Map<string, ComparisonReport["cells"][number]>();
-  for (const c of r.cells) if (c.metric === "tps" && !tpsCells.has(keyOf(c))) tpsCells.set(keyOf(c), c);
+  const headlineCells = new Map<string, ComparisonReport["cells"][number]>();
+  for (const c of r.cells)
+    if (c.metric === HEADLINE_METRIC && !headlineCells.has(keyOf(c))) headlineCells.set(keyOf(c), c);
   for (const e of r.efficiency ?? []) {
     const key = keyOf(e);
     let row = rows.get(key);
     if (!row) {
-      const tps = tpsCells.get(key);
-      const sign = tps && tps.change_pct >= 0 ? "+" : "";
+      const headline = headlineCells.get(key);
+      const sign = headline && headline.change_pct >= 0 ? "+" : "";
       const name = cellLabel(e);
       row = {
         key,
         name: r.settings && r.settings.length > 1 ? `${e.head} vs ${e.base}: ${name}` : name,
-        tps: tps ? `${sign}${tps.change_pct.toFixed(1)}% ${tps.verdict}` : "–",
+        headline: headline ? `${sign}${headline.change_pct.toFixed(1)}% ${headline.verdict}` : "–",
         byMetric: new Map(),
       };
       rows.set(key, row);
@@ -99,16 +145,20 @@ export function efficiencyMarkdown(
   if (rows.length === 0) return [...L, mdEscape(note!), ""];
   L.push(INTRO, "");
   if (note !== null) L.push(mdEscape(note), "");
-  L.push(`| Cell | TPS | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
+  L.push(`| Cell | ${HEADLINE} | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
   L.push(`|---|---|${metrics.map(() => "---:").join("|")}|`);
-  for (const row of rows.slice(0, maxRows)) {
+  const shown = rows.slice(0, maxRows);
+  const notes = caveatNotes(shown, metrics);
+  for (const row of shown) {
     L.push(
-      `| ${mdEscape(clipName(row.name))} | ${row.tps} | ${metrics.map((m) => ratioText(row.byMetric.get(m))).join(" | ")} |`,
+      `| ${mdEscape(clipName(row.name))} | ${row.headline} | ${metrics.map((m) => markedRatio(row.byMetric.get(m), notes)).join(" | ")} |`,
     );
   }
   if (rows.length > maxRows)
     L.push(`| … and ${rows.length - maxRows} more cells | |${metrics.map(() => " |").join("")}`);
   L.push("");
+  for (const note of noteLines(shown, metrics, notes))
+    L.push(`⚠ ${note.n}. ${mdEscape(note.where)}: ${mdEscape(note.text)} (docs/metrics.md)`, "");
   if (values) {
     L.push("<details><summary>Per-transaction values (base → head)</summary>", "");
     L.push(`| Cell | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
@@ -137,16 +187,19 @@ export function efficiencyText(r: ComparisonReport): string[] {
   if (rows.length === 0 && note === null) return [];
   const L = ["Work per transaction (head / base, 95% intervals; explanatory, not gating)"];
   if (note !== null) L.push(`  ${plainText(note)}`);
+  const notes = caveatNotes(rows, metrics);
   for (const row of rows) {
-    L.push(`  ${plainText(row.name)}: TPS ${row.tps}`);
+    L.push(`  ${plainText(row.name)}: ${HEADLINE} ${row.headline}`);
     for (const m of metrics) {
       const e = row.byMetric.get(m);
       if (!e) continue;
       L.push(
-        `    ${EFFICIENCY_LABELS[m].padEnd(LABEL_WIDTH)} ${valueText(e.base_value)} -> ${valueText(e.head_value)}  ${ratioText(e)}`,
+        `    ${EFFICIENCY_LABELS[m].padEnd(LABEL_WIDTH)} ${valueText(e.base_value)} -> ${valueText(e.head_value)}  ${markedRatio(e, notes)}`,
       );
     }
   }
+  for (const n of noteLines(rows, metrics, notes))
+    L.push(`  ⚠ ${n.n}. ${plainText(n.where)}: ${plainText(n.text)}`);
   L.push("");
   return L;
 }

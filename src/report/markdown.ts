@@ -4,7 +4,7 @@
  */
 
 import { notQuietSummary } from "../host/summary.js";
-import { aggregate } from "../metrics/table.js";
+import { aggregate, METRICS } from "../metrics/table.js";
 import type { Cell, OutputAnomalies, Results } from "../results/schema.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import {
@@ -372,16 +372,30 @@ function alignRows(rows: string[][]): string[] {
   );
 }
 
+/** The throughput metrics of the metrics table (rates measured in every slice): the text table's rate columns. */
+const RATES = METRICS.filter((m) => m.direction === "higher_is_better" && "fromSlice" in m);
+
 /** The Markdown report's cell table as text. */
 function terminalCells(results: Results): string[] {
-  const rows = [["cell", "tps", "qps", `${percentileHeader(results)} ms`, "CoV", "min-max tps/s", "status"]];
+  const rows = [
+    [
+      "cell",
+      ...RATES.map((m) => m.unit),
+      `${percentileHeader(results)} ms`,
+      "CoV",
+      "min-max tps/s",
+      "status",
+    ],
+  ];
   for (const c of results.cells) {
     const s = c.summary;
     const v = cellVariability(c);
     rows.push([
       plainText(cellLabel(c)),
-      s ? fmtNumber(s.tps, 1) : "-",
-      s ? fmtNumber(s.qps, 1) : "-",
+      ...RATES.map((m) => {
+        const x = s ? m.fromCell(c) : null;
+        return x === null ? "-" : fmtNumber(x, 1);
+      }),
       s ? latencyPct(s) : "-",
       v ? `${fmtNumber(v.cov_pct, 1)}%` : "-",
       v ? `${fmtNumber(v.min)}-${fmtNumber(v.max)}` : "-",

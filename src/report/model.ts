@@ -19,7 +19,7 @@ import type {
   SettingsDiff,
 } from "../compare/schema.js";
 import type { BaselineProvenance } from "../import/provenance.js";
-import { aggregate, metricHeading, SLICE_METRICS } from "../metrics/table.js";
+import { aggregate, HEADLINE_METRIC, metricHeading, SLICE_METRICS } from "../metrics/table.js";
 import { plural } from "../util/plural.js";
 
 export type { Verdict };
@@ -121,7 +121,7 @@ export type Section =
   | { kind: "efficiency"; label: string }
   | { kind: "function_changes"; label: string; entries: FunctionChangesEntry[] }
   | { kind: "profiles"; label: string; entries: ProfileEntry[] }
-  | { kind: "tps"; label: string; table: TpsTable }
+  | { kind: "by_threads"; label: string; table: TpsTable }
   | { kind: "progression"; label: string; progression: Progression }
   | { kind: "big_differences"; label: string; thresholdPct: number; groups: BigDifferences[] }
   | { kind: "verdicts"; label: string; cells: CellRow[] }
@@ -168,7 +168,7 @@ function sections(r: ComparisonReport, sets: readonly MeasurementSet[], cells: C
   if ((r.profiles ?? []).length > 0)
     S.push({ kind: "profiles", label: "sampled profiles", entries: r.profiles! });
   for (const table of tpsTables(sets)) {
-    S.push({ kind: "tps", label: `TPS by thread count, ${groupTitle(table)}`, table });
+    S.push({ kind: "by_threads", label: `TPS by thread count, ${groupTitle(table)}`, table });
   }
   // An A/B compares one build with another, not versions: no version progression.
   for (const p of r.kind === "ab" ? [] : progressions(r)) {
@@ -178,8 +178,8 @@ function sections(r: ComparisonReport, sets: readonly MeasurementSet[], cells: C
       progression: p,
     });
   }
-  if (r.metrics.includes("tps") && r.cells.some((c) => c.metric === "tps")) {
-    const thresholdPct = r.threshold.per_metric.tps ?? r.threshold.default_pct;
+  if (r.metrics.includes(HEADLINE_METRIC) && r.cells.some((c) => c.metric === HEADLINE_METRIC)) {
+    const thresholdPct = r.threshold.per_metric[HEADLINE_METRIC] ?? r.threshold.default_pct;
     const label = `all differences greater than ${thresholdPct}%`;
     S.push({ kind: "big_differences", label, thresholdPct, groups: bigDifferences(r) });
   }
@@ -213,7 +213,7 @@ export function cellRows(r: ComparisonReport): CellRow[] {
     const verdict = worstVerdict(cells.map((c) => c.verdict));
     const all = cells.map((cell) => ({ cell, metric: metricHeading(cell.metric) }));
     const decided = all.filter((x) => x.cell.verdict === verdict);
-    const primary = decided.find((x) => x.cell.metric === "tps") ?? decided[0]!;
+    const primary = decided.find((x) => x.cell.metric === HEADLINE_METRIC) ?? decided[0]!;
     const first = cells[0]!;
     return {
       comparison: comparisonLabel(first),
@@ -400,7 +400,7 @@ export function tpsTables(sets: readonly MeasurementSet[]): TpsTable[] {
 
 /** Per baseline and scenario × tier: the baseline's TPS and each compared engine's TPS and change. */
 function progressions(r: ComparisonReport): Progression[] {
-  const tps = r.cells.filter((c) => c.metric === "tps");
+  const tps = r.cells.filter((c) => c.metric === HEADLINE_METRIC);
   const out: Progression[] = [];
   for (const baseline of r.baselines) {
     const groups = new Map<string, Group & { cells: ComparisonCell[] }>();
@@ -439,7 +439,7 @@ function progressions(r: ComparisonReport): Progression[] {
 function bigDifferences(r: ComparisonReport): BigDifferences[] {
   const groups = new Map<string, BigDifferences>();
   for (const c of r.cells) {
-    if (c.metric !== "tps" || !c.exceeds_threshold) continue;
+    if (c.metric !== HEADLINE_METRIC || !c.exceeds_threshold) continue;
     const k = groupKey(c);
     let g = groups.get(k);
     if (!g) {

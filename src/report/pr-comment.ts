@@ -13,6 +13,7 @@ import type { MeasurementSet } from "../compare/model.js";
 import type { Verdict } from "../compare/overall.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../import/provenance.js";
+import { HEADLINE_METRIC, metricHeading } from "../metrics/table.js";
 import { pluralWord } from "../util/plural.js";
 import { safeUrl } from "../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
@@ -364,7 +365,7 @@ export function throughputChart(
   const top = Math.max(...base, ...head, 1);
   const yMax = Number((top * 1.1).toPrecision(2));
   const title = mermaidText(
-    `${c.scenario} ${c.threads}t${c.tier === null ? "" : ` ${c.tier}`}: TPS per second`,
+    `${c.scenario} ${c.threads}t${c.tier === null ? "" : ` ${c.tier}`}: ${metricHeading(HEADLINE_METRIC)} per second`,
   );
   return [
     "```mermaid",
@@ -377,7 +378,7 @@ export function throughputChart(
     "xychart-beta",
     `  title "${title}"`,
     `  x-axis "seconds" 0 --> ${seconds}`,
-    `  y-axis "TPS" 0 --> ${yMax}`,
+    `  y-axis "${mermaidText(metricHeading(HEADLINE_METRIC))}" 0 --> ${yMax}`,
     `  line [${base.map(chartNumber).join(", ")}]`,
     `  line [${head.map(chartNumber).join(", ")}]`,
     "```",
@@ -389,7 +390,7 @@ export function throughputChart(
 
 function charts(i: PrReportInput): string[][] {
   const worst = i.report.cells
-    .filter((c) => c.verdict === "regression" && c.metric === "tps")
+    .filter((c) => c.verdict === "regression" && c.metric === HEADLINE_METRIC)
     .sort((a, b) => a.change_pct - b.change_pct);
   const out: string[][] = [];
   const labelled = labelSets(i.sets);

@@ -211,6 +211,11 @@ export const ProcessCountersSchema = z.object({
   fsyncs: nonneg.nullable(),
   log_writes: nonneg.nullable(),
   /**
+   * SHOW GLOBAL STATUS delta of Innodb_data_written: the bytes InnoDB says it wrote, beside
+   * write_bytes (src/metrics/write-accounting.ts); null: not reported; absent in older files
+   */
+  data_written: nonneg.nullable().optional(),
+  /**
    * instructions and cycles of the server process over the phase from `perf stat`, where the host
    * has a hardware PMU (src/telemetry/pmu.ts); absent where it has none (see hardware_counters)
    */

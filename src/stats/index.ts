@@ -70,12 +70,10 @@ export {
   studentTPdf,
   studentTQuantile,
 } from "./distributions.js";
-export { type Direction, directionOf, isWorse, METRIC_DIRECTIONS } from "./metrics.js";
+export { type Direction, isWorse } from "./metrics.js";
 export {
   DEFAULT_THRESHOLD_PCT,
   decide,
-  type JudgeInput,
-  judge,
   MAX_T_RATIO,
   MIN_INTERVAL_N,
   type ThresholdConfig,

@@ -17,16 +17,9 @@
  * e.g. after a Bonferroni correction over many cells) is withheld too and stays inconclusive.
  * Either way the verdict says why there is no interval and how many samples would give one.
  */
-import {
-  type Comparison,
-  type ComparisonMethod,
-  type ComparisonOptions,
-  comparePaired,
-  compareUnpaired,
-  samplesNeeded,
-} from "./compare.js";
+import { type Comparison, type ComparisonMethod, samplesNeeded } from "./compare.js";
 import { normalQuantile, studentTQuantile } from "./distributions.js";
-import { type Direction, directionOf } from "./metrics.js";
+import type { Direction } from "./metrics.js";
 
 /** The four possible outcomes. */
 export type VerdictKind = "regression" | "improvement" | "unchanged" | "inconclusive";
@@ -221,38 +214,4 @@ export function verdictFromComparison(
     samples_needed: needed,
     interval_withheld: withheld ? withheld.reason : null,
   };
-}
-
-/** Input of judge(): one metric's measurements on both sides. */
-export interface JudgeInput extends ComparisonOptions {
-  metric: string;
-  /** defaults to directionOf(metric) */
-  direction?: Direction;
-  /** paired: base[i] and head[i] were measured as interleaved pair i; unpaired: independent runs */
-  design: "paired" | "unpaired";
-  base: readonly number[];
-  head: readonly number[];
-  /** explicit threshold in %; otherwise thresholdFor(metric, thresholds) */
-  threshold_pct?: number;
-  thresholds?: ThresholdConfig;
-}
-
-/**
- * Compares one metric's base and head measurements (comparePaired or compareUnpaired by `design`)
- * and applies the verdict rule. E.g. judge({metric: "tps", design: "paired", base, head}).
- */
-export function judge(input: JudgeInput): Verdict {
-  const direction = input.direction ?? directionOf(input.metric);
-  const threshold =
-    input.threshold_pct !== undefined
-      ? checkThreshold(input.threshold_pct, `threshold for ${input.metric}`)
-      : thresholdFor(input.metric, input.thresholds);
-  const options: ComparisonOptions = {};
-  if (input.alpha !== undefined) options.alpha = input.alpha;
-  if (input.power !== undefined) options.power = input.power;
-  const c =
-    input.design === "paired"
-      ? comparePaired(input.base, input.head, options)
-      : compareUnpaired(input.base, input.head, options);
-  return verdictFromComparison(input.metric, direction, c, threshold);
 }

@@ -40,6 +40,8 @@ export function parseProcIo(text: string): { read: number; write: number } {
 /** Status counters: fsyncs of InnoDB (data and log), and physical redo log writes. */
 const FSYNCS = ["innodb_data_fsyncs"];
 const LOG_WRITES = ["innodb_log_writes"];
+/** The bytes InnoDB wrote, to hold beside the process's write_bytes (docs/metrics.md). */
+const DATA_WRITTEN = ["innodb_data_written"];
 
 /** A reading of the server process at one moment. */
 export interface ProcessReading {
@@ -83,6 +85,7 @@ export function countersBetween(a: ProcessReading, b: ProcessReading, transactio
     write_bytes: d(a.write_bytes, b.write_bytes),
     fsyncs: s(FSYNCS),
     log_writes: s(LOG_WRITES),
+    data_written: s(DATA_WRITTEN),
   };
 }
 

@@ -12,6 +12,7 @@
  *   p = min(Kolmogorov–Smirnov, Mann–Whitney); p ≤ 0.01 different (bad), p above a
  *   size-dependent threshold same (good), else unknown and 10 more runs per side, up to a cap.
  */
+import { HEADLINE_METRIC } from "../../metrics/table.js";
 import { normalCdf } from "../../stats/index.js";
 import type { BisectResults, Round } from "./schema.js";
 import { nextStep } from "./search.js";
@@ -93,7 +94,7 @@ export function simulatePerfgate(
   o: { pairs: number; maxRounds: number; alpha: number; metric?: BisectResults["args"]["metric"] },
 ): SimOutcome {
   const doc = simulatedBisect(s.commits, {
-    metric: o.metric ?? "tps",
+    metric: o.metric ?? HEADLINE_METRIC,
     maxRounds: o.maxRounds,
     alpha: o.alpha,
   });

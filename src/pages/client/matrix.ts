@@ -95,7 +95,13 @@ function relativeTables(m: VersionMatrix): HTMLElement[] {
         "tr",
         {},
         el("th", {}, `${r.script} ${r.tier} ${r.threads}t`),
-        ...r.values.map((d) => ratioCell(d, t.lower_is_better)),
+        ...r.values.map((d, i) => {
+          const n = r.notes?.[i];
+          // a side's count misleads: the note says why, in place of the ratio
+          return n
+            ? el("td", { "data-note": String(n), title: t.notes?.[n - 1] ?? "" }, `⚠ note ${n}`)
+            : ratioCell(d, t.lower_is_better);
+        }),
       ),
     );
     return el(
@@ -103,6 +109,9 @@ function relativeTables(m: VersionMatrix): HTMLElement[] {
       { "data-metric": t.metric },
       el("h2", {}, t.label),
       el("table", { class: "matrix relative" }, head, ...rows),
+      ...(t.notes ?? []).map((text, i) =>
+        el("p", { class: "note", "data-note": String(i + 1) }, `⚠ ${i + 1}. ${text} (docs/metrics.md)`),
+      ),
     );
   });
 }

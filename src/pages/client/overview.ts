@@ -4,6 +4,7 @@
  * latest change is within their own noise floor, then those without a change point; filterable.
  */
 import { alsoChangedText } from "../../history/also-changed.js";
+import { HEADLINE_METRIC, metricDef } from "../../metrics/table.js";
 import { isImportedBench } from "../../metrics/tier.js";
 import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
@@ -114,7 +115,11 @@ function card(row: OverviewRow): HTMLElement {
     el(
       "div",
       { class: "card-last" },
-      cardLastText(fmt(row.last.value ?? row.last.tps), row.unit ?? "tps", row.points),
+      cardLastText(
+        fmt(row.last.value ?? row.last.tps),
+        row.unit ?? metricDef(HEADLINE_METRIC).unit,
+        row.points,
+      ),
     ),
     badge,
     ...(ch && ch.also.length > 0

@@ -4,17 +4,21 @@
  */
 import uPlot from "uplot";
 import type { HistoryRun, Timeline } from "../../history/schema.js";
+import { INTERVAL_METRICS, metricHeading } from "../../metrics/table.js";
 import { el } from "./dom.js";
 import { LINE_COLORS, type Line, linesChart } from "./lines.js";
 import { cellGroups, type Side, sideName } from "./run-model.js";
 import type { RunSection } from "./run-sections.js";
 
-const TIMELINE_METRICS = [
-  ["tps", "TPS per second"],
-  ["qps", "QPS per second"],
-  ["p95_ms", "p95 latency (ms) per second"],
-] as const;
+/** The metrics with per-second values, labelled from the metrics table: "TPS per second", … */
+const TIMELINE_METRICS = INTERVAL_METRICS.map((m) => [m, `${metricHeading(m)} per second`] as const);
 type TimelineMetric = (typeof TIMELINE_METRICS)[number][0];
+
+/** One measurement's per-second values of a metric (none where the timeline does not carry it). */
+function timelineValues(m: Timeline, metric: TimelineMetric): (number | null)[] {
+  const v = (m as unknown as Record<string, (number | null)[] | undefined>)[metric];
+  return Object.hasOwn(m, metric) && Array.isArray(v) ? v : [];
+}
 
 /** One line per measurement of each side, aligned on the seconds (uPlot.join). */
 function timelineLines(sides: readonly Side[], metric: TimelineMetric): { x: number[]; lines: Line[] } {
@@ -23,7 +27,7 @@ function timelineLines(sides: readonly Side[], metric: TimelineMetric): { x: num
   sides.forEach((s, si) => {
     const tl: Timeline[] = s.cell.timeline ?? [];
     tl.forEach((m, mi) => {
-      tables.push([m.t, m[metric]] as uPlot.AlignedData);
+      tables.push([m.t, timelineValues(m, metric)] as uPlot.AlignedData);
       const rep = tl.length > 1 ? ` r${mi + 1}` : "";
       names.push({
         label: `${sideName(s)}${rep}`,

@@ -1,8 +1,10 @@
 /**
- * Thread scaling: per script and tier, throughput and p95 latency over the thread counts with one
- * line per server version (each version's latest measurement), intervals as bands.
+ * Thread scaling: per script and tier, the metrics table's `by_threads` rows (throughput and p95
+ * latency) over the thread counts with one line per server version (each version's latest
+ * measurement), intervals as bands. Labels come from the table (src/metrics/table.ts).
  */
-import type { ScalingGroup } from "../scaling.js";
+import { metricHeading, SCALING_METRICS } from "../../metrics/table.js";
+import type { ScalingColumns, ScalingGroup } from "../scaling.js";
 import { loadScaling } from "./data.js";
 import { el, nav, param } from "./dom.js";
 import { linesChart } from "./lines.js";
@@ -12,16 +14,17 @@ function title(g: ScalingGroup): string {
   return `${g.key.script} · ${g.key.tier} · ${g.key.flavor}`;
 }
 
-const METRICS = [
-  ["tps", "TPS by threads"],
-  ["p95_ms", "p95 latency (ms) by threads"],
-] as const;
+const METRICS = SCALING_METRICS.map((m) => [m, `${metricHeading(m)} by threads`] as const);
+
+/** A line's columns of one metric (none: the line's data has no such metric). */
+const NONE: ScalingColumns = { v: [], lo: [], hi: [] };
+function columnOf(l: ScalingGroup["lines"][number], metric: string): ScalingColumns {
+  return Object.hasOwn(l.metrics, metric) ? l.metrics[metric]! : NONE;
+}
 
 function groupSection(g: ScalingGroup): { section: HTMLElement; hosts: [string, HTMLElement][] } {
   // A metric no version measured (p95 of runs without percentiles) gets no empty chart.
-  const metrics = METRICS.filter(([m]) =>
-    g.lines.some((l) => (m === "tps" ? l.tps : l.p95_ms).v.some((v) => v !== null)),
-  );
+  const metrics = METRICS.filter(([m]) => g.lines.some((l) => columnOf(l, m).v.some((v) => v !== null)));
   const hosts: [string, HTMLElement][] = metrics.map(([m]) => [
     m,
     el("div", { class: "chart", "data-metric": m }),
@@ -48,12 +51,12 @@ function draw(groups: ScalingGroup[], parts: ReturnType<typeof groupSection>[], 
     for (const [metric, host] of p.hosts) {
       const name = `${g.id}:${metric}`;
       window.perfgateCharts[name]?.destroy();
-      const col = (l: ScalingGroup["lines"][number]) => (metric === "tps" ? l.tps : l.p95_ms);
+      const col = (l: ScalingGroup["lines"][number]) => columnOf(l, metric);
       window.perfgateCharts[name] = linesChart(host, {
         x: g.threads.map((_, j) => j),
         xLabels: g.threads.map(String),
         xTitle: "threads",
-        yTitle: metric === "tps" ? "TPS" : "p95 ms",
+        yTitle: metricHeading(metric),
         lines: g.lines.map((l) => ({ label: l.version, values: col(l).v, lo: col(l).lo, hi: col(l).hi })),
         width: widths[i]!,
         zero,
