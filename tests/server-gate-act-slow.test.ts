@@ -129,6 +129,9 @@ describe.skipIf(!SLOW)(
         });
         const benchS = Math.round((Date.now() - started) / 1000);
         expect(bench.code, bench.logs.slice(-6000)).toBe(0);
+        // The job summary names the approved commits, not the default branch's the run is on.
+        const summary = Object.values(bench.summaries).join("\n");
+        expect(summary).toContain(`commit/${head}`);
         const files = world.artifactFiles("perfgate-results");
         expect(files).toContain("ab-instructions-tiny.json");
         const ab = JSON.parse(
