@@ -178,6 +178,7 @@ describe.skipIf(!SLOW)(
         expect(comments).toHaveLength(1);
         const body = comments[0]!.body;
         expect(body).toMatch(/instructions/i);
+        expect(body).toContain(`commit/${head}`);
         expect(body).toMatch(
           /^### \S+ (unchanged|inconclusive|improvement|regression) · perfgate instructions-tiny/m,
         );
