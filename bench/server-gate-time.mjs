@@ -230,7 +230,7 @@ const comment = await timed("comment", [
   "--format",
   "comment",
   "--out",
-  `${abOut}.comment.md`,
+  abOut.replace(/\.json$/, ".comment.md"),
 ]).catch((e) => ({ s: Math.round((Date.now() - t) / 100) / 10, err: String(e) }));
 record.seconds.comment = comment.s;
 record.seconds.gate_total = Math.round((Date.now() - gateStart) / 100) / 10;

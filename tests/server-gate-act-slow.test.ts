@@ -12,7 +12,8 @@
  *     nice -n 10 npx vitest run tests/server-gate-act-slow.test.ts
  *
  * PERFGATE_SLOW_CACHE_DIR: the perfgate cache (default: a new one, so the warm step is a cold
- * build, ~30 min on 2 cores). PERFGATE_MARIADB_SRC: the source repository (default: fetched into
+ * build, ~30 min on 2 cores; with the trusted layer warm the test took about 10 min on the busy
+ * 2-core VM, docs/measured.md). PERFGATE_MARIADB_SRC: the source repository (default: fetched into
  * the cache). Needs act and Node 24 (`bash .ci/install-act`), sysbench and valgrind.
  */
 import { execFileSync } from "node:child_process";
