@@ -43,6 +43,9 @@ const ref = opt("ref", "mariadb-10.11.18");
 const workload = opt("workload", "workloads/server-gate.yml");
 const metrics = opt("metrics", "auto");
 const jsonOut = opt("json", join(cacheDir, "server-gate-time.json"));
+/** every progress line of every phase: phase, second into the phase, line */
+const progressOut = `${jsonOut.replace(/\.json$/, "")}.progress.tsv`;
+const progress = [];
 const cli = join(import.meta.dirname, "..", "bin", "perfgate.mjs");
 const src = resolve(source);
 
@@ -105,14 +108,26 @@ function timed(label, args, env = {}) {
     const withCache = args[0] === "compare" ? args : [...args, "--cache-dir", cacheDir];
     const child = spawn(process.execPath, [cli, ...withCache], {
       env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     child.stdout.on("data", (d) => {
       out += d;
     });
+    // Progress shown as it comes, each line kept with its second (the A/B's phases are read from them).
+    let partial = "";
+    child.stderr.on("data", (d) => {
+      process.stderr.write(d);
+      partial += d;
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      const at = Math.round((Date.now() - started) / 100) / 10;
+      for (const l of lines) if (l.trim()) progress.push(`${label}\t${at}\t${l}`);
+    });
     child.on("close", (code) => {
       const s = Math.round((Date.now() - started) / 100) / 10;
+      if (partial.trim()) progress.push(`${label}\t${s}\t${partial}`);
+      writeFileSync(progressOut, `${progress.join("\n")}\n`);
       process.stderr.write(`== ${label}: ${s} s (exit ${code})\n`);
       if (code !== 0 && !(label === "ab" && code === 3)) rej(new Error(`${label} failed (exit ${code})`));
       else res({ s, out });
@@ -144,6 +159,12 @@ const record = {
   seconds: {},
 };
 const save = () => writeFileSync(jsonOut, `${JSON.stringify(record, null, 2)}\n`);
+// The host's load, every 15 s: the phases' times are only comparable with it beside them.
+const loads = [Number(record.load_before.split(" ")[0])];
+const sampler = setInterval(() => {
+  loads.push(Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]));
+}, 15_000);
+sampler.unref();
 const t0 = Date.now();
 const trusted = await timed("trusted", ["server", "fetch", `build:${src}@${base}`], {
   PERFGATE_BUILD_CACHE: "trusted",
@@ -165,6 +186,21 @@ record.seconds.head = headRes.s;
 const headDir = headRes.out.trim().split(" ")[1] ?? "";
 try {
   record.head_build_steps = JSON.parse(readFileSync(join(headDir, "perfgate-build.json"), "utf8")).seconds;
+} catch {}
+// What the head's compiles found in the cache (the job's layer keeps the statistics).
+try {
+  const stats = execFileSync("ccache", ["--print-stats"], {
+    encoding: "utf8",
+    env: { ...process.env, CCACHE_DIR: join(cacheDir, "ccache") },
+  });
+  const keep =
+    /^(direct_cache_hit|preprocessed_cache_hit|cache_miss|remote_storage_hit|remote_storage_miss|local_storage_hit|local_storage_miss)\t/;
+  record.head_ccache = Object.fromEntries(
+    stats
+      .split("\n")
+      .filter((l) => keep.test(l))
+      .map((l) => [l.split("\t")[0], Number(l.split("\t")[1])]),
+  );
 } catch {}
 save();
 const abOut = join(cacheDir, `server-gate-ab-${Date.now()}.json`);
@@ -192,16 +228,46 @@ const comment = await timed("comment", [
   "compare",
   abOut,
   "--format",
-  "markdown",
+  "comment",
   "--out",
-  `${abOut}.md`,
+  abOut.replace(/\.json$/, ".comment.md"),
 ]).catch((e) => ({ s: Math.round((Date.now() - t) / 100) / 10, err: String(e) }));
 record.seconds.comment = comment.s;
 record.seconds.gate_total = Math.round((Date.now() - gateStart) / 100) / 10;
 record.seconds.all = Math.round((Date.now() - t0) / 100) / 10;
 record.load_after = readFileSync("/proc/loadavg", "utf8").trim();
 save();
+clearInterval(sampler);
+record.load_1min = { min: Math.min(...loads), max: Math.max(...loads), samples: loads.length };
+save();
 console.log(JSON.stringify(record, null, 2));
+const sec = record.seconds;
+const steps = record.head_build_steps ?? {};
+const row = (what, s, note = "") => `| ${what} | ${s ?? "–"} | ${note} |`;
 console.log(
-  `\n/perf to comment (base + head + ab + comment): ${record.seconds.gate_total} s (${(record.seconds.gate_total / 60).toFixed(1)} min); goal 15 min`,
+  [
+    "",
+    `command: node bench/server-gate-time.mjs ${argv.join(" ")}`,
+    `load average (1 min) during the run: ${record.load_1min.min.toFixed(2)}–${record.load_1min.max.toFixed(2)}, before ${record.load_before.split(" ").slice(0, 3).join(" ")}, after ${record.load_after.split(" ").slice(0, 3).join(" ")}`,
+    "",
+    "| phase | seconds | |",
+    "|---|---|---|",
+    row("trusted warm step (before the gate)", sec.trusted_warm, "not in the total"),
+    row("reset (before the gate)", sec.reset, "not in the total"),
+    row("base: the trusted install", sec.base),
+    row(
+      "head: build",
+      sec.head,
+      Object.entries(steps)
+        .map(([k, v]) => `${k} ${v} s`)
+        .join(", "),
+    ),
+    row("A/B (instruction counts)", sec.ab, workload),
+    row("comment (`compare --format comment`)", sec.comment),
+    row(
+      "**/perf → comment**",
+      `**${sec.gate_total}**`,
+      `${(sec.gate_total / 60).toFixed(1)} min; goal 15 min`,
+    ),
+  ].join("\n"),
 );
