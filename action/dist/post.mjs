@@ -39417,7 +39417,45 @@ function geometricMean(xs) {
   return Math.exp(s / xs.length);
 }
 
+// src/metrics/write-accounting.ts
+var ESCAPED_BELOW = 0.5;
+var BLOCKS_ABOVE = 10;
+var kb = (x) => x >= 100 ? Math.round(x).toLocaleString("en-US") : x >= 1 ? x.toFixed(1) : x.toPrecision(2);
+function writeCaveat(writeKbPerTxn, innodbKbPerTxn, fsyncsPerTxn = null) {
+  if (!Number.isFinite(writeKbPerTxn) || writeKbPerTxn < 0) return null;
+  const wrote = innodbKbPerTxn !== null && innodbKbPerTxn > 0;
+  if (writeKbPerTxn === 0 && (wrote || fsyncsPerTxn !== null && fsyncsPerTxn > 0)) {
+    return {
+      kind: "none",
+      reason: `/proc/<pid>/io counted no writes while ${wrote ? `InnoDB wrote ${kb(innodbKbPerTxn)} KB/txn (Innodb_data_written)` : "InnoDB fsynced"}: its files are where the counter does not see writes (tmpfs counts none)`
+    };
+  }
+  if (!wrote) return null;
+  if (writeKbPerTxn < ESCAPED_BELOW * innodbKbPerTxn) {
+    return {
+      kind: "escaped",
+      reason: `/proc/<pid>/io counted ${kb(writeKbPerTxn)} of the ${kb(innodbKbPerTxn)} KB/txn InnoDB wrote (Innodb_data_written): the rest escaped the counter (written by another process, or cancelled before writeback)`
+    };
+  }
+  if (writeKbPerTxn > BLOCKS_ABOVE * innodbKbPerTxn) {
+    return {
+      kind: "blocks",
+      reason: `/proc/<pid>/io counted ${kb(writeKbPerTxn)} KB/txn, ${Math.round(writeKbPerTxn / innodbKbPerTxn).toLocaleString("en-US")}\xD7 the ${kb(innodbKbPerTxn)} KB/txn InnoDB wrote (Innodb_data_written): whole blocks handed to the kernel (as MySQL 8.0 writes its doublewrite buffer), not data`
+    };
+  }
+  return null;
+}
+
 // src/metrics/table.ts
+function phaseMean(phases, of) {
+  let sum = 0;
+  for (const p of phases) {
+    const v = of(p);
+    if (v === null || !Number.isFinite(v)) return null;
+    sum += v;
+  }
+  return phases.length > 0 ? sum / phases.length : null;
+}
 function positive(x) {
   return x !== null && x !== void 0 && x > 0 && Number.isFinite(x) ? x : null;
 }
@@ -39432,12 +39470,15 @@ function p95OfCell(c) {
 function perTransaction(reps) {
   return reps.map((r) => r.per_transaction);
 }
-var METRICS = [
+var perTxn = (x, p) => x === null || x === void 0 ? null : x / p.transactions;
+var ROWS = [
   {
     name: "tps",
     label: "TPS",
     unit: "tps",
     direction: "higher_is_better",
+    headline: true,
+    by_threads: true,
     threshold_pct: null,
     digits: byMagnitude,
     fromCell: (c) => measured(c.summary?.tps),
@@ -39450,6 +39491,7 @@ var METRICS = [
     label: "QPS",
     unit: "qps",
     direction: "higher_is_better",
+    matrix: true,
     threshold_pct: null,
     digits: byMagnitude,
     fromCell: (c) => measured(c.summary?.qps),
@@ -39462,6 +39504,7 @@ var METRICS = [
     label: "p95 latency",
     unit: "ms",
     direction: "lower_is_better",
+    by_threads: true,
     threshold_pct: null,
     digits: () => 2,
     fromCell: p95OfCell,
@@ -39475,6 +39518,7 @@ var METRICS = [
     label: "instructions per transaction",
     unit: "instructions per transaction",
     direction: "lower_is_better",
+    matrix: true,
     threshold_pct: 1,
     opt_in: true,
     digits: () => 0,
@@ -39491,11 +39535,134 @@ var METRICS = [
       if (n === 0) return null;
       return { base: perTransaction(i.base.slice(0, n)), head: perTransaction(i.head.slice(0, n)) };
     }
+  },
+  // the per-transaction host metrics (HostMetricDef), in the order the reports show them
+  {
+    name: "cpu_us_per_txn",
+    label: "CPU \xB5s/txn",
+    unit: "\xB5s/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_us, p)
+  },
+  {
+    name: "cpu_user_us_per_txn",
+    label: "user CPU \xB5s/txn",
+    unit: "\xB5s/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_user_us, p)
+  },
+  {
+    name: "cpu_kernel_us_per_txn",
+    label: "kernel CPU \xB5s/txn",
+    unit: "\xB5s/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_kernel_us, p)
+  },
+  {
+    name: "cs_voluntary_per_txn",
+    label: "vol. cs/txn",
+    unit: "cs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.ctx_voluntary, p)
+  },
+  {
+    name: "cs_involuntary_per_txn",
+    label: "invol. cs/txn",
+    unit: "cs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.ctx_involuntary, p)
+  },
+  {
+    name: "read_kb_per_txn",
+    label: "KB read/txn",
+    unit: "KB/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.read_bytes / 1024, p)
+  },
+  {
+    // what escapes this counter, and when the reports mark it: docs/metrics.md
+    name: "write_kb_per_txn",
+    label: "KB written/txn",
+    unit: "KB/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.write_bytes / 1024, p),
+    caveat: (phases) => {
+      const written = phaseMean(phases, (p) => perTxn(p.write_bytes / 1024, p));
+      if (written === null) return null;
+      const innodb = phaseMean(
+        phases,
+        (p) => perTxn(p.data_written === void 0 || p.data_written === null ? null : p.data_written / 1024, p)
+      );
+      return writeCaveat(
+        written,
+        innodb,
+        phaseMean(phases, (p) => perTxn(p.fsyncs, p))
+      );
+    }
+  },
+  {
+    name: "fsyncs_per_txn",
+    label: "fsyncs/txn",
+    unit: "fsyncs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.fsyncs, p)
+  },
+  {
+    name: "log_writes_per_txn",
+    label: "log writes/txn",
+    unit: "writes/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.log_writes, p)
+  },
+  {
+    name: "hw_instructions_per_txn",
+    label: "instr/txn (PMU)",
+    unit: "instructions/txn",
+    direction: "lower_is_better",
+    digits: () => 0,
+    fromProcess: (p) => perTxn(p.instructions, p)
+  },
+  {
+    name: "hw_cycles_per_txn",
+    label: "cycles/txn (PMU)",
+    unit: "cycles/txn",
+    direction: "lower_is_better",
+    digits: () => 0,
+    fromProcess: (p) => perTxn(p.cycles, p)
+  },
+  {
+    name: "ipc",
+    label: "IPC",
+    unit: "instructions/cycle",
+    direction: "higher_is_better",
+    digits: () => 2,
+    fromProcess: (p) => p.instructions === void 0 || !p.cycles ? null : p.instructions / p.cycles
   }
 ];
+var METRICS = ROWS.filter((m) => !("fromProcess" in m));
+var HOST_METRICS = ROWS.filter((m) => "fromProcess" in m);
+var ALL_METRIC_NAMES = ROWS.map((m) => m.name);
+var HOST_METRIC_NAMES = HOST_METRICS.map((m) => m.name);
+var HEADLINE_METRIC = METRICS.find((m) => "headline" in m).name;
+var COUNTED_METRIC = METRICS.find((m) => "fromAbCell" in m).name;
 var METRIC_NAMES = METRICS.map((m) => m.name);
 var BY_NAME = new Map(METRICS.map((m) => [m.name, m]));
 var AB_CELL_METRICS = METRICS.filter((m) => "fromAbCell" in m).map(
+  (m) => m.name
+);
+var INTERVAL_METRICS = METRICS.filter((m) => "fromInterval" in m).map(
+  (m) => m.name
+);
+var SCALING_METRICS = METRICS.filter((m) => "by_threads" in m).map(
   (m) => m.name
 );
 var SLICE_METRICS = METRICS.filter((m) => "fromSlice" in m).map(
@@ -39801,6 +39968,11 @@ var ProcessCountersSchema = external_exports.object({
   fsyncs: nonneg2.nullable(),
   log_writes: nonneg2.nullable(),
   /**
+   * SHOW GLOBAL STATUS delta of Innodb_data_written: the bytes InnoDB says it wrote, beside
+   * write_bytes (src/metrics/write-accounting.ts); null: not reported; absent in older files
+   */
+  data_written: nonneg2.nullable().optional(),
+  /**
    * instructions and cycles of the server process over the phase from `perf stat`, where the host
    * has a hardware PMU (src/telemetry/pmu.ts); absent where it has none (see hardware_counters)
    */
@@ -39908,6 +40080,214 @@ var ResultsSchema = external_exports.object({
   /** `perfgate run --pin-defaults <spec>`: the server's defaults pinned to another server's */
   pinned_defaults: PinnedDefaultsSchema.optional()
 });
+var AB_SCHEMA = "perfgate/ab";
+var AB_SCHEMA_VERSION = 1;
+var SliceSchema = external_exports.object({
+  started_at: external_exports.string(),
+  duration_s: nonneg2,
+  tps: nonneg2,
+  qps: nonneg2,
+  /** the summary's percentile latency (null with --percentile=0) */
+  p95_ms: nonneg2.nullable(),
+  errors_ps: nonneg2,
+  /** the server process's counters over the slice (absent: /proc unreadable, or an older file) */
+  process: ProcessCountersSchema.optional()
+});
+var PairSchema = external_exports.object({
+  round: external_exports.number().int().positive(),
+  order: external_exports.enum(["AB", "BA"]),
+  /** true for pairs added by adaptive confirmation */
+  confirmation: external_exports.boolean(),
+  base: SliceSchema,
+  head: SliceSchema
+});
+var ProfileSideSchema = external_exports.object({
+  /** perf samples kept (of every thread of the server) */
+  samples: nonneg2,
+  /** transactions sysbench completed in the profiled slices */
+  transactions: nonneg2,
+  /** folded stacks (root;…;leaf) → samples */
+  stacks: external_exports.record(external_exports.string(), nonneg2),
+  /**
+   * off-CPU time (sched:sched_switch and perf's switch events, src/flamegraph/off-cpu.ts), absent
+   * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
+   * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
+   */
+  off_cpu: external_exports.object({ blocked_us: nonneg2, runnable_us: nonneg2, stacks: external_exports.record(external_exports.string(), nonneg2) }).optional()
+});
+var CellProfileSchema = external_exports.object({
+  /** why it was taken: the cell's TPS verdict, or on request */
+  reason: external_exports.enum(["requested", "regression", "improvement"]),
+  /** the command, with the pid and file elided */
+  command: external_exports.string(),
+  /** profiled pairs (not among `pairs`: they take no part in the verdicts) */
+  pairs: external_exports.number().int().nonnegative(),
+  base: ProfileSideSchema,
+  head: ProfileSideSchema
+});
+var AbCellSchema = external_exports.object({
+  id: external_exports.string(),
+  workload: external_exports.string(),
+  script: external_exports.string(),
+  threads: external_exports.number().int().positive(),
+  tier: external_exports.string(),
+  status: external_exports.enum(["ok", "failed"]),
+  error: external_exports.string().optional(),
+  started_at: external_exports.string(),
+  ended_at: external_exports.string(),
+  pairs: external_exports.array(PairSchema),
+  /**
+   * each side's 1-second intervals, concatenated over its slices on the side's own clock
+   * (t = seconds that side has run this cell): for within-run degradation
+   */
+  series: external_exports.object({ base: external_exports.array(IntervalSchema), head: external_exports.array(IntervalSchema) }),
+  /**
+   * why confirmation stopped while a metric still leaned worse undecided: max_pairs reached, or the
+   * cell's share of the confirmation budget spent; `needed`: the pairs it would take (null: unknown).
+   * Absent when confirmation was not needed or the cell was decided.
+   */
+  confirmation_stop: external_exports.object({ reason: external_exports.enum(["max_pairs", "budget"]), needed: external_exports.number().int().positive().nullable() }).optional(),
+  status_deltas: external_exports.object({
+    base: external_exports.record(external_exports.string(), external_exports.number().finite()),
+    head: external_exports.record(external_exports.string(), external_exports.number().finite())
+  }),
+  telemetry: external_exports.array(TelemetrySampleSchema),
+  /** instruction counts per transaction under callgrind (docs/instructions.md); absent when off */
+  instructions: InstructionsCellSchema.optional(),
+  /** sampled profiles of both servers, when the cell was profiled (absent: not profiled) */
+  profile: CellProfileSchema.optional()
+});
+var AbDesignSchema = external_exports.object({
+  order: external_exports.literal("ABBA"),
+  slice_s: external_exports.number().int().positive(),
+  pairs: external_exports.number().int().positive(),
+  max_pairs: external_exports.number().int().positive(),
+  confirm_budget_s: nonneg2,
+  /** sysbench --rand-seed used by both sides' prepare, so both hold the same data */
+  prepare_seed: external_exports.number().int(),
+  /**
+   * An instructions-only A/B (`--metrics instructions`, or `auto` on a noisy host): no TPS slices
+   * were run, only instruction counts; why (asked for, or the doctor found the host noisy) and the
+   * sentence the report says it with. Absent: throughput was measured.
+   */
+  throughput_not_measured: external_exports.object({ reason: external_exports.enum(["requested", "noisy-host"]), detail: external_exports.string().max(2e3) }).optional()
+});
+var AbResultsSchema = external_exports.object({
+  schema: external_exports.literal(AB_SCHEMA),
+  schema_version: external_exports.literal(AB_SCHEMA_VERSION),
+  /** the perfgate/results schema version whose shared parts (host, servers, intervals) this file uses */
+  results_schema_version: external_exports.literal(RESULTS_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
+  dataset: external_exports.object({ tables: external_exports.number().int().positive(), table_size: external_exports.number().int().positive() }),
+  design: AbDesignSchema,
+  /** exactly two: label "base" and label "head" */
+  servers: external_exports.array(ServerRecordSchema).length(2),
+  /** per-side server option overrides given on the command line (--base-set / --head-set) */
+  settings: external_exports.object({ base: external_exports.record(external_exports.string(), external_exports.string()), head: external_exports.record(external_exports.string(), external_exports.string()) }),
+  /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
+  network: NetworkRecordSchema.optional(),
+  /** `perfgate doctor`'s host findings taken before the A/B (src/host); absent in older files */
+  doctor: DoctorRecordSchema.optional(),
+  cells_planned: external_exports.number().int().nonnegative(),
+  cells: external_exports.array(AbCellSchema).superRefine(countsAreCounts),
+  /** seconds of confirmation pairs spent, out of design.confirm_budget_s */
+  confirm_spent_s: nonneg2,
+  telemetry_overhead_pct_of_core: nonneg2.nullable(),
+  /** profiling: the mode asked for, and why it was off when perf could not run (absent in older files) */
+  profiling: external_exports.object({
+    mode: external_exports.enum(["auto", "on", "off"]),
+    unavailable: external_exports.string().nullable(),
+    /** why off-CPU time was not recorded when profiles were (absent: recorded, or an older file) */
+    off_cpu_unavailable: external_exports.string().optional()
+  }).optional(),
+  /**
+   * `--pin-defaults`: the like-for-like run's pins (src/compare/pins.ts), per pinned side, and the
+   * stock A/B measured beside it (absent: stock defaults)
+   */
+  pinned_defaults: PinnedDefaultsSchema.optional(),
+  /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
+  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
+});
+var RESULTS_V2_SCHEMA_VERSION = 2;
+var RunRecordSchema = CellSchema.pick({
+  id: true,
+  status: true,
+  error: true,
+  ended_at: true,
+  sysbench_args: true,
+  summary: true,
+  intervals: true,
+  anomalies: true,
+  status_deltas: true,
+  telemetry: true,
+  instructions: true
+});
+var ObservationSchema = external_exports.object({
+  /** the label of its server record: "server" (a run), "base" or "head" (an A/B) */
+  side: external_exports.string().min(1),
+  repetition: external_exports.number().int().positive().optional(),
+  round: external_exports.number().int().positive().optional(),
+  order: external_exports.enum(["AB", "BA"]).optional(),
+  confirmation: external_exports.boolean().optional(),
+  started_at: external_exports.string(),
+  duration_s: nonneg2,
+  /** sysbench's summary figures (null: no complete summary); p95_ms: the summary's percentile latency */
+  tps: nonneg2.nullable(),
+  qps: nonneg2.nullable(),
+  p95_ms: nonneg2.nullable(),
+  errors_ps: nonneg2.nullable(),
+  process: ProcessCountersSchema.optional(),
+  /** a run's observation: the rest of its v1 cell */
+  run: RunRecordSchema.optional()
+});
+var SidesInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
+  sides: external_exports.record(external_exports.string(), external_exports.array(InstructionRepetitionSchema))
+});
+var CellV2Schema = external_exports.object({
+  id: external_exports.string(),
+  workload: external_exports.string(),
+  script: external_exports.string(),
+  threads: external_exports.number().int().positive(),
+  tier: external_exports.string(),
+  status: external_exports.enum(["ok", "failed"]),
+  error: external_exports.string().optional(),
+  started_at: external_exports.string(),
+  ended_at: external_exports.string(),
+  observations: external_exports.array(ObservationSchema),
+  /** an A/B: per side, the 1-second intervals over its slices (own clock) and its status deltas */
+  sides: external_exports.record(
+    external_exports.string(),
+    external_exports.object({ series: external_exports.array(IntervalSchema), status_deltas: external_exports.record(external_exports.string(), num) })
+  ).optional(),
+  /** an A/B: host samples over the cell (both sides) */
+  telemetry: external_exports.array(TelemetrySampleSchema).optional(),
+  confirmation_stop: AbCellSchema.shape.confirmation_stop,
+  instructions: SidesInstructionsSchema.optional(),
+  profile: CellProfileSchema.omit({ base: true, head: true }).extend({ sides: external_exports.record(external_exports.string(), ProfileSideSchema) }).optional()
+});
+var ResultsV2Schema = external_exports.object({
+  schema: external_exports.literal(RESULTS_SCHEMA),
+  schema_version: external_exports.literal(RESULTS_V2_SCHEMA_VERSION),
+  ...RUN_HEADER_FIELDS,
+  dataset: ResultsSchema.shape.dataset,
+  servers: external_exports.array(ServerRecordSchema),
+  shard: ResultsSchema.shape.shard,
+  network: NetworkRecordSchema.optional(),
+  imported: ResultsSchema.shape.imported,
+  doctor: DoctorRecordSchema.optional(),
+  /** an A/B: how its two sides were interleaved (v1's design, settings, confirm_spent_s, profiling) */
+  interleaved: external_exports.object({
+    design: AbDesignSchema,
+    settings: AbResultsSchema.shape.settings,
+    confirm_spent_s: nonneg2,
+    profiling: AbResultsSchema.shape.profiling
+  }).optional(),
+  cells_planned: external_exports.number().int().nonnegative(),
+  cells: external_exports.array(CellV2Schema),
+  telemetry_overhead_pct_of_core: nonneg2.nullable(),
+  resumed: ResultsSchema.shape.resumed,
+  pinned_defaults: PinnedDefaultsSchema.optional()
+});
 
 // src/compare/schema.ts
 var COMPARISON_SCHEMA = "perfgate/comparison";
@@ -39982,27 +40362,13 @@ var DegradationEntrySchema = external_exports.object({
   base_trend: TrendSchema,
   head_trend: TrendSchema
 });
-var EFFICIENCY_METRICS_NAMES = [
-  "cpu_us_per_txn",
-  "cpu_user_us_per_txn",
-  "cpu_kernel_us_per_txn",
-  "cs_voluntary_per_txn",
-  "cs_involuntary_per_txn",
-  "read_kb_per_txn",
-  "write_kb_per_txn",
-  "fsyncs_per_txn",
-  "log_writes_per_txn",
-  "hw_instructions_per_txn",
-  "hw_cycles_per_txn",
-  "ipc"
-];
 var EfficiencyEntrySchema = external_exports.object({
   scenario: external_exports.string(),
   tier: external_exports.string().nullable(),
   threads: external_exports.number().int().positive(),
   base: external_exports.string(),
   head: external_exports.string(),
-  metric: external_exports.enum(EFFICIENCY_METRICS_NAMES),
+  metric: external_exports.enum(HOST_METRIC_NAMES),
   /** mean over the side's slices (A/B) or repetitions (run) */
   base_value: num2,
   head_value: num2,
@@ -40011,7 +40377,13 @@ var EfficiencyEntrySchema = external_exports.object({
   /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, or a value of 0) */
   ci_low: num2.nullable(),
   ci_high: num2.nullable(),
-  n: external_exports.number().int().positive()
+  n: external_exports.number().int().positive(),
+  /**
+   * why the ratio misleads, naming the side and the reason (the "KB written" row when a side's
+   * writes escape /proc/<pid>/io or it counts blocks rather than data: docs/metrics.md); absent:
+   * nothing known against it
+   */
+  caveat: external_exports.string().optional()
 });
 var ProfileFunctionSchema = external_exports.object({
   name: external_exports.string(),
