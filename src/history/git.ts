@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { OptionError, UserError } from "../util/errors.js";
-import { pidAlive } from "./lock.js";
+import { pidExists } from "../util/owner.js";
 
 export const DEFAULT_BRANCH = "perfgate-data";
 const MAX_ATTEMPTS = 12;
@@ -116,7 +116,7 @@ export function removeOrphanClones(dir = tmpdir()): string[] {
   }
   for (const name of names) {
     const m = CLONE_RE.exec(name);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidExists(Number(m[1]))) continue;
     rmSync(join(dir, name), { recursive: true, force: true });
     removed.push(name);
   }
