@@ -5,7 +5,6 @@
  * checkout perfgate happens to run in says nothing about a release binary). The branch: --branch,
  * the GitHub Actions variables, then the current git checkout.
  */
-import { spawnSync } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runnerClassFor } from "../baselines/store.js";
@@ -13,6 +12,7 @@ import { parseAbResults } from "../results/ab-store.js";
 import { parseResults } from "../results/store.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UsageError, UserError } from "../util/errors.js";
+import { gitSync } from "../util/git.js";
 import { urlError } from "../util/safe-url.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
 import { historyFromAb, historyFromResults, type RunContext } from "./extract.js";
@@ -31,8 +31,8 @@ export interface AppendFlags {
 }
 
 function gitOut(args: string[]): string | null {
-  const r = spawnSync("git", args, { encoding: "utf8" });
-  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
+  const r = gitSync(process.cwd(), args);
+  return r.ok && r.out ? r.out : null;
 }
 
 /**

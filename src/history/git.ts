@@ -4,11 +4,11 @@
  * meanwhile) is retried from a fresh fetch with the change applied again, so concurrent appends
  * all land, each once (appends are idempotent by run id).
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { OptionError, UserError } from "../util/errors.js";
+import { gitSync as git } from "../util/git.js";
 import { pidExists } from "../util/owner.js";
 
 export const DEFAULT_BRANCH = "perfgate-data";
@@ -19,16 +19,6 @@ export interface GitStore {
   /** where the branch lives: a path or URL git can fetch from and push to */
   url: string;
   branch: string;
-}
-
-function git(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
-  const r = spawnSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
-  });
-  if (r.error) throw new UserError(`git: ${r.error.message} (is git installed?)`);
-  return { ok: r.status === 0, out: r.stdout.trim(), err: r.stderr.trim() };
 }
 
 function gitOk(cwd: string, args: string[]): string {
