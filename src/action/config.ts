@@ -5,6 +5,7 @@
  * `input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)`.
  */
 import { z } from "zod";
+import type { MetricsMode } from "../ab/metrics.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import {
   ALLOW_MISMATCH,
@@ -22,7 +23,6 @@ import {
   HISTORY_RUNS,
   INSTRUCTIONS,
   METRICS,
-  type MetricsMode,
   PIN_DEFAULTS,
   type SharedOption,
   STORE,

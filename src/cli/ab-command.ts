@@ -4,10 +4,11 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAbLikeForLike } from "../ab/like-for-like.js";
+import type { MetricsMode } from "../ab/metrics.js";
 import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric } from "../compare/schema.js";
-import { graphDataName } from "../flamegraph/data.js";
+import { graphDataName } from "../flamegraph/data-name.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
@@ -24,7 +25,6 @@ import {
   HEAD_SET,
   INSTRUCTIONS,
   METRICS,
-  type MetricsMode,
   PIN_DEFAULTS,
   type SharedOption,
   THRESHOLD,

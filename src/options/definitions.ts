@@ -165,8 +165,6 @@ export const INSTRUCTIONS: SharedOption<boolean> = {
   parse: parseBoolean,
 };
 
-export type { MetricsMode } from "../ab/metrics.js";
-
 /** What `perfgate ab` measures (docs/instructions.md, "Instructions only"). */
 export const METRICS: SharedOption<MetricsMode> = {
   name: "metrics",

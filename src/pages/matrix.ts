@@ -11,7 +11,7 @@
  * differences are heat-coloured; one without an interval (a single run with no per-second lines)
  * is never decided.
  */
-import { naturalCompare } from "../compare/compare.js";
+import { naturalCompare } from "../compare/order.js";
 import type { HistoryRun, MetricValue } from "../history/schema.js";
 import { normalQuantile } from "../stats/distributions.js";
 import { dict, own } from "../util/own.js";
