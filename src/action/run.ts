@@ -22,6 +22,7 @@ import { buildCommentBody, recordedWorkload } from "../gate/comment.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { compareGate, type GateResult, incompleteReason } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
+import { abRequest, abRunOptions } from "../options/ab-request.js";
 import { thresholdConfig } from "../options/values.js";
 import { mdEscape } from "../report/escape.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
@@ -111,23 +112,24 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   // groups, since Actions does not nest them.
   log.info(`A/B: ${config.base} vs ${config.head} (${name}; metrics: ${config.metrics})`);
   try {
-    const opts: AbOptions = {
+    const request = abRequest({
       base: config.base!,
       head: config.head!,
       workloadFile,
       out,
       baseSet: config.baseSet,
       headSet: config.headSet,
-      thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
-      ...(config.instructions ? { instructions: true } : {}),
+      thresholdPct: config.thresholdPct,
+      thresholdMetric: config.thresholdMetric,
+      instructions: config.instructions,
       metrics: config.metrics,
+      offCpu: false,
       workDir,
-      ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
+      cacheDir: process.env.PERFGATE_CACHE_DIR || undefined,
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
       force: true,
-      log,
-      signal: interrupt.signal,
-    };
+    });
+    const opts = abRunOptions(request, { log, signal: interrupt.signal });
     // like for like: the stock A/B runs first (beside, <results>.stock.json); the pinned one is gated
     const outcome: AbOutcome & { stock?: MeasurementSet } =
       config.pinDefaults === null ? await runAb(opts) : await likeForLike(opts, config.pinDefaults, log);

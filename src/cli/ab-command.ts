@@ -13,6 +13,7 @@ import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { abGate, type GateResult } from "../gate/gate.js";
+import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../options/ab-request.js";
 import { cliOption, flagParser, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   BASE,
@@ -32,12 +33,11 @@ import {
   WORK_DIR,
   WORKLOAD,
 } from "../options/definitions.js";
-import { degradationOptions, oneOf, thresholdConfig, wholeNumber } from "../options/values.js";
+import { degradationOptions, oneOf, wholeNumber } from "../options/values.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
 import { profileGraphs } from "../report/profiles.js";
 import { readAbResults } from "../results/ab-store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
-import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -178,39 +178,32 @@ function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
   };
 }
 
-/** The A/B's options from the flags (the output paths already chosen). */
-function abRunOptions(
-  o: AbFlags,
-  out: string,
-  thresholds: ThresholdConfig,
-  log: Logger,
-  signal: AbortSignal,
-): AbOptions {
+/** The A/B request from the flags (the output path already chosen). */
+function abRequestOf(o: AbFlags, out: string): AbRequest {
   const network = networkFromOptions(o);
-  return {
+  return abRequest({
     base: o.base!,
     head: o.head!,
     workloadFile: o.workload,
     out,
     baseSet: Object.fromEntries(o.baseSet ?? []),
     headSet: Object.fromEntries(o.headSet ?? []),
-    thresholds,
-    ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
-    ...(o.slice !== undefined ? { slice: o.slice } : {}),
-    ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
-    ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
-    ...(o.workDir ? { workDir: o.workDir } : {}),
-    ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-    ...(network ? { network } : {}),
-    ...(o.force ? { force: true } : {}),
-    ...(o.instructions ? { instructions: true } : {}),
-    ...(o.metrics ? { metrics: o.metrics } : {}),
-    ...(o.resume !== undefined ? { resume: o.resume } : {}),
-    ...(o.profile ? { profile: o.profile } : {}),
-    ...(o.offCpu ? { offCpu: true } : {}),
-    log,
-    signal,
-  };
+    thresholdPct: o.threshold,
+    thresholdMetric: o.thresholdMetric ?? [],
+    pairs: o.pairs,
+    slice: o.slice,
+    maxPairs: o.maxPairs,
+    confirmBudget: o.confirmBudget,
+    instructions: o.instructions === true,
+    metrics: o.metrics,
+    profile: o.profile,
+    offCpu: o.offCpu === true,
+    force: o.force === true,
+    resume: o.resume,
+    workDir: o.workDir || undefined,
+    cacheDir: o.cacheDir || undefined,
+    network,
+  });
 }
 
 /**
@@ -264,11 +257,12 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
   const out = o.out ?? `results/ab-${name}-${stamp}.json`;
   const reportPath = o.report ?? h.reportPathFor(out);
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
-  const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
+  const request = abRequestOf(o, out);
+  const thresholds = abThresholds(request);
   warnIneffectiveFailThreshold(thresholds, o.failThreshold);
   const interrupt = h.interruptController();
   try {
-    const opts = abRunOptions(o, out, thresholds, log, interrupt.signal);
+    const opts = abRunOptions(request, { log, signal: interrupt.signal });
     const gateOf = ({ results, exitCode }: AbOutcome, file: string) =>
       abGate(results, file, {
         thresholds,
