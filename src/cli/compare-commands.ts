@@ -15,6 +15,7 @@ import { loadMeasurements } from "../inputs/load.js";
 import { acceptFormerNames, cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   ALLOW_MISMATCH,
+  BASE_ENGINE,
   DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
@@ -38,10 +39,6 @@ import {
 
 const FORMATS = ["markdown", "text", "json", "comment"] as const;
 type Format = (typeof FORMATS)[number];
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
 
 /** A comma list: trimmed, empty items dropped. */
 function list(text: string): string[] {
@@ -174,11 +171,7 @@ export function registerCompareCommands(program: Command): void {
       "Compare run results, an A/B file or imported measurements: verdicts with simultaneous confidence intervals, version progression, differences above the threshold, within-run degradation.",
     )
     .argument("<files...>", "results JSON, A/B JSON, perfgate/import JSON or .csv files")
-    .option(
-      "--base-engine <engine>",
-      "the engine every other engine of its family is compared with (repeatable)",
-      collect,
-    )
+    .addOption(cliOption(BASE_ENGINE))
     .option("--engines <list>", "only compare these engines (comma list)")
     .option(
       "--metric <list>",
@@ -195,5 +188,5 @@ export function registerCompareCommands(program: Command): void {
     .addOption(cliOption(FAIL_ON_REGRESSION))
     .addOption(cliOption(DEGRADATION));
   addBaselineStoreOptions(compare);
-  acceptFormerNames(compare, { baseline: "base-engine" }).action(compareAction);
+  acceptFormerNames(compare).action(compareAction);
 }

@@ -277,6 +277,16 @@ export const HISTORY_MAX_AGE: SharedOption<number | "none"> = {
   parse: parseMaxAge,
 };
 
+/** `--base-engine` of compare and pages (called --baseline before). */
+export const BASE_ENGINE: SharedOption<string> = {
+  name: "base-engine",
+  formerly: "baseline",
+  arg: "<engine>",
+  help: "the engine every other engine of its family is compared with (repeatable)",
+  repeatable: true,
+  parse: (text) => text,
+};
+
 /** Defaults of the baseline-from-history group, for both. */
 export const HISTORY_BASE_DEFAULTS = {
   branch: "main",
