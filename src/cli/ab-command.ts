@@ -22,11 +22,15 @@ import {
   DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
+  FORCE,
   HEAD,
   HEAD_SET,
   INSTRUCTIONS,
   METRICS,
+  OUT,
   PIN_DEFAULTS,
+  REPORT,
+  RESUME,
   type SharedOption,
   THRESHOLD,
   THRESHOLD_METRIC,
@@ -99,8 +103,8 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(WORKLOAD, { default: h.defaultWorkload() }))
       .addOption(cliOption(BASE_SET))
       .addOption(cliOption(HEAD_SET))
-      .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
-      .option("--report <file>", "Markdown report (default: the results file with .md)")
+      .addOption(cliOption(OUT, { help: "A/B results JSON (default: results/ab-<workload>-<time>.json)" }))
+      .addOption(cliOption(REPORT, { help: "Markdown report (default: the results file with .md)" }))
       .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
       .option(
         "--pairs <n>",
@@ -129,10 +133,12 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(INSTRUCTIONS))
       .addOption(cliOption(PIN_DEFAULTS))
       .addOption(cliOption(METRICS))
-      .option("--force", "replace a complete A/B file at --out")
-      .option(
-        "--resume <ab.json>",
-        "continue an interrupted A/B file: keeps its finished cells; servers, workload, settings and design default to the file's",
+      .addOption(cliOption(FORCE, { help: "replace a complete A/B file at --out" }))
+      .addOption(
+        cliOption(RESUME, {
+          help: "continue an interrupted A/B file: keeps its finished cells; servers, workload, settings and design default to the file's",
+          arg: "<ab.json>",
+        }),
       )
       .addOption(cliOption(WORK_DIR))
       .addOption(cliOption(CACHE_DIR))

@@ -20,6 +20,7 @@ import {
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   FORMAT,
+  OUT,
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
@@ -183,7 +184,7 @@ export function registerCompareCommands(program: Command): void {
     .addOption(cliOption(FAIL_THRESHOLD))
     .option("--confidence <level>", "confidence of all intervals together (simultaneous)", "0.95")
     .addOption(cliOption(COMPARE_FORMAT))
-    .option("-o, --out <file>", "write the report to a file (atomically) instead of stdout")
+    .addOption(cliOption(OUT, { help: "write the report to a file (atomically) instead of stdout" }))
     .addOption(cliOption(ALLOW_MISMATCH))
     .addOption(cliOption(FAIL_ON_REGRESSION))
     .addOption(cliOption(DEGRADATION));

@@ -9,7 +9,7 @@ import { alsoChangedText } from "../history/also-changed.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
 import { acceptFormerNames, cliOption, flagParser } from "../options/commander.js";
-import { BASE_ENGINE, FORMAT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
+import { BASE_ENGINE, FORMAT, OUT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
 import { parseAge } from "../options/values.js";
 import { detector } from "../pages/detector.js";
 import { buildDigest, digestMarkdown, digestText } from "../pages/digest.js";
@@ -62,7 +62,9 @@ export function registerPagesCommands(program: Command, history: Command): void 
     )
     .addOption(storeOption())
     .addOption(repoOption())
-    .requiredOption("-o, --out <dir>", "folder to write the site to (replaced)")
+    .addOption(
+      cliOption(OUT, { help: "folder to write the site to (replaced)", arg: "<dir>", required: true }),
+    )
     .addOption(cliOption(THRESHOLD, { help: "version matrix: list differences beyond this %" }))
     .addOption(
       cliOption(BASE_ENGINE, {

@@ -38,12 +38,21 @@ export interface CliOptionExtra {
   default?: string;
   /** null: this command does not read the option's environment variable */
   env?: null;
+  /** the value's placeholder on this command where it differs, e.g. "<dir>" */
+  arg?: string;
   /** the flag's former name on this command, where it spells the flag its own way (`flag`) */
   formerly?: string;
 }
 
 /** The former name of each option cliOption made (its definition's, or the command's own). */
 const FORMERLY = new WeakMap<Option, string>();
+/** The definition each option cliOption made was built from. */
+const DEFINITION = new WeakMap<Option, SharedOption<unknown>>();
+
+/** The shared definition a commander option was built from (undefined: written inline). */
+export function definitionOf(option: Option): SharedOption<unknown> | undefined {
+  return DEFINITION.get(option);
+}
 
 /**
  * The commander option of a shared definition, with its short flag, environment variable and
@@ -51,6 +60,7 @@ const FORMERLY = new WeakMap<Option, string>();
  */
 export function cliOption<T>(o: SharedOption<T>, extra: CliOptionExtra = {}): Option {
   const option = newCliOption(o, extra);
+  DEFINITION.set(option, o as SharedOption<unknown>);
   const formerly = extra.formerly ?? (extra.flag === undefined ? o.formerly : undefined);
   if (formerly !== undefined) FORMERLY.set(option, formerly);
   return option;
@@ -61,7 +71,7 @@ function newCliOption<T>(o: SharedOption<T>, extra: CliOptionExtra): Option {
   const name = extra.flag ?? o.name;
   const flags = `${o.short ? `-${o.short}, ` : ""}--${name}`;
   if (o.arg === undefined) return new Option(flags, help);
-  const option = new Option(`${flags} ${o.arg}`, help);
+  const option = new Option(`${flags} ${extra.arg ?? o.arg}`, help);
   if (extra.required) option.makeOptionMandatory();
   if (o.env !== undefined && extra.env !== null) option.env(o.env);
   if (o.repeatable) {

@@ -227,6 +227,39 @@ export const REPO: SharedOption<string> = {
 };
 
 /**
+ * What a command writes and how it treats what is there: `-o, --out`, `--report`, `--force`,
+ * `--resume`. Each command says in its help what it writes (cliOption's `help`) and may name the
+ * kind of file in the placeholder (`arg`).
+ */
+export const OUT: SharedOption<string> = {
+  name: "out",
+  short: "o",
+  arg: "<file>",
+  help: "write to a file instead of stdout",
+  parse: (text) => text,
+};
+
+export const REPORT: SharedOption<string> = {
+  name: "report",
+  arg: "<file>",
+  help: "Markdown report file (default: the results file with .md)",
+  parse: (text) => text,
+};
+
+export const FORCE: SharedOption<boolean> = {
+  name: "force",
+  help: "replace a complete results file at --out",
+  parse: parseBoolean,
+};
+
+export const RESUME: SharedOption<string> = {
+  name: "resume",
+  arg: "<file>",
+  help: "continue an interrupted run from its file",
+  parse: (text) => text,
+};
+
+/**
  * `--format`: one of `choices`. The default is the first, or `byDefault` (null: none, the command
  * decides).
  */
