@@ -23,7 +23,7 @@ import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { compareGate, type GateResult, incompleteReason } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
 import { abRequest, abRunOptions } from "../options/ab-request.js";
-import { thresholdConfig } from "../options/values.js";
+import { type GateRequest, gateOptions, gateRequest } from "../options/gate-request.js";
 import { mdEscape } from "../report/escape.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
 import { renderPrReport } from "../report/pr-comment.js";
@@ -324,13 +324,24 @@ function writeStepFiles(
 /** With pin-defaults, the like-for-like section (pins, stock beside pinned changes); else null. */
 function likeForLikeSection(gate: GateResult, measured: Measured, config: ActionConfig): string | null {
   if (!measured.likeForLike) return null;
-  const stock = compareGate([measured.likeForLike.stock], {
-    thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
-    degradation: config.degradation,
-    failOnRegression: false,
-  });
+  const stock = compareGate(
+    [measured.likeForLike.stock],
+    gateOptions(gateRequest({ ...gateRequestOf(config), failOnRegression: false, failThresholdPct: null })),
+  );
   const section = renderLikeForLike(measured.likeForLike.pins, stock.report, gate.report, "markdown");
   return section;
+}
+
+/** How the step judges: the inputs' thresholds, fail settings and degradation settings. */
+function gateRequestOf(config: ActionConfig): GateRequest {
+  return gateRequest({
+    thresholdPct: config.thresholdPct,
+    thresholdMetric: config.thresholdMetric,
+    failThresholdPct: config.failThresholdPct,
+    failOnRegression: config.failOnRegression,
+    allowMismatch: config.allowMismatch,
+    degradation: { ...config.degradation },
+  });
 }
 
 async function gateStep(): Promise<void> {
@@ -361,11 +372,7 @@ async function gateStep(): Promise<void> {
 
   const end = log.group("Compare");
   const gate = compareGate(measured.sets, {
-    thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
-    degradation: config.degradation,
-    allowMismatch: config.allowMismatch,
-    failOnRegression: config.failOnRegression,
-    failThresholdPct: config.failThresholdPct,
+    ...gateOptions(gateRequestOf(config)),
     incomplete: measured.incomplete,
   });
   const section = likeForLikeSection(gate, measured, config);

@@ -37,6 +37,7 @@ import {
   WORK_DIR,
   WORKLOAD,
 } from "../options/definitions.js";
+import { gateOptions, gateRequest } from "../options/gate-request.js";
 import { degradationOptions, oneOf, wholeNumber } from "../options/values.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
 import { profileGraphs } from "../report/profiles.js";
@@ -264,19 +265,22 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
   const reportPath = o.report ?? h.reportPathFor(out);
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const request = abRequestOf(o, out);
-  const thresholds = abThresholds(request);
-  warnIneffectiveFailThreshold(thresholds, o.failThreshold);
+  warnIneffectiveFailThreshold(abThresholds(request), o.failThreshold);
   const interrupt = h.interruptController();
   try {
     const opts = abRunOptions(request, { log, signal: interrupt.signal });
-    const gateOf = ({ results, exitCode }: AbOutcome, file: string) =>
-      abGate(results, file, {
-        thresholds,
-        degradation,
-        failOnRegression: o.failOnRegression === true,
+    const judged = gateOptions(
+      gateRequest({
+        thresholdPct: o.threshold,
+        thresholdMetric: o.thresholdMetric ?? [],
         failThresholdPct: o.failThreshold ?? null,
-        runExitCode: exitCode,
-      });
+        failOnRegression: o.failOnRegression === true,
+        allowMismatch: false,
+        degradation,
+      }),
+    );
+    const gateOf = ({ results, exitCode }: AbOutcome, file: string) =>
+      abGate(results, file, { ...judged, runExitCode: exitCode });
     const { outcome, gate } = await measure(opts, o, gateOf, h);
     const { results, exitCode } = outcome;
     writeGateFiles(gate, { markdown: reportPath, json: o.json });

@@ -24,6 +24,7 @@ import {
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
+import { gateOptions, gateRequest } from "../options/gate-request.js";
 import { degradationOptions, thresholdConfig } from "../options/values.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
@@ -117,30 +118,30 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   // Validate every option before reading any file.
   refuseOutputOverInput("--out", o.out, files);
   const metrics = parseMetrics(o.metric);
-  const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
-  warnIneffectiveFailThreshold(thresholds, o.failThreshold);
+  warnIneffectiveFailThreshold(thresholdConfig(o.threshold, o.thresholdMetric), o.failThreshold);
   const confidence = parseConfidence(o.confidence);
   const format = resolveFormat(o.format, o.out);
   const engines = o.engines === undefined ? undefined : list(o.engines);
   if (engines !== undefined && engines.length === 0) {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
-  const degradation = degradationOptions(o.degradation);
+  const request = gateRequest({
+    thresholdPct: o.threshold,
+    thresholdMetric: o.thresholdMetric ?? [],
+    failThresholdPct: o.failThreshold ?? null,
+    failOnRegression: o.failOnRegression === true,
+    allowMismatch: o.allowMismatch === true,
+    degradation: degradationOptions(o.degradation),
+    baselines: o.baseEngine,
+    engines,
+    metrics,
+    confidence,
+  });
   const storeQuery = baseFromHistoryQuery(files, o);
   const sets = storeQuery
     ? loadWithStoreBaseline(files[0]!, storeQuery)
     : files.map((f) => loadMeasurements(f));
-  const gate = compareGate(sets, {
-    degradation,
-    ...(o.baseEngine ? { baselines: o.baseEngine } : {}),
-    ...(engines ? { engines } : {}),
-    metrics,
-    thresholds,
-    confidence,
-    allowMismatch: o.allowMismatch === true,
-    failOnRegression: o.failOnRegression === true,
-    failThresholdPct: o.failThreshold ?? null,
-  });
+  const gate = compareGate(sets, gateOptions(request));
   const text = rendered(gate, format);
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);

@@ -1,9 +1,11 @@
 /**
- * The A/B request (src/options/ab-request.ts) that `perfgate ab` and the action's ab mode both
- * build: checked as a whole, and mapped onto the engine's options in one place.
+ * The typed requests the CLI and the action both build: the A/B request (src/options/ab-request.ts:
+ * `perfgate ab`, the action's ab mode) and the gate request (src/options/gate-request.ts:
+ * `perfgate compare`, `perfgate ab`, the action), each checked as a whole and mapped in one place.
  */
 import { describe, expect, it } from "vitest";
 import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../src/options/ab-request.js";
+import { gateOptions, gateRequest } from "../src/options/gate-request.js";
 import { memoryLogger } from "../src/util/log.js";
 
 const base: AbRequest = {
@@ -53,6 +55,44 @@ describe("the A/B request", () => {
     );
     expect(() => abRequest({ ...base, extra: 1 } as AbRequest)).toThrow(
       /^A\/B request: \(request\): .*extra/,
+    );
+  });
+});
+
+describe("the gate request", () => {
+  const judged = {
+    thresholdPct: 5,
+    thresholdMetric: [["p95_ms", 10]] as ["p95_ms", number][],
+    failThresholdPct: null,
+    failOnRegression: true,
+    allowMismatch: false,
+    degradation: { min_drop_pct: 10 },
+  };
+
+  it("maps onto the gate's options: the thresholds built once, compare's own fields only when given", () => {
+    expect(gateOptions(gateRequest(judged))).toEqual({
+      thresholds: { default_pct: 5, per_metric: { p95_ms: 10 } },
+      failThresholdPct: null,
+      failOnRegression: true,
+      allowMismatch: false,
+      degradation: { min_drop_pct: 10 },
+    });
+    expect(
+      gateOptions(gateRequest({ ...judged, engines: ["MariaDB 11.4.5"], confidence: 0.99 })),
+    ).toMatchObject({
+      engines: ["MariaDB 11.4.5"],
+      confidence: 0.99,
+    });
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => gateRequest({ ...judged, confidence: 1 })).toThrow(/^gate request: confidence: /);
+    expect(() => gateRequest({ ...judged, engines: [] })).toThrow(/^gate request: engines: /);
+    expect(() => gateRequest({ ...judged, degradation: { min_drop_pct: "10" } as never })).toThrow(
+      /^gate request: degradation: is not a set of degradation settings/,
+    );
+    expect(() => gateRequest({ ...judged, failThresholdPct: 0 })).toThrow(
+      /^gate request: failThresholdPct: /,
     );
   });
 });
