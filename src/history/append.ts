@@ -30,9 +30,14 @@ export interface AppendFlags {
   abInTrend?: boolean;
 }
 
+/** git's answer here, or null (not a checkout, or no git on this host: the run records none). */
 function gitOut(args: string[]): string | null {
-  const r = gitSync(process.cwd(), args);
-  return r.ok && r.out ? r.out : null;
+  try {
+    const r = gitSync(process.cwd(), args);
+    return r.ok && r.out ? r.out : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
