@@ -81,6 +81,7 @@ export const E2E = [
   "compare-gate",
   "compare-store-baseline",
   "gab-history",
+  "git-safe",
   "history-baseline",
   "history-conditions",
   "history-hostile-store",

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
-import { INPUT_DEFAULTS, REQUIRED_INPUTS } from "../src/action/constants.js";
+import { FORMER_INPUTS, INPUT_DEFAULTS, REQUIRED_INPUTS } from "../src/action/constants.js";
 import { buildProgram } from "../src/cli/main.js";
 import { METRIC_NAMES } from "../src/metrics/table.js";
 import { parseFlag } from "../src/options/commander.js";
@@ -22,6 +22,7 @@ import { tempDir } from "./helpers/results-factory.js";
 interface YamlInput {
   default?: unknown;
   required?: boolean;
+  description?: unknown;
 }
 
 function ymlInputs(): Record<string, YamlInput> {
@@ -56,6 +57,28 @@ describe("the action's inputs: one list, the same in action.yml and docs/action.
         required: REQUIRED_INPUTS.includes(name as never),
       });
     }
+  });
+
+  it("action.yml describes every input; a former name's description says it is deprecated and names the new one", () => {
+    const yml = ymlInputs();
+    for (const name of names) {
+      const text = String(yml[name]?.description ?? "").trim();
+      expect({ name, described: text.length >= 10 }).toEqual({ name, described: true });
+      const now = FORMER_INPUTS[name];
+      if (now !== undefined) {
+        expect({ name, text }).toEqual({
+          name,
+          text: expect.stringMatching(new RegExp(`^Deprecated\\b.*\\b${now}\\b`)),
+        });
+      }
+    }
+    expect(Object.keys(FORMER_INPUTS).sort()).toEqual([
+      "baseline",
+      "baseline-branch",
+      "baseline-from-history",
+      "baseline-max-age",
+      "baseline-runs",
+    ]);
   });
 
   it("docs/action.md's table lists exactly the inputs, with the same defaults", () => {

@@ -8,6 +8,7 @@ import { eventInfo } from "../src/action/event.js";
 import { actionsLogger, defuseCommands } from "../src/action/logger.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { overallVerdict } from "../src/compare/overall.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
 import {
   buildCommentBody,
@@ -15,7 +16,7 @@ import {
   GITHUB_COMMENT_LIMIT,
   parseCommentState,
 } from "../src/gate/comment.js";
-import { overallVerdict, verdictDigest } from "../src/gate/verdict.js";
+import { verdictDigest } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
 

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { instructionFlameGraph } from "../src/callgrind/flame.js";
-import { GRAPH_DATA_MAX_CHARS, graphDataJson, graphDataName, readGraphData } from "../src/flamegraph/data.js";
-import { type DiffNode, diffTree, GRAPH_CAPS, nodesOf } from "../src/flamegraph/diff.js";
+import { GRAPH_DATA_MAX_CHARS, graphDataJson, readGraphData } from "../src/flamegraph/data.js";
+import { graphDataName } from "../src/flamegraph/data-name.js";
+import { type DiffNode, diffTree, GRAPH_CAPS } from "../src/flamegraph/diff.js";
 
 const texts = { title: "t", subtitle: "s", unit: "instructions/txn" };
 
@@ -105,7 +106,8 @@ describe("the graph's data file", () => {
     const { data, tree } = readGraphData(g.data, g.name);
     expect(data.title).toContain("Instructions per transaction");
     expect(tree.head).toBe(3);
-    expect(nodesOf(tree).map((n) => n.name)).toEqual(["all", "a", "b"]);
+    expect(tree.name).toBe("all");
+    expect(tree.children.map((n) => [n.name, n.children.map((c) => c.name)])).toEqual([["a", ["b"]]]);
   });
 
   it("refuses what is not its shape, with one line naming the file and field", () => {

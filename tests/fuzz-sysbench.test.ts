@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sysbenchLogToResults } from "../src/import/sysbench-log.js";
-import { mdEscape } from "../src/report/markdown.js";
+import { mdEscape } from "../src/report/escape.js";
 import { IntervalSchema, ResultsSchema, SummarySchema } from "../src/results/schema.js";
 import { parseSysbenchOutput } from "../src/sysbench/parse.js";
 import { mutatedLines, RUNS, read, userErrorOrValue } from "./helpers/fuzz.js";

@@ -12,16 +12,17 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapStale, removableDir } from "../src/run/guard.js";
+import { failedCellsReason } from "../src/run/lifecycle.js";
 import { checkResumable, keptCells, resumeDifferences, startingResults } from "../src/run/resume.js";
-import { failedCellsReason } from "../src/run/runner.js";
 import { reclaimOrphanTemps, tempOwner } from "../src/servers/cache.js";
-import { acquireLock, readLock } from "../src/util/lock.js";
+import { acquireLock, type LockRecord, readLock, withWaitingLock } from "../src/util/lock.js";
 import { existingOutput } from "../src/util/outputs.js";
 import { identify, isAlive, parseStatStartTime, self } from "../src/util/owner.js";
 import { deathSignalArgv, describeExit } from "../src/util/processes.js";
@@ -92,6 +93,43 @@ describe("lock files", () => {
     const taken = acquireLock(path, "x", "me");
     expect(taken.stale?.pid).toBe(1);
     taken.release();
+  });
+});
+
+describe("the waiting lock (history folder index, server cache)", () => {
+  it("waits for a live owner, takes over a dead one's at once and another host's only once old", async () => {
+    const path = join(tempDir(), "w.lock");
+    const events: string[] = [];
+    const opts = {
+      holder: "waiter",
+      staleAfterMs: 60_000,
+      waitMs: 10_000,
+      pollMs: 10,
+      onWait: (o: LockRecord | null) => events.push(`wait for ${o?.holder}`),
+      onTakeOver: (_o: LockRecord | null, why: string) => events.push(`take over: ${why}`),
+      timeout: () => new Error("gave up"),
+    };
+    const held = acquireLock(path, "x", "holder");
+    const waiting = withWaitingLock(path, opts, () => readLock(path)?.holder);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(events).toEqual(["wait for holder"]);
+    held.release();
+    expect(await waiting).toBe("waiter");
+    expect(existsSync(path)).toBe(false);
+
+    const dead = deadPid();
+    writeFileSync(path, JSON.stringify({ pid: dead, start: "1", holder: "dead", since: "then" }));
+    expect(await withWaitingLock(path, opts, () => 1)).toBe(1);
+    expect(events[1]).toBe(`take over: pid ${dead} no longer exists`);
+
+    // Another host's owner cannot be checked: waited for, and taken over only past staleAfterMs.
+    writeFileSync(path, JSON.stringify({ pid: dead, host: "elsewhere", holder: "remote", since: "then" }));
+    await expect(withWaitingLock(path, { ...opts, waitMs: 100 }, () => 2)).rejects.toThrow("gave up");
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(path, old, old);
+    expect(await withWaitingLock(path, opts, () => 3)).toBe(3);
+    expect(events.at(-1)).toMatch(/^take over: held for 1[12]\d s, longer than 60 s$/);
+    expect(existsSync(path)).toBe(false);
   });
 });
 

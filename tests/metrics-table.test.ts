@@ -35,8 +35,9 @@ import {
   tierOfHistory,
 } from "../src/metrics/tier.js";
 import { BUILTIN_METRICS } from "../src/pages/metrics.js";
-import { tpsTables as comparisonTpsTables, renderComparisonMarkdown } from "../src/report/comparison.js";
+import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { tpsTables as runTpsTables } from "../src/report/markdown.js";
+import { tpsTables as comparisonTpsTables } from "../src/report/model.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
 import { makeResults } from "./helpers/results-factory.js";
 

@@ -11,7 +11,18 @@ import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js"
 import { actionMessage } from "../src/action/spelling.js";
 import { buildProgram } from "../src/cli/main.js";
 import { notComparable } from "../src/compare/fairness.js";
-import { CACHE_DIR, RUNNER_CLASS, STORE, WORK_DIR, WORKLOAD } from "../src/options/definitions.js";
+import { definitionOf } from "../src/options/commander.js";
+import {
+  CACHE_DIR,
+  FORCE,
+  OUT,
+  REPORT,
+  RESUME,
+  RUNNER_CLASS,
+  STORE,
+  WORK_DIR,
+  WORKLOAD,
+} from "../src/options/definitions.js";
 import { UsageError } from "../src/util/errors.js";
 
 /** Every command of the program with its path, e.g. "history baseline". */
@@ -45,6 +56,29 @@ async function parseError(args: string[]): Promise<Error | null> {
 }
 
 describe("options many commands take come from one definition", () => {
+  it("-o/--out, --report, --force and --resume: every command builds them from the one definition", () => {
+    for (const [def, min] of [
+      [OUT, 10],
+      [REPORT, 2],
+      [FORCE, 5],
+      [RESUME, 3],
+    ] as const) {
+      const found = optionsNamed(`--${def.name}`);
+      expect(found.length, def.name).toBeGreaterThanOrEqual(min);
+      for (const { path, option } of found) {
+        expect({ path, name: def.name, defined: definitionOf(option) === def }).toEqual({
+          path,
+          name: def.name,
+          defined: true,
+        });
+        expect({ path, short: option.short }).toEqual({
+          path,
+          short: def.short ? `-${def.short}` : undefined,
+        });
+      }
+    }
+  });
+
   it("--cache-dir, --work-dir and --runner-class: the same environment variable everywhere", () => {
     for (const [def, min] of [
       [CACHE_DIR, 6],

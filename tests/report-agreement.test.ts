@@ -8,9 +8,8 @@
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
-import { VERDICT_ORDER } from "../src/compare/overall.js";
+import { overallVerdict, VERDICT_ORDER } from "../src/compare/overall.js";
 import { buildCommentBody } from "../src/gate/comment.js";
-import { overallVerdict } from "../src/gate/verdict.js";
 import { heading, METRICS } from "../src/metrics/table.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { makeAbResults } from "./helpers/results-factory.js";

@@ -8,8 +8,8 @@
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, fromImport, fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { overallVerdict } from "../src/compare/overall.js";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
-import { overallVerdict } from "../src/gate/verdict.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { htmlEscape, mdEscape, mermaidText } from "../src/report/escape.js";
 import { renderMarkdown, renderTerminal } from "../src/report/markdown.js";

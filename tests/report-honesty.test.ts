@@ -9,9 +9,9 @@ import { DEFAULT_CHANGE_OPTIONS } from "../src/changes/index.js";
 import { fmtChangeValue, renderChangesText } from "../src/changes/report.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb, type MeasurementSet } from "../src/compare/model.js";
+import { overallVerdict } from "../src/compare/overall.js";
 import { stoppedBy } from "../src/compare/undecided.js";
 import { buildCommentBody } from "../src/gate/comment.js";
-import { overallVerdict } from "../src/gate/verdict.js";
 import {
   renderComparisonJson,
   renderComparisonMarkdown,

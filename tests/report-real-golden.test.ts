@@ -15,9 +15,9 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromAb } from "../src/compare/model.js";
+import { overallVerdict } from "../src/compare/overall.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { buildCommentBody } from "../src/gate/comment.js";
-import { overallVerdict } from "../src/gate/verdict.js";
 import {
   renderComparisonJson,
   renderComparisonMarkdown,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, generateConfig, parseSize, tunables } from "../src/servers/config.js";
-import { parseDepends, parseMadison, upstreamVersion } from "../src/servers/sources/deb.js";
+import { formatBytes, generateConfig, tunables } from "../src/servers/config.js";
+import { parseDependencies, parseMadison, upstreamVersion } from "../src/servers/sources/deb.js";
 import { parseServerVersionOutput } from "../src/servers/sources/path.js";
 import { compareVersions, parseServerSpec } from "../src/servers/spec.js";
 import { UserError } from "../src/util/errors.js";
+import { parseSize } from "../src/util/size.js";
 
 const GiB = 1024 ** 3;
 
@@ -167,9 +168,9 @@ describe("source helpers", () => {
     ].join("\n");
     expect(parseMadison(madison)).toEqual(["1:10.11.19-0+deb12u1", "1:10.11.18-0+deb12u1"]);
     expect(
-      parseDepends(
+      parseDependencies(
         "mariadb-common (>= 1:10.11.18), libaio1 (>= 0.3.93), liburing2 (>= 2.3), libfoo | libbar",
-      ),
+      ).map((d) => d.name),
     ).toEqual(["mariadb-common", "libaio1", "liburing2", "libfoo"]);
   });
 

@@ -32,9 +32,6 @@ import { defaultInstructionEvents, type InstructionsSection, type Workload } fro
 import { moreRepetitions } from "./confirm.js";
 import type { AbPlannedCell } from "./plan.js";
 
-export type { Counting as AbCounting } from "../instructions/settings.js";
-export { countedCells, countingSection, countsRule, toggleOf } from "../instructions/settings.js";
-
 export interface TierCounting {
   counting: AbCounting;
   w: Workload;

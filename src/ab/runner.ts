@@ -5,7 +5,13 @@
  * adjacent slices. Results are saved after every cell; servers and sysbench stop on every exit path.
  */
 
-import { countedCells } from "../instructions/settings.js";
+import {
+  type Counting,
+  countedCells,
+  countingSection,
+  countsRule,
+  toggleOf,
+} from "../instructions/settings.js";
 import { checkToggleSymbol, findValgrind } from "../instructions/valgrind.js";
 import type { Interval } from "../results/schema.js";
 import {
@@ -59,15 +65,7 @@ import {
 import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";
-import {
-  type AbCounting,
-  countAbTier,
-  countedCellCount,
-  countingSection,
-  countsRule,
-  type TierCounting,
-  toggleOf,
-} from "./instructions.js";
+import { countAbTier, countedCellCount, type TierCounting } from "./instructions.js";
 import { countsWanted, type MetricsMode, throughputSkipped } from "./metrics.js";
 import {
   type AbPlannedCell,
@@ -87,8 +85,6 @@ import {
 } from "./plan.js";
 import { addProfile, emptySide, keptStacks } from "./profile.js";
 import { checkAbResumable, resumedAbResults } from "./resume.js";
-
-export { PREPARE_SEED } from "./plan.js";
 
 export interface AbOptions extends CommonRunOptions {
   base: string;
@@ -158,7 +154,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
 interface AbContext extends EngineContext {
   design: AbResults["design"];
   /** instruction counting (null: off) */
-  counting: AbCounting | null;
+  counting: Counting | null;
 }
 
 type Label = "base" | "head";
@@ -362,7 +358,7 @@ function countingCollectors(
 
 /** The instruction-count collector (src/ab/instructions.ts): a tier's cells counted, each saved with its counts. */
 function instructionCounts(
-  counting: AbCounting,
+  counting: Counting,
   serverWrapper: readonly string[] | null,
   planned: AbPlannedCell[],
   judged: Pick<TierCounting, "thresholds" | "alpha">,

@@ -5,6 +5,7 @@
  * `input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)`.
  */
 import { z } from "zod";
+import type { MetricsMode } from "../ab/metrics.js";
 import type { ComparedMetric } from "../compare/schema.js";
 import {
   ALLOW_MISMATCH,
@@ -22,7 +23,6 @@ import {
   HISTORY_RUNS,
   INSTRUCTIONS,
   METRICS,
-  type MetricsMode,
   PIN_DEFAULTS,
   type SharedOption,
   STORE,
@@ -40,7 +40,7 @@ import {
 import type { DegradationOptions } from "../stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../stats/verdict.js";
 import { safeUrl } from "../util/safe-url.js";
-import { FORMER_INPUTS, type FormerInput, INPUT_DEFAULTS, type InputName } from "./constants.js";
+import { type CurrentInput, FORMER_INPUTS, INPUT_DEFAULTS, INPUTS } from "./constants.js";
 
 export const MODES = ["ab", "compare"] as const;
 export const COMMENT_MODES = ["always", "on-change", "on-regression", "never"] as const;
@@ -228,7 +228,7 @@ const FIELDS = {
   "history-store": shared(STORE),
   "pages-dir": z.string(),
   ...HISTORY_BASELINE_FIELDS,
-} as const satisfies Record<Exclude<InputName, FormerInput>, z.ZodType<unknown, string>>;
+} as const satisfies Record<CurrentInput, z.ZodType<unknown, string>>;
 
 type FieldName = keyof typeof FIELDS;
 type Parsed = { [K in FieldName]: z.output<(typeof FIELDS)[K]> | undefined };
@@ -285,7 +285,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     metrics: parsed.metrics ?? "throughput",
     comment: parsed.comment ?? "always",
     ccUsers: parsed["cc-users"] ?? [],
-    resultsDir: parsed["results-dir"] ?? INPUT_DEFAULTS["results-dir"],
+    resultsDir: parsed["results-dir"] ?? INPUTS["results-dir"].default,
     githubToken: parsed["github-token"] ?? "",
     prNumber: parsed["pr-number"] ?? null,
     commentAuthor: parsed["comment-author"] ?? null,

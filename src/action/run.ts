@@ -22,9 +22,10 @@ import { buildCommentBody, recordedWorkload } from "../gate/comment.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { compareGate, type GateResult, incompleteReason } from "../gate/gate.js";
 import { loadMeasurements } from "../inputs/load.js";
-import { thresholdConfig } from "../options/values.js";
+import { abRequest, abRunOptions } from "../options/ab-request.js";
+import { type GateRequest, gateOptions, gateRequest } from "../options/gate-request.js";
+import { mdEscape } from "../report/escape.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
-import { mdEscape } from "../report/markdown.js";
 import { renderPrReport } from "../report/pr-comment.js";
 import type { PinnedDefaults } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
@@ -111,23 +112,24 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
   // groups, since Actions does not nest them.
   log.info(`A/B: ${config.base} vs ${config.head} (${name}; metrics: ${config.metrics})`);
   try {
-    const opts: AbOptions = {
+    const request = abRequest({
       base: config.base!,
       head: config.head!,
       workloadFile,
       out,
       baseSet: config.baseSet,
       headSet: config.headSet,
-      thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
-      ...(config.instructions ? { instructions: true } : {}),
+      thresholdPct: config.thresholdPct,
+      thresholdMetric: config.thresholdMetric,
+      instructions: config.instructions,
       metrics: config.metrics,
+      offCpu: false,
       workDir,
-      ...(process.env.PERFGATE_CACHE_DIR ? { cacheDir: process.env.PERFGATE_CACHE_DIR } : {}),
+      cacheDir: process.env.PERFGATE_CACHE_DIR || undefined,
       // The action owns its results path: a self-hosted runner's workspace keeps the last job's file.
       force: true,
-      log,
-      signal: interrupt.signal,
-    };
+    });
+    const opts = abRunOptions(request, { log, signal: interrupt.signal });
     // like for like: the stock A/B runs first (beside, <results>.stock.json); the pinned one is gated
     const outcome: AbOutcome & { stock?: MeasurementSet } =
       config.pinDefaults === null ? await runAb(opts) : await likeForLike(opts, config.pinDefaults, log);
@@ -322,13 +324,24 @@ function writeStepFiles(
 /** With pin-defaults, the like-for-like section (pins, stock beside pinned changes); else null. */
 function likeForLikeSection(gate: GateResult, measured: Measured, config: ActionConfig): string | null {
   if (!measured.likeForLike) return null;
-  const stock = compareGate([measured.likeForLike.stock], {
-    thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
-    degradation: config.degradation,
-    failOnRegression: false,
-  });
+  const stock = compareGate(
+    [measured.likeForLike.stock],
+    gateOptions(gateRequest({ ...gateRequestOf(config), failOnRegression: false, failThresholdPct: null })),
+  );
   const section = renderLikeForLike(measured.likeForLike.pins, stock.report, gate.report, "markdown");
   return section;
+}
+
+/** How the step judges: the inputs' thresholds, fail settings and degradation settings. */
+function gateRequestOf(config: ActionConfig): GateRequest {
+  return gateRequest({
+    thresholdPct: config.thresholdPct,
+    thresholdMetric: config.thresholdMetric,
+    failThresholdPct: config.failThresholdPct,
+    failOnRegression: config.failOnRegression,
+    allowMismatch: config.allowMismatch,
+    degradation: { ...config.degradation },
+  });
 }
 
 async function gateStep(): Promise<void> {
@@ -359,11 +372,7 @@ async function gateStep(): Promise<void> {
 
   const end = log.group("Compare");
   const gate = compareGate(measured.sets, {
-    thresholds: thresholdConfig(config.thresholdPct, config.thresholdMetric),
-    degradation: config.degradation,
-    allowMismatch: config.allowMismatch,
-    failOnRegression: config.failOnRegression,
-    failThresholdPct: config.failThresholdPct,
+    ...gateOptions(gateRequestOf(config)),
     incomplete: measured.incomplete,
   });
   const section = likeForLikeSection(gate, measured, config);

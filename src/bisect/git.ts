@@ -2,28 +2,19 @@
  * The source repository's side of a bisect: refs resolved to commits, the first-parent-free
  * ancestry path from good to bad (`git rev-list --ancestry-path`), each commit's subject and
  * author, and a temporary detached worktree per commit for `--provision`. Every user value goes
- * after `--end-of-options`, refs are checked before use, and no repository hook runs.
+ * after `--end-of-options`, refs are checked before use, and git runs as src/util/git.ts sets it up (no hooks, no prompts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { UsageError, UserError } from "../util/errors.js";
-import { runCommand } from "../util/processes.js";
+import { git } from "../util/git.js";
 import type { CommitInfo } from "./core/schema.js";
 
-const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 /** The most commits a range may hold (a bisect of more is a sign of a wrong ref). */
 export const MAX_RANGE = 100_000;
 /** A ref as accepted: no option-looking or control-character text reaches git. */
 const REF_RE = /^[A-Za-z0-9_][A-Za-z0-9_./@{}~^+-]{0,250}$/;
-
-async function git(dir: string, args: string[], signal?: AbortSignal) {
-  return await runCommand("git", [...NO_HOOKS, ...args], {
-    cwd: dir,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    ...(signal ? { signal } : {}),
-  });
-}
 
 function lastErr(text: string): string {
   return text.trim().split("\n").filter(Boolean).slice(-1)[0]?.slice(0, 200) ?? "";

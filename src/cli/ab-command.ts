@@ -4,14 +4,16 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PROFILE_MODES, type ProfileMode } from "../ab/confirm.js";
 import { runAbLikeForLike } from "../ab/like-for-like.js";
+import type { MetricsMode } from "../ab/metrics.js";
 import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric, ComparisonReport } from "../compare/schema.js";
-import { graphDataName } from "../flamegraph/data.js";
+import { graphDataName } from "../flamegraph/data-name.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { abGate, type GateResult } from "../gate/gate.js";
+import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../options/ab-request.js";
 import { cliOption, flagParser, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   BASE,
@@ -20,25 +22,28 @@ import {
   DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
+  FORCE,
   HEAD,
   HEAD_SET,
   INSTRUCTIONS,
   METRICS,
-  type MetricsMode,
+  OUT,
   PIN_DEFAULTS,
+  REPORT,
+  RESUME,
   type SharedOption,
   THRESHOLD,
   THRESHOLD_METRIC,
   WORK_DIR,
   WORKLOAD,
 } from "../options/definitions.js";
-import { degradationOptions, oneOf, thresholdConfig, wholeNumber } from "../options/values.js";
+import { gateOptions, gateRequest } from "../options/gate-request.js";
+import { degradationOptions, oneOf, wholeNumber } from "../options/values.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
 import { profileGraphs } from "../report/profiles.js";
 import type { PinnedDefaults } from "../results/schema.js";
 import { readAbResults } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
-import type { ThresholdConfig } from "../stats/index.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger, type Logger } from "../util/log.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -100,8 +105,8 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(WORKLOAD, { default: h.defaultWorkload() }))
       .addOption(cliOption(BASE_SET))
       .addOption(cliOption(HEAD_SET))
-      .option("-o, --out <file>", "A/B results JSON (default: results/ab-<workload>-<time>.json)")
-      .option("--report <file>", "Markdown report (default: the results file with .md)")
+      .addOption(cliOption(OUT, { help: "A/B results JSON (default: results/ab-<workload>-<time>.json)" }))
+      .addOption(cliOption(REPORT, { help: "Markdown report (default: the results file with .md)" }))
       .option("--json <file>", "also write the comparison as JSON (the `compare --format json` document)")
       .option(
         "--pairs <n>",
@@ -130,10 +135,12 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
       .addOption(cliOption(INSTRUCTIONS))
       .addOption(cliOption(PIN_DEFAULTS))
       .addOption(cliOption(METRICS))
-      .option("--force", "replace a complete A/B file at --out")
-      .option(
-        "--resume <ab.json>",
-        "continue an interrupted A/B file: keeps its finished cells; servers, workload, settings and design default to the file's",
+      .addOption(cliOption(FORCE, { help: "replace a complete A/B file at --out" }))
+      .addOption(
+        cliOption(RESUME, {
+          help: "continue an interrupted A/B file: keeps its finished cells; servers, workload, settings and design default to the file's",
+          arg: "<ab.json>",
+        }),
       )
       .addOption(cliOption(WORK_DIR))
       .addOption(cliOption(CACHE_DIR))
@@ -179,39 +186,32 @@ function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
   };
 }
 
-/** The A/B's options from the flags (the output paths already chosen). */
-function abRunOptions(
-  o: AbFlags,
-  out: string,
-  thresholds: ThresholdConfig,
-  log: Logger,
-  signal: AbortSignal,
-): AbOptions {
+/** The A/B request from the flags (the output path already chosen). */
+function abRequestOf(o: AbFlags, out: string): AbRequest {
   const network = networkFromOptions(o);
-  return {
+  return abRequest({
     base: o.base!,
     head: o.head!,
     workloadFile: o.workload,
     out,
     baseSet: Object.fromEntries(o.baseSet ?? []),
     headSet: Object.fromEntries(o.headSet ?? []),
-    thresholds,
-    ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
-    ...(o.slice !== undefined ? { slice: o.slice } : {}),
-    ...(o.maxPairs !== undefined ? { maxPairs: o.maxPairs } : {}),
-    ...(o.confirmBudget !== undefined ? { confirmBudget: o.confirmBudget } : {}),
-    ...(o.workDir ? { workDir: o.workDir } : {}),
-    ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-    ...(network ? { network } : {}),
-    ...(o.force ? { force: true } : {}),
-    ...(o.instructions ? { instructions: true } : {}),
-    ...(o.metrics ? { metrics: o.metrics } : {}),
-    ...(o.resume !== undefined ? { resume: o.resume } : {}),
-    ...(o.profile ? { profile: o.profile } : {}),
-    ...(o.offCpu ? { offCpu: true } : {}),
-    log,
-    signal,
-  };
+    thresholdPct: o.threshold,
+    thresholdMetric: o.thresholdMetric ?? [],
+    pairs: o.pairs,
+    slice: o.slice,
+    maxPairs: o.maxPairs,
+    confirmBudget: o.confirmBudget,
+    instructions: o.instructions === true,
+    metrics: o.metrics,
+    profile: o.profile,
+    offCpu: o.offCpu === true,
+    force: o.force === true,
+    resume: o.resume,
+    workDir: o.workDir || undefined,
+    cacheDir: o.cacheDir || undefined,
+    network,
+  });
 }
 
 /**
@@ -286,19 +286,23 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
   const out = o.out ?? `results/ab-${name}-${stamp}.json`;
   const reportPath = o.report ?? h.reportPathFor(out);
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
-  const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
-  warnIneffectiveFailThreshold(thresholds, o.failThreshold);
+  const request = abRequestOf(o, out);
+  warnIneffectiveFailThreshold(abThresholds(request), o.failThreshold);
   const interrupt = h.interruptController();
   try {
-    const opts = abRunOptions(o, out, thresholds, log, interrupt.signal);
-    const gateOf = ({ results, exitCode }: AbOutcome, file: string) =>
-      abGate(results, file, {
-        thresholds,
-        degradation,
-        failOnRegression: o.failOnRegression === true,
+    const opts = abRunOptions(request, { log, signal: interrupt.signal });
+    const judged = gateOptions(
+      gateRequest({
+        thresholdPct: o.threshold,
+        thresholdMetric: o.thresholdMetric ?? [],
         failThresholdPct: o.failThreshold ?? null,
-        runExitCode: exitCode,
-      });
+        failOnRegression: o.failOnRegression === true,
+        allowMismatch: false,
+        degradation,
+      }),
+    );
+    const gateOf = ({ results, exitCode }: AbOutcome, file: string) =>
+      abGate(results, file, { ...judged, runExitCode: exitCode });
     const { outcome, gate } = await measure(opts, o, gateOf, h);
     const { results, exitCode } = outcome;
     writeGateFiles(gate, { markdown: reportPath, json: o.json });

@@ -2,7 +2,7 @@
 import { type Command, Option } from "commander";
 import { DEFAULT_BASELINE_DIR, findBaseline, listBaselines, saveBaseline } from "../baselines/store.js";
 import { cliOption } from "../options/commander.js";
-import { RUNNER_CLASS } from "../options/definitions.js";
+import { FORCE, RUNNER_CLASS } from "../options/definitions.js";
 import { readResults } from "../results/store.js";
 import { plural } from "../util/plural.js";
 import { writeOut } from "../util/terminal.js";
@@ -22,7 +22,7 @@ export function registerBaselineCommands(program: Command): void {
     .argument("<results.json>", "results file written by perfgate run")
     .addOption(dirOption())
     .addOption(classOption())
-    .option("--force", "replace an existing baseline")
+    .addOption(cliOption(FORCE, { help: "replace an existing baseline" }))
     .action((file: string, o: { dir: string; runnerClass?: string; force?: boolean }) => {
       const path = saveBaseline(file, {
         dir: o.dir,

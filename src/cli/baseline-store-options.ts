@@ -8,7 +8,7 @@ import { fromImport, type MeasurementSet } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline, headIdentity } from "../history/baseline.js";
 import { describeStore, parseStore } from "../history/store.js";
 import { loadMeasurements } from "../inputs/load.js";
-import { acceptFormerNames, cliOption } from "../options/commander.js";
+import { cliOption } from "../options/commander.js";
 import {
   HISTORY_BASE_DEFAULTS,
   HISTORY_BRANCH,
@@ -33,22 +33,16 @@ export interface BaselineStoreFlags {
   allowMismatch?: boolean;
 }
 
-/** The flags of the group before they were renamed (docs/decisions/2026-11-26-baseline-names.md). */
-const FORMER_FLAGS = {
-  "baseline-store": "base-from-history",
-  "baseline-repo": "history-repo",
-  "baseline-branch": "history-branch",
-  "baseline-runs": "history-runs",
-  "baseline-max-age": "history-max-age",
-  "baseline-runner-class": "history-runner-class",
-} as const;
-
-/** Adds the --base-from-history options to a command (the shared group; old names accepted). */
+/**
+ * Adds the --base-from-history options to a command (the shared group). Their names before the
+ * rename (docs/decisions/2026-11-26-baseline-names.md) are each option's `formerly`.
+ */
 export function addBaselineStoreOptions(cmd: Command): Command {
   cmd
     .addOption(
       cliOption(STORE, {
         flag: "base-from-history",
+        formerly: "baseline-store",
         env: null,
         help: "take the base from a history store (git:<branch> or a folder): the head's matching runs of --history-branch, pooled",
       }),
@@ -56,6 +50,7 @@ export function addBaselineStoreOptions(cmd: Command): Command {
     .addOption(
       cliOption(REPO, {
         flag: "history-repo",
+        formerly: "baseline-repo",
         help: "repository holding a git: history store (default: origin)",
       }),
     )
@@ -65,10 +60,11 @@ export function addBaselineStoreOptions(cmd: Command): Command {
     .addOption(
       cliOption(RUNNER_CLASS, {
         flag: "history-runner-class",
+        formerly: "baseline-runner-class",
         help: "runner class of the runs (default: the head's)",
       }),
     );
-  return acceptFormerNames(cmd, FORMER_FLAGS);
+  return cmd;
 }
 
 interface StoreQuery {

@@ -9,7 +9,15 @@ import { planBisect, runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
 import { ALLOW_WITHIN_NOISE, DRY_RUN, FROM_CHANGE } from "../options/bisect.js";
 import { cliOption, flagParser } from "../options/commander.js";
-import { CACHE_DIR, type SharedOption, WORK_DIR, WORKLOAD } from "../options/definitions.js";
+import {
+  CACHE_DIR,
+  FORCE,
+  OUT,
+  RESUME,
+  type SharedOption,
+  WORK_DIR,
+  WORKLOAD,
+} from "../options/definitions.js";
 import { oneOf, wholeNumber } from "../options/values.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { consoleLogger, memoryLogger } from "../util/log.js";
@@ -230,23 +238,26 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
       "the cell to bisect, e.g. oltp_write_only:1:1G (tier: one of the workload's)",
     )
     .addOption(cliOption(BISECT_METRIC))
-    .option(
-      "-o, --out <file>",
-      "bisect results JSON, rewritten after every step (default: results/bisect-<time>.json)",
+    .addOption(
+      cliOption(OUT, {
+        help: "bisect results JSON, rewritten after every step (default: results/bisect-<time>.json)",
+      }),
     )
     .option(
       "--max-rounds <n>",
       "most A/B runs per endpoint a commit may get while it is unknown (its budget, sized from the endpoints' effect and noise, is at least 3) and the endpoints while they look the same (default: 20 for tps, qps and p95_ms, 3 for instructions)",
     )
     .option("--alpha <p>", "two-sided level of every step's interval", "0.05")
-    .option(
-      "--resume <bisect.json>",
-      "continue an interrupted bisect: keeps its steps; arguments default to the file's",
+    .addOption(
+      cliOption(RESUME, {
+        help: "continue an interrupted bisect: keeps its steps; arguments default to the file's",
+        arg: "<bisect.json>",
+      }),
     )
     .addOption(cliOption(FROM_CHANGE))
     .addOption(cliOption(ALLOW_WITHIN_NOISE))
     .addOption(cliOption(DRY_RUN))
-    .option("--force", "replace a complete bisect file at --out")
+    .addOption(cliOption(FORCE, { help: "replace a complete bisect file at --out" }))
     .addOption(cliOption(WORK_DIR))
     .addOption(cliOption(CACHE_DIR))
     .addHelpText("after", FROM_A_CHANGE_POINT)

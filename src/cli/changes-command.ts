@@ -21,7 +21,7 @@ import {
   searchSummary,
 } from "../changes/report.js";
 import { cliOption } from "../options/commander.js";
-import { FORMAT } from "../options/definitions.js";
+import { FORMAT, OUT } from "../options/definitions.js";
 import { writeFileAtomic } from "../results/store.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { writeOut } from "../util/terminal.js";
@@ -137,7 +137,7 @@ export function registerChangesCommand(
     )
     .argument("<input>", inputs.map((i) => `${i.kind}: ${i.detail}`).join("; or "))
     .addOption(cliOption(FORMAT(CHANGE_FORMATS, undefined, "text")))
-    .option("-o, --out <file>", "write to a file instead of stdout")
+    .addOption(cliOption(OUT))
     .option("--alpha <p>", "largest scan-corrected p-value reported", String(d.alpha))
     .option("--min-magnitude <pct>", "smallest |change| reported, in percent", String(d.minMagnitude * 100))
     .option(

@@ -15,13 +15,16 @@ import { loadMeasurements } from "../inputs/load.js";
 import { acceptFormerNames, cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   ALLOW_MISMATCH,
+  BASE_ENGINE,
   DEGRADATION,
   FAIL_ON_REGRESSION,
   FAIL_THRESHOLD,
   FORMAT,
+  OUT,
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
+import { gateOptions, gateRequest } from "../options/gate-request.js";
 import { degradationOptions, thresholdConfig } from "../options/values.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
@@ -38,10 +41,6 @@ import {
 
 const FORMATS = ["markdown", "text", "json", "comment"] as const;
 type Format = (typeof FORMATS)[number];
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
 
 /** A comma list: trimmed, empty items dropped. */
 function list(text: string): string[] {
@@ -119,30 +118,30 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
   // Validate every option before reading any file.
   refuseOutputOverInput("--out", o.out, files);
   const metrics = parseMetrics(o.metric);
-  const thresholds = thresholdConfig(o.threshold, o.thresholdMetric);
-  warnIneffectiveFailThreshold(thresholds, o.failThreshold);
+  warnIneffectiveFailThreshold(thresholdConfig(o.threshold, o.thresholdMetric), o.failThreshold);
   const confidence = parseConfidence(o.confidence);
   const format = resolveFormat(o.format, o.out);
   const engines = o.engines === undefined ? undefined : list(o.engines);
   if (engines !== undefined && engines.length === 0) {
     throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
   }
-  const degradation = degradationOptions(o.degradation);
+  const request = gateRequest({
+    thresholdPct: o.threshold,
+    thresholdMetric: o.thresholdMetric ?? [],
+    failThresholdPct: o.failThreshold ?? null,
+    failOnRegression: o.failOnRegression === true,
+    allowMismatch: o.allowMismatch === true,
+    degradation: degradationOptions(o.degradation),
+    baselines: o.baseEngine,
+    engines,
+    metrics,
+    confidence,
+  });
   const storeQuery = baseFromHistoryQuery(files, o);
   const sets = storeQuery
     ? loadWithStoreBaseline(files[0]!, storeQuery)
     : files.map((f) => loadMeasurements(f));
-  const gate = compareGate(sets, {
-    degradation,
-    ...(o.baseEngine ? { baselines: o.baseEngine } : {}),
-    ...(engines ? { engines } : {}),
-    metrics,
-    thresholds,
-    confidence,
-    allowMismatch: o.allowMismatch === true,
-    failOnRegression: o.failOnRegression === true,
-    failThresholdPct: o.failThreshold ?? null,
-  });
+  const gate = compareGate(sets, gateOptions(request));
   const text = rendered(gate, format);
   if (o.out) {
     writeFileAtomic(o.out, `${text}\n`);
@@ -174,11 +173,7 @@ export function registerCompareCommands(program: Command): void {
       "Compare run results, an A/B file or imported measurements: verdicts with simultaneous confidence intervals, version progression, differences above the threshold, within-run degradation.",
     )
     .argument("<files...>", "results JSON, A/B JSON, perfgate/import JSON or .csv files")
-    .option(
-      "--base-engine <engine>",
-      "the engine every other engine of its family is compared with (repeatable)",
-      collect,
-    )
+    .addOption(cliOption(BASE_ENGINE))
     .option("--engines <list>", "only compare these engines (comma list)")
     .option(
       "--metric <list>",
@@ -190,10 +185,10 @@ export function registerCompareCommands(program: Command): void {
     .addOption(cliOption(FAIL_THRESHOLD))
     .option("--confidence <level>", "confidence of all intervals together (simultaneous)", "0.95")
     .addOption(cliOption(COMPARE_FORMAT))
-    .option("-o, --out <file>", "write the report to a file (atomically) instead of stdout")
+    .addOption(cliOption(OUT, { help: "write the report to a file (atomically) instead of stdout" }))
     .addOption(cliOption(ALLOW_MISMATCH))
     .addOption(cliOption(FAIL_ON_REGRESSION))
     .addOption(cliOption(DEGRADATION));
   addBaselineStoreOptions(compare);
-  acceptFormerNames(compare, { baseline: "base-engine" }).action(compareAction);
+  acceptFormerNames(compare).action(compareAction);
 }

@@ -27,6 +27,7 @@ import {
   HISTORY_BRANCH,
   HISTORY_MAX_AGE,
   HISTORY_RUNS,
+  OUT,
   REPO,
   RUNNER_CLASS,
   STORE,
@@ -253,7 +254,7 @@ export function registerHistoryBaseline(history: Command): void {
       "Pool the last N runs of a branch that match a head results file (runner class, workload, flavor, tiers) into a baseline for perfgate compare.",
     )
     .requiredOption("--like <results.json>", "the head's results file (perfgate run)")
-    .requiredOption("-o, --out <file>", "baseline file to write (perfgate/import JSON)")
+    .addOption(cliOption(OUT, { help: "baseline file to write (perfgate/import JSON)", required: true }))
     .addOption(storeOption())
     .addOption(repoOption())
     .addOption(cliOption(HISTORY_RUNS, { flag: "runs", default: String(HISTORY_BASE_DEFAULTS.runs) }))

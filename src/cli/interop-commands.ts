@@ -17,7 +17,7 @@ import {
   readGabInput,
 } from "../interop/gab.js";
 import { cliOption } from "../options/commander.js";
-import { FORMAT } from "../options/definitions.js";
+import { FORMAT, OUT } from "../options/definitions.js";
 import { writeFileAtomic } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
 import { UsageError, UserError } from "../util/errors.js";
@@ -129,7 +129,12 @@ export function registerInteropCommands(program: Command): void {
     )
     .argument("<files...>", "perfgate/results, perfgate/ab or perfgate/comparison JSON files")
     .addOption(cliOption(FORMAT(GAB_FORMATS, "gab-bigger or gab-smaller", null), { required: true }))
-    .option("-o, --out <file.json>", "write the array to a file (atomically) instead of stdout")
+    .addOption(
+      cliOption(OUT, {
+        help: "write the array to a file (atomically) instead of stdout",
+        arg: "<file.json>",
+      }),
+    )
     .option(
       "--workload-name <name>",
       'first word of every name (default: the workload name; "comparison" for comparison reports)',
@@ -142,7 +147,7 @@ export function registerInteropCommands(program: Command): void {
     .description(IMPORT_HELP)
     .option("--csv <file>", "CSV file with a header line")
     .option("--gab-data <data.js>", GAB_DATA_HELP)
-    .requiredOption("-o, --out <file.json>", "the JSON file to write");
+    .addOption(cliOption(OUT, { help: "the JSON file to write", arg: "<file.json>", required: true }));
   addSysbenchLogOptions(cmd).action(importAction);
 }
 
@@ -154,7 +159,13 @@ export function registerMergeCommand(program: Command): void {
       "Merge the parts of a sharded run (perfgate run --shard i/n) into one results file, as the unsharded run would have written it.",
     )
     .argument("<parts...>", "results files of every shard of one run")
-    .requiredOption("-o, --out <file.json>", "the merged results file (written atomically; nothing on error)")
+    .addOption(
+      cliOption(OUT, {
+        help: "the merged results file (written atomically; nothing on error)",
+        arg: "<file.json>",
+        required: true,
+      }),
+    )
     .option("--allow-incomplete", "merge parts that are not complete (the merged file is then incomplete)")
     .action((parts: string[], o: { out: string; allowIncomplete?: boolean }) => {
       refuseOutputOverInput("--out", o.out, parts);

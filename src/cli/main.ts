@@ -19,9 +19,13 @@ import {
   CACHE_DIR,
   DEFAULT_WORKLOAD,
   DEGRADATION,
+  FORCE,
   FORMAT,
   INSTRUCTIONS,
+  OUT,
   PIN_DEFAULTS,
+  REPORT,
+  RESUME,
   SET,
   WORK_DIR,
   WORKLOAD,
@@ -230,8 +234,8 @@ function registerRunCommand(program: Command): void {
     )
     .option("-s, --server <spec>", `server spec: ${specFormsText()}`, DEFAULT_SERVER)
     .addOption(cliOption(WORKLOAD, { help: "workload YAML file", default: defaultWorkload() }))
-    .option("-o, --out <file>", "results JSON file (default: results/<workload>-<time>.json)")
-    .option("--report <file>", "Markdown report file (default: the results file with .md)")
+    .addOption(cliOption(OUT, { help: "results JSON file (default: results/<workload>-<time>.json)" }))
+    .addOption(cliOption(REPORT))
     .addOption(cliOption(SET))
     .addOption(cliOption(INSTRUCTIONS))
     .addOption(
@@ -253,10 +257,12 @@ function registerRunCommand(program: Command): void {
       "--reuse-dataset",
       "restore a snapshot of the prepared data (per flavor series and data spec) instead of running prepare; the first run makes it",
     )
-    .option("--force", "replace a complete results file at --out")
-    .option(
-      "--resume <results.json>",
-      "continue an interrupted run: keep its finished cells, run the rest (same workload, server, config and host, else refused); results go back into that file unless --out",
+    .addOption(cliOption(FORCE))
+    .addOption(
+      cliOption(RESUME, {
+        help: "continue an interrupted run: keep its finished cells, run the rest (same workload, server, config and host, else refused); results go back into that file unless --out",
+        arg: "<results.json>",
+      }),
     )
     .addOption(cliOption(DEGRADATION))
     .action(runCommandAction);
@@ -273,7 +279,7 @@ function registerReportCommand(program: Command): void {
     )
     .argument("<results.json>", "results file written by perfgate run, perfgate ab or perfgate bisect")
     .addOption(cliOption(REPORT_FORMAT))
-    .option("-o, --out <file>", "write to a file instead of stdout")
+    .addOption(cliOption(OUT))
     .addOption(cliOption(DEGRADATION))
     .action(
       (

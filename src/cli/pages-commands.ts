@@ -9,7 +9,7 @@ import { alsoChangedText } from "../history/also-changed.js";
 import type { HistoryRun } from "../history/schema.js";
 import { loadAllRuns, parseStore } from "../history/store.js";
 import { acceptFormerNames, cliOption, flagParser } from "../options/commander.js";
-import { FORMAT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
+import { BASE_ENGINE, FORMAT, OUT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
 import { parseAge } from "../options/values.js";
 import { detector } from "../pages/detector.js";
 import { buildDigest, digestMarkdown, digestText } from "../pages/digest.js";
@@ -19,10 +19,6 @@ import { UsageError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { writeOut } from "../util/terminal.js";
 import { repoOption, storeOption } from "./history-commands.js";
-
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
-}
 
 /** One change point as a line of `history changes`, with its conditions, noise and other differences. */
 function changeLine(s: CellSeries, c: ChangeMark): string {
@@ -66,15 +62,17 @@ export function registerPagesCommands(program: Command, history: Command): void 
     )
     .addOption(storeOption())
     .addOption(repoOption())
-    .requiredOption("-o, --out <dir>", "folder to write the site to (replaced)")
+    .addOption(
+      cliOption(OUT, { help: "folder to write the site to (replaced)", arg: "<dir>", required: true }),
+    )
     .addOption(cliOption(THRESHOLD, { help: "version matrix: list differences beyond this %" }))
-    .option(
-      "--base-engine <engine>",
-      'version matrix baseline, e.g. "MariaDB 10.11.5" (repeatable; default: each family\'s oldest)',
-      collect,
+    .addOption(
+      cliOption(BASE_ENGINE, {
+        help: 'version matrix baseline, e.g. "MariaDB 10.11.5" (repeatable; default: each family\'s oldest)',
+      }),
     )
     .option("--title <text>", "site title", "perfgate trends");
-  acceptFormerNames(pages, { baseline: "base-engine" }).action(
+  acceptFormerNames(pages).action(
     (o: {
       store: string;
       repo?: string;

@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { cliOption } from "../options/commander.js";
-import { CACHE_DIR, TEXT_OR_JSON } from "../options/definitions.js";
+import { CACHE_DIR, FORCE, TEXT_OR_JSON } from "../options/definitions.js";
 import { plainText } from "../report/escape.js";
 import { cacheRoot, installDir, removeInstallDir, verifyInstallDir } from "../servers/cache.js";
 import { type CachedServer, listCachedServers } from "../servers/list.js";
@@ -94,7 +94,11 @@ export function registerServerCommands(program: Command): void {
       "server spec, e.g. mariadb@11.4.5, deb:mariadb@10.11.18, tarball:mysql@8.4.3, build:/src/mariadb@HEAD",
     )
     .addOption(cliOption(CACHE_DIR))
-    .option("--force", "remove the unpacked install first and unpack it again from the verified download")
+    .addOption(
+      cliOption(FORCE, {
+        help: "remove the unpacked install first and unpack it again from the verified download",
+      }),
+    )
     .action(async (spec: string, o: { cacheDir?: string; force?: boolean }) => {
       const log = consoleLogger();
       if (o.force) await forget(spec, o.cacheDir ?? cacheRoot(), log);

@@ -22,12 +22,13 @@ import {
   thresholdFor,
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "../util/plural.js";
 import { abCellAt, runCellsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
 import type { MeasurementSet } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
-import { type PairingOptions, planUnits, plural } from "./plan.js";
+import { type PairingOptions, planUnits } from "./plan.js";
 import { profileEntries } from "./profiles.js";
 import {
   COMPARED_METRICS,
@@ -43,9 +44,6 @@ import { settingsDiffs } from "./settings.js";
 import { degradationEntries } from "./trends.js";
 import { explainUndecided } from "./undecided.js";
 import { judgeAll, pendingComparisons } from "./verdicts.js";
-
-export { geometricMean } from "../stats/index.js";
-export { naturalCompare } from "./order.js";
 
 export interface CompareOptions extends PairingOptions {
   /** engine names: compare every other engine with the baseline of its family */

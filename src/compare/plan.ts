@@ -13,8 +13,6 @@ import { checkFairness, notComparable } from "./fairness.js";
 import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
 import type { ComparisonReport } from "./schema.js";
 
-export { plural };
-
 /** The metric values of one side of one measurement (a repetition, or one side of a pair). */
 /** A run's values carry the batch-means spread of their per-second series when known. */
 /** A run cell's own repetitions of a metric (instruction counts) come with it in `repeated`. */

@@ -16,8 +16,6 @@ export const GRAPH_DATA_FORMAT = "perfgate-flame-graph/1";
 /** The largest data file the run page reads (characters). */
 export const GRAPH_DATA_MAX_CHARS = 64 * 1024 * 1024;
 
-export { graphDataName } from "./data-name.js";
-
 const weight = z.number().check(z.nonnegative());
 // one stack: frames joined with ';' (a folded stack's frames never hold ';'), within the caps
 const stack = z.string().check(z.minLength(1), z.maxLength(GRAPH_CAPS.frames * (GRAPH_CAPS.nameChars + 1)));

@@ -147,18 +147,6 @@ export function diffTree(base: Folded, head: Folded, caps: GraphCaps = GRAPH_CAP
   return root;
 }
 
-/** Every node of the tree, parents before their children (no recursion: stacks can be deep). */
-export function nodesOf(root: DiffNode): DiffNode[] {
-  const out: DiffNode[] = [];
-  const todo = [root];
-  while (todo.length > 0) {
-    const n = todo.pop()!;
-    out.push(n);
-    for (let i = n.children.length - 1; i >= 0; i--) todo.push(n.children[i]!);
-  }
-  return out;
-}
-
 /** A frame's own weight per side: its inclusive weight less its children's. */
 export function selfOf(n: DiffNode): { base: number; head: number } {
   let base = n.base;

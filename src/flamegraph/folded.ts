@@ -29,15 +29,6 @@ export function parseFolded(text: string, where = "folded stacks"): Folded {
   return out;
 }
 
-/** Folded text, stacks sorted (so equal profiles give equal text). */
-export function formatFolded(f: Folded): string {
-  return [...f.entries()]
-    .filter(([, n]) => n > 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([s, n]) => `${s} ${Number.isInteger(n) ? n : Number(n.toPrecision(6))}`)
-    .join("\n");
-}
-
 /** The sum of all weights. */
 export function total(f: Folded): number {
   let t = 0;
@@ -49,12 +40,5 @@ export function total(f: Folded): number {
 export function scale(f: Folded, factor: number): Folded {
   const out: Folded = new Map();
   for (const [s, n] of f) out.set(s, n * factor);
-  return out;
-}
-
-/** Several profiles added together (e.g. one side's slices). */
-export function merge(profiles: readonly Folded[]): Folded {
-  const out: Folded = new Map();
-  for (const p of profiles) for (const [s, n] of p) out.set(s, (out.get(s) ?? 0) + n);
   return out;
 }

@@ -7,11 +7,12 @@
  */
 
 import type { MeasurementSet } from "../compare/model.js";
+import { overallVerdict, VERDICT_ORDER, type Verdict } from "../compare/overall.js";
 import { mdEscape } from "../report/escape.js";
 import { type PrReportInput, renderPrReport, verdictLine } from "../report/pr-comment.js";
 import { safeUrl } from "../util/safe-url.js";
 import type { GateResult } from "./gate.js";
-import { overallVerdict, VERDICTS, type Verdict, verdictDigest } from "./verdict.js";
+import { verdictDigest } from "./verdict.js";
 
 /** GitHub refuses issue comments longer than this (characters). */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -42,7 +43,7 @@ export function stateMarker(s: CommentState): string {
 
 export function parseCommentState(body: string): CommentState | null {
   const m = STATE_RE.exec(body);
-  if (!m || !(VERDICTS as readonly string[]).includes(m[1]!)) return null;
+  if (!m || !(VERDICT_ORDER as readonly string[]).includes(m[1]!)) return null;
   return { verdict: m[1] as Verdict, digest: m[2]!, sha: m[3] ? m[3] : null };
 }
 

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { comparisonFlameGraphs } from "../compare/compare.js";
-import { graphDataName } from "../flamegraph/data.js";
+import { graphDataName } from "../flamegraph/data-name.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { GateResult } from "./gate.js";
 

@@ -8,6 +8,7 @@
 
 import { type CompareOptions, compareSets, gateFailure } from "../compare/compare.js";
 import { fromAb, type MeasurementSet } from "../compare/model.js";
+import { overallVerdict, type Verdict } from "../compare/overall.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import {
   renderComparisonJson,
@@ -18,7 +19,6 @@ import type { AbResults } from "../results/schema.js";
 import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { plural } from "../util/plural.js";
 import { EXIT, type ExitCode } from "./exit.js";
-import { overallVerdict, type Verdict } from "./verdict.js";
 
 export interface GateOptions extends Omit<CompareOptions, "degradation"> {
   /** degradation detector settings on top of the workload's `degradation:` section */

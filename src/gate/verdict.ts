@@ -1,13 +1,10 @@
 /**
- * The one-word verdict over a whole comparison and its digest. The verdict order and the overall
- * verdict are defined once, in the pure core (src/compare/overall.ts); this re-exports them.
+ * The digest of a comparison's verdicts. The verdict order and the overall
+ * verdict are defined once, in the pure core (src/compare/overall.ts).
  */
 import { createHash } from "node:crypto";
-import { overallVerdict, VERDICT_ORDER, type Verdict } from "../compare/overall.js";
+import { overallVerdict } from "../compare/overall.js";
 import type { ComparisonReport } from "../compare/schema.js";
-
-export { overallVerdict, type Verdict };
-export const VERDICTS = VERDICT_ORDER;
 
 /**
  * A short digest of what the verdicts say (not of the measured numbers): the verdict, the counts and

@@ -5,13 +5,13 @@
  * checkout perfgate happens to run in says nothing about a release binary). The branch: --branch,
  * the GitHub Actions variables, then the current git checkout.
  */
-import { spawnSync } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runnerClassFor } from "../baselines/store.js";
 import { parseResultsDocument } from "../results/store.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UsageError, UserError } from "../util/errors.js";
+import { gitSync } from "../util/git.js";
 import { urlError } from "../util/safe-url.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
 import { historyFromAb, historyFromResults, type RunContext } from "./extract.js";
@@ -29,9 +29,14 @@ export interface AppendFlags {
   abInTrend?: boolean;
 }
 
+/** git's answer here, or null (not a checkout, or no git on this host: the run records none). */
 function gitOut(args: string[]): string | null {
-  const r = spawnSync("git", args, { encoding: "utf8" });
-  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
+  try {
+    const r = gitSync(process.cwd(), args);
+    return r.ok && r.out ? r.out : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -21,8 +21,6 @@ import { parseSize } from "../util/size.js";
 import type { AlsoChanged } from "./also-changed.js";
 import type { HistoryCell, HistoryRun } from "./schema.js";
 
-export { type AlsoChanged, alsoChangedText } from "./also-changed.js";
-
 /** `name → value`, names prefixed by where they come from (`my.cnf `, `setting `, `sysbench `, …). */
 export type Conditions = Record<string, string>;
 

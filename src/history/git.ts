@@ -4,12 +4,12 @@
  * meanwhile) is retried from a fresh fetch with the change applied again, so concurrent appends
  * all land, each once (appends are idempotent by run id).
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { OptionError, UserError } from "../util/errors.js";
-import { pidAlive } from "./lock.js";
+import { gitSync as git } from "../util/git.js";
+import { pidExists } from "../util/owner.js";
 
 export const DEFAULT_BRANCH = "perfgate-data";
 const MAX_ATTEMPTS = 12;
@@ -19,16 +19,6 @@ export interface GitStore {
   /** where the branch lives: a path or URL git can fetch from and push to */
   url: string;
   branch: string;
-}
-
-function git(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
-  const r = spawnSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
-  });
-  if (r.error) throw new UserError(`git: ${r.error.message} (is git installed?)`);
-  return { ok: r.status === 0, out: r.stdout.trim(), err: r.stderr.trim() };
 }
 
 function gitOk(cwd: string, args: string[]): string {
@@ -116,7 +106,7 @@ export function removeOrphanClones(dir = tmpdir()): string[] {
   }
   for (const name of names) {
     const m = CLONE_RE.exec(name);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidExists(Number(m[1]))) continue;
     rmSync(join(dir, name), { recursive: true, force: true });
     removed.push(name);
   }

@@ -38,6 +38,20 @@ export interface CliOptionExtra {
   default?: string;
   /** null: this command does not read the option's environment variable */
   env?: null;
+  /** the value's placeholder on this command where it differs, e.g. "<dir>" */
+  arg?: string;
+  /** the flag's former name on this command, where it spells the flag its own way (`flag`) */
+  formerly?: string;
+}
+
+/** The former name of each option cliOption made (its definition's, or the command's own). */
+const FORMERLY = new WeakMap<Option, string>();
+/** The definition each option cliOption made was built from. */
+const DEFINITION = new WeakMap<Option, SharedOption<unknown>>();
+
+/** The shared definition a commander option was built from (undefined: written inline). */
+export function definitionOf(option: Option): SharedOption<unknown> | undefined {
+  return DEFINITION.get(option);
 }
 
 /**
@@ -45,11 +59,19 @@ export interface CliOptionExtra {
  * default. Switches take no value.
  */
 export function cliOption<T>(o: SharedOption<T>, extra: CliOptionExtra = {}): Option {
+  const option = newCliOption(o, extra);
+  DEFINITION.set(option, o as SharedOption<unknown>);
+  const formerly = extra.formerly ?? (extra.flag === undefined ? o.formerly : undefined);
+  if (formerly !== undefined) FORMERLY.set(option, formerly);
+  return option;
+}
+
+function newCliOption<T>(o: SharedOption<T>, extra: CliOptionExtra): Option {
   const help = extra.help ?? o.help;
   const name = extra.flag ?? o.name;
   const flags = `${o.short ? `-${o.short}, ` : ""}--${name}`;
   if (o.arg === undefined) return new Option(flags, help);
-  const option = new Option(`${flags} ${o.arg}`, help);
+  const option = new Option(`${flags} ${extra.arg ?? o.arg}`, help);
   if (extra.required) option.makeOptionMandatory();
   if (o.env !== undefined && extra.env !== null) option.env(o.env);
   if (o.repeatable) {
@@ -79,11 +101,17 @@ export function warnIneffectiveFailThreshold(thresholds: ThresholdConfig, failPc
 }
 
 /**
- * Old spellings still accepted for one release: each `--old` flag (hidden from help) takes the
- * same value as `--new`, and using it prints one deprecation line. `names` maps old to new flag
- * names (without dashes); the new option must already be on the command.
+ * Old spellings still accepted for one release: for each option of the command that has a former
+ * name (`formerly`, on its definition or given to cliOption), `--old` (hidden from help) takes the
+ * same value as `--new`, and using it prints one deprecation line. Called once the command's
+ * options are all added.
  */
-export function acceptFormerNames(cmd: Command, names: Readonly<Record<string, string>>): Command {
+export function acceptFormerNames(cmd: Command): Command {
+  const names: Record<string, string> = {};
+  for (const o of cmd.options) {
+    const old = FORMERLY.get(o);
+    if (old !== undefined && o.long) names[old] = o.long.replace(/^--/, "");
+  }
   for (const [old, now] of Object.entries(names)) {
     const current = cmd.options.find((o) => o.long === `--${now}`);
     if (current === undefined) throw new Error(`acceptFormerNames: ${cmd.name()} has no --${now}`);

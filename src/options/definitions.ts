@@ -165,8 +165,6 @@ export const INSTRUCTIONS: SharedOption<boolean> = {
   parse: parseBoolean,
 };
 
-export type { MetricsMode } from "../ab/metrics.js";
-
 /** What `perfgate ab` measures (docs/instructions.md, "Instructions only"). */
 export const METRICS: SharedOption<MetricsMode> = {
   name: "metrics",
@@ -229,6 +227,39 @@ export const REPO: SharedOption<string> = {
 };
 
 /**
+ * What a command writes and how it treats what is there: `-o, --out`, `--report`, `--force`,
+ * `--resume`. Each command says in its help what it writes (cliOption's `help`) and may name the
+ * kind of file in the placeholder (`arg`).
+ */
+export const OUT: SharedOption<string> = {
+  name: "out",
+  short: "o",
+  arg: "<file>",
+  help: "write to a file instead of stdout",
+  parse: (text) => text,
+};
+
+export const REPORT: SharedOption<string> = {
+  name: "report",
+  arg: "<file>",
+  help: "Markdown report file (default: the results file with .md)",
+  parse: (text) => text,
+};
+
+export const FORCE: SharedOption<boolean> = {
+  name: "force",
+  help: "replace a complete results file at --out",
+  parse: parseBoolean,
+};
+
+export const RESUME: SharedOption<string> = {
+  name: "resume",
+  arg: "<file>",
+  help: "continue an interrupted run from its file",
+  parse: (text) => text,
+};
+
+/**
  * `--format`: one of `choices`. The default is the first, or `byDefault` (null: none, the command
  * decides).
  */
@@ -277,6 +308,16 @@ export const HISTORY_MAX_AGE: SharedOption<number | "none"> = {
   arg: "<age>",
   help: `runs older than this are not pooled, e.g. 14d, 2w; none left is an error (default ${DEFAULT_BASELINE_MAX_AGE_DAYS}d; "none": no limit)`,
   parse: parseMaxAge,
+};
+
+/** `--base-engine` of compare and pages (called --baseline before). */
+export const BASE_ENGINE: SharedOption<string> = {
+  name: "base-engine",
+  formerly: "baseline",
+  arg: "<engine>",
+  help: "the engine every other engine of its family is compared with (repeatable)",
+  repeatable: true,
+  parse: (text) => text,
 };
 
 /** Defaults of the baseline-from-history group, for both. */

@@ -11,7 +11,7 @@
  * differences are heat-coloured; one without an interval (a single run with no per-second lines)
  * is never decided.
  */
-import { naturalCompare } from "../compare/compare.js";
+import { naturalCompare } from "../compare/order.js";
 import type { HistoryRun, MetricValue } from "../history/schema.js";
 import { METRICS } from "../metrics/table.js";
 import { type WriteCaveat, writeCaveat } from "../metrics/write-accounting.js";

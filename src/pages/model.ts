@@ -12,10 +12,10 @@
 import { createHash } from "node:crypto";
 import { type NoiseFloor, noiseFloor, withinNoise } from "../changes/floor.js";
 import type { SeriesPoint } from "../changes/index.js";
-import { naturalCompare } from "../compare/compare.js";
+import { naturalCompare } from "../compare/order.js";
+import type { AlsoChanged } from "../history/also-changed.js";
 import { pointLabel } from "../history/commit.js";
 import {
-  type AlsoChanged,
   type Conditions,
   cellConditions,
   conditionsDiff,
@@ -36,7 +36,6 @@ import { metricInfo, metricKeys } from "./metrics.js";
 import { SPARK_POINTS, sparkShape } from "./spark.js";
 
 /** A point of a series, as the change-point detector takes it. */
-export type { SeriesPoint } from "../changes/index.js";
 
 /** What the change-point detector returns for one series (index = first point of the new regime). */
 export interface DetectedChange {

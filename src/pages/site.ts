@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { naturalCompare } from "../compare/compare.js";
+import { naturalCompare } from "../compare/order.js";
 import type { HistoryMetric, HistoryRun } from "../history/schema.js";
 import { UserError } from "../util/errors.js";
 import { dict } from "../util/own.js";

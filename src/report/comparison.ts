@@ -39,8 +39,6 @@ import {
 import { profilesMarkdown, profilesText } from "./profiles.js";
 import { settingsMarkdown, settingsText } from "./settings.js";
 
-export { tpsTables } from "./model.js";
-
 /** A signed % with one decimal: "-20.2%", "+4.2%", "0.0%". */
 export function fmtPct(x: number): string {
   const tenths = Math.round(x * 10);

@@ -21,7 +21,6 @@ import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } 
 import { instructionsMarkdown, instructionsText } from "./run-instructions.js";
 
 /** The one escaper for untrusted text in Markdown (src/report/escape.ts). */
-export { mdEscape } from "./escape.js";
 
 /** Options of the single-run reports. */
 export interface ReportOptions {

@@ -7,8 +7,9 @@
  * its own, so they agree. Metric labels come from the metrics table (src/metrics/table.ts). Text
  * in the model is raw; each renderer escapes it for its medium. Pure.
  */
-import { labelSets, naturalCompare } from "../compare/compare.js";
+import { labelSets } from "../compare/compare.js";
 import type { MeasurementSet } from "../compare/model.js";
+import { naturalCompare } from "../compare/order.js";
 import { overallVerdict, type Verdict, verdictRank, worstVerdict } from "../compare/overall.js";
 import type {
   ComparisonCell,

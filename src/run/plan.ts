@@ -1,7 +1,8 @@
 /** The matrix of cells a workload asks for, in run order, and the time it should take (pure). */
-import { parseSize } from "../servers/config.js";
+
 import { effectiveBufferPool, type OptionValue } from "../servers/options.js";
 import { UserError } from "../util/errors.js";
+import { parseSize } from "../util/size.js";
 import type { Workload } from "../workloads/schema.js";
 
 export interface PlannedCell {

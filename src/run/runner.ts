@@ -46,8 +46,6 @@ import { type Shard, shardedPlan } from "./shard.js";
 import { runPhase, type SysbenchResult, sysbenchFailure } from "./sysbench-run.js";
 import { runHeader, serverRecord } from "./tier-server.js";
 
-export { failedCellsReason } from "./lifecycle.js";
-
 export interface RunOptions extends CommonRunOptions {
   server: string;
   /** extra server options on top of the workload's (from --set k=v) */

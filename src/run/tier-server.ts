@@ -1,13 +1,14 @@
 /** Starting one server for one buffer-pool tier and recording what it runs with (shared by run and ab). */
 import { join } from "node:path";
 import type { Host, Results, ServerRecord } from "../results/schema.js";
-import { generateConfig, parseSize } from "../servers/config.js";
+import { generateConfig } from "../servers/config.js";
 import type { ServerInstall } from "../servers/install.js";
 import { ServerInstance } from "../servers/instance.js";
 import type { NetworkSetup } from "../servers/network.js";
 import { effectiveBufferPool } from "../servers/options.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
+import { parseSize } from "../util/size.js";
 import { PERFGATE_VERSION } from "../version.js";
 import type { LoadedWorkload } from "../workloads/schema.js";
 import type { TierStart } from "./records.js";

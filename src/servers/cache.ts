@@ -14,7 +14,6 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -22,6 +21,7 @@ import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { UserError } from "../util/errors.js";
+import { withWaitingLock } from "../util/lock.js";
 import type { Logger } from "../util/log.js";
 import { pidExists } from "../util/owner.js";
 import { checkTree, MANIFEST_FILE, readManifest, tamperedError, writeManifest } from "./manifest.js";
@@ -121,6 +121,8 @@ export async function fetchText(url: string, signal?: AbortSignal): Promise<stri
 }
 
 export const META = "perfgate-install.json";
+/** A cache lock whose owner cannot be checked (no readable record, another host) is stale after this. */
+const LOCK_STALE_MS = 60_000;
 
 /** `<name>.tmp-<pid>` (an unpack or snapshot under way) or `<name>.part-<pid>` (a download): the pid, else null. */
 export function tempOwner(name: string): number | null {
@@ -154,42 +156,26 @@ export function reclaimOrphanTemps(dir: string, log?: Logger): string[] {
 }
 
 /**
- * Runs fn while holding an exclusive lock on `path` (a directory created atomically), so two
- * perfgate processes never download or unpack the same artifact at once. A lock whose owner
- * process is gone is taken over.
+ * Runs fn while holding the lock `<path>.lock` (src/util/lock.ts), so two perfgate processes never
+ * download or unpack the same artifact at once. A lock whose owner process is gone is taken over;
+ * a live one is waited for (a download or a build may take long).
  */
 export async function withLock<T>(path: string, fn: () => Promise<T>, log?: Logger): Promise<T> {
   const lock = `${path}.lock`;
   mkdirSync(dirname(lock), { recursive: true });
   reclaimOrphanTemps(dirname(path), log);
-  let waited = false;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      let owner = Number.NaN;
-      try {
-        owner = Number(readFileSync(join(lock, "pid"), "utf8"));
-      } catch {
-        // the owner has not written its pid yet
-      }
-      if (Number.isInteger(owner) && owner > 0 && !pidExists(owner)) {
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) log?.info(`waiting for another perfgate process to finish with ${path}`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  return await withWaitingLock(
+    lock,
+    {
+      holder: "perfgate (server cache)",
+      staleAfterMs: LOCK_STALE_MS,
+      waitMs: Number.POSITIVE_INFINITY,
+      pollMs: 500,
+      onWait: () => log?.info(`waiting for another perfgate process to finish with ${path}`),
+      timeout: () => new UserError(`${lock}: still held`),
+    },
+    fn,
+  );
 }
 
 export interface InstallCheck {

@@ -8,12 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { UserError } from "../util/errors.js";
-import { parseSize } from "../util/size.js";
 import { checkServerOptions } from "./options.js";
 import { compareVersions, type Flavor } from "./spec.js";
-
-// parseSize (src/util/size.ts) re-exported for the config callers.
-export { parseSize };
 
 export interface ConfigContext {
   flavor: Flavor;

@@ -19,9 +19,6 @@ import {
 } from "./sources/source.js";
 import { compareVersions, parseServerSpec, type ServerSpec, type SourceName } from "./spec.js";
 
-export { SOURCE_ORDER } from "./sources/registry.js";
-export type { Availability } from "./sources/source.js";
-
 export interface ResolveOptions {
   log: Logger;
   cacheDir?: string;

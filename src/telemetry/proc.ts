@@ -128,12 +128,6 @@ export function parseStatTimes(text: string, file = "/proc/self/stat"): { utime:
   return { utime, stime };
 }
 
-/** utime + stime of a /proc/<pid>/stat line, in clock ticks. */
-export function parseSelfStat(text: string, file = "/proc/self/stat"): number {
-  const { utime, stime } = parseStatTimes(text, file);
-  return utime + stime;
-}
-
 /**
  * CPU time between two /proc/stat reads as % of all CPUs: user = user + nice, system = system + irq +
  * softirq. Per-CPU counters (iowait above all) can step backwards on some kernels, so a negative delta

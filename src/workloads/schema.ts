@@ -6,10 +6,10 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { type Document, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
-import { parseSize } from "../servers/config.js";
 import { refusedReason } from "../servers/options.js";
 import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../stats/degradation-settings.js";
 import { UserError } from "../util/errors.js";
+import { parseSize } from "../util/size.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
 export const BUILTIN_SCRIPTS = [

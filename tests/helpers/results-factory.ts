@@ -17,8 +17,9 @@ import {
   type Summary,
 } from "../../src/results/schema.js";
 import type { PlannedCell } from "../../src/run/plan.js";
-import { generateConfig, type Overrides, parseSize } from "../../src/servers/config.js";
+import { generateConfig, type Overrides } from "../../src/servers/config.js";
 import type { Flavor } from "../../src/servers/spec.js";
+import { parseSize } from "../../src/util/size.js";
 
 export const HOST: Host = {
   hostname: "bench1",

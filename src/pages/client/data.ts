@@ -7,7 +7,8 @@ import type { HistoryRun } from "../../history/schema.js";
 import type { VersionMatrix } from "../matrix.js";
 import type { CellSeries, OverviewRow } from "../model.js";
 import type { ScalingGroup } from "../scaling.js";
-import { dataKey, type EarlyData, requestData, type SiteIndex } from "./keys.js";
+import type { SiteIndex } from "../site-index.js";
+import { dataKey, type EarlyData, requestData } from "./keys.js";
 
 export interface Overview {
   title: string;

@@ -7,8 +7,6 @@
 
 import { fileOfId, type SiteIndex } from "../site-index.js";
 
-export type { SiteIndex } from "../site-index.js";
-
 /** The index a page needs before its data: "cells" or "runs"; null for pages with one fixed file. */
 export function indexKey(page: string): "cells" | "runs" | null {
   if (page === "cell") return "cells";

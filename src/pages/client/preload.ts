@@ -4,7 +4,9 @@
  * until the bundle takes over window.perfgateData (data.ts). A cell or run page's index comes
  * first; its data file is requested when the index lists the page's id (keys.ts).
  */
-import { dataKey, type EarlyData, indexKey, requestData, type SiteIndex } from "./keys.js";
+
+import type { SiteIndex } from "../site-index.js";
+import { dataKey, type EarlyData, indexKey, requestData } from "./keys.js";
 
 const early: EarlyData = { requested: [], arrived: Object.create(null) };
 const page = document.body.dataset.page ?? "overview";

@@ -24,6 +24,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFile
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { UserError } from "../../util/errors.js";
+import { gitArgv, gitEnv, git as runGit } from "../../util/git.js";
 import type { Logger } from "../../util/log.js";
 import { runCommand, spawnTracked, stopChild } from "../../util/processes.js";
 import { cacheRoot, hasInstall, installDir, META, readInstallMeta, unpackOnce, withLock } from "../cache.js";
@@ -210,13 +211,9 @@ export function envCmakeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
   return splitArgs(env.PERFGATE_CMAKE_ARGS ?? "");
 }
 
+/** git as src/util/git.ts runs it: no repository hooks (post-checkout on worktree add), no prompts. */
 async function git(args: string[], cwd: string, signal?: AbortSignal) {
-  // No hooks from the repository run (post-checkout on worktree add), no prompts for credentials.
-  return await runCommand("git", ["-c", "core.hooksPath=/dev/null", ...args], {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-    ...(signal ? { signal } : {}),
-  });
+  return await runGit(cwd, args, signal);
 }
 
 function oneLine(text: string): string {
@@ -352,12 +349,19 @@ interface StepContext {
  * make's `[ nn%]`, at most once a second. An abort stops the step's whole process group (the
  * compilers with it). A failure is one line naming the step and the log.
  */
-async function step(ctx: StepContext, name: string, command: string, args: string[], cwd: string) {
+async function step(
+  ctx: StepContext,
+  name: string,
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = ctx.env,
+) {
   ctx.log.info(`${ctx.label}: ${name}`);
   const out = createWriteStream(ctx.logPath, { flags: "a" });
   out.write(`\n=== ${name}: ${command} ${args.join(" ")}  (in ${cwd})\n`);
   const started = Date.now();
-  const child = spawnTracked(command, args, { cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnTracked(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let lastShown = 0;
   let partial = "";
   const onData = (d: Buffer) => {
@@ -597,15 +601,17 @@ async function prepareWorkspace(job: BuildJob, work: string): Promise<Workspace>
   };
 }
 
-const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+/** A git step of the build: git as src/util/git.ts runs it, in the build's environment. */
+async function gitStep(ctx: StepContext, name: string, args: string[], cwd: string) {
+  return await step(ctx, name, "git", gitArgv(args), cwd, gitEnv(ctx.env));
+}
 
 /** The commit as a detached worktree (and its submodules): the user's checkout is not touched. */
 async function checkout(ws: Workspace, job: BuildJob): Promise<void> {
-  ws.times.checkout = await step(
+  ws.times.checkout = await gitStep(
     ws.ctx,
     "checkout (git worktree)",
-    "git",
-    [...NO_HOOKS, "worktree", "add", "--detach", "--force", "--end-of-options", ws.src, job.commit],
+    ["worktree", "add", "--detach", "--force", "--end-of-options", ws.src, job.commit],
     job.repoDir,
   );
   await updateSubmodules(ws);
@@ -614,11 +620,10 @@ async function checkout(ws: Workspace, job: BuildJob): Promise<void> {
 /** The checked-out commit's submodules, when it has any. */
 async function updateSubmodules(ws: Workspace): Promise<void> {
   if (!existsSync(join(ws.src, ".gitmodules"))) return;
-  ws.times.submodules = await step(
+  ws.times.submodules = await gitStep(
     ws.ctx,
     "submodules",
-    "git",
-    [...NO_HOOKS, "submodule", "update", "--init", "--recursive", "--quiet"],
+    ["submodule", "update", "--init", "--recursive", "--quiet"],
     ws.src,
   );
 }
@@ -739,11 +744,10 @@ async function buildInTree(job: BuildJob, tree: string): Promise<ServerInstall> 
 async function checkoutTree(ws: Workspace, job: BuildJob): Promise<void> {
   const top = existsSync(ws.src) ? await git(["rev-parse", "--show-toplevel"], ws.src) : null;
   if (top?.code === 0 && resolve(top.stdout.trim()) === resolve(ws.src)) {
-    ws.times.checkout = await step(
+    ws.times.checkout = await gitStep(
       ws.ctx,
       "checkout (kept tree)",
-      "git",
-      [...NO_HOOKS, "checkout", "--quiet", "--detach", "--force", job.commit, "--"],
+      ["checkout", "--quiet", "--detach", "--force", job.commit, "--"],
       ws.src,
     );
     await updateSubmodules(ws);

@@ -77,11 +77,6 @@ export function parseDependencies(field: string): Dependency[] {
   return out;
 }
 
-/** Package names from a Depends field, first of each alternative, without version constraints. */
-export function parseDepends(field: string): string[] {
-  return parseDependencies(field).map((d) => d.name);
-}
-
 /** Dependencies that are part of a program's runtime closure: shared libraries and their base packages. */
 export function isRuntimeLibrary(name: string): boolean {
   return /^lib/.test(name) || /^gcc-\d+-base$/.test(name) || name === "zlib1g";
