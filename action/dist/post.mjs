@@ -79,44 +79,44 @@ var require_tunnel = __commonJS({
       return agent;
     }
     function TunnelingAgent(options) {
-      var self = this;
-      self.options = options || {};
-      self.proxyOptions = self.options.proxy || {};
-      self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
-      self.requests = [];
-      self.sockets = [];
-      self.on("free", function onFree(socket, host, port, localAddress) {
+      var self2 = this;
+      self2.options = options || {};
+      self2.proxyOptions = self2.options.proxy || {};
+      self2.maxSockets = self2.options.maxSockets || http.Agent.defaultMaxSockets;
+      self2.requests = [];
+      self2.sockets = [];
+      self2.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self.requests.length; i < len; ++i) {
-          var pending = self.requests[i];
+        for (var i = 0, len = self2.requests.length; i < len; ++i) {
+          var pending = self2.requests[i];
           if (pending.host === options2.host && pending.port === options2.port) {
-            self.requests.splice(i, 1);
+            self2.requests.splice(i, 1);
             pending.request.onSocket(socket);
             return;
           }
         }
         socket.destroy();
-        self.removeSocket(socket);
+        self2.removeSocket(socket);
       });
     }
     util.inherits(TunnelingAgent, events.EventEmitter);
     TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
-      var self = this;
-      var options = mergeOptions({ request: req }, self.options, toOptions(host, port, localAddress));
-      if (self.sockets.length >= this.maxSockets) {
-        self.requests.push(options);
+      var self2 = this;
+      var options = mergeOptions({ request: req }, self2.options, toOptions(host, port, localAddress));
+      if (self2.sockets.length >= this.maxSockets) {
+        self2.requests.push(options);
         return;
       }
-      self.createSocket(options, function(socket) {
+      self2.createSocket(options, function(socket) {
         socket.on("free", onFree);
         socket.on("close", onCloseOrRemove);
         socket.on("agentRemove", onCloseOrRemove);
         req.onSocket(socket);
         function onFree() {
-          self.emit("free", socket, options);
+          self2.emit("free", socket, options);
         }
         function onCloseOrRemove(err) {
-          self.removeSocket(socket);
+          self2.removeSocket(socket);
           socket.removeListener("free", onFree);
           socket.removeListener("close", onCloseOrRemove);
           socket.removeListener("agentRemove", onCloseOrRemove);
@@ -124,10 +124,10 @@ var require_tunnel = __commonJS({
       });
     };
     TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
-      var self = this;
+      var self2 = this;
       var placeholder = {};
-      self.sockets.push(placeholder);
-      var connectOptions = mergeOptions({}, self.proxyOptions, {
+      self2.sockets.push(placeholder);
+      var connectOptions = mergeOptions({}, self2.proxyOptions, {
         method: "CONNECT",
         path: options.host + ":" + options.port,
         agent: false,
@@ -143,7 +143,7 @@ var require_tunnel = __commonJS({
         connectOptions.headers["Proxy-Authorization"] = "Basic " + new Buffer(connectOptions.proxyAuth).toString("base64");
       }
       debug2("making CONNECT request");
-      var connectReq = self.request(connectOptions);
+      var connectReq = self2.request(connectOptions);
       connectReq.useChunkedEncodingByDefault = false;
       connectReq.once("response", onResponse);
       connectReq.once("upgrade", onUpgrade);
@@ -170,7 +170,7 @@ var require_tunnel = __commonJS({
           var error62 = new Error("tunneling socket could not be established, statusCode=" + res.statusCode);
           error62.code = "ECONNRESET";
           options.request.emit("error", error62);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         if (head.length > 0) {
@@ -179,11 +179,11 @@ var require_tunnel = __commonJS({
           var error62 = new Error("got illegal response body from proxy");
           error62.code = "ECONNRESET";
           options.request.emit("error", error62);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         debug2("tunneling connection has established");
-        self.sockets[self.sockets.indexOf(placeholder)] = socket;
+        self2.sockets[self2.sockets.indexOf(placeholder)] = socket;
         return cb(socket);
       }
       function onError(cause) {
@@ -196,7 +196,7 @@ var require_tunnel = __commonJS({
         var error62 = new Error("tunneling socket could not be established, cause=" + cause.message);
         error62.code = "ECONNRESET";
         options.request.emit("error", error62);
-        self.removeSocket(placeholder);
+        self2.removeSocket(placeholder);
       }
     };
     TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
@@ -213,15 +213,15 @@ var require_tunnel = __commonJS({
       }
     };
     function createSecureSocket(options, cb) {
-      var self = this;
-      TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
+      var self2 = this;
+      TunnelingAgent.prototype.createSocket.call(self2, options, function(socket) {
         var hostHeader = options.request.getHeader("host");
-        var tlsOptions = mergeOptions({}, self.options, {
+        var tlsOptions = mergeOptions({}, self2.options, {
           socket,
           servername: hostHeader ? hostHeader.replace(/:.*$/, "") : options.host
         });
         var secureSocket = tls.connect(0, tlsOptions);
-        self.sockets[self.sockets.indexOf(socket)] = secureSocket;
+        self2.sockets[self2.sockets.indexOf(socket)] = secureSocket;
         cb(secureSocket);
       });
     }
@@ -9600,11 +9600,11 @@ var require_readable = __commonJS({
         });
       }
     };
-    function isLocked(self) {
-      return self[kBody] && self[kBody].locked === true || self[kConsume];
+    function isLocked(self2) {
+      return self2[kBody] && self2[kBody].locked === true || self2[kConsume];
     }
-    function isUnusable(self) {
-      return util.isDisturbed(self) || isLocked(self);
+    function isUnusable(self2) {
+      return util.isDisturbed(self2) || isLocked(self2);
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
@@ -9991,42 +9991,42 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self) {
-      if (self.abort) {
-        self.abort(self[kSignal]?.reason);
+    function abort(self2) {
+      if (self2.abort) {
+        self2.abort(self2[kSignal]?.reason);
       } else {
-        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
+        self2.reason = self2[kSignal]?.reason ?? new RequestAbortedError();
       }
-      removeSignal(self);
+      removeSignal(self2);
     }
-    function addSignal(self, signal2) {
-      self.reason = null;
-      self[kSignal] = null;
-      self[kListener] = null;
+    function addSignal(self2, signal2) {
+      self2.reason = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
       if (!signal2) {
         return;
       }
       if (signal2.aborted) {
-        abort(self);
+        abort(self2);
         return;
       }
-      self[kSignal] = signal2;
-      self[kListener] = () => {
-        abort(self);
+      self2[kSignal] = signal2;
+      self2[kListener] = () => {
+        abort(self2);
       };
-      addAbortListener(self[kSignal], self[kListener]);
+      addAbortListener(self2[kSignal], self2[kListener]);
     }
-    function removeSignal(self) {
-      if (!self[kSignal]) {
+    function removeSignal(self2) {
+      if (!self2[kSignal]) {
         return;
       }
-      if ("removeEventListener" in self[kSignal]) {
-        self[kSignal].removeEventListener("abort", self[kListener]);
+      if ("removeEventListener" in self2[kSignal]) {
+        self2[kSignal].removeEventListener("abort", self2[kListener]);
       } else {
-        self[kSignal].removeListener("abort", self[kListener]);
+        self2[kSignal].removeListener("abort", self2[kListener]);
       }
-      self[kSignal] = null;
-      self[kListener] = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
     }
     module.exports = {
       addSignal,
@@ -36877,15 +36877,15 @@ var initializer2 = (inst, issues) => {
   if (_installedErrorProtos.has(proto))
     return;
   _installedErrorProtos.add(proto);
-  _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
-  _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
-  _lazyMethod(proto, "addIssue", (self) => (issue3) => {
-    self.issues.push(issue3);
-    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
+  _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
+  _lazyMethod(proto, "addIssue", (self2) => (issue3) => {
+    self2.issues.push(issue3);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
-  _lazyMethod(proto, "addIssues", (self) => (issues2) => {
-    self.issues.push(...issues2);
-    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
+    self2.issues.push(...issues2);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
   Object.defineProperty(proto, "isEmpty", {
     configurable: true,
@@ -37731,7 +37731,7 @@ var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
   $ZodObjectJIT.init(inst, def);
   ZodType.init(inst, def);
   inst._zod.processJSONSchema = (ctx, json2, params) => objectProcessor(inst, ctx, json2, params);
-  util_exports.installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
+  util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
 }, {
   keyof() {
     return _enum2(Object.keys(this._zod.def.shape));
@@ -40540,6 +40540,9 @@ var ComparisonReportSchema = external_exports.object({
   baseline_history: BaselineProvenanceSchema.optional()
 });
 
+// src/util/lock.ts
+var MAX_RECORD_BYTES = 1 << 20;
+
 // src/history/lock.ts
 var LOCK_WAIT_MS = 5 * 6e4;
 
@@ -40762,17 +40765,177 @@ var HistoryIndexSchema = external_exports.object({
 // src/history/folder.ts
 var FUTURE_TOLERANCE_MS = 10 * 6e4;
 
+// src/util/git.ts
+var SAFE_CONFIG = [
+  "core.hooksPath=/dev/null",
+  "core.pager=cat",
+  "core.fsmonitor=false",
+  "color.ui=false",
+  "commit.gpgSign=false",
+  "tag.gpgSign=false",
+  "log.showSignature=false"
+].flatMap((c) => ["-c", c]);
+
 // src/history/git.ts
 var DEFAULT_BRANCH = "perfgate-data";
 
 // src/history/store.ts
 var DEFAULT_STORE = `git:${DEFAULT_BRANCH}`;
+var BRANCH_RE = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,200}$/;
+function isBranchName(text) {
+  return BRANCH_RE.test(text);
+}
 
 // src/util/size.ts
 var KiB = 1024;
 var MiB2 = 1024 * KiB;
 var GiB = 1024 * MiB2;
 var MULTIPLIER = { K: KiB, M: MiB2, G: GiB, T: 1024 * GiB };
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT])?$/i.exec(text.trim());
+  if (!m?.[1]) return null;
+  const unit = (m[2] ?? "").toUpperCase();
+  const n = Number(m[1]) * (unit ? MULTIPLIER[unit] ?? 1 : 1);
+  return Number.isFinite(n) ? Math.round(n) : null;
+}
+
+// src/servers/options.ts
+var NAME_RE = /^[a-z0-9_-]+$/;
+var CONTROL_RE = /[\u0000-\u001f\u007f]/;
+var MAX_NAME = 64;
+var MAX_VALUE = 4096;
+var PREFIXES = ["loose_", "skip_", "enable_", "disable_", "maximum_"];
+var INSTANCE = "perfgate sets it for each server's private work directory";
+var FILE_IO = "it makes the server read or write files outside its private work directory";
+var ACCESS = "it weakens or replaces the server's access control";
+var SQL = "it runs SQL that is not the benchmark's";
+var REFUSED_OPTIONS = {
+  // where perfgate puts this server's files and how sysbench reaches it
+  basedir: INSTANCE,
+  datadir: INSTANCE,
+  tmpdir: INSTANCE,
+  socket: INSTANCE,
+  port: INSTANCE,
+  bind_address: INSTANCE,
+  pid_file: INSTANCE,
+  log_error: INSTANCE,
+  lc_messages_dir: INSTANCE,
+  language: INSTANCE,
+  character_sets_dir: INSTANCE,
+  plugin_dir: INSTANCE,
+  user: INSTANCE,
+  chroot: INSTANCE,
+  skip_networking: INSTANCE,
+  extra_port: INSTANCE,
+  admin_address: INSTANCE,
+  admin_port: INSTANCE,
+  mysqlx_socket: INSTANCE,
+  mysqlx_port: INSTANCE,
+  mysqlx_bind_address: INSTANCE,
+  innodb_data_home_dir: INSTANCE,
+  innodb_log_group_home_dir: INSTANCE,
+  innodb_undo_directory: INSTANCE,
+  innodb_tmpdir: INSTANCE,
+  innodb_temp_tablespaces_dir: INSTANCE,
+  innodb_directories: INSTANCE,
+  aria_log_dir_path: INSTANCE,
+  defaults_file: INSTANCE,
+  defaults_extra_file: INSTANCE,
+  defaults_group_suffix: INSTANCE,
+  // files anywhere on the host
+  init_file: FILE_IO,
+  plugin_load: FILE_IO,
+  plugin_load_add: FILE_IO,
+  secure_file_priv: FILE_IO,
+  debug: FILE_IO,
+  debug_dbug: FILE_IO,
+  keyring_file_data: FILE_IO,
+  file_key_management_filename: FILE_IO,
+  server_audit_file_path: FILE_IO,
+  ssl_ca: FILE_IO,
+  ssl_capath: FILE_IO,
+  ssl_cert: FILE_IO,
+  ssl_key: FILE_IO,
+  ssl_crl: FILE_IO,
+  ssl_crlpath: FILE_IO,
+  admin_ssl_ca: FILE_IO,
+  admin_ssl_capath: FILE_IO,
+  admin_ssl_cert: FILE_IO,
+  admin_ssl_key: FILE_IO,
+  admin_ssl_crl: FILE_IO,
+  admin_ssl_crlpath: FILE_IO,
+  caching_sha2_password_private_key_path: FILE_IO,
+  caching_sha2_password_public_key_path: FILE_IO,
+  sha256_password_private_key_path: FILE_IO,
+  sha256_password_public_key_path: FILE_IO,
+  // access control
+  skip_grant_tables: ACCESS,
+  grant_tables: ACCESS,
+  // SQL run on the server's behalf
+  init_connect: SQL,
+  init_slave: SQL,
+  init_replica: SQL
+};
+var FILE_NAME_OPTIONS = [
+  "log_bin",
+  "log_bin_index",
+  "log_basename",
+  "relay_log",
+  "relay_log_index",
+  "relay_log_info_file",
+  "master_info_file",
+  "general_log_file",
+  "slow_query_log_file",
+  "log_slow_query_file",
+  "log_tc",
+  "innodb_buffer_pool_filename",
+  "innodb_data_file_path",
+  "innodb_temp_data_file_path"
+];
+var BARE_NAME_RE = /^(?:[A-Za-z0-9_-][A-Za-z0-9._:;+-]*)?$/;
+function canonicalOption(name) {
+  const n = name.replaceAll("-", "_").toLowerCase();
+  return n.startsWith("loose_") ? n.slice("loose_".length) : n;
+}
+function lookupNames(name) {
+  const canonical = canonicalOption(name);
+  const prefix = PREFIXES.find((p) => canonical.startsWith(p));
+  return prefix ? [canonical, canonical.slice(prefix.length)] : [canonical];
+}
+function refusedReason(name, value) {
+  if (!NAME_RE.test(name) || name.length > MAX_NAME) {
+    return `the name must be 1-${MAX_NAME} characters of a-z, 0-9, '_' or '-' (a loose- prefix is allowed)`;
+  }
+  const names = lookupNames(name);
+  for (const n of names) {
+    const why = REFUSED_OPTIONS[n];
+    if (why) return `refused: ${why}`;
+  }
+  const valueWhy = valueProblem(value);
+  if (valueWhy) return valueWhy;
+  if (names.some((n) => FILE_NAME_OPTIONS.includes(n)) && typeof value === "string") {
+    if (!BARE_NAME_RE.test(value) || value.includes("..")) {
+      return "refused as a path: give a bare file name (placed in the server's private datadir)";
+    }
+  }
+  if (canonicalOption(name) === "innodb_buffer_pool_size" && value !== null && optionBytes(value) === null) {
+    return "not a size (accepted: bytes, or a whole number with K, M, G or T, e.g. 2G)";
+  }
+  return null;
+}
+function valueProblem(value) {
+  if (value === null || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : "the value must be a finite number";
+  if (typeof value !== "string") return "the value must be a string, a number, a boolean or null";
+  if (CONTROL_RE.test(value)) return "the value must not hold a newline or other control character";
+  if (value.length > MAX_VALUE) return `the value is longer than ${MAX_VALUE} characters`;
+  return null;
+}
+function optionBytes(value) {
+  if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  if (typeof value !== "string" || !/^\s*\d+[KMGT]?\s*$/i.test(value)) return null;
+  return parseSize(value);
+}
 
 // src/servers/spec.ts
 var FLAVORS = ["mariadb", "mysql", "percona"];
@@ -40893,6 +41056,17 @@ var DEGRADATION_SETTINGS = Object.keys(
   DegradationSettingsSchema.shape
 );
 var DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+function parseDegradationSetting(item) {
+  const eq = item.indexOf("=");
+  const name = eq > 0 ? item.slice(0, eq).trim() : "";
+  const text = eq > 0 ? item.slice(eq + 1).trim() : "";
+  const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
+    return "is not name=number with a known name";
+  }
+  if (!DegradationSettingsSchema.safeParse({ [name]: value }).success) return "is out of range";
+  return [name, value];
+}
 
 // src/options/values.ts
 var InvalidValue = class extends Error {
@@ -40945,6 +41119,29 @@ function parseBoolean(text) {
   if (["false", "False", "FALSE"].includes(t)) return false;
   throw new InvalidValue("is not a boolean", "true, True, TRUE, false, False, FALSE");
 }
+var SETTING_ACCEPTED = "name=value, e.g. innodb_flush_log_at_trx_commit=0; path, file and security options are refused";
+function parseServerSetting(text) {
+  const t = text.trim();
+  const eq = t.indexOf("=");
+  const name = eq > 0 ? t.slice(0, eq).trim() : "";
+  if (name === "") throw new InvalidValue("is not name=value", SETTING_ACCEPTED);
+  const value = t.slice(eq + 1).trim();
+  const why = refusedReason(name, value);
+  if (why) {
+    const option = JSON.stringify(name.slice(0, 64));
+    throw new InvalidValue(
+      `has the option ${option}: ${why}`,
+      SETTING_ACCEPTED,
+      `server option ${option}: ${why}`
+    );
+  }
+  return [name, value];
+}
+function parseDegradationSetting2(text) {
+  const parsed = parseDegradationSetting(text);
+  if (typeof parsed === "string") throw new InvalidValue(parsed, DEGRADATION_ACCEPTED);
+  return parsed;
+}
 function wholeNumber(min, max, unit = "") {
   const accepted = `a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`;
   return (text) => {
@@ -40968,6 +41165,13 @@ function parseMaxAge(text) {
   } catch {
     throw new InvalidValue("is not an age", `${AGE_ACCEPTED}, or none`);
   }
+}
+function parseBranch(text) {
+  const t = text.trim();
+  if (!isBranchName(t)) {
+    throw new InvalidValue("is not a branch name", "a branch name such as main or release/11.4");
+  }
+  return t;
 }
 function oneOf(choices) {
   return (text) => {
@@ -41024,6 +41228,20 @@ var HEAD = {
   help: "head server spec (may equal the base to A/B a configuration change)",
   parse: parseSpec
 };
+var BASE_SET = {
+  name: "base-set",
+  arg: "<name=value>",
+  help: "server option for the base only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting
+};
+var HEAD_SET = {
+  name: "head-set",
+  arg: "<name=value>",
+  help: "server option for the head only (repeatable; in the action one per line)",
+  repeatable: true,
+  parse: parseServerSetting
+};
 var PIN_DEFAULTS = {
   name: "pin-defaults",
   arg: "<older|spec>",
@@ -41037,6 +41255,13 @@ var WORKLOAD = {
   help: "workload YAML file (its ab: section sets slices and pairs)",
   default: DEFAULT_WORKLOAD,
   parse: (text) => text
+};
+var DEGRADATION = {
+  name: "degradation",
+  arg: "<name=value>",
+  help: "degradation detector setting on top of the workload's degradation: section, e.g. min_drop_pct=10 or min_decline_s=60 (repeatable; in the action one per line; docs/statistics.md)",
+  repeatable: true,
+  parse: parseDegradationSetting2
 };
 var INSTRUCTIONS = {
   name: "instructions",
@@ -41082,6 +41307,13 @@ function FORMAT(choices, help, byDefault = choices[0] ?? null) {
   };
 }
 var TEXT_OR_JSON = FORMAT(["text", "json"]);
+var HISTORY_BRANCH = {
+  name: "history-branch",
+  formerly: "baseline-branch",
+  arg: "<name>",
+  help: "branch whose runs form the base (default main)",
+  parse: parseBranch
+};
 var HISTORY_RUNS = {
   name: "history-runs",
   formerly: "baseline-runs",
@@ -41115,47 +41347,54 @@ var STATE2 = {
   /** where server datadirs and logs are */
   workDir: "work-dir"
 };
-var INPUT_DEFAULTS = {
-  mode: "",
-  base: actionDefault(BASE),
-  head: actionDefault(HEAD),
-  "base-set": "",
-  "head-set": "",
-  workload: actionDefault(WORKLOAD),
-  "base-results": "",
-  "head-results": "",
-  baseline: "",
-  threshold: actionDefault(THRESHOLD),
-  "threshold-metric": actionDefault(THRESHOLD_METRIC),
-  "fail-threshold": actionDefault(FAIL_THRESHOLD),
-  degradation: "",
-  "fail-on-regression": actionDefault(FAIL_ON_REGRESSION),
-  "allow-mismatch": actionDefault(ALLOW_MISMATCH),
-  instructions: actionDefault(INSTRUCTIONS),
-  "pin-defaults": actionDefault(PIN_DEFAULTS),
-  metrics: actionDefault(METRICS2),
-  comment: "always",
-  "cc-users": "",
-  "pr-number": "",
-  "comment-author": "",
-  "base-sha": "",
-  "head-sha": "",
-  "artifact-url": "",
-  "results-dir": "perfgate-results",
-  "history-store": "",
-  "pages-dir": "",
-  "base-from-history": "false",
-  "history-runs": "",
-  "history-branch": "",
-  "history-max-age": "",
-  // Former names, read for one release (FORMER_INPUTS)
-  "baseline-from-history": "",
-  "baseline-runs": "",
-  "baseline-branch": "",
-  "baseline-max-age": "",
+function sharedInput(o) {
+  return { default: actionDefault(o), ...o.formerly ? { formerly: o.formerly } : {} };
+}
+var INPUTS = {
+  mode: { default: "", required: true },
+  base: sharedInput(BASE),
+  head: sharedInput(HEAD),
+  "base-set": sharedInput(BASE_SET),
+  "head-set": sharedInput(HEAD_SET),
+  workload: sharedInput(WORKLOAD),
+  "base-results": { default: "", formerly: "baseline" },
+  "head-results": { default: "" },
+  threshold: sharedInput(THRESHOLD),
+  "threshold-metric": sharedInput(THRESHOLD_METRIC),
+  "fail-threshold": sharedInput(FAIL_THRESHOLD),
+  degradation: sharedInput(DEGRADATION),
+  "fail-on-regression": sharedInput(FAIL_ON_REGRESSION),
+  "allow-mismatch": sharedInput(ALLOW_MISMATCH),
+  instructions: sharedInput(INSTRUCTIONS),
+  "pin-defaults": sharedInput(PIN_DEFAULTS),
+  metrics: sharedInput(METRICS2),
+  comment: { default: "always" },
+  "cc-users": { default: "" },
+  "pr-number": { default: "" },
+  "comment-author": { default: "" },
+  "base-sha": { default: "" },
+  "head-sha": { default: "" },
+  "artifact-url": { default: "" },
+  "results-dir": { default: "perfgate-results" },
+  "history-store": { default: "" },
+  "pages-dir": { default: "" },
+  "base-from-history": { default: "false", formerly: "baseline-from-history" },
+  "history-runs": sharedInput(HISTORY_RUNS),
+  "history-branch": sharedInput(HISTORY_BRANCH),
+  "history-max-age": sharedInput(HISTORY_MAX_AGE),
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, evaluated by the runner
-  "github-token": "${{ github.token }}"
+  "github-token": { default: "${{ github.token }}" }
 };
+var FORMER_INPUTS = Object.fromEntries(
+  Object.entries(INPUTS).flatMap(
+    ([name, spec]) => spec.formerly ? [[spec.formerly, name]] : []
+  )
+);
+var INPUT_DEFAULTS = {
+  ...Object.fromEntries(Object.entries(INPUTS).map(([name, spec]) => [name, spec.default])),
+  ...Object.fromEntries(Object.keys(FORMER_INPUTS).map((old) => [old, ""]))
+};
+var REQUIRED_INPUTS = Object.entries(INPUTS).filter(([, spec]) => spec.required).map(([name]) => name);
 
 // src/action/post.ts
 async function post() {
