@@ -7,6 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -35,7 +36,7 @@ import { parseBuildSpec, parseServerSpec } from "../src/servers/spec.js";
 import { UserError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
 import { startCli } from "./helpers/cli.js";
-import { CLI, processesMatching, requireBuild } from "./helpers/env.js";
+import { processesMatching, ROOT, requireBuild } from "./helpers/env.js";
 
 describe("build: spec parsing", () => {
   it("splits repository and ref at the last @", () => {
@@ -620,6 +621,9 @@ describe.skipIf(process.getuid?.() !== 0)(
     const repo = join(root, "repo");
     const cacheDir = join(root, "cache");
     const jobHome = join(root, "job");
+    // The CLI as installed for the job's user: a copy it can read wherever the repository is (a
+    // checkout under /root is not readable by nobody). The bundle is self-contained.
+    const jobCli = join(root, "perfgate", "bin", "perfgate.mjs");
     const c = { main: "", pr: "", innocent: "", next: "" };
     const trustedLayer = join(cacheDir, "ccache-trusted");
     const trusted = (commit: string, dir = cacheDir) =>
@@ -635,7 +639,7 @@ describe.skipIf(process.getuid?.() !== 0)(
       delete env.PERFGATE_BUILD_CACHE;
       delete env.PG_TEST_COUNTER;
       try {
-        return execFileSync("setpriv", [...NOBODY, process.execPath, CLI, ...args], {
+        return execFileSync("setpriv", [...NOBODY, process.execPath, jobCli, ...args], {
           encoding: "utf8",
           env,
           stdio: ["ignore", "pipe", "pipe"],
@@ -654,6 +658,9 @@ describe.skipIf(process.getuid?.() !== 0)(
       // The job's user must reach the tree: the tests' temporary directory gets traverse-only access.
       execFileSync("chmod", ["711", tmpdir()]);
       execFileSync("chmod", ["755", root]);
+      for (const part of ["bin", "dist", "package.json"])
+        cpSync(join(ROOT, part), join(root, "perfgate", part), { recursive: true });
+      execFileSync("chmod", ["-R", "a+rX", join(root, "perfgate")]);
       mkdirSync(repo, { recursive: true });
       sh(repo, "init", "-q", "-b", "main");
       writeFileSync(join(repo, "CMakeLists.txt"), CMAKELISTS);
