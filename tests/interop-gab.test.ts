@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { buildProgram } from "../src/cli/main.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { readImportedSet } from "../src/import/store.js";
 import { loadMeasurements } from "../src/inputs/load.js";
 import {
@@ -160,8 +160,8 @@ describe("export (custom tools)", () => {
         })),
       });
     const report = compareSets([
-      fromResults(mk("10.11.5", [1000, 1010, 990, 1005]), "base.json"),
-      fromResults(mk("11.4.5", [800, 810, 790, 805]), "head.json"),
+      fromDocument(mk("10.11.5", [1000, 1010, 990, 1005]), "base.json"),
+      fromDocument(mk("11.4.5", [800, 810, 790, 805]), "head.json"),
     ]);
     // through JSON, as perfgate compare --format json writes it
     const parsed = parseGabInput(JSON.stringify(report), "cmp.json");

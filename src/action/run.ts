@@ -15,7 +15,7 @@ import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { runAbLikeForLike } from "../ab/like-for-like.js";
 import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
-import { fromAb, type MeasurementSet } from "../compare/model.js";
+import { fromDocument, type MeasurementSet } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { buildCommentBody, recordedWorkload } from "../gate/comment.js";
@@ -134,7 +134,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
     const { results, stock } = outcome;
     const pins = results.pinned_defaults;
     return {
-      sets: [fromAb(results, out)],
+      sets: [fromDocument(results, out)],
       workloadName: results.workload.name,
       resultsFile: out,
       incomplete: incompleteReason(results),
@@ -159,7 +159,7 @@ async function likeForLike(
       `like for like: ${s.target} pinned to ${s.reference}: ${s.pinned.map((p) => `${p.name}=${p.value}`).join(", ") || "nothing"}; not pinned: ${s.not_pinned.map((p) => p.name).join(", ") || "none"}`,
     );
   }
-  return { ...pinned, stock: fromAb(stock.results, stock.out) };
+  return { ...pinned, stock: fromDocument(stock.results, stock.out) };
 }
 
 function measureCompare(config: ActionConfig, log: Logger): Measured {

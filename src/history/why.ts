@@ -8,7 +8,7 @@
  */
 
 import { functionChanges } from "../callgrind/profile.js";
-import { fromAb } from "../compare/model.js";
+import { fromDocument } from "../compare/model.js";
 import { profileEntries } from "../compare/profiles.js";
 import { settingsDiffs } from "../compare/settings.js";
 import { instructionGraphName, profileGraphName } from "../flamegraph/names.js";
@@ -26,7 +26,7 @@ const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) 
  * null: the page has nothing to link).
  */
 export function whyOfAb(ab: AbResults, stem: string, kept: (name: string) => boolean): HistoryWhy | null {
-  const set = fromAb(ab, `${stem}.json`);
+  const set = fromDocument(ab, `${stem}.json`);
   const [base, head] = set.engines as [string, string];
   const settings = settingsDiffs([set], [[base, head]])[0] ?? null;
   const profiles = profileEntries([set]);
