@@ -6,7 +6,7 @@
  */
 
 import * as core from "@actions/core";
-import { fromImport, type MeasurementSet } from "../compare/model.js";
+import { fromImport, type MeasurementSet, setKind } from "../compare/model.js";
 import { historyRunFromFile } from "../history/append.js";
 import { baselineFromStore, headIdentity } from "../history/baseline.js";
 import { appendRun, describeStore, loadAllRuns, parseStore, type StoreRef } from "../history/store.js";
@@ -55,7 +55,7 @@ export function historyBaselineSet(
   const q = config.historyBaseline!;
   if (!head.results) {
     throw new UserError(
-      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${head.kind} file; base-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
+      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${setKind(head)} file; base-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
     );
   }
   const store = storeOf(config.historyStore!, config.githubToken, env);

@@ -4,7 +4,7 @@
  * step. The options, their checks (usage errors, exit 2) and the loading; docs/history.md.
  */
 import type { Command } from "commander";
-import { fromImport, type MeasurementSet } from "../compare/model.js";
+import { fromImport, type MeasurementSet, setKind } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline, headIdentity } from "../history/baseline.js";
 import { describeStore, parseStore } from "../history/store.js";
 import { loadMeasurements } from "../inputs/load.js";
@@ -136,7 +136,7 @@ export function loadWithStoreBaseline(headFile: string, q: StoreQuery): Measurem
   const head = loadMeasurements(headFile);
   if (!head.results) {
     throw new UserError(
-      `${headFile}: --base-from-history compares a perfgate/results file (perfgate run) with the store's runs; this is a perfgate/${head.kind} file`,
+      `${headFile}: --base-from-history compares a perfgate/results file (perfgate run) with the store's runs; this is a perfgate/${setKind(head)} file`,
     );
   }
   const store = parseStore(q.store, q.repo);

@@ -25,7 +25,7 @@ import { UserError } from "../util/errors.js";
 import { abCellAt, runCellsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
-import type { MeasurementSet } from "./model.js";
+import { type MeasurementSet, setKind } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
 import { type PairingOptions, planUnits, plural } from "./plan.js";
 import { profileEntries } from "./profiles.js";
@@ -191,7 +191,7 @@ export function compareSets(
     metrics,
     sources: sets.map((s) => ({
       file: s.file,
-      kind: s.kind,
+      kind: setKind(s),
       engines: s.engines,
       failed_cells: s.failed_cells,
     })),

@@ -33,6 +33,18 @@ import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stat
 
 export type SetKind = "results" | "import" | "ab";
 
+/** What a set was read from, for messages: a run's results, an A/B's (interleaved) or an import. */
+export function setKind(s: Pick<MeasurementSet, "document">): SetKind {
+  return s.document ? (s.document.interleaved ? "ab" : "results") : "import";
+}
+
+/** The set's document when it is interleaved (an A/B): its pairs are in `paired`. */
+export function interleavedDocument(s: Pick<MeasurementSet, "document">): InterleavedDocument | undefined {
+  return s.document?.interleaved ? (s.document as InterleavedDocument) : undefined;
+}
+
+export type InterleavedDocument = ResultsV2 & { interleaved: NonNullable<ResultsV2["interleaved"]> };
+
 /**
  * One measurement of one engine in one cell: a value (or null) per metric of the metrics table,
  * read by its extractors (src/metrics/table.ts).
@@ -75,8 +87,12 @@ export interface PairedCell {
 }
 
 export interface MeasurementSet {
-  kind: SetKind;
   file: string;
+  /**
+   * a results document's version 2 (v1 files upgraded): its servers, settings, workload and cells;
+   * absent for imported measurements. An interleaved (A/B) document has `interleaved`.
+   */
+  document?: ResultsV2;
   /** engine names in order of first appearance */
   engines: string[];
   observations: Observation[];
@@ -218,7 +234,7 @@ function runSet(
     }
   }
   return {
-    kind: "results",
+    document: doc,
     workload_spec: doc.workload.spec,
     file,
     engines,
@@ -244,7 +260,6 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
     };
   });
   return {
-    kind: "import",
     file,
     engines,
     observations,
@@ -309,7 +324,7 @@ function interleavedSet(
     });
   }
   return {
-    kind: "ab",
+    document: doc,
     file,
     engines: [base, head],
     observations,

@@ -70,7 +70,7 @@ function resolveEngine(name: string, engines: readonly string[], option: string)
  * UserError for unknown engines, a missing baseline, or inputs that are not comparable.
  */
 export function planUnits(sets: readonly MeasurementSet[], options: PairingOptions, notes: string[]): Plan {
-  const ab = sets.find((s) => s.kind === "ab");
+  const ab = sets.find((s) => s.document?.interleaved);
   if (ab) return abPlan(sets, ab, options.baselines ?? []);
   const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
   const { kind, baselines, pairs, emptyReason } = enginePairs(sets, allEngines, options, notes);
