@@ -1,13 +1,12 @@
 /**
- * Finding the cells of a coordinate (script, tier, threads) in a results or A/B document in one
+ * Finding the cells of a coordinate (script, tier, threads) in a results document in one
  * map lookup: the analysis looks up every compared cell, and a scan per lookup made it quadratic
  * in the number of cells (bench/analysis-time.mjs). Each index is built once per cells array, kept
  * in a WeakMap, and built again when the array's length changed. Pure.
  */
-import type { AbResults, Results } from "../results/schema.js";
+import type { AbCell as AbCellV1, CellV2, Results, ResultsV2 } from "../results/schema.js";
 import { appendTo } from "../util/arrays.js";
 
-type AbCell = AbResults["cells"][number];
 type RunCell = Results["cells"][number];
 
 interface Indexed<T> {
@@ -15,7 +14,7 @@ interface Indexed<T> {
   map: Map<string, T>;
 }
 
-const AB = new WeakMap<readonly AbCell[], Indexed<AbCell>>();
+const V2 = new WeakMap<readonly CellV2[], Indexed<CellV2>>();
 const RUN = new WeakMap<readonly RunCell[], Indexed<RunCell[]>>();
 
 function key(server: string | null, script: string, tier: string | null, threads: number): string {
@@ -24,24 +23,38 @@ function key(server: string | null, script: string, tier: string | null, threads
   return `${part(server)}|${part(script)}|${part(tier)}|${threads}`;
 }
 
-/** The first A/B cell of a coordinate (as a scan from the start would find it). */
-export function abCellAt(
-  ab: AbResults,
+/** The first cell of a coordinate in a version 2 document (as a scan from the start would find it). */
+export function cellAt(
+  doc: Pick<ResultsV2, "cells">,
   script: string,
   tier: string | null,
   threads: number,
-): AbCell | undefined {
-  let index = AB.get(ab.cells);
-  if (index?.length !== ab.cells.length) {
-    const map = new Map<string, AbCell>();
-    for (const c of ab.cells) {
+): CellV2 | undefined {
+  let index = V2.get(doc.cells);
+  if (index?.length !== doc.cells.length) {
+    const map = new Map<string, CellV2>();
+    for (const c of doc.cells) {
       const k = key(null, c.script, c.tier, c.threads);
       if (!map.has(k)) map.set(k, c);
     }
-    index = { length: ab.cells.length, map };
-    AB.set(ab.cells, index);
+    index = { length: doc.cells.length, map };
+    V2.set(doc.cells, index);
   }
   return index.map.get(key(null, script, tier, threads));
+}
+
+/** An interleaved cell's instruction counts as base and head repetitions (as a v1 A/B cell has them). */
+export function baseHeadInstructions(c: Pick<CellV2, "instructions">): AbCellV1["instructions"] {
+  if (!c.instructions) return undefined;
+  const { sides, ...conditions } = c.instructions;
+  return { ...conditions, base: sides.base ?? [], head: sides.head ?? [] };
+}
+
+/** An interleaved cell's profile with its base and head sides (as a v1 A/B cell has it). */
+export function baseHeadProfile(c: Pick<CellV2, "profile">): AbCellV1["profile"] {
+  if (!c.profile) return undefined;
+  const { sides, ...rest } = c.profile;
+  return { ...rest, base: sides.base!, head: sides.head! };
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   thresholdFor,
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
-import { abCellAt, runCellsAt } from "./cell-index.js";
+import { baseHeadInstructions, cellAt, runCellsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
 import { type MeasurementSet, setKind } from "./model.js";
@@ -122,10 +122,14 @@ function inputNotes(sets: readonly MeasurementSet[]): string[] {
   const notes: string[] = [];
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural(s.failed_cells, "cell")} failed (not compared)`);
-    const noisy = notQuietSummary(s.results?.doctor ?? s.ab?.doctor);
+    const noisy = notQuietSummary(s.document?.doctor);
     if (noisy) notes.push(`${s.file}: ${noisy}`);
     // an A/B's counts: a C library that differs between the sides, and the builds (information)
-    for (const c of s.ab?.cells ?? []) notes.push(...abCountingNotes(c));
+    if (s.document?.interleaved) {
+      for (const c of s.document.cells) {
+        if (c.instructions) notes.push(...abCountingNotes({ ...c, instructions: baseHeadInstructions(c) }));
+      }
+    }
   }
   return notes;
 }
@@ -287,8 +291,9 @@ function runCounts(
 export function countedSides(sets: readonly MeasurementSet[], v: ComparisonCell): CountedSides | null {
   const where = { script: v.scenario, tier: v.tier ?? "" };
   for (const s of sets) {
-    const c = s.ab ? abCellAt(s.ab, v.scenario, v.tier, v.threads) : undefined;
-    if (c?.instructions && s.engines.includes(v.head)) return { ...where, ...c.instructions };
+    const c = s.document?.interleaved ? cellAt(s.document, v.scenario, v.tier, v.threads) : undefined;
+    const counted = c ? baseHeadInstructions(c) : undefined;
+    if (counted && s.engines.includes(v.head)) return { ...where, ...counted };
   }
   const base = runCounts(sets, v.base, v);
   const head = runCounts(sets, v.head, v);

@@ -18,7 +18,6 @@ import {
 } from "../metrics/table.js";
 import {
   AB_SCHEMA,
-  type AbResults,
   type CellV2,
   type Observation as DocumentObservation,
   type Interval,
@@ -28,7 +27,7 @@ import {
   type RunRecord,
   type ServerRecord,
 } from "../results/schema.js";
-import { upgradeResults } from "../results/store.js";
+import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
 
 export type SetKind = "results" | "import" | "ab";
@@ -100,8 +99,6 @@ export interface MeasurementSet {
   paired?: PairedCell[];
   /** run results only: the file itself, for the fairness checks */
   results?: Results;
-  /** A/B files only: the file itself (servers, settings, design) for reports */
-  ab?: AbResults;
   /** run results only: engine name → label of its server record in `results.servers` */
   engine_servers?: Record<string, string>;
   /** cells that failed or have no summary (skipped) */
@@ -163,39 +160,22 @@ function pushUnique(xs: string[], x: string): void {
   if (!xs.includes(x)) xs.push(x);
 }
 
-/** A results document of any version perfgate wrote, as validated by src/results/store.ts. */
-export type AnyResultsDocument = Results | AbResults | ResultsV2;
-
-/** The v2 document of any results document (docs/results-schema.md): v1 files are upgraded. */
-export function documentV2(doc: AnyResultsDocument): ResultsV2 {
-  if (doc.schema === AB_SCHEMA) return upgradeResults({ kind: "ab", ab: doc as AbResults });
-  if (doc.schema_version === RESULTS_SCHEMA_VERSION)
-    return upgradeResults({ kind: "run", results: doc as Results });
-  return doc as ResultsV2;
-}
-
 /**
  * A results document as measurements, read from its version 2 (v1 files upgraded): one observation
  * per side's measurement. A run's observation is its repetition of a successful cell; an
  * interleaved document's sides are base and head, each pair's two slices one PairedCell pair.
  */
 export function fromDocument(doc: AnyResultsDocument, file: string): MeasurementSet {
-  const v2 = documentV2(doc);
-  const legacy: Pick<MeasurementSet, "results" | "ab"> =
-    doc.schema === AB_SCHEMA
-      ? { ab: doc as AbResults }
-      : doc.schema_version === RESULTS_SCHEMA_VERSION
-        ? { results: doc as Results }
-        : {};
+  const v2 = resultsV2(doc);
+  const legacy: Pick<MeasurementSet, "results"> =
+    doc.schema !== AB_SCHEMA && doc.schema_version === RESULTS_SCHEMA_VERSION
+      ? { results: doc as Results }
+      : {};
   return v2.interleaved ? interleavedSet(v2, file, legacy) : runSet(v2, file, legacy);
 }
 
 /** A run's document as measurements: one observation per successful repetition of a cell. */
-function runSet(
-  doc: ResultsV2,
-  file: string,
-  legacy: Pick<MeasurementSet, "results" | "ab">,
-): MeasurementSet {
+function runSet(doc: ResultsV2, file: string, legacy: Pick<MeasurementSet, "results">): MeasurementSet {
   const engineByLabel = new Map<string, string>();
   const engineServers: Record<string, string> = {};
   for (const s of doc.servers) {
@@ -276,7 +256,7 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
 function interleavedSet(
   doc: ResultsV2,
   file: string,
-  legacy: Pick<MeasurementSet, "results" | "ab">,
+  legacy: Pick<MeasurementSet, "results">,
 ): MeasurementSet {
   const server = (label: string, index: number) =>
     doc.servers.find((s) => s.label === label) ?? doc.servers[index]!;
