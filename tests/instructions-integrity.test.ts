@@ -17,7 +17,7 @@ import { badCountReason } from "../src/callgrind/profile.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromDocument } from "../src/compare/model.js";
 import { matchingRuns } from "../src/history/baseline.js";
-import { historyFromResults } from "../src/history/extract.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { countsRule, missingCounts, plannedCounts } from "../src/instructions/settings.js";
 import type { Results } from "../src/results/schema.js";
 import { type AbResults, AbResultsSchema } from "../src/results/schema.js";
@@ -280,7 +280,7 @@ describe("a pooled baseline pools only counts taken alike", () => {
       runnerClass: "vm",
       date: "2026-11-20T00:00:00Z",
     };
-    const stored = historyFromResults(base, ctx, runText);
+    const stored = historyFromDocument(base, ctx, runText);
     expect(stored.cells.find((c) => c.counting)?.counting).toMatchObject({
       toggle: "dispatch_command*",
       valgrind: "3.19.0",

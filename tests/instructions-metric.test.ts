@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets, comparisonFlameGraphs } from "../src/compare/compare.js";
 import { fromDocument } from "../src/compare/model.js";
-import { historyFromAb } from "../src/history/extract.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
 import { AbResultsSchema } from "../src/results/schema.js";
@@ -109,7 +109,7 @@ describe("instructions per transaction", () => {
   });
 
   it("goes into the history store with the repetitions as its measurements", () => {
-    const run = historyFromAb(
+    const run = historyFromDocument(
       ab,
       { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "t" },
       text,

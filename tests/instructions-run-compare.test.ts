@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets, comparisonFlameGraphs } from "../src/compare/compare.js";
 import { fromDocument } from "../src/compare/model.js";
-import { historyFromResults } from "../src/history/extract.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { exportGab } from "../src/interop/gab.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { renderMarkdown, renderTerminal } from "../src/report/markdown.js";
@@ -151,7 +151,7 @@ describe("the run's own report", () => {
 
 describe("history and export", () => {
   it("the history store keeps the repetitions as the measurements, with an interval", () => {
-    const run = historyFromResults(
+    const run = historyFromDocument(
       on.results,
       { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "t" },
       on.text,

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromDocument } from "../src/compare/model.js";
-import { historyFromResults } from "../src/history/extract.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { HistoryCellSchema } from "../src/history/schema.js";
 import { exportGab } from "../src/interop/gab.js";
 import {
@@ -107,7 +107,7 @@ describe("one aggregate: the same TPS in every report of one results file", () =
     const run = runTpsTables(results)[0]!.rows[0]!.tps[0]!;
     const cmp = comparisonTpsTables([fromDocument(results, "r.json")])[0]!.rows[0]!.tps[0]!;
     const text = JSON.stringify(results);
-    const cell = historyFromResults(results, CTX, text).cells[0]!;
+    const cell = historyFromDocument(results, CTX, text).cells[0]!;
     HistoryCellSchema.parse(cell);
     const gab = exportGab([{ kind: "results", file: "r.json", results }], "gab-bigger");
     expect(run).toBeCloseTo(110, 9);
