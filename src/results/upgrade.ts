@@ -15,6 +15,7 @@ import {
   RESULTS_V2_SCHEMA_VERSION,
   type Results,
   type ResultsV2,
+  type RunRecord,
   type Slice,
 } from "./schema.js";
 
@@ -92,25 +93,53 @@ function runCellsV2(cells: readonly Cell[]): CellV2[] {
   });
 }
 
+// Built field by field rather than by rest destructuring: every v1 cell of a run passes here once per
+// read, and copying by exclusion costs several times more (bench/analysis-time.mjs --breakdown).
 function runObservation(c: Cell): Observation {
-  const { server, workload, script, threads, tier, repetition, started_at, duration_s, process, ...run } = c;
-  return {
-    side: server,
-    repetition,
-    started_at,
-    duration_s,
-    tps: c.summary?.tps ?? null,
-    qps: c.summary?.qps ?? null,
-    p95_ms: c.summary ? c.summary.latency_ms.pct : null,
-    errors_ps: c.summary?.errors_ps ?? null,
-    ...(process ? { process } : {}),
+  const run: RunRecord = {
+    id: c.id,
+    status: c.status,
+    ...(c.error !== undefined ? { error: c.error } : {}),
+    ended_at: c.ended_at,
+    sysbench_args: c.sysbench_args,
+    summary: c.summary,
+    intervals: c.intervals,
+    ...(c.anomalies !== undefined ? { anomalies: c.anomalies } : {}),
+    status_deltas: c.status_deltas,
+    telemetry: c.telemetry,
+    ...(c.instructions !== undefined ? { instructions: c.instructions } : {}),
+  };
+  const s = c.summary;
+  const o: Observation = {
+    side: c.server,
+    repetition: c.repetition,
+    started_at: c.started_at,
+    duration_s: c.duration_s,
+    tps: s ? s.tps : null,
+    qps: s ? s.qps : null,
+    p95_ms: s ? s.latency_ms.pct : null,
+    errors_ps: s ? s.errors_ps : null,
     run,
   };
+  if (c.process) o.process = c.process;
+  return o;
 }
 
 function sliceObservation(side: "base" | "head", pair: AbCell["pairs"][number], s: Slice): Observation {
-  const { round, order, confirmation } = pair;
-  return { side, round, order, confirmation, ...s };
+  const o: Observation = {
+    side,
+    round: pair.round,
+    order: pair.order,
+    confirmation: pair.confirmation,
+    started_at: s.started_at,
+    duration_s: s.duration_s,
+    tps: s.tps,
+    qps: s.qps,
+    p95_ms: s.p95_ms,
+    errors_ps: s.errors_ps,
+  };
+  if (s.process) o.process = s.process;
+  return o;
 }
 
 function abCellV2(c: AbCell): CellV2 {
@@ -124,11 +153,14 @@ function abCellV2(c: AbCell): CellV2 {
     profile,
     ...coordinates
   } = c;
-  const observations = pairs.flatMap((p) => {
+  const observations: Observation[] = new Array(2 * pairs.length);
+  for (let i = 0; i < pairs.length; i++) {
+    const p = pairs[i]!;
     const base = sliceObservation("base", p, p.base);
     const head = sliceObservation("head", p, p.head);
-    return p.order === "AB" ? [base, head] : [head, base];
-  });
+    observations[2 * i] = p.order === "AB" ? base : head;
+    observations[2 * i + 1] = p.order === "AB" ? head : base;
+  }
   const out: CellV2 = {
     ...coordinates,
     observations,
