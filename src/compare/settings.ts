@@ -85,7 +85,7 @@ function serverOf(
     return server && label ? { server, set: ab.settings[label as "base" | "head"] } : null;
   }
   const label = set.engine_servers?.[engine];
-  const server = label === undefined ? undefined : set.results?.servers.find((s) => s.label === label);
+  const server = label === undefined ? undefined : set.document?.servers.find((s) => s.label === label);
   return server ? { server } : null;
 }
 
