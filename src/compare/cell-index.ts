@@ -4,10 +4,8 @@
  * in the number of cells (bench/analysis-time.mjs). Each index is built once per cells array, kept
  * in a WeakMap, and built again when the array's length changed. Pure.
  */
-import type { AbCell as AbCellV1, CellV2, Results, ResultsV2 } from "../results/schema.js";
+import type { AbCell as AbCellV1, CellV2, Observation, ResultsV2 } from "../results/schema.js";
 import { appendTo } from "../util/arrays.js";
-
-type RunCell = Results["cells"][number];
 
 interface Indexed<T> {
   length: number;
@@ -15,7 +13,7 @@ interface Indexed<T> {
 }
 
 const V2 = new WeakMap<readonly CellV2[], Indexed<CellV2>>();
-const RUN = new WeakMap<readonly RunCell[], Indexed<RunCell[]>>();
+const OBSERVATIONS = new WeakMap<readonly CellV2[], Indexed<Observation[]>>();
 
 function key(server: string | null, script: string, tier: string | null, threads: number): string {
   // Each part with its length (null as "-"), so that no name, whatever it holds, makes another key.
@@ -58,25 +56,27 @@ export function baseHeadProfile(c: Pick<CellV2, "profile">): AbCellV1["profile"]
 }
 
 /**
- * A run's cells of a coordinate in file order (every repetition and status), of one server label
- * or (label undefined) of every server.
+ * A run's observations of a coordinate in cell order (every repetition and status), of one side
+ * (a server label) or (side undefined) of every side.
  */
-export function runCellsAt(
-  r: Results,
-  server: string | undefined,
+export function observationsAt(
+  doc: Pick<ResultsV2, "cells">,
+  side: string | undefined,
   script: string,
   tier: string | null,
   threads: number,
-): readonly RunCell[] {
-  let index = RUN.get(r.cells);
-  if (index?.length !== r.cells.length) {
-    const map = new Map<string, RunCell[]>();
-    for (const c of r.cells) {
-      appendTo(map, key(c.server, c.script, c.tier, c.threads), c);
-      appendTo(map, key(null, c.script, c.tier, c.threads), c);
+): readonly Observation[] {
+  let index = OBSERVATIONS.get(doc.cells);
+  if (index?.length !== doc.cells.length) {
+    const map = new Map<string, Observation[]>();
+    for (const c of doc.cells) {
+      for (const o of c.observations) {
+        appendTo(map, key(o.side, c.script, c.tier, c.threads), o);
+        appendTo(map, key(null, c.script, c.tier, c.threads), o);
+      }
     }
-    index = { length: r.cells.length, map };
-    RUN.set(r.cells, index);
+    index = { length: doc.cells.length, map };
+    OBSERVATIONS.set(doc.cells, index);
   }
-  return index.map.get(key(server ?? null, script, tier, threads)) ?? [];
+  return index.map.get(key(side ?? null, script, tier, threads)) ?? [];
 }

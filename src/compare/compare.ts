@@ -22,7 +22,7 @@ import {
   thresholdFor,
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
-import { baseHeadInstructions, cellAt, runCellsAt } from "./cell-index.js";
+import { baseHeadInstructions, cellAt, observationsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
 import { type MeasurementSet, setKind } from "./model.js";
@@ -274,11 +274,12 @@ function runCounts(
   let how: { threads: number; toggle: string } | null = null;
   for (const s of sets) {
     const label = s.engine_servers?.[engine];
-    if (!s.results || label === undefined) continue;
-    for (const c of runCellsAt(s.results, label, v.scenario, v.tier, v.threads)) {
-      if (c.status !== "ok" || !c.instructions) continue;
-      reps.push(...c.instructions.repetitions);
-      how ??= { threads: c.instructions.threads, toggle: c.instructions.toggle };
+    if (!s.document || s.document.interleaved || label === undefined) continue;
+    for (const o of observationsAt(s.document, label, v.scenario, v.tier, v.threads)) {
+      const i = o.run?.instructions;
+      if (o.run?.status !== "ok" || !i) continue;
+      reps.push(...i.repetitions);
+      how ??= { threads: i.threads, toggle: i.toggle };
     }
   }
   return { reps, how };

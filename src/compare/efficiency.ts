@@ -7,9 +7,9 @@
  * version). They explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric
  * that is 0 in some slice has a ratio of the means and no interval. Pure. docs/why.md.
  */
-import type { ProcessCounters, Results, ResultsV2 } from "../results/schema.js";
+import type { ProcessCounters, ResultsV2 } from "../results/schema.js";
 import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
-import { cellAt, runCellsAt } from "./cell-index.js";
+import { cellAt, observationsAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";
 import type { EfficiencyEntry, EfficiencyMetric } from "./schema.js";
 
@@ -100,9 +100,9 @@ function abPhases(doc: ResultsV2, u: UnitKey): Phases | null {
   return { paired: true, base, head };
 }
 
-function runPhases(r: Results, label: string | undefined, u: UnitKey): ProcessCounters[] {
-  return runCellsAt(r, label, u.scenario, u.tier, u.threads).flatMap((c) =>
-    c.status === "ok" && c.process ? [c.process] : [],
+function runPhases(doc: ResultsV2, label: string | undefined, u: UnitKey): ProcessCounters[] {
+  return observationsAt(doc, label, u.scenario, u.tier, u.threads).flatMap((o) =>
+    o.run?.status === "ok" && o.process ? [o.process] : [],
   );
 }
 
@@ -111,11 +111,11 @@ function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {
   const sh = sets.find((s) => s.engines.includes(u.head));
   if (!sb || !sh) return null;
   if (sb.document?.interleaved) return sb === sh ? abPhases(sb.document, u) : null;
-  if (!sb.results || !sh.results) return null;
+  if (!sb.document || !sh.document || sh.document.interleaved) return null;
   return {
     paired: false,
-    base: runPhases(sb.results, sb.engine_servers?.[u.base], u),
-    head: runPhases(sh.results, sh.engine_servers?.[u.head], u),
+    base: runPhases(sb.document, sb.engine_servers?.[u.base], u),
+    head: runPhases(sh.document, sh.engine_servers?.[u.head], u),
   };
 }
 

@@ -97,8 +97,10 @@ function countedOf(set: MeasurementSet, engine: string): CountedServer | null {
     return c ? countedServer(c.instructions!, label) : null;
   }
   const label = set.engine_servers?.[engine];
-  const c = set.results?.cells.find((x) => x.server === label && x.instructions?.servers);
-  return c ? countedServer(c.instructions!, label) : null;
+  const o = set.document?.cells
+    .flatMap((c) => c.observations)
+    .find((x) => x.side === label && x.run?.instructions?.servers);
+  return o ? countedServer(o.run!.instructions!, label) : null;
 }
 
 /** A server's build and environment as named facts: its version variables and its counted record's. */
