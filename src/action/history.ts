@@ -6,6 +6,7 @@
  */
 
 import * as core from "@actions/core";
+import { fairnessSideOf } from "../compare/fairness.js";
 import { fromImport, type MeasurementSet, setKind } from "../compare/model.js";
 import { historyRunFromFile } from "../history/append.js";
 import { baselineFromStore, headIdentity } from "../history/baseline.js";
@@ -53,7 +54,7 @@ export function historyBaselineSet(
   env: NodeJS.ProcessEnv = process.env,
 ): MeasurementSet {
   const q = config.historyBaseline!;
-  if (!head.results) {
+  if (!head.document || head.document.interleaved) {
     throw new UserError(
       `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${setKind(head)} file; base-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
     );
@@ -61,7 +62,7 @@ export function historyBaselineSet(
   const store = storeOf(config.historyStore!, config.githubToken, env);
   const b = baselineFromStore(
     store,
-    head.results,
+    fairnessSideOf(head.document),
     { ...q, head: headIdentity(head.file, readTextFile(head.file)), allowMismatch: config.allowMismatch },
     env,
   );

@@ -1,8 +1,9 @@
 /**
- * One normalized model for everything `perfgate compare` reads: run results (perfgate/results),
- * imported measurements (perfgate/import, or a .csv imported on the fly) and interleaved A/B files
- * (perfgate/ab). Each becomes a MeasurementSet of Observations (one per scenario × tier × threads ×
- * engine × repetition); A/B files also keep their pairs (PairedCell) for the paired comparison.
+ * One normalized model for everything `perfgate compare` reads: results documents of any version
+ * (a run's, or an interleaved A/B's; read as version 2, src/results/upgrade.ts) and imported
+ * measurements (perfgate/import, or a .csv imported on the fly). Each becomes a MeasurementSet of
+ * Observations (one per scenario × tier × threads × engine × repetition); an interleaved document
+ * also keeps its pairs (PairedCell) for the paired comparison.
  * Pure: the documents come in parsed; reading files is src/inputs/load.ts (loadMeasurements).
  */
 
@@ -16,16 +17,13 @@ import {
   type SliceValues,
   valuesFrom,
 } from "../metrics/table.js";
-import {
-  AB_SCHEMA,
-  type CellV2,
-  type Observation as DocumentObservation,
-  type Interval,
-  RESULTS_SCHEMA_VERSION,
-  type Results,
-  type ResultsV2,
-  type RunRecord,
-  type ServerRecord,
+import type {
+  CellV2,
+  Observation as DocumentObservation,
+  Interval,
+  ResultsV2,
+  RunRecord,
+  ServerRecord,
 } from "../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
@@ -95,15 +93,13 @@ export interface MeasurementSet {
   /** engine names in order of first appearance */
   engines: string[];
   observations: Observation[];
-  /** A/B files only */
+  /** interleaved documents only */
   paired?: PairedCell[];
-  /** run results only: the file itself, for the fairness checks */
-  results?: Results;
-  /** run results only: engine name → label of its server record in `results.servers` */
+  /** a run's document only: engine name → label of its server record in `document.servers` */
   engine_servers?: Record<string, string>;
   /** cells that failed or have no summary (skipped) */
   failed_cells: number;
-  /** run results and A/B files: the workload as run (its `degradation:` section applies) */
+  /** results documents: the workload as run (its `degradation:` section applies) */
   workload_spec?: Record<string, unknown>;
   /** a baseline pooled from the history store: the runs that formed it */
   baseline_history?: BaselineProvenance;
@@ -167,15 +163,11 @@ function pushUnique(xs: string[], x: string): void {
  */
 export function fromDocument(doc: AnyResultsDocument, file: string): MeasurementSet {
   const v2 = resultsV2(doc);
-  const legacy: Pick<MeasurementSet, "results"> =
-    doc.schema !== AB_SCHEMA && doc.schema_version === RESULTS_SCHEMA_VERSION
-      ? { results: doc as Results }
-      : {};
-  return v2.interleaved ? interleavedSet(v2, file, legacy) : runSet(v2, file, legacy);
+  return v2.interleaved ? interleavedSet(v2, file) : runSet(v2, file);
 }
 
 /** A run's document as measurements: one observation per successful repetition of a cell. */
-function runSet(doc: ResultsV2, file: string, legacy: Pick<MeasurementSet, "results">): MeasurementSet {
+function runSet(doc: ResultsV2, file: string): MeasurementSet {
   const engineByLabel = new Map<string, string>();
   const engineServers: Record<string, string> = {};
   for (const s of doc.servers) {
@@ -219,7 +211,6 @@ function runSet(doc: ResultsV2, file: string, legacy: Pick<MeasurementSet, "resu
     file,
     engines,
     observations,
-    ...legacy,
     engine_servers: engineServers,
     failed_cells: failed,
   };
@@ -253,11 +244,7 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
  * pair (for the tables). Engines are `${flavor}@${version}` of the base and head servers, with
  * " (base)" and " (head)" appended when both are the same version.
  */
-function interleavedSet(
-  doc: ResultsV2,
-  file: string,
-  legacy: Pick<MeasurementSet, "results">,
-): MeasurementSet {
+function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
   const server = (label: string, index: number) =>
     doc.servers.find((s) => s.label === label) ?? doc.servers[index]!;
   let base = engineOfServer(server("base", 0));
@@ -309,7 +296,6 @@ function interleavedSet(
     engines: [base, head],
     observations,
     paired,
-    ...legacy,
     failed_cells: failed,
     workload_spec: doc.workload.spec,
   };
