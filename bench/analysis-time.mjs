@@ -19,7 +19,7 @@ const reps = Math.max(1, Math.floor(Number(option("--reps", 5))) || 5);
 const withProcess = argv.includes("--process");
 const lib = await loadSources(`
 export { compareSets } from "./src/compare/compare.ts";
-export { fromAb, fromResults } from "./src/compare/model.ts";
+export { fromDocument } from "./src/compare/model.ts";
 export { renderComparisonMarkdown, renderComparisonJson } from "./src/report/comparison.ts";
 export { AbResultsSchema } from "./src/results/schema.ts";
 export { makeResults, makeServer, HOST } from "./tests/helpers/results-factory.ts";
@@ -180,15 +180,18 @@ function time(label, fn) {
 }
 
 function breakdown(ab, b0, h0) {
-  const set = lib.fromAb(ab, "ab.json");
-  const sets = [lib.fromResults(b0, "base.json"), lib.fromResults(h0, "head.json")];
+  const set = lib.fromDocument(ab, "ab.json");
+  const sets = [lib.fromDocument(b0, "base.json"), lib.fromDocument(h0, "head.json")];
   const report = lib.compareSets([set]);
   const report2 = lib.compareSets(sets);
-  time("  A/B: fromAb", () => lib.fromAb(ab, "ab.json") && "");
+  time("  A/B: fromDocument", () => lib.fromDocument(ab, "ab.json") && "");
   time("  A/B: compareSets", () => lib.compareSets([set]) && "");
   time("  A/B: Markdown", () => lib.renderComparisonMarkdown(report, [set]) && "");
   time("  A/B: JSON", () => lib.renderComparisonJson(report) && "");
-  time("  runs: fromResults x2", () => sets.map((s) => lib.fromResults(s === sets[0] ? b0 : h0, "x")) && "");
+  time(
+    "  runs: fromDocument x2",
+    () => sets.map((s) => lib.fromDocument(s === sets[0] ? b0 : h0, "x")) && "",
+  );
   time("  runs: compareSets", () => lib.compareSets(sets) && "");
   time("  runs: Markdown", () => lib.renderComparisonMarkdown(report2, sets) && "");
   time("  runs: JSON", () => lib.renderComparisonJson(report2) && "");
@@ -207,7 +210,7 @@ function measure(cells) {
   );
   if (argv.includes("--breakdown")) breakdown(ab, b, h);
   const abTime = time(`A/B file, ${coords.length} cells: compare + Markdown + JSON`, () => {
-    const set = lib.fromAb(ab, "ab.json");
+    const set = lib.fromDocument(ab, "ab.json");
     const report = lib.compareSets([set]);
     const md = lib.renderComparisonMarkdown(report, [set]);
     const js = lib.renderComparisonJson(report);
@@ -216,7 +219,7 @@ function measure(cells) {
   const runTime = time(
     `two run files (3 repetitions), ${coords.length} cells: compare + Markdown + JSON`,
     () => {
-      const sets = [lib.fromResults(b, "base.json"), lib.fromResults(h, "head.json")];
+      const sets = [lib.fromDocument(b, "base.json"), lib.fromDocument(h, "head.json")];
       const report = lib.compareSets(sets);
       const md = lib.renderComparisonMarkdown(report, sets);
       const js = lib.renderComparisonJson(report);

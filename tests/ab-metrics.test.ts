@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { countsWanted, throughputSkipped } from "../src/ab/metrics.js";
 import { parseConfig } from "../src/action/config.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { buildCommentBody } from "../src/gate/comment.js";
 import { compareGate } from "../src/gate/gate.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
@@ -86,7 +86,7 @@ function countsOnlyAb(reason: "requested" | "noisy-host"): AbResults {
 describe("an instructions-only A/B's reports", () => {
   for (const reason of ["requested", "noisy-host"] as const) {
     it(`judge the counts and say once that throughput was not measured (${reason})`, () => {
-      const gate = compareGate([fromAb(countsOnlyAb(reason), "ab.json")], {
+      const gate = compareGate([fromDocument(countsOnlyAb(reason), "ab.json")], {
         thresholds: undefined,
         degradation: {},
         allowMismatch: false,

@@ -7,7 +7,7 @@ import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js"
 import { eventInfo } from "../src/action/event.js";
 import { actionsLogger, defuseCommands } from "../src/action/logger.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
 import { overallVerdict } from "../src/compare/overall.js";
 import type { ComparisonReport } from "../src/compare/schema.js";
 import {
@@ -202,7 +202,7 @@ function report(
         noise.map((n, i) => ({ threads: t, repetition: i + 1, tps: 1000 * t * factor * n })),
       ),
     });
-  const sets = [fromResults(mk(1), "base.json"), fromResults(mk(headFactor), "head.json")];
+  const sets = [fromDocument(mk(1), "base.json"), fromDocument(mk(headFactor), "head.json")];
   const r = compareSets(sets, {});
   return { report: r, markdown: renderComparisonMarkdown(r, sets), sets };
 }

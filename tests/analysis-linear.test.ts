@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb, fromResults } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { renderComparisonJson, renderComparisonMarkdown } from "../src/report/comparison.js";
 import type { AbResults, ProcessCounters, Results } from "../src/results/schema.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
@@ -61,7 +61,7 @@ describe("the analysis reads each input cell a bounded number of times", () => {
       }
     }
     const cells = counted(ab.cells);
-    const set = fromAb({ ...ab, cells: cells.items }, "ab.json");
+    const set = fromDocument({ ...ab, cells: cells.items }, "ab.json");
     cells.reset();
     analyse([set]);
     expect(cells.reads()).toBeLessThan(20 * CELLS);
@@ -85,8 +85,8 @@ describe("the analysis reads each input cell a bounded number of times", () => {
     const b = counted(base.cells);
     const h = counted(head.cells);
     const sets = [
-      fromResults({ ...base, cells: b.items }, "base.json"),
-      fromResults({ ...head, cells: h.items }, "head.json"),
+      fromDocument({ ...base, cells: b.items }, "base.json"),
+      fromDocument({ ...head, cells: h.items }, "head.json"),
     ];
     b.reset();
     h.reset();

@@ -375,7 +375,7 @@ describe("the PR comment's bisect command", () => {
     expect(bisectCommand(cell, "main; id", "`x`", null)).toContain(
       "--good <base-commit> --bad <head-commit>",
     );
-    const set = (file: string) => [{ results: { workload: { file } } }] as unknown as MeasurementSet[];
+    const set = (file: string) => [{ document: { workload: { file } } }] as unknown as MeasurementSet[];
     expect(recordedWorkloadFile(set("w.yml`$(id)`"))).toBeNull();
     expect(recordedWorkloadFile(set("../../etc/passwd"))).toBeNull();
     expect(recordedWorkloadFile(set("workloads/nightly.yml"))).toBe("workloads/nightly.yml");

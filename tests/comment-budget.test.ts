@@ -5,7 +5,7 @@
  * job summary fits GitHub's 1 MiB in bytes, not in JavaScript characters.
  */
 import { describe, expect, it } from "vitest";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
 import { compareGate } from "../src/gate/gate.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
@@ -24,7 +24,7 @@ const input = {
 };
 
 function gateOf(ab: AbResults) {
-  return compareGate([fromAb(ab, "ab.json")], {
+  return compareGate([fromDocument(ab, "ab.json")], {
     thresholds: undefined,
     degradation: {},
     allowMismatch: false,

@@ -1,7 +1,7 @@
 /** Paired comparisons of interleaved A/B files (perfgate/ab). */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument, setKind } from "../src/compare/model.js";
 import { loadMeasurements } from "../src/inputs/load.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import type { AbResults } from "../src/results/schema.js";
@@ -36,8 +36,8 @@ function makeAb(spec: AbSpec): AbResults {
 
 describe("paired A/B comparison", () => {
   it("12 ABBA pairs with head ~2x slower: a confirmed regression with a CI", () => {
-    const set = fromAb(makeAb({ pairs: 12, ratio: 0.5, noise: 0.05, seed: 3 }), "ab.json");
-    expect(set.kind).toBe("ab");
+    const set = fromDocument(makeAb({ pairs: 12, ratio: 0.5, noise: 0.05, seed: 3 }), "ab.json");
+    expect(setKind(set)).toBe("ab");
     expect(set.engines).toEqual(["mariadb@10.11.5", "mariadb@11.4.5"]);
     const r = compareSets([set]);
     expect(r.kind).toBe("ab");
@@ -60,14 +60,14 @@ describe("paired A/B comparison", () => {
 
   it("the pairing cancels the host's level shifts that an unpaired comparison could not", () => {
     // 30 % level noise shared by both sides, 1 % own noise: the paired CI is narrow
-    const set = fromAb(makeAb({ pairs: 12, ratio: 0.97, noise: 0.01, seed: 5 }), "ab.json");
+    const set = fromDocument(makeAb({ pairs: 12, ratio: 0.97, noise: 0.01, seed: 5 }), "ab.json");
     const tps = compareSets([set], { metrics: ["tps"] }).cells[0]!;
     expect(tps.ci_high_pct! - tps.ci_low_pct!).toBeLessThan(4);
     expect(tps.verdict).toBe("unchanged");
   });
 
   it("A/A (same values within small noise) is not a regression", () => {
-    const set = fromAb(
+    const set = fromDocument(
       makeAb({ pairs: 12, ratio: 1, noise: 0.01, seed: 7, headVersion: "10.11.5" }),
       "aa.json",
     );
@@ -85,7 +85,7 @@ describe("paired A/B comparison", () => {
     const ab = makeAb({ pairs: 4, ratio: 0.5, noise: 0.05, seed: 1 });
     const file = writeJson(dir, "ab.json", ab);
     const set = loadMeasurements(file);
-    expect(set.kind).toBe("ab");
+    expect(setKind(set)).toBe("ab");
     expect(set.paired?.[0]?.pairs).toHaveLength(4);
     expect(() => compareSets([set, set])).toThrow(/is an A\/B file: it is compared on its own/);
     expect(() => compareSets([set], { baselines: ["mariadb@11.4.5"] })).toThrow(

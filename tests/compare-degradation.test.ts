@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { mdevShape, mulberry32, withNoise } from "./fixtures/stats/synthetic.js";
 import { makeResults, makeServer } from "./helpers/results-factory.js";
@@ -14,7 +14,7 @@ const DURATION = 800;
 /** A run of one cell whose per-second tps is `series` (summary tps = its mean), repetition by repetition. */
 function run(file: string, version: string, series: number[][]): MeasurementSet {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  return fromResults(
+  return fromDocument(
     makeResults({
       servers: [makeServer({ version })],
       cells: series.map((s, i) => ({ threads: 64, repetition: i + 1, tps: mean(s), series: s })),

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets, gateFailure } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { makeResults, makeServer } from "./helpers/results-factory.js";
@@ -65,8 +65,8 @@ describe("a gate that compares nothing", () => {
   });
 
   it("something compared: no gate failure", () => {
-    const base = fromResults(JSON.parse(JSON.stringify(makeResults({ cells: [{ tps: 1000 }] }))), "b");
-    const head = fromResults(
+    const base = fromDocument(JSON.parse(JSON.stringify(makeResults({ cells: [{ tps: 1000 }] }))), "b");
+    const head = fromDocument(
       makeResults({ servers: [makeServer({ version: "11.4.5" })], cells: [{ tps: 1000 }] }),
       "h",
     );

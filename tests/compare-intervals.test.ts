@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import {
   comparePaired,
@@ -32,7 +32,7 @@ function run(file: string, version: string, levels: Record<number, number>, reps
     }
   }
   const server = makeServer({ version, tiers: ["1G"] });
-  return fromResults(makeResults({ servers: [server], cells }), file);
+  return fromDocument(makeResults({ servers: [server], cells }), file);
 }
 
 const levels = (n: number, level: number): Record<number, number> =>

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { compareSets, labelSets } from "../src/compare/compare.js";
 import { checkFairness, parseMyCnf } from "../src/compare/fairness.js";
-import { engineFamily, fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { engineFamily, fromDocument, type MeasurementSet } from "../src/compare/model.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { renderComparisonJson, renderComparisonMarkdown } from "../src/report/comparison.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
@@ -33,7 +33,7 @@ function run(
       cells.push({ threads: Number(threads), repetition: i + 1, tps, qps: tps * 20, p95_ms: 1000 / tps });
     });
   }
-  return fromResults(makeResults({ servers: [server], cells, ...extra }), file);
+  return fromDocument(makeResults({ servers: [server], cells, ...extra }), file);
 }
 
 describe("unpaired comparison with repetitions", () => {
@@ -81,7 +81,7 @@ describe("unpaired comparison with repetitions", () => {
 
   it("one value per side: threshold-only verdict, unconfirmed, no CI", () => {
     const mk = (file: string, version: string, tps: number) =>
-      fromResults(makeResults({ servers: [makeServer({ version })], cells: [{ tps }] }), file);
+      fromDocument(makeResults({ servers: [makeServer({ version })], cells: [{ tps }] }), file);
     const r = compareSets([mk("a.json", "10.11.5", 1000), mk("b.json", "11.4.5", 900)], { metrics: ["tps"] });
     expect(r.cells).toHaveLength(1);
     const c = r.cells[0]!;
@@ -141,7 +141,7 @@ describe("fairness", () => {
       host: { cpu_model: "Intel Xeon E5-2680 v4" },
       dataset: { tables: 4, table_size: 1_000_000 },
     });
-    const sets = [fromResults(base(), "base.json"), fromResults(head, "head.json")];
+    const sets = [fromDocument(base(), "base.json"), fromDocument(head, "head.json")];
     expect(() => compareSets(sets)).toThrow(
       'base.json and head.json are not comparable: host.cpu_model "AMD EPYC 7443P 24-Core Processor" vs "Intel Xeon E5-2680 v4"; dataset.table_size 100000 vs 1000000 (to compare anyway: --allow-mismatch)',
     );
@@ -245,7 +245,7 @@ describe("modes, engine names and notes", () => {
       { server: s.label, tps: 1010 + i, repetition: 2 },
     ]);
     cells.push({ server: "m11", tps: 1, repetition: 3, status: "failed" });
-    const set = fromResults(makeResults({ servers, cells }), "all.json");
+    const set = fromDocument(makeResults({ servers, cells }), "all.json");
     expect(set.failed_cells).toBe(1);
     const r = compareSets([set], { baselines: ["mariadb@10.11.5"], metrics: ["tps"] });
     // one baseline: everything compared with it, whatever the family
@@ -280,7 +280,7 @@ describe("modes, engine names and notes", () => {
       makeServer({ label: "my8", flavor: "mysql", version: "8.0.40" }),
       makeServer({ label: "p8", flavor: "percona", version: "8.0.40" }),
     ];
-    const set = fromResults(
+    const set = fromDocument(
       makeResults({ servers, cells: servers.map((s) => ({ server: s.label, tps: 100 })) }),
       "x.json",
     );

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import type { DoctorRecord } from "../src/results/schema.js";
 import { AbResultsSchema } from "../src/results/schema.js";
@@ -27,7 +27,7 @@ describe("host findings in comparisons", () => {
   it("an A/B measured on a host that was not quiet carries a note naming the failed checks", () => {
     const ab = { ...makeAbResults({ pairs }), doctor: noisy };
     expect(AbResultsSchema.parse(ab).doctor).toEqual(noisy);
-    const sets = [fromAb(ab, "ab.json")];
+    const sets = [fromDocument(ab, "ab.json")];
     const report = compareSets(sets);
     const note = report.notes.find((n) => n.includes("host not quiet"));
     expect(note).toBe(
@@ -39,7 +39,7 @@ describe("host findings in comparisons", () => {
   it("a quiet host, or a file without findings, adds no such note", () => {
     const quiet = { ...makeAbResults({ pairs }), doctor: { ...noisy, quiet: true } };
     for (const ab of [quiet, makeAbResults({ pairs })]) {
-      const report = compareSets([fromAb(ab, "ab.json")]);
+      const report = compareSets([fromDocument(ab, "ab.json")]);
       expect(report.notes.some((n) => n.includes("host not quiet"))).toBe(false);
     }
   });

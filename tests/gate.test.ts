@@ -1,6 +1,6 @@
 /** The gate layer (src/gate): one exit-code policy for perfgate ab, perfgate compare and the action. */
 import { describe, expect, it } from "vitest";
-import { fromResults } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { EXIT } from "../src/gate/exit.js";
 import { abGate, compareGate, failingRegressions } from "../src/gate/gate.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
@@ -46,7 +46,7 @@ describe("abGate / compareGate", () => {
       servers: [makeServer({ version: "11.4.5" })],
       cells: [1, 1.01, 0.99].map((f, i) => ({ repetition: i + 1, tps: 500 * f })),
     });
-    const one = fromResults(results, "one.json");
+    const one = fromDocument(results, "one.json");
     const gate = compareGate([one], { failOnRegression: true, baselines: [one.engines[0]!] });
     expect(gate.verdict).toBe("inconclusive");
     expect(gate.exitCode).toBe(EXIT.error);

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { historyFromAb, historyFromResults, metricValue } from "../src/history/extract.js";
+import { historyFromDocument, metricValue } from "../src/history/extract.js";
 import { appendToFolder, pruneFolder, readIndex, runsToPrune } from "../src/history/folder.js";
 import { HistoryIndexSchema, HistoryRunSchema } from "../src/history/schema.js";
 import { runCli } from "./helpers/cli.js";
@@ -42,7 +42,7 @@ function resultsText(tps: number): string {
 describe("extract", () => {
   it("pools repetitions into the geometric mean, its 95% log-scale t-interval and n; one repetition gets a batch-means interval", () => {
     const text = resultsText(100);
-    const run = historyFromResults(JSON.parse(text), CTX, text);
+    const run = historyFromDocument(JSON.parse(text), CTX, text);
     expect(HistoryRunSchema.parse(run)).toEqual(run);
     expect(run.cells).toHaveLength(2);
     const c16 = run.cells.find((c) => c.threads === 16)!;
@@ -57,12 +57,12 @@ describe("extract", () => {
     expect(c32.metrics.tps?.lo).toBeLessThan(55);
     expect(c32.metrics.tps?.hi).toBeGreaterThan(55);
     expect(run.id).toMatch(/^20260101T000000Z-[0-9a-f]{10}$/);
-    expect(historyFromResults(JSON.parse(text), CTX, text).id).toBe(run.id);
+    expect(historyFromDocument(JSON.parse(text), CTX, text).id).toBe(run.id);
   });
 
   it("takes the head side of an A/B file, one measurement per pair", () => {
     const ab = makeAbResults({ pairs: [100, 104, 96, 100].map((h) => ({ base: 90, head: h })) });
-    const run = historyFromAb(ab, CTX, JSON.stringify(ab));
+    const run = historyFromDocument(ab, CTX, JSON.stringify(ab));
     expect(run.servers.map((s) => s.label)).toEqual(["head"]);
     // the geometric mean of 100, 104, 96, 100 (the arithmetic one would be 100)
     expect(run.cells[0]!.metrics.tps!.value).toBe(99.96);
@@ -79,7 +79,7 @@ describe("folder store", () => {
     const root = tmp();
     const runs = [0, 1, 2, 3].map((i) => {
       const text = resultsText(100 + i);
-      return historyFromResults(JSON.parse(text), { ...CTX, date: `2026-0${i + 1}-01T00:00:00Z` }, text);
+      return historyFromDocument(JSON.parse(text), { ...CTX, date: `2026-0${i + 1}-01T00:00:00Z` }, text);
     });
     for (const r of [...runs].reverse()) expect((await appendToFolder(root, r)).added).toBe(true);
     expect((await appendToFolder(root, runs[1]!)).added).toBe(false);

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { instructionGraphName, resultsStem } from "../src/flamegraph/names.js";
-import { historyFromAb, historyFromResults } from "../src/history/extract.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { HistoryRunSchema } from "../src/history/schema.js";
 import { besideResultsUrl } from "../src/pages/links.js";
 import { AbResultsSchema } from "../src/results/schema.js";
@@ -22,7 +22,7 @@ const ctx = { commit: "", commitUrl: null, branch: "main", runnerClass: "x", raw
 describe("an A/B run's why in the history store", () => {
   it("keeps the settings that differ, the functions that changed, and the graph kept beside the results", () => {
     const kept = instructionGraphName("ab-ps", { script: "oltp_point_select", threads: 1, tier: "128M" });
-    const run = historyFromAb(ab, { ...ctx, besideResults: (n) => n === kept }, text);
+    const run = historyFromDocument(ab, { ...ctx, besideResults: (n) => n === kept }, text);
     expect(HistoryRunSchema.parse(run)).toEqual(run);
     const s = run.why!.settings!;
     expect([...s.known, ...s.other].map((x) => x.name)).toEqual(["performance_schema"]);
@@ -39,7 +39,7 @@ describe("an A/B run's why in the history store", () => {
   });
 
   it("records no graph that is not beside the results file", () => {
-    const run = historyFromAb(ab, ctx, text);
+    const run = historyFromDocument(ab, ctx, text);
     expect(run.why!.cells[0]!.instructions!.graph).toBeNull();
   });
 });
@@ -51,17 +51,17 @@ describe("a run's results in the history store: the graph a compare of it wrote 
   const kept = instructionGraphName("head", { script: "oltp_point_select", threads: 1, tier: "128M" });
 
   it("records the counted cell whose graph is beside the results, with no base", () => {
-    const run = historyFromResults(r, { ...runCtx, besideResults: (n) => n === kept }, runText);
+    const run = historyFromDocument(r, { ...runCtx, besideResults: (n) => n === kept }, runText);
     expect(HistoryRunSchema.parse(run)).toEqual(run);
     expect(run.why!.cells).toHaveLength(1);
     expect(run.why!.cells[0]!.instructions).toMatchObject({ base: null, graph: kept, functions: [] });
   });
 
   it("records nothing without the graph, nor for a cell counted on two servers", () => {
-    expect(historyFromResults(r, runCtx, runText).why).toBeUndefined();
+    expect(historyFromDocument(r, runCtx, runText).why).toBeUndefined();
     const two = structuredClone(r);
     two.cells.push({ ...structuredClone(two.cells[0]!), server: "other" });
-    expect(historyFromResults(two, { ...runCtx, besideResults: () => true }, runText).why).toBeUndefined();
+    expect(historyFromDocument(two, { ...runCtx, besideResults: () => true }, runText).why).toBeUndefined();
   });
 });
 

@@ -4,7 +4,7 @@
  * matrix's relative tables read them.
  */
 import { describe, expect, it } from "vitest";
-import { historyFromResults } from "../src/history/extract.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { HistoryRunSchema } from "../src/history/schema.js";
 import { makeResults } from "./helpers/results-factory.js";
 
@@ -32,7 +32,7 @@ describe("work per transaction in the store", () => {
       },
     }));
     const text = JSON.stringify(r);
-    const run = historyFromResults(JSON.parse(text), CTX, text);
+    const run = historyFromDocument(JSON.parse(text), CTX, text);
     expect(HistoryRunSchema.parse(run)).toEqual(run);
     const counters = run.cells[0]!.counters!;
     expect(counters.process_cpu_us).toBe(200);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerInteropCommands } from "../src/cli/interop-commands.js";
+import { setKind } from "../src/compare/model.js";
 import { importCsv, parseCsvNumber, parseImportCsv } from "../src/import/csv.js";
 import { ImportedSetSchema } from "../src/import/schema.js";
 import { readImportedSet, writeImportedSet } from "../src/import/store.js";
@@ -184,7 +185,7 @@ describe("perfgate/import files", () => {
     writeImportedSet(out, set);
     expect(readImportedSet(out)).toEqual(set);
     const loaded = loadMeasurements(out);
-    expect(loaded.kind).toBe("import");
+    expect(setKind(loaded)).toBe("import");
     expect(loaded.engines).toEqual(["E1", "E2"]);
     expect(loaded.observations).toHaveLength(2);
   });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { importSysbenchLog } from "../src/import/sysbench-log.js";
 import { renderMarkdown } from "../src/report/markdown.js";
 import { parseResults } from "../src/results/store.js";
@@ -148,7 +148,7 @@ describe("seconds printed twice in stored results (files written before they wer
     const base = withDuplicates("10.11.5", 1);
     const head = withDuplicates("11.4.5", 2);
     expect(() => renderMarkdown(head)).not.toThrow();
-    const report = compareSets([fromResults(base, "base.json"), fromResults(head, "head.json")], {
+    const report = compareSets([fromDocument(base, "base.json"), fromDocument(head, "head.json")], {
       metrics: ["tps"],
     });
     expect(report.degradation).toHaveLength(1);

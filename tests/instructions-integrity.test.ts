@@ -15,9 +15,9 @@ import { planAbCells } from "../src/ab/plan.js";
 import { resumedAbResults } from "../src/ab/resume.js";
 import { badCountReason } from "../src/callgrind/profile.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb, fromResults } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { matchingRuns } from "../src/history/baseline.js";
-import { historyFromResults } from "../src/history/extract.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { countsRule, missingCounts, plannedCounts } from "../src/instructions/settings.js";
 import type { Results } from "../src/results/schema.js";
 import { type AbResults, AbResultsSchema } from "../src/results/schema.js";
@@ -186,7 +186,7 @@ describe("counts taken under different conditions are not comparable", () => {
   const cell = "instructions [oltp_point_select 1t 128M]";
   const refusal = (head: Results): string => {
     try {
-      compareSets([fromResults(base, "base.json"), fromResults(head, "head.json")]);
+      compareSets([fromDocument(base, "base.json"), fromDocument(head, "head.json")]);
     } catch (err) {
       return (err as Error).message;
     }
@@ -223,14 +223,14 @@ describe("counts taken under different conditions are not comparable", () => {
     const h = headWith(on("EPYC", ["avx2"], "2.41"));
     let message = "";
     try {
-      compareSets([fromResults(b, "base.json"), fromResults(h, "head.json")]);
+      compareSets([fromDocument(b, "base.json"), fromDocument(h, "head.json")]);
     } catch (err) {
       message = (err as Error).message;
     }
     expect(message).toContain(`${cell}: CPU model "Xeon" vs "EPYC"`);
     expect(message).toContain(`${cell}: CPU flags "avx2 erms" vs "avx2"`);
     expect(message).toContain(`${cell}: C library "glibc 2.36" vs "glibc 2.41"`);
-    expect(() => compareSets([fromResults(b, "base.json"), fromResults(base, "head.json")])).not.toThrow();
+    expect(() => compareSets([fromDocument(b, "base.json"), fromDocument(base, "head.json")])).not.toThrow();
   });
 
   it("an A/B whose sides ran with different C libraries or builds says so in its notes", () => {
@@ -255,7 +255,7 @@ describe("counts taken under different conditions are not comparable", () => {
         },
       ],
     };
-    const report = compareSets([fromAb(changed, "ab.json")]);
+    const report = compareSets([fromDocument(changed, "ab.json")]);
     expect(report.notes).toContain(
       `${cell}: base and head ran with different C libraries (glibc 2.36 vs glibc 2.41): the library's functions (memcpy, strlen, ...) differ, and so do the counts inside them`,
     );
@@ -280,7 +280,7 @@ describe("a pooled baseline pools only counts taken alike", () => {
       runnerClass: "vm",
       date: "2026-11-20T00:00:00Z",
     };
-    const stored = historyFromResults(base, ctx, runText);
+    const stored = historyFromDocument(base, ctx, runText);
     expect(stored.cells.find((c) => c.counting)?.counting).toMatchObject({
       toggle: "dispatch_command*",
       valgrind: "3.19.0",

@@ -9,8 +9,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets, comparisonFlameGraphs } from "../src/compare/compare.js";
-import { fromAb } from "../src/compare/model.js";
-import { historyFromAb } from "../src/history/extract.js";
+import { fromDocument } from "../src/compare/model.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
 import { AbResultsSchema } from "../src/results/schema.js";
@@ -18,7 +18,7 @@ import { AbResultsSchema } from "../src/results/schema.js";
 const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");
 const text = readFileSync(FILE, "utf8");
 const ab = AbResultsSchema.parse(JSON.parse(text));
-const sets = [fromAb(ab, "ab.json")];
+const sets = [fromDocument(ab, "ab.json")];
 const report = compareSets(sets);
 
 describe("instructions per transaction", () => {
@@ -37,7 +37,7 @@ describe("instructions per transaction", () => {
     const same = structuredClone(ab);
     const cell = same.cells[0]!;
     cell.instructions!.head = cell.instructions!.base.map((r) => ({ ...r }));
-    const c = compareSets([fromAb(same, "aa.json")]).cells.find((x) => x.metric === "instructions")!;
+    const c = compareSets([fromDocument(same, "aa.json")]).cells.find((x) => x.metric === "instructions")!;
     expect(c.verdict).toBe("unchanged");
   });
 
@@ -109,7 +109,7 @@ describe("instructions per transaction", () => {
   });
 
   it("goes into the history store with the repetitions as its measurements", () => {
-    const run = historyFromAb(
+    const run = historyFromDocument(
       ab,
       { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "t" },
       text,
@@ -136,7 +136,7 @@ describe("an undecided instructions verdict of an A/B says what stopped it, in r
     const pcts = [-0.2, -1.6, -0.9];
     i.head = i.base.map((r, k) => ({ ...r, per_transaction: r.per_transaction * (1 + pcts[k]! / 100) }));
     Object.assign(i, extra);
-    const c = compareSets([fromAb(u, "ab.json")]).cells.find((x) => x.metric === "instructions")!;
+    const c = compareSets([fromDocument(u, "ab.json")]).cells.find((x) => x.metric === "instructions")!;
     expect(c.verdict).toBe("inconclusive");
     return c.undecided!.stopped_by;
   }

@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets, comparisonFlameGraphs } from "../src/compare/compare.js";
-import { fromAb, fromResults } from "../src/compare/model.js";
-import { historyFromResults } from "../src/history/extract.js";
+import { fromDocument } from "../src/compare/model.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { exportGab } from "../src/interop/gab.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import { renderMarkdown, renderTerminal } from "../src/report/markdown.js";
@@ -31,7 +31,7 @@ const read = (name: string) => {
 };
 const off = read("run-ps-off.json");
 const on = read("run-ps-on.json");
-const sets = [fromResults(off.results, "off.json"), fromResults(on.results, "on.json")];
+const sets = [fromDocument(off.results, "off.json"), fromDocument(on.results, "on.json")];
 const report = compareSets(sets, { allowMismatch: true });
 const instr = (r: typeof report) => r.cells.find((c) => c.metric === "instructions")!;
 const repsOf = (r: typeof off.results) => r.cells[0]!.instructions!.repetitions.map((x) => x.per_transaction);
@@ -63,7 +63,7 @@ describe("compare of two run results with instruction counts", () => {
   });
 
   it("a run against itself is unchanged on instructions", () => {
-    const same = compareSets([fromResults(off.results, "a.json"), fromResults(off.results, "b.json")]);
+    const same = compareSets([fromDocument(off.results, "a.json"), fromDocument(off.results, "b.json")]);
     expect(instr(same).verdict).toBe("unchanged");
     expect(same.function_changes).toBeUndefined();
   });
@@ -87,7 +87,7 @@ describe("compare of two run results with instruction counts", () => {
   it("an A/B file still finds its functions through the same path", () => {
     const text = readFileSync(join(DIR, "ab-performance-schema.json"), "utf8");
     const ab = AbResultsSchema.parse(JSON.parse(text));
-    const r = compareSets([fromAb(ab, "ab.json")]);
+    const r = compareSets([fromDocument(ab, "ab.json")]);
     expect(r.function_changes![0]!.functions[0]!.name).toBe("pfs_start_stage_v1");
   });
 });
@@ -118,7 +118,7 @@ describe("the differential flame graph of a compare of two run results", () => {
   it("a cell without stacks on a side gets no graph", () => {
     const bare = structuredClone(on.results);
     for (const rep of bare.cells[0]!.instructions!.repetitions) delete rep.stacks;
-    const s = [fromResults(off.results, "off.json"), fromResults(bare, "on.json")];
+    const s = [fromDocument(off.results, "off.json"), fromDocument(bare, "on.json")];
     const r = compareSets(s, { allowMismatch: true });
     expect(comparisonFlameGraphs(report, sets, "x")).toHaveLength(1);
     expect(comparisonFlameGraphs(r, s, "x")).toEqual([]);
@@ -151,7 +151,7 @@ describe("the run's own report", () => {
 
 describe("history and export", () => {
   it("the history store keeps the repetitions as the measurements, with an interval", () => {
-    const run = historyFromResults(
+    const run = historyFromDocument(
       on.results,
       { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "t" },
       on.text,

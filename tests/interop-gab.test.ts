@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { buildProgram } from "../src/cli/main.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
+import { fromDocument, setKind } from "../src/compare/model.js";
 import { readImportedSet } from "../src/import/store.js";
 import { loadMeasurements } from "../src/inputs/load.js";
 import {
@@ -160,8 +160,8 @@ describe("export (custom tools)", () => {
         })),
       });
     const report = compareSets([
-      fromResults(mk("10.11.5", [1000, 1010, 990, 1005]), "base.json"),
-      fromResults(mk("11.4.5", [800, 810, 790, 805]), "head.json"),
+      fromDocument(mk("10.11.5", [1000, 1010, 990, 1005]), "base.json"),
+      fromDocument(mk("11.4.5", [800, 810, 790, 805]), "head.json"),
     ]);
     // through JSON, as perfgate compare --format json writes it
     const parsed = parseGabInput(JSON.stringify(report), "cmp.json");
@@ -288,7 +288,7 @@ describe("import (data.js)", () => {
     await cli(["import", "--gab-data", DATA_JS, "--out", out]);
     expect(readImportedSet(out).rows).toHaveLength(6);
     const set = loadMeasurements(out);
-    expect(set.kind).toBe("import");
+    expect(setKind(set)).toBe("import");
     expect(set.engines).toEqual(["3f2a9c1", "9b8c7d6"]);
     // --csv still works on the extended import command
     const csvOut = join(dir, "csv.json");

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import type { HistoryRun } from "../src/history/schema.js";
 import { ESCAPED_BELOW, writeCaveat } from "../src/metrics/write-accounting.js";
 import { buildMatrix } from "../src/pages/matrix.js";
@@ -35,7 +35,7 @@ function runFile(run: Run, file: string) {
     cells: [{ server: "server", script: "oltp_read_write", threads: 2, tps: run.process.transactions / 3 }],
   });
   r.cells[0]!.process = run.process;
-  return fromResults(r, file);
+  return fromDocument(r, file);
 }
 
 const PR = {

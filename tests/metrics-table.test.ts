@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
-import { historyFromResults } from "../src/history/extract.js";
+import { fromDocument } from "../src/compare/model.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { HistoryCellSchema } from "../src/history/schema.js";
 import { exportGab } from "../src/interop/gab.js";
 import {
@@ -139,9 +139,9 @@ describe("one aggregate: the same TPS in every report of one results file", () =
 
   it("run report, comparison report, history and export agree", () => {
     const run = runTpsTables(results)[0]!.rows[0]!.tps[0]!;
-    const cmp = comparisonTpsTables([fromResults(results, "r.json")])[0]!.rows[0]!.tps[0]!;
+    const cmp = comparisonTpsTables([fromDocument(results, "r.json")])[0]!.rows[0]!.tps[0]!;
     const text = JSON.stringify(results);
-    const cell = historyFromResults(results, CTX, text).cells[0]!;
+    const cell = historyFromDocument(results, CTX, text).cells[0]!;
     HistoryCellSchema.parse(cell);
     const gab = exportGab([{ kind: "results", file: "r.json", results }], "gab-bigger");
     expect(run).toBeCloseTo(110, 9);
@@ -155,7 +155,7 @@ describe("labels: the report and the PR comment name a metric the same way", () 
   it("p95 latency (ms) in both", () => {
     const base = makeResults({ cells: [100, 101, 99].map((tps, i) => ({ tps, repetition: i + 1 })) });
     const head = makeResults({ cells: [80, 81, 79].map((tps, i) => ({ tps, repetition: i + 1 })) });
-    const sets = [fromResults(base, "base.json"), fromResults(head, "head.json")];
+    const sets = [fromDocument(base, "base.json"), fromDocument(head, "head.json")];
     const report = compareSets(sets);
     const md = renderComparisonMarkdown(report, sets);
     const comment = renderPrReport({

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 import {
   baseEvent,
@@ -150,14 +150,14 @@ describe("in comparisons", () => {
       p.base.process = counters(200, 50_000 + i, 40_000);
       p.head.process = counters(180, 55_000 + i, 40_000 + 10 * i);
     });
-    const r = compareSets([fromAb(ab, "ab.json")]);
+    const r = compareSets([fromDocument(ab, "ab.json")]);
     const m = (name: string) => r.efficiency!.find((e) => e.metric === name)!;
     expect(m("hw_instructions_per_txn").base_value).toBeCloseTo(50_001, 6);
     expect(m("hw_instructions_per_txn").ratio!).toBeCloseTo(1.1, 2);
     expect(m("hw_cycles_per_txn").ratio!).toBeCloseTo(1.0, 2);
     expect(m("ipc").head_value).toBeGreaterThan(m("ipc").base_value);
     expect(r.hardware_counters_unavailable).toBeUndefined();
-    expect(renderComparisonMarkdown(r, [fromAb(ab, "ab.json")])).toContain("instr/txn (PMU)");
+    expect(renderComparisonMarkdown(r, [fromDocument(ab, "ab.json")])).toContain("instr/txn (PMU)");
   });
 
   it("without a PMU: no such entries, and the report says why exactly once", () => {
@@ -168,7 +168,7 @@ describe("in comparisons", () => {
       p.base.process = counters(200);
       p.head.process = counters(180);
     });
-    const sets = [fromAb(ab, "ab.json")];
+    const sets = [fromDocument(ab, "ab.json")];
     const r = compareSets(sets);
     expect(r.efficiency!.map((e) => e.metric)).not.toContain("ipc");
     expect(r.hardware_counters_unavailable).toBe(why);
@@ -180,8 +180,8 @@ describe("in comparisons", () => {
 
   it("older files that do not say: no line", () => {
     const ab = makeAbResults({ pairs });
-    const r = compareSets([fromAb(ab, "ab.json")]);
+    const r = compareSets([fromDocument(ab, "ab.json")]);
     expect(r.hardware_counters_unavailable).toBeUndefined();
-    expect(renderComparisonMarkdown(r, [fromAb(ab, "ab.json")])).not.toContain("Hardware counters");
+    expect(renderComparisonMarkdown(r, [fromDocument(ab, "ab.json")])).not.toContain("Hardware counters");
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import {
   countersBetween,
   parseContextSwitches,
@@ -90,7 +90,7 @@ describe("ratios per transaction", () => {
     p.base.process = counters(200, 500 + i, i === 0 ? 0 : 10);
     p.head.process = counters(180, 600 + i, 10);
   });
-  const r = compareSets([fromAb(ab, "ab.json")]);
+  const r = compareSets([fromDocument(ab, "ab.json")]);
   const m = (name: string) => r.efficiency!.find((e) => e.metric === name);
 
   it("a paired interval on the per-slice ratios", () => {
@@ -133,7 +133,7 @@ describe("ratios per transaction", () => {
         cpu_kernel_us: (200 + 2 * i) * 180,
       };
     });
-    const e = compareSets([fromAb(split, "split.json")]).efficiency!;
+    const e = compareSets([fromDocument(split, "split.json")]).efficiency!;
     const user = e.find((x) => x.metric === "cpu_user_us_per_txn")!;
     const kernel = e.find((x) => x.metric === "cpu_kernel_us_per_txn")!;
     expect(user.base_value).toBeCloseTo(400, 6);

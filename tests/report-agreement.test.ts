@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { overallVerdict, VERDICT_ORDER } from "../src/compare/overall.js";
 import { buildCommentBody } from "../src/gate/comment.js";
 import { heading, METRICS } from "../src/metrics/table.js";
@@ -52,7 +52,7 @@ function comparison() {
     p.base.p95_ms = 1 + 0.9 * r();
     p.head.p95_ms = 1 + 0.9 * r();
   }
-  const sets = [fromAb(ab, "ab.json")];
+  const sets = [fromDocument(ab, "ab.json")];
   return { sets, report: compareSets(sets, {}) };
 }
 

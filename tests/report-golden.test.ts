@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb, fromImport, fromResults, type MeasurementSet } from "../src/compare/model.js";
+import { fromDocument, fromImport, type MeasurementSet } from "../src/compare/model.js";
 import { overallVerdict } from "../src/compare/overall.js";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
@@ -159,7 +159,7 @@ function configAb(): MeasurementSet {
       },
     },
   };
-  return fromAb(ab, "perfgate-results/ab-smoke.json");
+  return fromDocument(ab, "perfgate-results/ab-smoke.json");
 }
 
 /** Two stored runs: base 10.11.5 and head 11.4.5, 2 scripts × 3 thread counts × 3 repetitions. */
@@ -190,7 +190,7 @@ function resultsPair(): MeasurementSet[] {
     (script, threads) => (script === "oltp_read_write" && threads === 32 ? 0.78 : threads === 1 ? 1.09 : 1),
     8,
   );
-  return [fromResults(base, "results/base.json"), fromResults(head, "results/head.json")];
+  return [fromDocument(base, "results/base.json"), fromDocument(head, "results/head.json")];
 }
 
 /**
@@ -258,7 +258,7 @@ function historyBaseline(): MeasurementSet[] {
       })),
     ),
   });
-  return [base, fromResults(head, "results/head.json")];
+  return [base, fromDocument(head, "results/head.json")];
 }
 
 const CONTEXT = {
@@ -381,7 +381,7 @@ describe("golden files", () => {
         { script: "oltp_read_only", threads: 4, pairs: wild(4, 3000) },
       ],
     });
-    const sets = [fromAb(ab, "perfgate-results/ab-smoke.json")];
+    const sets = [fromDocument(ab, "perfgate-results/ab-smoke.json")];
     const report = compareSets(sets, {});
     const { body } = buildCommentBody({ ...CONTEXT, workload: "smoke", report, sets, previous: null });
     expectGolden("undecided-ab/comment.md", body);
@@ -450,7 +450,7 @@ describe("hostile names", () => {
         },
       ],
     });
-    return fromAb(ab, "perfgate-results/ab-smoke.json");
+    return fromDocument(ab, "perfgate-results/ab-smoke.json");
   }
 
   it("mentions, URLs, HTML, CR and pipes are inert in the comment, the summary and the report", () => {
@@ -514,8 +514,8 @@ describe("a huge matrix", () => {
       return makeResults({ servers: [server], cells });
     };
     const sets = [
-      fromResults(make("10.11.5", 1), "base.json"),
-      fromResults(make("11.4.5", 0.8), "head.json"),
+      fromDocument(make("10.11.5", 1), "base.json"),
+      fromDocument(make("11.4.5", 0.8), "head.json"),
     ];
     const report = compareSets(sets, {});
     expect(report.cells.length).toBeGreaterThanOrEqual(10_000);

@@ -8,7 +8,7 @@ import { abSecondsAhead, confirmationShare, nextConfirmation, pairCostSeconds } 
 import { DEFAULT_CHANGE_OPTIONS } from "../src/changes/index.js";
 import { fmtChangeValue, renderChangesText } from "../src/changes/report.js";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb, type MeasurementSet } from "../src/compare/model.js";
+import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
 import { overallVerdict } from "../src/compare/overall.js";
 import { stoppedBy } from "../src/compare/undecided.js";
 import { buildCommentBody } from "../src/gate/comment.js";
@@ -55,7 +55,7 @@ function undecidedAb(): MeasurementSet[] {
       { script: "oltp_read_only", threads: 4, pairs: wild(4, 3000) },
     ],
   });
-  return [fromAb(ab, "perfgate-results/ab-smoke.json")];
+  return [fromDocument(ab, "perfgate-results/ab-smoke.json")];
 }
 
 /** Every rendering of one report: Markdown, text, JSON, the job summary and the PR comment. */
@@ -114,7 +114,7 @@ describe("headlines count decided verdicts", () => {
         },
       ],
     });
-    const sets = [fromAb(ab, "ab.json")];
+    const sets = [fromDocument(ab, "ab.json")];
     const report = compareSets(sets, {});
     const s = report.summary;
     expect(s.unchanged).toBeGreaterThan(0);
@@ -135,7 +135,7 @@ describe("headlines count decided verdicts", () => {
         return { base: level, head: level * (1 + 0.002 * r()) };
       }),
     });
-    const sets = [fromAb(ab, "ab.json")];
+    const sets = [fromDocument(ab, "ab.json")];
     const report = compareSets(sets, {});
     expect(report.summary.inconclusive).toBe(0);
     expect(statusLine(report, true)).toMatch(
@@ -199,7 +199,7 @@ describe("an inconclusive verdict says what stopped it and what it rules out", (
     });
     ab.design.max_pairs = 30;
     ab.cells[0]!.confirmation_stop = { reason: "max_pairs", needed: 38 };
-    const sets = [fromAb(ab, "ab.json")];
+    const sets = [fromDocument(ab, "ab.json")];
     const report = compareSets(sets, { metrics: ["tps"] });
     const c = report.cells[0]!;
     expect(c.verdict).toBe("inconclusive");

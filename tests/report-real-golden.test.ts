@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { overallVerdict } from "../src/compare/overall.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { buildCommentBody } from "../src/gate/comment.js";
@@ -34,7 +34,7 @@ const text = gunzipSync(
   readFileSync(join(import.meta.dirname, "fixtures/report/ab-performance-schema.json.gz")),
 );
 const ab = AbResultsSchema.parse(JSON.parse(text.toString("utf8")));
-const sets = [fromAb(ab, NAME)];
+const sets = [fromDocument(ab, NAME)];
 const report = compareSets(sets, {});
 
 const CONTEXT = {

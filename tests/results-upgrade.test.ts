@@ -20,7 +20,8 @@ import {
   type ResultsV2,
   ResultsV2Schema,
 } from "../src/results/schema.js";
-import { parseResultsDocument, type ResultsDocument, upgradeResults } from "../src/results/store.js";
+import { parseResultsDocument } from "../src/results/store.js";
+import { type ResultsDocument, upgradeResults } from "../src/results/upgrade.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { KNOWN_SETTINGS } from "../src/compare/known-settings.js";
-import { fromAb } from "../src/compare/model.js";
+import { fromDocument } from "../src/compare/model.js";
 import { configOptions, diffVariables, isPlaceVariable } from "../src/compare/settings.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
@@ -116,7 +116,7 @@ describe("in a comparison", () => {
         { base: 100, head: 100 },
       ],
     });
-    const r = compareSets([fromAb(ab, "ab.json")]);
+    const r = compareSets([fromDocument(ab, "ab.json")]);
     expect(r.settings).toHaveLength(1);
     const s = r.settings![0]!;
     expect([...s.known, ...s.other].map((x) => x.name)).toEqual(["innodb_flush_log_at_trx_commit"]);
@@ -124,6 +124,6 @@ describe("in a comparison", () => {
   });
   it("no read-back variables: no settings section", () => {
     const ab = makeAbResults({ pairs: [{ base: 100, head: 101 }] });
-    expect(compareSets([fromAb(ab, "ab.json")]).settings).toBeUndefined();
+    expect(compareSets([fromDocument(ab, "ab.json")]).settings).toBeUndefined();
   });
 });

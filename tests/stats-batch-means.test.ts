@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
-import { fromResults } from "../src/compare/model.js";
-import { historyFromResults } from "../src/history/extract.js";
+import { fromDocument } from "../src/compare/model.js";
+import { historyFromDocument } from "../src/history/extract.js";
 import { batchLength, batchMeans, MIN_BATCHES, sampleSd, studentTQuantile } from "../src/stats/index.js";
 import { makeResults, makeServer } from "./helpers/results-factory.js";
 
@@ -89,7 +89,7 @@ describe("one run per side: compare and history use the same intervals", () => {
   const head = run("11.4.5", ar1(120, 422, 0.5, 0.2, 12));
 
   it("compare gives the pair of runs a batch-means interval, and +4% at 20% noise is inconclusive", () => {
-    const r = compareSets([fromResults(base, "run-00.json"), fromResults(head, "run-20.json")], {
+    const r = compareSets([fromDocument(base, "run-00.json"), fromDocument(head, "run-20.json")], {
       metrics: ["tps"],
     });
     const c = r.cells[0]!;
@@ -102,7 +102,7 @@ describe("one run per side: compare and history use the same intervals", () => {
   });
 
   it("the history store puts the same method's interval on each run", () => {
-    const h = historyFromResults(head, CTX, JSON.stringify(head)).cells[0]!.metrics.tps!;
+    const h = historyFromDocument(head, CTX, JSON.stringify(head)).cells[0]!.metrics.tps!;
     const s = batchMeans(head.cells[0]!.intervals.map((iv) => iv.tps))!;
     const half = studentTQuantile(0.975, s.df) * s.rel_se;
     expect(h.lo).toBeCloseTo(h.value * Math.exp(-half), 2);

@@ -6,7 +6,8 @@
  */
 
 import * as core from "@actions/core";
-import { fromImport, type MeasurementSet } from "../compare/model.js";
+import { fairnessSideOf } from "../compare/fairness.js";
+import { fromImport, type MeasurementSet, setKind } from "../compare/model.js";
 import { historyRunFromFile } from "../history/append.js";
 import { baselineFromStore, headIdentity } from "../history/baseline.js";
 import { appendRun, describeStore, loadAllRuns, parseStore, type StoreRef } from "../history/store.js";
@@ -53,15 +54,15 @@ export function historyBaselineSet(
   env: NodeJS.ProcessEnv = process.env,
 ): MeasurementSet {
   const q = config.historyBaseline!;
-  if (!head.results) {
+  if (!head.document || head.document.interleaved) {
     throw new UserError(
-      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${head.kind} file; base-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
+      `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${setKind(head)} file; base-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
     );
   }
   const store = storeOf(config.historyStore!, config.githubToken, env);
   const b = baselineFromStore(
     store,
-    head.results,
+    fairnessSideOf(head.document),
     { ...q, head: headIdentity(head.file, readTextFile(head.file)), allowMismatch: config.allowMismatch },
     env,
   );

@@ -15,7 +15,7 @@ import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { runAbLikeForLike } from "../ab/like-for-like.js";
 import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
-import { fromAb, type MeasurementSet } from "../compare/model.js";
+import { fromDocument, interleavedDocument, type MeasurementSet, setKind } from "../compare/model.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import { resultsStem } from "../flamegraph/names.js";
 import { buildCommentBody, recordedWorkload } from "../gate/comment.js";
@@ -136,7 +136,7 @@ async function measureAb(config: ActionConfig, resultsDir: string, log: Logger):
     const { results, stock } = outcome;
     const pins = results.pinned_defaults;
     return {
-      sets: [fromAb(results, out)],
+      sets: [fromDocument(results, out)],
       workloadName: results.workload.name,
       resultsFile: out,
       incomplete: incompleteReason(results),
@@ -161,7 +161,7 @@ async function likeForLike(
       `like for like: ${s.target} pinned to ${s.reference}: ${s.pinned.map((p) => `${p.name}=${p.value}`).join(", ") || "nothing"}; not pinned: ${s.not_pinned.map((p) => p.name).join(", ") || "none"}`,
     );
   }
-  return { ...pinned, stock: fromAb(stock.results, stock.out) };
+  return { ...pinned, stock: fromDocument(stock.results, stock.out) };
 }
 
 function measureCompare(config: ActionConfig, log: Logger): Measured {
@@ -176,21 +176,21 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
     if (fromHistory !== null) {
       sets = [fromHistory, head];
     } else if (baseFile === null) {
-      if (head.kind !== "ab") {
+      if (!interleavedDocument(head)) {
         throw new UserError(
-          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${head.kind} file; comparing it needs base-results or base-from-history (only a perfgate/ab file compares on its own)`,
+          `input "head-results": ${JSON.stringify(headFile)} is a perfgate/${setKind(head)} file; comparing it needs base-results or base-from-history (only a perfgate/ab file compares on its own)`,
         );
       }
       sets = [head];
     } else {
-      if (head.kind === "ab") {
+      if (interleavedDocument(head)) {
         throw new UserError(
           `input "head-results": ${JSON.stringify(headFile)} is a perfgate/ab file, which compares on its own (accepted: leave base-results empty)`,
         );
       }
       sets = [loadMeasurements(baseFile), head];
     }
-    for (const s of sets) log.info(`${s.file}: ${s.kind}, engines ${s.engines.join(", ")}`);
+    for (const s of sets) log.info(`${s.file}: ${setKind(s)}, engines ${s.engines.join(", ")}`);
     // the head's recorded workload first, then the base's (loaded above, not read again)
     const workloadName =
       recordedWorkload([head, ...sets.filter((s) => s !== head)]) ?? workloadNameOf(config.workload);

@@ -3,8 +3,10 @@
  * the history store, pooled in memory (src/history/baseline.ts) and compared with the head in one
  * step. The options, their checks (usage errors, exit 2) and the loading; docs/history.md.
  */
+
 import type { Command } from "commander";
-import { fromImport, type MeasurementSet } from "../compare/model.js";
+import { fairnessSideOf } from "../compare/fairness.js";
+import { fromImport, type MeasurementSet, setKind } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline, headIdentity } from "../history/baseline.js";
 import { describeStore, parseStore } from "../history/store.js";
 import { loadMeasurements } from "../inputs/load.js";
@@ -130,14 +132,14 @@ export function storeBaselineSet(store: string, b: HistoryBaseline): Measurement
 /** Base (pooled from the store) and head measurement sets for `compare --base-from-history`. */
 export function loadWithStoreBaseline(headFile: string, q: StoreQuery): MeasurementSet[] {
   const head = loadMeasurements(headFile);
-  if (!head.results) {
+  if (!head.document || head.document.interleaved) {
     throw new UserError(
-      `${headFile}: --base-from-history compares a perfgate/results file (perfgate run) with the store's runs; this is a perfgate/${head.kind} file`,
+      `${headFile}: --base-from-history compares a perfgate/results file (perfgate run) with the store's runs; this is a perfgate/${setKind(head)} file`,
     );
   }
   const store = parseStore(q.store, q.repo);
   try {
-    const b = baselineFromStore(store, head.results, {
+    const b = baselineFromStore(store, fairnessSideOf(head.document), {
       ...q,
       head: headIdentity(headFile, readTextFile(headFile)),
     });

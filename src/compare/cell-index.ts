@@ -1,22 +1,19 @@
 /**
- * Finding the cells of a coordinate (script, tier, threads) in a results or A/B document in one
+ * Finding the cells of a coordinate (script, tier, threads) in a results document in one
  * map lookup: the analysis looks up every compared cell, and a scan per lookup made it quadratic
  * in the number of cells (bench/analysis-time.mjs). Each index is built once per cells array, kept
  * in a WeakMap, and built again when the array's length changed. Pure.
  */
-import type { AbResults, Results } from "../results/schema.js";
+import type { AbCell as AbCellV1, CellV2, Observation, ResultsV2 } from "../results/schema.js";
 import { appendTo } from "../util/arrays.js";
-
-type AbCell = AbResults["cells"][number];
-type RunCell = Results["cells"][number];
 
 interface Indexed<T> {
   length: number;
   map: Map<string, T>;
 }
 
-const AB = new WeakMap<readonly AbCell[], Indexed<AbCell>>();
-const RUN = new WeakMap<readonly RunCell[], Indexed<RunCell[]>>();
+const V2 = new WeakMap<readonly CellV2[], Indexed<CellV2>>();
+const OBSERVATIONS = new WeakMap<readonly CellV2[], Indexed<Observation[]>>();
 
 function key(server: string | null, script: string, tier: string | null, threads: number): string {
   // Each part with its length (null as "-"), so that no name, whatever it holds, makes another key.
@@ -24,46 +21,62 @@ function key(server: string | null, script: string, tier: string | null, threads
   return `${part(server)}|${part(script)}|${part(tier)}|${threads}`;
 }
 
-/** The first A/B cell of a coordinate (as a scan from the start would find it). */
-export function abCellAt(
-  ab: AbResults,
+/** The first cell of a coordinate in a version 2 document (as a scan from the start would find it). */
+export function cellAt(
+  doc: Pick<ResultsV2, "cells">,
   script: string,
   tier: string | null,
   threads: number,
-): AbCell | undefined {
-  let index = AB.get(ab.cells);
-  if (index?.length !== ab.cells.length) {
-    const map = new Map<string, AbCell>();
-    for (const c of ab.cells) {
+): CellV2 | undefined {
+  let index = V2.get(doc.cells);
+  if (index?.length !== doc.cells.length) {
+    const map = new Map<string, CellV2>();
+    for (const c of doc.cells) {
       const k = key(null, c.script, c.tier, c.threads);
       if (!map.has(k)) map.set(k, c);
     }
-    index = { length: ab.cells.length, map };
-    AB.set(ab.cells, index);
+    index = { length: doc.cells.length, map };
+    V2.set(doc.cells, index);
   }
   return index.map.get(key(null, script, tier, threads));
 }
 
+/** An interleaved cell's instruction counts as base and head repetitions (as a v1 A/B cell has them). */
+export function baseHeadInstructions(c: Pick<CellV2, "instructions">): AbCellV1["instructions"] {
+  if (!c.instructions) return undefined;
+  const { sides, ...conditions } = c.instructions;
+  return { ...conditions, base: sides.base ?? [], head: sides.head ?? [] };
+}
+
+/** An interleaved cell's profile with its base and head sides (as a v1 A/B cell has it). */
+export function baseHeadProfile(c: Pick<CellV2, "profile">): AbCellV1["profile"] {
+  if (!c.profile) return undefined;
+  const { sides, ...rest } = c.profile;
+  return { ...rest, base: sides.base!, head: sides.head! };
+}
+
 /**
- * A run's cells of a coordinate in file order (every repetition and status), of one server label
- * or (label undefined) of every server.
+ * A run's observations of a coordinate in cell order (every repetition and status), of one side
+ * (a server label) or (side undefined) of every side.
  */
-export function runCellsAt(
-  r: Results,
-  server: string | undefined,
+export function observationsAt(
+  doc: Pick<ResultsV2, "cells">,
+  side: string | undefined,
   script: string,
   tier: string | null,
   threads: number,
-): readonly RunCell[] {
-  let index = RUN.get(r.cells);
-  if (index?.length !== r.cells.length) {
-    const map = new Map<string, RunCell[]>();
-    for (const c of r.cells) {
-      appendTo(map, key(c.server, c.script, c.tier, c.threads), c);
-      appendTo(map, key(null, c.script, c.tier, c.threads), c);
+): readonly Observation[] {
+  let index = OBSERVATIONS.get(doc.cells);
+  if (index?.length !== doc.cells.length) {
+    const map = new Map<string, Observation[]>();
+    for (const c of doc.cells) {
+      for (const o of c.observations) {
+        appendTo(map, key(o.side, c.script, c.tier, c.threads), o);
+        appendTo(map, key(null, c.script, c.tier, c.threads), o);
+      }
     }
-    index = { length: r.cells.length, map };
-    RUN.set(r.cells, index);
+    index = { length: doc.cells.length, map };
+    OBSERVATIONS.set(doc.cells, index);
   }
-  return index.map.get(key(server ?? null, script, tier, threads)) ?? [];
+  return index.map.get(key(side ?? null, script, tier, threads)) ?? [];
 }

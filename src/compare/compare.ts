@@ -23,10 +23,10 @@ import {
 } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
-import { abCellAt, runCellsAt } from "./cell-index.js";
+import { baseHeadInstructions, cellAt, observationsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
-import type { MeasurementSet } from "./model.js";
+import { type MeasurementSet, setKind } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
 import { type PairingOptions, planUnits } from "./plan.js";
 import { profileEntries } from "./profiles.js";
@@ -120,10 +120,14 @@ function inputNotes(sets: readonly MeasurementSet[]): string[] {
   const notes: string[] = [];
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${plural(s.failed_cells, "cell")} failed (not compared)`);
-    const noisy = notQuietSummary(s.results?.doctor ?? s.ab?.doctor);
+    const noisy = notQuietSummary(s.document?.doctor);
     if (noisy) notes.push(`${s.file}: ${noisy}`);
     // an A/B's counts: a C library that differs between the sides, and the builds (information)
-    for (const c of s.ab?.cells ?? []) notes.push(...abCountingNotes(c));
+    if (s.document?.interleaved) {
+      for (const c of s.document.cells) {
+        if (c.instructions) notes.push(...abCountingNotes({ ...c, instructions: baseHeadInstructions(c) }));
+      }
+    }
   }
   return notes;
 }
@@ -189,7 +193,7 @@ export function compareSets(
     metrics,
     sources: sets.map((s) => ({
       file: s.file,
-      kind: s.kind,
+      kind: setKind(s),
       engines: s.engines,
       failed_cells: s.failed_cells,
     })),
@@ -268,11 +272,12 @@ function runCounts(
   let how: { threads: number; toggle: string } | null = null;
   for (const s of sets) {
     const label = s.engine_servers?.[engine];
-    if (!s.results || label === undefined) continue;
-    for (const c of runCellsAt(s.results, label, v.scenario, v.tier, v.threads)) {
-      if (c.status !== "ok" || !c.instructions) continue;
-      reps.push(...c.instructions.repetitions);
-      how ??= { threads: c.instructions.threads, toggle: c.instructions.toggle };
+    if (!s.document || s.document.interleaved || label === undefined) continue;
+    for (const o of observationsAt(s.document, label, v.scenario, v.tier, v.threads)) {
+      const i = o.run?.instructions;
+      if (o.run?.status !== "ok" || !i) continue;
+      reps.push(...i.repetitions);
+      how ??= { threads: i.threads, toggle: i.toggle };
     }
   }
   return { reps, how };
@@ -285,8 +290,9 @@ function runCounts(
 export function countedSides(sets: readonly MeasurementSet[], v: ComparisonCell): CountedSides | null {
   const where = { script: v.scenario, tier: v.tier ?? "" };
   for (const s of sets) {
-    const c = s.ab ? abCellAt(s.ab, v.scenario, v.tier, v.threads) : undefined;
-    if (c?.instructions && s.engines.includes(v.head)) return { ...where, ...c.instructions };
+    const c = s.document?.interleaved ? cellAt(s.document, v.scenario, v.tier, v.threads) : undefined;
+    const counted = c ? baseHeadInstructions(c) : undefined;
+    if (counted && s.engines.includes(v.head)) return { ...where, ...counted };
   }
   const base = runCounts(sets, v.base, v);
   const head = runCounts(sets, v.head, v);

@@ -10,9 +10,9 @@
  */
 import { HOST_METRICS } from "../metrics/table.js";
 import { writeCaveatText } from "../metrics/write-accounting.js";
-import type { AbResults, ProcessCounters, Results } from "../results/schema.js";
+import type { ProcessCounters, ResultsV2 } from "../results/schema.js";
 import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
-import { abCellAt, runCellsAt } from "./cell-index.js";
+import { cellAt, observationsAt } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";
 import type { EfficiencyEntry } from "./schema.js";
 
@@ -31,16 +31,26 @@ interface Phases {
   head: ProcessCounters[];
 }
 
-function abPhases(ab: AbResults, u: UnitKey): Phases | null {
-  const c = abCellAt(ab, u.scenario, u.tier, u.threads);
+function abPhases(doc: ResultsV2, u: UnitKey): Phases | null {
+  const c = cellAt(doc, u.scenario, u.tier, u.threads);
   if (!c) return null;
-  const pairs = c.pairs.filter((p) => p.base.process && p.head.process);
-  return { paired: true, base: pairs.map((p) => p.base.process!), head: pairs.map((p) => p.head.process!) };
+  // the observations come in pairs, in the order they ran: a pair counts when both sides have counters
+  const base: ProcessCounters[] = [];
+  const head: ProcessCounters[] = [];
+  const obs = c.observations;
+  for (let i = 0; i + 1 < obs.length; i += 2) {
+    const [b, h] = obs[i]!.side === "base" ? [obs[i]!, obs[i + 1]!] : [obs[i + 1]!, obs[i]!];
+    if (b.process && h.process) {
+      base.push(b.process);
+      head.push(h.process);
+    }
+  }
+  return { paired: true, base, head };
 }
 
-function runPhases(r: Results, label: string | undefined, u: UnitKey): ProcessCounters[] {
-  return runCellsAt(r, label, u.scenario, u.tier, u.threads).flatMap((c) =>
-    c.status === "ok" && c.process ? [c.process] : [],
+function runPhases(doc: ResultsV2, label: string | undefined, u: UnitKey): ProcessCounters[] {
+  return observationsAt(doc, label, u.scenario, u.tier, u.threads).flatMap((o) =>
+    o.run?.status === "ok" && o.process ? [o.process] : [],
   );
 }
 
@@ -48,12 +58,12 @@ function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {
   const sb = sets.find((s) => s.engines.includes(u.base));
   const sh = sets.find((s) => s.engines.includes(u.head));
   if (!sb || !sh) return null;
-  if (sb.ab) return sb === sh ? abPhases(sb.ab, u) : null;
-  if (!sb.results || !sh.results) return null;
+  if (sb.document?.interleaved) return sb === sh ? abPhases(sb.document, u) : null;
+  if (!sb.document || !sh.document || sh.document.interleaved) return null;
   return {
     paired: false,
-    base: runPhases(sb.results, sb.engine_servers?.[u.base], u),
-    head: runPhases(sh.results, sh.engine_servers?.[u.head], u),
+    base: runPhases(sb.document, sb.engine_servers?.[u.base], u),
+    head: runPhases(sh.document, sh.engine_servers?.[u.head], u),
   };
 }
 
@@ -96,7 +106,7 @@ function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): Ef
 export function hardwareCountersUnavailable(sets: readonly MeasurementSet[]): string | null {
   const reasons = new Set<string>();
   for (const s of sets) {
-    const why = (s.ab ?? s.results)?.hardware_counters?.unavailable;
+    const why = s.document?.hardware_counters?.unavailable;
     if (why) reasons.add(why);
   }
   return reasons.size > 0 ? [...reasons].join("; ") : null;

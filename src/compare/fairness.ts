@@ -10,7 +10,7 @@
  * (paths, port, socket, user) are ignored.
  */
 
-import type { Results } from "../results/schema.js";
+import type { Results, ResultsV2 } from "../results/schema.js";
 import { appendTo } from "../util/arrays.js";
 import { OptionError } from "../util/errors.js";
 import { parseSize } from "../util/size.js";
@@ -42,6 +42,28 @@ export interface FairnessSide {
   }[];
   /** the cells, for the counting conditions of counted ones (src/compare/counting.ts) */
   cells?: readonly CountedCellLike[];
+}
+
+/** A run's document as the fairness checks read it: the document, with its cells as counted cells per server. */
+export type RunFairnessSide = Omit<ResultsV2, "cells"> & { cells: (CountedCellLike & { server: string })[] };
+
+export function fairnessSideOf(doc: ResultsV2): RunFairnessSide {
+  const cells: RunFairnessSide["cells"] = [];
+  for (const c of doc.cells) {
+    for (const o of c.observations) {
+      if (!o.run) continue;
+      const { script, threads, tier } = c;
+      cells.push({
+        script,
+        threads,
+        tier,
+        status: o.run.status,
+        server: o.side,
+        instructions: o.run.instructions,
+      });
+    }
+  }
+  return { ...doc, cells };
 }
 
 export interface FairnessOptions {

@@ -1,8 +1,9 @@
 /**
- * One normalized model for everything `perfgate compare` reads: run results (perfgate/results),
- * imported measurements (perfgate/import, or a .csv imported on the fly) and interleaved A/B files
- * (perfgate/ab). Each becomes a MeasurementSet of Observations (one per scenario × tier × threads ×
- * engine × repetition); A/B files also keep their pairs (PairedCell) for the paired comparison.
+ * One normalized model for everything `perfgate compare` reads: results documents of any version
+ * (a run's, or an interleaved A/B's; read as version 2, src/results/upgrade.ts) and imported
+ * measurements (perfgate/import, or a .csv imported on the fly). Each becomes a MeasurementSet of
+ * Observations (one per scenario × tier × threads × engine × repetition); an interleaved document
+ * also keeps its pairs (PairedCell) for the paired comparison.
  * Pure: the documents come in parsed; reading files is src/inputs/load.ts (loadMeasurements).
  */
 
@@ -16,10 +17,30 @@ import {
   type SliceValues,
   valuesFrom,
 } from "../metrics/table.js";
-import type { AbResults, Interval, Results, ServerRecord } from "../results/schema.js";
+import type {
+  CellV2,
+  Observation as DocumentObservation,
+  Interval,
+  ResultsV2,
+  RunRecord,
+  ServerRecord,
+} from "../results/schema.js";
+import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
 
 export type SetKind = "results" | "import" | "ab";
+
+/** What a set was read from, for messages: a run's results, an A/B's (interleaved) or an import. */
+export function setKind(s: Pick<MeasurementSet, "document">): SetKind {
+  return s.document ? (s.document.interleaved ? "ab" : "results") : "import";
+}
+
+/** The set's document when it is interleaved (an A/B): its pairs are in `paired`. */
+export function interleavedDocument(s: Pick<MeasurementSet, "document">): InterleavedDocument | undefined {
+  return s.document?.interleaved ? (s.document as InterleavedDocument) : undefined;
+}
+
+export type InterleavedDocument = ResultsV2 & { interleaved: NonNullable<ResultsV2["interleaved"]> };
 
 /**
  * One measurement of one engine in one cell: a value (or null) per metric of the metrics table,
@@ -63,22 +84,22 @@ export interface PairedCell {
 }
 
 export interface MeasurementSet {
-  kind: SetKind;
   file: string;
+  /**
+   * a results document's version 2 (v1 files upgraded): its servers, settings, workload and cells;
+   * absent for imported measurements. An interleaved (A/B) document has `interleaved`.
+   */
+  document?: ResultsV2;
   /** engine names in order of first appearance */
   engines: string[];
   observations: Observation[];
-  /** A/B files only */
+  /** interleaved documents only */
   paired?: PairedCell[];
-  /** run results only: the file itself, for the fairness checks */
-  results?: Results;
-  /** A/B files only: the file itself (servers, settings, design) for reports */
-  ab?: AbResults;
-  /** run results only: engine name → label of its server record in `results.servers` */
+  /** a run's document only: engine name → label of its server record in `document.servers` */
   engine_servers?: Record<string, string>;
   /** cells that failed or have no summary (skipped) */
   failed_cells: number;
-  /** run results and A/B files: the workload as run (its `degradation:` section applies) */
+  /** results documents: the workload as run (its `degradation:` section applies) */
   workload_spec?: Record<string, unknown>;
   /** a baseline pooled from the history store: the runs that formed it */
   baseline_history?: BaselineProvenance;
@@ -100,7 +121,7 @@ function seriesOf(intervals: readonly Interval[]): TimedValue[] | undefined {
 }
 
 /** Each metric's own repetitions in a run cell, for the rows that have them. */
-function repeatedOf(c: Results["cells"][number]): Partial<Record<MetricName, number[]>> | undefined {
+function repeatedOf(c: RunRecord): Partial<Record<MetricName, number[]>> | undefined {
   const out: Partial<Record<MetricName, number[]>> = {};
   let any = false;
   for (const m of METRICS as readonly MetricDef<MetricName>[]) {
@@ -135,11 +156,21 @@ function pushUnique(xs: string[], x: string): void {
   if (!xs.includes(x)) xs.push(x);
 }
 
-/** A run results file as measurements: one observation per successful cell. */
-export function fromResults(results: Results, file: string): MeasurementSet {
+/**
+ * A results document as measurements, read from its version 2 (v1 files upgraded): one observation
+ * per side's measurement. A run's observation is its repetition of a successful cell; an
+ * interleaved document's sides are base and head, each pair's two slices one PairedCell pair.
+ */
+export function fromDocument(doc: AnyResultsDocument, file: string): MeasurementSet {
+  const v2 = resultsV2(doc);
+  return v2.interleaved ? interleavedSet(v2, file) : runSet(v2, file);
+}
+
+/** A run's document as measurements: one observation per successful repetition of a cell. */
+function runSet(doc: ResultsV2, file: string): MeasurementSet {
   const engineByLabel = new Map<string, string>();
   const engineServers: Record<string, string> = {};
-  for (const s of results.servers) {
+  for (const s of doc.servers) {
     const name = engineOfServer(s);
     // Two servers with the same flavor@version in one run (e.g. path: builds): tell them apart.
     const engine = Object.hasOwn(engineServers, name) ? `${name} (${s.label})` : name;
@@ -149,35 +180,37 @@ export function fromResults(results: Results, file: string): MeasurementSet {
   const engines: string[] = [];
   const observations: Observation[] = [];
   let failed = 0;
-  for (const c of results.cells) {
-    if (c.status !== "ok" || c.summary === null) {
-      failed++;
-      continue;
+  for (const c of doc.cells) {
+    for (const o of c.observations) {
+      const run = o.run;
+      if (run?.status !== "ok" || run.summary === null) {
+        failed++;
+        continue;
+      }
+      const engine = engineByLabel.get(o.side) ?? o.side;
+      pushUnique(engines, engine);
+      const series = seriesOf(run.intervals);
+      const spread = spreadsOf(run.intervals);
+      const repeated = repeatedOf(run);
+      observations.push({
+        scenario: c.script,
+        tier: c.tier,
+        threads: c.threads,
+        engine,
+        repetition: o.repetition ?? 1,
+        ...valuesFrom((m) => m.fromCell, run),
+        ...(series ? { series } : {}),
+        ...(spread ? { spread } : {}),
+        ...(repeated ? { repeated } : {}),
+      });
     }
-    const engine = engineByLabel.get(c.server) ?? c.server;
-    pushUnique(engines, engine);
-    const series = seriesOf(c.intervals);
-    const spread = spreadsOf(c.intervals);
-    const repeated = repeatedOf(c);
-    observations.push({
-      scenario: c.script,
-      tier: c.tier,
-      threads: c.threads,
-      engine,
-      repetition: c.repetition,
-      ...valuesFrom((m) => m.fromCell, c),
-      ...(series ? { series } : {}),
-      ...(spread ? { spread } : {}),
-      ...(repeated ? { repeated } : {}),
-    });
   }
   return {
-    kind: "results",
-    workload_spec: results.workload.spec,
+    document: doc,
+    workload_spec: doc.workload.spec,
     file,
     engines,
     observations,
-    results,
     engine_servers: engineServers,
     failed_cells: failed,
   };
@@ -198,7 +231,6 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
     };
   });
   return {
-    kind: "import",
     file,
     engines,
     observations,
@@ -208,13 +240,13 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
 }
 
 /**
- * An A/B file as measurements: the pairs per cell, plus one observation per side and pair (for the
- * tables). Engines are `${flavor}@${version}` of the base and head servers, with " (base)" and
- * " (head)" appended when both are the same version.
+ * An interleaved document as measurements: the pairs per cell, plus one observation per side and
+ * pair (for the tables). Engines are `${flavor}@${version}` of the base and head servers, with
+ * " (base)" and " (head)" appended when both are the same version.
  */
-export function fromAb(ab: AbResults, file: string): MeasurementSet {
+function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
   const server = (label: string, index: number) =>
-    ab.servers.find((s) => s.label === label) ?? ab.servers[index]!;
+    doc.servers.find((s) => s.label === label) ?? doc.servers[index]!;
   let base = engineOfServer(server("base", 0));
   let head = engineOfServer(server("head", 1));
   if (base === head) {
@@ -224,43 +256,48 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
   const paired: PairedCell[] = [];
   const observations: Observation[] = [];
   let failed = 0;
-  for (const c of ab.cells) {
+  for (const c of doc.cells) {
     // an instructions-only A/B's cell has counts and no slices (src/ab/metrics.ts)
     const repetitions = c.status === "ok" ? cellRepetitionPairs(c, base, head) : [];
-    if (c.status !== "ok" || (c.pairs.length === 0 && repetitions.length === 0)) {
+    const slices = c.observations;
+    if (c.status !== "ok" || (slices.length === 0 && repetitions.length === 0)) {
       failed++;
       continue;
     }
-    const pairs: PairedCell["pairs"] = new Array(c.pairs.length);
+    const n = slices.length >> 1;
+    const pairs: PairedCell["pairs"] = new Array(n);
     const { script: scenario, tier, threads } = c;
-    for (let i = 0; i < c.pairs.length; i++) {
-      const p = c.pairs[i]!;
+    // the observations come in the order they ran: each pair's two, base first or head first
+    for (let i = 0; i < n; i++) {
+      const x = slices[2 * i]!;
+      const y = slices[2 * i + 1]!;
+      const [pb, ph] = x.side === "base" ? [x, y] : [y, x];
       // each side's observation is also the pair's side: one object, not two
-      const b = sideObservation(p.base, scenario, tier, threads, base, i + 1);
-      const h = sideObservation(p.head, scenario, tier, threads, head, i + 1);
+      const b = sideObservation(pb, scenario, tier, threads, base, i + 1);
+      const h = sideObservation(ph, scenario, tier, threads, head, i + 1);
       pairs[i] = { base: b, head: h };
       observations.push(b, h);
     }
     pairs.push(...repetitions);
+    const sides = c.sides;
     paired.push({
-      scenario: c.script,
-      tier: c.tier,
-      threads: c.threads,
+      scenario,
+      tier,
+      threads,
       base,
       head,
       pairs,
-      series: { base: tpsSeries(c.series.base), head: tpsSeries(c.series.head) },
+      series: { base: tpsSeries(sides?.base?.series ?? []), head: tpsSeries(sides?.head?.series ?? []) },
     });
   }
   return {
-    kind: "ab",
+    document: doc,
     file,
     engines: [base, head],
     observations,
     paired,
-    ab,
     failed_cells: failed,
-    workload_spec: ab.workload.spec,
+    workload_spec: doc.workload.spec,
   };
 }
 
@@ -269,10 +306,13 @@ export function fromAb(ab: AbResults, file: string): MeasurementSet {
  * more pairs in which only that metric has a value: a metric's comparison takes only the pairs
  * with both values, so these never mix with the slices' metrics.
  */
-function cellRepetitionPairs(c: AbResults["cells"][number], base: string, head: string): PairedCell["pairs"] {
+function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell["pairs"] {
   const out: PairedCell["pairs"] = [];
+  const sides = c.instructions?.sides;
+  if (!sides) return out;
+  const counts = { instructions: { base: sides.base ?? [], head: sides.head ?? [] } };
   for (const m of METRICS as readonly MetricDef<MetricName>[]) {
-    const reps = m.fromAbCell?.(c);
+    const reps = m.fromAbCell?.(counts);
     if (!reps) continue;
     const obs = (engine: string, i: number, value: number): Observation => ({
       scenario: c.script,
@@ -290,16 +330,19 @@ function cellRepetitionPairs(c: AbResults["cells"][number], base: string, head: 
   return out;
 }
 
-/** One side of a pair as an observation, by the metrics' slice extractors. */
+/**
+ * One side of a pair as an observation, by the metrics' slice extractors (which read a null figure
+ * as not measured: a version 2 observation's figures may be null, a slice's never are).
+ */
 function sideObservation(
-  s: SliceValues,
+  s: DocumentObservation,
   scenario: string,
   tier: string | null,
   threads: number,
   engine: string,
   repetition: number,
 ): Observation {
-  return { scenario, tier, threads, engine, repetition, ...valuesFrom((m) => m.fromSlice, s) };
+  return { scenario, tier, threads, engine, repetition, ...valuesFrom((m) => m.fromSlice, s as SliceValues) };
 }
 
 /** A side's per-second tps as a tidy series. */

@@ -9,7 +9,7 @@ import type { RunSpread, TimedValue } from "../stats/index.js";
 import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
-import { checkFairness, notComparable } from "./fairness.js";
+import { checkFairness, fairnessSideOf, notComparable } from "./fairness.js";
 import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
 import type { ComparisonReport } from "./schema.js";
 
@@ -68,7 +68,7 @@ function resolveEngine(name: string, engines: readonly string[], option: string)
  * UserError for unknown engines, a missing baseline, or inputs that are not comparable.
  */
 export function planUnits(sets: readonly MeasurementSet[], options: PairingOptions, notes: string[]): Plan {
-  const ab = sets.find((s) => s.kind === "ab");
+  const ab = sets.find((s) => s.document?.interleaved);
   if (ab) return abPlan(sets, ab, options.baselines ?? []);
   const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
   const { kind, baselines, pairs, emptyReason } = enginePairs(sets, allEngines, options, notes);
@@ -221,11 +221,11 @@ function checkPairs(
   for (const [b, h] of pairs) {
     const sb = setOf.get(b)!;
     const sh = setOf.get(h)!;
-    if (!sb.results || !sh.results) {
+    if (!sb.document || !sh.document) {
       unchecked = true;
       continue;
     }
-    const f = checkFairness(sb.results, sh.results, {
+    const f = checkFairness(fairnessSideOf(sb.document), fairnessSideOf(sh.document), {
       ...(sb.engine_servers?.[b] !== undefined ? { baseServer: sb.engine_servers[b] } : {}),
       ...(sh.engine_servers?.[h] !== undefined ? { headServer: sh.engine_servers[h] } : {}),
       baseName: b,

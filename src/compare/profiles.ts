@@ -6,7 +6,8 @@
 
 import { type FunctionChange, functionChanges, OTHER_STACKS } from "../flamegraph/diff.js";
 import { type Folded, scale, total } from "../flamegraph/folded.js";
-import type { AbCell } from "../results/schema.js";
+import type { CellV2 } from "../results/schema.js";
+import { baseHeadProfile } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";
 import { offCpuOf } from "./off-cpu.js";
 import type { ProfileEntry } from "./schema.js";
@@ -23,8 +24,8 @@ export function perTransaction(side: { stacks: Record<string, number>; transacti
   return scale(new Map(Object.entries(side.stacks)), side.transactions > 0 ? 1 / side.transactions : 0);
 }
 
-function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
-  const p = c.profile;
+function entry(c: CellV2, base: string, head: string): ProfileEntry | null {
+  const p = baseHeadProfile(c);
   if (!p) return null;
   const b = perTransaction(p.base);
   const h = perTransaction(p.head);
@@ -73,9 +74,9 @@ function entry(c: AbCell, base: string, head: string): ProfileEntry | null {
 export function profileEntries(sets: readonly MeasurementSet[]): ProfileEntry[] {
   const out: ProfileEntry[] = [];
   for (const s of sets) {
-    if (!s.ab) continue;
+    if (!s.document?.interleaved) continue;
     const [base, head] = s.engines as [string, string];
-    for (const c of s.ab.cells) {
+    for (const c of s.document.cells) {
       const e = entry(c, base, head);
       if (e) out.push(e);
     }

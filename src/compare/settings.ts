@@ -76,27 +76,31 @@ function serverOf(
   set: MeasurementSet,
   engine: string,
 ): { server: ServerRecord; set?: Record<string, string> } | null {
-  if (set.ab) {
+  const ab = set.document?.interleaved;
+  if (ab) {
+    const servers = set.document!.servers;
     const i = set.engines.indexOf(engine);
     const label = i === 0 ? "base" : i === 1 ? "head" : null;
-    const server = label ? (set.ab.servers.find((s) => s.label === label) ?? set.ab.servers[i]) : undefined;
-    return server && label ? { server, set: set.ab.settings[label as "base" | "head"] } : null;
+    const server = label ? (servers.find((s) => s.label === label) ?? servers[i]) : undefined;
+    return server && label ? { server, set: ab.settings[label as "base" | "head"] } : null;
   }
   const label = set.engine_servers?.[engine];
-  const server = label === undefined ? undefined : set.results?.servers.find((s) => s.label === label);
+  const server = label === undefined ? undefined : set.document?.servers.find((s) => s.label === label);
   return server ? { server } : null;
 }
 
 /** The build record of an engine's first counted cell (src/compare/counting.ts), or null. */
 function countedOf(set: MeasurementSet, engine: string): CountedServer | null {
-  if (set.ab) {
+  if (set.document?.interleaved) {
     const label = set.engines.indexOf(engine) === 0 ? "base" : "head";
-    const c = set.ab.cells.find((x) => x.instructions?.servers);
+    const c = set.document.cells.find((x) => x.instructions?.servers);
     return c ? countedServer(c.instructions!, label) : null;
   }
   const label = set.engine_servers?.[engine];
-  const c = set.results?.cells.find((x) => x.server === label && x.instructions?.servers);
-  return c ? countedServer(c.instructions!, label) : null;
+  const o = set.document?.cells
+    .flatMap((c) => c.observations)
+    .find((x) => x.side === label && x.run?.instructions?.servers);
+  return o ? countedServer(o.run!.instructions!, label) : null;
 }
 
 /** A server's build and environment as named facts: its version variables and its counted record's. */

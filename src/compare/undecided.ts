@@ -5,10 +5,9 @@
  */
 
 import { metricDef } from "../metrics/table.js";
-import type { AbResults } from "../results/schema.js";
 import { plural } from "../util/plural.js";
-import { abCellAt } from "./cell-index.js";
-import type { MeasurementSet } from "./model.js";
+import { baseHeadInstructions, cellAt } from "./cell-index.js";
+import { type InterleavedDocument, interleavedDocument, type MeasurementSet } from "./model.js";
 import type { ComparisonCell } from "./schema.js";
 
 function pct(x: number): string {
@@ -27,8 +26,8 @@ export function rulesOut(c: ComparisonCell): string | null {
   return parts.length > 0 ? `rules out ${parts.join(" and ")}` : null;
 }
 
-function abCellOf(ab: AbResults, c: ComparisonCell) {
-  return abCellAt(ab, c.scenario, c.tier, c.threads);
+function abCellOf(ab: InterleavedDocument, c: ComparisonCell) {
+  return cellAt(ab, c.scenario, c.tier, c.threads);
 }
 
 /** 91184 → "91,184" (what toLocaleString("en-US") writes for a whole number, without its cost). */
@@ -53,7 +52,7 @@ export function needsWords(needed: number, unit: string): string {
 }
 
 /** Why this inconclusive cell stopped where it did. */
-export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string {
+export function stoppedBy(c: ComparisonCell, ab: InterleavedDocument | undefined): string {
   if (c.interval_withheld !== undefined) return c.interval_withheld;
   const unit = c.method === "paired" && metricDef(c.metric).fromSlice ? "pairs" : "repetitions";
   const needs = c.samples_needed !== null ? `, ${needsWords(c.samples_needed, unit)}` : "";
@@ -64,9 +63,9 @@ export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string 
   if (c.method === "paired") {
     const stop = ab ? abCellOf(ab, c)?.confirmation_stop : undefined;
     const done = `${plural(c.n, "pair")} done${needs}`;
-    if (stop?.reason === "max_pairs") return `${done}: max_pairs ${ab!.design.max_pairs} reached`;
+    if (stop?.reason === "max_pairs") return `${done}: max_pairs ${ab!.interleaved.design.max_pairs} reached`;
     if (stop?.reason === "budget") {
-      return `${done}: its share of the confirmation budget was used up (${Math.round(ab!.confirm_spent_s)} of ${ab!.design.confirm_budget_s} s spent in all)`;
+      return `${done}: its share of the confirmation budget was used up (${Math.round(ab!.interleaved.confirm_spent_s)} of ${ab!.interleaved.design.confirm_budget_s} s spent in all)`;
     }
     return ab ? `${done}: planned pairs only (confirmation extends only cells that lean worse)` : done;
   }
@@ -77,9 +76,10 @@ export function stoppedBy(c: ComparisonCell, ab: AbResults | undefined): string 
  * Why an A/B cell's own repetitions (instruction counts) stopped undecided: counting failed, the
  * cell reached max_repetitions, or it had its planned repetitions only.
  */
-function countedStop(c: ComparisonCell, ab: AbResults | undefined, needs: string): string {
+function countedStop(c: ComparisonCell, ab: InterleavedDocument | undefined, needs: string): string {
   const done = `${plural(c.n, "repetition")} per side${needs}`;
-  const counted = ab ? abCellOf(ab, c)?.instructions : undefined;
+  const cell = ab ? abCellOf(ab, c) : undefined;
+  const counted = cell ? baseHeadInstructions(cell) : undefined;
   if (!counted) return done;
   if (counted.error !== undefined) return `${done}: counting stopped early`;
   const max = counted.max_repetitions ?? counted.planned_repetitions ?? c.n;
@@ -89,7 +89,7 @@ function countedStop(c: ComparisonCell, ab: AbResults | undefined, needs: string
 
 /** Adds `undecided` to every inconclusive cell (in place). */
 export function explainUndecided(cells: ComparisonCell[], sets: readonly MeasurementSet[]): void {
-  const ab = sets.find((s) => s.ab)?.ab;
+  const ab = sets.map(interleavedDocument).find((d) => d !== undefined);
   for (const c of cells) {
     if (c.verdict !== "inconclusive") continue;
     c.undecided = { stopped_by: stoppedBy(c, ab), rules_out: rulesOut(c) };

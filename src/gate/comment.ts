@@ -123,7 +123,7 @@ function shortReport(c: CommentInput, verdict: Verdict, reason: string): string 
 /** The workload the sets' files recorded (the first that has one; imports record none). */
 export function recordedWorkload(sets: readonly MeasurementSet[]): string | null {
   for (const s of sets) {
-    const name = s.ab?.workload.name ?? s.results?.workload.name;
+    const name = s.document?.workload.name;
     if (name) return name;
   }
   return null;

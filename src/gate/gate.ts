@@ -7,7 +7,7 @@
  */
 
 import { type CompareOptions, compareSets, gateFailure } from "../compare/compare.js";
-import { fromAb, type MeasurementSet } from "../compare/model.js";
+import { fromDocument, type MeasurementSet } from "../compare/model.js";
 import { overallVerdict, type Verdict } from "../compare/overall.js";
 import type { ComparisonReport } from "../compare/schema.js";
 import {
@@ -113,5 +113,5 @@ export function incompleteReason(results: AbResults): string | null {
 
 /** The gate over an A/B run's results (`file` is where they are). */
 export function abGate(results: AbResults, file: string, options: GateOptions): GateResult {
-  return compareGate([fromAb(results, file)], { incomplete: incompleteReason(results), ...options });
+  return compareGate([fromDocument(results, file)], { incomplete: incompleteReason(results), ...options });
 }

@@ -14,7 +14,7 @@ import { UsageError, UserError } from "../util/errors.js";
 import { gitSync } from "../util/git.js";
 import { urlError } from "../util/safe-url.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
-import { historyFromAb, historyFromResults, type RunContext } from "./extract.js";
+import { historyFromDocument, type RunContext } from "./extract.js";
 import type { HistoryRun } from "./schema.js";
 
 export interface AppendFlags {
@@ -119,7 +119,7 @@ export function historyRunFromFile(
     const ab = doc.ab;
     const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1];
     const ctx = { ...runContext(f, env, measuredCommit(head ? [head] : [])), rawFile: file };
-    return historyFromAb(
+    return historyFromDocument(
       ab,
       { ...ctx, besideResults, runnerClass: runnerClassFor(ab.host, f.runnerClass) },
       text,
@@ -134,7 +134,7 @@ export function historyRunFromFile(
   if (r.status === "running")
     throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
   const ctx = { ...runContext(f, env, measuredCommit(r.servers)), rawFile: file };
-  return historyFromResults(
+  return historyFromDocument(
     r,
     { ...ctx, besideResults, runnerClass: runnerClassFor(r.host, f.runnerClass) },
     text,

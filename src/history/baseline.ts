@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { runnerClassFor } from "../baselines/store.js";
-import { checkFairness, notComparable } from "../compare/fairness.js";
+import { checkFairness, type FairnessSide, notComparable } from "../compare/fairness.js";
 import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "../import/provenance.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import { comparisonTier, tierOfHistory } from "../metrics/tier.js";
@@ -44,7 +44,7 @@ export interface HeadIdentity {
  * The head itself (its file appended to the store, or another run of its commit) and runs measured
  * after it are never its baseline: the head would be compared partly with itself, or with the future.
  */
-function notTheHead(runs: readonly HistoryRun[], head: Results, q: BaselineQuery): HistoryRun[] {
+function notTheHead(runs: readonly HistoryRun[], head: BaselineHead, q: BaselineQuery): HistoryRun[] {
   const id = q.head?.sha256 ? `-${q.head.sha256.slice(0, 10)}` : null;
   const commit = q.head?.commit ?? measuredCommit(head.servers);
   const measured = new Date(head.started_at).getTime();
@@ -56,8 +56,11 @@ function notTheHead(runs: readonly HistoryRun[], head: Results, q: BaselineQuery
   );
 }
 
+/** The head as the baseline reads it: a run's document or file (its header, one server, its cells). */
+export type BaselineHead = FairnessSide & Pick<Results, "servers" | "started_at" | "host" | "workload">;
+
 /** Every pooled run must be comparable with the head, as `compare` requires of a base (fairness.ts). */
-function checkComparable(runs: readonly HistoryRun[], head: Results, q: BaselineQuery): void {
+function checkComparable(runs: readonly HistoryRun[], head: BaselineHead, q: BaselineQuery): void {
   if (q.allowMismatch) return;
   for (const r of runs) {
     const f = checkFairness(r, head, { historyBase: true, baseName: `run ${r.id}`, headName: "the head" });
@@ -83,7 +86,7 @@ function tierSizes(tiers: readonly { tier: string; buffer_pool_bytes: number }[]
 }
 
 /** The matching runs, newest last; throws a one-line error naming what did not match. */
-export function matchingRuns(all: readonly HistoryRun[], head: Results, q: BaselineQuery): HistoryRun[] {
+export function matchingRuns(all: readonly HistoryRun[], head: BaselineHead, q: BaselineQuery): HistoryRun[] {
   const server = head.servers[0];
   if (!server || head.servers.length !== 1) {
     throw new UserError(`the head results must have exactly one server (it has ${head.servers.length})`);
@@ -205,7 +208,7 @@ export type StoreBaselineQuery = Omit<BaselineQuery, "runnerClass"> & { runnerCl
  */
 export function baselineFromStore(
   store: StoreRef,
-  head: Results,
+  head: BaselineHead,
   q: StoreBaselineQuery,
   env: NodeJS.ProcessEnv = process.env,
 ): HistoryBaseline {

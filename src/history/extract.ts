@@ -1,15 +1,24 @@
 /**
- * Turning a results file (perfgate run) or an A/B file (perfgate ab, head side) into one history
- * run: per server × workload × script × tier × threads and metric of the metrics table
+ * Turning a results document (a run's, or an interleaved A/B's head side) into one history run: per server × workload × script × tier × threads and metric of the metrics table
  * (src/metrics/table.ts, read by its extractors), the aggregate with its 95% interval and n. Pure:
  * the caller supplies the run's commit, branch, date and runner class.
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { countingConditionsOf } from "../callgrind/profile.js";
+import { baseHeadInstructions } from "../compare/cell-index.js";
+import type { InterleavedDocument } from "../compare/model.js";
 import { resultsStem } from "../flamegraph/names.js";
-import { aggregate, cellValues, METRICS, type MetricDef, type MetricName } from "../metrics/table.js";
-import type { AbResults, ProcessCounters, Results, ServerRecord } from "../results/schema.js";
+import {
+  aggregate,
+  cellValues,
+  METRICS,
+  type MetricDef,
+  type MetricName,
+  type SliceValues,
+} from "../metrics/table.js";
+import type { ProcessCounters, Results, ResultsV2, RunRecord, ServerRecord } from "../results/schema.js";
+import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, sampleSd, studentTQuantile } from "../stats/index.js";
 import { plural } from "../util/plural.js";
 import { addMeasurement, type DetailAcc, detailFields, newDetail, processDeltas } from "./detail.js";
@@ -21,7 +30,7 @@ import {
   type HistoryServer,
   type MetricValue,
 } from "./schema.js";
-import { whyOfAb, whyOfRun } from "./why.js";
+import { whyOfDocument } from "./why.js";
 
 export interface RunContext {
   commit: string;
@@ -209,35 +218,55 @@ function commonOptions(cells: readonly { sysbench_args: string[] }[]): string[] 
 /** The results file's name without `.json`: what the flame graphs beside it are named after. */
 const stemOf = (ctx: RunContext) => resultsStem(ctx.rawFile ?? "results.json");
 
-export function historyFromResults(r: Results, ctx: RunContext, sourceText: string): HistoryRun {
+/**
+ * A results document (any version; v1 files upgraded to version 2) as one history run: a run's
+ * cells per server, or an interleaved document's head side with its base side as run detail.
+ */
+export function historyFromDocument(
+  doc: AnyResultsDocument,
+  ctx: RunContext,
+  sourceText: string,
+): HistoryRun {
+  const v2 = resultsV2(doc);
+  return v2.interleaved
+    ? interleavedRun(v2 as InterleavedDocument, ctx, sourceText)
+    : runOfRun(v2, ctx, sourceText);
+}
+
+/** A run's document: each server's successful repetitions of a cell are its measurements. */
+function runOfRun(doc: ResultsV2, ctx: RunContext, sourceText: string): HistoryRun {
   const groups = new Map<string, Group>();
-  const ok = r.cells.filter((c) => c.status === "ok" && c.summary !== null);
-  for (const c of ok) {
-    const g = groupOf(groups, {
-      server: c.server,
-      workload: c.workload,
-      script: c.script,
-      tier: c.tier,
-      threads: c.threads,
-    });
-    const s = c.summary!;
-    if (c.instructions && !g.key.counting)
-      g.key = { ...g.key, counting: countingConditionsOf(c.instructions) };
-    for (const m of METRICS as readonly MetricDef<MetricName>[]) {
-      g.values[m.name].push(...cellValues(m, c));
-      const line = m.fromInterval;
-      if (line) for (const iv of c.intervals) g.lines[m.name].push(line(iv) ?? Number.NaN);
+  const ok: RunRecord[] = [];
+  for (const c of doc.cells) {
+    for (const o of c.observations) {
+      const run = o.run;
+      if (run?.status !== "ok" || !run.summary) continue;
+      ok.push(run);
+      const g = groupOf(groups, {
+        server: o.side,
+        workload: c.workload,
+        script: c.script,
+        tier: c.tier,
+        threads: c.threads,
+      });
+      if (run.instructions && !g.key.counting)
+        g.key = { ...g.key, counting: countingConditionsOf(run.instructions) };
+      for (const m of METRICS as readonly MetricDef<MetricName>[]) {
+        g.values[m.name].push(...cellValues(m, run));
+        const line = m.fromInterval;
+        if (line) for (const iv of run.intervals) g.lines[m.name].push(line(iv) ?? Number.NaN);
+      }
+      addMeasurement(g.detail, {
+        intervals: run.intervals,
+        deltas: { ...run.status_deltas, ...processDeltas(o.process) },
+        transactions: run.summary.transactions,
+        ...(run.anomalies ? { anomalies: run.anomalies } : {}),
+      });
     }
-    addMeasurement(g.detail, {
-      intervals: c.intervals,
-      deltas: { ...c.status_deltas, ...processDeltas(c.process) },
-      transactions: s.transactions,
-      ...(c.anomalies ? { anomalies: c.anomalies } : {}),
-    });
   }
-  const why = whyOfRun(r, stemOf(ctx), ctx.besideResults ?? (() => false));
-  return runOf(r, "run", ctx, sourceText, {
-    servers: r.servers.map(serverOf),
+  const why = whyOfDocument(doc, stemOf(ctx), ctx.besideResults ?? (() => false));
+  return runOf(doc, "run", ctx, sourceText, {
+    servers: doc.servers.map(serverOf),
     cells: cellsOf(groups),
     ...(why ? { why } : {}),
     options: commonOptions(ok),
@@ -254,11 +283,11 @@ function slicesProcess(ps: readonly (ProcessCounters | undefined)[]): Record<str
   return out;
 }
 
-/** One side of an A/B file as history cells: each pair's slice is one measurement. */
-function abSide(ab: AbResults, side: "base" | "head", label: string): HistoryCell[] {
+/** One side of an interleaved document as history cells: each of its slices is one measurement. */
+function interleavedSide(doc: InterleavedDocument, side: "base" | "head", label: string): HistoryCell[] {
   const groups = new Map<string, Group>();
-  for (const c of ab.cells) {
-    if (c.status !== "ok" || c.pairs.length === 0) continue;
+  for (const c of doc.cells) {
+    if (c.status !== "ok" || c.observations.length === 0) continue;
     const g = groupOf(groups, {
       server: label,
       workload: c.workload,
@@ -266,38 +295,40 @@ function abSide(ab: AbResults, side: "base" | "head", label: string): HistoryCel
       tier: c.tier,
       threads: c.threads,
     });
-    for (const p of c.pairs) {
-      const s = p[side];
+    const slices = c.observations.filter((o) => o.side === side);
+    for (const o of slices) {
       for (const m of METRICS as readonly MetricDef<MetricName>[]) {
-        const v = m.fromSlice?.(s) ?? null;
+        const v = m.fromSlice?.(o as SliceValues) ?? null;
         if (v !== null) g.values[m.name].push(v);
       }
     }
+    const instructions = baseHeadInstructions(c);
     for (const m of METRICS as readonly MetricDef<MetricName>[]) {
-      const reps = m.fromAbCell?.(c);
+      const reps = m.fromAbCell?.({ instructions });
       if (reps) g.values[m.name].push(...reps[side]);
     }
-    if (c.instructions && !g.key.counting)
-      g.key = { ...g.key, counting: countingConditionsOf(c.instructions, { [side]: label }) };
+    if (instructions && !g.key.counting)
+      g.key = { ...g.key, counting: countingConditionsOf(instructions, { [side]: label }) };
+    const own = c.sides?.[side];
     addMeasurement(g.detail, {
-      intervals: c.series[side],
-      deltas: { ...c.status_deltas[side], ...slicesProcess(c.pairs.map((p) => p[side].process)) },
-      transactions: c.pairs.reduce((n, p) => n + p[side].tps * p[side].duration_s, 0),
+      intervals: own?.series ?? [],
+      deltas: { ...own?.status_deltas, ...slicesProcess(slices.map((o) => o.process)) },
+      transactions: slices.reduce((n, o) => n + (o.tps ?? 0) * o.duration_s, 0),
     });
   }
   return cellsOf(groups);
 }
 
-/** The head side of an A/B file (the trend point); the base side rides along as run detail. */
-export function historyFromAb(ab: AbResults, ctx: RunContext, sourceText: string): HistoryRun {
-  const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
-  const base = ab.servers.find((s) => s.label === "base") ?? ab.servers[0]!;
-  const d = ab.design;
-  const why = whyOfAb(ab, stemOf(ctx), ctx.besideResults ?? (() => false));
-  return runOf(ab, "ab", ctx, sourceText, {
+/** The head side of an interleaved document (the trend point); the base side rides along as run detail. */
+function interleavedRun(doc: InterleavedDocument, ctx: RunContext, sourceText: string): HistoryRun {
+  const head = doc.servers.find((s) => s.label === "head") ?? doc.servers[1]!;
+  const base = doc.servers.find((s) => s.label === "base") ?? doc.servers[0]!;
+  const d = doc.interleaved.design;
+  const why = whyOfDocument(doc, stemOf(ctx), ctx.besideResults ?? (() => false));
+  return runOf(doc, "ab", ctx, sourceText, {
     servers: [serverOf(head)],
-    cells: abSide(ab, "head", head.label),
-    ab_base: { server: serverOf(base), cells: abSide(ab, "base", base.label) },
+    cells: interleavedSide(doc, "head", head.label),
+    ab_base: { server: serverOf(base), cells: interleavedSide(doc, "base", base.label) },
     ...(why ? { why } : {}),
     options: [
       `--time=${d.slice_s}`,

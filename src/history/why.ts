@@ -8,11 +8,13 @@
  */
 
 import { functionChanges } from "../callgrind/profile.js";
-import { fromAb } from "../compare/model.js";
+import { baseHeadInstructions } from "../compare/cell-index.js";
+import { fromDocument } from "../compare/model.js";
 import { profileEntries } from "../compare/profiles.js";
 import { settingsDiffs } from "../compare/settings.js";
 import { instructionGraphName, profileGraphName } from "../flamegraph/names.js";
-import type { AbResults, Results } from "../results/schema.js";
+import type { CellV2, ResultsV2, RunRecord } from "../results/schema.js";
+import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import type { HistoryWhy, WhyCell } from "./schema.js";
 
 /** Functions kept per cell (grown profile functions and instruction changes alike). */
@@ -21,20 +23,30 @@ const TOP = 10;
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /**
- * The why of an A/B file. `stem`: the results file's name without `.json` (the flame graphs are
- * named after it); `kept(name)`: whether that file is beside the results file (else its graph is
- * null: the page has nothing to link).
+ * The why of a results document (any version; v1 files upgraded): an interleaved one's settings,
+ * profiles and counted cells, or a run's counted cells with a flame graph beside it. `stem`: the
+ * results file's name without `.json` (the flame graphs are named after it); `kept(name)`: whether
+ * that file is beside the results file (else its graph is null: the page has nothing to link).
  */
-export function whyOfAb(ab: AbResults, stem: string, kept: (name: string) => boolean): HistoryWhy | null {
-  const set = fromAb(ab, `${stem}.json`);
+export function whyOfDocument(
+  doc: AnyResultsDocument,
+  stem: string,
+  kept: (name: string) => boolean,
+): HistoryWhy | null {
+  const v2 = resultsV2(doc);
+  return v2.interleaved ? whyOfInterleaved(v2, stem, kept) : whyOfRun(v2, stem, kept);
+}
+
+function whyOfInterleaved(doc: ResultsV2, stem: string, kept: (name: string) => boolean): HistoryWhy | null {
+  const set = fromDocument(doc, `${stem}.json`);
   const [base, head] = set.engines as [string, string];
   const settings = settingsDiffs([set], [[base, head]])[0] ?? null;
   const profiles = profileEntries([set]);
   const graph = (name: string) => (kept(name) ? name : null);
   const cells: WhyCell[] = [];
-  for (const c of ab.cells) {
+  for (const c of doc.cells) {
     const p = profiles.find((e) => e.scenario === c.script && e.tier === c.tier && e.threads === c.threads);
-    const i = c.instructions;
+    const i = baseHeadInstructions(c);
     const counted = i && i.base.length > 0 && i.head.length > 0 ? i : null;
     if (!(c.profile && p) && !counted) continue;
     cells.push({
@@ -78,25 +90,35 @@ export function whyOfAb(ab: AbResults, stem: string, kept: (name: string) => boo
 }
 
 /**
- * The why of a run's results file: each counted cell whose instruction flame graph, named after
+ * The why of a run's document: each counted cell whose instruction flame graph, named after
  * `stem` like an A/B's (src/flamegraph/names.ts), is beside the results file (`kept`). Its base
  * is another file, so the entry has the run's own instructions per transaction (head), no base
  * and no function list (those are in the compare's report). A graph name counted on more than one
  * server is left out: which one the graph drew as head is not known. Null: no such graph.
  */
-export function whyOfRun(r: Results, stem: string, kept: (name: string) => boolean): HistoryWhy | null {
-  const byName = new Map<string, { cell: Results["cells"][number]; servers: Set<string>; reps: number[] }>();
-  for (const c of r.cells) {
-    const i = c.instructions;
-    if (c.status !== "ok" || !i || i.repetitions.length === 0) continue;
-    const name = instructionGraphName(stem, { script: c.script, threads: i.threads, tier: c.tier });
-    const e = byName.get(name) ?? { cell: c, servers: new Set<string>(), reps: [] };
-    e.servers.add(c.server);
-    e.reps.push(...i.repetitions.map((x) => x.per_transaction));
-    byName.set(name, e);
+function whyOfRun(doc: ResultsV2, stem: string, kept: (name: string) => boolean): HistoryWhy | null {
+  const byName = new Map<
+    string,
+    {
+      cell: CellV2;
+      instructions: NonNullable<RunRecord["instructions"]>;
+      servers: Set<string>;
+      reps: number[];
+    }
+  >();
+  for (const c of doc.cells) {
+    for (const o of c.observations) {
+      const i = o.run?.instructions;
+      if (o.run?.status !== "ok" || !i || i.repetitions.length === 0) continue;
+      const name = instructionGraphName(stem, { script: c.script, threads: i.threads, tier: c.tier });
+      const e = byName.get(name) ?? { cell: c, instructions: i, servers: new Set<string>(), reps: [] };
+      e.servers.add(o.side);
+      e.reps.push(...i.repetitions.map((x) => x.per_transaction));
+      byName.set(name, e);
+    }
   }
   const cells: WhyCell[] = [];
-  for (const [name, { cell: c, servers, reps }] of byName) {
+  for (const [name, { cell: c, instructions, servers, reps }] of byName) {
     if (servers.size !== 1 || !kept(name)) continue;
     cells.push({
       workload: c.workload,
@@ -106,7 +128,7 @@ export function whyOfRun(r: Results, stem: string, kept: (name: string) => boole
       instructions: {
         base: null,
         head: mean(reps),
-        toggle: c.instructions!.toggle,
+        toggle: instructions.toggle,
         functions: [],
         graph: name,
       },

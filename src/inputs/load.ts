@@ -3,7 +3,7 @@
  * src/compare/model.ts, which turns the parsed documents into measurements without touching disk.
  */
 import { extname } from "node:path";
-import { fromAb, fromImport, fromResults, type MeasurementSet } from "../compare/model.js";
+import { fromDocument, fromImport, type MeasurementSet } from "../compare/model.js";
 import { importCsv } from "../import/csv.js";
 import { parseImportedSet } from "../import/store.js";
 import { parseResultsDocument } from "../results/store.js";
@@ -27,7 +27,7 @@ export function loadMeasurements(file: string): MeasurementSet {
     case "perfgate/results":
     case "perfgate/ab": {
       const doc = parseResultsDocument(data, file);
-      return doc.kind === "ab" ? fromAb(doc.ab, file) : fromResults(doc.results, file);
+      return fromDocument(doc.kind === "ab" ? doc.ab : doc.results, file);
     }
     case "perfgate/import":
       return fromImport(parseImportedSet(data, file), file);

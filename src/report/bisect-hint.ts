@@ -17,7 +17,7 @@ const TIER = /^[0-9]{1,6}[KMGT]$/;
 /** The workload file the sets' results recorded (the first that has one), if it is a plain path. */
 export function recordedWorkloadFile(sets: readonly MeasurementSet[]): string | null {
   for (const s of sets) {
-    const file = s.ab?.workload.file ?? s.results?.workload.file;
+    const file = s.document?.workload.file;
     if (file) return FILE.test(file) && !file.split("/").includes("..") ? file : null;
   }
   return null;

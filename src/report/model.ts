@@ -197,7 +197,7 @@ function sections(r: ComparisonReport, sets: readonly MeasurementSet[], cells: C
  * throughput was not measured, not once per slice metric.
  */
 function unmeasuredNote(note: string, sets: readonly MeasurementSet[]): boolean {
-  if (!sets.some((s) => s.ab?.design.throughput_not_measured)) return false;
+  if (!sets.some((s) => s.document?.interleaved?.design.throughput_not_measured)) return false;
   return SLICE_METRICS.some((m) => note === `${m}: no cell has values on both sides (not compared)`);
 }
 
@@ -277,8 +277,8 @@ function compared(r: ComparisonReport, sets: readonly MeasurementSet[]): Compare
     abSettings: abSettings(sets),
     mismatches: r.mismatches,
     throughputNotMeasured:
-      sets.find((s) => s.ab?.design.throughput_not_measured)?.ab?.design.throughput_not_measured?.detail ??
-      null,
+      sets.find((s) => s.document?.interleaved?.design.throughput_not_measured)?.document?.interleaved?.design
+        .throughput_not_measured?.detail ?? null,
   };
 }
 
@@ -286,7 +286,7 @@ function compared(r: ComparisonReport, sets: readonly MeasurementSet[]): Compare
 export function abSettings(sets: readonly MeasurementSet[]): Compared["abSettings"] {
   const out: Compared["abSettings"] = [];
   for (const s of sets) {
-    const st = s.ab?.settings;
+    const st = s.document?.interleaved?.settings;
     if (!st) continue;
     const names = [...new Set([...Object.keys(st.base), ...Object.keys(st.head)])].sort();
     const differing = names.filter((n) => st.base[n] !== st.head[n]);

@@ -282,7 +282,7 @@ function listText(xs: readonly (string | number)[], max = 8): string {
 }
 
 function workloadText(i: PrReportInput): string | null {
-  const ab = i.sets.find((s) => s.ab)?.ab;
+  const ab = i.sets.find((s) => s.document?.interleaved)?.document?.interleaved;
   const cells = i.report.cells;
   const scripts = [...new Set(cells.map((c) => c.scenario))];
   const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
@@ -293,8 +293,8 @@ function workloadText(i: PrReportInput): string | null {
   if (threads.length > 0)
     parts.push(`${listText(threads)} ${threads.length === 1 && threads[0] === 1 ? "thread" : "threads"}`);
   if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
-  const results = i.sets.find((s) => s.results)?.results;
-  const dataset = ab?.dataset ?? results?.dataset;
+  const dataset = (i.sets.find((s) => s.document?.interleaved) ?? i.sets.find((s) => s.document))?.document
+    ?.dataset;
   if (dataset) parts.push(`${dataset.tables} × ${fmtNumber(dataset.table_size)} rows`);
   if (ab?.design.throughput_not_measured) parts.push("instruction counts only, no TPS slices");
   else if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);

@@ -4,6 +4,7 @@
  * differential flame graph as an SVG file beside the report. Pure: the caller writes the files.
  */
 
+import { baseHeadProfile } from "../compare/cell-index.js";
 import type { MeasurementSet } from "../compare/model.js";
 import { perTransaction } from "../compare/profiles.js";
 import type { ComparisonReport, ProfileEntry } from "../compare/schema.js";
@@ -154,15 +155,16 @@ export function profileGraphs(
 ): { name: string; svg: string; data: string }[] {
   const out: { name: string; svg: string; data: string }[] = [];
   for (const s of sets) {
-    if (!s.ab) continue;
+    if (!s.document?.interleaved) continue;
     const [base, head] = s.engines as [string, string];
-    for (const c of s.ab.cells) {
-      if (!c.profile) continue;
-      const tree = diffTree(perTransaction(c.profile.base), perTransaction(c.profile.head));
+    for (const c of s.document.cells) {
+      const profile = baseHeadProfile(c);
+      if (!profile) continue;
+      const tree = diffTree(perTransaction(profile.base), perTransaction(profile.head));
       const e = { scenario: c.script, threads: c.threads, tier: c.tier };
       const texts = {
         title: `${c.script} ${c.threads}t ${c.tier}: ${head} vs ${base}`,
-        subtitle: `CPU samples per transaction; width: head; colour: a frame's own samples, red more than base, blue fewer (${c.profile.command})`,
+        subtitle: `CPU samples per transaction; width: head; colour: a frame's own samples, red more than base, blue fewer (${profile.command})`,
         unit: "samples/txn",
       };
       out.push({
