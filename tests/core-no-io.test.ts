@@ -6,11 +6,12 @@
  * talking to servers belong to the layers around it (src/inputs, src/servers, src/cli, ...).
  */
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "./helpers/source-files.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const CORE = [
@@ -35,17 +36,6 @@ const PURE_NODE = new Set(["path"]);
 const PURE_NODE_NAMED: Readonly<Record<string, ReadonlySet<string>>> = { crypto: new Set(["createHash"]) };
 /** npm packages the core may use: validation, and parsing CSV text already read. */
 const PURE_PACKAGES = new Set(["zod", "csv-parse"]);
-
-function sourceFiles(dir: string): string[] {
-  if (dir.endsWith(".ts")) return [dir];
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(p));
-    else if (/\.ts$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 /** The specifiers a file loads at run time: value imports, re-exports, import() and require(). */
 function runtimeImports(code: string, file = "x.ts"): string[] {

@@ -3,24 +3,15 @@
  * why (a line containing "Long because:"). Long functions hide several concerns; this keeps the
  * reason visible where someone would split it.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "./helpers/source-files.js";
 
 const LIMIT = 80;
 const ROOT = join(import.meta.dirname, "..");
 const MARK = "Long because:";
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(p));
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 type FunctionNode = ts.FunctionLikeDeclaration;
 

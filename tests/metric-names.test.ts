@@ -11,11 +11,12 @@
  * names the file with the reason it cannot read the table. Property names written as identifiers
  * (`cell.tps`) are fields of a document's schema, not lists, and are not counted.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { ALL_METRIC_NAMES } from "../src/metrics/table.js";
+import { sourceFiles } from "./helpers/source-files.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const SRC = join(ROOT, "src");
@@ -31,16 +32,6 @@ const EXCEPTIONS: { file: string; reason: string }[] = [
       "the CSV import's columns are an input format users write (docs/comparisons.md, 'scenario, engine, threads, tps are required'); src/import is below src/metrics in the layers, so it cannot read the table",
   },
 ];
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(p));
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 /** The distinct metric names a file's string literals spell, in order of first use. */
 function metricLiterals(code: string, names: ReadonlySet<string>, file = "x.ts"): string[] {
