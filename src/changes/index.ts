@@ -53,7 +53,7 @@ export interface ChangeOptions {
   /**
    * A series with a change at `alpha` or below may have further changes up to `further` × `alpha`
    * (a staircase of short regimes, each step tested between its neighbours). A series without one
-   * reports nothing, so a change-free series is flagged at `alpha` as before. Default 5; 1: every
+   * reports nothing, so a change-free series is flagged at `alpha` as before. Default 10; 1: every
    * change at `alpha`.
    */
   further: number;
