@@ -6,7 +6,7 @@
 //   - mean shifts only (step, regression start/end): any other detection is a false alarm;
 // how many series without a mean shift each flags, and the time of both on a 10,000-point series.
 //
-//   node bench/changes.mjs [--seeds 42[,1,2,...]] [--lengths 50,500] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose]
+//   node bench/changes.mjs [--seeds 42[,1,2,...]] [--lengths 50,500] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose] [--reference]
 //
 // It also counts false alarms on series with no change at all (normal, autocorrelated and
 // heavy-tailed noise; skip with --no-false-alarms).
@@ -14,6 +14,11 @@
 // (each seed draws new noise for every series). --lengths: the generator's series lengths (its
 // default 50 and 500); a held-out score uses seeds and lengths the parameters were never chosen on
 // (docs/decisions/2026-11-27-change-point-recall.md). --verbose prints each series' labels and detections.
+// --reference also prints the recall of a reference that knows every label: each mean shift tested
+// at its true position between its true neighbouring labels (a two-sample z test with the two
+// segments' pooled scatter, scan-corrected like perfgate's tests) and counted found when it passes
+// at 0.01, the level of perfgate's further changes; of labels less than 3 indices apart (a
+// regime shorter than minSegment) one in two is counted found.
 //
 // It needs python3 (with venv). The first run creates two virtualenvs under the cache dir (the
 // generator and Otava need different numpy versions: apache-otava 0.8.0 pins numpy 2.2.0 on
@@ -65,7 +70,7 @@ async function loadPerfgate(work) {
   const outfile = join(work, "changes.mjs");
   await build({
     stdin: {
-      contents: `export { detectChanges } from "./src/changes/index.ts";\nexport { parseSeriesCsv } from "./src/changes/csv.ts";`,
+      contents: `export { detectChanges } from "./src/changes/index.ts";\nexport { parseSeriesCsv } from "./src/changes/csv.ts";\nexport { scanCorrection } from "./src/changes/significance.ts";\nexport { normalCdf } from "./src/stats/distributions.ts";`,
       resolveDir: root,
       loader: "ts",
     },
@@ -115,6 +120,38 @@ function matches(detected, labels) {
     tp++;
   }
   return tp;
+}
+
+const REFERENCE_ALPHA = 0.01;
+const REFERENCE_MIN_SEGMENT = 3;
+
+/** The reference's verdict on each mean-shift label of a series (see --reference above). */
+function reference(lib, values, entry, acc) {
+  const types = entry.change_point_types;
+  const labels = [...new Set(entry.change_point_indices.filter((_, i) => MEAN_SHIFT.has(types[i])))].sort(
+    (a, b) => a - b,
+  );
+  const outliers = new Set(entry.change_point_indices.filter((_, i) => types[i] === "outlier"));
+  const bounds = [0, ...labels, values.length];
+  labels.forEach((at, k) => {
+    acc.labels++;
+    const from = bounds[k];
+    const to = bounds[k + 2];
+    if (at - from < REFERENCE_MIN_SEGMENT || to - at < REFERENCE_MIN_SEGMENT) {
+      acc.short++;
+      return;
+    }
+    const side = (a, b) => values.slice(a, b).filter((_, i) => !outliers.has(a + i));
+    const [left, right] = [side(from, at), side(at, to)];
+    const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    const ss = (xs, m) => xs.reduce((x, y) => x + (y - m) ** 2, 0);
+    const [ml, mr] = [mean(left), mean(right)];
+    const n = left.length + right.length;
+    const sd = Math.sqrt((ss(left, ml) + ss(right, mr)) / (n - 2));
+    const z = Math.abs(mr - ml) / (sd * Math.sqrt(1 / left.length + 1 / right.length));
+    const p = sd > 0 ? 2 * (1 - lib.normalCdf(z)) : mr === ml ? 1 : 0;
+    if (lib.scanCorrection(p, n, REFERENCE_MIN_SEGMENT) <= REFERENCE_ALPHA) acc.pass++;
+  });
 }
 
 function newScore() {
@@ -283,6 +320,7 @@ async function main() {
       "Apache Otava 0.8.0": { all: newScore(), shift: newScore() },
     };
     let count = 0;
+    const ref = { labels: 0, pass: 0, short: 0 };
     for (const seed of seeds) {
       log(`generating series (seed ${seed}) ...`);
       const dir = join(work, `series-${seed}`);
@@ -297,6 +335,13 @@ async function main() {
         const otavaFound = otava.get(files[i]).indices;
         score(results.perfgate, found, entry);
         score(results["Apache Otava 0.8.0"], otavaFound, entry);
+        if (argv.includes("--reference"))
+          reference(
+            lib,
+            points.map((p) => p.value),
+            entry,
+            ref,
+          );
         if (argv.includes("--verbose")) {
           const labels = entry.change_point_indices.map((x, k) => `${x}:${entry.change_point_types[k]}`);
           log(`${seed} ${entry.filename}: labels [${labels}] perfgate [${found}] otava [${otavaFound}]`);
@@ -321,6 +366,12 @@ async function main() {
       "Apache Otava 0.8.0": `${(ot.seconds * 1000).toFixed(1)} ms`,
     };
     printTable(results, count, timing);
+    if (argv.includes("--reference")) {
+      const found = ref.pass + ref.short / 2;
+      process.stdout.write(
+        `\nReference with every label known (exact test at each true position, scan-corrected, at ${REFERENCE_ALPHA}): ${ref.pass} of ${ref.labels} mean shifts pass, ${ref.short} are less than ${REFERENCE_MIN_SEGMENT} indices from another (half counted found): recall ${(found / ref.labels).toFixed(3)}\n`,
+      );
+    }
     if (!argv.includes("--no-false-alarms")) falseAlarms(lib, otavaVenv, join(work, "noise"));
     process.stdout.write(
       `10k series: ${bigEntry.filename} (${pg.n} points, changes at ${bigEntry.change_point_indices.join(", ")}); perfgate median of 5 runs in-process, Otava one call of compute_change_points\n`,

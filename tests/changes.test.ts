@@ -9,6 +9,8 @@ import {
 } from "../src/changes/index.js";
 import { differenceSd } from "../src/changes/noise.js";
 import { renderChangesJson, renderChangesMarkdown, renderChangesText } from "../src/changes/report.js";
+import { LagSums, SegmentSums } from "../src/changes/segments.js";
+import { fUpperTail, shiftTest } from "../src/changes/significance.js";
 import { UserError } from "../src/util/errors.js";
 import { mulberry32 } from "./fixtures/stats/synthetic.js";
 
@@ -242,6 +244,49 @@ describe("detectChanges: options", () => {
     }
     // the further level alone would flag some of them
     expect(looser).toBeGreaterThan(0);
+  });
+
+  it("further: each test pools the noise around PELT's segmentation nearby when the segments' scatter agrees", () => {
+    // F tail: F(1, ν) is t² (two-sided t tail), F(2, 2) has tail 1 / (1 + f)
+    expect(fUpperTail(4, 1, 10)).toBeCloseTo(0.0734, 3);
+    expect(fUpperTail(3, 2, 2)).toBeCloseTo(0.25, 10);
+    expect(fUpperTail(0, 3, 7)).toBe(1);
+    // two 12-point segments 2 noise SDs apart: the prior's 80 degrees of freedom make the test stronger
+    const g = gauss(rng(7));
+    const z = Float64Array.from({ length: 24 }, (_, i) => (i < 12 ? 0 : 2) + g());
+    const sums = new SegmentSums(z, new Float64Array(24).fill(1));
+    const [left, right] = [sums.summary(0, 12), sums.summary(12, 24)];
+    const own = shiftTest(left, right, 0, 3);
+    const pooled = shiftTest(left, right, 0, 3, { dispersion: 1, df: 80 });
+    expect(pooled.p).toBeLessThan(own.p);
+    // a prior far below the segments' own scatter (a quieter stretch elsewhere) is not used
+    expect(shiftTest(left, right, 0, 3, { dispersion: 0.1, df: 80 })).toEqual(own);
+    // the prior is the weighted residual variance around the fine segmentation, per degree of freedom
+    const lags = new LagSums(z, [12], new Float64Array(24).fill(1));
+    const d = lags.dispersion(0, 24);
+    expect(d.df).toBe(22);
+    expect(d.dispersion).toBeCloseTo((sums.cost(0, 12) + sums.cost(12, 24)) / 22, 10);
+  });
+
+  it("further: a noisier stretch after a decided change keeps its own scatter (no changes in it)", () => {
+    // a clear step at 60, then from 120 on noise three times as large with no shift
+    let extra = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const s = series(
+        300,
+        500 + seed,
+        (i) => (i < 60 ? 1000 : 1040),
+        (i) => (i < 120 ? 10 : 30),
+      );
+      const found = indices(detectChanges(s));
+      expect(
+        found.some((at) => Math.abs(at - 60) <= 2),
+        `seed ${500 + seed}`,
+      ).toBe(true);
+      extra += found.filter((at) => at > 125).length;
+    }
+    // 2 here, as before the prior existed; pooled without the agreement test, 9
+    expect(extra).toBeLessThanOrEqual(3);
   });
 
   it("rejects bad options and non-finite values with a RangeError naming them", () => {

@@ -10,7 +10,8 @@
  *    penalty: the candidates.
  * 4. Backward elimination keeps only changes whose two neighbouring segments differ in mean by a
  *    t test using the segments' own scatter, inflated for autocorrelation and corrected for the scan;
- *    once one change passes at alpha, further ones are kept up to `further` × alpha.
+ *    once one change passes at alpha, further ones are kept up to `further` × alpha, their tests'
+ *    variance pooled with the noise around PELT's segmentation nearby (more degrees of freedom).
  */
 import { median } from "../stats/descriptive.js";
 import { clipOutliers, intervalSe, noiseModel } from "./noise.js";
@@ -52,7 +53,7 @@ export interface ChangeOptions {
   /**
    * A series with a change at `alpha` or below may have further changes up to `further` × `alpha`
    * (a staircase of short regimes, each step tested between its neighbours). A series without one
-   * reports nothing, so a change-free series is flagged at `alpha` as before. Default 5; 1: every
+   * reports nothing, so a change-free series is flagged at `alpha` as before. Default 10; 1: every
    * change at `alpha`.
    */
   further: number;
@@ -175,7 +176,7 @@ function detectUnscaled(points: readonly SeriesPoint[], options?: Partial<Change
   const weights = noise.variance.map((v) => (scale * scale) / v);
   const sums = new SegmentSums(z, weights);
   const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
-  const lags = new LagSums(z, candidates);
+  const lags = new LagSums(z, candidates, weights);
   const tests = {
     alpha: o.alpha,
     window: o.window,
@@ -185,12 +186,13 @@ function detectUnscaled(points: readonly SeriesPoint[], options?: Partial<Change
     scale,
   };
   // Backward elimination at alpha; when it keeps a change, the series has one, and the elimination
-  // is done again at the further changes' level. A series without a change at alpha reports none.
+  // is done again at the further changes' level, each test's dispersion pooled with the noise
+  // around PELT's segmentation nearby. A series without a change at alpha reports none.
   const strict = eliminate(sums, lags, candidates, tests);
   const furtherAlpha = Math.min(0.5, o.alpha * o.further);
   const kept =
     strict.length > 0 && furtherAlpha > o.alpha
-      ? eliminate(sums, lags, candidates, { ...tests, alpha: furtherAlpha })
+      ? eliminate(sums, lags, candidates, { ...tests, alpha: furtherAlpha, pooled: true })
       : strict;
   return kept.map((c) => {
     const from = points[c.index - 1]?.id;

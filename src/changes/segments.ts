@@ -75,14 +75,20 @@ export interface SegmentSummary {
  * Lag-1 autocorrelation of the residuals around a fixed fine segmentation (PELT's candidates), over
  * any span [a, b) in O(1). Measured around the fine segmentation, a level shift inside the span
  * is not mistaken for autocorrelated noise; a smooth oscillation still shows up as ρ near 1.
+ * Also the residual variance around that segmentation over a span (the further changes' prior).
  */
 export class LagSums {
   private readonly r2: Float64Array;
   private readonly lag: Float64Array;
+  /** Weighted squared residuals around each fine segment's weighted mean (the test's scale). */
+  private readonly wr2: Float64Array;
+  /** starts[i]: how many fine segments start at an index in 1..i−1 (boundaries before i). */
+  private readonly starts: Int32Array;
 
-  constructor(values: Float64Array, boundaries: readonly number[]) {
+  constructor(values: Float64Array, boundaries: readonly number[], weights?: Float64Array) {
     const n = values.length;
     const resid = new Float64Array(n);
+    const wresid2 = new Float64Array(n);
     const starts = [0, ...boundaries, n];
     const first = new Uint8Array(n + 1);
     for (let k = 0; k + 1 < starts.length; k++) {
@@ -94,14 +100,36 @@ export class LagSums {
       for (let i = s; i < e; i++) m += values[i]!;
       m /= e - s;
       for (let i = s; i < e; i++) resid[i] = values[i]! - m;
+      let sw = 0;
+      let swy = 0;
+      for (let i = s; i < e; i++) {
+        sw += weights?.[i] ?? 1;
+        swy += (weights?.[i] ?? 1) * values[i]!;
+      }
+      const wm = sw > 0 ? swy / sw : m;
+      for (let i = s; i < e; i++) wresid2[i] = (weights?.[i] ?? 1) * (values[i]! - wm) ** 2;
     }
     this.r2 = new Float64Array(n + 1);
     this.lag = new Float64Array(n + 1);
+    this.wr2 = new Float64Array(n + 1);
+    this.starts = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) {
+      this.wr2[i + 1] = this.wr2[i]! + wresid2[i]!;
+      this.starts[i + 1] = this.starts[i]! + (i > 0 && first[i] ? 1 : 0);
       this.r2[i + 1] = this.r2[i]! + resid[i]! * resid[i]!;
       // lag[i + 1] = Σ_{j < i} r[j]·r[j + 1], within fine segments only
       this.lag[i + 1] = this.lag[i]! + (i > 0 && !first[i] ? resid[i - 1]! * resid[i]! : 0);
     }
+  }
+
+  /**
+   * The noise variance around the fine segmentation over [a, b), on the scale of the shift test's
+   * dispersion: the weighted residual sum of squares over its degrees of freedom (points − fine
+   * segments in the span), both returned; df ≤ 0 when nothing is left.
+   */
+  dispersion(a: number, b: number): { dispersion: number; df: number } {
+    const df = b - a - 1 - (this.starts[b]! - this.starts[a + 1]!);
+    return { dispersion: df > 0 ? (this.wr2[b]! - this.wr2[a]!) / df : 0, df };
   }
 
   /** Lag-1 autocorrelation of the residuals in [a, b) (0 when they have no variance). */

@@ -9,7 +9,7 @@
  * measured around the fine segmentation PELT proposed, so a level shift not (or no longer) in the
  * model does not pass for autocorrelation.
  */
-import { normalPdf, normalQuantile, studentTCdf } from "../stats/distributions.js";
+import { normalPdf, normalQuantile, regularizedIncompleteBeta, studentTCdf } from "../stats/distributions.js";
 import type { LagSums, SegmentSummary, SegmentSums } from "./segments.js";
 
 export interface ShiftTest {
@@ -23,6 +23,28 @@ export interface ShiftTest {
 
 /** Largest lag-1 autocorrelation credited (caps the variance inflation at 39×). */
 const MAX_RHO = 0.95;
+
+/**
+ * A noise variance measured over more points than the two tested segments (with its degrees of
+ * freedom), pooled into the test's dispersion as a prior (docs/statistics.md §7 step 5).
+ */
+export interface DispersionPrior {
+  dispersion: number;
+  df: number;
+}
+
+/**
+ * The prior is pooled in only when the segments' own scatter is not larger than it: an F test of
+ * their ratio at this level. A noisier stretch (a variance change, an oscillation) keeps its own.
+ */
+const PRIOR_AGREE = 0.2;
+
+/** P(F > f) for F with (d1, d2) degrees of freedom. */
+export function fUpperTail(f: number, d1: number, d2: number): number {
+  if (!(f > 0)) return 1;
+  if (!Number.isFinite(f)) return 0;
+  return regularizedIncompleteBeta(d2 / (d2 + d1 * f), d2 / 2, d1 / 2, (d1 * f) / (d2 + d1 * f));
+}
 
 /**
  * A change position was chosen as the best of the L − 2m + 1 places in the tested span, which
@@ -42,13 +64,16 @@ export function scanCorrection(p: number, length: number, minSegment: number): n
 
 /**
  * Two-sample test of equal means for neighbouring segments. `rho` is the lag-1 autocorrelation of
- * the noise over both (0 for independent points).
+ * the noise over both (0 for independent points). With a `prior`, the dispersion pools the
+ * segments' scatter with the prior's (weighted by degrees of freedom, which add up) when the
+ * segments' scatter is not significantly larger than the prior's.
  */
 export function shiftTest(
   left: SegmentSummary,
   right: SegmentSummary,
   rho: number,
   minSegment: number,
+  prior?: DispersionPrior,
 ): ShiftTest {
   const n = left.n + right.n;
   const df = n - 2;
@@ -56,7 +81,15 @@ export function shiftTest(
   const after = right.mean;
   const diff = after - before;
   if (df < 1) return { before, after, p: 1, pAdjusted: 1 };
-  const dispersion = (left.wss + right.wss) / df;
+  const own = left.wss + right.wss;
+  const d0 =
+    prior !== undefined &&
+    prior.df >= 1 &&
+    prior.dispersion > 0 &&
+    fUpperTail(own / df / prior.dispersion, df, prior.df) > PRIOR_AGREE
+      ? prior.df
+      : 0;
+  const dispersion = (own + (d0 > 0 ? d0 * prior!.dispersion : 0)) / (df + d0);
   const r = Math.min(MAX_RHO, Math.max(0, rho));
   const inflation = (1 + r) / (1 - r);
   const variance = dispersion * inflation * (1 / left.weight + 1 / right.weight);
@@ -65,7 +98,7 @@ export function shiftTest(
   else if (!(variance > 0)) p = 0;
   else {
     const t = Math.abs(diff) / Math.sqrt(variance);
-    const dfEff = Math.max(1, n / inflation - 2);
+    const dfEff = Math.max(1, (n + d0) / inflation - 2);
     p = Math.min(1, 2 * studentTCdf(-t, dfEff));
   }
   return { before, after, p, pAdjusted: scanCorrection(p, n, minSegment) };
@@ -73,6 +106,12 @@ export function shiftTest(
 
 export interface EliminationOptions {
   alpha: number;
+  /**
+   * Pool the noise around the fine segmentation over the tested span and up to `window` points on
+   * either side into each test's dispersion (shiftTest's prior). Off for the decision whether a
+   * series has a change at all.
+   */
+  pooled?: boolean;
   window: number;
   minMagnitude: number;
   minSegment: number;
@@ -95,7 +134,10 @@ function testAt(
   const c = cps[j]!;
   const a = Math.max(j > 0 ? cps[j - 1]! : 0, c - o.window);
   const b = Math.min(j < cps.length - 1 ? cps[j + 1]! : sums.n, c + o.window);
-  const t = shiftTest(sums.summary(a, c), sums.summary(c, b), lags.rho(a, b), o.minSegment);
+  const prior = o.pooled
+    ? lags.dispersion(Math.max(0, a - o.window), Math.min(sums.n, b + o.window))
+    : undefined;
+  const t = shiftTest(sums.summary(a, c), sums.summary(c, b), lags.rho(a, b), o.minSegment, prior);
   return { ...t, before: o.center + o.scale * t.before, after: o.center + o.scale * t.after };
 }
 
