@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
-import { FORMER_INPUTS, INPUT_DEFAULTS, REQUIRED_INPUTS } from "../src/action/constants.js";
+import { FORMER_INPUTS, INPUT_DEFAULTS, INPUTS } from "../src/action/constants.js";
 import { buildProgram } from "../src/cli/main.js";
 import { METRIC_NAMES } from "../src/metrics/table.js";
 import { parseFlag } from "../src/options/commander.js";
@@ -18,6 +18,11 @@ import { InvalidValue, parsePct } from "../src/options/values.js";
 import { UsageError } from "../src/util/errors.js";
 import { ROOT } from "./helpers/env.js";
 import { tempDir } from "./helpers/results-factory.js";
+
+/** Inputs the workflow must give: the ones INPUTS marks required (action.yml `required: true`). */
+const REQUIRED_INPUTS: readonly string[] = Object.entries(INPUTS as Record<string, { required?: true }>)
+  .filter(([, spec]) => spec.required)
+  .map(([name]) => name);
 
 interface YamlInput {
   default?: unknown;

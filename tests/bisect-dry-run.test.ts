@@ -1,7 +1,8 @@
 /**
  * `perfgate bisect --dry-run` checks what it can before anything is built, and says what it
- * resolved: reversed refs, a cell the workload does not have and option-shaped refs are one-line
- * usage errors (exit 2), and `--metric auto` is printed as the metric it chose.
+ * resolved: reversed refs, a cell the workload does not have, option-shaped refs and a bad
+ * `--alpha`, `--max-rounds` or `--provision-timeout` are one-line usage errors (exit 2), and
+ * `--metric auto` is printed as the metric it chose.
  */
 import { execFileSync } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
@@ -89,6 +90,22 @@ describe("perfgate bisect --dry-run", () => {
     oneLineUsageError(
       await dry("--good=--upload-pack=touch /tmp/x", "--bad", "main"),
       /^perfgate: --good "--upload-pack=touch \/tmp\/x": not a git ref \(accepted: a commit, tag or branch\)$/,
+    );
+  });
+
+  it("the bisect's own flags are checked as without it, each a one-line usage error naming the flag", async () => {
+    const range = ["--good", shas[0]!, "--bad", "main"];
+    oneLineUsageError(
+      await dry(...range, "--alpha", "0.5"),
+      /^perfgate: --alpha 0\.5: expected a number between 0 and 0\.5$/,
+    );
+    oneLineUsageError(
+      await dry(...range, "--max-rounds", "0"),
+      /^perfgate: --max-rounds 0: accepted: a whole number from 1 to 100$/,
+    );
+    oneLineUsageError(
+      await dry(...range, "--provision-timeout", "1e3"),
+      /^perfgate: --provision-timeout 1e3: accepted: a whole number from 1 to 604800$/,
     );
   });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { instructionFlameGraph } from "../src/callgrind/flame.js";
 import { collapsePerfScript } from "../src/flamegraph/collapse-perf.js";
 import { diffTree, functionChanges, GRAPH_CAPS, OTHER_STACKS, selfDelta } from "../src/flamegraph/diff.js";
-import { parseFolded, scale, total } from "../src/flamegraph/folded.js";
+import { type Folded, scale, total } from "../src/flamegraph/folded.js";
 import { diffColor, renderDiffSvg } from "../src/flamegraph/svg.js";
 
 const PERF_SCRIPT = `mysqld  1234/1250 [001] 100.000001:   10101010 cpu-clock:pppH:
@@ -28,16 +28,21 @@ mysqld  1234/1250 [001] 100.020001:   10101010 cpu-clock:pppH:
 \t    7f0000000000 start_thread+0x97 (/usr/lib/x86_64-linux-gnu/libc.so.6)
 `;
 
+/** Folded stacks written one `stack count` per line. */
+function parseFolded(text: string): Folded {
+  const out: Folded = new Map();
+  for (const line of text.split("\n").filter((l) => l.trim() !== "")) {
+    const cut = line.lastIndexOf(" ");
+    out.set(line.slice(0, cut), (out.get(line.slice(0, cut)) ?? 0) + Number(line.slice(cut + 1)));
+  }
+  return out;
+}
+
 describe("folded stacks", () => {
-  it("parse and add up repeats; a bad line names its number", () => {
-    const f = parseFolded("a;b 3\n\na;c 1\na;b 2\n");
-    expect([...f]).toEqual([
-      ["a;b", 5],
-      ["a;c", 1],
-    ]);
+  it("sum and scale", () => {
+    const f = parseFolded("a;b 5\na;c 1\n");
     expect(total(f)).toBe(6);
     expect(total(scale(f, 0.5))).toBe(3);
-    expect(() => parseFolded("a;b 1\nnope\n", "x.folded")).toThrow(/x\.folded: line 2/);
   });
   it("perf script collapses root first, offsets dropped, kernel frames and unknowns marked", () => {
     const f = collapsePerfScript(PERF_SCRIPT);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAllRuns } from "../src/history/folder.js";
 import type { HistoryRun } from "../src/history/schema.js";
-import { type GabData, renderGabDataJs } from "../src/interop/gab.js";
+import type { GabData } from "../src/interop/gab.js";
 import { gabToHistory } from "../src/interop/gab-history.js";
 import { detector } from "../src/pages/detector.js";
 import { buildSeries, rangeUrl } from "../src/pages/model.js";
@@ -17,6 +17,7 @@ import { baselineRunsMarkdown } from "../src/report/baseline-history.js";
 import { safeHref, safeUrl, urlError } from "../src/util/safe-url.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
+import { renderGabDataJs } from "./helpers/gab-factory.js";
 import { gabData, PWN, plantStore, SHA } from "./helpers/hostile-factory.js";
 import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
 

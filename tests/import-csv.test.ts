@@ -6,10 +6,13 @@ import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { setKind } from "../src/compare/model.js";
 import { importCsv, parseCsvNumber, parseImportCsv } from "../src/import/csv.js";
 import { ImportedSetSchema } from "../src/import/schema.js";
-import { readImportedSet, writeImportedSet } from "../src/import/store.js";
+import { parseImportedSet, writeImportedSet } from "../src/import/store.js";
 import { loadMeasurements } from "../src/inputs/load.js";
 import { UserError } from "../src/util/errors.js";
 import { tempDir, writeJson } from "./helpers/results-factory.js";
+
+/** A perfgate/import file as its readers parse it. */
+const readImportedSet = (file: string) => parseImportedSet(JSON.parse(readFileSync(file, "utf8")), file);
 
 /** The UserError message parseImportCsv throws for `text` (fails the test if it does not throw). */
 function errorOf(text: string, file = "in.csv"): string {

@@ -6,7 +6,7 @@ import { registerInteropCommands } from "../src/cli/interop-commands.js";
 import { buildProgram } from "../src/cli/main.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromDocument, setKind } from "../src/compare/model.js";
-import { readImportedSet } from "../src/import/store.js";
+import { parseImportedSet } from "../src/import/store.js";
 import { loadMeasurements } from "../src/inputs/load.js";
 import {
   exportGab,
@@ -19,12 +19,15 @@ import {
   isThroughputUnit,
   parseGabDataJs,
   parseGabInput,
-  renderGabDataJs,
   roundExported,
 } from "../src/interop/gab.js";
 import type { AbResults } from "../src/results/schema.js";
 import { ROOT } from "./helpers/env.js";
+import { renderGabDataJs } from "./helpers/gab-factory.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
+
+/** A perfgate/import file as its readers parse it. */
+const readImportedSet = (file: string) => parseImportedSet(JSON.parse(readFileSync(file, "utf8")), file);
 
 const DATA_JS = join(ROOT, "tests/fixtures/interop/data.js");
 

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapStale, removableDir } from "../src/run/guard.js";
 import { failedCellsReason } from "../src/run/lifecycle.js";
-import { checkResumable, keptCells, resumeDifferences, startingResults } from "../src/run/resume.js";
+import { checkResumable, finishedCells, resumeDifferences, startingResults } from "../src/run/resume.js";
 import { reclaimOrphanTemps, tempOwner } from "../src/servers/cache.js";
 import { acquireLock, type LockRecord, readLock, withWaitingLock } from "../src/util/lock.js";
 import { existingOutput } from "../src/util/outputs.js";
@@ -277,7 +277,7 @@ describe("resume checks", () => {
       ...prev,
       cells: [...prev.cells, { ...prev.cells[0]!, status: "failed" as const }],
     };
-    expect(keptCells(withFailed, planned).map((c) => c.id)).toEqual(prev.cells.map((c) => c.id));
+    expect(finishedCells(withFailed.cells, planned).map((c) => c.id)).toEqual(prev.cells.map((c) => c.id));
     expect(failedCellsReason(withFailed.cells)).toMatch(/^1 of \d+ cells failed; first: /);
     expect(failedCellsReason(prev.cells)).toBeNull();
   });

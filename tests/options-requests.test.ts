@@ -1,12 +1,21 @@
 /**
- * The typed requests the CLI and the action both build: the A/B request (src/options/ab-request.ts:
- * `perfgate ab`, the action's ab mode) and the gate request (src/options/gate-request.ts:
- * `perfgate compare`, `perfgate ab`, the action), each checked as a whole and mapped in one place.
+ * The typed requests the commands build: the A/B request (src/options/ab-request.ts: `perfgate
+ * ab`, the action's ab mode), the gate request (src/options/gate-request.ts: `perfgate compare`,
+ * `perfgate ab`, the action), the run request (src/options/run-request.ts: `perfgate run`) and the
+ * bisect request (src/options/bisect-request.ts: `perfgate bisect`), each checked as a whole and
+ * mapped in one place; the commands and the action hand the engines only what a mapping made.
  */
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../src/options/ab-request.js";
+import { type BisectRequest, bisectRequest, bisectRunOptions } from "../src/options/bisect-request.js";
 import { gateOptions, gateRequest } from "../src/options/gate-request.js";
+import { type RunRequest, runOptions, runRequest } from "../src/options/run-request.js";
+import type { PinnedDefaults } from "../src/results/schema.js";
 import { memoryLogger } from "../src/util/log.js";
+import { sourceFiles } from "./helpers/source-files.js";
 
 const base: AbRequest = {
   base: "mariadb@11.4.5",
@@ -94,5 +103,188 @@ describe("the gate request", () => {
     expect(() => gateRequest({ ...judged, failThresholdPct: 0 })).toThrow(
       /^gate request: failThresholdPct: /,
     );
+  });
+});
+
+describe("the run request", () => {
+  const asked: RunRequest = {
+    server: "mariadb@11.4.5",
+    workloadFile: "workloads/smoke.yml",
+    out: "r.json",
+    set: { innodb_flush_log_at_trx_commit: "0" },
+    instructions: true,
+    reuseDataset: false,
+    force: false,
+  };
+  const pins: PinnedDefaults = {
+    from: "mariadb@10.11.10",
+    stock: null,
+    sides: [
+      {
+        label: "server",
+        target: "mariadb@11.4.5",
+        reference: "mariadb@10.11.10",
+        pinned: [
+          { name: "innodb_flush_log_at_trx_commit", target: "1", value: "2" },
+          { name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" },
+        ],
+        not_pinned: [],
+      },
+    ],
+  };
+  const signal = new AbortController().signal;
+  const log = memoryLogger();
+
+  it("maps onto the engine's options: what was asked for, nothing given as false or undefined", () => {
+    const {
+      log: _log,
+      signal: got,
+      ...rest
+    } = runOptions(
+      runRequest({ ...asked, shard: { index: 2, count: 3 }, resume: undefined, workDir: undefined }),
+      { pins: null, log, signal },
+    );
+    expect(got).toBe(signal);
+    expect(rest).toEqual({
+      server: "mariadb@11.4.5",
+      workloadFile: "workloads/smoke.yml",
+      out: "r.json",
+      set: { innodb_flush_log_at_trx_commit: "0" },
+      shard: { index: 2, count: 3 },
+    });
+  });
+
+  it("the pins go on top of --set and are recorded; they come with --pin-defaults and only with it", () => {
+    const pinned = runRequest({ ...asked, pinDefaults: "mariadb@10.11.10" });
+    expect(runOptions(pinned, { pins, log, signal })).toMatchObject({
+      set: { innodb_flush_log_at_trx_commit: "2", innodb_adaptive_hash_index: "ON" },
+      pinnedDefaults: pins,
+    });
+    expect(() => runOptions(pinned, { pins: null, log, signal })).toThrow(/^run request: pinDefaults: /);
+    expect(() => runOptions(runRequest(asked), { pins, log, signal })).toThrow(/^run request: pinDefaults: /);
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => runRequest({ ...asked, shard: { index: 3, count: 2 } })).toThrow(/^run request: shard: /);
+    expect(() => runRequest({ ...asked, set: { a: 1 } as never })).toThrow(/^run request: set\.a: /);
+    expect(() => runRequest({ ...asked, force: undefined } as never)).toThrow(/^run request: force: /);
+    expect(() => runRequest({ ...asked, pinDefaults: "" })).toThrow(/^run request: pinDefaults: /);
+    expect(() => runRequest({ ...asked, modes: [] } as RunRequest)).toThrow(
+      /^run request: \(request\): .*modes/,
+    );
+  });
+});
+
+describe("the bisect request", () => {
+  const asked: BisectRequest = {
+    good: "v1.0",
+    bad: "main",
+    source: "/src/server",
+    provision: null,
+    workloadFile: "workloads/smoke.yml",
+    cell: { script: "oltp_read_write", threads: 4, tier: "" },
+    metric: "auto",
+    out: "b.json",
+    alpha: 0.05,
+    force: false,
+  };
+  const signal = new AbortController().signal;
+
+  it("maps onto the runner's options: what was asked for, nothing given as false or undefined", () => {
+    const opts = bisectRunOptions(bisectRequest({ ...asked, maxRounds: 7, resume: undefined }), {
+      log: memoryLogger(),
+      signal,
+    });
+    const { log: _log, signal: got, ...rest } = opts;
+    expect(got).toBe(signal);
+    expect(rest).toEqual({
+      good: "v1.0",
+      bad: "main",
+      source: "/src/server",
+      provision: null,
+      workloadFile: "workloads/smoke.yml",
+      cell: { script: "oltp_read_write", threads: 4, tier: "" },
+      metric: "auto",
+      out: "b.json",
+      maxRounds: 7,
+      alpha: 0.05,
+    });
+    expect(
+      bisectRunOptions(bisectRequest({ ...asked, force: true }), { log: memoryLogger(), signal }).force,
+    ).toBe(true);
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => bisectRequest({ ...asked, alpha: 0.5 })).toThrow(/^bisect request: alpha: /);
+    expect(() => bisectRequest({ ...asked, maxRounds: 101 })).toThrow(/^bisect request: maxRounds: /);
+    expect(() => bisectRequest({ ...asked, provisionTimeoutS: 0 })).toThrow(
+      /^bisect request: provisionTimeoutS: /,
+    );
+    expect(() => bisectRequest({ ...asked, metric: "p99_ms" })).toThrow(/^bisect request: metric: /);
+    expect(() => bisectRequest({ ...asked, cell: { ...asked.cell, threads: 0 } })).toThrow(
+      /^bisect request: cell\.threads: /,
+    );
+    expect(() => bisectRequest({ ...asked, provision: undefined } as never)).toThrow(
+      /^bisect request: provision: /,
+    );
+    expect(() => bisectRequest({ ...asked, dryRun: true } as BisectRequest)).toThrow(
+      /^bisect request: \(request\): .*dryRun/,
+    );
+  });
+});
+
+/** The engines' entry points: the commands and the action call them only with a request's mapping. */
+const ENGINES = ["runWorkload", "runBisect", "planBisect", "runAb", "runAbLikeForLike"];
+const MAPPINGS = ["runOptions", "bisectRunOptions", "abRunOptions"];
+/** what a caller adds to a mapping's options: the measuring wiring, which is not an option */
+const ADDED = ["modes"];
+
+/**
+ * The calls of an engine in a source whose first argument is written out field by field (an
+ * object literal other than a mapping's options spread, with at most the wiring added), as
+ * `name:line`.
+ */
+function handMappedCalls(code: string, name: string): string[] {
+  const sf = ts.createSourceFile(name, code, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const isMapping = (e: ts.Expression) =>
+    ts.isCallExpression(e) && ts.isIdentifier(e.expression) && MAPPINGS.includes(e.expression.text);
+  const mapped = (p: ts.ObjectLiteralElementLike) => ts.isSpreadAssignment(p) && isMapping(p.expression);
+  const added = (p: ts.ObjectLiteralElementLike) =>
+    p.name !== undefined && ts.isIdentifier(p.name) && ADDED.includes(p.name.text);
+  const byHand = (arg: ts.Expression | undefined) =>
+    arg !== undefined &&
+    ts.isObjectLiteralExpression(arg) &&
+    !(arg.properties.some(mapped) && arg.properties.every((p) => mapped(p) || added(p)));
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && ENGINES.includes(n.expression.text)) {
+      if (byHand(n.arguments[0]))
+        out.push(`${name}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+describe("the commands and the action hand the engines a request's mapping", () => {
+  const root = join(import.meta.dirname, "..");
+  const entries = [...sourceFiles(join(root, "src/cli")), ...sourceFiles(join(root, "src/action"))];
+
+  it("no call of the run, bisect or A/B engine lists its options by hand", () => {
+    expect(entries.length).toBeGreaterThan(10);
+    const found = entries.flatMap((f) => handMappedCalls(readFileSync(f, "utf8"), relative(root, f)));
+    expect(found).toEqual([]);
+  });
+
+  it("the check finds a call written out field by field, or with an option beside the mapping", () => {
+    const code = [
+      "await runWorkload({ server: o.server, out, log, signal });",
+      "await runBisect({ ...bisectRunOptions(request, run), alpha: 0.01 });",
+      "await planBisect({ ...request, log });",
+      "await runWorkload({ ...runOptions(request, run), modes: [counts] });",
+      "await runAb(opts);",
+    ].join("\n");
+    expect(handMappedCalls(code, "x.ts")).toEqual(["x.ts:1", "x.ts:2", "x.ts:3"]);
   });
 });

@@ -16,7 +16,6 @@ import {
   renderComparisonJson,
   renderComparisonMarkdown,
   renderComparisonText,
-  statusLine,
 } from "../src/report/comparison.js";
 import { mdEscape } from "../src/report/escape.js";
 import { renderPrReport } from "../src/report/pr-comment.js";
@@ -78,6 +77,15 @@ function renderings(sets: MeasurementSet[]): Record<string, string> {
   };
 }
 
+/** A comparison's status line: the first line of its report, as Markdown or as text. */
+function statusLine(
+  report: ReturnType<typeof compareSets>,
+  sets: MeasurementSet[],
+  markdown: boolean,
+): string {
+  return (markdown ? renderComparisonMarkdown : renderComparisonText)(report, sets).split("\n")[0]!;
+}
+
 describe("headlines count decided verdicts", () => {
   it("a comparison whose every verdict is inconclusive shows no ✅ anywhere", () => {
     const sets = undecidedAb();
@@ -88,8 +96,10 @@ describe("headlines count decided verdicts", () => {
       expect(text, name).not.toContain("✅");
       expect(text, name).not.toMatch(/no regressions/i);
     }
-    expect(statusLine(report, true)).toMatch(/^❔ \*\*nothing decided\*\*: 6 verdicts, all inconclusive \(/);
-    expect(statusLine(report, false)).toMatch(/^NOTHING DECIDED: 6 verdicts, all inconclusive \(/);
+    expect(statusLine(report, sets, true)).toMatch(
+      /^❔ \*\*nothing decided\*\*: 6 verdicts, all inconclusive \(/,
+    );
+    expect(statusLine(report, sets, false)).toMatch(/^NOTHING DECIDED: 6 verdicts, all inconclusive \(/);
   });
 
   it("a partly decided comparison counts what was decided and still shows no ✅", () => {
@@ -119,7 +129,7 @@ describe("headlines count decided verdicts", () => {
     const s = report.summary;
     expect(s.unchanged).toBeGreaterThan(0);
     expect(s.inconclusive).toBeGreaterThan(0);
-    const line = statusLine(report, true);
+    const line = statusLine(report, sets, true);
     expect(line).toContain(
       `${s.unchanged + s.improvements + s.regressions} of ${report.cells.length} decided`,
     );
@@ -138,7 +148,7 @@ describe("headlines count decided verdicts", () => {
     const sets = [fromDocument(ab, "ab.json")];
     const report = compareSets(sets, {});
     expect(report.summary.inconclusive).toBe(0);
-    expect(statusLine(report, true)).toMatch(
+    expect(statusLine(report, sets, true)).toMatch(
       /^✅ no regressions, 0 improvements, 3 unchanged: all 3 decided \(/,
     );
   });

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkServerAvailable, installDirsOf, requireServerAvailable } from "../src/servers/resolve.js";
+import { checkServerAvailable, requireServerAvailable } from "../src/servers/resolve.js";
 import { SOURCE_ORDER, SOURCES } from "../src/servers/sources/registry.js";
 import {
   acceptedText,
@@ -120,17 +120,21 @@ describe("one table of sources", () => {
   });
 
   it("names install directories one way: servers/<source>-<flavor>-<version>", () => {
-    expect(installDirsOf("mariadb@11.4.5", "/c")).toEqual([
+    /** Where the spec's source looks for its cached install. */
+    const installDirs = (text: string) => {
+      const spec = parseServerSpec(text);
+      return SOURCES[spec.source as SourceName].installDirs(spec as never, "/c");
+    };
+    expect(["maven", "tarball", "deb"].flatMap((s) => installDirs(`${s}:mariadb@11.4.5`))).toEqual([
       "/c/servers/maven-mariadb-11.4.5",
       "/c/servers/tarball-mariadb-11.4.5",
       "/c/servers/deb-mariadb-11.4.5",
     ]);
-    // percona: only the sources that have it
-    expect(installDirsOf("percona@8.0.36", "/c")).toEqual(["/c/servers/tarball-percona-8.0.36"]);
-    expect(installDirsOf("docker:mysql@8.4.3", "/c")).toEqual(["/c/servers/docker-mysql-8.4.3"]);
-    expect(installDirsOf("build:/src@main", "/c")).toEqual([]);
+    expect(installDirs("tarball:percona@8.0.36")).toEqual(["/c/servers/tarball-percona-8.0.36"]);
+    expect(installDirs("docker:mysql@8.4.3")).toEqual(["/c/servers/docker-mysql-8.4.3"]);
+    expect(installDirs("build:/src@main")).toEqual([]);
     // per option flavor: the trusted install, and an untrusted (pull request) build's own
-    expect(installDirsOf(`build:/src@${"a".repeat(40)}`, "/c")).toHaveLength(4);
+    expect(installDirs(`build:/src@${"a".repeat(40)}`)).toHaveLength(4);
   });
 
   it("the docs list exactly the forms of the table", () => {

@@ -39650,7 +39650,6 @@ var ROWS = [
 ];
 var METRICS = ROWS.filter((m) => !("fromProcess" in m));
 var HOST_METRICS = ROWS.filter((m) => "fromProcess" in m);
-var ALL_METRIC_NAMES = ROWS.map((m) => m.name);
 var HOST_METRIC_NAMES = HOST_METRICS.map((m) => m.name);
 var HEADLINE_METRIC = METRICS.find((m) => "headline" in m).name;
 var COUNTED_METRIC = METRICS.find((m) => "fromAbCell" in m).name;
@@ -41394,7 +41393,6 @@ var INPUT_DEFAULTS = {
   ...Object.fromEntries(Object.entries(INPUTS).map(([name, spec]) => [name, spec.default])),
   ...Object.fromEntries(Object.keys(FORMER_INPUTS).map((old) => [old, ""]))
 };
-var REQUIRED_INPUTS = Object.entries(INPUTS).filter(([, spec]) => spec.required).map(([name]) => name);
 
 // src/action/post.ts
 async function post() {

@@ -112,8 +112,3 @@ export const INPUT_DEFAULTS: Readonly<Record<string, string>> = {
   ...Object.fromEntries(Object.entries(INPUTS).map(([name, spec]) => [name, spec.default])),
   ...Object.fromEntries(Object.keys(FORMER_INPUTS).map((old) => [old, ""])),
 };
-
-/** Inputs the workflow must give (action.yml `required: true`). */
-export const REQUIRED_INPUTS: readonly string[] = Object.entries(INPUTS as Record<string, InputSpec>)
-  .filter(([, spec]) => spec.required)
-  .map(([name]) => name);

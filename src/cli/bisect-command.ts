@@ -2,12 +2,19 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { stepsBound } from "../bisect/core/search.js";
-import { BISECT_METRICS } from "../bisect/core/state.js";
 import { bisectText, oneLineText } from "../bisect/core/summary.js";
 import { PROVISION_TIMEOUT_S } from "../bisect/provision.js";
 import { planBisect, runBisect } from "../bisect/runner.js";
 import { readBisectResults } from "../bisect/store.js";
 import { ALLOW_WITHIN_NOISE, DRY_RUN, FROM_CHANGE } from "../options/bisect.js";
+import {
+  BISECT_METRIC_CHOICES,
+  type BisectRequest,
+  bisectRequest,
+  bisectRunOptions,
+  MAX_ROUNDS_MAX,
+  PROVISION_TIMEOUT_MAX_S,
+} from "../options/bisect-request.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import {
   CACHE_DIR,
@@ -60,7 +67,6 @@ export function parseCell(text: string): { script: string; threads: number; tier
   return { script: m[1]!, threads, tier: m[3] ?? null };
 }
 
-const BISECT_METRIC_CHOICES = ["auto", ...BISECT_METRICS];
 const BISECT_METRIC: SharedOption<string> = {
   name: "metric",
   arg: "<name>",
@@ -117,54 +123,63 @@ function withChange(o: BisectFlags, cmd: Command): BisectFlags {
   };
 }
 
+/**
+ * The bisect request from the flags (after --resume and --from-change, the output path chosen):
+ * --cell, --alpha, --max-rounds and --provision-timeout are parsed here, each a one-line usage
+ * error naming the flag and what it accepts.
+ */
+function bisectRequestOf(o: BisectFlags, out: string): BisectRequest {
+  const cell = parseCell(o.cell!);
+  const alpha = Number(o.alpha);
+  if (!(alpha > 0 && alpha < 0.5))
+    throw new UsageError(`--alpha ${o.alpha}: expected a number between 0 and 0.5`);
+  return bisectRequest({
+    good: o.good!,
+    bad: o.bad!,
+    source: o.source!,
+    provision: o.provision ?? null,
+    provisionTimeoutS:
+      o.provisionTimeout === undefined
+        ? undefined
+        : flagParser("provision-timeout", wholeNumber(1, PROVISION_TIMEOUT_MAX_S))(o.provisionTimeout),
+    workloadFile: o.workload,
+    cell: { script: cell.script, threads: cell.threads, tier: cell.tier ?? "" },
+    metric: o.metric,
+    out,
+    maxRounds:
+      o.maxRounds === undefined
+        ? undefined
+        : flagParser("max-rounds", wholeNumber(1, MAX_ROUNDS_MAX))(o.maxRounds),
+    alpha,
+    resume: o.resume,
+    force: o.force === true,
+    workDir: o.workDir || undefined,
+    cacheDir: o.cacheDir || undefined,
+  });
+}
+
 async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Promise<void> {
   const o = withChange(withResume(flags, cmd), cmd);
   for (const k of ["good", "bad", "source", "cell"] as const) {
     if (o[k] === undefined)
       throw new UsageError(`required option '--${k}' not specified (or --resume <bisect.json>)`);
   }
-  const cell = parseCell(o.cell!);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const request = bisectRequestOf(o, o.out ?? `results/bisect-${stamp}.json`);
   if (o.dryRun) {
-    await dryRun(o, cell);
+    await dryRun(request);
     return;
   }
-  const alpha = Number(o.alpha);
-  if (!(alpha > 0 && alpha < 0.5))
-    throw new UsageError(`--alpha ${o.alpha}: expected a number between 0 and 0.5`);
-  const tier = cell.tier ?? "";
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const out = o.out ?? `results/bisect-${stamp}.json`;
   const log = consoleLogger();
   const interrupt = h.interruptController();
   try {
-    const { results, exitCode } = await runBisect({
-      good: o.good!,
-      bad: o.bad!,
-      source: o.source!,
-      provision: o.provision ?? null,
-      ...(o.provisionTimeout === undefined
-        ? {}
-        : {
-            provisionTimeoutS: flagParser("provision-timeout", wholeNumber(1, 7 * 86400))(o.provisionTimeout),
-          }),
-      workloadFile: o.workload,
-      cell: { script: cell.script, threads: cell.threads, tier },
-      metric: o.metric,
-      out,
-      maxRounds:
-        o.maxRounds === undefined ? undefined : flagParser("max-rounds", wholeNumber(1, 100))(o.maxRounds),
-      alpha,
-      resume: o.resume,
-      ...(o.force ? { force: true } : {}),
-      workDir: o.workDir,
-      cacheDir: o.cacheDir,
-      log,
-      signal: interrupt.signal,
-    });
+    const { results, exitCode } = await runBisect(
+      bisectRunOptions(request, { log, signal: interrupt.signal }),
+    );
     // A bisect that failed (bad input found on the way, a failed endpoint) is one error line.
     if (results.status === "failed") throw new UserError(results.status_reason ?? "bisect failed");
     process.stdout.write(`${bisectText(results)}\n`);
-    log.info(`results: ${resolve(out)}`);
+    log.info(`results: ${resolve(request.out)}`);
     process.exitCode = exitCode;
   } finally {
     interrupt.dispose();
@@ -172,25 +187,18 @@ async function bisectAction(flags: BisectFlags, h: CliHelpers, cmd: Command): Pr
 }
 
 /**
- * `--dry-run`: everything a bisect checks before it builds anything (the cell against the
- * workload, the metric, the refs and the range), then the command it would run, with the metric
- * resolved, and the range's size. A problem is the same one-line usage error as without it.
+ * `--dry-run`: everything a bisect checks before it builds anything (the flags, the cell against
+ * the workload, the metric, the refs and the range), then the command it would run, with the
+ * metric resolved, and the range's size. A problem is the same one-line usage error as without it.
  */
-async function dryRun(o: BisectFlags, cell: ReturnType<typeof parseCell>): Promise<void> {
-  const plan = await planBisect({
-    good: o.good!,
-    bad: o.bad!,
-    source: o.source!,
-    workloadFile: o.workload,
-    cell: { script: cell.script, threads: cell.threads, tier: cell.tier ?? "" },
-    metric: o.metric,
-    log: memoryLogger(),
-  });
+async function dryRun(request: BisectRequest): Promise<void> {
+  const never = new AbortController().signal;
+  const plan = await planBisect(bisectRunOptions(request, { log: memoryLogger(), signal: never }));
   const c = plan.cell;
   const first = plan.commits[0]!.sha.slice(0, 10);
   const last = plan.commits.at(-1)!.sha.slice(0, 10);
   process.stdout.write(
-    `perfgate bisect --good ${o.good} --bad ${o.bad} --source ${plan.repo} --workload ${o.workload} --cell ${c.script}:${c.threads}:${c.tier} --metric ${plan.metric}\n` +
+    `perfgate bisect --good ${request.good} --bad ${request.bad} --source ${plan.repo} --workload ${request.workloadFile} --cell ${c.script}:${c.threads}:${c.tier} --metric ${plan.metric}\n` +
       `${plan.commits.length} commits (${first}..${last}): about ${plural(stepsBound(plan.commits.length), "step")} after the endpoints\n`,
   );
 }

@@ -10,7 +10,6 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { bisectText } from "../bisect/core/summary.js";
 import { readBisectResults } from "../bisect/store.js";
-import { pinOptions } from "../compare/pins.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
 import { runInstructionCounts } from "../instructions/run-mode.js";
@@ -30,6 +29,7 @@ import {
   WORK_DIR,
   WORKLOAD,
 } from "../options/definitions.js";
+import { type RunRequest, runOptions, runRequest } from "../options/run-request.js";
 import { degradationOptions } from "../options/values.js";
 import { renderMarkdown, renderTerminal } from "../report/markdown.js";
 import type { PinnedDefaults } from "../results/schema.js";
@@ -156,26 +156,41 @@ function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
   };
 }
 
-/** `run --pin-defaults <spec>`: the pins (null without the flag). */
-async function runPins(
-  o: RunCommandFlags,
-  out: string,
-  given: Record<string, string>,
-  log: Logger,
-  signal: AbortSignal,
-): Promise<PinnedDefaults | null> {
-  if (o.pinDefaults === undefined) return null;
+/** The run request from the flags (after --resume, the output path chosen). */
+function runRequestOf(o: RunCommandFlags, out: string): RunRequest {
   if (o.pinDefaults === PIN_OLDER) {
     throw new UsageError(
       "--pin-defaults older compares two servers (perfgate ab); run takes a server spec to pin to",
     );
   }
-  if (o.resume !== undefined) throw new UsageError("--pin-defaults cannot be combined with --resume");
-  return await pinRunServer(o.server, o.pinDefaults, given, {
-    workload: loadWorkload(o.workload).workload,
+  if (o.pinDefaults !== undefined && o.resume !== undefined) {
+    throw new UsageError("--pin-defaults cannot be combined with --resume");
+  }
+  return runRequest({
+    server: o.server,
+    workloadFile: o.workload,
     out,
-    workDir: o.workDir,
-    cacheDir: o.cacheDir,
+    set: Object.fromEntries(o.set ?? []),
+    pinDefaults: o.pinDefaults,
+    instructions: o.instructions === true,
+    shard: o.shard,
+    reuseDataset: o.reuseDataset === true,
+    force: o.force === true,
+    resume: o.resume,
+    workDir: o.workDir || undefined,
+    cacheDir: o.cacheDir || undefined,
+    network: networkFromOptions(o),
+  });
+}
+
+/** `run --pin-defaults <spec>`: the pins (null without the flag). */
+async function runPins(req: RunRequest, log: Logger, signal: AbortSignal): Promise<PinnedDefaults | null> {
+  if (req.pinDefaults === undefined) return null;
+  return await pinRunServer(req.server, req.pinDefaults, req.set, {
+    workload: loadWorkload(req.workloadFile).workload,
+    out: req.out,
+    workDir: req.workDir,
+    cacheDir: req.cacheDir,
     hostMemoryBytes: totalmem(),
     log,
     signal,
@@ -184,7 +199,6 @@ async function runPins(
 
 async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<void> {
   const o = resumeDefaults(flags, cmd);
-  const network = networkFromOptions(o);
   const degradation = degradationOptions(o.degradation);
   const log = consoleLogger();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -192,26 +206,13 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
   const out = o.out ?? join("results", `${name}-${stamp}.json`);
   const reportPath = o.report ?? reportPathFor(out);
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
+  const request = runRequestOf(o, out);
   const interrupt = cliInterrupt();
   try {
-    const given = Object.fromEntries(o.set ?? []);
-    const pins = await runPins(o, out, given, log, interrupt.signal);
+    const pins = await runPins(request, log, interrupt.signal);
     const { results, exitCode } = await runWorkload({
-      server: o.server,
-      workloadFile: o.workload,
-      out,
-      set: pins ? { ...given, ...pinOptions(pins.sides[0]!) } : given,
-      ...(pins ? { pinnedDefaults: pins } : {}),
-      ...(o.workDir ? { workDir: o.workDir } : {}),
-      ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-      ...(o.shard ? { shard: o.shard } : {}),
-      ...(network ? { network } : {}),
-      ...(o.reuseDataset ? { reuseDataset: true } : {}),
-      modes: [runInstructionCounts(o.instructions)],
-      ...(o.force ? { force: true } : {}),
-      ...(o.resume !== undefined ? { resume: o.resume } : {}),
-      log,
-      signal: interrupt.signal,
+      ...runOptions(request, { pins, log, signal: interrupt.signal }),
+      modes: [runInstructionCounts(request.instructions)],
     });
     const reportError = tryWrite(reportPath, () => renderMarkdown(results, { degradation }));
     writeOut(`${renderTerminal(results, { reason: false, degradation })}\n`);

@@ -7,28 +7,6 @@
 
 export type Folded = Map<string, number>;
 
-/**
- * Parses folded text. Blank lines are skipped; a line that is not `stack count` (count a finite
- * number ≥ 0) throws naming its line number. Repeated stacks add up.
- */
-export function parseFolded(text: string, where = "folded stacks"): Folded {
-  const out: Folded = new Map();
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trimEnd();
-    if (line.trim() === "") continue;
-    const m = /^(.*\S)\s+(\d+(?:\.\d+)?(?:e[+-]?\d+)?)$/i.exec(line);
-    const count = m ? Number(m[2]) : Number.NaN;
-    if (!m || !Number.isFinite(count)) {
-      throw new Error(
-        `${where}: line ${i + 1}: expected "frame;frame;… count", got ${JSON.stringify(line.slice(0, 80))}`,
-      );
-    }
-    out.set(m[1]!, (out.get(m[1]!) ?? 0) + count);
-  }
-  return out;
-}
-
 /** The sum of all weights. */
 export function total(f: Folded): number {
   let t = 0;

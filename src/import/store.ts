@@ -1,6 +1,6 @@
-/** Reading and writing perfgate/import files: atomic writes, validated reads with one-line errors. */
+/** Writing and validating perfgate/import files: atomic writes, validation with one-line errors (src/inputs/load.ts reads them). */
 import { writeFileAtomic } from "../results/store.js";
-import { parseJson, readTextFile, validateDocument } from "../util/documents.js";
+import { validateDocument } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, ImportedSetSchema } from "./schema.js";
 
@@ -26,8 +26,4 @@ export function parseImportedSet(data: unknown, where: string): ImportedSet {
     seen.add(key);
   });
   return set;
-}
-
-export function readImportedSet(path: string): ImportedSet {
-  return parseImportedSet(parseJson(readTextFile(path), path), path);
 }

@@ -456,11 +456,6 @@ export function parseGabDataJs(text: string, file: string): GabData {
   return parsed.data;
 }
 
-/** `window.BENCHMARK_DATA = {...}` as the action writes it. */
-export function renderGabDataJs(data: GabData): string {
-  return `${GAB_DATA_PREFIX}${JSON.stringify(data, null, 2)}`;
-}
-
 export interface GabImport {
   set: ImportedSet;
   /** entries (commits) read, over all benchmarks */

@@ -334,9 +334,6 @@ export const HOST_METRICS = ROWS.filter((m): m is HostRow => "fromProcess" in m)
 export type MetricName = JudgedRow["name"];
 export type HostMetricName = HostRow["name"];
 
-/** Every name of the table, judged and host metrics (e.g. for checks that nothing else lists them). */
-export const ALL_METRIC_NAMES: readonly string[] = ROWS.map((m) => m.name);
-
 /** The host metric names in table order, e.g. for z.enum. */
 export const HOST_METRIC_NAMES = HOST_METRICS.map((m) => m.name) as [HostMetricName, ...HostMetricName[]];
 

@@ -22,7 +22,6 @@ import { functionChangesMarkdown, functionChangesText } from "./function-changes
 import { fmtNumber } from "./markdown.js";
 import {
   type BigDifferences,
-  buildHeadline,
   buildReportModel,
   type CellRow,
   cellLabel,
@@ -109,11 +108,6 @@ export function statusText(h: Headline, f: Format): string {
   const unconfirmed = s.unconfirmed > 0 ? `, ${s.unconfirmed} unconfirmed` : "";
   const undecided = s.inconclusive > 0 ? `, ${s.inconclusive} inconclusive` : "";
   return `${reg}${regNote}, ${imp}, ${s.unchanged} unchanged: ${of}${unconfirmed}${undecided} (${settings})`;
-}
-
-/** The status line of a comparison (Markdown, or plain text with `markdown` false). */
-export function statusLine(r: ComparisonReport, markdown = true): string {
-  return statusText(buildHeadline(r), markdown ? MARKDOWN : TEXT);
 }
 
 /** A verdict as the reports write it: "🔴 **regression**", "REGRESSION" in text, "❔ inconclusive (why)". */

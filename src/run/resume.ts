@@ -123,15 +123,6 @@ export function pendingCells<C>(cells: readonly C[], unfinished: UnfinishedRule<
   return unfinished ? cells.filter((c) => unfinished(c) !== null).length : 0;
 }
 
-/** The finished (ok) cells of `prev` that the plan still asks for, each once. */
-export function keptCells(
-  prev: Results,
-  planned: readonly PlannedCell[],
-  unfinished?: UnfinishedRule<Cell>,
-): Cell[] {
-  return finishedCells(prev.cells, planned, unfinished);
-}
-
 /**
  * The finished cells among `cells` whose id is planned, each once (run and ab cells alike): ok,
  * and with everything the measuring modes planned for them (`unfinished` says null: a counted

@@ -71,11 +71,6 @@ function cachedInstall(c: Candidate, cacheDir: string): ServerInstall | null {
   return null;
 }
 
-/** The cache directories a spec's install may be in (every source a bare spec may use). */
-export function installDirsOf(spec: string | ServerSpec, cacheDir: string = cacheRoot()): string[] {
-  return candidates(specOf(spec)).flatMap((c) => c.source.installDirs(c.spec, cacheDir));
-}
-
 export async function resolveServer(raw: string | ServerSpec, opts: ResolveOptions): Promise<ServerInstall> {
   const spec = specOf(raw);
   const ctx = contextOf(opts);

@@ -4,8 +4,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type GabData, parseGabDataJs, renderGabDataJs } from "../../src/interop/gab.js";
+import { GAB_DATA_PREFIX, type GabData, parseGabDataJs } from "../../src/interop/gab.js";
 import { ROOT } from "./env.js";
+
+/** `window.BENCHMARK_DATA = {...}` as github-action-benchmark writes it. */
+export function renderGabDataJs(data: GabData): string {
+  return `${GAB_DATA_PREFIX}${JSON.stringify(data, null, 2)}`;
+}
 
 export const GAB_FIXTURES = join(ROOT, "tests", "fixtures", "gab");
 
