@@ -259,8 +259,10 @@ describe("resume checks", () => {
       host: prev.host,
       sysbench: prev.sysbench,
     },
-    server: prev.servers[0]!,
-    tierHashes: Object.fromEntries(prev.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])),
+    servers: { server: prev.servers[0]! },
+    tierHashes: {
+      server: Object.fromEntries(prev.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])),
+    },
   });
 
   it("accept the same run and name every difference of another", () => {
@@ -271,7 +273,9 @@ describe("resume checks", () => {
       host: { ...prev.host, kernel: "other" },
       sysbench: { ...prev.sysbench, version: "9" },
     };
-    now.tierHashes = Object.fromEntries(Object.keys(now.tierHashes).map((t) => [t, "f".repeat(64)]));
+    now.tierHashes = {
+      server: Object.fromEntries(Object.keys(now.tierHashes.server).map((t) => [t, "f".repeat(64)])),
+    };
     const diffs = resumeDifferences(prev, now);
     expect(diffs.some((d) => d.startsWith("host.kernel was"))).toBe(true);
     expect(diffs.some((d) => d.startsWith("sysbench version was"))).toBe(true);

@@ -47,6 +47,7 @@ import {
 } from "../run/lifecycle.js";
 import { type Side, sysbenchCall } from "../run/phases.js";
 import { warmupSeconds } from "../run/plan.js";
+import { checkResumable, resumedDocument } from "../run/resume.js";
 import { runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import { runHeader, serverRecord } from "../run/tier-server.js";
 import type { ServerInstall } from "../servers/install.js";
@@ -84,7 +85,6 @@ import {
   toSlice,
 } from "./plan.js";
 import { addProfile, emptySide, keptStacks } from "./profile.js";
-import { checkAbResumable, resumedAbResults } from "./resume.js";
 
 export interface AbOptions extends CommonRunOptions {
   base: string;
@@ -408,8 +408,8 @@ function startingAbResults(
     servers: { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") },
     tierHashes: { base: hashes("base"), head: hashes("head") },
   };
-  checkAbResumable(opts.resume, prev, identity, unfinished);
-  const resumed = resumedAbResults(fresh, prev, planned, unfinished);
+  checkResumable(opts.resume, prev, identity, unfinished);
+  const resumed = resumedDocument(fresh, prev, planned, unfinished);
   opts.log.info(
     `resuming ${opts.resume}: ${resumed.results.cells.length} of ${plural(planned.length, "cell")} done, ${resumed.toRun.length} to run`,
   );

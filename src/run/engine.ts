@@ -32,13 +32,12 @@ import { type PlannedServer, parseServerSpecs, preflightServers } from "./prefli
 import { formatDuration } from "./progress.js";
 import {
   deepFreeze,
-  resumedServers,
   serversWithDataset,
   serversWithTier,
   type TierRecord,
   type TierStart,
 } from "./records.js";
-import { finishedCells, inPlanOrder } from "./resume.js";
+import { inPlanOrder } from "./resume.js";
 import type { PhaseContext } from "./sysbench-run.js";
 import { startTierServer, tierConfigHash } from "./tier-server.js";
 
@@ -110,30 +109,6 @@ export interface EngineFile<C extends CellLike = CellLike> extends RunFile {
   servers: ServerRecord[];
   cells: readonly C[];
   resumed?: { at: string; cells_kept: number }[] | undefined;
-}
-
-/**
- * A resumed document: `fresh` (the new header and server records) with `prev`'s finished cells
- * that are still planned (and finished by `unfinished`, the measuring modes' rule), its servers' tiers and version strings, start time and telemetry
- * overhead, and one more `resumed` entry. Also returns the planned cells still to measure.
- */
-export function resumedDocument<R extends EngineFile, P extends { id: string }>(
-  fresh: R,
-  prev: R,
-  planned: readonly P[],
-  unfinished?: UnfinishedRule<R["cells"][number]>,
-): { results: R; toRun: P[] } {
-  const kept = finishedCells(prev.cells, planned, unfinished) as R["cells"];
-  const keptIds = new Set(kept.map((c) => c.id));
-  const results: R = {
-    ...fresh,
-    started_at: prev.started_at,
-    servers: resumedServers(fresh.servers, prev.servers),
-    cells: kept,
-    telemetry_overhead_pct_of_core: prev.telemetry_overhead_pct_of_core,
-    resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }],
-  };
-  return { results, toRun: planned.filter((c) => !keptIds.has(c.id)) };
 }
 
 /** One side the engine starts per tier: its label in the document, its build and options. */

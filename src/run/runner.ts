@@ -101,7 +101,12 @@ function startingRun(
   const prev = readResults(opts.resume);
   const w = ctx.loaded.workload;
   const hashes = tierHashes(install, w, ctx.host.memory_bytes, sideOverrides(w, opts.set));
-  checkResumable(opts.resume, prev, { header, server: record, tierHashes: hashes }, unfinished);
+  checkResumable(
+    opts.resume,
+    prev,
+    { header, servers: { server: record }, tierHashes: { server: hashes } },
+    unfinished,
+  );
   const started = startingResults(header, record, cells, prev, unfinished);
   opts.log.info(
     `resuming ${opts.resume}: ${started.results.cells.length} of ${plural(cells.length, "cell")} done, ${started.toRun.length} to run`,
