@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../src/options/ab-request.js";
 import { gateOptions, gateRequest } from "../src/options/gate-request.js";
 import { memoryLogger } from "../src/util/log.js";
+import { loadWorkload } from "../src/workloads/schema.js";
 
 const base: AbRequest = {
   base: "mariadb@11.4.5",
@@ -29,8 +30,11 @@ describe("the A/B request", () => {
       log: memoryLogger(),
       signal,
     });
-    const { log: _log, signal: got, ...rest } = opts;
+    const { log: _log, signal: got, modes, ...rest } = opts;
     expect(got).toBe(signal);
+    // --instructions and --metrics: the one instruction-count collector, as run and bisect take it
+    expect(modes).toHaveLength(1);
+    expect(modes![0]!.restartsServers).toBe(true);
     expect(rest).toEqual({
       base: "mariadb@11.4.5",
       head: "mariadb@11.4.5",
@@ -44,6 +48,16 @@ describe("the A/B request", () => {
       force: true,
     });
     expect(abThresholds(base).per_metric).toEqual({ p95_ms: 10 });
+  });
+
+  it("without --instructions or --metrics, instructions are counted only where the workload asks", async () => {
+    const [mode] = abRunOptions(abRequest(base), {
+      log: memoryLogger(),
+      signal: new AbortController().signal,
+    }).modes!;
+    const loaded = loadWorkload("workloads/smoke.yml");
+    expect(loaded.workload.instructions).toBeUndefined();
+    expect(await mode!.preflight(loaded)).toBe(false);
   });
 
   it("a field missing, mistyped or unknown is an error naming it", () => {

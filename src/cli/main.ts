@@ -13,7 +13,7 @@ import { readBisectResults } from "../bisect/store.js";
 import { pinOptions } from "../compare/pins.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
-import { runInstructionCounts } from "../instructions/run-mode.js";
+import { instructionCounts } from "../instructions/counts.js";
 import { cliOption } from "../options/commander.js";
 import {
   CACHE_DIR,
@@ -207,7 +207,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       ...(o.shard ? { shard: o.shard } : {}),
       ...(network ? { network } : {}),
       ...(o.reuseDataset ? { reuseDataset: true } : {}),
-      modes: [runInstructionCounts(o.instructions)],
+      modes: [instructionCounts(o.instructions)],
       ...(o.force ? { force: true } : {}),
       ...(o.resume !== undefined ? { resume: o.resume } : {}),
       log,

@@ -8,6 +8,7 @@
  * add to a tier's cells after they are measured. Server records in the document are values the
  * engine computes from each start (src/run/records.ts): no module changes another's record.
  */
+import type { InstructionRepetition } from "../callgrind/profile.js";
 import type { ServerRecord } from "../results/schema.js";
 import type { ServerInstall } from "../servers/install.js";
 import type { ServerInstance } from "../servers/instance.js";
@@ -101,7 +102,7 @@ export function tierHashes(
 }
 
 type PlannedLike = { id: string; tier: string };
-type CellLike = { id: string; status: "ok" | "failed"; error?: string | undefined };
+export type CellLike = { id: string; status: "ok" | "failed"; error?: string | undefined };
 
 /** The document fields the engine reads and computes, besides the lifecycle's. */
 export interface EngineFile<C extends CellLike = CellLike> extends RunFile {
@@ -152,6 +153,16 @@ export interface Collector<L extends string | null, P, C extends CellLike> {
 }
 
 /**
+ * Why a counted cell gets another round after its planned ones (a line saying so), or null to
+ * stop: given the repetitions per side so far and the most it may take.
+ */
+export type MoreRounds = (
+  label: string,
+  repetitions: readonly (readonly InstructionRepetition[])[],
+  max: number,
+) => string | null;
+
+/**
  * A measuring mode a command is given by its caller (the CLI), so that src/run needs no module
  * above it: checked before anything is fetched, its builds checked before anything is written,
  * then a collector.
@@ -161,7 +172,12 @@ export interface MeasuringMode<L extends string | null, P, C extends CellLike> {
   preflight(loaded: LoadedWorkload): Promise<boolean>;
   /** checks the resolved builds (e.g. the toggle function in the binary) */
   checkInstalls(installs: readonly ServerInstall[]): Promise<void>;
-  collector(ctx: EngineContext, planned: readonly P[]): Collector<L, P, C>;
+  /** it restarts the tier's servers (under valgrind): it cannot measure servers left running */
+  restartsServers?: boolean;
+  /** how many compared metrics it adds to the report over `planned` (an A/B's alpha counts them) */
+  comparisons?(planned: readonly P[]): number;
+  /** its collector; `more`: an A/B's judge of another counting round while a verdict is undecided */
+  collector(ctx: EngineContext, planned: readonly P[], more?: MoreRounds): Collector<L, P, C>;
   /** why a measured cell lacks what the mode planned for it (null: nothing missing), after preflight */
   unfinished?(planned: readonly P[]): UnfinishedRule<C>;
 }

@@ -56,7 +56,7 @@ export interface RunOptions extends CommonRunOptions {
   shard?: Shard;
   /** reuse prepared datasets: restore a snapshot instead of prepare, or make one after prepare (src/datasets) */
   reuseDataset?: boolean;
-  /** measuring modes besides the sysbench cells (instruction counts: src/instructions/run-mode.ts) */
+  /** measuring modes besides the sysbench cells (instruction counts: src/instructions/counts.ts, the one collector of run, ab and bisect) */
   modes?: MeasuringMode<null, PlannedCell, Cell>[];
   /** sysbench prepare's --rand-seed, for data equal to another run's (`perfgate bisect`: the A/B's seed) */
   prepareSeed?: number;
