@@ -96,10 +96,6 @@ export function parseAnyResults(data: unknown, where: string): AnyResultsDocumen
   return validateDocument(data, where, { ...RUN_DOCUMENT, version: VERSIONS });
 }
 
-export function readAnyResults(path: string): AnyResultsDocument {
-  return parseAnyResults(parseJson(readTextFile(path), path), path);
-}
-
 /**
  * The one reading function of results documents for the readers that still take version 1 (the
  * run report, the gate, export): a document of any version, a version 2 one seen as the v1 run or
