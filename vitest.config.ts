@@ -70,6 +70,7 @@ export const INTEGRATION = [
 /** Files that run the built CLI, the action or other programs as processes, with no server. */
 export const E2E = [
   "golden-old-files",
+  "golden-v2-files",
   "action-e2e",
   "action-node24",
   "bisect-dry-run",

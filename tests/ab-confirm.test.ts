@@ -3,7 +3,6 @@ import { confirmationNeeded, moreRepetitions, pairValues } from "../src/ab/confi
 import { undecidedLine } from "../src/ab/instructions.js";
 import type { InstructionRepetition } from "../src/callgrind/profile.js";
 import type { Pair } from "../src/results/schema.js";
-import type { InstructionsSection } from "../src/workloads/schema.js";
 
 /** Deterministic pseudo-random numbers (mulberry32), so the tests are repeatable. */
 function rng(seed: number): () => number {
@@ -104,7 +103,6 @@ describe("confirmation at the report's simultaneous level", () => {
 describe("moreRepetitions / undecidedLine: extra counting rounds for undecided instruction counts", () => {
   const reps = (values: number[]) =>
     values.map((per_transaction) => ({ per_transaction }) as unknown as InstructionRepetition);
-  const section = { repetitions: 3, max_repetitions: 6, threads: 1 } as InstructionsSection;
   const judged = { thresholds: undefined, alpha: 0.05 / 4 };
 
   it("a clear change or a clear no-change stops counting", () => {
@@ -133,7 +131,7 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     const v = moreRepetitions(b, h, 6, undefined, 0.0125);
     expect(v?.verdict).toBe("improvement");
     expect(v!.ci_high_pct!).toBeGreaterThan(-1);
-    expect(undecidedLine("c", [reps(b), reps(h)], section, judged)).toMatch(
+    expect(undecidedLine("c", [reps(b), reps(h)], 6, judged)).toMatch(
       /^c: instructions -1\.\d\d% \[.*\] improvement, its interval inside ±1%, after 4 \+ 4 repetitions/,
     );
   });
@@ -146,14 +144,12 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     const line = undecidedLine(
       "oltp_read_write 1t 128M",
       [reps([100, 101, 99]), reps([99.1, 100.4, 98.2])],
-      section,
+      6,
       judged,
     );
     expect(line).toMatch(
       /^oltp_read_write 1t 128M: instructions -0\.77% \[-\d+\.\d\d%, \+\d+\.\d\d%\] undecided after 3 \+ 3 repetitions(, needs ~\d+)?; one more round \(at most 6\)$/,
     );
-    expect(
-      undecidedLine("c", [reps([100, 101, 99]), reps([107.4, 108.5, 106.3])], section, judged),
-    ).toBeNull();
+    expect(undecidedLine("c", [reps([100, 101, 99]), reps([107.4, 108.5, 106.3])], 6, judged)).toBeNull();
   });
 });

@@ -9,12 +9,13 @@
  * repetitions for each round a commit may get), and reused: each later commit is counted alone.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commitsMeasured, MIN_ROUNDS } from "../src/bisect/core/state.js";
 import { readBisectResults } from "../src/bisect/store.js";
+import { readResultsDocument } from "../src/results/store.js";
 import { plantedRepo } from "./helpers/bisect-repo.js";
 import { runCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
@@ -82,16 +83,14 @@ describe("perfgate bisect on instructions per transaction", () => {
     for (const s of candidates) {
       s.rounds.forEach((x, k) => {
         expect(x.commit).toHaveLength(3);
-        const run = JSON.parse(readFileSync(join(dir, x.ab_file), "utf8"));
+        const run = readResultsDocument(join(dir, x.ab_file));
         if (k >= MIN_ROUNDS) {
-          expect(run.schema).toBe("perfgate/ab");
+          expect(run.kind).toBe("ab");
           return;
         }
         expect(x.base).toEqual(good.slice(3 * k, 3 * k + 3));
-        expect(run.schema).toBe("perfgate/results");
-        const counted = run.cells[0].instructions.repetitions.map(
-          (y: { per_transaction: number }) => y.per_transaction,
-        );
+        if (run.kind !== "run") throw new Error(`${x.ab_file}: expected a run's results`);
+        const counted = run.results.cells[0]!.instructions!.repetitions.map((y) => y.per_transaction);
         expect(counted).toEqual(x.commit);
       });
     }

@@ -219,7 +219,7 @@ describe("perfgate history changes and digest", () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe(
-      `perfgate: --ab-in-trend: ${results} is a perfgate/results file, always a trend point; the option is for an A/B file (perfgate/ab)`,
+      `perfgate: --ab-in-trend: ${results} is a run's results file (perfgate run), always a trend point; the option is for an A/B's (perfgate ab)`,
     );
     const kept = await runCli(["history", "append", ab, "--store", dir, "--commit", "b".repeat(40)]);
     expect(kept.code, kept.stderr).toBe(0);

@@ -12,7 +12,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { planAbCells } from "../src/ab/plan.js";
-import { resumedAbResults } from "../src/ab/resume.js";
 import { badCountReason } from "../src/callgrind/profile.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromDocument } from "../src/compare/model.js";
@@ -24,7 +23,7 @@ import { type AbResults, AbResultsSchema } from "../src/results/schema.js";
 import { parseResults, readAbResults, readResults } from "../src/results/store.js";
 import { endOfMeasurement } from "../src/run/lifecycle.js";
 import { planCells } from "../src/run/plan.js";
-import { checkResumable, startingResults } from "../src/run/resume.js";
+import { checkResumable, resumedDocument, startingResults } from "../src/run/resume.js";
 import { UserError } from "../src/util/errors.js";
 import { WorkloadSchema } from "../src/workloads/schema.js";
 import { runCli } from "./helpers/cli.js";
@@ -86,8 +85,8 @@ describe("a cell without its planned counts is not finished", () => {
     expect(endOfMeasurement(r.cells, rule)).toEqual({ status: "complete", exitCode: 0 });
     const identity = {
       header: r,
-      server: r.servers[0]!,
-      tierHashes: Object.fromEntries(r.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])),
+      servers: { server: r.servers[0]! },
+      tierHashes: { server: Object.fromEntries(r.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])) },
     };
     expect(() => checkResumable("r.json", { ...none, status: "complete" }, identity, rule)).not.toThrow();
     expect(() => checkResumable("r.json", { ...r, status: "complete" }, identity, rule)).toThrow(
@@ -101,18 +100,18 @@ describe("a cell without its planned counts is not finished", () => {
     const plannedAb = planAbCells(wa);
     const abRule = countsRule(plannedAb, wa.instructions!)!;
     const cell = a.cells[0]!;
-    const fresh = { ...a, cells: [], confirm_spent_s: 0 };
+    const fresh: AbResults = { ...a, cells: [], confirm_spent_s: 0 };
     const { instructions: _, ...bare } = cell;
     for (const changed of [
       bare,
       { ...cell, instructions: { ...cell.instructions!, head: cell.instructions!.head.slice(0, 1) } },
     ]) {
       const prev = { ...a, status: "incomplete" as const, cells: [changed] };
-      const { results, toRun } = resumedAbResults(fresh, prev, plannedAb, abRule);
+      const { results, toRun } = resumedDocument(fresh, prev, plannedAb, abRule);
       expect(toRun.map((c) => c.id)).toEqual([cell.id]);
       expect(results.cells).toEqual([]);
     }
-    const kept = resumedAbResults(fresh, { ...a, status: "incomplete" }, plannedAb, abRule);
+    const kept = resumedDocument(fresh, { ...a, status: "incomplete" }, plannedAb, abRule);
     expect(kept.toRun).toEqual([]);
     expect(kept.results.cells).toEqual([cell]);
   });

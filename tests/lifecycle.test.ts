@@ -18,6 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { readResults, writeResults } from "../src/results/store.js";
 import { reapStale, removableDir } from "../src/run/guard.js";
 import { failedCellsReason } from "../src/run/lifecycle.js";
 import { checkResumable, finishedCells, resumeDifferences, startingResults } from "../src/run/resume.js";
@@ -200,10 +201,14 @@ describe("children die with perfgate", () => {
     for (const f of [running, done]) {
       writeFileSync(f, JSON.stringify({ ...makeResults({ cells: [{ tps: 1 }] }), status: "running" }));
     }
+    // as perfgate writes it (version 2): one cell of two repetitions, of four planned
+    const v2 = join(tempDir(), "running-v2.json");
+    const twoReps = makeResults({ cells: [{ tps: 1 }, { tps: 2, repetition: 2 }] });
+    writeResults(v2, { ...twoReps, status: "running", cells_planned: 4 });
     const sleeper = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
     const dog = spawn(process.execPath, ["-e", WATCHDOG_SCRIPT], { stdio: ["pipe", "ignore", "inherit"] });
     dog.stdin.write(
-      `+g ${sleeper.pid}\n+d ${d}\n+g 999999\n-g 999999\n+r ${running}\n+r ${done}\n-r ${done}\n`,
+      `+g ${sleeper.pid}\n+d ${d}\n+g 999999\n-g 999999\n+r ${running}\n+r ${done}\n-r ${done}\n+r ${v2}\n`,
     );
     dog.stdin.end();
     const killed = new Promise((res) => sleeper.once("exit", (_c, s) => res(s)));
@@ -216,6 +221,12 @@ describe("children die with perfgate", () => {
       `perfgate (pid ${process.pid}) ended without finishing (killed) after 1 of 1 cell`,
     );
     expect(JSON.parse(readFileSync(done, "utf8")).status).toBe("running"); // forgotten: not touched
+    const closedV2 = readResults(v2);
+    expect(closedV2.cells).toHaveLength(2);
+    expect(closedV2.status).toBe("incomplete");
+    expect(closedV2.status_reason).toBe(
+      `perfgate (pid ${process.pid}) ended without finishing (killed) after 2 of 4 cells`,
+    );
   });
 
   it("exit descriptions name the signal", () => {
@@ -248,8 +259,10 @@ describe("resume checks", () => {
       host: prev.host,
       sysbench: prev.sysbench,
     },
-    server: prev.servers[0]!,
-    tierHashes: Object.fromEntries(prev.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])),
+    servers: { server: prev.servers[0]! },
+    tierHashes: {
+      server: Object.fromEntries(prev.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])),
+    },
   });
 
   it("accept the same run and name every difference of another", () => {
@@ -260,7 +273,9 @@ describe("resume checks", () => {
       host: { ...prev.host, kernel: "other" },
       sysbench: { ...prev.sysbench, version: "9" },
     };
-    now.tierHashes = Object.fromEntries(Object.keys(now.tierHashes).map((t) => [t, "f".repeat(64)]));
+    now.tierHashes = {
+      server: Object.fromEntries(Object.keys(now.tierHashes.server).map((t) => [t, "f".repeat(64)])),
+    };
     const diffs = resumeDifferences(prev, now);
     expect(diffs.some((d) => d.startsWith("host.kernel was"))).toBe(true);
     expect(diffs.some((d) => d.startsWith("sysbench version was"))).toBe(true);

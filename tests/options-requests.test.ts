@@ -15,6 +15,7 @@ import { gateOptions, gateRequest } from "../src/options/gate-request.js";
 import { type RunRequest, runOptions, runRequest } from "../src/options/run-request.js";
 import type { PinnedDefaults } from "../src/results/schema.js";
 import { memoryLogger } from "../src/util/log.js";
+import { loadWorkload } from "../src/workloads/schema.js";
 import { sourceFiles } from "./helpers/source-files.js";
 
 const base: AbRequest = {
@@ -38,8 +39,11 @@ describe("the A/B request", () => {
       log: memoryLogger(),
       signal,
     });
-    const { log: _log, signal: got, ...rest } = opts;
+    const { log: _log, signal: got, modes, ...rest } = opts;
     expect(got).toBe(signal);
+    // --instructions and --metrics: the one instruction-count collector, as run and bisect take it
+    expect(modes).toHaveLength(1);
+    expect(modes![0]!.restartsServers).toBe(true);
     expect(rest).toEqual({
       base: "mariadb@11.4.5",
       head: "mariadb@11.4.5",
@@ -53,6 +57,16 @@ describe("the A/B request", () => {
       force: true,
     });
     expect(abThresholds(base).per_metric).toEqual({ p95_ms: 10 });
+  });
+
+  it("without --instructions or --metrics, instructions are counted only where the workload asks", async () => {
+    const [mode] = abRunOptions(abRequest(base), {
+      log: memoryLogger(),
+      signal: new AbortController().signal,
+    }).modes!;
+    const loaded = loadWorkload("workloads/smoke.yml");
+    expect(loaded.workload.instructions).toBeUndefined();
+    expect(await mode!.preflight(loaded)).toBe(false);
   });
 
   it("a field missing, mistyped or unknown is an error naming it", () => {

@@ -2,26 +2,17 @@
  * The upgrade to the one results document (version 2, docs/results-schema.md): every old file the
  * tests commit (real perfgate/ab v1 and perfgate/results v1 recordings) and factory-made ones with two
  * servers, repetitions and a failed cell are upgraded, the result is valid against the version 2
- * schema as written to disk (JSON), and mapped back to version 1 it is the file that was read: no
- * field was lost on the way. The mapping back lives here only, as the check.
+ * schema as written to disk (JSON), and seen as version 1 again (resultsV1, what the readers still on
+ * version 1 take of a version 2 file) it is the file that was read: no field was lost on the way.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { InstructionRepetition } from "../src/callgrind/profile.js";
-import {
-  type AbCell,
-  type AbResults,
-  type Cell,
-  type CellV2,
-  type Observation,
-  type Results,
-  type ResultsV2,
-  ResultsV2Schema,
-} from "../src/results/schema.js";
+import { type AbResults, type Results, type ResultsV2, ResultsV2Schema } from "../src/results/schema.js";
 import { parseResultsDocument } from "../src/results/store.js";
 import { type ResultsDocument, upgradeResults } from "../src/results/upgrade.js";
+import { resultsV1 } from "../src/results/v1-view.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
@@ -40,112 +31,6 @@ function readOld(file: string): ResultsDocument {
   return parseResultsDocument(JSON.parse(text), file);
 }
 
-/** Version 2 back to the version 1 document it came from (the check that nothing was lost). */
-function downgrade(v2: ResultsV2, kind: ResultsDocument["kind"]): Results | AbResults {
-  const { schema_version, cells, interleaved, ...rest } = v2;
-  if (kind === "run") {
-    return { ...rest, schema: "perfgate/results", schema_version: 1, cells: cells.flatMap(runCellsV1) };
-  }
-  const { design, settings, confirm_spent_s, profiling } = interleaved!;
-  return {
-    ...rest,
-    schema: "perfgate/ab",
-    schema_version: 1,
-    results_schema_version: 1,
-    design,
-    settings,
-    confirm_spent_s,
-    ...(profiling ? { profiling } : {}),
-    cells: cells.map(abCellV1),
-  } as AbResults;
-}
-
-function runCellsV1(c: CellV2): Cell[] {
-  return c.observations.map((o) => {
-    const run = o.run!;
-    return {
-      id: run.id,
-      server: o.side,
-      workload: c.workload,
-      script: c.script,
-      threads: c.threads,
-      tier: c.tier,
-      repetition: o.repetition!,
-      status: run.status,
-      ...(run.error !== undefined ? { error: run.error } : {}),
-      started_at: o.started_at,
-      ended_at: run.ended_at,
-      duration_s: o.duration_s,
-      sysbench_args: run.sysbench_args,
-      summary: run.summary,
-      intervals: run.intervals,
-      ...(run.anomalies ? { anomalies: run.anomalies } : {}),
-      status_deltas: run.status_deltas,
-      telemetry: run.telemetry,
-      ...(o.process ? { process: o.process } : {}),
-      ...(run.instructions ? { instructions: run.instructions } : {}),
-    };
-  });
-}
-
-function slice(o: Observation) {
-  return {
-    started_at: o.started_at,
-    duration_s: o.duration_s,
-    tps: o.tps!,
-    qps: o.qps!,
-    p95_ms: o.p95_ms,
-    errors_ps: o.errors_ps!,
-    ...(o.process ? { process: o.process } : {}),
-  };
-}
-
-function abCellV1(c: CellV2): AbCell {
-  const rounds = new Map<number, Observation[]>();
-  for (const o of c.observations) rounds.set(o.round!, [...(rounds.get(o.round!) ?? []), o]);
-  const pairs = [...rounds.values()].map((two) => {
-    const base = two.find((o) => o.side === "base")!;
-    const head = two.find((o) => o.side === "head")!;
-    return {
-      round: base.round!,
-      order: base.order!,
-      confirmation: base.confirmation!,
-      base: slice(base),
-      head: slice(head),
-    };
-  });
-  const sides = c.sides!;
-  const out: AbCell = {
-    id: c.id,
-    workload: c.workload,
-    script: c.script,
-    threads: c.threads,
-    tier: c.tier,
-    status: c.status,
-    ...(c.error !== undefined ? { error: c.error } : {}),
-    started_at: c.started_at,
-    ended_at: c.ended_at,
-    pairs,
-    series: { base: sides.base!.series, head: sides.head!.series },
-    ...(c.confirmation_stop ? { confirmation_stop: c.confirmation_stop } : {}),
-    status_deltas: { base: sides.base!.status_deltas, head: sides.head!.status_deltas },
-    telemetry: c.telemetry!,
-  };
-  if (c.instructions) {
-    const { sides: counted, ...conditions } = c.instructions;
-    out.instructions = {
-      ...conditions,
-      base: counted.base as InstructionRepetition[],
-      head: counted.head as InstructionRepetition[],
-    };
-  }
-  if (c.profile) {
-    const { sides: profiled, ...rest } = c.profile;
-    out.profile = { ...rest, base: profiled.base!, head: profiled.head! };
-  }
-  return out;
-}
-
 function original(doc: ResultsDocument): Results | AbResults {
   return doc.kind === "run" ? doc.results : doc.ab;
 }
@@ -155,7 +40,9 @@ function roundTrip(doc: ResultsDocument): { v2: ResultsV2; back: Results | AbRes
   const v2 = upgradeResults(doc);
   const onDisk = ResultsV2Schema.parse(JSON.parse(JSON.stringify(v2)));
   expect(onDisk).toEqual(v2);
-  return { v2, back: downgrade(onDisk, doc.kind) };
+  const back = resultsV1(onDisk);
+  expect(back.kind).toBe(doc.kind);
+  return { v2, back: original(back) };
 }
 
 describe("the upgrade of old files to the one results document", () => {

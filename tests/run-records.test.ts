@@ -4,11 +4,10 @@
  * resumed file, not because modules share a reference to a record and change it in place.
  */
 import { describe, expect, it } from "vitest";
-import { resumedAbResults } from "../src/ab/resume.js";
 import type { AbResults, Results, ServerRecord } from "../src/results/schema.js";
 import { ResultsWriter } from "../src/run/lifecycle.js";
 import { serversWithDataset, serversWithTier, type TierStart } from "../src/run/records.js";
-import { startingResults } from "../src/run/resume.js";
+import { resumedDocument, startingResults } from "../src/run/resume.js";
 import { makeAbResults, makeResults, makeServer, plannedOf } from "./helpers/results-factory.js";
 
 /** A record as a fresh run makes it: no version string, no tiers yet. */
@@ -120,7 +119,7 @@ describe("ab + resume: each side's record comes from the resumed file by its lab
       cells: [],
       confirm_spent_s: 0,
     };
-    const { results, toRun } = resumedAbResults(fresh, prev, planned as never);
+    const { results, toRun } = resumedDocument(fresh, prev, planned as never);
     expect(toRun.map((c) => c.id)).toEqual([ab.cells[1]!.id]);
     expect(results.confirm_spent_s).toBe(7);
     expect(results.servers.map((s) => [s.label, s.version_string, s.tiers])).toEqual([

@@ -5,14 +5,7 @@
  * adjacent slices. Results are saved after every cell; servers and sysbench stop on every exit path.
  */
 
-import {
-  type Counting,
-  countedCells,
-  countingSection,
-  countsRule,
-  toggleOf,
-} from "../instructions/settings.js";
-import { checkToggleSymbol, findValgrind } from "../instructions/valgrind.js";
+import { countedCells } from "../instructions/settings.js";
 import type { Interval } from "../results/schema.js";
 import {
   AB_SCHEMA,
@@ -26,11 +19,13 @@ import {
 } from "../results/schema.js";
 import { readAbResults, writeAbResults } from "../results/store.js";
 import {
-  type Collector,
+  activeModes,
   Engine,
   type EngineContext,
   type EnginePlan,
   type EngineRun,
+  type MeasuringMode,
+  modesRule,
   preflightEngine,
   prepareSides,
   type RunningServer,
@@ -47,6 +42,7 @@ import {
 } from "../run/lifecycle.js";
 import { type Side, sysbenchCall } from "../run/phases.js";
 import { warmupSeconds } from "../run/plan.js";
+import { checkResumable, resumedDocument } from "../run/resume.js";
 import { runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import { runHeader, serverRecord } from "../run/tier-server.js";
 import type { ServerInstall } from "../servers/install.js";
@@ -65,8 +61,8 @@ import {
 import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";
-import { countAbTier, countedCellCount, type TierCounting } from "./instructions.js";
-import { countsWanted, type MetricsMode, throughputSkipped } from "./metrics.js";
+import { moreRounds } from "./instructions.js";
+import { type MetricsMode, throughputSkipped } from "./metrics.js";
 import {
   type AbPlannedCell,
   abCellLine,
@@ -84,7 +80,6 @@ import {
   toSlice,
 } from "./plan.js";
 import { addProfile, emptySide, keptStacks } from "./profile.js";
-import { checkAbResumable, resumedAbResults } from "./resume.js";
 
 export interface AbOptions extends CommonRunOptions {
   base: string;
@@ -97,11 +92,16 @@ export interface AbOptions extends CommonRunOptions {
   maxPairs?: number;
   confirmBudget?: number;
   thresholds?: ThresholdConfig;
-  /** count instructions per transaction under callgrind (also on when the workload has an instructions section) */
-  instructions?: boolean;
+  /**
+   * measuring modes besides the slices, as `perfgate run` takes them: instruction counts, the one
+   * collector of run, ab and bisect (src/instructions/counts.ts; src/options/ab-request.ts turns
+   * --instructions and --metrics into it)
+   */
+  modes?: MeasuringMode<"base" | "head", AbPlannedCell, AbCell>[];
   /**
    * what is measured (src/ab/metrics.ts): TPS slices (default), instruction counts only, or auto
-   * (instructions only when the doctor finds the host noisy); instructions and auto count instructions
+   * (instructions only when the doctor finds the host noisy); instructions only needs the
+   * instruction-count mode
    */
   metrics?: MetricsMode;
   /** sampled profiles: on a decided TPS change (auto, the default), always, or never */
@@ -133,11 +133,10 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
       design = abDesign(loaded.workload, opts.workloadFile, opts);
     },
   );
-  const section = countingSection(pre.loaded.workload, countsWanted(opts.metrics, opts.instructions));
-  if (section && (opts.running?.base || opts.running?.head)) {
+  const modes = await activeModes(opts.modes, pre.loaded);
+  if (modes.some((m) => m.restartsServers) && (opts.running?.base || opts.running?.head)) {
     throw new Error("an A/B with instruction counts restarts its servers: it cannot use running ones");
   }
-  const counting = section ? { section, valgrind: await findValgrind() } : null;
   const onLocked = () => {
     if (pre.replacing) opts.log.warn(replacingWarning(opts.out));
   };
@@ -145,7 +144,7 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
   return await resolveThenLock(ab, ({ installs, ...locked }) =>
     runAbGuarded(
       opts,
-      { ...pre, ...locked, design: design!, counting },
+      { ...pre, ...locked, design: design!, modes },
       { base: installs[0]!, head: installs[1]! },
     ),
   );
@@ -153,8 +152,8 @@ export async function runAb(opts: AbOptions): Promise<AbOutcome> {
 
 interface AbContext extends EngineContext {
   design: AbResults["design"];
-  /** instruction counting (null: off) */
-  counting: Counting | null;
+  /** the measuring modes that are on (instruction counts) */
+  modes: MeasuringMode<Label, AbPlannedCell, AbCell>[];
 }
 
 type Label = "base" | "head";
@@ -184,11 +183,7 @@ async function runAbGuarded(
   installs: Record<Label, ServerInstall>,
 ): Promise<AbOutcome> {
   const w = given.loaded.workload;
-  if (given.counting) {
-    for (const install of [installs.base, installs.head]) {
-      await checkToggleSymbol(install.mysqld, toggleOf(given.counting.section, install), install.spec);
-    }
-  }
+  for (const mode of given.modes) await mode.checkInstalls([installs.base, installs.head]);
   const { ctx, countsOnly } = withMetrics(opts, given);
   // instructions only: the cells that carry counts, per tier and script the fewest threads
   const planned = countsOnly ? countedPlan(w) : planAbCells(w);
@@ -241,8 +236,10 @@ async function runAbGuarded(
     cellLine: abCellLine,
     pauseSeconds: 0,
     ...(countsOnly ? countsOnlySteps(ctx, w) : {}),
-    collectors: countingCollectors(ctx, planned, { thresholds: opts.thresholds, alpha }),
-    unfinished: countsRule(planned, ctx.counting?.section ?? null),
+    collectors: ctx.modes.map((m) =>
+      m.collector(ctx, planned, moreRounds({ thresholds: opts.thresholds, alpha })),
+    ),
+    unfinished: modesRule(ctx.modes, planned),
     // the plan, at what pairs really cost here, and the confirmation still possible (src/ab/plan.ts)
     secondsAhead: (plannedLeft) =>
       abSecondsAhead({
@@ -275,7 +272,8 @@ async function loadBothSides(
 
 /** The per-comparison alpha of the report: every cell's slice metrics (none when only counted), and each counted cell. */
 function abAlpha(ctx: AbContext, planned: readonly AbPlannedCell[], countsOnly: boolean): number {
-  return reportAlpha(countsOnly ? 0 : planned.length, ctx.counting ? countedCellCount(planned) : 0);
+  const counted = ctx.modes.reduce((n, m) => n + (m.comparisons?.(planned) ?? 0), 0);
+  return reportAlpha(countsOnly ? 0 : planned.length, counted);
 }
 
 /** The context with what this A/B measures (src/ab/metrics.ts), said once when throughput is not. */
@@ -308,7 +306,7 @@ function noProfiles(opts: AbOptions): Awaited<ReturnType<typeof profilingMode>> 
 /**
  * The steps of an instructions-only A/B: no warmup and no slices; each cell is recorded without
  * pairs once the data is loaded, and the instruction-count collector then restarts both servers
- * once under callgrind and counts them (src/ab/instructions.ts).
+ * once under callgrind and counts them (src/instructions/counts.ts).
  */
 function countsOnlySteps(
   ctx: AbContext,
@@ -347,40 +345,6 @@ async function unmeasuredCell(w: Workload, p: AbPlannedCell, sides: readonly Sid
   };
 }
 
-/** The instruction-count collector when counting is on, else none. */
-function countingCollectors(
-  ctx: AbContext,
-  planned: AbPlannedCell[],
-  judged: Pick<TierCounting, "thresholds" | "alpha">,
-): Collector<Label, AbPlannedCell, AbCell>[] {
-  return ctx.counting ? [instructionCounts(ctx.counting, ctx.net.serverWrapper, planned, judged)] : [];
-}
-
-/** The instruction-count collector (src/ab/instructions.ts): a tier's cells counted, each saved with its counts. */
-function instructionCounts(
-  counting: Counting,
-  serverWrapper: readonly string[] | null,
-  planned: AbPlannedCell[],
-  judged: Pick<TierCounting, "thresholds" | "alpha">,
-): Collector<Label, AbPlannedCell, AbCell> {
-  return {
-    afterTier: (e, t) =>
-      countAbTier({
-        ...judged,
-        counting,
-        w: e.w,
-        phase: e.phase,
-        log: e.opts.log,
-        serverWrapper,
-        sides: t.sides,
-        tierCells: t.cells,
-        planned,
-        cellOf: (p) => e.cellOf(p.id),
-        store: (cell) => e.storeCell(cell),
-      }),
-  };
-}
-
 /**
  * The A/B file as it starts and the cells to measure: a fresh file and every cell, or (--resume)
  * the resumed file's finished cells, checked to be the same A/B, and the rest.
@@ -402,14 +366,14 @@ function startingAbResults(
       ctx.host.memory_bytes,
       sideOverrides(w, label === "base" ? opts.baseSet : opts.headSet),
     );
-  const unfinished = countsRule(planned, ctx.counting?.section ?? null);
+  const unfinished = modesRule(ctx.modes, planned);
   const identity = {
     header: fresh,
     servers: { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") },
     tierHashes: { base: hashes("base"), head: hashes("head") },
   };
-  checkAbResumable(opts.resume, prev, identity, unfinished);
-  const resumed = resumedAbResults(fresh, prev, planned, unfinished);
+  checkResumable(opts.resume, prev, identity, unfinished);
+  const resumed = resumedDocument(fresh, prev, planned, unfinished);
   opts.log.info(
     `resuming ${opts.resume}: ${resumed.results.cells.length} of ${plural(planned.length, "cell")} done, ${resumed.toRun.length} to run`,
   );

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Host, Results } from "../results/schema.js";
 import { readResults, writeFileAtomic } from "../results/store.js";
+import { upgradeResults } from "../results/upgrade.js";
 import { pushAll } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { formatJson } from "../util/json-format.js";
@@ -103,8 +104,9 @@ export function saveBaseline(resultsFile: string, o: SaveOptions = {}): string {
   if (existsSync(path) && !o.force) {
     throw new UserError(`${path} exists; pass --force to replace it`);
   }
-  // Baselines are committed: written as the repository's formatter would, so lint passes on them.
-  writeFileAtomic(path, formatJson(results));
+  // Baselines are committed: written as the repository's formatter would, so lint passes on them;
+  // as the one results document (version 2), as perfgate writes every results file.
+  writeFileAtomic(path, formatJson(upgradeResults({ kind: "run", results })));
   return path;
 }
 

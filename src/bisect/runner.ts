@@ -11,7 +11,7 @@ import { parse, stringify } from "yaml";
 import { pairValues } from "../ab/confirm.js";
 import { PREPARE_SEED } from "../ab/plan.js";
 import { type AbOptions, runAb } from "../ab/runner.js";
-import { runInstructionCounts } from "../instructions/run-mode.js";
+import { instructionCounts } from "../instructions/counts.js";
 import { findValgrind } from "../instructions/valgrind.js";
 import { COUNTED_METRIC, HEADLINE_METRIC, isMetricName, metricDef } from "../metrics/table.js";
 import type { AbCell } from "../results/schema.js";
@@ -498,7 +498,7 @@ async function measureRound(
     signal: ctx.o.signal,
     // Profiles explain a change, which is not a bisect step's question.
     profile: "off",
-    ...(counted ? { instructions: true } : {}),
+    ...(counted ? { modes: [instructionCounts(true)] } : {}),
     ...(kept ? { running: kept.running } : {}),
     ...(ctx.o.workDir ? { workDir: ctx.o.workDir } : {}),
     ...(ctx.o.cacheDir ? { cacheDir: ctx.o.cacheDir } : {}),
@@ -536,7 +536,7 @@ async function countRound(ctx: Ctx, step: Step, at: number): Promise<RoundResult
     force: true,
     log: ctx.o.log,
     signal: ctx.o.signal,
-    modes: [runInstructionCounts(true)],
+    modes: [instructionCounts(true)],
     prepareSeed: PREPARE_SEED,
     ...(ctx.o.workDir ? { workDir: ctx.o.workDir } : {}),
     ...(ctx.o.cacheDir ? { cacheDir: ctx.o.cacheDir } : {}),

@@ -18,7 +18,7 @@ import {
 } from "../interop/gab.js";
 import { cliOption } from "../options/commander.js";
 import { FORMAT, OUT } from "../options/definitions.js";
-import { writeFileAtomic } from "../results/store.js";
+import { writeFileAtomic, writeResults } from "../results/store.js";
 import { mergeResultFiles, mergeSummary } from "../run/merge.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
@@ -68,7 +68,7 @@ function importLog(o: ImportFlags & { sysbenchLog: string }): void {
     ...(threads !== undefined ? { threads } : {}),
     ...(o.label !== undefined ? { label: o.label } : {}),
   });
-  writeFileAtomic(o.out, `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(o.out, results);
   writeOut(`${o.out}: ${sysbenchLogSummary(results)}\n`);
 }
 

@@ -12,7 +12,7 @@ import { bisectText } from "../bisect/core/summary.js";
 import { readBisectResults } from "../bisect/store.js";
 import { EXIT } from "../gate/exit.js";
 import { abGate } from "../gate/gate.js";
-import { runInstructionCounts } from "../instructions/run-mode.js";
+import { instructionCounts } from "../instructions/counts.js";
 import { cliOption } from "../options/commander.js";
 import {
   CACHE_DIR,
@@ -212,7 +212,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
     const pins = await runPins(request, log, interrupt.signal);
     const { results, exitCode } = await runWorkload({
       ...runOptions(request, { pins, log, signal: interrupt.signal }),
-      modes: [runInstructionCounts(request.instructions)],
+      modes: [instructionCounts(request.instructions)],
     });
     const reportError = tryWrite(reportPath, () => renderMarkdown(results, { degradation }));
     writeOut(`${renderTerminal(results, { reason: false, degradation })}\n`);

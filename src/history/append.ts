@@ -8,7 +8,8 @@
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runnerClassFor } from "../baselines/store.js";
-import { parseResultsDocument } from "../results/store.js";
+import { parseAnyResults } from "../results/store.js";
+import { resultsV2 } from "../results/upgrade.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { gitSync } from "../util/git.js";
@@ -99,7 +100,7 @@ function isRegularFile(path: string): boolean {
   }
 }
 
-/** The history run for a results (perfgate run) or A/B (perfgate ab) file. */
+/** The history run for a results file of a run or an A/B, of any version. */
 export function historyRunFromFile(
   file: string,
   f: AppendFlags,
@@ -114,29 +115,28 @@ export function historyRunFromFile(
       `${file}: "schema" is ${JSON.stringify(data?.schema)}; accepted: perfgate/results (perfgate run) or perfgate/ab (perfgate ab)`,
     );
   }
-  const doc = parseResultsDocument(data, file);
-  if (doc.kind === "ab") {
-    const ab = doc.ab;
-    const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1];
+  // read as version 2 (a v1 file upgraded): the history extractor takes it as it is
+  const doc = resultsV2(parseAnyResults(data, file));
+  if (doc.interleaved) {
+    const head = doc.servers.find((s) => s.label === "head") ?? doc.servers[1];
     const ctx = { ...runContext(f, env, measuredCommit(head ? [head] : [])), rawFile: file };
     return historyFromDocument(
-      ab,
-      { ...ctx, besideResults, runnerClass: runnerClassFor(ab.host, f.runnerClass) },
+      doc,
+      { ...ctx, besideResults, runnerClass: runnerClassFor(doc.host, f.runnerClass) },
       text,
     );
   }
   if (f.abInTrend) {
     throw new UsageError(
-      `--ab-in-trend: ${file} is a perfgate/results file, always a trend point; the option is for an A/B file (perfgate/ab)`,
+      `--ab-in-trend: ${file} is a run's results file (perfgate run), always a trend point; the option is for an A/B's (perfgate ab)`,
     );
   }
-  const r = doc.results;
-  if (r.status === "running")
+  if (doc.status === "running")
     throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
-  const ctx = { ...runContext(f, env, measuredCommit(r.servers)), rawFile: file };
+  const ctx = { ...runContext(f, env, measuredCommit(doc.servers)), rawFile: file };
   return historyFromDocument(
-    r,
-    { ...ctx, besideResults, runnerClass: runnerClassFor(r.host, f.runnerClass) },
+    doc,
+    { ...ctx, besideResults, runnerClass: runnerClassFor(doc.host, f.runnerClass) },
     text,
   );
 }

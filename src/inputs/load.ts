@@ -6,7 +6,7 @@ import { extname } from "node:path";
 import { fromDocument, fromImport, type MeasurementSet } from "../compare/model.js";
 import { importCsv } from "../import/csv.js";
 import { parseImportedSet } from "../import/store.js";
-import { parseResultsDocument } from "../results/store.js";
+import { parseAnyResults } from "../results/store.js";
 import { parseJson, readTextFile, shortValue } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
 
@@ -26,8 +26,7 @@ export function loadMeasurements(file: string): MeasurementSet {
   switch (schema) {
     case "perfgate/results":
     case "perfgate/ab": {
-      const doc = parseResultsDocument(data, file);
-      return fromDocument(doc.kind === "ab" ? doc.ab : doc.results, file);
+      return fromDocument(parseAnyResults(data, file), file);
     }
     case "perfgate/import":
       return fromImport(parseImportedSet(data, file), file);

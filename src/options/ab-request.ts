@@ -8,8 +8,9 @@
  */
 import { z } from "zod";
 import { PROFILE_MODES } from "../ab/confirm.js";
-import { METRICS_MODES } from "../ab/metrics.js";
+import { countsWanted, METRICS_MODES } from "../ab/metrics.js";
 import type { AbOptions } from "../ab/runner.js";
+import { instructionCounts } from "../instructions/counts.js";
 import { METRIC_NAMES } from "../metrics/table.js";
 import type { NetworkSetup } from "../servers/network.js";
 import type { ThresholdConfig } from "../stats/verdict.js";
@@ -62,10 +63,20 @@ export function abThresholds(req: AbRequest): ThresholdConfig {
   return thresholdConfig(req.thresholdPct, req.thresholdMetric);
 }
 
-/** The engine's options for the request: the one mapping, for the CLI and the action. */
+/**
+ * The engine's options for the request: the one mapping, for the CLI and the action. --instructions
+ * and --metrics (instructions or auto count instructions) become the one instruction-count collector
+ * as a measuring mode, as `perfgate run` and `perfgate bisect` are given it.
+ */
 export function abRunOptions(req: AbRequest, run: { log: Logger; signal: AbortSignal }): AbOptions {
-  const { thresholdPct: _pct, thresholdMetric: _metric, ...rest } = req;
-  const opts: AbOptions = { ...rest, thresholds: abThresholds(req), log: run.log, signal: run.signal };
+  const { thresholdPct: _pct, thresholdMetric: _metric, instructions, ...rest } = req;
+  const opts: AbOptions = {
+    ...rest,
+    modes: [instructionCounts(countsWanted(req.metrics, instructions))],
+    thresholds: abThresholds(req),
+    log: run.log,
+    signal: run.signal,
+  };
   // Absent, not undefined or false: the engine and the results record only what was asked for.
   for (const key of Object.keys(opts) as (keyof AbOptions)[]) {
     if (opts[key] === undefined || opts[key] === false) delete opts[key];

@@ -1,7 +1,8 @@
 /**
  * The results file: one JSON document per run, the spine every report, verdict and baseline reads.
- * Documented in docs/results-schema.md; bump RESULTS_SCHEMA_VERSION on any change an older reader
- * would misread. Every file is validated on read (store.ts), so a reader never guesses.
+ * Documented in docs/results-schema.md; bump the version written (RESULTS_V2_SCHEMA_VERSION) on any
+ * change an older reader would misread; RESULTS_SCHEMA_VERSION and AB_SCHEMA_VERSION are the v1
+ * files'. Every file is validated on read (store.ts), so a reader never guesses.
  */
 import { z } from "zod";
 import {
@@ -510,8 +511,8 @@ export type AbResults = z.infer<typeof AbResultsSchema>;
 
 /*
  * The one results document (version 2, docs/results-schema.md "One results document"): a run and an
- * A/B alike, an A/B being a run with two sides measured in interleaved pairs. Designed and read
- * (store.ts upgradeResults maps every v1 file into it); not yet written by run, ab or bisect.
+ * A/B alike, an A/B being a run with two sides measured in interleaved pairs. What run, ab and bisect
+ * write (store.ts writeResults, writeAbResults); every v1 file is read into it (upgrade.ts).
  */
 export const RESULTS_V2_SCHEMA_VERSION = 2 as const;
 

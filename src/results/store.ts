@@ -1,8 +1,9 @@
 /**
- * Reading and writing results documents (a run's, perfgate/results, and an A/B's, perfgate/ab):
- * atomic writes, validated reads with one-line errors. Every version perfgate wrote is read through
- * one function, parseResultsDocument: the one place where an older file is brought to what the
- * readers take (docs/results-schema.md).
+ * Reading and writing results documents: atomic writes of the one results document (perfgate/results
+ * version 2, a run's and an A/B's alike), validated reads with one-line errors of every version
+ * perfgate wrote (v2, and v1's perfgate/results and perfgate/ab). The one place that knows a file's
+ * version: parseAnyResults for the readers on version 2, parseResultsDocument (a v1 view) for those
+ * not yet on it (docs/results-schema.md).
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -15,10 +16,14 @@ import {
   AbResultsSchema,
   RESULTS_SCHEMA,
   RESULTS_SCHEMA_VERSION,
+  RESULTS_V2_SCHEMA_VERSION,
   type Results,
   ResultsSchema,
+  type ResultsV2,
+  ResultsV2Schema,
 } from "./schema.js";
-import type { ResultsDocument } from "./upgrade.js";
+import { type AnyResultsDocument, type ResultsDocument, upgradeResults } from "./upgrade.js";
+import { resultsV1 } from "./v1-view.js";
 
 const REASONS: Record<string, string> = {
   ENOSPC: "no space left on device",
@@ -54,49 +59,88 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
+/** A run's document written as the one results document, version 2 (docs/results-schema.md). */
 export function writeResults(path: string, results: Results): void {
-  writeFileAtomic(path, `${JSON.stringify(results, null, 2)}\n`);
+  writeDocument(path, upgradeResults({ kind: "run", results }));
+}
+
+/** An A/B's document written as the one results document, version 2: a run with two sides. */
+export function writeAbResults(path: string, results: AbResults): void {
+  writeDocument(path, upgradeResults({ kind: "ab", ab: results }));
+}
+
+function writeDocument(path: string, doc: ResultsV2): void {
+  writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
 }
 
 const RUN_DOCUMENT = { schema: RESULTS_SCHEMA, version: RESULTS_SCHEMA_VERSION, zod: ResultsSchema };
 const AB_DOCUMENT = { schema: AB_SCHEMA, version: AB_SCHEMA_VERSION, zod: AbResultsSchema };
+const V2_DOCUMENT = { schema: RESULTS_SCHEMA, version: RESULTS_V2_SCHEMA_VERSION, zod: ResultsV2Schema };
+const VERSIONS = [RESULTS_SCHEMA_VERSION, RESULTS_V2_SCHEMA_VERSION] as const;
+
+function isV2(data: unknown): boolean {
+  const head = (data ?? {}) as { schema?: unknown; schema_version?: unknown };
+  return head.schema === RESULTS_SCHEMA && head.schema_version === RESULTS_V2_SCHEMA_VERSION;
+}
 
 /**
- * The one reading function of results documents: validates a parsed document of any version
- * perfgate wrote (perfgate/results v1, perfgate/ab v1) and upgrades it to what the readers take;
- * `where` names it in errors. A document of neither schema gets the run document's one-line error.
+ * Validates a parsed results document of any version perfgate wrote (perfgate/results v2,
+ * perfgate/results v1, perfgate/ab v1), as it is: what the readers on version 2 take (resultsV2
+ * upgrades a v1 one). `where` names it in errors; a document of neither schema gets the run
+ * document's one-line error.
+ */
+export function parseAnyResults(data: unknown, where: string): AnyResultsDocument {
+  if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
+  if ((data as { schema?: unknown }).schema === AB_SCHEMA) return validateDocument(data, where, AB_DOCUMENT);
+  if (isV2(data)) return validateDocument(data, where, V2_DOCUMENT);
+  return validateDocument(data, where, { ...RUN_DOCUMENT, version: VERSIONS });
+}
+
+/**
+ * The one reading function of results documents for the readers that still take version 1 (the
+ * run report, the gate, export): a document of any version, a version 2 one seen as the v1 run or
+ * A/B it holds (v1-view.ts); `where` names it in errors.
  */
 export function parseResultsDocument(data: unknown, where: string): ResultsDocument {
-  if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
-  if ((data as { schema?: unknown }).schema === AB_SCHEMA) {
-    return { kind: "ab", ab: validateDocument(data, where, AB_DOCUMENT) };
+  const doc = parseAnyResults(data, where);
+  if (doc.schema === AB_SCHEMA) return { kind: "ab", ab: doc as AbResults };
+  if (doc.schema_version === RESULTS_SCHEMA_VERSION) return { kind: "run", results: doc as Results };
+  try {
+    return resultsV1(doc as ResultsV2);
+  } catch (err) {
+    throw new UserError(`${where}: ${(err as Error).message}`);
   }
-  return { kind: "run", results: validateDocument(data, where, RUN_DOCUMENT) };
 }
 
 export function readResultsDocument(path: string): ResultsDocument {
   return parseResultsDocument(parseJson(readTextFile(path), path), path);
 }
 
-/** A run's results document; any other document gets the run document's one-line error. */
+/** A run's results document (either version); any other document gets the run document's one-line error. */
 export function parseResults(data: unknown, where: string): Results {
   if (typeof data !== "object" || data === null) throw new UserError(`${where}: expected a JSON object`);
-  return validateDocument(data, where, RUN_DOCUMENT);
+  if (!isV2(data)) return validateDocument(data, where, { ...RUN_DOCUMENT, version: VERSIONS });
+  const doc = parseResultsDocument(data, where);
+  if (doc.kind !== "run") {
+    throw new UserError(`${where}: an A/B's results (perfgate ab), expected a run's (perfgate run)`);
+  }
+  return doc.results;
 }
 
 export function readResults(path: string): Results {
   return parseResults(parseJson(readTextFile(path), path), path);
 }
 
-/** An A/B's results document; any other document gets the A/B document's one-line error. */
+/** An A/B's results document (either version); any other document gets the A/B document's one-line error. */
 export function parseAbResults(data: unknown, where: string): AbResults {
-  return validateDocument(data, where, AB_DOCUMENT);
+  if (!isV2(data)) return validateDocument(data, where, AB_DOCUMENT);
+  const doc = parseResultsDocument(data, where);
+  if (doc.kind !== "ab") {
+    throw new UserError(`${where}: a run's results (perfgate run), expected an A/B's (perfgate ab)`);
+  }
+  return doc.ab;
 }
 
 export function readAbResults(path: string): AbResults {
   return parseAbResults(parseJson(readTextFile(path), path), path);
-}
-
-export function writeAbResults(path: string, results: AbResults): void {
-  writeFileAtomic(path, `${JSON.stringify(results, null, 2)}\n`);
 }

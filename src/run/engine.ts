@@ -8,6 +8,7 @@
  * add to a tier's cells after they are measured. Server records in the document are values the
  * engine computes from each start (src/run/records.ts): no module changes another's record.
  */
+import type { InstructionRepetition } from "../callgrind/profile.js";
 import type { ServerRecord } from "../results/schema.js";
 import type { ServerInstall } from "../servers/install.js";
 import type { ServerInstance } from "../servers/instance.js";
@@ -32,13 +33,12 @@ import { type PlannedServer, parseServerSpecs, preflightServers } from "./prefli
 import { formatDuration } from "./progress.js";
 import {
   deepFreeze,
-  resumedServers,
   serversWithDataset,
   serversWithTier,
   type TierRecord,
   type TierStart,
 } from "./records.js";
-import { finishedCells, inPlanOrder } from "./resume.js";
+import { inPlanOrder } from "./resume.js";
 import type { PhaseContext } from "./sysbench-run.js";
 import { startTierServer, tierConfigHash } from "./tier-server.js";
 
@@ -102,7 +102,7 @@ export function tierHashes(
 }
 
 type PlannedLike = { id: string; tier: string };
-type CellLike = { id: string; status: "ok" | "failed"; error?: string | undefined };
+export type CellLike = { id: string; status: "ok" | "failed"; error?: string | undefined };
 
 /** The document fields the engine reads and computes, besides the lifecycle's. */
 export interface EngineFile<C extends CellLike = CellLike> extends RunFile {
@@ -110,30 +110,6 @@ export interface EngineFile<C extends CellLike = CellLike> extends RunFile {
   servers: ServerRecord[];
   cells: readonly C[];
   resumed?: { at: string; cells_kept: number }[] | undefined;
-}
-
-/**
- * A resumed document: `fresh` (the new header and server records) with `prev`'s finished cells
- * that are still planned (and finished by `unfinished`, the measuring modes' rule), its servers' tiers and version strings, start time and telemetry
- * overhead, and one more `resumed` entry. Also returns the planned cells still to measure.
- */
-export function resumedDocument<R extends EngineFile, P extends { id: string }>(
-  fresh: R,
-  prev: R,
-  planned: readonly P[],
-  unfinished?: UnfinishedRule<R["cells"][number]>,
-): { results: R; toRun: P[] } {
-  const kept = finishedCells(prev.cells, planned, unfinished) as R["cells"];
-  const keptIds = new Set(kept.map((c) => c.id));
-  const results: R = {
-    ...fresh,
-    started_at: prev.started_at,
-    servers: resumedServers(fresh.servers, prev.servers),
-    cells: kept,
-    telemetry_overhead_pct_of_core: prev.telemetry_overhead_pct_of_core,
-    resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }],
-  };
-  return { results, toRun: planned.filter((c) => !keptIds.has(c.id)) };
 }
 
 /** One side the engine starts per tier: its label in the document, its build and options. */
@@ -177,6 +153,16 @@ export interface Collector<L extends string | null, P, C extends CellLike> {
 }
 
 /**
+ * Why a counted cell gets another round after its planned ones (a line saying so), or null to
+ * stop: given the repetitions per side so far and the most it may take.
+ */
+export type MoreRounds = (
+  label: string,
+  repetitions: readonly (readonly InstructionRepetition[])[],
+  max: number,
+) => string | null;
+
+/**
  * A measuring mode a command is given by its caller (the CLI), so that src/run needs no module
  * above it: checked before anything is fetched, its builds checked before anything is written,
  * then a collector.
@@ -186,7 +172,12 @@ export interface MeasuringMode<L extends string | null, P, C extends CellLike> {
   preflight(loaded: LoadedWorkload): Promise<boolean>;
   /** checks the resolved builds (e.g. the toggle function in the binary) */
   checkInstalls(installs: readonly ServerInstall[]): Promise<void>;
-  collector(ctx: EngineContext, planned: readonly P[]): Collector<L, P, C>;
+  /** it restarts the tier's servers (under valgrind): it cannot measure servers left running */
+  restartsServers?: boolean;
+  /** how many compared metrics it adds to the report over `planned` (an A/B's alpha counts them) */
+  comparisons?(planned: readonly P[]): number;
+  /** its collector; `more`: an A/B's judge of another counting round while a verdict is undecided */
+  collector(ctx: EngineContext, planned: readonly P[], more?: MoreRounds): Collector<L, P, C>;
   /** why a measured cell lacks what the mode planned for it (null: nothing missing), after preflight */
   unfinished?(planned: readonly P[]): UnfinishedRule<C>;
 }

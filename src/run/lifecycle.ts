@@ -216,7 +216,7 @@ export interface CommonRunOptions {
   force?: boolean;
   /** the network scenario (src/servers/network.ts); default: sysbench here, servers on 127.0.0.1 */
   network?: NetworkSetup;
-  /** continue the interrupted run in this results file (`--resume`, src/run/resume.ts, src/ab/resume.ts) */
+  /** continue the interrupted run in this results file (`--resume`, src/run/resume.ts: one resume for run and ab) */
   resume?: string;
 }
 

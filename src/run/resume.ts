@@ -1,8 +1,11 @@
 /**
- * `perfgate run --resume <results.json>`: continue an interrupted matrix. The run must be the same
- * one — workload file contents, dataset, host, sysbench, server build, shard, network path and the
- * server configuration of every tier it already measured — or it is refused with every difference
- * named. Finished cells are kept; failed and missing ones are run. Pure logic; runner.ts drives it.
+ * The one resume of `perfgate run --resume <results.json>` and `perfgate ab --resume <ab.json>`:
+ * continue an interrupted run or A/B. It must be the same one — workload file contents, dataset,
+ * host, sysbench, shard, network path, each server's build and the configuration of every tier it
+ * already measured, and an A/B's design and --base-set/--head-set — or it is refused with every
+ * difference named. Finished cells are kept; failed, missing and unfinished ones (a counted cell
+ * without its planned counts) are measured. Pure logic; src/run/runner.ts and src/ab/runner.ts
+ * drive it.
  */
 import {
   type Cell,
@@ -12,16 +15,34 @@ import {
   type ServerRecord,
 } from "../results/schema.js";
 import { UsageError } from "../util/errors.js";
-import { resumedDocument } from "./engine.js";
+import type { EngineFile } from "./engine.js";
 import type { UnfinishedRule } from "./lifecycle.js";
 import type { PlannedCell } from "./plan.js";
+import { resumedServers } from "./records.js";
 
-/** What the new run would record, to hold against the file being resumed. */
+/** The header fields every results file records and a resume holds against: workload, dataset, host, sysbench, shard, network. */
+export type ResumeHeader = Pick<Results, "workload" | "dataset" | "host" | "sysbench" | "shard" | "network">;
+
+/** A results file being resumed, a run's or an A/B's: its header, server records and cells. */
+export type ResumableFile<C extends { id: string; status: string } = { id: string; status: string }> =
+  ResumeHeader & {
+    status: Results["status"];
+    servers: readonly ServerRecord[];
+    cells: readonly C[];
+    /** an A/B's design and --base-set/--head-set settings */
+    design?: unknown;
+    settings?: unknown;
+  };
+
+/**
+ * What the new run or A/B would record, to hold against the file being resumed: its header (an
+ * A/B's with its design and settings), and per server label ("server" for a run, "base" and "head"
+ * for an A/B) its build and the config_hash its configuration gives for each tier.
+ */
 export interface ResumeIdentity {
-  header: Pick<Results, "workload" | "dataset" | "host" | "sysbench" | "shard" | "network">;
-  server: Pick<ServerRecord, "flavor" | "version" | "source" | "sha256">;
-  /** config_hash the new run's configuration gives for each tier */
-  tierHashes: Record<string, string>;
+  header: ResumeHeader & { design?: unknown; settings?: unknown };
+  servers: Record<string, Pick<ServerRecord, "flavor" | "version" | "source" | "sha256">>;
+  tierHashes: Record<string, Record<string, string>>;
 }
 
 const HOST_FIELDS = ["cpu_model", "cores", "arch", "os", "kernel"] as const;
@@ -33,12 +54,9 @@ export function differ(what: string, was: unknown, now: unknown): string | null 
   return a === b ? null : `${what} was ${a}, now ${b}`;
 }
 
-/** The header fields both kinds of results files share: workload, dataset, host, sysbench, shard, network. */
-export type ResumeHeader = Pick<Results, "workload" | "dataset" | "host" | "sysbench" | "shard" | "network">;
-
-/** Every way a new run's header differs from the recorded one (run and ab). */
-export function headerDifferences(prev: ResumeHeader, h: ResumeHeader): string[] {
-  const out: (string | null)[] = [
+/** Every way a new run's header differs from the recorded one; an A/B's design and settings too. */
+function headerDifferences(prev: ResumableFile, h: ResumeIdentity["header"]): (string | null)[] {
+  return [
     differ("workload sha256", prev.workload.sha256, h.workload.sha256),
     differ("dataset", prev.dataset, h.dataset),
     ...HOST_FIELDS.map((k) => differ(`host.${k}`, prev.host[k], h.host[k])),
@@ -48,20 +66,23 @@ export function headerDifferences(prev: ResumeHeader, h: ResumeHeader): string[]
     differ("sysbench version", prev.sysbench.version, h.sysbench.version),
     differ("shard", prev.shard, h.shard),
     differ("network", prev.network, h.network),
+    ...(h.design === undefined ? [] : [differ("design", prev.design, h.design)]),
+    ...(h.settings === undefined
+      ? []
+      : [differ("settings (--base-set/--head-set)", prev.settings, h.settings)]),
   ];
-  return out.filter((d): d is string => d !== null);
 }
 
 /**
  * Every way a server differs from the recorded one (`what`: "server", "base server", ...): its
  * build, and the configuration of every tier it already measured.
  */
-export function serverDifferences(
+function serverDifferences(
   what: string,
   prev: ServerRecord | undefined,
-  now: ResumeIdentity["server"],
+  now: ResumeIdentity["servers"][string],
   tierHashes: Record<string, string>,
-): string[] {
+): (string | null)[] {
   if (!prev) return [`the file records no ${what}`];
   const out: (string | null)[] = [];
   for (const k of ["flavor", "version", "source", "sha256"] as const) {
@@ -75,47 +96,49 @@ export function serverDifferences(
       );
     }
   }
+  return out;
+}
+
+/**
+ * Every way the new run or A/B differs from the one recorded in `prev` (empty: the same one). A
+ * run's only server is its file's first record; an A/B's are matched by label.
+ */
+export function resumeDifferences(prev: ResumableFile, now: ResumeIdentity): string[] {
+  const labels = Object.keys(now.servers);
+  const recorded = (label: string) =>
+    prev.servers.find((s) => s.label === label) ?? (labels.length === 1 ? prev.servers[0] : undefined);
+  const out = [
+    ...headerDifferences(prev, now.header),
+    ...labels.flatMap((label) =>
+      serverDifferences(
+        labels.length === 1 ? "server" : `${label} server`,
+        recorded(label),
+        now.servers[label]!,
+        now.tierHashes[label] ?? {},
+      ),
+    ),
+  ];
   return out.filter((d): d is string => d !== null);
 }
 
-/** Every way the new run differs from the one recorded in `prev` (empty: the same run). */
-export function resumeDifferences(prev: Results, now: ResumeIdentity): string[] {
-  return [
-    ...headerDifferences(prev, now.header),
-    ...serverDifferences("server", prev.servers[0], now.server, now.tierHashes),
-  ];
-}
-
 /**
- * Refuses (exit 2) a resume of a complete run, or of another run: `diffs` names every difference.
- * A file marked complete whose cells still lack what was planned (`pending`: instruction counts, as
- * older versions could leave it) is resumed.
+ * Refuses (exit 2) a resume of a complete run or A/B, or of another one: every difference is named.
+ * A file marked complete whose cells still lack what was planned (by `unfinished`, the measuring
+ * modes' rule: instruction counts, as older versions could leave it) is resumed.
  */
-export function refuseResume(
+export function checkResumable<C extends { id: string; status: string }>(
   file: string,
-  status: Results["status"],
-  diffs: readonly string[],
-  pending = 0,
+  prev: ResumableFile<C>,
+  now: ResumeIdentity,
+  unfinished?: UnfinishedRule<C>,
 ): void {
-  if (status === "complete" && pending === 0) {
+  if (prev.status === "complete" && pendingCells(prev.cells, unfinished) === 0) {
     throw new UsageError(`--resume ${file}: the run is complete; nothing to resume`);
   }
+  const diffs = resumeDifferences(prev, now);
   if (diffs.length > 0) {
     throw new UsageError(`--resume ${file}: not the same run: ${diffs.join("; ")}`);
   }
-}
-
-/**
- * Refuses (exit 2) a resume of a complete run or of a different run, naming every difference.
- * `unfinished`: the measuring modes' rule of a finished cell (refuseResume's `pending`).
- */
-export function checkResumable(
-  file: string,
-  prev: Results,
-  now: ResumeIdentity,
-  unfinished?: UnfinishedRule<Cell>,
-): void {
-  refuseResume(file, prev.status, resumeDifferences(prev, now), pendingCells(prev.cells, unfinished));
 }
 
 /** How many of `cells` are ok but not finished by the rule (0 without one). */
@@ -143,6 +166,34 @@ export function finishedCells<C extends { id: string; status: string }>(
   });
 }
 
+/**
+ * The one resume of a run and an A/B: `fresh` (the new header and server records) with `prev`'s
+ * finished cells that are still planned (finished by `unfinished`, the measuring modes' rule: a
+ * counted cell without its planned counts is measured again), its servers' tiers and version
+ * strings, start time, telemetry overhead and, an A/B's, the confirmation time it spent, and one
+ * more `resumed` entry. Also returns the planned cells still to measure.
+ */
+export function resumedDocument<R extends EngineFile, P extends { id: string }>(
+  fresh: R,
+  prev: R,
+  planned: readonly P[],
+  unfinished?: UnfinishedRule<R["cells"][number]>,
+): { results: R; toRun: P[] } {
+  const kept = finishedCells(prev.cells, planned, unfinished) as R["cells"];
+  const keptIds = new Set(kept.map((c) => c.id));
+  const spent = (prev as { confirm_spent_s?: number }).confirm_spent_s;
+  const results: R = {
+    ...fresh,
+    started_at: prev.started_at,
+    servers: resumedServers(fresh.servers, prev.servers),
+    cells: kept,
+    telemetry_overhead_pct_of_core: prev.telemetry_overhead_pct_of_core,
+    resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }],
+    ...(spent === undefined ? {} : { confirm_spent_s: spent }),
+  };
+  return { results, toRun: planned.filter((c) => !keptIds.has(c.id)) };
+}
+
 /** Cells in plan order (a resumed run's file reads like an uninterrupted one's). */
 export function inPlanOrder<C extends { id: string }>(
   cells: readonly C[],
@@ -154,7 +205,7 @@ export function inPlanOrder<C extends { id: string }>(
 
 /**
  * A run's first results: the header, no cells — or, resuming `prev`, its finished cells, its tier
- * records and start time, and one more `resumed` entry (src/run/engine.ts `resumedDocument`).
+ * records and start time, and one more `resumed` entry (resumedDocument).
  * `record` is the run's new server record; it is not changed. Also returns the cells still to run.
  */
 export function startingResults(

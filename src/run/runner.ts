@@ -56,7 +56,7 @@ export interface RunOptions extends CommonRunOptions {
   shard?: Shard;
   /** reuse prepared datasets: restore a snapshot instead of prepare, or make one after prepare (src/datasets) */
   reuseDataset?: boolean;
-  /** measuring modes besides the sysbench cells (instruction counts: src/instructions/run-mode.ts) */
+  /** measuring modes besides the sysbench cells (instruction counts: src/instructions/counts.ts, the one collector of run, ab and bisect) */
   modes?: MeasuringMode<null, PlannedCell, Cell>[];
   /** sysbench prepare's --rand-seed, for data equal to another run's (`perfgate bisect`: the A/B's seed) */
   prepareSeed?: number;
@@ -101,7 +101,12 @@ function startingRun(
   const prev = readResults(opts.resume);
   const w = ctx.loaded.workload;
   const hashes = tierHashes(install, w, ctx.host.memory_bytes, sideOverrides(w, opts.set));
-  checkResumable(opts.resume, prev, { header, server: record, tierHashes: hashes }, unfinished);
+  checkResumable(
+    opts.resume,
+    prev,
+    { header, servers: { server: record }, tierHashes: { server: hashes } },
+    unfinished,
+  );
   const started = startingResults(header, record, cells, prev, unfinished);
   opts.log.info(
     `resuming ${opts.resume}: ${started.results.cells.length} of ${plural(cells.length, "cell")} done, ${started.toRun.length} to run`,

@@ -20,8 +20,11 @@ function closeResults(file) {
     const doc = JSON.parse(fs.readFileSync(file, "utf8"));
     if (doc.status !== "running") return;
     doc.status = "incomplete";
+    // a run's cells_planned counts its repetitions: in version 2, its cells' observations
+    const done = doc.interleaved ? doc.cells.length
+      : doc.cells.reduce((n, c) => n + (c.observations ? c.observations.length : 1), 0);
     doc.status_reason = "perfgate (pid " + owner + ") ended without finishing (killed) after " +
-      doc.cells.length + " of " + doc.cells_planned + (doc.cells_planned === 1 ? " cell" : " cells");
+      done + " of " + doc.cells_planned + (doc.cells_planned === 1 ? " cell" : " cells");
     const tmp = file + ".watchdog.tmp";
     fs.writeFileSync(tmp, JSON.stringify(doc, null, 2) + "\\n");
     fs.renameSync(tmp, file);
