@@ -16,6 +16,7 @@ import {
   type MetricValues,
   type SliceValues,
   valuesFrom,
+  withValues,
 } from "../metrics/table.js";
 import type {
   CellV2,
@@ -79,8 +80,12 @@ export interface PairedCell {
   base: string;
   head: string;
   pairs: { base: SideValues; head: SideValues }[];
-  /** each side's per-second tps over its slices, on the side's own clock */
-  series: { base: TimedValue[]; head: TimedValue[] };
+  /**
+   * each side's per-second intervals over its slices, on the side's own clock, as the document
+   * holds them: tpsSeries makes one a tidy tps series where it is read (the degradation check, the
+   * PR comment's chart), so a large A/B file keeps no copy of every second in memory
+   */
+  series: { base: readonly PerSecondTps[]; head: readonly PerSecondTps[] };
 }
 
 export interface MeasurementSet {
@@ -287,7 +292,7 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
       base,
       head,
       pairs,
-      series: { base: tpsSeries(sides?.base?.series ?? []), head: tpsSeries(sides?.head?.series ?? []) },
+      series: { base: sides?.base?.series ?? [], head: sides?.head?.series ?? [] },
     });
   }
   return {
@@ -330,6 +335,8 @@ function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell[
   return out;
 }
 
+const fromSlice = (m: MetricDef<MetricName>) => m.fromSlice;
+
 /**
  * One side of a pair as an observation, by the metrics' slice extractors (which read a null figure
  * as not measured: a version 2 observation's figures may be null, a slice's never are).
@@ -342,11 +349,14 @@ function sideObservation(
   engine: string,
   repetition: number,
 ): Observation {
-  return { scenario, tier, threads, engine, repetition, ...valuesFrom((m) => m.fromSlice, s as SliceValues) };
+  return withValues({ scenario, tier, threads, engine, repetition }, fromSlice, s as SliceValues);
 }
 
+/** One second of a side's intervals: its time and tps. */
+export type PerSecondTps = Pick<Interval, "t" | "tps">;
+
 /** A side's per-second tps as a tidy series. */
-function tpsSeries(intervals: readonly { t: number; tps: number }[]): TimedValue[] {
+export function tpsSeries(intervals: readonly PerSecondTps[]): TimedValue[] {
   const out: TimedValue[] = new Array(intervals.length);
   for (let i = 0; i < intervals.length; i++) out[i] = { t: intervals[i]!.t, value: intervals[i]!.tps };
   return tidySeries(out);
