@@ -11,7 +11,8 @@ export type Align = "l" | "r";
 export interface Table {
   header: string[];
   align: Align[];
-  rows: string[][];
+  /** an array, or rows made as the table takes them (a Markdown table takes each once, in order) */
+  rows: Iterable<string[]>;
 }
 
 export interface Format {
@@ -33,10 +34,8 @@ export interface Format {
 
 function mdTable(t: Table): string[] {
   const sep = t.align.map((a) => (a === "r" ? "---:" : "---"));
-  const out: string[] = new Array(t.rows.length + 2);
-  out[0] = `| ${t.header.join(" | ")} |`;
-  out[1] = `|${sep.join("|")}|`;
-  for (let i = 0; i < t.rows.length; i++) out[i + 2] = `| ${t.rows[i]!.join(" | ")} |`;
+  const out = [`| ${t.header.join(" | ")} |`, `|${sep.join("|")}|`];
+  for (const row of t.rows) out.push(`| ${row.join(" | ")} |`);
   return out;
 }
 
