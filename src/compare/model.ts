@@ -157,6 +157,10 @@ function spreadsOf(intervals: readonly Interval[]): Partial<Record<MetricName, R
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** The extractors of a run's cells and of an A/B's slices (src/metrics/table.ts). */
+const fromCell = (m: MetricDef<MetricName>) => m.fromCell;
+const fromSlice = (m: MetricDef<MetricName>) => m.fromSlice;
+
 function pushUnique(xs: string[], x: string): void {
   if (!xs.includes(x)) xs.push(x);
 }
@@ -197,17 +201,16 @@ function runSet(doc: ResultsV2, file: string): MeasurementSet {
       const series = seriesOf(run.intervals);
       const spread = spreadsOf(run.intervals);
       const repeated = repeatedOf(run);
-      observations.push({
-        scenario: c.script,
-        tier: c.tier,
-        threads: c.threads,
-        engine,
-        repetition: o.repetition ?? 1,
-        ...valuesFrom((m) => m.fromCell, run),
-        ...(series ? { series } : {}),
-        ...(spread ? { spread } : {}),
-        ...(repeated ? { repeated } : {}),
-      });
+      // built in place rather than from spreads: a run file has an observation per repetition
+      const x: Observation = withValues(
+        { scenario: c.script, tier: c.tier, threads: c.threads, engine, repetition: o.repetition ?? 1 },
+        fromCell,
+        run,
+      );
+      if (series) x.series = series;
+      if (spread) x.spread = spread;
+      if (repeated) x.repeated = repeated;
+      observations.push(x);
     }
   }
   return {
@@ -334,8 +337,6 @@ function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell[
   }
   return out;
 }
-
-const fromSlice = (m: MetricDef<MetricName>) => m.fromSlice;
 
 /**
  * One side of a pair as an observation, by the metrics' slice extractors (which read a null figure

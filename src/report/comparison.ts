@@ -128,10 +128,11 @@ export function verdictText(c: ComparisonCell, f: Format): string {
       return `unchanged${unconfirmed}`;
     default: {
       // what stopped it and what it already rules out (src/compare/undecided.ts)
-      const why = c.undecided
-        ? [c.undecided.stopped_by, c.undecided.rules_out].filter((x) => x !== null)
-        : [];
-      if (why.length > 0) return `${f.emoji("❔")}inconclusive (${why.join("; ")})`;
+      const u = c.undecided;
+      if (u) {
+        const why = u.rules_out === null ? u.stopped_by : `${u.stopped_by}; ${u.rules_out}`;
+        return `${f.emoji("❔")}inconclusive (${why})`;
+      }
       return `${f.emoji("❔")}inconclusive${needsText(c)}`;
     }
   }
