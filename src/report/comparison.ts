@@ -149,6 +149,7 @@ function trendText(t: Trend): string {
 export interface ReportSection {
   /** what the section holds, for a "left out" note ("all 10,000 verdicts") */
   label: string;
+  /** its text joined with newlines (an element may hold several lines: a table's rows in blocks) */
   lines: string[];
 }
 
