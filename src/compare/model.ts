@@ -28,6 +28,7 @@ import type {
 } from "../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
+import { pushAll } from "../util/arrays.js";
 
 export type SetKind = "results" | "import" | "ab";
 
@@ -79,7 +80,8 @@ export interface PairedCell {
   threads: number;
   base: string;
   head: string;
-  pairs: { base: SideValues; head: SideValues }[];
+  /** pair i is base[i] and head[i] (two lists rather than an object per pair) */
+  pairs: { base: SideValues[]; head: SideValues[] };
   /**
    * each side's per-second intervals over its slices, on the side's own clock, as the document
    * holds them: tpsSeries makes one a tidy tps series where it is read (the degradation check, the
@@ -266,14 +268,14 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
   let failed = 0;
   for (const c of doc.cells) {
     // an instructions-only A/B's cell has counts and no slices (src/ab/metrics.ts)
-    const repetitions = c.status === "ok" ? cellRepetitionPairs(c, base, head) : [];
+    const repetitions = c.status === "ok" ? cellRepetitionPairs(c, base, head) : NO_PAIRS;
     const slices = c.observations;
-    if (c.status !== "ok" || (slices.length === 0 && repetitions.length === 0)) {
+    if (c.status !== "ok" || (slices.length === 0 && repetitions.base.length === 0)) {
       failed++;
       continue;
     }
     const n = slices.length >> 1;
-    const pairs: PairedCell["pairs"] = new Array(n);
+    const pairs: PairedCell["pairs"] = { base: new Array(n), head: new Array(n) };
     const { script: scenario, tier, threads } = c;
     // the observations come in the order they ran: each pair's two, base first or head first
     for (let i = 0; i < n; i++) {
@@ -283,10 +285,12 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
       // each side's observation is also the pair's side: one object, not two
       const b = sideObservation(pb, scenario, tier, threads, base, i + 1);
       const h = sideObservation(ph, scenario, tier, threads, head, i + 1);
-      pairs[i] = { base: b, head: h };
+      pairs.base[i] = b;
+      pairs.head[i] = h;
       observations.push(b, h);
     }
-    pairs.push(...repetitions);
+    pushAll(pairs.base, repetitions.base);
+    pushAll(pairs.head, repetitions.head);
     const sides = c.sides;
     paired.push({
       scenario,
@@ -309,15 +313,18 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
   };
 }
 
+/** No pairs (never added to: a cell's own lists are new arrays). */
+const NO_PAIRS: PairedCell["pairs"] = { base: [], head: [] };
+
 /**
  * The cell's own repetitions of metrics measured apart from the slices (instruction counts), as
  * more pairs in which only that metric has a value: a metric's comparison takes only the pairs
  * with both values, so these never mix with the slices' metrics.
  */
 function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell["pairs"] {
-  const out: PairedCell["pairs"] = [];
   const sides = c.instructions?.sides;
-  if (!sides) return out;
+  if (!sides) return NO_PAIRS;
+  const out: PairedCell["pairs"] = { base: [], head: [] };
   const counts = { instructions: { base: sides.base ?? [], head: sides.head ?? [] } };
   for (const m of METRICS as readonly MetricDef<MetricName>[]) {
     const reps = m.fromAbCell?.(counts);
@@ -332,7 +339,8 @@ function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell[
       [m.name]: value,
     });
     for (let i = 0; i < reps.base.length; i++) {
-      out.push({ base: obs(base, i, reps.base[i]!), head: obs(head, i, reps.head[i]!) });
+      out.base.push(obs(base, i, reps.base[i]!));
+      out.head.push(obs(head, i, reps.head[i]!));
     }
   }
   return out;
