@@ -86,7 +86,8 @@ describe("paired A/B comparison", () => {
     const file = writeJson(dir, "ab.json", ab);
     const set = loadMeasurements(file);
     expect(setKind(set)).toBe("ab");
-    expect(set.paired?.[0]?.pairs).toHaveLength(4);
+    expect(set.paired?.[0]?.pairs.base).toHaveLength(4);
+    expect(set.paired?.[0]?.pairs.head).toHaveLength(4);
     expect(() => compareSets([set, set])).toThrow(/is an A\/B file: it is compared on its own/);
     expect(() => compareSets([set], { baselines: ["mariadb@11.4.5"] })).toThrow(
       /the baseline of A\/B file .* is its base side, "mariadb@10\.11\.5"/,

@@ -1,25 +1,52 @@
 /**
- * Finding the cells of a coordinate (script, tier, threads) in a results document in one
- * map lookup: the analysis looks up every compared cell, and a scan per lookup made it quadratic
- * in the number of cells (bench/analysis-time.mjs). Each index is built once per cells array, kept
- * in a WeakMap, and built again when the array's length changed. Pure.
+ * Finding the cells of a coordinate (script, tier, threads) in a results document in a few map
+ * lookups: the analysis looks up every compared cell, and a scan per lookup made it quadratic in
+ * the number of cells (bench/analysis-time.mjs). Each index is built once per cells array, kept in
+ * a WeakMap, and built again when the array's length changed. The maps are nested (script → tier →
+ * threads) rather than keyed by one string made of the three: no key text is built per lookup,
+ * and no name, whatever it holds, can make another's key. Pure.
  */
 import type { AbCell as AbCellV1, CellV2, Observation, ResultsV2 } from "../results/schema.js";
-import { appendTo } from "../util/arrays.js";
 
 interface Indexed<T> {
   length: number;
-  map: Map<string, T>;
+  map: T;
 }
 
-const V2 = new WeakMap<readonly CellV2[], Indexed<CellV2>>();
-const OBSERVATIONS = new WeakMap<readonly CellV2[], Indexed<Observation[]>>();
+/** script → tier → threads → what is there. */
+type ByCoordinates<T> = Map<string, Map<string | null, Map<number, T>>>;
 
-function key(server: string | null, script: string, tier: string | null, threads: number): string {
-  // Each part with its length (null as "-"), so that no name, whatever it holds, makes another key.
-  const part = (x: string | null) => (x === null ? "-" : `${x.length}:${x}`);
-  return `${part(server)}|${part(script)}|${part(tier)}|${threads}`;
+/** The entry of a coordinate, if any. */
+function at<T>(index: ByCoordinates<T>, script: string, tier: string | null, threads: number): T | undefined {
+  return index.get(script)?.get(tier)?.get(threads);
 }
+
+/** The entry of a coordinate, made by `make` on first use. */
+function entry<T>(index: ByCoordinates<T>, c: Pick<CellV2, "script" | "tier" | "threads">, make: () => T): T {
+  let byTier = index.get(c.script);
+  if (!byTier) {
+    byTier = new Map();
+    index.set(c.script, byTier);
+  }
+  let byThreads = byTier.get(c.tier);
+  if (!byThreads) {
+    byThreads = new Map();
+    byTier.set(c.tier, byThreads);
+  }
+  let x = byThreads.get(c.threads);
+  if (x === undefined) {
+    x = make();
+    byThreads.set(c.threads, x);
+  }
+  return x;
+}
+
+const V2 = new WeakMap<readonly CellV2[], Indexed<ByCoordinates<CellV2>>>();
+/** per side (a server label; null: every side) */
+const OBSERVATIONS = new WeakMap<
+  readonly CellV2[],
+  Indexed<Map<string | null, ByCoordinates<Observation[]>>>
+>();
 
 /** The first cell of a coordinate in a version 2 document (as a scan from the start would find it). */
 export function cellAt(
@@ -30,15 +57,12 @@ export function cellAt(
 ): CellV2 | undefined {
   let index = V2.get(doc.cells);
   if (index?.length !== doc.cells.length) {
-    const map = new Map<string, CellV2>();
-    for (const c of doc.cells) {
-      const k = key(null, c.script, c.tier, c.threads);
-      if (!map.has(k)) map.set(k, c);
-    }
+    const map: ByCoordinates<CellV2> = new Map();
+    for (const c of doc.cells) entry(map, c, () => c);
     index = { length: doc.cells.length, map };
     V2.set(doc.cells, index);
   }
-  return index.map.get(key(null, script, tier, threads));
+  return at(index.map, script, tier, threads);
 }
 
 /** An interleaved cell's instruction counts as base and head repetitions (as a v1 A/B cell has them). */
@@ -68,15 +92,25 @@ export function observationsAt(
 ): readonly Observation[] {
   let index = OBSERVATIONS.get(doc.cells);
   if (index?.length !== doc.cells.length) {
-    const map = new Map<string, Observation[]>();
+    const map = new Map<string | null, ByCoordinates<Observation[]>>();
+    const bySide = (label: string | null) => {
+      let m = map.get(label);
+      if (!m) {
+        m = new Map();
+        map.set(label, m);
+      }
+      return m;
+    };
+    const list = (): Observation[] => [];
     for (const c of doc.cells) {
       for (const o of c.observations) {
-        appendTo(map, key(o.side, c.script, c.tier, c.threads), o);
-        appendTo(map, key(null, c.script, c.tier, c.threads), o);
+        entry(bySide(o.side), c, list).push(o);
+        entry(bySide(null), c, list).push(o);
       }
     }
     index = { length: doc.cells.length, map };
     OBSERVATIONS.set(doc.cells, index);
   }
-  return index.map.get(key(side ?? null, script, tier, threads)) ?? [];
+  const bySide = index.map.get(side ?? null);
+  return (bySide && at(bySide, script, tier, threads)) ?? [];
 }

@@ -120,7 +120,8 @@ export function efficiencyEntries(
   const out: EfficiencyEntry[] = [];
   for (const u of units) {
     const phases = phasesOf(sets, u);
-    if (!phases) continue;
+    // no counters on a side: no entry for any metric (an A/B file without them has 10,000 cells)
+    if (!phases || phases.base.length === 0 || phases.head.length === 0) continue;
     for (const m of HOST_METRICS) {
       const e = entry(u, phases, m);
       if (e) out.push(e);

@@ -16,6 +16,7 @@ import {
   type MetricValues,
   type SliceValues,
   valuesFrom,
+  withValues,
 } from "../metrics/table.js";
 import type {
   CellV2,
@@ -27,6 +28,7 @@ import type {
 } from "../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
+import { pushAll } from "../util/arrays.js";
 
 export type SetKind = "results" | "import" | "ab";
 
@@ -78,9 +80,14 @@ export interface PairedCell {
   threads: number;
   base: string;
   head: string;
-  pairs: { base: SideValues; head: SideValues }[];
-  /** each side's per-second tps over its slices, on the side's own clock */
-  series: { base: TimedValue[]; head: TimedValue[] };
+  /** pair i is base[i] and head[i] (two lists rather than an object per pair) */
+  pairs: { base: SideValues[]; head: SideValues[] };
+  /**
+   * each side's per-second intervals over its slices, on the side's own clock, as the document
+   * holds them: tpsSeries makes one a tidy tps series where it is read (the degradation check, the
+   * PR comment's chart), so a large A/B file keeps no copy of every second in memory
+   */
+  series: { base: readonly PerSecondTps[]; head: readonly PerSecondTps[] };
 }
 
 export interface MeasurementSet {
@@ -152,6 +159,10 @@ function spreadsOf(intervals: readonly Interval[]): Partial<Record<MetricName, R
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** The extractors of a run's cells and of an A/B's slices (src/metrics/table.ts). */
+const fromCell = (m: MetricDef<MetricName>) => m.fromCell;
+const fromSlice = (m: MetricDef<MetricName>) => m.fromSlice;
+
 function pushUnique(xs: string[], x: string): void {
   if (!xs.includes(x)) xs.push(x);
 }
@@ -192,17 +203,16 @@ function runSet(doc: ResultsV2, file: string): MeasurementSet {
       const series = seriesOf(run.intervals);
       const spread = spreadsOf(run.intervals);
       const repeated = repeatedOf(run);
-      observations.push({
-        scenario: c.script,
-        tier: c.tier,
-        threads: c.threads,
-        engine,
-        repetition: o.repetition ?? 1,
-        ...valuesFrom((m) => m.fromCell, run),
-        ...(series ? { series } : {}),
-        ...(spread ? { spread } : {}),
-        ...(repeated ? { repeated } : {}),
-      });
+      // built in place rather than from spreads: a run file has an observation per repetition
+      const x: Observation = withValues(
+        { scenario: c.script, tier: c.tier, threads: c.threads, engine, repetition: o.repetition ?? 1 },
+        fromCell,
+        run,
+      );
+      if (series) x.series = series;
+      if (spread) x.spread = spread;
+      if (repeated) x.repeated = repeated;
+      observations.push(x);
     }
   }
   return {
@@ -258,14 +268,14 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
   let failed = 0;
   for (const c of doc.cells) {
     // an instructions-only A/B's cell has counts and no slices (src/ab/metrics.ts)
-    const repetitions = c.status === "ok" ? cellRepetitionPairs(c, base, head) : [];
+    const repetitions = c.status === "ok" ? cellRepetitionPairs(c, base, head) : NO_PAIRS;
     const slices = c.observations;
-    if (c.status !== "ok" || (slices.length === 0 && repetitions.length === 0)) {
+    if (c.status !== "ok" || (slices.length === 0 && repetitions.base.length === 0)) {
       failed++;
       continue;
     }
     const n = slices.length >> 1;
-    const pairs: PairedCell["pairs"] = new Array(n);
+    const pairs: PairedCell["pairs"] = { base: new Array(n), head: new Array(n) };
     const { script: scenario, tier, threads } = c;
     // the observations come in the order they ran: each pair's two, base first or head first
     for (let i = 0; i < n; i++) {
@@ -275,10 +285,12 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
       // each side's observation is also the pair's side: one object, not two
       const b = sideObservation(pb, scenario, tier, threads, base, i + 1);
       const h = sideObservation(ph, scenario, tier, threads, head, i + 1);
-      pairs[i] = { base: b, head: h };
+      pairs.base[i] = b;
+      pairs.head[i] = h;
       observations.push(b, h);
     }
-    pairs.push(...repetitions);
+    pushAll(pairs.base, repetitions.base);
+    pushAll(pairs.head, repetitions.head);
     const sides = c.sides;
     paired.push({
       scenario,
@@ -287,7 +299,7 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
       base,
       head,
       pairs,
-      series: { base: tpsSeries(sides?.base?.series ?? []), head: tpsSeries(sides?.head?.series ?? []) },
+      series: { base: sides?.base?.series ?? [], head: sides?.head?.series ?? [] },
     });
   }
   return {
@@ -301,15 +313,18 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
   };
 }
 
+/** No pairs (never added to: a cell's own lists are new arrays). */
+const NO_PAIRS: PairedCell["pairs"] = { base: [], head: [] };
+
 /**
  * The cell's own repetitions of metrics measured apart from the slices (instruction counts), as
  * more pairs in which only that metric has a value: a metric's comparison takes only the pairs
  * with both values, so these never mix with the slices' metrics.
  */
 function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell["pairs"] {
-  const out: PairedCell["pairs"] = [];
   const sides = c.instructions?.sides;
-  if (!sides) return out;
+  if (!sides) return NO_PAIRS;
+  const out: PairedCell["pairs"] = { base: [], head: [] };
   const counts = { instructions: { base: sides.base ?? [], head: sides.head ?? [] } };
   for (const m of METRICS as readonly MetricDef<MetricName>[]) {
     const reps = m.fromAbCell?.(counts);
@@ -324,7 +339,8 @@ function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell[
       [m.name]: value,
     });
     for (let i = 0; i < reps.base.length; i++) {
-      out.push({ base: obs(base, i, reps.base[i]!), head: obs(head, i, reps.head[i]!) });
+      out.base.push(obs(base, i, reps.base[i]!));
+      out.head.push(obs(head, i, reps.head[i]!));
     }
   }
   return out;
@@ -342,11 +358,14 @@ function sideObservation(
   engine: string,
   repetition: number,
 ): Observation {
-  return { scenario, tier, threads, engine, repetition, ...valuesFrom((m) => m.fromSlice, s as SliceValues) };
+  return withValues({ scenario, tier, threads, engine, repetition }, fromSlice, s as SliceValues);
 }
 
+/** One second of a side's intervals: its time and tps. */
+export type PerSecondTps = Pick<Interval, "t" | "tps">;
+
 /** A side's per-second tps as a tidy series. */
-function tpsSeries(intervals: readonly { t: number; tps: number }[]): TimedValue[] {
+export function tpsSeries(intervals: readonly PerSecondTps[]): TimedValue[] {
   const out: TimedValue[] = new Array(intervals.length);
   for (let i = 0; i < intervals.length; i++) out[i] = { t: intervals[i]!.t, value: intervals[i]!.tps };
   return tidySeries(out);

@@ -10,7 +10,7 @@ import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { checkFairness, fairnessSideOf, notComparable } from "./fairness.js";
-import { engineFamily, type MeasurementSet, type Observation } from "./model.js";
+import { engineFamily, type MeasurementSet, type Observation, tpsSeries } from "./model.js";
 import type { ComparisonReport } from "./schema.js";
 
 /** The metric values of one side of one measurement (a repetition, or one side of a pair). */
@@ -32,8 +32,18 @@ export interface Unit {
   design: "paired" | "unpaired";
   base_obs: UnitValues[];
   head_obs: UnitValues[];
-  /** per-second tps series of both sides, per repetition (null: the A/B file's whole cell) */
-  series: { repetition: number | null; base: TimedValue[]; head: TimedValue[] }[];
+  /**
+   * the per-second tps series of both sides, built when asked: only the degradation check reads
+   * them, once (an A/B file's are made from its intervals then, not kept for every cell)
+   */
+  series: () => SeriesPair[];
+}
+
+/** Both sides' per-second tps series of one repetition (null: the A/B file's whole cell). */
+export interface SeriesPair {
+  repetition: number | null;
+  base: TimedValue[];
+  head: TimedValue[];
 }
 
 /** The options of compareSets that choose what is compared with what. */
@@ -97,25 +107,18 @@ function abPlan(sets: readonly MeasurementSet[], ab: MeasurementSet, named: read
       );
     }
   }
-  const units: Unit[] = (ab.paired ?? []).map((p) => {
-    const baseObs: UnitValues[] = new Array(p.pairs.length);
-    const headObs: UnitValues[] = new Array(p.pairs.length);
-    for (let i = 0; i < p.pairs.length; i++) {
-      baseObs[i] = p.pairs[i]!.base;
-      headObs[i] = p.pairs[i]!.head;
-    }
-    return {
-      scenario: p.scenario,
-      tier: p.tier,
-      threads: p.threads,
-      base: p.base,
-      head: p.head,
-      design: "paired",
-      base_obs: baseObs,
-      head_obs: headObs,
-      series: [{ repetition: null, base: p.series.base, head: p.series.head }],
-    };
-  });
+  // the pairs' two lists are the unit's as they are (pair i is base[i] and head[i]): not copied
+  const units: Unit[] = (ab.paired ?? []).map((p) => ({
+    scenario: p.scenario,
+    tier: p.tier,
+    threads: p.threads,
+    base: p.base,
+    head: p.head,
+    design: "paired",
+    base_obs: p.pairs.base,
+    head_obs: p.pairs.head,
+    series: () => [{ repetition: null, base: tpsSeries(p.series.base), head: tpsSeries(p.series.head) }],
+  }));
   return {
     kind: "ab",
     baselines: [base],
@@ -272,7 +275,7 @@ function commonCells(
         continue;
       }
       const first = ob[0]!;
-      const series: Unit["series"] = [];
+      const series: SeriesPair[] = [];
       for (const x of ob) {
         const y = oh.find((o) => o.repetition === x.repetition);
         if (x.series && y?.series) series.push({ repetition: x.repetition, base: x.series, head: y.series });
@@ -287,7 +290,7 @@ function commonCells(
         design: "unpaired",
         base_obs: ob,
         head_obs: oh,
-        series,
+        series: () => series,
       });
     }
     if (unmatched > 0) {

@@ -37,7 +37,7 @@ export function degradationEntries(
 ): DegradationEntry[] {
   const out: DegradationEntry[] = [];
   for (const u of units) {
-    for (const s of u.series) {
+    for (const s of u.series()) {
       let d: ReturnType<typeof compareDegradationSeries>;
       try {
         const base = tidySeries(s.base);

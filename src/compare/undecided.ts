@@ -32,9 +32,9 @@ function abCellOf(ab: InterleavedDocument, c: ComparisonCell) {
 
 /** 91184 → "91,184" (what toLocaleString("en-US") writes for a whole number, without its cost). */
 function grouped(n: number): string {
-  return Math.round(n)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const digits = Math.round(n).toString();
+  // three characters or fewer have no group to separate (most counts a report prints)
+  return digits.length <= 3 ? digits : digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /** From this many samples on, a verdict is out of reach on this host and the report says so. */

@@ -127,14 +127,15 @@ export function pendingComparisons(
       }
       const runs = singleRuns(unit, metric);
       const hasCi = runs !== undefined || Math.min(base.length, head.length) >= MIN_INTERVAL_N;
-      pending.push({
+      const p: Pending = {
         unit,
         metric,
         lnBase: logsInPlace(base, "base"),
         lnHead: logsInPlace(head, "head"),
         hasCi,
-        ...(runs ? { runs } : {}),
-      });
+      };
+      if (runs) p.runs = runs;
+      pending.push(p);
       seen.add(metric);
     }
   }

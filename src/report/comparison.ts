@@ -122,10 +122,11 @@ export function verdictText(c: ComparisonCell, f: Format): string {
       return `unchanged${unconfirmed}`;
     default: {
       // what stopped it and what it already rules out (src/compare/undecided.ts)
-      const why = c.undecided
-        ? [c.undecided.stopped_by, c.undecided.rules_out].filter((x) => x !== null)
-        : [];
-      if (why.length > 0) return `${f.emoji("❔")}inconclusive (${why.join("; ")})`;
+      const u = c.undecided;
+      if (u) {
+        const why = u.rules_out === null ? u.stopped_by : `${u.stopped_by}; ${u.rules_out}`;
+        return `${f.emoji("❔")}inconclusive (${why})`;
+      }
       return `${f.emoji("❔")}inconclusive${needsText(c)}`;
     }
   }
@@ -142,6 +143,7 @@ function trendText(t: Trend): string {
 export interface ReportSection {
   /** what the section holds, for a "left out" note ("all 10,000 verdicts") */
   label: string;
+  /** its text joined with newlines (an element may hold several lines: a table's rows in blocks) */
   lines: string[];
 }
 
@@ -339,6 +341,17 @@ function verdictRow(row: VerdictRow, names: CellNames, f: Format): string[] {
   ];
 }
 
+/**
+ * The verdict table's rows, one cell's metrics after another, made as the table takes them: a
+ * row's cells are garbage once its line is written, rather than all 30,000 rows' kept until the end.
+ */
+function* verdictRows(cells: readonly CellRow[], f: Format): Generator<string[]> {
+  for (const cell of cells) {
+    const names = { comparison: f.esc(cell.comparison), label: f.esc(cell.label) };
+    for (const row of cell.rows) yield verdictRow(row, names, f);
+  }
+}
+
 /** Every cell × metric verdict, cells in the one verdict order (worst first), metrics in table order. */
 function verdictSection(m: ReportModel, cells: readonly CellRow[], f: Format): string[] {
   const r = m.report;
@@ -348,17 +361,12 @@ function verdictSection(m: ReportModel, cells: readonly CellRow[], f: Format): s
   } else {
     const folded = f.name === "markdown" && r.cells.length > 25;
     if (folded) L.push(`<details><summary>${r.cells.length} verdicts (cell × metric)</summary>`, "");
-    const rows: string[][] = [];
-    for (const cell of cells) {
-      const names = { comparison: f.esc(cell.comparison), label: f.esc(cell.label) };
-      for (const row of cell.rows) rows.push(verdictRow(row, names, f));
-    }
     pushAll(
       L,
       f.table({
         header: ["Comparison", "Cell", "Metric", "Base", "Head", "Change", "CI", "MDE", "Verdict"],
         align: ["l", "l", "l", "r", "r", "r", "l", "r", "l"],
-        rows,
+        rows: verdictRows(cells, f),
       }),
     );
     if (folded) L.push("", "</details>");

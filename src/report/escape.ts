@@ -38,12 +38,19 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u20
 const MD_PUNCT = /[\\`*[\]#|<>~&$]/g;
 /** `_` with a letter or digit on neither side, or on one side only: it could open or close emphasis. */
 const LOOSE_UNDERSCORE = /(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g;
+/** The same, for a test (a global regex's `test` would carry its position over to the next call). */
+const LOOSE_UNDERSCORE_ANY = /(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/;
 /** U+200B ZERO WIDTH SPACE, written as the character: invisible in a plain-text viewer. */
 const ZWSP = "\u200b";
 
+/**
+ * Anything the steps below would change, but `_`: together with LOOSE_UNDERSCORE_ANY, text
+ * neither matches comes out as it is. An `_` inside a word (oltp_read_write, in every cell label
+ * of a report) is left as it is, so such text skips the steps.
+ */
 const NEEDS_WORK =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: see CONTROLS
-  /[\\`*_[\]#+|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i;
+  /[\\`*[\]#+|<>~&$@:\r\n\t\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]|www\./i;
 
 function controlsOut(text: string): string {
   return text.replace(BREAKS, " ").replace(CONTROLS, "");
@@ -73,7 +80,8 @@ const cache = new Map<string, string>();
 export function mdEscape(text: string): string {
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const out = NEEDS_WORK.test(text) ? defuseLinks(punctuationOut(controlsOut(text))) : text;
+  const work = NEEDS_WORK.test(text) || LOOSE_UNDERSCORE_ANY.test(text);
+  const out = work ? defuseLinks(punctuationOut(controlsOut(text))) : text;
   if (cache.size >= 4096) cache.clear();
   cache.set(text, out);
   return out;

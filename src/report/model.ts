@@ -203,14 +203,7 @@ function unmeasuredNote(note: string, sets: readonly MeasurementSet[]): boolean 
 
 /** Cell × metric verdicts grouped by cell, in the one verdict order, then the largest change first. */
 export function cellRows(r: ComparisonReport): CellRow[] {
-  const byKey = new Map<string, ComparisonCell[]>();
-  for (const c of r.cells) {
-    const k = JSON.stringify([c.head, c.base, c.scenario, c.tier, c.threads]);
-    const xs = byKey.get(k);
-    if (xs) xs.push(c);
-    else byKey.set(k, [c]);
-  }
-  const rows = [...byKey.values()].map((cells): CellRow => {
+  const rows = cellGroups(r.cells).map((cells): CellRow => {
     const verdict = worstVerdict(cells.map((c) => c.verdict));
     const all = cells.map((cell) => ({ cell, metric: metricHeading(cell.metric) }));
     const decided = all.filter((x) => x.cell.verdict === verdict);
@@ -228,6 +221,40 @@ export function cellRows(r: ComparisonReport): CellRow[] {
   const size = (c: CellRow) => Math.abs(c.primary.cell.change_pct);
   // stable: equal verdicts and sizes keep the comparison's own cell order
   return rows.sort((a, b) => verdictRank(a.verdict) - verdictRank(b.verdict) || size(b) - size(a));
+}
+
+/**
+ * The verdicts of each cell (head, base, scenario, tier and threads), in order of first appearance.
+ * A comparison lists each head, base, scenario and tier as one block (its metrics apart, thread
+ * counts within): the block's key text is made when a block starts, not for every verdict.
+ */
+function cellGroups(cells: readonly ComparisonCell[]): ComparisonCell[][] {
+  const blocks = new Map<string, Map<number, ComparisonCell[]>>();
+  const groups: ComparisonCell[][] = [];
+  let last: ComparisonCell | undefined;
+  let byThreads = new Map<number, ComparisonCell[]>();
+  for (const c of cells) {
+    if (
+      last?.head !== c.head ||
+      last.base !== c.base ||
+      last.scenario !== c.scenario ||
+      last.tier !== c.tier
+    ) {
+      const k = JSON.stringify([c.head, c.base, c.scenario, c.tier]);
+      const known = blocks.get(k);
+      byThreads = known ?? new Map();
+      if (!known) blocks.set(k, byThreads);
+    }
+    last = c;
+    const group = byThreads.get(c.threads);
+    if (group) group.push(c);
+    else {
+      const first = [c];
+      byThreads.set(c.threads, first);
+      groups.push(first);
+    }
+  }
+  return groups;
 }
 
 /** The counts behind the first line of every report. */

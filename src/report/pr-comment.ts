@@ -9,7 +9,7 @@
  * Layout: docs/action.md, "The pull request comment".
  */
 import { labelSets } from "../compare/compare.js";
-import type { MeasurementSet } from "../compare/model.js";
+import { type MeasurementSet, type PerSecondTps, tpsSeries } from "../compare/model.js";
 import type { Verdict } from "../compare/overall.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../import/provenance.js";
@@ -330,7 +330,10 @@ export function cellSeries(
         x.base === c.base &&
         x.head === c.head,
     );
-    if (p) return { base: p.series.base.map((v) => v.value), head: p.series.head.map((v) => v.value) };
+    if (p) {
+      const value = (xs: readonly PerSecondTps[]) => tpsSeries(xs).map((v) => v.value);
+      return { base: value(p.series.base), head: value(p.series.head) };
+    }
   }
   const side = (engine: string): number[] => {
     const runs = labelled

@@ -142,17 +142,10 @@ function sliceObservation(side: "base" | "head", pair: AbCell["pairs"][number], 
   return o;
 }
 
+// The coordinates field by field rather than by rest destructuring, as in runObservation: every
+// cell of an A/B file passes here once per read.
 function abCellV2(c: AbCell): CellV2 {
-  const {
-    pairs,
-    series,
-    status_deltas,
-    telemetry,
-    confirmation_stop,
-    instructions,
-    profile,
-    ...coordinates
-  } = c;
+  const { pairs, series, status_deltas, telemetry, confirmation_stop, instructions, profile } = c;
   const observations: Observation[] = new Array(2 * pairs.length);
   for (let i = 0; i < pairs.length; i++) {
     const p = pairs[i]!;
@@ -162,7 +155,15 @@ function abCellV2(c: AbCell): CellV2 {
     observations[2 * i + 1] = p.order === "AB" ? head : base;
   }
   const out: CellV2 = {
-    ...coordinates,
+    id: c.id,
+    workload: c.workload,
+    script: c.script,
+    threads: c.threads,
+    tier: c.tier,
+    status: c.status,
+    ...(c.error !== undefined ? { error: c.error } : {}),
+    started_at: c.started_at,
+    ended_at: c.ended_at,
     observations,
     sides: {
       base: { series: series.base, status_deltas: status_deltas.base },

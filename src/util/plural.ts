@@ -8,9 +8,16 @@ export function pluralWord(n: number, word: string, many = regularPlural(word)):
   return n === 1 ? word : many;
 }
 
+// By the word's last letters rather than by regular expressions: reports ask for thousands of
+// plurals (a cell label's "16 threads", an inconclusive verdict's "10 pairs done").
 function regularPlural(word: string): string {
-  if (/(ch|sh|s|x|z)$/.test(word)) return `${word}es`;
-  if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
+  const last = word.charAt(word.length - 1);
+  if (last === "s" || last === "x" || last === "z" || word.endsWith("ch") || word.endsWith("sh")) {
+    return `${word}es`;
+  }
+  if (last === "y" && word.length >= 2 && !"aeiou".includes(word.charAt(word.length - 2))) {
+    return `${word.slice(0, -1)}ies`;
+  }
   return `${word}s`;
 }
 
