@@ -26,7 +26,7 @@ export { makeResults, makeServer, HOST } from "./tests/helpers/results-factory.t
 `);
 
 const rand = seeded(42);
-/** Process counters of one phase of `transactions` transactions (src/telemetry/process.ts). */
+/** Process counters of one phase of `transactions` transactions (src/host/process.ts). */
 function process_(transactions) {
   return {
     transactions,

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { verdictDigest } from "../src/gate/verdict.js";
 import type { HistoryRun } from "../src/history/schema.js";
-import { loadMeasurements } from "../src/inputs/load.js";
+import { loadMeasurements } from "../src/interop/load.js";
 import {
   expectCleanTraffic,
   type Json,

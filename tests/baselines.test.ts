@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultRunnerClass, findBaseline, listBaselines, saveBaseline } from "../src/baselines/store.js";
+import { defaultRunnerClass, findBaseline, listBaselines, saveBaseline } from "../src/history/baselines.js";
 import { readResults, writeResults } from "../src/results/store.js";
 import { HOST, makeResults, makeServer } from "./helpers/results-factory.js";
 

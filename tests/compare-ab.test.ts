@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/compare/compare.js";
 import { fromDocument, setKind } from "../src/compare/model.js";
-import { loadMeasurements } from "../src/inputs/load.js";
+import { loadMeasurements } from "../src/interop/load.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import type { AbResults } from "../src/results/schema.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";

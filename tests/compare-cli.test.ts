@@ -8,7 +8,7 @@ import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { commentPreview } from "../src/gate/comment.js";
 import { EXIT } from "../src/gate/exit.js";
 import { compareGate } from "../src/gate/gate.js";
-import { loadMeasurements } from "../src/inputs/load.js";
+import { loadMeasurements } from "../src/interop/load.js";
 import { UserError } from "../src/util/errors.js";
 import { PERFGATE_VERSION } from "../src/version.js";
 import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";

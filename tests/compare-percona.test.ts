@@ -9,7 +9,7 @@ import { compareSets } from "../src/compare/compare.js";
 import { fromImport } from "../src/compare/model.js";
 import { ComparisonReportSchema } from "../src/compare/schema.js";
 import { importCsv } from "../src/import/csv.js";
-import { loadMeasurements } from "../src/inputs/load.js";
+import { loadMeasurements } from "../src/interop/load.js";
 import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
 
 const CSV = join(import.meta.dirname, "fixtures", "compare", "percona-2026-rw-local-32g.csv");

@@ -19,8 +19,7 @@ const CORE = [
   "src/compare",
   "src/report",
   "src/changes",
-  "src/callgrind",
-  "src/flamegraph",
+  "src/profiles",
   "src/bisect/core",
   "src/gate",
   "src/pages/model.ts",
@@ -170,7 +169,7 @@ describe("the analysis core does no I/O", () => {
   });
 
   it("finds the file reading in the loader outside the core (the check can fail)", () => {
-    const chain = firstImpureChain(join(ROOT, "src/inputs/load.ts"), new Set());
+    const chain = firstImpureChain(join(ROOT, "src/interop/load.ts"), new Set());
     expect(chain).not.toBeNull();
     expect(chain!.at(-1)).toMatch(/^node:fs|^fs/);
   });

@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hostFindings } from "../src/host/checks.js";
 import type { HostFacts } from "../src/host/facts.js";
+import { hostFindings } from "../src/host/findings.js";
 import { DoctorRecordSchema } from "../src/results/schema.js";
 import { readResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";

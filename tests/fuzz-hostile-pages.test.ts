@@ -19,7 +19,7 @@ import { urlOf } from "../src/pages/links.js";
 import { metricInfo, metricKeys } from "../src/pages/metrics.js";
 import { buildSeries, overviewRow } from "../src/pages/model.js";
 import { cellPageData, dataFile, fileKey, runPageData } from "../src/pages/site.js";
-import { own } from "../src/util/own.js";
+import { own } from "../src/util/dict.js";
 import { safeHref, safeUrl } from "../src/util/safe-url.js";
 import { terminalSafe } from "../src/util/terminal.js";
 import { RUNS, userErrorOrValue } from "./helpers/fuzz.js";

@@ -7,10 +7,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { instructionGraphName, resultsStem } from "../src/flamegraph/names.js";
 import { historyFromDocument } from "../src/history/extract.js";
 import { HistoryRunSchema } from "../src/history/schema.js";
 import { besideResultsUrl } from "../src/pages/links.js";
+import { instructionGraphName, resultsStem } from "../src/profiles/names.js";
 import { AbResultsSchema } from "../src/results/schema.js";
 import { parseResults } from "../src/results/store.js";
 

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConfigError, parseConfig } from "../src/action/config.js";
-import { saveBaseline } from "../src/baselines/store.js";
+import { saveBaseline } from "../src/history/baselines.js";
 import { readResults } from "../src/results/store.js";
 import { checkTiersFitHost } from "../src/run/plan.js";
 import { generateConfig } from "../src/servers/config.js";

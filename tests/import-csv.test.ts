@@ -7,7 +7,7 @@ import { setKind } from "../src/compare/model.js";
 import { importCsv, parseCsvNumber, parseImportCsv } from "../src/import/csv.js";
 import { ImportedSetSchema } from "../src/import/schema.js";
 import { parseImportedSet, writeImportedSet } from "../src/import/store.js";
-import { loadMeasurements } from "../src/inputs/load.js";
+import { loadMeasurements } from "../src/interop/load.js";
 import { UserError } from "../src/util/errors.js";
 import { tempDir, writeJson } from "./helpers/results-factory.js";
 

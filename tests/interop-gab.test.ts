@@ -7,7 +7,6 @@ import { buildProgram } from "../src/cli/main.js";
 import { compareSets } from "../src/compare/compare.js";
 import { fromDocument, setKind } from "../src/compare/model.js";
 import { parseImportedSet } from "../src/import/store.js";
-import { loadMeasurements } from "../src/inputs/load.js";
 import {
   exportGab,
   type GabBench,
@@ -21,6 +20,7 @@ import {
   parseGabInput,
   roundExported,
 } from "../src/interop/gab.js";
+import { loadMeasurements } from "../src/interop/load.js";
 import type { AbResults } from "../src/results/schema.js";
 import { ROOT } from "./helpers/env.js";
 import { renderGabDataJs } from "./helpers/gab-factory.js";

@@ -25,7 +25,7 @@ import { checkResumable, finishedCells, resumeDifferences, startingResults } fro
 import { reclaimOrphanTemps, tempOwner } from "../src/servers/cache.js";
 import { acquireLock, type LockRecord, readLock, withWaitingLock } from "../src/util/lock.js";
 import { existingOutput } from "../src/util/outputs.js";
-import { identify, isAlive, parseStatStartTime, self } from "../src/util/owner.js";
+import { identify, isAlive, parseStatStartTime, self } from "../src/util/process-owner.js";
 import { deathSignalArgv, describeExit } from "../src/util/processes.js";
 import { WATCHDOG_SCRIPT } from "../src/util/watchdog.js";
 import { runCli } from "./helpers/cli.js";

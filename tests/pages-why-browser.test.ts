@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HistoryRun } from "../src/history/schema.js";
-import { perfProbe } from "../src/telemetry/perf.js";
+import { perfProbe } from "../src/host/perf.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild, requireSysbench } from "./helpers/env.js";

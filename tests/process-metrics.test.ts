@@ -10,7 +10,7 @@ import {
   parseContextSwitches,
   parsePidStatTicks,
   parseProcIo,
-} from "../src/telemetry/process.js";
+} from "../src/host/process.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
 describe("/proc parsers", () => {

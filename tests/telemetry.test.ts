@@ -2,8 +2,6 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { TelemetrySampleSchema } from "../src/results/schema.js";
-import { deltaSample, type ProcReading, startTelemetry } from "../src/telemetry/collector.js";
 import {
   cpuPercents,
   defaultIsWholeDisk,
@@ -12,7 +10,9 @@ import {
   parseMeminfo,
   parseProcStat,
   parseStatTimes,
-} from "../src/telemetry/proc.js";
+} from "../src/host/proc.js";
+import { deltaSample, type ProcReading, startTelemetry } from "../src/host/sampler.js";
+import { TelemetrySampleSchema } from "../src/results/schema.js";
 
 // Captured with `cat /proc/{stat,meminfo,diskstats}` on a 2-vCPU dev VM (virtio disk vda, 8 loop
 // devices, zram0); self-stat is /proc/self/stat of a node process that had spun for 400 ms.

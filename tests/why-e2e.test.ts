@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ComparisonReport } from "../src/compare/schema.js";
+import { perfProbe } from "../src/host/perf.js";
+import { pmuProbe } from "../src/host/pmu.js";
 import { readAbResults, readResults } from "../src/results/store.js";
-import { perfProbe } from "../src/telemetry/perf.js";
-import { pmuProbe } from "../src/telemetry/pmu.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild, requireSysbench } from "./helpers/env.js";
 

@@ -19601,7 +19601,7 @@ function getState(name) {
 // src/action/cleanup.ts
 import { readdirSync, readFileSync } from "node:fs";
 
-// src/util/owner.ts
+// src/util/process-owner.ts
 function pidExists(pid) {
   try {
     process.kill(pid, 0);
@@ -39682,6 +39682,257 @@ var zValue = Number.NaN;
 // src/stats/verdict.ts
 var DEFAULT_THRESHOLD_PCT = 5;
 
+// src/compare/schema.ts
+var COMPARISON_SCHEMA = "perfgate/comparison";
+var COMPARISON_SCHEMA_VERSION = 1;
+var num = external_exports.number().finite();
+var COMPARED_METRICS = METRIC_NAMES;
+var VerdictKindSchema = external_exports.enum(["regression", "improvement", "unchanged", "inconclusive"]);
+var ComparisonCellSchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  /** engine names */
+  base: external_exports.string(),
+  head: external_exports.string(),
+  metric: external_exports.enum(COMPARED_METRICS),
+  /** geometric mean of the side's values: the number a table shows */
+  base_value: num,
+  head_value: num,
+  change_pct: num,
+  exceeds_threshold: external_exports.boolean(),
+  verdict: VerdictKindSchema,
+  /** decided (not inconclusive) and backed by a confidence interval */
+  confirmed: external_exports.boolean(),
+  /**
+   * paired (A/B pairs), welch (independent repetitions), batch_means (one run per side: its interval
+   * from the batch means of each run's per-second series) or single (one value per side: no CI)
+   */
+  method: external_exports.enum(["paired", "welch", "batch_means", "single"]),
+  /** pairs, or the smaller per-side count (batch_means: the smaller number of batches) */
+  n: external_exports.number().int().positive(),
+  /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
+  ci_level: num.nullable(),
+  ci_low_pct: num.optional(),
+  ci_high_pct: num.optional(),
+  /** minimum detectable effect at the observed noise and ci_level; null without a CI */
+  mde_pct: num.nullable(),
+  /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
+  samples_needed: external_exports.number().int().positive().nullable(),
+  threshold_pct: num,
+  /**
+   * present when the interval is not reported because it would be too wide to mean anything (too
+   * few pairs or repetitions for the confidence level): why, and how many would do; the verdict is
+   * inconclusive and ci_low_pct/ci_high_pct/mde_pct are absent/null
+   */
+  interval_withheld: external_exports.string().optional(),
+  /**
+   * inconclusive only: what stopped it (pairs done vs needed, max_pairs reached, the confirmation
+   * budget used up, one run per side) and what its interval already rules out (null: nothing)
+   */
+  undecided: external_exports.object({ stopped_by: external_exports.string(), rules_out: external_exports.string().nullable() }).optional()
+});
+var TrendSchema = external_exports.object({
+  degrading: external_exports.boolean(),
+  /** when the decline starts, s since the start of the run (null unless degrading) */
+  onset_s: num.nullable(),
+  /** fitted drop from the start to the end level in % (null when no declining fit) */
+  drop_pct: num.nullable(),
+  start_level: num.nullable(),
+  end_level: num.nullable()
+});
+var DegradationEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  metric: external_exports.literal("tps_trend"),
+  /** the repetition whose series were compared (run results); null for A/B files */
+  repetition: external_exports.number().int().positive().nullable(),
+  verdict: external_exports.enum(["regression", "improvement", "unchanged"]),
+  reason: external_exports.string(),
+  base_trend: TrendSchema,
+  head_trend: TrendSchema
+});
+var EfficiencyEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  metric: external_exports.enum(HOST_METRIC_NAMES),
+  /** mean over the side's slices (A/B) or repetitions (run) */
+  base_value: num,
+  head_value: num,
+  /** head/base (null when the base is 0) */
+  ratio: num.nullable(),
+  /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, or a value of 0) */
+  ci_low: num.nullable(),
+  ci_high: num.nullable(),
+  n: external_exports.number().int().positive(),
+  /**
+   * why the ratio misleads, naming the side and the reason (the "KB written" row when a side's
+   * writes escape /proc/<pid>/io or it counts blocks rather than data: docs/metrics.md); absent:
+   * nothing known against it
+   */
+  caveat: external_exports.string().optional()
+});
+var ProfileFunctionSchema = external_exports.object({
+  name: external_exports.string(),
+  /** samples per transaction on the function's stacks (inclusive), per side */
+  base: num,
+  head: num,
+  delta: num,
+  /** share of the side's samples, 0..1 */
+  base_share: num,
+  head_share: num,
+  /** samples per transaction with the function as the leaf */
+  base_self: num,
+  head_self: num,
+  /** the self samples' share of the side's samples, 0..1 (absent in older reports) */
+  base_self_share: num.optional(),
+  head_self_share: num.optional()
+});
+var ProfileEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  reason: external_exports.enum(["requested", "regression", "improvement"]),
+  command: external_exports.string(),
+  samples: external_exports.object({ base: num, head: num }),
+  transactions: external_exports.object({ base: num, head: num }),
+  /**
+   * the functions whose self share of the samples (as the running frame) grew most, largest first
+   * (at most 10); in older reports ranked the same way but listed by their inclusive share
+   */
+  grown: external_exports.array(ProfileFunctionSchema),
+  /** the functions whose inclusive share (on the stack) grew most, largest first (at most 10) */
+  grown_inclusive: external_exports.array(ProfileFunctionSchema).optional(),
+  /** and those whose share shrank most (at most 5) */
+  shrunk: external_exports.array(ProfileFunctionSchema),
+  /**
+   * off-CPU time per transaction (µs), when both sides recorded it (src/compare/off-cpu.ts): blocked
+   * and runnable-but-waiting, and where the blocked time grew most (the two deepest user-space
+   * frames of the stack the threads blocked in, "caller > callee"; at most 5)
+   */
+  off_cpu: external_exports.object({
+    base: external_exports.object({ blocked_us: num, runnable_us: num }),
+    head: external_exports.object({ blocked_us: num, runnable_us: num }),
+    grown: external_exports.array(external_exports.object({ name: external_exports.string(), base: num, head: num }))
+  }).optional()
+});
+var SettingDifferenceSchema = external_exports.object({
+  name: external_exports.string(),
+  base: external_exports.string().nullable(),
+  head: external_exports.string().nullable(),
+  /** set per side by the run (generated config or --base-set/--head-set), not a server default */
+  configured: external_exports.boolean(),
+  /** known performance settings only (src/compare/known-settings.ts): why it matters */
+  why: external_exports.string().optional()
+});
+var SettingsDiffSchema = external_exports.object({
+  base: external_exports.string(),
+  head: external_exports.string(),
+  /** the buffer-pool tier whose read-back variables were compared */
+  tier: external_exports.string(),
+  /** how many variables each server reported */
+  variables: external_exports.object({ base: external_exports.number().int().nonnegative(), head: external_exports.number().int().nonnegative() }),
+  /** known performance settings, in the list's order */
+  known: external_exports.array(SettingDifferenceSchema),
+  /** every other differing variable, by name */
+  other: external_exports.array(SettingDifferenceSchema),
+  /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
+  left_out: external_exports.number().int().nonnegative(),
+  /**
+   * how the two servers' builds and environment differ: their version variables and, where a cell
+   * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
+   */
+  build: external_exports.array(SettingDifferenceSchema).optional()
+});
+var FunctionChangeSchema = external_exports.object({
+  name: external_exports.string(),
+  object: external_exports.string(),
+  base: num.nullable(),
+  head: num.nullable(),
+  /** head − base; null when a side was not measured */
+  delta: num.nullable(),
+  /** delta / the change of the cell's total (null when the total did not change or delta is null) */
+  share: num.nullable(),
+  /** false when the function was among the kept top entries of one side only */
+  complete: external_exports.boolean(),
+  base_below: num.optional(),
+  head_below: num.optional()
+});
+var FunctionChangesEntrySchema = external_exports.object({
+  scenario: external_exports.string(),
+  tier: external_exports.string().nullable(),
+  threads: external_exports.number().int().positive(),
+  base: external_exports.string(),
+  head: external_exports.string(),
+  /** the instructions verdict of the cell */
+  verdict: VerdictKindSchema,
+  change_pct: num,
+  ci_low_pct: num.nullable(),
+  ci_high_pct: num.nullable(),
+  /** the TPS verdict of the same cell, when there is one */
+  tps_verdict: VerdictKindSchema.nullable(),
+  /** by self instructions per transaction */
+  functions: external_exports.array(FunctionChangeSchema),
+  /** by inclusive instructions per transaction (with the callees'); absent in older reports */
+  inclusive: external_exports.array(FunctionChangeSchema).optional()
+});
+var ComparisonReportSchema = external_exports.object({
+  schema: external_exports.literal(COMPARISON_SCHEMA),
+  schema_version: external_exports.literal(COMPARISON_SCHEMA_VERSION),
+  /** ab: paired A/B file; pair: two files, first is base; baselines: engines against named baselines */
+  kind: external_exports.enum(["ab", "pair", "baselines"]),
+  threshold: external_exports.object({ default_pct: num, per_metric: external_exports.record(external_exports.string(), num) }),
+  /** the family-wise confidence level of all intervals together */
+  confidence: num,
+  /** m: cell × metric comparisons with a CI; each CI is at level 1 − (1 − confidence)/m */
+  comparisons_with_ci: external_exports.number().int().nonnegative(),
+  metrics: external_exports.array(external_exports.enum(COMPARED_METRICS)),
+  sources: external_exports.array(
+    external_exports.object({
+      file: external_exports.string(),
+      kind: external_exports.enum(["results", "import", "ab"]),
+      engines: external_exports.array(external_exports.string()),
+      failed_cells: external_exports.number().int().nonnegative()
+    })
+  ),
+  baselines: external_exports.array(external_exports.string()),
+  /** differences that make the inputs not comparable (only with allowMismatch) */
+  mismatches: external_exports.array(external_exports.string()),
+  notes: external_exports.array(external_exports.string()),
+  summary: external_exports.object({
+    regressions: external_exports.number().int().nonnegative(),
+    improvements: external_exports.number().int().nonnegative(),
+    unchanged: external_exports.number().int().nonnegative(),
+    inconclusive: external_exports.number().int().nonnegative(),
+    /** regression/improvement/unchanged verdicts without a CI (one value per side) */
+    unconfirmed: external_exports.number().int().nonnegative()
+  }),
+  cells: external_exports.array(ComparisonCellSchema),
+  degradation: external_exports.array(DegradationEntrySchema),
+  /** why nothing was compared (no cell and no degradation check); absent when something was */
+  nothing_compared: external_exports.string().optional(),
+  /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
+  efficiency: external_exports.array(EfficiencyEntrySchema).optional(),
+  /** why the compared files have no hardware counters (src/host/pmu.ts), said once; absent when they have them or predate them */
+  hardware_counters_unavailable: external_exports.string().optional(),
+  /** sampled differential profiles of the profiled cells (absent: none) */
+  profiles: external_exports.array(ProfileEntrySchema).optional(),
+  /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
+  settings: external_exports.array(SettingsDiffSchema).optional(),
+  /** per cell whose instructions per transaction changed: the functions that changed most (absent: none) */
+  function_changes: external_exports.array(FunctionChangesEntrySchema).optional(),
+  /** the base is a baseline pooled from the history store: the runs that formed it and the window */
+  baseline_history: BaselineProvenanceSchema.optional()
+});
+
 // src/util/errors.ts
 var UserError = class extends Error {
   name = "UserError";
@@ -39695,7 +39946,7 @@ var MiB = 1024 * 1024;
 var MAX_DOCUMENT_BYTES = 400 * MiB;
 var MAX_IMPORT_BYTES = 256 * MiB;
 
-// src/callgrind/profile.ts
+// src/profiles/callgrind-profile.ts
 var nonneg = external_exports.number().finite().nonnegative();
 var FunctionCostSchema = external_exports.object({
   name: external_exports.string(),
@@ -39802,8 +40053,8 @@ var RunInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true
 // src/results/schema.ts
 var RESULTS_SCHEMA = "perfgate/results";
 var RESULTS_SCHEMA_VERSION = 1;
-var num = external_exports.number().finite();
-var nonneg2 = num.nonnegative();
+var num2 = external_exports.number().finite();
+var nonneg2 = num2.nonnegative();
 var IntervalSchema = external_exports.object({
   t: nonneg2,
   threads: external_exports.number().int().nonnegative(),
@@ -39973,7 +40224,7 @@ var ProcessCountersSchema = external_exports.object({
   data_written: nonneg2.nullable().optional(),
   /**
    * instructions and cycles of the server process over the phase from `perf stat`, where the host
-   * has a hardware PMU (src/telemetry/pmu.ts); absent where it has none (see hardware_counters)
+   * has a hardware PMU (src/host/pmu.ts); absent where it has none (see hardware_counters)
    */
   instructions: nonneg2.optional(),
   cycles: nonneg2.optional()
@@ -39996,7 +40247,7 @@ var CellSchema = external_exports.object({
   intervals: external_exports.array(IntervalSchema),
   /** what was odd in sysbench's output (absent: nothing) */
   anomalies: OutputAnomaliesSchema.optional(),
-  status_deltas: external_exports.record(external_exports.string(), num),
+  status_deltas: external_exports.record(external_exports.string(), num2),
   telemetry: external_exports.array(TelemetrySampleSchema),
   /** the server process's counters over the cell (absent: /proc unreadable, or an older file) */
   process: ProcessCountersSchema.optional(),
@@ -40027,7 +40278,7 @@ var RUN_HEADER_FIELDS = {
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
-   * not recorded, null when they were (src/telemetry/pmu.ts); absent in older files
+   * not recorded, null when they were (src/host/pmu.ts); absent in older files
    */
   hardware_counters: external_exports.object({ unavailable: external_exports.string().nullable() }).optional()
 };
@@ -40108,7 +40359,7 @@ var ProfileSideSchema = external_exports.object({
   /** folded stacks (root;…;leaf) → samples */
   stacks: external_exports.record(external_exports.string(), nonneg2),
   /**
-   * off-CPU time (sched:sched_switch and perf's switch events, src/flamegraph/off-cpu.ts), absent
+   * off-CPU time (sched:sched_switch and perf's switch events, src/profiles/off-cpu.ts), absent
    * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
    * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
    */
@@ -40256,7 +40507,7 @@ var CellV2Schema = external_exports.object({
   /** an A/B: per side, the 1-second intervals over its slices (own clock) and its status deltas */
   sides: external_exports.record(
     external_exports.string(),
-    external_exports.object({ series: external_exports.array(IntervalSchema), status_deltas: external_exports.record(external_exports.string(), num) })
+    external_exports.object({ series: external_exports.array(IntervalSchema), status_deltas: external_exports.record(external_exports.string(), num2) })
   ).optional(),
   /** an A/B: host samples over the cell (both sides) */
   telemetry: external_exports.array(TelemetrySampleSchema).optional(),
@@ -40286,257 +40537,6 @@ var ResultsV2Schema = external_exports.object({
   telemetry_overhead_pct_of_core: nonneg2.nullable(),
   resumed: ResultsSchema.shape.resumed,
   pinned_defaults: PinnedDefaultsSchema.optional()
-});
-
-// src/compare/schema.ts
-var COMPARISON_SCHEMA = "perfgate/comparison";
-var COMPARISON_SCHEMA_VERSION = 1;
-var num2 = external_exports.number().finite();
-var COMPARED_METRICS = METRIC_NAMES;
-var VerdictKindSchema = external_exports.enum(["regression", "improvement", "unchanged", "inconclusive"]);
-var ComparisonCellSchema = external_exports.object({
-  scenario: external_exports.string(),
-  tier: external_exports.string().nullable(),
-  threads: external_exports.number().int().positive(),
-  /** engine names */
-  base: external_exports.string(),
-  head: external_exports.string(),
-  metric: external_exports.enum(COMPARED_METRICS),
-  /** geometric mean of the side's values: the number a table shows */
-  base_value: num2,
-  head_value: num2,
-  change_pct: num2,
-  exceeds_threshold: external_exports.boolean(),
-  verdict: VerdictKindSchema,
-  /** decided (not inconclusive) and backed by a confidence interval */
-  confirmed: external_exports.boolean(),
-  /**
-   * paired (A/B pairs), welch (independent repetitions), batch_means (one run per side: its interval
-   * from the batch means of each run's per-second series) or single (one value per side: no CI)
-   */
-  method: external_exports.enum(["paired", "welch", "batch_means", "single"]),
-  /** pairs, or the smaller per-side count (batch_means: the smaller number of batches) */
-  n: external_exports.number().int().positive(),
-  /** confidence level of this cell's simultaneous interval (1 − (1 − confidence)/m); null without a CI */
-  ci_level: num2.nullable(),
-  ci_low_pct: num2.optional(),
-  ci_high_pct: num2.optional(),
-  /** minimum detectable effect at the observed noise and ci_level; null without a CI */
-  mde_pct: num2.nullable(),
-  /** inconclusive only: total pairs (paired) or repetitions per side (welch) that would decide */
-  samples_needed: external_exports.number().int().positive().nullable(),
-  threshold_pct: num2,
-  /**
-   * present when the interval is not reported because it would be too wide to mean anything (too
-   * few pairs or repetitions for the confidence level): why, and how many would do; the verdict is
-   * inconclusive and ci_low_pct/ci_high_pct/mde_pct are absent/null
-   */
-  interval_withheld: external_exports.string().optional(),
-  /**
-   * inconclusive only: what stopped it (pairs done vs needed, max_pairs reached, the confirmation
-   * budget used up, one run per side) and what its interval already rules out (null: nothing)
-   */
-  undecided: external_exports.object({ stopped_by: external_exports.string(), rules_out: external_exports.string().nullable() }).optional()
-});
-var TrendSchema = external_exports.object({
-  degrading: external_exports.boolean(),
-  /** when the decline starts, s since the start of the run (null unless degrading) */
-  onset_s: num2.nullable(),
-  /** fitted drop from the start to the end level in % (null when no declining fit) */
-  drop_pct: num2.nullable(),
-  start_level: num2.nullable(),
-  end_level: num2.nullable()
-});
-var DegradationEntrySchema = external_exports.object({
-  scenario: external_exports.string(),
-  tier: external_exports.string().nullable(),
-  threads: external_exports.number().int().positive(),
-  base: external_exports.string(),
-  head: external_exports.string(),
-  metric: external_exports.literal("tps_trend"),
-  /** the repetition whose series were compared (run results); null for A/B files */
-  repetition: external_exports.number().int().positive().nullable(),
-  verdict: external_exports.enum(["regression", "improvement", "unchanged"]),
-  reason: external_exports.string(),
-  base_trend: TrendSchema,
-  head_trend: TrendSchema
-});
-var EfficiencyEntrySchema = external_exports.object({
-  scenario: external_exports.string(),
-  tier: external_exports.string().nullable(),
-  threads: external_exports.number().int().positive(),
-  base: external_exports.string(),
-  head: external_exports.string(),
-  metric: external_exports.enum(HOST_METRIC_NAMES),
-  /** mean over the side's slices (A/B) or repetitions (run) */
-  base_value: num2,
-  head_value: num2,
-  /** head/base (null when the base is 0) */
-  ratio: num2.nullable(),
-  /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, or a value of 0) */
-  ci_low: num2.nullable(),
-  ci_high: num2.nullable(),
-  n: external_exports.number().int().positive(),
-  /**
-   * why the ratio misleads, naming the side and the reason (the "KB written" row when a side's
-   * writes escape /proc/<pid>/io or it counts blocks rather than data: docs/metrics.md); absent:
-   * nothing known against it
-   */
-  caveat: external_exports.string().optional()
-});
-var ProfileFunctionSchema = external_exports.object({
-  name: external_exports.string(),
-  /** samples per transaction on the function's stacks (inclusive), per side */
-  base: num2,
-  head: num2,
-  delta: num2,
-  /** share of the side's samples, 0..1 */
-  base_share: num2,
-  head_share: num2,
-  /** samples per transaction with the function as the leaf */
-  base_self: num2,
-  head_self: num2,
-  /** the self samples' share of the side's samples, 0..1 (absent in older reports) */
-  base_self_share: num2.optional(),
-  head_self_share: num2.optional()
-});
-var ProfileEntrySchema = external_exports.object({
-  scenario: external_exports.string(),
-  tier: external_exports.string().nullable(),
-  threads: external_exports.number().int().positive(),
-  base: external_exports.string(),
-  head: external_exports.string(),
-  reason: external_exports.enum(["requested", "regression", "improvement"]),
-  command: external_exports.string(),
-  samples: external_exports.object({ base: num2, head: num2 }),
-  transactions: external_exports.object({ base: num2, head: num2 }),
-  /**
-   * the functions whose self share of the samples (as the running frame) grew most, largest first
-   * (at most 10); in older reports ranked the same way but listed by their inclusive share
-   */
-  grown: external_exports.array(ProfileFunctionSchema),
-  /** the functions whose inclusive share (on the stack) grew most, largest first (at most 10) */
-  grown_inclusive: external_exports.array(ProfileFunctionSchema).optional(),
-  /** and those whose share shrank most (at most 5) */
-  shrunk: external_exports.array(ProfileFunctionSchema),
-  /**
-   * off-CPU time per transaction (µs), when both sides recorded it (src/compare/off-cpu.ts): blocked
-   * and runnable-but-waiting, and where the blocked time grew most (the two deepest user-space
-   * frames of the stack the threads blocked in, "caller > callee"; at most 5)
-   */
-  off_cpu: external_exports.object({
-    base: external_exports.object({ blocked_us: num2, runnable_us: num2 }),
-    head: external_exports.object({ blocked_us: num2, runnable_us: num2 }),
-    grown: external_exports.array(external_exports.object({ name: external_exports.string(), base: num2, head: num2 }))
-  }).optional()
-});
-var SettingDifferenceSchema = external_exports.object({
-  name: external_exports.string(),
-  base: external_exports.string().nullable(),
-  head: external_exports.string().nullable(),
-  /** set per side by the run (generated config or --base-set/--head-set), not a server default */
-  configured: external_exports.boolean(),
-  /** known performance settings only (src/compare/known-settings.ts): why it matters */
-  why: external_exports.string().optional()
-});
-var SettingsDiffSchema = external_exports.object({
-  base: external_exports.string(),
-  head: external_exports.string(),
-  /** the buffer-pool tier whose read-back variables were compared */
-  tier: external_exports.string(),
-  /** how many variables each server reported */
-  variables: external_exports.object({ base: external_exports.number().int().nonnegative(), head: external_exports.number().int().nonnegative() }),
-  /** known performance settings, in the list's order */
-  known: external_exports.array(SettingDifferenceSchema),
-  /** every other differing variable, by name */
-  other: external_exports.array(SettingDifferenceSchema),
-  /** differing variables left out: set equally by the workload, or naming a path, port, uuid, host or version */
-  left_out: external_exports.number().int().nonnegative(),
-  /**
-   * how the two servers' builds and environment differ: their version variables and, where a cell
-   * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
-   */
-  build: external_exports.array(SettingDifferenceSchema).optional()
-});
-var FunctionChangeSchema = external_exports.object({
-  name: external_exports.string(),
-  object: external_exports.string(),
-  base: num2.nullable(),
-  head: num2.nullable(),
-  /** head − base; null when a side was not measured */
-  delta: num2.nullable(),
-  /** delta / the change of the cell's total (null when the total did not change or delta is null) */
-  share: num2.nullable(),
-  /** false when the function was among the kept top entries of one side only */
-  complete: external_exports.boolean(),
-  base_below: num2.optional(),
-  head_below: num2.optional()
-});
-var FunctionChangesEntrySchema = external_exports.object({
-  scenario: external_exports.string(),
-  tier: external_exports.string().nullable(),
-  threads: external_exports.number().int().positive(),
-  base: external_exports.string(),
-  head: external_exports.string(),
-  /** the instructions verdict of the cell */
-  verdict: VerdictKindSchema,
-  change_pct: num2,
-  ci_low_pct: num2.nullable(),
-  ci_high_pct: num2.nullable(),
-  /** the TPS verdict of the same cell, when there is one */
-  tps_verdict: VerdictKindSchema.nullable(),
-  /** by self instructions per transaction */
-  functions: external_exports.array(FunctionChangeSchema),
-  /** by inclusive instructions per transaction (with the callees'); absent in older reports */
-  inclusive: external_exports.array(FunctionChangeSchema).optional()
-});
-var ComparisonReportSchema = external_exports.object({
-  schema: external_exports.literal(COMPARISON_SCHEMA),
-  schema_version: external_exports.literal(COMPARISON_SCHEMA_VERSION),
-  /** ab: paired A/B file; pair: two files, first is base; baselines: engines against named baselines */
-  kind: external_exports.enum(["ab", "pair", "baselines"]),
-  threshold: external_exports.object({ default_pct: num2, per_metric: external_exports.record(external_exports.string(), num2) }),
-  /** the family-wise confidence level of all intervals together */
-  confidence: num2,
-  /** m: cell × metric comparisons with a CI; each CI is at level 1 − (1 − confidence)/m */
-  comparisons_with_ci: external_exports.number().int().nonnegative(),
-  metrics: external_exports.array(external_exports.enum(COMPARED_METRICS)),
-  sources: external_exports.array(
-    external_exports.object({
-      file: external_exports.string(),
-      kind: external_exports.enum(["results", "import", "ab"]),
-      engines: external_exports.array(external_exports.string()),
-      failed_cells: external_exports.number().int().nonnegative()
-    })
-  ),
-  baselines: external_exports.array(external_exports.string()),
-  /** differences that make the inputs not comparable (only with allowMismatch) */
-  mismatches: external_exports.array(external_exports.string()),
-  notes: external_exports.array(external_exports.string()),
-  summary: external_exports.object({
-    regressions: external_exports.number().int().nonnegative(),
-    improvements: external_exports.number().int().nonnegative(),
-    unchanged: external_exports.number().int().nonnegative(),
-    inconclusive: external_exports.number().int().nonnegative(),
-    /** regression/improvement/unchanged verdicts without a CI (one value per side) */
-    unconfirmed: external_exports.number().int().nonnegative()
-  }),
-  cells: external_exports.array(ComparisonCellSchema),
-  degradation: external_exports.array(DegradationEntrySchema),
-  /** why nothing was compared (no cell and no degradation check); absent when something was */
-  nothing_compared: external_exports.string().optional(),
-  /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
-  efficiency: external_exports.array(EfficiencyEntrySchema).optional(),
-  /** why the compared files have no hardware counters (src/telemetry/pmu.ts), said once; absent when they have them or predate them */
-  hardware_counters_unavailable: external_exports.string().optional(),
-  /** sampled differential profiles of the profiled cells (absent: none) */
-  profiles: external_exports.array(ProfileEntrySchema).optional(),
-  /** the server variables that differ per base/head pair (absent: no server records, e.g. imports) */
-  settings: external_exports.array(SettingsDiffSchema).optional(),
-  /** per cell whose instructions per transaction changed: the functions that changed most (absent: none) */
-  function_changes: external_exports.array(FunctionChangesEntrySchema).optional(),
-  /** the base is a baseline pooled from the history store: the runs that formed it and the window */
-  baseline_history: BaselineProvenanceSchema.optional()
 });
 
 // src/util/lock.ts

@@ -4,8 +4,9 @@
  * the section's max_repetitions. The counting itself is the one collector of run, ab and bisect
  * (src/instructions/counts.ts), which asks this judge (`more`).
  */
-import type { InstructionRepetition } from "../callgrind/profile.js";
+
 import { metricDef } from "../metrics/table.js";
+import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { MoreRounds } from "../run/engine.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { moreRepetitions } from "./confirm.js";

@@ -2,8 +2,8 @@
  * One side's sampled profile added up over a cell's profiled slices, and kept to a bounded number
  * of stacks for the results file (pure).
  */
-import type { Folded } from "../flamegraph/folded.js";
-import type { OffCpu } from "../flamegraph/off-cpu.js";
+import type { Folded } from "../profiles/folded.js";
+import type { OffCpu } from "../profiles/off-cpu.js";
 import type { ProfileSide } from "../results/schema.js";
 
 export interface ProfileAccumulator {

@@ -5,6 +5,8 @@
  * adjacent slices. Results are saved after every cell; servers and sysbench stop on every exit path.
  */
 
+import { PERF_FREQUENCY_HZ, type ProfileSpec, perfCommand, perfProbe, profileSpec } from "../host/perf.js";
+import { startTelemetry } from "../host/sampler.js";
 import { countedCells } from "../instructions/settings.js";
 import type { Interval } from "../results/schema.js";
 import {
@@ -50,14 +52,6 @@ import { statusDeltas } from "../servers/instance.js";
 import { describeNetwork, networkRecord } from "../servers/network.js";
 import type { ThresholdConfig } from "../stats/index.js";
 import { runArgs } from "../sysbench/command.js";
-import { startTelemetry } from "../telemetry/collector.js";
-import {
-  PERF_FREQUENCY_HZ,
-  type ProfileSpec,
-  perfCommand,
-  perfProbe,
-  profileSpec,
-} from "../telemetry/perf.js";
 import { plural } from "../util/plural.js";
 import type { Workload } from "../workloads/schema.js";
 import { type ConfirmDecision, type ProfileMode, profileReason } from "./confirm.js";

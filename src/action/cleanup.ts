@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { pushAll } from "../util/arrays.js";
-import { pidExists } from "../util/owner.js";
+import { pidExists } from "../util/process-owner.js";
 
 export const RUN_ENV = "PERFGATE_ACTION_RUN";
 

@@ -8,8 +8,6 @@ import type { MetricsMode } from "../ab/metrics.js";
 import { type AbOptions, type AbOutcome, runAb } from "../ab/runner.js";
 import type { MeasurementSet } from "../compare/model.js";
 import type { ComparedMetric, ComparisonReport } from "../compare/schema.js";
-import { graphDataName } from "../flamegraph/data-name.js";
-import { resultsStem } from "../flamegraph/names.js";
 import { EXIT } from "../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../gate/files.js";
 import { abGate, type GateResult } from "../gate/gate.js";
@@ -39,6 +37,8 @@ import {
 } from "../options/definitions.js";
 import { gateOptions, gateRequest } from "../options/gate-request.js";
 import { degradationOptions, oneOf, wholeNumber } from "../options/values.js";
+import { graphDataName } from "../profiles/data-name.js";
+import { resultsStem } from "../profiles/names.js";
 import { renderLikeForLike } from "../report/like-for-like.js";
 import { profileGraphs } from "../report/profiles.js";
 import type { PinnedDefaults } from "../results/schema.js";

@@ -1,6 +1,6 @@
 /** `perfgate baseline save|list|path`: storing complete runs as the baselines later runs are compared with. */
 import { type Command, Option } from "commander";
-import { DEFAULT_BASELINE_DIR, findBaseline, listBaselines, saveBaseline } from "../baselines/store.js";
+import { DEFAULT_BASELINE_DIR, findBaseline, listBaselines, saveBaseline } from "../history/baselines.js";
 import { cliOption } from "../options/commander.js";
 import { FORCE, RUNNER_CLASS } from "../options/definitions.js";
 import { readResults } from "../results/store.js";

@@ -9,7 +9,7 @@ import { fairnessSideOf } from "../compare/fairness.js";
 import { fromImport, type MeasurementSet, setKind } from "../compare/model.js";
 import { baselineFromStore, type HistoryBaseline, headIdentity } from "../history/baseline.js";
 import { describeStore, parseStore } from "../history/store.js";
-import { loadMeasurements } from "../inputs/load.js";
+import { loadMeasurements } from "../interop/load.js";
 import { cliOption } from "../options/commander.js";
 import {
   HISTORY_BASE_DEFAULTS,

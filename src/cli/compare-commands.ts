@@ -11,7 +11,7 @@ import { commentPreview } from "../gate/comment.js";
 import { EXIT } from "../gate/exit.js";
 import { writeInstructionGraphs } from "../gate/files.js";
 import { compareGate, type GateResult } from "../gate/gate.js";
-import { loadMeasurements } from "../inputs/load.js";
+import { loadMeasurements } from "../interop/load.js";
 import { acceptFormerNames, cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   ALLOW_MISMATCH,

@@ -9,7 +9,7 @@ import { INDEX_FILE, readAllRuns } from "../history/folder.js";
 import { isImportedBench } from "../metrics/tier.js";
 import { metricInfo, metricKeys } from "../pages/metrics.js";
 import { buildSeries, type CellSeries } from "../pages/model.js";
-import { own } from "../util/own.js";
+import { own } from "../util/dict.js";
 import type { ChangesInput, NamedSeries } from "./changes-command.js";
 
 function seriesOf(s: CellSeries): NamedSeries[] {

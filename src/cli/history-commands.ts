@@ -1,9 +1,9 @@
 /** `perfgate history append|list|show|prune|baseline`: the store of past runs that trend pages are built from. */
 
 import type { Command } from "commander";
-import { runnerClassFor } from "../baselines/store.js";
 import { type AppendFlags, historyRunFromFile } from "../history/append.js";
 import { headIdentity, matchingRuns, pooledBaseline } from "../history/baseline.js";
+import { runnerClassFor } from "../history/baselines.js";
 import { NO_COMMIT, shortCommitText } from "../history/commit.js";
 import type { HistoryRun } from "../history/schema.js";
 import {

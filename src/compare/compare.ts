@@ -11,10 +11,14 @@
  */
 
 import { basename } from "node:path";
-import { type CountedSides, type FlameGraphFile, instructionFlameGraph } from "../callgrind/flame.js";
-import { functionChanges, type InstructionRepetition } from "../callgrind/profile.js";
 import { notQuietSummary } from "../host/summary.js";
 import { COUNTED_METRIC, HEADLINE_METRIC, withMetricDefaults } from "../metrics/table.js";
+import {
+  type CountedSides,
+  type FlameGraphFile,
+  instructionFlameGraph,
+} from "../profiles/callgrind-flame.js";
+import { functionChanges, type InstructionRepetition } from "../profiles/callgrind-profile.js";
 import {
   DEFAULT_THRESHOLD_PCT,
   type DegradationOptions,
@@ -303,7 +307,7 @@ export function countedSides(sets: readonly MeasurementSet[], v: ComparisonCell)
 
 /**
  * The differential flame graph (instructions per transaction) of every compared cell whose sides
- * both kept folded stacks, named after `stem` (src/flamegraph/names.ts).
+ * both kept folded stacks, named after `stem` (src/profiles/names.ts).
  */
 export function comparisonFlameGraphs(
   report: ComparisonReport,

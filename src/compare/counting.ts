@@ -7,7 +7,7 @@
  * version variables, the C library version they require) are what a comparison of two servers
  * compares: they are listed as information. Pure.
  */
-import type { CountedServer, CountingCpu } from "../callgrind/profile.js";
+import type { CountedServer, CountingCpu } from "../profiles/callgrind-profile.js";
 
 /** What a counted cell records of how and where it was counted (all but the settings optional). */
 export interface CountingConditions {

@@ -1,7 +1,7 @@
 /**
  * Per-transaction host metrics of each compared cell, head against base: the server process's CPU
  * time (and its user and kernel parts), context switches, bytes read and written, fsyncs and redo log writes, each divided by the
- * transactions of its slice (A/B) or cell (run), from `process` counters (src/telemetry/process.ts).
+ * transactions of its slice (A/B) or cell (run), from `process` counters (src/host/process.ts).
  * Shown as head/base ratios with a 95% interval — paired over an A/B's slices, Welch over a run's
  * repetitions — in the style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base
  * version). They explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric

@@ -4,7 +4,7 @@
  * measurements (perfgate/import, or a .csv imported on the fly). Each becomes a MeasurementSet of
  * Observations (one per scenario × tier × threads × engine × repetition); an interleaved document
  * also keeps its pairs (PairedCell) for the paired comparison.
- * Pure: the documents come in parsed; reading files is src/inputs/load.ts (loadMeasurements).
+ * Pure: the documents come in parsed; reading files is src/interop/load.ts (loadMeasurements).
  */
 
 import type { BaselineProvenance } from "../import/provenance.js";

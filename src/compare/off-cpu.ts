@@ -4,7 +4,7 @@
  * grew most. "Where" is the two deepest user-space frames of the stack a thread blocked in (the
  * kernel frames below them, `__schedule_[k]` and its callers, are the same for every wait), so a
  * redo-log flush and a row-lock wait come apart. From `cells[].profile.*.off_cpu`
- * (src/flamegraph/off-cpu.ts).
+ * (src/profiles/off-cpu.ts).
  */
 import type { ProfileSide } from "../results/schema.js";
 import type { ProfileEntry } from "./schema.js";

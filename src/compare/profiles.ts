@@ -1,11 +1,11 @@
 /**
  * The differential profiles of an A/B file's profiled cells (`cells[].profile`): both sides'
  * folded stacks normalised per transaction, and the functions whose share of the samples grew and
- * shrank most (src/flamegraph/diff.ts). Pure; the SVG is drawn by src/report/profiles.ts.
+ * shrank most (src/profiles/diff.ts). Pure; the SVG is drawn by src/report/profiles.ts.
  */
 
-import { type FunctionChange, functionChanges, OTHER_STACKS } from "../flamegraph/diff.js";
-import { type Folded, scale, total } from "../flamegraph/folded.js";
+import { type FunctionChange, functionChanges, OTHER_STACKS } from "../profiles/diff.js";
+import { type Folded, scale, total } from "../profiles/folded.js";
 import type { CellV2 } from "../results/schema.js";
 import { baseHeadProfile } from "./cell-index.js";
 import type { MeasurementSet } from "./model.js";

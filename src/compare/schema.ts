@@ -125,7 +125,7 @@ export const EfficiencyEntrySchema = z.object({
 });
 export type EfficiencyEntry = z.infer<typeof EfficiencyEntrySchema>;
 
-/** One function's change in a sampled profile (src/flamegraph/diff.ts FunctionChange, per transaction). */
+/** One function's change in a sampled profile (src/profiles/diff.ts FunctionChange, per transaction). */
 export const ProfileFunctionSchema = z.object({
   name: z.string(),
   /** samples per transaction on the function's stacks (inclusive), per side */
@@ -213,7 +213,7 @@ export const SettingsDiffSchema = z.object({
 export type SettingsDiff = z.infer<typeof SettingsDiffSchema>;
 
 /**
- * One function's self (or inclusive) instructions per transaction per side (src/callgrind/profile.ts
+ * One function's self (or inclusive) instructions per transaction per side (src/profiles/callgrind-profile.ts
  * functionChanges). A side where the function was below the kept list has no value (null) and the
  * most it can have been (`base_below` / `head_below`); files written before those existed have
  * numbers on both sides.
@@ -292,7 +292,7 @@ export const ComparisonReportSchema = z.object({
   nothing_compared: z.string().optional(),
   /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
   efficiency: z.array(EfficiencyEntrySchema).optional(),
-  /** why the compared files have no hardware counters (src/telemetry/pmu.ts), said once; absent when they have them or predate them */
+  /** why the compared files have no hardware counters (src/host/pmu.ts), said once; absent when they have them or predate them */
   hardware_counters_unavailable: z.string().optional(),
   /** sampled differential profiles of the profiled cells (absent: none) */
   profiles: z.array(ProfileEntrySchema).optional(),

@@ -6,7 +6,7 @@
  * first with their why; the rest follow. A variable one server does not have is null on that side.
  * Pure: the documents come in parsed.
  */
-import type { CountedServer } from "../callgrind/profile.js";
+import type { CountedServer } from "../profiles/callgrind-profile.js";
 import type { ServerRecord } from "../results/schema.js";
 import { countedServer, libcName } from "./counting.js";
 import { knownSetting } from "./known-settings.js";

@@ -3,15 +3,16 @@
  * run also records) and an optional noise probe, as one record: the fingerprint `doctor --json`
  * prints. The probe starts a server and runs sysbench, so it lives above src/run.
  */
-import { hostCheck } from "../host/check.js";
+
 import {
   coefficientOfVariationPct,
   type Finding,
   isQuiet,
   type ProbeNumbers,
   probeFindings,
-} from "../host/checks.js";
+} from "../host/findings.js";
 import { type HostReader, hostReader } from "../host/reader.js";
+import { hostCheck } from "../host/record.js";
 import type { DoctorRecord } from "../results/schema.js";
 import type { Logger } from "../util/log.js";
 import { CPU_PROBE, cpuProbe, sysbenchProbe } from "./probe.js";

@@ -7,13 +7,13 @@
  */
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { runnerClassFor } from "../baselines/store.js";
 import { parseAnyResults } from "../results/store.js";
 import { resultsV2 } from "../results/upgrade.js";
 import { parseJson, readTextFile } from "../util/documents.js";
 import { UsageError, UserError } from "../util/errors.js";
 import { gitSync } from "../util/git.js";
 import { urlError } from "../util/safe-url.js";
+import { runnerClassFor } from "./baselines.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
 import { historyFromDocument, type RunContext } from "./extract.js";
 import type { HistoryRun } from "./schema.js";

@@ -6,7 +6,6 @@
  * `baselineFromStore`, which reads the store.
  */
 import { createHash } from "node:crypto";
-import { runnerClassFor } from "../baselines/store.js";
 import { checkFairness, type FairnessSide, notComparable } from "../compare/fairness.js";
 import { ageDays, type BaselineProvenance, DEFAULT_BASELINE_MAX_AGE_DAYS } from "../import/provenance.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
@@ -14,6 +13,7 @@ import { comparisonTier, tierOfHistory } from "../metrics/tier.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
+import { runnerClassFor } from "./baselines.js";
 import { measuredCommit } from "./commit.js";
 import type { HistoryRun } from "./schema.js";
 import { loadAllRuns, type StoreRef } from "./store.js";

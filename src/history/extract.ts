@@ -5,10 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import { countingConditionsOf } from "../callgrind/profile.js";
 import { baseHeadInstructions } from "../compare/cell-index.js";
 import type { InterleavedDocument } from "../compare/model.js";
-import { resultsStem } from "../flamegraph/names.js";
 import {
   aggregate,
   cellValues,
@@ -17,6 +15,8 @@ import {
   type MetricName,
   type SliceValues,
 } from "../metrics/table.js";
+import { countingConditionsOf } from "../profiles/callgrind-profile.js";
+import { resultsStem } from "../profiles/names.js";
 import type { ProcessCounters, Results, ResultsV2, RunRecord, ServerRecord } from "../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, sampleSd, studentTQuantile } from "../stats/index.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { OptionError, UserError } from "../util/errors.js";
 import { gitSync as git } from "../util/git.js";
-import { pidExists } from "../util/owner.js";
+import { pidExists } from "../util/process-owner.js";
 
 export const DEFAULT_BRANCH = "perfgate-data";
 const MAX_ATTEMPTS = 12;

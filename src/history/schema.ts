@@ -8,9 +8,9 @@
  * reading stores of plain runs. The index is version 1.
  */
 import { z } from "zod";
-import { CountingConditionsSchema } from "../callgrind/profile.js";
 import { FunctionChangeSchema, ProfileEntrySchema, SettingsDiffSchema } from "../compare/schema.js";
 import { METRIC_NAMES, type MetricName } from "../metrics/table.js";
+import { CountingConditionsSchema } from "../profiles/callgrind-profile.js";
 
 export const HISTORY_RUN_SCHEMA = "perfgate/history-run" as const;
 export const HISTORY_INDEX_SCHEMA = "perfgate/history-index" as const;

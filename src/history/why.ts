@@ -7,12 +7,12 @@
  * by a compare of it as the head (compare --out, the action), is beside the results file.
  */
 
-import { functionChanges } from "../callgrind/profile.js";
 import { baseHeadInstructions } from "../compare/cell-index.js";
 import { fromDocument } from "../compare/model.js";
 import { profileEntries } from "../compare/profiles.js";
 import { settingsDiffs } from "../compare/settings.js";
-import { instructionGraphName, profileGraphName } from "../flamegraph/names.js";
+import { functionChanges } from "../profiles/callgrind-profile.js";
+import { instructionGraphName, profileGraphName } from "../profiles/names.js";
 import type { CellV2, ResultsV2, RunRecord } from "../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import type { HistoryWhy, WhyCell } from "./schema.js";
@@ -91,7 +91,7 @@ function whyOfInterleaved(doc: ResultsV2, stem: string, kept: (name: string) => 
 
 /**
  * The why of a run's document: each counted cell whose instruction flame graph, named after
- * `stem` like an A/B's (src/flamegraph/names.ts), is beside the results file (`kept`). Its base
+ * `stem` like an A/B's (src/profiles/names.ts), is beside the results file (`kept`). Its base
  * is another file, so the entry has the run's own instructions per transaction (head), no base
  * and no function list (those are in the compare's report). A graph name counted on more than one
  * server is left out: which one the graph drew as head is not known. Null: no such graph.

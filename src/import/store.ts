@@ -1,4 +1,4 @@
-/** Writing and validating perfgate/import files: atomic writes, validation with one-line errors (src/inputs/load.ts reads them). */
+/** Writing and validating perfgate/import files: atomic writes, validation with one-line errors (src/interop/load.ts reads them). */
 import { writeFileAtomic } from "../results/store.js";
 import { validateDocument } from "../util/documents.js";
 import { UserError } from "../util/errors.js";

@@ -7,16 +7,16 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
-import { nameAddresses } from "../callgrind/elf-symbols.js";
-import { foldedStacks } from "../callgrind/folded.js";
-import { CallgrindParseError, parseCallgrind } from "../callgrind/parse.js";
+import { foldedStacks } from "../profiles/callgrind-folded.js";
+import { CallgrindParseError, parseCallgrind } from "../profiles/callgrind-parse.js";
 import {
   badCountReason,
   type CountedServer,
   type InstructionRepetition,
   type InstructionsCell,
   repetitionOf,
-} from "../callgrind/profile.js";
+} from "../profiles/callgrind-profile.js";
+import { nameAddresses } from "../profiles/elf-symbols.js";
 import type { Side } from "../run/phases.js";
 import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import type { ServerInstall } from "../servers/install.js";

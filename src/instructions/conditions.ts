@@ -8,7 +8,7 @@
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { CountedServer, CountingCpu } from "../callgrind/profile.js";
+import type { CountedServer, CountingCpu } from "../profiles/callgrind-profile.js";
 import type { ServerInstall } from "../servers/install.js";
 import { runCommand, whichCommand } from "../util/processes.js";
 

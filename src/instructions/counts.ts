@@ -7,7 +7,7 @@
  * threads: a run cell's `repetitions`, an A/B cell's `base` and `head`. An A/B's extra rounds while
  * its verdict is undecided are the runner's to judge (`more`).
  */
-import type { InstructionRepetition } from "../callgrind/profile.js";
+import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { CellLike, Collector, EngineRun, MeasuringMode, MoreRounds, TierRun } from "../run/engine.js";
 import { type Side, sysbenchCall } from "../run/phases.js";
 import type { ServerInstall } from "../servers/install.js";

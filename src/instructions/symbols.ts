@@ -1,12 +1,12 @@
 /**
- * The function symbols of the objects a callgrind dump names (src/callgrind/elf-symbols.ts), read
+ * The function symbols of the objects a callgrind dump names (src/profiles/elf-symbols.ts), read
  * from the files once per process: what names a stripped binary's raw addresses by the library
  * and the nearest symbol, demangled where the host has `c++filt`. An object that cannot be read
  * has none (its addresses stay raw).
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { type ElfSymbol, elfFunctionSymbols } from "../callgrind/elf-symbols.js";
+import { type ElfSymbol, elfFunctionSymbols } from "../profiles/elf-symbols.js";
 
 const cache = new Map<string, readonly ElfSymbol[]>();
 

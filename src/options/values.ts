@@ -3,8 +3,9 @@
  * InvalidValue saying what is wrong and what is accepted; the caller names the flag or input and
  * the value (src/options/commander.ts for flags, src/action/config.ts for inputs).
  */
-import { isRunnerClass } from "../baselines/store.js";
+
 import { COMPARED_METRICS, type ComparedMetric } from "../compare/schema.js";
+import { isRunnerClass } from "../history/baselines.js";
 import { isBranchName } from "../history/store.js";
 import { refusedReason } from "../servers/options.js";
 import { parseServerSpec } from "../servers/spec.js";

@@ -1,4 +1,4 @@
-import { GRAPH_FILE_NAME } from "../flamegraph/names.js";
+import { GRAPH_FILE_NAME } from "../profiles/names.js";
 import { safeUrl } from "../util/safe-url.js";
 
 /** Commit links of a cell's points (shared by the site writer and the browser client; no Node APIs). */
@@ -16,7 +16,7 @@ export function urlOf(s: PointLinks, i: number): string | null {
 /**
  * The link of a file kept beside a run's results file (a flame graph): `name` resolved against the
  * results file's URL. Null (shown as text) unless the name is a plain graph file name
- * (src/flamegraph/names.ts) and both the results URL and the link are safe links (safe-url.ts).
+ * (src/profiles/names.ts) and both the results URL and the link are safe links (safe-url.ts).
  */
 export function besideResultsUrl(resultsUrl: string | null | undefined, name: string | null): string | null {
   const base = safeUrl(resultsUrl);

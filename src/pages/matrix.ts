@@ -16,7 +16,7 @@ import type { HistoryRun, MetricValue } from "../history/schema.js";
 import { METRICS } from "../metrics/table.js";
 import { type WriteCaveat, writeCaveat } from "../metrics/write-accounting.js";
 import { normalQuantile } from "../stats/distributions.js";
-import { dict, own } from "../util/own.js";
+import { dict, own } from "../util/dict.js";
 import { isMatrixRun } from "./model.js";
 
 export interface MatrixTable {

@@ -5,7 +5,7 @@
  */
 import type { Better, HistoryMetric } from "../history/schema.js";
 import { betterOf, METRICS } from "../metrics/table.js";
-import { own } from "../util/own.js";
+import { own } from "../util/dict.js";
 
 /** The built-in metrics (the metrics table's rows) in display order, with their unit and direction. */
 export const BUILTIN_METRICS: Readonly<Record<HistoryMetric, { unit: string; better: Better }>> =

@@ -30,7 +30,7 @@ import {
   type HistoryRun,
 } from "../history/schema.js";
 import { HEADLINE_METRIC } from "../metrics/table.js";
-import { dict, own } from "../util/own.js";
+import { dict, own } from "../util/dict.js";
 import { safeUrl } from "../util/safe-url.js";
 import { metricInfo, metricKeys } from "./metrics.js";
 import { SPARK_POINTS, sparkShape } from "./spark.js";

@@ -7,7 +7,7 @@
 import type { HistoryCell, HistoryRun, HistoryServer, MetricValue } from "../history/schema.js";
 import { HEADLINE_METRIC, SCALING_METRICS } from "../metrics/table.js";
 import { isImportedBench } from "../metrics/tier.js";
-import { own } from "../util/own.js";
+import { own } from "../util/dict.js";
 
 export interface ScalingKey {
   runner_class: string;

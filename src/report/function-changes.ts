@@ -5,8 +5,9 @@
  * ones did (base → head, share of the total change, demangled name, binary or library). A side
  * where a function was below the kept list shows the most it can have been, never a value. Pure.
  */
-import { leastChange } from "../callgrind/profile.js";
+
 import type { ComparisonReport, FunctionChangeRow, FunctionChangesEntry } from "../compare/schema.js";
+import { leastChange } from "../profiles/callgrind-profile.js";
 import { mdCode, mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 

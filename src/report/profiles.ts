@@ -8,10 +8,10 @@ import { baseHeadProfile } from "../compare/cell-index.js";
 import type { MeasurementSet } from "../compare/model.js";
 import { perTransaction } from "../compare/profiles.js";
 import type { ComparisonReport, ProfileEntry } from "../compare/schema.js";
-import { graphDataJson } from "../flamegraph/data.js";
-import { diffTree } from "../flamegraph/diff.js";
-import { profileGraphName } from "../flamegraph/names.js";
-import { renderDiffSvg } from "../flamegraph/svg.js";
+import { graphDataJson } from "../profiles/data.js";
+import { diffTree } from "../profiles/diff.js";
+import { profileGraphName } from "../profiles/names.js";
+import { renderDiffSvg } from "../profiles/svg.js";
 import { mdCode, mdEscape, plainText } from "./escape.js";
 import { cellLabel } from "./model.js";
 
@@ -20,7 +20,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const per = (x: number) => (x >= 1 ? x.toFixed(2) : x.toPrecision(2));
 const pts = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}`;
 
-/** The file name of a cell's flame graph, beside the report (src/flamegraph/names.ts). */
+/** The file name of a cell's flame graph, beside the report (src/profiles/names.ts). */
 export const flameGraphName = profileGraphName;
 
 function samplesLine(e: ProfileEntry): string {
@@ -148,7 +148,7 @@ export function profilesText(r: ComparisonReport): string[] {
   return L;
 }
 
-/** Each profiled cell's differential flame graph: file name, SVG text and data (src/flamegraph/data.ts). */
+/** Each profiled cell's differential flame graph: file name, SVG text and data (src/profiles/data.ts). */
 export function profileGraphs(
   sets: readonly MeasurementSet[],
   stem: string,

@@ -4,8 +4,9 @@
  * how many repetitions and their spread, how they were counted, and the functions with the most
  * self instructions per transaction. Pure; names from the results file are escaped.
  */
-import type { FunctionCost, RunInstructions } from "../callgrind/profile.js";
+
 import { metricDef } from "../metrics/table.js";
+import type { FunctionCost, RunInstructions } from "../profiles/callgrind-profile.js";
 import type { Cell, Results } from "../results/schema.js";
 import { plural } from "../util/plural.js";
 import { mdEscape, plainText } from "./escape.js";

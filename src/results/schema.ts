@@ -10,7 +10,7 @@ import {
   InstructionRepetitionSchema,
   InstructionsCellSchema,
   RunInstructionsSchema,
-} from "../callgrind/profile.js";
+} from "../profiles/callgrind-profile.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
@@ -189,7 +189,7 @@ export type ServerRecord = z.infer<typeof ServerRecordSchema>;
 
 /**
  * The server process's own counters over one measured phase (a cell, an A/B slice):
- * src/telemetry/process.ts. Divided by `transactions` they are the per-transaction host metrics.
+ * src/host/process.ts. Divided by `transactions` they are the per-transaction host metrics.
  */
 export const ProcessCountersSchema = z.object({
   /** transactions sysbench completed in the phase */
@@ -218,7 +218,7 @@ export const ProcessCountersSchema = z.object({
   data_written: nonneg.nullable().optional(),
   /**
    * instructions and cycles of the server process over the phase from `perf stat`, where the host
-   * has a hardware PMU (src/telemetry/pmu.ts); absent where it has none (see hardware_counters)
+   * has a hardware PMU (src/host/pmu.ts); absent where it has none (see hardware_counters)
    */
   instructions: nonneg.optional(),
   cycles: nonneg.optional(),
@@ -284,7 +284,7 @@ export const RUN_HEADER_FIELDS = {
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
-   * not recorded, null when they were (src/telemetry/pmu.ts); absent in older files
+   * not recorded, null when they were (src/host/pmu.ts); absent in older files
    */
   hardware_counters: z.object({ unavailable: z.string().nullable() }).optional(),
 };
@@ -391,7 +391,7 @@ export const ProfileSideSchema = z.object({
   /** folded stacks (root;…;leaf) → samples */
   stacks: z.record(z.string(), nonneg),
   /**
-   * off-CPU time (sched:sched_switch and perf's switch events, src/flamegraph/off-cpu.ts), absent
+   * off-CPU time (sched:sched_switch and perf's switch events, src/profiles/off-cpu.ts), absent
    * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
    * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
    */

@@ -1,19 +1,20 @@
 /**
  * The collectors `run` and `ab` hand to runPhase for each server (src/run/sysbench-run.ts): the
- * server process's counters over the phase (src/telemetry/process.ts), with its instructions and
- * cycles where the host has a hardware PMU (src/telemetry/pmu.ts), per transaction in reports.
+ * server process's counters over the phase (src/host/process.ts), with its instructions and
+ * cycles where the host has a hardware PMU (src/host/pmu.ts), per transaction in reports.
  */
-import type { ProcessCounters } from "../results/schema.js";
-import type { ServerInstance } from "../servers/instance.js";
+
 import {
   type PerfProfile,
   type PerfSession,
   type ProfileKind,
   type ProfileSpec,
   startPerf,
-} from "../telemetry/perf.js";
-import { hardwareCounters, type PerfStatSession, startPerfStat } from "../telemetry/pmu.js";
-import { countersBetween, type ProcessReading, readProcessCounters } from "../telemetry/process.js";
+} from "../host/perf.js";
+import { hardwareCounters, type PerfStatSession, startPerfStat } from "../host/pmu.js";
+import { countersBetween, type ProcessReading, readProcessCounters } from "../host/process.js";
+import type { ProcessCounters } from "../results/schema.js";
+import type { ServerInstance } from "../servers/instance.js";
 import type { PhaseCollector } from "./sysbench-run.js";
 
 /** What runPhase measured on the server besides sysbench's own figures. */
@@ -42,7 +43,7 @@ export function phaseCollector(
   };
 }
 
-/** `perf record` on the server for the phase (src/telemetry/perf.ts). */
+/** `perf record` on the server for the phase (src/host/perf.ts). */
 function profileCollector(
   instance: ServerInstance,
   kind: ProfileKind | ProfileSpec,

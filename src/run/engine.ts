@@ -8,7 +8,7 @@
  * add to a tier's cells after they are measured. Server records in the document are values the
  * engine computes from each start (src/run/records.ts): no module changes another's record.
  */
-import type { InstructionRepetition } from "../callgrind/profile.js";
+import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { ServerRecord } from "../results/schema.js";
 import type { ServerInstall } from "../servers/install.js";
 import type { ServerInstance } from "../servers/instance.js";

@@ -18,8 +18,8 @@ import {
 } from "../util/leftovers.js";
 import { acquireLock, type Lock, type LockRecord } from "../util/lock.js";
 import type { Logger } from "../util/log.js";
-import { isAlive, type ProcessId } from "../util/owner.js";
 import { plural } from "../util/plural.js";
+import { isAlive, type ProcessId } from "../util/process-owner.js";
 
 export const WORK_LOCK = "perfgate.lock";
 

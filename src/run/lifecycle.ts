@@ -7,14 +7,14 @@
  * (endOfMeasurement, endOnError, OverheadMeter); the rest drives files and processes.
  */
 import { resolve } from "node:path";
-import { checkHostBeforeRun } from "../host/check.js";
+import { hardwareCounters } from "../host/pmu.js";
+import { checkHostBeforeRun } from "../host/record.js";
 import type { DoctorRecord } from "../results/schema.js";
 import { writeFileAtomic } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
 import type { ServerInstall } from "../servers/install.js";
 import type { NetworkSetup } from "../servers/network.js";
 import { requireServerAvailable, resolveServer } from "../servers/resolve.js";
-import { hardwareCounters } from "../telemetry/pmu.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { checkRunOutput, refuseOutputOverInput, sameFile } from "../util/outputs.js";

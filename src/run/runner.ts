@@ -4,7 +4,8 @@
  * sysbench are stopped on every exit path. The results file and the work dir are locked for the
  * run (src/run/guard.ts); `resume` continues an interrupted run's file (src/run/resume.ts).
  */
-import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../datasets/cache.js";
+
+import { startTelemetry } from "../host/sampler.js";
 import type { Cell, Results } from "../results/schema.js";
 import { readResults, writeResults } from "../results/store.js";
 import { cacheRoot } from "../servers/cache.js";
@@ -12,8 +13,8 @@ import type { ServerInstall } from "../servers/install.js";
 import { type ServerInstance, statusDeltas } from "../servers/instance.js";
 import { describeNetwork, networkRecord } from "../servers/network.js";
 import { runArgs } from "../sysbench/command.js";
-import { startTelemetry } from "../telemetry/collector.js";
 import { plural } from "../util/plural.js";
+import { type DatasetSpec, datasetKey, findDataset, saveDataset, seriesOf } from "../workloads/datasets.js";
 import type { PhaseMeasures } from "./collectors.js";
 import {
   activeModes,

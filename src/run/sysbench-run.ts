@@ -1,9 +1,10 @@
 /** Runs one sysbench invocation as a tracked child, parsing its intervals live. */
+
+import type { ProfileKind, ProfileSpec } from "../host/perf.js";
 import type { Interval } from "../results/schema.js";
 import type { ServerInstance } from "../servers/instance.js";
 import { wrapArgv } from "../servers/network.js";
 import { parseSysbenchOutput, type SysbenchOutput, SysbenchStreamParser } from "../sysbench/parse.js";
-import type { ProfileKind, ProfileSpec } from "../telemetry/perf.js";
 import { UserError } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
 import { describeExit, lastLines, spawnTracked, stopChild } from "../util/processes.js";

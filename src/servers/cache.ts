@@ -23,7 +23,7 @@ import { pipeline } from "node:stream/promises";
 import { UserError } from "../util/errors.js";
 import { withWaitingLock } from "../util/lock.js";
 import type { Logger } from "../util/log.js";
-import { pidExists } from "../util/owner.js";
+import { pidExists } from "../util/process-owner.js";
 import { checkTree, MANIFEST_FILE, readManifest, tamperedError, writeManifest } from "./manifest.js";
 
 /**

@@ -6,7 +6,7 @@
  * a watchdog process (src/util/watchdog.ts) kills their groups and removes the directories the
  * moment perfgate is gone.
  */
-import type { ProcessId } from "./owner.js";
+import type { ProcessId } from "./process-owner.js";
 import { tellWatchdog } from "./watchdog.js";
 
 export interface Leftovers {

@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { UserError } from "./errors.js";
-import { isAlive, type ProcessId, self } from "./owner.js";
+import { isAlive, type ProcessId, self } from "./process-owner.js";
 
 /** A lock record is a few hundred bytes; anything larger is not one. */
 const MAX_RECORD_BYTES = 1 << 20;

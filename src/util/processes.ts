@@ -19,7 +19,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import { isMainThread } from "node:worker_threads";
 import { UserError } from "./errors.js";
 import { forgetGroup, noteGroup } from "./leftovers.js";
-import { identify } from "./owner.js";
+import { identify } from "./process-owner.js";
 import { deathGuardsEnabled } from "./watchdog.js";
 
 const live = new Set<ChildProcess>();

@@ -3,7 +3,7 @@ import uPlot from "uplot";
 import { alsoChangedText } from "../../history/also-changed.js";
 import type { HistoryMetric } from "../../history/schema.js";
 import { isImportedBench } from "../../metrics/tier.js";
-import { own } from "../../util/own.js";
+import { own } from "../../util/dict.js";
 import { safeHref, safeUrl } from "../../util/safe-url.js";
 import { urlOf } from "../links.js";
 import { metricInfo, metricKeys } from "../metrics.js";

@@ -1,7 +1,7 @@
 /**
  * The interactive differential flame graph (assets/flame.js, loaded by run-flame.ts only when a
  * run page's graph box is opened): d3-flame-graph draws the tree that the SVG beside the results
- * draws, rebuilt from the graph's data file after it is checked (src/flamegraph/data.ts: size,
+ * draws, rebuilt from the graph's data file after it is checked (src/profiles/data.ts: size,
  * schema, caps). Width: the head's weight; colour: the change of a frame's own weight, red grew,
  * blue shrank, with the SVG's palette (diffColor). A search box (plain text, case-insensitive,
  * never a regular expression), click to zoom, reset. d3-flame-graph writes names with
@@ -9,9 +9,9 @@
  */
 import flamegraph from "d3-flame-graph";
 import { select } from "d3-selection";
-import { GRAPH_DATA_MAX_CHARS, readGraphData } from "../../flamegraph/data.js";
-import { type DiffNode, selfDelta } from "../../flamegraph/diff.js";
-import { diffColor } from "../../flamegraph/svg.js";
+import { GRAPH_DATA_MAX_CHARS, readGraphData } from "../../profiles/data.js";
+import { type DiffNode, selfDelta } from "../../profiles/diff.js";
+import { diffColor } from "../../profiles/svg.js";
 import { el, fmt } from "./dom.js";
 import type { FlameRenderer } from "./run-flame.js";
 

@@ -5,7 +5,7 @@
  * on request, and room on the right so the last x label is never cut.
  */
 import uPlot from "uplot";
-import { dict } from "../../util/own.js";
+import { dict } from "../../util/dict.js";
 import { el } from "./dom.js";
 
 declare global {

@@ -2,9 +2,9 @@
  * The run page's interactive flame graph, loaded lazily: a graph linked beside the results file
  * gets a folded "search and zoom" box; opening it loads the renderer's bundle (assets/flame.js and
  * flame.css, d3-flame-graph, only on this page and only then) and the graph's data file (`<graph>.json`
- * beside the SVG, src/flamegraph/data.ts). Nothing of either is loaded before.
+ * beside the SVG, src/profiles/data.ts). Nothing of either is loaded before.
  */
-import { graphDataName } from "../../flamegraph/data-name.js";
+import { graphDataName } from "../../profiles/data-name.js";
 import { el } from "./dom.js";
 
 /** What assets/flame.js sets on the window. */

@@ -2,7 +2,7 @@
  * Sampled profiles of a server process with Linux perf: `perf record -e cpu-clock -g` for the
  * length of a phase — attached to the server's threads (`-p <pid>`) or to every CPU (`-a`, the
  * server's samples picked out by pid afterwards: far cheaper for the server, see ProfileSpec) — then
- * `perf script` collapsed into folded stacks (src/flamegraph/collapse-perf.ts). cpu-clock is a software event: it needs no hardware PMU, so it
+ * `perf script` collapsed into folded stacks (src/profiles/collapse-perf.ts). cpu-clock is a software event: it needs no hardware PMU, so it
  * works in virtual machines. Where perf is missing or the kernel refuses perf_event_open
  * (perf_event_paranoid, a container's seccomp), `perfProbe` says why in one line and profiling is
  * off; it never fails a run.
@@ -11,9 +11,9 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { collapsePerfScript } from "../flamegraph/collapse-perf.js";
-import type { Folded } from "../flamegraph/folded.js";
-import { type OffCpu, offCpuFromPerfScript } from "../flamegraph/off-cpu.js";
+import { collapsePerfScript } from "../profiles/collapse-perf.js";
+import type { Folded } from "../profiles/folded.js";
+import { type OffCpu, offCpuFromPerfScript } from "../profiles/off-cpu.js";
 import { runCommand, spawnTracked, stopChild } from "../util/processes.js";
 
 /**
@@ -27,7 +27,7 @@ export const PERF_FREQUENCY_HZ = 499;
 /**
  * What a profile records: on-CPU samples only, or also off-CPU time — every `sched:sched_switch`
  * of the server's threads with its call chain, and `--switch-events` for when each thread is back
- * on a CPU (src/flamegraph/off-cpu.ts).
+ * on a CPU (src/profiles/off-cpu.ts).
  */
 export type ProfileKind = "cpu" | "cpu+off";
 

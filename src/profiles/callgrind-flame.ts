@@ -1,20 +1,21 @@
 /**
  * Differential flame graphs of instruction counts (pure): per compared cell with counts, the folded
- * stacks of each side's last repetition (instructions per transaction, src/callgrind/folded.ts)
+ * stacks of each side's last repetition (instructions per transaction, src/profiles/callgrind-folded.ts)
  * drawn by the shared renderer (src/flamegraph): frames as wide as the head's instructions, red
  * where the head executes more, blue where it executes fewer.
  */
-import { graphDataJson } from "../flamegraph/data.js";
-import { diffTree } from "../flamegraph/diff.js";
-import { instructionGraphName } from "../flamegraph/names.js";
-import { renderDiffSvg } from "../flamegraph/svg.js";
-import type { InstructionRepetition } from "./profile.js";
+
+import type { InstructionRepetition } from "./callgrind-profile.js";
+import { graphDataJson } from "./data.js";
+import { diffTree } from "./diff.js";
+import { instructionGraphName } from "./names.js";
+import { renderDiffSvg } from "./svg.js";
 
 export interface FlameGraphFile {
-  /** the file's name (src/flamegraph/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
+  /** the file's name (src/profiles/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
   name: string;
   svg: string;
-  /** the graph's data for the trend site's interactive renderer, written as `<graph>.json` (src/flamegraph/data.ts) */
+  /** the graph's data for the trend site's interactive renderer, written as `<graph>.json` (src/profiles/data.ts) */
   data: string;
 }
 

@@ -10,7 +10,7 @@
  * MAX_SYMBOLS symbols are read. The caller reads the bytes (src/instructions/symbols.ts).
  */
 
-import type { CallgrindProfile } from "./parse.js";
+import type { CallgrindProfile } from "./callgrind-parse.js";
 
 /** A function symbol: its address in the object, its size (0: unknown) and its name. */
 export interface ElfSymbol {

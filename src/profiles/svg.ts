@@ -116,7 +116,7 @@ function frameParts(
 }
 
 /**
- * The differential flame graph of a frame tree (src/flamegraph/diff.ts): each frame as wide as its
+ * The differential flame graph of a frame tree (src/profiles/diff.ts): each frame as wide as its
  * head weight and coloured by the change of its own (self) weight, so a caller that only carries
  * its callees' growth stays grey (as in flamegraph.pl's differential mode). The caps the tree hit
  * (`root.notes`) are stated under the title.

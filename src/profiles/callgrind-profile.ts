@@ -4,7 +4,7 @@
  * from two sides' repetitions the functions whose cost changed most.
  */
 import { z } from "zod";
-import type { CallgrindProfile } from "./parse.js";
+import type { CallgrindProfile } from "./callgrind-parse.js";
 
 const nonneg = z.number().finite().nonnegative();
 

@@ -12,7 +12,7 @@
  * `minShare` of the total is folded into its top frame, so every instruction stays counted.
  * Frames are function names without their parameter lists.
  */
-import type { CallgrindProfile } from "./parse.js";
+import type { CallgrindProfile } from "./callgrind-parse.js";
 
 const MAX_DEPTH = 96;
 

@@ -4,8 +4,8 @@
  */
 import type { DoctorRecord } from "../results/schema.js";
 import type { Logger } from "../util/log.js";
-import { hostFindings, isQuiet } from "./checks.js";
 import { gatherFacts } from "./facts.js";
+import { hostFindings, isQuiet } from "./findings.js";
 import { type HostReader, hostReader } from "./reader.js";
 import { notQuietSummary } from "./summary.js";
 
