@@ -1,12 +1,12 @@
 /** Paired comparisons of interleaved A/B files (perfgate/ab). */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument, setKind } from "../src/compare/model.js";
+import { compareSets, labelSets } from "../src/compare/compare.js";
+import { fromDocument, pairedCells, serverLabel, setKind } from "../src/compare/model.js";
 import { loadMeasurements } from "../src/interop/load.js";
 import { renderComparisonMarkdown } from "../src/report/comparison.js";
 import type { AbResults } from "../src/results/schema.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
-import { makeAbResults, tempDir, writeJson } from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 interface AbSpec {
   pairs: number;
@@ -86,13 +86,39 @@ describe("paired A/B comparison", () => {
     const file = writeJson(dir, "ab.json", ab);
     const set = loadMeasurements(file);
     expect(setKind(set)).toBe("ab");
-    expect(set.paired?.[0]?.pairs.base).toHaveLength(4);
-    expect(set.paired?.[0]?.pairs.head).toHaveLength(4);
+    expect(pairedCells(set)[0]?.pairs.base).toHaveLength(4);
+    expect(pairedCells(set)[0]?.pairs.head).toHaveLength(4);
     expect(() => compareSets([set, set])).toThrow(/is an A\/B file: it is compared on its own/);
     expect(() => compareSets([set], { baselines: ["mariadb@11.4.5"] })).toThrow(
       /the baseline of A\/B file .* is its base side, "mariadb@10\.11\.5"/,
     );
     const broken = writeJson(dir, "broken.json", { ...ab, design: { ...ab.design, order: "ABAB" } });
     expect(() => loadMeasurements(broken)).toThrow(new RegExp(`^${broken}: field design\\.order: `));
+  });
+
+  it("pairs and server labels are read from the set's observations, under the names labelSets gives", () => {
+    const ab = fromDocument(makeAb({ pairs: 3, ratio: 1, noise: 0.01, seed: 3 }), "ab.json");
+    const [renamed] = labelSets([ab, ab]);
+    const cells = pairedCells(renamed!);
+    expect(cells).toHaveLength(1);
+    expect([cells[0]!.base, cells[0]!.head]).toEqual(renamed!.engines);
+    // the pairs' sides are the set's observations themselves, base first in each pair
+    const obs = renamed!.observations;
+    expect(cells[0]!.pairs.base).toEqual([obs[0], obs[2], obs[4]]);
+    expect(cells[0]!.pairs.base[1]).toBe(obs[2]);
+    expect(cells[0]!.pairs.head[2]).toBe(obs[5]);
+    expect(obs.map((o) => o.engine)).toEqual([0, 1, 0, 1, 0, 1].map((i) => renamed!.engines[i]));
+    expect(() => pairedCells({ ...ab, observations: ab.observations.slice(1) })).toThrow(
+      /5 observations for 3 pairs/,
+    );
+
+    const run = (file: string) =>
+      fromDocument(makeResults({ servers: [makeServer({ label: "db" })], cells: [{ tps: 100 }] }), file);
+    const [a, b] = labelSets([run("a.json"), run("b.json")]);
+    expect(a!.engines).toEqual(["mariadb@11.4.5 (a.json)"]);
+    expect(serverLabel(a!, a!.engines[0]!)).toBe("db");
+    expect(serverLabel(b!, b!.engines[0]!)).toBe("db");
+    expect(serverLabel(a!, "mariadb@11.4.5")).toBeUndefined();
+    expect(serverLabel(ab, ab.engines[0]!)).toBeUndefined();
   });
 });

@@ -30,7 +30,7 @@ import { plural } from "../util/plural.js";
 import { baseHeadInstructions, cellAt, observationsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
-import { type MeasurementSet, setKind } from "./model.js";
+import { type MeasurementSet, serverLabel, setKind } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
 import { type PairingOptions, planUnits } from "./plan.js";
 import { profileEntries } from "./profiles.js";
@@ -83,17 +83,12 @@ export function labelSets(sets: readonly MeasurementSet[]): MeasurementSet[] {
     const sameBase = baseNames.filter((b) => b === baseNames[i]).length > 1;
     const tag = sameFile ? `${s.file} #${i + 1}` : sameBase ? s.file : baseNames[i]!;
     const rename = (e: string) => (clash.includes(e) ? `${e} (${tag})` : e);
-    const engineServers = s.engine_servers
-      ? Object.fromEntries(Object.entries(s.engine_servers).map(([e, l]) => [rename(e), l]))
-      : undefined;
+    // an A/B's pairs and a run's server labels are read from the renamed observations
+    // (pairedCells, serverLabel): nothing else names an engine
     return {
       ...s,
       engines: s.engines.map(rename),
       observations: s.observations.map((o) => ({ ...o, engine: rename(o.engine) })),
-      ...(s.paired
-        ? { paired: s.paired.map((p) => ({ ...p, base: rename(p.base), head: rename(p.head) })) }
-        : {}),
-      ...(engineServers ? { engine_servers: engineServers } : {}),
     };
   });
 }
@@ -275,7 +270,7 @@ function runCounts(
   const reps: InstructionRepetition[] = [];
   let how: { threads: number; toggle: string } | null = null;
   for (const s of sets) {
-    const label = s.engine_servers?.[engine];
+    const label = serverLabel(s, engine);
     if (!s.document || s.document.interleaved || label === undefined) continue;
     for (const o of observationsAt(s.document, label, v.scenario, v.tier, v.threads)) {
       const i = o.run?.instructions;

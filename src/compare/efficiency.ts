@@ -13,7 +13,7 @@ import { writeCaveatText } from "../metrics/write-accounting.js";
 import type { ProcessCounters, ResultsV2 } from "../results/schema.js";
 import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
 import { cellAt, observationsAt } from "./cell-index.js";
-import type { MeasurementSet } from "./model.js";
+import { type MeasurementSet, serverLabel } from "./model.js";
 import type { EfficiencyEntry } from "./schema.js";
 
 interface UnitKey {
@@ -62,8 +62,8 @@ function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {
   if (!sb.document || !sh.document || sh.document.interleaved) return null;
   return {
     paired: false,
-    base: runPhases(sb.document, sb.engine_servers?.[u.base], u),
-    head: runPhases(sh.document, sh.engine_servers?.[u.head], u),
+    base: runPhases(sb.document, serverLabel(sb, u.base), u),
+    head: runPhases(sh.document, serverLabel(sh, u.head), u),
   };
 }
 

@@ -2,8 +2,9 @@
  * One normalized model for everything `perfgate compare` reads: results documents of any version
  * (a run's, or an interleaved A/B's; read as version 2, src/results/upgrade.ts) and imported
  * measurements (perfgate/import, or a .csv imported on the fly). Each becomes a MeasurementSet of
- * Observations (one per scenario × tier × threads × engine × repetition); an interleaved document
- * also keeps its pairs (PairedCell) for the paired comparison.
+ * Observations (one per scenario × tier × threads × engine × repetition); an interleaved document's
+ * observations are its pairs' sides, which `pairedCells` reads back as pairs (PairedCell) for the
+ * paired comparison.
  * Pure: the documents come in parsed; reading files is src/interop/load.ts (loadMeasurements).
  */
 
@@ -29,6 +30,7 @@ import type {
 import { type AnyResultsDocument, resultsV2 } from "../results/upgrade.js";
 import { batchMeans, type RunSpread, type TimedValue, tidySeries } from "../stats/index.js";
 import { pushAll } from "../util/arrays.js";
+import { cellAt } from "./cell-index.js";
 
 export type SetKind = "results" | "import" | "ab";
 
@@ -37,7 +39,7 @@ export function setKind(s: Pick<MeasurementSet, "document">): SetKind {
   return s.document ? (s.document.interleaved ? "ab" : "results") : "import";
 }
 
-/** The set's document when it is interleaved (an A/B): its pairs are in `paired`. */
+/** The set's document when it is interleaved (an A/B): its pairs are `pairedCells(set)`. */
 export function interleavedDocument(s: Pick<MeasurementSet, "document">): InterleavedDocument | undefined {
   return s.document?.interleaved ? (s.document as InterleavedDocument) : undefined;
 }
@@ -54,6 +56,8 @@ export interface Observation extends MetricValues {
   tier: string | null;
   threads: number;
   engine: string;
+  /** a run's observation: the label of its server record in `document.servers` (serverLabel) */
+  side?: string;
   repetition: number;
   /** per-second tps during the run, for within-run degradation */
   series?: TimedValue[];
@@ -100,10 +104,6 @@ export interface MeasurementSet {
   /** engine names in order of first appearance */
   engines: string[];
   observations: Observation[];
-  /** interleaved documents only */
-  paired?: PairedCell[];
-  /** a run's document only: engine name → label of its server record in `document.servers` */
-  engine_servers?: Record<string, string>;
   /** cells that failed or have no summary (skipped) */
   failed_cells: number;
   /** results documents: the workload as run (its `degradation:` section applies) */
@@ -170,7 +170,8 @@ function pushUnique(xs: string[], x: string): void {
 /**
  * A results document as measurements, read from its version 2 (v1 files upgraded): one observation
  * per side's measurement. A run's observation is its repetition of a successful cell; an
- * interleaved document's sides are base and head, each pair's two slices one PairedCell pair.
+ * interleaved document's sides are base and head, each pair's two slices two observations (one
+ * PairedCell pair, `pairedCells`).
  */
 export function fromDocument(doc: AnyResultsDocument, file: string): MeasurementSet {
   const v2 = resultsV2(doc);
@@ -180,13 +181,13 @@ export function fromDocument(doc: AnyResultsDocument, file: string): Measurement
 /** A run's document as measurements: one observation per successful repetition of a cell. */
 function runSet(doc: ResultsV2, file: string): MeasurementSet {
   const engineByLabel = new Map<string, string>();
-  const engineServers: Record<string, string> = {};
+  const named = new Set<string>();
   for (const s of doc.servers) {
     const name = engineOfServer(s);
     // Two servers with the same flavor@version in one run (e.g. path: builds): tell them apart.
-    const engine = Object.hasOwn(engineServers, name) ? `${name} (${s.label})` : name;
+    const engine = named.has(name) ? `${name} (${s.label})` : name;
     engineByLabel.set(s.label, engine);
-    engineServers[engine] = s.label;
+    named.add(engine);
   }
   const engines: string[] = [];
   const observations: Observation[] = [];
@@ -205,7 +206,14 @@ function runSet(doc: ResultsV2, file: string): MeasurementSet {
       const repeated = repeatedOf(run);
       // built in place rather than from spreads: a run file has an observation per repetition
       const x: Observation = withValues(
-        { scenario: c.script, tier: c.tier, threads: c.threads, engine, repetition: o.repetition ?? 1 },
+        {
+          scenario: c.script,
+          tier: c.tier,
+          threads: c.threads,
+          engine,
+          side: o.side,
+          repetition: o.repetition ?? 1,
+        },
         fromCell,
         run,
       );
@@ -221,7 +229,6 @@ function runSet(doc: ResultsV2, file: string): MeasurementSet {
     file,
     engines,
     observations,
-    engine_servers: engineServers,
     failed_cells: failed,
   };
 }
@@ -249,68 +256,134 @@ export function fromImport(set: ImportedSet, file: string): MeasurementSet {
   };
 }
 
-/**
- * An interleaved document as measurements: the pairs per cell, plus one observation per side and
- * pair (for the tables). Engines are `${flavor}@${version}` of the base and head servers, with
- * " (base)" and " (head)" appended when both are the same version.
- */
-function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
+/** The engine names of an interleaved document's base and head servers (see interleavedSet). */
+function abEngines(doc: ResultsV2): [string, string] {
   const server = (label: string, index: number) =>
     doc.servers.find((s) => s.label === label) ?? doc.servers[index]!;
-  let base = engineOfServer(server("base", 0));
-  let head = engineOfServer(server("head", 1));
-  if (base === head) {
-    base = `${base} (base)`;
-    head = `${head} (head)`;
-  }
-  const paired: PairedCell[] = [];
+  const base = engineOfServer(server("base", 0));
+  const head = engineOfServer(server("head", 1));
+  return base === head ? [`${base} (base)`, `${head} (head)`] : [base, head];
+}
+
+/**
+ * Whether an interleaved cell is compared: it succeeded and has slices or its own counted
+ * repetitions (an instructions-only A/B's cell has counts and no slices, src/ab/metrics.ts).
+ */
+function abCellCompared(c: CellV2): boolean {
+  return c.status === "ok" && (c.observations.length > 0 || cellRepetitionPairs(c, "", "").base.length > 0);
+}
+
+/**
+ * An interleaved document as measurements: one observation per side and pair, pair by pair (base
+ * first) in the order of the compared cells; `pairedCells` reads them back as pairs. Engines are
+ * `${flavor}@${version}` of the base and head servers, with " (base)" and " (head)" appended when
+ * both are the same version.
+ */
+function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
+  const [base, head] = abEngines(doc);
   const observations: Observation[] = [];
   let failed = 0;
   for (const c of doc.cells) {
-    // an instructions-only A/B's cell has counts and no slices (src/ab/metrics.ts)
-    const repetitions = c.status === "ok" ? cellRepetitionPairs(c, base, head) : NO_PAIRS;
-    const slices = c.observations;
-    if (c.status !== "ok" || (slices.length === 0 && repetitions.base.length === 0)) {
+    if (!abCellCompared(c)) {
       failed++;
       continue;
     }
+    const slices = c.observations;
     const n = slices.length >> 1;
-    const pairs: PairedCell["pairs"] = { base: new Array(n), head: new Array(n) };
     const { script: scenario, tier, threads } = c;
     // the observations come in the order they ran: each pair's two, base first or head first
     for (let i = 0; i < n; i++) {
       const x = slices[2 * i]!;
       const y = slices[2 * i + 1]!;
       const [pb, ph] = x.side === "base" ? [x, y] : [y, x];
-      // each side's observation is also the pair's side: one object, not two
-      const b = sideObservation(pb, scenario, tier, threads, base, i + 1);
-      const h = sideObservation(ph, scenario, tier, threads, head, i + 1);
-      pairs.base[i] = b;
-      pairs.head[i] = h;
-      observations.push(b, h);
+      observations.push(
+        sideObservation(pb, scenario, tier, threads, base, i + 1),
+        sideObservation(ph, scenario, tier, threads, head, i + 1),
+      );
     }
-    pushAll(pairs.base, repetitions.base);
-    pushAll(pairs.head, repetitions.head);
-    const sides = c.sides;
-    paired.push({
-      scenario,
-      tier,
-      threads,
-      base,
-      head,
-      pairs,
-      series: { base: sides?.base?.series ?? [], head: sides?.head?.series ?? [] },
-    });
   }
   return {
     document: doc,
     file,
     engines: [base, head],
     observations,
-    paired,
     failed_cells: failed,
     workload_spec: doc.workload.spec,
   };
+}
+
+/**
+ * An A/B set's pairs, one PairedCell per compared cell: the set's observations two by two (as
+ * interleavedSet made them, under the set's engine names, which labelSets may have renamed), then
+ * the cell's own counted repetitions; each side's per-second intervals from the cell's `sides`.
+ * The one place the pairs are built; the observations are the pairs' sides, not copies.
+ */
+export function pairedCells(set: MeasurementSet): PairedCell[] {
+  const doc = interleavedDocument(set);
+  if (!doc) return [];
+  const [base, head] = set.engines as [string, string];
+  const obs = set.observations;
+  const out: PairedCell[] = [];
+  let k = 0;
+  for (const c of doc.cells) {
+    if (!abCellCompared(c)) continue;
+    const n = c.observations.length >> 1;
+    const pairs: PairedCell["pairs"] = { base: new Array(n), head: new Array(n) };
+    for (let i = 0; i < n; i++, k += 2) {
+      pairs.base[i] = obs[k]!;
+      pairs.head[i] = obs[k + 1]!;
+    }
+    const repetitions = cellRepetitionPairs(c, base, head);
+    pushAll(pairs.base, repetitions.base);
+    pushAll(pairs.head, repetitions.head);
+    const { script: scenario, tier, threads } = c;
+    out.push({ scenario, tier, threads, base, head, pairs, series: sidesSeries(c) });
+  }
+  if (k !== obs.length) {
+    throw new Error(
+      `${set.file}: ${obs.length} observations for ${k / 2} pairs: not as fromDocument reads them`,
+    );
+  }
+  return out;
+}
+
+/** Each side's per-second intervals of an interleaved cell, as the document holds them. */
+function sidesSeries(c: CellV2): PairedCell["series"] {
+  return { base: c.sides?.base?.series ?? [], head: c.sides?.head?.series ?? [] };
+}
+
+/**
+ * Both sides' per-second intervals of a compared cell of an A/B set whose base and head engines
+ * are `base` and `head` (undefined: no such set or cell), without building its pairs.
+ */
+export function pairedSeries(
+  set: MeasurementSet,
+  c: { scenario: string; tier: string | null; threads: number; base: string; head: string },
+): PairedCell["series"] | undefined {
+  const doc = interleavedDocument(set);
+  if (!doc || set.engines[0] !== c.base || set.engines[1] !== c.head) return undefined;
+  const cell = cellAt(doc, c.scenario, c.tier, c.threads);
+  return cell && abCellCompared(cell) ? sidesSeries(cell) : undefined;
+}
+
+const LABELS = new WeakMap<readonly Observation[], Map<string, string>>();
+
+/**
+ * The label of the server record (in `document.servers`) that measured an engine of a run's set:
+ * its observations' `side`, under the set's engine names (which labelSets may have renamed).
+ * Undefined for an A/B (its sides are base and head), an import, or an engine not in the set.
+ */
+export function serverLabel(set: MeasurementSet, engine: string): string | undefined {
+  if (!set.document || set.document.interleaved) return undefined;
+  // one scan per observations array (a run file of 10,000 cells has 30,000): kept beside it
+  let labels = LABELS.get(set.observations);
+  if (!labels) {
+    labels = new Map();
+    for (const o of set.observations)
+      if (o.side !== undefined && !labels.has(o.engine)) labels.set(o.engine, o.side);
+    LABELS.set(set.observations, labels);
+  }
+  return labels.get(engine);
 }
 
 /** No pairs (never added to: a cell's own lists are new arrays). */

@@ -10,7 +10,14 @@ import { appendTo } from "../util/arrays.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../util/plural.js";
 import { checkFairness, fairnessSideOf, notComparable } from "./fairness.js";
-import { engineFamily, type MeasurementSet, type Observation, tpsSeries } from "./model.js";
+import {
+  engineFamily,
+  type MeasurementSet,
+  type Observation,
+  pairedCells,
+  serverLabel,
+  tpsSeries,
+} from "./model.js";
 import type { ComparisonReport } from "./schema.js";
 
 /** The metric values of one side of one measurement (a repetition, or one side of a pair). */
@@ -108,7 +115,7 @@ function abPlan(sets: readonly MeasurementSet[], ab: MeasurementSet, named: read
     }
   }
   // the pairs' two lists are the unit's as they are (pair i is base[i] and head[i]): not copied
-  const units: Unit[] = (ab.paired ?? []).map((p) => ({
+  const units: Unit[] = pairedCells(ab).map((p) => ({
     scenario: p.scenario,
     tier: p.tier,
     threads: p.threads,
@@ -228,9 +235,11 @@ function checkPairs(
       unchecked = true;
       continue;
     }
+    const baseServer = serverLabel(sb, b);
+    const headServer = serverLabel(sh, h);
     const f = checkFairness(fairnessSideOf(sb.document), fairnessSideOf(sh.document), {
-      ...(sb.engine_servers?.[b] !== undefined ? { baseServer: sb.engine_servers[b] } : {}),
-      ...(sh.engine_servers?.[h] !== undefined ? { headServer: sh.engine_servers[h] } : {}),
+      ...(baseServer !== undefined ? { baseServer } : {}),
+      ...(headServer !== undefined ? { headServer } : {}),
       baseName: b,
       headName: h,
     });

@@ -10,7 +10,7 @@ import type { CountedServer } from "../profiles/callgrind-profile.js";
 import type { ServerRecord } from "../results/schema.js";
 import { countedServer, libcName } from "./counting.js";
 import { knownSetting } from "./known-settings.js";
-import type { MeasurementSet } from "./model.js";
+import { type MeasurementSet, serverLabel } from "./model.js";
 import type { SettingDifference, SettingsDiff } from "./schema.js";
 
 /** Variables that name a place, an address or an instance, not a behaviour. */
@@ -84,7 +84,7 @@ function serverOf(
     const server = label ? (servers.find((s) => s.label === label) ?? servers[i]) : undefined;
     return server && label ? { server, set: ab.settings[label as "base" | "head"] } : null;
   }
-  const label = set.engine_servers?.[engine];
+  const label = serverLabel(set, engine);
   const server = label === undefined ? undefined : set.document?.servers.find((s) => s.label === label);
   return server ? { server } : null;
 }
@@ -96,7 +96,7 @@ function countedOf(set: MeasurementSet, engine: string): CountedServer | null {
     const c = set.document.cells.find((x) => x.instructions?.servers);
     return c ? countedServer(c.instructions!, label) : null;
   }
-  const label = set.engine_servers?.[engine];
+  const label = serverLabel(set, engine);
   const o = set.document?.cells
     .flatMap((c) => c.observations)
     .find((x) => x.side === label && x.run?.instructions?.servers);

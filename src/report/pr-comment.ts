@@ -9,7 +9,7 @@
  * Layout: docs/action.md, "The pull request comment".
  */
 import { labelSets } from "../compare/compare.js";
-import { type MeasurementSet, type PerSecondTps, tpsSeries } from "../compare/model.js";
+import { type MeasurementSet, type PerSecondTps, pairedSeries, tpsSeries } from "../compare/model.js";
 import type { Verdict } from "../compare/overall.js";
 import type { ComparisonCell, ComparisonReport } from "../compare/schema.js";
 import type { BaselineProvenance } from "../import/provenance.js";
@@ -322,17 +322,10 @@ export function cellSeries(
   c: Pick<ComparisonCell, "scenario" | "tier" | "threads" | "base" | "head">,
 ): { base: number[]; head: number[] } | null {
   for (const s of labelled) {
-    const p = s.paired?.find(
-      (x) =>
-        x.scenario === c.scenario &&
-        x.tier === c.tier &&
-        x.threads === c.threads &&
-        x.base === c.base &&
-        x.head === c.head,
-    );
+    const p = pairedSeries(s, c);
     if (p) {
       const value = (xs: readonly PerSecondTps[]) => tpsSeries(xs).map((v) => v.value);
-      return { base: value(p.series.base), head: value(p.series.head) };
+      return { base: value(p.base), head: value(p.head) };
     }
   }
   const side = (engine: string): number[] => {
@@ -397,7 +390,7 @@ function charts(i: PrReportInput): string[][] {
     .sort((a, b) => a.change_pct - b.change_pct);
   const out: string[][] = [];
   const labelled = labelSets(i.sets);
-  const hasSeries = labelled.some((s) => s.paired || s.observations.some((o) => o.series));
+  const hasSeries = labelled.some((s) => s.document?.interleaved || s.observations.some((o) => o.series));
   for (const c of hasSeries ? worst.slice(0, 4 * CHARTS) : []) {
     if (out.length >= CHARTS) break;
     const s = cellSeries(labelled, c);
