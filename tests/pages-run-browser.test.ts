@@ -7,11 +7,12 @@
  * A/B; the thread-scaling page one line per version. Screenshots land in test-output/pages/ (and
  * in docs/img/ with UPDATE_SCREENSHOTS=1: the README's).
  */
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AbResults, Results } from "../src/results/schema.js";
+import { readAbResults, readResults } from "../src/results/store.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild, requireSysbench } from "./helpers/env.js";
@@ -83,8 +84,8 @@ beforeAll(async () => {
       f("w3"),
     ]),
   ]);
-  r114 = JSON.parse(readFileSync(f("r114.json"), "utf8")) as Results;
-  ab = JSON.parse(readFileSync(f("ab.json"), "utf8")) as AbResults;
+  r114 = readResults(f("r114.json"));
+  ab = readAbResults(f("ab.json"));
   const store = f("store");
   // The A/B first: the thread-scaling page draws each version's latest runs (the two plain runs).
   const appends: [string, string, string[]][] = [
