@@ -26,9 +26,14 @@ import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.
 import { waitFor } from "./helpers/wait.js";
 
 const WORKLOAD = "tests/fixtures/workloads/bisect-tiny.yml";
-/** Commits in the repository, and the one planting the change (not a first or second midpoint). */
+/**
+ * Commits in the repository, and the one planting the change: just after the first midpoint (7),
+ * so the search measures one good commit (against both endpoints: two A/B runs) and then bad ones
+ * (11, 9, 8), each a run against good alone once clearly off it. Commit 11 of 16, or 19 of 32,
+ * measured two or three good commits for the same checks.
+ */
 const COUNT = 16;
-const PLANTED = 11;
+const PLANTED = 8;
 
 /** How many times a bisect's output says it started the kept server of `role`. */
 function starts(stderr: string, role: "good" | "bad" | "commit"): number {
@@ -77,6 +82,9 @@ describe("perfgate bisect", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resuming ${out}`);
     const b = readBisectResults(out);
+    console.log(
+      `bisect steps (commit:mark:A/B runs): ${b.steps.map((x) => `${x.index}:${x.mark}:${x.rounds.length}`).join(" ")}`,
+    );
     expect(b.status).toBe("complete");
     expect(b.args.metric).toBe("tps");
     expect(b.outcome).toEqual({ kind: "found", index: PLANTED, skipped: [] });
