@@ -1,9 +1,11 @@
 /**
- * perfgate bisect end to end with real servers and real sysbench: a local git repository of 32
+ * perfgate bisect end to end with real servers and real sysbench: a local git repository of 16
  * commits whose trees hold a server-options file, one commit of which plants a change.
  * `--provision` maps every commit to the cached MariaDB 11.4.5 plus its options. Each bisect must
- * name the planted commit, having measured at most ceil(log2 32) + 2 = 7 commits (the endpoints
- * included).
+ * name the planted commit, having measured at most ceil(log2 16) + 2 = 6 commits (the endpoints
+ * included). 16 commits rather than 32: the search's bound and the interrupt and resume are the
+ * same at either size, and each commit fewer is a commit's server start and A/B runs fewer
+ * (the 32-commit search is simulated in bench/bisect-sim.mjs).
  * - The tps path: the planted commit turns on full durability (innodb_flush_log_at_trx_commit=1
  *   and sync_binlog=1, against 0 and 0), which costs a write workload most of its throughput and
  *   little CPU. Each commit is measured against good and against bad. The bisect is interrupted
@@ -18,12 +20,20 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commitsMeasured } from "../src/bisect/core/state.js";
 import { readBisectResults } from "../src/bisect/store.js";
-import { PLANTED, plantedRepo } from "./helpers/bisect-repo.js";
+import { DURABILITY, plantedRepo } from "./helpers/bisect-repo.js";
 import { runCli, startCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";
 import { waitFor } from "./helpers/wait.js";
 
 const WORKLOAD = "tests/fixtures/workloads/bisect-tiny.yml";
+/**
+ * Commits in the repository, and the one planting the change: just after the first midpoint (7),
+ * so the search measures one good commit (against both endpoints: two A/B runs) and then bad ones
+ * (11, 9, 8), each a run against good alone once clearly off it. Commit 11 of 16, or 19 of 32,
+ * measured two or three good commits for the same checks.
+ */
+const COUNT = 16;
+const PLANTED = 8;
 
 /** How many times a bisect's output says it started the kept server of `role`. */
 function starts(stderr: string, role: "good" | "bad" | "commit"): number {
@@ -37,14 +47,14 @@ beforeAll(() => {
 });
 
 describe("perfgate bisect", () => {
-  it("tps path: finds the planted commit within 7 measured commits, through an interrupt and --resume", {
+  it("tps path: finds the planted commit within 6 measured commits, through an interrupt and --resume", {
     timeout: 1_800_000,
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-bisect-"));
     const repo = join(dir, "repo");
-    plantedRepo(repo);
+    plantedRepo(repo, DURABILITY, PLANTED, COUNT);
     const out = join(dir, "bisect.json");
-    const args = ["bisect", "--source", repo, "--good", "main~31", "--bad", "main"];
+    const args = ["bisect", "--source", repo, "--good", `main~${COUNT - 1}`, "--bad", "main"];
     const rest = ["--provision", PROVISION, "-w", WORKLOAD, "--cell", "oltp_write_only:1", "--out", out];
     const { child, done } = startCli([...args, ...rest]);
     // Interrupt once the endpoints and one more commit are in the file.
@@ -72,6 +82,9 @@ describe("perfgate bisect", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resuming ${out}`);
     const b = readBisectResults(out);
+    console.log(
+      `bisect steps (commit:mark:A/B runs): ${b.steps.map((x) => `${x.index}:${x.mark}:${x.rounds.length}`).join(" ")}`,
+    );
     expect(b.status).toBe("complete");
     expect(b.args.metric).toBe("tps");
     expect(b.outcome).toEqual({ kind: "found", index: PLANTED, skipped: [] });
@@ -87,7 +100,7 @@ describe("perfgate bisect", () => {
     }
     expect(candidates.some((s) => s.mark === "good" && s.estimate_bad)).toBe(true);
     expect(b.commits[PLANTED]!.subject).toBe(`commit ${PLANTED}: durable commits`);
-    expect(commitsMeasured(b)).toBeLessThanOrEqual(7);
+    expect(commitsMeasured(b)).toBeLessThanOrEqual(Math.ceil(Math.log2(COUNT)) + 2);
     // Steps measured before the interrupt are kept as they were.
     expect(b.steps[0]).toEqual(interrupted.steps[0]);
     expect(resumed.stdout).toContain(

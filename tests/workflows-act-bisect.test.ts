@@ -3,8 +3,9 @@
  * small server-configuration repository, the way a repository adopts it: perfgate checked out from
  * its own repository at a pinned commit (PERFGATE_REPOSITORY, PERFGATE_REF), each commit mapped to
  * the cached MariaDB 11.4.5 with the commit's options by PERFGATE_BISECT_PROVISION (perfgate
- * bisect's --provision). One commit of four turns on full durability; the job summary must name
- * it, and the bisect file must be in the uploaded artifact.
+ * bisect's --provision). Of three commits, the middle one turns on full durability; the job
+ * summary must name it (not bad, the commit after it), and the bisect file must be in the uploaded
+ * artifact.
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -20,10 +21,11 @@ import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin
 
 const REPO = "Codertocat/Hello-World";
 const PERFGATE = "perfgate-org/perfgate";
-// The workflow's plumbing is what is tested here (tests/bisect-e2e.test.ts tests the search on 32
-// commits): four commits, so the bisect measures at most the two endpoints and the two between.
-const PLANTED = 2;
-const COUNT = 4;
+// The workflow's plumbing is what is tested here (tests/bisect-e2e.test.ts tests the search on 16
+// commits): three commits, so the bisect measures the two endpoints and the one between, which
+// it must find bad.
+const PLANTED = 1;
+const COUNT = 3;
 const CELL = "oltp_write_only:1:128M";
 const TINY = readFileSync(join(ROOT, "tests/fixtures/workloads/bisect-tiny.yml"), "utf8").replace(
   /^name: bisect-tiny$/m,
