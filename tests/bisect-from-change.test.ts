@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rebuildIndex } from "../src/history/folder.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
+import { commitOf, type Step, writeSyntheticStore } from "./helpers/history-factory.js";
 
 const RUNS = 40;
 const AT = 25;
@@ -48,61 +48,16 @@ beforeAll(() => {
     git("commit", "-q", "-m", `commit ${i}`);
     shas.push(git("rev-parse", "HEAD"));
   }
-  store = join(dir, "store");
-  writeSyntheticStore(store, {
-    runs: RUNS,
-    scripts: ["oltp_read_write"],
-    tiers: ["1G"],
-    threads: [1, 8],
-    step: { script: "oltp_read_write", tier: "1G", threads: 8, at: AT, factor: 0.8 },
-    seed: 11,
-  });
-  // The runs were measured at the repository's commits.
-  for (const f of readdirSync(join(store, "runs"))) {
-    const path = join(store, "runs", f);
-    let text = readFileSync(path, "utf8");
-    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
-    writeFileSync(path, text);
-  }
-  rebuildIndex(store);
+  const cell = { script: "oltp_read_write", tier: "1G", threads: 8 };
+  store = storeAt(join(dir, "store"), [{ ...cell, at: AT, factor: 0.8 }]);
   // The same cell with a 3% drop on 1% noise: a change point, but within the cell's noise floor
   // (Q3 + 3 × IQR of the adjacent runs' changes, about 5% at 1% noise).
-  quiet = join(dir, "quiet-store");
-  writeSyntheticStore(quiet, {
-    runs: RUNS,
-    scripts: ["oltp_read_write"],
-    tiers: ["1G"],
-    threads: [1, 8],
-    step: { script: "oltp_read_write", tier: "1G", threads: 8, at: AT, factor: 0.97 },
-    seed: 11,
-  });
-  for (const f of readdirSync(join(quiet, "runs"))) {
-    const path = join(quiet, "runs", f);
-    let text = readFileSync(path, "utf8");
-    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
-    writeFileSync(path, text);
-  }
-  rebuildIndex(quiet);
+  quiet = storeAt(join(dir, "quiet-store"), [{ ...cell, at: AT, factor: 0.97 }]);
   // A 20% drop at run 15, then a 3% one at run 30 within the noise floor: the 20% one is taken.
-  mixed = join(dir, "mixed-store");
-  writeSyntheticStore(mixed, {
-    runs: RUNS,
-    scripts: ["oltp_read_write"],
-    tiers: ["1G"],
-    threads: [1, 8],
-    step: [
-      { script: "oltp_read_write", tier: "1G", threads: 8, at: 15, factor: 0.8 },
-      { script: "oltp_read_write", tier: "1G", threads: 8, at: 30, factor: 0.97 },
-    ],
-    seed: 11,
-  });
-  for (const f of readdirSync(join(mixed, "runs"))) {
-    const path = join(mixed, "runs", f);
-    let text = readFileSync(path, "utf8");
-    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
-    writeFileSync(path, text);
-  }
-  rebuildIndex(mixed);
+  mixed = storeAt(join(dir, "mixed-store"), [
+    { ...cell, at: 15, factor: 0.8 },
+    { ...cell, at: 30, factor: 0.97 },
+  ]);
   workload = join(dir, "nightly.yml");
   writeFileSync(
     workload,
@@ -110,6 +65,26 @@ beforeAll(() => {
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A synthetic store with `steps` in one cell, its runs measured at the repository's commits. */
+function storeAt(path: string, steps: Step[]): string {
+  writeSyntheticStore(path, {
+    runs: RUNS,
+    scripts: ["oltp_read_write"],
+    tiers: ["1G"],
+    threads: [1, 8],
+    step: steps,
+    seed: 11,
+  });
+  for (const f of readdirSync(join(path, "runs"))) {
+    const file = join(path, "runs", f);
+    let text = readFileSync(file, "utf8");
+    for (let i = 0; i < RUNS; i++) text = text.replaceAll(commitOf(i), shas[i]!);
+    writeFileSync(file, text);
+  }
+  rebuildIndex(path);
+  return path;
+}
 
 describe("perfgate bisect --from-change", () => {
   it("takes the range, cell and metric of the cell's regression change point", async () => {

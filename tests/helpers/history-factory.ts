@@ -13,7 +13,7 @@ import type { HistoryCell, HistoryRun, MetricValue } from "../../src/history/sch
 import type { Results } from "../../src/results/schema.js";
 import { HOST, makeResults, makeServer } from "./results-factory.js";
 
-interface Step {
+export interface Step {
   script: string;
   tier: string;
   threads: number;
