@@ -15,6 +15,7 @@ import { METRIC_NAMES } from "../metrics/table.js";
 import type { NetworkSetup } from "../servers/network.js";
 import type { ThresholdConfig } from "../stats/verdict.js";
 import type { Logger } from "../util/log.js";
+import { checkedRequest } from "./request.js";
 import { thresholdConfig } from "./values.js";
 
 const settings = z.record(z.string(), z.string());
@@ -52,10 +53,7 @@ export type AbRequest = z.infer<typeof AbRequestSchema>;
 
 /** The request, checked; a wrong field is an internal error naming it (the parsers word user errors). */
 export function abRequest(fields: AbRequest): AbRequest {
-  const r = AbRequestSchema.safeParse(fields);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  throw new Error(`A/B request: ${issue.path.join(".") || "(request)"}: ${issue.message}`);
+  return checkedRequest(AbRequestSchema, "A/B request", fields);
 }
 
 /** The thresholds the A/B's verdicts and its gate use. */

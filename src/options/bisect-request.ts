@@ -12,6 +12,7 @@ import { z } from "zod";
 import { BISECT_METRICS } from "../bisect/core/state.js";
 import type { BisectOptions } from "../bisect/runner.js";
 import type { Logger } from "../util/log.js";
+import { checkedRequest } from "./request.js";
 
 /** `--metric`: a metric bisect decides on, or auto (chosen from the cell and the host). */
 export const BISECT_METRIC_CHOICES: readonly string[] = ["auto", ...BISECT_METRICS];
@@ -62,10 +63,7 @@ export type BisectRequest = z.infer<typeof BisectRequestSchema>;
 
 /** The request, checked; a wrong field is an internal error naming it (the parsers word user errors). */
 export function bisectRequest(fields: BisectRequest): BisectRequest {
-  const r = BisectRequestSchema.safeParse(fields);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  throw new Error(`bisect request: ${issue.path.join(".") || "(request)"}: ${issue.message}`);
+  return checkedRequest(BisectRequestSchema, "bisect request", fields);
 }
 
 /** The runner's options for the request: the one mapping (a dry run plans from them too). */

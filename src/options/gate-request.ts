@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { GateOptions } from "../gate/gate.js";
 import { METRIC_NAMES } from "../metrics/table.js";
 import type { DegradationOptions } from "../stats/degradation.js";
+import { checkedRequest } from "./request.js";
 import { thresholdConfig } from "./values.js";
 
 export const GateRequestSchema = z.strictObject({
@@ -34,10 +35,7 @@ export type GateRequest = z.infer<typeof GateRequestSchema>;
 
 /** The request, checked; a wrong field is an internal error naming it (the parsers word user errors). */
 export function gateRequest(fields: GateRequest): GateRequest {
-  const r = GateRequestSchema.safeParse(fields);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  throw new Error(`gate request: ${issue.path.join(".") || "(request)"}: ${issue.message}`);
+  return checkedRequest(GateRequestSchema, "gate request", fields);
 }
 
 /** The gate's options for the request: the one mapping, for the CLI and the action. */

@@ -12,6 +12,7 @@ import type { PinnedDefaults } from "../results/schema.js";
 import type { RunOptions } from "../run/runner.js";
 import type { NetworkSetup } from "../servers/network.js";
 import type { Logger } from "../util/log.js";
+import { checkedRequest } from "./request.js";
 
 /**
  * The server spec, the workload file and the results paths are checked by the engine, which words
@@ -48,10 +49,7 @@ export type RunRequest = z.infer<typeof RunRequestSchema>;
 
 /** The request, checked; a wrong field is an internal error naming it (the parsers word user errors). */
 export function runRequest(fields: RunRequest): RunRequest {
-  const r = RunRequestSchema.safeParse(fields);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  throw new Error(`run request: ${issue.path.join(".") || "(request)"}: ${issue.message}`);
+  return checkedRequest(RunRequestSchema, "run request", fields);
 }
 
 /**
