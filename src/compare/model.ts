@@ -270,7 +270,10 @@ function abEngines(doc: ResultsV2): [string, string] {
  * repetitions (an instructions-only A/B's cell has counts and no slices, src/ab/metrics.ts).
  */
 function abCellCompared(c: CellV2): boolean {
-  return c.status === "ok" && (c.observations.length > 0 || cellRepetitionPairs(c, "", "").base.length > 0);
+  return (
+    c.status === "ok" &&
+    (c.observations.length > 0 || countedRepetitions(c).some(([, r]) => r.base.length > 0))
+  );
 }
 
 /**
@@ -386,6 +389,19 @@ export function serverLabel(set: MeasurementSet, engine: string): string | undef
   return labels.get(engine);
 }
 
+/** Each counted metric's repetitions of an interleaved cell, per side (metrics with `fromAbCell`). */
+function countedRepetitions(c: CellV2): [MetricName, { base: number[]; head: number[] }][] {
+  const sides = c.instructions?.sides;
+  if (!sides) return [];
+  const counts = { instructions: { base: sides.base ?? [], head: sides.head ?? [] } };
+  const out: [MetricName, { base: number[]; head: number[] }][] = [];
+  for (const m of METRICS as readonly MetricDef<MetricName>[]) {
+    const reps = m.fromAbCell?.(counts);
+    if (reps) out.push([m.name, reps]);
+  }
+  return out;
+}
+
 /** No pairs (never added to: a cell's own lists are new arrays). */
 const NO_PAIRS: PairedCell["pairs"] = { base: [], head: [] };
 
@@ -395,13 +411,10 @@ const NO_PAIRS: PairedCell["pairs"] = { base: [], head: [] };
  * with both values, so these never mix with the slices' metrics.
  */
 function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell["pairs"] {
-  const sides = c.instructions?.sides;
-  if (!sides) return NO_PAIRS;
+  const counted = countedRepetitions(c);
+  if (counted.length === 0) return NO_PAIRS;
   const out: PairedCell["pairs"] = { base: [], head: [] };
-  const counts = { instructions: { base: sides.base ?? [], head: sides.head ?? [] } };
-  for (const m of METRICS as readonly MetricDef<MetricName>[]) {
-    const reps = m.fromAbCell?.(counts);
-    if (!reps) continue;
+  for (const [name, reps] of counted) {
     const obs = (engine: string, i: number, value: number): Observation => ({
       scenario: c.script,
       tier: c.tier,
@@ -409,7 +422,7 @@ function cellRepetitionPairs(c: CellV2, base: string, head: string): PairedCell[
       engine,
       repetition: i + 1,
       ...valuesFrom(() => undefined, null),
-      [m.name]: value,
+      [name]: value,
     });
     for (let i = 0; i < reps.base.length; i++) {
       out.base.push(obs(base, i, reps.base[i]!));
