@@ -1,9 +1,11 @@
 /**
  * The typed requests the commands build: the A/B request (src/options/ab-request.ts: `perfgate
  * ab`, the action's ab mode), the gate request (src/options/gate-request.ts: `perfgate compare`,
- * `perfgate ab`, the action), the run request (src/options/run-request.ts: `perfgate run`) and the
- * bisect request (src/options/bisect-request.ts: `perfgate bisect`), each checked as a whole and
- * mapped in one place; the commands and the action hand the engines only what a mapping made.
+ * `perfgate ab`, the action), the compare request (src/options/compare-request.ts: `perfgate
+ * compare`, holding its gate request), the run request (src/options/run-request.ts: `perfgate
+ * run`) and the bisect request (src/options/bisect-request.ts: `perfgate bisect`), each checked as
+ * a whole and mapped in one place; the commands and the action hand the engines only what a
+ * mapping made.
  */
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -11,9 +13,18 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../src/options/ab-request.js";
 import { type BisectRequest, bisectRequest, bisectRunOptions } from "../src/options/bisect-request.js";
+import {
+  type CompareRequest,
+  compareFormat,
+  compareRequest,
+  parseComparedMetrics,
+  parseConfidence,
+  parseEngines,
+} from "../src/options/compare-request.js";
 import { gateOptions, gateRequest } from "../src/options/gate-request.js";
 import { type RunRequest, runOptions, runRequest } from "../src/options/run-request.js";
 import type { PinnedDefaults } from "../src/results/schema.js";
+import { UsageError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
 import { loadWorkload } from "../src/workloads/schema.js";
 import { sourceFiles } from "./helpers/source-files.js";
@@ -117,6 +128,124 @@ describe("the gate request", () => {
     expect(() => gateRequest({ ...judged, failThresholdPct: 0 })).toThrow(
       /^gate request: failThresholdPct: /,
     );
+  });
+});
+
+describe("the compare request", () => {
+  const asked: CompareRequest = {
+    files: ["base.json", "head.json"],
+    historyBase: null,
+    gate: {
+      thresholdPct: 5,
+      thresholdMetric: [],
+      failThresholdPct: null,
+      failOnRegression: false,
+      allowMismatch: false,
+      degradation: {},
+      metrics: ["tps", "p95_ms"],
+      confidence: 0.95,
+    },
+    format: "text",
+  };
+  const pooled = {
+    store: "git:perfgate-history",
+    branch: "main",
+    runs: 5,
+    maxAgeDays: 14,
+  };
+
+  it("holds the files, the history base, the gate request and the report's format and file", () => {
+    expect(compareRequest(asked)).toEqual(asked);
+    const fromStore = compareRequest({
+      ...asked,
+      files: ["head.json"],
+      historyBase: { ...pooled, maxAgeDays: null, runnerClass: "ci-4c", allowMismatch: true },
+      format: "comment",
+      out: "r.md",
+    });
+    expect(fromStore.historyBase).toMatchObject({ maxAgeDays: null, runnerClass: "ci-4c" });
+    // the gate's part maps onto the gate's options as every other gate request does
+    expect(gateOptions(fromStore.gate)).toEqual({
+      thresholds: { default_pct: 5 },
+      failThresholdPct: null,
+      failOnRegression: false,
+      allowMismatch: false,
+      degradation: {},
+      metrics: ["tps", "p95_ms"],
+      confidence: 0.95,
+    });
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => compareRequest({ ...asked, files: [] })).toThrow(/^compare request: files: /);
+    expect(() => compareRequest({ ...asked, format: "html" as never })).toThrow(/^compare request: format: /);
+    expect(() => compareRequest({ ...asked, out: "" })).toThrow(/^compare request: out: /);
+    expect(() => compareRequest({ ...asked, gate: { ...asked.gate, confidence: 1 } })).toThrow(
+      /^compare request: gate\.confidence: /,
+    );
+    expect(() => compareRequest({ ...asked, gate: { ...asked.gate, metrics: ["lat" as never] } })).toThrow(
+      /^compare request: gate\.metrics\.0: /,
+    );
+    expect(() => compareRequest({ ...asked, historyBase: { ...pooled, runs: 0 } })).toThrow(
+      /^compare request: historyBase\.runs: /,
+    );
+    expect(() => compareRequest({ ...asked, historyBase: undefined } as never)).toThrow(
+      /^compare request: historyBase: /,
+    );
+    expect(() => compareRequest({ ...asked, metric: "tps" } as CompareRequest)).toThrow(
+      /^compare request: \(request\): .*metric/,
+    );
+  });
+
+  /** The one-line usage error (exit 2) a parser throws for `text`. */
+  function refused(parse: (text: string) => unknown, text: string): string {
+    try {
+      parse(text);
+    } catch (err) {
+      expect(err).toBeInstanceOf(UsageError);
+      return (err as Error).message;
+    }
+    throw new Error(`expected ${JSON.stringify(text)} to be refused`);
+  }
+
+  it("--metric: a comma list of compared metrics, each once; else the flag, the value and what is accepted", () => {
+    expect(parseComparedMetrics("tps,qps,p95_ms,instructions")).toEqual([
+      "tps",
+      "qps",
+      "p95_ms",
+      "instructions",
+    ]);
+    expect(parseComparedMetrics(" p95_ms , tps,,p95_ms")).toEqual(["p95_ms", "tps"]);
+    const accepted = "accepted: a comma list of tps, qps, p95_ms, instructions";
+    expect(refused(parseComparedMetrics, "tps,lat,TPS")).toBe(
+      `--metric tps,lat,TPS: unknown metric "lat", "TPS"; ${accepted}`,
+    );
+    expect(refused(parseComparedMetrics, "")).toBe(`--metric : ${accepted}`);
+    expect(refused(parseComparedMetrics, " , ")).toBe(`--metric  , : ${accepted}`);
+  });
+
+  it("--confidence: a fraction between 0 and 1 (exclusive); else the flag, the value and what is accepted", () => {
+    expect(parseConfidence("0.95")).toBe(0.95);
+    expect(parseConfidence(".99")).toBe(0.99);
+    expect(parseConfidence(" 0.9 ")).toBe(0.9);
+    for (const bad of ["0", "1", "95", "0.0", "1.5", "-0.5", "0x1", "1e-1", "0.95x", "", "abc"]) {
+      expect(refused(parseConfidence, bad)).toBe(
+        `--confidence ${bad}: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99`,
+      );
+    }
+  });
+
+  it("--engines: a comma list of at least one name; else the flag, the value (quoted) and what is accepted", () => {
+    expect(parseEngines("MariaDB 11.4, MySQL 8.4,")).toEqual(["MariaDB 11.4", "MySQL 8.4"]);
+    expect(refused(parseEngines, " , ")).toBe('--engines " , ": accepted: a comma list of engine names');
+  });
+
+  it("the format: --format, else from --out's extension, else text", () => {
+    expect(compareFormat("comment", "r.md")).toBe("comment");
+    expect(compareFormat(undefined, "r.md")).toBe("markdown");
+    expect(compareFormat(undefined, "r.json")).toBe("json");
+    expect(compareFormat(undefined, "r.txt")).toBe("text");
+    expect(compareFormat(undefined, undefined)).toBe("text");
   });
 });
 
@@ -247,14 +376,28 @@ describe("the bisect request", () => {
   });
 });
 
-/** The engines' entry points: the commands and the action call them only with a request's mapping. */
-const ENGINES = ["runWorkload", "runBisect", "planBisect", "runAb", "runAbLikeForLike"];
-const MAPPINGS = ["runOptions", "bisectRunOptions", "abRunOptions"];
-/** what a caller adds to a mapping's options: the measuring wiring, which is not an option */
-const ADDED = ["modes"];
+/**
+ * The engines' entry points, each with the position of its options argument: the commands and the
+ * action call them only with a request's mapping. The gate (`compareGate`) judges what `perfgate
+ * compare` and the action compare; its options are the gate request's mapping.
+ */
+const ENGINES: Readonly<Record<string, number>> = {
+  runWorkload: 0,
+  runBisect: 0,
+  planBisect: 0,
+  runAb: 0,
+  runAbLikeForLike: 0,
+  compareGate: 1,
+};
+const MAPPINGS = ["runOptions", "bisectRunOptions", "abRunOptions", "gateOptions"];
+/**
+ * what a caller adds to a mapping's options: the measuring wiring and the state of the run being
+ * judged (why an A/B is incomplete), which are not options
+ */
+const ADDED = ["modes", "incomplete"];
 
 /**
- * The calls of an engine in a source whose first argument is written out field by field (an
+ * The calls of an engine in a source whose options argument is written out field by field (an
  * object literal other than a mapping's options spread, with at most the wiring added), as
  * `name:line`.
  */
@@ -271,8 +414,12 @@ function handMappedCalls(code: string, name: string): string[] {
     ts.isObjectLiteralExpression(arg) &&
     !(arg.properties.some(mapped) && arg.properties.every((p) => mapped(p) || added(p)));
   const visit = (n: ts.Node): void => {
-    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && ENGINES.includes(n.expression.text)) {
-      if (byHand(n.arguments[0]))
+    if (
+      ts.isCallExpression(n) &&
+      ts.isIdentifier(n.expression) &&
+      Object.hasOwn(ENGINES, n.expression.text)
+    ) {
+      if (byHand(n.arguments[ENGINES[n.expression.text]!]))
         out.push(`${name}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
     }
     ts.forEachChild(n, visit);
@@ -285,7 +432,7 @@ describe("the commands and the action hand the engines a request's mapping", () 
   const root = join(import.meta.dirname, "..");
   const entries = [...sourceFiles(join(root, "src/cli")), ...sourceFiles(join(root, "src/action"))];
 
-  it("no call of the run, bisect or A/B engine lists its options by hand", () => {
+  it("no call of the run, bisect or A/B engine or of the gate lists its options by hand", () => {
     expect(entries.length).toBeGreaterThan(10);
     const found = entries.flatMap((f) => handMappedCalls(readFileSync(f, "utf8"), relative(root, f)));
     expect(found).toEqual([]);
@@ -298,7 +445,11 @@ describe("the commands and the action hand the engines a request's mapping", () 
       "await planBisect({ ...request, log });",
       "await runWorkload({ ...runOptions(request, run), modes: [counts] });",
       "await runAb(opts);",
+      "compareGate(sets, { metrics, confidence: 0.99, failOnRegression: true });",
+      "compareGate(sets, { ...gateOptions(request.gate), confidence: 0.99 });",
+      "compareGate(sets, gateOptions(request.gate));",
+      "compareGate(sets, { ...gateOptions(request), incomplete: measured.incomplete });",
     ].join("\n");
-    expect(handMappedCalls(code, "x.ts")).toEqual(["x.ts:1", "x.ts:2", "x.ts:3"]);
+    expect(handMappedCalls(code, "x.ts")).toEqual(["x.ts:1", "x.ts:2", "x.ts:3", "x.ts:6", "x.ts:7"]);
   });
 });

@@ -11,6 +11,7 @@ import { baselineFromStore, type HistoryBaseline, headIdentity } from "../histor
 import { describeStore, parseStore } from "../history/store.js";
 import { loadMeasurements } from "../interop/load.js";
 import { cliOption } from "../options/commander.js";
+import type { HistoryBase } from "../options/compare-request.js";
 import {
   HISTORY_BASE_DEFAULTS,
   HISTORY_BRANCH,
@@ -69,18 +70,8 @@ export function addBaselineStoreOptions(cmd: Command): Command {
   return cmd;
 }
 
-interface StoreQuery {
-  store: string;
-  repo?: string;
-  branch: string;
-  runs: number;
-  maxAgeDays: number | null;
-  runnerClass?: string;
-  allowMismatch?: boolean;
-}
-
 /** The checked options, or null without --base-from-history; throws usage errors before any reading. */
-export function baseFromHistoryQuery(files: readonly string[], o: BaselineStoreFlags): StoreQuery | null {
+export function baseFromHistoryQuery(files: readonly string[], o: BaselineStoreFlags): HistoryBase | null {
   const given = (["historyRepo", "historyBranch", "historyRuns", "historyMaxAge"] as const).filter(
     (k) => o[k] !== undefined,
   );
@@ -130,7 +121,7 @@ export function storeBaselineSet(store: string, b: HistoryBaseline): Measurement
 }
 
 /** Base (pooled from the store) and head measurement sets for `compare --base-from-history`. */
-export function loadWithStoreBaseline(headFile: string, q: StoreQuery): MeasurementSet[] {
+export function loadWithStoreBaseline(headFile: string, q: HistoryBase): MeasurementSet[] {
   const head = loadMeasurements(headFile);
   if (!head.document || head.document.interleaved) {
     throw new UserError(

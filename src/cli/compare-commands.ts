@@ -14,6 +14,16 @@ import { compareGate, type GateResult } from "../gate/gate.js";
 import { loadMeasurements } from "../interop/load.js";
 import { acceptFormerNames, cliOption, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
+  COMPARE_FORMATS,
+  type CompareFormat,
+  type CompareRequest,
+  compareFormat,
+  compareRequest,
+  parseComparedMetrics,
+  parseConfidence,
+  parseEngines,
+} from "../options/compare-request.js";
+import {
   ALLOW_MISMATCH,
   BASE_ENGINE,
   DEGRADATION,
@@ -24,11 +34,11 @@ import {
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
-import { gateOptions, gateRequest } from "../options/gate-request.js";
+import { gateOptions } from "../options/gate-request.js";
 import { degradationOptions, thresholdConfig } from "../options/values.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { DegradationOptions } from "../stats/degradation.js";
-import { UsageError, UserError } from "../util/errors.js";
+import { UserError } from "../util/errors.js";
 import { refuseOutputOverInput } from "../util/outputs.js";
 import { writeErr, writeOut } from "../util/terminal.js";
 import { PERFGATE_VERSION } from "../version.js";
@@ -39,54 +49,14 @@ import {
   loadWithStoreBaseline,
 } from "./baseline-store-options.js";
 
-const FORMATS = ["markdown", "text", "json", "comment"] as const;
-type Format = (typeof FORMATS)[number];
-
-/** A comma list: trimmed, empty items dropped. */
-function list(text: string): string[] {
-  return text
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");
-}
-
-function parseMetrics(text: string): ComparedMetric[] {
-  const items = list(text);
-  const bad = items.filter((m) => !(COMPARED_METRICS as readonly string[]).includes(m));
-  if (items.length === 0 || bad.length > 0) {
-    throw new UsageError(
-      `--metric ${text}: ${bad.length > 0 ? `unknown metric ${bad.map((b) => JSON.stringify(b)).join(", ")}; ` : ""}accepted: a comma list of ${COMPARED_METRICS.join(", ")}`,
-    );
-  }
-  return [...new Set(items)] as ComparedMetric[];
-}
-
-function parseConfidence(text: string): number {
-  const n = /^\s*0?\.\d+\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!(n > 0 && n < 1)) {
-    throw new UsageError(
-      `--confidence ${text}: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99`,
-    );
-  }
-  return n;
-}
-
 const COMPARE_FORMAT = FORMAT(
-  FORMATS,
+  COMPARE_FORMATS,
   "markdown, text, json, or comment: the pull-request comment the action posts, without links (default: from --out's extension, else text)",
   null,
 );
 
-/** --format, else from the --out extension (.md → markdown, .json → json), else text. */
-function resolveFormat(format: Format | undefined, out: string | undefined): Format {
-  if (format !== undefined) return format;
-  if (out?.endsWith(".md")) return "markdown";
-  if (out?.endsWith(".json")) return "json";
-  return "text";
-}
-
 /** The gate's report in the chosen format. */
-function rendered(gate: GateResult, format: Format): string {
+function rendered(gate: GateResult, format: CompareFormat): string {
   switch (format) {
     case "json":
       return gate.json;
@@ -107,25 +77,26 @@ interface CompareFlags extends BaselineStoreFlags {
   thresholdMetric?: [ComparedMetric, number][];
   failThreshold?: number;
   confidence: string;
-  format?: Format;
+  format?: CompareFormat;
   out?: string;
   allowMismatch?: boolean;
   failOnRegression?: boolean;
   degradation?: [keyof DegradationOptions, number][];
 }
 
-async function compareAction(files: string[], o: CompareFlags): Promise<void> {
-  // Validate every option before reading any file.
+/**
+ * The compare request from the flags, every option checked before any file is read: --out against
+ * the inputs, then --metric, --confidence and --engines (each a one-line usage error naming the
+ * flag, the value and what is accepted), then the --base-from-history group.
+ */
+function compareRequestOf(files: string[], o: CompareFlags): CompareRequest {
   refuseOutputOverInput("--out", o.out, files);
-  const metrics = parseMetrics(o.metric);
+  const metrics = parseComparedMetrics(o.metric);
   warnIneffectiveFailThreshold(thresholdConfig(o.threshold, o.thresholdMetric), o.failThreshold);
   const confidence = parseConfidence(o.confidence);
-  const format = resolveFormat(o.format, o.out);
-  const engines = o.engines === undefined ? undefined : list(o.engines);
-  if (engines !== undefined && engines.length === 0) {
-    throw new UsageError(`--engines ${JSON.stringify(o.engines)}: accepted: a comma list of engine names`);
-  }
-  const request = gateRequest({
+  const format = compareFormat(o.format, o.out);
+  const engines = o.engines === undefined ? undefined : parseEngines(o.engines);
+  const gate = {
     thresholdPct: o.threshold,
     thresholdMetric: o.thresholdMetric ?? [],
     failThresholdPct: o.failThreshold ?? null,
@@ -136,17 +107,29 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     engines,
     metrics,
     confidence,
+  };
+  return compareRequest({
+    files,
+    historyBase: baseFromHistoryQuery(files, o),
+    gate,
+    format,
+    // `--out ""`: stdout, as without it
+    out: o.out || undefined,
   });
-  const storeQuery = baseFromHistoryQuery(files, o);
-  const sets = storeQuery
-    ? loadWithStoreBaseline(files[0]!, storeQuery)
-    : files.map((f) => loadMeasurements(f));
-  const gate = compareGate(sets, gateOptions(request));
-  const text = rendered(gate, format);
-  if (o.out) {
-    writeFileAtomic(o.out, `${text}\n`);
-    writeOut(`${o.out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
-    writeGraphsBeside(gate, o.out);
+}
+
+async function compareAction(files: string[], o: CompareFlags): Promise<void> {
+  const request = compareRequestOf(files, o);
+  const { historyBase, out } = request;
+  const sets = historyBase
+    ? loadWithStoreBaseline(request.files[0]!, historyBase)
+    : request.files.map((f) => loadMeasurements(f));
+  const gate = compareGate(sets, gateOptions(request.gate));
+  const text = rendered(gate, request.format);
+  if (out !== undefined) {
+    writeFileAtomic(out, `${text}\n`);
+    writeOut(`${out}: ${gate.text.split("\n", 1)[0]}; verdict: ${gate.verdict}\n`);
+    writeGraphsBeside(gate, out);
   } else {
     writeOut(`${text}\n`);
   }

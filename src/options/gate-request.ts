@@ -1,7 +1,8 @@
 /**
  * How a comparison is judged: the thresholds, what fails and what is compared. One typed request
- * that `perfgate compare`, `perfgate ab` and the action (both modes) build and validate, and the
- * one mapping from it onto the gate's options (src/gate/gate.ts). As with the A/B request
+ * that `perfgate compare` (as part of its own request, ./compare-request.ts), `perfgate ab` and
+ * the action (both modes) build and validate, and the one mapping from it onto the gate's options
+ * (src/gate/gate.ts). As with the A/B request
  * (./ab-request.ts), values arrive parsed by the shared parsers, which word the user's errors; the
  * schema checks the request as a whole and names a field a caller gets wrong.
  */
