@@ -22,8 +22,8 @@ const common = {
 
 await build({ ...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.mjs" });
 // The GitHub Action: main and post steps (action/action.yml). Committed: `npm run check:bundle`.
-await build({ ...common, entryPoints: ["src/action/index.ts"], outfile: "action/dist/index.mjs" });
-await build({ ...common, entryPoints: ["src/action/post.ts"], outfile: "action/dist/post.mjs" });
+await build({ ...common, entryPoints: ["src/entry/action/index.ts"], outfile: "action/dist/index.mjs" });
+await build({ ...common, entryPoints: ["src/entry/action/post.ts"], outfile: "action/dist/post.mjs" });
 
 await buildPagesClient();
 writeNotices();
@@ -55,10 +55,13 @@ async function buildPagesClient() {
   await build({
     ...browser,
     entryPoints: [
-      ...Object.values(pages).map(([page]) => ({ in: `src/pages/client/entries/${page}.ts`, out: page })),
+      ...Object.values(pages).map(([page]) => ({
+        in: `src/output/pages/client/entries/${page}.ts`,
+        out: page,
+      })),
       // the run page's interactive flame graph (d3-flame-graph), loaded only when a graph is opened
-      { in: "src/pages/client/entries/flame.ts", out: "flame" },
-      { in: "src/pages/client/app.css", out: "app" },
+      { in: "src/output/pages/client/entries/flame.ts", out: "flame" },
+      { in: "src/output/pages/client/app.css", out: "app" },
     ],
     outdir: "dist/pages/assets",
     format: "iife",
@@ -67,7 +70,7 @@ async function buildPagesClient() {
   });
   const preload = await build({
     ...browser,
-    entryPoints: ["src/pages/client/preload.ts"],
+    entryPoints: ["src/output/pages/client/preload.ts"],
     format: "iife",
     write: false,
   });

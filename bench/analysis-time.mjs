@@ -18,15 +18,15 @@ if (sizes.length === 0) {
 const reps = Math.max(1, Math.floor(Number(option("--reps", 5))) || 5);
 const withProcess = argv.includes("--process");
 const lib = await loadSources(`
-export { compareSets } from "./src/compare/compare.ts";
-export { fromDocument } from "./src/compare/model.ts";
-export { renderComparisonMarkdown, renderComparisonJson } from "./src/report/comparison.ts";
+export { compareSets } from "./src/analysis/compare/compare.ts";
+export { fromDocument } from "./src/analysis/compare/model.ts";
+export { renderComparisonMarkdown, renderComparisonJson } from "./src/output/report/comparison.ts";
 export { AbResultsSchema } from "./src/results/schema.ts";
 export { makeResults, makeServer, HOST } from "./tests/helpers/results-factory.ts";
 `);
 
 const rand = seeded(42);
-/** Process counters of one phase of `transactions` transactions (src/host/process.ts). */
+/** Process counters of one phase of `transactions` transactions (src/measuring/host/process.ts). */
 function process_(transactions) {
   return {
     transactions,

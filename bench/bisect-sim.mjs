@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // perfgate bisect's decision rule against plain `git bisect run` (one run per step) and Pinpoint's
-// rule, on simulated ranges (src/bisect/core/simulate.ts): per scenario, many random ranges of
+// rule, on simulated ranges (src/measuring/bisect/core/simulate.ts): per scenario, many random ranges of
 // --commits commits with one planted step at a random commit, noise per measurement on the log
 // scale. Prints the share found exactly, the share named among the skipped commits perfgate's
 // answer lists, wrong answers (or none), the mean builds per bisect and the share within the bound
@@ -36,7 +36,7 @@ const dir = mkdtempSync(join(tmpdir(), "bisect-sim-"));
 let sim;
 try {
   const out = await build({
-    entryPoints: [join(import.meta.dirname, "..", "src", "bisect", "core", "simulate.ts")],
+    entryPoints: [join(import.meta.dirname, "..", "src", "measuring", "bisect", "core", "simulate.ts")],
     bundle: true,
     format: "esm",
     platform: "node",

@@ -70,7 +70,7 @@ async function loadPerfgate(work) {
   const outfile = join(work, "changes.mjs");
   await build({
     stdin: {
-      contents: `export { detectChanges } from "./src/changes/index.ts";\nexport { parseSeriesCsv } from "./src/changes/csv.ts";\nexport { scanCorrection } from "./src/changes/significance.ts";\nexport { normalCdf } from "./src/stats/distributions.ts";`,
+      contents: `export { detectChanges } from "./src/analysis/changes/index.ts";\nexport { parseSeriesCsv } from "./src/analysis/changes/csv.ts";\nexport { scanCorrection } from "./src/analysis/changes/significance.ts";\nexport { normalCdf } from "./src/analysis/stats/distributions.ts";`,
       resolveDir: root,
       loader: "ts",
     },

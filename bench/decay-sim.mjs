@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Within-run degradation detector (src/stats/degradation.ts) on simulated 800 s runs, 1-second
+// Within-run degradation detector (src/analysis/stats/degradation.ts) on simulated 800 s runs, 1-second
 // intervals, 200 seeds per scenario. Prints, per scenario, how often the detector flags the run:
 // the detection rate for the declines, the false-alarm rate for the series that do not degrade.
 //   node bench/decay-sim.mjs [--seeds 200] [--options '{"min_drop_pct":15}']
@@ -29,7 +29,7 @@ const dir = mkdtempSync(join(tmpdir(), "pg-decay-sim-"));
 let detectDegradation;
 try {
   const out = await build({
-    entryPoints: [join(import.meta.dirname, "..", "src", "stats", "degradation.ts")],
+    entryPoints: [join(import.meta.dirname, "..", "src", "analysis", "stats", "degradation.ts")],
     bundle: true,
     format: "esm",
     platform: "node",

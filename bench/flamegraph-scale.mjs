@@ -6,8 +6,8 @@ const opt = (name, dflt) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--$
 const sizes = opt("stacks", "10000,40000,100000").split(",").map(Number);
 const depth = Number(opt("depth", "20000"));
 const lib = await loadSources(`
-export { instructionFlameGraph } from "./src/profiles/callgrind-flame.ts";
-export { functionChanges } from "./src/profiles/diff.ts";
+export { instructionFlameGraph } from "./src/measuring/profiles/callgrind-flame.ts";
+export { functionChanges } from "./src/measuring/profiles/diff.ts";
 `);
 
 const rand = seeded(7);

@@ -139,7 +139,7 @@ try {
     return ms;
   };
   const base = pathToFileURL(site).href;
-  // data files are named by a hash of the page id (src/pages/site.ts): the id is in the cells index
+  // data files are named by a hash of the page id (src/output/pages/site.ts): the id is in the cells index
   const cellId = /[a-z0-9-]*oltp-write-only-8g-64t-[0-9a-f]{8}/.exec(
     readFileSync(join(site, "data", "cells.js"), "utf8"),
   )?.[0];

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // What sampled profiling costs in throughput: an A/A on one server, the same cell measured in
 // interleaved slices with and without `perf record` attached, by default exactly as `perfgate ab
-// --profile` records (src/host/perf.ts: cpu-clock at PERF_FREQUENCY_HZ with call graphs, a
+// --profile` records (src/measuring/host/perf.ts: cpu-clock at PERF_FREQUENCY_HZ with call graphs, a
 // counter per CPU, the server's samples picked out by pid; perf script runs after the slice,
 // outside it; docs/decisions/2026-11-26-profiling-cost.md). Pairs alternate ABBA (AB: the plain slice first) so a drifting
 // host weighs on both alike. Prints each pair, the cost (1 - profiled/plain tps, geometric mean of
@@ -50,15 +50,15 @@ await build({
   stdin: {
     contents: [
       `export { resolveServer } from ${src("servers/resolve.ts")};`,
-      `export { startTierServer } from ${src("run/tier-server.ts")};`,
-      `export { prepareSide, sideOf, sysbenchCall, warmUp } from ${src("run/phases.ts")};`,
-      `export { runPhase } from ${src("run/sysbench-run.ts")};`,
-      `export { runArgs, findSysbench } from ${src("sysbench/command.ts")};`,
+      `export { startTierServer } from ${src("measuring/run/tier-server.ts")};`,
+      `export { prepareSide, sideOf, sysbenchCall, warmUp } from ${src("measuring/run/phases.ts")};`,
+      `export { runPhase } from ${src("measuring/run/sysbench-run.ts")};`,
+      `export { runArgs, findSysbench } from ${src("measuring/sysbench/command.ts")};`,
       `export { loadWorkload } from ${src("workloads/schema.ts")};`,
-      `export { hostFingerprint } from ${src("run/host.ts")};`,
+      `export { hostFingerprint } from ${src("measuring/run/host.ts")};`,
       `export { consoleLogger } from ${src("util/log.ts")};`,
-      `export { PERF_FREQUENCY_HZ, perfCommand, perfProbe } from ${src("host/perf.ts")};`,
-      `export { studentTQuantile, sampleSd, mean } from ${src("stats/index.ts")};`,
+      `export { PERF_FREQUENCY_HZ, perfCommand, perfProbe } from ${src("measuring/host/perf.ts")};`,
+      `export { studentTQuantile, sampleSd, mean } from ${src("analysis/stats/index.ts")};`,
     ].join("\n"),
     resolveDir: root,
     loader: "ts",

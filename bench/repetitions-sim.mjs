@@ -3,7 +3,7 @@
 // number of repetitions, on simulated instruction counts: each round's paired log-difference of
 // head and base is normal around the true change with sd --sd (0.67%: the read-write cell of
 // MariaDB 10.11.5 -> 11.4.5 measured on the 2-core VM). The rule is perfgate's own
-// (`moreRepetitions` of src/ab/confirm.ts): after --planned rounds, one more round while the
+// (`moreRepetitions` of src/measuring/ab/confirm.ts): after --planned rounds, one more round while the
 // verdict at the report's level (0.05 / --comparisons) is undecided, up to --max. Prints, per true
 // change, the share of verdicts that are right, wrong (decided the wrong way: a change beyond the
 // 1% threshold for a true change within it, or the reverse) and undecided, with the mean rounds;
@@ -29,11 +29,11 @@ const alpha = 0.05 / opt("comparisons", 4);
 const dir = mkdtempSync(join(tmpdir(), "repetitions-sim-"));
 let confirm;
 try {
-  // the rule (src/ab/confirm.ts) and the seeded normals the bisect simulation uses
+  // the rule (src/measuring/ab/confirm.ts) and the seeded normals the bisect simulation uses
   const out = await build({
     stdin: {
       contents:
-        'export { judgePaired, moreRepetitions } from "./src/ab/confirm.ts";\nexport { rng } from "./src/bisect/core/simulate.ts";',
+        'export { judgePaired, moreRepetitions } from "./src/measuring/ab/confirm.ts";\nexport { rng } from "./src/measuring/bisect/core/simulate.ts";',
       resolveDir: join(import.meta.dirname, ".."),
       loader: "ts",
     },

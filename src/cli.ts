@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from "./cli/main.js";
+import { main } from "./entry/cli/main.js";
 
 await main(process.argv);

@@ -26,7 +26,7 @@ beforeAll(() => {
 const WORKLOAD = "tests/fixtures/workloads/ab-budget.yml";
 const BUDGET_S = 24;
 
-/** "1h02m", "3m05s", "45s" (src/run/progress.ts formatDuration) in seconds. */
+/** "1h02m", "3m05s", "45s" (src/measuring/run/progress.ts formatDuration) in seconds. */
 function seconds(text: string): number {
   const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
   if (!m || text === "") throw new Error(`not a duration: ${text}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { confirmationNeeded, moreRepetitions, pairValues } from "../src/ab/confirm.js";
-import { undecidedLine } from "../src/ab/instructions.js";
-import type { InstructionRepetition } from "../src/profiles/callgrind-profile.js";
+import { confirmationNeeded, moreRepetitions, pairValues } from "../src/measuring/ab/confirm.js";
+import { undecidedLine } from "../src/measuring/ab/instructions.js";
+import type { InstructionRepetition } from "../src/measuring/profiles/callgrind-profile.js";
 import type { Pair } from "../src/results/schema.js";
 
 /** Deterministic pseudo-random numbers (mulberry32), so the tests are repeatable. */

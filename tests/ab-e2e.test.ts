@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseMyCnf } from "../src/compare/fairness.js";
+import { parseMyCnf } from "../src/analysis/compare/fairness.js";
 import { readAbResults } from "../src/results/store.js";
 import { runCli, startCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench } from "./helpers/env.js";

@@ -5,12 +5,12 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { countsWanted, throughputSkipped } from "../src/ab/metrics.js";
-import { parseConfig } from "../src/action/config.js";
-import { fromDocument } from "../src/compare/model.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { parseConfig } from "../src/entry/action/config.js";
 import { buildCommentBody } from "../src/gate/comment.js";
 import { compareGate } from "../src/gate/gate.js";
-import { renderComparisonMarkdown } from "../src/report/comparison.js";
+import { countsWanted, throughputSkipped } from "../src/measuring/ab/metrics.js";
+import { renderComparisonMarkdown } from "../src/output/report/comparison.js";
 import type { AbResults, DoctorRecord } from "../src/results/schema.js";
 import { readAbResults } from "../src/results/store.js";
 

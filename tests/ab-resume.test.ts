@@ -1,5 +1,5 @@
 /**
- * `ab --resume` (src/ab/resume.ts) with real servers and a real interrupt: an A/B stopped by
+ * `ab --resume` (src/measuring/ab/resume.ts) with real servers and a real interrupt: an A/B stopped by
  * SIGINT during its second cell is continued from the file (`perfgate ab --resume ab.json`); the finished cell is kept as it was,
  * the rest is measured, and nothing is left running. A different A/B, or a complete one, is
  * refused in one line without touching the file.
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAb } from "../src/ab/runner.js";
+import { runAb } from "../src/measuring/ab/runner.js";
 import { readAbResults } from "../src/results/store.js";
 import { UsageError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";

@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { verdictDigest } from "../src/gate/verdict.js";
-import type { HistoryRun } from "../src/history/schema.js";
-import { loadMeasurements } from "../src/interop/load.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { verdictDigest } from "../src/gate/digest.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
+import { loadMeasurements } from "../src/results/interop/load.js";
 import {
   expectCleanTraffic,
   type Json,

@@ -2,9 +2,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
-import { recordHistory } from "../src/action/history.js";
-import { readIndex } from "../src/history/folder.js";
+import { ConfigError, inputEnvName, parseConfig } from "../src/entry/action/config.js";
+import { recordHistory } from "../src/entry/action/history.js";
+import { readIndex } from "../src/output/history/folder.js";
 import { memoryLogger } from "../src/util/log.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";

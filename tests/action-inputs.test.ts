@@ -1,6 +1,6 @@
 /**
- * Each shared option is defined once (src/options/definitions.ts); the action's inputs
- * (src/action/constants.ts) are what action/action.yml and docs/action.md list, with the same
+ * Each shared option is defined once (src/entry/options/definitions.ts); the action's inputs
+ * (src/entry/action/constants.ts) are what action/action.yml and docs/action.md list, with the same
  * defaults; one percentage parser for every threshold flag and input; server specs are checked
  * before anything is downloaded.
  */
@@ -8,13 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
-import { FORMER_INPUTS, INPUT_DEFAULTS, INPUTS } from "../src/action/constants.js";
-import { buildProgram } from "../src/cli/main.js";
-import { METRIC_NAMES } from "../src/metrics/table.js";
-import { parseFlag } from "../src/options/commander.js";
-import { actionDefault, SHARED_OPTIONS, THRESHOLD } from "../src/options/definitions.js";
-import { InvalidValue, parsePct } from "../src/options/values.js";
+import { METRIC_NAMES } from "../src/analysis/metrics/table.js";
+import { ConfigError, inputEnvName, parseConfig } from "../src/entry/action/config.js";
+import { FORMER_INPUTS, INPUT_DEFAULTS, INPUTS } from "../src/entry/action/constants.js";
+import { buildProgram } from "../src/entry/cli/main.js";
+import { parseFlag } from "../src/entry/options/commander.js";
+import { actionDefault, SHARED_OPTIONS, THRESHOLD } from "../src/entry/options/definitions.js";
+import { InvalidValue, parsePct } from "../src/entry/options/values.js";
 import { UsageError } from "../src/util/errors.js";
 import { ROOT } from "./helpers/env.js";
 import { tempDir } from "./helpers/results-factory.js";

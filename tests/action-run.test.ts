@@ -1,5 +1,5 @@
 /**
- * The action's main step imported and run in this process (`run()` from src/action/run.ts, what
+ * The action's main step imported and run in this process (`run()` from src/entry/action/run.ts, what
  * the bundle's entry calls): INPUT_* environment, a real webhook payload, GITHUB_OUTPUT and
  * GITHUB_STEP_SUMMARY files, and the local GitHub stand-in (tests/helpers/github-standin.ts) for
  * the comment. Mode compare only (no servers).
@@ -8,9 +8,9 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { inputEnvName } from "../src/action/config.js";
-import { OUTPUTS } from "../src/action/constants.js";
-import { run } from "../src/action/run.js";
+import { inputEnvName } from "../src/entry/action/config.js";
+import { OUTPUTS } from "../src/entry/action/constants.js";
+import { run } from "../src/entry/action/run.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
 import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 

@@ -2,22 +2,22 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveIdentity, upsertComment } from "../src/action/comment.js";
-import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
-import { eventInfo } from "../src/action/event.js";
-import { actionsLogger, defuseCommands } from "../src/action/logger.js";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
-import { overallVerdict } from "../src/compare/overall.js";
-import type { ComparisonReport } from "../src/compare/schema.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument, type MeasurementSet } from "../src/analysis/compare/model.js";
+import type { ComparisonReport } from "../src/analysis/compare/schema.js";
+import { overallVerdict } from "../src/analysis/compare/verdicts.js";
+import { resolveIdentity, upsertComment } from "../src/entry/action/comment.js";
+import { ConfigError, inputEnvName, parseConfig } from "../src/entry/action/config.js";
+import { eventInfo } from "../src/entry/action/event.js";
+import { actionsLogger, defuseCommands } from "../src/entry/action/logger.js";
 import {
   buildCommentBody,
   commentMarker,
   GITHUB_COMMENT_LIMIT,
   parseCommentState,
 } from "../src/gate/comment.js";
-import { verdictDigest } from "../src/gate/verdict.js";
-import { renderComparisonMarkdown } from "../src/report/comparison.js";
+import { verdictDigest } from "../src/gate/digest.js";
+import { renderComparisonMarkdown } from "../src/output/report/comparison.js";
 import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
 
 function env(inputs: Record<string, string>): Record<string, string> {

@@ -5,9 +5,9 @@
  * which do not depend on the machine's load).
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { renderComparisonJson, renderComparisonMarkdown } from "../src/report/comparison.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { renderComparisonJson, renderComparisonMarkdown } from "../src/output/report/comparison.js";
 import type { AbResults, ProcessCounters, Results } from "../src/results/schema.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 

@@ -2,7 +2,12 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultRunnerClass, findBaseline, listBaselines, saveBaseline } from "../src/history/baselines.js";
+import {
+  defaultRunnerClass,
+  findBaseline,
+  listBaselines,
+  saveBaseline,
+} from "../src/output/history/baselines.js";
 import { readResults, writeResults } from "../src/results/store.js";
 import { HOST, makeResults, makeServer } from "./helpers/results-factory.js";
 

@@ -23,8 +23,8 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { commitsMeasured } from "../src/bisect/core/state.js";
-import { readBisectResults } from "../src/bisect/store.js";
+import { commitsMeasured } from "../src/measuring/bisect/core/state.js";
+import { readBisectResults } from "../src/measuring/bisect/store.js";
 import { startCli } from "./helpers/cli.js";
 import { processesMatching, ROOT, requireBuild, requireSysbench } from "./helpers/env.js";
 import { COMMITS, PLANTED_AT, plantMariadbCommits } from "./helpers/mariadb-bisect-commits.js";

@@ -4,8 +4,10 @@
  * simulated noise through the same state machine `perfgate bisect` drives.
  */
 import { describe, expect, it } from "vitest";
-import { parseProvisionLine } from "../src/bisect/core/provision-line.js";
-import type { BisectResults, Round, Step } from "../src/bisect/core/schema.js";
+import type { MeasurementSet } from "../src/analysis/compare/model.js";
+import { parseCell } from "../src/entry/cli/bisect-command.js";
+import { parseProvisionLine } from "../src/measuring/bisect/core/provision-line.js";
+import type { BisectResults, Round, Step } from "../src/measuring/bisect/core/schema.js";
 import {
   decideStep,
   type Estimate,
@@ -14,8 +16,13 @@ import {
   fromMidGood,
   type Mark,
   nextStep,
-} from "../src/bisect/core/search.js";
-import { rng, simulatedBisect, simulateGitBisect, simulatePerfgate } from "../src/bisect/core/simulate.js";
+} from "../src/measuring/bisect/core/search.js";
+import {
+  rng,
+  simulatedBisect,
+  simulateGitBisect,
+  simulatePerfgate,
+} from "../src/measuring/bisect/core/simulate.js";
 import {
   anchoringOf,
   clearlyOffGood,
@@ -24,10 +31,8 @@ import {
   MIN_ROUNDS,
   nextAgainst,
   stepBudget,
-} from "../src/bisect/core/state.js";
-import { parseCell } from "../src/cli/bisect-command.js";
-import type { MeasurementSet } from "../src/compare/model.js";
-import { bisectCommand, recordedWorkloadFile } from "../src/report/bisect-hint.js";
+} from "../src/measuring/bisect/core/state.js";
+import { bisectCommand, recordedWorkloadFile } from "../src/output/report/bisect-hint.js";
 
 const est = (mean: number, lo: number, hi: number): Estimate => ({
   n: 10,

@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rebuildIndex } from "../src/history/folder.js";
+import { rebuildIndex } from "../src/output/history/folder.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { commitOf, type Step, writeSyntheticStore } from "./helpers/history-factory.js";

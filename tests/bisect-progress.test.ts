@@ -4,8 +4,8 @@
  * took and an estimate of the rest from their mean.
  */
 import { describe, expect, it } from "vitest";
-import type { BisectResults, Step } from "../src/bisect/core/schema.js";
-import { stepLine } from "../src/bisect/runner.js";
+import type { BisectResults, Step } from "../src/measuring/bisect/core/schema.js";
+import { stepLine } from "../src/measuring/bisect/runner.js";
 
 const sha = (i: number) => i.toString(16).padStart(40, "a");
 const commits = Array.from({ length: 32 }, (_, i) => ({

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { provisionCommit } from "../src/bisect/provision.js";
+import { provisionCommit } from "../src/measuring/bisect/provision.js";
 import { memoryLogger } from "../src/util/log.js";
 import { runBounded } from "../src/util/processes.js";
 import { plantedRepo } from "./helpers/bisect-repo.js";

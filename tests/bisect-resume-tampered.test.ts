@@ -7,11 +7,17 @@ import { execFileSync } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { BisectResults, Round } from "../src/bisect/core/schema.js";
-import { rng, simulatedBisect } from "../src/bisect/core/simulate.js";
-import { anchoringOf, effectOf, judged, nextAction, resumeProblem } from "../src/bisect/core/state.js";
-import { bisectText } from "../src/bisect/core/summary.js";
-import { runBisect } from "../src/bisect/runner.js";
+import type { BisectResults, Round } from "../src/measuring/bisect/core/schema.js";
+import { rng, simulatedBisect } from "../src/measuring/bisect/core/simulate.js";
+import {
+  anchoringOf,
+  effectOf,
+  judged,
+  nextAction,
+  resumeProblem,
+} from "../src/measuring/bisect/core/state.js";
+import { bisectText } from "../src/measuring/bisect/core/summary.js";
+import { runBisect } from "../src/measuring/bisect/runner.js";
 import { memoryLogger } from "../src/util/log.js";
 import { plantedRepo } from "./helpers/bisect-repo.js";
 import { runCli } from "./helpers/cli.js";

@@ -1,5 +1,5 @@
 /**
- * src/profiles/callgrind-folded.ts on a real callgrind dump (MariaDB 11.4.5, 2,000 point selects): the
+ * src/measuring/profiles/callgrind-folded.ts on a real callgrind dump (MariaDB 11.4.5, 2,000 point selects): the
  * stacks cap keeps every instruction and gives no kept frame its callees' cost as its own, so the
  * differential graph's self colouring is not moved onto callers.
  */
@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { foldedStacks, OTHER_CALLEES } from "../src/profiles/callgrind-folded.js";
-import { parseCallgrind } from "../src/profiles/callgrind-parse.js";
+import { foldedStacks, OTHER_CALLEES } from "../src/measuring/profiles/callgrind-folded.js";
+import { parseCallgrind } from "../src/measuring/profiles/callgrind-parse.js";
 
 const text = gunzipSync(
   readFileSync(join(import.meta.dirname, "fixtures/callgrind/mariadb-11.4.5-point-select-2000.out.gz")),

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { CallgrindParseError, parseCallgrind } from "../src/profiles/callgrind-parse.js";
+import { CallgrindParseError, parseCallgrind } from "../src/measuring/profiles/callgrind-parse.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures/callgrind");
 const real = (name: string) => gunzipSync(readFileSync(join(FIXTURES, name))).toString("utf8");

@@ -1,16 +1,20 @@
 /** Change points: planted shifts are found where they are, and what is not a mean shift is not. */
 import { describe, expect, it } from "vitest";
-import { parseSeriesCsv } from "../src/changes/csv.js";
+import { parseSeriesCsv } from "../src/analysis/changes/csv.js";
 import {
   type ChangePoint,
   DEFAULT_CHANGE_OPTIONS,
   detectChanges,
   type SeriesPoint,
-} from "../src/changes/index.js";
-import { differenceSd } from "../src/changes/noise.js";
-import { renderChangesJson, renderChangesMarkdown, renderChangesText } from "../src/changes/report.js";
-import { LagSums, SegmentSums } from "../src/changes/segments.js";
-import { fUpperTail, shiftTest } from "../src/changes/significance.js";
+} from "../src/analysis/changes/index.js";
+import { differenceSd } from "../src/analysis/changes/noise.js";
+import {
+  renderChangesJson,
+  renderChangesMarkdown,
+  renderChangesText,
+} from "../src/analysis/changes/report.js";
+import { LagSums, SegmentSums } from "../src/analysis/changes/segments.js";
+import { fUpperTail, shiftTest } from "../src/analysis/changes/significance.js";
 import { UserError } from "../src/util/errors.js";
 import { mulberry32 } from "./fixtures/stats/synthetic.js";
 

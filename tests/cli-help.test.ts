@@ -1,6 +1,6 @@
 /** Every command's --help is for people: no internal values such as `(default: {})`. */
 import { describe, expect, it } from "vitest";
-import { buildProgram } from "../src/cli/main.js";
+import { buildProgram } from "../src/entry/cli/main.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 

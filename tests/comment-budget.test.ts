@@ -5,10 +5,10 @@
  * job summary fits GitHub's 1 MiB in bytes, not in JavaScript characters.
  */
 import { describe, expect, it } from "vitest";
-import { fromDocument } from "../src/compare/model.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
 import { compareGate } from "../src/gate/gate.js";
-import { renderPrReport } from "../src/report/pr-comment.js";
+import { renderPrReport } from "../src/output/report/pr-comment.js";
 import type { AbResults } from "../src/results/schema.js";
 import { hostileAb } from "./helpers/hostile-factory.js";
 

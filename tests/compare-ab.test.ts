@@ -1,9 +1,9 @@
 /** Paired comparisons of interleaved A/B files (perfgate/ab). */
 import { describe, expect, it } from "vitest";
-import { compareSets, labelSets } from "../src/compare/compare.js";
-import { fromDocument, pairedCells, serverLabel, setKind } from "../src/compare/model.js";
-import { loadMeasurements } from "../src/interop/load.js";
-import { renderComparisonMarkdown } from "../src/report/comparison.js";
+import { compareSets, labelSets } from "../src/analysis/compare/compare.js";
+import { fromDocument, pairedCells, serverLabel, setKind } from "../src/analysis/compare/model.js";
+import { renderComparisonMarkdown } from "../src/output/report/comparison.js";
+import { loadMeasurements } from "../src/results/interop/load.js";
 import type { AbResults } from "../src/results/schema.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";

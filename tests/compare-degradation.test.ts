@@ -3,9 +3,9 @@
  * base stays flat) is a regression even when the run averages are within a few %.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument, type MeasurementSet } from "../src/analysis/compare/model.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
 import { mdevShape, mulberry32, withNoise } from "./fixtures/stats/synthetic.js";
 import { makeResults, makeServer } from "./helpers/results-factory.js";
 

@@ -6,9 +6,8 @@
  * few-samples penalty is withheld the same way; a decisive interval is always kept.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument, type MeasurementSet } from "../src/analysis/compare/model.js";
 import {
   comparePaired,
   compareUnpaired,
@@ -17,7 +16,8 @@ import {
   studentTQuantile,
   verdictFromComparison,
   withheldInterval,
-} from "../src/stats/index.js";
+} from "../src/analysis/stats/index.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
 import { type CellSpec, makeResults, makeServer } from "./helpers/results-factory.js";
 

@@ -5,12 +5,12 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromImport } from "../src/compare/model.js";
-import { ComparisonReportSchema } from "../src/compare/schema.js";
-import { importCsv } from "../src/import/csv.js";
-import { loadMeasurements } from "../src/interop/load.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromImport } from "../src/analysis/compare/model.js";
+import { ComparisonReportSchema } from "../src/analysis/compare/schema.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
+import { importCsv } from "../src/results/import/csv.js";
+import { loadMeasurements } from "../src/results/interop/load.js";
 
 const CSV = join(import.meta.dirname, "fixtures", "compare", "percona-2026-rw-local-32g.csv");
 const BASELINES = ["MariaDB 10.11", "MySQL 5.7", "Percona 5.7"];

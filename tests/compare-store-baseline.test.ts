@@ -6,8 +6,8 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ComparisonReportSchema } from "../src/compare/schema.js";
-import type { HistoryRun } from "../src/history/schema.js";
+import { ComparisonReportSchema } from "../src/analysis/compare/schema.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { commitOf, gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";

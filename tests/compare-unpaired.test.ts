@@ -3,11 +3,11 @@
  * intervals, fairness checks and the JSON format.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets, labelSets } from "../src/compare/compare.js";
-import { checkFairness, parseMyCnf } from "../src/compare/fairness.js";
-import { engineFamily, fromDocument, type MeasurementSet } from "../src/compare/model.js";
-import { ComparisonReportSchema } from "../src/compare/schema.js";
-import { renderComparisonJson, renderComparisonMarkdown } from "../src/report/comparison.js";
+import { compareSets, labelSets } from "../src/analysis/compare/compare.js";
+import { checkFairness, parseMyCnf } from "../src/analysis/compare/fairness.js";
+import { engineFamily, fromDocument, type MeasurementSet } from "../src/analysis/compare/model.js";
+import { ComparisonReportSchema } from "../src/analysis/compare/schema.js";
+import { renderComparisonJson, renderComparisonMarkdown } from "../src/output/report/comparison.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
 import { type CellSpec, makeResults, makeServer, type ResultsSpec } from "./helpers/results-factory.js";
 

@@ -1,9 +1,9 @@
 /**
- * Code shape: the analysis core — src/stats, src/compare, src/report, src/changes, the gate's
+ * Code shape: the analysis core — src/analysis/stats, src/analysis/compare, src/output/report, src/analysis/changes, the gate's
  * judging and rendering, the trend site's model, ... (CORE) — does no I/O. Every file there, and
  * everything it imports transitively (type-only imports aside), may import only pure Node modules
  * (PURE_NODE, or the named functions of PURE_NODE_NAMED) and pure packages (PURE_PACKAGES). Reading files, running processes and
- * talking to servers belong to the layers around it (src/inputs, src/servers, src/cli, ...).
+ * talking to servers belong to the layers around it (src/inputs, src/servers, src/entry/cli, ...).
  */
 
 import { existsSync, readFileSync } from "node:fs";
@@ -15,14 +15,14 @@ import { sourceFiles } from "./helpers/source-files.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const CORE = [
-  "src/stats",
-  "src/compare",
-  "src/report",
-  "src/changes",
-  "src/profiles",
-  "src/bisect/core",
+  "src/analysis/stats",
+  "src/analysis/compare",
+  "src/output/report",
+  "src/analysis/changes",
+  "src/measuring/profiles",
+  "src/measuring/bisect/core",
   "src/gate",
-  "src/pages/model.ts",
+  "src/output/pages/model.ts",
 ];
 /** Files inside a CORE folder that are its one writer, kept apart from the pure rest. */
 const CORE_WRITERS = new Set(["src/gate/files.ts"]);
@@ -169,7 +169,7 @@ describe("the analysis core does no I/O", () => {
   });
 
   it("finds the file reading in the loader outside the core (the check can fail)", () => {
-    const chain = firstImpureChain(join(ROOT, "src/interop/load.ts"), new Set());
+    const chain = firstImpureChain(join(ROOT, "src/results/interop/load.ts"), new Set());
     expect(chain).not.toBeNull();
     expect(chain!.at(-1)).toMatch(/^node:fs|^fs/);
   });

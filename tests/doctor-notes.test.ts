@@ -4,9 +4,9 @@
  * runner says so.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { renderComparisonMarkdown } from "../src/report/comparison.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { renderComparisonMarkdown } from "../src/output/report/comparison.js";
 import type { DoctorRecord } from "../src/results/schema.js";
 import { AbResultsSchema } from "../src/results/schema.js";
 import { makeAbResults } from "./helpers/results-factory.js";

@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { HostFacts } from "../src/host/facts.js";
-import { hostFindings } from "../src/host/findings.js";
+import type { HostFacts } from "../src/measuring/host/facts.js";
+import { hostFindings } from "../src/measuring/host/findings.js";
 import { DoctorRecordSchema } from "../src/results/schema.js";
 import { readResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";

@@ -1,11 +1,16 @@
 /**
- * src/profiles/elf-symbols.ts: a stripped binary's raw callgrind addresses named by the library
+ * src/measuring/profiles/elf-symbols.ts: a stripped binary's raw callgrind addresses named by the library
  * and the function symbol they fall in, or the nearest one before them, from a small ELF file
  * built here (the real MySQL binaries are in the integration runs: docs/instructions.md).
  */
 import { describe, expect, it } from "vitest";
-import type { CallgrindProfile } from "../src/profiles/callgrind-parse.js";
-import { elfFunctionSymbols, nameAddress, nameAddresses, rawAddress } from "../src/profiles/elf-symbols.js";
+import type { CallgrindProfile } from "../src/measuring/profiles/callgrind-parse.js";
+import {
+  elfFunctionSymbols,
+  nameAddress,
+  nameAddresses,
+  rawAddress,
+} from "../src/measuring/profiles/elf-symbols.js";
 
 /** A 64-bit little-endian ELF with one .dynsym (and its string table) holding these symbols. */
 function elf(symbols: { name: string; value: number; size: number; type?: number }[]): Uint8Array {

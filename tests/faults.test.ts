@@ -19,8 +19,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planCells } from "../src/measuring/run/plan.js";
 import { readResults } from "../src/results/store.js";
-import { planCells } from "../src/run/plan.js";
 import { loadWorkload } from "../src/workloads/schema.js";
 import { runCli, startCli as startCliProcess } from "./helpers/cli.js";
 import { processesMatching, ROOT, requireBuild, requireSysbench } from "./helpers/env.js";

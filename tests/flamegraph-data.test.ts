@@ -1,13 +1,13 @@
 /**
- * src/profiles/data.ts: the graph's data beside its SVG, read back on the trend site's run page
+ * src/measuring/profiles/data.ts: the graph's data beside its SVG, read back on the trend site's run page
  * as a hostile file: it rebuilds the tree the SVG was drawn from (caps and notes included), and a
  * file of the wrong shape, size or caps is refused with one line naming the file and field.
  */
 import { describe, expect, it } from "vitest";
-import { instructionFlameGraph } from "../src/profiles/callgrind-flame.js";
-import { GRAPH_DATA_MAX_CHARS, graphDataJson, readGraphData } from "../src/profiles/data.js";
-import { graphDataName } from "../src/profiles/data-name.js";
-import { type DiffNode, diffTree, GRAPH_CAPS } from "../src/profiles/diff.js";
+import { instructionFlameGraph } from "../src/measuring/profiles/callgrind-flame.js";
+import { GRAPH_DATA_MAX_CHARS, graphDataJson, readGraphData } from "../src/measuring/profiles/data.js";
+import { graphDataName } from "../src/measuring/profiles/data-name.js";
+import { type DiffNode, diffTree, GRAPH_CAPS } from "../src/measuring/profiles/diff.js";
 
 const texts = { title: "t", subtitle: "s", unit: "instructions/txn" };
 

@@ -3,11 +3,17 @@
  * semantics (widths from the head, colour by head − base), the functions that changed, and the SVG.
  */
 import { describe, expect, it } from "vitest";
-import { instructionFlameGraph } from "../src/profiles/callgrind-flame.js";
-import { collapsePerfScript } from "../src/profiles/collapse-perf.js";
-import { diffTree, functionChanges, GRAPH_CAPS, OTHER_STACKS, selfDelta } from "../src/profiles/diff.js";
-import { type Folded, scale, total } from "../src/profiles/folded.js";
-import { diffColor, renderDiffSvg } from "../src/profiles/svg.js";
+import { instructionFlameGraph } from "../src/measuring/profiles/callgrind-flame.js";
+import { collapsePerfScript } from "../src/measuring/profiles/collapse-perf.js";
+import {
+  diffTree,
+  functionChanges,
+  GRAPH_CAPS,
+  OTHER_STACKS,
+  selfDelta,
+} from "../src/measuring/profiles/diff.js";
+import { type Folded, scale, total } from "../src/measuring/profiles/folded.js";
+import { diffColor, renderDiffSvg } from "../src/measuring/profiles/svg.js";
 
 const PERF_SCRIPT = `mysqld  1234/1250 [001] 100.000001:   10101010 cpu-clock:pppH:
 \t    55d0a1b2c3d4 rec_get_offsets_func+0x44 (/opt/mariadb/bin/mariadbd)

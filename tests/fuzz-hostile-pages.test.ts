@@ -8,17 +8,17 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CHANGE_OPTIONS, detectChanges } from "../src/changes/index.js";
-import { renderChangesText } from "../src/changes/report.js";
-import { runContext } from "../src/history/append.js";
-import { checkRunDate } from "../src/history/folder.js";
-import { HistoryRunSchema } from "../src/history/schema.js";
-import type { GabData } from "../src/interop/gab.js";
-import { gabToHistory } from "../src/interop/gab-history.js";
-import { urlOf } from "../src/pages/links.js";
-import { metricInfo, metricKeys } from "../src/pages/metrics.js";
-import { buildSeries, overviewRow } from "../src/pages/model.js";
-import { cellPageData, dataFile, fileKey, runPageData } from "../src/pages/site.js";
+import { DEFAULT_CHANGE_OPTIONS, detectChanges } from "../src/analysis/changes/index.js";
+import { renderChangesText } from "../src/analysis/changes/report.js";
+import { runContext } from "../src/output/history/append.js";
+import { checkRunDate } from "../src/output/history/folder.js";
+import { HistoryRunSchema } from "../src/output/history/schema.js";
+import { urlOf } from "../src/output/pages/links.js";
+import { metricInfo, metricKeys } from "../src/output/pages/metrics.js";
+import { buildSeries, overviewRow } from "../src/output/pages/model.js";
+import { cellPageData, dataFile, fileKey, runPageData } from "../src/output/pages/site.js";
+import type { GabData } from "../src/results/interop/gab.js";
+import { gabToHistory } from "../src/results/interop/gab-history.js";
 import { own } from "../src/util/dict.js";
 import { safeHref, safeUrl } from "../src/util/safe-url.js";
 import { terminalSafe } from "../src/util/terminal.js";

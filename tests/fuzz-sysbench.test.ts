@@ -7,10 +7,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sysbenchLogToResults } from "../src/import/sysbench-log.js";
-import { mdEscape } from "../src/report/escape.js";
+import { parseSysbenchOutput } from "../src/measuring/sysbench/parse.js";
+import { mdEscape } from "../src/output/report/escape.js";
+import { sysbenchLogToResults } from "../src/results/import/sysbench-log.js";
 import { IntervalSchema, ResultsSchema, SummarySchema } from "../src/results/schema.js";
-import { parseSysbenchOutput } from "../src/sysbench/parse.js";
 import { mutatedLines, RUNS, read, userErrorOrValue } from "./helpers/fuzz.js";
 
 describe("fuzz: sysbench output", () => {

@@ -1,6 +1,6 @@
 /** The gate layer (src/gate): one exit-code policy for perfgate ab, perfgate compare and the action. */
 import { describe, expect, it } from "vitest";
-import { fromDocument } from "../src/compare/model.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
 import { EXIT } from "../src/gate/exit.js";
 import { abGate, compareGate, failingRegressions } from "../src/gate/gate.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";

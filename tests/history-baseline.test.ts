@@ -5,7 +5,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ComparisonReportSchema } from "../src/compare/schema.js";
+import { ComparisonReportSchema } from "../src/analysis/compare/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";

@@ -1,18 +1,18 @@
 /**
  * Trend series keyed by conditions, change points that name what else changed, the noise floor per
- * series and the triage digest, on synthetic stores (src/history/conditions.ts, src/changes/floor.ts,
- * src/pages/model.ts, src/pages/digest.ts).
+ * series and the triage digest, on synthetic stores (src/output/history/conditions.ts, src/analysis/changes/floor.ts,
+ * src/output/pages/model.ts, src/output/pages/digest.ts).
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { noiseFloor, withinNoise } from "../src/changes/floor.js";
-import { detectChanges } from "../src/changes/index.js";
-import { cellConditions, conditionsDiff, whatElseChanged } from "../src/history/conditions.js";
-import type { HistoryRun } from "../src/history/schema.js";
-import { detector } from "../src/pages/detector.js";
-import { buildDigest, digestMarkdown, digestText } from "../src/pages/digest.js";
-import { buildSeries, type CellSeries } from "../src/pages/model.js";
-import { quantile } from "../src/stats/descriptive.js";
+import { noiseFloor, withinNoise } from "../src/analysis/changes/floor.js";
+import { detectChanges } from "../src/analysis/changes/index.js";
+import { quantile } from "../src/analysis/stats/descriptive.js";
+import { cellConditions, conditionsDiff, whatElseChanged } from "../src/output/history/conditions.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
+import { detector } from "../src/output/pages/detector.js";
+import { buildDigest, digestMarkdown, digestText } from "../src/output/pages/digest.js";
+import { buildSeries, type CellSeries } from "../src/output/pages/model.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";

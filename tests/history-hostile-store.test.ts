@@ -18,10 +18,10 @@ import {
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { appendToFolder, readIndex, runsToPrune } from "../src/history/folder.js";
-import { readGitStore } from "../src/history/git.js";
-import { LOCK_FILE } from "../src/history/lock.js";
-import { parseStore } from "../src/history/store.js";
+import { appendToFolder, readIndex, runsToPrune } from "../src/output/history/folder.js";
+import { readGitStore } from "../src/output/history/git.js";
+import { LOCK_FILE } from "../src/output/history/lock.js";
+import { parseStore } from "../src/output/history/store.js";
 import { provisionBuild } from "../src/servers/sources/build.js";
 import { parseBuildSpec } from "../src/servers/spec.js";
 import { memoryLogger } from "../src/util/log.js";
@@ -440,7 +440,7 @@ describe("ids, failed appends, dates", () => {
     try {
       const store = join(mnt, "store");
       const file = resultsFile(d, "r0.json", 100);
-      const { historyRunFromFile } = await import("../src/history/append.js");
+      const { historyRunFromFile } = await import("../src/output/history/append.js");
       const run = historyRunFromFile(file, { commit: "c".repeat(40), branch: "main" });
       mkdirSync(store);
       // Room for the run file and the lock (a page each) but not for the index.
@@ -526,7 +526,7 @@ describe("a baseline pool from the store", () => {
       date: newerDate,
     };
     writeFileSync(join(store, "runs", `${newer.id}.json`), `${JSON.stringify(newer)}\n`);
-    const { rebuildIndex } = await import("../src/history/folder.js");
+    const { rebuildIndex } = await import("../src/output/history/folder.js");
     rebuildIndex(store);
     expect(readIndex(store).runs.map((e) => e.id)).toEqual(expect.arrayContaining([headId, newer.id]));
 
@@ -619,8 +619,8 @@ describe("the measured commit comes from what was measured", () => {
     expect(runs.map((e) => e.commit)).toEqual(["", ""]);
     const list = await runCli(["history", "list", "--store", store]);
     expect(list.stdout).toContain("  no commit  main");
-    const { buildSeries } = await import("../src/pages/model.js");
-    const { readAllRuns } = await import("../src/history/folder.js");
+    const { buildSeries } = await import("../src/output/pages/model.js");
+    const { readAllRuns } = await import("../src/output/history/folder.js");
     const [series] = buildSeries(readAllRuns(store), () => []);
     expect(series!.commit).toEqual(["11.4.5 2026-11-01", "11.4.6 2026-11-02"]);
   });

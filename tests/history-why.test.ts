@@ -1,16 +1,16 @@
 /**
- * What the history store keeps of an A/B's why (src/history/why.ts), from a real A/B file
+ * What the history store keeps of an A/B's why (src/output/history/why.ts), from a real A/B file
  * (tests/fixtures/instructions: MariaDB 11.4.5 with performance_schema on the head, counted under
  * callgrind), and how the run page links a flame graph kept beside the results file
- * (src/pages/links.ts besideResultsUrl): only plain file names, resolved against a safe results URL.
+ * (src/output/pages/links.ts besideResultsUrl): only plain file names, resolved against a safe results URL.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { historyFromDocument } from "../src/history/extract.js";
-import { HistoryRunSchema } from "../src/history/schema.js";
-import { besideResultsUrl } from "../src/pages/links.js";
-import { instructionGraphName, resultsStem } from "../src/profiles/names.js";
+import { instructionGraphName, resultsStem } from "../src/measuring/profiles/names.js";
+import { historyFromDocument } from "../src/output/history/extract.js";
+import { HistoryRunSchema } from "../src/output/history/schema.js";
+import { besideResultsUrl } from "../src/output/pages/links.js";
 import { AbResultsSchema } from "../src/results/schema.js";
 import { parseResults } from "../src/results/store.js";
 

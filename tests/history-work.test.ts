@@ -4,8 +4,8 @@
  * matrix's relative tables read them.
  */
 import { describe, expect, it } from "vitest";
-import { historyFromDocument } from "../src/history/extract.js";
-import { HistoryRunSchema } from "../src/history/schema.js";
+import { historyFromDocument } from "../src/output/history/extract.js";
+import { HistoryRunSchema } from "../src/output/history/schema.js";
 import { makeResults } from "./helpers/results-factory.js";
 
 const CTX = { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "test-class" };

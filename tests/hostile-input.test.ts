@@ -17,10 +17,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConfigError, parseConfig } from "../src/action/config.js";
-import { saveBaseline } from "../src/history/baselines.js";
+import { type ConfigError, parseConfig } from "../src/entry/action/config.js";
+import { checkTiersFitHost } from "../src/measuring/run/plan.js";
+import { saveBaseline } from "../src/output/history/baselines.js";
 import { readResults } from "../src/results/store.js";
-import { checkTiersFitHost } from "../src/run/plan.js";
 import { generateConfig } from "../src/servers/config.js";
 import { startFailureCause } from "../src/servers/errorlog.js";
 import { effectiveBufferPool, REFUSED_OPTIONS, refusedReason } from "../src/servers/options.js";

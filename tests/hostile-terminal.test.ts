@@ -6,9 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detectChanges } from "../src/changes/index.js";
-import { readIndex } from "../src/history/folder.js";
-import { gabToHistory } from "../src/interop/gab-history.js";
+import { detectChanges } from "../src/analysis/changes/index.js";
+import { readIndex } from "../src/output/history/folder.js";
+import { gabToHistory } from "../src/results/interop/gab-history.js";
 import { terminalSafe } from "../src/util/terminal.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";

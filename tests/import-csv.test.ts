@@ -2,12 +2,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { registerInteropCommands } from "../src/cli/interop-commands.js";
-import { setKind } from "../src/compare/model.js";
-import { importCsv, parseCsvNumber, parseImportCsv } from "../src/import/csv.js";
-import { ImportedSetSchema } from "../src/import/schema.js";
-import { parseImportedSet, writeImportedSet } from "../src/import/store.js";
-import { loadMeasurements } from "../src/interop/load.js";
+import { setKind } from "../src/analysis/compare/model.js";
+import { registerInteropCommands } from "../src/entry/cli/interop-commands.js";
+import { importCsv, parseCsvNumber, parseImportCsv } from "../src/results/import/csv.js";
+import { ImportedSetSchema } from "../src/results/import/schema.js";
+import { parseImportedSet, writeImportedSet } from "../src/results/import/store.js";
+import { loadMeasurements } from "../src/results/interop/load.js";
 import { UserError } from "../src/util/errors.js";
 import { tempDir, writeJson } from "./helpers/results-factory.js";
 

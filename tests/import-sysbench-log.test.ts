@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { importSysbenchLog } from "../src/import/sysbench-log.js";
-import { renderMarkdown } from "../src/report/markdown.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { renderMarkdown } from "../src/output/report/markdown.js";
+import { importSysbenchLog } from "../src/results/import/sysbench-log.js";
 import { parseResults } from "../src/results/store.js";
 import { mdevShape, mulberry32, withNoise } from "./fixtures/stats/synthetic.js";
 import { runCli } from "./helpers/cli.js";

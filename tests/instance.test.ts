@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { namingDeadServer, sideOf } from "../src/run/phases.js";
+import { namingDeadServer, sideOf } from "../src/measuring/run/phases.js";
 import { installEnv, type ServerInstall } from "../src/servers/install.js";
 import { ServerInstance, statusDeltas } from "../src/servers/instance.js";
 import { resolveServer } from "../src/servers/resolve.js";

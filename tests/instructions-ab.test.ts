@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { functionChanges, leastChange } from "../src/profiles/callgrind-profile.js";
+import { functionChanges, leastChange } from "../src/measuring/profiles/callgrind-profile.js";
 import { readAbResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";

@@ -8,11 +8,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareSets, comparisonFlameGraphs } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { historyFromDocument } from "../src/history/extract.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
-import { renderPrReport } from "../src/report/pr-comment.js";
+import { compareSets, comparisonFlameGraphs } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { historyFromDocument } from "../src/output/history/extract.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
+import { renderPrReport } from "../src/output/report/pr-comment.js";
 import { AbResultsSchema } from "../src/results/schema.js";
 
 const FILE = join(import.meta.dirname, "fixtures/instructions/ab-performance-schema.json");

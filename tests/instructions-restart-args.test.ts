@@ -1,11 +1,11 @@
 /**
- * The mysqld arguments of a restart for instruction counting (src/instructions/collect.ts): MariaDB's
+ * The mysqld arguments of a restart for instruction counting (src/measuring/instructions/collect.ts): MariaDB's
  * buffer-pool address reservation (`innodb_buffer_pool_size_max`, 8 TiB by default where the server
  * has it) is cut to the pool the server runs with, since the instrumenting tool cannot map 8 TiB; servers without
  * the variable get no such argument, which they would refuse.
  */
 import { describe, expect, it } from "vitest";
-import { underValgrindArgs } from "../src/instructions/collect.js";
+import { underValgrindArgs } from "../src/measuring/instructions/collect.js";
 import type { ServerInstall } from "../src/servers/install.js";
 
 const mariadb = { flavor: "mariadb", spec: "deb:mariadb@10.11.18" } as unknown as ServerInstall;

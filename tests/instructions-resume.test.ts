@@ -107,7 +107,7 @@ function expectCounted(out: string): void {
   expect(ab.cells[1]!.instructions).toBeUndefined();
 }
 
-/** The progress line of the first counting run of a cell (src/instructions/progress.ts). */
+/** The progress line of the first counting run of a cell (src/measuring/instructions/progress.ts). */
 const FIRST_COUNTING_RUN = /\b1 of \d+ counting runs done/;
 
 describe("interrupted instruction counts, resumed", () => {

@@ -4,9 +4,9 @@
  * servers'), rounds get different ones, and a seed the workload sets itself is left alone.
  */
 import { describe, expect, it } from "vitest";
-import { eventArgs, roundSeed } from "../src/instructions/collect.js";
-import type { Side } from "../src/run/phases.js";
-import type { SysbenchCall } from "../src/sysbench/command.js";
+import { eventArgs, roundSeed } from "../src/measuring/instructions/collect.js";
+import type { Side } from "../src/measuring/run/phases.js";
+import type { SysbenchCall } from "../src/measuring/sysbench/command.js";
 
 const call: SysbenchCall = {
   script: "oltp_read_write",

@@ -2,11 +2,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { registerInteropCommands } from "../src/cli/interop-commands.js";
-import { buildProgram } from "../src/cli/main.js";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument, setKind } from "../src/compare/model.js";
-import { parseImportedSet } from "../src/import/store.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument, setKind } from "../src/analysis/compare/model.js";
+import { registerInteropCommands } from "../src/entry/cli/interop-commands.js";
+import { buildProgram } from "../src/entry/cli/main.js";
+import { parseImportedSet } from "../src/results/import/store.js";
 import {
   exportGab,
   type GabBench,
@@ -19,8 +19,8 @@ import {
   parseGabDataJs,
   parseGabInput,
   roundExported,
-} from "../src/interop/gab.js";
-import { loadMeasurements } from "../src/interop/load.js";
+} from "../src/results/interop/gab.js";
+import { loadMeasurements } from "../src/results/interop/load.js";
 import type { AbResults } from "../src/results/schema.js";
 import { ROOT } from "./helpers/env.js";
 import { renderGabDataJs } from "./helpers/gab-factory.js";

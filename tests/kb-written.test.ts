@@ -9,13 +9,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import type { HistoryRun } from "../src/history/schema.js";
-import { ESCAPED_BELOW, writeCaveat } from "../src/metrics/write-accounting.js";
-import { buildMatrix } from "../src/pages/matrix.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
-import { renderPrReport } from "../src/report/pr-comment.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { ESCAPED_BELOW, writeCaveat } from "../src/analysis/metrics/write-accounting.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
+import { buildMatrix } from "../src/output/pages/matrix.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
+import { renderPrReport } from "../src/output/report/pr-comment.js";
 import type { ProcessCounters } from "../src/results/schema.js";
 import { writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeResults, makeServer, tempDir } from "./helpers/results-factory.js";
@@ -145,7 +145,7 @@ describe("the reports mark the row instead of printing the ratio", () => {
 
 describe("the version-matrix page marks the KB written table", () => {
   const { runs } = FIXTURE;
-  /** A history cell's counters per transaction as the store keeps them (src/history/detail.ts): non-zero ones. */
+  /** A history cell's counters per transaction as the store keeps them (src/output/history/detail.ts): non-zero ones. */
   const counters = (p: ProcessCounters) =>
     Object.fromEntries(
       Object.entries({

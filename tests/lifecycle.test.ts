@@ -18,10 +18,15 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { reapStale, removableDir } from "../src/measuring/run/guard.js";
+import { failedCellsReason } from "../src/measuring/run/lifecycle.js";
+import {
+  checkResumable,
+  finishedCells,
+  resumeDifferences,
+  startingResults,
+} from "../src/measuring/run/resume.js";
 import { readResults, writeResults } from "../src/results/store.js";
-import { reapStale, removableDir } from "../src/run/guard.js";
-import { failedCellsReason } from "../src/run/lifecycle.js";
-import { checkResumable, finishedCells, resumeDifferences, startingResults } from "../src/run/resume.js";
 import { reclaimOrphanTemps, tempOwner } from "../src/servers/cache.js";
 import { acquireLock, type LockRecord, readLock, withWaitingLock } from "../src/util/lock.js";
 import { existingOutput } from "../src/util/outputs.js";

@@ -1,9 +1,9 @@
 /**
- * Code shape: a metric is one row of the metrics table (src/metrics/table.ts). Code outside
- * src/metrics/ reads names, labels, units, directions and the headline metric from the table; it
+ * Code shape: a metric is one row of the metrics table (src/analysis/metrics/table.ts). Code outside
+ * src/analysis/metrics/ reads names, labels, units, directions and the headline metric from the table; it
  * does not keep its own list of them, so a new row reaches every view without a second edit.
  *
- * The rule, checked over every source file of src/ outside src/metrics/: a file may name at most
+ * The rule, checked over every source file of src/ outside src/analysis/metrics/: a file may name at most
  * one metric in string literals (a string, a literal type, a property name in quotes). One name is
  * a single reference where that metric is special on purpose: the sysbench parser reading "tps"
  * from sysbench's output, the instruction counts that only callgrind gives, a view about one
@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { HOST_METRICS, METRICS } from "../src/metrics/table.js";
+import { HOST_METRICS, METRICS } from "../src/analysis/metrics/table.js";
 import { sourceFiles } from "./helpers/source-files.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -27,9 +27,9 @@ const SRC = join(ROOT, "src");
  */
 const EXCEPTIONS: { file: string; reason: string }[] = [
   {
-    file: "src/import/csv.ts",
+    file: "src/results/import/csv.ts",
     reason:
-      "the CSV import's columns are an input format users write (docs/comparisons.md, 'scenario, engine, threads, tps are required'); src/import is below src/metrics in the layers, so it cannot read the table",
+      "the CSV import's columns are an input format users write (docs/comparisons.md, 'scenario, engine, threads, tps are required'); src/results/import is below src/analysis/metrics in the layers, so it cannot read the table",
   },
 ];
 
@@ -48,13 +48,13 @@ function metricLiterals(code: string, names: ReadonlySet<string>, file = "x.ts")
   return [...found];
 }
 
-/** Files outside src/metrics/ that name two or more metrics, with the names. */
+/** Files outside src/analysis/metrics/ that name two or more metrics, with the names. */
 function lists(): Map<string, string[]> {
   const names = new Set<string>([...METRICS, ...HOST_METRICS].map((m) => m.name));
   const out = new Map<string, string[]>();
   for (const file of sourceFiles(SRC)) {
     const rel = relative(ROOT, file);
-    if (rel.startsWith("src/metrics/")) continue;
+    if (rel.startsWith("src/analysis/metrics/")) continue;
     const found = metricLiterals(readFileSync(file, "utf8"), names, file);
     if (found.length >= 2) out.set(rel, found);
   }
@@ -62,7 +62,7 @@ function lists(): Map<string, string[]> {
 }
 
 describe("no source file outside the metrics table lists metric names", () => {
-  it("every file outside src/metrics/ names at most one metric in string literals", () => {
+  it("every file outside src/analysis/metrics/ names at most one metric in string literals", () => {
     const allowed = new Set(EXCEPTIONS.map((e) => e.file));
     const found = lists();
     const unexplained = [...found]

@@ -1,15 +1,12 @@
 /**
- * The metrics table (src/metrics/table.ts): one row per metric, read by compare, history, interop,
+ * The metrics table (src/analysis/metrics/table.ts): one row per metric, read by compare, history, interop,
  * pages and reports; missing values are null (never 0); and one aggregate everywhere, so a results
  * file shows the same TPS in its run report, its comparison report, its history cell and its
  * github-action-benchmark export.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { historyFromDocument } from "../src/history/extract.js";
-import { HistoryCellSchema } from "../src/history/schema.js";
-import { exportGab } from "../src/interop/gab.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
 import {
   AB_CELL_METRICS,
   aggregate,
@@ -23,7 +20,7 @@ import {
   metricHeading,
   SLICE_METRICS,
   withMetricDefaults,
-} from "../src/metrics/table.js";
+} from "../src/analysis/metrics/table.js";
 import {
   comparisonTier,
   historyTier,
@@ -32,12 +29,15 @@ import {
   NO_TIER,
   tierOfComparison,
   tierOfHistory,
-} from "../src/metrics/tier.js";
-import { BUILTIN_METRICS } from "../src/pages/metrics.js";
-import { renderComparisonMarkdown } from "../src/report/comparison.js";
-import { tpsTables as runTpsTables } from "../src/report/markdown.js";
-import { tpsTables as comparisonTpsTables } from "../src/report/model.js";
-import { renderPrReport } from "../src/report/pr-comment.js";
+} from "../src/analysis/metrics/tier.js";
+import { historyFromDocument } from "../src/output/history/extract.js";
+import { HistoryCellSchema } from "../src/output/history/schema.js";
+import { BUILTIN_METRICS } from "../src/output/pages/metrics.js";
+import { renderComparisonMarkdown } from "../src/output/report/comparison.js";
+import { tpsTables as runTpsTables } from "../src/output/report/markdown.js";
+import { tpsTables as comparisonTpsTables } from "../src/output/report/model.js";
+import { renderPrReport } from "../src/output/report/pr-comment.js";
+import { exportGab } from "../src/results/interop/gab.js";
 import { makeResults } from "./helpers/results-factory.js";
 
 describe("the metrics table", () => {

@@ -10,9 +10,9 @@ import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SBTEST } from "../src/measuring/sysbench/command.js";
 import { ServerInstance } from "../src/servers/instance.js";
 import { resolveServer } from "../src/servers/resolve.js";
-import { SBTEST } from "../src/sysbench/command.js";
 import { memoryLogger } from "../src/util/log.js";
 import { MYSQL_SERVERS, requireSysbench } from "./helpers/env.js";
 

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkFairness } from "../src/compare/fairness.js";
+import { checkFairness } from "../src/analysis/compare/fairness.js";
 import { tunables } from "../src/servers/config.js";
 import { wantsTls } from "../src/servers/instance.js";
 import { readBack } from "../src/servers/readback.js";

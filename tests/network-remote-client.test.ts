@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkFairness } from "../src/compare/fairness.js";
+import { checkFairness } from "../src/analysis/compare/fairness.js";
 import { type Results, ResultsSchema } from "../src/results/schema.js";
 import { readResults } from "../src/results/store.js";
 import { generateConfig } from "../src/servers/config.js";

@@ -1,14 +1,14 @@
 /**
- * Off-CPU time with real perf (src/profiles/off-cpu.ts, src/host/perf.ts): a process that
+ * Off-CPU time with real perf (src/measuring/profiles/off-cpu.ts, src/measuring/host/perf.ts): a process that
  * sleeps 6 × 50 ms between bits of work is recorded with `sched:sched_switch` and perf's switch
  * events, and the time blocked in its sleep must add up to about what it slept. Where the kernel
  * refuses the tracepoint, the test says so loudly and is skipped (counted), never passed.
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { perfProbe, startPerf } from "../src/host/perf.js";
-import { collapsePerfScript } from "../src/profiles/collapse-perf.js";
-import { offCpuFromPerfScript } from "../src/profiles/off-cpu.js";
+import { perfProbe, startPerf } from "../src/measuring/host/perf.js";
+import { collapsePerfScript } from "../src/measuring/profiles/collapse-perf.js";
+import { offCpuFromPerfScript } from "../src/measuring/profiles/off-cpu.js";
 
 const refused = await perfProbe("cpu+off");
 if (refused !== null) console.warn(`\n!!! SKIPPED: off-CPU test: ${refused} !!!\n`);

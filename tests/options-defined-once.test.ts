@@ -1,5 +1,5 @@
 /**
- * Options defined once (src/options/): every command that takes `--cache-dir`, `--work-dir`,
+ * Options defined once (src/entry/options/): every command that takes `--cache-dir`, `--work-dir`,
  * `--runner-class`, `--store`, `--format` or `-w/--workload` builds it from the one definition,
  * with its short flag and environment variable; whole numbers and ages have one parser each, and
  * a bad value reads the same on every command; the base-from-history group is validated the
@@ -7,11 +7,11 @@
  */
 import type { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
-import { ConfigError, inputEnvName, parseConfig } from "../src/action/config.js";
-import { actionMessage } from "../src/action/spelling.js";
-import { buildProgram } from "../src/cli/main.js";
-import { notComparable } from "../src/compare/fairness.js";
-import { definitionOf } from "../src/options/commander.js";
+import { notComparable } from "../src/analysis/compare/fairness.js";
+import { ConfigError, inputEnvName, parseConfig } from "../src/entry/action/config.js";
+import { actionMessage } from "../src/entry/action/spelling.js";
+import { buildProgram } from "../src/entry/cli/main.js";
+import { definitionOf } from "../src/entry/options/commander.js";
 import {
   CACHE_DIR,
   FORCE,
@@ -22,7 +22,7 @@ import {
   STORE,
   WORK_DIR,
   WORKLOAD,
-} from "../src/options/definitions.js";
+} from "../src/entry/options/definitions.js";
 import { UsageError } from "../src/util/errors.js";
 
 /** Every command of the program with its path, e.g. "history baseline". */

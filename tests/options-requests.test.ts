@@ -1,9 +1,9 @@
 /**
- * The typed requests the commands build: the A/B request (src/options/ab-request.ts: `perfgate
- * ab`, the action's ab mode), the gate request (src/options/gate-request.ts: `perfgate compare`,
- * `perfgate ab`, the action), the compare request (src/options/compare-request.ts: `perfgate
- * compare`, holding its gate request), the run request (src/options/run-request.ts: `perfgate
- * run`) and the bisect request (src/options/bisect-request.ts: `perfgate bisect`), each checked as
+ * The typed requests the commands build: the A/B request (src/entry/options/ab-request.ts: `perfgate
+ * ab`, the action's ab mode), the gate request (src/entry/options/gate-request.ts: `perfgate compare`,
+ * `perfgate ab`, the action), the compare request (src/entry/options/compare-request.ts: `perfgate
+ * compare`, holding its gate request), the run request (src/entry/options/run-request.ts: `perfgate
+ * run`) and the bisect request (src/entry/options/bisect-request.ts: `perfgate bisect`), each checked as
  * a whole and mapped in one place; the commands and the action hand the engines only what a
  * mapping made.
  */
@@ -11,8 +11,8 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../src/options/ab-request.js";
-import { type BisectRequest, bisectRequest, bisectRunOptions } from "../src/options/bisect-request.js";
+import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../src/entry/options/ab-request.js";
+import { type BisectRequest, bisectRequest, bisectRunOptions } from "../src/entry/options/bisect-request.js";
 import {
   type CompareRequest,
   compareFormat,
@@ -20,9 +20,9 @@ import {
   parseComparedMetrics,
   parseConfidence,
   parseEngines,
-} from "../src/options/compare-request.js";
-import { gateOptions, gateRequest } from "../src/options/gate-request.js";
-import { type RunRequest, runOptions, runRequest } from "../src/options/run-request.js";
+} from "../src/entry/options/compare-request.js";
+import { gateOptions, gateRequest } from "../src/entry/options/gate-request.js";
+import { type RunRequest, runOptions, runRequest } from "../src/entry/options/run-request.js";
 import type { PinnedDefaults } from "../src/results/schema.js";
 import { UsageError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
@@ -430,7 +430,10 @@ function handMappedCalls(code: string, name: string): string[] {
 
 describe("the commands and the action hand the engines a request's mapping", () => {
   const root = join(import.meta.dirname, "..");
-  const entries = [...sourceFiles(join(root, "src/cli")), ...sourceFiles(join(root, "src/action"))];
+  const entries = [
+    ...sourceFiles(join(root, "src/entry/cli")),
+    ...sourceFiles(join(root, "src/entry/action")),
+  ];
 
   it("no call of the run, bisect or A/B engine or of the gate lists its options by hand", () => {
     expect(entries.length).toBeGreaterThan(10);

@@ -1,12 +1,12 @@
 /**
- * The trend site's data files (pure parts of src/pages): a data file evaluates to exactly the data
+ * The trend site's data files (pure parts of src/output/pages): a data file evaluates to exactly the data
  * it was written from, whatever the strings hold; sparklines are shapes scaled 0..100; a cell
  * page's values are rounded to 5 significant digits and nothing else changes.
  */
 import { describe, expect, it } from "vitest";
-import type { CellSeries } from "../src/pages/model.js";
-import { cellPageData, dataFile } from "../src/pages/site.js";
-import { SPARK_SCALE, sparkShape } from "../src/pages/spark.js";
+import type { CellSeries } from "../src/output/pages/model.js";
+import { cellPageData, dataFile } from "../src/output/pages/site.js";
+import { SPARK_SCALE, sparkShape } from "../src/output/pages/spark.js";
 
 /** Evaluates a data file the way the browser does and returns what it handed to perfgateData. */
 function evaluate(file: string): { key: string; data: unknown } {

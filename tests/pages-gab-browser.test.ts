@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readAllRuns } from "../src/history/folder.js";
+import { readAllRuns } from "../src/output/history/folder.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild } from "./helpers/env.js";

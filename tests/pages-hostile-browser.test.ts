@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gabToHistory } from "../src/interop/gab-history.js";
+import { gabToHistory } from "../src/results/interop/gab-history.js";
 import { launchChromium } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";

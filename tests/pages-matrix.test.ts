@@ -1,11 +1,11 @@
 /**
- * The version matrix's differences (src/pages/matrix.ts): each with its simultaneous interval, and
+ * The version matrix's differences (src/output/pages/matrix.ts): each with its simultaneous interval, and
  * decided (so coloured on the page) only when the interval is on one side of 0 and the change is
  * beyond the threshold. A single run without an interval is never decided.
  */
 import { describe, expect, it } from "vitest";
-import type { HistoryRun } from "../src/history/schema.js";
-import { buildMatrix, matrixDiff } from "../src/pages/matrix.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
+import { buildMatrix, matrixDiff } from "../src/output/pages/matrix.js";
 import { writeSyntheticStore } from "./helpers/history-factory.js";
 import { tempDir } from "./helpers/results-factory.js";
 

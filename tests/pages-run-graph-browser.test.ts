@@ -23,7 +23,7 @@ import {
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HistoryRun } from "../src/history/schema.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";

@@ -17,7 +17,7 @@ import {
   overviewCountText,
   sparkScaleTitle,
   threadsHeading,
-} from "../src/pages/client/texts.js";
+} from "../src/output/pages/client/texts.js";
 import { ROOT } from "./helpers/env.js";
 
 describe("page texts", () => {
@@ -43,7 +43,7 @@ describe("page texts", () => {
   });
 
   it("no page script puts a count before a plural noun itself", () => {
-    const dir = join(ROOT, "src", "pages", "client");
+    const dir = join(ROOT, "src", "output", "pages", "client");
     const nouns =
       "runs|points|cells|tables|rows|cores|engines|groups|threads|versions|pairs|metrics|scripts|lines";
     const counted = new RegExp(`\\$\\{[^}]*\\}\\)? (?:${nouns})\\b`);

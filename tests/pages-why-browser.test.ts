@@ -11,8 +11,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HistoryRun } from "../src/history/schema.js";
-import { perfProbe } from "../src/host/perf.js";
+import { perfProbe } from "../src/measuring/host/perf.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild, requireSysbench } from "./helpers/env.js";

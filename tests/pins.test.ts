@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { dropRefused, pinOptions, planPins } from "../src/compare/pins.js";
-import type { ComparisonReport } from "../src/compare/schema.js";
-import { renderLikeForLike } from "../src/report/like-for-like.js";
+import { dropRefused, pinOptions, planPins } from "../src/analysis/compare/pins.js";
+import type { ComparisonReport } from "../src/analysis/compare/schema.js";
+import { renderLikeForLike } from "../src/output/report/like-for-like.js";
 
 const older = {
   innodb_adaptive_hash_index: "ON",

@@ -1,5 +1,5 @@
 /**
- * Hardware counters (src/host/pmu.ts): finding a hardware PMU, parsing `perf stat -x,` output,
+ * Hardware counters (src/measuring/host/pmu.ts): finding a hardware PMU, parsing `perf stat -x,` output,
  * the per-transaction instructions, cycles and IPC in comparisons, and the one line a report gives
  * where the host has no PMU. The detection runs against this host's real /sys and real perf; the
  * counting path only against perf's documented CSV format (tests/fixtures/perf-stat/README.md).
@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
 import {
   baseEvent,
   corePmus,
@@ -19,8 +19,8 @@ import {
   parsePerfStatCsv,
   pmuProbe,
   startPerfStat,
-} from "../src/host/pmu.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
+} from "../src/measuring/host/pmu.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
 import { whichCommand } from "../src/util/processes.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 

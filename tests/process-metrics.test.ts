@@ -1,16 +1,16 @@
 /**
  * The per-transaction host metrics' pure parts: /proc parsers, the counters between two readings,
- * and the head/base ratios with their intervals (src/compare/efficiency.ts).
+ * and the head/base ratios with their intervals (src/analysis/compare/efficiency.ts).
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
 import {
   countersBetween,
   parseContextSwitches,
   parsePidStatTicks,
   parseProcIo,
-} from "../src/host/process.js";
+} from "../src/measuring/host/process.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
 describe("/proc parsers", () => {

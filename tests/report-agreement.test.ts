@@ -1,17 +1,17 @@
 /**
  * The Markdown report, the text report and the PR comment are three renderings of one report
- * model (src/report/model.ts). Rendered from the same comparison, with a cell of each verdict, they
+ * model (src/output/report/model.ts). Rendered from the same comparison, with a cell of each verdict, they
  * name the same cells with the same labels, list them in the same order (the one verdict order of
- * src/compare/overall.ts: regression, inconclusive, improvement, unchanged), and count a cell at
+ * src/analysis/compare/verdicts.ts: regression, inconclusive, improvement, unchanged), and count a cell at
  * its worst metric in that order, as the overall verdict does.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { overallVerdict, VERDICT_ORDER } from "../src/compare/overall.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { overallVerdict, VERDICT_ORDER } from "../src/analysis/compare/verdicts.js";
+import { heading, METRICS } from "../src/analysis/metrics/table.js";
 import { buildCommentBody } from "../src/gate/comment.js";
-import { heading, METRICS } from "../src/metrics/table.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
 /** A deterministic noise source (LCG). */

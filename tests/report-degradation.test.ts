@@ -1,6 +1,6 @@
 /** The run report flags a cell whose throughput decays during the run (MDEV-30628) and not a flat one. */
 import { describe, expect, it } from "vitest";
-import { renderMarkdown, renderTerminal } from "../src/report/markdown.js";
+import { renderMarkdown, renderTerminal } from "../src/output/report/markdown.js";
 import { makeResults } from "./helpers/results-factory.js";
 
 function rng(seed: number): () => number {

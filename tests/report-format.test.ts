@@ -1,9 +1,9 @@
 /** The hand-rolled number formatter must write exactly what Intl.NumberFormat("en-US") writes. */
 import { describe, expect, it } from "vitest";
-import type { ComparisonReport } from "../src/compare/schema.js";
-import { mdCode, mdEscape } from "../src/report/escape.js";
-import { functionChangesMarkdown } from "../src/report/function-changes.js";
-import { fmtNumber } from "../src/report/markdown.js";
+import type { ComparisonReport } from "../src/analysis/compare/schema.js";
+import { mdCode, mdEscape } from "../src/output/report/escape.js";
+import { functionChangesMarkdown } from "../src/output/report/function-changes.js";
+import { fmtNumber } from "../src/output/report/markdown.js";
 
 describe("fmtNumber", () => {
   const intl = [0, 1, 2].map(

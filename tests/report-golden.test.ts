@@ -6,14 +6,14 @@
  * with every table whole.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument, fromImport, type MeasurementSet } from "../src/compare/model.js";
-import { overallVerdict } from "../src/compare/overall.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument, fromImport, type MeasurementSet } from "../src/analysis/compare/model.js";
+import { overallVerdict } from "../src/analysis/compare/verdicts.js";
 import { buildCommentBody, GITHUB_COMMENT_LIMIT } from "../src/gate/comment.js";
-import { renderComparisonMarkdown, renderComparisonText } from "../src/report/comparison.js";
-import { htmlEscape, mdEscape, mermaidText } from "../src/report/escape.js";
-import { renderMarkdown, renderTerminal } from "../src/report/markdown.js";
-import { downsample, renderPrReport } from "../src/report/pr-comment.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
+import { htmlEscape, mdEscape, mermaidText } from "../src/output/report/escape.js";
+import { renderMarkdown, renderTerminal } from "../src/output/report/markdown.js";
+import { downsample, renderPrReport } from "../src/output/report/pr-comment.js";
 import { expectGolden } from "./helpers/golden.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 

@@ -4,21 +4,26 @@
  * comment and its folded report, the JSON).
  */
 import { describe, expect, it } from "vitest";
-import { abSecondsAhead, confirmationShare, nextConfirmation, pairCostSeconds } from "../src/ab/plan.js";
-import { DEFAULT_CHANGE_OPTIONS } from "../src/changes/index.js";
-import { fmtChangeValue, renderChangesText } from "../src/changes/report.js";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument, type MeasurementSet } from "../src/compare/model.js";
-import { overallVerdict } from "../src/compare/overall.js";
-import { stoppedBy } from "../src/compare/undecided.js";
+import { DEFAULT_CHANGE_OPTIONS } from "../src/analysis/changes/index.js";
+import { fmtChangeValue, renderChangesText } from "../src/analysis/changes/report.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument, type MeasurementSet } from "../src/analysis/compare/model.js";
+import { stoppedBy } from "../src/analysis/compare/undecided.js";
+import { overallVerdict } from "../src/analysis/compare/verdicts.js";
 import { buildCommentBody } from "../src/gate/comment.js";
+import {
+  abSecondsAhead,
+  confirmationShare,
+  nextConfirmation,
+  pairCostSeconds,
+} from "../src/measuring/ab/plan.js";
 import {
   renderComparisonJson,
   renderComparisonMarkdown,
   renderComparisonText,
-} from "../src/report/comparison.js";
-import { mdEscape } from "../src/report/escape.js";
-import { renderPrReport } from "../src/report/pr-comment.js";
+} from "../src/output/report/comparison.js";
+import { mdEscape } from "../src/output/report/escape.js";
+import { renderPrReport } from "../src/output/report/pr-comment.js";
 import { plural } from "../src/util/plural.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 

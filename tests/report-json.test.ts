@@ -5,16 +5,16 @@
  * toFixed(1) prints; counts in the reports have thousands separators.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromImport } from "../src/compare/model.js";
-import { ComparisonReportSchema } from "../src/compare/schema.js";
-import type { ImportedSet } from "../src/import/schema.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromImport } from "../src/analysis/compare/model.js";
+import { ComparisonReportSchema } from "../src/analysis/compare/schema.js";
 import {
   fmtPct,
   renderComparisonJson,
   renderComparisonMarkdown,
   renderComparisonText,
-} from "../src/report/comparison.js";
+} from "../src/output/report/comparison.js";
+import type { ImportedSet } from "../src/results/import/schema.js";
 
 const NASTY = ['a},{"scenario":"b', "x},{", '"},{"', "}},{\\", '},{"tier":', "plain", 'ü},{"ä\n'];
 

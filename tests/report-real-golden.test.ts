@@ -13,17 +13,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { overallVerdict } from "../src/compare/overall.js";
-import { ComparisonReportSchema } from "../src/compare/schema.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { ComparisonReportSchema } from "../src/analysis/compare/schema.js";
+import { overallVerdict } from "../src/analysis/compare/verdicts.js";
 import { buildCommentBody } from "../src/gate/comment.js";
 import {
   renderComparisonJson,
   renderComparisonMarkdown,
   renderComparisonText,
-} from "../src/report/comparison.js";
-import { renderPrReport } from "../src/report/pr-comment.js";
+} from "../src/output/report/comparison.js";
+import { renderPrReport } from "../src/output/report/pr-comment.js";
 import { AbResultsSchema } from "../src/results/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";

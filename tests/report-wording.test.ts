@@ -4,11 +4,11 @@
  * an interval that exists but is too wide is not called missing, with the right sample unit.
  */
 import { describe, expect, it } from "vitest";
-import type { EfficiencyEntry, SettingsDiff } from "../src/compare/schema.js";
-import { needsWords } from "../src/compare/undecided.js";
-import { ratioText } from "../src/report/efficiency.js";
-import { settingsMarkdown } from "../src/report/settings.js";
-import { comparePaired, verdictFromComparison } from "../src/stats/index.js";
+import type { EfficiencyEntry, SettingsDiff } from "../src/analysis/compare/schema.js";
+import { needsWords } from "../src/analysis/compare/undecided.js";
+import { comparePaired, verdictFromComparison } from "../src/analysis/stats/index.js";
+import { ratioText } from "../src/output/report/efficiency.js";
+import { settingsMarkdown } from "../src/output/report/settings.js";
 
 describe("report wording", () => {
   it("a sample count beyond reach is said plainly", () => {

@@ -1,5 +1,5 @@
 /**
- * The run lifecycle shared by `perfgate run` and `perfgate ab` (src/run/lifecycle.ts), the pure
+ * The run lifecycle shared by `perfgate run` and `perfgate ab` (src/measuring/run/lifecycle.ts), the pure
  * planning and summarising parts of both runners, and the preflight that parses every server spec
  * before anything is fetched. No server is started here: the parts that start servers are covered
  * by run-e2e, ab-e2e, interrupt and faults.
@@ -26,9 +26,8 @@ import {
   planAbCells,
   reportAlpha,
   toSlice,
-} from "../src/ab/plan.js";
-import { runAb } from "../src/ab/runner.js";
-import type { AbCell, Pair } from "../src/results/schema.js";
+} from "../src/measuring/ab/plan.js";
+import { runAb } from "../src/measuring/ab/runner.js";
 import {
   endOfMeasurement,
   endOnError,
@@ -37,12 +36,13 @@ import {
   OverheadMeter,
   ResultsWriter,
   type RunFile,
-} from "../src/run/lifecycle.js";
-import { planCells, plannedSeconds, secondsToRun, warmupSeconds } from "../src/run/plan.js";
-import { cellLine, cellRecord, runWorkload } from "../src/run/runner.js";
-import { shardedPlan } from "../src/run/shard.js";
-import { AbortedError, type SysbenchResult } from "../src/run/sysbench-run.js";
-import { parseSysbenchOutput } from "../src/sysbench/parse.js";
+} from "../src/measuring/run/lifecycle.js";
+import { planCells, plannedSeconds, secondsToRun, warmupSeconds } from "../src/measuring/run/plan.js";
+import { cellLine, cellRecord, runWorkload } from "../src/measuring/run/runner.js";
+import { shardedPlan } from "../src/measuring/run/shard.js";
+import { AbortedError, type SysbenchResult } from "../src/measuring/run/sysbench-run.js";
+import { parseSysbenchOutput } from "../src/measuring/sysbench/parse.js";
+import type { AbCell, Pair } from "../src/results/schema.js";
 import { UsageError, UserError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
 import { loadWorkload } from "../src/workloads/schema.js";

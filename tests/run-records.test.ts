@@ -1,13 +1,13 @@
 /**
- * The results document the run engine (src/run/engine.ts) builds: immutable records, written by one
+ * The results document the run engine (src/measuring/run/engine.ts) builds: immutable records, written by one
  * owner. `servers[].tiers` must be right because it is computed from each tier's start and from the
  * resumed file, not because modules share a reference to a record and change it in place.
  */
 import { describe, expect, it } from "vitest";
+import { ResultsWriter } from "../src/measuring/run/lifecycle.js";
+import { serversWithDataset, serversWithTier, type TierStart } from "../src/measuring/run/records.js";
+import { resumedDocument, startingResults } from "../src/measuring/run/resume.js";
 import type { AbResults, Results, ServerRecord } from "../src/results/schema.js";
-import { ResultsWriter } from "../src/run/lifecycle.js";
-import { serversWithDataset, serversWithTier, type TierStart } from "../src/run/records.js";
-import { resumedDocument, startingResults } from "../src/run/resume.js";
 import { makeAbResults, makeResults, makeServer, plannedOf } from "./helpers/results-factory.js";
 
 /** A record as a fresh run makes it: no version string, no tiers yet. */

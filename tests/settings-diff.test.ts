@@ -1,13 +1,13 @@
 /**
- * The settings that differ (src/compare/settings.ts): known performance settings first in the
+ * The settings that differ (src/analysis/compare/settings.ts): known performance settings first in the
  * list's order with their why, the rest after; what the workload set equally and what only names a
  * place or an instance left out; a variable on one side only is null on the other.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { KNOWN_SETTINGS } from "../src/compare/known-settings.js";
-import { fromDocument } from "../src/compare/model.js";
-import { configOptions, diffVariables, isPlaceVariable } from "../src/compare/settings.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { KNOWN_SETTINGS } from "../src/analysis/compare/known-settings.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import { configOptions, diffVariables, isPlaceVariable } from "../src/analysis/compare/settings.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
 const CONFIG = "[mysqld]\nport = 3306\ninnodb_buffer_pool_size = 1G\nskip-name-resolve\n";

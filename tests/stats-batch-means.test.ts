@@ -1,14 +1,20 @@
 /**
  * One run per side gets an interval by one method everywhere: non-overlapping batch means of the
- * run's own per-second series (src/stats/batch-means.ts), in compare and in the history store (and
+ * run's own per-second series (src/analysis/stats/batch-means.ts), in compare and in the history store (and
  * so on the trend pages, which read the store's intervals). Seeded AR(1) noise, as per-second
  * sysbench values are autocorrelated.
  */
 import { describe, expect, it } from "vitest";
-import { compareSets } from "../src/compare/compare.js";
-import { fromDocument } from "../src/compare/model.js";
-import { historyFromDocument } from "../src/history/extract.js";
-import { batchLength, batchMeans, MIN_BATCHES, sampleSd, studentTQuantile } from "../src/stats/index.js";
+import { compareSets } from "../src/analysis/compare/compare.js";
+import { fromDocument } from "../src/analysis/compare/model.js";
+import {
+  batchLength,
+  batchMeans,
+  MIN_BATCHES,
+  sampleSd,
+  studentTQuantile,
+} from "../src/analysis/stats/index.js";
+import { historyFromDocument } from "../src/output/history/extract.js";
 import { makeResults, makeServer } from "./helpers/results-factory.js";
 
 /** mulberry32: a seeded uniform source. */

@@ -13,7 +13,7 @@ import {
   samplesNeeded,
   studentTQuantile,
   welchDf,
-} from "../src/stats/index.js";
+} from "../src/analysis/stats/index.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
 
 describe("paired comparison", () => {

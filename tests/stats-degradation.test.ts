@@ -10,7 +10,7 @@ import {
   surelyTooShort,
   type TimedValue,
   tidySeries,
-} from "../src/stats/index.js";
+} from "../src/analysis/stats/index.js";
 import {
   mdevShape,
   mulberry32,

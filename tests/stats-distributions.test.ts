@@ -8,7 +8,7 @@ import {
   studentTCdf,
   studentTPdf,
   studentTQuantile,
-} from "../src/stats/index.js";
+} from "../src/analysis/stats/index.js";
 
 // Reference values computed with mpmath 1.3.0 at 30-40 significant digits (betainc, erfinv),
 // independently of this code.

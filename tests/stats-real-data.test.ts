@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { comparePaired, verdictFromComparison } from "../src/stats/index.js";
+import { comparePaired, verdictFromComparison } from "../src/analysis/stats/index.js";
 
 interface Row {
   workload: string;

@@ -9,7 +9,7 @@ import {
   isWorse,
   thresholdFor,
   verdictFromComparison,
-} from "../src/stats/index.js";
+} from "../src/analysis/stats/index.js";
 import { mulberry32, vmInterleavedPairs } from "./fixtures/stats/synthetic.js";
 
 /** A comparison with the given change and CI (in %), for exercising the rule alone. */

@@ -1,9 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  parseIntervalLine,
+  parseSysbenchOutput,
+  SysbenchStreamParser,
+} from "../src/measuring/sysbench/parse.js";
 import type { Interval } from "../src/results/schema.js";
 import { SummarySchema } from "../src/results/schema.js";
-import { parseIntervalLine, parseSysbenchOutput, SysbenchStreamParser } from "../src/sysbench/parse.js";
 
 // Every fixture is output captured from real sysbench 1.0.20 runs against MariaDB on these VMs.
 const fixture = (name: string) =>

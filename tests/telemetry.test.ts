@@ -10,8 +10,8 @@ import {
   parseMeminfo,
   parseProcStat,
   parseStatTimes,
-} from "../src/host/proc.js";
-import { deltaSample, type ProcReading, startTelemetry } from "../src/host/sampler.js";
+} from "../src/measuring/host/proc.js";
+import { deltaSample, type ProcReading, startTelemetry } from "../src/measuring/host/sampler.js";
 import { TelemetrySampleSchema } from "../src/results/schema.js";
 
 // Captured with `cat /proc/{stat,meminfo,diskstats}` on a 2-vCPU dev VM (virtio disk vda, 8 loop

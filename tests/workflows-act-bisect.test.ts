@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readBisectResults } from "../src/bisect/store.js";
+import { readBisectResults } from "../src/measuring/bisect/store.js";
 import { ActWorld, runAct } from "./helpers/act.js";
 import { webhookExample } from "./helpers/action-process.js";
 import { DURABILITY, plantedRepo } from "./helpers/bisect-repo.js";

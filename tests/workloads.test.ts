@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkTiersFitHost, planCells, plannedSeconds } from "../src/run/plan.js";
+import { checkTiersFitHost, planCells, plannedSeconds } from "../src/measuring/run/plan.js";
 import { UserError } from "../src/util/errors.js";
 import { loadWorkload } from "../src/workloads/schema.js";
 import { ROOT } from "./helpers/env.js";

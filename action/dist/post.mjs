@@ -19598,7 +19598,7 @@ function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
 
-// src/action/cleanup.ts
+// src/entry/action/cleanup.ts
 import { readdirSync, readFileSync } from "node:fs";
 
 // src/util/process-owner.ts
@@ -19611,7 +19611,7 @@ function pidExists(pid) {
   }
 }
 
-// src/action/cleanup.ts
+// src/entry/action/cleanup.ts
 var RUN_ENV = "PERFGATE_ACTION_RUN";
 function readProc(pid, file2) {
   try {
@@ -19665,7 +19665,279 @@ async function killLeftovers(savedPids, runId, log, graceMs = 1e4) {
   return candidates;
 }
 
-// src/ab/metrics.ts
+// src/analysis/stats/descriptive.ts
+function geometricMean(xs) {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += Math.log(xs[i]);
+  return Math.exp(s / xs.length);
+}
+
+// src/analysis/metrics/write-accounting.ts
+var ESCAPED_BELOW = 0.5;
+var BLOCKS_ABOVE = 10;
+var kb = (x) => x >= 100 ? Math.round(x).toLocaleString("en-US") : x >= 1 ? x.toFixed(1) : x.toPrecision(2);
+function writeCaveat(writeKbPerTxn, innodbKbPerTxn, fsyncsPerTxn = null) {
+  if (!Number.isFinite(writeKbPerTxn) || writeKbPerTxn < 0) return null;
+  const wrote = innodbKbPerTxn !== null && innodbKbPerTxn > 0;
+  if (writeKbPerTxn === 0 && (wrote || fsyncsPerTxn !== null && fsyncsPerTxn > 0)) {
+    return {
+      kind: "none",
+      reason: `/proc/<pid>/io counted no writes while ${wrote ? `InnoDB wrote ${kb(innodbKbPerTxn)} KB/txn (Innodb_data_written)` : "InnoDB fsynced"}: its files are where the counter does not see writes (tmpfs counts none)`
+    };
+  }
+  if (!wrote) return null;
+  if (writeKbPerTxn < ESCAPED_BELOW * innodbKbPerTxn) {
+    return {
+      kind: "escaped",
+      reason: `/proc/<pid>/io counted ${kb(writeKbPerTxn)} of the ${kb(innodbKbPerTxn)} KB/txn InnoDB wrote (Innodb_data_written): the rest escaped the counter (written by another process, or cancelled before writeback)`
+    };
+  }
+  if (writeKbPerTxn > BLOCKS_ABOVE * innodbKbPerTxn) {
+    return {
+      kind: "blocks",
+      reason: `/proc/<pid>/io counted ${kb(writeKbPerTxn)} KB/txn, ${Math.round(writeKbPerTxn / innodbKbPerTxn).toLocaleString("en-US")}\xD7 the ${kb(innodbKbPerTxn)} KB/txn InnoDB wrote (Innodb_data_written): whole blocks handed to the kernel (as MySQL 8.0 writes its doublewrite buffer), not data`
+    };
+  }
+  return null;
+}
+
+// src/analysis/metrics/table.ts
+function phaseMean(phases, of) {
+  let sum = 0;
+  for (const p of phases) {
+    const v = of(p);
+    if (v === null || !Number.isFinite(v)) return null;
+    sum += v;
+  }
+  return phases.length > 0 ? sum / phases.length : null;
+}
+function positive(x) {
+  return x !== null && x !== void 0 && x > 0 && Number.isFinite(x) ? x : null;
+}
+function measured(x) {
+  return x !== null && x !== void 0 && Number.isFinite(x) ? x : null;
+}
+var byMagnitude = (x) => Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
+function p95OfCell(c) {
+  const l = c.summary?.latency_ms;
+  return l && l.pct_rank === 95 ? positive(l.pct) : null;
+}
+function perTransaction(reps) {
+  return reps.map((r) => r.per_transaction);
+}
+var perTxn = (x, p) => x === null || x === void 0 ? null : x / p.transactions;
+var ROWS = [
+  {
+    name: "tps",
+    label: "TPS",
+    unit: "tps",
+    direction: "higher_is_better",
+    headline: true,
+    by_threads: true,
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.tps),
+    fromSlice: (s) => measured(s.tps),
+    fromInterval: (iv) => measured(iv.tps),
+    fromImport: (r) => positive(r.tps)
+  },
+  {
+    name: "qps",
+    label: "QPS",
+    unit: "qps",
+    direction: "higher_is_better",
+    matrix: true,
+    threshold_pct: null,
+    digits: byMagnitude,
+    fromCell: (c) => measured(c.summary?.qps),
+    fromSlice: (s) => measured(s.qps),
+    fromInterval: (iv) => measured(iv.qps),
+    fromImport: (r) => positive(r.qps)
+  },
+  {
+    name: "p95_ms",
+    label: "p95 latency",
+    unit: "ms",
+    direction: "lower_is_better",
+    by_threads: true,
+    threshold_pct: null,
+    digits: () => 2,
+    fromCell: p95OfCell,
+    fromSlice: (s) => positive(s.p95_ms),
+    fromInterval: (iv) => iv.lat_pct === 95 ? positive(iv.lat_ms) : null,
+    fromImport: (r) => positive(r.p95_ms)
+  },
+  {
+    // callgrind's instruction count per transaction (docs/instructions.md): CPU work per statement
+    name: "instructions",
+    label: "instructions per transaction",
+    unit: "instructions per transaction",
+    direction: "lower_is_better",
+    matrix: true,
+    threshold_pct: 1,
+    opt_in: true,
+    digits: () => 0,
+    fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),
+    fromCellRepetitions: (c) => {
+      const xs = perTransaction(c.instructions?.repetitions ?? []);
+      return xs.length > 0 ? xs : null;
+    },
+    fromImport: (r) => positive(r.instructions),
+    fromAbCell: (c) => {
+      const i = c.instructions;
+      if (!i) return null;
+      const n = Math.min(i.base.length, i.head.length);
+      if (n === 0) return null;
+      return { base: perTransaction(i.base.slice(0, n)), head: perTransaction(i.head.slice(0, n)) };
+    }
+  },
+  // the per-transaction host metrics (HostMetricDef), in the order the reports show them
+  {
+    name: "cpu_us_per_txn",
+    label: "CPU \xB5s/txn",
+    unit: "\xB5s/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_us, p)
+  },
+  {
+    name: "cpu_user_us_per_txn",
+    label: "user CPU \xB5s/txn",
+    unit: "\xB5s/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_user_us, p)
+  },
+  {
+    name: "cpu_kernel_us_per_txn",
+    label: "kernel CPU \xB5s/txn",
+    unit: "\xB5s/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.cpu_kernel_us, p)
+  },
+  {
+    name: "cs_voluntary_per_txn",
+    label: "vol. cs/txn",
+    unit: "cs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.ctx_voluntary, p)
+  },
+  {
+    name: "cs_involuntary_per_txn",
+    label: "invol. cs/txn",
+    unit: "cs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.ctx_involuntary, p)
+  },
+  {
+    name: "read_kb_per_txn",
+    label: "KB read/txn",
+    unit: "KB/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.read_bytes / 1024, p)
+  },
+  {
+    // what escapes this counter, and when the reports mark it: docs/metrics.md
+    name: "write_kb_per_txn",
+    label: "KB written/txn",
+    unit: "KB/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.write_bytes / 1024, p),
+    caveat: (phases) => {
+      const written = phaseMean(phases, (p) => perTxn(p.write_bytes / 1024, p));
+      if (written === null) return null;
+      const innodb = phaseMean(
+        phases,
+        (p) => perTxn(p.data_written === void 0 || p.data_written === null ? null : p.data_written / 1024, p)
+      );
+      return writeCaveat(
+        written,
+        innodb,
+        phaseMean(phases, (p) => perTxn(p.fsyncs, p))
+      );
+    }
+  },
+  {
+    name: "fsyncs_per_txn",
+    label: "fsyncs/txn",
+    unit: "fsyncs/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.fsyncs, p)
+  },
+  {
+    name: "log_writes_per_txn",
+    label: "log writes/txn",
+    unit: "writes/txn",
+    direction: "lower_is_better",
+    digits: byMagnitude,
+    fromProcess: (p) => perTxn(p.log_writes, p)
+  },
+  {
+    name: "hw_instructions_per_txn",
+    label: "instr/txn (PMU)",
+    unit: "instructions/txn",
+    direction: "lower_is_better",
+    digits: () => 0,
+    fromProcess: (p) => perTxn(p.instructions, p)
+  },
+  {
+    name: "hw_cycles_per_txn",
+    label: "cycles/txn (PMU)",
+    unit: "cycles/txn",
+    direction: "lower_is_better",
+    digits: () => 0,
+    fromProcess: (p) => perTxn(p.cycles, p)
+  },
+  {
+    name: "ipc",
+    label: "IPC",
+    unit: "instructions/cycle",
+    direction: "higher_is_better",
+    digits: () => 2,
+    fromProcess: (p) => p.instructions === void 0 || !p.cycles ? null : p.instructions / p.cycles
+  }
+];
+var METRICS = ROWS.filter((m) => !("fromProcess" in m));
+var HOST_METRICS = ROWS.filter((m) => "fromProcess" in m);
+var HOST_METRIC_NAMES = HOST_METRICS.map((m) => m.name);
+var HEADLINE_METRIC = METRICS.find((m) => "headline" in m).name;
+var COUNTED_METRIC = METRICS.find((m) => "fromAbCell" in m).name;
+var METRIC_NAMES = METRICS.map((m) => m.name);
+var BY_NAME = new Map(METRICS.map((m) => [m.name, m]));
+var AB_CELL_METRICS = METRICS.filter((m) => "fromAbCell" in m).map(
+  (m) => m.name
+);
+var INTERVAL_METRICS = METRICS.filter((m) => "fromInterval" in m).map(
+  (m) => m.name
+);
+var SCALING_METRICS = METRICS.filter((m) => "by_threads" in m).map(
+  (m) => m.name
+);
+var SLICE_METRICS = METRICS.filter((m) => "fromSlice" in m).map(
+  (m) => m.name
+);
+function aggregate(xs) {
+  return xs.length === 0 ? null : geometricMean(xs);
+}
+
+// src/analysis/stats/distributions.ts
+var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+var lastP = Number.NaN;
+
+// src/analysis/stats/compare.ts
+var zAlpha = Number.NaN;
+var zValue = Number.NaN;
+
+// src/analysis/stats/verdict.ts
+var DEFAULT_THRESHOLD_PCT = 5;
+
+// src/measuring/ab/metrics.ts
 var METRICS_MODES = ["throughput", "instructions", "auto"];
 
 // node_modules/zod/v4/classic/external.js
@@ -39385,7 +39657,7 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// src/import/provenance.ts
+// src/results/import/provenance.ts
 var DEFAULT_BASELINE_MAX_AGE_DAYS = 14;
 var BaselineRunSchema = external_exports.object({
   id: external_exports.string(),
@@ -39410,279 +39682,7 @@ var BaselineProvenanceSchema = external_exports.object({
   runs: external_exports.array(BaselineRunSchema).min(1)
 });
 
-// src/stats/descriptive.ts
-function geometricMean(xs) {
-  let s = 0;
-  for (let i = 0; i < xs.length; i++) s += Math.log(xs[i]);
-  return Math.exp(s / xs.length);
-}
-
-// src/metrics/write-accounting.ts
-var ESCAPED_BELOW = 0.5;
-var BLOCKS_ABOVE = 10;
-var kb = (x) => x >= 100 ? Math.round(x).toLocaleString("en-US") : x >= 1 ? x.toFixed(1) : x.toPrecision(2);
-function writeCaveat(writeKbPerTxn, innodbKbPerTxn, fsyncsPerTxn = null) {
-  if (!Number.isFinite(writeKbPerTxn) || writeKbPerTxn < 0) return null;
-  const wrote = innodbKbPerTxn !== null && innodbKbPerTxn > 0;
-  if (writeKbPerTxn === 0 && (wrote || fsyncsPerTxn !== null && fsyncsPerTxn > 0)) {
-    return {
-      kind: "none",
-      reason: `/proc/<pid>/io counted no writes while ${wrote ? `InnoDB wrote ${kb(innodbKbPerTxn)} KB/txn (Innodb_data_written)` : "InnoDB fsynced"}: its files are where the counter does not see writes (tmpfs counts none)`
-    };
-  }
-  if (!wrote) return null;
-  if (writeKbPerTxn < ESCAPED_BELOW * innodbKbPerTxn) {
-    return {
-      kind: "escaped",
-      reason: `/proc/<pid>/io counted ${kb(writeKbPerTxn)} of the ${kb(innodbKbPerTxn)} KB/txn InnoDB wrote (Innodb_data_written): the rest escaped the counter (written by another process, or cancelled before writeback)`
-    };
-  }
-  if (writeKbPerTxn > BLOCKS_ABOVE * innodbKbPerTxn) {
-    return {
-      kind: "blocks",
-      reason: `/proc/<pid>/io counted ${kb(writeKbPerTxn)} KB/txn, ${Math.round(writeKbPerTxn / innodbKbPerTxn).toLocaleString("en-US")}\xD7 the ${kb(innodbKbPerTxn)} KB/txn InnoDB wrote (Innodb_data_written): whole blocks handed to the kernel (as MySQL 8.0 writes its doublewrite buffer), not data`
-    };
-  }
-  return null;
-}
-
-// src/metrics/table.ts
-function phaseMean(phases, of) {
-  let sum = 0;
-  for (const p of phases) {
-    const v = of(p);
-    if (v === null || !Number.isFinite(v)) return null;
-    sum += v;
-  }
-  return phases.length > 0 ? sum / phases.length : null;
-}
-function positive(x) {
-  return x !== null && x !== void 0 && x > 0 && Number.isFinite(x) ? x : null;
-}
-function measured(x) {
-  return x !== null && x !== void 0 && Number.isFinite(x) ? x : null;
-}
-var byMagnitude = (x) => Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
-function p95OfCell(c) {
-  const l = c.summary?.latency_ms;
-  return l && l.pct_rank === 95 ? positive(l.pct) : null;
-}
-function perTransaction(reps) {
-  return reps.map((r) => r.per_transaction);
-}
-var perTxn = (x, p) => x === null || x === void 0 ? null : x / p.transactions;
-var ROWS = [
-  {
-    name: "tps",
-    label: "TPS",
-    unit: "tps",
-    direction: "higher_is_better",
-    headline: true,
-    by_threads: true,
-    threshold_pct: null,
-    digits: byMagnitude,
-    fromCell: (c) => measured(c.summary?.tps),
-    fromSlice: (s) => measured(s.tps),
-    fromInterval: (iv) => measured(iv.tps),
-    fromImport: (r) => positive(r.tps)
-  },
-  {
-    name: "qps",
-    label: "QPS",
-    unit: "qps",
-    direction: "higher_is_better",
-    matrix: true,
-    threshold_pct: null,
-    digits: byMagnitude,
-    fromCell: (c) => measured(c.summary?.qps),
-    fromSlice: (s) => measured(s.qps),
-    fromInterval: (iv) => measured(iv.qps),
-    fromImport: (r) => positive(r.qps)
-  },
-  {
-    name: "p95_ms",
-    label: "p95 latency",
-    unit: "ms",
-    direction: "lower_is_better",
-    by_threads: true,
-    threshold_pct: null,
-    digits: () => 2,
-    fromCell: p95OfCell,
-    fromSlice: (s) => positive(s.p95_ms),
-    fromInterval: (iv) => iv.lat_pct === 95 ? positive(iv.lat_ms) : null,
-    fromImport: (r) => positive(r.p95_ms)
-  },
-  {
-    // callgrind's instruction count per transaction (docs/instructions.md): CPU work per statement
-    name: "instructions",
-    label: "instructions per transaction",
-    unit: "instructions per transaction",
-    direction: "lower_is_better",
-    matrix: true,
-    threshold_pct: 1,
-    opt_in: true,
-    digits: () => 0,
-    fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),
-    fromCellRepetitions: (c) => {
-      const xs = perTransaction(c.instructions?.repetitions ?? []);
-      return xs.length > 0 ? xs : null;
-    },
-    fromImport: (r) => positive(r.instructions),
-    fromAbCell: (c) => {
-      const i = c.instructions;
-      if (!i) return null;
-      const n = Math.min(i.base.length, i.head.length);
-      if (n === 0) return null;
-      return { base: perTransaction(i.base.slice(0, n)), head: perTransaction(i.head.slice(0, n)) };
-    }
-  },
-  // the per-transaction host metrics (HostMetricDef), in the order the reports show them
-  {
-    name: "cpu_us_per_txn",
-    label: "CPU \xB5s/txn",
-    unit: "\xB5s/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.cpu_us, p)
-  },
-  {
-    name: "cpu_user_us_per_txn",
-    label: "user CPU \xB5s/txn",
-    unit: "\xB5s/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.cpu_user_us, p)
-  },
-  {
-    name: "cpu_kernel_us_per_txn",
-    label: "kernel CPU \xB5s/txn",
-    unit: "\xB5s/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.cpu_kernel_us, p)
-  },
-  {
-    name: "cs_voluntary_per_txn",
-    label: "vol. cs/txn",
-    unit: "cs/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.ctx_voluntary, p)
-  },
-  {
-    name: "cs_involuntary_per_txn",
-    label: "invol. cs/txn",
-    unit: "cs/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.ctx_involuntary, p)
-  },
-  {
-    name: "read_kb_per_txn",
-    label: "KB read/txn",
-    unit: "KB/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.read_bytes / 1024, p)
-  },
-  {
-    // what escapes this counter, and when the reports mark it: docs/metrics.md
-    name: "write_kb_per_txn",
-    label: "KB written/txn",
-    unit: "KB/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.write_bytes / 1024, p),
-    caveat: (phases) => {
-      const written = phaseMean(phases, (p) => perTxn(p.write_bytes / 1024, p));
-      if (written === null) return null;
-      const innodb = phaseMean(
-        phases,
-        (p) => perTxn(p.data_written === void 0 || p.data_written === null ? null : p.data_written / 1024, p)
-      );
-      return writeCaveat(
-        written,
-        innodb,
-        phaseMean(phases, (p) => perTxn(p.fsyncs, p))
-      );
-    }
-  },
-  {
-    name: "fsyncs_per_txn",
-    label: "fsyncs/txn",
-    unit: "fsyncs/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.fsyncs, p)
-  },
-  {
-    name: "log_writes_per_txn",
-    label: "log writes/txn",
-    unit: "writes/txn",
-    direction: "lower_is_better",
-    digits: byMagnitude,
-    fromProcess: (p) => perTxn(p.log_writes, p)
-  },
-  {
-    name: "hw_instructions_per_txn",
-    label: "instr/txn (PMU)",
-    unit: "instructions/txn",
-    direction: "lower_is_better",
-    digits: () => 0,
-    fromProcess: (p) => perTxn(p.instructions, p)
-  },
-  {
-    name: "hw_cycles_per_txn",
-    label: "cycles/txn (PMU)",
-    unit: "cycles/txn",
-    direction: "lower_is_better",
-    digits: () => 0,
-    fromProcess: (p) => perTxn(p.cycles, p)
-  },
-  {
-    name: "ipc",
-    label: "IPC",
-    unit: "instructions/cycle",
-    direction: "higher_is_better",
-    digits: () => 2,
-    fromProcess: (p) => p.instructions === void 0 || !p.cycles ? null : p.instructions / p.cycles
-  }
-];
-var METRICS = ROWS.filter((m) => !("fromProcess" in m));
-var HOST_METRICS = ROWS.filter((m) => "fromProcess" in m);
-var HOST_METRIC_NAMES = HOST_METRICS.map((m) => m.name);
-var HEADLINE_METRIC = METRICS.find((m) => "headline" in m).name;
-var COUNTED_METRIC = METRICS.find((m) => "fromAbCell" in m).name;
-var METRIC_NAMES = METRICS.map((m) => m.name);
-var BY_NAME = new Map(METRICS.map((m) => [m.name, m]));
-var AB_CELL_METRICS = METRICS.filter((m) => "fromAbCell" in m).map(
-  (m) => m.name
-);
-var INTERVAL_METRICS = METRICS.filter((m) => "fromInterval" in m).map(
-  (m) => m.name
-);
-var SCALING_METRICS = METRICS.filter((m) => "by_threads" in m).map(
-  (m) => m.name
-);
-var SLICE_METRICS = METRICS.filter((m) => "fromSlice" in m).map(
-  (m) => m.name
-);
-function aggregate(xs) {
-  return xs.length === 0 ? null : geometricMean(xs);
-}
-
-// src/stats/distributions.ts
-var LN_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
-var lastP = Number.NaN;
-
-// src/stats/compare.ts
-var zAlpha = Number.NaN;
-var zValue = Number.NaN;
-
-// src/stats/verdict.ts
-var DEFAULT_THRESHOLD_PCT = 5;
-
-// src/compare/schema.ts
+// src/analysis/compare/schema.ts
 var COMPARISON_SCHEMA = "perfgate/comparison";
 var COMPARISON_SCHEMA_VERSION = 1;
 var num = external_exports.number().finite();
@@ -39814,7 +39814,7 @@ var ProfileEntrySchema = external_exports.object({
   /** and those whose share shrank most (at most 5) */
   shrunk: external_exports.array(ProfileFunctionSchema),
   /**
-   * off-CPU time per transaction (µs), when both sides recorded it (src/compare/off-cpu.ts): blocked
+   * off-CPU time per transaction (µs), when both sides recorded it (src/analysis/compare/off-cpu.ts): blocked
    * and runnable-but-waiting, and where the blocked time grew most (the two deepest user-space
    * frames of the stack the threads blocked in, "caller > callee"; at most 5)
    */
@@ -39830,7 +39830,7 @@ var SettingDifferenceSchema = external_exports.object({
   head: external_exports.string().nullable(),
   /** set per side by the run (generated config or --base-set/--head-set), not a server default */
   configured: external_exports.boolean(),
-  /** known performance settings only (src/compare/known-settings.ts): why it matters */
+  /** known performance settings only (src/analysis/compare/known-settings.ts): why it matters */
   why: external_exports.string().optional()
 });
 var SettingsDiffSchema = external_exports.object({
@@ -39921,7 +39921,7 @@ var ComparisonReportSchema = external_exports.object({
   nothing_compared: external_exports.string().optional(),
   /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
   efficiency: external_exports.array(EfficiencyEntrySchema).optional(),
-  /** why the compared files have no hardware counters (src/host/pmu.ts), said once; absent when they have them or predate them */
+  /** why the compared files have no hardware counters (src/measuring/host/pmu.ts), said once; absent when they have them or predate them */
   hardware_counters_unavailable: external_exports.string().optional(),
   /** sampled differential profiles of the profiled cells (absent: none) */
   profiles: external_exports.array(ProfileEntrySchema).optional(),
@@ -39932,6 +39932,35 @@ var ComparisonReportSchema = external_exports.object({
   /** the base is a baseline pooled from the history store: the runs that formed it and the window */
   baseline_history: BaselineProvenanceSchema.optional()
 });
+
+// src/analysis/stats/degradation-settings.ts
+var seconds = external_exports.number().positive().max(1e7);
+var pct = external_exports.number().positive().lt(100);
+var DegradationSettingsSchema = external_exports.strictObject({
+  window_s: seconds.optional(),
+  filter_s: seconds.optional(),
+  min_drop_pct: pct.optional(),
+  min_decline_s: seconds.optional(),
+  sustain_s: seconds.optional(),
+  sustain_drop_pct: pct.optional(),
+  alpha: external_exports.number().positive().lt(1).optional(),
+  min_windows: external_exports.number().int().min(3).max(1e6).optional()
+});
+var DEGRADATION_SETTINGS = Object.keys(
+  DegradationSettingsSchema.shape
+);
+var DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
+function parseDegradationSetting(item) {
+  const eq = item.indexOf("=");
+  const name = eq > 0 ? item.slice(0, eq).trim() : "";
+  const text = eq > 0 ? item.slice(eq + 1).trim() : "";
+  const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
+    return "is not name=number with a known name";
+  }
+  if (!DegradationSettingsSchema.safeParse({ [name]: value }).success) return "is out of range";
+  return [name, value];
+}
 
 // src/util/errors.ts
 var UserError = class extends Error {
@@ -39946,7 +39975,7 @@ var MiB = 1024 * 1024;
 var MAX_DOCUMENT_BYTES = 400 * MiB;
 var MAX_IMPORT_BYTES = 256 * MiB;
 
-// src/profiles/callgrind-profile.ts
+// src/measuring/profiles/callgrind-profile.ts
 var nonneg = external_exports.number().finite().nonnegative();
 var FunctionCostSchema = external_exports.object({
   name: external_exports.string(),
@@ -40219,12 +40248,12 @@ var ProcessCountersSchema = external_exports.object({
   log_writes: nonneg2.nullable(),
   /**
    * SHOW GLOBAL STATUS delta of Innodb_data_written: the bytes InnoDB says it wrote, beside
-   * write_bytes (src/metrics/write-accounting.ts); null: not reported; absent in older files
+   * write_bytes (src/analysis/metrics/write-accounting.ts); null: not reported; absent in older files
    */
   data_written: nonneg2.nullable().optional(),
   /**
    * instructions and cycles of the server process over the phase from `perf stat`, where the host
-   * has a hardware PMU (src/host/pmu.ts); absent where it has none (see hardware_counters)
+   * has a hardware PMU (src/measuring/host/pmu.ts); absent where it has none (see hardware_counters)
    */
   instructions: nonneg2.optional(),
   cycles: nonneg2.optional()
@@ -40278,7 +40307,7 @@ var RUN_HEADER_FIELDS = {
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
-   * not recorded, null when they were (src/host/pmu.ts); absent in older files
+   * not recorded, null when they were (src/measuring/host/pmu.ts); absent in older files
    */
   hardware_counters: external_exports.object({ unavailable: external_exports.string().nullable() }).optional()
 };
@@ -40320,7 +40349,7 @@ var ResultsSchema = external_exports.object({
    * dataset and server details are then unknown (empty strings and zeros)
    */
   imported: external_exports.object({ from: external_exports.literal("sysbench-log"), file: external_exports.string(), sha256: external_exports.string() }).optional(),
-  /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
+  /** `perfgate doctor`'s host findings taken before the run (src/measuring/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema).superRefine(countsAreCounts),
@@ -40359,7 +40388,7 @@ var ProfileSideSchema = external_exports.object({
   /** folded stacks (root;…;leaf) → samples */
   stacks: external_exports.record(external_exports.string(), nonneg2),
   /**
-   * off-CPU time (sched:sched_switch and perf's switch events, src/profiles/off-cpu.ts), absent
+   * off-CPU time (sched:sched_switch and perf's switch events, src/measuring/profiles/off-cpu.ts), absent
    * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
    * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
    */
@@ -40436,7 +40465,7 @@ var AbResultsSchema = external_exports.object({
   settings: external_exports.object({ base: external_exports.record(external_exports.string(), external_exports.string()), head: external_exports.record(external_exports.string(), external_exports.string()) }),
   /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
   network: NetworkRecordSchema.optional(),
-  /** `perfgate doctor`'s host findings taken before the A/B (src/host); absent in older files */
+  /** `perfgate doctor`'s host findings taken before the A/B (src/measuring/host); absent in older files */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(AbCellSchema).superRefine(countsAreCounts),
@@ -40451,7 +40480,7 @@ var AbResultsSchema = external_exports.object({
     off_cpu_unavailable: external_exports.string().optional()
   }).optional(),
   /**
-   * `--pin-defaults`: the like-for-like run's pins (src/compare/pins.ts), per pinned side, and the
+   * `--pin-defaults`: the like-for-like run's pins (src/analysis/compare/pins.ts), per pinned side, and the
    * stock A/B measured beside it (absent: stock defaults)
    */
   pinned_defaults: PinnedDefaultsSchema.optional(),
@@ -40542,10 +40571,10 @@ var ResultsV2Schema = external_exports.object({
 // src/util/lock.ts
 var MAX_RECORD_BYTES = 1 << 20;
 
-// src/history/lock.ts
+// src/output/history/lock.ts
 var LOCK_WAIT_MS = 5 * 6e4;
 
-// src/history/schema.ts
+// src/output/history/schema.ts
 var HISTORY_RUN_SCHEMA = "perfgate/history-run";
 var HISTORY_INDEX_SCHEMA = "perfgate/history-index";
 var HISTORY_SCHEMA_VERSION = 1;
@@ -40631,7 +40660,7 @@ var WhyCellSchema = external_exports.object({
   script: external_exports.string(),
   tier: external_exports.string(),
   threads: external_exports.number().int().positive(),
-  /** the sampled differential profile (src/compare/profiles.ts), when the cell was profiled */
+  /** the sampled differential profile (src/analysis/compare/profiles.ts), when the cell was profiled */
   profile: ProfileEntrySchema.pick({
     reason: true,
     command: true,
@@ -40659,7 +40688,7 @@ var WhyCellSchema = external_exports.object({
   }).optional()
 });
 var HistoryWhySchema = external_exports.object({
-  /** the server variables that differ between base and head (src/compare/settings.ts); null: none recorded */
+  /** the server variables that differ between base and head (src/analysis/compare/settings.ts); null: none recorded */
   settings: SettingsDiffSchema.nullable(),
   /** the cells with a profile or instruction counts */
   cells: external_exports.array(WhyCellSchema)
@@ -40761,7 +40790,7 @@ var HistoryIndexSchema = external_exports.object({
   runs: external_exports.array(IndexEntrySchema)
 });
 
-// src/history/folder.ts
+// src/output/history/folder.ts
 var FUTURE_TOLERANCE_MS = 10 * 6e4;
 
 // src/util/git.ts
@@ -40775,10 +40804,10 @@ var SAFE_CONFIG = [
   "log.showSignature=false"
 ].flatMap((c) => ["-c", c]);
 
-// src/history/git.ts
+// src/output/history/git.ts
 var DEFAULT_BRANCH = "perfgate-data";
 
-// src/history/store.ts
+// src/output/history/store.ts
 var DEFAULT_STORE = `git:${DEFAULT_BRANCH}`;
 var BRANCH_RE = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,200}$/;
 function isBranchName(text) {
@@ -41038,36 +41067,7 @@ function parseBuildSpec(text) {
   return { kind: "build", raw, source: "build", repo, ref };
 }
 
-// src/stats/degradation-settings.ts
-var seconds = external_exports.number().positive().max(1e7);
-var pct = external_exports.number().positive().lt(100);
-var DegradationSettingsSchema = external_exports.strictObject({
-  window_s: seconds.optional(),
-  filter_s: seconds.optional(),
-  min_drop_pct: pct.optional(),
-  min_decline_s: seconds.optional(),
-  sustain_s: seconds.optional(),
-  sustain_drop_pct: pct.optional(),
-  alpha: external_exports.number().positive().lt(1).optional(),
-  min_windows: external_exports.number().int().min(3).max(1e6).optional()
-});
-var DEGRADATION_SETTINGS = Object.keys(
-  DegradationSettingsSchema.shape
-);
-var DEGRADATION_ACCEPTED = `${DEGRADATION_SETTINGS.join(", ")} (seconds > 0, percentages in (0, 100), alpha in (0, 1), min_windows an integer >= 3)`;
-function parseDegradationSetting(item) {
-  const eq = item.indexOf("=");
-  const name = eq > 0 ? item.slice(0, eq).trim() : "";
-  const text = eq > 0 ? item.slice(eq + 1).trim() : "";
-  const value = /^\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
-  if (!DEGRADATION_SETTINGS.includes(name) || !Number.isFinite(value)) {
-    return "is not name=number with a known name";
-  }
-  if (!DegradationSettingsSchema.safeParse({ [name]: value }).success) return "is out of range";
-  return [name, value];
-}
-
-// src/options/values.ts
+// src/entry/options/values.ts
 var InvalidValue = class extends Error {
   constructor(problem, accepted, detail) {
     super(`${problem} (accepted: ${accepted})`);
@@ -41181,7 +41181,7 @@ function oneOf(choices) {
   };
 }
 
-// src/options/definitions.ts
+// src/entry/options/definitions.ts
 var DEFAULT_WORKLOAD = "workloads/smoke.yml";
 var THRESHOLD = {
   name: "threshold",
@@ -41337,9 +41337,9 @@ function actionDefault(o) {
   return o.actionDefault ?? o.default ?? "";
 }
 
-// src/action/constants.ts
+// src/entry/action/constants.ts
 var STATE2 = {
-  /** the id every process of the run inherits (src/action/cleanup.ts RUN_ENV) */
+  /** the id every process of the run inherits (src/entry/action/cleanup.ts RUN_ENV) */
   runId: "run-id",
   /** comma list of the main step's child process ids */
   pids: "pids",
@@ -41394,7 +41394,7 @@ var INPUT_DEFAULTS = {
   ...Object.fromEntries(Object.keys(FORMER_INPUTS).map((old) => [old, ""]))
 };
 
-// src/action/post.ts
+// src/entry/action/post.ts
 async function post() {
   const runId = getState(STATE2.runId);
   if (runId === "") {

@@ -1,18 +1,18 @@
 /**
  * The pull-request comment's body and its two hidden markers, shared by the action (which posts it,
- * src/action/comment.ts) and `perfgate compare --format comment` (which prints it). The first
+ * src/entry/action/comment.ts) and `perfgate compare --format comment` (which prints it). The first
  * marker, `<!-- perfgate:<workload> -->`, finds the one comment per PR and workload; the second
  * keeps the verdict and its digest, so `comment: on-change` can tell whether anything changed and
  * a later run can say that a regression reported earlier is gone. Pure: no I/O.
  */
 
-import type { MeasurementSet } from "../compare/model.js";
-import { overallVerdict, VERDICT_ORDER, type Verdict } from "../compare/overall.js";
-import { mdEscape } from "../report/escape.js";
-import { type PrReportInput, renderPrReport, verdictLine } from "../report/pr-comment.js";
+import type { MeasurementSet } from "../analysis/compare/model.js";
+import { overallVerdict, VERDICT_ORDER, type Verdict } from "../analysis/compare/verdicts.js";
+import { mdEscape } from "../output/report/escape.js";
+import { type PrReportInput, renderPrReport, verdictLine } from "../output/report/pr-comment.js";
 import { safeUrl } from "../util/safe-url.js";
+import { verdictDigest } from "./digest.js";
 import type { GateResult } from "./gate.js";
-import { verdictDigest } from "./verdict.js";
 
 /** GitHub refuses issue comments longer than this (characters). */
 export const GITHUB_COMMENT_LIMIT = 65_536;

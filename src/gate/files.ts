@@ -4,8 +4,8 @@
  * Everything else in src/gate is pure.
  */
 import { join } from "node:path";
-import { comparisonFlameGraphs } from "../compare/compare.js";
-import { graphDataName } from "../profiles/data-name.js";
+import { comparisonFlameGraphs } from "../analysis/compare/compare.js";
+import { graphDataName } from "../measuring/profiles/data-name.js";
 import { writeFileAtomic } from "../results/store.js";
 import type { GateResult } from "./gate.js";
 
@@ -24,10 +24,10 @@ export function writeGateFiles(
 /**
  * The differential flame graph (instructions per transaction) of each compared cell whose two
  * sides kept folded stacks, written into `dir` as `<stem>.instructions-<script>-<threads>t-<tier>.svg`
- * (src/profiles/names.ts): what `perfgate ab`, `perfgate compare --out` and the action write,
+ * (src/measuring/profiles/names.ts): what `perfgate ab`, `perfgate compare --out` and the action write,
  * and what `history append` finds beside a results file named `<stem>.json` for the trend site's
  * run page, each with its data beside it as `<graph>.json` for the page's interactive renderer
- * (src/profiles/data.ts). Returns the paths of the graphs written.
+ * (src/measuring/profiles/data.ts). Returns the paths of the graphs written.
  */
 export function writeInstructionGraphs(gate: GateResult, dir: string, stem: string): string[] {
   return comparisonFlameGraphs(gate.report, gate.sets, stem).map((f) => {

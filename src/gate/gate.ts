@@ -6,17 +6,17 @@
  * `writeGateFiles` (src/gate/files.ts) writes the report files a caller names, and callers print.
  */
 
-import { type CompareOptions, compareSets, gateFailure } from "../compare/compare.js";
-import { fromDocument, type MeasurementSet } from "../compare/model.js";
-import { overallVerdict, type Verdict } from "../compare/overall.js";
-import type { ComparisonReport } from "../compare/schema.js";
+import { type CompareOptions, compareSets, gateFailure } from "../analysis/compare/compare.js";
+import { fromDocument, type MeasurementSet } from "../analysis/compare/model.js";
+import type { ComparisonReport } from "../analysis/compare/schema.js";
+import { overallVerdict, type Verdict } from "../analysis/compare/verdicts.js";
+import { degradationFromSpec } from "../analysis/stats/degradation-settings.js";
 import {
   renderComparisonJson,
   renderComparisonMarkdown,
   renderComparisonText,
-} from "../report/comparison.js";
+} from "../output/report/comparison.js";
 import type { AbResults } from "../results/schema.js";
-import { degradationFromSpec } from "../stats/degradation-settings.js";
 import { plural } from "../util/plural.js";
 import { EXIT, type ExitCode } from "./exit.js";
 

@@ -10,7 +10,7 @@ import {
   InstructionRepetitionSchema,
   InstructionsCellSchema,
   RunInstructionsSchema,
-} from "../profiles/callgrind-profile.js";
+} from "../measuring/profiles/callgrind-profile.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
@@ -41,7 +41,7 @@ const count = z.number().int().nonnegative();
 const range = z.tuple([nonneg, nonneg]);
 
 /**
- * What was odd in a cell's sysbench output (src/sysbench/parse.ts). Lists keep their first 50
+ * What was odd in a cell's sysbench output (src/measuring/sysbench/parse.ts). Lists keep their first 50
  * items; the counts are exact. Absent when nothing was odd.
  */
 export const OutputAnomaliesSchema = z.object({
@@ -128,7 +128,7 @@ export const HostSchema = z.object({
 export type Host = z.infer<typeof HostSchema>;
 
 /**
- * `perfgate doctor`'s findings about the host (src/host, src/doctor): the fingerprint `doctor --json` prints,
+ * `perfgate doctor`'s findings about the host (src/measuring/host, src/measuring/doctor): the fingerprint `doctor --json` prints,
  * and what a run records before it starts (without the noise probe).
  */
 export const DoctorFindingSchema = z.object({
@@ -189,7 +189,7 @@ export type ServerRecord = z.infer<typeof ServerRecordSchema>;
 
 /**
  * The server process's own counters over one measured phase (a cell, an A/B slice):
- * src/host/process.ts. Divided by `transactions` they are the per-transaction host metrics.
+ * src/measuring/host/process.ts. Divided by `transactions` they are the per-transaction host metrics.
  */
 export const ProcessCountersSchema = z.object({
   /** transactions sysbench completed in the phase */
@@ -213,12 +213,12 @@ export const ProcessCountersSchema = z.object({
   log_writes: nonneg.nullable(),
   /**
    * SHOW GLOBAL STATUS delta of Innodb_data_written: the bytes InnoDB says it wrote, beside
-   * write_bytes (src/metrics/write-accounting.ts); null: not reported; absent in older files
+   * write_bytes (src/analysis/metrics/write-accounting.ts); null: not reported; absent in older files
    */
   data_written: nonneg.nullable().optional(),
   /**
    * instructions and cycles of the server process over the phase from `perf stat`, where the host
-   * has a hardware PMU (src/host/pmu.ts); absent where it has none (see hardware_counters)
+   * has a hardware PMU (src/measuring/host/pmu.ts); absent where it has none (see hardware_counters)
    */
   instructions: nonneg.optional(),
   cycles: nonneg.optional(),
@@ -284,13 +284,13 @@ export const RUN_HEADER_FIELDS = {
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
-   * not recorded, null when they were (src/host/pmu.ts); absent in older files
+   * not recorded, null when they were (src/measuring/host/pmu.ts); absent in older files
    */
   hardware_counters: z.object({ unavailable: z.string().nullable() }).optional(),
 };
 
 /**
- * A like-for-like run's or A/B's pins (`--pin-defaults`, src/compare/pins.ts): which defaults of which
+ * A like-for-like run's or A/B's pins (`--pin-defaults`, src/analysis/compare/pins.ts): which defaults of which
  * side were set to which server's, and what could not be.
  */
 export const PinnedDefaultsSchema = z.object({
@@ -336,7 +336,7 @@ export const ResultsSchema = z.object({
    * dataset and server details are then unknown (empty strings and zeros)
    */
   imported: z.object({ from: z.literal("sysbench-log"), file: z.string(), sha256: z.string() }).optional(),
-  /** `perfgate doctor`'s host findings taken before the run (src/host); absent in files from before it existed */
+  /** `perfgate doctor`'s host findings taken before the run (src/measuring/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema).superRefine(countsAreCounts),
@@ -351,7 +351,7 @@ export type Results = z.infer<typeof ResultsSchema>;
 /*
  * The A/B results file (`perfgate ab`): base and head measured on one host, per cell in
  * interleaved slices in ABBA order. Raw slices are stored; verdicts are computed from them by
- * src/compare (so a report can be re-rendered with another threshold). docs/results-schema.md.
+ * src/analysis/compare (so a report can be re-rendered with another threshold). docs/results-schema.md.
  */
 
 export const AB_SCHEMA = "perfgate/ab" as const;
@@ -391,7 +391,7 @@ export const ProfileSideSchema = z.object({
   /** folded stacks (root;…;leaf) → samples */
   stacks: z.record(z.string(), nonneg),
   /**
-   * off-CPU time (sched:sched_switch and perf's switch events, src/profiles/off-cpu.ts), absent
+   * off-CPU time (sched:sched_switch and perf's switch events, src/measuring/profiles/off-cpu.ts), absent
    * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
    * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
    */
@@ -483,7 +483,7 @@ export const AbResultsSchema = z.object({
   settings: z.object({ base: z.record(z.string(), z.string()), head: z.record(z.string(), z.string()) }),
   /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
   network: NetworkRecordSchema.optional(),
-  /** `perfgate doctor`'s host findings taken before the A/B (src/host); absent in older files */
+  /** `perfgate doctor`'s host findings taken before the A/B (src/measuring/host); absent in older files */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(AbCellSchema).superRefine(countsAreCounts),
@@ -500,7 +500,7 @@ export const AbResultsSchema = z.object({
     })
     .optional(),
   /**
-   * `--pin-defaults`: the like-for-like run's pins (src/compare/pins.ts), per pinned side, and the
+   * `--pin-defaults`: the like-for-like run's pins (src/analysis/compare/pins.ts), per pinned side, and the
    * stock A/B measured beside it (absent: stock defaults)
    */
   pinned_defaults: PinnedDefaultsSchema.optional(),

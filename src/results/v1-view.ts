@@ -4,7 +4,7 @@
  * merge, the gate, baselines and export. The inverse of upgradeResults (upgrade.ts):
  * tests/results-upgrade.test.ts maps every old file there and back and finds it whole. Pure.
  */
-import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
+import type { InstructionRepetition } from "../measuring/profiles/callgrind-profile.js";
 import {
   AB_SCHEMA,
   AB_SCHEMA_VERSION,

@@ -21,7 +21,7 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import mysql from "mysql2/promise";
-import { SBTEST } from "../sysbench/command.js";
+import { SBTEST } from "../measuring/sysbench/command.js";
 import { copyTree } from "../util/copy-tree.js";
 import { UserError } from "../util/errors.js";
 import { forgetDir, noteDir } from "../util/leftovers.js";
@@ -401,7 +401,7 @@ export class ServerInstance {
   /**
    * Stops the server cleanly and starts it again on the same datadir and my.cnf, through another
    * argv prefix and with extra mysqld arguments after --defaults-file (instruction counting starts
-   * it under valgrind: src/instructions). The options read back at the first start still hold:
+   * it under valgrind: src/measuring/instructions). The options read back at the first start still hold:
    * the extra arguments must not change what the results record.
    */
   async restartUnder(wrapper: readonly string[] | null, args: readonly string[], signal?: AbortSignal) {

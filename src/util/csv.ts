@@ -1,4 +1,4 @@
-/** The CSV dialect perfgate reads, shared by imports (src/import) and change-point series (src/changes). Pure. */
+/** The CSV dialect perfgate reads, shared by imports (src/results/import) and change-point series (src/analysis/changes). Pure. */
 
 /** Comments with #, a BOM, ragged rows allowed. */
 export const CSV_OPTIONS = {

@@ -29,7 +29,7 @@ export function errorMessage(err: unknown): string {
 /**
  * A UserError about options, written without saying how they are spelled: `{id}` in the template
  * stands for the option with that id (the action input's name, e.g. `{allow-mismatch}`). The CLI
- * writes it as a flag and the action as an input (src/options/spelling.ts), so a library message
+ * writes it as a flag and the action as an input (src/entry/options/spelling.ts), so a library message
  * never tells an action user to pass a flag they do not have. `message` is the CLI's spelling.
  */
 export class OptionError extends UserError {

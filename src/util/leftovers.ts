@@ -1,7 +1,7 @@
 /**
  * What this perfgate process would leave behind if it were killed outright (kill -9, OOM killer):
  * the process groups it started and the directories it made (datadirs, socket directories). A run
- * records them in its work dir's lock (src/run/guard.ts) so the next perfgate reaps them; spawned
+ * records them in its work dir's lock (src/measuring/run/guard.ts) so the next perfgate reaps them; spawned
  * processes also die with perfgate by themselves (src/util/processes.ts, parent-death signal), and
  * a watchdog process (src/util/watchdog.ts) kills their groups and removes the directories the
  * moment perfgate is gone.

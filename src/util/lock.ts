@@ -4,7 +4,7 @@
  * this host: dead, or its pid reused by another process) is stale and is taken over; one whose
  * owner cannot be checked (another host, or no readable record) is stale once older than the
  * caller's limit. Two ways to take it: `acquireLock` refuses a live owner at once (a results file,
- * a work directory: src/run/guard.ts, which gets the stale record to reap what the dead one left);
+ * a work directory: src/measuring/run/guard.ts, which gets the stale record to reap what the dead one left);
  * `withWaitingLock` waits for it (the history folder's index, the server cache's downloads).
  */
 import {

@@ -6,8 +6,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { type Document, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
+import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../analysis/stats/degradation-settings.js";
 import { refusedReason } from "../servers/options.js";
-import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../stats/degradation-settings.js";
 import { UserError } from "../util/errors.js";
 import { parseSize } from "../util/size.js";
 

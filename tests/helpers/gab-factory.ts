@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { GAB_DATA_PREFIX, type GabData, parseGabDataJs } from "../../src/interop/gab.js";
+import { GAB_DATA_PREFIX, type GabData, parseGabDataJs } from "../../src/results/interop/gab.js";
 import { ROOT } from "./env.js";
 
 /** `window.BENCHMARK_DATA = {...}` as github-action-benchmark writes it. */

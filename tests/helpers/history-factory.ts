@@ -7,9 +7,9 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseMyCnf } from "../../src/compare/fairness.js";
-import { rebuildIndex, runPath } from "../../src/history/folder.js";
-import type { HistoryCell, HistoryRun, MetricValue } from "../../src/history/schema.js";
+import { parseMyCnf } from "../../src/analysis/compare/fairness.js";
+import { rebuildIndex, runPath } from "../../src/output/history/folder.js";
+import type { HistoryCell, HistoryRun, MetricValue } from "../../src/output/history/schema.js";
 import type { Results } from "../../src/results/schema.js";
 import { HOST, makeResults, makeServer } from "./results-factory.js";
 

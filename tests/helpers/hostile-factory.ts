@@ -1,8 +1,8 @@
 /** Hostile inputs for the tests of links, names and terminal output (hostile-pages, fuzz). */
 import { mkdirSync } from "node:fs";
-import { appendManyToFolderSync } from "../../src/history/folder.js";
-import type { HistoryRun } from "../../src/history/schema.js";
-import type { GabData } from "../../src/interop/gab.js";
+import { appendManyToFolderSync } from "../../src/output/history/folder.js";
+import type { HistoryRun } from "../../src/output/history/schema.js";
+import type { GabData } from "../../src/results/interop/gab.js";
 import type { AbResults } from "../../src/results/schema.js";
 import { makeAbResults } from "./results-factory.js";
 

@@ -5,6 +5,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PlannedCell } from "../../src/measuring/run/plan.js";
 import {
   type AbResults,
   AbResultsSchema,
@@ -16,7 +17,6 @@ import {
   type ServerRecord,
   type Summary,
 } from "../../src/results/schema.js";
-import type { PlannedCell } from "../../src/run/plan.js";
 import { generateConfig, type Overrides } from "../../src/servers/config.js";
 import type { Flavor } from "../../src/servers/spec.js";
 import { parseSize } from "../../src/util/size.js";

@@ -1,4 +1,0 @@
-/** The bundle entry of the action's main step (action/dist/index.mjs): the step is src/action/run.ts. */
-import { run } from "./run.js";
-
-await run();

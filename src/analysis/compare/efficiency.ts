@@ -1,0 +1,132 @@
+/**
+ * Per-transaction host metrics of each compared cell, head against base: the server process's CPU
+ * time (and its user and kernel parts), context switches, bytes read and written, fsyncs and redo log writes, each divided by the
+ * transactions of its slice (A/B) or cell (run), from `process` counters (src/measuring/host/process.ts).
+ * Shown as head/base ratios with a 95% interval — paired over an A/B's slices, Welch over a run's
+ * repetitions — in the style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base
+ * version). They explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric
+ * that is 0 in some slice has a ratio of the means and no interval. The metrics are the host rows of
+ * the metrics table (src/analysis/metrics/table.ts `HOST_METRICS`). Pure. docs/why.md.
+ */
+
+import type { ProcessCounters, ResultsV2 } from "../../results/schema.js";
+import { HOST_METRICS } from "../metrics/table.js";
+import { writeCaveatText } from "../metrics/write-accounting.js";
+import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
+import { cellAt, observationsAt } from "./cell-index.js";
+import { type MeasurementSet, serverLabel } from "./model.js";
+import type { EfficiencyEntry } from "./schema.js";
+
+interface UnitKey {
+  scenario: string;
+  tier: string | null;
+  threads: number;
+  base: string;
+  head: string;
+}
+
+/** Per-phase counters of both sides of a unit: paired (A/B slices) or independent (run repetitions). */
+interface Phases {
+  paired: boolean;
+  base: ProcessCounters[];
+  head: ProcessCounters[];
+}
+
+function abPhases(doc: ResultsV2, u: UnitKey): Phases | null {
+  const c = cellAt(doc, u.scenario, u.tier, u.threads);
+  if (!c) return null;
+  // the observations come in pairs, in the order they ran: a pair counts when both sides have counters
+  const base: ProcessCounters[] = [];
+  const head: ProcessCounters[] = [];
+  const obs = c.observations;
+  for (let i = 0; i + 1 < obs.length; i += 2) {
+    const [b, h] = obs[i]!.side === "base" ? [obs[i]!, obs[i + 1]!] : [obs[i + 1]!, obs[i]!];
+    if (b.process && h.process) {
+      base.push(b.process);
+      head.push(h.process);
+    }
+  }
+  return { paired: true, base, head };
+}
+
+function runPhases(doc: ResultsV2, label: string | undefined, u: UnitKey): ProcessCounters[] {
+  return observationsAt(doc, label, u.scenario, u.tier, u.threads).flatMap((o) =>
+    o.run?.status === "ok" && o.process ? [o.process] : [],
+  );
+}
+
+function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {
+  const sb = sets.find((s) => s.engines.includes(u.base));
+  const sh = sets.find((s) => s.engines.includes(u.head));
+  if (!sb || !sh) return null;
+  if (sb.document?.interleaved) return sb === sh ? abPhases(sb.document, u) : null;
+  if (!sb.document || !sh.document || sh.document.interleaved) return null;
+  return {
+    paired: false,
+    base: runPhases(sb.document, serverLabel(sb, u.base), u),
+    head: runPhases(sh.document, serverLabel(sh, u.head), u),
+  };
+}
+
+/** One metric of one unit: the sides' means and the ratio with its interval where there is one. */
+function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): EfficiencyEntry | null {
+  const vals = (ps: ProcessCounters[]) =>
+    ps.map(m.fromProcess).filter((v): v is number => v !== null && Number.isFinite(v));
+  const b = vals(phases.base);
+  const h = vals(phases.head);
+  if (b.length === 0 || h.length === 0 || (phases.paired && b.length !== h.length)) return null;
+  const baseValue = mean(b);
+  const headValue = mean(h);
+  const key = { scenario: u.scenario, tier: u.tier, threads: u.threads, base: u.base, head: u.head };
+  const caveat = m.caveat ? writeCaveatText(m.caveat(phases.base), m.caveat(phases.head)) : null;
+  const common = {
+    ...key,
+    metric: m.name,
+    base_value: baseValue,
+    head_value: headValue,
+    n: Math.min(b.length, h.length),
+    ...(caveat ? { caveat } : {}),
+  };
+  if (!(baseValue > 0)) return { ...common, ratio: null, ci_low: null, ci_high: null };
+  const positive = b.every((x) => x > 0) && h.every((x) => x > 0);
+  const c = positive ? (phases.paired ? comparePaired(b, h) : compareUnpaired(b, h)) : null;
+  const low = c?.ci_low_log ?? null;
+  const high = c?.ci_high_log ?? null;
+  return {
+    ...common,
+    ratio: c ? Math.exp(c.mean_log) : headValue / baseValue,
+    ci_low: low === null ? null : Math.exp(low),
+    ci_high: high === null ? null : Math.exp(high),
+  };
+}
+
+/**
+ * Why the compared files recorded no hardware counters (one line per distinct reason), or null
+ * when every file that says recorded them or none says (older files).
+ */
+export function hardwareCountersUnavailable(sets: readonly MeasurementSet[]): string | null {
+  const reasons = new Set<string>();
+  for (const s of sets) {
+    const why = s.document?.hardware_counters?.unavailable;
+    if (why) reasons.add(why);
+  }
+  return reasons.size > 0 ? [...reasons].join("; ") : null;
+}
+
+/** Every unit's per-transaction metrics, where both sides recorded process counters. */
+export function efficiencyEntries(
+  sets: readonly MeasurementSet[],
+  units: readonly UnitKey[],
+): EfficiencyEntry[] {
+  const out: EfficiencyEntry[] = [];
+  for (const u of units) {
+    const phases = phasesOf(sets, u);
+    // no counters on a side: no entry for any metric (an A/B file without them has 10,000 cells)
+    if (!phases || phases.base.length === 0 || phases.head.length === 0) continue;
+    for (const m of HOST_METRICS) {
+      const e = entry(u, phases, m);
+      if (e) out.push(e);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,297 @@
+/** `perfgate history append|list|show|prune|baseline`: the store of past runs that trend pages are built from. */
+
+import type { Command } from "commander";
+import { METRICS } from "../../analysis/metrics/table.js";
+import { type AppendFlags, historyRunFromFile } from "../../output/history/append.js";
+import { headIdentity, matchingRuns, pooledBaseline } from "../../output/history/baseline.js";
+import { runnerClassFor } from "../../output/history/baselines.js";
+import { NO_COMMIT, shortCommitText } from "../../output/history/commit.js";
+import type { HistoryRun } from "../../output/history/schema.js";
+import {
+  appendRun,
+  appendRuns,
+  DEFAULT_STORE,
+  describeStore,
+  listRuns,
+  loadAllRuns,
+  parseStore,
+  pruneRuns,
+  showRun,
+} from "../../output/history/store.js";
+import { baselineRunsText } from "../../output/report/baseline-history.js";
+import { ageText } from "../../results/import/provenance.js";
+import { writeImportedSet } from "../../results/import/store.js";
+import { gabHistorySummary, importGabHistory } from "../../results/interop/gab-history.js";
+import { readResults } from "../../results/store.js";
+import { readTextFile } from "../../util/documents.js";
+import { plural } from "../../util/plural.js";
+import { writeErr, writeOut } from "../../util/terminal.js";
+import { cliOption, flagParser } from "../options/commander.js";
+import {
+  HISTORY_BASE_DEFAULTS,
+  HISTORY_BRANCH,
+  HISTORY_MAX_AGE,
+  HISTORY_RUNS,
+  OUT,
+  REPO,
+  RUNNER_CLASS,
+  STORE,
+  TEXT_OR_JSON,
+} from "../options/definitions.js";
+import { maxAgeDays, parseAge, wholeNumber } from "../options/values.js";
+
+/** `--store`, default git:perf-history or $PERFGATE_HISTORY_STORE (the action's history-store). */
+export const storeOption = () => cliOption(STORE, { flag: "store", default: DEFAULT_STORE });
+export const repoOption = () => cliOption(REPO);
+
+/** An imported entry (github-action-benchmark): the commit as recorded and every bench's metrics. */
+function importedText(run: HistoryRun): string {
+  const info = run.commit_info ?? {};
+  const lines = [
+    `run ${run.id} (github-action-benchmark, tool ${run.servers[0]?.flavor ?? "?"})`,
+    `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
+    `message  ${(info.message ?? "").split("\n")[0]}`,
+    `author   ${info.author ?? "-"}   committed ${info.timestamp ?? "-"}`,
+    `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}   suite ${run.workload.name}`,
+    "",
+    "bench  metric  value [interval] unit (better)  range",
+  ];
+  for (const c of run.cells) {
+    for (const m of c.other_metrics ?? []) {
+      const iv = m.lo !== null ? ` [${m.lo}, ${m.hi}]` : "";
+      lines.push(`${c.script}  ${m.name}  ${m.value}${iv} ${m.unit} (${m.better})  ${m.range ?? "-"}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+function showText(run: HistoryRun): string {
+  if (run.source === "gab") return importedText(run);
+  const lines = [
+    `run ${run.id} (${run.source})`,
+    `commit   ${run.commit === NO_COMMIT ? "(no commit: placed by server version and date)" : run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
+    `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}`,
+    `servers  ${run.servers.map((s) => `${s.label}: ${s.version_string} (${s.spec})`).join("; ")}`,
+    `host     ${run.host.cpu_model}, ${run.host.cores} cores, ${(run.host.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${run.host.os}, ${run.host.kernel}`,
+    `workload ${run.workload.name}   sysbench ${run.sysbench.version} ${run.sysbench.options.join(" ")}`,
+    "",
+    `server  script  tier  threads  ${METRICS.map((m) => `${m.name} [95% interval] (n)`).join("  ")}`,
+  ];
+  const f = (m?: { value: number; lo: number | null; hi: number | null; n: number }) =>
+    m ? `${m.value}${m.lo !== null ? ` [${m.lo}, ${m.hi}]` : ""} (${m.n})` : "-";
+  for (const c of run.cells) {
+    lines.push(
+      `${c.server}  ${c.script}  ${c.tier}  ${c.threads}  ${METRICS.map((m) => f(c.metrics[m.name])).join("  ")}`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function registerHistoryCommands(program: Command): Command {
+  const history = program
+    .command("history")
+    .description(
+      "The history store: past runs (one file per run plus an index) in a git branch or a folder.",
+    );
+  registerAppend(history);
+  registerImport(history);
+  registerList(history);
+  registerShow(history);
+  registerPrune(history);
+  registerHistoryBaseline(history);
+  return history;
+}
+function registerAppend(history: Command): void {
+  history
+    .command("append")
+    .description(
+      "Add a run (results file or A/B file) to the store; appending the same file again changes nothing.",
+    )
+    .argument("<results.json|ab.json>", "written by perfgate run or perfgate ab")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option(
+      "--commit <sha>",
+      "the commit measured (default: a build: server's commit, else $GITHUB_SHA, else none: placed by server version and date)",
+    )
+    .option(
+      "--commit-url <url>",
+      "link for the commit (default in GitHub Actions: the repository's commit page)",
+    )
+    .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
+    .option("--date <iso>", "date the point is plotted at (default: the run's start)")
+    .option(
+      "--results-url <url>",
+      "where the results file is kept (http or https), linked from the run's page on the trend site",
+    )
+    .option(
+      "--matrix <name>",
+      "make the run part of a version matrix with this name (its runs are compared with each other, not plotted as trends)",
+    )
+    .option(
+      "--ab-in-trend",
+      "an A/B file: plot its head in the branch's trend series (default: an A/B head is kept apart, on its run page)",
+    )
+    .addOption(cliOption(RUNNER_CLASS))
+    .action(async (file: string, o: AppendFlags & { store: string; repo?: string }) => {
+      const store = parseStore(o.store, o.repo);
+      const run = historyRunFromFile(file, o);
+      if (run.commit === NO_COMMIT) {
+        writeErr(
+          `perfgate: ${file}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,
+        );
+      }
+      const { id, added } = await appendRun(store, run);
+      writeOut(
+        `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) to ${describeStore(store)}\n`,
+      );
+    });
+}
+
+function registerImport(history: Command): void {
+  history
+    .command("import")
+    .description(
+      "Add a github-action-benchmark history (its gh-pages data.js) to the store: one run per entry, every bench with its units, direction, range, extra text, date and commit.",
+    )
+    .requiredOption("--gab-data <data.js>", "github-action-benchmark's data.js (window.BENCHMARK_DATA = ...)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--branch <name>", "branch the history was measured on (data.js does not say)", "unknown")
+    .addOption(
+      cliOption(RUNNER_CLASS, {
+        help: "runner class the runs are grouped under",
+        default: "github-action-benchmark",
+        env: null,
+      }),
+    )
+    .action(
+      async (o: { gabData: string; store: string; repo?: string; branch: string; runnerClass: string }) => {
+        const store = parseStore(o.store, o.repo);
+        const imported = importGabHistory(o.gabData, { runnerClass: o.runnerClass, branch: o.branch });
+        const outcomes = await appendRuns(store, imported.runs, o.gabData);
+        const added = outcomes.filter((x) => x.added).length;
+        writeOut(
+          `${o.gabData}: ${gabHistorySummary(imported)}\nadded ${plural(added, "run")} to ${describeStore(store)}${added < outcomes.length ? ` (${outcomes.length - added} already there)` : ""}\n`,
+        );
+      },
+    );
+}
+
+function registerList(history: Command): void {
+  history
+    .command("list")
+    .description("List the runs in the store, oldest first.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .addOption(cliOption(TEXT_OR_JSON))
+    .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const index = listRuns(parseStore(o.store, o.repo));
+      if (o.format === "json") {
+        writeOut(`${JSON.stringify(index, null, 2)}\n`);
+        return;
+      }
+      if (index.runs.length === 0) writeOut("no runs in the store\n");
+      for (const e of index.runs) {
+        writeOut(
+          `${e.id}  ${e.date}  ${shortCommitText(e.commit)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${plural(e.cells, "cell")}${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
+        );
+      }
+    });
+}
+
+function registerShow(history: Command): void {
+  history
+    .command("show")
+    .description("Show one run: commit, servers, host, sysbench options and every cell's values.")
+    .argument("<run>", "run id (or a unique prefix of it, or of the commit)")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .addOption(cliOption(TEXT_OR_JSON))
+    .action((id: string, o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const run = showRun(parseStore(o.store, o.repo), id);
+      writeOut(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
+    });
+}
+
+function registerPrune(history: Command): void {
+  history
+    .command("prune")
+    .description("Retention: remove all but the newest N runs and/or runs older than an age.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--keep <n>", "keep the newest n runs", flagParser("keep", wholeNumber(1, 1e9)))
+    .option(
+      "--max-age <age>",
+      "remove runs older than this, e.g. 180d, 26w, 6m, 1y",
+      flagParser("max-age", parseAge),
+    )
+    .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
+      if (o.keep === undefined && o.maxAge === undefined) {
+        writeErr("perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n");
+        process.exitCode = 2;
+        return;
+      }
+      const store = parseStore(o.store, o.repo);
+      const gone = await pruneRuns(store, {
+        ...(o.keep !== undefined ? { keep: o.keep } : {}),
+        ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
+      });
+      writeOut(`removed ${plural(gone.length, "run")} from ${describeStore(store)}\n`);
+      const now = Date.now();
+      for (const e of gone) {
+        const future = new Date(e.date).getTime() > now ? "  (dated in the future: its age is unknown)" : "";
+        writeOut(`  ${e.id}  ${e.date}  ${shortCommitText(e.commit)}${future}\n`);
+      }
+    });
+}
+
+/** `history baseline`: the last runs of a branch pooled into a file `perfgate compare` takes as base. */
+export function registerHistoryBaseline(history: Command): void {
+  history
+    .command("baseline")
+    .description(
+      "Pool the last N runs of a branch that match a head results file (runner class, workload, flavor, tiers) into a baseline for perfgate compare.",
+    )
+    .requiredOption("--like <results.json>", "the head's results file (perfgate run)")
+    .addOption(cliOption(OUT, { help: "baseline file to write (perfgate/import JSON)", required: true }))
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .addOption(cliOption(HISTORY_RUNS, { flag: "runs", default: String(HISTORY_BASE_DEFAULTS.runs) }))
+    .addOption(cliOption(HISTORY_BRANCH, { flag: "branch", default: HISTORY_BASE_DEFAULTS.branch }))
+    .addOption(
+      cliOption(HISTORY_MAX_AGE, { flag: "max-age", default: `${HISTORY_BASE_DEFAULTS.maxAgeDays}d` }),
+    )
+    .addOption(
+      cliOption(RUNNER_CLASS, { help: "runner class (default: the head's, from its host fingerprint)" }),
+    )
+    .action(
+      (o: {
+        like: string;
+        out: string;
+        store: string;
+        repo?: string;
+        runs: number;
+        branch: string;
+        runnerClass?: string;
+        maxAge: number | "none";
+      }) => {
+        const maxAge = maxAgeDays(o.maxAge, HISTORY_BASE_DEFAULTS.maxAgeDays);
+        const head = readResults(o.like);
+        const q = {
+          runnerClass: runnerClassFor(head.host, o.runnerClass),
+          branch: o.branch,
+          runs: o.runs,
+          maxAgeDays: maxAge,
+          head: headIdentity(o.like, readTextFile(o.like)),
+        };
+        const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
+        const b = pooledBaseline(runs, q);
+        writeImportedSet(o.out, b.set);
+        writeOut(
+          `${o.out}: baseline "${b.engine}" from ${plural(b.runs.length, "run")} of ${q.branch} on ${q.runnerClass}, ${ageText(b.provenance)}:\n`,
+        );
+        for (const line of baselineRunsText(b.provenance)) writeOut(`${line}\n`);
+      },
+    );
+}

@@ -1,0 +1,158 @@
+/**
+ * `perfgate pages` (the static trend site), `perfgate history changes` (change points per cell and
+ * set of conditions) and `perfgate history digest` (the period's decided changes, largest first).
+ */
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { fmtChangeValue, searchSummary } from "../../analysis/changes/report.js";
+import { alsoChangedText } from "../../output/history/also-changed.js";
+import type { HistoryRun } from "../../output/history/schema.js";
+import { loadAllRuns, parseStore } from "../../output/history/store.js";
+import { detector } from "../../output/pages/detector.js";
+import { buildDigest, digestMarkdown, digestText } from "../../output/pages/digest.js";
+import { buildSeries, type CellSeries, type ChangeMark } from "../../output/pages/model.js";
+import { writeSite } from "../../output/pages/site.js";
+import { UsageError } from "../../util/errors.js";
+import { plural } from "../../util/plural.js";
+import { writeOut } from "../../util/terminal.js";
+import { acceptFormerNames, cliOption, flagParser } from "../options/commander.js";
+import { BASE_ENGINE, FORMAT, OUT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
+import { parseAge } from "../options/values.js";
+import { repoOption, storeOption } from "./history-commands.js";
+
+/** One change point as a line of `history changes`, with its conditions, noise and other differences. */
+function changeLine(s: CellSeries, c: ChangeMark): string {
+  const k = s.key;
+  const size =
+    c.pct === null
+      ? `${fmtChangeValue(c.before)} -> ${fmtChangeValue(c.after)}`
+      : `${c.pct > 0 ? "+" : ""}${c.pct}%`;
+  const kind = (c.better === "higher") === c.after > c.before ? "improvement" : "regression";
+  const label = s.label.length > 0 ? `  [${s.label.join(", ")}]` : "";
+  const noise = c.within_noise ? `  within noise (floor ±${c.floor_pct}%)` : "";
+  const also = c.also.length > 0 ? `  also changed: ${alsoChangedText(c.also)}` : "";
+  return `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t${label}  ${c.metric}  ${size} ${kind}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}${noise}${also}`;
+}
+
+function changesText(runs: HistoryRun[]): string {
+  const series = buildSeries(runs, detector);
+  const lines: string[] = [];
+  let noisy = 0;
+  for (const s of series) {
+    for (const c of s.changes) {
+      lines.push(changeLine(s, c));
+      if (c.within_noise) noisy++;
+    }
+  }
+  const count = series.reduce((n, s) => n + Object.keys(s.metrics).length, 0);
+  const cells = new Set(series.map((s) => JSON.stringify(s.key))).size;
+  const conditions =
+    series.length > cells ? `, ${plural(series.length, "series", "series")} by conditions` : "";
+  lines.push(
+    `${searchSummary(lines.length, count)} (${plural(cells, "cell")}${conditions}, ${plural(runs.length, "run")})${noisy > 0 ? `; ${noisy} within their cell's noise floor` : ""}`,
+  );
+  return lines.join("\n");
+}
+
+export function registerPagesCommands(program: Command, history: Command): void {
+  const pages = program
+    .command("pages")
+    .description(
+      "Write the static trend site (overview, per-cell charts, version matrices, run pages) from a history store.",
+    )
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .addOption(
+      cliOption(OUT, { help: "folder to write the site to (replaced)", arg: "<dir>", required: true }),
+    )
+    .addOption(cliOption(THRESHOLD, { help: "version matrix: list differences beyond this %" }))
+    .addOption(
+      cliOption(BASE_ENGINE, {
+        help: 'version matrix baseline, e.g. "MariaDB 10.11.5" (repeatable; default: each family\'s oldest)',
+      }),
+    )
+    .option("--title <text>", "site title", "perfgate trends");
+  acceptFormerNames(pages).action(
+    (o: {
+      store: string;
+      repo?: string;
+      out: string;
+      threshold: number;
+      baseEngine?: string[];
+      title: string;
+    }) => {
+      const runs = loadAllRuns(parseStore(o.store, o.repo));
+      const t0 = Date.now();
+      const s = writeSite(runs, {
+        out: o.out,
+        detect: detector,
+        thresholdPct: o.threshold,
+        title: o.title,
+        ...(o.baseEngine ? { baselines: o.baseEngine } : {}),
+      });
+      writeOut(
+        `site: ${resolve(o.out)}/index.html — ${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")}, ${plural(s.matrices, "version matrix", "version matrices")}, ${plural(s.files, "data file")} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+      );
+    },
+  );
+
+  history
+    .command("changes")
+    .description("Change points of every cell × metric over the store's trend runs, with the commit range.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .addOption(cliOption(TEXT_OR_JSON))
+    .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
+      const runs = loadAllRuns(parseStore(o.store, o.repo));
+      if (o.format === "text") {
+        writeOut(`${changesText(runs)}\n`);
+        return;
+      }
+      const cells = buildSeries(runs, detector)
+        .filter((s) => s.changes.length > 0)
+        .map((s) => ({
+          cell: s.id,
+          ...s.key,
+          label: s.label,
+          conditions: s.conditions,
+          noise_floor: s.floors,
+          points: s.run.length,
+          changes: s.changes,
+        }));
+      writeOut(`${JSON.stringify({ runs: runs.length, cells }, null, 2)}\n`);
+    });
+  registerDigest(history);
+}
+
+function registerDigest(history: Command): void {
+  history
+    .command("digest")
+    .description(
+      "The decided change points of a period, largest first, with their commit ranges, what else changed and the bisect command.",
+    )
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .option("--since <age>", "the period, back from --until: e.g. 7d, 2w", flagParser("since", parseAge), 7)
+    .option("--until <date>", "end of the period (ISO 8601; default: now)")
+    .addOption(cliOption(FORMAT(["text", "markdown", "json"] as const)))
+    .action(
+      (o: {
+        store: string;
+        repo?: string;
+        since: number;
+        until?: string;
+        format: "text" | "markdown" | "json";
+      }) => {
+        const until = o.until === undefined ? new Date() : new Date(o.until);
+        if (Number.isNaN(until.getTime())) {
+          throw new UsageError(
+            `--until ${o.until}: not a date (accepted: ISO 8601, e.g. 2026-11-27T00:00:00Z)`,
+          );
+        }
+        const since = new Date(until.getTime() - o.since * 86_400_000);
+        const d = buildDigest(buildSeries(loadAllRuns(parseStore(o.store, o.repo)), detector), since, until);
+        if (o.format === "json") writeOut(`${JSON.stringify(d, null, 2)}\n`);
+        else writeOut(`${o.format === "markdown" ? digestMarkdown(d) : digestText(d)}\n`);
+      },
+    );
+}

@@ -1,0 +1,49 @@
+/**
+ * An A/B's judge of its instruction counts (docs/instructions.md): after a counted cell's planned
+ * rounds, another round while its instructions verdict at the report's level is undecided, up to
+ * the section's max_repetitions. The counting itself is the one collector of run, ab and bisect
+ * (src/measuring/instructions/counts.ts), which asks this judge (`more`).
+ */
+
+import { metricDef } from "../../analysis/metrics/table.js";
+import type { ThresholdConfig } from "../../analysis/stats/index.js";
+import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
+import type { MoreRounds } from "../run/engine.js";
+import { moreRepetitions } from "./confirm.js";
+
+/** The thresholds and per-comparison alpha the report judges at: extra rounds stop once decided. */
+export interface CountsJudged {
+  thresholds: ThresholdConfig | undefined;
+  alpha: number;
+}
+
+/** The collector's judge of more rounds (undecidedLine) at the report's thresholds and alpha. */
+export function moreRounds(judged: CountsJudged): MoreRounds {
+  return (label, reps, max) => undecidedLine(label, reps, max, judged);
+}
+
+/**
+ * Why a counted cell gets another round, or null: its instructions verdict at the report's level
+ * is still undecided below `max` repetitions (moreRepetitions).
+ */
+export function undecidedLine(
+  label: string,
+  reps: readonly (readonly InstructionRepetition[])[],
+  max: number,
+  t: CountsJudged,
+): string | null {
+  // the metric's own reading of an A/B cell's counts: rounds with both sides, per transaction
+  const paired = metricDef("instructions").fromAbCell?.({
+    instructions: { base: [...(reps[0] ?? [])], head: [...(reps[1] ?? [])] },
+  }) ?? { base: [], head: [] };
+  const n = paired.base.length;
+  const v = moreRepetitions(paired.base, paired.head, max, t.thresholds, t.alpha);
+  if (!v) return null;
+  const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
+  const ci =
+    v.ci_low_pct !== null && v.ci_high_pct !== null ? ` [${pct(v.ci_low_pct)}, ${pct(v.ci_high_pct)}]` : "";
+  const needs = v.samples_needed !== null ? `, needs ~${v.samples_needed}` : "";
+  const state =
+    v.verdict === "inconclusive" ? "undecided" : `${v.verdict}, its interval inside ±${v.threshold_pct}%,`;
+  return `${label}: instructions ${pct(v.change_pct)}${ci} ${state} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`;
+}

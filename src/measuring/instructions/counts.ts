@@ -1,0 +1,175 @@
+/**
+ * The one instruction-counting collector of `perfgate run`, `perfgate ab` and `perfgate bisect`
+ * (`--instructions`, docs/instructions.md), given to either runner as a measuring mode: after a
+ * tier's cells, its servers (holding the prepared data) are restarted under callgrind and each
+ * script of the tier is counted once, at the section's client threads, the sides alternating when
+ * there are two (an A/B). The counts go into the tier's first cell of that script with the fewest
+ * threads: a run cell's `repetitions`, an A/B cell's `base` and `head`. An A/B's extra rounds while
+ * its verdict is undecided are the runner's to judge (`more`).
+ */
+
+import type { ServerInstall } from "../../servers/install.js";
+import { wantsTls } from "../../servers/instance.js";
+import { plural } from "../../util/plural.js";
+import { defaultInstructionEvents, type InstructionsSection } from "../../workloads/schema.js";
+import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
+import type { CellLike, Collector, EngineRun, MeasuringMode, MoreRounds, TierRun } from "../run/engine.js";
+import { type Side, sysbenchCall } from "../run/phases.js";
+import { type CountingSettings, cellRuns, countSides, type SidesCounted, startCounting } from "./collect.js";
+import { CountingClock } from "./progress.js";
+import {
+  type Counting,
+  cellsToCount,
+  countedCells,
+  countingSection,
+  countsRule,
+  toggleOf,
+} from "./settings.js";
+import { checkToggleSymbol, findValgrind } from "./valgrind.js";
+
+/** A planned cell the collector may count. */
+export type CountedPlan = { id: string; script: string; threads: number; tier: string };
+
+/**
+ * Instruction counts as a measuring mode: on with `flag` or the workload's instructions section.
+ * The same collector for a run's one side and an A/B's two.
+ */
+export function instructionCounts<L extends string | null, P extends CountedPlan, C extends CellLike>(
+  flag: boolean | undefined,
+): MeasuringMode<L, P, C> {
+  let counting: Counting | null = null;
+  return {
+    async preflight(loaded) {
+      const section = countingSection(loaded.workload, flag);
+      counting = section ? { section, valgrind: await findValgrind() } : null;
+      return counting !== null;
+    },
+    async checkInstalls(installs) {
+      for (const i of installs) await checkToggleSymbol(i.mysqld, toggleOf(counting!.section, i), i.spec);
+    },
+    restartsServers: true,
+    comparisons: (planned) => countedCellCount(planned),
+    collector: (ctx, planned, more): Collector<L, P, C> => ({
+      afterTier: (e, t) =>
+        countTier(e, t, { counting: counting!, serverWrapper: ctx.net.serverWrapper, planned, more }),
+    }),
+    unfinished: (planned) => countsRule(planned, counting?.section ?? null),
+  };
+}
+
+/** How many cells of a plan carry instruction counts: per tier, one per script (countedCells). */
+export function countedCellCount(planned: readonly CountedPlan[]): number {
+  const tiers = new Map<string, CountedPlan[]>();
+  for (const p of planned) tiers.set(p.tier, [...(tiers.get(p.tier) ?? []), p]);
+  let n = 0;
+  for (const cells of tiers.values()) n += countedCells(cells).length;
+  return n;
+}
+
+interface TierCounting<P> {
+  counting: Counting;
+  serverWrapper: readonly string[] | null;
+  planned: readonly P[];
+  /** an A/B's judge of another round while its verdict is undecided (none: the planned rounds) */
+  more: MoreRounds | undefined;
+}
+
+/** Counts the tier's counted cells on its sides; a side that cannot be counted is an error. */
+async function countTier<L extends string | null, P extends CountedPlan, C extends CellLike>(
+  e: EngineRun<C>,
+  t: TierRun<L, P>,
+  c: TierCounting<P>,
+): Promise<void> {
+  const { section, valgrind } = c.counting;
+  const maxReps = section.max_repetitions ?? section.repetitions;
+  const cells = cellsToCount(c.planned, t.cells, section, (p) => e.cellOf(p.id)?.status === "ok");
+  if (cells.length === 0) return;
+  const two = t.sides.length > 1;
+  const end = e.opts.log.group(
+    `instruction counts under callgrind (${plural(cells.length, "cell")}; ${two ? "servers restart" : "the server restarts"} under valgrind)`,
+  );
+  const head = t.sides.at(-1)!.instance.install;
+  const runs = cellRuns(t.sides.length, countingSettings(section, head, 1, c.more !== undefined));
+  const clock = new CountingClock(e.opts.log, cells.length * runs.planned, cells.length * runs.extra);
+  if (two) {
+    e.opts.log.info(
+      `${cells.length * runs.planned} counting runs planned (per cell and side: ${runs.planned / 2 - section.repetitions > 0 ? "a warmup and " : ""}${section.repetitions} repetitions${runs.extra > 0 ? `, up to ${section.max_repetitions} while a verdict is unsettled` : ""}); the first sets the ETA`,
+    );
+  }
+  // the sides restart under valgrind at once: each start is mostly waiting on its own server
+  const tls = wantsTls(e.w.sysbench_options);
+  const counted = await Promise.all(
+    t.sides.map((side: Side<L>) =>
+      startCounting(side, toggleOf(section, side.instance.install), c.serverWrapper, e.phase.signal, tls),
+    ),
+  );
+  for (const p of cells) {
+    const events = section.events ?? defaultInstructionEvents(p.script);
+    const label = `${p.script} ${section.threads}t ${p.tier}`;
+    const more = c.more;
+    const result = await countSides({
+      phase: e.phase,
+      sides: counted,
+      call: sysbenchCall(e.w, p.script, section.threads),
+      settings: countingSettings(section, head, events, more !== undefined),
+      ...(more ? { more: (reps: readonly InstructionRepetition[][]) => more(label, reps, maxReps) } : {}),
+      clock,
+      valgrind,
+      cellIndex: c.planned.indexOf(p) + 1,
+      label,
+    });
+    const instructions = cellCounts(result, two);
+    e.storeCell({ ...e.cellOf(p.id)!, instructions } as C);
+    e.opts.log.info(countLine(p, result, two));
+  }
+  end();
+}
+
+/** A counted cell's settings: the section's, with the cell's events (and its maximum with a judge of more rounds). */
+function countingSettings(
+  section: InstructionsSection,
+  head: ServerInstall,
+  events: number,
+  upToMax: boolean,
+): CountingSettings {
+  return {
+    toggle: toggleOf(section, head),
+    events,
+    warmupEvents: section.warmup_events ?? events,
+    repetitions: section.repetitions,
+    ...(upToMax ? { maxRepetitions: section.max_repetitions ?? section.repetitions } : {}),
+    threads: section.threads,
+  };
+}
+
+/** What a cell records of its counts: a run cell's `repetitions`, an A/B cell's `base` and `head`. */
+function cellCounts(c: SidesCounted, two: boolean) {
+  const error = c.error !== undefined ? { error: c.error } : {};
+  if (!two) return { ...c.settings, repetitions: c.repetitions[0] ?? [], ...error };
+  return { ...c.settings, base: c.repetitions[0] ?? [], head: c.repetitions[1] ?? [], ...error };
+}
+
+function meanOf(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+}
+
+/**
+ * The count's progress line: a run's "oltp_point_select 1t 128M: instructions per transaction
+ * 45,654 (3 repetitions, spread 0.07%)", an A/B's "... 45,654 → 49,111 (+7.6%), 5 + 5 repetitions".
+ */
+export function countLine(p: CountedPlan, c: SidesCounted, two: boolean): string {
+  const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+  const error = c.error ? `; stopped: ${c.error}` : "";
+  const at = `${p.script} ${c.settings.threads}t ${p.tier}: instructions per transaction`;
+  const values = c.repetitions.map((side) => side.map((r) => r.per_transaction));
+  if (!two) {
+    const v = values[0] ?? [];
+    const mean = meanOf(v);
+    const spread = mean > 0 ? ((Math.max(...v) - Math.min(...v)) / mean) * 100 : 0;
+    return `${at} ${fmt(mean)} (${plural(v.length, "repetition")}, spread ${spread.toFixed(2)}%)${error}`;
+  }
+  const [base, head] = [values[0] ?? [], values[1] ?? []];
+  const [b, h] = [meanOf(base), meanOf(head)];
+  const pct = b > 0 ? `${h >= b ? "+" : ""}${(((h - b) / b) * 100).toFixed(2)}%` : "n/a";
+  return `${at} ${fmt(b)} → ${fmt(h)} (${pct}), ${base.length} + ${head.length} repetitions${error}`;
+}

@@ -1,0 +1,49 @@
+/**
+ * Differential flame graphs of instruction counts (pure): per compared cell with counts, the folded
+ * stacks of each side's last repetition (instructions per transaction, src/measuring/profiles/callgrind-folded.ts)
+ * drawn by the shared renderer (src/flamegraph): frames as wide as the head's instructions, red
+ * where the head executes more, blue where it executes fewer.
+ */
+
+import type { InstructionRepetition } from "./callgrind-profile.js";
+import { graphDataJson } from "./data.js";
+import { diffTree } from "./diff.js";
+import { instructionGraphName } from "./names.js";
+import { renderDiffSvg } from "./svg.js";
+
+export interface FlameGraphFile {
+  /** the file's name (src/measuring/profiles/names.ts): `<stem>.instructions-<script>-<threads>t-<tier>.svg` */
+  name: string;
+  svg: string;
+  /** the graph's data for the trend site's interactive renderer, written as `<graph>.json` (src/measuring/profiles/data.ts) */
+  data: string;
+}
+
+/** One cell's counts on both sides: an A/B cell's, or those of a base and a head run cell. */
+export interface CountedSides {
+  script: string;
+  tier: string;
+  /** client threads and toggle function of the counting */
+  threads: number;
+  toggle: string;
+  base: readonly InstructionRepetition[];
+  head: readonly InstructionRepetition[];
+}
+
+/** The graph of one cell from each side's last repetition's stacks; null when a side has none. */
+export function instructionFlameGraph(c: CountedSides, stem: string): FlameGraphFile | null {
+  const base = c.base.at(-1)?.stacks;
+  const head = c.head.at(-1)?.stacks;
+  if (!base || !head) return null;
+  const tree = diffTree(new Map(Object.entries(base)), new Map(Object.entries(head)));
+  const texts = {
+    title: `Instructions per transaction: ${c.script} ${c.threads}t ${c.tier}`,
+    subtitle: `head vs base; callgrind, collection inside ${c.toggle}; stacks rebuilt from the call graph (docs/instructions.md)`,
+    unit: "instructions/txn",
+  };
+  return {
+    name: instructionGraphName(stem, { script: c.script, threads: c.threads, tier: c.tier }),
+    svg: renderDiffSvg(tree, texts),
+    data: graphDataJson(tree, texts),
+  };
+}

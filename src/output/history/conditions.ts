@@ -1,0 +1,168 @@
+/**
+ * The conditions a history point was measured under, and what else changed between two runs.
+ * Pure. docs/history.md, "Series and their conditions".
+ *
+ * **Conditions** are what makes two points of a cell comparable at all: the my.cnf tuning of the
+ * cell's tier (what `compare` refuses to compare across, src/analysis/compare/fairness.ts), the performance
+ * settings as the server ran them (the maintained list of the settings diff,
+ * src/analysis/compare/known-settings.ts), the dataset, the sysbench options, the instruction-counting
+ * toggle, and (in the cell key itself) the runner class. Points under different conditions never
+ * share a trend series, so change detection never runs across a change of conditions.
+ *
+ * **What else changed** is what a change point's two sides may differ in besides the code: the
+ * server's version and build, the kernel, the C library, the CPU model, the server's other
+ * variables, sysbench and perfgate itself.
+ */
+import { createHash } from "node:crypto";
+import { INSTANCE_KEYS, parseMyCnf } from "../../analysis/compare/fairness.js";
+import { knownSetting } from "../../analysis/compare/known-settings.js";
+import { isPlaceVariable } from "../../analysis/compare/settings.js";
+import { parseSize } from "../../util/size.js";
+import type { AlsoChanged } from "./also-changed.js";
+import type { HistoryCell, HistoryRun } from "./schema.js";
+
+/** `name → value`, names prefixed by where they come from (`my.cnf `, `setting `, `sysbench `, …). */
+export type Conditions = Record<string, string>;
+
+/** A my.cnf value as compared: sizes in bytes ("2G" = "2048M"), words in lower case. */
+function normalValue(v: string): string {
+  const size = /^\d/.test(v) ? parseSize(v) : null;
+  return size !== null ? String(size) : v.toLowerCase();
+}
+
+/**
+ * The sysbench options as conditions. An A/B file's design note (`(A/B alternate, 3 pairs)`) is
+ * not one: how many pairs were measured changes the interval, not what a point measures.
+ */
+function sysbenchConditions(options: readonly string[], out: Conditions): void {
+  const rest: string[] = [];
+  for (const o of options) {
+    const m = /^(--[\w-]+)=(.*)$/.exec(o);
+    if (m) out[`sysbench ${m[1]}`] = m[2]!;
+    else if (!/^\(A\/B .*\)$/.test(o)) rest.push(o);
+  }
+  if (rest.length > 0) out.sysbench = rest.join(" ");
+}
+
+/** The conditions of one cell of a run (see the module comment). */
+export function cellConditions(run: HistoryRun, cell: HistoryCell): Conditions {
+  const out: Conditions = {};
+  const server = run.servers.find((s) => s.label === cell.server) ?? run.servers[0];
+  const tier = server?.tiers.find((t) => t.tier === cell.tier);
+  if (tier) {
+    for (const [k, v] of parseMyCnf(tier.config)) {
+      if (!INSTANCE_KEYS.has(k)) out[`my.cnf ${k}`] = normalValue(v);
+    }
+    for (const [k, v] of Object.entries(tier.variables)) {
+      if (knownSetting(k)) out[`setting ${k}`] = normalValue(v);
+    }
+  }
+  out.dataset = `${run.dataset.tables} × ${run.dataset.table_size}`;
+  // an A/B head (appended with --ab-in-trend) is measured in slices: never one series with runs
+  out["measured as"] = run.source === "ab" ? "A/B head" : "run";
+  sysbenchConditions(run.sysbench.options, out);
+  const counted = run.why?.cells.find(
+    (c) =>
+      c.workload === cell.workload &&
+      c.script === cell.script &&
+      c.tier === cell.tier &&
+      c.threads === cell.threads,
+  );
+  if (counted?.instructions) out["counting toggle"] = counted.instructions.toggle;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** 8 hex digits naming a set of conditions (the same conditions, the same key). */
+export function conditionsKey(c: Conditions): string {
+  return createHash("sha256")
+    .update(JSON.stringify(Object.entries(c)))
+    .digest("hex")
+    .slice(0, 8);
+}
+
+/** The conditions that differ, one text each: `my.cnf innodb_flush_log_at_trx_commit 1 → 0`. */
+export function conditionsDiff(a: Conditions, b: Conditions): string[] {
+  const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  const out: string[] = [];
+  for (const n of names) {
+    const x = Object.hasOwn(a, n) ? a[n] : undefined;
+    const y = Object.hasOwn(b, n) ? b[n] : undefined;
+    if (x !== y) out.push(`${n} ${x ?? "(unset)"} → ${y ?? "(unset)"}`);
+  }
+  return out;
+}
+
+/** The facts compared, each read from one run (the cell's tier for the server's variables). */
+const FACTS: { what: string; of: (r: HistoryRun, tier: string) => string | undefined }[] = [
+  { what: "server", of: (r) => r.servers[0]?.version },
+  {
+    what: "server build",
+    // a build: spec names the commit measured, which is the code change itself: left out
+    of: (r) => {
+      const s = r.servers[0];
+      return s ? `${s.version_string} (${s.spec.replace(/@[0-9a-f]{40}$/, "")})` : undefined;
+    },
+  },
+  { what: "kernel", of: (r) => r.host.kernel || undefined },
+  { what: "C library", of: (r) => r.host.libc },
+  { what: "CPU model", of: (r) => r.host.cpu_model || undefined },
+  { what: "sysbench", of: (r) => r.sysbench.version || undefined },
+  { what: "perfgate", of: (r) => r.perfgate_version || undefined },
+];
+
+/** The most frequent value of a side, ties going to the point nearest the change. */
+function sideValue(values: readonly (string | undefined)[]): string | undefined {
+  const counts = new Map<string | undefined, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best = values[0];
+  for (const v of values) if ((counts.get(v) ?? 0) > (counts.get(best) ?? 0)) best = v;
+  return best;
+}
+
+/** Server variables (not paths, not the known settings, which are conditions) that differ. */
+function variablesChanged(before: HistoryRun, after: HistoryRun, tier: string): AlsoChanged | null {
+  const vb = before.servers[0]?.tiers.find((t) => t.tier === tier)?.variables ?? {};
+  const va = after.servers[0]?.tiers.find((t) => t.tier === tier)?.variables ?? {};
+  if (Object.keys(vb).length === 0 || Object.keys(va).length === 0) return null;
+  const names = [...new Set([...Object.keys(vb), ...Object.keys(va)])].sort().filter((n) => {
+    const x = Object.hasOwn(vb, n) ? vb[n] : undefined;
+    const y = Object.hasOwn(va, n) ? va[n] : undefined;
+    return x !== y && !knownSetting(n) && !isPlaceVariable(n, [x, y]);
+  });
+  if (names.length === 0) return null;
+  const shown = names.slice(0, 3).map((n) => `${n} ${vb[n] ?? "(unset)"} → ${va[n] ?? "(unset)"}`);
+  return {
+    what: "server variables",
+    before: `${names.length} differ`,
+    after: `${shown.join("; ")}${names.length > 3 ? "; …" : ""}`,
+  };
+}
+
+/**
+ * What differs between the runs before a change point and the runs after it, besides the code:
+ * each fact's most frequent value over the last `window` runs before and the first `window` runs
+ * after (so a difference one run off the detected point is still named), in FACTS order.
+ */
+export function whatElseChanged(
+  before: readonly HistoryRun[],
+  after: readonly HistoryRun[],
+  tier: string,
+  window = 3,
+): AlsoChanged[] {
+  const b = before.slice(-window).reverse();
+  const a = after.slice(0, window);
+  if (b.length === 0 || a.length === 0) return [];
+  const out: AlsoChanged[] = [];
+  for (const f of FACTS) {
+    const x = sideValue(b.map((r) => f.of(r, tier)));
+    const y = sideValue(a.map((r) => f.of(r, tier)));
+    // unknown on a side (a run from before the fact was recorded) is not a change
+    if (x !== undefined && y !== undefined && x !== y) out.push({ what: f.what, before: x, after: y });
+  }
+  // a new version is a new build: the version says it
+  const build = out.findIndex((x) => x.what === "server build");
+  if (build >= 0 && out.some((x) => x.what === "server")) out.splice(build, 1);
+  const vars = variablesChanged(b[0]!, a[0]!, tier);
+  if (vars) out.push(vars);
+  return out;
+}

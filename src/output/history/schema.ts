@@ -1,0 +1,302 @@
+/**
+ * The history store's two document kinds (docs/history.md): one `perfgate/history-run` file per
+ * run (runs/<id>.json) and one `perfgate/history-index` (index.json) listing every run. The index
+ * is derived from the run files alone, so it can always be rebuilt; runs are never edited.
+ * Bump the schema version on any change an older reader would misread: run files are version 1
+ * (perfgate's own runs) or 2 (a run with `other_metrics`, `commit_info` or source "gab": an
+ * imported history); a writer uses the lowest version that holds the run, so older perfgates keep
+ * reading stores of plain runs. The index is version 1.
+ */
+import { z } from "zod";
+import {
+  FunctionChangeSchema,
+  ProfileEntrySchema,
+  SettingsDiffSchema,
+} from "../../analysis/compare/schema.js";
+import { METRIC_NAMES, type MetricName } from "../../analysis/metrics/table.js";
+import { CountingConditionsSchema } from "../../measuring/profiles/callgrind-profile.js";
+
+export const HISTORY_RUN_SCHEMA = "perfgate/history-run" as const;
+export const HISTORY_INDEX_SCHEMA = "perfgate/history-index" as const;
+export const HISTORY_SCHEMA_VERSION = 1 as const;
+/** Version of run files that use the fields added in 2 (other_metrics, commit_info, source "gab"). */
+export const HISTORY_RUN_SCHEMA_VERSION_2 = 2 as const;
+export const HISTORY_RUN_SCHEMA_VERSIONS = [HISTORY_SCHEMA_VERSION, HISTORY_RUN_SCHEMA_VERSION_2] as const;
+
+const num = z.number().finite();
+export const RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
+export const RunIdSchema = z.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
+
+/**
+ * One metric of one cell: the aggregate over `n` measurements (src/analysis/metrics/table.ts `aggregate`:
+ * the geometric mean; files written before it was chosen hold the arithmetic mean, which differs
+ * by about CoV²/2, under 0.1% at a CoV of 4%) and its 95% interval (null when n = 1 without
+ * per-second lines).
+ */
+export const MetricValueSchema = z.object({
+  value: num,
+  lo: num.nullable(),
+  hi: num.nullable(),
+  n: z.number().int().positive(),
+});
+export type MetricValue = z.infer<typeof MetricValueSchema>;
+
+/** The metrics a history cell stores under `metrics`: the rows of the metrics table. */
+export const HISTORY_METRICS = METRIC_NAMES;
+export type HistoryMetric = MetricName;
+
+/** `metrics` of a cell: every row of the metrics table, each optional (older files hold fewer). */
+const CellMetricsSchema = z.object(
+  Object.fromEntries(METRIC_NAMES.map((m) => [m, MetricValueSchema.optional()])) as {
+    [K in MetricName]: z.ZodOptional<typeof MetricValueSchema>;
+  },
+);
+
+/** Which way is better for a metric: tps "higher", latency "lower". */
+export const BetterSchema = z.enum(["higher", "lower"]);
+export type Better = z.infer<typeof BetterSchema>;
+
+/**
+ * Schema 2: a metric not in the metrics table (an imported history's `ns/iter`, `B/op`, `iter/sec`):
+ * its name (unique within the cell), unit and direction, the value with its interval when one is
+ * known, and the source's own spread and notes as text.
+ */
+export const OtherMetricSchema = MetricValueSchema.extend({
+  name: z.string().min(1),
+  unit: z.string(),
+  better: BetterSchema,
+  /** the source's spread as written, e.g. "± 3%" ([lo, hi] is parsed from it where possible) */
+  range: z.string().optional(),
+  extra: z.string().optional(),
+});
+export type OtherMetric = z.infer<typeof OtherMetricSchema>;
+
+/**
+ * One measurement's per-second sysbench lines (a repetition of a run, or an A/B side's slices
+ * back to back on that side's clock): `t` in s since the cell started, the rates at each second,
+ * p95 null where sysbench printed no 95th percentile. Values to 4 significant digits.
+ */
+export const TimelineSchema = z.object({
+  t: z.array(num),
+  tps: z.array(num),
+  qps: z.array(num),
+  p95_ms: z.array(num.nullable()),
+});
+export type Timeline = z.infer<typeof TimelineSchema>;
+
+/** What was odd in a cell's measurement, as counts (the results file keeps the details). */
+export const CellNoiseSchema = z.object({
+  /** coefficient of variation of the per-second tps over the cell's lines, in % (null: < 2 lines) */
+  cov_pct: num.nullable(),
+  stall_intervals: z.number().int().nonnegative(),
+  missing: z.number().int().nonnegative(),
+  error_intervals: z.number().int().nonnegative(),
+  reconnect_intervals: z.number().int().nonnegative(),
+  /** sysbench's FATAL/WARNING lines and driver errors, the first 5 (text, never markup) */
+  messages: z.array(z.string()),
+});
+export type CellNoise = z.infer<typeof CellNoiseSchema>;
+
+export const HistoryCellSchema = z.object({
+  /** label of the server in `servers` this cell measured */
+  server: z.string(),
+  workload: z.string(),
+  script: z.string(),
+  tier: z.string(),
+  threads: z.number().int().positive(),
+  metrics: CellMetricsSchema,
+  /** schema 2: further metrics, each with its unit and direction */
+  other_metrics: z.array(OtherMetricSchema).optional(),
+  /** run detail (any schema version; absent in runs appended before it): per-second lines, one per measurement */
+  timeline: z.array(TimelineSchema).optional(),
+  /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
+  counters: z.record(z.string(), num).optional(),
+  /** run detail: the measurement's noise */
+  noise: CellNoiseSchema.optional(),
+  /**
+   * instruction counts: how and where they were taken (toggle, threads, events, valgrind, CPU, the
+   * server's C library and build), so a pooled baseline pools only comparable counts (absent:
+   * not counted, or appended before it was recorded)
+   */
+  counting: CountingConditionsSchema.optional(),
+});
+export type HistoryCell = z.infer<typeof HistoryCellSchema>;
+
+export const HistoryServerSchema = z.object({
+  label: z.string(),
+  flavor: z.string(),
+  version: z.string(),
+  version_string: z.string(),
+  spec: z.string(),
+  /** per tier: the generated config file's text and the variables read back from the server */
+  tiers: z.array(
+    z.object({
+      tier: z.string(),
+      buffer_pool_bytes: num,
+      config: z.string(),
+      variables: z.record(z.string(), z.string()),
+    }),
+  ),
+});
+export type HistoryServer = z.infer<typeof HistoryServerSchema>;
+
+/**
+ * Run detail of an A/B run: why its throughput changed, per cell (docs/why.md); of a run's results,
+ * its counted cells with an instruction flame graph beside the results file. `graph` is the file
+ * name of the cell's differential flame graph in the directory the results file was kept in (the
+ * page links it relative to `raw.url`), null when that file was not beside the results file when
+ * the run was appended.
+ */
+export const WhyCellSchema = z.object({
+  workload: z.string(),
+  script: z.string(),
+  tier: z.string(),
+  threads: z.number().int().positive(),
+  /** the sampled differential profile (src/analysis/compare/profiles.ts), when the cell was profiled */
+  profile: ProfileEntrySchema.pick({
+    reason: true,
+    command: true,
+    samples: true,
+    transactions: true,
+    grown: true,
+    grown_inclusive: true,
+    shrunk: true,
+    off_cpu: true,
+  })
+    .extend({ graph: z.string().nullable() })
+    .optional(),
+  /** instruction counts: the functions whose self and inclusive instructions per transaction changed most (top 10 each) */
+  instructions: z
+    .object({
+      /**
+       * instructions per transaction, the mean of each side's repetitions; base null for a run's
+       * results, whose base was another file (the graph is a compare's of it as the head)
+       */
+      base: num.nullable(),
+      head: num,
+      /** the toggle function collection was restricted to */
+      toggle: z.string(),
+      functions: z.array(FunctionChangeSchema),
+      /** by inclusive instructions per transaction (absent in older stores) */
+      inclusive: z.array(FunctionChangeSchema).optional(),
+      graph: z.string().nullable(),
+    })
+    .optional(),
+});
+export type WhyCell = z.infer<typeof WhyCellSchema>;
+
+export const HistoryWhySchema = z.object({
+  /** the server variables that differ between base and head (src/analysis/compare/settings.ts); null: none recorded */
+  settings: SettingsDiffSchema.nullable(),
+  /** the cells with a profile or instruction counts */
+  cells: z.array(WhyCellSchema),
+});
+export type HistoryWhy = z.infer<typeof HistoryWhySchema>;
+
+export const HistoryRunSchema = z.object({
+  schema: z.literal(HISTORY_RUN_SCHEMA),
+  schema_version: z.union([z.literal(HISTORY_SCHEMA_VERSION), z.literal(HISTORY_RUN_SCHEMA_VERSION_2)]),
+  id: RunIdSchema,
+  /**
+   * "run": a perfgate/results file; "ab": the head side of a perfgate/ab file; "gab" (schema 2):
+   * one entry of a github-action-benchmark data.js
+   */
+  source: z.enum(["run", "ab", "gab"]),
+  commit: z.string(),
+  commit_url: z.string().nullable(),
+  /** schema 2: what the source recorded of the commit besides its id and link */
+  commit_info: z
+    .object({
+      message: z.string().optional(),
+      timestamp: z.string().optional(),
+      author: z.string().optional(),
+      committer: z.string().optional(),
+    })
+    .optional(),
+  /** ISO 8601: the commit's (or the run's) date; points are ordered by it */
+  date: z.string(),
+  branch: z.string(),
+  runner_class: z.string(),
+  /**
+   * a version-matrix name shared by the runs of one comparison (e.g. a release-candidate run's
+   * baseline and candidates); null for runs that belong to the trend series
+   */
+  matrix: z.string().nullable(),
+  perfgate_version: z.string(),
+  sysbench: z.object({ version: z.string(), options: z.array(z.string()) }),
+  host: z.object({
+    hostname: z.string(),
+    cpu_model: z.string(),
+    /** 0: unknown (an imported history) */
+    cores: z.number().int().nonnegative(),
+    memory_bytes: num,
+    kernel: z.string(),
+    os: z.string(),
+    arch: z.string(),
+    /** the C library the run's host ran (`glibc 2.36`); absent in runs from before it was recorded */
+    libc: z.string().optional(),
+  }),
+  workload: z.object({ name: z.string(), sha256: z.string() }),
+  /** 0 and 0: not a sysbench dataset (an imported history) */
+  dataset: z.object({ tables: z.number().int().nonnegative(), table_size: z.number().int().nonnegative() }),
+  servers: z.array(HistoryServerSchema).min(1),
+  cells: z.array(HistoryCellSchema),
+  /** run detail: `perfgate doctor`'s host findings taken before the run */
+  doctor: z
+    .object({
+      quiet: z.boolean(),
+      findings: z.array(
+        z.object({
+          id: z.string(),
+          status: z.enum(["pass", "warn", "fail"]),
+          value: z.string(),
+          reason: z.string(),
+        }),
+      ),
+    })
+    .optional(),
+  /** run detail: the results file the run came from (`url`: where it is kept, http(s) only, or null) */
+  raw: z
+    .object({
+      file: z.string(),
+      sha256: z.string(),
+      bytes: z.number().int().nonnegative(),
+      url: z.string().nullable(),
+    })
+    .optional(),
+  /**
+   * run detail of an A/B run (source "ab"): the base side, which the trend series leave out —
+   * its server and its cells (label "base"), measured the same way as the head's
+   */
+  ab_base: z.object({ server: HistoryServerSchema, cells: z.array(HistoryCellSchema) }).optional(),
+  /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
+  why: HistoryWhySchema.optional(),
+  /**
+   * an A/B run appended with `--ab-in-trend`: its head is a point of its branch's trend series;
+   * absent (the default), an A/B head is kept apart from the branch's own runs (run page only)
+   */
+  ab_in_trend: z.literal(true).optional(),
+});
+export type HistoryRun = z.infer<typeof HistoryRunSchema>;
+
+export const IndexEntrySchema = z.object({
+  id: RunIdSchema,
+  date: z.string(),
+  commit: z.string(),
+  branch: z.string(),
+  runner_class: z.string(),
+  matrix: z.string().nullable(),
+  workload: z.string(),
+  /** `flavor@version` of each server, in the run's order */
+  servers: z.array(z.string()),
+  cells: z.number().int().nonnegative(),
+});
+export type IndexEntry = z.infer<typeof IndexEntrySchema>;
+
+export const HistoryIndexSchema = z.object({
+  schema: z.literal(HISTORY_INDEX_SCHEMA),
+  schema_version: z.literal(HISTORY_SCHEMA_VERSION),
+  /** oldest first (by date, then id) */
+  runs: z.array(IndexEntrySchema),
+});
+export type HistoryIndex = z.infer<typeof HistoryIndexSchema>;

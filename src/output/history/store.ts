@@ -1,0 +1,147 @@
+/**
+ * The history store behind `--store`: `git:<branch>` (a branch of --repo, default the current
+ * repository) or a folder. One interface for both: append, list, show, prune, read everything.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { OptionError, UserError } from "../../util/errors.js";
+import { plural } from "../../util/plural.js";
+import { shortCommitText } from "./commit.js";
+import {
+  type AppendOutcome,
+  appendManyToFolder,
+  appendManyToFolderSync,
+  appendToFolder,
+  appendToFolderSync,
+  isStore,
+  type PruneRule,
+  pruneFolder,
+  pruneFolderSync,
+  readAllRuns,
+  readIndex,
+  readRun,
+} from "./folder.js";
+import { DEFAULT_BRANCH, type GitStore, readGitStore, resolveRepo, updateGitStore } from "./git.js";
+import type { HistoryIndex, HistoryRun, IndexEntry } from "./schema.js";
+
+export const DEFAULT_STORE = `git:${DEFAULT_BRANCH}`;
+const BRANCH_RE = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,200}$/;
+
+/** A branch name a store or a baseline may name: no leading `-` (an option to git), no `..`. */
+export function isBranchName(text: string): boolean {
+  return BRANCH_RE.test(text);
+}
+
+export type StoreRef = { kind: "dir"; path: string } | ({ kind: "git" } & GitStore);
+
+/** `git:<branch>` or a folder path; `repo` only applies to git stores. */
+export function parseStore(spec: string, repo?: string): StoreRef {
+  if (spec.startsWith("git:")) {
+    const branch = spec.slice(4) || DEFAULT_BRANCH;
+    if (!BRANCH_RE.test(branch)) {
+      throw new OptionError(
+        `{store} ${spec}: "${branch}" is not a branch name (accepted: git:<branch> or a folder)`,
+        ["store"],
+        true,
+      );
+    }
+    return { kind: "git", branch, url: resolveRepo(repo) };
+  }
+  if (spec === "")
+    throw new OptionError("{store}: empty (accepted: git:<branch> or a folder)", ["store"], true);
+  if (repo !== undefined)
+    throw new OptionError(
+      `{repo} applies to git stores only ({store} git:<branch>), not ${spec}`,
+      ["repo", "store"],
+      true,
+    );
+  return { kind: "dir", path: resolve(spec) };
+}
+
+export function describeStore(s: StoreRef): string {
+  return s.kind === "dir" ? s.path : `${s.url} branch ${s.branch}`;
+}
+
+export function appendRun(store: StoreRef, run: HistoryRun): Promise<AppendOutcome> {
+  if (store.kind === "dir") return appendToFolder(store.path, run);
+  return updateGitStore(
+    store,
+    `history: append run ${run.id} (${shortCommitText(run.commit)}, ${run.branch})`,
+    (root) => {
+      const outcome = appendToFolderSync(root, run);
+      return { result: outcome, changed: true }; // an existing run may still heal the index
+    },
+  );
+}
+
+/** Several runs in one change (one commit on a git store): an imported history. */
+export function appendRuns(
+  store: StoreRef,
+  runs: readonly HistoryRun[],
+  what: string,
+): Promise<AppendOutcome[]> {
+  if (store.kind === "dir") return appendManyToFolder(store.path, runs);
+  return updateGitStore(store, `history: import ${plural(runs.length, "run")} (${what})`, (root) => {
+    const outcomes = appendManyToFolderSync(root, runs);
+    return { result: outcomes, changed: outcomes.some((o) => o.added) };
+  });
+}
+
+export function pruneRuns(store: StoreRef, rule: PruneRule): Promise<IndexEntry[]> {
+  if (store.kind === "dir") return pruneFolder(existingFolder(store), rule);
+  const what = [
+    rule.keep !== undefined ? `keep ${rule.keep}` : "",
+    rule.maxAgeDays !== undefined ? `max age ${rule.maxAgeDays}d` : "",
+  ];
+  return updateGitStore(
+    store,
+    `history: prune (${what.filter(Boolean).join(", ")})`,
+    (root) => {
+      const gone = pruneFolderSync(root, rule);
+      return { result: gone, changed: gone.length > 0 };
+    },
+    { create: false },
+  );
+}
+
+/** The one-line error for a store that does not exist: only append and import create one. */
+export function missingStore(store: StoreRef, why: string): OptionError {
+  const spec = store.kind === "dir" ? store.path : `git:${store.branch}`;
+  return new OptionError(
+    `{store} ${spec}: ${why}; no history store there (perfgate history append creates one)`,
+    ["store"],
+  );
+}
+
+/** The folder store's root, which must exist and be a store. */
+function existingFolder(store: { kind: "dir"; path: string }): string {
+  if (!existsSync(store.path)) throw missingStore(store, "no such folder");
+  if (!isStore(store.path)) throw missingStore(store, "no index.json or runs/ in this folder");
+  return store.path;
+}
+
+/** Runs `read` on the store's folder (a temporary checkout for git stores); it must exist. */
+export function withStore<T>(store: StoreRef, read: (root: string) => T): T {
+  if (store.kind === "dir") return read(existingFolder(store));
+  return readGitStore(store, read);
+}
+
+export function listRuns(store: StoreRef): HistoryIndex {
+  return withStore(store, readIndex);
+}
+
+export function showRun(store: StoreRef, id: string): HistoryRun {
+  return withStore(store, (root) => {
+    const index = readIndex(root);
+    const matches = index.runs.filter((e) => e.id === id || e.id.startsWith(id) || e.commit.startsWith(id));
+    if (matches.length === 0) throw new UserError(`run ${id}: not in the store (see perfgate history list)`);
+    if (matches.length > 1 && !matches.some((e) => e.id === id)) {
+      throw new UserError(`run ${id}: ambiguous (${matches.length} runs match; give more of the id)`);
+    }
+    return readRun(root, (matches.find((e) => e.id === id) ?? matches[0]!).id);
+  });
+}
+
+export function loadAllRuns(store: StoreRef): HistoryRun[] {
+  return withStore(store, readAllRuns);
+}

@@ -1,0 +1,247 @@
+/**
+ * The overview: every cell (one card per set of conditions) with a sparkline (with its min and
+ * max) and its latest change point, regressions first, then improvements, then the cells whose
+ * latest change is within their own noise floor, then those without a change point; filterable.
+ */
+
+import { HEADLINE_METRIC, metricDef } from "../../../analysis/metrics/table.js";
+import { isImportedBench } from "../../../analysis/metrics/tier.js";
+import { alsoChangedText } from "../../history/also-changed.js";
+import type { OverviewRow } from "../model.js";
+import { SPARK_SCALE } from "../spark.js";
+import { loadOverview, type Overview } from "./data.js";
+import { builtinLabel, cellTitle, changeClass, changePct, day, el, fmt, nav, shortSha } from "./dom.js";
+import { cardLastText, overviewCountText, sparkScaleTitle } from "./texts.js";
+
+const FILTERS = [
+  ["runner_class", "Runner class"],
+  ["flavor", "Server"],
+  ["workload", "Workload"],
+  ["script", "Script"],
+  ["tier", "Tier"],
+  ["threads", "Threads"],
+] as const;
+type FilterKey = (typeof FILTERS)[number][0];
+
+const SPARK_W = 150;
+const SPARK_H = 40;
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string>,
+): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+/** The path of a sparkline: row.spark is already scaled to 0..SPARK_SCALE (model.ts). */
+function sparkPath(spark: readonly (number | null)[]): string {
+  const step = (SPARK_W - 4) / Math.max(1, spark.length - 1);
+  let d = "";
+  let pen = false;
+  for (let i = 0; i < spark.length; i++) {
+    const q = spark[i];
+    if (q === null || q === undefined) {
+      pen = false;
+      continue;
+    }
+    const y = SPARK_H - 3 - (q / SPARK_SCALE) * (SPARK_H - 6);
+    d += `${pen ? "L" : "M"}${(2 + i * step).toFixed(1)} ${y.toFixed(1)}`;
+    pen = true;
+  }
+  return d;
+}
+
+/** An inline SVG: no canvas to rasterise per card, and the browser skips it while off screen. */
+function sparkline(row: OverviewRow): SVGSVGElement {
+  const box = svg("svg", {
+    class: "spark",
+    width: String(SPARK_W),
+    height: String(SPARK_H),
+    viewBox: `0 0 ${SPARK_W} ${SPARK_H}`,
+    "aria-hidden": "true",
+  });
+  const n = row.spark.length;
+  const offset = row.points - n;
+  if (row.change && row.change.index >= offset) {
+    const x = 2 + ((row.change.index - offset) * (SPARK_W - 4)) / Math.max(1, n - 1);
+    box.append(
+      svg("rect", {
+        class: "spark-change",
+        x: x.toFixed(1),
+        y: "0",
+        width: (SPARK_W - x).toFixed(1),
+        height: String(SPARK_H),
+      }),
+    );
+  }
+  box.append(svg("path", { class: "spark-line", d: sparkPath(row.spark) }));
+  return box;
+}
+
+function card(row: OverviewRow): HTMLElement {
+  const ch = row.change;
+  const badge = ch
+    ? el(
+        "span",
+        { class: `badge ${row.noisy ? "noise" : changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
+        `${changePct(ch)} ${builtinLabel(ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})${row.noisy ? ` within noise (floor ±${ch.floor_pct}%)` : ""}`,
+      )
+    : el("span", { class: "badge none" }, "no change point");
+  const extra: HTMLElement[] = [];
+  if (row.label.length > 0) extra.push(el("div", { class: "card-label" }, row.label.join(", ")));
+  return el(
+    "a",
+    { class: "card", href: `cell.html?id=${encodeURIComponent(row.id)}`, "data-cell": row.id },
+    el("div", { class: "card-title" }, isImportedBench(row) ? row.script : `${cellTitle(row)} thr`),
+    el(
+      "div",
+      { class: "card-sub" },
+      `${row.flavor} ${row.last.version} · ${row.workload} · ${row.runner_class}`,
+    ),
+    ...extra,
+    el(
+      "div",
+      { class: "spark-box" },
+      sparkline(row),
+      el(
+        "div",
+        { class: "spark-scale", title: sparkScaleTitle(row.spark.length) },
+        el("span", { class: "spark-max" }, fmt(row.spark_max)),
+        el("span", { class: "spark-min" }, fmt(row.spark_min)),
+      ),
+    ),
+    el(
+      "div",
+      { class: "card-last" },
+      cardLastText(
+        fmt(row.last.value ?? row.last.tps),
+        row.unit ?? metricDef(HEADLINE_METRIC).unit,
+        row.points,
+      ),
+    ),
+    badge,
+    ...(ch && ch.also.length > 0
+      ? [el("div", { class: "card-also" }, `also changed: ${alsoChangedText(ch.also)}`)]
+      : []),
+  );
+}
+
+/**
+ * The values a filter offers. Tier and threads are sysbench's: cells without tps (an imported
+ * github-action-benchmark bench) have neither, so they add no value there; an empty value is never
+ * offered. A filter left without values is not shown.
+ */
+function filterValues(rows: readonly OverviewRow[], key: FilterKey): string[] {
+  const sysbenchOnly = key === "tier" || key === "threads";
+  const values = new Set<string>();
+  for (const r of rows) {
+    if (sysbenchOnly && r.metric !== undefined) continue;
+    const v = String(r[key]);
+    if (v !== "") values.add(v);
+  }
+  return [...values].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+}
+
+function filterBar(rows: OverviewRow[], apply: () => void): HTMLElement {
+  const bar = el("form", { class: "filters", id: "filters" });
+  const params = new URLSearchParams(location.search);
+  for (const [key, label] of FILTERS) {
+    const values = filterValues(rows, key);
+    if (values.length === 0) continue;
+    const select = el(
+      "select",
+      { name: key, "aria-label": label },
+      el("option", { value: "" }, `${label}: all`),
+    );
+    for (const v of values) select.append(el("option", { value: v }, v));
+    select.value = params.get(key) ?? "";
+    select.addEventListener("change", apply);
+    bar.append(select);
+  }
+  return bar;
+}
+
+function selected(bar: HTMLElement): Partial<Record<FilterKey, string>> {
+  const out: Partial<Record<FilterKey, string>> = {};
+  for (const s of bar.querySelectorAll("select")) if (s.value) out[s.name as FilterKey] = s.value;
+  return out;
+}
+
+type Kind = "worse" | "better" | "noise" | "none";
+const KINDS: [Kind, string][] = [
+  ["worse", "Regressions"],
+  ["better", "Improvements"],
+  ["noise", "Within noise"],
+  ["none", "No change point"],
+];
+
+function kindOf(row: OverviewRow): Kind {
+  if (!row.change) return "none";
+  return row.noisy ? "noise" : (changeClass(row.change) as Kind);
+}
+
+/** Latest change first; a larger change first on the same day. */
+function byRecentChange(a: OverviewRow, b: OverviewRow): number {
+  const da = a.change?.date ?? "";
+  const db = b.change?.date ?? "";
+  if (da !== db) return da < db ? 1 : -1;
+  return Math.abs(b.change?.pct ?? 0) - Math.abs(a.change?.pct ?? 0);
+}
+
+export async function overviewPage(main: HTMLElement): Promise<void> {
+  const data: Overview = await loadOverview();
+  document.title = data.title;
+  const count = el("p", { class: "count" });
+  const groups = KINDS.map(([kind, title]) => {
+    const rows = data.cells.filter((r) => kindOf(r) === kind);
+    if (kind !== "none") rows.sort(byRecentChange);
+    const cards = rows.map((r) => ({ row: r, node: card(r) }));
+    const heading = el("h2", { class: "group-title" });
+    const grid = el(
+      "div",
+      { class: "grid", id: `cells-${kind}`, "data-kind": kind },
+      ...cards.map((c) => c.node),
+    );
+    return { title, cards, heading, section: el("section", { class: "cell-group" }, heading, grid) };
+  });
+  const apply = () => {
+    const f = selected(bar);
+    let shown = 0;
+    for (const g of groups) {
+      let n = 0;
+      for (const { row, node } of g.cards) {
+        const ok = Object.entries(f).every(([k, v]) => String(row[k as FilterKey]) === v);
+        node.hidden = !ok;
+        if (ok) n++;
+      }
+      g.heading.textContent = `${g.title} (${n})`;
+      g.section.hidden = n === 0;
+      shown += n;
+    }
+    count.textContent = overviewCountText(
+      shown,
+      data.cells.length,
+      data.runs,
+      data.first ? ` from ${day(data.first)} to ${day(data.last!)}` : "",
+    );
+    const q = new URLSearchParams(f as Record<string, string>).toString();
+    try {
+      history.replaceState(null, "", q ? `?${q}` : location.pathname);
+    } catch {
+      // some browsers refuse replaceState on file: URLs; the filters still work
+    }
+  };
+  const bar = filterBar(data.cells, apply);
+  main.replaceChildren(
+    el("h1", {}, data.title),
+    nav("index.html"),
+    bar,
+    count,
+    ...groups.map((g) => g.section),
+  );
+  if (data.cells.length === 0) main.append(el("p", {}, "The store holds no trend runs yet."));
+  apply();
+}
