@@ -3,11 +3,15 @@
  * servers perfgate starts itself, real sysbench, two cells (1 and 2 threads) with 4 planned pairs
  * each, room for 16 and a 24 s confirmation budget.
  *
- * Head is planted with stalls (tests/helpers/stalling-sysbench.mjs): in each head slice the
- * server is stopped for 0, 90, 30 or 60 % of the slice, in turn. Every cell then leans worse
- * but too unevenly for 4 pairs to decide (about 10 would), on an idle host or a busy one, so each
- * cell wants more confirmation than its half of the budget pays for. That is the case where a
- * greedy first cell leaves the second nothing.
+ * Both servers are planted with stalls (tests/helpers/stalling-sysbench.mjs), in turn: head
+ * stopped for 90 % of a slice while base runs freely, then base stopped for 60 % while head runs.
+ * Over each two pairs head is worse (0.1 × against 1 / 0.4 ×: about half the throughput), so the
+ * cell keeps looking like a regression, but its pairs differ by far both ways, and no number of
+ * pairs up to the 16 allowed narrows the interval to a decision, on an idle host or a busy one
+ * (a head stalled alone was sometimes decided after 6 pairs on a loaded host; stalls alike both
+ * ways sometimes leaned better, which asks for no confirmation at all). So each cell wants more
+ * confirmation than its half of the budget pays for: the case where a greedy first cell leaves
+ * the second nothing.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -71,7 +75,8 @@ describe("perfgate ab: the confirmation budget across cells", () => {
         PERFGATE_SYSBENCH: join(ROOT, "tests", "helpers", "stalling-sysbench.mjs"),
         STALL_SYSBENCH: process.env.PERFGATE_SYSBENCH || "sysbench",
         STALL_WORK: join(dir, ".perfgate", "work"),
-        STALL_FRACTIONS: "0,0.9,0.3,0.6",
+        STALL_FRACTIONS: "0.9,0",
+        STALL_BASE_FRACTIONS: "0,0.6",
       },
     );
     // Each stderr line with the time it arrived.

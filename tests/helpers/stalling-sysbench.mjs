@@ -1,14 +1,12 @@
 #!/usr/bin/env node
 /**
- * Real sysbench with a planted stall on one server (tests/ab-budget-e2e.test.ts): runs
+ * Real sysbench with planted stalls on the A/B's servers (tests/ab-budget-e2e.test.ts): runs
  * $STALL_SYSBENCH (default `sysbench`) with the arguments it is given and passes its output
- * through unchanged. When the run measures (`run`) against the server whose work directory under
- * $STALL_WORK starts with "head-", the server is stopped (SIGSTOP) for a planned fraction of the
- * run once sysbench prints "Threads started!", then continued (SIGCONT). The fractions come in
- * turn from $STALL_FRACTIONS (comma-separated, cycled; the turn is kept in $STALL_WORK/.stall-turn).
- *
- * So head is slower in every slice, by a different amount each time: a change that is always
- * the same way round but too uneven for a few pairs to decide, on an idle host or a busy one.
+ * through unchanged. When the run measures (`run`) against a server whose work directory under
+ * $STALL_WORK starts with "head-" or "base-", that server is stopped (SIGSTOP) for a planned
+ * fraction of the run once sysbench prints "Threads started!", then continued (SIGCONT). The
+ * fractions come in turn from $STALL_FRACTIONS for head and $STALL_BASE_FRACTIONS for base
+ * (comma-separated, cycled; each side's turn is kept in $STALL_WORK/.stall-turn-<side>).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,25 +14,29 @@ import { join } from "node:path";
 
 const args = process.argv.slice(2);
 const work = process.env.STALL_WORK ?? "";
-const fractions = (process.env.STALL_FRACTIONS ?? "").split(",").filter(Boolean).map(Number);
+const list = (text) => (text ?? "").split(",").filter(Boolean).map(Number);
+const headFractions = list(process.env.STALL_FRACTIONS);
+const baseFractions = list(process.env.STALL_BASE_FRACTIONS);
 
-/** The pid of the head server listening on `port`, or null. */
-function headPid(port) {
+/** The server listening on `port` among the A/B's servers (work folders "base-…", "head-…"), or null. */
+function serverOn(port) {
   if (!work || !existsSync(work)) return null;
   for (const dir of readdirSync(work)) {
-    if (!dir.startsWith("head-")) continue;
+    const side = /^(base|head)-/.exec(dir)?.[1];
+    if (!side) continue;
     const cnf = join(work, dir, "my.cnf");
     const pidFile = join(work, dir, "mysqld.pid");
     if (!existsSync(cnf) || !existsSync(pidFile)) continue;
     const m = /^\s*port\s*=\s*(\d+)/m.exec(readFileSync(cnf, "utf8"));
-    if (m && m[1] === port) return Number(readFileSync(pidFile, "utf8").trim());
+    if (m && m[1] === port) return { side, pid: Number(readFileSync(pidFile, "utf8").trim()) };
   }
   return null;
 }
 
-/** The next planned fraction of a head run to stall (cycled). */
-function nextFraction() {
-  const file = join(work, ".stall-turn");
+/** The next planned fraction of a run on `side` to stall (cycled; each side keeps its own turn). */
+function nextFraction(side) {
+  const fractions = side === "head" ? headFractions : baseFractions;
+  const file = join(work, `.stall-turn-${side}`);
   const turn = existsSync(file) ? Number(readFileSync(file, "utf8")) : 0;
   writeFileSync(file, String(turn + 1));
   return fractions[turn % fractions.length] ?? 0;
@@ -42,8 +44,9 @@ function nextFraction() {
 
 const port = args.find((a) => a.startsWith("--mysql-port="))?.slice("--mysql-port=".length);
 const seconds = Number(args.find((a) => a.startsWith("--time="))?.slice("--time=".length) ?? 0);
-const pid = args.at(-1) === "run" && port ? headPid(port) : null;
-const fraction = pid ? nextFraction() : 0;
+const server = args.at(-1) === "run" && port ? serverOn(port) : null;
+const pid = server?.pid ?? null;
+const fraction = server ? nextFraction(server.side) : 0;
 
 let stopped = false;
 const resume = () => {
