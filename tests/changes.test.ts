@@ -7,14 +7,15 @@ import {
   detectChanges,
   type SeriesPoint,
 } from "../src/analysis/changes/index.js";
-import { differenceSd } from "../src/analysis/changes/noise.js";
+import { differenceSd, noiseModel, noiseStretches, stretchVariance } from "../src/analysis/changes/noise.js";
 import {
   renderChangesJson,
   renderChangesMarkdown,
   renderChangesText,
 } from "../src/analysis/changes/report.js";
 import { LagSums, SegmentSums } from "../src/analysis/changes/segments.js";
-import { fUpperTail, shiftTest } from "../src/analysis/changes/significance.js";
+import { shiftTest } from "../src/analysis/changes/significance.js";
+import { fUpperTail } from "../src/analysis/stats/distributions.js";
 import { UserError } from "../src/util/errors.js";
 import { mulberry32 } from "./fixtures/stats/synthetic.js";
 
@@ -289,7 +290,24 @@ describe("detectChanges: options", () => {
       ).toBe(true);
       extra += found.filter((at) => at > 125).length;
     }
-    // 2 here, as before the prior existed; pooled without the agreement test, 9
+    // 0 here (2 before the noise stretches, as before the prior existed; pooled without the
+    // agreement test, 9)
+    expect(extra).toBeLessThanOrEqual(3);
+  });
+
+  it("further: a quiet stretch before a noisier one is segmented and tested by its own noise", () => {
+    // a staircase of 12-point regimes, steps of 2 noise SDs, then 152 points at 4× the noise
+    const level = (i: number) => (i < 48 ? 1000 + 10 * Math.floor(i / 12) : 1030);
+    const sd = (i: number) => (i < 48 ? 5 : 20);
+    let found = 0;
+    let extra = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const cs = indices(detectChanges(series(200, seed, level, sd)));
+      found += [12, 24, 36].filter((at) => cs.some((c) => Math.abs(c - at) <= 2)).length;
+      extra += cs.filter((c) => c > 52).length;
+    }
+    // 96 of 120 and 2; under the series-wide noise level 38 and 6
+    expect(found).toBeGreaterThanOrEqual(90);
     expect(extra).toBeLessThanOrEqual(3);
   });
 
@@ -308,6 +326,63 @@ describe("detectChanges: options", () => {
       window: 100,
       minMagnitude: 0,
     });
+  });
+});
+
+describe("noise stretches", () => {
+  const values = (n: number, seed: number, level: (i: number) => number, sd: (i: number) => number) =>
+    series(n, seed, level, sd).map((p) => p.value);
+  const model = (xs: number[]) => noiseModel(xs, []);
+
+  it("a variance change is split near its position; flat noise and large steps are not split", () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const xs = values(
+        300,
+        seed,
+        () => 1000,
+        (i) => (i < 150 ? 5 : 20),
+      );
+      const [at, ...rest] = noiseStretches(xs, model(xs).total);
+      expect(Math.abs(at! - 150), `seed ${seed}`).toBeLessThanOrEqual(10);
+      expect(rest).toEqual([]);
+      const flat = values(
+        300,
+        100 + seed,
+        () => 1000,
+        () => 10,
+      );
+      expect(noiseStretches(flat, model(flat).total), `seed ${100 + seed}`).toEqual([]);
+      // steps of 10 noise SDs every 30 points: their own differences are winsorized
+      const steps = values(
+        300,
+        200 + seed,
+        (i) => 1000 + 100 * Math.floor(i / 30),
+        () => 10,
+      );
+      expect(noiseStretches(steps, model(steps).total), `seed ${200 + seed}`).toEqual([]);
+    }
+  });
+
+  it("each stretch's variance is scaled by its own difference variance; one noise level: the same array", () => {
+    const xs = values(
+      400,
+      3,
+      () => 1000,
+      (i) => (i < 200 ? 5 : 20),
+    );
+    const noise = model(xs);
+    const v = stretchVariance(xs, noise);
+    expect(Math.sqrt(v[10]!)).toBeCloseTo(5, 0);
+    expect(Math.sqrt(v[390]!) / 20).toBeGreaterThan(0.85);
+    expect(Math.sqrt(v[390]!) / 20).toBeLessThan(1.15);
+    const flat = values(
+      400,
+      4,
+      () => 1000,
+      () => 10,
+    );
+    const same = model(flat);
+    expect(stretchVariance(flat, same)).toBe(same.variance);
   });
 });
 

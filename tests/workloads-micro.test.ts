@@ -32,7 +32,15 @@ function tiny(file: string, dir: string): string {
   const sysbench_options = { ...w.sysbench_options, rate: 200 };
   writeFileSync(
     out,
-    stringify({ ...w, table_size: 200, threads: [1], duration: 1, warmup: [], tiers: ["128M"], sysbench_options }),
+    stringify({
+      ...w,
+      table_size: 200,
+      threads: [1],
+      duration: 1,
+      warmup: [],
+      tiers: ["128M"],
+      sysbench_options,
+    }),
   );
   return out;
 }

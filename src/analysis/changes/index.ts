@@ -11,13 +11,15 @@
  * 4. Backward elimination keeps only changes whose two neighbouring segments differ in mean by a
  *    t test using the segments' own scatter, inflated for autocorrelation and corrected for the scan;
  *    once one change passes at alpha, further ones are kept up to `further` × alpha, their tests'
- *    variance pooled with the noise around PELT's segmentation nearby (more degrees of freedom).
+ *    variance pooled with the noise around PELT's segmentation nearby (more degrees of freedom),
+ *    and steps 2–4 redone with each stretch of its own noise level (a variance change) weighted by
+ *    that level, so a quiet stretch is not searched with a noisier one's noise, nor the reverse.
  */
 import { median } from "../stats/descriptive.js";
-import { clipOutliers, intervalSe, noiseModel } from "./noise.js";
+import { clipOutliers, intervalSe, noiseModel, stretchVariance } from "./noise.js";
 import { peltBlocked } from "./pelt.js";
 import { LagSums, SegmentSums } from "./segments.js";
-import { eliminate } from "./significance.js";
+import { eliminate, type TestedChange } from "./significance.js";
 
 export interface SeriesPoint {
   value: number;
@@ -158,6 +160,29 @@ export function detectChanges(
   }));
 }
 
+/** PELT's candidates on the series under one per-point noise variance, with the sums the tests read. */
+interface Segmentation {
+  sums: SegmentSums;
+  lags: LagSums;
+  candidates: number[];
+}
+
+function segmentation(
+  values: readonly number[],
+  variance: Float64Array,
+  center: number,
+  scale: number,
+  o: ChangeOptions,
+): Segmentation {
+  const clipped = clipOutliers(values, variance, o.outlierClip, o.minSegment - 1 || 1);
+  const z = clipped.map((v) => (v - center) / scale);
+  const weights = variance.map((v) => (scale * scale) / v);
+  const sums = new SegmentSums(z, weights);
+  const n = values.length;
+  const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
+  return { sums, lags: new LagSums(z, candidates, weights), candidates };
+}
+
 function detectUnscaled(points: readonly SeriesPoint[], options?: Partial<ChangeOptions>): ChangePoint[] {
   const o: ChangeOptions = { ...DEFAULT_CHANGE_OPTIONS, ...options };
   checkOptions(o);
@@ -168,15 +193,10 @@ function detectUnscaled(points: readonly SeriesPoint[], options?: Partial<Change
     values,
     points.map((p) => pointSe(p, o.intervalLevel)),
   );
-  const clipped = clipOutliers(values, noise.variance, o.outlierClip, o.minSegment - 1 || 1);
   // Centred and scaled to the typical noise so the prefix sums keep their precision.
   const center = median(values);
   const scale = Math.sqrt(median([...noise.variance]));
-  const z = clipped.map((v) => (v - center) / scale);
-  const weights = noise.variance.map((v) => (scale * scale) / v);
-  const sums = new SegmentSums(z, weights);
-  const candidates = peltBlocked(sums, o.penalty * Math.log(n), o.minSegment, PELT_BLOCK, PELT_MARGIN);
-  const lags = new LagSums(z, candidates, weights);
+  const whole = segmentation(values, noise.variance, center, scale, o);
   const tests = {
     alpha: o.alpha,
     window: o.window,
@@ -187,13 +207,18 @@ function detectUnscaled(points: readonly SeriesPoint[], options?: Partial<Change
   };
   // Backward elimination at alpha; when it keeps a change, the series has one, and the elimination
   // is done again at the further changes' level, each test's dispersion pooled with the noise
-  // around PELT's segmentation nearby. A series without a change at alpha reports none.
-  const strict = eliminate(sums, lags, candidates, tests);
+  // around PELT's segmentation nearby, and each stretch of its own noise level (a variance change)
+  // segmented and weighted by that level. A series without a change at alpha reports none.
+  const strict = eliminate(whole.sums, whole.lags, whole.candidates, tests);
   const furtherAlpha = Math.min(0.5, o.alpha * o.further);
-  const kept =
-    strict.length > 0 && furtherAlpha > o.alpha
-      ? eliminate(sums, lags, candidates, { ...tests, alpha: furtherAlpha, pooled: true })
-      : strict;
+  if (!(strict.length > 0 && furtherAlpha > o.alpha)) return reported(points, strict);
+  const local = stretchVariance(values, noise);
+  const fine = local === noise.variance ? whole : segmentation(values, local, center, scale, o);
+  const further = { ...tests, alpha: furtherAlpha, pooled: true };
+  return reported(points, eliminate(fine.sums, fine.lags, fine.candidates, further));
+}
+
+function reported(points: readonly SeriesPoint[], kept: readonly TestedChange[]): ChangePoint[] {
   return kept.map((c) => {
     const from = points[c.index - 1]?.id;
     const to = points[c.index]?.id;

@@ -1,10 +1,11 @@
 /**
  * Noise model of a series for change-point detection: a robust scale from first differences, the
- * per-point variance (between-run scatter plus the point's own interval when known), and clipping
- * of isolated outliers against a running median. Pure functions.
+ * per-point variance (between-run scatter plus the point's own interval when known), the stretches
+ * of a series with a noise level of their own, and clipping of isolated outliers against a running
+ * median. Pure functions.
  */
 import { median } from "../stats/descriptive.js";
-import { normalQuantile } from "../stats/distributions.js";
+import { fUpperTail, normalQuantile } from "../stats/distributions.js";
 
 /** 1 / Φ⁻¹(0.75): turns a median absolute deviation into a normal-consistent standard deviation. */
 const MAD_TO_SD = 1.482602218505602;
@@ -51,6 +52,8 @@ export interface NoiseModel {
   sigma: number;
   /** Per-point variance: sigma² + the point's own standard error² (when it has an interval). */
   variance: Float64Array;
+  /** The series' difference variance (differenceSd²), before the points' own errors are taken out. */
+  total: number;
 }
 
 /**
@@ -78,7 +81,7 @@ export function noiseModel(values: readonly number[], ses: readonly (number | un
     const se = ses[i];
     variance[i] = between + (se !== undefined ? se * se : known.length > 0 ? typicalSe2 : 0);
   }
-  return { sigma: Math.sqrt(between), variance };
+  return { sigma: Math.sqrt(between), variance, total };
 }
 
 /** Running median over 2h + 1 points (shrinking symmetrically at the ends); O(n·h log h). */
@@ -107,6 +110,75 @@ export function clipOutliers(
   for (let i = 0; i < values.length; i++) {
     const lim = k * Math.sqrt(variance[i]!);
     out[i] = Math.min(med[i]! + lim, Math.max(med[i]! - lim, values[i]!));
+  }
+  return out;
+}
+
+/** Shortest stretch of one noise level, in first differences. */
+const STRETCH_MIN = 12;
+/** Level of the F test that splits a stretch in two of different noise levels (Bonferroni over splits). */
+const STRETCH_ALPHA = 0.001;
+/** Squared differences are winsorized at this many difference SDs: a step's own difference is not noise. */
+const STRETCH_CLIP = 4;
+/**
+ * Consecutive squared first differences of white noise are correlated (0.25), so a sum of m of
+ * them is worth about m / 1.5 independent ones: the F test's degrees of freedom per difference.
+ */
+const DIFF_DF = 1 / 1.5;
+
+/**
+ * Stretches of one noise level (a variance change): binary segmentation of the squared first
+ * differences, winsorized at STRETCH_CLIP × the series' difference SD (√`total`). Each stretch is
+ * split where the two sides' likelihood ratio is largest, when an F test of their mean squares,
+ * Bonferroni-corrected over the split positions, is below STRETCH_ALPHA. Returns the boundaries
+ * (each the first point of a new stretch).
+ */
+export function noiseStretches(values: readonly number[], total: number): number[] {
+  const n = values.length;
+  const cap = STRETCH_CLIP ** 2 * 2 * total;
+  const c = new Float64Array(n); // c[i]: Σ of the first i squared differences (ending at points 1..i)
+  for (let i = 1; i < n; i++) c[i] = c[i - 1]! + Math.min(cap, (values[i]! - values[i - 1]!) ** 2);
+  const mean = (a: number, b: number) => (c[b]! - c[a]!) / (b - a);
+  const out: number[] = [];
+  const split = (a: number, b: number): void => {
+    const m = b - a;
+    const all = m * Math.log(mean(a, b));
+    let best = 0;
+    let at = -1;
+    for (let k = a + STRETCH_MIN; k <= b - STRETCH_MIN; k++) {
+      const lr = all - (k - a) * Math.log(mean(a, k)) - (b - k) * Math.log(mean(k, b));
+      if (lr > best) {
+        best = lr;
+        at = k;
+      }
+    }
+    if (at < 0) return;
+    const [l, r] = [mean(a, at), mean(at, b)];
+    const [d1, d2] = [(at - a) * DIFF_DF, (b - at) * DIFF_DF];
+    const tail = l > r ? fUpperTail(l / r, d1, d2) : fUpperTail(r / l, d2, d1);
+    if (2 * tail * (m - 2 * STRETCH_MIN + 1) > STRETCH_ALPHA) return;
+    split(a, at);
+    out.push(at);
+    split(at, b);
+  };
+  split(0, n - 1);
+  return out;
+}
+
+/**
+ * The per-point variances with each stretch of its own noise level (noiseStretches) scaled by its
+ * difference variance over the series' (`noise.total`): a noisier stretch gets its larger variance,
+ * a quieter one its smaller. `noise.variance` itself when the series has one noise level.
+ */
+export function stretchVariance(values: readonly number[], noise: NoiseModel): Float64Array {
+  if (!(noise.total > 0)) return noise.variance;
+  const bounds = noiseStretches(values, noise.total);
+  if (bounds.length === 0) return noise.variance;
+  const out = new Float64Array(noise.variance);
+  const edges = [0, ...bounds, values.length];
+  for (let k = 0; k + 1 < edges.length; k++) {
+    const ratio = differenceSd(values.slice(edges[k], edges[k + 1])) ** 2 / noise.total;
+    for (let i = edges[k]!; i < edges[k + 1]!; i++) out[i]! *= Math.max(ratio, 1e-6);
   }
   return out;
 }

@@ -9,7 +9,7 @@
  * measured around the fine segmentation PELT proposed, so a level shift not (or no longer) in the
  * model does not pass for autocorrelation.
  */
-import { normalPdf, normalQuantile, regularizedIncompleteBeta, studentTCdf } from "../stats/distributions.js";
+import { fUpperTail, normalPdf, normalQuantile, studentTCdf } from "../stats/distributions.js";
 import type { LagSums, SegmentSummary, SegmentSums } from "./segments.js";
 
 export interface ShiftTest {
@@ -38,13 +38,6 @@ export interface DispersionPrior {
  * their ratio at this level. A noisier stretch (a variance change, an oscillation) keeps its own.
  */
 const PRIOR_AGREE = 0.2;
-
-/** P(F > f) for F with (d1, d2) degrees of freedom. */
-export function fUpperTail(f: number, d1: number, d2: number): number {
-  if (!(f > 0)) return 1;
-  if (!Number.isFinite(f)) return 0;
-  return regularizedIncompleteBeta(d2 / (d2 + d1 * f), d2 / 2, d1 / 2, (d1 * f) / (d2 + d1 * f));
-}
 
 /**
  * A change position was chosen as the best of the L − 2m + 1 places in the tested span, which

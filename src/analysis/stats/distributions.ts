@@ -120,6 +120,13 @@ export function regularizedIncompleteBeta(
   return 1 - (Math.exp(lnFront) * betaContinuedFraction(y, b, a)) / b;
 }
 
+/** P(F > f) for F with (d1, d2) degrees of freedom. */
+export function fUpperTail(f: number, d1: number, d2: number): number {
+  if (!(f > 0)) return 1;
+  if (!Number.isFinite(f)) return 0;
+  return regularizedIncompleteBeta(d2 / (d2 + d1 * f), d2 / 2, d1 / 2, (d1 * f) / (d2 + d1 * f));
+}
+
 /** Regularized lower incomplete gamma P(a, x) (series) for x < a + 1. */
 function gammaPSeries(a: number, x: number): number {
   let ap = a;
