@@ -3,9 +3,11 @@
  * ab`, the action's ab mode), the gate request (src/entry/options/gate-request.ts: `perfgate compare`,
  * `perfgate ab`, the action), the compare request (src/entry/options/compare-request.ts: `perfgate
  * compare`, holding its gate request), the run request (src/entry/options/run-request.ts: `perfgate
- * run`) and the bisect request (src/entry/options/bisect-request.ts: `perfgate bisect`), each checked as
- * a whole and mapped in one place; the commands and the action hand the engines only what a
- * mapping made.
+ * run`), the bisect request (src/entry/options/bisect-request.ts: `perfgate bisect`), the pages
+ * request (src/entry/options/pages-request.ts: `perfgate pages`, the action's `pages-dir`), the
+ * doctor request (src/entry/options/doctor-request.ts: `perfgate doctor`) and the report request
+ * (src/entry/options/report-request.ts: `perfgate report`), each checked as a whole and mapped in
+ * one place; the commands and the action hand the engines only what a mapping made.
  */
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -21,8 +23,12 @@ import {
   parseConfidence,
   parseEngines,
 } from "../src/entry/options/compare-request.js";
+import { type DoctorRequest, doctorOptions, doctorRequest } from "../src/entry/options/doctor-request.js";
 import { gateOptions, gateRequest } from "../src/entry/options/gate-request.js";
+import { type PagesRequest, pagesRequest, siteOptions } from "../src/entry/options/pages-request.js";
+import { type ReportRequest, reportOptions, reportRequest } from "../src/entry/options/report-request.js";
 import { type RunRequest, runOptions, runRequest } from "../src/entry/options/run-request.js";
+import { detector } from "../src/output/pages/detector.js";
 import type { PinnedDefaults } from "../src/results/schema.js";
 import { UsageError } from "../src/util/errors.js";
 import { memoryLogger } from "../src/util/log.js";
@@ -376,10 +382,118 @@ describe("the bisect request", () => {
   });
 });
 
+describe("the pages request", () => {
+  const asked: PagesRequest = { out: "site", thresholdPct: 5 };
+
+  it("maps onto the site's options: the detector added, title and baselines only when given", () => {
+    expect(siteOptions(pagesRequest(asked))).toEqual({ out: "site", detect: detector, thresholdPct: 5 });
+    expect(
+      siteOptions(pagesRequest({ ...asked, title: "perfgate trends", baselines: ["MariaDB 10.11.5"] })),
+    ).toEqual({
+      out: "site",
+      detect: detector,
+      thresholdPct: 5,
+      title: "perfgate trends",
+      baselines: ["MariaDB 10.11.5"],
+    });
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => pagesRequest({ ...asked, out: "" })).toThrow(/^pages request: out: /);
+    expect(() => pagesRequest({ ...asked, thresholdPct: 0 })).toThrow(/^pages request: thresholdPct: /);
+    expect(() => pagesRequest({ ...asked, baselines: [] })).toThrow(/^pages request: baselines: /);
+    expect(() => pagesRequest({ ...asked, title: 1 } as never)).toThrow(/^pages request: title: /);
+    expect(() => pagesRequest({ out: "site" } as never)).toThrow(/^pages request: thresholdPct: /);
+    expect(() => pagesRequest({ ...asked, detect: detector } as PagesRequest)).toThrow(
+      /^pages request: \(request\): .*detect/,
+    );
+  });
+});
+
+describe("the doctor request", () => {
+  const asked: DoctorRequest = {
+    probe: true,
+    probeServer: "mariadb@11.4.5",
+    probeSeconds: 10,
+    json: false,
+    strict: false,
+  };
+  const log = memoryLogger();
+  const signal = new AbortController().signal;
+  const env = { PERFGATE_CACHE_DIR: "/cache" };
+
+  it("maps onto runDoctor's arguments: the cache's disk and the probe's options, or no probe", () => {
+    expect(doctorOptions(doctorRequest(asked), { log, signal }, env)).toEqual({
+      diskPath: "/cache",
+      probe: { server: "mariadb@11.4.5", seconds: 10, log, signal },
+    });
+    const cached = doctorOptions(doctorRequest({ ...asked, probeServer: null, cacheDir: "/c" }), {
+      log,
+      signal,
+    });
+    expect(cached).toEqual({
+      diskPath: "/c",
+      probe: { server: null, seconds: 10, log, signal, cacheDir: "/c" },
+    });
+    expect(doctorOptions(doctorRequest({ ...asked, probe: false }), { log, signal }, env)).toEqual({
+      diskPath: "/cache",
+      probe: null,
+    });
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => doctorRequest({ ...asked, probeSeconds: 2 })).toThrow(/^doctor request: probeSeconds: /);
+    expect(() => doctorRequest({ ...asked, probeSeconds: 601 })).toThrow(/^doctor request: probeSeconds: /);
+    expect(() => doctorRequest({ ...asked, probeSeconds: 2.5 })).toThrow(/^doctor request: probeSeconds: /);
+    expect(() => doctorRequest({ ...asked, cacheDir: "" })).toThrow(/^doctor request: cacheDir: /);
+    expect(() => doctorRequest({ ...asked, probeServer: undefined } as never)).toThrow(
+      /^doctor request: probeServer: /,
+    );
+    expect(() => doctorRequest({ ...asked, strict: undefined } as never)).toThrow(
+      /^doctor request: strict: /,
+    );
+    expect(() => doctorRequest({ ...asked, seconds: 10 } as DoctorRequest)).toThrow(
+      /^doctor request: \(request\): .*seconds/,
+    );
+  });
+});
+
+describe("the report request", () => {
+  const asked: ReportRequest = { file: "ab.json", format: "markdown", degradation: { min_drop_pct: 10 } };
+
+  it("maps onto the gate's options (judging nothing) and the run report's: the degradation settings once", () => {
+    expect(reportOptions(reportRequest(asked))).toEqual({
+      gate: { degradation: { min_drop_pct: 10 }, failOnRegression: false },
+      run: { degradation: { min_drop_pct: 10 } },
+    });
+    expect(reportRequest({ ...asked, format: "text", out: "r.txt", degradation: {} })).toEqual({
+      file: "ab.json",
+      format: "text",
+      out: "r.txt",
+      degradation: {},
+    });
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => reportRequest({ ...asked, format: "json" as never })).toThrow(/^report request: format: /);
+    expect(() => reportRequest({ ...asked, out: "" })).toThrow(/^report request: out: /);
+    expect(() => reportRequest({ ...asked, file: undefined } as never)).toThrow(/^report request: file: /);
+    expect(() => reportRequest({ ...asked, degradation: { min_drop_pct: "10" } as never })).toThrow(
+      /^report request: degradation: is not a set of degradation settings/,
+    );
+    expect(() => reportRequest({ ...asked, failOnRegression: true } as ReportRequest)).toThrow(
+      /^report request: \(request\): .*failOnRegression/,
+    );
+  });
+});
+
 /**
  * The engines' entry points, each with the position of its options argument: the commands and the
- * action call them only with a request's mapping. The gate (`compareGate`) judges what `perfgate
- * compare` and the action compare; its options are the gate request's mapping.
+ * action call them only with a request's mapping. The gate (`compareGate`, and `abGate` over an A/B
+ * run's results) judges what `perfgate compare`, `perfgate ab`, `perfgate report` and the action
+ * compare; its options are the gate request's or the report request's mapping. `writeSite` writes
+ * the trend site (`perfgate pages`, the action's `pages-dir`), `runDoctor` checks the host and
+ * probes its noise (`perfgate doctor`; the options checked are the probe's).
  */
 const ENGINES: Readonly<Record<string, number>> = {
   runWorkload: 0,
@@ -388,31 +502,63 @@ const ENGINES: Readonly<Record<string, number>> = {
   runAb: 0,
   runAbLikeForLike: 0,
   compareGate: 1,
+  abGate: 2,
+  writeSite: 1,
+  runDoctor: 1,
 };
-const MAPPINGS = ["runOptions", "bisectRunOptions", "abRunOptions", "gateOptions"];
+const MAPPINGS = [
+  "runOptions",
+  "bisectRunOptions",
+  "abRunOptions",
+  "gateOptions",
+  "siteOptions",
+  "doctorOptions",
+  "reportOptions",
+];
 /**
  * what a caller adds to a mapping's options: the measuring wiring and the state of the run being
- * judged (why an A/B is incomplete), which are not options
+ * judged (why an A/B is incomplete, the exit code of the run that measured), which are not options
  */
-const ADDED = ["modes", "incomplete"];
+const ADDED = ["modes", "incomplete", "runExitCode"];
 
 /**
  * The calls of an engine in a source whose options argument is written out field by field (an
- * object literal other than a mapping's options spread, with at most the wiring added), as
- * `name:line`.
+ * object literal other than a mapping's options spread, with at most the wiring added; either
+ * branch of a conditional), as `name:line`. A spread of a `const` holding a mapping's options
+ * (`const judged = gateOptions(...)`) counts as the mapping's.
  */
 function handMappedCalls(code: string, name: string): string[] {
   const sf = ts.createSourceFile(name, code, ts.ScriptTarget.Latest, true);
   const out: string[] = [];
   const isMapping = (e: ts.Expression) =>
     ts.isCallExpression(e) && ts.isIdentifier(e.expression) && MAPPINGS.includes(e.expression.text);
-  const mapped = (p: ts.ObjectLiteralElementLike) => ts.isSpreadAssignment(p) && isMapping(p.expression);
+  const held = new Set<string>();
+  const collect = (n: ts.Node): void => {
+    if (
+      ts.isVariableDeclaration(n) &&
+      ts.isIdentifier(n.name) &&
+      n.initializer !== undefined &&
+      isMapping(n.initializer) &&
+      ts.isVariableDeclarationList(n.parent) &&
+      (n.parent.flags & ts.NodeFlags.Const) !== 0
+    )
+      held.add(n.name.text);
+    ts.forEachChild(n, collect);
+  };
+  collect(sf);
+  const mapping = (e: ts.Expression) => isMapping(e) || (ts.isIdentifier(e) && held.has(e.text));
+  const mapped = (p: ts.ObjectLiteralElementLike) => ts.isSpreadAssignment(p) && mapping(p.expression);
   const added = (p: ts.ObjectLiteralElementLike) =>
     p.name !== undefined && ts.isIdentifier(p.name) && ADDED.includes(p.name.text);
-  const byHand = (arg: ts.Expression | undefined) =>
-    arg !== undefined &&
-    ts.isObjectLiteralExpression(arg) &&
-    !(arg.properties.some(mapped) && arg.properties.every((p) => mapped(p) || added(p)));
+  const byHand = (arg: ts.Expression | undefined): boolean => {
+    if (arg === undefined) return false;
+    if (ts.isParenthesizedExpression(arg)) return byHand(arg.expression);
+    if (ts.isConditionalExpression(arg)) return byHand(arg.whenTrue) || byHand(arg.whenFalse);
+    return (
+      ts.isObjectLiteralExpression(arg) &&
+      !(arg.properties.some(mapped) && arg.properties.every((p) => mapped(p) || added(p)))
+    );
+  };
   const visit = (n: ts.Node): void => {
     if (
       ts.isCallExpression(n) &&
@@ -435,7 +581,7 @@ describe("the commands and the action hand the engines a request's mapping", () 
     ...sourceFiles(join(root, "src/entry/action")),
   ];
 
-  it("no call of the run, bisect or A/B engine or of the gate lists its options by hand", () => {
+  it("no call of the run, bisect or A/B engine, of the gate, the site or the doctor lists its options by hand", () => {
     expect(entries.length).toBeGreaterThan(10);
     const found = entries.flatMap((f) => handMappedCalls(readFileSync(f, "utf8"), relative(root, f)));
     expect(found).toEqual([]);
@@ -454,5 +600,31 @@ describe("the commands and the action hand the engines a request's mapping", () 
       "compareGate(sets, { ...gateOptions(request), incomplete: measured.incomplete });",
     ].join("\n");
     expect(handMappedCalls(code, "x.ts")).toEqual(["x.ts:1", "x.ts:2", "x.ts:3", "x.ts:6", "x.ts:7"]);
+  });
+
+  it("the same for the site, the doctor's probe and the A/B gate, a mapping held in a const included", () => {
+    const code = [
+      "writeSite(runs, { out: o.out, detect: detector, thresholdPct: o.threshold });",
+      "writeSite(runs, siteOptions(pagesRequest({ out, thresholdPct })));",
+      "await runDoctor(dir, o.probe ? { server, seconds, log, signal } : null, reader);",
+      "await runDoctor(diskPath, probe, reader);",
+      "abGate(doc.ab, file, { degradation, failOnRegression: false });",
+      "abGate(doc.ab, file, rendering.gate);",
+      "const judged = gateOptions(gateRequest(asked));",
+      "abGate(results, file, { ...judged, runExitCode: exitCode });",
+      "let loose = gateOptions(gateRequest(asked));",
+      "abGate(results, file, { ...loose, runExitCode: exitCode });",
+      "const byHand = { degradation, failOnRegression: false };",
+      "abGate(results, file, { ...byHand, runExitCode: exitCode });",
+      "abGate(results, file, { ...judged, degradation: {} });",
+    ].join("\n");
+    expect(handMappedCalls(code, "x.ts")).toEqual([
+      "x.ts:1",
+      "x.ts:3",
+      "x.ts:5",
+      "x.ts:10",
+      "x.ts:12",
+      "x.ts:13",
+    ]);
   });
 });

@@ -26,6 +26,7 @@ import { readTextFile } from "../../util/documents.js";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { plural } from "../../util/plural.js";
+import { pagesRequest, siteOptions } from "../options/pages-request.js";
 import type { ActionConfig } from "./config.js";
 
 /** git reads an HTTP auth header for the server from GIT_CONFIG_* (nothing on a command line). */
@@ -100,11 +101,10 @@ export async function recordHistory(
   const runs = loadAllRuns(store);
   if (summary) await writeDigest(runs);
   if (config.pagesDir !== null) {
-    const s = writeSite(runs, {
-      out: config.pagesDir,
-      detect: detector,
-      thresholdPct: config.thresholdPct,
-    });
+    const s = writeSite(
+      runs,
+      siteOptions(pagesRequest({ out: config.pagesDir, thresholdPct: config.thresholdPct })),
+    );
     log.info(
       `trend site: ${config.pagesDir} (${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")})`,
     );

@@ -2,11 +2,11 @@
 import type { Command } from "commander";
 import { hasFail, renderDoctor, runDoctor } from "../../measuring/doctor/doctor.js";
 import { HOST_ROOT_ENV, hostReader, hostRoot } from "../../measuring/host/reader.js";
-import { cacheRoot } from "../../servers/cache.js";
 import { consoleLogger } from "../../util/log.js";
 import { writeOut } from "../../util/terminal.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import { CACHE_DIR } from "../options/definitions.js";
+import { doctorOptions, doctorRequest } from "../options/doctor-request.js";
 import { wholeNumber } from "../options/values.js";
 
 interface DoctorFlags {
@@ -43,25 +43,21 @@ export function registerDoctorCommand(
     )
     .addOption(cliOption(CACHE_DIR))
     .action(async (o: DoctorFlags) => {
-      const seconds = o.probeSeconds;
+      const request = doctorRequest({
+        probe: o.probe,
+        probeServer: o.probeServer === "none" ? null : o.probeServer,
+        probeSeconds: o.probeSeconds,
+        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+        json: o.json === true,
+        strict: o.strict === true,
+      });
       const log = consoleLogger();
       const interrupt = deps.interruptController();
       try {
-        const rec = await runDoctor(
-          o.cacheDir ?? cacheRoot(),
-          o.probe
-            ? {
-                server: o.probeServer === "none" ? null : o.probeServer,
-                seconds,
-                log,
-                signal: interrupt.signal,
-                ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-              }
-            : null,
-          hostReader(hostRoot()),
-        );
-        writeOut(o.json ? `${JSON.stringify(rec, null, 2)}\n` : `${renderDoctor(rec)}\n`);
-        if (o.strict && hasFail(rec)) process.exitCode = 1;
+        const { diskPath, probe } = doctorOptions(request, { log, signal: interrupt.signal });
+        const rec = await runDoctor(diskPath, probe, hostReader(hostRoot()));
+        writeOut(request.json ? `${JSON.stringify(rec, null, 2)}\n` : `${renderDoctor(rec)}\n`);
+        if (request.strict && hasFail(rec)) process.exitCode = 1;
       } finally {
         interrupt.dispose();
       }

@@ -45,6 +45,12 @@ import {
   WORK_DIR,
   WORKLOAD,
 } from "../options/definitions.js";
+import {
+  REPORT_FORMATS,
+  type ReportRequest,
+  reportOptions,
+  reportRequest,
+} from "../options/report-request.js";
 import { type RunRequest, runOptions, runRequest } from "../options/run-request.js";
 import { degradationOptions } from "../options/values.js";
 import { registerAbCommand, stockFileOf, withLikeForLike } from "./ab-command.js";
@@ -269,7 +275,31 @@ function registerRunCommand(program: Command): void {
     .action(runCommandAction);
 }
 
-const REPORT_FORMAT = FORMAT(["markdown", "text"] as const);
+const REPORT_FORMAT = FORMAT(REPORT_FORMATS);
+
+/** The report the request asks for: a bisect's, an A/B run's (through the gate, judging nothing) or a run's. */
+function reportText(request: ReportRequest): string {
+  const { file, format } = request;
+  if (schemaOf(file) === "perfgate/bisect") return bisectReport(file, format);
+  const rendering = reportOptions(request);
+  const doc = readResultsDocument(file);
+  if (doc.kind !== "ab") {
+    return format === "markdown"
+      ? renderMarkdown(doc.results, rendering.run)
+      : renderTerminal(doc.results, rendering.run);
+  }
+  // The gate's report without a gate: `report` only shows.
+  let gate = abGate(doc.ab, file, rendering.gate);
+  const p = doc.ab.pinned_defaults;
+  if (p !== undefined) {
+    // a like-for-like A/B: the section `ab` printed, from the stock A/B beside it
+    const stockFile = stockFileOf(file, p);
+    const stock =
+      stockFile === null ? null : abGate(readAbResults(stockFile), stockFile, rendering.gate).report;
+    gate = withLikeForLike(gate, stockFile === null ? p : { ...p, stock: stockFile }, stock);
+  }
+  return format === "markdown" ? gate.markdown : gate.text;
+}
 
 /** `perfgate report`: the report of a run's or an A/B run's results file. */
 function registerReportCommand(program: Command): void {
@@ -286,41 +316,20 @@ function registerReportCommand(program: Command): void {
       (
         file: string,
         o: {
-          format: "markdown" | "text";
+          format: ReportRequest["format"];
           out?: string;
           degradation?: [keyof DegradationOptions, number][];
         },
       ) => {
         refuseOutputOverInput("--out", o.out, [file]);
-        const degradation = degradationOptions(o.degradation);
-        let text: string;
-        if (schemaOf(file) === "perfgate/bisect") {
-          text = bisectReport(file, o.format);
-        } else {
-          const doc = readResultsDocument(file);
-          if (doc.kind === "ab") {
-            // The gate's report without a gate: `report` only shows.
-            let gate = abGate(doc.ab, file, { degradation, failOnRegression: false });
-            const p = doc.ab.pinned_defaults;
-            if (p !== undefined) {
-              // a like-for-like A/B: the section `ab` printed, from the stock A/B beside it
-              const stockFile = stockFileOf(file, p);
-              const stock =
-                stockFile === null
-                  ? null
-                  : abGate(readAbResults(stockFile), stockFile, { degradation, failOnRegression: false })
-                      .report;
-              gate = withLikeForLike(gate, stockFile === null ? p : { ...p, stock: stockFile }, stock);
-            }
-            text = o.format === "markdown" ? gate.markdown : gate.text;
-          } else {
-            text =
-              o.format === "markdown"
-                ? renderMarkdown(doc.results, { degradation })
-                : renderTerminal(doc.results, { degradation });
-          }
-        }
-        if (o.out) writeFileAtomic(o.out, text);
+        const request = reportRequest({
+          file,
+          format: o.format,
+          ...(o.out ? { out: o.out } : {}),
+          degradation: degradationOptions(o.degradation),
+        });
+        const text = reportText(request);
+        if (request.out) writeFileAtomic(request.out, text);
         else writeOut(`${text}\n`);
       },
     );

@@ -17,6 +17,7 @@ import { plural } from "../../util/plural.js";
 import { writeOut } from "../../util/terminal.js";
 import { acceptFormerNames, cliOption, flagParser } from "../options/commander.js";
 import { BASE_ENGINE, FORMAT, OUT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
+import { pagesRequest, siteOptions } from "../options/pages-request.js";
 import { parseAge } from "../options/values.js";
 import { repoOption, storeOption } from "./history-commands.js";
 
@@ -82,16 +83,16 @@ export function registerPagesCommands(program: Command, history: Command): void 
       title: string;
     }) => {
       const runs = loadAllRuns(parseStore(o.store, o.repo));
-      const t0 = Date.now();
-      const s = writeSite(runs, {
+      const request = pagesRequest({
         out: o.out,
-        detect: detector,
         thresholdPct: o.threshold,
         title: o.title,
         ...(o.baseEngine ? { baselines: o.baseEngine } : {}),
       });
+      const t0 = Date.now();
+      const s = writeSite(runs, siteOptions(request));
       writeOut(
-        `site: ${resolve(o.out)}/index.html — ${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")}, ${plural(s.matrices, "version matrix", "version matrices")}, ${plural(s.files, "data file")} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+        `site: ${resolve(request.out)}/index.html — ${plural(s.runs, "run")}, ${plural(s.cells, "cell")}, ${plural(s.changes, "change point")}, ${plural(s.matrices, "version matrix", "version matrices")}, ${plural(s.files, "data file")} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
       );
     },
   );

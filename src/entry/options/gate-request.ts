@@ -13,6 +13,12 @@ import type { GateOptions } from "../../gate/gate.js";
 import { checkedRequest } from "./request.js";
 import { thresholdConfig } from "./values.js";
 
+/** Degradation detector settings (`--degradation`, parsed): name → number; also `report`'s. */
+export const DegradationSchema = z.custom<DegradationOptions>(
+  (v) => typeof v === "object" && v !== null && Object.values(v).every((n) => typeof n === "number"),
+  { error: "is not a set of degradation settings (name → number)" },
+);
+
 export const GateRequestSchema = z.strictObject({
   thresholdPct: z.number().positive(),
   thresholdMetric: z.array(z.tuple([z.enum(METRIC_NAMES), z.number().positive()])),
@@ -21,10 +27,7 @@ export const GateRequestSchema = z.strictObject({
   failOnRegression: z.boolean(),
   allowMismatch: z.boolean(),
   /** degradation detector settings on top of the workload's `degradation:` section */
-  degradation: z.custom<DegradationOptions>(
-    (v) => typeof v === "object" && v !== null && Object.values(v).every((n) => typeof n === "number"),
-    { error: "is not a set of degradation settings (name → number)" },
-  ),
+  degradation: DegradationSchema,
   /** compare only: the engines others are compared with, the heads kept, the metrics, the level */
   baselines: z.array(z.string()).optional(),
   engines: z.array(z.string().min(1)).min(1).optional(),
