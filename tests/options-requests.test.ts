@@ -2,19 +2,40 @@
  * The typed requests the commands build: the A/B request (src/entry/options/ab-request.ts: `perfgate
  * ab`, the action's ab mode), the gate request (src/entry/options/gate-request.ts: `perfgate compare`,
  * `perfgate ab`, the action), the compare request (src/entry/options/compare-request.ts: `perfgate
- * compare`, holding its gate request), the run request (src/entry/options/run-request.ts: `perfgate
- * run`), the bisect request (src/entry/options/bisect-request.ts: `perfgate bisect`), the pages
- * request (src/entry/options/pages-request.ts: `perfgate pages`, the action's `pages-dir`), the
- * doctor request (src/entry/options/doctor-request.ts: `perfgate doctor`) and the report request
- * (src/entry/options/report-request.ts: `perfgate report`), each checked as a whole and mapped in
- * one place; the commands and the action hand the engines only what a mapping made.
+ * compare`, holding its gate request and its history base), the run request
+ * (src/entry/options/run-request.ts: `perfgate run`), the bisect request
+ * (src/entry/options/bisect-request.ts: `perfgate bisect`), the pages request
+ * (src/entry/options/pages-request.ts: `perfgate pages`, the action's `pages-dir`), the doctor
+ * request (src/entry/options/doctor-request.ts: `perfgate doctor`), the report request
+ * (src/entry/options/report-request.ts: `perfgate report`), the change-point requests
+ * (src/entry/options/changes-request.ts: `perfgate changes`, `history changes`, `history digest`,
+ * one detector schema) and the history baseline request (src/entry/options/history-base-request.ts,
+ * the history base compare shares), each checked as a whole and mapped in one place; the commands
+ * and the action hand the engines only what a mapping made.
  */
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_CHANGE_OPTIONS } from "../src/analysis/changes/index.js";
 import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../src/entry/options/ab-request.js";
 import { type BisectRequest, bisectRequest, bisectRunOptions } from "../src/entry/options/bisect-request.js";
+import {
+  type ChangeDetectorFlags,
+  type ChangesRequest,
+  changeDetectorRequest,
+  changeOptions,
+  changesRequest,
+  DEFAULT_DETECTOR,
+  type HistoryDigestRequest,
+  historyChangesRequest,
+  historyDigestRequest,
+  parseAlpha,
+  parseMinMagnitude,
+  parseMinSegment,
+  parseUntil,
+  parseWindow,
+} from "../src/entry/options/changes-request.js";
 import {
   type CompareRequest,
   compareFormat,
@@ -25,6 +46,11 @@ import {
 } from "../src/entry/options/compare-request.js";
 import { type DoctorRequest, doctorOptions, doctorRequest } from "../src/entry/options/doctor-request.js";
 import { gateOptions, gateRequest } from "../src/entry/options/gate-request.js";
+import {
+  type HistoryBaselineRequest,
+  historyBaselineRequest,
+  historyBaseQuery,
+} from "../src/entry/options/history-base-request.js";
 import { type PagesRequest, pagesRequest, siteOptions } from "../src/entry/options/pages-request.js";
 import { type ReportRequest, reportOptions, reportRequest } from "../src/entry/options/report-request.js";
 import { type RunRequest, runOptions, runRequest } from "../src/entry/options/run-request.js";
@@ -487,13 +513,198 @@ describe("the report request", () => {
   });
 });
 
+/** The one-line usage error (exit 2) a parser throws for `text`. */
+function refusedBy(parse: (text: string) => unknown, text: string): string {
+  try {
+    parse(text);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error(`expected ${JSON.stringify(text)} to be refused`);
+}
+
+describe("the change detector request (perfgate changes, history changes)", () => {
+  const flags: ChangeDetectorFlags = { alpha: "0.001", minMagnitude: "0", minSegment: "3", window: "100" };
+
+  it("the flags' defaults are the detector's; the mapping is the request over the detector's defaults", () => {
+    expect(changeDetectorRequest(flags)).toEqual(DEFAULT_DETECTOR);
+    expect(changeOptions(DEFAULT_DETECTOR)).toEqual(DEFAULT_CHANGE_OPTIONS);
+    const asked = changeDetectorRequest({
+      alpha: ".01",
+      minMagnitude: " 2.5% ",
+      minSegment: "4",
+      window: "2e1",
+    });
+    expect(asked).toEqual({ alpha: 0.01, minMagnitude: 0.025, minSegment: 4, window: 20 });
+    expect(changeOptions(asked)).toEqual({ ...DEFAULT_CHANGE_OPTIONS, ...asked });
+  });
+
+  it("each flag: the flag, the value and what is accepted; the first bad flag in order is the error", () => {
+    const p = "a probability between 0 and 1, e.g. 0.001";
+    for (const bad of ["0", "1", "-0.1", "abc", "", "1e-3x", "0x1", "Infinity", "1e-400"]) {
+      expect(refusedBy(parseAlpha, bad)).toBe(`--alpha ${bad}: accepted: ${p}`);
+    }
+    expect(parseMinMagnitude("2%")).toBe(0.02);
+    // the value named is the percentage without its sign, as before
+    expect(refusedBy(parseMinMagnitude, "2%%")).toBe(
+      "--min-magnitude 2%: accepted: a percentage >= 0, e.g. 2 or 2%",
+    );
+    for (const bad of ["-1", "x", "1e400"]) {
+      expect(refusedBy(parseMinMagnitude, bad)).toBe(
+        `--min-magnitude ${bad}: accepted: a percentage >= 0, e.g. 2 or 2%`,
+      );
+    }
+    for (const bad of ["0", "1.5", "-2", "two"]) {
+      expect(refusedBy(parseMinSegment, bad)).toBe(`--min-segment ${bad}: accepted: an integer >= 1`);
+    }
+    for (const bad of ["1", "2.5", ""]) {
+      expect(refusedBy(parseWindow, bad)).toBe(`--window ${bad}: accepted: an integer >= 2`);
+    }
+    expect(parseWindow(" 10 ")).toBe(10);
+    expect(refusedBy(() => changeDetectorRequest({ ...flags, alpha: "2", window: "1" }), "")).toMatch(
+      /^--alpha 2:/,
+    );
+  });
+
+  const asked: ChangesRequest = { input: "series.csv", format: "text", detector: { ...DEFAULT_DETECTOR } };
+
+  it("perfgate changes: the input, the report's format and file, the detector", () => {
+    expect(changesRequest({ ...asked, format: "json", out: "c.json" })).toEqual({
+      ...asked,
+      format: "json",
+      out: "c.json",
+    });
+    expect(() => changesRequest({ ...asked, format: "html" as never })).toThrow(/^changes request: format: /);
+    expect(() => changesRequest({ ...asked, out: "" })).toThrow(/^changes request: out: /);
+    expect(() => changesRequest({ ...asked, detector: { ...asked.detector, alpha: 1 } })).toThrow(
+      /^changes request: detector\.alpha: /,
+    );
+    expect(() => changesRequest({ ...asked, detector: { ...asked.detector, minMagnitude: -0.01 } })).toThrow(
+      /^changes request: detector\.minMagnitude: /,
+    );
+    expect(() => changesRequest({ ...asked, detector: { ...asked.detector, minSegment: 1.5 } })).toThrow(
+      /^changes request: detector\.minSegment: /,
+    );
+    expect(() => changesRequest({ ...asked, detector: { ...asked.detector, window: 1 } })).toThrow(
+      /^changes request: detector\.window: /,
+    );
+    expect(() => changesRequest({ ...asked, detector: { ...asked.detector, penalty: 3 } as never })).toThrow(
+      /^changes request: detector: .*penalty/,
+    );
+    expect(() => changesRequest({ ...asked, alpha: 0.01 } as ChangesRequest)).toThrow(
+      /^changes request: \(request\): .*alpha/,
+    );
+  });
+
+  it("history changes: the store, the format and the same detector schema", () => {
+    const fromStore = { store: "git:perf-history", format: "json" as const, detector: DEFAULT_DETECTOR };
+    expect(historyChangesRequest({ ...fromStore, repo: "../server" })).toMatchObject({ repo: "../server" });
+    expect(() => historyChangesRequest({ ...fromStore, store: "" })).toThrow(
+      /^history changes request: store: /,
+    );
+    expect(() => historyChangesRequest({ ...fromStore, format: "markdown" as never })).toThrow(
+      /^history changes request: format: /,
+    );
+    expect(() =>
+      historyChangesRequest({ ...fromStore, detector: { ...DEFAULT_DETECTOR, window: 0 } }),
+    ).toThrow(/^history changes request: detector\.window: /);
+  });
+});
+
+describe("the history digest request", () => {
+  const asked: HistoryDigestRequest = {
+    store: "perf-history",
+    sinceDays: 7,
+    until: new Date("2026-11-27T00:00:00Z"),
+    format: "markdown",
+  };
+
+  it("--until: an ISO 8601 date, default now; else the flag, the value and what is accepted", () => {
+    const now = new Date("2026-11-27T12:00:00Z");
+    expect(parseUntil(undefined, now)).toBe(now);
+    expect(parseUntil("2026-11-20", now).toISOString()).toBe("2026-11-20T00:00:00.000Z");
+    for (const bad of ["notadate", "", "2026-13-45"]) {
+      expect(refusedBy((t) => parseUntil(t, now), bad)).toBe(
+        `--until ${bad}: not a date (accepted: ISO 8601, e.g. 2026-11-27T00:00:00Z)`,
+      );
+    }
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(historyDigestRequest(asked)).toEqual(asked);
+    expect(() => historyDigestRequest({ ...asked, sinceDays: 0 })).toThrow(
+      /^history digest request: sinceDays: /,
+    );
+    expect(() => historyDigestRequest({ ...asked, until: new Date(Number.NaN) })).toThrow(
+      /^history digest request: until: /,
+    );
+    expect(() => historyDigestRequest({ ...asked, until: "2026-11-27" as never })).toThrow(
+      /^history digest request: until: /,
+    );
+    expect(() => historyDigestRequest({ ...asked, format: "comment" as never })).toThrow(
+      /^history digest request: format: /,
+    );
+    expect(() => historyDigestRequest({ ...asked, since: 7 } as HistoryDigestRequest)).toThrow(
+      /^history digest request: \(request\): .*since/,
+    );
+  });
+});
+
+describe("the history baseline request (the history base compare shares)", () => {
+  const asked: HistoryBaselineRequest = {
+    like: "head.json",
+    out: "base.json",
+    base: { store: "git:perf-history", branch: "main", runs: 5, maxAgeDays: 14 },
+  };
+  const head = { name: "head.json", sha256: null, commit: null };
+
+  it("maps onto the pool's query as compare's base does: the store left to the caller", () => {
+    expect(historyBaseQuery(historyBaselineRequest(asked).base, head)).toEqual({
+      branch: "main",
+      runs: 5,
+      maxAgeDays: 14,
+      head,
+    });
+    const all = { ...asked.base, repo: "..", maxAgeDays: null, runnerClass: "ci-4c", allowMismatch: true };
+    expect(historyBaseQuery(all, head)).toEqual({
+      branch: "main",
+      runs: 5,
+      maxAgeDays: null,
+      runnerClass: "ci-4c",
+      allowMismatch: true,
+      head,
+    });
+  });
+
+  it("a field missing, mistyped or unknown is an error naming it", () => {
+    expect(() => historyBaselineRequest({ ...asked, base: { ...asked.base, runs: 0 } })).toThrow(
+      /^history baseline request: base\.runs: /,
+    );
+    expect(() =>
+      historyBaselineRequest({ ...asked, base: { ...asked.base, maxAgeDays: undefined } as never }),
+    ).toThrow(/^history baseline request: base\.maxAgeDays: /);
+    expect(() => historyBaselineRequest({ ...asked, base: { ...asked.base, branch: "" } })).toThrow(
+      /^history baseline request: base\.branch: /,
+    );
+    expect(() => historyBaselineRequest({ ...asked, out: undefined } as never)).toThrow(
+      /^history baseline request: out: /,
+    );
+    expect(() => historyBaselineRequest({ ...asked, store: "x" } as HistoryBaselineRequest)).toThrow(
+      /^history baseline request: \(request\): .*store/,
+    );
+  });
+});
+
 /**
  * The engines' entry points, each with the position of its options argument: the commands and the
  * action call them only with a request's mapping. The gate (`compareGate`, and `abGate` over an A/B
  * run's results) judges what `perfgate compare`, `perfgate ab`, `perfgate report` and the action
  * compare; its options are the gate request's or the report request's mapping. `writeSite` writes
  * the trend site (`perfgate pages`, the action's `pages-dir`), `runDoctor` checks the host and
- * probes its noise (`perfgate doctor`; the options checked are the probe's).
+ * probes its noise (`perfgate doctor`; the options checked are the probe's). The change detector
+ * (`detectChanges`) finds what `perfgate changes` and `history changes` report; its options are the
+ * change detector request's mapping.
  */
 const ENGINES: Readonly<Record<string, number>> = {
   runWorkload: 0,
@@ -505,6 +716,7 @@ const ENGINES: Readonly<Record<string, number>> = {
   abGate: 2,
   writeSite: 1,
   runDoctor: 1,
+  detectChanges: 1,
 };
 const MAPPINGS = [
   "runOptions",
@@ -514,7 +726,14 @@ const MAPPINGS = [
   "siteOptions",
   "doctorOptions",
   "reportOptions",
+  "changeOptions",
 ];
+/**
+ * An engine's defaults, which a hand mapping spreads under the fields it sets (`{
+ * ...DEFAULT_CHANGE_OPTIONS, alpha }`) and then hands on under another name: the request modules
+ * hold them, the commands and the action never name them.
+ */
+const ENGINE_DEFAULTS = ["DEFAULT_CHANGE_OPTIONS"];
 /**
  * what a caller adds to a mapping's options: the measuring wiring and the state of the run being
  * judged (why an A/B is incomplete, the exit code of the run that measured), which are not options
@@ -524,7 +743,7 @@ const ADDED = ["modes", "incomplete", "runExitCode"];
 /**
  * The calls of an engine in a source whose options argument is written out field by field (an
  * object literal other than a mapping's options spread, with at most the wiring added; either
- * branch of a conditional), as `name:line`. A spread of a `const` holding a mapping's options
+ * branch of a conditional), and every naming of an engine's defaults, as `name:line`. A spread of a `const` holding a mapping's options
  * (`const judged = gateOptions(...)`) counts as the mapping's.
  */
 function handMappedCalls(code: string, name: string): string[] {
@@ -568,6 +787,8 @@ function handMappedCalls(code: string, name: string): string[] {
       if (byHand(n.arguments[ENGINES[n.expression.text]!]))
         out.push(`${name}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
     }
+    if (ts.isIdentifier(n) && ENGINE_DEFAULTS.includes(n.text))
+      out.push(`${name}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -581,7 +802,7 @@ describe("the commands and the action hand the engines a request's mapping", () 
     ...sourceFiles(join(root, "src/entry/action")),
   ];
 
-  it("no call of the run, bisect or A/B engine, of the gate, the site or the doctor lists its options by hand", () => {
+  it("no call of the run, bisect or A/B engine, of the gate, the site, the doctor or the change detector lists its options by hand", () => {
     expect(entries.length).toBeGreaterThan(10);
     const found = entries.flatMap((f) => handMappedCalls(readFileSync(f, "utf8"), relative(root, f)));
     expect(found).toEqual([]);
@@ -598,8 +819,22 @@ describe("the commands and the action hand the engines a request's mapping", () 
       "compareGate(sets, { ...gateOptions(request.gate), confidence: 0.99 });",
       "compareGate(sets, gateOptions(request.gate));",
       "compareGate(sets, { ...gateOptions(request), incomplete: measured.incomplete });",
+      "detectChanges(s.points, { alpha: numberFlag(o.alpha), window: 100 });",
+      "detectChanges(s.points, { ...changeOptions(request.detector), minSegment: 1 });",
+      "detectChanges(s.points, changeOptions(request.detector));",
+      "const options = { ...DEFAULT_CHANGE_OPTIONS, alpha }; detectChanges(s.points, options);",
+      "detectChanges(points);",
     ].join("\n");
-    expect(handMappedCalls(code, "x.ts")).toEqual(["x.ts:1", "x.ts:2", "x.ts:3", "x.ts:6", "x.ts:7"]);
+    expect(handMappedCalls(code, "x.ts")).toEqual([
+      "x.ts:1",
+      "x.ts:2",
+      "x.ts:3",
+      "x.ts:6",
+      "x.ts:7",
+      "x.ts:10",
+      "x.ts:11",
+      "x.ts:13",
+    ]);
   });
 
   it("the same for the site, the doctor's probe and the A/B gate, a mapping held in a const included", () => {

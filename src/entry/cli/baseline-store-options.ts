@@ -7,13 +7,17 @@
 import type { Command } from "commander";
 import { fairnessSideOf } from "../../analysis/compare/fairness.js";
 import { fromImport, type MeasurementSet, setKind } from "../../analysis/compare/model.js";
-import { baselineFromStore, type HistoryBaseline, headIdentity } from "../../output/history/baseline.js";
-import { describeStore, parseStore } from "../../output/history/store.js";
+import {
+  type BaselineHead,
+  baselineFromStore,
+  type HistoryBaseline,
+  headIdentity,
+} from "../../output/history/baseline.js";
+import { describeStore, parseStore, type StoreRef } from "../../output/history/store.js";
 import { loadMeasurements } from "../../results/interop/load.js";
 import { readTextFile } from "../../util/documents.js";
 import { OptionError, UsageError, UserError } from "../../util/errors.js";
 import { cliOption } from "../options/commander.js";
-import type { HistoryBase } from "../options/compare-request.js";
 import {
   HISTORY_BASE_DEFAULTS,
   HISTORY_BRANCH,
@@ -23,6 +27,7 @@ import {
   RUNNER_CLASS,
   STORE,
 } from "../options/definitions.js";
+import { type HistoryBase, historyBaseQuery } from "../options/history-base-request.js";
 import { maxAgeDays } from "../options/values.js";
 
 export interface BaselineStoreFlags {
@@ -120,6 +125,21 @@ export function storeBaselineSet(store: string, b: HistoryBaseline): Measurement
   return fromImport(b.set, `history ${store}`);
 }
 
+/**
+ * The base a history-base request asks for, pooled for the head in `headFile` from `store` (the
+ * request's, opened): the one path of `compare --base-from-history` and `history baseline` from
+ * the request to the pooled runs.
+ */
+export function pooledFromStore(
+  store: StoreRef,
+  headFile: string,
+  head: BaselineHead,
+  q: HistoryBase,
+): HistoryBaseline {
+  const identity = headIdentity(headFile, readTextFile(headFile));
+  return baselineFromStore(store, head, historyBaseQuery(q, identity));
+}
+
 /** Base (pooled from the store) and head measurement sets for `compare --base-from-history`. */
 export function loadWithStoreBaseline(headFile: string, q: HistoryBase): MeasurementSet[] {
   const head = loadMeasurements(headFile);
@@ -130,10 +150,7 @@ export function loadWithStoreBaseline(headFile: string, q: HistoryBase): Measure
   }
   const store = parseStore(q.store, q.repo);
   try {
-    const b = baselineFromStore(store, fairnessSideOf(head.document), {
-      ...q,
-      head: headIdentity(headFile, readTextFile(headFile)),
-    });
+    const b = pooledFromStore(store, headFile, fairnessSideOf(head.document), q);
     return [storeBaselineSet(describeStore(store), b), head];
   } catch (err) {
     throw asBaselineStoreError(err);

@@ -1,18 +1,14 @@
 /**
  * `perfgate changes <input>`: change points (sustained mean shifts) of one or more series, as
  * JSON, text or Markdown. The input kinds are pluggable (ChangesInput): the first kind that
- * accepts the path reads it into named series; a plain CSV series is the fallback. Bad input and
- * bad option values print one line and exit 2.
+ * accepts the path reads it into named series; a plain CSV series is the fallback. The flags are
+ * read into a changes request (src/entry/options/changes-request.ts), whose parsers word bad option
+ * values (one line, exit 2); bad input prints one line and exits 1.
  */
 import { readFileSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { parseSeriesCsv } from "../../analysis/changes/csv.js";
-import {
-  type ChangeOptions,
-  DEFAULT_CHANGE_OPTIONS,
-  detectChanges,
-  type SeriesPoint,
-} from "../../analysis/changes/index.js";
+import { detectChanges, type SeriesPoint } from "../../analysis/changes/index.js";
 import {
   CHANGE_FORMATS,
   type ChangeFormat,
@@ -21,8 +17,17 @@ import {
   searchSummary,
 } from "../../analysis/changes/report.js";
 import { writeFileAtomic } from "../../results/store.js";
-import { UsageError, UserError } from "../../util/errors.js";
+import { UserError } from "../../util/errors.js";
 import { writeOut } from "../../util/terminal.js";
+import {
+  type ChangeDetectorFlags,
+  type ChangeDetectorRequest,
+  type ChangesRequest,
+  changeDetectorRequest,
+  changeOptions,
+  changesRequest,
+  DEFAULT_DETECTOR,
+} from "../options/changes-request.js";
 import { cliOption } from "../options/commander.js";
 import { FORMAT, OUT } from "../options/definitions.js";
 
@@ -56,35 +61,16 @@ export const csvSeriesInput: ChangesInput = {
 /** The input kinds tried in order (more specific kinds go before the CSV fallback). */
 export const CHANGES_INPUTS: ChangesInput[] = [csvSeriesInput];
 
-interface ChangesFlags {
+interface ChangesFlags extends ChangeDetectorFlags {
   format: ChangeFormat;
   out?: string;
-  alpha: string;
-  minMagnitude: string;
-  minSegment: string;
-  window: string;
 }
 
-function numberFlag(flag: string, text: string, ok: (v: number) => boolean, accepted: string): number {
-  const v = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(v) || !ok(v)) throw new UsageError(`${flag} ${text}: accepted: ${accepted}`);
-  return v;
-}
-
-function optionsOf(o: ChangesFlags): ChangeOptions {
-  const pct = o.minMagnitude.trim().replace(/%$/, "");
-  return {
-    ...DEFAULT_CHANGE_OPTIONS,
-    alpha: numberFlag("--alpha", o.alpha, (v) => v > 0 && v < 1, "a probability between 0 and 1, e.g. 0.001"),
-    minMagnitude: numberFlag("--min-magnitude", pct, (v) => v >= 0, "a percentage >= 0, e.g. 2 or 2%") / 100,
-    minSegment: numberFlag(
-      "--min-segment",
-      o.minSegment,
-      (v) => Number.isInteger(v) && v >= 1,
-      "an integer >= 1",
-    ),
-    window: numberFlag("--window", o.window, (v) => Number.isInteger(v) && v >= 2, "an integer >= 2"),
-  };
+/** The request from the flags: the detector's parsed first (one line naming the flag and what it accepts). */
+function changesRequestOf(input: string, o: ChangesFlags): ChangesRequest {
+  const detector = changeDetectorRequest(o);
+  // `--out ""`: stdout, as without it
+  return changesRequest({ input, format: o.format, out: o.out || undefined, detector });
 }
 
 function loadInput(path: string, inputs: readonly ChangesInput[]): NamedSeries[] {
@@ -98,12 +84,13 @@ function loadInput(path: string, inputs: readonly ChangesInput[]): NamedSeries[]
   return input.load(path);
 }
 
-/** Runs the analysis: every series of the input, with the given options. */
+/** Runs the analysis: every series of the input, with the request's detector options. */
 export function changesReport(
   path: string,
-  options: ChangeOptions,
+  detector: ChangeDetectorRequest,
   inputs: readonly ChangesInput[] = CHANGES_INPUTS,
 ): ChangesReport {
+  const options = changeOptions(detector);
   const series = loadInput(path, inputs).map((s) => ({
     name: s.name,
     points: s.points.length,
@@ -113,13 +100,14 @@ export function changesReport(
   return { source: path, options, series };
 }
 
-function changesAction(path: string, o: ChangesFlags, inputs: readonly ChangesInput[]): void {
-  const report = changesReport(path, optionsOf(o), inputs);
-  const text = renderChanges(report, o.format);
-  if (o.out) {
-    writeFileAtomic(o.out, text);
+function changesAction(request: ChangesRequest, inputs: readonly ChangesInput[]): void {
+  const { out } = request;
+  const report = changesReport(request.input, request.detector, inputs);
+  const text = renderChanges(report, request.format);
+  if (out !== undefined) {
+    writeFileAtomic(out, text);
     const found = report.series.reduce((k, s) => k + s.changes.length, 0);
-    writeOut(`${o.out}: ${searchSummary(found, report.series.length)}\n`);
+    writeOut(`${out}: ${searchSummary(found, report.series.length)}\n`);
   } else {
     writeOut(text);
   }
@@ -129,7 +117,7 @@ export function registerChangesCommand(
   program: Command,
   inputs: readonly ChangesInput[] = CHANGES_INPUTS,
 ): void {
-  const d = DEFAULT_CHANGE_OPTIONS;
+  const d = DEFAULT_DETECTOR;
   program
     .command("changes")
     .description(
@@ -147,5 +135,5 @@ export function registerChangesCommand(
     )
     .option("--window <points>", "most points on each side used to test and size a change", String(d.window))
     // Bad option values exit 2, bad input files 1 (the CLI's convention); one line, nothing written.
-    .action((path: string, o: ChangesFlags) => changesAction(path, o, inputs));
+    .action((path: string, o: ChangesFlags) => changesAction(changesRequestOf(path, o), inputs));
 }

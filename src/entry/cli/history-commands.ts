@@ -3,8 +3,6 @@
 import type { Command } from "commander";
 import { METRICS } from "../../analysis/metrics/table.js";
 import { type AppendFlags, historyRunFromFile } from "../../output/history/append.js";
-import { headIdentity, matchingRuns, pooledBaseline } from "../../output/history/baseline.js";
-import { runnerClassFor } from "../../output/history/baselines.js";
 import { NO_COMMIT, shortCommitText } from "../../output/history/commit.js";
 import type { HistoryRun } from "../../output/history/schema.js";
 import {
@@ -13,7 +11,6 @@ import {
   DEFAULT_STORE,
   describeStore,
   listRuns,
-  loadAllRuns,
   parseStore,
   pruneRuns,
   showRun,
@@ -23,7 +20,6 @@ import { ageText } from "../../results/import/provenance.js";
 import { writeImportedSet } from "../../results/import/store.js";
 import { gabHistorySummary, importGabHistory } from "../../results/interop/gab-history.js";
 import { readResults } from "../../results/store.js";
-import { readTextFile } from "../../util/documents.js";
 import { plural } from "../../util/plural.js";
 import { writeErr, writeOut } from "../../util/terminal.js";
 import { cliOption, flagParser } from "../options/commander.js";
@@ -38,7 +34,9 @@ import {
   STORE,
   TEXT_OR_JSON,
 } from "../options/definitions.js";
+import { type HistoryBaselineRequest, historyBaselineRequest } from "../options/history-base-request.js";
 import { maxAgeDays, parseAge, wholeNumber } from "../options/values.js";
+import { pooledFromStore } from "./baseline-store-options.js";
 
 /** `--store`, default git:perf-history or $PERFGATE_HISTORY_STORE (the action's history-store). */
 export const storeOption = () => cliOption(STORE, { flag: "store", default: DEFAULT_STORE });
@@ -265,33 +263,44 @@ export function registerHistoryBaseline(history: Command): void {
     .addOption(
       cliOption(RUNNER_CLASS, { help: "runner class (default: the head's, from its host fingerprint)" }),
     )
-    .action(
-      (o: {
-        like: string;
-        out: string;
-        store: string;
-        repo?: string;
-        runs: number;
-        branch: string;
-        runnerClass?: string;
-        maxAge: number | "none";
-      }) => {
-        const maxAge = maxAgeDays(o.maxAge, HISTORY_BASE_DEFAULTS.maxAgeDays);
-        const head = readResults(o.like);
-        const q = {
-          runnerClass: runnerClassFor(head.host, o.runnerClass),
-          branch: o.branch,
-          runs: o.runs,
-          maxAgeDays: maxAge,
-          head: headIdentity(o.like, readTextFile(o.like)),
-        };
-        const runs = matchingRuns(loadAllRuns(parseStore(o.store, o.repo)), head, q);
-        const b = pooledBaseline(runs, q);
-        writeImportedSet(o.out, b.set);
-        writeOut(
-          `${o.out}: baseline "${b.engine}" from ${plural(b.runs.length, "run")} of ${q.branch} on ${q.runnerClass}, ${ageText(b.provenance)}:\n`,
-        );
-        for (const line of baselineRunsText(b.provenance)) writeOut(`${line}\n`);
-      },
-    );
+    .action((o: HistoryBaselineFlags) => historyBaselineAction(historyBaselineRequestOf(o)));
+}
+
+interface HistoryBaselineFlags {
+  like: string;
+  out: string;
+  store: string;
+  repo?: string;
+  runs: number;
+  branch: string;
+  runnerClass?: string;
+  maxAge: number | "none";
+}
+
+/** The request from `history baseline`'s flags (each parsed by its shared option): the base as compare's. */
+function historyBaselineRequestOf(o: HistoryBaselineFlags): HistoryBaselineRequest {
+  return historyBaselineRequest({
+    like: o.like,
+    out: o.out,
+    base: {
+      store: o.store,
+      ...(o.repo !== undefined ? { repo: o.repo } : {}),
+      branch: o.branch,
+      runs: o.runs,
+      maxAgeDays: maxAgeDays(o.maxAge, HISTORY_BASE_DEFAULTS.maxAgeDays),
+      ...(o.runnerClass !== undefined ? { runnerClass: o.runnerClass } : {}),
+    },
+  });
+}
+
+/** Pools the request's base for its head, as `compare --base-from-history` does, and writes it. */
+function historyBaselineAction(request: HistoryBaselineRequest): void {
+  const { like, out, base } = request;
+  const head = readResults(like);
+  const b = pooledFromStore(parseStore(base.store, base.repo), like, head, base);
+  writeImportedSet(out, b.set);
+  writeOut(
+    `${out}: baseline "${b.engine}" from ${plural(b.runs.length, "run")} of ${b.provenance.branch} on ${b.provenance.runner_class}, ${ageText(b.provenance)}:\n`,
+  );
+  for (const line of baselineRunsText(b.provenance)) writeOut(`${line}\n`);
 }

@@ -1,9 +1,11 @@
 /**
  * `perfgate pages` (the static trend site), `perfgate history changes` (change points per cell and
  * set of conditions) and `perfgate history digest` (the period's decided changes, largest first).
+ * History changes and digest build their requests (src/entry/options/changes-request.ts).
  */
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { detectChanges } from "../../analysis/changes/index.js";
 import { fmtChangeValue, searchSummary } from "../../analysis/changes/report.js";
 import { alsoChangedText } from "../../output/history/also-changed.js";
 import type { HistoryRun } from "../../output/history/schema.js";
@@ -12,9 +14,19 @@ import { detector } from "../../output/pages/detector.js";
 import { buildDigest, digestMarkdown, digestText } from "../../output/pages/digest.js";
 import { buildSeries, type CellSeries, type ChangeMark } from "../../output/pages/model.js";
 import { writeSite } from "../../output/pages/site.js";
-import { UsageError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
 import { writeOut } from "../../util/terminal.js";
+import {
+  changeOptions,
+  DEFAULT_DETECTOR,
+  DIGEST_FORMATS,
+  type DigestFormat,
+  type HistoryChangesRequest,
+  type HistoryDigestRequest,
+  historyChangesRequest,
+  historyDigestRequest,
+  parseUntil,
+} from "../options/changes-request.js";
 import { acceptFormerNames, cliOption, flagParser } from "../options/commander.js";
 import { BASE_ENGINE, FORMAT, OUT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
 import { pagesRequest, siteOptions } from "../options/pages-request.js";
@@ -35,8 +47,7 @@ function changeLine(s: CellSeries, c: ChangeMark): string {
   return `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t${label}  ${c.metric}  ${size} ${kind}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}${noise}${also}`;
 }
 
-function changesText(runs: HistoryRun[]): string {
-  const series = buildSeries(runs, detector);
+function changesText(runs: HistoryRun[], series: CellSeries[]): string {
   const lines: string[] = [];
   let noisy = 0;
   for (const s of series) {
@@ -97,31 +108,7 @@ export function registerPagesCommands(program: Command, history: Command): void 
     },
   );
 
-  history
-    .command("changes")
-    .description("Change points of every cell × metric over the store's trend runs, with the commit range.")
-    .addOption(storeOption())
-    .addOption(repoOption())
-    .addOption(cliOption(TEXT_OR_JSON))
-    .action((o: { store: string; repo?: string; format: "text" | "json" }) => {
-      const runs = loadAllRuns(parseStore(o.store, o.repo));
-      if (o.format === "text") {
-        writeOut(`${changesText(runs)}\n`);
-        return;
-      }
-      const cells = buildSeries(runs, detector)
-        .filter((s) => s.changes.length > 0)
-        .map((s) => ({
-          cell: s.id,
-          ...s.key,
-          label: s.label,
-          conditions: s.conditions,
-          noise_floor: s.floors,
-          points: s.run.length,
-          changes: s.changes,
-        }));
-      writeOut(`${JSON.stringify({ runs: runs.length, cells }, null, 2)}\n`);
-    });
+  registerHistoryChanges(history);
   registerDigest(history);
 }
 
@@ -135,25 +122,68 @@ function registerDigest(history: Command): void {
     .addOption(repoOption())
     .option("--since <age>", "the period, back from --until: e.g. 7d, 2w", flagParser("since", parseAge), 7)
     .option("--until <date>", "end of the period (ISO 8601; default: now)")
-    .addOption(cliOption(FORMAT(["text", "markdown", "json"] as const)))
-    .action(
-      (o: {
-        store: string;
-        repo?: string;
-        since: number;
-        until?: string;
-        format: "text" | "markdown" | "json";
-      }) => {
-        const until = o.until === undefined ? new Date() : new Date(o.until);
-        if (Number.isNaN(until.getTime())) {
-          throw new UsageError(
-            `--until ${o.until}: not a date (accepted: ISO 8601, e.g. 2026-11-27T00:00:00Z)`,
-          );
-        }
-        const since = new Date(until.getTime() - o.since * 86_400_000);
-        const d = buildDigest(buildSeries(loadAllRuns(parseStore(o.store, o.repo)), detector), since, until);
-        if (o.format === "json") writeOut(`${JSON.stringify(d, null, 2)}\n`);
-        else writeOut(`${o.format === "markdown" ? digestMarkdown(d) : digestText(d)}\n`);
-      },
+    .addOption(cliOption(FORMAT(DIGEST_FORMATS)))
+    .action((o: { store: string; repo?: string; since: number; until?: string; format: DigestFormat }) =>
+      historyDigestAction(
+        historyDigestRequest({
+          store: o.store,
+          ...(o.repo !== undefined ? { repo: o.repo } : {}),
+          sinceDays: o.since,
+          until: parseUntil(o.until),
+          format: o.format,
+        }),
+      ),
     );
+}
+
+function historyDigestAction(request: HistoryDigestRequest): void {
+  const { until } = request;
+  const since = new Date(until.getTime() - request.sinceDays * 86_400_000);
+  const runs = loadAllRuns(parseStore(request.store, request.repo));
+  const d = buildDigest(buildSeries(runs, detector), since, until);
+  if (request.format === "json") writeOut(`${JSON.stringify(d, null, 2)}\n`);
+  else writeOut(`${request.format === "markdown" ? digestMarkdown(d) : digestText(d)}\n`);
+}
+
+/** `history changes`: the store's change points, found by the request's detector (the site's defaults). */
+function registerHistoryChanges(history: Command): void {
+  history
+    .command("changes")
+    .description("Change points of every cell × metric over the store's trend runs, with the commit range.")
+    .addOption(storeOption())
+    .addOption(repoOption())
+    .addOption(cliOption(TEXT_OR_JSON))
+    .action((o: { store: string; repo?: string; format: "text" | "json" }) =>
+      historyChangesAction(
+        historyChangesRequest({
+          store: o.store,
+          ...(o.repo !== undefined ? { repo: o.repo } : {}),
+          format: o.format,
+          // no detector flags: the defaults, as the trend site finds them
+          detector: DEFAULT_DETECTOR,
+        }),
+      ),
+    );
+}
+
+function historyChangesAction(request: HistoryChangesRequest): void {
+  const runs = loadAllRuns(parseStore(request.store, request.repo));
+  const options = changeOptions(request.detector);
+  const series = buildSeries(runs, (points) => detectChanges(points, options));
+  if (request.format === "text") {
+    writeOut(`${changesText(runs, series)}\n`);
+    return;
+  }
+  const cells = series
+    .filter((s) => s.changes.length > 0)
+    .map((s) => ({
+      cell: s.id,
+      ...s.key,
+      label: s.label,
+      conditions: s.conditions,
+      noise_floor: s.floors,
+      points: s.run.length,
+      changes: s.changes,
+    }));
+  writeOut(`${JSON.stringify({ runs: runs.length, cells }, null, 2)}\n`);
 }

@@ -1,7 +1,8 @@
 /**
  * What `perfgate compare` is asked for: one typed request, built by the command from its flags
  * (src/entry/cli/compare-commands.ts) and validated here: the files, the base pooled from a history
- * store (if asked), how the comparison is judged (the gate request, ./gate-request.ts, whose
+ * store (if asked; its schema, ./history-base-request.ts, is shared with `perfgate history
+ * baseline`), how the comparison is judged (the gate request, ./gate-request.ts, whose
  * `gateOptions` is the one mapping onto the gate) and the report's format and file. Compare's own
  * flags (--metric, --confidence, --engines, the format from --format or --out's extension) are
  * parsed by the parsers below, which word the user's errors (one line naming the flag, the value
@@ -14,29 +15,12 @@ import { z } from "zod";
 import { COMPARED_METRICS, type ComparedMetric } from "../../analysis/compare/schema.js";
 import { UsageError } from "../../util/errors.js";
 import { GateRequestSchema } from "./gate-request.js";
+import { HistoryBaseSchema } from "./history-base-request.js";
 import { checkedRequest } from "./request.js";
 
 /** The report's formats; comment: the pull-request comment the action posts, without links. */
 export const COMPARE_FORMATS = ["markdown", "text", "json", "comment"] as const;
 export type CompareFormat = (typeof COMPARE_FORMATS)[number];
-
-/**
- * The base pooled from a history store (`--base-from-history` and its group, checked by
- * src/entry/cli/baseline-store-options.ts): the query src/output/history/baseline.ts answers.
- */
-export const HistoryBaseSchema = z.strictObject({
-  store: z.string().min(1),
-  repo: z.string().optional(),
-  branch: z.string().min(1),
-  runs: z.number().int().min(1),
-  /** runs older than this many days are not pooled; null: no limit */
-  maxAgeDays: z.number().int().min(1).nullable(),
-  runnerClass: z.string().optional(),
-  /** pool runs that are not comparable with the head (present only with --allow-mismatch) */
-  allowMismatch: z.boolean().optional(),
-});
-
-export type HistoryBase = z.infer<typeof HistoryBaseSchema>;
 
 /**
  * The files are checked by the readers, which word their errors in the user's terms (a file that
