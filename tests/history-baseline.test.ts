@@ -84,5 +84,23 @@ describe("history baseline", () => {
     ]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no run in the store matches: branch release");
+
+    // --out over its own --like file: refused before anything is read or written
+    const before = readFileSync(headFile, "utf8");
+    const over = await runCli([
+      "history",
+      "baseline",
+      "--store",
+      store,
+      "--like",
+      headFile,
+      "--out",
+      headFile,
+    ]);
+    expect(over.code).toBe(2);
+    expect(over.stderr.trim()).toBe(
+      `perfgate: --out ${headFile} is also an input (${headFile}); write the output to another file`,
+    );
+    expect(readFileSync(headFile, "utf8")).toBe(before);
   });
 });

@@ -20,6 +20,7 @@ import { ageText } from "../../results/import/provenance.js";
 import { writeImportedSet } from "../../results/import/store.js";
 import { gabHistorySummary, importGabHistory } from "../../results/interop/gab-history.js";
 import { readResults } from "../../results/store.js";
+import { refuseOutputOverInput } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
 import { writeErr, writeOut } from "../../util/terminal.js";
 import { cliOption, flagParser } from "../options/commander.js";
@@ -279,6 +280,7 @@ interface HistoryBaselineFlags {
 
 /** The request from `history baseline`'s flags (each parsed by its shared option): the base as compare's. */
 function historyBaselineRequestOf(o: HistoryBaselineFlags): HistoryBaselineRequest {
+  refuseOutputOverInput("--out", o.out, [o.like]);
   return historyBaselineRequest({
     like: o.like,
     out: o.out,
