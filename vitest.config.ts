@@ -34,6 +34,7 @@ export const INTEGRATION = [
   "instructions-ab",
   "instructions-only",
   "instructions-resume",
+  "instructions-resume-run",
   "instructions-run",
   "interrupt",
   "maven-provenance",
@@ -160,12 +161,13 @@ export default defineConfig({
           env: noServers("unit"),
           // one temporary root for the run (removed at the end), then no servers at all
           globalSetup: ["tests/helpers/global-setup.ts", "tests/helpers/unit-setup.ts"],
-          // `npm test` runs the unit files first (seconds), then the e2e and integration files in
-          // one group with their own worker limit (vitest needs a distinct group for a distinct limit).
-          // Two workers, as many as the 2-core CI host has: vitest's default (cores - 1) is one
-          // worker there, which ran the unit files one after another.
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
+          // one group with the e2e and integration files (the same worker limit): `npm test` no
+          // longer waits for the unit files (about 25 s of CPU work on two workers) before it
+          // starts the slow files; they fill the workers the slow files leave at the end
+          // (tests/helpers/slowest-first.ts). vitest's default (cores - 1) would be one worker on
+          // the 2-core CI host; `npm run test:unit` runs on the same number as the rest.
+          maxWorkers: INTEGRATION_WORKERS,
+          sequence: { groupOrder: 1 },
         },
       },
       {

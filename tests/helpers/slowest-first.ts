@@ -1,7 +1,7 @@
 /**
  * The order vitest hands test files to its workers: within each group (vitest.config.ts's
  * `sequence.groupOrder`), the files of SLOWEST_FIRST first, in that order, then the other
- * integration files, then the e2e ones, each as vitest orders them (longest first once it has
+ * integration files, then the e2e and unit ones, each as vitest orders them (longest first once it has
  * durations of an earlier run, largest file first on a fresh clone).
  *
  * On a fresh clone vitest has no durations and starts the largest files first; a short file that
@@ -13,19 +13,30 @@ import type { TestSequencer, TestSpecification, Vitest } from "vitest/node";
 
 /**
  * The integration files that took longest on the 2-core VM, longest first: the slowest of a
- * fresh-clone run (docs/measured.md, "Added 2026-11-27": 283, 263, 203, 175 and 149 s, with the
- * instructions bisect about 184 s and the instructions A/B about 155 s), bisect-e2e first because
- * it grows most on a loaded host (519-874 s in the same table's bisect row), instructions-resume
- * after the bisects since it does less work now ("Test files sized for their job").
+ * fresh-clone `.ci/run` (docs/measured.md, "The suite's time"), so that the longest start first and
+ * only short files are left for the end (the longest-processing-time-first rule). bisect-e2e first
+ * because it grows most on a loaded host (519-874 s in docs/measured.md's bisect row); the A/B
+ * half of the interrupted-count tests before their `run` half, which is its own file so that two
+ * workers share them.
  */
 export const SLOWEST_FIRST = [
   "bisect-e2e",
-  "bisect-instructions-e2e",
+  "pages-run-browser",
+  "why-e2e",
   "instructions-resume",
-  "instance",
+  "workflows-act-store",
   "faults",
+  "workloads-micro",
+  "bisect-instructions-e2e",
+  "ab-e2e",
+  "instance",
   "instructions-ab",
-  "workflows-act-bisect",
+  "workflows-act",
+  "pages-why-browser",
+  "pages-hostile-browser",
+  "pin-defaults-e2e",
+  "instructions-resume-run",
+  "action-ab-e2e",
 ].map((name) => `tests/${name}.test.ts`);
 
 export class SlowestFirst implements TestSequencer {
