@@ -7,31 +7,23 @@
  * interrupts: tests/instructions-resume.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readResults } from "../src/results/store.js";
 import { runCli, startCli } from "./helpers/cli.js";
 import {
   callgrindLeftovers,
+  countResumeFile,
   expectNothingLeft,
   FIRST_COUNTING_RUN,
   SERVER,
   setup,
 } from "./helpers/count-resume.js";
-import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
+import { processesMatching } from "./helpers/env.js";
 import { waitFor } from "./helpers/wait.js";
 
-beforeAll(() => {
-  requireSysbench();
-  requireBuild();
-  requireValgrind();
-});
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const dirs = countResumeFile();
 
 describe("interrupted instruction counts of a run, resumed", () => {
   it("run: killed outright while counting, then --resume: counted, and the dump folder reaped", async () => {

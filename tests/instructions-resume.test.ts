@@ -1,37 +1,18 @@
-/**
- * Interrupted instruction counts are never lost, with real servers under real valgrind and real
- * signals (tiny data, few events): an A/B stopped by SIGINT after its first cell's throughput
- * slices (before the tier is counted), resumed, stopped again in the middle of counting, and
- * resumed again, ends complete with counts in every counted cell. No server, sysbench or valgrind
- * is left running, and no callgrind dump is left in the servers' work folders. The same for
- * `perfgate run`, a full disk and a toggle that never runs: tests/instructions-resume-run.test.ts
- * (two files, so two workers share the work).
- */
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readAbResults } from "../src/results/store.js";
 import { runCli, startCli } from "./helpers/cli.js";
 import {
   callgrindLeftovers,
+  countResumeFile,
   expectNothingLeft,
   FIRST_COUNTING_RUN,
   SERVER,
   setup,
 } from "./helpers/count-resume.js";
-import { requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
 import { cellsIn, waitFor } from "./helpers/wait.js";
 
-beforeAll(() => {
-  requireSysbench();
-  requireBuild();
-  requireValgrind();
-});
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const dirs = countResumeFile();
 
 const abArgs = (workload: string, out: string) => [
   "ab",

@@ -75,6 +75,17 @@ const base: AbRequest = {
   force: true,
 };
 
+/** The one-line usage error (exit 2) a parser throws for `text`. */
+function refused(parse: (text: string) => unknown, text: string): string {
+  try {
+    parse(text);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error(`expected ${JSON.stringify(text)} to be refused`);
+}
+
 describe("the A/B request", () => {
   it("maps onto the engine's options: what was asked for, nothing given as false or undefined", () => {
     const signal = new AbortController().signal;
@@ -228,17 +239,6 @@ describe("the compare request", () => {
       /^compare request: \(request\): .*metric/,
     );
   });
-
-  /** The one-line usage error (exit 2) a parser throws for `text`. */
-  function refused(parse: (text: string) => unknown, text: string): string {
-    try {
-      parse(text);
-    } catch (err) {
-      expect(err).toBeInstanceOf(UsageError);
-      return (err as Error).message;
-    }
-    throw new Error(`expected ${JSON.stringify(text)} to be refused`);
-  }
 
   it("--metric: a comma list of compared metrics, each once; else the flag, the value and what is accepted", () => {
     expect(parseComparedMetrics("tps,qps,p95_ms,instructions")).toEqual([
@@ -513,17 +513,6 @@ describe("the report request", () => {
   });
 });
 
-/** The one-line usage error (exit 2) a parser throws for `text`. */
-function refusedBy(parse: (text: string) => unknown, text: string): string {
-  try {
-    parse(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return (err as Error).message;
-  }
-  throw new Error(`expected ${JSON.stringify(text)} to be refused`);
-}
-
 describe("the change detector request (perfgate changes, history changes)", () => {
   const flags: ChangeDetectorFlags = { alpha: "0.001", minMagnitude: "0", minSegment: "3", window: "100" };
 
@@ -543,26 +532,26 @@ describe("the change detector request (perfgate changes, history changes)", () =
   it("each flag: the flag, the value and what is accepted; the first bad flag in order is the error", () => {
     const p = "a probability between 0 and 1, e.g. 0.001";
     for (const bad of ["0", "1", "-0.1", "abc", "", "1e-3x", "0x1", "Infinity", "1e-400"]) {
-      expect(refusedBy(parseAlpha, bad)).toBe(`--alpha ${bad}: accepted: ${p}`);
+      expect(refused(parseAlpha, bad)).toBe(`--alpha ${bad}: accepted: ${p}`);
     }
     expect(parseMinMagnitude("2%")).toBe(0.02);
     // the value named is the percentage without its sign, as before
-    expect(refusedBy(parseMinMagnitude, "2%%")).toBe(
+    expect(refused(parseMinMagnitude, "2%%")).toBe(
       "--min-magnitude 2%: accepted: a percentage >= 0, e.g. 2 or 2%",
     );
     for (const bad of ["-1", "x", "1e400"]) {
-      expect(refusedBy(parseMinMagnitude, bad)).toBe(
+      expect(refused(parseMinMagnitude, bad)).toBe(
         `--min-magnitude ${bad}: accepted: a percentage >= 0, e.g. 2 or 2%`,
       );
     }
     for (const bad of ["0", "1.5", "-2", "two"]) {
-      expect(refusedBy(parseMinSegment, bad)).toBe(`--min-segment ${bad}: accepted: an integer >= 1`);
+      expect(refused(parseMinSegment, bad)).toBe(`--min-segment ${bad}: accepted: an integer >= 1`);
     }
     for (const bad of ["1", "2.5", ""]) {
-      expect(refusedBy(parseWindow, bad)).toBe(`--window ${bad}: accepted: an integer >= 2`);
+      expect(refused(parseWindow, bad)).toBe(`--window ${bad}: accepted: an integer >= 2`);
     }
     expect(parseWindow(" 10 ")).toBe(10);
-    expect(refusedBy(() => changeDetectorRequest({ ...flags, alpha: "2", window: "1" }), "")).toMatch(
+    expect(refused(() => changeDetectorRequest({ ...flags, alpha: "2", window: "1" }), "")).toMatch(
       /^--alpha 2:/,
     );
   });
@@ -625,7 +614,7 @@ describe("the history digest request", () => {
     expect(parseUntil(undefined, now)).toBe(now);
     expect(parseUntil("2026-11-20", now).toISOString()).toBe("2026-11-20T00:00:00.000Z");
     for (const bad of ["notadate", "", "2026-13-45"]) {
-      expect(refusedBy((t) => parseUntil(t, now), bad)).toBe(
+      expect(refused((t) => parseUntil(t, now), bad)).toBe(
         `--until ${bad}: not a date (accepted: ISO 8601, e.g. 2026-11-27T00:00:00Z)`,
       );
     }

@@ -4,13 +4,30 @@
  * workload of two cells (the 1-thread one counted), the callgrind dump folders left behind, and
  * the progress line of the first counting run.
  */
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
-import { processesMatching } from "./env.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./env.js";
 
 export const SERVER = "maven:mariadb@11.4.5";
+
+/**
+ * For a test file of these cases: sysbench, the built CLI and valgrind required before it starts,
+ * and the directories `setup` makes removed after it; returns the list `setup` adds to.
+ */
+export function countResumeFile(): string[] {
+  const dirs: string[] = [];
+  beforeAll(() => {
+    requireSysbench();
+    requireBuild();
+    requireValgrind();
+  });
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return dirs;
+}
 
 /** A fresh directory with the workload: two cells (1 and 2 threads), the 1-thread one counted. */
 export function setup(dirs: string[]): { dir: string; workload: string } {
