@@ -9,8 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
 import {
@@ -33,6 +32,7 @@ import { loadMeasurements } from "../../results/interop/load.js";
 import type { PinnedDefaults } from "../../results/schema.js";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
+import { packageRoot } from "../../util/package-root.js";
 import { plural } from "../../util/plural.js";
 import { interruptController, killAllTracked } from "../../util/processes.js";
 import { PERFGATE_VERSION } from "../../version.js";
@@ -61,19 +61,9 @@ interface Measured {
   likeForLike?: { stock: MeasurementSet; pins: PinnedDefaults };
 }
 
-/**
- * The checkout of perfgate this bundle lives in: the nearest folder above with a package.json
- * (action/dist/index.mjs → the checkout; src/entry/action/run.ts in tests → the same).
- */
-function actionRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
-
 function resolveWorkload(file: string): string {
   if (existsSync(file)) return file;
-  const shipped = join(actionRoot(), file);
+  const shipped = join(packageRoot(), file);
   return existsSync(shipped) ? shipped : file;
 }
 

@@ -5,8 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { totalmem } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { EXIT } from "../../gate/exit.js";
@@ -24,6 +23,7 @@ import { specFormsText } from "../../servers/spec.js";
 import { errorMessage, OptionError, UsageError, UserError } from "../../util/errors.js";
 import { consoleLogger, type Logger } from "../../util/log.js";
 import { refuseOutputOverInput } from "../../util/outputs.js";
+import { packageRoot } from "../../util/package-root.js";
 import { plural } from "../../util/plural.js";
 import { interruptController } from "../../util/processes.js";
 import { writeErr, writeOut } from "../../util/terminal.js";
@@ -89,13 +89,6 @@ function bisectReport(file: string, format: "markdown" | "text"): string {
 }
 
 export const DEFAULT_SERVER = "mariadb@11.4.5";
-
-/** The package root (for the bundled default workload when run from elsewhere). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
 
 function defaultWorkload(): string {
   if (existsSync(DEFAULT_WORKLOAD)) return DEFAULT_WORKLOAD;
