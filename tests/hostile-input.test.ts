@@ -436,7 +436,9 @@ describe("bounds and scale", () => {
     writeFileSync(big, `name: big\ndescription: "${"x".repeat(1024 * 1024)}"\n`);
     expect(() => loadWorkload(big)).toThrow(/w\.yml is 1048\d+ bytes; the limit is 1048576 \(1 MiB\)/);
     const dup = workloadWith("dup", "duration: 4");
-    expect(() => loadWorkload(dup)).toThrow(/w\.yml:14:1: YAML syntax error: duplicate key duration/);
+    // the added line follows the fixture's lines and the blank one workloadWith puts before it
+    const dupLine = readFileSync(join(ROOT, TINY), "utf8").split("\n").length + 1;
+    expect(() => loadWorkload(dup)).toThrow(`w.yml:${dupLine}:1: YAML syntax error: duplicate key duration`);
     const many = join(fresh("many"), "w.yml");
     writeFileSync(
       many,
