@@ -20,7 +20,7 @@ import {
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import mysql from "mysql2/promise";
+import type { Connection } from "mysql2/promise";
 import { SBTEST } from "../measuring/sysbench/command.js";
 import { copyTree } from "../util/copy-tree.js";
 import { UserError } from "../util/errors.js";
@@ -425,8 +425,13 @@ export class ServerInstance {
     return dir;
   }
 
-  /** A root control connection over the private socket. */
-  async connect(): Promise<mysql.Connection> {
+  /**
+   * A root control connection over the private socket. mysql2 is loaded here, on the first
+   * connection, not when the CLI starts: the commands that never start a server (compare, report,
+   * history, pages) skip its load.
+   */
+  async connect(): Promise<Connection> {
+    const mysql = (await import("mysql2/promise")).default;
     return await mysql.createConnection({
       socketPath: this.socket,
       user: "root",
