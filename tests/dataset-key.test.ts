@@ -47,7 +47,10 @@ describe("datasetKey", () => {
     const dir = "workloads/micro";
     const keys = readdirSync(dir)
       .filter((f) => f.endsWith(".yml"))
-      .map((f) => parse(readFileSync(join(dir, f), "utf8")) as { sysbench_options?: DatasetSpec["sysbench_options"] })
+      .map(
+        (f) =>
+          parse(readFileSync(join(dir, f), "utf8")) as { sysbench_options?: DatasetSpec["sysbench_options"] },
+      )
       .map((w) => datasetKey(spec(w.sysbench_options ?? {})));
     expect(keys).toHaveLength(6);
     expect(new Set(keys).size).toBe(1);
