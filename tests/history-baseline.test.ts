@@ -35,21 +35,11 @@ describe("history baseline", () => {
     });
     // Head: 3 repetitions, 16 threads 15% slower.
     const headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));
+    /** `perfgate history baseline` of the store, like the head file, into `out`. */
+    const baseline = (out: string, ...rest: string[]) =>
+      runCli(["history", "baseline", "--store", store, "--like", headFile, "--out", out, ...rest]);
     const base = join(d, "base.json");
-    const b = await runCli([
-      "history",
-      "baseline",
-      "--store",
-      store,
-      "--like",
-      headFile,
-      "--out",
-      base,
-      "--runs",
-      "5",
-      "--runner-class",
-      CLASS,
-    ]);
+    const b = await baseline(base, "--runs", "5", "--runner-class", CLASS);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toContain(`baseline "history main (5 runs)" from 5 runs of main on ${CLASS}`);
     for (const r of runs.slice(3)) expect(b.stdout).toContain(r.id);
@@ -68,35 +58,13 @@ describe("history baseline", () => {
     expect(verdicts[16]).toBe("regression");
     for (const t of [1, 4, 64]) expect(verdicts[t]).not.toBe("regression");
 
-    const none = await runCli([
-      "history",
-      "baseline",
-      "--store",
-      store,
-      "--like",
-      headFile,
-      "--out",
-      join(d, "x.json"),
-      "--branch",
-      "release",
-      "--runner-class",
-      CLASS,
-    ]);
+    const none = await baseline(join(d, "x.json"), "--branch", "release", "--runner-class", CLASS);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no run in the store matches: branch release");
 
     // --out over its own --like file: refused before anything is read or written
     const before = readFileSync(headFile, "utf8");
-    const over = await runCli([
-      "history",
-      "baseline",
-      "--store",
-      store,
-      "--like",
-      headFile,
-      "--out",
-      headFile,
-    ]);
+    const over = await baseline(headFile);
     expect(over.code).toBe(2);
     expect(over.stderr.trim()).toBe(
       `perfgate: --out ${headFile} is also an input (${headFile}); write the output to another file`,
