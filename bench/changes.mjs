@@ -6,7 +6,7 @@
 //   - mean shifts only (step, regression start/end): any other detection is a false alarm;
 // how many series without a mean shift each flags, and the time of both on a 10,000-point series.
 //
-//   node bench/changes.mjs [--seeds 42[,1,2,...]] [--lengths 50,500] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose] [--reference]
+//   node bench/changes.mjs [--seeds 42[,1,2,...]] [--lengths 50,500] [--cache-dir ~/.cache/perfgate/bench-changes] [--keep] [--verbose] [--reference] [--by-kind]
 //
 // It also counts false alarms on series with no change at all (normal, autocorrelated and
 // heavy-tailed noise; skip with --no-false-alarms).
@@ -19,6 +19,8 @@
 // segments' pooled scatter, scan-corrected like perfgate's tests) and counted found when it passes
 // at 0.01, the level of perfgate's further changes; of labels less than 3 indices apart (a
 // regime shorter than minSegment) one in two is counted found.
+// --by-kind also prints perfgate's mean-shift TP/FP/FN per generator kind and length, the kinds
+// with the most errors first: where the misses and false detections are.
 //
 // It needs python3 (with venv). The first run creates two virtualenvs under the cache dir (the
 // generator and Otava need different numpy versions: apache-otava 0.8.0 pins numpy 2.2.0 on
@@ -156,6 +158,30 @@ function reference(lib, values, entry, acc) {
 
 function newScore() {
   return { tp: 0, fp: 0, fn: 0, flaggedNoShift: 0, noShift: 0 };
+}
+
+/** perfgate's mean-shift errors per generator kind and series length (--by-kind). */
+const byKind = new Map();
+
+function scoreKind(detected, entry, length) {
+  const shifts = [
+    ...new Set(entry.change_point_indices.filter((_, i) => MEAN_SHIFT.has(entry.change_point_types[i]))),
+  ];
+  const tp = matches(detected, shifts);
+  const key = `${entry.generator}, ${length} points`;
+  const k = byKind.get(key) ?? { tp: 0, fp: 0, fn: 0 };
+  k.tp += tp;
+  k.fp += detected.length - tp;
+  k.fn += shifts.length - tp;
+  byKind.set(key, k);
+}
+
+function printByKind() {
+  const rows = [...byKind]
+    .filter(([, k]) => k.fp + k.fn > 0)
+    .sort((a, b) => b[1].fp + b[1].fn - (a[1].fp + a[1].fn));
+  process.stdout.write(`\nperfgate's mean-shift errors by generator kind (TP/FP/FN), most first:\n`);
+  for (const [key, k] of rows) process.stdout.write(`  ${key}: ${k.tp}/${k.fp}/${k.fn}\n`);
 }
 
 function score(acc, detected, entry) {
@@ -334,6 +360,7 @@ async function main() {
         const found = lib.detectChanges(points).map((c) => c.index);
         const otavaFound = otava.get(files[i]).indices;
         score(results.perfgate, found, entry);
+        if (argv.includes("--by-kind")) scoreKind(found, entry, points.length);
         score(results["Apache Otava 0.8.0"], otavaFound, entry);
         if (argv.includes("--reference"))
           reference(
@@ -372,6 +399,7 @@ async function main() {
         `\nReference with every label known (exact test at each true position, scan-corrected, at ${REFERENCE_ALPHA}): ${ref.pass} of ${ref.labels} mean shifts pass, ${ref.short} are less than ${REFERENCE_MIN_SEGMENT} indices from another (half counted found): recall ${(found / ref.labels).toFixed(3)}\n`,
       );
     }
+    if (argv.includes("--by-kind")) printByKind();
     if (!argv.includes("--no-false-alarms")) falseAlarms(lib, otavaVenv, join(work, "noise"));
     process.stdout.write(
       `10k series: ${bigEntry.filename} (${pg.n} points, changes at ${bigEntry.change_point_indices.join(", ")}); perfgate median of 5 runs in-process, Otava one call of compute_change_points\n`,
