@@ -34,12 +34,20 @@ describe("action history inputs", () => {
 
   it("base-from-history: defaults, values, and the inputs it needs or excludes", () => {
     const on = { "history-store": "git:perfgate-data", "base-from-history": "true" };
-    expect(config(on).historyBaseline).toEqual({ branch: "main", runs: 5, maxAgeDays: 14 });
+    expect(config(on).historyBaseline).toEqual({
+      store: "git:perfgate-data",
+      branch: "main",
+      runs: 5,
+      maxAgeDays: 14,
+    });
     expect(
       config({ ...on, "history-runs": "8", "history-branch": "release/11.4", "history-max-age": "2w" })
         .historyBaseline,
-    ).toEqual({ branch: "release/11.4", runs: 8, maxAgeDays: 14 });
+    ).toEqual({ store: "git:perfgate-data", branch: "release/11.4", runs: 8, maxAgeDays: 14 });
     expect(config({ ...on, "history-max-age": "none" }).historyBaseline?.maxAgeDays).toBeNull();
+    // allow-mismatch reaches the pool's query as the CLI's --allow-mismatch does
+    expect(config({ ...on, "allow-mismatch": "true" }).historyBaseline?.allowMismatch).toBe(true);
+    expect(config(on).historyBaseline).not.toHaveProperty("allowMismatch");
     expect(config({ "base-from-history": "false" }).historyBaseline).toBeNull();
     const problems = (extra: Record<string, string>) => {
       try {

@@ -314,7 +314,7 @@ describe("baseline's four meanings have their own names; the old ones work for o
       [inputEnvName("history-runs")]: "4",
       [inputEnvName("baseline-branch")]: "release",
     });
-    expect(c.historyBaseline).toEqual({ branch: "release", runs: 4, maxAgeDays: 14 });
+    expect(c.historyBaseline).toEqual({ store: "git:perf", branch: "release", runs: 4, maxAgeDays: 14 });
     expect(c.warnings).toEqual([
       'input "baseline-from-history" is deprecated and will be removed; use base-from-history',
       'input "baseline-runs" is deprecated and will be removed; use history-runs',

@@ -32,6 +32,7 @@ import {
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
+import { type HistoryBase, historyBase } from "../options/history-base-request.js";
 import {
   degradationOptions,
   failThresholdIneffective,
@@ -89,16 +90,13 @@ export interface ActionConfig {
   historyStore: string | null;
   /** folder the trend site is written to after appending; null: none */
   pagesDir: string | null;
-  /** compare mode: the base is the last runs of a branch in history-store (base-from-history) */
-  historyBaseline: HistoryBaselineInput | null;
+  /**
+   * compare mode: the base is the last runs of a branch in history-store (base-from-history), as
+   * the CLI's --base-from-history group asks for it (one schema, HistoryBaseSchema)
+   */
+  historyBaseline: HistoryBase | null;
   /** inputs that are valid but likely not what was meant, one line each (logged as warnings) */
   warnings: string[];
-}
-
-export interface HistoryBaselineInput {
-  branch: string;
-  runs: number;
-  maxAgeDays: number | null;
 }
 
 export class ConfigError extends Error {
@@ -362,13 +360,16 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
   return out;
 }
 
-function historyBaselineOf(parsed: Parsed): HistoryBaselineInput | null {
-  if (!parsed["base-from-history"]) return null;
-  return {
+function historyBaselineOf(parsed: Parsed): HistoryBase | null {
+  const store = parsed["history-store"];
+  if (!parsed["base-from-history"] || store === undefined) return null;
+  return historyBase({
+    store,
     branch: parsed["history-branch"] ?? HISTORY_BASE_DEFAULTS.branch,
     runs: parsed["history-runs"] ?? HISTORY_BASE_DEFAULTS.runs,
     maxAgeDays: maxAgeDays(parsed["history-max-age"], HISTORY_BASE_DEFAULTS.maxAgeDays),
-  };
+    ...(parsed["allow-mismatch"] === true ? { allowMismatch: true } : {}),
+  });
 }
 
 /** base-from-history needs compare mode and history-store and replaces base-results. */

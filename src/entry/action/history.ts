@@ -26,6 +26,7 @@ import { readTextFile } from "../../util/documents.js";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { plural } from "../../util/plural.js";
+import { historyBaseQuery } from "../options/history-base-request.js";
 import { pagesRequest, siteOptions } from "../options/pages-request.js";
 import type { ActionConfig } from "./config.js";
 
@@ -66,11 +67,11 @@ export function historyBaselineSet(
       `input "head-results": ${JSON.stringify(head.file)} is a perfgate/${setKind(head)} file; base-from-history compares a perfgate/results file (perfgate run) with the stored runs`,
     );
   }
-  const store = storeOf(config.historyStore!, config.githubToken, env);
+  const store = storeOf(q.store, config.githubToken, env);
   const b = baselineFromStore(
     store,
     fairnessSideOf(head.document),
-    { ...q, head: headIdentity(head.file, readTextFile(head.file)), allowMismatch: config.allowMismatch },
+    historyBaseQuery(q, headIdentity(head.file, readTextFile(head.file))),
     env,
   );
   log.info(`${baselineHistoryLine(b.provenance, false)}, from ${describeStore(store)}:`);

@@ -35,6 +35,11 @@ export const HistoryBaseSchema = z.strictObject({
 
 export type HistoryBase = z.infer<typeof HistoryBaseSchema>;
 
+/** A history base, checked; a wrong field is an internal error naming it (the parsers word user errors). */
+export function historyBase(fields: HistoryBase): HistoryBase {
+  return checkedRequest(HistoryBaseSchema, "history base", fields);
+}
+
 /** The pool's query for a head: the one mapping of a history base (the store is opened by the caller). */
 export function historyBaseQuery(base: HistoryBase, head: HeadIdentity): StoreBaselineQuery {
   return {
