@@ -11,6 +11,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ComparisonReport } from "../src/analysis/compare/schema.js";
 import { perfProbe } from "../src/measuring/host/perf.js";
 import { pmuProbe } from "../src/measuring/host/pmu.js";
+import { functionChanges } from "../src/measuring/profiles/diff.js";
+import { total } from "../src/measuring/profiles/folded.js";
 import { readAbResults, readResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild, requireSysbench } from "./helpers/env.js";
@@ -158,16 +160,13 @@ describe("per-transaction host metrics and the settings that differ", () => {
       // loops. The gap is asserted, not a ranking alone: under load the kernel frames that differ
       // between slices (spin unlocks, interrupt exits) can take some of the ten places.
       const pfsCode = /^(pfs_|PFS_|psi_|get_timer|my_timer|__vdso_clock_gettime|clock_gettime)/;
-      const running = (s: { stacks: Record<string, number> }) => {
-        let all = 0;
-        let pfs = 0;
-        for (const [stack, n] of Object.entries(s.stacks)) {
-          all += n;
-          if (pfsCode.test(stack.slice(stack.lastIndexOf(";") + 1))) pfs += n;
-        }
-        return pfs / all;
-      };
-      const [baseShare, headShare] = [running(profile.base), running(profile.head)];
+      const base = new Map(Object.entries(profile.base.stacks));
+      const head = new Map(Object.entries(profile.head.stacks));
+      // the self samples (the running frame) of its functions, as the report attributes them
+      const running = functionChanges(base, head).filter((f) => pfsCode.test(f.name));
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      const baseShare = sum(running.map((f) => f.base_self)) / total(base);
+      const headShare = sum(running.map((f) => f.head_self)) / total(head);
       const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
       console.log(
         `planted CPU cost: samples running its code, base ${pct(baseShare)}, head ${pct(headShare)}`,
