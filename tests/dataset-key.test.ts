@@ -56,7 +56,7 @@ describe("datasetKey", () => {
     expect(new Set(keys).size).toBe(1);
   });
 
-  it("keeps every option it does not know as a run-only one", () => {
+  it("keeps in the key every option it does not know to be run-only", () => {
     expect(prepareOptions({ "some-new-option": 1, rate: 5 })).toEqual({ "some-new-option": 1 });
   });
 });
