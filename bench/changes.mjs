@@ -130,9 +130,7 @@ const REFERENCE_MIN_SEGMENT = 3;
 /** The reference's verdict on each mean-shift label of a series (see --reference above). */
 function reference(lib, values, entry, acc) {
   const types = entry.change_point_types;
-  const labels = [...new Set(entry.change_point_indices.filter((_, i) => MEAN_SHIFT.has(types[i])))].sort(
-    (a, b) => a - b,
-  );
+  const labels = meanShifts(entry).sort((a, b) => a - b);
   const outliers = new Set(entry.change_point_indices.filter((_, i) => types[i] === "outlier"));
   const bounds = [0, ...labels, values.length];
   labels.forEach((at, k) => {
@@ -164,15 +162,9 @@ function newScore() {
 const byKind = new Map();
 
 function scoreKind(detected, entry, length) {
-  const shifts = [
-    ...new Set(entry.change_point_indices.filter((_, i) => MEAN_SHIFT.has(entry.change_point_types[i]))),
-  ];
-  const tp = matches(detected, shifts);
   const key = `${entry.generator}, ${length} points`;
   const k = byKind.get(key) ?? { tp: 0, fp: 0, fn: 0 };
-  k.tp += tp;
-  k.fp += detected.length - tp;
-  k.fn += shifts.length - tp;
+  count(k, detected, meanShifts(entry));
   byKind.set(key, k);
 }
 
@@ -184,20 +176,25 @@ function printByKind() {
   for (const [key, k] of rows) process.stdout.write(`  ${key}: ${k.tp}/${k.fp}/${k.fn}\n`);
 }
 
-function score(acc, detected, entry) {
-  const all = [...new Set(entry.change_point_indices)];
-  const shifts = [
+/** A series' mean-shift labels (steps, regression starts and ends), each index once. */
+function meanShifts(entry) {
+  return [
     ...new Set(entry.change_point_indices.filter((_, i) => MEAN_SHIFT.has(entry.change_point_types[i]))),
   ];
-  for (const [key, labels] of [
-    ["all", all],
-    ["shift", shifts],
-  ]) {
-    const tp = matches(detected, labels);
-    acc[key].tp += tp;
-    acc[key].fp += detected.length - tp;
-    acc[key].fn += labels.length - tp;
-  }
+}
+
+/** The detections against the labels added to `acc`'s TP, FP and FN. */
+function count(acc, detected, labels) {
+  const tp = matches(detected, labels);
+  acc.tp += tp;
+  acc.fp += detected.length - tp;
+  acc.fn += labels.length - tp;
+}
+
+function score(acc, detected, entry) {
+  const shifts = meanShifts(entry);
+  count(acc.all, detected, [...new Set(entry.change_point_indices)]);
+  count(acc.shift, detected, shifts);
   if (shifts.length === 0) {
     acc.shift.noShift++;
     if (detected.length > 0) acc.shift.flaggedNoShift++;
