@@ -9,6 +9,7 @@ import { noiseFloor, withinNoise } from "../src/analysis/changes/floor.js";
 import { detectChanges } from "../src/analysis/changes/index.js";
 import { quantile } from "../src/analysis/stats/descriptive.js";
 import { cellConditions, conditionsDiff, whatElseChanged } from "../src/output/history/conditions.js";
+import { historyFromDocument } from "../src/output/history/extract.js";
 import type { HistoryRun } from "../src/output/history/schema.js";
 import { detector } from "../src/output/pages/detector.js";
 import { buildDigest, digestMarkdown, digestText } from "../src/output/pages/digest.js";
@@ -47,9 +48,10 @@ describe("series keyed by conditions", () => {
       // the setting read back says the same as the my.cnf: named once
       expect(s.label).toEqual([`my.cnf innodb_flush_log_at_trx_commit=${flush(s)}`]);
       expect(s.others).toHaveLength(1);
-      expect(s.others[0]!.diff).toContain(
+      // and the other series' difference names it once too, not again as the setting read back
+      expect(s.others[0]!.diff).toEqual([
         `my.cnf innodb_flush_log_at_trx_commit ${flush(s)} → ${flush(s) === "0" ? "1" : "0"}`,
-      );
+      ]);
     }
     expect(new Set(series.map((s) => s.id)).size).toBe(8);
   });
@@ -67,6 +69,55 @@ describe("series keyed by conditions", () => {
     expect(c.dataset).toBe("4 × 100000");
     expect(c["sysbench --time"]).toBe("60");
     expect(conditionsDiff(c, { ...c, dataset: "1 × 10" })).toEqual(["dataset 4 × 100000 → 1 × 10"]);
+  });
+
+  it("the port and socket sysbench connected to are not conditions: runs on other free ports make one series", () => {
+    const { runs } = store({ runs: 12 });
+    // stores written before extraction left them out hold them: each start picks a free port
+    const onPorts = runs.map((r, i) => ({
+      ...r,
+      sysbench: {
+        ...r.sysbench,
+        options: [
+          ...r.sysbench.options,
+          `--mysql-port=${31000 + i}`,
+          `--mysql-socket=/tmp/w${i}/mysqld.sock`,
+        ],
+      },
+    }));
+    expect(
+      conditionsDiff(
+        cellConditions(onPorts[0]!, onPorts[0]!.cells[0]!),
+        cellConditions(onPorts[1]!, onPorts[1]!.cells[0]!),
+      ),
+    ).toEqual([]);
+    const series = buildSeries(onPorts, () => []);
+    expect(series).toHaveLength(4);
+    for (const s of series) expect(s.run).toHaveLength(12);
+  });
+
+  it("a results file's connection options do not reach the store's sysbench options", () => {
+    const doc = makeResults({
+      cells: [
+        { tps: 100, threads: 1 },
+        { tps: 300, threads: 4 },
+      ],
+    });
+    for (const c of doc.cells) {
+      c.sysbench_args = [
+        ...c.sysbench_args,
+        "--mysql-host=127.0.0.1",
+        "--mysql-port=40123",
+        "--mysql-user=sbtest",
+        "--mysql-password=***",
+        "--mysql-db=sbtest",
+        "--rand-type=uniform",
+      ];
+    }
+    const text = JSON.stringify(doc);
+    const ctx = { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "test-class" };
+    const run = historyFromDocument(JSON.parse(text), ctx, text);
+    expect(run.sysbench.options).toEqual(["--mysql-host=127.0.0.1", "--rand-type=uniform"]);
   });
 
   it("an A/B head is kept apart from its branch's trend unless appended with --ab-in-trend, then in its own series", () => {
@@ -99,6 +150,43 @@ describe("what else changed", () => {
       { what: "server", before: "11.4.5", after: "11.4.6" },
       { what: "kernel", before: "6.8.0-45-generic", after: "6.8.0-49-generic" },
     ]);
+  });
+
+  it("a trend across a major version stays one series: what the versions write or have differently is named at the change point", () => {
+    // 11.4.5 → 10.11.5 at run 20: perfgate writes innodb_flush_method for 10.11 and
+    // innodb_data_file_buffering for 11.x, and each version reads back a setting the other lacks
+    const { runs } = store({
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 20, factor: 0.85 },
+      environment: { at: 20, version: "10.11.5" },
+    });
+    const onVersions = runs.map((r, i) => ({
+      ...r,
+      servers: r.servers.map((s) => ({
+        ...s,
+        tiers: s.tiers.map((t) => ({
+          ...t,
+          variables: {
+            ...t.variables,
+            ...(i < 20 ? { transaction_isolation: "REPEATABLE-READ" } : { innodb_change_buffering: "all" }),
+          },
+        })),
+      })),
+    }));
+    const [a, b] = [onVersions[0]!, onVersions[25]!];
+    expect(conditionsDiff(cellConditions(a, a.cells[0]!), cellConditions(b, b.cells[0]!))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^my\.cnf innodb_flush_method /),
+        expect.stringMatching(/^setting /),
+      ]),
+    );
+    const series = buildSeries(onVersions, detector);
+    expect(series).toHaveLength(4);
+    for (const s of series) expect(s.run).toHaveLength(30);
+    const changed = series.filter((s) => s.changes.length > 0);
+    expect(changed.map((s) => `${s.key.script} ${s.key.threads}`)).toEqual(["oltp_read_write 16"]);
+    const tps = changed[0]!.changes.find((c) => c.metric === "tps")!;
+    expect(tps.index).toBe(20);
+    expect(tps.also).toContainEqual({ what: "server", before: "11.4.5", after: "10.11.5" });
   });
 
   it("names a difference one run off the change point, and nothing when only the code changed", () => {

@@ -11,6 +11,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readAllRuns } from "../src/output/history/folder.js";
+import { buildSeries } from "../src/output/pages/model.js";
 import type { AbResults, Results } from "../src/results/schema.js";
 import { readAbResults, readResults } from "../src/results/store.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
@@ -250,6 +252,18 @@ describe("counts on the overview and a cell page", () => {
     expect(await cell.page.locator("body").innerText()).not.toMatch(ONE_PLURAL);
     expect([...errors, ...cell.errors]).toEqual([]);
     await cell.page.close();
+  });
+});
+
+describe("a trend across versions from real runs", () => {
+  it("the 10.11.5 and 11.4.5 runs make one series per cell: neither sysbench's port nor what only one version writes or has splits it", () => {
+    const runs = readAllRuns(join(dir, "store"));
+    const trend = runs.filter((r) => r.source === "run");
+    expect(trend.map((r) => r.servers[0]!.version).sort()).toEqual(["10.11.5", "11.4.5"]);
+    for (const r of trend)
+      expect(r.sysbench.options.filter((o) => /^--mysql-(port|socket)=/.test(o))).toEqual([]);
+    const series = buildSeries(runs, () => []);
+    expect(series.map((s) => s.run.length)).toEqual([2, 2, 2]);
   });
 });
 

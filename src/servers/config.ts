@@ -130,6 +130,14 @@ export const RULES: readonly Rule[] = [
   // measured on 8.0.15 and 9.7.4 (docs/servers.md, "Authentication").
 ];
 
+/**
+ * The options a rule emits only from or up to some version: the same intent is written another way
+ * (or not at all) on the other side of that version.
+ */
+export const VERSION_RANGED_OPTIONS: ReadonlySet<string> = new Set(
+  RULES.filter((r) => r.min !== undefined || r.max !== undefined).map((r) => r.option),
+);
+
 function inRange(ctx: ConfigContext, flavors: readonly Flavor[], min?: string, max?: string): boolean {
   if (!flavors.includes(ctx.flavor)) return false;
   if (min && compareVersions(ctx.version, min) < 0) return false;

@@ -17,6 +17,8 @@ import { createHash } from "node:crypto";
 import { INSTANCE_KEYS, parseMyCnf } from "../../analysis/compare/fairness.js";
 import { knownSetting } from "../../analysis/compare/known-settings.js";
 import { isPlaceVariable } from "../../analysis/compare/settings.js";
+import { isConnectionOption } from "../../measuring/sysbench/args.js";
+import { VERSION_RANGED_OPTIONS } from "../../servers/config.js";
 import { parseSize } from "../../util/size.js";
 import type { AlsoChanged } from "./also-changed.js";
 import type { HistoryCell, HistoryRun } from "./schema.js";
@@ -32,11 +34,14 @@ function normalValue(v: string): string {
 
 /**
  * The sysbench options as conditions. An A/B file's design note (`(A/B alternate, 3 pairs)`) is
- * not one: how many pairs were measured changes the interval, not what a point measures.
+ * not one: how many pairs were measured changes the interval, not what a point measures. Nor is a
+ * connection detail (the free port each start picks), which stores written before it was left out
+ * at extraction still hold.
  */
 function sysbenchConditions(options: readonly string[], out: Conditions): void {
   const rest: string[] = [];
   for (const o of options) {
+    if (isConnectionOption(o)) continue;
     const m = /^(--[\w-]+)=(.*)$/.exec(o);
     if (m) out[`sysbench ${m[1]}`] = m[2]!;
     else if (!/^\(A\/B .*\)$/.test(o)) rest.push(o);
@@ -44,17 +49,56 @@ function sysbenchConditions(options: readonly string[], out: Conditions): void {
   if (rest.length > 0) out.sysbench = rest.join(" ");
 }
 
-/** The conditions of one cell of a run (see the module comment). */
-export function cellConditions(run: HistoryRun, cell: HistoryCell): Conditions {
+/**
+ * The names of a run's conditions that depend on which version ran: a setting read back (a
+ * server has it or not) and a my.cnf option perfgate writes only for some versions
+ * (servers/config.ts). Per tier, for sharedVersionNames.
+ */
+export function versionDependentNames(run: HistoryRun, tierName: string): string[] {
+  const tier = run.servers[0]?.tiers.find((t) => t.tier === tierName);
+  if (!tier) return [];
+  return [
+    ...[...parseMyCnf(tier.config).keys()]
+      .filter((k) => VERSION_RANGED_OPTIONS.has(k))
+      .map((k) => `my.cnf ${k}`),
+    ...Object.keys(tier.variables)
+      .filter(knownSetting)
+      .map((k) => `setting ${k}`),
+  ];
+}
+
+/**
+ * Of the version-dependent names, the ones every given run has (the runs of one flavor and tier).
+ * Only those are conditions: a setting one version lacks, or an option perfgate writes another
+ * way for it, does not split a trend that crosses versions; what it changed is named at the
+ * change point instead.
+ */
+export function sharedVersionNames(runs: readonly HistoryRun[], tierName: string): Set<string> {
+  const [first, ...rest] = runs;
+  const shared = new Set(first ? versionDependentNames(first, tierName) : []);
+  for (const run of rest) {
+    const names = new Set(versionDependentNames(run, tierName));
+    for (const n of shared) if (!names.has(n)) shared.delete(n);
+  }
+  return shared;
+}
+
+/**
+ * The conditions of one cell of a run (see the module comment). With `shared`, the
+ * version-dependent names (versionDependentNames) are kept only when in it.
+ */
+export function cellConditions(run: HistoryRun, cell: HistoryCell, shared?: ReadonlySet<string>): Conditions {
   const out: Conditions = {};
   const server = run.servers.find((s) => s.label === cell.server) ?? run.servers[0];
   const tier = server?.tiers.find((t) => t.tier === cell.tier);
+  const keep = (name: string, versionDependent: boolean) => !versionDependent || !shared || shared.has(name);
   if (tier) {
     for (const [k, v] of parseMyCnf(tier.config)) {
-      if (!INSTANCE_KEYS.has(k)) out[`my.cnf ${k}`] = normalValue(v);
+      const name = `my.cnf ${k}`;
+      if (!INSTANCE_KEYS.has(k) && keep(name, VERSION_RANGED_OPTIONS.has(k))) out[name] = normalValue(v);
     }
     for (const [k, v] of Object.entries(tier.variables)) {
-      if (knownSetting(k)) out[`setting ${k}`] = normalValue(v);
+      if (knownSetting(k) && keep(`setting ${k}`, true)) out[`setting ${k}`] = normalValue(v);
     }
   }
   out.dataset = `${run.dataset.tables} × ${run.dataset.table_size}`;
@@ -80,16 +124,21 @@ export function conditionsKey(c: Conditions): string {
     .slice(0, 8);
 }
 
+/**
+ * Condition names as a reader is shown them: a setting read back that the my.cnf sets too (both
+ * among `names`) says the same thing twice, so the my.cnf names it.
+ */
+export function namedOnce(names: readonly string[]): string[] {
+  return names.filter((n) => !(n.startsWith("setting ") && names.includes(`my.cnf ${n.slice(8)}`)));
+}
+
 /** The conditions that differ, one text each: `my.cnf innodb_flush_log_at_trx_commit 1 → 0`. */
 export function conditionsDiff(a: Conditions, b: Conditions): string[] {
+  const value = (c: Conditions, n: string) => (Object.hasOwn(c, n) ? c[n] : undefined);
   const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-  const out: string[] = [];
-  for (const n of names) {
-    const x = Object.hasOwn(a, n) ? a[n] : undefined;
-    const y = Object.hasOwn(b, n) ? b[n] : undefined;
-    if (x !== y) out.push(`${n} ${x ?? "(unset)"} → ${y ?? "(unset)"}`);
-  }
-  return out;
+  return namedOnce(names.filter((n) => value(a, n) !== value(b, n))).map(
+    (n) => `${n} ${value(a, n) ?? "(unset)"} → ${value(b, n) ?? "(unset)"}`,
+  );
 }
 
 /** The facts compared, each read from one run (the cell's tier for the server's variables). */

@@ -18,6 +18,7 @@ import {
 import { batchMeans, type RunSpread, sampleSd, studentTQuantile } from "../../analysis/stats/index.js";
 import { countingConditionsOf } from "../../measuring/profiles/callgrind-profile.js";
 import { resultsStem } from "../../measuring/profiles/names.js";
+import { isConnectionOption } from "../../measuring/sysbench/args.js";
 import type { ProcessCounters, Results, ResultsV2, RunRecord, ServerRecord } from "../../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../../results/upgrade.js";
 import { plural } from "../../util/plural.js";
@@ -210,7 +211,8 @@ function commonOptions(cells: readonly { sysbench_args: string[] }[]): string[] 
   return first.filter(
     (a) =>
       a.startsWith("--") &&
-      !/^--(threads|mysql-password|mysql-socket)=/.test(a) &&
+      !a.startsWith("--threads=") &&
+      !isConnectionOption(a) &&
       cells.every((c) => c.sysbench_args.includes(a)),
   );
 }

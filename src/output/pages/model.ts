@@ -23,6 +23,8 @@ import {
   cellConditions,
   conditionsDiff,
   conditionsKey,
+  namedOnce,
+  sharedVersionNames,
   whatElseChanged,
 } from "../history/conditions.js";
 import {
@@ -205,8 +207,32 @@ function newSeries(id: string, key: CellKey, conditions: Conditions): CellSeries
   };
 }
 
+/** What runs of one runner class, flavor and tier share: grouped by this key. */
+const tierGroupOf = (run: HistoryRun, tier: string) =>
+  `${run.runner_class}\0${run.servers[0]!.flavor}\0${tier}`;
+
+/**
+ * For each runner class, flavor and tier, the version-dependent condition names every trend run
+ * of it has (sharedVersionNames): the others do not split its series.
+ */
+function sharedNamesByTier(runs: readonly HistoryRun[]): Map<string, ReadonlySet<string>> {
+  const groups = new Map<string, { tier: string; runs: HistoryRun[] }>();
+  for (const run of runs) {
+    for (const tier of new Set(run.cells.map((c) => c.tier))) {
+      const k = tierGroupOf(run, tier);
+      const g = groups.get(k) ?? { tier, runs: [] };
+      g.runs.push(run);
+      groups.set(k, g);
+    }
+  }
+  return new Map([...groups].map(([k, g]) => [k, sharedVersionNames(g.runs, g.tier)]));
+}
+
 /** The conditions of a run's cells and their key, computed once per server, tier and counting toggle. */
-function conditionsMemo(run: HistoryRun): (c: HistoryCell) => { conditions: Conditions; key: string } {
+function conditionsMemo(
+  run: HistoryRun,
+  shared: Map<string, ReadonlySet<string>>,
+): (c: HistoryCell) => { conditions: Conditions; key: string } {
   const memo = new Map<string, { conditions: Conditions; key: string }>();
   const counted = run.why?.cells ?? [];
   return (c) => {
@@ -217,7 +243,7 @@ function conditionsMemo(run: HistoryRun): (c: HistoryCell) => { conditions: Cond
     const k = `${c.server}\0${c.tier}\0${toggle ?? ""}`;
     let got = memo.get(k);
     if (!got) {
-      const conditions = cellConditions(run, c);
+      const conditions = cellConditions(run, c, shared.get(tierGroupOf(run, c.tier)));
       got = { conditions, key: conditionsKey(conditions) };
       memo.set(k, got);
     }
@@ -234,10 +260,11 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
   const runsOf = new Map<string, HistoryRun[]>();
   // a cell's id is a hash: computed once per cell and set of conditions, not once per point
   const ids = new Map<string, string>();
+  const shared = sharedNamesByTier(runs.filter(isTrendRun));
   for (const run of runs) {
     if (!isTrendRun(run)) continue;
     const server = run.servers[0]!;
-    const conditionsOf = conditionsMemo(run);
+    const conditionsOf = conditionsMemo(run, shared);
     for (const c of run.cells) {
       const key: CellKey = {
         runner_class: run.runner_class,
@@ -299,10 +326,7 @@ function labelConditions(all: readonly CellSeries[]): void {
     const varying = names.filter(
       (n) => new Set(group.map((s) => own(s.conditions, n) ?? "(unset)")).size > 1,
     );
-    // a setting read back that the my.cnf sets too says the same thing twice: the my.cnf names it
-    const named = varying.filter(
-      (n) => !(n.startsWith("setting ") && varying.includes(`my.cnf ${n.slice(8)}`)),
-    );
+    const named = namedOnce(varying);
     for (const s of group) s.label = named.map((n) => `${n}=${own(s.conditions, n) ?? "(unset)"}`);
     for (const s of group) {
       s.others = group
