@@ -57,6 +57,28 @@ describe("like-for-like pins", () => {
     expect(plan.pinned.some((p) => p.name === "sync_binlog")).toBe(false);
   });
 
+  it("pins a renamed variable once, under the target's own name, from the reference's other name", () => {
+    const p = planPins({
+      reference: { tx_isolation: "READ-COMMITTED" },
+      target: { tx_isolation: "REPEATABLE-READ", transaction_isolation: "REPEATABLE-READ" },
+      given: {},
+      referenceName: "mariadb@10.11.5",
+      targetName: "mariadb@11.4.5",
+    });
+    expect(p.pinned).toEqual([
+      { name: "transaction_isolation", target: "REPEATABLE-READ", value: "READ-COMMITTED" },
+    ]);
+    expect(p.not_pinned).toEqual([]);
+    const same = planPins({
+      reference: { tx_isolation: "REPEATABLE-READ" },
+      target: { transaction_isolation: "REPEATABLE-READ" },
+      given: {},
+      referenceName: "mariadb@10.11.5",
+      targetName: "mariadb@11.4.5",
+    });
+    expect(same).toEqual({ pinned: [], not_pinned: [] });
+  });
+
   it("moves a value the server refused to not pinned, with the server's reason", () => {
     const d = dropRefused(plan, new Map([["innodb_change_buffering", "unknown value"]]));
     expect(d.pinned.map((p) => p.name)).toEqual(["innodb_flush_method", "innodb_adaptive_hash_index"]);

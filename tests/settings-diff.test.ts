@@ -54,6 +54,19 @@ describe("diffVariables", () => {
       { name: "old_only", base: "x", head: null, configured: false },
     ]);
   });
+  it("a renamed variable read back under its old name on one side is the same variable: no difference unless the values differ", () => {
+    // MariaDB 10.11 has tx_isolation only; 11.4 has transaction_isolation and tx_isolation
+    const older = { tx_isolation: "REPEATABLE-READ", log_slave_updates: "OFF" };
+    const newer = {
+      tx_isolation: "REPEATABLE-READ",
+      transaction_isolation: "REPEATABLE-READ",
+      log_replica_updates: "ON",
+    };
+    const r = diffVariables({ base: older, head: newer, baseConfig: CONFIG, headConfig: CONFIG });
+    expect(r.known.map((k) => [k.name, k.base, k.head])).toEqual([["log_replica_updates", "OFF", "ON"]]);
+    expect(r.other).toEqual([]);
+  });
+
   it("leaves out what the workload set equally and what names a place or an instance", () => {
     // innodb_buffer_pool_size (set by the config), port, datadir, server_uuid, version
     expect(d.left_out).toBe(5);

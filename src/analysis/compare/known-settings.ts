@@ -109,3 +109,38 @@ KNOWN_SETTINGS.forEach((k, rank) => {
 export function knownSetting(name: string): { why: string; rank: number } | undefined {
   return WHY.get(name);
 }
+
+/**
+ * Variables a version renamed and that are one variable under two names (the older name often
+ * kept as an alias). A server that has only one of them is not missing it: the other's value is
+ * what it runs with.
+ */
+const RENAMED: readonly (readonly [string, string])[] = [
+  ["transaction_isolation", "tx_isolation"],
+  ["transaction_read_only", "tx_read_only"],
+  ["log_replica_updates", "log_slave_updates"],
+];
+
+const OTHER_NAME = new Map<string, string>(RENAMED.flatMap(([a, b]) => [[a, b] as const, [b, a] as const]));
+
+/**
+ * A variable's value on a server, under its other name when the server has only that one
+ * (RENAMED); undefined when it has neither.
+ */
+export function variableValue(vars: Readonly<Record<string, string>>, name: string): string | undefined {
+  if (Object.hasOwn(vars, name)) return vars[name];
+  const other = OTHER_NAME.get(name);
+  return other !== undefined && Object.hasOwn(vars, other) ? vars[other] : undefined;
+}
+
+/** The name the server itself has for a variable (its other name when it has only that one). */
+export function ownName(vars: Readonly<Record<string, string>>, name: string): string {
+  const other = OTHER_NAME.get(name);
+  return !Object.hasOwn(vars, name) && other !== undefined && Object.hasOwn(vars, other) ? other : name;
+}
+
+/** A variable's names: itself, and its other name when a version renamed it (RENAMED). */
+export function namesOfVariable(name: string): string[] {
+  const other = OTHER_NAME.get(name);
+  return other === undefined ? [name] : [name, other];
+}

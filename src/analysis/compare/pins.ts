@@ -8,7 +8,7 @@
  * variables come in as read back from each server (SHOW GLOBAL VARIABLES).
  */
 import { refusedReason } from "../../servers/options.js";
-import { KNOWN_SETTINGS } from "./known-settings.js";
+import { KNOWN_SETTINGS, namesOfVariable, ownName, variableValue } from "./known-settings.js";
 
 export interface Pin {
   name: string;
@@ -59,9 +59,14 @@ function unpinnable(
 /** The pins that make `target` run with `reference`'s performance-relevant defaults. */
 export function planPins(i: PinInput): PinPlan {
   const out: PinPlan = { pinned: [], not_pinned: [] };
+  const seen = new Set<string>();
   for (const k of KNOWN_SETTINGS) {
-    for (const name of k.names) {
-      const ref = i.reference[name];
+    for (const known of k.names) {
+      // a renamed variable is one variable: pinned (or not) once, under the target's own name
+      const name = ownName(i.target, known);
+      if (seen.has(name)) continue;
+      for (const n of namesOfVariable(name)) seen.add(n);
+      const ref = variableValue(i.reference, name);
       const tgt = i.target[name];
       if (ref === undefined && tgt === undefined) continue;
       if (ref !== undefined && tgt !== undefined && ref === tgt) continue;

@@ -9,7 +9,7 @@
 import type { CountedServer } from "../../measuring/profiles/callgrind-profile.js";
 import type { ServerRecord } from "../../results/schema.js";
 import { countedServer, libcName } from "./counting.js";
-import { knownSetting } from "./known-settings.js";
+import { knownSetting, namesOfVariable, variableValue } from "./known-settings.js";
 import { type MeasurementSet, serverLabel } from "./model.js";
 import type { SettingDifference, SettingsDiff } from "./schema.js";
 
@@ -51,9 +51,13 @@ export function diffVariables(d: DiffInput): Pick<SettingsDiff, "known" | "other
   const known: (SettingDifference & { rank: number })[] = [];
   const other: SettingDifference[] = [];
   let leftOut = 0;
+  const seen = new Set<string>();
   for (const name of names) {
-    const b = d.base[name];
-    const h = d.head[name];
+    // a renamed variable read back under its other name on one side is the same variable, once
+    if (seen.has(name)) continue;
+    for (const n of namesOfVariable(name)) seen.add(n);
+    const b = variableValue(d.base, name);
+    const h = variableValue(d.head, name);
     if (b === h) continue;
     const onCommandLine = d.sideSet?.has(name) === true;
     const setByRun = onCommandLine || cb.get(name) !== ch.get(name);
