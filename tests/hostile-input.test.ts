@@ -501,8 +501,40 @@ describe("against a real maven:mariadb@11.4.5", () => {
       /initialising maven:mariadb@11\.4\.5 failed \(exit 1\): unknown variable 'innodb_bufer_pool_size=1G' \(log: .*error\.log\)/,
     );
     expect(all).not.toMatch(/mariadb\.org|bug report/);
+    // the cause is the last line, as the error; no empty cells table or report before it
+    expect(res.stderr.trim().split("\n").at(-1)).toMatch(/^perfgate: run failed: initialising /);
+    expect(res.stdout).not.toMatch(/Cells|failed: 0 of/);
+    expect(existsSync(join(d, "r.md"))).toBe(false);
     expect(processesMatching(join(d, "work"))).toEqual([]);
   });
+
+  it("ab with a --base-set the server refuses: the cause as the error, no empty report", async () => {
+    const d = fresh("real-ab-typo");
+    const res = await runCli([
+      "ab",
+      "--base",
+      "maven:mariadb@11.4.5",
+      "--head",
+      "maven:mariadb@11.4.5",
+      "--base-set",
+      "bogus_var=1",
+      "--metrics",
+      "instructions",
+      "--workload",
+      TINY,
+      "--out",
+      join(d, "ab.json"),
+      "--work-dir",
+      join(d, "work"),
+    ]);
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr.trim().split("\n").at(-1)).toMatch(
+      /^perfgate: A\/B run failed: initialising maven:mariadb@11\.4\.5 failed \(exit 1\): unknown variable 'bogus_var=1'/,
+    );
+    expect(res.stdout).not.toMatch(/NOTHING COMPARED|verdict:/);
+    expect(existsSync(join(d, "ab.md"))).toBe(false);
+    expect(processesMatching(join(d, "work"))).toEqual([]);
+  }, 600_000);
 
   it("--set innodb_buffer_pool_size replaces the tier's pool and reads back as set", async () => {
     const d = fresh("real-bp");

@@ -105,6 +105,17 @@ export function compareGate(sets: MeasurementSet[], options: GateOptions): GateR
   };
 }
 
+/**
+ * A run or A/B that failed before any cell was measured (a server that would not start, an option
+ * it refused): its report would be empty, so the commands say the cause instead.
+ */
+export function nothingMeasured(results: {
+  status: string;
+  cells: readonly { status: string }[];
+}): boolean {
+  return results.status === "failed" && !results.cells.some((c) => c.status === "ok");
+}
+
 /** Why an A/B run is not complete, one line; null when it is. */
 export function incompleteReason(results: AbResults): string | null {
   if (results.status === "complete") return null;

@@ -7,7 +7,7 @@ import type { ComparedMetric, ComparisonReport } from "../../analysis/compare/sc
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { EXIT } from "../../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../../gate/files.js";
-import { abGate, type GateResult } from "../../gate/gate.js";
+import { abGate, type GateResult, nothingMeasured } from "../../gate/gate.js";
 import { PROFILE_MODES, type ProfileMode } from "../../measuring/ab/confirm.js";
 import { runAbLikeForLike } from "../../measuring/ab/like-for-like.js";
 import type { MetricsMode } from "../../measuring/ab/metrics.js";
@@ -305,6 +305,11 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
       abGate(results, file, { ...judged, runExitCode: exitCode });
     const { outcome, gate } = await measure(opts, o, gateOf, h);
     const { results, exitCode } = outcome;
+    if (nothingMeasured(results)) {
+      // a server that would not start, a refused --head-set: the cause, not an empty report
+      log.info(`results: ${resolve(out)}`);
+      throw new UserError(`A/B run ${results.status}: ${results.status_reason ?? "no cell was measured"}`);
+    }
     writeGateFiles(gate, { markdown: reportPath, json: o.json });
     for (const path of writeInstructionGraphs(gate, dirname(out), resultsStem(out))) {
       log.info(`flame graph (instructions per transaction): ${resolve(path)}`);

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { EXIT } from "../../gate/exit.js";
-import { abGate } from "../../gate/gate.js";
+import { abGate, nothingMeasured } from "../../gate/gate.js";
 import { bisectText } from "../../measuring/bisect/core/summary.js";
 import { readBisectResults } from "../../measuring/bisect/store.js";
 import { instructionCounts } from "../../measuring/instructions/counts.js";
@@ -213,6 +213,11 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
       ...runOptions(request, { pins, log, signal: interrupt.signal }),
       modes: [instructionCounts(request.instructions)],
     });
+    if (nothingMeasured(results)) {
+      // a server that would not start, a refused option: the cause, not an empty report
+      log.info(`results: ${resolve(out)}`);
+      throw new UserError(`run ${results.status}: ${results.status_reason ?? "no cell was measured"}`);
+    }
     const reportError = tryWrite(reportPath, () => renderMarkdown(results, { degradation }));
     writeOut(`${renderTerminal(results, { reason: false, degradation })}\n`);
     log.info(`results: ${resolve(out)}`);
