@@ -159,6 +159,32 @@ describe("confidence intervals are calibrated", () => {
     expect(covered / runs).toBeLessThan(0.965);
   });
 
+  it("with a session effect per side (instruction counts: one server start each), only betweenSdLog keeps 95 %", () => {
+    // each side's repetitions share one start's offset (SD 0.035 %, so their difference 0.05 %);
+    // within a start they repeat to 0.01 %: the repetitions alone see none of the start's part
+    const rng = mulberry32(7);
+    const g = gaussian(rng);
+    const start = 0.0005 / Math.SQRT2;
+    let plain = 0;
+    let withBetween = 0;
+    const runs = 2000;
+    for (let r = 0; r < runs; r++) {
+      const sb = start * g();
+      const sh = start * g();
+      const base = Array.from({ length: 5 }, () => 45_937 * Math.exp(sb + 0.0001 * g()));
+      const head = Array.from({ length: 5 }, () => 45_937 * Math.exp(sh + 0.0001 * g()));
+      const a = comparePaired(base, head);
+      const b = comparePaired(base, head, { betweenSdLog: 0.0005 });
+      if (a.ci_low_log! <= 0 && 0 <= a.ci_high_log!) plain++;
+      if (b.ci_low_log! <= 0 && 0 <= b.ci_high_log!) withBetween++;
+      // never narrower than the repetitions' own interval
+      expect(b.ci_high_log! - b.ci_low_log!).toBeGreaterThanOrEqual(a.ci_high_log! - a.ci_low_log! - 1e-15);
+    }
+    expect(plain / runs).toBeLessThan(0.5);
+    expect(withBetween / runs).toBeGreaterThan(0.935);
+    expect(withBetween / runs).toBeLessThan(0.99);
+  });
+
   it("Welch 95 % intervals stay calibrated with unequal spreads and sizes", () => {
     const rng = mulberry32(99);
     const g = gaussian(rng);

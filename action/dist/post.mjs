@@ -19775,6 +19775,8 @@ var ROWS = [
     direction: "lower_is_better",
     matrix: true,
     threshold_pct: 1,
+    // two server starts of one binary differ by a few dozen instructions per point select
+    between_sessions_sd_pct: 0.05,
     opt_in: true,
     digits: () => 0,
     fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),

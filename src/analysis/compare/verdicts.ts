@@ -5,7 +5,7 @@
  * of a comparison. With the statistical rule for one comparison (src/analysis/stats/verdict.ts),
  * the one place verdicts are decided. Pure. Methods: docs/statistics.md.
  */
-import { metricDef, withMetricDefaults } from "../metrics/table.js";
+import { betweenSessionsSdLog, metricDef, withMetricDefaults } from "../metrics/table.js";
 import {
   compareLogs,
   compareRuns,
@@ -188,7 +188,7 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
         { value: Math.exp(lh[0]!), spread: p.runs.head },
         { alpha },
       )
-    : compareLogs(u.design, lb, lh, { alpha });
+    : compareLogs(u.design, lb, lh, { alpha, betweenSdLog: betweenSessionsSdLog(metricDef(p.metric)) });
   const def = metricDef(p.metric);
   // an A/B's counted metric pairs repetitions (instruction counts), not slices
   const unit = c.method === "paired" && !def.fromSlice ? "repetitions" : undefined;

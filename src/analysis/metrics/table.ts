@@ -49,6 +49,12 @@ export interface MetricDef<N extends string = string> {
   direction: Direction;
   /** the metric's own default threshold in %; null: the global threshold (--threshold) */
   threshold_pct: number | null;
+  /**
+   * The SD, in %, of the difference between two sides that no repetition averages away, because
+   * each side's values come from one measurement session (instruction counts: one server start
+   * per side); every comparison's interval includes it. Measured: docs/measured.md. Absent: 0.
+   */
+  between_sessions_sd_pct?: number;
   /** decimals a report prints for a value `x` */
   digits: (x: number) => number;
   fromCell: (c: Pick<Cell, "summary" | "instructions">) => number | null;
@@ -189,6 +195,8 @@ const ROWS = [
     direction: "lower_is_better",
     matrix: true,
     threshold_pct: 1,
+    // two server starts of one binary differ by a few dozen instructions per point select
+    between_sessions_sd_pct: 0.05,
     opt_in: true,
     digits: () => 0,
     fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),
@@ -462,4 +470,9 @@ export function withMetricDefaults<T extends { per_metric?: Readonly<Record<stri
  */
 export function aggregate(xs: readonly number[]): number | null {
   return xs.length === 0 ? null : geometricMean(xs);
+}
+
+/** A metric's between-sessions SD as the comparisons take it (ComparisonOptions.betweenSdLog). */
+export function betweenSessionsSdLog(m: Pick<MetricDef, "between_sessions_sd_pct">): number {
+  return Math.log1p((m.between_sessions_sd_pct ?? 0) / 100);
 }

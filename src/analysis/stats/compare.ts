@@ -22,6 +22,13 @@ export interface ComparisonOptions {
   alpha?: number;
   /** power used for the minimum detectable effect (default 0.8) */
   power?: number;
+  /**
+   * SD, on the log scale, that the difference of the two sides carries however many values each
+   * side has: variation between the measurements the values come from (each side's one server
+   * start, for instruction counts) that no repetition within them averages away. Added to the
+   * estimate's variance (default 0).
+   */
+  betweenSdLog?: number;
 }
 
 /** Default two-sided significance level: 95 % confidence intervals. */
@@ -75,12 +82,22 @@ export function pctToLog(pct: number): number {
   return pct <= -100 ? Number.NEGATIVE_INFINITY : Math.log1p(pct / 100);
 }
 
-function resolveOptions(options: ComparisonOptions | undefined): { alpha: number; power: number } {
+interface Settings {
+  alpha: number;
+  power: number;
+  /** betweenSdLog² */
+  betweenVar: number;
+}
+
+function resolveOptions(options: ComparisonOptions | undefined): Settings {
   const alpha = options?.alpha ?? DEFAULT_ALPHA;
   const power = options?.power ?? DEFAULT_POWER;
+  const between = options?.betweenSdLog ?? 0;
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
   if (!(power > 0 && power < 1)) throw new RangeError(`power must be in (0, 1), got ${power}`);
-  return { alpha, power };
+  if (!(between >= 0 && Number.isFinite(between)))
+    throw new RangeError(`betweenSdLog must be a finite number >= 0, got ${between}`);
+  return { alpha, power, betweenVar: between * between };
 }
 
 interface IntervalParts {
@@ -99,7 +116,7 @@ const NO_SPREADS: Spreads = { sd_log: null, sd_base_log: null, sd_head_log: null
 function build(
   method: ComparisonMethod,
   counts: { n: number; n_base: number; n_head: number },
-  settings: { alpha: number; power: number },
+  settings: Settings,
   meanLog: number,
   sds: Spreads,
   interval: IntervalParts | null,
@@ -173,7 +190,7 @@ export function comparePaired(
   return pairedFromRatios(logRatios(base, head), settings);
 }
 
-function pairedFromRatios(d: number[], settings: { alpha: number; power: number }): Comparison {
+function pairedFromRatios(d: number[], settings: Settings): Comparison {
   const n = d.length;
   const counts = { n, n_base: n, n_head: n };
   const m = mean(d);
@@ -185,7 +202,7 @@ function pairedFromRatios(d: number[], settings: { alpha: number; power: number 
     settings,
     m,
     { sd_log: sd, sd_base_log: null, sd_head_log: null },
-    { se: sd / Math.sqrt(n), df: n - 1 },
+    withBetween({ se: sd / Math.sqrt(n), df: n - 1 }, settings),
   );
 }
 
@@ -217,11 +234,7 @@ export function compareUnpaired(
   return unpairedFromLogs(logs(base, "base"), logs(head, "head"), settings);
 }
 
-function unpairedFromLogs(
-  lb: readonly number[],
-  lh: readonly number[],
-  settings: { alpha: number; power: number },
-): Comparison {
+function unpairedFromLogs(lb: readonly number[], lh: readonly number[], settings: Settings): Comparison {
   const nb = lb.length;
   const nh = lh.length;
   const counts = { n: Math.min(nb, nh), n_base: nb, n_head: nh };
@@ -237,8 +250,28 @@ function unpairedFromLogs(
     settings,
     m,
     { sd_log: null, sd_base_log: Math.sqrt(varB), sd_head_log: Math.sqrt(varH) },
-    { se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) },
+    withBetween({ se: Math.sqrt(vb + vh), df: welchDf(vb, nb, vh, nh) }, settings),
   );
+}
+
+/** Beyond this many degrees of freedom the t quantile is the normal one to many digits. */
+const DF_CAP = 1e6;
+
+/**
+ * An interval's SE with a known between-sessions variance added, and its Welch–Satterthwaite
+ * degrees of freedom (the known part counting as infinitely many), so a known part that dominates
+ * is not given the few repetitions' t tails. At a few repetitions those degrees of freedom can
+ * shrink the t quantile faster than the variance grows; the SE is then raised so that the interval
+ * is never narrower than the repetitions' own.
+ */
+function withBetween(p: IntervalParts, settings: Settings): IntervalParts {
+  if (!(settings.betweenVar > 0)) return p;
+  const own = p.se * p.se;
+  const total = own + settings.betweenVar;
+  const df = own > 0 ? Math.min(DF_CAP, (total * total) / ((own * own) / p.df)) : DF_CAP;
+  const q = 1 - settings.alpha / 2;
+  const floor = own > 0 ? (studentTQuantile(q, p.df) / studentTQuantile(q, df)) * p.se : 0;
+  return { se: Math.max(Math.sqrt(total), floor), df };
 }
 
 /**

@@ -4,6 +4,7 @@
  * statistics say would decide it, within the cell's maximum and the run's time budget.
  */
 import {
+  betweenSessionsSdLog,
   COUNTED_METRIC,
   HEADLINE_METRIC,
   type MetricName,
@@ -98,7 +99,7 @@ export function judgePaired(
   alpha: number,
 ): Verdict | null {
   if (base.length < 2) return null;
-  const c = comparePaired(base, head, { alpha });
+  const c = comparePaired(base, head, { alpha, betweenSdLog: betweenSessionsSdLog(metricDef(metric)) });
   const threshold = thresholdFor(metric, withMetricDefaults(thresholds));
   return verdictFromComparison(metric, metricDef(metric).direction, c, threshold);
 }
