@@ -130,10 +130,29 @@ describe("history CLI", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toContain('bad.json: "schema" is "perfgate/import"; accepted: perfgate/results');
+    // an A/B with one cell measured and one holding nothing: stored, the other named
+    const half = makeAbResults({
+      cells: [
+        { threads: 1, pairs: [{ base: 100, head: 101 }] },
+        { threads: 2, pairs: [] },
+      ],
+    });
+    const some = await runCli(["history", "append", writeJson(d, "half.json", half), "--store", store]);
+    expect(some.stdout).toMatch(/^added: run \S+ \(1 cell\)/);
+    expect(some.stderr).toContain("half.json: 1 cell not stored");
+    expect(some.stderr).toContain("oltp_read_only 2t 1G");
+    // none measured: refused, nothing stored
+    const empty = makeAbResults({ cells: [{ threads: 1, pairs: [] }] });
+    const none = await runCli(["history", "append", writeJson(d, "none.json", empty), "--store", store]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe("");
+    expect(none.stderr.trim().split("\n")).toHaveLength(1);
+    expect(none.stderr).toContain("none.json: nothing to store");
+    expect(readIndex(store).runs).toHaveLength(2);
     const age = await runCli(["history", "prune", "--store", store, "--max-age", "6 months"]);
     expect(age.code).toBe(2);
     expect(age.stderr).toContain('--max-age "6 months": accepted: <number><d|w|m|y>');
-    expect(readIndex(store).runs).toHaveLength(1);
+    expect(readIndex(store).runs).toHaveLength(2);
   });
 
   it("concurrent appends from several processes to a bare repository: every run exactly once", async () => {

@@ -201,25 +201,37 @@ function countDiffs(
   return Math.max(1, m);
 }
 
+/**
+ * engine → script|tier|threads → tps, and each engine's family. An engine is every server with a
+ * stored metric, TPS or not (an instructions-only A/B's head has counts only): its TPS rows are
+ * then empty, and its counts are in the relative tables.
+ */
+function tpsByEngine(runs: readonly HistoryRun[]): {
+  values: Map<string, Map<string, MetricValue>>;
+  family: Map<string, string>;
+} {
+  const values = new Map<string, Map<string, MetricValue>>();
+  const family = new Map<string, string>();
+  for (const r of runs) {
+    for (const c of r.cells) {
+      const s = r.servers.find((x) => x.label === c.server);
+      if (!s || Object.keys(c.metrics).length === 0) continue;
+      const engine = engineName(s.flavor, s.version);
+      family.set(engine, s.flavor);
+      if (!values.has(engine)) values.set(engine, new Map());
+      if (c.metrics.tps) values.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps);
+    }
+  }
+  return { values, family };
+}
+
 /** `baselines`: engine names per family chosen by the user; otherwise each family's oldest version. */
 export function buildMatrix(
   name: string,
   runs: readonly HistoryRun[],
   o: { thresholdPct: number; baselines?: readonly string[]; confidence?: number },
 ): VersionMatrix {
-  // engine → script|tier|threads → tps
-  const values = new Map<string, Map<string, MetricValue>>();
-  const family = new Map<string, string>();
-  for (const r of runs) {
-    for (const c of r.cells) {
-      const s = r.servers.find((x) => x.label === c.server);
-      if (!s || !c.metrics.tps) continue;
-      const engine = engineName(s.flavor, s.version);
-      family.set(engine, s.flavor);
-      if (!values.has(engine)) values.set(engine, new Map());
-      values.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps);
-    }
-  }
+  const { values, family } = tpsByEngine(runs);
   const engines = [...values.keys()].sort((a, b) => naturalCompare(a, b));
   const baselines = dict<string>(); // by flavor, a name from the store
   for (const e of engines) baselines[family.get(e)!] = own(baselines, family.get(e)!) ?? e; // each family's oldest version

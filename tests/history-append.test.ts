@@ -1,0 +1,105 @@
+/**
+ * `history append` of what a new user appends first: an instructions-only A/B (its counts are the
+ * cells' `instructions`), a file whose cells hold nothing (named, or refused when none has
+ * anything), the same file again under another date (already there), and a like-for-like run's
+ * or A/B's pins (kept in the run).
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import { historyRunFromFile } from "../src/output/history/append.js";
+import { historyFromDocument } from "../src/output/history/extract.js";
+import { type HistoryRun, HistoryRunSchema } from "../src/output/history/schema.js";
+import { buildMatrix } from "../src/output/pages/matrix.js";
+import { makeAbResults, tempDir, writeJson } from "./helpers/results-factory.js";
+
+const FIXTURES = join(import.meta.dirname, "fixtures/results-v1");
+const CTX = { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "test-class" };
+const FLAGS = { commit: "a".repeat(40), branch: "main", runnerClass: "test-class" };
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = tempDir("perfgate-history-append-");
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A committed old file's text (gzipped). */
+function fixtureText(name: string): string {
+  return gunzipSync(readFileSync(join(FIXTURES, name))).toString("utf8");
+}
+
+describe("an instructions-only A/B (perfgate ab --metrics instructions)", () => {
+  const text = fixtureText("ab-instructions-only.json.gz");
+
+  it("stores each counted cell's instructions per transaction with its interval, head and base", () => {
+    const run = historyFromDocument(JSON.parse(text), CTX, text);
+    expect(HistoryRunSchema.parse(run)).toEqual(run);
+    expect(run.cells).toHaveLength(1);
+    const head = run.cells[0]!;
+    expect(head).toMatchObject({ server: "head", script: "oltp_point_select", threads: 1, tier: "128M" });
+    expect(head.metrics.tps).toBeUndefined();
+    // the head's three counted repetitions: 48612.11, 48458.995, 48472.675 (geometric mean)
+    expect(head.metrics.instructions).toMatchObject({ n: 3 });
+    expect(head.metrics.instructions!.value).toBeCloseTo(48514.5, 0);
+    expect(head.metrics.instructions!.lo).toBeLessThan(head.metrics.instructions!.value);
+    expect(head.metrics.instructions!.hi).toBeGreaterThan(head.metrics.instructions!.value);
+    expect(head.counting?.toggle).toBe("dispatch_command*");
+    const base = run.ab_base!.cells[0]!;
+    expect(base.metrics.instructions!.value).toBeCloseTo(45039.1, 0);
+  });
+
+  it("is an engine of its version matrix, and its counts a relative instructions table", () => {
+    const run = historyFromDocument(JSON.parse(text), { ...CTX, matrix: "name" }, text);
+    expect(buildMatrix("name", [run], { thresholdPct: 5 }).engines).toEqual(["MariaDB 11.4.5"]);
+    // the same counts from a newer version, 10% more work per transaction
+    const newer: HistoryRun = {
+      ...run,
+      id: run.id.replace(/.$/, "0"),
+      servers: [{ ...run.servers[0]!, version: "11.8.9" }],
+      cells: run.cells.map((c) => ({
+        ...c,
+        metrics: { instructions: { ...c.metrics.instructions!, value: c.metrics.instructions!.value * 1.1 } },
+      })),
+    };
+    const m = buildMatrix("name", [run, newer], { thresholdPct: 5 });
+    expect(m.engines).toEqual(["MariaDB 11.4.5", "MariaDB 11.8.9"]);
+    const t = m.relative!.find((x) => x.metric === "instructions")!;
+    expect(t.engines).toEqual(["MariaDB 11.8.9"]);
+    expect(t.rows[0]!.values[0]!.pct).toBe(10);
+  });
+
+  it("appended from its file: the cell, and nothing said to be left out", () => {
+    const file = writeJson(tmp(), "ab.json", JSON.parse(text));
+    const { run, leftOut } = historyRunFromFile(file, { ...FLAGS, matrix: "name" });
+    expect(run.cells).toHaveLength(1);
+    expect(leftOut).toEqual([]);
+  });
+});
+
+describe("cells that hold nothing to store", () => {
+  it("are named when others are stored", () => {
+    const doc = makeAbResults({
+      cells: [
+        { threads: 1, pairs: [{ base: 100, head: 101 }] },
+        { threads: 2, pairs: [] },
+      ],
+    });
+    const file = writeJson(tmp(), "ab.json", doc);
+    const { run, leftOut } = historyRunFromFile(file, FLAGS);
+    expect(run.cells.map((c) => c.threads)).toEqual([1]);
+    expect(leftOut).toEqual(["oltp_read_only 2t 1G"]);
+  });
+
+  it("a file with none to store is refused in one line", () => {
+    const doc = makeAbResults({ cells: [{ threads: 1, pairs: [] }] });
+    const file = writeJson(tmp(), "ab.json", doc);
+    expect(() => historyRunFromFile(file, FLAGS)).toThrowError(
+      /^[^\n]*ab\.json: nothing to store: its 1 cell holds no measurement and no instruction count \(oltp_read_only 1t 1G\); not appended$/,
+    );
+  });
+});
