@@ -4,12 +4,13 @@
  * anything), the same file again under another date (already there), and a like-for-like run's
  * or A/B's pins (kept in the run).
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { historyRunFromFile } from "../src/output/history/append.js";
 import { historyFromDocument } from "../src/output/history/extract.js";
+import { appendToFolder, readIndex } from "../src/output/history/folder.js";
 import { type HistoryRun, HistoryRunSchema } from "../src/output/history/schema.js";
 import { buildMatrix } from "../src/output/pages/matrix.js";
 import { makeAbResults, tempDir, writeJson } from "./helpers/results-factory.js";
@@ -101,5 +102,35 @@ describe("cells that hold nothing to store", () => {
     expect(() => historyRunFromFile(file, FLAGS)).toThrowError(
       /^[^\n]*ab\.json: nothing to store: its 1 cell holds no measurement and no instruction count \(oltp_read_only 1t 1G\); not appended$/,
     );
+  });
+});
+
+describe("the same file appended again", () => {
+  it("under another date is the run already there, not a second point", async () => {
+    const root = tmp();
+    const text = fixtureText("ab-pinned-defaults.json.gz");
+    const first = historyFromDocument(JSON.parse(text), CTX, text);
+    const later = historyFromDocument(JSON.parse(text), { ...CTX, date: "2026-11-25T02:00:00Z" }, text);
+    expect(later.id).not.toBe(first.id);
+    expect(await appendToFolder(root, first)).toEqual({ id: first.id, added: true });
+    expect(await appendToFolder(root, later)).toEqual({ id: first.id, added: false });
+    expect(readIndex(root).runs.map((e) => e.id)).toEqual([first.id]);
+    expect(readdirSync(join(root, "runs"))).toEqual([`${first.id}.json`]);
+  });
+
+  it("another file whose id ends in the same digits is a run of its own", async () => {
+    const root = tmp();
+    const text = fixtureText("ab-pinned-defaults.json.gz");
+    const first = historyFromDocument(JSON.parse(text), CTX, text);
+    // as if two files' hashes began alike: the full SHA-256 recorded in raw tells them apart
+    const other = {
+      ...first,
+      id: first.id.replace(/^\d{8}/, "20261101"),
+      date: "2026-11-01T00:00:00.000Z",
+      raw: { ...first.raw!, sha256: "f".repeat(64) },
+    };
+    await appendToFolder(root, first);
+    expect(await appendToFolder(root, other)).toEqual({ id: other.id, added: true });
+    expect(readIndex(root).runs).toHaveLength(2);
   });
 });

@@ -116,6 +116,17 @@ describe("history CLI", () => {
     expect(a.stdout).toMatch(/^added: run 20260101T000000Z-[0-9a-f]{10} \(2 cells\)/);
     const again = await runCli(["history", "append", file, "--store", store, "--commit", "b".repeat(40)]);
     expect(again.stdout).toMatch(/^already there/);
+    // the same file under another date is the run already there, not a second point
+    const redated = await runCli([
+      "history",
+      "append",
+      file,
+      "--store",
+      store,
+      "--date",
+      "2026-11-25T02:00:00Z",
+    ]);
+    expect(redated.stdout).toBe(a.stdout.replace(/^added/, "already there"));
     const list = await runCli(["history", "list", "--store", store]);
     expect(list.stdout.trim().split("\n")).toHaveLength(1);
     const id = list.stdout.split(" ")[0]!;
@@ -209,6 +220,25 @@ describe("history CLI", () => {
     });
     expect(JSON.parse(indexText)).toEqual(index);
     expect(readFileSync(files[0]!, "utf8")).toContain("perfgate/results");
+    // the same file under another date: the run made from it, not a second point
+    const first = index.runs.find((e) => e.servers[0] === "mariadb@11.4.1")!;
+    const redated = await runCli([
+      "history",
+      "append",
+      files[1]!,
+      "--store",
+      "git:perfgate-data",
+      "--repo",
+      bare,
+      "--date",
+      "2026-11-25T02:00:00Z",
+    ]);
+    expect(redated.code, redated.stderr).toBe(0);
+    expect(redated.stdout).toMatch(new RegExp(`^already there: run ${first.id} `));
+    const still = execFileSync("git", ["--git-dir", bare, "rev-list", "--count", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(Number(still)).toBe(8);
 
     // Retention on the branch: one more commit, the oldest runs gone from the tree and the index.
     const prune = await runCli([
