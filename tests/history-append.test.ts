@@ -13,7 +13,8 @@ import { historyFromDocument } from "../src/output/history/extract.js";
 import { appendToFolder, readIndex } from "../src/output/history/folder.js";
 import { type HistoryRun, HistoryRunSchema } from "../src/output/history/schema.js";
 import { buildMatrix } from "../src/output/pages/matrix.js";
-import { makeAbResults, tempDir, writeJson } from "./helpers/results-factory.js";
+import type { PinnedDefaults } from "../src/results/schema.js";
+import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures/results-v1");
 const CTX = { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "test-class" };
@@ -132,5 +133,100 @@ describe("the same file appended again", () => {
     await appendToFolder(root, first);
     expect(await appendToFolder(root, other)).toEqual({ id: other.id, added: true });
     expect(readIndex(root).runs).toHaveLength(2);
+  });
+});
+
+/** The pins of `perfgate run --server deb:mysql@9.7.4 --pin-defaults maven:mysql@8.0.15`. */
+const RUN_PINS: PinnedDefaults = {
+  from: "maven:mysql@8.0.15",
+  stock: null,
+  sides: [
+    {
+      label: "server",
+      target: "deb:mysql@9.7.4",
+      reference: "maven:mysql@8.0.15",
+      pinned: [
+        { name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" },
+        { name: "innodb_purge_threads", target: "1", value: "4" },
+      ],
+      not_pinned: [
+        {
+          name: "innodb_redo_log_capacity",
+          reference: null,
+          target: "536870912",
+          reason: "maven:mysql@8.0.15 does not have it",
+        },
+      ],
+    },
+  ],
+};
+
+/** A run of one MySQL server (tps 100 over two repetitions), with `pins` when given. */
+function mysqlRun(version: string, pins?: PinnedDefaults): HistoryRun {
+  const doc = {
+    ...makeResults({
+      servers: [makeServer({ flavor: "mysql", version, label: `mysql-${version}` })],
+      cells: [
+        { tps: 100, repetition: 1 },
+        { tps: 101, repetition: 2 },
+      ],
+    }),
+    ...(pins ? { pinned_defaults: pins } : {}),
+  };
+  const text = JSON.stringify(doc);
+  return historyFromDocument(JSON.parse(text), { ...CTX, matrix: "rc-pinned" }, text);
+}
+
+describe("pinned defaults (--pin-defaults)", () => {
+  it("a like-for-like run keeps its pins in the store", () => {
+    const run = mysqlRun("9.7.4", RUN_PINS);
+    expect(HistoryRunSchema.parse(run)).toEqual(run);
+    expect(run.pinned_defaults).toEqual(RUN_PINS);
+    expect(mysqlRun("8.0.15").pinned_defaults).toBeUndefined();
+  });
+
+  it("a like-for-like A/B keeps its pins in the store", () => {
+    const text = fixtureText("ab-pinned-defaults.json.gz");
+    const run = historyFromDocument(JSON.parse(text), CTX, text);
+    expect(HistoryRunSchema.parse(run)).toEqual(run);
+    const head = run.pinned_defaults!.sides[0]!;
+    expect(run.pinned_defaults!.from).toBe("older");
+    expect(head).toMatchObject({ label: "head", target: "deb:mysql@9.7.4", reference: "maven:mysql@8.0.15" });
+    expect(head.pinned.map((p) => p.name)).toEqual([
+      "gtid_mode",
+      "enforce_gtid_consistency",
+      "innodb_adaptive_hash_index",
+      "innodb_change_buffer_max_size",
+      "innodb_purge_threads",
+    ]);
+    expect(head.not_pinned).toHaveLength(6);
+  });
+
+  it("the matrix names the pinned engine apart from the stock one, with its pins", () => {
+    const m = buildMatrix("rc-pinned", [mysqlRun("8.0.15"), mysqlRun("9.7.4", RUN_PINS)], {
+      thresholdPct: 5,
+    });
+    const pinned = "MySQL 9.7.4 pinned to maven:mysql@8.0.15";
+    expect(m.engines).toEqual(["MySQL 8.0.15", pinned]);
+    expect(m.baselines).toEqual({ mysql: "MySQL 8.0.15" });
+    expect(m.pins).toEqual([
+      {
+        engine: pinned,
+        reference: "maven:mysql@8.0.15",
+        pinned: RUN_PINS.sides[0]!.pinned,
+        not_pinned: 1,
+      },
+    ]);
+    expect(m.relative!.find((t) => t.metric === "qps")!.engines).toEqual([pinned]);
+    expect(buildMatrix("stock", [mysqlRun("8.0.15")], { thresholdPct: 5 }).pins).toBeUndefined();
+  });
+
+  it("an A/B's pinned head is a pinned engine too", () => {
+    const text = fixtureText("ab-pinned-defaults.json.gz");
+    const run = historyFromDocument(JSON.parse(text), { ...CTX, matrix: "l4l" }, text);
+    const m = buildMatrix("l4l", [run], { thresholdPct: 5 });
+    expect(m.engines).toEqual(["MySQL 9.7.4 pinned to maven:mysql@8.0.15"]);
+    expect(m.pins![0]!.pinned).toHaveLength(5);
+    expect(m.pins![0]!.not_pinned).toBe(6);
   });
 });

@@ -171,7 +171,14 @@ export function runIdFor(date: string, sourceText: string): string {
 
 type Header = Pick<
   Results,
-  "perfgate_version" | "sysbench" | "host" | "workload" | "dataset" | "started_at" | "doctor"
+  | "perfgate_version"
+  | "sysbench"
+  | "host"
+  | "workload"
+  | "dataset"
+  | "started_at"
+  | "doctor"
+  | "pinned_defaults"
 >;
 
 /** The run's doctor findings and raw-file reference (run detail). */
@@ -229,6 +236,7 @@ function runOf(
     ...provenanceOf(doc, ctx, sourceText),
     ...(rest.ab_base ? { ab_base: rest.ab_base } : {}),
     ...(rest.why ? { why: rest.why } : {}),
+    ...(doc.pinned_defaults ? { pinned_defaults: doc.pinned_defaults } : {}),
     ...(source === "ab" && ctx.abInTrend ? { ab_in_trend: true as const } : {}),
   };
 }
