@@ -47,6 +47,7 @@ export const INTEGRATION = [
   "pages-gab-browser",
   "pages-matrix-browser",
   "pages-hostile-browser",
+  "pages-pins-browser",
   "pages-run-browser",
   "pages-run-graph-browser",
   "pages-why-browser",

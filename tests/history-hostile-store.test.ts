@@ -441,7 +441,7 @@ describe("ids, failed appends, dates", () => {
       const store = join(mnt, "store");
       const file = resultsFile(d, "r0.json", 100);
       const { historyRunFromFile } = await import("../src/output/history/append.js");
-      const run = historyRunFromFile(file, { commit: "c".repeat(40), branch: "main" });
+      const { run } = historyRunFromFile(file, { commit: "c".repeat(40), branch: "main" });
       mkdirSync(store);
       // Room for the run file and the lock (a page each) but not for the index.
       const s = statfsSync(mnt);

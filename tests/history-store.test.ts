@@ -116,6 +116,17 @@ describe("history CLI", () => {
     expect(a.stdout).toMatch(/^added: run 20260101T000000Z-[0-9a-f]{10} \(2 cells\)/);
     const again = await runCli(["history", "append", file, "--store", store, "--commit", "b".repeat(40)]);
     expect(again.stdout).toMatch(/^already there/);
+    // the same file under another date is the run already there, not a second point
+    const redated = await runCli([
+      "history",
+      "append",
+      file,
+      "--store",
+      store,
+      "--date",
+      "2026-11-25T02:00:00Z",
+    ]);
+    expect(redated.stdout).toBe(a.stdout.replace(/^added/, "already there"));
     const list = await runCli(["history", "list", "--store", store]);
     expect(list.stdout.trim().split("\n")).toHaveLength(1);
     const id = list.stdout.split(" ")[0]!;
@@ -130,10 +141,29 @@ describe("history CLI", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toContain('bad.json: "schema" is "perfgate/import"; accepted: perfgate/results');
+    // an A/B with one cell measured and one holding nothing: stored, the other named
+    const half = makeAbResults({
+      cells: [
+        { threads: 1, pairs: [{ base: 100, head: 101 }] },
+        { threads: 2, pairs: [] },
+      ],
+    });
+    const some = await runCli(["history", "append", writeJson(d, "half.json", half), "--store", store]);
+    expect(some.stdout).toMatch(/^added: run \S+ \(1 cell\)/);
+    expect(some.stderr).toContain("half.json: 1 cell not stored");
+    expect(some.stderr).toContain("oltp_read_only 2t 1G");
+    // none measured: refused, nothing stored
+    const empty = makeAbResults({ cells: [{ threads: 1, pairs: [] }] });
+    const none = await runCli(["history", "append", writeJson(d, "none.json", empty), "--store", store]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe("");
+    expect(none.stderr.trim().split("\n")).toHaveLength(1);
+    expect(none.stderr).toContain("none.json: nothing to store");
+    expect(readIndex(store).runs).toHaveLength(2);
     const age = await runCli(["history", "prune", "--store", store, "--max-age", "6 months"]);
     expect(age.code).toBe(2);
     expect(age.stderr).toContain('--max-age "6 months": accepted: <number><d|w|m|y>');
-    expect(readIndex(store).runs).toHaveLength(1);
+    expect(readIndex(store).runs).toHaveLength(2);
   });
 
   it("concurrent appends from several processes to a bare repository: every run exactly once", async () => {
@@ -190,6 +220,25 @@ describe("history CLI", () => {
     });
     expect(JSON.parse(indexText)).toEqual(index);
     expect(readFileSync(files[0]!, "utf8")).toContain("perfgate/results");
+    // the same file under another date: the run made from it, not a second point
+    const first = index.runs.find((e) => e.servers[0] === "mariadb@11.4.1")!;
+    const redated = await runCli([
+      "history",
+      "append",
+      files[1]!,
+      "--store",
+      "git:perfgate-data",
+      "--repo",
+      bare,
+      "--date",
+      "2026-11-25T02:00:00Z",
+    ]);
+    expect(redated.code, redated.stderr).toBe(0);
+    expect(redated.stdout).toMatch(new RegExp(`^already there: run ${first.id} `));
+    const still = execFileSync("git", ["--git-dir", bare, "rev-list", "--count", "perfgate-data"], {
+      encoding: "utf8",
+    });
+    expect(Number(still)).toBe(8);
 
     // Retention on the branch: one more commit, the oldest runs gone from the tree and the index.
     const prune = await runCli([

@@ -15,6 +15,8 @@ import {
   missingLinesText,
   newestOfText,
   overviewCountText,
+  pinnedCountText,
+  pinnedText,
   sparkScaleTitle,
   threadsHeading,
 } from "../src/output/pages/client/texts.js";
@@ -40,6 +42,13 @@ describe("page texts", () => {
     expect(missingLinesText(3)).toBe("3 report lines missing");
     expect(allGroupsText(1)).toBe("all 1 group");
     expect(newestOfText(1, 2)).toBe(" · the 1 newest of 2 versions");
+    expect(pinnedText("maven:mysql@8.0.15", 1, 0)).toBe(
+      "pinned to maven:mysql@8.0.15: 1 setting, 0 left as they were",
+    );
+    expect(pinnedCountText(1, 1)).toBe("1 setting, 1 left as they were");
+    expect(pinnedText("maven:mysql@8.0.15", 5, 6)).toBe(
+      "pinned to maven:mysql@8.0.15: 5 settings, 6 left as they were",
+    );
   });
 
   it("no page script puts a count before a plural noun itself", () => {

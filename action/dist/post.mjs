@@ -40768,6 +40768,12 @@ var HistoryRunSchema = external_exports.object({
   /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
   why: HistoryWhySchema.optional(),
   /**
+   * a like-for-like run's or A/B's pins (`--pin-defaults`), as its results file records them: per
+   * pinned side (`server` for a run, `base`/`head` for an A/B), the defaults set to the reference
+   * server's and those left as they were; absent: stock defaults, or appended before they were kept
+   */
+  pinned_defaults: PinnedDefaultsSchema.optional(),
+  /**
    * an A/B run appended with `--ab-in-trend`: its head is a point of its branch's trend series;
    * absent (the default), an A/B head is kept apart from the branch's own runs (run page only)
    */

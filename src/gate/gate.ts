@@ -109,10 +109,7 @@ export function compareGate(sets: MeasurementSet[], options: GateOptions): GateR
  * A run or A/B that failed before any cell was measured (a server that would not start, an option
  * it refused): its report would be empty, so the commands say the cause instead.
  */
-export function nothingMeasured(results: {
-  status: string;
-  cells: readonly { status: string }[];
-}): boolean {
+export function nothingMeasured(results: { status: string; cells: readonly { status: string }[] }): boolean {
   return results.status === "failed" && !results.cells.some((c) => c.status === "ok");
 }
 

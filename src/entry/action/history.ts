@@ -8,7 +8,7 @@
 import * as core from "@actions/core";
 import { fairnessSideOf } from "../../analysis/compare/fairness.js";
 import { fromImport, type MeasurementSet, setKind } from "../../analysis/compare/model.js";
-import { historyRunFromFile } from "../../output/history/append.js";
+import { cellList, historyRunFromFile } from "../../output/history/append.js";
 import { baselineFromStore, headIdentity } from "../../output/history/baseline.js";
 import {
   appendRun,
@@ -95,7 +95,12 @@ export async function recordHistory(
   }
   if (file === null) throw new Error("history-store: this step produced no results file to append");
   const store = storeOf(config.historyStore, config.githubToken, env);
-  const { id, added } = await appendRun(store, historyRunFromFile(file, {}, env));
+  const { run, leftOut } = historyRunFromFile(file, {}, env);
+  if (leftOut.length > 0)
+    log.warn(
+      `history: ${plural(leftOut.length, "cell")} of ${file} not stored (failed, or no measurement and no instruction count): ${cellList(leftOut)}`,
+    );
+  const { id, added } = await appendRun(store, run);
   log.info(`history: ${added ? "appended" : "already had"} run ${id} (${describeStore(store)})`);
   const summary = Boolean(env.GITHUB_STEP_SUMMARY);
   if (config.pagesDir === null && !summary) return;

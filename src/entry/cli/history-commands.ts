@@ -2,7 +2,7 @@
 
 import type { Command } from "commander";
 import { METRICS } from "../../analysis/metrics/table.js";
-import { type AppendFlags, historyRunFromFile } from "../../output/history/append.js";
+import { type AppendFlags, cellList, historyRunFromFile } from "../../output/history/append.js";
 import { NO_COMMIT, shortCommitText } from "../../output/history/commit.js";
 import type { HistoryRun } from "../../output/history/schema.js";
 import {
@@ -134,7 +134,12 @@ function registerAppend(history: Command): void {
     .addOption(cliOption(RUNNER_CLASS))
     .action(async (file: string, o: AppendFlags & { store: string; repo?: string }) => {
       const store = parseStore(o.store, o.repo);
-      const run = historyRunFromFile(file, o);
+      const { run, leftOut } = historyRunFromFile(file, o);
+      if (leftOut.length > 0) {
+        writeErr(
+          `perfgate: ${file}: ${plural(leftOut.length, "cell")} not stored (failed, or no measurement and no instruction count): ${cellList(leftOut)}\n`,
+        );
+      }
       if (run.commit === NO_COMMIT) {
         writeErr(
           `perfgate: ${file}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,

@@ -7,15 +7,17 @@
  */
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { ResultsV2 } from "../../results/schema.js";
 import { parseAnyResults } from "../../results/store.js";
 import { resultsV2 } from "../../results/upgrade.js";
 import { parseJson, readTextFile } from "../../util/documents.js";
 import { UsageError, UserError } from "../../util/errors.js";
 import { gitSync } from "../../util/git.js";
+import { plural } from "../../util/plural.js";
 import { urlError } from "../../util/safe-url.js";
 import { runnerClassFor } from "./baselines.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
-import { historyFromDocument, type RunContext } from "./extract.js";
+import { cellsLeftOut, historyFromDocument, type RunContext } from "./extract.js";
 import type { HistoryRun } from "./schema.js";
 
 export interface AppendFlags {
@@ -100,16 +102,24 @@ function isRegularFile(path: string): boolean {
   }
 }
 
-/** The history run for a results file of a run or an A/B, of any version. */
+/** A results file as a history run, and the cells of the file it keeps nothing of (cellsLeftOut). */
+export interface FileRun {
+  run: HistoryRun;
+  /** by name (`oltp_point_select 2t 128M`): failed, or with no measurement and no instruction count */
+  leftOut: string[];
+}
+
+/**
+ * The history run for a results file of a run or an A/B, of any version. A file none of whose
+ * cells holds anything to store is refused: a run of no cells would be a point of nothing.
+ */
 export function historyRunFromFile(
   file: string,
   f: AppendFlags,
   env: NodeJS.ProcessEnv = process.env,
-): HistoryRun {
+): FileRun {
   const text = readTextFile(file);
   const data = parseJson(text, file) as { schema?: unknown };
-  // the flame graphs kept beside the results file: regular files only, never a link
-  const besideResults = (name: string) => isRegularFile(join(dirname(file), name));
   if (data?.schema !== "perfgate/ab" && data?.schema !== "perfgate/results") {
     throw new UserError(
       `${file}: "schema" is ${JSON.stringify(data?.schema)}; accepted: perfgate/results (perfgate run) or perfgate/ab (perfgate ab)`,
@@ -117,14 +127,33 @@ export function historyRunFromFile(
   }
   // read as version 2 (a v1 file upgraded): the history extractor takes it as it is
   const doc = resultsV2(parseAnyResults(data, file));
+  const run = historyFromDocument(doc, contextOf(file, doc, f, env), text);
+  const leftOut = cellsLeftOut(doc, run);
+  if (run.cells.length === 0) {
+    const what =
+      leftOut.length === 0
+        ? "it has no cells"
+        : `its ${plural(leftOut.length, "cell")} ${leftOut.length === 1 ? "holds" : "hold"} no measurement and no instruction count (${cellList(leftOut)})`;
+    throw new UserError(`${file}: nothing to store: ${what}; not appended`);
+  }
+  return { run, leftOut };
+}
+
+/** Cell names for one line: the first five, then how many more. */
+export function cellList(names: readonly string[]): string {
+  const shown = names.slice(0, 5).join(", ");
+  return names.length > 5 ? `${shown} and ${names.length - 5} more` : shown;
+}
+
+/** The run context of a results document: its commit (a build: server's), branch, date and runner class. */
+function contextOf(file: string, doc: ResultsV2, f: AppendFlags, env: NodeJS.ProcessEnv): RunContext {
+  // the flame graphs kept beside the results file: regular files only, never a link
+  const besideResults = (name: string) => isRegularFile(join(dirname(file), name));
+  const runnerClass = runnerClassFor(doc.host, f.runnerClass);
   if (doc.interleaved) {
     const head = doc.servers.find((s) => s.label === "head") ?? doc.servers[1];
-    const ctx = { ...runContext(f, env, measuredCommit(head ? [head] : [])), rawFile: file };
-    return historyFromDocument(
-      doc,
-      { ...ctx, besideResults, runnerClass: runnerClassFor(doc.host, f.runnerClass) },
-      text,
-    );
+    const ctx = runContext(f, env, measuredCommit(head ? [head] : []));
+    return { ...ctx, rawFile: file, besideResults, runnerClass };
   }
   if (f.abInTrend) {
     throw new UsageError(
@@ -133,10 +162,5 @@ export function historyRunFromFile(
   }
   if (doc.status === "running")
     throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
-  const ctx = { ...runContext(f, env, measuredCommit(doc.servers)), rawFile: file };
-  return historyFromDocument(
-    doc,
-    { ...ctx, besideResults, runnerClass: runnerClassFor(doc.host, f.runnerClass) },
-    text,
-  );
+  return { ...runContext(f, env, measuredCommit(doc.servers)), rawFile: file, besideResults, runnerClass };
 }

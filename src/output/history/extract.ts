@@ -102,16 +102,45 @@ function groupOf(groups: Map<string, Group>, key: Omit<HistoryCell, "metrics">):
   return g;
 }
 
+/** The groups as cells; a group with no value of any metric is no cell (cellsLeftOut names it). */
 function cellsOf(groups: Map<string, Group>): HistoryCell[] {
-  return [...groups.values()].map((g) => {
+  const cells: HistoryCell[] = [];
+  for (const g of groups.values()) {
     const metrics: HistoryCell["metrics"] = {};
     for (const { name: m } of METRICS) {
       if (g.values[m].length === 0) continue;
       const lines = g.lines[m].filter((x) => Number.isFinite(x));
       metrics[m] = metricValue(g.values[m], g.values[m].length === 1 ? batchMeans(lines) : null);
     }
-    return { ...g.key, metrics, ...detailFields(g.detail) };
-  });
+    if (Object.keys(metrics).length > 0) cells.push({ ...g.key, metrics, ...detailFields(g.detail) });
+  }
+  return cells;
+}
+
+type CellCoordinates = Pick<HistoryCell, "server" | "workload" | "script" | "tier" | "threads">;
+const coordinatesKey = (c: CellCoordinates) =>
+  `${c.server}\0${c.workload}\0${c.script}\0${c.tier}\0${c.threads}`;
+
+/**
+ * The cells of `doc` that `run` (its history run) has no cell for — failed, or with neither a
+ * measurement nor an instruction count — by name: `oltp_point_select 2t 128M`, with the server's
+ * label first when a run measured several. Of an A/B, the head's (the side a run stores).
+ */
+export function cellsLeftOut(doc: AnyResultsDocument, run: HistoryRun): string[] {
+  const v2 = resultsV2(doc);
+  const stored = new Set(run.cells.map(coordinatesKey));
+  const labels = v2.servers.map((s) => s.label);
+  const out = new Set<string>();
+  for (const c of v2.cells) {
+    const seen = [...new Set(c.observations.map((o) => o.side))];
+    const sides = v2.interleaved ? [run.servers[0]!.label] : seen.length > 0 ? seen : labels;
+    for (const server of sides) {
+      if (stored.has(coordinatesKey({ ...c, server }))) continue;
+      const name = `${c.script} ${c.threads}t ${c.tier}`;
+      out.add(!v2.interleaved && labels.length > 1 ? `${server} ${name}` : name);
+    }
+  }
+  return [...out];
 }
 
 function serverOf(s: ServerRecord): HistoryServer {
@@ -143,7 +172,14 @@ export function runIdFor(date: string, sourceText: string): string {
 
 type Header = Pick<
   Results,
-  "perfgate_version" | "sysbench" | "host" | "workload" | "dataset" | "started_at" | "doctor"
+  | "perfgate_version"
+  | "sysbench"
+  | "host"
+  | "workload"
+  | "dataset"
+  | "started_at"
+  | "doctor"
+  | "pinned_defaults"
 >;
 
 /** The run's doctor findings and raw-file reference (run detail). */
@@ -201,6 +237,7 @@ function runOf(
     ...provenanceOf(doc, ctx, sourceText),
     ...(rest.ab_base ? { ab_base: rest.ab_base } : {}),
     ...(rest.why ? { why: rest.why } : {}),
+    ...(doc.pinned_defaults ? { pinned_defaults: doc.pinned_defaults } : {}),
     ...(source === "ab" && ctx.abInTrend ? { ab_in_trend: true as const } : {}),
   };
 }
@@ -289,7 +326,8 @@ function slicesProcess(ps: readonly (ProcessCounters | undefined)[]): Record<str
 function interleavedSide(doc: InterleavedDocument, side: "base" | "head", label: string): HistoryCell[] {
   const groups = new Map<string, Group>();
   for (const c of doc.cells) {
-    if (c.status !== "ok" || c.observations.length === 0) continue;
+    // an instructions-only A/B's cell has counts and no slices: its counts are its measurements
+    if (c.status !== "ok") continue;
     const g = groupOf(groups, {
       server: label,
       workload: c.workload,

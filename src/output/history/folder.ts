@@ -154,22 +154,43 @@ export function checkRunDate(run: HistoryRun, now = Date.now()): void {
   }
 }
 
+/** The hash of the source file in a run id: its 10 hex digits after the date. */
+const fileHashOf = (id: string) => id.slice(-10);
+
 /**
- * Writes the run files (those not there yet) and updates the index. On any failure (a full disk,
- * a bad run file found by the index rebuild) the files this call wrote are removed again, so a
- * later rebuild does not pick them up.
+ * The run of the store made from the same file as `run`, whatever its date (`--date` changes the
+ * id's date, not the file): one whose id ends in the same hash and, when both record the file's
+ * whole SHA-256 (`raw`), the same one; null when there is none.
+ */
+function sameFileRun(root: string, run: HistoryRun, byHash: ReadonlyMap<string, string[]>): string | null {
+  for (const id of byHash.get(fileHashOf(run.id)) ?? []) {
+    if (id === run.id) return id;
+    const there = readRun(root, id).raw?.sha256;
+    if (there === undefined || run.raw === undefined || there === run.raw.sha256) return id;
+  }
+  return null;
+}
+
+/**
+ * Writes the run files (those not there yet: no run of that id, nor one made from the same file
+ * under another date) and updates the index. On any failure (a full disk, a bad run file found by
+ * the index rebuild) the files this call wrote are removed again, so a later rebuild does not pick
+ * them up.
  */
 export function appendManyToFolderSync(root: string, runs: readonly HistoryRun[]): AppendOutcome[] {
   for (const run of runs) checkRunDate(run);
   const written: string[] = [];
+  const byHash = new Map<string, string[]>();
+  for (const id of runIdsOnDisk(root))
+    byHash.set(fileHashOf(id), [...(byHash.get(fileHashOf(id)) ?? []), id]);
   try {
     const outcomes = runs.map((run) => {
-      const added = !storeFileExists(root, runRel(run.id));
-      if (added && !written.includes(run.id)) {
-        written.push(run.id);
-        writeStoreText(root, runRel(run.id), `${JSON.stringify(run)}\n`);
-      }
-      return { id: run.id, added };
+      const there = sameFileRun(root, run, byHash);
+      if (there !== null) return { id: there, added: false };
+      written.push(run.id);
+      writeStoreText(root, runRel(run.id), `${JSON.stringify(run)}\n`);
+      byHash.set(fileHashOf(run.id), [...(byHash.get(fileHashOf(run.id)) ?? []), run.id]);
+      return { id: run.id, added: true };
     });
     rebuildIndex(root);
     return outcomes;

@@ -15,6 +15,7 @@ import {
 } from "../../analysis/compare/schema.js";
 import { METRIC_NAMES, type MetricName } from "../../analysis/metrics/table.js";
 import { CountingConditionsSchema } from "../../measuring/profiles/callgrind-profile.js";
+import { PinnedDefaultsSchema } from "../../results/schema.js";
 
 export const HISTORY_RUN_SCHEMA = "perfgate/history-run" as const;
 export const HISTORY_INDEX_SCHEMA = "perfgate/history-index" as const;
@@ -271,6 +272,12 @@ export const HistoryRunSchema = z.object({
   ab_base: z.object({ server: HistoryServerSchema, cells: z.array(HistoryCellSchema) }).optional(),
   /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
   why: HistoryWhySchema.optional(),
+  /**
+   * a like-for-like run's or A/B's pins (`--pin-defaults`), as its results file records them: per
+   * pinned side (`server` for a run, `base`/`head` for an A/B), the defaults set to the reference
+   * server's and those left as they were; absent: stock defaults, or appended before they were kept
+   */
+  pinned_defaults: PinnedDefaultsSchema.optional(),
   /**
    * an A/B run appended with `--ab-in-trend`: its head is a point of its branch's trend series;
    * absent (the default), an A/B head is kept apart from the branch's own runs (run page only)

@@ -16,7 +16,7 @@ import { METRICS } from "../../analysis/metrics/table.js";
 import { type WriteCaveat, writeCaveat } from "../../analysis/metrics/write-accounting.js";
 import { normalQuantile } from "../../analysis/stats/distributions.js";
 import { dict, own } from "../../util/dict.js";
-import type { HistoryRun, MetricValue } from "../history/schema.js";
+import type { HistoryRun, HistoryServer, MetricValue } from "../history/schema.js";
 import { isMatrixRun } from "./model.js";
 
 export interface MatrixTable {
@@ -69,6 +69,18 @@ export interface VersionMatrix {
    * cell a row, per non-baseline engine a column, the engine's value over its baseline's
    */
   relative?: RelativeTable[];
+  /** the engines measured with pinned defaults (`--pin-defaults`), each with its pins; absent: none */
+  pins?: MatrixPins[];
+}
+
+/** An engine of a matrix whose defaults were pinned to another server's (a like-for-like run or A/B head). */
+export interface MatrixPins {
+  engine: string;
+  /** the server whose defaults it took, e.g. `maven:mysql@8.0.15` */
+  reference: string;
+  pinned: { name: string; target: string; value: string }[];
+  /** the differing defaults left as they were (one server lacks it, set by the user, ...) */
+  not_pinned: number;
 }
 
 /** One metric of the relative tables: QPS, or one kind of work per transaction. */
@@ -149,6 +161,46 @@ export function engineName(flavor: string, version: string): string {
   return `${own(FLAVOR_NAME, flavor) ?? flavor} ${version}`;
 }
 
+type PinSide = NonNullable<HistoryRun["pinned_defaults"]>["sides"][number];
+
+/**
+ * The pins of one of a run's servers: an A/B's side by its label (`head`, `base`), a run's
+ * (`server`) by its spec, or the run's one server; null: stock defaults.
+ */
+export function pinSideOf(run: HistoryRun, server: HistoryServer): PinSide | null {
+  const sides = run.pinned_defaults?.sides ?? [];
+  return (
+    sides.find((p) => p.label === server.label) ??
+    sides.find((p) => p.label === "server" && (p.target === server.spec || run.servers.length === 1)) ??
+    null
+  );
+}
+
+/**
+ * A server's engine in a matrix: its flavor and version, and for pinned defaults the server they
+ * were pinned to (`MySQL 9.7.4 pinned to maven:mysql@8.0.15`), so a like-for-like run is never
+ * read, nor pooled, as the stock engine.
+ */
+export function engineOf(run: HistoryRun, server: HistoryServer): string {
+  const name = engineName(server.flavor, server.version);
+  const pins = pinSideOf(run, server);
+  return pins ? `${name} pinned to ${pins.reference}` : name;
+}
+
+/** The matrix's pinned engines with their pins (the newest run's when several). */
+function matrixPins(runs: readonly HistoryRun[], engines: readonly string[]): MatrixPins[] {
+  const out = new Map<string, MatrixPins>();
+  for (const r of [...runs].sort((a, b) => (a.date < b.date ? 1 : -1))) {
+    for (const s of r.servers) {
+      const p = pinSideOf(r, s);
+      const engine = engineOf(r, s);
+      if (!p || out.has(engine) || !engines.includes(engine)) continue;
+      out.set(engine, { engine, reference: p.reference, pinned: p.pinned, not_pinned: p.not_pinned.length });
+    }
+  }
+  return [...out.values()].sort((a, b) => naturalCompare(a.engine, b.engine));
+}
+
 /** The matrices of the store: runs grouped by --matrix name; a run with several servers is one on its own. */
 export function groupMatrices(runs: readonly HistoryRun[]): Map<string, HistoryRun[]> {
   const groups = new Map<string, HistoryRun[]>();
@@ -201,25 +253,37 @@ function countDiffs(
   return Math.max(1, m);
 }
 
+/**
+ * engine → script|tier|threads → tps, and each engine's family. An engine is every server with a
+ * stored metric, TPS or not (an instructions-only A/B's head has counts only): its TPS rows are
+ * then empty, and its counts are in the relative tables.
+ */
+function tpsByEngine(runs: readonly HistoryRun[]): {
+  values: Map<string, Map<string, MetricValue>>;
+  family: Map<string, string>;
+} {
+  const values = new Map<string, Map<string, MetricValue>>();
+  const family = new Map<string, string>();
+  for (const r of runs) {
+    for (const c of r.cells) {
+      const s = r.servers.find((x) => x.label === c.server);
+      if (!s || Object.keys(c.metrics).length === 0) continue;
+      const engine = engineOf(r, s);
+      family.set(engine, s.flavor);
+      if (!values.has(engine)) values.set(engine, new Map());
+      if (c.metrics.tps) values.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps);
+    }
+  }
+  return { values, family };
+}
+
 /** `baselines`: engine names per family chosen by the user; otherwise each family's oldest version. */
 export function buildMatrix(
   name: string,
   runs: readonly HistoryRun[],
   o: { thresholdPct: number; baselines?: readonly string[]; confidence?: number },
 ): VersionMatrix {
-  // engine → script|tier|threads → tps
-  const values = new Map<string, Map<string, MetricValue>>();
-  const family = new Map<string, string>();
-  for (const r of runs) {
-    for (const c of r.cells) {
-      const s = r.servers.find((x) => x.label === c.server);
-      if (!s || !c.metrics.tps) continue;
-      const engine = engineName(s.flavor, s.version);
-      family.set(engine, s.flavor);
-      if (!values.has(engine)) values.set(engine, new Map());
-      values.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps);
-    }
-  }
+  const { values, family } = tpsByEngine(runs);
   const engines = [...values.keys()].sort((a, b) => naturalCompare(a, b));
   const baselines = dict<string>(); // by flavor, a name from the store
   for (const e of engines) baselines[family.get(e)!] = own(baselines, family.get(e)!) ?? e; // each family's oldest version
@@ -260,6 +324,7 @@ export function buildMatrix(
     tables.push({ script, tier, threads: ts, rows });
   }
   const latest = [...runs].sort((a, b) => (a.date < b.date ? 1 : -1))[0]!;
+  const pins = matrixPins(runs, engines);
   return {
     name,
     date: latest.date,
@@ -273,6 +338,7 @@ export function buildMatrix(
     tables,
     over,
     relative: relativeTables(runs, baseOf, z, o.thresholdPct),
+    ...(pins.length > 0 ? { pins } : {}),
   };
 }
 
@@ -291,7 +357,7 @@ function metricValues(runs: readonly HistoryRun[], metric: string, counter?: str
           : undefined
         : own(c.metrics as Record<string, MetricValue>, metric);
       if (!v) continue;
-      const engine = engineName(s.flavor, s.version);
+      const engine = engineOf(r, s);
       if (!out.has(engine)) out.set(engine, new Map());
       out.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, v);
     }
@@ -311,7 +377,7 @@ function caveatsOf(
       const s = r.servers.find((x) => x.label === c.server);
       const caveat = s && c.counters ? check(c.counters) : null;
       if (!s || !caveat) continue;
-      const engine = engineName(s.flavor, s.version);
+      const engine = engineOf(r, s);
       if (!out.has(engine)) out.set(engine, new Map());
       out.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, caveat);
     }

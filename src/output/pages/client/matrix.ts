@@ -5,7 +5,7 @@
 import type { MatrixDiff, RelativeTable, VersionMatrix } from "../matrix.js";
 import { loadMatrices } from "./data.js";
 import { day, el, fmt, nav, param, pct } from "./dom.js";
-import { matrixSubText } from "./texts.js";
+import { matrixSubText, pinnedCountText } from "./texts.js";
 
 /** Red for slower, green for faster; stronger with the size of the difference (full at 30%). */
 export function heat(p: number): string {
@@ -147,6 +147,17 @@ function overList(m: VersionMatrix): HTMLElement {
   return el("section", {}, title, t);
 }
 
+/** One line per engine measured with pinned defaults (its name says whose): how many, and which. */
+function pinLines(m: VersionMatrix): HTMLElement[] {
+  return (m.pins ?? []).map((p) =>
+    el(
+      "p",
+      { class: "card-sub pins-line" },
+      `${p.engine}: ${pinnedCountText(p.pinned.length, p.not_pinned)}${p.pinned.length > 0 ? ` (pinned: ${p.pinned.map((x) => `${x.name}=${x.value}`).join(", ")})` : ""}.`,
+    ),
+  );
+}
+
 export async function matrixPage(main: HTMLElement): Promise<void> {
   const { matrices } = await loadMatrices();
   main.replaceChildren(el("h1", {}, "Version matrix"), nav("matrix.html"));
@@ -171,6 +182,7 @@ export async function matrixPage(main: HTMLElement): Promise<void> {
       { class: "card-sub" },
       `Intervals: ${Math.round((m.confidence ?? 0.95) * 100)}% simultaneous over every TPS difference shown. Coloured: decided (interval on one side of 0, change beyond ${m.threshold_pct}%). Relative tables: each engine's value over its baseline's (QPS above 1 is faster; work per transaction above 1 is more work); CPU, context switches, KB read and written and fsyncs are one value per run, without an interval, so never coloured.`,
     ),
+    ...pinLines(m),
     ...relativeTables(m),
     ...matrixTables(m),
     overList(m),

@@ -1,7 +1,7 @@
 /**
  * A run's page: a list of sections (RUN_SECTIONS), each rendering what the run holds for it —
  * summary with the raw results file, noise and warnings, doctor findings, the per-second timeline,
- * base vs head of an A/B, why it changed (settings that differ, profiles, functions whose
+ * base vs head of an A/B, the pinned defaults of a like-for-like one, why it changed (settings that differ, profiles, functions whose
  * instruction counts changed, flame graph links), thread scaling, cells, server counters per transaction, host, sysbench
  * and server configuration. A new section is one entry in the list.
  */
@@ -9,6 +9,7 @@ import { loadRun } from "./data.js";
 import { el, nav, param } from "./dom.js";
 import { scalingSection, timelineSection } from "./run-charts.js";
 import { importedRun } from "./run-imported.js";
+import { pinsSection } from "./run-pins.js";
 import { type RunSection, TEXT_SECTIONS as T } from "./run-sections.js";
 import { WHY_SECTIONS as W } from "./run-why.js";
 
@@ -17,6 +18,7 @@ export const RUN_SECTIONS: RunSection[] = [
   T.noise,
   timelineSection,
   T.abSides,
+  pinsSection,
   W.settings,
   W.profiles,
   W.instructions,

@@ -74,3 +74,13 @@ export function floorText(pct: number, pairs: number): string {
 export function allConditionsText(n: number): string {
   return `All ${plural(n, "condition")}`;
 }
+
+/** How many defaults were pinned and how many not: "5 settings, 6 left as they were". */
+export function pinnedCountText(pinned: number, notPinned: number): string {
+  return `${plural(pinned, "setting")}, ${notPinned} left as they were`;
+}
+
+/** A pinned side's line: "pinned to maven:mysql@8.0.15: 5 settings, 6 left as they were". */
+export function pinnedText(reference: string, pinned: number, notPinned: number): string {
+  return `pinned to ${reference}: ${pinnedCountText(pinned, notPinned)}`;
+}
