@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { NOT_QUIET_ADVICE } from "../src/measuring/doctor/doctor.js";
 import type { HostFacts } from "../src/measuring/host/facts.js";
 import { hostFindings } from "../src/measuring/host/findings.js";
 import { DoctorRecordSchema } from "../src/results/schema.js";
@@ -158,7 +159,10 @@ describe("doctor against fake sysfs/procfs trees", () => {
     expect(lines.find((l) => l.startsWith("fail  memory"))).toMatch(/only 6% available/);
     expect(lines.find((l) => l.startsWith("fail  clocksource"))).toMatch(/^fail {2}clocksource {5}hpet: /);
     expect(lines.find((l) => l.startsWith("warn  turbo"))).toBeDefined();
-    expect(lines.at(-1)).toBe("NOT QUIET: 5 pass, 1 warn, 5 fail");
+    expect(lines.at(-2)).toBe("NOT QUIET: 5 pass, 1 warn, 5 fail");
+    // and what can still be decided on such a host
+    expect(lines.at(-1)).toBe(NOT_QUIET_ADVICE);
+    expect(NOT_QUIET_ADVICE).toContain("perfgate ab --metrics instructions");
     expect((await runCli(["doctor", "--no-probe"], { PERFGATE_HOST_ROOT: root })).code).toBe(0);
   });
 

@@ -219,6 +219,10 @@ describe("a run's page from a real run", () => {
     expect(t.lines[0]!.filter((v) => v != null)).toEqual(cell.series.base.map((iv) => r4(iv.tps)));
     expect(t.lines[1]!.filter((v) => v != null)).toEqual(cell.series.head.map((iv) => r4(iv.tps)));
     expect(await page.locator("#run-ab table tr").count()).toBe(1 + 3);
+    // appended without --ab-in-trend: its head is not a point of main's trend, and the page says so
+    expect(await page.locator("body").innerText()).toContain(
+      "A/B run (base and head; kept apart from the branch's trend)",
+    );
     expect(await page.locator("#run-counters table tr").first().textContent()).toBe(
       "counterbase (10.11.5)head (11.4.5)difference",
     );

@@ -52,6 +52,14 @@ describe("accepted forms", () => {
   });
 });
 
+describe("a spec copied from a report", () => {
+  it("parses without the zero-width space a report puts after `@`", () => {
+    // the reports write mariadb@\u200b10.11.5 so that `@` does not link on GitHub
+    expect(parseServerSpec("mariadb@\u200b10.11.5")).toEqual(parseServerSpec("mariadb@10.11.5"));
+    expect(parseServerSpec("maven:mysql@\u200b8.0.15")).toEqual(parseServerSpec("maven:mysql@8.0.15"));
+  });
+});
+
 describe("typos get one exact line", () => {
   const only = (source: SourceName) => acceptedText(source);
   it.each([

@@ -41012,8 +41012,9 @@ var VERSION_RE = /^\d+\.\d+\.\d+$/;
 function usage(raw, what, source) {
   return new UsageError(`server spec "${raw}": ${what}; ${acceptedText(source)}`);
 }
+var ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
 function parseServerSpec(text) {
-  const raw = text.trim();
+  const raw = text.replace(ZERO_WIDTH, "").trim();
   if (raw === "") throw usage(text, "empty");
   if (raw.startsWith("build:")) return parseBuildSpec(raw);
   if (raw.startsWith("path:")) {

@@ -104,6 +104,9 @@ function usage(raw: string, what: string, source?: SourceName): UsageError {
   return new UsageError(`server spec "${raw}": ${what}; ${acceptedText(source)}`);
 }
 
+/** Zero-width characters: never part of a spec (see parseServerSpec). */
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
+
 /**
  * Parses and validates a spec: returns the typed spec or throws a one-line UsageError naming the
  * spec, what is wrong and the accepted forms. No I/O: whether the version exists, the directory
@@ -111,7 +114,9 @@ function usage(raw: string, what: string, source?: SourceName): UsageError {
  * provisioning).
  */
 export function parseServerSpec(text: string): ServerSpec {
-  const raw = text.trim();
+  // a spec copied from a report or comment carries the zero-width space that keeps `@` from
+  // linking there (src/output/report/escape.ts): invisible, and never part of a spec
+  const raw = text.replace(ZERO_WIDTH, "").trim();
   if (raw === "") throw usage(text, "empty");
   if (raw.startsWith("build:")) return parseBuildSpec(raw);
   if (raw.startsWith("path:")) {

@@ -242,9 +242,14 @@ function registerRunCommand(program: Command): void {
     .addOption(cliOption(OUT, { help: "results JSON file (default: results/<workload>-<time>.json)" }))
     .addOption(cliOption(REPORT))
     .addOption(cliOption(SET))
-    .addOption(cliOption(INSTRUCTIONS))
+    .addOption(
+      cliOption(INSTRUCTIONS, {
+        help: "also count instructions per transaction under valgrind's callgrind (the workload's instructions section sets how: docs/instructions.md)",
+      }),
+    )
     .addOption(
       cliOption(PIN_DEFAULTS, {
+        arg: "<spec>",
         help: "like for like: set the server's performance-relevant defaults to those of this server spec (listed in the report)",
       }),
     )

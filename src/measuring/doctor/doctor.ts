@@ -67,6 +67,10 @@ export function hasFail(rec: DoctorRecord): boolean {
   return rec.findings.some((f) => f.status === "fail");
 }
 
+/** What a host that is not quiet can still decide on (docs/instructions.md). */
+export const NOT_QUIET_ADVICE =
+  "throughput and latency differences here may be the host's; instruction counts are not: perfgate ab --metrics instructions";
+
 /** One line per finding: `pass  governor     performance: performance on all 16 CPUs`. */
 export function renderDoctor(rec: DoctorRecord): string {
   const width = Math.max(...rec.findings.map((f) => f.id.length));
@@ -77,5 +81,6 @@ export function renderDoctor(rec: DoctorRecord): string {
   lines.push(
     `${rec.quiet ? "quiet" : "NOT QUIET"}: ${counts("pass")} pass, ${counts("warn")} warn, ${counts("fail")} fail`,
   );
+  if (!rec.quiet) lines.push(NOT_QUIET_ADVICE);
   return lines.join("\n");
 }

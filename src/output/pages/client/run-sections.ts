@@ -49,6 +49,14 @@ function safeLink(url: string | null | undefined, text: string): Node | string {
   return safe ? el("a", { href: safe }, text) : text;
 }
 
+/** Where an A/B run's head is drawn: its matrix, its branch's trend (--ab-in-trend), or apart. */
+function abPlace(run: HistoryRun): string {
+  if (run.matrix) return "the version matrix shows the head";
+  return run.ab_in_trend === true
+    ? "the trend plots the head (appended with --ab-in-trend)"
+    : "kept apart from the branch's trend";
+}
+
 const summary: RunSection = {
   id: "summary",
   title: "Run",
@@ -57,7 +65,7 @@ const summary: RunSection = {
     const rawText = raw
       ? `${raw.file} (${fmt(raw.bytes / 1024)} KiB, sha256 ${raw.sha256.slice(0, 12)})`
       : "–";
-    const source = run.source === "ab" ? "A/B run (base and head; the trend plots the head)" : "run";
+    const source = run.source === "ab" ? `A/B run (base and head; ${abPlace(run)})` : "run";
     return {
       nodes: [
         kv([
