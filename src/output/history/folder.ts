@@ -155,12 +155,17 @@ export function checkRunDate(run: HistoryRun, now = Date.now()): void {
 }
 
 /**
- * Writes the run files (those not there yet) and updates the index. On any failure (a full disk,
- * a bad run file found by the index rebuild) the files this call wrote are removed again, so a
- * later rebuild does not pick them up.
+ * Writes the run files (those not there yet) and updates the index. Every run is checked first
+ * against the schema a reader checks it with (caps, dates, intervals), so nothing is written that
+ * the store would refuse to read back. On any failure (a full disk, a bad run file found by the
+ * index rebuild) the files this call wrote are removed again, so a later rebuild does not pick
+ * them up.
  */
 export function appendManyToFolderSync(root: string, runs: readonly HistoryRun[]): AppendOutcome[] {
-  for (const run of runs) checkRunDate(run);
+  for (const run of runs) {
+    parseHistoryRun(run, `run ${run.id}`);
+    checkRunDate(run);
+  }
   const written: string[] = [];
   try {
     const outcomes = runs.map((run) => {
