@@ -626,6 +626,51 @@ describe("the measured commit comes from what was measured", () => {
     expect(series!.commit).toEqual(["11.4.5 2026-11-01", "11.4.6 2026-11-02"]);
   });
 
+  it("--commit takes a hex commit id (7 to 64 digits, stored in lower case); other malformed flags are usage errors too, nothing written", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const file = resultsFile(d, "r0.json", 100);
+    const refused: [string[], string][] = [
+      [
+        ["--commit", "not-a-sha<>"],
+        '--commit "not-a-sha<>": not accepted; expected a commit id of 7 to 64 hex digits',
+      ],
+      [["--commit", "abc"], '--commit "abc": not accepted; expected a commit id of 7 to 64 hex digits'],
+      [["--commit", "a".repeat(65)], "expected a commit id of 7 to 64 hex digits"],
+      [["--commit", "-x"], "expected a commit id of 7 to 64 hex digits"],
+      [["--date", "yesterday"], '--date "yesterday": not accepted; expected an ISO 8601 date or date-time'],
+      [["--date", "2026-13-45T99:00:00Z"], "expected an ISO 8601 date or date-time"],
+      [["--results-url", "javascript:alert(1)"], '--results-url "javascript:alert(1)": not an http(s) URL'],
+      [["--commit-url", "javascript:alert(1)"], '--commit-url "javascript:alert(1)": not an http(s) URL'],
+      [["--matrix", "a b"], '--matrix "a b": not accepted; expected 1 to 100 letters'],
+    ];
+    for (const [flags, message] of refused) {
+      // a file that does not exist: the flags are checked before it is read
+      for (const f of [file, join(d, "missing.json")]) {
+        const r = await runCli(["history", "append", f, "--store", store, ...flags]);
+        expect(r.code, `${flags.join(" ")}: ${r.stderr}`).toBe(2);
+        expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        expect(r.stderr).toContain(message);
+      }
+    }
+    expect(existsSync(store)).toBe(false);
+    const ok = await runCli([
+      "history",
+      "append",
+      file,
+      "--store",
+      store,
+      "--commit",
+      "ABCDEF0",
+      "--date",
+      "2026-01-02",
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readIndex(store).runs.map((e) => [e.commit, e.date])).toEqual([
+      ["abcdef0", "2026-01-02T00:00:00.000Z"],
+    ]);
+  });
+
   it("a build: server's commit, else the workflow's GITHUB_SHA, else --commit over both", async () => {
     const d = tmp();
     const store = join(d, "store");
@@ -768,4 +813,15 @@ describe("a hand-edited run file with impossible values is refused, not drawn", 
       expect(existsSync(site)).toBe(false);
     },
   );
+
+  it("an append whose run breaks a cap is refused in one line and writes nothing", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const r = await append(resultsFile(d, "r0.json", 100), store, "--branch", "b".repeat(600));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("--branch");
+    expect(r.stderr).toContain("expected at most 500 characters");
+    expect(existsSync(store)).toBe(false);
+  });
 });

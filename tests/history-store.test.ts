@@ -126,7 +126,15 @@ describe("history CLI", () => {
     );
 
     writeFileSync(join(d, "bad.json"), JSON.stringify({ schema: "perfgate/import" }));
-    const bad = await runCli(["history", "append", join(d, "bad.json"), "--store", store, "--commit", "c"]);
+    const bad = await runCli([
+      "history",
+      "append",
+      join(d, "bad.json"),
+      "--store",
+      store,
+      "--commit",
+      "c".repeat(40),
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toContain('bad.json: "schema" is "perfgate/import"; accepted: perfgate/results');

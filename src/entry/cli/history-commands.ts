@@ -111,14 +111,17 @@ function registerAppend(history: Command): void {
     .addOption(repoOption())
     .option(
       "--commit <sha>",
-      "the commit measured (default: a build: server's commit, else $GITHUB_SHA, else none: placed by server version and date)",
+      "the commit measured, 7 to 64 hex digits (default: a build: server's commit, else $GITHUB_SHA, else none: placed by server version and date)",
     )
     .option(
       "--commit-url <url>",
       "link for the commit (default in GitHub Actions: the repository's commit page)",
     )
     .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
-    .option("--date <iso>", "date the point is plotted at (default: the run's start)")
+    .option(
+      "--date <iso>",
+      "date the point is plotted at: an ISO 8601 date or date-time (default: the run's start)",
+    )
     .option(
       "--results-url <url>",
       "where the results file is kept (http or https), linked from the run's page on the trend site",
