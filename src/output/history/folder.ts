@@ -248,6 +248,18 @@ export function pruneFolder(root: string, rule: PruneRule, note?: LockNote): Pro
   return withLock(root, () => pruneFolderSync(root, rule), note);
 }
 
+/**
+ * The index with every entry made again from its run file (read and checked): what `history list`
+ * shows. A hand-edited index.json can then neither change what a run says (its cell count, its
+ * branch) nor carry a value its run file's schema would refuse. Oldest first, as the index.
+ */
+export function checkedIndex(root: string): HistoryIndex {
+  const index = readIndex(root);
+  const runs = index.runs.map((e) => entryOf(readRun(root, e.id)));
+  runs.sort(byDate);
+  return { ...index, runs };
+}
+
 /** Every run of the store, oldest first (reads each run file). */
 export function readAllRuns(root: string): HistoryRun[] {
   return readIndex(root).runs.map((e) => readRun(root, e.id));
