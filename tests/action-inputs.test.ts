@@ -154,7 +154,7 @@ describe("one percentage parser for every threshold", () => {
   it("a bad flag value is a one-line usage error naming the flag, the value and what is accepted", () => {
     expect(() => parseFlag(THRESHOLD, "0x10")).toThrow(UsageError);
     expect(() => parseFlag(THRESHOLD, "0x10")).toThrow(
-      "--threshold 0x10: accepted: a percentage > 0 such as 5, 5% or 2.5",
+      "--threshold 0x10: not accepted; expected a percentage > 0 such as 5, 5% or 2.5",
     );
     expect(parseFlag(THRESHOLD, "5%")).toBe(5);
   });
@@ -195,7 +195,7 @@ describe("server specs are checked before anything is downloaded or built", () =
     const run = program.parseAsync(["node", "perfgate", ...args, ...where, "-o", join(dir, "ab.json")]);
     await expect(run).rejects.toThrow(UsageError);
     await expect(run).rejects.toThrow(
-      /^--head maven:mariadb@11\.4: version "11\.4" is not X\.Y\.Z; accepted: /,
+      /^--head maven:mariadb@11\.4: version "11\.4" is not X\.Y\.Z; expected /,
     );
     expect(readdirSync(dir)).toEqual([]);
   });

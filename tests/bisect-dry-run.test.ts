@@ -101,11 +101,11 @@ describe("perfgate bisect --dry-run", () => {
     );
     oneLineUsageError(
       await dry(...range, "--max-rounds", "0"),
-      /^perfgate: --max-rounds 0: accepted: a whole number from 1 to 100$/,
+      /^perfgate: --max-rounds 0: not accepted; expected a whole number from 1 to 100$/,
     );
     oneLineUsageError(
       await dry(...range, "--provision-timeout", "1e3"),
-      /^perfgate: --provision-timeout 1e3: accepted: a whole number from 1 to 604800$/,
+      /^perfgate: --provision-timeout 1e3: not accepted; expected a whole number from 1 to 604800$/,
     );
   });
 

@@ -90,13 +90,17 @@ describe("perfgate changes <series.csv>", () => {
       [["changes", join(dir, "missing.csv")], /missing\.csv: no such file or directory/, 1],
       [
         ["changes", join(dir, "cell.csv"), "--format", "xml"],
-        /--format xml: accepted: json, text, markdown/,
+        /--format xml: not accepted; expected json, text, markdown/,
         2,
       ],
-      [["changes", join(dir, "cell.csv"), "--alpha", "5"], /--alpha 5: accepted: a probability/, 2],
+      [
+        ["changes", join(dir, "cell.csv"), "--alpha", "5"],
+        /--alpha 5: not accepted; expected a probability/,
+        2,
+      ],
       [
         ["changes", join(dir, "cell.csv"), "--min-segment", "0"],
-        /--min-segment 0: accepted: an integer >= 1/,
+        /--min-segment 0: not accepted; expected an integer >= 1/,
         2,
       ],
     ];

@@ -172,23 +172,25 @@ describe("perfgate compare", () => {
   it("invalid options are one-line errors naming the option, the value and what is accepted", async () => {
     const [base, head] = twoRuns(2000);
     expect(await failure("compare", base, head, "--threshold", "abc")).toBe(
-      "--threshold abc: accepted: a percentage > 0 such as 5, 5% or 2.5",
+      "--threshold abc: not accepted; expected a percentage > 0 such as 5, 5% or 2.5",
     );
-    expect(await failure("compare", base, head, "--threshold", "0")).toMatch(/^--threshold 0: accepted/);
+    expect(await failure("compare", base, head, "--threshold", "0")).toMatch(
+      /^--threshold 0: not accepted; expected /,
+    );
     expect(await failure("compare", base, head, "--confidence", "95")).toBe(
-      "--confidence 95: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99",
+      "--confidence 95: not accepted; expected a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99",
     );
     expect(await failure("compare", base, head, "--format", "html")).toBe(
-      "--format html: accepted: markdown, text, json, comment",
+      "--format html: not accepted; expected markdown, text, json, comment",
     );
     expect(await failure("compare", base, head, "--metric", "tps,lat")).toBe(
-      '--metric tps,lat: unknown metric "lat"; accepted: a comma list of tps, qps, p95_ms, instructions',
+      '--metric tps,lat: unknown metric "lat"; expected a comma list of tps, qps, p95_ms, instructions',
     );
     expect(await failure("compare", base, head, "--threshold-metric", "lat=3")).toBe(
-      "--threshold-metric lat=3: accepted: metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
+      "--threshold-metric lat=3: not accepted; expected metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", base, head, "--threshold-metric", "tps=x")).toBe(
-      "--threshold-metric tps=x: accepted: metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
+      "--threshold-metric tps=x: not accepted; expected metric=pct with metric one of tps, qps, p95_ms, instructions and pct a percentage > 0 such as 5, 5% or 2.5, e.g. p95_ms=10",
     );
     expect(await failure("compare", CSV, "--base-engine", "MariaDB 10.6")).toMatch(
       /^--base-engine "MariaDB 10\.6": no such engine; engines found: "MariaDB 10\.11", "MariaDB 11\.4", .*"Percona 8\.4"$/,

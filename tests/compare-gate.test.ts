@@ -84,7 +84,7 @@ describe("--degradation settings", () => {
       const r = await runCli(["report", one, "--degradation", bad]);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
-      expect(r.stderr).toMatch(/--degradation .*accepted: window_s, filter_s, min_drop_pct/);
+      expect(r.stderr).toMatch(/--degradation .*expected window_s, filter_s, min_drop_pct/);
     }
     const ok = await runCli([
       "report",

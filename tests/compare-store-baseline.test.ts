@@ -140,11 +140,11 @@ describe("compare --base-from-history", () => {
     const cases: [string[], string][] = [
       [
         ["--base-from-history", store, "--history-runs", "0", headFile],
-        "--history-runs 0: accepted: a whole number",
+        "--history-runs 0: not accepted; expected a whole number",
       ],
       [
         ["--base-from-history", store, "--history-max-age", "5x", headFile],
-        "--history-max-age 5x: accepted: <number><d|w|m|y>",
+        "--history-max-age 5x: not accepted; expected <number><d|w|m|y>",
       ],
       [["--base-from-history", store, headFile, headFile], "--base-from-history takes exactly one file"],
       [["--history-branch", "main", headFile, headFile], "--history-branch needs --base-from-history"],
@@ -159,7 +159,7 @@ describe("compare --base-from-history", () => {
       ],
       [
         ["--base-from-history", join(d, "nowhere"), "--history-branch", "-x", headFile],
-        "--history-branch -x: accepted: a branch name",
+        "--history-branch -x: not accepted; expected a branch name",
       ],
     ];
     for (const [args, message] of cases) {

@@ -170,7 +170,7 @@ describe("doctor against fake sysfs/procfs trees", () => {
     const r = await runCli(["doctor", "--probe-seconds", "1"]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(
-      "perfgate: --probe-seconds 1: accepted: a whole number of seconds from 3 to 600",
+      "perfgate: --probe-seconds 1: not accepted; expected a whole number of seconds from 3 to 600",
     );
   });
 });

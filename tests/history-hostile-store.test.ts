@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { appendToFolder, readIndex, runsToPrune } from "../src/output/history/folder.js";
 import { readGitStore } from "../src/output/history/git.js";
 import { LOCK_FILE } from "../src/output/history/lock.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
 import { parseStore } from "../src/output/history/store.js";
 import { provisionBuild } from "../src/servers/sources/build.js";
 import { parseBuildSpec } from "../src/servers/spec.js";
@@ -625,6 +626,51 @@ describe("the measured commit comes from what was measured", () => {
     expect(series!.commit).toEqual(["11.4.5 2026-11-01", "11.4.6 2026-11-02"]);
   });
 
+  it("--commit takes a hex commit id (7 to 64 digits, stored in lower case); other malformed flags are usage errors too, nothing written", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const file = resultsFile(d, "r0.json", 100);
+    const refused: [string[], string][] = [
+      [
+        ["--commit", "not-a-sha<>"],
+        '--commit "not-a-sha<>": not accepted; expected a commit id of 7 to 64 hex digits',
+      ],
+      [["--commit", "abc"], '--commit "abc": not accepted; expected a commit id of 7 to 64 hex digits'],
+      [["--commit", "a".repeat(65)], "expected a commit id of 7 to 64 hex digits"],
+      [["--commit", "-x"], "expected a commit id of 7 to 64 hex digits"],
+      [["--date", "yesterday"], '--date "yesterday": not accepted; expected an ISO 8601 date or date-time'],
+      [["--date", "2026-13-45T99:00:00Z"], "expected an ISO 8601 date or date-time"],
+      [["--results-url", "javascript:alert(1)"], '--results-url "javascript:alert(1)": not an http(s) URL'],
+      [["--commit-url", "javascript:alert(1)"], '--commit-url "javascript:alert(1)": not an http(s) URL'],
+      [["--matrix", "a b"], '--matrix "a b": not accepted; expected 1 to 100 letters'],
+    ];
+    for (const [flags, message] of refused) {
+      // a file that does not exist: the flags are checked before it is read
+      for (const f of [file, join(d, "missing.json")]) {
+        const r = await runCli(["history", "append", f, "--store", store, ...flags]);
+        expect(r.code, `${flags.join(" ")}: ${r.stderr}`).toBe(2);
+        expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        expect(r.stderr).toContain(message);
+      }
+    }
+    expect(existsSync(store)).toBe(false);
+    const ok = await runCli([
+      "history",
+      "append",
+      file,
+      "--store",
+      store,
+      "--commit",
+      "ABCDEF0",
+      "--date",
+      "2026-01-02",
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readIndex(store).runs.map((e) => [e.commit, e.date])).toEqual([
+      ["abcdef0", "2026-01-02T00:00:00.000Z"],
+    ]);
+  });
+
   it("a build: server's commit, else the workflow's GITHUB_SHA, else --commit over both", async () => {
     const d = tmp();
     const store = join(d, "store");
@@ -659,5 +705,123 @@ describe("the measured commit comes from what was measured", () => {
         .runs.map((e) => e.commit)
         .sort(),
     ).toEqual([built, "cd".repeat(20), "ef".repeat(20)].sort());
+  });
+});
+
+describe("a hand-edited run file with impossible values is refused, not drawn", () => {
+  requireBuild();
+
+  /** A store of one appended run; `edit` changes its run file as a hand edit would. */
+  async function editedStore(edit: (run: HistoryRun) => void): Promise<[string, string]> {
+    const d = tmp();
+    const store = join(d, "store");
+    const a = await append(resultsFile(d, "r0.json", 32395.4), store, "--date", "2026-01-01T02:00:00Z");
+    expect(a.code, a.stderr).toBe(0);
+    const [entry] = readIndex(store).runs;
+    const file = join(store, "runs", `${entry!.id}.json`);
+    const run = JSON.parse(readFileSync(file, "utf8")) as HistoryRun;
+    edit(run);
+    writeFileSync(file, `${JSON.stringify(run)}\n`);
+    return [store, file];
+  }
+
+  const tps = (r: HistoryRun, value: number, lo: number | null, hi: number | null) => {
+    r.cells[0]!.metrics.tps = { value, lo, hi, n: lo === null ? 1 : 3 };
+  };
+  const cases: [string, (r: HistoryRun) => void, string, string][] = [
+    [
+      "a date that is no date",
+      (r) => {
+        r.date = "2026-13-45T99:00:00Z";
+      },
+      "date",
+      "ISO 8601",
+    ],
+    [
+      "a date that is no ISO 8601 date-time",
+      (r) => {
+        r.date = "Nov 24 2026";
+      },
+      "date",
+      "ISO 8601",
+    ],
+    [
+      "the 30th of February",
+      (r) => {
+        r.date = "2026-02-30T00:00:00.000Z";
+      },
+      "date",
+      "ISO 8601",
+    ],
+    [
+      "an interval whose low end is above its high end",
+      (r) => tps(r, 32395.4, 99999999, 1),
+      "cells.0.metrics.tps",
+      "expected lo <= value <= hi",
+    ],
+    [
+      "a value outside its interval",
+      (r) => tps(r, 32395.4, 1, 2),
+      "cells.0.metrics.tps",
+      "expected lo <= value <= hi",
+    ],
+    ["a negative rate", (r) => tps(r, -5, null, null), "cells.0.metrics.tps.value", "expected a value >= 0"],
+    [
+      "an imported metric's inverted interval",
+      (r) => {
+        r.cells[0]!.other_metrics = [
+          { name: "ns/op", unit: "ns/op", better: "lower", value: 5, lo: 9, hi: 1, n: 3 },
+        ];
+      },
+      "cells.0.other_metrics.0",
+      "expected lo <= hi",
+    ],
+    [
+      "a 5 MB branch",
+      (r) => {
+        r.branch = "b".repeat(5_000_000);
+      },
+      "branch",
+      "expected at most 500 characters",
+    ],
+    [
+      "a 5 MB server label",
+      (r) => {
+        r.servers[0]!.label = "s".repeat(5_000_000);
+      },
+      "servers.0.label",
+      "expected at most 500 characters",
+    ],
+  ];
+  it.each(cases)(
+    "%s: pages and history show exit 1 naming the file and the field; no site",
+    async (_, edit, field, rule) => {
+      const [store, file] = await editedStore(edit);
+      const site = join(store, "..", "site");
+      for (const cmd of [
+        ["pages", "--out", site],
+        ["history", "show", readIndex(store).runs[0]!.id],
+      ]) {
+        const r = await runCli([...cmd, "--store", store]);
+        expect(r.code, `${cmd[0]}: ${r.stderr.slice(0, 300)}`).toBe(1);
+        expect(r.stdout).toBe("");
+        expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        expect(r.stderr.length).toBeLessThan(500);
+        expect(r.stderr).toContain(`perfgate: ${file}: field ${field}: `);
+        expect(r.stderr).toContain(rule);
+      }
+      expect(existsSync(site)).toBe(false);
+    },
+  );
+
+  it("an append whose run breaks a cap is refused in one line and writes nothing", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const r = await append(resultsFile(d, "r0.json", 100), store, "--branch", "b".repeat(600));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("--branch");
+    expect(r.stderr).toContain("expected at most 500 characters");
+    expect(existsSync(store)).toBe(false);
   });
 });

@@ -137,7 +137,15 @@ describe("history CLI", () => {
     );
 
     writeFileSync(join(d, "bad.json"), JSON.stringify({ schema: "perfgate/import" }));
-    const bad = await runCli(["history", "append", join(d, "bad.json"), "--store", store, "--commit", "c"]);
+    const bad = await runCli([
+      "history",
+      "append",
+      join(d, "bad.json"),
+      "--store",
+      store,
+      "--commit",
+      "c".repeat(40),
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toContain('bad.json: "schema" is "perfgate/import"; accepted: perfgate/results');
@@ -162,7 +170,7 @@ describe("history CLI", () => {
     expect(readIndex(store).runs).toHaveLength(2);
     const age = await runCli(["history", "prune", "--store", store, "--max-age", "6 months"]);
     expect(age.code).toBe(2);
-    expect(age.stderr).toContain('--max-age "6 months": accepted: <number><d|w|m|y>');
+    expect(age.stderr).toContain('--max-age "6 months": not accepted; expected <number><d|w|m|y>');
     expect(readIndex(store).runs).toHaveLength(2);
   });
 

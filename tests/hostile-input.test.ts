@@ -191,7 +191,10 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
       /--set "sync_binlog=0\\n!include \/etc\/mysql\/my.cnf": server option "sync_binlog": the value must not hold a newline/,
     ],
     ["log_bin=/tmp/binlog", /server option "log_bin": refused as a path/],
-    ["noequals", /^perfgate: --set noequals: accepted: name=value, e.g. innodb_flush_log_at_trx_commit=0/],
+    [
+      "noequals",
+      /^perfgate: --set noequals: not accepted; expected name=value, e.g. innodb_flush_log_at_trx_commit=0/,
+    ],
   ])("--set %j exits 2 with one line", async (set, message) => {
     const r = run(`set-${Math.random().toString(36).slice(2)}`, ["--set", set]);
     const res = await r.result;
@@ -257,19 +260,19 @@ describe("refused before anything is fetched, written or started (CLI)", () => {
   });
 
   it.each([
-    [["report", "r.json", "--format", "html"], /--format html: accepted/],
+    [["report", "r.json", "--format", "html"], /--format html: not accepted; expected /],
     [["run", "--shard", "3/2"], /--shard 3\/2/],
     [["run", "--server", "mariadb@11"], /version "11" is not X\.Y\.Z/],
     [
       ["ab", "--base", "mariadb@11.4.5", "--head", "mariadb@11.4.5", "--pairs", "100000"],
-      /--pairs 100000: accepted: a whole number from 1 to 10000/,
+      /--pairs 100000: not accepted; expected a whole number from 1 to 10000/,
     ],
     // Both specs are checked when the flags are read, before any other value or any download.
     [["ab", "--base", "a@1.2.3", "--head", "mariadb@11.4.5"], /--base a@1\.2\.3: unknown flavor "a"/],
     [["ab", "--base", "mariadb@11.4.5", "--head", "mariadb@11"], /--head mariadb@11: version "11" is not/],
     [
       ["ab", "--base", "mariadb@11.4.5", "--head", "mariadb@11.4.5", "--threshold", "1e1"],
-      /--threshold 1e1: accepted/,
+      /--threshold 1e1: not accepted; expected /,
     ],
   ])("bad flag values exit 2: %j", async (args, message) => {
     const res = await runCli(args);

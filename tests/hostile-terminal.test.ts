@@ -3,23 +3,28 @@
  * in names are written as visible `\uXXXX` escapes, never raw; `changes` finds a clean 10x step
  * whatever the values' magnitude, from 1e-300 to 1e300. The CLI runs as a real process.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectChanges } from "../src/analysis/changes/index.js";
 import { readIndex } from "../src/output/history/folder.js";
+import type { HistoryRun } from "../src/output/history/schema.js";
 import { gabToHistory } from "../src/results/interop/gab-history.js";
 import { terminalSafe } from "../src/util/terminal.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { gabData, plantStore } from "./helpers/hostile-factory.js";
-import { tempDir } from "./helpers/results-factory.js";
+import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
 
 /** Red text, a cursor move up with a line clear, a window title, a C1 CSI and a bidi override. */
 const ESC = "\u001b[31mred\u001b[0m\u001b[1A\u001b[2K\u001b]0;pwned\u0007\u009b1m\u202eevil";
 /** Any raw control character a terminal acts on (tab and newline aside), or a bidi override. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting them is the point
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** A value that, printed raw, would end its line and print a forged one. */
+const FORGE = "\r\nFAKE LINE: all good";
+/** A line of output that a value from the store started. */
+const FORGED = /^FAKE/m;
 
 let dir: string;
 let store: string;
@@ -27,12 +32,12 @@ beforeAll(() => {
   requireBuild();
   dir = tempDir("perfgate-hostile-terminal-");
   store = join(dir, "store");
-  const data = gabData({ benches: [{ name: `bench${ESC}`, unit: `ns${ESC}` }], at: 6 });
+  const data = gabData({ benches: [{ name: `bench${ESC}${FORGE}`, unit: `ns${ESC}` }], at: 6 });
   for (const e of data.entries.suite!) e.commit.message = `fix${ESC}\nsecond line`;
   const { runs } = gabToHistory(data, {
     file: "x.js",
-    runnerClass: `rc${ESC}`,
-    branch: `main${ESC}`,
+    runnerClass: `rc${ESC}${FORGE}`,
+    branch: `main${ESC}${FORGE}`,
     sha256: "0".repeat(64),
   });
   plantStore(store, runs);
@@ -57,6 +62,7 @@ describe("no raw control character reaches the terminal", () => {
     ["history show --format json", ["history", "show", "<first>", "--format", "json"]],
     ["history changes", ["history", "changes"]],
     ["history changes --format json", ["history", "changes", "--format", "json"]],
+    ["history digest", ["history", "digest", "--since", "99999d"]],
     ["changes <store>", ["changes", "<store>"]],
     ["changes <store> --format markdown", ["changes", "<store>", "--format", "markdown"]],
   ])("%s", async (_, args) => {
@@ -66,6 +72,7 @@ describe("no raw control character reaches the terminal", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(RAW);
     expect(r.stderr).not.toMatch(RAW);
+    if (!argv.includes("markdown")) expect(r.stdout).not.toMatch(FORGED);
     if (!argv.includes("--format") || argv.includes("markdown")) expect(r.stdout).toContain("\\u001b[31m");
     if (argv.includes("json")) expect(JSON.stringify(JSON.parse(r.stdout))).toContain("\\u001b[31m");
   });
@@ -75,6 +82,63 @@ describe("no raw control character reaches the terminal", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).not.toMatch(RAW);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("a value from a store never starts a line of its own", () => {
+  it("history show and list: labels and branches with newlines are escaped; list counts from the run files", async () => {
+    const d = tempDir("perfgate-hostile-lines-");
+    const store = join(d, "store");
+    const results = writeJson(
+      d,
+      "r.json",
+      makeResults({ cells: [1, 2, 4, 8].map((threads) => ({ tps: 100 * threads, threads })) }),
+    );
+    const add = await runCli(["history", "append", results, "--store", store, "--commit", "a".repeat(40)]);
+    expect(add.code, add.stderr).toBe(0);
+    const id = readIndex(store).runs[0]!.id;
+    const runFile = join(store, "runs", `${id}.json`);
+    const run = JSON.parse(readFileSync(runFile, "utf8")) as HistoryRun;
+    const label = `srv${FORGE}`;
+    const branch = "<script>alert(1)</script>\nFAKE";
+    run.servers[0]!.label = label;
+    for (const c of run.cells) c.server = label;
+    run.branch = branch;
+    writeFileSync(runFile, JSON.stringify(run));
+    // index.json edited apart from the run file: another count, the same hostile branch
+    const index = readIndex(store);
+    index.runs[0] = { ...index.runs[0]!, cells: 3, branch };
+    writeFileSync(join(store, "index.json"), JSON.stringify(index));
+
+    const show = await runCli(["history", "show", id, "--store", store]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).not.toMatch(FORGED);
+    expect(show.stdout).not.toMatch(RAW);
+    expect(show.stdout).toContain("srv\\u000d\\u000aFAKE LINE: all good");
+    const list = await runCli(["history", "list", "--store", store]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout.trim().split("\n")).toHaveLength(1);
+    expect(list.stdout).not.toMatch(FORGED);
+    expect(list.stdout).toContain("<script>alert(1)</script>\\u000aFAKE");
+    expect(list.stdout).toContain("  4 cells");
+    const json = await runCli(["history", "list", "--store", store, "--format", "json"]);
+    expect(JSON.parse(json.stdout).runs[0].cells).toBe(4);
+  });
+
+  it("history list refuses an index entry the run schema would refuse", async () => {
+    const d = tempDir("perfgate-hostile-lines-");
+    const store = join(d, "store");
+    const results = writeJson(d, "r.json", makeResults({ cells: [{ tps: 100 }] }));
+    expect((await runCli(["history", "append", results, "--store", store])).code).toBe(0);
+    const index = readIndex(store);
+    index.runs[0] = { ...index.runs[0]!, branch: "b".repeat(5_000_000) };
+    writeFileSync(join(store, "index.json"), JSON.stringify(index));
+    const list = await runCli(["history", "list", "--store", store]);
+    expect(list.code).toBe(1);
+    expect(list.stdout).toBe("");
+    expect(list.stderr).toBe(
+      `perfgate: ${join(store, "index.json")}: field runs.0.branch: a string of 5000000 characters; expected at most 500 characters\n`,
+    );
   });
 });
 

@@ -126,6 +126,11 @@ describe("perfgate import --sysbench-log", () => {
     const both = await runCli(["import", "--sysbench-log", notLog, "--csv", notLog, "--out", out]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/not several/);
+    const threads = await runCli(["import", "--sysbench-log", notLog, "--threads", "0", "--out", out]);
+    expect(threads.code).toBe(2);
+    expect(threads.stderr).toBe(
+      "perfgate: --threads 0: not accepted; expected a whole number from 1 to 100000\n",
+    );
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -133,7 +133,7 @@ describe("options many commands take come from one definition", () => {
     for (const [path, args] of Object.entries(lines)) {
       const err = await parseError([...args, "--format", "yaml"]);
       expect(err, path).toBeInstanceOf(UsageError);
-      expect(err?.message, path).toMatch(/^--format yaml: accepted: [a-z-]+(, [a-z-]+)+$/);
+      expect(err?.message, path).toMatch(/^--format yaml: not accepted; expected [a-z-]+(, [a-z-]+)+$/);
     }
   });
 
@@ -150,7 +150,9 @@ describe("options many commands take come from one definition", () => {
       const err = await parseError(args);
       expect(err, args.join(" ")).toBeInstanceOf(UsageError);
       expect(err?.message).toMatch(
-        new RegExp(`^${start}: accepted: a whole number (of (seconds|runs) )?from \\d+ to \\d+$`),
+        new RegExp(
+          `^${start}: not accepted; expected a whole number (of (seconds|runs) )?from \\d+ to \\d+$`,
+        ),
       );
     }
   });
@@ -163,7 +165,9 @@ describe("options many commands take come from one definition", () => {
     ]) {
       const err = await parseError(args);
       expect(err, args.join(" ")).toBeInstanceOf(UsageError);
-      expect(err?.message).toMatch(/ "6 months": accepted: <number><d\|w\|m\|y>, e\.g\. 14d or 2w/);
+      expect(err?.message).toMatch(
+        / "6 months": not accepted; expected <number><d\|w\|m\|y>, e\.g\. 14d or 2w/,
+      );
     }
   });
 
@@ -202,7 +206,9 @@ describe("the base-from-history group: one validation for the CLI and the action
       "a..b",
     ]);
     expect(err).toBeInstanceOf(UsageError);
-    expect(err?.message).toBe("--history-branch a..b: accepted: a branch name such as main or release/11.4");
+    expect(err?.message).toBe(
+      "--history-branch a..b: not accepted; expected a branch name such as main or release/11.4",
+    );
     expect(actionProblems({ "history-branch": "a..b" })).toEqual([
       'input "history-branch": "a..b" is not a branch name (accepted: a branch name such as main or release/11.4)',
     ]);
@@ -222,7 +228,7 @@ describe("the base-from-history group: one validation for the CLI and the action
         ...(flag === "--base-from-history" ? [] : ["--base-from-history", "d"]),
       ]);
       expect(err, flag).toBeInstanceOf(UsageError);
-      const accepted = err!.message.slice(err!.message.indexOf("accepted: ") + 10);
+      const accepted = err!.message.slice(err!.message.indexOf("; expected ") + 11);
       const problems = actionProblems({ [input]: value });
       expect(problems[0], input).toContain(`(accepted: ${accepted})`);
     }

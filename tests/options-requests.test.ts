@@ -248,12 +248,12 @@ describe("the compare request", () => {
       "instructions",
     ]);
     expect(parseComparedMetrics(" p95_ms , tps,,p95_ms")).toEqual(["p95_ms", "tps"]);
-    const accepted = "accepted: a comma list of tps, qps, p95_ms, instructions";
+    const expected = "expected a comma list of tps, qps, p95_ms, instructions";
     expect(refused(parseComparedMetrics, "tps,lat,TPS")).toBe(
-      `--metric tps,lat,TPS: unknown metric "lat", "TPS"; ${accepted}`,
+      `--metric tps,lat,TPS: unknown metric "lat", "TPS"; ${expected}`,
     );
-    expect(refused(parseComparedMetrics, "")).toBe(`--metric : ${accepted}`);
-    expect(refused(parseComparedMetrics, " , ")).toBe(`--metric  , : ${accepted}`);
+    expect(refused(parseComparedMetrics, "")).toBe(`--metric : not accepted; ${expected}`);
+    expect(refused(parseComparedMetrics, " , ")).toBe(`--metric  , : not accepted; ${expected}`);
   });
 
   it("--confidence: a fraction between 0 and 1 (exclusive); else the flag, the value and what is accepted", () => {
@@ -262,14 +262,16 @@ describe("the compare request", () => {
     expect(parseConfidence(" 0.9 ")).toBe(0.9);
     for (const bad of ["0", "1", "95", "0.0", "1.5", "-0.5", "0x1", "1e-1", "0.95x", "", "abc"]) {
       expect(refused(parseConfidence, bad)).toBe(
-        `--confidence ${bad}: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99`,
+        `--confidence ${bad}: not accepted; expected a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99`,
       );
     }
   });
 
   it("--engines: a comma list of at least one name; else the flag, the value (quoted) and what is accepted", () => {
     expect(parseEngines("MariaDB 11.4, MySQL 8.4,")).toEqual(["MariaDB 11.4", "MySQL 8.4"]);
-    expect(refused(parseEngines, " , ")).toBe('--engines " , ": accepted: a comma list of engine names');
+    expect(refused(parseEngines, " , ")).toBe(
+      '--engines " , ": not accepted; expected a comma list of engine names',
+    );
   });
 
   it("the format: --format, else from --out's extension, else text", () => {
@@ -532,23 +534,25 @@ describe("the change detector request (perfgate changes, history changes)", () =
   it("each flag: the flag, the value and what is accepted; the first bad flag in order is the error", () => {
     const p = "a probability between 0 and 1, e.g. 0.001";
     for (const bad of ["0", "1", "-0.1", "abc", "", "1e-3x", "0x1", "Infinity", "1e-400"]) {
-      expect(refused(parseAlpha, bad)).toBe(`--alpha ${bad}: accepted: ${p}`);
+      expect(refused(parseAlpha, bad)).toBe(`--alpha ${bad}: not accepted; expected ${p}`);
     }
     expect(parseMinMagnitude("2%")).toBe(0.02);
     // the value named is the percentage without its sign, as before
     expect(refused(parseMinMagnitude, "2%%")).toBe(
-      "--min-magnitude 2%: accepted: a percentage >= 0, e.g. 2 or 2%",
+      "--min-magnitude 2%: not accepted; expected a percentage >= 0, e.g. 2 or 2%",
     );
     for (const bad of ["-1", "x", "1e400"]) {
       expect(refused(parseMinMagnitude, bad)).toBe(
-        `--min-magnitude ${bad}: accepted: a percentage >= 0, e.g. 2 or 2%`,
+        `--min-magnitude ${bad}: not accepted; expected a percentage >= 0, e.g. 2 or 2%`,
       );
     }
     for (const bad of ["0", "1.5", "-2", "two"]) {
-      expect(refused(parseMinSegment, bad)).toBe(`--min-segment ${bad}: accepted: an integer >= 1`);
+      expect(refused(parseMinSegment, bad)).toBe(
+        `--min-segment ${bad}: not accepted; expected an integer >= 1`,
+      );
     }
     for (const bad of ["1", "2.5", ""]) {
-      expect(refused(parseWindow, bad)).toBe(`--window ${bad}: accepted: an integer >= 2`);
+      expect(refused(parseWindow, bad)).toBe(`--window ${bad}: not accepted; expected an integer >= 2`);
     }
     expect(parseWindow(" 10 ")).toBe(10);
     expect(refused(() => changeDetectorRequest({ ...flags, alpha: "2", window: "1" }), "")).toMatch(

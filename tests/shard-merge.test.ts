@@ -396,7 +396,7 @@ describe("perfgate run --shard, then perfgate merge (real server)", () => {
     ]);
     expect(refused.code).toBe(2); // a bad flag value is a usage error
     expect(refused.stderr.trim()).toBe(
-      "perfgate: --shard 3/2: accepted: i/n with whole numbers 1 <= i <= n, e.g. --shard 1/4",
+      "perfgate: --shard 3/2: not accepted; expected i/n with whole numbers 1 <= i <= n, e.g. --shard 1/4",
     );
   });
 });

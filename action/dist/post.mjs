@@ -19736,6 +19736,7 @@ var ROWS = [
     by_threads: true,
     threshold_pct: null,
     digits: byMagnitude,
+    nonnegative: true,
     fromCell: (c) => measured(c.summary?.tps),
     fromSlice: (s) => measured(s.tps),
     fromInterval: (iv) => measured(iv.tps),
@@ -19749,6 +19750,7 @@ var ROWS = [
     matrix: true,
     threshold_pct: null,
     digits: byMagnitude,
+    nonnegative: true,
     fromCell: (c) => measured(c.summary?.qps),
     fromSlice: (s) => measured(s.qps),
     fromInterval: (iv) => measured(iv.qps),
@@ -19762,6 +19764,7 @@ var ROWS = [
     by_threads: true,
     threshold_pct: null,
     digits: () => 2,
+    nonnegative: true,
     fromCell: p95OfCell,
     fromSlice: (s) => positive(s.p95_ms),
     fromInterval: (iv) => iv.lat_pct === 95 ? positive(iv.lat_ms) : null,
@@ -19779,6 +19782,7 @@ var ROWS = [
     between_sessions_sd_pct: 0.05,
     opt_in: true,
     digits: () => 0,
+    nonnegative: true,
     fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),
     fromCellRepetitions: (c) => {
       const xs = perTransaction(c.instructions?.repetitions ?? []);
@@ -40584,24 +40588,61 @@ var HISTORY_RUN_SCHEMA_VERSION_2 = 2;
 var num3 = external_exports.number().finite();
 var RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
 var RunIdSchema = external_exports.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
-var MetricValueSchema = external_exports.object({
-  value: num3,
+var HISTORY_TEXT_CAPS = { name: 500, text: 1e5 };
+function capped(max) {
+  return external_exports.string().max(max, {
+    error: (iss) => `a string of ${String(iss.input).length} characters; expected at most ${max} characters`
+  });
+}
+var shortText = capped(HISTORY_TEXT_CAPS.name);
+var longText = capped(HISTORY_TEXT_CAPS.text);
+var HistoryDateSchema = external_exports.iso.datetime({
+  error: (iss) => typeof iss.input === "string" ? `${JSON.stringify(iss.input.length > 40 ? `${iss.input.slice(0, 40)}\u2026` : iss.input)} is not an ISO 8601 date-time in UTC; expected one such as 2026-11-24T02:00:00.000Z` : void 0
+});
+var metricFields = (value) => external_exports.object({
+  value,
   lo: num3.nullable(),
   hi: num3.nullable(),
   n: external_exports.number().int().positive()
 });
+function intervalProblem(m, holdsValue) {
+  const { value, lo, hi } = m;
+  const rule = holdsValue ? "lo <= value <= hi" : "lo <= hi";
+  const expected = `expected ${rule}, or lo and hi both null`;
+  if (lo === null && hi === null) return null;
+  if (lo === null || hi === null || lo > hi || holdsValue && !(lo <= value && value <= hi)) {
+    return `value ${value} with interval [${lo}, ${hi}]; ${expected}`;
+  }
+  return null;
+}
+function intervalCheck(holdsValue) {
+  return (ctx) => {
+    const problem = intervalProblem(ctx.value, holdsValue);
+    if (problem !== null) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+  };
+}
+var MetricValueSchema = metricFields(num3).check(intervalCheck(true));
+function tableMetricSchema(m) {
+  if (!m.nonnegative) return MetricValueSchema;
+  const value = num3.nonnegative({
+    error: (iss) => `${iss.input} is below 0; expected a value >= 0 (${m.name} is never negative)`
+  });
+  return metricFields(value).check(intervalCheck(true));
+}
 var CellMetricsSchema = external_exports.object(
-  Object.fromEntries(METRIC_NAMES.map((m) => [m, MetricValueSchema.optional()]))
+  Object.fromEntries(
+    METRICS.map((m) => [m.name, tableMetricSchema(m).optional()])
+  )
 );
 var BetterSchema = external_exports.enum(["higher", "lower"]);
-var OtherMetricSchema = MetricValueSchema.extend({
-  name: external_exports.string().min(1),
-  unit: external_exports.string(),
+var OtherMetricSchema = metricFields(num3).extend({
+  name: shortText.min(1),
+  unit: shortText,
   better: BetterSchema,
   /** the source's spread as written, e.g. "± 3%" ([lo, hi] is parsed from it where possible) */
-  range: external_exports.string().optional(),
-  extra: external_exports.string().optional()
-});
+  range: longText.optional(),
+  extra: longText.optional()
+}).check(intervalCheck(false));
 var TimelineSchema = external_exports.object({
   t: external_exports.array(num3),
   tps: external_exports.array(num3),
@@ -40616,14 +40657,14 @@ var CellNoiseSchema = external_exports.object({
   error_intervals: external_exports.number().int().nonnegative(),
   reconnect_intervals: external_exports.number().int().nonnegative(),
   /** sysbench's FATAL/WARNING lines and driver errors, the first 5 (text, never markup) */
-  messages: external_exports.array(external_exports.string())
+  messages: external_exports.array(longText)
 });
 var HistoryCellSchema = external_exports.object({
   /** label of the server in `servers` this cell measured */
-  server: external_exports.string(),
-  workload: external_exports.string(),
-  script: external_exports.string(),
-  tier: external_exports.string(),
+  server: shortText,
+  workload: shortText,
+  script: shortText,
+  tier: shortText,
   threads: external_exports.number().int().positive(),
   metrics: CellMetricsSchema,
   /** schema 2: further metrics, each with its unit and direction */
@@ -40631,7 +40672,7 @@ var HistoryCellSchema = external_exports.object({
   /** run detail (any schema version; absent in runs appended before it): per-second lines, one per measurement */
   timeline: external_exports.array(TimelineSchema).optional(),
   /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
-  counters: external_exports.record(external_exports.string(), num3).optional(),
+  counters: external_exports.record(shortText, num3).optional(),
   /** run detail: the measurement's noise */
   noise: CellNoiseSchema.optional(),
   /**
@@ -40642,25 +40683,25 @@ var HistoryCellSchema = external_exports.object({
   counting: CountingConditionsSchema.optional()
 });
 var HistoryServerSchema = external_exports.object({
-  label: external_exports.string(),
-  flavor: external_exports.string(),
-  version: external_exports.string(),
-  version_string: external_exports.string(),
-  spec: external_exports.string(),
+  label: shortText,
+  flavor: shortText,
+  version: shortText,
+  version_string: shortText,
+  spec: longText,
   /** per tier: the generated config file's text and the variables read back from the server */
   tiers: external_exports.array(
     external_exports.object({
-      tier: external_exports.string(),
+      tier: shortText,
       buffer_pool_bytes: num3,
-      config: external_exports.string(),
-      variables: external_exports.record(external_exports.string(), external_exports.string())
+      config: longText,
+      variables: external_exports.record(shortText, longText)
     })
   )
 });
 var WhyCellSchema = external_exports.object({
-  workload: external_exports.string(),
-  script: external_exports.string(),
-  tier: external_exports.string(),
+  workload: shortText,
+  script: shortText,
+  tier: shortText,
   threads: external_exports.number().int().positive(),
   /** the sampled differential profile (src/analysis/compare/profiles.ts), when the cell was profiled */
   profile: ProfileEntrySchema.pick({
@@ -40672,7 +40713,7 @@ var WhyCellSchema = external_exports.object({
     grown_inclusive: true,
     shrunk: true,
     off_cpu: true
-  }).extend({ graph: external_exports.string().nullable() }).optional(),
+  }).extend({ graph: longText.nullable() }).optional(),
   /** instruction counts: the functions whose self and inclusive instructions per transaction changed most (top 10 each) */
   instructions: external_exports.object({
     /**
@@ -40682,11 +40723,11 @@ var WhyCellSchema = external_exports.object({
     base: num3.nullable(),
     head: num3,
     /** the toggle function collection was restricted to */
-    toggle: external_exports.string(),
+    toggle: longText,
     functions: external_exports.array(FunctionChangeSchema),
     /** by inclusive instructions per transaction (absent in older stores) */
     inclusive: external_exports.array(FunctionChangeSchema).optional(),
-    graph: external_exports.string().nullable()
+    graph: longText.nullable()
   }).optional()
 });
 var HistoryWhySchema = external_exports.object({
@@ -40704,39 +40745,39 @@ var HistoryRunSchema = external_exports.object({
    * one entry of a github-action-benchmark data.js
    */
   source: external_exports.enum(["run", "ab", "gab"]),
-  commit: external_exports.string(),
-  commit_url: external_exports.string().nullable(),
+  commit: shortText,
+  commit_url: longText.nullable(),
   /** schema 2: what the source recorded of the commit besides its id and link */
   commit_info: external_exports.object({
-    message: external_exports.string().optional(),
-    timestamp: external_exports.string().optional(),
-    author: external_exports.string().optional(),
-    committer: external_exports.string().optional()
+    message: longText.optional(),
+    timestamp: shortText.optional(),
+    author: shortText.optional(),
+    committer: shortText.optional()
   }).optional(),
   /** ISO 8601: the commit's (or the run's) date; points are ordered by it */
-  date: external_exports.string(),
-  branch: external_exports.string(),
-  runner_class: external_exports.string(),
+  date: HistoryDateSchema,
+  branch: shortText,
+  runner_class: shortText,
   /**
    * a version-matrix name shared by the runs of one comparison (e.g. a release-candidate run's
    * baseline and candidates); null for runs that belong to the trend series
    */
-  matrix: external_exports.string().nullable(),
-  perfgate_version: external_exports.string(),
-  sysbench: external_exports.object({ version: external_exports.string(), options: external_exports.array(external_exports.string()) }),
+  matrix: shortText.nullable(),
+  perfgate_version: shortText,
+  sysbench: external_exports.object({ version: shortText, options: external_exports.array(longText) }),
   host: external_exports.object({
-    hostname: external_exports.string(),
-    cpu_model: external_exports.string(),
+    hostname: shortText,
+    cpu_model: shortText,
     /** 0: unknown (an imported history) */
     cores: external_exports.number().int().nonnegative(),
     memory_bytes: num3,
-    kernel: external_exports.string(),
-    os: external_exports.string(),
-    arch: external_exports.string(),
+    kernel: shortText,
+    os: shortText,
+    arch: shortText,
     /** the C library the run's host ran (`glibc 2.36`); absent in runs from before it was recorded */
-    libc: external_exports.string().optional()
+    libc: shortText.optional()
   }),
-  workload: external_exports.object({ name: external_exports.string(), sha256: external_exports.string() }),
+  workload: external_exports.object({ name: shortText, sha256: shortText }),
   /** 0 and 0: not a sysbench dataset (an imported history) */
   dataset: external_exports.object({ tables: external_exports.number().int().nonnegative(), table_size: external_exports.number().int().nonnegative() }),
   servers: external_exports.array(HistoryServerSchema).min(1),
@@ -40746,19 +40787,19 @@ var HistoryRunSchema = external_exports.object({
     quiet: external_exports.boolean(),
     findings: external_exports.array(
       external_exports.object({
-        id: external_exports.string(),
+        id: shortText,
         status: external_exports.enum(["pass", "warn", "fail"]),
-        value: external_exports.string(),
-        reason: external_exports.string()
+        value: longText,
+        reason: longText
       })
     )
   }).optional(),
   /** run detail: the results file the run came from (`url`: where it is kept, http(s) only, or null) */
   raw: external_exports.object({
-    file: external_exports.string(),
-    sha256: external_exports.string(),
+    file: longText,
+    sha256: shortText,
     bytes: external_exports.number().int().nonnegative(),
-    url: external_exports.string().nullable()
+    url: longText.nullable()
   }).optional(),
   /**
    * run detail of an A/B run (source "ab"): the base side, which the trend series leave out —
@@ -40781,14 +40822,14 @@ var HistoryRunSchema = external_exports.object({
 });
 var IndexEntrySchema = external_exports.object({
   id: RunIdSchema,
-  date: external_exports.string(),
-  commit: external_exports.string(),
-  branch: external_exports.string(),
-  runner_class: external_exports.string(),
-  matrix: external_exports.string().nullable(),
-  workload: external_exports.string(),
-  /** `flavor@version` of each server, in the run's order */
-  servers: external_exports.array(external_exports.string()),
+  date: HistoryDateSchema,
+  commit: shortText,
+  branch: shortText,
+  runner_class: shortText,
+  matrix: shortText.nullable(),
+  workload: shortText,
+  /** `flavor@version` of each server (a spec where there is no version), in the run's order */
+  servers: external_exports.array(longText),
   cells: external_exports.number().int().nonnegative()
 });
 var HistoryIndexSchema = external_exports.object({

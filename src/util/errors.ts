@@ -15,6 +15,17 @@ export class UsageError extends UserError {
   override name = "UsageError";
 }
 
+/**
+ * The one wording of a refused value: `<subject>: not accepted; expected <expected>`, or with what
+ * is wrong in place of "not accepted" (`--set x=1: server option "x": refused: …; expected …`).
+ * `subject` is the flag or field and the value as typed (`--keep 0`). Written so that what follows
+ * the value cannot be read as a verdict on it: "--keep 0: accepted: a whole number from 1" read as
+ * if 0 had been accepted.
+ */
+export function refusal(subject: string, expected: string, problem = "not accepted"): string {
+  return `${subject}: ${problem}; expected ${expected}`;
+}
+
 /** Turns anything thrown into a one-line message, without dropping non-Error throws. */
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;

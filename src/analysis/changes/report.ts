@@ -5,6 +5,7 @@
  */
 
 import { plural } from "../../util/plural.js";
+import { terminalLine } from "../../util/terminal.js";
 import type { ChangeOptions, ChangePoint } from "./index.js";
 
 export const CHANGES_SCHEMA = "perfgate/changes";
@@ -127,7 +128,8 @@ export function renderChangesText(r: ChangesReport): string {
     }
   }
   lines.push(reportSummary(r));
-  return `${lines.join("\n")}\n`;
+  // series names and ids come from the input (a store, a CSV): none may end a line and start one
+  return `${lines.map(terminalLine).join("\n")}\n`;
 }
 
 export function renderChangesMarkdown(r: ChangesReport): string {

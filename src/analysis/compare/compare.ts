@@ -18,7 +18,7 @@ import {
   instructionFlameGraph,
 } from "../../measuring/profiles/callgrind-flame.js";
 import { functionChanges, type InstructionRepetition } from "../../measuring/profiles/callgrind-profile.js";
-import { UserError } from "../../util/errors.js";
+import { refusal, UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
 import { COUNTED_METRIC, HEADLINE_METRIC, withMetricDefaults } from "../metrics/table.js";
 import {
@@ -96,14 +96,14 @@ export function labelSets(sets: readonly MeasurementSet[]): MeasurementSet[] {
 function validateOptions(options: CompareOptions): { confidence: number; metrics: ComparedMetric[] } {
   const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
   if (!(confidence > 0 && confidence < 1)) {
-    throw new UserError(`confidence ${confidence}: accepted: a level between 0 and 1, e.g. 0.95`);
+    throw new UserError(refusal(`confidence ${confidence}`, "a level between 0 and 1, e.g. 0.95"));
   }
   const metrics = options.metrics ?? [...COMPARED_METRICS];
   if (metrics.length === 0)
-    throw new UserError(`metrics: none given; accepted: ${COMPARED_METRICS.join(", ")}`);
+    throw new UserError(`metrics: none given; expected some of ${COMPARED_METRICS.join(", ")}`);
   for (const m of metrics) {
     if (!(COMPARED_METRICS as readonly string[]).includes(m)) {
-      throw new UserError(`metric ${JSON.stringify(m)}: accepted: ${COMPARED_METRICS.join(", ")}`);
+      throw new UserError(refusal(`metric ${JSON.stringify(m)}`, `one of ${COMPARED_METRICS.join(", ")}`));
     }
   }
   try {

@@ -57,6 +57,11 @@ export interface MetricDef<N extends string = string> {
   between_sessions_sd_pct?: number;
   /** decimals a report prints for a value `x` */
   digits: (x: number) => number;
+  /**
+   * never below 0 (a rate, a latency, a count): the history store refuses a stored negative value
+   * of it (a hand-edited run file), as the results schema refuses a negative tps
+   */
+  nonnegative: boolean;
   fromCell: (c: Pick<Cell, "summary" | "instructions">) => number | null;
   /**
    * A run cell's own repetitions of the metric, measured apart from its summary (instruction
@@ -156,6 +161,7 @@ const ROWS = [
     by_threads: true,
     threshold_pct: null,
     digits: byMagnitude,
+    nonnegative: true,
     fromCell: (c) => measured(c.summary?.tps),
     fromSlice: (s) => measured(s.tps),
     fromInterval: (iv) => measured(iv.tps),
@@ -169,6 +175,7 @@ const ROWS = [
     matrix: true,
     threshold_pct: null,
     digits: byMagnitude,
+    nonnegative: true,
     fromCell: (c) => measured(c.summary?.qps),
     fromSlice: (s) => measured(s.qps),
     fromInterval: (iv) => measured(iv.qps),
@@ -182,6 +189,7 @@ const ROWS = [
     by_threads: true,
     threshold_pct: null,
     digits: () => 2,
+    nonnegative: true,
     fromCell: p95OfCell,
     fromSlice: (s) => positive(s.p95_ms),
     fromInterval: (iv) => (iv.lat_pct === 95 ? positive(iv.lat_ms) : null),
@@ -199,6 +207,7 @@ const ROWS = [
     between_sessions_sd_pct: 0.05,
     opt_in: true,
     digits: () => 0,
+    nonnegative: true,
     fromCell: (c) => aggregate(perTransaction(c.instructions?.repetitions ?? [])),
     fromCellRepetitions: (c) => {
       const xs = perTransaction(c.instructions?.repetitions ?? []);

@@ -22,7 +22,7 @@ import { gabHistorySummary, importGabHistory } from "../../results/interop/gab-h
 import { readResults } from "../../results/store.js";
 import { refuseOutputOverInput } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
-import { writeErr, writeOut } from "../../util/terminal.js";
+import { writeErr, writeLines, writeOut } from "../../util/terminal.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import {
   HISTORY_BASE_DEFAULTS,
@@ -44,7 +44,7 @@ export const storeOption = () => cliOption(STORE, { flag: "store", default: DEFA
 export const repoOption = () => cliOption(REPO);
 
 /** An imported entry (github-action-benchmark): the commit as recorded and every bench's metrics. */
-function importedText(run: HistoryRun): string {
+function importedLines(run: HistoryRun): string[] {
   const info = run.commit_info ?? {};
   const lines = [
     `run ${run.id} (github-action-benchmark, tool ${run.servers[0]?.flavor ?? "?"})`,
@@ -61,11 +61,12 @@ function importedText(run: HistoryRun): string {
       lines.push(`${c.script}  ${m.name}  ${m.value}${iv} ${m.unit} (${m.better})  ${m.range ?? "-"}`);
     }
   }
-  return lines.join("\n");
+  return lines;
 }
 
-function showText(run: HistoryRun): string {
-  if (run.source === "gab") return importedText(run);
+/** `history show`'s lines: each is written through terminalLine, so no value of the run can split one. */
+function showLines(run: HistoryRun): string[] {
+  if (run.source === "gab") return importedLines(run);
   const lines = [
     `run ${run.id} (${run.source})`,
     `commit   ${run.commit === NO_COMMIT ? "(no commit: placed by server version and date)" : run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
@@ -83,7 +84,7 @@ function showText(run: HistoryRun): string {
       `${c.server}  ${c.script}  ${c.tier}  ${c.threads}  ${METRICS.map((m) => f(c.metrics[m.name])).join("  ")}`,
     );
   }
-  return lines.join("\n");
+  return lines;
 }
 
 export function registerHistoryCommands(program: Command): Command {
@@ -111,14 +112,17 @@ function registerAppend(history: Command): void {
     .addOption(repoOption())
     .option(
       "--commit <sha>",
-      "the commit measured (default: a build: server's commit, else $GITHUB_SHA, else none: placed by server version and date)",
+      "the commit measured, 7 to 64 hex digits (default: a build: server's commit, else $GITHUB_SHA, else none: placed by server version and date)",
     )
     .option(
       "--commit-url <url>",
       "link for the commit (default in GitHub Actions: the repository's commit page)",
     )
     .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
-    .option("--date <iso>", "date the point is plotted at (default: the run's start)")
+    .option(
+      "--date <iso>",
+      "date the point is plotted at: an ISO 8601 date or date-time (default: the run's start)",
+    )
     .option(
       "--results-url <url>",
       "where the results file is kept (http or https), linked from the run's page on the trend site",
@@ -196,11 +200,12 @@ function registerList(history: Command): void {
         return;
       }
       if (index.runs.length === 0) writeOut("no runs in the store\n");
-      for (const e of index.runs) {
-        writeOut(
-          `${e.id}  ${e.date}  ${shortCommitText(e.commit)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${plural(e.cells, "cell")}${e.matrix ? `  matrix ${e.matrix}` : ""}\n`,
-        );
-      }
+      writeLines(
+        index.runs.map(
+          (e) =>
+            `${e.id}  ${e.date}  ${shortCommitText(e.commit)}  ${e.branch}  ${e.runner_class}  ${e.workload}  ${e.servers.join(",")}  ${plural(e.cells, "cell")}${e.matrix ? `  matrix ${e.matrix}` : ""}`,
+        ),
+      );
     });
 }
 
@@ -214,7 +219,8 @@ function registerShow(history: Command): void {
     .addOption(cliOption(TEXT_OR_JSON))
     .action((id: string, o: { store: string; repo?: string; format: "text" | "json" }) => {
       const run = showRun(parseStore(o.store, o.repo), id);
-      writeOut(`${o.format === "json" ? JSON.stringify(run, null, 2) : showText(run)}\n`);
+      if (o.format === "json") writeOut(`${JSON.stringify(run, null, 2)}\n`);
+      else writeLines(showLines(run));
     });
 }
 
@@ -243,10 +249,13 @@ function registerPrune(history: Command): void {
       });
       writeOut(`removed ${plural(gone.length, "run")} from ${describeStore(store)}\n`);
       const now = Date.now();
-      for (const e of gone) {
-        const future = new Date(e.date).getTime() > now ? "  (dated in the future: its age is unknown)" : "";
-        writeOut(`  ${e.id}  ${e.date}  ${shortCommitText(e.commit)}${future}\n`);
-      }
+      writeLines(
+        gone.map((e) => {
+          const future =
+            new Date(e.date).getTime() > now ? "  (dated in the future: its age is unknown)" : "";
+          return `  ${e.id}  ${e.date}  ${shortCommitText(e.commit)}${future}`;
+        }),
+      );
     });
 }
 
@@ -306,8 +315,8 @@ function historyBaselineAction(request: HistoryBaselineRequest): void {
   const head = readResults(like);
   const b = pooledFromStore(parseStore(base.store, base.repo), like, head, base);
   writeImportedSet(out, b.set);
-  writeOut(
-    `${out}: baseline "${b.engine}" from ${plural(b.runs.length, "run")} of ${b.provenance.branch} on ${b.provenance.runner_class}, ${ageText(b.provenance)}:\n`,
-  );
-  for (const line of baselineRunsText(b.provenance)) writeOut(`${line}\n`);
+  writeLines([
+    `${out}: baseline "${b.engine}" from ${plural(b.runs.length, "run")} of ${b.provenance.branch} on ${b.provenance.runner_class}, ${ageText(b.provenance)}:`,
+    ...baselineRunsText(b.provenance),
+  ]);
 }

@@ -15,7 +15,7 @@ import { buildDigest, digestMarkdown, digestText } from "../../output/pages/dige
 import { buildSeries, type CellSeries, type ChangeMark } from "../../output/pages/model.js";
 import { writeSite } from "../../output/pages/site.js";
 import { plural } from "../../util/plural.js";
-import { writeOut } from "../../util/terminal.js";
+import { writeLines, writeOut } from "../../util/terminal.js";
 import {
   changeOptions,
   DEFAULT_DETECTOR,
@@ -47,7 +47,8 @@ function changeLine(s: CellSeries, c: ChangeMark): string {
   return `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t${label}  ${c.metric}  ${size} ${kind}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}${noise}${also}`;
 }
 
-function changesText(runs: HistoryRun[], series: CellSeries[]): string {
+/** `history changes`' lines: each is written through terminalLine, so no value from the store can split one. */
+function changesLines(runs: HistoryRun[], series: CellSeries[]): string[] {
   const lines: string[] = [];
   let noisy = 0;
   for (const s of series) {
@@ -63,7 +64,7 @@ function changesText(runs: HistoryRun[], series: CellSeries[]): string {
   lines.push(
     `${searchSummary(lines.length, count)} (${plural(cells, "cell")}${conditions}, ${plural(runs.length, "run")})${noisy > 0 ? `; ${noisy} within their cell's noise floor` : ""}`,
   );
-  return lines.join("\n");
+  return lines;
 }
 
 export function registerPagesCommands(program: Command, history: Command): void {
@@ -171,7 +172,7 @@ function historyChangesAction(request: HistoryChangesRequest): void {
   const options = changeOptions(request.detector);
   const series = buildSeries(runs, (points) => detectChanges(points, options));
   if (request.format === "text") {
-    writeOut(`${changesText(runs, series)}\n`);
+    writeLines(changesLines(runs, series));
     return;
   }
   const cells = series

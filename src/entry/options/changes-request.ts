@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { type ChangeOptions, DEFAULT_CHANGE_OPTIONS } from "../../analysis/changes/index.js";
 import { CHANGE_FORMATS } from "../../analysis/changes/report.js";
-import { UsageError } from "../../util/errors.js";
+import { refusal, UsageError } from "../../util/errors.js";
 import { HISTORY_STORE_FIELDS } from "./history-base-request.js";
 import { checkedRequest } from "./request.js";
 
@@ -117,7 +117,7 @@ export function historyDigestRequest(fields: HistoryDigestRequest): HistoryDiges
 /** A number as written (no hex, no `Infinity`) for which `ok` holds; else the flag, the value and what is accepted. */
 function numberFlag(flag: string, text: string, ok: (v: number) => boolean, accepted: string): number {
   const v = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(v) || !ok(v)) throw new UsageError(`${flag} ${text}: accepted: ${accepted}`);
+  if (!Number.isFinite(v) || !ok(v)) throw new UsageError(refusal(`${flag} ${text}`, accepted));
   return v;
 }
 

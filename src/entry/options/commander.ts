@@ -1,7 +1,7 @@
 /** Commander options built from the shared definitions (src/entry/options/definitions.ts). */
 import { type Command, Option } from "commander";
 import type { ThresholdConfig } from "../../analysis/stats/verdict.js";
-import { UsageError } from "../../util/errors.js";
+import { refusal, UsageError } from "../../util/errors.js";
 import { writeErr } from "../../util/terminal.js";
 import type { SharedOption } from "./definitions.js";
 import { failThresholdIneffective, InvalidValue } from "./values.js";
@@ -15,8 +15,7 @@ export function parseFlag<T>(o: SharedOption<T>, text: string, flag = `--${o.nam
     return o.parse(text);
   } catch (err) {
     if (err instanceof InvalidValue) {
-      const detail = err.detail ? `${err.detail}; ` : "";
-      throw new UsageError(`${flag} ${shown(text)}: ${detail}accepted: ${err.accepted}`);
+      throw new UsageError(refusal(`${flag} ${shown(text)}`, err.accepted, err.detail));
     }
     throw err;
   }

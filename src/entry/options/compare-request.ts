@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { COMPARED_METRICS, type ComparedMetric } from "../../analysis/compare/schema.js";
-import { UsageError } from "../../util/errors.js";
+import { refusal, UsageError } from "../../util/errors.js";
 import { GateRequestSchema } from "./gate-request.js";
 import { HistoryBaseSchema } from "./history-base-request.js";
 import { checkedRequest } from "./request.js";
@@ -61,7 +61,11 @@ export function parseComparedMetrics(text: string): ComparedMetric[] {
   const bad = items.filter((m) => !(COMPARED_METRICS as readonly string[]).includes(m));
   if (items.length === 0 || bad.length > 0) {
     throw new UsageError(
-      `--metric ${text}: ${bad.length > 0 ? `unknown metric ${bad.map((b) => JSON.stringify(b)).join(", ")}; ` : ""}accepted: a comma list of ${COMPARED_METRICS.join(", ")}`,
+      refusal(
+        `--metric ${text}`,
+        `a comma list of ${COMPARED_METRICS.join(", ")}`,
+        bad.length > 0 ? `unknown metric ${bad.map((b) => JSON.stringify(b)).join(", ")}` : undefined,
+      ),
     );
   }
   return [...new Set(items)] as ComparedMetric[];
@@ -72,7 +76,7 @@ export function parseConfidence(text: string): number {
   const n = /^\s*0?\.\d+\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!(n > 0 && n < 1)) {
     throw new UsageError(
-      `--confidence ${text}: accepted: a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99`,
+      refusal(`--confidence ${text}`, "a level between 0 and 1 (exclusive), e.g. 0.95 or 0.99"),
     );
   }
   return n;
@@ -82,7 +86,7 @@ export function parseConfidence(text: string): number {
 export function parseEngines(text: string): string[] {
   const engines = list(text);
   if (engines.length === 0) {
-    throw new UsageError(`--engines ${JSON.stringify(text)}: accepted: a comma list of engine names`);
+    throw new UsageError(refusal(`--engines ${JSON.stringify(text)}`, "a comma list of engine names"));
   }
   return engines;
 }

@@ -10,7 +10,7 @@ import { basename, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { COUNTED_METRIC, HEADLINE_METRIC, isMetricName, metricDef } from "../../analysis/metrics/table.js";
 import type { AbCell } from "../../results/schema.js";
-import { errorMessage, UsageError, UserError } from "../../util/errors.js";
+import { errorMessage, refusal, UsageError, UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { checkRunOutput, refuseOutputOverInput } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
@@ -208,7 +208,7 @@ async function resolveMetric(name: string, script: string, log: Logger): Promise
   }
   if (!isMetricName(name) || !(metricDef(name).fromSlice || metricDef(name).fromAbCell)) {
     throw new UsageError(
-      `--metric ${JSON.stringify(name.slice(0, 40))}: accepted: ${BISECT_METRICS.join(", ")}`,
+      refusal(`--metric ${JSON.stringify(name.slice(0, 40))}`, `one of ${BISECT_METRICS.join(", ")}`),
     );
   }
   return name;

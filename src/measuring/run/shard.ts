@@ -8,7 +8,7 @@
  * starts a server and prepares the data of every tier it touches: unavoidable). Repetitions of a
  * group never split. Usage: docs/scale-out.md.
  */
-import { UsageError } from "../../util/errors.js";
+import { refusal, UsageError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
 import type { Workload } from "../../workloads/schema.js";
 import { type PlannedCell, planCells } from "./plan.js";
@@ -22,7 +22,7 @@ export interface Shard {
 /** What a shard owns: whole tiers, or round-robin (script, threads) groups within tiers. */
 export type ShardUnit = "tiers" | "groups";
 
-const ACCEPTED = "accepted: i/n with whole numbers 1 <= i <= n, e.g. --shard 1/4";
+const EXPECTED = "i/n with whole numbers 1 <= i <= n, e.g. --shard 1/4";
 
 /** Parses the `--shard` value "i/n"; a one-line UserError naming the value otherwise. */
 export function parseShard(text: string): Shard {
@@ -30,7 +30,7 @@ export function parseShard(text: string): Shard {
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
   if (!m || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || index < 1 || index > count) {
-    throw new UsageError(`--shard ${text}: ${ACCEPTED}`);
+    throw new UsageError(refusal(`--shard ${text}`, EXPECTED));
   }
   return { index, count };
 }
@@ -100,7 +100,7 @@ export function shardCells<T extends Coordinates>(
     index < 1 ||
     index > count
   ) {
-    throw new UsageError(`--shard ${index}/${count}: ${ACCEPTED}`);
+    throw new UsageError(refusal(`--shard ${index}/${count}`, EXPECTED));
   }
   if (count === 1) return [...cells];
   const owner = owners(workload, count);

@@ -7,18 +7,19 @@
  */
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { z } from "zod";
 import type { ResultsV2 } from "../../results/schema.js";
 import { parseAnyResults } from "../../results/store.js";
 import { resultsV2 } from "../../results/upgrade.js";
 import { parseJson, readTextFile } from "../../util/documents.js";
-import { UsageError, UserError } from "../../util/errors.js";
+import { refusal, UsageError, UserError } from "../../util/errors.js";
 import { gitSync } from "../../util/git.js";
 import { plural } from "../../util/plural.js";
-import { urlError } from "../../util/safe-url.js";
+import { quoteValue, urlError } from "../../util/safe-url.js";
 import { runnerClassFor } from "./baselines.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
 import { cellsLeftOut, historyFromDocument, type RunContext } from "./extract.js";
-import type { HistoryRun } from "./schema.js";
+import { HISTORY_TEXT_CAPS, type HistoryRun } from "./schema.js";
 
 export interface AppendFlags {
   commit?: string;
@@ -42,6 +43,52 @@ function gitOut(args: string[]): string | null {
   }
 }
 
+/** `--commit`: a git commit id, abbreviated or full (SHA-1 or SHA-256), as the action's `sha` input and bisect take it. */
+const COMMIT_RE = /^[0-9a-fA-F]{7,64}$/;
+/** `--date`: an ISO 8601 date, or a date-time in UTC or with an offset (stored in UTC). */
+const FlagDateSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+/** `--matrix`: a name the site's pages and files use. */
+const MATRIX_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/**
+ * The flags' values, each checked before anything is read: a malformed one is a usage error
+ * (exit 2) naming the flag and the value, as every command's flags are.
+ */
+export function checkAppendFlags(f: AppendFlags): void {
+  if (f.commit !== undefined && !COMMIT_RE.test(f.commit)) {
+    throw new UsageError(refusal(`--commit ${quoteValue(f.commit)}`, "a commit id of 7 to 64 hex digits"));
+  }
+  for (const [flag, url] of [
+    ["--commit-url", f.commitUrl],
+    ["--results-url", f.resultsUrl],
+  ] as const) {
+    const bad = url === undefined ? null : urlError(flag, url);
+    if (bad) throw new UsageError(`history append: ${bad}`);
+  }
+  if (f.date !== undefined && !FlagDateSchema.safeParse(f.date).success) {
+    throw new UsageError(
+      refusal(
+        `--date ${quoteValue(f.date)}`,
+        "an ISO 8601 date or date-time such as 2026-11-23 or 2026-11-23T02:17:00Z",
+      ),
+    );
+  }
+  if (f.matrix !== undefined && !MATRIX_RE.test(f.matrix)) {
+    throw new UsageError(
+      refusal(
+        `--matrix ${quoteValue(f.matrix)}`,
+        "1 to 100 letters, digits, '.', '_' or '-' (e.g. rc-11.8.2)",
+      ),
+    );
+  }
+  const cap = HISTORY_TEXT_CAPS.name;
+  if (f.branch !== undefined && f.branch.length > cap) {
+    throw new UsageError(
+      refusal(`--branch (a name of ${f.branch.length} characters)`, `at most ${cap} characters`, "too long"),
+    );
+  }
+}
+
 /**
  * Commit, URL and branch: the commit from --commit, the build: server (`measured`) or GITHUB_SHA,
  * else none (NO_COMMIT); the branch from flags, GITHUB_* variables, else the git checkout here.
@@ -51,19 +98,17 @@ export function runContext(
   env: NodeJS.ProcessEnv = process.env,
   measured: string | null = null,
 ): Omit<RunContext, "runnerClass"> {
+  checkAppendFlags(f);
   const fromEvent = f.commit === undefined && measured === null ? env.GITHUB_SHA || null : null;
-  const commit = f.commit ?? measured ?? fromEvent ?? NO_COMMIT;
+  const commit = f.commit?.toLowerCase() ?? measured ?? fromEvent ?? NO_COMMIT;
   const repoUrl =
     env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY
       ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}`
       : null;
   // The repository's commit page only for the workflow's own commit (a build: may be another repository's).
   const commitUrl = f.commitUrl ?? (repoUrl && fromEvent ? `${repoUrl}/commit/${fromEvent}` : null);
-  if (commitUrl !== null) {
-    const bad = urlError(
-      f.commitUrl !== undefined ? "--commit-url" : "GITHUB_SERVER_URL/GITHUB_REPOSITORY commit link",
-      commitUrl,
-    );
+  if (commitUrl !== null && f.commitUrl === undefined) {
+    const bad = urlError("GITHUB_SERVER_URL/GITHUB_REPOSITORY commit link", commitUrl);
     if (bad) throw new UserError(`history append: ${bad}`);
   }
   const branch =
@@ -72,16 +117,6 @@ export function runContext(
     env.GITHUB_REF_NAME ??
     gitOut(["rev-parse", "--abbrev-ref", "HEAD"]) ??
     "unknown";
-  if (f.date !== undefined && Number.isNaN(new Date(f.date).getTime())) {
-    throw new UserError(`--date ${f.date}: not a date (accepted: ISO 8601, e.g. 2026-11-23T02:17:00Z)`);
-  }
-  if (f.matrix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(f.matrix)) {
-    throw new UserError(`--matrix ${f.matrix}: use letters, digits, '.', '_' or '-' (e.g. rc-11.8.2)`);
-  }
-  if (f.resultsUrl !== undefined) {
-    const bad = urlError("--results-url", f.resultsUrl);
-    if (bad) throw new UserError(`history append: ${bad}`);
-  }
   return {
     commit,
     commitUrl,
@@ -118,6 +153,7 @@ export function historyRunFromFile(
   f: AppendFlags,
   env: NodeJS.ProcessEnv = process.env,
 ): FileRun {
+  checkAppendFlags(f);
   const text = readTextFile(file);
   const data = parseJson(text, file) as { schema?: unknown };
   if (data?.schema !== "perfgate/ab" && data?.schema !== "perfgate/results") {

@@ -173,12 +173,17 @@ function sameFileRun(root: string, run: HistoryRun, byHash: ReadonlyMap<string, 
 
 /**
  * Writes the run files (those not there yet: no run of that id, nor one made from the same file
- * under another date) and updates the index. On any failure (a full disk, a bad run file found by
- * the index rebuild) the files this call wrote are removed again, so a later rebuild does not pick
+ * under another date) and updates the index. Every run is checked first against the schema a
+ * reader checks it with (caps, dates, intervals), so nothing is written that the store would
+ * refuse to read back. On any failure (a full disk, a bad run file found by the index rebuild)
+ * the files this call wrote are removed again, so a later rebuild does not pick
  * them up.
  */
 export function appendManyToFolderSync(root: string, runs: readonly HistoryRun[]): AppendOutcome[] {
-  for (const run of runs) checkRunDate(run);
+  for (const run of runs) {
+    parseHistoryRun(run, `run ${run.id}`);
+    checkRunDate(run);
+  }
   const written: string[] = [];
   const byHash = new Map<string, string[]>();
   for (const id of runIdsOnDisk(root))
@@ -262,6 +267,18 @@ export function pruneFolderSync(root: string, rule: PruneRule): IndexEntry[] {
 
 export function pruneFolder(root: string, rule: PruneRule, note?: LockNote): Promise<IndexEntry[]> {
   return withLock(root, () => pruneFolderSync(root, rule), note);
+}
+
+/**
+ * The index with every entry made again from its run file (read and checked): what `history list`
+ * shows. A hand-edited index.json can then neither change what a run says (its cell count, its
+ * branch) nor carry a value its run file's schema would refuse. Oldest first, as the index.
+ */
+export function checkedIndex(root: string): HistoryIndex {
+  const index = readIndex(root);
+  const runs = index.runs.map((e) => entryOf(readRun(root, e.id)));
+  runs.sort(byDate);
+  return { ...index, runs };
 }
 
 /** Every run of the store, oldest first (reads each run file). */

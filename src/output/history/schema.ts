@@ -13,7 +13,7 @@ import {
   ProfileEntrySchema,
   SettingsDiffSchema,
 } from "../../analysis/compare/schema.js";
-import { METRIC_NAMES, type MetricName } from "../../analysis/metrics/table.js";
+import { METRIC_NAMES, METRICS, type MetricDef, type MetricName } from "../../analysis/metrics/table.js";
 import { CountingConditionsSchema } from "../../measuring/profiles/callgrind-profile.js";
 import { PinnedDefaultsSchema } from "../../results/schema.js";
 
@@ -29,18 +29,86 @@ export const RUN_ID_RE = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$/;
 export const RunIdSchema = z.string().regex(RUN_ID_RE, "run id: <yyyymmddThhmmssZ>-<10 hex digits>");
 
 /**
+ * Length caps of a run's texts, in characters. A store is input anyone who can push to it can
+ * write, and its texts reach pages and terminals: `name` for names and other short values (branch,
+ * labels, commit, versions, units, host), `text` for everything longer (links, a generated config
+ * file, a commit message, a server variable's value, sysbench's messages). What perfgate writes
+ * stays far below them; a run over a cap is refused when it is appended and when it is read.
+ */
+export const HISTORY_TEXT_CAPS = { name: 500, text: 100_000 } as const;
+
+/** A string of at most `max` characters; over it, the message gives its length and the cap. */
+function capped(max: number) {
+  return z.string().max(max, {
+    error: (iss) => `a string of ${String(iss.input).length} characters; expected at most ${max} characters`,
+  });
+}
+const shortText = capped(HISTORY_TEXT_CAPS.name);
+const longText = capped(HISTORY_TEXT_CAPS.text);
+
+/**
+ * A run's date: an ISO 8601 date-time in UTC, as perfgate writes it (`toISOString()`); a real
+ * one (no month 13, no hour 99). Points and the index are ordered by its text.
+ */
+export const HistoryDateSchema = z.iso.datetime({
+  error: (iss) =>
+    typeof iss.input === "string"
+      ? `${JSON.stringify(iss.input.length > 40 ? `${iss.input.slice(0, 40)}…` : iss.input)} is not an ISO 8601 date-time in UTC; expected one such as 2026-11-24T02:00:00.000Z`
+      : undefined,
+});
+
+const metricFields = (value: z.ZodNumber) =>
+  z.object({
+    value,
+    lo: num.nullable(),
+    hi: num.nullable(),
+    n: z.number().int().positive(),
+  });
+type Interval = { value: number; lo: number | null; hi: number | null };
+
+/**
+ * What is wrong with an interval, or null: lo and hi are both null or both numbers with lo <= hi,
+ * and with `holdsValue` the value lies within them.
+ */
+function intervalProblem(m: Interval, holdsValue: boolean): string | null {
+  const { value, lo, hi } = m;
+  const rule = holdsValue ? "lo <= value <= hi" : "lo <= hi";
+  const expected = `expected ${rule}, or lo and hi both null`;
+  if (lo === null && hi === null) return null;
+  if (lo === null || hi === null || lo > hi || (holdsValue && !(lo <= value && value <= hi))) {
+    return `value ${value} with interval [${lo}, ${hi}]; ${expected}`;
+  }
+  return null;
+}
+
+/** The interval rule as a zod check on a metric object (reported at the metric's path). */
+function intervalCheck(holdsValue: boolean) {
+  return (ctx: z.core.ParsePayload<Interval>) => {
+    const problem = intervalProblem(ctx.value, holdsValue);
+    if (problem !== null) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+  };
+}
+
+/**
  * One metric of one cell: the aggregate over `n` measurements (src/analysis/metrics/table.ts `aggregate`:
  * the geometric mean; files written before it was chosen hold the arithmetic mean, which differs
  * by about CoV²/2, under 0.1% at a CoV of 4%) and its 95% interval (null when n = 1 without
- * per-second lines).
+ * per-second lines). The interval holds the value: perfgate has always written the aggregate
+ * with an interval around it (the log-scale t-interval of the geometric mean, and before it the
+ * mean ± its half-width), both rounded alike. `lo` may be below 0 in those older files (a mean
+ * minus a wide half-width), so only the value is held to a metric's sign.
  */
-export const MetricValueSchema = z.object({
-  value: num,
-  lo: num.nullable(),
-  hi: num.nullable(),
-  n: z.number().int().positive(),
-});
+export const MetricValueSchema = metricFields(num).check(intervalCheck(true));
 export type MetricValue = z.infer<typeof MetricValueSchema>;
+
+/** A metric of the metrics table: MetricValueSchema, with the value at least 0 where the row says so. */
+function tableMetricSchema(m: MetricDef<MetricName>): typeof MetricValueSchema {
+  if (!m.nonnegative) return MetricValueSchema;
+  const value = num.nonnegative({
+    error: (iss) => `${iss.input} is below 0; expected a value >= 0 (${m.name} is never negative)`,
+  });
+  return metricFields(value).check(intervalCheck(true));
+}
 
 /** The metrics a history cell stores under `metrics`: the rows of the metrics table. */
 export const HISTORY_METRICS = METRIC_NAMES;
@@ -48,7 +116,9 @@ export type HistoryMetric = MetricName;
 
 /** `metrics` of a cell: every row of the metrics table, each optional (older files hold fewer). */
 const CellMetricsSchema = z.object(
-  Object.fromEntries(METRIC_NAMES.map((m) => [m, MetricValueSchema.optional()])) as {
+  Object.fromEntries(
+    (METRICS as readonly MetricDef<MetricName>[]).map((m) => [m.name, tableMetricSchema(m).optional()]),
+  ) as {
     [K in MetricName]: z.ZodOptional<typeof MetricValueSchema>;
   },
 );
@@ -62,14 +132,18 @@ export type Better = z.infer<typeof BetterSchema>;
  * its name (unique within the cell), unit and direction, the value with its interval when one is
  * known, and the source's own spread and notes as text.
  */
-export const OtherMetricSchema = MetricValueSchema.extend({
-  name: z.string().min(1),
-  unit: z.string(),
-  better: BetterSchema,
-  /** the source's spread as written, e.g. "± 3%" ([lo, hi] is parsed from it where possible) */
-  range: z.string().optional(),
-  extra: z.string().optional(),
-});
+export const OtherMetricSchema = metricFields(num)
+  .extend({
+    name: shortText.min(1),
+    unit: shortText,
+    better: BetterSchema,
+    /** the source's spread as written, e.g. "± 3%" ([lo, hi] is parsed from it where possible) */
+    range: longText.optional(),
+    extra: longText.optional(),
+  })
+  // lo <= hi only: an imported `± x%` is rounded to 6 digits around a value kept as the source wrote
+  // it, so a very small spread can round to an interval just beside the value
+  .check(intervalCheck(false));
 export type OtherMetric = z.infer<typeof OtherMetricSchema>;
 
 /**
@@ -94,16 +168,16 @@ export const CellNoiseSchema = z.object({
   error_intervals: z.number().int().nonnegative(),
   reconnect_intervals: z.number().int().nonnegative(),
   /** sysbench's FATAL/WARNING lines and driver errors, the first 5 (text, never markup) */
-  messages: z.array(z.string()),
+  messages: z.array(longText),
 });
 export type CellNoise = z.infer<typeof CellNoiseSchema>;
 
 export const HistoryCellSchema = z.object({
   /** label of the server in `servers` this cell measured */
-  server: z.string(),
-  workload: z.string(),
-  script: z.string(),
-  tier: z.string(),
+  server: shortText,
+  workload: shortText,
+  script: shortText,
+  tier: shortText,
   threads: z.number().int().positive(),
   metrics: CellMetricsSchema,
   /** schema 2: further metrics, each with its unit and direction */
@@ -111,7 +185,7 @@ export const HistoryCellSchema = z.object({
   /** run detail (any schema version; absent in runs appended before it): per-second lines, one per measurement */
   timeline: z.array(TimelineSchema).optional(),
   /** run detail: server status counters per transaction (COUNTERS in extract.ts), non-zero ones only */
-  counters: z.record(z.string(), num).optional(),
+  counters: z.record(shortText, num).optional(),
   /** run detail: the measurement's noise */
   noise: CellNoiseSchema.optional(),
   /**
@@ -124,18 +198,18 @@ export const HistoryCellSchema = z.object({
 export type HistoryCell = z.infer<typeof HistoryCellSchema>;
 
 export const HistoryServerSchema = z.object({
-  label: z.string(),
-  flavor: z.string(),
-  version: z.string(),
-  version_string: z.string(),
-  spec: z.string(),
+  label: shortText,
+  flavor: shortText,
+  version: shortText,
+  version_string: shortText,
+  spec: longText,
   /** per tier: the generated config file's text and the variables read back from the server */
   tiers: z.array(
     z.object({
-      tier: z.string(),
+      tier: shortText,
       buffer_pool_bytes: num,
-      config: z.string(),
-      variables: z.record(z.string(), z.string()),
+      config: longText,
+      variables: z.record(shortText, longText),
     }),
   ),
 });
@@ -149,9 +223,9 @@ export type HistoryServer = z.infer<typeof HistoryServerSchema>;
  * the run was appended.
  */
 export const WhyCellSchema = z.object({
-  workload: z.string(),
-  script: z.string(),
-  tier: z.string(),
+  workload: shortText,
+  script: shortText,
+  tier: shortText,
   threads: z.number().int().positive(),
   /** the sampled differential profile (src/analysis/compare/profiles.ts), when the cell was profiled */
   profile: ProfileEntrySchema.pick({
@@ -164,7 +238,7 @@ export const WhyCellSchema = z.object({
     shrunk: true,
     off_cpu: true,
   })
-    .extend({ graph: z.string().nullable() })
+    .extend({ graph: longText.nullable() })
     .optional(),
   /** instruction counts: the functions whose self and inclusive instructions per transaction changed most (top 10 each) */
   instructions: z
@@ -176,11 +250,11 @@ export const WhyCellSchema = z.object({
       base: num.nullable(),
       head: num,
       /** the toggle function collection was restricted to */
-      toggle: z.string(),
+      toggle: longText,
       functions: z.array(FunctionChangeSchema),
       /** by inclusive instructions per transaction (absent in older stores) */
       inclusive: z.array(FunctionChangeSchema).optional(),
-      graph: z.string().nullable(),
+      graph: longText.nullable(),
     })
     .optional(),
 });
@@ -203,41 +277,41 @@ export const HistoryRunSchema = z.object({
    * one entry of a github-action-benchmark data.js
    */
   source: z.enum(["run", "ab", "gab"]),
-  commit: z.string(),
-  commit_url: z.string().nullable(),
+  commit: shortText,
+  commit_url: longText.nullable(),
   /** schema 2: what the source recorded of the commit besides its id and link */
   commit_info: z
     .object({
-      message: z.string().optional(),
-      timestamp: z.string().optional(),
-      author: z.string().optional(),
-      committer: z.string().optional(),
+      message: longText.optional(),
+      timestamp: shortText.optional(),
+      author: shortText.optional(),
+      committer: shortText.optional(),
     })
     .optional(),
   /** ISO 8601: the commit's (or the run's) date; points are ordered by it */
-  date: z.string(),
-  branch: z.string(),
-  runner_class: z.string(),
+  date: HistoryDateSchema,
+  branch: shortText,
+  runner_class: shortText,
   /**
    * a version-matrix name shared by the runs of one comparison (e.g. a release-candidate run's
    * baseline and candidates); null for runs that belong to the trend series
    */
-  matrix: z.string().nullable(),
-  perfgate_version: z.string(),
-  sysbench: z.object({ version: z.string(), options: z.array(z.string()) }),
+  matrix: shortText.nullable(),
+  perfgate_version: shortText,
+  sysbench: z.object({ version: shortText, options: z.array(longText) }),
   host: z.object({
-    hostname: z.string(),
-    cpu_model: z.string(),
+    hostname: shortText,
+    cpu_model: shortText,
     /** 0: unknown (an imported history) */
     cores: z.number().int().nonnegative(),
     memory_bytes: num,
-    kernel: z.string(),
-    os: z.string(),
-    arch: z.string(),
+    kernel: shortText,
+    os: shortText,
+    arch: shortText,
     /** the C library the run's host ran (`glibc 2.36`); absent in runs from before it was recorded */
-    libc: z.string().optional(),
+    libc: shortText.optional(),
   }),
-  workload: z.object({ name: z.string(), sha256: z.string() }),
+  workload: z.object({ name: shortText, sha256: shortText }),
   /** 0 and 0: not a sysbench dataset (an imported history) */
   dataset: z.object({ tables: z.number().int().nonnegative(), table_size: z.number().int().nonnegative() }),
   servers: z.array(HistoryServerSchema).min(1),
@@ -248,10 +322,10 @@ export const HistoryRunSchema = z.object({
       quiet: z.boolean(),
       findings: z.array(
         z.object({
-          id: z.string(),
+          id: shortText,
           status: z.enum(["pass", "warn", "fail"]),
-          value: z.string(),
-          reason: z.string(),
+          value: longText,
+          reason: longText,
         }),
       ),
     })
@@ -259,10 +333,10 @@ export const HistoryRunSchema = z.object({
   /** run detail: the results file the run came from (`url`: where it is kept, http(s) only, or null) */
   raw: z
     .object({
-      file: z.string(),
-      sha256: z.string(),
+      file: longText,
+      sha256: shortText,
       bytes: z.number().int().nonnegative(),
-      url: z.string().nullable(),
+      url: longText.nullable(),
     })
     .optional(),
   /**
@@ -288,14 +362,14 @@ export type HistoryRun = z.infer<typeof HistoryRunSchema>;
 
 export const IndexEntrySchema = z.object({
   id: RunIdSchema,
-  date: z.string(),
-  commit: z.string(),
-  branch: z.string(),
-  runner_class: z.string(),
-  matrix: z.string().nullable(),
-  workload: z.string(),
-  /** `flavor@version` of each server, in the run's order */
-  servers: z.array(z.string()),
+  date: HistoryDateSchema,
+  commit: shortText,
+  branch: shortText,
+  runner_class: shortText,
+  matrix: shortText.nullable(),
+  workload: shortText,
+  /** `flavor@version` of each server (a spec where there is no version), in the run's order */
+  servers: z.array(longText),
   cells: z.number().int().nonnegative(),
 });
 export type IndexEntry = z.infer<typeof IndexEntrySchema>;

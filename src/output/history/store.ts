@@ -13,6 +13,7 @@ import {
   appendManyToFolderSync,
   appendToFolder,
   appendToFolderSync,
+  checkedIndex,
   isStore,
   type PruneRule,
   pruneFolder,
@@ -126,8 +127,9 @@ export function withStore<T>(store: StoreRef, read: (root: string) => T): T {
   return readGitStore(store, read);
 }
 
+/** The store's runs as `history list` shows them: each entry from its checked run file (checkedIndex). */
 export function listRuns(store: StoreRef): HistoryIndex {
-  return withStore(store, readIndex);
+  return withStore(store, checkedIndex);
 }
 
 export function showRun(store: StoreRef, id: string): HistoryRun {

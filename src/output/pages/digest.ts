@@ -8,6 +8,7 @@
 import { isMetricName } from "../../analysis/metrics/table.js";
 import { isImportedBench } from "../../analysis/metrics/tier.js";
 import { plural } from "../../util/plural.js";
+import { terminalLine } from "../../util/terminal.js";
 import { alsoChangedText } from "../history/also-changed.js";
 import type { CellKey, CellSeries, ChangeMark } from "./model.js";
 
@@ -108,7 +109,8 @@ export function digestText(d: Digest): string {
       `  bisect: ${e.bisect ?? "not possible (the runs record no commits, or the metric is not one bisect decides on)"}`,
     );
   }
-  return lines.join("\n");
+  // each line holds names and commits from the store: none may end it and start one of its own
+  return lines.map(terminalLine).join("\n");
 }
 
 /** Markdown text is data: no markup, no links or mentions from a store's names. */

@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseSysbenchOutput, type SysbenchOutput } from "../../measuring/sysbench/parse.js";
 import { readTextFile } from "../../util/documents.js";
-import { UserError } from "../../util/errors.js";
+import { refusal, UsageError, UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
 import { PERFGATE_VERSION } from "../../version.js";
 import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../schema.js";
@@ -69,15 +69,18 @@ function threadsOf(out: SysbenchOutput): number | null {
 
 function checkOptions(o: SysbenchLogOptions): void {
   if (o.threads !== undefined && !(Number.isInteger(o.threads) && o.threads > 0 && o.threads <= 100_000)) {
-    throw new UserError(`--threads ${o.threads}: accepted: a whole number from 1 to 100000`);
+    throw new UsageError(refusal(`--threads ${o.threads}`, "a whole number from 1 to 100000"));
   }
   if (o.script !== undefined && !/^[\w./-]{1,200}$/.test(o.script)) {
-    throw new UserError(
-      `--script ${JSON.stringify(o.script)}: accepted: a sysbench script name such as oltp_write_only or a .lua path`,
+    throw new UsageError(
+      refusal(
+        `--script ${JSON.stringify(o.script)}`,
+        "a sysbench script name such as oltp_write_only or a .lua path",
+      ),
     );
   }
   if (o.label !== undefined && !/^[^\r\n]{1,100}$/.test(o.label)) {
-    throw new UserError(`--label ${JSON.stringify(o.label)}: accepted: 1 to 100 characters on one line`);
+    throw new UsageError(refusal(`--label ${JSON.stringify(o.label)}`, "1 to 100 characters on one line"));
   }
 }
 
