@@ -26,9 +26,10 @@ import {
 } from "../../analysis/metrics/table.js";
 import { sampleSd, studentTQuantile } from "../../analysis/stats/index.js";
 import { appendTo, maxOf, minOf, pushAll } from "../../util/arrays.js";
-import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile, shortValue } from "../../util/documents.js";
+import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile } from "../../util/documents.js";
 import { UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
+import { shortValue } from "../../util/text-limits.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import type { AbResults, Interval, Results, ServerRecord } from "../schema.js";
 import { parseResultsDocument } from "../store.js";
