@@ -98,6 +98,11 @@ const FORMAT_METRICS: Record<GabFormat, readonly Metric[]> = {
   "gab-smaller": ALL.filter((m) => m.direction === "lower_is_better"),
 };
 
+/** What a format exports, for messages: "tps, qps". */
+export function gabMetricLabels(format: GabFormat): string {
+  return FORMAT_METRICS[format].map((m) => m.label).join(", ");
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
@@ -288,7 +293,8 @@ function pointsOfAb(input: { file: string; ab: AbResults }, metrics: readonly Me
   const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
   const points: Point[] = [];
   for (const c of ab.cells) {
-    if (c.status !== "ok" || c.pairs.length === 0) continue;
+    // an instructions-only A/B's cells have counts and no pairs: a metric without values is skipped below
+    if (c.status !== "ok") continue;
     for (const metric of metrics) {
       const slice = metric.fromSlice;
       // a metric of the slices, else of the cell's own repetitions (instruction counts)
@@ -331,7 +337,8 @@ function pointsOfComparison(
 ) {
   const points: Point[] = [];
   for (const c of input.report.cells) {
-    if (!metrics.some((m) => m.name === c.metric)) continue;
+    const metric = metrics.find((m) => m.name === c.metric);
+    if (!metric) continue;
     const ci = c.ci_low_pct !== undefined && c.ci_high_pct !== undefined;
     const hw = ci ? ((c.ci_high_pct! - c.ci_low_pct!) / 200) * c.base_value : null;
     points.push({
@@ -346,7 +353,8 @@ function pointsOfComparison(
       extra: [
         `server ${c.head} (head; base ${c.base})`,
         c.method === "paired"
-          ? plural(c.n, "pair")
+          ? // an A/B's counted metric pairs repetitions (instruction counts), not slices
+            plural(c.n, metric.fromSlice ? "pair" : "repetition")
           : c.method === "welch"
             ? plural(c.n, "repetition")
             : "one value per side",
