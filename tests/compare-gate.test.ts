@@ -11,7 +11,7 @@ import { compareSets, gateFailure } from "../src/analysis/compare/compare.js";
 import { fromDocument } from "../src/analysis/compare/model.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { makeResults, makeServer } from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 
 let dir: string;
 beforeAll(() => {
@@ -60,8 +60,29 @@ describe("a gate that compares nothing", () => {
   it("an unknown baseline is an error naming the engines", async () => {
     const one = write("one.json", "11.4.5");
     const r = await runCli(["compare", one, "--base-engine", "mysql@8.0.0", "--fail-on-regression"]);
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/mysql@8\.0\.0/);
+  });
+
+  it("--engines naming no engine of the files: exit 2, one line listing the engines there are", async () => {
+    const ab = join(dir, "ab.json");
+    writeFileSync(
+      ab,
+      JSON.stringify(makeAbResults({ pairs: [1, 2, 3].map((k) => ({ base: 1000 + k, head: 900 + k })) })),
+    );
+    const a = write("a.json", "10.11.5");
+    const b = write("b.json", "11.4.5");
+    for (const [args, engines] of [
+      [[ab], '"mariadb@10.11.5", "mariadb@11.4.5"'],
+      [[a, b], '"mariadb@10.11.5", "mariadb@11.4.5"'],
+    ] as const) {
+      const r = await runCli(["compare", ...args, "--engines", "nope"]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toEqual([
+        `perfgate: --engines "nope": no such engine; engines found: ${engines}`,
+      ]);
+    }
   });
 
   it("something compared: no gate failure", () => {
