@@ -128,6 +128,7 @@ describe("run(): the main step in process", () => {
     });
     expect(within.out[OUTPUTS.verdict]).toBe("regression");
     expect(within.code).toBeUndefined();
+    expect(within.log).toMatch(/::notice::\d+ regressions? below fail-threshold 150%25: not failing/);
     const beyond = await step({
       mode: "compare",
       "base-results": base,
@@ -292,7 +293,9 @@ describe("run(): messages in the action's terms", () => {
       threshold: "5",
       "fail-threshold": "3",
     });
-    expect(r.log).toContain('::warning::input "fail-threshold": "3" is not above threshold (5%25)');
+    expect(r.log).toContain(
+      '::warning::input "fail-threshold": "3" is not above the threshold of any metric judged (threshold 5%25)',
+    );
     const above = await step({
       mode: "compare",
       "base-results": base,

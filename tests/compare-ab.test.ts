@@ -5,6 +5,7 @@ import { fromDocument, pairedCells, serverLabel, setKind } from "../src/analysis
 import { renderComparisonMarkdown } from "../src/output/report/comparison.js";
 import { loadMeasurements } from "../src/results/interop/load.js";
 import type { AbResults } from "../src/results/schema.js";
+import { UsageError } from "../src/util/errors.js";
 import { gaussian, mulberry32 } from "./fixtures/stats/synthetic.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
 
@@ -94,6 +95,19 @@ describe("paired A/B comparison", () => {
     );
     const broken = writeJson(dir, "broken.json", { ...ab, design: { ...ab.design, order: "ABAB" } });
     expect(() => loadMeasurements(broken)).toThrow(new RegExp(`^${broken}: field design\\.order: `));
+  });
+
+  it("--engines on an A/B file: a name it does not hold is a usage error listing its engines; leaving the head out compares nothing", () => {
+    const set = fromDocument(makeAb({ pairs: 4, ratio: 0.5, noise: 0.05, seed: 1 }), "ab.json");
+    const unknown = () => compareSets([set], { engines: ["nope"] });
+    expect(unknown).toThrow(UsageError);
+    expect(unknown).toThrow(
+      '--engines "nope": no such engine; engines found: "mariadb@10.11.5", "mariadb@11.4.5"',
+    );
+    expect(compareSets([set], { engines: ["MariaDB@11.4.5"] }).cells.length).toBeGreaterThan(0);
+    const baseOnly = compareSets([set], { engines: ["mariadb@10.11.5"] });
+    expect(baseOnly.cells).toEqual([]);
+    expect(baseOnly.nothing_compared).toBe("mariadb@11.4.5 is not among --engines");
   });
 
   it("pairs and server labels are read from the set's observations, under the names labelSets gives", () => {

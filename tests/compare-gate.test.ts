@@ -3,15 +3,17 @@
  * compare, or no common cell, exits 1 with one line naming why (the report is still printed).
  * Also the --degradation settings of compare and report.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSets, gateFailure } from "../src/analysis/compare/compare.js";
 import { fromDocument } from "../src/analysis/compare/model.js";
+import type { AbResults } from "../src/results/schema.js";
 import { runCli } from "./helpers/cli.js";
-import { requireBuild } from "./helpers/env.js";
-import { makeResults, makeServer } from "./helpers/results-factory.js";
+import { ROOT, requireBuild } from "./helpers/env.js";
+import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 
 let dir: string;
 beforeAll(() => {
@@ -60,8 +62,29 @@ describe("a gate that compares nothing", () => {
   it("an unknown baseline is an error naming the engines", async () => {
     const one = write("one.json", "11.4.5");
     const r = await runCli(["compare", one, "--base-engine", "mysql@8.0.0", "--fail-on-regression"]);
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/mysql@8\.0\.0/);
+  });
+
+  it("--engines naming no engine of the files: exit 2, one line listing the engines there are", async () => {
+    const ab = join(dir, "ab.json");
+    writeFileSync(
+      ab,
+      JSON.stringify(makeAbResults({ pairs: [1, 2, 3].map((k) => ({ base: 1000 + k, head: 900 + k })) })),
+    );
+    const a = write("a.json", "10.11.5");
+    const b = write("b.json", "11.4.5");
+    for (const [args, engines] of [
+      [[ab], '"mariadb@10.11.5", "mariadb@11.4.5"'],
+      [[a, b], '"mariadb@10.11.5", "mariadb@11.4.5"'],
+    ] as const) {
+      const r = await runCli(["compare", ...args, "--engines", "nope"]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toEqual([
+        `perfgate: --engines "nope": no such engine; engines found: ${engines}`,
+      ]);
+    }
   });
 
   it("something compared: no gate failure", () => {
@@ -74,6 +97,56 @@ describe("a gate that compares nothing", () => {
     expect(report.cells.length).toBeGreaterThan(0);
     expect(gateFailure(report)).toBeNull();
     expect(report.nothing_compared).toBeUndefined();
+  });
+});
+
+describe("--fail-threshold", () => {
+  /** The real instructions-only A/B with its head's counts set to +1.5% of the base's. */
+  function plus15(): string {
+    const text = gunzipSync(
+      readFileSync(join(ROOT, "tests/fixtures/results-v1/ab-instructions-only.json.gz")),
+    );
+    const ab = JSON.parse(text.toString("utf8")) as AbResults;
+    const c = ab.cells[0]!.instructions!;
+    c.head = c.head.map((r, i) => {
+      const per = c.base[i]!.per_transaction * 1.015 * (1 + 0.0002 * (i - 1));
+      return { ...r, per_transaction: per, instructions: per * r.transactions };
+    });
+    const file = join(dir, "a15.json");
+    writeFileSync(file, JSON.stringify(ab));
+    return file;
+  }
+
+  it("a regression within it passes and says so; the warning counts each metric's own threshold", async () => {
+    const a15 = plus15();
+    const gated = await runCli(["compare", a15, "--fail-on-regression"]);
+    expect(gated.code).toBe(3);
+    expect(gated.stdout).toMatch(/\+1\.5% .*REGRESSION/);
+    // 2% is above the instructions threshold (1%): no warning; the regression is let through, said once
+    const within = await runCli(["compare", a15, "--fail-threshold", "2", "--fail-on-regression"]);
+    expect(within.code).toBe(0);
+    expect(within.stdout).toMatch(/\+1\.5% .*REGRESSION/);
+    expect(within.stderr.trim().split("\n")).toEqual([
+      "perfgate: 1 regression below --fail-threshold 2%: not failing",
+    ]);
+    // at or below it: the warning names the threshold of what was judged, and every regression fails
+    const below = await runCli(["compare", a15, "--fail-threshold", "1", "--fail-on-regression"]);
+    expect(below.code).toBe(3);
+    expect(below.stderr.trim().split("\n")).toEqual([
+      "perfgate: warning: --fail-threshold 1 is not above the threshold of any metric judged (instructions 1%), so it changes nothing: every regression fails",
+    ]);
+    // run files judge tps, qps and p95 latency at --threshold: 3 changes nothing there
+    const runs = await runCli([
+      "compare",
+      write("a.json", "10.11.5"),
+      write("b.json", "11.4.5"),
+      "--fail-threshold",
+      "3",
+    ]);
+    expect(runs.code).toBe(0);
+    expect(runs.stderr).toContain(
+      "perfgate: warning: --fail-threshold 3 is not above the threshold of any metric judged (threshold 5%)",
+    );
   });
 });
 

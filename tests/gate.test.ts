@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { fromDocument } from "../src/analysis/compare/model.js";
 import { EXIT } from "../src/gate/exit.js";
-import { abGate, compareGate, failingRegressions } from "../src/gate/gate.js";
+import { abGate, belowFailThresholdText, compareGate, failingRegressions } from "../src/gate/gate.js";
+import { plural } from "../src/util/plural.js";
 import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
 
 const LEVELS = [1000, 1130, 870, 1210, 950, 1060, 900, 1100];
@@ -35,10 +36,21 @@ describe("abGate / compareGate", () => {
     expect(within.verdict).toBe("regression");
     expect(within.failing).toBe(0);
     expect([within.exitCode, within.failure]).toEqual([EXIT.ok, null]);
+    // the pass is said: the regressions the fail threshold let through are counted
+    expect(within.belowFailThreshold).toBe(within.report.summary.regressions);
+    expect(within.belowFailThreshold).toBeGreaterThan(0);
+    expect(belowFailThresholdText(within, 40, "--fail-threshold")).toBe(
+      `${plural(within.belowFailThreshold, "regression")} below --fail-threshold 40%: not failing`,
+    );
     const beyond = abGate(ab(0.8), "ab.json", { failOnRegression: true, failThresholdPct: 10 });
     expect(beyond.exitCode).toBe(EXIT.regression);
     expect(beyond.failure).toContain("threshold 5%, fail threshold 10%");
     expect(failingRegressions(beyond.report, 10)).toBe(beyond.failing);
+    expect(beyond.belowFailThreshold).toBe(0);
+    // without --fail-on-regression nothing fails, so nothing was let through
+    expect(
+      abGate(ab(0.8), "ab.json", { failOnRegression: false, failThresholdPct: 40 }).belowFailThreshold,
+    ).toBe(0);
   });
 
   it("nothing compared fails a gate with exit 1 and says why", () => {

@@ -1,9 +1,10 @@
 /**
  * What reaches a terminal from a store or an input file: ANSI escapes and other control characters
- * in names are written as visible `\uXXXX` escapes, never raw; `changes` finds a clean 10x step
- * whatever the values' magnitude, from 1e-300 to 1e300. The CLI runs as a real process.
+ * in names are written as visible `\uXXXX` escapes, never raw; a results file with a string of
+ * megabytes is refused in one line, not rendered; `changes` finds a clean 10x step whatever the
+ * values' magnitude, from 1e-300 to 1e300. The CLI runs as a real process.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectChanges } from "../src/analysis/changes/index.js";
@@ -14,7 +15,7 @@ import { terminalSafe } from "../src/util/terminal.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { gabData, plantStore } from "./helpers/hostile-factory.js";
-import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
 
 /** Red text, a cursor move up with a line clear, a window title, a C1 CSI and a bidi override. */
 const ESC = "\u001b[31mred\u001b[0m\u001b[1A\u001b[2K\u001b]0;pwned\u0007\u009b1m\u202eevil";
@@ -139,6 +140,30 @@ describe("a value from a store never starts a line of its own", () => {
     expect(list.stderr).toBe(
       `perfgate: ${join(store, "index.json")}: field runs.0.branch: a string of 5000000 characters; expected at most 500 characters\n`,
     );
+  });
+});
+
+describe("a results file with a string of megabytes", () => {
+  it.each([
+    ["report --format text", ["report", "<file>", "--format", "text"]],
+    ["report (Markdown) --out", ["report", "<file>", "--out", "<out>"]],
+    ["compare", ["compare", "<file>"]],
+    ["export", ["export", "<file>", "--format", "gab-bigger"]],
+  ])("%s: one line naming the file and the field, exit 1, nothing written", async (_, args) => {
+    const ab = makeAbResults({ pairs: [{ base: 1000, head: 900 }] });
+    const file = writeJson(dir, "h_huge.json", {
+      ...ab,
+      cells: [{ ...ab.cells[0]!, script: "x".repeat(5_000_000) }],
+    });
+    const out = join(dir, "h_huge.md");
+    const r = await runCli(args.map((a) => (a === "<file>" ? file : a === "<out>" ? out : a)));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(`${file}: field cells.0.script: a sysbench script`);
+    expect(r.stderr).toContain("(got a string of 5000000 characters)");
+    expect(r.stderr.length).toBeLessThan(600);
+    expect(existsSync(out)).toBe(false);
   });
 });
 

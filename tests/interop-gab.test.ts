@@ -1,6 +1,7 @@
 /** github-action-benchmark interop: custom-tool export, data.js import, round trip, CLI. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/analysis/compare/compare.js";
 import { fromDocument, setKind } from "../src/analysis/compare/model.js";
@@ -22,6 +23,7 @@ import {
 } from "../src/results/interop/gab.js";
 import { loadMeasurements } from "../src/results/interop/load.js";
 import type { AbResults } from "../src/results/schema.js";
+import { parseResultsDocument } from "../src/results/store.js";
 import { ROOT } from "./helpers/env.js";
 import { renderGabDataJs } from "./helpers/gab-factory.js";
 import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
@@ -184,6 +186,38 @@ describe("export (custom tools)", () => {
       "smoke oltp_read_write 16t 1G tps",
     );
     expect(exportGab([parsed], "gab-smaller").map((b) => b.unit)).toEqual(["ms"]);
+  });
+
+  it("an instructions-only A/B: gab-smaller exports the head's counts over its repetitions, gab-bigger nothing", async () => {
+    const text = gunzipSync(
+      readFileSync(join(ROOT, "tests/fixtures/results-v1/ab-instructions-only.json.gz")),
+    );
+    const doc = parseResultsDocument(JSON.parse(text.toString("utf8")), "ps.json");
+    if (doc.kind !== "ab") throw new Error("not an A/B");
+    expect(doc.ab.cells.every((c) => c.pairs.length === 0)).toBe(true);
+    const smaller = exportGab([{ kind: "ab", file: "ps.json", ab: doc.ab }], "gab-smaller");
+    expect(smaller.map((b) => [b.name, b.unit])).toEqual([
+      ["tiny oltp_point_select 1t 128M instructions", "instructions per transaction"],
+    ]);
+    const head = doc.ab.cells[0]!.instructions!.head.map((r) => r.per_transaction);
+    const gm = Math.exp(head.reduce((a, v) => a + Math.log(v), 0) / head.length);
+    expect(smaller[0]!.value).toBe(roundExported(gm));
+    expect(smaller[0]!.extra).toMatch(/\n3 repetitions\nrange: 95% CI over 3 repetitions$/);
+    expect(exportGab([{ kind: "ab", file: "ps.json", ab: doc.ab }], "gab-bigger")).toEqual([]);
+    // a comparison of it pairs the counted repetitions: its extra says repetitions too
+    const parsed = parseGabInput(JSON.stringify(compareSets([fromDocument(doc.ab, "ps.json")])), "cmp.json");
+    const fromComparison = exportGab([parsed], "gab-smaller");
+    expect(fromComparison.map((b) => b.name)).toEqual(["comparison oltp_point_select 1t 128M instructions"]);
+    expect(fromComparison[0]!.extra).toMatch(/\n3 repetitions\nverdict regression: /);
+    // the CLI: exported, or one line saying what the format exports and that no cell has it
+    const dir = tempDir("pg-gab-");
+    const file = writeJson(dir, "ps.json", doc.ab);
+    const out = join(dir, "smaller.json");
+    await cli(["export", "--format", "gab-smaller", file, "--out", out]);
+    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual(JSON.parse(JSON.stringify(smaller)));
+    await expect(cli(["export", "--format", "gab-bigger", file])).rejects.toThrow(
+      `${file}: no values to export as gab-bigger (TPS, QPS): no successful cell has any`,
+    );
   });
 
   it("two servers of the same cell get their engine appended; the same engine twice is refused", () => {

@@ -246,19 +246,27 @@ describe("library errors name options in the caller's terms", () => {
     );
   });
 
-  it("the action warns when fail-threshold is not above threshold, and not otherwise", () => {
-    const config = (t: string, f: string) =>
+  it("the action warns when fail-threshold is not above the threshold of any metric its A/B judges, and not otherwise", () => {
+    const config = (t: string, f: string, more: Record<string, string> = {}) =>
       parseConfig({
-        [inputEnvName("mode")]: "compare",
-        [inputEnvName("head-results")]: "h.json",
+        [inputEnvName("mode")]: "ab",
+        [inputEnvName("base")]: "mariadb@11.4.5",
+        [inputEnvName("head")]: "mariadb@11.4.5",
         [inputEnvName("threshold")]: t,
         [inputEnvName("fail-threshold")]: f,
+        ...Object.fromEntries(Object.entries(more).map(([k, v]) => [inputEnvName(k), v])),
       });
     expect(config("5", "5").warnings).toHaveLength(1);
     expect(config("5", "3").warnings[0]).toMatch(
-      /^input "fail-threshold": "3" is not above threshold \(5%\)/,
+      /^input "fail-threshold": "3" is not above the threshold of any metric judged \(threshold 5%\), so it changes nothing/,
     );
     expect(config("5", "10").warnings).toEqual([]);
+    // instruction counts are judged against their own threshold (1%): 3 is above it
+    expect(config("5", "3", { instructions: "true" }).warnings).toEqual([]);
+    expect(config("5", "1", { metrics: "instructions" }).warnings[0]).toMatch(
+      /is not above the threshold of any metric judged \(instructions 1%\)/,
+    );
+    expect(config("5", "2", { metrics: "instructions" }).warnings).toEqual([]);
   });
 });
 

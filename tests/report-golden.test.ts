@@ -443,7 +443,7 @@ describe("hostile names", () => {
       },
       cells: [
         {
-          script: `oltp ${HOSTILE}`,
+          script: `oltp ${HOSTILE}.lua`,
           tier: "1G",
           pairs: pairs(8, 2000, 0.7, 9),
           series: { base: series(20, 2000, 1), head: series(20, 1400, 2) },

@@ -39976,6 +39976,29 @@ var UsageError = class extends UserError {
   name = "UsageError";
 };
 
+// src/util/text-limits.ts
+var TEXT_LIMITS = {
+  /** a name or label: workload, server label, tier, flavor, version, option or variable name (a file name's 255 bytes) */
+  name: 256,
+  /** one line: a path (PATH_MAX), an option's or variable's value (src/servers/options.ts), a message */
+  line: 4096,
+  /** a line with names around a path or value: a cell id, a server spec, a sysbench argument */
+  joined: 8192,
+  /** a list on one line (a deb source's packages), a demangled C++ function name */
+  list: 65536,
+  /** a tier's my.cnf: the generated options and every override of the workload and command line */
+  block: 4 * 1024 * 1024
+};
+function textUpTo(max) {
+  return external_exports.string().max(max, { error: (issue3) => `at most ${max} characters (got ${shortValue(issue3.input)})` });
+}
+function shortValue(v) {
+  if (v === void 0) return "missing";
+  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
+  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
+  return typeof v === "string" ? `a string of ${v.length} characters` : `a ${Array.isArray(v) ? "list" : typeof v}`;
+}
+
 // src/util/documents.ts
 var MiB = 1024 * 1024;
 var MAX_DOCUMENT_BYTES = 400 * MiB;
@@ -39984,13 +40007,13 @@ var MAX_IMPORT_BYTES = 256 * MiB;
 // src/measuring/profiles/callgrind-profile.ts
 var nonneg = external_exports.number().finite().nonnegative();
 var FunctionCostSchema = external_exports.object({
-  name: external_exports.string(),
-  object: external_exports.string(),
+  name: textUpTo(TEXT_LIMITS.list),
+  object: textUpTo(TEXT_LIMITS.name),
   self: nonneg,
   inclusive: nonneg
 });
 var InstructionRepetitionSchema = external_exports.object({
-  started_at: external_exports.string(),
+  started_at: textUpTo(TEXT_LIMITS.name),
   /** transactions sysbench reported for the counted events */
   transactions: external_exports.number().int().positive(),
   /** instructions collected in the dump (its totals line) */
@@ -40049,9 +40072,9 @@ var CountingCpuSchema = external_exports.object({ model: short, flags: external_
 var InstructionsCellSchema = external_exports.object({
   tool: external_exports.literal("callgrind"),
   /** valgrind's version, e.g. "3.19.0" */
-  valgrind: external_exports.string(),
+  valgrind: textUpTo(TEXT_LIMITS.name),
   /** the function pattern collection was on in (--toggle-collect) */
-  toggle: external_exports.string(),
+  toggle: textUpTo(TEXT_LIMITS.name),
   threads: external_exports.number().int().positive(),
   /** sysbench events per counted repetition, and of the one warmup run per side */
   events: external_exports.number().int().positive(),
@@ -40070,7 +40093,7 @@ var InstructionsCellSchema = external_exports.object({
   base: external_exports.array(InstructionRepetitionSchema),
   head: external_exports.array(InstructionRepetitionSchema),
   /** why counting stopped early, if it did */
-  error: external_exports.string().optional()
+  error: textUpTo(TEXT_LIMITS.line).optional()
 });
 var CountingConditionsSchema = InstructionsCellSchema.pick({
   toggle: true,
@@ -40090,6 +40113,14 @@ var RESULTS_SCHEMA = "perfgate/results";
 var RESULTS_SCHEMA_VERSION = 1;
 var num2 = external_exports.number().finite();
 var nonneg2 = num2.nonnegative();
+var nameText = textUpTo(TEXT_LIMITS.name);
+var lineText = textUpTo(TEXT_LIMITS.line);
+var joinedText = textUpTo(TEXT_LIMITS.joined);
+var listText = textUpTo(TEXT_LIMITS.list);
+var SCRIPT_NAME = /^[\w./-]{1,200}$/;
+var ScriptSchema = external_exports.string().refine((s) => SCRIPT_NAME.test(s) || s.endsWith(".lua") && s.length <= TEXT_LIMITS.line, {
+  error: (issue3) => `a sysbench script: a name of letters, digits, _ . / - (at most 200 characters) or a path to a .lua file (at most ${TEXT_LIMITS.line} characters) (got ${shortValue(issue3.input)})`
+});
 var IntervalSchema = external_exports.object({
   t: nonneg2,
   threads: external_exports.number().int().nonnegative(),
@@ -40125,7 +40156,7 @@ var OutputAnomaliesSchema = external_exports.object({
   /** interval lines whose time went back (dropped) */
   out_of_order: count,
   /** FATAL/WARNING lines and driver errors (`error 2013`), the first 20, each cut to 300 characters */
-  messages: external_exports.array(external_exports.string())
+  messages: external_exports.array(textUpTo(300))
 });
 var SummarySchema = external_exports.object({
   queries: external_exports.object({ read: nonneg2, write: nonneg2, other: nonneg2, total: nonneg2 }),
@@ -40172,64 +40203,66 @@ var TelemetrySampleSchema = external_exports.object({
   disk_write_iops: nonneg2
 });
 var HostSchema = external_exports.object({
-  hostname: external_exports.string(),
-  cpu_model: external_exports.string(),
+  hostname: nameText,
+  cpu_model: lineText,
   /** 0 when unknown (a results file imported from a sysbench log) */
   cores: external_exports.number().int().nonnegative(),
   memory_bytes: nonneg2,
-  kernel: external_exports.string(),
-  os: external_exports.string(),
-  arch: external_exports.string(),
+  kernel: lineText,
+  os: lineText,
+  arch: nameText,
   /** the C library perfgate ran with (`glibc 2.36`); absent where unknown and in files from before it was recorded */
-  libc: external_exports.string().optional()
+  libc: lineText.optional()
 });
 var DoctorFindingSchema = external_exports.object({
-  id: external_exports.string(),
+  id: nameText,
   status: external_exports.enum(["pass", "warn", "fail"]),
-  value: external_exports.string(),
-  reason: external_exports.string()
+  value: lineText,
+  reason: lineText
 });
 var DoctorProbeSchema = external_exports.object({
   cpu_cov_pct: nonneg2,
   cpu_runs: external_exports.number().int().positive(),
   sysbench_cov_pct: nonneg2.nullable(),
   sysbench_seconds: nonneg2.nullable(),
-  sysbench_server: external_exports.string().nullable()
+  sysbench_server: lineText.nullable()
 });
 var DoctorRecordSchema = external_exports.object({
   /** true when every finding passed */
   quiet: external_exports.boolean(),
-  taken_at: external_exports.string(),
+  taken_at: nameText,
   findings: external_exports.array(DoctorFindingSchema),
   probe: DoctorProbeSchema.nullable()
 });
 var TierRecordSchema = external_exports.object({
-  tier: external_exports.string(),
+  tier: nameText,
   buffer_pool_bytes: nonneg2,
-  config: external_exports.string(),
-  config_hash: external_exports.string(),
-  variables: external_exports.record(external_exports.string(), external_exports.string()),
+  /** the generated my.cnf */
+  config: textUpTo(TEXT_LIMITS.block),
+  config_hash: nameText,
+  variables: external_exports.record(nameText, lineText),
   /**
    * where the tier's data came from when dataset reuse was on (`run --reuse-dataset`): prepared
    * here (and snapshotted) or restored from a snapshot; absent: prepared, no snapshot involved
    */
   dataset: external_exports.object({
-    key: external_exports.string(),
+    key: nameText,
     source: external_exports.enum(["prepared", "restored"]),
     /** seconds to prepare (sysbench prepare) or to restore (copy) */
     seconds: nonneg2
   }).optional()
 });
 var ServerRecordSchema = external_exports.object({
-  label: external_exports.string().min(1),
-  spec: external_exports.string(),
-  flavor: external_exports.string(),
-  version: external_exports.string(),
-  version_string: external_exports.string(),
-  source: external_exports.string(),
-  origin: external_exports.string(),
-  sha256: external_exports.string().nullable(),
-  basedir: external_exports.string(),
+  label: nameText.min(1),
+  spec: joinedText,
+  flavor: nameText,
+  version: nameText,
+  version_string: lineText,
+  source: nameText,
+  /** where it came from: a URL, a path, an image digest, a repository and commit, a deb source's packages */
+  origin: listText,
+  sha256: nameText.nullable(),
+  basedir: lineText,
   tiers: external_exports.array(TierRecordSchema)
 });
 var ProcessCountersSchema = external_exports.object({
@@ -40265,24 +40298,24 @@ var ProcessCountersSchema = external_exports.object({
   cycles: nonneg2.optional()
 });
 var CellSchema = external_exports.object({
-  id: external_exports.string(),
-  server: external_exports.string(),
-  workload: external_exports.string(),
-  script: external_exports.string(),
+  id: joinedText,
+  server: nameText,
+  workload: nameText,
+  script: ScriptSchema,
   threads: external_exports.number().int().positive(),
-  tier: external_exports.string(),
+  tier: nameText,
   repetition: external_exports.number().int().positive(),
   status: external_exports.enum(["ok", "failed"]),
-  error: external_exports.string().optional(),
-  started_at: external_exports.string(),
-  ended_at: external_exports.string(),
+  error: lineText.optional(),
+  started_at: nameText,
+  ended_at: nameText,
   duration_s: nonneg2,
-  sysbench_args: external_exports.array(external_exports.string()),
+  sysbench_args: external_exports.array(joinedText),
   summary: SummarySchema.nullable(),
   intervals: external_exports.array(IntervalSchema),
   /** what was odd in sysbench's output (absent: nothing) */
   anomalies: OutputAnomaliesSchema.optional(),
-  status_deltas: external_exports.record(external_exports.string(), num2),
+  status_deltas: external_exports.record(nameText, num2),
   telemetry: external_exports.array(TelemetrySampleSchema),
   /** the server process's counters over the cell (absent: /proc unreadable, or an older file) */
   process: ProcessCountersSchema.optional(),
@@ -40291,49 +40324,49 @@ var CellSchema = external_exports.object({
 });
 var NetworkRecordSchema = external_exports.object({
   /** the address the server was bound to (bind_address) and sysbench connected to */
-  server_address: external_exports.string().min(1),
+  server_address: nameText.min(1),
   /** argv prefix mysqld was started through, e.g. ["ip", "netns", "exec", "pgsrv"]; null: none */
-  server_wrapper: external_exports.array(external_exports.string()).min(1).nullable(),
+  server_wrapper: external_exports.array(lineText).min(1).nullable(),
   /** argv prefix sysbench ran through, e.g. ["ssh", "bench-client"]; null: none */
-  client_wrapper: external_exports.array(external_exports.string()).min(1).nullable()
+  client_wrapper: external_exports.array(lineText).min(1).nullable()
 });
 var RUN_HEADER_FIELDS = {
   status: external_exports.enum(["running", "complete", "incomplete", "failed"]),
-  status_reason: external_exports.string().optional(),
-  perfgate_version: external_exports.string(),
-  sysbench: external_exports.object({ version: external_exports.string(), path: external_exports.string() }),
-  started_at: external_exports.string(),
-  ended_at: external_exports.string().nullable(),
+  status_reason: lineText.optional(),
+  perfgate_version: nameText,
+  sysbench: external_exports.object({ version: nameText, path: lineText }),
+  started_at: nameText,
+  ended_at: nameText.nullable(),
   host: HostSchema,
   workload: external_exports.object({
-    name: external_exports.string(),
-    file: external_exports.string(),
-    sha256: external_exports.string(),
+    name: nameText,
+    file: lineText,
+    sha256: nameText,
     spec: external_exports.record(external_exports.string(), external_exports.unknown())
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
    * not recorded, null when they were (src/measuring/host/pmu.ts); absent in older files
    */
-  hardware_counters: external_exports.object({ unavailable: external_exports.string().nullable() }).optional()
+  hardware_counters: external_exports.object({ unavailable: lineText.nullable() }).optional()
 };
 var PinnedDefaultsSchema = external_exports.object({
   /** `older` (the newer side to the older's defaults) or the server spec pinned to */
-  from: external_exports.string(),
+  from: joinedText,
   /** the stock A/B's results file (null: none, e.g. a run) */
-  stock: external_exports.string().nullable(),
+  stock: lineText.nullable(),
   sides: external_exports.array(
     external_exports.object({
       label: external_exports.enum(["base", "head", "server"]),
-      target: external_exports.string(),
-      reference: external_exports.string(),
-      pinned: external_exports.array(external_exports.object({ name: external_exports.string(), target: external_exports.string(), value: external_exports.string() })),
+      target: joinedText,
+      reference: joinedText,
+      pinned: external_exports.array(external_exports.object({ name: nameText, target: lineText, value: lineText })),
       not_pinned: external_exports.array(
         external_exports.object({
-          name: external_exports.string(),
-          reference: external_exports.string().nullable(),
-          target: external_exports.string().nullable(),
-          reason: external_exports.string()
+          name: nameText,
+          reference: lineText.nullable(),
+          target: lineText.nullable(),
+          reason: lineText
         })
       )
     })
@@ -40354,21 +40387,21 @@ var ResultsSchema = external_exports.object({
    * present when the file was made by `perfgate import --sysbench-log` rather than a run: host,
    * dataset and server details are then unknown (empty strings and zeros)
    */
-  imported: external_exports.object({ from: external_exports.literal("sysbench-log"), file: external_exports.string(), sha256: external_exports.string() }).optional(),
+  imported: external_exports.object({ from: external_exports.literal("sysbench-log"), file: lineText, sha256: nameText }).optional(),
   /** `perfgate doctor`'s host findings taken before the run (src/measuring/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: external_exports.number().int().nonnegative(),
   cells: external_exports.array(CellSchema).superRefine(countsAreCounts),
   telemetry_overhead_pct_of_core: nonneg2.nullable(),
   /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
-  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional(),
+  resumed: external_exports.array(external_exports.object({ at: nameText, cells_kept: external_exports.number().int().nonnegative() })).optional(),
   /** `perfgate run --pin-defaults <spec>`: the server's defaults pinned to another server's */
   pinned_defaults: PinnedDefaultsSchema.optional()
 });
 var AB_SCHEMA = "perfgate/ab";
 var AB_SCHEMA_VERSION = 1;
 var SliceSchema = external_exports.object({
-  started_at: external_exports.string(),
+  started_at: nameText,
   duration_s: nonneg2,
   tps: nonneg2,
   qps: nonneg2,
@@ -40404,22 +40437,22 @@ var CellProfileSchema = external_exports.object({
   /** why it was taken: the cell's TPS verdict, or on request */
   reason: external_exports.enum(["requested", "regression", "improvement"]),
   /** the command, with the pid and file elided */
-  command: external_exports.string(),
+  command: lineText,
   /** profiled pairs (not among `pairs`: they take no part in the verdicts) */
   pairs: external_exports.number().int().nonnegative(),
   base: ProfileSideSchema,
   head: ProfileSideSchema
 });
 var AbCellSchema = external_exports.object({
-  id: external_exports.string(),
-  workload: external_exports.string(),
-  script: external_exports.string(),
+  id: joinedText,
+  workload: nameText,
+  script: ScriptSchema,
   threads: external_exports.number().int().positive(),
-  tier: external_exports.string(),
+  tier: nameText,
   status: external_exports.enum(["ok", "failed"]),
-  error: external_exports.string().optional(),
-  started_at: external_exports.string(),
-  ended_at: external_exports.string(),
+  error: lineText.optional(),
+  started_at: nameText,
+  ended_at: nameText,
   pairs: external_exports.array(PairSchema),
   /**
    * each side's 1-second intervals, concatenated over its slices on the side's own clock
@@ -40433,8 +40466,8 @@ var AbCellSchema = external_exports.object({
    */
   confirmation_stop: external_exports.object({ reason: external_exports.enum(["max_pairs", "budget"]), needed: external_exports.number().int().positive().nullable() }).optional(),
   status_deltas: external_exports.object({
-    base: external_exports.record(external_exports.string(), external_exports.number().finite()),
-    head: external_exports.record(external_exports.string(), external_exports.number().finite())
+    base: external_exports.record(nameText, external_exports.number().finite()),
+    head: external_exports.record(nameText, external_exports.number().finite())
   }),
   telemetry: external_exports.array(TelemetrySampleSchema),
   /** instruction counts per transaction under callgrind (docs/instructions.md); absent when off */
@@ -40455,7 +40488,7 @@ var AbDesignSchema = external_exports.object({
    * were run, only instruction counts; why (asked for, or the doctor found the host noisy) and the
    * sentence the report says it with. Absent: throughput was measured.
    */
-  throughput_not_measured: external_exports.object({ reason: external_exports.enum(["requested", "noisy-host"]), detail: external_exports.string().max(2e3) }).optional()
+  throughput_not_measured: external_exports.object({ reason: external_exports.enum(["requested", "noisy-host"]), detail: textUpTo(2e3) }).optional()
 });
 var AbResultsSchema = external_exports.object({
   schema: external_exports.literal(AB_SCHEMA),
@@ -40468,7 +40501,7 @@ var AbResultsSchema = external_exports.object({
   /** exactly two: label "base" and label "head" */
   servers: external_exports.array(ServerRecordSchema).length(2),
   /** per-side server option overrides given on the command line (--base-set / --head-set) */
-  settings: external_exports.object({ base: external_exports.record(external_exports.string(), external_exports.string()), head: external_exports.record(external_exports.string(), external_exports.string()) }),
+  settings: external_exports.object({ base: external_exports.record(nameText, lineText), head: external_exports.record(nameText, lineText) }),
   /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
   network: NetworkRecordSchema.optional(),
   /** `perfgate doctor`'s host findings taken before the A/B (src/measuring/host); absent in older files */
@@ -40481,9 +40514,9 @@ var AbResultsSchema = external_exports.object({
   /** profiling: the mode asked for, and why it was off when perf could not run (absent in older files) */
   profiling: external_exports.object({
     mode: external_exports.enum(["auto", "on", "off"]),
-    unavailable: external_exports.string().nullable(),
+    unavailable: lineText.nullable(),
     /** why off-CPU time was not recorded when profiles were (absent: recorded, or an older file) */
-    off_cpu_unavailable: external_exports.string().optional()
+    off_cpu_unavailable: lineText.optional()
   }).optional(),
   /**
    * `--pin-defaults`: the like-for-like run's pins (src/analysis/compare/pins.ts), per pinned side, and the
@@ -40491,7 +40524,7 @@ var AbResultsSchema = external_exports.object({
    */
   pinned_defaults: PinnedDefaultsSchema.optional(),
   /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
-  resumed: external_exports.array(external_exports.object({ at: external_exports.string(), cells_kept: external_exports.number().int().nonnegative() })).optional()
+  resumed: external_exports.array(external_exports.object({ at: nameText, cells_kept: external_exports.number().int().nonnegative() })).optional()
 });
 var RESULTS_V2_SCHEMA_VERSION = 2;
 var RunRecordSchema = CellSchema.pick({
@@ -40509,12 +40542,12 @@ var RunRecordSchema = CellSchema.pick({
 });
 var ObservationSchema = external_exports.object({
   /** the label of its server record: "server" (a run), "base" or "head" (an A/B) */
-  side: external_exports.string().min(1),
+  side: nameText.min(1),
   repetition: external_exports.number().int().positive().optional(),
   round: external_exports.number().int().positive().optional(),
   order: external_exports.enum(["AB", "BA"]).optional(),
   confirmation: external_exports.boolean().optional(),
-  started_at: external_exports.string(),
+  started_at: nameText,
   duration_s: nonneg2,
   /** sysbench's summary figures (null: no complete summary); p95_ms: the summary's percentile latency */
   tps: nonneg2.nullable(),
@@ -40526,29 +40559,26 @@ var ObservationSchema = external_exports.object({
   run: RunRecordSchema.optional()
 });
 var SidesInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
-  sides: external_exports.record(external_exports.string(), external_exports.array(InstructionRepetitionSchema))
+  sides: external_exports.record(nameText, external_exports.array(InstructionRepetitionSchema))
 });
 var CellV2Schema = external_exports.object({
-  id: external_exports.string(),
-  workload: external_exports.string(),
-  script: external_exports.string(),
+  id: joinedText,
+  workload: nameText,
+  script: ScriptSchema,
   threads: external_exports.number().int().positive(),
-  tier: external_exports.string(),
+  tier: nameText,
   status: external_exports.enum(["ok", "failed"]),
-  error: external_exports.string().optional(),
-  started_at: external_exports.string(),
-  ended_at: external_exports.string(),
+  error: lineText.optional(),
+  started_at: nameText,
+  ended_at: nameText,
   observations: external_exports.array(ObservationSchema),
   /** an A/B: per side, the 1-second intervals over its slices (own clock) and its status deltas */
-  sides: external_exports.record(
-    external_exports.string(),
-    external_exports.object({ series: external_exports.array(IntervalSchema), status_deltas: external_exports.record(external_exports.string(), num2) })
-  ).optional(),
+  sides: external_exports.record(nameText, external_exports.object({ series: external_exports.array(IntervalSchema), status_deltas: external_exports.record(nameText, num2) })).optional(),
   /** an A/B: host samples over the cell (both sides) */
   telemetry: external_exports.array(TelemetrySampleSchema).optional(),
   confirmation_stop: AbCellSchema.shape.confirmation_stop,
   instructions: SidesInstructionsSchema.optional(),
-  profile: CellProfileSchema.omit({ base: true, head: true }).extend({ sides: external_exports.record(external_exports.string(), ProfileSideSchema) }).optional()
+  profile: CellProfileSchema.omit({ base: true, head: true }).extend({ sides: external_exports.record(nameText, ProfileSideSchema) }).optional()
 });
 var ResultsV2Schema = external_exports.object({
   schema: external_exports.literal(RESULTS_SCHEMA),

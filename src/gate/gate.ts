@@ -46,6 +46,11 @@ export interface GateResult {
   json: string;
   /** regressions that fail the gate (all of them unless a fail threshold is set) */
   failing: number;
+  /**
+   * regressions the fail threshold let pass: the gate fails on regressions, and passed because
+   * each of these is within the fail threshold (0 otherwise); the caller says so in one line
+   */
+  belowFailThreshold: number;
   exitCode: ExitCode | number;
   /** one line: why the gate fails; null when it passes */
   failure: string | null;
@@ -60,6 +65,21 @@ export function failingRegressions(report: ComparisonReport, failThresholdPct?: 
   return cells + report.degradation.filter((d) => d.verdict === "regression").length;
 }
 
+/** Regressions within a fail threshold: cells judged a regression whose change is at most it. */
+export function regressionsBelowFailThreshold(
+  report: ComparisonReport,
+  failThresholdPct?: number | null,
+): number {
+  if (failThresholdPct === null || failThresholdPct === undefined) return 0;
+  return report.cells.filter((c) => c.verdict === "regression" && Math.abs(c.change_pct) <= failThresholdPct)
+    .length;
+}
+
+/** "1 regression below --fail-threshold 2%: not failing": `flag` is how the caller names the setting. */
+export function belowFailThresholdText(gate: GateResult, failThresholdPct: number, flag: string): string {
+  return `${plural(gate.belowFailThreshold, "regression")} below ${flag} ${failThresholdPct}%: not failing`;
+}
+
 function thresholdText(report: ComparisonReport, failThresholdPct?: number | null): string {
   const fail = failThresholdPct ? `, fail threshold ${failThresholdPct}%` : "";
   return `threshold ${report.threshold.default_pct}%${fail}`;
@@ -69,20 +89,22 @@ function thresholdText(report: ComparisonReport, failThresholdPct?: number | nul
 export function gateDecision(
   report: ComparisonReport,
   o: Pick<GateOptions, "failOnRegression" | "failThresholdPct" | "runExitCode" | "incomplete">,
-): { exitCode: ExitCode | number; failure: string | null; failing: number } {
+): Pick<GateResult, "exitCode" | "failure" | "failing" | "belowFailThreshold"> {
   const failing = failingRegressions(report, o.failThresholdPct);
+  const counts = { failing, belowFailThreshold: 0 };
   if (o.incomplete) {
-    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure: o.incomplete, failing };
+    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure: o.incomplete, ...counts };
   }
-  if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", failing };
-  if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, failing };
+  if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", ...counts };
+  if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, ...counts };
   if (failing > 0) {
     const what = `${plural(failing, "regression")} (${thresholdText(report, o.failThresholdPct)})`;
-    return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, failing };
+    return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, ...counts };
   }
   const nothing = gateFailure(report);
-  if (nothing !== null) return { exitCode: EXIT.error, failure: nothing, failing };
-  return { exitCode: EXIT.ok, failure: null, failing };
+  if (nothing !== null) return { exitCode: EXIT.error, failure: nothing, ...counts };
+  const belowFailThreshold = regressionsBelowFailThreshold(report, o.failThresholdPct);
+  return { exitCode: EXIT.ok, failure: null, failing, belowFailThreshold };
 }
 
 /** Compares measurement sets (the first set's workload sets the degradation detector). */

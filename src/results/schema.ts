@@ -11,12 +11,33 @@ import {
   InstructionsCellSchema,
   RunInstructionsSchema,
 } from "../measuring/profiles/callgrind-profile.js";
+import { shortValue, TEXT_LIMITS, textUpTo } from "../util/text-limits.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
 
 const num = z.number().finite();
 const nonneg = num.nonnegative();
+
+/** Strings by kind, each with its longest (TEXT_LIMITS, src/util/limits.ts). */
+const nameText = textUpTo(TEXT_LIMITS.name);
+const lineText = textUpTo(TEXT_LIMITS.line);
+const joinedText = textUpTo(TEXT_LIMITS.joined);
+const listText = textUpTo(TEXT_LIMITS.list);
+
+/** A script that is not a .lua path: a bundled script's name or an imported sysbench log's (`--script`). */
+export const SCRIPT_NAME = /^[\w./-]{1,200}$/;
+
+/**
+ * A cell's sysbench script as perfgate records it: what the workload gives (a bundled script's
+ * name or a path to a .lua file, src/workloads/schema.ts) or what a sysbench log names.
+ */
+export const ScriptSchema = z
+  .string()
+  .refine((s) => SCRIPT_NAME.test(s) || (s.endsWith(".lua") && s.length <= TEXT_LIMITS.line), {
+    error: (issue) =>
+      `a sysbench script: a name of letters, digits, _ . / - (at most 200 characters) or a path to a .lua file (at most ${TEXT_LIMITS.line} characters) (got ${shortValue(issue.input)})`,
+  });
 
 /** One `--report-interval` line of sysbench. */
 export const IntervalSchema = z.object({
@@ -61,7 +82,7 @@ export const OutputAnomaliesSchema = z.object({
   /** interval lines whose time went back (dropped) */
   out_of_order: count,
   /** FATAL/WARNING lines and driver errors (`error 2013`), the first 20, each cut to 300 characters */
-  messages: z.array(z.string()),
+  messages: z.array(textUpTo(300)),
 });
 export type OutputAnomalies = z.infer<typeof OutputAnomaliesSchema>;
 
@@ -114,16 +135,16 @@ export const TelemetrySampleSchema = z.object({
 });
 
 export const HostSchema = z.object({
-  hostname: z.string(),
-  cpu_model: z.string(),
+  hostname: nameText,
+  cpu_model: lineText,
   /** 0 when unknown (a results file imported from a sysbench log) */
   cores: z.number().int().nonnegative(),
   memory_bytes: nonneg,
-  kernel: z.string(),
-  os: z.string(),
-  arch: z.string(),
+  kernel: lineText,
+  os: lineText,
+  arch: nameText,
   /** the C library perfgate ran with (`glibc 2.36`); absent where unknown and in files from before it was recorded */
-  libc: z.string().optional(),
+  libc: lineText.optional(),
 });
 export type Host = z.infer<typeof HostSchema>;
 
@@ -132,40 +153,41 @@ export type Host = z.infer<typeof HostSchema>;
  * and what a run records before it starts (without the noise probe).
  */
 export const DoctorFindingSchema = z.object({
-  id: z.string(),
+  id: nameText,
   status: z.enum(["pass", "warn", "fail"]),
-  value: z.string(),
-  reason: z.string(),
+  value: lineText,
+  reason: lineText,
 });
 export const DoctorProbeSchema = z.object({
   cpu_cov_pct: nonneg,
   cpu_runs: z.number().int().positive(),
   sysbench_cov_pct: nonneg.nullable(),
   sysbench_seconds: nonneg.nullable(),
-  sysbench_server: z.string().nullable(),
+  sysbench_server: lineText.nullable(),
 });
 export const DoctorRecordSchema = z.object({
   /** true when every finding passed */
   quiet: z.boolean(),
-  taken_at: z.string(),
+  taken_at: nameText,
   findings: z.array(DoctorFindingSchema),
   probe: DoctorProbeSchema.nullable(),
 });
 export type DoctorRecord = z.infer<typeof DoctorRecordSchema>;
 
 export const TierRecordSchema = z.object({
-  tier: z.string(),
+  tier: nameText,
   buffer_pool_bytes: nonneg,
-  config: z.string(),
-  config_hash: z.string(),
-  variables: z.record(z.string(), z.string()),
+  /** the generated my.cnf */
+  config: textUpTo(TEXT_LIMITS.block),
+  config_hash: nameText,
+  variables: z.record(nameText, lineText),
   /**
    * where the tier's data came from when dataset reuse was on (`run --reuse-dataset`): prepared
    * here (and snapshotted) or restored from a snapshot; absent: prepared, no snapshot involved
    */
   dataset: z
     .object({
-      key: z.string(),
+      key: nameText,
       source: z.enum(["prepared", "restored"]),
       /** seconds to prepare (sysbench prepare) or to restore (copy) */
       seconds: nonneg,
@@ -174,15 +196,16 @@ export const TierRecordSchema = z.object({
 });
 
 export const ServerRecordSchema = z.object({
-  label: z.string().min(1),
-  spec: z.string(),
-  flavor: z.string(),
-  version: z.string(),
-  version_string: z.string(),
-  source: z.string(),
-  origin: z.string(),
-  sha256: z.string().nullable(),
-  basedir: z.string(),
+  label: nameText.min(1),
+  spec: joinedText,
+  flavor: nameText,
+  version: nameText,
+  version_string: lineText,
+  source: nameText,
+  /** where it came from: a URL, a path, an image digest, a repository and commit, a deb source's packages */
+  origin: listText,
+  sha256: nameText.nullable(),
+  basedir: lineText,
   tiers: z.array(TierRecordSchema),
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;
@@ -226,24 +249,24 @@ export const ProcessCountersSchema = z.object({
 export type ProcessCounters = z.infer<typeof ProcessCountersSchema>;
 
 export const CellSchema = z.object({
-  id: z.string(),
-  server: z.string(),
-  workload: z.string(),
-  script: z.string(),
+  id: joinedText,
+  server: nameText,
+  workload: nameText,
+  script: ScriptSchema,
   threads: z.number().int().positive(),
-  tier: z.string(),
+  tier: nameText,
   repetition: z.number().int().positive(),
   status: z.enum(["ok", "failed"]),
-  error: z.string().optional(),
-  started_at: z.string(),
-  ended_at: z.string(),
+  error: lineText.optional(),
+  started_at: nameText,
+  ended_at: nameText,
   duration_s: nonneg,
-  sysbench_args: z.array(z.string()),
+  sysbench_args: z.array(joinedText),
   summary: SummarySchema.nullable(),
   intervals: z.array(IntervalSchema),
   /** what was odd in sysbench's output (absent: nothing) */
   anomalies: OutputAnomaliesSchema.optional(),
-  status_deltas: z.record(z.string(), num),
+  status_deltas: z.record(nameText, num),
   telemetry: z.array(TelemetrySampleSchema),
   /** the server process's counters over the cell (absent: /proc unreadable, or an older file) */
   process: ProcessCountersSchema.optional(),
@@ -259,34 +282,34 @@ export type Cell = z.infer<typeof CellSchema>;
  */
 export const NetworkRecordSchema = z.object({
   /** the address the server was bound to (bind_address) and sysbench connected to */
-  server_address: z.string().min(1),
+  server_address: nameText.min(1),
   /** argv prefix mysqld was started through, e.g. ["ip", "netns", "exec", "pgsrv"]; null: none */
-  server_wrapper: z.array(z.string()).min(1).nullable(),
+  server_wrapper: z.array(lineText).min(1).nullable(),
   /** argv prefix sysbench ran through, e.g. ["ssh", "bench-client"]; null: none */
-  client_wrapper: z.array(z.string()).min(1).nullable(),
+  client_wrapper: z.array(lineText).min(1).nullable(),
 });
 export type NetworkRecord = z.infer<typeof NetworkRecordSchema>;
 
 /** The fields a run file (perfgate/results) and an A/B file (perfgate/ab) share, in this order. */
 export const RUN_HEADER_FIELDS = {
   status: z.enum(["running", "complete", "incomplete", "failed"]),
-  status_reason: z.string().optional(),
-  perfgate_version: z.string(),
-  sysbench: z.object({ version: z.string(), path: z.string() }),
-  started_at: z.string(),
-  ended_at: z.string().nullable(),
+  status_reason: lineText.optional(),
+  perfgate_version: nameText,
+  sysbench: z.object({ version: nameText, path: lineText }),
+  started_at: nameText,
+  ended_at: nameText.nullable(),
   host: HostSchema,
   workload: z.object({
-    name: z.string(),
-    file: z.string(),
-    sha256: z.string(),
+    name: nameText,
+    file: lineText,
+    sha256: nameText,
     spec: z.record(z.string(), z.unknown()),
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
    * not recorded, null when they were (src/measuring/host/pmu.ts); absent in older files
    */
-  hardware_counters: z.object({ unavailable: z.string().nullable() }).optional(),
+  hardware_counters: z.object({ unavailable: lineText.nullable() }).optional(),
 };
 
 /**
@@ -295,21 +318,21 @@ export const RUN_HEADER_FIELDS = {
  */
 export const PinnedDefaultsSchema = z.object({
   /** `older` (the newer side to the older's defaults) or the server spec pinned to */
-  from: z.string(),
+  from: joinedText,
   /** the stock A/B's results file (null: none, e.g. a run) */
-  stock: z.string().nullable(),
+  stock: lineText.nullable(),
   sides: z.array(
     z.object({
       label: z.enum(["base", "head", "server"]),
-      target: z.string(),
-      reference: z.string(),
-      pinned: z.array(z.object({ name: z.string(), target: z.string(), value: z.string() })),
+      target: joinedText,
+      reference: joinedText,
+      pinned: z.array(z.object({ name: nameText, target: lineText, value: lineText })),
       not_pinned: z.array(
         z.object({
-          name: z.string(),
-          reference: z.string().nullable(),
-          target: z.string().nullable(),
-          reason: z.string(),
+          name: nameText,
+          reference: lineText.nullable(),
+          target: lineText.nullable(),
+          reason: lineText,
         }),
       ),
     }),
@@ -335,14 +358,14 @@ export const ResultsSchema = z.object({
    * present when the file was made by `perfgate import --sysbench-log` rather than a run: host,
    * dataset and server details are then unknown (empty strings and zeros)
    */
-  imported: z.object({ from: z.literal("sysbench-log"), file: z.string(), sha256: z.string() }).optional(),
+  imported: z.object({ from: z.literal("sysbench-log"), file: lineText, sha256: nameText }).optional(),
   /** `perfgate doctor`'s host findings taken before the run (src/measuring/host); absent in files from before it existed */
   doctor: DoctorRecordSchema.optional(),
   cells_planned: z.number().int().nonnegative(),
   cells: z.array(CellSchema).superRefine(countsAreCounts),
   telemetry_overhead_pct_of_core: nonneg.nullable(),
   /** `perfgate run --resume`: when each continuation started and how many finished cells it kept */
-  resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
+  resumed: z.array(z.object({ at: nameText, cells_kept: z.number().int().nonnegative() })).optional(),
   /** `perfgate run --pin-defaults <spec>`: the server's defaults pinned to another server's */
   pinned_defaults: PinnedDefaultsSchema.optional(),
 });
@@ -359,7 +382,7 @@ export const AB_SCHEMA_VERSION = 1 as const;
 
 /** One side's slice: the sysbench summary figures of a `--time=slice_s` run. */
 export const SliceSchema = z.object({
-  started_at: z.string(),
+  started_at: nameText,
   duration_s: nonneg,
   tps: nonneg,
   qps: nonneg,
@@ -406,7 +429,7 @@ export const CellProfileSchema = z.object({
   /** why it was taken: the cell's TPS verdict, or on request */
   reason: z.enum(["requested", "regression", "improvement"]),
   /** the command, with the pid and file elided */
-  command: z.string(),
+  command: lineText,
   /** profiled pairs (not among `pairs`: they take no part in the verdicts) */
   pairs: z.number().int().nonnegative(),
   base: ProfileSideSchema,
@@ -415,15 +438,15 @@ export const CellProfileSchema = z.object({
 export type CellProfile = z.infer<typeof CellProfileSchema>;
 
 export const AbCellSchema = z.object({
-  id: z.string(),
-  workload: z.string(),
-  script: z.string(),
+  id: joinedText,
+  workload: nameText,
+  script: ScriptSchema,
   threads: z.number().int().positive(),
-  tier: z.string(),
+  tier: nameText,
   status: z.enum(["ok", "failed"]),
-  error: z.string().optional(),
-  started_at: z.string(),
-  ended_at: z.string(),
+  error: lineText.optional(),
+  started_at: nameText,
+  ended_at: nameText,
   pairs: z.array(PairSchema),
   /**
    * each side's 1-second intervals, concatenated over its slices on the side's own clock
@@ -439,8 +462,8 @@ export const AbCellSchema = z.object({
     .object({ reason: z.enum(["max_pairs", "budget"]), needed: z.number().int().positive().nullable() })
     .optional(),
   status_deltas: z.object({
-    base: z.record(z.string(), z.number().finite()),
-    head: z.record(z.string(), z.number().finite()),
+    base: z.record(nameText, z.number().finite()),
+    head: z.record(nameText, z.number().finite()),
   }),
   telemetry: z.array(TelemetrySampleSchema),
   /** instruction counts per transaction under callgrind (docs/instructions.md); absent when off */
@@ -464,7 +487,7 @@ export const AbDesignSchema = z.object({
    * sentence the report says it with. Absent: throughput was measured.
    */
   throughput_not_measured: z
-    .object({ reason: z.enum(["requested", "noisy-host"]), detail: z.string().max(2000) })
+    .object({ reason: z.enum(["requested", "noisy-host"]), detail: textUpTo(2000) })
     .optional(),
 });
 export type AbDesign = z.infer<typeof AbDesignSchema>;
@@ -480,7 +503,7 @@ export const AbResultsSchema = z.object({
   /** exactly two: label "base" and label "head" */
   servers: z.array(ServerRecordSchema).length(2),
   /** per-side server option overrides given on the command line (--base-set / --head-set) */
-  settings: z.object({ base: z.record(z.string(), z.string()), head: z.record(z.string(), z.string()) }),
+  settings: z.object({ base: z.record(nameText, lineText), head: z.record(nameText, lineText) }),
   /** the network scenario, shared by both sides (as in perfgate/results); absent for the default */
   network: NetworkRecordSchema.optional(),
   /** `perfgate doctor`'s host findings taken before the A/B (src/measuring/host); absent in older files */
@@ -494,9 +517,9 @@ export const AbResultsSchema = z.object({
   profiling: z
     .object({
       mode: z.enum(["auto", "on", "off"]),
-      unavailable: z.string().nullable(),
+      unavailable: lineText.nullable(),
       /** why off-CPU time was not recorded when profiles were (absent: recorded, or an older file) */
-      off_cpu_unavailable: z.string().optional(),
+      off_cpu_unavailable: lineText.optional(),
     })
     .optional(),
   /**
@@ -505,7 +528,7 @@ export const AbResultsSchema = z.object({
    */
   pinned_defaults: PinnedDefaultsSchema.optional(),
   /** `perfgate ab --resume`: when each continuation started and how many finished cells it kept */
-  resumed: z.array(z.object({ at: z.string(), cells_kept: z.number().int().nonnegative() })).optional(),
+  resumed: z.array(z.object({ at: nameText, cells_kept: z.number().int().nonnegative() })).optional(),
 });
 export type AbResults = z.infer<typeof AbResultsSchema>;
 
@@ -538,12 +561,12 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
  */
 export const ObservationSchema = z.object({
   /** the label of its server record: "server" (a run), "base" or "head" (an A/B) */
-  side: z.string().min(1),
+  side: nameText.min(1),
   repetition: z.number().int().positive().optional(),
   round: z.number().int().positive().optional(),
   order: z.enum(["AB", "BA"]).optional(),
   confirmation: z.boolean().optional(),
-  started_at: z.string(),
+  started_at: nameText,
   duration_s: nonneg,
   /** sysbench's summary figures (null: no complete summary); p95_ms: the summary's percentile latency */
   tps: nonneg.nullable(),
@@ -558,33 +581,30 @@ export type Observation = z.infer<typeof ObservationSchema>;
 
 /** A cell's instruction counts with the counting conditions once and the repetitions per side. */
 export const SidesInstructionsSchema = InstructionsCellSchema.omit({ base: true, head: true }).extend({
-  sides: z.record(z.string(), z.array(InstructionRepetitionSchema)),
+  sides: z.record(nameText, z.array(InstructionRepetitionSchema)),
 });
 
 export const CellV2Schema = z.object({
-  id: z.string(),
-  workload: z.string(),
-  script: z.string(),
+  id: joinedText,
+  workload: nameText,
+  script: ScriptSchema,
   threads: z.number().int().positive(),
-  tier: z.string(),
+  tier: nameText,
   status: z.enum(["ok", "failed"]),
-  error: z.string().optional(),
-  started_at: z.string(),
-  ended_at: z.string(),
+  error: lineText.optional(),
+  started_at: nameText,
+  ended_at: nameText,
   observations: z.array(ObservationSchema),
   /** an A/B: per side, the 1-second intervals over its slices (own clock) and its status deltas */
   sides: z
-    .record(
-      z.string(),
-      z.object({ series: z.array(IntervalSchema), status_deltas: z.record(z.string(), num) }),
-    )
+    .record(nameText, z.object({ series: z.array(IntervalSchema), status_deltas: z.record(nameText, num) }))
     .optional(),
   /** an A/B: host samples over the cell (both sides) */
   telemetry: z.array(TelemetrySampleSchema).optional(),
   confirmation_stop: AbCellSchema.shape.confirmation_stop,
   instructions: SidesInstructionsSchema.optional(),
   profile: CellProfileSchema.omit({ base: true, head: true })
-    .extend({ sides: z.record(z.string(), ProfileSideSchema) })
+    .extend({ sides: z.record(nameText, ProfileSideSchema) })
     .optional(),
 });
 export type CellV2 = z.infer<typeof CellV2Schema>;

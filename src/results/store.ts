@@ -9,6 +9,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { parseJson, readTextFile, validateDocument } from "../util/documents.js";
 import { UserError } from "../util/errors.js";
+import { cutText, TEXT_LIMITS } from "../util/text-limits.js";
 import {
   AB_SCHEMA,
   AB_SCHEMA_VERSION,
@@ -70,7 +71,77 @@ export function writeAbResults(path: string, results: AbResults): void {
 }
 
 function writeDocument(path: string, doc: ResultsV2): void {
-  writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
+  writeFileAtomic(path, `${JSON.stringify(messagesCut(doc), null, 2)}\n`);
+}
+
+/**
+ * The document with each message in it (a failed cell's sysbench output, why something was not
+ * recorded, why a run ended) cut to the length a reader accepts (TEXT_LIMITS.line), so every file
+ * perfgate writes reads back.
+ */
+function messagesCut(doc: ResultsV2): ResultsV2 {
+  const i = doc.interleaved;
+  return {
+    ...doc,
+    ...(doc.status_reason !== undefined ? { status_reason: cut(doc.status_reason) } : {}),
+    ...(doc.hardware_counters?.unavailable
+      ? { hardware_counters: { unavailable: cut(doc.hardware_counters.unavailable) } }
+      : {}),
+    ...(doc.doctor
+      ? {
+          doctor: {
+            ...doc.doctor,
+            findings: doc.doctor.findings.map((f) => ({ ...f, value: cut(f.value), reason: cut(f.reason) })),
+          },
+        }
+      : {}),
+    ...(i ? { interleaved: interleavedMessagesCut(i) } : {}),
+    cells: doc.cells.map((c) => ({
+      ...c,
+      ...cutError(c.error),
+      ...(c.instructions ? { instructions: { ...c.instructions, ...cutError(c.instructions.error) } } : {}),
+      observations: c.observations.map((o) =>
+        o.run ? { ...o, run: { ...o.run, ...cutError(o.run.error) } } : o,
+      ),
+    })),
+  };
+}
+
+function interleavedMessagesCut(
+  i: NonNullable<ResultsV2["interleaved"]>,
+): NonNullable<ResultsV2["interleaved"]> {
+  const skipped = i.design.throughput_not_measured;
+  const p = i.profiling;
+  return {
+    ...i,
+    ...(skipped
+      ? {
+          design: {
+            ...i.design,
+            throughput_not_measured: { ...skipped, detail: cutText(skipped.detail, 2000) },
+          },
+        }
+      : {}),
+    ...(p
+      ? {
+          profiling: {
+            ...p,
+            unavailable: p.unavailable === null ? null : cut(p.unavailable),
+            ...(p.off_cpu_unavailable !== undefined
+              ? { off_cpu_unavailable: cut(p.off_cpu_unavailable) }
+              : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+function cut(message: string): string {
+  return cutText(message, TEXT_LIMITS.line);
+}
+
+function cutError(error: string | undefined): { error?: string } {
+  return error === undefined ? {} : { error: cut(error) };
 }
 
 const RUN_DOCUMENT = { schema: RESULTS_SCHEMA, version: RESULTS_SCHEMA_VERSION, zod: ResultsSchema };

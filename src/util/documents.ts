@@ -5,6 +5,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { z } from "zod";
 import { UserError } from "./errors.js";
+import { shortValue } from "./text-limits.js";
 
 const MiB = 1024 * 1024;
 /** Largest results, A/B or import document read (a JSON string must stay below V8's ~512 MiB). */
@@ -34,16 +35,6 @@ export function readBytes(path: string, maxBytes: number): Buffer {
     throw new UserError(`${path}: ${code === "ENOENT" ? "no such file" : oneLine((err as Error).message)}`);
   }
   throw new UserError(`${path}: ${size} bytes; the limit is ${maxBytes} (${maxBytes / MiB} MiB)`);
-}
-
-/** A field's value for a message: short plain values as JSON, anything else by its kind only. */
-export function shortValue(v: unknown): string {
-  if (v === undefined) return "missing";
-  if (typeof v === "number" || typeof v === "boolean" || v === null) return JSON.stringify(v);
-  if (typeof v === "string" && /^[\w/.@+-]{0,40}$/.test(v)) return JSON.stringify(v);
-  return typeof v === "string"
-    ? `a string of ${v.length} characters`
-    : `a ${Array.isArray(v) ? "list" : typeof v}`;
 }
 
 function oneLine(s: string): string {
@@ -107,9 +98,24 @@ export function validateDocument<T>(
   const parsed = doc.zod.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new UserError(
-      `${where}: field ${issue.path.map(String).join(".") || "(top level)"}: ${issue.message}`,
-    );
+    // a record's key that fails its own check: the key's issue says what is accepted
+    const inner = issue.code === "invalid_key" ? issue.issues[0] : undefined;
+    const message = inner ? `a name ${inner.message}` : issue.message;
+    throw new UserError(`${where}: field ${fieldPath(issue.path) || "(top level)"}: ${message}`);
   }
   return parsed.data;
+}
+
+/**
+ * A field's path for a message: a key that is not a short plain name (a record's key comes from
+ * the file) is given by its length only, so a message never carries someone else's data.
+ */
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((key) =>
+      typeof key !== "string" || /^[\w.@+-]{0,64}$/.test(key)
+        ? String(key)
+        : `(a name of ${key.length} characters)`,
+    )
+    .join(".");
 }

@@ -10,6 +10,7 @@ import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../analysis/sta
 import { refusedReason } from "../servers/options.js";
 import { UserError } from "../util/errors.js";
 import { parseSize } from "../util/size.js";
+import { TEXT_LIMITS } from "../util/text-limits.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
 export const BUILTIN_SCRIPTS = [
@@ -51,6 +52,7 @@ const upTo = (max: number, what: string) => posInt.max(max, `at most ${max} ${wh
 const seconds = upTo(LIMITS.seconds, "seconds (a day)");
 const script = z
   .string()
+  .max(TEXT_LIMITS.line, `at most ${TEXT_LIMITS.line} characters`)
   .refine((s) => (BUILTIN_SCRIPTS as readonly string[]).includes(s) || s.endsWith(".lua"), {
     message: `a sysbench script: one of ${BUILTIN_SCRIPTS.join(", ")}, or a path to a .lua file`,
   });
@@ -120,7 +122,11 @@ export type InstructionsSection = z.infer<typeof InstructionsSectionSchema>;
 const boundedRecord = <T extends z.ZodType>(value: T) =>
   z
     .record(z.string(), value)
-    .refine((r) => Object.keys(r).length <= LIMITS.options, `at most ${LIMITS.options} options`);
+    .refine((r) => Object.keys(r).length <= LIMITS.options, `at most ${LIMITS.options} options`)
+    .refine(
+      (r) => Object.keys(r).every((k) => k.length <= TEXT_LIMITS.name),
+      `option names of at most ${TEXT_LIMITS.name} characters`,
+    );
 
 export const WorkloadSchema = z
   .strictObject({
@@ -143,7 +149,13 @@ export const WorkloadSchema = z
     pause: z.number().int().nonnegative().max(LIMITS.seconds).default(0),
     prepare_threads: upTo(LIMITS.prepare_threads, "threads").default(4),
     /** extra sysbench options for every run, without the leading dashes */
-    sysbench_options: boundedRecord(z.union([z.string(), z.number(), z.boolean()])).default({}),
+    sysbench_options: boundedRecord(
+      z.union([
+        z.string().max(TEXT_LIMITS.line, `at most ${TEXT_LIMITS.line} characters`),
+        z.number(),
+        z.boolean(),
+      ]),
+    ).default({}),
     /** server option overrides on top of the generated config (null removes an option); data, checked by src/servers/options.ts */
     server_options: boundedRecord(optionValue)
       .default({})

@@ -4,6 +4,7 @@ import { appendManyToFolderSync } from "../../src/output/history/folder.js";
 import type { HistoryRun } from "../../src/output/history/schema.js";
 import type { GabData } from "../../src/results/interop/gab.js";
 import type { AbResults } from "../../src/results/schema.js";
+import { TEXT_LIMITS } from "../../src/util/text-limits.js";
 import { makeAbResults } from "./results-factory.js";
 
 /** A commit link that runs script when a page makes it a live link or navigates to it. */
@@ -49,12 +50,15 @@ export function plantStore(root: string, runs: readonly HistoryRun[]): string {
   return root;
 }
 
-const LONG_NAME = (tag: string, n: number, char = "x") => `${tag}_${char.repeat(n)}`;
+/** `<tag>_` and `n` times `char`, cut to `max` characters in all (the field's limit in a results file) */
+const LONG_NAME = (tag: string, n: number, char = "x", max: number = TEXT_LIMITS.name) =>
+  `${tag}_${char.repeat(Math.max(0, Math.min(n, max - tag.length - 1)))}`;
 
 /**
  * An A/B file crafted to blow up every list and name of the PR comment: `variables` differing
  * server variables and `cells` cells with names of `nameLength` characters (`char`), each with
- * 150 counted functions of such names on both sides.
+ * 150 counted functions of such names on both sides; each name as long as a results file may
+ * hold it (TEXT_LIMITS) where that is shorter.
  */
 export function hostileAb(o: {
   variables: number;
@@ -65,7 +69,7 @@ export function hostileAb(o: {
   functions?: number;
 }): AbResults {
   const cells = Array.from({ length: o.cells }, (_, i) => ({
-    script: LONG_NAME(`script${i}`, o.nameLength, o.char),
+    script: `${LONG_NAME(`script${i}`, o.nameLength, o.char, TEXT_LIMITS.line - 4)}.lua`,
     threads: i + 1,
     tier: "1G",
     pairs: Array.from({ length: 6 }, (_, k) => ({ base: 1000 + k, head: 500 + k })),
@@ -74,7 +78,7 @@ export function hostileAb(o: {
     Object.fromEntries(
       Array.from({ length: o.variables }, (_, i) => [
         LONG_NAME(`variable${i}`, o.nameLength),
-        `${side}${"v".repeat(o.nameLength)}`,
+        LONG_NAME(side, o.nameLength, "v", TEXT_LIMITS.line),
       ]),
     );
   const ab = makeAbResults({
@@ -87,7 +91,7 @@ export function hostileAb(o: {
     },
   });
   const fn = (i: number, side: number) => ({
-    name: LONG_NAME(`function${i}`, o.nameLength),
+    name: LONG_NAME(`function${i}`, o.nameLength, "x", TEXT_LIMITS.list),
     object: LONG_NAME(`object${i}`, o.nameLength),
     self: 100 + i * side,
     inclusive: 200 + i * side,

@@ -6,7 +6,7 @@
  */
 
 import { appendTo } from "../../util/arrays.js";
-import { UserError } from "../../util/errors.js";
+import { UsageError, UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
 import type { MetricName, MetricValues } from "../metrics/table.js";
 import type { RunSpread, TimedValue } from "../stats/index.js";
@@ -71,13 +71,21 @@ export interface Plan {
   mismatches: string[];
 }
 
-/** Finds an engine by exact name, else case-insensitively; UserError listing the engines found. */
+/** At most this many engines are listed in a message (a CSV import can hold thousands). */
+const ENGINES_LISTED = 20;
+
+/**
+ * Finds an engine by exact name, else case-insensitively; a UsageError (the flag's value is
+ * refused: exit 2) listing the engines found.
+ */
 function resolveEngine(name: string, engines: readonly string[], option: string): string {
   if (engines.includes(name)) return name;
   const lower = engines.filter((e) => e.toLowerCase() === name.trim().toLowerCase());
   if (lower.length === 1) return lower[0]!;
-  throw new UserError(
-    `${option} ${JSON.stringify(name)}: no such engine; engines found: ${engines.map((e) => JSON.stringify(e)).join(", ")}`,
+  const listed = engines.slice(0, ENGINES_LISTED).map((e) => JSON.stringify(e));
+  const more = engines.length > ENGINES_LISTED ? ` and ${engines.length - ENGINES_LISTED} more` : "";
+  throw new UsageError(
+    `${option} ${JSON.stringify(name)}: no such engine; engines found: ${listed.join(", ")}${more}`,
   );
 }
 
@@ -87,7 +95,7 @@ function resolveEngine(name: string, engines: readonly string[], option: string)
  */
 export function planUnits(sets: readonly MeasurementSet[], options: PairingOptions, notes: string[]): Plan {
   const ab = sets.find((s) => s.document?.interleaved);
-  if (ab) return abPlan(sets, ab, options.baselines ?? []);
+  if (ab) return abPlan(sets, ab, options.baselines ?? [], options.engines);
   const allEngines = [...new Set(sets.flatMap((s) => s.engines))];
   const { kind, baselines, pairs, emptyReason } = enginePairs(sets, allEngines, options, notes);
   const index = indexObservations(sets);
@@ -100,20 +108,38 @@ export function planUnits(sets: readonly MeasurementSet[], options: PairingOptio
   return { kind, baselines, units, emptyReason: noCommon ?? emptyReason, mismatches };
 }
 
-/** One A/B file: a paired unit per cell, base against head as measured. */
-function abPlan(sets: readonly MeasurementSet[], ab: MeasurementSet, named: readonly string[]): Plan {
+/**
+ * One A/B file: a paired unit per cell, base against head as measured; nothing when `--engines`
+ * leaves its head out.
+ */
+function abPlan(
+  sets: readonly MeasurementSet[],
+  ab: MeasurementSet,
+  named: readonly string[],
+  engines: readonly string[] | undefined,
+): Plan {
   if (sets.length > 1) {
     throw new UserError(
       `${ab.file} is an A/B file: it is compared on its own (base vs head); pass it without other files`,
     );
   }
-  const base = ab.engines[0]!;
+  const [base, head] = ab.engines as [string, string];
   for (const b of named) {
     if (resolveEngine(b, ab.engines, "--base-engine") !== base) {
       throw new UserError(
         `--base-engine ${JSON.stringify(b)}: the baseline of A/B file ${ab.file} is its base side, ${JSON.stringify(base)}`,
       );
     }
+  }
+  const heads = engines?.map((e) => resolveEngine(e, ab.engines, "--engines"));
+  if (heads && !heads.includes(head)) {
+    return {
+      kind: "ab",
+      baselines: [base],
+      units: [],
+      emptyReason: `${head} is not among --engines`,
+      mismatches: [],
+    };
   }
   // the pairs' two lists are the unit's as they are (pair i is base[i] and head[i]): not copied
   const units: Unit[] = pairedCells(ab).map((p) => ({

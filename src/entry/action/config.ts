@@ -6,10 +6,12 @@
  */
 import { z } from "zod";
 import type { ComparedMetric } from "../../analysis/compare/schema.js";
+import type { MetricName } from "../../analysis/metrics/table.js";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
-import { DEFAULT_THRESHOLD_PCT } from "../../analysis/stats/verdict.js";
+import { DEFAULT_THRESHOLD_PCT, type ThresholdConfig } from "../../analysis/stats/verdict.js";
 import type { MetricsMode } from "../../measuring/ab/metrics.js";
 import { safeUrl } from "../../util/safe-url.js";
+import { abJudgedMetrics } from "../options/ab-request.js";
 import {
   ALLOW_MISMATCH,
   BASE,
@@ -32,6 +34,7 @@ import {
   THRESHOLD,
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
+import { judgedThresholdsText } from "../options/gate-request.js";
 import { type HistoryBase, historyBase } from "../options/history-base-request.js";
 import {
   degradationOptions,
@@ -315,15 +318,31 @@ function formerInputWarnings(env: Record<string, string | undefined>): string[] 
     .map(([old, now]) => `input "${old}" is deprecated and will be removed; use ${now}`);
 }
 
-/** fail-threshold at or below every threshold changes nothing: every regression fails anyway. */
+/**
+ * Mode ab: fail-threshold at or below the threshold of every metric the A/B judges (what it
+ * measures) changes nothing, said before it runs. Mode compare judges what its files hold: the
+ * step says it once they are compared (run.ts).
+ */
 function warningsOf(parsed: Parsed): string[] {
   const fail = parsed["fail-threshold"];
-  const threshold = parsed.threshold ?? DEFAULT_THRESHOLD_PCT;
-  const thresholds = thresholdConfig(threshold, parsed["threshold-metric"]);
-  if (fail === undefined || !failThresholdIneffective(thresholds, fail)) return [];
-  return [
-    `input "fail-threshold": "${fail}" is not above threshold (${threshold}%), so it changes nothing: every regression fails; give a larger one to fail only on larger regressions`,
-  ];
+  if (parsed.mode !== "ab" || fail === undefined) return [];
+  const thresholds = thresholdConfig(parsed.threshold ?? DEFAULT_THRESHOLD_PCT, parsed["threshold-metric"]);
+  const metrics = abJudgedMetrics({ metrics: parsed.metrics, instructions: parsed.instructions ?? false });
+  const warning = failThresholdWarning(thresholds, fail, metrics);
+  return warning === null ? [] : [warning];
+}
+
+/**
+ * The warning that fail-threshold changes nothing, being at or below the threshold of every
+ * metric judged (each its own); null when it is above one of them.
+ */
+export function failThresholdWarning(
+  thresholds: ThresholdConfig,
+  fail: number,
+  metrics: readonly MetricName[],
+): string | null {
+  if (!failThresholdIneffective(thresholds, fail, metrics)) return null;
+  return `input "fail-threshold": "${fail}" is not above the threshold of any metric judged (${judgedThresholdsText(thresholds, metrics)}), so it changes nothing: every regression fails; give a larger one to fail only on larger regressions`;
 }
 
 /** What mode ab and mode compare need, and inputs that need another: one line each. */

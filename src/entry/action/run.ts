@@ -21,7 +21,7 @@ import {
 import type { ComparisonReport } from "../../analysis/compare/schema.js";
 import { buildCommentBody, recordedWorkload } from "../../gate/comment.js";
 import { writeGateFiles, writeInstructionGraphs } from "../../gate/files.js";
-import { compareGate, type GateResult, incompleteReason } from "../../gate/gate.js";
+import { belowFailThresholdText, compareGate, type GateResult, incompleteReason } from "../../gate/gate.js";
 import { runAbLikeForLike } from "../../measuring/ab/like-for-like.js";
 import { type AbOptions, type AbOutcome, runAb } from "../../measuring/ab/runner.js";
 import { resultsStem } from "../../measuring/profiles/names.js";
@@ -40,7 +40,7 @@ import { abRequest, abRunOptions } from "../options/ab-request.js";
 import { type GateRequest, gateOptions, gateRequest } from "../options/gate-request.js";
 import { descendantsOf, RUN_ENV } from "./cleanup.js";
 import { type IssueCommentsApi, resolveIdentity, upsertComment } from "./comment.js";
-import { type ActionConfig, ConfigError, parseConfig } from "./config.js";
+import { type ActionConfig, ConfigError, failThresholdWarning, parseConfig } from "./config.js";
 import { OUTPUTS, STATE } from "./constants.js";
 import { type EventInfo, eventInfo, repositoryUrl, runUrl } from "./event.js";
 import { historyBaselineSet, recordHistory } from "./history.js";
@@ -344,6 +344,17 @@ function gateRequestOf(config: ActionConfig): GateRequest {
   });
 }
 
+/**
+ * Mode compare: fail-threshold at or below the threshold of every metric compared (each its own)
+ * changes nothing; said once they are compared (mode ab says it before it runs: config.ts).
+ */
+function warnIneffectiveFailThreshold(config: ActionConfig, gate: GateResult): void {
+  if (config.mode !== "compare" || config.failThresholdPct === null) return;
+  const judged = [...new Set(gate.report.cells.map((c) => c.metric))];
+  const warning = failThresholdWarning(gate.report.threshold, config.failThresholdPct, judged);
+  if (warning !== null) core.warning(warning);
+}
+
 async function gateStep(): Promise<void> {
   const log = actionsLogger();
   let config: ActionConfig;
@@ -375,6 +386,7 @@ async function gateStep(): Promise<void> {
     ...gateOptions(gateRequestOf(config)),
     incomplete: measured.incomplete,
   });
+  warnIneffectiveFailThreshold(config, gate);
   const section = likeForLikeSection(gate, measured, config);
   const full = section === null ? gate : { ...gate, markdown: `${gate.markdown}\n\n${section}\n` };
   const { report, verdict } = gate;
@@ -408,6 +420,8 @@ async function gateStep(): Promise<void> {
 
   if (gate.failure !== null) {
     core.setFailed(measured.incomplete ? gate.failure : `${gate.failure}; report: ${reportPath}`);
+  } else if (gate.belowFailThreshold > 0 && config.failThresholdPct !== null) {
+    core.notice(belowFailThresholdText(gate, config.failThresholdPct, "fail-threshold"));
   }
 }
 /**

@@ -7,7 +7,7 @@ import type { ComparedMetric, ComparisonReport } from "../../analysis/compare/sc
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { EXIT } from "../../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../../gate/files.js";
-import { abGate, type GateResult, nothingMeasured } from "../../gate/gate.js";
+import { abGate, belowFailThresholdText, type GateResult, nothingMeasured } from "../../gate/gate.js";
 import { PROFILE_MODES, type ProfileMode } from "../../measuring/ab/confirm.js";
 import { runAbLikeForLike } from "../../measuring/ab/like-for-like.js";
 import type { MetricsMode } from "../../measuring/ab/metrics.js";
@@ -23,7 +23,13 @@ import { consoleLogger, type Logger } from "../../util/log.js";
 import { refuseOutputOverInput } from "../../util/outputs.js";
 import { writeOut } from "../../util/terminal.js";
 import { LIMITS } from "../../workloads/schema.js";
-import { type AbRequest, abRequest, abRunOptions, abThresholds } from "../options/ab-request.js";
+import {
+  type AbRequest,
+  abJudgedMetrics,
+  abRequest,
+  abRunOptions,
+  abThresholds,
+} from "../options/ab-request.js";
 import { cliOption, flagParser, warnIneffectiveFailThreshold } from "../options/commander.js";
 import {
   BASE,
@@ -287,7 +293,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
   const reportPath = o.report ?? h.reportPathFor(out);
   refuseOutputOverInput("--report", reportPath, [out, o.workload, o.resume]);
   const request = abRequestOf(o, out);
-  warnIneffectiveFailThreshold(abThresholds(request), o.failThreshold);
+  warnIneffectiveFailThreshold(abThresholds(request), o.failThreshold, abJudgedMetrics(request));
   const interrupt = h.interruptController();
   try {
     const opts = abRunOptions(request, { log, signal: interrupt.signal });
@@ -319,6 +325,9 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
     log.info(`results: ${resolve(out)}`);
     log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(gate.failure ?? `A/B run ${results.status}`);
+    if (gate.belowFailThreshold > 0 && o.failThreshold !== undefined) {
+      log.info(belowFailThresholdText(gate, o.failThreshold, "--fail-threshold"));
+    }
     process.exitCode = gate.exitCode;
     if (gate.exitCode === EXIT.error && exitCode === 0 && gate.failure !== null) {
       throw new UserError(`--fail-on-regression: ${gate.failure}`);

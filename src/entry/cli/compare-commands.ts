@@ -11,7 +11,7 @@ import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { commentPreview } from "../../gate/comment.js";
 import { EXIT } from "../../gate/exit.js";
 import { writeInstructionGraphs } from "../../gate/files.js";
-import { compareGate, type GateResult } from "../../gate/gate.js";
+import { belowFailThresholdText, compareGate, type GateResult } from "../../gate/gate.js";
 import { loadMeasurements } from "../../results/interop/load.js";
 import { writeFileAtomic } from "../../results/store.js";
 import { UserError } from "../../util/errors.js";
@@ -41,7 +41,7 @@ import {
   THRESHOLD_METRIC,
 } from "../options/definitions.js";
 import { gateOptions } from "../options/gate-request.js";
-import { degradationOptions, thresholdConfig } from "../options/values.js";
+import { degradationOptions } from "../options/values.js";
 import {
   addBaselineStoreOptions,
   type BaselineStoreFlags,
@@ -92,7 +92,6 @@ interface CompareFlags extends BaselineStoreFlags {
 function compareRequestOf(files: string[], o: CompareFlags): CompareRequest {
   refuseOutputOverInput("--out", o.out, files);
   const metrics = parseComparedMetrics(o.metric);
-  warnIneffectiveFailThreshold(thresholdConfig(o.threshold, o.thresholdMetric), o.failThreshold);
   const confidence = parseConfidence(o.confidence);
   const format = compareFormat(o.format, o.out);
   const engines = o.engines === undefined ? undefined : parseEngines(o.engines);
@@ -125,6 +124,8 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     ? loadWithStoreBaseline(request.files[0]!, historyBase)
     : request.files.map((f) => loadMeasurements(f));
   const gate = compareGate(sets, gateOptions(request.gate));
+  const judged = [...new Set(gate.report.cells.map((c) => c.metric))];
+  warnIneffectiveFailThreshold(gate.report.threshold, o.failThreshold, judged);
   const text = rendered(gate, request.format);
   if (out !== undefined) {
     writeFileAtomic(out, `${text}\n`);
@@ -132,6 +133,9 @@ async function compareAction(files: string[], o: CompareFlags): Promise<void> {
     writeGraphsBeside(gate, out);
   } else {
     writeOut(`${text}\n`);
+  }
+  if (gate.belowFailThreshold > 0 && o.failThreshold !== undefined) {
+    writeErr(`perfgate: ${belowFailThresholdText(gate, o.failThreshold, "--fail-threshold")}\n`);
   }
   if (gate.exitCode === EXIT.regression) process.exitCode = EXIT.regression;
   else if (gate.failure !== null) throw new UserError(`--fail-on-regression: ${gate.failure}`);

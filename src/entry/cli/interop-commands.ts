@@ -14,6 +14,7 @@ import {
   GAB_TOOL,
   type GabFormat,
   gabImportSummary,
+  gabMetricLabels,
   importGabData,
   readGabInput,
 } from "../../results/interop/gab.js";
@@ -37,7 +38,7 @@ function exportAction(files: string[], o: ExportFlags): void {
   const benches = exportGab(inputs, format, o.workloadName !== undefined ? { workload: o.workloadName } : {});
   if (benches.length === 0) {
     throw new UserError(
-      `${files.join(", ")}: no values to export as ${format} (${format === "gab-bigger" ? "tps, qps" : "p95 latency"}): no successful cells`,
+      `${files.join(", ")}: no values to export as ${format} (${gabMetricLabels(format)}): no successful cell has any`,
     );
   }
   const text = `${JSON.stringify(benches, null, 2)}\n`;

@@ -7,7 +7,12 @@
  * checks the request as a whole, so a field a caller forgets or mistypes fails here, naming it.
  */
 import { z } from "zod";
-import { METRIC_NAMES } from "../../analysis/metrics/table.js";
+import {
+  COUNTED_METRIC,
+  METRIC_NAMES,
+  type MetricName,
+  SLICE_METRICS,
+} from "../../analysis/metrics/table.js";
 import type { ThresholdConfig } from "../../analysis/stats/verdict.js";
 import { PROFILE_MODES } from "../../measuring/ab/confirm.js";
 import { countsWanted, METRICS_MODES } from "../../measuring/ab/metrics.js";
@@ -59,6 +64,17 @@ export function abRequest(fields: AbRequest): AbRequest {
 /** The thresholds the A/B's verdicts and its gate use. */
 export function abThresholds(req: AbRequest): ThresholdConfig {
   return thresholdConfig(req.thresholdPct, req.thresholdMetric);
+}
+
+/**
+ * The metrics the A/B may judge: those of the slices unless it counts instructions only, and the
+ * instruction counts when they are on (`auto` may do either: both).
+ */
+export function abJudgedMetrics(req: Pick<AbRequest, "metrics" | "instructions">): MetricName[] {
+  return [
+    ...(req.metrics === "instructions" ? [] : SLICE_METRICS),
+    ...(countsWanted(req.metrics, req.instructions) ? [COUNTED_METRIC] : []),
+  ];
 }
 
 /**

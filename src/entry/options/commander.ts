@@ -1,9 +1,11 @@
 /** Commander options built from the shared definitions (src/entry/options/definitions.ts). */
 import { type Command, Option } from "commander";
+import type { MetricName } from "../../analysis/metrics/table.js";
 import type { ThresholdConfig } from "../../analysis/stats/verdict.js";
 import { refusal, UsageError } from "../../util/errors.js";
 import { writeErr } from "../../util/terminal.js";
 import type { SharedOption } from "./definitions.js";
+import { judgedThresholdsText } from "./gate-request.js";
 import { failThresholdIneffective, InvalidValue } from "./values.js";
 
 /**
@@ -91,11 +93,18 @@ export function flagParser<T>(name: string, parse: (text: string) => T): (text: 
   return (text) => parseFlag(o, text);
 }
 
-/** `--fail-threshold` at or below every threshold changes nothing: said on stderr, not refused. */
-export function warnIneffectiveFailThreshold(thresholds: ThresholdConfig, failPct: number | undefined): void {
-  if (failPct === undefined || !failThresholdIneffective(thresholds, failPct)) return;
+/**
+ * `--fail-threshold` at or below the threshold of every metric judged (`metrics`, each with its
+ * own threshold) changes nothing: said on stderr, not refused.
+ */
+export function warnIneffectiveFailThreshold(
+  thresholds: ThresholdConfig,
+  failPct: number | undefined,
+  metrics: readonly MetricName[],
+): void {
+  if (failPct === undefined || !failThresholdIneffective(thresholds, failPct, metrics)) return;
   writeErr(
-    `perfgate: warning: --fail-threshold ${failPct} is not above --threshold (${thresholds.default_pct}%), so it changes nothing: every regression fails\n`,
+    `perfgate: warning: --fail-threshold ${failPct} is not above the threshold of any metric judged (${judgedThresholdsText(thresholds, metrics)}), so it changes nothing: every regression fails\n`,
   );
 }
 

@@ -7,8 +7,9 @@
  * schema checks the request as a whole and names a field a caller gets wrong.
  */
 import { z } from "zod";
-import { METRIC_NAMES } from "../../analysis/metrics/table.js";
+import { METRIC_NAMES, type MetricName, withMetricDefaults } from "../../analysis/metrics/table.js";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
+import { DEFAULT_THRESHOLD_PCT, type ThresholdConfig, thresholdFor } from "../../analysis/stats/verdict.js";
 import type { GateOptions } from "../../gate/gate.js";
 import { checkedRequest } from "./request.js";
 import { thresholdConfig } from "./values.js";
@@ -54,4 +55,19 @@ export function gateOptions(req: GateRequest): GateOptions {
     if (opts[key] === undefined) delete opts[key];
   }
   return opts;
+}
+
+/**
+ * The thresholds of the metrics judged, for a message: "threshold 5%, instructions 1%" (the
+ * default where a metric has it, and each metric with its own).
+ */
+export function judgedThresholdsText(
+  thresholds: ThresholdConfig,
+  metrics: readonly MetricName[] = METRIC_NAMES,
+): string {
+  const own = withMetricDefaults(thresholds);
+  const dflt = thresholds.default_pct ?? DEFAULT_THRESHOLD_PCT;
+  const parts = metrics.some((m) => thresholdFor(m, own) === dflt) ? [`threshold ${dflt}%`] : [];
+  for (const m of metrics) if (thresholdFor(m, own) !== dflt) parts.push(`${m} ${thresholdFor(m, own)}%`);
+  return parts.join(", ");
 }

@@ -5,12 +5,13 @@
  */
 
 import { COMPARED_METRICS, type ComparedMetric } from "../../analysis/compare/schema.js";
+import { withMetricDefaults } from "../../analysis/metrics/table.js";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import {
   DEGRADATION_ACCEPTED,
   parseDegradationSetting as degradationSetting,
 } from "../../analysis/stats/degradation-settings.js";
-import type { ThresholdConfig } from "../../analysis/stats/verdict.js";
+import { type ThresholdConfig, thresholdFor } from "../../analysis/stats/verdict.js";
 import { isRunnerClass } from "../../output/history/baselines.js";
 import { isBranchName } from "../../output/history/store.js";
 import { refusedReason } from "../../servers/options.js";
@@ -221,12 +222,17 @@ export function oneOf<T extends string>(choices: readonly T[]): (text: string) =
 }
 
 /**
- * True when a fail threshold changes nothing: it is not above any threshold in use, so every
- * regression (a change beyond its threshold) is also beyond it and fails, as without it. The CLI
- * and the action both warn.
+ * True when a fail threshold changes nothing: it is not above the threshold of any metric judged
+ * (`metrics`; each metric's own: --threshold-metric, else the metrics table's, else --threshold),
+ * so every regression (a change beyond its metric's threshold) is also beyond it and fails, as
+ * without it. The CLI and the action both warn.
  */
-export function failThresholdIneffective(thresholds: ThresholdConfig, failPct: number | null): boolean {
-  if (failPct === null) return false;
-  const all = [thresholds.default_pct, ...Object.values(thresholds.per_metric ?? {})];
-  return all.every((t) => t === undefined || failPct <= t);
+export function failThresholdIneffective(
+  thresholds: ThresholdConfig,
+  failPct: number | null,
+  metrics: readonly ComparedMetric[] = COMPARED_METRICS,
+): boolean {
+  if (failPct === null || metrics.length === 0) return false;
+  const own = withMetricDefaults(thresholds);
+  return metrics.every((m) => failPct <= thresholdFor(m, own));
 }

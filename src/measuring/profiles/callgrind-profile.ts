@@ -4,14 +4,15 @@
  * from two sides' repetitions the functions whose cost changed most.
  */
 import { z } from "zod";
+import { TEXT_LIMITS, textUpTo } from "../../util/text-limits.js";
 import type { CallgrindProfile } from "./callgrind-parse.js";
 
 const nonneg = z.number().finite().nonnegative();
 
 /** One function's cost per transaction. `object` is the file name of the binary or library, no directory. */
 export const FunctionCostSchema = z.object({
-  name: z.string(),
-  object: z.string(),
+  name: textUpTo(TEXT_LIMITS.list),
+  object: textUpTo(TEXT_LIMITS.name),
   self: nonneg,
   inclusive: nonneg,
 });
@@ -19,7 +20,7 @@ export type FunctionCost = z.infer<typeof FunctionCostSchema>;
 
 /** One repetition: a fixed number of sysbench events counted under callgrind. */
 export const InstructionRepetitionSchema = z.object({
-  started_at: z.string(),
+  started_at: textUpTo(TEXT_LIMITS.name),
   /** transactions sysbench reported for the counted events */
   transactions: z.number().int().positive(),
   /** instructions collected in the dump (its totals line) */
@@ -335,9 +336,9 @@ export type CountingCpu = z.infer<typeof CountingCpuSchema>;
 export const InstructionsCellSchema = z.object({
   tool: z.literal("callgrind"),
   /** valgrind's version, e.g. "3.19.0" */
-  valgrind: z.string(),
+  valgrind: textUpTo(TEXT_LIMITS.name),
   /** the function pattern collection was on in (--toggle-collect) */
-  toggle: z.string(),
+  toggle: textUpTo(TEXT_LIMITS.name),
   threads: z.number().int().positive(),
   /** sysbench events per counted repetition, and of the one warmup run per side */
   events: z.number().int().positive(),
@@ -359,7 +360,7 @@ export const InstructionsCellSchema = z.object({
   base: z.array(InstructionRepetitionSchema),
   head: z.array(InstructionRepetitionSchema),
   /** why counting stopped early, if it did */
-  error: z.string().optional(),
+  error: textUpTo(TEXT_LIMITS.line).optional(),
 });
 export type InstructionsCell = z.infer<typeof InstructionsCellSchema>;
 

@@ -13,7 +13,14 @@ import { readTextFile } from "../../util/documents.js";
 import { refusal, UsageError, UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
 import { PERFGATE_VERSION } from "../../version.js";
-import { type Cell, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION, type Results } from "../schema.js";
+import {
+  type Cell,
+  RESULTS_SCHEMA,
+  RESULTS_SCHEMA_VERSION,
+  type Results,
+  SCRIPT_NAME,
+  ScriptSchema,
+} from "../schema.js";
 
 export interface SysbenchLogOptions {
   /** the sysbench script (default: found in the log, e.g. a command line `sysbench oltp_write_only run`) */
@@ -61,6 +68,22 @@ function scriptOf(before: string, body: string): string | null {
   return null;
 }
 
+/** The script a run of the log names, as a results file can hold it; else one line saying to pass --script. */
+function scriptIn(file: string, run: { before: string; body: string }): string {
+  const script = scriptOf(run.before, run.body);
+  if (script === null) {
+    throw new UserError(
+      `${file}: the log does not name the sysbench script (no "sysbench <script> run" line): pass --script, e.g. --script oltp_write_only`,
+    );
+  }
+  if (!ScriptSchema.safeParse(script).success) {
+    throw new UserError(
+      `${file}: the log names a sysbench script of ${script.length} characters, longer than a results file holds: pass --script, e.g. --script oltp_write_only`,
+    );
+  }
+  return script;
+}
+
 function threadsOf(out: SysbenchOutput): number | null {
   if (out.threads !== null && out.threads > 0) return out.threads;
   const t = out.intervals.find((i) => i.threads > 0)?.threads;
@@ -71,7 +94,7 @@ function checkOptions(o: SysbenchLogOptions): void {
   if (o.threads !== undefined && !(Number.isInteger(o.threads) && o.threads > 0 && o.threads <= 100_000)) {
     throw new UsageError(refusal(`--threads ${o.threads}`, "a whole number from 1 to 100000"));
   }
-  if (o.script !== undefined && !/^[\w./-]{1,200}$/.test(o.script)) {
+  if (o.script !== undefined && !SCRIPT_NAME.test(o.script)) {
     throw new UsageError(
       refusal(
         `--script ${JSON.stringify(o.script)}`,
@@ -99,12 +122,7 @@ function cellsOf(
     const out = parseSysbenchOutput(run.body);
     if (out.intervals.length === 0 && out.summary === null) continue; // e.g. `prepare` output
     version ??= out.version;
-    const script = o.script ?? scriptOf(run.before, run.body);
-    if (script === null) {
-      throw new UserError(
-        `${file}: the log does not name the sysbench script (no "sysbench <script> run" line): pass --script, e.g. --script oltp_write_only`,
-      );
-    }
+    const script = o.script ?? scriptIn(file, run);
     const threads = o.threads ?? threadsOf(out);
     if (threads === null) {
       throw new UserError(

@@ -26,9 +26,10 @@ import {
 } from "../../analysis/metrics/table.js";
 import { sampleSd, studentTQuantile } from "../../analysis/stats/index.js";
 import { appendTo, maxOf, minOf, pushAll } from "../../util/arrays.js";
-import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile, shortValue } from "../../util/documents.js";
+import { jsonErrorReason, MAX_IMPORT_BYTES, readTextFile } from "../../util/documents.js";
 import { UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
+import { shortValue } from "../../util/text-limits.js";
 import { IMPORT_SCHEMA, IMPORT_SCHEMA_VERSION, type ImportedSet, type ImportRow } from "../import/schema.js";
 import type { AbResults, Interval, Results, ServerRecord } from "../schema.js";
 import { parseResultsDocument } from "../store.js";
@@ -96,6 +97,11 @@ const FORMAT_METRICS: Record<GabFormat, readonly Metric[]> = {
   "gab-bigger": ALL.filter((m) => m.direction === "higher_is_better"),
   "gab-smaller": ALL.filter((m) => m.direction === "lower_is_better"),
 };
+
+/** What a format exports, for messages: "tps, qps". */
+export function gabMetricLabels(format: GabFormat): string {
+  return FORMAT_METRICS[format].map((m) => m.label).join(", ");
+}
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -287,7 +293,8 @@ function pointsOfAb(input: { file: string; ab: AbResults }, metrics: readonly Me
   const head = ab.servers.find((s) => s.label === "head") ?? ab.servers[1]!;
   const points: Point[] = [];
   for (const c of ab.cells) {
-    if (c.status !== "ok" || c.pairs.length === 0) continue;
+    // an instructions-only A/B's cells have counts and no pairs: a metric without values is skipped below
+    if (c.status !== "ok") continue;
     for (const metric of metrics) {
       const slice = metric.fromSlice;
       // a metric of the slices, else of the cell's own repetitions (instruction counts)
@@ -330,7 +337,8 @@ function pointsOfComparison(
 ) {
   const points: Point[] = [];
   for (const c of input.report.cells) {
-    if (!metrics.some((m) => m.name === c.metric)) continue;
+    const metric = metrics.find((m) => m.name === c.metric);
+    if (!metric) continue;
     const ci = c.ci_low_pct !== undefined && c.ci_high_pct !== undefined;
     const hw = ci ? ((c.ci_high_pct! - c.ci_low_pct!) / 200) * c.base_value : null;
     points.push({
@@ -345,7 +353,8 @@ function pointsOfComparison(
       extra: [
         `server ${c.head} (head; base ${c.base})`,
         c.method === "paired"
-          ? plural(c.n, "pair")
+          ? // an A/B's counted metric pairs repetitions (instruction counts), not slices
+            plural(c.n, metric.fromSlice ? "pair" : "repetition")
           : c.method === "welch"
             ? plural(c.n, "repetition")
             : "one value per side",

@@ -4,8 +4,9 @@
  */
 import { extname } from "node:path";
 import { fromDocument, fromImport, type MeasurementSet } from "../../analysis/compare/model.js";
-import { parseJson, readTextFile, shortValue } from "../../util/documents.js";
+import { parseJson, readTextFile } from "../../util/documents.js";
 import { UserError } from "../../util/errors.js";
+import { shortValue } from "../../util/text-limits.js";
 import { importCsv } from "../import/csv.js";
 import { parseImportedSet } from "../import/store.js";
 import { parseAnyResults } from "../store.js";
