@@ -38,8 +38,11 @@ const repsOf = (r: typeof off.results) => r.cells[0]!.instructions!.repetitions.
 /** Writes night i's results document and appends it to the store as main's nightly run of that day. */
 async function appendNight(dir: string, store: string, i: number, doc: unknown, sha: string): Promise<void> {
   const file = join(dir, `night-${i}.json`);
-  writeFileSync(file, JSON.stringify(doc));
-  const date = `2026-01-${String(i + 1).padStart(2, "0")}T03:00:00Z`;
+  const day = `2026-01-${String(i + 1).padStart(2, "0")}`;
+  const date = `${day}T03:00:00Z`;
+  // each night its own file, as real runs are (their times differ): the store keeps one run per file
+  const night = { ...(doc as object), started_at: `${day}T02:00:00Z`, ended_at: `${day}T02:30:00Z` };
+  writeFileSync(file, JSON.stringify(night));
   const args = ["history", "append", file, "--store", store, "--commit", sha, "--branch", "main"];
   const r = await runCli([...args, "--date", date, "--runner-class", "nightly"]);
   expect(r.code, r.stderr).toBe(0);
