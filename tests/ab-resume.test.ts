@@ -103,7 +103,9 @@ describe("perfgate ab --resume", () => {
     const message = (differs as Error).message;
     expect(message.split("\n")).toHaveLength(1);
     expect(message).toContain(`--resume ${other}: not the same run: settings (--base-set/--head-set) was`);
-    expect(message).toContain("head server configuration of tier 256M differs");
+    expect(message).toContain(
+      "head server configuration of tier 256M differs in my.cnf: innodb_flush_log_at_trx_commit 1, now 2 (from the workload's server_options and binlog, --head-set)",
+    );
     expect(readFileSync(out, "utf8")).toBe(before);
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
   });

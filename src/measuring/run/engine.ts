@@ -39,9 +39,9 @@ import {
   type TierRecord,
   type TierStart,
 } from "./records.js";
-import { inPlanOrder } from "./resume.js";
+import { inPlanOrder, type TierConfig } from "./resume.js";
 import type { PhaseContext } from "./sysbench-run.js";
-import { startTierServer, tierConfigHash } from "./tier-server.js";
+import { startTierServer, tierConfig } from "./tier-server.js";
 
 /**
  * A server its caller started for the run's one tier and loaded with the tier's data, and keeps
@@ -92,14 +92,22 @@ export function sideOverrides(w: Workload, set: Readonly<Record<string, string>>
   return { ...w.server_options, ...(set ?? {}) };
 }
 
-/** The config_hash each of the workload's tiers would get on a side, computed without starting it. */
-export function tierHashes(
+/**
+ * The configuration (tunables and config_hash) each of the workload's tiers would get on a side,
+ * computed without starting it, from the same options the run starts it with (tierConfig).
+ */
+export function tierConfigs(
   install: ServerInstall,
   w: Workload,
   hostMemoryBytes: number,
   overrides: Overrides,
-): Record<string, string> {
-  return Object.fromEntries(w.tiers.map((t) => [t, tierConfigHash(install, t, hostMemoryBytes, overrides)]));
+): Record<string, TierConfig> {
+  return Object.fromEntries(
+    w.tiers.map((tier) => [
+      tier,
+      tierConfig({ install, tier, hostMemoryBytes, overrides, binlog: w.binlog }),
+    ]),
+  );
 }
 
 type PlannedLike = { id: string; tier: string };
