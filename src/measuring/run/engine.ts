@@ -9,7 +9,7 @@
  * engine computes from each start (src/measuring/run/records.ts): no module changes another's record.
  */
 
-import type { ServerRecord } from "../../results/schema.js";
+import type { PinnedDefaults, ServerRecord } from "../../results/schema.js";
 import type { ServerInstall } from "../../servers/install.js";
 import type { ServerInstance } from "../../servers/instance.js";
 import { checkServerWrapper, LOCAL_NETWORK, type NetworkSetup } from "../../servers/network.js";
@@ -119,6 +119,8 @@ export interface EngineFile<C extends CellLike = CellLike> extends RunFile {
   servers: ServerRecord[];
   cells: readonly C[];
   resumed?: { at: string; cells_kept: number }[] | undefined;
+  /** a like-for-like run's or A/B's pins (--pin-defaults) */
+  pinned_defaults?: PinnedDefaults | undefined;
 }
 
 /** One side the engine starts per tier: its label in the document, its build and options. */

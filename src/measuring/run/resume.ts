@@ -9,6 +9,7 @@
  */
 import {
   type Cell,
+  type PinnedDefaults,
   RESULTS_SCHEMA,
   RESULTS_SCHEMA_VERSION,
   type Results,
@@ -32,6 +33,7 @@ export type ResumableFile<C extends { id: string; status: string } = { id: strin
     /** an A/B's design and --base-set/--head-set settings */
     design?: unknown;
     settings?: unknown;
+    pinned_defaults?: PinnedDefaults | undefined;
   };
 
 /** A tier's server configuration as a new run would write it: its my.cnf tunables and their config_hash. */
@@ -46,7 +48,11 @@ export interface TierConfig {
  * for an A/B) its build and the configuration it gives each tier.
  */
 export interface ResumeIdentity {
-  header: ResumeHeader & { design?: unknown; settings?: unknown };
+  header: ResumeHeader & {
+    design?: unknown;
+    settings?: unknown;
+    pinned_defaults?: PinnedDefaults | undefined;
+  };
   servers: Record<string, Pick<ServerRecord, "flavor" | "version" | "source" | "sha256">>;
   tierConfigs: Record<string, Record<string, TierConfig>>;
 }
@@ -76,6 +82,10 @@ function headerDifferences(prev: ResumableFile, h: ResumeIdentity["header"]): (s
     ...(h.settings === undefined
       ? []
       : [differ("settings (--base-set/--head-set)", prev.settings, h.settings)]),
+    // pinned again: pinned to the same server (the pins themselves are in the settings and configuration)
+    ...(h.pinned_defaults === undefined
+      ? []
+      : [differ("pinned defaults (--pin-defaults)", prev.pinned_defaults?.from, h.pinned_defaults.from)]),
   ];
 }
 
@@ -191,6 +201,24 @@ export function checkResumable<C extends { id: string; status: string }>(
   }
 }
 
+/**
+ * The pins a resumed run or A/B measures with: the file's, which its kept cells were measured with
+ * (not probed again), or null when it has none. A `--pin-defaults` given with `--resume` must be
+ * the file's.
+ */
+export function resumedPins(
+  file: string,
+  recorded: PinnedDefaults | undefined,
+  from: string | undefined,
+): PinnedDefaults | null {
+  if (from !== undefined && from !== recorded?.from) {
+    throw new UsageError(
+      `--resume ${file}: not the same run: pinned defaults (--pin-defaults) was ${JSON.stringify(recorded?.from ?? null)}, now ${JSON.stringify(from)}`,
+    );
+  }
+  return recorded ?? null;
+}
+
 /** How many of `cells` are ok but not finished by the rule (0 without one). */
 export function pendingCells<C>(cells: readonly C[], unfinished: UnfinishedRule<C>): number {
   return unfinished ? cells.filter((c) => unfinished(c) !== null).length : 0;
@@ -240,6 +268,10 @@ export function resumedDocument<R extends EngineFile, P extends { id: string }>(
     telemetry_overhead_pct_of_core: prev.telemetry_overhead_pct_of_core,
     resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }],
     ...(spent === undefined ? {} : { confirm_spent_s: spent }),
+    // the pins the kept cells were measured with stay recorded (the report's like-for-like part)
+    ...(fresh.pinned_defaults === undefined && prev.pinned_defaults !== undefined
+      ? { pinned_defaults: prev.pinned_defaults }
+      : {}),
   };
   return { results, toRun: planned.filter((c) => !keptIds.has(c.id)) };
 }
