@@ -106,6 +106,7 @@ describe("perfgate run --pin-defaults", () => {
     const report = readFileSync(out.replace(/\.json$/, ".md"), "utf8");
     expect(report).toContain("## Like for like");
     expect(report).toContain("| cell | metric | stock defaults | pinned defaults |");
+    expect(report).toContain("continued with --resume after an interrupt, keeping 0 finished cells");
   }, 600_000);
 
   it("ab --resume --pin-defaults of one interrupted in its stock half continues the stock A/B, then pins", async () => {

@@ -125,11 +125,19 @@ function notComparedCells(s: MeasurementSet): string {
   return parts.join(", ");
 }
 
-/** Notes on the inputs themselves: failed cells, a host that was not quiet. */
+/** "continued with --resume after an interrupt, keeping 1 finished cell" (a results file's `resumed`). */
+export function resumedText(resumed: readonly { cells_kept: number }[]): string {
+  const times = resumed.length > 1 ? ` ${resumed.length} times` : "";
+  return `continued with --resume${times} after an interrupt, keeping ${plural(resumed.at(-1)!.cells_kept, "finished cell")}`;
+}
+
+/** Notes on the inputs themselves: failed cells, a resume, a host that was not quiet. */
 function inputNotes(sets: readonly MeasurementSet[]): string[] {
   const notes: string[] = [];
   for (const s of sets) {
     if (s.failed_cells > 0) notes.push(`${s.file}: ${notComparedCells(s)} (not compared)`);
+    const resumed = s.document?.resumed ?? [];
+    if (resumed.length > 0) notes.push(`${s.file}: ${resumedText(resumed)}`);
     const noisy = notQuietSummary(s.document?.doctor);
     if (noisy) notes.push(`${s.file}: ${noisy}`);
     // an A/B's counts: a C library that differs between the sides, and the builds (information)

@@ -50,6 +50,7 @@ import {
 import { gateOptions, gateRequest } from "../options/gate-request.js";
 import { degradationOptions, oneOf, wholeNumber } from "../options/values.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
+import { resumeCommand } from "./resume-hint.js";
 
 export interface CliHelpers {
   interruptController: () => { signal: AbortSignal; dispose: () => void };
@@ -302,6 +303,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
     log.info(`results: ${resolve(out)}`);
     log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(gate.failure ?? `A/B run ${results.status}`);
+    if (exitCode === EXIT.interrupted) log.info(`resume with: ${resumeCommand("ab", out, o)}`);
     process.exitCode = gate.exitCode;
     if (gate.exitCode === EXIT.error && exitCode === 0 && gate.failure !== null) {
       throw new UserError(`--fail-on-regression: ${gate.failure}`);

@@ -66,6 +66,7 @@ import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 import { registerPagesCommands } from "./pages-commands.js";
+import { resumeCommand } from "./resume-hint.js";
 import { registerServerCommands } from "./server-commands.js";
 
 /** The `schema` a JSON file names near its start (null: none found, or unreadable). */
@@ -228,6 +229,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
     if (reportError) log.warn(reportError);
     else log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(`run ${results.status}: ${results.status_reason ?? ""}`);
+    if (exitCode === EXIT.interrupted) log.info(`resume with: ${resumeCommand("run", out, o)}`);
     process.exitCode = exitCode !== 0 ? exitCode : reportError ? 1 : 0;
   } finally {
     interrupt.dispose();
