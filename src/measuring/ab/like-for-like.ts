@@ -3,6 +3,7 @@
  * the like-for-like ones, `<out>.stock.json`); then the performance-relevant defaults of the newer
  * side are pinned to the older's (or both sides' to a named server's: src/measuring/run/pin-defaults.ts) and
  * the A/B runs again with them. Both comparisons are reported side by side (src/output/report/like-for-like.ts).
+ * An interrupted one is continued (`--resume <out>`) in whichever half it stopped.
  */
 import { existsSync } from "node:fs";
 import { totalmem } from "node:os";
@@ -82,8 +83,8 @@ export function likeForLikeResume(file: string, from: string): LikeForLikeResume
       throw new UsageError(`--resume ${file}: no such file, nor its stock A/B ${stock}`);
     return { stock, pins: null };
   }
-  const pins = resumedPins(file, readAbResults(file).pinned_defaults, from);
-  if (pins === null) throw new Error("unreachable: resumedPins refuses a file without pins when given one");
+  // a file without pins, or with other ones, is refused: `from` is given
+  const pins = resumedPins(file, readAbResults(file).pinned_defaults, from)!;
   const stock = stockFileOf(file, pins);
   if (stock === null) {
     throw new UsageError(`--resume ${file}: its stock A/B ${pins.stock ?? stockPath(file)} is not found`);
