@@ -60,6 +60,7 @@ describe("perfgate ab --resume", () => {
     process.kill(-child.pid!, "SIGINT");
     const r = await done;
     expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toBe(`resume with: perfgate ab --resume ${out}`);
     const interrupted = readAbResults(out);
     expect(interrupted.status).toBe("incomplete");
     expect(interrupted.cells).toHaveLength(1);
@@ -79,6 +80,9 @@ describe("perfgate ab --resume", () => {
     expect(ab.cells[1]!.pairs.map((p) => p.order)).toEqual(["AB", "BA", "AB", "BA"]);
     expect(ab.started_at).toBe(interrupted.started_at);
     expect(ab.resumed).toEqual([{ at: expect.any(String), cells_kept: 1 }]);
+    expect(readFileSync(out.replace(/\.json$/, ".md"), "utf8")).toContain(
+      "continued with --resume after an interrupt, keeping 1 finished cell",
+    );
     // the tier measured again is recorded once per side
     expect(ab.servers.map((s) => [s.label, s.tiers.map((t) => t.tier)])).toEqual([
       ["base", ["256M"]],
@@ -103,7 +107,9 @@ describe("perfgate ab --resume", () => {
     const message = (differs as Error).message;
     expect(message.split("\n")).toHaveLength(1);
     expect(message).toContain(`--resume ${other}: not the same run: settings (--base-set/--head-set) was`);
-    expect(message).toContain("head server configuration of tier 256M differs");
+    expect(message).toContain(
+      "head server configuration of tier 256M differs in my.cnf: innodb_flush_log_at_trx_commit 1, now 2 (from the workload's server_options and binlog, --head-set)",
+    );
     expect(readFileSync(out, "utf8")).toBe(before);
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
   });

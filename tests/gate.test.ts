@@ -73,4 +73,20 @@ describe("abGate / compareGate", () => {
     const stopped = abGate(interrupted, "ab.json", { failOnRegression: true, runExitCode: EXIT.interrupted });
     expect([stopped.exitCode, stopped.failure]).toEqual([EXIT.interrupted, "A/B run incomplete"]);
   });
+
+  it("an interrupted A/B's cell with nothing measured yet is noted as not finished, not as failed", () => {
+    const three = makeAbResults({
+      cells: [
+        { threads: 1, pairs: [{ base: 100, head: 100 }] },
+        { threads: 2, pairs: [] },
+        { threads: 4, pairs: [] },
+      ],
+    });
+    const cells = three.cells.map((c) => (c.threads === 4 ? { ...c, status: "failed" as const } : c));
+    const open = abGate({ ...three, cells: [three.cells[1]!] }, "open.json", { failOnRegression: false });
+    expect(open.report.notes).toContain("open.json: 1 cell not finished (not compared)");
+    const both = abGate({ ...three, cells }, "both.json", { failOnRegression: false });
+    expect(both.report.notes).toContain("both.json: 1 cell failed, 1 not finished (not compared)");
+    expect(both.report.sources[0]!.failed_cells).toBe(2);
+  });
 });

@@ -86,7 +86,11 @@ describe("a cell without its planned counts is not finished", () => {
     const identity = {
       header: r,
       servers: { server: r.servers[0]! },
-      tierHashes: { server: Object.fromEntries(r.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])) },
+      tierConfigs: {
+        server: Object.fromEntries(
+          r.servers[0]!.tiers.map((t) => [t.tier, { hash: t.config_hash, options: [] }]),
+        ),
+      },
     };
     expect(() => checkResumable("r.json", { ...none, status: "complete" }, identity, rule)).not.toThrow();
     expect(() => checkResumable("r.json", { ...r, status: "complete" }, identity, rule)).toThrow(

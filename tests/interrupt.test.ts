@@ -37,6 +37,7 @@ describe.each(["SIGINT", "SIGTERM"] as const)("%s during a run", (sig) => {
     const r = await done;
     expect(r.code, r.stderr).toBe(130);
     expect(r.stderr).toContain(`${sig} received`);
+    expect(r.stderr).toContain(`resume with: perfgate run --resume ${out}\n`);
 
     const results = readResults(out);
     expect(results.status).toBe("incomplete");

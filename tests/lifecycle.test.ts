@@ -265,8 +265,13 @@ describe("resume checks", () => {
       sysbench: prev.sysbench,
     },
     servers: { server: prev.servers[0]! },
-    tierHashes: {
-      server: Object.fromEntries(prev.servers[0]!.tiers.map((t) => [t.tier, t.config_hash])),
+    tierConfigs: {
+      server: Object.fromEntries(
+        prev.servers[0]!.tiers.map((t) => [
+          t.tier,
+          { hash: t.config_hash, options: [] as [string, string][] },
+        ]),
+      ),
     },
   });
 
@@ -278,8 +283,10 @@ describe("resume checks", () => {
       host: { ...prev.host, kernel: "other" },
       sysbench: { ...prev.sysbench, version: "9" },
     };
-    now.tierHashes = {
-      server: Object.fromEntries(Object.keys(now.tierHashes.server).map((t) => [t, "f".repeat(64)])),
+    now.tierConfigs = {
+      server: Object.fromEntries(
+        Object.keys(now.tierConfigs.server).map((t) => [t, { hash: "f".repeat(64), options: [] }]),
+      ),
     };
     const diffs = resumeDifferences(prev, now);
     expect(diffs.some((d) => d.startsWith("host.kernel was"))).toBe(true);

@@ -1,9 +1,10 @@
 /**
  * `perfgate run --pin-defaults <spec>` with real servers: MySQL 9.7.4's performance-relevant
  * defaults set to MySQL 8.0.15's, each pin read back from the running server, the ones left
- * listed with why, and both in the results and the report.
+ * listed with why, and both in the results and the report. A like-for-like A/B interrupted in
+ * either half is continued with --resume, its pins and its like-for-like report kept.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -50,9 +51,11 @@ describe("perfgate run --pin-defaults", () => {
     expect(r.stdout).toContain("Pinned defaults");
   });
 
+  const dir = mkdtempSync(join(tmpdir(), "pg-pin-ab-"));
+  const out = join(dir, "ab.json");
+  const stockOut = join(dir, "ab.stock.json");
+
   it("ab --pin-defaults older: the stock A/B beside the pinned one, the pins in the results and the report", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "pg-pin-ab-"));
-    const out = join(dir, "ab.json");
     const r = await runCli([
       "ab",
       "--base",
@@ -84,6 +87,40 @@ describe("perfgate run --pin-defaults", () => {
     expect(report).toContain("## Like for like");
     expect(report).toContain("| cell | metric | stock defaults | pinned defaults |");
     expect(r.stdout).toMatch(/^Like for like$/m);
+  }, 600_000);
+
+  it("ab --resume of a like-for-like A/B interrupted in its pinned half keeps the pins and the like-for-like report", async () => {
+    const done = readAbResults(out);
+    const stockBefore = readFileSync(stockOut, "utf8");
+    // as an interrupt before the pinned half's first cell leaves it
+    writeFileSync(out, JSON.stringify({ ...done, status: "incomplete", ended_at: null, cells: [] }));
+    const r = await runCli(["ab", "--resume", out, "--profile", "off"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`resuming ${out}: 0 of 1 cell done, 1 to run`);
+    const resumed = readAbResults(out);
+    expect(resumed.status).toBe("complete");
+    expect(resumed.pinned_defaults).toEqual(done.pinned_defaults);
+    expect(resumed.settings).toEqual(done.settings);
+    expect(resumed.resumed).toEqual([{ at: expect.any(String), cells_kept: 0 }]);
+    expect(readFileSync(stockOut, "utf8")).toBe(stockBefore); // the complete stock half is kept as it was
+    const report = readFileSync(out.replace(/\.json$/, ".md"), "utf8");
+    expect(report).toContain("## Like for like");
+    expect(report).toContain("| cell | metric | stock defaults | pinned defaults |");
+    expect(report).toContain("continued with --resume after an interrupt, keeping 0 finished cells");
+  }, 600_000);
+
+  it("ab --resume --pin-defaults of one interrupted in its stock half continues the stock A/B, then pins", async () => {
+    const stock = readAbResults(stockOut);
+    writeFileSync(stockOut, JSON.stringify({ ...stock, status: "incomplete", ended_at: null, cells: [] }));
+    rmSync(out);
+    const r = await runCli(["ab", "--resume", out, "--pin-defaults", "older", "--profile", "off"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`resuming ${stockOut}: 0 of 1 cell done, 1 to run`);
+    expect(readAbResults(stockOut)).toMatchObject({ status: "complete", resumed: [{ cells_kept: 0 }] });
+    const pinned = readAbResults(out);
+    expect(pinned.status).toBe("complete");
+    expect(pinned.pinned_defaults).toMatchObject({ from: "older", stock: stockOut });
+    expect(readFileSync(out.replace(/\.json$/, ".md"), "utf8")).toContain("## Like for like");
   }, 600_000);
 
   it("refuses `older` for a run, with a usage error", async () => {

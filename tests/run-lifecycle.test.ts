@@ -102,6 +102,14 @@ describe("how a run ends", () => {
       reason: "interrupted (SIGINT) after 0 of 5 cells",
       exitCode: 130,
     });
+    // a cell measured but still without its instruction counts is not counted as finished
+    expect(
+      endOnError(new AbortedError("interrupted"), interrupted.signal, 0, 1, ["c: 1 of 3 repetitions"]),
+    ).toEqual({
+      status: "incomplete",
+      reason: "interrupted (SIGINT) after 0 of 1 cell; 1 started but not finished: c: 1 of 3 repetitions",
+      exitCode: 130,
+    });
     expect(endOnError(new UserError("prepare failed: x"), quiet, 0, 5)).toEqual({
       status: "failed",
       reason: "prepare failed: x",
@@ -160,6 +168,28 @@ describe("measureAndFinish", () => {
       cells: [{ id: "a", status: "ok" }],
     });
     expect(onDisk.ended_at).not.toBeNull();
+  });
+
+  it("an interrupt counts the finished cells only: a measured cell still counting is named, not counted as finished", async () => {
+    const writer = new ResultsWriter(join(tempDir(), "r.json"), testFile(), writeJson);
+    const stop = new AbortController();
+    const code = await measureAndFinish({
+      writer,
+      planned: 2,
+      signal: stop.signal,
+      overhead: new OverheadMeter(),
+      measure: async () => {
+        writer.set((r) => ({ ...r, cells: [cell("a", "ok"), cell("b", "ok")] }));
+        stop.abort("SIGINT");
+        throw new AbortedError("interrupted");
+      },
+      stopServers: async () => {},
+      unfinished: (c) => (c.id === "b" ? "b: 1 of 3 planned instruction-count repetitions" : null),
+    });
+    expect(code).toBe(130);
+    expect(writer.results.status_reason).toBe(
+      "interrupted (SIGINT) after 1 of 2 cells; 1 started but not finished: b: 1 of 3 planned instruction-count repetitions",
+    );
   });
 
   it("a last write that fails turns the status into failed naming why (exit 1)", async () => {

@@ -28,7 +28,13 @@ import { forgetDir, noteDir } from "../util/leftovers.js";
 import { hardOpenFilesLimit } from "../util/limits.js";
 import type { Logger } from "../util/log.js";
 import { describeExit, runCommand, spawnTracked, stopChild } from "../util/processes.js";
-import { type GeneratedConfig, generateConfig, type Overrides, sysbenchAuth } from "./config.js";
+import {
+  type GeneratedConfig,
+  generateConfig,
+  type InstancePaths,
+  type Overrides,
+  sysbenchAuth,
+} from "./config.js";
 import { startFailureCause } from "./errorlog.js";
 import { installEnv, type ServerInstall } from "./install.js";
 import { wrapArgv } from "./network.js";
@@ -128,6 +134,33 @@ export interface InstanceOptions {
   wrapper?: readonly string[] | null;
 }
 
+/** The instance options a server's tuning comes from (everything else is paths, ports, logs). */
+export type InstanceTuning = Pick<
+  InstanceOptions,
+  "install" | "bufferPoolBytes" | "hostMemoryBytes" | "overrides" | "binlog"
+>;
+
+/**
+ * The my.cnf an instance with these options gets at these paths. Its tunables, and so the
+ * config_hash a run records, come from here alone: an instance writes this, and a resumed run
+ * computes the hash it checks against the file from the same options without starting anything.
+ */
+export function instanceConfig(opts: InstanceTuning, paths: InstancePaths): GeneratedConfig {
+  const { install } = opts;
+  return generateConfig(
+    {
+      flavor: install.flavor,
+      version: install.version,
+      bufferPoolBytes: opts.bufferPoolBytes,
+      hostMemoryBytes: opts.hostMemoryBytes,
+      openFilesLimit: hardOpenFilesLimit(),
+      binlog: opts.binlog ?? true,
+    },
+    paths,
+    opts.overrides ?? {},
+  );
+}
+
 export class ServerInstance {
   /** my.cnf as written; rewritten with the new port when a start retries on another port */
   config: GeneratedConfig;
@@ -172,31 +205,20 @@ export class ServerInstance {
   private writeConfig(port: number): GeneratedConfig {
     const { install, workDir } = this.opts;
     const opts = this.opts;
-    const config = generateConfig(
-      {
-        flavor: install.flavor,
-        version: install.version,
-        bufferPoolBytes: opts.bufferPoolBytes,
-        hostMemoryBytes: opts.hostMemoryBytes,
-        openFilesLimit: hardOpenFilesLimit(),
-        binlog: opts.binlog ?? true,
-      },
-      {
-        basedir: install.basedir,
-        datadir: this.datadir,
-        socket: this.socket,
-        port,
-        pidFile: join(workDir, "mysqld.pid"),
-        errorLog: this.errorLog,
-        tmpdir: join(workDir, "tmp"),
-        lcMessagesDir: install.shareDir,
-        pluginDir: install.pluginDir,
-        user: process.getuid?.() === 0 ? userInfo().username : null,
-        ...(opts.bindAddress ? { bindAddress: opts.bindAddress } : {}),
-        secureFilePriv: join(workDir, "files"),
-      },
-      opts.overrides ?? {},
-    );
+    const config = instanceConfig(opts, {
+      basedir: install.basedir,
+      datadir: this.datadir,
+      socket: this.socket,
+      port,
+      pidFile: join(workDir, "mysqld.pid"),
+      errorLog: this.errorLog,
+      tmpdir: join(workDir, "tmp"),
+      lcMessagesDir: install.shareDir,
+      pluginDir: install.pluginDir,
+      user: process.getuid?.() === 0 ? userInfo().username : null,
+      ...(opts.bindAddress ? { bindAddress: opts.bindAddress } : {}),
+      secureFilePriv: join(workDir, "files"),
+    });
     writeFileSync(this.cnfPath, config.text);
     return config;
   }
@@ -208,6 +230,11 @@ export class ServerInstance {
   /** the TCP address sysbench connects to */
   get address(): string {
     return this.opts.bindAddress ?? "127.0.0.1";
+  }
+
+  /** the buffer pool size the instance is configured with */
+  get bufferPoolBytes(): number {
+    return this.opts.bufferPoolBytes;
   }
 
   get install(): ServerInstall {

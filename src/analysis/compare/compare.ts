@@ -114,11 +114,30 @@ function validateOptions(options: CompareOptions): { confidence: number; metrics
   return { confidence, metrics: COMPARED_METRICS.filter((m) => metrics.includes(m)) };
 }
 
-/** Notes on the inputs themselves: failed cells, a host that was not quiet. */
+/** "1 cell failed", "1 cell not finished", or both: the set's cells that are not compared. */
+function notComparedCells(s: MeasurementSet): string {
+  const open = s.unfinished_cells ?? 0;
+  const failed = s.failed_cells - open;
+  const parts = [
+    ...(failed > 0 ? [`${plural(failed, "cell")} failed`] : []),
+    ...(open > 0 ? [`${failed > 0 ? open : plural(open, "cell")} not finished`] : []),
+  ];
+  return parts.join(", ");
+}
+
+/** "continued with --resume after an interrupt, keeping 1 finished cell" (a results file's `resumed`). */
+export function resumedText(resumed: readonly { cells_kept: number }[]): string {
+  const times = resumed.length > 1 ? ` ${resumed.length} times` : "";
+  return `continued with --resume${times} after an interrupt, keeping ${plural(resumed.at(-1)!.cells_kept, "finished cell")}`;
+}
+
+/** Notes on the inputs themselves: failed cells, a resume, a host that was not quiet. */
 function inputNotes(sets: readonly MeasurementSet[]): string[] {
   const notes: string[] = [];
   for (const s of sets) {
-    if (s.failed_cells > 0) notes.push(`${s.file}: ${plural(s.failed_cells, "cell")} failed (not compared)`);
+    if (s.failed_cells > 0) notes.push(`${s.file}: ${notComparedCells(s)} (not compared)`);
+    const resumed = s.document?.resumed ?? [];
+    if (resumed.length > 0) notes.push(`${s.file}: ${resumedText(resumed)}`);
     const noisy = notQuietSummary(s.document?.doctor);
     if (noisy) notes.push(`${s.file}: ${noisy}`);
     // an A/B's counts: a C library that differs between the sides, and the builds (information)

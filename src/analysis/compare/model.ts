@@ -106,6 +106,11 @@ export interface MeasurementSet {
   observations: Observation[];
   /** cells that failed or have no summary (skipped) */
   failed_cells: number;
+  /**
+   * of those, an A/B's cells that did not fail but have nothing to compare yet (interrupted before
+   * their slices or instruction counts; a resume measures them)
+   */
+  unfinished_cells?: number;
   /** results documents: the workload as run (its `degradation:` section applies) */
   workload_spec?: Record<string, unknown>;
   /** a baseline pooled from the history store: the runs that formed it */
@@ -286,9 +291,11 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
   const [base, head] = abEngines(doc);
   const observations: Observation[] = [];
   let failed = 0;
+  let unfinished = 0;
   for (const c of doc.cells) {
     if (!abCellCompared(c)) {
       failed++;
+      if (c.status === "ok") unfinished++;
       continue;
     }
     const slices = c.observations;
@@ -311,6 +318,7 @@ function interleavedSet(doc: ResultsV2, file: string): MeasurementSet {
     engines: [base, head],
     observations,
     failed_cells: failed,
+    ...(unfinished > 0 ? { unfinished_cells: unfinished } : {}),
     workload_spec: doc.workload.spec,
   };
 }

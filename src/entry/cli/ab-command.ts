@@ -9,7 +9,7 @@ import { EXIT } from "../../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../../gate/files.js";
 import { abGate, belowFailThresholdText, type GateResult, nothingMeasured } from "../../gate/gate.js";
 import { PROFILE_MODES, type ProfileMode } from "../../measuring/ab/confirm.js";
-import { runAbLikeForLike } from "../../measuring/ab/like-for-like.js";
+import { runAbLikeForLike, stockPath } from "../../measuring/ab/like-for-like.js";
 import type { MetricsMode } from "../../measuring/ab/metrics.js";
 import { type AbOptions, type AbOutcome, runAb } from "../../measuring/ab/runner.js";
 import { graphDataName } from "../../measuring/profiles/data-name.js";
@@ -56,6 +56,7 @@ import {
 import { gateOptions, gateRequest } from "../options/gate-request.js";
 import { degradationOptions, oneOf, wholeNumber } from "../options/values.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
+import { resumeCommand } from "./resume-hint.js";
 
 export interface CliHelpers {
   interruptController: () => { signal: AbortSignal; dispose: () => void };
@@ -163,13 +164,15 @@ function addAbOptions(cmd: Command, h: CliHelpers): Command {
 }
 
 /**
- * `--resume ab.json`: the results go back into ab.json, and the servers, workload, per-side settings
- * and design default to the ones it records (flags given on the command line win; runAb checks that
- * they describe the same A/B).
+ * `--resume ab.json`: the results go back into ab.json, and the servers, workload, per-side settings,
+ * design and pins (a like-for-like A/B's) default to the ones it records (flags given on the command
+ * line win; runAb checks that they describe the same A/B). A like-for-like A/B interrupted before
+ * its pinned half has only its stock A/B's file: `--resume ab.json --pin-defaults <from>` reads that.
  */
 function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
   if (o.resume === undefined) return o;
-  const prev = readAbResults(o.resume);
+  const stockOnly = o.pinDefaults !== undefined && !existsSync(o.resume) && existsSync(stockPath(o.resume));
+  const prev = readAbResults(stockOnly ? stockPath(o.resume) : o.resume);
   const given = (name: string) => cmd.getOptionValueSource(name) === "cli";
   const spec = (label: string) => prev.servers.find((s) => s.label === label)?.spec;
   const d = prev.design;
@@ -185,6 +188,7 @@ function abResumeDefaults(o: AbFlags, cmd: Command): AbFlags {
     slice: o.slice ?? d.slice_s,
     maxPairs: o.maxPairs ?? d.max_pairs,
     confirmBudget: o.confirmBudget ?? d.confirm_budget_s,
+    pinDefaults: o.pinDefaults ?? prev.pinned_defaults?.from,
     // what the file measured: instructions only as asked for, or as auto decided on a noisy host
     ...(given("metrics") || !d.throughput_not_measured
       ? {}
@@ -263,27 +267,12 @@ export function withLikeForLike(
   };
 }
 
-/**
- * The stock A/B's results file of a pinned A/B: `ab` writes it beside the pinned one as
- * `<name>.stock.json` and records the path it was given, so the file beside `file` is looked for
- * first (the pair moved or read from another directory), then the recorded path. null: neither exists.
- */
-export function stockFileOf(file: string, p: PinnedDefaults): string | null {
-  if (p.stock === null) return null;
-  const beside = join(dirname(file), basename(p.stock));
-  for (const candidate of [beside, p.stock]) if (existsSync(candidate)) return candidate;
-  return null;
-}
-
 async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<void> {
   const o = abResumeDefaults(flags, cmd);
   if (o.base === undefined || o.head === undefined) {
     throw new UsageError(
       `required option '--${o.base === undefined ? "base" : "head"} <spec>' not specified (or --resume <ab.json>)`,
     );
-  }
-  if (o.pinDefaults !== undefined && o.resume !== undefined) {
-    throw new UsageError("--pin-defaults cannot be combined with --resume: run the like-for-like A/B again");
   }
   const degradation = degradationOptions(o.degradation);
   const log = consoleLogger();
@@ -328,6 +317,7 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
     if (gate.belowFailThreshold > 0 && o.failThreshold !== undefined) {
       log.info(belowFailThresholdText(gate, o.failThreshold, "--fail-threshold"));
     }
+    if (exitCode === EXIT.interrupted) log.info(`resume with: ${resumeCommand("ab", out, o)}`);
     process.exitCode = gate.exitCode;
     if (gate.exitCode === EXIT.error && exitCode === 0 && gate.failure !== null) {
       throw new UserError(`--fail-on-regression: ${gate.failure}`);

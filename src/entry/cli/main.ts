@@ -10,10 +10,12 @@ import { Command, CommanderError } from "commander";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { EXIT } from "../../gate/exit.js";
 import { abGate, nothingMeasured } from "../../gate/gate.js";
+import { stockFileOf } from "../../measuring/ab/like-for-like.js";
 import { bisectText } from "../../measuring/bisect/core/summary.js";
 import { readBisectResults } from "../../measuring/bisect/store.js";
 import { instructionCounts } from "../../measuring/instructions/counts.js";
 import { PIN_OLDER, pinRunServer } from "../../measuring/run/pin-defaults.js";
+import { resumedPins } from "../../measuring/run/resume.js";
 import { runWorkload } from "../../measuring/run/runner.js";
 import { parseShard, type Shard } from "../../measuring/run/shard.js";
 import { renderMarkdown, renderTerminal } from "../../output/report/markdown.js";
@@ -53,7 +55,7 @@ import {
 } from "../options/report-request.js";
 import { type RunRequest, runOptions, runRequest } from "../options/run-request.js";
 import { degradationOptions } from "../options/values.js";
-import { registerAbCommand, stockFileOf, withLikeForLike } from "./ab-command.js";
+import { registerAbCommand, withLikeForLike } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerBisectCommand } from "./bisect-command.js";
 import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
@@ -64,6 +66,7 @@ import { registerHistoryCommands } from "./history-commands.js";
 import { registerInteropCommands, registerMergeCommand } from "./interop-commands.js";
 import { type NetworkFlags, networkFromOptions, networkOption } from "./network-options.js";
 import { registerPagesCommands } from "./pages-commands.js";
+import { resumeCommand } from "./resume-hint.js";
 import { registerServerCommands } from "./server-commands.js";
 
 /** The `schema` a JSON file names near its start (null: none found, or unreadable). */
@@ -152,6 +155,10 @@ function resumeDefaults(o: RunCommandFlags, cmd: Command): RunCommandFlags {
     ...(given("server") || !prev.servers[0] ? {} : { server: prev.servers[0].spec }),
     ...(given("workload") ? {} : { workload: prev.workload.file }),
     ...(o.shard || !prev.shard ? {} : { shard: prev.shard }),
+    // a like-for-like run keeps its pins (runPins takes them from the file)
+    ...(o.pinDefaults !== undefined || !prev.pinned_defaults
+      ? {}
+      : { pinDefaults: prev.pinned_defaults.from }),
   };
 }
 
@@ -161,9 +168,6 @@ function runRequestOf(o: RunCommandFlags, out: string): RunRequest {
     throw new UsageError(
       "--pin-defaults older compares two servers (perfgate ab); run takes a server spec to pin to",
     );
-  }
-  if (o.pinDefaults !== undefined && o.resume !== undefined) {
-    throw new UsageError("--pin-defaults cannot be combined with --resume");
   }
   return runRequest({
     server: o.server,
@@ -182,8 +186,14 @@ function runRequestOf(o: RunCommandFlags, out: string): RunRequest {
   });
 }
 
-/** `run --pin-defaults <spec>`: the pins (null without the flag). */
+/**
+ * `run --pin-defaults <spec>`: the pins (null without the flag); resuming, the file's (its kept
+ * cells were measured with them), not probed again.
+ */
 async function runPins(req: RunRequest, log: Logger, signal: AbortSignal): Promise<PinnedDefaults | null> {
+  if (req.resume !== undefined) {
+    return resumedPins(req.resume, readResults(req.resume).pinned_defaults, req.pinDefaults);
+  }
   if (req.pinDefaults === undefined) return null;
   return await pinRunServer(req.server, req.pinDefaults, req.set, {
     workload: loadWorkload(req.workloadFile).workload,
@@ -224,6 +234,7 @@ async function runCommandAction(flags: RunCommandFlags, cmd: Command): Promise<v
     if (reportError) log.warn(reportError);
     else log.info(`report:  ${resolve(reportPath)}`);
     if (results.status !== "complete") log.warn(`run ${results.status}: ${results.status_reason ?? ""}`);
+    if (exitCode === EXIT.interrupted) log.info(`resume with: ${resumeCommand("run", out, o)}`);
     process.exitCode = exitCode !== 0 ? exitCode : reportError ? 1 : 0;
   } finally {
     interrupt.dispose();

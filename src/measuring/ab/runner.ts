@@ -39,7 +39,7 @@ import {
   type RunningServer,
   sideOverrides,
   type TierRun,
-  tierHashes,
+  tierConfigs,
 } from "../run/engine.js";
 import {
   type CommonRunOptions,
@@ -353,8 +353,8 @@ function startingAbResults(
   if (opts.resume === undefined) return { results: fresh, toRun: planned };
   const prev = readAbResults(opts.resume);
   const w = ctx.loaded.workload;
-  const hashes = (label: Label) =>
-    tierHashes(
+  const configs = (label: Label) =>
+    tierConfigs(
       installs[label],
       w,
       ctx.host.memory_bytes,
@@ -364,7 +364,7 @@ function startingAbResults(
   const identity = {
     header: fresh,
     servers: { base: serverRecord(installs.base, "base"), head: serverRecord(installs.head, "head") },
-    tierHashes: { base: hashes("base"), head: hashes("head") },
+    tierConfigs: { base: configs("base"), head: configs("head") },
   };
   checkResumable(opts.resume, prev, identity, unfinished);
   const resumed = resumedDocument(fresh, prev, planned, unfinished);

@@ -9,7 +9,7 @@
  * engine computes from each start (src/measuring/run/records.ts): no module changes another's record.
  */
 
-import type { ServerRecord } from "../../results/schema.js";
+import type { PinnedDefaults, ServerRecord } from "../../results/schema.js";
 import type { ServerInstall } from "../../servers/install.js";
 import type { ServerInstance } from "../../servers/instance.js";
 import { checkServerWrapper, LOCAL_NETWORK, type NetworkSetup } from "../../servers/network.js";
@@ -39,9 +39,9 @@ import {
   type TierRecord,
   type TierStart,
 } from "./records.js";
-import { inPlanOrder } from "./resume.js";
+import { inPlanOrder, type TierConfig } from "./resume.js";
 import type { PhaseContext } from "./sysbench-run.js";
-import { startTierServer, tierConfigHash } from "./tier-server.js";
+import { startTierServer, tierConfig } from "./tier-server.js";
 
 /**
  * A server its caller started for the run's one tier and loaded with the tier's data, and keeps
@@ -92,14 +92,22 @@ export function sideOverrides(w: Workload, set: Readonly<Record<string, string>>
   return { ...w.server_options, ...(set ?? {}) };
 }
 
-/** The config_hash each of the workload's tiers would get on a side, computed without starting it. */
-export function tierHashes(
+/**
+ * The configuration (tunables and config_hash) each of the workload's tiers would get on a side,
+ * computed without starting it, from the same options the run starts it with (tierConfig).
+ */
+export function tierConfigs(
   install: ServerInstall,
   w: Workload,
   hostMemoryBytes: number,
   overrides: Overrides,
-): Record<string, string> {
-  return Object.fromEntries(w.tiers.map((t) => [t, tierConfigHash(install, t, hostMemoryBytes, overrides)]));
+): Record<string, TierConfig> {
+  return Object.fromEntries(
+    w.tiers.map((tier) => [
+      tier,
+      tierConfig({ install, tier, hostMemoryBytes, overrides, binlog: w.binlog }),
+    ]),
+  );
 }
 
 type PlannedLike = { id: string; tier: string };
@@ -111,6 +119,8 @@ export interface EngineFile<C extends CellLike = CellLike> extends RunFile {
   servers: ServerRecord[];
   cells: readonly C[];
   resumed?: { at: string; cells_kept: number }[] | undefined;
+  /** a like-for-like run's or A/B's pins (--pin-defaults) */
+  pinned_defaults?: PinnedDefaults | undefined;
 }
 
 /** One side the engine starts per tier: its label in the document, its build and options. */

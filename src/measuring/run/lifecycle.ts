@@ -78,17 +78,26 @@ export function endOfMeasurement<C extends RunFile["cells"][number]>(
   return failure ? { status: "failed", reason: failure, exitCode: 1 } : { status: "complete", exitCode: 0 };
 }
 
-/** The end of a measurement that threw: interrupted (130) when the signal fired, else failed. */
+/**
+ * The end of a measurement that threw: interrupted (130) when the signal fired, else failed.
+ * `done`: the cells finished (a resume keeps them); `open`: why each measured cell is not finished
+ * yet (its instruction counts were being taken), named so the count is not read as theirs.
+ */
 export function endOnError(
   err: unknown,
   signal: Pick<AbortSignal, "aborted" | "reason">,
   done: number,
   planned: number,
+  open: readonly string[] = [],
 ): RunEnd {
   if (err instanceof AbortedError || signal.aborted) {
+    const more =
+      open.length === 0
+        ? ""
+        : `; ${open.length} started but not finished${open.length === 1 ? ":" : ", first:"} ${open[0]}`;
     return {
       status: "incomplete",
-      reason: `interrupted (${String(signal.reason ?? "signal")}) after ${done} of ${plural(planned, "cell")}`,
+      reason: `interrupted (${String(signal.reason ?? "signal")}) after ${done} of ${plural(planned, "cell")}${more}`,
       exitCode: 130,
     };
   }
@@ -189,7 +198,9 @@ export async function measureAndFinish<R extends RunFile>(o: MeasurementOptions<
     await o.measure();
     end = endOfMeasurement(o.writer.results.cells, o.unfinished);
   } catch (err) {
-    end = endOnError(err, o.signal, o.writer.results.cells.length, o.planned);
+    const ok = o.writer.results.cells.filter((c) => c.status === "ok");
+    const open = o.unfinished ? ok.map((c) => o.unfinished!(c)).filter((w): w is string => w !== null) : [];
+    end = endOnError(err, o.signal, ok.length - open.length, o.planned, open);
   }
   await o.stopServers().catch(() => {});
   const overhead = o.overhead.mean();

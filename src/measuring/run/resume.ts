@@ -9,6 +9,7 @@
  */
 import {
   type Cell,
+  type PinnedDefaults,
   RESULTS_SCHEMA,
   RESULTS_SCHEMA_VERSION,
   type Results,
@@ -32,17 +33,28 @@ export type ResumableFile<C extends { id: string; status: string } = { id: strin
     /** an A/B's design and --base-set/--head-set settings */
     design?: unknown;
     settings?: unknown;
+    pinned_defaults?: PinnedDefaults | undefined;
   };
+
+/** A tier's server configuration as a new run would write it: its my.cnf tunables and their config_hash. */
+export interface TierConfig {
+  hash: string;
+  options: readonly (readonly [string, string])[];
+}
 
 /**
  * What the new run or A/B would record, to hold against the file being resumed: its header (an
  * A/B's with its design and settings), and per server label ("server" for a run, "base" and "head"
- * for an A/B) its build and the config_hash its configuration gives for each tier.
+ * for an A/B) its build and the configuration it gives each tier.
  */
 export interface ResumeIdentity {
-  header: ResumeHeader & { design?: unknown; settings?: unknown };
+  header: ResumeHeader & {
+    design?: unknown;
+    settings?: unknown;
+    pinned_defaults?: PinnedDefaults | undefined;
+  };
   servers: Record<string, Pick<ServerRecord, "flavor" | "version" | "source" | "sha256">>;
-  tierHashes: Record<string, Record<string, string>>;
+  tierConfigs: Record<string, Record<string, TierConfig>>;
 }
 
 const HOST_FIELDS = ["cpu_model", "cores", "arch", "os", "kernel"] as const;
@@ -70,7 +82,60 @@ function headerDifferences(prev: ResumableFile, h: ResumeIdentity["header"]): (s
     ...(h.settings === undefined
       ? []
       : [differ("settings (--base-set/--head-set)", prev.settings, h.settings)]),
+    // pinned again: pinned to the same server (the pins themselves are in the settings and configuration)
+    ...(h.pinned_defaults === undefined
+      ? []
+      : [differ("pinned defaults (--pin-defaults)", prev.pinned_defaults?.from, h.pinned_defaults.from)]),
   ];
+}
+
+/** The tuning lines of a recorded my.cnf (after its "# tuning" comment), name to value. */
+function recordedTuning(config: string): Map<string, string> | null {
+  const lines = config.split("\n");
+  const from = lines.findIndex((l) => l.startsWith("# tuning"));
+  if (from < 0) return null;
+  const out = new Map<string, string>();
+  for (const line of lines.slice(from + 1)) {
+    const m = /^([^#=\s][^=]*?)\s*=\s*(.*)$/.exec(line);
+    if (m) out.set(m[1]!, m[2]!);
+  }
+  return out;
+}
+
+/** How the new my.cnf tunables differ from the recorded ones ("sync_binlog 1, now not set"), at most `max`. */
+export function tuningChanges(
+  recorded: ReadonlyMap<string, string>,
+  now: TierConfig["options"],
+  max = 6,
+): string[] {
+  const next = new Map(now.map(([k, v]) => [k, v]));
+  const out: string[] = [];
+  for (const [k, v] of recorded) {
+    const n = next.get(k);
+    if (n !== v) out.push(`${k} ${v}, now ${n ?? "not set"}`);
+  }
+  for (const [k, v] of next) if (!recorded.has(k)) out.push(`${k} not set, now ${v}`);
+  return out.length > max ? [...out.slice(0, max), `${out.length - max} more`] : out;
+}
+
+/** The flag that sets a side's server options ("server" is a run's only side). */
+const SET_FLAG: Record<string, string> = { server: "--set", base: "--base-set", head: "--head-set" };
+
+/** How a tier's configuration differs (null: it does not): the my.cnf lines, or the hashes when the file has no my.cnf. */
+function tierDifference(
+  what: string,
+  label: string,
+  t: ServerRecord["tiers"][number],
+  now: TierConfig | undefined,
+) {
+  if (now === undefined || now.hash === t.config_hash) return null;
+  const source = `the workload's server_options and binlog, ${SET_FLAG[label] ?? "--set"}`;
+  const recorded = recordedTuning(t.config);
+  const changes = recorded ? tuningChanges(recorded, now.options) : [];
+  if (changes.length === 0) {
+    return `${what} configuration of tier ${t.tier} differs (config_hash ${t.config_hash.slice(0, 12)}, now ${now.hash.slice(0, 12)}; from ${source})`;
+  }
+  return `${what} configuration of tier ${t.tier} differs in my.cnf: ${changes.join(", ")} (from ${source})`;
 }
 
 /**
@@ -79,23 +144,17 @@ function headerDifferences(prev: ResumableFile, h: ResumeIdentity["header"]): (s
  */
 function serverDifferences(
   what: string,
+  label: string,
   prev: ServerRecord | undefined,
   now: ResumeIdentity["servers"][string],
-  tierHashes: Record<string, string>,
+  tierConfigs: Record<string, TierConfig>,
 ): (string | null)[] {
   if (!prev) return [`the file records no ${what}`];
   const out: (string | null)[] = [];
   for (const k of ["flavor", "version", "source", "sha256"] as const) {
     out.push(differ(`${what} ${k}`, prev[k], now[k]));
   }
-  for (const t of prev.tiers) {
-    const hash = tierHashes[t.tier];
-    if (hash !== undefined && hash !== t.config_hash) {
-      out.push(
-        `${what} configuration of tier ${t.tier} differs (config_hash ${t.config_hash.slice(0, 12)}, now ${hash.slice(0, 12)}; compare --set and server_options)`,
-      );
-    }
-  }
+  for (const t of prev.tiers) out.push(tierDifference(what, label, t, tierConfigs[t.tier]));
   return out;
 }
 
@@ -112,9 +171,10 @@ export function resumeDifferences(prev: ResumableFile, now: ResumeIdentity): str
     ...labels.flatMap((label) =>
       serverDifferences(
         labels.length === 1 ? "server" : `${label} server`,
+        label,
         recorded(label),
         now.servers[label]!,
-        now.tierHashes[label] ?? {},
+        now.tierConfigs[label] ?? {},
       ),
     ),
   ];
@@ -139,6 +199,24 @@ export function checkResumable<C extends { id: string; status: string }>(
   if (diffs.length > 0) {
     throw new UsageError(`--resume ${file}: not the same run: ${diffs.join("; ")}`);
   }
+}
+
+/**
+ * The pins a resumed run or A/B measures with: the file's, which its kept cells were measured with
+ * (not probed again), or null when it has none. A `--pin-defaults` given with `--resume` must be
+ * the file's.
+ */
+export function resumedPins(
+  file: string,
+  recorded: PinnedDefaults | undefined,
+  from: string | undefined,
+): PinnedDefaults | null {
+  if (from !== undefined && from !== recorded?.from) {
+    throw new UsageError(
+      `--resume ${file}: not the same run: pinned defaults (--pin-defaults) was ${JSON.stringify(recorded?.from ?? null)}, now ${JSON.stringify(from)}`,
+    );
+  }
+  return recorded ?? null;
 }
 
 /** How many of `cells` are ok but not finished by the rule (0 without one). */
@@ -190,6 +268,10 @@ export function resumedDocument<R extends EngineFile, P extends { id: string }>(
     telemetry_overhead_pct_of_core: prev.telemetry_overhead_pct_of_core,
     resumed: [...(prev.resumed ?? []), { at: new Date().toISOString(), cells_kept: kept.length }],
     ...(spent === undefined ? {} : { confirm_spent_s: spent }),
+    // the pins the kept cells were measured with stay recorded (the report's like-for-like part)
+    ...(fresh.pinned_defaults === undefined && prev.pinned_defaults !== undefined
+      ? { pinned_defaults: prev.pinned_defaults }
+      : {}),
   };
   return { results, toRun: planned.filter((c) => !keptIds.has(c.id)) };
 }

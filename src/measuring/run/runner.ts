@@ -34,7 +34,7 @@ import {
   prepareSides,
   sideOverrides,
   type TierRun,
-  tierHashes,
+  tierConfigs,
 } from "./engine.js";
 import {
   type CommonRunOptions,
@@ -107,11 +107,11 @@ function startingRun(
   if (opts.resume === undefined) return { ...startingResults(header, record, cells, null), resumed: false };
   const prev = readResults(opts.resume);
   const w = ctx.loaded.workload;
-  const hashes = tierHashes(install, w, ctx.host.memory_bytes, sideOverrides(w, opts.set));
+  const configs = tierConfigs(install, w, ctx.host.memory_bytes, sideOverrides(w, opts.set));
   checkResumable(
     opts.resume,
     prev,
-    { header, servers: { server: record }, tierHashes: { server: hashes } },
+    { header, servers: { server: record }, tierConfigs: { server: configs } },
     unfinished,
   );
   const started = startingResults(header, record, cells, prev, unfinished);

@@ -1,12 +1,11 @@
 /** Starting one server for one buffer-pool tier and recording what it runs with (shared by run and ab). */
 import { join } from "node:path";
 import type { Host, Results, ServerRecord } from "../../results/schema.js";
-import { generateConfig } from "../../servers/config.js";
+import type { GeneratedConfig, InstancePaths } from "../../servers/config.js";
 import type { ServerInstall } from "../../servers/install.js";
-import { ServerInstance } from "../../servers/instance.js";
+import { type InstanceTuning, instanceConfig, ServerInstance } from "../../servers/instance.js";
 import type { NetworkSetup } from "../../servers/network.js";
 import { effectiveBufferPool } from "../../servers/options.js";
-import { hardOpenFilesLimit } from "../../util/limits.js";
 import type { Logger } from "../../util/log.js";
 import { parseSize } from "../../util/size.js";
 import { PERFGATE_VERSION } from "../../version.js";
@@ -53,28 +52,48 @@ export function runHeader(
   };
 }
 
+/** What a tier's server configuration comes from: the build, the tier, the host, the options. */
+export type TierTuning = Pick<
+  TierServerOptions,
+  "install" | "tier" | "hostMemoryBytes" | "overrides" | "binlog"
+>;
+
 /**
- * The config_hash a tier's server would be recorded with (the hash covers the tunables only, not
- * paths or ports), computed without starting anything: a resumed run checks it against the file.
+ * The instance options of a tier's server that its my.cnf tunables come from: the one mapping
+ * both the server a run starts (startTierServer) and the resume check (tierConfig) use, so the
+ * two cannot differ. An innodb_buffer_pool_size override replaces the tier's size.
  */
-export function tierConfigHash(
-  install: ServerInstall,
-  tier: string,
-  hostMemoryBytes: number,
-  overrides: TierServerOptions["overrides"],
-): string {
-  const none = { basedir: "", datadir: "", socket: "", port: 0, pidFile: "", errorLog: "", tmpdir: "" };
-  return generateConfig(
-    {
-      flavor: install.flavor,
-      version: install.version,
-      bufferPoolBytes: parseSize(tier) ?? 0,
-      hostMemoryBytes,
-      openFilesLimit: hardOpenFilesLimit(),
-    },
-    { ...none, lcMessagesDir: "", pluginDir: null, user: null },
-    overrides,
-  ).hash;
+function tierInstanceTuning(o: TierTuning): InstanceTuning {
+  return {
+    install: o.install,
+    bufferPoolBytes: effectiveBufferPool(parseSize(o.tier) ?? 0, o.overrides),
+    hostMemoryBytes: o.hostMemoryBytes,
+    overrides: o.overrides,
+    ...(o.binlog === undefined ? {} : { binlog: o.binlog }),
+  };
+}
+
+const NO_PATHS: InstancePaths = {
+  basedir: "",
+  datadir: "",
+  socket: "",
+  port: 0,
+  pidFile: "",
+  errorLog: "",
+  tmpdir: "",
+  lcMessagesDir: "",
+  pluginDir: null,
+  user: null,
+};
+
+/**
+ * The configuration a tier's server would be recorded with, computed without starting anything:
+ * its tunables and their config_hash (the hash covers the tunables only, not paths or ports). A
+ * resumed run checks it against the file. `binlog` is required: the workload's setting changes it.
+ */
+export function tierConfig(o: TierTuning & { binlog: boolean }): Pick<GeneratedConfig, "hash" | "options"> {
+  const { hash, options } = instanceConfig(tierInstanceTuning(o), NO_PATHS);
+  return { hash, options };
 }
 
 export function serverRecord(install: ServerInstall, label: string): ServerRecord {
@@ -93,6 +112,21 @@ export function serverRecord(install: ServerInstall, label: string): ServerRecor
 }
 
 /**
+ * The tier's server instance, not started: its work dir and my.cnf, written from the same options
+ * tierConfig computes a resume's configuration from (the buffer pool size checked against memory
+ * up front).
+ */
+export async function createTierInstance(o: TierServerOptions): Promise<ServerInstance> {
+  const { install, label, tier } = o;
+  return await ServerInstance.create({
+    ...tierInstanceTuning(o),
+    workDir: join(o.workRoot, `${label}-${install.flavor}-${install.version}-${tier}`),
+    log: o.log,
+    ...(o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}),
+  });
+}
+
+/**
  * Initializes a fresh datadir, starts the server, checks VERSION() and the buffer pool and creates
  * the benchmark user. Returns the instance and what the start found: the tier's record (config,
  * hash, SHOW VARIABLES) and VERSION(), which the caller's document records (src/measuring/run/records.ts).
@@ -102,18 +136,8 @@ export async function startTierServer(
   o: TierServerOptions,
 ): Promise<{ instance: ServerInstance; start: TierStart }> {
   const { install, label, tier } = o;
-  // An innodb_buffer_pool_size override replaces the tier's size (checked against memory up front).
-  const bytes = effectiveBufferPool(parseSize(tier) ?? 0, o.overrides);
-  const instance = await ServerInstance.create({
-    install,
-    workDir: join(o.workRoot, `${label}-${install.flavor}-${install.version}-${tier}`),
-    bufferPoolBytes: bytes,
-    hostMemoryBytes: o.hostMemoryBytes,
-    overrides: o.overrides,
-    ...(o.binlog === undefined ? {} : { binlog: o.binlog }),
-    log: o.log,
-    ...(o.network ? { bindAddress: o.network.serverAddress, wrapper: o.network.serverWrapper } : {}),
-  });
+  const instance = await createTierInstance(o);
+  const bytes = instance.bufferPoolBytes;
   try {
     if (o.restoreFrom) await instance.restore(o.restoreFrom, o.signal);
     else await instance.initialize();

@@ -3,6 +3,7 @@
  * Percona report's tables, then per-cell detail) and a plain terminal table. Pure functions.
  */
 
+import { resumedText } from "../../analysis/compare/compare.js";
 import { aggregate, METRICS } from "../../analysis/metrics/table.js";
 import { degradationFromSpec } from "../../analysis/stats/degradation-settings.js";
 import {
@@ -194,6 +195,7 @@ function titleLines(results: Results, lines: string[]): void {
       ? `complete, ${plural(results.cells.length, "cell")}`
       : `**${results.status.toUpperCase()}**: ${results.cells.length} of ${plural(results.cells_planned, "cell")}${results.status_reason ? ` (${mdEscape(results.status_reason)})` : ""}`;
   lines.push(`- Status: ${status}`);
+  if (results.resumed?.length) lines.push(`- Resumed: ${resumedText(results.resumed)}`);
   if (results.imported) {
     lines.push(
       `- Imported from the sysbench ${mdEscape(results.sysbench.version)} log ${mdEscape(results.imported.file)} (host, server and dataset are not in the log)`,
