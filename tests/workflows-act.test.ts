@@ -157,19 +157,30 @@ describe("the pull-request gate under act", () => {
       gh,
       vars: VARS,
     });
-    expect(c.code, ok(c)).toBe(0);
     const comments = gh.commentsOn(OWNER, NAME, 7);
     expect(comments).toHaveLength(1);
     const body = comments[0]!.body;
     expect(body).toContain("<!-- perfgate:act-gate -->");
-    expect(body).toMatch(/^### \S+ (unchanged|inconclusive|improvement) · perfgate act-gate/m);
+    // An A/A of throughput slices on a loaded 2-core VM: at 95% over three metrics a false
+    // regression is rare but possible (p95 of 1 s slices under a load burst), so this test checks
+    // that the status and the job follow the verdict, not which verdict noise gave. The planted
+    // regression below decides on instruction counts, which do not move with the load.
+    const verdict = /^### \S+ (unchanged|inconclusive|improvement|regression) · perfgate act-gate/m.exec(
+      body,
+    )?.[1];
+    expect(verdict, body.slice(0, 400)).toBeDefined();
+    const regressed = verdict === "regression";
+    if (regressed) expect(c.code, ok(c)).not.toBe(0);
+    else expect(c.code, ok(c)).toBe(0);
     expect(body).toContain(`/actions/runs/501/artifacts/${artifactId}`);
     expect(Object.values(c.summaries).join("\n")).toContain("act-gate");
-    // A/A: never a regression; the status links to this run's summary
+    // the status says the verdict and links to this run's summary
     const st = gh.latestStatuses(REPO, head).get(CONTEXT)!;
-    expect(st.state, c.logs).toBe("success");
+    expect(st.state, c.logs).toBe(regressed ? "failure" : "success");
     expect(st.description).toMatch(
-      /^(unchanged: no regression|inconclusive: no regression shown, none ruled out|improvement, no regression)$/,
+      regressed
+        ? /^regression: [1-9]\d* verdict\(s\) worse than the base$/
+        : /^(unchanged: no regression|inconclusive: no regression shown, none ruled out|improvement, no regression)$/,
     );
     expect(st.target_url).toMatch(new RegExp(`^https://github.com/${REPO}/actions/runs/\\d+$`));
 
@@ -185,7 +196,8 @@ describe("the pull-request gate under act", () => {
       gh,
       vars: VARS,
     });
-    expect(again.code, ok(again)).toBe(0);
+    if (regressed) expect(again.code, ok(again)).not.toBe(0);
+    else expect(again.code, ok(again)).toBe(0);
     const after = gh.commentsOn(OWNER, NAME, 7);
     expect(after.map((x) => x.id)).toEqual([id]);
     expect(after[0]!.body).toContain(`/actions/runs/502/artifacts/${second}`);
