@@ -14,7 +14,14 @@ import { appendToFolder, readIndex } from "../src/output/history/folder.js";
 import { type HistoryRun, HistoryRunSchema } from "../src/output/history/schema.js";
 import { buildMatrix } from "../src/output/pages/matrix.js";
 import type { PinnedDefaults } from "../src/results/schema.js";
-import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
+import {
+  makeAbResults,
+  makeResults,
+  makeServer,
+  RUN_PINS,
+  tempDir,
+  writeJson,
+} from "./helpers/results-factory.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures/results-v1");
 const CTX = { commit: "a".repeat(40), commitUrl: null, branch: "main", runnerClass: "test-class" };
@@ -135,31 +142,6 @@ describe("the same file appended again", () => {
     expect(readIndex(root).runs).toHaveLength(2);
   });
 });
-
-/** The pins of `perfgate run --server deb:mysql@9.7.4 --pin-defaults maven:mysql@8.0.15`. */
-const RUN_PINS: PinnedDefaults = {
-  from: "maven:mysql@8.0.15",
-  stock: null,
-  sides: [
-    {
-      label: "server",
-      target: "deb:mysql@9.7.4",
-      reference: "maven:mysql@8.0.15",
-      pinned: [
-        { name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" },
-        { name: "innodb_purge_threads", target: "1", value: "4" },
-      ],
-      not_pinned: [
-        {
-          name: "innodb_redo_log_capacity",
-          reference: null,
-          target: "536870912",
-          reason: "maven:mysql@8.0.15 does not have it",
-        },
-      ],
-    },
-  ],
-};
 
 /** A run of one MySQL server (tps 100 over two repetitions), with `pins` when given. */
 function mysqlRun(version: string, pins?: PinnedDefaults): HistoryRun {

@@ -16,31 +16,7 @@ import type { PinnedDefaults } from "../src/results/schema.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
-
-const PINS: PinnedDefaults = {
-  from: "maven:mysql@8.0.15",
-  stock: null,
-  sides: [
-    {
-      label: "server",
-      target: "deb:mysql@9.7.4",
-      reference: "maven:mysql@8.0.15",
-      pinned: [
-        { name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" },
-        { name: "innodb_purge_threads", target: "1", value: "4" },
-      ],
-      not_pinned: [
-        {
-          name: "innodb_redo_log_capacity",
-          reference: null,
-          target: "536870912",
-          reason: "maven:mysql@8.0.15 does not have it",
-        },
-      ],
-    },
-  ],
-};
+import { makeResults, makeServer, RUN_PINS, tempDir, writeJson } from "./helpers/results-factory.js";
 
 let dir: string;
 let site: string;
@@ -88,7 +64,7 @@ beforeAll(async () => {
   requireBuild();
   dir = tempDir("perfgate-pages-pins-");
   ids.stock = await append(mysqlRun("8.0.15"), "rc-pinned");
-  ids.pinned = await append(mysqlRun("9.7.4", PINS), "rc-pinned");
+  ids.pinned = await append(mysqlRun("9.7.4", RUN_PINS), "rc-pinned");
   ids.ab = await append(fixture("ab-pinned-defaults.json.gz"), "l4l");
   ids.counts = await append(fixture("ab-instructions-only.json.gz"), "name");
   site = join(dir, "site");

@@ -12,6 +12,7 @@ import {
   type Cell,
   type Host,
   type Interval,
+  type PinnedDefaults,
   type Results,
   ResultsSchema,
   type ServerRecord,
@@ -396,3 +397,28 @@ export function plannedOf(r: Results): PlannedCell[] {
     repetition,
   }));
 }
+
+/** The pins of `perfgate run --server deb:mysql@9.7.4 --pin-defaults maven:mysql@8.0.15`. */
+export const RUN_PINS: PinnedDefaults = {
+  from: "maven:mysql@8.0.15",
+  stock: null,
+  sides: [
+    {
+      label: "server",
+      target: "deb:mysql@9.7.4",
+      reference: "maven:mysql@8.0.15",
+      pinned: [
+        { name: "innodb_adaptive_hash_index", target: "OFF", value: "ON" },
+        { name: "innodb_purge_threads", target: "1", value: "4" },
+      ],
+      not_pinned: [
+        {
+          name: "innodb_redo_log_capacity",
+          reference: null,
+          target: "536870912",
+          reason: "maven:mysql@8.0.15 does not have it",
+        },
+      ],
+    },
+  ],
+};
