@@ -103,6 +103,7 @@ export const E2E = [
   "runner-setup",
   "server-gate",
   "workflows-gate",
+  "workload-errors-cli",
 ].map((name) => `tests/${name}.test.ts`);
 
 /** A port nothing listens on: a download from it is refused at once. */

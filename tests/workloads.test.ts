@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkTiersFitHost, planCells, plannedSeconds } from "../src/measuring/run/plan.js";
 import { UserError } from "../src/util/errors.js";
-import { loadWorkload } from "../src/workloads/schema.js";
+import { loadWorkload, WarmupSchema, WorkloadSchema } from "../src/workloads/schema.js";
 import { ROOT } from "./helpers/env.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pg-wl-"));
@@ -84,7 +84,9 @@ describe("workload files", () => {
     const l = loadWorkload(file("deg.yml", `${GOOD}degradation:\n  min_drop_pct: 10\n  sustain_s: 30\n`));
     expect(l.workload.degradation).toEqual({ min_drop_pct: 10, sustain_s: 30 });
     const unknown = oneLineError(() => loadWorkload(file("deg-x.yml", `${GOOD}degradation:\n  drop: 10\n`)));
-    expect(unknown).toMatch(/unknown field degradation\.drop; accepted: window_s, filter_s, min_drop_pct/);
+    expect(unknown).toMatch(
+      /field degradation\.drop is not accepted; accepted: window_s, filter_s, min_drop_pct/,
+    );
     const big = oneLineError(() =>
       loadWorkload(file("deg-big.yml", `${GOOD}degradation:\n  min_drop_pct: 150\n`)),
     );
@@ -119,10 +121,72 @@ describe("workload files", () => {
 
   it("names unknown and missing fields", () => {
     expect(oneLineError(() => loadWorkload(file("extra.yml", `${GOOD}thread: [4]\n`)))).toMatch(
-      /unknown field thread; accepted: name, /,
+      // threads is there already: no guess, the list
+      /extra\.yml: field thread is not accepted; accepted: name, description, scripts, /,
     );
-    expect(oneLineError(() => loadWorkload(file("missing.yml", GOOD.replace("duration: 3\n", ""))))).toMatch(
-      /missing\.yml: duration: /,
+    expect(oneLineError(() => loadWorkload(file("far.yml", `${GOOD}colour: red\n`)))).toMatch(
+      /far\.yml: field colour is not accepted; accepted: name, description, scripts, .*, instructions$/,
+    );
+    expect(oneLineError(() => loadWorkload(file("missing.yml", GOOD.replace("duration: 3\n", ""))))).toBe(
+      `${join(dir, "missing.yml")}: missing required field duration (a number)`,
+    );
+    expect(
+      oneLineError(() => loadWorkload(file("opt.yml", `${GOOD}repetition: 3\npause: 1\npuase: 2\n`))),
+    ).toMatch(
+      /opt\.yml: fields not accepted: repetition \(did you mean repetitions\?\), puase; accepted: name, /,
+    );
+  });
+
+  // A typo in a required field's name leaves the field missing and a name the schema refuses: the
+  // error names both, and the one as a guess for the other, for every required field.
+  const required = (shape: Record<string, { safeParse(v: unknown): { success: boolean } }>) =>
+    Object.keys(shape).filter((k) => !shape[k]!.safeParse(undefined).success);
+  const typos = (key: string) => [
+    key.slice(0, -1),
+    `${key.slice(0, 1)}${key.slice(2, 3)}${key.slice(1, 2)}${key.slice(3)}`,
+  ];
+
+  it.each(required(WorkloadSchema.shape).flatMap((key) => typos(key).map((typo) => [key, typo])))(
+    "required field %s typed as %s: the file, the missing field and the guess",
+    (key, typo) => {
+      const text = GOOD.replace(new RegExp(`^${key}:`, "m"), `${typo}:`);
+      expect(text).not.toBe(GOOD);
+      const f = file(`typo-${typo}.yml`, text);
+      expect(oneLineError(() => loadWorkload(f))).toMatch(
+        new RegExp(
+          `^${f}: missing required field ${key} \\(a \\w+\\); field ${typo} is not accepted \\(did you mean ${key}\\?\\)$`,
+        ),
+      );
+    },
+  );
+
+  it.each(required(WarmupSchema.shape).flatMap((key) => typos(key).map((typo) => [key, typo])))(
+    "warmup field %s typed as %s: named with its place in the list",
+    (key, typo) => {
+      const phase = { script: "oltp_read_only", duration: 5, threads: 2 } as Record<string, unknown>;
+      const entries = Object.entries(phase).map(([k, v]) => `${k === key ? typo : k}: ${v}`);
+      const f = file(
+        `warmup-${typo}.yml`,
+        `${GOOD}warmup:\n  - { script: oltp_read_write, duration: 5, threads: 1 }\n  - { ${entries.join(", ")} }\n`,
+      );
+      expect(oneLineError(() => loadWorkload(f))).toMatch(
+        new RegExp(
+          `: missing required field warmup\\[1\\]\\.${key} \\(a \\w+\\); field warmup\\[1\\]\\.${typo} is not accepted \\(did you mean ${key}\\?\\)$`,
+        ),
+      );
+    },
+  );
+
+  it("thousands of stray names: the first ten named, the rest counted", () => {
+    const stray = Array.from({ length: 5000 }, (_, i) => `stray${i}: 1`).join("\n");
+    const msg = oneLineError(() => loadWorkload(file("stray.yml", `${GOOD}${stray}\n`)));
+    expect(msg).toMatch(/fields not accepted: stray0, stray1, .*, stray9 and 4990 more; accepted: name, /);
+  });
+
+  it("two typos at once are both named, each with its guess", () => {
+    const f = file("two.yml", GOOD.replace("threads:", "thread:").replace("duration:", "duraton:"));
+    expect(oneLineError(() => loadWorkload(f))).toBe(
+      `${f}: missing required fields threads (a list), duration (a number); fields not accepted: thread (did you mean threads?), duraton (did you mean duration?)`,
     );
   });
 

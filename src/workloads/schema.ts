@@ -10,6 +10,7 @@ import { DEGRADATION_SETTINGS, DegradationSettingsSchema } from "../analysis/sta
 import { refusedReason } from "../servers/options.js";
 import { UserError } from "../util/errors.js";
 import { parseSize } from "../util/size.js";
+import { closestName } from "../util/suggest.js";
 import { TEXT_LIMITS } from "../util/text-limits.js";
 
 /** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
@@ -214,6 +215,16 @@ export interface LoadedWorkload {
   sha256: string;
 }
 
+/** The value at `path` in `root` (undefined where the path leaves the data). */
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
 /**
  * " (got <value>)" for a short scalar in a named field; nothing for the top level, objects, long
  * or multi-line strings: an error never echoes more of a file than the one value at fault (a
@@ -221,11 +232,7 @@ export interface LoadedWorkload {
  */
 function describeValue(root: unknown, path: PropertyKey[]): string {
   if (path.length === 0) return "";
-  let cur: unknown = root;
-  for (const key of path) {
-    if (cur === null || typeof cur !== "object") return "";
-    cur = (cur as Record<PropertyKey, unknown>)[key];
-  }
+  const cur = valueAt(root, path);
   if (typeof cur === "string" && (cur.length > 60 || /[\r\n]/.test(cur))) return "";
   if (cur === undefined || (cur !== null && typeof cur === "object")) return "";
   return ` (got ${JSON.stringify(cur)})`;
@@ -238,24 +245,121 @@ function fieldPath(path: PropertyKey[]): string {
   );
 }
 
-/** Validates a parsed object; errors are one line naming the file and field. */
+/** The field names accepted in the mapping at a field path ("" the top level, "warmup[0]", "ab"). */
+function acceptedFields(at: string): readonly string[] {
+  const sections: Record<string, readonly string[]> = {
+    "": Object.keys(WorkloadSchema.shape),
+    "warmup[]": Object.keys(WarmupSchema.shape),
+    ab: Object.keys(AbSectionSchema.shape),
+    degradation: DEGRADATION_SETTINGS,
+    instructions: Object.keys(InstructionsSectionSchema.shape),
+  };
+  return sections[at.replace(/\[\d+\]/g, "[]")] ?? [];
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  array: "a list",
+  number: "a number",
+  string: "a string",
+  boolean: "true or false",
+  object: "a mapping",
+};
+
+/** The misnamed fields of one mapping: required ones absent, names not accepted. */
+interface NameProblems {
+  at: PropertyKey[];
+  missing: { key: string; expected: string }[];
+  unknown: string[];
+}
+
+/** Missing required fields and fields not accepted, grouped by the mapping they belong in. */
+function nameProblems(issues: readonly z.core.$ZodIssue[], data: unknown): NameProblems[] {
+  const groups = new Map<string, NameProblems>();
+  const group = (at: PropertyKey[]) => {
+    const id = fieldPath(at);
+    const g = groups.get(id) ?? { at, missing: [], unknown: [] };
+    groups.set(id, g);
+    return g;
+  };
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") {
+      group(issue.path).unknown.push(...issue.keys);
+      continue;
+    }
+    const key = issue.path.at(-1);
+    const parent = valueAt(data, issue.path.slice(0, -1));
+    if (
+      issue.code === "invalid_type" &&
+      typeof key === "string" &&
+      parent !== null &&
+      typeof parent === "object" &&
+      !Array.isArray(parent) &&
+      !Object.hasOwn(parent, key)
+    ) {
+      group(issue.path.slice(0, -1)).missing.push({ key, expected: issue.expected });
+    }
+  }
+  return [...groups.values()];
+}
+
+/** Names not accepted that one error lists at most. */
+const MAX_NAMED = 10;
+
+/** A field name as it may be printed: a plain identifier, else only its length. */
+function printableName(key: string, prefix: string): string {
+  return /^[\w.-]{1,40}$/.test(key) ? `${prefix}${key}` : `(a name of ${key.length} characters)`;
+}
+
+/**
+ * One mapping's misnamed fields, e.g. "missing required field threads (a list); field thread is
+ * not accepted (did you mean threads?); accepted: name, ...": a typo shows as both halves.
+ */
+function describeNameProblems(g: NameProblems, data: unknown): string {
+  const at = fieldPath(g.at);
+  const prefix = at ? `${at}.` : "";
+  const parts: string[] = [];
+  if (g.missing.length > 0) {
+    const names = g.missing.map((m) => `${prefix}${m.key} (${TYPE_WORDS[m.expected] ?? m.expected})`);
+    parts.push(`missing required ${g.missing.length === 1 ? "field" : "fields"} ${names.join(", ")}`);
+  }
+  if (g.unknown.length > 0) {
+    const accepted = acceptedFields(at);
+    const present = valueAt(data, g.at) as Record<string, unknown>;
+    const missing = g.missing.map((m) => m.key);
+    const absent = accepted.filter((k) => !Object.hasOwn(present, k));
+    // A file of thousands of stray names gets the first few named, not a line of thousands.
+    const named = g.unknown.slice(0, MAX_NAMED).map((k) => {
+      const shown = printableName(k, prefix);
+      const near = shown.startsWith("(") ? undefined : (closestName(k, missing) ?? closestName(k, absent));
+      return { shown, near };
+    });
+    if (named.length === 1) {
+      const { shown, near } = named[0]!;
+      parts.push(`field ${shown} is not accepted${near ? ` (did you mean ${near}?)` : ""}`);
+    } else {
+      const list = named.map(({ shown, near }) => (near ? `${shown} (did you mean ${near}?)` : shown));
+      const more = g.unknown.length - named.length;
+      parts.push(`fields not accepted: ${list.join(", ")}${more > 0 ? ` and ${more} more` : ""}`);
+    }
+    // Every name guessed: the guesses say enough; else the whole list.
+    if (accepted.length > 0 && named.some((n) => !n.near)) parts.push(`accepted: ${accepted.join(", ")}`);
+  }
+  return parts.join("; ");
+}
+
+/**
+ * Validates a parsed object; errors are one line naming the file and field. Misnamed fields come
+ * first: a typo in a required field's name is reported as the missing field and the near name.
+ */
 export function validateWorkload(data: unknown, file: string): Workload {
   const parsed = WorkloadSchema.safeParse(data);
   if (parsed.success) return parsed.data;
+  const named = nameProblems(parsed.error.issues, data);
+  if (named.length > 0) {
+    throw new UserError(`${file}: ${named.map((g) => describeNameProblems(g, data)).join("; ")}`);
+  }
   const issue = parsed.error.issues[0];
   if (!issue) throw new UserError(`${file}: invalid workload`);
-  if (issue.code === "unrecognized_keys") {
-    const at = fieldPath(issue.path);
-    const section: Record<string, readonly string[]> = {
-      ab: Object.keys(AbSectionSchema.shape),
-      degradation: DEGRADATION_SETTINGS,
-      instructions: Object.keys(InstructionsSectionSchema.shape),
-    };
-    const accepted = section[at] ?? Object.keys(WorkloadSchema.shape);
-    throw new UserError(
-      `${file}: unknown field ${issue.keys.map((k) => (/^[\w.-]{1,40}$/.test(k) ? (at ? `${at}.${k}` : k) : `(a name of ${k.length} characters)`)).join(", ")}; accepted: ${accepted.join(", ")}`,
-    );
-  }
   const field = fieldPath(issue.path) || "(top level)";
   throw new UserError(`${file}: ${field}: ${issue.message}${describeValue(data, issue.path)}`);
 }
