@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { KNOWN_SETTINGS, knownSettingExists } from "../src/analysis/compare/known-settings.js";
 import { namingDeadServer, sideOf } from "../src/measuring/run/phases.js";
 import { installEnv, type ServerInstall } from "../src/servers/install.js";
 import { ServerInstance, statusDeltas } from "../src/servers/instance.js";
@@ -56,6 +57,7 @@ describe.each(REAL_SERVERS)("%s lifecycle", (spec) => {
       expect(vars.innodb_flush_log_at_trx_commit).toBe("1");
       expect(vars.log_bin).toBe("ON");
       expect(vars.character_set_server).toBe("utf8mb4");
+      expectKnownSettingsWhereListed(install, vars);
       // read back by verify(): the server kept the table cache perfgate asked for (the report's
       // 200000, scaled down to the open-files limit of this host) and open_files_limit with it
       expect(inst.config.text).toContain(`table_open_cache = ${vars.table_open_cache}`);
@@ -178,6 +180,25 @@ describe.each(["deb:mariadb@10.11.19"])(
     });
   },
 );
+
+/**
+ * The known settings' recorded versions (src/analysis/compare/known-settings.ts) agree with the
+ * server: a setting listed for its flavor and version is among its variables, one listed for
+ * others is not; those without a record are present or absent alike.
+ */
+function expectKnownSettingsWhereListed(install: ServerInstall, vars: Record<string, string>): void {
+  console.log(
+    install.spec,
+    Object.fromEntries(Object.entries(vars).filter(([k]) => /purge|lru|undo_tablespaces/.test(k))),
+  );
+  for (const k of KNOWN_SETTINGS) {
+    const expected = knownSettingExists(k, install.flavor, install.version);
+    if (expected === undefined) continue;
+    for (const name of k.names) {
+      expect(Object.hasOwn(vars, name), `${name} on ${install.spec}`).toBe(expected);
+    }
+  }
+}
 
 /** --defaults-file: the host's /etc/mysql/my.cnf and ~/.my.cnf are not read, only perfgate's. */
 function expectOnlyPerfgateCnf(install: ServerInstall, workDir: string, cnf: string): void {

@@ -1,6 +1,6 @@
 /**
  * `perfgate run --pin-defaults <spec>` with real servers: MySQL 9.7.4's performance-relevant
- * defaults set to MySQL 8.0.15's, each pin read back from the running server, the ones left
+ * defaults set to MySQL 8.0.15's (and MariaDB 11.4.5's to 10.11.5's), each pin read back from the running server, the ones left
  * listed with why, and both in the results and the report. A like-for-like A/B interrupted in
  * either half is continued with --resume, its pins and its like-for-like report kept.
  */
@@ -49,6 +49,37 @@ describe("perfgate run --pin-defaults", () => {
     expect(report).toContain("## Pinned defaults");
     expect(report).toContain(`\`${side.pinned[0]!.name}\``);
     expect(r.stdout).toContain("Pinned defaults");
+  });
+
+  it("MariaDB 11.4.5 pinned to 10.11.5: the purge batch and undo tablespaces as 10.11.5 runs them; the LRU flush size 11.4.5 ignores left", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-pin-mariadb-"));
+    const out = join(dir, "r.json");
+    const r = await runCli([
+      "run",
+      "--server",
+      "maven:mariadb@11.4.5",
+      "--pin-defaults",
+      "maven:mariadb@10.11.5",
+      "--workload",
+      "tests/fixtures/workloads/tiny.yml",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const results = readResults(out);
+    const side = results.pinned_defaults!.sides[0]!;
+    const pinned = side.pinned.map((p) => p.name);
+    expect(pinned).toContain("innodb_purge_batch_size");
+    expect(pinned).toContain("innodb_undo_tablespaces");
+    for (const tier of results.servers[0]!.tiers) {
+      for (const pin of side.pinned) expect(tier.variables[pin.name], pin.name).toBe(pin.value);
+    }
+    expect(side.not_pinned).toContainEqual(
+      expect.objectContaining({
+        name: "innodb_lru_flush_size",
+        reason: "maven:mariadb@11.4.5 ignores it (it reads 0)",
+      }),
+    );
   });
 
   const dir = mkdtempSync(join(tmpdir(), "pg-pin-ab-"));

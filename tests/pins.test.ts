@@ -79,6 +79,55 @@ describe("like-for-like pins", () => {
     expect(same).toEqual({ pinned: [], not_pinned: [] });
   });
 
+  it("MariaDB 11.4 to 10.11: the purge batch and the undo tablespaces pinned; the LRU flush size the newer one ignores is not", () => {
+    // as SHOW GLOBAL VARIABLES reads them on maven:mariadb@10.11.5 and maven:mariadb@11.4.5 (their defaults)
+    const m10 = {
+      innodb_purge_threads: "4",
+      innodb_purge_batch_size: "300",
+      innodb_max_purge_lag: "0",
+      innodb_undo_tablespaces: "0",
+      innodb_lru_scan_depth: "1536",
+      innodb_lru_flush_size: "32",
+    };
+    const m11 = {
+      ...m10,
+      innodb_purge_batch_size: "127",
+      innodb_undo_tablespaces: "3",
+      innodb_lru_flush_size: "0",
+    };
+    const names = { referenceName: "maven:mariadb@10.11.5", targetName: "maven:mariadb@11.4.5" };
+    const p = planPins({ reference: m10, target: m11, given: {}, ...names });
+    expect(p.pinned).toEqual([
+      { name: "innodb_purge_batch_size", target: "127", value: "300" },
+      { name: "innodb_undo_tablespaces", target: "3", value: "0" },
+    ]);
+    expect(p.not_pinned).toEqual([
+      {
+        name: "innodb_lru_flush_size",
+        reference: "32",
+        target: "0",
+        reason: "maven:mariadb@11.4.5 ignores it (it reads 0)",
+      },
+    ]);
+    // the other way round: 0 is not a value to pin the older server to either
+    const back = planPins({
+      reference: m11,
+      target: m10,
+      given: {},
+      referenceName: names.targetName,
+      targetName: names.referenceName,
+    });
+    expect(back.not_pinned.map((n) => n.reason)).toEqual(["maven:mariadb@11.4.5 ignores it (it reads 0)"]);
+    // both servers honour it: pinned like any other
+    const both = planPins({
+      reference: m10,
+      target: { ...m10, innodb_lru_flush_size: "64" },
+      given: {},
+      ...names,
+    });
+    expect(both.pinned).toEqual([{ name: "innodb_lru_flush_size", target: "64", value: "32" }]);
+  });
+
   it("moves a value the server refused to not pinned, with the server's reason", () => {
     const d = dropRefused(plan, new Map([["innodb_change_buffering", "unknown value"]]));
     expect(d.pinned.map((p) => p.name)).toEqual(["innodb_flush_method", "innodb_adaptive_hash_index"]);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/analysis/compare/compare.js";
-import { KNOWN_SETTINGS } from "../src/analysis/compare/known-settings.js";
+import { KNOWN_SETTINGS, knownSettingExists } from "../src/analysis/compare/known-settings.js";
 import { fromDocument } from "../src/analysis/compare/model.js";
 import { configOptions, diffVariables, isPlaceVariable } from "../src/analysis/compare/settings.js";
 import { makeAbResults } from "./helpers/results-factory.js";
@@ -102,6 +102,38 @@ describe("diffVariables", () => {
     expect(isPlaceVariable("innodb_undo_directory", ["./"])).toBe(true);
     expect(isPlaceVariable("anything", ["/var/lib/mysql"])).toBe(true);
   });
+  it("knows MariaDB's purge and LRU settings, and where each exists", () => {
+    const known = (name: string) => KNOWN_SETTINGS.find((k) => k.names.includes(name));
+    for (const name of [
+      "innodb_purge_threads",
+      "innodb_purge_batch_size",
+      "innodb_max_purge_lag",
+      "innodb_undo_tablespaces",
+      "innodb_lru_scan_depth",
+      "innodb_lru_flush_size",
+    ]) {
+      expect(known(name), name).toBeDefined();
+    }
+    const lru = known("innodb_lru_flush_size")!;
+    expect(knownSettingExists(lru, "mariadb", "10.5.6")).toBe(false);
+    expect(knownSettingExists(lru, "mariadb", "10.5.7")).toBe(true);
+    expect(knownSettingExists(lru, "mariadb", "11.8.9")).toBe(true);
+    expect(knownSettingExists(lru, "mysql", "8.0.15")).toBe(false);
+    const undo = known("innodb_undo_tablespaces")!;
+    expect(knownSettingExists(undo, "mysql", "8.0.15")).toBe(true);
+    expect(knownSettingExists(undo, "percona", "8.0.15")).toBe(true);
+    expect(knownSettingExists(undo, "mysql", "9.7.4")).toBe(false);
+    expect(knownSettingExists(known("innodb_purge_batch_size")!, "mysql", "8.0.15")).toBeUndefined();
+    const d = diffVariables({
+      base: { innodb_purge_batch_size: "300", innodb_lru_flush_size: "32" },
+      head: { innodb_purge_batch_size: "127", innodb_lru_flush_size: "0" },
+      baseConfig: CONFIG,
+      headConfig: CONFIG,
+    });
+    expect(d.known.map((k) => k.name)).toEqual(["innodb_purge_batch_size", "innodb_lru_flush_size"]);
+    expect(d.other).toEqual([]);
+  });
+
   it("every known setting name is a lower-case variable name, listed once", () => {
     const names = KNOWN_SETTINGS.flatMap((k) => k.names);
     expect(new Set(names).size).toBe(names.length);

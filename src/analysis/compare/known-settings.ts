@@ -5,10 +5,32 @@
  * differing variable is folded below it. Add a variable here when a difference in it has explained a
  * verdict; keep the why to what the setting changes in the work per transaction.
  */
+import { compareVersions, type Flavor } from "../../servers/spec.js";
+
+/**
+ * The versions of one flavor that have a variable: from `from` (included) to `until` (excluded,
+ * the first version known not to have it).
+ */
+export interface VersionRange {
+  from?: string;
+  until?: string;
+}
+
 export interface KnownSetting {
   /** SHOW GLOBAL VARIABLES names (lower case); several when versions renamed it */
   names: readonly string[];
   why: string;
+  /**
+   * Where the variables exist, for a setting that only some servers have: the versions per flavor
+   * (Percona as MySQL); a flavor not named has it in no version. Unset: not recorded. Checked
+   * against every real server's SHOW GLOBAL VARIABLES in tests/instance.test.ts.
+   */
+  servers?: { mariadb?: VersionRange; mysql?: VersionRange };
+  /**
+   * The value the variable reads on a server that keeps it but ignores it: not a setting to pin to,
+   * nor one to pin over.
+   */
+  ignored?: string;
 }
 
 export const KNOWN_SETTINGS: readonly KnownSetting[] = [
@@ -53,6 +75,22 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     why: "secondary-index changes buffered instead of read in: fewer reads, later merge work",
   },
   { names: ["innodb_purge_threads"], why: "threads that remove old row versions; too few lets history grow" },
+  {
+    // MariaDB's default moved: 300, then 1000 (10.6.16, 10.11.6), then 127 (10.6.19, 10.11.9, 11.4.3)
+    names: ["innodb_purge_batch_size"],
+    why: "undo log pages purged per batch: how fast history shrinks vs contention with writers",
+  },
+  {
+    names: ["innodb_max_purge_lag", "innodb_max_purge_lag_delay"],
+    why: "history length past which every write is delayed so purge can catch up",
+  },
+  {
+    // MariaDB's default is 3 from 11.0 (0 before). MySQL's is 2 from 8.0, deprecated in 8.0.14:
+    // 8.0.15 has it and 9.7.4 does not; the release in between that dropped it is not recorded.
+    names: ["innodb_undo_tablespaces"],
+    why: "undo logs in tablespaces of their own rather than in the system tablespace",
+    servers: { mariadb: { from: "10.0.0" }, mysql: { from: "5.6.3", until: "9.7.4" } },
+  },
   { names: ["thread_handling", "thread_pool_size"], why: "thread per connection vs a thread pool" },
   { names: ["performance_schema"], why: "instrumentation of every wait and statement (CPU per statement)" },
   {
@@ -62,6 +100,14 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   { names: ["innodb_io_capacity", "innodb_io_capacity_max"], why: "background flushing rate" },
   { names: ["innodb_flush_neighbors"], why: "flushes adjacent pages too (good on disks, waste on SSDs)" },
   { names: ["innodb_page_cleaners", "innodb_lru_scan_depth"], why: "page cleaner parallelism and depth" },
+  {
+    // MariaDB 10.5.7 added it; MDEV-33613 (2024) took away its effect and MDEV-34803 deprecated it,
+    // after which it reads 0 (10.11.18, 11.4.5 and 11.8.9 do; 10.11.5 reads its default, 32)
+    names: ["innodb_lru_flush_size"],
+    why: "pages flushed at once when a thread finds no free page (LRU eviction)",
+    servers: { mariadb: { from: "10.5.7" } },
+    ignored: "0",
+  },
   {
     names: ["innodb_max_dirty_pages_pct", "innodb_max_dirty_pages_pct_lwm", "innodb_adaptive_flushing_lwm"],
     why: "when dirty pages start being flushed",
@@ -99,6 +145,18 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   },
   { names: ["log_slave_updates", "log_replica_updates"], why: "replicated changes logged again" },
 ];
+
+/**
+ * Whether a server of this flavor and version has a known setting's variables; undefined when the
+ * list does not record where they exist.
+ */
+export function knownSettingExists(k: KnownSetting, flavor: Flavor, version: string): boolean | undefined {
+  if (!k.servers) return undefined;
+  const range = k.servers[flavor === "percona" ? "mysql" : flavor];
+  if (!range) return false;
+  if (range.from && compareVersions(version, range.from) < 0) return false;
+  return !(range.until && compareVersions(version, range.until) >= 0);
+}
 
 const WHY = new Map<string, { why: string; rank: number }>();
 KNOWN_SETTINGS.forEach((k, rank) => {

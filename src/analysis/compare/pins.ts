@@ -8,7 +8,13 @@
  * variables come in as read back from each server (SHOW GLOBAL VARIABLES).
  */
 import { refusedReason } from "../../servers/options.js";
-import { KNOWN_SETTINGS, namesOfVariable, ownName, variableValue } from "./known-settings.js";
+import {
+  KNOWN_SETTINGS,
+  type KnownSetting,
+  namesOfVariable,
+  ownName,
+  variableValue,
+} from "./known-settings.js";
 
 export interface Pin {
   name: string;
@@ -43,6 +49,7 @@ export interface PinInput {
 
 /** Why a differing known variable cannot be pinned; null when it can. */
 function unpinnable(
+  k: KnownSetting,
   name: string,
   ref: string | undefined,
   tgt: string | undefined,
@@ -50,6 +57,8 @@ function unpinnable(
 ): string | null {
   if (ref === undefined) return `${i.referenceName} does not have it`;
   if (tgt === undefined) return `${i.targetName} does not have it`;
+  if (ref === k.ignored) return `${i.referenceName} ignores it (it reads ${ref})`;
+  if (tgt === k.ignored) return `${i.targetName} ignores it (it reads ${tgt})`;
   if (name in i.given) return `set by the user to ${i.given[name]}`;
   if (ref === "") return "the reference's value is empty: not expressible as a server option";
   const refused = refusedReason(name, ref);
@@ -70,7 +79,7 @@ export function planPins(i: PinInput): PinPlan {
       const tgt = i.target[name];
       if (ref === undefined && tgt === undefined) continue;
       if (ref !== undefined && tgt !== undefined && ref === tgt) continue;
-      const why = unpinnable(name, ref, tgt, i);
+      const why = unpinnable(k, name, ref, tgt, i);
       if (why === null) out.pinned.push({ name, target: tgt!, value: ref! });
       else out.not_pinned.push({ name, reference: ref ?? null, target: tgt ?? null, reason: why });
     }
