@@ -8,6 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { addProfile, emptySide, keptStacks } from "../src/measuring/ab/profile.js";
 import { importSysbenchLog } from "../src/results/import/sysbench-log.js";
 import { type AbResults, type Results, ScriptSchema } from "../src/results/schema.js";
 import {
@@ -79,6 +80,60 @@ describe("a results file's strings are refused past their limit", () => {
     expect(message).toContain("5000000 characters");
     expect(message.split("\n")).toHaveLength(1);
     expect(message.length).toBeLessThan(400);
+  });
+});
+
+describe("the workload as it ran and the profiles' stacks are bounded too", () => {
+  const side = (stacks: Record<string, number>) => ({ samples: 10, transactions: 5, stacks });
+  const profiled = (stacks: Record<string, number>) =>
+    spoiled(ab(), ["cells", 0, "profile"], {
+      reason: "requested",
+      command: "perf record -g",
+      pairs: 1,
+      base: side({ "main;a": 5 }),
+      head: side(stacks),
+    });
+
+  it("workload.spec: a long string, a long name, deep nesting, too many values; each in one line", () => {
+    expect(refusal(spoiled(run(), ["workload", "spec", "description"], HUGE))).toBe(
+      `h_huge.json: field workload.spec.description: at most ${TEXT_LIMITS.list} characters (got a string of 5000000 characters)`,
+    );
+    expect(refusal(spoiled(ab(), ["workload", "spec", "sysbench_options"], { [HUGE]: 1 }))).toBe(
+      `h_huge.json: field workload.spec.sysbench_options.(a name of 5000000 characters): a name of at most ${TEXT_LIMITS.name} characters`,
+    );
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(refusal(spoiled(run(), ["workload", "spec", "warmup"], deep))).toMatch(
+      /^h_huge\.json: field workload\.spec\.warmup(\.0)+: at most 16 levels of nesting$/,
+    );
+    const many = Array.from({ length: 200_000 }, (_, i) => i);
+    expect(refusal(spoiled(run(), ["workload", "spec", "threads"], many))).toBe(
+      "h_huge.json: field workload.spec: at most 100000 values (names, strings, numbers) in all",
+    );
+    // what a workload file can hold reads back: a 10,000-character description
+    const long = spoiled(run(), ["workload", "spec", "description"], "d".repeat(10_000));
+    expect(() => parseResultsDocument(long, "ok.json")).not.toThrow();
+  });
+
+  it("a profile's folded stack past its limit is refused, naming the field and the limit", () => {
+    const long = Array.from({ length: 2_000 }, (_, i) => `frame_${i}_${"x".repeat(300)}`).join(";");
+    expect(long.length).toBeGreaterThan(TEXT_LIMITS.stack);
+    const message = refusal(profiled({ [long]: 3 }));
+    expect(message).toBe(
+      `h_huge.json: field cells.0.profile.head.stacks.(a name of ${long.length} characters): a name at most ${TEXT_LIMITS.stack} characters (got a string of ${long.length} characters)`,
+    );
+    expect(() => parseResultsDocument(profiled({ "main;a;b": 3 }), "ok.json")).not.toThrow();
+  });
+
+  it("perfgate keeps the stacks it records within the limit: the frames from the root that fit", () => {
+    const frames = Array.from({ length: 2_000 }, (_, i) => `frame_${i}_${"x".repeat(300)}`);
+    const acc = emptySide();
+    addProfile(acc, { folded: new Map([[frames.join(";"), 3]]), samples: 3, offCpu: null }, 1);
+    const kept = Object.keys(keptStacks(acc, 10).stacks);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.length).toBeLessThanOrEqual(TEXT_LIMITS.stack);
+    expect(frames.join(";").startsWith(`${kept[0]!};`)).toBe(true);
+    expect(() => parseResultsDocument(profiled({ [kept[0]!]: 3 }), "ok.json")).not.toThrow();
   });
 });
 

@@ -11,7 +11,7 @@ import {
   InstructionsCellSchema,
   RunInstructionsSchema,
 } from "../measuring/profiles/callgrind-profile.js";
-import { shortValue, TEXT_LIMITS, textUpTo } from "../util/text-limits.js";
+import { freeFormProblem, shortValue, TEXT_LIMITS, textUpTo } from "../util/text-limits.js";
 
 export const RESULTS_SCHEMA = "perfgate/results" as const;
 export const RESULTS_SCHEMA_VERSION = 1 as const;
@@ -24,6 +24,7 @@ const nameText = textUpTo(TEXT_LIMITS.name);
 const lineText = textUpTo(TEXT_LIMITS.line);
 const joinedText = textUpTo(TEXT_LIMITS.joined);
 const listText = textUpTo(TEXT_LIMITS.list);
+const stackText = textUpTo(TEXT_LIMITS.stack);
 
 /** A script that is not a .lua path: a bundled script's name or an imported sysbench log's (`--script`). */
 export const SCRIPT_NAME = /^[\w./-]{1,200}$/;
@@ -303,7 +304,12 @@ export const RUN_HEADER_FIELDS = {
     name: nameText,
     file: lineText,
     sha256: nameText,
-    spec: z.record(z.string(), z.unknown()),
+    /** the workload as it ran: free-form data, within FREE_FORM_LIMITS */
+    spec: z.record(z.string(), z.unknown()).check((ctx) => {
+      const problem = freeFormProblem(ctx.value);
+      if (problem)
+        ctx.issues.push({ code: "custom", message: problem.message, input: ctx.value, path: problem.path });
+    }),
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
@@ -412,14 +418,14 @@ export const ProfileSideSchema = z.object({
   /** transactions sysbench completed in the profiled slices */
   transactions: nonneg,
   /** folded stacks (root;…;leaf) → samples */
-  stacks: z.record(z.string(), nonneg),
+  stacks: z.record(stackText, nonneg),
   /**
    * off-CPU time (sched:sched_switch and perf's switch events, src/measuring/profiles/off-cpu.ts), absent
    * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
    * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
    */
   off_cpu: z
-    .object({ blocked_us: nonneg, runnable_us: nonneg, stacks: z.record(z.string(), nonneg) })
+    .object({ blocked_us: nonneg, runnable_us: nonneg, stacks: z.record(stackText, nonneg) })
     .optional(),
 });
 export type ProfileSide = z.infer<typeof ProfileSideSchema>;

@@ -4,7 +4,7 @@
  */
 
 import type { ProfileSide } from "../../results/schema.js";
-import type { Folded } from "../profiles/folded.js";
+import { type Folded, fitStack } from "../profiles/folded.js";
 import type { OffCpu } from "../profiles/off-cpu.js";
 
 export interface ProfileAccumulator {
@@ -26,8 +26,12 @@ export function emptySide(): ProfileAccumulator {
   };
 }
 
+/** Adds `from` into `into`, each stack as a results file can hold it. */
 function addFolded(into: Folded, from: Folded): void {
-  for (const [stack, n] of from) into.set(stack, (into.get(stack) ?? 0) + n);
+  for (const [s, n] of from) {
+    const stack = fitStack(s);
+    into.set(stack, (into.get(stack) ?? 0) + n);
+  }
 }
 
 export function addProfile(

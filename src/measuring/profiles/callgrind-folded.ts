@@ -13,6 +13,7 @@
  * Frames are function names without their parameter lists.
  */
 import type { CallgrindProfile } from "./callgrind-parse.js";
+import { fitStack } from "./folded.js";
 
 const MAX_DEPTH = 96;
 
@@ -62,7 +63,7 @@ function emit(w: Walk, path: readonly number[], weight: number): void {
     if (i < 0) return; // cost outside the toggle function: not in the profile's stacks
     frames = path.slice(i);
   }
-  const key = frames.map((f) => frameName(w.profile.functions[f]!.name)).join(";");
+  const key = fitStack(frames.map((f) => frameName(w.profile.functions[f]!.name)).join(";"));
   w.out.set(key, (w.out.get(key) ?? 0) + weight);
 }
 

@@ -35,7 +35,7 @@ export const InstructionRepetitionSchema = z.object({
    */
   functions_cutoff: z.object({ self: nonneg, inclusive: nonneg }).optional(),
   /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
-  stacks: z.record(z.string(), nonneg).optional(),
+  stacks: z.record(textUpTo(TEXT_LIMITS.stack), nonneg).optional(),
 });
 export type InstructionRepetition = z.infer<typeof InstructionRepetitionSchema>;
 

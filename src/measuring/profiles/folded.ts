@@ -4,8 +4,20 @@
  * ';') to its weight: samples, or samples per transaction once normalised, or instructions from a
  * callgrind call graph. Pure.
  */
+import { TEXT_LIMITS } from "../../util/text-limits.js";
 
 export type Folded = Map<string, number>;
+
+/**
+ * A stack as a results file can hold it (TEXT_LIMITS.stack): the frames from the root that fit,
+ * the deeper ones dropped (a flame graph draws no deeper either). Almost every stack is far
+ * shorter and comes back as it was.
+ */
+export function fitStack(stack: string): string {
+  if (stack.length <= TEXT_LIMITS.stack) return stack;
+  const cut = stack.lastIndexOf(";", TEXT_LIMITS.stack);
+  return cut > 0 ? stack.slice(0, cut) : stack.slice(0, TEXT_LIMITS.stack);
+}
 
 /** The sum of all weights. */
 export function total(f: Folded): number {
