@@ -20,6 +20,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -555,5 +556,61 @@ describe("apt calls in runner-setup/", () => {
       }
     }
     expect(calls.length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe("quickstart.sh", () => {
+  /**
+   * A copy of the script in a tree whose install-deps.sh, npm and bin/perfgate.mjs only log their
+   * calls, in order, to steps.log; the run exits with `runExit`. node_modules is newer than the
+   * lock file, so the script skips `npm ci`.
+   */
+  function quickstart(runExit: number) {
+    const root = tree(`quickstart-${runExit}`, {
+      "runner-setup/quickstart.sh": readFileSync(join(SETUP, "quickstart.sh"), "utf8"),
+      "runner-setup/install-deps.sh": 'echo "install-deps $*" >> steps.log\n',
+      "bin/perfgate.mjs": `import { appendFileSync } from "node:fs";\nappendFileSync("steps.log", \`perfgate \${process.argv.slice(2).join(" ")}\\n\`);\nprocess.exit(${runExit});\n`,
+      "stubs/npm": '#!/bin/sh\necho "npm $*" >> steps.log\n',
+      "package-lock.json": "{}",
+      "node_modules/.package-lock.json": "{}",
+    });
+    chmodSync(join(root, "stubs/npm"), 0o755);
+    utimesSync(join(root, "package-lock.json"), 1_000_000, 1_000_000);
+    const r = spawnSync(
+      "bash",
+      [join(root, "runner-setup/quickstart.sh"), "--server", "deb:mariadb@10.11.18"],
+      {
+        encoding: "utf8",
+        env: scriptEnv({ PATH: `${join(root, "stubs")}:${process.env.PATH}` }),
+      },
+    );
+    const steps = existsSync(join(root, "steps.log"))
+      ? readFileSync(join(root, "steps.log"), "utf8").trim().split("\n")
+      : [];
+    return { ...r, steps };
+  }
+
+  it("measures first, then installs what only the test suite needs, saying so", () => {
+    const r = quickstart(0);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.steps).toEqual([
+      "install-deps ",
+      "npm run --silent build",
+      "perfgate run --server deb:mariadb@10.11.18",
+      "install-deps --for-tests",
+    ]);
+    expect(r.stdout).toMatch(
+      /^quickstart: first measurement done; now installing what only the test suite needs \(npm test\)/m,
+    );
+  });
+
+  it("a failed run exits with its status, the test tools not installed, and says how to install them", () => {
+    const r = quickstart(3);
+    expect(r.status).toBe(3);
+    expect(r.steps.at(-1)).toBe("perfgate run --server deb:mariadb@10.11.18");
+    expect(r.steps).not.toContain("install-deps --for-tests");
+    expect(r.stderr.trim()).toBe(
+      "quickstart: perfgate run exited with 3; the test suite's tools were not installed (bash runner-setup/install-deps.sh --for-tests installs them)",
+    );
   });
 });
