@@ -10,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
+import { buildCommentBody } from "../src/gate/comment.js";
 import { abGate } from "../src/gate/gate.js";
+import { renderPrReport } from "../src/output/report/pr-comment.js";
 import type { PinnedDefaults } from "../src/results/schema.js";
 import { readAbResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
@@ -46,6 +48,11 @@ function pair(recordedStock: (dir: string) => string, withStock = true): { dir: 
   return { dir, ab };
 }
 
+/** The first line of an A/B's own Markdown report: its status line. */
+function firstLine(file: string): string {
+  return abGate(readAbResults(file), file, { failOnRegression: false }).markdown.split("\n")[0]!;
+}
+
 /** The instructions cell's change as the like-for-like table writes it, from the file's own comparison. */
 function instructionsChange(file: string): string {
   const cell = abGate(readAbResults(file), file, { failOnRegression: false }).report.cells.find(
@@ -63,8 +70,29 @@ describe("perfgate report of a like-for-like A/B", () => {
 
     const md = await runCli(["report", ab]);
     expect(md.code, md.stderr).toBe(0);
-    const section = md.stdout.slice(md.stdout.indexOf("## Like for like"));
-    expect(md.stdout).toContain("## Like for like");
+    // the first line says whose verdicts these are: the pinned comparison's
+    const first = md.stdout.split("\n")[0]!;
+    expect(first).toMatch(
+      /^🔴 \*\*1 regression\*\*, .* · \*\*like for like\*\*: 1 head default pinned to maven:mariadb@\u200b11\.4\.5's$/,
+    );
+    // the section comes right after the status part, before the detail sections
+    const at = (heading: string) => md.stdout.indexOf(`\n## ${heading}`);
+    expect(at("Like for like")).toBeGreaterThan(0);
+    for (const later of [
+      "Settings that differ",
+      "Functions that changed",
+      "TPS by thread count",
+      "Verdicts",
+    ]) {
+      expect(at("Like for like"), later).toBeLessThan(at(later));
+    }
+    const section = md.stdout.slice(at("Like for like"), at("Settings that differ"));
+    // which verdicts are which: the pinned ones above, the stock A/B's status line in the section
+    expect(section).toContain(
+      "The verdicts above are head against base with the performance-relevant defaults pinned to the older server's.",
+    );
+    const stockFile = join(dir, "ab.stock.json");
+    expect(section).toContain(`With stock defaults (\`${stockFile}\`): ${firstLine(stockFile)}.`);
     expect(section).toContain("| `innodb_adaptive_hash_index` | OFF | ON |");
     expect(section).toContain("`innodb_log_file_size`");
     const row = section.split("\n").find((l) => l.startsWith("| oltp_point_select 128M 1t | instructions |"));
@@ -75,17 +103,27 @@ describe("perfgate report of a like-for-like A/B", () => {
 
     const text = await runCli(["report", "--format", "text", ab]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain("Like for like");
+    const lines = text.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(
+      /^1 REGRESSION, .* · like for like: 1 head default pinned to maven:mariadb@11\.4\.5's$/,
+    );
     expect(text.stdout).toMatch(/innodb_adaptive_hash_index\s+OFF\s+ON/);
-    // the verdict line stays last, as `ab` prints it
-    expect(text.stdout.indexOf("Like for like")).toBeLessThan(text.stdout.indexOf("REGRESSION"));
+    expect(text.stdout).toMatch(/^With stock defaults \(.*ab\.stock\.json\): /m);
+    // the section right under the status part, before the detail; the verdict line stays last, as `ab` prints it
+    expect(lines.indexOf("Like for like")).toBeGreaterThan(0);
+    expect(lines.indexOf("Like for like")).toBeLessThan(
+      lines.findIndex((l) => l.startsWith("Settings that differ:")),
+    );
+    expect(lines.at(-1)).toBe(
+      "verdict: regression (like for like: 1 head default pinned to maven:mariadb@11.4.5's)",
+    );
   }, 60_000);
 
   it("finds the stock A/B beside the file when the pair was moved from where ab wrote it", async () => {
     const { dir, ab } = pair(() => "results/elsewhere/ab.stock.json");
     const r = await runCli(["report", ab]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`with stock defaults (\`${join(dir, "ab.stock.json")}\`)`);
+    expect(r.stdout).toContain(`With stock defaults (\`${join(dir, "ab.stock.json")}\`)`);
     expect(r.stdout).toContain(instructionsChange(join(dir, "ab.stock.json")));
   }, 60_000);
 
@@ -110,4 +148,45 @@ describe("perfgate report of a like-for-like A/B", () => {
     expect(r.stderr).toContain("ab.stock.json");
     expect(() => readFileSync(out)).toThrow();
   }, 60_000);
+});
+
+describe("the job summary and PR comment of a like-for-like A/B", () => {
+  it("the verdict line says like for like; the summary's section is above the fold, under the cells that changed", () => {
+    const { dir, ab } = pair((d) => join(d, "ab.stock.json"));
+    const stockFile = join(dir, "ab.stock.json");
+    const stock = abGate(readAbResults(stockFile), stockFile, { failOnRegression: false }).report;
+    const pins = readAbResults(ab).pinned_defaults!;
+    const gate = abGate(readAbResults(ab), ab, { failOnRegression: false, likeForLike: { pins, stock } });
+    const input = {
+      workload: "ps",
+      verdict: gate.verdict,
+      report: gate.report,
+      sets: gate.sets,
+      repoUrl: null,
+      base: { sha: null, ref: null },
+      head: { sha: null, ref: null },
+      runUrl: null,
+      artifact: null,
+      budget: 65_000,
+      perfgateVersion: "0.1.0",
+    };
+    const summary = renderPrReport({ ...input, heading: "##", likeForLike: { pins, stock } });
+    const lines = summary.split("\n");
+    expect(lines[0]).toMatch(
+      /^## 🔴 regression · perfgate ps: .* · like for like: 1 head default pinned to maven:mariadb@\u200b11\.4\.5's$/,
+    );
+    const section = lines.indexOf("#### Like for like");
+    expect(section).toBeGreaterThan(lines.findIndex((l) => l.startsWith("| | Cell |")));
+    expect(section).toBeLessThan(lines.findIndex((l) => l.startsWith("<details><summary>Full report")));
+    expect(summary.match(/Like for like/g)).toHaveLength(1); // not again in the folded report
+    expect(summary).toContain(`With stock defaults (\`${stockFile}\`): ${firstLine(stockFile)}.`);
+    expect(summary).toContain("| `innodb_adaptive_hash_index` | OFF | ON |");
+
+    // The comment (no section): its verdict line says so all the same, from the results' pins.
+    const comment = buildCommentBody({ ...input, previous: null }).body;
+    expect(comment).toMatch(
+      /^### 🔴 regression · perfgate ps: .* · like for like: 1 head default pinned to /m,
+    );
+    expect(comment).not.toContain("Like for like");
+  });
 });

@@ -111,7 +111,7 @@ function shortReport(c: CommentInput, verdict: Verdict, reason: string): string 
   ];
   const at = c.head.sha ? ` for \`${c.head.sha.slice(0, 12)}\`` : "";
   return [
-    verdictLine({ workload: c.workload, verdict, report: c.report, heading: "###" }),
+    verdictLine({ workload: c.workload, verdict, report: c.report, heading: "###", sets: c.sets }),
     "",
     `The full report${at} could not be posted here (${mdEscape(reason.slice(0, 200))}). It is in ${where.join(" and in ")}.`,
     "",

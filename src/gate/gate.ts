@@ -16,6 +16,9 @@ import {
   renderComparisonMarkdown,
   renderComparisonText,
 } from "../output/report/comparison.js";
+import { plainText } from "../output/report/escape.js";
+import { pinsSummary } from "../output/report/like-for-like.js";
+import { type LikeForLike, pinsOfSets } from "../output/report/model.js";
 import type { AbResults } from "../results/schema.js";
 import { plural } from "../util/plural.js";
 import { EXIT, type ExitCode } from "./exit.js";
@@ -34,6 +37,11 @@ export interface GateOptions extends Omit<CompareOptions, "degradation"> {
   runExitCode?: number;
   /** why the measured run is not complete (it fails the gate after reporting); null: complete */
   incomplete?: string | null;
+  /**
+   * a like-for-like A/B (`--pin-defaults`): its pins and the stock A/B's comparison, shown right
+   * under the reports' status part (rendering only: the pinned comparison decides)
+   */
+  likeForLike?: LikeForLike | null;
 }
 
 export interface GateResult {
@@ -109,19 +117,30 @@ export function gateDecision(
 
 /** Compares measurement sets (the first set's workload sets the degradation detector). */
 export function compareGate(sets: MeasurementSet[], options: GateOptions): GateResult {
-  const { failOnRegression, failThresholdPct, runExitCode, incomplete, degradation, ...compare } = options;
+  const {
+    failOnRegression,
+    failThresholdPct,
+    runExitCode,
+    incomplete,
+    degradation,
+    likeForLike,
+    ...compare
+  } = options;
   const spec = sets.find((s) => s.workload_spec)?.workload_spec;
   const report = compareSets(sets, {
     ...compare,
     degradation: { ...(spec ? degradationFromSpec(spec) : {}), ...degradation },
   });
   const verdict = overallVerdict(report);
+  // the last line says which verdict it is too: a pinned comparison's is not the stock one
+  const pins = likeForLike?.pins ?? pinsOfSets(sets);
+  const pinned = pins === null ? "" : ` (like for like: ${plainText(pinsSummary(pins))})`;
   return {
     report,
     sets,
     verdict,
-    markdown: renderComparisonMarkdown(report, sets),
-    text: `${renderComparisonText(report, sets)}\nverdict: ${verdict}`,
+    markdown: renderComparisonMarkdown(report, sets, likeForLike ?? null),
+    text: `${renderComparisonText(report, sets, likeForLike ?? null)}\nverdict: ${verdict}${pinned}`,
     json: renderComparisonJson(report),
     ...gateDecision(report, options),
   };

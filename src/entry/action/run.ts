@@ -26,7 +26,7 @@ import { runAbLikeForLike } from "../../measuring/ab/like-for-like.js";
 import { type AbOptions, type AbOutcome, runAb } from "../../measuring/ab/runner.js";
 import { resultsStem } from "../../measuring/profiles/names.js";
 import { mdEscape } from "../../output/report/escape.js";
-import { renderLikeForLike } from "../../output/report/like-for-like.js";
+import type { LikeForLike } from "../../output/report/model.js";
 import { renderPrReport } from "../../output/report/pr-comment.js";
 import { loadMeasurements } from "../../results/interop/load.js";
 import type { PinnedDefaults } from "../../results/schema.js";
@@ -321,15 +321,14 @@ function writeStepFiles(
   return { reportPath, comparisonPath };
 }
 
-/** With pin-defaults, the like-for-like section (pins, stock beside pinned changes); else null. */
-function likeForLikeSection(gate: GateResult, measured: Measured, config: ActionConfig): string | null {
+/** With pin-defaults, the pins and the stock A/B's comparison the reports show beside the pinned one; else null. */
+function likeForLikeOf(measured: Measured, config: ActionConfig): LikeForLike | null {
   if (!measured.likeForLike) return null;
   const stock = compareGate(
     [measured.likeForLike.stock],
     gateOptions(gateRequest({ ...gateRequestOf(config), failOnRegression: false, failThresholdPct: null })),
   );
-  const section = renderLikeForLike(measured.likeForLike.pins, stock.report, gate.report, "markdown");
-  return section;
+  return { pins: measured.likeForLike.pins, stock: stock.report };
 }
 
 /** How the step judges: the inputs' thresholds, fail settings and degradation settings. */
@@ -382,17 +381,17 @@ async function gateStep(): Promise<void> {
     config.mode === "ab" ? await measureAb(config, resultsDir, log) : measureCompare(config, log);
 
   const end = log.group("Compare");
+  const likeForLike = likeForLikeOf(measured, config);
   const gate = compareGate(measured.sets, {
     ...gateOptions(gateRequestOf(config)),
     incomplete: measured.incomplete,
+    likeForLike,
   });
   warnIneffectiveFailThreshold(config, gate);
-  const section = likeForLikeSection(gate, measured, config);
-  const full = section === null ? gate : { ...gate, markdown: `${gate.markdown}\n\n${section}\n` };
   const { report, verdict } = gate;
   // the results file history-store appends: the A/B this step ran, else the head results
   const appended = measured.resultsFile ?? config.headResults;
-  const { reportPath, comparisonPath } = writeStepFiles(full, measured, resultsDir, appended, log);
+  const { reportPath, comparisonPath } = writeStepFiles(gate, measured, resultsDir, appended, log);
   end();
 
   core.setOutput(OUTPUTS.verdict, verdict);
@@ -411,8 +410,9 @@ async function gateStep(): Promise<void> {
       budget: SUMMARY_BUDGET,
       unit: "bytes",
       perfgateVersion: PERFGATE_VERSION,
+      likeForLike,
     });
-    await core.summary.addRaw(`${summary}\n${section === null ? "" : `\n${section}\n`}`).write();
+    await core.summary.addRaw(`${summary}\n`).write();
   }
 
   await comment(config, event, ctx, log);

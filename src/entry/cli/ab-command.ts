@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { MeasurementSet } from "../../analysis/compare/model.js";
-import type { ComparedMetric, ComparisonReport } from "../../analysis/compare/schema.js";
+import type { ComparedMetric } from "../../analysis/compare/schema.js";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { EXIT } from "../../gate/exit.js";
 import { writeGateFiles, writeInstructionGraphs } from "../../gate/files.js";
@@ -14,9 +14,8 @@ import type { MetricsMode } from "../../measuring/ab/metrics.js";
 import { type AbOptions, type AbOutcome, runAb } from "../../measuring/ab/runner.js";
 import { graphDataName } from "../../measuring/profiles/data-name.js";
 import { resultsStem } from "../../measuring/profiles/names.js";
-import { renderLikeForLike } from "../../output/report/like-for-like.js";
+import type { LikeForLike } from "../../output/report/model.js";
 import { profileGraphs } from "../../output/report/profiles.js";
-import type { PinnedDefaults } from "../../results/schema.js";
 import { readAbResults } from "../../results/store.js";
 import { UsageError, UserError } from "../../util/errors.js";
 import { consoleLogger, type Logger } from "../../util/log.js";
@@ -226,12 +225,13 @@ function abRequestOf(o: AbFlags, out: string): AbRequest {
 
 /**
  * The A/B, or with --pin-defaults the stock A/B and the pinned one: the pinned one's gate decides,
- * with the like-for-like section (pins, stock beside pinned changes) on top of its report.
+ * with the like-for-like section (which verdicts these are, the stock ones, the pins, stock beside
+ * pinned changes) right under its reports' status part.
  */
 async function measure(
   opts: AbOptions,
   o: AbFlags,
-  gateOf: (r: AbOutcome, file: string) => GateResult,
+  gateOf: (r: AbOutcome, file: string, likeForLike?: LikeForLike) => GateResult,
   h: CliHelpers,
 ): Promise<{ outcome: AbOutcome; gate: GateResult }> {
   if (o.pinDefaults === undefined) {
@@ -246,25 +246,8 @@ async function measure(
   writeGateFiles(stockGate, { markdown: h.reportPathFor(stock.out), json: undefined });
   opts.log.info(`stock A/B results: ${resolve(stock.out)}`);
   if (pinned === null) return { outcome: stock, gate: stockGate };
-  const gate = gateOf(pinned, pinned.out);
-  const p = pinned.results.pinned_defaults!;
-  return { outcome: pinned, gate: withLikeForLike(gate, p, stockGate.report) };
-}
-
-/**
- * A pinned A/B's gate with the like-for-like section: after the Markdown report, before the
- * terminal one (where the verdict line stays last). `stock` null: its results were not found.
- */
-export function withLikeForLike(
-  gate: GateResult,
-  p: PinnedDefaults,
-  stock: ComparisonReport | null,
-): GateResult {
-  return {
-    ...gate,
-    markdown: `${gate.markdown}\n\n${renderLikeForLike(p, stock, gate.report, "markdown")}\n`,
-    text: `${renderLikeForLike(p, stock, gate.report, "text")}\n\n${gate.text}`,
-  };
+  const pins = pinned.results.pinned_defaults!;
+  return { outcome: pinned, gate: gateOf(pinned, pinned.out, { pins, stock: stockGate.report }) };
 }
 
 async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<void> {
@@ -296,8 +279,8 @@ async function abAction(flags: AbFlags, h: CliHelpers, cmd: Command): Promise<vo
         degradation,
       }),
     );
-    const gateOf = ({ results, exitCode }: AbOutcome, file: string) =>
-      abGate(results, file, { ...judged, runExitCode: exitCode });
+    const gateOf = ({ results, exitCode }: AbOutcome, file: string, likeForLike?: LikeForLike) =>
+      abGate(results, file, { ...judged, runExitCode: exitCode, likeForLike: likeForLike ?? null });
     const { outcome, gate } = await measure(opts, o, gateOf, h);
     const { results, exitCode } = outcome;
     if (nothingMeasured(results)) {

@@ -15,14 +15,17 @@ import {
   pruneRuns,
   showRun,
 } from "../../output/history/store.js";
+import { myCnfOverrides } from "../../output/history/tuning.js";
 import { baselineRunsText } from "../../output/report/baseline-history.js";
+import { TEXT } from "../../output/report/format.js";
 import { ageText } from "../../results/import/provenance.js";
 import { writeImportedSet } from "../../results/import/store.js";
 import { gabHistorySummary, importGabHistory } from "../../results/interop/gab-history.js";
 import { readResults } from "../../results/store.js";
 import { refuseOutputOverInput } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
-import { writeErr, writeLines, writeOut } from "../../util/terminal.js";
+import { terminalLine, writeErr, writeLines, writeOut } from "../../util/terminal.js";
+import { PERFGATE_VERSION } from "../../version.js";
 import { cliOption, flagParser } from "../options/commander.js";
 import {
   HISTORY_BASE_DEFAULTS,
@@ -43,31 +46,95 @@ import { pooledFromStore } from "./baseline-store-options.js";
 export const storeOption = () => cliOption(STORE, { flag: "store", default: DEFAULT_STORE });
 export const repoOption = () => cliOption(REPO);
 
+/**
+ * Rows as columns as wide as their widest value (the first row is the header; `right`: the columns
+ * aligned right). Each value goes through terminalLine first, so the width is the one printed and
+ * no value can split a line.
+ */
+function columns(rows: readonly (readonly string[])[], right: readonly number[] = []): string[] {
+  const [header = [], ...rest] = rows.map((r) => r.map(terminalLine));
+  return TEXT.table({ header, align: header.map((_, i) => (right.includes(i) ? "r" : "l")), rows: rest });
+}
+
 /** An imported entry (github-action-benchmark): the commit as recorded and every bench's metrics. */
 function importedLines(run: HistoryRun): string[] {
   const info = run.commit_info ?? {};
-  const lines = [
+  const rows = [["bench", "metric", "value [interval] unit (better)", "range"]];
+  for (const c of run.cells) {
+    for (const m of c.other_metrics ?? []) {
+      const iv = m.lo !== null ? ` [${m.lo}, ${m.hi}]` : "";
+      rows.push([c.script, m.name, `${m.value}${iv} ${m.unit} (${m.better})`, m.range ?? "-"]);
+    }
+  }
+  return [
     `run ${run.id} (github-action-benchmark, tool ${run.servers[0]?.flavor ?? "?"})`,
     `commit   ${run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
     `message  ${(info.message ?? "").split("\n")[0]}`,
     `author   ${info.author ?? "-"}   committed ${info.timestamp ?? "-"}`,
     `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}   suite ${run.workload.name}`,
     "",
-    "bench  metric  value [interval] unit (better)  range",
+    ...columns(rows),
   ];
-  for (const c of run.cells) {
-    for (const m of c.other_metrics ?? []) {
-      const iv = m.lo !== null ? ` [${m.lo}, ${m.hi}]` : "";
-      lines.push(`${c.script}  ${m.name}  ${m.value}${iv} ${m.unit} (${m.better})  ${m.range ?? "-"}`);
+}
+
+/**
+ * The run's my.cnf beyond perfgate's own tuning (src/output/history/tuning.ts), per server: what
+ * `--set`, the workload and pins set, each a series condition; then the pins and what was left.
+ */
+function tuningLines(run: HistoryRun): string[] {
+  const servers = [...run.servers, ...(run.ab_base ? [run.ab_base.server] : [])];
+  const pins = run.pinned_defaults;
+  const sideOf = (label: string) =>
+    pins?.sides.find((s) => s.label === label || (s.label === "server" && run.source !== "ab"));
+  const rows: string[][] = [];
+  for (const server of servers) {
+    const side = sideOf(server.label);
+    for (const o of myCnfOverrides(server, run.host.memory_bytes) ?? []) {
+      const allTiers = o.tiers.length === server.tiers.length;
+      const note = [
+        side?.pinned.some((p) => p.name === o.name) ? `pinned to ${side.reference}'s` : null,
+        allTiers ? null : `tier ${o.tiers.join(", ")}`,
+      ].filter((x) => x !== null);
+      rows.push([server.label, o.name, o.value ?? "(not set)", o.perfgate ?? "(not set)", note.join("; ")]);
     }
   }
-  return lines;
+  const other =
+    run.perfgate_version === PERFGATE_VERSION
+      ? ""
+      : ` (compared with perfgate ${PERFGATE_VERSION}'s; the run's was ${run.perfgate_version})`;
+  const out =
+    rows.length === 0
+      ? [`my.cnf: perfgate's own tuning, nothing set beyond it${other}`]
+      : [
+          `my.cnf set beyond perfgate's own tuning (series conditions)${other}:`,
+          ...columns([["server", "option", "value", "perfgate's", "note"], ...rows]),
+        ];
+  for (const side of pins?.sides ?? []) {
+    // the names only: why each was left is in the run's JSON and on its page
+    const left = side.not_pinned.map((n) => n.name).join(", ");
+    out.push(
+      `pinned defaults${side.label === "server" ? "" : ` (${side.label})`}: ${side.pinned.length} pinned to ${side.reference}'s, ${side.not_pinned.length} left as they were${left ? ` (${left})` : ""}`,
+    );
+  }
+  return out;
 }
 
 /** `history show`'s lines: each is written through terminalLine, so no value of the run can split one. */
 function showLines(run: HistoryRun): string[] {
   if (run.source === "gab") return importedLines(run);
-  const lines = [
+  const f = (m?: { value: number; lo: number | null; hi: number | null; n: number }) =>
+    m ? `${m.value}${m.lo !== null ? ` [${m.lo}, ${m.hi}]` : ""} (${m.n})` : "-";
+  const rows = [
+    ["server", "script", "tier", "threads", ...METRICS.map((m) => `${m.name} [95% interval] (n)`)],
+    ...run.cells.map((c) => [
+      c.server,
+      c.script,
+      c.tier,
+      String(c.threads),
+      ...METRICS.map((m) => f(c.metrics[m.name])),
+    ]),
+  ];
+  return [
     `run ${run.id} (${run.source})`,
     `commit   ${run.commit === NO_COMMIT ? "(no commit: placed by server version and date)" : run.commit}${run.commit_url ? `  ${run.commit_url}` : ""}`,
     `date     ${run.date}   branch ${run.branch}   runner class ${run.runner_class}`,
@@ -75,16 +142,10 @@ function showLines(run: HistoryRun): string[] {
     `host     ${run.host.cpu_model}, ${run.host.cores} cores, ${(run.host.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${run.host.os}, ${run.host.kernel}`,
     `workload ${run.workload.name}   sysbench ${run.sysbench.version} ${run.sysbench.options.join(" ")}`,
     "",
-    `server  script  tier  threads  ${METRICS.map((m) => `${m.name} [95% interval] (n)`).join("  ")}`,
+    ...tuningLines(run),
+    "",
+    ...columns(rows, [3]),
   ];
-  const f = (m?: { value: number; lo: number | null; hi: number | null; n: number }) =>
-    m ? `${m.value}${m.lo !== null ? ` [${m.lo}, ${m.hi}]` : ""} (${m.n})` : "-";
-  for (const c of run.cells) {
-    lines.push(
-      `${c.server}  ${c.script}  ${c.tier}  ${c.threads}  ${METRICS.map((m) => f(c.metrics[m.name])).join("  ")}`,
-    );
-  }
-  return lines;
 }
 
 export function registerHistoryCommands(program: Command): Command {

@@ -55,7 +55,7 @@ import {
 } from "../options/report-request.js";
 import { type RunRequest, runOptions, runRequest } from "../options/run-request.js";
 import { degradationOptions } from "../options/values.js";
-import { registerAbCommand, withLikeForLike } from "./ab-command.js";
+import { registerAbCommand } from "./ab-command.js";
 import { registerBaselineCommands } from "./baseline-commands.js";
 import { registerBisectCommand } from "./bisect-command.js";
 import { CHANGES_INPUTS, registerChangesCommand } from "./changes-command.js";
@@ -302,16 +302,19 @@ function reportText(request: ReportRequest): string {
       ? renderMarkdown(doc.results, rendering.run)
       : renderTerminal(doc.results, rendering.run);
   }
-  // The gate's report without a gate: `report` only shows.
-  let gate = abGate(doc.ab, file, rendering.gate);
+  // The gate's report without a gate: `report` only shows. A like-for-like A/B: the section `ab`
+  // printed, from the stock A/B beside it.
   const p = doc.ab.pinned_defaults;
-  if (p !== undefined) {
-    // a like-for-like A/B: the section `ab` printed, from the stock A/B beside it
-    const stockFile = stockFileOf(file, p);
-    const stock =
-      stockFile === null ? null : abGate(readAbResults(stockFile), stockFile, rendering.gate).report;
-    gate = withLikeForLike(gate, stockFile === null ? p : { ...p, stock: stockFile }, stock);
-  }
+  const stockFile = p === undefined ? null : stockFileOf(file, p);
+  const likeForLike =
+    p === undefined
+      ? null
+      : {
+          pins: stockFile === null ? p : { ...p, stock: stockFile },
+          stock:
+            stockFile === null ? null : abGate(readAbResults(stockFile), stockFile, rendering.gate).report,
+        };
+  const gate = abGate(doc.ab, file, { ...rendering.gate, likeForLike });
   return format === "markdown" ? gate.markdown : gate.text;
 }
 

@@ -27,7 +27,7 @@ import type { HistoryCell, HistoryRun } from "./schema.js";
 export type Conditions = Record<string, string>;
 
 /** A my.cnf value as compared: sizes in bytes ("2G" = "2048M"), words in lower case. */
-function normalValue(v: string): string {
+export function normalValue(v: string): string {
   const size = /^\d/.test(v) ? parseSize(v) : null;
   return size !== null ? String(size) : v.toLowerCase();
 }

@@ -24,15 +24,18 @@ import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./b
 import { efficiencyMarkdown, efficiencyText } from "./efficiency.js";
 import { type Align, type Format, MARKDOWN, TEXT } from "./format.js";
 import { functionChangesMarkdown, functionChangesText } from "./function-changes.js";
+import { likeForLikeLines, pinsSummary } from "./like-for-like.js";
 import { fmtNumber } from "./markdown.js";
 import {
   type BigDifferences,
+  buildHeadline,
   buildReportModel,
   type CellRow,
   cellLabel,
   comparisonLabel,
   groupTitle,
   type Headline,
+  type LikeForLike,
   levelText,
   type Progression,
   type ReportModel,
@@ -188,6 +191,17 @@ export function throughputNote(m: Pick<ReportModel, "compared">, f: Pick<Format,
   return f.esc(`${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`);
 }
 
+/**
+ * The report's first line: the status, and for a like-for-like A/B that its verdicts are the pinned
+ * ones ("… · **like for like**: 7 head defaults pinned to maven:mysql@8.0.15's").
+ */
+export function statusLine(m: Pick<ReportModel, "headline" | "compared">, f: Format): string {
+  const status = statusText(m.headline, f);
+  const pins = m.compared.pins;
+  if (pins === null) return status;
+  return `${status} · ${f.name === "markdown" ? f.loud("like for like") : "like for like"}: ${f.esc(pinsSummary(pins))}`;
+}
+
 /** The status line, what was compared, and the warnings: the report's first part. */
 function statusPart(m: ReportModel, f: Format): string[] {
   const md = f.name === "markdown";
@@ -204,14 +218,9 @@ function statusPart(m: ReportModel, f: Format): string[] {
   if (settings !== null) lines.push(`Settings that differ (config A/B): ${settings}.`);
   const mismatches = m.compared.mismatches;
   if (!md) {
-    return [
-      statusText(m.headline, f),
-      ...lines,
-      ...mismatches.map((x) => `warning: not comparable: ${f.esc(x)}`),
-      "",
-    ];
+    return [statusLine(m, f), ...lines, ...mismatches.map((x) => `warning: not comparable: ${f.esc(x)}`), ""];
   }
-  const out = [statusText(m.headline, f), "", ...lines.flatMap((l) => [l, ""])];
+  const out = [statusLine(m, f), "", ...lines.flatMap((l) => [l, ""])];
   if (mismatches.length > 0) {
     out.push("> ⚠️ **Not strictly comparable** (compared anyway: the mismatches were allowed):");
     for (const x of mismatches) out.push(`> - ${f.esc(x)}`);
@@ -240,6 +249,8 @@ const WHY = {
 export function renderSection(s: Section, m: ReportModel, f: Format): string[] {
   const why = WHY[f.name];
   switch (s.kind) {
+    case "like_for_like":
+      return likeForLikeSection(s.likeForLike, m, f);
     case "settings":
       return why.settings(s.diffs);
     case "efficiency":
@@ -263,6 +274,20 @@ export function renderSection(s: Section, m: ReportModel, f: Format): string[] {
         ? [...f.heading("Notes"), ...s.notes.map((n) => `- ${f.esc(n)}`), ""]
         : s.notes.map((n) => `note: ${f.esc(n)}`);
   }
+}
+
+/**
+ * The like-for-like section, right under the status part: which verdicts are the pinned ones, the
+ * stock A/B's status line, the pins, and per cell the stock change beside the pinned one.
+ */
+export function likeForLikeSection(
+  l: LikeForLike,
+  m: ReportModel,
+  f: Format,
+  heading: (title: string) => string[] = f.heading,
+): string[] {
+  const stockStatus = l.stock === null ? null : statusText(buildHeadline(l.stock), f);
+  return likeForLikeLines(l.pins, l.stock, m.report, f, stockStatus, heading);
 }
 
 function tpsSection(g: TpsTable, f: Format): string[] {
@@ -418,7 +443,10 @@ function degradationSection(entries: readonly DegradationEntry[], f: Format): st
   return L;
 }
 
-/** The report's parts in reading order: the status part, then one per section of the model. */
+/**
+ * The report's parts in reading order: the status part, then one per section of the model (a
+ * like-for-like A/B's section first).
+ */
 export function reportParts(m: ReportModel, f: Format): ReportSection[] {
   return [
     { label: "status", lines: statusPart(m, f) },
@@ -427,17 +455,25 @@ export function reportParts(m: ReportModel, f: Format): ReportSection[] {
 }
 
 /** The Markdown report (see the module comment for the sections). */
-export function renderComparisonMarkdown(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
+export function renderComparisonMarkdown(
+  r: ComparisonReport,
+  sets: readonly MeasurementSet[],
+  likeForLike: LikeForLike | null = null,
+): string {
   // one join over every line (a section joined first would copy the rows twice)
   const lines: string[] = [];
-  for (const s of reportParts(buildReportModel(r, sets), MARKDOWN)) pushAll(lines, s.lines);
+  for (const s of reportParts(buildReportModel(r, sets, likeForLike), MARKDOWN)) pushAll(lines, s.lines);
   return lines.join("\n");
 }
 
 /** Plain terminal text with aligned columns: the same parts as the Markdown. */
-export function renderComparisonText(r: ComparisonReport, sets: readonly MeasurementSet[]): string {
+export function renderComparisonText(
+  r: ComparisonReport,
+  sets: readonly MeasurementSet[],
+  likeForLike: LikeForLike | null = null,
+): string {
   const lines: string[] = [];
-  for (const s of reportParts(buildReportModel(r, sets), TEXT)) pushAll(lines, s.lines);
+  for (const s of reportParts(buildReportModel(r, sets, likeForLike), TEXT)) pushAll(lines, s.lines);
   return lines.join("\n").trimEnd();
 }
 

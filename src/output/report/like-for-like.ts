@@ -5,6 +5,7 @@
  */
 import type { ComparisonCell, ComparisonReport } from "../../analysis/compare/schema.js";
 import type { PinnedDefaults } from "../../results/schema.js";
+import { plural } from "../../util/plural.js";
 import { type Format, MARKDOWN, TEXT } from "./format.js";
 
 const pct = (c: ComparisonCell | undefined, f: Format): string => {
@@ -22,7 +23,7 @@ function pinLines(p: PinnedDefaults, f: Format): string[] {
   const out: string[] = [];
   for (const s of p.sides) {
     out.push(
-      `${s.label === "server" ? "" : `${s.label} `}${f.esc(s.target)}: ${s.pinned.length} performance-relevant defaults pinned to ${f.esc(s.reference)}'s, ${s.not_pinned.length} left as they were.`,
+      `${s.label === "server" ? "" : `${s.label} `}${f.esc(s.target)}: ${plural(s.pinned.length, "performance-relevant default")} pinned to ${f.esc(s.reference)}'s, ${s.not_pinned.length} left as they were.`,
       "",
     );
     if (s.pinned.length > 0) {
@@ -76,29 +77,66 @@ export function renderPins(p: PinnedDefaults, format: "markdown" | "text"): stri
 }
 
 /**
- * The section, in Markdown or terminal text. `stock` is null when the stock A/B's results could not
- * be read (`perfgate report` of a pinned A/B whose `.stock.json` was not kept beside it): then
- * the pins alone, and a line that says why the changes are missing.
+ * "7 head defaults pinned to maven:mysql@8.0.15's": what every verdict line of a pinned comparison
+ * adds after "like for like: ", so its verdicts are not read as the stock ones. Plain text (escape it).
  */
+export function pinsSummary(p: PinnedDefaults): string {
+  const byReference = new Map<string, PinnedDefaults["sides"]>();
+  for (const s of p.sides) byReference.set(s.reference, [...(byReference.get(s.reference) ?? []), s]);
+  const parts = [...byReference].map(([reference, sides]) => {
+    const total = sides.reduce((n, s) => n + s.pinned.length, 0);
+    const counts = sides.map((s) => `${s.pinned.length}${s.label === "server" ? "" : ` ${s.label}`}`);
+    const word = total === 1 ? "default" : "defaults";
+    return `${counts.join(" and ")} ${word} pinned to ${reference}'s`;
+  });
+  return parts.length > 0 ? parts.join("; ") : "no defaults pinned";
+}
+
+/**
+ * The section's lines, in Markdown or terminal text. `stock` is null when the stock A/B's results
+ * could not be read (`perfgate report` of a pinned A/B whose `.stock.json` was not kept beside it):
+ * then the pins alone, and a line that says why the changes are missing. `stockStatus` is the
+ * stock comparison's status line (the report's first line, as the stock A/B's own report has it),
+ * so the reader sees which verdicts are which; `heading` the section's title lines.
+ */
+export function likeForLikeLines(
+  p: PinnedDefaults,
+  stock: ComparisonReport | null,
+  pinned: ComparisonReport,
+  f: Format,
+  stockStatus: string | null = null,
+  heading: (title: string) => string[] = f.heading,
+): string[] {
+  const from = p.from === "older" ? "the older server's" : `${f.esc(p.from)}'s`;
+  const file = p.stock === null ? "not kept" : f.code(p.stock);
+  const which = `The verdicts above are head against base with the performance-relevant defaults pinned to ${from}.`;
+  const intro =
+    stock === null
+      ? [
+          `${which} The stock A/B's results (${file}) were not found, so its changes are not shown beside the pinned ones.`,
+        ]
+      : [
+          which,
+          ...(f.name === "markdown" ? [""] : []),
+          `With stock defaults (${file}): ${stockStatus ?? "see the table below"}.`,
+        ];
+  return [
+    ...heading("Like for like"),
+    ...intro,
+    "",
+    ...pinLines(p, f),
+    ...(stock === null ? [] : [...changeTable(stock, pinned, f), ""]),
+  ];
+}
+
+/** The section alone, in Markdown or terminal text (see likeForLikeLines). */
 export function renderLikeForLike(
   p: PinnedDefaults,
   stock: ComparisonReport | null,
   pinned: ComparisonReport,
   format: "markdown" | "text",
 ): string {
-  const f = format === "markdown" ? MARKDOWN : TEXT;
-  const from = p.from === "older" ? "the older server's" : `${f.esc(p.from)}'s`;
-  const intro =
-    stock === null
-      ? `Head against base with the performance-relevant defaults pinned to ${from}. The stock A/B's results (${p.stock === null ? "not kept" : f.code(p.stock)}) were not found, so its changes are not shown beside the pinned ones.`
-      : `Head against base with stock defaults (${p.stock === null ? "not kept" : f.code(p.stock)}) and with the performance-relevant defaults pinned to ${from}.`;
-  return [
-    ...f.heading("Like for like"),
-    intro,
-    "",
-    ...pinLines(p, f),
-    ...(stock === null ? [] : changeTable(stock, pinned, f)),
-  ]
+  return likeForLikeLines(p, stock, pinned, format === "markdown" ? MARKDOWN : TEXT)
     .join("\n")
     .trimEnd();
 }

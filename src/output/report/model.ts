@@ -21,6 +21,7 @@ import type {
 import { overallVerdict, type Verdict, verdictRank, worstVerdict } from "../../analysis/compare/verdicts.js";
 import { aggregate, HEADLINE_METRIC, metricHeading, SLICE_METRICS } from "../../analysis/metrics/table.js";
 import type { BaselineProvenance } from "../../results/import/provenance.js";
+import type { PinnedDefaults } from "../../results/schema.js";
 import { plural } from "../../util/plural.js";
 
 export type { Verdict };
@@ -98,6 +99,24 @@ export interface Compared {
   mismatches: string[];
   /** an instructions-only A/B: the sentence saying why throughput was not measured (untrusted text) */
   throughputNotMeasured: string | null;
+  /** a like-for-like A/B (`--pin-defaults`): its pins, which every verdict line names; null: stock defaults */
+  pins: PinnedDefaults | null;
+}
+
+/**
+ * A like-for-like A/B's section (`ab --pin-defaults`): its pins, and the stock A/B's comparison to
+ * show beside the pinned one (null: its results were not found).
+ */
+export interface LikeForLike {
+  pins: PinnedDefaults;
+  stock: ComparisonReport | null;
+}
+
+/** The pins of the compared A/B, when it is a like-for-like one; else null. */
+export function pinsOfSets(sets: readonly MeasurementSet[]): PinnedDefaults | null {
+  return (
+    sets.find((s) => s.document?.interleaved && s.document.pinned_defaults)?.document?.pinned_defaults ?? null
+  );
 }
 
 export interface TpsTable extends Group {
@@ -118,6 +137,7 @@ export interface BigDifferences extends Group {
 
 /** The sections after the headline, in reading order; `label` names one in a "left out" note. */
 export type Section =
+  | { kind: "like_for_like"; label: string; likeForLike: LikeForLike }
   | { kind: "settings"; label: string; diffs: SettingsDiff[] }
   | { kind: "efficiency"; label: string }
   | { kind: "function_changes"; label: string; entries: FunctionChangesEntry[] }
@@ -148,19 +168,30 @@ export function worstCell(m: Pick<ReportModel, "cells">): CellRow | null {
 }
 
 /** The model of a comparison's reports (see the module comment). */
-export function buildReportModel(r: ComparisonReport, sets: readonly MeasurementSet[]): ReportModel {
+export function buildReportModel(
+  r: ComparisonReport,
+  sets: readonly MeasurementSet[],
+  likeForLike: LikeForLike | null = null,
+): ReportModel {
   const cells = cellRows(r);
   return {
     report: r,
     headline: buildHeadline(r, cells),
-    compared: compared(r, sets),
+    compared: { ...compared(r, sets), ...(likeForLike ? { pins: likeForLike.pins } : {}) },
     cells,
-    sections: sections(r, sets, cells),
+    sections: sections(r, sets, cells, likeForLike),
   };
 }
 
-function sections(r: ComparisonReport, sets: readonly MeasurementSet[], cells: CellRow[]): Section[] {
+function sections(
+  r: ComparisonReport,
+  sets: readonly MeasurementSet[],
+  cells: CellRow[],
+  likeForLike: LikeForLike | null,
+): Section[] {
   const S: Section[] = [];
+  // first: which verdicts these are (pinned defaults) and the stock ones beside them
+  if (likeForLike) S.push({ kind: "like_for_like", label: "like for like", likeForLike });
   if (r.settings && r.settings.length > 0)
     S.push({ kind: "settings", label: "settings that differ", diffs: r.settings });
   if ((r.efficiency ?? []).length > 0) S.push({ kind: "efficiency", label: "work per transaction" });
@@ -306,6 +337,7 @@ function compared(r: ComparisonReport, sets: readonly MeasurementSet[]): Compare
     throughputNotMeasured:
       sets.find((s) => s.document?.interleaved?.design.throughput_not_measured)?.document?.interleaved?.design
         .throughput_not_measured?.detail ?? null,
+    pins: pinsOfSets(sets),
   };
 }
 

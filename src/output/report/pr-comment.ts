@@ -28,6 +28,7 @@ import {
   ciText,
   fmtPct,
   fmtValue,
+  likeForLikeSection,
   mdeText,
   needsText,
   type ReportSection,
@@ -38,12 +39,15 @@ import { efficiencyMarkdown } from "./efficiency.js";
 import { htmlEscape, mdEscape, mermaidText } from "./escape.js";
 import { MARKDOWN } from "./format.js";
 import { functionChangesMarkdown } from "./function-changes.js";
+import { pinsSummary } from "./like-for-like.js";
 import { fmtNumber } from "./markdown.js";
 import {
   buildHeadline,
   buildReportModel,
   type CellRow,
   cellLabel,
+  type LikeForLike,
+  pinsOfSets,
   type ReportModel,
   worstCell,
 } from "./model.js";
@@ -80,6 +84,11 @@ export interface PrReportInput {
   /** what `budget` counts: characters (GitHub's comment limit) or bytes (its job summary limit) */
   unit?: "characters" | "bytes";
   perfgateVersion: string;
+  /**
+   * a like-for-like A/B's section (the job summary): which verdicts these are, the stock A/B's, the
+   * pins and stock beside pinned changes, above the fold under the cells that changed
+   */
+  likeForLike?: LikeForLike | null;
 }
 
 /** Rows of the top table at most; the rest are counted and left to the folded report. */
@@ -110,9 +119,13 @@ const INCONCLUSIVE_ROWS = 5;
 
 /**
  * "### 🔴 regression · perfgate smoke: 1 regressed, 1 inconclusive of 3 cells (threshold 5%,
- * instructions per transaction 1%)".
+ * instructions per transaction 1%)"; a like-for-like A/B's ends with " · like for like: 7 head
+ * defaults pinned to maven:mysql@8.0.15's", so its verdict is not read as the stock one.
  */
-export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "report" | "heading">): string {
+export function verdictLine(
+  i: Pick<PrReportInput, "workload" | "verdict" | "report" | "heading"> &
+    Partial<Pick<PrReportInput, "sets" | "likeForLike">>,
+): string {
   const h = buildHeadline(i.report);
   const n = h.cellCounts;
   // in the one verdict order (src/analysis/compare/verdicts.ts), as the table below lists them
@@ -131,8 +144,10 @@ export function verdictLine(i: Pick<PrReportInput, "workload" | "verdict" | "rep
     i.verdict === "unchanged" && i.report.summary.unconfirmed > 0
       ? "⚪ unchanged (unconfirmed)"
       : TITLE[i.verdict];
+  const pins = i.likeForLike?.pins ?? pinsOfSets(i.sets ?? []);
+  const pinned = pins === null ? "" : ` · like for like: ${mdEscape(clip(pinsSummary(pins), 200))}`;
   // each compared metric's own threshold where it has one (instructions: 1%), as the report's first line
-  return `${i.heading} ${title} · perfgate ${mdEscape(clip(i.workload))}: ${what} (${h.thresholds})`;
+  return `${i.heading} ${title} · perfgate ${mdEscape(clip(i.workload))}: ${what} (${h.thresholds})${pinned}`;
 }
 
 /**
@@ -435,18 +450,20 @@ function sizer(i: Pick<PrReportInput, "unit">): (s: string) => number {
 }
 
 /** The "why" sections shown above the fold, shortened; the full report folds the rest. */
-const ABOVE_THE_FOLD = new Set(["settings", "efficiency", "profiles"]);
+const ABOVE_THE_FOLD = new Set(["like_for_like", "settings", "efficiency", "profiles"]);
 
 /**
- * Above the fold: the verdict, the notices, the cells that changed (worst first), what was
- * compared, then why: the known settings that differ, the work per transaction, the functions
- * that changed in the 5 worst cells and the sampled profiles' top functions.
+ * Above the fold: the verdict, the notices, the cells that changed (worst first), a like-for-like
+ * A/B's section, what was compared, then why: the known settings that differ, the work per
+ * transaction, the functions that changed in the 5 worst cells and the sampled profiles' top
+ * functions.
  */
 function aboveTheFold(i: PrReportInput, m: ReportModel): string[] {
   const r = m.report;
   const head = [verdictLine(i), "", ...(i.notices ?? []).flatMap((n) => [n, ""]), ...topTable(m)];
   // Lines about the worst regressed cell (model.ts worstCell) go here, right under the table.
   head.push(...bisectLines(i, m));
+  if (i.likeForLike) head.push(...likeForLikeSection(i.likeForLike, m, MARKDOWN, (t) => [`#### ${t}`, ""]));
   head.push(...comparedBlock(i, m));
   if (r.settings) head.push(...settingsMarkdown(r.settings, 8, "####", OTHER_SETTINGS, 2));
   head.push(...efficiencyMarkdown(r, "####", false, EFFICIENCY_ROWS));
@@ -501,7 +518,7 @@ function dropNote(lines: readonly string[], note: string | null): string[] {
 export function renderPrReport(i: PrReportInput): string {
   const size = sizer(i);
   const len = (lines: readonly string[]) => lines.reduce((n, l) => n + size(l) + 1, 0);
-  const m = buildReportModel(i.report, i.sets);
+  const m = buildReportModel(i.report, i.sets, i.likeForLike ?? null);
   const parts = reportParts(m, MARKDOWN);
   // parts[0] is the report's status part, then one part per section of the model; the note on
   // throughput is above the fold already
