@@ -157,12 +157,12 @@ function registerAppend(history: Command): void {
           `perfgate: ${file}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,
         );
       }
-      if (o.branch === undefined && run.branch === UNKNOWN_BRANCH) {
+      const { id, added } = await appendRun(store, run);
+      if (added && o.branch === undefined && run.branch === UNKNOWN_BRANCH) {
         writeErr(
           `perfgate: ${file}: no branch recorded (no --branch, not in GitHub Actions): stored as branch ${UNKNOWN_BRANCH} (pass --branch <name>: history baseline and compare --history-store look for main by default)\n`,
         );
       }
-      const { id, added } = await appendRun(store, run);
       writeOut(
         `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) to ${describeStore(store)}\n`,
       );
