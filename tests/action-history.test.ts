@@ -6,6 +6,7 @@ import { ConfigError, inputEnvName, parseConfig } from "../src/entry/action/conf
 import { recordHistory } from "../src/entry/action/history.js";
 import { readIndex } from "../src/output/history/folder.js";
 import { memoryLogger } from "../src/util/log.js";
+import { webhookExample } from "./helpers/action-process.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
 import { makeResults, tempDir, writeJson } from "./helpers/results-factory.js";
 
@@ -14,8 +15,9 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function config(extra: Record<string, string>) {
+function config(extra: Record<string, string>, base: Record<string, string> = {}) {
   const env: Record<string, string> = {
+    ...base,
     [inputEnvName("mode")]: "compare",
     [inputEnvName("head-results")]: "h.json",
   };
@@ -30,6 +32,31 @@ describe("action history inputs", () => {
     expect(config({}).historyStore).toBeNull();
     expect(() => config({ "pages-dir": "site" })).toThrow(ConfigError);
     expect(() => config({ "pages-dir": "site" })).toThrow('input "pages-dir": "site" needs history-store');
+  });
+
+  it("base-from-history's branch is by default the repository's default branch, from the event", () => {
+    const on = { "history-store": "git:perfgate-data", "base-from-history": "true" };
+    const d = tempDir("perfgate-action-history-");
+    dirs.push(d);
+    const push = webhookExample(
+      "push",
+      (e) => typeof (e.repository as { default_branch?: unknown })?.default_branch === "string",
+    );
+    const fromEvent = (payload: unknown) =>
+      config(on, { GITHUB_EVENT_PATH: writeJson(d, `event-${Math.random()}.json`, payload) }).historyBaseline
+        ?.branch;
+    const named = (push.repository as { default_branch: string }).default_branch;
+    expect(fromEvent(push)).toBe(named);
+    expect(
+      fromEvent({ ...push, repository: { ...(push.repository as object), default_branch: "trunk" } }),
+    ).toBe("trunk");
+    // the input wins; a payload without one, or with a name no branch has, leaves main
+    expect(
+      config({ ...on, "history-branch": "release/11.4" }, { GITHUB_EVENT_PATH: writeJson(d, "e.json", push) })
+        .historyBaseline?.branch,
+    ).toBe("release/11.4");
+    expect(fromEvent({})).toBe("main");
+    expect(fromEvent({ repository: { default_branch: "x\n::warning::y" } })).toBe("main");
   });
 
   it("base-from-history: defaults, values, and the inputs it needs or excludes", () => {

@@ -120,6 +120,41 @@ describe("series keyed by conditions", () => {
     expect(run.sysbench.options).toEqual(["--mysql-host=127.0.0.1", "--rand-type=uniform"]);
   });
 
+  it("runs of another branch form their own series: a release branch never interleaves with main's trend", () => {
+    const { runs } = store({ runs: 20 });
+    // every other run on a release branch whose cells run 30% slower: one line would zigzag
+    const mixed = runs.map((r, i) =>
+      i % 2 === 0
+        ? r
+        : {
+            ...r,
+            branch: "release/10.11",
+            cells: r.cells.map((c) => ({
+              ...c,
+              metrics: Object.fromEntries(
+                Object.entries(c.metrics).map(([k, m]) => [
+                  k,
+                  {
+                    ...m,
+                    value: m.value * 0.7,
+                    lo: m.lo === null ? null : m.lo * 0.7,
+                    hi: m.hi === null ? null : m.hi * 0.7,
+                  },
+                ]),
+              ),
+            })),
+          },
+    );
+    const series = buildSeries(mixed as HistoryRun[], detector);
+    expect(series).toHaveLength(4 * 2);
+    for (const s of series) {
+      expect(s.run).toHaveLength(10);
+      expect(s.label).toEqual([`branch=${s.conditions.branch}`]);
+      expect(s.changes).toEqual([]);
+    }
+    expect(new Set(series.map((s) => s.conditions.branch))).toEqual(new Set(["main", "release/10.11"]));
+  });
+
   it("an A/B head is kept apart from its branch's trend unless appended with --ab-in-trend, then in its own series", () => {
     const { runs } = store({ runs: 12 });
     const ab = { ...runs[11]!, id: "20250201T021700Z-abababab00", source: "ab" as const };

@@ -307,6 +307,8 @@ describe("the folder store's lock", () => {
       store,
       "--commit",
       "d".repeat(40),
+      "--branch",
+      "main",
     ]);
     await waitFor(() => job.stderrSoFar().includes("waiting"), 60_000);
     expect(job.stderrSoFar()).toBe(
@@ -695,6 +697,8 @@ describe("the measured commit comes from what was measured", () => {
         store,
         "--commit",
         "ef".repeat(20),
+        "--branch",
+        "main",
       ],
       withEvent,
     );

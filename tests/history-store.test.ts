@@ -97,6 +97,40 @@ describe("folder store", () => {
 describe("history CLI", () => {
   requireBuild();
 
+  it("the branch: --branch, else the workflow's ref (an empty GITHUB_HEAD_REF is no branch), else unknown, never the checkout perfgate runs in", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const branches = (): string[] => readIndex(store).runs.map((r) => r.branch);
+    // outside Actions: perfgate's own checkout (the test's cwd) is not the measured server's branch
+    const local = await runCli(
+      ["history", "append", writeJson(d, "a.json", JSON.parse(resultsText(100))), "--store", store],
+      { GITHUB_HEAD_REF: "", GITHUB_REF_NAME: "" },
+    );
+    expect(local.code, local.stderr).toBe(0);
+    expect(local.stderr).toMatch(/no branch recorded .*stored as branch unknown \(pass --branch <name>/);
+    expect(branches()).toEqual(["unknown"]);
+    // a push or schedule event: Actions sets GITHUB_HEAD_REF to "" and GITHUB_REF_NAME to the branch
+    const push = await runCli(
+      ["history", "append", writeJson(d, "b.json", JSON.parse(resultsText(101))), "--store", store],
+      { GITHUB_HEAD_REF: "", GITHUB_REF_NAME: "release-11.4" },
+    );
+    expect(push.code, push.stderr).toBe(0);
+    expect(push.stderr).not.toMatch(/no branch recorded/);
+    expect(branches().sort()).toEqual(["release-11.4", "unknown"]);
+    const empty = await runCli([
+      "history",
+      "append",
+      writeJson(d, "c.json", JSON.parse(resultsText(102))),
+      "--store",
+      store,
+      "--branch",
+      " ",
+    ]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim()).toMatch(/^perfgate: --branch " ": empty; expected a branch name$/);
+    expect(branches()).toHaveLength(2);
+  });
+
   it("append/list/show on a folder; bad input is one line and a non-zero exit", async () => {
     const d = tmp();
     const file = writeJson(d, "r.json", JSON.parse(resultsText(100)));

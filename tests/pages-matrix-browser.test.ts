@@ -5,7 +5,7 @@
  * Its bytes written per transaction are those measured (tests/fixtures/proc/kb-written-mysql.json):
  * 8.0.15's /proc/<pid>/io count is 417× what InnoDB wrote, so the KB written cells show a note.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -120,6 +120,51 @@ describe("version matrix page: relative tables", () => {
       path: join(ROOT, "test-output", "pages", "matrix-relative.png"),
       fullPage: true,
     });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("version matrix page: two workloads running one script", () => {
+  it("names each cell's workload, so the rows of a point and a range workload are never read as one", async () => {
+    const dir = tempDir("perfgate-matrix-browser-workloads-");
+    const store = join(dir, "store");
+    const runs = writeSyntheticStore(store, {
+      runs: 0,
+      scripts: ["oltp_read_only"],
+      tiers: ["1G"],
+      threads: [1],
+      matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
+      seed: 6,
+    });
+    for (const [name, options] of [
+      ["micro-point", ["--range-selects=off"]],
+      ["micro-range", ["--point-selects=0"]],
+    ] as const) {
+      for (const r of runs) {
+        const run: HistoryRun = {
+          ...r,
+          id: `${r.id.slice(0, -2)}${name === "micro-point" ? "0a" : "0b"}`,
+          workload: { ...r.workload, name },
+          sysbench: { ...r.sysbench, options: [...options] },
+          cells: r.cells.map((c) => ({ ...c, workload: name })),
+        };
+        writeFileSync(runPath(store, run.id), `${JSON.stringify(run)}\n`);
+      }
+    }
+    for (const r of runs) rmSync(runPath(store, r.id));
+    rebuildIndex(store);
+    const out = join(dir, "site");
+    const built = await runCli(["pages", "--store", store, "--out", out]);
+    expect(built.code, built.stderr).toBe(0);
+    const { page, errors } = await openSitePage(browser, out, "matrix.html");
+    expect(await page.locator("h2").allTextContents()).toEqual(
+      expect.arrayContaining([
+        "TPS by thread count — micro-point: oltp_read_only, tier 1G",
+        "TPS by thread count — micro-range: oltp_read_only, tier 1G",
+      ]),
+    );
+    expect(await page.locator("p.card-sub").first().textContent()).toMatch(/^micro-point, micro-range · /);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -104,3 +104,86 @@ describe("matrix differences", () => {
     expect(rel.find((t) => t.metric === "cpu")!.rows[0]!.values[0]!.pct).toBe(50);
   });
 });
+
+describe("cells of different workloads", () => {
+  /** The synthetic matrix's runs as if run by workload `name` with other sysbench options and `factor` × its TPS. */
+  const asWorkload = (runs: HistoryRun[], name: string, options: string[], factor: number): HistoryRun[] =>
+    runs.map((r) => ({
+      ...r,
+      id: `${r.id.slice(0, -2)}${name.length.toString(16).padStart(2, "0")}`,
+      workload: { ...r.workload, name },
+      sysbench: { ...r.sysbench, options },
+      cells: r.cells.map((c) => ({
+        ...c,
+        workload: name,
+        metrics: Object.fromEntries(
+          Object.entries(c.metrics).map(([k, m]) => [
+            k,
+            {
+              ...m,
+              value: m.value * factor,
+              lo: m.lo === null ? null : m.lo * factor,
+              hi: m.hi === null ? null : m.hi * factor,
+            },
+          ]),
+        ),
+      })),
+    }));
+
+  it("two workloads running the same script are two cells, each engine against its baseline in the same one", () => {
+    const dir = tempDir("perfgate-matrix-workloads-");
+    const runs: HistoryRun[] = writeSyntheticStore(dir, {
+      runs: 0,
+      scripts: ["oltp_read_only"],
+      tiers: ["1G"],
+      threads: [1],
+      matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
+      seed: 7,
+    });
+    const point = asWorkload(runs, "micro-point", ["--range-selects=off"], 1);
+    const range = asWorkload(runs, "micro-range", ["--point-selects=0"], 0.2);
+    // only the older version's range run and the newer's point run: nothing to compare
+    const older = (rs: HistoryRun[]) => rs.filter((r) => r.servers[0]!.version === "8.0.15");
+    const newer = (rs: HistoryRun[]) => rs.filter((r) => r.servers[0]!.version === "9.7.4");
+    const crossed = buildMatrix("mix", [...older(range), ...newer(point)], { thresholdPct: 5 });
+    expect(crossed.tables.map((t) => t.workload).sort()).toEqual(["micro-point", "micro-range"]);
+    for (const t of crossed.tables)
+      for (const row of t.rows) expect(row.pct?.every((d) => d === null) ?? true).toBe(true);
+    expect(crossed.over).toEqual([]);
+    expect(crossed.workload).toBe("micro-point, micro-range");
+
+    const all = buildMatrix("micro", [...point, ...range], { thresholdPct: 5 });
+    const alone = buildMatrix("point", point, { thresholdPct: 5 });
+    const pointTable = all.tables.find((t) => t.workload === "micro-point")!;
+    // the point workload's difference is its own, as if the range workload were not in the matrix
+    expect(pointTable.rows[1]!.pct![0]!.pct).toBe(alone.tables[0]!.rows[1]!.pct![0]!.pct);
+    // each workload's differences beyond the threshold are listed under its own name
+    expect(all.over.map((o) => [o.workload, o.pct]).sort()).toEqual(
+      [
+        ...alone.over.map((o) => ["micro-point", o.pct]),
+        ...alone.over.map((o) => ["micro-range", o.pct]),
+      ].sort(),
+    );
+  });
+
+  it("one workload name under two sets of sysbench options: two cells, each named with its options", () => {
+    const dir = tempDir("perfgate-matrix-options-");
+    const runs: HistoryRun[] = writeSyntheticStore(dir, {
+      runs: 0,
+      scripts: ["oltp_read_only"],
+      tiers: ["1G"],
+      threads: [1],
+      matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
+      seed: 8,
+    });
+    const a = asWorkload(runs, "micro", ["--range-selects=off"], 1);
+    const b = asWorkload(runs, "micro", ["--point-selects=0"], 0.2).map((r) => ({
+      ...r,
+      id: `${r.id.slice(0, -2)}ff`,
+    }));
+    const m = buildMatrix("micro", [...a, ...b], { thresholdPct: 5 });
+    expect(m.tables.map((t) => t.workload).sort()).toEqual(
+      ["micro (4 × 100000 rows --point-selects=0)", "micro (4 × 100000 rows --range-selects=off)"].sort(),
+    );
+  });
+});

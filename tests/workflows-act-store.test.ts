@@ -92,6 +92,11 @@ describe("nightly and release-candidate under act", () => {
     const index = execFileSync("git", ["show", "perfgate-data:index.json"], { cwd: bare, encoding: "utf8" });
     const ids = [...index.matchAll(/"id":\s*"([^"]+)"/g)].map((m) => m[1]!);
     expect(ids, index.slice(0, 2000)).toHaveLength(1);
+    // on the branch the schedule ran on: Actions sets GITHUB_HEAD_REF to "" outside pull requests
+    expect(
+      [...index.matchAll(/"branch":\s*"([^"]*)"/g)].map((m) => m[1]),
+      index.slice(0, 2000),
+    ).toEqual([BRANCH]);
     expect(listFiles(site)).toEqual(expect.arrayContaining(["data/overview.js", "data/runs.js"]));
     expect(readFileSync(join(site, "data", "runs.js"), "utf8")).toContain(ids[0]);
     expect(Object.keys(r.results).sort()).toEqual(

@@ -45,6 +45,7 @@ import {
   thresholdConfig,
 } from "../options/values.js";
 import { type CurrentInput, FORMER_INPUTS, INPUT_DEFAULTS, INPUTS } from "./constants.js";
+import { defaultBranch } from "./event.js";
 
 export const MODES = ["ab", "compare"] as const;
 export const COMMENT_MODES = ["always", "on-change", "on-regression", "never"] as const;
@@ -296,7 +297,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     degradation: parsed.degradation ?? {},
     historyStore: parsed["history-store"] ?? null,
     pagesDir: parsed["pages-dir"] ?? null,
-    historyBaseline: historyBaselineOf(parsed),
+    historyBaseline: historyBaselineOf(parsed, env),
     warnings: [...warnings, ...warningsOf(parsed)],
   };
 }
@@ -379,12 +380,13 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
   return out;
 }
 
-function historyBaselineOf(parsed: Parsed): HistoryBase | null {
+/** The base-from-history query; its branch by default the repository's default branch (else main). */
+function historyBaselineOf(parsed: Parsed, env: Record<string, string | undefined>): HistoryBase | null {
   const store = parsed["history-store"];
   if (!parsed["base-from-history"] || store === undefined) return null;
   return historyBase({
     store,
-    branch: parsed["history-branch"] ?? HISTORY_BASE_DEFAULTS.branch,
+    branch: parsed["history-branch"] ?? defaultBranch(env) ?? HISTORY_BASE_DEFAULTS.branch,
     runs: parsed["history-runs"] ?? HISTORY_BASE_DEFAULTS.runs,
     maxAgeDays: maxAgeDays(parsed["history-max-age"], HISTORY_BASE_DEFAULTS.maxAgeDays),
     ...(parsed["allow-mismatch"] === true ? { allowMismatch: true } : {}),

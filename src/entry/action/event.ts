@@ -56,6 +56,16 @@ export function readPayload(path: string | undefined): Json {
 }
 
 /**
+ * The repository's default branch, from the event payload (every event GitHub sends about a
+ * repository carries `repository.default_branch`); null when the payload has none.
+ */
+export function defaultBranch(env: Record<string, string | undefined>): string | null {
+  const name = str(obj(readPayload(env.GITHUB_EVENT_PATH).repository)?.default_branch);
+  // only the plain names branches have (a hostile payload's text goes no further)
+  return name !== null && /^[A-Za-z0-9_][A-Za-z0-9._/-]{0,254}$/.test(name) ? name : null;
+}
+
+/**
  * The event as the action sees it. `prOverride` (input pr-number) is used when the payload has no
  * pull request: a workflow_run triggered from a fork's pull request has an empty `pull_requests`.
  */

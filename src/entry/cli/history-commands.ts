@@ -2,7 +2,12 @@
 
 import type { Command } from "commander";
 import { METRICS } from "../../analysis/metrics/table.js";
-import { type AppendFlags, cellList, historyRunFromFile } from "../../output/history/append.js";
+import {
+  type AppendFlags,
+  cellList,
+  historyRunFromFile,
+  UNKNOWN_BRANCH,
+} from "../../output/history/append.js";
 import { NO_COMMIT, shortCommitText } from "../../output/history/commit.js";
 import type { HistoryRun } from "../../output/history/schema.js";
 import {
@@ -179,7 +184,10 @@ function registerAppend(history: Command): void {
       "--commit-url <url>",
       "link for the commit (default in GitHub Actions: the repository's commit page)",
     )
-    .option("--branch <name>", "branch of the commit (default: $GITHUB_REF_NAME or the current branch)")
+    .option(
+      "--branch <name>",
+      "branch of the commit (default: $GITHUB_HEAD_REF, else $GITHUB_REF_NAME, else unknown)",
+    )
     .option(
       "--date <iso>",
       "date the point is plotted at: an ISO 8601 date or date-time (default: the run's start)",
@@ -211,6 +219,11 @@ function registerAppend(history: Command): void {
         );
       }
       const { id, added } = await appendRun(store, run);
+      if (added && o.branch === undefined && run.branch === UNKNOWN_BRANCH) {
+        writeErr(
+          `perfgate: ${file}: no branch recorded (no --branch, not in GitHub Actions): stored as branch ${UNKNOWN_BRANCH} (pass --branch <name>: history baseline and compare --history-store look for main by default)\n`,
+        );
+      }
       writeOut(
         `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) to ${describeStore(store)}\n`,
       );

@@ -8,6 +8,7 @@
  * its verdict is undecided are the runner's to judge (`more`).
  */
 
+import { geometricMean } from "../../analysis/stats/descriptive.js";
 import type { ServerInstall } from "../../servers/install.js";
 import { wantsTls } from "../../servers/instance.js";
 import { plural } from "../../util/plural.js";
@@ -149,8 +150,12 @@ function cellCounts(c: SidesCounted, two: boolean) {
   return { ...c.settings, base: c.repetitions[0] ?? [], head: c.repetitions[1] ?? [], ...error };
 }
 
+/**
+ * The repetitions' geometric mean, the one aggregate of a count (the report's, the verdict's), so
+ * the progress line says the number the report will; 0 without a positive count.
+ */
 function meanOf(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  return values.length > 0 && values.every((x) => x > 0) ? geometricMean(values) : 0;
 }
 
 /**

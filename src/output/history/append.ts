@@ -3,7 +3,9 @@
  * it to the store. The commit is the one measured: --commit, else the commit a build: server was
  * built from, else the workflow's event (GITHUB_SHA); otherwise the run records no commit (the
  * checkout perfgate happens to run in says nothing about a release binary). The branch: --branch,
- * the GitHub Actions variables, then the current git checkout.
+ * else the GitHub Actions variables (the pull request's head branch, else the ref the workflow ran
+ * on), else UNKNOWN_BRANCH: for the same reason, the checkout perfgate runs in names no branch of
+ * what was measured.
  */
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -13,7 +15,6 @@ import { parseAnyResults } from "../../results/store.js";
 import { resultsV2 } from "../../results/upgrade.js";
 import { parseJson, readTextFile } from "../../util/documents.js";
 import { refusal, UsageError, UserError } from "../../util/errors.js";
-import { gitSync } from "../../util/git.js";
 import { plural } from "../../util/plural.js";
 import { quoteValue, urlError } from "../../util/safe-url.js";
 import { runnerClassFor } from "./baselines.js";
@@ -33,14 +34,13 @@ export interface AppendFlags {
   abInTrend?: boolean;
 }
 
-/** git's answer here, or null (not a checkout, or no git on this host: the run records none). */
-function gitOut(args: string[]): string | null {
-  try {
-    const r = gitSync(process.cwd(), args);
-    return r.ok && r.out ? r.out : null;
-  } catch {
-    return null;
-  }
+/** The branch a run records when neither --branch nor the workflow's variables name one. */
+export const UNKNOWN_BRANCH = "unknown";
+
+/** An environment variable's value, or undefined when unset or empty (Actions sets GITHUB_HEAD_REF to "" outside pull requests). */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v ? v : undefined;
 }
 
 /** `--commit`: a git commit id, abbreviated or full (SHA-1 or SHA-256), as the action's `sha` input and bisect take it. */
@@ -82,6 +82,9 @@ export function checkAppendFlags(f: AppendFlags): void {
     );
   }
   const cap = HISTORY_TEXT_CAPS.name;
+  if (f.branch !== undefined && f.branch.trim() === "") {
+    throw new UsageError(refusal(`--branch ${quoteValue(f.branch)}`, "a branch name", "empty"));
+  }
   if (f.branch !== undefined && f.branch.length > cap) {
     throw new UsageError(
       refusal(`--branch (a name of ${f.branch.length} characters)`, `at most ${cap} characters`, "too long"),
@@ -91,7 +94,7 @@ export function checkAppendFlags(f: AppendFlags): void {
 
 /**
  * Commit, URL and branch: the commit from --commit, the build: server (`measured`) or GITHUB_SHA,
- * else none (NO_COMMIT); the branch from flags, GITHUB_* variables, else the git checkout here.
+ * else none (NO_COMMIT); the branch from --branch, the GITHUB_* variables, else UNKNOWN_BRANCH.
  */
 export function runContext(
   f: AppendFlags,
@@ -112,16 +115,12 @@ export function runContext(
     if (bad) throw new UserError(`history append: ${bad}`);
   }
   const branch =
-    f.branch ??
-    env.GITHUB_HEAD_REF ??
-    env.GITHUB_REF_NAME ??
-    gitOut(["rev-parse", "--abbrev-ref", "HEAD"]) ??
-    "unknown";
+    f.branch ?? envValue(env, "GITHUB_HEAD_REF") ?? envValue(env, "GITHUB_REF_NAME") ?? UNKNOWN_BRANCH;
   return {
     commit,
     commitUrl,
     ...(f.resultsUrl ? { rawUrl: f.resultsUrl } : {}),
-    branch: branch || "unknown",
+    branch,
     matrix: f.matrix ?? null,
     ...(f.abInTrend ? { abInTrend: true } : {}),
     ...(f.date ? { date: f.date } : {}),

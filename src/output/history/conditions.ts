@@ -5,8 +5,8 @@
  * **Conditions** are what makes two points of a cell comparable at all: the my.cnf tuning of the
  * cell's tier (what `compare` refuses to compare across, src/analysis/compare/fairness.ts), the performance
  * settings as the server ran them (the maintained list of the settings diff,
- * src/analysis/compare/known-settings.ts), the dataset, the sysbench options, the instruction-counting
- * toggle, and (in the cell key itself) the runner class. Points under different conditions never
+ * src/analysis/compare/known-settings.ts), the branch, the dataset, the sysbench options, the
+ * instruction-counting toggle, and (in the cell key itself) the runner class. Points under different conditions never
  * share a trend series, so change detection never runs across a change of conditions.
  *
  * **What else changed** is what a change point's two sides may differ in besides the code: the
@@ -101,6 +101,9 @@ export function cellConditions(run: HistoryRun, cell: HistoryCell, shared?: Read
       if (knownSetting(k) && keep(`setting ${k}`, true)) out[`setting ${k}`] = normalValue(v);
     }
   }
+  // a trend is one branch's: runs of a release branch, a feature branch or an unnamed local
+  // append (history append's "unknown") never interleave with the default branch's
+  out.branch = run.branch;
   out.dataset = `${run.dataset.tables} × ${run.dataset.table_size}`;
   // an A/B head (appended with --ab-in-trend) is measured in slices: never one series with runs
   out["measured as"] = run.source === "ab" ? "A/B head" : "run";

@@ -15,11 +15,14 @@ import { naturalCompare } from "../../analysis/compare/order.js";
 import { METRICS } from "../../analysis/metrics/table.js";
 import { type WriteCaveat, writeCaveat } from "../../analysis/metrics/write-accounting.js";
 import { normalQuantile } from "../../analysis/stats/distributions.js";
+import { isConnectionOption } from "../../measuring/sysbench/args.js";
 import { dict, own } from "../../util/dict.js";
 import type { HistoryRun, HistoryServer, MetricValue } from "../history/schema.js";
 import { isMatrixRun } from "./model.js";
 
 export interface MatrixTable {
+  /** the workload the cells ran in (with its dataset and sysbench options when one name ran under several) */
+  workload: string;
   script: string;
   tier: string;
   threads: number[];
@@ -42,6 +45,7 @@ export interface MatrixDiff {
 export interface MatrixOver {
   engine: string;
   baseline: string;
+  workload: string;
   script: string;
   tier: string;
   threads: number;
@@ -55,6 +59,7 @@ export interface VersionMatrix {
   name: string;
   date: string;
   runner_class: string;
+  /** the workloads of the matrix's runs, comma-separated */
   workload: string;
   runs: string[];
   engines: string[];
@@ -93,6 +98,7 @@ export interface RelativeTable {
   /** each engine's baseline, in the same order */
   baselines: string[];
   rows: {
+    workload: string;
     script: string;
     tier: string;
     threads: number;
@@ -212,6 +218,41 @@ export function groupMatrices(runs: readonly HistoryRun[]): Map<string, HistoryR
   return groups;
 }
 
+/**
+ * What a matrix cell is, besides the engine: its workload, script, tier and thread count. Two
+ * workloads that run the same script with other sysbench options (a point-select and a range
+ * workload both run `oltp_read_only`) are different cells, never one row whose engines measured
+ * different things; so are two runs of one workload name under another dataset or other options.
+ */
+type CellKeyOf = (run: HistoryRun, cell: HistoryRun["cells"][number]) => string;
+
+/** A run's dataset and sysbench options (not how sysbench reached the server), as one text. */
+function runConditionsText(run: HistoryRun): string {
+  const options = run.sysbench.options.filter((o) => !isConnectionOption(o) && !/^\(A\/B .*\)$/.test(o));
+  return [`${run.dataset.tables} × ${run.dataset.table_size} rows`, ...options].join(" ");
+}
+
+function cellKeys(runs: readonly HistoryRun[]): CellKeyOf {
+  const variants = new Map<string, Set<string>>();
+  for (const r of runs) {
+    for (const c of r.cells) {
+      const set = variants.get(c.workload) ?? new Set<string>();
+      set.add(runConditionsText(r));
+      variants.set(c.workload, set);
+    }
+  }
+  return (r, c) => {
+    const workload =
+      (variants.get(c.workload)?.size ?? 1) > 1 ? `${c.workload} (${runConditionsText(r)})` : c.workload;
+    return `${workload}\0${c.script}\0${c.tier}\0${c.threads}`;
+  };
+}
+
+const splitKey = (k: string) => {
+  const [workload, script, tier, threads] = k.split("\0") as [string, string, string, string];
+  return { workload, script, tier, threads: Number(threads) };
+};
+
 /** The log-scale standard error of a stored value from its 95% interval; null without one. */
 function logSe(v: MetricValue): number | null {
   if (v.lo === null || v.hi === null || !(v.lo > 0) || !(v.hi >= v.lo)) return null;
@@ -258,7 +299,10 @@ function countDiffs(
  * stored metric, TPS or not (an instructions-only A/B's head has counts only): its TPS rows are
  * then empty, and its counts are in the relative tables.
  */
-function tpsByEngine(runs: readonly HistoryRun[]): {
+function tpsByEngine(
+  runs: readonly HistoryRun[],
+  keyOf: CellKeyOf,
+): {
   values: Map<string, Map<string, MetricValue>>;
   family: Map<string, string>;
 } {
@@ -271,7 +315,7 @@ function tpsByEngine(runs: readonly HistoryRun[]): {
       const engine = engineOf(r, s);
       family.set(engine, s.flavor);
       if (!values.has(engine)) values.set(engine, new Map());
-      if (c.metrics.tps) values.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, c.metrics.tps);
+      if (c.metrics.tps) values.get(engine)!.set(keyOf(r, c), c.metrics.tps);
     }
   }
   return { values, family };
@@ -283,7 +327,8 @@ export function buildMatrix(
   runs: readonly HistoryRun[],
   o: { thresholdPct: number; baselines?: readonly string[]; confidence?: number },
 ): VersionMatrix {
-  const { values, family } = tpsByEngine(runs);
+  const keyOf = cellKeys(runs);
+  const { values, family } = tpsByEngine(runs, keyOf);
   const engines = [...values.keys()].sort((a, b) => naturalCompare(a, b));
   const baselines = dict<string>(); // by flavor, a name from the store
   for (const e of engines) baselines[family.get(e)!] = own(baselines, family.get(e)!) ?? e; // each family's oldest version
@@ -295,14 +340,14 @@ export function buildMatrix(
   const baseOf = (engine: string) => own(baselines, family.get(engine)!) ?? null;
   const z = normalQuantile(1 - (1 - confidence) / (2 * countDiffs(values, baseOf)));
   const cells = new Set<string>();
-  for (const m of values.values()) for (const k of m.keys()) cells.add(k.split("\0").slice(0, 2).join("\0"));
+  for (const m of values.values()) for (const k of m.keys()) cells.add(k.split("\0").slice(0, 3).join("\0"));
   const tables: MatrixTable[] = [];
   const over: MatrixOver[] = [];
   for (const st of [...cells].sort(naturalCompare)) {
-    const [script, tier] = st.split("\0") as [string, string];
+    const [workload, script, tier] = st.split("\0") as [string, string, string];
     const threads = new Set<number>();
     for (const m of values.values()) {
-      for (const k of m.keys()) if (k.startsWith(`${st}\0`)) threads.add(Number(k.split("\0")[2]));
+      for (const k of m.keys()) if (k.startsWith(`${st}\0`)) threads.add(splitKey(k).threads);
     }
     const ts = [...threads].sort((a, b) => a - b);
     const rows = engines.map((engine) => {
@@ -316,12 +361,12 @@ export function buildMatrix(
         if (b === undefined || v == null || b.value === 0) return null;
         const diff = matrixDiff(v, b, z, o.thresholdPct);
         if (Math.abs(diff.pct) > o.thresholdPct)
-          over.push({ engine, baseline: base, script, tier, threads: t, ...diff });
+          over.push({ engine, baseline: base, workload, script, tier, threads: t, ...diff });
         return diff;
       });
       return { engine, baseline: base, tps, pct };
     });
-    tables.push({ script, tier, threads: ts, rows });
+    tables.push({ workload, script, tier, threads: ts, rows });
   }
   const latest = [...runs].sort((a, b) => (a.date < b.date ? 1 : -1))[0]!;
   const pins = matrixPins(runs, engines);
@@ -329,7 +374,9 @@ export function buildMatrix(
     name,
     date: latest.date,
     runner_class: latest.runner_class,
-    workload: latest.workload.name,
+    workload:
+      [...new Set(runs.flatMap((r) => r.cells.map((c) => c.workload)))].sort(naturalCompare).join(", ") ||
+      latest.workload.name,
     runs: runs.map((r) => r.id),
     engines,
     baselines,
@@ -337,7 +384,7 @@ export function buildMatrix(
     confidence,
     tables,
     over,
-    relative: relativeTables(runs, baseOf, z, o.thresholdPct),
+    relative: relativeTables(runs, baseOf, z, o.thresholdPct, keyOf),
     ...(pins.length > 0 ? { pins } : {}),
   };
 }
@@ -345,7 +392,12 @@ export function buildMatrix(
 type CellValues = Map<string, Map<string, MetricValue>>;
 
 /** engine → cell key → the metric's value (counters as a value without an interval). */
-function metricValues(runs: readonly HistoryRun[], metric: string, counter?: string): CellValues {
+function metricValues(
+  runs: readonly HistoryRun[],
+  keyOf: CellKeyOf,
+  metric: string,
+  counter?: string,
+): CellValues {
   const out: CellValues = new Map();
   for (const r of runs) {
     for (const c of r.cells) {
@@ -359,7 +411,7 @@ function metricValues(runs: readonly HistoryRun[], metric: string, counter?: str
       if (!v) continue;
       const engine = engineOf(r, s);
       if (!out.has(engine)) out.set(engine, new Map());
-      out.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, v);
+      out.get(engine)!.set(keyOf(r, c), v);
     }
   }
   return out;
@@ -368,6 +420,7 @@ function metricValues(runs: readonly HistoryRun[], metric: string, counter?: str
 /** Each engine's cells whose counters have a caveat for the table (none without a check). */
 function caveatsOf(
   runs: readonly HistoryRun[],
+  keyOf: CellKeyOf,
   check: ((counters: Readonly<Record<string, number>>) => WriteCaveat | null) | undefined,
 ): Map<string, Map<string, WriteCaveat>> {
   const out = new Map<string, Map<string, WriteCaveat>>();
@@ -379,7 +432,7 @@ function caveatsOf(
       if (!s || !caveat) continue;
       const engine = engineOf(r, s);
       if (!out.has(engine)) out.set(engine, new Map());
-      out.get(engine)!.set(`${c.script}\0${c.tier}\0${c.threads}`, caveat);
+      out.get(engine)!.set(keyOf(r, c), caveat);
     }
   }
   return out;
@@ -391,11 +444,12 @@ export function relativeTables(
   baseOf: (engine: string) => string | null,
   z: number,
   thresholdPct: number,
+  keyOf: CellKeyOf = cellKeys(runs),
 ): RelativeTable[] {
   const out: RelativeTable[] = [];
   for (const d of RELATIVE) {
-    const values = metricValues(runs, d.metric, d.counter);
-    const caveats = caveatsOf(runs, d.caveat);
+    const values = metricValues(runs, keyOf, d.metric, d.counter);
+    const caveats = caveatsOf(runs, keyOf, d.caveat);
     const engines = [...new Set([...values.keys(), ...caveats.keys()])]
       .filter((e) => baseOf(e) !== null && baseOf(e) !== e)
       .sort(naturalCompare);
@@ -417,7 +471,7 @@ export function relativeTables(
       return i >= 0 ? i + 1 : notes.push(text);
     };
     const rows = [...keys].sort(naturalCompare).map((k) => {
-      const [script, tier, threads] = k.split("\0") as [string, string, string];
+      const { workload, script, tier, threads } = splitKey(k);
       const vals = engines.map((e) => {
         const v = values.get(e)?.get(k);
         const b = values.get(baseOf(e)!)?.get(k);
@@ -425,9 +479,10 @@ export function relativeTables(
       });
       const marks = engines.map((e) => noteOf(e, k));
       return {
+        workload,
         script,
         tier,
-        threads: Number(threads),
+        threads,
         values: vals,
         ...(marks.some((n) => n !== null) ? { notes: marks } : {}),
       };

@@ -33,7 +33,23 @@ function diffCell(d: MatrixDiff): HTMLElement {
   return el("td", attrs, withInterval(d));
 }
 
+/** Whether the matrix holds cells of more than one workload: then every cell names its workload. */
+function severalWorkloads(m: VersionMatrix): boolean {
+  const names = new Set(m.tables.map((t) => t.workload));
+  for (const t of m.relative ?? []) for (const r of t.rows) names.add(r.workload);
+  return names.size > 1;
+}
+
+/** A cell's name in a row header: `oltp_read_only 256M 1t`, after its workload when there are several. */
+function cellName(
+  m: VersionMatrix,
+  c: { workload: string; script: string; tier: string; threads: number },
+): string {
+  return `${severalWorkloads(m) ? `${c.workload} · ` : ""}${c.script} ${c.tier} ${c.threads}t`;
+}
+
 function matrixTables(m: VersionMatrix): HTMLElement[] {
+  const several = severalWorkloads(m);
   return m.tables.map((t) => {
     const head = el("tr", {}, el("th", {}, "Engine"), ...t.threads.map((n) => el("th", {}, `${n}t`)));
     const body: HTMLElement[] = [];
@@ -53,7 +69,7 @@ function matrixTables(m: VersionMatrix): HTMLElement[] {
     return el(
       "section",
       {},
-      el("h2", {}, `TPS by thread count — ${t.script}, tier ${t.tier}`),
+      el("h2", {}, `TPS by thread count — ${several ? `${t.workload}: ` : ""}${t.script}, tier ${t.tier}`),
       el("table", { class: "matrix" }, head, ...body),
     );
   });
@@ -94,7 +110,7 @@ function relativeTables(m: VersionMatrix): HTMLElement[] {
       el(
         "tr",
         {},
-        el("th", {}, `${r.script} ${r.tier} ${r.threads}t`),
+        el("th", {}, cellName(m, r)),
         ...r.values.map((d, i) => {
           const n = r.notes?.[i];
           // a side's count misleads: the note says why, in place of the ratio
@@ -125,9 +141,15 @@ function overList(m: VersionMatrix): HTMLElement {
     el(
       "tr",
       {},
-      ...["Engines compared", "Script", "Tier", "Threads", "Difference vs baseline", "Decided"].map((h) =>
-        el("th", {}, h),
-      ),
+      ...[
+        "Engines compared",
+        "Workload",
+        "Script",
+        "Tier",
+        "Threads",
+        "Difference vs baseline",
+        "Decided",
+      ].map((h) => el("th", {}, h)),
     ),
   );
   for (const o of m.over) {
@@ -136,6 +158,7 @@ function overList(m: VersionMatrix): HTMLElement {
         "tr",
         {},
         el("td", {}, `${o.engine} vs ${o.baseline}`),
+        el("td", {}, o.workload),
         el("td", {}, o.script),
         el("td", {}, o.tier),
         el("td", {}, String(o.threads)),
