@@ -56,6 +56,25 @@ describe("series keyed by conditions", () => {
     expect(new Set(series.map((s) => s.id)).size).toBe(8);
   });
 
+  it("buildSeries parses each run's tier my.cnf once: the pre-pass and the conditions share it", () => {
+    const { runs } = store({ runs: 5, conditions: { ...SWITCH, at: 2 } });
+    let reads = 0;
+    for (const r of runs) {
+      for (const t of r.servers.flatMap((s) => s.tiers)) {
+        const text = t.config;
+        Object.defineProperty(t, "config", {
+          get: () => {
+            reads++;
+            return text;
+          },
+        });
+      }
+    }
+    const series = buildSeries(runs, detector);
+    expect(series).toHaveLength(4 * 2);
+    expect(reads).toBe(5);
+  });
+
   it("conditions: the tier's my.cnf tuning without instance paths, known settings read back, dataset, sysbench options", () => {
     const { runs } = store({ runs: 1 });
     const run = runs[0]!;
