@@ -152,7 +152,9 @@ describe("action history inputs", () => {
     }
     const text = readFileSync(summary, "utf8");
     expect(text).toContain("### Decided changes in the history, last 7 days");
-    expect(text).toMatch(/^3 decided changes from /m);
+    // tps, qps and p95 of the cell changed at one run: one entry
+    expect(text).toMatch(/^1 decided change from /m);
+    expect(text).toMatch(/^\| -[\d.]+% tps regression \\\(also qps -[\d.]+%, p95\\_ms \\\+[\d.]+%\\\) \| /m);
     expect(text).toContain(
       `npx perfgate bisect --good ${commitOf(25)} --bad ${commitOf(26)} --cell oltp_read_write:16:1G --metric tps`,
     );

@@ -13,7 +13,7 @@ import { historyFromDocument } from "../src/output/history/extract.js";
 import type { HistoryRun } from "../src/output/history/schema.js";
 import { detector } from "../src/output/pages/detector.js";
 import { buildDigest, digestMarkdown, digestText } from "../src/output/pages/digest.js";
-import { buildSeries, type CellSeries } from "../src/output/pages/model.js";
+import { buildSeries, type CellSeries, type ChangeMark } from "../src/output/pages/model.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
@@ -54,6 +54,25 @@ describe("series keyed by conditions", () => {
       ]);
     }
     expect(new Set(series.map((s) => s.id)).size).toBe(8);
+  });
+
+  it("buildSeries parses each run's tier my.cnf once: the pre-pass and the conditions share it", () => {
+    const { runs } = store({ runs: 5, conditions: { ...SWITCH, at: 2 } });
+    let reads = 0;
+    for (const r of runs) {
+      for (const t of r.servers.flatMap((s) => s.tiers)) {
+        const text = t.config;
+        Object.defineProperty(t, "config", {
+          get: () => {
+            reads++;
+            return text;
+          },
+        });
+      }
+    }
+    const series = buildSeries(runs, detector);
+    expect(series).toHaveLength(4 * 2);
+    expect(reads).toBe(5);
   });
 
   it("conditions: the tier's my.cnf tuning without instance paths, known settings read back, dataset, sysbench options", () => {
@@ -275,24 +294,68 @@ describe("triage digest", () => {
     const series = buildSeries(runs, detector);
     const until = new Date(runs.at(-1)!.date);
     const week = buildDigest(series, new Date(until.getTime() - 7 * 86_400_000), until);
-    expect(week.entries.map((e) => [e.change.metric, e.kind])).toEqual([
-      ["p95_ms", "regression"],
-      ["tps", "regression"],
-      ["qps", "regression"],
+    // tps, qps and p95 of the cell changed at the same run: one finding, led by tps, the others noted
+    expect(week.entries).toHaveLength(1);
+    const e = week.entries[0]!;
+    expect([e.change.metric, e.kind]).toEqual(["tps", "regression"]);
+    expect(e.others.map((o) => [o.change.metric, o.kind, o.change.index])).toEqual([
+      ["qps", "regression", 34],
+      ["p95_ms", "regression", 34],
     ]);
-    const tps = week.entries[1]!;
-    expect(tps.bisect).toBe(
+    expect(e.bisect).toBe(
       `npx perfgate bisect --good ${commitOf(33)} --bad ${commitOf(34)} --cell oltp_read_write:16:1G --metric tps -w workloads/nightly.yml --source <server checkout>`,
     );
     const text = digestText(week);
-    expect(text).toContain("3 decided changes from");
+    expect(text).toContain("1 decided change from");
+    const qps = e.others[0]!.change.pct!;
+    const p95 = e.others[1]!.change.pct!;
+    expect(text).toContain(
+      `${e.change.pct}% tps regression (also qps ${qps}%, p95_ms +${p95}%)  nightly oltp_read_write 1G 16t`,
+    );
     expect(text).toContain("also changed: kernel 6.8.0-45-generic → 6.9");
     const md = digestMarkdown(week);
+    // the same line in the Markdown table, its markup characters escaped
+    expect(md).toContain(`| ${e.change.pct}% tps regression \\(also qps ${qps}%, p95\\_ms \\+${p95}%\\) |`);
     expect(md).toContain(
       `[${commitOf(33).slice(0, 12)}..${commitOf(34).slice(0, 12)}](https://github.com/example/server/compare/`,
     );
     const before = buildDigest(series, new Date(0), new Date(runs[30]!.date));
     expect(before.entries).toEqual([]);
+  });
+
+  it("metrics that disagree at one run: the entry is a regression led by a worsened metric, the improvement named as one", () => {
+    const { runs } = store({
+      runs: 40,
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 34, factor: 0.8 },
+    });
+    const series = buildSeries(runs, detector);
+    const s = series.find((x) => x.changes.length > 0)!;
+    const flip = (c: ChangeMark): ChangeMark => ({ ...c, before: c.after, after: c.before, pct: -c.pct! });
+    const until = new Date(runs.at(-1)!.date);
+    const since = new Date(until.getTime() - 7 * 86_400_000);
+    // tps and qps better, p95 worse: a regression, led by p95, tps and qps named as improvements
+    const mixed = { ...s, changes: s.changes.map((c) => (c.metric === "p95_ms" ? c : flip(c))) };
+    const [e] = buildDigest([mixed], since, until).entries;
+    expect([e!.change.metric, e!.kind]).toEqual(["p95_ms", "regression"]);
+    expect(e!.bisect).toContain("--metric p95_ms");
+    expect(digestText(buildDigest([mixed], since, until))).toMatch(
+      /^\+[\d.]+% p95_ms regression \(also tps \+[\d.]+% improvement, qps \+[\d.]+% improvement\) /m,
+    );
+    // only tps decided at the run: the entry is tps alone
+    const alone = { ...s, changes: s.changes.filter((c) => c.metric === "tps") };
+    expect(digestText(buildDigest([alone], since, until))).toMatch(/^-[\d.]+% tps regression {2}nightly/m);
+    // qps within its noise floor: still one entry, the qps change named as within noise
+    const noisyQps = {
+      ...s,
+      changes: s.changes.map((c) => (c.metric === "qps" ? { ...c, within_noise: true } : c)),
+    };
+    const d = buildDigest([noisyQps], since, until);
+    expect([d.entries.length, d.within_noise]).toEqual([1, 0]);
+    expect(digestText(d)).toMatch(/qps -[\d.]+% within noise/);
+    // every metric within noise: no entry, and the run counted once as within noise
+    const allNoise = { ...s, changes: s.changes.map((c) => ({ ...c, within_noise: true })) };
+    const n = buildDigest([allNoise], since, until);
+    expect([n.entries.length, n.within_noise]).toEqual([0, 1]);
   });
 });
 

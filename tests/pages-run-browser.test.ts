@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { metricHeading } from "../src/analysis/metrics/table.js";
 import { readAllRuns } from "../src/output/history/folder.js";
 import { buildSeries } from "../src/output/pages/model.js";
 import type { AbResults, Results } from "../src/results/schema.js";
@@ -218,7 +219,10 @@ describe("a run's page from a real run", () => {
     const cell = ab.cells[0]!;
     expect(t.lines[0]!.filter((v) => v != null)).toEqual(cell.series.base.map((iv) => r4(iv.tps)));
     expect(t.lines[1]!.filter((v) => v != null)).toEqual(cell.series.head.map((iv) => r4(iv.tps)));
-    expect(await page.locator("#run-ab table tr").count()).toBe(1 + 3);
+    // every cell judged on tps, qps and p95 (not counted: no instructions), each with its verdict
+    const metrics = await page.locator("#run-ab table tr td:nth-child(2)").allTextContents();
+    expect(metrics).toEqual(ab.cells.flatMap(() => ["tps", "qps", "p95_ms"].map(metricHeading)));
+    expect(await page.locator("#run-ab .verdict").count()).toBe(metrics.length);
     // appended without --ab-in-trend: its head is not a point of main's trend, and the page says so
     expect(await page.locator("body").innerText()).toContain(
       "A/B run (base and head; kept apart from the branch's trend)",

@@ -18,6 +18,7 @@ import {
   pinnedCountText,
   pinnedText,
   sparkScaleTitle,
+  sparkValueTitle,
   threadsHeading,
 } from "../src/output/pages/client/texts.js";
 import { ROOT } from "./helpers/env.js";
@@ -30,6 +31,8 @@ describe("page texts", () => {
     expect(cardLastText("2,400", "tps", 2)).toBe("2,400 tps · 2 runs");
     expect(sparkScaleTitle(1)).toBe("range of the last 1 point");
     expect(sparkScaleTitle(20)).toBe("range of the last 20 points");
+    expect(sparkValueTitle(1)).toBe("the only point's value");
+    expect(sparkValueTitle(20)).toBe("the value of each of the last 20 points");
     expect(threadsHeading("oltp · 256M · 1", 1)).toBe("oltp · 256M · 1 thread");
     expect(threadsHeading("oltp · 256M · 8", 8)).toBe("oltp · 256M · 8 threads");
     expect(cellSubText("mariadb", "w", "c", 1)).toBe("mariadb · workload w · runner class c · 1 run");

@@ -26,14 +26,15 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * Opens a page of a built trend site from disk (`path` with an optional `?query`) and waits until
- * the client says it is ready; collects console errors and page errors.
+ * the client says it is ready (in a window of `viewport`); collects console errors and page errors.
  */
 export async function openSitePage(
   browser: Browser,
   site: string,
   path: string,
+  viewport = { width: 1280, height: 900 },
 ): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(m.text());

@@ -32,8 +32,10 @@ export interface SynthSpec {
   matrix?: { flavor: "mariadb" | "mysql"; versions: string[] };
   seed?: number;
   noisePct?: number;
-  /** the first run's date in ms since the epoch (default 2025-01-01 02:17 UTC); one run a day */
+  /** the first run's date in ms since the epoch (default 2025-01-01 02:17 UTC) */
   start?: number;
+  /** ms from one run to the next (default a day) */
+  every?: number;
   /**
    * a change of conditions from run `at` on: these my.cnf options added under [mysqld] (and read
    * back as variables), and every cell's throughput multiplied by `factor`
@@ -186,7 +188,7 @@ export function writeSyntheticStore(root: string, spec: SynthSpec): HistoryRun[]
     const { server, host } = trendSetup(spec, i);
     const r = run(
       i,
-      new Date(start + i * 86_400_000),
+      new Date(start + i * (spec.every ?? 86_400_000)),
       cellsFor(spec, i, normal, server.label),
       [server],
       null,
@@ -205,7 +207,9 @@ export function writeSyntheticStore(root: string, spec: SynthSpec): HistoryRun[]
         metrics: { tps: { ...tps, value: scale(tps.value)!, lo: scale(tps.lo), hi: scale(tps.hi) } },
       };
     });
-    runs.push(run(10_000 + k, new Date(start + (spec.runs + k) * 86_400_000), cells, [s], "rc-test"));
+    runs.push(
+      run(10_000 + k, new Date(start + (spec.runs + k) * (spec.every ?? 86_400_000)), cells, [s], "rc-test"),
+    );
   }
   mkdirSync(join(root, "runs"), { recursive: true });
   for (const r of runs) writeFileSync(runPath(root, r.id), `${JSON.stringify(r)}\n`);

@@ -21,7 +21,7 @@ import { isConnectionOption } from "../../measuring/sysbench/args.js";
 import { VERSION_RANGED_OPTIONS } from "../../servers/config.js";
 import { parseSize } from "../../util/size.js";
 import type { AlsoChanged } from "./also-changed.js";
-import type { HistoryCell, HistoryRun } from "./schema.js";
+import type { HistoryCell, HistoryRun, HistoryServer } from "./schema.js";
 
 /** `name → value`, names prefixed by where they come from (`my.cnf `, `setting `, `sysbench `, …). */
 export type Conditions = Record<string, string>;
@@ -49,18 +49,42 @@ function sysbenchConditions(options: readonly string[], out: Conditions): void {
   if (rest.length > 0) out.sysbench = rest.join(" ");
 }
 
+type Tier = HistoryServer["tiers"][number];
+
+/** A tier's my.cnf as parseMyCnf reads it: option → value. */
+export type MyCnf = ReadonlyMap<string, string>;
+
+/** How a tier's my.cnf is read: parsed on each call unless a reader that keeps them is given. */
+export type MyCnfOf = (tier: Tier) => MyCnf;
+
+const parseTier: MyCnfOf = (tier) => parseMyCnf(tier.config);
+
+/**
+ * A reader that parses each tier's my.cnf once (by its record) and hands the same map to every
+ * later call: what a pass over many runs gives versionDependentNames and cellConditions both.
+ */
+export function myCnfOnce(): MyCnfOf {
+  const parsed = new WeakMap<Tier, MyCnf>();
+  return (tier) => {
+    let m = parsed.get(tier);
+    if (!m) {
+      m = parseTier(tier);
+      parsed.set(tier, m);
+    }
+    return m;
+  };
+}
+
 /**
  * The names of a run's conditions that depend on which version ran: a setting read back (a
  * server has it or not) and a my.cnf option perfgate writes only for some versions
  * (servers/config.ts). Per tier, for sharedVersionNames.
  */
-export function versionDependentNames(run: HistoryRun, tierName: string): string[] {
+export function versionDependentNames(run: HistoryRun, tierName: string, myCnf = parseTier): string[] {
   const tier = run.servers[0]?.tiers.find((t) => t.tier === tierName);
   if (!tier) return [];
   return [
-    ...[...parseMyCnf(tier.config).keys()]
-      .filter((k) => VERSION_RANGED_OPTIONS.has(k))
-      .map((k) => `my.cnf ${k}`),
+    ...[...myCnf(tier).keys()].filter((k) => VERSION_RANGED_OPTIONS.has(k)).map((k) => `my.cnf ${k}`),
     ...Object.keys(tier.variables)
       .filter(knownSetting)
       .map((k) => `setting ${k}`),
@@ -73,11 +97,15 @@ export function versionDependentNames(run: HistoryRun, tierName: string): string
  * way for it, does not split a trend that crosses versions; what it changed is named at the
  * change point instead.
  */
-export function sharedVersionNames(runs: readonly HistoryRun[], tierName: string): Set<string> {
+export function sharedVersionNames(
+  runs: readonly HistoryRun[],
+  tierName: string,
+  myCnf = parseTier,
+): Set<string> {
   const [first, ...rest] = runs;
-  const shared = new Set(first ? versionDependentNames(first, tierName) : []);
+  const shared = new Set(first ? versionDependentNames(first, tierName, myCnf) : []);
   for (const run of rest) {
-    const names = new Set(versionDependentNames(run, tierName));
+    const names = new Set(versionDependentNames(run, tierName, myCnf));
     for (const n of shared) if (!names.has(n)) shared.delete(n);
   }
   return shared;
@@ -85,15 +113,21 @@ export function sharedVersionNames(runs: readonly HistoryRun[], tierName: string
 
 /**
  * The conditions of one cell of a run (see the module comment). With `shared`, the
- * version-dependent names (versionDependentNames) are kept only when in it.
+ * version-dependent names (versionDependentNames) are kept only when in it; `myCnf` reads the
+ * tier's my.cnf (myCnfOnce: the map the pre-pass parsed).
  */
-export function cellConditions(run: HistoryRun, cell: HistoryCell, shared?: ReadonlySet<string>): Conditions {
+export function cellConditions(
+  run: HistoryRun,
+  cell: HistoryCell,
+  shared?: ReadonlySet<string>,
+  myCnf = parseTier,
+): Conditions {
   const out: Conditions = {};
   const server = run.servers.find((s) => s.label === cell.server) ?? run.servers[0];
   const tier = server?.tiers.find((t) => t.tier === cell.tier);
   const keep = (name: string, versionDependent: boolean) => !versionDependent || !shared || shared.has(name);
   if (tier) {
-    for (const [k, v] of parseMyCnf(tier.config)) {
+    for (const [k, v] of myCnf(tier)) {
       const name = `my.cnf ${k}`;
       if (!INSTANCE_KEYS.has(k) && keep(name, VERSION_RANGED_OPTIONS.has(k))) out[name] = normalValue(v);
     }

@@ -22,6 +22,7 @@ import { isConnectionOption } from "../../measuring/sysbench/args.js";
 import type { ProcessCounters, Results, ResultsV2, RunRecord, ServerRecord } from "../../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../../results/upgrade.js";
 import { plural } from "../../util/plural.js";
+import { abVerdictsOf } from "./ab-verdicts.js";
 import { addMeasurement, type DetailAcc, detailFields, newDetail, processDeltas } from "./detail.js";
 import {
   HISTORY_RUN_SCHEMA,
@@ -213,7 +214,7 @@ function runOf(
   source: HistoryRun["source"],
   ctx: RunContext,
   sourceText: string,
-  rest: Pick<HistoryRun, "servers" | "cells" | "ab_base" | "why"> & { options: string[] },
+  rest: Pick<HistoryRun, "servers" | "cells" | "ab_base" | "ab_verdicts" | "why"> & { options: string[] },
 ): HistoryRun {
   const date = new Date(ctx.date ?? doc.started_at).toISOString();
   return {
@@ -236,6 +237,7 @@ function runOf(
     cells: rest.cells,
     ...provenanceOf(doc, ctx, sourceText),
     ...(rest.ab_base ? { ab_base: rest.ab_base } : {}),
+    ...(rest.ab_verdicts ? { ab_verdicts: rest.ab_verdicts } : {}),
     ...(rest.why ? { why: rest.why } : {}),
     ...(doc.pinned_defaults ? { pinned_defaults: doc.pinned_defaults } : {}),
     ...(source === "ab" && ctx.abInTrend ? { ab_in_trend: true as const } : {}),
@@ -365,10 +367,12 @@ function interleavedRun(doc: InterleavedDocument, ctx: RunContext, sourceText: s
   const base = doc.servers.find((s) => s.label === "base") ?? doc.servers[0]!;
   const d = doc.interleaved.design;
   const why = whyOfDocument(doc, stemOf(ctx), ctx.besideResults ?? (() => false));
+  const verdicts = abVerdictsOf(doc, `${stemOf(ctx)}.json`);
   return runOf(doc, "ab", ctx, sourceText, {
     servers: [serverOf(head)],
     cells: interleavedSide(doc, "head", head.label),
     ab_base: { server: serverOf(base), cells: interleavedSide(doc, "base", base.label) },
+    ...(verdicts ? { ab_verdicts: verdicts } : {}),
     ...(why ? { why } : {}),
     options: [
       `--time=${d.slice_s}`,

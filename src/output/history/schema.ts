@@ -12,6 +12,7 @@ import {
   FunctionChangeSchema,
   ProfileEntrySchema,
   SettingsDiffSchema,
+  VerdictKindSchema,
 } from "../../analysis/compare/schema.js";
 import { METRIC_NAMES, METRICS, type MetricDef, type MetricName } from "../../analysis/metrics/table.js";
 import { CountingConditionsSchema } from "../../measuring/profiles/callgrind-profile.js";
@@ -268,6 +269,36 @@ export const HistoryWhySchema = z.object({
 });
 export type HistoryWhy = z.infer<typeof HistoryWhySchema>;
 
+/**
+ * Run detail of an A/B run: `perfgate compare`'s verdict on the A/B file per cell and metric, at
+ * compare's defaults (the store keeps no slices, so they cannot be worked out again later).
+ * Changes in % of head vs base; the interval is the report's simultaneous one (null: none).
+ */
+export const AbVerdictsSchema = z.object({
+  threshold_pct: num,
+  /** metrics judged at their own threshold (instructions: 1%) */
+  per_metric: z.record(shortText, num),
+  /** family-wise confidence of the intervals together */
+  confidence: num,
+  cells: z.array(
+    z.object({
+      script: shortText,
+      tier: shortText.nullable(),
+      threads: z.number().int().positive(),
+      metric: z.enum(METRIC_NAMES),
+      base_value: num,
+      head_value: num,
+      change_pct: num,
+      ci_low_pct: num.nullable(),
+      ci_high_pct: num.nullable(),
+      verdict: VerdictKindSchema,
+      /** pairs (or counted repetitions) behind the verdict */
+      n: z.number().int().positive(),
+    }),
+  ),
+});
+export type AbVerdicts = z.infer<typeof AbVerdictsSchema>;
+
 export const HistoryRunSchema = z.object({
   schema: z.literal(HISTORY_RUN_SCHEMA),
   schema_version: z.union([z.literal(HISTORY_SCHEMA_VERSION), z.literal(HISTORY_RUN_SCHEMA_VERSION_2)]),
@@ -344,6 +375,8 @@ export const HistoryRunSchema = z.object({
    * its server and its cells (label "base"), measured the same way as the head's
    */
   ab_base: z.object({ server: HistoryServerSchema, cells: z.array(HistoryCellSchema) }).optional(),
+  /** run detail of an A/B run: its verdicts per cell and metric (absent: appended before they were kept) */
+  ab_verdicts: AbVerdictsSchema.optional(),
   /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
   why: HistoryWhySchema.optional(),
   /**

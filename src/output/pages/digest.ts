@@ -3,6 +3,12 @@
  * points of a period — dated within it, not within their series' noise floor — largest first, each
  * with its cell and conditions, commit range, what else changed between its two sides and the
  * `perfgate bisect` command that finds the commit. Pure.
+ *
+ * One entry per series and change point, not per metric: tps, qps and p95 of a cell move together
+ * (qps is tps times the queries of a transaction), so their change points at one run are one
+ * finding. The entry is a regression when any metric decided there worsened; it leads with the
+ * first metric of the series' order (tps, qps, p95, …) of that kind and notes the others at the
+ * same run, naming any that went the other way or is within its noise floor (docs/history.md).
  */
 
 import { isMetricName } from "../../analysis/metrics/table.js";
@@ -12,14 +18,26 @@ import { terminalLine } from "../../util/terminal.js";
 import { alsoChangedText } from "../history/also-changed.js";
 import type { CellKey, CellSeries, ChangeMark } from "./model.js";
 
+export type ChangeKind = "regression" | "improvement";
+
+/** Another metric's change point at the entry's run. */
+export interface DigestOther {
+  change: ChangeMark;
+  kind: ChangeKind;
+}
+
 export interface DigestEntry {
   /** the series' page id on the trend site (cell.html?id=…) */
   cell: string;
   key: CellKey;
   /** the conditions that set the series apart from the cell's others (empty: it has none) */
   label: string[];
+  /** the leading metric's change: the first of the series' metrics decided at this run with the entry's kind */
   change: ChangeMark;
-  kind: "regression" | "improvement";
+  /** a regression when any metric decided at this run worsened, else an improvement */
+  kind: ChangeKind;
+  /** the other metrics' change points at the same run, in the series' metric order */
+  others: DigestOther[];
   /** the command that bisects the range, or null when it has no commits or no metric bisect decides on */
   bisect: string | null;
 }
@@ -28,7 +46,7 @@ export interface Digest {
   since: string;
   until: string;
   entries: DigestEntry[];
-  /** change points of the period left out as within their series' noise floor */
+  /** change points (series and run) of the period left out: every metric's change there within its noise floor */
   within_noise: number;
 }
 
@@ -53,27 +71,52 @@ export function bisectCommand(key: CellKey, c: ChangeMark): string | null {
   ].join(" ");
 }
 
-/** The decided changes dated in [since, until], largest |change| first (one without a percentage last). */
+const kindOf = (c: ChangeMark): ChangeKind =>
+  (c.better === "higher" ? c.after < c.before : c.after > c.before) ? "regression" : "improvement";
+
+/** The change points of a series dated in [since, until], grouped by run (each group in the series' metric order). */
+function pointsIn(s: CellSeries, since: Date, until: Date): ChangeMark[][] {
+  const at = new Map<number, ChangeMark[]>();
+  for (const c of s.changes) {
+    const t = Date.parse(c.date);
+    if (!(t >= since.getTime() && t <= until.getTime())) continue;
+    at.set(c.index, [...(at.get(c.index) ?? []), c]);
+  }
+  return [...at.values()];
+}
+
+/** One change point of a series as an entry, or null when every metric's change there is within noise. */
+function entryOf(s: CellSeries, marks: readonly ChangeMark[]): DigestEntry | null {
+  const decided = marks.filter((c) => !c.within_noise);
+  if (decided.length === 0) return null;
+  const kind: ChangeKind = decided.some((c) => kindOf(c) === "regression") ? "regression" : "improvement";
+  const lead = decided.find((c) => kindOf(c) === kind)!;
+  const bisect = [lead, ...decided.filter((c) => c !== lead && kindOf(c) === kind)]
+    .map((c) => bisectCommand(s.key, c))
+    .find((b) => b !== null);
+  return {
+    cell: s.id,
+    key: s.key,
+    label: s.label,
+    change: lead,
+    kind,
+    others: marks.filter((c) => c !== lead).map((c) => ({ change: c, kind: kindOf(c) })),
+    bisect: bisect ?? null,
+  };
+}
+
+/**
+ * The decided change points dated in [since, until], one entry per series and run, largest
+ * |change| of the leading metric first (one without a percentage last).
+ */
 export function buildDigest(series: readonly CellSeries[], since: Date, until: Date): Digest {
   const entries: DigestEntry[] = [];
   let withinNoise = 0;
   for (const s of series) {
-    for (const c of s.changes) {
-      const t = Date.parse(c.date);
-      if (!(t >= since.getTime() && t <= until.getTime())) continue;
-      if (c.within_noise) {
-        withinNoise++;
-        continue;
-      }
-      const worse = c.better === "higher" ? c.after < c.before : c.after > c.before;
-      entries.push({
-        cell: s.id,
-        key: s.key,
-        label: s.label,
-        change: c,
-        kind: worse ? "regression" : "improvement",
-        bisect: bisectCommand(s.key, c),
-      });
+    for (const marks of pointsIn(s, since, until)) {
+      const e = entryOf(s, marks);
+      if (e) entries.push(e);
+      else withinNoise++;
     }
   }
   const size = (e: DigestEntry) => (e.change.pct === null ? -1 : Math.abs(e.change.pct));
@@ -91,6 +134,24 @@ function sizeText(c: ChangeMark): string {
   return c.pct === null ? `${c.before} → ${c.after}` : `${c.pct > 0 ? "+" : ""}${c.pct}%`;
 }
 
+/**
+ * The other metrics at the entry's run: "(also qps -20.1%, p95_ms +25.3%)"; one that went the
+ * other way says so ("p95_ms -4.2% improvement"), one within its noise floor too.
+ */
+function othersText(e: DigestEntry): string {
+  if (e.others.length === 0) return "";
+  const each = e.others.map(({ change: c, kind }) => {
+    const notes = [kind !== e.kind ? kind : null, c.within_noise ? "within noise" : null].filter(Boolean);
+    return `${c.metric} ${sizeText(c)}${notes.length > 0 ? ` ${notes.join(", ")}` : ""}`;
+  });
+  return ` (also ${each.join(", ")})`;
+}
+
+/** "-20.1% tps regression (also qps -20.1%)": the entry's change, kind and the other metrics. */
+function changeText(e: DigestEntry): string {
+  return `${sizeText(e.change)} ${e.change.metric} ${e.kind}${othersText(e)}`;
+}
+
 function headline(d: Digest): string {
   const noise = d.within_noise > 0 ? `; ${d.within_noise} more within their cell's noise floor left out` : "";
   return `${plural(d.entries.length, "decided change")} from ${d.since.slice(0, 10)} to ${d.until.slice(0, 10)}, largest first${noise}`;
@@ -103,7 +164,7 @@ export function digestText(d: Digest): string {
     const c = e.change;
     lines.push(
       "",
-      `${sizeText(c)} ${c.metric} ${e.kind}  ${cellName(e)}`,
+      `${changeText(e)}  ${cellName(e)}`,
       `  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)} (${c.date.slice(0, 10)}), confidence ${(c.confidence * 100).toFixed(1)}%`,
       `  also changed: ${c.also.length > 0 ? alsoChangedText(c.also) : "nothing else recorded (the code alone)"}`,
       `  bisect: ${e.bisect ?? "not possible (the runs record no commits, or the metric is not one bisect decides on)"}`,
@@ -127,7 +188,7 @@ export function digestMarkdown(d: Digest, heading = "### Decided changes this pe
     const c = e.change;
     const range = `${c.from.slice(0, 12)}..${c.to.slice(0, 12)}`;
     out.push(
-      `| ${md(`${sizeText(c)} ${c.metric} ${e.kind}`)} | ${md(cellName(e))} | ${
+      `| ${md(changeText(e))} | ${md(cellName(e))} | ${
         c.range_url
           ? `[${md(range)}](${c.range_url.replaceAll("(", "%28").replaceAll(")", "%29")})`
           : md(range)

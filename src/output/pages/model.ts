@@ -23,6 +23,8 @@ import {
   cellConditions,
   conditionsDiff,
   conditionsKey,
+  type MyCnfOf,
+  myCnfOnce,
   namedOnce,
   sharedVersionNames,
   whatElseChanged,
@@ -215,7 +217,7 @@ const tierGroupOf = (run: HistoryRun, tier: string) =>
  * For each runner class, flavor and tier, the version-dependent condition names every trend run
  * of it has (sharedVersionNames): the others do not split its series.
  */
-function sharedNamesByTier(runs: readonly HistoryRun[]): Map<string, ReadonlySet<string>> {
+function sharedNamesByTier(runs: readonly HistoryRun[], myCnf: MyCnfOf): Map<string, ReadonlySet<string>> {
   const groups = new Map<string, { tier: string; runs: HistoryRun[] }>();
   for (const run of runs) {
     for (const tier of new Set(run.cells.map((c) => c.tier))) {
@@ -225,13 +227,14 @@ function sharedNamesByTier(runs: readonly HistoryRun[]): Map<string, ReadonlySet
       groups.set(k, g);
     }
   }
-  return new Map([...groups].map(([k, g]) => [k, sharedVersionNames(g.runs, g.tier)]));
+  return new Map([...groups].map(([k, g]) => [k, sharedVersionNames(g.runs, g.tier, myCnf)]));
 }
 
 /** The conditions of a run's cells and their key, computed once per server, tier and counting toggle. */
 function conditionsMemo(
   run: HistoryRun,
   shared: Map<string, ReadonlySet<string>>,
+  myCnf: MyCnfOf,
 ): (c: HistoryCell) => { conditions: Conditions; key: string } {
   const memo = new Map<string, { conditions: Conditions; key: string }>();
   const counted = run.why?.cells ?? [];
@@ -243,7 +246,7 @@ function conditionsMemo(
     const k = `${c.server}\0${c.tier}\0${toggle ?? ""}`;
     let got = memo.get(k);
     if (!got) {
-      const conditions = cellConditions(run, c, shared.get(tierGroupOf(run, c.tier)));
+      const conditions = cellConditions(run, c, shared.get(tierGroupOf(run, c.tier)), myCnf);
       got = { conditions, key: conditionsKey(conditions) };
       memo.set(k, got);
     }
@@ -260,11 +263,13 @@ export function buildSeries(runs: readonly HistoryRun[], detect: Detector): Cell
   const runsOf = new Map<string, HistoryRun[]>();
   // a cell's id is a hash: computed once per cell and set of conditions, not once per point
   const ids = new Map<string, string>();
-  const shared = sharedNamesByTier(runs.filter(isTrendRun));
+  // each tier's my.cnf parsed once, for the pre-pass and the conditions both
+  const myCnf = myCnfOnce();
+  const shared = sharedNamesByTier(runs.filter(isTrendRun), myCnf);
   for (const run of runs) {
     if (!isTrendRun(run)) continue;
     const server = run.servers[0]!;
-    const conditionsOf = conditionsMemo(run, shared);
+    const conditionsOf = conditionsMemo(run, shared, myCnf);
     for (const c of run.cells) {
       const key: CellKey = {
         runner_class: run.runner_class,

@@ -114,24 +114,35 @@ function commitLabel(s: CellSeries, i: number): string {
   return /^[0-9a-f]{7,}$/i.test(c) ? shortSha(c) : (s.version[i] ?? c);
 }
 
-/** The x axis: one commit (with its date below) per ~110 px in commit order; uPlot's dates in time order. */
+/** The room one commit label (short commit over its date, about 70 px wide) takes on the x axis, gap included. */
+const LABEL_SLOT_PX = 110;
+
+/**
+ * The points labelled in commit order: one per LABEL_SLOT_PX from the first, and the newest (the
+ * commit a reader looks for); a label less than a slot before the newest gives way to it, so no
+ * two labels overlap however the count of points falls.
+ */
+function commitSplits(n: number, plotPx: number): number[] {
+  const fit = Math.max(2, Math.floor(plotPx / LABEL_SLOT_PX));
+  const step = Math.max(1, Math.ceil(n / fit));
+  const out: number[] = [];
+  for (let i = 0; i < n; i += step) out.push(i);
+  if (n > 1 && out.at(-1) !== n - 1) {
+    const pxPerPoint = plotPx / (n - 1);
+    if ((n - 1 - out.at(-1)!) * pxPerPoint < LABEL_SLOT_PX && out.length > 1) out.pop();
+    out.push(n - 1);
+  }
+  return out;
+}
+
+/** The x axis: commits (with their dates below) in commit order (commitSplits); uPlot's dates in time order. */
 function xAxis(s: CellSeries, xs: number[], view: ViewOptions): uPlot.Axis {
   if (view.x === "time") return { size: 40 };
   return {
     size: 48,
-    splits: (u) => {
-      const n = xs.length;
-      const fit = Math.max(2, Math.floor(u.bbox.width / devicePixelRatio / 110));
-      const step = Math.max(1, Math.ceil(n / fit));
-      const out: number[] = [];
-      for (let i = 0; i < n; i += step) out.push(i);
-      // The newest point always has its label (the commit a reader looks for); a label too close before it gives way.
-      if (n > 1 && out.at(-1) !== n - 1) {
-        if (n - 1 - out.at(-1)! < step / 2 && out.length > 1) out.pop();
-        out.push(n - 1);
-      }
-      return out;
-    },
+    // uPlot's increment and its width in CSS px at the size being laid out
+    splits: (_u, _axis, min, max, incr, space) =>
+      commitSplits(xs.length, incr > 0 ? ((max - min) * space) / incr : 0),
     values: (_u, splits) =>
       splits.map((v) => (Number.isInteger(v) && s.date[v] ? `${commitLabel(s, v)}\n${day(s.date[v]!)}` : "")),
   };

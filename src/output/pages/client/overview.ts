@@ -11,7 +11,7 @@ import type { OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
 import { builtinLabel, cellTitle, changeClass, changePct, day, el, fmt, nav, shortSha } from "./dom.js";
-import { cardLastText, overviewCountText, sparkScaleTitle } from "./texts.js";
+import { cardLastText, overviewCountText, sparkScaleTitle, sparkValueTitle } from "./texts.js";
 
 const FILTERS = [
   ["runner_class", "Runner class"],
@@ -36,22 +36,33 @@ function svg<K extends keyof SVGElementTagNameMap>(
   return e;
 }
 
-/** The path of a sparkline: row.spark is already scaled to 0..SPARK_SCALE (model.ts). */
-function sparkPath(spark: readonly (number | null)[]): string {
-  const step = (SPARK_W - 4) / Math.max(1, spark.length - 1);
+/** Where point `i` of `n` sits across the sparkline: spread edge to edge, a lone point in the middle. */
+function sparkX(i: number, n: number): number {
+  return n === 1 ? SPARK_W / 2 : 2 + (i * (SPARK_W - 4)) / (n - 1);
+}
+
+/** The height of a scaled point (row.spark is already scaled to 0..SPARK_SCALE, model.ts). */
+function sparkY(q: number): number {
+  return SPARK_H - 3 - (q / SPARK_SCALE) * (SPARK_H - 6);
+}
+
+/**
+ * The sparkline's line, and its dots: a point with no drawn neighbour (the only run of a cell, or
+ * one between runs without the metric) is no line segment and would not show, so it is a dot.
+ */
+function sparkMarks(spark: readonly (number | null)[]): { d: string; dots: { x: number; y: number }[] } {
+  const n = spark.length;
+  const has = (i: number) => spark[i] !== null && spark[i] !== undefined;
   let d = "";
-  let pen = false;
-  for (let i = 0; i < spark.length; i++) {
-    const q = spark[i];
-    if (q === null || q === undefined) {
-      pen = false;
-      continue;
-    }
-    const y = SPARK_H - 3 - (q / SPARK_SCALE) * (SPARK_H - 6);
-    d += `${pen ? "L" : "M"}${(2 + i * step).toFixed(1)} ${y.toFixed(1)}`;
-    pen = true;
+  const dots: { x: number; y: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!has(i)) continue;
+    const x = sparkX(i, n);
+    const y = sparkY(spark[i]!);
+    d += `${has(i - 1) ? "L" : "M"}${x.toFixed(1)} ${y.toFixed(1)}`;
+    if (!has(i - 1) && !has(i + 1)) dots.push({ x, y });
   }
-  return d;
+  return { d, dots };
 }
 
 /** An inline SVG: no canvas to rasterise per card, and the browser skips it while off screen. */
@@ -66,7 +77,7 @@ function sparkline(row: OverviewRow): SVGSVGElement {
   const n = row.spark.length;
   const offset = row.points - n;
   if (row.change && row.change.index >= offset) {
-    const x = 2 + ((row.change.index - offset) * (SPARK_W - 4)) / Math.max(1, n - 1);
+    const x = sparkX(row.change.index - offset, n);
     box.append(
       svg("rect", {
         class: "spark-change",
@@ -77,8 +88,29 @@ function sparkline(row: OverviewRow): SVGSVGElement {
       }),
     );
   }
-  box.append(svg("path", { class: "spark-line", d: sparkPath(row.spark) }));
+  const { d, dots } = sparkMarks(row.spark);
+  box.append(svg("path", { class: "spark-line", d }));
+  for (const p of dots) {
+    box.append(svg("circle", { class: "spark-dot", cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: "2.5" }));
+  }
   return box;
+}
+
+/** The sparkline's scale: its highest and lowest value, or the one value when they are the same. */
+function sparkScale(row: OverviewRow): HTMLElement {
+  if (row.spark_min !== null && row.spark_min === row.spark_max) {
+    return el(
+      "div",
+      { class: "spark-scale single", title: sparkValueTitle(row.spark.length) },
+      el("span", { class: "spark-value" }, fmt(row.spark_max)),
+    );
+  }
+  return el(
+    "div",
+    { class: "spark-scale", title: sparkScaleTitle(row.spark.length) },
+    el("span", { class: "spark-max" }, fmt(row.spark_max)),
+    el("span", { class: "spark-min" }, fmt(row.spark_min)),
+  );
 }
 
 function card(row: OverviewRow): HTMLElement {
@@ -102,17 +134,7 @@ function card(row: OverviewRow): HTMLElement {
       `${row.flavor} ${row.last.version} · ${row.workload} · ${row.runner_class}`,
     ),
     ...extra,
-    el(
-      "div",
-      { class: "spark-box" },
-      sparkline(row),
-      el(
-        "div",
-        { class: "spark-scale", title: sparkScaleTitle(row.spark.length) },
-        el("span", { class: "spark-max" }, fmt(row.spark_max)),
-        el("span", { class: "spark-min" }, fmt(row.spark_min)),
-      ),
-    ),
+    el("div", { class: "spark-box" }, sparkline(row), sparkScale(row)),
     el(
       "div",
       { class: "card-last" },

@@ -5,9 +5,9 @@
  * nodes are in the page (widths are known then).
  */
 
-import { heading, METRICS } from "../../../analysis/metrics/table.js";
+import { heading, METRICS, metricHeading } from "../../../analysis/metrics/table.js";
 import { safeUrl } from "../../../util/safe-url.js";
-import type { HistoryCell, HistoryRun, MetricValue } from "../../history/schema.js";
+import type { AbVerdicts, HistoryCell, HistoryRun, MetricValue } from "../../history/schema.js";
 import { el, fmt, pct } from "./dom.js";
 import { cellGroups, sideName } from "./run-model.js";
 import { cpuText, datasetText, missingLinesText } from "./texts.js";
@@ -181,19 +181,60 @@ const doctor: RunSection = {
   },
 };
 
+/** "−16.8% [−50.0%, +38.2%]": a change with its interval when it has one. */
+function changeWithInterval(change: number, lo: number | null, hi: number | null): string {
+  return `${pct(change)}${lo !== null && hi !== null ? ` [${pct(lo)}, ${pct(hi)}]` : ""}`;
+}
+
+/** Each cell's verdicts, metric by metric in the metrics table's order (tps, qps, p95, instructions). */
+function verdictRows(run: HistoryRun, v: AbVerdicts): (Node | string)[][] {
+  const order = (m: string) => METRICS.findIndex((x) => x.name === m);
+  return cellGroups(run).flatMap((g) =>
+    v.cells
+      .filter((c) => c.script === g.script && (c.tier ?? "") === g.tier && c.threads === g.threads)
+      .sort((a, b) => order(a.metric) - order(b.metric))
+      .map((c) => [
+        g.title,
+        metricHeading(c.metric),
+        fmt(c.base_value),
+        fmt(c.head_value),
+        changeWithInterval(c.change_pct, c.ci_low_pct, c.ci_high_pct),
+        el("span", { class: `verdict ${c.verdict}` }, c.verdict),
+        String(c.n),
+      ]),
+  );
+}
+
+/** How the verdicts were judged: "threshold 5% (instructions per transaction 1%), 95% simultaneous intervals". */
+function verdictsNote(v: AbVerdicts): string {
+  const own = Object.entries(v.per_metric).map(([m, t]) => `${metricHeading(m)} ${t}%`);
+  return `Verdicts of perfgate compare on the A/B file at its defaults: threshold ${v.threshold_pct}%${
+    own.length > 0 ? ` (${own.join(", ")})` : ""
+  }, ${fmt(v.confidence * 100)}% simultaneous intervals over every cell and metric.`;
+}
+
+/** Without recorded verdicts (a run appended before they were kept): each metric's side means. */
+function meanRows(run: HistoryRun): (Node | string)[][] {
+  const baseLabel = run.ab_base!.server.label;
+  return cellGroups(run).flatMap((g) =>
+    METRICS.flatMap((m) => {
+      const base = g.sides.find((s) => s.label === baseLabel)?.cell.metrics[m.name];
+      const head = g.sides.find((s) => s.label !== baseLabel)?.cell.metrics[m.name];
+      if (!base || !head) return [];
+      const d = base.value > 0 ? pct((head.value / base.value - 1) * 100) : "–";
+      return [[g.title, heading(m), withInterval(base), withInterval(head), d, String(head.n)]];
+    }),
+  );
+}
+
 const abSides: RunSection = {
   id: "ab",
   title: "Base vs head",
   render: (run) => {
     if (!run.ab_base) return null;
-    const rows = cellGroups(run).map((g) => {
-      const base = g.sides.find((s) => s.label === run.ab_base!.server.label)?.cell.metrics.tps;
-      const head = g.sides.find((s) => s.label !== run.ab_base!.server.label)?.cell.metrics.tps;
-      const d = base && head && base.value > 0 ? pct((head.value / base.value - 1) * 100) : "–";
-      return [g.title, withInterval(base), withInterval(head), d, String(head?.n ?? "–")];
-    });
     const b = run.ab_base.server;
     const h = run.servers[0]!;
+    const v = run.ab_verdicts;
     return {
       nodes: [
         el(
@@ -201,11 +242,15 @@ const abSides: RunSection = {
           { class: "card-sub" },
           `base ${b.version_string} (${b.spec}) · head ${h.version_string} (${h.spec})`,
         ),
-        grid(["cell", "base tps [95%]", "head tps [95%]", "head vs base", "pairs"], rows),
+        v
+          ? grid(["cell", "metric", "base", "head", "head vs base [CI]", "verdict", "n"], verdictRows(run, v))
+          : grid(["cell", "metric", "base [95%]", "head [95%]", "head vs base", "n"], meanRows(run)),
         el(
           "p",
           { class: "readout" },
-          "The verdicts are perfgate compare's; this table shows the two sides' means.",
+          v
+            ? verdictsNote(v)
+            : "No verdicts recorded (the run was appended before they were kept): each side's mean with its 95% interval; perfgate compare on the A/B file gives the verdicts.",
         ),
       ],
     };

@@ -20,6 +20,11 @@ export function sparkScaleTitle(points: number): string {
   return `range of the last ${plural(points, "point")}`;
 }
 
+/** The tooltip of a sparkline's one value (a single point, or points all at one value). */
+export function sparkValueTitle(points: number): string {
+  return points === 1 ? "the only point's value" : `the value of each of the last ${plural(points, "point")}`;
+}
+
 /** A cell page's heading after its title: "oltp_read_write · 256M · 1 thread". */
 export function threadsHeading(title: string, threads: number): string {
   return `${title} ${pluralWord(threads, "thread")}`;
