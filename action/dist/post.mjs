@@ -39986,9 +39986,43 @@ var TEXT_LIMITS = {
   joined: 8192,
   /** a list on one line (a deb source's packages), a demangled C++ function name */
   list: 65536,
+  /**
+   * a folded stack of a profile (root;…;leaf): 1,000 frames of 500 characters (a flame graph draws
+   * at most 1,000 frames of 400, src/measuring/profiles/diff.ts)
+   */
+  stack: 1e3 * 501,
   /** a tier's my.cnf: the generated options and every override of the workload and command line */
   block: 4 * 1024 * 1024
 };
+var FREE_FORM_LIMITS = { depth: 16, values: 1e5 };
+function freeFormProblem(data) {
+  const stack = [{ value: data, path: [] }];
+  let values = 0;
+  while (stack.length > 0) {
+    const { value, path } = stack.pop();
+    if (++values > FREE_FORM_LIMITS.values) {
+      return {
+        path: [],
+        message: `at most ${FREE_FORM_LIMITS.values} values (names, strings, numbers) in all`
+      };
+    }
+    if (typeof value === "string" && value.length > TEXT_LIMITS.list) {
+      return { path, message: `at most ${TEXT_LIMITS.list} characters (got ${shortValue(value)})` };
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (path.length >= FREE_FORM_LIMITS.depth) {
+      return { path, message: `at most ${FREE_FORM_LIMITS.depth} levels of nesting` };
+    }
+    const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+    for (const [key, v] of entries) {
+      if (typeof key === "string" && key.length > TEXT_LIMITS.name) {
+        return { path: [...path, key], message: `a name of at most ${TEXT_LIMITS.name} characters` };
+      }
+      stack.push({ value: v, path: [...path, key] });
+    }
+  }
+  return null;
+}
 function textUpTo(max) {
   return external_exports.string().max(max, { error: (issue3) => `at most ${max} characters (got ${shortValue(issue3.input)})` });
 }
@@ -40028,7 +40062,7 @@ var InstructionRepetitionSchema = external_exports.object({
    */
   functions_cutoff: external_exports.object({ self: nonneg, inclusive: nonneg }).optional(),
   /** folded call stacks ("a;b;c" → self instructions per transaction), from the call graph */
-  stacks: external_exports.record(external_exports.string(), nonneg).optional()
+  stacks: external_exports.record(textUpTo(TEXT_LIMITS.stack), nonneg).optional()
 });
 function badCountReason(where, rep, toggle) {
   const ok = (x) => Number.isFinite(x) && x > 0;
@@ -40117,6 +40151,7 @@ var nameText = textUpTo(TEXT_LIMITS.name);
 var lineText = textUpTo(TEXT_LIMITS.line);
 var joinedText = textUpTo(TEXT_LIMITS.joined);
 var listText = textUpTo(TEXT_LIMITS.list);
+var stackText = textUpTo(TEXT_LIMITS.stack);
 var SCRIPT_NAME = /^[\w./-]{1,200}$/;
 var ScriptSchema = external_exports.string().refine((s) => SCRIPT_NAME.test(s) || s.endsWith(".lua") && s.length <= TEXT_LIMITS.line, {
   error: (issue3) => `a sysbench script: a name of letters, digits, _ . / - (at most 200 characters) or a path to a .lua file (at most ${TEXT_LIMITS.line} characters) (got ${shortValue(issue3.input)})`
@@ -40342,7 +40377,12 @@ var RUN_HEADER_FIELDS = {
     name: nameText,
     file: lineText,
     sha256: nameText,
-    spec: external_exports.record(external_exports.string(), external_exports.unknown())
+    /** the workload as it ran: free-form data, within FREE_FORM_LIMITS */
+    spec: external_exports.record(external_exports.string(), external_exports.unknown()).check((ctx) => {
+      const problem = freeFormProblem(ctx.value);
+      if (problem)
+        ctx.issues.push({ code: "custom", message: problem.message, input: ctx.value, path: problem.path });
+    })
   }),
   /**
    * hardware counters (perf stat instructions and cycles of the server per phase): why they were
@@ -40425,13 +40465,13 @@ var ProfileSideSchema = external_exports.object({
   /** transactions sysbench completed in the profiled slices */
   transactions: nonneg2,
   /** folded stacks (root;…;leaf) → samples */
-  stacks: external_exports.record(external_exports.string(), nonneg2),
+  stacks: external_exports.record(stackText, nonneg2),
   /**
    * off-CPU time (sched:sched_switch and perf's switch events, src/measuring/profiles/off-cpu.ts), absent
    * when not recorded: microseconds blocked and runnable-but-waiting over the profiled slices, and
    * the blocked microseconds by the stack the thread blocked in (the heaviest kept)
    */
-  off_cpu: external_exports.object({ blocked_us: nonneg2, runnable_us: nonneg2, stacks: external_exports.record(external_exports.string(), nonneg2) }).optional()
+  off_cpu: external_exports.object({ blocked_us: nonneg2, runnable_us: nonneg2, stacks: external_exports.record(stackText, nonneg2) }).optional()
 });
 var CellProfileSchema = external_exports.object({
   /** why it was taken: the cell's TPS verdict, or on request */
@@ -40766,6 +40806,29 @@ var HistoryWhySchema = external_exports.object({
   /** the cells with a profile or instruction counts */
   cells: external_exports.array(WhyCellSchema)
 });
+var AbVerdictsSchema = external_exports.object({
+  threshold_pct: num3,
+  /** metrics judged at their own threshold (instructions: 1%) */
+  per_metric: external_exports.record(shortText, num3),
+  /** family-wise confidence of the intervals together */
+  confidence: num3,
+  cells: external_exports.array(
+    external_exports.object({
+      script: shortText,
+      tier: shortText.nullable(),
+      threads: external_exports.number().int().positive(),
+      metric: external_exports.enum(METRIC_NAMES),
+      base_value: num3,
+      head_value: num3,
+      change_pct: num3,
+      ci_low_pct: num3.nullable(),
+      ci_high_pct: num3.nullable(),
+      verdict: VerdictKindSchema,
+      /** pairs (or counted repetitions) behind the verdict */
+      n: external_exports.number().int().positive()
+    })
+  )
+});
 var HistoryRunSchema = external_exports.object({
   schema: external_exports.literal(HISTORY_RUN_SCHEMA),
   schema_version: external_exports.union([external_exports.literal(HISTORY_SCHEMA_VERSION), external_exports.literal(HISTORY_RUN_SCHEMA_VERSION_2)]),
@@ -40836,6 +40899,8 @@ var HistoryRunSchema = external_exports.object({
    * its server and its cells (label "base"), measured the same way as the head's
    */
   ab_base: external_exports.object({ server: HistoryServerSchema, cells: external_exports.array(HistoryCellSchema) }).optional(),
+  /** run detail of an A/B run: its verdicts per cell and metric (absent: appended before they were kept) */
+  ab_verdicts: AbVerdictsSchema.optional(),
   /** run detail of an A/B run: the settings that differ, the profiles and the functions that changed */
   why: HistoryWhySchema.optional(),
   /**
