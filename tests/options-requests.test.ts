@@ -856,3 +856,26 @@ describe("the commands and the action hand the engines a request's mapping", () 
     ]);
   });
 });
+
+describe("--pin-defaults", () => {
+  it("takes older or a server spec; a bare word is refused as a value, with a guess, not parsed as a flavor", async () => {
+    const { PIN_DEFAULTS } = await import("../src/entry/options/definitions.js");
+    const { InvalidValue } = await import("../src/entry/options/values.js");
+    expect(PIN_DEFAULTS.parse("older")).toBe("older");
+    expect(PIN_DEFAULTS.parse(" maven:mysql@8.0.15 ")).toBe("maven:mysql@8.0.15");
+    const refusedWith = (text: string) => {
+      try {
+        PIN_DEFAULTS.parse(text);
+        return null;
+      } catch (err) {
+        expect(err).toBeInstanceOf(InvalidValue);
+        return (err as InstanceType<typeof InvalidValue>).detail;
+      }
+    };
+    expect(refusedWith("oldest")).toBe("not accepted (did you mean older?)");
+    expect(refusedWith("Older")).toBe("not accepted (did you mean older?)");
+    expect(refusedWith("mysql")).toBe("not accepted");
+    // a spec-like value still gets the spec's own error
+    expect(() => PIN_DEFAULTS.parse("mysql@8")).toThrow(/X\.Y\.Z/);
+  });
+});

@@ -14,6 +14,7 @@ import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT } from "../../analysis/stats/verdict.js";
 import { METRICS_MODES, type MetricsMode } from "../../measuring/ab/metrics.js";
 import { DEFAULT_BASELINE_MAX_AGE_DAYS } from "../../results/import/provenance.js";
+import { closestName } from "../../util/suggest.js";
 import {
   InvalidValue,
   oneOf,
@@ -135,8 +136,24 @@ export const PIN_DEFAULTS: SharedOption<string> = {
   name: "pin-defaults",
   arg: "<older|spec>",
   help: "like for like: set the performance-relevant defaults of the newer server to the older's (older; ab only) or to those of a server spec; ab also runs the stock A/B beside it (<out>.stock.json) and reports both",
-  parse: (text) => (text.trim() === "older" ? "older" : parseSpec(text.trim())),
+  parse: parsePinDefaults,
 };
+
+/** `older`, or a server spec; a bare word that is neither (`oldest`) is named as such, not parsed as a flavor. */
+function parsePinDefaults(text: string): string {
+  const t = text.trim();
+  if (t === "older") return "older";
+  if (/^[A-Za-z][\w-]*$/.test(t)) {
+    const guess = closestName(t, ["older"]);
+    const problem = guess ? `not accepted (did you mean ${guess}?)` : "not accepted";
+    throw new InvalidValue(
+      `is ${problem}`,
+      "older, or a server spec whose defaults to take such as maven:mysql@8.0.15",
+      problem,
+    );
+  }
+  return parseSpec(t);
+}
 
 export const WORKLOAD: SharedOption<string> = {
   name: "workload",
