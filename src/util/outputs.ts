@@ -2,8 +2,8 @@
  * Outputs never clobber inputs or finished work: `--out` equal to an input file is refused, and a
  * complete results file (or any file perfgate did not write) is replaced only with `--force`.
  */
-import { readFileSync, realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { accessSync, constants, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { UsageError } from "./errors.js";
 
 /** True when both paths name the same file (same inode, or the same path once resolved). */
@@ -72,4 +72,44 @@ export function checkRunOutput(path: string, force: boolean): ReturnType<typeof 
     );
   }
   return kind;
+}
+
+/**
+ * Makes the directory an output will be written to, before any work starts, or refuses the flag
+ * (exit 2) naming the directory and why: not a directory, not creatable, not writable. One level
+ * at a time: Node's recursive mkdir spins forever under /proc on some versions.
+ */
+export function makeOutputDirectory(flag: string, path: string): void {
+  const dir = dirname(resolve(path));
+  const missing: string[] = [];
+  for (let d = dir; ; ) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(d).isDirectory();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT") throw new UsageError(`${flag} ${path}: ${d} cannot be read (${code})`);
+      missing.push(d);
+      const up = dirname(d);
+      if (up === d) break;
+      d = up;
+      continue;
+    }
+    if (!isDir) throw new UsageError(`${flag} ${path}: ${d} is not a directory`);
+    break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST")
+        throw new UsageError(`${flag} ${path}: the directory ${d} cannot be created (${code})`);
+    }
+  }
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new UsageError(`${flag} ${path}: the directory ${dir} is not writable`);
+  }
 }

@@ -15,7 +15,7 @@ import type { NetworkSetup } from "../../servers/network.js";
 import { requireServerAvailable, resolveServer } from "../../servers/resolve.js";
 import { errorMessage } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
-import { checkRunOutput, refuseOutputOverInput, sameFile } from "../../util/outputs.js";
+import { checkRunOutput, makeOutputDirectory, refuseOutputOverInput, sameFile } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
 import { hardwareCounters } from "../host/pmu.js";
 import { checkHostBeforeRun } from "../host/record.js";
@@ -238,6 +238,7 @@ export interface CommonRunOptions {
 export function checkOutputs(opts: CommonRunOptions): boolean {
   refuseOutputOverInput("--out", opts.out, [opts.workloadFile]);
   if (opts.resume !== undefined && sameFile(opts.resume, opts.out)) return false;
+  makeOutputDirectory("--out", opts.out);
   const kind = checkRunOutput(opts.out, opts.force === true);
   return kind === "unfinished" && opts.resume === undefined;
 }
