@@ -75,13 +75,20 @@ describe("series keyed by conditions", () => {
     expect(reads).toBe(5);
   });
 
-  it("conditions: the tier's my.cnf tuning without instance paths, known settings read back, dataset, sysbench options", () => {
+  it("conditions: the tier's my.cnf tuning without instance paths (else the known settings read back), dataset, sysbench options", () => {
     const { runs } = store({ runs: 1 });
     const run = runs[0]!;
     const c = cellConditions(run, run.cells[0]!);
     expect(c["my.cnf innodb_flush_log_at_trx_commit"]).toBe("1");
     expect(c["my.cnf innodb_buffer_pool_size"]).toBe(String(1024 ** 3));
-    expect(c["setting innodb_buffer_pool_size"]).toBe(String(1024 ** 3));
+    // the my.cnf says what the run asked for: the server's own defaults are not conditions
+    expect(Object.keys(c).filter((k) => k.startsWith("setting "))).toEqual([]);
+    // a run that recorded no my.cnf (an import) has the settings read back as its record
+    const bare = {
+      ...run,
+      servers: run.servers.map((sv) => ({ ...sv, tiers: sv.tiers.map((t) => ({ ...t, config: "" })) })),
+    };
+    expect(cellConditions(bare, bare.cells[0]!)["setting innodb_buffer_pool_size"]).toBe(String(1024 ** 3));
     expect(Object.keys(c).filter((k) => /^my\.cnf (datadir|socket|port|basedir|pid_file)$/.test(k))).toEqual(
       [],
     );
@@ -228,10 +235,7 @@ describe("what else changed", () => {
     }));
     const [a, b] = [onVersions[0]!, onVersions[25]!];
     expect(conditionsDiff(cellConditions(a, a.cells[0]!), cellConditions(b, b.cells[0]!))).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^my\.cnf innodb_flush_method /),
-        expect.stringMatching(/^setting /),
-      ]),
+      expect.arrayContaining([expect.stringMatching(/^my\.cnf innodb_flush_method /)]),
     );
     const series = buildSeries(onVersions, detector);
     expect(series).toHaveLength(4);
@@ -241,6 +245,38 @@ describe("what else changed", () => {
     const tps = changed[0]!.changes.find((c) => c.metric === "tps")!;
     expect(tps.index).toBe(20);
     expect(tps.also).toContainEqual({ what: "server", before: "11.4.5", after: "10.11.5" });
+    // what each version reads back differently is named there, the performance settings first
+    const vars = tps.also.find((x) => x.what === "server variables")!;
+    expect(vars.after).toMatch(
+      /^innodb_change_buffering \(unset\) → all; transaction_isolation REPEATABLE-READ → \(unset\)/,
+    );
+  });
+
+  it("a default the server changes (a commit, or an upgrade, with the my.cnf unchanged) continues the trend and is named at the change point", () => {
+    const { runs } = store({
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 20, factor: 0.85 },
+    });
+    const changed = runs.map((r, i) => ({
+      ...r,
+      servers: r.servers.map((sv) => ({
+        ...sv,
+        tiers: sv.tiers.map((t) => ({
+          ...t,
+          variables: { ...t.variables, innodb_purge_batch_size: i < 20 ? "300" : "127" },
+        })),
+      })),
+    }));
+    const series = buildSeries(changed, detector);
+    expect(series).toHaveLength(4);
+    for (const s of series) expect(s.run).toHaveLength(30);
+    const step = series.find((s) => s.changes.length > 0)!;
+    const tps = step.changes.find((c) => c.metric === "tps")!;
+    expect(tps.index).toBe(20);
+    expect(tps.also).toContainEqual({
+      what: "server variables",
+      before: "1 differ",
+      after: "innodb_purge_batch_size 300 → 127",
+    });
   });
 
   it("names a difference one run off the change point, and nothing when only the code changed", () => {

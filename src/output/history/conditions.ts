@@ -3,9 +3,9 @@
  * Pure. docs/history.md, "Series and their conditions".
  *
  * **Conditions** are what makes two points of a cell comparable at all: the my.cnf tuning of the
- * cell's tier (what `compare` refuses to compare across, src/analysis/compare/fairness.ts), the performance
- * settings as the server ran them (the maintained list of the settings diff,
- * src/analysis/compare/known-settings.ts), the branch, the dataset, the sysbench options, the
+ * cell's tier (what `compare` refuses to compare across, src/analysis/compare/fairness.ts) or, for a
+ * run that recorded none, the performance settings as the server ran them (the maintained list of
+ * the settings diff, src/analysis/compare/known-settings.ts), the branch, the dataset, the sysbench options, the
  * instruction-counting toggle, and (in the cell key itself) the runner class. Points under different conditions never
  * share a trend series, so change detection never runs across a change of conditions.
  *
@@ -85,10 +85,15 @@ export function versionDependentNames(run: HistoryRun, tierName: string, myCnf =
   if (!tier) return [];
   return [
     ...[...myCnf(tier).keys()].filter((k) => VERSION_RANGED_OPTIONS.has(k)).map((k) => `my.cnf ${k}`),
-    ...Object.keys(tier.variables)
-      .filter(knownSetting)
-      .map((k) => `setting ${k}`),
+    ...(hasMyCnf(myCnf(tier)) ? [] : Object.keys(tier.variables).filter(knownSetting)).map(
+      (k) => `setting ${k}`,
+    ),
   ];
+}
+
+/** Whether a tier recorded the my.cnf it ran with (an imported run may not). */
+function hasMyCnf(cnf: MyCnf): boolean {
+  return cnf.size > 0;
 }
 
 /**
@@ -127,12 +132,19 @@ export function cellConditions(
   const tier = server?.tiers.find((t) => t.tier === cell.tier);
   const keep = (name: string, versionDependent: boolean) => !versionDependent || !shared || shared.has(name);
   if (tier) {
-    for (const [k, v] of myCnf(tier)) {
+    const cnf = myCnf(tier);
+    for (const [k, v] of cnf) {
       const name = `my.cnf ${k}`;
       if (!INSTANCE_KEYS.has(k) && keep(name, VERSION_RANGED_OPTIONS.has(k))) out[name] = normalValue(v);
     }
-    for (const [k, v] of Object.entries(tier.variables)) {
-      if (knownSetting(k) && keep(`setting ${k}`, true)) out[`setting ${k}`] = normalValue(v);
+    // The settings read back are conditions only where no my.cnf was recorded (they are then the
+    // one record of how the server was set). With one, what the run asked for is in it, and a
+    // default the server itself changed (another version, or a commit that changes a default) is
+    // part of the server: its trend goes on, and the change point names it (variablesChanged).
+    if (!hasMyCnf(cnf)) {
+      for (const [k, v] of Object.entries(tier.variables)) {
+        if (knownSetting(k) && keep(`setting ${k}`, true)) out[`setting ${k}`] = normalValue(v);
+      }
     }
   }
   // a trend is one branch's: runs of a release branch, a feature branch or an unnamed local
@@ -213,8 +225,10 @@ function variablesChanged(before: HistoryRun, after: HistoryRun, tier: string): 
   const names = [...new Set([...Object.keys(vb), ...Object.keys(va)])].sort().filter((n) => {
     const x = Object.hasOwn(vb, n) ? vb[n] : undefined;
     const y = Object.hasOwn(va, n) ? va[n] : undefined;
-    return x !== y && !knownSetting(n) && !isPlaceVariable(n, [x, y]);
+    return x !== y && !isPlaceVariable(n, [x, y]);
   });
+  // the performance settings of the maintained list first: a default the server changed
+  names.sort((m, n) => Number(knownSetting(n)) - Number(knownSetting(m)));
   if (names.length === 0) return null;
   const shown = names.slice(0, 3).map((n) => `${n} ${vb[n] ?? "(unset)"} → ${va[n] ?? "(unset)"}`);
   return {
