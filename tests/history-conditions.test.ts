@@ -396,13 +396,31 @@ describe("triage digest", () => {
 });
 
 describe("perfgate history changes and digest", () => {
+  it("a store of version-matrix runs only: nothing searched, and the runs said to be a matrix, not trends", async () => {
+    requireBuild();
+    const dir = join(tempDir("perfgate-conditions-matrix-"), "store");
+    writeSyntheticStore(dir, {
+      runs: 0,
+      scripts: ["oltp_point_select"],
+      tiers: ["1G"],
+      threads: [1],
+      matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
+      seed: 2,
+    });
+    const r = await runCli(["history", "changes", "--store", dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(
+      "0 change points in 0 series searched (0 cells, 0 trend runs; 2 runs not in any trend (version matrix: see perfgate pages))",
+    );
+  });
+
   it("report no change point across a my.cnf switch; the digest is text, Markdown or JSON", async () => {
     requireBuild();
     const { dir, runs } = store({ conditions: SWITCH });
     const r = await runCli(["history", "changes", "--store", dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(
-      "0 change points in 24 series searched (4 cells, 8 series by conditions, 30 runs)",
+      "0 change points in 24 series searched (4 cells, 8 series by conditions, 30 trend runs)",
     );
     const until = runs.at(-1)!.date;
     const d = await runCli(["history", "digest", "--store", dir, "--until", until, "--format", "json"]);

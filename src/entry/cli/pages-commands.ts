@@ -12,7 +12,13 @@ import type { HistoryRun } from "../../output/history/schema.js";
 import { loadAllRuns, parseStore } from "../../output/history/store.js";
 import { detector } from "../../output/pages/detector.js";
 import { buildDigest, digestMarkdown, digestText } from "../../output/pages/digest.js";
-import { buildSeries, type CellSeries, type ChangeMark } from "../../output/pages/model.js";
+import {
+  buildSeries,
+  type CellSeries,
+  type ChangeMark,
+  isMatrixRun,
+  isTrendRun,
+} from "../../output/pages/model.js";
 import { writeSite } from "../../output/pages/site.js";
 import { plural } from "../../util/plural.js";
 import { writeLines, writeOut } from "../../util/terminal.js";
@@ -61,8 +67,22 @@ function changesLines(runs: HistoryRun[], series: CellSeries[]): string[] {
   const cells = new Set(series.map((s) => JSON.stringify(s.key))).size;
   const conditions =
     series.length > cells ? `, ${plural(series.length, "series", "series")} by conditions` : "";
+  // runs that are not trend points (version matrices, A/B heads kept apart) are said, not counted as searched
+  const trend = runs.filter(isTrendRun).length;
+  const apart = runs.length - trend;
+  const apartText =
+    apart > 0
+      ? `; ${plural(apart, "run")} not in any trend (${[
+          runs.some(isMatrixRun) ? `version matrix: see perfgate pages` : "",
+          runs.some((r) => !isMatrixRun(r) && !isTrendRun(r))
+            ? "A/B heads: history append --ab-in-trend"
+            : "",
+        ]
+          .filter(Boolean)
+          .join("; ")})`
+      : "";
   lines.push(
-    `${searchSummary(lines.length, count)} (${plural(cells, "cell")}${conditions}, ${plural(runs.length, "run")})${noisy > 0 ? `; ${noisy} within their cell's noise floor` : ""}`,
+    `${searchSummary(lines.length, count)} (${plural(cells, "cell")}${conditions}, ${plural(trend, "trend run")}${apartText})${noisy > 0 ? `; ${noisy} within their cell's noise floor` : ""}`,
   );
   return lines;
 }
