@@ -30,3 +30,27 @@ describe("--help", () => {
     expect(bisect.stdout).toContain("--from-change <store>");
   });
 });
+
+describe("a flag whose value is missing", () => {
+  it("is named when the next argument is another of the command's flags, not taken for its value", async () => {
+    const { flagWithoutValue } = await import("../src/entry/cli/main.js");
+    const program = buildProgram();
+    expect(() =>
+      flagWithoutValue(program, ["run", "--server", "mysql@8.0.15", "--workload", "--out", "x.json"]),
+    ).toThrow("--workload: missing its value (-w, --workload <file>); the next argument, --out, is a flag");
+    expect(() =>
+      flagWithoutValue(program, ["history", "append", "--store", "--branch", "main", "r.json"]),
+    ).toThrow(/^--store: missing its value .*the next argument, --branch, is a flag$/);
+    // a value that only looks like a flag, or after --, is a value
+    expect(() =>
+      flagWithoutValue(program, ["compare", "a.json", "b.json", "--threshold", "-5"]),
+    ).not.toThrow();
+    expect(() => flagWithoutValue(program, ["run", "--workload", "w.yml", "--out", "x.json"])).not.toThrow();
+    requireBuild();
+    const r = await runCli(["run", "--server", "mysql@8.0.15", "--workload", "--out", "x.json"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      "perfgate: --workload: missing its value (-w, --workload <file>); the next argument, --out, is a flag",
+    );
+  });
+});

@@ -397,6 +397,33 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A flag that takes a value followed by another of the command's flags (`--workload --out x.json`):
+ * commander would take `--out` for the workload and then complain of a stray argument. Refused
+ * first, naming the flag whose value is missing (exit 2).
+ */
+export function flagWithoutValue(program: Command, args: readonly string[]): void {
+  let cmd = program;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const sub = cmd.commands.find((c) => c.name() === args[i] || c.aliases().includes(args[i]!));
+    if (!sub) break;
+    cmd = sub;
+  }
+  const flags = new Map(
+    cmd.options.flatMap((o) => [o.long, o.short].filter((f) => f !== undefined).map((f) => [f, o])),
+  );
+  for (; i < args.length - 1; i++) {
+    const a = args[i]!;
+    if (a === "--") return;
+    const opt = flags.get(a);
+    const next = args[i + 1]!;
+    if (opt?.required && flags.has(next.split("=", 1)[0]!)) {
+      throw new UsageError(`${a}: missing its value (${opt.flags}); the next argument, ${next}, is a flag`);
+    }
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   // `perfgate report r.json | head`: a reader that stops early is no crash (run and ab also stop, see cliInterrupt).
   for (const stream of [process.stdout, process.stderr]) {
@@ -406,6 +433,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const program = buildProgram();
   try {
+    flagWithoutValue(program, argv.slice(2));
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
