@@ -39688,6 +39688,44 @@ var BaselineProvenanceSchema = external_exports.object({
   runs: external_exports.array(BaselineRunSchema).min(1)
 });
 
+// src/util/suggest.ts
+function nameDistance(a, b, limit = 3) {
+  const x = a.toLowerCase().replaceAll("-", "_");
+  const y = b.toLowerCase().replaceAll("-", "_");
+  if (Math.abs(x.length - y.length) > limit) return limit + 1;
+  let prev2 = [];
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        d = Math.min(d, prev2[j - 2] + 1);
+      cur.push(d);
+      rowMin = Math.min(rowMin, d);
+    }
+    if (rowMin > limit) return limit + 1;
+    prev2 = prev;
+    prev = cur;
+  }
+  return Math.min(prev[y.length], limit + 1);
+}
+function closestName(name, candidates) {
+  const allowed = name.length <= 5 ? 1 : name.length <= 11 ? 2 : 3;
+  let best;
+  let bestDistance = allowed + 1;
+  for (const c of candidates) {
+    const d = nameDistance(name, c, allowed);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
 // src/analysis/compare/schema.ts
 var COMPARISON_SCHEMA = "perfgate/comparison";
 var COMPARISON_SCHEMA_VERSION = 1;
@@ -41390,8 +41428,22 @@ var PIN_DEFAULTS = {
   name: "pin-defaults",
   arg: "<older|spec>",
   help: "like for like: set the performance-relevant defaults of the newer server to the older's (older; ab only) or to those of a server spec; ab also runs the stock A/B beside it (<out>.stock.json) and reports both",
-  parse: (text) => text.trim() === "older" ? "older" : parseSpec(text.trim())
+  parse: parsePinDefaults
 };
+function parsePinDefaults(text) {
+  const t = text.trim();
+  if (t === "older") return "older";
+  if (/^[A-Za-z][\w-]*$/.test(t)) {
+    const guess = closestName(t, ["older"]);
+    const problem = guess ? `not accepted (did you mean ${guess}?)` : "not accepted";
+    throw new InvalidValue(
+      `is ${problem}`,
+      "older, or a server spec whose defaults to take such as maven:mysql@8.0.15",
+      problem
+    );
+  }
+  return parseSpec(t);
+}
 var WORKLOAD = {
   name: "workload",
   short: "w",
