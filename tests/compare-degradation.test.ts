@@ -101,7 +101,7 @@ describe("within-run degradation in comparisons", () => {
     const md = renderComparisonMarkdown(r, [base, head]);
     expect(md).not.toContain("## Within-run degradation");
     expect(md.split("\n")[0]).toMatch(
-      /^❔ no regressions, 0 improvements, 3 unchanged: 0 of 3 decided, 3 unconfirmed/,
+      /^❔ no regressions, 0 improvements, 3 unchanged \(unconfirmed\): 0 of 3 decided, 3 unconfirmed/,
     );
   });
 

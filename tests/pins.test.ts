@@ -163,6 +163,7 @@ describe("like-for-like pins", () => {
       ci_low_pct: change - 1,
       ci_high_pct: change + 1,
       verdict: "regression",
+      confirmed: true,
     });
     const report = (change: number) => ({ cells: [cell(change)] }) as unknown as ComparisonReport;
     const p = {
@@ -173,7 +174,7 @@ describe("like-for-like pins", () => {
     const md = renderLikeForLike(p, report(20), report(13), "markdown");
     expect(md).toContain("| `innodb_adaptive_hash_index` | OFF | ON |");
     expect(md).toContain(
-      "| oltp_point_select 128M 1t | instructions | +20.00% [19.00, 21.00] regression | +13.00% [12.00, 14.00] regression |",
+      "| oltp_point_select · 1 thread · 128M | instructions per transaction | +20.0% [+19.0%, +21.0%] | 🔴 **regression** | +13.0% [+12.0%, +14.0%] | 🔴 **regression** |",
     );
     expect(md).toContain("set by the user to 1000");
   });

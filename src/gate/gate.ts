@@ -73,6 +73,18 @@ export function failingRegressions(report: ComparisonReport, failThresholdPct?: 
   return cells + report.degradation.filter((d) => d.verdict === "regression").length;
 }
 
+/** The failing regressions that are unconfirmed: judged on the threshold alone, without an interval. */
+function unconfirmedRegressions(report: ComparisonReport, failThresholdPct?: number | null): number {
+  return report.cells.filter(
+    (c) =>
+      c.verdict === "regression" &&
+      !c.confirmed &&
+      (failThresholdPct === null ||
+        failThresholdPct === undefined ||
+        Math.abs(c.change_pct) > failThresholdPct),
+  ).length;
+}
+
 /** Regressions within a fail threshold: cells judged a regression whose change is at most it. */
 export function regressionsBelowFailThreshold(
   report: ComparisonReport,
@@ -106,7 +118,11 @@ export function gateDecision(
   if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", ...counts };
   if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, ...counts };
   if (failing > 0) {
-    const what = `${plural(failing, "regression")} (${thresholdText(report, o.failThresholdPct)})`;
+    // unconfirmed regressions (judged on the threshold alone) fail too, and the line says so
+    const unconfirmed = unconfirmedRegressions(report, o.failThresholdPct);
+    const which =
+      unconfirmed === 0 ? "" : unconfirmed === failing ? ", all unconfirmed" : `, ${unconfirmed} unconfirmed`;
+    const what = `${plural(failing, "regression")}${which} (${thresholdText(report, o.failThresholdPct)})`;
     return { exitCode: EXIT.regression, failure: `perfgate found ${what}`, ...counts };
   }
   const nothing = gateFailure(report);
@@ -133,7 +149,7 @@ export function compareGate(sets: MeasurementSet[], options: GateOptions): GateR
   });
   const verdict = overallVerdict(report);
   // the last line says which verdict it is too: a pinned comparison's is not the stock one
-  const pins = likeForLike?.pins ?? pinsOfSets(sets);
+  const pins = likeForLike?.pins ?? pinsOfSets(sets, report.baselines);
   const pinned = pins === null ? "" : ` (like for like: ${plainText(pinsSummary(pins))})`;
   return {
     report,

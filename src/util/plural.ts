@@ -25,3 +25,8 @@ function regularPlural(word: string): string {
 export function plural(n: number, word: string, many?: string): string {
   return `${n} ${pluralWord(n, word, many)}`;
 }
+
+/** A dataset: "1 table × 2,000 rows", "4 tables × 100,000 rows". */
+export function datasetText(tables: number, rows: number): string {
+  return `${plural(tables, "table")} × ${rows.toLocaleString("en-US")} ${pluralWord(rows, "row")}`;
+}

@@ -209,6 +209,23 @@ export const SettingsDiffSchema = z.object({
    * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
    */
   build: z.array(SettingDifferenceSchema).optional(),
+  /**
+   * settings equal on both sides because one side's default was pinned to the other server's
+   * (`--pin-defaults`): the value both ran with, the pinned side's own default and the server
+   * pinned to (absent: nothing pinned)
+   */
+  pinned: z
+    .array(
+      z.object({
+        name: z.string(),
+        value: z.string(),
+        side: z.enum(["base", "head"]),
+        default: z.string(),
+        reference: z.string(),
+        why: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 export type SettingsDiff = z.infer<typeof SettingsDiffSchema>;
 

@@ -7,7 +7,7 @@
  * Pure: the documents come in parsed.
  */
 import type { CountedServer } from "../../measuring/profiles/callgrind-profile.js";
-import type { ServerRecord } from "../../results/schema.js";
+import type { PinnedDefaults, ServerRecord } from "../../results/schema.js";
 import { countedServer, libcName } from "./counting.js";
 import { knownSetting, namesOfVariable, variableValue } from "./known-settings.js";
 import { type MeasurementSet, serverLabel } from "./model.js";
@@ -41,16 +41,45 @@ export interface DiffInput {
   headConfig: string;
   /** options set per side on the command line (a config A/B) */
   sideSet?: ReadonlySet<string>;
+  /** the defaults pinned to the other side's (`--pin-defaults`), per side */
+  pins?: { base: PinnedSide | null; head: PinnedSide | null };
+}
+
+type PinnedSide = PinnedDefaults["sides"][number];
+type Pinned = NonNullable<SettingsDiff["pinned"]>[number];
+
+/** A variable read back equal on both sides because one side's default was pinned, or null. */
+function pinnedEqual(d: DiffInput, name: string, value: string | undefined): Pinned | null {
+  if (value === undefined) return null;
+  for (const side of ["base", "head"] as const) {
+    const p = d.pins?.[side];
+    const pin = p?.pinned.find((x) => namesOfVariable(x.name).includes(name));
+    if (p && pin) {
+      const why = knownSetting(name)?.why;
+      return {
+        name,
+        value,
+        side,
+        default: pin.target,
+        reference: p.reference,
+        ...(why ? { why } : {}),
+      };
+    }
+  }
+  return null;
 }
 
 /** The differing variables of one base/head pair of servers (see the module comment). */
-export function diffVariables(d: DiffInput): Pick<SettingsDiff, "known" | "other" | "left_out"> {
+export function diffVariables(
+  d: DiffInput,
+): Pick<SettingsDiff, "known" | "other" | "left_out"> & { pinned: Pinned[] } {
   const cb = configOptions(d.baseConfig);
   const ch = configOptions(d.headConfig);
   const names = [...new Set([...Object.keys(d.base), ...Object.keys(d.head)])].sort();
   const known: (SettingDifference & { rank: number })[] = [];
   const other: SettingDifference[] = [];
   let leftOut = 0;
+  const pinned: Pinned[] = [];
   const seen = new Set<string>();
   for (const name of names) {
     // a renamed variable read back under its other name on one side is the same variable, once
@@ -58,7 +87,12 @@ export function diffVariables(d: DiffInput): Pick<SettingsDiff, "known" | "other
     for (const n of namesOfVariable(name)) seen.add(n);
     const b = variableValue(d.base, name);
     const h = variableValue(d.head, name);
-    if (b === h) continue;
+    if (b === h) {
+      // equal only because one side was pinned to the other's default: said, not left out silently
+      const pin = pinnedEqual(d, name, b);
+      if (pin) pinned.push(pin);
+      continue;
+    }
     const onCommandLine = d.sideSet?.has(name) === true;
     const setByRun = onCommandLine || cb.get(name) !== ch.get(name);
     const workloadSet = !setByRun && cb.has(name);
@@ -72,7 +106,7 @@ export function diffVariables(d: DiffInput): Pick<SettingsDiff, "known" | "other
     else other.push(entry);
   }
   known.sort((x, y) => x.rank - y.rank);
-  return { known: known.map(({ rank: _, ...e }) => e), other, left_out: leftOut };
+  return { known: known.map(({ rank: _, ...e }) => e), other, left_out: leftOut, pinned };
 }
 
 /** The server record and the per-side command-line settings of an engine in its set. */
@@ -91,6 +125,16 @@ function serverOf(
   const label = serverLabel(set, engine);
   const server = label === undefined ? undefined : set.document?.servers.find((s) => s.label === label);
   return server ? { server } : null;
+}
+
+/** The defaults of an engine's server pinned to another's: an A/B's pinned side, a pinned run's server. */
+function pinsOf(set: MeasurementSet, engine: string): PinnedSide | null {
+  const p = set.document?.pinned_defaults;
+  if (!p) return null;
+  if (!set.document?.interleaved) return p.sides.find((s) => s.label === "server") ?? null;
+  const i = set.engines.indexOf(engine);
+  const label = i === 0 ? "base" : i === 1 ? "head" : null;
+  return p.sides.find((s) => s.label === label) ?? null;
 }
 
 /** The build record of an engine's first counted cell (src/analysis/compare/counting.ts), or null. */
@@ -158,19 +202,22 @@ export function settingsDiffs(
       buildFacts(tb.variables, countedOf(sb, b)),
       buildFacts(th.variables, countedOf(sh, h)),
     );
+    const { pinned, ...diff } = diffVariables({
+      base: tb.variables,
+      head: th.variables,
+      baseConfig: tb.config,
+      headConfig: th.config,
+      sideSet,
+      pins: { base: pinsOf(sb, b), head: pinsOf(sh, h) },
+    });
     out.push({
       ...(build.length > 0 ? { build } : {}),
       base: b,
       head: h,
       tier: tb.tier,
       variables: { base: countB, head: countH },
-      ...diffVariables({
-        base: tb.variables,
-        head: th.variables,
-        baseConfig: tb.config,
-        headConfig: th.config,
-        sideSet,
-      }),
+      ...diff,
+      ...(pinned.length > 0 ? { pinned } : {}),
     });
   }
   return out;

@@ -21,7 +21,7 @@ import { readAbResults, writeAbResults } from "../../results/store.js";
 import type { ServerInstall } from "../../servers/install.js";
 import { statusDeltas } from "../../servers/instance.js";
 import { describeNetwork, networkRecord } from "../../servers/network.js";
-import { plural } from "../../util/plural.js";
+import { datasetText, plural } from "../../util/plural.js";
 import type { Workload } from "../../workloads/schema.js";
 import { PERF_FREQUENCY_HZ, type ProfileSpec, perfCommand, perfProbe, profileSpec } from "../host/perf.js";
 import { startTelemetry } from "../host/sampler.js";
@@ -258,7 +258,7 @@ async function loadBothSides(
   if (t.started.length === 0) return;
   const on = t.started.length === t.sides.length ? "both" : t.started.map((s) => s.label).join(", ");
   const end = opts.log.group(
-    `prepare ${e.w.tables} x ${e.w.table_size} rows on ${on} (seed ${PREPARE_SEED})`,
+    `prepare ${datasetText(e.w.tables, e.w.table_size)} on ${on} (seed ${PREPARE_SEED})`,
   );
   await prepareSides(e, t.started, { "rand-seed": PREPARE_SEED });
   end();

@@ -11,7 +11,7 @@ import { cacheRoot } from "../../servers/cache.js";
 import type { ServerInstall } from "../../servers/install.js";
 import { type ServerInstance, statusDeltas } from "../../servers/instance.js";
 import { describeNetwork, networkRecord } from "../../servers/network.js";
-import { plural } from "../../util/plural.js";
+import { datasetText, plural } from "../../util/plural.js";
 import {
   type DatasetSpec,
   datasetKey,
@@ -207,7 +207,7 @@ class TierData {
       );
       return;
     }
-    const endPrepare = log.group(`prepare ${e.w.tables} x ${e.w.table_size} rows`);
+    const endPrepare = log.group(`prepare ${datasetText(e.w.tables, e.w.table_size)}`);
     const seed = this.opts.prepareSeed;
     const [prepareSeconds] = await prepareSides(e, t.sides, seed === undefined ? {} : { "rand-seed": seed });
     log.info(`prepared in ${formatDuration(prepareSeconds!)}`);

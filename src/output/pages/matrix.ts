@@ -17,6 +17,7 @@ import { type WriteCaveat, writeCaveat } from "../../analysis/metrics/write-acco
 import { normalQuantile } from "../../analysis/stats/distributions.js";
 import { isConnectionOption } from "../../measuring/sysbench/args.js";
 import { dict, own } from "../../util/dict.js";
+import { datasetText } from "../../util/plural.js";
 import type { HistoryRun, HistoryServer, MetricValue } from "../history/schema.js";
 import { isMatrixRun } from "./model.js";
 
@@ -229,7 +230,7 @@ type CellKeyOf = (run: HistoryRun, cell: HistoryRun["cells"][number]) => string;
 /** A run's dataset and sysbench options (not how sysbench reached the server), as one text. */
 function runConditionsText(run: HistoryRun): string {
   const options = run.sysbench.options.filter((o) => !isConnectionOption(o) && !/^\(A\/B .*\)$/.test(o));
-  return [`${run.dataset.tables} × ${run.dataset.table_size} rows`, ...options].join(" ");
+  return [datasetText(run.dataset.tables, run.dataset.table_size), ...options].join(" ");
 }
 
 function cellKeys(runs: readonly HistoryRun[]): CellKeyOf {

@@ -10,17 +10,12 @@
  * notes. Pure. Sections: docs/comparisons.md; the JSON: docs/comparison-json.md.
  */
 import type { MeasurementSet } from "../../analysis/compare/model.js";
-import type {
-  ComparisonCell,
-  ComparisonReport,
-  DegradationEntry,
-  Trend,
-} from "../../analysis/compare/schema.js";
-import { needsWords } from "../../analysis/compare/undecided.js";
-import { HEADLINE_METRIC, metricDef, metricDigits } from "../../analysis/metrics/table.js";
+import type { ComparisonReport, DegradationEntry, Trend } from "../../analysis/compare/schema.js";
+import { HEADLINE_METRIC, metricDigits } from "../../analysis/metrics/table.js";
 import { pushAll } from "../../util/arrays.js";
-import { plural } from "../../util/plural.js";
+import { plural, pluralWord } from "../../util/plural.js";
 import { baselineHistoryLine, baselineRunsMarkdown, baselineRunsText } from "./baseline-history.js";
+import { ciText, fmtPct, mdeText, verdictText } from "./cell-text.js";
 import { efficiencyMarkdown, efficiencyText } from "./efficiency.js";
 import { type Align, type Format, MARKDOWN, TEXT } from "./format.js";
 import { functionChangesMarkdown, functionChangesText } from "./function-changes.js";
@@ -46,53 +41,22 @@ import {
 import { profilesMarkdown, profilesText } from "./profiles.js";
 import { settingsMarkdown, settingsText } from "./settings.js";
 
-/** A signed % with one decimal: "-20.2%", "+4.2%", "0.0%". */
-export function fmtPct(x: number): string {
-  const tenths = Math.round(x * 10);
-  if (tenths === 0) return "0.0%";
-  const sign = tenths > 0 ? "+" : "-";
-  const abs = Math.abs(tenths);
-  // Whole tenths print exactly as toFixed(1) would print tenths / 10, without its cost (a report
-  // formats 100k+ of these); from 1e14 % on (or not a number), toFixed's own answer.
-  if (abs < 1e15) return `${sign}${Math.floor(abs / 10)}.${abs % 10}%`;
-  return `${sign}${Math.abs(tenths / 10).toFixed(1)}%`;
-}
+// a cell's numbers and verdict as every report writes them (src/output/report/cell-text.ts)
+export { ciText, fmtPct, mdeText, needsText, verdictText } from "./cell-text.js";
 
 /** A measured value: thousands separators, the metric's decimals (src/analysis/metrics/table.ts `digits`). */
 export function fmtValue(x: number, metric: string = HEADLINE_METRIC): string {
   return fmtNumber(x, metricDigits(metric, x));
 }
 
-/** The interval, or why there is none worth printing. */
-export function ciText(c: ComparisonCell, none = "—"): string {
-  if (c.ci_low_pct !== undefined && c.ci_high_pct !== undefined) {
-    return `[${fmtPct(c.ci_low_pct)}, ${fmtPct(c.ci_high_pct)}]`;
-  }
-  return c.interval_withheld ?? none;
-}
-
-/** "MDE" column: the smallest change the samples would detect. */
-export function mdeText(c: ComparisonCell): string {
-  return c.mde_pct === null ? "—" : `${c.mde_pct.toFixed(1)}%`;
-}
-
-/** "(needs ~12 pairs)": what would decide an inconclusive verdict without an `undecided` record. */
-export function needsText(c: ComparisonCell): string {
-  const unit =
-    c.method === "paired"
-      ? metricDef(c.metric).fromSlice
-        ? "pairs"
-        : "repetitions"
-      : "repetitions per side";
-  return c.samples_needed !== null ? ` (${needsWords(c.samples_needed, unit)})` : "";
-}
-
 /**
  * The overall status, counting decided verdicts first:
  * "🔴 **2 regressions**, 🟢 1 improvement, 3 unchanged: 6 of 7 decided, 1 inconclusive (threshold 5%,
- * 95% simultaneous CIs over 7)". Decided means with an interval: verdicts from one value per side
- * are counted as unconfirmed. ✅ only when every verdict was decided and none is a regression;
- * "❔ **nothing decided**" when no verdict was. In text: plain words, regressions in capitals.
+ * 95% simultaneous CIs over 7)". Decided means with an interval: a verdict judged on the threshold
+ * alone (one value per side) is unconfirmed and counted apart, "🔴 **1 regression (+2 unconfirmed)**"
+ * or, with none decided, "🔴 **8 unconfirmed regressions**", so it never reads as a decided one.
+ * ✅ only when every verdict was decided and none is a regression; "❔ **nothing decided**" when no
+ * verdict was. In text: plain words, regressions in capitals.
  */
 export function statusText(h: Headline, f: Format): string {
   const s = h.summary;
@@ -106,38 +70,33 @@ export function statusText(h: Headline, f: Format): string {
     return `${f.emoji("❔")}${f.loud("nothing decided")}: ${plural(s.inconclusive, "verdict")}, all inconclusive (${settings})`;
   }
   const allConfirmed = s.inconclusive === 0 && s.unconfirmed === 0;
+  const u = h.unconfirmed;
   const reg =
     s.regressions > 0
-      ? `${f.emoji("🔴")}${f.loud(plural(s.regressions, "regression"))}`
+      ? `${f.emoji("🔴")}${f.loud(countText(s.regressions, u.regressions, "regression"))}`
       : `${f.emoji(allConfirmed ? "✅" : "❔")}no regressions`;
   const regNote = h.trendRegressions > 0 ? ` (${h.trendRegressions} within-run degradation)` : "";
-  const imp = `${s.improvements > 0 ? f.emoji("🟢") : ""}${plural(s.improvements, "improvement")}`;
+  const imp = `${s.improvements > 0 ? f.emoji("🟢") : ""}${countText(s.improvements, u.improvements, "improvement")}`;
+  const same = countText(s.unchanged, u.unchanged, "unchanged", "unchanged");
   const of = h.withCi === h.total ? `all ${h.total} decided` : `${h.withCi} of ${h.total} decided`;
   const unconfirmed = s.unconfirmed > 0 ? `, ${s.unconfirmed} unconfirmed` : "";
   const undecided = s.inconclusive > 0 ? `, ${s.inconclusive} inconclusive` : "";
-  return `${reg}${regNote}, ${imp}, ${s.unchanged} unchanged: ${of}${unconfirmed}${undecided} (${settings})`;
+  return `${reg}${regNote}, ${imp}, ${same}: ${of}${unconfirmed}${undecided} (${settings})`;
 }
 
-/** A verdict as the reports write it: "🔴 **regression**", "REGRESSION" in text, "❔ inconclusive (why)". */
-export function verdictText(c: ComparisonCell, f: Format): string {
-  const unconfirmed = !c.confirmed && c.verdict !== "inconclusive" ? " (unconfirmed)" : "";
-  switch (c.verdict) {
-    case "regression":
-      return `${f.emoji("🔴")}${f.loud("regression")}${unconfirmed}`;
-    case "improvement":
-      return `${f.emoji("🟢")}improvement${unconfirmed}`;
-    case "unchanged":
-      return `unchanged${unconfirmed}`;
-    default: {
-      // what stopped it and what it already rules out (src/analysis/compare/undecided.ts)
-      const u = c.undecided;
-      if (u) {
-        const why = u.rules_out === null ? u.stopped_by : `${u.stopped_by}; ${u.rules_out}`;
-        return `${f.emoji("❔")}inconclusive (${why})`;
-      }
-      return `${f.emoji("❔")}inconclusive${needsText(c)}`;
-    }
+/**
+ * A headline count of one verdict, the unconfirmed ones apart: "2 regressions", "1 regression (+2
+ * unconfirmed)", "2 unconfirmed regressions" and "3 unchanged (unconfirmed)" (all of them unconfirmed).
+ */
+function countText(all: number, unconfirmed: number, word: string, many?: string): string {
+  const decided = all - unconfirmed;
+  if (unconfirmed === 0) return plural(all, word, many);
+  if (decided === 0) {
+    // "3 unchanged (unconfirmed)": an adjective takes no second one before it
+    if (word === "unchanged") return `${unconfirmed} unchanged (unconfirmed)`;
+    return `${unconfirmed} unconfirmed ${pluralWord(unconfirmed, word, many)}`;
   }
+  return `${plural(decided, word, many)} (+${unconfirmed} unconfirmed)`;
 }
 
 function trendText(t: Trend): string {
@@ -155,12 +114,18 @@ export interface ReportSection {
   lines: string[];
 }
 
+/** An engine as the report names it: a pinned run's with its pins, "mysql@9.7.4 pinned to maven:mysql@8.0.15". */
+export function engineText(m: Pick<ReportModel, "compared">, engine: string): string {
+  const to = m.compared.pinnedEngines.get(engine);
+  return to === undefined ? engine : `${engine} pinned to ${to}`;
+}
+
 function sourcesLine(m: ReportModel, f: Format): string {
   const c = m.compared;
   const sources = c.sources
     .map(
       (s) =>
-        `${f.code(s.file)} (${s.kind}: ${s.engines.length > 3 ? plural(s.engines.length, "engine") : f.esc(s.engines.join(", "))})`,
+        `${f.code(s.file)} (${s.kind}: ${s.engines.length > 3 ? plural(s.engines.length, "engine") : f.esc(s.engines.map((e) => engineText(m, e)).join(", "))})`,
     )
     .join(", ");
   const how =
@@ -178,6 +143,32 @@ export function abSettingsText(m: ReportModel, esc: (s: string) => string, max =
   if (parts.length === 0) return null;
   const more = parts.length > max ? ` … (${parts.length - max} more)` : "";
   return parts.slice(0, max).join(" ") + more;
+}
+
+/**
+ * A like-for-like A/B's settings that `--pin-defaults` set, not the user, with its caption:
+ * "Settings that differ (version A/B, defaults pinned by --pin-defaults older): head gtid_mode=OFF
+ * innodb_purge_threads=4"; null without any.
+ */
+export function abPinnedText(
+  m: Pick<ReportModel, "compared">,
+  esc: (s: string) => string,
+  max = Number.POSITIVE_INFINITY,
+): { caption: string; settings: string } | null {
+  const c = m.compared;
+  if (c.abPinned.length === 0 || c.pins === null) return null;
+  const sides = (["base", "head"] as const)
+    .map((side) => {
+      const all = c.abPinned.filter((x) => x.side === side).map((x) => esc(x.setting));
+      if (all.length === 0) return null;
+      const more = all.length > max ? ` … (${all.length - max} more)` : "";
+      return `${side} ${all.slice(0, max).join(" ")}${more}`;
+    })
+    .filter((x): x is string => x !== null);
+  return {
+    caption: `version A/B, defaults pinned by --pin-defaults ${esc(c.pins.from)}`,
+    settings: sides.join("; "),
+  };
 }
 
 /**
@@ -216,6 +207,8 @@ function statusPart(m: ReportModel, f: Format): string[] {
   }
   const settings = abSettingsText(m, f.esc);
   if (settings !== null) lines.push(`Settings that differ (config A/B): ${settings}.`);
+  const pinned = abPinnedText(m, f.esc);
+  if (pinned !== null) lines.push(`Settings that differ (${pinned.caption}): ${pinned.settings}.`);
   const mismatches = m.compared.mismatches;
   if (!md) {
     return [statusLine(m, f), ...lines, ...mismatches.map((x) => `warning: not comparable: ${f.esc(x)}`), ""];

@@ -106,7 +106,7 @@ function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[]
       row = {
         key,
         name: r.settings && r.settings.length > 1 ? `${e.head} vs ${e.base}: ${name}` : name,
-        headline: headline ? `${sign}${headline.change_pct.toFixed(1)}% ${headline.verdict}` : "–",
+        headline: headline ? `${sign}${headline.change_pct.toFixed(1)}% ${verdictWords(headline)}` : "–",
         byMetric: new Map(),
       };
       rows.set(key, row);
@@ -115,6 +115,11 @@ function rowsOf(r: ComparisonReport): { rows: Row[]; metrics: EfficiencyMetric[]
     seen.add(e.metric);
   }
   return { rows: [...rows.values()], metrics: ORDER.filter((m) => seen.has(m)) };
+}
+
+/** "regression", or "regression (unconfirmed)" for one judged on the threshold alone (no interval). */
+function verdictWords(c: ComparisonReport["cells"][number]): string {
+  return !c.confirmed && c.verdict !== "inconclusive" ? `${c.verdict} (unconfirmed)` : c.verdict;
 }
 
 const INTRO =
@@ -129,8 +134,8 @@ export function hardwareNote(r: ComparisonReport): string | null {
 }
 
 /**
- * The Markdown section (empty without per-transaction metrics and without a hardware-counter
- * note); `heading` its level.
+ * The Markdown section; empty without per-transaction metrics (a hardware-counter note alone is no
+ * section: it explains a table that is not there); `heading` its level.
  */
 export function efficiencyMarkdown(
   r: ComparisonReport,
@@ -139,10 +144,9 @@ export function efficiencyMarkdown(
   maxRows = Number.POSITIVE_INFINITY,
 ): string[] {
   const { rows, metrics } = rowsOf(r);
+  if (rows.length === 0) return [];
   const note = hardwareNote(r);
-  if (rows.length === 0 && note === null) return [];
   const L = [`${heading} Work per transaction (head / base)`, ""];
-  if (rows.length === 0) return [...L, mdEscape(note!), ""];
   L.push(INTRO, "");
   if (note !== null) L.push(mdEscape(note), "");
   L.push(`| Cell | ${HEADLINE} | ${metrics.map((m) => EFFICIENCY_LABELS[m]).join(" | ")} |`);
@@ -183,8 +187,8 @@ function clipName(name: string, max = 160): string {
 /** Plain text: one block per cell. */
 export function efficiencyText(r: ComparisonReport): string[] {
   const { rows, metrics } = rowsOf(r);
+  if (rows.length === 0) return [];
   const note = hardwareNote(r);
-  if (rows.length === 0 && note === null) return [];
   const L = ["Work per transaction (head / base, 95% intervals; explanatory, not gating)"];
   if (note !== null) L.push(`  ${plainText(note)}`);
   const notes = caveatNotes(rows, metrics);

@@ -41,6 +41,18 @@ function shortName(name: string, max = 90): string {
 const INTRO =
   "Instructions per transaction of the functions that changed most, from callgrind (collection only inside statement execution): self (the function's own instructions), then inclusive (with its callees'), each table ordered by the size of its change; share: of the change of the cell's total.";
 
+/** Said above the tables when base and head are different servers (versions), where names move. */
+const ACROSS_VERSIONS =
+  "Across versions a function whose signature changed shows as a removal and an addition, and an address-only entry is code the binary does not name.";
+
+/** The server an engine name names, without the side or file it is told apart by: "mysql@9.7.4". */
+const serverOf = (engine: string) => engine.replace(/\s*\([^()]*\)$/, "");
+
+/** True when some cell compares two different servers (versions), not one build with itself. */
+function acrossVersions(entries: readonly FunctionChangesEntry[]): boolean {
+  return entries.some((e) => serverOf(e.base) !== serverOf(e.head));
+}
+
 const BELOW_NOTE =
   "² below that side's kept list of functions, not measured there: at most the value shown, so the change is at least what is shown";
 
@@ -82,6 +94,7 @@ export function functionChangesMarkdown(
   const entries = (r.function_changes ?? []).slice(0, cells);
   if (entries.length === 0) return [];
   const L = [`${heading} Functions that changed (instructions per transaction)`, "", INTRO, ""];
+  if (acrossVersions(entries)) L.push(ACROSS_VERSIONS, "");
   for (const e of entries) {
     L.push(`**${mdEscape(shortName(cellLabel(e), 200))}**: ${mdEscape(costVerdictLine(e))}`, "");
     const shown: FunctionChangeRow[] = [];
@@ -103,6 +116,7 @@ export function functionChangesText(r: ComparisonReport): string[] {
   const entries = r.function_changes ?? [];
   if (entries.length === 0) return [];
   const L = ["Functions that changed (instructions per transaction; self, then inclusive)"];
+  if (acrossVersions(entries)) L.push(`  ${ACROSS_VERSIONS}`);
   for (const e of entries) {
     L.push(`  ${plainText(cellLabel(e))}: ${plainText(costVerdictLine(e))}`);
     for (const t of TABLES) {

@@ -4,17 +4,21 @@
  * the part of a version change that came from its defaults reads at a glance. Pure.
  */
 import type { ComparisonCell, ComparisonReport } from "../../analysis/compare/schema.js";
+import { metricHeading } from "../../analysis/metrics/table.js";
 import type { PinnedDefaults } from "../../results/schema.js";
 import { plural } from "../../util/plural.js";
+import { ciText, fmtPct, verdictText } from "./cell-text.js";
 import { type Format, MARKDOWN, TEXT } from "./format.js";
+import { cellLabel } from "./model.js";
 
-const pct = (c: ComparisonCell | undefined, f: Format): string => {
-  if (!c) return f.none;
-  const ci =
-    c.ci_low_pct !== undefined && c.ci_high_pct !== undefined
-      ? ` [${c.ci_low_pct.toFixed(2)}, ${c.ci_high_pct.toFixed(2)}]`
-      : "";
-  return `${c.change_pct >= 0 ? "+" : ""}${c.change_pct.toFixed(2)}%${ci} ${c.verdict}`;
+/**
+ * A cell's change as the verdict table writes it: "+13.9% [+13.6%, +14.1%]", then its verdict
+ * ("regression (unconfirmed)" without an interval), in two columns.
+ */
+const changeCells = (c: ComparisonCell | undefined, f: Format): [string, string] => {
+  if (!c) return [f.none, f.none];
+  const ci = c.ci_low_pct !== undefined && c.ci_high_pct !== undefined ? ` ${ciText(c)}` : "";
+  return [`${fmtPct(c.change_pct)}${ci}`, verdictText(c, f)];
 };
 
 const key = (c: ComparisonCell) => `${c.scenario}\u0000${c.tier ?? ""}\u0000${c.threads}\u0000${c.metric}`;
@@ -58,14 +62,15 @@ function pinLines(p: PinnedDefaults, f: Format): string[] {
 function changeTable(stock: ComparisonReport, pinned: ComparisonReport, f: Format): string[] {
   const byKey = new Map(stock.cells.map((c) => [key(c), c]));
   const rows = pinned.cells.map((c) => [
-    f.esc(`${c.scenario} ${c.tier ?? ""} ${c.threads}t`.replace(/\s+/g, " ")),
-    f.esc(c.metric),
-    pct(byKey.get(key(c)), f),
-    pct(c, f),
+    f.esc(cellLabel(c)),
+    metricHeading(c.metric),
+    ...changeCells(byKey.get(key(c)), f),
+    ...changeCells(c, f),
   ]);
+  // left-aligned: a change with its interval and a verdict read from their first character
   return f.table({
-    header: ["cell", "metric", "stock defaults", "pinned defaults"],
-    align: ["l", "l", "r", "r"],
+    header: ["cell", "metric", "stock defaults", "verdict", "pinned defaults", "verdict"],
+    align: ["l", "l", "l", "l", "l", "l"],
     rows,
   });
 }
@@ -110,8 +115,13 @@ export function likeForLikeLines(
   const from = p.from === "older" ? "the older server's" : `${f.esc(p.from)}'s`;
   const file = p.stock === null ? "not kept" : f.code(p.stock);
   const which = `The verdicts above are head against base with the performance-relevant defaults pinned to ${from}.`;
-  const intro =
-    stock === null
+  // runs made with `run --pin-defaults` have no stock run beside them: the pins alone
+  const runs = p.stock === null && stock === null;
+  const intro = runs
+    ? [
+        `The verdicts above are head against base with the performance-relevant defaults pinned to ${from} (${f.code("perfgate run --pin-defaults")}); no stock run is compared beside them.`,
+      ]
+    : stock === null
       ? [
           `${which} The stock A/B's results (${file}) were not found, so its changes are not shown beside the pinned ones.`,
         ]

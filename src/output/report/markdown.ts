@@ -15,7 +15,7 @@ import {
 import { notQuietSummary } from "../../measuring/host/summary.js";
 import type { Cell, OutputAnomalies, Results } from "../../results/schema.js";
 import { maxOf } from "../../util/arrays.js";
-import { plural } from "../../util/plural.js";
+import { datasetText, plural } from "../../util/plural.js";
 import { mdEscape, plainText } from "./escape.js";
 import { renderPins } from "./like-for-like.js";
 import { cellLabel, cellVariability, keySettings, NOISE_LIMITS, noiseWarnings } from "./run-details.js";
@@ -178,10 +178,10 @@ function headerLines(results: Results, lines: string[]): void {
   }
   const h = results.host;
   lines.push(
-    `- Host: ${mdEscape(h.cpu_model)}, ${h.cores} cores, ${(h.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${mdEscape(h.os)}, kernel ${mdEscape(h.kernel)}`,
+    `- Host: ${mdEscape(h.cpu_model)}, ${plural(h.cores, "core")}, ${(h.memory_bytes / 1024 ** 3).toFixed(1)} GiB, ${mdEscape(h.os)}, kernel ${mdEscape(h.kernel)}`,
   );
   lines.push(
-    `- Workload: ${mdEscape(w.file)}: ${results.dataset.tables} tables x ${fmtNumber(results.dataset.table_size)} rows; sysbench ${mdEscape(results.sysbench.version)}`,
+    `- Workload: ${mdEscape(w.file)}: ${datasetText(results.dataset.tables, results.dataset.table_size)}; sysbench ${mdEscape(results.sysbench.version)}`,
   );
   if (results.network) lines.push(`- Network: ${networkLine(results.network)}`);
 }

@@ -76,6 +76,11 @@ export interface Headline {
   /** decided: regression, improvement or unchanged; withCi: decided with an interval */
   decided: number;
   withCi: number;
+  /**
+   * the verdicts judged on the threshold alone (no interval: one value or too few per side), per
+   * verdict; they count in `summary` too, so a headline subtracts them to count what was decided
+   */
+  unconfirmed: { regressions: number; improvements: number; unchanged: number };
   total: number;
   /** within-run degradations that are regressions */
   trendRegressions: number;
@@ -96,11 +101,18 @@ export interface Compared {
   history: BaselineProvenance | null;
   /** a config A/B's server options, as given: `--base-set name=value` */
   abSettings: { flag: "--base-set" | "--head-set"; setting: string }[];
+  /** a like-for-like A/B's settings set by `--pin-defaults` (not given by the user): `name=value` */
+  abPinned: { side: "base" | "head"; setting: string }[];
   mismatches: string[];
   /** an instructions-only A/B: the sentence saying why throughput was not measured (untrusted text) */
   throughputNotMeasured: string | null;
-  /** a like-for-like A/B (`--pin-defaults`): its pins, which every verdict line names; null: stock defaults */
+  /**
+   * a like-for-like comparison (`ab --pin-defaults`, or runs made with `run --pin-defaults`): its
+   * pins, which every verdict line names; null: stock defaults
+   */
   pins: PinnedDefaults | null;
+  /** a pinned run's engine → the server its defaults were pinned to ("mysql@9.7.4 pinned to …") */
+  pinnedEngines: Map<string, string>;
 }
 
 /**
@@ -112,11 +124,46 @@ export interface LikeForLike {
   stock: ComparisonReport | null;
 }
 
-/** The pins of the compared A/B, when it is a like-for-like one; else null. */
-export function pinsOfSets(sets: readonly MeasurementSet[]): PinnedDefaults | null {
-  return (
-    sets.find((s) => s.document?.interleaved && s.document.pinned_defaults)?.document?.pinned_defaults ?? null
-  );
+/**
+ * The pins of a like-for-like comparison, else null: the compared A/B's (`ab --pin-defaults`), or
+ * those of the runs made with `run --pin-defaults`, each run's server named as the side it is
+ * compared on (base when it is one of `baselines`, else head).
+ */
+export function pinsOfSets(
+  sets: readonly MeasurementSet[],
+  baselines: readonly string[] = [],
+): PinnedDefaults | null {
+  const ab = sets.find((s) => s.document?.interleaved && s.document.pinned_defaults);
+  if (ab) return ab.document!.pinned_defaults!;
+  if (!sets.some((s) => s.document?.pinned_defaults)) return null;
+  const labelled = labelSets(sets);
+  let first: PinnedDefaults | null = null;
+  const all: PinnedDefaults["sides"] = [];
+  for (const [i, s] of sets.entries()) {
+    const p = s.document?.pinned_defaults;
+    if (!p || s.document?.interleaved) continue;
+    // two run files and no baseline named: the first is the base (docs/comparisons.md, mode 2)
+    const base =
+      baselines.length > 0
+        ? labelled[i]!.engines.some((e) => baselines.includes(e))
+        : i === 0 && sets.length === 2;
+    first ??= p;
+    all.push(...p.sides.map((x) => ({ ...x, label: base ? ("base" as const) : ("head" as const) })));
+  }
+  return first === null ? null : { ...first, stock: null, sides: all };
+}
+
+/** The engines of runs made with `run --pin-defaults`, each with the server its defaults were pinned to. */
+export function pinnedEngines(sets: readonly MeasurementSet[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!sets.some((s) => s.document?.pinned_defaults && !s.document.interleaved)) return out;
+  const labelled = labelSets(sets);
+  for (const [i, s] of sets.entries()) {
+    const p = s.document?.pinned_defaults;
+    if (!p || s.document?.interleaved) continue;
+    for (const e of labelled[i]!.engines) out.set(e, p.sides[0]?.reference ?? p.from);
+  }
+  return out;
 }
 
 export interface TpsTable extends Group {
@@ -174,12 +221,16 @@ export function buildReportModel(
   likeForLike: LikeForLike | null = null,
 ): ReportModel {
   const cells = cellRows(r);
+  const c = compared(r, sets);
+  // runs made with `run --pin-defaults`: their pins, shown as an A/B's are (no stock run beside them)
+  const runPins =
+    likeForLike === null && c.pinnedEngines.size > 0 && c.pins ? { pins: c.pins, stock: null } : null;
   return {
     report: r,
     headline: buildHeadline(r, cells),
-    compared: { ...compared(r, sets), ...(likeForLike ? { pins: likeForLike.pins } : {}) },
+    compared: { ...c, ...(likeForLike ? { pins: likeForLike.pins } : {}) },
     cells,
-    sections: sections(r, sets, cells, likeForLike),
+    sections: sections(r, sets, cells, likeForLike ?? runPins),
   };
 }
 
@@ -299,9 +350,13 @@ export function buildHeadline(r: ComparisonReport, cells: readonly CellRow[] = c
     unchanged: 0,
   };
   for (const c of cells) cellCounts[c.verdict]++;
-  const extra = Object.entries(r.threshold.per_metric)
-    .filter(([m]) => r.cells.some((c) => c.metric === m))
-    .map(([m, v]) => `${metricHeading(m)} ${v}%`);
+  const unconfirmed = { regressions: 0, improvements: 0, unchanged: 0 };
+  for (const c of r.cells) {
+    if (c.confirmed || c.verdict === "inconclusive") continue;
+    if (c.verdict === "regression") unconfirmed.regressions++;
+    else if (c.verdict === "improvement") unconfirmed.improvements++;
+    else unconfirmed.unchanged++;
+  }
   return {
     overall: overallVerdict(r),
     nothingCompared: r.nothing_compared ?? null,
@@ -309,16 +364,32 @@ export function buildHeadline(r: ComparisonReport, cells: readonly CellRow[] = c
     decided,
     // decided with an interval: an unconfirmed verdict compares one value per side with the threshold
     withCi: decided - s.unconfirmed,
+    unconfirmed,
     total: decided + s.inconclusive,
     trendRegressions: r.degradation.filter((d) => d.verdict === "regression").length,
     cellCounts,
     cells: cells.length,
-    thresholds: [`threshold ${r.threshold.default_pct}%`, ...extra].join(", "),
+    thresholds: thresholdsText(r),
     intervals:
       r.comparisons_with_ci > 0
         ? `${levelText(r.confidence)} simultaneous CIs over ${r.comparisons_with_ci}`
         : "no CIs: one value per side",
   };
+}
+
+/**
+ * The thresholds of the metrics judged: "threshold 5%, instructions per transaction 1%"; only a
+ * metric's own ("threshold: instructions per transaction 1%") when no judged metric uses the
+ * default (an instructions-only A/B measured no TPS to judge at 5%).
+ */
+function thresholdsText(r: ComparisonReport): string {
+  const judged = new Set(r.cells.map((c) => c.metric));
+  const own = Object.entries(r.threshold.per_metric)
+    .filter(([m]) => judged.has(m as ComparisonCell["metric"]))
+    .map(([m, v]) => `${metricHeading(m)} ${v}%`);
+  const usesDefault = judged.size === 0 || [...judged].some((m) => r.threshold.per_metric[m] === undefined);
+  if (usesDefault) return [`threshold ${r.threshold.default_pct}%`, ...own].join(", ");
+  return `${own.length === 1 ? "threshold" : "thresholds"}: ${own.join(", ")}`;
 }
 
 /** A confidence level as a percentage: 0.95 → "95%", 0.992857… → "99.2857%". */
@@ -332,28 +403,54 @@ function compared(r: ComparisonReport, sets: readonly MeasurementSet[]): Compare
     baselines: r.baselines,
     sources: r.sources,
     history: r.baseline_history ?? null,
-    abSettings: abSettings(sets),
+    ...abOptionsOf(sets),
     mismatches: r.mismatches,
     throughputNotMeasured:
       sets.find((s) => s.document?.interleaved?.design.throughput_not_measured)?.document?.interleaved?.design
         .throughput_not_measured?.detail ?? null,
-    pins: pinsOfSets(sets),
+    pins: pinsOfSets(sets, r.baselines),
+    pinnedEngines: pinnedEngines(sets),
   };
 }
 
-/** The server options a config A/B set on one side only or to different values on the two sides. */
+/**
+ * The server options a config A/B set on one side only or to different values on the two sides,
+ * as the user gave them: the settings `--pin-defaults` set are not among them (abPinned).
+ */
 export function abSettings(sets: readonly MeasurementSet[]): Compared["abSettings"] {
-  const out: Compared["abSettings"] = [];
+  return abOptions(sets).given;
+}
+
+function abOptionsOf(sets: readonly MeasurementSet[]): Pick<Compared, "abSettings" | "abPinned"> {
+  const o = abOptions(sets);
+  return { abSettings: o.given, abPinned: o.pinned };
+}
+
+function abOptions(sets: readonly MeasurementSet[]): {
+  given: Compared["abSettings"];
+  pinned: Compared["abPinned"];
+} {
+  const given: Compared["abSettings"] = [];
+  const pinned: Compared["abPinned"] = [];
   for (const s of sets) {
     const st = s.document?.interleaved?.settings;
     if (!st) continue;
+    const pins = s.document?.pinned_defaults?.sides ?? [];
     const names = [...new Set([...Object.keys(st.base), ...Object.keys(st.head)])].sort();
     const differing = names.filter((n) => st.base[n] !== st.head[n]);
-    const side = (flag: "--base-set" | "--head-set", values: Record<string, string>) =>
-      differing.filter((n) => n in values).map((n) => ({ flag, setting: `${n}=${values[n]}` }));
-    out.push(...side("--base-set", st.base), ...side("--head-set", st.head));
+    const side = (label: "base" | "head", values: Record<string, string>) => {
+      const pinnedHere = pins.find((p) => p.label === label)?.pinned ?? [];
+      for (const n of differing.filter((x) => x in values)) {
+        const setting = `${n}=${values[n]}`;
+        if (pinnedHere.some((p) => p.name === n && p.value === values[n]))
+          pinned.push({ side: label, setting });
+        else given.push({ flag: label === "base" ? "--base-set" : "--head-set", setting });
+      }
+    };
+    side("base", st.base);
+    side("head", st.head);
   }
-  return out;
+  return { given, pinned };
 }
 
 function sortGroups<T extends Group>(groups: T[]): T[] {

@@ -19,13 +19,15 @@ import type { ComparisonCell, ComparisonReport } from "../../analysis/compare/sc
 import type { Verdict } from "../../analysis/compare/verdicts.js";
 import { HEADLINE_METRIC, metricHeading } from "../../analysis/metrics/table.js";
 import type { BaselineProvenance } from "../../results/import/provenance.js";
-import { pluralWord } from "../../util/plural.js";
+import { datasetText, pluralWord } from "../../util/plural.js";
 import { safeUrl } from "../../util/safe-url.js";
 import { baselineHistoryLine, baselineRunsMarkdown } from "./baseline-history.js";
 import { bisectCommand, recordedWorkloadFile } from "./bisect-hint.js";
 import {
+  abPinnedText,
   abSettingsText,
   ciText,
+  engineText,
   fmtPct,
   fmtValue,
   likeForLikeSection,
@@ -139,15 +141,19 @@ export function verdictLine(
     parts.length > 0
       ? `${parts.join(", ")} of ${plural(h.cells, "cell")}`
       : `${plural(h.cells, "cell")}, none changed`;
-  // ✅ only for verdicts backed by an interval: "unchanged" from single values is not a decision.
-  const title =
-    i.verdict === "unchanged" && i.report.summary.unconfirmed > 0
-      ? "⚪ unchanged (unconfirmed)"
-      : TITLE[i.verdict];
-  const pins = i.likeForLike?.pins ?? pinsOfSets(i.sets ?? []);
+  // ✅ only for verdicts backed by an interval: "unchanged" from single values is not a decision,
+  // and a regression or improvement judged on the threshold alone is said to be unconfirmed.
+  const s = i.report.summary;
+  const onlyUnconfirmed =
+    (i.verdict === "unchanged" && s.unconfirmed > 0) ||
+    (i.verdict === "regression" && s.regressions === h.unconfirmed.regressions) ||
+    (i.verdict === "improvement" && s.improvements === h.unconfirmed.improvements);
+  const title = i.verdict === "unchanged" && onlyUnconfirmed ? "⚪ unchanged" : TITLE[i.verdict];
+  const titled = onlyUnconfirmed ? `${title} (unconfirmed)` : title;
+  const pins = i.likeForLike?.pins ?? pinsOfSets(i.sets ?? [], i.report.baselines);
   const pinned = pins === null ? "" : ` · like for like: ${mdEscape(clip(pinsSummary(pins), 200))}`;
   // each compared metric's own threshold where it has one (instructions: 1%), as the report's first line
-  return `${i.heading} ${title} · perfgate ${mdEscape(clip(i.workload))}: ${what} (${h.thresholds})${pinned}`;
+  return `${i.heading} ${titled} · perfgate ${mdEscape(clip(i.workload))}: ${what} (${h.thresholds})${pinned}`;
 }
 
 /**
@@ -244,8 +250,9 @@ function comparedBlock(i: PrReportInput, m: ReportModel): string[] {
   const r = i.report;
   const pairs = [...new Set(r.cells.map((c) => `${c.head}\u0000${c.base}`))].map((k) => k.split("\u0000"));
   const single = pairs.length === 1 ? pairs[0]! : null;
-  const headEngine = single ? single[0]! : null;
-  const baseEngine = single ? single[1]! : r.baselines.length === 1 ? r.baselines[0]! : null;
+  const named = (e: string | null) => (e === null ? null : engineText(m, e));
+  const headEngine = named(single ? single[0]! : null);
+  const baseEngine = named(single ? single[1]! : r.baselines.length === 1 ? r.baselines[0]! : null);
   const history = r.baseline_history;
   // A baseline from the history store was measured at its runs' commits, not at the event's base.
   const base = history ? { sha: lastCommit(history), ref: null } : i.base;
@@ -265,10 +272,25 @@ function comparedBlock(i: PrReportInput, m: ReportModel): string[] {
   }
   const settings = abSettingsText(m, (x) => mdEscape(clip(x, 120)), 12);
   if (settings !== null) L.push(`**Settings (config A/B):** ${settings}  `);
+  const pinned = abPinnedText(m, (x) => mdEscape(clip(x, 120)), 12);
+  if (pinned !== null) L.push(`**Settings (${pinned.caption}):** ${pinned.settings}  `);
   const workload = workloadText(i);
   if (workload !== null) L.push(`**Workload:** ${workload}  `);
   // said here once: the folded report leaves it out (renderPrReport)
-  const note = throughputNote(m, MARKDOWN);
+  // "**Throughput:** Not measured: …", not "Throughput: Throughput was not measured: …"
+  const why = m.compared.throughputNotMeasured;
+  const note =
+    why === null
+      ? null
+      : throughputNote(
+          {
+            compared: {
+              ...m.compared,
+              throughputNotMeasured: why.replace(/^throughput was not measured\b/i, "not measured"),
+            },
+          },
+          MARKDOWN,
+        );
   if (note !== null) L.push(`**Throughput:** ${note}  `);
   L[L.length - 1] = L[L.length - 1]!.trimEnd();
   return [...L, ""];
@@ -282,7 +304,7 @@ function bisectLines(i: PrReportInput, m: ReportModel): string[] {
   const worst = worstCell(m);
   if (worst === null) return [];
   // A config A/B compares settings on one build: no commit to find.
-  if (m.compared.abSettings.length > 0) return [];
+  if (m.compared.abSettings.length > 0 || m.compared.abPinned.length > 0) return [];
   const base = m.compared.history ? lastCommit(m.compared.history) : i.base.sha;
   if (base !== null && base === i.head.sha) return [];
   const cmd = bisectCommand(worst.primary.cell, base, i.head.sha, recordedWorkloadFile(i.sets));
@@ -315,7 +337,7 @@ function workloadText(i: PrReportInput): string | null {
   if (tiers.length > 0) parts.push(`buffer pool ${listText(tiers)}`);
   const dataset = (i.sets.find((s) => s.document?.interleaved) ?? i.sets.find((s) => s.document))?.document
     ?.dataset;
-  if (dataset) parts.push(`${dataset.tables} × ${fmtNumber(dataset.table_size)} rows`);
+  if (dataset) parts.push(datasetText(dataset.tables, dataset.table_size));
   if (ab?.design.throughput_not_measured) parts.push("instruction counts only, no TPS slices");
   else if (ab) parts.push(`interleaved ${ab.design.order} pairs of ${ab.design.slice_s} s slices`);
   return parts.join("; ");

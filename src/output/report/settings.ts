@@ -23,6 +23,28 @@ function countsLine(d: SettingsDiff): string {
   return `${n} of ${of} differ (${d.known.length} known to move performance); ${d.left_out} more differ but were set equally by the workload or name a path, port, uuid, host or version.`;
 }
 
+type Pinned = NonNullable<SettingsDiff["pinned"]>[number];
+
+/**
+ * The pinned settings by side and server pinned to, each group with its sentence: "2 settings are
+ * equal only because head's defaults were pinned to maven:mysql@8.0.15's (--pin-defaults)".
+ */
+function pinnedGroups(d: SettingsDiff): { intro: string; pins: Pinned[] }[] {
+  const groups = new Map<string, Pinned[]>();
+  for (const p of d.pinned ?? []) {
+    const k = `${p.side}\u0000${p.reference}`;
+    groups.set(k, [...(groups.get(k) ?? []), p]);
+  }
+  return [...groups.values()].map((pins) => {
+    const { side, reference } = pins[0]!;
+    const n = pins.length === 1 ? "1 setting is" : `${pins.length} settings are`;
+    return {
+      intro: `${n} equal only because the ${side}'s defaults were pinned to ${clip(reference, 100)}'s (--pin-defaults):`,
+      pins,
+    };
+  });
+}
+
 function mdRow(s: SettingDifference, why: boolean): string {
   const name = `${mdEscape(clip(s.name, 80))}${s.configured ? " ⚙" : ""}`;
   const cells = [name, valueMd(s.base), valueMd(s.head)];
@@ -53,6 +75,16 @@ export function settingsMarkdown(
       L.push("| Setting | Base | Head | Why it matters |", "|---|---|---|---|");
       for (const s of d.known.slice(0, knownMax)) L.push(mdRow(s, true));
       if (d.known.length > knownMax) L.push(`| … ${d.known.length - knownMax} more | | | |`);
+      L.push("");
+    }
+    for (const g of pinnedGroups(d)) {
+      L.push(mdEscape(g.intro), "", "| Pinned setting | Both ran with | Its own default | Why it matters |");
+      L.push("|---|---|---|---|");
+      for (const p of g.pins) {
+        L.push(
+          `| ${mdEscape(clip(p.name, 80))} | ${valueMd(p.value)} | ${valueMd(p.default)} | ${mdEscape(p.why ?? "")} |`,
+        );
+      }
       L.push("");
     }
     if (d.other.length > 0) {
@@ -90,6 +122,15 @@ export function settingsText(diffs: readonly SettingsDiff[]): string[] {
       L.push(
         `  ${plainText(s.name)}${s.configured ? " (set)" : ""}: ${valueText(s.base)} -> ${valueText(s.head)}  # ${s.why ?? ""}`,
       );
+    }
+    for (const g of pinnedGroups(d)) {
+      L.push(`  ${plainText(g.intro)}`);
+      for (const p of g.pins) {
+        const why = p.why ? `  # ${p.why}` : "";
+        L.push(
+          `    ${plainText(p.name)}: ${valueText(p.value)} on both (its own default ${valueText(p.default)})${why}`,
+        );
+      }
     }
     if (d.other.length > 0) {
       const names = d.other.map((s) => plainText(s.name));

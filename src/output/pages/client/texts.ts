@@ -35,10 +35,8 @@ export function cellSubText(flavor: string, workload: string, runnerClass: strin
   return `${flavor} · workload ${workload} · runner class ${runnerClass} · ${plural(runs, "run")}`;
 }
 
-/** A run's dataset: "1 table × 10,000 rows". */
-export function datasetText(tables: number, rows: number): string {
-  return `${plural(tables, "table")} × ${rows.toLocaleString("en-US")} ${pluralWord(rows, "row")}`;
-}
+/** A run's dataset: "1 table × 10,000 rows" (the one wording, src/util/plural.ts). */
+export { datasetText } from "../../../util/plural.js";
 
 /** A run's CPU: "Xeon (1 core, x86_64)". */
 export function cpuText(model: string, cores: number, arch: string): string {
