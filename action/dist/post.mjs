@@ -39894,7 +39894,22 @@ var SettingsDiffSchema = external_exports.object({
    * how the two servers' builds and environment differ: their version variables and, where a cell
    * was counted, the C library each ran with and the binary's compiler and build type (absent: the same, or an older report)
    */
-  build: external_exports.array(SettingDifferenceSchema).optional()
+  build: external_exports.array(SettingDifferenceSchema).optional(),
+  /**
+   * settings equal on both sides because one side's default was pinned to the other server's
+   * (`--pin-defaults`): the value both ran with, the pinned side's own default and the server
+   * pinned to (absent: nothing pinned)
+   */
+  pinned: external_exports.array(
+    external_exports.object({
+      name: external_exports.string(),
+      value: external_exports.string(),
+      side: external_exports.enum(["base", "head"]),
+      default: external_exports.string(),
+      reference: external_exports.string(),
+      why: external_exports.string().optional()
+    })
+  ).optional()
 });
 var FunctionChangeSchema = external_exports.object({
   name: external_exports.string(),
