@@ -262,7 +262,12 @@ describe("what else changed", () => {
         ...sv,
         tiers: sv.tiers.map((t) => ({
           ...t,
-          variables: { ...t.variables, innodb_purge_batch_size: i < 20 ? "300" : "127" },
+          // an unlisted variable that sorts first by name changes too: the listed setting still leads
+          variables: {
+            ...t.variables,
+            innodb_purge_batch_size: i < 20 ? "300" : "127",
+            aria_block_size: i < 20 ? "8192" : "4096",
+          },
         })),
       })),
     }));
@@ -274,8 +279,8 @@ describe("what else changed", () => {
     expect(tps.index).toBe(20);
     expect(tps.also).toContainEqual({
       what: "server variables",
-      before: "1 differ",
-      after: "innodb_purge_batch_size 300 → 127",
+      before: "2 differ",
+      after: "innodb_purge_batch_size 300 → 127; aria_block_size 8192 → 4096",
     });
   });
 

@@ -228,7 +228,8 @@ function variablesChanged(before: HistoryRun, after: HistoryRun, tier: string): 
     return x !== y && !isPlaceVariable(n, [x, y]);
   });
   // the performance settings of the maintained list first: a default the server changed
-  names.sort((m, n) => Number(knownSetting(n)) - Number(knownSetting(m)));
+  const known = (n: string) => (knownSetting(n) === undefined ? 1 : 0);
+  names.sort((m, n) => known(m) - known(n));
   if (names.length === 0) return null;
   const shown = names.slice(0, 3).map((n) => `${n} ${vb[n] ?? "(unset)"} → ${va[n] ?? "(unset)"}`);
   return {
