@@ -181,7 +181,7 @@ describe("Percona 2026 report, RW local 32 GB: all differences greater than 5%",
     const md = renderComparisonMarkdown(report, [set]);
     const first = md.split("\n")[0]!;
     expect(first).toBe(
-      "🔴 **28 unconfirmed regressions**, 🟢 14 unconfirmed improvements, 14 unchanged (unconfirmed): 0 of 56 decided, 56 unconfirmed (threshold 5%, no CIs: one value per side)",
+      "🔴 **28 unconfirmed regressions**, 🟢 14 unconfirmed improvements, 14 unchanged (unconfirmed): 0 of 56 decided, 56 unconfirmed (threshold 5%, no CIs: too few values per side)",
     );
     expect(md).toContain("| Engine | 1t | 4t | 16t | 32t | 64t | 128t | 256t | 512t |");
     expect(md).toContain("| MariaDB 10.11 | 517 | 1,574 | 3,749 | 5,844 | 8,298 | 10,694 | 5,973 | 3,921 |");

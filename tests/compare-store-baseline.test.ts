@@ -112,7 +112,7 @@ describe("compare --base-from-history", () => {
     const some = await runCli([...base, "--history-max-age", "6d", "--metric", "tps"]);
     expect(some.code, some.stderr).toBe(0);
     expect(some.stdout).toContain(
-      `Baseline: the last 2 runs of main on runner class ${CLASS} (5 asked for, 2 found within 6 days) (commits ${short(6)}…${short(7)}, 5 to 6 days old)`,
+      `Baseline: the last 2 runs of main on runner class ${CLASS} (5 asked for, 2 found; left out: 6 older than 6 days) (commits ${short(6)}…${short(7)}, 5 to 6 days old)`,
     );
     const any = await runCli([
       ...base,

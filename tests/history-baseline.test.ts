@@ -71,4 +71,53 @@ describe("history baseline", () => {
     );
     expect(readFileSync(headFile, "utf8")).toBe(before);
   });
+
+  it("pools only runs made under the head's settings: a run with another --set is another series, never its base", async () => {
+    const d = tempDir("perfgate-history-baseline-set-");
+    dirs.push(d);
+    const store = join(d, "store");
+    // runs 6 and 7 were made with performance_schema=ON (one-sided in their my.cnf), the head without
+    const runs = writeSyntheticStore(store, {
+      runs: 8,
+      scripts: ["oltp_read_write"],
+      tiers: ["1G"],
+      threads: [1, 4, 16, 64],
+      seed: 5,
+      start: Date.now() - 8 * 86_400_000 - 60_000,
+      conditions: { at: 6, config: { performance_schema: "ON" }, factor: 0.9 },
+    });
+    const headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));
+    const b = await runCli([
+      "history",
+      "baseline",
+      "--store",
+      store,
+      "--like",
+      headFile,
+      "--out",
+      join(d, "base.json"),
+      "--runs",
+      "5",
+      "--runner-class",
+      CLASS,
+    ]);
+    expect(b.code, b.stderr).toBe(0);
+    const file = JSON.parse(readFileSync(join(d, "base.json"), "utf8"));
+    expect(file.baseline.runs.map((r: { id: string }) => r.id)).toEqual(runs.slice(1, 6).map((r) => r.id));
+    // asked for more than there are: the runs left out, and why, are said
+    const all = await runCli([
+      "compare",
+      "--base-from-history",
+      store,
+      "--history-runs",
+      "8",
+      "--history-runner-class",
+      CLASS,
+      headFile,
+    ]);
+    expect(all.stdout).toMatch(
+      /\(8 asked for, 6 found; left out: 2 not comparable: config\[1G\]\.performance_schema "ON" vs \(unset\)\)/,
+    );
+    expect(all.stdout).not.toContain("comparability not checked");
+  });
 });

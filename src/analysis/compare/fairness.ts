@@ -6,8 +6,9 @@
  * (src/analysis/compare/counting.ts: toggle, threads, events, valgrind, CPU, C library).
  *
  * Config options that only one side sets come from version-specific rules (an option one version
- * has and the other does not) and are listed as notes, not mismatches; instance-specific options
- * (paths, port, socket, user) are ignored.
+ * has and the other does not) and are listed as notes, not mismatches, between two versions; on
+ * the same flavor and version they were set for one side and are mismatches. Instance-specific
+ * options (paths, port, socket, user) are ignored.
  */
 
 import type { Results, ResultsV2 } from "../../results/schema.js";
@@ -231,6 +232,12 @@ export function checkFairness(
             notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
             continue;
           }
+          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+          continue;
+        }
+        // the same flavor and version get the same version rules: an option on one side only
+        // was set for that side (--set performance_schema=ON), a difference like any other
+        if (sb.flavor === sh.flavor && sb.version === sh.version) {
           mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
           continue;
         }

@@ -94,8 +94,20 @@ function tierSizes(tiers: readonly { tier: string; buffer_pool_bytes: number }[]
     .join(",");
 }
 
-/** The matching runs, newest last; throws a one-line error naming what did not match. */
-export function matchingRuns(all: readonly HistoryRun[], head: BaselineHead, q: BaselineQuery): HistoryRun[] {
+/** Matching runs of the window that were not pooled, per reason (BaselineProvenance.left_out). */
+export type LeftOut = { reason: string; runs: number }[];
+
+/**
+ * The matching runs, newest last, and the ones left out with why; throws a one-line error naming
+ * what did not match when none is left. Only runs comparable with the head are pooled (fairness.ts:
+ * the same my.cnf tuning, host, dataset, counting): a run made with another `--set` is another
+ * series of the cell and never the head's baseline.
+ */
+export function matchingRunsWithReasons(
+  all: readonly HistoryRun[],
+  head: BaselineHead,
+  q: BaselineQuery,
+): { runs: HistoryRun[]; leftOut: LeftOut } {
   const server = head.servers[0];
   if (!server || head.servers.length !== 1) {
     throw new UserError(`the head results must have exactly one server (it has ${head.servers.length})`);
@@ -122,9 +134,34 @@ export function matchingRuns(all: readonly HistoryRun[], head: BaselineHead, q: 
       `no matching run of ${q.branch} was measured before the head (${head.started_at}) other than the head itself: the baseline must be older runs`,
     );
   }
-  const pooled = freshRuns(before, q).slice(-q.runs);
-  checkComparable(pooled, head, q);
-  return pooled;
+  const fresh = freshRuns(before, q);
+  const leftOut: LeftOut = [];
+  const note = (reason: string, n: number) => {
+    if (n > 0) leftOut.push({ reason, runs: n });
+  };
+  note("the head itself or measured after it", runs.length - before.length);
+  const maxAge = maxAgeOf(q);
+  if (maxAge !== null) note(`older than ${maxAge} days`, before.length - fresh.length);
+  let comparable = fresh;
+  if (!q.allowMismatch) {
+    const differences = new Map<string, number>();
+    comparable = fresh.filter((r) => {
+      const f = checkFairness(r, head, { historyBase: true, baseName: `run ${r.id}`, headName: "the head" });
+      if (f.mismatches.length === 0) return true;
+      const first = f.mismatches[0]!;
+      differences.set(first, (differences.get(first) ?? 0) + 1);
+      return false;
+    });
+    if (comparable.length === 0) checkComparable([fresh[fresh.length - 1]!], head, q);
+    for (const [difference, n] of [...differences].slice(0, 5)) note(`not comparable: ${difference}`, n);
+  }
+  const pooled = comparable.slice(-q.runs);
+  return { runs: pooled, leftOut };
+}
+
+/** The matching runs, newest last; throws a one-line error naming what did not match. */
+export function matchingRuns(all: readonly HistoryRun[], head: BaselineHead, q: BaselineQuery): HistoryRun[] {
+  return matchingRunsWithReasons(all, head, q).runs;
 }
 
 function maxAgeOf(q: BaselineQuery): number | null {
@@ -148,7 +185,11 @@ function freshRuns(runs: HistoryRun[], q: BaselineQuery): HistoryRun[] {
 }
 
 /** The runs pooled as an imported set: one row per cell and run (repetition = the run's place). */
-export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): HistoryBaseline {
+export function pooledBaseline(
+  runs: readonly HistoryRun[],
+  q: BaselineQuery,
+  leftOut: LeftOut = [],
+): HistoryBaseline {
   const engine = `history ${q.branch} (${plural(runs.length, "run")})`;
   const rows: ImportRow[] = [];
   runs.forEach((r, k) => {
@@ -184,6 +225,7 @@ export function pooledBaseline(runs: readonly HistoryRun[], q: BaselineQuery): H
       branch: r.branch,
       runner_class: r.runner_class,
     })),
+    ...(leftOut.length > 0 && runs.length < q.runs ? { left_out: leftOut } : {}),
   };
   return {
     engine,
@@ -225,5 +267,6 @@ export function baselineFromStore(
   if (query.head && query.head.commit === null && env.GITHUB_SHA) {
     query.head = { ...query.head, commit: env.GITHUB_SHA }; // the workflow's event: the commit measured
   }
-  return pooledBaseline(matchingRuns(loadAllRuns(store), head, query), query);
+  const { runs, leftOut } = matchingRunsWithReasons(loadAllRuns(store), head, query);
+  return pooledBaseline(runs, query, leftOut);
 }

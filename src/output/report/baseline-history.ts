@@ -36,7 +36,11 @@ function whichRuns(p: BaselineProvenance, esc: (s: string) => string, code: (s: 
   const n = p.runs.length;
   const runs = n === 1 ? "the last run" : `the last ${n} runs`;
   const within = p.max_age_days === null ? "" : ` within ${p.max_age_days} days`;
-  const short = n < p.runs_requested ? ` (${p.runs_requested} asked for, ${n} found${within})` : "";
+  const why = (p.left_out ?? []).map((l) => `${l.runs} ${esc(l.reason)}`).join("; ");
+  const short =
+    n < p.runs_requested
+      ? ` (${p.runs_requested} asked for, ${n} found${why ? `; left out: ${why}` : within})`
+      : "";
   return `${runs} of ${esc(p.branch)} on runner class ${code(p.runner_class)}${short}`;
 }
 

@@ -89,7 +89,7 @@ export interface Headline {
   cells: number;
   /** "threshold 5%, instructions per transaction 1%" */
   thresholds: string;
-  /** "95% simultaneous CIs over 7", or "no CIs: one value per side" */
+  /** "95% simultaneous CIs over 7", or "no CIs: too few values per side" */
   intervals: string;
 }
 
@@ -373,7 +373,7 @@ export function buildHeadline(r: ComparisonReport, cells: readonly CellRow[] = c
     intervals:
       r.comparisons_with_ci > 0
         ? `${levelText(r.confidence)} simultaneous CIs over ${r.comparisons_with_ci}`
-        : "no CIs: one value per side",
+        : "no CIs: too few values per side",
   };
 }
 

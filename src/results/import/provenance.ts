@@ -33,6 +33,15 @@ export const BaselineProvenanceSchema = z.object({
   as_of: z.string(),
   /** the pooled runs, oldest first */
   runs: z.array(BaselineRunSchema).min(1),
+  /**
+   * matching runs of the window that were not pooled, per reason (measured after the head, older
+   * than the maximum age, not comparable with the head: the first difference); absent in files
+   * written before it existed, or when none was left out
+   */
+  left_out: z
+    .array(z.object({ reason: z.string().max(500), runs: z.number().int().positive() }))
+    .max(10)
+    .optional(),
 });
 export type BaselineProvenance = z.infer<typeof BaselineProvenanceSchema>;
 
