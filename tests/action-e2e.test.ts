@@ -828,7 +828,8 @@ describe("base-from-history: the head compared with the last runs of main in a g
 
   it("a history older than baseline-max-age fails the step with one line saying so", async () => {
     const r = await runAction({
-      inputs: fromHistory({ "history-max-age": "3d", comment: "never" }),
+      // the event's repository (the webhook example's) has default branch master: the store's runs are main's
+      inputs: fromHistory({ "history-max-age": "3d", "history-branch": "main", comment: "never" }),
       apiUrl: gh.url,
       dir,
       env: gitEnv,

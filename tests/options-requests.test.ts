@@ -729,9 +729,10 @@ const MAPPINGS = [
 const ENGINE_DEFAULTS = ["DEFAULT_CHANGE_OPTIONS"];
 /**
  * what a caller adds to a mapping's options: the measuring wiring and the state of the run being
- * judged (why an A/B is incomplete, the exit code of the run that measured), which are not options
+ * judged (why an A/B is incomplete, the exit code of the run that measured, the pins and stock A/B
+ * of a like-for-like run), which are not options
  */
-const ADDED = ["modes", "incomplete", "runExitCode"];
+const ADDED = ["modes", "incomplete", "runExitCode", "likeForLike"];
 
 /**
  * The calls of an engine in a source whose options argument is written out field by field (an
@@ -758,7 +759,11 @@ function handMappedCalls(code: string, name: string): string[] {
     ts.forEachChild(n, collect);
   };
   collect(sf);
-  const mapping = (e: ts.Expression) => isMapping(e) || (ts.isIdentifier(e) && held.has(e.text));
+  // a held mapping, or one of its parts (`rendering.gate` of `const rendering = reportOptions(...)`)
+  const mapping = (e: ts.Expression) =>
+    isMapping(e) ||
+    (ts.isIdentifier(e) && held.has(e.text)) ||
+    (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) && held.has(e.expression.text));
   const mapped = (p: ts.ObjectLiteralElementLike) => ts.isSpreadAssignment(p) && mapping(p.expression);
   const added = (p: ts.ObjectLiteralElementLike) =>
     p.name !== undefined && ts.isIdentifier(p.name) && ADDED.includes(p.name.text);
