@@ -121,7 +121,9 @@ describe("the same file appended again", () => {
     const later = historyFromDocument(JSON.parse(text), { ...CTX, date: "2026-11-25T02:00:00Z" }, text);
     expect(later.id).not.toBe(first.id);
     expect(await appendToFolder(root, first)).toEqual({ id: first.id, added: true });
-    expect(await appendToFolder(root, later)).toEqual({ id: first.id, added: false });
+    const again = await appendToFolder(root, later);
+    expect(again).toMatchObject({ id: first.id, added: false });
+    expect(again.stored?.date).toBe(first.date); // the stored run's date, not the one given again
     expect(readIndex(root).runs.map((e) => e.id)).toEqual([first.id]);
     expect(readdirSync(join(root, "runs"))).toEqual([`${first.id}.json`]);
   });

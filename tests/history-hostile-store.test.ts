@@ -613,7 +613,7 @@ describe("the measured commit comes from what was measured", () => {
     const a = await add(resultsFile(d, "r0.json", 100, "11.4.5"), "--date", "2026-11-01T00:00:00Z");
     expect(a.code, a.stderr).toBe(0);
     expect(a.stderr).toBe(
-      `perfgate: ${join(d, "r0.json")}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,
+      `perfgate: ${join(d, "r0.json")}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\nperfgate: new history store created in ${store}\n`,
     );
     expect((await add(resultsFile(d, "r1.json", 200, "11.4.6"), "--date", "2026-11-02T00:00:00Z")).code).toBe(
       0,
@@ -827,5 +827,158 @@ describe("a hand-edited run file with impossible values is refused, not drawn", 
     expect(r.stderr).toContain("--branch");
     expect(r.stderr).toContain("expected at most 500 characters");
     expect(existsSync(store)).toBe(false);
+  });
+});
+
+describe("a damaged or mistaken folder store is never silently read or overwritten", () => {
+  requireBuild();
+
+  /** A folder store of two runs (commit c…, branch main), built with history append. */
+  async function twoRunStore(d: string, name = "store"): Promise<string> {
+    const store = join(d, name);
+    for (const [i, tps] of [100, 110].entries()) {
+      const r = await append(resultsFile(d, `${name}-${i}.json`, tps, `11.4.${i + 5}`), store);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    return store;
+  }
+
+  it("without index.json, a store is read from its run files: list, changes, pages and prune", async () => {
+    const d = tmp();
+    const store = await twoRunStore(d);
+    const listed = await runCli(["history", "list", "--store", store]);
+    expect(listed.stdout.trim().split("\n")).toHaveLength(2);
+    rmSync(join(store, "index.json"));
+    const list = await runCli(["history", "list", "--store", store]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toBe(listed.stdout);
+    const changes = await runCli(["history", "changes", "--store", store]);
+    expect(changes.code, changes.stderr).toBe(0);
+    expect(changes.stdout).toContain("2 trend runs");
+    expect((await runCli(["changes", store])).code).toBe(0);
+    const pages = await runCli(["pages", "--store", store, "--out", join(d, "site")]);
+    expect(pages.code, pages.stderr).toBe(0);
+    expect(pages.stdout).toContain(" 2 runs, ");
+    expect(existsSync(join(store, "index.json"))).toBe(false); // reading writes nothing
+    const prune = await runCli(["history", "prune", "--keep", "1", "--store", store]);
+    expect(prune.code, prune.stderr).toBe(0);
+    expect(readIndex(store).runs).toHaveLength(1);
+    expect(readdirSync(join(store, "runs"))).toHaveLength(1);
+  });
+
+  it("an index entry whose run file is gone names the file and index.json, and prune --run drops it", async () => {
+    const d = tmp();
+    const store = await twoRunStore(d);
+    const [gone, kept] = readIndex(store).runs.map((e) => e.id);
+    const file = join(store, "runs", `${gone}.json`);
+    rmSync(file);
+    const list = await runCli(["history", "list", "--store", store]);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toBe(
+      `perfgate: ${file}: no such file, but index.json lists run ${gone}; put the file back, or drop the run from index.json with perfgate history prune --run ${gone}\n`,
+    );
+    const prune = await runCli(["history", "prune", "--run", gone!, "--store", store]);
+    expect(prune.code, prune.stderr).toBe(0);
+    expect(prune.stdout).toMatch(new RegExp(`^removed 1 run from ${store}\\n  ${gone} `));
+    const after = await runCli(["history", "list", "--store", store]);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout.split(" ")[0]).toBe(kept);
+    const unknown = await runCli(["history", "prune", "--run", gone!, "--store", store]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      `perfgate: run ${gone}: not in the store (give a whole run id as history list prints it)\n`,
+    );
+  });
+
+  it("append refuses an index.json that is not a history index, as list does, and writes nothing", async () => {
+    const d = tmp();
+    const store = join(d, "foreign");
+    mkdirSync(store);
+    writeFileSync(join(store, "index.json"), '{"a":1}');
+    const why = `${join(store, "index.json")}: "schema" is missing, expected "perfgate/history-index"`;
+    const list = await runCli(["history", "list", "--store", store]);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain(`perfgate: ${why} (if this is a history store, remove index.json`);
+    const a = await append(resultsFile(d, "r.json", 100), store);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toBe(list.stderr);
+    expect(readdirSync(store)).toEqual(["index.json"]);
+    expect(readFileSync(join(store, "index.json"), "utf8")).toBe('{"a":1}');
+  });
+
+  it("append into a folder with other files and no store is refused; a new or empty one says it is created", async () => {
+    const d = tmp();
+    const mine = join(d, "mine");
+    mkdirSync(mine);
+    writeFileSync(join(mine, "notes.txt"), "mine\n");
+    const a = await append(resultsFile(d, "r.json", 100), mine);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toBe(
+      `perfgate: --store ${mine}: this folder holds other files and no history store (no index.json, no runs/); give the store's folder, or a new or empty one for a new store\n`,
+    );
+    expect(readdirSync(mine)).toEqual(["notes.txt"]);
+    for (const store of [join(d, "new"), join(d, "empty")]) {
+      if (store.endsWith("empty")) mkdirSync(store);
+      const r = await append(resultsFile(d, "r.json", 100), store);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe(`perfgate: new history store created in ${store}\n`);
+      const again = await append(resultsFile(d, "r2.json", 101, "11.4.6"), store);
+      expect(again.stderr).toBe("");
+    }
+    // a git branch holding other files is refused alike; a new branch says it is created
+    const bare = bareWithCommit(d);
+    const main = await append(resultsFile(d, "r.json", 100), "git:main", "--repo", bare);
+    expect(main.code).toBe(1);
+    expect(main.stderr).toBe(
+      `perfgate: --store git:main: branch main of ${bare} holds other files and no history store (no index.json, no runs/); give the store's branch, or a new one for a new store\n`,
+    );
+    expect(gitIn(bare, ["ls-tree", "--name-only", "main"])).toBe("README\n");
+    const data = await append(resultsFile(d, "r.json", 100), "git:perfgate-data", "--repo", bare);
+    expect(data.code, data.stderr).toBe(0);
+    expect(data.stderr).toBe(`perfgate: new history store created in ${bare} branch perfgate-data\n`);
+  });
+
+  it("re-appending a file with another --commit or --branch says what the stored run has and how to replace it", async () => {
+    const d = tmp();
+    const store = join(d, "store");
+    const file = resultsFile(d, "r.json", 100);
+    const first = await append(file, store);
+    expect(first.code, first.stderr).toBe(0);
+    const id = readIndex(store).runs[0]!.id;
+    const fixed = await runCli([
+      "history",
+      "append",
+      file,
+      "--store",
+      store,
+      "--commit",
+      "d".repeat(40),
+      "--branch",
+      "release",
+    ]);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stdout).toBe(`already there: run ${id} (1 cell) in ${store}\n`);
+    const prune = `perfgate history prune --run ${id} --store ${store}`;
+    expect(fixed.stderr).toBe(
+      `perfgate: run ${id} is already in the store, with commit ${"c".repeat(40)} (this append: ${"d".repeat(40)}), branch main (this append: release); nothing changed: to store it as this append says, remove it first (${prune}) and append again\n`,
+    );
+    // the same flags again: nothing to say
+    expect((await append(file, store)).stderr).toBe("");
+    // doing as it says replaces the run
+    const removed = await runCli(prune.split(" ").slice(1));
+    expect(removed.code, removed.stderr).toBe(0);
+    const again = await runCli([
+      "history",
+      "append",
+      file,
+      "--store",
+      store,
+      "--commit",
+      "d".repeat(40),
+      "--branch",
+      "release",
+    ]);
+    expect(again.stdout).toBe(`added: run ${id} (1 cell) to ${store}\n`);
+    expect(readIndex(store).runs.map((e) => [e.commit, e.branch])).toEqual([["d".repeat(40), "release"]]);
   });
 });

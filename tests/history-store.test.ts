@@ -146,7 +146,7 @@ describe("history CLI", () => {
       "--branch",
       "main",
     ]);
-    expect(a.stderr).toBe("");
+    expect(a.stderr).toBe(`perfgate: new history store created in ${store}\n`);
     expect(a.stdout).toMatch(/^added: run 20260101T000000Z-[0-9a-f]{10} \(2 cells\)/);
     const again = await runCli(["history", "append", file, "--store", store, "--commit", "b".repeat(40)]);
     expect(again.stdout).toMatch(/^already there/);
@@ -160,7 +160,7 @@ describe("history CLI", () => {
       "--date",
       "2026-11-25T02:00:00Z",
     ]);
-    expect(redated.stdout).toBe(a.stdout.replace(/^added/, "already there"));
+    expect(redated.stdout).toBe(a.stdout.replace(/^added(.*) to /, "already there$1 in "));
     const list = await runCli(["history", "list", "--store", store]);
     expect(list.stdout.trim().split("\n")).toHaveLength(1);
     const id = list.stdout.split(" ")[0]!;

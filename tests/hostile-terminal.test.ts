@@ -138,7 +138,7 @@ describe("a value from a store never starts a line of its own", () => {
     expect(list.code).toBe(1);
     expect(list.stdout).toBe("");
     expect(list.stderr).toBe(
-      `perfgate: ${join(store, "index.json")}: field runs.0.branch: a string of 5000000 characters; expected at most 500 characters\n`,
+      `perfgate: ${join(store, "index.json")}: field runs.0.branch: a string of 5000000 characters; expected at most 500 characters (if this is a history store, remove index.json: it is derived from runs/ and read from the run files without it)\n`,
     );
   });
 });

@@ -8,7 +8,7 @@
 import * as core from "@actions/core";
 import { fairnessSideOf } from "../../analysis/compare/fairness.js";
 import { fromImport, type MeasurementSet, setKind } from "../../analysis/compare/model.js";
-import { cellList, historyRunFromFile } from "../../output/history/append.js";
+import { cellList, historyRunFromFile, storedDifferences } from "../../output/history/append.js";
 import { baselineFromStore, headIdentity } from "../../output/history/baseline.js";
 import {
   appendRun,
@@ -100,8 +100,12 @@ export async function recordHistory(
     log.warn(
       `history: ${plural(leftOut.length, "cell")} of ${file} not stored (failed, or no measurement and no instruction count): ${cellList(leftOut)}`,
     );
-  const { id, added } = await appendRun(store, run);
+  const { id, added, stored, created } = await appendRun(store, run);
+  if (created) log.info(`history: new history store created in ${describeStore(store)}`);
   log.info(`history: ${added ? "appended" : "already had"} run ${id} (${describeStore(store)})`);
+  const differs = stored ? storedDifferences(stored, run) : [];
+  if (differs.length > 0)
+    log.warn(`history: run ${id} is already in the store, with ${differs.join(", ")}; nothing changed`);
   const summary = Boolean(env.GITHUB_STEP_SUMMARY);
   if (config.pagesDir === null && !summary) return;
   const runs = loadAllRuns(store);

@@ -3,10 +3,9 @@
  * trend cell × metric becomes one named series over the runs (point ids are the commits, so each
  * change names its commit range), with the metric's direction (a change against it is a regression). Git stores: `perfgate history changes --store git:<branch>`.
  */
-import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 import { isImportedBench } from "../../analysis/metrics/tier.js";
-import { INDEX_FILE, readAllRuns } from "../../output/history/folder.js";
+import { isStore, readAllRuns } from "../../output/history/folder.js";
 import { metricInfo, metricKeys } from "../../output/pages/metrics.js";
 import { buildSeries, type CellSeries } from "../../output/pages/model.js";
 import { own } from "../../util/dict.js";
@@ -45,8 +44,7 @@ function seriesOf(s: CellSeries): NamedSeries[] {
 export const historyStoreInput: ChangesInput = {
   kind: "history store folder",
   detail:
-    "a folder with index.json, one series per trend cell × metric (git stores: perfgate history changes --store git:<branch>)",
-  accepts: (path) =>
-    statSync(path, { throwIfNoEntry: false })?.isDirectory() === true && existsSync(join(path, INDEX_FILE)),
+    "a folder with index.json or runs/, one series per trend cell × metric (git stores: perfgate history changes --store git:<branch>)",
+  accepts: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true && isStore(path),
   load: (path) => buildSeries(readAllRuns(path), () => []).flatMap(seriesOf),
 };

@@ -6,6 +6,7 @@ import {
   type AppendFlags,
   cellList,
   historyRunFromFile,
+  storedDifferences,
   UNKNOWN_BRANCH,
 } from "../../output/history/append.js";
 import { NO_COMMIT, shortCommitText } from "../../output/history/commit.js";
@@ -218,16 +219,30 @@ function registerAppend(history: Command): void {
           `perfgate: ${file}: no commit recorded (no --commit, no build: server, no GITHUB_SHA); its points are placed by server version and date\n`,
         );
       }
-      const { id, added } = await appendRun(store, run);
+      const { id, added, stored, created } = await appendRun(store, run);
+      if (created) writeErr(`perfgate: new history store created in ${describeStore(store)}\n`);
       if (added && o.branch === undefined && run.branch === UNKNOWN_BRANCH) {
         writeErr(
           `perfgate: ${file}: no branch recorded (no --branch, not in GitHub Actions): stored as branch ${UNKNOWN_BRANCH} (pass --branch <name>: history baseline and compare --history-store look for main by default)\n`,
         );
       }
+      const differs = stored ? storedDifferences(stored, run) : [];
+      if (differs.length > 0) {
+        const prune = ["perfgate", "history", "prune", "--run", id, "--store", o.store];
+        if (o.repo !== undefined) prune.push("--repo", o.repo);
+        writeErr(
+          `${terminalLine(`perfgate: run ${id} is already in the store, with ${differs.join(", ")}; nothing changed: to store it as this append says, remove it first (${prune.map(shellWord).join(" ")}) and append again`)}\n`,
+        );
+      }
       writeOut(
-        `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) to ${describeStore(store)}\n`,
+        `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) ${added ? "to" : "in"} ${describeStore(store)}\n`,
       );
     });
+}
+
+/** A word as a shell reads it back: as it is when it holds no special character, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function registerImport(history: Command): void {
@@ -251,7 +266,8 @@ function registerImport(history: Command): void {
       async (o: { gabData: string; store: string; repo?: string; branch: string; runnerClass: string }) => {
         const store = parseStore(o.store, o.repo);
         const imported = importGabHistory(o.gabData, { runnerClass: o.runnerClass, branch: o.branch });
-        const outcomes = await appendRuns(store, imported.runs, o.gabData);
+        const { outcomes, created } = await appendRuns(store, imported.runs, o.gabData);
+        if (created) writeErr(`perfgate: new history store created in ${describeStore(store)}\n`);
         const added = outcomes.filter((x) => x.added).length;
         writeOut(
           `${o.gabData}: ${gabHistorySummary(imported)}\nadded ${plural(added, "run")} to ${describeStore(store)}${added < outcomes.length ? ` (${outcomes.length - added} already there)` : ""}\n`,
@@ -301,7 +317,9 @@ function registerShow(history: Command): void {
 function registerPrune(history: Command): void {
   history
     .command("prune")
-    .description("Retention: remove all but the newest N runs and/or runs older than an age.")
+    .description(
+      "Retention: remove all but the newest N runs, runs older than an age, and/or the runs named.",
+    )
     .addOption(storeOption())
     .addOption(repoOption())
     .option("--keep <n>", "keep the newest n runs", flagParser("keep", wholeNumber(1, 1e9)))
@@ -310,9 +328,16 @@ function registerPrune(history: Command): void {
       "remove runs older than this, e.g. 180d, 26w, 6m, 1y",
       flagParser("max-age", parseAge),
     )
-    .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number }) => {
-      if (o.keep === undefined && o.maxAge === undefined) {
-        writeErr("perfgate: history prune: give --keep <n> and/or --max-age <age>, e.g. --max-age 180d\n");
+    .option(
+      "--run <id>",
+      "remove this run (its whole id, as history list prints it); repeat for more",
+      (id: string, ids: string[] = []) => [...ids, id],
+    )
+    .action(async (o: { store: string; repo?: string; keep?: number; maxAge?: number; run?: string[] }) => {
+      if (o.keep === undefined && o.maxAge === undefined && o.run === undefined) {
+        writeErr(
+          "perfgate: history prune: give --keep <n>, --max-age <age> and/or --run <id>, e.g. --max-age 180d\n",
+        );
         process.exitCode = 2;
         return;
       }
@@ -320,6 +345,7 @@ function registerPrune(history: Command): void {
       const gone = await pruneRuns(store, {
         ...(o.keep !== undefined ? { keep: o.keep } : {}),
         ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
+        ...(o.run !== undefined ? { runs: o.run } : {}),
       });
       writeOut(`removed ${plural(gone.length, "run")} from ${describeStore(store)}\n`);
       const now = Date.now();

@@ -20,7 +20,8 @@ import { quoteValue, urlError } from "../../util/safe-url.js";
 import { runnerClassFor } from "./baselines.js";
 import { measuredCommit, NO_COMMIT } from "./commit.js";
 import { cellsLeftOut, historyFromDocument, type RunContext } from "./extract.js";
-import { HISTORY_TEXT_CAPS, type HistoryRun } from "./schema.js";
+import { entryOf } from "./folder.js";
+import { HISTORY_TEXT_CAPS, type HistoryRun, type IndexEntry } from "./schema.js";
 
 export interface AppendFlags {
   commit?: string;
@@ -198,4 +199,25 @@ function contextOf(file: string, doc: ResultsV2, f: AppendFlags, env: NodeJS.Pro
   if (doc.status === "running")
     throw new UserError(`${file}: the run is still going (status "running"); append it when it ends`);
   return { ...runContext(f, env, measuredCommit(doc.servers)), rawFile: file, besideResults, runnerClass };
+}
+
+/**
+ * What the run already in the store (`stored`, the run an append found there) records otherwise
+ * than the appended run: its commit, branch, date, runner class or matrix, each as
+ * `branch main (this append: unknown)`. Empty when they agree.
+ */
+export function storedDifferences(stored: IndexEntry, run: HistoryRun): string[] {
+  const given = entryOf(run);
+  const show = (field: keyof IndexEntry, v: unknown) =>
+    v === null || (field === "commit" && v === NO_COMMIT) ? "none" : String(v);
+  const fields = [
+    ["commit", "commit"],
+    ["branch", "branch"],
+    ["date", "date"],
+    ["runner_class", "runner class"],
+    ["matrix", "matrix"],
+  ] as const;
+  return fields
+    .filter(([f]) => stored[f] !== given[f])
+    .map(([f, name]) => `${name} ${show(f, stored[f])} (this append: ${show(f, given[f])})`);
 }

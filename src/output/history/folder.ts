@@ -4,7 +4,7 @@
  * adds its entry and picks up any run file the index lacks, so it heals itself. Appends from
  * several processes to one folder are serialized by a lock file around the index update.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseJson, validateDocument } from "../../util/documents.js";
 import { OptionError, UserError } from "../../util/errors.js";
@@ -54,7 +54,11 @@ export function parseHistoryRun(data: unknown, where: string): HistoryRun {
 export function readRun(root: string, id: string): HistoryRun {
   const path = runPath(root, id);
   const text = readStoreText(root, runRel(id));
-  if (text === null) throw new UserError(`run ${id}: not in the store (see perfgate history list)`);
+  if (text === null) {
+    throw new UserError(
+      `${path}: no such file, but ${INDEX_FILE} lists run ${id}; put the file back, or drop the run from ${INDEX_FILE} with perfgate history prune --run ${id}`,
+    );
+  }
   const run = parseHistoryRun(parseJson(text, path), path);
   if (run.id !== id) {
     throw new UserError(
@@ -83,22 +87,46 @@ function byDate(a: IndexEntry, b: IndexEntry): number {
   return a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** The index as stored (empty when the store is new). */
+/**
+ * The index: index.json, or, when there is none, the index derived from the run files in runs/
+ * (empty when the store is new). A store whose index.json was lost reads as the runs it holds.
+ */
 export function readIndex(root: string): HistoryIndex {
+  return storedIndex(root) ?? derivedIndex(root, new Map());
+}
+
+/** index.json as stored, checked; null when there is none. */
+function storedIndex(root: string): HistoryIndex | null {
   const path = join(root, INDEX_FILE);
   const text = readStoreText(root, INDEX_FILE);
-  if (text === null) return emptyIndex();
-  const index = validateDocument(parseJson(text, path), path, {
-    schema: HISTORY_INDEX_SCHEMA,
-    version: HISTORY_SCHEMA_VERSION,
-    zod: HistoryIndexSchema,
-  });
+  if (text === null) return null;
+  let index: HistoryIndex;
+  try {
+    index = validateDocument(parseJson(text, path), path, {
+      schema: HISTORY_INDEX_SCHEMA,
+      version: HISTORY_SCHEMA_VERSION,
+      zod: HistoryIndexSchema,
+    });
+  } catch (err) {
+    // one of a newer perfgate is for that perfgate to read, not to remove
+    if (!(err instanceof UserError) || /schema_version .* is not supported/.test(err.message)) throw err;
+    throw new UserError(
+      `${err.message} (if this is a history store, remove ${INDEX_FILE}: it is derived from ${RUNS_DIR}/ and read from the run files without it)`,
+    );
+  }
   const seen = new Set<string>();
   for (const e of index.runs) {
     if (seen.has(e.id)) throw new UserError(`${path}: run ${e.id} is listed twice (ids are unique)`);
     seen.add(e.id);
   }
   return index;
+}
+
+/** The index of exactly the run files present, oldest first; `known` entries are kept, the others read. */
+function derivedIndex(root: string, known: ReadonlyMap<string, IndexEntry>): HistoryIndex {
+  const runs = runIdsOnDisk(root).map((id) => known.get(id) ?? entryOf(readRun(root, id)));
+  runs.sort(byDate);
+  return { ...emptyIndex(), runs };
 }
 
 function emptyIndex(): HistoryIndex {
@@ -119,18 +147,14 @@ function runIdsOnDisk(root: string): string[] {
   });
 }
 
-/** Index entries for exactly the run files present (old entries kept, missing ones read). */
+/**
+ * Writes index.json for exactly the run files present (old entries kept, missing ones read). An
+ * index.json that is not a history index is refused as a read refuses it, never overwritten: it
+ * may be someone else's file in a folder named by mistake.
+ */
 export function rebuildIndex(root: string): HistoryIndex {
-  let old: HistoryIndex;
-  try {
-    old = readIndex(root);
-  } catch {
-    old = emptyIndex(); // a damaged index is rebuilt from the run files
-  }
-  const known = new Map(old.runs.map((e) => [e.id, e]));
-  const runs = runIdsOnDisk(root).map((id) => known.get(id) ?? entryOf(readRun(root, id)));
-  runs.sort(byDate);
-  const index: HistoryIndex = { ...emptyIndex(), runs };
+  const old = storedIndex(root)?.runs ?? [];
+  const index = derivedIndex(root, new Map(old.map((e) => [e.id, e])));
   writeStoreText(root, INDEX_FILE, `${JSON.stringify(index, null, 1)}\n`);
   return index;
 }
@@ -138,6 +162,8 @@ export function rebuildIndex(root: string): HistoryIndex {
 export interface AppendOutcome {
   id: string;
   added: boolean;
+  /** the run already there (added false), as the index lists it: its commit, branch, date, … */
+  stored?: IndexEntry;
 }
 
 /**
@@ -184,6 +210,7 @@ export function appendManyToFolderSync(root: string, runs: readonly HistoryRun[]
     parseHistoryRun(run, `run ${run.id}`);
     checkRunDate(run);
   }
+  storedIndex(root); // an index.json that is not a history index is refused before anything is written
   const written: string[] = [];
   const byHash = new Map<string, string[]>();
   for (const id of runIdsOnDisk(root))
@@ -191,7 +218,7 @@ export function appendManyToFolderSync(root: string, runs: readonly HistoryRun[]
   try {
     const outcomes = runs.map((run) => {
       const there = sameFileRun(root, run, byHash);
-      if (there !== null) return { id: there, added: false };
+      if (there !== null) return { id: there, added: false, stored: entryOf(readRun(root, there)) };
       written.push(run.id);
       writeStoreText(root, runRel(run.id), `${JSON.stringify(run)}\n`);
       byHash.set(fileHashOf(run.id), [...(byHash.get(fileHashOf(run.id)) ?? []), run.id]);
@@ -235,14 +262,27 @@ export function isStore(root: string): boolean {
   return storeFileExists(root, INDEX_FILE) || storeFileExists(root, RUNS_DIR);
 }
 
+/**
+ * What an append finds at `root`: a store, nothing (no folder, or one holding only hidden entries
+ * such as `.git` or the lock), or other files and no store (a folder that is not a store).
+ */
+export function folderState(root: string): "store" | "none" | "other" {
+  if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) return "none";
+  if (isStore(root)) return "store";
+  return readdirSync(root).some((name) => !name.startsWith(".")) ? "other" : "none";
+}
+
 export interface PruneRule {
   keep?: number;
   maxAgeDays?: number;
+  /** these runs, by id (each must be in the index) */
+  runs?: readonly string[];
   now?: Date;
 }
 
 /**
- * The runs a rule removes: all but the newest `keep`, and those older than `maxAgeDays`. With
+ * The runs a rule removes: all but the newest `keep`, those older than `maxAgeDays`, and those
+ * named in `runs` (an id the index does not list is an error naming it). With
  * `maxAgeDays`, a run dated in the future (beyond FUTURE_TOLERANCE_MS; appended by an older
  * perfgate or by hand) goes too: its age is unknown, and it would otherwise never age out.
  */
@@ -250,8 +290,13 @@ export function runsToPrune(index: HistoryIndex, rule: PruneRule): IndexEntry[] 
   const now = (rule.now ?? new Date()).getTime();
   const runs = index.runs;
   const cut = rule.keep !== undefined ? Math.max(0, runs.length - rule.keep) : 0;
+  const named = new Set(rule.runs ?? []);
+  for (const id of named) {
+    if (!runs.some((e) => e.id === id))
+      throw new UserError(`run ${id}: not in the store (give a whole run id as history list prints it)`);
+  }
   return runs.filter((e, i) => {
-    if (i < cut) return true;
+    if (i < cut || named.has(e.id)) return true;
     if (rule.maxAgeDays === undefined) return false;
     const t = new Date(e.date).getTime();
     return now - t > rule.maxAgeDays * 86_400_000 || t > now + FUTURE_TOLERANCE_MS;

@@ -11,9 +11,8 @@ import {
   type AppendOutcome,
   appendManyToFolder,
   appendManyToFolderSync,
-  appendToFolder,
-  appendToFolderSync,
   checkedIndex,
+  folderState,
   isStore,
   type PruneRule,
   pruneFolder,
@@ -63,29 +62,61 @@ export function describeStore(s: StoreRef): string {
   return s.kind === "dir" ? s.path : `${s.url} branch ${s.branch}`;
 }
 
-export function appendRun(store: StoreRef, run: HistoryRun): Promise<AppendOutcome> {
-  if (store.kind === "dir") return appendToFolder(store.path, run);
-  return updateGitStore(
-    store,
-    `history: append run ${run.id} (${shortCommitText(run.commit)}, ${run.branch})`,
-    (root) => {
-      const outcome = appendToFolderSync(root, run);
-      return { result: outcome, changed: true }; // an existing run may still heal the index
-    },
-  );
+/** What an append did: each run's outcome, and whether the store was new (created by it). */
+export interface StoreAppend {
+  outcomes: AppendOutcome[];
+  created: boolean;
+}
+
+export async function appendRun(
+  store: StoreRef,
+  run: HistoryRun,
+): Promise<AppendOutcome & { created: boolean }> {
+  const message = `history: append run ${run.id} (${shortCommitText(run.commit)}, ${run.branch})`;
+  // an existing run may still heal the index: always a change
+  const { outcomes, created } = await appendTo(store, [run], message, () => true);
+  return { ...outcomes[0]!, created };
 }
 
 /** Several runs in one change (one commit on a git store): an imported history. */
-export function appendRuns(
+export function appendRuns(store: StoreRef, runs: readonly HistoryRun[], what: string): Promise<StoreAppend> {
+  const message = `history: import ${plural(runs.length, "run")} (${what})`;
+  return appendTo(store, runs, message, (outcomes) => outcomes.some((o) => o.added));
+}
+
+/**
+ * Appends to the store, which must be a store already, or new: nothing there yet (no folder, an
+ * empty one, a branch that does not exist). A folder or branch holding other files and no store
+ * is refused: a mistyped --store would otherwise put a second history beside someone's files.
+ */
+async function appendTo(
   store: StoreRef,
   runs: readonly HistoryRun[],
-  what: string,
-): Promise<AppendOutcome[]> {
-  if (store.kind === "dir") return appendManyToFolder(store.path, runs);
-  return updateGitStore(store, `history: import ${plural(runs.length, "run")} (${what})`, (root) => {
+  message: string,
+  changed: (outcomes: AppendOutcome[]) => boolean,
+): Promise<StoreAppend> {
+  const stateOf = (root: string) => {
+    const state = folderState(root);
+    if (state === "other") throw notAStore(store);
+    return state;
+  };
+  if (store.kind === "dir") {
+    const state = stateOf(store.path);
+    return { outcomes: await appendManyToFolder(store.path, runs), created: state === "none" };
+  }
+  return updateGitStore(store, message, (root) => {
+    const state = stateOf(root);
     const outcomes = appendManyToFolderSync(root, runs);
-    return { result: outcomes, changed: outcomes.some((o) => o.added) };
+    return { result: { outcomes, created: state === "none" }, changed: changed(outcomes) };
   });
+}
+
+function notAStore(store: StoreRef): OptionError {
+  const where =
+    store.kind === "dir"
+      ? `${store.path}: this folder holds other files and no history store (no index.json, no runs/); give the store's folder, or a new or empty one for a new store`
+      : `git:${store.branch}: branch ${store.branch} of ${store.url} holds other files and no history store (no index.json, no runs/); give the store's branch, or a new one for a new store`;
+  return new OptionError(`{store} ${where}`, ["store"]);
 }
 
 export function pruneRuns(store: StoreRef, rule: PruneRule): Promise<IndexEntry[]> {
@@ -93,6 +124,7 @@ export function pruneRuns(store: StoreRef, rule: PruneRule): Promise<IndexEntry[
   const what = [
     rule.keep !== undefined ? `keep ${rule.keep}` : "",
     rule.maxAgeDays !== undefined ? `max age ${rule.maxAgeDays}d` : "",
+    ...(rule.runs ?? []).map((id) => `run ${id}`),
   ];
   return updateGitStore(
     store,
