@@ -39685,7 +39685,13 @@ var BaselineProvenanceSchema = external_exports.object({
   /** when the baseline was pooled: ages are counted from here */
   as_of: external_exports.string(),
   /** the pooled runs, oldest first */
-  runs: external_exports.array(BaselineRunSchema).min(1)
+  runs: external_exports.array(BaselineRunSchema).min(1),
+  /**
+   * matching runs of the window that were not pooled, per reason (measured after the head, older
+   * than the maximum age, not comparable with the head: the first difference); absent in files
+   * written before it existed, or when none was left out
+   */
+  left_out: external_exports.array(external_exports.object({ reason: external_exports.string().max(500), runs: external_exports.number().int().positive() })).max(10).optional()
 });
 
 // src/util/suggest.ts
