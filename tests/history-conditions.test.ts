@@ -436,6 +436,42 @@ describe("perfgate history changes and digest", () => {
     expect(bad.stderr).toContain("--since");
   });
 
+  it("digest --until a date takes in that whole UTC day, and the period printed is the one searched", async () => {
+    requireBuild();
+    // daily runs at 02:17 UTC from 2025-01-01: the step is dated 2025-02-04T02:17Z
+    const { dir, runs } = store({
+      runs: 40,
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 34, factor: 0.8 },
+    });
+    expect(runs[34]!.date.slice(0, 10)).toBe("2025-02-04");
+    const digest = async (...args: string[]) => {
+      const r = await runCli(["history", "digest", "--store", dir, ...args]);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    // the day the period ends with is in it: 30 whole days, 2025-01-06 to 2025-02-04
+    const json = JSON.parse(await digest("--since", "30d", "--until", "2025-02-04", "--format", "json")) as {
+      since: string;
+      until: string;
+      entries: { change: { index: number } }[];
+    };
+    expect([json.since, json.until]).toEqual(["2025-01-06T00:00:00.000Z", "2025-02-04T23:59:59.999Z"]);
+    expect(json.entries.map((e) => e.change.index)).toEqual([34]);
+    expect(await digest("--since", "30d", "--until", "2025-02-04")).toMatch(
+      /^1 decided change from 2025-01-06 to 2025-02-04, largest first\n/,
+    );
+    expect(await digest("--since", "4d", "--until", "2025-02-07")).toMatch(
+      /^1 decided change from 2025-02-04 to 2025-02-07, largest first\n/,
+    );
+    // an instant: the period starts at the same time of day, and says so (the 02:17 change is before it)
+    expect(await digest("--since", "4d", "--until", "2025-02-08T12:00:00Z")).toBe(
+      "0 decided changes from 2025-02-04 12:00:00 UTC to 2025-02-08 12:00:00 UTC, largest first\n",
+    );
+    // --since's default, as its help shows it
+    const week = JSON.parse(await digest("--until", "2025-02-04", "--format", "json")) as { since: string };
+    expect(week.since).toBe("2025-01-29T00:00:00.000Z");
+  });
+
   it("history append --ab-in-trend: an A/B head becomes a trend point; on a results file it is a usage error", async () => {
     requireBuild();
     const d = tempDir("perfgate-ab-trend-");
