@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { fmtConfidence } from "../src/analysis/changes/confidence.js";
 import { noiseFloor, withinNoise } from "../src/analysis/changes/floor.js";
 import { detectChanges } from "../src/analysis/changes/index.js";
 import { quantile } from "../src/analysis/stats/descriptive.js";
@@ -516,7 +517,7 @@ describe("perfgate history changes and digest", () => {
     expect(week.since).toBe("2025-01-29T00:00:00.000Z");
   });
 
-  it("history changes and the digest word what else changed the same way", async () => {
+  it("history changes and the digest word what else changed and the confidence the same way", async () => {
     requireBuild();
     const { dir } = store({
       runs: 40,
@@ -547,17 +548,22 @@ describe("perfgate history changes and digest", () => {
     );
     expect(changes.map((c) => c.metric)).toEqual(["tps", "qps", "p95_ms"]);
     for (const c of changes) expect(c.also).toContainEqual(variables);
+    const tps = changes[0]!;
+    const confidence = `confidence ${fmtConfidence(tps.confidence)}`;
     const t = await runCli(["history", "changes", "--store", dir]);
     const line = t.stdout.split("\n").find((l) => l.includes("  tps  "))!;
+    expect(line).toContain(`  ${confidence}  also changed:`);
     expect(line.endsWith(also)).toBe(true);
     const until = ["--since", "7d", "--until", "2025-02-09"];
     const text = await runCli(["history", "digest", "--store", dir, ...until]);
-    expect(text.stdout).toContain(`\n  ${also}\n`);
+    expect(text.stdout).toContain(`, ${confidence}\n  ${also}\n`);
     const md = await runCli(["history", "digest", "--store", dir, ...until, "--format", "markdown"]);
     expect(md.stdout).toContain(`| ${also.slice("also changed: ".length).replace(/[()_]/g, "\\$&")} |`);
     const d = await runCli(["history", "digest", "--store", dir, ...until, "--format", "json"]);
     const [e] = (JSON.parse(d.stdout) as { entries: { change: ChangeMark }[] }).entries;
     expect(e!.change.also).toContainEqual(variables);
+    // a confidence never is 100%: no figure rounds to it
+    for (const out of [t.stdout, text.stdout]) expect(out).not.toMatch(/confidence (1\.0000|100\.0+%)/);
   });
 
   it("history append --ab-in-trend: an A/B head becomes a trend point; on a results file it is a usage error", async () => {

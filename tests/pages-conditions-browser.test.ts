@@ -11,6 +11,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fmtConfidence } from "../src/analysis/changes/confidence.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild } from "./helpers/env.js";
@@ -88,6 +89,7 @@ describe("history changes across a change of conditions", () => {
           index: number;
           from: string;
           to: string;
+          confidence: number;
           also: { what: string }[];
         }[];
       }[];
@@ -103,7 +105,9 @@ describe("history changes across a change of conditions", () => {
       expect(c.also.map((x) => x.what)).toEqual(["server", "kernel", "server variables"]);
     }
     const text = await runCli(["history", "changes", "--store", join(dir, "store")]);
-    expect(text.stdout).toContain(`  also changed: ${ALSO}\n`);
+    expect(text.stdout).toContain(
+      `confidence ${fmtConfidence(cell.changes[0]!.confidence)}  also changed: ${ALSO}\n`,
+    );
   });
 });
 
@@ -153,6 +157,10 @@ describe("trend pages keyed by conditions", () => {
     }
     expect(await page.locator("section:first-of-type .also").textContent()).toBe(
       `Also changed between the two sides: ${ALSO}`,
+    );
+    // the change list's confidence in the words of history changes and the digest
+    expect(await page.locator("section:first-of-type ul.changes li").first().textContent()).toMatch(
+      /\(confidence (>99\.99|\d{1,2}\.\d\d)%\)/,
     );
     expect(await page.locator(".series-label").textContent()).toContain("innodb_flush_log_at_trx_commit=0");
     expect(await page.locator("p.floor[data-metric=tps]").textContent()).toMatch(

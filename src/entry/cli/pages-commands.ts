@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { fmtConfidence } from "../../analysis/changes/confidence.js";
 import { detectChanges } from "../../analysis/changes/index.js";
 import { fmtChangeValue, searchSummary } from "../../analysis/changes/report.js";
 import { alsoChangedText } from "../../output/history/also-changed.js";
@@ -50,7 +51,7 @@ function changeLine(s: CellSeries, c: ChangeMark): string {
   const label = s.label.length > 0 ? `  [${s.label.join(", ")}]` : "";
   const noise = c.within_noise ? `  within noise (floor ±${c.floor_pct}%)` : "";
   const also = c.also.length > 0 ? `  also changed: ${alsoChangedText(c.also)}` : "";
-  return `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t${label}  ${c.metric}  ${size} ${kind}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}${noise}${also}`;
+  return `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t${label}  ${c.metric}  ${size} ${kind}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${fmtConfidence(c.confidence)}${noise}${also}`;
 }
 
 /** `history changes`' lines: each is written through terminalLine, so no value from the store can split one. */

@@ -11,6 +11,7 @@
  * same run, naming any that went the other way or is within its noise floor (docs/history.md).
  */
 
+import { fmtConfidence } from "../../analysis/changes/confidence.js";
 import { isMetricName } from "../../analysis/metrics/table.js";
 import { isImportedBench } from "../../analysis/metrics/tier.js";
 import { plural } from "../../util/plural.js";
@@ -197,7 +198,7 @@ export function digestText(d: Digest): string {
     lines.push(
       "",
       `${changeText(e)}  ${cellName(e)}`,
-      `  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)} (${c.date.slice(0, 10)}), confidence ${(c.confidence * 100).toFixed(1)}%`,
+      `  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)} (${c.date.slice(0, 10)}), confidence ${fmtConfidence(c.confidence)}`,
       `  also changed: ${c.also.length > 0 ? alsoChangedText(c.also) : "nothing else recorded (the code alone)"}`,
       `  bisect: ${e.bisect ?? "not possible (the runs record no commits, or the metric is not one bisect decides on)"}`,
     );
