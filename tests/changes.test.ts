@@ -1,5 +1,6 @@
 /** Change points: planted shifts are found where they are, and what is not a mean shift is not. */
 import { describe, expect, it } from "vitest";
+import { fmtConfidence } from "../src/analysis/changes/confidence.js";
 import { parseSeriesCsv } from "../src/analysis/changes/csv.js";
 import {
   type ChangePoint,
@@ -457,6 +458,17 @@ describe("report rendering", () => {
       confidence: 1,
       p_value: 1e-7,
     });
+  });
+
+  it("a confidence reads the same everywhere: two decimals, and never 100% (a figure that would round to it is >99.99%)", () => {
+    expect([0.95, 0.99871, 0.99994, 0.99995, 0.9999999, 1].map(fmtConfidence)).toEqual([
+      "95.00%",
+      "99.87%",
+      "99.99%",
+      ">99.99%",
+      ">99.99%",
+      ">99.99%",
+    ]);
   });
 
   it("text and Markdown show the change at a glance", () => {

@@ -1,4 +1,5 @@
 /** Every command's --help is for people: no internal values such as `(default: {})`. */
+import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../src/entry/cli/main.js";
 import { runCli } from "./helpers/cli.js";
@@ -28,6 +29,40 @@ describe("--help", () => {
     const bisect = await runCli(["bisect", "--help"]);
     expect(bisect.stdout).toContain("From a change point on the trend site to the commit:");
     expect(bisect.stdout).toContain("--from-change <store>");
+  });
+});
+
+/** Every command of the program with its path, e.g. "history digest". */
+function commands(c: Command, path: string[] = []): { path: string; cmd: Command }[] {
+  return c.commands.flatMap((sub) => {
+    const p = [...path, sub.name()];
+    return [{ path: p.join(" "), cmd: sub }, ...commands(sub, p)];
+  });
+}
+
+describe("the defaults --help shows", () => {
+  it("are values the option accepts, giving the default itself, and each is said once", () => {
+    const seen: string[] = [];
+    for (const { path, cmd } of commands(buildProgram())) {
+      for (const o of cmd.options) {
+        if (o.defaultValue === undefined || o.isBoolean()) continue;
+        // what commander prints after "(default: ", as a user would type it back
+        const shown = o.defaultValueDescription ?? JSON.stringify(o.defaultValue);
+        const typed = shown.startsWith('"') ? (JSON.parse(shown) as string) : shown;
+        const where = `perfgate ${path} ${o.long} (default: ${shown})`;
+        seen.push(where);
+        const parsed = o.parseArg ? o.parseArg(typed, undefined) : typed;
+        expect(parsed, where).toEqual(o.defaultValue);
+        // commander adds "(default: …)": a help text that says its default too says it twice
+        expect(o.description, where).not.toMatch(/\(default[ :]/);
+      }
+    }
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        "perfgate history digest --since (default: 7d)",
+        "perfgate history baseline --max-age (default: 14d)",
+      ]),
+    );
   });
 });
 

@@ -5,9 +5,11 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { fmtConfidence } from "../src/analysis/changes/confidence.js";
 import { noiseFloor, withinNoise } from "../src/analysis/changes/floor.js";
 import { detectChanges } from "../src/analysis/changes/index.js";
 import { quantile } from "../src/analysis/stats/descriptive.js";
+import { alsoChangedText, VARIABLES_LISTED } from "../src/output/history/also-changed.js";
 import { cellConditions, conditionsDiff, whatElseChanged } from "../src/output/history/conditions.js";
 import { historyFromDocument } from "../src/output/history/extract.js";
 import type { HistoryRun } from "../src/output/history/schema.js";
@@ -246,10 +248,11 @@ describe("what else changed", () => {
     expect(tps.index).toBe(20);
     expect(tps.also).toContainEqual({ what: "server", before: "11.4.5", after: "10.11.5" });
     // what each version reads back differently is named there, the performance settings first
-    const vars = tps.also.find((x) => x.what === "server variables")!;
-    expect(vars.after).toMatch(
-      /^innodb_change_buffering \(unset\) → all; transaction_isolation REPEATABLE-READ → \(unset\)/,
-    );
+    const vars = tps.also.find((x) => x.what === "server variables");
+    expect(vars?.what === "server variables" && vars.changes.slice(0, 2)).toEqual([
+      { name: "innodb_change_buffering", before: null, after: "all" },
+      { name: "transaction_isolation", before: "REPEATABLE-READ", after: null },
+    ]);
   });
 
   it("a default the server changes (a commit, or an upgrade, with the my.cnf unchanged) continues the trend and is named at the change point", () => {
@@ -279,9 +282,51 @@ describe("what else changed", () => {
     expect(tps.index).toBe(20);
     expect(tps.also).toContainEqual({
       what: "server variables",
-      before: "2 differ",
-      after: "innodb_purge_batch_size 300 → 127; aria_block_size 8192 → 4096",
+      count: 2,
+      changes: [
+        { name: "innodb_purge_batch_size", before: "300", after: "127" },
+        { name: "aria_block_size", before: "8192", after: "4096" },
+      ],
     });
+  });
+
+  it("server variables: how many differ and which, each value on each side (absent: null; an empty value is a value)", () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 25 }, (_, i) => [
+        `zz_var_${String(i).padStart(2, "0")}`,
+        { before: "a", after: "b c" },
+      ]),
+    );
+    const { runs } = store({
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 20, factor: 0.85 },
+      environment: {
+        at: 20,
+        variables: {
+          ...many,
+          binlog_do_db: { before: null, after: "" },
+          innodb_purge_batch_size: { before: "300", after: "127" },
+        },
+      },
+    });
+    const tps = buildSeries(runs, detector)
+      .find((s) => s.changes.length > 0)!
+      .changes.find((c) => c.metric === "tps")!;
+    expect(tps.index).toBe(20);
+    const vars = tps.also.find((x) => x.what === "server variables");
+    if (vars?.what !== "server variables")
+      throw new Error(`no server variables in ${JSON.stringify(tps.also)}`);
+    // all 27 counted, the first VARIABLES_LISTED kept: the maintained list's setting first, then by name
+    expect(vars.count).toBe(27);
+    expect(vars.changes).toHaveLength(VARIABLES_LISTED);
+    expect(vars.changes.slice(0, 3)).toEqual([
+      { name: "innodb_purge_batch_size", before: "300", after: "127" },
+      { name: "binlog_do_db", before: null, after: "" },
+      { name: "zz_var_00", before: "a", after: "b c" },
+    ]);
+    // the fact's name, then how many, then the first three; a value that is empty or has spaces quoted
+    expect(alsoChangedText(tps.also)).toBe(
+      'server variables: 27 differ (innodb_purge_batch_size 300 → 127; binlog_do_db (unset) → ""; zz_var_00 a → "b c"; …)',
+    );
   });
 
   it("names a difference one run off the change point, and nothing when only the code changed", () => {
@@ -434,6 +479,91 @@ describe("perfgate history changes and digest", () => {
     const bad = await runCli(["history", "digest", "--store", dir, "--since", "7x"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--since");
+  });
+
+  it("digest --until a date takes in that whole UTC day, and the period printed is the one searched", async () => {
+    requireBuild();
+    // daily runs at 02:17 UTC from 2025-01-01: the step is dated 2025-02-04T02:17Z
+    const { dir, runs } = store({
+      runs: 40,
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 34, factor: 0.8 },
+    });
+    expect(runs[34]!.date.slice(0, 10)).toBe("2025-02-04");
+    const digest = async (...args: string[]) => {
+      const r = await runCli(["history", "digest", "--store", dir, ...args]);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    // the day the period ends with is in it: 30 whole days, 2025-01-06 to 2025-02-04
+    const json = JSON.parse(await digest("--since", "30d", "--until", "2025-02-04", "--format", "json")) as {
+      since: string;
+      until: string;
+      entries: { change: { index: number } }[];
+    };
+    expect([json.since, json.until]).toEqual(["2025-01-06T00:00:00.000Z", "2025-02-04T23:59:59.999Z"]);
+    expect(json.entries.map((e) => e.change.index)).toEqual([34]);
+    expect(await digest("--since", "30d", "--until", "2025-02-04")).toMatch(
+      /^1 decided change from 2025-01-06 to 2025-02-04, largest first\n/,
+    );
+    expect(await digest("--since", "4d", "--until", "2025-02-07")).toMatch(
+      /^1 decided change from 2025-02-04 to 2025-02-07, largest first\n/,
+    );
+    // an instant: the period starts at the same time of day, and says so (the 02:17 change is before it)
+    expect(await digest("--since", "4d", "--until", "2025-02-08T12:00:00Z")).toBe(
+      "0 decided changes from 2025-02-04 12:00:00 UTC to 2025-02-08 12:00:00 UTC, largest first\n",
+    );
+    // --since's default, as its help shows it
+    const week = JSON.parse(await digest("--until", "2025-02-04", "--format", "json")) as { since: string };
+    expect(week.since).toBe("2025-01-29T00:00:00.000Z");
+  });
+
+  it("history changes and the digest word what else changed and the confidence the same way", async () => {
+    requireBuild();
+    const { dir } = store({
+      runs: 40,
+      step: { script: "oltp_read_write", tier: "1G", threads: 16, at: 34, factor: 0.8 },
+      environment: {
+        at: 34,
+        kernel: "6.9",
+        variables: {
+          binlog_do_db: { before: null, after: "" },
+          innodb_purge_batch_size: { before: "300", after: "127" },
+        },
+      },
+    });
+    const also =
+      'also changed: kernel 6.8.0-45-generic → 6.9; server variables: 2 differ (innodb_purge_batch_size 300 → 127; binlog_do_db (unset) → "")';
+    const variables = {
+      what: "server variables",
+      count: 2,
+      changes: [
+        { name: "innodb_purge_batch_size", before: "300", after: "127" },
+        { name: "binlog_do_db", before: null, after: "" },
+      ],
+    };
+    const j = await runCli(["history", "changes", "--store", dir, "--format", "json"]);
+    expect(j.code, j.stderr).toBe(0);
+    const changes = (JSON.parse(j.stdout) as { cells: { changes: ChangeMark[] }[] }).cells.flatMap(
+      (c) => c.changes,
+    );
+    expect(changes.map((c) => c.metric)).toEqual(["tps", "qps", "p95_ms"]);
+    for (const c of changes) expect(c.also).toContainEqual(variables);
+    const tps = changes[0]!;
+    const confidence = `confidence ${fmtConfidence(tps.confidence)}`;
+    const t = await runCli(["history", "changes", "--store", dir]);
+    const line = t.stdout.split("\n").find((l) => l.includes("  tps  "))!;
+    expect(line).toContain(`  ${confidence}  also changed:`);
+    expect(line.endsWith(also)).toBe(true);
+    const until = ["--since", "7d", "--until", "2025-02-09"];
+    const text = await runCli(["history", "digest", "--store", dir, ...until]);
+    expect(text.stdout).toContain(`, ${confidence}\n  ${also}\n`);
+    const md = await runCli(["history", "digest", "--store", dir, ...until, "--format", "markdown"]);
+    expect(md.stdout).toContain(`| ${also.slice("also changed: ".length).replace(/[()_]/g, "\\$&")} |`);
+    const d = await runCli(["history", "digest", "--store", dir, ...until, "--format", "json"]);
+    const [e] = (JSON.parse(d.stdout) as { entries: { change: ChangeMark }[] }).entries;
+    expect(e!.change.also).toContainEqual(variables);
+    // a confidence never is 100%: no figure rounds to it
+    for (const out of [t.stdout, text.stdout]) expect(out).not.toMatch(/confidence (1\.0000|100\.0+%)/);
   });
 
   it("history append --ab-in-trend: an A/B head becomes a trend point; on a results file it is a usage error", async () => {

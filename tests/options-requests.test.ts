@@ -613,14 +613,31 @@ describe("the history digest request", () => {
     format: "markdown",
   };
 
-  it("--until: an ISO 8601 date, default now; else the flag, the value and what is accepted", () => {
-    const now = new Date("2026-11-27T12:00:00Z");
-    expect(parseUntil(undefined, now)).toBe(now);
-    expect(parseUntil("2026-11-20", now).toISOString()).toBe("2026-11-20T00:00:00.000Z");
-    for (const bad of ["notadate", "", "2026-13-45"]) {
-      expect(refused((t) => parseUntil(t, now), bad)).toBe(
-        `--until ${bad}: not a date (accepted: ISO 8601, e.g. 2026-11-27T00:00:00Z)`,
-      );
+  it("--until: a date is its whole UTC day, a date and time that instant, default now; else the flag, the value and what is accepted", () => {
+    const now = new Date("2026-11-27T12:00:00.250Z");
+    // now to the whole second: the period printed is the one searched
+    expect(parseUntil(undefined, now).toISOString()).toBe("2026-11-27T12:00:00.000Z");
+    // a date names a day: the period ends at its last millisecond, not at its first
+    expect(parseUntil("2026-11-20", now).toISOString()).toBe("2026-11-20T23:59:59.999Z");
+    expect(parseUntil("2026-11-20T06:30:00Z", now).toISOString()).toBe("2026-11-20T06:30:00.000Z");
+    // without a zone it is UTC too, whatever the host's time zone
+    const tz = process.env.TZ;
+    process.env.TZ = "Asia/Tokyo";
+    try {
+      expect(parseUntil("2026-11-20T06:30", now).toISOString()).toBe("2026-11-20T06:30:00.000Z");
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    expect(parseUntil("2026-11-20T06:30:00+02:00", now).toISOString()).toBe("2026-11-20T04:30:00.000Z");
+    const accepted =
+      "accepted: ISO 8601, a date (the whole UTC day) or a date and time, e.g. 2026-11-27 or 2026-11-27T12:00:00Z";
+    for (const bad of ["notadate", ""]) {
+      expect(refused((t) => parseUntil(t, now), bad)).toBe(`--until ${bad}: not a date (${accepted})`);
+    }
+    // a day the calendar does not have is refused, not rolled over into the next month
+    for (const bad of ["2026-13-45", "2026-02-30"]) {
+      expect(refused((t) => parseUntil(t, now), bad)).toBe(`--until ${bad}: no such day (${accepted})`);
     }
   });
 

@@ -11,6 +11,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fmtConfidence } from "../src/analysis/changes/confidence.js";
 import { launchChromium, openSitePage } from "./helpers/browser.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild } from "./helpers/env.js";
@@ -32,6 +33,13 @@ const RUNS = 30;
 const SWITCH = 15;
 const DROP = 22;
 const KERNEL = "6.8.0-49-generic";
+/** server variables read back differently from the drop on, one of them empty there */
+const VARIABLES = {
+  binlog_do_db: { before: null, after: "" },
+  innodb_purge_batch_size: { before: "300", after: "127" },
+};
+/** what else changed at the drop, as every page and command words it */
+const ALSO = `server 11.4.5 → 11.4.6; kernel 6.8.0-45-generic → ${KERNEL}; server variables: 2 differ (innodb_purge_batch_size 300 → 127; binlog_do_db (unset) → "")`;
 /** Screenshots for a reader of the test output (not compared). */
 const OUT = join(ROOT, "test-output", "pages");
 
@@ -48,7 +56,7 @@ beforeAll(async () => {
     tiers: ["1G"],
     threads: [1, 16],
     conditions: { at: SWITCH, config: { innodb_flush_log_at_trx_commit: "0" }, factor: 1.4 },
-    environment: { at: DROP, kernel: KERNEL, version: "11.4.6" },
+    environment: { at: DROP, kernel: KERNEL, version: "11.4.6", variables: VARIABLES },
     step: { script: "oltp_read_write", tier: "1G", threads: 16, at: DROP, factor: 0.85 },
     seed: 3,
   });
@@ -76,7 +84,14 @@ describe("history changes across a change of conditions", () => {
         script: string;
         threads: number;
         label: string[];
-        changes: { metric: string; index: number; from: string; to: string; also: { what: string }[] }[];
+        changes: {
+          metric: string;
+          index: number;
+          from: string;
+          to: string;
+          confidence: number;
+          also: { what: string }[];
+        }[];
       }[];
     };
     expect(out.cells).toHaveLength(1);
@@ -86,10 +101,12 @@ describe("history changes across a change of conditions", () => {
     expect(cell.changes.map((c) => [c.metric, c.index, c.from, c.to])).toEqual(
       ["tps", "qps", "p95_ms"].map((m) => [m, DROP - SWITCH, commitOf(DROP - 1), commitOf(DROP)]),
     );
-    for (const c of cell.changes) expect(c.also.map((x) => x.what)).toEqual(["server", "kernel"]);
+    for (const c of cell.changes) {
+      expect(c.also.map((x) => x.what)).toEqual(["server", "kernel", "server variables"]);
+    }
     const text = await runCli(["history", "changes", "--store", join(dir, "store")]);
     expect(text.stdout).toContain(
-      `also changed: server 11.4.5 → 11.4.6; kernel 6.8.0-45-generic → ${KERNEL}`,
+      `confidence ${fmtConfidence(cell.changes[0]!.confidence)}  also changed: ${ALSO}\n`,
     );
   });
 });
@@ -103,9 +120,7 @@ describe("trend pages keyed by conditions", () => {
     expect(labels.filter((l) => l.includes("innodb_flush_log_at_trx_commit=0"))).toHaveLength(4);
     const changed = page.locator(".card:has(.badge.worse)");
     expect(await changed.count()).toBe(1);
-    expect(await changed.locator(".card-also").textContent()).toContain(
-      `kernel 6.8.0-45-generic → ${KERNEL}`,
-    );
+    expect(await changed.locator(".card-also").textContent()).toBe(`also changed: ${ALSO}`);
     await page.screenshot({ path: join(OUT, "conditions-overview.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
@@ -125,6 +140,7 @@ describe("trend pages keyed by conditions", () => {
           index: Number(e.dataset.index),
           also: e.dataset.also,
           text: e.textContent,
+          title: (e as unknown as { title: string }).title,
         })),
       })),
     );
@@ -133,13 +149,18 @@ describe("trend pages keyed by conditions", () => {
       expect(c.markers).toEqual([
         {
           index: DROP - SWITCH,
-          also: "server,kernel",
-          text: expect.stringContaining("server, kernel changed too"),
+          also: "server,kernel,server variables",
+          text: expect.stringContaining("server, kernel, server variables changed too"),
+          title: expect.stringContaining(`; also changed: ${ALSO}`),
         },
       ]);
     }
-    expect(await page.locator("section:first-of-type .also").textContent()).toContain(
-      `server 11.4.5 → 11.4.6; kernel 6.8.0-45-generic → ${KERNEL}`,
+    expect(await page.locator("section:first-of-type .also").textContent()).toBe(
+      `Also changed between the two sides: ${ALSO}`,
+    );
+    // the change list's confidence in the words of history changes and the digest
+    expect(await page.locator("section:first-of-type ul.changes li").first().textContent()).toMatch(
+      /\(confidence (>99\.99|\d{1,2}\.\d\d)%\)/,
     );
     expect(await page.locator(".series-label").textContent()).toContain("innodb_flush_log_at_trx_commit=0");
     expect(await page.locator("p.floor[data-metric=tps]").textContent()).toMatch(

@@ -41,8 +41,16 @@ export interface SynthSpec {
    * back as variables), and every cell's throughput multiplied by `factor`
    */
   conditions?: { at: number; config: Record<string, string>; factor: number };
-  /** from run `at` on, another kernel and/or server version (the host and the build changed) */
-  environment?: { at: number; kernel?: string; version?: string };
+  /**
+   * from run `at` on, another kernel and/or server version (the host and the build changed), and
+   * server variables read back differently (`null`: the server does not have it), the my.cnf unchanged
+   */
+  environment?: {
+    at: number;
+    kernel?: string;
+    version?: string;
+    variables?: Record<string, { before: string | null; after: string | null }>;
+  };
 }
 
 /** A small deterministic PRNG (mulberry32) and standard normal draws from it. */
@@ -176,7 +184,15 @@ function trendSetup(
     c && i >= c.at ? c.config : {},
     Object.keys(c?.config ?? {}),
   );
-  return { server, host: changed && e.kernel ? { ...HOST, kernel: e.kernel } : HOST };
+  const read = Object.entries(e?.variables ?? {}).flatMap(([k, v]) => {
+    const value = changed ? v.after : v.before;
+    return value === null ? [] : [[k, value] as const];
+  });
+  const withRead = {
+    ...server,
+    tiers: server.tiers.map((t) => ({ ...t, variables: { ...t.variables, ...Object.fromEntries(read) } })),
+  };
+  return { server: withRead, host: changed && e.kernel ? { ...HOST, kernel: e.kernel } : HOST };
 }
 
 /** Writes the store under `root`; returns the runs (oldest first). */

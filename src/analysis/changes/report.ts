@@ -6,6 +6,7 @@
 
 import { plural } from "../../util/plural.js";
 import { terminalLine } from "../../util/terminal.js";
+import { fmtConfidence } from "./confidence.js";
 import type { ChangeOptions, ChangePoint } from "./index.js";
 
 export const CHANGES_SCHEMA = "perfgate/changes";
@@ -84,9 +85,7 @@ export function fmtChangeValue(x: number): string {
 
 const num = fmtChangeValue;
 
-function conf(c: ChangePoint): string {
-  return c.pValue < 1e-4 ? ">99.99%" : `${(c.confidence * 100).toFixed(2)}%`;
-}
+const conf = (c: ChangePoint): string => fmtConfidence(c.confidence);
 
 function range(c: ChangePoint): string {
   if (c.fromId === undefined && c.toId === undefined) return "";

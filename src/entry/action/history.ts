@@ -18,7 +18,7 @@ import {
   type StoreRef,
 } from "../../output/history/store.js";
 import { detector } from "../../output/pages/detector.js";
-import { buildDigest, digestMarkdown } from "../../output/pages/digest.js";
+import { buildDigest, digestMarkdown, digestPeriod } from "../../output/pages/digest.js";
 import { buildSeries } from "../../output/pages/model.js";
 import { writeSite } from "../../output/pages/site.js";
 import { baselineHistoryLine, baselineRunsText } from "../../output/report/baseline-history.js";
@@ -26,6 +26,7 @@ import { readTextFile } from "../../util/documents.js";
 import { UserError } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { plural } from "../../util/plural.js";
+import { parseUntil } from "../options/changes-request.js";
 import { historyBaseQuery } from "../options/history-base-request.js";
 import { pagesRequest, siteOptions } from "../options/pages-request.js";
 import type { ActionConfig } from "./config.js";
@@ -126,8 +127,8 @@ export const SUMMARY_DIGEST_DAYS = 7;
 
 /** The job summary's digest: the week's decided changes in the store, largest first (docs/history.md). */
 async function writeDigest(runs: Parameters<typeof buildSeries>[0]): Promise<void> {
-  const until = new Date();
-  const since = new Date(until.getTime() - SUMMARY_DIGEST_DAYS * 86_400_000);
+  // until now, as the CLI's default --until (to the whole second: the period printed is the one searched)
+  const { since, until } = digestPeriod(SUMMARY_DIGEST_DAYS, parseUntil(undefined));
   const d = buildDigest(buildSeries(runs, detector), since, until);
   await core.summary
     .addRaw(`${digestMarkdown(d, `### Decided changes in the history, last ${SUMMARY_DIGEST_DAYS} days`)}\n`)

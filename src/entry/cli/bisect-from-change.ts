@@ -5,6 +5,7 @@
  * regression of the cell is chosen; its last commit before the change is good and its first after
  * is bad. docs/bisect.md, "From a change point to a bisect".
  */
+import { fmtConfidence } from "../../analysis/changes/confidence.js";
 import { BISECT_METRICS } from "../../measuring/bisect/core/state.js";
 import { loadAllRuns, parseStore } from "../../output/history/store.js";
 import { detector } from "../../output/pages/detector.js";
@@ -114,6 +115,6 @@ export function changeFromStore(
     bad: c.to,
     cell: { script: s.key.script, threads: s.key.threads, tier: s.key.tier },
     metric: c.metric,
-    describe: `change point: ${c.metric} ${pct}in ${s.key.script}:${s.key.threads}:${s.key.tier} (${s.key.flavor}, ${s.key.runner_class.slice(0, 60)}) between ${c.from.slice(0, 12)} (good) and ${c.to.slice(0, 12)} (bad), confidence ${(c.confidence * 100).toFixed(1)}%${noise}`,
+    describe: `change point: ${c.metric} ${pct}in ${s.key.script}:${s.key.threads}:${s.key.tier} (${s.key.flavor}, ${s.key.runner_class.slice(0, 60)}) between ${c.from.slice(0, 12)} (good) and ${c.to.slice(0, 12)} (bad), confidence ${fmtConfidence(c.confidence)}${noise}`,
   };
 }

@@ -370,10 +370,27 @@ export function registerHistoryBaseline(history: Command): void {
     .addOption(cliOption(OUT, { help: "baseline file to write (perfgate/import JSON)", required: true }))
     .addOption(storeOption())
     .addOption(repoOption())
-    .addOption(cliOption(HISTORY_RUNS, { flag: "runs", default: String(HISTORY_BASE_DEFAULTS.runs) }))
-    .addOption(cliOption(HISTORY_BRANCH, { flag: "branch", default: HISTORY_BASE_DEFAULTS.branch }))
+    // commander prints these defaults: the help of compare's --history-* (which says them itself) is not used
     .addOption(
-      cliOption(HISTORY_MAX_AGE, { flag: "max-age", default: `${HISTORY_BASE_DEFAULTS.maxAgeDays}d` }),
+      cliOption(HISTORY_RUNS, {
+        flag: "runs",
+        help: "how many of the newest matching runs to pool",
+        default: String(HISTORY_BASE_DEFAULTS.runs),
+      }),
+    )
+    .addOption(
+      cliOption(HISTORY_BRANCH, {
+        flag: "branch",
+        help: "branch whose runs form the base",
+        default: HISTORY_BASE_DEFAULTS.branch,
+      }),
+    )
+    .addOption(
+      cliOption(HISTORY_MAX_AGE, {
+        flag: "max-age",
+        help: 'runs older than this are not pooled, e.g. 14d, 2w; none left is an error ("none": no limit)',
+        default: `${HISTORY_BASE_DEFAULTS.maxAgeDays}d`,
+      }),
     )
     .addOption(
       cliOption(RUNNER_CLASS, { help: "runner class (default: the head's, from its host fingerprint)" }),

@@ -5,13 +5,14 @@
  */
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { fmtConfidence } from "../../analysis/changes/confidence.js";
 import { detectChanges } from "../../analysis/changes/index.js";
 import { fmtChangeValue, searchSummary } from "../../analysis/changes/report.js";
 import { alsoChangedText } from "../../output/history/also-changed.js";
 import type { HistoryRun } from "../../output/history/schema.js";
 import { loadAllRuns, parseStore } from "../../output/history/store.js";
 import { detector } from "../../output/pages/detector.js";
-import { buildDigest, digestMarkdown, digestText } from "../../output/pages/digest.js";
+import { buildDigest, digestMarkdown, digestPeriod, digestText } from "../../output/pages/digest.js";
 import {
   buildSeries,
   type CellSeries,
@@ -33,7 +34,7 @@ import {
   historyDigestRequest,
   parseUntil,
 } from "../options/changes-request.js";
-import { acceptFormerNames, cliOption, flagParser } from "../options/commander.js";
+import { acceptFormerNames, cliOption } from "../options/commander.js";
 import { BASE_ENGINE, FORMAT, OUT, TEXT_OR_JSON, THRESHOLD } from "../options/definitions.js";
 import { pagesRequest, siteOptions } from "../options/pages-request.js";
 import { parseAge } from "../options/values.js";
@@ -50,7 +51,7 @@ function changeLine(s: CellSeries, c: ChangeMark): string {
   const label = s.label.length > 0 ? `  [${s.label.join(", ")}]` : "";
   const noise = c.within_noise ? `  within noise (floor ±${c.floor_pct}%)` : "";
   const also = c.also.length > 0 ? `  also changed: ${alsoChangedText(c.also)}` : "";
-  return `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t${label}  ${c.metric}  ${size} ${kind}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${c.confidence.toFixed(4)}${noise}${also}`;
+  return `${k.runner_class}  ${k.flavor}  ${k.workload}  ${k.script}  ${k.tier}  ${k.threads}t${label}  ${c.metric}  ${size} ${kind}  at point ${c.index} (${c.date.slice(0, 10)})  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)}  confidence ${fmtConfidence(c.confidence)}${noise}${also}`;
 }
 
 /** `history changes`' lines: each is written through terminalLine, so no value from the store can split one. */
@@ -133,6 +134,9 @@ export function registerPagesCommands(program: Command, history: Command): void 
   registerDigest(history);
 }
 
+/** The digest's period when --since is not given: the nightly job's week. */
+const DIGEST_SINCE = "7d";
+
 function registerDigest(history: Command): void {
   history
     .command("digest")
@@ -141,8 +145,19 @@ function registerDigest(history: Command): void {
     )
     .addOption(storeOption())
     .addOption(repoOption())
-    .option("--since <age>", "the period, back from --until: e.g. 7d, 2w", flagParser("since", parseAge), 7)
-    .option("--until <date>", "end of the period (ISO 8601; default: now)")
+    .addOption(
+      cliOption({
+        name: "since",
+        arg: "<age>",
+        help: "the period, back from --until: e.g. 7d, 2w",
+        default: DIGEST_SINCE,
+        parse: parseAge,
+      }),
+    )
+    .option(
+      "--until <date>",
+      "end of the period, included: a date (that whole UTC day) or a date and time (ISO 8601, UTC unless it names a zone; default: now)",
+    )
     .addOption(cliOption(FORMAT(DIGEST_FORMATS)))
     .action((o: { store: string; repo?: string; since: number; until?: string; format: DigestFormat }) =>
       historyDigestAction(
@@ -158,8 +173,7 @@ function registerDigest(history: Command): void {
 }
 
 function historyDigestAction(request: HistoryDigestRequest): void {
-  const { until } = request;
-  const since = new Date(until.getTime() - request.sinceDays * 86_400_000);
+  const { since, until } = digestPeriod(request.sinceDays, request.until);
   const runs = loadAllRuns(parseStore(request.store, request.repo));
   const d = buildDigest(buildSeries(runs, detector), since, until);
   if (request.format === "json") writeOut(`${JSON.stringify(d, null, 2)}\n`);

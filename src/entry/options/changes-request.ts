@@ -142,11 +142,27 @@ export function parseWindow(text: string): number {
   return numberFlag("--window", text, (v) => Number.isInteger(v) && v >= 2, "an integer >= 2");
 }
 
-/** `--until`: an ISO 8601 date; absent: `now`. */
+/**
+ * `--until`: the last instant of the period. A date alone (`2026-11-18`) is that whole UTC day, up
+ * to its last millisecond; a date and time is that instant (UTC unless it names a zone); absent,
+ * now (to the whole second, so the period printed is the period searched).
+ */
 export function parseUntil(text: string | undefined, now: Date = new Date()): Date {
-  const until = text === undefined ? now : new Date(text);
-  if (Number.isNaN(until.getTime())) {
-    throw new UsageError(`--until ${text}: not a date (accepted: ISO 8601, e.g. 2026-11-27T00:00:00Z)`);
+  if (text === undefined) return new Date(Math.floor(now.getTime() / 1000) * 1000);
+  const accepted =
+    "accepted: ISO 8601, a date (the whole UTC day) or a date and time, e.g. 2026-11-27 or 2026-11-27T12:00:00Z";
+  const day = /^\s*(\d{4}-\d{2}-\d{2})\s*$/.exec(text)?.[1];
+  if (day !== undefined) {
+    const start = new Date(`${day}T00:00:00Z`);
+    // Date rolls 2026-02-30 over to March: a day that does not exist is refused
+    if (Number.isNaN(start.getTime()) || start.toISOString().slice(0, 10) !== day) {
+      throw new UsageError(`--until ${text}: no such day (${accepted})`);
+    }
+    return new Date(start.getTime() + 86_400_000 - 1);
   }
+  // a date and time without a zone is UTC, as a date alone is (JavaScript would read it as local time)
+  const zoneless = /^\s*\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*$/.test(text);
+  const until = new Date(zoneless ? `${text.trim()}Z` : text);
+  if (Number.isNaN(until.getTime())) throw new UsageError(`--until ${text}: not a date (${accepted})`);
   return until;
 }

@@ -20,7 +20,13 @@ import { isPlaceVariable } from "../../analysis/compare/settings.js";
 import { isConnectionOption } from "../../measuring/sysbench/args.js";
 import { VERSION_RANGED_OPTIONS } from "../../servers/config.js";
 import { parseSize } from "../../util/size.js";
-import type { AlsoChanged } from "./also-changed.js";
+import {
+  type AlsoChanged,
+  type AlsoChangedFact,
+  type FactChanged,
+  VARIABLES_LISTED,
+  type VariablesChanged,
+} from "./also-changed.js";
 import type { HistoryCell, HistoryRun, HistoryServer } from "./schema.js";
 
 /** `name → value`, names prefixed by where they come from (`my.cnf `, `setting `, `sysbench `, …). */
@@ -191,7 +197,7 @@ export function conditionsDiff(a: Conditions, b: Conditions): string[] {
 }
 
 /** The facts compared, each read from one run (the cell's tier for the server's variables). */
-const FACTS: { what: string; of: (r: HistoryRun, tier: string) => string | undefined }[] = [
+const FACTS: { what: AlsoChangedFact; of: (r: HistoryRun, tier: string) => string | undefined }[] = [
   { what: "server", of: (r) => r.servers[0]?.version },
   {
     what: "server build",
@@ -218,24 +224,26 @@ function sideValue(values: readonly (string | undefined)[]): string | undefined 
 }
 
 /** Server variables (not paths, not the known settings, which are conditions) that differ. */
-function variablesChanged(before: HistoryRun, after: HistoryRun, tier: string): AlsoChanged | null {
+function variablesChanged(before: HistoryRun, after: HistoryRun, tier: string): VariablesChanged | null {
   const vb = before.servers[0]?.tiers.find((t) => t.tier === tier)?.variables ?? {};
   const va = after.servers[0]?.tiers.find((t) => t.tier === tier)?.variables ?? {};
   if (Object.keys(vb).length === 0 || Object.keys(va).length === 0) return null;
+  const value = (vars: Record<string, string>, n: string) => (Object.hasOwn(vars, n) ? vars[n]! : null);
   const names = [...new Set([...Object.keys(vb), ...Object.keys(va)])].sort().filter((n) => {
-    const x = Object.hasOwn(vb, n) ? vb[n] : undefined;
-    const y = Object.hasOwn(va, n) ? va[n] : undefined;
-    return x !== y && !isPlaceVariable(n, [x, y]);
+    const x = value(vb, n);
+    const y = value(va, n);
+    return x !== y && !isPlaceVariable(n, [x ?? undefined, y ?? undefined]);
   });
   // the performance settings of the maintained list first: a default the server changed
   const known = (n: string) => (knownSetting(n) === undefined ? 1 : 0);
   names.sort((m, n) => known(m) - known(n));
   if (names.length === 0) return null;
-  const shown = names.slice(0, 3).map((n) => `${n} ${vb[n] ?? "(unset)"} → ${va[n] ?? "(unset)"}`);
   return {
     what: "server variables",
-    before: `${names.length} differ`,
-    after: `${shown.join("; ")}${names.length > 3 ? "; …" : ""}`,
+    count: names.length,
+    changes: names
+      .slice(0, VARIABLES_LISTED)
+      .map((name) => ({ name, before: value(vb, name), after: value(va, name) })),
   };
 }
 
@@ -253,7 +261,7 @@ export function whatElseChanged(
   const b = before.slice(-window).reverse();
   const a = after.slice(0, window);
   if (b.length === 0 || a.length === 0) return [];
-  const out: AlsoChanged[] = [];
+  const out: FactChanged[] = [];
   for (const f of FACTS) {
     const x = sideValue(b.map((r) => f.of(r, tier)));
     const y = sideValue(a.map((r) => f.of(r, tier)));
@@ -264,6 +272,5 @@ export function whatElseChanged(
   const build = out.findIndex((x) => x.what === "server build");
   if (build >= 0 && out.some((x) => x.what === "server")) out.splice(build, 1);
   const vars = variablesChanged(b[0]!, a[0]!, tier);
-  if (vars) out.push(vars);
-  return out;
+  return vars ? [...out, vars] : out;
 }

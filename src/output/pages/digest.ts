@@ -11,6 +11,7 @@
  * same run, naming any that went the other way or is within its noise floor (docs/history.md).
  */
 
+import { fmtConfidence } from "../../analysis/changes/confidence.js";
 import { isMetricName } from "../../analysis/metrics/table.js";
 import { isImportedBench } from "../../analysis/metrics/tier.js";
 import { plural } from "../../util/plural.js";
@@ -43,11 +44,28 @@ export interface DigestEntry {
 }
 
 export interface Digest {
+  /** the period searched, both ends included (ISO 8601, UTC) */
   since: string;
   until: string;
   entries: DigestEntry[];
   /** change points (series and run) of the period left out: every metric's change there within its noise floor */
   within_noise: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Whether `d` is the last millisecond of a UTC day (the end of a period given as a date). */
+const isDayEnd = (d: Date) => (d.getTime() + 1) % DAY_MS === 0;
+const isDayStart = (d: Date) => d.getTime() % DAY_MS === 0;
+
+/**
+ * The period of `days` days that ends at `until` (included). A period that ends with a day (an
+ * `--until` given as a date: its last millisecond) is that many whole days: `7` up to
+ * 2026-11-18 starts 2026-11-12 at 00:00 UTC; else it starts `days` × 24 h before `until`.
+ */
+export function digestPeriod(days: number, until: Date): { since: Date; until: Date } {
+  const back = days * DAY_MS - (isDayEnd(until) ? 1 : 0);
+  return { since: new Date(until.getTime() - back), until };
 }
 
 const SHA = /^[0-9a-f]{7,64}$/i;
@@ -152,9 +170,24 @@ function changeText(e: DigestEntry): string {
   return `${sizeText(e.change)} ${e.change.metric} ${e.kind}${othersText(e)}`;
 }
 
+/** An instant as `2026-11-14 12:00:00 UTC` (milliseconds only when it has some). */
+function instantText(d: Date): string {
+  return `${d.toISOString().replace("T", " ").replace(".000Z", "Z").replace("Z", "")} UTC`;
+}
+
+/**
+ * The period as searched, both ends included: `from 2026-10-20 to 2026-11-18` when it is whole
+ * UTC days, else to the second (`from 2026-11-14 12:00:00 UTC to 2026-11-18 12:00:00 UTC`).
+ */
+export function periodText(since: Date, until: Date): string {
+  return isDayStart(since) && isDayEnd(until)
+    ? `from ${since.toISOString().slice(0, 10)} to ${until.toISOString().slice(0, 10)}`
+    : `from ${instantText(since)} to ${instantText(until)}`;
+}
+
 function headline(d: Digest): string {
   const noise = d.within_noise > 0 ? `; ${d.within_noise} more within their cell's noise floor left out` : "";
-  return `${plural(d.entries.length, "decided change")} from ${d.since.slice(0, 10)} to ${d.until.slice(0, 10)}, largest first${noise}`;
+  return `${plural(d.entries.length, "decided change")} ${periodText(new Date(d.since), new Date(d.until))}, largest first${noise}`;
 }
 
 /** The digest for a terminal. */
@@ -165,7 +198,7 @@ export function digestText(d: Digest): string {
     lines.push(
       "",
       `${changeText(e)}  ${cellName(e)}`,
-      `  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)} (${c.date.slice(0, 10)}), confidence ${(c.confidence * 100).toFixed(1)}%`,
+      `  commits ${c.from.slice(0, 12)}..${c.to.slice(0, 12)} (${c.date.slice(0, 10)}), confidence ${fmtConfidence(c.confidence)}`,
       `  also changed: ${c.also.length > 0 ? alsoChangedText(c.also) : "nothing else recorded (the code alone)"}`,
       `  bisect: ${e.bisect ?? "not possible (the runs record no commits, or the metric is not one bisect decides on)"}`,
     );

@@ -1,5 +1,6 @@
 /** One cell: tps, qps and p95 over the runs with 95% interval bands and change-point markers. */
 import uPlot from "uplot";
+import { fmtConfidence } from "../../../analysis/changes/confidence.js";
 import { isImportedBench } from "../../../analysis/metrics/tier.js";
 import { own } from "../../../util/dict.js";
 import { safeHref, safeUrl } from "../../../util/safe-url.js";
@@ -197,10 +198,6 @@ function chart(
   return u;
 }
 
-function confidence(c: number): string {
-  return c >= 0.999 ? "≥ 99.9%" : `${(c * 100).toFixed(1)}%`;
-}
-
 function changeList(s: CellSeries, metric: string): HTMLElement {
   const marks = s.changes.filter((c) => c.metric === metric);
   if (marks.length === 0) return el("p", { class: "changes none" }, "No change point.");
@@ -214,7 +211,7 @@ function changeList(s: CellSeries, metric: string): HTMLElement {
         el("span", { class: `badge ${changeClass(m)}` }, changePct(m)),
         ` ${fmt(m.before)} → ${fmt(m.after)} from ${day(m.date)}, commits `,
         safeUrl(m.range_url) ? el("a", { href: m.range_url! }, range) : range,
-        ` (confidence ${confidence(m.confidence)})`,
+        ` (confidence ${fmtConfidence(m.confidence)})`,
         ...(m.within_noise
           ? [" ", el("span", { class: "badge noise" }, `within noise (floor ±${m.floor_pct}%)`)]
           : []),
