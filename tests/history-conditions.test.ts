@@ -389,7 +389,7 @@ describe("triage digest", () => {
       ["p95_ms", "regression", 34],
     ]);
     expect(e.bisect).toBe(
-      `npx perfgate bisect --good ${commitOf(33)} --bad ${commitOf(34)} --cell oltp_read_write:16:1G --metric tps -w workloads/nightly.yml --source <server checkout>`,
+      `npx perfgate bisect --good ${commitOf(33)} --bad ${commitOf(34)} --cell oltp_read_write:16:1G --metric tps -w workloads/nightly.yml --source "$SERVER_SRC"`,
     );
     const text = digestText(week);
     expect(text).toContain("1 decided change from");

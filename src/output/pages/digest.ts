@@ -75,7 +75,10 @@ function shellWord(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
-/** `perfgate bisect` over the change's range, or null (no commits, an imported metric). */
+/**
+ * `perfgate bisect` over the change's range, or null (no commits, an imported metric): ready to
+ * paste in the perfgate checkout the workload is in, with SERVER_SRC set to the server's checkout.
+ */
 export function bisectCommand(key: CellKey, c: ChangeMark): string | null {
   if (!SHA.test(c.from) || !SHA.test(c.to) || !isMetricName(c.metric) || isImportedBench(key)) return null;
   return [
@@ -85,7 +88,8 @@ export function bisectCommand(key: CellKey, c: ChangeMark): string | null {
     `--cell ${shellWord(`${key.script}:${key.threads}:${key.tier}`)}`,
     `--metric ${c.metric}`,
     `-w ${shellWord(`workloads/${key.workload}.yml`)}`,
-    "--source <server checkout>",
+    // a shell variable, not a <placeholder>: pasted as is, `<…>` would be a redirection
+    '--source "$SERVER_SRC"',
   ].join(" ");
 }
 
