@@ -558,16 +558,15 @@ describe("a baseline pool from the store", () => {
     expect(text.stdout).not.toContain(newer.id);
   });
 
-  it("refuses to pool a run that is not comparable with the head, naming the differences, as compare does", async () => {
+  it("pools only runs comparable with the head, naming what left one out; none comparable is refused, naming the differences", async () => {
     const d = tmp();
     const { store, runs, headFile } = setup(d);
-    const odd = runs[4]!;
-    const changed = {
-      ...odd,
-      host: { ...odd.host, cpu_model: "Intel Xeon" },
+    const oddOf = (run: (typeof runs)[number]) => ({
+      ...run,
+      host: { ...run.host, cpu_model: "Intel Xeon" },
       dataset: { tables: 4, table_size: 10_000 },
-      workload: { ...odd.workload, sha256: "1".repeat(64) },
-      servers: odd.servers.map((s) => ({
+      workload: { ...run.workload, sha256: "1".repeat(64) },
+      servers: run.servers.map((s) => ({
         ...s,
         version: "11.4.6",
         tiers: s.tiers.map((t) => ({
@@ -575,13 +574,34 @@ describe("a baseline pool from the store", () => {
           config: `${t.config}\n[mysqld]\ninnodb_flush_log_at_trx_commit = 0\n`,
         })),
       })),
+    });
+    const write = (run: (typeof runs)[number]) =>
+      writeFileSync(join(store, "runs", `${run.id}.json`), `${JSON.stringify(run)}\n`);
+    const odd = runs[4]!;
+    write(oddOf(odd));
+    const some = await compare(store, headFile);
+    expect(some.code, some.stderr).toBe(0);
+    const pooled = JSON.parse(some.stdout) as {
+      baseline_history: { runs: { id: string }[]; left_out: { reason: string; runs: number }[] };
     };
-    writeFileSync(join(store, "runs", `${odd.id}.json`), `${JSON.stringify(changed)}\n`);
+    expect(pooled.baseline_history.left_out).toEqual([
+      {
+        reason: 'not comparable: host.cpu_model "Intel Xeon" vs "AMD EPYC 7443P 24-Core Processor"',
+        runs: 1,
+      },
+    ]);
+    expect(pooled.baseline_history.runs.map((x) => x.id)).toEqual(
+      runs.filter((x) => x.id !== odd.id).map((x) => x.id),
+    );
+    expect(some.stdout).not.toContain(odd.id);
+    // none comparable: refused, naming the newest run's differences
+    for (const run of runs) write(oddOf(run));
+    const newest = runs[runs.length - 1]!;
     const r = await compare(store, headFile);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain(
-      `history run ${odd.id} (commit ${odd.commit.slice(0, 12)}) and ${headFile} are not comparable:`,
+      `history run ${newest.id} (commit ${newest.commit.slice(0, 12)}) and ${headFile} are not comparable:`,
     );
     for (const diff of [
       'host.cpu_model "Intel Xeon" vs "AMD EPYC 7443P 24-Core Processor"',
@@ -594,9 +614,6 @@ describe("a baseline pool from the store", () => {
     expect(r.stderr).toContain("(to compare anyway: --allow-mismatch)");
     const allowed = await compare(store, headFile, "--allow-mismatch");
     expect(allowed.code, allowed.stderr).toBe(0);
-    // Fewer runs asked for, the odd one outside the window: pooled without a word.
-    const recent = await compare(store, headFile, "--history-runs", "1");
-    expect(recent.code, recent.stderr).toBe(0);
   });
 });
 

@@ -116,7 +116,7 @@ describe("perfgate run --pin-defaults", () => {
     for (const pin of pins) expect(head.tiers[0]!.variables[pin.name], pin.name).toBe(pin.value);
     const report = readFileSync(out.replace(/\.json$/, ".md"), "utf8");
     expect(report).toContain("## Like for like");
-    expect(report).toContain("| cell | metric | stock defaults | pinned defaults |");
+    expect(report).toContain("| cell | metric | stock defaults | verdict | pinned defaults | verdict |");
     expect(r.stdout).toMatch(/^Like for like$/m);
   }, 600_000);
 
@@ -136,7 +136,7 @@ describe("perfgate run --pin-defaults", () => {
     expect(readFileSync(stockOut, "utf8")).toBe(stockBefore); // the complete stock half is kept as it was
     const report = readFileSync(out.replace(/\.json$/, ".md"), "utf8");
     expect(report).toContain("## Like for like");
-    expect(report).toContain("| cell | metric | stock defaults | pinned defaults |");
+    expect(report).toContain("| cell | metric | stock defaults | verdict | pinned defaults | verdict |");
     expect(report).toContain("continued with --resume after an interrupt, keeping 0 finished cells");
   }, 600_000);
 

@@ -213,50 +213,64 @@ export function checkFairness(
   if (sb && sh) {
     const baseName = options.baseName ?? "base";
     const headName = options.headName ?? "head";
-    // one-sided options, aggregated over tiers: "name = value only on X (tiers 2G, 32G)"
-    const oneSided = new Map<string, string[]>();
-    for (const tb of sb.tiers) {
-      const th = sh.tiers.find((t) => t.tier === tb.tier);
-      if (!th) continue;
-      const cb = parseMyCnf(tb.config);
-      const ch = parseMyCnf(th.config);
-      for (const key of [...new Set([...cb.keys(), ...ch.keys()])].sort()) {
-        if (INSTANCE_KEYS.has(key)) continue;
-        const vb = cb.get(key);
-        const vh = ch.get(key);
-        if (vb !== undefined && vh !== undefined) {
-          if (sameValue(vb, vh)) continue;
-          // Derived by perfgate from the flavor's own file-descriptor accounting (MariaDB counts the
-          // table cache once per instance, MySQL once): across flavors a difference is expected.
-          if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
-            notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
-            continue;
-          }
-          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        // the same flavor and version get the same version rules: an option on one side only
-        // was set for that side (--set performance_schema=ON), a difference like any other
-        if (sb.flavor === sh.flavor && sb.version === sh.version) {
-          mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
-          continue;
-        }
-        const text =
-          vb !== undefined
-            ? `${key} = ${vb} only on ${baseName}`
-            : `${key} = ${vh ?? ""} only on ${headName}`;
-        appendTo(oneSided, text, tb.tier);
-      }
-    }
+    configFairness(sb, sh, baseName, headName, mismatches, notes);
     binlogFairness(sb, sh, baseName, headName, mismatches, notes);
     mismatches.push(...countedFairness(base, head, sb.label, sh.label));
-    for (const [text, tiers] of oneSided) {
-      notes.push(
-        `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`,
-      );
-    }
   }
   return { mismatches, notes };
+}
+
+/**
+ * The generated server configs of the tiers both sides have: an option both set differently is a
+ * mismatch; one only one side sets is a version-specific note between two versions, a mismatch
+ * on the same flavor and version (set for one side).
+ */
+function configFairness(
+  sb: ServerRec,
+  sh: ServerRec,
+  baseName: string,
+  headName: string,
+  mismatches: string[],
+  notes: string[],
+): void {
+  // one-sided options, aggregated over tiers: "name = value only on X (tiers 2G, 32G)"
+  const oneSided = new Map<string, string[]>();
+  for (const tb of sb.tiers) {
+    const th = sh.tiers.find((t) => t.tier === tb.tier);
+    if (!th) continue;
+    const cb = parseMyCnf(tb.config);
+    const ch = parseMyCnf(th.config);
+    for (const key of [...new Set([...cb.keys(), ...ch.keys()])].sort()) {
+      if (INSTANCE_KEYS.has(key)) continue;
+      const vb = cb.get(key);
+      const vh = ch.get(key);
+      if (vb !== undefined && vh !== undefined) {
+        if (sameValue(vb, vh)) continue;
+        // Derived by perfgate from the flavor's own file-descriptor accounting (MariaDB counts the
+        // table cache once per instance, MySQL once): across flavors a difference is expected.
+        if (sb.flavor !== sh.flavor && FLAVOR_DERIVED_KEYS.has(key)) {
+          notes.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)} (derived per flavor)`);
+          continue;
+        }
+        mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+        continue;
+      }
+      // the same flavor and version get the same version rules: an option on one side only
+      // was set for that side (--set performance_schema=ON), a difference like any other
+      if (sb.flavor === sh.flavor && sb.version === sh.version) {
+        mismatches.push(`config[${tb.tier}].${key} ${show(vb)} vs ${show(vh)}`);
+        continue;
+      }
+      const text =
+        vb !== undefined ? `${key} = ${vb} only on ${baseName}` : `${key} = ${vh ?? ""} only on ${headName}`;
+      appendTo(oneSided, text, tb.tier);
+    }
+  }
+  for (const [text, tiers] of oneSided) {
+    notes.push(
+      `config: ${text} (tier${tiers.length > 1 ? "s" : ""} ${tiers.join(", ")}; a version-specific option)`,
+    );
+  }
 }
 
 type ServerRec = FairnessSide["servers"][number];
