@@ -183,7 +183,10 @@ describe("cells of different workloads", () => {
     }));
     const m = buildMatrix("micro", [...a, ...b], { thresholdPct: 5 });
     expect(m.tables.map((t) => t.workload).sort()).toEqual(
-      ["micro (4 tables × 100,000 rows --point-selects=0)", "micro (4 tables × 100,000 rows --range-selects=off)"].sort(),
+      [
+        "micro (4 tables × 100,000 rows --point-selects=0)",
+        "micro (4 tables × 100,000 rows --range-selects=off)",
+      ].sort(),
     );
   });
 });

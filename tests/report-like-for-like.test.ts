@@ -139,7 +139,9 @@ describe("perfgate report of a like-for-like A/B", () => {
       "The stock A/B's results (`results/gone/ab.stock.json`) were not found, so its changes are not shown beside the pinned ones.",
     );
     expect(r.stdout).toContain("| `innodb_adaptive_hash_index` | OFF | ON |");
-    expect(r.stdout).not.toContain("| cell | metric | stock defaults | verdict | pinned defaults | verdict |");
+    expect(r.stdout).not.toContain(
+      "| cell | metric | stock defaults | verdict | pinned defaults | verdict |",
+    );
   }, 60_000);
 
   it("a stock A/B that is not an A/B file is refused with its name, nothing written", async () => {
