@@ -68,16 +68,10 @@ function notTheHead(runs: readonly HistoryRun[], head: BaselineHead, q: Baseline
 /** The head as the baseline reads it: a run's document or file (its header, one server, its cells). */
 export type BaselineHead = FairnessSide & Pick<Results, "servers" | "started_at" | "host" | "workload">;
 
-/** Every pooled run must be comparable with the head, as `compare` requires of a base (fairness.ts). */
-function checkComparable(runs: readonly HistoryRun[], head: BaselineHead, q: BaselineQuery): void {
-  if (q.allowMismatch) return;
-  for (const r of runs) {
-    const f = checkFairness(r, head, { historyBase: true, baseName: `run ${r.id}`, headName: "the head" });
-    if (f.mismatches.length > 0) {
-      const base = `history run ${r.id} (commit ${r.commit.slice(0, 12) || "none"})`;
-      throw notComparable(base, q.head?.name ?? "the head", f.mismatches);
-    }
-  }
+/** How a stored run differs from the head in what makes them comparable (fairness.ts); empty: comparable. */
+function mismatchesOf(r: HistoryRun, head: BaselineHead): string[] {
+  return checkFairness(r, head, { historyBase: true, baseName: `run ${r.id}`, headName: "the head" })
+    .mismatches;
 }
 
 export interface HistoryBaseline {
@@ -144,15 +138,22 @@ export function matchingRunsWithReasons(
   if (maxAge !== null) note(`older than ${maxAge} days`, before.length - fresh.length);
   let comparable = fresh;
   if (!q.allowMismatch) {
+    // a run not comparable with the head is left out, counted by its first difference; when none
+    // is left, the newest run's differences are the error, as compare gives them for any base
     const differences = new Map<string, number>();
+    let newest: string[] = [];
     comparable = fresh.filter((r) => {
-      const f = checkFairness(r, head, { historyBase: true, baseName: `run ${r.id}`, headName: "the head" });
-      if (f.mismatches.length === 0) return true;
-      const first = f.mismatches[0]!;
-      differences.set(first, (differences.get(first) ?? 0) + 1);
+      const mismatches = mismatchesOf(r, head);
+      if (mismatches.length === 0) return true;
+      newest = mismatches;
+      differences.set(mismatches[0]!, (differences.get(mismatches[0]!) ?? 0) + 1);
       return false;
     });
-    if (comparable.length === 0) checkComparable([fresh[fresh.length - 1]!], head, q);
+    if (comparable.length === 0) {
+      const r = fresh[fresh.length - 1]!;
+      const base = `history run ${r.id} (commit ${r.commit.slice(0, 12) || "none"})`;
+      throw notComparable(base, q.head?.name ?? "the head", newest);
+    }
     for (const [difference, n] of [...differences].slice(0, 5)) note(`not comparable: ${difference}`, n);
   }
   const pooled = comparable.slice(-q.runs);
