@@ -18,21 +18,28 @@ afterAll(() => {
 
 const CLASS = "x64-48c-128g-amd-epyc-7443p";
 
+/** Eight daily nightly runs of oltp_read_write (1–64 threads, tier 1G), the newest a day old. */
+function nightlyStore(prefix: string, extra: Partial<Parameters<typeof writeSyntheticStore>[1]> = {}) {
+  const d = tempDir(prefix);
+  dirs.push(d);
+  const store = join(d, "store");
+  const runs = writeSyntheticStore(store, {
+    runs: 8,
+    scripts: ["oltp_read_write"],
+    tiers: ["1G"],
+    threads: [1, 4, 16, 64],
+    seed: 5,
+    start: Date.now() - 8 * 86_400_000 - 60_000,
+    ...extra,
+  });
+  return { d, store, runs };
+}
+
 describe("history baseline", () => {
   requireBuild();
 
   it("pools the newest matching runs and compare finds the planted drop only", async () => {
-    const d = tempDir("perfgate-history-baseline-");
-    dirs.push(d);
-    const store = join(d, "store");
-    const runs = writeSyntheticStore(store, {
-      runs: 8,
-      scripts: ["oltp_read_write"],
-      tiers: ["1G"],
-      threads: [1, 4, 16, 64],
-      seed: 5,
-      start: Date.now() - 8 * 86_400_000 - 60_000,
-    });
+    const { d, store, runs } = nightlyStore("perfgate-history-baseline-");
     // Head: 3 repetitions, 16 threads 15% slower.
     const headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));
     /** `perfgate history baseline` of the store, like the head file, into `out`. */
@@ -73,17 +80,8 @@ describe("history baseline", () => {
   });
 
   it("pools only runs made under the head's settings: a run with another --set is another series, never its base", async () => {
-    const d = tempDir("perfgate-history-baseline-set-");
-    dirs.push(d);
-    const store = join(d, "store");
     // runs 6 and 7 were made with performance_schema=ON (one-sided in their my.cnf), the head without
-    const runs = writeSyntheticStore(store, {
-      runs: 8,
-      scripts: ["oltp_read_write"],
-      tiers: ["1G"],
-      threads: [1, 4, 16, 64],
-      seed: 5,
-      start: Date.now() - 8 * 86_400_000 - 60_000,
+    const { d, store, runs } = nightlyStore("perfgate-history-baseline-set-", {
       conditions: { at: 6, config: { performance_schema: "ON" }, factor: 0.9 },
     });
     const headFile = writeJson(d, "head.json", nightlyHead([1, 4, 16, 64]));

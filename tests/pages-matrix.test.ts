@@ -130,16 +130,19 @@ describe("cells of different workloads", () => {
       })),
     }));
 
-  it("two workloads running the same script are two cells, each engine against its baseline in the same one", () => {
-    const dir = tempDir("perfgate-matrix-workloads-");
-    const runs: HistoryRun[] = writeSyntheticStore(dir, {
+  /** A MySQL 8.0.15 → 9.7.4 matrix of one oltp_read_only cell (1 thread, tier 1G). */
+  const readOnlyMatrix = (prefix: string, seed: number): HistoryRun[] =>
+    writeSyntheticStore(tempDir(prefix), {
       runs: 0,
       scripts: ["oltp_read_only"],
       tiers: ["1G"],
       threads: [1],
       matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
-      seed: 7,
+      seed,
     });
+
+  it("two workloads running the same script are two cells, each engine against its baseline in the same one", () => {
+    const runs = readOnlyMatrix("perfgate-matrix-workloads-", 7);
     const point = asWorkload(runs, "micro-point", ["--range-selects=off"], 1);
     const range = asWorkload(runs, "micro-range", ["--point-selects=0"], 0.2);
     // only the older version's range run and the newer's point run: nothing to compare
@@ -167,15 +170,7 @@ describe("cells of different workloads", () => {
   });
 
   it("one workload name under two sets of sysbench options: two cells, each named with its options", () => {
-    const dir = tempDir("perfgate-matrix-options-");
-    const runs: HistoryRun[] = writeSyntheticStore(dir, {
-      runs: 0,
-      scripts: ["oltp_read_only"],
-      tiers: ["1G"],
-      threads: [1],
-      matrix: { flavor: "mysql", versions: ["8.0.15", "9.7.4"] },
-      seed: 8,
-    });
+    const runs = readOnlyMatrix("perfgate-matrix-options-", 8);
     const a = asWorkload(runs, "micro", ["--range-selects=off"], 1);
     const b = asWorkload(runs, "micro", ["--point-selects=0"], 0.2).map((r) => ({
       ...r,
