@@ -342,7 +342,9 @@ describe("whose comment it is", () => {
     expect(gh.requests.filter((q) => q.method === "PATCH")).toHaveLength(0);
     expect(forged.body).toContain("all good");
     const mine = gh.commentsOn(owner, repo, 501).filter((c) => c.author === "github-actions[bot]");
-    expect(mine).toHaveLength(1);
+    // Once, under a load average of 15, no comment was posted and the step still passed; the
+    // action's log says why the next time (a failed POST is a warning, not a failed step).
+    expect(mine, r.stdout).toHaveLength(1);
     expect(mine[0]!.body).toContain("🔴 regression");
   });
 
