@@ -1,6 +1,6 @@
 /**
  * `perfgate pages` (the static trend site), `perfgate history changes` (change points per cell and
- * set of conditions) and `perfgate history digest` (the period's decided changes, largest first).
+ * set of conditions) and `perfgate history digest` (the period's decided changes, regressions first).
  * History changes and digest build their requests (src/entry/options/changes-request.ts).
  */
 import { resolve } from "node:path";
@@ -141,7 +141,7 @@ function registerDigest(history: Command): void {
   history
     .command("digest")
     .description(
-      "The decided change points of a period, largest first, with their commit ranges, what else changed and the bisect command.",
+      "The decided change points of a period, regressions then improvements, each largest first, with their commit ranges, what else changed and the bisect command.",
     )
     .addOption(storeOption())
     .addOption(repoOption())
