@@ -505,7 +505,7 @@ describe("perfgate history changes and digest", () => {
     const r = await runCli(["history", "changes", "--store", dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(
-      "0 change points in 0 series searched (0 cells, 0 trend runs; 2 runs not in any trend (version matrix: see perfgate pages))",
+      "0 change points in 0 series × metric searched (0 cells, 0 trend runs; 2 runs not in any trend (version matrix: see perfgate pages))",
     );
   });
 
@@ -515,7 +515,7 @@ describe("perfgate history changes and digest", () => {
     const r = await runCli(["history", "changes", "--store", dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(
-      "0 change points in 24 series searched (4 cells, 8 series by conditions, 30 trend runs)",
+      "0 change points in 24 series × metric searched (8 series of 4 cells, 30 trend runs)",
     );
     const until = runs.at(-1)!.date;
     const d = await runCli(["history", "digest", "--store", dir, "--until", until, "--format", "json"]);
