@@ -48,6 +48,7 @@ export const INTEGRATION = [
   "pages-conditions-browser",
   "pages-gab-browser",
   "pages-matrix-browser",
+  "pages-overview-changes-browser",
   "pages-sparkline-browser",
   "pages-hostile-browser",
   "pages-pins-browser",

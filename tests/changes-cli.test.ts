@@ -144,7 +144,7 @@ describe("perfgate changes <store folder> and history changes agree", () => {
     expect(h.code, h.stderr).toBe(0);
     const hl = h.stdout.trimEnd().split("\n");
     expect(hl).toHaveLength(4);
-    expect(hl.at(-1)).toMatch(/^3 change points in 18 series searched \(6 cells, 24 trend runs\)$/);
+    expect(hl.at(-1)).toMatch(/^3 change points in 18 series × metric searched \(6 cells, 24 trend runs\)$/);
 
     const md = await runCli(["changes", join(dir, "store"), "--format", "markdown"]);
     expect(md.stdout).toContain("3 change points in 18 series searched.");

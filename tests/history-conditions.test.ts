@@ -409,6 +409,51 @@ describe("triage digest", () => {
     expect(before.entries).toEqual([]);
   });
 
+  it("lists regressions before improvements, each largest first, and the headline counts each kind", () => {
+    // a small regression beside two larger improvements: by size alone it would come last
+    const { runs } = store({
+      runs: 40,
+      noisePct: 0.3,
+      step: [
+        { script: "oltp_read_write", tier: "1G", threads: 16, at: 34, factor: 0.95 },
+        { script: "oltp_point_select", tier: "1G", threads: 1, at: 35, factor: 1.1 },
+        { script: "oltp_point_select", tier: "1G", threads: 16, at: 36, factor: 1.3 },
+      ],
+    });
+    const until = new Date(runs.at(-1)!.date);
+    const week = buildDigest(buildSeries(runs, detector), new Date(until.getTime() - 7 * 86_400_000), until);
+    expect(week.entries.map((e) => [e.kind, e.key.script, e.key.threads])).toEqual([
+      ["regression", "oltp_read_write", 16],
+      ["improvement", "oltp_point_select", 16],
+      ["improvement", "oltp_point_select", 1],
+    ]);
+    // the improvements larger than the regression: grouped, not ordered by size alone
+    const [reg, big, small] = week.entries.map((e) => Math.abs(e.change.pct!));
+    expect(big!).toBeGreaterThan(small!);
+    expect(small!).toBeGreaterThan(reg!);
+    const text = digestText(week);
+    expect(text).toMatch(
+      /^3 decided changes from .+ UTC: 1 regression, 2 improvements, each largest first\n/,
+    );
+    const firsts = text.split("\n").filter((l) => /^[-+]/.test(l));
+    expect(firsts.map((l) => / tps (regression|improvement)/.exec(l)?.[1])).toEqual([
+      "regression",
+      "improvement",
+      "improvement",
+    ]);
+    const md = digestMarkdown(week);
+    expect(md).toContain(": 1 regression, 2 improvements, each largest first");
+    const rows = md.split("\n").filter((l) => /^\| [-+\\]/.test(l));
+    expect(rows.map((l) => /tps (regression|improvement)/.exec(l)?.[1])).toEqual([
+      "regression",
+      "improvement",
+      "improvement",
+    ]);
+    // no regression in the period: the headline still says so
+    const improvements = { ...week, entries: week.entries.filter((e) => e.kind === "improvement") };
+    expect(digestText(improvements)).toMatch(/: 0 regressions, 2 improvements, each largest first\n/);
+  });
+
   it("metrics that disagree at one run: the entry is a regression led by a worsened metric, the improvement named as one", () => {
     const { runs } = store({
       runs: 40,
@@ -460,7 +505,7 @@ describe("perfgate history changes and digest", () => {
     const r = await runCli(["history", "changes", "--store", dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(
-      "0 change points in 0 series searched (0 cells, 0 trend runs; 2 runs not in any trend (version matrix: see perfgate pages))",
+      "0 change points in 0 series × metric searched (0 cells, 0 trend runs; 2 runs not in any trend (version matrix: see perfgate pages))",
     );
   });
 
@@ -470,7 +515,7 @@ describe("perfgate history changes and digest", () => {
     const r = await runCli(["history", "changes", "--store", dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(
-      "0 change points in 24 series searched (4 cells, 8 series by conditions, 30 trend runs)",
+      "0 change points in 24 series × metric searched (8 series of 4 cells, 30 trend runs)",
     );
     const until = runs.at(-1)!.date;
     const d = await runCli(["history", "digest", "--store", dir, "--until", until, "--format", "json"]);
@@ -503,14 +548,14 @@ describe("perfgate history changes and digest", () => {
     expect([json.since, json.until]).toEqual(["2025-01-06T00:00:00.000Z", "2025-02-04T23:59:59.999Z"]);
     expect(json.entries.map((e) => e.change.index)).toEqual([34]);
     expect(await digest("--since", "30d", "--until", "2025-02-04")).toMatch(
-      /^1 decided change from 2025-01-06 to 2025-02-04, largest first\n/,
+      /^1 decided change from 2025-01-06 to 2025-02-04: 1 regression, 0 improvements, each largest first\n/,
     );
     expect(await digest("--since", "4d", "--until", "2025-02-07")).toMatch(
-      /^1 decided change from 2025-02-04 to 2025-02-07, largest first\n/,
+      /^1 decided change from 2025-02-04 to 2025-02-07: 1 regression, 0 improvements, each largest first\n/,
     );
     // an instant: the period starts at the same time of day, and says so (the 02:17 change is before it)
     expect(await digest("--since", "4d", "--until", "2025-02-08T12:00:00Z")).toBe(
-      "0 decided changes from 2025-02-04 12:00:00 UTC to 2025-02-08 12:00:00 UTC, largest first\n",
+      "0 decided changes from 2025-02-04 12:00:00 UTC to 2025-02-08 12:00:00 UTC\n",
     );
     // --since's default, as its help shows it
     const week = JSON.parse(await digest("--until", "2025-02-04", "--format", "json")) as { since: string };

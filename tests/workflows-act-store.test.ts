@@ -114,7 +114,7 @@ describe("nightly and release-candidate under act", () => {
     expect(digest, JSON.stringify(r.summaries)).toContain("### Decided changes this period");
     // the period searched, to the second when it does not end with a whole day (the default: now)
     const when = String.raw`\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2} UTC)?`;
-    expect(digest).toMatch(new RegExp(`0 decided changes from ${when} to ${when}, largest first`));
+    expect(digest).toMatch(new RegExp(`0 decided changes from ${when} to ${when}\n`));
   });
 
   it("release-candidate.yml: two versions measured, compared in the summary and appended as one matrix", async () => {

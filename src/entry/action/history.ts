@@ -125,7 +125,7 @@ export async function recordHistory(
 /** Days the job summary's digest looks back: a week, the nightly triage period. */
 export const SUMMARY_DIGEST_DAYS = 7;
 
-/** The job summary's digest: the week's decided changes in the store, largest first (docs/history.md). */
+/** The job summary's digest: the week's decided changes in the store, regressions first (docs/history.md). */
 async function writeDigest(runs: Parameters<typeof buildSeries>[0]): Promise<void> {
   // until now, as the CLI's default --until (to the whole second: the period printed is the one searched)
   const { since, until } = digestPeriod(SUMMARY_DIGEST_DAYS, parseUntil(undefined));

@@ -1,13 +1,13 @@
 /**
  * `perfgate pages` (the static trend site), `perfgate history changes` (change points per cell and
- * set of conditions) and `perfgate history digest` (the period's decided changes, largest first).
+ * set of conditions) and `perfgate history digest` (the period's decided changes, regressions first).
  * History changes and digest build their requests (src/entry/options/changes-request.ts).
  */
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { fmtConfidence } from "../../analysis/changes/confidence.js";
 import { detectChanges } from "../../analysis/changes/index.js";
-import { fmtChangeValue, searchSummary } from "../../analysis/changes/report.js";
+import { fmtChangeValue } from "../../analysis/changes/report.js";
 import { alsoChangedText } from "../../output/history/also-changed.js";
 import type { HistoryRun } from "../../output/history/schema.js";
 import { loadAllRuns, parseStore } from "../../output/history/store.js";
@@ -64,10 +64,13 @@ function changesLines(runs: HistoryRun[], series: CellSeries[]): string[] {
       if (c.within_noise) noisy++;
     }
   }
+  // a series is a cell under one set of conditions (docs/glossary.md); each of its metrics is searched
   const count = series.reduce((n, s) => n + Object.keys(s.metrics).length, 0);
   const cells = new Set(series.map((s) => JSON.stringify(s.key))).size;
-  const conditions =
-    series.length > cells ? `, ${plural(series.length, "series", "series")} by conditions` : "";
+  const where =
+    series.length > cells
+      ? `${plural(series.length, "series", "series")} of ${plural(cells, "cell")}`
+      : plural(cells, "cell");
   // runs that are not trend points (version matrices, A/B heads kept apart) are said, not counted as searched
   const trend = runs.filter(isTrendRun).length;
   const apart = runs.length - trend;
@@ -83,7 +86,7 @@ function changesLines(runs: HistoryRun[], series: CellSeries[]): string[] {
           .join("; ")})`
       : "";
   lines.push(
-    `${searchSummary(lines.length, count)} (${plural(cells, "cell")}${conditions}, ${plural(trend, "trend run")}${apartText})${noisy > 0 ? `; ${noisy} within their cell's noise floor` : ""}`,
+    `${plural(lines.length, "change point")} in ${count} series × metric searched (${where}, ${plural(trend, "trend run")}${apartText})${noisy > 0 ? `; ${noisy} within their cell's noise floor` : ""}`,
   );
   return lines;
 }
@@ -141,7 +144,7 @@ function registerDigest(history: Command): void {
   history
     .command("digest")
     .description(
-      "The decided change points of a period, largest first, with their commit ranges, what else changed and the bisect command.",
+      "The decided change points of a period, regressions then improvements, each largest first, with their commit ranges, what else changed and the bisect command.",
     )
     .addOption(storeOption())
     .addOption(repoOption())
@@ -184,7 +187,9 @@ function historyDigestAction(request: HistoryDigestRequest): void {
 function registerHistoryChanges(history: Command): void {
   history
     .command("changes")
-    .description("Change points of every cell × metric over the store's trend runs, with the commit range.")
+    .description(
+      "Change points of every series (a cell under one set of conditions) × metric over the store's trend runs, with the commit range.",
+    )
     .addOption(storeOption())
     .addOption(repoOption())
     .addOption(cliOption(TEXT_OR_JSON))

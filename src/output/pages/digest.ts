@@ -1,8 +1,9 @@
 /**
  * The triage digest (`perfgate history digest`, the nightly job summary): the decided change
- * points of a period — dated within it, not within their series' noise floor — largest first, each
- * with its cell and conditions, commit range, what else changed between its two sides and the
- * `perfgate bisect` command that finds the commit. Pure.
+ * points of a period — dated within it, not within their series' noise floor — regressions first,
+ * then improvements, each group largest first, each entry with its cell and conditions, commit
+ * range, what else changed between its two sides and the `perfgate bisect` command that finds the
+ * commit. Pure.
  *
  * One entry per series and change point, not per metric: tps, qps and p95 of a cell move together
  * (qps is tps times the queries of a transaction), so their change points at one run are one
@@ -127,10 +128,29 @@ function entryOf(s: CellSeries, marks: readonly ChangeMark[]): DigestEntry | nul
   };
 }
 
+/** The order of the digest's groups: regressions, then improvements (then any kind added later). */
+export const DIGEST_KINDS: readonly ChangeKind[] = ["regression", "improvement"];
+
+const kindRank = (k: ChangeKind) => {
+  const i = DIGEST_KINDS.indexOf(k);
+  return i < 0 ? DIGEST_KINDS.length : i;
+};
+
 /**
- * The decided change points dated in [since, until], one entry per series and run, largest
- * |change| of the leading metric first (one without a percentage last).
+ * The digest's order: regressions first, so a triager never reads past an improvement to find
+ * one; within a kind the largest |change| of the leading metric first (one without a percentage
+ * last), then the most recent.
  */
+function byKindThenSize(a: DigestEntry, b: DigestEntry): number {
+  const size = (e: DigestEntry) => (e.change.pct === null ? -1 : Math.abs(e.change.pct));
+  return (
+    kindRank(a.kind) - kindRank(b.kind) ||
+    size(b) - size(a) ||
+    (a.change.date < b.change.date ? 1 : a.change.date > b.change.date ? -1 : 0)
+  );
+}
+
+/** The decided change points dated in [since, until], one entry per series and run, in the digest's order. */
 export function buildDigest(series: readonly CellSeries[], since: Date, until: Date): Digest {
   const entries: DigestEntry[] = [];
   let withinNoise = 0;
@@ -141,8 +161,7 @@ export function buildDigest(series: readonly CellSeries[], since: Date, until: D
       else withinNoise++;
     }
   }
-  const size = (e: DigestEntry) => (e.change.pct === null ? -1 : Math.abs(e.change.pct));
-  entries.sort((a, b) => size(b) - size(a) || (a.change.date < b.change.date ? 1 : -1));
+  entries.sort(byKindThenSize);
   return { since: since.toISOString(), until: until.toISOString(), entries, within_noise: withinNoise };
 }
 
@@ -189,9 +208,16 @@ export function periodText(since: Date, until: Date): string {
     : `from ${instantText(since)} to ${instantText(until)}`;
 }
 
+/** "1 regression, 2 improvements, each largest first": how many of each kind, in the list's order. */
+function kindsText(d: Digest): string {
+  if (d.entries.length === 0) return "";
+  const counts = DIGEST_KINDS.map((k) => plural(d.entries.filter((e) => e.kind === k).length, k));
+  return `: ${counts.join(", ")}, each largest first`;
+}
+
 function headline(d: Digest): string {
   const noise = d.within_noise > 0 ? `; ${d.within_noise} more within their cell's noise floor left out` : "";
-  return `${plural(d.entries.length, "decided change")} ${periodText(new Date(d.since), new Date(d.until))}, largest first${noise}`;
+  return `${plural(d.entries.length, "decided change")} ${periodText(new Date(d.since), new Date(d.until))}${kindsText(d)}${noise}`;
 }
 
 /** The digest for a terminal. */

@@ -142,11 +142,43 @@ export interface OverviewRow extends CellKey {
   spark_max: number | null;
   /** the most recent change point over the cell's metrics */
   change: ChangeMark | null;
+  /**
+   * the change points within the sparkline's points, one per run (its first metric: tps, qps, p95,
+   * …), newest first (the first is `change`), at most CARD_CHANGES
+   */
+  recent: ChangeMark[];
+  /** how many more change points the sparkline's points hold than `recent` lists */
+  recent_more: number;
+  /**
+   * with two or more change points of `change`'s metric within the sparkline's points: the change
+   * from before the first of them to after the last (a regression partly fixed stays a worsening)
+   */
+  net: NetChange | null;
   /** the conditions that set this series apart from the same cell's other series */
   label: string[];
   /** the most recent change is within the cell's own noise floor */
   noisy: boolean;
 }
+
+/** The change of one metric across several change points: the mean before the first, after the last. */
+export interface NetChange {
+  metric: string;
+  better: Better;
+  /** after/before − 1 in %; null when the mean before is 0 */
+  pct: number | null;
+  before: number;
+  after: number;
+  /** the last commit before the first change point, the first after the last */
+  from: string;
+  to: string;
+  /** how many change points of the metric it spans */
+  changes: number;
+  /** |pct| is within the metric's noise floor: the changes cancel out */
+  within_noise: boolean;
+}
+
+/** How many change points an overview card lists; more are counted ("and 2 more") and on the cell page. */
+export const CARD_CHANGES = 3;
 
 /**
  * A cell's page id: a readable slug of its key (letters, digits and '-', at most 48 characters)
@@ -464,6 +496,41 @@ function latestChange(s: CellSeries, marks: readonly ChangeMark[]): ChangeMark |
   return null;
 }
 
+/** The lead change point of each run in `marks`, newest first (of several at one run, as latestChange). */
+function leadsNewestFirst(s: CellSeries, marks: readonly ChangeMark[]): ChangeMark[] {
+  const order = metricKeys(s);
+  const rank = (c: ChangeMark) => {
+    const i = order.indexOf(c.metric);
+    return i < 0 ? order.length : i;
+  };
+  const at = new Map<number, ChangeMark>();
+  for (const c of marks) {
+    const held = at.get(c.index);
+    if (!held || rank(c) < rank(held)) at.set(c.index, c);
+  }
+  return [...at.values()].sort((a, b) => b.index - a.index);
+}
+
+/** The change of `latest`'s metric across its change points in `marks`; null with fewer than two. */
+function netChange(s: CellSeries, marks: readonly ChangeMark[], latest: ChangeMark): NetChange | null {
+  const same = marks.filter((c) => c.metric === latest.metric).sort((a, b) => a.index - b.index);
+  if (same.length < 2) return null;
+  const first = same[0]!;
+  const last = same.at(-1)!;
+  const pct = first.before === 0 ? null : Number(((last.after / first.before - 1) * 100).toFixed(2));
+  return {
+    metric: latest.metric,
+    better: latest.better,
+    pct,
+    before: first.before,
+    after: last.after,
+    from: first.from,
+    to: last.to,
+    changes: same.length,
+    within_noise: withinNoise(pct, own(s.floors, latest.metric) ?? null),
+  };
+}
+
 /** The sparkline's range, to 4 significant digits. */
 function sparkScale(values: readonly (number | null)[]): {
   spark_min: number | null;
@@ -485,6 +552,9 @@ export function overviewRow(s: CellSeries): OverviewRow {
   const values = own(s.metrics, metric)?.v ?? [];
   const recent = values.slice(-SPARK_POINTS);
   const change = latestChange(s, s.changes);
+  // the change points the sparkline shows: within its last SPARK_POINTS points
+  const shown = s.changes.filter((c) => c.index >= s.run.length - recent.length);
+  const leads = leadsNewestFirst(s, shown);
   return {
     id: s.id,
     ...s.key,
@@ -500,6 +570,9 @@ export function overviewRow(s: CellSeries): OverviewRow {
     spark: sparkShape(recent),
     ...sparkScale(recent),
     change,
+    recent: leads.slice(0, CARD_CHANGES),
+    recent_more: Math.max(0, leads.length - CARD_CHANGES),
+    net: change ? netChange(s, shown, change) : null,
     label: s.label,
     noisy: change?.within_noise === true,
   };

@@ -1,17 +1,26 @@
 /**
  * The overview: every cell (one card per set of conditions) with a sparkline (with its min and
- * max) and its latest change point, regressions first, then improvements, then the cells whose
- * latest change is within their own noise floor, then those without a change point; filterable.
+ * max) and the change points within it, newest first, with their net change when a metric changed
+ * more than once; regressions first (the latest change a worsening, or the net change one), then
+ * improvements, then the cells whose latest change is within their own noise floor, then those
+ * without a change point; filterable.
  */
 
 import { HEADLINE_METRIC, metricDef } from "../../../analysis/metrics/table.js";
 import { isImportedBench } from "../../../analysis/metrics/tier.js";
 import { alsoChangedText } from "../../history/also-changed.js";
-import type { OverviewRow } from "../model.js";
+import type { ChangeMark, NetChange, OverviewRow } from "../model.js";
 import { SPARK_SCALE } from "../spark.js";
 import { loadOverview, type Overview } from "./data.js";
 import { builtinLabel, cellTitle, changeClass, changePct, day, el, fmt, nav, shortSha } from "./dom.js";
-import { cardLastText, overviewCountText, sparkScaleTitle, sparkValueTitle } from "./texts.js";
+import {
+  cardLastText,
+  moreChangesText,
+  netChangeText,
+  overviewCountText,
+  sparkScaleTitle,
+  sparkValueTitle,
+} from "./texts.js";
 
 const FILTERS = [
   ["runner_class", "Runner class"],
@@ -88,6 +97,12 @@ function sparkline(row: OverviewRow): SVGSVGElement {
       }),
     );
   }
+  // the earlier change points the card lists: a tick each, so the steps read on the line
+  for (const c of row.recent) {
+    if (c.index === row.change?.index || c.index < offset) continue;
+    const x = sparkX(c.index - offset, n).toFixed(1);
+    box.append(svg("line", { class: "spark-tick", x1: x, x2: x, y1: "0", y2: String(SPARK_H) }));
+  }
   const { d, dots } = sparkMarks(row.spark);
   box.append(svg("path", { class: "spark-line", d }));
   for (const p of dots) {
@@ -113,15 +128,53 @@ function sparkScale(row: OverviewRow): HTMLElement {
   );
 }
 
-function card(row: OverviewRow): HTMLElement {
+/** A change point: "−9.2% TPS at e1107ea3 (2025-01-21)", red when worse, green when better, grey within noise. */
+function changeBadge(ch: ChangeMark): HTMLElement {
+  return el(
+    "span",
+    { class: `badge ${ch.within_noise ? "noise" : changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
+    `${changePct(ch)} ${builtinLabel(ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})${ch.within_noise ? ` within noise (floor ±${ch.floor_pct}%)` : ""}`,
+  );
+}
+
+/** "net −12.4% TPS over 2 change points", coloured as a change: a regression partly fixed stays red. */
+function netLine(net: NetChange): HTMLElement {
+  const size = net.pct === null ? `${fmt(net.before)} → ${fmt(net.after)}` : changePct(net);
+  return el(
+    "div",
+    { class: `card-net ${net.within_noise ? "noise" : changeClass(net)}`, title: `${net.from}..${net.to}` },
+    netChangeText(size, builtinLabel(net.metric) ?? net.metric, net.changes),
+  );
+}
+
+/**
+ * The card's change points: the latest with what else changed at it, then the earlier ones the
+ * sparkline holds (newest first, the rest counted: the cell page lists them), then the net change.
+ */
+function changeLines(row: OverviewRow): HTMLElement[] {
   const ch = row.change;
-  const badge = ch
-    ? el(
-        "span",
-        { class: `badge ${row.noisy ? "noise" : changeClass(ch)}`, title: `${ch.from}..${ch.to}` },
-        `${changePct(ch)} ${builtinLabel(ch.metric) ?? ch.metric} at ${shortSha(ch.to)} (${day(ch.date)})${row.noisy ? ` within noise (floor ±${ch.floor_pct}%)` : ""}`,
-      )
-    : el("span", { class: "badge none" }, "no change point");
+  if (!ch) return [el("span", { class: "badge none" }, "no change point")];
+  const out: HTMLElement[] = [changeBadge(ch)];
+  if (ch.also.length > 0)
+    out.push(el("div", { class: "card-also" }, `also changed: ${alsoChangedText(ch.also)}`));
+  const earlier = row.recent.filter((c) => c.index < ch.index);
+  if (earlier.length > 0 || row.recent_more > 0) {
+    out.push(
+      el(
+        "div",
+        { class: "card-earlier" },
+        ...earlier.map(changeBadge),
+        ...(row.recent_more > 0
+          ? [el("span", { class: "card-more" }, moreChangesText(row.recent_more))]
+          : []),
+      ),
+    );
+  }
+  if (row.net) out.push(netLine(row.net));
+  return out;
+}
+
+function card(row: OverviewRow): HTMLElement {
   const extra: HTMLElement[] = [];
   if (row.label.length > 0) extra.push(el("div", { class: "card-label" }, row.label.join(", ")));
   return el(
@@ -144,10 +197,7 @@ function card(row: OverviewRow): HTMLElement {
         row.points,
       ),
     ),
-    badge,
-    ...(ch && ch.also.length > 0
-      ? [el("div", { class: "card-also" }, `also changed: ${alsoChangedText(ch.also)}`)]
-      : []),
+    ...changeLines(row),
   );
 }
 
@@ -200,8 +250,14 @@ const KINDS: [Kind, string][] = [
   ["none", "No change point"],
 ];
 
+/**
+ * The card's group: a regression when its latest change is one, or when its change points within
+ * the sparkline leave it worse than before them (a regression, then a partial fix: the latest
+ * change is an improvement, the cell still slower).
+ */
 function kindOf(row: OverviewRow): Kind {
   if (!row.change) return "none";
+  if (row.net && !row.net.within_noise && changeClass(row.net) === "worse") return "worse";
   return row.noisy ? "noise" : (changeClass(row.change) as Kind);
 }
 

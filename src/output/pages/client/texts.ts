@@ -15,6 +15,16 @@ export function cardLastText(value: string, unit: string, runs: number): string 
   return `${value} ${unit} · ${plural(runs, "run")}`;
 }
 
+/** Under a card's change points, those it has no room for: "and 2 more change points". */
+export function moreChangesText(more: number): string {
+  return `and ${more} more ${pluralWord(more, "change point")}`;
+}
+
+/** A card's change across several change points of one metric: "net −12.4% TPS over 2 change points". */
+export function netChangeText(size: string, metric: string, changes: number): string {
+  return `net ${size} ${metric} over ${plural(changes, "change point")}`;
+}
+
 /** The tooltip of a sparkline's scale. */
 export function sparkScaleTitle(points: number): string {
   return `range of the last ${plural(points, "point")}`;
