@@ -15,7 +15,7 @@ import { historyFromDocument } from "../src/output/history/extract.js";
 import type { HistoryRun } from "../src/output/history/schema.js";
 import { detector } from "../src/output/pages/detector.js";
 import { buildDigest, digestMarkdown, digestText } from "../src/output/pages/digest.js";
-import { buildSeries, type CellSeries, type ChangeMark } from "../src/output/pages/model.js";
+import { buildSeries, type CellSeries, type ChangeMark, overviewRow } from "../src/output/pages/model.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
 import { commitOf, writeSyntheticStore } from "./helpers/history-factory.js";
@@ -658,5 +658,31 @@ describe("perfgate history changes and digest", () => {
       (await runCli(["pages", "--store", store, "--out", join(store, "..", `site-${store.length}`)])).stdout;
     expect(await site(dir)).toContain("1 run, 0 cells");
     expect(await site(join(d, "store2"))).toContain("1 run, 1 cell,");
+  });
+});
+
+describe("an overview card's net change", () => {
+  /** Two decided tps changes, −20% at run 3 and back to `back` × the first mean at run 6. */
+  function netOf(back: number) {
+    const { runs } = store({ runs: 8 });
+    const fake = (points: { value: number }[]) =>
+      points.length === 8
+        ? [
+            { index: 3, before: 100, after: 80, magnitude: -0.2, confidence: 0.999 },
+            { index: 6, before: 80, after: 100 * back, magnitude: back / 0.8 - 1, confidence: 0.999 },
+          ]
+        : [];
+    const s = buildSeries(runs, fake).find((x) => x.changes.some((c) => c.metric === "tps"))!;
+    expect(s.floors.tps).toBeUndefined(); // 8 runs: too few pairs for a noise floor
+    return overviewRow(s).net!;
+  }
+
+  it("without a noise floor, two changes that nearly cancel are noise, not a regression card", () => {
+    const near = netOf(0.99);
+    expect(near.pct).toBe(-1);
+    expect(near.within_noise).toBe(true); // within TPS's 5% threshold
+    const far = netOf(0.9);
+    expect(far.pct).toBe(-10);
+    expect(far.within_noise).toBe(false);
   });
 });

@@ -13,7 +13,8 @@ import { createHash } from "node:crypto";
 import { type NoiseFloor, noiseFloor, withinNoise } from "../../analysis/changes/floor.js";
 import type { SeriesPoint } from "../../analysis/changes/index.js";
 import { naturalCompare } from "../../analysis/compare/order.js";
-import { HEADLINE_METRIC } from "../../analysis/metrics/table.js";
+import { HEADLINE_METRIC, withMetricDefaults } from "../../analysis/metrics/table.js";
+import { thresholdFor } from "../../analysis/stats/verdict.js";
 import { dict, own } from "../../util/dict.js";
 import { safeUrl } from "../../util/safe-url.js";
 import type { AlsoChanged } from "../history/also-changed.js";
@@ -173,7 +174,10 @@ export interface NetChange {
   to: string;
   /** how many change points of the metric it spans */
   changes: number;
-  /** |pct| is within the metric's noise floor: the changes cancel out */
+  /**
+   * |pct| is within the series' noise floor (or, while the floor is unknown, the metric's
+   * threshold): the changes cancel out
+   */
   within_noise: boolean;
 }
 
@@ -527,8 +531,18 @@ function netChange(s: CellSeries, marks: readonly ChangeMark[], latest: ChangeMa
     from: first.from,
     to: last.to,
     changes: same.length,
-    within_noise: withinNoise(pct, own(s.floors, latest.metric) ?? null),
+    within_noise: netWithinNoise(pct, own(s.floors, latest.metric) ?? null, latest.metric),
   };
+}
+
+/**
+ * A net change is noise when within the series' noise floor; before the floor is known (too few
+ * runs), when within the metric's regression threshold (5%, instructions 1%): two decided changes
+ * that nearly cancel do not make a regression card.
+ */
+function netWithinNoise(pct: number | null, floor: NoiseFloor | null, metric: string): boolean {
+  if (floor !== null) return withinNoise(pct, floor);
+  return pct !== null && Math.abs(pct) <= thresholdFor(metric, withMetricDefaults({}));
 }
 
 /** The sparkline's range, to 4 significant digits. */
