@@ -6,13 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { BisectResults, Round } from "../src/measuring/bisect/core/schema.js";
 import { rng, simulatedBisect } from "../src/measuring/bisect/core/simulate.js";
-import {
-  anchoringOf,
-  commitsMeasured,
-  effectOf,
-  judged,
-  nextAction,
-} from "../src/measuring/bisect/core/state.js";
+import { commitsMeasured, effectOf, judged, nextAction } from "../src/measuring/bisect/core/state.js";
 import { bisectText, stepsTable } from "../src/measuring/bisect/core/summary.js";
 
 /**
@@ -71,7 +65,7 @@ function play(doc: BisectResults, planted: number, unbuildable: ReadonlySet<numb
       step.kind === "endpoints" ? null : effectOf(doc),
       doc.args.alpha,
       doc.args.max_rounds,
-      anchoringOf(doc.args.metric),
+      doc.args.metric,
     );
   }
   throw new Error("the bisect did not finish");
