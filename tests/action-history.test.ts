@@ -32,6 +32,10 @@ describe("action history inputs", () => {
     expect(config({}).historyStore).toBeNull();
     expect(() => config({ "pages-dir": "site" })).toThrow(ConfigError);
     expect(() => config({ "pages-dir": "site" })).toThrow('input "pages-dir": "site" needs history-store');
+    // a repository where the branch goes: one line naming the input, before anything runs
+    expect(() => config({ "history-store": "git:https://example.org/perf.git" })).toThrow(
+      'input "history-store": "git:https://example.org/perf.git" names a repository; the action\'s git: store is a branch of this repository',
+    );
   });
 
   it("base-from-history's branch is by default the repository's default branch, from the event", () => {

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MeasurementSet } from "../src/analysis/compare/model.js";
+import { comparePaired, logToPct } from "../src/analysis/stats/index.js";
 import { parseCell } from "../src/entry/cli/bisect-command.js";
+import { judgePaired } from "../src/measuring/ab/confirm.js";
 import { parseProvisionLine } from "../src/measuring/bisect/core/provision-line.js";
 import type { BisectResults, Round, Step } from "../src/measuring/bisect/core/schema.js";
 import {
@@ -101,9 +103,9 @@ describe("the step rule", () => {
       commit: [100 * ratio, 101 * ratio * 1.01, 99 * ratio * 0.99, 100 * ratio],
       measure_s: 0,
     });
-    expect(judged(step([vsGood(0.5)]), D, 0.05, 3).mark).toBe("bad");
+    expect(judged(step([vsGood(0.5)]), D, 0.05, 3, "tps").mark).toBe("bad");
     // level with good: it waits for its run against bad
-    expect(judged(step([vsGood(1)]), D, 0.05, 3).mark).toBe("unknown");
+    expect(judged(step([vsGood(1)]), D, 0.05, 3, "tps").mark).toBe("unknown");
     expect(nextAgainst(step([vsGood(1)]), "both")).toBe("bad");
   });
   it("is unknown without an interval, and says how sure it is", () => {
@@ -139,15 +141,66 @@ describe("the step rule", () => {
       mark: "unknown",
       p_bad: null,
     };
-    expect(endpointsDiffer(judged(ends, null, 0.05, 1, "both").estimate!)).toBe(true);
-    expect(judged(ends, null, 0.05, 1, "both").mark).toBe("differ");
+    expect(endpointsDiffer(judged(ends, null, 0.05, 1, "tps").estimate!)).toBe(true);
+    expect(judged(ends, null, 0.05, 1, "tps").mark).toBe("differ");
     // the rule before took this as a difference with 20 rounds allowed too
-    expect(judged(ends, null, 0.05, 20, "both").mark).toBe("same");
+    expect(judged(ends, null, 0.05, 20, "tps").mark).toBe("same");
   });
   it("slice metrics are measured against both endpoints, counted ones against good", () => {
     expect(anchoringOf("tps")).toBe("both");
     expect(anchoringOf("p95_ms")).toBe("both");
     expect(anchoringOf("instructions")).toBe("good");
+  });
+});
+
+describe("the between-sessions term", () => {
+  // Instruction counts of two builds, 9 repetitions a side, repeating to 0.01%: a candidate's
+  // counts and good's come from different server starts (and a candidate's are paired with good's
+  // from the endpoints step), which is what the metric's between-sessions SD is for.
+  const counts = (level: number, seed: number) => {
+    const g = rng(seed);
+    return Array.from({ length: 9 }, () => 100_000 * level * Math.exp(0.0001 * g.normal()));
+  };
+  const stepOf = (kind: Step["kind"], base: number[], commit: number[]): Step => ({
+    index: kind === "endpoints" ? 31 : 5,
+    sha: (kind === "endpoints" ? "b" : "a").repeat(40),
+    kind,
+    provisioned: null,
+    build_s: 0,
+    rounds: [{ ab_file: "", against: "good", base, commit, measure_s: 0 }],
+    estimate: null,
+    mark: "unknown",
+    p_bad: null,
+  });
+  const good = counts(1, 1);
+  const ends = judged(stepOf("endpoints", good, counts(1.01, 2)), null, 0.05, 3, "instructions");
+  const candidate = counts(1.0055, 3);
+
+  it("a commit's interval against good is the one the A/B comparison of the same counts gives", () => {
+    const mine = judged(stepOf("candidate", good, candidate), ends.estimate, 0.05, 3, "instructions")
+      .estimate!;
+    const ab = judgePaired("instructions", good, candidate, undefined, 0.05)!;
+    expect(logToPct(mine.ci_low_log!)).toBeCloseTo(ab.ci_low_pct!, 9);
+    expect(logToPct(mine.ci_high_log!)).toBeCloseTo(ab.ci_high_pct!, 9);
+    // the term is the metric table's, not the repetitions' spread alone
+    const within = comparePaired(good, candidate, { alpha: 0.05 });
+    expect(mine.ci_high_log! - mine.ci_low_log!).toBeGreaterThan(
+      2 * (within.ci_high_log! - within.ci_low_log!),
+    );
+    // a slice metric has none: its interval is the pairs' own
+    const tps = judged(stepOf("candidate", good, candidate), ends.estimate, 0.05, 3, "tps").estimate!;
+    expect(tps.ci_low_log).toBeCloseTo(within.ci_low_log!, 12);
+  });
+
+  it("a commit 0.05% past the midpoint of a 1% change is unknown, not bad at 99.99%", () => {
+    expect(ends.mark).toBe("differ");
+    const step = judged(stepOf("candidate", good, candidate), ends.estimate, 0.05, 3, "instructions");
+    // Without the term its interval (0.05% ± 0.01%) missed 0 and the mark was "bad", surer than
+    // the comparison of the same two builds could be.
+    expect(step.mark).toBe("unknown");
+    expect(step.from_mid!.ci_low_log!).toBeLessThan(0);
+    expect(step.from_mid!.ci_high_log!).toBeGreaterThan(0);
+    expect(step.p_bad!).toBeLessThan(0.9);
   });
 });
 
@@ -334,6 +387,7 @@ describe("whole bisects under simulated noise", () => {
         null,
         0.05,
         maxRounds,
+        "tps",
       );
       const r = simulatedDoc(maxRounds);
       r.steps.push(ends);

@@ -9,13 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BisectResults, Round } from "../src/measuring/bisect/core/schema.js";
 import { rng, simulatedBisect } from "../src/measuring/bisect/core/simulate.js";
-import {
-  anchoringOf,
-  effectOf,
-  judged,
-  nextAction,
-  resumeProblem,
-} from "../src/measuring/bisect/core/state.js";
+import { effectOf, judged, nextAction, resumeProblem } from "../src/measuring/bisect/core/state.js";
 import { bisectText } from "../src/measuring/bisect/core/summary.js";
 import { runBisect } from "../src/measuring/bisect/runner.js";
 import { memoryLogger } from "../src/util/log.js";
@@ -63,7 +57,7 @@ function play(doc: BisectResults, planted: number, steps: number): BisectResults
       step.kind === "endpoints" ? null : effectOf(doc),
       doc.args.alpha,
       doc.args.max_rounds,
-      anchoringOf(doc.args.metric),
+      doc.args.metric,
     );
   }
   return doc;

@@ -4,7 +4,7 @@
  * lands exactly once).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { historyFromDocument, metricValue } from "../src/output/history/extract.js";
@@ -313,5 +313,54 @@ describe("history CLI", () => {
       encoding: "utf8",
     });
     expect(Number(count)).toBe(9);
+  });
+
+  it("outside a git checkout, the store's error gives options that work when pasted: the branch named, the repository to fill in", async () => {
+    const d = tmp();
+    const bare = join(d, "store.git");
+    execFileSync("git", ["init", "--quiet", "--bare", bare]);
+    const file = writeJson(d, "run.json", makeResults({ cells: [{ tps: 100 }] }));
+    const add = await runCli(["history", "append", file, "--store", "git:perfgate-data", "--repo", bare]);
+    expect(add.code, add.stderr).toBe(0);
+    const id = /run (\S+)/.exec(add.stdout)![1]!;
+    // A folder no git repository holds (git looks no higher than d's parent).
+    const away = join(d, "elsewhere");
+    mkdirSync(away);
+    const env = { GIT_CEILING_DIRECTORIES: d, PERFGATE_HISTORY_STORE: undefined };
+    const outside = (args: string[]) => runCli(["history", "list", ...args], env, away);
+    /** The options the one-line error suggests after "<lead>: ", with the placeholder filled in. */
+    const suggested = (stderr: string, lead: string) => {
+      expect(stderr.trim().split("\n"), stderr).toHaveLength(1);
+      const at = stderr.indexOf(`${lead}: `);
+      expect(at, stderr).toBeGreaterThan(0);
+      return stderr
+        .slice(at + lead.length + 2)
+        .trim()
+        .split(" ")
+        .map((w) => (w === "<path|url>" ? bare : w));
+    };
+
+    // No --store (the default branch) or git:<branch>: the repository is not known here.
+    for (const args of [[], ["--store", "git:perfgate-data"]]) {
+      const r = await outside(args);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`${away} is not in a git repository`);
+      const words = suggested(r.stderr, "name it");
+      expect(words).toEqual(["--store", "git:perfgate-data", "--repo", bare]);
+      const pasted = await outside(words);
+      expect(pasted.code, pasted.stderr).toBe(0);
+      expect(pasted.stdout).toContain(id);
+    }
+
+    // The repository where the branch goes (a path, a file:// URL): the suggestion moves it to --repo.
+    for (const spec of [`git:${bare}`, `git:file://${bare}`]) {
+      const r = await outside(["--store", spec]);
+      expect(r.code, r.stderr).toBe(2);
+      const words = suggested(r.stderr, "name the repository with --repo");
+      expect(words.slice(0, 3)).toEqual(["--store", "git:perfgate-data", "--repo"]);
+      const pasted = await outside(words);
+      expect(pasted.code, pasted.stderr).toBe(0);
+      expect(pasted.stdout).toContain(id);
+    }
   });
 });

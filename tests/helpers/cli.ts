@@ -12,10 +12,11 @@ export interface CliResult {
 export function startCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  cwd: string = ROOT,
 ): { child: ChildProcess; done: Promise<CliResult>; stderrSoFar: () => string } {
   // detached: the CLI leads its own process group, like a shell job, so a test can signal the group.
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -34,6 +35,11 @@ export function startCli(
   return { child, done, stderrSoFar: () => stderr };
 }
 
-export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return await startCli(args, env).done;
+/** `cwd`: where the user runs it (default the checkout, a git repository). */
+export async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd: string = ROOT,
+): Promise<CliResult> {
+  return await startCli(args, env, cwd).done;
 }

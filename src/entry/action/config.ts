@@ -10,6 +10,7 @@ import type { MetricName } from "../../analysis/metrics/table.js";
 import type { DegradationOptions } from "../../analysis/stats/degradation.js";
 import { DEFAULT_THRESHOLD_PCT, type ThresholdConfig } from "../../analysis/stats/verdict.js";
 import type { MetricsMode } from "../../measuring/ab/metrics.js";
+import { isRepositoryText } from "../../output/history/store.js";
 import { safeUrl } from "../../util/safe-url.js";
 import { abJudgedMetrics } from "../options/ab-request.js";
 import {
@@ -371,6 +372,12 @@ function modeProblems(parsed: Parsed, raw: (name: FieldName) => string | undefin
         `input "head-results": "" is missing (mode compare needs the head's results file: a perfgate/results or perfgate/ab JSON file)`,
       );
     }
+  }
+  const store = parsed["history-store"];
+  if (store?.startsWith("git:") && isRepositoryText(store.slice(4))) {
+    out.push(
+      `input "history-store": ${JSON.stringify(store)} names a repository; the action's git: store is a branch of this repository (accepted: git:<branch> such as git:perfgate-data, or a folder)`,
+    );
   }
   if (parsed["pages-dir"] !== undefined && parsed["history-store"] === undefined) {
     out.push(

@@ -30,6 +30,7 @@ import { gabHistorySummary, importGabHistory } from "../../results/interop/gab-h
 import { readResults } from "../../results/store.js";
 import { refuseOutputOverInput } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
+import { shellWord } from "../../util/shell.js";
 import { terminalLine, writeErr, writeLines, writeOut } from "../../util/terminal.js";
 import { PERFGATE_VERSION } from "../../version.js";
 import { cliOption, flagParser } from "../options/commander.js";
@@ -238,11 +239,6 @@ function registerAppend(history: Command): void {
         `${added ? "added" : "already there"}: run ${id} (${plural(run.cells.length, "cell")}) ${added ? "to" : "in"} ${describeStore(store)}\n`,
       );
     });
-}
-
-/** A word as a shell reads it back: as it is when it holds no special character, else in single quotes. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function registerImport(history: Command): void {

@@ -5,6 +5,7 @@
  * directories; a like-for-like A/B's `--pin-defaults`, which may have stopped before its pinned
  * file exists). Everything else comes from the file (docs/robustness.md#resume).
  */
+import { shellWord } from "../../util/shell.js";
 import type { NetworkFlags } from "./network-options.js";
 
 export interface ResumeHintFlags extends NetworkFlags {
@@ -13,11 +14,6 @@ export interface ResumeHintFlags extends NetworkFlags {
   pinDefaults?: string | undefined;
   workDir?: string | undefined;
   cacheDir?: string | undefined;
-}
-
-/** One shell word: as it is when it needs no quoting, else in single quotes. */
-export function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A wrapper's words as --server-wrapper reads them back (a word with spaces in double quotes). */

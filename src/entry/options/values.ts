@@ -13,7 +13,7 @@ import {
 } from "../../analysis/stats/degradation-settings.js";
 import { type ThresholdConfig, thresholdFor } from "../../analysis/stats/verdict.js";
 import { isRunnerClass } from "../../output/history/baselines.js";
-import { isBranchName } from "../../output/history/store.js";
+import { isBranchName, isRepositoryText } from "../../output/history/store.js";
 import { refusedReason } from "../../servers/options.js";
 import { parseServerSpec } from "../../servers/spec.js";
 import { UserError } from "../../util/errors.js";
@@ -198,7 +198,8 @@ const STORE_ACCEPTED = "git:<branch> or a folder";
 export function parseStoreSpec(text: string): string {
   const t = text.trim();
   if (t === "") throw new InvalidValue("is empty", STORE_ACCEPTED);
-  if (t.startsWith("git:") && t.length > 4) {
+  // git:<path or URL> goes on to the store, whose error names the --repo that holds it
+  if (t.startsWith("git:") && t.length > 4 && !isRepositoryText(t.slice(4))) {
     try {
       parseBranch(t.slice(4));
     } catch {

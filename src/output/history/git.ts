@@ -29,9 +29,10 @@ function gitOk(cwd: string, args: string[]): string {
 
 /**
  * `--repo` (a path or URL) or, when absent, the current repository: its `origin` remote, or the
- * repository itself when it has none.
+ * repository itself when it has none. Outside a repository the error gives the store's options as
+ * they work when pasted: the branch (`branch`) named, only the repository left to fill in.
  */
-export function resolveRepo(repo: string | undefined, cwd = process.cwd()): string {
+export function resolveRepo(repo: string | undefined, branch: string, cwd = process.cwd()): string {
   if (repo !== undefined) {
     // git would read a value starting with "-" as an option (--upload-pack=<command> runs it).
     if (repo === "" || repo.startsWith("-")) {
@@ -49,10 +50,10 @@ export function resolveRepo(repo: string | undefined, cwd = process.cwd()): stri
   }
   const top = git(cwd, ["rev-parse", "--show-toplevel"]);
   if (!top.ok)
-    throw new OptionError(`{store} git:…: ${cwd} is not in a git repository; give {repo} <path|url>`, [
-      "store",
-      "repo",
-    ]);
+    throw new OptionError(
+      `{store} git:${branch}: ${cwd} is not in a git repository, so the repository holding branch ${branch} is not known; name it: {store} git:${branch} {repo} <path|url>`,
+      ["store", "repo"],
+    );
   const origin = git(cwd, ["remote", "get-url", "origin"]);
   return origin.ok && origin.out ? origin.out : top.out;
 }

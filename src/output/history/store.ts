@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { OptionError, UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
+import { shellWord } from "../../util/shell.js";
 import { shortCommitText } from "./commit.js";
 import {
   type AppendOutcome,
@@ -34,10 +35,28 @@ export function isBranchName(text: string): boolean {
 
 export type StoreRef = { kind: "dir"; path: string } | ({ kind: "git" } & GitStore);
 
+/**
+ * What follows `git:` when it is a repository rather than a branch: a path (`/…`, `./…`, `../…`,
+ * `~…`; git refuses branch names that start with `/` or `.`) or a URL (`scheme://…`, `user@host:…`).
+ */
+export function isRepositoryText(text: string): boolean {
+  return /^(\/|\.{1,2}(\/|$)|~)|^[a-z][a-z0-9+.-]*:\/\/|^[^/:]+@[^/:]+:/i.test(text);
+}
+
 /** `git:<branch>` or a folder path; `repo` only applies to git stores. */
 export function parseStore(spec: string, repo?: string): StoreRef {
   if (spec.startsWith("git:")) {
-    const branch = spec.slice(4) || DEFAULT_BRANCH;
+    const rest = spec.slice(4);
+    if (isRepositoryText(rest)) {
+      // a repository where the branch goes: the store is its default branch of that repository
+      if (repo !== undefined) resolveRepo(repo, DEFAULT_BRANCH); // a --repo that is no repository says so first
+      throw new OptionError(
+        `{store} ${spec}: git: takes the store's branch, not its repository; name the repository with {repo}: {store} git:${DEFAULT_BRANCH} {repo} ${shellWord(repo ?? rest)}`,
+        ["store", "repo"],
+        true,
+      );
+    }
+    const branch = rest || DEFAULT_BRANCH;
     if (!BRANCH_RE.test(branch)) {
       throw new OptionError(
         `{store} ${spec}: "${branch}" is not a branch name (accepted: git:<branch> or a folder)`,
@@ -45,7 +64,7 @@ export function parseStore(spec: string, repo?: string): StoreRef {
         true,
       );
     }
-    return { kind: "git", branch, url: resolveRepo(repo) };
+    return { kind: "git", branch, url: resolveRepo(repo, branch) };
   }
   if (spec === "")
     throw new OptionError("{store}: empty (accepted: git:<branch> or a folder)", ["store"], true);

@@ -16,6 +16,7 @@ import { fmtConfidence } from "../../analysis/changes/confidence.js";
 import { isMetricName } from "../../analysis/metrics/table.js";
 import { isImportedBench } from "../../analysis/metrics/tier.js";
 import { plural } from "../../util/plural.js";
+import { shellWord } from "../../util/shell.js";
 import { terminalLine } from "../../util/terminal.js";
 import { alsoChangedText } from "../history/also-changed.js";
 import type { CellKey, CellSeries, ChangeMark } from "./model.js";
@@ -70,11 +71,6 @@ export function digestPeriod(days: number, until: Date): { since: Date; until: D
 }
 
 const SHA = /^[0-9a-f]{7,64}$/i;
-
-/** A shell word: bare when it is safe, else in single quotes. */
-function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
 
 /**
  * `perfgate bisect` over the change's range, or null (no commits, an imported metric): ready to

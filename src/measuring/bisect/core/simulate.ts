@@ -16,7 +16,7 @@ import { HEADLINE_METRIC } from "../../../analysis/metrics/table.js";
 import { normalCdf } from "../../../analysis/stats/index.js";
 import type { BisectResults, Round } from "./schema.js";
 import { nextStep } from "./search.js";
-import { anchoringOf, effectOf, judged, nextAction } from "./state.js";
+import { effectOf, judged, nextAction } from "./state.js";
 
 /** A seeded uniform generator (mulberry32) and standard normals from it (Box–Muller). */
 export function rng(seed: number): { uniform: () => number; normal: () => number } {
@@ -122,7 +122,7 @@ export function simulatePerfgate(
       effectOf(doc),
       o.alpha,
       o.maxRounds,
-      anchoringOf(doc.args.metric),
+      doc.args.metric,
     );
     measurements += 2 * o.pairs;
   }

@@ -5,6 +5,7 @@
  */
 import {
   AB_CELL_METRICS,
+  betweenSessionsSdLog,
   type MetricName,
   metricDef,
   SLICE_METRICS,
@@ -35,9 +36,17 @@ export function anchoringOf(metric: string): Anchoring {
   return metricDef(metric).fromSlice ? "both" : "good";
 }
 
-/** A commit's rounds against one endpoint pooled into one paired comparison (null: no pair yet). */
+/**
+ * A commit's rounds against one endpoint pooled into one paired comparison (null: no pair yet),
+ * the way `perfgate ab` and `compare` compare the same two builds: the metric's between-sessions
+ * SD (its table entry, `betweenSessionsSdLog`) is added to the interval, since a commit and an
+ * endpoint are each measured in sessions of their own (instructions: a server start per side, and
+ * a candidate's counts are paired with good's from the endpoints step). Without it a mark could be
+ * surer than the A/B comparison of the same builds.
+ */
 export function pooledEstimate(
   rounds: readonly Round[],
+  metric: MetricName,
   alpha: number,
   against: Round["against"] = "good",
 ): Estimate | null {
@@ -53,7 +62,7 @@ export function pooledEstimate(
     }
   }
   if (base.length === 0) return null;
-  const c = comparePaired(base, commit, { alpha });
+  const c = comparePaired(base, commit, { alpha, betweenSdLog: betweenSessionsSdLog(metricDef(metric)) });
   return {
     n: c.n,
     mean_log: c.mean_log,
@@ -98,27 +107,29 @@ export function nextAgainst(step: Step, anchoring: Anchoring): Round["against"] 
  * `maxRounds` rounds, and a 95% interval looked at 20 times excluded 0 for equal endpoints in a
  * quarter of simulated bisects (bench/bisect-sim.mjs' model; docs/bisect.md); with good as the only anchor the midpoint D / 2 must be known well: sized (endpointsSized),
  * or at the last round (`maxRounds`) excluding 0. A candidate whose round against bad is still
- * missing stays unknown.
+ * missing stays unknown. `metric` sets the anchoring (anchoringOf) and the between-sessions term of
+ * every interval (pooledEstimate).
  */
 export function judged(
   step: Step,
   effect: Estimate | null,
   alpha: number,
   maxRounds: number,
-  anchoring: Anchoring = "both",
+  metric: MetricName,
 ): Step {
   if (step.error !== undefined) return { ...step, mark: "skipped", p_bad: null };
-  const estimate = pooledEstimate(step.rounds, alpha, "good");
+  const anchoring = anchoringOf(metric);
+  const estimate = pooledEstimate(step.rounds, metric, alpha, "good");
   if (step.kind === "endpoints") {
     const last = step.rounds.length >= maxRounds;
     const differ =
       estimate !== null &&
       (anchoring === "both"
-        ? endpointsDiffer(pooledEstimate(step.rounds, alpha / maxRounds, "good")!)
+        ? endpointsDiffer(pooledEstimate(step.rounds, metric, alpha / maxRounds, "good")!)
         : endpointsSized(estimate) || (last && endpointsDiffer(estimate)));
     return { ...step, estimate, mark: differ ? "differ" : "same", p_bad: null };
   }
-  const estimateBad = anchoring === "both" ? pooledEstimate(step.rounds, alpha, "bad") : null;
+  const estimateBad = anchoring === "both" ? pooledEstimate(step.rounds, metric, alpha, "bad") : null;
   const base = { ...step, estimate, ...(anchoring === "both" ? { estimate_bad: estimateBad } : {}) };
   const pending = nextAgainst(step, anchoring) === "bad";
   if (pending && estimate && effect !== null && clearlyOffGood(effect, estimate)) {
@@ -159,9 +170,11 @@ const BUDGET_POWER = 0.99;
  * unknown before it is skipped: enough pairs that the interval of the distance from the midpoint
  * of a commit at good's or at bad's level excludes 0 with probability BUDGET_POWER, sized from the
  * endpoints' effect D and the spread of their pairs s (docs/bisect.md, "Budget"). The distance is
- * D / 2 and its error s / sqrt(2n) after n pairs against each endpoint (slice metrics), or
- * sqrt(s^2 / n + se(D)^2 / 4) against good alone (counted metrics). At least MIN_ROUNDS, at most
- * `max_rounds`; most commits are decided long before, since a step stops at its first decision.
+ * D / 2 and its error sqrt(s^2 / (2n) + b^2 / 2) after n pairs against each endpoint (slice
+ * metrics), or sqrt(s^2 / n + b^2 + se(D)^2 / 4) against good alone (counted metrics), where b is
+ * the metric's between-sessions SD that every comparison carries (pooledEstimate; 0 for slice
+ * metrics today) and s is taken from se(D) without it. At least MIN_ROUNDS, at most `max_rounds`;
+ * most commits are decided long before, since a step stops at its first decision.
  */
 export function stepBudget(r: BisectResults): number {
   const max = r.args.max_rounds;
@@ -170,13 +183,14 @@ export function stepBudget(r: BisectResults): number {
   const e = ends?.estimate;
   if (!ends || !e || e.se_log === null || e.n < 2 || e.mean_log === 0) return floor;
   const perRound = e.n / Math.max(1, ends.rounds.length);
-  const s = e.se_log * Math.sqrt(e.n);
+  const b2 = betweenSessionsSdLog(metricDef(r.args.metric)) ** 2;
+  const s2 = Math.max(0, e.se_log ** 2 - b2) * e.n;
   const near = Math.min(Math.abs(e.ci_low_log ?? 0), Math.abs(e.ci_high_log ?? 0));
   const target = near / 2 / (normalQuantile(1 - r.args.alpha / 2) + normalQuantile(BUDGET_POWER));
   const pairs =
     anchoringOf(r.args.metric) === "both"
-      ? (s / target) ** 2 / 2
-      : s ** 2 / Math.max(1e-300, target ** 2 - e.se_log ** 2 / 4);
+      ? s2 / Math.max(1e-300, 2 * (target ** 2 - b2 / 2))
+      : s2 / Math.max(1e-300, target ** 2 - b2 - e.se_log ** 2 / 4);
   const rounds = Number.isFinite(pairs) ? Math.ceil(pairs / perRound) : max;
   return Math.max(floor, Math.min(max, rounds));
 }
@@ -269,7 +283,7 @@ export function resumeProblem(r: BisectResults): string | null {
         return `${where}.rounds[${j}]: a value that is not positive`;
     }
     const effect = s.kind === "endpoints" ? null : effectOf(r);
-    const again = judged(s, effect, r.args.alpha, r.args.max_rounds, anchoringOf(r.args.metric));
+    const again = judged(s, effect, r.args.alpha, r.args.max_rounds, r.args.metric);
     if (again.mark !== s.mark)
       return `${where}: mark "${s.mark}" is not what its rounds give ("${again.mark}")`;
   }

@@ -1,6 +1,7 @@
 /**
  * The bisect's report (pure): the verdict first (the first bad commit with its subject and author,
- * or why there is none), then every measured commit in commit order with its value against good,
+ * or why there is none), the commits measured, then every commit the bisect took up in commit order
+ * (good and bad as rows of their own, a commit that never built too) with its value against good,
  * its interval, its mark, how sure the step was, and the time it took; then a text chart.
  */
 import { metricDef } from "../../../analysis/metrics/table.js";
@@ -8,7 +9,7 @@ import { logToPct } from "../../../analysis/stats/index.js";
 import { plural } from "../../../util/plural.js";
 import type { BisectResults, Step } from "./schema.js";
 import { estimateText } from "./search.js";
-import { anchoringOf, commitsMeasured, effectOf } from "./state.js";
+import { anchoringOf, effectOf } from "./state.js";
 
 const short = (sha: string) => sha.slice(0, 10);
 /** Text from git or a results file, made safe for one terminal line. */
@@ -43,18 +44,63 @@ function sureText(s: Step): string {
   return `${(Math.min(p, 0.9999) * 100).toFixed(p >= 0.99 ? 2 : 0)}%`;
 }
 
-function rowOf(r: BisectResults, s: Step): string[] {
-  const c = r.commits[s.index]!;
+/**
+ * A row of the report's table: one commit. The endpoints step is two rows, good (the reference
+ * every value is against) and bad, so each commit the summary counts is a row of its own.
+ */
+interface Row {
+  index: number;
+  step: Step;
+  role: "good" | "bad" | "candidate";
+}
+
+/** The table's rows in commit order: good and bad from the endpoints step, then every candidate. */
+export function reportRows(r: BisectResults): Row[] {
+  const rows: Row[] = [];
+  for (const s of r.steps) {
+    if (s.kind === "endpoints")
+      rows.push({ index: 0, step: s, role: "good" }, { index: s.index, step: s, role: "bad" });
+    else rows.push({ index: s.index, step: s, role: "candidate" });
+  }
+  return rows.sort((a, b) => a.index - b.index);
+}
+
+/** A row's commit took part in at least one A/B run (what the summary counts as measured). */
+const measured = (row: Row) => row.step.rounds.length > 0;
+
+function markText(row: Row): string {
+  if (row.role === "good") return "good (endpoint)";
+  if (row.role === "bad") return "bad (endpoint)";
+  return row.step.mark;
+}
+
+function rowOf(r: BisectResults, row: Row): string[] {
+  const s = row.step;
+  const c = r.commits[row.index]!;
+  const both = anchoringOf(r.args.metric) === "both";
+  if (row.role === "good") {
+    // the reference: its pairs, build and measure time are on bad's row, the run they shared
+    return [
+      String(row.index),
+      short(c.sha),
+      oneLineText(c.subject, 40),
+      "0",
+      ...(both ? ["—"] : []),
+      markText(row),
+      "—",
+      "—",
+      "—",
+      "—",
+    ];
+  }
   const measure = s.rounds.reduce((a, x) => a + x.measure_s, 0);
   return [
-    String(s.index),
+    String(row.index),
     short(c.sha),
     oneLineText(c.subject, 40),
     s.estimate ? estimateText(s.estimate) : "—",
-    ...(anchoringOf(r.args.metric) === "both"
-      ? [s.kind === "endpoints" ? "0" : s.estimate_bad ? estimateText(s.estimate_bad) : "—"]
-      : []),
-    s.kind === "endpoints" ? `bad: ${s.mark}` : s.mark,
+    ...(both ? [row.role === "bad" ? "0" : s.estimate_bad ? estimateText(s.estimate_bad) : "—"] : []),
+    markText(row),
     sureText(s),
     String(s.estimate?.n ?? 0),
     `${Math.round(s.build_s)} s`,
@@ -62,7 +108,10 @@ function rowOf(r: BisectResults, s: Step): string[] {
   ];
 }
 
-/** The table of measured commits, in commit order (the endpoints step shows as the bad commit). */
+/**
+ * The table of the commits the bisect took up, in commit order: good and bad (the endpoints step,
+ * bad's row carrying its pairs and time) and every candidate, a skipped one included.
+ */
 export function stepsTable(r: BisectResults): string {
   const both = anchoringOf(r.args.metric) === "both";
   const head = [
@@ -77,7 +126,7 @@ export function stepsTable(r: BisectResults): string {
     "build",
     "measure",
   ];
-  const rows = [...r.steps].sort((a, b) => a.index - b.index).map((s) => rowOf(r, s));
+  const rows = reportRows(r).map((row) => rowOf(r, row));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells
@@ -85,6 +134,30 @@ export function stepsTable(r: BisectResults): string {
       .join("  ")
       .trimEnd();
   return [line(head), ...rows.map(line)].join("\n");
+}
+
+/** Why a row's commit has no measurement: its step's error (good's is bad's), or not yet measured. */
+function notMeasuredWhy(row: Row): string {
+  const why = oneLineText(row.step.error ?? "not yet", 60);
+  return row.role === "good" && row.step.error !== undefined ? `bad's step: ${why}` : why;
+}
+
+/**
+ * What the table holds, in numbers that match its rows: the commits measured (good and bad are
+ * rows of their own, measured against each other), then the rows of commits taken up but never
+ * measured (a failed build or provision), by index with the reason.
+ */
+export function countsLine(r: BisectResults): string {
+  const rows = reportRows(r);
+  const done = rows.filter(measured);
+  const ends = done.filter((x) => x.role !== "candidate").map((x) => x.index);
+  const which = ends.length === 2 ? ` (good and bad included: rows ${ends[0]} and ${ends[1]})` : "";
+  const not = rows.filter((x) => !measured(x));
+  const rest =
+    not.length === 0
+      ? ""
+      : `; ${plural(not.length, "more row")} not measured: ${not.map((x) => `${x.index} (${notMeasuredWhy(x)})`).join(", ")}`;
+  return `${plural(done.length, "commit")} measured of ${r.commits.length}${which}${rest}`;
 }
 
 /** A text chart: one bar per measured commit, its change against good, with the midpoint marked. */
@@ -115,7 +188,7 @@ export function bisectText(r: BisectResults): string {
   const measure = r.steps.reduce((a, s) => a + s.rounds.reduce((b, x) => b + x.measure_s, 0), 0);
   return [
     verdictLine(r),
-    `${plural(commitsMeasured(r), "commit")} measured of ${r.commits.length} (good and bad included); ${m.label} of ${r.args.cell.script} at ${plural(r.args.cell.threads, "thread")}, buffer pool ${r.args.cell.tier}; build ${Math.round(build)} s, measure ${Math.round(measure)} s`,
+    `${countsLine(r)}; ${m.label} of ${r.args.cell.script} at ${plural(r.args.cell.threads, "thread")}, buffer pool ${r.args.cell.tier}; build ${Math.round(build)} s, measure ${Math.round(measure)} s`,
     "",
     stepsTable(r),
     "",
