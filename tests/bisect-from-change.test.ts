@@ -21,7 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rebuildIndex } from "../src/output/history/folder.js";
 import { runCli } from "./helpers/cli.js";
 import { requireBuild } from "./helpers/env.js";
-import { commitOf, type Step, writeSyntheticStore } from "./helpers/history-factory.js";
+import { commitOf, gitStoreFrom, type Step, writeSyntheticStore } from "./helpers/history-factory.js";
+import { tempDir } from "./helpers/results-factory.js";
 
 const RUNS = 40;
 const AT = 25;
@@ -109,6 +110,32 @@ describe("perfgate bisect --from-change", () => {
     expect(r.stdout.trim().split("\n")[0]).toBe(
       `perfgate bisect --good ${shas[AT - 1]} --bad ${shas[AT]} --source ${realpathSync(repo)} --workload ${workload} --cell oltp_read_write:8:1G --metric tps`,
     );
+  });
+
+  it("a git store from outside a checkout: the error names --history-repo, and with it the range is taken", async () => {
+    const bare = gitStoreFrom(store, join(dir, "git-store"));
+    const outside = tempDir("perfgate-no-repo-");
+    const args = [
+      "bisect",
+      "--from-change",
+      "git:perfgate-data",
+      "--cell",
+      "oltp_read_write:8",
+      "-w",
+      workload,
+    ];
+    const refused = await runCli([...args, "--source", repo, "--dry-run"], {}, outside);
+    expect(refused.code).not.toBe(0);
+    const lines = refused.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("--from-change git:perfgate-data --history-repo <path|url>");
+    expect(lines[0]).not.toMatch(/--store|--repo\b/);
+    const taken = await runCli([...args, "--history-repo", bare, "--source", repo, "--dry-run"], {}, outside);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stdout).toContain(`--good ${shas[AT - 1]} --bad ${shas[AT]} `);
+    const alone = await runCli(["bisect", "--history-repo", bare, "--good", "a", "--bad", "b"], {}, outside);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr.trim()).toBe("perfgate: --history-repo goes with --from-change");
   });
 
   it("resolves that range in the source repository and goes on to measure it", async () => {

@@ -24,6 +24,7 @@ import {
   CACHE_DIR,
   FORCE,
   OUT,
+  REPO,
   RESUME,
   type SharedOption,
   WORK_DIR,
@@ -50,6 +51,7 @@ interface BisectFlags {
   workDir?: string;
   cacheDir?: string;
   fromChange?: string;
+  historyRepo?: string;
   dryRun?: boolean;
   allowWithinNoise?: boolean;
 }
@@ -103,6 +105,7 @@ function withResume(o: BisectFlags, cmd: Command): BisectFlags {
 function withChange(o: BisectFlags, cmd: Command): BisectFlags {
   if (o.fromChange === undefined) {
     if (o.allowWithinNoise) throw new UsageError("--allow-within-noise goes with --from-change");
+    if (o.historyRepo !== undefined) throw new UsageError("--history-repo goes with --from-change");
     return o;
   }
   if (o.resume !== undefined) throw new UsageError("--from-change and --resume: give one or the other");
@@ -112,7 +115,13 @@ function withChange(o: BisectFlags, cmd: Command): BisectFlags {
   if (o.cell === undefined) throw new UsageError("--from-change needs --cell script:threads[:tier]");
   const metric = cmd.getOptionValueSource("metric") === "cli" ? o.metric : "auto";
   const name = loadWorkload(o.workload).workload.name;
-  const c = changeFromStore(o.fromChange, parseCell(o.cell), metric, name, o.allowWithinNoise === true);
+  const c = changeFromStore(
+    { store: o.fromChange, repo: o.historyRepo },
+    parseCell(o.cell),
+    metric,
+    name,
+    o.allowWithinNoise === true,
+  );
   process.stderr.write(`${oneLineText(c.describe, 300)}\n`);
   return {
     ...o,
@@ -263,6 +272,12 @@ export function registerBisectCommand(program: Command, h: CliHelpers): void {
       }),
     )
     .addOption(cliOption(FROM_CHANGE))
+    .addOption(
+      cliOption(REPO, {
+        flag: "history-repo",
+        help: "repository holding --from-change's git: store (default: the current repository's origin)",
+      }),
+    )
     .addOption(cliOption(ALLOW_WITHIN_NOISE))
     .addOption(cliOption(DRY_RUN))
     .addOption(cliOption(FORCE, { help: "replace a complete bisect file at --out" }))

@@ -10,7 +10,7 @@ import { BISECT_METRICS } from "../../measuring/bisect/core/state.js";
 import { loadAllRuns, parseStore } from "../../output/history/store.js";
 import { detector } from "../../output/pages/detector.js";
 import { buildSeries, type CellSeries, type ChangeMark } from "../../output/pages/model.js";
-import { UserError } from "../../util/errors.js";
+import { OptionError, UsageError, UserError } from "../../util/errors.js";
 
 export interface ChosenChange {
   good: string;
@@ -71,14 +71,14 @@ const signed = (pct: number) => `${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%`;
  * is refused, unless `allowWithinNoise`.
  */
 export function changeFromStore(
-  storeSpec: string,
+  from: { store: string; repo?: string | undefined },
   cell: { script: string; threads: number; tier: string | null },
   metric: string,
   workload: string,
   allowWithinNoise = false,
 ): ChosenChange {
-  const where = `--from-change ${storeSpec}`;
-  const series = cellSeries(buildSeries(loadAllRuns(parseStore(storeSpec)), detector), cell, workload, where);
+  const where = `--from-change ${from.store}`;
+  const series = cellSeries(buildSeries(loadAllRuns(openStore(from)), detector), cell, workload, where);
   const wanted = (m: string) =>
     metric === "auto" ? (BISECT_METRICS as readonly string[]).includes(m) : m === metric;
   const marks = series.flatMap((s) =>
@@ -117,4 +117,17 @@ export function changeFromStore(
     metric: c.metric,
     describe: `change point: ${c.metric} ${pct}in ${s.key.script}:${s.key.threads}:${s.key.tier} (${s.key.flavor}, ${s.key.runner_class.slice(0, 60)}) between ${c.from.slice(0, 12)} (good) and ${c.to.slice(0, 12)} (bad), confidence ${fmtConfidence(c.confidence)}${noise}`,
   };
+}
+
+/** The store's own messages name --store and --repo: here they are --from-change and --history-repo. */
+const SPELLING: Readonly<Record<string, string>> = { store: "--from-change", repo: "--history-repo" };
+
+function openStore(from: { store: string; repo?: string | undefined }) {
+  try {
+    return parseStore(from.store, from.repo);
+  } catch (err) {
+    if (!(err instanceof OptionError)) throw err;
+    const message = err.render((id) => SPELLING[id] ?? `--${id}`);
+    throw err.usage ? new UsageError(message) : new UserError(message);
+  }
 }
