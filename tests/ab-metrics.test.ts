@@ -33,7 +33,18 @@ describe("--metrics", () => {
     const noisy = throughputSkipped("auto", doctor(false));
     expect(noisy?.reason).toBe("noisy-host");
     expect(noisy?.detail).toContain(
-      "the doctor found this host noisy (virtualization (virtualized), load (18.3 on 2 CPUs))",
+      "the doctor found this host noisy (load (18.3 on 2 CPUs), virtualization (virtualized))",
+    );
+    // failures first: four warnings before the failure in the doctor's order do not hide it
+    const warns = ["virtualization", "governor", "turbo", "smt"].map((id) => ({
+      id,
+      status: "warn" as const,
+      value: "?",
+      reason: "",
+    }));
+    const hidden = { ...doctor(false), findings: [...warns, doctor(false).findings[1]!] };
+    expect(throughputSkipped("auto", hidden)?.detail).toContain(
+      "noisy (load (18.3 on 2 CPUs), virtualization (?), governor (?), and 2 more)",
     );
     expect(throughputSkipped("throughput", doctor(false))).toBeNull();
     expect(throughputSkipped(undefined, doctor(false))).toBeNull();

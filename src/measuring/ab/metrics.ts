@@ -12,9 +12,15 @@ export type MetricsMode = (typeof METRICS_MODES)[number];
 
 export type ThroughputSkipped = NonNullable<AbDesign["throughput_not_measured"]>;
 
-/** The doctor's findings that did not pass, as "id (value)", at most `max` of them. */
+/**
+ * The doctor's findings that did not pass, as "id (value)", failures first (they are what made the
+ * host noisy; a warning such as an unknown turbo state alone does not), at most `max` of them.
+ */
 function noisyFindings(doctor: DoctorRecord, max = 3): string {
-  const bad = doctor.findings.filter((f) => f.status !== "pass");
+  const bad = [
+    ...doctor.findings.filter((f) => f.status === "fail"),
+    ...doctor.findings.filter((f) => f.status === "warn"),
+  ];
   const shown = bad.slice(0, max).map((f) => `${f.id.slice(0, 60)} (${f.value.slice(0, 60)})`);
   const more = bad.length > max ? `, and ${bad.length - max} more` : "";
   return `${shown.join(", ")}${more}`;
