@@ -60,7 +60,41 @@ describe("server-gate/perf-pr.yml", () => {
       comment: "never",
       "results-dir": "perfgate-results",
     });
-    expect(String((ab.with as Json).workload)).toContain("perfgate/workloads/server-gate.yml");
+    // the workload the approval decided (PERFGATE_PR_WORKLOAD), never a default of this file's own
+    expect((ab.with as Json).workload).toBe(`\${{ inputs.workload }}`);
+  });
+
+  it("takes a workload of perfgate's or the base's only; unset, the approval's default is refused with what to set", () => {
+    const check = String((steps.find((x) => x.name === "Check the inputs") as Json).run);
+    const run = (workload: string) => {
+      try {
+        execFileSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", check], {
+          env: {
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            PR: "7",
+            HEAD_SHA: HEAD,
+            BASE_SHA: BASE,
+            WORKLOAD: workload,
+          },
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        return { code: 0, out: "" };
+      } catch (err) {
+        const e = err as { status: number; stdout: string };
+        return { code: e.status, out: e.stdout };
+      }
+    };
+    expect(run("perfgate/workloads/server-gate.yml").code).toBe(0);
+    expect(run("base/perfgate/gate.yml").code).toBe(0);
+    for (const bad of ["workloads/smoke.yml", "head/gate.yml", "base/../x.yml", "perfgate//x.yml", ""]) {
+      const r = run(bad);
+      expect(r.code, bad).toBe(1);
+      expect(r.out.trim().split("\n")).toHaveLength(1);
+      expect(r.out).toContain(
+        "set the repository variable PERFGATE_PR_WORKLOAD, e.g. to perfgate/workloads/server-gate.yml",
+      );
+    }
   });
 
   it("its default workload counts point select, read-only and read-write at 1 thread on small data", () => {

@@ -3,14 +3,17 @@
  * docs/workflows-under-act.md): `/perf <full SHA>` on a pull request → perf-pr-approve.yml sets the
  * head's pending status and starts perf-pr.yml → perf-pr.yml A/Bs a tiny workload on real servers →
  * perf-pr-comment.yml, given that run's artifact, comments and sets the status; a second run
- * updates the comment in place. A planted regression (a fresh instructions-only A/B with
- * performance_schema=ON on the head) turns the status to failure. Everything GitHub would do is the stand-in's, checked against GitHub's
- * OpenAPI description.
+ * updates the comment in place. The pull request is behind its base branch: the base measured is
+ * the merge base. A planted regression (a fresh instructions-only A/B with performance_schema=ON on
+ * the head) turns the status to failure; a run that was cancelled or timed out, or a dispatch GitHub
+ * refused, turns it to error instead of leaving it pending. Everything GitHub would do is the
+ * stand-in's, checked against GitHub's OpenAPI description.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { type ActRun, ActWorld, runAct } from "./helpers/act.js";
 import { type Json, webhookExample } from "./helpers/action-process.js";
 import { runCli } from "./helpers/cli.js";
@@ -36,8 +39,19 @@ function prComment(body: string, pr: number, login: string): Json {
   return e;
 }
 
-/** A real workflow_run payload: perf-pr.yml's run `runId`, named as its run-name sets it. */
-function perfPrCompleted(runId: number, pr: number, head: string, base: string): Json {
+/** The run name perf-pr.yml's `run-name` gives a run with these dispatch inputs. */
+function runName(inputs: Record<string, unknown>): string {
+  const wf = parse(readFileSync(join(ROOT, ".github", "workflows", "perf-pr.yml"), "utf8")) as Json;
+  return String(wf["run-name"]).replace(/\$\{\{ inputs\.([a-z-]+) \}\}/g, (_, k: string) =>
+    String(inputs[k]),
+  );
+}
+
+/**
+ * A real workflow_run payload: perf-pr.yml's run `runId` for these dispatch inputs, named as its
+ * run-name sets it, ended with `conclusion`.
+ */
+function perfPrCompleted(runId: number, inputs: Record<string, unknown>, conclusion = "success"): Json {
   const e = webhookExample(
     "workflow_run",
     (x) => x.action === "completed" && !!(x.workflow_run as Json).path,
@@ -49,8 +63,8 @@ function perfPrCompleted(runId: number, pr: number, head: string, base: string):
     path: ".github/workflows/perf-pr.yml",
     event: "workflow_dispatch",
     head_branch: BRANCH,
-    conclusion: "success",
-    display_title: `perf-pr #${pr} head ${head} base ${base}`,
+    conclusion,
+    display_title: runName(inputs),
   });
   (run.head_repository as Json).full_name = REPO;
   (e.repository as Json).full_name = REPO;
@@ -71,6 +85,8 @@ describe("the pull-request gate under act", () => {
   let world: ActWorld;
   let project: { dir: string; sha: string };
   let head: string;
+  /** the base branch's tip when the pull request is approved: it moved on after the PR branched */
+  let tip: string;
 
   beforeAll(async () => {
     gh = await startGitHubStandIn();
@@ -83,8 +99,18 @@ describe("the pull-request gate under act", () => {
     g("checkout", "-q", "-b", "feature");
     head = world.commitAll(project.dir, REPO, "a change under review");
     g("checkout", "-q", BRANCH);
+    writeFileSync(join(project.dir, "MAIN.md"), "the base branch moved on\n");
+    tip = world.commitAll(project.dir, REPO, "the base branch moved on");
     gh.setPermission("maintainer", "write");
-    gh.addPull({ owner: OWNER, repo: NAME, number: 7, state: "open", headSha: head, baseSha: project.sha });
+    gh.addPull({
+      owner: OWNER,
+      repo: NAME,
+      number: 7,
+      state: "open",
+      headSha: head,
+      baseSha: tip,
+      mergeBaseSha: project.sha,
+    });
   });
   afterEach(() => {
     expect(
@@ -102,7 +128,7 @@ describe("the pull-request gate under act", () => {
     if (world) rmSync(world.root, { recursive: true, force: true });
   });
 
-  it("/perf <full SHA>: the head gets a pending status and perf-pr.yml is started for exactly that commit", async () => {
+  it("/perf <full SHA>: the head gets a pending status and perf-pr.yml is started for exactly that commit, against the merge base", async () => {
     const r = await runAct({
       world,
       dir: project.dir,
@@ -114,14 +140,16 @@ describe("the pull-request gate under act", () => {
     });
     expect(r.code, ok(r)).toBe(0);
     expect(r.logs).toContain(
-      `perf-pr started for #7 at ${head} (base ${project.sha}), approved by maintainer`,
+      `perf-pr started for #7 at ${head} (base ${project.sha}, the merge base with the base branch; ${CONTEXT}), approved by maintainer`,
     );
+    // the merge base, where the pull request branched: not the base branch's newer tip
+    expect(tip).not.toBe(project.sha);
     expect(gh.dispatches).toEqual([
       {
         repo: REPO,
         workflow: "perf-pr.yml",
         ref: BRANCH,
-        inputs: { pr: "7", "head-sha": head, "base-sha": project.sha },
+        inputs: { pr: "7", "head-sha": head, "base-sha": project.sha, workload: WORKLOAD },
       },
     ]);
     const st = gh.latestStatuses(REPO, head).get(CONTEXT);
@@ -153,7 +181,7 @@ describe("the pull-request gate under act", () => {
       dir: project.dir,
       workflow: "perf-pr-comment.yml",
       event: "workflow_run",
-      payload: perfPrCompleted(501, 7, head, project.sha),
+      payload: perfPrCompleted(501, gh.dispatches[0]!.inputs),
       gh,
       vars: VARS,
     });
@@ -175,6 +203,8 @@ describe("the pull-request gate under act", () => {
     if (regressed) expect(c.code, ok(c)).not.toBe(0);
     else expect(c.code, ok(c)).toBe(0);
     expect(body).toContain(`/actions/runs/501/artifacts/${artifactId}`);
+    // the changes link shows what was measured: the merge base to the head
+    expect(body).toContain(`/compare/${project.sha}...${head})`);
     expect(Object.values(c.summaries).join("\n")).toContain("act-gate");
     // the status says the verdict and links to this run's summary
     const st = gh.latestStatuses(REPO, head).get(CONTEXT)!;
@@ -194,7 +224,7 @@ describe("the pull-request gate under act", () => {
       dir: project.dir,
       workflow: "perf-pr-comment.yml",
       event: "workflow_run",
-      payload: perfPrCompleted(502, 7, head, project.sha),
+      payload: perfPrCompleted(502, gh.dispatches[0]!.inputs),
       gh,
       vars: VARS,
     });
@@ -258,7 +288,7 @@ describe("the pull-request gate under act", () => {
       dir: project.dir,
       workflow: "perf-pr-comment.yml",
       event: "workflow_run",
-      payload: perfPrCompleted(503, 8, regressed, project.sha),
+      payload: perfPrCompleted(503, gh.dispatches.at(-1)!.inputs),
       gh,
       vars: VARS,
     });
@@ -273,4 +303,75 @@ describe("the pull-request gate under act", () => {
       "performance_schema",
     );
   }, 1_200_000);
+
+  it("a run that was cancelled or timed out ends the approval's pending status as error, on the status the approval named (workload variable unset)", async () => {
+    const sha = "5e7a9c1b3d5f7091a2c4e6f8a0b2c4d6e8f0a1b3";
+    gh.addPull({ owner: OWNER, repo: NAME, number: 9, state: "open", headSha: sha, baseSha: tip });
+    const approve = await runAct({
+      world,
+      dir: project.dir,
+      workflow: "perf-pr-approve.yml",
+      event: "issue_comment",
+      payload: prComment(`/perf ${sha}`, 9, "maintainer"),
+      gh,
+      vars: {},
+    });
+    expect(approve.code, ok(approve)).toBe(0);
+    const inputs = gh.dispatches.at(-1)!.inputs;
+    // decided once, by the approval: perfgate's default, and its pending status
+    expect(inputs).toEqual({ pr: "9", "head-sha": sha, "base-sha": tip, workload: "workloads/smoke.yml" });
+    expect(gh.latestStatuses(REPO, sha).get("perfgate/smoke")?.state).toBe("pending");
+    for (const [runId, conclusion, what] of [
+      [511, "cancelled", "was cancelled"],
+      [512, "timed_out", "timed out"],
+    ] as const) {
+      const c = await runAct({
+        world,
+        dir: project.dir,
+        workflow: "perf-pr-comment.yml",
+        event: "workflow_run",
+        payload: perfPrCompleted(runId, inputs, conclusion),
+        gh,
+        vars: {},
+      });
+      expect(c.code, ok(c)).toBe(0);
+      const statuses = gh.latestStatuses(REPO, sha);
+      expect([...statuses.keys()]).toEqual(["perfgate/smoke"]);
+      const st = statuses.get("perfgate/smoke")!;
+      expect(st.state, c.logs).toBe("error");
+      expect(st.description).toBe(`perf-pr ${what} before a verdict: comment /perf ${sha} to run it again`);
+      expect(st.description!.length).toBeLessThanOrEqual(140);
+      expect(Object.values(c.summaries).join("\n")).toContain("perfgate/smoke: not measured");
+      // nothing to download or compare
+      expect(c.requests.some((q) => q.operationId === "actions/list-workflow-run-artifacts")).toBe(false);
+    }
+    expect(gh.commentsOn(OWNER, NAME, 9)).toEqual([]);
+  });
+
+  it("a dispatch GitHub refuses turns the pending status to error at once", async () => {
+    const sha = "6f8b0d2c4e6a8193b5d7f9a1c3e5b7d9f1a3c5e7";
+    gh.addPull({ owner: OWNER, repo: NAME, number: 10, state: "open", headSha: sha, baseSha: tip });
+    gh.refuseDispatches = 'Unexpected inputs provided: ["workload"]';
+    try {
+      const approve = await runAct({
+        world,
+        dir: project.dir,
+        workflow: "perf-pr-approve.yml",
+        event: "issue_comment",
+        payload: prComment(`/perf ${sha}`, 10, "maintainer"),
+        gh,
+        vars: VARS,
+      });
+      expect(approve.code, ok(approve)).not.toBe(0);
+      expect(approve.logs).toContain("GitHub refused to start perf-pr.yml");
+    } finally {
+      gh.refuseDispatches = null;
+    }
+    const mine = gh.statuses.filter((x) => x.sha === sha);
+    expect(mine.map((x) => [x.context, x.state])).toEqual([
+      [CONTEXT, "pending"],
+      [CONTEXT, "error"],
+    ]);
+    expect(mine[1]!.description).toBe(`perf-pr could not be started: comment /perf ${sha} to try again`);
+  });
 });

@@ -56,6 +56,73 @@ const expr = (x: string) => `\${{ ${x} }}`;
 const HEAD = "a".repeat(40);
 const BASE = "b".repeat(40);
 
+/** The run name a perf-pr.yml (`file` under the repository) gives a run with these inputs. */
+function runNameOf(file: string, inputs: Record<string, unknown>): string {
+  const wf = parse(readFileSync(join(ROOT, file), "utf8")) as Json;
+  return String(wf["run-name"]).replace(/\$\{\{ inputs\.([a-z-]+) \}\}/g, (_, k: string) => {
+    if (inputs[k] === undefined) throw new Error(`${file}: run-name reads inputs.${k}, not given`);
+    return String(inputs[k]);
+  });
+}
+
+/**
+ * Runs a `run:` script as GitHub does (bash --noprofile --norc -eo pipefail <file>) with `env`,
+ * `gh` on PATH sending its requests to the stand-in at `standIn`; returns the exit code, the
+ * output and what the script wrote to $GITHUB_OUTPUT.
+ */
+async function runScript(
+  script: string,
+  env: Record<string, string>,
+  standIn: string,
+): Promise<{ code: number; out: string; outputs: Record<string, string> }> {
+  const dir = mkdtempSync(join(tmpdir(), "perfgate-step-"));
+  try {
+    writeFileSync(
+      join(dir, "gh"),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "tests", "helpers", "gh-cli.mjs")}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    writeFileSync(join(dir, "step.sh"), script);
+    writeFileSync(join(dir, "output"), "");
+    writeFileSync(join(dir, "summary"), "");
+    const full = {
+      PATH: `${dir}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+      GH_STANDIN_URL: standIn,
+      GITHUB_SERVER_URL: "https://github.com",
+      GITHUB_RUN_ID: "77",
+      GITHUB_OUTPUT: join(dir, "output"),
+      GITHUB_STEP_SUMMARY: join(dir, "summary"),
+      ...env,
+    };
+    let code = 0;
+    let out = "";
+    try {
+      const r = await execFileAsync(
+        "bash",
+        ["--noprofile", "--norc", "-eo", "pipefail", join(dir, "step.sh")],
+        {
+          env: full,
+          encoding: "utf8",
+        },
+      );
+      out = r.stdout + r.stderr;
+    } catch (e) {
+      const err = e as { code?: number; stdout?: string; stderr?: string };
+      code = err.code ?? -1;
+      out = `${err.stdout ?? ""}${err.stderr ?? ""}`;
+    }
+    const outputs = Object.fromEntries(
+      readFileSync(join(dir, "output"), "utf8")
+        .split("\n")
+        .filter((l) => l.includes("="))
+        .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+    );
+    return { code, out: out + readFileSync(join(dir, "summary"), "utf8"), outputs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("perf-pr.yml: the benchmark", () => {
   const wf = load("perf-pr.yml");
 
@@ -89,21 +156,27 @@ describe("perf-pr-comment.yml: the report", () => {
     expect(cond).toContain("github.event.workflow_run.head_repository.full_name == github.repository");
   });
 
-  it("parses the run name perf-pr.yml sets, and nothing else", () => {
-    const runName = String(load("perf-pr.yml")["run-name"]);
-    const title = runName
-      .replace(expr("inputs.pr"), "42")
-      .replace(expr("inputs.head-sha"), HEAD)
-      .replace(expr("inputs.base-sha"), BASE);
+  it("parses the run name both perf-pr.yml files set, and nothing else", () => {
+    const inputs = { pr: "42", "head-sha": HEAD, "base-sha": BASE, workload: "workloads/smoke.yml" };
+    const title = runNameOf(".github/workflows/perf-pr.yml", inputs);
+    expect(runNameOf("server-gate/perf-pr.yml", inputs)).toBe(title);
     const re = bashRegex(text("perf-pr-comment.yml"), "TITLE");
-    expect(bashMatch(re, title)).toEqual(["42", HEAD, BASE]);
+    expect(bashMatch(re, title)).toEqual(["42", HEAD, BASE, "workloads/smoke.yml"]);
+    const w = "workload perfgate/workloads/server-gate.yml";
+    expect(bashMatch(re, `perf-pr #42 head ${HEAD} base ${BASE} ${w}`)?.[3]).toBe(
+      "perfgate/workloads/server-gate.yml",
+    );
     for (const forged of [
       `${title} `,
-      `perf-pr #42 head ${HEAD} base ${BASE}; x`,
-      `perf-pr #0 head ${HEAD} base ${BASE}`,
-      `perf-pr #42 head ${HEAD.slice(1)}Z base ${BASE}`,
-      `perf-pr #42 head $(id) base ${BASE}`,
-      `x perf-pr #42 head ${HEAD} base ${BASE}`,
+      `perf-pr #42 head ${HEAD} base ${BASE}`,
+      `perf-pr #42 head ${HEAD} base ${BASE} ${w}; x`,
+      `perf-pr #42 head ${HEAD} base ${BASE} workload ../etc/x.yml`,
+      `perf-pr #42 head ${HEAD} base ${BASE} workload a.yml.yml`,
+      `perf-pr #42 head ${HEAD} base ${BASE} workload $(id).yml`,
+      `perf-pr #0 head ${HEAD} base ${BASE} ${w}`,
+      `perf-pr #42 head ${HEAD.slice(1)}Z base ${BASE} ${w}`,
+      `perf-pr #42 head $(id) base ${BASE} ${w}`,
+      `x perf-pr #42 head ${HEAD} base ${BASE} ${w}`,
     ]) {
       expect(bashMatch(re, forged), forged).toBeNull();
     }
@@ -184,6 +257,7 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
   beforeEach(() => {
     gh.dispatches.length = 0;
     gh.statuses.length = 0;
+    gh.refuseDispatches = null;
     gh.addPull({ owner: "o", repo: "r", number: 7, state: "open", headSha: REVIEWED, baseSha: BASE });
   });
 
@@ -202,6 +276,7 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
       PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
       GH_STANDIN_URL: gh.url,
       GITHUB_SERVER_URL: "https://github.com",
+      GITHUB_RUN_ID: "77",
     };
     for (const [name, value] of Object.entries(step.env as Record<string, string>)) {
       const m = /^\$\{\{ (.+) \}\}$/.exec(value);
@@ -237,7 +312,7 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
         repo: "o/r",
         workflow: "perf-pr.yml",
         ref: "main",
-        inputs: { pr: "7", "head-sha": REVIEWED, "base-sha": BASE },
+        inputs: { pr: "7", "head-sha": REVIEWED, "base-sha": BASE, workload: "workloads/smoke.yml" },
       },
     ]);
     expect(gh.statuses).toEqual([
@@ -251,6 +326,35 @@ describe("perf-pr-approve.yml: the approval script, run against the GitHub stand
         creator: "github-actions[bot]",
       },
     ]);
+  });
+
+  it("a pull request behind its base branch is measured against the merge base, not the branch's newer tip", async () => {
+    const tip = "c".repeat(40);
+    gh.addPull({
+      owner: "o",
+      repo: "r",
+      number: 7,
+      state: "open",
+      headSha: REVIEWED,
+      baseSha: tip,
+      mergeBaseSha: BASE,
+    });
+    const r = await approve(`/perf ${REVIEWED}`);
+    expect(r.code, r.out).toBe(0);
+    expect(gh.dispatches.map((d) => d.inputs["base-sha"])).toEqual([BASE]);
+    expect(r.out).toContain(`(base ${BASE}, the merge base with the base branch; perfgate/smoke)`);
+  });
+
+  it("a dispatch GitHub refuses turns the pending status to error, never left pending", async () => {
+    gh.refuseDispatches = 'Unexpected inputs provided: ["workload"]';
+    const r = await approve(`/perf ${REVIEWED}`);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('Unexpected inputs provided: ["workload"]');
+    expect(gh.statuses.map((x) => [x.context, x.state, x.description])).toEqual([
+      ["perfgate/smoke", "pending", "Benchmark approved by maintainer; waiting for perf-pr"],
+      ["perfgate/smoke", "error", `perf-pr could not be started: comment /perf ${REVIEWED} to try again`],
+    ]);
+    expect(gh.statuses[1]!.target_url).toBe("https://github.com/o/r/actions/runs/77");
   });
 
   it("a 7-hex prefix is refused with the head's full SHA to copy; nothing starts", async () => {
@@ -333,66 +437,43 @@ describe("bisect.yml: which commit did it", () => {
 
 /**
  * perf-pr-comment.yml's status step, run by real bash as the workflow runs it, against the GitHub
- * stand-in: each verdict the action can output becomes one status on the head commit.
+ * stand-in: each verdict the action can output, and each way a run can end without one, becomes one
+ * status on the head commit.
  */
 describe("perf-pr-comment.yml: the head commit's status", () => {
   const step = steps(load("perf-pr-comment.yml"), "comment").find((s) => s.name === "Commit status")!;
   let gh: GitHubStandIn;
-  let bin: string;
-  let script: string;
 
   beforeAll(async () => {
     gh = await startGitHubStandIn();
-    bin = mkdtempSync(join(tmpdir(), "perfgate-gh-"));
-    script = join(bin, "status.sh");
-    writeFileSync(
-      join(bin, "gh"),
-      `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "tests", "helpers", "gh-cli.mjs")}" "$@"\n`,
-      { mode: 0o755 },
-    );
-    writeFileSync(script, String(step.run));
   });
   afterAll(async () => {
     await gh.close();
-    rmSync(bin, { recursive: true, force: true });
   });
   afterEach(() => {
     expect(gh.unmatched, "requests GitHub's API does not have").toEqual([]);
     expect(gh.invalid, "requests GitHub's API would refuse").toEqual([]);
   });
 
-  async function status(vars: Record<string, string>): Promise<{ code: number; out: string }> {
+  async function status(vars: Record<string, string>) {
     gh.statuses.length = 0;
     const env: Record<string, string> = {
-      PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-      GH_STANDIN_URL: gh.url,
-      GITHUB_SERVER_URL: "https://github.com",
-      GITHUB_RUN_ID: "77",
       GH_TOKEN: "ghs_commenttoken",
       REPO: "o/r",
       HEAD_SHA: HEAD,
-      RESULTS: "perfgate-results/ab-smoke.json",
-      WORKLOAD: "workloads/smoke.yml",
+      NAME: "smoke",
+      CONCLUSION: "success",
       VERDICT: "",
       REGRESSIONS: "",
       ADVISORY: "false",
       ...vars,
     };
-    expect(Object.keys(step.env as Json).sort()).toEqual(
-      Object.keys(env)
-        .filter((k) => !["PATH", "GH_STANDIN_URL", "GITHUB_SERVER_URL", "GITHUB_RUN_ID"].includes(k))
-        .sort(),
-    );
-    try {
-      const r = await execFileAsync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { env });
-      return { code: 0, out: r.stdout + r.stderr };
-    } catch (e) {
-      const err = e as { code?: number; stdout?: string; stderr?: string };
-      return { code: err.code ?? -1, out: `${err.stdout ?? ""}${err.stderr ?? ""}` };
-    }
+    expect(Object.keys(step.env as Json).sort()).toEqual(Object.keys(env).sort());
+    return runScript(String(step.run), env, gh.url);
   }
 
-  it("maps every verdict to a state and a one-line description, linking this run", async () => {
+  it("maps every verdict, and every run without one, to a state and a one-line description, linking this run", async () => {
+    const again = `comment /perf ${HEAD} to run it again`;
     const cases: [Record<string, string>, string, string][] = [
       [
         { VERDICT: "regression", REGRESSIONS: "2" },
@@ -403,17 +484,38 @@ describe("perf-pr-comment.yml: the head commit's status", () => {
       [{ VERDICT: "improvement" }, "success", "improvement, no regression"],
       [{ VERDICT: "inconclusive" }, "success", "inconclusive: no regression shown, none ruled out"],
       [{ VERDICT: "" }, "error", "not run: the benchmark left no verdict"],
+      // the benchmark job failed before any results: no verdict either
+      [{ VERDICT: "", CONCLUSION: "failure" }, "error", "not run: the benchmark left no verdict"],
       [
         { VERDICT: "regression", REGRESSIONS: "1", ADVISORY: "true" },
         "failure",
         "advisory (fork): regression: 1 verdict(s) worse than the base",
       ],
-      // no results file (the download failed): the status is still named after the workload
-      [{ VERDICT: "", RESULTS: "" }, "error", "not run: the benchmark left no verdict"],
+      // runs that measured nothing: a third run in the bare-metal queue cancelled this waiting one,
+      // a maintainer cancelled it, it ran out of time, or GitHub never started it
+      [{ CONCLUSION: "cancelled" }, "error", `perf-pr was cancelled before a verdict: ${again}`],
+      [{ CONCLUSION: "timed_out" }, "error", `perf-pr timed out before a verdict: ${again}`],
+      [{ CONCLUSION: "startup_failure" }, "error", `perf-pr ended startup_failure, no verdict: ${again}`],
+      [{ CONCLUSION: "skipped" }, "error", `perf-pr ended skipped, no verdict: ${again}`],
+      [{ CONCLUSION: "stale" }, "error", `perf-pr ended stale, no verdict: ${again}`],
+      [{ CONCLUSION: "" }, "error", `perf-pr ended without a conclusion, no verdict: ${again}`],
+      [{ CONCLUSION: "x`y" }, "error", `perf-pr ended without a conclusion, no verdict: ${again}`],
+      // a verdict output without a measured run (it cannot happen) does not pass
+      [
+        { CONCLUSION: "cancelled", VERDICT: "unchanged" },
+        "error",
+        `perf-pr was cancelled before a verdict: ${again}`,
+      ],
+      [
+        { CONCLUSION: "timed_out", ADVISORY: "true" },
+        "error",
+        `advisory (fork): perf-pr timed out before a verdict: ${again}`,
+      ],
     ];
     for (const [vars, state, description] of cases) {
       const r = await status(vars);
       expect(r.code, r.out).toBe(0);
+      expect(description.length, description).toBeLessThanOrEqual(140);
       expect(gh.statuses).toEqual([
         {
           repo: "o/r",
@@ -425,13 +527,112 @@ describe("perf-pr-comment.yml: the head commit's status", () => {
           creator: "github-actions[bot]",
         },
       ]);
+      if (!["success", "failure"].includes(vars.CONCLUSION ?? "success"))
+        expect(r.out).toContain(`comment \`/perf ${HEAD}\` to run it again`);
     }
   });
 
-  it("sets nothing for a head that is not a full SHA", async () => {
+  it("sets nothing for a head that is not a full SHA, or without the workload's name", async () => {
     const r = await status({ HEAD_SHA: "", VERDICT: "unchanged" });
     expect(r.code).toBe(1);
     expect(r.out).toContain("no head commit for the status");
+    const n = await status({ NAME: "", CONCLUSION: "cancelled" });
+    expect(n.code).toBe(1);
+    expect(n.out).toContain("no workload name for the status");
     expect(gh.statuses).toEqual([]);
+  });
+});
+
+/**
+ * The approval, the benchmark's run name and the comment job name one status, for either
+ * perf-pr.yml (perfgate's own, the server repository's): the approval decides the workload once,
+ * perf-pr.yml carries it in its run name, the comment job reads it there. The three scripts run by
+ * bash against the stand-in, chained as GitHub chains them.
+ */
+describe("the three gate workflows agree on the status", () => {
+  const REVIEWED = "3f1c9e0a7b2d4c6e8f0a1b3c5d7e9f1a2b4c6d8e";
+  const approveStep = steps(load("perf-pr-approve.yml"), "approve")[0]!;
+  const comment = steps(load("perf-pr-comment.yml"), "comment");
+  const runStep = comment.find((s) => s.id === "run")!;
+  const statusStep = comment.find((s) => s.name === "Commit status")!;
+  let gh: GitHubStandIn;
+
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    gh.setPermission("maintainer", "write");
+    gh.addPull({ owner: "o", repo: "r", number: 7, state: "open", headSha: REVIEWED, baseSha: BASE });
+  });
+  afterAll(async () => {
+    await gh.close();
+  });
+  afterEach(() => {
+    expect(gh.unmatched, "requests GitHub's API does not have").toEqual([]);
+    expect(gh.invalid, "requests GitHub's API would refuse").toEqual([]);
+  });
+
+  it.each([
+    [".github/workflows/perf-pr.yml", "", "perfgate/smoke"],
+    ["server-gate/perf-pr.yml", "", "perfgate/smoke"],
+    ["server-gate/perf-pr.yml", "perfgate/workloads/server-gate.yml", "perfgate/server-gate"],
+    ["server-gate/perf-pr.yml", "base/perfgate/gate.yml", "perfgate/gate"],
+  ])("%s, PERFGATE_PR_WORKLOAD %j: pending and final status are both %s", async (file, variable, context) => {
+    gh.statuses.length = 0;
+    gh.dispatches.length = 0;
+    const a = await runScript(
+      String(approveStep.run),
+      {
+        GH_TOKEN: "ghs_approvetoken",
+        REPO: "o/r",
+        PR: "7",
+        APPROVER: "maintainer",
+        BODY: `/perf ${REVIEWED}`,
+        DEFAULT_BRANCH: "main",
+        // vars.PERFGATE_PR_WORKLOAD || 'workloads/smoke.yml', as GitHub evaluates it
+        WORKLOAD: variable || "workloads/smoke.yml",
+      },
+      gh.url,
+    );
+    expect(a.code, a.out).toBe(0);
+    expect((approveStep.env as Json).WORKLOAD).toBe(
+      expr("vars.PERFGATE_PR_WORKLOAD || 'workloads/smoke.yml'"),
+    );
+    const inputs = gh.dispatches[0]!.inputs;
+    // perf-pr.yml declares every input the approval sends (else GitHub refuses the dispatch), and
+    // measures the workload it was given, not a repository variable of its own
+    const wf = parse(readFileSync(join(ROOT, file), "utf8")) as Json;
+    const declared = ((wf.on as Json).workflow_dispatch as Json).inputs as Json;
+    expect(Object.keys(inputs).sort()).toEqual(Object.keys(declared).sort());
+    expect(readFileSync(join(ROOT, file), "utf8")).not.toContain("vars.PERFGATE_PR_WORKLOAD");
+    const ab = steps(wf, "benchmark").find((s) => s.uses === "./perfgate/action")!;
+    expect((ab.with as Json).workload).toBe(expr("inputs.workload"));
+
+    // the comment job of a run that never measured (cancelled while it waited)
+    const title = runNameOf(file, inputs);
+    const r = await runScript(
+      String(runStep.run),
+      { GH_TOKEN: "ghs_commenttoken", REPO: "o/r", TITLE: title, RUN_ID: "501", CONCLUSION: "cancelled" },
+      gh.url,
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(r.outputs).toMatchObject({ skip: "false", measured: "false", "head-sha": REVIEWED });
+    const st = await runScript(
+      String(statusStep.run),
+      {
+        GH_TOKEN: "ghs_commenttoken",
+        REPO: "o/r",
+        HEAD_SHA: r.outputs["head-sha"]!,
+        NAME: r.outputs["workload-name"]!,
+        CONCLUSION: "cancelled",
+        VERDICT: "",
+        REGRESSIONS: "",
+        ADVISORY: r.outputs.advisory!,
+      },
+      gh.url,
+    );
+    expect(st.code, st.out).toBe(0);
+    expect(gh.statuses.map((x) => [x.context, x.state])).toEqual([
+      [context, "pending"],
+      [context, "error"],
+    ]);
   });
 });

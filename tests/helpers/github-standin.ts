@@ -14,9 +14,10 @@
  * while `refuseEdits` is set.
  *
  * Pull requests and collaborators: `addPull` sets a pull request's state and head/base SHAs
- * (GET .../pulls/{n} answers with them, else 404); `setPermission` sets a login's access level
+ * (GET .../pulls/{n} answers with them, else 404) and the merge base of its base branch and head
+ * (GET .../compare/{base tip}...{head} answers with it as `merge_base_commit`; else 404); `setPermission` sets a login's access level
  * (GET .../collaborators/{login}/permission; "read" unless set). Workflow dispatches are recorded
- * in `dispatches`. Commit statuses (POST .../statuses/{sha}) are recorded in `statuses`, in order;
+ * in `dispatches`, or refused with GitHub's 422 while `refuseDispatches` holds a message. Commit statuses (POST .../statuses/{sha}) are recorded in `statuses`, in order;
  * `addRunArtifact` lists an artifact under a workflow run (GET .../actions/runs/{id}/artifacts).
  */
 import { readFileSync } from "node:fs";
@@ -106,10 +107,22 @@ function deref<T = Json>(doc: Json, x: unknown): T {
   return cur as T;
 }
 
+/**
+ * OpenAPI 3.0's `nullable: true` beside no `type` (e.g. a `$ref` or an `allOf`, as in
+ * commit-comparison) means "this, or null"; ajv only knows `nullable` next to a `type`.
+ */
+function nullableWithoutType(_k: string, v: unknown): unknown {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+  const o = v as Json;
+  if (o.nullable !== true || "type" in o) return v;
+  const { nullable: _, ...rest } = o;
+  return { anyOf: [rest, { type: "null" }] };
+}
+
 /** Deep copy with local "#/..." refs pointed at the description registered in ajv as "gh". */
 function rebase(schema: unknown): AnySchema {
   return JSON.parse(JSON.stringify(schema), (k, v) =>
-    k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `gh${v}` : v,
+    k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `gh${v}` : nullableWithoutType(k, v),
   ) as AnySchema;
 }
 
@@ -120,7 +133,10 @@ export interface StandInPull {
   number: number;
   state: "open" | "closed";
   headSha: string;
+  /** the tip of the base branch */
   baseSha: string;
+  /** the merge base of the base branch and the head (default baseSha: the head is up to date) */
+  mergeBaseSha?: string;
 }
 
 /** A workflow_dispatch the stand-in received (POST .../actions/workflows/{id}/dispatches). */
@@ -172,6 +188,11 @@ export class GitHubStandIn {
   /** answer every comment edit with 403 (a token that may create but not edit) */
   refuseEdits = false;
   /**
+   * refuse every workflow dispatch with GitHub's 422 and this message (e.g. a copied perf-pr.yml
+   * that lacks an input the approval sends: `Unexpected inputs provided: ["workload"]`)
+   */
+  refuseDispatches: string | null = null;
+  /**
    * the longest comment body accepted, in characters: GitHub's 65,536; a longer one, created or
    * edited, gets GitHub's 422 "body is too long" (a test may lower it to refuse a body perfgate
    * budgeted, as GitHub may where it counts some characters differently)
@@ -195,7 +216,10 @@ export class GitHubStandIn {
     this.doc = loadDescription();
     this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
-    this.ajv.addSchema({ components: this.doc.components }, "gh");
+    this.ajv.addSchema(
+      { components: JSON.parse(JSON.stringify(this.doc.components), nullableWithoutType) as Json },
+      "gh",
+    );
     for (const [template, item] of Object.entries(this.doc.paths as Record<string, Json>)) {
       const names: string[] = [];
       const segs = template.split("/");
@@ -507,6 +531,14 @@ export class GitHubStandIn {
     const owner = params.owner ?? "";
     const repo = params.repo ?? "";
     if (id === "actions/create-workflow-dispatch") {
+      if (this.refuseDispatches !== null) {
+        send(422, {
+          message: this.refuseDispatches,
+          documentation_url:
+            "https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event",
+        });
+        return;
+      }
       const inputs = (body.inputs as Record<string, unknown> | undefined) ?? {};
       this.dispatches.push({
         repo: `${owner}/${repo}`,
@@ -545,6 +577,42 @@ export class GitHubStandIn {
       requested_teams: [],
       head: side("head", pull.headSha),
       base: side("base", pull.baseSha),
+    };
+    this.checkResponse(op, 200, data);
+    send(200, data);
+  }
+
+  /** GET .../compare/{base}...{head} for a pull request's base tip and head. */
+  private handleCompare(op: Operation, params: Record<string, string>, send: Send) {
+    const m = /^(.+)\.\.\.(.+)$/.exec(params.basehead ?? "");
+    const pull = this.pulls.find(
+      (p) =>
+        p.owner === params.owner &&
+        p.repo === params.repo &&
+        m !== null &&
+        m[1] === p.baseSha &&
+        m[2] === p.headSha,
+    );
+    if (!pull || !m) {
+      send(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+      return;
+    }
+    const example = this.example(op, 200) as Json;
+    const mergeBase = pull.mergeBaseSha ?? pull.baseSha;
+    const commit = (key: "base_commit" | "merge_base_commit", sha: string) => ({
+      ...(example[key] as Json),
+      sha,
+      url: `${this.url}/repos/${pull.owner}/${pull.repo}/commits/${sha}`,
+      html_url: `https://github.com/${pull.owner}/${pull.repo}/commit/${sha}`,
+    });
+    const data = {
+      ...example,
+      base_commit: commit("base_commit", pull.baseSha),
+      merge_base_commit: commit("merge_base_commit", mergeBase),
+      status: mergeBase === pull.baseSha ? "ahead" : "diverged",
+      // (the commits and files of the comparison are not modelled)
+      commits: [],
+      files: [],
     };
     this.checkResponse(op, 200, data);
     send(200, data);
@@ -675,6 +743,9 @@ export class GitHubStandIn {
       case "repos/create-commit-status":
       case "actions/list-workflow-run-artifacts":
         this.handleChecks(op, record.operationId, params, body as Json, this.identityOf(req).login, send);
+        return;
+      case "repos/compare-commits-with-basehead":
+        this.handleCompare(op, params, send);
         return;
       case "repos/get-collaborator-permission-level":
       case "pulls/get":
