@@ -307,6 +307,12 @@ export const ComparisonReportSchema = z.object({
   degradation: z.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
   nothing_compared: z.string().optional(),
+  /**
+   * why a compared file is not complete, one line: its status (not `complete`) and reason, and the
+   * planned cells not measured and why; the verdicts are of its finished cells only, the overall
+   * verdict is at best inconclusive and a gate fails (absent: every compared file is complete)
+   */
+  incomplete: z.string().optional(),
   /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
   efficiency: z.array(EfficiencyEntrySchema).optional(),
   /** why the compared files have no hardware counters (src/measuring/host/pmu.ts), said once; absent when they have them or predate them */
