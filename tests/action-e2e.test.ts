@@ -28,7 +28,14 @@ import {
 import { type GitHubStandIn, startGitHubStandIn } from "./helpers/github-standin.js";
 import { gitStoreFrom, nightlyHead, writeSyntheticStore } from "./helpers/history-factory.js";
 import { hostileAb } from "./helpers/hostile-factory.js";
-import { makeAbResults, makeResults, makeServer, tempDir, writeJson } from "./helpers/results-factory.js";
+import {
+  makeAbResults,
+  makeResults,
+  makeServer,
+  makeStoppedAb,
+  tempDir,
+  writeJson,
+} from "./helpers/results-factory.js";
 
 const NOISE = [1.0, 1.012, 0.991, 1.006, 0.994];
 const BASE_TPS: Record<number, number> = { 1: 420, 16: 3100 };
@@ -594,6 +601,38 @@ describe("inputs, events and the post step", () => {
     expect(alone.stdout).toMatch(
       /::error::input "head-results": ".*head\.json" is a perfgate\/results file; comparing it needs base-results or base-from-history/,
     );
+  });
+
+  it("an A/B file that stopped partway (uploaded with if: always()) fails the step as in mode ab, and the comment says so first", async () => {
+    const faster = [1000, 1130, 870, 1210, 950, 1060, 900, 1100].map((b) => ({ base: b, head: b * 1.2 }));
+    const { owner, repo, number } = prOf(opened());
+    for (const how of ["incomplete", "failed"] as const) {
+      const file = writeJson(dir, `int2-${how}.json`, makeStoppedAb(how, faster));
+      // without fail-on-regression too: mode ab fails a run that did not complete either way
+      for (const gate of ["true", "false"]) {
+        const r = await runAction({
+          inputs: { mode: "compare", "head-results": file, "fail-on-regression": gate },
+          apiUrl: gh.url,
+          dir,
+        });
+        expect(r.code).toBe(1);
+        expect(r.outputs.verdict).toBe("inconclusive");
+        expect(r.stdout).toMatch(
+          new RegExp(
+            `::error::A/B run ${how}: .*; 1 of 2 planned cells not measured: oltp_read_write/8t/1G \\(`,
+          ),
+        );
+        expectCleanTraffic(gh);
+        const mine = gh
+          .commentsOn(owner, repo, number)
+          .filter((c) => c.body.includes("<!-- perfgate:server-gate -->"));
+        expect(mine).toHaveLength(1);
+        const headline = mine[0]!.body.split("\n")[2]!;
+        expect(headline).toMatch(new RegExp(`^### ⚠️ incomplete · perfgate server-gate: A/B run ${how}: `));
+        expect(headline).toContain("oltp_read_write/8t/1G");
+        expect(r.summary).toContain(headline.replace(/^### /, "## "));
+      }
+    }
   });
 
   it("not a pull request event: no comment, an info line", async () => {

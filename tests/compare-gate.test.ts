@@ -13,7 +13,7 @@ import { fromDocument } from "../src/analysis/compare/model.js";
 import type { AbResults } from "../src/results/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { ROOT, requireBuild } from "./helpers/env.js";
-import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, makeServer, makeStoppedAb } from "./helpers/results-factory.js";
 
 let dir: string;
 beforeAll(() => {
@@ -97,6 +97,45 @@ describe("a gate that compares nothing", () => {
     expect(report.cells.length).toBeGreaterThan(0);
     expect(gateFailure(report)).toBeNull();
     expect(report.nothing_compared).toBeUndefined();
+  });
+});
+
+describe("a gate on an A/B that stopped partway", () => {
+  /** 8 ABBA pairs, the head 20% faster: the finished cell improved. */
+  const faster = [1000, 1130, 870, 1210, 950, 1060, 900, 1100].map((base) => ({ base, head: base * 1.2 }));
+
+  for (const how of ["incomplete", "failed"] as const) {
+    it(`${how}: exit 1, one line saying which cell was not measured; the comment says it first`, async () => {
+      const file = join(dir, `int2-${how}.json`);
+      writeFileSync(file, JSON.stringify(makeStoppedAb(how, faster)));
+      const r = await runCli(["compare", file, "--fail-on-regression", "--format", "comment"]);
+      expect(r.code).toBe(1);
+      const lines = r.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^perfgate: --fail-on-regression: A/B run ${how}: .*; 1 of 2 planned cells not measured: oltp_read_write/8t/1G \\(${how === "failed" ? "failed: head server exited \\(signal SIGSEGV\\)" : "not finished"}\\)$`,
+        ),
+      );
+      const headline = r.stdout.split("\n")[2]!;
+      expect(headline).toMatch(/^### ⚠️ incomplete · perfgate server-gate: A\/B run /);
+      expect(headline).toContain("oltp_read_write/8t/1G");
+      expect(r.stdout).toContain("verdict=inconclusive");
+      expect(headline).not.toContain("improvement");
+      const json = await runCli(["compare", file, "--format", "json"]);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout).incomplete).toBe(
+        lines[0]!.replace("perfgate: --fail-on-regression: ", ""),
+      );
+    });
+  }
+
+  it("the same A/B complete passes", async () => {
+    const file = join(dir, "complete.json");
+    writeFileSync(file, JSON.stringify(makeAbResults({ workload: "server-gate", pairs: faster })));
+    const r = await runCli(["compare", file, "--fail-on-regression", "--format", "comment"]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout.split("\n")[2]).toMatch(/^### 🟢 improvement · perfgate server-gate: /);
   });
 });
 

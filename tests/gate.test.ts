@@ -1,10 +1,11 @@
 /** The gate layer (src/gate): one exit-code policy for perfgate ab, perfgate compare and the action. */
 import { describe, expect, it } from "vitest";
 import { fromDocument } from "../src/analysis/compare/model.js";
+import { commentPreview } from "../src/gate/comment.js";
 import { EXIT } from "../src/gate/exit.js";
 import { abGate, belowFailThresholdText, compareGate, failingRegressions } from "../src/gate/gate.js";
 import { plural } from "../src/util/plural.js";
-import { makeAbResults, makeResults, makeServer } from "./helpers/results-factory.js";
+import { makeAbResults, makeResults, makeServer, makeStoppedAb } from "./helpers/results-factory.js";
 
 const LEVELS = [1000, 1130, 870, 1210, 950, 1060, 900, 1100];
 
@@ -88,5 +89,120 @@ describe("abGate / compareGate", () => {
     const both = abGate({ ...three, cells }, "both.json", { failOnRegression: false });
     expect(both.report.notes).toContain("both.json: 1 cell failed, 1 not finished (not compared)");
     expect(both.report.sources[0]!.failed_cells).toBe(2);
+  });
+});
+
+/** The pairs of `ab(ratio)`: head at `ratio` of the base. */
+function pairsAt(ratio: number) {
+  return ab(ratio).cells[0]!.pairs.map((p) => ({ base: p.base.tps, head: p.head.tps }));
+}
+
+/** The comment's headline: its first line after the two hidden markers. */
+function headline(gate: Parameters<typeof commentPreview>[0]): string {
+  return commentPreview(gate, "0.1.0").split("\n")[2]!;
+}
+
+describe("an A/B that stopped partway is judged on its finished cells and never passes", () => {
+  const why = {
+    incomplete:
+      "A/B run incomplete: interrupted (SIGINT) after 1 of 2 cells; 1 of 2 planned cells not measured: oltp_read_write/8t/1G (not finished)",
+    failed:
+      "A/B run failed: cell oltp_read_write/8t/1G failed: head server exited (signal SIGSEGV); 1 of 2 planned cells not measured: oltp_read_write/8t/1G (failed: head server exited (signal SIGSEGV))",
+  } as const;
+
+  for (const how of ["incomplete", "failed"] as const) {
+    it(`${how}: the gate fails with exit 1, every rendering says so first, the verdict is inconclusive`, () => {
+      // the finished cell improved: before, a gate on the file passed with "improvement"
+      const set = fromDocument(makeStoppedAb(how, pairsAt(1.2)), "int2.json");
+      const gate = compareGate([set], { failOnRegression: true });
+      expect(gate.report.summary.improvements).toBeGreaterThan(0);
+      expect(gate.report.incomplete).toBe(why[how]);
+      expect(gate.verdict).toBe("inconclusive");
+      expect([gate.exitCode, gate.failure]).toEqual([EXIT.error, why[how]]);
+      expect(headline(gate)).toBe(
+        `### ⚠️ incomplete · perfgate server-gate: ${why[how]} · finished cells: 1 improved of 1 cell (threshold 5%)`,
+      );
+      expect(gate.markdown.split("\n")[0]).toMatch(
+        /^⚠️ \*\*incomplete: A\/.*B run .* · finished cells: ❔ no regressions/,
+      );
+      expect(gate.text.split("\n")[0]).toMatch(
+        new RegExp(`^INCOMPLETE: A/B run ${how}: .* · finished cells: `),
+      );
+      expect(gate.text.split("\n").at(-1)).toBe("verdict: inconclusive");
+      expect(JSON.parse(gate.json).incomplete).toBe(why[how]);
+      // the workload line names the cell not measured too
+      expect(commentPreview(gate, "0.1.0")).toMatch(
+        /\*\*Workload:\*\* server-gate; oltp_read_only, oltp_read_write;/,
+      );
+      // a report without the gate says it too, and does not fail
+      const report = compareGate([set], { failOnRegression: false });
+      expect([report.exitCode, report.failure, report.verdict]).toEqual([EXIT.ok, null, "inconclusive"]);
+      // the caller that ran it (perfgate ab, the action) fails without the gate, with the run's exit code
+      const ran = compareGate([set], {
+        failOnRegression: false,
+        incomplete: "A/B run incomplete",
+        runExitCode: 130,
+      });
+      expect([ran.exitCode, ran.failure]).toEqual([EXIT.interrupted, why[how]]);
+    });
+  }
+
+  it("a regression among the finished cells stays a regression, said after the incomplete part", () => {
+    const gate = compareGate([fromDocument(makeStoppedAb("incomplete", pairsAt(0.8)), "int2.json")], {
+      failOnRegression: true,
+    });
+    expect(gate.verdict).toBe("regression");
+    expect([gate.exitCode, gate.failure]).toEqual([EXIT.error, why.incomplete]);
+    expect(headline(gate)).toMatch(
+      /^### ⚠️ incomplete, 🔴 regression · perfgate server-gate: A\/.*B run incomplete: .* · finished cells: 1 regressed of 1 cell/,
+    );
+  });
+
+  it("a complete file that compared fewer cells than it planned is incomplete too", () => {
+    const r = makeAbResults({
+      workload: "server-gate",
+      cells: [{ pairs: pairsAt(1.2) }, { script: "oltp_read_write", pairs: [] }],
+    });
+    const gate = compareGate([fromDocument({ ...r, cells_planned: 3 }, "ab.json")], {
+      failOnRegression: true,
+    });
+    expect(gate.failure).toBe(
+      "A/B run complete, but 2 of 3 planned cells not measured: oltp_read_write/8t/1G (not finished), 1 not started",
+    );
+    expect(gate.exitCode).toBe(EXIT.error);
+  });
+
+  it("a complete A/B is judged as before", () => {
+    const gate = compareGate([fromDocument(ab(1.2), "ab.json")], { failOnRegression: true });
+    expect(gate.report.incomplete).toBeUndefined();
+    expect(JSON.parse(gate.json)).not.toHaveProperty("incomplete");
+    expect([gate.verdict, gate.exitCode, gate.failure]).toEqual(["improvement", EXIT.ok, null]);
+    expect(headline(gate)).toMatch(/^### 🟢 improvement · perfgate smoke: 1 improved of 1 cell/);
+    expect(gate.markdown.split("\n")[0]).toMatch(/^✅ no regressions/);
+  });
+
+  it("runs compared as a pair: a failed head run is named by its file", () => {
+    const run = (name: string, version: string, failed: boolean) =>
+      fromDocument(
+        {
+          ...makeResults({
+            servers: [makeServer({ version })],
+            cells: [1, 2, 3].map((repetition) => ({
+              repetition,
+              tps: 1000 + repetition,
+              ...(failed && repetition === 3 ? { status: "failed" as const } : {}),
+            })),
+          }),
+          ...(failed ? { status: "failed" as const, status_reason: "a cell failed" } : {}),
+        },
+        name,
+      );
+    const gate = compareGate([run("base.json", "10.11.5", false), run("head.json", "11.4.5", true)], {
+      failOnRegression: true,
+    });
+    expect(gate.failure).toBe(
+      "head.json: run failed: a cell failed; 1 of 3 planned cells not measured: oltp_read_write/16t/1G on mariadb-11.4.5 (failed: sysbench exited with code 1)",
+    );
+    expect(gate.exitCode).toBe(EXIT.error);
   });
 });

@@ -5,12 +5,14 @@
 import { describe, expect, it } from "vitest";
 import { compareSets } from "../src/analysis/compare/compare.js";
 import { fromDocument } from "../src/analysis/compare/model.js";
+import { geometricMean } from "../src/analysis/stats/index.js";
 import {
   countersBetween,
   parseContextSwitches,
   parsePidStatTicks,
   parseProcIo,
 } from "../src/measuring/host/process.js";
+import { renderComparisonMarkdown, renderComparisonText } from "../src/output/report/comparison.js";
 import { makeAbResults } from "./helpers/results-factory.js";
 
 describe("/proc parsers", () => {
@@ -95,17 +97,54 @@ describe("ratios per transaction", () => {
 
   it("a paired interval on the per-slice ratios", () => {
     const cpu = m("cpu_us_per_txn")!;
-    expect(cpu.base_value).toBeCloseTo(501.5, 6);
+    // the geometric mean of 500, 501, 502 and 503, as every table shows one aggregate
+    expect(cpu.base_value).toBeCloseTo(geometricMean([500, 501, 502, 503]), 9);
+    expect(cpu.ratio).toBeCloseTo(cpu.head_value / cpu.base_value, 12);
     expect(cpu.ratio!).toBeGreaterThan(1.19);
     expect(cpu.ci_low!).toBeLessThan(cpu.ratio!);
     expect(cpu.ci_high!).toBeGreaterThan(cpu.ratio!);
     expect(cpu.n).toBe(4);
   });
-  it("a metric that is 0 in some slice: ratio of means, no interval; an absent counter: no entry", () => {
+  it("a metric that is 0 in some slice: that side's aggregate is 0, as in every table; no interval; an absent counter: no entry", () => {
     const reads = m("read_kb_per_txn")!;
-    expect(reads.ci_low).toBeNull();
-    expect(reads.ratio).toBeCloseTo(10 / 7.5, 6);
+    expect([reads.base_value, reads.ratio, reads.ci_low, reads.ci_high]).toEqual([0, null, null, null]);
+    expect(reads.head_value).toBeCloseTo(10 / 1024, 9);
     expect(m("log_writes_per_txn")).toBeUndefined();
+  });
+
+  it("values and ratio agree in direction; an interval too wide to place the ratio is not estimable", () => {
+    // voluntary context switches per transaction that vary by orders of magnitude between slices
+    // (1 in 10,000 transactions in one): their arithmetic means fall while the paired ratio rises
+    const base = [1.0, 0.0001, 0.02, 0.02];
+    const head = [0.8, 0.01, 0.04, 0.03];
+    const arithmetic = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+    expect(arithmetic(head)).toBeLessThan(arithmetic(base));
+    const txn = 10_000;
+    const doc = makeAbResults({ pairs: base.map(() => ({ base: 100, head: 100 })) });
+    doc.cells[0]!.pairs.forEach((p, i) => {
+      p.base.process = { ...counters(txn, 500 + i, 10), ctx_voluntary: base[i]! * txn };
+      p.head.process = { ...counters(txn, 510 + i, 10), ctx_voluntary: head[i]! * txn };
+    });
+    const set = fromDocument(doc, "ab.json");
+    const report = compareSets([set]);
+    const cs = report.efficiency!.find((e) => e.metric === "cs_voluntary_per_txn")!;
+    expect(cs.base_value).toBeCloseTo(geometricMean(base), 9);
+    expect(cs.head_value).toBeCloseTo(geometricMean(head), 9);
+    expect(cs.ratio!).toBeGreaterThan(1);
+    expect(cs.ratio).toBeCloseTo(cs.head_value / cs.base_value, 12);
+    // its log-scale interval spans more than a factor of 100: not printed as one
+    expect([cs.ci_low, cs.ci_high, cs.ci_not_estimable]).toEqual([null, null, true]);
+    // the CPU beside it is steady and keeps its interval
+    const cpu = report.efficiency!.find((e) => e.metric === "cpu_us_per_txn")!;
+    expect(cpu.ci_low!).toBeLessThan(cpu.ratio!);
+    expect(cpu.ci_not_estimable).toBeUndefined();
+    const ratio = `${cs.ratio!.toFixed(2)}× [not estimable]`;
+    const text = renderComparisonText(report, [set], null);
+    expect(text).toMatch(/vol\. cs\/txn\s+0\.014 -> 0\.056\s+(\S+ \[not estimable\])/);
+    expect(text).toContain(ratio);
+    const markdown = renderComparisonMarkdown(report, [set], null);
+    expect(markdown).toContain(`| ${ratio} |`);
+    expect(markdown).toContain("| 0.014 → 0.056 |");
   });
   it("files without the user/kernel split (written before it) have no user or kernel CPU rows", () => {
     expect(m("cpu_us_per_txn")).toBeDefined();

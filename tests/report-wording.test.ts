@@ -18,7 +18,7 @@ describe("report wording", () => {
     );
   });
 
-  it("a counter that went to zero on head is not a ratio of 0.0", () => {
+  it("a counter whose aggregate is zero on head is not a ratio of 0.0", () => {
     const e = {
       metric: "fsyncs_per_txn",
       base_value: 0.0014,
@@ -27,7 +27,7 @@ describe("report wording", () => {
       ci_low: null,
       ci_high: null,
     } as unknown as EfficiencyEntry;
-    expect(ratioText(e)).toBe("none on head");
+    expect(ratioText(e)).toBe("0 on head");
     expect(ratioText({ ...e, head_value: 0.0007, ratio: 0.5 })).toBe("0.50×");
   });
 

@@ -7,6 +7,7 @@
  */
 
 import { type CompareOptions, compareSets, gateFailure } from "../analysis/compare/compare.js";
+import { incompleteReason } from "../analysis/compare/incomplete.js";
 import { fromDocument, type MeasurementSet } from "../analysis/compare/model.js";
 import type { ComparisonReport } from "../analysis/compare/schema.js";
 import { overallVerdict, type Verdict } from "../analysis/compare/verdicts.js";
@@ -26,7 +27,10 @@ import { EXIT, type ExitCode } from "./exit.js";
 export interface GateOptions extends Omit<CompareOptions, "degradation"> {
   /** degradation detector settings on top of the workload's `degradation:` section */
   degradation?: CompareOptions["degradation"];
-  /** fail (exit 3) on a regression, and (exit 1) when nothing was compared */
+  /**
+   * fail (exit 3) on a regression, and (exit 1) when nothing was compared or a compared file is
+   * not complete (the report's `incomplete`)
+   */
   failOnRegression: boolean;
   /**
    * Regressions whose change is at most this many % are reported but do not fail the gate; null or
@@ -35,7 +39,10 @@ export interface GateOptions extends Omit<CompareOptions, "degradation"> {
   failThresholdPct?: number | null;
   /** exit code of the run that measured (0 complete, 1 failed, 130 interrupted) */
   runExitCode?: number;
-  /** why the measured run is not complete (it fails the gate after reporting); null: complete */
+  /**
+   * why the measured run is not complete: it fails the gate after reporting, with or without
+   * failOnRegression (the failure is the report's `incomplete` line); null: complete
+   */
   incomplete?: string | null;
   /**
    * a like-for-like A/B (`--pin-defaults`): its pins and the stock A/B's comparison, shown right
@@ -112,8 +119,11 @@ export function gateDecision(
 ): Pick<GateResult, "exitCode" | "failure" | "failing" | "belowFailThreshold"> {
   const failing = failingRegressions(report, o.failThresholdPct);
   const counts = { failing, belowFailThreshold: 0 };
-  if (o.incomplete) {
-    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure: o.incomplete, ...counts };
+  // an incomplete file is judged on its finished cells only: a gate on it never passes
+  const incomplete = o.incomplete || (o.failOnRegression ? report.incomplete : null);
+  if (incomplete) {
+    const failure = report.incomplete ?? incomplete;
+    return { exitCode: o.runExitCode ? o.runExitCode : EXIT.error, failure, ...counts };
   }
   if (o.runExitCode) return { exitCode: o.runExitCode, failure: "the run failed", ...counts };
   if (!o.failOnRegression) return { exitCode: EXIT.ok, failure: null, ...counts };
@@ -168,12 +178,6 @@ export function compareGate(sets: MeasurementSet[], options: GateOptions): GateR
  */
 export function nothingMeasured(results: { status: string; cells: readonly { status: string }[] }): boolean {
   return results.status === "failed" && !results.cells.some((c) => c.status === "ok");
-}
-
-/** Why an A/B run is not complete, one line; null when it is. */
-export function incompleteReason(results: AbResults): string | null {
-  if (results.status === "complete") return null;
-  return `A/B run ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
 }
 
 /** The gate over an A/B run's results (`file` is where they are). */

@@ -385,6 +385,38 @@ export function makeAbResults(spec: AbSpec): AbResults {
   } satisfies AbResults);
 }
 
+/**
+ * An A/B of the server-gate workload that stopped partway: oltp_read_only measured in `pairs`, then
+ * oltp_read_write with nothing measured, the status `incomplete` (interrupted by SIGINT while it
+ * ran) or `failed` (the cell failed: the head server crashed).
+ */
+export function makeStoppedAb(
+  how: "incomplete" | "failed",
+  pairs: readonly { base: number; head: number }[],
+): AbResults {
+  const r = makeAbResults({
+    workload: "server-gate",
+    cells: [
+      { script: "oltp_read_only", pairs },
+      { script: "oltp_read_write", pairs: [] },
+    ],
+  });
+  if (how === "incomplete") {
+    return { ...r, status: "incomplete", status_reason: "interrupted (SIGINT) after 1 of 2 cells" };
+  }
+  const cells = r.cells.map((c) =>
+    c.script === "oltp_read_write"
+      ? { ...c, status: "failed" as const, error: "head server exited (signal SIGSEGV)" }
+      : c,
+  );
+  return AbResultsSchema.parse({
+    ...r,
+    cells,
+    status: "failed",
+    status_reason: "cell oltp_read_write/8t/1G failed: head server exited (signal SIGSEGV)",
+  });
+}
+
 /** The planned cells a run's cells were measured from (what a resume holds its file against). */
 export function plannedOf(r: Results): PlannedCell[] {
   return r.cells.map(({ id, server, workload, script, threads, tier, repetition }) => ({

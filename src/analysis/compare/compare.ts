@@ -30,6 +30,7 @@ import {
 import { baseHeadInstructions, cellAt, observationsAt } from "./cell-index.js";
 import { abCountingNotes } from "./counting.js";
 import { efficiencyEntries, hardwareCountersUnavailable } from "./efficiency.js";
+import { setsIncomplete } from "./incomplete.js";
 import { type MeasurementSet, serverLabel, setKind } from "./model.js";
 import { sortCells, sortDegradation } from "./order.js";
 import { type PairingOptions, planUnits } from "./plan.js";
@@ -222,12 +223,19 @@ export function compareSets(
     cells,
     degradation,
     ...(nothing !== null ? { nothing_compared: nothing } : {}),
+    ...incompleteOf(sets),
     ...settingsOf(sets, plan.units),
     ...efficiencyOf(sets, plan.units),
     ...functionChangesOf(sets, cells),
     ...profilesOf(sets),
     ...historyBaselineOf(sets, plan.baselines),
   };
+}
+
+/** Why the compared files are not complete (their status, the cells not measured), when one is not. */
+function incompleteOf(sets: readonly MeasurementSet[]): Pick<ComparisonReport, "incomplete"> {
+  const incomplete = setsIncomplete(sets);
+  return incomplete !== null ? { incomplete } : {};
 }
 
 /** The settings that differ per compared base/head engine pair, when any server records are known. */

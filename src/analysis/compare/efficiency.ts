@@ -2,17 +2,19 @@
  * Per-transaction host metrics of each compared cell, head against base: the server process's CPU
  * time (and its user and kernel parts), context switches, bytes read and written, fsyncs and redo log writes, each divided by the
  * transactions of its slice (A/B) or cell (run), from `process` counters (src/measuring/host/process.ts).
- * Shown as head/base ratios with a 95% interval — paired over an A/B's slices, Welch over a run's
- * repetitions — in the style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base
- * version). They explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric
- * that is 0 in some slice has a ratio of the means and no interval. The metrics are the host rows of
+ * Shown as each side's geometric mean (the one aggregate, docs/statistics.md) and head/base ratios
+ * of them with a 95% interval — paired over an A/B's slices, Welch over a run's repetitions — in the
+ * style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base version). They
+ * explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric that is 0 in
+ * some slice has an aggregate of 0 on that side and no interval; an interval too wide to place the
+ * ratio is not estimable (MAX_INTERVAL_SPAN). The metrics are the host rows of
  * the metrics table (src/analysis/metrics/table.ts `HOST_METRICS`). Pure. docs/why.md.
  */
 
 import type { ProcessCounters, ResultsV2 } from "../../results/schema.js";
-import { HOST_METRICS } from "../metrics/table.js";
+import { aggregate, HOST_METRICS } from "../metrics/table.js";
 import { writeCaveatText } from "../metrics/write-accounting.js";
-import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
+import { comparePaired, compareUnpaired } from "../stats/index.js";
 import { cellAt, observationsAt } from "./cell-index.js";
 import { type MeasurementSet, serverLabel } from "./model.js";
 import type { EfficiencyEntry } from "./schema.js";
@@ -68,15 +70,39 @@ function phasesOf(sets: readonly MeasurementSet[], u: UnitKey): Phases | null {
   };
 }
 
-/** One metric of one unit: the sides' means and the ratio with its interval where there is one. */
+/**
+ * The widest interval shown, as high / low: a wider one cannot place the ratio within a factor of
+ * 10 either way (values that vary by orders of magnitude between slices, typically a count of a
+ * few events in some of them), so it is "not estimable" rather than printed as [0.00003, 66889].
+ */
+export const MAX_INTERVAL_SPAN = 100;
+
+/** The 95% interval of the log-ratio as a ratio interval; not estimable when wider than MAX_INTERVAL_SPAN. */
+function intervalOf(c: {
+  ci_low_log: number | null;
+  ci_high_log: number | null;
+}): Pick<EfficiencyEntry, "ci_low" | "ci_high" | "ci_not_estimable"> {
+  const low = c.ci_low_log;
+  const high = c.ci_high_log;
+  if (low === null || high === null) return { ci_low: null, ci_high: null };
+  if (high - low > Math.log(MAX_INTERVAL_SPAN))
+    return { ci_low: null, ci_high: null, ci_not_estimable: true };
+  return { ci_low: Math.exp(low), ci_high: Math.exp(high) };
+}
+
+/**
+ * One metric of one unit: each side's aggregate (the geometric mean, as every table shows: 0 when
+ * a value is 0) and their ratio, which is the paired (or Welch) geometric-mean ratio the interval
+ * is of, so the values and the ratio agree in direction; the interval where every value is above 0.
+ */
 function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): EfficiencyEntry | null {
   const vals = (ps: ProcessCounters[]) =>
     ps.map(m.fromProcess).filter((v): v is number => v !== null && Number.isFinite(v));
   const b = vals(phases.base);
   const h = vals(phases.head);
   if (b.length === 0 || h.length === 0 || (phases.paired && b.length !== h.length)) return null;
-  const baseValue = mean(b);
-  const headValue = mean(h);
+  const baseValue = aggregate(b)!;
+  const headValue = aggregate(h)!;
   const key = { scenario: u.scenario, tier: u.tier, threads: u.threads, base: u.base, head: u.head };
   const caveat = m.caveat ? writeCaveatText(m.caveat(phases.base), m.caveat(phases.head)) : null;
   const common = {
@@ -88,16 +114,11 @@ function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): Ef
     ...(caveat ? { caveat } : {}),
   };
   if (!(baseValue > 0)) return { ...common, ratio: null, ci_low: null, ci_high: null };
-  const positive = b.every((x) => x > 0) && h.every((x) => x > 0);
-  const c = positive ? (phases.paired ? comparePaired(b, h) : compareUnpaired(b, h)) : null;
-  const low = c?.ci_low_log ?? null;
-  const high = c?.ci_high_log ?? null;
-  return {
-    ...common,
-    ratio: c ? Math.exp(c.mean_log) : headValue / baseValue,
-    ci_low: low === null ? null : Math.exp(low),
-    ci_high: high === null ? null : Math.exp(high),
-  };
+  // a 0 on the head makes its aggregate 0: a ratio of 0, with no log-scale interval
+  if (!(headValue > 0)) return { ...common, ratio: 0, ci_low: null, ci_high: null };
+  // exp(mean ln h − mean ln b), paired or not: the ratio of the two aggregates
+  const c = phases.paired ? comparePaired(b, h) : compareUnpaired(b, h);
+  return { ...common, ratio: headValue / baseValue, ...intervalOf(c) };
 }
 
 /**

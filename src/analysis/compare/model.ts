@@ -274,7 +274,7 @@ function abEngines(doc: ResultsV2): [string, string] {
  * Whether an interleaved cell is compared: it succeeded and has slices or its own counted
  * repetitions (an instructions-only A/B's cell has counts and no slices, src/measuring/ab/metrics.ts).
  */
-function abCellCompared(c: CellV2): boolean {
+export function abCellCompared(c: CellV2): boolean {
   return (
     c.status === "ok" &&
     (c.observations.length > 0 || countedRepetitions(c).some(([, r]) => r.base.length > 0))

@@ -268,10 +268,18 @@ export function worstVerdict(verdicts: Iterable<ComparisonCell["verdict"]>): Ver
   return worst;
 }
 
-/** The one-word verdict over a whole comparison. A report that compared nothing is inconclusive. */
-export function overallVerdict(r: Pick<ComparisonReport, "summary" | "cells" | "degradation">): Verdict {
+/**
+ * The one-word verdict over a whole comparison. A report that compared nothing is inconclusive, and
+ * so is one of an incomplete file (`incomplete`) unless its finished cells found a regression.
+ */
+export function overallVerdict(
+  r: Pick<ComparisonReport, "summary" | "cells" | "degradation"> &
+    Partial<Pick<ComparisonReport, "incomplete">>,
+): Verdict {
   const s = r.summary;
   if (s.regressions > 0) return "regression";
+  // an incomplete file's unmeasured cells may hold what its finished ones do not show
+  if (r.incomplete !== undefined) return "inconclusive";
   if (s.inconclusive > 0 || (r.cells.length === 0 && r.degradation.length === 0)) return "inconclusive";
   if (s.improvements > 0) return "improvement";
   return "unchanged";

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
+import { incompleteReason, setsIncomplete } from "../../analysis/compare/incomplete.js";
 import {
   fromDocument,
   interleavedDocument,
@@ -21,7 +22,7 @@ import {
 import type { ComparisonReport } from "../../analysis/compare/schema.js";
 import { buildCommentBody, recordedWorkload } from "../../gate/comment.js";
 import { writeGateFiles, writeInstructionGraphs } from "../../gate/files.js";
-import { belowFailThresholdText, compareGate, type GateResult, incompleteReason } from "../../gate/gate.js";
+import { belowFailThresholdText, compareGate, type GateResult } from "../../gate/gate.js";
 import { runAbLikeForLike } from "../../measuring/ab/like-for-like.js";
 import { type AbOptions, type AbOutcome, runAb } from "../../measuring/ab/runner.js";
 import { resultsStem } from "../../measuring/profiles/names.js";
@@ -55,7 +56,10 @@ interface Measured {
   workloadName: string;
   /** the results file this step produced or read (the `results` output) */
   resultsFile: string | null;
-  /** a reason the measurement is not complete (ab mode), failing the step after reporting */
+  /**
+   * a reason the measurement is not complete (the A/B this step ran, or a results file compared),
+   * failing the step after reporting
+   */
   incomplete: string | null;
   /** pin-defaults: the stock A/B measured beside the pinned one, and the pins */
   likeForLike?: { stock: MeasurementSet; pins: PinnedDefaults };
@@ -194,7 +198,8 @@ function measureCompare(config: ActionConfig, log: Logger): Measured {
     // the head's recorded workload first, then the base's (loaded above, not read again)
     const workloadName =
       recordedWorkload([head, ...sets.filter((s) => s !== head)]) ?? workloadNameOf(config.workload);
-    return { sets, workloadName, resultsFile: null, incomplete: null };
+    // an incomplete or failed results file fails the step as an incomplete A/B run here does
+    return { sets, workloadName, resultsFile: null, incomplete: setsIncomplete(sets) };
   } finally {
     end();
   }

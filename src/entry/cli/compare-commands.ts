@@ -1,7 +1,8 @@
 /**
  * `perfgate compare`: comparisons of run results, A/B files and imported measurements
  * (src/analysis/compare). Usage: docs/comparisons.md.
- * Exit codes: 0 ok; 1 a one-line error (also `--fail-on-regression` when nothing was compared);
+ * Exit codes: 0 ok; 1 a one-line error (also `--fail-on-regression` when nothing was compared or
+ * a compared file is not complete);
  * 2 usage; 3 `--fail-on-regression` and a regression found.
  */
 import { basename, dirname, resolve } from "node:path";

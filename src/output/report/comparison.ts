@@ -50,7 +50,8 @@ export function fmtValue(x: number, metric: string = HEADLINE_METRIC): string {
 }
 
 /**
- * The overall status, counting decided verdicts first:
+ * The overall status, an incomplete file said first ("⚠️ **incomplete: A/B run failed: …** ·
+ * finished cells: …"), then counting decided verdicts first:
  * "🔴 **2 regressions**, 🟢 1 improvement, 3 unchanged: 6 of 7 decided, 1 inconclusive (threshold 5%,
  * 95% simultaneous CIs over 7)". Decided means with an interval: a verdict judged on the threshold
  * alone (one value per side) is unconfirmed and counted apart, "🔴 **1 regression (+2 unconfirmed)**"
@@ -59,6 +60,15 @@ export function fmtValue(x: number, metric: string = HEADLINE_METRIC): string {
  * verdict was. In text: plain words, regressions in capitals.
  */
 export function statusText(h: Headline, f: Format): string {
+  // a file that is not complete is said first: the counts after it are of its finished cells only
+  if (h.incomplete === null) return countsText(h, f);
+  const first =
+    f.name === "markdown" ? `⚠️ **incomplete: ${f.esc(h.incomplete)}**` : `INCOMPLETE: ${f.esc(h.incomplete)}`;
+  return `${first} · finished cells: ${countsText(h, f)}`;
+}
+
+/** The status without the incomplete part: the verdict counts, or why nothing was compared. */
+function countsText(h: Headline, f: Format): string {
   const s = h.summary;
   if (h.nothingCompared !== null) {
     // Not a pass: say what happened instead of "no regressions".
@@ -69,7 +79,8 @@ export function statusText(h: Headline, f: Format): string {
   if (h.decided === 0) {
     return `${f.emoji("❔")}${f.loud("nothing decided")}: ${plural(s.inconclusive, "verdict")}, all inconclusive (${settings})`;
   }
-  const allConfirmed = s.inconclusive === 0 && s.unconfirmed === 0;
+  // ✅ never beside an incomplete file: its cells not measured are not known to be fine
+  const allConfirmed = s.inconclusive === 0 && s.unconfirmed === 0 && h.incomplete === null;
   const u = h.unconfirmed;
   const reg =
     s.regressions > 0

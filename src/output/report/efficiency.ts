@@ -25,13 +25,19 @@ const r2 = (x: number) =>
   x === 0 ? "0" : x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
 
 /**
- * "1.12× [1.05, 1.19]", "1.12×" without an interval, "–" without a ratio, "none on head" when the
- * head counted nothing (a ratio of 0 would read as a measured "0.0×").
+ * "1.12× [1.05, 1.19]", "1.12×" without an interval, "1.41× [not estimable]" with one too wide to
+ * place the ratio, "–" without a ratio, "0 on head" when the head's aggregate is 0 (a slice counted
+ * none; a ratio of 0 would read as a measured "0.0×").
  */
 export function ratioText(e: EfficiencyEntry | undefined): string {
   if (!e || e.ratio === null) return "–";
-  if (e.head_value === 0) return "none on head";
-  const ci = e.ci_low !== null && e.ci_high !== null ? ` [${r2(e.ci_low)}, ${r2(e.ci_high)}]` : "";
+  if (e.head_value === 0) return "0 on head";
+  const ci =
+    e.ci_low !== null && e.ci_high !== null
+      ? ` [${r2(e.ci_low)}, ${r2(e.ci_high)}]`
+      : e.ci_not_estimable
+        ? " [not estimable]"
+        : "";
   return `${r2(e.ratio)}×${ci}`;
 }
 
@@ -123,7 +129,7 @@ function verdictWords(c: ComparisonReport["cells"][number]): string {
 }
 
 const INTRO =
-  "Head / base ratios of the server process's own counters per transaction, with 95% intervals (paired over the slices, or over the repetitions). They explain the verdict and do not gate: more CPU per transaction is more work; more context switches with the same user CPU is more waiting (which costs kernel CPU).";
+  "Head / base ratios of the server process's own counters per transaction (each side's geometric mean), with 95% intervals (paired over the slices, or over the repetitions; not estimable where the values vary too much to place the ratio within a factor of 10). They explain the verdict and do not gate: more CPU per transaction is more work; more context switches with the same user CPU is more waiting (which costs kernel CPU).";
 
 /** The one line saying why there are no hardware counters (instructions, cycles, IPC), if any. */
 export function hardwareNote(r: ComparisonReport): string | null {

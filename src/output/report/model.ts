@@ -72,6 +72,8 @@ export interface Headline {
   overall: Verdict;
   /** why nothing was compared, or null */
   nothingCompared: string | null;
+  /** why a compared file is not complete (its status, the cells not measured), or null */
+  incomplete: string | null;
   summary: ComparisonReport["summary"];
   /** decided: regression, improvement or unchanged; withCi: decided with an interval */
   decided: number;
@@ -360,6 +362,7 @@ export function buildHeadline(r: ComparisonReport, cells: readonly CellRow[] = c
   return {
     overall: overallVerdict(r),
     nothingCompared: r.nothing_compared ?? null,
+    incomplete: r.incomplete ?? null,
     summary: s,
     decided,
     // decided with an interval: an unconfirmed verdict compares one value per side with the threshold

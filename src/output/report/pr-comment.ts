@@ -153,7 +153,12 @@ export function verdictLine(
   const pins = i.likeForLike?.pins ?? pinsOfSets(i.sets ?? [], i.report.baselines);
   const pinned = pins === null ? "" : ` · like for like: ${mdEscape(clip(pinsSummary(pins), 200))}`;
   // each compared metric's own threshold where it has one (instructions: 1%), as the report's first line
-  return `${i.heading} ${titled} · perfgate ${mdEscape(clip(i.workload))}: ${what} (${h.thresholds})${pinned}`;
+  const counts = `${what} (${h.thresholds})${pinned}`;
+  const workload = `perfgate ${mdEscape(clip(i.workload))}`;
+  if (h.incomplete === null) return `${i.heading} ${titled} · ${workload}: ${counts}`;
+  // said first: the file is not complete, which cells were not measured and why; then the finished ones
+  const worst = i.verdict === "regression" ? `, ${TITLE.regression}` : "";
+  return `${i.heading} ⚠️ incomplete${worst} · ${workload}: ${mdEscape(clip(h.incomplete, 400))} · finished cells: ${counts}`;
 }
 
 /**
@@ -325,7 +330,13 @@ function listText(xs: readonly (string | number)[], max = 8): string {
 
 function workloadText(i: PrReportInput): string | null {
   const ab = i.sets.find((s) => s.document?.interleaved)?.document?.interleaved;
-  const cells = i.report.cells;
+  // an A/B's own cells too: an incomplete one's cells not measured are still its workload's
+  const abCells = i.sets.flatMap((s) =>
+    s.document?.interleaved
+      ? s.document.cells.map((c) => ({ scenario: c.script, threads: c.threads, tier: c.tier }))
+      : [],
+  );
+  const cells: { scenario: string; threads: number; tier: string | null }[] = [...i.report.cells, ...abCells];
   const scripts = [...new Set(cells.map((c) => c.scenario))];
   const threads = [...new Set(cells.map((c) => c.threads))].sort((a, b) => a - b);
   const tiers = [...new Set(cells.map((c) => c.tier).filter((t): t is string => t !== null))];
