@@ -105,10 +105,12 @@ describe("ratios per transaction", () => {
     expect(cpu.ci_high!).toBeGreaterThan(cpu.ratio!);
     expect(cpu.n).toBe(4);
   });
-  it("a metric that is 0 in some slice: that side's aggregate is 0, as in every table; no interval; an absent counter: no entry", () => {
+  it("a metric that is 0 in some slice: each side's arithmetic mean (not a geometric 0 where reads were counted), their ratio, no interval; an absent counter: no entry", () => {
     const reads = m("read_kb_per_txn")!;
-    expect([reads.base_value, reads.ratio, reads.ci_low, reads.ci_high]).toEqual([0, null, null, null]);
+    expect(reads.base_value).toBeCloseTo(7.5 / 1024, 9); // (0 + 10 + 10 + 10) / 4 KB
     expect(reads.head_value).toBeCloseTo(10 / 1024, 9);
+    expect(reads.ratio).toBeCloseTo(10 / 7.5, 9);
+    expect([reads.ci_low, reads.ci_high]).toEqual([null, null]);
     expect(m("log_writes_per_txn")).toBeUndefined();
   });
 

@@ -27,7 +27,7 @@ describe("report wording", () => {
       ci_low: null,
       ci_high: null,
     } as unknown as EfficiencyEntry;
-    expect(ratioText(e)).toBe("0 on head");
+    expect(ratioText(e)).toBe("none on head");
     expect(ratioText({ ...e, head_value: 0.0007, ratio: 0.5 })).toBe("0.50×");
   });
 

@@ -6,15 +6,17 @@
  * of them with a 95% interval — paired over an A/B's slices, Welch over a run's repetitions — in the
  * style of per-operation efficiency reports (cpu/o, cs/o, KB/o against a base version). They
  * explain a throughput verdict and never gate: no threshold, no Bonferroni. A metric that is 0 in
- * some slice has an aggregate of 0 on that side and no interval; an interval too wide to place the
- * ratio is not estimable (MAX_INTERVAL_SPAN). The metrics are the host rows of
+ * some slice (a sparse counter: fsyncs in a read-only slice) is shown as each side's arithmetic
+ * mean instead, whose geometric mean would be 0 although events were counted, with the ratio of
+ * those means and no interval; an interval too wide to place the ratio is not estimable
+ * (MAX_INTERVAL_SPAN). The metrics are the host rows of
  * the metrics table (src/analysis/metrics/table.ts `HOST_METRICS`). Pure. docs/why.md.
  */
 
 import type { ProcessCounters, ResultsV2 } from "../../results/schema.js";
 import { aggregate, HOST_METRICS } from "../metrics/table.js";
 import { writeCaveatText } from "../metrics/write-accounting.js";
-import { comparePaired, compareUnpaired } from "../stats/index.js";
+import { comparePaired, compareUnpaired, mean } from "../stats/index.js";
 import { cellAt, observationsAt } from "./cell-index.js";
 import { type MeasurementSet, serverLabel } from "./model.js";
 import type { EfficiencyEntry } from "./schema.js";
@@ -91,9 +93,10 @@ function intervalOf(c: {
 }
 
 /**
- * One metric of one unit: each side's aggregate (the geometric mean, as every table shows: 0 when
- * a value is 0) and their ratio, which is the paired (or Welch) geometric-mean ratio the interval
- * is of, so the values and the ratio agree in direction; the interval where every value is above 0.
+ * One metric of one unit: each side's aggregate (the geometric mean, as every table shows) and
+ * their ratio, which is the paired (or Welch) geometric-mean ratio the interval is of, so the
+ * values and the ratio agree in direction. With a 0 in some slice the geometric mean says 0 where
+ * events were counted: the sides' arithmetic means then, their ratio, and no interval.
  */
 function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): EfficiencyEntry | null {
   const vals = (ps: ProcessCounters[]) =>
@@ -101,8 +104,9 @@ function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): Ef
   const b = vals(phases.base);
   const h = vals(phases.head);
   if (b.length === 0 || h.length === 0 || (phases.paired && b.length !== h.length)) return null;
-  const baseValue = aggregate(b)!;
-  const headValue = aggregate(h)!;
+  const positive = b.every((x) => x > 0) && h.every((x) => x > 0);
+  const baseValue = positive ? aggregate(b)! : mean(b);
+  const headValue = positive ? aggregate(h)! : mean(h);
   const key = { scenario: u.scenario, tier: u.tier, threads: u.threads, base: u.base, head: u.head };
   const caveat = m.caveat ? writeCaveatText(m.caveat(phases.base), m.caveat(phases.head)) : null;
   const common = {
@@ -114,8 +118,8 @@ function entry(u: UnitKey, phases: Phases, m: (typeof HOST_METRICS)[number]): Ef
     ...(caveat ? { caveat } : {}),
   };
   if (!(baseValue > 0)) return { ...common, ratio: null, ci_low: null, ci_high: null };
-  // a 0 on the head makes its aggregate 0: a ratio of 0, with no log-scale interval
-  if (!(headValue > 0)) return { ...common, ratio: 0, ci_low: null, ci_high: null };
+  // a 0 in some slice: the ratio of the arithmetic means, with no log-scale interval
+  if (!positive) return { ...common, ratio: headValue / baseValue, ci_low: null, ci_high: null };
   // exp(mean ln h − mean ln b), paired or not: the ratio of the two aggregates
   const c = phases.paired ? comparePaired(b, h) : compareUnpaired(b, h);
   return { ...common, ratio: headValue / baseValue, ...intervalOf(c) };

@@ -26,12 +26,12 @@ const r2 = (x: number) =>
 
 /**
  * "1.12× [1.05, 1.19]", "1.12×" without an interval, "1.41× [not estimable]" with one too wide to
- * place the ratio, "–" without a ratio, "0 on head" when the head's aggregate is 0 (a slice counted
- * none; a ratio of 0 would read as a measured "0.0×").
+ * place the ratio, "–" without a ratio, "none on head" when the head counted nothing (a ratio of 0
+ * would read as a measured "0.0×").
  */
 export function ratioText(e: EfficiencyEntry | undefined): string {
   if (!e || e.ratio === null) return "–";
-  if (e.head_value === 0) return "0 on head";
+  if (e.head_value === 0) return "none on head";
   const ci =
     e.ci_low !== null && e.ci_high !== null
       ? ` [${r2(e.ci_low)}, ${r2(e.ci_high)}]`
