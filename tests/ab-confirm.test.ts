@@ -131,8 +131,23 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     const v = moreRepetitions(b, h, 6, undefined, 0.0125);
     expect(v?.verdict).toBe("improvement");
     expect(v!.ci_high_pct!).toBeGreaterThan(-1);
+    // the line says why it counts on: the interval reaches inside ±1% (it is not inside it)
+    const line = undecidedLine("c", [reps(b), reps(h)], 6, judged);
+    expect(line).toMatch(
+      /^c: instructions -1\.\d\d% \[-\d\.\d\d%, -0\.\d\d%\] improvement, but its interval reaches inside ±1%, after 4 \+ 4 repetitions/,
+    );
+    expect(line).not.toMatch(/interval inside/);
+  });
+
+  it("a verdict without an interval yet says so, not that its interval is inside the threshold", () => {
+    const [b, h] = [
+      [100, 101],
+      [98.4, 99.1],
+    ];
+    const v = moreRepetitions(b, h, 6, undefined, 0.0125);
+    expect(v).toMatchObject({ verdict: "improvement", ci_low_pct: null });
     expect(undecidedLine("c", [reps(b), reps(h)], 6, judged)).toMatch(
-      /^c: instructions -1\.\d\d% \[.*\] improvement, its interval inside ±1%, after 4 \+ 4 repetitions/,
+      /^c: instructions -1\.\d\d% improvement on the estimate alone \(no interval yet\), after 2 \+ 2 repetitions/,
     );
   });
 

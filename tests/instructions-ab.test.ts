@@ -116,14 +116,22 @@ describe("perfgate ab with instruction counts", () => {
     expect(c.head).toHaveLength(n);
     expect(n).toBeGreaterThanOrEqual(3);
     expect(n).toBeLessThanOrEqual(5);
-    // each extra round said why: the interval it was still undecided on
+    // each extra round said why: undecided, or a change whose interval still reaches inside the
+    // threshold (never "inside ±": a verdict whose interval is inside it is settled)
     const extra = r.stderr.match(
-      /instructions [+-]\d+\.\d+% \[.*\] (undecided|(regression|improvement), its interval inside ±[\d.]+%,) after \d \+ \d repetitions.*; one more round \(at most 5\)/g,
+      /instructions [+-]\d+\.\d+% \[.*\] (undecided|(regression|improvement), but its interval reaches inside ±[\d.]+%,) after \d \+ \d repetitions.*; one more round \(at most 5\)/g,
     );
+    expect(r.stderr).not.toMatch(/its interval inside ±/);
     expect(extra ?? []).toHaveLength(n - 3);
     expect((extra ?? []).map((line) => line.match(/after (\d) \+/)![1])).toEqual(
       (extra ?? []).map((_, k) => String(3 + k)),
     );
+    // the flame graph is drawn whatever the rounds: from the last planned repetition, which kept
+    // the stacks, and not only when no extra round followed it
+    expect(c.base.filter((x) => x.stacks !== undefined)).toHaveLength(1);
+    const graph = join(dir, "ab.instructions-oltp_write_only-1t-128M.svg");
+    expect(existsSync(graph), `${n} + ${n} repetitions, no ${graph}`).toBe(true);
+    expect(readFileSync(graph, "utf8")).toMatch(/dispatch_command/);
     // the report judges all of them: decided where counting stopped before 5, else it says why not
     const cmp = await runCli(["compare", out, ...threshold, "--format", "json"]);
     const cell = JSON.parse(cmp.stdout).cells.find((x: { metric: string }) => x.metric === "instructions");

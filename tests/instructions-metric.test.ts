@@ -87,6 +87,11 @@ describe("instructions per transaction", () => {
       /CPU cost \+7\.\d% \\?\[\+7\.\d%, \+7\.\d%\\?\] \(instructions per transaction, regression\); throughput \w+/,
     );
     expect(renderComparisonText(report, sets)).toMatch(/pfs_start_stage_v1 \(mariadbd\)/);
+    // each table's columns have heads, the share among them
+    const heads = renderComparisonText(report, sets).match(
+      /\n {4}(self|inclusive):\n {9}base {9}head {4}change {2}share {2}function \(object\)\n/g,
+    );
+    expect(heads).toHaveLength(2);
     const comment = renderPrReport({
       workload: "w",
       verdict: "regression",
@@ -125,6 +130,51 @@ describe("instructions per transaction", () => {
     expect(f!.svg).toMatch(/^<svg|^<\?xml/);
     expect(f!.svg).toContain("dispatch_command");
     expect(f!.svg).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+    expect(report.notes.join("\n")).not.toMatch(/no flame graph/);
+  });
+
+  it("still draws it after extra rounds: from the last planned repetition, the one that kept stacks", () => {
+    // as counting writes a cell that counted on while its verdict was unsettled: stacks are kept
+    // for the last planned repetition (3), not for the rounds after it
+    const more = structuredClone(ab);
+    const i = more.cells[0]!.instructions!;
+    Object.assign(i, { planned_repetitions: 3, max_repetitions: 5 });
+    for (const side of [i.base, i.head]) {
+      for (const round of [4, 5]) {
+        const { stacks: _none, ...rep } = side.at(-1)!;
+        side.push({ ...rep, started_at: `2026-11-27T00:00:0${round}.000Z` });
+      }
+    }
+    const moreSets = [fromDocument(more, "ab.json")];
+    const r = compareSets(moreSets);
+    expect(r.cells.find((x) => x.metric === "instructions")!.n).toBe(5);
+    const graphs = comparisonFlameGraphs(r, moreSets, "ab-x");
+    expect(graphs.map((g) => g.name)).toEqual(["ab-x.instructions-oltp_point_select-1t-128M.svg"]);
+    expect(graphs[0]!.svg).toContain("dispatch_command");
+    // the function tables read every repetition, and are there too
+    expect(r.function_changes?.[0]?.functions.length).toBeGreaterThan(0);
+    expect(r.notes.join("\n")).not.toMatch(/no flame graph/);
+  });
+
+  it("says in the report when a graph cannot be drawn, and why", () => {
+    const bare = structuredClone(ab);
+    const i = bare.cells[0]!.instructions!;
+    for (const rep of i.base) delete rep.stacks;
+    const bareSets = [fromDocument(bare, "ab.json")];
+    const r = compareSets(bareSets);
+    expect(comparisonFlameGraphs(r, bareSets, "ab-x")).toEqual([]);
+    const note =
+      "instructions [oltp_point_select 1t 128M]: no flame graph: the base kept no folded call stacks in any repetition";
+    expect(r.notes.some((n) => n.startsWith(note))).toBe(true);
+    const said = "no flame graph: the base kept no folded call stacks";
+    expect(renderComparisonMarkdown(r, bareSets)).toMatch(
+      /## Notes\n[^#]*\[oltp_point_select 1t 128M\\\]: no flame graph/,
+    );
+    expect(renderComparisonMarkdown(r, bareSets)).toContain(said);
+    expect(renderComparisonText(r, bareSets)).toContain(note);
+    for (const rep of i.head) delete rep.stacks;
+    const neither = compareSets([fromDocument(bare, "ab.json")]);
+    expect(neither.notes.join("\n")).toMatch(/no flame graph: neither side kept folded call stacks/);
   });
 });
 

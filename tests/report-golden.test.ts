@@ -340,6 +340,19 @@ describe("golden files", () => {
     expect(comment).toContain(`full results: [perfgate-results](${CONTEXT.artifact.url})`);
   });
 
+  it("a profiled cell: why it was profiled in plain words, its perf command as code", () => {
+    const set = configAb();
+    const profile = set.document!.cells[1]!.profile!;
+    profile.reason = "improvement";
+    const r = compareSets([set]);
+    const md = renderComparisonMarkdown(r, [set]);
+    expect(md).toContain("Profiled because TPS is an improvement: ");
+    expect(md).toContain("; `perf record -e cpu-clock -F 99 -g -p <pid> -o <file> --quiet`.");
+    expect(md).not.toContain("\\`perf");
+    const text = renderComparisonText(r, [set]);
+    expect(text).toContain("Profiled because TPS is an improvement: ");
+  });
+
   it("two stored runs (base 10.11.5, head 11.4.5)", () => {
     const out = renderAll("results-pair", "oltp", resultsPair());
     for (const [name, text] of Object.entries(out)) expectGolden(name, text);

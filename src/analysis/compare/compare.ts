@@ -15,6 +15,7 @@ import { notQuietSummary } from "../../measuring/host/summary.js";
 import {
   type CountedSides,
   type FlameGraphFile,
+  flameGraphGap,
   instructionFlameGraph,
 } from "../../measuring/profiles/callgrind-flame.js";
 import { functionChanges, type InstructionRepetition } from "../../measuring/profiles/callgrind-profile.js";
@@ -188,6 +189,7 @@ export function compareSets(
     options.thresholds,
   );
   explainUndecided(cells, sets);
+  notes.push(...flameGraphNotes(sets, cells));
   const degradation = degradationEntries(plan.units, options.degradation ?? {}, notes);
   sortCells(cells);
   sortDegradation(degradation);
@@ -343,6 +345,24 @@ export function comparisonFlameGraphs(
     const sides = countedSides(labelled, v);
     const f = sides ? instructionFlameGraph(sides, stem) : null;
     if (f && !out.some((x) => x.name === f.name)) out.push(f);
+  }
+  return out;
+}
+
+/**
+ * A note per compared cell with counts on both sides whose differential flame graph cannot be
+ * drawn, saying why (flameGraphGap): the graphs are written beside the report, and a missing one
+ * must not go unsaid.
+ */
+function flameGraphNotes(sets: readonly MeasurementSet[], cells: readonly ComparisonCell[]): string[] {
+  const out: string[] = [];
+  for (const v of cells) {
+    if (v.metric !== COUNTED_METRIC) continue;
+    const sides = countedSides(sets, v);
+    const gap = sides ? flameGraphGap(sides) : null;
+    if (!sides || gap === null) continue;
+    const note = `instructions [${sides.script} ${sides.threads}t ${sides.tier}]: no flame graph: ${gap}`;
+    if (!out.includes(note)) out.push(note);
   }
   return out;
 }

@@ -6,7 +6,7 @@
  */
 
 import { metricDef } from "../../analysis/metrics/table.js";
-import type { ThresholdConfig } from "../../analysis/stats/index.js";
+import type { ThresholdConfig, Verdict } from "../../analysis/stats/index.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { MoreRounds } from "../run/engine.js";
 import { moreRepetitions } from "./confirm.js";
@@ -43,7 +43,16 @@ export function undecidedLine(
   const ci =
     v.ci_low_pct !== null && v.ci_high_pct !== null ? ` [${pct(v.ci_low_pct)}, ${pct(v.ci_high_pct)}]` : "";
   const needs = v.samples_needed !== null ? `, needs ~${v.samples_needed}` : "";
-  const state =
-    v.verdict === "inconclusive" ? "undecided" : `${v.verdict}, its interval inside ±${v.threshold_pct}%,`;
-  return `${label}: instructions ${pct(v.change_pct)}${ci} ${state} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`;
+  return `${label}: instructions ${pct(v.change_pct)}${ci} ${unsettledState(v)} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`;
+}
+
+/**
+ * Why a verdict is not settled (confirm.ts `settled`), as the progress line says it: undecided; a
+ * verdict without an interval yet; or a change whose interval still reaches inside ±threshold.
+ */
+function unsettledState(v: Verdict): string {
+  if (v.verdict === "inconclusive") return "undecided";
+  if (v.ci_low_pct === null || v.ci_high_pct === null)
+    return `${v.verdict} on the estimate alone (no interval yet),`;
+  return `${v.verdict}, but its interval reaches inside ±${v.threshold_pct}%,`;
 }

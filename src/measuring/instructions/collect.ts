@@ -23,7 +23,7 @@ import type { Side } from "../run/phases.js";
 import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import { runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { countedServer, countingCpu } from "./conditions.js";
-import type { CountingClock } from "./progress.js";
+import type { CountingClock, RunKind } from "./progress.js";
 import { objectSymbols } from "./symbols.js";
 import { callgrindControl, callgrindWrapper, checkToggleSymbol, toggleRegExp } from "./valgrind.js";
 
@@ -241,15 +241,6 @@ export interface CellCounting {
   clock?: CountingClock;
 }
 
-/** The counting runs a cell plans (warmups and repetitions) and the extra rounds may add. */
-export function cellRuns(sides: number, settings: CountingSettings): { planned: number; extra: number } {
-  const max = Math.max(settings.repetitions, settings.maxRepetitions ?? settings.repetitions);
-  return {
-    planned: sides * ((settings.warmupEvents > 0 ? 1 : 0) + settings.repetitions),
-    extra: sides * (max - settings.repetitions),
-  };
-}
-
 /** A cell's counts per side, in the order of `sides`, with the settings they were counted with. */
 export interface SidesCounted {
   settings: Omit<InstructionsCell, "base" | "head" | "error">;
@@ -298,13 +289,15 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
     stacks: round === settings.repetitions,
     toggle: settings.toggle,
   });
-  const runs = cellRuns(c.sides.length, settings);
-  let ran = 0;
-  const timed = async <T>(r: Repetition, run: () => Promise<T>, per: (x: T) => number | null) => {
+  const timed = async <T>(
+    r: Repetition,
+    kind: RunKind,
+    run: () => Promise<T>,
+    per: (x: T) => number | null,
+  ) => {
     const t0 = Date.now();
     const x = await run();
-    ran++;
-    c.clock?.ran(r.label, (Date.now() - t0) / 1000, per(x));
+    c.clock?.ran(c.label, kind, r.label, (Date.now() - t0) / 1000, per(x));
     return x;
   };
   try {
@@ -313,6 +306,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
         const r = rep(side, 0, settings.warmupEvents);
         await timed(
           { ...r, label: `${r.label} warmup` },
+          "warmup",
           () => warmCounting(side, r),
           () => null,
         );
@@ -323,7 +317,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
         const why = c.more?.(out.repetitions) ?? null;
         if (why === null) break;
         c.phase.log.info(why);
-        c.clock?.addRuns(c.sides.length);
+        c.clock?.addRound(c.label);
       }
       const order = c.sides.map((_, i) => i);
       if (round % 2 === 0) order.reverse();
@@ -332,6 +326,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
         out.repetitions[i]!.push(
           await timed(
             r,
+            "repetition",
             () => countOnce(c.sides[i]!, r),
             (x) => x.per_transaction,
           ),
@@ -344,8 +339,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
     out.error = err.message;
   }
   // what this cell did not run is no longer ahead
-  const extraRan = Math.max(0, ran - runs.planned);
-  c.clock?.dropRuns(Math.max(0, runs.planned - ran), Math.max(0, runs.extra - extraRan));
+  c.clock?.cellDone(c.label);
   return out;
 }
 

@@ -11,13 +11,15 @@
 import { geometricMean } from "../../analysis/stats/descriptive.js";
 import type { ServerInstall } from "../../servers/install.js";
 import { wantsTls } from "../../servers/instance.js";
+import type { Logger } from "../../util/log.js";
 import { plural } from "../../util/plural.js";
 import { defaultInstructionEvents, type InstructionsSection } from "../../workloads/schema.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { CellLike, Collector, EngineRun, MeasuringMode, MoreRounds, TierRun } from "../run/engine.js";
 import { type Side, sysbenchCall } from "../run/phases.js";
-import { type CountingSettings, cellRuns, countSides, type SidesCounted, startCounting } from "./collect.js";
-import { CountingClock } from "./progress.js";
+import { formatDuration } from "../run/progress.js";
+import { type CountingSettings, countSides, type SidesCounted, startCounting } from "./collect.js";
+import { type ClockCell, CountingClock, CountingCosts } from "./progress.js";
 import {
   type Counting,
   cellsToCount,
@@ -50,10 +52,19 @@ export function instructionCounts<L extends string | null, P extends CountedPlan
     },
     restartsServers: true,
     comparisons: (planned) => countedCellCount(planned),
-    collector: (ctx, planned, more): Collector<L, P, C> => ({
-      afterTier: (e, t) =>
-        countTier(e, t, { counting: counting!, serverWrapper: ctx.net.serverWrapper, planned, more }),
-    }),
+    collector: (ctx, planned, more): Collector<L, P, C> => {
+      const costs = new CountingCosts();
+      return {
+        afterTier: (e, t) =>
+          countTier(e, t, {
+            counting: counting!,
+            serverWrapper: ctx.net.serverWrapper,
+            planned,
+            more,
+            costs,
+          }),
+      };
+    },
     unfinished: (planned) => countsRule(planned, counting?.section ?? null),
   };
 }
@@ -73,6 +84,8 @@ interface TierCounting<P> {
   planned: readonly P[];
   /** an A/B's judge of another round while its verdict is undecided (none: the planned rounds) */
   more: MoreRounds | undefined;
+  /** the counting runs of the tiers before, for the ETA of this one's */
+  costs: CountingCosts;
 }
 
 /** Counts the tier's counted cells on its sides; a side that cannot be counted is an error. */
@@ -90,29 +103,38 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
     `instruction counts under callgrind (${plural(cells.length, "cell")}; ${two ? "servers restart" : "the server restarts"} under valgrind)`,
   );
   const head = t.sides.at(-1)!.instance.install;
-  const runs = cellRuns(t.sides.length, countingSettings(section, head, 1, c.more !== undefined));
-  const clock = new CountingClock(e.opts.log, cells.length * runs.planned, cells.length * runs.extra);
-  if (two) {
-    e.opts.log.info(
-      `${cells.length * runs.planned} counting runs planned (per cell and side: ${runs.planned / 2 - section.repetitions > 0 ? "a warmup and " : ""}${section.repetitions} repetitions${runs.extra > 0 ? `, up to ${section.max_repetitions} while a verdict is unsettled` : ""}); the first sets the ETA`,
+  const settingsOf = (p: P) =>
+    countingSettings(
+      section,
+      head,
+      section.events ?? defaultInstructionEvents(p.script),
+      c.more !== undefined,
     );
-  }
+  const labelOf = (p: P) => `${p.script} ${section.threads}t ${p.tier}`;
+  const clock = tierClock(
+    e.opts.log,
+    cells.map((p) => clockCell(labelOf(p), p.script, t.sides.length, settingsOf(p))),
+    c,
+  );
   // the sides restart under valgrind at once: each start is mostly waiting on its own server
   const tls = wantsTls(e.w.sysbench_options);
+  const t0 = Date.now();
   const counted = await Promise.all(
     t.sides.map((side: Side<L>) =>
       startCounting(side, toggleOf(section, side.instance.install), c.serverWrapper, e.phase.signal, tls),
     ),
   );
+  e.opts.log.info(
+    `${two ? "servers" : "server"} restarted under valgrind in ${formatDuration((Date.now() - t0) / 1000)}`,
+  );
   for (const p of cells) {
-    const events = section.events ?? defaultInstructionEvents(p.script);
-    const label = `${p.script} ${section.threads}t ${p.tier}`;
+    const label = labelOf(p);
     const more = c.more;
     const result = await countSides({
       phase: e.phase,
       sides: counted,
       call: sysbenchCall(e.w, p.script, section.threads),
-      settings: countingSettings(section, head, events, more !== undefined),
+      settings: settingsOf(p),
       ...(more ? { more: (reps: readonly InstructionRepetition[][]) => more(label, reps, maxReps) } : {}),
       clock,
       valgrind,
@@ -124,6 +146,36 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
     e.opts.log.info(countLine(p, result, two));
   }
   end();
+}
+
+/** The tier's progress clock, after the line saying what is planned (an A/B's). */
+function tierClock<P>(log: Logger, cells: readonly ClockCell[], c: TierCounting<P>): CountingClock {
+  const { section } = c.counting;
+  const first = cells[0];
+  if (first && first.sides > 1) {
+    const planned = cells.reduce((n, x) => n + x.sides * ((x.warmupEvents > 0 ? 1 : 0) + x.repetitions), 0);
+    const warmup = first.warmupEvents > 0 ? "a warmup and " : "";
+    const upTo =
+      first.extraRounds > 0 ? `, up to ${section.max_repetitions} while a verdict is unsettled` : "";
+    log.info(
+      `${planned} counting runs planned (per cell and side: ${warmup}${section.repetitions} repetitions${upTo}); the ETA estimates each run from its cell's own runs once it has some, before that from its transactions at the cost measured so far`,
+    );
+  }
+  return new CountingClock(log, cells, c.costs);
+}
+
+/** A counted cell as the progress clock plans it. */
+function clockCell(label: string, script: string, sides: number, s: CountingSettings): ClockCell {
+  const max = Math.max(s.repetitions, s.maxRepetitions ?? s.repetitions);
+  return {
+    label,
+    script,
+    events: s.events,
+    warmupEvents: s.warmupEvents,
+    sides,
+    repetitions: s.repetitions,
+    extraRounds: max - s.repetitions,
+  };
 }
 
 /** A counted cell's settings: the section's, with the cell's events (and its maximum with a judge of more rounds). */

@@ -1,6 +1,6 @@
 /**
  * Differential flame graphs of instruction counts (pure): per compared cell with counts, the folded
- * stacks of each side's last repetition (instructions per transaction, src/measuring/profiles/callgrind-folded.ts)
+ * stacks of each side's last repetition that kept them (the last planned one) (instructions per transaction, src/measuring/profiles/callgrind-folded.ts)
  * drawn by the shared renderer (src/flamegraph): frames as wide as the head's instructions, red
  * where the head executes more, blue where it executes fewer.
  */
@@ -30,10 +30,30 @@ export interface CountedSides {
   head: readonly InstructionRepetition[];
 }
 
-/** The graph of one cell from each side's last repetition's stacks; null when a side has none. */
+/**
+ * The stacks a side's graph is drawn from: those of its last repetition that kept them. Counting
+ * keeps them for the last planned repetition only, so after extra rounds (an A/B counting on while
+ * its verdict is unsettled) that is not the last repetition.
+ */
+export function keptStacks(reps: readonly InstructionRepetition[]): Record<string, number> | undefined {
+  return reps.findLast((r) => r.stacks !== undefined && Object.keys(r.stacks).length > 0)?.stacks;
+}
+
+/**
+ * Why a cell's graph cannot be drawn ("the base kept no folded call stacks (...)"), or null when
+ * it can: each side needs a repetition that kept its stacks.
+ */
+export function flameGraphGap(c: Pick<CountedSides, "base" | "head">): string | null {
+  const missing = (["base", "head"] as const).filter((side) => !keptStacks(c[side]));
+  if (missing.length === 0) return null;
+  const which = missing.length === 2 ? "neither side kept" : `the ${missing[0]} kept no`;
+  return `${which} folded call stacks in any repetition (a file written before they were kept, or counting stopped before its last planned repetition)`;
+}
+
+/** The graph of one cell from each side's stacks (keptStacks); null when a side has none (flameGraphGap). */
 export function instructionFlameGraph(c: CountedSides, stem: string): FlameGraphFile | null {
-  const base = c.base.at(-1)?.stacks;
-  const head = c.head.at(-1)?.stacks;
+  const base = keptStacks(c.base);
+  const head = keptStacks(c.head);
   if (!base || !head) return null;
   const tree = diffTree(new Map(Object.entries(base)), new Map(Object.entries(head)));
   const texts = {

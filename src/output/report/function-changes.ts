@@ -111,17 +111,22 @@ export function functionChangesMarkdown(
   return L;
 }
 
+/** The column heads of the text rows below, aligned with them. */
+const TEXT_HEADER = `    ${"base".padStart(9)}    ${"head".padStart(9)}  ${"change".padStart(8)}  ${"share".padStart(5)}  function (object)`;
+
 /** The terminal text section. */
 export function functionChangesText(r: ComparisonReport): string[] {
   const entries = r.function_changes ?? [];
   if (entries.length === 0) return [];
-  const L = ["Functions that changed (instructions per transaction; self, then inclusive)"];
+  const L = [
+    "Functions that changed (instructions per transaction; self, then inclusive; share: of the change of the cell's total)",
+  ];
   if (acrossVersions(entries)) L.push(`  ${ACROSS_VERSIONS}`);
   for (const e of entries) {
     L.push(`  ${plainText(cellLabel(e))}: ${plainText(costVerdictLine(e))}`);
     for (const t of TABLES) {
       const rows = e[t.key] ?? [];
-      if (rows.length > 0) L.push(`    ${t.key === "functions" ? "self" : "inclusive"}:`);
+      if (rows.length > 0) L.push(`    ${t.key === "functions" ? "self" : "inclusive"}:`, TEXT_HEADER);
       for (const f of rows) {
         const side = (v: number | null, below: number | undefined) =>
           v !== null ? count(v) : `<=${count(below ?? 0)}`;

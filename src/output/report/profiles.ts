@@ -23,10 +23,22 @@ const pts = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}`;
 /** The file name of a cell's flame graph, beside the report (src/measuring/profiles/names.ts). */
 export const flameGraphName = profileGraphName;
 
-function samplesLine(e: ProfileEntry): string {
+/**
+ * "Profiled because TPS is an improvement: … base / head; " and the command, given as `code`
+ * renders it (a Markdown code span, or backticks in plain text): the command is never escaped
+ * as prose.
+ */
+function samplesLine(e: ProfileEntry, prose: (s: string) => string, code: (s: string) => string): string {
   const spt = (s: number, t: number) => (t > 0 ? per(s / t) : "–");
-  return `${e.reason === "requested" ? "Profiled on request" : `Profiled because TPS is a ${e.reason}`}: ${Math.round(e.samples.base)} / ${Math.round(e.samples.head)} samples (${spt(e.samples.base, e.transactions.base)} / ${spt(e.samples.head, e.transactions.head)} per transaction) over ${Math.round(e.transactions.base)} / ${Math.round(e.transactions.head)} transactions, base / head; \`${e.command}\`.`;
+  const why =
+    e.reason === "requested"
+      ? "Profiled on request"
+      : `Profiled because TPS is ${article(e.reason)} ${e.reason}`;
+  return `${prose(`${why}: ${Math.round(e.samples.base)} / ${Math.round(e.samples.head)} samples (${spt(e.samples.base, e.transactions.base)} / ${spt(e.samples.head, e.transactions.head)} per transaction) over ${Math.round(e.transactions.base)} / ${Math.round(e.transactions.head)} transactions, base / head; `)}${code(e.command)}.`;
 }
+
+/** "an" before a vowel ("an improvement"), else "a" ("a regression"). */
+const article = (word: string) => (/^[aeiou]/i.test(word) ? "an" : "a");
 
 /** "Off-CPU (sched_switch) per transaction, base → head: blocked 12 → 40 µs, waiting for a CPU 3.1 → 2.9 µs". */
 export function offCpuLine(e: ProfileEntry): string | null {
@@ -99,7 +111,7 @@ export function profilesMarkdown(
   if (!r.profiles || r.profiles.length === 0) return [];
   const L = [`${heading} Where the CPU went (sampled profiles, head vs base)`, ""];
   for (const e of r.profiles.slice(0, maxCells)) {
-    L.push(`**${mdEscape(clip(cellLabel(e), 200))}**`, "", mdEscape(samplesLine(e)), "");
+    L.push(`**${mdEscape(clip(cellLabel(e), 200))}**`, "", samplesLine(e, mdEscape, mdCode), "");
     if (stem !== null)
       L.push(
         `Differential flame graph (width: head; red: a frame's own samples grew, blue: shrank): \`${flameGraphName(stem, e)}\``,
@@ -132,7 +144,7 @@ export function profilesText(r: ComparisonReport): string[] {
   if (!r.profiles || r.profiles.length === 0) return [];
   const L = ["Where the CPU went (sampled profiles, head vs base): functions whose share grew most"];
   for (const e of r.profiles) {
-    L.push(`  ${plainText(cellLabel(e))}: ${plainText(samplesLine(e))}`);
+    L.push(`  ${plainText(cellLabel(e))}: ${samplesLine(e, plainText, (c) => `\`${plainText(c)}\``)}`);
     const off = offCpuLine(e);
     if (off) L.push(`    ${plainText(off)}`);
     for (const t of profileTables(e)) {
