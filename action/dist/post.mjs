@@ -39812,14 +39812,19 @@ var EfficiencyEntrySchema = external_exports.object({
   base: external_exports.string(),
   head: external_exports.string(),
   metric: external_exports.enum(HOST_METRIC_NAMES),
-  /** mean over the side's slices (A/B) or repetitions (run) */
+  /** the aggregate (geometric mean; 0 when a value is 0) over the side's slices (A/B) or repetitions (run) */
   base_value: num,
   head_value: num,
-  /** head/base (null when the base is 0) */
+  /** head_value / base_value: the paired (or Welch) geometric-mean ratio (null when the base is 0) */
   ratio: num.nullable(),
-  /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, or a value of 0) */
+  /** 95% interval of the ratio (null: fewer than 2 pairs or repetitions, a value of 0, or not estimable) */
   ci_low: num.nullable(),
   ci_high: num.nullable(),
+  /**
+   * true: the interval was wider than a factor of 100 (high / low), too wide to place the ratio
+   * (values that vary by orders of magnitude between slices); ci_low and ci_high are null
+   */
+  ci_not_estimable: external_exports.literal(true).optional(),
   n: external_exports.number().int().positive(),
   /**
    * why the ratio misleads, naming the side and the reason (the "KB written" row when a side's
@@ -39984,6 +39989,12 @@ var ComparisonReportSchema = external_exports.object({
   degradation: external_exports.array(DegradationEntrySchema),
   /** why nothing was compared (no cell and no degradation check); absent when something was */
   nothing_compared: external_exports.string().optional(),
+  /**
+   * why a compared file is not complete, one line: its status (not `complete`) and reason, and the
+   * planned cells not measured and why; the verdicts are of its finished cells only, the overall
+   * verdict is at best inconclusive and a gate fails (absent: every compared file is complete)
+   */
+  incomplete: external_exports.string().optional(),
   /** per-transaction host metrics per compared cell (absent: no process counters recorded) */
   efficiency: external_exports.array(EfficiencyEntrySchema).optional(),
   /** why the compared files have no hardware counters (src/measuring/host/pmu.ts), said once; absent when they have them or predate them */
