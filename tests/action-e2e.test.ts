@@ -100,6 +100,7 @@ describe("a pull request's life: regression, still regressed, fixed, unchanged",
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/::error::perfgate found \d+ regression/);
     expect(r.outputs.verdict).toBe("regression");
+    expect(r.outputs.incomplete).toBe(""); // complete results
     expect(Number(r.outputs.regressions)).toBeGreaterThan(0);
     expect(r.outputs.report).toBe(join(dir, "out", "report.md"));
     expect(existsSync(r.outputs.report!)).toBe(true);
@@ -289,7 +290,13 @@ describe("hostile text", () => {
       expect(md).toContain("@\u200borg/team https:\u200b//evil.example row");
     }
     // Outputs are untouched by the text (no injected lines in GITHUB_OUTPUT).
-    expect(Object.keys(r.outputs).sort()).toEqual(["regressions", "report", "results", "verdict"]);
+    expect(Object.keys(r.outputs).sort()).toEqual([
+      "incomplete",
+      "regressions",
+      "report",
+      "results",
+      "verdict",
+    ]);
   });
 });
 
@@ -617,6 +624,8 @@ describe("inputs, events and the post step", () => {
         });
         expect(r.code).toBe(1);
         expect(r.outputs.verdict).toBe("inconclusive");
+        // what a commit status reads (perf-pr-comment.yml): not complete, so no pass
+        expect(r.outputs.incomplete).toMatch(new RegExp(`^A/B run ${how}: .*oltp_read_write/8t/1G`));
         expect(r.stdout).toMatch(
           new RegExp(
             `::error::A/B run ${how}: .*; 1 of 2 planned cells not measured: oltp_read_write/8t/1G \\(`,

@@ -110,6 +110,16 @@ describe("an A/B that stopped partway is judged on its finished cells and never 
       "A/B run failed: cell oltp_read_write/8t/1G failed: head server exited (signal SIGSEGV); 1 of 2 planned cells not measured: oltp_read_write/8t/1G (failed: head server exited (signal SIGSEGV))",
   } as const;
 
+  it("the line is one line whatever the file's reason and errors hold", () => {
+    const doc = makeStoppedAb("failed", pairsAt(1.2));
+    doc.status_reason = "crashed\n::error::forged\r\u2028next";
+    doc.cells[1]!.error = "line one\nline two";
+    const line = compareGate([fromDocument(doc, "x.json")], { failOnRegression: false }).report.incomplete!;
+    expect(line).toContain("A/B run failed: crashed\\u000a::error::forged\\u000d\\u2028next;");
+    expect(line).toContain("(failed: line one\\u000aline two)");
+    expect(line.split(/[\n\r\u2028]/)).toHaveLength(1);
+  });
+
   for (const how of ["incomplete", "failed"] as const) {
     it(`${how}: the gate fails with exit 1, every rendering says so first, the verdict is inconclusive`, () => {
       // the finished cell improved: before, a gate on the file passed with "improvement"

@@ -464,6 +464,7 @@ describe("perf-pr-comment.yml: the head commit's status", () => {
       NAME: "smoke",
       CONCLUSION: "success",
       VERDICT: "",
+      INCOMPLETE: "",
       REGRESSIONS: "",
       ADVISORY: "false",
       ...vars,
@@ -483,6 +484,27 @@ describe("perf-pr-comment.yml: the head commit's status", () => {
       [{ VERDICT: "unchanged", REGRESSIONS: "0" }, "success", "unchanged: no regression"],
       [{ VERDICT: "improvement" }, "success", "improvement, no regression"],
       [{ VERDICT: "inconclusive" }, "success", "inconclusive: no regression shown, none ruled out"],
+      // results that are not complete never pass; a regression among the finished cells still fails
+      [
+        { VERDICT: "inconclusive", INCOMPLETE: "A/B run failed: …; 1 of 3 planned cells not measured" },
+        "error",
+        `incomplete, a cell not measured (see comment): ${again}`,
+      ],
+      [
+        { VERDICT: "improvement", INCOMPLETE: "A/B run incomplete: interrupted" },
+        "error",
+        `incomplete, a cell not measured (see comment): ${again}`,
+      ],
+      [
+        { VERDICT: "inconclusive", INCOMPLETE: "A/B run incomplete: interrupted", ADVISORY: "true" },
+        "error",
+        `advisory (fork): incomplete, a cell not measured (see comment): ${again}`,
+      ],
+      [
+        { VERDICT: "regression", REGRESSIONS: "1", INCOMPLETE: "A/B run incomplete: interrupted" },
+        "failure",
+        "regression: 1 verdict(s) worse than the base",
+      ],
       [{ VERDICT: "" }, "error", "not run: the benchmark left no verdict"],
       // the benchmark job failed before any results: no verdict either
       [{ VERDICT: "", CONCLUSION: "failure" }, "error", "not run: the benchmark left no verdict"],

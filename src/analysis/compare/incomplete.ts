@@ -7,6 +7,7 @@
  */
 import type { CellV2, ResultsV2 } from "../../results/schema.js";
 import { plural } from "../../util/plural.js";
+import { terminalLine } from "../../util/terminal.js";
 import { abCellCompared, type MeasurementSet } from "./model.js";
 
 /** Cells named in the line before "and N more". */
@@ -23,11 +24,15 @@ export function incompleteReason(
   what = "A/B run",
 ): string | null {
   if (results.status === "complete") return null;
-  return `${what} ${results.status}${results.status_reason ? `: ${results.status_reason}` : ""}`;
+  return `${what} ${results.status}${results.status_reason ? `: ${oneLine(results.status_reason)}` : ""}`;
 }
 
+/** One line from a file's text (a reason, an error): control characters and line breaks escaped. */
+const oneLine = terminalLine;
+
 function cut(text: string): string {
-  return text.length > ERROR_CHARS ? `${text.slice(0, ERROR_CHARS - 1)}…` : text;
+  const line = oneLine(text);
+  return line.length > ERROR_CHARS ? `${line.slice(0, ERROR_CHARS - 1)}…` : line;
 }
 
 function cellName(c: Pick<CellV2, "script" | "threads" | "tier">): string {

@@ -27,6 +27,7 @@ import {
 /** The step's outputs. */
 export const OUTPUTS = {
   verdict: "verdict",
+  incomplete: "incomplete",
   regressions: "regressions",
   results: "results",
   report: "report",

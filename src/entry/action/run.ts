@@ -400,6 +400,8 @@ async function gateStep(): Promise<void> {
   end();
 
   core.setOutput(OUTPUTS.verdict, verdict);
+  // why the compared results are not complete (empty when they are): a status must not pass them
+  core.setOutput(OUTPUTS.incomplete, report.incomplete ?? measured.incomplete ?? "");
   core.setOutput(OUTPUTS.regressions, String(report.summary.regressions));
   core.setOutput(OUTPUTS.results, measured.resultsFile ?? comparisonPath);
   core.setOutput(OUTPUTS.report, reportPath);
