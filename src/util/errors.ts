@@ -62,6 +62,17 @@ export class OptionError extends UserError {
   }
 }
 
+/**
+ * An option error as the command line spells its options (`spelling`: id → flag, else `--id`), a
+ * usage error (exit 2) or a user error; any other error unchanged. For commands whose flags name
+ * a shared option differently (`--base-from-history` for the store's `--store`).
+ */
+export function respelled(err: unknown, spelling: Readonly<Record<string, string>>): unknown {
+  if (!(err instanceof OptionError)) return err;
+  const message = err.render((id) => spelling[id] ?? `--${id}`);
+  return err.usage ? new UsageError(message) : new UserError(message);
+}
+
 function spellOptions(template: string, ids: readonly string[], spell: (id: string) => string): string {
   let text = template;
   for (const id of ids) text = text.replaceAll(`{${id}}`, spell(id));

@@ -16,7 +16,7 @@ import {
 import { describeStore, parseStore, type StoreRef } from "../../output/history/store.js";
 import { loadMeasurements } from "../../results/interop/load.js";
 import { readTextFile } from "../../util/documents.js";
-import { OptionError, UsageError, UserError } from "../../util/errors.js";
+import { respelled, UsageError, UserError } from "../../util/errors.js";
 import { cliOption } from "../options/commander.js";
 import {
   HISTORY_BASE_DEFAULTS,
@@ -94,7 +94,7 @@ export function baseFromHistoryQuery(files: readonly string[], o: BaselineStoreF
   try {
     parseStore(o.baseFromHistory, o.historyRepo);
   } catch (err) {
-    throw asBaselineStoreError(err);
+    throw respelled(err, SPELLING);
   }
   return {
     store: o.baseFromHistory,
@@ -109,12 +109,6 @@ export function baseFromHistoryQuery(files: readonly string[], o: BaselineStoreF
 
 /** The store's own messages name --store and --repo: here they are --base-from-history and --history-repo. */
 const SPELLING: Readonly<Record<string, string>> = { store: "--base-from-history", repo: "--history-repo" };
-
-function asBaselineStoreError(err: unknown): unknown {
-  if (!(err instanceof OptionError)) return err;
-  const message = err.render((id) => SPELLING[id] ?? `--${id}`);
-  return err.usage ? new UsageError(message) : new UserError(message);
-}
 
 function kebab(k: string): string {
   return k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -153,6 +147,6 @@ export function loadWithStoreBaseline(headFile: string, q: HistoryBase): Measure
     const b = pooledFromStore(store, headFile, fairnessSideOf(head.document), q);
     return [storeBaselineSet(describeStore(store), b), head];
   } catch (err) {
-    throw asBaselineStoreError(err);
+    throw respelled(err, SPELLING);
   }
 }

@@ -10,7 +10,7 @@ import { BISECT_METRICS } from "../../measuring/bisect/core/state.js";
 import { loadAllRuns, parseStore } from "../../output/history/store.js";
 import { detector } from "../../output/pages/detector.js";
 import { buildSeries, type CellSeries, type ChangeMark } from "../../output/pages/model.js";
-import { OptionError, UsageError, UserError } from "../../util/errors.js";
+import { respelled, UserError } from "../../util/errors.js";
 
 export interface ChosenChange {
   good: string;
@@ -126,8 +126,6 @@ function openStore(from: { store: string; repo?: string | undefined }) {
   try {
     return parseStore(from.store, from.repo);
   } catch (err) {
-    if (!(err instanceof OptionError)) throw err;
-    const message = err.render((id) => SPELLING[id] ?? `--${id}`);
-    throw err.usage ? new UsageError(message) : new UserError(message);
+    throw respelled(err, SPELLING);
   }
 }
