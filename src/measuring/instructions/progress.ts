@@ -10,6 +10,7 @@
  * runs ahead.
  */
 
+import { mean } from "../../analysis/stats/descriptive.js";
 import type { Logger } from "../../util/log.js";
 import { formatDuration } from "../run/progress.js";
 
@@ -64,8 +65,6 @@ const INSTRUCTIONS_OTHERWISE = 4_000_000;
  */
 export const RUN_SECONDS_ASSUMED = 1.5;
 export const SECONDS_PER_INSTRUCTION_ASSUMED = 20e-9;
-
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Instructions per transaction of a script: the mean of its counted repetitions, else assumed. */
 function instructionsOf(script: string, runs: readonly MeasuredRun[]): number {
