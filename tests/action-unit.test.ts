@@ -75,6 +75,20 @@ describe("parseConfig", () => {
     expect(c.prNumber).toBe(17);
   });
 
+  it("base-label: one line shown beside the base commit; a second line or an overlong one is refused", () => {
+    const c = parseConfig(
+      env({ mode: "compare", "head-results": "h.json", "base-label": " merge base with main " }),
+    );
+    expect(c.baseLabel).toBe("merge base with main");
+    expect(parseConfig(env({ mode: "compare", "head-results": "h.json" })).baseLabel).toBeNull();
+    for (const bad of ["main\n## forged heading", "x".repeat(101), "a\u202eb"]) {
+      const p = problems({ mode: "compare", "head-results": "h.json", "base-label": bad });
+      expect(p).toHaveLength(1);
+      expect(p[0]).toMatch(/^input "base-label": .* is not one line of at most 100 characters \(accepted: /);
+      expect(p[0]).not.toContain("\n");
+    }
+  });
+
   it("reports every bad input on its own line, naming input, value and what is accepted", () => {
     expect(problems({ mode: "compare", "head-results": "h.json", threshold: "abc" })).toEqual([
       'input "threshold": "abc" is not a percentage > 0 (accepted: a percentage > 0 such as 5, 5% or 2.5)',

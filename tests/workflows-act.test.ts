@@ -110,6 +110,7 @@ describe("the pull-request gate under act", () => {
       headSha: head,
       baseSha: tip,
       mergeBaseSha: project.sha,
+      baseRef: BRANCH,
     });
   });
   afterEach(() => {
@@ -203,8 +204,9 @@ describe("the pull-request gate under act", () => {
     if (regressed) expect(c.code, ok(c)).not.toBe(0);
     else expect(c.code, ok(c)).toBe(0);
     expect(body).toContain(`/actions/runs/501/artifacts/${artifactId}`);
-    // the changes link shows what was measured: the merge base to the head
+    // the changes link shows what was measured: the merge base to the head, and the base says so
     expect(body).toContain(`/compare/${project.sha}...${head})`);
+    expect(body).toContain(`(merge base with ${BRANCH})`);
     expect(Object.values(c.summaries).join("\n")).toContain("act-gate");
     // the status says the verdict and links to this run's summary
     const st = gh.latestStatuses(REPO, head).get(CONTEXT)!;

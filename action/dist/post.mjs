@@ -41601,6 +41601,7 @@ var INPUTS = {
   "pr-number": { default: "" },
   "comment-author": { default: "" },
   "base-sha": { default: "" },
+  "base-label": { default: "" },
   "head-sha": { default: "" },
   "artifact-url": { default: "" },
   "results-dir": { default: "perfgate-results" },

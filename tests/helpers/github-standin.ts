@@ -137,6 +137,8 @@ export interface StandInPull {
   baseSha: string;
   /** the merge base of the base branch and the head (default baseSha: the head is up to date) */
   mergeBaseSha?: string;
+  /** the base branch's name (default: the description's example's) */
+  baseRef?: string;
 }
 
 /** A workflow_dispatch the stand-in received (POST .../actions/workflows/{id}/dispatches). */
@@ -576,7 +578,7 @@ export class GitHubStandIn {
       // (the description's example team lacks `type`, which its schema requires)
       requested_teams: [],
       head: side("head", pull.headSha),
-      base: side("base", pull.baseSha),
+      base: { ...side("base", pull.baseSha), ...(pull.baseRef === undefined ? {} : { ref: pull.baseRef }) },
     };
     this.checkResponse(op, 200, data);
     send(200, data);

@@ -86,6 +86,8 @@ export interface ActionConfig {
   commentAuthor: string | null;
   /** the commits measured, when the event does not say (workflow_run, workflow_dispatch) */
   baseSha: string | null;
+  /** what the base commit is (e.g. "merge base with main"), shown where the branch would be */
+  baseLabel: string | null;
   headSha: string | null;
   /** where the complete results are (e.g. upload-artifact's artifact-url) */
   artifactUrl: string | null;
@@ -223,6 +225,9 @@ const FIELDS = {
     error: "is not a GitHub login (accepted: a user or app login such as github-actions[bot])",
   }),
   "base-sha": sha,
+  "base-label": z.string().regex(/^[^\p{Cc}\p{Cf}]{1,100}$/u, {
+    error: "is not one line of at most 100 characters (accepted: e.g. merge base with main)",
+  }),
   "head-sha": sha,
   "artifact-url": z.string().refine((v) => safeUrl(v) !== null, {
     error:
@@ -293,6 +298,7 @@ export function parseConfig(env: Record<string, string | undefined>): ActionConf
     prNumber: parsed["pr-number"] ?? null,
     commentAuthor: parsed["comment-author"] ?? null,
     baseSha: parsed["base-sha"] ?? null,
+    baseLabel: parsed["base-label"] ?? null,
     headSha: parsed["head-sha"] ?? null,
     artifactUrl: parsed["artifact-url"] ?? null,
     degradation: parsed.degradation ?? {},

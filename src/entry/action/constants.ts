@@ -86,6 +86,7 @@ export const INPUTS = {
   "pr-number": { default: "" },
   "comment-author": { default: "" },
   "base-sha": { default: "" },
+  "base-label": { default: "" },
   "head-sha": { default: "" },
   "artifact-url": { default: "" },
   "results-dir": { default: "perfgate-results" },

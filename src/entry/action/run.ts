@@ -242,7 +242,10 @@ function context(
     artifact,
     // A SHA given as input is not the event's commit: the event's branch name would mislead
     // (a workflow_run of a dispatched benchmark names the default branch).
-    base: { sha: config.baseSha ?? event.baseSha, ref: config.baseSha ? null : event.baseRef },
+    base: {
+      sha: config.baseSha ?? event.baseSha,
+      ref: config.baseLabel ?? (config.baseSha ? null : event.baseRef),
+    },
     head: { sha: config.headSha ?? event.headSha, ref: config.headSha ? null : event.headRef },
   };
 }
