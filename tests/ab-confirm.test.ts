@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { confirmationNeeded, moreRepetitions, pairValues } from "../src/measuring/ab/confirm.js";
+import {
+  confirmationNeeded,
+  judgePaired,
+  moreRepetitions,
+  outOfReach,
+  pairValues,
+} from "../src/measuring/ab/confirm.js";
 import { undecidedLine } from "../src/measuring/ab/instructions.js";
 import type { InstructionRepetition } from "../src/measuring/profiles/callgrind-profile.js";
 import type { Pair } from "../src/results/schema.js";
@@ -58,15 +64,18 @@ const LEANING = [0.8, 1.06, 0.85, 1.01, 0.9, 0.96];
 
 describe("adaptive confirmation", () => {
   it("asks nothing more for a clear 2x regression: it is decided", () => {
-    expect(confirmationNeeded(pairs(10, 0.5, 0.05), 40, 100)).toEqual({ extra: 0, suspicious: [] });
+    expect(confirmationNeeded("oltp_read_write", pairs(10, 0.5, 0.05), 40, 100)).toEqual({
+      extra: 0,
+      suspicious: [],
+    });
   });
 
   it("asks nothing more for an improvement, even an inconclusive one", () => {
-    expect(confirmationNeeded(pairs(4, 1.06, 0.3), 40, 100).extra).toBe(0);
+    expect(confirmationNeeded("oltp_read_write", pairs(4, 1.06, 0.3), 40, 100).extra).toBe(0);
   });
 
   it("asks for more pairs when a noisy cell leans toward a regression", () => {
-    const d = confirmationNeeded(fromRatios(LEANING), 40, 100);
+    const d = confirmationNeeded("oltp_read_write", fromRatios(LEANING), 40, 100);
     expect(d.suspicious).toContain("tps");
     expect(d.extra).toBeGreaterThanOrEqual(2);
     expect(d.extra % 2).toBe(0);
@@ -75,10 +84,10 @@ describe("adaptive confirmation", () => {
 
   it("never exceeds max_pairs or what the budget pays for", () => {
     const p = fromRatios(LEANING);
-    expect(confirmationNeeded(p, 8, 100).extra).toBeLessThanOrEqual(2);
-    expect(confirmationNeeded(p, 40, 3).extra).toBe(2);
-    expect(confirmationNeeded(p, 40, 1).extra).toBe(0);
-    expect(confirmationNeeded(p, 6, 100).extra).toBe(0);
+    expect(confirmationNeeded("oltp_read_write", p, 8, 100).extra).toBeLessThanOrEqual(2);
+    expect(confirmationNeeded("oltp_read_write", p, 40, 3).extra).toBe(2);
+    expect(confirmationNeeded("oltp_read_write", p, 40, 1).extra).toBe(0);
+    expect(confirmationNeeded("oltp_read_write", p, 6, 100).extra).toBe(0);
   });
 
   it("skips latency when sysbench ran without percentiles", () => {
@@ -93,8 +102,8 @@ describe("confirmation at the report's simultaneous level", () => {
   const BORDERLINE = [0.8, 1.0, 0.84, 1.0, 0.86, 0.97, 0.82, 0.99, 0.87, 0.95];
   it("asks for more pairs when the report's level would leave the cell inconclusive", () => {
     const p = fromRatios(BORDERLINE);
-    expect(confirmationNeeded(p, 40, 100, undefined, 0.05).extra).toBe(0);
-    const strict = confirmationNeeded(p, 40, 100, undefined, 0.05 / 18);
+    expect(confirmationNeeded("oltp_read_write", p, 40, 100, undefined, 0.05).extra).toBe(0);
+    const strict = confirmationNeeded("oltp_read_write", p, 40, 100, undefined, 0.05 / 18);
     expect(strict.suspicious).toContain("tps");
     expect(strict.extra).toBeGreaterThanOrEqual(2);
   });
@@ -107,9 +116,13 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
 
   it("a clear change or a clear no-change stops counting", () => {
     // +7.4% on every round: a regression, decided
-    expect(moreRepetitions([100, 101, 99], [107.4, 108.5, 106.3], 6, undefined, 0.0125)).toBeNull();
+    expect(
+      moreRepetitions("oltp_point_select", [100, 101, 99], [107.4, 108.5, 106.3], 6, undefined, 0.0125),
+    ).toBeNull();
     // within ±0.05% on every round: unchanged at the 1% threshold
-    expect(moreRepetitions([100, 101, 99], [100.02, 101.05, 98.98], 6, undefined, 0.0125)).toBeNull();
+    expect(
+      moreRepetitions("oltp_point_select", [100, 101, 99], [100.02, 101.05, 98.98], 6, undefined, 0.0125),
+    ).toBeNull();
   });
 
   it("an interval across the threshold asks for another round, whichever way it leans", () => {
@@ -117,7 +130,7 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
       [99.1, 100.4, 98.2],
       [100.9, 101.4, 99.9],
     ]) {
-      const v = moreRepetitions([100, 101, 99], head, 6, undefined, 0.0125);
+      const v = moreRepetitions("oltp_point_select", [100, 101, 99], head, 6, undefined, 0.0125);
       expect(v?.verdict).toBe("inconclusive");
     }
   });
@@ -128,11 +141,11 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
       [100, 101, 99, 100],
       [98.4, 99.1, 97.3, 98.8],
     ];
-    const v = moreRepetitions(b, h, 6, undefined, 0.0125);
+    const v = moreRepetitions("oltp_point_select", b, h, 6, undefined, 0.0125);
     expect(v?.verdict).toBe("improvement");
     expect(v!.ci_high_pct!).toBeGreaterThan(-1);
     // the line says why it counts on: the interval reaches inside ±1% (it is not inside it)
-    const line = undecidedLine("c", [reps(b), reps(h)], 6, judged);
+    const line = undecidedLine("c", "oltp_point_select", [reps(b), reps(h)], 6, judged);
     expect(line).toMatch(
       /^c: instructions -1\.\d\d% \[-\d\.\d\d%, -0\.\d\d%\] improvement, but its interval reaches inside ±1%, after 4 \+ 4 repetitions/,
     );
@@ -144,20 +157,61 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
       [100, 101],
       [98.4, 99.1],
     ];
-    const v = moreRepetitions(b, h, 6, undefined, 0.0125);
+    const v = moreRepetitions("oltp_point_select", b, h, 6, undefined, 0.0125);
     expect(v).toMatchObject({ verdict: "improvement", ci_low_pct: null });
-    expect(undecidedLine("c", [reps(b), reps(h)], 6, judged)).toMatch(
+    expect(undecidedLine("c", "oltp_point_select", [reps(b), reps(h)], 6, judged)).toMatch(
       /^c: instructions -1\.\d\d% improvement on the estimate alone \(no interval yet\), after 2 \+ 2 repetitions/,
     );
   });
 
+  it("a script that changes rows carries the larger between-sessions part: rounds that agree do not make it unchanged", () => {
+    const [b, h] = [
+      [100, 101, 99],
+      [100.02, 101.05, 98.98],
+    ];
+    expect(judgePaired("instructions", "oltp_point_select", b, h, undefined, 0.0125)?.verdict).toBe(
+      "unchanged",
+    );
+    const rw = judgePaired("instructions", "oltp_read_write", b, h, undefined, 0.0125)!;
+    expect(rw.verdict).toBe("inconclusive");
+    expect(rw.ci_high_pct! - rw.ci_low_pct!).toBeGreaterThan(2);
+    // a .lua path is not known to only read: the larger part
+    expect(judgePaired("instructions", "my/bench.lua", b, h, undefined, 0.0125)?.verdict).toBe(
+      "inconclusive",
+    );
+  });
+
+  it("stops counting when no number of rounds could settle it: two sessions of a write script differ by about the threshold", () => {
+    const [b, h] = [
+      [100, 101, 99],
+      [99.1, 100.4, 98.2],
+    ];
+    // undecided on a read script: one more round
+    expect(moreRepetitions("oltp_point_select", b, h, 10, undefined, 0.0125)?.verdict).toBe("inconclusive");
+    // on a write script the interval cannot fall inside ±1% (or beyond it) at this estimate: stop
+    expect(
+      outOfReach(
+        judgePaired("instructions", "oltp_read_write", b, h, undefined, 0.0125)!,
+        "oltp_read_write",
+        0.0125,
+      ),
+    ).toBe(true);
+    expect(moreRepetitions("oltp_read_write", b, h, 10, undefined, 0.0125)).toBeNull();
+    // a change well beyond the threshold (about -2.8%), still unsettled, can settle: count on
+    const far = [96.2, 99.0, 96.5];
+    expect(moreRepetitions("oltp_read_write", b, far, 10, undefined, 0.0125)).not.toBeNull();
+  });
+
   it("never beyond max_repetitions", () => {
-    expect(moreRepetitions([100, 101, 99], [99.1, 100.4, 98.2], 3, undefined, 0.0125)).toBeNull();
+    expect(
+      moreRepetitions("oltp_point_select", [100, 101, 99], [99.1, 100.4, 98.2], 3, undefined, 0.0125),
+    ).toBeNull();
   });
 
   it("the progress line names the cell, the interval, the repetitions so far and the most it may take", () => {
     const line = undecidedLine(
       "oltp_read_write 1t 128M",
+      "oltp_point_select",
       [reps([100, 101, 99]), reps([99.1, 100.4, 98.2])],
       6,
       judged,
@@ -165,6 +219,8 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     expect(line).toMatch(
       /^oltp_read_write 1t 128M: instructions -0\.77% \[-\d+\.\d\d%, \+\d+\.\d\d%\] undecided after 3 \+ 3 repetitions(, needs ~\d+)?; one more round \(at most 6\)$/,
     );
-    expect(undecidedLine("c", [reps([100, 101, 99]), reps([107.4, 108.5, 106.3])], 6, judged)).toBeNull();
+    expect(
+      undecidedLine("c", "oltp_point_select", [reps([100, 101, 99]), reps([107.4, 108.5, 106.3])], 6, judged),
+    ).toBeNull();
   });
 });

@@ -66,6 +66,7 @@ function play(doc: BisectResults, planted: number, unbuildable: ReadonlySet<numb
       doc.args.alpha,
       doc.args.max_rounds,
       doc.args.metric,
+      doc.args.cell.script,
     );
   }
   throw new Error("the bisect did not finish");

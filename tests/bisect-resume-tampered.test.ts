@@ -58,6 +58,7 @@ function play(doc: BisectResults, planted: number, steps: number): BisectResults
       doc.args.alpha,
       doc.args.max_rounds,
       doc.args.metric,
+      doc.args.cell.script,
     );
   }
   return doc;

@@ -204,6 +204,14 @@ describe("an undecided instructions verdict of an A/B says what stopped it, in r
     );
   });
 
+  it("stopped before max_repetitions: more repetitions of these two sessions could not decide it", () => {
+    // counting stops before max_repetitions when the between-sessions part alone keeps the interval
+    // across the threshold (measuring/ab/confirm.ts outOfReach): a write script's two sessions
+    expect(undecided({ planned_repetitions: 3, max_repetitions: 10 })).toMatch(
+      /^3 repetitions per side(, needs ~[\d,]+ repetitions)?: more repetitions could not decide it: the variation between the two server sessions, which repetitions within them do not average away, keeps its interval across the threshold$/,
+    );
+  });
+
   it("counting that failed says so", () => {
     expect(undecided({ error: "sysbench failed" })).toMatch(/: counting stopped early$/);
   });

@@ -259,7 +259,7 @@ describe("the confirmation budget is shared across cells", () => {
       pairs: Array.from({ length: 10 }, () => ({ base: 900 * (1 + 0.3 * r()), head: 850 * (1 + 0.3 * r()) })),
     }).cells[0]!.pairs;
     const spent = { spentBeforeCell: 0, spentByCell: 45, cellsLeft: 2 };
-    const d = nextConfirmation(pairs, design, spent, undefined, 0.05);
+    const d = nextConfirmation("oltp_read_write", pairs, design, spent, undefined, 0.05);
     expect(d.suspicious).toContain("tps");
     expect(d.extra).toBe(0);
     expect(d.stop?.reason).toBe("budget");
@@ -272,11 +272,11 @@ describe("the confirmation budget is shared across cells", () => {
     }).cells[0]!.pairs;
     const start = { spentBeforeCell: 0, spentByCell: 0, cellsLeft: 2 };
     // planned: 2 × (2 + 0.4) = 4.8 s a pair: 45 s pays for the 4 more pairs it wants
-    expect(nextConfirmation(pairs, design, start, undefined, 0.05).extra).toBe(4);
+    expect(nextConfirmation("oltp_read_write", pairs, design, start, undefined, 0.05).extra).toBe(4);
     // the 10 pairs so far took 200 s (20 s each): the same 45 s pays for 2
     const busy = { pairs: 10, seconds: 200 };
     expect(pairCostSeconds(design, busy)).toBeCloseTo(20);
-    expect(nextConfirmation(pairs, design, start, undefined, 0.05, busy).extra).toBe(2);
+    expect(nextConfirmation("oltp_read_write", pairs, design, start, undefined, 0.05, busy).extra).toBe(2);
     // faster than planned never buys more than planned
     expect(pairCostSeconds(design, { pairs: 10, seconds: 10 })).toBeCloseTo(4.8);
   });

@@ -322,6 +322,7 @@ describe("A/B planning and summaries (pure)", () => {
     );
     const design = { ...abDesign(w, AB_WORKLOAD, {}), max_pairs: 40, confirm_budget_s: 3 * 2.8 };
     const now = nextConfirmation(
+      "oltp_read_write",
       leaning,
       design,
       { spentBeforeCell: 0, spentByCell: 0, cellsLeft: 1 },
@@ -331,8 +332,14 @@ describe("A/B planning and summaries (pure)", () => {
     expect(now.suspicious).toContain("tps");
     expect(now.extra).toBe(2); // the budget pays for 3 pairs: whole rounds only
     expect(
-      nextConfirmation(leaning, design, { spentBeforeCell: 6, spentByCell: 0, cellsLeft: 1 }, undefined, 0.05)
-        .extra,
+      nextConfirmation(
+        "oltp_read_write",
+        leaning,
+        design,
+        { spentBeforeCell: 6, spentByCell: 0, cellsLeft: 1 },
+        undefined,
+        0.05,
+      ).extra,
     ).toBe(0);
   });
 

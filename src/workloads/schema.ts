@@ -12,20 +12,7 @@ import { UserError } from "../util/errors.js";
 import { parseSize } from "../util/size.js";
 import { closestName } from "../util/suggest.js";
 import { TEXT_LIMITS } from "../util/text-limits.js";
-
-/** sysbench 1.0.20's bundled OLTP scripts. Anything else must be a path to a .lua file. */
-export const BUILTIN_SCRIPTS = [
-  "oltp_read_write",
-  "oltp_read_only",
-  "oltp_write_only",
-  "oltp_point_select",
-  "oltp_update_index",
-  "oltp_update_non_index",
-  "oltp_insert",
-  "oltp_delete",
-  "select_random_points",
-  "select_random_ranges",
-] as const;
+import { BUILTIN_SCRIPTS } from "./scripts.js";
 
 /**
  * Upper bounds of a workload (docs/workloads.md): far above any real benchmark, low enough that a

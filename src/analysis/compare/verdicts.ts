@@ -188,7 +188,10 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
         { value: Math.exp(lh[0]!), spread: p.runs.head },
         { alpha },
       )
-    : compareLogs(u.design, lb, lh, { alpha, betweenSdLog: betweenSessionsSdLog(metricDef(p.metric)) });
+    : compareLogs(u.design, lb, lh, {
+        alpha,
+        betweenSdLog: betweenSessionsSdLog(metricDef(p.metric), u.scenario),
+      });
   const def = metricDef(p.metric);
   // an A/B's counted metric pairs repetitions (instruction counts), not slices
   const unit = c.method === "paired" && !def.fromSlice ? "repetitions" : undefined;

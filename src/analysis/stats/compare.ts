@@ -56,8 +56,10 @@ export interface Comparison {
   /** sd of ln(base) and ln(head) values (welch only) */
   sd_base_log: number | null;
   sd_head_log: number | null;
-  /** standard error of mean_log */
+  /** standard error of mean_log (with the between-sessions part) */
   se_log: number | null;
+  /** the between-sessions SD on the log scale that se_log includes (ComparisonOptions.betweenSdLog; 0: none) */
+  between_sd_log: number;
   /** degrees of freedom of the t interval (real-valued for welch) */
   df: number | null;
   ci_low_log: number | null;
@@ -144,6 +146,7 @@ function build(
     sd_base_log: sds.sd_base_log,
     sd_head_log: sds.sd_head_log,
     se_log: interval ? interval.se : null,
+    between_sd_log: Math.sqrt(settings.betweenVar),
     df: interval ? interval.df : null,
     ci_low_log: ciLow,
     ci_high_log: ciHigh,
@@ -376,12 +379,18 @@ function gallopFrom(f: (n: number) => number, target: number, lo: number): numbe
 
 /**
  * The CI half-width (log scale) the comparison would have with `n` pairs (paired) or `n`
- * repetitions per side (welch), if the observed spread stayed the same. Null for `single`.
+ * repetitions per side (welch), if the observed spread stayed the same, with the comparison's
+ * between-sessions part. Null for `single`.
  */
 export function halfWidthAt(c: Comparison, n: number): number | null {
   const p = 1 - c.alpha / 2;
   if (c.method === "paired" && c.sd_log !== null) {
-    return studentTQuantile(p, n - 1) * (c.sd_log / Math.sqrt(n));
+    const own = { se: c.sd_log / Math.sqrt(n), df: n - 1 };
+    if (!(c.between_sd_log > 0)) return studentTQuantile(p, own.df) * own.se;
+    // the between-sessions part no n averages away: the interval's half-width never falls below
+    // z · between_sd_log, so a margin under that is out of reach (samplesNeeded: null)
+    const w = withBetween(own, { alpha: c.alpha, power: c.power, betweenVar: c.between_sd_log ** 2 });
+    return studentTQuantile(p, w.df) * w.se;
   }
   if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
     const v = (c.sd_base_log ** 2 + c.sd_head_log ** 2) / n;
@@ -390,7 +399,13 @@ export function halfWidthAt(c: Comparison, n: number): number | null {
     // A planning estimate: the Welch df is rounded down to a whole number (conservative, a slightly
     // wider interval) so the t quantiles are shared across cells and memoized; exact CIs use the
     // exact df.
-    return studentTQuantile(p, Math.max(1, Math.floor(welchDf(vb, n, vh, n)))) * Math.sqrt(v);
+    const df = Math.max(1, Math.floor(welchDf(vb, n, vh, n)));
+    if (!(c.between_sd_log > 0)) return studentTQuantile(p, df) * Math.sqrt(v);
+    const w = withBetween(
+      { se: Math.sqrt(v), df },
+      { alpha: c.alpha, power: c.power, betweenVar: c.between_sd_log ** 2 },
+    );
+    return studentTQuantile(p, w.df) * w.se;
   }
   return null;
 }

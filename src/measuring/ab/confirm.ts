@@ -15,6 +15,8 @@ import {
 import {
   comparePaired,
   isWorse,
+  logToPct,
+  normalQuantile,
   type ThresholdConfig,
   thresholdFor,
   type Verdict,
@@ -57,6 +59,7 @@ export interface ConfirmDecision {
  * most `maxPairs − pairs`; `affordable` is how many pairs the remaining budget pays for.
  */
 export function confirmationNeeded(
+  script: string,
   pairs: readonly Pair[],
   maxPairs: number,
   affordable: number,
@@ -73,7 +76,7 @@ export function confirmationNeeded(
   let needed: number | null = null;
   for (const metric of AB_METRICS) {
     const { base, head } = pairValues(pairs, metric);
-    const v = judgePaired(metric, base, head, thresholds, alpha);
+    const v = judgePaired(metric, script, base, head, thresholds, alpha);
     if (v?.verdict !== "inconclusive" || !isWorse(v.change_pct, v.direction)) continue;
     suspicious.push(metric);
     if (v.samples_needed !== null) needed = Math.max(needed ?? 0, v.samples_needed);
@@ -90,16 +93,20 @@ export function confirmationNeeded(
   };
 }
 
-/** A metric's paired verdict as the report will give it at `alpha`; null below 2 pairs. */
+/** A metric's paired verdict on a cell of `script` as the report will give it at `alpha`; null below 2 pairs. */
 export function judgePaired(
   metric: MetricName,
+  script: string,
   base: readonly number[],
   head: readonly number[],
   thresholds: ThresholdConfig | undefined,
   alpha: number,
 ): Verdict | null {
   if (base.length < 2) return null;
-  const c = comparePaired(base, head, { alpha, betweenSdLog: betweenSessionsSdLog(metricDef(metric)) });
+  const c = comparePaired(base, head, {
+    alpha,
+    betweenSdLog: betweenSessionsSdLog(metricDef(metric), script),
+  });
   const threshold = thresholdFor(metric, withMetricDefaults(thresholds));
   return verdictFromComparison(metric, metricDef(metric).direction, c, threshold);
 }
@@ -112,9 +119,11 @@ export function judgePaired(
  * improvement whose interval still reaches inside it counts on: stopping the moment an estimate
  * crosses the line would overstate small changes (bench/repetitions-sim.mjs). Unlike the slices'
  * confirmation, an undecided count is extended whichever way it leans
- * (docs/decisions/2026-11-26-instruction-repetitions.md).
+ * (docs/decisions/2026-11-26-instruction-repetitions.md). A verdict no number of rounds could settle
+ * at its estimate stops too (outOfReach).
  */
 export function moreRepetitions(
+  script: string,
   base: readonly number[],
   head: readonly number[],
   max: number,
@@ -122,9 +131,23 @@ export function moreRepetitions(
   alpha: number,
 ): Verdict | null {
   if (Math.min(base.length, head.length) >= max) return null;
-  const v = judgePaired(COUNTED_METRIC, base, head, thresholds, alpha);
+  const v = judgePaired(COUNTED_METRIC, script, base, head, thresholds, alpha);
   if (!v) return null;
-  return settled(v) ? null : v;
+  return settled(v) || outOfReach(v, script, alpha) ? null : v;
+}
+
+/**
+ * Whether more rounds of the same two server sessions could not settle `v` at its estimate: the
+ * between-sessions part (betweenSessionsSdLog) keeps the interval's half-width at z · b or more
+ * however many rounds there are, and the estimate lies within that of the threshold (settling
+ * needs the interval wholly inside ±threshold, or wholly beyond it). Counting on would spend time
+ * without deciding: the report says why the cell stopped (undecided.ts).
+ */
+export function outOfReach(v: Verdict, script: string, alpha: number): boolean {
+  const b = betweenSessionsSdLog(metricDef(COUNTED_METRIC), script);
+  if (!(b > 0)) return false;
+  const floor = logToPct(normalQuantile(1 - alpha / 2) * b);
+  return Math.abs(Math.abs(v.change_pct) - v.threshold_pct) <= floor;
 }
 
 /** Unchanged, or a change whose confirmed interval lies wholly beyond the threshold. */

@@ -19,7 +19,7 @@ export interface CountsJudged {
 
 /** The collector's judge of more rounds (undecidedLine) at the report's thresholds and alpha. */
 export function moreRounds(judged: CountsJudged): MoreRounds {
-  return (label, reps, max) => undecidedLine(label, reps, max, judged);
+  return (label, script, reps, max) => undecidedLine(label, script, reps, max, judged);
 }
 
 /**
@@ -28,6 +28,7 @@ export function moreRounds(judged: CountsJudged): MoreRounds {
  */
 export function undecidedLine(
   label: string,
+  script: string,
   reps: readonly (readonly InstructionRepetition[])[],
   max: number,
   t: CountsJudged,
@@ -37,7 +38,7 @@ export function undecidedLine(
     instructions: { base: [...(reps[0] ?? [])], head: [...(reps[1] ?? [])] },
   }) ?? { base: [], head: [] };
   const n = paired.base.length;
-  const v = moreRepetitions(paired.base, paired.head, max, t.thresholds, t.alpha);
+  const v = moreRepetitions(script, paired.base, paired.head, max, t.thresholds, t.alpha);
   if (!v) return null;
   const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
   const ci =

@@ -157,6 +157,7 @@ export function confirmationShare(
  * for at what pairs really cost here (`cost`: the pairs measured so far; see pairCostSeconds).
  */
 export function nextConfirmation(
+  script: string,
   pairs: readonly Pair[],
   design: AbDesign,
   budget: { spentBeforeCell: number; spentByCell: number; cellsLeft: number },
@@ -165,7 +166,7 @@ export function nextConfirmation(
   cost?: PairCost,
 ): ConfirmDecision {
   const affordable = Math.floor(confirmationShare(design, budget) / pairCostSeconds(design, cost));
-  return confirmationNeeded(pairs, design.max_pairs, affordable, thresholds, alpha);
+  return confirmationNeeded(script, pairs, design.max_pairs, affordable, thresholds, alpha);
 }
 
 /** A slice from one side's sysbench run, or null when it failed. */

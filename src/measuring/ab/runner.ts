@@ -563,7 +563,7 @@ async function measurePairs(s: AbState, m: CellRun): Promise<void> {
     cellsLeft: s.planned.length - m.index + 1,
   };
   while (ok) {
-    const d = nextConfirmation(m.pairs, design, budget, s.opts.thresholds, s.alpha, s.cost);
+    const d = nextConfirmation(m.p.script, m.pairs, design, budget, s.opts.thresholds, s.alpha, s.cost);
     if (d.stop) m.stop = d.stop;
     if (d.extra <= 0) break;
     s.opts.log.info(

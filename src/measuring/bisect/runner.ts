@@ -335,7 +335,14 @@ async function endpointsRound(ctx: Ctx): Promise<void> {
   const round = await measureRound(ctx, step, r.steps.indexOf(step), "good");
   if (!round.ok) throw new UserError(`bad against good: ${round.error}`);
   const rounds = [...step.rounds, round.round];
-  const judgedStep = judged({ ...step, rounds }, null, r.args.alpha, r.args.max_rounds, r.args.metric);
+  const judgedStep = judged(
+    { ...step, rounds },
+    null,
+    r.args.alpha,
+    r.args.max_rounds,
+    r.args.metric,
+    r.args.cell.script,
+  );
   r.steps[r.steps.indexOf(step)] = judgedStep;
   ctx.o.log.info(
     `endpoints: bad vs good ${judgedStep.estimate ? estimateText(judgedStep.estimate) : "?"}: ${judgedStep.mark === "differ" ? "they differ" : `not sized yet (round ${rounds.length} of at most ${r.args.max_rounds})`}`,
@@ -370,6 +377,7 @@ async function newCandidate(ctx: Ctx, index: number): Promise<void> {
       ctx.r.args.alpha,
       ctx.r.args.max_rounds,
       ctx.r.args.metric,
+      ctx.r.args.cell.script,
     );
     return;
   }
@@ -408,7 +416,7 @@ async function judgeRound(ctx: Ctx, at: number, against: Round["against"]): Prom
     ? { ...step, rounds: [...step.rounds, round.round] }
     : { ...step, error: round.error };
   const anchoring = anchoringOf(r.args.metric);
-  const j = judged(next, effectOf(r), r.args.alpha, r.args.max_rounds, r.args.metric);
+  const j = judged(next, effectOf(r), r.args.alpha, r.args.max_rounds, r.args.metric, r.args.cell.script);
   r.steps[at] = j;
   if (anchoring === "both" && nextAgainst(j, anchoring) === "bad" && j.mark === "unknown" && !j.error) {
     ctx.o.log.info(

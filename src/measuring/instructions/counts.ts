@@ -135,7 +135,9 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
       sides: counted,
       call: sysbenchCall(e.w, p.script, section.threads),
       settings: settingsOf(p),
-      ...(more ? { more: (reps: readonly InstructionRepetition[][]) => more(label, reps, maxReps) } : {}),
+      ...(more
+        ? { more: (reps: readonly InstructionRepetition[][]) => more(label, p.script, reps, maxReps) }
+        : {}),
       clock,
       valgrind,
       cellIndex: c.planned.indexOf(p) + 1,

@@ -169,6 +169,7 @@ export interface Collector<L extends string | null, P, C extends CellLike> {
  */
 export type MoreRounds = (
   label: string,
+  script: string,
   repetitions: readonly (readonly InstructionRepetition[])[],
   max: number,
 ) => string | null;

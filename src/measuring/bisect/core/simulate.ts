@@ -12,7 +12,12 @@
  *   p = min(Kolmogorov–Smirnov, Mann–Whitney); p ≤ 0.01 different (bad), p above a
  *   size-dependent threshold same (good), else unknown and 10 more runs per side, up to a cap.
  */
-import { HEADLINE_METRIC } from "../../../analysis/metrics/table.js";
+import {
+  betweenSessionsSdLog,
+  COUNTED_METRIC,
+  HEADLINE_METRIC,
+  metricDef,
+} from "../../../analysis/metrics/table.js";
 import { normalCdf } from "../../../analysis/stats/index.js";
 import type { BisectResults, Round } from "./schema.js";
 import { nextStep } from "./search.js";
@@ -41,6 +46,12 @@ export interface Scenario {
   effectLog: number;
   /** sd of one measurement (one slice, or one instruction count) on the log scale */
   sd: number;
+  /**
+   * sd on the log scale of the difference between two measuring sessions (server starts) that no
+   * repetition averages away: each round's two sides get an offset each, of sd sessionSd / √2
+   * (default 0)
+   */
+  sessionSd?: number;
 }
 
 export interface SimOutcome {
@@ -55,10 +66,21 @@ export interface SimOutcome {
 
 const level = (s: Scenario, i: number) => (i >= s.planted ? s.effectLog : 0);
 
+/** One measuring session's offset (sd sessionSd / √2); 0 without drawing when there is none. */
+function sessionOffset(s: Scenario, r: ReturnType<typeof rng>): number {
+  const sd = (s.sessionSd ?? 0) / Math.SQRT2;
+  return sd > 0 ? sd * r.normal() : 0;
+}
+
+/** The metrics table's between-sessions SD of instruction counts for a cell of `script` (log scale). */
+export function sessionSdOf(script: string): number {
+  return betweenSessionsSdLog(metricDef(COUNTED_METRIC), script);
+}
+
 /** A running bisect of `commits` simulated commits with no steps yet (also the budget tests' start). */
 export function simulatedBisect(
   commits: number,
-  o: { metric: BisectResults["args"]["metric"]; maxRounds: number; alpha: number },
+  o: { metric: BisectResults["args"]["metric"]; maxRounds: number; alpha: number; script?: string },
 ): BisectResults {
   return {
     schema: "perfgate/bisect",
@@ -72,7 +94,7 @@ export function simulatedBisect(
       source: "",
       provision: null,
       workload: "",
-      cell: { script: "s", threads: 1, tier: "1G" },
+      cell: { script: o.script ?? "s", threads: 1, tier: "1G" },
       metric: o.metric,
       max_rounds: o.maxRounds,
       alpha: o.alpha,
@@ -91,20 +113,30 @@ export function simulatedBisect(
 export function simulatePerfgate(
   s: Scenario,
   r: ReturnType<typeof rng>,
-  o: { pairs: number; maxRounds: number; alpha: number; metric?: BisectResults["args"]["metric"] },
+  o: {
+    pairs: number;
+    maxRounds: number;
+    alpha: number;
+    metric?: BisectResults["args"]["metric"];
+    /** the cell's sysbench script (its between-sessions term); default "s", an unknown script */
+    script?: string;
+  },
 ): SimOutcome {
   const doc = simulatedBisect(s.commits, {
     metric: o.metric ?? HEADLINE_METRIC,
     maxRounds: o.maxRounds,
     alpha: o.alpha,
+    ...(o.script === undefined ? {} : { script: o.script }),
   });
   const round = (i: number, against: Round["against"]): Round => {
     const base: number[] = [];
     const commit: number[] = [];
     const endpoint = against === "good" ? 0 : s.effectLog;
+    const baseSession = sessionOffset(s, r);
+    const commitSession = sessionOffset(s, r);
     for (let k = 0; k < o.pairs; k++) {
-      base.push(Math.exp(endpoint + s.sd * r.normal()));
-      commit.push(Math.exp(level(s, i) + s.sd * r.normal()));
+      base.push(Math.exp(endpoint + baseSession + s.sd * r.normal()));
+      commit.push(Math.exp(level(s, i) + commitSession + s.sd * r.normal()));
     }
     return { ab_file: "", against, base, commit, measure_s: 0 };
   };
@@ -123,6 +155,7 @@ export function simulatePerfgate(
       o.alpha,
       o.maxRounds,
       doc.args.metric,
+      doc.args.cell.script,
     );
     measurements += 2 * o.pairs;
   }
@@ -165,7 +198,7 @@ export function simulateGitBisect(s: Scenario, r: ReturnType<typeof rng>): SimOu
   for (;;) {
     const n = nextStep(s.commits, marks);
     if (n.kind === "done") return { found: n.index, skipped: [], builds: marks.size + 2, measurements };
-    const x = level(s, n.index) + s.sd * r.normal();
+    const x = level(s, n.index) + sessionOffset(s, r) + s.sd * r.normal();
     measurements += 1;
     const badSide = s.effectLog >= 0 ? x > s.effectLog / 2 : x < s.effectLog / 2;
     marks.set(n.index, badSide ? "bad" : "good");
@@ -227,9 +260,11 @@ export function simulatePinpoint(s: Scenario, r: ReturnType<typeof rng>, maxRuns
     const commit: number[] = [];
     let mark: "good" | "bad" | null = null;
     while (mark === null) {
+      const goodSession = sessionOffset(s, r);
+      const commitSession = sessionOffset(s, r);
       for (let k = 0; k < 10; k++) {
-        good.push(s.sd * r.normal());
-        commit.push(level(s, n.index) + s.sd * r.normal());
+        good.push(goodSession + s.sd * r.normal());
+        commit.push(level(s, n.index) + commitSession + s.sd * r.normal());
       }
       measurements += 20;
       const p = Math.min(ksPValue(good, commit), mannWhitneyPValue(good, commit));

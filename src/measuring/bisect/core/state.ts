@@ -47,6 +47,7 @@ export function anchoringOf(metric: string): Anchoring {
 export function pooledEstimate(
   rounds: readonly Round[],
   metric: MetricName,
+  script: string,
   alpha: number,
   against: Round["against"] = "good",
 ): Estimate | null {
@@ -62,7 +63,10 @@ export function pooledEstimate(
     }
   }
   if (base.length === 0) return null;
-  const c = comparePaired(base, commit, { alpha, betweenSdLog: betweenSessionsSdLog(metricDef(metric)) });
+  const c = comparePaired(base, commit, {
+    alpha,
+    betweenSdLog: betweenSessionsSdLog(metricDef(metric), script),
+  });
   return {
     n: c.n,
     mean_log: c.mean_log,
@@ -107,8 +111,8 @@ export function nextAgainst(step: Step, anchoring: Anchoring): Round["against"] 
  * `maxRounds` rounds, and a 95% interval looked at 20 times excluded 0 for equal endpoints in a
  * quarter of simulated bisects (bench/bisect-sim.mjs' model; docs/bisect.md); with good as the only anchor the midpoint D / 2 must be known well: sized (endpointsSized),
  * or at the last round (`maxRounds`) excluding 0. A candidate whose round against bad is still
- * missing stays unknown. `metric` sets the anchoring (anchoringOf) and the between-sessions term of
- * every interval (pooledEstimate).
+ * missing stays unknown. `metric` sets the anchoring (anchoringOf) and, with the cell's `script`,
+ * the between-sessions term of every interval (pooledEstimate).
  */
 export function judged(
   step: Step,
@@ -116,20 +120,21 @@ export function judged(
   alpha: number,
   maxRounds: number,
   metric: MetricName,
+  script: string,
 ): Step {
   if (step.error !== undefined) return { ...step, mark: "skipped", p_bad: null };
   const anchoring = anchoringOf(metric);
-  const estimate = pooledEstimate(step.rounds, metric, alpha, "good");
+  const estimate = pooledEstimate(step.rounds, metric, script, alpha, "good");
   if (step.kind === "endpoints") {
     const last = step.rounds.length >= maxRounds;
     const differ =
       estimate !== null &&
       (anchoring === "both"
-        ? endpointsDiffer(pooledEstimate(step.rounds, metric, alpha / maxRounds, "good")!)
+        ? endpointsDiffer(pooledEstimate(step.rounds, metric, script, alpha / maxRounds, "good")!)
         : endpointsSized(estimate) || (last && endpointsDiffer(estimate)));
     return { ...step, estimate, mark: differ ? "differ" : "same", p_bad: null };
   }
-  const estimateBad = anchoring === "both" ? pooledEstimate(step.rounds, metric, alpha, "bad") : null;
+  const estimateBad = anchoring === "both" ? pooledEstimate(step.rounds, metric, script, alpha, "bad") : null;
   const base = { ...step, estimate, ...(anchoring === "both" ? { estimate_bad: estimateBad } : {}) };
   const pending = nextAgainst(step, anchoring) === "bad";
   if (pending && estimate && effect !== null && clearlyOffGood(effect, estimate)) {
@@ -183,7 +188,7 @@ export function stepBudget(r: BisectResults): number {
   const e = ends?.estimate;
   if (!ends || !e || e.se_log === null || e.n < 2 || e.mean_log === 0) return floor;
   const perRound = e.n / Math.max(1, ends.rounds.length);
-  const b2 = betweenSessionsSdLog(metricDef(r.args.metric)) ** 2;
+  const b2 = betweenSessionsSdLog(metricDef(r.args.metric), r.args.cell.script) ** 2;
   const s2 = Math.max(0, e.se_log ** 2 - b2) * e.n;
   const near = Math.min(Math.abs(e.ci_low_log ?? 0), Math.abs(e.ci_high_log ?? 0));
   const target = near / 2 / (normalQuantile(1 - r.args.alpha / 2) + normalQuantile(BUDGET_POWER));
@@ -283,7 +288,7 @@ export function resumeProblem(r: BisectResults): string | null {
         return `${where}.rounds[${j}]: a value that is not positive`;
     }
     const effect = s.kind === "endpoints" ? null : effectOf(r);
-    const again = judged(s, effect, r.args.alpha, r.args.max_rounds, r.args.metric);
+    const again = judged(s, effect, r.args.alpha, r.args.max_rounds, r.args.metric, r.args.cell.script);
     if (again.mark !== s.mark)
       return `${where}: mark "${s.mark}" is not what its rounds give ("${again.mark}")`;
   }
