@@ -81,10 +81,12 @@ describe("perfgate ab with instruction counts", () => {
   });
 
   it("an undecided count gets more rounds until it decides or reaches max_repetitions", async () => {
-    // A/A of write transactions at a 0.0001% threshold: the counts of two processes differ by a
-    // few hundredths of a percent, so an interval over 3 repetitions (wide at the report's level,
-    // df = 2) rarely decides and the cell is counted again, a round at a time, up to 5. Whether
-    // it stops early depends on the counts; the rule holds either way and is checked either way.
+    // A/A of write transactions at a 5% threshold: write_only's repetitions spread by about 5%
+    // each (page splits, docs/instructions.md), so an interval over 3 repetitions (df = 2) rarely
+    // lies inside ±5% and the cell is counted again, a round at a time, up to 5. A threshold within
+    // the two sessions' own difference (about 1.4% at this level) could never settle and would stop
+    // at 3 (outOfReach); 5% keeps the rounds going. Whether it stops early depends on the counts;
+    // the rule holds either way and is checked either way.
     const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
     const workload = join(dir, "w.yml");
     writeFileSync(
@@ -95,7 +97,7 @@ describe("perfgate ab with instruction counts", () => {
         .replace("warmup_events: 100", "warmup_events: 50\n  max_repetitions: 5"),
     );
     const out = join(dir, "ab.json");
-    const threshold = ["--threshold-metric", "instructions=0.0001"];
+    const threshold = ["--threshold-metric", "instructions=5"];
     const r = await runCli([
       "ab",
       "--base",
@@ -136,10 +138,13 @@ describe("perfgate ab with instruction counts", () => {
     const cmp = await runCli(["compare", out, ...threshold, "--format", "json"]);
     const cell = JSON.parse(cmp.stdout).cells.find((x: { metric: string }) => x.metric === "instructions");
     expect(cell.n).toBe(n);
-    if (n < 5) expect(cell.verdict).not.toBe("inconclusive");
     if (cell.verdict === "inconclusive") {
-      expect(n).toBe(5);
-      expect(cell.undecided.stopped_by).toMatch(/^5 repetitions per side.*: max_repetitions 5 reached$/);
+      // at 5, or earlier when the estimate came within the sessions' part of the threshold
+      expect(cell.undecided.stopped_by).toMatch(
+        n === 5
+          ? /^5 repetitions per side.*: max_repetitions 5 reached$/
+          : /repetitions per side.*: more repetitions could not decide it: the variation between the two server sessions/,
+      );
     }
   });
 
