@@ -14,8 +14,11 @@
 //   - how many final intervals cover 0 (an A/A's true change).
 //   node bench/instructions-aa.mjs [--rounds 3] aa-1.json aa-2.json ...
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
 
 const argv = process.argv.slice(2);
 let rounds = 3;
@@ -37,41 +40,29 @@ const variance = (xs) => {
 const pct = (log) => 100 * Math.expm1(log);
 const f2 = (x) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`;
 
-// Chi-square quantile by Wilson–Hilferty (close enough for a range printed to two digits).
-const chi2q = (p, k) => {
-  const z = normalQuantile(p);
-  return k * (1 - 2 / (9 * k) + z * Math.sqrt(2 / (9 * k))) ** 3;
-};
-function normalQuantile(p) {
-  // Acklam's rational approximation
-  const a = [
-    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
-    2.506628277459239,
-  ];
-  const b = [
-    -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
-  ];
-  const c = [
-    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
-    2.938163982698783,
-  ];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const lo = 0.02425;
-  if (p < lo) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    return (
-      (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
-    );
-  }
-  if (p > 1 - lo) return -normalQuantile(1 - p);
-  const q = p - 0.5;
-  const r = q * q;
-  return (
-    ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
-    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
-  );
+// perfgate's own normal quantile (src/analysis/stats), for a chi-square quantile by
+// Wilson–Hilferty (close enough for a range printed to two digits, from 5 files on)
+const dir = mkdtempSync(join(tmpdir(), "instructions-aa-"));
+let stats;
+try {
+  const out = await build({
+    stdin: {
+      contents: 'export { normalQuantile } from "./src/analysis/stats/index.ts";',
+      resolveDir: join(import.meta.dirname, ".."),
+      loader: "ts",
+    },
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    write: false,
+  });
+  const file = join(dir, "stats.mjs");
+  writeFileSync(file, out.outputFiles[0].text);
+  stats = await import(pathToFileURL(file).href);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }
+const chi2q = (p, k) => k * (1 - 2 / (9 * k) + stats.normalQuantile(p) * Math.sqrt(2 / (9 * k))) ** 3;
 
 // The final verdict as perfgate's report gives it (its interval includes the between-sessions term).
 const cli = join(import.meta.dirname, "..", "bin", "perfgate.mjs");

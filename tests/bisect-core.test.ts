@@ -343,12 +343,13 @@ describe("whole bisects under simulated noise", () => {
     });
     expect(none.found).toBeNull();
   });
-  it("counted metrics (instructions: 5 repetitions, 0.6% repeatability, a read script's sessions) find a 2% step with good as the only anchor", () => {
+  /** 40 bisects of a 2% instruction step at 0.6% repeatability, 5 repetitions a round, for a cell of `script` */
+  const countedBisects = (script: string, maxRounds: number) => {
     const r = rng(3);
     let right = 0;
     let named = 0;
     let maxBuilds = 0;
-    const sessionSd = sessionSdOf("oltp_point_select");
+    const sessionSd = sessionSdOf(script);
     for (let k = 0; k < 40; k++) {
       const planted = 1 + Math.floor(r.uniform() * 31);
       const out = simulatePerfgate(
@@ -356,48 +357,35 @@ describe("whole bisects under simulated noise", () => {
         r,
         {
           pairs: 5,
-          maxRounds: 3,
+          maxRounds,
           alpha: 0.05,
           metric: "instructions",
-          script: "oltp_point_select",
+          script,
         },
       );
       if (out.found === planted) right++;
       else if (out.skipped.includes(planted)) named++;
       maxBuilds = Math.max(maxBuilds, out.builds);
     }
+    return { right, named, maxBuilds };
+  };
+
+  it("counted metrics (instructions: 5 repetitions, 0.6% repeatability, a read script's sessions) find a 2% step with good as the only anchor", () => {
+    const { right, named, maxBuilds } = countedBisects("oltp_point_select", 3);
     expect(right).toBeGreaterThanOrEqual(35);
     expect(right + named).toBeGreaterThanOrEqual(39);
     expect(maxBuilds).toBeLessThanOrEqual(12);
   });
 
   it("a write script, whose server sessions differ by about as much as a 2% step's midpoint: found or named, never a wrong commit", () => {
-    const r = rng(3);
-    let right = 0;
-    let named = 0;
-    const sessionSd = sessionSdOf("oltp_read_write");
-    expect(sessionSd).toBeGreaterThan(sessionSdOf("oltp_point_select"));
-    for (let k = 0; k < 40; k++) {
-      const planted = 1 + Math.floor(r.uniform() * 31);
-      const out = simulatePerfgate(
-        { commits: 32, planted, effectLog: Math.log(1.02), sd: 0.006, sessionSd },
-        r,
-        {
-          pairs: 5,
-          maxRounds: 20,
-          alpha: 0.05,
-          metric: "instructions",
-          script: "oltp_read_write",
-        },
-      );
-      if (out.found === planted) right++;
-      else if (out.skipped.includes(planted)) named++;
-    }
+    expect(sessionSdOf("oltp_read_write")).toBeGreaterThan(sessionSdOf("oltp_point_select"));
+    const { right, named } = countedBisects("oltp_read_write", 20);
     // the marks carry the write scripts' between-sessions part: a commit whose sessions cannot be
     // told apart is skipped and named, not marked (plain git bisect: about a third wrong, bench/bisect-sim.mjs)
     expect(right + named).toBe(40);
     expect(right).toBeGreaterThanOrEqual(8);
   });
+
   it("a 10% tps change at 15% slice noise: at least 95% exact within log2(n) + 2 builds (the rule before: 46%)", () => {
     // The issue's goal on this VM's measured per-slice noise, 10 pairs per A/B run (the workload
     // default) and the CLI's default cap: each step adds runs while the interval of its distance
