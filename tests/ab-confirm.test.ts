@@ -145,7 +145,7 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     expect(v?.verdict).toBe("improvement");
     expect(v!.ci_high_pct!).toBeGreaterThan(-1);
     // the line says why it counts on: the interval reaches inside ±1% (it is not inside it)
-    const line = undecidedLine("c", "oltp_point_select", [reps(b), reps(h)], 6, judged);
+    const line = undecidedLine("c", "oltp_point_select", [reps(b), reps(h)], 6, judged)?.line;
     expect(line).toMatch(
       /^c: instructions -1\.\d\d% \[-\d\.\d\d%, -0\.\d\d%\] improvement, but its interval reaches inside ±1%, after 4 \+ 4 repetitions/,
     );
@@ -159,7 +159,7 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     ];
     const v = moreRepetitions("oltp_point_select", b, h, 6, undefined, 0.0125);
     expect(v).toMatchObject({ verdict: "improvement", ci_low_pct: null });
-    expect(undecidedLine("c", "oltp_point_select", [reps(b), reps(h)], 6, judged)).toMatch(
+    expect(undecidedLine("c", "oltp_point_select", [reps(b), reps(h)], 6, judged)?.line).toMatch(
       /^c: instructions -1\.\d\d% improvement on the estimate alone \(no interval yet\), after 2 \+ 2 repetitions/,
     );
   });
@@ -209,18 +209,29 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
   });
 
   it("the progress line names the cell, the interval, the repetitions so far and the most it may take", () => {
-    const line = undecidedLine(
+    const next = undecidedLine(
       "oltp_read_write 1t 128M",
       "oltp_point_select",
       [reps([100, 101, 99]), reps([99.1, 100.4, 98.2])],
       6,
       judged,
     );
-    expect(line).toMatch(
+    expect(next?.again).toBe(true);
+    expect(next?.line).toMatch(
       /^oltp_read_write 1t 128M: instructions -0\.77% \[-\d+\.\d\d%, \+\d+\.\d\d%\] undecided after 3 \+ 3 repetitions(, needs ~\d+)?; one more round \(at most 6\)$/,
     );
     expect(
       undecidedLine("c", "oltp_point_select", [reps([100, 101, 99]), reps([107.4, 108.5, 106.3])], 6, judged),
     ).toBeNull();
+  });
+
+  it("a write script's cell that no round could settle stops and says why; at max_repetitions it stops silently", () => {
+    const rw = [reps([100, 101, 99]), reps([99.1, 100.4, 98.2])];
+    const stop = undecidedLine("oltp_read_write 1t 128M", "oltp_read_write", rw, 6, judged);
+    expect(stop?.again).toBe(false);
+    expect(stop?.line).toMatch(
+      /^oltp_read_write 1t 128M: instructions -0\.77% \[-\d+\.\d\d%, \+\d+\.\d\d%\] inconclusive after 3 \+ 3 repetitions; no more rounds: two server sessions differ by about as much as the ±1% threshold/,
+    );
+    expect(undecidedLine("c", "oltp_read_write", rw, 3, judged)).toBeNull();
   });
 });

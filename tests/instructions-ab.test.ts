@@ -145,6 +145,9 @@ describe("perfgate ab with instruction counts", () => {
           ? /^5 repetitions per side.*: max_repetitions 5 reached$/
           : /repetitions per side.*: more repetitions could not decide it: the variation between the two server sessions/,
       );
+      // and the progress said so when counting stopped
+      if (n < 5)
+        expect(r.stderr).toMatch(/after \d \+ \d repetitions; no more rounds: two server sessions differ/);
     }
   });
 

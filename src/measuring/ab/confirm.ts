@@ -151,7 +151,7 @@ export function outOfReach(v: Verdict, script: string, alpha: number): boolean {
 }
 
 /** Unchanged, or a change whose confirmed interval lies wholly beyond the threshold. */
-function settled(v: Verdict): boolean {
+export function settled(v: Verdict): boolean {
   if (!v.confirmed || v.ci_low_pct === null || v.ci_high_pct === null) return false;
   if (v.verdict === "unchanged") return true;
   if (v.verdict === "inconclusive") return false;

@@ -8,8 +8,8 @@
 import { metricDef } from "../../analysis/metrics/table.js";
 import type { ThresholdConfig, Verdict } from "../../analysis/stats/index.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
-import type { MoreRounds } from "../run/engine.js";
-import { moreRepetitions } from "./confirm.js";
+import type { MoreRounds, RoundDecision } from "../run/engine.js";
+import { judgePaired, moreRepetitions, outOfReach, settled } from "./confirm.js";
 
 /** The thresholds and per-comparison alpha the report judges at: extra rounds stop once decided. */
 export interface CountsJudged {
@@ -23,8 +23,9 @@ export function moreRounds(judged: CountsJudged): MoreRounds {
 }
 
 /**
- * Why a counted cell gets another round, or null: its instructions verdict at the report's level
- * is still undecided below `max` repetitions (moreRepetitions).
+ * Whether a counted cell gets another round and why: its instructions verdict at the report's
+ * level is still undecided below `max` repetitions (moreRepetitions); or why it stops undecided
+ * before `max`: no number of rounds could settle it (outOfReach); else null.
  */
 export function undecidedLine(
   label: string,
@@ -32,19 +33,35 @@ export function undecidedLine(
   reps: readonly (readonly InstructionRepetition[])[],
   max: number,
   t: CountsJudged,
-): string | null {
+): RoundDecision | null {
   // the metric's own reading of an A/B cell's counts: rounds with both sides, per transaction
   const paired = metricDef("instructions").fromAbCell?.({
     instructions: { base: [...(reps[0] ?? [])], head: [...(reps[1] ?? [])] },
   }) ?? { base: [], head: [] };
   const n = paired.base.length;
   const v = moreRepetitions(script, paired.base, paired.head, max, t.thresholds, t.alpha);
-  if (!v) return null;
+  if (v) {
+    const needs = v.samples_needed !== null ? `, needs ~${v.samples_needed}` : "";
+    return {
+      again: true,
+      line: `${label}: instructions ${estimateText(v)} ${unsettledState(v)} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`,
+    };
+  }
+  const j =
+    n < max ? judgePaired("instructions", script, paired.base, paired.head, t.thresholds, t.alpha) : null;
+  if (!j || settled(j) || !outOfReach(j, script, t.alpha)) return null;
+  return {
+    again: false,
+    line: `${label}: instructions ${estimateText(j)} ${j.verdict} after ${n} + ${n} repetitions; no more rounds: two server sessions differ by about as much as the ±${j.threshold_pct}% threshold, and repetitions within them do not average that away`,
+  };
+}
+
+/** "-0.77% [-1.90%, +0.37%]": the estimate and its interval, where it has one. */
+function estimateText(v: Verdict): string {
   const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
   const ci =
     v.ci_low_pct !== null && v.ci_high_pct !== null ? ` [${pct(v.ci_low_pct)}, ${pct(v.ci_high_pct)}]` : "";
-  const needs = v.samples_needed !== null ? `, needs ~${v.samples_needed}` : "";
-  return `${label}: instructions ${pct(v.change_pct)}${ci} ${unsettledState(v)} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`;
+  return `${pct(v.change_pct)}${ci}`;
 }
 
 /**

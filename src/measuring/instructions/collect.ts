@@ -19,6 +19,7 @@ import {
   repetitionOf,
 } from "../profiles/callgrind-profile.js";
 import { nameAddresses } from "../profiles/elf-symbols.js";
+import type { RoundDecision } from "../run/engine.js";
 import type { Side } from "../run/phases.js";
 import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import { runArgs, type SysbenchCall } from "../sysbench/command.js";
@@ -233,10 +234,10 @@ export interface CellCounting {
   /** the cell as progress lines name it */
   label: string;
   /**
-   * after the planned rounds: a line saying why another round is counted, or null to stop (the
-   * rounds stop at `settings.maxRepetitions` whatever it says)
+   * after the planned rounds: another round and the line saying why, a stop and why, or null to
+   * stop silently (the rounds stop at `settings.maxRepetitions` whatever it says)
    */
-  more?: (repetitions: readonly InstructionRepetition[][]) => string | null;
+  more?: (repetitions: readonly InstructionRepetition[][]) => RoundDecision | null;
   /** progress lines with an ETA, one per counting run (src/measuring/instructions/progress.ts) */
   clock?: CountingClock;
 }
@@ -314,9 +315,9 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
     }
     for (let round = 1; round <= max; round++) {
       if (round > settings.repetitions) {
-        const why = c.more?.(out.repetitions) ?? null;
-        if (why === null) break;
-        c.phase.log.info(why);
+        const next = c.more?.(out.repetitions) ?? null;
+        if (next !== null) c.phase.log.info(next.line);
+        if (next === null || !next.again) break;
         c.clock?.addRound(c.label);
       }
       const order = c.sides.map((_, i) => i);

@@ -164,15 +164,22 @@ export interface Collector<L extends string | null, P, C extends CellLike> {
 }
 
 /**
- * Why a counted cell gets another round after its planned ones (a line saying so), or null to
- * stop: given the repetitions per side so far and the most it may take.
+ * Whether a counted cell gets another round after its planned ones, and the line that says why
+ * (`again`), or why it stops undecided (`again: false`); null to stop with nothing to say (decided,
+ * or at `max`). Given the repetitions per side so far and the most it may take.
  */
 export type MoreRounds = (
   label: string,
   script: string,
   repetitions: readonly (readonly InstructionRepetition[])[],
   max: number,
-) => string | null;
+) => RoundDecision | null;
+
+/** What MoreRounds decided: another round or a stop, and the progress line that says why. */
+export interface RoundDecision {
+  again: boolean;
+  line: string;
+}
 
 /**
  * A measuring mode a command is given by its caller (the CLI), so that src/measuring/run needs no module
