@@ -14,11 +14,9 @@
 //   - how many final intervals cover 0 (an A/A's true change).
 //   node bench/instructions-aa.mjs [--rounds 3] aa-1.json aa-2.json ...
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { loadSources } from "./lib.mjs";
 
 const argv = process.argv.slice(2);
 let rounds = 3;
@@ -42,26 +40,7 @@ const f2 = (x) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`;
 
 // perfgate's own normal quantile (src/analysis/stats), for a chi-square quantile by
 // Wilson–Hilferty (close enough for a range printed to two digits, from 5 files on)
-const dir = mkdtempSync(join(tmpdir(), "instructions-aa-"));
-let stats;
-try {
-  const out = await build({
-    stdin: {
-      contents: 'export { normalQuantile } from "./src/analysis/stats/index.ts";',
-      resolveDir: join(import.meta.dirname, ".."),
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    write: false,
-  });
-  const file = join(dir, "stats.mjs");
-  writeFileSync(file, out.outputFiles[0].text);
-  stats = await import(pathToFileURL(file).href);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+const stats = await loadSources('export { normalQuantile } from "./src/analysis/stats/index.ts";');
 const chi2q = (p, k) => k * (1 - 2 / (9 * k) + stats.normalQuantile(p) * Math.sqrt(2 / (9 * k))) ** 3;
 
 // The final verdict as perfgate's report gives it (its interval includes the between-sessions term).

@@ -7,13 +7,11 @@
 // verdict at the report's level (0.05 / --comparisons) is undecided, up to --max. Prints, per true
 // change, the share of verdicts that are right, wrong (decided the wrong way: a change beyond the
 // 1% threshold for a true change within it, or the reverse) and undecided, with the mean rounds;
-// and the rule it replaced in design, stopping at the first decided verdict.
-//   node bench/repetitions-sim.mjs [--seeds 4000] [--sd 0.67] [--planned 5] [--max 40] [--comparisons 4]
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+// and the rule it replaced in design, stopping at the first decided verdict. Each simulated A/B is
+// one pair of server sessions whose offset (sd --session-sd %, default the metrics table's part for
+// --script, default oltp_read_write: 0.6%) no round averages away; --session-sd 0 leaves it out.
+//   node bench/repetitions-sim.mjs [--seeds 4000] [--sd 0.67] [--planned 5] [--max 40] [--comparisons 4] [--script oltp_read_write] [--session-sd 0.6]
+import { loadSources } from "./lib.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -26,28 +24,15 @@ const planned = opt("planned", 5);
 const max = opt("max", 40);
 const alpha = 0.05 / opt("comparisons", 4);
 
-const dir = mkdtempSync(join(tmpdir(), "repetitions-sim-"));
-let confirm;
-try {
-  // the rule (src/measuring/ab/confirm.ts) and the seeded normals the bisect simulation uses
-  const out = await build({
-    stdin: {
-      contents:
-        'export { judgePaired, moreRepetitions } from "./src/measuring/ab/confirm.ts";\nexport { rng } from "./src/measuring/bisect/core/simulate.ts";',
-      resolveDir: join(import.meta.dirname, ".."),
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    write: false,
-  });
-  const file = join(dir, "confirm.mjs");
-  writeFileSync(file, out.outputFiles[0].text);
-  confirm = await import(pathToFileURL(file).href);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+// the rule (src/measuring/ab/confirm.ts), the seeded normals the bisect simulation uses, and the
+// metrics table's between-sessions part for the script
+const confirm = await loadSources(
+  'export { judgePaired, moreRepetitions } from "./src/measuring/ab/confirm.ts";\nexport { rng, sessionSdOf } from "./src/measuring/bisect/core/simulate.ts";',
+);
+const script = argv.includes("--script") ? argv[argv.indexOf("--script") + 1] : "oltp_read_write";
+// each simulated A/B is one pair of server sessions: their offset, drawn once, is the table's part
+const sessionSd = opt("session-sd", Number.NaN);
+const session = Number.isNaN(sessionSd) ? confirm.sessionSdOf(script) : sessionSd / 100;
 
 const right = (verdict, pct) =>
   Math.abs(pct) <= 1 ? verdict === "unchanged" : verdict === (pct > 0 ? "regression" : "improvement");
@@ -56,27 +41,28 @@ function one(pct, seed, rule) {
   const z = confirm.rng(seed).normal;
   const base = [];
   const head = [];
+  const offset = session > 0 ? Math.exp(z() * session) : 1;
   const round = () => {
     const b = 4_000_000 * Math.exp(z() * 0.005);
     base.push(b);
-    head.push(b * (1 + pct / 100) * Math.exp(z() * sd));
+    head.push(b * (1 + pct / 100) * offset * Math.exp(z() * sd));
   };
   for (let i = 0; i < rule.planned; i++) round();
   if (rule.anyDecided) {
     // the rejected rule: stop at the first confirmed verdict, settled or not
     while (
       base.length < rule.max &&
-      !confirm.judgePaired("instructions", base, head, undefined, alpha).confirmed
+      !confirm.judgePaired("instructions", script, base, head, undefined, alpha).confirmed
     )
       round();
-  } else while (confirm.moreRepetitions(base, head, rule.max, undefined, alpha)) round();
-  const v = confirm.judgePaired("instructions", base, head, undefined, alpha);
+  } else while (confirm.moreRepetitions(script, base, head, rule.max, undefined, alpha)) round();
+  const v = confirm.judgePaired("instructions", script, base, head, undefined, alpha);
   return { verdict: v.confirmed ? v.verdict : "inconclusive", rounds: base.length };
 }
 
 console.log(`# node bench/repetitions-sim.mjs ${argv.join(" ")}`);
 console.log(
-  `# paired sd ${(sd * 100).toFixed(2)}%, alpha ${alpha.toFixed(4)}, ${seeds} simulated cells per row`,
+  `# paired sd ${(sd * 100).toFixed(2)}%, sessions ${(session * 100).toFixed(2)}% (${script}), alpha ${alpha.toFixed(4)}, ${seeds} simulated cells per row`,
 );
 console.log("true change | rule | right | wrong | undecided | mean rounds");
 for (const pct of [0, -0.6, -1.5, 2]) {

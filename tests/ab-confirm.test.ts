@@ -181,14 +181,14 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     );
   });
 
-  it("stops counting when no number of rounds could settle it: two sessions of a write script differ by about the threshold", () => {
+  it("stops counting when no number of rounds could decide it: two sessions of a write script differ by more than the estimate and its distance from the threshold", () => {
     const [b, h] = [
       [100, 101, 99],
       [99.1, 100.4, 98.2],
     ];
     // undecided on a read script: one more round
     expect(moreRepetitions("oltp_point_select", b, h, 10, undefined, 0.0125)?.verdict).toBe("inconclusive");
-    // on a write script the interval cannot fall inside ±1% (or beyond it) at this estimate: stop
+    // on a write script the interval can neither fall inside ±1% nor leave out 0 at this estimate: stop
     expect(
       outOfReach(
         judgePaired("instructions", "oltp_read_write", b, h, undefined, 0.0125)!,
@@ -197,7 +197,7 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
       ),
     ).toBe(true);
     expect(moreRepetitions("oltp_read_write", b, h, 10, undefined, 0.0125)).toBeNull();
-    // a change well beyond the threshold (about -2.8%), still unsettled, can settle: count on
+    // a change beyond the sessions part (about -2.8%), still undecided, can be decided: count on
     const far = [96.2, 99.0, 96.5];
     expect(moreRepetitions("oltp_read_write", b, far, 10, undefined, 0.0125)).not.toBeNull();
   });
@@ -230,7 +230,7 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     const stop = undecidedLine("oltp_read_write 1t 128M", "oltp_read_write", rw, 6, judged);
     expect(stop?.again).toBe(false);
     expect(stop?.line).toMatch(
-      /^oltp_read_write 1t 128M: instructions -0\.77% \[-\d+\.\d\d%, \+\d+\.\d\d%\] inconclusive after 3 \+ 3 repetitions; no more rounds: two server sessions differ by about as much as the ±1% threshold/,
+      /^oltp_read_write 1t 128M: instructions -0\.77% \[-\d+\.\d\d%, \+\d+\.\d\d%\] inconclusive after 3 \+ 3 repetitions; no more rounds: however many, its interval could neither fall inside ±1% nor leave out 0/,
     );
     expect(undecidedLine("c", "oltp_read_write", rw, 3, judged)).toBeNull();
   });

@@ -86,7 +86,7 @@ function countedStop(c: ComparisonCell, ab: InterleavedDocument | undefined, nee
   if (max > (counted.planned_repetitions ?? c.n)) {
     if (c.n >= max) return `${done}: max_repetitions ${max} reached`;
     // counting stopped before max_repetitions undecided: out of reach (measuring/ab/confirm.ts)
-    return `${done}: more repetitions could not decide it: the variation between the two server sessions, which repetitions within them do not average away, keeps its interval across the threshold`;
+    return `${done}: more repetitions could not decide it: the variation between the two server sessions, which repetitions within them do not average away, keeps its interval from falling inside the threshold or leaving out 0`;
   }
   return `${done}: planned repetitions only (instructions.max_repetitions counts more until decided)`;
 }

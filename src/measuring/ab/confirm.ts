@@ -137,17 +137,20 @@ export function moreRepetitions(
 }
 
 /**
- * Whether more rounds of the same two server sessions could not settle `v` at its estimate: the
+ * Whether more rounds of the same two server sessions could not decide `v` at its estimate m: the
  * between-sessions part (betweenSessionsSdLog) keeps the interval's half-width at z · b or more
- * however many rounds there are, and the estimate lies within that of the threshold (settling
- * needs the interval wholly inside ±threshold, or wholly beyond it). Counting on would spend time
- * without deciding: the report says why the cell stopped (undecided.ts).
+ * however many rounds there are, so the interval can never lie inside ±threshold when |m| is
+ * within z · b of the threshold, and can never leave out 0 when |m| is within z · b of 0. When
+ * both hold, counting on would spend time and decide nothing: the report says why the cell
+ * stopped (undecided.ts). A change beyond z · b counts on (it can still be decided, and settled
+ * rules out stopping at the first crossing).
  */
 export function outOfReach(v: Verdict, script: string, alpha: number): boolean {
   const b = betweenSessionsSdLog(metricDef(COUNTED_METRIC), script);
   if (!(b > 0)) return false;
   const floor = logToPct(normalQuantile(1 - alpha / 2) * b);
-  return Math.abs(Math.abs(v.change_pct) - v.threshold_pct) <= floor;
+  const m = Math.abs(v.change_pct);
+  return floor >= m && floor >= v.threshold_pct - m;
 }
 
 /** Unchanged, or a change whose confirmed interval lies wholly beyond the threshold. */

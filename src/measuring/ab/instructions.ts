@@ -52,7 +52,7 @@ export function undecidedLine(
   if (!j || settled(j) || !outOfReach(j, script, t.alpha)) return null;
   return {
     again: false,
-    line: `${label}: instructions ${estimateText(j)} ${j.verdict} after ${n} + ${n} repetitions; no more rounds: two server sessions differ by about as much as the ±${j.threshold_pct}% threshold, and repetitions within them do not average that away`,
+    line: `${label}: instructions ${estimateText(j)} ${j.verdict} after ${n} + ${n} repetitions; no more rounds: however many, its interval could neither fall inside ±${j.threshold_pct}% nor leave out 0, since two server sessions differ by more than repetitions within them average away`,
   };
 }
 
