@@ -119,7 +119,7 @@ export function judgePaired(
  * improvement whose interval still reaches inside it counts on: stopping the moment an estimate
  * crosses the line would overstate small changes (bench/repetitions-sim.mjs). Unlike the slices'
  * confirmation, an undecided count is extended whichever way it leans
- * (docs/decisions/2026-11-26-instruction-repetitions.md). A verdict no number of rounds could settle
+ * (docs/decisions/2026-11-26-instruction-repetitions.md). A verdict no number of rounds could decide
  * at its estimate stops too (outOfReach).
  */
 export function moreRepetitions(

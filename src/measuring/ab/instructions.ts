@@ -25,7 +25,7 @@ export function moreRounds(judged: CountsJudged): MoreRounds {
 /**
  * Whether a counted cell gets another round and why: its instructions verdict at the report's
  * level is still undecided below `max` repetitions (moreRepetitions); or why it stops undecided
- * before `max`: no number of rounds could settle it (outOfReach); else null.
+ * before `max`: no number of rounds could decide it (outOfReach); else null.
  */
 export function undecidedLine(
   label: string,
