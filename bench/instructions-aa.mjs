@@ -30,25 +30,30 @@ if (files.length < 2 || !(rounds >= 2)) {
   process.exit(2);
 }
 
-const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
-const variance = (xs) => {
-  const m = mean(xs);
-  return xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1);
-};
 const pct = (log) => 100 * Math.expm1(log);
 const f2 = (x) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`;
 
-// perfgate's own normal quantile (src/analysis/stats), for a chi-square quantile by
-// Wilson–Hilferty (close enough for a range printed to two digits, from 5 files on)
-const stats = await loadSources('export { normalQuantile } from "./src/analysis/stats/index.ts";');
+// perfgate's own statistics (src/analysis/stats): the mean and sample variance, and the normal
+// quantile for a chi-square quantile by Wilson–Hilferty (close enough for a range printed to two
+// digits, from 5 files on)
+const stats = await loadSources(
+  'export { mean, normalQuantile, sampleVariance } from "./src/analysis/stats/index.ts";',
+);
+const { mean, sampleVariance: variance } = stats;
 const chi2q = (p, k) => k * (1 - 2 / (9 * k) + stats.normalQuantile(p) * Math.sqrt(2 / (9 * k))) ** 3;
 
-// The final verdict as perfgate's report gives it (its interval includes the between-sessions term).
+// The final verdict as perfgate's report gives it (its interval includes the between-sessions
+// term): one `perfgate compare` per file, whatever its cells.
 const cli = join(import.meta.dirname, "..", "bin", "perfgate.mjs");
+const compared = new Map();
 function verdict(file, cell) {
-  const out = JSON.parse(
-    execFileSync(process.execPath, [cli, "compare", file, "--format", "json"], { encoding: "utf8" }),
-  );
+  if (!compared.has(file)) {
+    const json = execFileSync(process.execPath, [cli, "compare", file, "--format", "json"], {
+      encoding: "utf8",
+    });
+    compared.set(file, JSON.parse(json));
+  }
+  const out = compared.get(file);
   return (
     out.cells.find(
       (v) =>
@@ -82,7 +87,7 @@ for (const file of files) {
       d.push(Math.log(sides.head[i].per_transaction / sides.base[i].per_transaction));
     const key = `${c.script} ${c.threads}t ${c.tier}`;
     const list = cells.get(key) ?? [];
-    list.push({ file, d, status: doc.status, final: verdict(file, c) });
+    list.push({ file, d, final: verdict(file, c) });
     cells.set(key, list);
   }
 }

@@ -384,12 +384,12 @@ function gallopFrom(f: (n: number) => number, target: number, lo: number): numbe
  */
 export function halfWidthAt(c: Comparison, n: number): number | null {
   const p = 1 - c.alpha / 2;
+  // with the between-sessions part no n averages away (withBetween leaves the parts as they are
+  // without one): the half-width never falls below z · between_sd_log, so a margin under that is
+  // out of reach (samplesNeeded: null)
+  const settings = { alpha: c.alpha, power: c.power, betweenVar: c.between_sd_log ** 2 };
   if (c.method === "paired" && c.sd_log !== null) {
-    const own = { se: c.sd_log / Math.sqrt(n), df: n - 1 };
-    if (!(c.between_sd_log > 0)) return studentTQuantile(p, own.df) * own.se;
-    // the between-sessions part no n averages away: the interval's half-width never falls below
-    // z · between_sd_log, so a margin under that is out of reach (samplesNeeded: null)
-    const w = withBetween(own, { alpha: c.alpha, power: c.power, betweenVar: c.between_sd_log ** 2 });
+    const w = withBetween({ se: c.sd_log / Math.sqrt(n), df: n - 1 }, settings);
     return studentTQuantile(p, w.df) * w.se;
   }
   if (c.method === "welch" && c.sd_base_log !== null && c.sd_head_log !== null) {
@@ -399,12 +399,7 @@ export function halfWidthAt(c: Comparison, n: number): number | null {
     // A planning estimate: the Welch df is rounded down to a whole number (conservative, a slightly
     // wider interval) so the t quantiles are shared across cells and memoized; exact CIs use the
     // exact df.
-    const df = Math.max(1, Math.floor(welchDf(vb, n, vh, n)));
-    if (!(c.between_sd_log > 0)) return studentTQuantile(p, df) * Math.sqrt(v);
-    const w = withBetween(
-      { se: Math.sqrt(v), df },
-      { alpha: c.alpha, power: c.power, betweenVar: c.between_sd_log ** 2 },
-    );
+    const w = withBetween({ se: Math.sqrt(v), df: Math.max(1, Math.floor(welchDf(vb, n, vh, n))) }, settings);
     return studentTQuantile(p, w.df) * w.se;
   }
   return null;

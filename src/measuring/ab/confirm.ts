@@ -130,10 +130,27 @@ export function moreRepetitions(
   thresholds: ThresholdConfig | undefined,
   alpha: number,
 ): Verdict | null {
+  const d = countingDecision(script, base, head, max, thresholds, alpha);
+  return d?.again ? d.verdict : null;
+}
+
+/**
+ * The counting rule whole: null when the cell is settled, has no verdict yet or is at `max`; else
+ * its unsettled verdict, with `again: false` when no number of rounds could decide it
+ * (outOfReach), so that the caller can say why it stops.
+ */
+export function countingDecision(
+  script: string,
+  base: readonly number[],
+  head: readonly number[],
+  max: number,
+  thresholds: ThresholdConfig | undefined,
+  alpha: number,
+): { verdict: Verdict; again: boolean } | null {
   if (Math.min(base.length, head.length) >= max) return null;
   const v = judgePaired(COUNTED_METRIC, script, base, head, thresholds, alpha);
-  if (!v) return null;
-  return settled(v) || outOfReach(v, script, alpha) ? null : v;
+  if (!v || settled(v)) return null;
+  return { verdict: v, again: !outOfReach(v, script, alpha) };
 }
 
 /**
@@ -154,7 +171,7 @@ export function outOfReach(v: Verdict, script: string, alpha: number): boolean {
 }
 
 /** Unchanged, or a change whose confirmed interval lies wholly beyond the threshold. */
-export function settled(v: Verdict): boolean {
+function settled(v: Verdict): boolean {
   if (!v.confirmed || v.ci_low_pct === null || v.ci_high_pct === null) return false;
   if (v.verdict === "unchanged") return true;
   if (v.verdict === "inconclusive") return false;

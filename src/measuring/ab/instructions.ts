@@ -9,7 +9,7 @@ import { metricDef } from "../../analysis/metrics/table.js";
 import type { ThresholdConfig, Verdict } from "../../analysis/stats/index.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { MoreRounds, RoundDecision } from "../run/engine.js";
-import { judgePaired, moreRepetitions, outOfReach, settled } from "./confirm.js";
+import { countingDecision } from "./confirm.js";
 
 /** The thresholds and per-comparison alpha the report judges at: extra rounds stop once decided. */
 export interface CountsJudged {
@@ -24,8 +24,8 @@ export function moreRounds(judged: CountsJudged): MoreRounds {
 
 /**
  * Whether a counted cell gets another round and why: its instructions verdict at the report's
- * level is still undecided below `max` repetitions (moreRepetitions); or why it stops undecided
- * before `max`: no number of rounds could decide it (outOfReach); else null.
+ * level is still undecided below `max` repetitions; or why it stops undecided before `max`: no
+ * number of rounds could decide it (countingDecision); else null.
  */
 export function undecidedLine(
   label: string,
@@ -39,20 +39,19 @@ export function undecidedLine(
     instructions: { base: [...(reps[0] ?? [])], head: [...(reps[1] ?? [])] },
   }) ?? { base: [], head: [] };
   const n = paired.base.length;
-  const v = moreRepetitions(script, paired.base, paired.head, max, t.thresholds, t.alpha);
-  if (v) {
-    const needs = v.samples_needed !== null ? `, needs ~${v.samples_needed}` : "";
+  const d = countingDecision(script, paired.base, paired.head, max, t.thresholds, t.alpha);
+  if (!d) return null;
+  const v = d.verdict;
+  if (!d.again) {
     return {
-      again: true,
-      line: `${label}: instructions ${estimateText(v)} ${unsettledState(v)} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`,
+      again: false,
+      line: `${label}: instructions ${estimateText(v)} ${v.verdict} after ${n} + ${n} repetitions; no more rounds: however many, its interval could neither fall inside ±${v.threshold_pct}% nor leave out 0, since two server sessions differ by more than repetitions within them average away`,
     };
   }
-  const j =
-    n < max ? judgePaired("instructions", script, paired.base, paired.head, t.thresholds, t.alpha) : null;
-  if (!j || settled(j) || !outOfReach(j, script, t.alpha)) return null;
+  const needs = v.samples_needed !== null ? `, needs ~${v.samples_needed}` : "";
   return {
-    again: false,
-    line: `${label}: instructions ${estimateText(j)} ${j.verdict} after ${n} + ${n} repetitions; no more rounds: however many, its interval could neither fall inside ±${j.threshold_pct}% nor leave out 0, since two server sessions differ by more than repetitions within them average away`,
+    again: true,
+    line: `${label}: instructions ${estimateText(v)} ${unsettledState(v)} after ${n} + ${n} repetitions${needs}; one more round (at most ${max})`,
   };
 }
 
