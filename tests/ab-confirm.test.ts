@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { betweenSessionsSdLog, metricDef } from "../src/analysis/metrics/table.js";
 import {
   confirmationNeeded,
   judgePaired,
@@ -9,6 +10,7 @@ import {
 import { undecidedLine } from "../src/measuring/ab/instructions.js";
 import type { InstructionRepetition } from "../src/measuring/profiles/callgrind-profile.js";
 import type { Pair } from "../src/results/schema.js";
+import { roundSessionsFor } from "../src/workloads/scripts.js";
 
 /** Deterministic pseudo-random numbers (mulberry32), so the tests are repeatable. */
 function rng(seed: number): () => number {
@@ -200,6 +202,32 @@ describe("moreRepetitions / undecidedLine: extra counting rounds for undecided i
     // a change beyond the sessions part (about -2.8%), still undecided, can be decided: count on
     const far = [96.2, 99.0, 96.5];
     expect(moreRepetitions("oltp_read_write", b, far, 10, undefined, 0.0125)).not.toBeNull();
+  });
+
+  it("a write script counted with a session per round takes the read-only part: its rounds' scatter holds the sessions", () => {
+    const [b, h] = [
+      [100, 101, 99],
+      [99.1, 100.4, 98.2],
+    ];
+    const shared = judgePaired("instructions", "oltp_read_write", b, h, undefined, 0.0125)!;
+    const fresh = judgePaired("instructions", "oltp_read_write", b, h, undefined, 0.0125, "per_round")!;
+    const point = judgePaired("instructions", "oltp_point_select", b, h, undefined, 0.0125)!;
+    expect(fresh.ci_low_pct).toBeCloseTo(point.ci_low_pct!, 10);
+    expect(fresh.ci_high_pct! - fresh.ci_low_pct!).toBeLessThan(shared.ci_high_pct! - shared.ci_low_pct!);
+    // so more rounds can decide it: not out of reach, another round
+    expect(outOfReach(fresh, "oltp_read_write", 0.0125, "per_round")).toBe(false);
+    expect(moreRepetitions("oltp_read_write", b, h, 10, undefined, 0.0125, "per_round")?.verdict).toBe(
+      "inconclusive",
+    );
+    // a read-only script is the same whichever sessions it was counted in
+    expect(betweenSessionsSdLog(metricDef("instructions"), "oltp_point_select", "per_round")).toBe(
+      betweenSessionsSdLog(metricDef("instructions"), "oltp_point_select", "shared"),
+    );
+    expect(roundSessionsFor(undefined, "oltp_read_write")).toBe("per_round");
+    expect(roundSessionsFor("auto", "my/bench.lua")).toBe("per_round");
+    expect(roundSessionsFor(undefined, "oltp_point_select")).toBe("shared");
+    expect(roundSessionsFor("shared", "oltp_write_only")).toBe("shared");
+    expect(roundSessionsFor("per_round", "oltp_read_only")).toBe("per_round");
   });
 
   it("never beyond max_repetitions", () => {

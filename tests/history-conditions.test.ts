@@ -99,6 +99,18 @@ describe("series keyed by conditions", () => {
     expect(conditionsDiff(c, { ...c, dataset: "1 × 10" })).toEqual(["dataset 4 × 100000 → 1 × 10"]);
   });
 
+  it("counts taken with a server session per round are a condition of their own; one session (or no record) is not named", () => {
+    const { runs } = store({ runs: 1 });
+    const run = runs[0]!;
+    const cell = run.cells[0]!;
+    const counting = { toggle: "dispatch_command*", threads: 1, events: 300, valgrind: "3.19.0" };
+    const before = cellConditions(run, { ...cell, counting });
+    expect(before["counting sessions"]).toBeUndefined();
+    expect(cellConditions(run, { ...cell, counting: { ...counting, sessions: "shared" } })).toEqual(before);
+    const fresh = cellConditions(run, { ...cell, counting: { ...counting, sessions: "per_round" } });
+    expect(conditionsDiff(before, fresh)).toEqual(["counting sessions (unset) → one per round"]);
+  });
+
   it("the port and socket sysbench connected to are not conditions: runs on other free ports make one series", () => {
     const { runs } = store({ runs: 12 });
     // stores written before extraction left them out hold them: each start picks a free port

@@ -53,7 +53,10 @@ describe("perfgate ab with instruction counts", () => {
       valgrind: version,
       toggle: "dispatch_command*",
       events: 200,
+      // a read-only script counts all its rounds in one session
+      sessions: "shared",
     });
+    expect(r.stderr).not.toMatch(/restarted on the data counting began with/);
     expect(c.base).toHaveLength(3);
     expect(c.head).toHaveLength(3);
     // ABBA: base first in rounds 1 and 3, head first in round 2
@@ -83,10 +86,11 @@ describe("perfgate ab with instruction counts", () => {
   it("an undecided count gets more rounds until it decides or reaches max_repetitions", async () => {
     // A/A of write transactions at a 5% threshold: write_only's repetitions spread by about 5%
     // each (page splits, docs/instructions.md), so an interval over 3 repetitions (df = 2) rarely
-    // lies inside ±5% and the cell is counted again, a round at a time, up to 5. A threshold within
-    // the two sessions' own difference (about 1.4% at this level) could never settle and would stop
-    // at 3 (outOfReach); 5% keeps the rounds going. Whether it stops early depends on the counts;
-    // the rule holds either way and is checked either way.
+    // lies inside ±5% and the cell is counted again, a round at a time, up to 5. A write script
+    // counts each round after the first on servers restarted from the data counting began with
+    // (sessions: per_round, the default for it), so its interval has no between-sessions floor and
+    // counting goes on while undecided. Whether it stops early depends on the counts; the rule
+    // holds either way and is checked either way.
     const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
     const workload = join(dir, "w.yml");
     writeFileSync(
@@ -113,11 +117,22 @@ describe("perfgate ab with instruction counts", () => {
     expect(r.code, r.stderr).toBe(0);
     const c = readAbResults(out).cells[0]!.instructions!;
     expect(c.error).toBeUndefined();
-    expect(c).toMatchObject({ planned_repetitions: 3, max_repetitions: 5 });
+    expect(c).toMatchObject({ planned_repetitions: 3, max_repetitions: 5, sessions: "per_round" });
     const n = c.base.length;
     expect(c.head).toHaveLength(n);
     expect(n).toBeGreaterThanOrEqual(3);
     expect(n).toBeLessThanOrEqual(5);
+    // every round after the first on fresh servers, each after a warmup per side
+    const restarts = r.stderr.match(
+      /oltp_write_only 1t 128M round (\d): servers restarted on the data counting began with in \S+/g,
+    );
+    expect((restarts ?? []).map((l) => l.match(/round (\d)/)![1])).toEqual(
+      Array.from({ length: n - 1 }, (_, k) => String(k + 2)),
+    );
+    expect(r.stderr.match(/instructions \d\/\d+(?: at most)? (base|head) warmup: warmed up/g) ?? []).toHaveLength(2 * n);
+    expect(r.stderr).toMatch(
+      /oltp_write_only starts each round after the first on fresh servers from the same data, with a warmup/,
+    );
     // each extra round said why: undecided, or a change whose interval still reaches inside the
     // threshold (never "inside ±": a verdict whose interval is inside it is settled)
     const extra = r.stderr.match(
@@ -139,17 +154,10 @@ describe("perfgate ab with instruction counts", () => {
     const cell = JSON.parse(cmp.stdout).cells.find((x: { metric: string }) => x.metric === "instructions");
     expect(cell.n).toBe(n);
     if (cell.verdict === "inconclusive") {
-      // at 5, or earlier when the estimate came within the sessions' part of the threshold
-      expect(cell.undecided.stopped_by).toMatch(
-        n === 5
-          ? /^5 repetitions per side.*: max_repetitions 5 reached$/
-          : /repetitions per side.*: more repetitions could not decide it: the variation between the two server sessions/,
-      );
-      // and the progress said so when counting stopped
-      if (n < 5)
-        expect(r.stderr).toMatch(
-          /after \d \+ \d repetitions; no more rounds: however many, its interval could neither/,
-        );
+      // with a session per round nothing keeps more rounds from deciding it: undecided only at 5
+      expect(n).toBe(5);
+      expect(cell.undecided.stopped_by).toMatch(/^5 repetitions per side.*: max_repetitions 5 reached$/);
+      expect(r.stderr).not.toMatch(/no more rounds: however many/);
     }
   });
 

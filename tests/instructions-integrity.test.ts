@@ -209,6 +209,23 @@ describe("counts taken under different conditions are not comparable", () => {
     expect(refusal(headWith(() => ({})))).toBe("compared");
   });
 
+  it("counts from one server session and from a session per round are not compared; an older file without the record is", () => {
+    const shared = headWith(() => ({ sessions: "shared" }));
+    const fresh = headWith(() => ({ sessions: "per_round" }));
+    let message = "";
+    try {
+      compareSets([fromDocument(shared, "base.json"), fromDocument(fresh, "head.json")]);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe(
+      `base.json and head.json are not comparable: ${cell}: server sessions "shared" vs "per_round" (to compare anyway: --allow-mismatch)`,
+    );
+    expect(() =>
+      compareSets([fromDocument(base, "base.json"), fromDocument(fresh, "head.json")]),
+    ).not.toThrow();
+  });
+
   it("a different CPU or C library is named; a file without them (older) is still compared", () => {
     const server = (libc: string) => ({
       libc: { name: "glibc", version: libc },

@@ -212,6 +212,25 @@ describe("an undecided instructions verdict of an A/B says what stopped it, in r
     );
   });
 
+  it("counts taken with a server session per round: the rounds' own scatter, so a write cell can decide", () => {
+    // the fixture's cell as if it were read-write: in one session the between-sessions part keeps
+    // its interval across the threshold; counted with a session per round it is the read-only part
+    const rw = (sessions?: "per_round" | "shared") => {
+      const u = structuredClone(ab);
+      u.cells[0]!.script = "oltp_read_write";
+      const i = u.cells[0]!.instructions!;
+      i.head = i.base.map((r, k) => ({
+        ...r,
+        per_transaction: r.per_transaction * (1 + [0.1, -0.1, 0.05][k]! / 100),
+      }));
+      if (sessions) i.sessions = sessions;
+      return compareSets([fromDocument(u, "ab.json")]).cells.find((x) => x.metric === "instructions")!;
+    };
+    expect(rw().verdict).toBe("inconclusive");
+    expect(rw("shared").verdict).toBe("inconclusive");
+    expect(rw("per_round").verdict).toBe("unchanged");
+  });
+
   it("counting that failed says so", () => {
     expect(undecided({ error: "sysbench failed" })).toMatch(/: counting stopped early$/);
   });

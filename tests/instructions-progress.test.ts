@@ -138,6 +138,45 @@ describe("the ETA of counting", () => {
     expect(lines.at(-1)).not.toMatch(/unsettled/);
   });
 
+  it("fresh rounds: each round after the first plans a restart and a warmup per side, and the ETA holds them", () => {
+    // read-write counted with a server session per round: 3 rounds of (restart 4 s,) 2 warmups of
+    // 8 s and 2 repetitions of 22 s; up to 7 more rounds of 4 runs each
+    const { log, lines } = capture();
+    const rw = { ...cell("oltp_read_write"), freshRounds: true };
+    const clock = new CountingClock(log, [rw]);
+    const truth = 4 * 2 + 6 * 8 + 6 * 22;
+    clock.ran(rw.label, "warmup", "warmup base", 8, null);
+    const first = lines[0]!.match(/1 of (\d+) counting runs done, ETA about (\S+?); .*up to (\d+) more runs/);
+    expect(first, lines[0]).not.toBeNull();
+    expect(Number(first![1])).toBe(12);
+    expect(Number(first![3])).toBe(28);
+    let spent = 8;
+    const left = () => seconds(lines.at(-1)!.match(/ETA about (\S+?);/)![1]!);
+    expect(left()).toBeGreaterThan((truth - spent) / 2);
+    expect(left()).toBeLessThan((truth - spent) * 2);
+    clock.ran(rw.label, "warmup", "warmup head", 8, null);
+    spent += 8;
+    for (let round = 1; round <= 3; round++) {
+      if (round > 1) {
+        clock.restarted(rw.label, 4);
+        for (const side of ["base", "head"]) clock.ran(rw.label, "warmup", `warmup ${side}`, 8, null);
+        spent += 4 + 16;
+      }
+      for (const side of ["base", "head"]) clock.ran(rw.label, "repetition", side, 22, 4_000_000);
+      spent += 44;
+    }
+    // every planned run done: nothing left but the extra allowance
+    expect(lines.at(-1)).toMatch(/12 of 12 counting runs done, ETA about 0s; .*up to 28 more runs/);
+    expect(spent).toBe(truth);
+    // another round adds its restart and warmups to what is planned
+    clock.addRound(rw.label);
+    clock.restarted(rw.label, 4);
+    clock.ran(rw.label, "warmup", "warmup base", 8, null);
+    expect(lines.at(-1)).toMatch(/13 of 16 counting runs done, ETA about (\S+?); .*up to 24 more runs/);
+    expect(left()).toBeGreaterThan((8 + 44) / 2);
+    expect(left()).toBeLessThan((8 + 44) * 2);
+  });
+
   it("a cell of a later tier is estimated from the same script's runs in the tier before", () => {
     const costs = new CountingCosts();
     drive(SERVER_GATE, costs);

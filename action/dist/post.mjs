@@ -40190,6 +40190,12 @@ var InstructionsCellSchema = external_exports.object({
    */
   planned_repetitions: external_exports.number().int().positive().optional(),
   max_repetitions: external_exports.number().int().positive().optional(),
+  /**
+   * `per_round`: each round after the first in a fresh server session from the data counting
+   * began with; `shared`: all rounds in one session (absent: files written before the choice, one
+   * session)
+   */
+  sessions: external_exports.enum(["shared", "per_round"]).optional(),
   /** the CPU counted on (absent in files written before it was recorded) */
   cpu: CountingCpuSchema.optional(),
   /** per side ("server" in a run, "base" and "head" in an A/B): its C library and build (absent in older files) */
@@ -40205,6 +40211,7 @@ var CountingConditionsSchema = InstructionsCellSchema.pick({
   threads: true,
   events: true,
   valgrind: true,
+  sessions: true,
   cpu: true,
   servers: true
 });

@@ -96,6 +96,13 @@ export const InstructionsSectionSchema = z.strictObject({
   warmup_events: z.number().int().nonnegative().max(1_000_000).optional(),
   /** client threads while counting (valgrind runs one server thread at a time: more threads count spinning) */
   threads: threadCount.default(1),
+  /**
+   * server sessions of the counted rounds: `per_round` starts each round after the first from the
+   * data counting began with (the server stopped, its datadir put back, started again), `shared`
+   * counts every round in one session; `auto` (the default): per round for scripts that change
+   * rows, shared for read-only ones (docs/instructions.md, "Sessions")
+   */
+  sessions: z.enum(["auto", "shared", "per_round"]).optional(),
   /** the function collection is switched on in (callgrind --toggle-collect pattern; * and ? wildcards) */
   toggle: z
     .string()

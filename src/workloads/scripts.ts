@@ -33,3 +33,22 @@ export const READ_ONLY_SCRIPTS: readonly string[] = [
 export function scriptWrites(script: string): boolean {
   return !READ_ONLY_SCRIPTS.includes(script);
 }
+
+/**
+ * How a cell's counted rounds use server sessions: all in the one session counting started
+ * (`shared`), or each round in a fresh session from the same data (`per_round`: the server is
+ * stopped, its datadir put back and started again). Files written before the choice existed
+ * counted in one session.
+ */
+export type RoundSessions = "shared" | "per_round";
+
+/**
+ * The sessions a cell of `script` counts in for the workload's `instructions.sessions` setting:
+ * `auto` (the default) gives a script that writes a session per round, since its counts settle at
+ * a level of their own in each session (docs/statistics.md, "between sessions"), and a read-only
+ * script one session, where a restart would only cost time.
+ */
+export function roundSessionsFor(setting: "auto" | RoundSessions | undefined, script: string): RoundSessions {
+  if (setting === "shared" || setting === "per_round") return setting;
+  return scriptWrites(script) ? "per_round" : "shared";
+}

@@ -15,6 +15,8 @@ export interface CountingConditions {
   threads: number;
   events: number;
   valgrind: string;
+  /** rounds in one server session or each in its own (absent: an older file, one session) */
+  sessions?: "shared" | "per_round" | undefined;
   cpu?: CountingCpu | undefined;
   servers?: Record<string, CountedServer> | undefined;
 }
@@ -68,6 +70,7 @@ export function conditionMismatches(
   differ("client threads", b.threads, h.threads);
   differ("events per repetition", b.events, h.events);
   differ("valgrind", b.valgrind, h.valgrind);
+  differ("server sessions", b.sessions, h.sessions);
   differ("CPU model", b.cpu?.model, h.cpu?.model);
   differ("CPU flags", b.cpu?.flags.join(" "), h.cpu?.flags.join(" "));
   differ("C library", libcName(countedServer(b, servers.base)), libcName(countedServer(h, servers.head)));

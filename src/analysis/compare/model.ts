@@ -20,6 +20,7 @@ import type {
 } from "../../results/schema.js";
 import { type AnyResultsDocument, resultsV2 } from "../../results/upgrade.js";
 import { pushAll } from "../../util/arrays.js";
+import type { RoundSessions } from "../../workloads/scripts.js";
 import {
   METRICS,
   type MetricDef,
@@ -72,6 +73,8 @@ export interface Observation extends MetricValues {
    * these as the repetitions
    */
   repeated?: Partial<Record<MetricName, number[]>>;
+  /** how its instruction counts used server sessions, where the cell records it */
+  sessions?: RoundSessions;
 }
 
 /** One side of an interleaved pair. */
@@ -92,6 +95,8 @@ export interface PairedCell {
    * PR comment's chart), so a large A/B file keeps no copy of every second in memory
    */
   series: { base: readonly PerSecondTps[]; head: readonly PerSecondTps[] };
+  /** how its instruction counts used server sessions, where the cell records it */
+  sessions?: RoundSessions;
 }
 
 export interface MeasurementSet {
@@ -225,6 +230,7 @@ function runSet(doc: ResultsV2, file: string): MeasurementSet {
       if (series) x.series = series;
       if (spread) x.spread = spread;
       if (repeated) x.repeated = repeated;
+      if (run.instructions?.sessions) x.sessions = run.instructions.sessions;
       observations.push(x);
     }
   }
@@ -348,7 +354,17 @@ export function pairedCells(set: MeasurementSet): PairedCell[] {
     pushAll(pairs.base, repetitions.base);
     pushAll(pairs.head, repetitions.head);
     const { script: scenario, tier, threads } = c;
-    out.push({ scenario, tier, threads, base, head, pairs, series: sidesSeries(c) });
+    const sessions = c.instructions?.sessions;
+    out.push({
+      scenario,
+      tier,
+      threads,
+      base,
+      head,
+      pairs,
+      series: sidesSeries(c),
+      ...(sessions ? { sessions } : {}),
+    });
   }
   if (k !== obs.length) {
     throw new Error(

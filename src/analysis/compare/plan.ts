@@ -8,6 +8,7 @@
 import { appendTo } from "../../util/arrays.js";
 import { UsageError, UserError } from "../../util/errors.js";
 import { plural } from "../../util/plural.js";
+import type { RoundSessions } from "../../workloads/scripts.js";
 import type { MetricName, MetricValues } from "../metrics/table.js";
 import type { RunSpread, TimedValue } from "../stats/index.js";
 import { checkFairness, fairnessSideOf, notComparable } from "./fairness.js";
@@ -45,6 +46,8 @@ export interface Unit {
    * them, once (an A/B file's are made from its intervals then, not kept for every cell)
    */
   series: () => SeriesPair[];
+  /** how both sides' instruction counts used server sessions (absent: one session, as before it was recorded) */
+  sessions?: RoundSessions;
 }
 
 /** Both sides' per-second tps series of one repetition (null: the A/B file's whole cell). */
@@ -152,6 +155,7 @@ function abPlan(
     base_obs: p.pairs.base,
     head_obs: p.pairs.head,
     series: () => [{ repetition: null, base: tpsSeries(p.series.base), head: tpsSeries(p.series.head) }],
+    ...(p.sessions ? { sessions: p.sessions } : {}),
   }));
   return {
     kind: "ab",
@@ -330,6 +334,7 @@ function commonCells(
         base_obs: ob,
         head_obs: oh,
         series: () => series,
+        ...(everyRound(ob, oh) ? { sessions: "per_round" as const } : {}),
       });
     }
     if (unmatched > 0) {
@@ -337,4 +342,9 @@ function commonCells(
     }
   }
   return units;
+}
+
+/** Whether every observation of both sides counted each round in a session of its own. */
+function everyRound(ob: readonly Observation[], oh: readonly Observation[]): boolean {
+  return ob.every((o) => o.sessions === "per_round") && oh.every((o) => o.sessions === "per_round");
 }

@@ -190,7 +190,7 @@ function judgeCell(p: Pending, alpha: number, threshold: number): ComparisonCell
       )
     : compareLogs(u.design, lb, lh, {
         alpha,
-        betweenSdLog: betweenSessionsSdLog(metricDef(p.metric), u.scenario),
+        betweenSdLog: betweenSessionsSdLog(metricDef(p.metric), u.scenario, u.sessions),
       });
   const def = metricDef(p.metric);
   // an A/B's counted metric pairs repetitions (instruction counts), not slices

@@ -31,7 +31,7 @@
 
 import type { ImportRow } from "../../results/import/schema.js";
 import type { AbCell, Cell, Interval, ProcessCounters } from "../../results/schema.js";
-import { scriptWrites } from "../../workloads/scripts.js";
+import { type RoundSessions, scriptWrites } from "../../workloads/scripts.js";
 import { geometricMean } from "../stats/descriptive.js";
 import type { Direction } from "../stats/metrics.js";
 import { type WriteCaveat, writeCaveat } from "./write-accounting.js";
@@ -486,10 +486,17 @@ export function aggregate(xs: readonly number[]): number | null {
 }
 
 /**
- * A metric's between-sessions SD for a cell of `script`, as the comparisons take it
- * (ComparisonOptions.betweenSdLog).
+ * A metric's between-sessions SD for a cell of `script` counted in `sessions`, as the comparisons
+ * take it (ComparisonOptions.betweenSdLog). A write script's larger part is that of rounds sharing
+ * one session; with a session per round its session's level is in every round's scatter, which
+ * the interval already holds, and the read-only part remains.
  */
-export function betweenSessionsSdLog(m: Pick<MetricDef, "between_sessions_sd_pct">, script: string): number {
+export function betweenSessionsSdLog(
+  m: Pick<MetricDef, "between_sessions_sd_pct">,
+  script: string,
+  sessions: RoundSessions = "shared",
+): number {
   const sd = m.between_sessions_sd_pct;
-  return sd === undefined ? 0 : Math.log1p((scriptWrites(script) ? sd.writes : sd.reads) / 100);
+  if (sd === undefined) return 0;
+  return Math.log1p((scriptWrites(script) && sessions === "shared" ? sd.writes : sd.reads) / 100);
 }

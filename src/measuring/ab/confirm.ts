@@ -23,6 +23,7 @@ import {
   verdictFromComparison,
 } from "../../analysis/stats/index.js";
 import type { Pair } from "../../results/schema.js";
+import type { RoundSessions } from "../../workloads/scripts.js";
 
 /** The metrics an A/B file carries: the rows of the metrics table with a slice extractor. */
 export const AB_METRICS = SLICE_METRICS;
@@ -101,11 +102,12 @@ export function judgePaired(
   head: readonly number[],
   thresholds: ThresholdConfig | undefined,
   alpha: number,
+  sessions: RoundSessions = "shared",
 ): Verdict | null {
   if (base.length < 2) return null;
   const c = comparePaired(base, head, {
     alpha,
-    betweenSdLog: betweenSessionsSdLog(metricDef(metric), script),
+    betweenSdLog: betweenSessionsSdLog(metricDef(metric), script, sessions),
   });
   const threshold = thresholdFor(metric, withMetricDefaults(thresholds));
   return verdictFromComparison(metric, metricDef(metric).direction, c, threshold);
@@ -129,8 +131,9 @@ export function moreRepetitions(
   max: number,
   thresholds: ThresholdConfig | undefined,
   alpha: number,
+  sessions: RoundSessions = "shared",
 ): Verdict | null {
-  const d = countingDecision(script, base, head, max, thresholds, alpha);
+  const d = countingDecision(script, base, head, max, thresholds, alpha, sessions);
   return d?.again ? d.verdict : null;
 }
 
@@ -146,11 +149,12 @@ export function countingDecision(
   max: number,
   thresholds: ThresholdConfig | undefined,
   alpha: number,
+  sessions: RoundSessions = "shared",
 ): { verdict: Verdict; again: boolean } | null {
   if (Math.min(base.length, head.length) >= max) return null;
-  const v = judgePaired(COUNTED_METRIC, script, base, head, thresholds, alpha);
+  const v = judgePaired(COUNTED_METRIC, script, base, head, thresholds, alpha, sessions);
   if (!v || settled(v)) return null;
-  return { verdict: v, again: !outOfReach(v, script, alpha) };
+  return { verdict: v, again: !outOfReach(v, script, alpha, sessions) };
 }
 
 /**
@@ -162,8 +166,13 @@ export function countingDecision(
  * stopped (undecided.ts). A change beyond z · b counts on (it can still be decided, and settled
  * rules out stopping at the first crossing).
  */
-export function outOfReach(v: Verdict, script: string, alpha: number): boolean {
-  const b = betweenSessionsSdLog(metricDef(COUNTED_METRIC), script);
+export function outOfReach(
+  v: Verdict,
+  script: string,
+  alpha: number,
+  sessions: RoundSessions = "shared",
+): boolean {
+  const b = betweenSessionsSdLog(metricDef(COUNTED_METRIC), script, sessions);
   if (!(b > 0)) return false;
   const floor = logToPct(normalQuantile(1 - alpha / 2) * b);
   const m = Math.abs(v.change_pct);

@@ -7,6 +7,7 @@
 
 import { metricDef } from "../../analysis/metrics/table.js";
 import type { ThresholdConfig, Verdict } from "../../analysis/stats/index.js";
+import type { RoundSessions } from "../../workloads/scripts.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { MoreRounds, RoundDecision } from "../run/engine.js";
 import { countingDecision } from "./confirm.js";
@@ -19,7 +20,7 @@ export interface CountsJudged {
 
 /** The collector's judge of more rounds (undecidedLine) at the report's thresholds and alpha. */
 export function moreRounds(judged: CountsJudged): MoreRounds {
-  return (label, script, reps, max) => undecidedLine(label, script, reps, max, judged);
+  return (label, script, sessions, reps, max) => undecidedLine(label, script, reps, max, judged, sessions);
 }
 
 /**
@@ -33,13 +34,14 @@ export function undecidedLine(
   reps: readonly (readonly InstructionRepetition[])[],
   max: number,
   t: CountsJudged,
+  sessions: RoundSessions = "shared",
 ): RoundDecision | null {
   // the metric's own reading of an A/B cell's counts: rounds with both sides, per transaction
   const paired = metricDef("instructions").fromAbCell?.({
     instructions: { base: [...(reps[0] ?? [])], head: [...(reps[1] ?? [])] },
   }) ?? { base: [], head: [] };
   const n = paired.base.length;
-  const d = countingDecision(script, paired.base, paired.head, max, t.thresholds, t.alpha);
+  const d = countingDecision(script, paired.base, paired.head, max, t.thresholds, t.alpha, sessions);
   if (!d) return null;
   const v = d.verdict;
   if (!d.again) {

@@ -15,6 +15,7 @@ import type { Logger } from "../../util/log.js";
 import { checkRunOutput, refuseOutputOverInput } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
 import { InstructionsSectionSchema, loadWorkload } from "../../workloads/schema.js";
+import { roundSessionsFor } from "../../workloads/scripts.js";
 import { pairValues } from "../ab/confirm.js";
 import { PREPARE_SEED } from "../ab/plan.js";
 import { type AbOptions, runAb } from "../ab/runner.js";
@@ -117,13 +118,17 @@ export async function planBisect(
 export async function runBisect(o: BisectOptions): Promise<{ results: BisectResults; exitCode: number }> {
   const { cell, metric, repo, commits } = await planBisect(o);
   const counted = anchoringOf(metric) === "good";
+  // a write script's counts take a session per round (recorded: its marks are judged by it)
+  const sessions = counted
+    ? roundSessionsFor(loadWorkload(o.workloadFile).workload.instructions?.sessions, cell.script)
+    : "shared";
   const args: BisectArgs = {
     good: o.good,
     bad: o.bad,
     source: repo,
     provision: o.provision,
     workload: o.workloadFile,
-    cell,
+    cell: sessions === "per_round" ? { ...cell, sessions } : cell,
     metric,
     max_rounds: o.maxRounds ?? defaultMaxRounds(metric),
     alpha: o.alpha,
@@ -276,7 +281,7 @@ function startingResults(o: BisectOptions, args: BisectArgs, commits: CommitInfo
   const prev = readBisectResults(o.resume);
   if (JSON.stringify(prev.args) !== JSON.stringify(args)) {
     throw new UserError(
-      `--resume ${o.resume}: a different bisect (its good, bad, source, provision, workload, cell, metric or budget differ)`,
+      `--resume ${o.resume}: a different bisect (its good, bad, source, provision, workload, cell, counting sessions, metric or budget differ)`,
     );
   }
   if (prev.commits.map((c) => c.sha).join() !== commits.map((c) => c.sha).join()) {
@@ -342,6 +347,7 @@ async function endpointsRound(ctx: Ctx): Promise<void> {
     r.args.max_rounds,
     r.args.metric,
     r.args.cell.script,
+    r.args.cell.sessions,
   );
   r.steps[r.steps.indexOf(step)] = judgedStep;
   ctx.o.log.info(
@@ -378,6 +384,7 @@ async function newCandidate(ctx: Ctx, index: number): Promise<void> {
       ctx.r.args.max_rounds,
       ctx.r.args.metric,
       ctx.r.args.cell.script,
+      ctx.r.args.cell.sessions,
     );
     return;
   }
@@ -416,7 +423,15 @@ async function judgeRound(ctx: Ctx, at: number, against: Round["against"]): Prom
     ? { ...step, rounds: [...step.rounds, round.round] }
     : { ...step, error: round.error };
   const anchoring = anchoringOf(r.args.metric);
-  const j = judged(next, effectOf(r), r.args.alpha, r.args.max_rounds, r.args.metric, r.args.cell.script);
+  const j = judged(
+    next,
+    effectOf(r),
+    r.args.alpha,
+    r.args.max_rounds,
+    r.args.metric,
+    r.args.cell.script,
+    r.args.cell.sessions,
+  );
   r.steps[at] = j;
   if (anchoring === "both" && nextAgainst(j, anchoring) === "bad" && j.mark === "unknown" && !j.error) {
     ctx.o.log.info(

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import type { ServerInstall } from "../../servers/install.js";
+import { copyTree } from "../../util/copy-tree.js";
 import { UserError } from "../../util/errors.js";
 import { foldedStacks } from "../profiles/callgrind-folded.js";
 import { CallgrindParseError, parseCallgrind } from "../profiles/callgrind-parse.js";
@@ -21,6 +22,7 @@ import {
 import { nameAddresses } from "../profiles/elf-symbols.js";
 import type { RoundDecision } from "../run/engine.js";
 import type { Side } from "../run/phases.js";
+import { formatDuration } from "../run/progress.js";
 import { type PhaseContext, runPhase, sysbenchFailure } from "../run/sysbench-run.js";
 import { runArgs, type SysbenchCall } from "../sysbench/command.js";
 import { countedServer, countingCpu } from "./conditions.js";
@@ -73,6 +75,10 @@ export interface CountingSide<L extends string | null = string | null> extends S
   dumps: number;
   /** what the server ran with natively: its C library and build (src/measuring/instructions/conditions.ts) */
   server: CountedServer;
+  /** how it restarts under valgrind, for a fresh session (freshSession) */
+  launch: { wrapper: readonly string[]; args: readonly string[] };
+  /** a copy of its datadir as counting found it, when rounds start from it (freshSession) */
+  snapshot: string | null;
 }
 
 /** The default toggle function: every flavor perfgate runs executes each statement in dispatch_command. */
@@ -80,13 +86,18 @@ export function defaultToggle(_install: ServerInstall): string {
   return "dispatch_command*";
 }
 
-/** Checks the binary, then restarts the (prepared) server under callgrind with instrumentation on. */
+/**
+ * Checks the binary, then restarts the (prepared) server under callgrind with instrumentation on.
+ * With `snapshot`, the datadir is copied while the server is stopped, so that each round can
+ * start a fresh session from the same data (freshSession).
+ */
 export async function startCounting<L extends string | null>(
   side: Side<L>,
   toggle: string,
   serverWrapper: readonly string[] | null,
   signal?: AbortSignal,
   tls = false,
+  snapshot = false,
 ): Promise<CountingSide<L>> {
   const { install } = side.instance;
   await checkToggleSymbol(install.mysqld, toggle, install.spec);
@@ -95,11 +106,40 @@ export async function startCounting<L extends string | null>(
   const wrapper = [...(serverWrapper ?? []), ...callgrindWrapper(join(dumpDir, "cg.%p.out"), toggle)];
   const variables = await side.instance.variables();
   const server = await countedServer(install, side.instance.pid, variables);
-  await side.instance.restartUnder(wrapper, underValgrindArgs(install, tls, variables), signal);
+  const launch = { wrapper, args: underValgrindArgs(install, tls, variables) };
+  let copy: string | null = null;
+  if (snapshot) {
+    await side.instance.stop();
+    copy = join(side.instance.scratchDir("round-data"), "data");
+    await copyTree(side.instance.datadir, copy, signal);
+  }
+  const counting: CountingSide<L> = { ...side, dumpDir, dumps: 0, server, launch, snapshot: copy };
+  await underCallgrind(counting, signal);
+  return counting;
+}
+
+/** (Re)starts a side's server under callgrind with instrumentation on; its dumps count from 0. */
+async function underCallgrind(side: CountingSide, signal?: AbortSignal): Promise<void> {
+  await side.instance.restartUnder(side.launch.wrapper, side.launch.args, signal);
   const pid = side.instance.pid;
-  if (pid === null) throw new UserError(`${install.spec} is not running under valgrind`);
+  if (pid === null) throw new UserError(`${side.instance.install.spec} is not running under valgrind`);
+  side.dumps = 0;
   await callgrindControl(pid, ["-i", "on"], signal);
-  return { ...side, dumpDir, dumps: 0, server };
+}
+
+/**
+ * A fresh server session from the data counting started with: stop the server, put the datadir
+ * copy back, start it under callgrind again. A write script's counts settle at a level of their
+ * own in each session (its B-tree pages split and are purged their own way); rounds that each
+ * start from the same data make that level a round's noise, which more rounds average.
+ */
+export async function freshSession(side: CountingSide, signal?: AbortSignal): Promise<void> {
+  if (side.snapshot === null) throw new Error("freshSession: counting started without a snapshot");
+  await side.instance.stop();
+  // the stopped process's last dump (callgrind writes one at exit) is not a repetition's
+  side.instance.scratchDir("callgrind");
+  await side.instance.restore(side.snapshot, signal);
+  await underCallgrind(side, signal);
 }
 
 /**
@@ -240,6 +280,8 @@ export interface CellCounting {
   more?: (repetitions: readonly InstructionRepetition[][]) => RoundDecision | null;
   /** progress lines with an ETA, one per counting run (src/measuring/instructions/progress.ts) */
   clock?: CountingClock;
+  /** each round after the first in a fresh server session from the same data (freshSession) */
+  freshRounds?: boolean;
 }
 
 /** A cell's counts per side, in the order of `sides`, with the settings they were counted with. */
@@ -266,6 +308,7 @@ function countedSettings(c: CellCounting): SidesCounted["settings"] {
     threads: settings.threads,
     events: settings.events,
     warmup_events: settings.warmupEvents,
+    sessions: c.freshRounds ? "per_round" : "shared",
     cpu: countingCpu(),
     servers: Object.fromEntries(c.sides.map((side) => [side.label ?? "server", side.server])),
     ...(settings.maxRepetitions !== undefined
@@ -301,24 +344,36 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
     c.clock?.ran(c.label, kind, r.label, (Date.now() - t0) / 1000, per(x));
     return x;
   };
-  try {
-    if (settings.warmupEvents > 0) {
-      for (const side of c.sides) {
-        const r = rep(side, 0, settings.warmupEvents);
-        await timed(
-          { ...r, label: `${r.label} warmup` },
-          "warmup",
-          () => warmCounting(side, r),
-          () => null,
-        );
-      }
+  const warmup = async (round: number) => {
+    if (settings.warmupEvents <= 0) return;
+    for (const side of c.sides) {
+      const r = rep(side, round, settings.warmupEvents);
+      await timed(
+        { ...r, label: `${r.label} warmup`, seed: roundSeed(0) },
+        "warmup",
+        () => warmCounting(side, r),
+        () => null,
+      );
     }
+  };
+  try {
+    await warmup(0);
     for (let round = 1; round <= max; round++) {
       if (round > settings.repetitions) {
         const next = c.more?.(out.repetitions) ?? null;
         if (next !== null) c.phase.log.info(next.line);
         if (next === null || !next.again) break;
         c.clock?.addRound(c.label);
+      }
+      if (c.freshRounds && round > 1) {
+        const t0 = Date.now();
+        await Promise.all(c.sides.map((side) => freshSession(side, c.phase.signal)));
+        const seconds = (Date.now() - t0) / 1000;
+        c.clock?.restarted(c.label, seconds);
+        c.phase.log.info(
+          `${c.label} round ${round}: ${c.sides.length > 1 ? "servers" : "server"} restarted on the data counting began with in ${formatDuration(seconds)}`,
+        );
+        await warmup(round);
       }
       const order = c.sides.map((_, i) => i);
       if (round % 2 === 0) order.reverse();

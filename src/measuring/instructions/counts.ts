@@ -14,6 +14,7 @@ import { wantsTls } from "../../servers/instance.js";
 import type { Logger } from "../../util/log.js";
 import { plural } from "../../util/plural.js";
 import { defaultInstructionEvents, type InstructionsSection } from "../../workloads/schema.js";
+import { roundSessionsFor } from "../../workloads/scripts.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { CellLike, Collector, EngineRun, MeasuringMode, MoreRounds, TierRun } from "../run/engine.js";
 import { type Side, sysbenchCall } from "../run/phases.js";
@@ -111,17 +112,26 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
       c.more !== undefined,
     );
   const labelOf = (p: P) => `${p.script} ${section.threads}t ${p.tier}`;
+  const fresh = (p: P) => roundSessionsFor(section.sessions, p.script) === "per_round";
   const clock = tierClock(
     e.opts.log,
-    cells.map((p) => clockCell(labelOf(p), p.script, t.sides.length, settingsOf(p))),
+    cells.map((p) => clockCell(labelOf(p), p.script, t.sides.length, settingsOf(p), fresh(p))),
     c,
   );
   // the sides restart under valgrind at once: each start is mostly waiting on its own server
   const tls = wantsTls(e.w.sysbench_options);
   const t0 = Date.now();
+  const snapshot = cells.some(fresh);
   const counted = await Promise.all(
     t.sides.map((side: Side<L>) =>
-      startCounting(side, toggleOf(section, side.instance.install), c.serverWrapper, e.phase.signal, tls),
+      startCounting(
+        side,
+        toggleOf(section, side.instance.install),
+        c.serverWrapper,
+        e.phase.signal,
+        tls,
+        snapshot,
+      ),
     ),
   );
   e.opts.log.info(
@@ -136,9 +146,13 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
       call: sysbenchCall(e.w, p.script, section.threads),
       settings: settingsOf(p),
       ...(more
-        ? { more: (reps: readonly InstructionRepetition[][]) => more(label, p.script, reps, maxReps) }
+        ? {
+            more: (reps: readonly InstructionRepetition[][]) =>
+              more(label, p.script, fresh(p) ? "per_round" : "shared", reps, maxReps),
+          }
         : {}),
       clock,
+      freshRounds: fresh(p),
       valgrind,
       cellIndex: c.planned.indexOf(p) + 1,
       label,
@@ -155,19 +169,31 @@ function tierClock<P>(log: Logger, cells: readonly ClockCell[], c: TierCounting<
   const { section } = c.counting;
   const first = cells[0];
   if (first && first.sides > 1) {
-    const planned = cells.reduce((n, x) => n + x.sides * ((x.warmupEvents > 0 ? 1 : 0) + x.repetitions), 0);
+    const warmups = (x: ClockCell) => (x.warmupEvents > 0 ? 1 : 0) * (x.freshRounds ? x.repetitions : 1);
+    const planned = cells.reduce((n, x) => n + x.sides * (warmups(x) + x.repetitions), 0);
     const warmup = first.warmupEvents > 0 ? "a warmup and " : "";
     const upTo =
       first.extraRounds > 0 ? `, up to ${section.max_repetitions} while a verdict is unsettled` : "";
+    const fresh = cells.filter((x) => x.freshRounds).map((x) => x.script);
+    const restarts =
+      fresh.length > 0
+        ? `; ${[...new Set(fresh)].join(", ")} ${fresh.length > 1 ? "start" : "starts"} each round after the first on fresh servers from the same data, with a warmup`
+        : "";
     log.info(
-      `${planned} counting runs planned (per cell and side: ${warmup}${section.repetitions} repetitions${upTo}); the ETA estimates each run from its cell's own runs once it has some, before that from its transactions at the cost measured so far`,
+      `${planned} counting runs planned (per cell and side: ${warmup}${section.repetitions} repetitions${upTo}${restarts}); the ETA estimates each run from its cell's own runs once it has some, before that from its transactions at the cost measured so far`,
     );
   }
   return new CountingClock(log, cells, c.costs);
 }
 
 /** A counted cell as the progress clock plans it. */
-function clockCell(label: string, script: string, sides: number, s: CountingSettings): ClockCell {
+function clockCell(
+  label: string,
+  script: string,
+  sides: number,
+  s: CountingSettings,
+  freshRounds: boolean,
+): ClockCell {
   const max = Math.max(s.repetitions, s.maxRepetitions ?? s.repetitions);
   return {
     label,
@@ -177,6 +203,7 @@ function clockCell(label: string, script: string, sides: number, s: CountingSett
     sides,
     repetitions: s.repetitions,
     extraRounds: max - s.repetitions,
+    freshRounds,
   };
 }
 

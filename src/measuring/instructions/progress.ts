@@ -28,6 +28,8 @@ export interface ClockCell {
   repetitions: number;
   /** rounds (one repetition per side) the cell may add while its verdict is unsettled */
   extraRounds: number;
+  /** each round after the first starts fresh servers (a restart, then a warmup per side) */
+  freshRounds?: boolean;
 }
 
 export type RunKind = "warmup" | "repetition";
@@ -64,6 +66,8 @@ const INSTRUCTIONS_OTHERWISE = 4_000_000;
  * read-only and read-write repetitions of 300 transactions 17–25 s.
  */
 export const RUN_SECONDS_ASSUMED = 1.5;
+/** Assumed until one is measured: seconds to stop, restore and restart the servers for a fresh round (3–4 s measured there). */
+export const RESTART_SECONDS_ASSUMED = 5;
 export const SECONDS_PER_INSTRUCTION_ASSUMED = 20e-9;
 
 /** Instructions per transaction of a script: the mean of its counted repetitions, else assumed. */
@@ -123,15 +127,23 @@ interface CellAhead {
   cell: ClockCell;
   warmups: number;
   repetitions: number;
+  /** fresh-round restarts planned */
+  restarts: number;
+  /** extra rounds it may add */
   extra: number;
 }
 
 /**
  * What counting has measured: the runs of every tier, so a tier's cells are estimated from the
- * same script's runs in the tiers before it.
+ * same script's runs in the tiers before it, and the seconds of each fresh-round restart.
  */
 export class CountingCosts {
   readonly runs: MeasuredRun[] = [];
+  readonly restarts: number[] = [];
+
+  restartSeconds(): number {
+    return this.restarts.length > 0 ? mean(this.restarts) : RESTART_SECONDS_ASSUMED;
+  }
 }
 
 export class CountingClock {
@@ -144,11 +156,13 @@ export class CountingClock {
     private readonly costs: CountingCosts = new CountingCosts(),
   ) {
     for (const cell of cells) {
+      const restarts = cell.freshRounds ? Math.max(0, cell.repetitions - 1) : 0;
       this.ahead.set(cell.label, {
         cell,
-        warmups: cell.warmupEvents > 0 ? cell.sides : 0,
+        warmups: (cell.warmupEvents > 0 ? cell.sides : 0) * (1 + restarts),
         repetitions: cell.sides * cell.repetitions,
-        extra: cell.sides * cell.extraRounds,
+        restarts,
+        extra: cell.extraRounds,
       });
     }
   }
@@ -158,7 +172,31 @@ export class CountingClock {
     const a = this.ahead.get(cell);
     if (!a) return;
     a.repetitions += a.cell.sides;
-    a.extra = Math.max(0, a.extra - a.cell.sides);
+    if (a.cell.freshRounds) {
+      a.restarts += 1;
+      if (a.cell.warmupEvents > 0) a.warmups += a.cell.sides;
+    }
+    a.extra = Math.max(0, a.extra - 1);
+  }
+
+  /** A fresh round's servers were restarted in `seconds`. */
+  restarted(cell: string, seconds: number): void {
+    const a = this.ahead.get(cell);
+    if (a) a.restarts = Math.max(0, a.restarts - 1);
+    this.costs.restarts.push(seconds);
+  }
+
+  /** The runs and seconds of one round of a cell: a repetition per side, and for a fresh round its restart and warmups. */
+  private round(a: CellAhead): { runs: number; seconds: number } {
+    const fresh = a.cell.freshRounds === true;
+    const warmups = fresh && a.cell.warmupEvents > 0 ? a.cell.sides : 0;
+    return {
+      runs: a.cell.sides + warmups,
+      seconds:
+        a.cell.sides * estimateRun(a.cell, "repetition", this.costs.runs) +
+        warmups * estimateRun(a.cell, "warmup", this.costs.runs) +
+        (fresh ? this.costs.restartSeconds() : 0),
+    };
   }
 
   /** The cell is finished (settled, stopped or failed): what it did not run will not happen. */
@@ -174,6 +212,7 @@ export class CountingClock {
       runs += a.warmups + a.repetitions;
       seconds += a.warmups * estimateRun(a.cell, "warmup", this.costs.runs);
       seconds += a.repetitions * estimateRun(a.cell, "repetition", this.costs.runs);
+      seconds += a.restarts * this.costs.restartSeconds();
     }
     return { runs, seconds };
   }
@@ -183,8 +222,9 @@ export class CountingClock {
     let runs = 0;
     let seconds = 0;
     for (const a of this.ahead.values()) {
-      runs += a.extra;
-      seconds += a.extra * estimateRun(a.cell, "repetition", this.costs.runs);
+      const one = this.round(a);
+      runs += a.extra * one.runs;
+      seconds += a.extra * one.seconds;
     }
     return { runs, seconds };
   }

@@ -349,6 +349,12 @@ export const InstructionsCellSchema = z.object({
    */
   planned_repetitions: z.number().int().positive().optional(),
   max_repetitions: z.number().int().positive().optional(),
+  /**
+   * `per_round`: each round after the first in a fresh server session from the data counting
+   * began with; `shared`: all rounds in one session (absent: files written before the choice, one
+   * session)
+   */
+  sessions: z.enum(["shared", "per_round"]).optional(),
   /** the CPU counted on (absent in files written before it was recorded) */
   cpu: CountingCpuSchema.optional(),
   /** per side ("server" in a run, "base" and "head" in an A/B): its C library and build (absent in older files) */
@@ -370,6 +376,7 @@ export const CountingConditionsSchema = InstructionsCellSchema.pick({
   threads: true,
   events: true,
   valgrind: true,
+  sessions: true,
   cpu: true,
   servers: true,
 });
@@ -393,6 +400,7 @@ export function countingConditionsOf(
     threads: c.threads,
     events: c.events,
     valgrind: c.valgrind,
+    ...(c.sessions ? { sessions: c.sessions } : {}),
     ...(c.cpu ? { cpu: c.cpu } : {}),
     ...(servers ? { servers } : {}),
   };

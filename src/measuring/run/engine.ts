@@ -15,6 +15,7 @@ import type { ServerInstance } from "../../servers/instance.js";
 import { checkServerWrapper, LOCAL_NETWORK, type NetworkSetup } from "../../servers/network.js";
 import { UserError } from "../../util/errors.js";
 import { type LoadedWorkload, loadWorkload, type Workload } from "../../workloads/schema.js";
+import type { RoundSessions } from "../../workloads/scripts.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import { findSysbench } from "../sysbench/command.js";
 import { hostFingerprint } from "./host.js";
@@ -171,6 +172,7 @@ export interface Collector<L extends string | null, P, C extends CellLike> {
 export type MoreRounds = (
   label: string,
   script: string,
+  sessions: RoundSessions,
   repetitions: readonly (readonly InstructionRepetition[])[],
   max: number,
 ) => RoundDecision | null;

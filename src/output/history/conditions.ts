@@ -6,7 +6,7 @@
  * cell's tier (what `compare` refuses to compare across, src/analysis/compare/fairness.ts) or, for a
  * run that recorded none, the performance settings as the server ran them (the maintained list of
  * the settings diff, src/analysis/compare/known-settings.ts), the branch, the dataset, the sysbench options, the
- * instruction-counting toggle, and (in the cell key itself) the runner class. Points under different conditions never
+ * instruction-counting toggle and server sessions, and (in the cell key itself) the runner class. Points under different conditions never
  * share a trend series, so change detection never runs across a change of conditions.
  *
  * **What else changed** is what a change point's two sides may differ in besides the code: the
@@ -168,6 +168,9 @@ export function cellConditions(
       c.threads === cell.threads,
   );
   if (counted?.instructions) out["counting toggle"] = counted.instructions.toggle;
+  // counts with a server session per round (a write script's, since it was recorded) may settle
+  // elsewhere than those of one session: a series of their own
+  if (cell.counting?.sessions === "per_round") out["counting sessions"] = "one per round";
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

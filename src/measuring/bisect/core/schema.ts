@@ -76,7 +76,13 @@ export const BisectArgsSchema = z.object({
   source: z.string(),
   provision: z.string().nullable(),
   workload: z.string(),
-  cell: z.object({ script: z.string(), threads: z.number().int().positive(), tier: z.string() }),
+  cell: z.object({
+    script: z.string(),
+    threads: z.number().int().positive(),
+    tier: z.string(),
+    /** how its instruction counts use server sessions (absent: one session per side, as before it was recorded) */
+    sessions: z.enum(["shared", "per_round"]).optional(),
+  }),
   metric: z.enum(METRIC_NAMES),
   /** A/B runs a commit may get before an unknown one is skipped */
   max_rounds: z.number().int().positive(),

@@ -156,6 +156,7 @@ export function simulatePerfgate(
       o.maxRounds,
       doc.args.metric,
       doc.args.cell.script,
+      doc.args.cell.sessions,
     );
     measurements += 2 * o.pairs;
   }

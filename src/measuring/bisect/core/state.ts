@@ -11,6 +11,7 @@ import {
   SLICE_METRICS,
 } from "../../../analysis/metrics/table.js";
 import { comparePaired, normalQuantile } from "../../../analysis/stats/index.js";
+import type { RoundSessions } from "../../../workloads/scripts.js";
 import type { BisectResults, Round, Step } from "./schema.js";
 import {
   type Anchoring,
@@ -50,6 +51,7 @@ export function pooledEstimate(
   script: string,
   alpha: number,
   against: Round["against"] = "good",
+  sessions: RoundSessions = "shared",
 ): Estimate | null {
   const base: number[] = [];
   const commit: number[] = [];
@@ -65,7 +67,7 @@ export function pooledEstimate(
   if (base.length === 0) return null;
   const c = comparePaired(base, commit, {
     alpha,
-    betweenSdLog: betweenSessionsSdLog(metricDef(metric), script),
+    betweenSdLog: betweenSessionsSdLog(metricDef(metric), script, sessions),
   });
   return {
     n: c.n,
@@ -121,20 +123,22 @@ export function judged(
   maxRounds: number,
   metric: MetricName,
   script: string,
+  sessions: RoundSessions = "shared",
 ): Step {
   if (step.error !== undefined) return { ...step, mark: "skipped", p_bad: null };
   const anchoring = anchoringOf(metric);
-  const estimate = pooledEstimate(step.rounds, metric, script, alpha, "good");
+  const estimate = pooledEstimate(step.rounds, metric, script, alpha, "good", sessions);
   if (step.kind === "endpoints") {
     const last = step.rounds.length >= maxRounds;
     const differ =
       estimate !== null &&
       (anchoring === "both"
-        ? endpointsDiffer(pooledEstimate(step.rounds, metric, script, alpha / maxRounds, "good")!)
+        ? endpointsDiffer(pooledEstimate(step.rounds, metric, script, alpha / maxRounds, "good", sessions)!)
         : endpointsSized(estimate) || (last && endpointsDiffer(estimate)));
     return { ...step, estimate, mark: differ ? "differ" : "same", p_bad: null };
   }
-  const estimateBad = anchoring === "both" ? pooledEstimate(step.rounds, metric, script, alpha, "bad") : null;
+  const estimateBad =
+    anchoring === "both" ? pooledEstimate(step.rounds, metric, script, alpha, "bad", sessions) : null;
   const base = { ...step, estimate, ...(anchoring === "both" ? { estimate_bad: estimateBad } : {}) };
   const pending = nextAgainst(step, anchoring) === "bad";
   if (pending && estimate && effect !== null && clearlyOffGood(effect, estimate)) {
@@ -188,7 +192,7 @@ export function stepBudget(r: BisectResults): number {
   const e = ends?.estimate;
   if (!ends || !e || e.se_log === null || e.n < 2 || e.mean_log === 0) return floor;
   const perRound = e.n / Math.max(1, ends.rounds.length);
-  const b2 = betweenSessionsSdLog(metricDef(r.args.metric), r.args.cell.script) ** 2;
+  const b2 = betweenSessionsSdLog(metricDef(r.args.metric), r.args.cell.script, r.args.cell.sessions) ** 2;
   const s2 = Math.max(0, e.se_log ** 2 - b2) * e.n;
   const near = Math.min(Math.abs(e.ci_low_log ?? 0), Math.abs(e.ci_high_log ?? 0));
   const target = near / 2 / (normalQuantile(1 - r.args.alpha / 2) + normalQuantile(BUDGET_POWER));
@@ -288,7 +292,15 @@ export function resumeProblem(r: BisectResults): string | null {
         return `${where}.rounds[${j}]: a value that is not positive`;
     }
     const effect = s.kind === "endpoints" ? null : effectOf(r);
-    const again = judged(s, effect, r.args.alpha, r.args.max_rounds, r.args.metric, r.args.cell.script);
+    const again = judged(
+      s,
+      effect,
+      r.args.alpha,
+      r.args.max_rounds,
+      r.args.metric,
+      r.args.cell.script,
+      r.args.cell.sessions,
+    );
     if (again.mark !== s.mark)
       return `${where}: mark "${s.mark}" is not what its rounds give ("${again.mark}")`;
   }
