@@ -19,6 +19,7 @@ import {
   metricDef,
 } from "../../../analysis/metrics/table.js";
 import { normalCdf } from "../../../analysis/stats/index.js";
+import type { RoundSessions } from "../../../workloads/scripts.js";
 import type { BisectResults, Round } from "./schema.js";
 import { nextStep } from "./search.js";
 import { effectOf, judged, nextAction } from "./state.js";
@@ -72,9 +73,12 @@ function sessionOffset(s: Scenario, r: ReturnType<typeof rng>): number {
   return sd > 0 ? sd * r.normal() : 0;
 }
 
-/** The metrics table's between-sessions SD of instruction counts for a cell of `script` (log scale). */
+/**
+ * The metrics table's between-sessions SD of instruction counts for a cell of `script` counted in
+ * one session (log scale): the offset a session's counts settle at.
+ */
 export function sessionSdOf(script: string): number {
-  return betweenSessionsSdLog(metricDef(COUNTED_METRIC), script);
+  return betweenSessionsSdLog(metricDef(COUNTED_METRIC), script, "shared");
 }
 
 /** A running bisect of `commits` simulated commits with no steps yet (also the budget tests' start). */
@@ -120,6 +124,8 @@ export function simulatePerfgate(
     metric?: BisectResults["args"]["metric"];
     /** the cell's sysbench script (its between-sessions term); default "s", an unknown script */
     script?: string;
+    /** per_round: every pair in fresh sessions, its offsets drawn anew (default: one session per side a round) */
+    sessions?: RoundSessions;
   },
 ): SimOutcome {
   const doc = simulatedBisect(s.commits, {
@@ -128,15 +134,18 @@ export function simulatePerfgate(
     alpha: o.alpha,
     ...(o.script === undefined ? {} : { script: o.script }),
   });
+  const perRound = o.sessions === "per_round";
+  if (perRound) doc.args.cell.sessions = "per_round";
   const round = (i: number, against: Round["against"]): Round => {
     const base: number[] = [];
     const commit: number[] = [];
     const endpoint = against === "good" ? 0 : s.effectLog;
-    const baseSession = sessionOffset(s, r);
-    const commitSession = sessionOffset(s, r);
+    const baseSession = perRound ? 0 : sessionOffset(s, r);
+    const commitSession = perRound ? 0 : sessionOffset(s, r);
     for (let k = 0; k < o.pairs; k++) {
-      base.push(Math.exp(endpoint + baseSession + s.sd * r.normal()));
-      commit.push(Math.exp(level(s, i) + commitSession + s.sd * r.normal()));
+      const [b, c] = perRound ? [sessionOffset(s, r), sessionOffset(s, r)] : [baseSession, commitSession];
+      base.push(Math.exp(endpoint + b + s.sd * r.normal()));
+      commit.push(Math.exp(level(s, i) + c + s.sd * r.normal()));
     }
     return { ab_file: "", against, base, commit, measure_s: 0 };
   };
