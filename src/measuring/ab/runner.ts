@@ -307,10 +307,11 @@ function countsOnlySteps(
   w: Workload,
 ): Pick<
   EnginePlan<Label, AbPlannedCell, AbCell>,
-  "skipWarmup" | "measureTitle" | "measureCell" | "cellLine"
+  "skipWarmup" | "dataUntouched" | "measureTitle" | "measureCell" | "cellLine"
 > {
   return {
     skipWarmup: true,
+    dataUntouched: true,
     measureTitle: (n, tier) =>
       `instructions only: ${plural(n, "cell")} to count, no TPS slices (buffer pool ${tier}; ${ctx.design.throughput_not_measured?.reason === "noisy-host" ? "noisy host" : "asked for"})`,
     measureCell: (_e, t, p) => unmeasuredCell(w, p, t.sides),

@@ -87,9 +87,28 @@ export function defaultToggle(_install: ServerInstall): string {
 }
 
 /**
+ * A copy of a side's datadir as loaded (`snapshotData`), taken before the tier's warmup and cells
+ * change it: a fresh round starts from it (freshSession). The server is stopped cleanly for the
+ * copy and started again as it ran.
+ */
+export async function snapshotData(side: Side, signal?: AbortSignal): Promise<string> {
+  await side.instance.stop();
+  const copy = join(side.instance.scratchDir("round-data"), "data");
+  await copyTree(side.instance.datadir, copy, signal);
+  await side.instance.start(signal);
+  return copy;
+}
+
+/**
+ * The data fresh rounds start from: a copy made after the load (snapshotData; `from`), one to make
+ * as counting starts, when nothing has changed the data since the load (`take`), or none.
+ */
+export type Snapshot = { from: string } | { take: true } | null;
+
+/**
  * Checks the binary, then restarts the (prepared) server under callgrind with instrumentation on.
- * With `snapshot`, the datadir is copied while the server is stopped, so that each round can
- * start a fresh session from the same data (freshSession).
+ * With a snapshot, the datadir is first put back to the copy made after the load, or copied as it
+ * is, and each round can start a fresh session from it (freshSession).
  */
 export async function startCounting<L extends string | null>(
   side: Side<L>,
@@ -97,7 +116,7 @@ export async function startCounting<L extends string | null>(
   serverWrapper: readonly string[] | null,
   signal?: AbortSignal,
   tls = false,
-  snapshot = false,
+  snapshot: Snapshot = null,
 ): Promise<CountingSide<L>> {
   const { install } = side.instance;
   await checkToggleSymbol(install.mysqld, toggle, install.spec);
@@ -108,10 +127,15 @@ export async function startCounting<L extends string | null>(
   const server = await countedServer(install, side.instance.pid, variables);
   const launch = { wrapper, args: underValgrindArgs(install, tls, variables) };
   let copy: string | null = null;
-  if (snapshot) {
+  if (snapshot !== null) {
     await side.instance.stop();
-    copy = join(side.instance.scratchDir("round-data"), "data");
-    await copyTree(side.instance.datadir, copy, signal);
+    if ("from" in snapshot) {
+      copy = snapshot.from;
+      await side.instance.restore(copy, signal);
+    } else {
+      copy = join(side.instance.scratchDir("round-data"), "data");
+      await copyTree(side.instance.datadir, copy, signal);
+    }
   }
   const counting: CountingSide<L> = { ...side, dumpDir, dumps: 0, server, launch, snapshot: copy };
   await underCallgrind(counting, signal);
@@ -128,10 +152,10 @@ async function underCallgrind(side: CountingSide, signal?: AbortSignal): Promise
 }
 
 /**
- * A fresh server session from the data counting started with: stop the server, put the datadir
- * copy back, start it under callgrind again. A write script's counts settle at a level of their
- * own in each session (its B-tree pages split and are purged their own way); rounds that each
- * start from the same data make that level a round's noise, which more rounds average.
+ * A fresh server session from the data as loaded: stop the server, put the datadir copy back,
+ * start it under callgrind again. A write script's counts settle at a level of their own in each
+ * session (its B-tree pages split and are purged their own way); rounds that each start from the
+ * same data make that level a round's noise, which more rounds average.
  */
 export async function freshSession(side: CountingSide, signal?: AbortSignal): Promise<void> {
   if (side.snapshot === null) throw new Error("freshSession: counting started without a snapshot");
@@ -371,7 +395,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
         const seconds = (Date.now() - t0) / 1000;
         c.clock?.restarted(c.label, seconds);
         c.phase.log.info(
-          `${c.label} round ${round}: ${c.sides.length > 1 ? "servers" : "server"} restarted on the data counting began with in ${formatDuration(seconds)}`,
+          `${c.label} round ${round}: ${c.sides.length > 1 ? "servers" : "server"} restarted on the data as loaded in ${formatDuration(seconds)}`,
         );
         await warmup(round);
       }

@@ -19,7 +19,14 @@ import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { CellLike, Collector, EngineRun, MeasuringMode, MoreRounds, TierRun } from "../run/engine.js";
 import { type Side, sysbenchCall } from "../run/phases.js";
 import { formatDuration } from "../run/progress.js";
-import { type CountingSettings, countSides, type SidesCounted, startCounting } from "./collect.js";
+import {
+  type CountingSettings,
+  countSides,
+  type SidesCounted,
+  type Snapshot,
+  snapshotData,
+  startCounting,
+} from "./collect.js";
 import { type ClockCell, CountingClock, CountingCosts } from "./progress.js";
 import {
   type Counting,
@@ -55,7 +62,28 @@ export function instructionCounts<L extends string | null, P extends CountedPlan
     comparisons: (planned) => countedCellCount(planned),
     collector: (ctx, planned, more): Collector<L, P, C> => {
       const costs = new CountingCosts();
+      // per tier, each side's copy of its data as loaded, when a counted cell takes fresh rounds
+      const snapshots = new Map<Side<L>, string>();
       return {
+        afterLoad: async (e, t, untouched) => {
+          snapshots.clear();
+          const { section } = counting!;
+          if (!t.cells.some((p) => roundSessionsFor(section.sessions, p.script) === "per_round")) return;
+          // data nothing changes before counting is copied when counting starts, without a restart
+          if (untouched) {
+            for (const side of t.sides) snapshots.set(side, LATER);
+            return;
+          }
+          const end = e.opts.log.group(
+            "a copy of the data as loaded: each counted round of a write script starts from it",
+          );
+          const t0 = Date.now();
+          // the sides at once, as their restarts under valgrind are
+          const copies = await Promise.all(t.sides.map((side) => snapshotData(side, e.phase.signal)));
+          for (const [i, side] of t.sides.entries()) snapshots.set(side, copies[i]!);
+          e.opts.log.info(`data copied in ${formatDuration((Date.now() - t0) / 1000)}`);
+          end();
+        },
         afterTier: (e, t) =>
           countTier(e, t, {
             counting: counting!,
@@ -63,12 +91,16 @@ export function instructionCounts<L extends string | null, P extends CountedPlan
             planned,
             more,
             costs,
+            snapshots,
           }),
       };
     },
     unfinished: (planned) => countsRule(planned, counting?.section ?? null),
   };
 }
+
+/** A snapshot to take when counting starts (the data is still as loaded then). */
+const LATER = "";
 
 /** How many cells of a plan carry instruction counts: per tier, one per script (countedCells). */
 export function countedCellCount(planned: readonly CountedPlan[]): number {
@@ -79,7 +111,7 @@ export function countedCellCount(planned: readonly CountedPlan[]): number {
   return n;
 }
 
-interface TierCounting<P> {
+interface TierCounting<L extends string | null, P> {
   counting: Counting;
   serverWrapper: readonly string[] | null;
   planned: readonly P[];
@@ -87,13 +119,15 @@ interface TierCounting<P> {
   more: MoreRounds | undefined;
   /** the counting runs of the tiers before, for the ETA of this one's */
   costs: CountingCosts;
+  /** each side's copy of the tier's data as loaded, when a counted cell takes fresh rounds */
+  snapshots: ReadonlyMap<Side<L>, string>;
 }
 
 /** Counts the tier's counted cells on its sides; a side that cannot be counted is an error. */
 async function countTier<L extends string | null, P extends CountedPlan, C extends CellLike>(
   e: EngineRun<C>,
   t: TierRun<L, P>,
-  c: TierCounting<P>,
+  c: TierCounting<L, P>,
 ): Promise<void> {
   const { section, valgrind } = c.counting;
   const maxReps = section.max_repetitions ?? section.repetitions;
@@ -112,7 +146,8 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
       c.more !== undefined,
     );
   const labelOf = (p: P) => `${p.script} ${section.threads}t ${p.tier}`;
-  const fresh = (p: P) => roundSessionsFor(section.sessions, p.script) === "per_round";
+  const fresh = (p: P) =>
+    roundSessionsFor(section.sessions, p.script) === "per_round" && c.snapshots.size > 0;
   const clock = tierClock(
     e.opts.log,
     cells.map((p) => clockCell(labelOf(p), p.script, t.sides.length, settingsOf(p), fresh(p))),
@@ -121,7 +156,6 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
   // the sides restart under valgrind at once: each start is mostly waiting on its own server
   const tls = wantsTls(e.w.sysbench_options);
   const t0 = Date.now();
-  const snapshot = cells.some(fresh);
   const counted = await Promise.all(
     t.sides.map((side: Side<L>) =>
       startCounting(
@@ -130,7 +164,7 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
         c.serverWrapper,
         e.phase.signal,
         tls,
-        snapshot,
+        snapshotOf(c.snapshots.get(side)),
       ),
     ),
   );
@@ -164,8 +198,18 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
   end();
 }
 
+/** startCounting's snapshot: none, one taken after the load, or one to take as counting starts. */
+function snapshotOf(path: string | undefined): Snapshot {
+  if (path === undefined) return null;
+  return path === LATER ? { take: true } : { from: path };
+}
+
 /** The tier's progress clock, after the line saying what is planned (an A/B's). */
-function tierClock<P>(log: Logger, cells: readonly ClockCell[], c: TierCounting<P>): CountingClock {
+function tierClock<L extends string | null, P>(
+  log: Logger,
+  cells: readonly ClockCell[],
+  c: TierCounting<L, P>,
+): CountingClock {
   const { section } = c.counting;
   const first = cells[0];
   if (first && first.sides > 1) {

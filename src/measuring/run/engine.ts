@@ -161,6 +161,11 @@ export interface EngineRun<C extends CellLike> {
 
 /** A measuring mode that adds to a tier's measured cells while its servers are still up. */
 export interface Collector<L extends string | null, P, C extends CellLike> {
+  /**
+   * once the tier's data is loaded, before its warmup and cells touch it (`untouched`: they leave
+   * it as loaded, EnginePlan.dataUntouched)
+   */
+  afterLoad?(e: EngineRun<C>, t: TierRun<L, P>, untouched: boolean): Promise<void>;
   afterTier(e: EngineRun<C>, t: TierRun<L, P>): Promise<void>;
 }
 
@@ -248,6 +253,8 @@ export interface EnginePlan<L extends string | null, P extends PlannedLike, C ex
   warmupTitle: string;
   /** no warmup (an A/B that only counts instructions: its counting warms up on its own) */
   skipWarmup?: boolean;
+  /** the tier's warmup and cells leave its data as loaded (an A/B that only counts instructions) */
+  dataUntouched?: boolean;
   /** "measure 2 cells in ..." (the tier's cells' progress title) */
   measureTitle: (count: number, tier: string) => string;
   measureCell: (e: EngineRun<C>, t: TierRun<L, P>, p: P, index: number) => Promise<C>;
@@ -345,6 +352,8 @@ export class Engine<
     const { sides, started } = await this.startSides(tier);
     const t: TierRun<L, P> = { tier, sides, started, cells };
     await this.plan.loadData(this, t);
+    const untouched = this.plan.dataUntouched === true;
+    for (const collector of this.plan.collectors) await collector.afterLoad?.(this, t, untouched);
     if (this.w.warmup.length > 0 && this.plan.skipWarmup !== true) {
       const endWarm = log.group(this.plan.warmupTitle);
       await warmUp(this.phase, this.w, t.sides, (seconds) => {
