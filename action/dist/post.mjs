@@ -19780,7 +19780,8 @@ var ROWS = [
     threshold_pct: 1,
     // two server starts of one binary differ by a few dozen instructions per point select; a
     // read-write transaction's count moves with the page splits each session happens to make
-    between_sessions_sd_pct: { reads: 0.05, writes: 0.6 },
+    // (a write script counted with a session per round: what remains between two A/Bs)
+    between_sessions_sd_pct: { reads: 0.05, writes: 0.6, writes_per_round: 0.2 },
     opt_in: true,
     digits: () => 0,
     nonnegative: true,

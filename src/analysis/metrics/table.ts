@@ -55,9 +55,11 @@ export interface MetricDef<N extends string = string> {
    * each side's values come from one measurement session (instruction counts: one server start
    * per side); every comparison's interval includes it. Scripts that only read, and scripts that
    * change rows (whose B-tree shape each session leaves differently: page splits, purge), apart
-   * (scriptWrites). Measured: docs/measured.md. Absent: 0.
+   * (scriptWrites); a write script counted with a fresh session per round (RoundSessions) has
+   * each session's level in its rounds' scatter, and keeps `writes_per_round` for what two A/Bs
+   * may still share. Measured: docs/measured.md. Absent: 0.
    */
-  between_sessions_sd_pct?: { reads: number; writes: number };
+  between_sessions_sd_pct?: { reads: number; writes: number; writes_per_round: number };
   /** decimals a report prints for a value `x` */
   digits: (x: number) => number;
   /**
@@ -208,7 +210,8 @@ const ROWS = [
     threshold_pct: 1,
     // two server starts of one binary differ by a few dozen instructions per point select; a
     // read-write transaction's count moves with the page splits each session happens to make
-    between_sessions_sd_pct: { reads: 0.05, writes: 0.6 },
+    // (a write script counted with a session per round: what remains between two A/Bs)
+    between_sessions_sd_pct: { reads: 0.05, writes: 0.6, writes_per_round: 0.2 },
     opt_in: true,
     digits: () => 0,
     nonnegative: true,
@@ -489,7 +492,7 @@ export function aggregate(xs: readonly number[]): number | null {
  * A metric's between-sessions SD for a cell of `script` counted in `sessions`, as the comparisons
  * take it (ComparisonOptions.betweenSdLog). A write script's larger part is that of rounds sharing
  * one session; with a session per round its session's level is in every round's scatter, which
- * the interval already holds, and the read-only part remains.
+ * the interval already holds, and a smaller part for what two A/Bs may still share remains.
  */
 export function betweenSessionsSdLog(
   m: Pick<MetricDef, "between_sessions_sd_pct">,
@@ -498,5 +501,6 @@ export function betweenSessionsSdLog(
 ): number {
   const sd = m.between_sessions_sd_pct;
   if (sd === undefined) return 0;
-  return Math.log1p((scriptWrites(script) && sessions === "shared" ? sd.writes : sd.reads) / 100);
+  const writes = sessions === "shared" ? sd.writes : sd.writes_per_round;
+  return Math.log1p((scriptWrites(script) ? writes : sd.reads) / 100);
 }
