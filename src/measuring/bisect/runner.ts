@@ -41,7 +41,7 @@ import {
   BISECT_METRICS,
   defaultMaxRounds,
   effectOf,
-  judged,
+  judgedIn,
   MIN_ROUNDS,
   marksOf,
   nextAction,
@@ -340,15 +340,7 @@ async function endpointsRound(ctx: Ctx): Promise<void> {
   const round = await measureRound(ctx, step, r.steps.indexOf(step), "good");
   if (!round.ok) throw new UserError(`bad against good: ${round.error}`);
   const rounds = [...step.rounds, round.round];
-  const judgedStep = judged(
-    { ...step, rounds },
-    null,
-    r.args.alpha,
-    r.args.max_rounds,
-    r.args.metric,
-    r.args.cell.script,
-    r.args.cell.sessions,
-  );
+  const judgedStep = judgedIn(r, { ...step, rounds }, null);
   r.steps[r.steps.indexOf(step)] = judgedStep;
   ctx.o.log.info(
     `endpoints: bad vs good ${judgedStep.estimate ? estimateText(judgedStep.estimate) : "?"}: ${judgedStep.mark === "differ" ? "they differ" : `not sized yet (round ${rounds.length} of at most ${r.args.max_rounds})`}`,
@@ -377,15 +369,7 @@ async function newCandidate(ctx: Ctx, index: number): Promise<void> {
   const at = ctx.r.steps.length - 1;
   if (step.error !== undefined) {
     ctx.o.log.warn(`commit ${step.sha.slice(0, 10)} skipped: ${step.error}`);
-    ctx.r.steps[at] = judged(
-      step,
-      effectOf(ctx.r),
-      ctx.r.args.alpha,
-      ctx.r.args.max_rounds,
-      ctx.r.args.metric,
-      ctx.r.args.cell.script,
-      ctx.r.args.cell.sessions,
-    );
+    ctx.r.steps[at] = judgedIn(ctx.r, step, effectOf(ctx.r));
     return;
   }
   await judgeRound(ctx, at, "good");
@@ -423,15 +407,7 @@ async function judgeRound(ctx: Ctx, at: number, against: Round["against"]): Prom
     ? { ...step, rounds: [...step.rounds, round.round] }
     : { ...step, error: round.error };
   const anchoring = anchoringOf(r.args.metric);
-  const j = judged(
-    next,
-    effectOf(r),
-    r.args.alpha,
-    r.args.max_rounds,
-    r.args.metric,
-    r.args.cell.script,
-    r.args.cell.sessions,
-  );
+  const j = judgedIn(r, next, effectOf(r));
   r.steps[at] = j;
   if (anchoring === "both" && nextAgainst(j, anchoring) === "bad" && j.mark === "unknown" && !j.error) {
     ctx.o.log.info(

@@ -22,7 +22,7 @@ import { normalCdf } from "../../../analysis/stats/index.js";
 import type { RoundSessions } from "../../../workloads/scripts.js";
 import type { BisectResults, Round } from "./schema.js";
 import { nextStep } from "./search.js";
-import { effectOf, judged, nextAction } from "./state.js";
+import { effectOf, judgedIn, nextAction } from "./state.js";
 
 /** A seeded uniform generator (mulberry32) and standard normals from it (Box–Muller). */
 export function rng(seed: number): { uniform: () => number; normal: () => number } {
@@ -158,14 +158,10 @@ export function simulatePerfgate(
     const at = stepFor(doc, a);
     const step = doc.steps[at]!;
     const against = a.kind === "more" ? a.against : "good";
-    doc.steps[at] = judged(
+    doc.steps[at] = judgedIn(
+      doc,
       { ...step, rounds: [...step.rounds, round(step.index, against)] },
       effectOf(doc),
-      o.alpha,
-      o.maxRounds,
-      doc.args.metric,
-      doc.args.cell.script,
-      doc.args.cell.sessions,
     );
     measurements += 2 * o.pairs;
   }

@@ -292,17 +292,15 @@ export function resumeProblem(r: BisectResults): string | null {
         return `${where}.rounds[${j}]: a value that is not positive`;
     }
     const effect = s.kind === "endpoints" ? null : effectOf(r);
-    const again = judged(
-      s,
-      effect,
-      r.args.alpha,
-      r.args.max_rounds,
-      r.args.metric,
-      r.args.cell.script,
-      r.args.cell.sessions,
-    );
+    const again = judgedIn(r, s, effect);
     if (again.mark !== s.mark)
       return `${where}: mark "${s.mark}" is not what its rounds give ("${again.mark}")`;
   }
   return null;
+}
+
+/** A step judged with the bisect's own settings (its alpha, budget, metric and cell): `judged`. */
+export function judgedIn(r: BisectResults, step: Step, effect: Estimate | null): Step {
+  const { alpha, max_rounds, metric, cell } = r.args;
+  return judged(step, effect, alpha, max_rounds, metric, cell.script, cell.sessions);
 }
