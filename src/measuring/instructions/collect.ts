@@ -390,13 +390,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
         c.clock?.addRound(c.label);
       }
       if (c.freshRounds && round > 1) {
-        const t0 = Date.now();
-        await Promise.all(c.sides.map((side) => freshSession(side, c.phase.signal)));
-        const seconds = (Date.now() - t0) / 1000;
-        c.clock?.restarted(c.label, seconds);
-        c.phase.log.info(
-          `${c.label} round ${round}: ${c.sides.length > 1 ? "servers" : "server"} restarted on the data as loaded in ${formatDuration(seconds)}`,
-        );
+        await freshRound(c, round);
         await warmup(round);
       }
       const order = c.sides.map((_, i) => i);
@@ -421,6 +415,18 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
   // what this cell did not run is no longer ahead
   c.clock?.cellDone(c.label);
   return out;
+}
+
+/** Every side of a cell on fresh servers for `round` (freshSession), said and timed for the ETA. */
+async function freshRound(c: CellCounting, round: number): Promise<void> {
+  const t0 = Date.now();
+  await Promise.all(c.sides.map((side) => freshSession(side, c.phase.signal)));
+  const seconds = (Date.now() - t0) / 1000;
+  c.clock?.restarted(c.label, seconds);
+  const servers = c.sides.length > 1 ? "servers" : "server";
+  c.phase.log.info(
+    `${c.label} round ${round}: ${servers} restarted on the data as loaded in ${formatDuration(seconds)}`,
+  );
 }
 
 /** An A/B cell's instruction counts (`countSides` over [base, head]). */
