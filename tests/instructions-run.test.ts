@@ -4,7 +4,7 @@
  * instructions per transaction and the functions, with the valgrind version and toggle function,
  * and the run's own reports (terminal and Markdown) show them.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -77,6 +77,47 @@ describe("perfgate run with instruction counts", () => {
     expect(readFileSync(join(dir, "r.md"), "utf8")).toMatch(
       /\| oltp_point_select 1t 128M r1 \| [\d,]+ \| 3 \| \d+\.\d\d% \| 200 events at 1 client thread, inside dispatch_command\\\*, valgrind \d/,
     );
+    expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
+  });
+
+  it("a write script's rounds each start on the server restarted from its data as loaded, before the run's own transactions", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-instr-run-"));
+    const workload = join(dir, "w.yml");
+    writeFileSync(
+      workload,
+      readFileSync(WORKLOAD, "utf8")
+        .replace("[oltp_point_select]", "[oltp_write_only]")
+        .replace("events: 200", "events: 100")
+        .replace("warmup_events: 100", "warmup_events: 50"),
+    );
+    const out = join(dir, "r.json");
+    const r = await runCli([
+      "run",
+      "--server",
+      "maven:mariadb@11.4.5",
+      "--workload",
+      workload,
+      "--instructions",
+      "--out",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const c = readResults(out).cells[0]!.instructions!;
+    expect(c.error).toBeUndefined();
+    expect(c.sessions).toBe("per_round");
+    expect(c.repetitions).toHaveLength(3);
+    // copied once after the load, before the run's cell wrote its rows; restarted for rounds 2 and 3
+    const copied = r.stderr.indexOf(
+      "a copy of the data as loaded: each counted round of a write script starts from it",
+    );
+    expect(copied).toBeGreaterThan(-1);
+    expect(copied).toBeLessThan(r.stderr.indexOf("instruction counts under callgrind"));
+    expect(
+      r.stderr.match(/oltp_write_only 1t 128M round (\d): server restarted on the data as loaded/g),
+    ).toEqual([
+      "oltp_write_only 1t 128M round 2: server restarted on the data as loaded",
+      "oltp_write_only 1t 128M round 3: server restarted on the data as loaded",
+    ]);
     expect(processesMatching(join(dir, ".perfgate"))).toEqual([]);
   });
 });
