@@ -85,5 +85,7 @@ describe("interrupted instruction counts, resumed", () => {
     expect(resumed.stderr).toMatch(/resuming .*: 1 of 2 cells done, 1 to run/);
     expectCounted(out);
     expectNothingLeft(dir);
-  });
+    // three A/B processes in turn, each starting two servers (and two under callgrind): 272 s on
+    // a quiet 2-core host, over 600 s at load 10 and more
+  }, 1_200_000);
 });
