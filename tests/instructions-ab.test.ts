@@ -13,6 +13,7 @@ import { functionChanges, leastChange } from "../src/measuring/profiles/callgrin
 import { readAbResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
+import { tinyWriteWorkload } from "./helpers/write-workload.js";
 
 const WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
 
@@ -92,14 +93,7 @@ describe("perfgate ab with instruction counts", () => {
     // counting goes on while undecided. Whether it stops early depends on the counts; the rule
     // holds either way and is checked either way.
     const dir = mkdtempSync(join(tmpdir(), "pg-instr-"));
-    const workload = join(dir, "w.yml");
-    writeFileSync(
-      workload,
-      readFileSync(WORKLOAD, "utf8")
-        .replace("[oltp_point_select]", "[oltp_write_only]")
-        .replace("events: 200", "events: 100")
-        .replace("warmup_events: 100", "warmup_events: 50\n  max_repetitions: 5"),
-    );
+    const workload = tinyWriteWorkload(dir, ["max_repetitions: 5"]);
     const out = join(dir, "ab.json");
     const threshold = ["--threshold-metric", "instructions=5"];
     const r = await runCli([

@@ -4,13 +4,14 @@
  * instructions per transaction and the functions, with the valgrind version and toggle function,
  * and the run's own reports (terminal and Markdown) show them.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readResults } from "../src/results/store.js";
 import { runCli } from "./helpers/cli.js";
 import { processesMatching, requireBuild, requireSysbench, requireValgrind } from "./helpers/env.js";
+import { tinyWriteWorkload } from "./helpers/write-workload.js";
 
 /** One point-select cell; its instructions section asks for 3 repetitions of 200 events. */
 const WORKLOAD = "tests/fixtures/workloads/instructions-tiny.yml";
@@ -82,14 +83,7 @@ describe("perfgate run with instruction counts", () => {
 
   it("a write script's rounds each start on the server restarted from its data as loaded, before the run's own transactions", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pg-instr-run-"));
-    const workload = join(dir, "w.yml");
-    writeFileSync(
-      workload,
-      readFileSync(WORKLOAD, "utf8")
-        .replace("[oltp_point_select]", "[oltp_write_only]")
-        .replace("events: 200", "events: 100")
-        .replace("warmup_events: 100", "warmup_events: 50"),
-    );
+    const workload = tinyWriteWorkload(dir);
     const out = join(dir, "r.json");
     const r = await runCli([
       "run",

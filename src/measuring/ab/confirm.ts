@@ -122,18 +122,10 @@ export function judgePaired(
  * crosses the line would overstate small changes (bench/repetitions-sim.mjs). Unlike the slices'
  * confirmation, an undecided count is extended whichever way it leans
  * (docs/decisions/2026-11-26-instruction-repetitions.md). A verdict no number of rounds could decide
- * at its estimate stops too (outOfReach).
+ * at its estimate stops too (outOfReach). The arguments are countingDecision's.
  */
-export function moreRepetitions(
-  script: string,
-  base: readonly number[],
-  head: readonly number[],
-  max: number,
-  thresholds: ThresholdConfig | undefined,
-  alpha: number,
-  sessions: RoundSessions = "shared",
-): Verdict | null {
-  const d = countingDecision(script, base, head, max, thresholds, alpha, sessions);
+export function moreRepetitions(...args: Parameters<typeof countingDecision>): Verdict | null {
+  const d = countingDecision(...args);
   return d?.again ? d.verdict : null;
 }
 

@@ -14,7 +14,7 @@ import { errorMessage, refusal, UsageError, UserError } from "../../util/errors.
 import type { Logger } from "../../util/log.js";
 import { checkRunOutput, refuseOutputOverInput } from "../../util/outputs.js";
 import { plural } from "../../util/plural.js";
-import { InstructionsSectionSchema, loadWorkload } from "../../workloads/schema.js";
+import { InstructionsSectionSchema, loadWorkload, type Workload } from "../../workloads/schema.js";
 import { roundSessionsFor } from "../../workloads/scripts.js";
 import { pairValues } from "../ab/confirm.js";
 import { PREPARE_SEED } from "../ab/plan.js";
@@ -107,8 +107,14 @@ export interface BisectPlan {
 export async function planBisect(
   o: Pick<BisectOptions, "good" | "bad" | "source" | "workloadFile" | "cell" | "metric" | "log">,
 ): Promise<BisectPlan> {
-  const cell = bisectedCell(o.workloadFile, o.cell);
-  const metric = await resolveMetric(o.metric, cell.script, o.log);
+  const w = loadWorkload(o.workloadFile).workload;
+  const given = bisectedCell(o.workloadFile, w, o.cell);
+  const metric = await resolveMetric(o.metric, given.script, o.log);
+  // a counted write script takes a session per round (recorded: its marks are judged by it)
+  const perRound =
+    anchoringOf(metric) === "good" &&
+    roundSessionsFor(w.instructions?.sessions, given.script) === "per_round";
+  const cell = perRound ? { ...given, sessions: "per_round" as const } : given;
   const repo = await sourceRepo(o.source);
   const good = await resolveRef(repo, o.good, "--good");
   const bad = await resolveRef(repo, o.bad, "--bad");
@@ -118,17 +124,13 @@ export async function planBisect(
 export async function runBisect(o: BisectOptions): Promise<{ results: BisectResults; exitCode: number }> {
   const { cell, metric, repo, commits } = await planBisect(o);
   const counted = anchoringOf(metric) === "good";
-  // a write script's counts take a session per round (recorded: its marks are judged by it)
-  const sessions = counted
-    ? roundSessionsFor(loadWorkload(o.workloadFile).workload.instructions?.sessions, cell.script)
-    : "shared";
   const args: BisectArgs = {
     good: o.good,
     bad: o.bad,
     source: repo,
     provision: o.provision,
     workload: o.workloadFile,
-    cell: sessions === "per_round" ? { ...cell, sessions } : cell,
+    cell,
     metric,
     max_rounds: o.maxRounds ?? defaultMaxRounds(metric),
     alpha: o.alpha,
@@ -220,8 +222,7 @@ async function resolveMetric(name: string, script: string, log: Logger): Promise
 }
 
 /** The cell bisected, checked against the workload; no tier given means the workload's only one. */
-function bisectedCell(file: string, given: BisectArgs["cell"]): BisectArgs["cell"] {
-  const w = loadWorkload(file).workload;
+function bisectedCell(file: string, w: Workload, given: BisectArgs["cell"]): BisectArgs["cell"] {
   const cell = { ...given, tier: given.tier === "" && w.tiers.length === 1 ? w.tiers[0]! : given.tier };
   const where = `--cell ${cell.script}:${cell.threads}:${cell.tier}`;
   if (!w.scripts.includes(cell.script))

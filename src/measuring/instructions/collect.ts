@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { ServerInstall } from "../../servers/install.js";
 import { copyTree } from "../../util/copy-tree.js";
 import { UserError } from "../../util/errors.js";
+import type { RoundSessions } from "../../workloads/scripts.js";
 import { foldedStacks } from "../profiles/callgrind-folded.js";
 import { CallgrindParseError, parseCallgrind } from "../profiles/callgrind-parse.js";
 import {
@@ -93,9 +94,15 @@ export function defaultToggle(_install: ServerInstall): string {
  */
 export async function snapshotData(side: Side, signal?: AbortSignal): Promise<string> {
   await side.instance.stop();
+  const copy = await copyData(side, signal);
+  await side.instance.start(signal);
+  return copy;
+}
+
+/** Copies a stopped side's datadir into its scratch space; returns the copy's path. */
+async function copyData(side: Side, signal?: AbortSignal): Promise<string> {
   const copy = join(side.instance.scratchDir("round-data"), "data");
   await copyTree(side.instance.datadir, copy, signal);
-  await side.instance.start(signal);
   return copy;
 }
 
@@ -132,10 +139,7 @@ export async function startCounting<L extends string | null>(
     if ("from" in snapshot) {
       copy = snapshot.from;
       await side.instance.restore(copy, signal);
-    } else {
-      copy = join(side.instance.scratchDir("round-data"), "data");
-      await copyTree(side.instance.datadir, copy, signal);
-    }
+    } else copy = await copyData(side, signal);
   }
   const counting: CountingSide<L> = { ...side, dumpDir, dumps: 0, server, launch, snapshot: copy };
   await underCallgrind(counting, signal);
@@ -304,8 +308,8 @@ export interface CellCounting {
   more?: (repetitions: readonly InstructionRepetition[][]) => RoundDecision | null;
   /** progress lines with an ETA, one per counting run (src/measuring/instructions/progress.ts) */
   clock?: CountingClock;
-  /** each round after the first in a fresh server session from the same data (freshSession) */
-  freshRounds?: boolean;
+  /** per_round: each round after the first in a fresh server session from the same data (freshSession) */
+  sessions?: RoundSessions;
 }
 
 /** A cell's counts per side, in the order of `sides`, with the settings they were counted with. */
@@ -332,7 +336,7 @@ function countedSettings(c: CellCounting): SidesCounted["settings"] {
     threads: settings.threads,
     events: settings.events,
     warmup_events: settings.warmupEvents,
-    sessions: c.freshRounds ? "per_round" : "shared",
+    sessions: c.sessions ?? "shared",
     cpu: countingCpu(),
     servers: Object.fromEntries(c.sides.map((side) => [side.label ?? "server", side.server])),
     ...(settings.maxRepetitions !== undefined
@@ -389,7 +393,7 @@ export async function countSides(c: CellCounting): Promise<SidesCounted> {
         if (next === null || !next.again) break;
         c.clock?.addRound(c.label);
       }
-      if (c.freshRounds && round > 1) {
+      if (c.sessions === "per_round" && round > 1) {
         await freshRound(c, round);
         await warmup(round);
       }

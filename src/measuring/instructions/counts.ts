@@ -14,7 +14,7 @@ import { wantsTls } from "../../servers/instance.js";
 import type { Logger } from "../../util/log.js";
 import { plural } from "../../util/plural.js";
 import { defaultInstructionEvents, type InstructionsSection } from "../../workloads/schema.js";
-import { roundSessionsFor } from "../../workloads/scripts.js";
+import { type RoundSessions, roundSessionsFor } from "../../workloads/scripts.js";
 import type { InstructionRepetition } from "../profiles/callgrind-profile.js";
 import type { CellLike, Collector, EngineRun, MeasuringMode, MoreRounds, TierRun } from "../run/engine.js";
 import { type Side, sysbenchCall } from "../run/phases.js";
@@ -63,15 +63,15 @@ export function instructionCounts<L extends string | null, P extends CountedPlan
     collector: (ctx, planned, more): Collector<L, P, C> => {
       const costs = new CountingCosts();
       // per tier, each side's copy of its data as loaded, when a counted cell takes fresh rounds
-      const snapshots = new Map<Side<L>, string>();
+      const snapshots = new Map<Side<L>, Snapshot>();
       return {
         afterLoad: async (e, t, untouched) => {
           snapshots.clear();
           const { section } = counting!;
-          if (!t.cells.some((p) => roundSessionsFor(section.sessions, p.script) === "per_round")) return;
+          if (!t.cells.some((p) => perRound(section, p.script))) return;
           // data nothing changes before counting is copied when counting starts, without a restart
           if (untouched) {
-            for (const side of t.sides) snapshots.set(side, LATER);
+            for (const side of t.sides) snapshots.set(side, { take: true });
             return;
           }
           const end = e.opts.log.group(
@@ -80,7 +80,7 @@ export function instructionCounts<L extends string | null, P extends CountedPlan
           const t0 = Date.now();
           // the sides at once, as their restarts under valgrind are
           const copies = await Promise.all(t.sides.map((side) => snapshotData(side, e.phase.signal)));
-          for (const [i, side] of t.sides.entries()) snapshots.set(side, copies[i]!);
+          for (const [i, side] of t.sides.entries()) snapshots.set(side, { from: copies[i]! });
           e.opts.log.info(`data copied in ${formatDuration((Date.now() - t0) / 1000)}`);
           end();
         },
@@ -99,8 +99,10 @@ export function instructionCounts<L extends string | null, P extends CountedPlan
   };
 }
 
-/** A snapshot to take when counting starts (the data is still as loaded then). */
-const LATER = "";
+/** Whether the section counts a cell of `script` with a fresh session per round. */
+function perRound(section: InstructionsSection, script: string): boolean {
+  return roundSessionsFor(section.sessions, script) === "per_round";
+}
 
 /** How many cells of a plan carry instruction counts: per tier, one per script (countedCells). */
 export function countedCellCount(planned: readonly CountedPlan[]): number {
@@ -120,7 +122,7 @@ interface TierCounting<L extends string | null, P> {
   /** the counting runs of the tiers before, for the ETA of this one's */
   costs: CountingCosts;
   /** each side's copy of the tier's data as loaded, when a counted cell takes fresh rounds */
-  snapshots: ReadonlyMap<Side<L>, string>;
+  snapshots: ReadonlyMap<Side<L>, Snapshot>;
 }
 
 /** Counts the tier's counted cells on its sides; a side that cannot be counted is an error. */
@@ -146,11 +148,13 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
       c.more !== undefined,
     );
   const labelOf = (p: P) => `${p.script} ${section.threads}t ${p.tier}`;
-  const fresh = (p: P) =>
-    roundSessionsFor(section.sessions, p.script) === "per_round" && c.snapshots.size > 0;
+  const sessionsOf = (p: P): RoundSessions =>
+    perRound(section, p.script) && c.snapshots.size > 0 ? "per_round" : "shared";
   const clock = tierClock(
     e.opts.log,
-    cells.map((p) => clockCell(labelOf(p), p.script, t.sides.length, settingsOf(p), fresh(p))),
+    cells.map((p) =>
+      clockCell(labelOf(p), p.script, t.sides.length, settingsOf(p), sessionsOf(p) === "per_round"),
+    ),
     c,
   );
   // the sides restart under valgrind at once: each start is mostly waiting on its own server
@@ -164,7 +168,7 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
         c.serverWrapper,
         e.phase.signal,
         tls,
-        snapshotOf(c.snapshots.get(side)),
+        c.snapshots.get(side) ?? null,
       ),
     ),
   );
@@ -174,6 +178,7 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
   for (const p of cells) {
     const label = labelOf(p);
     const more = c.more;
+    const sessions = sessionsOf(p);
     const result = await countSides({
       phase: e.phase,
       sides: counted,
@@ -182,11 +187,11 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
       ...(more
         ? {
             more: (reps: readonly InstructionRepetition[][]) =>
-              more(label, p.script, fresh(p) ? "per_round" : "shared", reps, maxReps),
+              more(label, p.script, sessions, reps, maxReps),
           }
         : {}),
       clock,
-      freshRounds: fresh(p),
+      sessions,
       valgrind,
       cellIndex: c.planned.indexOf(p) + 1,
       label,
@@ -198,12 +203,6 @@ async function countTier<L extends string | null, P extends CountedPlan, C exten
   end();
 }
 
-/** startCounting's snapshot: none, one taken after the load, or one to take as counting starts. */
-function snapshotOf(path: string | undefined): Snapshot {
-  if (path === undefined) return null;
-  return path === LATER ? { take: true } : { from: path };
-}
-
 /** The tier's progress clock, after the line saying what is planned (an A/B's). */
 function tierClock<L extends string | null, P>(
   log: Logger,
@@ -211,10 +210,10 @@ function tierClock<L extends string | null, P>(
   c: TierCounting<L, P>,
 ): CountingClock {
   const { section } = c.counting;
+  const clock = new CountingClock(log, cells, c.costs);
   const first = cells[0];
   if (first && first.sides > 1) {
-    const warmups = (x: ClockCell) => (x.warmupEvents > 0 ? 1 : 0) * (x.freshRounds ? x.repetitions : 1);
-    const planned = cells.reduce((n, x) => n + x.sides * (warmups(x) + x.repetitions), 0);
+    const planned = clock.planned().runs;
     const warmup = first.warmupEvents > 0 ? "a warmup and " : "";
     const upTo =
       first.extraRounds > 0 ? `, up to ${section.max_repetitions} while a verdict is unsettled` : "";
@@ -227,7 +226,7 @@ function tierClock<L extends string | null, P>(
       `${planned} counting runs planned (per cell and side: ${warmup}${section.repetitions} repetitions${upTo}${restarts}); the ETA estimates each run from its cell's own runs once it has some, before that from its transactions at the cost measured so far`,
     );
   }
-  return new CountingClock(log, cells, c.costs);
+  return clock;
 }
 
 /** A counted cell as the progress clock plans it. */
